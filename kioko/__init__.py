@@ -1,0 +1,53 @@
+"""Kioko: a memory layer for AI agents. ``kioko.connect(url)`` is where to start."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+from kioko_core.layer import MemoryLayer
+from kioko_core.registry import known_schemes, open_store, register_store
+from kioko_core.store import (
+    Capabilities, ConflictError, ConnectionLostError, Delete, Filter, InvalidRecordError, KiokoError,
+    MissingExtraError, Record, Scope, Store, StoreError, UnknownStoreError, Upsert,
+)
+from kioko_core.url import StoreURL
+
+__all__ = [
+    "connect", "default_url", "register_store", "known_schemes", "open_store", "MemoryLayer", "Store",
+    "StoreURL", "Record", "Scope", "Filter", "Upsert", "Delete", "Capabilities", "KiokoError", "StoreError",
+    "ConflictError", "InvalidRecordError", "ConnectionLostError", "UnknownStoreError", "MissingExtraError",
+]
+__version__ = "0.1.0"
+
+
+def default_url() -> str:
+    """``KIOKO_URL`` if set, else a SQLite file in the user's data directory."""
+    if os.environ.get("KIOKO_URL"):
+        return os.environ["KIOKO_URL"]
+    from platformdirs import user_data_dir
+
+    folder = Path(user_data_dir("kioko", appauthor=False))
+    folder.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{folder / 'kioko.db'}"
+
+
+def connect(target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = None, **options: Any) -> MemoryLayer:
+    """A :class:`MemoryLayer` on the store ``target`` names.
+
+    ``target`` is a URL (``"sqlite:///kioko.db"``, ``"memory://"``, ``"postgresql://..."``,
+    ``"qdrant+local:///path"``, a bare ``*.db`` path), a dict ``{"url": ..., **options}``, an existing
+    MemoryLayer (returned as it is), or None for :func:`default_url`.
+    """
+    if isinstance(target, MemoryLayer):
+        return target
+    if isinstance(target, Mapping):
+        config = dict(target)
+        if "url" not in config:
+            raise UnknownStoreError("a config dict needs a 'url' key, e.g. {'url': 'sqlite:///kioko.db'}")
+        target = config.pop("url")
+        options = {**config, **options}
+    layer_options = {k: options.pop(k) for k in list(options) if k in {"auto_link", "linker", "embedder"}}
+    store = open_store(target if target is not None else default_url(), **options)
+    return MemoryLayer(store, **layer_options)

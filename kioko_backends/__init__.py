@@ -1,0 +1,1 @@
+"""Kioko's store drivers, one module per URL scheme. Each imports its own library lazily."""

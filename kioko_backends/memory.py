@@ -1,0 +1,156 @@
+"""``memory://``: dicts and numpy in this process. The reference every other driver is compared with."""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from kioko_core.store import (
+    DEFAULT_DIM, Capabilities, ConflictError, Delete, Filter, Neighbor, Op, Postings, Record, Scope,
+    check_limit, check_query_vector, check_scope, stamped, validate_ops,
+)
+from kioko_core.url import StoreURL
+
+
+class MemoryStore:
+    """Everything in dictionaries; gone when the process ends. ``memory://`` opens a new, empty one."""
+
+    capabilities = Capabilities(transactions=True, native_knn=False, persistent=False, multi_process=False,
+                                notes=("each memory:// URL opened is a new, empty store",))
+
+    def __init__(self, dim: int = DEFAULT_DIM) -> None:
+        self.dim = int(dim)
+        self._records: dict[str, Record] = {}
+        self._by_scope: dict[Scope, set[str]] = defaultdict(set)
+        self._postings: dict[Scope, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+        self._with_terms: dict[Scope, set[str]] = defaultdict(set)
+        self._lock = threading.RLock()
+
+    @classmethod
+    def from_url(cls, url: StoreURL, dim: int | None = None, **_: Any) -> MemoryStore:
+        return cls(dim=int(dim or url.query.get("dim", DEFAULT_DIM)))
+
+    def __repr__(self) -> str:
+        return f"MemoryStore(dim={self.dim}, records={len(self._records)})"
+
+    # -- reads
+
+    def get(self, scope: Scope, ids: Sequence[str]) -> list[Record | None]:
+        scope = check_scope(scope)
+        with self._lock:
+            found = [self._records.get(i) for i in ids]
+        return [r.model_copy(deep=True) if r is not None and r.scope == scope else None for r in found]
+
+    def postings(self, scope: Scope, terms: Sequence[str], limit: int) -> Postings:
+        scope, limit = check_scope(scope), check_limit("limit", limit)
+        with self._lock:
+            index = self._postings.get(scope, {})
+            df: dict[str, int] = {}
+            ids: dict[str, list[str]] = {}
+            for term in dict.fromkeys(terms):
+                holders = index.get(term, set())
+                df[term] = len(holders)
+                newest = sorted(holders, key=lambda i: (-self._records[i].created_at, i))
+                ids[term] = newest[:limit]
+            return Postings(n=len(self._with_terms.get(scope, ())), df=df, ids=ids)
+
+    def knn(self, scope: Scope, vector: Any, k: int, filter: Filter | None = None) -> list[Neighbor]:
+        scope, k = check_scope(scope), check_limit("k", k)
+        query = check_query_vector(vector, self.dim)
+        with self._lock:
+            pool = [self._records[i] for i in self._by_scope.get(scope, ())]
+        pool = [r for r in pool if r.embedding is not None and (filter is None or filter.matches(r))]
+        if not pool or k == 0:
+            return []
+        matrix = np.stack([r.embedding for r in pool])
+        scores = matrix @ query / (np.linalg.norm(matrix, axis=1) * np.linalg.norm(query))
+        order = sorted(range(len(pool)), key=lambda j: (-scores[j], pool[j].id))[:k]
+        return [Neighbor(pool[j].id, float(scores[j])) for j in order]
+
+    def scan(self, scope: Scope, filter: Filter | None = None, batch: int = 500) -> Iterator[Record]:
+        scope = check_scope(scope)
+        if check_limit("batch", batch) == 0:
+            raise ValueError("batch must be at least 1")
+        after = ""
+        while True:
+            with self._lock:
+                page = sorted(i for i in self._by_scope.get(scope, ()) if i > after)
+                records = [self._records[i] for i in page]
+            chosen = [r for r in records if filter is None or filter.matches(r)]
+            # keyset pagination over ids: records written meanwhile never shift what is left to read
+            for record in chosen[:batch]:
+                yield record.model_copy(deep=True)
+            if len(chosen) <= batch:
+                return
+            after = chosen[batch - 1].id
+
+    # -- writes
+
+    def update_many(self, ops: Sequence[Op]) -> list[Record | None]:
+        ops = validate_ops(ops, self.dim)
+        with self._lock:
+            planned = self._plan(ops)
+            for op, stored, exists in planned:
+                if stored is not None:
+                    self._remove(stored.id)
+                    self._insert(stored)
+                elif exists:
+                    self._remove(op.id)
+            return [s.model_copy(deep=True) if s is not None else None for _, s, _ in planned]
+
+    def _plan(self, ops: Sequence[Op]) -> list[tuple[Op, Record | None, bool]]:
+        """Check every op against the state the batch would see, before anything changes."""
+        versions: dict[str, tuple[Scope, int] | None] = {}
+        planned: list[tuple[Op, Record | None, bool]] = []
+        for op in ops:
+            key = op.id if isinstance(op, Delete) else op.record.id
+            if key not in versions:
+                current = self._records.get(key)
+                versions[key] = (current.scope, current.version) if current else None
+            state = versions[key]
+            scope = op.scope if isinstance(op, Delete) else op.record.scope
+            if state is not None and state[0] != scope:
+                if isinstance(op, Delete):
+                    state = None  # another scope's record looks missing, and stays untouched
+                else:
+                    raise ConflictError(f"record id {key!r} already belongs to another scope")
+            version = state[1] if state else 0
+            if op.expected_version is not None and op.expected_version != version:
+                raise ConflictError(f"record {key!r} is at version {version}, expected {op.expected_version}")
+            if isinstance(op, Delete):
+                planned.append((op, None, state is not None))
+                if state is not None:
+                    versions[key] = None
+            else:
+                stored = stamped(op.record, version)
+                versions[key] = (scope, stored.version)
+                planned.append((op, stored, True))
+        return planned
+
+    def _insert(self, record: Record) -> None:
+        record = record.model_copy(deep=True)
+        self._records[record.id] = record
+        self._by_scope[record.scope].add(record.id)
+        for term in record.terms:
+            self._postings[record.scope][term].add(record.id)
+        if record.terms:
+            self._with_terms[record.scope].add(record.id)
+
+    def _remove(self, record_id: str) -> None:
+        record = self._records.pop(record_id, None)
+        if record is None:
+            return
+        self._by_scope[record.scope].discard(record_id)
+        for term in record.terms:
+            holders = self._postings[record.scope][term]
+            holders.discard(record_id)
+            if not holders:
+                del self._postings[record.scope][term]
+        self._with_terms[record.scope].discard(record_id)
+
+    def close(self) -> None:
+        """Nothing to release; the records stay readable until the object is dropped."""

@@ -1,0 +1,1 @@
+"""Kioko's algorithmic core. Depends on the Store protocol (``kioko_core.store``) and nothing of a driver."""

@@ -1,0 +1,80 @@
+"""URL -> driver. Built-ins are a lazy table; third parties register by entry point or at run time."""
+
+from __future__ import annotations
+
+import importlib
+from importlib.metadata import entry_points
+from typing import Any, Callable
+
+from .store import MissingExtraError, Store, UnknownStoreError
+from .url import StoreURL
+
+ENTRY_POINT_GROUP = "kioko.stores"
+
+# scheme -> (dotted "module:Class", the extra that brings its libraries or None)
+BUILTIN_STORES: dict[str, tuple[str, str | None]] = {
+    "memory": ("kioko_backends.memory:MemoryStore", None),
+    "sqlite": ("kioko_backends.sqlite:SQLiteStore", None),
+    "postgresql": ("kioko_backends.postgresql:PostgresStore", "postgres"),
+    "postgres": ("kioko_backends.postgresql:PostgresStore", "postgres"),
+    "postgresql+psycopg": ("kioko_backends.postgresql:PostgresStore", "postgres"),
+    "qdrant": ("kioko_backends.qdrant:QdrantStore", "qdrant"),
+    "qdrant+local": ("kioko_backends.qdrant:QdrantStore", "qdrant"),
+}
+
+_registered: dict[str, str | type | Callable[..., Store]] = {}
+
+
+def register_store(scheme: str, target: str | type | Callable[..., Store], *, clobber: bool = False) -> None:
+    """Make ``scheme://`` open ``target`` (a class, a factory, or ``"package.module:Class"``).
+
+    The target is called as ``target.from_url(url, **options)`` when it has that method, else
+    ``target(url, **options)``; ``url`` is a :class:`StoreURL`.
+    """
+    scheme = scheme.lower()
+    if not clobber and (scheme in _registered or scheme in BUILTIN_STORES):
+        raise ValueError(f"scheme {scheme!r} is already registered; pass clobber=True to replace it")
+    _registered[scheme] = target
+
+
+def known_schemes() -> list[str]:
+    plugins = {ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    return sorted(set(BUILTIN_STORES) | set(_registered) | plugins)
+
+
+def _load(target: str) -> Any:
+    module_name, _, attribute = target.partition(":")
+    module = importlib.import_module(module_name)
+    return getattr(module, attribute) if attribute else module
+
+
+def _resolve(scheme: str) -> Any:
+    if scheme in _registered:
+        target = _registered[scheme]
+        return _load(target) if isinstance(target, str) else target
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        if entry.name == scheme:
+            return entry.load()
+    if scheme in BUILTIN_STORES:
+        target, extra = BUILTIN_STORES[scheme]
+        try:
+            return _load(target)
+        except MissingExtraError:
+            raise
+        except ImportError as error:
+            hint = f"pip install 'kioko[{extra}]'" if extra else "reinstall kioko"
+            raise MissingExtraError(
+                f"the {scheme}:// store needs a library that is not installed ({error.name}): {hint}"
+            ) from error
+    raise UnknownStoreError(
+        f"no store is registered for {scheme}://; known schemes: {', '.join(known_schemes())}. "
+        "A third-party driver registers with the 'kioko.stores' entry point or kioko.register_store()."
+    )
+
+
+def open_store(url: str | StoreURL, **options: Any) -> Store:
+    """Open the store a URL names. ``options`` (e.g. ``dim``) go to the driver."""
+    parsed = StoreURL.parse(url)
+    factory = _resolve(parsed.scheme)
+    opener = getattr(factory, "from_url", factory)
+    return opener(parsed, **options)

@@ -1,0 +1,338 @@
+"""The Store protocol: the only thing Kioko's core knows about storage.
+
+Everything Kioko keeps is a :class:`Record` (memories of every kind, entity triples, bookkeeping).
+A store implements five methods. Each docstring below is the contract; ``contract_tests`` checks it.
+
+Scope
+    Every record belongs to exactly one scope ``(user_id, agent_id)``; ``agent_id`` may be None,
+    which is a scope of its own (not a wildcard). No method ever returns, changes or counts a record
+    of a scope other than the one it was asked about. Record ids are unique across the whole store.
+
+Versions
+    A store stamps ``version`` on every write: 1 for a new record, previous + 1 after that. An
+    :class:`Upsert` or :class:`Delete` may carry ``expected_version`` (0 = "must not exist yet");
+    if any op's expectation fails, :meth:`Store.update_many` raises :class:`ConflictError` and
+    applies nothing of the batch.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, NamedTuple, Protocol, runtime_checkable
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+DEFAULT_DIM = 256
+"""Vector length a store accepts unless opened with another ``dim`` (the offline embedder's)."""
+
+
+# --------------------------------------------------------------------------- errors
+
+
+class KiokoError(Exception):
+    """Base of every error Kioko raises on purpose."""
+
+
+class StoreError(KiokoError):
+    """A store could not do what was asked; the message says why and what to do."""
+
+
+class ConflictError(StoreError):
+    """A write's ``expected_version`` did not match, or an id belongs to another scope.
+
+    Nothing of the batch was applied: read the records again and retry.
+    """
+
+
+class InvalidRecordError(StoreError, ValueError):
+    """A record or argument is malformed (wrong vector length, NaN, bad scope ...). Nothing was written."""
+
+
+class ConnectionLostError(StoreError):
+    """The store's server went away. Nothing of the failed call is guaranteed to have been applied."""
+
+
+class UnknownStoreError(KiokoError, ValueError):
+    """No driver is registered for a URL's scheme."""
+
+
+class MissingExtraError(KiokoError, ImportError):
+    """A driver's library is not installed; the message names the ``pip install kioko[...]`` to run."""
+
+
+# --------------------------------------------------------------------------- values
+
+
+class Scope(NamedTuple):
+    """Whose records: one user, and optionally one of that user's agents (None is its own scope)."""
+
+    user_id: str
+    agent_id: str | None = None
+
+
+def check_scope(scope: Scope | tuple) -> Scope:
+    """Return ``scope`` as a :class:`Scope`, or raise :class:`InvalidRecordError` if it is malformed."""
+    if not isinstance(scope, tuple) or len(scope) != 2:
+        raise InvalidRecordError(f"scope must be (user_id, agent_id), got {scope!r}")
+    user_id, agent_id = scope
+    if not isinstance(user_id, str) or not user_id:
+        raise InvalidRecordError("user_id must be a non-empty string")
+    if agent_id is not None and (not isinstance(agent_id, str) or not agent_id):
+        raise InvalidRecordError("agent_id must be None or a non-empty string")
+    return Scope(user_id, agent_id)
+
+
+class Record(BaseModel):
+    """One stored item. Stores keep every field exactly as given, except ``version``, which they stamp."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, validate_assignment=False)
+
+    id: str = Field(min_length=1, max_length=200)
+    user_id: str = Field(min_length=1)
+    agent_id: str | None = None
+    kind: str = Field(min_length=1)
+    content: str = ""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    terms: list[str] = Field(default_factory=list)
+    """Salient terms the core derived; what :meth:`Store.postings` indexes (duplicates are ignored)."""
+    embedding: np.ndarray | None = None
+    """float32 vector of the store's ``dim``, finite; None when the record has no vector."""
+    session_id: str | None = None
+    created_at: float = Field(default_factory=time.time)
+    updated_at: float = Field(default_factory=time.time)
+    version: int = 0
+
+    @property
+    def scope(self) -> Scope:
+        return Scope(self.user_id, self.agent_id)
+
+    @field_validator("agent_id")
+    @classmethod
+    def _agent_not_empty(cls, value: str | None) -> str | None:
+        if value == "":
+            raise ValueError("agent_id must be None or a non-empty string")
+        return value
+
+    @field_validator("terms")
+    @classmethod
+    def _unique_terms(cls, value: list[str]) -> list[str]:
+        return list(dict.fromkeys(value))
+
+    @field_validator("embedding", mode="before")
+    @classmethod
+    def _as_float32(cls, value: Any) -> np.ndarray | None:
+        if value is None:
+            return None
+        vector = np.asarray(value, dtype=np.float32)
+        if vector.ndim != 1 or vector.size == 0:
+            raise ValueError("embedding must be a non-empty 1-d vector")
+        if not np.all(np.isfinite(vector)):
+            raise ValueError("embedding contains NaN or infinity")
+        if not np.any(vector):
+            raise ValueError("embedding is all zeros; cosine similarity is undefined for it")
+        return vector
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Record):
+            return NotImplemented
+        mine, theirs = self.model_dump(exclude={"embedding"}), other.model_dump(exclude={"embedding"})
+        if mine != theirs:
+            return False
+        if self.embedding is None or other.embedding is None:
+            return self.embedding is None and other.embedding is None
+        return bool(np.array_equal(self.embedding, other.embedding))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr_args__(self):  # a 256-float vector drowns every other field in a repr
+        for name, value in super().__repr_args__():
+            if name == "embedding" and value is not None:
+                value = f"<float32[{value.shape[0]}]>"
+            yield name, value
+
+
+class Upsert(BaseModel):
+    """Insert ``record`` or replace the record with its id (which must be in the same scope)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    record: Record
+    expected_version: int | None = None
+
+
+class Delete(BaseModel):
+    """Delete record ``id`` of ``scope``; deleting a missing id is not an error (unless a version is expected)."""
+
+    id: str
+    scope: Scope
+    expected_version: int | None = None
+
+
+Op = Upsert | Delete
+
+
+class Filter(BaseModel):
+    """Narrows :meth:`Store.knn` and :meth:`Store.scan`. Every field that is set must hold."""
+
+    kinds: frozenset[str] | None = None
+    session_id: str | None = None
+    created_after: float | None = None
+    """Inclusive lower bound on ``created_at``."""
+    created_before: float | None = None
+    """Exclusive upper bound on ``created_at``."""
+    ids: frozenset[str] | None = None
+
+    def matches(self, record: Record) -> bool:
+        """Reference semantics every driver must reproduce."""
+        return (
+            (self.kinds is None or record.kind in self.kinds)
+            and (self.session_id is None or record.session_id == self.session_id)
+            and (self.created_after is None or record.created_at >= self.created_after)
+            and (self.created_before is None or record.created_at < self.created_before)
+            and (self.ids is None or record.id in self.ids)
+        )
+
+
+class Postings(NamedTuple):
+    """What :meth:`Store.postings` returns."""
+
+    n: int
+    """Records of the scope that have at least one term."""
+    df: dict[str, int]
+    """Per asked term, how many records of the scope have it (0 when none)."""
+    ids: dict[str, list[str]]
+    """Per asked term, up to ``limit`` ids holding it, newest ``created_at`` first (ties: id)."""
+
+
+class Neighbor(NamedTuple):
+    id: str
+    score: float
+    """Cosine similarity in [-1, 1]."""
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a store promises. Tests and the core read these; nothing branches on a driver's name."""
+
+    transactions: bool
+    """update_many is all or nothing, including when the process dies mid-batch."""
+    native_knn: bool
+    """The database runs the nearest-neighbour search (an ANN index), not Python."""
+    persistent: bool
+    """Records survive closing and reopening the same URL."""
+    multi_process: bool
+    """Several processes may open the same URL at once, and version checks hold across them."""
+    approximate_knn: bool = False
+    """knn may miss a true neighbour (ANN); recall is still expected to be high."""
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    """Human-readable caveats, shown in docs and by ``python -m contract_tests``."""
+
+
+# --------------------------------------------------------------------------- the protocol
+
+
+@runtime_checkable
+class Store(Protocol):
+    """The five methods (plus ``close``) every driver implements."""
+
+    capabilities: ClassVar[Capabilities] | Capabilities
+    dim: int
+    """Length every embedding must have."""
+
+    def get(self, scope: Scope, ids: Sequence[str]) -> list[Record | None]:
+        """Records with these ids, in the order asked; None for an id that is missing or in another scope.
+
+        Example: ``store.get(Scope("kumar"), ["a", "zz"]) -> [Record(id="a", ...), None]``.
+        """
+        ...
+
+    def update_many(self, ops: Sequence[Op]) -> list[Record | None]:
+        """Apply upserts and deletes in order, as one unit; return the stored record per upsert, None per delete.
+
+        Validates every op before writing anything: a record of the wrong vector length, a non-finite
+        vector or a malformed scope raises :class:`InvalidRecordError`; an upsert of an id that lives in
+        another scope, or an ``expected_version`` that does not match (0 = must not exist), raises
+        :class:`ConflictError`. In both cases nothing of the batch is applied. An empty batch is a no-op.
+        """
+        ...
+
+    def postings(self, scope: Scope, terms: Sequence[str], limit: int) -> Postings:
+        """For each term: its document frequency in ``scope`` and up to ``limit`` ids; plus n.
+
+        The database answers from an index (postings table, GIN, payload index), never a scan.
+        """
+        ...
+
+    def knn(self, scope: Scope, vector: Sequence[float] | np.ndarray, k: int,
+            filter: Filter | None = None) -> list[Neighbor]:
+        """Up to ``k`` records of ``scope`` that match ``filter`` and have an embedding, most similar first.
+
+        A selective filter still yields ``k`` results when ``k`` records match.
+        """
+        ...
+
+    def scan(self, scope: Scope, filter: Filter | None = None, batch: int = 500) -> Iterator[Record]:
+        """Every matching record of ``scope``, fetched ``batch`` at a time in id order.
+
+        A record that existed when the scan started and still exists is yielded exactly once,
+        even while other records are written.
+        """
+        ...
+
+    def close(self) -> None:
+        """Release connections and files. Closing twice is harmless."""
+        ...
+
+
+# --------------------------------------------------------------------------- helpers for drivers
+
+
+def validate_ops(ops: Sequence[Op], dim: int) -> list[Op]:
+    """Check every op up front so a driver can refuse a bad batch before touching its database."""
+    checked: list[Op] = []
+    for op in ops:
+        if isinstance(op, Upsert):
+            check_scope(op.record.scope)
+            vector = op.record.embedding
+            if vector is not None and vector.shape[0] != dim:
+                raise InvalidRecordError(
+                    f"record {op.record.id!r}: embedding has {vector.shape[0]} dimensions, this store "
+                    f"holds {dim}; open the store with ?dim={vector.shape[0]} or use a matching embedder"
+                )
+        elif isinstance(op, Delete):
+            check_scope(op.scope)
+        else:
+            raise InvalidRecordError(f"update_many takes Upsert and Delete ops, got {type(op).__name__}")
+        if op.expected_version is not None and op.expected_version < 0:
+            raise InvalidRecordError("expected_version must be >= 0")
+        checked.append(op)
+    return checked
+
+
+def check_query_vector(vector: Sequence[float] | np.ndarray, dim: int) -> np.ndarray:
+    """A knn query vector as float32, or :class:`InvalidRecordError` if its length or values are wrong."""
+    query = np.asarray(vector, dtype=np.float32)
+    if query.ndim != 1 or query.shape[0] != dim:
+        raise InvalidRecordError(f"query vector must have {dim} dimensions, got shape {query.shape}")
+    if not np.all(np.isfinite(query)) or not np.any(query):
+        raise InvalidRecordError("query vector must be finite and not all zeros")
+    return query
+
+
+def check_limit(name: str, value: int) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise InvalidRecordError(f"{name} must be a non-negative integer, got {value!r}")
+    return value
+
+
+def stamped(record: Record, previous_version: int) -> Record:
+    """The record as the store keeps it: version bumped."""
+    return record.model_copy(update={"version": previous_version + 1})
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> float:
+    denominator = float(np.linalg.norm(a) * np.linalg.norm(b))
+    return 0.0 if denominator == 0 or math.isnan(denominator) else float(np.dot(a, b) / denominator)

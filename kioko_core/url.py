@@ -1,0 +1,98 @@
+"""StoreURL: a parsed, immutable store address whose repr never shows a password."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Mapping
+from urllib.parse import parse_qsl, quote, unquote, urlsplit
+
+from .store import UnknownStoreError
+
+
+@dataclass(frozen=True)
+class StoreURL:
+    """``scheme://user:password@host:port/path?key=value``, parsed once.
+
+    ``scheme`` keeps its ``+driver`` part (``postgresql+psycopg``); ``backend`` is the part before it.
+    """
+
+    scheme: str
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+    host: str | None = None
+    port: int | None = None
+    path: str = ""
+    query: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+
+    @property
+    def backend(self) -> str:
+        return self.scheme.split("+", 1)[0]
+
+    @classmethod
+    def parse(cls, url: str | StoreURL) -> StoreURL:
+        """Parse a URL; a bare path ending in ``.db`` (or ``.sqlite``) means a SQLite file."""
+        if isinstance(url, StoreURL):
+            return url
+        if not isinstance(url, str) or not url.strip():
+            raise UnknownStoreError(f"a store URL must be a non-empty string, got {url!r}")
+        url = url.strip()
+        if "://" not in url:
+            if url.endswith((".db", ".sqlite", ".sqlite3")):
+                return cls(scheme="sqlite", path=url)
+            raise UnknownStoreError(
+                f"{_mask(url)!r} is not a store URL: use scheme://..., e.g. 'sqlite:///kioko.db' or 'memory://'"
+            )
+        parts = urlsplit(url)
+        try:
+            port = parts.port
+        except ValueError as error:
+            raise UnknownStoreError(f"bad port in store URL {_mask(url)!r}: {error}") from None
+        # sqlite:///rel.db -> "rel.db"; sqlite:////abs.db -> "/abs.db"; qdrant+local://:memory: -> ":memory:"
+        path = parts.path
+        netloc_path = parts.netloc if parts.netloc.startswith(":") else None
+        if netloc_path is not None:
+            path = netloc_path + path
+            host = None
+        else:
+            host = parts.hostname
+        return cls(
+            scheme=parts.scheme.lower(),
+            username=unquote(parts.username) if parts.username else None,
+            password=unquote(parts.password) if parts.password is not None else None,
+            host=host,
+            port=port if netloc_path is None else None,
+            path=unquote(path),
+            query=MappingProxyType(dict(parse_qsl(parts.query, keep_blank_values=True))),
+        )
+
+    def render(self, hide_password: bool = True) -> str:
+        """The URL as a string; the password is shown as ``***`` unless ``hide_password=False``."""
+        auth = ""
+        if self.username is not None or self.password is not None:
+            auth = quote(self.username or "", safe="")
+            if self.password is not None:
+                auth += ":" + ("***" if hide_password else quote(self.password, safe=""))
+            auth += "@"
+        hostport = (self.host or "") + (f":{self.port}" if self.port is not None else "")
+        query = "&".join(f"{k}={quote(v, safe='')}" for k, v in self.query.items())
+        return f"{self.scheme}://{auth}{hostport}{self.path}" + (f"?{query}" if query else "")
+
+    def with_query(self, **values: str) -> StoreURL:
+        merged = dict(self.query)
+        merged.update(values)
+        return replace(self, query=MappingProxyType(merged))
+
+    def __str__(self) -> str:
+        return self.render()
+
+    def __repr__(self) -> str:
+        return f"StoreURL({self.render()!r})"
+
+
+def _mask(text: str) -> str:
+    """Hide anything that looks like a password in a string that failed to parse."""
+    if "@" in text and ":" in text.split("@", 1)[0]:
+        head, tail = text.split("@", 1)
+        return head.rsplit(":", 1)[0] + ":***@" + tail
+    return text
