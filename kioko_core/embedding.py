@@ -1,0 +1,62 @@
+"""Embedders turn text into unit vectors. The default is offline and lexical: no model, no network."""
+
+from __future__ import annotations
+
+import hashlib
+from functools import lru_cache
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from .text import analyze
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Anything with ``dim``, ``lexical`` and ``embed(text) -> float32[dim]`` (unit length) is an embedder."""
+
+    dim: int
+    lexical: bool
+    """True when similarity is computed from words, so it repeats the share signal (omega = 0.25)."""
+
+    def embed(self, text: str) -> np.ndarray: ...
+
+
+@lru_cache(maxsize=131072)
+def _bucket(feature: str, dim: int) -> tuple[int, float]:
+    digest = hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest()
+    value = int.from_bytes(digest, "little")
+    # the sign bit keeps collisions from always adding up: unrelated texts stay near cosine 0
+    return value % dim, 1.0 if (value >> 63) else -1.0
+
+
+class OfflineEmbedder:
+    """Feature hashing of word stems and entity keys into ``dim`` buckets, unit-normalised.
+
+    Two texts are similar when they use the same words: "car" and "automobile" share nothing.
+    Deterministic across processes and machines (blake2b, not Python's salted hash).
+    """
+
+    lexical = True
+
+    def __init__(self, dim: int = 256) -> None:
+        self.dim = dim
+
+    def features(self, text: str) -> list[str]:
+        analysis = analyze(text)
+        return analysis.words + ["e:" + key for key in analysis.entities]
+
+    def embed(self, text: str) -> np.ndarray:
+        vector = np.zeros(self.dim, dtype=np.float32)
+        for feature in self.features(text):
+            index, sign = _bucket(feature, self.dim)
+            vector[index] += sign
+        norm = float(np.linalg.norm(vector))
+        if norm == 0.0:
+            # an empty text still needs a valid vector; a fixed bucket keeps it far from real texts
+            vector[0] = 1.0
+            return vector
+        return vector / norm
+
+    def __repr__(self) -> str:
+        return f"OfflineEmbedder(dim={self.dim})"

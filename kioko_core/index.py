@@ -1,0 +1,117 @@
+"""The inverted index cache: per-scope term statistics from ``Store.postings``, kept fresh by writes.
+
+The write path asks only for the terms it needs; nothing here ever scans a scope. Another process's
+writes are seen when a cached entry expires (``ttl``, 10 minutes by default), so staleness is bounded.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Sequence
+
+from .store import Scope, Store
+
+VIRTUAL_MEMORIES = 20
+ENTITY_BOOST = 1.5
+
+
+def idf(df: int, n: int) -> float:
+    """BM25's IDF smoothed with 20 virtual memories; 0 for a term in most memories once n >= 20."""
+    if n >= VIRTUAL_MEMORIES and n > 0 and df / n > 0.5:
+        return 0.0
+    return math.log(1.0 + (n + VIRTUAL_MEMORIES - df + 0.5) / (df + 0.5))
+
+
+def term_weight(term: str, df: int, n: int) -> float:
+    """w(t): idf, times 1.5 for an entity term (``e:...``)."""
+    weight = idf(df, n)
+    return weight * ENTITY_BOOST if term.startswith("e:") else weight
+
+
+def is_hub(df: int, n: int) -> bool:
+    """A term or entity in many memories: df >= max(4, 0.15 n)."""
+    return df >= max(4.0, 0.15 * n)
+
+
+def nominates(df: int, n: int) -> bool:
+    """A term with more than max(50, 0.2 n) postings nominates no candidates."""
+    return df <= max(50.0, 0.2 * n)
+
+
+@dataclass
+class _Term:
+    df: int
+    ids: list[str]
+    limit: int
+    fetched_at: float
+
+
+@dataclass
+class _ScopeStats:
+    n: int = 0
+    fetched_at: float = 0.0
+    terms: dict[str, _Term] = field(default_factory=dict)
+
+
+class IndexCache:
+    """n and df(t) per (user, agent) scope, filled from ``store.postings`` on demand and updated on writes."""
+
+    def __init__(self, store: Store, ttl: float = 600.0, clock: Callable[[], float] = time.time) -> None:
+        self.store = store
+        self.ttl = ttl
+        self.clock = clock
+        self._scopes: dict[Scope, _ScopeStats] = {}
+        self._lock = threading.RLock()
+
+    def lookup(self, scope: Scope, terms: Iterable[str], limit: int = 0) -> tuple[int, dict[str, int], dict[str, list[str]]]:
+        """(n, df per term, up to ``limit`` newest ids per term), with at most one postings call."""
+        wanted = list(dict.fromkeys(terms))
+        now = self.clock()
+        with self._lock:
+            stats = self._scopes.setdefault(scope, _ScopeStats())
+            missing = [t for t in wanted if not self._fresh(stats.terms.get(t), limit, now)]
+            if missing or now - stats.fetched_at > self.ttl:
+                result = self.store.postings(scope, missing, limit)
+                stats.n, stats.fetched_at = result.n, now
+                for term in missing:
+                    stats.terms[term] = _Term(result.df.get(term, 0), list(result.ids.get(term, [])), limit, now)
+            df = {t: stats.terms[t].df for t in wanted}
+            ids = {t: stats.terms[t].ids[:limit] for t in wanted}
+            return stats.n, df, ids
+
+    def _fresh(self, entry: _Term | None, limit: int, now: float) -> bool:
+        if entry is None or now - entry.fetched_at > self.ttl:
+            return False
+        # cached ids are enough when they were fetched with as large a limit, or hold every posting
+        return entry.limit >= limit or len(entry.ids) >= entry.df
+
+    def record_write(self, scope: Scope, record_id: str, old_terms: Sequence[str], new_terms: Sequence[str]) -> None:
+        """Apply one record's change of terms (both empty-able) to the cached statistics."""
+        old, new = set(old_terms), set(new_terms)
+        with self._lock:
+            stats = self._scopes.get(scope)
+            if stats is None:
+                return
+            if bool(old) != bool(new):
+                stats.n += 1 if new else -1
+            for term in old - new:
+                entry = stats.terms.get(term)
+                if entry is not None:
+                    entry.df = max(0, entry.df - 1)
+                    if record_id in entry.ids:
+                        entry.ids.remove(record_id)
+            for term in new - old:
+                entry = stats.terms.get(term)
+                if entry is not None:
+                    entry.df += 1
+                    entry.ids.insert(0, record_id)
+
+    def invalidate(self, scope: Scope | None = None) -> None:
+        with self._lock:
+            if scope is None:
+                self._scopes.clear()
+            else:
+                self._scopes.pop(scope, None)

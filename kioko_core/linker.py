@@ -1,0 +1,506 @@
+"""The write path's linker: anchor, candidates, evidence, combine, gate, type, store (spec section 3)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field, fields
+from typing import Any, Iterable
+
+from . import links as L
+from .embedding import Embedder, OfflineEmbedder
+from .entities import EntityGraph
+from .index import IndexCache, is_hub, nominates, term_weight
+from .store import ConflictError, Op, Record, Scope, Store, Upsert, cosine
+from .text import Analysis, analyze, has_fix_cue, has_problem_cue, has_progress_cue
+
+log = logging.getLogger("kioko.linker")
+
+TWO_HOURS = 7200.0
+SESSION_TERM = "s:"
+MEANS = frozenset({"decision", "procedure", "skill", "event"})
+SEMANTIC_KINDS = frozenset({"knowledge", "fact", "preference", "insight"})
+
+
+@dataclass
+class LinkerConfig:
+    """The spec's constants (section 10), by their names."""
+
+    threshold: float = 0.35
+    max_new: int = 5
+    max_degree: int = 12
+    candidates: int = 24
+    half_life_days: float = 180.0
+    min_weight: float = 0.1
+    h: float = 0.3
+    """The ranker's min_vector_only: the similarity scale of the sem signal."""
+    session_candidates: int = 30
+    top_terms: int = 12
+    postings_limit: int = 200
+    """Newest ids read per voting term: bounds the votes a common-but-not-hub term casts."""
+    shared_candidates: int = 12
+    cache_ttl: float = 600.0
+    restart: float = 0.5
+    iterations: int = 20
+    fanout: int = 8
+    max_nodes: int = 40
+
+    @classmethod
+    def build(cls, options: dict[str, Any] | None = None, **more: Any) -> LinkerConfig:
+        values = {**(options or {}), **more}
+        known = {f.name for f in fields(cls)}
+        unknown = set(values) - known
+        if unknown:
+            raise TypeError(f"unknown linker option(s) {sorted(unknown)}; known: {sorted(known)}")
+        return cls(**values)
+
+
+# --------------------------------------------------------------------------- priors (step 4)
+
+_PRIORS: dict[frozenset[str], float] = {}
+for _pair, _prior in [
+    (("decision", "goal"), 1.00), (("lesson", "procedure"), 1.00), (("lesson", "skill"), 0.90),
+    (("lesson", "event"), 0.90), (("event", "procedure"), 0.90), (("event", "insight"), 0.90),
+    (("procedure", "goal"), 0.85), (("event", "goal"), 0.85), (("event", "event"), 0.85),
+    (("event", "decision"), 0.85), (("knowledge", "procedure"), 0.85), (("knowledge", "decision"), 0.85),
+    (("procedure", "skill"), 0.85), (("lesson", "decision"), 0.85), (("goal", "goal"), 0.80),
+    (("decision", "decision"), 0.80), (("decision", "procedure"), 0.80), (("skill", "goal"), 0.70),
+    (("fact", "goal"), 0.70), (("lesson", "goal"), 0.70), (("insight", "goal"), 0.70),
+]:
+    _PRIORS[frozenset(_pair)] = _prior
+
+
+def prior(a: str, b: str) -> float:
+    """prior(kind a, kind b), symmetric. Pairs the spec leaves to a range get its middle (see docs)."""
+    pair = frozenset((a, b))
+    if pair in _PRIORS:
+        return _PRIORS[pair]
+    if "preference" in pair:
+        return 0.50
+    if pair & SEMANTIC_KINDS:
+        return 0.70  # "facts, knowledge and the rest: 0.60 - 0.75"
+    return 0.60
+
+
+# --------------------------------------------------------------------------- evidence (step 3)
+
+
+@dataclass
+class Side:
+    """One memory as the linker sees it: its record, salient terms and entities, and cue words."""
+
+    record: Record
+    terms: list[str]
+    entities: list[str]
+    surface: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def noun(self) -> str:
+        return L.noun(self.record.kind)
+
+    @classmethod
+    def of(cls, record: Record, analysis: Analysis | None = None) -> Side:
+        if analysis is not None:
+            return cls(record, list(analysis.terms), list(analysis.entities), analysis.surface)
+        terms = [t for t in record.terms if t.startswith(("e:", "t:"))]
+        return cls(record, terms, [t[2:] for t in terms if t.startswith("e:")])
+
+
+@dataclass
+class Stats:
+    """n and df for every term the evidence needs, plus the bridge relations of the new memory."""
+
+    n: int
+    df: dict[str, int]
+    bridges: dict[str, list[tuple[str, Any]]] = field(default_factory=dict)
+
+    def w(self, term: str) -> float:
+        return term_weight(term, self.df.get(term, 0), self.n)
+
+    def hub(self, term: str) -> bool:
+        return is_hub(self.df.get(term, 0), self.n)
+
+
+@dataclass
+class Evidence:
+    share: float = 0.0
+    sem: float = 0.0
+    cos: float = 0.0
+    bridge: float = 0.0
+    time: float = 0.0
+    cue: float = 0.0
+    raw: float = 0.0
+    prior: float = 0.0
+    score: float = 0.0
+    evidence: bool = False
+    type: str = "related_to"
+    source_is_first: bool = True
+    why: str = ""
+
+    def signals(self) -> dict[str, float | bool]:
+        return {k: getattr(self, k) for k in ("share", "sem", "cos", "bridge", "time", "cue", "raw", "prior",
+                                              "evidence")}
+
+
+def _share(m: Side, c: Side, stats: Stats, place_terms: set[str]) -> tuple[float, list[str]]:
+    shared = [t for t in m.terms if t in set(c.terms)]
+    if not shared:
+        return 0.0, []
+    total_m = sum(stats.w(t) for t in m.terms)
+    total_c = sum(stats.w(t) for t in c.terms)
+    smaller = min(total_m, total_c)
+    value = sum(stats.w(t) for t in shared) / smaller if smaller > 0 else 0.0
+    # where something happened (a hub, a line number) is weak common ground: halve once
+    if all(stats.hub(t) or t in place_terms for t in shared):
+        value /= 2.0
+    return min(1.0, value), shared
+
+
+def _bridge(m: Side, c: Side, stats: Stats) -> tuple[float, str]:
+    best, why = 0.0, ""
+    mine, theirs = set(m.entities), set(c.entities)
+    for key, relations in stats.bridges.items():
+        for other, triple in relations:
+            # an entity only one memory names, related to an entity only the other names
+            if key in mine and key not in theirs and other in theirs and other not in mine:
+                value = 0.4 if stats.hub("e:" + key) or stats.hub("e:" + other) else 1.0
+            elif key in theirs and key not in mine and other in mine and other not in theirs:
+                value = 0.4 if stats.hub("e:" + key) or stats.hub("e:" + other) else 1.0
+            else:
+                continue
+            if value > best:
+                best, why = value, f"via {triple.line()}"
+    return best, why
+
+
+def _event_type(m: Side, c: Side) -> tuple[str, bool]:
+    """resolves (fix after problem) / follows (same session, later -> earlier) / related_to."""
+    a, b = m.record, c.record
+    a_fix, b_fix = has_fix_cue(a.content), has_fix_cue(b.content)
+    a_problem, b_problem = has_problem_cue(a.content), has_problem_cue(b.content)
+    if a_fix and b_problem and not b_fix and a.created_at >= b.created_at:
+        return "resolves", True
+    if b_fix and a_problem and not a_fix and b.created_at >= a.created_at:
+        return "resolves", False
+    if a.session_id and a.session_id == b.session_id:
+        return "follows", a.created_at >= b.created_at
+    return "related_to", True
+
+
+def link_type(m: Side, c: Side) -> tuple[str, bool]:
+    """Step 6: the type, and whether ``m`` is the link's source."""
+    a, b = m.noun, c.noun
+    for first, second, flipped in ((m, c, False), (c, m, True)):
+        x, y = first.noun, second.noun
+        kind: str | None = None
+        if y == "goal" and x == "decision":
+            kind = "serves"
+        elif y == "goal" and x in ("procedure", "skill"):
+            kind = "serves"
+        elif y == "goal" and x == "event":
+            content = first.record.content
+            progress = (has_progress_cue(content) or has_fix_cue(content)) and not has_problem_cue(content)
+            kind = "advances" if progress else "concerns"
+        elif y == "goal" and x in ("knowledge", "fact", "preference", "insight", "lesson"):
+            kind = "informs"
+        elif x == "lesson" and y in ("procedure", "skill", "decision"):
+            kind = "refines"
+        elif x == "lesson" and y == "event":
+            kind = "learned_from"
+        elif x in ("procedure", "skill") and y == "event":
+            kind = "applies_to"
+        elif x == "event" and y == "decision":
+            kind = "informs"
+        elif x in SEMANTIC_KINDS and y in ("decision", "procedure", "skill", "lesson"):
+            kind = "informs"
+        if kind is not None:
+            return kind, not flipped
+    if a == "event" and b == "event":
+        return _event_type(m, c)
+    return "related_to", True
+
+
+def score_pair(m: Side, c: Side, stats: Stats, config: LinkerConfig, lexical: bool,
+               place_terms: set[str] | None = None) -> Evidence:
+    """Steps 3-6 for one pair: every signal, the score, the gate, the type and the why."""
+    places = place_terms if place_terms is not None else set()
+    ev = Evidence()
+    ev.share, shared = _share(m, c, stats, places)
+    if m.record.embedding is not None and c.record.embedding is not None:
+        ev.cos = cosine(m.record.embedding, c.record.embedding)
+    half = config.h / 2.0
+    ev.sem = min(1.0, max(0.0, (ev.cos - half) / half))
+    ev.bridge, bridge_why = _bridge(m, c, stats)
+    a, b = m.record, c.record
+    same_session = bool(a.session_id) and a.session_id == b.session_id
+    apart = abs(a.created_at - b.created_at)
+    ev.time = (1.0 if apart <= TWO_HOURS else 0.5) if same_session else 0.0
+    ev.type, ev.source_is_first = link_type(m, c)
+    ev.cue = 1.0 if ev.type == "resolves" and same_session and apart <= TWO_HOURS and shared else 0.0
+    omega = 0.25 if lexical else 0.5
+    ev.raw = 1.0 - ((1 - 0.8 * ev.share) * (1 - omega * ev.sem) * (1 - 0.6 * ev.bridge)
+                    * (1 - 0.35 * ev.time) * (1 - 0.5 * ev.cue))
+    ev.prior = prior(m.noun, c.noun)
+    ev.score = ev.prior * ev.raw
+    source, target = (m, c) if ev.source_is_first else (c, m)
+    means_to_end = source.noun in MEANS and target.noun == "goal"
+    ev.evidence = (
+        ev.share >= 0.30
+        or ev.cos >= config.h + (1 - config.h) / 2
+        or (ev.bridge == 1.0 and means_to_end)
+        or ev.cue == 1.0
+        or (ev.share >= 0.15 and (ev.sem >= 0.5 or ev.time == 1.0 or ev.bridge > 0))
+    )
+    only_graph = ev.bridge > 0 and ev.share < 0.15 and ev.time == 0 and ev.sem < 0.5
+    if only_graph and not means_to_end:
+        ev.type, ev.source_is_first = "related_to", True  # the type says no more than the evidence
+    ev.why = _why(m, shared, ev, bridge_why, apart, stats)
+    return ev
+
+
+def _why(m: Side, shared: list[str], ev: Evidence, bridge_why: str, apart: float, stats: Stats) -> str:
+    parts: list[str] = []
+    if shared:
+        entity_words = {w for t in shared if t.startswith("e:") for w in t[2:].split()}
+        shown = [t for t in shared if t.startswith("e:") or m.surface.get(t, t[2:]).lower() not in entity_words]
+        shown.sort(key=lambda t: -stats.w(t))
+        names = [t[2:] if t.startswith("e:") else m.surface.get(t, t[2:]).lower() for t in shown[:4]]
+        parts.append("shared: " + ", ".join(names))
+    if ev.sem > 0:
+        parts.append(f"similar meaning ({ev.cos:.2f})")
+    if bridge_why:
+        parts.append(bridge_why)
+    if ev.cue:
+        parts.append("a problem and its fix")
+    if ev.time:
+        parts.append(f"same session, {int(round(apart / 60))} min apart")
+    return "; ".join(parts)
+
+
+# --------------------------------------------------------------------------- the linker
+
+
+@dataclass
+class LinkScore:
+    """explain(a, b): the pair scored from scratch."""
+
+    score: float
+    linked: bool
+    type: str
+    why: str
+    signals: dict[str, float | bool]
+    source: str = ""
+    target: str = ""
+
+
+@dataclass
+class Plan:
+    """What one write will store: the records to upsert (with the versions they were read at) and the links."""
+
+    ops: list[Op]
+    links: list[L.MemoryLink]
+    dropped: int = 0
+
+
+class MemoryLinker:
+    """Links each new memory to the memories it belongs with, using nothing but the Store protocol."""
+
+    def __init__(self, store: Store, *, embedder: Embedder | None = None, graph: EntityGraph | None = None,
+                 index: IndexCache | None = None, config: LinkerConfig | None = None, **options: Any) -> None:
+        self.store = store
+        self.config = config or LinkerConfig.build(options)
+        self.embedder = embedder or OfflineEmbedder(getattr(store, "dim", 256))
+        self.graph = graph or EntityGraph(store)
+        self.index = index or IndexCache(store, ttl=self.config.cache_ttl)
+
+    # -- step 1
+
+    def analyze(self, content: str, user_id: str) -> Analysis:
+        known = self.graph.match_entities(content, user_id=user_id)
+        return analyze(content, known)
+
+    # -- steps 2-7
+
+    def plan(self, record: Record, analysis: Analysis, previous: Record | None = None,
+             now: float | None = None) -> Plan:
+        """Links for ``record`` (new, or ``previous`` re-derived) and the ops that store them in one batch."""
+        now = time.time() if now is None else now
+        scope = record.scope
+        m = Side.of(record, analysis)
+        config = self.config
+        bridges = self.graph.related_entities(m.entities, user_id=record.user_id) if m.entities else {}
+        bridged_terms = ["e:" + other for rels in bridges.values() for other, _ in rels if other not in m.entities]
+        session_term = [SESSION_TERM + record.session_id] if record.session_id else []
+        n, df, postings = self.index.lookup(scope, m.terms + bridged_terms + session_term, config.postings_limit)
+        old_terms = set(previous.terms) if previous is not None else set()
+        # statistics as they will be once this write lands
+        if previous is None or not previous.terms:
+            n += 1 if m.terms else 0
+        for term in m.terms:
+            df[term] = df.get(term, 0) - (term in old_terms) + 1
+        stats = Stats(n=n, df=df, bridges=bridges)
+
+        votes: dict[str, float] = {}
+        ranked_terms = sorted(m.terms, key=lambda t: (-stats.w(t), t))[: config.top_terms]
+        for term in ranked_terms + bridged_terms:
+            if not nominates(df.get(term, 0), n):
+                continue
+            weight = stats.w(term)
+            for other in postings.get(term, []):
+                if other != record.id:
+                    votes[other] = votes.get(other, 0.0) + weight
+        chosen = [i for i, _ in sorted(votes.items(), key=lambda kv: (-kv[1], kv[0]))[: config.candidates]]
+        if session_term:
+            chosen += [i for i in postings.get(session_term[0], [])[: config.session_candidates] if i != record.id]
+        if record.embedding is not None and (self.store.capabilities.native_knn or not self.embedder.lexical):
+            chosen += [hit.id for hit in self.store.knn(scope, record.embedding, config.candidates) if hit.id != record.id]
+        structural = structural_targets(record)
+        old_auto = [e["id"] for e in L.link_entries(previous)
+                    if e.get("by") in L.CAPPED_AUTHORS and not e.get("from")] if previous is not None else []
+        wanted = list(dict.fromkeys(chosen + [t for t, _ in structural] + old_auto))
+        loaded = {r.id: r for r in self.store.get(scope, wanted) if r is not None} if wanted else {}
+
+        candidates = [loaded[i] for i in dict.fromkeys(chosen) if i in loaded and _may_link(record, loaded[i])]
+        if candidates:
+            extra = {t for c in candidates for t in c.terms if t.startswith(("e:", "t:")) and t not in df}
+            if extra:
+                _, more, _ = self.index.lookup(scope, extra, 0)
+                df.update(more)
+        scored: list[tuple[Record, Evidence]] = []
+        for candidate in candidates:
+            ev = score_pair(m, Side.of(candidate), stats, config, self.embedder.lexical, analysis.place_terms)
+            if ev.evidence and ev.score >= config.threshold:
+                scored.append((candidate, ev))
+        scored.sort(key=lambda pair: (-pair[1].score, pair[0].id))
+        return self._store_plan(record, previous, scored[: config.max_new], structural, loaded, now)
+
+    def _store_plan(self, record: Record, previous: Record | None, chosen: list[tuple[Record, Evidence]],
+                    structural: list[tuple[str, str]], loaded: dict[str, Record], now: float) -> Plan:
+        """Step 7: both adjacency lists, the degree cap, one batch of versioned upserts."""
+        updated: dict[str, Record] = {}
+        me = record
+        made: list[L.MemoryLink] = []
+        # a re-derive drops the memory's own automatic links first (taken-over ones stay)
+        if previous is not None:
+            for entry in L.link_entries(previous):
+                if entry.get("by") in L.CAPPED_AUTHORS and not entry.get("from"):
+                    me = L.drop_link(me, entry["id"])
+                    other = updated.get(entry["id"]) or loaded.get(entry["id"])
+                    if other is not None:
+                        updated[other.id] = L.drop_link(other, record.id)
+        for target_id, link_kind in structural:
+            target = updated.get(target_id) or loaded.get(target_id)
+            if target is None:
+                continue
+            link = L.MemoryLink(source=record.id, target=target_id, type=link_kind, weight=1.0, by="structure",
+                                why=_structural_why(link_kind), at=now, seen=now)
+            me, updated[target_id] = L.put_link(me, link), L.put_link(target, link)
+            made.append(link)
+        for candidate, ev in chosen:
+            current = updated.get(candidate.id) or candidate
+            existing = L.entry_for(current, record.id)
+            if existing is not None and L.author_rank(existing.get("by", "auto")) < L.author_rank("auto"):
+                continue  # a stronger author already joins them
+            source, target = (record.id, candidate.id) if ev.source_is_first else (candidate.id, record.id)
+            link = L.MemoryLink(source=source, target=target, type=ev.type, weight=round(ev.score, 3),
+                                why=ev.why, by="auto", at=now, seen=now)
+            me, updated[candidate.id] = L.put_link(me, link), L.put_link(current, link)
+            made.append(link)
+        dropped = 0
+        for other_id in list(updated):
+            for loser in L.weakest_capped(updated[other_id], self.config.max_degree, now,
+                                          self.config.half_life_days):
+                updated[other_id] = L.drop_link(updated[other_id], loser)
+                if loser == record.id:
+                    me = L.drop_link(me, other_id)
+                    made = [k for k in made if {k.source, k.target} != {record.id, other_id}]
+                else:
+                    far = updated.get(loser) or loaded.get(loser) or _first(self.store.get(record.scope, [loser]))
+                    if far is not None:
+                        updated[loser] = L.drop_link(far, other_id)
+                dropped += 1
+        metadata = dict(me.metadata)
+        metadata["entities"] = [t[2:] for t in me.terms if t.startswith("e:")]
+        metadata["linked_at"] = now
+        me = me.model_copy(update={"metadata": metadata})
+        ops: list[Op] = [Upsert(record=me, expected_version=previous.version if previous is not None else 0)]
+        for other in updated.values():
+            ops.append(Upsert(record=other, expected_version=other.version))
+        return Plan(ops=ops, links=made, dropped=dropped)
+
+    def write(self, record: Record, analysis: Analysis, previous: Record | None = None,
+              attempts: int = 4) -> tuple[Record, list[L.MemoryLink]]:
+        """Store ``record`` with its links; retry on a concurrent writer; never lose the write itself."""
+        for attempt in range(attempts):
+            try:
+                plan = self.plan(record, analysis, previous)
+                stored = self.store.update_many(plan.ops)
+            except ConflictError:
+                if attempt + 1 == attempts:
+                    break
+                previous = _first(self.store.get(record.scope, [record.id])) if previous is not None else None
+                continue
+            except Exception:  # linking never breaks a write
+                log.exception("linking %s failed; storing it without links", record.id)
+                break
+            else:
+                self._note_writes(plan.ops, previous)
+                return stored[0], plan.links
+        stored = self.store.update_many([Upsert(record=record)])
+        self.index.record_write(record.scope, record.id, previous.terms if previous else [], record.terms)
+        return stored[0], []
+
+    def _note_writes(self, ops: list[Op], previous: Record | None) -> None:
+        first = ops[0].record  # type: ignore[union-attr]
+        self.index.record_write(first.scope, first.id, previous.terms if previous is not None else [], first.terms)
+
+    # -- explain
+
+    def explain(self, a: Record, b: Record) -> LinkScore:
+        """Score a pair from scratch (fresh analysis, the store's current statistics)."""
+        first = self.analyze(a.content, a.user_id)
+        second = self.analyze(b.content, b.user_id)
+        left, right = Side.of(a, first), Side.of(b, second)
+        bridges = self.graph.related_entities(left.entities, user_id=a.user_id) if left.entities else {}
+        bridged = ["e:" + o for rels in bridges.values() for o, _ in rels]
+        terms = list(dict.fromkeys(left.terms + right.terms + bridged))
+        result = self.store.postings(a.scope, terms, 0)
+        stats = Stats(n=result.n, df=dict(result.df), bridges=bridges)
+        ev = score_pair(left, right, stats, self.config, self.embedder.lexical, first.place_terms | second.place_terms)
+        linked = ev.evidence and ev.score >= self.config.threshold and _may_link(a, b)
+        source, target = (a.id, b.id) if ev.source_is_first else (b.id, a.id)
+        return LinkScore(score=round(ev.score, 3), linked=linked, type=ev.type, why=ev.why,
+                         signals=ev.signals(), source=source, target=target)
+
+
+def _first(records: list[Record | None]) -> Record | None:
+    return records[0] if records else None
+
+
+def _may_link(record: Record, other: Record) -> bool:
+    """Same scope, a linkable kind, not history (superseded), not a chunk of the same document."""
+    if other.id == record.id or other.scope != record.scope or other.kind not in L.LINKABLE_KINDS:
+        return False
+    if other.metadata.get("superseded_by"):
+        return False
+    doc = record.metadata.get("document_id")
+    return not (doc and doc == other.metadata.get("document_id"))
+
+
+def structural_targets(record: Record) -> list[tuple[str, str]]:
+    """(target id, link type) the memory's own fields name: parent goal, superseded decision, evidence."""
+    meta = record.metadata
+    targets: list[tuple[str, str]] = []
+    if record.kind == "goal" and isinstance(meta.get("parent"), str):
+        targets.append((meta["parent"], "part_of"))
+    if record.kind == "decision" and isinstance(meta.get("supersedes"), str):
+        targets.append((meta["supersedes"], "supersedes"))
+    for key in ("evidence", "episodes"):
+        if isinstance(meta.get(key), list):
+            targets += [(i, "derived_from") for i in meta[key] if isinstance(i, str)]
+    return [(t, k) for t, k in dict.fromkeys(targets) if t != record.id]
+
+
+def _structural_why(kind: str) -> str:
+    return {"part_of": "a sub-goal of this goal", "supersedes": "replaces this decision",
+            "derived_from": "recorded as its evidence"}.get(kind, "from the memory's own fields")

@@ -1,0 +1,176 @@
+"""Links between memories: the value object, its storage as adjacency lists, authors, decay, degree cap."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from .store import KiokoError, Record
+
+# Who made a link, strongest first: a weaker author never replaces a stronger one's link.
+AUTHORS = ("structure", "manual", "feedback", "llm", "auto")
+FADING_AUTHORS = frozenset({"feedback", "llm", "auto"})
+CAPPED_AUTHORS = frozenset({"auto", "llm"})
+
+# What a link type reads as in a sentence (source <reads as> target).
+READS_AS = {
+    "serves": "serves", "advances": "advances", "concerns": "concerns", "informs": "informs",
+    "refines": "refines", "learned_from": "was learned from", "applies_to": "applies to",
+    "resolves": "resolves", "follows": "follows", "part_of": "is part of", "supersedes": "supersedes",
+    "derived_from": "is derived from", "related_to": "is related to",
+}
+LINK_TYPES = frozenset(READS_AS)
+
+# memory_type (as stored in Record.kind) -> the noun used in link lines and the priors table
+KIND_NOUNS = {
+    "factual": "fact", "preference": "preference", "episodic": "event", "semantic": "knowledge",
+    "goal": "goal", "procedural": "procedure", "skill": "skill", "strategy": "lesson",
+    "decision": "decision", "insight": "insight", "summary": "insight",
+}
+LINKABLE_KINDS = frozenset(KIND_NOUNS)
+
+SECONDS_PER_DAY = 86400.0
+
+
+class LinkConflict(KiokoError):
+    """A link by hand was asked for where a stronger author's link already joins the two memories."""
+
+
+def author_rank(by: str) -> int:
+    """0 for the strongest author (structure) ... 4 for the weakest (auto)."""
+    return AUTHORS.index(by) if by in AUTHORS else len(AUTHORS)
+
+
+def faded_weight(weight: float, by: str, seen: float, now: float | None = None,
+                 half_life_days: float = 180.0) -> float:
+    """w * 0.5 ^ (days since seen / half life) for auto, llm and feedback links; others never fade."""
+    if by not in FADING_AUTHORS:
+        return weight
+    days = max(0.0, ((now if now is not None else time.time()) - seen) / SECONDS_PER_DAY)
+    return weight * 0.5 ** (days / half_life_days)
+
+
+def noun(kind: str) -> str:
+    return KIND_NOUNS.get(kind, kind)
+
+
+def record_label(record: Record) -> str:
+    from .text import label
+
+    title = record.metadata.get("title")
+    return label(title if isinstance(title, str) and title else record.content)
+
+
+@dataclass
+class MemoryLink:
+    """A typed, weighted link read as a sentence: ``source <type> target``."""
+
+    source: str
+    target: str
+    type: str = "related_to"
+    weight: float = 1.0
+    why: str = ""
+    by: str = "auto"
+    at: float = field(default_factory=time.time)
+    seen: float = field(default_factory=time.time)
+    source_label: str = ""
+    source_type: str = ""
+    target_label: str = ""
+    target_type: str = ""
+    taken_from: str | None = None
+    """For a link a decision took over from the decision it replaced: that decision's id."""
+
+    def line(self) -> str:
+        """``decision "use pgvector ..." serves goal "Ship the Kioko memory layer ..."``."""
+        return (f'{self.source_type} "{self.source_label}" {READS_AS.get(self.type, self.type)} '
+                f'{self.target_type} "{self.target_label}"')
+
+    def faded(self, now: float | None = None, half_life_days: float = 180.0) -> float:
+        return faded_weight(self.weight, self.by, self.seen, now, half_life_days)
+
+    def entry(self, owner: str) -> dict[str, Any]:
+        """The adjacency entry stored on ``owner`` (the source or the target)."""
+        outgoing = owner == self.source
+        data: dict[str, Any] = {
+            "id": self.target if outgoing else self.source, "type": self.type, "dir": "out" if outgoing else "in",
+            "w": round(float(self.weight), 4), "by": self.by, "why": self.why, "at": self.at, "seen": self.seen,
+        }
+        if self.taken_from:
+            data["from"] = self.taken_from
+        return data
+
+    @classmethod
+    def from_entry(cls, owner: Record, entry: dict[str, Any], other: Record | None = None) -> MemoryLink:
+        outgoing = entry.get("dir") == "out"
+        source, target = (owner, other) if outgoing else (other, owner)
+        source_id = owner.id if outgoing else entry["id"]
+        target_id = entry["id"] if outgoing else owner.id
+        return cls(
+            source=source_id, target=target_id, type=entry.get("type", "related_to"),
+            weight=float(entry.get("w", 0.0)), why=entry.get("why", ""), by=entry.get("by", "auto"),
+            at=float(entry.get("at", 0.0)), seen=float(entry.get("seen", entry.get("at", 0.0))),
+            source_label=record_label(source) if source else "", source_type=noun(source.kind) if source else "",
+            target_label=record_label(target) if target else "", target_type=noun(target.kind) if target else "",
+            taken_from=entry.get("from"),
+        )
+
+
+# --------------------------------------------------------------------------- adjacency lists
+
+
+def is_link_entry(entry: Any) -> bool:
+    """Entries that are not link dictionaries (a user's own "links": ["https://..."]) are left alone."""
+    return (isinstance(entry, dict) and isinstance(entry.get("id"), str) and entry.get("dir") in ("in", "out")
+            and isinstance(entry.get("type"), str))
+
+
+def link_entries(record: Record) -> list[dict[str, Any]]:
+    entries = record.metadata.get("links")
+    return [e for e in entries if is_link_entry(e)] if isinstance(entries, list) else []
+
+
+def entry_for(record: Record, other_id: str) -> dict[str, Any] | None:
+    for entry in link_entries(record):
+        if entry["id"] == other_id:
+            return entry
+    return None
+
+
+def set_entries(record: Record, entries: Iterable[dict[str, Any]]) -> Record:
+    """A copy of ``record`` whose link entries are ``entries``; foreign entries are kept in place first."""
+    existing = record.metadata.get("links")
+    foreign = [e for e in existing if not is_link_entry(e)] if isinstance(existing, list) else []
+    metadata = dict(record.metadata)
+    metadata["links"] = foreign + list(entries)
+    return record.model_copy(update={"metadata": metadata})
+
+
+def put_link(record: Record, link: MemoryLink) -> Record:
+    """``record`` with ``link`` stored (replacing any entry for the same other memory)."""
+    other = link.target if record.id == link.source else link.source
+    kept = [e for e in link_entries(record) if e["id"] != other]
+    return set_entries(record, kept + [link.entry(record.id)])
+
+
+def drop_link(record: Record, other_id: str) -> Record:
+    return set_entries(record, [e for e in link_entries(record) if e["id"] != other_id])
+
+
+def capped_entries(record: Record) -> list[dict[str, Any]]:
+    return [e for e in link_entries(record) if e.get("by") in CAPPED_AUTHORS]
+
+
+def weakest_capped(record: Record, max_degree: int, now: float, half_life_days: float,
+                   protect: str | None = None) -> list[str]:
+    """Ids whose automatic links must go so ``record`` keeps at most ``max_degree`` of them, weakest first."""
+    entries = capped_entries(record)
+    excess = len(entries) - max_degree
+    if excess <= 0:
+        return []
+    ranked = sorted(
+        (e for e in entries if e["id"] != protect),
+        key=lambda e: (faded_weight(float(e.get("w", 0)), e.get("by", "auto"), float(e.get("seen", 0)), now,
+                                    half_life_days), e["id"]),
+    )
+    return [e["id"] for e in ranked[:excess]]

@@ -1,0 +1,241 @@
+"""Step 1 of the linker: what a memory is about (entities, salient terms) and the English cue words."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Iterable
+
+import snowballstemmer
+
+# --------------------------------------------------------------------------- vocabularies
+
+STOP_WORDS = frozenset("""
+a about above after again against all almost along already also although always am among an and another
+any anyone anything are around as at away back be became because been before being below between both
+but by can cannot could did do does doing down during each either else enough etc even ever every
+few for from further had has have having he her here hers herself him himself his how however i if in
+into is it its itself just least less like likely many may me might mine more most much must my myself
+near need never no nor not now of off often on once one only onto or other others our ours ourselves
+out over own per perhaps quite rather really same several shall she should since so some something
+sometimes soon still such than that the their theirs them themselves then there these they this those
+though through thus till to today together too toward towards twice under until up upon us very via
+was we well were what whatever when where whether which while who whom whose why will with within
+without would yes yet you your yours yourself yourselves
+""".split())
+
+# Words that frame a stored memory rather than say what it is about ("Decision: ...", "User prefers ...").
+FRAMING_WORDS = frozenset("""
+user users decision decisions decided decide decides chose choose chosen goal goals lesson lessons learned
+learnt prefers prefer preferred preference preferences likes note notes noted fact facts insight insights
+summary summaries procedure procedures event events remember remembered worked memory agent assistant
+""".split()) - {"memory"}  # "memory" is a real topic word in a memory layer's own notes
+
+# Verbs that carry no topic: "the fault came back" and "the theme came up" share nothing.
+LIGHT_VERBS = frozenset("""
+keep keeps kept keeping came come comes coming went go goes going gone got get gets getting make makes
+made making take takes took taken taking do does did done doing put puts putting use uses used using
+seem seems seemed give gives gave given say says said tell told let lets try tries tried
+""".split())
+
+# Capitalised words that never start or make a name: framing words, months, days, pronouns.
+NAME_FRAMING = frozenset("""
+user decision goal lesson procedure fact note insight summary event step steps skill strategy the a an
+i we you he she they it this that these those my our your january february march april may june july
+august september october november december monday tuesday wednesday thursday friday saturday sunday
+today yesterday tomorrow found
+""".split())
+
+# Nouns that name a place or a machine when followed by a number ("line 3", "cell 4B").
+ASSET_NOUNS = (
+    "line", "press", "cell", "server", "station", "machine", "robot", "oven", "tank", "pump", "zone",
+    "bay", "room", "floor", "building", "site", "host", "node", "rack", "unit", "area", "dock", "gate",
+    "cluster", "shard", "router", "switch", "plant", "hall", "kiln", "mixer", "belt", "lane", "aisle",
+    "workstation", "desk", "truck", "vehicle", "tool", "furnace", "reactor", "boiler", "filler",
+)
+
+PROBLEM_CUES = re.compile(
+    r"\b(faults?|faulting|faulted|errors?|fail(?:s|ed|ing|ure|ures)?|jam(?:s|med|ming)?|broke|broken|"
+    r"crash(?:es|ed|ing)?|outage|down|issues?|problems?|bugs?|alarms?|stuck|leak(?:s|ing|ed)?|"
+    r"overheat(?:s|ing|ed)?|time[sd]? ?out|timeouts?|stopped working|not working|won't|doesn't work|"
+    r"(?:keeps?|kept) \w+ing|slow(?:er)?|degraded|incident|defects?)\b",
+    re.IGNORECASE,
+)
+FIX_CUES = re.compile(
+    r"\b(fixed|fix(?:es)?|found it|root cause|was loose|were loose|replac(?:ed|ing)|repair(?:ed|ing)|"
+    r"resolved|solved|tightened|reseated|patched|workaround|turned out|the cause was|caused by|"
+    r"cleaned|recalibrated|realigned|restored|swapped)\b",
+    re.IGNORECASE,
+)
+PROGRESS_CUES = re.compile(
+    r"(\b(finished|shipped|passed|completed|complete|done|merged|released|deployed|launched|delivered|"
+    r"achieved|reached|fixed|milestone)\b|\d+\s?%)",
+    re.IGNORECASE,
+)
+
+_IDENTIFIER = re.compile(
+    r"(?<![\w.-])(?:"
+    r"\d{1,3}(?:\.\d{1,3}){3}(?:/\d{1,2})?"            # addresses: 10.20.0.0/16
+    r"|[A-Za-z][A-Za-z0-9]*-[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*"  # INC-4521, E-217, S7-1500 (digit checked below)
+    r")(?![\w-])"
+)
+_ASSET = re.compile(r"\b(" + "|".join(ASSET_NOUNS) + r")\s+(\d+[A-Za-z]?|[A-Za-z]\d+)\b", re.IGNORECASE)
+_WORD = re.compile(r"[A-Za-z][A-Za-z']*[A-Za-z]|[A-Za-z]")
+_CAPITALISED = re.compile(r"[A-Z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;\n(]\s*|\s-\s+|\b\d+[).]\s+)$")
+
+_FRAMING_PREFIX = re.compile(
+    r"\b(?:goal|decision|lesson|procedure|fact|note|insight|summary|event|skill|strategy|todo|task)\s*:\s*$",
+    re.IGNORECASE,
+)
+_stemmer = snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """Snowball (Porter 2) stem of a lower-case word, cached: the same words recur in every memory."""
+    return _stemmer.stemWord(word)
+
+
+def entity_key(name: str) -> str:
+    """The lower-case key of an entity name: ``"Line 3" -> "line 3"``."""
+    return " ".join(name.lower().split()).strip(".,;:!?\"'()[]{}")
+
+
+# --------------------------------------------------------------------------- analysis
+
+
+@dataclass
+class Analysis:
+    """What a text is about: entity keys, salient terms, and which terms only name a place."""
+
+    entities: list[str] = field(default_factory=list)
+    """Entity keys, lower-case, in order of first mention."""
+    terms: list[str] = field(default_factory=list)
+    """Salient terms: ``e:<entity key>`` and ``t:<stem>``."""
+    place_terms: set[str] = field(default_factory=set)
+    """Terms that only name a place or machine ("e:line 3") and that place's words ("t:line")."""
+    surface: dict[str, str] = field(default_factory=dict)
+    """A term's first surface form in the text, for explanations ("t:clear" -> "clearing")."""
+    words: list[str] = field(default_factory=list)
+    """Every content-bearing word stem, framing words included: what the offline embedder hashes."""
+
+
+def _is_distinctive(word: str) -> bool:
+    """ALLCAPS, CamelCase or containing a digit: a name even at the start of a sentence."""
+    letters = [c for c in word if c.isalpha()]
+    if any(c.isdigit() for c in word):
+        return True
+    if len(letters) >= 2 and all(c.isupper() for c in letters):
+        return True
+    return any(c.isupper() for c in word[1:]) and any(c.islower() for c in word)
+
+
+def _names(text: str, taken: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
+    """Sequences of capitalised words, by the first-word and framing-word rules."""
+    found: list[tuple[int, int, str]] = []
+    tokens = [m for m in _CAPITALISED.finditer(text)
+              if not any(s <= m.start() < e for s, e in taken)]
+    index = 0
+    while index < len(tokens):
+        run = [tokens[index]]
+        while index + 1 < len(tokens) and re.fullmatch(r"\s+", text[run[-1].end():tokens[index + 1].start()]):
+            index += 1
+            run.append(tokens[index])
+        index += 1
+        before = text[: run[0].start()]
+        if _SENTENCE_START.search(before) and not _is_distinctive(run[0].group()):
+            # A lone capitalised first word ("Found it", "Clear a jam") is no name; after a framing
+            # prefix ("Goal: Ship Kioko") the first word is an action verb, so it goes but the rest stays.
+            if len(run) == 1 or _FRAMING_PREFIX.search(before):
+                run = run[1:]
+        while run and run[0].group().lower() in NAME_FRAMING:
+            run = run[1:]
+        while run and run[-1].group().lower() in NAME_FRAMING:
+            run = run[:-1]
+        if run:
+            found.append((run[0].start(), run[-1].end(), text[run[0].start():run[-1].end()]))
+    return found
+
+
+def analyze(text: str, known_entities: Iterable[str] = ()) -> Analysis:
+    """Entities and salient terms of ``text``; ``known_entities`` are keys the user's entity graph holds."""
+    analysis = Analysis()
+    spans: list[tuple[int, int]] = []
+    places: set[str] = set()
+
+    def add_entity(key: str, start: int, end: int, place: bool = False) -> None:
+        if key and key not in analysis.entities:
+            analysis.entities.append(key)
+            analysis.surface.setdefault("e:" + key, text[start:end] if end > start else key)
+        if place:
+            places.add(key)
+        spans.append((start, end))
+
+    identifier_spans: list[tuple[int, int]] = []
+    for match in _IDENTIFIER.finditer(text):
+        token = match.group()
+        if any(c.isdigit() for c in token):
+            add_entity(entity_key(token), match.start(), match.end())
+            identifier_spans.append((match.start(), match.end()))
+    for match in _ASSET.finditer(text):
+        add_entity(entity_key(match.group()), match.start(), match.end(), place=True)
+    for start, end, name in _names(text, list(spans)):
+        add_entity(entity_key(name), start, end)
+    lowered = text.lower()
+    for key in known_entities:
+        if key not in analysis.entities and re.search(r"(?<![\w-])" + re.escape(key) + r"(?![\w-])", lowered):
+            position = lowered.find(key)
+            add_entity(key, position, position + len(key))
+
+    place_words = {"t:" + stem(w) for key in places for w in key.split() if w.isalpha()}
+    terms = ["e:" + key for key in analysis.entities]
+    for match in _WORD.finditer(text):
+        if any(s <= match.start() < e for s, e in identifier_spans):
+            continue  # "E-217" is one entity, not the words "e" and "217"
+        word = match.group().lower()
+        if word.endswith("'s"):
+            word = word[:-2]
+        word = word.replace("'", "")
+        if len(word) < 2 or word in STOP_WORDS:
+            continue
+        stemmed = stem(word)
+        analysis.words.append(stemmed)
+        if word in FRAMING_WORDS or word in LIGHT_VERBS:
+            continue
+        term = "t:" + stemmed
+        analysis.surface.setdefault(term, match.group())
+        terms.append(term)
+    analysis.terms = list(dict.fromkeys(terms))
+    analysis.place_terms = {"e:" + key for key in places} | (place_words & set(analysis.terms))
+    return analysis
+
+
+def has_problem_cue(text: str) -> bool:
+    """A fault, error, failure, jam ... is reported."""
+    return PROBLEM_CUES.search(text) is not None
+
+
+def has_fix_cue(text: str) -> bool:
+    """A fix is reported: fixed, found it, root cause, was loose, replaced ..."""
+    return FIX_CUES.search(text) is not None
+
+
+def has_progress_cue(text: str) -> bool:
+    """Progress is reported: finished, shipped, passed, 60 % ..."""
+    return PROGRESS_CUES.search(text) is not None
+
+
+_LABEL_PREFIX = re.compile(
+    r"^\s*(?:(?:goal|decision|lesson|procedure|fact|note|insight|summary|event|skill|strategy)\s*:\s*"
+    r"|we (?:have )?decided (?:to |that )?|i (?:have )?decided (?:to |that )?)",
+    re.IGNORECASE,
+)
+
+
+def label(content: str, width: int = 60) -> str:
+    """A short label for a link line: framing prefix and final full stop removed, cut at ``width``."""
+    text = " ".join(content.split())
+    text = _LABEL_PREFIX.sub("", text, count=1).rstrip(" .")
+    return text if len(text) <= width else text[: width - 1] + "…"
