@@ -1,0 +1,806 @@
+"""``qdrant://`` and ``qdrant+local://``: one Qdrant collection per store.
+
+URLs
+    ``qdrant://host:6333/collection``
+        A Qdrant server. The API key comes from the URL's password (``qdrant://:KEY@host``), else its
+        user (``qdrant://KEY@host``), else ``?api_key=``, else the ``QDRANT_API_KEY`` environment
+        variable. ``?https=true`` for TLS, ``?timeout=SECONDS`` for the request timeout. Without a
+        path the collection is ``kioko``.
+    ``qdrant+local:///relative/dir`` and ``qdrant+local:////absolute/dir``
+        qdrant-client's local mode, which keeps the collection in this process and persists it in a
+        directory. As in SQLAlchemy's ``sqlite:///`` URLs, three slashes start a path relative to the
+        working directory and four slashes an absolute one (``qdrant+local:///tmp/x`` is ``./tmp/x``).
+        ``?collection=`` names the collection (default ``kioko``).
+    ``qdrant+local://:memory:``
+        Local mode without a directory: a new, empty store per open, gone when closed.
+
+    ``?dim=`` sets the vector length when the ``dim`` argument is not given (default
+    :data:`~kioko_core.store.DEFAULT_DIM`). Reopening a collection with another ``dim`` is refused.
+
+How a record is kept
+    One point per record. Qdrant point ids must be UUIDs or integers, so a point's id is
+    ``uuid5(_ID_NAMESPACE, record.id)`` and the record id lives in the payload. The vector is the
+    named vector ``dense`` (cosine), so a record without an embedding is a point without that vector.
+    Qdrant normalises cosine vectors and parses JSON floats on a best-effort basis, so the payload also
+    carries what must come back bit for bit: the embedding as little-endian float32 bytes (base64),
+    metadata as a JSON string, and both timestamps as a JSON string. ``created_at`` is also a float
+    payload field, which filters and ``postings`` order by. ``scope`` is the JSON of
+    ``[user_id, agent_id]``: one exact keyword per scope, in which ``agent_id=None`` is its own value
+    and no user or agent name can collide with another.
+
+Server and local mode
+    On a server the store creates payload indexes (``scope`` as the tenant key, ``user_id``, ``kind``,
+    ``terms``, ``session_id`` keywords and ``created_at`` as a float range index, which ``order_by``
+    needs); knn is Qdrant's filtered HNSW search. Local mode ignores payload indexes, so every count
+    and scroll there tests each point in Python, and knn is exact brute force in numpy. One directory
+    can be open in one process only (qdrant-client locks it); inside a process the store shares one
+    client per directory, counted by reference, so the same URL can be opened several times.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import os
+import threading
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any, ContextManager, TypeVar
+
+import numpy as np
+
+from kioko_core.store import (
+    DEFAULT_DIM, Capabilities, ConflictError, ConnectionLostError, Delete, Filter, InvalidRecordError,
+    KiokoError, MissingExtraError, Neighbor, Op, Postings, Record, Scope, StoreError, Upsert, check_limit,
+    check_query_vector, check_scope, stamped, validate_ops,
+)
+from kioko_core.url import StoreURL
+
+DENSE = "dense"
+"""Name of the one vector each point may carry."""
+
+DEFAULT_COLLECTION = "kioko"
+
+_ID_NAMESPACE = uuid.UUID("6b696f6b-6f00-5c1a-9e1d-7265636f7264")
+"""Fixed namespace of the uuid5 point ids; changing it would orphan every stored point."""
+
+_FORMAT = 1
+"""Payload layout version, written into the collection's metadata."""
+
+_ID_PAGE = 4096
+"""Ids per request when scan lists a scope (payload ``id`` only, so pages can be large)."""
+
+_TIE_PAGE = 1024
+"""Points per request when postings completes a group of records sharing one ``created_at``."""
+
+_SERVER_INDEXES: dict[str, tuple[str, bool]] = {
+    # field -> (schema, is_tenant). scope is the tenant key: every request filters on it first.
+    "scope": ("keyword", True),
+    "user_id": ("keyword", False),
+    "kind": ("keyword", False),
+    "terms": ("keyword", False),
+    "session_id": ("keyword", False),
+    "created_at": ("float", False),
+}
+
+SERVER_CAPABILITIES = Capabilities(
+    transactions=False, native_knn=True, persistent=True, multi_process=False, approximate_knn=True,
+    notes=(
+        "no transactions: a batch is one request, but a crash or a lost connection in the middle of it "
+        "can leave part of it applied",
+        "version checks hold within one process (a lock per collection); writers in several processes "
+        "can race, because Qdrant has no conditional write on a payload value",
+        "scan first lists the ids of the matching records (one string per record in memory), then "
+        "fetches them batch by batch in id order",
+    ),
+)
+
+_LOCAL_NOTES = (
+    "local mode: knn is exact brute force in numpy; count and scroll ignore payload indexes and test "
+    "every point in Python, so postings and scan slow down linearly past ~20k points",
+    "local mode: no transactions; one process per directory (qdrant-client locks it); opening the "
+    "same directory again in this process shares one client",
+)
+
+
+# --------------------------------------------------------------------------- the library, imported late
+
+
+def _library() -> SimpleNamespace:
+    """qdrant-client's pieces, or :class:`MissingExtraError` naming the extra that brings them."""
+    try:
+        from qdrant_client import QdrantClient, models
+        from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
+    except ImportError as error:
+        raise MissingExtraError(
+            f"the qdrant:// store needs qdrant-client, which is not installed ({error.name}): "
+            "pip install 'kioko[qdrant]'"
+        ) from error
+    try:
+        import httpx
+        transport_errors: tuple[type[BaseException], ...] = (httpx.TransportError,)
+    except ImportError:  # only the server mode uses httpx
+        transport_errors = ()
+    return SimpleNamespace(
+        QdrantClient=QdrantClient, models=models, UnexpectedResponse=UnexpectedResponse,
+        ResponseHandlingException=ResponseHandlingException, transport_errors=transport_errors,
+    )
+
+
+# --------------------------------------------------------------------------- shared clients and locks
+
+
+@dataclass
+class _LocalHandle:
+    """One local-mode client per directory, shared by every store of this process that opens it."""
+
+    client: Any
+    lock: threading.RLock
+    users: int
+
+
+_local_handles: dict[str, _LocalHandle] = {}
+_server_locks: dict[tuple[str, int, str], threading.RLock] = {}
+_registry_lock = threading.Lock()
+
+
+def _acquire_local(path: str, lib: SimpleNamespace) -> _LocalHandle:
+    key = os.path.realpath(path)
+    with _registry_lock:
+        handle = _local_handles.get(key)
+        if handle is None:
+            try:
+                # our own lock serialises every call, so sqlite's same-thread check only gets in the way
+                client = lib.QdrantClient(path=path, force_disable_check_same_thread=True)
+            except RuntimeError as error:
+                if "already accessed" in str(error):
+                    raise StoreError(
+                        f"the Qdrant local directory {path!r} is open in another process; local mode "
+                        "allows one process per directory, use a Qdrant server to share a store"
+                    ) from None
+                raise StoreError(f"could not open the Qdrant local directory {path!r}: {error}") from None
+            except OSError as error:
+                raise StoreError(f"could not open the Qdrant local directory {path!r}: {error}") from None
+            handle = _LocalHandle(client=client, lock=threading.RLock(), users=0)
+            _local_handles[key] = handle
+        handle.users += 1
+        return handle
+
+
+def _release_local(path: str) -> None:
+    key = os.path.realpath(path)
+    with _registry_lock:
+        handle = _local_handles.get(key)
+        if handle is None:
+            return
+        handle.users -= 1
+        if handle.users <= 0:
+            del _local_handles[key]
+            with handle.lock:
+                handle.client.close()
+
+
+def _server_lock(host: str, port: int, collection: str) -> threading.RLock:
+    with _registry_lock:
+        return _server_locks.setdefault((host, port, collection), threading.RLock())
+
+
+# --------------------------------------------------------------------------- payload <-> record
+
+
+def point_id(record_id: str) -> str:
+    """The Qdrant point id of a record id (a uuid5, since Qdrant takes only UUIDs and integers)."""
+    return str(uuid.uuid5(_ID_NAMESPACE, record_id))
+
+
+def _scope_key(scope: Scope) -> str:
+    return json.dumps([scope.user_id, scope.agent_id], ensure_ascii=False, separators=(",", ":"))
+
+
+def _metadata_json(record: Record) -> str:
+    try:
+        return json.dumps(record.metadata, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError) as error:
+        raise InvalidRecordError(
+            f"record {record.id!r}: metadata must be JSON (dicts with string keys, lists, strings, numbers, "
+            f"booleans, None): {error}"
+        ) from None
+
+
+def _check_times(record: Record) -> None:
+    if not (math.isfinite(record.created_at) and math.isfinite(record.updated_at)):
+        raise InvalidRecordError(f"record {record.id!r}: created_at and updated_at must be finite numbers")
+
+
+def _encode_vector(vector: np.ndarray | None) -> str | None:
+    if vector is None:
+        return None
+    return base64.b64encode(np.ascontiguousarray(vector, dtype="<f4").tobytes()).decode("ascii")
+
+
+def _decode_vector(text: str | None) -> np.ndarray | None:
+    if text is None:
+        return None
+    return np.frombuffer(base64.b64decode(text), dtype="<f4").astype(np.float32)
+
+
+def _payload(record: Record, metadata_json: str) -> dict[str, Any]:
+    return {
+        "id": record.id,
+        "scope": _scope_key(record.scope),
+        "user_id": record.user_id,
+        "agent_id": record.agent_id,
+        "kind": record.kind,
+        "content": record.content,
+        "metadata": metadata_json,
+        "terms": list(record.terms),
+        "embedding": _encode_vector(record.embedding),
+        "session_id": record.session_id,
+        "created_at": float(record.created_at),
+        "updated_at": float(record.updated_at),
+        "timestamps": json.dumps([record.created_at, record.updated_at]),
+        "version": record.version,
+    }
+
+
+def _record(payload: dict[str, Any]) -> Record:
+    created_at, updated_at = json.loads(payload["timestamps"])
+    return Record(
+        id=payload["id"], user_id=payload["user_id"], agent_id=payload["agent_id"], kind=payload["kind"],
+        content=payload["content"], metadata=json.loads(payload["metadata"]), terms=payload["terms"],
+        embedding=_decode_vector(payload["embedding"]), session_id=payload["session_id"],
+        created_at=created_at, updated_at=updated_at, version=payload["version"],
+    )
+
+
+# --------------------------------------------------------------------------- the store
+
+T = TypeVar("T")
+
+
+class QdrantStore:
+    """A Kioko store in one Qdrant collection, on a server or in qdrant-client's local mode.
+
+    Open it with :meth:`from_url` (``kioko.connect("qdrant://localhost:6333/memories")``); the
+    constructor takes an already-built client for callers that configure one themselves.
+    """
+
+    capabilities: Capabilities = SERVER_CAPABILITIES
+
+    def __init__(self, client: Any, collection: str = DEFAULT_COLLECTION, dim: int = DEFAULT_DIM, *,
+                 local_path: str | None = None, lock: threading.RLock | None = None,
+                 api_key: str | None = None, address: str = "qdrant://?") -> None:
+        """Use ``client`` (a ``QdrantClient``) and create ``collection`` if it does not exist.
+
+        ``local_path`` marks a local-mode client (``":memory:"`` or a directory); ``lock`` serialises
+        this store's writes with other stores of the same collection; ``api_key`` is only used to keep
+        it out of error messages; ``address`` is what ``repr`` shows.
+        """
+        self._lib = _library()
+        self._client: Any = client
+        self.collection = collection
+        self.dim = _check_dim(dim)
+        self._local_path = local_path
+        self._local = local_path is not None
+        self._lock = lock if lock is not None else threading.RLock()
+        self._api_key = api_key
+        self._address = address
+        self._executor: ThreadPoolExecutor | None = None
+        self._closed = False
+        if self._local:
+            self.capabilities = Capabilities(
+                transactions=False, native_knn=False, persistent=local_path != ":memory:",
+                multi_process=False, approximate_knn=False,
+                notes=_LOCAL_NOTES + (("each qdrant+local://:memory: URL opened is a new, empty store",)
+                                      if local_path == ":memory:" else ()),
+            )
+        try:
+            self._prepare_collection()
+        except BaseException:
+            self.close()
+            raise
+
+    # -- opening
+
+    @classmethod
+    def from_url(cls, url: StoreURL, dim: int | None = None, **options: Any) -> QdrantStore:
+        """Open ``qdrant://host:port/collection`` or ``qdrant+local:///dir`` (see the module docstring).
+
+        ``options`` may carry ``api_key``, ``collection`` and ``timeout``; others are ignored.
+        """
+        url = StoreURL.parse(url)
+        lib = _library()
+        size = _check_dim(dim if dim is not None else url.query.get("dim", DEFAULT_DIM))
+        if url.scheme == "qdrant+local":
+            return cls._open_local(url, size, lib, options)
+        if url.scheme == "qdrant":
+            return cls._open_server(url, size, lib, options)
+        raise InvalidRecordError(f"QdrantStore opens qdrant:// and qdrant+local:// URLs, not {url.scheme}://")
+
+    @classmethod
+    def _open_local(cls, url: StoreURL, dim: int, lib: SimpleNamespace, options: dict[str, Any]) -> QdrantStore:
+        path = _local_path(url)
+        collection = options.get("collection") or url.query.get("collection") or DEFAULT_COLLECTION
+        if path == ":memory:":
+            client = lib.QdrantClient(location=":memory:")
+            return cls(client, collection, dim, local_path=path, address=url.render())
+        handle = _acquire_local(path, lib)
+        try:
+            return cls(handle.client, collection, dim, local_path=path, lock=handle.lock, address=url.render())
+        except BaseException:
+            # __init__ failed before close() could run with our path, so give the reference back here
+            _release_local(path)
+            raise
+
+    @classmethod
+    def _open_server(cls, url: StoreURL, dim: int, lib: SimpleNamespace, options: dict[str, Any]) -> QdrantStore:
+        if not url.host:
+            raise InvalidRecordError("a qdrant:// URL needs a host, e.g. qdrant://localhost:6333/memories")
+        collection = (options.get("collection") or url.path.strip("/") or url.query.get("collection")
+                      or DEFAULT_COLLECTION)
+        api_key = (options.get("api_key") or url.password or url.username or url.query.get("api_key")
+                   or os.environ.get("QDRANT_API_KEY") or None)
+        https = _flag(url.query.get("https", "false"), "https")
+        timeout = options.get("timeout", url.query.get("timeout"))
+        port = url.port or 6333
+        address = f"qdrant://{url.host}:{port}/{collection}" + ("?https=true" if https else "")
+        try:
+            client = lib.QdrantClient(
+                host=url.host, port=port, https=https, api_key=api_key,
+                timeout=int(timeout) if timeout is not None else None, check_compatibility=False,
+            )
+        except ValueError as error:
+            raise InvalidRecordError(f"bad Qdrant URL {address}: {_scrub(str(error), api_key)}") from None
+        return cls(client, collection, dim, lock=_server_lock(url.host, port, collection),
+                   api_key=api_key, address=address)
+
+    def _prepare_collection(self) -> None:
+        """Create the collection if needed, check its vector, and (on a server) its payload indexes."""
+        models = self._lib.models
+        with self._guard(), self._translated("opening the collection"):
+            if not self._client.collection_exists(self.collection):
+                try:
+                    self._client.create_collection(
+                        self.collection,
+                        vectors_config={DENSE: models.VectorParams(size=self.dim, distance=models.Distance.COSINE)},
+                        metadata={"kioko": {"format": _FORMAT, "dim": self.dim}},
+                    )
+                except (ValueError, self._lib.UnexpectedResponse) as error:
+                    # another process created it between our check and our create: use theirs
+                    if "already exists" not in str(error):
+                        raise
+            info = self._client.get_collection(self.collection)
+        self._check_collection(info)
+        if not self._local:
+            self._ensure_indexes(set((info.payload_schema or {}).keys()))
+
+    def _check_collection(self, info: Any) -> None:
+        vectors = info.config.params.vectors
+        params = vectors.get(DENSE) if isinstance(vectors, dict) else None
+        if params is None:
+            raise StoreError(
+                f"collection {self.collection!r} exists but was not made by Kioko (it has no {DENSE!r} "
+                "vector); choose another collection name"
+            )
+        if params.size != self.dim:
+            raise InvalidRecordError(
+                f"collection {self.collection!r} holds {params.size}-dimensional vectors, but this store was "
+                f"opened with dim={self.dim}; open it with ?dim={params.size} (or dim={params.size}), or use "
+                "another collection for the other embedder"
+            )
+        if params.distance != self._lib.models.Distance.COSINE:
+            raise StoreError(f"collection {self.collection!r} uses {params.distance} distance; Kioko needs cosine")
+
+    def _ensure_indexes(self, existing: set[str]) -> None:
+        models = self._lib.models
+        for field_name, (schema, is_tenant) in _SERVER_INDEXES.items():
+            if field_name in existing:
+                continue
+            if schema == "keyword":
+                field_schema: Any = models.KeywordIndexParams(type=models.KeywordIndexType.KEYWORD,
+                                                              is_tenant=is_tenant or None)
+            else:
+                field_schema = models.PayloadSchemaType.FLOAT
+            with self._translated(f"creating the payload index on {field_name}"):
+                self._client.create_payload_index(self.collection, field_name, field_schema=field_schema,
+                                                  wait=True)
+
+    def __repr__(self) -> str:
+        return f"QdrantStore({self._address!r}, dim={self.dim})"
+
+    # -- reads
+
+    def get(self, scope: Scope, ids: Sequence[str]) -> list[Record | None]:
+        scope = check_scope(scope)
+        ids = list(ids)
+        wanted = list(dict.fromkeys(i for i in ids if isinstance(i, str)))
+        if not wanted:
+            return [None] * len(ids)
+        with self._guard(), self._translated("reading records"):
+            points = self._client.retrieve(self.collection, ids=[point_id(i) for i in wanted],
+                                           with_payload=True, with_vectors=False)
+        found: dict[str, Record] = {}
+        for point in points:
+            record = _record(point.payload)
+            if record.scope == scope:
+                found[record.id] = record
+        result: list[Record | None] = []
+        handed_out: set[str] = set()
+        for record_id in ids:
+            record = found.get(record_id) if isinstance(record_id, str) else None
+            if record is not None and record_id in handed_out:
+                record = record.model_copy(deep=True)  # every position gets its own object
+            if record is not None:
+                handed_out.add(record_id)
+            result.append(record)
+        return result
+
+    def postings(self, scope: Scope, terms: Sequence[str], limit: int) -> Postings:
+        """Document frequencies and newest ids per term, in two waves of requests.
+
+        Wave one: the count of the scope's records with terms, and one batched order-by query per
+        term for ``limit + 1`` ids, newest first. A term with at most ``limit`` holders is then
+        complete (its df is the number of ids). Wave two, only where needed: an exact count for each
+        term with more holders, and the records sharing the ``created_at`` at the cut, so ties are
+        broken by id as the protocol says and not by Qdrant's internal order.
+        """
+        scope, limit = check_scope(scope), check_limit("limit", limit)
+        asked = list(dict.fromkeys(terms))
+        models = self._lib.models
+        in_scope = self._scope_condition(scope)
+        with_terms = models.Filter(must=[in_scope],
+                                   must_not=[models.IsEmptyCondition(is_empty=models.PayloadField(key="terms"))])
+        holders = {term: models.Filter(must=[in_scope, _match(models, "terms", term)]) for term in asked}
+
+        def newest() -> list[list[Any]]:
+            if not asked:
+                return []
+            requests = [
+                models.QueryRequest(
+                    query=models.OrderByQuery(order_by=models.OrderBy(key="created_at",
+                                                                      direction=models.Direction.DESC)),
+                    filter=holders[term], limit=limit + 1, with_payload=["id", "timestamps", "created_at"],
+                )
+                for term in asked
+            ]
+            return [response.points for response in self._client.query_batch_points(self.collection, requests)]
+
+        with self._guard(), self._translated("reading postings"):
+            n, first = self._concurrently([lambda: self._count(with_terms), newest])
+            pages = dict(zip(asked, first))
+            overflowing = [term for term in asked if len(pages[term]) > limit]
+            tied = [term for term in overflowing if limit > 0
+                    and pages[term][limit].payload["created_at"] == pages[term][limit - 1].payload["created_at"]]
+            second = self._concurrently(
+                [(lambda t=term: self._count(holders[t])) for term in overflowing]
+                + [(lambda t=term: self._tie_group(holders[t], pages[t][limit].payload["created_at"]))
+                   for term in tied]
+            )
+        df = {term: len(pages[term]) for term in asked}
+        df.update(zip(overflowing, second[: len(overflowing)]))
+        for term, group in zip(tied, second[len(overflowing):]):
+            cut = pages[term][limit].payload["created_at"]
+            pages[term] = [p for p in pages[term] if p.payload["created_at"] != cut] + group
+        ids: dict[str, list[str]] = {}
+        for term in asked:
+            ordered = sorted(pages[term], key=lambda p: (-json.loads(p.payload["timestamps"])[0], p.payload["id"]))
+            ids[term] = [p.payload["id"] for p in ordered[:limit]]
+        return Postings(n=n, df=df, ids=ids)
+
+    def knn(self, scope: Scope, vector: Sequence[float] | np.ndarray, k: int,
+            filter: Filter | None = None) -> list[Neighbor]:
+        """Qdrant's filtered search for ``k + 1`` points, re-ranked by (score, id).
+
+        The extra point shows whether the k-th score is tied with records beyond it; if so the search
+        widens until the tie group is complete, so equal scores are broken by id like the reference.
+        """
+        scope, k = check_scope(scope), check_limit("k", k)
+        query = check_query_vector(vector, self.dim).tolist()
+        conditions = self._conditions(scope, filter)
+        if k == 0 or conditions is None:
+            return []
+        models = self._lib.models
+        want = k + 1
+        while True:
+            with self._guard(), self._translated("searching vectors"):
+                points = self._client.query_points(
+                    self.collection, query=query, using=DENSE, query_filter=models.Filter(must=conditions),
+                    limit=want, with_payload=["id"], with_vectors=False,
+                ).points
+            if len(points) < want or points[-1].score < points[k - 1].score:
+                break
+            want *= 2
+        ranked = sorted(((p.payload["id"], float(p.score)) for p in points), key=lambda n: (-n[1], n[0]))
+        return [Neighbor(record_id, score) for record_id, score in ranked[:k]]
+
+    def scan(self, scope: Scope, filter: Filter | None = None, batch: int = 500) -> Iterator[Record]:
+        """Every matching record in id order.
+
+        Qdrant cannot range over string ids, so the scan first lists the ids that match when it
+        starts (paging by point id, which writes cannot shift), sorts them, then fetches ``batch``
+        at a time and checks scope and filter again: a record deleted meanwhile is skipped, one
+        written meanwhile is yielded in its current state, one inserted after the start is not.
+        """
+        scope = check_scope(scope)
+        if check_limit("batch", batch) == 0:
+            raise InvalidRecordError("batch must be at least 1")
+        return self._scan(scope, filter, batch)
+
+    def _scan(self, scope: Scope, filter: Filter | None, batch: int) -> Iterator[Record]:
+        conditions = self._conditions(scope, filter)
+        if conditions is None:
+            return
+        ids = sorted(self._list_ids(self._lib.models.Filter(must=conditions)))
+        for start in range(0, len(ids), batch):
+            chunk = ids[start:start + batch]
+            with self._guard(), self._translated("scanning records"):
+                points = self._client.retrieve(self.collection, ids=[point_id(i) for i in chunk],
+                                               with_payload=True, with_vectors=False)
+            records = [_record(p.payload) for p in points]
+            chosen = [r for r in records if r.scope == scope and (filter is None or filter.matches(r))]
+            yield from sorted(chosen, key=lambda r: r.id)
+
+    def _list_ids(self, query_filter: Any) -> list[str]:
+        ids: list[str] = []
+        offset = None
+        while True:
+            with self._guard(), self._translated("listing records"):
+                points, offset = self._client.scroll(self.collection, scroll_filter=query_filter, limit=_ID_PAGE,
+                                                     offset=offset, with_payload=["id"], with_vectors=False)
+            ids.extend(p.payload["id"] for p in points)
+            if offset is None:
+                return ids
+
+    # -- writes
+
+    def update_many(self, ops: Sequence[Op]) -> list[Record | None]:
+        """Plan the batch against the stored versions, then send it as one batch-update request."""
+        ops = validate_ops(ops, self.dim)
+        if not ops:
+            return []
+        metadata = {}
+        for op in ops:
+            if isinstance(op, Upsert):
+                _check_times(op.record)
+                metadata[id(op)] = _metadata_json(op.record)
+        touched = list(dict.fromkeys(op.id if isinstance(op, Delete) else op.record.id for op in ops))
+        models = self._lib.models
+        with self._lock:
+            with self._guard(), self._translated("reading versions"):
+                points = self._client.retrieve(self.collection, ids=[point_id(i) for i in touched],
+                                               with_payload=["id", "user_id", "agent_id", "version"],
+                                               with_vectors=False)
+            current = {p.payload["id"]: (Scope(p.payload["user_id"], p.payload["agent_id"]), p.payload["version"])
+                       for p in points}
+            planned = _plan(ops, current)
+            final: dict[str, tuple[Op, Record | None]] = {}
+            for op, stored, exists in planned:
+                key = op.id if isinstance(op, Delete) else op.record.id
+                if stored is not None or exists:
+                    final[key] = (op, stored)
+            upserts = [
+                models.PointStruct(
+                    id=point_id(stored.id),
+                    vector={DENSE: stored.embedding.tolist()} if stored.embedding is not None else {},
+                    payload=_payload(stored, metadata[id(op)]),
+                )
+                for op, stored in final.values() if stored is not None
+            ]
+            deletes = [point_id(key) for key, (_, stored) in final.items() if stored is None]
+            operations: list[Any] = []
+            if upserts:
+                operations.append(models.UpsertOperation(upsert=models.PointsList(points=upserts)))
+            if deletes:
+                operations.append(models.DeleteOperation(delete=models.PointIdsList(points=deletes)))
+            if operations:
+                with self._guard(), self._translated("writing records"):
+                    self._client.batch_update_points(self.collection, operations, wait=True,
+                                                     **({} if self._local else {"ordering": models.WriteOrdering.STRONG}))
+        return [
+            _record(_payload(stored, metadata[id(op)])) if stored is not None else None
+            for op, stored, _ in planned
+        ]
+
+    # -- closing
+
+    def close(self) -> None:
+        """Release the client (a shared local directory closes when its last store does)."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._executor is not None:
+            self._executor.shutdown(wait=True)
+            self._executor = None
+        client, self._client = self._client, None
+        if self._local and self._local_path != ":memory:":
+            _release_local(self._local_path)  # type: ignore[arg-type]
+        elif client is not None:
+            try:
+                client.close()
+            except Exception:  # closing a client whose server is gone must not raise
+                pass
+
+    def __enter__(self) -> QdrantStore:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    # -- helpers
+
+    def _guard(self) -> ContextManager[Any]:
+        """Local mode is not thread-safe, so its calls take the directory's lock; a server needs none."""
+        return self._lock if self._local else nullcontext()
+
+    @contextmanager
+    def _translated(self, doing: str) -> Iterator[None]:
+        """Turn qdrant-client and transport errors into Kioko errors that never show the API key."""
+        if self._closed or self._client is None:
+            raise StoreError(f"{self!r} is closed; open the URL again")
+        lib = self._lib
+        try:
+            yield
+        except KiokoError:
+            raise
+        except lib.UnexpectedResponse as error:
+            raise self._http_error(error, doing) from None
+        except (lib.ResponseHandlingException, *lib.transport_errors, ConnectionError, TimeoutError) as error:
+            cause = getattr(error, "source", error)
+            raise ConnectionLostError(
+                f"lost the Qdrant server at {self._address} while {doing}: "
+                f"{_scrub(f'{type(cause).__name__}: {cause}', self._api_key)}; check that it is running"
+            ) from None
+        except (RuntimeError, ValueError, OSError) as error:
+            raise StoreError(
+                f"Qdrant failed while {doing} in {self._address}: {_scrub(str(error), self._api_key)}"
+            ) from None
+
+    def _http_error(self, error: Any, doing: str) -> StoreError:
+        status = error.status_code
+        detail = _scrub(error.content[:300].decode("utf-8", "replace"), self._api_key)
+        if status in (401, 403):
+            return StoreError(
+                f"the Qdrant server at {self._address} refused the API key (HTTP {status}) while {doing}; "
+                "pass the key in the URL (qdrant://:KEY@host), ?api_key= or QDRANT_API_KEY"
+            )
+        if status == 404:
+            return StoreError(
+                f"collection {self.collection!r} is gone from {self._address} (HTTP 404 while {doing}); "
+                "it was deleted while this store was open: open the URL again to recreate it"
+            )
+        return StoreError(f"the Qdrant server at {self._address} answered HTTP {status} while {doing}: {detail}")
+
+    def _concurrently(self, calls: Sequence[Callable[[], T]]) -> list[T]:
+        """Run independent requests side by side on a server; one after another in local mode."""
+        if self._local or len(calls) <= 1:
+            return [call() for call in calls]
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="kioko-qdrant")
+        return [future.result() for future in [self._executor.submit(call) for call in calls]]
+
+    def _count(self, query_filter: Any) -> int:
+        return int(self._client.count(self.collection, count_filter=query_filter, exact=True).count)
+
+    def _tie_group(self, query_filter: Any, created_at: float) -> list[Any]:
+        """Every holder of a term whose ``created_at`` equals ``created_at``, paged by point id."""
+        models = self._lib.models
+        same_time = models.Filter(must=[query_filter, models.FieldCondition(
+            key="created_at", range=models.Range(gte=created_at, lte=created_at))])
+        group: list[Any] = []
+        offset = None
+        while True:
+            points, offset = self._client.scroll(self.collection, scroll_filter=same_time, limit=_TIE_PAGE,
+                                                 offset=offset, with_payload=["id", "timestamps", "created_at"],
+                                                 with_vectors=False)
+            group.extend(points)
+            if offset is None:
+                return group
+
+    def _scope_condition(self, scope: Scope) -> Any:
+        return _match(self._lib.models, "scope", _scope_key(scope))
+
+    def _conditions(self, scope: Scope, filter: Filter | None) -> list[Any] | None:
+        """Qdrant conditions for the scope and ``filter``; None when the filter can match nothing."""
+        models = self._lib.models
+        conditions = [self._scope_condition(scope)]
+        if filter is None:
+            return conditions
+        if filter.kinds is not None:
+            if not filter.kinds:
+                return None
+            conditions.append(models.FieldCondition(key="kind", match=models.MatchAny(any=sorted(filter.kinds))))
+        if filter.session_id is not None:
+            conditions.append(_match(models, "session_id", filter.session_id))
+        if filter.created_after is not None or filter.created_before is not None:
+            conditions.append(models.FieldCondition(
+                key="created_at", range=models.Range(gte=filter.created_after, lt=filter.created_before)))
+        if filter.ids is not None:
+            if not filter.ids:
+                return None
+            conditions.append(models.HasIdCondition(has_id=[point_id(i) for i in sorted(filter.ids)]))
+        return conditions
+
+
+# --------------------------------------------------------------------------- module helpers
+
+
+def _plan(ops: Sequence[Op], current: dict[str, tuple[Scope, int]]) -> list[tuple[Op, Record | None, bool]]:
+    """Check every op against the state the batch would see, exactly as ``MemoryStore._plan`` does.
+
+    Returns per op: the op, the record to store (None for a delete) and whether the id exists.
+    """
+    versions: dict[str, tuple[Scope, int] | None] = {}
+    planned: list[tuple[Op, Record | None, bool]] = []
+    for op in ops:
+        key = op.id if isinstance(op, Delete) else op.record.id
+        if key not in versions:
+            versions[key] = current.get(key)
+        state = versions[key]
+        scope = op.scope if isinstance(op, Delete) else op.record.scope
+        if state is not None and state[0] != scope:
+            if isinstance(op, Delete):
+                state = None  # another scope's record looks missing, and stays untouched
+            else:
+                raise ConflictError(f"record id {key!r} already belongs to another scope")
+        version = state[1] if state else 0
+        if op.expected_version is not None and op.expected_version != version:
+            raise ConflictError(f"record {key!r} is at version {version}, expected {op.expected_version}")
+        if isinstance(op, Delete):
+            planned.append((op, None, state is not None))
+            if state is not None:
+                versions[key] = None
+        else:
+            stored = stamped(op.record, version)
+            versions[key] = (scope, stored.version)
+            planned.append((op, stored, True))
+    return planned
+
+
+def _match(models: Any, key: str, value: str) -> Any:
+    return models.FieldCondition(key=key, match=models.MatchValue(value=value))
+
+
+def _check_dim(dim: Any) -> int:
+    try:
+        size = int(dim)
+    except (TypeError, ValueError):
+        raise InvalidRecordError(f"dim must be a positive integer, got {dim!r}") from None
+    if size < 1 or isinstance(dim, bool) or (isinstance(dim, float) and not dim.is_integer()):
+        raise InvalidRecordError(f"dim must be a positive integer, got {dim!r}")
+    return size
+
+
+def _flag(value: str, name: str) -> bool:
+    lowered = value.strip().lower()
+    if lowered in ("1", "true", "yes", "on"):
+        return True
+    if lowered in ("", "0", "false", "no", "off"):
+        return False
+    raise InvalidRecordError(f"?{name}= takes true or false, got {value!r}")
+
+
+def _local_path(url: StoreURL) -> str:
+    """The directory of a ``qdrant+local`` URL: three slashes relative, four absolute, or ``:memory:``."""
+    if url.host:
+        raise InvalidRecordError(
+            f"{url.render()!r} names a host; local mode takes a directory: qdrant+local:///relative/dir, "
+            "qdrant+local:////absolute/dir or qdrant+local://:memory:"
+        )
+    if url.path == ":memory:":
+        return ":memory:"
+    path = url.path[1:] if url.path.startswith("/") else url.path
+    if not path:
+        raise InvalidRecordError(
+            "a qdrant+local URL needs a directory: qdrant+local:///relative/dir, qdrant+local:////absolute/dir "
+            "or qdrant+local://:memory:"
+        )
+    return path
+
+
+def _scrub(text: str, secret: str | None) -> str:
+    return text.replace(secret, "***") if secret else text
