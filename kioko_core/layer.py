@@ -11,6 +11,7 @@ from .embedding import Embedder, OfflineEmbedder
 from .entities import EntityGraph
 from .index import IndexCache
 from .linker import SESSION_TERM, LinkerConfig, LinkScore, MemoryLinker
+from .graph import Graph
 from .store import Delete, Filter, InvalidRecordError, Record, Scope, Store, StoreError, Upsert, check_scope
 
 NOT_LINKED_KINDS = frozenset({"instruction", "working", "profile"})
@@ -130,68 +131,6 @@ class MemoryLayer:
 
     def __repr__(self) -> str:
         return f"MemoryLayer(store={self.store!r}, auto_link={self.auto_link})"
-
-
-class Graph:
-    """``memory.graph``: the entity graph and the memory links."""
-
-    def __init__(self, layer: MemoryLayer) -> None:
-        self._layer = layer
-
-    # entity graph
-    def add(self, subject: str, relation: str, object: str, *, user_id: str, **options: Any):
-        return self._layer.entities.add(subject, relation, object, user_id=user_id, **options)
-
-    def relations(self, entity: str, *, user_id: str, **options: Any):
-        return self._layer.entities.relations(entity, user_id=user_id, **options)
-
-    def neighbors(self, entity: str, *, user_id: str, **options: Any):
-        return self._layer.entities.neighbors(entity, user_id=user_id, **options)
-
-    def path(self, a: str, b: str, *, user_id: str, **options: Any):
-        return self._layer.entities.path(a, b, user_id=user_id, **options)
-
-    # memory links
-    def links(self, memory_id: str, *, user_id: str, agent_id: str | None = None) -> list[L.MemoryLink]:
-        """Every link of a memory, strongest (faded weight) first; links to vanished memories are skipped."""
-        layer = self._layer
-        record = layer.get(memory_id, user_id=user_id, agent_id=agent_id)
-        entries = L.link_entries(record)
-        others = layer.store.get(record.scope, [e["id"] for e in entries]) if entries else []
-        now = time.time()
-        found = [L.MemoryLink.from_entry(record, e, o) for e, o in zip(entries, others) if o is not None]
-        return sorted(found, key=lambda k: (-k.faded(now, layer.linker.config.half_life_days), k.source, k.target))
-
-    def explain(self, a: str, b: str, *, user_id: str, agent_id: str | None = None) -> LinkScore:
-        """Why two memories are (or are not) linked: every signal, scored from scratch."""
-        first = self._layer.get(a, user_id=user_id, agent_id=agent_id)
-        second = self._layer.get(b, user_id=user_id, agent_id=agent_id)
-        return self._layer.linker.explain(first, second)
-
-    def connect(self, *, user_id: str, agent_id: str | None = None, rebuild: bool = False,
-                limit: int | None = None, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-        """Link memories never linked (or, with ``rebuild``, re-derive every memory's automatic links)."""
-        layer = self._layer
-        started = time.perf_counter()
-        scope = check_scope((user_id, agent_id))
-        todo = [r.id for r in layer.store.scan(scope, Filter(kinds=frozenset(L.LINKABLE_KINDS)))
-                if rebuild or not r.metadata.get("linked_at")]
-        todo.sort()
-        if limit is not None:
-            todo = todo[:limit]
-        made = dropped = 0
-        for done, memory_id in enumerate(todo, 1):
-            current = layer.store.get(scope, [memory_id])[0]
-            if current is not None:
-                analysis = layer.linker.analyze(current.content, user_id)
-                terms = analysis.terms + ([SESSION_TERM + current.session_id] if current.session_id else [])
-                record = current.model_copy(update={"terms": terms})
-                plan_links = layer.linker.write(record, analysis, previous=current)[1]
-                made += len(plan_links)
-            if progress is not None:
-                progress(done, len(todo))
-        return {"memories": len(todo), "links": made, "dropped": dropped,
-                "duration_ms": round((time.perf_counter() - started) * 1000, 1)}
 
 
 def scope_of(user_id: str, agent_id: str | None = None) -> Scope:

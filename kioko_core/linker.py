@@ -406,6 +406,9 @@ class MemoryLinker:
                                 why=ev.why, by="auto", at=now, seen=now)
             me, updated[candidate.id] = L.put_link(me, link), L.put_link(current, link)
             made.append(link)
+        for target_id, link_kind in structural:
+            if link_kind == "supersedes" and (updated.get(target_id) or loaded.get(target_id)) is not None:
+                me = self._take_over(me, target_id, updated, loaded, now)
         dropped = 0
         for other_id in list(updated):
             for loser in L.weakest_capped(updated[other_id], self.config.max_degree, now,
@@ -428,8 +431,47 @@ class MemoryLinker:
             ops.append(Upsert(record=other, expected_version=other.version))
         return Plan(ops=ops, links=made, dropped=dropped)
 
+    def _take_over(self, me: Record, old_id: str, updated: dict[str, Record], loaded: dict[str, Record],
+                   now: float) -> Record:
+        """Section 5: the new decision takes over the replaced one's links at 90 % of their weight.
+
+        Links the algorithm made move (the old decision keeps only its supersedes link); links a person
+        or feedback made stay on the old decision and are copied. Where the new decision already links
+        that memory, the old link just goes. Happens once: the old decision is marked superseded_by.
+        """
+        old = updated.get(old_id) or loaded[old_id]
+        if old.metadata.get("superseded_by"):
+            return me
+        entries = [e for e in L.link_entries(old) if e["id"] != me.id and e.get("by") != "structure"]
+        missing = [e["id"] for e in entries if e["id"] not in updated and e["id"] not in loaded]
+        if missing:
+            loaded.update({r.id: r for r in self.store.get(me.scope, missing) if r is not None})
+        for entry in entries:
+            other = updated.get(entry["id"]) or loaded.get(entry["id"])
+            moves = entry.get("by") in L.CAPPED_AUTHORS
+            if moves:
+                old = L.drop_link(old, entry["id"])
+                if other is not None:
+                    other = L.drop_link(other, old_id)
+            if other is None or L.entry_for(me, other.id) is not None:
+                if other is not None:
+                    updated[other.id] = other
+                continue
+            outgoing = entry.get("dir") == "out"
+            link = L.MemoryLink(
+                source=me.id if outgoing else other.id, target=other.id if outgoing else me.id,
+                type=entry.get("type", "related_to"), weight=round(0.9 * float(entry.get("w", 0)), 4),
+                why=f"taken over from the decision it replaced ({entry.get('why', '')})", by=entry.get("by", "auto"),
+                at=now, seen=float(entry.get("seen", now)), taken_from=old_id,
+            )
+            me, updated[other.id] = L.put_link(me, link), L.put_link(other, link)
+        metadata = dict(old.metadata)
+        metadata["superseded_by"] = me.id
+        updated[old_id] = old.model_copy(update={"metadata": metadata})
+        return me
+
     def write(self, record: Record, analysis: Analysis, previous: Record | None = None,
-              attempts: int = 4) -> tuple[Record, list[L.MemoryLink]]:
+              attempts: int = 4, report: bool = False) -> Any:
         """Store ``record`` with its links; retry on a concurrent writer; never lose the write itself."""
         for attempt in range(attempts):
             try:
@@ -445,10 +487,10 @@ class MemoryLinker:
                 break
             else:
                 self._note_writes(plan.ops, previous)
-                return stored[0], plan.links
+                return (stored[0], plan.links, plan.dropped) if report else (stored[0], plan.links)
         stored = self.store.update_many([Upsert(record=record)])
         self.index.record_write(record.scope, record.id, previous.terms if previous else [], record.terms)
-        return stored[0], []
+        return (stored[0], [], 0) if report else (stored[0], [])
 
     def _note_writes(self, ops: list[Op], previous: Record | None) -> None:
         first = ops[0].record  # type: ignore[union-attr]

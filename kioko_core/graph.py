@@ -1,0 +1,198 @@
+"""``memory.graph``: the entity graph's calls and the memory links' calls, on one facade."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any, Callable
+
+from . import links as L
+from .linker import SESSION_TERM, LinkScore
+from .store import Filter, InvalidRecordError, Record, Scope, Upsert, check_scope
+
+if TYPE_CHECKING:
+    from .layer import MemoryLayer
+
+
+class Graph:
+    """``memory.graph``: the entity graph and the memory links of one MemoryLayer."""
+
+    def __init__(self, layer: MemoryLayer) -> None:
+        self._layer = layer
+
+    # -- the entity graph
+
+    def add(self, subject: str, relation: str, object: str, *, user_id: str, **options: Any):
+        """Add a triple ``(subject) -relation-> (object)`` to the user's entity graph."""
+        return self._layer.entities.add(subject, relation, object, user_id=user_id, **options)
+
+    def relations(self, entity: str, *, user_id: str, **options: Any):
+        """The triples about ``entity`` valid now (or ``as_of``)."""
+        return self._layer.entities.relations(entity, user_id=user_id, **options)
+
+    def neighbors(self, entity: str, *, user_id: str, **options: Any):
+        """Entities one relation away from ``entity``."""
+        return self._layer.entities.neighbors(entity, user_id=user_id, **options)
+
+    def path(self, a: str, b: str, *, user_id: str, **options: Any):
+        """The shortest chain of triples from entity ``a`` to entity ``b``."""
+        return self._layer.entities.path(a, b, user_id=user_id, **options)
+
+    # -- memory links: reading
+
+    def links(self, memory_id: str, *, user_id: str, agent_id: str | None = None) -> list[L.MemoryLink]:
+        """Every link of a memory, strongest (faded weight) first; links to vanished memories are skipped."""
+        layer = self._layer
+        record = layer.get(memory_id, user_id=user_id, agent_id=agent_id)
+        entries = L.link_entries(record)
+        others = layer.store.get(record.scope, [e["id"] for e in entries]) if entries else []
+        now = time.time()
+        found = [L.MemoryLink.from_entry(record, e, o) for e, o in zip(entries, others) if o is not None]
+        return sorted(found, key=lambda k: (-k.faded(now, layer.linker.config.half_life_days), k.source, k.target))
+
+    def explain(self, a: str, b: str, *, user_id: str, agent_id: str | None = None) -> LinkScore:
+        """Why two memories are (or are not) linked: every signal, scored from scratch."""
+        first = self._layer.get(a, user_id=user_id, agent_id=agent_id)
+        second = self._layer.get(b, user_id=user_id, agent_id=agent_id)
+        return self._layer.linker.explain(first, second)
+
+    # -- memory links: by hand
+
+    def link(self, a: str, b: str, type: str = "related_to", weight: float = 1.0, why: str = "", *,
+             user_id: str, agent_id: str | None = None) -> L.MemoryLink:
+        """Link ``a`` to ``b`` by hand (never fades). Raises LinkConflict where a stronger link exists."""
+        if type not in L.LINK_TYPES:
+            raise InvalidRecordError(f"unknown link type {type!r}; use one of {sorted(L.LINK_TYPES)}")
+        if a == b:
+            raise InvalidRecordError("a memory cannot be linked to itself")
+        if not 0.0 < float(weight) <= 1.0:
+            raise InvalidRecordError("weight must be in (0, 1]")
+        layer = self._layer
+        scope = check_scope((user_id, agent_id))
+        first, second = _both(layer, scope, a, b)
+        existing = L.entry_for(first, b)
+        if existing is not None:
+            rank = L.author_rank(existing.get("by", "auto"))
+            if rank < L.author_rank("manual"):
+                raise L.LinkConflict(
+                    f"{a} and {b} are already joined by a {existing.get('by')} link ({existing.get('type')}); "
+                    "a manual link cannot replace it")
+            if rank == L.author_rank("manual"):
+                return L.MemoryLink.from_entry(first, existing, second)
+        now = time.time()
+        link = L.MemoryLink(source=a, target=b, type=type, weight=float(weight), why=why, by="manual", at=now,
+                            seen=now)
+        layer.store.update_many([Upsert(record=L.put_link(first, link), expected_version=first.version),
+                                 Upsert(record=L.put_link(second, link), expected_version=second.version)])
+        return L.MemoryLink.from_entry(L.put_link(first, link), link.entry(a), second)
+
+    def unlink(self, a: str, b: str, *, user_id: str, agent_id: str | None = None) -> bool:
+        """Remove the link between ``a`` and ``b`` from both memories; True if there was one."""
+        layer = self._layer
+        scope = check_scope((user_id, agent_id))
+        found = layer.store.get(scope, [a, b])
+        ops = [Upsert(record=L.drop_link(r, other), expected_version=r.version)
+               for r, other in zip(found, (b, a)) if r is not None and L.entry_for(r, other) is not None]
+        if ops:
+            layer.store.update_many(ops)
+        return bool(ops)
+
+    # -- maintenance
+
+    def connect(self, *, user_id: str, agent_id: str | None = None, rebuild: bool = False,
+                limit: int | None = None, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+        """Link memories never linked (or, with ``rebuild``, re-derive every memory's automatic links).
+
+        Returns ``{"memories", "links", "dropped", "duration_ms"}``; ``progress(done, total)`` is called
+        after each memory.
+        """
+        layer = self._layer
+        started = time.perf_counter()
+        scope = check_scope((user_id, agent_id))
+        todo = [(r.created_at, r.id) for r in layer.store.scan(scope, Filter(kinds=frozenset(L.LINKABLE_KINDS)))
+                if rebuild or not r.metadata.get("linked_at")]
+        todo.sort()  # oldest first, so a backfill sees memories in the order they were written
+        if limit is not None:
+            todo = todo[:limit]
+        made = dropped = 0
+        for done, (_, memory_id) in enumerate(todo, 1):
+            current = layer.store.get(scope, [memory_id])[0]
+            if current is not None:
+                analysis = layer.linker.analyze(current.content, user_id)
+                terms = analysis.terms + ([SESSION_TERM + current.session_id] if current.session_id else [])
+                record = current.model_copy(update={"terms": terms})
+                _, new_links, lost = layer.linker.write(record, analysis, previous=current, report=True)
+                made += len(new_links)
+                dropped += lost
+            if progress is not None:
+                progress(done, len(todo))
+        return {"memories": len(todo), "links": made, "dropped": dropped,
+                "duration_ms": round((time.perf_counter() - started) * 1000, 1)}
+
+    def prune(self, *, user_id: str, agent_id: str | None = None, now: float | None = None) -> int:
+        """Remove links whose faded weight is below ``min_weight`` and links to memories that no longer exist."""
+        layer = self._layer
+        config = layer.linker.config
+        scope = check_scope((user_id, agent_id))
+        now = time.time() if now is None else now
+        removed = 0
+        for record in list(layer.store.scan(scope)):
+            entries = L.link_entries(record)
+            if not entries:
+                continue
+            current = layer.store.get(scope, [record.id])[0]
+            if current is None:
+                continue
+            entries = L.link_entries(current)
+            others = layer.store.get(scope, [e["id"] for e in entries])
+            ops: list[Upsert] = []
+            keep = current
+            for entry, other in zip(entries, others):
+                faded = L.faded_weight(float(entry.get("w", 0)), entry.get("by", "auto"),
+                                       float(entry.get("seen", 0)), now, config.half_life_days)
+                if other is None or faded < config.min_weight:
+                    keep = L.drop_link(keep, entry["id"])
+                    if other is not None and L.entry_for(other, current.id) is not None:
+                        ops.append(Upsert(record=L.drop_link(other, current.id), expected_version=other.version))
+                    removed += 1
+            if keep is not current:
+                layer.store.update_many([Upsert(record=keep, expected_version=current.version)] + ops)
+        return removed
+
+    def merge(self, duplicate: str, survivor: str, *, user_id: str, agent_id: str | None = None) -> Record:
+        """Move ``duplicate``'s links to ``survivor`` (the stronger author wins a clash), then delete it."""
+        layer = self._layer
+        scope = check_scope((user_id, agent_id))
+        dup, keep = _both(layer, scope, duplicate, survivor)
+        entries = [e for e in L.link_entries(dup) if e["id"] != survivor]
+        others = {r.id: r for r in layer.store.get(scope, [e["id"] for e in entries]) if r is not None}
+        keep = L.drop_link(keep, duplicate)
+        changed: dict[str, Record] = {}
+        for entry in entries:
+            other = changed.get(entry["id"]) or others.get(entry["id"])
+            if other is None:
+                continue
+            other = L.drop_link(other, duplicate)
+            mine = L.entry_for(keep, other.id)
+            if mine is None or L.author_rank(entry.get("by", "auto")) < L.author_rank(mine.get("by", "auto")):
+                moved = L.MemoryLink.from_entry(dup, entry, other)
+                moved.source = survivor if moved.source == duplicate else moved.source
+                moved.target = survivor if moved.target == duplicate else moved.target
+                keep, other = L.put_link(keep, moved), L.put_link(other, moved)
+            changed[other.id] = other
+        from .store import Delete
+
+        ops: list[Any] = [Upsert(record=keep, expected_version=keep.version), Delete(id=duplicate, scope=scope)]
+        ops += [Upsert(record=r, expected_version=r.version) for r in changed.values()]
+        stored = layer.store.update_many(ops)
+        layer.index.record_write(scope, duplicate, dup.terms, [])
+        return stored[0]  # type: ignore[return-value]
+
+
+def _both(layer: MemoryLayer, scope: Scope, a: str, b: str) -> tuple[Record, Record]:
+    from .layer import MemoryNotFound
+
+    first, second = layer.store.get(scope, [a, b])
+    for memory_id, found in ((a, first), (b, second)):
+        if found is None:
+            raise MemoryNotFound(f"no memory {memory_id!r} for user {scope.user_id!r}")
+    return first, second  # type: ignore[return-value]
