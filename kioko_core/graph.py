@@ -6,7 +6,7 @@ import time
 from typing import TYPE_CHECKING, Any, Callable
 
 from . import links as L
-from .linker import SESSION_TERM, LinkScore
+from .linker import LinkScore, index_terms
 from .store import Filter, InvalidRecordError, Record, Scope, Upsert, check_scope
 
 if TYPE_CHECKING:
@@ -118,8 +118,7 @@ class Graph:
             current = layer.store.get(scope, [memory_id])[0]
             if current is not None:
                 analysis = layer.linker.analyze(current.content, user_id)
-                terms = analysis.terms + ([SESSION_TERM + current.session_id] if current.session_id else [])
-                record = current.model_copy(update={"terms": terms})
+                record = current.model_copy(update={"terms": index_terms(analysis.terms, current)})
                 _, new_links, lost = layer.linker.write(record, analysis, previous=current, report=True)
                 made += len(new_links)
                 dropped += lost

@@ -10,7 +10,8 @@ from . import links as L
 from .embedding import Embedder, OfflineEmbedder
 from .entities import EntityGraph
 from .index import IndexCache
-from .linker import SESSION_TERM, LinkerConfig, LinkScore, MemoryLinker
+from .linker import LinkerConfig, LinkScore, MemoryLinker, index_terms
+from .recall import Context, recall
 from .graph import Graph
 from .store import Delete, Filter, InvalidRecordError, Record, Scope, Store, StoreError, Upsert, check_scope
 
@@ -67,7 +68,7 @@ class MemoryLayer:
             stored = self.store.update_many([Upsert(record=record.model_copy(update={"terms": []}))])[0]
             return stored  # type: ignore[return-value]
         analysis = self.linker.analyze(record.content, record.user_id)
-        terms = analysis.terms + ([SESSION_TERM + record.session_id] if record.session_id else [])
+        terms = index_terms(analysis.terms, record)
         metadata = dict(record.metadata)
         metadata["entities"] = list(analysis.entities)
         record = record.model_copy(update={"terms": terms, "metadata": metadata})
@@ -114,6 +115,53 @@ class MemoryLayer:
         self.store.update_many(ops)
         self.index.record_write(scope, memory_id, current.terms, [])
         return True
+
+    # -- reading
+
+    def recall(self, query: str, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
+               links: int | None = None, limit: int | None = None) -> Context:
+        """The context for ``query``: what it retrieves, what their links bring (``links``, default 3), how they connect.
+
+        ``links=0`` turns the expansion off for this call.
+        """
+        if not isinstance(query, str):
+            raise InvalidRecordError("query must be a string")
+        return recall(self, query, user_id=user_id, agent_id=agent_id, session_id=session_id, links=links,
+                      limit=limit)
+
+    def context(self, query: str, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
+                links: int = 0, limit: int | None = None) -> Context:
+        """Like :meth:`recall`, but follows links only when asked (``links`` defaults to 0)."""
+        return self.recall(query, user_id=user_id, agent_id=agent_id, session_id=session_id, links=links,
+                           limit=limit)
+
+    def search(self, query: str, *, user_id: str, agent_id: str | None = None, limit: int = 10) -> list[Record]:
+        """The memories that best match ``query`` (hybrid retrieval, no link expansion)."""
+        ctx = self.recall(query, user_id=user_id, agent_id=agent_id, links=0, limit=limit)
+        return [m.record for m in ctx.memories if "rrf" in m.signals]
+
+    def feedback(self, worked: bool = True, *, user_id: str, credited: str | None = None,
+                 session_id: str | None = None, context: Context | None = None, agent_id: str | None = None,
+                 now: float | None = None) -> list[L.MemoryLink]:
+        """"That worked": link the credited fix to its session's problems, strengthen the links used together.
+
+        The credited procedure / skill / lesson / fix gets a ``resolves`` link (weight 0.8, by feedback) to
+        each problem episode or fact of ``session_id`` from the last 6 hours and each problem episode in
+        ``context``; the links among ``context``'s memories are strengthened: w <- w + 0.2 (1 - w).
+        Returns the links made or strengthened. ``worked=False`` changes nothing.
+        """
+        from .learning import apply_feedback
+
+        if not worked:
+            return []
+        return apply_feedback(self, check_scope((user_id, agent_id)), credited, session_id, context,
+                              time.time() if now is None else now)
+
+    def scoped(self, *, user_id: str, agent_id: str | None = None) -> Any:
+        """The same calls with ``user_id`` (and ``agent_id``) bound: ``memory.scoped(user_id="kumar").add(...)``."""
+        from .scoped import ScopedMemory
+
+        return ScopedMemory(self, check_scope((user_id, agent_id)))
 
     def memories(self, *, user_id: str, agent_id: str | None = None, kinds: set[str] | None = None) -> Iterator[Record]:
         """Every memory of a scope (a scan: for maintenance and exports, not for the hot path)."""

@@ -18,6 +18,7 @@ log = logging.getLogger("kioko.linker")
 
 TWO_HOURS = 7200.0
 SESSION_TERM = "s:"
+KIND_TERM = "k:"
 MEANS = frozenset({"decision", "procedure", "skill", "event"})
 SEMANTIC_KINDS = frozenset({"knowledge", "fact", "preference", "insight"})
 
@@ -513,6 +514,12 @@ class MemoryLinker:
         source, target = (a.id, b.id) if ev.source_is_first else (b.id, a.id)
         return LinkScore(score=round(ev.score, 3), linked=linked, type=ev.type, why=ev.why,
                          signals=ev.signals(), source=source, target=target)
+
+
+def index_terms(salient: list[str], record: Record) -> list[str]:
+    """What a memory is indexed under: its salient terms, its session and its kind (for recency lists)."""
+    extra = [SESSION_TERM + record.session_id] if record.session_id else []
+    return list(salient) + extra + [KIND_TERM + record.kind]
 
 
 def _first(records: list[Record | None]) -> Record | None:
