@@ -72,11 +72,14 @@ _ID_NAMESPACE = uuid.UUID("6b696f6b-6f00-5c1a-9e1d-7265636f7264")
 _FORMAT = 1
 """Payload layout version, written into the collection's metadata."""
 
-_ID_PAGE = 4096
-"""Ids per request when scan lists a scope (payload ``id`` only, so pages can be large)."""
+_SERVER_PAGE = 4096
+"""Points per scroll request to a server (a few payload fields each, so pages can be large)."""
 
-_TIE_PAGE = 1024
-"""Points per request when postings completes a group of records sharing one ``created_at``."""
+_LOCAL_PAGE = 2**31 - 1
+"""Local mode scrolls in one page: each of its requests costs a pass over every point anyway."""
+
+_POSTING_FIELDS = ("id", "timestamps", "created_at")
+"""Payload fields postings reads: the id, the exact created_at, and the one the server orders by."""
 
 _SERVER_INDEXES: dict[str, tuple[str, bool]] = {
     # field -> (schema, is_tenant). scope is the tenant key: every request filters on it first.
@@ -274,24 +277,27 @@ class QdrantStore:
 
     def __init__(self, client: Any, collection: str = DEFAULT_COLLECTION, dim: int = DEFAULT_DIM, *,
                  local_path: str | None = None, lock: threading.RLock | None = None,
-                 api_key: str | None = None, address: str = "qdrant://?") -> None:
+                 release: Callable[[], None] | None = None, api_key: str | None = None,
+                 address: str = "qdrant://?") -> None:
         """Use ``client`` (a ``QdrantClient``) and create ``collection`` if it does not exist.
 
         ``local_path`` marks a local-mode client (``":memory:"`` or a directory); ``lock`` serialises
-        this store's writes with other stores of the same collection; ``api_key`` is only used to keep
-        it out of error messages; ``address`` is what ``repr`` shows.
+        this store's writes with other stores of the same collection; ``release`` is called on close
+        instead of closing the client (a shared client); ``api_key`` is only used to keep it out of
+        error messages; ``address`` is what ``repr`` shows. If opening fails, the client is released.
         """
-        self._lib = _library()
         self._client: Any = client
-        self.collection = collection
-        self.dim = _check_dim(dim)
-        self._local_path = local_path
-        self._local = local_path is not None
-        self._lock = lock if lock is not None else threading.RLock()
-        self._api_key = api_key
-        self._address = address
+        self._release = release
         self._executor: ThreadPoolExecutor | None = None
         self._closed = False
+        self._api_key = api_key
+        self._address = address
+        self.collection = collection
+        self._local_path = local_path
+        self._local = local_path is not None
+        # which postings strategy runs; a test may force the server's on a local store to exercise it
+        self._postings_by_holders = self._local
+        self._lock = lock if lock is not None else threading.RLock()
         if self._local:
             self.capabilities = Capabilities(
                 transactions=False, native_knn=False, persistent=local_path != ":memory:",
@@ -300,6 +306,8 @@ class QdrantStore:
                                       if local_path == ":memory:" else ()),
             )
         try:
+            self._lib = _library()
+            self.dim = _check_dim(dim)
             self._prepare_collection()
         except BaseException:
             self.close()
@@ -330,12 +338,8 @@ class QdrantStore:
             client = lib.QdrantClient(location=":memory:")
             return cls(client, collection, dim, local_path=path, address=url.render())
         handle = _acquire_local(path, lib)
-        try:
-            return cls(handle.client, collection, dim, local_path=path, lock=handle.lock, address=url.render())
-        except BaseException:
-            # __init__ failed before close() could run with our path, so give the reference back here
-            _release_local(path)
-            raise
+        return cls(handle.client, collection, dim, local_path=path, lock=handle.lock,
+                   release=lambda: _release_local(path), address=url.render())
 
     @classmethod
     def _open_server(cls, url: StoreURL, dim: int, lib: SimpleNamespace, options: dict[str, Any]) -> QdrantStore:
@@ -441,20 +445,36 @@ class QdrantStore:
         return result
 
     def postings(self, scope: Scope, terms: Sequence[str], limit: int) -> Postings:
-        """Document frequencies and newest ids per term, in two waves of requests.
-
-        Wave one: the count of the scope's records with terms, and one batched order-by query per
-        term for ``limit + 1`` ids, newest first. A term with at most ``limit`` holders is then
-        complete (its df is the number of ids). Wave two, only where needed: an exact count for each
-        term with more holders, and the records sharing the ``created_at`` at the cut, so ties are
-        broken by id as the protocol says and not by Qdrant's internal order.
-        """
+        """Document frequencies and newest ids per term; see the two strategies below."""
         scope, limit = check_scope(scope), check_limit("limit", limit)
         asked = list(dict.fromkeys(terms))
         models = self._lib.models
         in_scope = self._scope_condition(scope)
         with_terms = models.Filter(must=[in_scope],
                                    must_not=[models.IsEmptyCondition(is_empty=models.PayloadField(key="terms"))])
+        with self._guard(), self._translated("reading postings"):
+            if self._postings_by_holders:
+                df, pages = self._postings_from_holders(in_scope, asked)
+                n = self._count(with_terms)
+            else:
+                n, df, pages = self._postings_ordered(in_scope, with_terms, asked, limit)
+        ids: dict[str, list[str]] = {}
+        for term in asked:
+            ordered = sorted(pages[term], key=lambda p: (-json.loads(p.payload["timestamps"])[0], p.payload["id"]))
+            ids[term] = [p.payload["id"] for p in ordered[:limit]]
+        return Postings(n=n, df=df, ids=ids)
+
+    def _postings_ordered(self, in_scope: Any, with_terms: Any, asked: list[str],
+                          limit: int) -> tuple[int, dict[str, int], dict[str, list[Any]]]:
+        """The server's way: indexed requests in at most two concurrent waves, whatever the df.
+
+        Wave one: the count of the scope's records with terms, and one batched order-by query per
+        term for ``limit + 1`` points, newest first. A term with at most ``limit`` holders is then
+        complete (its df is the number of points). Wave two, only where needed: an exact count for
+        each term with more holders, and every holder sharing the ``created_at`` at the cut, so ties
+        are broken by id as the protocol says and not by Qdrant's internal order.
+        """
+        models = self._lib.models
         holders = {term: models.Filter(must=[in_scope, _match(models, "terms", term)]) for term in asked}
 
         def newest() -> list[list[Any]]:
@@ -464,33 +484,47 @@ class QdrantStore:
                 models.QueryRequest(
                     query=models.OrderByQuery(order_by=models.OrderBy(key="created_at",
                                                                       direction=models.Direction.DESC)),
-                    filter=holders[term], limit=limit + 1, with_payload=["id", "timestamps", "created_at"],
+                    filter=holders[term], limit=limit + 1, with_payload=list(_POSTING_FIELDS),
                 )
                 for term in asked
             ]
             return [response.points for response in self._client.query_batch_points(self.collection, requests)]
 
-        with self._guard(), self._translated("reading postings"):
-            n, first = self._concurrently([lambda: self._count(with_terms), newest])
-            pages = dict(zip(asked, first))
-            overflowing = [term for term in asked if len(pages[term]) > limit]
-            tied = [term for term in overflowing if limit > 0
-                    and pages[term][limit].payload["created_at"] == pages[term][limit - 1].payload["created_at"]]
-            second = self._concurrently(
-                [(lambda t=term: self._count(holders[t])) for term in overflowing]
-                + [(lambda t=term: self._tie_group(holders[t], pages[t][limit].payload["created_at"]))
-                   for term in tied]
-            )
+        n, first = self._concurrently([lambda: self._count(with_terms), newest])
+        pages = dict(zip(asked, first))
+        overflowing = [term for term in asked if len(pages[term]) > limit]
+        cuts = {term: pages[term][limit].payload["created_at"] for term in overflowing}
+        tied = [term for term in overflowing
+                if limit > 0 and pages[term][limit - 1].payload["created_at"] == cuts[term]]
+        second = self._concurrently(
+            [(lambda t=term: self._count(holders[t])) for term in overflowing]
+            + [(lambda t=term: self._tie_group(holders[t], cuts[t])) for term in tied]
+        )
         df = {term: len(pages[term]) for term in asked}
         df.update(zip(overflowing, second[: len(overflowing)]))
         for term, group in zip(tied, second[len(overflowing):]):
-            cut = pages[term][limit].payload["created_at"]
-            pages[term] = [p for p in pages[term] if p.payload["created_at"] != cut] + group
-        ids: dict[str, list[str]] = {}
-        for term in asked:
-            ordered = sorted(pages[term], key=lambda p: (-json.loads(p.payload["timestamps"])[0], p.payload["id"]))
-            ids[term] = [p.payload["id"] for p in ordered[:limit]]
-        return Postings(n=n, df=df, ids=ids)
+            pages[term] = [p for p in pages[term] if p.payload["created_at"] != cuts[term]] + group
+        return n, df, pages
+
+    def _postings_from_holders(self, in_scope: Any,
+                               asked: list[str]) -> tuple[dict[str, int], dict[str, list[Any]]]:
+        """Local mode's way: one scroll for every holder of any asked term, counted here.
+
+        Local mode has no payload index, so each request tests every point in Python; one pass
+        over the collection is then far cheaper than the server strategy's 2 + 2 per term.
+        """
+        if not asked:
+            return {}, {}
+        models = self._lib.models
+        any_term = models.Filter(must=[in_scope, models.FieldCondition(key="terms",
+                                                                      match=models.MatchAny(any=asked))])
+        points = self._scroll_all(any_term, list(_POSTING_FIELDS) + ["terms"])
+        pages: dict[str, list[Any]] = {term: [] for term in asked}
+        for point in points:
+            for term in point.payload["terms"]:
+                if term in pages:
+                    pages[term].append(point)
+        return {term: len(found) for term, found in pages.items()}, pages
 
     def knn(self, scope: Scope, vector: Sequence[float] | np.ndarray, k: int,
             filter: Filter | None = None) -> list[Neighbor]:
@@ -546,15 +580,8 @@ class QdrantStore:
             yield from sorted(chosen, key=lambda r: r.id)
 
     def _list_ids(self, query_filter: Any) -> list[str]:
-        ids: list[str] = []
-        offset = None
-        while True:
-            with self._guard(), self._translated("listing records"):
-                points, offset = self._client.scroll(self.collection, scroll_filter=query_filter, limit=_ID_PAGE,
-                                                     offset=offset, with_payload=["id"], with_vectors=False)
-            ids.extend(p.payload["id"] for p in points)
-            if offset is None:
-                return ids
+        with self._guard(), self._translated("listing records"):
+            return [p.payload["id"] for p in self._scroll_all(query_filter, ["id"])]
 
     # -- writes
 
@@ -617,8 +644,8 @@ class QdrantStore:
             self._executor.shutdown(wait=True)
             self._executor = None
         client, self._client = self._client, None
-        if self._local and self._local_path != ":memory:":
-            _release_local(self._local_path)  # type: ignore[arg-type]
+        if self._release is not None:
+            self._release()
         elif client is not None:
             try:
                 client.close()
@@ -687,19 +714,27 @@ class QdrantStore:
         return int(self._client.count(self.collection, count_filter=query_filter, exact=True).count)
 
     def _tie_group(self, query_filter: Any, created_at: float) -> list[Any]:
-        """Every holder of a term whose ``created_at`` equals ``created_at``, paged by point id."""
+        """Every point of ``query_filter`` whose ``created_at`` equals ``created_at``."""
         models = self._lib.models
         same_time = models.Filter(must=[query_filter, models.FieldCondition(
             key="created_at", range=models.Range(gte=created_at, lte=created_at))])
-        group: list[Any] = []
+        return self._scroll_all(same_time, list(_POSTING_FIELDS))
+
+    def _scroll_all(self, query_filter: Any, fields: list[str]) -> list[Any]:
+        """Every point matching ``query_filter`` with these payload fields, paged by point id.
+
+        Pages on a point id, so writes meanwhile never shift what is left to read. Local mode reads
+        everything in one page: each of its requests tests every point, whatever the page size.
+        """
+        page = _LOCAL_PAGE if self._local else _SERVER_PAGE
+        found: list[Any] = []
         offset = None
         while True:
-            points, offset = self._client.scroll(self.collection, scroll_filter=same_time, limit=_TIE_PAGE,
-                                                 offset=offset, with_payload=["id", "timestamps", "created_at"],
-                                                 with_vectors=False)
-            group.extend(points)
+            points, offset = self._client.scroll(self.collection, scroll_filter=query_filter, limit=page,
+                                                 offset=offset, with_payload=fields, with_vectors=False)
+            found.extend(points)
             if offset is None:
-                return group
+                return found
 
     def _scope_condition(self, scope: Scope) -> Any:
         return _match(self._lib.models, "scope", _scope_key(scope))
