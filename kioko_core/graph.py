@@ -3,14 +3,25 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 from . import links as L
+from .activation import Neighbourhood, gather, spread
 from .linker import LinkScore, index_terms
 from .store import Filter, InvalidRecordError, Record, Scope, Upsert, check_scope
 
 if TYPE_CHECKING:
     from .layer import MemoryLayer
+
+
+@dataclass
+class RelatedMemory:
+    """A memory connected to the one asked about: its record, activation, and the chain of links to it."""
+
+    record: Record
+    score: float
+    path: list[L.MemoryLink]
 
 
 class Graph:
@@ -54,6 +65,99 @@ class Graph:
         first = self._layer.get(a, user_id=user_id, agent_id=agent_id)
         second = self._layer.get(b, user_id=user_id, agent_id=agent_id)
         return self._layer.linker.explain(first, second)
+
+    def related(self, memory_id: str, depth: int = 2, limit: int = 10, *, user_id: str,
+                agent_id: str | None = None) -> list[RelatedMemory]:
+        """What is connected to a memory, best first: spreading activation from it, with the chain of links."""
+        layer = self._layer
+        config = layer.linker.config
+        start = layer.get(memory_id, user_id=user_id, agent_id=agent_id)
+        hood = gather(layer.store, start.scope, [start], hops=max(1, int(depth)), fanout=config.fanout,
+                      max_nodes=config.max_nodes, min_weight=config.min_weight,
+                      half_life_days=config.half_life_days)
+        activation = spread(hood, {start.id: 1.0}, config.restart, config.iterations)
+        ranked = sorted((i for i in activation if i != start.id and activation[i] > 0),
+                        key=lambda i: (-activation[i], i))[:limit]
+        return [RelatedMemory(hood.records[i], round(activation[i], 6), self._chain(hood, start.id, i))
+                for i in ranked]
+
+    def _chain(self, hood: Neighbourhood, start: str, end: str) -> list[L.MemoryLink]:
+        path: list[L.MemoryLink] = []
+        node = end
+        while node != start and node in hood.parents:
+            parent = hood.parents[node]
+            key = (min(parent, node), max(parent, node))
+            owner, entry = hood.entries[key]
+            other = node if owner == parent else parent
+            path.append(L.MemoryLink.from_entry(hood.records[owner], entry, hood.records.get(other)))
+            node = parent
+        return list(reversed(path))
+
+    def trace(self, a: str, b: str, max_depth: int = 4, *, user_id: str,
+              agent_id: str | None = None) -> list[L.MemoryLink]:
+        """The shortest chain of links from ``a`` to ``b`` (breadth first; superseded decisions included)."""
+        layer = self._layer
+        start = layer.get(a, user_id=user_id, agent_id=agent_id)
+        layer.get(b, user_id=user_id, agent_id=agent_id)
+        seen = {start.id: start}
+        parents: dict[str, tuple[str, dict]] = {}
+        frontier = [start]
+        for _ in range(max_depth):
+            wanted: list[str] = []
+            for record in frontier:
+                for entry in L.link_entries(record):
+                    if entry["id"] not in seen and entry["id"] not in parents:
+                        parents[entry["id"]] = (record.id, entry)
+                        wanted.append(entry["id"])
+            if not wanted:
+                return []
+            found = [r for r in layer.store.get(start.scope, wanted) if r is not None]
+            for record in found:
+                seen[record.id] = record
+            if b in seen:
+                chain: list[L.MemoryLink] = []
+                node = b
+                while node != start.id:
+                    owner, entry = parents[node]
+                    chain.append(L.MemoryLink.from_entry(seen[owner], entry, seen[node]))
+                    node = owner
+                return list(reversed(chain))
+            frontier = found
+        return []
+
+    def memories(self, *, user_id: str, agent_id: str | None = None, center: str | None = None, depth: int = 2,
+                 limit: int = 120) -> dict[str, Any]:
+        """Nodes, edges and stats for drawing: around ``center`` (breadth first), or the whole scope."""
+        layer = self._layer
+        scope = check_scope((user_id, agent_id))
+        if center is not None:
+            start = layer.get(center, user_id=user_id, agent_id=agent_id)
+            hood = gather(layer.store, scope, [start], hops=max(1, depth), fanout=limit, max_nodes=limit,
+                          min_weight=0.0)
+            records = list(hood.records.values())
+        else:
+            records = []
+            for record in layer.store.scan(scope, Filter(kinds=frozenset(L.LINKABLE_KINDS))):
+                records.append(record)
+                if len(records) >= limit:
+                    break
+        present = {r.id: r for r in records}
+        edges: dict[tuple[str, str], dict[str, Any]] = {}
+        for record in records:
+            for entry in L.link_entries(record):
+                if entry["id"] in present:
+                    link = L.MemoryLink.from_entry(record, entry, present[entry["id"]])
+                    edges.setdefault((link.source, link.target), {
+                        "source": link.source, "target": link.target, "type": link.type, "weight": link.weight,
+                        "by": link.by, "why": link.why, "line": link.line()})
+        nodes = [{"id": r.id, "kind": r.kind, "type": L.noun(r.kind), "label": L.record_label(r),
+                  "degree": len(L.link_entries(r)), "superseded": bool(r.metadata.get("superseded_by"))}
+                 for r in records]
+        degrees = [n["degree"] for n in nodes]
+        stats = {"nodes": len(nodes), "edges": len(edges), "linked": sum(1 for d in degrees if d),
+                 "mean_degree": round(sum(degrees) / len(degrees), 3) if degrees else 0.0,
+                 "max_degree": max(degrees, default=0)}
+        return {"nodes": nodes, "edges": list(edges.values()), "stats": stats}
 
     # -- memory links: by hand
 

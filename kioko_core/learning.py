@@ -51,6 +51,7 @@ def apply_feedback(layer: MemoryLayer, scope: Scope, credited: str | None, sessi
             changed[problem.id] = L.put_link(current(problem), link)
             made.append(link)
 
+    fresh_pairs = {frozenset((k.source, k.target)) for k in made}
     if context is not None:
         given = {m.record.id: m.record for m in context.memories}
         latest = {r.id: r for r in layer.store.get(scope, list(given)) if r is not None} if given else {}
@@ -58,8 +59,8 @@ def apply_feedback(layer: MemoryLayer, scope: Scope, credited: str | None, sessi
             record = changed.get(memory_id, record)
             for entry in L.link_entries(record):
                 other = entry["id"]
-                if other not in latest or memory_id > other:
-                    continue  # each pair once
+                if other not in latest or memory_id > other or frozenset((memory_id, other)) in fresh_pairs:
+                    continue  # each pair once; a link made by this feedback is not also strengthened
                 partner = changed.get(other, latest[other])
                 strengthened = _strengthen(entry, now)
                 link = L.MemoryLink.from_entry(record, strengthened, partner)
