@@ -15,7 +15,7 @@ from kioko_core.store import (
 from kioko_core.url import StoreURL
 
 __all__ = [
-    "connect", "default_url", "register_store", "known_schemes", "open_store", "MemoryLayer", "Store",
+    "connect", "intelligent", "default_url", "register_store", "known_schemes", "open_store", "MemoryLayer", "Store",
     "StoreURL", "Record", "Scope", "Filter", "Upsert", "Delete", "Capabilities", "KiokoError", "StoreError",
     "ConflictError", "InvalidRecordError", "ConnectionLostError", "UnknownStoreError", "MissingExtraError",
 ]
@@ -31,6 +31,15 @@ def default_url() -> str:
     folder = Path(user_data_dir("kioko", appauthor=False))
     folder.mkdir(parents=True, exist_ok=True)
     return f"sqlite:///{folder / 'kioko.db'}"
+
+
+def intelligent(target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = None, **options: Any) -> MemoryLayer:
+    """A layer with write-time linking and the entity graph on: anything :func:`connect` takes."""
+    if isinstance(target, MemoryLayer):
+        target.auto_link = True
+        return target
+    options.setdefault("auto_link", True)
+    return connect(target, **options)
 
 
 def connect(target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = None, **options: Any) -> MemoryLayer:

@@ -163,6 +163,22 @@ class MemoryLayer:
 
         return ScopedMemory(self, check_scope((user_id, agent_id)))
 
+    def forget_user(self, *, user_id: str, agent_id: str | None = None) -> int:
+        """Delete every memory of a scope (and, for the user's own scope, their entity graph). Returns the count."""
+        from .entities import GRAPH_AGENT
+
+        scopes = [check_scope((user_id, agent_id))]
+        if agent_id is None:
+            scopes.append(Scope(user_id, GRAPH_AGENT))
+        removed = 0
+        for scope in scopes:
+            ids = [r.id for r in self.store.scan(scope)]
+            for start in range(0, len(ids), 500):
+                self.store.update_many([Delete(id=i, scope=scope) for i in ids[start:start + 500]])
+            removed += len(ids)
+            self.index.invalidate(scope)
+        return removed
+
     def memories(self, *, user_id: str, agent_id: str | None = None, kinds: set[str] | None = None) -> Iterator[Record]:
         """Every memory of a scope (a scan: for maintenance and exports, not for the hot path)."""
         kinds_filter = Filter(kinds=frozenset(kinds)) if kinds else None
