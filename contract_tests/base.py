@@ -1,0 +1,56 @@
+"""The fixtures every contract class builds on: one ``store_url`` in, an opened store out."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import ClassVar
+
+import pytest
+
+from kioko_core.registry import open_store
+from kioko_core.store import Capabilities, Scope, Store
+
+from .support import DIM, new_scope
+
+
+class StoreContractBase:
+    """Base of every contract class. A subclass supplies ``store_url``; the rest follows from it.
+
+    ``store_url`` may have any pytest scope. Tests open the store with ``open_store(store_url, dim=DIM)``
+    once per test (the ``store`` fixture) and close it afterwards; they never need the store to be empty,
+    because each test invents its own user ids.
+    """
+
+    dim: ClassVar[int] = DIM
+
+    @pytest.fixture
+    def store_url(self) -> str:
+        """Overridden by the driver's test class: the URL of the store under test."""
+        raise NotImplementedError(
+            "a contract test class must define a `store_url` fixture returning the URL of the store under test"
+        )
+
+    @pytest.fixture
+    def store(self, store_url: str) -> Iterator[Store]:
+        """The store under test, opened for this test and closed after it."""
+        opened = self.open(store_url)
+        try:
+            yield opened
+        finally:
+            opened.close()
+
+    @pytest.fixture
+    def scope(self) -> Scope:
+        """A scope (agent None) no other test writes to."""
+        return new_scope()
+
+    def open(self, store_url: str) -> Store:
+        """Open another handle on ``store_url`` (for reopen and multi-process tests)."""
+        return open_store(store_url, dim=self.dim)
+
+    @staticmethod
+    def capabilities(store: Store) -> Capabilities:
+        """The store's declared capabilities, checked to be a :class:`Capabilities`."""
+        declared = store.capabilities
+        assert isinstance(declared, Capabilities), f"store.capabilities must be a Capabilities, got {declared!r}"
+        return declared

@@ -1,0 +1,35 @@
+"""``StoreContractSuite``: every contract class in one, what a driver's test file subclasses."""
+
+from __future__ import annotations
+
+from .isolation import IsolationContract
+from .knn import KnnContract
+from .lifecycle import LifecycleContract, MultiProcessContract, PersistenceContract
+from .postings import PostingsContract
+from .records import AtomicityContract, GetContract, UpdateManyContract, ValidationContract, VersionContract
+from .scan import ScanContract
+from .stateful import StateMachineContract
+
+CONTRACT_CLASSES = (
+    LifecycleContract, GetContract, UpdateManyContract, VersionContract, ValidationContract, AtomicityContract,
+    PostingsContract, KnnContract, ScanContract, IsolationContract, PersistenceContract, MultiProcessContract,
+    StateMachineContract,
+)
+"""Each part of the contract, in the order a failure report lists them."""
+
+
+class StoreContractSuite(*CONTRACT_CLASSES):  # type: ignore[misc]
+    """The whole contract. Subclass it as ``Test...`` and give it a ``store_url`` fixture::
+
+        import pytest
+        from contract_tests import StoreContractSuite
+
+        class TestMyStore(StoreContractSuite):
+            @pytest.fixture
+            def store_url(self, tmp_path):
+                return f"mystore://{tmp_path}/data"
+
+    The store need not be empty: every test writes into scopes it invents. Tests that depend on a
+    capability (persistence, several processes, exact knn) read ``store.capabilities`` and skip, with
+    the reason, when the store does not declare it.
+    """
