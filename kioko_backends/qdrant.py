@@ -215,9 +215,17 @@ def _metadata_json(record: Record) -> str:
         ) from None
 
 
-def _check_times(record: Record) -> None:
+def _check_values(record: Record) -> None:
+    """What ``validate_ops`` leaves to drivers: values changed after the Record validated them."""
     if not (math.isfinite(record.created_at) and math.isfinite(record.updated_at)):
         raise InvalidRecordError(f"record {record.id!r}: created_at and updated_at must be finite numbers")
+    vector = record.embedding
+    if vector is not None:
+        # model_copy(update=...) and in-place edits skip the Record's validator, so check again here
+        if not np.all(np.isfinite(vector)):
+            raise InvalidRecordError(f"record {record.id!r}: embedding contains NaN or infinity")
+        if not np.any(vector):
+            raise InvalidRecordError(f"record {record.id!r}: embedding is all zeros; cosine is undefined for it")
 
 
 def _encode_vector(vector: np.ndarray | None) -> str | None:
@@ -593,7 +601,7 @@ class QdrantStore:
         metadata = {}
         for op in ops:
             if isinstance(op, Upsert):
-                _check_times(op.record)
+                _check_values(op.record)
                 metadata[id(op)] = _metadata_json(op.record)
         touched = list(dict.fromkeys(op.id if isinstance(op, Delete) else op.record.id for op in ops))
         models = self._lib.models
