@@ -28,6 +28,7 @@ class MemoryStore:
         self._by_scope: dict[Scope, set[str]] = defaultdict(set)
         self._postings: dict[Scope, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
         self._with_terms: dict[Scope, set[str]] = defaultdict(set)
+        self._vectors: dict[Scope, tuple[list[str], np.ndarray]] = {}
         self._lock = threading.RLock()
 
     @classmethod
@@ -43,7 +44,7 @@ class MemoryStore:
         scope = check_scope(scope)
         with self._lock:
             found = [self._records.get(i) for i in ids]
-        return [r.model_copy(deep=True) if r is not None and r.scope == scope else None for r in found]
+        return [_copy(r) if r is not None and r.scope == scope else None for r in found]
 
     def postings(self, scope: Scope, terms: Sequence[str], limit: int) -> Postings:
         scope, limit = check_scope(scope), check_limit("limit", limit)
@@ -61,15 +62,34 @@ class MemoryStore:
     def knn(self, scope: Scope, vector: Any, k: int, filter: Filter | None = None) -> list[Neighbor]:
         scope, k = check_scope(scope), check_limit("k", k)
         query = check_query_vector(vector, self.dim)
-        with self._lock:
-            pool = [self._records[i] for i in self._by_scope.get(scope, ())]
-        pool = [r for r in pool if r.embedding is not None and (filter is None or filter.matches(r))]
-        if not pool or k == 0:
+        if k == 0:
             return []
-        matrix = np.stack([r.embedding for r in pool])
-        scores = matrix @ query / (np.linalg.norm(matrix, axis=1) * np.linalg.norm(query))
-        order = sorted(range(len(pool)), key=lambda j: (-scores[j], pool[j].id))[:k]
-        return [Neighbor(pool[j].id, float(scores[j])) for j in order]
+        with self._lock:
+            ids, matrix = self._matrix(scope)
+            if filter is not None and len(ids):
+                keep = np.fromiter((filter.matches(self._records[i]) for i in ids), dtype=bool, count=len(ids))
+                ids, matrix = [i for i, kept in zip(ids, keep) if kept], matrix[keep]
+        if not len(ids):
+            return []
+        scores = matrix.dot(query / np.linalg.norm(query))
+        # take a few more than k so ties at the cut are broken by id, as every driver must
+        top = min(len(ids), k + 8)
+        chosen = np.argpartition(-scores, top - 1)[:top] if top < len(ids) else np.arange(len(ids))
+        order = sorted(chosen.tolist(), key=lambda j: (-float(scores[j]), ids[j]))[:k]
+        return [Neighbor(ids[j], float(scores[j])) for j in order]
+
+    def _matrix(self, scope: Scope) -> tuple[list[str], np.ndarray]:
+        """The scope's unit-normalised vectors, rebuilt only after a write touched the scope."""
+        cached = self._vectors.get(scope)
+        if cached is None:
+            ids = sorted(i for i in self._by_scope.get(scope, ()) if self._records[i].embedding is not None)
+            if ids:
+                matrix = np.stack([self._records[i].embedding for i in ids]).astype(np.float32)
+                matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+            else:
+                matrix = np.zeros((0, self.dim), dtype=np.float32)
+            cached = self._vectors[scope] = (ids, matrix)
+        return cached
 
     def scan(self, scope: Scope, filter: Filter | None = None, batch: int = 500) -> Iterator[Record]:
         scope = check_scope(scope)
@@ -83,7 +103,7 @@ class MemoryStore:
             chosen = [r for r in records if filter is None or filter.matches(r)]
             # keyset pagination over ids: records written meanwhile never shift what is left to read
             for record in chosen[:batch]:
-                yield record.model_copy(deep=True)
+                yield _copy(record)
             if len(chosen) <= batch:
                 return
             after = chosen[batch - 1].id
@@ -100,7 +120,7 @@ class MemoryStore:
                     self._insert(stored)
                 elif exists:
                     self._remove(op.id)
-            return [s.model_copy(deep=True) if s is not None else None for _, s, _ in planned]
+            return [_copy(s) if s is not None else None for _, s, _ in planned]
 
     def _plan(self, ops: Sequence[Op]) -> list[tuple[Op, Record | None, bool]]:
         """Check every op against the state the batch would see, before anything changes."""
@@ -132,7 +152,8 @@ class MemoryStore:
         return planned
 
     def _insert(self, record: Record) -> None:
-        record = record.model_copy(deep=True)
+        record = _copy(record)
+        self._vectors.pop(record.scope, None)
         self._records[record.id] = record
         self._by_scope[record.scope].add(record.id)
         for term in record.terms:
@@ -144,6 +165,7 @@ class MemoryStore:
         record = self._records.pop(record_id, None)
         if record is None:
             return
+        self._vectors.pop(record.scope, None)
         self._by_scope[record.scope].discard(record_id)
         for term in record.terms:
             holders = self._postings[record.scope][term]
@@ -154,3 +176,27 @@ class MemoryStore:
 
     def close(self) -> None:
         """Nothing to release; the records stay readable until the object is dropped."""
+
+
+def _plain_copy(value: Any) -> Any:
+    """Deep copy of JSON-like data; much cheaper than copy.deepcopy for the dicts and lists metadata holds."""
+    if isinstance(value, dict):
+        return {k: _plain_copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain_copy(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_plain_copy(v) for v in value)
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    import copy
+
+    return copy.deepcopy(value)
+
+
+def _copy(record: Record) -> Record:
+    """An independent copy: callers may change what they get without touching the store."""
+    embedding = record.embedding
+    if embedding is not None:
+        embedding = embedding.copy()
+    return record.model_copy(update={"metadata": _plain_copy(record.metadata), "terms": list(record.terms),
+                                     "embedding": embedding})

@@ -115,8 +115,21 @@ class Stats:
     df: dict[str, int]
     bridges: dict[str, list[tuple[str, Any]]] = field(default_factory=dict)
 
+    _weights: dict[str, float] = field(default_factory=dict)
+
     def w(self, term: str) -> float:
-        return term_weight(term, self.df.get(term, 0), self.n)
+        weight = self._weights.get(term)
+        if weight is None:
+            weight = self._weights[term] = term_weight(term, self.df.get(term, 0), self.n)
+        return weight
+
+    def total(self, side: Side) -> float:
+        """W(S): the sum of a memory's term weights, memoised per memory for one write."""
+        key = "\x00" + side.record.id
+        value = self._weights.get(key)
+        if value is None:
+            value = self._weights[key] = sum(self.w(t) for t in side.terms)
+        return value
 
     def hub(self, term: str) -> bool:
         return is_hub(self.df.get(term, 0), self.n)
@@ -137,6 +150,7 @@ class Evidence:
     type: str = "related_to"
     source_is_first: bool = True
     why: str = ""
+    _context: tuple = field(default=(), repr=False)
 
     def signals(self) -> dict[str, float | bool]:
         return {k: getattr(self, k) for k in ("share", "sem", "cos", "bridge", "time", "cue", "raw", "prior",
@@ -144,12 +158,11 @@ class Evidence:
 
 
 def _share(m: Side, c: Side, stats: Stats, place_terms: set[str]) -> tuple[float, list[str]]:
-    shared = [t for t in m.terms if t in set(c.terms)]
+    theirs = set(c.terms)
+    shared = [t for t in m.terms if t in theirs]
     if not shared:
         return 0.0, []
-    total_m = sum(stats.w(t) for t in m.terms)
-    total_c = sum(stats.w(t) for t in c.terms)
-    smaller = min(total_m, total_c)
+    smaller = min(stats.total(m), stats.total(c))
     value = sum(stats.w(t) for t in shared) / smaller if smaller > 0 else 0.0
     # where something happened (a hub, a line number) is weak common ground: halve once
     if all(stats.hub(t) or t in place_terms for t in shared):
@@ -222,7 +235,7 @@ def link_type(m: Side, c: Side) -> tuple[str, bool]:
 
 
 def score_pair(m: Side, c: Side, stats: Stats, config: LinkerConfig, lexical: bool,
-               place_terms: set[str] | None = None) -> Evidence:
+               place_terms: set[str] | None = None, with_why: bool = True) -> Evidence:
     """Steps 3-6 for one pair: every signal, the score, the gate, the type and the why."""
     places = place_terms if place_terms is not None else set()
     ev = Evidence()
@@ -255,7 +268,8 @@ def score_pair(m: Side, c: Side, stats: Stats, config: LinkerConfig, lexical: bo
     only_graph = ev.bridge > 0 and ev.share < 0.15 and ev.time == 0 and ev.sem < 0.5
     if only_graph and not means_to_end:
         ev.type, ev.source_is_first = "related_to", True  # the type says no more than the evidence
-    ev.why = _why(m, shared, ev, bridge_why, apart, stats)
+    ev.why = _why(m, shared, ev, bridge_why, apart, stats) if with_why else ""
+    ev._context = (shared, bridge_why, apart)
     return ev
 
 
@@ -369,11 +383,15 @@ class MemoryLinker:
                 df.update(more)
         scored: list[tuple[Record, Evidence]] = []
         for candidate in candidates:
-            ev = score_pair(m, Side.of(candidate), stats, config, self.embedder.lexical, analysis.place_terms)
+            ev = score_pair(m, Side.of(candidate), stats, config, self.embedder.lexical, analysis.place_terms,
+                            with_why=False)
             if ev.evidence and ev.score >= config.threshold:
                 scored.append((candidate, ev))
         scored.sort(key=lambda pair: (-pair[1].score, pair[0].id))
-        return self._store_plan(record, previous, scored[: config.max_new], structural, loaded, now)
+        chosen = scored[: config.max_new]
+        for _, ev in chosen:  # explanations only for the links that are made
+            ev.why = _why(m, ev._context[0], ev, ev._context[1], ev._context[2], stats)
+        return self._store_plan(record, previous, chosen, structural, loaded, now)
 
     def _store_plan(self, record: Record, previous: Record | None, chosen: list[tuple[Record, Evidence]],
                     structural: list[tuple[str, str]], loaded: dict[str, Record], now: float) -> Plan:
