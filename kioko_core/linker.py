@@ -376,6 +376,8 @@ class MemoryLinker:
         loaded = {r.id: r for r in self.store.get(scope, wanted) if r is not None} if wanted else {}
 
         candidates = [loaded[i] for i in dict.fromkeys(chosen) if i in loaded and _may_link(record, loaded[i])]
+        if record.metadata.get("superseded_by"):
+            candidates = []  # history: the decision that replaced it holds its links
         if candidates:
             extra = {t for c in candidates for t in c.terms if t.startswith(("e:", "t:")) and t not in df}
             if extra:
