@@ -70,8 +70,11 @@ class Neighbourhood:
 
 def gather(store: Store, scope: Scope, seeds: Sequence[Record], *, hops: int = 2, fanout: int = 8,
            max_nodes: int = 40, min_weight: float = 0.1, half_life_days: float = 180.0,
-           now: float | None = None) -> Neighbourhood:
-    """Breadth first from the seeds: one ``get`` per hop, the strongest ``fanout`` links per memory."""
+           now: float | None = None, include_shared: bool = False) -> Neighbourhood:
+    """Breadth first from the seeds: one ``get`` per hop (and scope), the strongest ``fanout`` links per memory.
+
+    Links into the shared knowledge base are followed only with ``include_shared``.
+    """
     now = time.time() if now is None else now
     hood = Neighbourhood()
     for record in seeds:
@@ -79,20 +82,25 @@ def gather(store: Store, scope: Scope, seeds: Sequence[Record], *, hops: int = 2
             hood.records[record.id] = record
     frontier = list(hood.records.values())
     for _ in range(hops):
-        wanted: list[str] = []
+        wanted: dict[str, Scope] = {}
         for record in frontier:
             for other, entry, weight in strongest(record, fanout, min_weight, half_life_days, now):
+                if entry.get("shared") and not include_shared:
+                    continue
                 key = (min(record.id, other), max(record.id, other))
                 hood.weights.setdefault(key, weight)
                 hood.entries.setdefault(key, (record.id, entry))
                 if other not in hood.records and other not in wanted:
                     if len(hood.records) + len(wanted) >= max_nodes:
                         continue
-                    wanted.append(other)
+                    wanted[other] = L.entry_scope(record, entry)
                     hood.parents.setdefault(other, record.id)
         if not wanted:
             break
-        found = [r for r in store.get(scope, wanted) if r is not None]
+        by_scope: dict[Scope, list[str]] = {}
+        for other, other_scope in wanted.items():
+            by_scope.setdefault(other_scope, []).append(other)
+        found = [r for s, ids in by_scope.items() for r in store.get(s, ids) if r is not None]
         for record in found:
             hood.records[record.id] = record
         frontier = found

@@ -55,7 +55,7 @@ class Graph:
         layer = self._layer
         record = layer.get(memory_id, user_id=user_id, agent_id=agent_id)
         entries = L.link_entries(record)
-        others = layer.store.get(record.scope, [e["id"] for e in entries]) if entries else []
+        others = L.fetch_others(layer.store, record, entries) if entries else []
         now = time.time()
         found = [L.MemoryLink.from_entry(record, e, o) for e, o in zip(entries, others) if o is not None]
         return sorted(found, key=lambda k: (-k.faded(now, layer.linker.config.half_life_days), k.source, k.target))

@@ -119,15 +119,15 @@ class MemoryLayer:
     # -- reading
 
     def recall(self, query: str, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
-               links: int | None = None, limit: int | None = None) -> Context:
+               links: int | None = None, limit: int | None = None, include_shared: bool = False) -> Context:
         """The context for ``query``: what it retrieves, what their links bring (``links``, default 3), how they connect.
 
-        ``links=0`` turns the expansion off for this call.
+        ``links=0`` turns the expansion off for this call; ``include_shared`` adds the shared knowledge base.
         """
         if not isinstance(query, str):
             raise InvalidRecordError("query must be a string")
         return recall(self, query, user_id=user_id, agent_id=agent_id, session_id=session_id, links=links,
-                      limit=limit)
+                      limit=limit, include_shared=include_shared)
 
     def context(self, query: str, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
                 links: int = 0, limit: int | None = None) -> Context:

@@ -151,6 +151,7 @@ class Evidence:
     source_is_first: bool = True
     why: str = ""
     _context: tuple = field(default=(), repr=False)
+    _stats: Any = field(default=None, repr=False)
 
     def signals(self) -> dict[str, float | bool]:
         return {k: getattr(self, k) for k in ("share", "sem", "cos", "bridge", "time", "cue", "raw", "prior",
@@ -389,11 +390,42 @@ class MemoryLinker:
                             with_why=False)
             if ev.evidence and ev.score >= config.threshold:
                 scored.append((candidate, ev))
+        if record.user_id != L.SHARED_USER and config.shared_candidates > 0 and not record.metadata.get("superseded_by"):
+            scored += self._shared(m, record, analysis, bridges)
         scored.sort(key=lambda pair: (-pair[1].score, pair[0].id))
         chosen = scored[: config.max_new]
         for _, ev in chosen:  # explanations only for the links that are made
-            ev.why = _why(m, ev._context[0], ev, ev._context[1], ev._context[2], stats)
+            ev.why = _why(m, ev._context[0], ev, ev._context[1], ev._context[2], ev._stats or stats)
         return self._store_plan(record, previous, chosen, structural, loaded, now)
+
+    def _shared(self, m: Side, record: Record, analysis: Analysis,
+                bridges: dict[str, list[tuple[str, Any]]]) -> list[tuple[Record, Evidence]]:
+        """Up to 12 candidates from the shared knowledge base, scored with its own statistics."""
+        config = self.config
+        shared_scope = Scope(L.SHARED_USER, None)
+        n, df, postings = self.index.lookup(shared_scope, m.terms, config.postings_limit)
+        if n == 0:
+            return []
+        stats = Stats(n=n, df=dict(df), bridges=bridges)
+        votes: dict[str, float] = {}
+        for term in sorted(m.terms, key=lambda t: (-stats.w(t), t))[: config.top_terms]:
+            if nominates(df.get(term, 0), n):
+                for other in postings.get(term, []):
+                    votes[other] = votes.get(other, 0.0) + stats.w(term)
+        top = [i for i, _ in sorted(votes.items(), key=lambda kv: (-kv[1], kv[0]))[: config.shared_candidates]]
+        found = [r for r in self.store.get(shared_scope, top) if r is not None and r.kind in L.LINKABLE_KINDS
+                 and not r.metadata.get("superseded_by")] if top else []
+        extra = {t for c in found for t in c.terms if t.startswith(("e:", "t:")) and t not in stats.df}
+        if extra:
+            stats.df.update(self.index.lookup(shared_scope, extra, 0)[1])
+        scored = []
+        for candidate in found:
+            ev = score_pair(m, Side.of(candidate), stats, config, self.embedder.lexical, analysis.place_terms,
+                            with_why=False)
+            if ev.evidence and ev.score >= config.threshold:
+                ev._stats = stats
+                scored.append((candidate, ev))
+        return scored
 
     def _store_plan(self, record: Record, previous: Record | None, chosen: list[tuple[Record, Evidence]],
                     structural: list[tuple[str, str]], loaded: dict[str, Record], now: float) -> Plan:
@@ -418,6 +450,14 @@ class MemoryLinker:
             me, updated[target_id] = L.put_link(me, link), L.put_link(target, link)
             made.append(link)
         for candidate, ev in chosen:
+            if candidate.scope != record.scope:
+                # the shared knowledge base: stored on the user's memory only, never on shared data
+                source, target = (record.id, candidate.id) if ev.source_is_first else (candidate.id, record.id)
+                link = L.MemoryLink(source=source, target=target, type=ev.type, weight=round(ev.score, 3),
+                                    why=ev.why, by="auto", at=now, seen=now, shared=True)
+                me = L.put_link(me, link)
+                made.append(link)
+                continue
             current = updated.get(candidate.id) or candidate
             existing = L.entry_for(current, record.id)
             if existing is not None and L.author_rank(existing.get("by", "auto")) < L.author_rank("auto"):

@@ -31,6 +31,8 @@ KIND_NOUNS = {
 LINKABLE_KINDS = frozenset(KIND_NOUNS)
 
 SECONDS_PER_DAY = 86400.0
+SHARED_USER = "@shared"
+"""The shared knowledge base: readable by every user; links to it live only on the user's memory."""
 
 
 class LinkConflict(KiokoError):
@@ -80,6 +82,8 @@ class MemoryLink:
     target_type: str = ""
     taken_from: str | None = None
     """For a link a decision took over from the decision it replaced: that decision's id."""
+    shared: bool = False
+    """The other end is in the shared knowledge base (@shared); the link is stored on one side only."""
 
     def line(self) -> str:
         """``decision "use pgvector ..." serves goal "Ship the Kioko memory layer ..."``."""
@@ -98,6 +102,8 @@ class MemoryLink:
         }
         if self.taken_from:
             data["from"] = self.taken_from
+        if self.shared:
+            data["shared"] = True
         return data
 
     @classmethod
@@ -112,7 +118,7 @@ class MemoryLink:
             at=float(entry.get("at", 0.0)), seen=float(entry.get("seen", entry.get("at", 0.0))),
             source_label=record_label(source) if source else "", source_type=noun(source.kind) if source else "",
             target_label=record_label(target) if target else "", target_type=noun(target.kind) if target else "",
-            taken_from=entry.get("from"),
+            taken_from=entry.get("from"), shared=bool(entry.get("shared")),
         )
 
 
@@ -174,3 +180,22 @@ def weakest_capped(record: Record, max_degree: int, now: float, half_life_days: 
                                     half_life_days), e["id"]),
     )
     return [e["id"] for e in ranked[:excess]]
+
+
+def entry_scope(owner: Record, entry: dict[str, Any]):
+    """The scope the other end of ``entry`` lives in: the shared knowledge base, or the owner's own."""
+    from .store import Scope
+
+    return Scope(SHARED_USER, None) if entry.get("shared") else owner.scope
+
+
+def fetch_others(store: Any, owner: Record, entries: list[dict[str, Any]]) -> list[Record | None]:
+    """The records at the other end of ``entries``, in order: one get per scope involved."""
+    by_scope: dict[Any, list[str]] = {}
+    for entry in entries:
+        by_scope.setdefault(entry_scope(owner, entry), []).append(entry["id"])
+    found: dict[tuple[Any, str], Record | None] = {}
+    for scope, ids in by_scope.items():
+        for memory_id, record in zip(ids, store.get(scope, ids)):
+            found[(scope, memory_id)] = record
+    return [found[(entry_scope(owner, e), e["id"])] for e in entries]

@@ -138,7 +138,8 @@ def _may_show(record: Record) -> bool:
 
 
 def recall(layer: MemoryLayer, query: str, *, user_id: str, agent_id: str | None = None,
-           session_id: str | None = None, links: int | None = None, limit: int | None = None) -> Context:
+           session_id: str | None = None, links: int | None = None, limit: int | None = None,
+           include_shared: bool = False) -> Context:
     """The context for ``query``: retrieved memories, the ones their links bring, and how they connect."""
     scope = check_scope((user_id, agent_id))
     config = RecallConfig(limit=limit or RecallConfig.limit)
@@ -146,6 +147,12 @@ def recall(layer: MemoryLayer, query: str, *, user_id: str, agent_id: str | None
     expand = DEFAULT_LINKS if links is None else max(0, int(links))
     now = time.time()
     fused, signals, records, goals = retrieve(layer, scope, query, config, session_id)
+    if include_shared and scope.user_id != L.SHARED_USER:
+        shared = retrieve(layer, Scope(L.SHARED_USER, None), query, config, session_id)
+        for memory_id, score in shared[0].items():
+            fused[memory_id] = fused.get(memory_id, 0.0) + score
+            signals.setdefault(memory_id, {}).update(shared[1][memory_id], shared=1.0)
+        records.update(shared[2])
     chosen = sorted(fused, key=lambda i: (-fused[i], i))[: config.limit]
     recalled = {i: RecalledMemory(records[i], fused[i], signals[i], SECTION_OF.get(records[i].kind, "memories"))
                 for i in chosen}
@@ -158,7 +165,8 @@ def recall(layer: MemoryLayer, query: str, *, user_id: str, agent_id: str | None
     hood = None
     if expand > 0 and seeds and any(L.link_entries(s) for s in seeds):
         hood = gather(layer.store, scope, seeds, fanout=linker_config.fanout, max_nodes=linker_config.max_nodes,
-                      min_weight=linker_config.min_weight, half_life_days=linker_config.half_life_days, now=now)
+                      min_weight=linker_config.min_weight, half_life_days=linker_config.half_life_days, now=now,
+                      include_shared=include_shared)
         seed_scores = {i: fused.get(i, min(fused.values(), default=1.0)) for i in (s.id for s in seeds)}
         activation = spread(hood, seed_scores, linker_config.restart, linker_config.iterations)
         strongest_seed = max((activation[i] for i in seed_scores if i in activation), default=0.0) or 1.0
