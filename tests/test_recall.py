@@ -1,0 +1,268 @@
+"""Recall that follows the links (spec section 6), feedback (section 7), isolation (section 9), on every store."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import networkx as nx
+import numpy as np
+import pytest
+from counting_store import CountingStore
+from linking_support import (  # noqa: F401  (fixtures)
+    layer, linking_stores, make_layer, matrix_store, seed_quickstart, store, user,
+)
+
+from kioko_backends.memory import MemoryStore
+from kioko_core import links as L
+from kioko_core.activation import personalized_pagerank
+from kioko_core.layer import MemoryLayer, MemoryNotFound
+from kioko_core.store import Scope
+
+QUESTION = "line 3 is faulting with E-217 again"
+
+SPEC_LINKS_SECTION = [
+    'lesson "For clearing conveyor jams: reset the drive before reopenin…" refines procedure "Clear a conveyor jam on line 3"',
+    'event "Found it: the encoder cable on line 3 was loose" resolves event "Line 3 keeps faulting with error E-217"',
+    'event "Found it: the encoder cable on line 3 was loose" resolves event "The line 3 conveyor jammed twice this morning"',
+    'procedure "Clear a conveyor jam on line 3" applies to event "The line 3 conveyor jammed twice this morning"',
+    'event "Line 3 keeps faulting with error E-217" follows event "The line 3 conveyor jammed twice this morning"',
+]
+
+
+def _section(text: str, title: str) -> list[str]:
+    lines = text.split("\n")
+    if title not in lines:
+        return []
+    body = []
+    for line in lines[lines.index(title) + 1:]:
+        if not line.startswith("- "):
+            break
+        body.append(line[2:])
+    return body
+
+
+def test_quick_start_context_reads_as_the_spec(layer: MemoryLayer, user: str) -> None:
+    """Section 1: the question retrieves the faults, the fix, the jam and the procedure; the lesson comes by its link."""
+    qs = seed_quickstart(layer, user)
+    ctx = layer.recall(QUESTION, user_id=user)
+    assert _section(ctx.text, "How these memories connect:") == SPEC_LINKS_SECTION
+    assert set(_section(ctx.text, "Relevant memories:")) == {qs.fault.content, qs.fix.content, qs.jam.content}
+    assert _section(ctx.text, "Procedures that may apply:") == [qs.procedure.content]
+    assert _section(ctx.text, "Lessons from earlier attempts:") == [qs.lesson.content]
+    by_id = {m.record.id: m for m in ctx.memories}
+    lesson = by_id[qs.lesson.id]
+    assert "rrf" not in lesson.signals, "the question's words must not retrieve the lesson"
+    assert 0 < lesson.signals["linked"] <= 1
+    assert qs.tea.id not in by_id and qs.plc.id not in by_id
+
+
+def test_links_zero_turns_expansion_off(layer: MemoryLayer, user: str) -> None:
+    """links=0: no memory is brought in by a link; the links among retrieved memories are still listed."""
+    qs = seed_quickstart(layer, user)
+    ctx = layer.recall(QUESTION, user_id=user, links=0)
+    ids = {m.record.id for m in ctx.memories}
+    assert qs.lesson.id not in ids
+    assert not any("linked" in m.signals for m in ctx.memories)
+    assert _section(ctx.text, "How these memories connect:") == SPEC_LINKS_SECTION[1:]
+    assert layer.context(QUESTION, user_id=user).text == ctx.text
+
+
+def test_open_goals_are_in_context_and_seed_when_named(layer: MemoryLayer, user: str) -> None:
+    """A question naming the goal brings the decision that serves it."""
+    qs = seed_quickstart(layer, user)
+    ctx = layer.recall("how is shipping the Kioko memory layer going?", user_id=user)
+    ids = {m.record.id for m in ctx.memories}
+    assert qs.goal.id in ids
+    assert qs.decision.id in ids
+    assert any(link.type == "serves" for link in ctx.links)
+
+
+def test_recall_never_scans_and_makes_bounded_store_calls(user: str) -> None:
+    """Recall reads through knn, postings and get only, a fixed number of times whatever the store holds."""
+    counting = CountingStore(MemoryStore())
+    layer = MemoryLayer(counting, auto_link=True)
+    seed_quickstart(layer, user)
+    counting.reset()
+    layer.recall(QUESTION, user_id=user)
+    small = counting.snapshot()
+    for i in range(150):
+        layer.add(f"Line {i % 9 + 1} shift report {i}: output normal, no alarms.", user_id=user,
+                  memory_type="episodic", session_id=f"r{i // 10}")
+    counting.reset()
+    layer.recall(QUESTION, user_id=user)
+    large = counting.snapshot()
+    assert small["scan"] == large["scan"] == 0
+    assert sum(large.values()) <= 10, large
+    assert sum(large.values()) <= sum(small.values()) + 1, (small, large)
+
+
+def test_write_makes_bounded_store_calls(user: str) -> None:
+    """A linked write: no scan, and a handful of calls whatever the store holds."""
+    counting = CountingStore(MemoryStore())
+    layer = MemoryLayer(counting, auto_link=True)
+    seed_quickstart(layer, user)
+    for i in range(120):
+        layer.add(f"Line {i % 9 + 1} keeps faulting with error E-{200 + i % 7}.", user_id=user,
+                  memory_type="episodic", session_id=f"w{i // 6}")
+    counting.reset()
+    layer.add("Found it: the encoder cable on line 4 was loose.", user_id=user, memory_type="episodic",
+              session_id="w3")
+    calls = counting.snapshot()
+    assert calls["scan"] == 0
+    assert calls["update_many"] == 1
+    assert sum(calls.values()) <= 8, calls
+
+
+def test_users_never_see_each_other(make_layer, user: str) -> None:
+    """Two users with look-alike memories: no call of one returns anything of the other."""
+    layer = make_layer()
+    other = user + "-other"
+    mine, theirs = seed_quickstart(layer, user), seed_quickstart(layer, other)
+    their_ids = {r.id for r in theirs.named().values()}
+    ctx = layer.recall(QUESTION, user_id=user)
+    assert not {m.record.id for m in ctx.memories} & their_ids
+    assert not {x for k in ctx.links for x in (k.source, k.target)} & their_ids
+    for record in mine.named().values():
+        assert not {x for k in layer.graph.links(record.id, user_id=user) for x in (k.source, k.target)} & their_ids
+        assert not {r.record.id for r in layer.graph.related(record.id, user_id=user)} & their_ids
+    with pytest.raises(MemoryNotFound):
+        layer.graph.trace(mine.fix.id, theirs.fault.id, user_id=user)
+    with pytest.raises(MemoryNotFound):
+        layer.graph.explain(mine.fix.id, theirs.fault.id, user_id=user)
+    with pytest.raises(MemoryNotFound):
+        layer.get(theirs.fix.id, user_id=user)
+    for record in theirs.named().values():
+        for entry in L.link_entries(layer.get(record.id, user_id=other)):
+            assert entry["id"] in their_ids
+
+
+def test_agents_are_separate_scopes(make_layer, user: str) -> None:
+    """An agent's memories link and recall only within that agent."""
+    layer = make_layer()
+    a = layer.add("Line 3 keeps faulting with error E-217.", user_id=user, agent_id="ops", memory_type="episodic",
+                  session_id="s")
+    b = layer.add("Found it: the encoder cable on line 3 was loose.", user_id=user, memory_type="episodic",
+                  session_id="s")
+    assert L.link_entries(layer.get(a.id, user_id=user, agent_id="ops")) == []
+    assert L.link_entries(layer.get(b.id, user_id=user)) == []
+    assert {m.record.id for m in layer.recall(QUESTION, user_id=user, agent_id="ops").memories} == {a.id}
+
+
+def test_shared_knowledge_links_live_only_on_the_users_memory(make_layer, user: str) -> None:
+    """@shared knowledge: linked from a user's memory, never written into, never followed by others by default."""
+    layer = make_layer()
+    shared = layer.add("OPC UA servers listen on port 4840; the S7-1500 exposes OPC UA when enabled.",
+                       user_id=L.SHARED_USER, memory_type="semantic")
+    mine = layer.add("The S7-1500 on line 3 refuses OPC UA connections from the SCADA host.", user_id=user,
+                     memory_type="episodic")
+    entry = L.entry_for(layer.get(mine.id, user_id=user), shared.id)
+    assert entry is not None and entry.get("shared") is True
+    assert L.link_entries(layer.get(shared.id, user_id=L.SHARED_USER)) == []
+    assert [k.target for k in layer.graph.links(mine.id, user_id=user)] == [shared.id]
+    question = "OPC UA on the S7-1500"
+    assert shared.id not in {m.record.id for m in layer.recall(question, user_id=user).memories}
+    assert shared.id in {m.record.id for m in layer.recall(question, user_id=user, include_shared=True).memories}
+
+
+def test_feedback_links_the_fix_and_strengthens_what_was_used(layer: MemoryLayer, user: str) -> None:
+    """"That worked": the credited procedure resolves the session's problems (0.8, feedback); used links grow."""
+    qs = seed_quickstart(layer, user)
+    now = time.time()
+    problem = layer.add("Line 3 jammed again at the filler.", user_id=user, memory_type="episodic",
+                        session_id="s9", created_at=now - 600)
+    stale = layer.add("Press 12 jammed at the capper last week.", user_id=user, memory_type="episodic",
+                      session_id="s9", created_at=now - 7 * 3600)
+    ctx = layer.recall(QUESTION, user_id=user)
+    before = L.entry_for(layer.get(qs.fix.id, user_id=user), qs.fault.id)
+    layer.feedback(user_id=user, credited=qs.procedure.id, session_id="s9", context=ctx)
+    made = L.entry_for(layer.get(qs.procedure.id, user_id=user), problem.id)
+    assert made is not None and made["type"] == "resolves" and made["by"] == "feedback" and made["w"] == 0.8
+    assert made["dir"] == "out"
+    assert L.entry_for(layer.get(qs.procedure.id, user_id=user), stale.id) is None, "older than 6 hours"
+    after = L.entry_for(layer.get(qs.fix.id, user_id=user), qs.fault.id)
+    assert after["w"] == pytest.approx(before["w"] + 0.2 * (1 - before["w"]), abs=1e-4)
+    assert after["seen"] >= now
+    mirror = L.entry_for(layer.get(qs.fault.id, user_id=user), qs.fix.id)
+    assert mirror["w"] == after["w"]
+
+
+def test_related_and_trace_follow_the_links(layer: MemoryLayer, user: str) -> None:
+    """related() returns connected memories with their chain of links; trace() the shortest chain."""
+    qs = seed_quickstart(layer, user)
+    related = layer.graph.related(qs.lesson.id, user_id=user)
+    assert related[0].record.id == qs.procedure.id
+    assert [k.type for k in related[0].path] == ["refines"]
+    deeper = {r.record.id: r for r in related}
+    assert qs.jam.id in deeper and [k.type for k in deeper[qs.jam.id].path] == ["refines", "applies_to"]
+    chain = layer.graph.trace(qs.lesson.id, qs.fault.id, user_id=user)
+    assert len(chain) == 3 and chain[0].source == qs.lesson.id
+    assert layer.graph.trace(qs.tea.id, qs.fault.id, user_id=user) == []
+    drawing = layer.graph.memories(user_id=user)
+    assert drawing["stats"]["nodes"] == 9 and drawing["stats"]["edges"] == 6
+    scoped = layer.scoped(user_id=user)
+    assert [k.line() for k in scoped.graph.links(qs.lesson.id)] == [k.line() for k in layer.graph.links(qs.lesson.id, user_id=user)]
+
+
+def _dense_reference(nodes, weights, seeds, restart=0.5, pass_on=None):
+    index = {n: i for i, n in enumerate(nodes)}
+    size = len(nodes)
+    a = np.zeros((size, size))
+    for (u, v), w in weights.items():
+        a[index[u], index[v]] = a[index[v], index[u]] = w
+    s = np.zeros(size)
+    for n, v in seeds.items():
+        s[index[n]] = v
+    s /= s.sum()
+    rows = a.sum(axis=1)
+    flow = np.array([(pass_on or {}).get(n, 1.0) if rows[index[n]] > 0 else 0.0 for n in nodes])
+    p = np.divide(a, rows[:, None], out=np.zeros_like(a), where=rows[:, None] > 0) * flow[:, None]
+    matrix = np.eye(size) - (1 - restart) * (p.T + np.outer(s, 1 - flow))
+    exact = np.linalg.solve(matrix, restart * s)
+    return {n: exact[index[n]] for n in nodes}
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_ppr_matches_networkx_and_a_linear_solve(seed: int) -> None:
+    """Our 20-iteration PPR equals networkx's personalized PageRank and the exact solution to 1e-6."""
+    rnd = random.Random(seed)
+    size = rnd.randint(2, 40)
+    nodes = [f"m{i}" for i in range(size)]
+    weights = {}
+    for _ in range(rnd.randint(0, 3 * size)):
+        u, v = rnd.sample(nodes, 2)
+        weights[(u, v)] = rnd.uniform(0.1, 1.0)
+    seeds = {n: rnd.uniform(0.1, 1.0) for n in rnd.sample(nodes, rnd.randint(1, min(5, size)))}
+    ours = personalized_pagerank(nodes, weights, seeds, restart=0.5, iterations=20)
+    graph = nx.Graph()
+    graph.add_nodes_from(nodes)
+    for (u, v), w in weights.items():
+        graph.add_edge(u, v, weight=w)
+    theirs = nx.pagerank(graph, alpha=0.5, personalization=seeds, dangling=seeds, weight="weight", tol=1e-13,
+                         max_iter=10_000)
+    exact = _dense_reference(nodes, weights, seeds)
+    for node in nodes:
+        assert ours[node] == pytest.approx(theirs[node], abs=1e-6)
+        assert ours[node] == pytest.approx(exact[node], abs=1e-6)
+
+
+def test_superseded_decisions_pass_on_thirty_percent() -> None:
+    """A superseded decision sends 30 % of its mass along its links and the rest back to the seeds."""
+    nodes = ["q", "old", "goal", "x"]
+    weights = {("q", "old"): 0.9, ("old", "goal"): 0.8, ("goal", "x"): 0.5}
+    ours = personalized_pagerank(nodes, weights, {"q": 1.0}, pass_on={"old": 0.3})
+    exact = _dense_reference(nodes, weights, {"q": 1.0}, pass_on={"old": 0.3})
+    plain = personalized_pagerank(nodes, weights, {"q": 1.0})
+    for node in nodes:
+        assert ours[node] == pytest.approx(exact[node], abs=1e-6)
+    assert ours["goal"] < plain["goal"]
+
+
+def test_recall_leaves_superseded_decisions_out(layer: MemoryLayer, user: str) -> None:
+    """A superseded decision is history: recall shows the decision that replaced it."""
+    old = layer.add("Decision: use pgvector for the Kioko vector store.", user_id=user, memory_type="decision")
+    new = layer.add("Decision: use Qdrant for the Kioko vector store because it is managed.", user_id=user,
+                    memory_type="decision", metadata={"supersedes": old.id})
+    ids = {m.record.id for m in layer.recall("which vector store does Kioko use?", user_id=user).memories}
+    assert new.id in ids and old.id not in ids
+    assert Scope(user) == layer.get(new.id, user_id=user).scope
