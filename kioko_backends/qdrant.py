@@ -78,6 +78,9 @@ _SERVER_PAGE = 4096
 _LOCAL_PAGE = 2**31 - 1
 """Local mode scrolls in one page: each of its requests costs a pass over every point anyway."""
 
+_WRITE_BYTES = 16_000_000
+"""Rough JSON size at which a write to a server is split: half its default 32 MB request limit."""
+
 _POSTING_FIELDS = ("id", "timestamps", "created_at")
 """Payload fields postings reads: the id, the exact created_at, and the one the server orders by."""
 
@@ -627,15 +630,18 @@ class QdrantStore:
                 for op, stored in final.values() if stored is not None
             ]
             deletes = [point_id(key) for key, (_, stored) in final.items() if stored is None]
-            operations: list[Any] = []
-            if upserts:
-                operations.append(models.UpsertOperation(upsert=models.PointsList(points=upserts)))
+            requests = [[models.UpsertOperation(upsert=models.PointsList(points=chunk))]
+                        for chunk in self._write_chunks(upserts)]
             if deletes:
-                operations.append(models.DeleteOperation(delete=models.PointIdsList(points=deletes)))
-            if operations:
+                delete = models.DeleteOperation(delete=models.PointIdsList(points=deletes))
+                if requests:
+                    requests[-1].append(delete)
+                else:
+                    requests.append([delete])
+            ordering = {} if self._local else {"ordering": models.WriteOrdering.STRONG}
+            for operations in requests:
                 with self._guard(), self._translated("writing records"):
-                    self._client.batch_update_points(self.collection, operations, wait=True,
-                                                     **({} if self._local else {"ordering": models.WriteOrdering.STRONG}))
+                    self._client.batch_update_points(self.collection, operations, wait=True, **ordering)
         return [
             _record(_payload(stored, metadata[id(op)])) if stored is not None else None
             for op, stored, _ in planned
@@ -686,9 +692,12 @@ class QdrantStore:
             raise self._http_error(error, doing) from None
         except (lib.ResponseHandlingException, *lib.transport_errors, ConnectionError, TimeoutError) as error:
             cause = getattr(error, "source", error)
+            what = f"{type(cause).__name__}: {cause}"
+            advice = ("it did not answer in time; raise ?timeout=SECONDS if it is busy" if "Timeout" in what
+                      else "check that it is running and reachable")
             raise ConnectionLostError(
-                f"lost the Qdrant server at {self._address} while {doing}: "
-                f"{_scrub(f'{type(cause).__name__}: {cause}', self._api_key)}; check that it is running"
+                f"lost the Qdrant server at {self._address} while {doing} "
+                f"({_scrub(what, self._api_key)}); {advice}"
             ) from None
         except (RuntimeError, ValueError, OSError) as error:
             raise StoreError(
@@ -717,6 +726,22 @@ class QdrantStore:
         if self._executor is None:
             self._executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="kioko-qdrant")
         return [future.result() for future in [self._executor.submit(call) for call in calls]]
+
+    def _write_chunks(self, points: list[Any]) -> list[list[Any]]:
+        """One chunk, unless the points are so large that a server would refuse the request's size."""
+        if self._local or not points:
+            return [points] if points else []
+        chunks: list[list[Any]] = [[]]
+        size = 0
+        for point in points:
+            # a vector component is ~20 characters of JSON, plus its base64 copy in the payload
+            estimate = 512 + 26 * self.dim + len(point.payload["content"]) * 2 + len(point.payload["metadata"]) * 2
+            if chunks[-1] and size + estimate > _WRITE_BYTES:
+                chunks.append([])
+                size = 0
+            chunks[-1].append(point)
+            size += estimate
+        return chunks
 
     def _count(self, query_filter: Any) -> int:
         return int(self._client.count(self.collection, count_filter=query_filter, exact=True).count)
