@@ -332,7 +332,16 @@ class MemoryLinker:
     # -- step 1
 
     def analyze(self, content: str, user_id: str) -> Analysis:
-        known = self.graph.match_entities(content, user_id=user_id)
+        """Entities and salient terms of ``content``, with the names this user's entity graph knows.
+
+        Runs before the write is stored, so an entity graph that cannot answer must not fail it (linking
+        never breaks a write): the text is then analysed without the graph's names.
+        """
+        try:
+            known = self.graph.match_entities(content, user_id=user_id)
+        except Exception:
+            log.exception("the entity graph could not match entities; analysing without its names")
+            known = []
         return analyze(content, known)
 
     # -- steps 2-7
