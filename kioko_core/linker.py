@@ -492,6 +492,15 @@ class MemoryLinker:
                     if far is not None:
                         updated[loser] = L.drop_link(far, other_id)
                 dropped += 1
+        # the memory being written is capped too: max_new may exceed a small max_degree, and a takeover
+        # brings the replaced decision's links on top of the new ones
+        for loser in L.weakest_capped(me, self.config.max_degree, now, self.config.half_life_days):
+            me = L.drop_link(me, loser)
+            made = [k for k in made if {k.source, k.target} != {record.id, loser}]
+            far = updated.get(loser) or loaded.get(loser) or _first(self.store.get(record.scope, [loser]))
+            if far is not None and far.scope == record.scope:  # a shared memory holds no half to drop
+                updated[loser] = L.drop_link(far, record.id)
+            dropped += 1
         metadata = dict(me.metadata)
         metadata["entities"] = [t[2:] for t in me.terms if t.startswith("e:")]
         metadata["linked_at"] = now
