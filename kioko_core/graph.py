@@ -217,18 +217,20 @@ class Graph:
         todo.sort()  # oldest first, so a backfill sees memories in the order they were written
         if limit is not None:
             todo = todo[:limit]
-        made = dropped = 0
+        # a pair is counted once: the later memory of a pair re-derives the link the earlier one just made
+        made: set[frozenset[str]] = set()
+        dropped = 0
         for done, (_, memory_id) in enumerate(todo, 1):
             current = layer.store.get(scope, [memory_id])[0]
             if current is not None:
                 analysis = layer.linker.analyze(current.content, user_id)
                 record = current.model_copy(update={"terms": index_terms(analysis.terms, current)})
                 _, new_links, lost = layer.linker.write(record, analysis, previous=current, report=True)
-                made += len(new_links)
+                made.update(frozenset((k.source, k.target)) for k in new_links)
                 dropped += lost
             if progress is not None:
                 progress(done, len(todo))
-        return {"memories": len(todo), "links": made, "dropped": dropped,
+        return {"memories": len(todo), "links": len(made), "dropped": dropped,
                 "duration_ms": round((time.perf_counter() - started) * 1000, 1)}
 
     def prune(self, *, user_id: str, agent_id: str | None = None, now: float | None = None) -> int:
