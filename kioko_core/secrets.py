@@ -1,0 +1,286 @@
+"""DropSecrets: credentials never become memories (spec: graph memory section 9, intelligent memory "Safety").
+
+A memory layer keeps what it is told for a long time, shows it to models and ships it in exports, so a
+credential written into it is a leak waiting to happen. :class:`DropSecrets` recognises the credentials
+people paste into conversations (API keys, tokens, passwords, private keys, connection strings with a
+password) and the write is refused with :class:`SecretDropped`. Nothing of the write is stored.
+
+The detectors are deliberately specific: a vendor key by its prefix and shape, a password only where a
+value is actually given ("my password is hunter2", ``pwd=...``). Ordinary text about credentials ("the
+password reset flow was slow"), incident and error codes (``INC-4521``, ``E-217``) and addresses
+(``10.20.0.0/16``) pass.
+
+Usage, in :meth:`MemoryLayer.add` and anywhere else a memory is written::
+
+    DropSecrets().enforce(content, metadata)       # raises SecretDropped, naming the kinds found
+    DropSecrets().check("my api key is sk-...")    # -> ["api_key"]
+    redact("password: hunter2")                    # -> "password: [REDACTED]" (for logs)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator, Mapping
+
+from .store import InvalidRecordError
+
+REDACTED = "[REDACTED]"
+
+# Metadata the layer itself writes: links and entity keys hold ids and names, never user secrets.
+_BOOKKEEPING_KEYS = frozenset({"links", "entities", "linked_at"})
+
+
+class SecretDropped(InvalidRecordError):
+    """The memory contains a credential (API key, token, password, private key ...); nothing was written.
+
+    ``kinds`` names what was found (``["api_key"]``); the secret itself is never part of the message.
+    Store a reference instead ("the deploy key is in the team vault") and write again.
+    """
+
+    def __init__(self, kinds: Iterable[str]) -> None:
+        self.kinds: list[str] = list(dict.fromkeys(kinds))
+        super().__init__(
+            f"refused to store a secret ({', '.join(self.kinds)}): credentials never become memories. "
+            "Remove it, or store where it is kept instead (for example 'the API key is in the vault'), "
+            "and write again."
+        )
+
+
+@dataclass(frozen=True)
+class _Detector:
+    """One kind of secret: a pattern, and which group is the secret (the rest is kept by :func:`redact`)."""
+
+    kind: str
+    pattern: re.Pattern[str]
+    group: str | int = 0
+    accept: Callable[[re.Match[str]], bool] | None = None
+    """Optional test of a match: it only counts when this returns True (a value that looks like a secret)."""
+
+    def matches(self, text: str) -> Iterator[re.Match[str]]:
+        for match in self.pattern.finditer(text):
+            if self.accept is None or self.accept(match):
+                yield match
+
+
+# --------------------------------------------------------------------------- value tests
+
+_PLACEHOLDER = re.compile(
+    r"""^(?:\*+|x{3,}|X{3,}|\.{3,}|•+|<[^<>]*>|\[[^\[\]]*\]|\{\{?[^{}]*\}?\}|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|"""
+    r"""%\(?[A-Za-z_]*\)?s|redacted|hidden|none|null|nil|n/a|empty|changeme|placeholder|example|secret|password)$""",
+    re.IGNORECASE,
+)
+
+# Words that describe a password rather than being one: "the password is required".
+_DESCRIPTIVE = frozenset("""
+required optional mandatory needed necessary wrong right incorrect correct invalid valid expired expiring
+missing empty blank set unset changed reset stored hashed encrypted salted weak strong long short secure
+insecure ok okay fine same different protected hidden visible known unknown forgotten compromised leaked
+rotated updated new old default temporary sensitive saved synced enabled disabled locked
+unlocked shared private public there here gone ready good bad simple complex easy hard unchanged working
+broken irrelevant useless obvious predictable random generated unique reused fixed
+managed handled sent emailed texted printed written attached included listed shown masked obscured
+""".split())
+
+_STOP = frozenset("""
+a an the is was are be been to of in on at for by with and or not no it its this that these those my our
+your his her their too very also just still only then than so as if but from into onto about
+""".split())
+
+_CLAUSE_END = re.compile(r"""^\s*(?:$|[.,;:!?)"'\]]|\s+(?:and|but|so|or|please|thanks)\b)""", re.IGNORECASE)
+
+
+def _is_placeholder(value: str) -> bool:
+    return bool(_PLACEHOLDER.match(value)) or len(set(value)) == 1
+
+
+def _wordy(value: str) -> bool:
+    """``reset-the-drive-first`` or ``16-characters-long``: English words joined, not a generated token."""
+    parts = re.split(r"[-_./]", value)
+    return sum(1 for part in parts if len(part) >= 4 and part.isalpha() and part.islower()) >= 2
+
+
+def _token_like(value: str) -> bool:
+    """A generated token: letters and digits mixed, or long and mixed-case, and not words joined by dashes."""
+    if _is_placeholder(value) or _wordy(value):
+        return False
+    letters = [c for c in value if c.isalpha()]
+    if letters and any(c.isdigit() for c in value):
+        return True
+    return len(value) >= 24 and any(c.isupper() for c in letters) and any(c.islower() for c in letters)
+
+
+def _secret_value(test: Callable[[str], bool]) -> Callable[[re.Match[str]], bool]:
+    return lambda match: test(match.group("secret"))
+
+
+# --------------------------------------------------------------------------- detectors
+
+_SEPARATOR = r"\s*(?:[:=]|=>|\s(?:is|was|are)\b)\s*"
+_QUALIFIER = r"(?:\s+(?:for|to|of|on|at)(?:\s+[\w.@/-]+){1,4}?)?"
+
+_PASSWORD = re.compile(
+    r"\b(?:[A-Za-z0-9]+[_-])*(?:passwords?|passwd|passphrase|pwd)" + _QUALIFIER + _SEPARATOR
+    + r"""(?P<quote>['"`]?)(?P<secret>[^\s'"`,;]*[^\s'"`,;.!?)\]])(?P<rest>.{0,12})""",
+    re.IGNORECASE,
+)
+
+_NAMED_KEY = re.compile(
+    r"\b(?:[A-Za-z0-9]+[_-])*(?P<name>api[_ -]?keys?|apikeys?|api[_ -]?secret|secret(?:[_ -]?(?:access[_ -]?)?key)?"
+    r"|access[_ -]?key(?:[_ -]?id)?|client[_ -]?secret|private[_ -]?key|signing[_ -]?key"
+    r"|(?:access|auth|refresh|api|session|bearer|id|personal[_ -]access)?[_ -]?tokens?)"
+    + _QUALIFIER + _SEPARATOR + r"""['"`]?(?P<secret>[A-Za-z0-9][A-Za-z0-9_\-./+=]{15,})""",
+    re.IGNORECASE,
+)
+
+# A value that names where the password is rather than being it: a variable, a call, a path.
+_REFERENCE = re.compile(r"^(?:[$%<{\[]|[A-Za-z_][\w.]*[\[(]|[~/][\w./-]*$)")
+
+
+def _password_counts(match: re.Match[str]) -> bool:
+    value = match.group("secret")
+    if len(value) < 3 or _is_placeholder(value) or _REFERENCE.match(value):
+        return False
+    if match.group("quote"):
+        return True
+    if not value.isalpha():
+        return len(value) >= 4  # "8" or "12+" describe a length; "hunter2" or "p@ss!" are passwords
+    # a plain word counts only when it ends the clause and does not describe the password
+    lowered = value.lower()
+    if len(value) < 4 or lowered in _DESCRIPTIVE or lowered in _STOP:
+        return False
+    return bool(_CLAUSE_END.match(match.group("rest")))
+
+
+_DETECTORS: tuple[_Detector, ...] = (
+    _Detector("private_key", re.compile(
+        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+        r"(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----)?")),
+    _Detector("private_key", re.compile(r"\bPuTTY-User-Key-File-\d+:[^\n]*")),
+    # vendor keys always carry digits: "sk-learn-pipeline" is a library, not a key
+    _Detector("api_key", re.compile(r"(?<![\w-])sk-(?P<secret>[A-Za-z0-9_-]{16,})"), "secret",
+              _secret_value(lambda value: any(c.isdigit() for c in value))),
+    _Detector("api_key", re.compile(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b")),
+    _Detector("api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}(?![\w-])")),
+    _Detector("api_key", re.compile(r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}")),
+    _Detector("api_key", re.compile(r"\b(?:hf|npm)_[A-Za-z0-9]{30,}\b")),
+    _Detector("aws_access_key", re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b")),
+    _Detector("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{22,})\b")),
+    _Detector("gitlab_token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}")),
+    _Detector("slack_token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
+    _Detector("slack_webhook", re.compile(r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}")),
+    _Detector("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    _Detector("bearer_token", re.compile(r"\bbearer\s+(?P<secret>[A-Za-z0-9\-._~+/]{16,}=*)", re.IGNORECASE),
+              "secret", _secret_value(_token_like)),
+    _Detector("connection_string", re.compile(
+        r"\b[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\s:/@]*:(?P<secret>[^\s@/]+)@[^\s/@]+"), "secret",
+        _secret_value(lambda value: not _is_placeholder(value))),
+    _Detector("password", _PASSWORD, "secret", _password_counts),
+    _Detector("pin", re.compile(
+        r"\b(?:pin(?:\s+code|\s+number)?|passcode)" + _QUALIFIER + _SEPARATOR + r"(?P<secret>\d{4,8})\b",
+        re.IGNORECASE), "secret"),
+    _Detector("api_key", _NAMED_KEY, "secret", _secret_value(_token_like)),
+)
+
+
+def _kind(detector: _Detector, match: re.Match[str]) -> str:
+    """A named key's kind comes from its name ("session token" is a token); the others from the detector."""
+    if detector.pattern is not _NAMED_KEY:
+        return detector.kind
+    name = match.group("name").lower()
+    return "token" if "token" in name else "private_key" if "private" in name else "api_key"
+
+
+# --------------------------------------------------------------------------- the processor
+
+
+class DropSecrets:
+    """A write processor: finds credentials in a memory so the write can be refused.
+
+    ``check(text)`` lists the kinds found (``[]`` for ordinary text); ``enforce(content, metadata)``
+    raises :class:`SecretDropped` when the content or any string in the metadata holds one. Kinds:
+    ``api_key``, ``token``, ``aws_access_key``, ``github_token``, ``gitlab_token``, ``slack_token``,
+    ``slack_webhook``, ``jwt``, ``bearer_token``, ``password``, ``pin``, ``private_key``,
+    ``connection_string``. Stateless and thread-safe: one instance can serve every write.
+    """
+
+    def check(self, text: str) -> list[str]:
+        """The kinds of secret in ``text``, in the order of the detectors, each once; ``[]`` when clean."""
+        if not isinstance(text, str) or not text:
+            return []
+        found: list[str] = []
+        for detector in _DETECTORS:
+            for match in detector.matches(text):
+                kind = _kind(detector, match)
+                if kind not in found:
+                    found.append(kind)
+        return found
+
+    def check_record(self, content: str, metadata: Mapping[str, Any] | None = None) -> list[str]:
+        """Like :meth:`check`, over the content and every string in the metadata (``key: value`` pairs too)."""
+        found = self.check(content)
+        for text in _metadata_texts(metadata or {}):
+            found += [kind for kind in self.check(text) if kind not in found]
+        return found
+
+    def enforce(self, content: str, metadata: Mapping[str, Any] | None = None) -> None:
+        """Raise :class:`SecretDropped` if the content or the metadata holds a secret; return None otherwise."""
+        kinds = self.check_record(content, metadata)
+        if kinds:
+            raise SecretDropped(kinds)
+
+    def __call__(self, content: str, metadata: Mapping[str, Any] | None = None) -> None:
+        self.enforce(content, metadata)
+
+    def __repr__(self) -> str:
+        return "DropSecrets()"
+
+
+def _metadata_texts(value: Any, key: str | None = None, depth: int = 0) -> Iterable[str]:
+    """Strings in (nested) metadata; a string under a key is also seen as ``key: value`` ({"password": "x"})."""
+    if depth > 6:
+        return
+    if isinstance(value, str):
+        yield f"{key.replace('_', ' ')}: {value}" if key else value
+        if key:
+            yield value
+    elif isinstance(value, Mapping):
+        for name, item in value.items():
+            if depth == 0 and name in _BOOKKEEPING_KEYS:
+                continue
+            yield from _metadata_texts(item, str(name), depth + 1)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _metadata_texts(item, key if isinstance(item, str) else None, depth + 1)
+
+
+def redact(text: str) -> str:
+    """``text`` with every secret :class:`DropSecrets` would find replaced by ``[REDACTED]`` (for logs).
+
+    Where a secret is given as a value ("password: hunter2", ``postgresql://kumar:pw@db``), only the value
+    goes; the rest stays readable.
+    """
+    if not isinstance(text, str) or not text:
+        return text
+    spans: list[tuple[int, int]] = []
+    for detector in _DETECTORS:
+        spans += [match.span(detector.group) for match in detector.matches(text)]
+    if not spans:
+        return text
+    merged: list[list[int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    pieces: list[str] = []
+    position = 0
+    for start, end in merged:
+        pieces.append(text[position:start])
+        pieces.append(REDACTED)
+        position = end
+    pieces.append(text[position:])
+    return "".join(pieces)
+
+
+__all__ = ["DropSecrets", "SecretDropped", "redact", "REDACTED"]
