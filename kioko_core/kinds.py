@@ -240,8 +240,13 @@ class _OutcomeMixin:
     """Success and failure counts for what an agent can try: procedures, skills, lessons, decisions."""
 
     def outcome(self, memory_id: str, worked: bool, *, user_id: str, agent_id: str | None = None,
-                note: str | None = None) -> Record:
-        """Record that using the memory worked (or not): ``successes`` / ``failures`` + 1, an optional note."""
+                note: str | None = None, session_id: str | None = None, context: Any = None) -> Record:
+        """Record that using the memory worked (or not): ``successes`` / ``failures`` + 1, an optional note.
+
+        When it worked and ``session_id`` or ``context`` (the recall it was given in) is passed, this is
+        ``memory.feedback``: the memory is linked ``resolves`` to that session's problems and the links
+        among the context's memories are strengthened.
+        """
         if not isinstance(worked, bool):
             raise InvalidRecordError("worked must be True or False")
         manager: KindManager = self  # type: ignore[assignment]
@@ -256,7 +261,12 @@ class _OutcomeMixin:
         }
         if note is not None:
             changes["notes"] = _noted(meta, {"at": now, "worked": worked, "text": _text(note, "note")})
-        return manager._change(memory_id, user_id=user_id, agent_id=agent_id, metadata=changes, current=current)
+        changed = manager._change(memory_id, user_id=user_id, agent_id=agent_id, metadata=changes, current=current)
+        if worked and (session_id is not None or context is not None):
+            manager._layer.feedback(user_id=user_id, agent_id=agent_id, credited=memory_id, session_id=session_id,
+                                    context=context)
+            changed = manager.get(memory_id, user_id=user_id, agent_id=agent_id)
+        return changed
 
 
 # --------------------------------------------------------------------------- goals

@@ -10,9 +10,11 @@ from . import links as L
 from .embedding import Embedder, OfflineEmbedder
 from .entities import EntityGraph
 from .index import IndexCache
-from .linker import LinkerConfig, LinkScore, MemoryLinker, index_terms
+from .linker import LinkerConfig, LinkScore, MemoryLinker, index_terms, structural_targets
 from .recall import Context, recall
 from .graph import Graph
+from .kinds import install as install_kinds
+from .secrets import DropSecrets
 from .store import Delete, Filter, InvalidRecordError, Record, Scope, Store, StoreError, Upsert, check_scope
 
 NOT_LINKED_KINDS = frozenset({"instruction", "working", "profile"})
@@ -40,6 +42,8 @@ class MemoryLayer:
         self.linker = MemoryLinker(store, embedder=self.embedder, graph=self.entities, index=self.index,
                                    config=LinkerConfig.build(linker))
         self.graph = Graph(self)
+        self.secrets = DropSecrets()
+        install_kinds(self)
 
     # -- writing
 
@@ -53,6 +57,7 @@ class MemoryLayer:
             raise InvalidRecordError(f"unknown memory_type {memory_type!r}; use one of {sorted(MEMORY_TYPES)}")
         if metadata is not None and not isinstance(metadata, dict):
             raise InvalidRecordError("metadata must be a dict")
+        self.secrets.enforce(content, metadata)  # secrets never become memories
         scope = check_scope((user_id, agent_id))
         now = time.time()
         record = Record(
@@ -90,6 +95,9 @@ class MemoryLayer:
     def update(self, memory_id: str, *, user_id: str, agent_id: str | None = None, content: str | None = None,
                metadata: dict[str, Any] | None = None) -> Record:
         """Change content (links are re-derived) and/or merge metadata (structural links are checked)."""
+        if metadata is not None and not isinstance(metadata, dict):
+            raise InvalidRecordError("metadata must be a dict")
+        self.secrets.enforce(content or "", metadata)
         current = self.get(memory_id, user_id=user_id, agent_id=agent_id)
         changes: dict[str, Any] = {"updated_at": time.time()}
         if metadata is not None:
@@ -99,7 +107,11 @@ class MemoryLayer:
                 raise InvalidRecordError("content must be a non-empty string")
             changes["content"] = content
             changes["embedding"] = self.embedder.embed(content)
-        return self._write(current.model_copy(update=changes), previous=current)
+        changed = current.model_copy(update=changes)
+        if content is None and structural_targets(changed) == structural_targets(current):
+            # a metadata-only change keeps the memory's links and term statistics as they are
+            return self.store.update_many([Upsert(record=changed, expected_version=current.version)])[0]  # type: ignore[return-value]
+        return self._write(changed, previous=current)
 
     def delete(self, memory_id: str, *, user_id: str, agent_id: str | None = None) -> bool:
         """Delete a memory; its neighbours forget their links to it. False if it did not exist."""

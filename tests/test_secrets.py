@@ -161,8 +161,6 @@ def test_secret_in_a_note_leaves_the_memory_unchanged(memory: MemoryLayer) -> No
     assert memory.get(procedure.id, user_id=U).metadata["successes"] == 0
 
 
-@pytest.mark.xfail(strict=True, reason="MemoryLayer.add does not run DropSecrets yet; the lead wires it in "
-                   "layer.py, then deletes this marker (strict: an unexpected pass fails the run)")
 def test_layer_add_refuses_secrets(memory: MemoryLayer) -> None:
     """MemoryLayer.add itself runs DropSecrets on every write (the spec's processor), whatever the kind."""
     before = count(memory)
