@@ -29,29 +29,25 @@ def run_quick_start(memory, user: str, out=sys.stdout) -> dict[str, str]:
 
     t0 = time.time() - 3600
     ids: dict[str, str] = {}
-    ids["goal"] = memory.add("Goal: Ship the Kioko memory layer by December 15.", user_id=user,
-                             memory_type="goal", metadata={"title": "Ship the Kioko memory layer by December 15",
-                                                           "status": "open"}, created_at=t0).id
+    ids["goal"] = memory.goals.add("Ship the Kioko memory layer by December 15", user_id=user, created_at=t0).id
     memory.graph.add("Kioko", "uses", "pgvector", user_id=user)
-    ids["decision"] = memory.add("We decided to use pgvector because we already run Postgres.", user_id=user,
-                                 memory_type="decision", created_at=t0 + 60).id
-    ids["jam"] = memory.add("The line 3 conveyor jammed twice this morning.", user_id=user, memory_type="episodic",
-                            session_id="s1", created_at=t0 + 120).id
-    ids["fault"] = memory.add("Line 3 keeps faulting with error E-217.", user_id=user, memory_type="episodic",
-                              session_id="s1", created_at=t0 + 180).id
-    ids["fix"] = memory.add("Found it: the encoder cable on line 3 was loose.", user_id=user,
-                            memory_type="episodic", session_id="s1", created_at=t0 + 200).id
-    ids["procedure"] = memory.add(
-        "Clear a conveyor jam on line 3: 1) Press stop; 2) Open the guard; 3) Remove the jammed bottle; "
-        "4) Reset the drive", user_id=user, memory_type="procedural",
-        metadata={"title": "Clear a conveyor jam on line 3"}, created_at=t0 + 300).id
-    ids["lesson"] = memory.add(
-        "For clearing conveyor jams: reset the drive before reopening the guard (1/1 worked). "
-        "Lesson: always check the photo-eye alignment after a jam", user_id=user, memory_type="strategy",
-        created_at=t0 + 400).id
-    ids["tea"] = memory.add("User likes green tea.", user_id=user, memory_type="preference", created_at=t0 + 500).id
-    ids["plc"] = memory.add("The plant's PLC network uses the 10.20.0.0/16 subnet.", user_id=user,
-                            memory_type="factual", created_at=t0 + 600).id
+    ids["decision"] = memory.decisions.add("We decided to use pgvector because we already run Postgres.",
+                                           user_id=user, created_at=t0 + 60).id
+    ids["jam"] = memory.episodes.add("The line 3 conveyor jammed twice this morning.", user_id=user,
+                                     session_id="s1", created_at=t0 + 120).id
+    ids["fault"] = memory.episodes.add("Line 3 keeps faulting with error E-217.", user_id=user, session_id="s1",
+                                       created_at=t0 + 180).id
+    ids["fix"] = memory.episodes.add("Found it: the encoder cable on line 3 was loose.", user_id=user,
+                                     session_id="s1", created_at=t0 + 200).id
+    ids["procedure"] = memory.procedures.add(
+        "Clear a conveyor jam on line 3", ["Press stop", "Open the guard", "Remove the jammed bottle", "Reset the drive"],
+        user_id=user, created_at=t0 + 300).id
+    ids["lesson"] = memory.strategies.add(
+        "reset the drive before reopening the guard (1/1 worked). Lesson: always check the photo-eye alignment "
+        "after a jam", context="clearing conveyor jams", user_id=user, created_at=t0 + 400).id
+    ids["tea"] = memory.preferences.add("User likes green tea.", user_id=user, created_at=t0 + 500).id
+    ids["plc"] = memory.facts.add("The plant's PLC network uses the 10.20.0.0/16 subnet.", user_id=user,
+                                  created_at=t0 + 600).id
 
     print("Links made at write time:", file=out)
     seen: set[tuple[str, str]] = set()
