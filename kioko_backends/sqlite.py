@@ -1,0 +1,728 @@
+"""``sqlite://``: one SQLite file through SQLAlchemy Core, shareable by several processes.
+
+URLs::
+
+    sqlite:///kioko.db          relative to the working directory at open time (like SQLAlchemy)
+    sqlite:////var/lib/kioko.db  absolute (four slashes)
+    kioko.db                     a bare path ending in .db / .sqlite / .sqlite3
+    sqlite:///:memory:           a private, non-persistent database for this store object only
+    ...?dim=384&timeout=10       vector length; seconds to wait for another writer's lock
+
+Layout (schema version 1; every table is prefixed ``kioko_`` so the file can hold other tables):
+
+- ``kioko_meta``: ``schema_version`` and ``dim``; a file keeps the dim it was created with.
+- ``kioko_records``: one row per record. ``agent_id`` None is stored as ``''`` (the protocol forbids
+  ``''`` as a real agent id), so "no agent" is an ordinary, indexable scope value. ``metadata`` and
+  ``terms`` are JSON text, ``embedding`` float32 little-endian bytes, a NaN timestamp is NULL.
+- ``kioko_postings``: one row per (record, term), indexed by (scope, term, created_at DESC, id) so
+  :meth:`SQLiteStore.postings` is an index range count plus an index walk with LIMIT.
+- ``kioko_scopes``: per scope, how many records have terms (``n``) and a generation counter; both are
+  maintained in the write transaction, so ``n`` is one primary-key lookup.
+
+Writes are one ``BEGIN IMMEDIATE`` transaction: the database write lock is taken before the versions
+are read, so version checks hold across processes. Reads run in WAL mode and never wait for writers.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sqlite3
+import threading
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass, replace
+from typing import Any, ContextManager
+
+import numpy as np
+from sqlalchemy import (
+    Column, Float, Index, Integer, LargeBinary, MetaData, PrimaryKeyConstraint, Table, Text, bindparam,
+    create_engine, delete, event, func, select,
+)
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.engine import Connection, Engine, Row
+from sqlalchemy.engine import URL as EngineURL
+from sqlalchemy.pool import StaticPool
+from sqlalchemy.sql.elements import ColumnElement
+
+from kioko_core.store import (
+    DEFAULT_DIM, Capabilities, ConflictError, Delete, Filter, InvalidRecordError, Neighbor, Op, Postings,
+    Record, Scope, StoreError, Upsert, check_limit, check_query_vector, check_scope, validate_ops,
+)
+from kioko_core.url import StoreURL
+
+SCHEMA_VERSION = 1
+"""Bumped whenever the table layout changes; a file written by a newer Kioko is refused."""
+
+DEFAULT_TIMEOUT = 30.0
+"""Seconds a connection waits for another connection's write lock before giving up."""
+
+_NO_AGENT = ""
+"""How ``agent_id=None`` is stored: its own scope value, never a wildcard."""
+
+_VECTOR_DTYPE = np.dtype("<f4")
+
+# --------------------------------------------------------------------------- schema
+
+_schema = MetaData()
+
+_meta = Table(
+    "kioko_meta", _schema,
+    Column("key", Text, primary_key=True),
+    Column("value", Text, nullable=False),
+    sqlite_with_rowid=False,
+)
+
+_records = Table(
+    "kioko_records", _schema,
+    Column("id", Text, primary_key=True),
+    Column("user_id", Text, nullable=False),
+    Column("agent_id", Text, nullable=False),
+    Column("kind", Text, nullable=False),
+    Column("content", Text, nullable=False),
+    Column("metadata", Text, nullable=False),
+    Column("terms", Text, nullable=False),
+    Column("embedding", LargeBinary, nullable=True),
+    Column("session_id", Text, nullable=True),
+    Column("created_at", Float, nullable=True),
+    Column("updated_at", Float, nullable=True),
+    Column("version", Integer, nullable=False),
+)
+Index("kioko_records_scope_id", _records.c.user_id, _records.c.agent_id, _records.c.id)
+Index("kioko_records_scope_session", _records.c.user_id, _records.c.agent_id, _records.c.session_id)
+Index("kioko_records_scope_kind", _records.c.user_id, _records.c.agent_id, _records.c.kind)
+
+_postings = Table(
+    "kioko_postings", _schema,
+    Column("user_id", Text, nullable=False),
+    Column("agent_id", Text, nullable=False),
+    Column("term", Text, nullable=False),
+    Column("id", Text, nullable=False),
+    Column("created_at", Float, nullable=True),
+    # (id, term) is what a rewrite deletes by; WITHOUT ROWID keeps the table itself that index
+    PrimaryKeyConstraint("id", "term"),
+    sqlite_with_rowid=False,
+)
+Index("kioko_postings_lookup", _postings.c.user_id, _postings.c.agent_id, _postings.c.term,
+      _postings.c.created_at.desc(), _postings.c.id)
+
+_scopes = Table(
+    "kioko_scopes", _schema,
+    Column("user_id", Text, nullable=False),
+    Column("agent_id", Text, nullable=False),
+    Column("with_terms", Integer, nullable=False),
+    Column("generation", Integer, nullable=False),
+    PrimaryKeyConstraint("user_id", "agent_id"),
+    sqlite_with_rowid=False,
+)
+
+_RECORD_COLUMNS = (
+    _records.c.id, _records.c.user_id, _records.c.agent_id, _records.c.kind, _records.c.content,
+    _records.c.metadata, _records.c.terms, _records.c.embedding, _records.c.session_id,
+    _records.c.created_at, _records.c.updated_at, _records.c.version,
+)
+
+
+def _in_scope(table: Table) -> ColumnElement[bool]:
+    """``user_id = :user_id AND agent_id = :agent_id``; values are given at execution."""
+    return (table.c.user_id == bindparam("user_id")) & (table.c.agent_id == bindparam("agent_id"))
+
+
+# Statements built once: SQLAlchemy compiles each shape once and sqlite3 keeps it prepared.
+_SELECT_BY_IDS = select(*_RECORD_COLUMNS).where(
+    _records.c.id.in_(bindparam("ids", expanding=True)), _in_scope(_records))
+_SELECT_STATES = select(
+    _records.c.id, _records.c.user_id, _records.c.agent_id, _records.c.version,
+    (_records.c.terms != "[]").label("has_terms"),
+).where(_records.c.id.in_(bindparam("ids", expanding=True)))
+_DELETE_POSTINGS = delete(_postings).where(_postings.c.id.in_(bindparam("ids", expanding=True)))
+_DELETE_RECORDS = delete(_records).where(_records.c.id.in_(bindparam("ids", expanding=True)))
+_INSERT_POSTING = _postings.insert()
+
+
+def _upsert_record_statement() -> Any:
+    """INSERT ... ON CONFLICT(id) DO UPDATE: the row keeps its rowid, every column takes the new value."""
+    statement = sqlite_insert(_records)
+    return statement.on_conflict_do_update(
+        index_elements=[_records.c.id],
+        set_={column.name: statement.excluded[column.name] for column in _RECORD_COLUMNS if column.name != "id"},
+    )
+
+
+def _bump_scope_statement() -> Any:
+    """Add ``delta`` to a scope's count of records with terms and advance its generation."""
+    statement = sqlite_insert(_scopes).values(
+        user_id=bindparam("user_id"), agent_id=bindparam("agent_id"), with_terms=bindparam("delta"), generation=1)
+    return statement.on_conflict_do_update(
+        index_elements=[_scopes.c.user_id, _scopes.c.agent_id],
+        set_={"with_terms": _scopes.c.with_terms + statement.excluded.with_terms,
+              "generation": _scopes.c.generation + 1},
+    )
+
+
+_UPSERT_RECORD = _upsert_record_statement()
+_BUMP_SCOPE = _bump_scope_statement()
+_SCOPE_SIZE = select(_scopes.c.with_terms).where(_in_scope(_scopes))
+_TERM_DF = select(func.count()).select_from(_postings).where(
+    _in_scope(_postings), _postings.c.term == bindparam("term"))
+_TERM_IDS = (select(_postings.c.id)
+             .where(_in_scope(_postings), _postings.c.term == bindparam("term"))
+             .order_by(_postings.c.created_at.desc(), _postings.c.id)
+             .limit(bindparam("limit")))
+
+
+# --------------------------------------------------------------------------- encoding rows
+
+
+def _scope_params(scope: Scope) -> dict[str, str]:
+    return {"user_id": scope.user_id, "agent_id": scope.agent_id if scope.agent_id is not None else _NO_AGENT}
+
+
+def _stored_float(value: float) -> float | None:
+    # SQLite turns a bound NaN into NULL anyway; saying so keeps the reverse mapping explicit
+    return None if math.isnan(value) else value
+
+
+def _loaded_float(value: float | None) -> float:
+    return math.nan if value is None else float(value)
+
+
+def _encode_json(record_id: str, field_name: str, value: Any) -> str:
+    try:
+        # allow_nan: Python reads its own NaN/Infinity tokens back; SQLite never parses these columns
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=True)
+    except (TypeError, ValueError) as error:
+        raise InvalidRecordError(
+            f"record {record_id!r}: {field_name} must be JSON-serialisable to be stored in SQLite "
+            f"({error}); use str, int, float, bool, None, lists and dicts with string keys"
+        ) from None
+
+
+def _encode_record(record: Record) -> dict[str, Any]:
+    """A validated record as a row for ``kioko_records`` (version is filled in later)."""
+    embedding = record.embedding
+    return {
+        "id": record.id,
+        "user_id": record.user_id,
+        "agent_id": record.agent_id if record.agent_id is not None else _NO_AGENT,
+        "kind": record.kind,
+        "content": record.content,
+        "metadata": _encode_json(record.id, "metadata", record.metadata),
+        "terms": _encode_json(record.id, "terms", record.terms),
+        "embedding": None if embedding is None else embedding.astype(_VECTOR_DTYPE, copy=False).tobytes(),
+        "session_id": record.session_id,
+        "created_at": _stored_float(record.created_at),
+        "updated_at": _stored_float(record.updated_at),
+        "version": record.version,
+    }
+
+
+def _decode_record(row: Row[Any]) -> Record:
+    """A ``kioko_records`` row as a Record; the row was validated when it was written."""
+    (record_id, user_id, agent_id, kind, content, metadata, terms, embedding, session_id,
+     created_at, updated_at, version) = row
+    return Record.model_construct(
+        id=record_id,
+        user_id=user_id,
+        agent_id=agent_id if agent_id != _NO_AGENT else None,
+        kind=kind,
+        content=content,
+        metadata=json.loads(metadata),
+        terms=json.loads(terms),
+        embedding=None if embedding is None else np.frombuffer(embedding, dtype=_VECTOR_DTYPE).astype(np.float32),
+        session_id=session_id,
+        created_at=_loaded_float(created_at),
+        updated_at=_loaded_float(updated_at),
+        version=version,
+    )
+
+
+def _chunks(items: Sequence[str], size: int) -> Iterator[list[str]]:
+    for start in range(0, len(items), size):
+        yield list(items[start:start + size])
+
+
+# --------------------------------------------------------------------------- planning a batch
+
+
+@dataclass(frozen=True)
+class _State:
+    """What the database holds for one id, as the batch sees it."""
+
+    scope: Scope
+    version: int
+    has_terms: bool = False
+
+
+@dataclass
+class _Plan:
+    """The outcome of a batch: one result per op, and the final state of every id it changes."""
+
+    results: list[Record | None]
+    final: dict[str, int | None]
+    """id -> index of the op whose record is stored, or None to delete it.
+
+    Only the last state of an id reaches the database; the states in between are invisible anyway.
+    """
+
+
+def _plan(ops: Sequence[Op], current: dict[str, _State]) -> _Plan:
+    """Check every op against the state the batch would see, in order; the rules of MemoryStore._plan."""
+    states: dict[str, _State | None] = dict(current)
+    results: list[Record | None] = []
+    final: dict[str, int | None] = {}
+    for index, op in enumerate(ops):
+        key = op.id if isinstance(op, Delete) else op.record.id
+        scope = op.scope if isinstance(op, Delete) else op.record.scope
+        state = states.get(key)
+        if state is not None and state.scope != scope:
+            if isinstance(op, Delete):
+                state = None  # another scope's record looks missing, and stays untouched
+            else:
+                raise ConflictError(f"record id {key!r} already belongs to another scope")
+        version = state.version if state else 0
+        if op.expected_version is not None and op.expected_version != version:
+            raise ConflictError(f"record {key!r} is at version {version}, expected {op.expected_version}")
+        if isinstance(op, Delete):
+            results.append(None)
+            if state is not None:
+                states[key] = None
+                final[key] = None
+        else:
+            stored = op.record.model_copy(update={"version": version + 1}, deep=True)
+            states[key] = _State(scope, stored.version)
+            final[key] = index
+            results.append(stored)
+    return _Plan(results, final)
+
+
+# --------------------------------------------------------------------------- paths and errors
+
+
+def _database_path(url: StoreURL) -> str:
+    """The file a URL names, made absolute now so a later chdir cannot switch files; or ``:memory:``.
+
+    ``sqlite:///x.db`` arrives as path ``/x.db`` and means ``x.db`` relative to the working directory
+    (as in SQLAlchemy); ``sqlite:////x.db`` arrives as ``//x.db`` and means ``/x.db``. A bare absolute
+    path ``/data/x.db`` arrives exactly like ``sqlite:///data/x.db``, so a single leading slash is read as
+    relative only when that directory exists here, else as absolute when that one exists.
+    """
+    if url.host or url.port:
+        raise InvalidRecordError(
+            f"{url}: a SQLite URL has no host; use sqlite:///relative.db or sqlite:////absolute/path.db"
+        )
+    path = url.path
+    if path in ("/:memory:", ":memory:"):
+        return ":memory:"
+    if path.startswith("//"):
+        path = path[1:]
+    elif path.startswith("/"):
+        relative = os.path.abspath(path[1:])
+        if os.path.isdir(os.path.dirname(relative)) or not os.path.isdir(os.path.dirname(path)):
+            path = relative
+    if not path or path == "/":
+        raise InvalidRecordError(
+            "sqlite:// needs a file path: sqlite:///kioko.db (relative), sqlite:////abs/kioko.db, "
+            "or sqlite:///:memory: for a throwaway database"
+        )
+    if path.startswith("file:"):
+        raise InvalidRecordError(f"{path!r}: SQLite URI filenames are not supported; give a plain file path")
+    return os.path.abspath(os.path.expanduser(path))
+
+
+def _describe(error: BaseException, path: str, timeout: float) -> StoreError:
+    """A sqlite3 error as a StoreError whose message says what to do."""
+    text = str(error).lower()
+    if isinstance(error, UnicodeEncodeError):
+        return InvalidRecordError(
+            "a record holds text SQLite cannot store as UTF-8 (a lone surrogate character); nothing was "
+            "written: clean the text, e.g. text.encode('utf-8', 'replace').decode()"
+        )
+    if "locked" in text or "busy" in text:
+        return StoreError(
+            f"{path} stayed locked by another connection for {timeout:g} s, so nothing was done: retry, "
+            "look for a process that keeps a write transaction open, or open the store with a longer "
+            "?timeout=SECONDS"
+        )
+    if "unable to open" in text or "cannot open" in text:
+        return StoreError(f"cannot open SQLite file {path}: check that its directory exists and is writable")
+    if "readonly" in text or "read-only" in text:
+        return StoreError(f"{path} is read-only: check the permissions of the file and of its directory")
+    if "not a database" in text or "malformed" in text or "corrupt" in text:
+        return StoreError(f"{path} is not a readable SQLite database (or is damaged): point the URL at another file")
+    if "disk is full" in text or "disk i/o" in text:
+        return StoreError(f"SQLite could not write {path} ({error}): free disk space or check the device")
+    return StoreError(f"SQLite error on {path}: {error}")
+
+
+# --------------------------------------------------------------------------- the store
+
+
+class SQLiteStore:
+    """Records in one SQLite file (WAL mode); several threads and processes may use it at once."""
+
+    capabilities: Capabilities = Capabilities(
+        transactions=True, native_knn=False, persistent=True, multi_process=True,
+        notes=(
+            "knn is exact cosine in numpy over the scope's vectors, read from the file on every call",
+            "writes from all processes are serialised by SQLite's write lock (BEGIN IMMEDIATE)",
+            "synchronous=NORMAL under WAL: a power cut may lose the last commits, never part of one",
+            "metadata and terms are stored as JSON: tuples come back as lists",
+            "sqlite:///:memory: is a private, non-persistent database of one store object",
+        ),
+    )
+    _memory_capabilities = replace(capabilities, persistent=False, multi_process=False)
+
+    def __init__(self, path: str, dim: int | None = None, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+        """Open (creating if needed) the database at ``path``, an absolute file path or ``:memory:``.
+
+        ``dim`` None means: the dim the file was created with, or DEFAULT_DIM for a new file.
+        """
+        self.path = path
+        self._timeout = float(timeout)
+        self._in_memory = path == ":memory:"
+        if self._in_memory:
+            self.capabilities = self._memory_capabilities
+        self._closed = False
+        self._engine = self._create_engine()
+        self._write_engine = self._engine.execution_options(kioko_write=True)
+        self._start_locks()
+        try:
+            self.dim = self._prepare_schema(dim)
+            self._max_params = self._parameter_limit()
+        except BaseException:
+            self._engine.dispose()
+            raise
+
+    @classmethod
+    def from_url(cls, url: StoreURL, dim: int | None = None, **options: Any) -> SQLiteStore:
+        """Open the store a ``sqlite://`` URL (or bare ``*.db`` path) names.
+
+        ``dim``: the argument, else ``?dim=``, else the file's recorded dim, else DEFAULT_DIM.
+        ``timeout`` (option or ``?timeout=``): seconds to wait for another writer, default 30.
+        Other options are ignored, as every driver ignores options meant for another.
+        """
+        if dim is None and "dim" in url.query:
+            dim = _positive_number(url.query["dim"], "dim", int)
+        timeout = options.get("timeout", url.query.get("timeout", DEFAULT_TIMEOUT))
+        return cls(_database_path(url), dim, timeout=_positive_number(timeout, "timeout", float))
+
+    def __repr__(self) -> str:
+        return f"SQLiteStore(path={self.path!r}, dim={self.dim})"
+
+    # -- connections
+
+    def _create_engine(self) -> Engine:
+        database = EngineURL.create("sqlite+pysqlite", database=self.path)
+        connect_args = {"timeout": self._timeout, "check_same_thread": False}
+        if self._in_memory:
+            # one connection is the whole database; _guard() serialises every use of it
+            engine = create_engine(database, poolclass=StaticPool, connect_args=connect_args)
+        else:
+            engine = create_engine(database, connect_args=connect_args, pool_size=8, max_overflow=32,
+                                   pool_timeout=self._timeout)
+        busy_ms = int(self._timeout * 1000)
+
+        @event.listens_for(engine, "connect")
+        def _on_connect(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
+            # sqlite3 must not open transactions by itself: _on_begin says which kind to open
+            dbapi_connection.isolation_level = None
+            cursor = dbapi_connection.cursor()
+            cursor.execute(f"PRAGMA busy_timeout = {busy_ms}")
+            cursor.execute("PRAGMA synchronous = NORMAL")
+            cursor.close()
+
+        @event.listens_for(engine, "begin")
+        def _on_begin(connection: Connection) -> None:
+            # IMMEDIATE takes the write lock up front, so versions read in the batch cannot go stale
+            immediate = connection.get_execution_options().get("kioko_write", False)
+            connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+        return engine
+
+    def _start_locks(self) -> None:
+        self._pid = os.getpid()
+        # one writer per process at a time: the others wait here instead of polling SQLite's lock
+        self._write_lock = threading.Lock()
+        self._memory_lock: threading.RLock | None = threading.RLock() if self._in_memory else None
+
+    def _guard(self) -> ContextManager[Any]:
+        return self._memory_lock if self._memory_lock is not None else nullcontext()
+
+    def _check_usable(self) -> None:
+        if self._closed:
+            raise StoreError(f"{self!r} is closed; open the URL again to keep using it")
+        if os.getpid() != self._pid:
+            # a forked child must not share the parent's sqlite3 connections; open its own
+            self._engine.dispose(close=False)
+            self._start_locks()
+
+    @contextmanager
+    def _translated(self) -> Iterator[None]:
+        try:
+            yield
+        except sa_exc.DBAPIError as error:
+            raise _describe(error.orig or error, self.path, self._timeout) from error
+        except sa_exc.StatementError as error:
+            raise _describe(error.orig or error, self.path, self._timeout) from error
+        except sa_exc.TimeoutError as error:
+            raise StoreError(
+                f"every connection to {self.path} stayed busy for {self._timeout:g} s; use fewer threads "
+                "per store object or open the store with a longer ?timeout=SECONDS"
+            ) from error
+        except (sqlite3.Error, UnicodeEncodeError) as error:
+            raise _describe(error, self.path, self._timeout) from error
+
+    @contextmanager
+    def _reading(self) -> Iterator[Connection]:
+        """A read transaction: one consistent snapshot, never waiting for writers (WAL)."""
+        self._check_usable()
+        with self._guard(), self._translated(), self._engine.begin() as connection:
+            yield connection
+
+    @contextmanager
+    def _writing(self) -> Iterator[Connection]:
+        """A write transaction holding the database's write lock from its first statement."""
+        self._check_usable()
+        with self._guard(), self._write_lock, self._translated(), self._write_engine.begin() as connection:
+            yield connection
+
+    # -- schema
+
+    def _prepare_schema(self, dim: int | None) -> int:
+        """Create the tables if missing, check the schema version, and settle the dim."""
+        if dim is not None:
+            dim = _positive_number(dim, "dim", int)
+        self._check_usable()
+        if not self._in_memory:
+            with self._translated():
+                # on a raw connection, outside any transaction: SQLite refuses to switch to WAL inside one
+                raw = self._engine.raw_connection()
+                try:
+                    raw.cursor().execute("PRAGMA journal_mode = WAL").fetchall()
+                finally:
+                    raw.close()
+        with self._writing() as connection:
+            _schema.create_all(connection, checkfirst=True)
+            stored = dict(connection.execute(select(_meta.c.key, _meta.c.value)).all())
+            version = int(stored.get("schema_version", SCHEMA_VERSION))
+            if version > SCHEMA_VERSION:
+                raise StoreError(
+                    f"{self.path} was written by a newer Kioko (schema {version}, this one reads "
+                    f"{SCHEMA_VERSION}): upgrade kioko"
+                )
+            if "dim" in stored:
+                recorded = int(stored["dim"])
+                if dim is not None and dim != recorded:
+                    raise InvalidRecordError(
+                        f"{self.path} holds {recorded}-dimensional vectors, but the store was opened with "
+                        f"dim={dim}: open it with ?dim={recorded} (or no dim), or use another file"
+                    )
+                return recorded
+            dim = dim if dim is not None else DEFAULT_DIM
+            connection.execute(_meta.insert(), [
+                {"key": "schema_version", "value": str(SCHEMA_VERSION)},
+                {"key": "dim", "value": str(dim)},
+            ])
+            return dim
+
+    def _parameter_limit(self) -> int:
+        """How many ids one statement may bind; old SQLite builds allow only 999 parameters."""
+        with self._reading() as connection:
+            raw = connection.connection.dbapi_connection
+            limit = raw.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) if hasattr(raw, "getlimit") else 999
+        return max(100, min(limit - 16, 10_000))
+
+    # -- reads
+
+    def get(self, scope: Scope, ids: Sequence[str]) -> list[Record | None]:
+        scope = check_scope(scope)
+        wanted = list(dict.fromkeys(i for i in ids if isinstance(i, str)))
+        rows: dict[str, Row[Any]] = {}
+        if wanted:
+            params = _scope_params(scope)
+            with self._reading() as connection:
+                for chunk in _chunks(wanted, self._max_params):
+                    for row in connection.execute(_SELECT_BY_IDS, {**params, "ids": chunk}):
+                        rows[row.id] = row
+        # a fresh Record per position, so asking twice for an id yields two independent copies
+        return [_decode_record(rows[i]) if isinstance(i, str) and i in rows else None for i in ids]
+
+    def postings(self, scope: Scope, terms: Sequence[str], limit: int) -> Postings:
+        scope, limit = check_scope(scope), check_limit("limit", limit)
+        params = _scope_params(scope)
+        df: dict[str, int] = {}
+        ids: dict[str, list[str]] = {}
+        with self._reading() as connection:
+            n = connection.execute(_SCOPE_SIZE, params).scalar() or 0
+            for term in dict.fromkeys(terms):
+                df[term] = connection.execute(_TERM_DF, {**params, "term": term}).scalar() or 0
+                ids[term] = (list(connection.execute(_TERM_IDS, {**params, "term": term, "limit": limit})
+                                  .scalars())
+                             if df[term] and limit else [])
+        return Postings(n=n, df=df, ids=ids)
+
+    def knn(self, scope: Scope, vector: Sequence[float] | np.ndarray, k: int,
+            filter: Filter | None = None) -> list[Neighbor]:
+        scope, k = check_scope(scope), check_limit("k", k)
+        query = check_query_vector(vector, self.dim)
+        if k == 0:
+            return []
+        conditions, wanted = self._filter_conditions(filter)
+        statement = select(_records.c.id, _records.c.embedding).where(
+            _in_scope(_records), _records.c.embedding.is_not(None), *conditions)
+        with self._reading() as connection:
+            rows = connection.execute(statement, _scope_params(scope)).all()
+        if wanted is not None:
+            rows = [row for row in rows if row[0] in wanted]
+        if not rows:
+            return []
+        ids = [row[0] for row in rows]
+        matrix = np.frombuffer(b"".join(row[1] for row in rows), dtype=_VECTOR_DTYPE).reshape(len(rows), self.dim)
+        return _nearest(ids, matrix, query, k)
+
+    def scan(self, scope: Scope, filter: Filter | None = None, batch: int = 500) -> Iterator[Record]:
+        scope = check_scope(scope)
+        if check_limit("batch", batch) == 0:
+            raise InvalidRecordError("batch must be at least 1")
+        self._check_usable()
+        return self._scan_pages(scope, filter, batch)
+
+    def _scan_pages(self, scope: Scope, filter: Filter | None, batch: int) -> Iterator[Record]:
+        conditions, wanted = self._filter_conditions(filter)
+        statement = (select(*_RECORD_COLUMNS)
+                     .where(_in_scope(_records), _records.c.id > bindparam("after"), *conditions)
+                     .order_by(_records.c.id)
+                     .limit(bindparam("batch")))
+        params = {**_scope_params(scope), "batch": batch}
+        after = ""
+        while True:
+            # keyset pagination, one short read per page: nothing is held open while the caller works,
+            # and records written meanwhile never shift what is left to read
+            with self._reading() as connection:
+                rows = connection.execute(statement, {**params, "after": after}).all()
+            for row in rows:
+                if wanted is None or row.id in wanted:
+                    yield _decode_record(row)
+            if len(rows) < batch:
+                return
+            after = rows[-1].id
+
+    def _filter_conditions(self, filter: Filter | None) -> tuple[list[ColumnElement[bool]], frozenset[str] | None]:
+        """Filter as SQL conditions, plus an id set to check in Python when it is too big to bind."""
+        if filter is None:
+            return [], None
+        conditions: list[ColumnElement[bool]] = []
+        if filter.kinds is not None:
+            conditions.append(_records.c.kind.in_(sorted(filter.kinds)))
+        if filter.session_id is not None:
+            conditions.append(_records.c.session_id == filter.session_id)
+        if filter.created_after is not None:
+            conditions.append(_records.c.created_at >= filter.created_after)
+        if filter.created_before is not None:
+            conditions.append(_records.c.created_at < filter.created_before)
+        wanted = None
+        if filter.ids is not None:
+            if len(filter.ids) <= self._max_params:
+                conditions.append(_records.c.id.in_(sorted(filter.ids)))
+            else:
+                wanted = filter.ids
+        return conditions, wanted
+
+    # -- writes
+
+    def update_many(self, ops: Sequence[Op]) -> list[Record | None]:
+        ops = validate_ops(ops, self.dim)
+        if not ops:
+            return []
+        # encoding first refuses what JSON cannot hold before the write lock is even asked for
+        rows = [_encode_record(op.record) if isinstance(op, Upsert) else None for op in ops]
+        touched = list(dict.fromkeys(op.id if isinstance(op, Delete) else op.record.id for op in ops))
+        with self._writing() as connection:
+            current = self._read_states(connection, touched)
+            plan = _plan(ops, current)
+            self._apply(connection, plan, rows, current)
+        return plan.results
+
+    def _read_states(self, connection: Connection, ids: Sequence[str]) -> dict[str, _State]:
+        current: dict[str, _State] = {}
+        for chunk in _chunks(ids, self._max_params):
+            for record_id, user_id, agent_id, version, has_terms in connection.execute(_SELECT_STATES, {"ids": chunk}):
+                scope = Scope(user_id, agent_id if agent_id != _NO_AGENT else None)
+                current[record_id] = _State(scope, version, bool(has_terms))
+        return current
+
+    def _apply(self, connection: Connection, plan: _Plan, rows: list[dict[str, Any] | None],
+               current: dict[str, _State]) -> None:
+        """Write the final state of every changed id: rows, postings, and per-scope counters."""
+        existing = [i for i in plan.final if i in current]
+        for chunk in _chunks(existing, self._max_params):
+            connection.execute(_DELETE_POSTINGS, {"ids": chunk})
+        gone = [i for i in existing if plan.final[i] is None]
+        for chunk in _chunks(gone, self._max_params):
+            connection.execute(_DELETE_RECORDS, {"ids": chunk})
+        stored: list[dict[str, Any]] = []
+        postings: list[dict[str, Any]] = []
+        for index in plan.final.values():
+            if index is None:
+                continue
+            record, row = plan.results[index], rows[index]
+            assert record is not None and row is not None
+            stored.append({**row, "version": record.version})
+            postings.extend({"user_id": row["user_id"], "agent_id": row["agent_id"], "term": term,
+                             "id": row["id"], "created_at": row["created_at"]} for term in record.terms)
+        if stored:
+            connection.execute(_UPSERT_RECORD, stored)
+        if postings:
+            connection.execute(_INSERT_POSTING, postings)
+        deltas = _scope_deltas(plan, current)
+        if deltas:
+            connection.execute(_BUMP_SCOPE, [{**_scope_params(scope), "delta": delta} for scope, delta in deltas.items()])
+
+    def close(self) -> None:
+        """Release every connection (and the whole database, for ``:memory:``). Closing twice is harmless."""
+        if not self._closed:
+            self._closed = True
+            self._engine.dispose()
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _scope_deltas(plan: _Plan, current: dict[str, _State]) -> dict[Scope, int]:
+    """Per changed scope, how its count of records with terms moves."""
+    deltas: dict[Scope, int] = defaultdict(int)
+    for record_id, index in plan.final.items():
+        before = current.get(record_id)
+        if before is not None:
+            deltas[before.scope] -= int(before.has_terms)
+        record = plan.results[index] if index is not None else None
+        if record is not None:
+            deltas[record.scope] += int(bool(record.terms))
+    return deltas
+
+
+def _nearest(ids: list[str], matrix: np.ndarray, query: np.ndarray, k: int) -> list[Neighbor]:
+    """The ``k`` rows most similar to ``query``, ties broken by id, scored exactly as MemoryStore does."""
+    scores = matrix @ query / (np.linalg.norm(matrix, axis=1) * np.linalg.norm(query))
+    if k < len(ids):
+        # everything scoring at least the k-th best, ties included, then the exact order in Python
+        threshold = np.partition(-scores, k - 1)[k - 1]
+        candidates: Iterable[int] = np.flatnonzero(-scores <= threshold).tolist()
+    else:
+        candidates = range(len(ids))
+    order = sorted(candidates, key=lambda j: (-scores[j], ids[j]))[:k]
+    return [Neighbor(ids[j], float(scores[j])) for j in order]
+
+
+def _positive_number(value: Any, name: str, kind: type[int] | type[float]) -> Any:
+    try:
+        number = kind(value)
+    except (TypeError, ValueError):
+        number = 0
+    if isinstance(value, bool) or not number > 0 or (kind is int and float(value) != number):
+        raise InvalidRecordError(f"{name} must be a positive {kind.__name__}, got {value!r}")
+    return number
