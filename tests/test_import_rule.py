@@ -1,0 +1,111 @@
+"""kioko_core depends on the Store protocol only: it never imports a driver or a driver's library.
+
+Two independent proofs: a fresh interpreter imports every kioko_core module and must not end up with
+a driver library loaded (catches indirect imports), and an AST walk over kioko_core's source finds no
+import statement naming one (catches imports hidden in functions that the first check never runs).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import kioko_core
+
+FORBIDDEN = ("psycopg", "psycopg2", "psycopg_pool", "qdrant_client", "sqlalchemy", "pgvector", "kioko_backends")
+"""Top-level packages kioko_core must never import."""
+
+DRIVER_LIBRARIES = ("psycopg", "qdrant_client", "sqlalchemy", "pgvector")
+"""What a plain ``import kioko`` must not load either: drivers import their libraries late."""
+
+CORE_DIR = Path(kioko_core.__file__).parent
+PROJECT_ROOT = CORE_DIR.parent
+
+LOADED_AFTER_IMPORTS = textwrap.dedent("""
+    import importlib, json, pkgutil, sys
+    names = sys.argv[1].split(",") if sys.argv[1] else []
+    for name in names:
+        importlib.import_module(name)
+    package = sys.argv[2]
+    if package:
+        root = importlib.import_module(package)
+        for info in pkgutil.walk_packages(root.__path__, prefix=package + "."):
+            importlib.import_module(info.name)
+    print(json.dumps(sorted(sys.modules)))
+""")
+
+
+def modules_loaded(imports: list[str], walk_package: str = "") -> set[str]:
+    """Module names loaded in a fresh interpreter after importing ``imports`` and every module of a package."""
+    result = subprocess.run(
+        [sys.executable, "-c", LOADED_AFTER_IMPORTS, ",".join(imports), walk_package],
+        capture_output=True, text=True, cwd=PROJECT_ROOT, check=False,
+    )
+    assert result.returncode == 0, f"importing failed:\n{result.stderr}"
+    return set(json.loads(result.stdout))
+
+
+def offenders(loaded: set[str], forbidden: tuple[str, ...]) -> list[str]:
+    return sorted({name.split(".")[0] for name in loaded} & set(forbidden))
+
+
+def forbidden_imports(source: str, filename: str = "<source>") -> list[str]:
+    """``file:line module`` for every import statement of ``source`` that names a forbidden package."""
+    found = []
+    for node in ast.walk(ast.parse(source, filename)):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        else:
+            continue
+        found += [f"{filename}:{node.lineno} {name}" for name in names if name.split(".")[0] in FORBIDDEN]
+    return found
+
+
+def test_importing_every_kioko_core_module_loads_no_driver_library() -> None:
+    """After importing all of kioko_core in a fresh interpreter, no driver library is in sys.modules."""
+    loaded = modules_loaded([], walk_package="kioko_core")
+    assert "kioko_core.store" in loaded and "kioko_core.registry" in loaded
+    assert offenders(loaded, FORBIDDEN) == []
+
+
+def test_importing_kioko_loads_no_driver_library() -> None:
+    """``import kioko`` stays light: psycopg, qdrant_client, sqlalchemy and pgvector load only with a driver."""
+    assert offenders(modules_loaded(["kioko"]), DRIVER_LIBRARIES) == []
+
+
+def test_the_subprocess_check_sees_a_driver_library() -> None:
+    """The check can fail: importing a driver module puts kioko_backends in sys.modules."""
+    loaded = modules_loaded(["kioko_backends.memory"])
+    assert "kioko_backends" in offenders(loaded, FORBIDDEN)
+
+
+def test_no_kioko_core_source_file_imports_a_driver_library() -> None:
+    """No import statement anywhere in kioko_core (functions included) names a forbidden package."""
+    sources = sorted(CORE_DIR.rglob("*.py"))
+    assert len(sources) > 3, f"expected kioko_core's modules under {CORE_DIR}"
+    found = [hit for path in sources
+             for hit in forbidden_imports(path.read_text(encoding="utf-8"), str(path.relative_to(PROJECT_ROOT)))]
+    assert found == []
+
+
+@pytest.mark.parametrize("statement", [
+    "import psycopg", "import sqlalchemy.orm as orm", "from qdrant_client import models",
+    "from pgvector.psycopg import register_vector", "import os, kioko_backends.memory",
+    "def late():\n    from kioko_backends import sqlite",
+])
+def test_the_ast_check_finds_every_form_of_import(statement: str) -> None:
+    """The AST check can fail: plain, dotted, from-, multi-name and function-local imports are all caught."""
+    assert forbidden_imports(statement) != []
+
+
+def test_the_ast_check_allows_relative_and_ordinary_imports() -> None:
+    """Relative imports inside kioko_core and standard or core libraries are fine."""
+    assert forbidden_imports("from .store import Record\nimport numpy\nfrom pydantic import BaseModel\n") == []
