@@ -1,0 +1,30 @@
+# make venv   create .venv and install Kioko with every extra, editable
+# make test   every test (the contract suite on each store included); starts the servers it needs
+# make demo   the README's quick start
+#
+# `test` and `demo` create the virtualenv on first use. PYTEST_ARGS passes options to pytest,
+# e.g. make test PYTEST_ARGS='-k sqlite -x'.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+INSTALLED := $(VENV)/.installed
+
+.PHONY: venv test demo
+
+venv: $(INSTALLED)
+
+# reinstall when the dependencies change; the stamp marks a finished install, not a started one
+$(INSTALLED): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -e '.[all]'
+	touch $@
+
+# pytest's status 5 means no test ran, which must not pass for success
+test: $(INSTALLED)
+	@status=0; $(BIN)/python -m pytest $(PYTEST_ARGS) || status=$$?; \
+	if [ $$status -eq 5 ]; then echo "make test: pytest ran no test" >&2; exit 1; fi; \
+	exit $$status
+
+demo: $(INSTALLED)
+	$(BIN)/python -m kioko demo
