@@ -201,9 +201,37 @@ def _encode_json(record_id: str, field_name: str, value: Any) -> str:
         ) from None
 
 
+def _vector_bytes(record: Record) -> bytes | None:
+    """The embedding as float32 little-endian bytes, refusing what Record's validator would have refused.
+
+    ``model_copy(update=...)`` skips validation, so a NaN or a 2-d array can reach a store that way.
+    """
+    if record.embedding is None:
+        return None
+    vector = np.asarray(record.embedding)
+    if vector.ndim != 1 or vector.dtype.kind not in "fiu":
+        raise InvalidRecordError(f"record {record.id!r}: embedding must be a 1-d float vector, got {vector.dtype}{list(vector.shape)}")
+    vector = vector.astype(_VECTOR_DTYPE, copy=False)
+    if not np.all(np.isfinite(vector)):
+        raise InvalidRecordError(f"record {record.id!r}: embedding contains NaN or infinity (as float32); nothing was written")
+    if not np.any(vector):
+        raise InvalidRecordError(f"record {record.id!r}: embedding is all zeros, for which cosine is undefined")
+    return vector.tobytes()
+
+
+def _check_texts(record: Record) -> None:
+    """Refuse field types a SQLite column would silently coerce (possible after ``model_copy``)."""
+    if not isinstance(record.id, str) or not record.id or not isinstance(record.kind, str) or not record.kind:
+        raise InvalidRecordError(f"record {record.id!r}: id and kind must be non-empty strings")
+    if not isinstance(record.content, str) or not (record.session_id is None or isinstance(record.session_id, str)):
+        raise InvalidRecordError(f"record {record.id!r}: content must be a string and session_id a string or None")
+    if not all(isinstance(term, str) for term in record.terms):
+        raise InvalidRecordError(f"record {record.id!r}: terms must be strings")
+
+
 def _encode_record(record: Record) -> dict[str, Any]:
-    """A validated record as a row for ``kioko_records`` (version is filled in later)."""
-    embedding = record.embedding
+    """A record as a row for ``kioko_records``, or InvalidRecordError (version is filled in later)."""
+    _check_texts(record)
     return {
         "id": record.id,
         "user_id": record.user_id,
@@ -212,12 +240,19 @@ def _encode_record(record: Record) -> dict[str, Any]:
         "content": record.content,
         "metadata": _encode_json(record.id, "metadata", record.metadata),
         "terms": _encode_json(record.id, "terms", record.terms),
-        "embedding": None if embedding is None else embedding.astype(_VECTOR_DTYPE, copy=False).tobytes(),
+        "embedding": _vector_bytes(record),
         "session_id": record.session_id,
-        "created_at": _stored_float(record.created_at),
-        "updated_at": _stored_float(record.updated_at),
+        "created_at": _stored_float(_timestamp(record, "created_at")),
+        "updated_at": _stored_float(_timestamp(record, "updated_at")),
         "version": record.version,
     }
+
+
+def _timestamp(record: Record, name: str) -> float:
+    value = getattr(record, name)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidRecordError(f"record {record.id!r}: {name} must be a number of seconds, got {value!r}")
+    return float(value)
 
 
 def _decode_record(row: Row[Any]) -> Record:
