@@ -1,0 +1,1038 @@
+"""``postgresql://``: PostgreSQL with pgvector, for many processes sharing one store.
+
+Layout (``{p}`` is the ``?table=`` prefix, ``kioko`` by default, so several stores share a database):
+
+``{p}_records``
+    One row per record. ``agent_id`` None is stored as ``''`` so a scope is a plain equality, and every
+    text column that is compared or ordered uses the "C" collation, so ids sort by code point exactly
+    as Python's ``sorted`` does. An HNSW index (cosine) serves :meth:`PostgresStore.knn`.
+``{p}_postings``
+    One row per (record, term), with a btree on ``(user_id, agent_id, term, created_at DESC, id)``:
+    a term's df is an index-only count and its newest ids are the first ``limit`` index entries.
+``{p}_scopes``
+    Per scope, how many records have at least one term (postings' ``n``), kept in the write transaction.
+``{p}_meta``
+    ``schema_version`` and ``dim``, so a reopen with another vector length fails loudly.
+
+Round trips: a read is one; :meth:`PostgresStore.knn` is one (its settings, the ANN query and an exact
+fallback travel in one pipeline); :meth:`PostgresStore.update_many` is two (lock + read versions, then
+write + commit), or one for a batch that only inserts new ids.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from decimal import Decimal
+from typing import Any, TypeVar
+
+import numpy as np
+import psycopg
+from pgvector.psycopg.vector import register_vector_info
+from psycopg import errors as pg_errors
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
+from psycopg.pq import TransactionStatus
+from psycopg.types import TypeInfo
+from psycopg.types.json import Jsonb
+
+from kioko_core.store import (
+    DEFAULT_DIM, Capabilities, ConflictError, ConnectionLostError, Delete, Filter, InvalidRecordError,
+    Neighbor, Op, Postings, Record, Scope, StoreError, Upsert, check_limit, check_query_vector,
+    check_scope, stamped, validate_ops,
+)
+from kioko_core.url import StoreURL
+
+SCHEMA_VERSION = 1
+"""Bumped whenever the tables change shape; a store refuses tables newer than it understands."""
+
+DEFAULT_TABLE = "kioko"
+KIOKO_QUERY_KEYS = frozenset({"dim", "table", "pool_size"})
+"""Query parameters Kioko reads itself; every other one goes to libpq untouched."""
+
+_TABLE_PREFIX = re.compile(r"[a-z_][a-z0-9_]{0,39}")
+_SCHEMA_LOCK_KEY = 0x6B696F6B6F  # "kioko": one advisory lock for all schema work, across prefixes
+_HNSW_MAX_DIM_VECTOR = 2000  # pgvector's HNSW limit for `vector`; up to 4000 it can index a halfvec cast
+_HNSW_MAX_DIM_HALFVEC = 4000
+_EXACT_KNN_BELOW = 1000  # scopes with at most this many vectors are scored exactly, without the index
+_IDLE_PING_SECONDS = 30.0  # an idle connection older than this is pinged before a write trusts it
+_WRITE_ATTEMPTS = 4  # a lost race on a new id or a deadlock is retried; versions are re-read each time
+
+T = TypeVar("T")
+
+# Connections inherited by a forked child must never be closed there (closing would end the parent's
+# session on the server), so the child parks them here for the rest of its life.
+_ABANDONED_AFTER_FORK: list[Any] = []
+
+
+class PostgresStore:
+    """Records in PostgreSQL tables; knn on pgvector's HNSW index, re-ranked exactly in Python.
+
+    Open with ``kioko.connect("postgresql://user:pass@host:5432/db?dim=384&table=kioko")``. Unknown
+    query parameters (``host=/socket/dir``, ``sslmode`` ...) go to libpq.
+    """
+
+    capabilities = Capabilities(
+        transactions=True, native_knn=True, persistent=True, multi_process=True, approximate_knn=True,
+        notes=(
+            "knn walks pgvector's HNSW index with iterative scans and re-ranks the candidates exactly; "
+            "when the index yields too few matches an exact query fills in, in the same round trip",
+            "text fields cannot contain NUL characters (a PostgreSQL limit); such records are refused",
+            "metadata is stored as JSONB: it must be JSON-serialisable, without NaN or infinity",
+        ),
+    )
+
+    def __init__(self, url: StoreURL | str, dim: int | None = None, *, table: str | None = None,
+                 pool_size: int | None = None) -> None:
+        url = StoreURL.parse(url)
+        if url.backend not in ("postgresql", "postgres"):
+            raise InvalidRecordError(f"PostgresStore opens postgresql:// URLs, got {url.scheme}://")
+        self.url = url
+        self.dim = _positive_int("dim", dim if dim is not None else url.query.get("dim", DEFAULT_DIM))
+        self.table = table if table is not None else url.query.get("table", DEFAULT_TABLE)
+        if not isinstance(self.table, str) or not _TABLE_PREFIX.fullmatch(self.table):
+            raise InvalidRecordError(
+                f"table prefix {self.table!r} must be 1-40 lowercase letters, digits or '_', "
+                "starting with a letter or '_'"
+            )
+        size = _positive_int("pool_size", pool_size if pool_size is not None else url.query.get("pool_size", 4))
+        self._names = _Names(self.table)
+        self._ann_expression = _ann_expression(self.dim)
+        self._vector_info: TypeInfo | None = None
+        self._iterative_scan = False
+        self._pool = _ConnectionPool(_conninfo(url), size, self._configure, self._connection_error)
+        try:
+            with self._pool.connection() as conn:
+                self._ensure_schema(conn)
+        except BaseException:
+            self._pool.close()
+            raise
+
+    @classmethod
+    def from_url(cls, url: StoreURL, dim: int | None = None, **options: Any) -> PostgresStore:
+        """Open the store ``url`` names; ``dim`` wins over ``?dim=``, which wins over the default."""
+        return cls(url, dim=dim, table=options.get("table"), pool_size=options.get("pool_size"))
+
+    def __repr__(self) -> str:
+        return f"PostgresStore({self.url.render()!r}, table={self.table!r}, dim={self.dim})"
+
+    def __enter__(self) -> PostgresStore:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close every pooled connection; a connection in use closes when its call finishes."""
+        self._pool.close()
+
+    # ------------------------------------------------------------------ schema
+
+    def _ensure_schema(self, conn: psycopg.Connection) -> None:
+        """Create the tables on first use, under an advisory lock; check version and dim every time."""
+        meta = self._read_meta(conn)
+        if meta is None or int(meta.get("schema_version", 0)) < SCHEMA_VERSION:
+            with _transaction(conn):
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", [_SCHEMA_LOCK_KEY])
+                self._create_schema(conn)
+            meta = self._read_meta(conn) or {}
+        stored_version = int(meta.get("schema_version", 0))
+        if stored_version > SCHEMA_VERSION:
+            raise StoreError(
+                f"tables {self.table}_* were written by a newer Kioko (schema {stored_version}, this one "
+                f"understands {SCHEMA_VERSION}); upgrade kioko or open another ?table="
+            )
+        stored_dim = int(meta.get("dim", self.dim))
+        if stored_dim != self.dim:
+            raise InvalidRecordError(
+                f"tables {self.table}_* in this database hold {stored_dim}-dimensional vectors, not "
+                f"{self.dim}; open the store with ?dim={stored_dim}, or use another ?table= for {self.dim}"
+            )
+        row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+        self._iterative_scan = row is not None and _version_tuple(row[0]) >= (0, 8)
+        self._vector_info = TypeInfo.fetch(conn, "vector")
+        if self._vector_info is None:
+            raise StoreError("the pgvector extension is not installed in this database")
+        register_vector_info(conn, self._vector_info)
+
+    def _read_meta(self, conn: psycopg.Connection) -> dict[str, str] | None:
+        try:
+            rows = conn.execute(sql.SQL("SELECT key, value FROM {}").format(self._names.meta)).fetchall()
+        except pg_errors.UndefinedTable:
+            return None
+        return dict(rows)
+
+    def _create_schema(self, conn: psycopg.Connection) -> None:
+        installed = conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone()
+        if installed is None:
+            try:
+                conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            except pg_errors.InsufficientPrivilege:
+                raise StoreError(
+                    "the pgvector extension is not installed in this database and this user may not "
+                    "install it; ask an administrator to run CREATE EXTENSION vector in it"
+                ) from None
+            except pg_errors.FeatureNotSupported as error:
+                raise StoreError(f"pgvector is not available on this server: {error}") from None
+        n = self._names
+        statements = [
+            sql.SQL("CREATE TABLE IF NOT EXISTS {} (key text PRIMARY KEY, value text NOT NULL)").format(n.meta),
+            sql.SQL(
+                """CREATE TABLE IF NOT EXISTS {records} (
+                    id text COLLATE "C" PRIMARY KEY,
+                    user_id text COLLATE "C" NOT NULL,
+                    agent_id text COLLATE "C" NOT NULL,
+                    kind text COLLATE "C" NOT NULL,
+                    content text NOT NULL,
+                    metadata jsonb NOT NULL,
+                    terms text[] NOT NULL,
+                    embedding vector({dim}),
+                    session_id text COLLATE "C",
+                    created_at double precision NOT NULL,
+                    updated_at double precision NOT NULL,
+                    version integer NOT NULL
+                ) WITH (fillfactor = 90)"""
+            ).format(records=n.records, dim=sql.Literal(self.dim)),
+            sql.SQL("CREATE UNIQUE INDEX IF NOT EXISTS {} ON {} (user_id, agent_id, id)").format(
+                n.index("records_scope_id"), n.records),
+            sql.SQL(
+                "CREATE INDEX IF NOT EXISTS {} ON {} (user_id, agent_id, session_id) WHERE session_id IS NOT NULL"
+            ).format(n.index("records_session"), n.records),
+            sql.SQL(
+                """CREATE TABLE IF NOT EXISTS {} (
+                    user_id text COLLATE "C" NOT NULL,
+                    agent_id text COLLATE "C" NOT NULL,
+                    term text COLLATE "C" NOT NULL,
+                    created_at double precision NOT NULL,
+                    id text COLLATE "C" NOT NULL
+                )"""
+            ).format(n.postings),
+            sql.SQL(
+                "CREATE UNIQUE INDEX IF NOT EXISTS {} ON {} (user_id, agent_id, term, created_at DESC, id)"
+            ).format(n.index("postings_term"), n.postings),
+            sql.SQL(
+                """CREATE TABLE IF NOT EXISTS {} (
+                    user_id text COLLATE "C" NOT NULL,
+                    agent_id text COLLATE "C" NOT NULL,
+                    with_terms bigint NOT NULL,
+                    with_embedding bigint NOT NULL,
+                    PRIMARY KEY (user_id, agent_id)
+                )"""
+            ).format(n.scopes),
+        ]
+        if self._ann_expression is not None:
+            expression, opclass = self._ann_expression
+            statements.append(sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} USING hnsw (({}) {})").format(
+                n.index("records_hnsw"), n.records, sql.SQL(expression), sql.SQL(opclass)))
+        for statement in statements:
+            conn.execute(statement)
+        conn.execute(
+            sql.SQL("INSERT INTO {} (key, value) VALUES ('schema_version', %s), ('dim', %s) "
+                    "ON CONFLICT (key) DO NOTHING").format(n.meta),
+            [str(SCHEMA_VERSION), str(self.dim)],
+        )
+
+    def _configure(self, conn: psycopg.Connection) -> None:
+        """Per new connection: teach it the vector type (fetched once per store, not per connection)."""
+        if self._vector_info is not None:
+            register_vector_info(conn, self._vector_info)
+
+    def _connection_error(self, error: BaseException, connecting: bool) -> StoreError:
+        detail = _scrub(str(error).strip(), self.url.password)
+        where = self.url.render()
+        if connecting:
+            return ConnectionLostError(
+                f"could not connect to PostgreSQL at {where}: {detail}. Check that the server is running "
+                "and reachable, and the user, password and database name in the URL"
+            )
+        return ConnectionLostError(
+            f"lost the connection to PostgreSQL at {where}: {detail}. Check that the server is still "
+            "running; nothing of the failed call is guaranteed to have been applied"
+        )
+
+    # ------------------------------------------------------------------ reads
+
+    def get(self, scope: Scope, ids: Sequence[str]) -> list[Record | None]:
+        scope = check_scope(scope)
+        ids = list(ids)
+        wanted = list(dict.fromkeys(i for i in ids if isinstance(i, str)))
+        if not wanted:
+            return [None] * len(ids)
+        query = sql.SQL("SELECT {} FROM {} WHERE id = ANY(%s::text[]) AND user_id = %s AND agent_id = %s").format(
+            _RECORD_COLUMNS, self._names.records)
+        rows = self._read(lambda conn: _fetch(conn, query, [wanted, scope.user_id, _agent(scope)]))
+        found = {row[0]: row for row in rows}
+        result: list[Record | None] = []
+        for record_id in ids:
+            row = found.get(record_id) if isinstance(record_id, str) else None
+            result.append(self._record(row) if row is not None else None)
+        return result
+
+    def postings(self, scope: Scope, terms: Sequence[str], limit: int) -> Postings:
+        scope, limit = check_scope(scope), check_limit("limit", limit)
+        asked = list(dict.fromkeys(terms))
+        n = self._names
+        # One statement: n from the counter row, then per term an index-only count and the first
+        # `limit` entries of the (created_at DESC, id) index.
+        query = sql.SQL(
+            """SELECT coalesce((SELECT with_terms FROM {scopes} WHERE user_id = %(u)s AND agent_id = %(a)s), 0),
+                      t.term,
+                      (SELECT count(*) FROM {postings} p
+                        WHERE p.user_id = %(u)s AND p.agent_id = %(a)s AND p.term = t.term),
+                      ARRAY(SELECT p.id FROM {postings} p
+                             WHERE p.user_id = %(u)s AND p.agent_id = %(a)s AND p.term = t.term
+                             ORDER BY p.created_at DESC, p.id LIMIT %(limit)s)
+               FROM (SELECT 1) AS one LEFT JOIN unnest(%(terms)s::text[]) AS t(term) ON true"""
+        ).format(scopes=n.scopes, postings=n.postings)
+        params = {"u": scope.user_id, "a": _agent(scope), "terms": [t for t in asked if isinstance(t, str)],
+                  "limit": limit}
+        rows = self._read(lambda conn: _fetch(conn, query, params))
+        count = int(rows[0][0]) if rows else 0
+        stats = {row[1]: (int(row[2]), list(row[3])) for row in rows if row[1] is not None}
+        df = {term: stats.get(term, (0, []))[0] for term in asked}
+        ids = {term: stats.get(term, (0, []))[1] for term in asked}
+        return Postings(n=count, df=df, ids=ids)
+
+    def knn(self, scope: Scope, vector: Sequence[float] | np.ndarray, k: int,
+            filter: Filter | None = None) -> list[Neighbor]:
+        scope, k = check_scope(scope), check_limit("k", k)
+        query = check_query_vector(vector, self.dim)
+        if k == 0:
+            return []
+        fetch = k + min(max(k, 8), 64)  # a margin so ties at the k-th place are decided by id, as in Python
+        rows = self._read(lambda conn: self._knn_candidates(conn, scope, query, fetch, filter))
+        seen: dict[str, Any] = {}
+        for record_id, embedding in rows:
+            seen.setdefault(record_id, embedding)
+        if not seen:
+            return []
+        ids = list(seen)
+        scores = _cosines(np.stack([_as_array(v) for v in seen.values()]), query)
+        order = sorted(range(len(ids)), key=lambda j: (-scores[j], ids[j]))[:k]
+        return [Neighbor(ids[j], scores[j]) for j in order]
+
+    def _knn_candidates(self, conn: psycopg.Connection, scope: Scope, query: np.ndarray, fetch: int,
+                        filter: Filter | None) -> list[tuple[str, Any]]:
+        where, params = _filter_sql(filter)
+        params.update(u=scope.user_id, a=_agent(scope), q=query, fetch=fetch, exact_below=_EXACT_KNN_BELOW)
+        if self._ann_expression is not None and self._ann_expression[0] != "embedding":
+            distance = sql.SQL("({}) <=> %(q)s::halfvec({})").format(
+                sql.SQL(self._ann_expression[0]), sql.Literal(self.dim))
+        else:
+            distance = sql.SQL("embedding <=> %(q)s")
+        # A scope with few vectors is scored exactly: HNSW gains nothing there, and its recall can
+        # collapse on many identical vectors. Otherwise the ANN branch walks the HNSW index; if it
+        # brings fewer than `fetch` rows (a filter it could not satisfy within its scan budget) the
+        # exact branch runs too, in the same statement, and scores every match: a selective filter
+        # still yields k. Both decisions are one-time filters, so a branch not needed never runs.
+        statement = sql.SQL(
+            """WITH small AS MATERIALIZED (
+                   SELECT coalesce((SELECT with_embedding FROM {scopes}
+                                     WHERE user_id = %(u)s AND agent_id = %(a)s), 0) <= %(exact_below)s AS yes),
+               ann AS MATERIALIZED (
+                   SELECT id, embedding FROM {records}
+                    WHERE user_id = %(u)s AND agent_id = %(a)s AND embedding IS NOT NULL {where}
+                      AND NOT (SELECT yes FROM small)
+                    ORDER BY {distance} LIMIT %(fetch)s)
+               SELECT id, embedding FROM ann
+               UNION ALL
+               (SELECT id, embedding FROM {records}
+                 WHERE user_id = %(u)s AND agent_id = %(a)s AND embedding IS NOT NULL {where}
+                   AND ((SELECT yes FROM small) OR (SELECT count(*) FROM ann) < %(fetch)s)
+                 ORDER BY (embedding <=> %(q)s) + 0 LIMIT %(fetch)s)"""
+        ).format(records=self._names.records, scopes=self._names.scopes, where=where, distance=distance)
+        ef_search = str(min(1000, max(100, 2 * fetch)))
+        with _pipeline(conn):
+            cursor = conn.cursor(binary=True)
+            cursor.execute("BEGIN")
+            cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [ef_search])
+            if self._iterative_scan:
+                cursor.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
+            cursor.execute(statement, params)
+            result = cursor
+            conn.cursor().execute("COMMIT")
+        return result.fetchall()
+
+    def scan(self, scope: Scope, filter: Filter | None = None, batch: int = 500) -> Iterator[Record]:
+        scope = check_scope(scope)
+        if check_limit("batch", batch) == 0:
+            raise ValueError("batch must be at least 1")
+        where, params = _filter_sql(filter)
+        params.update(u=scope.user_id, a=_agent(scope), batch=batch)
+        query = sql.SQL(
+            "SELECT {columns} FROM {records} WHERE user_id = %(u)s AND agent_id = %(a)s AND id > %(after)s "
+            "{where} ORDER BY id LIMIT %(batch)s"
+        ).format(columns=_RECORD_COLUMNS, records=self._names.records, where=where)
+        after = ""
+        while True:
+            # keyset pagination over ids, one connection checkout per page: records written meanwhile
+            # never shift what is left to read, and no connection is held while the caller works
+            page = self._read(lambda conn: _fetch(conn, query, {**params, "after": after}))
+            for row in page:
+                yield self._record(row)
+            if len(page) < batch:
+                return
+            after = page[-1][0]
+
+    def _record(self, row: tuple) -> Record:
+        (record_id, user_id, agent_id, kind, content, metadata, terms, embedding, session_id,
+         created_at, updated_at, version) = row
+        return Record.model_construct(
+            id=record_id, user_id=user_id, agent_id=agent_id or None, kind=kind, content=content,
+            metadata=metadata, terms=list(terms), embedding=None if embedding is None else _as_array(embedding),
+            session_id=session_id, created_at=created_at, updated_at=updated_at, version=version,
+        )
+
+    def _read(self, work: Callable[[psycopg.Connection], T]) -> T:
+        """Run a read; a read is safe to repeat, so a connection found dead is replaced once."""
+        for attempt in (1, 2):
+            try:
+                with self._pool.connection() as conn:
+                    return work(conn)
+            except psycopg.OperationalError as error:
+                if attempt == 2 or not self._pool.is_connection_failure(error):
+                    raise self._connection_error(error, connecting=False) from None
+            except psycopg.Error as error:
+                raise _store_error(error, self.url.password) from error
+        raise AssertionError("unreachable")
+
+    # ------------------------------------------------------------------ writes
+
+    def update_many(self, ops: Sequence[Op]) -> list[Record | None]:
+        ops = validate_ops(ops, self.dim)
+        if not ops:
+            return []
+        encoded = _encode_records(ops)
+        if _only_inserts(ops):
+            return self._insert_only(ops, encoded)
+        for attempt in range(1, _WRITE_ATTEMPTS + 1):
+            try:
+                return self._write(ops, encoded)
+            except (pg_errors.UniqueViolation, pg_errors.DeadlockDetected,
+                    pg_errors.SerializationFailure) as error:
+                # another process inserted one of our new ids (or locked in the other order) between
+                # our read and our write; rereading the versions decides whether that is a conflict
+                if attempt == _WRITE_ATTEMPTS:
+                    raise ConflictError(
+                        f"update_many lost {attempt} races with concurrent writers "
+                        f"({type(error).__name__}); nothing was applied: read the records again and retry"
+                    ) from None
+        raise AssertionError("unreachable")
+
+    def _insert_only(self, ops: Sequence[Op], encoded: dict[int, Any]) -> list[Record | None]:
+        """One round trip for a batch of new ids: insert, and let the primary key refuse a taken id.
+
+        Every op expects version 0, so an id that exists, in this scope or another, is a conflict
+        whichever op it is; no versions need reading first.
+        """
+        stored = [stamped(op.record, 0) for op in ops]  # type: ignore[union-attr]
+        writes = _Writes()
+        for position, record in enumerate(stored):
+            writes.insert(record, encoded[position])
+        try:
+            self._commit(writes)
+        except pg_errors.UniqueViolation:
+            raise ConflictError(
+                "a record id in this batch already exists (expected_version=0 means it must not); "
+                "nothing was applied"
+            ) from None
+        return [r.model_copy(deep=True) for r in stored]
+
+    def _write(self, ops: Sequence[Op], encoded: dict[int, Any]) -> list[Record | None]:
+        keys = list(dict.fromkeys(op.id if isinstance(op, Delete) else op.record.id for op in ops))
+        lock = sql.SQL(
+            "SELECT id, user_id, agent_id, version, terms, created_at, embedding IS NOT NULL FROM {} "
+            "WHERE id = ANY(%s::text[]) ORDER BY id FOR UPDATE"
+        ).format(self._names.records)
+        with self._writing() as conn:
+            with _pipeline(conn):
+                cursor = conn.cursor()
+                cursor.execute("BEGIN")
+                cursor.execute(lock, [keys])
+                existing = {row[0]: _Existing(*row) for row in cursor.fetchall()}  # round trip 1
+                planned = _plan(ops, existing)
+                writes = _Writes()
+                final: dict[str, tuple[Record | None, int]] = {}
+                for position, (op, stored, exists) in enumerate(planned):
+                    if stored is not None:
+                        final[stored.id] = (stored, position)
+                    elif exists:
+                        final[op.id] = (None, position)  # type: ignore[union-attr]
+                for record_id, (record, position) in final.items():
+                    before = existing.get(record_id)
+                    if record is None:
+                        if before is not None:
+                            writes.delete(before)
+                    elif before is None:
+                        writes.insert(record, encoded[position])
+                    else:
+                        writes.update(before, record, encoded[position])
+                writes.send(cursor, self._names)
+                cursor.execute("COMMIT")
+            # leaving the pipeline syncs: round trip 2
+        return [s.model_copy(deep=True) if s is not None else None for _, s, _ in planned]
+
+    def _commit(self, writes: _Writes) -> None:
+        """Send ``writes`` in one transaction and one round trip."""
+        with self._writing() as conn:
+            with _pipeline(conn):
+                cursor = conn.cursor()
+                cursor.execute("BEGIN")
+                writes.send(cursor, self._names)
+                cursor.execute("COMMIT")
+
+    @contextmanager
+    def _writing(self) -> Iterator[psycopg.Connection]:
+        """A pooled connection for one write transaction; errors become Kioko's, the transaction ends."""
+        try:
+            with self._pool.connection(ping_if_idle=True) as conn:
+                try:
+                    yield conn
+                finally:
+                    _end_transaction(conn)
+        except (ConflictError, InvalidRecordError, pg_errors.UniqueViolation, pg_errors.DeadlockDetected,
+                pg_errors.SerializationFailure):
+            raise
+        except psycopg.OperationalError as error:
+            if self._pool.is_connection_failure(error):
+                raise self._connection_error(error, connecting=False) from None
+            raise _store_error(error, self.url.password) from error
+        except UnicodeEncodeError as error:
+            raise InvalidRecordError(
+                f"a text field cannot be encoded as UTF-8 ({error.reason}); nothing was written"
+            ) from None
+        except psycopg.Error as error:
+            raise _store_error(error, self.url.password) from error
+
+
+# ---------------------------------------------------------------------- planning (mirrors MemoryStore)
+
+
+class _Existing:
+    """A locked row as the write transaction found it."""
+
+    __slots__ = ("id", "scope", "version", "terms", "created_at", "has_embedding")
+
+    def __init__(self, record_id: str, user_id: str, agent_id: str, version: int, terms: list[str],
+                 created_at: float, has_embedding: bool) -> None:
+        self.id = record_id
+        self.scope = Scope(user_id, agent_id or None)
+        self.version = version
+        self.terms = list(terms)
+        self.created_at = created_at
+        self.has_embedding = has_embedding
+
+
+def _plan(ops: Sequence[Op], existing: dict[str, _Existing]) -> list[tuple[Op, Record | None, bool]]:
+    """Check every op against the state the batch would see, exactly as ``MemoryStore._plan`` does."""
+    versions: dict[str, tuple[Scope, int] | None] = {}
+    planned: list[tuple[Op, Record | None, bool]] = []
+    for op in ops:
+        key = op.id if isinstance(op, Delete) else op.record.id
+        if key not in versions:
+            current = existing.get(key)
+            versions[key] = (current.scope, current.version) if current else None
+        state = versions[key]
+        scope = op.scope if isinstance(op, Delete) else op.record.scope
+        if state is not None and state[0] != scope:
+            if isinstance(op, Delete):
+                state = None  # another scope's record looks missing, and stays untouched
+            else:
+                raise ConflictError(f"record id {key!r} already belongs to another scope")
+        version = state[1] if state else 0
+        if op.expected_version is not None and op.expected_version != version:
+            raise ConflictError(f"record {key!r} is at version {version}, expected {op.expected_version}")
+        if isinstance(op, Delete):
+            planned.append((op, None, state is not None))
+            if state is not None:
+                versions[key] = None
+        else:
+            stored = stamped(op.record, version)
+            versions[key] = (scope, stored.version)
+            planned.append((op, stored, True))
+    return planned
+
+
+def _only_inserts(ops: Sequence[Op]) -> bool:
+    """True for a batch of upserts of distinct ids that all expect no record (expected_version=0)."""
+    ids = [op.record.id for op in ops if isinstance(op, Upsert) and op.expected_version == 0]
+    return len(ids) == len(ops) and len(set(ids)) == len(ids)
+
+
+class _Writes:
+    """The statements one transaction sends, gathered first so they travel in one pipeline."""
+
+    def __init__(self) -> None:
+        self.inserts: list[tuple] = []
+        self.updates: list[tuple] = []
+        self.deleted_ids: list[str] = []
+        self.postings_out: list[tuple[str, str, str, float, str]] = []
+        self.postings_in: list[tuple[str, str, str, float, str]] = []
+        self.counts: dict[tuple[str, str], list[int]] = {}
+        """Per scope, the change in (records with terms, records with an embedding)."""
+
+    def insert(self, record: Record, metadata: Any) -> None:
+        self.inserts.append(_row(record, metadata))
+        self._postings(None, record)
+        self._count(record.scope, bool(record.terms), record.embedding is not None)
+
+    def update(self, before: _Existing, record: Record, metadata: Any) -> None:
+        """Replace a locked row. Its scope may differ: a batch may delete an id, then reuse it elsewhere."""
+        self.updates.append(_row(record, metadata)[1:] + (record.id,))
+        self._postings(before, record)
+        self._count(record.scope, bool(record.terms), record.embedding is not None)
+        self._count(before.scope, bool(before.terms), before.has_embedding, sign=-1)
+
+    def delete(self, before: _Existing) -> None:
+        self.deleted_ids.append(before.id)
+        self._postings(before, None)
+        self._count(before.scope, bool(before.terms), before.has_embedding, sign=-1)
+
+    def _postings(self, before: _Existing | None, record: Record | None) -> None:
+        """Only the difference: a record whose scope, terms and created_at stay put touches no posting."""
+        keep: set[str] = set()
+        if before is not None and record is not None and (before.scope, before.created_at) == (
+                record.scope, record.created_at):
+            keep = set(record.terms).intersection(before.terms)
+        if before is not None:
+            user, agent = before.scope.user_id, before.scope.agent_id or ""
+            self.postings_out += [(user, agent, t, before.created_at, before.id) for t in before.terms
+                                  if t not in keep]
+        if record is not None:
+            user, agent = record.user_id, record.agent_id or ""
+            self.postings_in += [(user, agent, t, record.created_at, record.id) for t in record.terms
+                                 if t not in keep]
+
+    def _count(self, scope: Scope, with_terms: bool, with_embedding: bool, sign: int = 1) -> None:
+        if with_terms or with_embedding:
+            delta = self.counts.setdefault((scope.user_id, scope.agent_id or ""), [0, 0])
+            delta[0] += sign * with_terms
+            delta[1] += sign * with_embedding
+
+    def send(self, cursor: psycopg.Cursor, names: _Names) -> None:
+        if self.postings_out:
+            cursor.execute(
+                sql.SQL(
+                    """DELETE FROM {} p USING unnest(%s::text[], %s::text[], %s::text[], %s::float8[], %s::text[])
+                           AS d(user_id, agent_id, term, created_at, id)
+                       WHERE p.user_id = d.user_id AND p.agent_id = d.agent_id AND p.term = d.term
+                         AND p.created_at = d.created_at AND p.id = d.id"""
+                ).format(names.postings),
+                _columns(self.postings_out, 5),
+            )
+        if self.deleted_ids:
+            cursor.execute(sql.SQL("DELETE FROM {} WHERE id = ANY(%s::text[])").format(names.records),
+                           [self.deleted_ids])
+        if self.updates:
+            cursor.executemany(
+                sql.SQL(
+                    "UPDATE {} SET user_id = %s, agent_id = %s, kind = %s, content = %s, metadata = %s, "
+                    "terms = %s::text[], embedding = %s, session_id = %s, created_at = %s, updated_at = %s, "
+                    "version = %s WHERE id = %s"
+                ).format(names.records),
+                self.updates,
+            )
+        if self.inserts:
+            cursor.executemany(
+                sql.SQL(
+                    "INSERT INTO {} (id, user_id, agent_id, kind, content, metadata, terms, embedding, "
+                    "session_id, created_at, updated_at, version) "
+                    "VALUES (%s, %s, %s, %s, %s, %s, %s::text[], %s, %s, %s, %s, %s)"
+                ).format(names.records),
+                self.inserts,
+            )
+        if self.postings_in:
+            cursor.execute(
+                sql.SQL(
+                    "INSERT INTO {} (user_id, agent_id, term, created_at, id) "
+                    "SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::float8[], %s::text[])"
+                ).format(names.postings),
+                _columns(self.postings_in, 5),
+            )
+        changed = sorted((key, delta) for key, delta in self.counts.items() if any(delta))
+        if changed:
+            # sorted, so two transactions touching the same scopes lock their counters in one order
+            cursor.execute(
+                sql.SQL(
+                    """INSERT INTO {scopes} AS s (user_id, agent_id, with_terms, with_embedding)
+                       SELECT * FROM unnest(%s::text[], %s::text[], %s::int8[], %s::int8[]) ORDER BY 1, 2
+                       ON CONFLICT (user_id, agent_id) DO UPDATE
+                       SET with_terms = s.with_terms + excluded.with_terms,
+                           with_embedding = s.with_embedding + excluded.with_embedding"""
+                ).format(scopes=names.scopes),
+                [[k[0] for k, _ in changed], [k[1] for k, _ in changed],
+                 [d[0] for _, d in changed], [d[1] for _, d in changed]],
+            )
+
+
+def _row(record: Record, metadata: Any) -> tuple:
+    return (record.id, record.user_id, record.agent_id or "", record.kind, record.content, metadata,
+            record.terms, record.embedding, record.session_id, record.created_at, record.updated_at,
+            record.version)
+
+
+def _columns(rows: list[tuple], width: int) -> list[list[Any]]:
+    return [[row[i] for row in rows] for i in range(width)] if rows else [[] for _ in range(width)]
+
+
+# ---------------------------------------------------------------------- encoding and checks
+
+
+def _encode_records(ops: Sequence[Op]) -> dict[int, Any]:
+    """Each upsert's metadata as JSONB, checked before anything is sent; keyed by op position."""
+    encoded: dict[int, Any] = {}
+    for position, op in enumerate(ops):
+        if not isinstance(op, Upsert):
+            _check_text("id", op.id, op.id)
+            continue
+        record = op.record
+        for name in ("id", "user_id", "agent_id", "kind", "content", "session_id"):
+            _check_text(name, getattr(record, name), record.id)
+        for term in record.terms:
+            _check_text("terms", term, record.id)
+        encoded[position] = Jsonb(_metadata_json(record), dumps=_already_json)
+    return encoded
+
+
+def _check_text(name: str, value: str | None, record_id: str) -> None:
+    if value is not None and "\x00" in value:
+        raise InvalidRecordError(
+            f"record {record_id!r}: {name} contains a NUL character, which PostgreSQL text cannot hold; "
+            "nothing was written"
+        )
+
+
+def _metadata_json(record: Record) -> str:
+    try:
+        text = json.dumps(record.metadata, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    except ValueError:
+        raise InvalidRecordError(
+            f"record {record.id!r}: metadata contains NaN or infinity, which JSONB cannot hold; nothing was written"
+        ) from None
+    except TypeError as error:
+        raise InvalidRecordError(
+            f"record {record.id!r}: metadata is not JSON-serialisable ({error}); nothing was written"
+        ) from None
+    if "\\u0000" in text:
+        raise InvalidRecordError(
+            f"record {record.id!r}: metadata contains a NUL character, which JSONB cannot hold; nothing was written"
+        )
+    if "e+" in text or "E+" in text:
+        # JSONB keeps numbers as numeric: 1e+16 would come back as the integer 10000000000000000.
+        # Spelling large floats out with a ".0" keeps them floats, bit for bit.
+        text = _encode_json(json.loads(text))
+    return text
+
+
+def _encode_json(value: Any) -> str:
+    """JSON text for plain JSON values, with floats of large magnitude written in positional form."""
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{_encode_json(k)}:{_encode_json(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(_encode_json(v) for v in value) + "]"
+    if isinstance(value, float):
+        text = repr(value)
+        return format(Decimal(text), "f") + ".0" if "e+" in text else text
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _already_json(value: str) -> str:
+    return value
+
+
+def _filter_sql(filter: Filter | None) -> tuple[sql.Composable, dict[str, Any]]:
+    """The WHERE clauses (each starting with AND) and parameters that reproduce ``Filter.matches``."""
+    if filter is None:
+        return sql.SQL(""), {}
+    clauses: list[str] = []
+    params: dict[str, Any] = {}
+    if filter.kinds is not None:
+        clauses.append("kind = ANY(%(f_kinds)s::text[])")
+        params["f_kinds"] = sorted(filter.kinds)
+    if filter.session_id is not None:
+        clauses.append("session_id = %(f_session)s")
+        params["f_session"] = filter.session_id
+    if filter.created_after is not None:
+        clauses.append("created_at >= %(f_after)s::float8")
+        params["f_after"] = float(filter.created_after)
+    if filter.created_before is not None:
+        clauses.append("created_at < %(f_before)s::float8")
+        params["f_before"] = float(filter.created_before)
+    if filter.ids is not None:
+        clauses.append("id = ANY(%(f_ids)s::text[])")
+        params["f_ids"] = sorted(filter.ids)
+    return sql.SQL("".join(f" AND {clause}" for clause in clauses)), params
+
+
+def _cosines(matrix: np.ndarray, query: np.ndarray) -> list[float]:
+    """Cosine similarity of each row with ``query``, as float32 values like the reference driver's.
+
+    Each row is reduced on its own in float64, so identical vectors always get identical scores
+    (a BLAS matrix-vector product may round a row differently depending on where it sits) and ties
+    are then broken by id.
+    """
+    rows, q = matrix.astype(np.float64), query.astype(np.float64)
+    scores = (rows * q).sum(axis=1) / (np.sqrt((rows * rows).sum(axis=1)) * np.sqrt((q * q).sum()))
+    return [float(score) for score in scores.astype(np.float32)]
+
+
+def _agent(scope: Scope) -> str:
+    return scope.agent_id or ""
+
+
+def _as_array(value: Any) -> np.ndarray:
+    if isinstance(value, np.ndarray):
+        return value.astype(np.float32, copy=True)
+    return np.array(value.to_numpy(), dtype=np.float32)  # a fresh, writable copy
+
+
+def _fetch(conn: psycopg.Connection, query: sql.Composable, params: Any) -> list[tuple]:
+    with conn.cursor(binary=True) as cursor:
+        cursor.execute(query, params)
+        return cursor.fetchall()
+
+
+@contextmanager
+def _transaction(conn: psycopg.Connection) -> Iterator[None]:
+    with conn.transaction():
+        yield
+
+
+def _end_transaction(conn: psycopg.Connection) -> None:
+    """Roll back whatever a failed call left open, so the connection can go back to the pool."""
+    if conn.closed:
+        return
+    status = conn.info.transaction_status
+    try:
+        if status == TransactionStatus.INERROR:
+            # A server error aborted the pipeline, and psycopg may then believe a statement was
+            # prepared whose Parse the server skipped; rollback() also resets that bookkeeping.
+            conn.rollback()
+        elif status != TransactionStatus.IDLE:
+            conn.execute("ROLLBACK", prepare=False)
+    except psycopg.Error:
+        conn.close()  # the pool drops it
+
+
+@contextmanager
+def _pipeline(conn: psycopg.Connection) -> Iterator[None]:
+    """``conn.pipeline()``, raising the server's first error rather than the "pipeline aborted" after it.
+
+    In pipeline mode an error can surface at any later execute; the statements queued behind it then
+    report only that the pipeline was aborted, which says nothing useful.
+    """
+    first: list[psycopg.Error] = []
+    try:
+        with conn.pipeline():
+            try:
+                yield
+            except psycopg.Error as error:
+                first.append(error)
+    except psycopg.Error:
+        if not first:
+            raise
+    if first:
+        raise first[0]
+
+
+def _ann_expression(dim: int) -> tuple[str, str] | None:
+    """What the HNSW index covers: the vector itself, a half-precision cast for wide vectors, or nothing."""
+    if dim <= _HNSW_MAX_DIM_VECTOR:
+        return "embedding", "vector_cosine_ops"
+    if dim <= _HNSW_MAX_DIM_HALFVEC:
+        return f"embedding::halfvec({dim})", "halfvec_cosine_ops"
+    return None
+
+
+def _positive_int(name: str, value: Any) -> int:
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise InvalidRecordError(f"{name} must be a positive integer, got {value!r}") from None
+    if number < 1 or (isinstance(value, float) and value != number):
+        raise InvalidRecordError(f"{name} must be a positive integer, got {value!r}")
+    return number
+
+
+def _version_tuple(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", text)[:3])
+
+
+def _conninfo(url: StoreURL) -> str:
+    """libpq's connection string for ``url``, without Kioko's own query parameters."""
+    params: dict[str, Any] = {key: value for key, value in url.query.items() if key not in KIOKO_QUERY_KEYS}
+    if url.host:
+        params.setdefault("host", url.host)
+    if url.port is not None:
+        params.setdefault("port", url.port)
+    if url.username:
+        params.setdefault("user", url.username)
+    if url.password:
+        params.setdefault("password", url.password)
+    database = url.path.lstrip("/")
+    if database:
+        params.setdefault("dbname", database)
+    params.setdefault("connect_timeout", 10)
+    params.setdefault("application_name", "kioko")
+    return make_conninfo("", **params)
+
+
+def _scrub(text: str, password: str | None) -> str:
+    """``text`` with the password (plain or URL-quoted) replaced by ***."""
+    if password:
+        from urllib.parse import quote
+
+        for secret in {password, quote(password, safe=""), quote(password)}:
+            if secret:
+                text = text.replace(secret, "***")
+    return text
+
+
+def _store_error(error: psycopg.Error, password: str | None) -> StoreError:
+    message = _scrub(str(error).strip(), password)
+    if isinstance(error, (pg_errors.DataError, pg_errors.IntegrityError)):
+        return InvalidRecordError(f"PostgreSQL refused the data: {message}; nothing was written")
+    if isinstance(error, pg_errors.UndefinedTable):
+        return StoreError(f"{message}: the store's tables were dropped while it was open; reopen it")
+    return StoreError(f"PostgreSQL error: {message}")
+
+
+class _Names:
+    """Quoted identifiers of one store's tables and indexes."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self.meta = sql.Identifier(f"{prefix}_meta")
+        self.records = sql.Identifier(f"{prefix}_records")
+        self.postings = sql.Identifier(f"{prefix}_postings")
+        self.scopes = sql.Identifier(f"{prefix}_scopes")
+
+    def index(self, name: str) -> sql.Identifier:
+        return sql.Identifier(f"{self.prefix}_{name}")
+
+
+_RECORD_COLUMNS = sql.SQL(
+    "id, user_id, agent_id, kind, content, metadata, terms, embedding, session_id, created_at, updated_at, version"
+)
+
+
+# ---------------------------------------------------------------------- connections
+
+
+class _ConnectionPool:
+    """A few connections reused across calls and threads, opened lazily, dropped when broken.
+
+    Small on purpose: one store seldom needs more than a handful of connections, and owning the
+    pool keeps the driver free of background threads.
+    """
+
+    def __init__(self, conninfo: str, size: int, configure: Callable[[psycopg.Connection], None],
+                 describe: Callable[[BaseException, bool], StoreError]) -> None:
+        self._conninfo = conninfo
+        self._size = size
+        self._configure = configure
+        self._describe = describe
+        self._idle: list[tuple[psycopg.Connection, float]] = []
+        self._open = 0
+        self._closed = False
+        self._pid = os.getpid()
+        self._condition = threading.Condition()
+
+    @contextmanager
+    def connection(self, ping_if_idle: bool = False) -> Iterator[psycopg.Connection]:
+        conn = self._take(ping_if_idle)
+        try:
+            yield conn
+        finally:
+            self._give_back(conn)
+
+    def is_connection_failure(self, error: BaseException) -> bool:
+        """True when ``error`` means the connection is unusable (not, say, a query cancelled by timeout)."""
+        return isinstance(error, psycopg.OperationalError) and not isinstance(
+            error, (pg_errors.QueryCanceled, pg_errors.LockNotAvailable, pg_errors.DeadlockDetected,
+                    pg_errors.SerializationFailure))
+
+    def _take(self, ping_if_idle: bool) -> psycopg.Connection:
+        with self._condition:
+            self._forget_after_fork()
+            while True:
+                if self._closed:
+                    raise StoreError("this store is closed; open it again with kioko.connect(url)")
+                if self._idle:
+                    conn, since = self._idle.pop()
+                    break
+                if self._open < self._size:
+                    self._open += 1
+                    conn, since = None, 0.0
+                    break
+                self._condition.wait()
+        if conn is not None:
+            if conn.closed or conn.broken:
+                self._discard(conn)
+                return self._take(ping_if_idle)
+            if ping_if_idle and time.monotonic() - since > _IDLE_PING_SECONDS:
+                try:
+                    conn.execute("SELECT 1")
+                except psycopg.Error:
+                    self._discard(conn)
+                    return self._take(ping_if_idle)
+            return conn
+        try:
+            conn = psycopg.Connection.connect(self._conninfo, autocommit=True, prepare_threshold=2)
+            self._configure(conn)
+        except psycopg.OperationalError as error:
+            self._release_slot()
+            raise self._describe(error, True) from None
+        except psycopg.Error as error:
+            self._release_slot()
+            raise self._describe(error, True) from None
+        except BaseException:
+            self._release_slot()
+            raise
+        return conn
+
+    def _give_back(self, conn: psycopg.Connection) -> None:
+        healthy = not conn.closed and not conn.broken and conn.info.transaction_status == TransactionStatus.IDLE
+        with self._condition:
+            if os.getpid() != self._pid:
+                _ABANDONED_AFTER_FORK.append(conn)
+                return
+            if healthy and not self._closed:
+                self._idle.append((conn, time.monotonic()))
+                self._condition.notify()
+                return
+        self._discard(conn)
+
+    def _discard(self, conn: psycopg.Connection) -> None:
+        try:
+            conn.close()
+        finally:
+            self._release_slot()
+
+    def _release_slot(self) -> None:
+        with self._condition:
+            self._open -= 1
+            self._condition.notify()
+
+    def _forget_after_fork(self) -> None:
+        """In a forked child, never touch the parent's sockets: park them and start afresh."""
+        if os.getpid() != self._pid:
+            _ABANDONED_AFTER_FORK.extend(conn for conn, _ in self._idle)
+            self._idle, self._open, self._pid = [], 0, os.getpid()
+
+    def close(self) -> None:
+        with self._condition:
+            self._forget_after_fork()
+            self._closed = True
+            idle, self._idle = self._idle, []
+            self._condition.notify_all()
+        for conn, _ in idle:
+            try:
+                conn.close()
+            finally:
+                self._release_slot()
