@@ -50,10 +50,10 @@ import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import Any, ContextManager, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -704,7 +704,7 @@ class QdrantStore:
 
     # -- helpers
 
-    def _guard(self) -> ContextManager[Any]:
+    def _guard(self) -> AbstractContextManager[Any]:
         """Local mode is not thread-safe, so its calls take the directory's lock; a server needs none."""
         return self._lock if self._local else nullcontext()
 
