@@ -3,7 +3,8 @@
 Layout (``{p}`` is the ``?table=`` prefix, ``kioko`` by default, so several stores share a database):
 
 ``{p}_records``
-    One row per record. ``agent_id`` None is stored as ``''`` so a scope is a plain equality, and every
+    One row per record. ``metadata`` is ``json`` (not ``jsonb``), which keeps the text as written:
+    key order and float spelling round-trip exactly. ``agent_id`` None is stored as ``''`` so a scope is a plain equality, and every
     text column that is compared or ordered uses the "C" collation, so ids sort by code point exactly
     as Python's ``sorted`` does. An HNSW index (cosine) serves :meth:`PostgresStore.knn`.
 ``{p}_postings``
@@ -28,7 +29,6 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from decimal import Decimal
 from typing import Any, TypeVar
 
 import numpy as np
@@ -39,7 +39,7 @@ from psycopg import sql
 from psycopg.conninfo import make_conninfo
 from psycopg.pq import TransactionStatus
 from psycopg.types import TypeInfo
-from psycopg.types.json import Jsonb
+from psycopg.types.json import Json
 
 from kioko_core.store import (
     DEFAULT_DIM, Capabilities, ConflictError, ConnectionLostError, Delete, Filter, InvalidRecordError,
@@ -83,7 +83,7 @@ class PostgresStore:
             "knn walks pgvector's HNSW index with iterative scans and re-ranks the candidates exactly; "
             "when the index yields too few matches an exact query fills in, in the same round trip",
             "text fields cannot contain NUL characters (a PostgreSQL limit); such records are refused",
-            "metadata is stored as JSONB: it must be JSON-serialisable, without NaN or infinity",
+            "metadata is stored as JSON text: it must be JSON-serialisable, without NaN or infinity",
         ),
     )
 
@@ -189,7 +189,7 @@ class PostgresStore:
                     agent_id text COLLATE "C" NOT NULL,
                     kind text COLLATE "C" NOT NULL,
                     content text NOT NULL,
-                    metadata jsonb NOT NULL,
+                    metadata json NOT NULL,
                     terms text[] NOT NULL,
                     embedding vector({dim}),
                     session_id text COLLATE "C",
@@ -247,12 +247,12 @@ class PostgresStore:
         where = self.url.render()
         if connecting:
             return ConnectionLostError(
-                f"could not connect to PostgreSQL at {where}: {detail}. Check that the server is running "
-                "and reachable, and the user, password and database name in the URL"
+                f"could not connect to PostgreSQL at {where}: {detail}\nCheck that the server is running "
+                "and reachable, and the user, password and database name in the URL."
             )
         return ConnectionLostError(
-            f"lost the connection to PostgreSQL at {where}: {detail}. Check that the server is still "
-            "running; nothing of the failed call is guaranteed to have been applied"
+            f"lost the connection to PostgreSQL at {where}: {detail}\nCheck that the server is still "
+            "running; nothing of the failed call is guaranteed to have been applied."
         )
 
     # ------------------------------------------------------------------ reads
@@ -684,7 +684,7 @@ def _columns(rows: list[tuple], width: int) -> list[list[Any]]:
 
 
 def _encode_records(ops: Sequence[Op]) -> dict[int, Any]:
-    """Each upsert's metadata as JSONB, checked before anything is sent; keyed by op position."""
+    """Each upsert's metadata as JSON text, checked before anything is sent; keyed by op position."""
     encoded: dict[int, Any] = {}
     for position, op in enumerate(ops):
         if not isinstance(op, Upsert):
@@ -695,7 +695,7 @@ def _encode_records(ops: Sequence[Op]) -> dict[int, Any]:
             _check_text(name, getattr(record, name), record.id)
         for term in record.terms:
             _check_text("terms", term, record.id)
-        encoded[position] = Jsonb(_metadata_json(record), dumps=_already_json)
+        encoded[position] = Json(_metadata_json(record), dumps=_already_json)
     return encoded
 
 
@@ -708,37 +708,18 @@ def _check_text(name: str, value: str | None, record_id: str) -> None:
 
 
 def _metadata_json(record: Record) -> str:
+    """The metadata as JSON text. The column is ``json``, not ``jsonb``: it keeps this text verbatim,
+    so key order, float spelling (``1e+16`` stays a float) and ``\\u0000`` all come back as given."""
     try:
-        text = json.dumps(record.metadata, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        return json.dumps(record.metadata, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     except ValueError:
         raise InvalidRecordError(
-            f"record {record.id!r}: metadata contains NaN or infinity, which JSONB cannot hold; nothing was written"
+            f"record {record.id!r}: metadata contains NaN or infinity, which JSON cannot hold; nothing was written"
         ) from None
     except TypeError as error:
         raise InvalidRecordError(
             f"record {record.id!r}: metadata is not JSON-serialisable ({error}); nothing was written"
         ) from None
-    if "\\u0000" in text:
-        raise InvalidRecordError(
-            f"record {record.id!r}: metadata contains a NUL character, which JSONB cannot hold; nothing was written"
-        )
-    if "e+" in text or "E+" in text:
-        # JSONB keeps numbers as numeric: 1e+16 would come back as the integer 10000000000000000.
-        # Spelling large floats out with a ".0" keeps them floats, bit for bit.
-        text = _encode_json(json.loads(text))
-    return text
-
-
-def _encode_json(value: Any) -> str:
-    """JSON text for plain JSON values, with floats of large magnitude written in positional form."""
-    if isinstance(value, dict):
-        return "{" + ",".join(f"{_encode_json(k)}:{_encode_json(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, list):
-        return "[" + ",".join(_encode_json(v) for v in value) + "]"
-    if isinstance(value, float):
-        text = repr(value)
-        return format(Decimal(text), "f") + ".0" if "e+" in text else text
-    return json.dumps(value, ensure_ascii=False)
 
 
 def _already_json(value: str) -> str:
@@ -879,7 +860,13 @@ def _conninfo(url: StoreURL) -> str:
         params.setdefault("dbname", database)
     params.setdefault("connect_timeout", 10)
     params.setdefault("application_name", "kioko")
-    return make_conninfo("", **params)
+    try:
+        return make_conninfo("", **params)
+    except psycopg.ProgrammingError as error:
+        raise InvalidRecordError(
+            f"{_scrub(str(error).strip(), url.password)} in {url.render()}: Kioko reads "
+            f"{', '.join(sorted(KIOKO_QUERY_KEYS))} from the query and hands every other parameter to libpq"
+        ) from None
 
 
 def _scrub(text: str, password: str | None) -> str:
