@@ -22,6 +22,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Let ``-k KnnContract`` select a part of the contract: each test gets its defining class as a keyword."""
+    for item in items:
+        qualified = getattr(getattr(item, "function", None), "__qualname__", "")
+        if "." in qualified:
+            item.extra_keyword_matches.add(qualified.split(".")[0])
+
+
 def pytest_report_header(config: pytest.Config) -> str | None:
     url = config.getoption("store_url", default=None) or os.environ.get(URL_ENVIRONMENT_VARIABLE)
     if not url:
