@@ -297,6 +297,10 @@ def validate_ops(ops: Sequence[Op], dim: int) -> list[Op]:
         if isinstance(op, Upsert):
             check_scope(op.record.scope)
             vector = op.record.embedding
+            if vector is not None and (not isinstance(vector, np.ndarray) or vector.ndim != 1
+                                       or not np.all(np.isfinite(vector)) or not np.any(vector)):
+                raise InvalidRecordError(
+                    f"record {op.record.id!r}: embedding must be a finite, non-zero 1-d vector")
             if vector is not None and vector.shape[0] != dim:
                 raise InvalidRecordError(
                     f"record {op.record.id!r}: embedding has {vector.shape[0]} dimensions, this store "

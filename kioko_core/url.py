@@ -10,6 +10,10 @@ from urllib.parse import parse_qsl, quote, unquote, urlsplit
 from .store import UnknownStoreError
 
 
+SECRET_PARAMS = frozenset({"password", "api_key", "apikey", "token", "secret", "key"})
+"""Query parameters whose values are hidden like a password."""
+
+
 @dataclass(frozen=True)
 class StoreURL:
     """``scheme://user:password@host:port/path?key=value``, parsed once.
@@ -44,25 +48,23 @@ class StoreURL:
                 f"{_mask(url)!r} is not a store URL: use scheme://..., e.g. 'sqlite:///kioko.db' or 'memory://'"
             )
         parts = urlsplit(url)
+        # qdrant+local://:memory: names a path, not a host and port
+        if parts.netloc.startswith(":") and "@" not in parts.netloc:
+            return cls(scheme=parts.scheme.lower(), path=unquote(parts.netloc + parts.path),
+                       query=MappingProxyType(dict(parse_qsl(parts.query, keep_blank_values=True))))
         try:
             port = parts.port
         except ValueError as error:
             raise UnknownStoreError(f"bad port in store URL {_mask(url)!r}: {error}") from None
-        # sqlite:///rel.db -> "rel.db"; sqlite:////abs.db -> "/abs.db"; qdrant+local://:memory: -> ":memory:"
-        path = parts.path
-        netloc_path = parts.netloc if parts.netloc.startswith(":") else None
-        if netloc_path is not None:
-            path = netloc_path + path
-            host = None
-        else:
-            host = parts.hostname
+        username = unquote(parts.username) if parts.username else None
+        password = unquote(parts.password) if parts.password is not None else None
         return cls(
             scheme=parts.scheme.lower(),
-            username=unquote(parts.username) if parts.username else None,
-            password=unquote(parts.password) if parts.password is not None else None,
-            host=host,
-            port=port if netloc_path is None else None,
-            path=unquote(path),
+            username=username,
+            password=password,
+            host=parts.hostname,
+            port=port,
+            path=unquote(parts.path),
             query=MappingProxyType(dict(parse_qsl(parts.query, keep_blank_values=True))),
         )
 
@@ -75,7 +77,8 @@ class StoreURL:
                 auth += ":" + ("***" if hide_password else quote(self.password, safe=""))
             auth += "@"
         hostport = (self.host or "") + (f":{self.port}" if self.port is not None else "")
-        query = "&".join(f"{k}={quote(v, safe='')}" for k, v in self.query.items())
+        query = "&".join(f"{k}={'***' if hide_password and k.lower() in SECRET_PARAMS else quote(v, safe='')}"
+                         for k, v in self.query.items())
         return f"{self.scheme}://{auth}{hostport}{self.path}" + (f"?{query}" if query else "")
 
     def with_query(self, **values: str) -> StoreURL:
