@@ -46,7 +46,7 @@ def increment_counter(url: str, dim: int, scope: tuple[str, str | None], record_
 
 def race_inserts(url: str, dim: int, scope: tuple[str, str | None], record_ids: list[str], worker: str,
                  barrier: Any, results: Any) -> None:
-    """Try to create each record with ``expected_version=0``; report the ids this worker created."""
+    """Try to create each record with ``expected_version=0``; report ``(worker, ids this worker created)``."""
     try:
         store = open_store(url, dim=dim)
         try:
@@ -59,7 +59,7 @@ def race_inserts(url: str, dim: int, scope: tuple[str, str | None], record_ids: 
                     won.append(record_id)
                 except ConflictError:
                     pass
-            results.put(("ok", won))
+            results.put(("ok", (worker, won)))
         finally:
             store.close()
     except BaseException:

@@ -145,11 +145,13 @@ class MultiProcessContract(StoreContractBase):
         self.require_multi_process(store)
         ids = [unique("raced") for _ in range(self.raced_ids)]
         workers = [f"worker-{n}" for n in range(self.processes)]
-        answers = self.run_workers(_workers.race_inserts,
-                                   [(store_url, self.dim, tuple(scope), ids, worker) for worker in workers])
+        # results arrive in finishing order, so each names its worker
+        answers = dict(self.run_workers(_workers.race_inserts,
+                                        [(store_url, self.dim, tuple(scope), ids, worker) for worker in workers]))
+        assert sorted(answers) == workers
         stored = store.get(scope, ids)
         for record_id, record in zip(ids, stored):
-            winners = [worker for worker, won in zip(workers, answers) if record_id in won]
+            winners = [worker for worker, won in answers.items() if record_id in won]
             assert len(winners) == 1, f"{record_id}: {len(winners)} processes were told they created it"
             assert record is not None and record.version == 1
             assert record.content == f"written by {winners[0]}", "the stored record is not the winner's"
