@@ -128,6 +128,17 @@ def test_repr_and_str_mask_the_password() -> None:
     assert url.password == SECRET
 
 
+@pytest.mark.parametrize("text", [
+    f"qdrant://localhost:6333/memories?api_key={SECRET}", f"postgresql://kumar@dbhost/kioko?password={SECRET}",
+    f"qdrant://:{SECRET}@localhost:6333/memories",
+])
+def test_secrets_in_the_query_or_as_an_api_key_are_masked(text: str) -> None:
+    """An API key or password given as a query parameter or an empty-user password is hidden too."""
+    url = StoreURL.parse(text)
+    assert SECRET not in repr(url) and SECRET not in str(url)
+    assert SECRET in url.render(hide_password=False)
+
+
 def test_an_unknown_scheme_error_does_not_show_the_password() -> None:
     """Failing to find a driver never repeats the URL's password."""
     with pytest.raises(UnknownStoreError) as raised:
