@@ -25,13 +25,14 @@ are read, so version checks hold across processes. Reads run in WAL mode and nev
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
 import sqlite3
 import threading
-from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections import OrderedDict, defaultdict
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from typing import Any, ContextManager
@@ -39,11 +40,12 @@ from typing import Any, ContextManager
 import numpy as np
 from sqlalchemy import (
     Column, Float, Index, Integer, LargeBinary, MetaData, PrimaryKeyConstraint, Table, Text, bindparam,
-    create_engine, delete, event, func, select,
+    create_engine, delete, event, func, literal_column, select,
 )
+from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.engine import Connection, Engine, Row
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.engine import URL as EngineURL
 from sqlalchemy.pool import StaticPool
 from sqlalchemy.sql.elements import ColumnElement
@@ -60,12 +62,25 @@ SCHEMA_VERSION = 1
 DEFAULT_TIMEOUT = 30.0
 """Seconds a connection waits for another connection's write lock before giving up."""
 
+DEFAULT_VECTOR_CACHE_MB = 256.0
+"""Memory knn may spend per store object on cached vectors; least recently used scopes go first."""
+
 _NO_AGENT = ""
 """How ``agent_id=None`` is stored: its own scope value, never a wildcard."""
 
 _VECTOR_DTYPE = np.dtype("<f4")
 
 # --------------------------------------------------------------------------- schema
+
+
+class _Blob(LargeBinary):
+    """BLOB bound as the bytes it is: sqlite3 needs no conversion, and skipping it is measurably faster."""
+
+    cache_ok = True
+
+    def bind_processor(self, dialect: Any) -> None:
+        return None
+
 
 _schema = MetaData()
 
@@ -85,15 +100,16 @@ _records = Table(
     Column("content", Text, nullable=False),
     Column("metadata", Text, nullable=False),
     Column("terms", Text, nullable=False),
-    Column("embedding", LargeBinary, nullable=True),
+    Column("embedding", _Blob, nullable=True),
     Column("session_id", Text, nullable=True),
     Column("created_at", Float, nullable=True),
     Column("updated_at", Float, nullable=True),
     Column("version", Integer, nullable=False),
 )
 Index("kioko_records_scope_id", _records.c.user_id, _records.c.agent_id, _records.c.id)
-Index("kioko_records_scope_session", _records.c.user_id, _records.c.agent_id, _records.c.session_id)
-Index("kioko_records_scope_kind", _records.c.user_id, _records.c.agent_id, _records.c.kind)
+# id rides along so a filtered knn finds its candidate ids in the index alone, without visiting rows
+Index("kioko_records_scope_session", _records.c.user_id, _records.c.agent_id, _records.c.session_id, _records.c.id)
+Index("kioko_records_scope_kind", _records.c.user_id, _records.c.agent_id, _records.c.kind, _records.c.id)
 
 _postings = Table(
     "kioko_postings", _schema,
@@ -131,16 +147,33 @@ def _in_scope(table: Table) -> ColumnElement[bool]:
     return (table.c.user_id == bindparam("user_id")) & (table.c.agent_id == bindparam("agent_id"))
 
 
-# Statements built once: SQLAlchemy compiles each shape once and sqlite3 keeps it prepared.
-_SELECT_BY_IDS = select(*_RECORD_COLUMNS).where(
-    _records.c.id.in_(bindparam("ids", expanding=True)), _in_scope(_records))
-_SELECT_STATES = select(
-    _records.c.id, _records.c.user_id, _records.c.agent_id, _records.c.version,
-    (_records.c.terms != "[]").label("has_terms"),
-).where(_records.c.id.in_(bindparam("ids", expanding=True)))
-_DELETE_POSTINGS = delete(_postings).where(_postings.c.id.in_(bindparam("ids", expanding=True)))
-_DELETE_RECORDS = delete(_records).where(_records.c.id.in_(bindparam("ids", expanding=True)))
-_INSERT_POSTING = _postings.insert()
+# The hot statements are written in SQLAlchemy Core and compiled once, here, to SQL with ``?``
+# placeholders; the methods run them on the transaction's sqlite3 connection, where sqlite3 keeps them
+# prepared. Measured on a write of one record and three neighbours, SQLAlchemy's per-execution work
+# (result wrapping, parameter processing) cost several times what SQLite itself spent.
+
+_QMARK = sqlite_dialect.dialect(paramstyle="qmark")
+_SCOPE_KEYS = ("user_id", "agent_id")
+
+
+def _positional(statement: Any, expected: tuple[str, ...]) -> str:
+    """The statement's SQL with ``?`` placeholders taking parameters in the ``expected`` order."""
+    compiled = statement.compile(dialect=_QMARK)
+    if tuple(compiled.positiontup or ()) != expected:
+        raise RuntimeError(f"SQLAlchemy ordered the parameters {compiled.positiontup}, expected {expected}")
+    return str(compiled)
+
+
+def _bump_scope_statement() -> Any:
+    """Add ``delta`` to a scope's count of records with terms and advance its generation by one."""
+    one = literal_column("1")
+    statement = sqlite_insert(_scopes).values(
+        user_id=bindparam("user_id"), agent_id=bindparam("agent_id"), with_terms=bindparam("delta"), generation=one)
+    return statement.on_conflict_do_update(
+        index_elements=[_scopes.c.user_id, _scopes.c.agent_id],
+        set_={"with_terms": _scopes.c.with_terms + statement.excluded.with_terms,
+              "generation": _scopes.c.generation + one},
+    )
 
 
 def _upsert_record_statement() -> Any:
@@ -152,33 +185,68 @@ def _upsert_record_statement() -> Any:
     )
 
 
-def _bump_scope_statement() -> Any:
-    """Add ``delta`` to a scope's count of records with terms and advance its generation."""
-    statement = sqlite_insert(_scopes).values(
-        user_id=bindparam("user_id"), agent_id=bindparam("agent_id"), with_terms=bindparam("delta"), generation=1)
-    return statement.on_conflict_do_update(
-        index_elements=[_scopes.c.user_id, _scopes.c.agent_id],
-        set_={"with_terms": _scopes.c.with_terms + statement.excluded.with_terms,
-              "generation": _scopes.c.generation + 1},
-    )
+def _id_placeholders(count: int) -> list[Any]:
+    return [bindparam(f"id{n}") for n in range(count)]
 
 
-_UPSERT_RECORD = _upsert_record_statement()
-_BUMP_SCOPE = _bump_scope_statement()
-_SCOPE_SIZE = select(_scopes.c.with_terms).where(_in_scope(_scopes))
-_TERM_DF = select(func.count()).select_from(_postings).where(
-    _in_scope(_postings), _postings.c.term == bindparam("term"))
-_TERM_IDS = (select(_postings.c.id)
-             .where(_in_scope(_postings), _postings.c.term == bindparam("term"))
-             .order_by(_postings.c.created_at.desc(), _postings.c.id)
-             .limit(bindparam("limit")))
+@functools.lru_cache(maxsize=None)
+def _select_by_ids(count: int) -> str:
+    """Records of one scope among ``count`` ids (callers pad to a power of two, so few shapes exist)."""
+    statement = select(*_RECORD_COLUMNS).where(_records.c.id.in_(_id_placeholders(count)), _in_scope(_records))
+    return _positional(statement, tuple(f"id{n}" for n in range(count)) + _SCOPE_KEYS)
+
+
+@functools.lru_cache(maxsize=None)
+def _select_states(count: int) -> str:
+    """Scope, version, terms and created_at of ``count`` ids, whatever their scope."""
+    statement = select(
+        _records.c.id, _records.c.user_id, _records.c.agent_id, _records.c.version, _records.c.terms,
+        _records.c.created_at,
+    ).where(_records.c.id.in_(_id_placeholders(count)))
+    return _positional(statement, tuple(f"id{n}" for n in range(count)))
+
+
+def _expanded(statement: Any, params: dict[str, Any]) -> tuple[str, tuple[Any, ...]]:
+    """A statement built per call (a filter's shape varies) as SQL and positional parameters."""
+    state = statement.compile(dialect=_QMARK).construct_expanded_state(params)
+    return state.statement, tuple(state.positional_parameters)
+
+
+_UPSERT_RECORD = _positional(_upsert_record_statement(), tuple(column.name for column in _RECORD_COLUMNS))
+_DELETE_RECORD = _positional(delete(_records).where(_records.c.id == bindparam("id")), ("id",))
+_INSERT_POSTING = _positional(_postings.insert(), ("user_id", "agent_id", "term", "id", "created_at"))
+_DELETE_POSTINGS = _positional(delete(_postings).where(_postings.c.id == bindparam("id")), ("id",))
+_DELETE_POSTING = _positional(
+    delete(_postings).where(_postings.c.id == bindparam("id"), _postings.c.term == bindparam("term")), ("id", "term"))
+_BUMP_SCOPE = _positional(_bump_scope_statement(), ("user_id", "agent_id", "delta"))
+_SCOPE_SIZE = _positional(select(_scopes.c.with_terms).where(_in_scope(_scopes)), _SCOPE_KEYS)
+_SCOPE_GENERATION = _positional(select(_scopes.c.generation).where(_in_scope(_scopes)), _SCOPE_KEYS)
+_SCOPE_VECTORS = _positional(
+    select(_records.c.id, _records.c.embedding).where(_in_scope(_records), _records.c.embedding.is_not(None)),
+    _SCOPE_KEYS)
+_TERM_DF = _positional(
+    select(func.count()).select_from(_postings).where(_in_scope(_postings), _postings.c.term == bindparam("term")),
+    (*_SCOPE_KEYS, "term"))
+_TERM_IDS = _positional(
+    select(_postings.c.id)
+    .where(_in_scope(_postings), _postings.c.term == bindparam("term"))
+    .order_by(_postings.c.created_at.desc(), _postings.c.id)
+    .limit(bindparam("limit"))
+    .offset(literal_column("0")),  # else the dialect adds an OFFSET parameter of its own
+    (*_SCOPE_KEYS, "term", "limit"))
 
 
 # --------------------------------------------------------------------------- encoding rows
 
 
+def _scope_values(scope: Scope) -> tuple[str, str]:
+    """``(user_id, agent_id)`` as the columns hold them."""
+    return scope.user_id, scope.agent_id if scope.agent_id is not None else _NO_AGENT
+
+
 def _scope_params(scope: Scope) -> dict[str, str]:
-    return {"user_id": scope.user_id, "agent_id": scope.agent_id if scope.agent_id is not None else _NO_AGENT}
+    user_id, agent_id = _scope_values(scope)
+    return {"user_id": user_id, "agent_id": agent_id}
 
 
 def _stored_float(value: float) -> float | None:
@@ -229,23 +297,38 @@ def _check_texts(record: Record) -> None:
         raise InvalidRecordError(f"record {record.id!r}: terms must be strings")
 
 
-def _encode_record(record: Record) -> dict[str, Any]:
-    """A record as a row for ``kioko_records``, or InvalidRecordError (version is filled in later)."""
+@dataclass(frozen=True)
+class _Row:
+    """A record encoded for ``kioko_records``; encoding checks it, before any lock is taken."""
+
+    scope: Scope
+    terms: tuple[str, ...]
+    values: tuple[Any, ...]
+    """Column values in ``_RECORD_COLUMNS`` order; the version (last) is stamped when the batch is planned."""
+
+    @property
+    def embedding(self) -> bytes | None:
+        return self.values[7]
+
+    @property
+    def created_at(self) -> float | None:
+        return self.values[9]
+
+    def stamped(self, version: int) -> tuple[Any, ...]:
+        return self.values[:-1] + (version,)
+
+
+def _encode_record(record: Record) -> _Row:
+    """A record as a row for ``kioko_records``, or InvalidRecordError."""
     _check_texts(record)
-    return {
-        "id": record.id,
-        "user_id": record.user_id,
-        "agent_id": record.agent_id if record.agent_id is not None else _NO_AGENT,
-        "kind": record.kind,
-        "content": record.content,
-        "metadata": _encode_json(record.id, "metadata", record.metadata),
-        "terms": _encode_json(record.id, "terms", record.terms),
-        "embedding": _vector_bytes(record),
-        "session_id": record.session_id,
-        "created_at": _stored_float(_timestamp(record, "created_at")),
-        "updated_at": _stored_float(_timestamp(record, "updated_at")),
-        "version": record.version,
-    }
+    terms = tuple(dict.fromkeys(record.terms))  # Record dedups, but model_copy(update=...) skips that
+    agent_id = record.agent_id if record.agent_id is not None else _NO_AGENT
+    return _Row(record.scope, terms, (
+        record.id, record.user_id, agent_id, record.kind, record.content,
+        _encode_json(record.id, "metadata", record.metadata), _encode_json(record.id, "terms", list(terms)),
+        _vector_bytes(record), record.session_id, _stored_float(_timestamp(record, "created_at")),
+        _stored_float(_timestamp(record, "updated_at")), 0,
+    ))
 
 
 def _timestamp(record: Record, name: str) -> float:
@@ -255,7 +338,7 @@ def _timestamp(record: Record, name: str) -> float:
     return float(value)
 
 
-def _decode_record(row: Row[Any]) -> Record:
+def _decode_record(row: Sequence[Any]) -> Record:
     """A ``kioko_records`` row as a Record; the row was validated when it was written."""
     (record_id, user_id, agent_id, kind, content, metadata, terms, embedding, session_id,
      created_at, updated_at, version) = row
@@ -275,9 +358,21 @@ def _decode_record(row: Row[Any]) -> Record:
     )
 
 
-def _chunks(items: Sequence[str], size: int) -> Iterator[list[str]]:
-    for start in range(0, len(items), size):
-        yield list(items[start:start + size])
+_ID_CHUNK = 512
+"""Ids per IN list: below every SQLite build's parameter limit, and few statement shapes to prepare."""
+
+
+def _id_chunks(ids: Sequence[str]) -> Iterator[list[str]]:
+    """``ids`` in chunks padded (by repeating an id, harmless in IN) to a power-of-two length."""
+    for start in range(0, len(ids), _ID_CHUNK):
+        chunk = list(ids[start:start + _ID_CHUNK])
+        size = 1 << (len(chunk) - 1).bit_length()
+        yield chunk + [chunk[0]] * (size - len(chunk))
+
+
+def _raw(connection: Connection) -> sqlite3.Connection:
+    """The sqlite3 connection under a SQLAlchemy one, inside the transaction SQLAlchemy began."""
+    return connection.connection.driver_connection  # type: ignore[return-value]
 
 
 # --------------------------------------------------------------------------- planning a batch
@@ -289,14 +384,17 @@ class _State:
 
     scope: Scope
     version: int
-    has_terms: bool = False
+    terms: tuple[str, ...] = ()
+    created_at: float | None = None
+    """As stored (None for NaN): postings carry it, so a changed timestamp rewrites them."""
 
 
 @dataclass
 class _Plan:
-    """The outcome of a batch: one result per op, and the final state of every id it changes."""
+    """The outcome of a batch: the version each upsert stamps, and the final state of every id it changes."""
 
-    results: list[Record | None]
+    versions: list[int | None]
+    """Per op: the version its record is stored with, None for a delete."""
     final: dict[str, int | None]
     """id -> index of the op whose record is stored, or None to delete it.
 
@@ -307,7 +405,7 @@ class _Plan:
 def _plan(ops: Sequence[Op], current: dict[str, _State]) -> _Plan:
     """Check every op against the state the batch would see, in order; the rules of MemoryStore._plan."""
     states: dict[str, _State | None] = dict(current)
-    results: list[Record | None] = []
+    versions: list[int | None] = []
     final: dict[str, int | None] = {}
     for index, op in enumerate(ops):
         key = op.id if isinstance(op, Delete) else op.record.id
@@ -322,16 +420,15 @@ def _plan(ops: Sequence[Op], current: dict[str, _State]) -> _Plan:
         if op.expected_version is not None and op.expected_version != version:
             raise ConflictError(f"record {key!r} is at version {version}, expected {op.expected_version}")
         if isinstance(op, Delete):
-            results.append(None)
+            versions.append(None)
             if state is not None:
                 states[key] = None
                 final[key] = None
         else:
-            stored = op.record.model_copy(update={"version": version + 1}, deep=True)
-            states[key] = _State(scope, stored.version)
+            versions.append(version + 1)
+            states[key] = _State(scope, version + 1)
             final[key] = index
-            results.append(stored)
-    return _Plan(results, final)
+    return _Plan(versions, final)
 
 
 # --------------------------------------------------------------------------- paths and errors
@@ -402,7 +499,8 @@ class SQLiteStore:
     capabilities: Capabilities = Capabilities(
         transactions=True, native_knn=False, persistent=True, multi_process=True,
         notes=(
-            "knn is exact cosine in numpy over the scope's vectors, read from the file on every call",
+            "knn is exact cosine in numpy; each scope's vectors are cached in the process and reloaded "
+            "only after another process changed that scope (?vector_cache_mb=0 turns the cache off)",
             "writes from all processes are serialised by SQLite's write lock (BEGIN IMMEDIATE)",
             "synchronous=NORMAL under WAL: a power cut may lose the last commits, never part of one",
             "metadata and terms are stored as JSON: tuples come back as lists",
@@ -411,23 +509,27 @@ class SQLiteStore:
     )
     _memory_capabilities = replace(capabilities, persistent=False, multi_process=False)
 
-    def __init__(self, path: str, dim: int | None = None, *, timeout: float = DEFAULT_TIMEOUT) -> None:
-        """Open (creating if needed) the database at ``path``, an absolute file path or ``:memory:``.
+    def __init__(self, path: str, dim: int | None = None, *, timeout: float = DEFAULT_TIMEOUT,
+                 vector_cache_mb: float = DEFAULT_VECTOR_CACHE_MB) -> None:
+        """Open (creating if needed) the database at ``path``, a file path or ``:memory:``.
 
         ``dim`` None means: the dim the file was created with, or DEFAULT_DIM for a new file.
+        ``vector_cache_mb`` bounds the memory knn's per-scope vector cache may take (0 turns it off).
         """
-        self.path = path
+        self.path = path if path == ":memory:" else os.path.abspath(path)
         self._timeout = float(timeout)
-        self._in_memory = path == ":memory:"
+        self._in_memory = self.path == ":memory:"
         if self._in_memory:
             self.capabilities = self._memory_capabilities
         self._closed = False
         self._engine = self._create_engine()
         self._write_engine = self._engine.execution_options(kioko_write=True)
+        self._vector_budget = int(vector_cache_mb * 2**20)
         self._start_locks()
         try:
             self.dim = self._prepare_schema(dim)
             self._max_params = self._parameter_limit()
+            self._vectors = _VectorCache(self.dim, self._vector_budget)
         except BaseException:
             self._engine.dispose()
             raise
@@ -443,7 +545,9 @@ class SQLiteStore:
         if dim is None and "dim" in url.query:
             dim = _positive_number(url.query["dim"], "dim", int)
         timeout = options.get("timeout", url.query.get("timeout", DEFAULT_TIMEOUT))
-        return cls(_database_path(url), dim, timeout=_positive_number(timeout, "timeout", float))
+        cache_mb = options.get("vector_cache_mb", url.query.get("vector_cache_mb", DEFAULT_VECTOR_CACHE_MB))
+        return cls(_database_path(url), dim, timeout=_positive_number(timeout, "timeout", float),
+                   vector_cache_mb=_non_negative_number(cache_mb, "vector_cache_mb"))
 
     def __repr__(self) -> str:
         return f"SQLiteStore(path={self.path!r}, dim={self.dim})"
@@ -468,6 +572,8 @@ class SQLiteStore:
             cursor = dbapi_connection.cursor()
             cursor.execute(f"PRAGMA busy_timeout = {busy_ms}")
             cursor.execute("PRAGMA synchronous = NORMAL")
+            # 16 MB of page cache (SQLite's default is 2 MB): postings and index pages stay warm
+            cursor.execute("PRAGMA cache_size = -16384")
             cursor.close()
 
         @event.listens_for(engine, "begin")
@@ -491,9 +597,11 @@ class SQLiteStore:
         if self._closed:
             raise StoreError(f"{self!r} is closed; open the URL again to keep using it")
         if os.getpid() != self._pid:
-            # a forked child must not share the parent's sqlite3 connections; open its own
+            # a forked child must not share the parent's sqlite3 connections (or locks a parent's
+            # thread may have held at the fork); it opens its own
             self._engine.dispose(close=False)
             self._start_locks()
+            self._vectors = _VectorCache(self.dim, self._vector_budget)
 
     @contextmanager
     def _translated(self) -> Iterator[None]:
@@ -576,29 +684,30 @@ class SQLiteStore:
     def get(self, scope: Scope, ids: Sequence[str]) -> list[Record | None]:
         scope = check_scope(scope)
         wanted = list(dict.fromkeys(i for i in ids if isinstance(i, str)))
-        rows: dict[str, Row[Any]] = {}
+        rows: dict[str, tuple[Any, ...]] = {}
         if wanted:
-            params = _scope_params(scope)
+            scope_values = _scope_values(scope)
             with self._reading() as connection:
-                for chunk in _chunks(wanted, self._max_params):
-                    for row in connection.execute(_SELECT_BY_IDS, {**params, "ids": chunk}):
-                        rows[row.id] = row
+                raw = _raw(connection)
+                for chunk in _id_chunks(wanted):
+                    for row in raw.execute(_select_by_ids(len(chunk)), (*chunk, *scope_values)):
+                        rows[row[0]] = row
         # a fresh Record per position, so asking twice for an id yields two independent copies
         return [_decode_record(rows[i]) if isinstance(i, str) and i in rows else None for i in ids]
 
     def postings(self, scope: Scope, terms: Sequence[str], limit: int) -> Postings:
         scope, limit = check_scope(scope), check_limit("limit", limit)
-        params = _scope_params(scope)
+        user_id, agent_id = _scope_values(scope)
         df: dict[str, int] = {}
         ids: dict[str, list[str]] = {}
         with self._reading() as connection:
-            n = connection.execute(_SCOPE_SIZE, params).scalar() or 0
+            raw = _raw(connection)  # one snapshot: n, every df and every id list agree
+            found = raw.execute(_SCOPE_SIZE, (user_id, agent_id)).fetchone()
             for term in dict.fromkeys(terms):
-                df[term] = connection.execute(_TERM_DF, {**params, "term": term}).scalar() or 0
-                ids[term] = (list(connection.execute(_TERM_IDS, {**params, "term": term, "limit": limit})
-                                  .scalars())
+                df[term] = raw.execute(_TERM_DF, (user_id, agent_id, term)).fetchone()[0]
+                ids[term] = ([row[0] for row in raw.execute(_TERM_IDS, (user_id, agent_id, term, limit))]
                              if df[term] and limit else [])
-        return Postings(n=n, df=df, ids=ids)
+        return Postings(n=found[0] if found else 0, df=df, ids=ids)
 
     def knn(self, scope: Scope, vector: Sequence[float] | np.ndarray, k: int,
             filter: Filter | None = None) -> list[Neighbor]:
@@ -607,17 +716,21 @@ class SQLiteStore:
         if k == 0:
             return []
         conditions, wanted = self._filter_conditions(filter)
-        statement = select(_records.c.id, _records.c.embedding).where(
-            _in_scope(_records), _records.c.embedding.is_not(None), *conditions)
+        allowed: set[str] | None = None
         with self._reading() as connection:
-            rows = connection.execute(statement, _scope_params(scope)).all()
+            raw = _raw(connection)
+            # generation, matching ids and (when needed) vectors all come from one snapshot
+            generation = self._generation(connection, scope)
+            if conditions:
+                matching = select(_records.c.id).where(_in_scope(_records), *conditions)
+                allowed = {row[0] for row in raw.execute(*_expanded(matching, _scope_params(scope)))}
+            ids, scores = self._vectors.score(
+                scope, generation, query, allowed,
+                lambda: raw.execute(_SCOPE_VECTORS, _scope_values(scope)).fetchall())
         if wanted is not None:
-            rows = [row for row in rows if row[0] in wanted]
-        if not rows:
-            return []
-        ids = [row[0] for row in rows]
-        matrix = np.frombuffer(b"".join(row[1] for row in rows), dtype=_VECTOR_DTYPE).reshape(len(rows), self.dim)
-        return _nearest(ids, matrix, query, k)
+            keep = [j for j, record_id in enumerate(ids) if record_id in wanted]
+            ids, scores = [ids[j] for j in keep], scores[keep]
+        return _nearest(ids, scores, k) if ids else []
 
     def scan(self, scope: Scope, filter: Filter | None = None, batch: int = 500) -> Iterator[Record]:
         scope = check_scope(scope)
@@ -638,13 +751,13 @@ class SQLiteStore:
             # keyset pagination, one short read per page: nothing is held open while the caller works,
             # and records written meanwhile never shift what is left to read
             with self._reading() as connection:
-                rows = connection.execute(statement, {**params, "after": after}).all()
+                rows = _raw(connection).execute(*_expanded(statement, {**params, "after": after})).fetchall()
             for row in rows:
-                if wanted is None or row.id in wanted:
+                if wanted is None or row[0] in wanted:
                     yield _decode_record(row)
             if len(rows) < batch:
                 return
-            after = rows[-1].id
+            after = rows[-1][0]
 
     def _filter_conditions(self, filter: Filter | None) -> tuple[list[ColumnElement[bool]], frozenset[str] | None]:
         """Filter as SQL conditions, plus an id set to check in Python when it is too big to bind."""
@@ -673,49 +786,83 @@ class SQLiteStore:
         ops = validate_ops(ops, self.dim)
         if not ops:
             return []
-        # encoding first refuses what JSON cannot hold before the write lock is even asked for
+        # encoding first refuses what SQLite cannot hold before the write lock is even asked for
         rows = [_encode_record(op.record) if isinstance(op, Upsert) else None for op in ops]
         touched = list(dict.fromkeys(op.id if isinstance(op, Delete) else op.record.id for op in ops))
         with self._writing() as connection:
             current = self._read_states(connection, touched)
             plan = _plan(ops, current)
-            self._apply(connection, plan, rows, current)
-        return plan.results
+            generations = self._apply(connection, plan, rows, current)
+        # committed: bring this process's cached vectors along, or drop them if another process got between
+        self._vectors.advance(generations, _vector_changes(plan, rows, current))
+        # decoded from what was written, so the answer is exactly what get() will return
+        return [_decode_record(row.stamped(version)) if row is not None and version is not None else None
+                for row, version in zip(rows, plan.versions)]
 
     def _read_states(self, connection: Connection, ids: Sequence[str]) -> dict[str, _State]:
         current: dict[str, _State] = {}
-        for chunk in _chunks(ids, self._max_params):
-            for record_id, user_id, agent_id, version, has_terms in connection.execute(_SELECT_STATES, {"ids": chunk}):
+        raw = _raw(connection)
+        for chunk in _id_chunks(ids):
+            for record_id, user_id, agent_id, version, terms, created_at in raw.execute(
+                    _select_states(len(chunk)), chunk):
                 scope = Scope(user_id, agent_id if agent_id != _NO_AGENT else None)
-                current[record_id] = _State(scope, version, bool(has_terms))
+                current[record_id] = _State(scope, version, tuple(json.loads(terms)), created_at)
         return current
 
-    def _apply(self, connection: Connection, plan: _Plan, rows: list[dict[str, Any] | None],
-               current: dict[str, _State]) -> None:
-        """Write the final state of every changed id: rows, postings, and per-scope counters."""
-        existing = [i for i in plan.final if i in current]
-        for chunk in _chunks(existing, self._max_params):
-            connection.execute(_DELETE_POSTINGS, {"ids": chunk})
-        gone = [i for i in existing if plan.final[i] is None]
-        for chunk in _chunks(gone, self._max_params):
-            connection.execute(_DELETE_RECORDS, {"ids": chunk})
-        stored: list[dict[str, Any]] = []
-        postings: list[dict[str, Any]] = []
-        for index in plan.final.values():
-            if index is None:
-                continue
-            record, row = plan.results[index], rows[index]
-            assert record is not None and row is not None
-            stored.append({**row, "version": record.version})
-            postings.extend({"user_id": row["user_id"], "agent_id": row["agent_id"], "term": term,
-                             "id": row["id"], "created_at": row["created_at"]} for term in record.terms)
+    def _apply(self, connection: Connection, plan: _Plan, rows: list[_Row | None],
+               current: dict[str, _State]) -> dict[Scope, int]:
+        """Write the final state of every changed id; return the generation each cached scope had."""
+        raw = _raw(connection)
+        gone = [(i,) for i, index in plan.final.items() if index is None and i in current]
+        if gone:
+            raw.executemany(_DELETE_RECORD, gone)
+        stored = [rows[index].stamped(plan.versions[index])  # type: ignore[union-attr,arg-type]
+                  for index in plan.final.values() if index is not None]
         if stored:
-            connection.execute(_UPSERT_RECORD, stored)
-        if postings:
-            connection.execute(_INSERT_POSTING, postings)
-        deltas = _scope_deltas(plan, current)
+            raw.executemany(_UPSERT_RECORD, stored)
+        self._write_postings(raw, plan, rows, current)
+        deltas = _scope_deltas(plan, rows, current)
+        generations = {scope: self._generation(connection, scope) for scope in deltas
+                       if self._vectors.holds(scope)}
         if deltas:
-            connection.execute(_BUMP_SCOPE, [{**_scope_params(scope), "delta": delta} for scope, delta in deltas.items()])
+            raw.executemany(_BUMP_SCOPE, [(*_scope_values(scope), delta) for scope, delta in deltas.items()])
+        return generations
+
+    @staticmethod
+    def _write_postings(raw: sqlite3.Connection, plan: _Plan, rows: list[_Row | None],
+                        current: dict[str, _State]) -> None:
+        """Bring postings to the batch's final state, touching only the terms that changed.
+
+        A neighbour whose links were updated keeps its terms, so the common write rewrites no postings.
+        """
+        cleared: list[tuple[str]] = []
+        dropped: list[tuple[str, str]] = []
+        added: list[tuple[Any, ...]] = []
+        for record_id, index in plan.final.items():
+            before = current.get(record_id)
+            row = rows[index] if index is not None else None
+            new_terms: Sequence[str] = row.terms if row is not None else ()
+            if (before is not None and row is not None and before.scope == row.scope
+                    and before.created_at == row.created_at):
+                kept, had = set(new_terms), set(before.terms)
+                dropped.extend((record_id, term) for term in before.terms if term not in kept)
+                new_terms = [term for term in new_terms if term not in had]
+            elif before is not None and before.terms:
+                cleared.append((record_id,))
+            if row is not None:
+                user_id, agent_id = _scope_values(row.scope)
+                added.extend((user_id, agent_id, term, record_id, row.created_at) for term in new_terms)
+        if cleared:
+            raw.executemany(_DELETE_POSTINGS, cleared)
+        if dropped:
+            raw.executemany(_DELETE_POSTING, dropped)
+        if added:
+            raw.executemany(_INSERT_POSTING, added)
+
+    @staticmethod
+    def _generation(connection: Connection, scope: Scope) -> int:
+        found = _raw(connection).execute(_SCOPE_GENERATION, _scope_values(scope)).fetchone()
+        return found[0] if found else 0
 
     def close(self) -> None:
         """Release every connection (and the whole database, for ``:memory:``). Closing twice is harmless."""
@@ -727,22 +874,33 @@ class SQLiteStore:
 # --------------------------------------------------------------------------- helpers
 
 
-def _scope_deltas(plan: _Plan, current: dict[str, _State]) -> dict[Scope, int]:
-    """Per changed scope, how its count of records with terms moves."""
+def _scope_deltas(plan: _Plan, rows: list[_Row | None], current: dict[str, _State]) -> dict[Scope, int]:
+    """Per changed scope (every one, even at 0), how its count of records with terms moves."""
     deltas: dict[Scope, int] = defaultdict(int)
     for record_id, index in plan.final.items():
         before = current.get(record_id)
         if before is not None:
-            deltas[before.scope] -= int(before.has_terms)
-        record = plan.results[index] if index is not None else None
-        if record is not None:
-            deltas[record.scope] += int(bool(record.terms))
+            deltas[before.scope] -= int(bool(before.terms))
+        row = rows[index] if index is not None else None
+        if row is not None:
+            deltas[row.scope] += int(bool(row.terms))
     return deltas
 
 
-def _nearest(ids: list[str], matrix: np.ndarray, query: np.ndarray, k: int) -> list[Neighbor]:
-    """The ``k`` rows most similar to ``query``, ties broken by id, scored exactly as MemoryStore does."""
-    scores = matrix @ query / (np.linalg.norm(matrix, axis=1) * np.linalg.norm(query))
+def _vector_changes(plan: _Plan, rows: list[_Row | None],
+                    current: dict[str, _State]) -> list[tuple[str, Scope | None, Scope | None, bytes | None]]:
+    """Per changed id: the scope it left (or None), the scope it is in now (or None), its vector bytes."""
+    changes = []
+    for record_id, index in plan.final.items():
+        before = current.get(record_id)
+        row = rows[index] if index is not None else None
+        changes.append((record_id, before.scope if before else None, row.scope if row else None,
+                        row.embedding if row else None))
+    return changes
+
+
+def _nearest(ids: list[str], scores: np.ndarray, k: int) -> list[Neighbor]:
+    """The ``k`` best scores, ties broken by id ascending, as MemoryStore orders them."""
     if k < len(ids):
         # everything scoring at least the k-th best, ties included, then the exact order in Python
         threshold = np.partition(-scores, k - 1)[k - 1]
@@ -753,6 +911,127 @@ def _nearest(ids: list[str], matrix: np.ndarray, query: np.ndarray, k: int) -> l
     return [Neighbor(ids[j], float(scores[j])) for j in order]
 
 
+def _cosines(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Cosine of every row with ``query``, computed exactly as MemoryStore computes it."""
+    return matrix @ query / (np.linalg.norm(matrix, axis=1) * np.linalg.norm(query))
+
+
+class _ScopeVectors:
+    """One scope's vectors as a growable float32 matrix, valid for one generation of the scope."""
+
+    def __init__(self, dim: int, generation: int, rows: Sequence[tuple[str, bytes]]) -> None:
+        self.generation = generation
+        self.ids = [row[0] for row in rows]
+        self.slots = {record_id: slot for slot, record_id in enumerate(self.ids)}
+        self.matrix = np.empty((max(16, len(rows)), dim), dtype=np.float32)
+        if rows:
+            self.matrix[:len(rows)] = np.frombuffer(b"".join(row[1] for row in rows), dtype=_VECTOR_DTYPE
+                                                    ).reshape(len(rows), dim)
+
+    @property
+    def nbytes(self) -> int:
+        return self.matrix.nbytes
+
+    def put(self, record_id: str, vector: bytes) -> None:
+        slot = self.slots.get(record_id)
+        if slot is None:
+            slot = len(self.ids)
+            if slot == self.matrix.shape[0]:
+                grown = np.empty((slot * 2, self.matrix.shape[1]), dtype=np.float32)
+                grown[:slot] = self.matrix
+                self.matrix = grown
+            self.ids.append(record_id)
+            self.slots[record_id] = slot
+        self.matrix[slot] = np.frombuffer(vector, dtype=_VECTOR_DTYPE)
+
+    def remove(self, record_id: str) -> None:
+        slot = self.slots.pop(record_id, None)
+        if slot is None:
+            return
+        last = len(self.ids) - 1
+        if slot != last:  # the last row fills the hole, so live rows stay contiguous
+            self.matrix[slot] = self.matrix[last]
+            self.ids[slot] = self.ids[last]
+            self.slots[self.ids[slot]] = slot
+        self.ids.pop()
+
+    def score(self, query: np.ndarray, allowed: set[str] | None) -> tuple[list[str], np.ndarray]:
+        count = len(self.ids)
+        if allowed is None:
+            return list(self.ids), _cosines(self.matrix[:count], query)
+        slots = [self.slots[i] for i in allowed if i in self.slots]
+        ids = [self.ids[j] for j in slots]
+        if 4 * len(slots) < count:  # a selective filter: copying its few rows beats scoring them all
+            return ids, _cosines(self.matrix[slots], query)
+        return ids, _cosines(self.matrix[:count], query)[slots]
+
+
+class _VectorCache:
+    """Per-scope vector matrices, so knn does not read every vector of a scope from the file each time.
+
+    An entry is keyed by its scope's generation, which every committed write to the scope advances in
+    the same transaction, whichever process wrote. knn reads the generation in the snapshot it searches,
+    so an entry is only used when it is exactly that snapshot's vectors. This process's own writes patch
+    their entries in place (the generation they saw before writing must match); anything else reloads.
+    Least recently used scopes are dropped beyond ``budget`` bytes.
+    """
+
+    def __init__(self, dim: int, budget: int) -> None:
+        self.dim = dim
+        self.budget = budget
+        self.lock = threading.Lock()
+        self.entries: OrderedDict[Scope, _ScopeVectors] = OrderedDict()
+
+    def holds(self, scope: Scope) -> bool:
+        return scope in self.entries
+
+    def score(self, scope: Scope, generation: int, query: np.ndarray, allowed: set[str] | None,
+              load: Callable[[], Sequence[tuple[str, bytes]]]) -> tuple[list[str], np.ndarray]:
+        """Ids and cosines of the scope's vectors (only ``allowed`` ids when given) at ``generation``."""
+        with self.lock:
+            entry = self.entries.get(scope)
+            if entry is None or entry.generation != generation:
+                fresh = _ScopeVectors(self.dim, generation, load())
+                if entry is None or entry.generation < generation:
+                    self._install(scope, fresh)
+                entry = fresh
+            else:
+                self.entries.move_to_end(scope)
+            return entry.score(query, allowed)
+
+    def advance(self, generations: dict[Scope, int],
+                changes: list[tuple[str, Scope | None, Scope | None, bytes | None]]) -> None:
+        """After a commit: patch each cached scope whose generation was ``generations[scope]``."""
+        if not generations:
+            return
+        with self.lock:
+            for scope, before in generations.items():
+                entry = self.entries.get(scope)
+                if entry is None or entry.generation == before + 1:
+                    continue  # gone, or another thread already loaded the new state
+                if entry.generation != before:
+                    del self.entries[scope]
+                    continue
+                for record_id, left, now_in, vector in changes:
+                    if now_in == scope and vector is not None:
+                        entry.put(record_id, vector)
+                    elif left == scope or now_in == scope:
+                        entry.remove(record_id)
+                entry.generation = before + 1
+            self._trim()
+
+    def _install(self, scope: Scope, entry: _ScopeVectors) -> None:
+        self.entries[scope] = entry
+        self.entries.move_to_end(scope)
+        self._trim()
+
+    def _trim(self) -> None:
+        total = sum(entry.nbytes for entry in self.entries.values())
+        while self.entries and total > self.budget:
+            _, dropped = self.entries.popitem(last=False)
+            total -= dropped.nbytes
+
+
 def _positive_number(value: Any, name: str, kind: type[int] | type[float]) -> Any:
     try:
         number = kind(value)
@@ -760,4 +1039,14 @@ def _positive_number(value: Any, name: str, kind: type[int] | type[float]) -> An
         number = 0
     if isinstance(value, bool) or not number > 0 or (kind is int and float(value) != number):
         raise InvalidRecordError(f"{name} must be a positive {kind.__name__}, got {value!r}")
+    return number
+
+
+def _non_negative_number(value: Any, name: str) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = -1.0
+    if isinstance(value, bool) or not number >= 0:
+        raise InvalidRecordError(f"{name} must be a number >= 0, got {value!r}")
     return number
