@@ -22,6 +22,7 @@ class StoreContractBase:
     """
 
     dim: ClassVar[int] = DIM
+    """The vector length stores are opened with; the suite's vectors are built for it, so leave it be."""
 
     @pytest.fixture
     def store_url(self) -> str:

@@ -105,8 +105,8 @@ class KnnContract(StoreContractBase):
         """kinds, session_id, created_after (inclusive), created_before (exclusive) and ids, alone and together."""
         kinds, sessions = ["fact", "episode", "entity"], ["s1", "s2", None]
         records = [
-            make_record(scope, kind=kinds[i % 3], session_id=sessions[i % 3 if i % 2 else (i + 1) % 3],
-                        created_at=BASE_TIME + i, embedding=v)
+            make_record(scope, kind=kinds[i % 3], session_id=sessions[(i // 2) % 3], created_at=BASE_TIME + i,
+                        embedding=v)
             for i, v in enumerate(vectors(60, seed=111))
         ]
         self.put(store, records)

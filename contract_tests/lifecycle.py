@@ -40,7 +40,7 @@ class LifecycleContract(StoreContractBase):
         opened.close()
         opened.close()
 
-    def test_repr_and_errors_hide_the_password(self, store: Store, store_url: str) -> None:
+    def test_repr_hides_the_password(self, store: Store, store_url: str) -> None:
         """A URL's password never shows in the store's repr or str."""
         password = StoreURL.parse(store_url).password
         if not password:
