@@ -395,7 +395,10 @@ class PostgresStore:
                 with self._pool.connection() as conn:
                     return work(conn)
             except psycopg.OperationalError as error:
-                if attempt == 2 or not self._pool.is_connection_failure(error):
+                if not self._pool.is_connection_failure(error):
+                    raise _store_error(error, self.url.password) from error
+                self._pool.discard_idle()  # the server went away: its other sessions are gone too
+                if attempt == 2:
                     raise self._connection_error(error, connecting=False) from None
             except psycopg.Error as error:
                 raise _store_error(error, self.url.password) from error
@@ -410,9 +413,15 @@ class PostgresStore:
         encoded = _encode_records(ops)
         if _only_inserts(ops):
             return self._insert_only(ops, encoded)
+        lost_before_writing = 0
         for attempt in range(1, _WRITE_ATTEMPTS + 1):
             try:
                 return self._write(ops, encoded)
+            except _LostBeforeWriting as lost:
+                # the connection died before any write was sent, so nothing was applied: one retry
+                lost_before_writing += 1
+                if lost_before_writing > 1:
+                    raise self._connection_error(lost.error, connecting=False) from None
             except (pg_errors.UniqueViolation, pg_errors.DeadlockDetected,
                     pg_errors.SerializationFailure) as error:
                 # another process inserted one of our new ids (or locked in the other order) between
@@ -449,33 +458,45 @@ class PostgresStore:
             "SELECT id, user_id, agent_id, version, terms, created_at, embedding IS NOT NULL FROM {} "
             "WHERE id = ANY(%s::text[]) ORDER BY id FOR UPDATE"
         ).format(self._names.records)
+        writes_sent = False
         with self._writing() as conn:
-            with _pipeline(conn):
-                cursor = conn.cursor()
-                cursor.execute("BEGIN")
-                cursor.execute(lock, [keys])
-                existing = {row[0]: _Existing(*row) for row in cursor.fetchall()}  # round trip 1
-                planned = _plan(ops, existing)
-                writes = _Writes()
-                final: dict[str, tuple[Record | None, int]] = {}
-                for position, (op, stored, exists) in enumerate(planned):
-                    if stored is not None:
-                        final[stored.id] = (stored, position)
-                    elif exists:
-                        final[op.id] = (None, position)  # type: ignore[union-attr]
-                for record_id, (record, position) in final.items():
-                    before = existing.get(record_id)
-                    if record is None:
-                        if before is not None:
-                            writes.delete(before)
-                    elif before is None:
-                        writes.insert(record, encoded[position])
-                    else:
-                        writes.update(before, record, encoded[position])
-                writes.send(cursor, self._names)
-                cursor.execute("COMMIT")
-            # leaving the pipeline syncs: round trip 2
+            try:
+                with _pipeline(conn):
+                    cursor = conn.cursor()
+                    cursor.execute("BEGIN")
+                    cursor.execute(lock, [keys])
+                    existing = {row[0]: _Existing(*row) for row in cursor.fetchall()}  # round trip 1
+                    planned = _plan(ops, existing)
+                    writes_sent = True
+                    self._queue_writes(cursor, planned, existing, encoded)
+                    cursor.execute("COMMIT")
+                # leaving the pipeline syncs: round trip 2
+            except psycopg.OperationalError as error:
+                if not writes_sent and self._pool.is_connection_failure(error):
+                    raise _LostBeforeWriting(error) from None
+                raise
         return [s.model_copy(deep=True) if s is not None else None for _, s, _ in planned]
+
+    def _queue_writes(self, cursor: psycopg.Cursor, planned: list[tuple[Op, Record | None, bool]],
+                      existing: dict[str, _Existing], encoded: dict[int, Any]) -> None:
+        """Queue the statements that take the locked rows to the batch's final state."""
+        writes = _Writes()
+        final: dict[str, tuple[Record | None, int]] = {}
+        for position, (op, stored, exists) in enumerate(planned):
+            if stored is not None:
+                final[stored.id] = (stored, position)
+            elif exists:
+                final[op.id] = (None, position)  # type: ignore[union-attr]
+        for record_id, (record, position) in final.items():
+            before = existing.get(record_id)
+            if record is None:
+                if before is not None:
+                    writes.delete(before)
+            elif before is None:
+                writes.insert(record, encoded[position])
+            else:
+                writes.update(before, record, encoded[position])
+        writes.send(cursor, self._names)
 
     def _commit(self, writes: _Writes) -> None:
         """Send ``writes`` in one transaction and one round trip."""
@@ -498,8 +519,12 @@ class PostgresStore:
         except (ConflictError, InvalidRecordError, pg_errors.UniqueViolation, pg_errors.DeadlockDetected,
                 pg_errors.SerializationFailure):
             raise
+        except _LostBeforeWriting:
+            self._pool.discard_idle()
+            raise
         except psycopg.OperationalError as error:
             if self._pool.is_connection_failure(error):
+                self._pool.discard_idle()
                 raise self._connection_error(error, connecting=False) from None
             raise _store_error(error, self.url.password) from error
         except UnicodeEncodeError as error:
@@ -508,6 +533,14 @@ class PostgresStore:
             ) from None
         except psycopg.Error as error:
             raise _store_error(error, self.url.password) from error
+
+
+class _LostBeforeWriting(Exception):
+    """The connection failed while a write was still reading versions: nothing can have been applied."""
+
+    def __init__(self, error: psycopg.OperationalError) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 # ---------------------------------------------------------------------- planning (mirrors MemoryStore)
@@ -1011,6 +1044,13 @@ class _ConnectionPool:
         if os.getpid() != self._pid:
             _ABANDONED_AFTER_FORK.extend(conn for conn, _ in self._idle)
             self._idle, self._open, self._pid = [], 0, os.getpid()
+
+    def discard_idle(self) -> None:
+        """Close every idle connection (after one died, the others usually have too)."""
+        with self._condition:
+            idle, self._idle = self._idle, []
+        for conn, _ in idle:
+            self._discard(conn)
 
     def close(self) -> None:
         with self._condition:
