@@ -370,6 +370,17 @@ def _id_chunks(ids: Sequence[str]) -> Iterator[list[str]]:
         yield chunk + [chunk[0]] * (size - len(chunk))
 
 
+def _storable(value: Any) -> bool:
+    """Whether ``value`` is a string SQLite can hold: UTF-8, so no lone surrogate halves."""
+    if not isinstance(value, str):
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _raw(connection: Connection) -> sqlite3.Connection:
     """The sqlite3 connection under a SQLAlchemy one, inside the transaction SQLAlchemy began."""
     return connection.connection.driver_connection  # type: ignore[return-value]
@@ -470,7 +481,7 @@ def _describe(error: BaseException, path: str, timeout: float) -> StoreError:
     text = str(error).lower()
     if isinstance(error, UnicodeEncodeError):
         return InvalidRecordError(
-            "a record holds text SQLite cannot store as UTF-8 (a lone surrogate character); nothing was "
+            "text SQLite cannot store or look up as UTF-8 (a lone surrogate character); nothing was "
             "written: clean the text, e.g. text.encode('utf-8', 'replace').decode()"
         )
     if "locked" in text or "busy" in text:
@@ -531,6 +542,7 @@ class SQLiteStore:
             self._max_params = self._parameter_limit()
             self._vectors = _VectorCache(self.dim, self._vector_budget)
         except BaseException:
+            self._closed = True
             self._engine.dispose()
             raise
 
@@ -636,7 +648,10 @@ class SQLiteStore:
     # -- schema
 
     def _prepare_schema(self, dim: int | None) -> int:
-        """Create the tables if missing, check the schema version, and settle the dim."""
+        """Create the tables if missing, check the schema version, and settle the dim.
+
+        An existing database is only read: opening never waits for another process's write.
+        """
         if dim is not None:
             dim = _positive_number(dim, "dim", int)
         self._check_usable()
@@ -648,29 +663,38 @@ class SQLiteStore:
                     raw.cursor().execute("PRAGMA journal_mode = WAL").fetchall()
                 finally:
                     raw.close()
-        with self._writing() as connection:
-            _schema.create_all(connection, checkfirst=True)
-            stored = dict(connection.execute(select(_meta.c.key, _meta.c.value)).all())
-            version = int(stored.get("schema_version", SCHEMA_VERSION))
-            if version > SCHEMA_VERSION:
-                raise StoreError(
-                    f"{self.path} was written by a newer Kioko (schema {version}, this one reads "
-                    f"{SCHEMA_VERSION}): upgrade kioko"
-                )
-            if "dim" in stored:
-                recorded = int(stored["dim"])
-                if dim is not None and dim != recorded:
-                    raise InvalidRecordError(
-                        f"{self.path} holds {recorded}-dimensional vectors, but the store was opened with "
-                        f"dim={dim}: open it with ?dim={recorded} (or no dim), or use another file"
-                    )
-                return recorded
-            dim = dim if dim is not None else DEFAULT_DIM
-            connection.execute(_meta.insert(), [
-                {"key": "schema_version", "value": str(SCHEMA_VERSION)},
-                {"key": "dim", "value": str(dim)},
-            ])
-            return dim
+        with self._reading() as connection:
+            stored = self._read_meta(connection)
+        if "dim" not in stored:
+            with self._writing() as connection:
+                _schema.create_all(connection, checkfirst=True)
+                stored = self._read_meta(connection)  # another process may have created it meanwhile
+                if "dim" not in stored:
+                    stored = {"schema_version": str(SCHEMA_VERSION), "dim": str(dim or DEFAULT_DIM)}
+                    connection.execute(_meta.insert(), [{"key": k, "value": v} for k, v in stored.items()])
+        return self._settled_dim(stored, dim)
+
+    @staticmethod
+    def _read_meta(connection: Connection) -> dict[str, str]:
+        """``kioko_meta`` as a dict; empty when the database has no Kioko tables yet."""
+        exists = connection.exec_driver_sql(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (_meta.name,)).first()
+        return dict(connection.execute(select(_meta.c.key, _meta.c.value)).all()) if exists else {}
+
+    def _settled_dim(self, stored: dict[str, str], dim: int | None) -> int:
+        version = int(stored.get("schema_version", SCHEMA_VERSION))
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path} was written by a newer Kioko (schema {version}, this one reads "
+                f"{SCHEMA_VERSION}): upgrade kioko"
+            )
+        recorded = int(stored["dim"])
+        if dim is not None and dim != recorded:
+            raise InvalidRecordError(
+                f"{self.path} holds {recorded}-dimensional vectors, but the store was opened with "
+                f"dim={dim}: open it with ?dim={recorded} (or no dim), or use another file"
+            )
+        return recorded
 
     def _parameter_limit(self) -> int:
         """How many ids one statement may bind; old SQLite builds allow only 999 parameters."""
@@ -683,7 +707,7 @@ class SQLiteStore:
 
     def get(self, scope: Scope, ids: Sequence[str]) -> list[Record | None]:
         scope = check_scope(scope)
-        wanted = list(dict.fromkeys(i for i in ids if isinstance(i, str)))
+        wanted = list(dict.fromkeys(i for i in ids if _storable(i)))
         rows: dict[str, tuple[Any, ...]] = {}
         if wanted:
             scope_values = _scope_values(scope)
@@ -704,6 +728,9 @@ class SQLiteStore:
             raw = _raw(connection)  # one snapshot: n, every df and every id list agree
             found = raw.execute(_SCOPE_SIZE, (user_id, agent_id)).fetchone()
             for term in dict.fromkeys(terms):
+                if not _storable(term):
+                    df[term], ids[term] = 0, []  # no record can hold it
+                    continue
                 df[term] = raw.execute(_TERM_DF, (user_id, agent_id, term)).fetchone()[0]
                 ids[term] = ([row[0] for row in raw.execute(_TERM_IDS, (user_id, agent_id, term, limit))]
                              if df[term] and limit else [])
