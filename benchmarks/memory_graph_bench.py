@@ -351,26 +351,30 @@ def fill(store: Store, records: Sequence[Record], settings: Settings, label: str
 
 def link_store(layer: MemoryLayer, size: int, settings: Settings, label: str) -> dict[str, Any]:
     """``graph.connect()`` over the whole store, or over its oldest memories when the budget runs out."""
-    marks: list[tuple[int, float]] = []
+    marks: list[tuple[int, int, float]] = []  # (connect call, memories done in it, when)
     totals = {"memories": 0, "links": 0, "dropped": 0, "total_ms": 0.0}
     bar = tqdm(total=size, desc=f"  {label} connect", unit="mem", disable=not settings.progress, leave=False, mininterval=1.0)
 
     def progress(done: int, total: int) -> None:
         now = time.perf_counter()
-        marks.append((totals["memories"] + done, now))
+        marks.append((calls, done, now))
         bar.update(1)
-        if totals["memories"] == 0 and done >= 4 and done < total:
-            rate = (now - marks[0][1]) / (done - 1)  # from the first mark: the scan before it is paid once
+        if calls == 0 and done >= 4 and done < total:
+            rate = (now - marks[0][2]) / (done - 1)  # from the first mark: the scan before it is paid once
             projected = (now - started) + rate * (total - done)
             if projected > settings.connect_budget:  # not even the first chunk fits: this size is out of reach
                 raise Skip(f"connect() of the oldest {total} memories would take about {projected:.0f} s, over "
                            f"the {settings.connect_budget:.0f} s connect budget ({done} took {now - started:.0f} s)")
 
     def run(limit: int | None) -> None:
+        nonlocal calls
         result = layer.graph.connect(user_id=USER, limit=limit, progress=progress)
         for key in ("memories", "links", "dropped"):
             totals[key] += result[key]
         totals["total_ms"] += result["duration_ms"]
+        calls += 1
+
+    calls = 0
 
     started = time.perf_counter()
     try:
@@ -388,7 +392,7 @@ def link_store(layer: MemoryLayer, size: int, settings: Settings, label: str) ->
     # per memory from the progress marks: the linking itself, without connect's scans of the scope
     per_memory_ms = totals["total_ms"] / max(1, totals["memories"])
     if len(marks) >= 2:
-        spans = [(b[1] - a[1]) for a, b in zip(marks, marks[1:]) if b[0] == a[0] + 1]
+        spans = [b[2] - a[2] for a, b in zip(marks, marks[1:]) if b[0] == a[0] and b[1] == a[1] + 1]
         if spans:
             per_memory_ms = 1000.0 * sum(spans) / len(spans)
     totals["per_memory_ms"] = round(per_memory_ms, 2)
