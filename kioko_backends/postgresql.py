@@ -3,21 +3,22 @@
 Layout (``{p}`` is the ``?table=`` prefix, ``kioko`` by default, so several stores share a database):
 
 ``{p}_records``
-    One row per record. ``metadata`` is ``json`` (not ``jsonb``), which keeps the text as written:
-    key order and float spelling round-trip exactly. ``agent_id`` None is stored as ``''`` so a scope is a plain equality, and every
-    text column that is compared or ordered uses the "C" collation, so ids sort by code point exactly
-    as Python's ``sorted`` does. An HNSW index (cosine) serves :meth:`PostgresStore.knn`.
+    One row per record. ``agent_id`` None is stored as ``''`` so a scope is a plain equality. Text
+    columns that are compared or ordered use the "C" collation, so ids sort by code point exactly as
+    Python's ``sorted`` does. ``metadata`` is ``json`` rather than ``jsonb``: ``json`` keeps the text
+    as written, so key order and float spelling round-trip exactly. An HNSW index (cosine) serves knn.
 ``{p}_postings``
     One row per (record, term), with a btree on ``(user_id, agent_id, term, created_at DESC, id)``:
     a term's df is an index-only count and its newest ids are the first ``limit`` index entries.
 ``{p}_scopes``
-    Per scope, how many records have at least one term (postings' ``n``), kept in the write transaction.
+    Per scope, how many records have at least one term (postings' ``n``) and how many have a vector
+    (which decides between exact and HNSW knn); updated in the same transaction as the records.
 ``{p}_meta``
     ``schema_version`` and ``dim``, so a reopen with another vector length fails loudly.
 
-Round trips: a read is one; :meth:`PostgresStore.knn` is one (its settings, the ANN query and an exact
-fallback travel in one pipeline); :meth:`PostgresStore.update_many` is two (lock + read versions, then
-write + commit), or one for a batch that only inserts new ids.
+Round trips: a read is one; knn is one (its settings, the HNSW query and an exact fallback travel in
+one pipeline); update_many is two (lock and read versions, then write and commit), or one for a batch
+that only inserts ids with ``expected_version=0``.
 """
 
 from __future__ import annotations
@@ -344,7 +345,7 @@ class PostgresStore:
                (SELECT id, embedding FROM {records}
                  WHERE user_id = %(u)s AND agent_id = %(a)s AND embedding IS NOT NULL {where}
                    AND ((SELECT yes FROM small) OR (SELECT count(*) FROM ann) < %(fetch)s)
-                 ORDER BY (embedding <=> %(q)s) + 0 LIMIT %(fetch)s)"""
+                 ORDER BY (embedding <=> %(q)s) + 0, id LIMIT %(fetch)s)"""
         ).format(records=self._names.records, scopes=self._names.scopes, where=where, distance=distance)
         ef_search = str(min(1000, max(100, 2 * fetch)))
         with _pipeline(conn):
@@ -393,7 +394,10 @@ class PostgresStore:
         for attempt in (1, 2):
             try:
                 with self._pool.connection() as conn:
-                    return work(conn)
+                    try:
+                        return work(conn)
+                    finally:
+                        _end_transaction(conn)
             except psycopg.OperationalError as error:
                 if not self._pool.is_connection_failure(error):
                     raise _store_error(error, self.url.password) from error
@@ -449,6 +453,12 @@ class PostgresStore:
             raise ConflictError(
                 "a record id in this batch already exists (expected_version=0 means it must not); "
                 "nothing was applied"
+            ) from None
+        except (pg_errors.DeadlockDetected, pg_errors.SerializationFailure):
+            # only another batch inserting some of the same new ids can lock against this one,
+            # and then at most one of the two may succeed
+            raise ConflictError(
+                "another writer was inserting some of these ids at the same time; nothing was applied"
             ) from None
         return [r.model_copy(deep=True) for r in stored]
 
@@ -661,6 +671,9 @@ class _Writes:
         if self.deleted_ids:
             cursor.execute(sql.SQL("DELETE FROM {} WHERE id = ANY(%s::text[])").format(names.records),
                            [self.deleted_ids])
+        # rows in id order, so two batches touching the same ids wait for each other instead of deadlocking
+        self.updates.sort(key=lambda row: row[-1])
+        self.inserts.sort(key=lambda row: row[0])
         if self.updates:
             cursor.executemany(
                 sql.SQL(
