@@ -2,8 +2,9 @@
 
 Fixtures any test may use: ``postgres_service`` / ``qdrant_service`` (a :class:`services.Service`),
 and one ``*_store_url`` per store of the matrix (``memory_store_url`` ... ``qdrant_server_store_url``),
-each skipping (or, under ``CI=true``, failing) with the reason when its store cannot start. A test
-module that parametrizes a ``matrix_store`` fixture over ``services.STORES`` gets ``matrix_store_url``.
+each skipping (or, under ``CI=true``, failing) with the reason when its store cannot start. The
+contract matrix gets a PostgreSQL database and a Qdrant collection of its own (``contract_store_url``),
+since its stores hold 8-dimensional vectors.
 """
 
 from __future__ import annotations
@@ -76,9 +77,20 @@ def sqlite_store_url(session_dir: Path) -> str:
 
 @pytest.fixture(scope="session")
 def postgresql_store_url(postgres_service: services.Service) -> str:
+    """The session's PostgreSQL server, its default database (stores opened here share its tables)."""
     if not postgres_service.available:
         store_unavailable("postgresql", postgres_service.how)
     return postgres_service.url  # type: ignore[return-value]
+
+
+@pytest.fixture(scope="session")
+def postgresql_contract_url(postgresql_store_url: str, postgres_service: services.Service) -> str:
+    """A database of the contract matrix's own: its dim-8 tables must not meet other tests' dim-256 ones."""
+    try:
+        return services.postgres_database(postgres_service, "kioko_contract")
+    except Exception as error:
+        store_unavailable("postgresql", f"cannot create a database for the contract suite: {error}")
+        raise
 
 
 @pytest.fixture(scope="session")
@@ -88,15 +100,28 @@ def qdrant_local_store_url(session_dir: Path) -> str:
 
 @pytest.fixture(scope="session")
 def qdrant_server_store_url(qdrant_service: services.Service) -> str:
+    """A fresh collection on the session's Qdrant server (deleted when the session ends)."""
     if not qdrant_service.available:
         store_unavailable("qdrant-server", qdrant_service.how)
-    return qdrant_service.url  # type: ignore[return-value]
+    return services.qdrant_collection(qdrant_service, "kioko_tests")
+
+
+@pytest.fixture(scope="session")
+def qdrant_server_contract_url(qdrant_server_store_url: str, qdrant_service: services.Service) -> str:
+    """A collection of the contract matrix's own on the Qdrant server."""
+    return services.qdrant_collection(qdrant_service, "kioko_contract")
+
+
+CONTRACT_URL_FIXTURES = {
+    "memory": "memory_store_url", "sqlite": "sqlite_store_url", "postgresql": "postgresql_contract_url",
+    "qdrant-local": "qdrant_local_store_url", "qdrant-server": "qdrant_server_contract_url",
+}
 
 
 @pytest.fixture
-def matrix_store_url(request: pytest.FixtureRequest, matrix_store: str) -> str:
-    """The URL of the matrix store a test is parametrized with (``matrix_store``, one of STORES)."""
-    return request.getfixturevalue(f"{matrix_store.replace('-', '_')}_store_url")
+def contract_store_url(request: pytest.FixtureRequest, matrix_store: str) -> str:
+    """The URL the contract matrix tests for store ``matrix_store`` (its own database or collection)."""
+    return request.getfixturevalue(CONTRACT_URL_FIXTURES[matrix_store])
 
 
 _store_of_test: dict[str, str] = {}

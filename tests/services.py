@@ -141,10 +141,9 @@ def qdrant_server_unavailable() -> str | None:
 
 
 def start_qdrant_server() -> Service:
-    """A Qdrant server URL with a collection of its own, or the reason there is none."""
-    collection = f"kioko_contract_{uuid.uuid4().hex[:8]}"
+    """A Qdrant server (its ``qdrant://host:port`` URL, no collection), or the reason there is none."""
     if os.environ.get("KIOKO_TEST_QDRANT_URL"):
-        return Service("qdrant-server", _qdrant_store_url(os.environ["KIOKO_TEST_QDRANT_URL"], collection),
+        return Service("qdrant-server", _qdrant_server_url(os.environ["KIOKO_TEST_QDRANT_URL"]),
                        "from KIOKO_TEST_QDRANT_URL")
     missing = qdrant_server_unavailable()
     if missing is not None:
@@ -159,17 +158,62 @@ def start_qdrant_server() -> Service:
     except Exception as error:
         return Service("qdrant-server", None, f"testcontainers failed: {type(error).__name__}: {error}")
     host, port = container.get_container_host_ip(), container.exposed_rest_port
-    service = Service("qdrant-server", f"qdrant://{host}:{port}/{collection}", f"testcontainers {QDRANT_IMAGE}")
+    service = Service("qdrant-server", f"qdrant://{host}:{port}", f"testcontainers {QDRANT_IMAGE}")
     service.stops.append(container.stop)
     return service
 
 
-def _qdrant_store_url(given: str, collection: str) -> str:
-    """Accept ``qdrant://host:port[/collection]`` or ``http(s)://host:port``; add a fresh collection if none."""
+def _qdrant_server_url(given: str) -> str:
+    """``qdrant://host:port`` from ``qdrant://host:port[/collection]`` or ``http(s)://host:port``."""
     parts = urlsplit(given)
     if parts.scheme in {"http", "https"}:
-        query = "https=true" if parts.scheme == "https" else ""
-        return urlunsplit(("qdrant", parts.netloc, f"/{collection}", query, ""))
-    if parts.path.strip("/"):
-        return given
+        return urlunsplit(("qdrant", parts.netloc, "", "https=true" if parts.scheme == "https" else "", ""))
+    return urlunsplit((parts.scheme, parts.netloc, "", parts.query, ""))
+
+
+def qdrant_collection(service: Service, prefix: str) -> str:
+    """A store URL for a new, uniquely named collection on the server; it is deleted when the service stops."""
+    assert service.url is not None
+    collection = f"{prefix}_{uuid.uuid4().hex[:8]}"
+    parts = urlsplit(service.url)
+
+    def drop() -> None:
+        try:
+            from qdrant_client import QdrantClient
+
+            https = "https=true" in parts.query
+            client = QdrantClient(host=parts.hostname, port=parts.port or 6333, https=https,
+                                  api_key=parts.password or None, check_compatibility=False)
+            client.delete_collection(collection)
+            client.close()
+        except Exception:  # a server already gone has nothing left to clean
+            pass
+
+    service.stops.append(drop)  # stops run newest first: the collection goes before the server
     return urlunsplit((parts.scheme, parts.netloc, f"/{collection}", parts.query, ""))
+
+
+def postgres_database(service: Service, prefix: str) -> str:
+    """A URL for a new, uniquely named database on the server; it is dropped when the service stops.
+
+    Stores opened with different ``dim`` values need tables of their own, and a database of its own
+    gives the contract matrix that without relying on any driver option.
+    """
+    import psycopg
+    from psycopg import sql
+
+    assert service.url is not None
+    name = f"{prefix}_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(service.url, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+
+    def drop() -> None:
+        try:
+            with psycopg.connect(service.url, autocommit=True) as conn:  # type: ignore[arg-type]
+                conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+        except psycopg.Error:  # a server already gone has nothing left to clean
+            pass
+
+    service.stops.append(drop)  # stops run newest first: the database goes before the server
+    parts = urlsplit(service.url)
+    return urlunsplit(parts._replace(path=f"/{name}"))

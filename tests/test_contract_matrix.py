@@ -31,8 +31,8 @@ class TestContractMatrix(StoreContractSuite):
     """Every contract test, once per store."""
 
     @pytest.fixture
-    def store_url(self, matrix_store_url: str) -> str:
-        return matrix_store_url
+    def store_url(self, contract_store_url: str) -> str:
+        return contract_store_url
 
 
 # --------------------------------------------------------------------------- the suite itself
