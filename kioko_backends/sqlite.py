@@ -591,8 +591,9 @@ class SQLiteStore:
         @event.listens_for(engine, "begin")
         def _on_begin(connection: Connection) -> None:
             # IMMEDIATE takes the write lock up front, so versions read in the batch cannot go stale
+            # (straight to sqlite3: this runs before every read and write, and costs a tenth that way)
             immediate = connection.get_execution_options().get("kioko_write", False)
-            connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+            _raw(connection).execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
         return engine
 
