@@ -278,10 +278,12 @@ def _vector_bytes(record: Record) -> bytes | None:
         return None
     vector = np.asarray(record.embedding)
     if vector.ndim != 1 or vector.dtype.kind not in "fiu":
-        raise InvalidRecordError(f"record {record.id!r}: embedding must be a 1-d float vector, got {vector.dtype}{list(vector.shape)}")
+        raise InvalidRecordError(
+            f"record {record.id!r}: embedding must be a 1-d float vector, got {vector.dtype}{list(vector.shape)}")
     vector = vector.astype(_VECTOR_DTYPE, copy=False)
     if not np.all(np.isfinite(vector)):
-        raise InvalidRecordError(f"record {record.id!r}: embedding contains NaN or infinity (as float32); nothing was written")
+        raise InvalidRecordError(
+            f"record {record.id!r}: embedding contains NaN or infinity (as float32); nothing was written")
     if not np.any(vector):
         raise InvalidRecordError(f"record {record.id!r}: embedding is all zeros, for which cosine is undefined")
     return vector.tobytes()
@@ -897,6 +899,8 @@ class SQLiteStore:
         if not self._closed:
             self._closed = True
             self._engine.dispose()
+            with self._vectors.lock:
+                self._vectors.entries.clear()
 
 
 # --------------------------------------------------------------------------- helpers
