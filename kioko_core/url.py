@@ -43,7 +43,8 @@ class StoreURL:
         url = url.strip()
         if "://" not in url:
             if url.endswith((".db", ".sqlite", ".sqlite3")):
-                return cls(scheme="sqlite", path=url)
+                # the same path sqlite:///<url> carries: one slash before a relative path, two before /abs
+                return cls(scheme="sqlite", path="/" + url)
             raise UnknownStoreError(
                 f"{_mask(url)!r} is not a store URL: use scheme://..., e.g. 'sqlite:///kioko.db' or 'memory://'"
             )

@@ -53,9 +53,10 @@ def test_every_part_of_a_full_url_is_parsed() -> None:
     ("memory://", "memory", None, None, ""),
     ("sqlite:///relative.db", "sqlite", None, None, "/relative.db"),
     ("sqlite:////var/lib/kioko.db", "sqlite", None, None, "//var/lib/kioko.db"),
-    ("kioko.db", "sqlite", None, None, "kioko.db"),
-    ("data/memories.sqlite3", "sqlite", None, None, "data/memories.sqlite3"),
-    ("  spaced.sqlite  ", "sqlite", None, None, "spaced.sqlite"),
+    ("kioko.db", "sqlite", None, None, "/kioko.db"),  # a bare path carries what sqlite:///kioko.db does
+    ("/var/lib/kioko.db", "sqlite", None, None, "//var/lib/kioko.db"),
+    ("data/memories.sqlite3", "sqlite", None, None, "/data/memories.sqlite3"),
+    ("  spaced.sqlite  ", "sqlite", None, None, "/spaced.sqlite"),
     ("SQLite:///Upper.db", "sqlite", None, None, "/Upper.db"),
     ("qdrant://localhost:6333/memories", "qdrant", "localhost", 6333, "/memories"),
     ("qdrant+local://:memory:", "qdrant+local", None, None, ":memory:"),
