@@ -1,0 +1,295 @@
+"""``jsonl://``: a Kioko store kept in one JSON-lines file, the example of the driver author's guide.
+
+The file is an append-only log. Its first line is a header (format and vector length); every later
+line is one committed :meth:`JsonlStore.update_many` batch. A batch counts only once its line ends with
+a newline, so a process that dies while writing leaves a torn last line, which the next open drops:
+batches are all or nothing even across a crash. Opening replays the log into dictionaries that answer
+every read (the postings index included); a write plans the batch against them, appends its line, and
+then applies that same line, so memory always equals what replaying the file would give.
+
+URL: ``jsonl:///absolute/path/to/memories.jsonl`` (optionally ``?dim=384``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from kioko_core.store import (
+    DEFAULT_DIM, Capabilities, ConflictError, Delete, Filter, InvalidRecordError, Neighbor, Op, Postings,
+    Record, Scope, StoreError, Upsert, check_limit, check_query_vector, check_scope, validate_ops,
+)
+from kioko_core.url import StoreURL
+
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks, so one-process-at-a-time rests on the user
+    fcntl = None
+
+FORMAT = "kioko-jsonl/1"
+HEADER_START = b'{"format": "kioko-jsonl/1"'
+"""How every file this driver wrote begins (json.dumps keeps the header's key order)."""
+
+
+class JsonlStore:
+    """One JSON-lines file; every record is also held in memory. Open it with ``kioko.connect("jsonl:///...")``."""
+
+    capabilities = Capabilities(
+        transactions=True, native_knn=False, persistent=True, multi_process=False,
+        notes=("one process at a time: a second opener of the same file gets StoreError",
+               "every record is held in memory, and the file grows with every write"),
+    )
+
+    def __init__(self, path: str, dim: int | None = None) -> None:
+        """Open (or create) the log at ``path``; ``dim`` None means the file's own, or the default."""
+        self.path = path
+        self._lock = threading.RLock()  # one reader or writer at a time among this process's threads
+        try:
+            self._file = open(path, "a+b")  # reads anywhere, writes always at the end
+        except OSError as error:
+            raise StoreError(f"cannot open {path}: {error.strerror}; does its directory exist?") from None
+        try:
+            self._lock_file()
+            self.dim = self._replay(dim)
+        except BaseException:
+            self._file.close()
+            raise
+
+    @classmethod
+    def from_url(cls, url: StoreURL, dim: int | None = None, **options: Any) -> JsonlStore:
+        """What ``kioko.connect`` and the registry call: ``dim`` wins over ``?dim=``."""
+        if options:
+            raise StoreError(f"jsonl:// takes no options besides dim, got {sorted(options)}")
+        if url.host or not url.path:
+            raise StoreError(f"{url} names no file: write jsonl:///absolute/path.jsonl (three slashes)")
+        if dim is None and "dim" in url.query:
+            dim = url.query["dim"]
+        return cls(url.path, None if dim is None else _positive(dim))
+
+    def __repr__(self) -> str:
+        return f"JsonlStore({self.path!r}, dim={self.dim})"
+
+    def close(self) -> None:
+        self._file.close()  # closing a closed file is a no-op; the lock goes with the descriptor
+
+    def _check_open(self) -> None:
+        if self._file.closed:  # after close another process may own the file: memory would be stale
+            raise StoreError(f"{self!r} is closed; open the URL again to keep using it")
+
+    # -- opening: lock, then rebuild the in-memory state from the log
+
+    def _lock_file(self) -> None:
+        if fcntl is None:
+            return
+        try:
+            fcntl.flock(self._file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise StoreError(f"{self.path} is already open (jsonl:// allows one opener at a time); "
+                             "close the other store first") from None
+
+    def _replay(self, dim: int | None) -> int:
+        """Rebuild memory from the log, dropping a torn last batch; give a new file its header."""
+        self._records: dict[str, Record] = {}
+        self._by_scope: dict[Scope, set[str]] = defaultdict(set)
+        self._postings: dict[Scope, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+        self._with_terms: dict[Scope, set[str]] = defaultdict(set)
+        self._file.seek(0)
+        data = self._file.read()
+        if data and not data.startswith(HEADER_START):  # never cut into a file that is not ours
+            raise StoreError(f"{self.path} is not a jsonl:// store; give a new path or one jsonl:// wrote")
+        committed = data[: data.rfind(b"\n") + 1]  # bytes after the last newline are a torn batch
+        self._file.truncate(len(committed))
+        self._size = len(committed)
+        lines = committed.splitlines()
+        if not lines:
+            dim = dim or DEFAULT_DIM
+            self._append(json.dumps({"format": FORMAT, "dim": dim}))
+            return dim
+        recorded = json.loads(lines[0])["dim"]
+        if dim is not None and dim != recorded:
+            raise StoreError(f"{self.path} holds {recorded}-dimensional vectors but was opened with dim={dim}: "
+                             f"open it with ?dim={recorded} (or no dim), or use another file")
+        for number, line in enumerate(lines[1:], start=2):
+            try:
+                self._apply(_decode(json.loads(line)["ops"]))
+            except (ValueError, KeyError) as error:
+                raise StoreError(f"{self.path} is damaged at line {number}: {error}") from None
+        return recorded
+
+    # -- reads
+
+    def get(self, scope: Scope, ids: Sequence[str]) -> list[Record | None]:
+        scope = check_scope(scope)
+        with self._lock:
+            self._check_open()
+            found = [self._records.get(i) for i in ids]
+            return [_copy(r) if r is not None and r.scope == scope else None for r in found]
+
+    def postings(self, scope: Scope, terms: Sequence[str], limit: int) -> Postings:
+        scope, limit = check_scope(scope), check_limit("limit", limit)
+        df: dict[str, int] = {}
+        ids: dict[str, list[str]] = {}
+        with self._lock:
+            self._check_open()
+            index = self._postings.get(scope, {})
+            for term in dict.fromkeys(terms):  # a term asked twice is answered once
+                holders = index.get(term, set())
+                df[term] = len(holders)
+                ids[term] = sorted(holders, key=lambda i: (-self._records[i].created_at, i))[:limit]
+            return Postings(n=len(self._with_terms.get(scope, ())), df=df, ids=ids)
+
+    def knn(self, scope: Scope, vector: Any, k: int, filter: Filter | None = None) -> list[Neighbor]:
+        scope, k = check_scope(scope), check_limit("k", k)
+        query = check_query_vector(vector, self.dim).astype(np.float64)
+        # filter first, rank second: ranking k and then filtering would return fewer than k
+        with self._lock:
+            self._check_open()
+            pool = [r for r in map(self._records.get, self._by_scope.get(scope, ()))
+                    if r.embedding is not None and (filter is None or filter.matches(r))]
+        if k == 0 or not pool:
+            return []
+        matrix = np.stack([r.embedding for r in pool]).astype(np.float64)
+        scores = matrix @ query / (np.linalg.norm(matrix, axis=1) * np.linalg.norm(query))
+        best = sorted(range(len(pool)), key=lambda j: (-scores[j], pool[j].id))[:k]
+        return [Neighbor(pool[j].id, float(scores[j])) for j in best]
+
+    def scan(self, scope: Scope, filter: Filter | None = None, batch: int = 500) -> Iterator[Record]:
+        scope = check_scope(scope)
+        if check_limit("batch", batch) == 0:
+            raise ValueError("batch must be at least 1")
+        after: str | None = None
+        while True:
+            # keyset pagination: each page starts after the last id yielded, read from the current state,
+            # so writes between pages neither repeat nor skip a record that lives throughout
+            page: list[Record] = []
+            with self._lock:  # never held across a yield: the caller may write between records
+                self._check_open()
+                for record_id in sorted(self._by_scope.get(scope, ())):
+                    if after is not None and record_id <= after:
+                        continue
+                    record = self._records[record_id]
+                    if filter is None or filter.matches(record):
+                        page.append(_copy(record))
+                        if len(page) == batch:
+                            break
+            yield from page
+            if len(page) < batch:
+                return
+            after = page[-1].id
+
+    # -- writes
+
+    def update_many(self, ops: Sequence[Op]) -> list[Record | None]:
+        ops = validate_ops(ops, self.dim)  # scopes, vector lengths and values, before anything else
+        if not ops:
+            return []
+        with self._lock:
+            self._check_open()
+            entries = self._plan(ops)
+            # decode the line as a replay will before writing it: a line that fails there would poison the file
+            try:
+                line = json.dumps({"ops": entries})
+                changes = _decode(json.loads(line)["ops"])
+            except (TypeError, ValueError) as error:  # e.g. metadata holding a set, or a record made invalid
+                raise InvalidRecordError(f"a record of the batch cannot be stored: {error}") from None
+            self._append(line)
+            self._apply(changes)
+            return [_copy(c) if isinstance(c, Record) else None for c in changes]
+
+    def _plan(self, ops: Sequence[Op]) -> list[dict[str, Any]]:
+        """Check every op against the state the batch would see, and return the log entries to write.
+
+        Raises ConflictError before anything is written. Later ops see earlier ones of the same batch.
+        """
+        seen: dict[str, tuple[Scope, int] | None] = {}  # id -> (scope, version) as the batch goes
+        entries: list[dict[str, Any]] = []
+        for op in ops:
+            record_id = op.id if isinstance(op, Delete) else op.record.id
+            scope = op.scope if isinstance(op, Delete) else op.record.scope
+            if record_id not in seen:
+                current = self._records.get(record_id)
+                seen[record_id] = (current.scope, current.version) if current else None
+            state = seen[record_id]
+            if state is not None and state[0] != scope:
+                if isinstance(op, Upsert):
+                    raise ConflictError(f"record id {record_id!r} already belongs to another scope")
+                state = None  # from the wrong scope the record looks missing, and is left alone
+            version = state[1] if state else 0
+            if op.expected_version is not None and op.expected_version != version:
+                raise ConflictError(f"record {record_id!r} is at version {version}, expected {op.expected_version}")
+            if isinstance(op, Delete):  # one entry per op, so entries line up with the answer
+                entries.append({"delete": record_id} if state else {"noop": record_id})
+                if state:
+                    seen[record_id] = None
+            else:
+                entries.append({"put": _to_json(op.record, version + 1)})
+                seen[record_id] = (scope, version + 1)
+        return entries
+
+    def _append(self, line: str) -> None:
+        """Write one line and make it durable; on any failure cut the file back to its last commit."""
+        data = (line + "\n").encode("ascii")  # json.dumps escapes non-ASCII, so lone surrogates survive too
+        try:
+            self._file.write(data)
+            self._file.flush()
+            os.fsync(self._file.fileno())
+        except BaseException:
+            self._file.truncate(self._size)
+            raise
+        self._size += len(data)
+
+    def _apply(self, changes: list[Record | str | None]) -> None:
+        """Apply decoded log entries to memory, on write and on replay alike."""
+        for change in changes:
+            if isinstance(change, Record):
+                self._remove(change.id)
+                self._records[change.id] = change
+                self._by_scope[change.scope].add(change.id)
+                for term in change.terms:
+                    self._postings[change.scope][term].add(change.id)
+                if change.terms:
+                    self._with_terms[change.scope].add(change.id)
+            elif change is not None:
+                self._remove(change)
+
+    def _remove(self, record_id: str) -> None:
+        record = self._records.pop(record_id, None)
+        if record is None:
+            return
+        self._by_scope[record.scope].discard(record.id)
+        for term in record.terms:
+            holders = self._postings[record.scope][term]
+            holders.discard(record.id)
+            if not holders:
+                del self._postings[record.scope][term]
+        self._with_terms[record.scope].discard(record.id)
+
+
+def _to_json(record: Record, version: int) -> dict[str, Any]:
+    """A record as one JSON object; float32 values survive the trip through JSON's float64 exactly."""
+    data = record.model_dump(exclude={"embedding"})
+    data["version"] = version
+    data["embedding"] = None if record.embedding is None else np.asarray(record.embedding, np.float32).tolist()
+    return data
+
+
+def _decode(entries: list[dict[str, Any]]) -> list[Record | str | None]:
+    """Log entries as changes: a Record to put, an id to delete, None for an op that changed nothing."""
+    return [Record.model_validate(entry["put"]) if "put" in entry else entry.get("delete") for entry in entries]
+
+
+def _copy(record: Record) -> Record:
+    """A copy the caller may change (metadata, terms, the vector) without changing the store."""
+    return record.model_copy(deep=True)
+
+
+def _positive(value: Any) -> int:
+    if isinstance(value, bool) or not str(value).strip().isdigit() or int(value) < 1:
+        raise InvalidRecordError(f"dim must be a positive integer, got {value!r}")
+    return int(value)

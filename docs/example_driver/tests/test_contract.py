@@ -1,0 +1,8 @@
+import pytest
+from contract_tests import StoreContractSuite
+
+
+class TestJsonlStore(StoreContractSuite):
+    @pytest.fixture
+    def store_url(self, tmp_path):
+        return f"jsonl://{tmp_path}/store.jsonl"
