@@ -60,7 +60,7 @@ _TABLE_PREFIX = re.compile(r"[a-z_][a-z0-9_]{0,39}")
 _SCHEMA_LOCK_KEY = 0x6B696F6B6F  # "kioko": one advisory lock for all schema work, across prefixes
 _HNSW_MAX_DIM_VECTOR = 2000  # pgvector's HNSW limit for `vector`; up to 4000 it can index a halfvec cast
 _HNSW_MAX_DIM_HALFVEC = 4000
-_EXACT_KNN_BELOW = 1000  # scopes with at most this many vectors are scored exactly, without the index
+_EXACT_KNN_BELOW = 2000  # scopes with at most this many vectors are scored exactly (about as fast as HNSW there)
 _IDLE_PING_SECONDS = 30.0  # an idle connection older than this is pinged before a write trusts it
 _WRITE_ATTEMPTS = 4  # a lost race on a new id or a deadlock is retried; versions are re-read each time
 
@@ -330,7 +330,9 @@ class PostgresStore:
         # collapse on many identical vectors. Otherwise the ANN branch walks the HNSW index; if it
         # brings fewer than `fetch` rows (a filter it could not satisfy within its scan budget) the
         # exact branch runs too, in the same statement, and scores every match: a selective filter
-        # still yields k. Both decisions are one-time filters, so a branch not needed never runs.
+        # still yields k. Both decisions are one-time filters, so a branch not needed never runs; the
+        # exact branch is gated outside its LIMIT so the gate sits above any parallel Gather and no
+        # worker is started for nothing.
         statement = sql.SQL(
             """WITH small AS MATERIALIZED (
                    SELECT coalesce((SELECT with_embedding FROM {scopes}
@@ -342,18 +344,21 @@ class PostgresStore:
                     ORDER BY {distance} LIMIT %(fetch)s)
                SELECT id, embedding FROM ann
                UNION ALL
-               (SELECT id, embedding FROM {records}
-                 WHERE user_id = %(u)s AND agent_id = %(a)s AND embedding IS NOT NULL {where}
-                   AND ((SELECT yes FROM small) OR (SELECT count(*) FROM ann) < %(fetch)s)
-                 ORDER BY (embedding <=> %(q)s) + 0, id LIMIT %(fetch)s)"""
+               SELECT id, embedding FROM (
+                   SELECT id, embedding FROM {records}
+                    WHERE user_id = %(u)s AND agent_id = %(a)s AND embedding IS NOT NULL {where}
+                    ORDER BY (embedding <=> %(q)s) + 0, id LIMIT %(fetch)s) AS exact
+                WHERE (SELECT yes FROM small) OR (SELECT count(*) FROM ann) < %(fetch)s"""
         ).format(records=self._names.records, scopes=self._names.scopes, where=where, distance=distance)
         ef_search = str(min(1000, max(100, 2 * fetch)))
         with _pipeline(conn):
             cursor = conn.cursor(binary=True)
             cursor.execute("BEGIN")
-            cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [ef_search])
-            if self._iterative_scan:
-                cursor.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
+            if self._iterative_scan:  # pgvector >= 0.8: keep walking the graph until the filter is met
+                cursor.execute("SELECT set_config('hnsw.ef_search', %s, true), "
+                               "set_config('hnsw.iterative_scan', 'relaxed_order', true)", [ef_search])
+            else:
+                cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [ef_search])
             cursor.execute(statement, params)
             result = cursor
             conn.cursor().execute("COMMIT")
