@@ -411,6 +411,10 @@ class PostgresStore:
                     raise self._connection_error(error, connecting=False) from None
             except psycopg.Error as error:
                 raise _store_error(error, self.url.password) from error
+            except UnicodeEncodeError as error:
+                raise InvalidRecordError(
+                    f"an argument cannot be encoded as UTF-8 ({error.reason}), so PostgreSQL cannot compare it"
+                ) from None
         raise AssertionError("unreachable")
 
     # ------------------------------------------------------------------ writes
