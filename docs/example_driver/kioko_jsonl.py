@@ -4,8 +4,8 @@ The file is an append-only log. Its first line is a header (format and vector le
 line is one committed :meth:`JsonlStore.update_many` batch. A batch counts only once its line ends with
 a newline, so a process that dies while writing leaves a torn last line, which the next open drops:
 batches are all or nothing even across a crash. Opening replays the log into dictionaries that answer
-every read (the postings index included); a write plans the batch against them, appends its line, and
-then applies that same line, so memory always equals what replaying the file would give.
+every read (the postings index included). A write plans the batch against them, decodes its line as a
+replay would, appends it, and applies what it decoded, so memory always equals what a replay would give.
 
 URL: ``jsonl:///absolute/path/to/memories.jsonl`` (optionally ``?dim=384``).
 """
