@@ -29,7 +29,7 @@ pytest.register_assert_rewrite(*(f"{__name__}.{module}" for module in TEST_MODUL
 
 _EXPORTS = {
     "StoreContractSuite": "suite", "CONTRACT_CLASSES": "suite", "StoreContractBase": "base",
-    "LifecycleContract": "lifecycle", "PersistenceContract": "lifecycle", "MultiProcessContract": "lifecycle",
+    "LifecycleContract": "lifecycle", "PersistenceContract": "lifecycle", "MultiProcessContract": "lifecycle", "CrashContract": "lifecycle",
     "GetContract": "records", "UpdateManyContract": "records", "VersionContract": "records",
     "ValidationContract": "records", "AtomicityContract": "records", "PostingsContract": "postings",
     "KnnContract": "knn", "MIN_RECALL": "knn", "ScanContract": "scan", "IsolationContract": "isolation",

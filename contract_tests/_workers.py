@@ -64,3 +64,20 @@ def race_inserts(url: str, dim: int, scope: tuple[str, str | None], record_ids: 
             store.close()
     except BaseException:
         results.put(("error", traceback.format_exc()))
+
+
+def write_batch_until_killed(url: str, dim: int, scope: tuple[str, str | None], record_ids: list[str],
+                             ready: Any, results: Any) -> None:
+    """Write one large batch; the parent kills this process at some point before, during or after it."""
+    try:
+        store = open_store(url, dim=dim)
+        vector = [1.0] + [0.5] * (dim - 1)
+        ops = [Upsert(record=make_record(Scope(*scope), record_id, content="x" * 2000, terms=["crash", record_id],
+                                         embedding=vector, metadata={"n": n}))
+               for n, record_id in enumerate(record_ids)]
+        ready.set()
+        store.update_many(ops)
+        results.put(("ok", "finished before the kill"))
+        store.close()
+    except BaseException:
+        results.put(("error", traceback.format_exc()))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import queue
+import time
 from typing import Any, Callable
 
 import pytest
@@ -171,3 +172,46 @@ class MultiProcessContract(StoreContractBase):
         finally:
             other.close()
 
+
+
+class CrashContract(StoreContractBase):
+    """A store that declares ``transactions`` keeps a batch all or nothing even if its writer is killed."""
+
+    batch_size = 1500
+    kill_after = (0.0, 0.05, 0.2, 0.6)
+    """Seconds between the writer starting its batch and the kill: varied, so some kills land mid-batch."""
+
+    def test_a_batch_whose_writer_is_killed_is_all_or_nothing(self, store: Store, store_url: str,
+                                                              scope: Scope) -> None:
+        """After SIGKILL of a writer at various moments, its batch is entirely there or entirely absent.
+
+        Needs ``transactions``, ``persistent`` and ``multi_process``: the batch is written by another
+        process and read here. The store stays writable afterwards (no lock or journal left behind).
+        """
+        declared = self.capabilities(store)
+        missing = [flag for flag in ("transactions", "persistent", "multi_process") if not getattr(declared, flag)]
+        if missing:
+            pytest.skip(f"the store declares {', '.join(f'{flag}=False' for flag in missing)}; "
+                        "the crash test needs a transactional store that another process can write")
+        context = multiprocessing.get_context("spawn")
+        for delay in self.kill_after:
+            ids = [unique("crash") for _ in range(self.batch_size)]
+            ready, results = context.Event(), context.Queue()
+            writer = context.Process(target=_workers.write_batch_until_killed,
+                                     args=(store_url, self.dim, tuple(scope), ids,
+                                           ready, results), daemon=True)
+            writer.start()
+            try:
+                assert ready.wait(WORKER_PATIENCE), "the writer process never got ready"
+                time.sleep(delay)  # not a timing assertion: only varies where the kill lands
+            finally:
+                writer.kill()
+                writer.join(timeout=30)
+            if not results.empty():
+                status, payload = results.get()
+                assert status == "ok", f"the writer failed before it was killed:\n{payload}"
+            present = sum(record is not None for record in store.get(scope, ids))
+            assert present in (0, len(ids)), f"killed after {delay} s, the batch is half written: {present}/{len(ids)}"
+            probe = make_record(scope, terms=["after-crash"])
+            store.update_many([Upsert(record=probe)])
+            assert store.get(scope, [probe.id]) == [as_stored(probe, 1)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .isolation import IsolationContract
 from .knn import KnnContract
-from .lifecycle import LifecycleContract, MultiProcessContract, PersistenceContract
+from .lifecycle import CrashContract, LifecycleContract, MultiProcessContract, PersistenceContract
 from .postings import PostingsContract
 from .records import AtomicityContract, GetContract, UpdateManyContract, ValidationContract, VersionContract
 from .scan import ScanContract
@@ -13,7 +13,7 @@ from .stateful import StateMachineContract
 CONTRACT_CLASSES = (
     LifecycleContract, GetContract, UpdateManyContract, VersionContract, ValidationContract, AtomicityContract,
     PostingsContract, KnnContract, ScanContract, IsolationContract, PersistenceContract, MultiProcessContract,
-    StateMachineContract,
+    CrashContract, StateMachineContract,
 )
 """Each part of the contract, in the order a failure report lists them."""
 
