@@ -267,6 +267,8 @@ class Graph:
         """Move ``duplicate``'s links to ``survivor`` (the stronger author wins a clash), then delete it."""
         layer = self._layer
         scope = check_scope((user_id, agent_id))
+        if duplicate == survivor:
+            raise InvalidRecordError("a memory cannot be merged into itself")
         dup, keep = _both(layer, scope, duplicate, survivor)
         entries = [e for e in L.link_entries(dup) if e["id"] != survivor]
         others = {r.id: r for r in layer.store.get(scope, [e["id"] for e in entries]) if r is not None}
