@@ -286,6 +286,13 @@ class Graph:
                 moved.target = survivor if moved.target == duplicate else moved.target
                 keep, other = L.put_link(keep, moved), L.put_link(other, moved)
             changed[other.id] = other
+        # the moved links count towards the survivor's degree cap: the weakest go, on both sides
+        config = layer.linker.config
+        for loser in L.weakest_capped(keep, config.max_degree, time.time(), config.half_life_days):
+            keep = L.drop_link(keep, loser)
+            far = changed.get(loser) or others.get(loser) or layer.store.get(scope, [loser])[0]
+            if far is not None:
+                changed[loser] = L.drop_link(far, survivor)
         from .store import Delete
 
         ops: list[Any] = [Upsert(record=keep, expected_version=keep.version), Delete(id=duplicate, scope=scope)]
