@@ -1,0 +1,113 @@
+"""The write path's cost: linking never scans, and each write makes a bounded number of store calls.
+
+Spec graph-memory section 8 and the architecture's rule "a write must not grow with the store":
+candidates come from postings and knn, never from a scan. A :class:`CountingStore` around the real
+store counts every call of every write; the bounds below are per write and do not depend on how
+many memories the store already holds. Run with ``-s`` to see the measured numbers.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from counting_store import CountingStore
+from linking_support import linking_stores, matrix_store, store, user  # noqa: F401  (fixtures)
+
+from kioko_core.layer import MemoryLayer
+from kioko_core.store import Store
+
+WRITES = 60
+"""Writes per test: enough that the later ones run against a store with dozens of linkable memories."""
+
+MAX_CALLS_PER_WRITE = {"update_many": 1, "postings": 6, "get": 4}
+"""Bounds per add: one batch; postings for the entity match, the bridges, the terms, candidate terms and
+the shared knowledge base's two lookups; get for the candidates, the bridges' triples, shared candidates
+and a degree-capped far neighbour."""
+
+WORKLOAD: tuple[tuple[str, str], ...] = (
+    ("goal", "Goal: Ship the Kioko memory layer by December 15."),
+    ("decision", "Decision: Vector database - chose pgvector because we already run Postgres."),
+    ("episodic", "The line 3 conveyor jammed twice this morning."),
+    ("episodic", "Line 3 keeps faulting with error E-217."),
+    ("episodic", "Found it: the encoder cable on line 3 was loose."),
+    ("procedural", "Clear a conveyor jam on line 3: press stop, open the guard, remove the bottle, reset the drive."),
+    ("strategy", "For clearing conveyor jams: reset the drive before reopening the guard."),
+    ("preference", "User likes green tea."),
+    ("semantic", "The plant's PLC network uses the 10.20.0.0/16 subnet."),
+    ("episodic", "Pump 7 leaks coolant near the E-41 valve."),
+    ("episodic", "Replaced the E-41 valve seal on pump 7; the leak stopped."),
+    ("episodic", "DB-17 replica lag spiked during the nightly backup."),
+    ("factual", "Krutika leads the line 3 maintenance crew."),
+    ("semantic", "pgvector supports HNSW indexes for approximate nearest neighbour search."),
+)
+
+
+def per_write(counting: CountingStore, write: callable) -> Counter[str]:  # type: ignore[valid-type]
+    before = counting.snapshot()
+    write()
+    return counting.calls - before
+
+
+def test_writes_never_scan_and_make_a_bounded_number_of_store_calls(store: Store, user: str,
+                                                                    matrix_store: str) -> None:
+    """60 adds, then edits and deletes: scan is never called; every write stays within the bounds."""
+    counting = CountingStore(store)
+    layer = MemoryLayer(counting, auto_link=True)
+    layer.graph.add("Kioko", "uses", "pgvector", user_id=user)
+    layer.graph.add("Line 3", "has", "conveyor", user_id=user)
+    counting.reset()
+    adds: list[Counter[str]] = []
+    written = []
+    for i in range(WRITES):
+        kind, text = WORKLOAD[i % len(WORKLOAD)]
+        adds.append(per_write(counting, lambda: written.append(
+            layer.add(f"{text} (note {i})", user_id=user, memory_type=kind, session_id=f"shift-{i // 8}"))))
+    edits = [per_write(counting, lambda r=r: layer.update(r.id, user_id=user, content=r.content + " Checked again."))
+             for r in written[-10:]]
+    deletes = [per_write(counting, lambda r=r: layer.delete(r.id, user_id=user)) for r in written[:10]]
+
+    assert counting.calls["scan"] == 0
+    knn_per_write = 1 if store.capabilities.native_knn else 0  # the offline embedder is lexical
+    for calls in adds:
+        assert calls["update_many"] == MAX_CALLS_PER_WRITE["update_many"]
+        assert calls["postings"] <= MAX_CALLS_PER_WRITE["postings"]
+        assert calls["get"] <= MAX_CALLS_PER_WRITE["get"]
+        assert calls["knn"] == knn_per_write
+    for calls in edits:
+        assert calls["update_many"] == 1 and calls["postings"] <= 6 and calls["get"] <= 5
+    for calls in deletes:
+        assert calls == Counter({"get": 2, "update_many": 1}) or calls == Counter({"get": 1, "update_many": 1})
+    # the later writes, against a store holding dozens of memories, cost no more than the bounds either
+    late = adds[-20:]
+    summary = {method: (max(c[method] for c in late), round(sum(c[method] for c in late) / len(late), 2))
+               for method in ("get", "postings", "knn", "update_many", "scan")}
+    print(f"\n[{matrix_store}] store calls per add over the last 20 of {WRITES} (max, mean): {summary}; "
+          f"per edit max: {dict(max(edits, key=lambda c: sum(c.values())))}; "
+          f"per delete max: {dict(max(deletes, key=lambda c: sum(c.values())))}")
+
+
+def test_connect_reads_the_scope_with_one_scan(store: Store, user: str) -> None:
+    """The backfill is maintenance, not the write path: it may scan, once per call, to find unlinked memories."""
+    unlinked = MemoryLayer(store, auto_link=False)
+    for kind, text in WORKLOAD:
+        unlinked.add(text, user_id=user, memory_type=kind)
+    counting = CountingStore(store)
+    report = MemoryLayer(counting, auto_link=True).graph.connect(user_id=user)
+    assert report["memories"] == len(WORKLOAD)
+    assert counting.calls["scan"] == 1
+    assert counting.calls["update_many"] <= len(WORKLOAD)
+
+
+@pytest.mark.parametrize("auto_link", [False, True])
+def test_reading_links_costs_no_extra_query_beyond_the_neighbours(store: Store, user: str, auto_link: bool) -> None:
+    """graph.links() is one get for the memory and one for its neighbours, whatever the store holds."""
+    layer = MemoryLayer(store, auto_link=auto_link)
+    fault = layer.add("Line 3 keeps faulting with error E-217.", user_id=user, memory_type="episodic",
+                      session_id="s1")
+    fix = layer.add("Found it: the encoder cable on line 3 was loose.", user_id=user, memory_type="episodic",
+                    session_id="s1")
+    counting = CountingStore(store)
+    links = MemoryLayer(counting, auto_link=auto_link).graph.links(fix.id, user_id=user)
+    assert [k.target for k in links] == ([fault.id] if auto_link else [])
+    assert counting.calls == Counter({"get": 2 if auto_link else 1})
