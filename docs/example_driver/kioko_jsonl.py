@@ -76,6 +76,7 @@ class JsonlStore:
         return f"JsonlStore({self.path!r}, dim={self.dim})"
 
     def close(self) -> None:
+        """Release the file and its lock; closing twice is harmless."""
         self._file.close()  # closing a closed file is a no-op; the lock goes with the descriptor
 
     def _check_open(self) -> None:
@@ -125,6 +126,7 @@ class JsonlStore:
     # -- reads
 
     def get(self, scope: Scope, ids: Sequence[str]) -> list[Record | None]:
+        """Copies of the records, in the order asked; None for a missing id or another scope's."""
         scope = check_scope(scope)
         with self._lock:
             self._check_open()
@@ -132,6 +134,7 @@ class JsonlStore:
             return [_copy(r) if r is not None and r.scope == scope else None for r in found]
 
     def postings(self, scope: Scope, terms: Sequence[str], limit: int) -> Postings:
+        """n, and per distinct term its df and up to ``limit`` ids, newest created_at first, ties by id."""
         scope, limit = check_scope(scope), check_limit("limit", limit)
         df: dict[str, int] = {}
         ids: dict[str, list[str]] = {}
@@ -145,6 +148,7 @@ class JsonlStore:
             return Postings(n=len(self._with_terms.get(scope, ())), df=df, ids=ids)
 
     def knn(self, scope: Scope, vector: Any, k: int, filter: Filter | None = None) -> list[Neighbor]:
+        """The ``k`` matching records with a vector most cosine-similar to ``vector``; ties by id."""
         scope, k = check_scope(scope), check_limit("k", k)
         query = check_query_vector(vector, self.dim).astype(np.float64)
         # filter first, rank second: ranking k and then filtering would return fewer than k
@@ -160,6 +164,7 @@ class JsonlStore:
         return [Neighbor(pool[j].id, float(scores[j])) for j in best]
 
     def scan(self, scope: Scope, filter: Filter | None = None, batch: int = 500) -> Iterator[Record]:
+        """Every matching record of the scope in id order, ``batch`` at a time."""
         scope = check_scope(scope)
         if check_limit("batch", batch) == 0:
             raise ValueError("batch must be at least 1")
@@ -186,6 +191,7 @@ class JsonlStore:
     # -- writes
 
     def update_many(self, ops: Sequence[Op]) -> list[Record | None]:
+        """Apply the batch whole or not at all; the stored record per upsert, None per delete."""
         ops = validate_ops(ops, self.dim)  # scopes, vector lengths and values, before anything else
         if not ops:
             return []
@@ -290,6 +296,7 @@ def _copy(record: Record) -> Record:
 
 
 def _positive(value: Any) -> int:
+    """``dim`` as a positive int, from an int or a URL's string."""
     if isinstance(value, bool) or not str(value).strip().isdigit() or int(value) < 1:
         raise InvalidRecordError(f"dim must be a positive integer, got {value!r}")
     return int(value)
