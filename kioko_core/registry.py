@@ -38,7 +38,7 @@ def register_store(scheme: str, target: str | type | Callable[..., Store], *, cl
 
 
 def known_schemes() -> list[str]:
-    plugins = {ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    plugins = {ep.name.lower() for ep in entry_points(group=ENTRY_POINT_GROUP)}
     return sorted(set(BUILTIN_STORES) | set(_registered) | plugins)
 
 
@@ -49,12 +49,15 @@ def _load(target: str) -> Any:
 
 
 def _resolve(scheme: str) -> Any:
+    """Run-time registrations first, then the built-ins, then entry points: a plugin cannot silently
+    take over a built-in scheme (``register_store(..., clobber=True)`` does that on purpose)."""
     if scheme in _registered:
         target = _registered[scheme]
         return _load(target) if isinstance(target, str) else target
-    for entry in entry_points(group=ENTRY_POINT_GROUP):
-        if entry.name == scheme:
-            return entry.load()
+    if scheme not in BUILTIN_STORES:
+        for entry in entry_points(group=ENTRY_POINT_GROUP):
+            if entry.name.lower() == scheme:
+                return entry.load()
     if scheme in BUILTIN_STORES:
         target, extra = BUILTIN_STORES[scheme]
         try:
