@@ -111,25 +111,34 @@ def retrieve(layer: MemoryLayer, scope: Scope, query: str, config: RecallConfig,
             dense[hit.id] = hit.score
 
     lexical = dict(sorted(lexical.items(), key=lambda kv: (-kv[1], kv[0]))[: config.candidates])
-    pool = set(lexical) | set(entity) | {i for i, s in dense.items() if s >= config.min_vector_only}
-    goal_ids = postings.get(goal_term, [])[: config.goals]
-    records = {r.id: r for r in layer.store.get(scope, list(pool | set(goal_ids))) if r is not None}
-    goals = [records[i] for i in goal_ids if i in records and records[i].metadata.get("status", "open") == "open"]
-    pool = {i for i in pool if i in records and _may_show(records[i])}
-
-    newest = _rank({i: records[i].created_at for i in pool})
+    dense = {i: v for i, v in dense.items() if v >= config.min_vector_only or i in lexical or i in entity}
     fused: dict[str, float] = {}
     signals: dict[str, dict[str, float]] = {}
     for name, scores in (("bm25", lexical), ("dense", dense), ("entity", entity)):
-        ranks = _rank({i: s for i, s in scores.items() if i in pool})
-        for memory_id, rank in ranks.items():
+        for memory_id, rank in _rank(scores).items():
             fused[memory_id] = fused.get(memory_id, 0.0) + 1.0 / (RRF_K + rank)
             signals.setdefault(memory_id, {})[name] = round(scores[memory_id], 4)
-    for memory_id in fused:
-        # recency only orders what the other signals found: it never nominates on its own
-        fused[memory_id] += 0.1 / (RRF_K + newest[memory_id])
-        signals[memory_id]["rrf"] = round(fused[memory_id], 6)
-    return fused, signals, records, goals
+
+    # load only the best of the fused list (and the open goals): a recall reads a bounded number of records
+    ranked = sorted(fused, key=lambda i: (-fused[i], i))
+    goal_ids = postings.get(goal_term, [])[: config.goals]
+    records: dict[str, Record] = {}
+    shortlist = max(2 * config.limit, 16)
+    wanted = ranked[:shortlist] + [g for g in goal_ids if g not in fused]
+    records.update({r.id: r for r in layer.store.get(scope, wanted) if r is not None} if wanted else {})
+    shown = [i for i in ranked[:shortlist] if i in records and _may_show(records[i])]
+    if len(shown) < config.limit and len(ranked) > shortlist:
+        more = ranked[shortlist:shortlist + 4 * config.limit]
+        records.update({r.id: r for r in layer.store.get(scope, more) if r is not None})
+        shown += [i for i in more if i in records and _may_show(records[i])]
+    goals = [records[i] for i in goal_ids if i in records and records[i].metadata.get("status", "open") == "open"]
+
+    # recency only orders what the other signals found: it never nominates on its own
+    newest = _rank({i: records[i].created_at for i in shown})
+    kept = {i: fused[i] + 0.1 / (RRF_K + newest[i]) for i in shown}
+    for memory_id, score in kept.items():
+        signals[memory_id]["rrf"] = round(score, 6)
+    return kept, {i: signals[i] for i in kept}, records, goals
 
 
 def _may_show(record: Record) -> bool:
