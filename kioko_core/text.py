@@ -212,16 +212,19 @@ def analyze(text: str, known_entities: Iterable[str] = ()) -> Analysis:
     return analysis
 
 
+@lru_cache(maxsize=65536)
 def has_problem_cue(text: str) -> bool:
     """A fault, error, failure, jam ... is reported."""
     return PROBLEM_CUES.search(text) is not None
 
 
+@lru_cache(maxsize=65536)
 def has_fix_cue(text: str) -> bool:
     """A fix is reported: fixed, found it, root cause, was loose, replaced ..."""
     return FIX_CUES.search(text) is not None
 
 
+@lru_cache(maxsize=65536)
 def has_progress_cue(text: str) -> bool:
     """Progress is reported: finished, shipped, passed, 60 % ..."""
     return PROGRESS_CUES.search(text) is not None
