@@ -180,8 +180,11 @@ class Graph:
                 raise L.LinkConflict(
                     f"{a} and {b} are already joined by a {existing.get('by')} link ({existing.get('type')}); "
                     "a manual link cannot replace it")
-            if rank == L.author_rank("manual"):
-                return L.MemoryLink.from_entry(first, existing, second)
+            same = (existing.get("dir") == "out" and existing.get("type") == type
+                    and float(existing.get("w", 0)) == round(float(weight), 4) and existing.get("why", "") == why)
+            if rank == L.author_rank("manual") and same:
+                return L.MemoryLink.from_entry(first, existing, second)  # already there: nothing to store
+            # otherwise the same author's newer link replaces the older one
         now = time.time()
         link = L.MemoryLink(source=a, target=b, type=type, weight=float(weight), why=why, by="manual", at=now,
                             seen=now)
