@@ -70,6 +70,8 @@ USER = "bench-user"
 SCOPE = Scope(USER)
 FILL_BATCH = 500
 WARMUP = 3
+CONNECT_PROBE = 20
+"""connect() first links this many memories, to learn what one costs on this store at this size."""
 """Untimed writes per mode before the timed ones: caches (stems, hashes, postings) settle first."""
 
 REQUIRED_KEYS = ("store", "size", "write_off_ms", "write_on_ms", "recall0_ms", "recall3_ms",
@@ -364,7 +366,8 @@ def link_store(layer: MemoryLayer, size: int, settings: Settings, label: str) ->
             projected = (now - started) + rate * (total - done)
             if projected > settings.connect_budget:  # not even the first chunk fits: this size is out of reach
                 raise Skip(f"connect() of the oldest {total} memories would take about {projected:.0f} s, over "
-                           f"the {settings.connect_budget:.0f} s connect budget ({done} took {now - started:.0f} s)")
+                           f"the {settings.connect_budget:.0f} s connect budget ({done} took {now - started:.0f} s, "
+                           f"scan of the scope included)")
 
     def run(limit: int | None) -> None:
         nonlocal calls
@@ -378,10 +381,13 @@ def link_store(layer: MemoryLayer, size: int, settings: Settings, label: str) ->
 
     started = time.perf_counter()
     try:
-        run(min(size, 100))
+        run(min(size, CONNECT_PROBE))
         if totals["memories"] < size:
-            per_memory = (time.perf_counter() - started) / max(1, totals["memories"])
-            affordable = int((settings.connect_budget - (time.perf_counter() - started)) / per_memory)
+            # what the rest would cost: one more scan of the scope, then the probe's rate per memory
+            probe = time.perf_counter() - started
+            rate = (marks[-1][2] - marks[0][2]) / max(1, len(marks) - 1)
+            scan = max(0.0, probe - rate * len(marks))
+            affordable = int((settings.connect_budget - probe - scan) / max(rate, 1e-6))
             remaining = size - totals["memories"]
             if affordable >= remaining:
                 run(None)
