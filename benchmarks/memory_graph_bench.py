@@ -241,7 +241,7 @@ def open_bench_store(name: str, size: int, services: Services) -> Iterator[Store
             store = kioko.open_store(server, collection=tag)
         else:
             services.qdrant_url = "qdrant+local://"
-            store = kioko.open_store(f"qdrant+local://{services.workdir / tag}")
+            store = kioko.open_store(f"qdrant+local:///{services.workdir / tag}")  # four slashes: absolute
         try:
             yield store
         finally:
