@@ -123,6 +123,24 @@ def test_manual_and_structural_links_never_fade(by: str) -> None:
     assert L.MemoryLink(source="a", target="b", weight=0.4, by=by, seen=T0).faded(T0 + 5000 * DAY) == 0.4
 
 
+def test_the_degree_cap_ranks_automatic_links_by_faded_weight_and_ignores_other_authors() -> None:
+    """An old strong link that has faded below a fresh weaker one goes first; feedback and manual never count."""
+    from kioko_core.store import Record
+
+    now = T0 + 400 * DAY
+    stored = [
+        {"id": "old-strong", "type": "related_to", "dir": "out", "w": 0.9, "by": "auto", "seen": T0},   # 0.19 now
+        {"id": "fresh-weak", "type": "related_to", "dir": "out", "w": 0.4, "by": "auto", "seen": now},
+        {"id": "fresh-llm", "type": "related_to", "dir": "in", "w": 0.7, "by": "llm", "seen": now},
+        {"id": "feedback", "type": "resolves", "dir": "out", "w": 0.1, "by": "feedback", "seen": T0},
+        {"id": "manual", "type": "related_to", "dir": "out", "w": 0.1, "by": "manual", "seen": T0},
+    ]
+    record = Record(id="m", user_id="u", kind="episodic", metadata={"links": stored})
+    assert L.weakest_capped(record, 3, now, 180.0) == []
+    assert L.weakest_capped(record, 2, now, 180.0) == ["old-strong"]
+    assert L.weakest_capped(record, 1, now, 180.0) == ["old-strong", "fresh-weak"]
+
+
 def test_prune_removes_links_faded_below_a_tenth_and_keeps_manual_and_structural(
         layer: MemoryLayer, user: str, quick: QuickStart) -> None:
     """After 300 days every auto link still weighs >= 0.1; after 600 none does. Manual and structure stay."""
@@ -408,6 +426,20 @@ def test_taken_over_links_survive_an_edit_and_a_rebuild(layer: MemoryLayer, user
     layer.graph.connect(user_id=user, rebuild=True)
     assert {e["id"]: e for e in entries(layer, new, user) if e.get("from")} == taken
     assert [(e["type"], e["by"]) for e in entries(layer, decisions["old"], user)] == [("supersedes", "structure")]
+    assert_symmetric(layer, user)
+
+
+def test_a_taken_over_link_someone_removed_stays_removed(layer: MemoryLayer, user: str,
+                                                         decisions: dict[str, str]) -> None:
+    """The takeover happens once per replacement: an edit or a rebuild does not bring an unlinked goal back."""
+    new = layer.add("Decision: move the embeddings to Qdrant next quarter.", user_id=user, memory_type="decision",
+                    metadata={"supersedes": decisions["old"]})
+    assert layer.graph.unlink(new.id, decisions["goal"], user_id=user)
+    layer.update(new.id, user_id=user, content="Decision: move the embeddings to Qdrant in January.")
+    layer.update(new.id, user_id=user, metadata={"owner": "platform team"})
+    layer.graph.connect(user_id=user, rebuild=True)
+    assert entry_between(layer, new, decisions["goal"], user) is None
+    assert entry_between(layer, decisions["old"], decisions["goal"], user) is None
     assert_symmetric(layer, user)
 
 
