@@ -111,3 +111,17 @@ def test_reading_links_costs_no_extra_query_beyond_the_neighbours(store: Store, 
     links = MemoryLayer(counting, auto_link=auto_link).graph.links(fix.id, user_id=user)
     assert [k.target for k in links] == ([fault.id] if auto_link else [])
     assert counting.calls == Counter({"get": 2 if auto_link else 1})
+
+
+def test_the_write_time_benchmark_runs_and_prints_its_table(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """benchmarks/linking_write_times.py end to end on a few notes (nothing here looks at the times)."""
+    from benchmarks import linking_write_times as bench
+
+    target = tmp_path / "table.md"
+    assert bench.main(["--stores", "memory,sqlite", "--count", "40", "--markdown", str(target)]) == 0
+    printed = capsys.readouterr().out
+    rows = [line for line in printed.splitlines() if line.startswith("| memory") or line.startswith("| sqlite")]
+    assert len(rows) == 2 and target.read_text().startswith(bench.HEADER)
+    for row in rows:
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        assert cells[1] == "40" and int(cells[8]) >= 1  # some memory is linked

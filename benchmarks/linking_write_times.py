@@ -1,0 +1,208 @@
+"""What write-time linking costs per write, on every store: MemoryLayer.add with auto_link on and off.
+
+    python benchmarks/linking_write_times.py [--stores memory,sqlite,postgresql,qdrant+local]
+        [--count 2000] [--seed 7] [--markdown PATH]
+
+For each store, the same seeded notes (``benchmarks/synthetic.py``: 20 topics; events written in
+sessions with problems and fixes minutes apart, goals, decisions, procedures, lessons, facts) are
+written one ``add`` at a time into two fresh users of one store: one layer links every write
+(``auto_link=True``), the other does not. The two writes of each note alternate, so both users grow
+together and share whatever the machine was doing at the time. Both users' entity graphs hold the
+generator's triples, as an agent's would (entity matching runs on every write, linking or not).
+
+Printed: a markdown table with the median and 95th percentile of the wall-clock time of one add per
+store and mode, the ratio of the medians, and the links per memory (mean and max, counting every link a
+memory holds) of the linked user once all notes are written.
+
+PostgreSQL: ``KIOKO_TEST_POSTGRES_URL`` if set, else the test suite's ``tests/services.py`` helper
+(an embedded PostgreSQL 18 with pgvector in a temporary directory), stopped at the end. SQLite and
+Qdrant local use a temporary directory, removed at the end; PostgreSQL gets tables of its own, dropped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks"), str(ROOT / "tests")]
+
+import kioko  # noqa: E402
+from kioko_core import links as L  # noqa: E402
+from kioko_core.layer import MemoryLayer  # noqa: E402
+from kioko_core.store import Scope, Store  # noqa: E402
+from synthetic import Note, entity_relations, generate_notes  # noqa: E402
+
+STORES = ("memory", "sqlite", "postgresql", "qdrant+local")
+
+
+@dataclass
+class Result:
+    """One store's measurements."""
+
+    store: str
+    count: int
+    linked_ms: list[float]
+    unlinked_ms: list[float]
+    degrees: list[int]
+    links: int
+
+    @staticmethod
+    def percentile(values: list[float], q: float) -> float:
+        """The q-th percentile by linear interpolation between the closest ranks."""
+        ordered = sorted(values)
+        if not ordered:
+            return float("nan")
+        position = (len(ordered) - 1) * q
+        low = int(position)
+        high = min(low + 1, len(ordered) - 1)
+        return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+    def row(self) -> str:
+        on_median, off_median = statistics.median(self.linked_ms), statistics.median(self.unlinked_ms)
+        mean_degree = sum(self.degrees) / len(self.degrees) if self.degrees else 0.0
+        return (f"| {self.store} | {self.count:,} | {on_median:.2f} | {self.percentile(self.linked_ms, 0.95):.2f} | "
+                f"{off_median:.2f} | {self.percentile(self.unlinked_ms, 0.95):.2f} | {on_median / off_median:.1f}x | "
+                f"{mean_degree:.2f} | {max(self.degrees, default=0)} | {self.links:,} |")
+
+
+HEADER = ("| store | writes | linked median (ms) | linked p95 (ms) | unlinked median (ms) | unlinked p95 (ms) "
+          "| median ratio | links per memory, mean | links per memory, max | links |\n"
+          "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+
+
+# --------------------------------------------------------------------------- the stores
+
+
+@contextmanager
+def postgres_url() -> Iterator[str]:
+    """``KIOKO_TEST_POSTGRES_URL``, else the test suite's embedded server for the duration of the run."""
+    if os.environ.get("KIOKO_TEST_POSTGRES_URL"):
+        yield os.environ["KIOKO_TEST_POSTGRES_URL"]
+        return
+    import services  # tests/services.py: the same server the test matrix uses
+
+    service = services.start_postgres()
+    try:
+        if not service.available:
+            raise RuntimeError(f"PostgreSQL could not start: {service.how}")
+        yield service.url  # type: ignore[misc]
+    finally:
+        service.stop()
+
+
+def _drop_postgres_tables(url: str, prefix: str) -> None:
+    import psycopg
+    from psycopg import sql
+
+    with psycopg.connect(url, autocommit=True) as connection:
+        names = [row[0] for row in connection.execute(
+            "SELECT tablename FROM pg_tables WHERE tablename LIKE %s", (prefix + "\\_%",))]
+        for name in names:
+            connection.execute(sql.SQL("DROP TABLE IF EXISTS {} CASCADE").format(sql.Identifier(name)))
+
+
+@contextmanager
+def open_store(name: str, stack: ExitStack, workdir: Path) -> Iterator[Store]:
+    """A fresh, empty store of kind ``name``; everything it created is removed afterwards."""
+    if name == "memory":
+        url = "memory://"
+    elif name == "sqlite":
+        url = f"sqlite:///{workdir / f'linking-{uuid.uuid4().hex[:8]}.db'}"
+    elif name == "qdrant+local":
+        url = f"qdrant+local:///{workdir / f'qdrant-{uuid.uuid4().hex[:8]}'}"
+    elif name == "postgresql":
+        base = stack.enter_context(postgres_url())
+        prefix = f"bench_{uuid.uuid4().hex[:8]}"
+        url = base + ("&" if "?" in base else "?") + f"table={prefix}"
+        stack.callback(_drop_postgres_tables, base, prefix)
+    else:
+        raise SystemExit(f"unknown store {name!r}; choose from {', '.join(STORES)}")
+    store = kioko.open_store(url)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+# --------------------------------------------------------------------------- the measurement
+
+
+def timed(write: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    write()
+    return (time.perf_counter() - started) * 1000.0
+
+
+def measure(name: str, notes: list[Note], workdir: Path) -> Result:
+    """Write every note once through a linking layer and once through a plain one, alternating."""
+    with ExitStack() as stack:
+        store = stack.enter_context(open_store(name, stack, workdir))
+        run = uuid.uuid4().hex[:8]
+        linked_user, unlinked_user = f"bench-linked-{run}", f"bench-unlinked-{run}"
+        linking, plain = MemoryLayer(store, auto_link=True), MemoryLayer(store, auto_link=False)
+        for subject, relation, obj in entity_relations():
+            for layer, user in ((linking, linked_user), (plain, unlinked_user)):
+                layer.graph.add(subject, relation, obj, user_id=user)
+        linked_ms: list[float] = []
+        unlinked_ms: list[float] = []
+        for number, note in enumerate(notes):
+            pairs = [(linking, linked_user, linked_ms), (plain, unlinked_user, unlinked_ms)]
+            if number % 2:
+                pairs.reverse()  # neither mode always goes first
+            for layer, user, times in pairs:
+                times.append(timed(lambda layer=layer, user=user: layer.add(
+                    note.content, user_id=user, memory_type=note.memory_type, session_id=note.session_id,
+                    created_at=note.created_at)))
+        degrees = [len(L.link_entries(record)) for record in store.scan(Scope(linked_user))]
+        unlinked_links = sum(len(L.link_entries(record)) for record in store.scan(Scope(unlinked_user)))
+        if unlinked_links:
+            raise AssertionError(f"the unlinked user holds {unlinked_links} link entries")
+        return Result(name, len(notes), linked_ms, unlinked_ms, degrees, sum(degrees) // 2)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--stores", default=",".join(STORES), help="comma-separated, from: " + ", ".join(STORES))
+    parser.add_argument("--count", type=int, default=2000, help="notes written per mode and store")
+    parser.add_argument("--seed", type=int, default=7, help="the synthetic notes' seed")
+    parser.add_argument("--markdown", type=Path, help="also write the table to this file")
+    args = parser.parse_args(argv)
+    names = [s.strip() for s in args.stores.split(",") if s.strip()]
+    unknown = [n for n in names if n not in STORES]
+    if unknown:
+        parser.error(f"unknown store(s) {unknown}; choose from {', '.join(STORES)}")
+    notes = generate_notes(args.count, seed=args.seed)
+    workdir = Path(tempfile.mkdtemp(prefix="kioko-linking-bench-"))
+    results: list[Result] = []
+    try:
+        for name in names:
+            print(f"{name}: writing {len(notes):,} notes twice ...", file=sys.stderr, flush=True)
+            started = time.perf_counter()
+            results.append(measure(name, notes, workdir))
+            print(f"{name}: done in {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    table = "\n".join([HEADER] + [r.row() for r in results])
+    context = (f"{args.count:,} synthetic notes (seed {args.seed}), one add per note and mode; Python "
+               f"{platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs")
+    print(table)
+    print(f"\n{context}")
+    if args.markdown:
+        args.markdown.write_text(table + f"\n\n{context}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
