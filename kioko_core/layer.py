@@ -101,7 +101,12 @@ class MemoryLayer:
         current = self.get(memory_id, user_id=user_id, agent_id=agent_id)
         changes: dict[str, Any] = {"updated_at": time.time()}
         if metadata is not None:
-            changes["metadata"] = {**current.metadata, **metadata}
+            merged = {**current.metadata, **metadata}
+            if "links" in metadata:
+                # the adjacency list is the layer's: a caller's own "links" entries are kept beside it
+                given = metadata["links"] if isinstance(metadata["links"], list) else [metadata["links"]]
+                merged["links"] = [e for e in given if not L.is_link_entry(e)] + L.link_entries(current)
+            changes["metadata"] = merged
         if content is not None:
             if not content.strip():
                 raise InvalidRecordError("content must be a non-empty string")

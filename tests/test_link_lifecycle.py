@@ -604,10 +604,6 @@ def test_concurrent_writers_keep_both_halves_of_every_link(store: Store, user: s
     assert_symmetric(layer, user)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "bug: MemoryLayer.update(metadata={'links': [...]}) writes the caller's list over the adjacency list "
-    "(a metadata-only change bypasses the linker), so this memory forgets its links while its neighbours "
-    "keep their halves; kioko_core/layer.py, reported to the lead"))
 def test_a_metadata_update_that_sets_own_links_keeps_the_link_entries(
         layer: MemoryLayer, user: str, quick: QuickStart) -> None:
     """Spec section 2: entries that are not link dictionaries are left alone - and so are the link entries."""
