@@ -188,20 +188,27 @@ class Graph:
         now = time.time()
         link = L.MemoryLink(source=a, target=b, type=type, weight=float(weight), why=why, by="manual", at=now,
                             seen=now)
-        layer.store.update_many([Upsert(record=L.put_link(first, link), expected_version=first.version),
-                                 Upsert(record=L.put_link(second, link), expected_version=second.version)])
+        first_stored = L.forget_unlinked(L.put_link(first, link), b)
+        second_stored = L.forget_unlinked(L.put_link(second, link), a)
+        layer.store.update_many([Upsert(record=first_stored, expected_version=first.version),
+                                 Upsert(record=second_stored, expected_version=second.version)])
         return L.MemoryLink.from_entry(L.put_link(first, link), link.entry(a), second)
 
     def unlink(self, a: str, b: str, *, user_id: str, agent_id: str | None = None) -> bool:
-        """Remove the link between ``a`` and ``b`` from both memories; True if there was one."""
+        """Remove the link between ``a`` and ``b`` from both memories; True if there was one.
+
+        The pair is remembered (``metadata["unlinked"]``), so the algorithm does not link it again on a later
+        write, backfill or rebuild; a manual :meth:`link` forgets that.
+        """
         layer = self._layer
         scope = check_scope((user_id, agent_id))
         found = layer.store.get(scope, [a, b])
-        ops = [Upsert(record=L.drop_link(r, other), expected_version=r.version)
-               for r, other in zip(found, (b, a)) if r is not None and L.entry_for(r, other) is not None]
-        if ops:
-            layer.store.update_many(ops)
-        return bool(ops)
+        linked = any(r is not None and L.entry_for(r, other) is not None for r, other in zip(found, (b, a)))
+        if linked:
+            layer.store.update_many([Upsert(record=L.remember_unlinked(L.drop_link(r, other), other),
+                                            expected_version=r.version)
+                                     for r, other in zip(found, (b, a)) if r is not None])
+        return linked
 
     # -- maintenance
 

@@ -386,8 +386,13 @@ class MemoryLinker:
         loaded = {r.id: r for r in self.store.get(scope, wanted) if r is not None} if wanted else {}
 
         candidates = [loaded[i] for i in dict.fromkeys(chosen) if i in loaded and _may_link(record, loaded[i])]
+        head = None
         if record.metadata.get("superseded_by"):
-            candidates = []  # history: the decision that replaced it holds its links
+            # history: what the algorithm finds for a replaced decision goes to the newest decision in its chain
+            head, chain = self._newest_decision(record)
+            candidates = [c for c in candidates if head is not None and c.id not in chain]
+            if head is not None:
+                loaded[head.id] = head
         if candidates:
             extra = {t for c in candidates for t in c.terms if t.startswith(("e:", "t:")) and t not in df}
             if extra:
@@ -405,7 +410,22 @@ class MemoryLinker:
         chosen = scored[: config.max_new]
         for _, ev in chosen:  # explanations only for the links that are made
             ev.why = _why(m, ev._context[0], ev, ev._context[1], ev._context[2], ev._stats or stats)
-        return self._store_plan(record, previous, chosen, structural, loaded, now)
+        return self._store_plan(record, previous, chosen, structural, loaded, now, head)
+
+    def _newest_decision(self, record: Record, hops: int = 8) -> tuple[Record | None, set[str]]:
+        """The newest decision in a chain of replacements (None if the chain breaks), and every id on it."""
+        chain = {record.id}
+        current = record
+        for _ in range(hops):
+            following = current.metadata.get("superseded_by")
+            if not isinstance(following, str) or following in chain:
+                break
+            found = self.store.get(record.scope, [following])[0]
+            if found is None:
+                return None, chain
+            chain.add(found.id)
+            current = found
+        return (current if current.id != record.id and not current.metadata.get("superseded_by") else None), chain
 
     def _shared(self, m: Side, record: Record, analysis: Analysis,
                 bridges: dict[str, list[tuple[str, Any]]]) -> list[tuple[Record, Evidence]]:
@@ -437,7 +457,8 @@ class MemoryLinker:
         return scored
 
     def _store_plan(self, record: Record, previous: Record | None, chosen: list[tuple[Record, Evidence]],
-                    structural: list[tuple[str, str]], loaded: dict[str, Record], now: float) -> Plan:
+                    structural: list[tuple[str, str]], loaded: dict[str, Record], now: float,
+                    head: Record | None = None) -> Plan:
         """Step 7: both adjacency lists, the degree cap, one batch of versioned upserts."""
         updated: dict[str, Record] = {}
         me = record
@@ -468,9 +489,21 @@ class MemoryLinker:
                 made.append(link)
                 continue
             current = updated.get(candidate.id) or candidate
+            if head is not None:
+                owner = updated.get(head.id) or head
+                if L.entry_for(owner, candidate.id) is not None or L.was_unlinked(owner, candidate.id):
+                    continue  # the newest decision already has (or a person removed) a link to this memory
+                source, target = (head.id, candidate.id) if ev.source_is_first else (candidate.id, head.id)
+                link = L.MemoryLink(source=source, target=target, type=ev.type, weight=round(ev.score, 3),
+                                    why=ev.why, by="auto", at=now, seen=now, taken_from=record.id)
+                updated[head.id], updated[candidate.id] = L.put_link(owner, link), L.put_link(current, link)
+                made.append(link)
+                continue
             existing = L.entry_for(current, record.id)
             if existing is not None and L.author_rank(existing.get("by", "auto")) < L.author_rank("auto"):
                 continue  # a stronger author already joins them
+            if L.was_unlinked(me, candidate.id) or L.was_unlinked(current, record.id):
+                continue  # a person removed this link: the algorithm does not bring it back
             source, target = (record.id, candidate.id) if ev.source_is_first else (candidate.id, record.id)
             link = L.MemoryLink(source=source, target=target, type=ev.type, weight=round(ev.score, 3),
                                 why=ev.why, by="auto", at=now, seen=now)

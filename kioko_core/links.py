@@ -163,6 +163,28 @@ def drop_link(record: Record, other_id: str) -> Record:
     return set_entries(record, [e for e in link_entries(record) if e["id"] != other_id])
 
 
+def remember_unlinked(record: Record, other_id: str) -> Record:
+    """``record`` noting that a person removed its link to ``other_id`` (the algorithm will not redo it)."""
+    metadata = dict(record.metadata)
+    kept = metadata.get("unlinked") if isinstance(metadata.get("unlinked"), list) else []
+    metadata["unlinked"] = [i for i in kept if i != other_id] + [other_id]
+    return record.model_copy(update={"metadata": metadata})
+
+
+def forget_unlinked(record: Record, other_id: str) -> Record:
+    kept = record.metadata.get("unlinked")
+    if not isinstance(kept, list) or other_id not in kept:
+        return record
+    metadata = dict(record.metadata)
+    metadata["unlinked"] = [i for i in kept if i != other_id]
+    return record.model_copy(update={"metadata": metadata})
+
+
+def was_unlinked(record: Record, other_id: str) -> bool:
+    kept = record.metadata.get("unlinked")
+    return isinstance(kept, list) and other_id in kept
+
+
 def capped_entries(record: Record) -> list[dict[str, Any]]:
     return [e for e in link_entries(record) if e.get("by") in CAPPED_AUTHORS]
 

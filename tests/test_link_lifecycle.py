@@ -453,13 +453,10 @@ def test_a_replaced_decision_is_never_a_candidate_again(layer: MemoryLayer, user
     assert [e["type"] for e in entries(layer, decisions["old"], user)] == ["supersedes"]
 
 
-def test_a_superseded_decision_gains_no_automatic_links_in_a_backfill(
+def test_a_superseded_decisions_backfill_links_go_to_the_newest_decision(
         make_layer: Callable[..., MemoryLayer], user: str) -> None:
-    """Written before linking was on, then replaced: connect() gives the old decision no links of its own.
-
-    (The spec would link what the backfill finds for it to the replacing decision, marked ``from``;
-    docs/linking.md, interpretation 15, records that this redirect is not implemented yet.)
-    """
+    """Written before linking was on, then replaced: what connect() finds for the old decision is linked to the
+    decision that replaced it, marked ``from`` the old one, never to the old one (spec section 5)."""
     unlinked = make_layer(auto_link=False)
     goal = unlinked.add("Goal: Ship the Kioko memory layer by December 15.", user_id=user, memory_type="goal")
     unlinked.graph.add("Kioko", "uses", "pgvector", user_id=user)
@@ -471,6 +468,11 @@ def test_a_superseded_decision_gains_no_automatic_links_in_a_backfill(
     linking.graph.connect(user_id=user)
     assert [(e["id"], e["type"]) for e in entries(linking, old, user)] == [(new.id, "supersedes")]
     assert old.id not in {e["id"] for e in entries(linking, goal, user)}
+    on_goal = entry_between(linking, goal, new, user)
+    assert on_goal is not None and on_goal["type"] == "serves" and on_goal["dir"] == "in"
+    assert on_goal["from"] == old.id and on_goal["why"] == "via Kioko uses pgvector"
+    assert entry_between(linking, new, goal, user)["from"] == old.id
+    assert_symmetric(linking, user)
 
 
 # --------------------------------------------------------------------------- backfill
@@ -612,4 +614,17 @@ def test_a_metadata_update_that_sets_own_links_keeps_the_link_entries(
     stored = fresh(layer, quick.fix, user).metadata["links"]
     assert RUNBOOK in stored
     assert entries(layer, quick.fix, user) == before
+    assert_symmetric(layer, user)
+
+
+def test_a_link_a_person_removed_is_not_made_again(layer: MemoryLayer, user: str, quick: QuickStart) -> None:
+    """unlink() is remembered: a rebuild does not bring the automatic link back; a manual link() may."""
+    assert layer.graph.unlink(quick.fix.id, quick.fault.id, user_id=user)
+    layer.graph.connect(user_id=user, rebuild=True)
+    layer.update(quick.fix.id, user_id=user, content="Found it: the encoder cable on line 3 was loose again.")
+    assert entry_between(layer, quick.fix, quick.fault, user) is None
+    assert entry_between(layer, quick.fault, quick.fix, user) is None
+    layer.graph.link(quick.fix.id, quick.fault.id, "resolves", user_id=user)
+    assert entry_between(layer, quick.fix, quick.fault, user)["by"] == "manual"
+    assert quick.fault.id not in fresh(layer, quick.fix, user).metadata.get("unlinked", [])
     assert_symmetric(layer, user)
