@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import threading
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
@@ -55,8 +56,8 @@ class MemoryStore:
             for term in dict.fromkeys(terms):
                 holders = index.get(term, set())
                 df[term] = len(holders)
-                newest = sorted(holders, key=lambda i: (-self._records[i].created_at, i))
-                ids[term] = newest[:limit]
+                records = self._records
+                ids[term] = heapq.nsmallest(limit, holders, key=lambda i: (-records[i].created_at, i))
             return Postings(n=len(self._with_terms.get(scope, ())), df=df, ids=ids)
 
     def knn(self, scope: Scope, vector: Any, k: int, filter: Filter | None = None) -> list[Neighbor]:

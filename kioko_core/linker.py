@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import logging
 import time
 from dataclasses import dataclass, field, fields
@@ -374,7 +375,7 @@ class MemoryLinker:
             for other in postings.get(term, []):
                 if other != record.id:
                     votes[other] = votes.get(other, 0.0) + weight
-        chosen = [i for i, _ in sorted(votes.items(), key=lambda kv: (-kv[1], kv[0]))[: config.candidates]]
+        chosen = [i for i, _ in heapq.nsmallest(config.candidates, votes.items(), key=lambda kv: (-kv[1], kv[0]))]
         if session_term:
             chosen += [i for i in postings.get(session_term[0], [])[: config.session_candidates] if i != record.id]
         if record.embedding is not None and (self.store.capabilities.native_knn or not self.embedder.lexical):
@@ -441,7 +442,7 @@ class MemoryLinker:
             if nominates(df.get(term, 0), n):
                 for other in postings.get(term, []):
                     votes[other] = votes.get(other, 0.0) + stats.w(term)
-        top = [i for i, _ in sorted(votes.items(), key=lambda kv: (-kv[1], kv[0]))[: config.shared_candidates]]
+        top = [i for i, _ in heapq.nsmallest(config.shared_candidates, votes.items(), key=lambda kv: (-kv[1], kv[0]))]
         found = [r for r in self.store.get(shared_scope, top) if r is not None and r.kind in L.LINKABLE_KINDS
                  and not r.metadata.get("superseded_by")] if top else []
         extra = {t for c in found for t in c.terms if t.startswith(("e:", "t:")) and t not in stats.df}

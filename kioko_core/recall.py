@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import re
 import time
 from dataclasses import dataclass, field
@@ -110,7 +111,7 @@ def retrieve(layer: MemoryLayer, scope: Scope, query: str, config: RecallConfig,
         for hit in layer.store.knn(scope, layer.embedder.embed(query), config.candidates):
             dense[hit.id] = hit.score
 
-    lexical = dict(sorted(lexical.items(), key=lambda kv: (-kv[1], kv[0]))[: config.candidates])
+    lexical = dict(heapq.nsmallest(config.candidates, lexical.items(), key=lambda kv: (-kv[1], kv[0])))
     dense = {i: v for i, v in dense.items() if v >= config.min_vector_only or i in lexical or i in entity}
     fused: dict[str, float] = {}
     signals: dict[str, dict[str, float]] = {}
