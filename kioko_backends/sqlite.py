@@ -21,6 +21,11 @@ Layout (schema version 1; every table is prefixed ``kioko_`` so the file can hol
 
 Writes are one ``BEGIN IMMEDIATE`` transaction: the database write lock is taken before the versions
 are read, so version checks hold across processes. Reads run in WAL mode and never wait for writers.
+
+Reads and record writes run straight on one sqlite3 connection per thread (and per process: a connection
+never crosses a fork), with BEGIN and COMMIT issued directly; only opening the file and creating the
+schema go through SQLAlchemy's pool. A linked write makes three or four reads and one write, and the
+pool's checkout and transaction machinery cost more than the statements themselves.
 """
 
 from __future__ import annotations
@@ -219,6 +224,7 @@ _DELETE_POSTINGS = _positional(delete(_postings).where(_postings.c.id == bindpar
 _DELETE_POSTING = _positional(
     delete(_postings).where(_postings.c.id == bindparam("id"), _postings.c.term == bindparam("term")), ("id", "term"))
 _BUMP_SCOPE = _positional(_bump_scope_statement(), ("user_id", "agent_id", "delta"))
+_READ_META = _positional(select(_meta.c.key, _meta.c.value), ())
 _SCOPE_SIZE = _positional(select(_scopes.c.with_terms).where(_in_scope(_scopes)), _SCOPE_KEYS)
 _SCOPE_GENERATION = _positional(select(_scopes.c.generation).where(_in_scope(_scopes)), _SCOPE_KEYS)
 _SCOPE_VECTORS = _positional(
@@ -383,6 +389,18 @@ def _storable(value: Any) -> bool:
     return True
 
 
+def _configure(connection: sqlite3.Connection, busy_ms: int) -> None:
+    """Settings every connection to the file gets, pooled or per-thread."""
+    # sqlite3 must not open transactions by itself: the store says which kind to open
+    connection.isolation_level = None
+    cursor = connection.cursor()
+    cursor.execute(f"PRAGMA busy_timeout = {busy_ms}")
+    cursor.execute("PRAGMA synchronous = NORMAL")
+    # 16 MB of page cache (SQLite's default is 2 MB): postings and index pages stay warm
+    cursor.execute("PRAGMA cache_size = -16384")
+    cursor.close()
+
+
 def _raw(connection: Connection) -> sqlite3.Connection:
     """The sqlite3 connection under a SQLAlchemy one, inside the transaction SQLAlchemy began."""
     return connection.connection.driver_connection  # type: ignore[return-value]
@@ -535,6 +553,8 @@ class SQLiteStore:
         if self._in_memory:
             self.capabilities = self._memory_capabilities
         self._closed = False
+        # (pid, thread id) -> that thread's sqlite3 connection; see _connection()
+        self._connections: dict[tuple[int, int], sqlite3.Connection] = {}
         self._engine = self._create_engine()
         self._write_engine = self._engine.execution_options(kioko_write=True)
         self._vector_budget = int(vector_cache_mb * 2**20)
@@ -545,6 +565,7 @@ class SQLiteStore:
             self._vectors = _VectorCache(self.dim, self._vector_budget)
         except BaseException:
             self._closed = True
+            self._close_connections()
             self._engine.dispose()
             raise
 
@@ -581,14 +602,7 @@ class SQLiteStore:
 
         @event.listens_for(engine, "connect")
         def _on_connect(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
-            # sqlite3 must not open transactions by itself: _on_begin says which kind to open
-            dbapi_connection.isolation_level = None
-            cursor = dbapi_connection.cursor()
-            cursor.execute(f"PRAGMA busy_timeout = {busy_ms}")
-            cursor.execute("PRAGMA synchronous = NORMAL")
-            # 16 MB of page cache (SQLite's default is 2 MB): postings and index pages stay warm
-            cursor.execute("PRAGMA cache_size = -16384")
-            cursor.close()
+            _configure(dbapi_connection, busy_ms)
 
         @event.listens_for(engine, "begin")
         def _on_begin(connection: Connection) -> None:
@@ -603,6 +617,8 @@ class SQLiteStore:
         self._pid = os.getpid()
         # one writer per process at a time: the others wait here instead of polling SQLite's lock
         self._write_lock = threading.Lock()
+        # guards adding to and closing self._connections; a thread finds its own without it
+        self._connections_lock = threading.Lock()
         self._memory_lock: threading.RLock | None = threading.RLock() if self._in_memory else None
 
     def _guard(self) -> ContextManager[Any]:
@@ -634,16 +650,111 @@ class SQLiteStore:
         except (sqlite3.Error, UnicodeEncodeError) as error:
             raise _describe(error, self.path, self._timeout) from error
 
+    def _connection(self) -> sqlite3.Connection:
+        """This thread's own sqlite3 connection to the file, opened on first use.
+
+        Keyed by process as well as thread: after a fork the child opens its own and never touches
+        (not even to close) the ones it inherited, which SQLite forbids.
+        """
+        key = (os.getpid(), threading.get_ident())
+        connection = self._connections.get(key)
+        if connection is None:
+            connection = self._open_connection(key)
+        return connection
+
+    def _open_connection(self, key: tuple[int, int]) -> sqlite3.Connection:
+        threading.current_thread()  # a thread not started by threading gets listed, so it is never pruned
+        connection = sqlite3.connect(self.path, timeout=self._timeout, check_same_thread=False,
+                                     isolation_level=None)
+        try:
+            _configure(connection, int(self._timeout * 1000))
+        except BaseException:
+            connection.close()
+            raise
+        with self._connections_lock:
+            if self._closed:  # close() ran meanwhile: keep nothing open behind its back
+                connection.close()
+                raise StoreError(f"{self!r} is closed; open the URL again to keep using it")
+            # threads that ended leave their connection behind; a new thread is the time to close those
+            alive = {thread.ident for thread in threading.enumerate()}
+            for stale in [k for k in self._connections if k[0] == key[0] and k[1] not in alive]:
+                self._connections.pop(stale).close()
+            self._connections[key] = connection
+        return connection
+
+    def _forget_connection(self, connection: sqlite3.Connection) -> None:
+        """Drop this thread's connection after a failure left it in doubt; the next use opens another."""
+        with self._connections_lock:
+            key = (os.getpid(), threading.get_ident())
+            if self._connections.get(key) is connection:
+                del self._connections[key]
+        try:
+            connection.close()
+        except sqlite3.Error:
+            pass
+
+    def _close_connections(self) -> None:
+        """Close this process's per-thread connections (a forked child leaves its parent's alone)."""
+        pid = os.getpid()
+        with self._connections_lock:
+            for key in [k for k in self._connections if k[0] == pid]:
+                self._connections.pop(key).close()
+
     @contextmanager
-    def _reading(self) -> Iterator[Connection]:
-        """A read transaction: one consistent snapshot, never waiting for writers (WAL)."""
+    def _transaction(self, begin: str | None) -> Iterator[sqlite3.Connection]:
+        """Run the body in ``begin`` ... COMMIT on this thread's connection (ROLLBACK if it raises).
+
+        ``begin`` None runs the body's statements in autocommit: each is its own snapshot.
+        """
+        connection = self._connection()
+        if connection.in_transaction:  # a read inside a read on this thread shares its snapshot
+            if begin is not None and begin != "BEGIN":
+                raise RuntimeError("a write transaction cannot start inside a read on the same thread")
+            yield connection
+            return
+        if begin is not None:
+            connection.execute(begin)
+        try:
+            yield connection
+            if connection.in_transaction:
+                connection.execute("COMMIT")
+        except BaseException:
+            if connection.in_transaction:
+                try:
+                    connection.execute("ROLLBACK")
+                except sqlite3.Error:
+                    self._forget_connection(connection)
+            raise
+
+    @contextmanager
+    def _reading(self, snapshot: bool = True) -> Iterator[sqlite3.Connection]:
+        """A read, never waiting for writers (WAL): in one consistent snapshot unless ``snapshot`` is False.
+
+        Without ``snapshot`` each statement still sees one consistent state, just not the same one; that
+        is enough for a read of a single statement.
+        """
         self._check_usable()
-        with self._guard(), self._translated(), self._engine.begin() as connection:
+        if self._in_memory:
+            with self._guard(), self._translated(), self._engine.begin() as connection:
+                yield _raw(connection)
+            return
+        with self._translated(), self._transaction("BEGIN" if snapshot else None) as connection:
             yield connection
 
     @contextmanager
-    def _writing(self) -> Iterator[Connection]:
+    def _writing(self) -> Iterator[sqlite3.Connection]:
         """A write transaction holding the database's write lock from its first statement."""
+        self._check_usable()
+        if self._in_memory:
+            with self._guard(), self._write_lock, self._translated(), self._write_engine.begin() as connection:
+                yield _raw(connection)
+            return
+        with self._write_lock, self._translated(), self._transaction("BEGIN IMMEDIATE") as connection:
+            yield connection
+
+    @contextmanager
+    def _writing_schema(self) -> Iterator[Connection]:
+        """A write transaction through SQLAlchemy, which creates the tables."""
         self._check_usable()
         with self._guard(), self._write_lock, self._translated(), self._write_engine.begin() as connection:
             yield connection
@@ -669,20 +780,20 @@ class SQLiteStore:
         with self._reading() as connection:
             stored = self._read_meta(connection)
         if "dim" not in stored:
-            with self._writing() as connection:
+            with self._writing_schema() as connection:
                 _schema.create_all(connection, checkfirst=True)
-                stored = self._read_meta(connection)  # another process may have created it meanwhile
+                stored = self._read_meta(_raw(connection))  # another process may have created it meanwhile
                 if "dim" not in stored:
                     stored = {"schema_version": str(SCHEMA_VERSION), "dim": str(dim or DEFAULT_DIM)}
                     connection.execute(_meta.insert(), [{"key": k, "value": v} for k, v in stored.items()])
         return self._settled_dim(stored, dim)
 
     @staticmethod
-    def _read_meta(connection: Connection) -> dict[str, str]:
+    def _read_meta(connection: sqlite3.Connection) -> dict[str, str]:
         """``kioko_meta`` as a dict; empty when the database has no Kioko tables yet."""
-        exists = connection.exec_driver_sql(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (_meta.name,)).first()
-        return dict(connection.execute(select(_meta.c.key, _meta.c.value)).all()) if exists else {}
+        exists = connection.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (_meta.name,)).fetchall()
+        return dict(connection.execute(_READ_META).fetchall()) if exists else {}
 
     def _settled_dim(self, stored: dict[str, str], dim: int | None) -> int:
         version = int(stored.get("schema_version", SCHEMA_VERSION))
@@ -701,8 +812,7 @@ class SQLiteStore:
 
     def _parameter_limit(self) -> int:
         """How many ids one statement may bind; old SQLite builds allow only 999 parameters."""
-        with self._reading() as connection:
-            raw = connection.connection.dbapi_connection
+        with self._reading() as raw:
             limit = raw.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) if hasattr(raw, "getlimit") else 999
         return max(100, min(limit - 16, 10_000))
 
@@ -714,8 +824,8 @@ class SQLiteStore:
         rows: dict[str, tuple[Any, ...]] = {}
         if wanted:
             scope_values = _scope_values(scope)
-            with self._reading() as connection:
-                raw = _raw(connection)
+            # one chunk is one statement, consistent by itself; more must share a snapshot
+            with self._reading(snapshot=len(wanted) > _ID_CHUNK) as raw:
                 for chunk in _id_chunks(wanted):
                     for row in raw.execute(_select_by_ids(len(chunk)), (*chunk, *scope_values)):
                         rows[row[0]] = row
@@ -727,8 +837,7 @@ class SQLiteStore:
         user_id, agent_id = _scope_values(scope)
         df: dict[str, int] = {}
         ids: dict[str, list[str]] = {}
-        with self._reading() as connection:
-            raw = _raw(connection)  # one snapshot: n, every df and every id list agree
+        with self._reading() as raw:  # one snapshot: n, every df and every id list agree
             found = raw.execute(_SCOPE_SIZE, (user_id, agent_id)).fetchone()
             for term in dict.fromkeys(terms):
                 if not _storable(term):
@@ -747,10 +856,9 @@ class SQLiteStore:
             return []
         conditions, wanted = self._filter_conditions(filter)
         allowed: set[str] | None = None
-        with self._reading() as connection:
-            raw = _raw(connection)
+        with self._reading() as raw:
             # generation, matching ids and (when needed) vectors all come from one snapshot
-            generation = self._generation(connection, scope)
+            generation = self._generation(raw, scope)
             if conditions:
                 matching = select(_records.c.id).where(_in_scope(_records), *conditions)
                 allowed = {row[0] for row in raw.execute(*_expanded(matching, _scope_params(scope)))}
@@ -780,8 +888,8 @@ class SQLiteStore:
         while True:
             # keyset pagination, one short read per page: nothing is held open while the caller works,
             # and records written meanwhile never shift what is left to read
-            with self._reading() as connection:
-                rows = _raw(connection).execute(*_expanded(statement, {**params, "after": after})).fetchall()
+            with self._reading(snapshot=False) as raw:
+                rows = raw.execute(*_expanded(statement, {**params, "after": after})).fetchall()
             for row in rows:
                 if wanted is None or row[0] in wanted:
                     yield _decode_record(row)
@@ -829,9 +937,8 @@ class SQLiteStore:
         return [_decode_record(row.stamped(version)) if row is not None and version is not None else None
                 for row, version in zip(rows, plan.versions)]
 
-    def _read_states(self, connection: Connection, ids: Sequence[str]) -> dict[str, _State]:
+    def _read_states(self, raw: sqlite3.Connection, ids: Sequence[str]) -> dict[str, _State]:
         current: dict[str, _State] = {}
-        raw = _raw(connection)
         for chunk in _id_chunks(ids):
             for record_id, user_id, agent_id, version, terms, created_at in raw.execute(
                     _select_states(len(chunk)), chunk):
@@ -839,10 +946,9 @@ class SQLiteStore:
                 current[record_id] = _State(scope, version, tuple(json.loads(terms)), created_at)
         return current
 
-    def _apply(self, connection: Connection, plan: _Plan, rows: list[_Row | None],
+    def _apply(self, raw: sqlite3.Connection, plan: _Plan, rows: list[_Row | None],
                current: dict[str, _State]) -> dict[Scope, int]:
         """Write the final state of every changed id; return the generation each cached scope had."""
-        raw = _raw(connection)
         gone = [(i,) for i, index in plan.final.items() if index is None and i in current]
         if gone:
             raw.executemany(_DELETE_RECORD, gone)
@@ -852,7 +958,7 @@ class SQLiteStore:
             raw.executemany(_UPSERT_RECORD, stored)
         self._write_postings(raw, plan, rows, current)
         deltas = _scope_deltas(plan, rows, current)
-        generations = {scope: self._generation(connection, scope) for scope in deltas
+        generations = {scope: self._generation(raw, scope) for scope in deltas
                        if self._vectors.holds(scope)}
         if deltas:
             raw.executemany(_BUMP_SCOPE, [(*_scope_values(scope), delta) for scope, delta in deltas.items()])
@@ -890,14 +996,19 @@ class SQLiteStore:
             raw.executemany(_INSERT_POSTING, added)
 
     @staticmethod
-    def _generation(connection: Connection, scope: Scope) -> int:
-        found = _raw(connection).execute(_SCOPE_GENERATION, _scope_values(scope)).fetchone()
+    def _generation(raw: sqlite3.Connection, scope: Scope) -> int:
+        found = raw.execute(_SCOPE_GENERATION, _scope_values(scope)).fetchone()
         return found[0] if found else 0
 
     def close(self) -> None:
         """Release every connection (and the whole database, for ``:memory:``). Closing twice is harmless."""
         if not self._closed:
             self._closed = True
+            if os.getpid() != self._pid:
+                # a forked child closes only its own connections, never those it inherited
+                self._engine.dispose(close=False)
+                self._start_locks()
+            self._close_connections()
             self._engine.dispose()
             with self._vectors.lock:
                 self._vectors.entries.clear()
