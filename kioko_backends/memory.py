@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import heapq
+import bisect
 import threading
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
@@ -27,9 +27,10 @@ class MemoryStore:
         self.dim = int(dim)
         self._records: dict[str, Record] = {}
         self._by_scope: dict[Scope, set[str]] = defaultdict(set)
-        self._postings: dict[Scope, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+        # per term, (-created_at, id) kept sorted: the newest holders are the first ``limit`` entries
+        self._postings: dict[Scope, dict[str, list[tuple[float, str]]]] = defaultdict(lambda: defaultdict(list))
         self._with_terms: dict[Scope, set[str]] = defaultdict(set)
-        self._vectors: dict[Scope, tuple[list[str], np.ndarray]] = {}
+        self._vectors: dict[Scope, _Vectors] = {}
         self._lock = threading.RLock()
 
     @classmethod
@@ -54,10 +55,9 @@ class MemoryStore:
             df: dict[str, int] = {}
             ids: dict[str, list[str]] = {}
             for term in dict.fromkeys(terms):
-                holders = index.get(term, set())
+                holders = index.get(term, [])
                 df[term] = len(holders)
-                records = self._records
-                ids[term] = heapq.nsmallest(limit, holders, key=lambda i: (-records[i].created_at, i))
+                ids[term] = [memory_id for _, memory_id in holders[:limit]]
             return Postings(n=len(self._with_terms.get(scope, ())), df=df, ids=ids)
 
     def knn(self, scope: Scope, vector: Any, k: int, filter: Filter | None = None) -> list[Neighbor]:
@@ -66,32 +66,28 @@ class MemoryStore:
         if k == 0:
             return []
         with self._lock:
-            ids, matrix = self._matrix(scope)
+            ids, matrix = self._matrix(scope).live()
             if filter is not None and len(ids):
                 keep = np.fromiter((filter.matches(self._records[i]) for i in ids), dtype=bool, count=len(ids))
                 ids, matrix = [i for i, kept in zip(ids, keep) if kept], matrix[keep]
-        if not len(ids):
-            return []
-        # einsum, not BLAS: on these machines BLAS's threaded matvec is slower and its timing erratic
-        scores = np.einsum("ij,j->i", matrix, query / np.linalg.norm(query))
+            if not len(ids):
+                return []
+            # einsum, not BLAS: on these machines BLAS's threaded matvec is slower and its timing erratic
+            scores = np.einsum("ij,j->i", matrix, query / np.linalg.norm(query))
         # take a few more than k so ties at the cut are broken by id, as every driver must
         top = min(len(ids), k + 8)
         chosen = np.argpartition(-scores, top - 1)[:top] if top < len(ids) else np.arange(len(ids))
         order = sorted(chosen.tolist(), key=lambda j: (-float(scores[j]), ids[j]))[:k]
         return [Neighbor(ids[j], float(scores[j])) for j in order]
 
-    def _matrix(self, scope: Scope) -> tuple[list[str], np.ndarray]:
-        """The scope's unit-normalised vectors, rebuilt only after a write touched the scope."""
-        cached = self._vectors.get(scope)
-        if cached is None:
-            ids = sorted(i for i in self._by_scope.get(scope, ()) if self._records[i].embedding is not None)
-            if ids:
-                matrix = np.stack([self._records[i].embedding for i in ids]).astype(np.float32)
-                matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
-            else:
-                matrix = np.zeros((0, self.dim), dtype=np.float32)
-            cached = self._vectors[scope] = (ids, matrix)
-        return cached
+    def _matrix(self, scope: Scope) -> _Vectors:
+        """The scope's unit-normalised vectors; built once, then kept current by every write."""
+        vectors = self._vectors.get(scope)
+        if vectors is None:
+            vectors = self._vectors[scope] = _Vectors(self.dim)
+            for memory_id in sorted(self._by_scope.get(scope, ())):
+                vectors.put(memory_id, self._records[memory_id].embedding)
+        return vectors
 
     def scan(self, scope: Scope, filter: Filter | None = None, batch: int = 500) -> Iterator[Record]:
         scope = check_scope(scope)
@@ -155,11 +151,14 @@ class MemoryStore:
 
     def _insert(self, record: Record) -> None:
         record = _copy(record)
-        self._vectors.pop(record.scope, None)
+        vectors = self._vectors.get(record.scope)
+        if vectors is not None:
+            vectors.put(record.id, record.embedding)
         self._records[record.id] = record
         self._by_scope[record.scope].add(record.id)
+        key = (-record.created_at, record.id)
         for term in record.terms:
-            self._postings[record.scope][term].add(record.id)
+            bisect.insort(self._postings[record.scope][term], key)
         if record.terms:
             self._with_terms[record.scope].add(record.id)
 
@@ -167,17 +166,73 @@ class MemoryStore:
         record = self._records.pop(record_id, None)
         if record is None:
             return
-        self._vectors.pop(record.scope, None)
+        vectors = self._vectors.get(record.scope)
+        if vectors is not None:
+            vectors.drop(record_id)
         self._by_scope[record.scope].discard(record_id)
+        key = (-record.created_at, record.id)
         for term in record.terms:
             holders = self._postings[record.scope][term]
-            holders.discard(record_id)
+            at = bisect.bisect_left(holders, key)
+            if at < len(holders) and holders[at] == key:
+                del holders[at]
             if not holders:
                 del self._postings[record.scope][term]
         self._with_terms[record.scope].discard(record_id)
 
     def close(self) -> None:
         """Nothing to release; the records stay readable until the object is dropped."""
+
+
+class _Vectors:
+    """A scope's unit vectors in a growable matrix: rows are replaced in place, appended, or dropped."""
+
+    def __init__(self, dim: int) -> None:
+        self.matrix = np.zeros((16, dim), dtype=np.float32)
+        self.ids: list[str | None] = []
+        self.row: dict[str, int] = {}
+        self.dead = 0
+
+    def put(self, memory_id: str, embedding: np.ndarray | None) -> None:
+        if embedding is None:
+            self.drop(memory_id)
+            return
+        unit = embedding.astype(np.float32) / np.linalg.norm(embedding)
+        at = self.row.get(memory_id)
+        if at is None:
+            at = len(self.ids)
+            if at == self.matrix.shape[0]:
+                grown = np.zeros((2 * at, self.matrix.shape[1]), dtype=np.float32)
+                grown[:at] = self.matrix
+                self.matrix = grown
+            self.ids.append(memory_id)
+            self.row[memory_id] = at
+        self.matrix[at] = unit
+
+    def drop(self, memory_id: str) -> None:
+        at = self.row.pop(memory_id, None)
+        if at is not None:
+            self.ids[at] = None
+            self.matrix[at] = 0.0
+            self.dead += 1
+            if self.dead > 64 and self.dead * 4 > len(self.ids):
+                self._compact()
+
+    def _compact(self) -> None:
+        keep = [j for j, memory_id in enumerate(self.ids) if memory_id is not None]
+        self.matrix = np.ascontiguousarray(self.matrix[keep]) if keep else np.zeros((16, self.matrix.shape[1]),
+                                                                                    dtype=np.float32)
+        self.ids = [self.ids[j] for j in keep]
+        self.row = {memory_id: j for j, memory_id in enumerate(self.ids)}  # type: ignore[misc]
+        self.dead = 0
+
+    def live(self) -> tuple[list[str], np.ndarray]:
+        """(ids, rows) of the vectors present; dropped rows left out."""
+        count = len(self.ids)
+        if self.dead == 0:
+            return self.ids[:count], self.matrix[:count]  # type: ignore[return-value]
+        keep = [j for j in range(count) if self.ids[j] is not None]
+        return [self.ids[j] for j in keep], self.matrix[keep]  # type: ignore[misc]
 
 
 def _plain_copy(value: Any) -> Any:
