@@ -612,8 +612,14 @@ def _calls(result: dict[str, Any], first: str, second: str) -> str:
     return f"{a.get('total', '-')} / {b.get('total', '-')}"
 
 
+def command_line(argv: Sequence[str] | None) -> str:
+    """How this run was started, to put next to its numbers."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    return " ".join(["python benchmarks/memory_graph_bench.py", *arguments])
+
+
 def markdown_report(results: Sequence[dict[str, Any]], machine: dict[str, Any], code: dict[str, Any],
-                    settings: Settings) -> str:
+                    settings: Settings, command: str = "") -> str:
     """The spec's table (one row per store and size) with the machine and the method underneath."""
     lines = [
         "| store | memories | write, linking off | write, linking on | recall, links=0 | recall, links=3 | "
@@ -638,6 +644,7 @@ def markdown_report(results: Sequence[dict[str, Any]], machine: dict[str, Any], 
                                                         "pgvector", "qdrant-client") if machine.get(k))
     lines += [
         "",
+        *([f"Command: `{command}`", ""] if command else []),
         f"Medians of {settings.writes} writes per mode and {settings.recalls} questions per links setting; "
         "p95 in brackets. Store calls are per operation, counted between the layer and the store.",
         "",
@@ -762,14 +769,14 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         machine = machine_description(services, arguments.stores)  # after the run: server versions are known
         machine["load_average_at_end"], machine["load_average"] = machine["load_average"], load_at_start
     report = {
-        "benchmark": "memory_graph_bench", "machine": machine, "code": code,
+        "benchmark": "memory_graph_bench", "command": command_line(argv), "machine": machine, "code": code,
         "settings": {"stores": arguments.stores, "sizes": sorted(arguments.sizes), "writes": settings.writes,
                      "recalls": settings.recalls, "seed": settings.seed, "phase_budget_s": settings.phase_budget,
                      "connect_budget_s": settings.connect_budget, "quick": arguments.quick},
         "duration_s": round(time.time() - started, 1),
         "results": results,
     }
-    table = markdown_report(results, machine, code, settings)
+    table = markdown_report(results, machine, code, settings, report["command"])
     print(table)
     if arguments.markdown:
         arguments.markdown.parent.mkdir(parents=True, exist_ok=True)
