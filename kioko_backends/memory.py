@@ -93,18 +93,16 @@ class MemoryStore:
         scope = check_scope(scope)
         if check_limit("batch", batch) == 0:
             raise ValueError("batch must be at least 1")
-        after = ""
-        while True:
+        with self._lock:
+            # the ids present when the scan starts, in order; each page re-reads what still exists, so a
+            # record deleted meanwhile is skipped and one written meanwhile may or may not appear
+            order = sorted(self._by_scope.get(scope, ()))
+        for start in range(0, len(order), batch):
             with self._lock:
-                page = sorted(i for i in self._by_scope.get(scope, ()) if i > after)
-                records = [self._records[i] for i in page]
-            chosen = [r for r in records if filter is None or filter.matches(r)]
-            # keyset pagination over ids: records written meanwhile never shift what is left to read
-            for record in chosen[:batch]:
-                yield _copy(record)
-            if len(chosen) <= batch:
-                return
-            after = chosen[batch - 1].id
+                records = [self._records.get(i) for i in order[start:start + batch]]
+            for record in records:
+                if record is not None and record.scope == scope and (filter is None or filter.matches(record)):
+                    yield _copy(record)
 
     # -- writes
 
