@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 
 from kioko_core.store import (
-    DEFAULT_DIM, Capabilities, ConflictError, Delete, Filter, Neighbor, Op, Postings, Record, Scope,
-    check_limit, check_query_vector, check_scope, stamped, validate_ops,
+    DEFAULT_DIM, Capabilities, Delete, Filter, Neighbor, Op, Postings, Record, Scope,
+    check_limit, check_query_vector, check_scope, plan_batch, validate_ops,
 )
 from kioko_core.url import StoreURL
 
@@ -120,32 +120,9 @@ class MemoryStore:
 
     def _plan(self, ops: Sequence[Op]) -> list[tuple[Op, Record | None, bool]]:
         """Check every op against the state the batch would see, before anything changes."""
-        versions: dict[str, tuple[Scope, int] | None] = {}
-        planned: list[tuple[Op, Record | None, bool]] = []
-        for op in ops:
-            key = op.id if isinstance(op, Delete) else op.record.id
-            if key not in versions:
-                current = self._records.get(key)
-                versions[key] = (current.scope, current.version) if current else None
-            state = versions[key]
-            scope = op.scope if isinstance(op, Delete) else op.record.scope
-            if state is not None and state[0] != scope:
-                if isinstance(op, Delete):
-                    state = None  # another scope's record looks missing, and stays untouched
-                else:
-                    raise ConflictError(f"record id {key!r} already belongs to another scope")
-            version = state[1] if state else 0
-            if op.expected_version is not None and op.expected_version != version:
-                raise ConflictError(f"record {key!r} is at version {version}, expected {op.expected_version}")
-            if isinstance(op, Delete):
-                planned.append((op, None, state is not None))
-                if state is not None:
-                    versions[key] = None
-            else:
-                stored = stamped(op.record, version)
-                versions[key] = (scope, stored.version)
-                planned.append((op, stored, True))
-        return planned
+        touched = {op.id if isinstance(op, Delete) else op.record.id for op in ops}
+        current = {i: (self._records[i].scope, self._records[i].version) for i in touched if i in self._records}
+        return plan_batch(ops, current)
 
     def _insert(self, record: Record) -> None:
         record = _copy(record)

@@ -45,7 +45,7 @@ from psycopg.types.json import Json
 from kioko_core.store import (
     DEFAULT_DIM, Capabilities, ConflictError, ConnectionLostError, Delete, Filter, InvalidRecordError,
     Neighbor, Op, Postings, Record, Scope, StoreError, Upsert, check_limit, check_query_vector,
-    check_scope, stamped, validate_ops,
+    check_scope, plan_batch, stamped, validate_ops,
 )
 from kioko_core.url import StoreURL
 
@@ -581,33 +581,8 @@ class _Existing:
 
 
 def _plan(ops: Sequence[Op], existing: dict[str, _Existing]) -> list[tuple[Op, Record | None, bool]]:
-    """Check every op against the state the batch would see, exactly as ``MemoryStore._plan`` does."""
-    versions: dict[str, tuple[Scope, int] | None] = {}
-    planned: list[tuple[Op, Record | None, bool]] = []
-    for op in ops:
-        key = op.id if isinstance(op, Delete) else op.record.id
-        if key not in versions:
-            current = existing.get(key)
-            versions[key] = (current.scope, current.version) if current else None
-        state = versions[key]
-        scope = op.scope if isinstance(op, Delete) else op.record.scope
-        if state is not None and state[0] != scope:
-            if isinstance(op, Delete):
-                state = None  # another scope's record looks missing, and stays untouched
-            else:
-                raise ConflictError(f"record id {key!r} already belongs to another scope")
-        version = state[1] if state else 0
-        if op.expected_version is not None and op.expected_version != version:
-            raise ConflictError(f"record {key!r} is at version {version}, expected {op.expected_version}")
-        if isinstance(op, Delete):
-            planned.append((op, None, state is not None))
-            if state is not None:
-                versions[key] = None
-        else:
-            stored = stamped(op.record, version)
-            versions[key] = (scope, stored.version)
-            planned.append((op, stored, True))
-    return planned
+    """Check every op against the state the batch would see: the protocol's shared rules."""
+    return plan_batch(ops, {key: (row.scope, row.version) for key, row in existing.items()})
 
 
 def _only_inserts(ops: Sequence[Op]) -> bool:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import time
 import uuid
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 from . import links as L
 from .embedding import Embedder, OfflineEmbedder
 from .entities import EntityGraph
 from .index import IndexCache
-from .linker import LinkerConfig, LinkScore, MemoryLinker, index_terms, structural_targets
+from .linker import LinkerConfig, MemoryLinker, index_terms, structural_targets
 from .recall import Context, recall
 from .graph import Graph
 from .kinds import install as install_kinds

@@ -6,7 +6,7 @@ import heapq
 import logging
 import time
 from dataclasses import dataclass, field, fields
-from typing import Any, Iterable
+from typing import Any
 
 from . import links as L
 from .embedding import Embedder, OfflineEmbedder

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple, Protocol, runtime_checkable
 
@@ -330,6 +330,40 @@ def check_limit(name: str, value: int) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise InvalidRecordError(f"{name} must be a non-negative integer, got {value!r}")
     return value
+
+
+def plan_batch(ops: Sequence[Op], current: Mapping[str, tuple[Scope, int]]) -> list[tuple[Op, Record | None, bool]]:
+    """Check a batch against the stored state, in order, the way every driver must; raise before any write.
+
+    ``current`` maps each touched id that exists to its (scope, version). Returns per op the op, the record
+    to store with its new version (None for a delete) and whether the id exists for that op. Later ops see
+    earlier ones; another scope's id is a conflict for an upsert and looks missing to a delete.
+    """
+    versions: dict[str, tuple[Scope, int] | None] = {}
+    planned: list[tuple[Op, Record | None, bool]] = []
+    for op in ops:
+        key = op.id if isinstance(op, Delete) else op.record.id
+        if key not in versions:
+            versions[key] = current.get(key)
+        state = versions[key]
+        scope = op.scope if isinstance(op, Delete) else op.record.scope
+        if state is not None and state[0] != scope:
+            if isinstance(op, Delete):
+                state = None  # another scope's record looks missing, and stays untouched
+            else:
+                raise ConflictError(f"record id {key!r} already belongs to another scope")
+        version = state[1] if state else 0
+        if op.expected_version is not None and op.expected_version != version:
+            raise ConflictError(f"record {key!r} is at version {version}, expected {op.expected_version}")
+        if isinstance(op, Delete):
+            planned.append((op, None, state is not None))
+            if state is not None:
+                versions[key] = None
+        else:
+            stored = stamped(op.record, version)
+            versions[key] = (scope, stored.version)
+            planned.append((op, stored, True))
+    return planned
 
 
 def stamped(record: Record, previous_version: int) -> Record:
