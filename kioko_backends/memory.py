@@ -66,14 +66,21 @@ class MemoryStore:
         if k == 0:
             return []
         with self._lock:
-            ids, matrix = self._matrix(scope).live()
-            if filter is not None and len(ids):
-                keep = np.fromiter((filter.matches(self._records[i]) for i in ids), dtype=bool, count=len(ids))
-                ids, matrix = [i for i, kept in zip(ids, keep) if kept], matrix[keep]
-            if not len(ids):
+            vectors = self._matrix(scope)
+            count = len(vectors.ids)
+            ids = vectors.ids[:count]
+            if filter is not None:
+                keep = [j for j, i in enumerate(ids) if i is not None and filter.matches(self._records[i])]
+                ids, matrix = [ids[j] for j in keep], vectors.matrix[keep]
+            else:
+                matrix = vectors.matrix[:count]
+            if not (ids if filter is not None else vectors.row):
                 return []
             # einsum, not BLAS: on these machines BLAS's threaded matvec is slower and its timing erratic
             scores = np.einsum("ij,j->i", matrix, query / np.linalg.norm(query))
+        live = [j for j, i in enumerate(ids) if i is not None] if vectors.dead and filter is None else None
+        if live is not None:
+            scores, ids = scores[live], [ids[j] for j in live]
         # take a few more than k so ties at the cut are broken by id, as every driver must
         top = min(len(ids), k + 8)
         chosen = np.argpartition(-scores, top - 1)[:top] if top < len(ids) else np.arange(len(ids))
@@ -112,7 +119,7 @@ class MemoryStore:
             planned = self._plan(ops)
             for op, stored, exists in planned:
                 if stored is not None:
-                    self._remove(stored.id)
+                    self._remove(stored.id, replacing=True)
                     self._insert(stored)
                 elif exists:
                     self._remove(op.id)
@@ -137,13 +144,13 @@ class MemoryStore:
         if record.terms:
             self._with_terms[record.scope].add(record.id)
 
-    def _remove(self, record_id: str) -> None:
+    def _remove(self, record_id: str, replacing: bool = False) -> None:
         record = self._records.pop(record_id, None)
         if record is None:
             return
         vectors = self._vectors.get(record.scope)
-        if vectors is not None:
-            vectors.drop(record_id)
+        if vectors is not None and not replacing:
+            vectors.drop(record_id)  # an upsert keeps the row: the insert that follows overwrites it in place
         self._by_scope[record.scope].discard(record_id)
         key = (-record.created_at, record.id)
         for term in record.terms:
@@ -200,14 +207,6 @@ class _Vectors:
         self.ids = [self.ids[j] for j in keep]
         self.row = {memory_id: j for j, memory_id in enumerate(self.ids)}  # type: ignore[misc]
         self.dead = 0
-
-    def live(self) -> tuple[list[str], np.ndarray]:
-        """(ids, rows) of the vectors present; dropped rows left out."""
-        count = len(self.ids)
-        if self.dead == 0:
-            return self.ids[:count], self.matrix[:count]  # type: ignore[return-value]
-        keep = [j for j in range(count) if self.ids[j] is not None]
-        return [self.ids[j] for j in keep], self.matrix[keep]  # type: ignore[misc]
 
 
 def _plain_copy(value: Any) -> Any:
