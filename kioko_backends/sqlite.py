@@ -1055,10 +1055,9 @@ def _nearest(ids: list[str], scores: np.ndarray, k: int) -> list[Neighbor]:
 
 
 def _cosines(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
-    """Cosine of every row with ``query``, computed exactly as MemoryStore computes it."""
-    # einsum, not BLAS: on these machines BLAS's threaded matvec is slower and its timing erratic
-    norms = np.sqrt(np.einsum("ij,ij->i", matrix, matrix))
-    return np.einsum("ij,j->i", matrix, query) / (norms * np.linalg.norm(query))
+    """Cosine of every (unit-length) row with ``query``, computed as MemoryStore computes it."""
+    # rows are unit length already; einsum, not BLAS: here BLAS's threaded matvec is slower and erratic
+    return np.einsum("ij,j->i", matrix, query / np.linalg.norm(query))
 
 
 class _ScopeVectors:
@@ -1070,8 +1069,10 @@ class _ScopeVectors:
         self.slots = {record_id: slot for slot, record_id in enumerate(self.ids)}
         self.matrix = np.empty((max(16, len(rows)), dim), dtype=np.float32)
         if rows:
-            self.matrix[:len(rows)] = np.frombuffer(b"".join(row[1] for row in rows), dtype=_VECTOR_DTYPE
-                                                    ).reshape(len(rows), dim)
+            loaded = self.matrix[:len(rows)]
+            loaded[:] = np.frombuffer(b"".join(row[1] for row in rows), dtype=_VECTOR_DTYPE).reshape(len(rows), dim)
+            # rows are kept at unit length, so a query costs one pass over the matrix, not two
+            loaded /= np.linalg.norm(loaded, axis=1, keepdims=True)
 
     @property
     def nbytes(self) -> int:
@@ -1087,7 +1088,8 @@ class _ScopeVectors:
                 self.matrix = grown
             self.ids.append(record_id)
             self.slots[record_id] = slot
-        self.matrix[slot] = np.frombuffer(vector, dtype=_VECTOR_DTYPE)
+        row = np.frombuffer(vector, dtype=_VECTOR_DTYPE)
+        self.matrix[slot] = row / np.linalg.norm(row)
 
     def remove(self, record_id: str) -> None:
         slot = self.slots.pop(record_id, None)
