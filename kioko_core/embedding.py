@@ -60,3 +60,11 @@ class OfflineEmbedder:
 
     def __repr__(self) -> str:
         return f"OfflineEmbedder(dim={self.dim})"
+
+
+def embed_many(embedder: Embedder, texts: list[str]) -> list[np.ndarray]:
+    """Every text's vector, in one batch when the embedder can (``embed_many``), else one by one."""
+    batch = getattr(embedder, "embed_many", None)
+    if callable(batch):
+        return list(batch(texts))
+    return [embedder.embed(text) for text in texts]

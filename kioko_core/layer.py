@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import time
 import uuid
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator, Mapping
 
 from . import links as L
-from .embedding import Embedder, OfflineEmbedder
+from .embedding import Embedder, OfflineEmbedder, embed_many
 from .entities import EntityGraph
 from .index import IndexCache
 from .linker import LinkerConfig, MemoryLinker, index_terms, structural_targets
@@ -49,14 +49,9 @@ class MemoryLayer:
 
     def add(self, content: str, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
             memory_type: str = "factual", metadata: dict[str, Any] | None = None,
-            created_at: float | None = None, id: str | None = None) -> Record:
+            created_at: float | None = None, id: str | None = None, embedding: Any = None) -> Record:
         """Store a memory and (with ``auto_link``) link it; returns the stored record."""
-        if not isinstance(content, str) or not content.strip():
-            raise InvalidRecordError("content must be a non-empty string")
-        if memory_type not in MEMORY_TYPES:
-            raise InvalidRecordError(f"unknown memory_type {memory_type!r}; use one of {sorted(MEMORY_TYPES)}")
-        if metadata is not None and not isinstance(metadata, dict):
-            raise InvalidRecordError("metadata must be a dict")
+        self._check_new(content, memory_type, metadata)
         self.secrets.enforce(content, metadata)  # secrets never become memories
         scope = check_scope((user_id, agent_id))
         now = time.time()
@@ -64,9 +59,44 @@ class MemoryLayer:
             id=id or uuid.uuid4().hex, user_id=scope.user_id, agent_id=scope.agent_id, kind=memory_type,
             content=content, metadata=dict(metadata or {}), session_id=session_id,
             created_at=float(created_at) if created_at is not None else now, updated_at=now,
-            embedding=self.embedder.embed(content),
+            embedding=self.embedder.embed(content) if embedding is None else embedding,
         )
         return self._write(record, previous=None)
+
+    @staticmethod
+    def _check_new(content: Any, memory_type: Any, metadata: Any, where: str = "") -> None:
+        if not isinstance(content, str) or not content.strip():
+            raise InvalidRecordError(f"{where}content must be a non-empty string")
+        if memory_type not in MEMORY_TYPES:
+            raise InvalidRecordError(f"{where}unknown memory_type {memory_type!r}; use one of {sorted(MEMORY_TYPES)}")
+        if metadata is not None and not isinstance(metadata, dict):
+            raise InvalidRecordError(f"{where}metadata must be a dict")
+
+    def add_many(self, items: Iterable[str | Mapping[str, Any]], *, user_id: str, agent_id: str | None = None,
+                 session_id: str | None = None, memory_type: str = "factual") -> list[Record]:
+        """Store many memories in order, as ``add`` would one by one; for imports.
+
+        Each item is a content string or a dict of ``add``'s arguments (``content``, ``memory_type``,
+        ``session_id``, ``metadata``, ``created_at``, ``id``); ``session_id`` and ``memory_type`` given
+        here are the defaults. Every item is checked before anything is written, and the embeddings are
+        computed in one batch, so a bad item stores nothing. Linking runs in order: each memory can link
+        to the ones before it.
+        """
+        prepared: list[dict[str, Any]] = []
+        for position, item in enumerate(items):
+            fields = {"content": item} if isinstance(item, str) else dict(item) if isinstance(item, Mapping) else None
+            if fields is None:
+                raise InvalidRecordError(f"item {position}: expected a string or a dict, got {type(item).__name__}")
+            unknown = set(fields) - {"content", "memory_type", "session_id", "metadata", "created_at", "id"}
+            if unknown:
+                raise InvalidRecordError(f"item {position}: unknown fields {sorted(unknown)}")
+            fields.setdefault("session_id", session_id)
+            fields.setdefault("memory_type", memory_type)
+            self._check_new(fields.get("content"), fields["memory_type"], fields.get("metadata"), where=f"item {position}: ")
+            prepared.append(fields)
+        vectors = embed_many(self.embedder, [f["content"] for f in prepared])
+        return [self.add(user_id=user_id, agent_id=agent_id, embedding=vector, **fields)
+                for fields, vector in zip(prepared, vectors)]
 
     def _write(self, record: Record, previous: Record | None) -> Record:
         if record.kind not in L.LINKABLE_KINDS:

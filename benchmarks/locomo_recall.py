@@ -1,0 +1,373 @@
+"""Evidence recall on LoCoMo: does Kioko find the turns a question is about, next to plain BM25?
+
+    python benchmarks/locomo_recall.py [--data ../shared/data/locomo] [--store sqlite|memory]
+        [--systems kioko,kioko-links,kioko-nolink,bm25] [--embedder offline|semantic]
+        [--quick] [--json PATH] [--markdown PATH] [--plot PATH]
+
+LoCoMo (Maharana et al., ACL 2024) holds long multi-session conversations whose questions name the
+turns that answer them (their "evidence"). Each conversation becomes one user's memory, one memory per
+turn ("Speaker: text", plus the caption of a shared photo), with the session as ``session_id`` and the
+session's date as ``created_at``. Every question of categories 1-4 (multi-hop, temporal, open-domain,
+single-hop) is asked, and evidence recall@k is the share of its evidence turns among the first k
+memories returned, averaged per category and overall.
+
+Systems, all in one run on the same data:
+
+- ``kioko``: linking on, ``recall(links=0, limit=10)``: retrieval alone;
+- ``kioko-links``: linking on, ``recall(links=3, limit=10)``: the same budget of 10 memories, up to 3
+  of them brought by links;
+- ``kioko-nolink``: linking off (``kioko.connect``), ``links=0``;
+- ``bm25``: bm25s over the same "Speaker: text" documents (Snowball stemming, English stopwords).
+
+Figures are deterministic (no random ids take part in ranking) except the times: ingest ms per memory
+(``add_many``) and recall p50/p95 per question. ``--quick`` (one conversation, 50 questions) is the CI
+smoke run. Use the development split only for tuning: it is the only one in this repository.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run as a script from a checkout: the packages live next to benchmarks/
+    sys.path.insert(0, str(ROOT))
+
+import kioko  # noqa: E402
+from kioko_core import links as L  # noqa: E402
+
+DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo"
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+KS = (5, 10)
+BUDGET = 10
+_EVIDENCE_ID = re.compile(r"D:?(\d+):(\d+)")
+
+
+# --------------------------------------------------------------------------- the data
+
+
+@dataclass
+class Turn:
+    dia_id: str
+    speaker: str
+    text: str
+    session: str
+    created_at: float
+
+    @property
+    def document(self) -> str:
+        return f"{self.speaker}: {self.text}"
+
+
+@dataclass
+class Question:
+    text: str
+    category: int
+    evidence: frozenset[str]
+
+
+@dataclass
+class Conversation:
+    name: str
+    turns: list[Turn]
+    questions: list[Question]
+    evidence_fixed: int = 0
+    evidence_dropped: int = 0
+
+
+def _session_time(text: str) -> datetime:
+    """LoCoMo's session stamps look like "1:56 pm on 8 May, 2023"."""
+    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=timezone.utc)
+
+
+def load_conversation(path: Path) -> Conversation:
+    raw = json.loads(path.read_text())
+    turns: list[Turn] = []
+    number = 1
+    while f"session_{number}" in raw:
+        start = _session_time(raw[f"session_{number}_date_time"])
+        for position, turn in enumerate(raw[f"session_{number}"]):
+            text = turn["text"]
+            if turn.get("blip_caption"):
+                text += f" [shares a photo: {turn['blip_caption']}]"
+            # turns a minute apart keep the session's order in created_at
+            stamp = (start + timedelta(minutes=position)).timestamp()
+            turns.append(Turn(turn["dia_id"], turn["speaker"], text, f"session_{number}", stamp))
+        number += 1
+    known = {t.dia_id for t in turns}
+    conversation = Conversation(path.stem, turns, [])
+    for qa in raw["qa"]:
+        if qa.get("category") not in CATEGORIES:
+            continue
+        evidence: set[str] = set()
+        for given in qa.get("evidence", []):
+            found = [f"D{s}:{t}" for s, t in _EVIDENCE_ID.findall(given)]
+            if found != [given]:
+                conversation.evidence_fixed += 1
+            for dia_id in found:
+                if dia_id in known:
+                    evidence.add(dia_id)
+                else:
+                    conversation.evidence_dropped += 1
+        if evidence:
+            conversation.questions.append(Question(qa["question"], qa["category"], frozenset(evidence)))
+        else:
+            conversation.evidence_dropped += 1
+    return conversation
+
+
+# --------------------------------------------------------------------------- the systems
+
+
+Retriever = Callable[[str], list[str]]
+
+
+@dataclass
+class Ingested:
+    retrieve: Retriever
+    ingest_seconds: float
+    close: Callable[[], None] = lambda: None
+    links_per_memory: float | None = None
+
+
+def _store_url(store: str, folder: str, name: str) -> str:
+    if store == "memory":
+        return "memory://"
+    return f"sqlite:///{os.path.join(folder, name + '.db')}"
+
+
+def kioko_system(*, auto_link: bool, links: int, store: str, embedder: Any = None) -> Callable[[Conversation, str], Ingested]:
+    def ingest(conversation: Conversation, folder: str) -> Ingested:
+        options: dict[str, Any] = {"embedder": embedder} if embedder is not None else {}
+        url = _store_url(store, folder, f"{conversation.name}-{'linked' if auto_link else 'plain'}")
+        layer = kioko.connect(url, auto_link=auto_link, **options)
+        user = f"locomo-{conversation.name}"
+        started = time.perf_counter()
+        records = layer.add_many(
+            [{"content": t.document, "session_id": t.session, "created_at": t.created_at} for t in conversation.turns],
+            user_id=user)
+        seconds = time.perf_counter() - started
+        dia_of = {r.id: t.dia_id for r, t in zip(records, conversation.turns)}
+        links_total = sum(len(L.link_entries(r)) for r in layer.memories(user_id=user)) if auto_link else None
+
+        def retrieve(question: str) -> list[str]:
+            context = layer.recall(question, user_id=user, links=links, limit=BUDGET)
+            return [dia_of[m.record.id] for m in context.memories if m.record.id in dia_of]
+
+        per_memory = links_total / len(records) if links_total is not None and records else None
+        return Ingested(retrieve, seconds, layer.close, per_memory)
+
+    return ingest
+
+
+def bm25_system(conversation: Conversation, folder: str) -> Ingested:
+    import bm25s
+    import Stemmer
+
+    stemmer = Stemmer.Stemmer("english")
+    started = time.perf_counter()
+    corpus = [t.document for t in conversation.turns]
+    retriever = bm25s.BM25()
+    retriever.index(bm25s.tokenize(corpus, stopwords="en", stemmer=stemmer, show_progress=False), show_progress=False)
+    seconds = time.perf_counter() - started
+
+    def retrieve(question: str) -> list[str]:
+        tokens = bm25s.tokenize([question], stopwords="en", stemmer=stemmer, show_progress=False)
+        found, _ = retriever.retrieve(tokens, k=min(BUDGET, len(corpus)), show_progress=False)
+        return [conversation.turns[int(i)].dia_id for i in found[0]]
+
+    return Ingested(retrieve, seconds)
+
+
+# --------------------------------------------------------------------------- measuring
+
+
+@dataclass
+class Row:
+    system: str
+    hits: dict[int, dict[str, list[float]]] = field(default_factory=dict)  # k -> category -> per-question recall
+    recall_ms: list[float] = field(default_factory=list)
+    ingest_ms_per_memory: list[float] = field(default_factory=list)
+    links_per_memory: list[float] = field(default_factory=list)
+
+    def add(self, question: Question, returned: Sequence[str]) -> None:
+        for k in KS:
+            found = len(question.evidence & set(returned[:k])) / len(question.evidence)
+            self.hits.setdefault(k, {}).setdefault(CATEGORIES[question.category], []).append(found)
+
+    def recall_at(self, k: int, category: str | None = None) -> float:
+        groups = self.hits.get(k, {})
+        values = groups.get(category, []) if category else [v for vs in groups.values() for v in vs]
+        return sum(values) / len(values) if values else 0.0
+
+    def summary(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"system": self.system}
+        for k in KS:
+            out[f"R@{k}"] = round(self.recall_at(k), 4)
+            for category in CATEGORIES.values():
+                out[f"R@{k} {category}"] = round(self.recall_at(k, category), 4)
+        if self.recall_ms:
+            ordered = sorted(self.recall_ms)
+            out["recall p50 ms"] = round(statistics.median(ordered), 3)
+            out["recall p95 ms"] = round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 3)
+        if self.ingest_ms_per_memory:
+            out["ingest ms/memory"] = round(statistics.mean(self.ingest_ms_per_memory), 3)
+        if self.links_per_memory:
+            out["links/memory"] = round(statistics.mean(self.links_per_memory), 2)
+        return out
+
+
+def systems_by_name(names: Sequence[str], store: str, embedder: Any) -> dict[str, Callable[[Conversation, str], Ingested]]:
+    table: dict[str, Callable[[Conversation, str], Ingested]] = {
+        "kioko": kioko_system(auto_link=True, links=0, store=store, embedder=embedder),
+        "kioko-links": kioko_system(auto_link=True, links=3, store=store, embedder=embedder),
+        "kioko-nolink": kioko_system(auto_link=False, links=0, store=store, embedder=embedder),
+        "bm25": bm25_system,
+    }
+    unknown = [n for n in names if n not in table]
+    if unknown:
+        raise SystemExit(f"unknown systems {unknown}; choose from {sorted(table)}")
+    return {n: table[n] for n in names}
+
+
+def run(conversations: list[Conversation], systems: dict[str, Callable[[Conversation, str], Ingested]],
+        label: str = "") -> list[Row]:
+    from tqdm import tqdm
+
+    rows = {name: Row(name + label) for name in systems}
+    total = sum(len(c.questions) for c in conversations) * len(systems)
+    with tempfile.TemporaryDirectory(prefix="kioko-locomo-") as folder, \
+            tqdm(total=total, desc="questions", unit="q", disable=not sys.stderr.isatty()) as bar:
+        for conversation in conversations:
+            for name, build in systems.items():
+                ingested = build(conversation, folder)
+                row = rows[name]
+                row.ingest_ms_per_memory.append(1000 * ingested.ingest_seconds / max(1, len(conversation.turns)))
+                if ingested.links_per_memory is not None:
+                    row.links_per_memory.append(ingested.links_per_memory)
+                for question in conversation.questions:
+                    started = time.perf_counter()
+                    returned = ingested.retrieve(question.text)
+                    row.recall_ms.append(1000 * (time.perf_counter() - started))
+                    row.add(question, returned)
+                    bar.update(1)
+                ingested.close()
+    return list(rows.values())
+
+
+def markdown(results: list[dict[str, Any]], header: dict[str, Any]) -> str:
+    lines = [f"# LoCoMo evidence recall ({header['questions']} questions, {header['turns']} turns)", "",
+             f"Command: `{header['command']}`  ", f"Commit: {header['commit']}, {header['machine']}, "
+             f"store {header['store']}, embedder {header['embedder']}  ",
+             f"Evidence ids fixed: {header['evidence_fixed']}, dropped: {header['evidence_dropped']}", "",
+             "| system | R@5 | R@10 | " + " | ".join(f"R@10 {c}" for c in CATEGORIES.values())
+             + " | ingest ms/memory | recall p50 ms | recall p95 ms |",
+             "|---|---:|---:|" + "---:|" * len(CATEGORIES) + "---:|---:|---:|"]
+    for r in results:
+        lines.append(f"| {r['system']} | {r['R@5']:.3f} | {r['R@10']:.3f} | "
+                     + " | ".join(f"{r[f'R@10 {c}']:.3f}" for c in CATEGORIES.values())
+                     + f" | {r.get('ingest ms/memory', '')} | {r.get('recall p50 ms', '')} | {r.get('recall p95 ms', '')} |")
+    return "\n".join(lines) + "\n"
+
+
+def plot(results: list[dict[str, Any]], path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    groups = ["overall", *CATEGORIES.values()]
+    width = 0.8 / max(1, len(results))
+    figure, axes = plt.subplots(figsize=(10, 4.5))
+    for position, result in enumerate(results):
+        values = [result["R@10"]] + [result[f"R@10 {c}"] for c in CATEGORIES.values()]
+        xs = [g + position * width for g in range(len(groups))]
+        axes.bar(xs, values, width, label=result["system"])
+    axes.set_xticks([g + 0.4 - width / 2 for g in range(len(groups))], groups)
+    axes.set_ylabel("evidence recall@10")
+    axes.set_ylim(0, 1)
+    axes.set_title("LoCoMo (development split): evidence recall@10 per category")
+    axes.legend(fontsize=8, loc="upper left")
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+
+
+def _commit() -> str:
+    import subprocess
+
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def make_embedder(name: str) -> Any:
+    if name == "offline":
+        return None
+    from kioko_core.embedding import load_embedder
+
+    return load_embedder(name)
+
+
+def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", default=str(DEFAULT_DATA), help="folder of LoCoMo conversation files")
+    parser.add_argument("--store", choices=("sqlite", "memory"), default="sqlite")
+    parser.add_argument("--systems", default="kioko,kioko-links,kioko-nolink,bm25")
+    parser.add_argument("--embedder", default="offline", help="offline (default) or semantic")
+    parser.add_argument("--quick", action="store_true", help="one conversation, its first 50 questions")
+    parser.add_argument("--conversations", default="", help="comma-separated file stems, e.g. 26,30")
+    parser.add_argument("--json", dest="json_path")
+    parser.add_argument("--markdown", dest="markdown_path")
+    parser.add_argument("--plot", dest="plot_path")
+    args = parser.parse_args(argv)
+
+    files = sorted(Path(args.data).glob("*.json"))
+    if args.conversations:
+        wanted = set(args.conversations.split(","))
+        files = [f for f in files if f.stem in wanted]
+    if args.quick:
+        files = files[:1]
+    if not files:
+        raise SystemExit(f"no LoCoMo conversations in {args.data}")
+    conversations = [load_conversation(f) for f in files]
+    if args.quick:
+        conversations[0].questions = conversations[0].questions[:50]
+    embedder = make_embedder(args.embedder)
+    systems = systems_by_name([s for s in args.systems.split(",") if s], args.store, embedder)
+    label = "" if args.embedder == "offline" else f" ({args.embedder})"
+    results = [row.summary() for row in run(conversations, systems, label)]
+    header = {
+        "command": "python benchmarks/locomo_recall.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "commit": _commit(), "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        "store": args.store, "embedder": args.embedder,
+        "questions": sum(len(c.questions) for c in conversations), "turns": sum(len(c.turns) for c in conversations),
+        "evidence_fixed": sum(c.evidence_fixed for c in conversations),
+        "evidence_dropped": sum(c.evidence_dropped for c in conversations),
+    }
+    text = markdown(results, header)
+    print(text)
+    if args.json_path:
+        Path(args.json_path).write_text(json.dumps({"header": header, "results": results}, indent=2) + "\n")
+    if args.markdown_path:
+        Path(args.markdown_path).write_text(text)
+    if args.plot_path:
+        plot(results, args.plot_path)
+    return results
+
+
+if __name__ == "__main__":
+    main()
