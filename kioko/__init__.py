@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from kioko_core.layer import MemoryLayer
+from kioko_core.limits import Limits, TooLargeError
 from kioko_core.registry import known_schemes, open_store, register_store
 from kioko_core.store import (
     Capabilities, ConflictError, ConnectionLostError, Delete, Filter, InvalidRecordError, KiokoError,
@@ -18,6 +19,7 @@ __all__ = [
     "connect", "intelligent", "default_url", "register_store", "known_schemes", "open_store", "MemoryLayer", "Store",
     "StoreURL", "Record", "Scope", "Filter", "Upsert", "Delete", "Capabilities", "KiokoError", "StoreError",
     "ConflictError", "InvalidRecordError", "ConnectionLostError", "UnknownStoreError", "MissingExtraError",
+    "Limits", "TooLargeError",
 ]
 __version__ = "0.1.0"
 
@@ -57,6 +59,6 @@ def connect(target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = No
             raise UnknownStoreError("a config dict needs a 'url' key, e.g. {'url': 'sqlite:///kioko.db'}")
         target = config.pop("url")
         options = {**config, **options}
-    layer_options = {k: options.pop(k) for k in list(options) if k in {"auto_link", "linker", "embedder"}}
+    layer_options = {k: options.pop(k) for k in list(options) if k in {"auto_link", "linker", "embedder", "limits"}}
     store = open_store(target if target is not None else default_url(), **options)
     return MemoryLayer(store, **layer_options)

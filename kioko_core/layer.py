@@ -10,6 +10,7 @@ from . import links as L
 from .embedding import Embedder, OfflineEmbedder, embed_many
 from .entities import EntityGraph
 from .index import IndexCache
+from .limits import Limits
 from .linker import LinkerConfig, MemoryLinker, index_terms, structural_targets
 from .recall import Context, recall
 from .graph import Graph
@@ -29,12 +30,15 @@ class MemoryLayer:
     """A memory layer over one store. Use :func:`kioko.connect` to build one from a URL.
 
     ``auto_link`` links every new memory at write time (spec section 3); ``linker`` overrides the
-    linker's constants (``{"threshold": 0.35, "max_new": 5, "max_degree": 12, ...}``).
+    linker's constants (``{"threshold": 0.35, "max_new": 5, "max_degree": 12, ...}``); ``limits`` the
+    largest content and query accepted (``{"content_bytes": 262144, "query_bytes": 32768}``, see
+    :mod:`kioko_core.limits`); a larger one raises :class:`~kioko_core.limits.TooLargeError`.
     """
 
     def __init__(self, store: Store, *, auto_link: bool = False, linker: dict[str, Any] | None = None,
-                 embedder: Embedder | None = None) -> None:
+                 embedder: Embedder | None = None, limits: Limits | dict[str, Any] | None = None) -> None:
         self.store = store
+        self.limits = Limits.build(limits)
         self.auto_link = auto_link
         self.embedder = embedder or OfflineEmbedder(getattr(store, "dim", 256))
         self.entities = EntityGraph(store)
@@ -52,6 +56,7 @@ class MemoryLayer:
             created_at: float | None = None, id: str | None = None, embedding: Any = None) -> Record:
         """Store a memory and (with ``auto_link``) link it; returns the stored record."""
         self._check_new(content, memory_type, metadata)
+        self.limits.check_content(content)
         self.secrets.enforce(content, metadata)  # secrets never become memories
         scope = check_scope((user_id, agent_id))
         now = time.time()
@@ -93,6 +98,7 @@ class MemoryLayer:
             fields.setdefault("session_id", session_id)
             fields.setdefault("memory_type", memory_type)
             self._check_new(fields.get("content"), fields["memory_type"], fields.get("metadata"), where=f"item {position}: ")
+            self.limits.check_content(fields["content"])
             prepared.append(fields)
         vectors = embed_many(self.embedder, [f["content"] for f in prepared])
         return [self.add(user_id=user_id, agent_id=agent_id, embedding=vector, **fields)
@@ -140,6 +146,7 @@ class MemoryLayer:
         if content is not None:
             if not content.strip():
                 raise InvalidRecordError("content must be a non-empty string")
+            self.limits.check_content(content)
             changes["content"] = content
             changes["embedding"] = self.embedder.embed(content)
         changed = current.model_copy(update=changes)
@@ -173,6 +180,7 @@ class MemoryLayer:
         """
         if not isinstance(query, str):
             raise InvalidRecordError("query must be a string")
+        self.limits.check_query(query)
         return recall(self, query, user_id=user_id, agent_id=agent_id, session_id=session_id, links=links,
                       limit=limit, include_shared=include_shared)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable
@@ -91,6 +92,10 @@ _FRAMING_PREFIX = re.compile(
 )
 _stemmer = snowballstemmer.stemmer("english")
 
+LOOKBEHIND_CHARS = 256
+"""How far before a capitalised word analysis looks to decide whether it starts a sentence or follows
+a framing prefix. A fixed window keeps each look constant-time, so analysis stays linear in the text."""
+
 
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
@@ -132,11 +137,52 @@ def _is_distinctive(word: str) -> bool:
     return any(c.isupper() for c in word[1:]) and any(c.islower() for c in word)
 
 
+class _Covered:
+    """Whether a position falls inside any of a set of spans: spans merged once, each question a bisection.
+
+    Checking every span for every word made analysis quadratic in the number of names in a text.
+    """
+
+    def __init__(self, spans: Iterable[tuple[int, int]]) -> None:
+        merged: list[list[int]] = []
+        for start, end in sorted(spans):
+            if end <= start:
+                continue
+            if merged and start <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+            else:
+                merged.append([start, end])
+        self._starts = [start for start, _ in merged]
+        self._ends = [end for _, end in merged]
+
+    def __contains__(self, position: int) -> bool:
+        index = bisect_right(self._starts, position) - 1
+        return index >= 0 and position < self._ends[index]
+
+
+def _ends_with(pattern: re.Pattern[str], text: str, position: int) -> bool:
+    """``pattern`` (anchored with ``$``) matches the text just before ``position``, within the look-behind window."""
+    return pattern.search(text, max(0, position - LOOKBEHIND_CHARS), position) is not None
+
+
+def _first_mention(lowered: str, key: str) -> int:
+    """Where ``key`` first occurs in ``lowered`` as a whole name (not inside a longer word), or -1."""
+    position = lowered.find(key)
+    while position >= 0:
+        before = lowered[position - 1] if position else " "
+        after_index = position + len(key)
+        after = lowered[after_index] if after_index < len(lowered) else " "
+        if not (before.isalnum() or before in "_-") and not (after.isalnum() or after in "_-"):
+            return position
+        position = lowered.find(key, position + 1)
+    return -1
+
+
 def _names(text: str, taken: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
     """Sequences of capitalised words, by the first-word and framing-word rules."""
     found: list[tuple[int, int, str]] = []
-    tokens = [m for m in _CAPITALISED.finditer(text)
-              if not any(s <= m.start() < e for s, e in taken)]
+    covered = _Covered(taken)
+    tokens = [m for m in _CAPITALISED.finditer(text) if m.start() not in covered]
     index = 0
     while index < len(tokens):
         run = [tokens[index]]
@@ -144,11 +190,11 @@ def _names(text: str, taken: list[tuple[int, int]]) -> list[tuple[int, int, str]
             index += 1
             run.append(tokens[index])
         index += 1
-        before = text[: run[0].start()]
-        if _SENTENCE_START.search(before) and not _is_distinctive(run[0].group()):
+        start = run[0].start()
+        if _ends_with(_SENTENCE_START, text, start) and not _is_distinctive(run[0].group()):
             # A lone capitalised first word ("Found it", "Clear a jam") is no name; after a framing
             # prefix ("Goal: Ship Kioko") the first word is an action verb, so it goes but the rest stays.
-            if len(run) == 1 or _FRAMING_PREFIX.search(before):
+            if len(run) == 1 or _ends_with(_FRAMING_PREFIX, text, start):
                 run = run[1:]
         while run and run[0].group().lower() in NAME_FRAMING:
             run = run[1:]
@@ -164,9 +210,11 @@ def analyze(text: str, known_entities: Iterable[str] = ()) -> Analysis:
     analysis = Analysis()
     spans: list[tuple[int, int]] = []
     places: set[str] = set()
+    seen: set[str] = set()
 
     def add_entity(key: str, start: int, end: int, place: bool = False) -> None:
-        if key and key not in analysis.entities:
+        if key and key not in seen:
+            seen.add(key)
             analysis.entities.append(key)
             analysis.surface.setdefault("e:" + key, text[start:end] if end > start else key)
         if place:
@@ -185,14 +233,16 @@ def analyze(text: str, known_entities: Iterable[str] = ()) -> Analysis:
         add_entity(entity_key(name), start, end)
     lowered = text.lower()
     for key in known_entities:
-        if key not in analysis.entities and re.search(r"(?<![\w-])" + re.escape(key) + r"(?![\w-])", lowered):
-            position = lowered.find(key)
-            add_entity(key, position, position + len(key))
+        if key and key not in seen:
+            position = _first_mention(lowered, key)
+            if position >= 0:
+                add_entity(key, position, position + len(key))
 
     place_words = {"t:" + stem(w) for key in places for w in key.split() if w.isalpha()}
     terms = ["e:" + key for key in analysis.entities]
+    in_identifier = _Covered(identifier_spans)
     for match in _WORD.finditer(text):
-        if any(s <= match.start() < e for s, e in identifier_spans):
+        if match.start() in in_identifier:
             continue  # "E-217" is one entity, not the words "e" and "217"
         word = match.group().lower()
         if word.endswith("'s"):
