@@ -79,12 +79,28 @@ class KnnContract(StoreContractBase):
         assert [n.id for n in store.knn(scope, np.ones(DIM), k=10)] == [with_vector.id]
 
     def test_identical_vectors_tie(self, store: Store, scope: Scope) -> None:
-        """Two records with one vector score the same; either may come first."""
+        """Two records with one vector score the same."""
         vector = vectors(1, seed=107)[0]
         twins = self.put(store, [make_record(scope, embedding=vector), make_record(scope, embedding=vector)])
         result = store.knn(scope, vector, k=2)
         assert {n.id for n in result} == {r.id for r in twins}
         assert result[0].score == pytest.approx(result[1].score, abs=1e-5)
+
+    def test_ties_are_broken_by_id(self, store: Store, scope: Scope) -> None:
+        """The tie rule of Store.knn: equal scores in id order, and the cut at k keeps the smallest ids."""
+        vector, other = vectors(2, seed=121)
+        # ids chosen so that their order differs from the order they are written in
+        tied = [make_record(scope, f"{scope.user_id}-{name}", embedding=vector)
+                for name in ("m", "c", "x", "a", "q", "f", "z", "b", "k", "d", "s", "h")]
+        best = make_record(scope, f"{scope.user_id}-zz-best", embedding=vector + 0.5 * other)
+        self.put(store, tied + [best])
+        query = vector + 0.5 * other
+        by_id = sorted(r.id for r in tied)
+        for k in (1, 3, 5, 12, 13):
+            result = store.knn(scope, query, k)
+            assert [n.id for n in result] == ([best.id] + by_id)[:k], f"k={k}"
+        flt = Filter(ids=frozenset(r.id for r in tied))
+        assert [n.id for n in store.knn(scope, vector, 4, flt)] == by_id[:4]
 
     def test_a_selective_filter_still_returns_k(self, store: Store, scope: Scope) -> None:
         """Six 'rare' records among 600 that sit nearer the query: a kinds filter still yields all six."""

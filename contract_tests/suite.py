@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .inputs import ArgumentContract, InputRuleContract, OptionContract
 from .isolation import IsolationContract
 from .knn import KnnContract
 from .lifecycle import CrashContract, LifecycleContract, MultiProcessContract, PersistenceContract
@@ -11,9 +12,9 @@ from .scan import ScanContract
 from .stateful import StateMachineContract
 
 CONTRACT_CLASSES = (
-    LifecycleContract, GetContract, UpdateManyContract, VersionContract, ValidationContract, AtomicityContract,
-    PostingsContract, KnnContract, ScanContract, IsolationContract, PersistenceContract, MultiProcessContract,
-    CrashContract, StateMachineContract,
+    LifecycleContract, OptionContract, GetContract, UpdateManyContract, VersionContract, ValidationContract,
+    InputRuleContract, ArgumentContract, AtomicityContract, PostingsContract, KnnContract, ScanContract,
+    IsolationContract, PersistenceContract, MultiProcessContract, CrashContract, StateMachineContract,
 )
 """Each part of the contract, in the order a failure report lists them."""
 

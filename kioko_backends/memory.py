@@ -10,14 +10,12 @@ from typing import Any
 
 import numpy as np
 
-from kioko_core.store import (
-    DEFAULT_DIM, Capabilities, Delete, Filter, Neighbor, Op, Postings, Record, Scope,
-    check_limit, check_query_vector, check_scope, plan_batch, validate_ops,
-)
+from kioko_core.driver import StoreBase
+from kioko_core.store import DEFAULT_DIM, Capabilities, Delete, Filter, Neighbor, Op, Postings, Record, Scope, plan_batch
 from kioko_core.url import StoreURL
 
 
-class MemoryStore:
+class MemoryStore(StoreBase):
     """Everything in dictionaries; gone when the process ends. ``memory://`` opens a new, empty one."""
 
     capabilities = Capabilities(transactions=True, native_knn=False, persistent=False, multi_process=False,
@@ -34,37 +32,31 @@ class MemoryStore:
         self._lock = threading.RLock()
 
     @classmethod
-    def from_url(cls, url: StoreURL, dim: int | None = None, **_: Any) -> MemoryStore:
-        return cls(dim=int(dim or url.query.get("dim", DEFAULT_DIM)))
+    def open_url(cls, url: StoreURL, options: dict[str, Any]) -> MemoryStore:
+        return cls(dim=options["dim"])
 
     def __repr__(self) -> str:
         return f"MemoryStore(dim={self.dim}, records={len(self._records)})"
 
     # -- reads
 
-    def get(self, scope: Scope, ids: Sequence[str]) -> list[Record | None]:
-        scope = check_scope(scope)
+    def do_get(self, scope: Scope, ids: list[str]) -> dict[str, Record]:
         with self._lock:
             found = [self._records.get(i) for i in ids]
-        return [_copy(r) if r is not None and r.scope == scope else None for r in found]
+        return {r.id: _copy(r) for r in found if r is not None and r.scope == scope}
 
-    def postings(self, scope: Scope, terms: Sequence[str], limit: int) -> Postings:
-        scope, limit = check_scope(scope), check_limit("limit", limit)
+    def do_postings(self, scope: Scope, terms: list[str], limit: int) -> Postings:
         with self._lock:
             index = self._postings.get(scope, {})
             df: dict[str, int] = {}
             ids: dict[str, list[str]] = {}
-            for term in dict.fromkeys(terms):
+            for term in terms:
                 holders = index.get(term, [])
                 df[term] = len(holders)
                 ids[term] = [memory_id for _, memory_id in holders[:limit]]
             return Postings(n=len(self._with_terms.get(scope, ())), df=df, ids=ids)
 
-    def knn(self, scope: Scope, vector: Any, k: int, filter: Filter | None = None) -> list[Neighbor]:
-        scope, k = check_scope(scope), check_limit("k", k)
-        query = check_query_vector(vector, self.dim)
-        if k == 0:
-            return []
+    def do_knn(self, scope: Scope, query: np.ndarray, k: int, filter: Filter | None) -> list[Neighbor]:
         with self._lock:
             vectors = self._matrix(scope)
             count = len(vectors.ids)
@@ -96,10 +88,7 @@ class MemoryStore:
                 vectors.put(memory_id, self._records[memory_id].embedding)
         return vectors
 
-    def scan(self, scope: Scope, filter: Filter | None = None, batch: int = 500) -> Iterator[Record]:
-        scope = check_scope(scope)
-        if check_limit("batch", batch) == 0:
-            raise ValueError("batch must be at least 1")
+    def do_scan(self, scope: Scope, filter: Filter | None, batch: int) -> Iterator[Record]:
         with self._lock:
             # the ids present when the scan starts, in order; each page re-reads what still exists, so a
             # record deleted meanwhile is skipped and one written meanwhile may or may not appear
@@ -113,8 +102,7 @@ class MemoryStore:
 
     # -- writes
 
-    def update_many(self, ops: Sequence[Op]) -> list[Record | None]:
-        ops = validate_ops(ops, self.dim)
+    def do_update_many(self, ops: list[Op]) -> list[Record | None]:
         with self._lock:
             planned = self._plan(ops)
             for op, stored, exists in planned:
@@ -216,12 +204,8 @@ def _plain_copy(value: Any) -> Any:
     if isinstance(value, list):
         return [_plain_copy(v) for v in value]
     if isinstance(value, tuple):
-        return tuple(_plain_copy(v) for v in value)
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    import copy
-
-    return copy.deepcopy(value)
+        return [_plain_copy(v) for v in value]  # a JSON array, read back as a list like every store's
+    return value  # validate_ops let only JSON through: the rest are immutable scalars
 
 
 def _copy(record: Record) -> Record:

@@ -42,10 +42,10 @@ from psycopg.pq import TransactionStatus
 from psycopg.types import TypeInfo
 from psycopg.types.json import Json
 
+from kioko_core.driver import DIM, Option, StoreBase, positive_int, text
 from kioko_core.store import (
     DEFAULT_DIM, Capabilities, ConflictError, ConnectionLostError, Delete, Filter, InvalidRecordError,
-    Neighbor, Op, Postings, Record, Scope, StoreError, Upsert, check_limit, check_query_vector,
-    check_scope, plan_batch, stamped, validate_ops,
+    Neighbor, Op, Postings, Record, Scope, StoreError, Upsert, plan_batch, stamped,
 )
 from kioko_core.url import StoreURL
 
@@ -53,8 +53,10 @@ SCHEMA_VERSION = 1
 """Bumped whenever the tables change shape; a store refuses tables newer than it understands."""
 
 DEFAULT_TABLE = "kioko"
-KIOKO_QUERY_KEYS = frozenset({"dim", "table", "pool_size"})
-"""Query parameters Kioko reads itself; every other one goes to libpq untouched."""
+DEFAULT_POOL_SIZE = 4
+OPTIONS = {"dim": DIM, "table": Option(text, DEFAULT_TABLE), "pool_size": Option(positive_int, DEFAULT_POOL_SIZE)}
+KIOKO_QUERY_KEYS = frozenset(OPTIONS)
+"""Query parameters Kioko reads itself; every other one goes to libpq, which refuses what it does not know."""
 
 _TABLE_PREFIX = re.compile(r"[a-z_][a-z0-9_]{0,39}")
 _SCHEMA_LOCK_KEY = 0x6B696F6B6F  # "kioko": one advisory lock for all schema work, across prefixes
@@ -71,7 +73,7 @@ T = TypeVar("T")
 _ABANDONED_AFTER_FORK: list[Any] = []
 
 
-class PostgresStore:
+class PostgresStore(StoreBase):
     """Records in PostgreSQL tables; knn on pgvector's HNSW index, re-ranked exactly in Python.
 
     Open with ``kioko.connect("postgresql://user:pass@host:5432/db?dim=384&table=kioko")``. Unknown
@@ -83,10 +85,10 @@ class PostgresStore:
         notes=(
             "knn walks pgvector's HNSW index with iterative scans and re-ranks the candidates exactly; "
             "when the index yields too few matches an exact query fills in, in the same round trip",
-            "text fields cannot contain NUL characters (a PostgreSQL limit); such records are refused",
-            "metadata is stored as JSON text: it must be JSON-serialisable, without NaN or infinity",
         ),
     )
+    options = OPTIONS
+    other_query_options = True  # libpq's own parameters (sslmode, host=/socket/dir ...) pass through
 
     def __init__(self, url: StoreURL | str, dim: int | None = None, *, table: str | None = None,
                  pool_size: int | None = None) -> None:
@@ -94,14 +96,15 @@ class PostgresStore:
         if url.backend not in ("postgresql", "postgres"):
             raise InvalidRecordError(f"PostgresStore opens postgresql:// URLs, got {url.scheme}://")
         self.url = url
-        self.dim = _positive_int("dim", dim if dim is not None else url.query.get("dim", DEFAULT_DIM))
+        self.dim = positive_int(dim if dim is not None else url.query.get("dim", DEFAULT_DIM), "dim")
         self.table = table if table is not None else url.query.get("table", DEFAULT_TABLE)
         if not isinstance(self.table, str) or not _TABLE_PREFIX.fullmatch(self.table):
             raise InvalidRecordError(
                 f"table prefix {self.table!r} must be 1-40 lowercase letters, digits or '_', "
                 "starting with a letter or '_'"
             )
-        size = _positive_int("pool_size", pool_size if pool_size is not None else url.query.get("pool_size", 4))
+        size = positive_int(pool_size if pool_size is not None else url.query.get("pool_size", DEFAULT_POOL_SIZE),
+                            "pool_size")
         self._names = _Names(self.table)
         self._ann_expression = _ann_expression(self.dim)
         self._vector_info: TypeInfo | None = None
@@ -115,18 +118,12 @@ class PostgresStore:
             raise
 
     @classmethod
-    def from_url(cls, url: StoreURL, dim: int | None = None, **options: Any) -> PostgresStore:
-        """Open the store ``url`` names; ``dim`` wins over ``?dim=``, which wins over the default."""
-        return cls(url, dim=dim, table=options.get("table"), pool_size=options.get("pool_size"))
+    def open_url(cls, url: StoreURL, options: dict[str, Any]) -> PostgresStore:
+        """Open the store ``url`` names, with ``dim``, ``table`` and ``pool_size`` already parsed."""
+        return cls(url, dim=options["dim"], table=options["table"], pool_size=options["pool_size"])
 
     def __repr__(self) -> str:
         return f"PostgresStore({self.url.render()!r}, table={self.table!r}, dim={self.dim})"
-
-    def __enter__(self) -> PostgresStore:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
 
     def close(self) -> None:
         """Close every pooled connection; a connection in use closes when its call finishes."""
@@ -258,25 +255,13 @@ class PostgresStore:
 
     # ------------------------------------------------------------------ reads
 
-    def get(self, scope: Scope, ids: Sequence[str]) -> list[Record | None]:
-        scope = check_scope(scope)
-        ids = list(ids)
-        wanted = list(dict.fromkeys(i for i in ids if isinstance(i, str)))
-        if not wanted:
-            return [None] * len(ids)
+    def do_get(self, scope: Scope, ids: list[str]) -> dict[str, Record]:
         query = sql.SQL("SELECT {} FROM {} WHERE id = ANY(%s::text[]) AND user_id = %s AND agent_id = %s").format(
             _RECORD_COLUMNS, self._names.records)
-        rows = self._read(lambda conn: _fetch(conn, query, [wanted, scope.user_id, _agent(scope)]))
-        found = {row[0]: row for row in rows}
-        result: list[Record | None] = []
-        for record_id in ids:
-            row = found.get(record_id) if isinstance(record_id, str) else None
-            result.append(self._record(row) if row is not None else None)
-        return result
+        rows = self._read(lambda conn: _fetch(conn, query, [ids, scope.user_id, _agent(scope)]))
+        return {row[0]: self._record(row) for row in rows}
 
-    def postings(self, scope: Scope, terms: Sequence[str], limit: int) -> Postings:
-        scope, limit = check_scope(scope), check_limit("limit", limit)
-        asked = list(dict.fromkeys(terms))
+    def do_postings(self, scope: Scope, terms: list[str], limit: int) -> Postings:
         n = self._names
         # One statement: n from the counter row, then per term an index-only count and the first
         # `limit` entries of the (created_at DESC, id) index.
@@ -290,32 +275,24 @@ class PostgresStore:
                              ORDER BY p.created_at DESC, p.id LIMIT %(limit)s)
                FROM (SELECT 1) AS one LEFT JOIN unnest(%(terms)s::text[]) AS t(term) ON true"""
         ).format(scopes=n.scopes, postings=n.postings)
-        params = {"u": scope.user_id, "a": _agent(scope), "terms": [t for t in asked if isinstance(t, str)],
-                  "limit": limit}
+        params = {"u": scope.user_id, "a": _agent(scope), "terms": terms, "limit": limit}
         rows = self._read(lambda conn: _fetch(conn, query, params))
         count = int(rows[0][0]) if rows else 0
         stats = {row[1]: (int(row[2]), list(row[3])) for row in rows if row[1] is not None}
-        df = {term: stats.get(term, (0, []))[0] for term in asked}
-        ids = {term: stats.get(term, (0, []))[1] for term in asked}
-        return Postings(n=count, df=df, ids=ids)
+        return Postings(n=count, df={term: df for term, (df, _) in stats.items()},
+                        ids={term: ids for term, (_, ids) in stats.items()})
 
-    def knn(self, scope: Scope, vector: Sequence[float] | np.ndarray, k: int,
-            filter: Filter | None = None) -> list[Neighbor]:
-        scope, k = check_scope(scope), check_limit("k", k)
-        query = check_query_vector(vector, self.dim)
-        if k == 0:
-            return []
-        fetch = k + min(max(k, 8), 64)  # a margin so ties at the k-th place are decided by id, as in Python
+    def do_knn(self, scope: Scope, query: np.ndarray, k: int, filter: Filter | None) -> list[Neighbor]:
+        """Candidates from pgvector, re-scored exactly here; the base orders them and cuts at k."""
+        fetch = k + min(max(k, 8), 64)  # a margin, so records tied at the k-th score come along (the tie rule)
         rows = self._read(lambda conn: self._knn_candidates(conn, scope, query, fetch, filter))
         seen: dict[str, Any] = {}
         for record_id, embedding in rows:
             seen.setdefault(record_id, embedding)
         if not seen:
             return []
-        ids = list(seen)
         scores = _cosines(np.stack([_as_array(v) for v in seen.values()]), query)
-        order = sorted(range(len(ids)), key=lambda j: (-scores[j], ids[j]))[:k]
-        return [Neighbor(ids[j], scores[j]) for j in order]
+        return [Neighbor(record_id, score) for record_id, score in zip(seen, scores)]
 
     def _knn_candidates(self, conn: psycopg.Connection, scope: Scope, query: np.ndarray, fetch: int,
                         filter: Filter | None) -> list[tuple[str, Any]]:
@@ -364,10 +341,7 @@ class PostgresStore:
             conn.cursor().execute("COMMIT")
         return result.fetchall()
 
-    def scan(self, scope: Scope, filter: Filter | None = None, batch: int = 500) -> Iterator[Record]:
-        scope = check_scope(scope)
-        if check_limit("batch", batch) == 0:
-            raise ValueError("batch must be at least 1")
+    def do_scan(self, scope: Scope, filter: Filter | None, batch: int) -> Iterator[Record]:
         where, params = _filter_sql(filter)
         params.update(u=scope.user_id, a=_agent(scope), batch=batch)
         query = sql.SQL(
@@ -419,10 +393,7 @@ class PostgresStore:
 
     # ------------------------------------------------------------------ writes
 
-    def update_many(self, ops: Sequence[Op]) -> list[Record | None]:
-        ops = validate_ops(ops, self.dim)
-        if not ops:
-            return []
+    def do_update_many(self, ops: list[Op]) -> list[Record | None]:
         encoded = _encode_records(ops)
         if _only_inserts(ops):
             return self._insert_only(ops, encoded)
@@ -714,42 +685,14 @@ def _columns(rows: list[tuple], width: int) -> list[list[Any]]:
 
 
 def _encode_records(ops: Sequence[Op]) -> dict[int, Any]:
-    """Each upsert's metadata as JSON text, checked before anything is sent; keyed by op position."""
-    encoded: dict[int, Any] = {}
-    for position, op in enumerate(ops):
-        if not isinstance(op, Upsert):
-            _check_text("id", op.id, op.id)
-            continue
-        record = op.record
-        for name in ("id", "user_id", "agent_id", "kind", "content", "session_id"):
-            _check_text(name, getattr(record, name), record.id)
-        for term in record.terms:
-            _check_text("terms", term, record.id)
-        encoded[position] = Json(_metadata_json(record), dumps=_already_json)
-    return encoded
+    """Each upsert's metadata as JSON text, keyed by op position.
 
-
-def _check_text(name: str, value: str | None, record_id: str) -> None:
-    if value is not None and "\x00" in value:
-        raise InvalidRecordError(
-            f"record {record_id!r}: {name} contains a NUL character, which PostgreSQL text cannot hold; "
-            "nothing was written"
-        )
-
-
-def _metadata_json(record: Record) -> str:
-    """The metadata as JSON text. The column is ``json``, not ``jsonb``: it keeps this text verbatim,
-    so key order, float spelling (``1e+16`` stays a float) and ``\\u0000`` all come back as given."""
-    try:
-        return json.dumps(record.metadata, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-    except ValueError:
-        raise InvalidRecordError(
-            f"record {record.id!r}: metadata contains NaN or infinity, which JSON cannot hold; nothing was written"
-        ) from None
-    except TypeError as error:
-        raise InvalidRecordError(
-            f"record {record.id!r}: metadata is not JSON-serialisable ({error}); nothing was written"
-        ) from None
+    The column is ``json``, not ``jsonb``: it keeps this text verbatim, so key order and float spelling
+    (``1e+16`` stays a float) come back as given. validate_ops let only JSON through.
+    """
+    return {position: Json(json.dumps(op.record.metadata, ensure_ascii=False, separators=(",", ":")),
+                           dumps=_already_json)
+            for position, op in enumerate(ops) if isinstance(op, Upsert)}
 
 
 def _already_json(value: str) -> str:
@@ -858,16 +801,6 @@ def _ann_expression(dim: int) -> tuple[str, str] | None:
     if dim <= _HNSW_MAX_DIM_HALFVEC:
         return f"embedding::halfvec({dim})", "halfvec_cosine_ops"
     return None
-
-
-def _positive_int(name: str, value: Any) -> int:
-    try:
-        number = int(value)
-    except (TypeError, ValueError):
-        raise InvalidRecordError(f"{name} must be a positive integer, got {value!r}") from None
-    if number < 1 or (isinstance(value, float) and value != number):
-        raise InvalidRecordError(f"{name} must be a positive integer, got {value!r}")
-    return number
 
 
 def _version_tuple(text: str) -> tuple[int, ...]:

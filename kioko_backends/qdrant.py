@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import base64
 import json
-import math
 import os
 import sqlite3
 import threading
@@ -52,15 +51,17 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
-from types import SimpleNamespace
 from typing import Any, TypeVar
 
+import httpx
 import numpy as np
+from qdrant_client import QdrantClient, models
+from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
+from kioko_core.driver import DIM, Option, StoreBase, flag, positive_int, text
 from kioko_core.store import (
-    DEFAULT_DIM, Capabilities, ConnectionLostError, Delete, Filter, InvalidRecordError,
-    KiokoError, MissingExtraError, Neighbor, Op, Postings, Record, Scope, StoreError, Upsert, check_limit,
-    check_query_vector, check_scope, plan_batch, validate_ops,
+    DEFAULT_DIM, Capabilities, ConnectionLostError, Delete, Filter, InvalidRecordError, KiokoError, Neighbor,
+    Op, Postings, Record, Scope, StoreError, Upsert, plan_batch,
 )
 from kioko_core.url import StoreURL
 
@@ -117,30 +118,6 @@ _LOCAL_NOTES = (
 )
 
 
-# --------------------------------------------------------------------------- the library, imported late
-
-
-def _library() -> SimpleNamespace:
-    """qdrant-client's pieces, or :class:`MissingExtraError` naming the extra that brings them."""
-    try:
-        from qdrant_client import QdrantClient, models
-        from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
-    except ImportError as error:
-        raise MissingExtraError(
-            f"the qdrant:// store needs qdrant-client, which is not installed ({error.name}): "
-            "pip install 'kioko[qdrant]'"
-        ) from error
-    try:
-        import httpx
-        transport_errors: tuple[type[BaseException], ...] = (httpx.TransportError,)
-    except ImportError:  # only the server mode uses httpx
-        transport_errors = ()
-    return SimpleNamespace(
-        QdrantClient=QdrantClient, models=models, UnexpectedResponse=UnexpectedResponse,
-        ResponseHandlingException=ResponseHandlingException, transport_errors=transport_errors,
-    )
-
-
 # --------------------------------------------------------------------------- shared clients and locks
 
 
@@ -158,14 +135,14 @@ _server_locks: dict[tuple[str, int, str], threading.RLock] = {}
 _registry_lock = threading.Lock()
 
 
-def _acquire_local(path: str, lib: SimpleNamespace) -> _LocalHandle:
+def _acquire_local(path: str) -> _LocalHandle:
     key = os.path.realpath(path)
     with _registry_lock:
         handle = _local_handles.get(key)
         if handle is None:
             try:
                 # our own lock serialises every call, so sqlite's same-thread check only gets in the way
-                client = lib.QdrantClient(path=path, force_disable_check_same_thread=True)
+                client = QdrantClient(path=path, force_disable_check_same_thread=True)
             except RuntimeError as error:
                 if "already accessed" in str(error):
                     raise StoreError(
@@ -212,26 +189,8 @@ def _scope_key(scope: Scope) -> str:
 
 
 def _metadata_json(record: Record) -> str:
-    try:
-        return json.dumps(record.metadata, ensure_ascii=False, separators=(",", ":"))
-    except (TypeError, ValueError) as error:
-        raise InvalidRecordError(
-            f"record {record.id!r}: metadata must be JSON (dicts with string keys, lists, strings, numbers, "
-            f"booleans, None): {error}"
-        ) from None
-
-
-def _check_values(record: Record) -> None:
-    """What ``validate_ops`` leaves to drivers: values changed after the Record validated them."""
-    if not (math.isfinite(record.created_at) and math.isfinite(record.updated_at)):
-        raise InvalidRecordError(f"record {record.id!r}: created_at and updated_at must be finite numbers")
-    vector = record.embedding
-    if vector is not None:
-        # model_copy(update=...) and in-place edits skip the Record's validator, so check again here
-        if not np.all(np.isfinite(vector)):
-            raise InvalidRecordError(f"record {record.id!r}: embedding contains NaN or infinity")
-        if not np.any(vector):
-            raise InvalidRecordError(f"record {record.id!r}: embedding is all zeros; cosine is undefined for it")
+    # validate_ops let only JSON through
+    return json.dumps(record.metadata, ensure_ascii=False, separators=(",", ":"))
 
 
 def _encode_vector(vector: np.ndarray | None) -> str | None:
@@ -280,7 +239,7 @@ def _record(payload: dict[str, Any]) -> Record:
 T = TypeVar("T")
 
 
-class QdrantStore:
+class QdrantStore(StoreBase):
     """A Kioko store in one Qdrant collection, on a server or in qdrant-client's local mode.
 
     Open it with :meth:`from_url` (``kioko.connect("qdrant://localhost:6333/memories")``); the
@@ -288,6 +247,10 @@ class QdrantStore:
     """
 
     capabilities: Capabilities = SERVER_CAPABILITIES
+    options = {
+        "dim": DIM, "collection": Option(text), "api_key": Option(text), "timeout": Option(positive_int),
+        "https": Option(flag, False), "fsync": Option(flag, False),
+    }
 
     def __init__(self, client: Any, collection: str = DEFAULT_COLLECTION, dim: int = DEFAULT_DIM, *,
                  local_path: str | None = None, lock: threading.RLock | None = None,
@@ -322,8 +285,7 @@ class QdrantStore:
                                       if local_path == ":memory:" else ()),
             )
         try:
-            self._lib = _library()
-            self.dim = _check_dim(dim)
+            self.dim = positive_int(dim, "dim")
             self._prepare_collection()
         except BaseException:
             self.close()
@@ -332,57 +294,50 @@ class QdrantStore:
     # -- opening
 
     @classmethod
-    def from_url(cls, url: StoreURL, dim: int | None = None, **options: Any) -> QdrantStore:
+    def open_url(cls, url: StoreURL, options: dict[str, Any]) -> QdrantStore:
         """Open ``qdrant://host:port/collection`` or ``qdrant+local:///dir`` (see the module docstring).
 
-        ``options`` may carry ``api_key``, ``collection`` and ``timeout``; others are ignored.
+        Options: ``dim``, ``collection``; on a server ``api_key``, ``timeout`` and ``https``; in local
+        mode ``fsync``.
         """
-        url = StoreURL.parse(url)
-        lib = _library()
-        size = _check_dim(dim if dim is not None else url.query.get("dim", DEFAULT_DIM))
         if url.scheme == "qdrant+local":
-            return cls._open_local(url, size, lib, options)
+            return cls._open_local(url, options)
         if url.scheme == "qdrant":
-            return cls._open_server(url, size, lib, options)
+            return cls._open_server(url, options)
         raise InvalidRecordError(f"QdrantStore opens qdrant:// and qdrant+local:// URLs, not {url.scheme}://")
 
     @classmethod
-    def _open_local(cls, url: StoreURL, dim: int, lib: SimpleNamespace, options: dict[str, Any]) -> QdrantStore:
+    def _open_local(cls, url: StoreURL, options: dict[str, Any]) -> QdrantStore:
         path = _local_path(url)
-        collection = options.get("collection") or url.query.get("collection") or DEFAULT_COLLECTION
+        collection = options["collection"] or DEFAULT_COLLECTION
         if path == ":memory:":
-            client = lib.QdrantClient(location=":memory:")
-            return cls(client, collection, dim, local_path=path, address=url.render())
-        fsync = _flag(url.query.get("fsync", "false"), "fsync")
-        handle = _acquire_local(path, lib)
-        return cls(handle.client, collection, dim, local_path=path, lock=handle.lock,
-                   release=lambda: _release_local(path), fsync=fsync, address=url.render())
+            client = QdrantClient(location=":memory:")
+            return cls(client, collection, options["dim"], local_path=path, address=url.render())
+        handle = _acquire_local(path)
+        return cls(handle.client, collection, options["dim"], local_path=path, lock=handle.lock,
+                   release=lambda: _release_local(path), fsync=options["fsync"], address=url.render())
 
     @classmethod
-    def _open_server(cls, url: StoreURL, dim: int, lib: SimpleNamespace, options: dict[str, Any]) -> QdrantStore:
+    def _open_server(cls, url: StoreURL, options: dict[str, Any]) -> QdrantStore:
         if not url.host:
             raise InvalidRecordError("a qdrant:// URL needs a host, e.g. qdrant://localhost:6333/memories")
-        collection = (options.get("collection") or url.path.strip("/") or url.query.get("collection")
-                      or DEFAULT_COLLECTION)
-        api_key = (options.get("api_key") or url.password or url.username or url.query.get("api_key")
-                   or os.environ.get("QDRANT_API_KEY") or None)
-        https = _flag(url.query.get("https", "false"), "https")
-        timeout = options.get("timeout", url.query.get("timeout"))
+        collection = options["collection"] or url.path.strip("/") or DEFAULT_COLLECTION
+        api_key = (options["api_key"] or url.password or url.username or os.environ.get("QDRANT_API_KEY") or None)
+        https = options["https"]
         port = url.port or 6333
         address = f"qdrant://{url.host}:{port}/{collection}" + ("?https=true" if https else "")
         try:
-            client = lib.QdrantClient(
-                host=url.host, port=port, https=https, api_key=api_key,
-                timeout=int(timeout) if timeout is not None else None, check_compatibility=False,
+            client = QdrantClient(
+                host=url.host, port=port, https=https, api_key=api_key, timeout=options["timeout"],
+                check_compatibility=False,
             )
         except ValueError as error:
             raise InvalidRecordError(f"bad Qdrant URL {address}: {_scrub(str(error), api_key)}") from None
-        return cls(client, collection, dim, lock=_server_lock(url.host, port, collection),
+        return cls(client, collection, options["dim"], lock=_server_lock(url.host, port, collection),
                    api_key=api_key, address=address)
 
     def _prepare_collection(self) -> None:
         """Create the collection if needed, check its vector, and (on a server) its payload indexes."""
-        models = self._lib.models
         with self._guard(), self._translated("opening the collection"):
             if not self._client.collection_exists(self.collection):
                 try:
@@ -391,7 +346,7 @@ class QdrantStore:
                         vectors_config={DENSE: models.VectorParams(size=self.dim, distance=models.Distance.COSINE)},
                         metadata={"kioko": {"format": _FORMAT, "dim": self.dim}},
                     )
-                except (ValueError, self._lib.UnexpectedResponse) as error:
+                except (ValueError, UnexpectedResponse) as error:
                     # another process created it between our check and our create: use theirs
                     if "already exists" not in str(error):
                         raise
@@ -433,11 +388,10 @@ class QdrantStore:
                 f"opened with dim={self.dim}; open it with ?dim={params.size} (or dim={params.size}), or use "
                 "another collection for the other embedder"
             )
-        if params.distance != self._lib.models.Distance.COSINE:
+        if params.distance != models.Distance.COSINE:
             raise StoreError(f"collection {self.collection!r} uses {params.distance} distance; Kioko needs cosine")
 
     def _ensure_indexes(self, existing: set[str]) -> None:
-        models = self._lib.models
         for field_name, (schema, is_tenant) in _SERVER_INDEXES.items():
             if field_name in existing:
                 continue
@@ -455,36 +409,15 @@ class QdrantStore:
 
     # -- reads
 
-    def get(self, scope: Scope, ids: Sequence[str]) -> list[Record | None]:
-        scope = check_scope(scope)
-        ids = list(ids)
-        wanted = list(dict.fromkeys(i for i in ids if isinstance(i, str)))
-        if not wanted:
-            return [None] * len(ids)
+    def do_get(self, scope: Scope, ids: list[str]) -> dict[str, Record]:
         with self._guard(), self._translated("reading records"):
-            points = self._client.retrieve(self.collection, ids=[point_id(i) for i in wanted],
+            points = self._client.retrieve(self.collection, ids=[point_id(i) for i in ids],
                                            with_payload=True, with_vectors=False)
-        found: dict[str, Record] = {}
-        for point in points:
-            record = _record(point.payload)
-            if record.scope == scope:
-                found[record.id] = record
-        result: list[Record | None] = []
-        handed_out: set[str] = set()
-        for record_id in ids:
-            record = found.get(record_id) if isinstance(record_id, str) else None
-            if record is not None and record_id in handed_out:
-                record = record.model_copy(deep=True)  # every position gets its own object
-            if record is not None:
-                handed_out.add(record_id)
-            result.append(record)
-        return result
+        records = (_record(point.payload) for point in points)
+        return {record.id: record for record in records if record.scope == scope}
 
-    def postings(self, scope: Scope, terms: Sequence[str], limit: int) -> Postings:
+    def do_postings(self, scope: Scope, asked: list[str], limit: int) -> Postings:
         """Document frequencies and newest ids per term; see the two strategies below."""
-        scope, limit = check_scope(scope), check_limit("limit", limit)
-        asked = list(dict.fromkeys(terms))
-        models = self._lib.models
         in_scope = self._scope_condition(scope)
         with_terms = models.Filter(must=[in_scope],
                                    must_not=[models.IsEmptyCondition(is_empty=models.PayloadField(key="terms"))])
@@ -510,7 +443,6 @@ class QdrantStore:
         each term with more holders, and every holder sharing the ``created_at`` at the cut, so ties
         are broken by id as the protocol says and not by Qdrant's internal order.
         """
-        models = self._lib.models
         holders = {term: models.Filter(must=[in_scope, _match(models, "terms", term)]) for term in asked}
 
         def newest() -> list[list[Any]]:
@@ -551,7 +483,6 @@ class QdrantStore:
         """
         if not asked:
             return {}, {}
-        models = self._lib.models
         any_term = models.Filter(must=[in_scope, models.FieldCondition(key="terms",
                                                                       match=models.MatchAny(any=asked))])
         points = self._scroll_all(any_term, list(_POSTING_FIELDS) + ["terms"])
@@ -562,19 +493,16 @@ class QdrantStore:
                     pages[term].append(point)
         return {term: len(found) for term, found in pages.items()}, pages
 
-    def knn(self, scope: Scope, vector: Sequence[float] | np.ndarray, k: int,
-            filter: Filter | None = None) -> list[Neighbor]:
-        """Qdrant's filtered search for ``k + 1`` points, re-ranked by (score, id).
+    def do_knn(self, scope: Scope, vector: np.ndarray, k: int, filter: Filter | None) -> list[Neighbor]:
+        """Qdrant's filtered search for ``k + 1`` points; the base orders them by (score, id).
 
         The extra point shows whether the k-th score is tied with records beyond it; if so the search
-        widens until the tie group is complete, so equal scores are broken by id like the reference.
+        widens until the tie group is complete, as the tie rule of ``Store.knn`` needs.
         """
-        scope, k = check_scope(scope), check_limit("k", k)
-        query = check_query_vector(vector, self.dim).tolist()
+        query = vector.tolist()
         conditions = self._conditions(scope, filter)
-        if k == 0 or conditions is None:
+        if conditions is None:
             return []
-        models = self._lib.models
         want = k + 1
         while True:
             with self._guard(), self._translated("searching vectors"):
@@ -585,10 +513,9 @@ class QdrantStore:
             if len(points) < want or points[-1].score < points[k - 1].score:
                 break
             want *= 2
-        ranked = sorted(((p.payload["id"], float(p.score)) for p in points), key=lambda n: (-n[1], n[0]))
-        return [Neighbor(record_id, score) for record_id, score in ranked[:k]]
+        return [Neighbor(p.payload["id"], float(p.score)) for p in points]
 
-    def scan(self, scope: Scope, filter: Filter | None = None, batch: int = 500) -> Iterator[Record]:
+    def do_scan(self, scope: Scope, filter: Filter | None, batch: int) -> Iterator[Record]:
         """Every matching record in id order.
 
         Qdrant cannot range over string ids, so the scan first lists the ids that match when it
@@ -596,16 +523,10 @@ class QdrantStore:
         at a time and checks scope and filter again: a record deleted meanwhile is skipped, one
         written meanwhile is yielded in its current state, one inserted after the start is not.
         """
-        scope = check_scope(scope)
-        if check_limit("batch", batch) == 0:
-            raise InvalidRecordError("batch must be at least 1")
-        return self._scan(scope, filter, batch)
-
-    def _scan(self, scope: Scope, filter: Filter | None, batch: int) -> Iterator[Record]:
         conditions = self._conditions(scope, filter)
         if conditions is None:
             return
-        ids = sorted(self._list_ids(self._lib.models.Filter(must=conditions)))
+        ids = sorted(self._list_ids(models.Filter(must=conditions)))
         for start in range(0, len(ids), batch):
             chunk = ids[start:start + batch]
             with self._guard(), self._translated("scanning records"):
@@ -621,23 +542,15 @@ class QdrantStore:
 
     # -- writes
 
-    def update_many(self, ops: Sequence[Op]) -> list[Record | None]:
+    def do_update_many(self, ops: list[Op]) -> list[Record | None]:
         """Read the stored versions (one request), plan like the reference, then write in one request.
 
         The write is one batch-update request holding the upserts and the deletes, split only when
         it would exceed a server's request size. The read-plan-write runs under a lock shared by
         every store of this collection in this process, so version checks hold between its threads.
         """
-        ops = validate_ops(ops, self.dim)
-        if not ops:
-            return []
-        metadata = {}
-        for op in ops:
-            if isinstance(op, Upsert):
-                _check_values(op.record)
-                metadata[id(op)] = _metadata_json(op.record)
+        metadata = {id(op): _metadata_json(op.record) for op in ops if isinstance(op, Upsert)}
         touched = list(dict.fromkeys(op.id if isinstance(op, Delete) else op.record.id for op in ops))
-        models = self._lib.models
         with self._lock:
             with self._guard(), self._translated("reading versions"):
                 points = self._client.retrieve(self.collection, ids=[point_id(i) for i in touched],
@@ -645,7 +558,7 @@ class QdrantStore:
                                                with_vectors=False)
             current = {p.payload["id"]: (Scope(p.payload["user_id"], p.payload["agent_id"]), p.payload["version"])
                        for p in points}
-            planned = _plan(ops, current)
+            planned = plan_batch(ops, current)
             final: dict[str, tuple[Op, Record | None]] = {}
             for op, stored, exists in planned:
                 key = op.id if isinstance(op, Delete) else op.record.id
@@ -696,12 +609,6 @@ class QdrantStore:
             except Exception:  # closing a client whose server is gone must not raise
                 pass
 
-    def __enter__(self) -> QdrantStore:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
-
     # -- helpers
 
     def _guard(self) -> AbstractContextManager[Any]:
@@ -713,14 +620,13 @@ class QdrantStore:
         """Turn qdrant-client and transport errors into Kioko errors that never show the API key."""
         if self._closed or self._client is None:
             raise StoreError(f"{self!r} is closed; open the URL again")
-        lib = self._lib
         try:
             yield
         except KiokoError:
             raise
-        except lib.UnexpectedResponse as error:
+        except UnexpectedResponse as error:
             raise self._http_error(error, doing) from None
-        except (lib.ResponseHandlingException, *lib.transport_errors, ConnectionError, TimeoutError) as error:
+        except (ResponseHandlingException, httpx.TransportError, ConnectionError, TimeoutError) as error:
             cause = getattr(error, "source", error)
             what = f"{type(cause).__name__}: {cause}"
             advice = ("it did not answer in time; raise ?timeout=SECONDS if it is busy" if "Timeout" in what
@@ -778,7 +684,6 @@ class QdrantStore:
 
     def _tie_group(self, query_filter: Any, created_at: float) -> list[Any]:
         """Every point of ``query_filter`` whose ``created_at`` equals ``created_at``."""
-        models = self._lib.models
         same_time = models.Filter(must=[query_filter, models.FieldCondition(
             key="created_at", range=models.Range(gte=created_at, lte=created_at))])
         return self._scroll_all(same_time, list(_POSTING_FIELDS))
@@ -800,11 +705,10 @@ class QdrantStore:
                 return found
 
     def _scope_condition(self, scope: Scope) -> Any:
-        return _match(self._lib.models, "scope", _scope_key(scope))
+        return _match(models, "scope", _scope_key(scope))
 
     def _conditions(self, scope: Scope, filter: Filter | None) -> list[Any] | None:
         """Qdrant conditions for the scope and ``filter``; None when the filter can match nothing."""
-        models = self._lib.models
         conditions = [self._scope_condition(scope)]
         if filter is None:
             return conditions
@@ -827,32 +731,8 @@ class QdrantStore:
 # --------------------------------------------------------------------------- module helpers
 
 
-def _plan(ops: Sequence[Op], current: dict[str, tuple[Scope, int]]) -> list[tuple[Op, Record | None, bool]]:
-    """Check every op against the state the batch would see: the protocol's shared rules."""
-    return plan_batch(ops, current)
-
-
 def _match(models: Any, key: str, value: str) -> Any:
     return models.FieldCondition(key=key, match=models.MatchValue(value=value))
-
-
-def _check_dim(dim: Any) -> int:
-    try:
-        size = int(dim)
-    except (TypeError, ValueError):
-        raise InvalidRecordError(f"dim must be a positive integer, got {dim!r}") from None
-    if size < 1 or isinstance(dim, bool) or (isinstance(dim, float) and not dim.is_integer()):
-        raise InvalidRecordError(f"dim must be a positive integer, got {dim!r}")
-    return size
-
-
-def _flag(value: str, name: str) -> bool:
-    lowered = value.strip().lower()
-    if lowered in ("1", "true", "yes", "on"):
-        return True
-    if lowered in ("", "0", "false", "no", "off"):
-        return False
-    raise InvalidRecordError(f"?{name}= takes true or false, got {value!r}")
 
 
 def _local_path(url: StoreURL) -> str:

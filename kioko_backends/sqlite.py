@@ -55,9 +55,10 @@ from sqlalchemy.engine import URL as EngineURL
 from sqlalchemy.pool import StaticPool
 from sqlalchemy.sql.elements import ColumnElement
 
+from kioko_core.driver import Option, StoreBase, non_negative_float, positive_float, positive_int
 from kioko_core.store import (
-    DEFAULT_DIM, Capabilities, ConflictError, Delete, Filter, InvalidRecordError, Neighbor, Op, Postings,
-    Record, Scope, StoreError, Upsert, check_limit, check_query_vector, check_scope, validate_ops,
+    DEFAULT_DIM, Capabilities, Delete, Filter, InvalidRecordError, Neighbor, Op, Postings, Record, Scope,
+    StoreError, Upsert, plan_batch,
 )
 from kioko_core.url import StoreURL
 
@@ -255,54 +256,19 @@ def _scope_params(scope: Scope) -> dict[str, str]:
     return {"user_id": user_id, "agent_id": agent_id}
 
 
-def _stored_float(value: float) -> float | None:
-    # SQLite turns a bound NaN into NULL anyway; saying so keeps the reverse mapping explicit
-    return None if math.isnan(value) else value
-
-
 def _loaded_float(value: float | None) -> float:
+    # files written before timestamps had to be finite may hold NULL for NaN
     return math.nan if value is None else float(value)
 
 
-def _encode_json(record_id: str, field_name: str, value: Any) -> str:
-    try:
-        # allow_nan: Python reads its own NaN/Infinity tokens back; SQLite never parses these columns
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=True)
-    except (TypeError, ValueError) as error:
-        raise InvalidRecordError(
-            f"record {record_id!r}: {field_name} must be JSON-serialisable to be stored in SQLite "
-            f"({error}); use str, int, float, bool, None, lists and dicts with string keys"
-        ) from None
+def _json(value: Any) -> str:
+    # validate_ops let only JSON through, without NaN or infinity
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def _vector_bytes(record: Record) -> bytes | None:
-    """The embedding as float32 little-endian bytes, refusing what Record's validator would have refused.
-
-    ``model_copy(update=...)`` skips validation, so a NaN or a 2-d array can reach a store that way.
-    """
-    if record.embedding is None:
-        return None
-    vector = np.asarray(record.embedding)
-    if vector.ndim != 1 or vector.dtype.kind not in "fiu":
-        raise InvalidRecordError(
-            f"record {record.id!r}: embedding must be a 1-d float vector, got {vector.dtype}{list(vector.shape)}")
-    vector = vector.astype(_VECTOR_DTYPE, copy=False)
-    if not np.all(np.isfinite(vector)):
-        raise InvalidRecordError(
-            f"record {record.id!r}: embedding contains NaN or infinity (as float32); nothing was written")
-    if not np.any(vector):
-        raise InvalidRecordError(f"record {record.id!r}: embedding is all zeros, for which cosine is undefined")
-    return vector.tobytes()
-
-
-def _check_texts(record: Record) -> None:
-    """Refuse field types a SQLite column would silently coerce (possible after ``model_copy``)."""
-    if not isinstance(record.id, str) or not record.id or not isinstance(record.kind, str) or not record.kind:
-        raise InvalidRecordError(f"record {record.id!r}: id and kind must be non-empty strings")
-    if not isinstance(record.content, str) or not (record.session_id is None or isinstance(record.session_id, str)):
-        raise InvalidRecordError(f"record {record.id!r}: content must be a string and session_id a string or None")
-    if not all(isinstance(term, str) for term in record.terms):
-        raise InvalidRecordError(f"record {record.id!r}: terms must be strings")
+    """The embedding as float32 little-endian bytes (validate_ops made it a finite float32 vector)."""
+    return None if record.embedding is None else record.embedding.astype(_VECTOR_DTYPE, copy=False).tobytes()
 
 
 @dataclass(frozen=True)
@@ -327,23 +293,13 @@ class _Row:
 
 
 def _encode_record(record: Record) -> _Row:
-    """A record as a row for ``kioko_records``, or InvalidRecordError."""
-    _check_texts(record)
-    terms = tuple(dict.fromkeys(record.terms))  # Record dedups, but model_copy(update=...) skips that
+    """A record (one validate_ops accepted) as a row for ``kioko_records``."""
     agent_id = record.agent_id if record.agent_id is not None else _NO_AGENT
-    return _Row(record.scope, terms, (
-        record.id, record.user_id, agent_id, record.kind, record.content,
-        _encode_json(record.id, "metadata", record.metadata), _encode_json(record.id, "terms", list(terms)),
-        _vector_bytes(record), record.session_id, _stored_float(_timestamp(record, "created_at")),
-        _stored_float(_timestamp(record, "updated_at")), 0,
+    return _Row(record.scope, tuple(record.terms), (
+        record.id, record.user_id, agent_id, record.kind, record.content, _json(record.metadata),
+        _json(record.terms), _vector_bytes(record), record.session_id, float(record.created_at),
+        float(record.updated_at), 0,
     ))
-
-
-def _timestamp(record: Record, name: str) -> float:
-    value = getattr(record, name)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InvalidRecordError(f"record {record.id!r}: {name} must be a number of seconds, got {value!r}")
-    return float(value)
 
 
 def _decode_record(row: Sequence[Any]) -> Record:
@@ -376,17 +332,6 @@ def _id_chunks(ids: Sequence[str]) -> Iterator[list[str]]:
         chunk = list(ids[start:start + _ID_CHUNK])
         size = 1 << (len(chunk) - 1).bit_length()
         yield chunk + [chunk[0]] * (size - len(chunk))
-
-
-def _storable(value: Any) -> bool:
-    """Whether ``value`` is a string SQLite can hold: UTF-8, so no lone surrogate halves."""
-    if not isinstance(value, str):
-        return False
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _configure(connection: sqlite3.Connection, busy_ms: int) -> None:
@@ -434,31 +379,16 @@ class _Plan:
 
 
 def _plan(ops: Sequence[Op], current: dict[str, _State]) -> _Plan:
-    """Check every op against the state the batch would see, in order; the rules of MemoryStore._plan."""
-    states: dict[str, _State | None] = dict(current)
+    """The batch checked by the protocol's :func:`plan_batch`, as versions and final states."""
+    planned = plan_batch(ops, {record_id: (state.scope, state.version) for record_id, state in current.items()})
     versions: list[int | None] = []
     final: dict[str, int | None] = {}
-    for index, op in enumerate(ops):
-        key = op.id if isinstance(op, Delete) else op.record.id
-        scope = op.scope if isinstance(op, Delete) else op.record.scope
-        state = states.get(key)
-        if state is not None and state.scope != scope:
-            if isinstance(op, Delete):
-                state = None  # another scope's record looks missing, and stays untouched
-            else:
-                raise ConflictError(f"record id {key!r} already belongs to another scope")
-        version = state.version if state else 0
-        if op.expected_version is not None and op.expected_version != version:
-            raise ConflictError(f"record {key!r} is at version {version}, expected {op.expected_version}")
-        if isinstance(op, Delete):
-            versions.append(None)
-            if state is not None:
-                states[key] = None
-                final[key] = None
-        else:
-            versions.append(version + 1)
-            states[key] = _State(scope, version + 1)
-            final[key] = index
+    for index, (op, stored, exists) in enumerate(planned):
+        versions.append(stored.version if stored is not None else None)
+        if stored is not None:
+            final[stored.id] = index
+        elif exists:
+            final[op.id] = None  # type: ignore[union-attr]
     return _Plan(versions, final)
 
 
@@ -524,7 +454,7 @@ def _describe(error: BaseException, path: str, timeout: float) -> StoreError:
 # --------------------------------------------------------------------------- the store
 
 
-class SQLiteStore:
+class SQLiteStore(StoreBase):
     """Records in one SQLite file (WAL mode); several threads and processes may use it at once."""
 
     capabilities: Capabilities = Capabilities(
@@ -539,6 +469,11 @@ class SQLiteStore:
         ),
     )
     _memory_capabilities = replace(capabilities, persistent=False, multi_process=False)
+    options = {
+        "dim": Option(positive_int),  # None: the file's own, or DEFAULT_DIM for a new file
+        "timeout": Option(positive_float, DEFAULT_TIMEOUT),
+        "vector_cache_mb": Option(non_negative_float, DEFAULT_VECTOR_CACHE_MB),
+    }
 
     def __init__(self, path: str, dim: int | None = None, *, timeout: float = DEFAULT_TIMEOUT,
                  vector_cache_mb: float = DEFAULT_VECTOR_CACHE_MB) -> None:
@@ -570,19 +505,14 @@ class SQLiteStore:
             raise
 
     @classmethod
-    def from_url(cls, url: StoreURL, dim: int | None = None, **options: Any) -> SQLiteStore:
+    def open_url(cls, url: StoreURL, options: dict[str, Any]) -> SQLiteStore:
         """Open the store a ``sqlite://`` URL (or bare ``*.db`` path) names.
 
-        ``dim``: the argument, else ``?dim=``, else the file's recorded dim, else DEFAULT_DIM.
-        ``timeout`` (option or ``?timeout=``): seconds to wait for another writer, default 30.
-        Other options are ignored, as every driver ignores options meant for another.
+        ``dim``: the option, else the file's recorded dim, else DEFAULT_DIM. ``timeout``: seconds to
+        wait for another writer, default 30. ``vector_cache_mb``: the knn cache's budget.
         """
-        if dim is None and "dim" in url.query:
-            dim = _positive_number(url.query["dim"], "dim", int)
-        timeout = options.get("timeout", url.query.get("timeout", DEFAULT_TIMEOUT))
-        cache_mb = options.get("vector_cache_mb", url.query.get("vector_cache_mb", DEFAULT_VECTOR_CACHE_MB))
-        return cls(_database_path(url), dim, timeout=_positive_number(timeout, "timeout", float),
-                   vector_cache_mb=_non_negative_number(cache_mb, "vector_cache_mb"))
+        return cls(_database_path(url), options["dim"], timeout=options["timeout"],
+                   vector_cache_mb=options["vector_cache_mb"])
 
     def __repr__(self) -> str:
         return f"SQLiteStore(path={self.path!r}, dim={self.dim})"
@@ -767,7 +697,7 @@ class SQLiteStore:
         An existing database is only read: opening never waits for another process's write.
         """
         if dim is not None:
-            dim = _positive_number(dim, "dim", int)
+            dim = positive_int(dim, "dim")
         self._check_usable()
         if not self._in_memory:
             with self._translated():
@@ -818,42 +748,29 @@ class SQLiteStore:
 
     # -- reads
 
-    def get(self, scope: Scope, ids: Sequence[str]) -> list[Record | None]:
-        scope = check_scope(scope)
-        wanted = list(dict.fromkeys(i for i in ids if _storable(i)))
+    def do_get(self, scope: Scope, ids: list[str]) -> dict[str, Record]:
         rows: dict[str, tuple[Any, ...]] = {}
-        if wanted:
-            scope_values = _scope_values(scope)
-            # one chunk is one statement, consistent by itself; more must share a snapshot
-            with self._reading(snapshot=len(wanted) > _ID_CHUNK) as raw:
-                for chunk in _id_chunks(wanted):
-                    for row in raw.execute(_select_by_ids(len(chunk)), (*chunk, *scope_values)):
-                        rows[row[0]] = row
-        # a fresh Record per position, so asking twice for an id yields two independent copies
-        return [_decode_record(rows[i]) if isinstance(i, str) and i in rows else None for i in ids]
+        scope_values = _scope_values(scope)
+        # one chunk is one statement, consistent by itself; more must share a snapshot
+        with self._reading(snapshot=len(ids) > _ID_CHUNK) as raw:
+            for chunk in _id_chunks(ids):
+                for row in raw.execute(_select_by_ids(len(chunk)), (*chunk, *scope_values)):
+                    rows[row[0]] = row
+        return {record_id: _decode_record(row) for record_id, row in rows.items()}
 
-    def postings(self, scope: Scope, terms: Sequence[str], limit: int) -> Postings:
-        scope, limit = check_scope(scope), check_limit("limit", limit)
+    def do_postings(self, scope: Scope, terms: list[str], limit: int) -> Postings:
         user_id, agent_id = _scope_values(scope)
         df: dict[str, int] = {}
         ids: dict[str, list[str]] = {}
         with self._reading() as raw:  # one snapshot: n, every df and every id list agree
             found = raw.execute(_SCOPE_SIZE, (user_id, agent_id)).fetchone()
-            for term in dict.fromkeys(terms):
-                if not _storable(term):
-                    df[term], ids[term] = 0, []  # no record can hold it
-                    continue
+            for term in terms:
                 df[term] = raw.execute(_TERM_DF, (user_id, agent_id, term)).fetchone()[0]
                 ids[term] = ([row[0] for row in raw.execute(_TERM_IDS, (user_id, agent_id, term, limit))]
                              if df[term] and limit else [])
         return Postings(n=found[0] if found else 0, df=df, ids=ids)
 
-    def knn(self, scope: Scope, vector: Sequence[float] | np.ndarray, k: int,
-            filter: Filter | None = None) -> list[Neighbor]:
-        scope, k = check_scope(scope), check_limit("k", k)
-        query = check_query_vector(vector, self.dim)
-        if k == 0:
-            return []
+    def do_knn(self, scope: Scope, query: np.ndarray, k: int, filter: Filter | None) -> list[Neighbor]:
         conditions, wanted = self._filter_conditions(filter)
         allowed: set[str] | None = None
         with self._reading() as raw:
@@ -870,10 +787,7 @@ class SQLiteStore:
             ids, scores = [ids[j] for j in keep], scores[keep]
         return _nearest(ids, scores, k) if ids else []
 
-    def scan(self, scope: Scope, filter: Filter | None = None, batch: int = 500) -> Iterator[Record]:
-        scope = check_scope(scope)
-        if check_limit("batch", batch) == 0:
-            raise InvalidRecordError("batch must be at least 1")
+    def do_scan(self, scope: Scope, filter: Filter | None, batch: int) -> Iterator[Record]:
         self._check_usable()
         return self._scan_pages(scope, filter, batch)
 
@@ -920,11 +834,8 @@ class SQLiteStore:
 
     # -- writes
 
-    def update_many(self, ops: Sequence[Op]) -> list[Record | None]:
-        ops = validate_ops(ops, self.dim)
-        if not ops:
-            return []
-        # encoding first refuses what SQLite cannot hold before the write lock is even asked for
+    def do_update_many(self, ops: list[Op]) -> list[Record | None]:
+        # encoded before the write lock is asked for, so the lock is held for the statements alone
         rows = [_encode_record(op.record) if isinstance(op, Upsert) else None for op in ops]
         touched = list(dict.fromkeys(op.id if isinstance(op, Delete) else op.record.id for op in ops))
         with self._writing() as connection:
@@ -1177,23 +1088,3 @@ class _VectorCache:
         while self.entries and total > self.budget:
             _, dropped = self.entries.popitem(last=False)
             total -= dropped.nbytes
-
-
-def _positive_number(value: Any, name: str, kind: type[int] | type[float]) -> Any:
-    try:
-        number = kind(value)
-    except (TypeError, ValueError):
-        number = 0
-    if isinstance(value, bool) or not number > 0 or (kind is int and float(value) != number):
-        raise InvalidRecordError(f"{name} must be a positive {kind.__name__}, got {value!r}")
-    return number
-
-
-def _non_negative_number(value: Any, name: str) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        number = -1.0
-    if isinstance(value, bool) or not number >= 0:
-        raise InvalidRecordError(f"{name} must be a number >= 0, got {value!r}")
-    return number

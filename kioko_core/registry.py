@@ -6,6 +6,7 @@ import importlib
 from importlib.metadata import entry_points
 from typing import Any, Callable
 
+from .driver import missing_extra
 from .store import MissingExtraError, Store, UnknownStoreError
 from .url import StoreURL
 
@@ -65,10 +66,7 @@ def _resolve(scheme: str) -> Any:
         except MissingExtraError:
             raise
         except ImportError as error:
-            hint = f"pip install 'kioko[{extra}]'" if extra else "reinstall kioko"
-            raise MissingExtraError(
-                f"the {scheme}:// store needs a library that is not installed ({error.name}): {hint}"
-            ) from error
+            raise missing_extra(scheme, extra, error) from error
     raise UnknownStoreError(
         f"no store is registered for {scheme}://; known schemes: {', '.join(known_schemes())}. "
         "A third-party driver registers with the 'kioko.stores' entry point or kioko.register_store()."

@@ -252,8 +252,9 @@ class Store(Protocol):
     def update_many(self, ops: Sequence[Op]) -> list[Record | None]:
         """Apply upserts and deletes in order, as one unit; return the stored record per upsert, None per delete.
 
-        Validates every op before writing anything: a record of the wrong vector length, a non-finite
-        vector or a malformed scope raises :class:`InvalidRecordError`; an upsert of an id that lives in
+        Validates every op before writing anything (:func:`validate_ops`, whose rule is :data:`INPUT_RULE`):
+        a record that breaks it (wrong vector length, non-finite vector, malformed scope, metadata that
+        is not JSON, text with NUL ...) raises :class:`InvalidRecordError`; an upsert of an id that lives in
         another scope, or an ``expected_version`` that does not match (0 = must not exist), raises
         :class:`ConflictError`. In both cases nothing of the batch is applied. An empty batch is a no-op.
         """
@@ -271,6 +272,10 @@ class Store(Protocol):
         """Up to ``k`` records of ``scope`` that match ``filter`` and have an embedding, most similar first.
 
         A selective filter still yields ``k`` results when ``k`` records match.
+
+        Ties: records with equal scores come in ascending id order, and when several tie at the k-th
+        score, the ones with the smallest ids are returned. So every store gives the same answer for
+        the same records (an approximate store: among the candidates its index finds).
         """
         ...
 
@@ -290,30 +295,164 @@ class Store(Protocol):
 # --------------------------------------------------------------------------- helpers for drivers
 
 
+INPUT_RULE = """\
+What every store accepts, checked by :func:`validate_ops` before any store sees a record:
+
+- ``id`` (1-200 characters), ``user_id`` and ``kind`` are non-empty strings; ``agent_id`` and
+  ``session_id`` are None or a string (``agent_id`` non-empty); ``content`` is a string; ``terms`` is a
+  list of strings (repeats are dropped);
+- every string, metadata keys and values included, is text without a NUL character or a lone surrogate
+  half (what UTF-8, PostgreSQL and SQLite can all hold);
+- ``metadata`` is JSON: a dict with string keys whose values are dicts of the same kind, lists or
+  tuples (read back as lists), strings, ints, finite floats, bools or None; no bytes, datetime, set,
+  NaN, infinity or other objects;
+- ``created_at`` and ``updated_at`` are finite numbers of seconds;
+- ``embedding`` is None or a 1-d numpy vector of the store's ``dim``, finite and not all zeros
+  (stored as float32).
+"""
+
+
+def is_storable_text(value: Any) -> bool:
+    """Whether ``value`` is a string every store can hold: no NUL character, no lone surrogate half."""
+    if type(value) is not str or "\x00" in value:
+        return False
+    if value.isascii():
+        return True
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def validate_ops(ops: Sequence[Op], dim: int) -> list[Op]:
-    """Check every op up front so a driver can refuse a bad batch before touching its database."""
+    """Check every op up front (:data:`INPUT_RULE`) so a store refuses a bad batch before touching anything.
+
+    The whole record is checked, not only what its constructor validated: ``model_copy(update=...)``
+    and in-place edits skip pydantic. Returns the ops, an upsert's record normalised where the rule
+    allows (terms de-duplicated, the vector as float32).
+    """
+    if isinstance(ops, (str, bytes, Upsert, Delete)) or not isinstance(ops, Sequence):
+        raise InvalidRecordError(f"update_many takes a list of Upsert and Delete ops, got {type(ops).__name__}")
     checked: list[Op] = []
     for op in ops:
         if isinstance(op, Upsert):
-            check_scope(op.record.scope)
-            vector = op.record.embedding
-            if vector is not None and (not isinstance(vector, np.ndarray) or vector.ndim != 1
-                                       or not np.all(np.isfinite(vector)) or not np.any(vector)):
-                raise InvalidRecordError(
-                    f"record {op.record.id!r}: embedding must be a finite, non-zero 1-d vector")
-            if vector is not None and vector.shape[0] != dim:
-                raise InvalidRecordError(
-                    f"record {op.record.id!r}: embedding has {vector.shape[0]} dimensions, this store "
-                    f"holds {dim}; open the store with ?dim={vector.shape[0]} or use a matching embedder"
-                )
+            if not isinstance(op.record, Record):
+                raise InvalidRecordError(f"an Upsert must carry a Record, got {type(op.record).__name__}")
+            record = check_record(op.record, dim)
+            if record is not op.record:
+                op = op.model_copy(update={"record": record})
         elif isinstance(op, Delete):
             check_scope(op.scope)
+            if not is_storable_text(op.id) or not op.id:
+                raise InvalidRecordError(f"Delete.id must be a non-empty string without NUL, got {op.id!r}")
         else:
             raise InvalidRecordError(f"update_many takes Upsert and Delete ops, got {type(op).__name__}")
-        if op.expected_version is not None and op.expected_version < 0:
-            raise InvalidRecordError("expected_version must be >= 0")
+        expected = op.expected_version
+        if expected is not None and (type(expected) is not int or expected < 0):
+            raise InvalidRecordError(f"expected_version must be None or an integer >= 0, got {expected!r}")
         checked.append(op)
     return checked
+
+
+def check_record(record: Record, dim: int) -> Record:
+    """``record`` if it follows :data:`INPUT_RULE`, or a normalised copy; else :class:`InvalidRecordError`."""
+    name = record.id if isinstance(record.id, str) else "?"
+
+    def refuse(problem: str) -> InvalidRecordError:
+        return InvalidRecordError(f"record {name!r}: {problem}; nothing was written")
+
+    if not is_storable_text(record.id) or not 1 <= len(record.id) <= 200:
+        raise refuse("id must be 1-200 characters of text without NUL or lone surrogates")
+    try:
+        check_scope(record.scope)
+    except InvalidRecordError as error:
+        raise refuse(str(error)) from None
+    for field_name in ("user_id", "kind", "content"):
+        value = getattr(record, field_name)
+        if not is_storable_text(value) or (field_name != "content" and not value):
+            raise refuse(f"{field_name} must be {'a' if field_name == 'content' else 'a non-empty'} string "
+                         "without NUL characters or lone surrogates")
+    for field_name in ("agent_id", "session_id"):
+        value = getattr(record, field_name)
+        if value is not None and not is_storable_text(value):
+            raise refuse(f"{field_name} must be None or a string without NUL characters or lone surrogates")
+    terms = record.terms
+    if type(terms) is not list or not all(type(term) is str for term in terms) or not is_storable_text(
+            "".join(terms)):  # one check of the joined text: a surrogate is refused paired or not
+        raise refuse("terms must be a list of strings without NUL characters or lone surrogates")
+    for field_name in ("created_at", "updated_at"):
+        value = getattr(record, field_name)
+        if type(value) not in (int, float) or not math.isfinite(value):
+            raise refuse(f"{field_name} must be a finite number of seconds, got {value!r}")
+    if type(record.metadata) is not dict:
+        raise refuse(f"metadata must be a dict, got {type(record.metadata).__name__}")
+    problem = _json_problem(record.metadata, "metadata")
+    if problem:
+        raise refuse(problem)
+    update: dict[str, Any] = {}
+    if len(set(terms)) != len(terms):
+        update["terms"] = list(dict.fromkeys(terms))
+    vector = record.embedding
+    if vector is not None:
+        if not isinstance(vector, np.ndarray) or vector.ndim != 1 or vector.dtype.kind not in "fiu":
+            raise refuse("embedding must be a 1-d numpy vector of numbers")
+        if vector.shape[0] != dim:
+            raise refuse(f"embedding has {vector.shape[0]} dimensions, this store holds {dim}; open the "
+                         f"store with ?dim={vector.shape[0]} or use a matching embedder")
+        if vector.dtype != np.float32:
+            with np.errstate(over="ignore"):  # a value beyond float32 becomes infinity, refused just below
+                vector = update["embedding"] = vector.astype(np.float32)
+        if not np.all(np.isfinite(vector)):
+            raise refuse("embedding contains NaN or infinity (as float32)")
+        if not np.any(vector):
+            raise refuse("embedding is all zeros; cosine similarity is undefined for it")
+    return record.model_copy(update=update) if update else record
+
+
+_JSON_LEAVES = (int, bool, type(None))
+_MAX_JSON_DEPTH = 100
+
+
+def _json_problem(value: Any, path: str) -> str | None:
+    """What keeps ``value`` from being JSON every store round-trips, or None when it is."""
+    found = _not_json(value, 0)
+    return None if found is None else f"{path}{found[0]} {found[1]}"
+
+
+def _not_json(item: Any, depth: int) -> tuple[str, str] | None:
+    """None for JSON, else (where below ``item``, what is wrong); the path is only built for a failure."""
+    kind = type(item)
+    if kind is str:
+        return None if is_storable_text(item) else ("", "contains a NUL character or a lone surrogate")
+    if kind is float:
+        return None if math.isfinite(item) else ("", f"is {item!r}, which JSON cannot hold")
+    if kind in _JSON_LEAVES:
+        return None
+    if depth > _MAX_JSON_DEPTH:
+        return ("", f"is nested more than {_MAX_JSON_DEPTH} levels deep")
+    if kind is dict:
+        for key, inner in item.items():
+            if type(key) is not str:
+                return ("", f"has a key that is not a string ({key!r}); JSON keys are strings")
+            if "\x00" in key or not key.isascii() and not is_storable_text(key):
+                return ("", "has a key with a NUL character or a lone surrogate")
+            inner_kind = type(inner)
+            # plain ASCII strings and ints are most of metadata: settled here, without a call
+            if inner_kind is str and "\x00" not in inner and inner.isascii() or inner_kind is int:
+                continue
+            found = _not_json(inner, depth + 1)
+            if found is not None:
+                return (f"[{key!r}]{found[0]}", found[1])
+        return None
+    if kind is list or kind is tuple:
+        for position, inner in enumerate(item):
+            found = _not_json(inner, depth + 1)
+            if found is not None:
+                return (f"[{position}]{found[0]}", found[1])
+        return None
+    return ("", f"is a {kind.__name__}, which is not JSON (use str, int, float, bool, None, lists and dicts "
+                "with string keys)")
 
 
 def check_query_vector(vector: Sequence[float] | np.ndarray, dim: int) -> np.ndarray:

@@ -109,3 +109,54 @@ def test_the_ast_check_finds_every_form_of_import(statement: str) -> None:
 def test_the_ast_check_allows_relative_and_ordinary_imports() -> None:
     """Relative imports inside kioko_core and standard or core libraries are fine."""
     assert forbidden_imports("from .store import Record\nimport numpy\nfrom pydantic import BaseModel\n") == []
+
+
+# --------------------------------------------------------------------------- drivers see only the protocol
+
+PROTOCOL_MODULES = ("kioko_core.store", "kioko_core.driver", "kioko_core.url")
+"""What a driver may import from kioko_core: the protocol, the optional driver base, and StoreURL."""
+
+DRIVER_SOURCES = sorted((PROJECT_ROOT / "kioko_backends").glob("*.py")) + [
+    PROJECT_ROOT / "docs" / "example_driver" / "kioko_jsonl.py"]
+
+
+def core_imports_beyond_protocol(source: str, filename: str = "<source>") -> list[str]:
+    """``file:line module`` for every import of a kioko_core module other than the protocol's."""
+    found = []
+    for node in ast.walk(ast.parse(source, filename)):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            # `from kioko_core import layer` names the module in the alias
+            names = ([f"{node.module}.{alias.name}" for alias in node.names] if node.module == "kioko_core"
+                     else [node.module])
+        else:
+            continue
+        found += [f"{filename}:{node.lineno} {name}" for name in names
+                  if name.split(".")[0] == "kioko_core" and name not in PROTOCOL_MODULES]
+        found += [f"{filename}:{node.lineno} {name}" for name in names if name.split(".")[0] == "kioko"]
+    return found
+
+
+def test_drivers_import_nothing_of_the_core_but_the_protocol() -> None:
+    """kioko_backends and the example driver import only kioko_core.store, .driver and .url."""
+    assert len(DRIVER_SOURCES) >= 5, f"expected the drivers under {PROJECT_ROOT / 'kioko_backends'}"
+    found = [hit for path in DRIVER_SOURCES
+             for hit in core_imports_beyond_protocol(path.read_text(encoding="utf-8"),
+                                                     str(path.relative_to(PROJECT_ROOT)))]
+    assert found == []
+
+
+@pytest.mark.parametrize("statement", [
+    "from kioko_core.layer import MemoryLayer", "import kioko_core.linker", "from kioko_core import registry",
+    "from kioko import connect", "def late():\n    from kioko_core.text import analyse",
+])
+def test_the_driver_check_finds_core_imports(statement: str) -> None:
+    """The check can fail: any other core module, the kioko package, in any form of import."""
+    assert core_imports_beyond_protocol(statement) != []
+
+
+def test_the_driver_check_allows_the_protocol() -> None:
+    source = ("from kioko_core.store import Record\nfrom kioko_core.driver import StoreBase\n"
+              "import kioko_core.url\nfrom kioko_core import store\nimport numpy\n")
+    assert core_imports_beyond_protocol(source) == []

@@ -8,6 +8,9 @@ every read (the postings index included). A write plans the batch against them, 
 replay would, appends it, and applies what it decoded, so memory always equals what a replay would give.
 
 URL: ``jsonl:///absolute/path/to/memories.jsonl`` (optionally ``?dim=384``).
+
+It subclasses Kioko's optional :class:`~kioko_core.driver.StoreBase`, which checks every argument,
+validates every batch and parses the options, then calls the ``do_*`` hooks below.
 """
 
 from __future__ import annotations
@@ -16,14 +19,14 @@ import json
 import os
 import threading
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
+from kioko_core.driver import DIM, Option, StoreBase
 from kioko_core.store import (
-    DEFAULT_DIM, Capabilities, ConflictError, Delete, Filter, InvalidRecordError, Neighbor, Op, Postings,
-    Record, Scope, StoreError, Upsert, check_limit, check_query_vector, check_scope, validate_ops,
+    DEFAULT_DIM, Capabilities, Delete, Filter, Neighbor, Op, Postings, Record, Scope, StoreError, plan_batch,
 )
 from kioko_core.url import StoreURL
 
@@ -37,7 +40,7 @@ HEADER_START = b'{"format": "kioko-jsonl/1"'
 """How every file this driver wrote begins (json.dumps keeps the header's key order)."""
 
 
-class JsonlStore:
+class JsonlStore(StoreBase):
     """One JSON-lines file; every record is also held in memory. Open it with ``kioko.connect("jsonl:///...")``."""
 
     capabilities = Capabilities(
@@ -45,6 +48,7 @@ class JsonlStore:
         notes=("one process at a time: a second opener of the same file gets StoreError",
                "every record is held in memory, and the file grows with every write"),
     )
+    options = {"dim": Option(DIM.parse)}  # no default: an existing file keeps its own dim
 
     def __init__(self, path: str, dim: int | None = None) -> None:
         """Open (or create) the log at ``path``; ``dim`` None means the file's own, or the default."""
@@ -62,15 +66,11 @@ class JsonlStore:
             raise
 
     @classmethod
-    def from_url(cls, url: StoreURL, dim: int | None = None, **options: Any) -> JsonlStore:
-        """What ``kioko.connect`` and the registry call: ``dim`` wins over ``?dim=``."""
-        if options:
-            raise StoreError(f"jsonl:// takes no options besides dim, got {sorted(options)}")
+    def open_url(cls, url: StoreURL, options: dict[str, Any]) -> JsonlStore:
+        """What ``kioko.connect`` and the registry reach through ``from_url``, options already parsed."""
         if url.host or not url.path:
             raise StoreError(f"{url} names no file: write jsonl:///absolute/path.jsonl (three slashes)")
-        if dim is None and "dim" in url.query:
-            dim = url.query["dim"]
-        return cls(url.path, None if dim is None else _positive(dim))
+        return cls(url.path, options["dim"])
 
     def __repr__(self) -> str:
         return f"JsonlStore({self.path!r}, dim={self.dim})"
@@ -123,51 +123,44 @@ class JsonlStore:
                 raise StoreError(f"{self.path} is damaged at line {number}: {error}") from None
         return recorded
 
-    # -- reads
+    # -- reads: the hooks get arguments StoreBase has checked
 
-    def get(self, scope: Scope, ids: Sequence[str]) -> list[Record | None]:
-        """Copies of the records, in the order asked; None for a missing id or another scope's."""
-        scope = check_scope(scope)
+    def do_get(self, scope: Scope, ids: list[str]) -> dict[str, Record]:
+        """Copies of the records of ``scope`` among ``ids``."""
         with self._lock:
             self._check_open()
             found = [self._records.get(i) for i in ids]
-            return [_copy(r) if r is not None and r.scope == scope else None for r in found]
+            return {r.id: _copy(r) for r in found if r is not None and r.scope == scope}
 
-    def postings(self, scope: Scope, terms: Sequence[str], limit: int) -> Postings:
-        """n, and per distinct term its df and up to ``limit`` ids, newest created_at first, ties by id."""
-        scope, limit = check_scope(scope), check_limit("limit", limit)
+    def do_postings(self, scope: Scope, terms: list[str], limit: int) -> Postings:
+        """n, and per term its df and up to ``limit`` ids, newest created_at first, ties by id."""
         df: dict[str, int] = {}
         ids: dict[str, list[str]] = {}
         with self._lock:
             self._check_open()
             index = self._postings.get(scope, {})
-            for term in dict.fromkeys(terms):  # a term asked twice is answered once
+            for term in terms:
                 holders = index.get(term, set())
                 df[term] = len(holders)
                 ids[term] = sorted(holders, key=lambda i: (-self._records[i].created_at, i))[:limit]
             return Postings(n=len(self._with_terms.get(scope, ())), df=df, ids=ids)
 
-    def knn(self, scope: Scope, vector: Any, k: int, filter: Filter | None = None) -> list[Neighbor]:
-        """The ``k`` matching records with a vector most cosine-similar to ``vector``; ties by id."""
-        scope, k = check_scope(scope), check_limit("k", k)
-        query = check_query_vector(vector, self.dim).astype(np.float64)
+    def do_knn(self, scope: Scope, query: np.ndarray, k: int, filter: Filter | None) -> list[Neighbor]:
+        """Every matching record with a vector, scored; StoreBase sorts by (score, id) and keeps k."""
         # filter first, rank second: ranking k and then filtering would return fewer than k
         with self._lock:
             self._check_open()
             pool = [r for r in map(self._records.get, self._by_scope.get(scope, ()))
                     if r.embedding is not None and (filter is None or filter.matches(r))]
-        if k == 0 or not pool:
+        if not pool:
             return []
         matrix = np.stack([r.embedding for r in pool]).astype(np.float64)
-        scores = matrix @ query / (np.linalg.norm(matrix, axis=1) * np.linalg.norm(query))
-        best = sorted(range(len(pool)), key=lambda j: (-scores[j], pool[j].id))[:k]
-        return [Neighbor(pool[j].id, float(scores[j])) for j in best]
+        q = query.astype(np.float64)
+        scores = matrix @ q / (np.linalg.norm(matrix, axis=1) * np.linalg.norm(q))
+        return [Neighbor(r.id, float(score)) for r, score in zip(pool, scores)]
 
-    def scan(self, scope: Scope, filter: Filter | None = None, batch: int = 500) -> Iterator[Record]:
+    def do_scan(self, scope: Scope, filter: Filter | None, batch: int) -> Iterator[Record]:
         """Every matching record of the scope in id order, ``batch`` at a time."""
-        scope = check_scope(scope)
-        if check_limit("batch", batch) == 0:
-            raise ValueError("batch must be at least 1")
         after: str | None = None
         while True:
             # keyset pagination: each page starts after the last id yielded, read from the current state,
@@ -190,53 +183,21 @@ class JsonlStore:
 
     # -- writes
 
-    def update_many(self, ops: Sequence[Op]) -> list[Record | None]:
-        """Apply the batch whole or not at all; the stored record per upsert, None per delete."""
-        ops = validate_ops(ops, self.dim)  # scopes, vector lengths and values, before anything else
-        if not ops:
-            return []
+    def do_update_many(self, ops: list[Op]) -> list[Record | None]:
+        """Apply a validated, non-empty batch whole or not at all; the stored record per upsert, None per delete."""
         with self._lock:
             self._check_open()
-            entries = self._plan(ops)
-            # decode the line as a replay will before writing it: a line that fails there would poison the file
-            try:
-                line = json.dumps({"ops": entries})
-                changes = _decode(json.loads(line)["ops"])
-            except (TypeError, ValueError) as error:  # e.g. metadata holding a set, or a record made invalid
-                raise InvalidRecordError(f"a record of the batch cannot be stored: {error}") from None
+            touched = (self._records.get(i) for i in _ids(ops))
+            current = {r.id: (r.scope, r.version) for r in touched if r is not None}
+            # plan_batch raises ConflictError before anything is written; later ops see earlier ones
+            entries = [{"put": _to_json(stored)} if stored is not None else
+                       {"delete" if exists else "noop": op.id}  # type: ignore[union-attr]
+                       for op, stored, exists in plan_batch(ops, current)]
+            line = json.dumps({"ops": entries})
+            changes = _decode(json.loads(line)["ops"])  # decoded as a replay will decode it
             self._append(line)
             self._apply(changes)
             return [_copy(c) if isinstance(c, Record) else None for c in changes]
-
-    def _plan(self, ops: Sequence[Op]) -> list[dict[str, Any]]:
-        """Check every op against the state the batch would see, and return the log entries to write.
-
-        Raises ConflictError before anything is written. Later ops see earlier ones of the same batch.
-        """
-        seen: dict[str, tuple[Scope, int] | None] = {}  # id -> (scope, version) as the batch goes
-        entries: list[dict[str, Any]] = []
-        for op in ops:
-            record_id = op.id if isinstance(op, Delete) else op.record.id
-            scope = op.scope if isinstance(op, Delete) else op.record.scope
-            if record_id not in seen:
-                current = self._records.get(record_id)
-                seen[record_id] = (current.scope, current.version) if current else None
-            state = seen[record_id]
-            if state is not None and state[0] != scope:
-                if isinstance(op, Upsert):
-                    raise ConflictError(f"record id {record_id!r} already belongs to another scope")
-                state = None  # from the wrong scope the record looks missing, and is left alone
-            version = state[1] if state else 0
-            if op.expected_version is not None and op.expected_version != version:
-                raise ConflictError(f"record {record_id!r} is at version {version}, expected {op.expected_version}")
-            if isinstance(op, Delete):  # one entry per op, so entries line up with the answer
-                entries.append({"delete": record_id} if state else {"noop": record_id})
-                if state:
-                    seen[record_id] = None
-            else:
-                entries.append({"put": _to_json(op.record, version + 1)})
-                seen[record_id] = (scope, version + 1)
-        return entries
 
     def _append(self, line: str) -> None:
         """Write one line and make it durable; on any failure cut the file back to its last commit."""
@@ -277,11 +238,14 @@ class JsonlStore:
         self._with_terms[record.scope].discard(record.id)
 
 
-def _to_json(record: Record, version: int) -> dict[str, Any]:
+def _ids(ops: list[Op]) -> set[str]:
+    return {op.id if isinstance(op, Delete) else op.record.id for op in ops}
+
+
+def _to_json(record: Record) -> dict[str, Any]:
     """A record as one JSON object; float32 values survive the trip through JSON's float64 exactly."""
     data = record.model_dump(exclude={"embedding"})
-    data["version"] = version
-    data["embedding"] = None if record.embedding is None else np.asarray(record.embedding, np.float32).tolist()
+    data["embedding"] = None if record.embedding is None else record.embedding.tolist()
     return data
 
 
@@ -293,10 +257,3 @@ def _decode(entries: list[dict[str, Any]]) -> list[Record | str | None]:
 def _copy(record: Record) -> Record:
     """A copy the caller may change (metadata, terms, the vector) without changing the store."""
     return record.model_copy(deep=True)
-
-
-def _positive(value: Any) -> int:
-    """``dim`` as a positive int, from an int or a URL's string."""
-    if isinstance(value, bool) or not str(value).strip().isdigit() or int(value) < 1:
-        raise InvalidRecordError(f"dim must be a positive integer, got {value!r}")
-    return int(value)
