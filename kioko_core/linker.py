@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import heapq
 import logging
 import time
@@ -18,8 +19,11 @@ from .text import Analysis, analyze, has_fix_cue, has_problem_cue, has_progress_
 log = logging.getLogger("kioko.linker")
 
 TWO_HOURS = 7200.0
+TURN_WEIGHT = 0.35
+"""The weight of a link to the turn before (when the pair's own evidence scores lower)."""
 SESSION_TERM = "s:"
 KIND_TERM = "k:"
+CONTENT_TERM = "h:"
 MEANS = frozenset({"decision", "procedure", "skill", "event"})
 SEMANTIC_KINDS = frozenset({"knowledge", "fact", "preference", "insight"})
 
@@ -46,6 +50,8 @@ class LinkerConfig:
     iterations: int = 20
     fanout: int = 8
     max_nodes: int = 40
+    link_turns: bool = True
+    """Link an event to the event just before it in its session (a conversation's previous turn)."""
 
     @classmethod
     def build(cls, options: dict[str, Any] | None = None, **more: Any) -> LinkerConfig:
@@ -409,9 +415,42 @@ class MemoryLinker:
             scored += self._shared(m, record, analysis, bridges)
         scored.sort(key=lambda pair: (-pair[1].score, pair[0].id))
         chosen = scored[: config.max_new]
+        turn_before = self._turn_before(record, candidates, chosen, m, stats, analysis)
+        if turn_before is not None:
+            chosen.append(turn_before)
         for _, ev in chosen:  # explanations only for the links that are made
+            if not ev._context:
+                continue  # already explained
             ev.why = _why(m, ev._context[0], ev, ev._context[1], ev._context[2], ev._stats or stats)
         return self._store_plan(record, previous, chosen, structural, loaded, now, head)
+
+    def _turn_before(self, record: Record, candidates: list[Record], chosen: list[tuple[Record, Evidence]],
+                     m: Side, stats: Stats, analysis: Analysis) -> tuple[Record, Evidence] | None:
+        """The event just before this one in its session, linked ``follows`` even without shared words.
+
+        In a conversation a turn is read with the turn before it: "Yes, last Sunday!" answers the
+        question it follows. Both must be events of one session, at most two hours apart; the link is
+        the weakest kind (weight 0.35, unless the evidence scored higher), so the degree cap drops it first.
+        """
+        if record.kind != "episodic" or not record.session_id or not self.config.link_turns:
+            return None
+        earlier = [c for c in candidates if c.kind == "episodic" and c.session_id == record.session_id
+                   and c.created_at <= record.created_at and record.created_at - c.created_at <= TWO_HOURS]
+        if not earlier:
+            return None
+        before = max(earlier, key=lambda c: (c.created_at, c.id))
+        if any(c.id == before.id for c, _ in chosen):
+            return None
+        ev = score_pair(m, Side.of(before), stats, self.config, self.embedder.lexical, analysis.place_terms,
+                        with_why=False)
+        ev.score = max(ev.score, TURN_WEIGHT)
+        if ev.type != "resolves":  # a fix keeps its direction; anything else follows the turn before
+            ev.type, ev.source_is_first = "follows", True
+        ev.evidence = True
+        minutes = round((record.created_at - before.created_at) / 60)
+        ev.why = f"the turn before it in the same session, {minutes} min apart"
+        ev._context = ()
+        return before, ev
 
     def _newest_decision(self, record: Record, hops: int = 8) -> tuple[Record | None, set[str]]:
         """The newest decision in a chain of replacements (None if the chain breaks), and every id on it."""
@@ -629,9 +668,16 @@ class MemoryLinker:
 
 
 def index_terms(salient: list[str], record: Record) -> list[str]:
-    """What a memory is indexed under: its salient terms, its session and its kind (for recency lists)."""
+    """What a memory is indexed under: its salient terms, its session, its kind (for recency lists) and
+    its content key (to find an exact copy without a scan)."""
     extra = [SESSION_TERM + record.session_id] if record.session_id else []
-    return list(salient) + extra + [KIND_TERM + record.kind]
+    return list(salient) + extra + [KIND_TERM + record.kind, content_term(record.content)]
+
+
+def content_term(content: str) -> str:
+    """``h:`` and a digest of the content with its whitespace collapsed: the same text, the same term."""
+    digest = hashlib.blake2b(" ".join(content.split()).encode("utf-8"), digest_size=12).hexdigest()
+    return CONTENT_TERM + digest
 
 
 def _first(records: list[Record | None]) -> Record | None:

@@ -259,13 +259,35 @@ def test_similarity_on_a_framing_word_alone_never_links(layer: MemoryLayer) -> N
 
 
 def test_a_raised_threshold_turns_a_link_away() -> None:
-    strict = MemoryLayer(MemoryStore(), auto_link=True, linker={"threshold": 0.7})
+    # the turn-before rule links consecutive events whatever their score: it is tested on its own below
+    strict = MemoryLayer(MemoryStore(), auto_link=True, linker={"threshold": 0.7, "link_turns": False})
     fault = strict.add("Line 3 keeps faulting with error E-217.", user_id=U, memory_type="episodic",
                        session_id="s1", created_at=T0)
     fix = strict.add("Found it: the encoder cable on line 3 was loose.", user_id=U, memory_type="episodic",
                      session_id="s1", created_at=T0 + 20)
     assert strict.graph.explain(fix.id, fault.id, user_id=U).score < 0.7
     assert L.link_entries(strict.get(fix.id, user_id=U)) == []
+
+
+def test_an_event_is_linked_to_the_turn_before_it_in_its_session() -> None:
+    """A reply shares no word with the question it answers; it still follows it, as the weakest link."""
+    layer = MemoryLayer(MemoryStore(), auto_link=True)
+    asked = layer.add("Melanie: What did you paint last weekend?", user_id=U, memory_type="episodic",
+                      session_id="chat", created_at=T0)
+    answer = layer.add("Caroline: A sunrise over the lake, with my kids.", user_id=U, memory_type="episodic",
+                       session_id="chat", created_at=T0 + 60)
+    elsewhere = layer.add("Caroline: A sunrise over the lake, again.", user_id=U, memory_type="episodic",
+                          session_id="other", created_at=T0 + 120)
+    entry = next(e for e in L.link_entries(layer.get(answer.id, user_id=U)) if e["id"] == asked.id)
+    assert entry["type"] == "follows" and entry["dir"] == "out" and entry["w"] == pytest.approx(0.35)
+    assert "turn before" in entry["why"]
+    assert not any(e["id"] == answer.id and e["type"] == "follows" for e in L.link_entries(layer.get(elsewhere.id, user_id=U)))
+    off = MemoryLayer(MemoryStore(), auto_link=True, linker={"link_turns": False})
+    a = off.add("Melanie: What did you paint last weekend?", user_id=U, memory_type="episodic", session_id="chat",
+                created_at=T0)
+    b = off.add("Caroline: A sunrise over the lake, with my kids.", user_id=U, memory_type="episodic",
+                session_id="chat", created_at=T0 + 60)
+    assert not any(e["id"] == a.id for e in L.link_entries(off.get(b.id, user_id=U)))
 
 
 def test_unknown_linker_options_are_refused() -> None:
