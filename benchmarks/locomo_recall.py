@@ -151,12 +151,13 @@ def _store_url(store: str, folder: str, name: str) -> str:
 def kioko_system(*, auto_link: bool, links: int, store: str, embedder: Any = None) -> Callable[[Conversation, str], Ingested]:
     def ingest(conversation: Conversation, folder: str) -> Ingested:
         options: dict[str, Any] = {"embedder": embedder} if embedder is not None else {}
-        url = _store_url(store, folder, f"{conversation.name}-{'linked' if auto_link else 'plain'}")
+        url = _store_url(store, folder, f"{conversation.name}-{'linked' if auto_link else 'plain'}-{links}")
         layer = kioko.connect(url, auto_link=auto_link, **options)
         user = f"locomo-{conversation.name}"
         started = time.perf_counter()
         records = layer.add_many(
-            [{"content": t.document, "session_id": t.session, "created_at": t.created_at} for t in conversation.turns],
+            [{"content": t.document, "session_id": t.session, "created_at": t.created_at, "memory_type": "episodic"}
+             for t in conversation.turns],
             user_id=user)
         seconds = time.perf_counter() - started
         dia_of = {r.id: t.dia_id for r, t in zip(records, conversation.turns)}

@@ -59,6 +59,6 @@ def connect(target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = No
             raise UnknownStoreError("a config dict needs a 'url' key, e.g. {'url': 'sqlite:///kioko.db'}")
         target = config.pop("url")
         options = {**config, **options}
-    layer_options = {k: options.pop(k) for k in list(options) if k in {"auto_link", "linker", "embedder", "limits"}}
+    layer_options = {k: options.pop(k) for k in list(options) if k in {"auto_link", "linker", "embedder", "limits", "recall_config"}}
     store = open_store(target if target is not None else default_url(), **options)
     return MemoryLayer(store, **layer_options)

@@ -11,8 +11,8 @@ from .embedding import Embedder, OfflineEmbedder, embed_many
 from .entities import EntityGraph
 from .index import IndexCache
 from .limits import Limits
-from .linker import LinkerConfig, MemoryLinker, index_terms, structural_targets
-from .recall import Context, recall
+from .linker import LinkerConfig, MemoryLinker, content_term, index_terms, structural_targets
+from .recall import Context, RecallConfig, recall
 from .graph import Graph
 from .kinds import install as install_kinds
 from .secrets import DropSecrets
@@ -32,11 +32,13 @@ class MemoryLayer:
     ``auto_link`` links every new memory at write time (spec section 3); ``linker`` overrides the
     linker's constants (``{"threshold": 0.35, "max_new": 5, "max_degree": 12, ...}``); ``limits`` the
     largest content and query accepted (``{"content_bytes": 262144, "query_bytes": 32768}``, see
-    :mod:`kioko_core.limits`); a larger one raises :class:`~kioko_core.limits.TooLargeError`.
+    :mod:`kioko_core.limits`); a larger one raises :class:`~kioko_core.limits.TooLargeError`;
+    ``recall_config`` how recall retrieves and ranks (:class:`~kioko_core.recall.RecallConfig`).
     """
 
     def __init__(self, store: Store, *, auto_link: bool = False, linker: dict[str, Any] | None = None,
-                 embedder: Embedder | None = None, limits: Limits | dict[str, Any] | None = None) -> None:
+                 embedder: Embedder | None = None, limits: Limits | dict[str, Any] | None = None,
+                 recall_config: RecallConfig | dict[str, Any] | None = None) -> None:
         self.store = store
         self.limits = Limits.build(limits)
         self.auto_link = auto_link
@@ -46,6 +48,7 @@ class MemoryLayer:
         self.linker = MemoryLinker(store, embedder=self.embedder, graph=self.entities, index=self.index,
                                    config=LinkerConfig.build(linker))
         self.graph = Graph(self)
+        self.recall_config = RecallConfig.build(recall_config)
         self.secrets = DropSecrets()
         install_kinds(self)
 
@@ -54,11 +57,19 @@ class MemoryLayer:
     def add(self, content: str, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
             memory_type: str = "factual", metadata: dict[str, Any] | None = None,
             created_at: float | None = None, id: str | None = None, embedding: Any = None) -> Record:
-        """Store a memory and (with ``auto_link``) link it; returns the stored record."""
+        """Store a memory and (with ``auto_link``) link it; returns the stored record.
+
+        Adding a memory again (same scope, kind, session and text, whitespace aside, and no other
+        ``created_at``) stores no copy: the memory already stored is returned as it is. The same text
+        given another ``created_at`` is another event ("ran 5 km" on two days) and is stored.
+        """
         self._check_new(content, memory_type, metadata)
         self.limits.check_content(content)
         self.secrets.enforce(content, metadata)  # secrets never become memories
         scope = check_scope((user_id, agent_id))
+        copy = self._existing_copy(scope, content, memory_type, session_id) if id is None else None
+        if copy is not None and (created_at is None or created_at == copy.created_at):
+            return copy
         now = time.time()
         record = Record(
             id=id or uuid.uuid4().hex, user_id=scope.user_id, agent_id=scope.agent_id, kind=memory_type,
@@ -67,6 +78,22 @@ class MemoryLayer:
             embedding=self.embedder.embed(content) if embedding is None else embedding,
         )
         return self._write(record, previous=None)
+
+    def _existing_copy(self, scope: Scope, content: str, memory_type: str, session_id: str | None) -> Record | None:
+        """The memory this one would copy: same scope, kind, session and text (whitespace aside), if any.
+
+        Only memories that are indexed (the linkable kinds) are looked up: one postings call, no scan.
+        A replaced decision is history, not a copy: deciding the same again stores a new decision.
+        """
+        if memory_type not in L.LINKABLE_KINDS:
+            return None
+        key = " ".join(content.split())
+        ids = self.index.lookup(scope, [content_term(content)], 8)[2].get(content_term(content), [])
+        for found in self.store.get(scope, ids) if ids else []:
+            if found is not None and found.kind == memory_type and found.session_id == session_id \
+                    and " ".join(found.content.split()) == key and not found.metadata.get("superseded_by"):
+                return found
+        return None
 
     @staticmethod
     def _check_new(content: Any, memory_type: Any, metadata: Any, where: str = "") -> None:
@@ -173,16 +200,23 @@ class MemoryLayer:
     # -- reading
 
     def recall(self, query: str, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
-               links: int | None = None, limit: int | None = None, include_shared: bool = False) -> Context:
-        """The context for ``query``: what it retrieves, what their links bring (``links``, default 3), how they connect.
+               links: int | None = None, limit: int | None = None, include_shared: bool = False,
+               config: RecallConfig | dict[str, Any] | None = None) -> Context:
+        """The context for ``query``: the ``limit`` best memories (default 8), how they connect.
 
-        ``links=0`` turns the expansion off for this call; ``include_shared`` adds the shared knowledge base.
+        ``links`` (default 3) is how many of them may be memories that only a link to a better match
+        brought; ``links=0`` turns the graph off for this call. ``config`` overrides the layer's
+        :class:`RecallConfig` for this call (a dict changes only the fields it names).
+        ``include_shared`` adds the shared knowledge base. Open goals are shown in their own section,
+        on top of ``limit``.
         """
         if not isinstance(query, str):
             raise InvalidRecordError("query must be a string")
         self.limits.check_query(query)
+        if isinstance(config, dict):
+            config = RecallConfig.build(self.recall_config, **config)
         return recall(self, query, user_id=user_id, agent_id=agent_id, session_id=session_id, links=links,
-                      limit=limit, include_shared=include_shared)
+                      limit=limit, include_shared=include_shared, config=config or self.recall_config)
 
     def context(self, query: str, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
                 links: int = 0, limit: int | None = None) -> Context:

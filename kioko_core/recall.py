@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-import heapq
+import dataclasses
+import math
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from . import links as L
-from .activation import gather, spread
-from .index import idf, nominates, term_weight
+from .activation import strongest
+from .index import ENTITY_BOOST, idf, nominates
 from .linker import KIND_TERM
-from .store import Filter, Record, Scope, check_scope
-from .text import analyze, has_problem_cue
+from .store import Filter, InvalidRecordError, Record, Scope, check_scope
+from .text import analyze, has_problem_cue, stem
 
 if TYPE_CHECKING:
     from .layer import MemoryLayer
@@ -65,81 +67,203 @@ class Context:
         return self.text
 
 
-@dataclass
+@dataclass(frozen=True)
 class RecallConfig:
+    """How recall retrieves and ranks; every field can be set per layer (``MemoryLayer(recall={...})``).
+
+    The defaults were chosen on the LoCoMo development split (``benchmarks/locomo_recall.py``).
+    """
+
     candidates: int = 20
-    """Per signal: how many candidates knn, BM25 and the entity graph each nominate."""
+    """Pool per signal: how many candidates the vector search nominates, and how many lexical ones are kept."""
     limit: int = 8
-    """How many retrieved memories the context shows."""
+    """How many memories recall returns (retrieved and linked together)."""
     min_vector_only: float = 0.3
     """h: a memory only the vector search found must be at least this similar."""
     goals: int = 10
+    """Open goals shown in the context's goal section (they come on top of ``limit``)."""
+    lexical_weight: float = 1.0
+    """RRF weight of the lexical ranking (query terms weighted by IDF, plus the graph signal when on)."""
+    dense_weight: float | None = None
+    """RRF weight of the vector ranking; None: 1.0 for a semantic embedder, 0 for a lexical one (the
+    offline embedder hashes the same words the lexical ranking counts, and weighing it in lowered
+    recall@10 on LoCoMo from 0.667 to 0.652; its matches still join the list, after the others)."""
+    entity_terms: bool = True
+    """Count a named entity of the question (``e:...``) when its words are not already counted as words."""
+    related_entity_weight: float = 0.5
+    """Weight of an entity the user's entity graph relates to one the question names, relative to the name."""
+    graph_weight: float = 0.7
+    """beta: a memory gains beta x (its strongest linked seed's lexical score x the link's weight)."""
+    graph_seeds: int = 10
+    """How many of the best lexical candidates pass their score on along their links."""
+    context_link_weight: float = 1.0
+    """The weight a ``follows`` link (an event and the one just before it in its session) carries in ranking."""
+
+    def __post_init__(self) -> None:
+        for name in ("candidates", "limit", "goals", "graph_seeds"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < (0 if name == "goals" else 1):
+                raise InvalidRecordError(f"recall {name} must be a positive integer, got {value!r}")
+        for name in ("min_vector_only", "lexical_weight", "dense_weight", "related_entity_weight", "graph_weight",
+                     "context_link_weight"):
+            value = getattr(self, name)
+            if value is None and name == "dense_weight":
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+                raise InvalidRecordError(f"recall {name} must be a finite number >= 0, got {value!r}")
+
+    @classmethod
+    def build(cls, options: RecallConfig | dict[str, Any] | None = None, **more: Any) -> RecallConfig:
+        if isinstance(options, RecallConfig):
+            return dataclasses.replace(options, **more) if more else options
+        values = {**(options or {}), **more}
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(values) - known
+        if unknown:
+            raise InvalidRecordError(f"unknown recall option(s) {sorted(unknown)}; known: {sorted(known)}")
+        return cls(**values)
 
 
-def _rank(scores: dict[str, float]) -> dict[str, int]:
-    ordered = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
-    return {key: rank for rank, (key, _) in enumerate(ordered, 1)}
+def _order_key(scores: dict[str, float], records: dict[str, Record]) -> Any:
+    """Best first; ties go to the newer memory, then the content, and only then the id: never random."""
+    def key(memory_id: str) -> tuple:
+        record = records.get(memory_id)
+        return (-scores[memory_id], -(record.created_at if record else 0.0), record.content if record else "", memory_id)
+    return key
 
 
-def retrieve(layer: MemoryLayer, scope: Scope, query: str, config: RecallConfig,
-             session_id: str | None = None) -> tuple[dict[str, float], dict[str, dict[str, float]], dict[str, Record], list[Record]]:
-    """Candidates from knn, BM25 and the entity graph, fused with RRF; recency breaks near-ties.
+def _rank(scores: dict[str, float], records: dict[str, Record]) -> dict[str, int]:
+    ordered = sorted(scores, key=_order_key(scores, records))
+    return {key: rank for rank, key in enumerate(ordered, 1)}
 
-    Returns (fused score per id, signals per id, the records loaded, open goals).
+
+def lexical_scores(layer: MemoryLayer, scope: Scope, query: str, config: RecallConfig,
+                   extra_terms: Sequence[str] = ()) -> tuple[dict[str, float], dict[str, list[str]], Any]:
+    """IDF-weighted overlap of the question's terms with each memory's (postings only, no scan).
+
+    This is BM25 with every term counted once per memory and no length normalisation: the terms a
+    memory is indexed under are a set, and on the LoCoMo development split length normalisation
+    (b = 0.75) lowered recall@10 from 0.58 to 0.54 (see docs/recall.md).
     """
     known = layer.entities.match_entities(query, user_id=scope.user_id)
     analysis = analyze(query, known)
-    related = layer.entities.related_entities(analysis.entities, user_id=scope.user_id) if analysis.entities else {}
-    graph_terms = ["e:" + o for rels in related.values() for o, _ in rels if o not in analysis.entities]
-    goal_term = KIND_TERM + "goal"
-    n, df, postings = layer.index.lookup(scope, analysis.terms + graph_terms + [goal_term],
-                                         layer.linker.config.postings_limit)
-
-    lexical: dict[str, float] = {}
-    for term in analysis.terms:
+    words = {t for t in analysis.terms if t.startswith("t:")}
+    weights: dict[str, float] = {t: 1.0 for t in words}
+    if config.entity_terms:
+        for term in analysis.terms:
+            key = term[2:]
+            # a name whose words the question already counts ("Caroline") would be counted twice
+            if term.startswith("e:") and not all("t:" + stem(w) in words for w in key.split() if w.isalpha()):
+                weights[term] = ENTITY_BOOST
+        related = layer.entities.related_entities(analysis.entities, user_id=scope.user_id) if analysis.entities else {}
+        for other in (o for rels in related.values() for o, _ in rels if o not in analysis.entities):
+            weights.setdefault("e:" + other, ENTITY_BOOST * config.related_entity_weight)
+    n, df, postings = layer.index.lookup(scope, list(weights) + list(extra_terms), layer.linker.config.postings_limit)
+    scores: dict[str, float] = {}
+    for term, boost in weights.items():
         if not nominates(df.get(term, 0), n):
             continue
-        weight = term_weight(term, df.get(term, 0), n)
+        weight = idf(df.get(term, 0), n) * boost
         for memory_id in postings.get(term, []):
-            lexical[memory_id] = lexical.get(memory_id, 0.0) + weight
-    entity: dict[str, float] = {}
-    for term in [t for t in analysis.terms if t.startswith("e:")] + graph_terms:
-        for memory_id in postings.get(term, [])[: config.candidates]:
-            entity[memory_id] = entity.get(memory_id, 0.0) + (1.0 if term in analysis.terms else 0.5)
-    dense: dict[str, float] = {}
-    if n:
-        for hit in layer.store.knn(scope, layer.embedder.embed(query), config.candidates):
-            dense[hit.id] = hit.score
+            scores[memory_id] = scores.get(memory_id, 0.0) + weight
+    return scores, postings, analysis
 
-    lexical = dict(heapq.nsmallest(config.candidates, lexical.items(), key=lambda kv: (-kv[1], kv[0])))
-    dense = {i: v for i, v in dense.items() if v >= config.min_vector_only or i in lexical or i in entity}
+
+def graph_scores(seeds: dict[str, float], records: dict[str, Record], config: RecallConfig,
+                 linker_config: Any, now: float, include_shared: bool) -> dict[str, float]:
+    """What the links add: each memory gets its strongest linked seed's score times the link's weight.
+
+    A conversation's turns are read with their neighbours ("Yes, last Sunday!" answers the turn before),
+    so a ``follows`` link carries ``context_link_weight``; other links their faded weight.
+    """
+    gained: dict[str, float] = {}
+    for seed_id, seed_score in seeds.items():
+        record = records.get(seed_id)
+        if record is None or seed_score <= 0:
+            continue
+        for other, entry, weight in strongest(record, linker_config.max_degree, linker_config.min_weight,
+                                              linker_config.half_life_days, now):
+            if entry.get("shared") and not include_shared:
+                continue
+            if entry.get("type") == "follows":
+                weight = config.context_link_weight
+            gained[other] = max(gained.get(other, 0.0), seed_score * weight)
+    return gained
+
+
+@dataclass
+class Retrieved:
+    """The fused ranking of one scope: score and signals per memory, the records read, the open goals."""
+
+    scores: dict[str, float]
+    signals: dict[str, dict[str, float]]
+    records: dict[str, Record]
+    goals: list[Record]
+    linked_only: set[str]
+
+
+def retrieve(layer: MemoryLayer, scope: Scope, query: str, config: RecallConfig, *, use_links: bool = True,
+             now: float | None = None, include_shared: bool = False) -> Retrieved:
+    """Candidates from the postings (lexical), the vector search and (``use_links``) the links of the best
+    lexical ones, fused with weighted reciprocal ranks; a bounded number of ``get`` calls, never a scan.
+    """
+    now = time.time() if now is None else now
+    goal_term = KIND_TERM + "goal"
+    lexical, postings, _ = lexical_scores(layer, scope, query, config, [goal_term])
+    dense: dict[str, float] = {}
+    if layer.index.lookup(scope, [], 0)[0]:
+        for hit in layer.store.knn(scope, layer.embedder.embed(query), config.candidates):
+            if hit.score >= config.min_vector_only or hit.id in lexical:
+                dense[hit.id] = hit.score
+
+    by_score = sorted(lexical, key=lambda i: (-lexical[i], i))
+    seeds = {i: lexical[i] for i in by_score[: config.graph_seeds]} if use_links else {}
+    pool = by_score[: max(config.candidates, config.graph_seeds if use_links else 0)]
+    goal_ids = postings.get(goal_term, [])[: config.goals]
+    wanted = list(dict.fromkeys(pool + list(dense) + goal_ids))
+    records = {r.id: r for r in layer.store.get(scope, wanted) if r is not None} if wanted else {}
+    goals = [records[i] for i in goal_ids if i in records and records[i].metadata.get("status", "open") == "open"]
+    if use_links and GOAL_QUESTION.search(query):
+        # a question about goals starts from them, so the decisions and procedures serving them come along
+        top = max(seeds.values(), default=1.0)
+        seeds.update({g.id: top for g in goals})
+
+    gained = graph_scores(seeds, records, config, layer.linker.config, now, include_shared) if seeds else {}
+    combined = {i: lexical[i] for i in pool}
+    for memory_id, value in gained.items():
+        combined[memory_id] = combined.get(memory_id, 0.0) + config.graph_weight * value
+    # a linked memory not read yet is read only if it could make the list
+    top_combined = sorted(combined, key=lambda i: (-combined[i], i))[: config.candidates]
+    missing = [i for i in top_combined if i not in records]
+    if missing:
+        records.update({r.id: r for r in layer.store.get(scope, missing) if r is not None})
+    combined = {i: v for i, v in combined.items() if i in records and i in top_combined}
+    dense = {i: v for i, v in dense.items() if i in records}
+
     fused: dict[str, float] = {}
     signals: dict[str, dict[str, float]] = {}
-    for name, scores in (("bm25", lexical), ("dense", dense), ("entity", entity)):
-        for memory_id, rank in _rank(scores).items():
-            fused[memory_id] = fused.get(memory_id, 0.0) + 1.0 / (RRF_K + rank)
-            signals.setdefault(memory_id, {})[name] = round(scores[memory_id], 4)
-
-    # load only the best of the fused list (and the open goals): a recall reads a bounded number of records
-    ranked = sorted(fused, key=lambda i: (-fused[i], i))
-    goal_ids = postings.get(goal_term, [])[: config.goals]
-    records: dict[str, Record] = {}
-    shortlist = max(2 * config.limit, 16)
-    wanted = ranked[:shortlist] + [g for g in goal_ids if g not in fused]
-    records.update({r.id: r for r in layer.store.get(scope, wanted) if r is not None} if wanted else {})
-    shown = [i for i in ranked[:shortlist] if i in records and _may_show(records[i])]
-    if len(shown) < config.limit and len(ranked) > shortlist:
-        more = ranked[shortlist:shortlist + 4 * config.limit]
-        records.update({r.id: r for r in layer.store.get(scope, more) if r is not None})
-        shown += [i for i in more if i in records and _may_show(records[i])]
-    goals = [records[i] for i in goal_ids if i in records and records[i].metadata.get("status", "open") == "open"]
-
+    dense_weight = config.dense_weight
+    if dense_weight is None:
+        dense_weight = 0.0 if getattr(layer.embedder, "lexical", False) else 1.0
+    for name, scores, weight in (("lexical", combined, config.lexical_weight), ("dense", dense, dense_weight)):
+        for memory_id, rank in _rank(scores, records).items():
+            fused[memory_id] = fused.get(memory_id, 0.0) + weight / (RRF_K + rank)
+    for memory_id in fused:
+        found = signals.setdefault(memory_id, {})
+        if memory_id in lexical:
+            found["lexical"] = round(lexical[memory_id], 4)
+        if memory_id in dense:
+            found["dense"] = round(dense[memory_id], 4)
+        if gained.get(memory_id):
+            found["graph"] = round(gained[memory_id], 4)
+    shown = [i for i in fused if _may_show(records[i])]
     # recency only orders what the other signals found: it never nominates on its own
-    newest = _rank({i: records[i].created_at for i in shown})
+    newest = _rank({i: records[i].created_at for i in shown}, records)
     kept = {i: fused[i] + 0.1 / (RRF_K + newest[i]) for i in shown}
     for memory_id, score in kept.items():
         signals[memory_id]["rrf"] = round(score, 6)
-    return kept, {i: signals[i] for i in kept}, records, goals
+    linked_only = {i for i in kept if i not in lexical and i not in dense}
+    return Retrieved(kept, {i: signals[i] for i in kept}, records, goals, linked_only)
 
 
 def _may_show(record: Record) -> bool:
@@ -149,52 +273,53 @@ def _may_show(record: Record) -> bool:
 
 def recall(layer: MemoryLayer, query: str, *, user_id: str, agent_id: str | None = None,
            session_id: str | None = None, links: int | None = None, limit: int | None = None,
-           include_shared: bool = False) -> Context:
-    """The context for ``query``: retrieved memories, the ones their links bring, and how they connect."""
+           include_shared: bool = False, config: RecallConfig | dict[str, Any] | None = None) -> Context:
+    """The context for ``query``: the ``limit`` best memories, up to ``links`` of them brought by links only."""
     scope = check_scope((user_id, agent_id))
-    config = RecallConfig(limit=limit or RecallConfig.limit)
-    linker_config = layer.linker.config
-    expand = DEFAULT_LINKS if links is None else max(0, int(links))
+    config = RecallConfig.build(config if config is not None else getattr(layer, "recall_config", None))
+    if limit is not None:
+        config = RecallConfig.build(config, limit=limit)
+    if links is not None and (isinstance(links, bool) or not isinstance(links, int) or links < 0):
+        raise InvalidRecordError(f"links must be an integer >= 0, got {links!r}")
+    expand = DEFAULT_LINKS if links is None else links
     now = time.time()
-    fused, signals, records, goals = retrieve(layer, scope, query, config, session_id)
+    got = retrieve(layer, scope, query, config, use_links=expand > 0, now=now, include_shared=include_shared)
     if include_shared and scope.user_id != L.SHARED_USER:
-        shared = retrieve(layer, Scope(L.SHARED_USER, None), query, config, session_id)
-        for memory_id, score in shared[0].items():
-            fused[memory_id] = fused.get(memory_id, 0.0) + score
-            signals.setdefault(memory_id, {}).update(shared[1][memory_id], shared=1.0)
-        records.update(shared[2])
-    chosen = sorted(fused, key=lambda i: (-fused[i], i))[: config.limit]
-    recalled = {i: RecalledMemory(records[i], fused[i], signals[i], SECTION_OF.get(records[i].kind, "memories"))
-                for i in chosen}
+        shared = retrieve(layer, Scope(L.SHARED_USER, None), query, config, use_links=expand > 0, now=now)
+        for memory_id, score in shared.scores.items():
+            got.scores[memory_id] = got.scores.get(memory_id, 0.0) + score
+            got.signals.setdefault(memory_id, {}).update(shared.signals[memory_id], shared=1.0)
+        got.records.update(shared.records)
+        got.linked_only |= {i for i in shared.linked_only if i not in got.signals or "rrf" not in got.signals[i]}
+
+    chosen: list[str] = []
+    brought: set[str] = set()
+    for memory_id in sorted(got.scores, key=_order_key(got.scores, got.records)):
+        if len(chosen) >= config.limit:
+            break
+        if memory_id in got.linked_only:
+            if len(brought) >= expand:
+                continue
+            brought.add(memory_id)
+        chosen.append(memory_id)
+    strongest_seed = max((got.signals[i].get("lexical", 0.0) for i in got.signals), default=0.0) or 1.0
+    recalled: dict[str, RecalledMemory] = {}
+    for memory_id in chosen:
+        record = got.records[memory_id]
+        signals = got.signals[memory_id]
+        if memory_id in brought:  # what only a link brought says how strongly, relative to the best match
+            signals = {"linked": round(min(1.0, signals.get("graph", 0.0) / strongest_seed), 4)}
+        recalled[memory_id] = RecalledMemory(record, got.scores[memory_id], signals,
+                                             SECTION_OF.get(record.kind, "memories"))
+    goals = got.goals[: config.goals]
     about_goals = bool(GOAL_QUESTION.search(query))
     query_words = set(analyze(query).terms)
     named_goals = [g for g in goals if about_goals or query_words & set(g.terms)]
-    brought: set[str] = set()
-
-    seeds = [records[i] for i in chosen] + [g for g in named_goals if g.id not in recalled]
-    hood = None
-    if expand > 0 and seeds and any(L.link_entries(s) for s in seeds):
-        hood = gather(layer.store, scope, seeds, fanout=linker_config.fanout, max_nodes=linker_config.max_nodes,
-                      min_weight=linker_config.min_weight, half_life_days=linker_config.half_life_days, now=now,
-                      include_shared=include_shared)
-        seed_scores = {i: fused.get(i, min(fused.values(), default=1.0)) for i in (s.id for s in seeds)}
-        activation = spread(hood, seed_scores, linker_config.restart, linker_config.iterations)
-        strongest_seed = max((activation[i] for i in seed_scores if i in activation), default=0.0) or 1.0
-        shown_goals = {g.id for g in goals}
-        others = [i for i in activation if i not in seed_scores and i not in shown_goals
-                  and _may_show(hood.records[i]) and activation[i] > 0]
-        others.sort(key=lambda i: (-activation[i], i))
-        for memory_id in others[:expand]:
-            record = hood.records[memory_id]
-            recalled[memory_id] = RecalledMemory(record, 0.0, {"linked": round(activation[memory_id] / strongest_seed, 4)},
-                                                 SECTION_OF.get(record.kind, "memories"))
-            brought.add(memory_id)
-
     for goal in goals:
         if goal.id not in recalled:
             recalled[goal.id] = RecalledMemory(goal, 0.0, {"goal": 1.0}, "goals")
     always = {g.id for g in goals} - ({g.id for g in named_goals} if named_goals else set())
-    shown_links = _links_section(layer, recalled, brought, always, hood, now)
+    shown_links = _links_section(layer, recalled, brought, always, None, now)
     text = _render(recalled, shown_links)
     return Context(query=query, text=text, memories=list(recalled.values()), links=shown_links)
 

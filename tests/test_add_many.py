@@ -34,3 +34,18 @@ def test_add_many_checks_every_item_before_writing(bad):
     with pytest.raises(InvalidRecordError):
         layer.add_many(["A good memory about the Kioko release.", *bad], user_id="u")
     assert list(layer.memories(user_id="u")) == []
+
+
+def test_adding_the_same_memory_again_returns_the_stored_one(make_layer_url="memory://"):
+    layer = kioko.connect(make_layer_url, auto_link=True)
+    first = layer.add("Line 3 keeps faulting with error E-217.", user_id="u", memory_type="episodic", session_id="s1")
+    again = layer.add("Line 3  keeps faulting with error E-217. ", user_id="u", memory_type="episodic", session_id="s1")
+    assert again.id == first.id
+    assert len(list(layer.memories(user_id="u"))) == 1
+    assert not any(e["id"] == first.id for e in L.link_entries(layer.get(first.id, user_id="u")))
+    # another scope, kind or session is another memory
+    assert layer.add("Line 3 keeps faulting with error E-217.", user_id="v", memory_type="episodic", session_id="s1").id != first.id
+    assert layer.add("Line 3 keeps faulting with error E-217.", user_id="u", memory_type="episodic", session_id="s2").id != first.id
+    assert layer.add("Line 3 keeps faulting with error E-217.", user_id="u", memory_type="factual").id != first.id
+    batch = layer.add_many(["The canteen serves curry on Fridays.", "The canteen serves curry on Fridays."], user_id="w")
+    assert batch[0].id == batch[1].id and len(list(layer.memories(user_id="w"))) == 1

@@ -587,7 +587,8 @@ def test_concurrent_writers_keep_both_halves_of_every_link(store: Store, user: s
         try:
             for i in range(12):
                 kind, text = CONCURRENT_NOTES[(i + offset) % len(CONCURRENT_NOTES)]
-                layer.add(text, user_id=user, memory_type=kind, session_id=f"s{i % 2}")
+                # each text once per writer and round: the same text again would return the stored memory
+                layer.add(f"{text} (report {offset}.{i})", user_id=user, memory_type=kind, session_id=f"s{i % 2}")
         except BaseException as error:  # reported below: a thread's exception is otherwise lost
             failures.append(error)
 
