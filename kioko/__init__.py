@@ -6,6 +6,9 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
+from kioko_core.intelligence import (
+    HeuristicRouter, Intelligence, LLMRouter, ManageReport, MemoryOp, OPERATIONS, RuleBasedExtractor,
+)
 from kioko_core.layer import MemoryLayer
 from kioko_core.limits import Limits, TooLargeError
 from kioko_core.registry import known_schemes, open_store, register_store
@@ -20,6 +23,7 @@ __all__ = [
     "StoreURL", "Record", "Scope", "Filter", "Upsert", "Delete", "Capabilities", "KiokoError", "StoreError",
     "ConflictError", "InvalidRecordError", "ConnectionLostError", "UnknownStoreError", "MissingExtraError",
     "Limits", "TooLargeError",
+    "Intelligence", "HeuristicRouter", "LLMRouter", "RuleBasedExtractor", "MemoryOp", "ManageReport", "OPERATIONS",
 ]
 __version__ = "0.1.0"
 
@@ -35,13 +39,28 @@ def default_url() -> str:
     return f"sqlite:///{folder / 'kioko.db'}"
 
 
-def intelligent(target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = None, **options: Any) -> MemoryLayer:
-    """A layer with write-time linking and the entity graph on: anything :func:`connect` takes."""
+def intelligent(target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = None, *, llm: Any = None,
+                **options: Any) -> MemoryLayer:
+    """A layer that decides its own memory operations: anything :func:`connect` takes, plus ``llm=ask``.
+
+    Linking and the entity graph are on; ``learn`` and ``record_turn`` route each turn, offline or, with
+    ``llm`` (a prompt -> text callable, or an object with ``.invoke`` / ``.run``), with one model call.
+    """
+    from kioko_core.intelligence import Intelligence
+
+    if isinstance(target, str) and target.split(":", 1)[0].lower() in ("http", "https"):
+        raise UnknownStoreError("a Kioko service runs its own intelligence (kioko serve --intelligence); "
+                                "kioko.intelligent() takes a store URL such as sqlite:///memory.db")
+    brain = options.pop("intelligence", None) or Intelligence(llm=llm)
     if isinstance(target, MemoryLayer):
-        target.auto_link = True
+        from kioko_core.intelligence import build_intelligence
+
+        target.auto_link = target.auto_graph = True
+        target.intelligence = build_intelligence(brain)
         return target
     options.setdefault("auto_link", True)
-    return connect(target, **options)
+    options.setdefault("auto_graph", True)
+    return connect(target, intelligence=brain, **options)
 
 
 def connect(target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = None, **options: Any) -> MemoryLayer:
@@ -59,6 +78,7 @@ def connect(target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = No
             raise UnknownStoreError("a config dict needs a 'url' key, e.g. {'url': 'sqlite:///kioko.db'}")
         target = config.pop("url")
         options = {**config, **options}
-    layer_options = {k: options.pop(k) for k in list(options) if k in {"auto_link", "linker", "embedder", "limits", "recall_config"}}
+    layer_options = {k: options.pop(k) for k in list(options)
+                     if k in {"auto_link", "linker", "embedder", "limits", "recall_config", "intelligence", "auto_graph"}}
     store = open_store(target if target is not None else default_url(), **options)
     return MemoryLayer(store, **layer_options)

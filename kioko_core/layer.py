@@ -10,6 +10,7 @@ from . import links as L
 from .embedding import Embedder, OfflineEmbedder, embed_many
 from .entities import EntityGraph
 from .index import IndexCache
+from .intelligence.surface import IntelligentMemory
 from .limits import Limits
 from .linker import LinkerConfig, MemoryLinker, content_term, index_terms, structural_targets
 from .recall import Context, RecallConfig, recall
@@ -26,7 +27,7 @@ class MemoryNotFound(StoreError, KeyError):
     """No memory with that id in this user's (and agent's) scope."""
 
 
-class MemoryLayer:
+class MemoryLayer(IntelligentMemory):
     """A memory layer over one store. Use :func:`kioko.connect` to build one from a URL.
 
     ``auto_link`` links every new memory at write time (spec section 3); ``linker`` overrides the
@@ -34,11 +35,14 @@ class MemoryLayer:
     largest content and query accepted (``{"content_bytes": 262144, "query_bytes": 32768}``, see
     :mod:`kioko_core.limits`); a larger one raises :class:`~kioko_core.limits.TooLargeError`;
     ``recall_config`` how recall retrieves and ranks (:class:`~kioko_core.recall.RecallConfig`).
+    ``intelligence`` (True, ``"heuristic"``, an Intelligence or a config dict) routes ``learn`` and
+    ``record_turn``; ``auto_graph`` lets managed turns add relations to the entity graph.
     """
 
     def __init__(self, store: Store, *, auto_link: bool = False, linker: dict[str, Any] | None = None,
                  embedder: Embedder | None = None, limits: Limits | dict[str, Any] | None = None,
-                 recall_config: RecallConfig | dict[str, Any] | None = None) -> None:
+                 recall_config: RecallConfig | dict[str, Any] | None = None, intelligence: Any = None,
+                 auto_graph: bool = False) -> None:
         self.store = store
         self.limits = Limits.build(limits)
         self.auto_link = auto_link
@@ -51,6 +55,7 @@ class MemoryLayer:
         self.recall_config = RecallConfig.build(recall_config)
         self.secrets = DropSecrets()
         install_kinds(self)
+        self._init_intelligence(intelligence, auto_graph)
 
     # -- writing
 
@@ -215,8 +220,10 @@ class MemoryLayer:
         self.limits.check_query(query)
         if isinstance(config, dict):
             config = RecallConfig.build(self.recall_config, **config)
-        return recall(self, query, user_id=user_id, agent_id=agent_id, session_id=session_id, links=links,
-                      limit=limit, include_shared=include_shared, config=config or self.recall_config)
+        context = recall(self, query, user_id=user_id, agent_id=agent_id, session_id=session_id, links=links,
+                         limit=limit, include_shared=include_shared, config=config or self.recall_config)
+        self._note_recall(context, user_id, agent_id, session_id)  # what "that worked" will credit
+        return context
 
     def context(self, query: str, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
                 links: int = 0, limit: int | None = None) -> Context:

@@ -1,0 +1,20 @@
+"""Intelligence on the write path: every conversation turn becomes the right memory operations.
+
+Offline by default (:class:`HeuristicRouter`: rules, no model, deterministic), or with one model call
+per turn (:class:`LLMRouter`). Every decision is a :class:`MemoryOp` in a :class:`ManageReport`;
+:class:`OpExecutor` applies them through the typed managers. See docs/intelligence.md.
+"""
+
+from .brain import Intelligence, IntelligenceConfigError, build_intelligence
+from .events import LINKED, MANAGED, EventBus
+from .executor import OpExecutor
+from .heuristic import HeuristicRouter, RuleBasedExtractor
+from .llm import DEFAULT_MANAGE_PROMPT, LLMRouter, parse_operations
+from .ops import OPERATIONS, ManageReport, MemoryOp, RouteResult
+from .turn import MAX_TURN_CHARS, Turn
+
+__all__ = [
+    "DEFAULT_MANAGE_PROMPT", "EventBus", "HeuristicRouter", "Intelligence", "IntelligenceConfigError", "LINKED",
+    "LLMRouter", "MANAGED", "MAX_TURN_CHARS", "ManageReport", "MemoryOp", "OPERATIONS", "OpExecutor",
+    "RouteResult", "RuleBasedExtractor", "Turn", "build_intelligence", "parse_operations",
+]

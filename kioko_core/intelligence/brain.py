@@ -1,0 +1,174 @@
+"""Intelligence: a router, the executor and the counters, for one layer's managed turns.
+
+``Intelligence()`` is offline (the HeuristicRouter); ``Intelligence(llm=ask)`` puts an LLMRouter in
+front of it. Any object with ``manage(memory, messages, *, user_id, agent_id, session_id, dry_run)``
+can stand in for the whole thing (``MemoryLayer(intelligence=my_brain)``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from typing import TYPE_CHECKING, Any, Mapping
+
+from ..store import KiokoError, check_scope
+from .events import LINKED, MANAGED
+from .executor import OpExecutor
+from .heuristic import HeuristicRouter
+from .llm import DEFAULT_MANAGE_PROMPT, LLMRouter
+from .ops import APPLIED, FAILED, PLANNED, ROUTER_FALLBACK, SKIPPED, ManageReport, RouteResult
+from .turn import Turn, messages_of
+
+if TYPE_CHECKING:
+    from ..layer import MemoryLayer
+
+
+class IntelligenceConfigError(KiokoError, ValueError):
+    """The ``intelligence`` setting names no usable intelligence (a bad type, an ``$import`` that fails)."""
+
+
+class Intelligence:
+    """The write path of a layer: ``manage(memory, messages, ...)`` routes a turn and applies its ops.
+
+    ``router`` is any object with ``route(memory, turn) -> RouteResult``; without one, ``llm`` picks
+    LLMRouter(llm, fallback=HeuristicRouter(...)) and no ``llm`` the HeuristicRouter alone, built from
+    ``capture``, ``min_importance``, ``working``, ``feedback`` and ``graph``. ``timeout`` and
+    ``prompt_template`` go to the LLMRouter.
+    """
+
+    def __init__(self, router: Any = None, *, llm: Any = None, capture: str = "selective",
+                 min_importance: float = 0.4, working: bool = True, feedback: bool = True,
+                 graph: bool | None = None, timeout: float | None = None,
+                 prompt_template: str = DEFAULT_MANAGE_PROMPT) -> None:
+        if router is None:
+            offline = HeuristicRouter(capture=capture, min_importance=min_importance, working=working,
+                                      feedback=feedback, graph=graph)
+            router = LLMRouter(llm, fallback=offline, prompt_template=prompt_template, timeout=timeout) \
+                if llm is not None else offline
+        elif not callable(getattr(router, "route", None)):
+            raise IntelligenceConfigError("router must have route(memory, turn) -> RouteResult")
+        self.router = router
+        self._lock = threading.Lock()
+        self._stats = {"turns": 0, "gated": 0, "model_calls": 0, "fallbacks": 0, "operations": 0, "planned": 0,
+                       "skipped": 0, "failed": 0, "router_errors": 0}
+
+    def __repr__(self) -> str:
+        return f"Intelligence(router={self.router!r})"
+
+    def manage(self, memory: MemoryLayer, messages: Any, *, user_id: str, agent_id: str | None = None,
+               session_id: str | None = None, dry_run: bool = False) -> ManageReport:
+        """Route one turn and apply (or, with ``dry_run``, only plan) its ops; emits ``memory.managed``."""
+        scope = check_scope((user_id, agent_id))
+        turn = Turn(messages=messages_of(messages), user_id=scope.user_id, agent_id=scope.agent_id,
+                    session_id=session_id if isinstance(session_id, str) and session_id else None,
+                    served=_served(memory, scope.user_id, scope.agent_id, session_id))
+        try:
+            result = self.router.route(memory, turn)
+        except KiokoError:
+            raise
+        except Exception as error:  # a custom router's bug becomes a report, never a half-written turn
+            result = RouteResult(router=getattr(self.router, "name", type(self.router).__name__),
+                                 error=f"{type(error).__name__}: {error}")
+            with self._lock:
+                self._stats["router_errors"] += 1
+        report = ManageReport.of(result, dry_run=bool(dry_run), user_id=turn.user_id, agent_id=turn.agent_id,
+                                 session_id=turn.session_id)
+        events = getattr(memory, "events", None)
+
+        def linked(link: Any, record: Any) -> None:
+            if events is not None:
+                events.emit(LINKED, {"source": link.source, "target": link.target, "type": link.type,
+                                     "weight": link.weight, "why": link.why, "by": link.by, "line": link.line(),
+                                     "user_id": record.user_id, "agent_id": record.agent_id})
+
+        OpExecutor(memory, on_link=linked).apply(report.ops, user_id=turn.user_id, agent_id=turn.agent_id,
+                                                 session_id=turn.session_id, dry_run=bool(dry_run),
+                                                 router=report.router)
+        if not dry_run and any(op.action == "outcome" and op.status == APPLIED for op in report.ops):
+            _forget_served(memory, turn)  # one "thanks, that worked" counts once
+        self._count(report)
+        if events is not None:
+            events.emit(MANAGED, report.to_dict())
+        return report
+
+    def _count(self, report: ManageReport) -> None:
+        with self._lock:
+            stats = self._stats
+            stats["turns"] += 1
+            stats["gated"] += 1 if report.skipped is not None and not report.ops else 0
+            stats["model_calls"] += report.model_calls
+            stats["fallbacks"] += 1 if report.router == ROUTER_FALLBACK else 0
+            for status, key in ((APPLIED, "operations"), (PLANNED, "planned"), (SKIPPED, "skipped"),
+                                (FAILED, "failed")):
+                stats[key] += len(report.by_status(status))
+
+    def stats(self) -> dict[str, int]:
+        """Counts since the layer was built: turns, gated turns, model calls, fallbacks, operations (applied) ..."""
+        with self._lock:
+            return {**self._stats, "plans": 0}
+
+
+def _served(memory: Any, user_id: str, agent_id: str | None, session_id: str | None) -> list[Any]:
+    note = getattr(memory, "_served", None)
+    if not session_id or note is None:
+        return []
+    return list(note.get((user_id, agent_id, session_id), ()))
+
+
+def _forget_served(memory: Any, turn: Turn) -> None:
+    note = getattr(memory, "_served", None)
+    if note is not None:
+        note.pop((turn.user_id, turn.agent_id, turn.session_id), None)
+
+
+# --------------------------------------------------------------------------- configuration
+
+
+def build_intelligence(setting: Any) -> Any:
+    """``intelligence=`` as a MemoryLayer or a JSON config gives it -> an Intelligence (or None for off).
+
+    True, ``"heuristic"`` / ``"offline"``, ``{"type": "heuristic", ...options}``,
+    ``{"type": "llm", "llm": ask | {"$import": "pkg.mod:ask"}, ...options}``, an Intelligence, or any
+    object with ``manage(memory, messages, ...)``.
+    """
+    if setting is None or setting is False:
+        return None
+    if setting is True or (isinstance(setting, str) and setting.lower() in ("heuristic", "offline", "rules")):
+        return Intelligence()
+    if isinstance(setting, str):
+        raise IntelligenceConfigError(
+            f"intelligence={setting!r} is not known; use 'heuristic', or {{'type': 'llm', 'llm': {{'$import': "
+            "'my_app.models:ask'}}")
+    if isinstance(setting, Mapping):
+        options = dict(setting)
+        kind = str(options.pop("type", "llm" if "llm" in options else "heuristic")).lower()
+        llm = resolve_import(options.pop("llm", None))
+        if kind == "llm" and llm is None:
+            raise IntelligenceConfigError("intelligence type 'llm' needs 'llm': a callable or {'$import': 'pkg.mod:ask'}")
+        if kind not in ("llm", "heuristic", "offline"):
+            raise IntelligenceConfigError(f"intelligence type must be 'heuristic' or 'llm', got {kind!r}")
+        try:
+            return Intelligence(llm=llm if kind == "llm" else None, **options)
+        except TypeError as error:
+            raise IntelligenceConfigError(f"bad intelligence option: {error}") from error
+    if callable(getattr(setting, "manage", None)):
+        return setting
+    raise IntelligenceConfigError(
+        f"intelligence must be True, 'heuristic', a config dict or an Intelligence, got {type(setting).__name__}")
+
+
+def resolve_import(value: Any) -> Any:
+    """``{"$import": "pkg.mod:attr"}`` -> the object it names; anything else as it is."""
+    if not (isinstance(value, Mapping) and "$import" in value):
+        return value
+    target = value["$import"]
+    module_name, _, attribute = str(target).partition(":")
+    if not module_name or not attribute:
+        raise IntelligenceConfigError(f"$import must look like 'package.module:name', got {target!r}")
+    try:
+        found: Any = importlib.import_module(module_name)
+        for part in attribute.split("."):
+            found = getattr(found, part)
+    except (ImportError, AttributeError) as error:
+        raise IntelligenceConfigError(f"could not import {target!r}: {error}") from error
+    return found

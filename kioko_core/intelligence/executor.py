@@ -1,0 +1,311 @@
+"""OpExecutor: applies MemoryOps through the typed managers, one op at a time, each on its own.
+
+Every op goes through the manager of its kind (``memory.goals.progress``, ``memory.profile.set`` ...),
+so the secrets check, version history, de-duplication and linking run exactly as for a hand-written
+write. A target is looked up again in the turn's own scope before anything changes, whichever router
+named it. One op that fails is marked failed with its error; the others still run.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any, Callable
+
+from .. import links as L
+from ..secrets import SecretDropped
+from ..store import KiokoError, Record, Scope, check_scope
+from ..text import label
+from .ops import APPLIED, FAILED, KIND_OF_MEMORY, PLANNED, SKIPPED, MemoryOp
+
+if TYPE_CHECKING:
+    from ..layer import MemoryLayer
+
+log = logging.getLogger("kioko.intelligence")
+
+MANAGER_OF = {
+    "fact": "facts", "preference": "preferences", "instruction": "instructions", "knowledge": "knowledge",
+    "episode": "episodes", "goal": "goals", "decision": "decisions", "procedure": "procedures",
+    "skill": "skills", "strategy": "strategies", "insight": "insights",
+}
+"""Operation kind -> the layer attribute of its typed manager."""
+
+QUOTE_WIDTH = 70
+"""How much of a memory's text a description quotes before cutting it with an ellipsis."""
+
+# actions that need an existing memory of the turn's scope
+TARGETED = frozenset({"update", "delete", "verify", "progress", "complete", "drop", "supersede", "outcome", "pin",
+                      "unpin"})
+
+
+class Skip(Exception):
+    """An op that cannot apply for an expected reason (no such memory, nothing to remove): skipped, not failed."""
+
+
+def quote(text: str, width: int = QUOTE_WIDTH) -> str:
+    text = " ".join(str(text).split())
+    return f'"{text}"' if len(text) <= width else f'"{text[: width - 1]}…"'
+
+
+def _percent(value: Any) -> str:
+    try:
+        return f"{round(float(value) * 100)}%"
+    except (TypeError, ValueError):
+        return str(value)
+
+
+class OpExecutor:
+    """Applies ops for one scope of one layer; ``on_link`` hears about every new link (for events)."""
+
+    def __init__(self, memory: MemoryLayer, *, on_link: Callable[[L.MemoryLink, Record], None] | None = None) -> None:
+        self.memory = memory
+        self.on_link = on_link
+
+    # -- the loop
+
+    def apply(self, ops: list[MemoryOp], *, user_id: str, agent_id: str | None = None,
+              session_id: str | None = None, dry_run: bool = False, router: str = "") -> list[MemoryOp]:
+        """Apply (or, with ``dry_run``, only check and describe) each op; returns the same ops, status filled in."""
+        scope = check_scope((user_id, agent_id))
+        for op in ops:
+            if op.status in (SKIPPED, FAILED):
+                op.description = op.description or describe(op, None)
+                continue  # a router already decided against it (low importance, invalid)
+            try:
+                target = self._target(op, scope)
+                if not op.description:
+                    op.description = describe(op, target)
+                if dry_run:
+                    op.status = PLANNED
+                    continue
+                self._apply_one(op, scope, session_id, target, router)
+                op.status = APPLIED
+            except Skip as reason:
+                op.status, op.error = SKIPPED, str(reason)
+            except SecretDropped as error:
+                op.status, op.error = SKIPPED, f"rejected by a processor (it looked like a secret: {', '.join(error.kinds)})"
+            except KiokoError as error:
+                op.status, op.error = FAILED, f"{type(error).__name__}: {error}"
+            except Exception as error:  # one op failing must not stop the others
+                log.exception("applying %s failed", op.op)
+                op.status, op.error = FAILED, f"{type(error).__name__}: {error}"
+            if not op.description:
+                op.description = describe(op, None)
+        return ops
+
+    def _target(self, op: MemoryOp, scope: Scope) -> Record | None:
+        """The op's target, read again in the turn's scope: a router can never reach another user's memory."""
+        if op.action not in TARGETED or op.kind in ("relation",):
+            return None
+        if not isinstance(op.target, str) or not op.target:
+            raise Skip(f"{op.op} needs a target memory")
+        found = self.memory.store.get(scope, [op.target])[0]
+        if found is None:
+            raise Skip(f"no memory {op.target!r} in this user's memories")
+        wanted = KIND_OF_MEMORY.get(op.kind)
+        if op.kind != "memory" and wanted is not None and found.kind != wanted:
+            raise Skip(f"memory {op.target!r} is a {found.kind} memory, not a {op.kind}")
+        return found
+
+    # -- one op
+
+    def _apply_one(self, op: MemoryOp, scope: Scope, session_id: str | None, target: Record | None,
+                   router: str) -> None:
+        handler = getattr(self, f"_{op.kind}", None) or self._typed
+        before = {e["id"] for e in L.link_entries(target)} if target is not None else set()
+        written = handler(op, scope, session_id, target, router)
+        if isinstance(written, Record):
+            op.memory_id = written.id
+            self._report_links(op, written, before)
+        elif target is not None:
+            op.memory_id = target.id
+
+    def _common(self, op: MemoryOp, scope: Scope, session_id: str | None, router: str) -> dict[str, Any]:
+        metadata: dict[str, Any] = {"managed_by": router or "manage"}
+        if op.importance is not None:
+            metadata["importance"] = round(float(op.importance), 3)
+        return {"user_id": scope.user_id, "agent_id": scope.agent_id, "metadata": metadata}
+
+    def _typed(self, op: MemoryOp, scope: Scope, session_id: str | None, target: Record | None,
+               router: str) -> Any:
+        """fact / preference / instruction / knowledge / episode / goal / decision / procedure / skill / strategy / insight."""
+        manager = getattr(self.memory, MANAGER_OF[op.kind])
+        f = op.fields
+        who = {"user_id": scope.user_id, "agent_id": scope.agent_id}
+        if op.action == "add":
+            common = self._common(op, scope, session_id, router)
+            common["session_id"] = session_id
+            if op.kind == "goal":
+                return manager.add(f.get("title") or f.get("text"), due=f.get("due"), parent=f.get("parent"),
+                                   **common)
+            if op.kind == "decision":
+                return manager.add(f.get("text") or f.get("chosen"), title=f.get("title"), chosen=f.get("chosen"),
+                                   options=f.get("options"), rationale=f.get("rationale"), **common)
+            if op.kind == "procedure":
+                return manager.add(f.get("title"), f.get("steps"), **common)
+            if op.kind == "strategy":
+                return manager.add(f.get("text"), context=f.get("context"), **common)
+            if op.kind == "insight":
+                return manager.add(f.get("text"), evidence=f.get("evidence"), **common)
+            if op.kind == "episode" and f.get("created_at") is not None:
+                common["created_at"] = f["created_at"]
+            return manager.add(f.get("text"), **common)
+        assert target is not None
+        if op.action == "update":
+            if op.kind == "goal":
+                return manager.update(target.id, title=f.get("title") or f.get("text"), due=f.get("due"), **who)
+            return manager.update(target.id, text=f.get("text"), **who)
+        if op.action == "delete":
+            manager.delete(target.id, **who)
+            return None
+        if op.action == "verify":
+            return manager.verify(target.id, **who)
+        if op.action == "progress":
+            return manager.progress(target.id, f.get("progress"), note=f.get("note"), **who)
+        if op.action == "complete":
+            return manager.complete(target.id, note=f.get("note"), **who)
+        if op.action == "drop":
+            return manager.drop(target.id, reason=f.get("reason"), **who)
+        if op.action == "supersede":
+            return manager.supersede(target.id, f.get("text") or f.get("chosen"), title=f.get("title"),
+                                     chosen=f.get("chosen"), options=f.get("options"),
+                                     rationale=f.get("rationale"), session_id=session_id,
+                                     metadata=self._common(op, scope, session_id, router)["metadata"], **who)
+        if op.action == "outcome":
+            return manager.outcome(target.id, bool(f.get("worked", True)), note=f.get("note"),
+                                   session_id=session_id if f.get("worked", True) else None, **who)
+        raise Skip(f"{op.op} is not supported")
+
+    def _profile(self, op: MemoryOp, scope: Scope, session_id: str | None, target: Record | None,
+                 router: str) -> Any:
+        who = {"user_id": scope.user_id, "agent_id": scope.agent_id}
+        key = op.fields.get("key") or op.fields.get("slot")
+        if op.action == "set":
+            return self.memory.profile.set(key, op.fields.get("value"), session_id=session_id,
+                                           metadata=self._common(op, scope, session_id, router)["metadata"], **who)
+        if not self.memory.profile.remove(key, **who):
+            raise Skip(f"the profile has no {key!r}")
+        return None
+
+    def _working(self, op: MemoryOp, scope: Scope, session_id: str | None, target: Record | None,
+                 router: str) -> Any:
+        if not session_id:
+            raise Skip("working memory belongs to a session; this turn has no session_id")
+        who = {"user_id": scope.user_id, "agent_id": scope.agent_id, "session_id": session_id}
+        key = op.fields.get("key")
+        if op.action == "set":
+            return self.memory.working.set(key, op.fields.get("value"), **who)
+        if op.action == "promote":
+            if self.memory.working.get(key, **who) is None:
+                raise Skip(f"the scratchpad has no {key!r}")
+            return self.memory.working.promote(key, **who)
+        if not self.memory.working.remove(key, **who):
+            raise Skip(f"the scratchpad has no {key!r}")
+        return None
+
+    def _relation(self, op: MemoryOp, scope: Scope, session_id: str | None, target: Record | None,
+                  router: str) -> Any:
+        f = op.fields
+        if op.action == "add":
+            self.memory.graph.add(f.get("subject"), f.get("relation"), f.get("object"), user_id=scope.user_id,
+                                  source="manage")
+            return None
+        from ..entities import entity_key, relation_key
+
+        relation, wanted = relation_key(str(f.get("relation", ""))), entity_key(str(f.get("object", "")))
+        for triple in self.memory.graph.relations(f.get("subject"), user_id=scope.user_id):
+            if triple.relation == relation and triple.object_key == wanted:
+                self.memory.entities.invalidate(triple.id, user_id=scope.user_id)
+                return None
+        raise Skip("no such relation in the user's graph")
+
+    def _memory(self, op: MemoryOp, scope: Scope, session_id: str | None, target: Record | None,
+                router: str) -> Any:
+        assert target is not None
+        who = {"user_id": scope.user_id, "agent_id": scope.agent_id}
+        if op.action == "delete":
+            self.memory.delete(target.id, **who)
+            return None
+        if op.action == "update":
+            text = op.fields.get("text")
+            manager_name = next((m for k, m in MANAGER_OF.items() if KIND_OF_MEMORY[k] == target.kind), None)
+            if manager_name is None:
+                raise Skip(f"a {target.kind} memory is changed through its own calls (profile.set, working.set)")
+            manager = getattr(self.memory, manager_name)
+            if target.kind == "goal":
+                return manager.update(target.id, title=text, **who)
+            return manager.update(target.id, text=text, **who)
+        pinned = op.action == "pin"
+        return self.memory.update(target.id, metadata={"pinned": pinned, "pinned_by": "manual" if pinned else None},
+                                  **who)
+
+    # -- links
+
+    def _report_links(self, op: MemoryOp, written: Record, before: set[str]) -> None:
+        fresh = [e for e in L.link_entries(written) if e["id"] not in before]
+        if not fresh:
+            return
+        others = L.fetch_others(self.memory.store, written, fresh)
+        for entry, other in zip(fresh, others):
+            if other is None:
+                continue
+            link = L.MemoryLink.from_entry(written, entry, other)
+            op.linked.append(link.line())
+            if self.on_link is not None:
+                self.on_link(link, written)
+
+
+def describe(op: MemoryOp, target: Record | None) -> str:
+    """A readable description: ``goal.progress`` -> ``"Stabilise line 3 by November 30" -> 60%``."""
+    f = op.fields
+    name = _target_label(target) if target is not None else None
+    if op.kind in ("profile", "working"):
+        key = f.get("key") or f.get("slot")
+        return f"{key} = {f['value']}" if op.action == "set" and "value" in f else str(key)
+    if op.kind == "relation":
+        return f"({f.get('subject')}) -{f.get('relation')}-> ({f.get('object')})"
+    if op.action == "add":
+        return quote(_added_content(op))
+    if name is None:
+        return quote(str(op.target)) if op.target else ""
+    if op.action == "progress":
+        return f"{quote(name)} -> {_percent(f['progress'])}" if f.get("progress") is not None else quote(name)
+    if op.action == "supersede":
+        return f"{quote(_without_rationale(name))} -> {f.get('chosen') or f.get('text')}"
+    if op.action == "outcome":
+        return f"{quote(name)} -> {'success' if f.get('worked', True) else 'failure'}"
+    if op.action == "update" and f.get("text"):
+        return f"{quote(name)} -> {quote(f['text'])}"
+    return quote(name)
+
+
+def _target_label(record: Record) -> str:
+    title = record.metadata.get("title")
+    return title if isinstance(title, str) and title else label(record.content, width=10_000)
+
+
+def _without_rationale(text: str) -> str:
+    cut = text.lower().find(" because ")
+    return text[:cut] if cut > 0 else text
+
+
+def _sentence(text: str) -> str:
+    text = " ".join(str(text).split()).rstrip()
+    return text if not text or text[-1] in ".!?" else text + "."
+
+
+def _added_content(op: MemoryOp) -> str:
+    """How the memory an ``add`` writes will read (the managers' content conventions, procedures numbered)."""
+    f = op.fields
+    if op.kind == "goal":
+        return f"Goal: {_sentence(f.get('title') or f.get('text') or '')}"
+    if op.kind == "decision":
+        text = str(f.get("text") or f.get("chosen") or "")
+        return _sentence(text) if text.lower().startswith(("decision:", "we decided", "i decided")) \
+            else f"Decision: {_sentence(text)}"
+    if op.kind == "procedure":
+        steps = f.get("steps") or []
+        return f"{f.get('title')}: " + " ".join(f"{n}. {_sentence(s[:1].upper() + s[1:])}"
+                                               for n, s in enumerate(steps, 1) if isinstance(s, str) and s)
+    if op.kind == "strategy" and f.get("context"):
+        return f"For {f['context']}: {f.get('text')}"
+    return str(f.get("text", ""))

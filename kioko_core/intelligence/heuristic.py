@@ -1,0 +1,728 @@
+"""HeuristicRouter: the offline write path. Rules and algorithms decide; no model, no network, deterministic.
+
+For each turn, in the spec's order: the gate (small talk, questions, requests), feedback on what the
+agent was given, state changes per clause (goal progress / completion / giving up, a decision
+replaced, a move, forgetting), extraction (profile, preferences, instructions, goals, decisions,
+procedures, lessons, dated episodes), classification of the remaining informative clauses (fact,
+episode or knowledge, kept when their importance reaches ``min_importance``), working memory (the
+task and identifiers of a session) and, with the graph on, relations between named entities.
+
+Each rule is a small method of :class:`_Reading` that returns True when it used the sentence or
+clause up; the order of the calls in :meth:`_Reading.sentence` and :meth:`_Reading.clause` is the
+precedence.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+from ..store import Record, Scope, check_scope
+from .language import (
+    _IRREGULAR_PAST, about_user, bare, capitalised, clauses, content_words, coverage, due_date, gate,
+    gate_reason, has_time_cue, importance, mention_matches, names_itself, sentence, sentences, when,
+)
+from .ops import ROUTER_HEURISTIC, SKIPPED, MemoryOp, RouteResult
+from .turn import Turn
+
+if TYPE_CHECKING:
+    from ..layer import MemoryLayer
+
+CAPTURES = ("rules", "selective", "all")
+SERVED_KINDS = {"procedural": "procedure", "skill": "skill", "strategy": "strategy"}
+FORGET_COVERAGE = 0.75
+RELATED_LIMIT = 10
+QUERY_CHARS = 1000
+"""How much of a statement looks for related memories: the start says what it is about."""
+
+Rule = Callable[[str, Turn], "Sequence[MemoryOp] | None"]
+
+# --------------------------------------------------------------------------- patterns
+
+_I = r"(?:i|we)"
+_NAME_WORDS = r"[A-Z][\w&.'-]*(?:\s+(?:[A-Z0-9][\w&.'-]*|de|van|von|da|del|la|le))*"
+
+FEEDBACK_OK = re.compile(
+    r"\b(?:(?:that|this|it)(?:'s| has| have)?\s+(?:worked|works(?: now)?|fixed it|did the trick|did it|solved it|helped)|"
+    r"works now|problem solved|all good now|that fixed it|it's fixed|fixed now)\b", re.IGNORECASE)
+FEEDBACK_BAD = re.compile(
+    r"\b(?:still broken|didn't work|did not work|doesn't work|does not work|still (?:failing|not working|the same|broken)|"
+    r"no luck|that failed|not fixed|made it worse|still getting)\b", re.IGNORECASE)
+
+FORGET = re.compile(r"^(?:please\s+)?(?:forget|don't remember|do not remember|stop remembering|unlearn)\s+"
+                    r"(?:about\s+|that\s+)?(.+)$", re.IGNORECASE)
+ASSISTANT_DELETE = (
+    re.compile(r"^(?:please\s+)?(?:delete|remove|erase|clear|wipe)\s+(.+?)\s+(?:from|out of|in)\s+"
+               r"(?:your|the assistant's|kioko's)\s+(?:memory|memories|notes)\b", re.IGNORECASE),
+    re.compile(r"^(?:please\s+)?(?:delete|remove|erase|clear|wipe|forget)\s+(?:everything|all|anything)\s+"
+               r"(?:that\s+)?(?:you know|you remember|you have stored|you've stored|you have|you keep)\s+"
+               r"(?:about|on|of|regarding)\s+(.+)$", re.IGNORECASE),
+    re.compile(r"^(?:please\s+)?(?:delete|remove|erase|clear|wipe)\s+(?:all\s+)?(?:of\s+)?(?:your\s+|the\s+)?"
+               r"memories\s+(?:about|of|on|regarding)\s+(.+)$", re.IGNORECASE),
+)
+EVERYTHING = frozenset({"it", "that", "this", "everything", "all", "all of it", "all of that", "everything you know",
+                        "everything about me", "all of this", "me", "all that", "everything i said",
+                        "everything i told you", "what i said", "all memories", "all your memories"})
+
+PROCEDURE = re.compile(r"^(?:to|how to|in order to)\s+([^,:]{3,}?)\s*[,:]\s*(.+)$", re.IGNORECASE)
+_STEP_SPLIT = re.compile(
+    r"\s*[,;]?\s*\b(?:and then|then|after that|afterwards|finally|lastly|and finally)\b\s*,?\s*|;\s*|"
+    r"\s*\b\d+[.)]\s+", re.IGNORECASE)
+_FIRST = re.compile(r"^(?:first(?:ly)?|start by|begin by)\s*,?\s*", re.IGNORECASE)
+
+LESSON = (
+    re.compile(r"^(?:(?:a |the |my |our )?lessons?(?: learned| learnt)?|(?:key )?takeaway|note to self|"
+               r"rule of thumb|pro tip)\s*[:\-\u2013]\s*(.+)$", re.IGNORECASE),
+    re.compile(rf"^{_I}\s+(?:have\s+|'ve\s+)?(?:learned|learnt)(?: the hard way)?\s+that\s+(.+)$", re.IGNORECASE),
+)
+_LESSON_CONTEXT = re.compile(r"^(?:when|while|whenever|if|before|after|for)\s+([^,]{3,}),\s*(.+)$", re.IGNORECASE)
+
+INSTRUCTION = (
+    re.compile(r"^(?:please\s+)?(?:always|never|from now on,?|going forward,?|in (?:the )?future,?|"
+               r"don't ever|do not ever)\s+(.+)$", re.IGNORECASE),
+    re.compile(r"^(?:please\s+)?(?:answer|respond|reply|write|talk|speak)\s+(?:to me\s+)?(?:in|with|using)\s+(.+)$",
+               re.IGNORECASE),
+)
+
+SWITCH = re.compile(
+    rf"^{_I}\s+(?:have\s+|'ve\s+|just\s+|finally\s+)*(switched|moved|migrated|changed|went|transitioned|relocated)"
+    r"\s+(?:over\s+)?from\s+(.+?)\s+to\s+(.+?)(?:\s*,?\s+(?:because|since|as|so that)\s+(.+))?$", re.IGNORECASE)
+MOVED_TO = re.compile(r"^i\s+(?:have\s+|'ve\s+|just\s+)*(?:moved|relocated)\s+to\s+(.+)$", re.IGNORECASE)
+INSTEAD = re.compile(
+    rf"^{_I}\s+(?:will\s+|'ll\s+|now\s+|are\s+going\s+to\s+|'re\s+going\s+to\s+)?(?:use|chose|picked|went with|go with|"
+    r"are using|'re using)\s+(.+?)\s+instead of\s+(.+?)(?:\s*,?\s+(?:because|since|as)\s+(.+))?$", re.IGNORECASE)
+
+DECISION = (
+    re.compile(rf"^(?:so\s+)?{_I}\s+(?:have\s+|had\s+|'ve\s+|finally\s+|just\s+)*(decided|agreed|settled|chose|"
+               r"picked|opted)\s+(?:to\s+|that\s+|on\s+|for\s+)?(.+)$", re.IGNORECASE),
+    re.compile(rf"^(?:{_I}(?:'ll| will| are going to|'re going to)|let's)\s+(go with)\s+(.+)$", re.IGNORECASE),
+    re.compile(r"^(decision)\s*:\s*(.+)$", re.IGNORECASE),
+)
+_CHOSEN = re.compile(r"\b(?:use|using|adopt|go with|pick|choose|switch to|move to|buy|hire|deploy|run)\s+"
+                     r"(?:the\s+|a\s+|an\s+)?([\w.+#/-]+)", re.IGNORECASE)
+_RATIONALE = re.compile(r"\s*,?\s+(?:because|since|as|so that)\s+", re.IGNORECASE)
+
+GOAL = (
+    re.compile(r"^(?:my|our)\s+(?:main\s+|new\s+|big\s+|current\s+|next\s+|long-term\s+|short-term\s+|top\s+)?"
+               r"(?:goal|aim|objective|target|mission|ambition)\s+(?:for\s+[\w\s]+?\s+)?(?:is|will be|:)\s+"
+               r"(?:to\s+)?(.+)$", re.IGNORECASE),
+    re.compile(r"^goal\s*:\s*(.+)$", re.IGNORECASE),
+    re.compile(rf"^(?:{_I}\s+(?:want|plan|intend|aim|hope|need)|i'm aiming|i am aiming|we're aiming|i'm planning|"
+               r"we're planning)\s+to\s+(.+?\b(?:by|before|until)\b.+)$", re.IGNORECASE),
+)
+
+TASK = re.compile(
+    r"^(?:i'm|i am|we're|we are)\s+(?:currently\s+|now\s+|still\s+|just\s+)?((?:debugging|fixing|investigating|"
+    r"working on|looking into|troubleshooting|trying to fix|analy[sz]ing|testing|reviewing|writing|preparing|"
+    r"setting up|migrating|deploying|handling|dealing with|configuring|installing|upgrading|repairing|"
+    r"diagnosing)\b.+)$", re.IGNORECASE)
+IDENTIFIERS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("ticket", re.compile(r"\b(?:ticket|incident|issue|bug|case|story)\s*#?\s*([A-Z][A-Z0-9]*-\d+|\d{3,})\b"
+                          r"|\b((?:INC|TICKET|REQ|CHG|BUG|SR|PRB|TASK)-?\d+)\b", re.IGNORECASE)),
+    ("work_order", re.compile(r"\b(?:work order|WO)\s*#?\s*([A-Z0-9][\w-]*\d[\w-]*)", re.IGNORECASE)),
+    ("error", re.compile(r"\b(?:error|fault|alarm|exception)\s+(?:code\s+)?#?\s*([A-Z]{1,4}-?\d+|0x[0-9A-Fa-f]+|\d{2,})\b",
+                         re.IGNORECASE)),
+    ("link", re.compile(r"(https?://[^\s,;)]+[^\s,;).])")),
+    ("file", re.compile(r"(?<![\w:/.])((?:~|\.{1,2})?(?:/[\w.-]+){2,}/?|[A-Za-z]:\\(?:[\w.-]+\\)*[\w.-]+)")),
+)
+
+NAME = re.compile(rf"^(?i:my name is|my name's|i'm|i am|call me|they call me)\s+({_NAME_WORDS})$")
+NAME_CI = re.compile(r"^(?:my name is|my name's|i'm|i am|call me|they call me)\s+", re.IGNORECASE)
+LIVES = re.compile(rf"^(?:i\s+(?:live|reside|stay)|i'm based|i am based)\s+in\s+({_NAME_WORDS}(?:,\s*{_NAME_WORDS})?)$",
+                   re.IGNORECASE)
+AGE = re.compile(r"^(?:i'm|i am)\s+(\d{1,3})(?:\s+years?\s+old)?$", re.IGNORECASE)
+WORKS = re.compile(rf"^i\s+work\s+(?:at|for)\s+({_NAME_WORDS})(?:\s+as\s+(?:an?\s+)?(.+))?$", re.IGNORECASE)
+SLOTS = {
+    "name": "name", "phone number": "phone_number", "phone": "phone_number", "mobile": "phone_number",
+    "mobile number": "phone_number", "cell number": "phone_number", "email": "email", "email address": "email",
+    "e-mail": "email", "birthday": "birthday", "date of birth": "birthday", "address": "address",
+    "home address": "address", "job": "job_title", "job title": "job_title", "role": "job_title",
+    "title": "job_title", "company": "employer", "employer": "employer", "team": "team", "manager": "manager",
+    "boss": "manager", "timezone": "timezone", "time zone": "timezone", "native language": "language",
+    "first language": "language", "language": "language", "hometown": "hometown", "location": "location",
+    "city": "location", "country": "country", "api key": "api_key", "password": "password",
+    "username": "username", "user name": "username", "website": "website", "github": "github",
+}
+SLOT = re.compile(r"^my\s+(" + "|".join(sorted(map(re.escape, SLOTS), key=len, reverse=True)) +
+                  r")\s+(?:is|=|:)\s+(.+)$", re.IGNORECASE)
+_SLOT_MENTION = re.compile(r"^(?:my|the user's)\s+(.+)$", re.IGNORECASE)
+
+PROGRESS = (
+    re.compile(r"(?:^|\b(?:i'm|i am|we're|we are)\s+)(?:about\s+|around\s+|roughly\s+|nearly\s+|almost\s+|over\s+|"
+               r"already\s+)?(\d{1,3}(?:\.\d+)?)\s?%\s+(?:done|complete|completed|finished|through|of the way"
+               r"(?: through)?)\s*(?:with|on|in|through)?\s+(.+)$", re.IGNORECASE),
+    re.compile(r"\b(?:halfway|half way|half-way)\s+(?:done\s+)?(?:through|with|done with|into)\s+(.+)$", re.IGNORECASE),
+)
+COMPLETE = re.compile(
+    rf"^{_I}\s+(?:have\s+|'ve\s+|just\s+|finally\s+|successfully\s+|officially\s+)*(finished|completed|passed|"
+    r"shipped|achieved|reached|launched|released|delivered|accomplished|aced|nailed|cleared|stabili[sz]ed|"
+    r"got done with|am done with|'m done with|are done with)\s+(.+)$", re.IGNORECASE)
+DROP = re.compile(
+    rf"^{_I}\s+(?:have\s+|'ve\s+|just\s+|finally\s+)*(?:gave up on|given up on|am giving up on|'m giving up on|"
+    r"abandoned|dropped|quit|stopped)\s+(.+)$", re.IGNORECASE)
+
+PREFERENCE = re.compile(
+    rf"^{_I}\s+(?:really\s+|also\s+|usually\s+|generally\s+|much\s+|strongly\s+|do\s+)?(prefer|like|love|enjoy|hate|"
+    r"dislike|can't stand|don't like|do not like|adore)\s+(.+)$", re.IGNORECASE)
+FAVOURITE = re.compile(r"^my\s+favou?rite\s+(.+?)\s+(?:is|are)\s+(.+)$", re.IGNORECASE)
+ANSWERING = re.compile(
+    r"\b(?:answers?|replies|reply|responses?|bullet points?|bullets|paragraphs?|short|concise|brief|detailed|"
+    r"verbose|format(?:ting)?|tone|emojis?|code (?:examples|samples|snippets)|explanations?|markdown|tables?)\b",
+    re.IGNORECASE)
+REMEMBER_PREFIX = re.compile(r"^(?:please\s+)?(?:remember|note|keep in mind|don't forget|do not forget)\s*"
+                             r"(?:that\s+|:\s*)?", re.IGNORECASE)
+RELATION = re.compile(
+    rf"^({_NAME_WORDS})\s+(uses|runs on|reports to|is part of|belongs to|works at|works for|depends on|"
+    rf"is located in|manages|owns|is owned by|connects to|is based in|leads)\s+({_NAME_WORDS})\.?$")
+
+_FIRST_PERSON = re.compile(r"^(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b", re.IGNORECASE)
+_ONGOING = re.compile(r"^(?:i'm|i am|we're|we are)\s+(?:\w+ly\s+|still\s+|now\s+|currently\s+)?\w+ing\b"
+                      r"|\b(?:is|are|was|were)\s+(?:still\s+)?\w+ing\b", re.IGNORECASE)
+_PAST_AUX = re.compile(r"\b(?:was|were|had|did)\b|'ve\b|\b(?:have|has)\s+(?:\w+ly\s+)?(?:been|\w+ed)\b", re.IGNORECASE)
+_NOT_PAST = frozenset("need needed? speed feed bed red seed embed hundred shed based used indeed".split()) - {"needed?"}
+_PASSIVE = re.compile(r"\b(?:is|are|be|been|being|am|'s|'re|get|gets)\s+\w+ed\b", re.IGNORECASE)
+_YOU = re.compile(r"\b(?:you|your|yours)\b", re.IGNORECASE)
+_NUMBER_WORDS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+                 "sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred "
+                 "thousand million once twice").split()
+_NUMBERS = re.compile(r"\b(?:\d+(?:[.,]\d+)?%?|" + "|".join(_NUMBER_WORDS) + r")\b", re.IGNORECASE)
+_TOOLISH = frozenset("""
+postgres postgresql mysql sqlite oracle mongodb redis kafka qdrant pgvector python java rust go golang ruby
+javascript typescript azure aws gcp jira slack teams excel linux windows mac macos docker kubernetes react
+vue angular django flask spark grafana tableau notion confluence github gitlab bitbucket
+""".split())
+
+
+def _place_like(name: str) -> bool:
+    """Could this be a place? Capitalised plain words, not a tool or platform ("pgvector", "PostgreSQL", "AWS")."""
+    words = name.replace(",", " ").split()
+    if not words or len(words) > 4:
+        return False
+    for word in words:
+        letters = word.replace("-", "").replace("'", "").replace(".", "")
+        if not letters.isalpha() or not word[0].isupper() or word.lower() in _TOOLISH:
+            return False
+        if len(letters) > 1 and (letters.isupper() or any(c.isupper() for c in letters[1:])):
+            return False
+    return True
+
+
+def _is_past(text: str) -> bool:
+    if _PAST_AUX.search(text):
+        return True
+    without_passive = _PASSIVE.sub(" ", text)
+    for word in re.findall(r"[a-z']+", without_passive.lower()):
+        if word in _IRREGULAR_PAST and word not in ("read", "put", "set", "cut", "let", "hit", "quit", "shut"):
+            return True
+        if len(word) > 4 and word.endswith("ed") and word not in _NOT_PAST:
+            return True
+    return False
+
+
+# --------------------------------------------------------------------------- the router
+
+
+@dataclass
+class RuleBasedExtractor:
+    """The extraction step; ``extra_rules`` run first, each ``rule(sentence, turn) -> ops or None``."""
+
+    extra_rules: list[Rule] = field(default_factory=list)
+
+
+class HeuristicRouter:
+    """The offline router: ``route(memory, turn) -> RouteResult``.
+
+    ``capture``: ``"rules"`` keeps only what rules and detectors recognise, ``"selective"`` (default)
+    adds the classification of the remaining clauses, kept when their importance reaches
+    ``min_importance``; ``"all"`` keeps every informative statement. ``working`` (a session's task and
+    identifiers), ``feedback`` ("that worked") and ``graph`` (relations; None follows the layer's
+    ``auto_graph``) turn those steps on or off.
+    """
+
+    name = ROUTER_HEURISTIC
+
+    def __init__(self, *, capture: str = "selective", min_importance: float = 0.4, working: bool = True,
+                 feedback: bool = True, graph: bool | None = None, extractor: RuleBasedExtractor | None = None) -> None:
+        if capture not in CAPTURES:
+            raise ValueError(f"capture must be one of {CAPTURES}, got {capture!r}")
+        if isinstance(min_importance, bool) or not isinstance(min_importance, (int, float)) \
+                or not 0.0 <= min_importance <= 1.0:
+            raise ValueError(f"min_importance must be a number in [0, 1], got {min_importance!r}")
+        self.capture = capture
+        self.min_importance = float(min_importance)
+        self.working = working
+        self.feedback = feedback
+        self.graph = graph
+        self.extractor = extractor or RuleBasedExtractor()
+
+    def __repr__(self) -> str:
+        return f"HeuristicRouter(capture={self.capture!r}, min_importance={self.min_importance})"
+
+    def gate(self, turn: Turn) -> str | None:
+        """Why the turn has nothing to remember (small talk, questions, requests), or None."""
+        return gate(turn.text("user"))
+
+    def route(self, memory: MemoryLayer, turn: Turn) -> RouteResult:
+        reason = self.gate(turn)
+        if reason is not None:
+            return RouteResult(skipped=reason, router=self.name)
+        reading = _Reading(self, memory, turn)
+        for text in sentences(turn.text("user")):
+            reading.sentence(text)
+        reading.finish()
+        return RouteResult(ops=reading.ops, router=self.name)
+
+
+class _Reading:
+    """One turn being read: the ops so far and what was looked up (open goals, decisions) for it."""
+
+    def __init__(self, router: HeuristicRouter, memory: MemoryLayer, turn: Turn) -> None:
+        self.router = router
+        self.memory = memory
+        self.turn = turn
+        self.scope: Scope = check_scope((turn.user_id, turn.agent_id))
+        self.who = {"user_id": turn.user_id, "agent_id": turn.agent_id}
+        self.ops: list[MemoryOp] = []
+        self._goals: list[Record] | None = None
+        self._decisions: list[Record] | None = None
+        self._relations: list[tuple[str, str]] = []
+        """(relation, value) of profile slots, added after the turn's other ops as the spec lists them."""
+        graph = router.graph if router.graph is not None else getattr(memory, "auto_graph", False)
+        self.graph = bool(graph)
+
+    # -- bookkeeping
+
+    def add(self, op: str, *, reason: str, text_for_importance: str = "", target: str | None = None,
+            confidence: float = 0.9, **fields: Any) -> MemoryOp:
+        kind = op.split(".", 1)[0]
+        made = MemoryOp(op=op, target=target, fields={k: v for k, v in fields.items() if v is not None},
+                        reason=reason, confidence=confidence,
+                        importance=importance(kind, text_for_importance) if text_for_importance else None)
+        if not any(o.op == made.op and o.target == made.target and o.fields == made.fields for o in self.ops):
+            self.ops.append(made)
+        return made
+
+    def open_goals(self) -> list[Record]:
+        if self._goals is None:
+            self._goals = self.memory.goals.open(**self.who)
+        return self._goals
+
+    def current_decisions(self) -> list[Record]:
+        if self._decisions is None:
+            self._decisions = self.memory.decisions.current(**self.who)
+        return self._decisions
+
+    def related(self, text: str, limit: int = RELATED_LIMIT) -> list[Record]:
+        return self.memory.search(text[:QUERY_CHARS], limit=limit, **self.who)
+
+    # -- a sentence
+
+    def sentence(self, text: str) -> None:
+        if self.router.feedback and self.feedback(text):
+            return
+        if self.forget(text):
+            return
+        if gate_reason(text) is not None:
+            return
+        for rule in self.router.extractor.extra_rules:
+            found = rule(text, self.turn)
+            if found:
+                self.ops.extend(found)
+                return
+        if self.procedure(text) or self.lesson(text) or self.instruction(text):
+            return
+        body = REMEMBER_PREFIX.sub("", bare(text), count=1)
+        if self.switch(body) or self.decision(body) or self.goal(body, text):
+            return
+        if self.working_memory(body):
+            return
+        for part in clauses(body):
+            self.clause(part, text)
+
+    def clause(self, text: str, whole: str) -> None:
+        text = bare(text)
+        if not text:
+            return
+        if self.profile(text) or self.goal_state(text) or self.preference(text, whole):
+            return
+        if self.relation(text):
+            return
+        self.classify(text, whole)
+
+    # -- feedback
+
+    def feedback(self, text: str) -> bool:
+        worked = FEEDBACK_OK.search(text) is not None
+        failed = FEEDBACK_BAD.search(text) is not None
+        if not (worked or failed):
+            return False
+        served = [r for r in self.turn.served if r.kind in SERVED_KINDS]
+        if not served:
+            return True  # feedback with nothing to credit: nothing else in the sentence to keep
+        reply = set(content_words(" ".join(self.turn.texts("assistant"))))
+        best = max(served, key=lambda r: (sum(1 for w in content_words(r.content) if w in reply), -served.index(r)))
+        self.add(f"{SERVED_KINDS[best.kind]}.outcome", target=best.id, worked=worked and not failed,
+                 reason="the user said the suggestion " + ("worked" if worked and not failed else "did not work"),
+                 confidence=0.8)
+        return True
+
+    # -- forgetting
+
+    def forget(self, text: str) -> bool:
+        phrase = None
+        match = FORGET.match(bare(text))
+        if match:
+            phrase = match.group(1)
+        else:
+            for pattern in ASSISTANT_DELETE:
+                found = pattern.match(bare(text))
+                if found:
+                    phrase = found.group(1)
+                    break
+        if phrase is None:
+            return False
+        phrase = bare(phrase)
+        if phrase.lower() in EVERYTHING or not content_words(phrase):
+            op = self.add("memory.delete", reason="a request to forget everything")
+            op.status, op.error = SKIPPED, "forgetting everything is never done from a conversation; " \
+                                           "use memory.forget_user(...) explicitly"
+            return True
+        slot = _SLOT_MENTION.match(phrase)
+        if slot and slot.group(1).lower() in SLOTS:
+            key = SLOTS[slot.group(1).lower()]
+            record = self.memory.profile.record(key, **self.who)
+            if record is not None:
+                self.add("memory.delete", target=record.id, reason=f"the user asked to forget their {key}")
+                return True
+        words = content_words(about_user(phrase))
+        hits = [r for r in self.related(phrase, limit=50) if coverage(words, r.content) >= FORGET_COVERAGE]
+        for record in hits:
+            self.add("memory.delete", target=record.id, reason=f"the user asked to forget {phrase!r}")
+        if not hits:
+            op = self.add("memory.delete", reason=f"the user asked to forget {phrase!r}")
+            op.status, op.error = SKIPPED, "nothing in the user's memories matched"
+        return True
+
+    # -- extraction: procedures, lessons, instructions
+
+    def procedure(self, text: str) -> bool:
+        match = PROCEDURE.match(bare(text))
+        if not match:
+            return False
+        rest = _FIRST.sub("", match.group(2).strip(), count=1)
+        steps = [capitalised(_FIRST.sub("", s.strip(" ,;"), count=1)) for s in _STEP_SPLIT.split(rest)]
+        steps = [s for s in steps if s]
+        if len(steps) < 2:
+            return False
+        title = "How to " + match.group(1).strip()
+        self.add("procedure.add", title=title, steps=steps, reason="steps for a task (to ..., then ...)",
+                 text_for_importance=text)
+        return True
+
+    def lesson(self, text: str) -> bool:
+        for pattern in LESSON:
+            match = pattern.match(bare(text))
+            if match:
+                body = match.group(1).strip()
+                context = _LESSON_CONTEXT.match(body)
+                if context:
+                    self.add("strategy.add", text=sentence(context.group(2)), context=context.group(1).strip(),
+                             reason="a lesson learned", text_for_importance=text)
+                else:
+                    self.add("strategy.add", text=sentence(capitalised(body)), reason="a lesson learned",
+                             text_for_importance=text)
+                return True
+        return False
+
+    def instruction(self, text: str) -> bool:
+        for pattern in INSTRUCTION:
+            if pattern.match(bare(text)):
+                rule = re.sub(r"^(?:please\s+)", "", bare(text), flags=re.IGNORECASE)
+                self.add("instruction.add", text=sentence(capitalised(rule)),
+                         reason="a standing instruction for every answer", text_for_importance=text)
+                return True
+        return False
+
+    # -- decisions and moves
+
+    def switch(self, text: str) -> bool:
+        match = SWITCH.match(text)
+        if match:
+            verb, old, new, why = match.group(1).lower(), bare(match.group(2)), bare(match.group(3)), match.group(4)
+            moved = MOVED_TO.match(text) is not None or verb in ("moved", "relocated")
+            if moved and text.lower().startswith("i") and self.move(text, old, new):
+                return True
+            return self.replace_decision(text, old, new, why)
+        match = INSTEAD.match(text)
+        if match:
+            return self.replace_decision(text, bare(match.group(2)), bare(match.group(1)), match.group(3))
+        match = MOVED_TO.match(text)
+        if match:
+            place = _TIME_TAIL.sub("", bare(match.group(1)))
+            return self.move(text, None, place)
+        return False
+
+    def move(self, text: str, old: str | None, new: str) -> bool:
+        new = _TIME_TAIL.sub("", new)
+        if not _place_like(new) or (old is not None and not _place_like(old)):
+            return False
+        known = self.memory.profile.get("location", **self.who)
+        choices = {str(d.metadata.get("chosen", "")).lower() for d in self.current_decisions()}
+        if old is not None:
+            if known is not None and str(known).lower() != old.lower():
+                return False
+            if known is None and old.lower() in choices:
+                return False
+        elif new.lower() in choices:
+            return False
+        self.add("profile.set", key="location", value=new, reason="the user moved", text_for_importance=text)
+        moment = when(text, self.turn.now)
+        self.add("episode.add", text=about_user(text), created_at=moment[1].timestamp() if moment else None,
+                 reason="a move, dated" if moment else "a move", text_for_importance=text)
+        if self.graph:
+            self.add("relation.add", subject="user", relation="lives_in", object=new, reason="the user's location")
+        return True
+
+    def replace_decision(self, text: str, old: str, new: str, why: str | None) -> bool:
+        old_words = content_words(old)
+        for decision in self.current_decisions():
+            chosen = str(decision.metadata.get("chosen", ""))
+            if (chosen and chosen.lower() == old.lower()) or (old_words and coverage(old_words, decision.content) == 1):
+                body = _decision_body(decision.content)
+                base = _RATIONALE.split(body, maxsplit=1)[0]
+                replaced = re.sub(re.escape(old), new, base, flags=re.IGNORECASE) if old.lower() in base.lower() \
+                    else f"use {new} instead of {old}"
+                if why:
+                    replaced += f" because {bare(why)}"
+                self.add("decision.supersede", target=decision.id, text=replaced, chosen=new,
+                         rationale=bare(why) if why else None, options=[old, new],
+                         reason=f"switched from {old} to {new}", text_for_importance=text)
+                return True
+        body = f"use {new} instead of {old}" + (f" because {bare(why)}" if why else "")
+        self.add("decision.add", text=body, chosen=new, options=[old, new], rationale=bare(why) if why else None,
+                 reason=f"switched from {old} to {new} (no current decision named {old})", text_for_importance=text)
+        return True
+
+    def decision(self, text: str) -> bool:
+        for pattern in DECISION:
+            match = pattern.match(text)
+            if not match:
+                continue
+            verb, body = match.group(1).lower(), bare(match.group(2))
+            if verb in ("chose", "picked", "settled", "opted", "go with") and not re.match(
+                    r"^(?:to\s|use\s|go\s)", body, re.IGNORECASE):
+                body = f"go with {body}"
+            parts = _RATIONALE.split(body, maxsplit=1)
+            chosen = _CHOSEN.search(parts[0])
+            self.add("decision.add", text=body, chosen=chosen.group(1).rstrip(".,") if chosen else None,
+                     rationale=bare(parts[1]) if len(parts) > 1 else None, reason="a decision was stated",
+                     text_for_importance=text)
+            return True
+        return False
+
+    # -- goals
+
+    def goal(self, text: str, whole: str) -> bool:
+        for pattern in GOAL:
+            match = pattern.match(text)
+            if not match:
+                continue
+            title = capitalised(match.group(1))
+            due = due_date(title, self.turn.now)
+            core = title[: title.lower().rfind(" " + due[0].lower().split()[0])] if due else title
+            for goal in self.open_goals():
+                name = goal.metadata.get("title") or goal.content
+                if names_itself(core, name):
+                    if due and due[1] != goal.metadata.get("due"):
+                        self.add("goal.update", target=goal.id, due=due[1], reason="a restated goal with a new date",
+                                 text_for_importance=whole)
+                    else:
+                        op = self.add("goal.add", title=title, reason="a goal was stated", text_for_importance=whole)
+                        op.status, op.error = SKIPPED, f"already an open goal: {name!r}"
+                    return True
+            self.add("goal.add", title=title, due=due[1] if due else None, reason="a goal was stated",
+                     text_for_importance=whole)
+            return True
+        return False
+
+    def goal_state(self, text: str) -> bool:
+        for index, pattern in enumerate(PROGRESS):
+            match = pattern.search(text)
+            if not match:
+                continue
+            fraction = 0.5 if index == 1 else min(1.0, float(match.group(1)) / 100.0)
+            mention = bare(match.group(match.lastindex or 1))
+            goal = self.find_goal(mention)
+            if goal is None:
+                return False
+            if fraction >= 1.0:
+                self.add("goal.complete", target=goal.id, reason="reported 100% done", text_for_importance=text)
+            else:
+                self.add("goal.progress", target=goal.id, progress=round(fraction, 4),
+                         reason=f"reported {round(fraction * 100)}% done", text_for_importance=text)
+            return True
+        for pattern, action in ((COMPLETE, "complete"), (DROP, "drop")):
+            match = pattern.match(text)
+            if not match:
+                continue
+            mention = _TIME_TAIL.sub("", bare(match.group(match.lastindex or 1)))
+            goal = self.find_goal(mention)
+            if goal is None:
+                return False
+            name = goal.metadata.get("title") or goal.content
+            if names_itself(mention, name):
+                self.add(f"goal.{action}", target=goal.id, text_for_importance=text,
+                         reason="the goal itself was " + ("reached" if action == "complete" else "given up"))
+            else:
+                moment = when(text, self.turn.now)
+                self.add("episode.add", text=about_user(text), created_at=moment[1].timestamp() if moment else None,
+                         reason=f"a step towards the goal {name!r}, which stays open", text_for_importance=text)
+            return True
+        return False
+
+    def find_goal(self, mention: str) -> Record | None:
+        for goal in self.open_goals():
+            if mention_matches(mention, goal.metadata.get("title") or goal.content):
+                return goal
+        return None
+
+    # -- working memory
+
+    def working_memory(self, text: str) -> bool:
+        if not (self.router.working and self.turn.session_id):
+            return False
+        for key, pattern in IDENTIFIERS:
+            match = pattern.search(text)
+            if match:
+                value = next(g for g in match.groups() if g)
+                self.add("working.set", key=key, value=value, reason=f"a {key.replace('_', ' ')} of this session")
+        match = TASK.match(text)
+        if match:
+            self.add("working.set", key="task", value=capitalised(match.group(1)),
+                     reason="the current task of this session")
+            return True
+        return False
+
+    # -- profile, preferences, relations
+
+    def profile(self, text: str) -> bool:
+        slots: list[tuple[str, str, str | None]] = []  # (slot, value, relation for the graph)
+        name = NAME.match(text) if NAME_CI.match(text) else None
+        lives = LIVES.match(text)
+        age = AGE.match(text)
+        works = WORKS.match(text)
+        slot = SLOT.match(text)
+        if name:
+            slots.append(("name", name.group(1), "named"))
+        elif lives:
+            slots.append(("location", lives.group(1), "lives_in"))
+        elif age:
+            slots.append(("age", age.group(1), None))
+        elif works:
+            slots.append(("employer", works.group(1), "works_at"))
+            if works.group(2):
+                slots.append(("job_title", bare(works.group(2)), None))
+        elif slot:
+            key = SLOTS[slot.group(1).lower()]
+            slots.append((key, bare(slot.group(2)), {"name": "named", "location": "lives_in",
+                                                      "employer": "works_at"}.get(key)))
+        if not slots:
+            return False
+        relations = []
+        for key, value, relation in slots:
+            if str(self.memory.profile.get(key, **self.who)) != value:
+                self.add("profile.set", key=key, value=value, reason=f"the user's {key.replace('_', ' ')}",
+                         text_for_importance=text)
+            if relation and self.graph:
+                relations.append((relation, value))
+        self._relations.extend(relations)
+        return True
+
+    def preference(self, text: str, whole: str) -> bool:
+        match = PREFERENCE.match(text)
+        favourite = FAVOURITE.match(text)
+        if not (match or favourite):
+            return False
+        statement = about_user(text)
+        if match and ANSWERING.search(match.group(2)):
+            self.add("instruction.add", text=statement, reason="a preference about how to answer applies to every turn",
+                     text_for_importance=whole)
+        else:
+            self.add("preference.add", text=statement, reason="a preference", text_for_importance=whole)
+        return True
+
+    def relation(self, text: str) -> bool:
+        if not self.graph:
+            return False
+        match = RELATION.match(text)
+        if not match:
+            return False
+        self.add("relation.add", subject=match.group(1), relation=match.group(2).replace(" ", "_"),
+                 object=match.group(3), reason="a relation between named entities")
+        return False  # the statement is also classified (a fact or knowledge in its own right)
+
+    # -- classification of the rest
+
+    def classify(self, text: str, whole: str) -> None:
+        if self.router.capture == "rules" or gate_reason(text) is not None:
+            return
+        if len(text.split()) < 3 and self.router.capture != "all":
+            return
+        kind = _kind_of(text)
+        if kind is None:
+            return
+        if kind == "fact" and _NUMBERS.search(text) and self.number_update(text, whole):
+            return
+        content = about_user(text) if _FIRST_PERSON.match(text) else sentence(capitalised(text))
+        fields: dict[str, Any] = {"text": content}
+        if kind == "episode":
+            moment = when(text, self.turn.now)
+            if moment:
+                fields["created_at"] = moment[1].timestamp()
+        op = self.add(f"{kind}.add", reason=_WHY[kind], text_for_importance=whole if len(whole) < 2 * len(text) else text,
+                      confidence=0.6, **fields)
+        if self.router.capture == "selective" and (op.importance or 0.0) < self.router.min_importance:
+            op.status = SKIPPED
+            op.error = f"importance {op.importance:.2f} < {self.router.min_importance:g}"
+
+    def number_update(self, text: str, whole: str) -> bool:
+        """"I have three kids" after "I have two kids": the same fact with other numbers is an update."""
+        content = about_user(text)
+        masked = _masked(content)
+        for record in self.related(content, limit=5):
+            if record.kind == "factual" and _masked(record.content) == masked and record.content != content:
+                self.add("fact.update", target=record.id, text=content, text_for_importance=whole,
+                         reason="the same fact with a new number; the old value stays in history")
+                return True
+        return False
+
+    def finish(self) -> None:
+        for relation, value in self._relations:
+            self.add("relation.add", subject="user", relation=relation, object=value,
+                     reason="with the graph on, the profile is also a relation")
+
+
+_TIME_TAIL = re.compile(r"\s+(?:last|this|yesterday|today|a|an|one|two|three|\d+)\b.*$", re.IGNORECASE)
+_WHY = {"fact": "a first-person statement in the present", "episode": "something that happened (past, dated or ongoing)",
+        "knowledge": "a general statement"}
+
+
+def _kind_of(text: str) -> str | None:
+    """fact (first-person present), episode (past, a time cue, ongoing) or knowledge (impersonal)."""
+    if _ONGOING.search(text) or has_time_cue(text) or _is_past(text):
+        return "episode"
+    if _FIRST_PERSON.match(text):
+        return "fact"
+    if _YOU.search(text):
+        return None  # about the assistant or the conversation, not the user's world
+    return "knowledge"
+
+
+def _masked(text: str) -> tuple[str, ...]:
+    return content_words(_NUMBERS.sub(" 0 ", text.lower()))
+
+
+def _decision_body(content: str) -> str:
+    return re.sub(r"^\s*decision\s*:\s*|^(?:we|i)\s+(?:have\s+)?decided\s+(?:to\s+|that\s+)?", "", bare(content),
+                  flags=re.IGNORECASE)

@@ -1,0 +1,327 @@
+"""The offline router's reading of English: sentences and clauses, the gate, mentions, importance, dates.
+
+Stems and entities come from :mod:`kioko_core.text` (the Snowball stemmer and the analyser the linker
+uses), so "stabilising line 3" and "Stabilise line 3" share the words ``stabilis``, ``line``, ``3``.
+Dates in words ("last month", "by March 31", "this morning") are resolved by ``dateparser``.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from functools import lru_cache
+
+from ..text import STOP_WORDS, analyze, stem
+
+# --------------------------------------------------------------------------- sentences and clauses
+
+# A sentence ends at . ! ? (or a newline) followed by space; "10.20.0.0/16" and "e.g. this" stay whole.
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
+_CLAUSE_SPLIT = re.compile(
+    r"[;,]\s+(?=(?:and\s+|but\s+|so\s+)?(?:i|i'm|i've|i'd|we|we're|we've|my|our|also|then)\b)"
+    r"|\s+(?:and|but)\s+(?=(?:i|i'm|i've|we|we're|my|our)\b)",
+    re.IGNORECASE)
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text``, whitespace tidied, empty ones dropped."""
+    return [" ".join(s.split()) for s in _SENTENCE_END.split(text) if s and s.strip()]
+
+
+def clauses(sentence: str) -> list[str]:
+    """Independent clauses: "I'm Kumar, I live in Pune" -> ["I'm Kumar", "I live in Pune"]."""
+    return [c.strip(" ,;") for c in _CLAUSE_SPLIT.split(sentence) if c and c.strip(" ,;")]
+
+
+def bare(text: str) -> str:
+    """The text without final punctuation and spaces."""
+    return text.strip().rstrip(".!?;:, ").strip()
+
+
+def capitalised(text: str) -> str:
+    text = bare(text)
+    return text[:1].upper() + text[1:]
+
+
+def sentence(text: str) -> str:
+    text = bare(text)
+    return text + "." if text else text
+
+
+# --------------------------------------------------------------------------- the gate
+
+_SMALL_TALK_WORDS = frozenset("""
+hi hello hey heya hiya yo morning evening afternoon night good bye goodbye cya see later soon thanks thank
+thx ty cheers appreciated appreciate much lot lots so very many a you ok okay k kk sure got it great
+cool nice sounds perfect awesome excellent yes yeah yep yup no nope nah alright right fine lol haha
+hehe wow super brilliant amazing fantastic neat indeed exactly agreed understood noted welcome np
+problem worries all gotcha makes sense true the for your help that's that is helpful hmm hm oh ah
+""".split())
+_QUESTION_START = re.compile(
+    r"^(?:what|what's|whats|how|how's|why|when|where|who|whom|whose|which|can|could|would|will|do|does|did|is|"
+    r"are|am|was|were|should|shall|may|might|have|has|had|isn't|aren't|don't|doesn't|didn't|won't|wouldn't|"
+    r"couldn't|any idea|anything|any)\b", re.IGNORECASE)
+_REQUEST_START = re.compile(
+    r"^(?:please\s+|pls\s+|kindly\s+)?(?:can you|could you|would you|will you|help me|tell me|show me|give me|"
+    r"let me know|explain|summari[sz]e|write|draft|translate|list|find|search|look up|check|create|generate|"
+    r"make|compose|rewrite|fix|debug|review|compare|calculate|compute|convert|suggest|recommend|describe|"
+    r"analy[sz]e|plan|outline|delete|remove|clear|drop|run|open|send|book|schedule|set up|install|update|"
+    r"refactor|implement|build|add|format|read|go|continue|proceed|repeat|try|show|print|sort)\b",
+    re.IGNORECASE)
+_NEVER_GATED = re.compile(
+    r"\b(?:remember|don't forget|do not forget|note that|keep in mind|from now on|going forward|in future|"
+    r"always|never|forget|lesson|learned|learnt)\b|\b(?:your|the assistant's) memor(?:y|ies)\b|"
+    r"\bmemories (?:about|of|on|regarding)\b|\beverything (?:that )?you (?:know|remember|have)\b", re.IGNORECASE)
+_WORD_TOKEN = re.compile(r"[a-z']+|[^\sa-z']+")
+
+
+def is_small_talk(text: str) -> bool:
+    """Greetings, thanks and acknowledgements only: "thanks!", "ok great, thank you so much"."""
+    words = re.findall(r"[a-z']+", text.lower())
+    symbols = re.sub(r"[\w\s.,!?'\-:;()]", "", text)
+    return bool(words or symbols) and all(w in _SMALL_TALK_WORDS for w in words) and len(words) <= 12
+
+
+def is_question(text: str) -> bool:
+    text = text.strip()
+    return text.endswith("?") or bool(_QUESTION_START.match(text) and not text.endswith("."))
+
+
+def is_request(text: str) -> bool:
+    """An instruction to do something now ("Can you summarize this?", "delete the staging database")."""
+    return bool(_REQUEST_START.match(text.strip()))
+
+
+def gate_reason(sentence_text: str) -> str | None:
+    """Why a sentence holds nothing to remember ("small talk", "a question", "a request"), or None."""
+    if not sentence_text.strip():
+        return "empty"
+    if _NEVER_GATED.search(sentence_text):
+        return None
+    if is_small_talk(sentence_text):
+        return "small talk"
+    if is_question(sentence_text):
+        return "a question"
+    if is_request(sentence_text):
+        return "a request to the assistant"
+    return None
+
+
+def gate(text: str) -> str | None:
+    """Why the whole turn holds nothing to remember, or None when some sentence may.
+
+    Every sentence must be gated for the turn to be: "Thanks! I moved to Berlin." is routed.
+    """
+    reasons = [gate_reason(s) for s in sentences(text)] or ["empty"]
+    if any(r is None for r in reasons):
+        return None
+    distinct = list(dict.fromkeys(r for r in reasons if r != "empty")) or ["empty"]
+    if distinct == ["small talk"]:
+        return "small talk"
+    if distinct == ["empty"]:
+        return "empty"
+    return "questions or requests only" if len(distinct) > 1 else distinct[0]
+
+
+# --------------------------------------------------------------------------- words and mentions
+
+GENERIC_WORDS = frozenset(stem(w) for w in """
+goal goals task tasks project projects prep preparation work thing things stuff plan plans job jobs item
+items part parts piece step steps
+""".split())
+"""Words that never match a goal or decision on their own."""
+
+_FILLERS = frozenset("""
+whole entire actual finally just yesterday today tonight morning week month year already
+""".split()) | STOP_WORDS
+_CONTENT_TOKEN = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+(?:\.\d+)?")
+
+
+@lru_cache(maxsize=8192)
+def content_words(text: str, keep_generic: bool = True) -> tuple[str, ...]:
+    """Stems of the words that carry meaning: no stop words, ``'s`` cut, numbers kept ("line 3")."""
+    found: list[str] = []
+    for token in _CONTENT_TOKEN.findall(text):
+        word = token.lower()
+        if word.endswith("'s"):
+            word = word[:-2]
+        word = word.replace("'", "")
+        if not word or word in _FILLERS or (len(word) < 2 and not word.isdigit()):
+            continue
+        stemmed = stem(word)
+        if keep_generic or stemmed not in GENERIC_WORDS:
+            found.append(stemmed)
+    return tuple(dict.fromkeys(found))
+
+
+def mention_matches(mention: str, name: str) -> bool:
+    """Does ``mention`` refer to the goal or decision ``name``?
+
+    Two shared content words covering at least half of the mention, or every word of a one- or
+    two-word mention. Generic words ("goal", "task", "project", "prep") never match on their own.
+    """
+    words = content_words(mention, keep_generic=False)
+    if not words:
+        return False
+    target = set(content_words(name))
+    shared = sum(1 for w in words if w in target)
+    if len(words) <= 2 and shared == len(words):
+        return True
+    return shared >= 2 and shared * 2 >= len(words)
+
+
+def names_itself(mention: str, name: str) -> bool:
+    """Is ``mention`` the goal itself rather than a step towards it ("the prep for the Azure exam")?"""
+    words = content_words(mention)
+    target = set(content_words(name))
+    return bool(words) and all(w in target for w in words)
+
+
+def coverage(words: tuple[str, ...], text: str) -> float:
+    """The share of ``words`` that ``text`` contains (stems)."""
+    if not words:
+        return 0.0
+    have = set(content_words(text))
+    return sum(1 for w in words if w in have) / len(words)
+
+
+# --------------------------------------------------------------------------- first person -> "User"
+
+_IRREGULAR_PAST = frozenset("""
+went was were had did got made took came saw gave found told felt left kept began bought brought built caught
+chose drove ate fell forgot flew grew heard held knew lost met paid put ran read said sent set sold spent stood
+thought understood won wrote broke cut let hit quit shut became slept spoke taught wore woke rode sang swam
+""".split())
+_THIRD_PERSON = {"have": "has", "am": "is", "'m": "is", "'ve": "has", "do": "does", "go": "goes", "was": "was"}
+_ADVERBS = frozenset("really also usually always often never still just already mostly sometimes actually "
+                     "currently now definitely absolutely totally truly".split())
+
+
+def third_person(verb: str) -> str:
+    lower = verb.lower()
+    if lower in _THIRD_PERSON:
+        return _THIRD_PERSON[lower]
+    if lower in _IRREGULAR_PAST or lower.endswith("ed") or not lower.isalpha():
+        return verb
+    if lower.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    if lower.endswith("y") and len(lower) > 1 and lower[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+_CONTRACTION = re.compile(r"^I'(m|ve|d|ll)\b")
+
+
+def about_user(text: str) -> str:
+    """Rewrite a first-person statement about the user: "I have two kids" -> "User has two kids."."""
+    text = capitalised(text)
+    contraction = _CONTRACTION.match(text)
+    if contraction:
+        rest = text[contraction.end():]
+        verb = {"m": "is", "ve": "has", "d": "would", "ll": "will"}[contraction.group(1)]
+        text = f"User {verb}{rest}"
+    elif re.match(r"^I\s", text):
+        words = text.split(" ")
+        index = 1
+        while index < len(words) - 1 and words[index].lower() in _ADVERBS:
+            index += 1
+        if index < len(words):
+            words[index] = third_person(words[index])
+        text = " ".join(["User"] + words[1:])
+    text = re.sub(r"^My\b", "User's", text)
+    return sentence(text)
+
+
+# --------------------------------------------------------------------------- importance
+
+BASE_IMPORTANCE = {
+    "instruction": 0.8, "goal": 0.75, "decision": 0.75, "procedure": 0.7, "strategy": 0.7, "profile": 0.7,
+    "fact": 0.6, "preference": 0.6, "insight": 0.6, "knowledge": 0.55, "working": 0.5, "episode": 0.45,
+    "skill": 0.6, "relation": 0.6, "memory": 0.6,
+}
+_EXPLICIT = re.compile(r"\b(?:remember|important|importantly|must|crucial|don't forget|do not forget|note that|"
+                       r"keep in mind)\b", re.IGNORECASE)
+_STAKES = re.compile(
+    r"\b(?:outages?|safety|deadlines?|allerg(?:ic|y|ies)|urgent|emergenc(?:y|ies)|injur(?:y|ies|ed)|danger(?:ous)?|"
+    r"accidents?|fire|critical|hospital|sick|died|death|lawsuit|fired|afraid|scared|worried|furious|"
+    r"thrilled|devastated|terrified)\b", re.IGNORECASE)
+_HEDGE = re.compile(r"\b(?:maybe|perhaps|probably|possibly|might|i think|i guess|i suppose|not sure|for now|"
+                    r"temporarily|for the moment|kind of|sort of)\b", re.IGNORECASE)
+_NUMBER = re.compile(r"(?<![\w-])\d+(?:[.,:/]\d+)*%?(?![\w-])")
+SHORT_WORDS = 5
+
+
+def importance(kind: str, text: str) -> float:
+    """The model-free poignancy score in [0, 1]: the kind's base, then the spec's adjustments."""
+    score = BASE_IMPORTANCE.get(kind, 0.5)
+    if _EXPLICIT.search(text):
+        score += 0.2
+    if _STAKES.search(text):
+        score += 0.1
+    entities = analyze(text).entities
+    numbers = [n for n in _NUMBER.findall(text) if not any(n in e for e in entities)]
+    score += 0.04 * min(3, len(entities) + len(numbers))
+    if _HEDGE.search(text):
+        score -= 0.15
+    if len(text.split()) <= SHORT_WORDS:
+        score -= 0.08
+    return round(min(1.0, max(0.0, score)), 2)
+
+
+# --------------------------------------------------------------------------- time
+
+TIME_CUE = re.compile(
+    r"\b(?:yesterday(?: (?:morning|afternoon|evening|night))?|today|tonight|this (?:morning|afternoon|evening|week|month|year)|"
+    r"last (?:night|week|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+    r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+) (?:minutes?|hours?|days?|weeks?|months?|years?) ago|"
+    r"earlier today|on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b",
+    re.IGNORECASE)
+_DUE = re.compile(
+    r"\b(?:by|before|until|due(?: on| by)?)\s+((?:(?:the )?end of (?:the )?)?(?:next |this )?(?:"
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?(?:,? \d{4})?|"
+    r"\d{1,2}(?:st|nd|rd|th)? (?:of )?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*(?:,? \d{4})?|"
+    r"\d{4}-\d{2}-\d{2}|week|month|year|quarter|friday|monday|tuesday|wednesday|thursday|saturday|sunday|"
+    r"tomorrow|q[1-4](?: \d{4})?))\b",
+    re.IGNORECASE)
+
+
+def _parse(phrase: str, now: datetime, prefer: str) -> datetime | None:
+    import dateparser  # late: a second of import time only for turns that mention a date
+
+    try:
+        return dateparser.parse(phrase, languages=["en"],
+                                settings={"RELATIVE_BASE": now, "PREFER_DATES_FROM": prefer})
+    except Exception:  # an odd phrase is no date, never an error
+        return None
+
+
+def when(text: str, now: datetime) -> tuple[str, datetime] | None:
+    """A time cue in ``text`` and the moment it names ("this morning" -> today 09:00), or None."""
+    match = TIME_CUE.search(text)
+    if match is None:
+        return None
+    moment = _parse(match.group(0), now, "past")
+    return (match.group(0), moment) if moment is not None and moment <= now else None
+
+
+def due_date(text: str, now: datetime) -> tuple[str, str] | None:
+    """``"... by March 31"`` -> ``("March 31", "2027-03-31")``: the next such date, as ISO."""
+    match = _DUE.search(text)
+    if match is None:
+        return None
+    moment = _parse(match.group(1), now, "current_period")
+    if moment is not None and moment.date() < now.date():  # "by Friday" means the coming one
+        moment = _parse(match.group(1), now, "future") or moment
+    if moment is None:
+        return None
+    if moment.date() < now.date():  # "by March 31" said in April means next year's
+        try:
+            moment = moment.replace(year=moment.year + 1)
+        except ValueError:
+            return None
+    return match.group(1), moment.date().isoformat()
+
+
+def has_time_cue(text: str) -> bool:
+    return TIME_CUE.search(text) is not None

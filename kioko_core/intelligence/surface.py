@@ -1,0 +1,106 @@
+"""What a MemoryLayer gains from the intelligence: manage, record_turn, learn, on / off, and the served note.
+
+:class:`IntelligentMemory` is a mixin of :class:`~kioko_core.layer.MemoryLayer`; it keeps the layer
+module small and the intelligence's public calls in one place.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any
+
+from ..store import InvalidRecordError, check_scope
+from .brain import Intelligence, build_intelligence
+from .events import Callback, EventBus
+from .executor import OpExecutor
+from .ops import ManageReport, MemoryOp
+from .turn import messages_of
+
+SERVED_KINDS = frozenset({"procedural", "skill", "strategy"})
+MAX_SESSIONS_NOTED = 1024
+"""Sessions whose last recall is remembered for feedback; the oldest give way."""
+
+
+class IntelligentMemory:
+    """The intelligence's surface on a layer. ``intelligence`` is None when the layer was built without it."""
+
+    intelligence: Any = None
+    auto_graph: bool = False
+
+    def _init_intelligence(self, intelligence: Any = None, auto_graph: bool = False) -> None:
+        self.events = EventBus()
+        self.auto_graph = bool(auto_graph)
+        self.intelligence = build_intelligence(intelligence)
+        self._on_demand: Intelligence | None = None
+        self._served: OrderedDict[tuple[str, str | None, str], list[Any]] = OrderedDict()
+
+    # -- events
+
+    def on(self, event: str, callback: Callback) -> Callback:
+        """Call ``callback(payload)`` after every ``event`` (``"memory.managed"``, ``"memory.linked"``, ``"*"``)."""
+        return self.events.on(event, callback)
+
+    def off(self, event: str, callback: Callback) -> bool:
+        """Stop calling ``callback`` for ``event``."""
+        return self.events.off(event, callback)
+
+    # -- managed writes
+
+    def manage(self, text: Any, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
+               dry_run: bool = False) -> ManageReport:
+        """Decide (and unless ``dry_run``, apply) the memory operations for ``text`` (a string or messages).
+
+        Works on any layer: one built without intelligence uses the offline router on demand.
+        """
+        brain = self.intelligence
+        if brain is None:
+            if self._on_demand is None:
+                self._on_demand = Intelligence()
+            brain = self._on_demand
+        return brain.manage(self, text, user_id=user_id, agent_id=agent_id, session_id=session_id, dry_run=dry_run)
+
+    def record_turn(self, user: str, reply: str | None = None, *, user_id: str, agent_id: str | None = None,
+                    session_id: str | None = None, dry_run: bool = False) -> ManageReport:
+        """One exchange of the agent loop: the user's words and the agent's reply. Routed when intelligence is on."""
+        if not isinstance(user, str):
+            raise InvalidRecordError(f"user must be the user's words as a string, got {type(user).__name__}")
+        if reply is not None and not isinstance(reply, str):
+            raise InvalidRecordError(f"reply must be a string or None, got {type(reply).__name__}")
+        messages = [{"role": "user", "content": user}]
+        if reply:
+            messages.append({"role": "assistant", "content": reply})
+        return self.learn(messages, user_id=user_id, agent_id=agent_id, session_id=session_id, dry_run=dry_run)
+
+    def learn(self, messages: Any, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
+              dry_run: bool = False) -> ManageReport:
+        """Learn from a conversation. With intelligence: routed like :meth:`manage`.
+
+        Without it (the plain behaviour), each non-empty user message is kept as it is, as an episode
+        of the session.
+        """
+        if self.intelligence is not None:
+            return self.intelligence.manage(self, messages, user_id=user_id, agent_id=agent_id,
+                                            session_id=session_id, dry_run=dry_run)
+        scope = check_scope((user_id, agent_id))
+        ops = [MemoryOp("episode.add", fields={"text": " ".join(m["content"].split())},
+                        reason="learn() without intelligence keeps what the user said")
+               for m in messages_of(messages) if m["role"] == "user" and m["content"].strip()]
+        OpExecutor(self).apply(ops, user_id=scope.user_id, agent_id=scope.agent_id, session_id=session_id,  # type: ignore[arg-type]
+                               dry_run=dry_run, router="plain")
+        return ManageReport(ops=ops, router="plain", dry_run=dry_run, user_id=scope.user_id,
+                            agent_id=scope.agent_id, session_id=session_id,
+                            skipped=None if ops else "no user message")
+
+    # -- what recall gave the agent
+
+    def _note_recall(self, context: Any, user_id: str, agent_id: str | None, session_id: str | None) -> None:
+        """Remember the procedures, skills and lessons a session's recall gave the agent (for "that worked")."""
+        if not session_id:
+            return
+        served = [m.record for m in getattr(context, "memories", []) if m.record.kind in SERVED_KINDS]
+        key = (user_id, agent_id, session_id)
+        self._served.pop(key, None)
+        if served:
+            self._served[key] = served
+            while len(self._served) > MAX_SESSIONS_NOTED:
+                self._served.popitem(last=False)
