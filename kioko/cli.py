@@ -1,4 +1,4 @@
-"""The ``kioko`` command: ``kioko demo``, ``kioko connect``, ``kioko related``."""
+"""The ``kioko`` command: ``kioko demo``, ``kioko connect``, ``kioko related``, ``kioko manage``."""
 
 from __future__ import annotations
 
@@ -94,6 +94,24 @@ def _related(args: argparse.Namespace) -> int:
     return 0
 
 
+def _manage(args: argparse.Namespace) -> int:
+    from . import connect, default_url
+
+    memory = connect(args.store or default_url())
+    try:
+        report = memory.manage(args.text, user_id=args.user, agent_id=args.agent, session_id=args.session,
+                               dry_run=args.dry_run)
+    finally:
+        memory.close()
+    if args.json:
+        import json
+
+        print(json.dumps(report.to_dict(), indent=2))
+    else:
+        print(report.summary() + ("\n(dry run: nothing was written)" if args.dry_run else ""))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="kioko", description="Kioko: linked memory for AI agents.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -112,6 +130,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     related.add_argument("--depth", type=int, default=2)
     related.add_argument("--store")
     related.set_defaults(run=_related)
+    manage = sub.add_parser("manage", help="decide (and apply) the memory operations for one turn, offline")
+    manage.add_argument("text")
+    manage.add_argument("--user", required=True)
+    manage.add_argument("--agent")
+    manage.add_argument("--session")
+    manage.add_argument("--store")
+    manage.add_argument("--dry-run", action="store_true", help="decide and report, write nothing")
+    manage.add_argument("--json", action="store_true", help="print the report as JSON")
+    manage.set_defaults(run=_manage)
     args = parser.parse_args(argv)
     try:
         return args.run(args)
