@@ -367,3 +367,32 @@ def test_the_report_is_json_safe_and_reads_well(memory: MemoryLayer) -> None:
     assert data["router"] == "heuristic" and len(data["ops"]) == 5
     assert {"op", "description", "reason", "importance", "confidence", "status", "error", "linked"} <= set(data["ops"][0])
     assert report.summary().splitlines()[0] == "profile.set name = Kumar"
+
+
+def test_extra_rules_run_before_the_built_in_ones() -> None:
+    """HeuristicRouter(extractor=RuleBasedExtractor(extra_rules=[...])): a pattern of the user's own."""
+    import re
+
+    from kioko_core.intelligence import HeuristicRouter, Intelligence, RuleBasedExtractor
+
+    def shift(sentence: str, turn) -> list[MemoryOp] | None:
+        found = re.match(r"^I work the (\w+) shift", sentence)
+        if not found:
+            return None
+        return [MemoryOp("profile.set", fields={"key": "shift", "value": found.group(1)}, reason="my rule")]
+
+    router = HeuristicRouter(extractor=RuleBasedExtractor(extra_rules=[shift]))
+    layer = kioko.connect("memory://", intelligence=Intelligence(router=router))
+    report = layer.record_turn("I work the night shift. I love hiking.", user_id=U)
+    assert lines(report) == ["profile.set shift = night", 'preference.add "User loves hiking."']
+    assert layer.profile.get("shift", user_id=U) == "night"
+
+
+def test_a_relation_holding_a_secret_is_dropped() -> None:
+    from kioko_core.intelligence import OpExecutor
+
+    layer = kioko.intelligent("memory://")
+    ops = OpExecutor(layer).apply([MemoryOp("relation.add", fields={
+        "subject": "user", "relation": "has_key", "object": "sk-EXAMPLE-not-a-real-key-000"})], user_id=U)
+    assert ops[0].status == "skipped" and "secret" in ops[0].error
+    assert layer.graph.relations("user", user_id=U) == []

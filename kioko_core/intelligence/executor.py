@@ -12,7 +12,7 @@ import logging
 from typing import TYPE_CHECKING, Any, Callable
 
 from .. import links as L
-from ..secrets import SecretDropped
+from ..secrets import DropSecrets, SecretDropped
 from ..store import KiokoError, Record, Scope, check_scope
 from ..text import label
 from .ops import APPLIED, FAILED, KIND_OF_MEMORY, PLANNED, SKIPPED, MemoryOp
@@ -33,6 +33,8 @@ QUOTE_WIDTH = 70
 """How much of a memory's text a description quotes before cutting it with an ellipsis."""
 
 # actions that need an existing memory of the turn's scope
+_secrets = DropSecrets()
+
 TARGETED = frozenset({"update", "delete", "verify", "progress", "complete", "drop", "supersede", "outcome", "pin",
                       "unpin"})
 
@@ -205,6 +207,8 @@ class OpExecutor:
     def _relation(self, op: MemoryOp, scope: Scope, session_id: str | None, target: Record | None,
                   router: str) -> Any:
         f = op.fields
+        for name in ("subject", "relation", "object"):  # the entity graph keeps these verbatim
+            _secrets.enforce(str(f.get(name, "")), None)
         if op.action == "add":
             self.memory.graph.add(f.get("subject"), f.get("relation"), f.get("object"), user_id=scope.user_id,
                                   source="manage")

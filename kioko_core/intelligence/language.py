@@ -39,8 +39,10 @@ def bare(text: str) -> str:
 
 
 def capitalised(text: str) -> str:
+    """The first letter upper case, when the first word is a plain word: "sk-abc1", "iPhone", "pgvector's" stay."""
     text = bare(text)
-    return text[:1].upper() + text[1:]
+    first = text.split(" ", 1)[0]
+    return text[:1].upper() + text[1:] if first.isalpha() and first.islower() else text
 
 
 def sentence(text: str) -> str:
