@@ -76,7 +76,7 @@ class Intelligence:
         events = getattr(memory, "events", None)
 
         def linked(link: Any, record: Any) -> None:
-            if events is not None:
+            if events is not None and events.wants(LINKED):
                 events.emit(LINKED, {"source": link.source, "target": link.target, "type": link.type,
                                      "weight": link.weight, "why": link.why, "by": link.by, "line": link.line(),
                                      "user_id": record.user_id, "agent_id": record.agent_id})
@@ -87,7 +87,7 @@ class Intelligence:
         if not dry_run and any(op.action == "outcome" and op.status == APPLIED for op in report.ops):
             _forget_served(memory, turn)  # one "thanks, that worked" counts once
         self._count(report)
-        if events is not None:
+        if events is not None and events.wants(MANAGED):
             events.emit(MANAGED, report.to_dict())
         return report
 

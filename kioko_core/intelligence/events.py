@@ -47,6 +47,10 @@ class EventBus:
                 return True
         return False
 
+    def wants(self, event: str) -> bool:
+        """Has ``event`` a subscriber? (Building a payload nobody reads is skipped.)"""
+        return bool(self._subscribers.get(event) or self._subscribers.get("*"))
+
     def emit(self, event: str, payload: dict[str, Any]) -> None:
         with self._lock:
             callbacks = list(self._subscribers.get(event, ())) + list(self._subscribers.get("*", ()))
