@@ -35,6 +35,7 @@ import statistics
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -155,8 +156,10 @@ def kioko_system(*, auto_link: bool, links: int, store: str, embedder: Any = Non
         layer = kioko.connect(url, auto_link=auto_link, **options)
         user = f"locomo-{conversation.name}"
         started = time.perf_counter()
+        # ids derived from the turn, so that two runs link and rank exactly alike
         records = layer.add_many(
-            [{"content": t.document, "session_id": t.session, "created_at": t.created_at, "memory_type": "episodic"}
+            [{"content": t.document, "session_id": t.session, "created_at": t.created_at, "memory_type": "episodic",
+              "id": uuid.uuid5(uuid.NAMESPACE_URL, f"locomo/{conversation.name}/{t.dia_id}").hex}
              for t in conversation.turns],
             user_id=user)
         seconds = time.perf_counter() - started
