@@ -46,7 +46,11 @@ user decision goal lesson procedure fact note insight summary event step steps s
 i we you he she they it this that these those my our your january february march april may june july
 august september october november december monday tuesday wednesday thursday friday saturday sunday
 today yesterday tomorrow found
-""".split())
+""".split()) | frozenset("""
+hey hi hello hiya thanks thank thx yeah yes yep yup no nope wow whoa oh ooh aww omg lol haha hmm yay woohoo
+congrats congratulations bye cheers sorry please ok okay sure cool great awesome nice well anyway also so
+now here there then btw fyi dear
+""".split())  # chat: "Hey Mel!", "Thanks Caroline" greet a name, they are not part of it
 
 # Nouns that name a place or a machine when followed by a number ("line 3", "cell 4B").
 ASSET_NOUNS = (

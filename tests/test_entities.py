@@ -510,3 +510,14 @@ def test_reads_refuse_empty_users_entities_and_bad_times(graph: EntityGraph) -> 
         graph.path("A", "B", user_id=U, max_depth=-1)
     with pytest.raises(InvalidRecordError):
         graph.invalidate("", user_id=U)
+
+
+@pytest.mark.parametrize("text, name", [
+    ("Hey Mel! Good to see you!", "mel"),
+    ("Thanks Caroline, that means a lot.", "caroline"),
+    ("Wow Melanie, congrats on the race!", "melanie"),
+])
+def test_a_greeting_is_not_part_of_the_name_it_greets(text: str, name: str) -> None:
+    from kioko_core.text import analyze
+
+    assert analyze(text).entities == [name]
