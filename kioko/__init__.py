@@ -9,13 +9,14 @@ from typing import Any, Mapping
 from kioko_core.intelligence import (
     HeuristicRouter, Intelligence, LLMRouter, ManageReport, MemoryOp, OPERATIONS, RuleBasedExtractor,
 )
+from kioko_core.errors import (
+    ConflictError, ConnectionLostError, InvalidRecordError, KindMismatch, KiokoError, LinkConflict, MemoryNotFound,
+    MissingExtraError, SecretDropped, StoreError, UnknownStoreError,
+)
 from kioko_core.layer import MemoryLayer
 from kioko_core.limits import Limits, TooLargeError
 from kioko_core.registry import known_schemes, open_store, register_store
-from kioko_core.store import (
-    Capabilities, ConflictError, ConnectionLostError, Delete, Filter, InvalidRecordError, KiokoError,
-    MissingExtraError, Record, Scope, Store, StoreError, UnknownStoreError, Upsert,
-)
+from kioko_core.store import Capabilities, Delete, Filter, Record, Scope, Store, Upsert
 from kioko_core.url import StoreURL
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "ConflictError", "InvalidRecordError", "ConnectionLostError", "UnknownStoreError", "MissingExtraError",
     "Limits", "TooLargeError",
     "Intelligence", "HeuristicRouter", "LLMRouter", "RuleBasedExtractor", "MemoryOp", "ManageReport", "OPERATIONS",
+    "MemoryNotFound", "KindMismatch", "LinkConflict", "SecretDropped",
 ]
 __version__ = "0.1.0"
 

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any, Callable
 from . import links as L
 from .activation import Neighbourhood, gather, spread
 from .linker import LinkScore, index_terms
-from .store import Filter, InvalidRecordError, Record, Scope, Upsert, check_scope
+from .errors import InvalidRecordError, MemoryNotFound
+from .store import Filter, Record, Scope, Upsert, check_scope
 
 if TYPE_CHECKING:
     from .layer import MemoryLayer
@@ -313,10 +314,8 @@ class Graph:
 
 
 def _both(layer: MemoryLayer, scope: Scope, a: str, b: str) -> tuple[Record, Record]:
-    from .layer import MemoryNotFound
-
     first, second = layer.store.get(scope, [a, b])
     for memory_id, found in ((a, first), (b, second)):
         if found is None:
-            raise MemoryNotFound(f"no memory {memory_id!r} for user {scope.user_id!r}")
+            raise MemoryNotFound(memory_id, scope.user_id)
     return first, second  # type: ignore[return-value]

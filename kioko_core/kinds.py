@@ -37,13 +37,13 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
 from .secrets import DropSecrets
-from .store import Filter, InvalidRecordError, Record, Scope, check_scope
+from .errors import InvalidRecordError, KindMismatch, MemoryNotFound
+from .store import Filter, Record, Scope, check_scope
 
 if TYPE_CHECKING:
     from .layer import MemoryLayer
 
 GOAL_OPEN, GOAL_DONE, GOAL_DROPPED = "open", "done", "dropped"
-GOAL_STATUSES = (GOAL_OPEN, GOAL_DONE, GOAL_DROPPED)
 MAX_NOTES = 20
 """Progress and outcome notes kept on a memory; older ones give way (the memory must stay small)."""
 MAX_HISTORY = 10
@@ -57,10 +57,6 @@ _GOAL_FRAMING = re.compile(r"^\s*goal\s*:\s*", re.IGNORECASE)
 _STEP_NUMBER = re.compile(r"^\s*(?:step\s*)?\d+\s*[.):]\s*", re.IGNORECASE)
 
 _secrets = DropSecrets()
-
-
-class KindMismatch(InvalidRecordError):
-    """The id names a memory of another kind (a decision given to ``memory.goals``); nothing was changed."""
 
 
 # --------------------------------------------------------------------------- small helpers
@@ -139,12 +135,6 @@ def _noted(metadata: dict[str, Any], entry: dict[str, Any]) -> list[dict[str, An
     notes = [n for n in metadata.get("notes", []) if isinstance(n, dict)] if isinstance(
         metadata.get("notes"), list) else []
     return (notes + [entry])[-MAX_NOTES:]
-
-
-def _not_found(memory_id: str, user_id: str) -> Exception:
-    from .layer import MemoryNotFound  # the layer module imports this one; import late
-
-    return MemoryNotFound(f"no memory {memory_id!r} for user {user_id!r}")
 
 
 # --------------------------------------------------------------------------- the base
@@ -622,7 +612,7 @@ class _DerivedManager(KindManager):
             scope = check_scope((user_id, agent_id))
             missing = [i for i, r in zip(evidence, self._layer.store.get(scope, evidence)) if r is None]
             if missing:
-                raise _not_found(missing[0], user_id)
+                raise MemoryNotFound(missing[0], user_id)
         return self._add(_text(text), user_id=user_id, agent_id=agent_id, session_id=session_id,
                          metadata=metadata, created_at=created_at, fields={self.evidence_field: evidence})
 
@@ -781,7 +771,7 @@ class WorkingMemory:
         scope, memory_id = self._id(key, user_id, agent_id, session_id)
         found = self._layer.store.get(scope, [memory_id])[0]
         if found is None:
-            raise _not_found(f"working:{_slot(key, 'key')}", user_id)
+            raise MemoryNotFound(f"working:{_slot(key, 'key')}", user_id)
         if memory_type in ("working", "profile", "instruction"):
             raise InvalidRecordError("promote to a lasting kind such as 'episodic' or 'factual'")
         kept = self._layer.add(found.content, user_id=user_id, agent_id=agent_id, session_id=session_id,

@@ -17,14 +17,11 @@ from .recall import Context, RecallConfig, recall
 from .graph import Graph
 from .kinds import install as install_kinds
 from .secrets import DropSecrets
-from .store import Delete, Filter, InvalidRecordError, Record, Scope, Store, StoreError, Upsert, check_scope
+from .errors import InvalidRecordError, MemoryNotFound
+from .store import Delete, Filter, Record, Scope, Store, Upsert, check_scope
 
 NOT_LINKED_KINDS = frozenset({"instruction", "working", "profile"})
 MEMORY_TYPES = L.LINKABLE_KINDS | NOT_LINKED_KINDS
-
-
-class MemoryNotFound(StoreError, KeyError):
-    """No memory with that id in this user's (and agent's) scope."""
 
 
 class MemoryLayer(IntelligentMemory):
@@ -157,7 +154,7 @@ class MemoryLayer(IntelligentMemory):
         """The memory, or :class:`MemoryNotFound` if it is not in this scope."""
         found = self.store.get(check_scope((user_id, agent_id)), [memory_id])[0]
         if found is None:
-            raise MemoryNotFound(f"no memory {memory_id!r} for user {user_id!r}")
+            raise MemoryNotFound(memory_id, user_id)
         return found
 
     def update(self, memory_id: str, *, user_id: str, agent_id: str | None = None, content: str | None = None,
@@ -291,7 +288,3 @@ class MemoryLayer(IntelligentMemory):
 
     def __repr__(self) -> str:
         return f"MemoryLayer(store={self.store!r}, auto_link={self.auto_link})"
-
-
-def scope_of(user_id: str, agent_id: str | None = None) -> Scope:
-    return check_scope((user_id, agent_id))

@@ -6,7 +6,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from .store import KiokoError, Record
+from .errors import LinkConflict
+from .store import Record
 
 # Who made a link, strongest first: a weaker author never replaces a stronger one's link.
 AUTHORS = ("structure", "manual", "feedback", "llm", "auto")
@@ -33,10 +34,6 @@ LINKABLE_KINDS = frozenset(KIND_NOUNS)
 SECONDS_PER_DAY = 86400.0
 SHARED_USER = "@shared"
 """The shared knowledge base: readable by every user; links to it live only on the user's memory."""
-
-
-class LinkConflict(KiokoError):
-    """A link by hand was asked for where a stronger author's link already joins the two memories."""
 
 
 def author_rank(by: str) -> int:

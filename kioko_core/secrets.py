@@ -23,28 +23,12 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
-from .store import InvalidRecordError
+from .errors import SecretDropped
 
 REDACTED = "[REDACTED]"
 
 # Metadata the layer itself writes: links and entity keys hold ids and names, never user secrets.
 _BOOKKEEPING_KEYS = frozenset({"links", "entities", "linked_at"})
-
-
-class SecretDropped(InvalidRecordError):
-    """The memory contains a credential (API key, token, password, private key ...); nothing was written.
-
-    ``kinds`` names what was found (``["api_key"]``); the secret itself is never part of the message.
-    Store a reference instead ("the deploy key is in the team vault") and write again.
-    """
-
-    def __init__(self, kinds: Iterable[str]) -> None:
-        self.kinds: list[str] = list(dict.fromkeys(kinds))
-        super().__init__(
-            f"refused to store a secret ({', '.join(self.kinds)}): credentials never become memories. "
-            "Remove it, or store where it is kept instead (for example 'the API key is in the vault'), "
-            "and write again."
-        )
 
 
 @dataclass(frozen=True)

@@ -26,42 +26,15 @@ from typing import Any, ClassVar, NamedTuple, Protocol, runtime_checkable
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+# The protocol's errors live in errors.py beside the layer's own; they are part of this module's
+# interface, so a driver imports them from here.
+from .errors import (  # noqa: F401
+    ConflictError, ConnectionLostError, InvalidRecordError, KiokoError, MissingExtraError, StoreError,
+    UnknownStoreError,
+)
+
 DEFAULT_DIM = 256
 """Vector length a store accepts unless opened with another ``dim`` (the offline embedder's)."""
-
-
-# --------------------------------------------------------------------------- errors
-
-
-class KiokoError(Exception):
-    """Base of every error Kioko raises on purpose."""
-
-
-class StoreError(KiokoError):
-    """A store could not do what was asked; the message says why and what to do."""
-
-
-class ConflictError(StoreError):
-    """A write's ``expected_version`` did not match, or an id belongs to another scope.
-
-    Nothing of the batch was applied: read the records again and retry.
-    """
-
-
-class InvalidRecordError(StoreError, ValueError):
-    """A record or argument is malformed (wrong vector length, NaN, bad scope ...). Nothing was written."""
-
-
-class ConnectionLostError(StoreError):
-    """The store's server went away. Nothing of the failed call is guaranteed to have been applied."""
-
-
-class UnknownStoreError(KiokoError, ValueError):
-    """No driver is registered for a URL's scheme."""
-
-
-class MissingExtraError(KiokoError, ImportError):
-    """A driver's library is not installed; the message names the ``pip install kioko[...]`` to run."""
 
 
 # --------------------------------------------------------------------------- values
