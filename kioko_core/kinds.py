@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from .secrets import DropSecrets
 from .errors import InvalidRecordError, KindMismatch, MemoryNotFound
+from .kind_registry import KINDS, kind_info
 from .store import Filter, Record, Scope, check_scope
 
 if TYPE_CHECKING:
@@ -772,7 +773,7 @@ class WorkingMemory:
         found = self._layer.store.get(scope, [memory_id])[0]
         if found is None:
             raise MemoryNotFound(f"working:{_slot(key, 'key')}", user_id)
-        if memory_type in ("working", "profile", "instruction"):
+        if not kind_info(memory_type).links:
             raise InvalidRecordError("promote to a lasting kind such as 'episodic' or 'factual'")
         kept = self._layer.add(found.content, user_id=user_id, agent_id=agent_id, session_id=session_id,
                                memory_type=memory_type, metadata={"promoted_from": "working",
@@ -790,20 +791,25 @@ def _session(session_id: Any) -> str:
 # --------------------------------------------------------------------------- wiring
 
 
+_MANAGER_CLASSES: tuple[type, ...] = (
+    Goals, Decisions, Procedures, Strategies, Skills, Episodes, Facts, Preferences, Knowledge, Insights, Summaries,
+    Profile, Instructions, WorkingMemory,
+)
 MANAGERS: dict[str, type] = {
-    "goals": Goals, "decisions": Decisions, "procedures": Procedures, "strategies": Strategies,
-    "skills": Skills, "episodes": Episodes, "facts": Facts, "preferences": Preferences, "knowledge": Knowledge,
-    "insights": Insights, "summaries": Summaries, "profile": Profile, "instructions": Instructions,
-    "working": WorkingMemory,
+    info.manager: next(c for c in _MANAGER_CLASSES if c.kind == info.name) for info in KINDS  # type: ignore[attr-defined]
 }
-"""Attribute name on a MemoryLayer -> manager class."""
+"""Attribute name on a MemoryLayer -> manager class (the kind registry names the attribute)."""
 
 
 def install(layer: MemoryLayer) -> None:
-    """Attach every typed manager to ``layer`` (``layer.goals``, ``layer.decisions`` ...; ``lessons`` = strategies)."""
-    for name, manager in MANAGERS.items():
-        setattr(layer, name, manager(layer))
-    layer.lessons = layer.strategies  # type: ignore[attr-defined]
+    """Attach every typed manager to ``layer`` (``layer.goals``, ``layer.decisions`` ...; ``lessons`` = strategies).
+
+    :class:`MemoryLayer` does this itself; the attributes are declared on the class for type checkers.
+    """
+    for info in KINDS:
+        manager = MANAGERS[info.manager](layer)
+        for name in (info.manager, *info.manager_aliases):
+            setattr(layer, name, manager)
 
 
 __all__ = [

@@ -8,6 +8,7 @@ from typing import Any, Iterable, Iterator, Mapping
 
 from . import links as L
 from .embedding import Embedder, OfflineEmbedder, embed_many
+from .errors import InvalidRecordError, MemoryNotFound
 from .entities import EntityGraph
 from .index import IndexCache
 from .intelligence.surface import IntelligentMemory
@@ -15,13 +16,14 @@ from .limits import Limits
 from .linker import LinkerConfig, MemoryLinker, content_term, index_terms, structural_targets
 from .recall import Context, RecallConfig, recall
 from .graph import Graph
+from .kind_registry import canonical_kind
+from .kinds import (
+    Decisions, Episodes, Facts, Goals, Insights, Instructions, Knowledge, Preferences, Procedures, Profile, Skills,
+    Strategies, Summaries, WorkingMemory,
+)
 from .kinds import install as install_kinds
 from .secrets import DropSecrets
-from .errors import InvalidRecordError, MemoryNotFound
 from .store import Delete, Filter, Record, Scope, Store, Upsert, check_scope
-
-NOT_LINKED_KINDS = frozenset({"instruction", "working", "profile"})
-MEMORY_TYPES = L.LINKABLE_KINDS | NOT_LINKED_KINDS
 
 
 class MemoryLayer(IntelligentMemory):
@@ -35,6 +37,24 @@ class MemoryLayer(IntelligentMemory):
     ``intelligence`` (True, ``"heuristic"``, an Intelligence or a config dict) routes ``learn`` and
     ``record_turn``; ``auto_graph`` lets managed turns add relations to the entity graph.
     """
+
+    # The typed managers (kind_registry names each kind's attribute; kinds.install attaches them).
+    goals: Goals
+    decisions: Decisions
+    procedures: Procedures
+    strategies: Strategies
+    lessons: Strategies
+    """The same manager as :attr:`strategies`."""
+    skills: Skills
+    episodes: Episodes
+    facts: Facts
+    preferences: Preferences
+    knowledge: Knowledge
+    insights: Insights
+    summaries: Summaries
+    instructions: Instructions
+    profile: Profile
+    working: WorkingMemory
 
     def __init__(self, store: Store, *, auto_link: bool = False, linker: dict[str, Any] | None = None,
                  embedder: Embedder | None = None, limits: Limits | dict[str, Any] | None = None,
@@ -65,7 +85,7 @@ class MemoryLayer(IntelligentMemory):
         ``created_at``) stores no copy: the memory already stored is returned as it is. The same text
         given another ``created_at`` is another event ("ran 5 km" on two days) and is stored.
         """
-        self._check_new(content, memory_type, metadata)
+        kind = self._check_new(content, memory_type, metadata)
         self.limits.check_content(content)
         self.secrets.enforce(content, metadata)  # secrets never become memories
         scope = check_scope((user_id, agent_id))
@@ -74,7 +94,7 @@ class MemoryLayer(IntelligentMemory):
             return copy
         now = time.time()
         record = Record(
-            id=id or uuid.uuid4().hex, user_id=scope.user_id, agent_id=scope.agent_id, kind=memory_type,
+            id=id or uuid.uuid4().hex, user_id=scope.user_id, agent_id=scope.agent_id, kind=kind,
             content=content, metadata=dict(metadata or {}), session_id=session_id,
             created_at=float(created_at) if created_at is not None else now, updated_at=now,
             embedding=self.embedder.embed(content) if embedding is None else embedding,
@@ -98,13 +118,17 @@ class MemoryLayer(IntelligentMemory):
         return None
 
     @staticmethod
-    def _check_new(content: Any, memory_type: Any, metadata: Any, where: str = "") -> None:
+    def _check_new(content: Any, memory_type: Any, metadata: Any, where: str = "") -> str:
+        """The stored kind ``memory_type`` names, once content and metadata are checked."""
         if not isinstance(content, str) or not content.strip():
             raise InvalidRecordError(f"{where}content must be a non-empty string")
-        if memory_type not in MEMORY_TYPES:
-            raise InvalidRecordError(f"{where}unknown memory_type {memory_type!r}; use one of {sorted(MEMORY_TYPES)}")
+        try:
+            kind = canonical_kind(memory_type)
+        except InvalidRecordError as error:
+            raise InvalidRecordError(f"{where}{error}") from None
         if metadata is not None and not isinstance(metadata, dict):
             raise InvalidRecordError(f"{where}metadata must be a dict")
+        return kind
 
     def add_many(self, items: Iterable[str | Mapping[str, Any]], *, user_id: str, agent_id: str | None = None,
                  session_id: str | None = None, memory_type: str = "factual") -> list[Record]:
@@ -274,7 +298,7 @@ class MemoryLayer(IntelligentMemory):
 
     def memories(self, *, user_id: str, agent_id: str | None = None, kinds: set[str] | None = None) -> Iterator[Record]:
         """Every memory of a scope (a scan: for maintenance and exports, not for the hot path)."""
-        kinds_filter = Filter(kinds=frozenset(kinds)) if kinds else None
+        kinds_filter = Filter(kinds=frozenset(canonical_kind(k) for k in kinds)) if kinds else None
         yield from self.store.scan(check_scope((user_id, agent_id)), kinds_filter)
 
     def close(self) -> None:

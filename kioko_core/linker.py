@@ -13,6 +13,7 @@ from . import links as L
 from .embedding import Embedder, OfflineEmbedder
 from .entities import EntityGraph
 from .index import IndexCache, is_hub, nominates, term_weight
+from .kind_registry import SEMANTIC_NOUNS, prior
 from .store import ConflictError, Op, Record, Scope, Store, Upsert, cosine
 from .text import Analysis, analyze, has_fix_cue, has_problem_cue, has_progress_cue
 
@@ -25,7 +26,6 @@ SESSION_TERM = "s:"
 KIND_TERM = "k:"
 CONTENT_TERM = "h:"
 MEANS = frozenset({"decision", "procedure", "skill", "event"})
-SEMANTIC_KINDS = frozenset({"knowledge", "fact", "preference", "insight"})
 
 
 @dataclass
@@ -61,33 +61,6 @@ class LinkerConfig:
         if unknown:
             raise TypeError(f"unknown linker option(s) {sorted(unknown)}; known: {sorted(known)}")
         return cls(**values)
-
-
-# --------------------------------------------------------------------------- priors (step 4)
-
-_PRIORS: dict[frozenset[str], float] = {}
-for _pair, _prior in [
-    (("decision", "goal"), 1.00), (("lesson", "procedure"), 1.00), (("lesson", "skill"), 0.90),
-    (("lesson", "event"), 0.90), (("event", "procedure"), 0.90), (("event", "insight"), 0.90),
-    (("procedure", "goal"), 0.85), (("event", "goal"), 0.85), (("event", "event"), 0.85),
-    (("event", "decision"), 0.85), (("knowledge", "procedure"), 0.85), (("knowledge", "decision"), 0.85),
-    (("procedure", "skill"), 0.85), (("lesson", "decision"), 0.85), (("goal", "goal"), 0.80),
-    (("decision", "decision"), 0.80), (("decision", "procedure"), 0.80), (("skill", "goal"), 0.70),
-    (("fact", "goal"), 0.70), (("lesson", "goal"), 0.70), (("insight", "goal"), 0.70),
-]:
-    _PRIORS[frozenset(_pair)] = _prior
-
-
-def prior(a: str, b: str) -> float:
-    """prior(kind a, kind b), symmetric. Pairs the spec leaves to a range get its middle (see docs)."""
-    pair = frozenset((a, b))
-    if pair in _PRIORS:
-        return _PRIORS[pair]
-    if "preference" in pair:
-        return 0.50
-    if pair & SEMANTIC_KINDS:
-        return 0.70  # "facts, knowledge and the rest: 0.60 - 0.75"
-    return 0.60
 
 
 # --------------------------------------------------------------------------- evidence (step 3)
@@ -233,7 +206,7 @@ def link_type(m: Side, c: Side) -> tuple[str, bool]:
             kind = "applies_to"
         elif x == "event" and y == "decision":
             kind = "informs"
-        elif x in SEMANTIC_KINDS and y in ("decision", "procedure", "skill", "lesson"):
+        elif x in SEMANTIC_NOUNS and y in ("decision", "procedure", "skill", "lesson"):
             kind = "informs"
         if kind is not None:
             return kind, not flipped

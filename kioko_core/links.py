@@ -6,7 +6,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from .errors import LinkConflict
+from .errors import LinkConflict  # noqa: F401  (L.LinkConflict, as before)
+from .kind_registry import KIND_NOUNS, LINKABLE_KINDS, noun  # noqa: F401  (read through this module too)
 from .store import Record
 
 # Who made a link, strongest first: a weaker author never replaces a stronger one's link.
@@ -22,14 +23,6 @@ READS_AS = {
     "derived_from": "is derived from", "related_to": "is related to",
 }
 LINK_TYPES = frozenset(READS_AS)
-
-# memory_type (as stored in Record.kind) -> the noun used in link lines and the priors table
-KIND_NOUNS = {
-    "factual": "fact", "preference": "preference", "episodic": "event", "semantic": "knowledge",
-    "goal": "goal", "procedural": "procedure", "skill": "skill", "strategy": "lesson",
-    "decision": "decision", "insight": "insight", "summary": "insight",
-}
-LINKABLE_KINDS = frozenset(KIND_NOUNS)
 
 SECONDS_PER_DAY = 86400.0
 SHARED_USER = "@shared"
@@ -48,10 +41,6 @@ def faded_weight(weight: float, by: str, seen: float, now: float | None = None,
         return weight
     days = max(0.0, ((now if now is not None else time.time()) - seen) / SECONDS_PER_DAY)
     return weight * 0.5 ** (days / half_life_days)
-
-
-def noun(kind: str) -> str:
-    return KIND_NOUNS.get(kind, kind)
 
 
 def record_label(record: Record) -> str:

@@ -44,3 +44,46 @@ def test_a_missing_memory_raises_the_exported_class() -> None:
             memory.get("nope", user_id="kumar")
         with pytest.raises(kioko.SecretDropped):
             memory.add("my password is hunter2", user_id="kumar")
+
+
+# --------------------------------------------------------------------------- the kind registry
+
+
+def test_every_kind_of_the_registry_has_its_declared_manager_on_the_layer() -> None:
+    """The registry names each kind's manager attribute; MemoryLayer declares it (for type checkers) and has it."""
+    from kioko_core.kind_registry import KINDS
+    from kioko_core.layer import MemoryLayer
+
+    declared = MemoryLayer.__annotations__
+    with kioko.connect("memory://") as memory:
+        for info in KINDS:
+            for name in (info.manager, *info.manager_aliases):
+                assert name in declared, name
+                assert getattr(memory, name).kind == info.name, name
+
+
+@pytest.mark.parametrize("spelling, stored", [
+    ("fact", "factual"), ("factual", "factual"), ("event", "episodic"), ("episode", "episodic"),
+    ("knowledge", "semantic"), ("procedure", "procedural"), ("lesson", "strategy"), ("goal", "goal"),
+])
+def test_memory_type_accepts_the_kind_and_its_aliases_and_stores_the_kind(spelling: str, stored: str) -> None:
+    """``memory_type="fact"`` and ``"factual"`` both work; the record always carries the stored name."""
+    with kioko.connect("memory://") as memory:
+        record = memory.add("Kumar works at Acme.", user_id="kumar", memory_type=spelling)
+        assert record.kind == stored
+        assert [r.id for r in memory.memories(user_id="kumar", kinds={spelling})] == [record.id]
+
+
+def test_an_unknown_memory_type_is_refused_naming_the_known_ones() -> None:
+    with kioko.connect("memory://") as memory:
+        with pytest.raises(kioko.InvalidRecordError, match="factual"):
+            memory.add("x", user_id="kumar", memory_type="facts!")
+        assert list(memory.memories(user_id="kumar")) == []
+
+
+def test_section_of_and_noun_read_the_registry() -> None:
+    from kioko_core.kind_registry import noun, section_of
+
+    assert section_of("decision") == "decisions" and section_of("strategy") == "lessons"
+    assert section_of("factual") == "memories" and section_of("no-such-kind") == "memories"
+    assert noun("strategy") == "lesson" and noun("summary") == "insight"
