@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict
 from .store import (
     ConflictError, InvalidRecordError, Record, Scope, Store, Upsert, check_scope,
 )
+from .text import TRAILING_PUNCTUATION, entity_key
 
 GRAPH_AGENT = "@graph"
 """Agent id of the graph scope: the triples of user U live in ``Scope(U, GRAPH_AGENT)``.
@@ -72,25 +73,10 @@ PATH_FRONTIER = 1000
 _WRITE_ATTEMPTS = 5
 """Tries of a write that lost a race with another writer (ConflictError) before giving up."""
 
-# Punctuation that surrounds a name in running text. Leading and trailing sets differ so that names
-# such as "C++", "C#" and ".NET" keep their own punctuation while "(pgvector)," loses the sentence's.
-_LEADING = "\"'([{<“‘«¿¡*_"
-_TRAILING = "\"')]}>”’».,;:!?…*_"
 _POSSESSIVE = ("'s", "’s")
 
 
 # --------------------------------------------------------------------------- keys
-
-
-def entity_key(name: str) -> str:
-    """The key an entity is known by: lower-case, whitespace collapsed, surrounding punctuation stripped.
-
-    ``entity_key("Line 3") == "line 3"``, ``entity_key(" Kioko ") == "kioko"``,
-    ``entity_key("(pgvector),") == "pgvector"``. Punctuation inside a name stays (``"e-217"``,
-    ``"10.20.0.0/16"``, ``"c++"``). A name that is only punctuation has the key ``""``.
-    """
-    collapsed = " ".join(str(name).split()).lower()
-    return collapsed.lstrip(_LEADING).rstrip(_TRAILING).strip()
 
 
 def relation_key(relation: str) -> str:
@@ -502,7 +488,7 @@ def _candidate_spans(text: str) -> dict[str, list[tuple[int, int]]]:
         for end in range(start + 1, min(start + MAX_NGRAM_WORDS, len(words)) + 1):
             key = entity_key(" ".join(words[start:end]))
             for variant in (key, *(key[:-2] for p in _POSSESSIVE if key.endswith(p))):
-                variant = variant.rstrip(_TRAILING)
+                variant = variant.rstrip(TRAILING_PUNCTUATION)
                 if not variant:
                     continue
                 if variant not in spans and len(spans) >= MAX_MATCH_TERMS:

@@ -4,8 +4,8 @@ Each manager knows one kind of memory: which ``memory_type`` it is stored as, ho
 (that is what the linker analyses and what a link line shows) and which metadata fields the spec's
 structure needs (a goal's ``parent``, a decision's ``supersedes``, an insight's ``evidence``). Every
 write goes through :meth:`MemoryLayer.add` / ``update`` / ``delete``, so linking, isolation and the
-secrets check apply exactly as for a plain ``memory.add``; each manager also refuses secrets in the
-fields it keeps only in metadata (notes, reasons).
+secrets check apply exactly as for a plain ``memory.add`` (the layer checks the content and every field the
+manager keeps in metadata, notes and reasons included, once per write).
 
 Content conventions (what the linker and the link lines see):
 
@@ -36,7 +36,6 @@ from collections.abc import Sequence
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
-from .secrets import DropSecrets
 from .errors import InvalidRecordError, KindMismatch, MemoryNotFound
 from .kind_registry import KINDS, kind_info
 from .store import Filter, Record, Scope, check_scope
@@ -56,8 +55,6 @@ _DECISION_FRAMING = re.compile(
     r"^\s*(?:decision\s*:|(?:we|i)\s+(?:have\s+|had\s+)?(?:decided|chose|agreed|settled|picked)\b)", re.IGNORECASE)
 _GOAL_FRAMING = re.compile(r"^\s*goal\s*:\s*", re.IGNORECASE)
 _STEP_NUMBER = re.compile(r"^\s*(?:step\s*)?\d+\s*[.):]\s*", re.IGNORECASE)
-
-_secrets = DropSecrets()
 
 
 # --------------------------------------------------------------------------- small helpers
@@ -163,7 +160,6 @@ class KindManager:
         """Store ``content`` as this kind; the manager's ``fields`` win over the caller's metadata."""
         merged = _metadata(metadata)
         merged.update({k: v for k, v in (fields or {}).items() if v is not None})
-        _secrets.enforce(content, merged)
         return self._layer.add(content, user_id=user_id, agent_id=agent_id, session_id=session_id,
                                memory_type=self.kind, metadata=merged, created_at=_timestamp(created_at), id=id)
 
@@ -176,7 +172,6 @@ class KindManager:
             history = current.metadata.get("history")
             history = list(history) if isinstance(history, list) else []
             changes["history"] = (history + [{"content": current.content, "until": time.time()}])[-MAX_HISTORY:]
-        _secrets.enforce(content or "", changes)
         return self._layer.update(memory_id, user_id=user_id, agent_id=agent_id,
                                   content=content if content != current.content else None,
                                   metadata=changes or None)
@@ -684,7 +679,6 @@ class Profile:
         merged = _metadata(metadata)
         merged.update(slot=slot, value=value)
         content = _sentence(f"User's {slot.replace('_', ' ')} is {value}")
-        _secrets.enforce(content, merged)
         return self._layer.add(content, user_id=user_id, agent_id=agent_id, session_id=session_id,
                                memory_type=self.kind, metadata=merged, created_at=_timestamp(created_at),
                                id=deterministic_id(self.kind, scope, slot))
@@ -740,7 +734,6 @@ class WorkingMemory:
         merged = _metadata(metadata)
         merged.update(key=name, value=value)
         content = f"{name.replace('_', ' ')}: {value}"
-        _secrets.enforce(content, merged)
         return self._layer.add(content, user_id=user_id, agent_id=agent_id, session_id=session_id,
                                memory_type=self.kind, metadata=merged, created_at=_timestamp(created_at),
                                id=memory_id)

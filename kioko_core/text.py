@@ -107,9 +107,22 @@ def stem(word: str) -> str:
     return _stemmer.stemWord(word)
 
 
+# Punctuation that surrounds a name in running text. Leading and trailing sets differ so that names
+# such as "C++", "C#" and ".NET" keep their own punctuation while "(pgvector)," loses the sentence's.
+LEADING_PUNCTUATION = "\"'([{<“‘«¿¡*_"
+TRAILING_PUNCTUATION = "\"')]}>”’».,;:!?…*_"
+
+
 def entity_key(name: str) -> str:
-    """The lower-case key of an entity name: ``"Line 3" -> "line 3"``."""
-    return " ".join(name.lower().split()).strip(".,;:!?\"'()[]{}")
+    """The key an entity is known by: lower-case, whitespace collapsed, surrounding punctuation stripped.
+
+    ``entity_key("Line 3") == "line 3"``, ``entity_key(" *Kioko* ") == "kioko"``,
+    ``entity_key("(pgvector),") == "pgvector"``. Punctuation inside a name stays (``"e-217"``,
+    ``"10.20.0.0/16"``, ``"c++"``). A name that is only punctuation has the key ``""``. The analysis
+    and the entity graph both key names with this one function, so they always agree.
+    """
+    collapsed = " ".join(str(name).split()).lower()
+    return collapsed.lstrip(LEADING_PUNCTUATION).rstrip(TRAILING_PUNCTUATION).strip()
 
 
 # --------------------------------------------------------------------------- analysis

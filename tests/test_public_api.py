@@ -87,3 +87,35 @@ def test_section_of_and_noun_read_the_registry() -> None:
     assert section_of("decision") == "decisions" and section_of("strategy") == "lessons"
     assert section_of("factual") == "memories" and section_of("no-such-kind") == "memories"
     assert noun("strategy") == "lesson" and noun("summary") == "insight"
+
+
+# --------------------------------------------------------------------------- one rule, one place
+
+
+def test_the_analysis_and_the_entity_graph_key_names_with_one_function() -> None:
+    """``"*Kioko*"`` is the entity ``kioko`` both to the text analysis and to the entity graph."""
+    from kioko_core import entities, text
+
+    assert entities.entity_key is text.entity_key
+    assert text.entity_key("*Kioko*") == text.entity_key("Kioko") == "kioko"
+    assert text.entity_key(".NET") == ".net" and text.entity_key("(pgvector),") == "pgvector"
+    with kioko.connect("memory://") as memory:
+        memory.graph.add("*Kioko*", "uses", "pgvector", user_id="kumar")
+        assert [t.object for t in memory.graph.relations("Kioko", user_id="kumar")] == ["pgvector"]
+
+
+def test_a_manager_write_runs_the_secrets_check_once() -> None:
+    """The layer's one detector checks a manager's write (content and the fields it keeps), exactly once."""
+    calls: list[str] = []
+    with kioko.connect("memory://") as memory:
+        check = memory.secrets.check_record
+
+        def counting(content, metadata=None):  # type: ignore[no-untyped-def]
+            calls.append(content)
+            return check(content, metadata)
+
+        memory.secrets.check_record = counting  # type: ignore[method-assign]
+        memory.goals.add("Ship Kioko", user_id="kumar")
+        assert calls == ["Goal: Ship Kioko."]
+        with pytest.raises(kioko.SecretDropped):
+            memory.decisions.add("Use pgvector", user_id="kumar", rationale="the password is hunter2")
