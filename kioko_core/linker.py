@@ -3,29 +3,27 @@
 from __future__ import annotations
 
 import hashlib
-import heapq
 import logging
 import time
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 from . import links as L
 from .embedding import Embedder, OfflineEmbedder
 from .entities import EntityGraph
-from .index import IndexCache, is_hub, nominates, term_weight
-from .kind_registry import SEMANTIC_NOUNS, prior
-from .store import ConflictError, Op, Record, Scope, Store, Upsert, cosine
-from .text import Analysis, analyze, has_fix_cue, has_problem_cue, has_progress_cue
+from .index import IndexCache, nominates
+from .kind_registry import prior  # noqa: F401  (the priors were read from here)
+from .scoring import TWO_HOURS, Evidence, LinkScore, Side, Stats, explanation, link_type, score_pair, vote  # noqa: F401
+from .store import ConflictError, Op, Record, Scope, Store, Upsert
+from .text import Analysis, analyze
 
 log = logging.getLogger("kioko.linker")
 
-TWO_HOURS = 7200.0
 TURN_WEIGHT = 0.35
 """The weight of a link to the turn before (when the pair's own evidence scores lower)."""
 SESSION_TERM = "s:"
 KIND_TERM = "k:"
 CONTENT_TERM = "h:"
-MEANS = frozenset({"decision", "procedure", "skill", "event"})
 
 
 @dataclass
@@ -63,230 +61,7 @@ class LinkerConfig:
         return cls(**values)
 
 
-# --------------------------------------------------------------------------- evidence (step 3)
-
-
-@dataclass
-class Side:
-    """One memory as the linker sees it: its record, salient terms and entities, and cue words."""
-
-    record: Record
-    terms: list[str]
-    entities: list[str]
-    surface: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def noun(self) -> str:
-        return L.noun(self.record.kind)
-
-    @classmethod
-    def of(cls, record: Record, analysis: Analysis | None = None) -> Side:
-        if analysis is not None:
-            return cls(record, list(analysis.terms), list(analysis.entities), analysis.surface)
-        terms = [t for t in record.terms if t.startswith(("e:", "t:"))]
-        return cls(record, terms, [t[2:] for t in terms if t.startswith("e:")])
-
-
-@dataclass
-class Stats:
-    """n and df for every term the evidence needs, plus the bridge relations of the new memory."""
-
-    n: int
-    df: dict[str, int]
-    bridges: dict[str, list[tuple[str, Any]]] = field(default_factory=dict)
-
-    _weights: dict[str, float] = field(default_factory=dict)
-
-    def w(self, term: str) -> float:
-        weight = self._weights.get(term)
-        if weight is None:
-            weight = self._weights[term] = term_weight(term, self.df.get(term, 0), self.n)
-        return weight
-
-    def total(self, side: Side) -> float:
-        """W(S): the sum of a memory's term weights, memoised per memory for one write."""
-        key = "\x00" + side.record.id
-        value = self._weights.get(key)
-        if value is None:
-            value = self._weights[key] = sum(self.w(t) for t in side.terms)
-        return value
-
-    def hub(self, term: str) -> bool:
-        return is_hub(self.df.get(term, 0), self.n)
-
-
-@dataclass
-class Evidence:
-    share: float = 0.0
-    sem: float = 0.0
-    cos: float = 0.0
-    bridge: float = 0.0
-    time: float = 0.0
-    cue: float = 0.0
-    raw: float = 0.0
-    prior: float = 0.0
-    score: float = 0.0
-    evidence: bool = False
-    type: str = "related_to"
-    source_is_first: bool = True
-    why: str = ""
-    _context: tuple = field(default=(), repr=False)
-    _stats: Any = field(default=None, repr=False)
-
-    def signals(self) -> dict[str, float | bool]:
-        return {k: getattr(self, k) for k in ("share", "sem", "cos", "bridge", "time", "cue", "raw", "prior",
-                                              "evidence")}
-
-
-def _share(m: Side, c: Side, stats: Stats, place_terms: set[str]) -> tuple[float, list[str]]:
-    theirs = set(c.terms)
-    shared = [t for t in m.terms if t in theirs]
-    if not shared:
-        return 0.0, []
-    smaller = min(stats.total(m), stats.total(c))
-    value = sum(stats.w(t) for t in shared) / smaller if smaller > 0 else 0.0
-    # where something happened (a hub, a line number) is weak common ground: halve once
-    if all(stats.hub(t) or t in place_terms for t in shared):
-        value /= 2.0
-    return min(1.0, value), shared
-
-
-def _bridge(m: Side, c: Side, stats: Stats) -> tuple[float, str]:
-    best, why = 0.0, ""
-    mine, theirs = set(m.entities), set(c.entities)
-    for key, relations in stats.bridges.items():
-        for other, triple in relations:
-            # an entity only one memory names, related to an entity only the other names
-            if key in mine and key not in theirs and other in theirs and other not in mine:
-                value = 0.4 if stats.hub("e:" + key) or stats.hub("e:" + other) else 1.0
-            elif key in theirs and key not in mine and other in mine and other not in theirs:
-                value = 0.4 if stats.hub("e:" + key) or stats.hub("e:" + other) else 1.0
-            else:
-                continue
-            if value > best:
-                best, why = value, f"via {triple.line()}"
-    return best, why
-
-
-def _event_type(m: Side, c: Side) -> tuple[str, bool]:
-    """resolves (fix after problem) / follows (same session, later -> earlier) / related_to."""
-    a, b = m.record, c.record
-    a_fix, b_fix = has_fix_cue(a.content), has_fix_cue(b.content)
-    a_problem, b_problem = has_problem_cue(a.content), has_problem_cue(b.content)
-    if a_fix and b_problem and not b_fix and a.created_at >= b.created_at:
-        return "resolves", True
-    if b_fix and a_problem and not a_fix and b.created_at >= a.created_at:
-        return "resolves", False
-    if a.session_id and a.session_id == b.session_id:
-        return "follows", a.created_at >= b.created_at
-    return "related_to", True
-
-
-def link_type(m: Side, c: Side) -> tuple[str, bool]:
-    """Step 6: the type, and whether ``m`` is the link's source."""
-    a, b = m.noun, c.noun
-    for first, second, flipped in ((m, c, False), (c, m, True)):
-        x, y = first.noun, second.noun
-        kind: str | None = None
-        if y == "goal" and x == "decision":
-            kind = "serves"
-        elif y == "goal" and x in ("procedure", "skill"):
-            kind = "serves"
-        elif y == "goal" and x == "event":
-            content = first.record.content
-            progress = (has_progress_cue(content) or has_fix_cue(content)) and not has_problem_cue(content)
-            kind = "advances" if progress else "concerns"
-        elif y == "goal" and x in ("knowledge", "fact", "preference", "insight", "lesson"):
-            kind = "informs"
-        elif x == "lesson" and y in ("procedure", "skill", "decision"):
-            kind = "refines"
-        elif x == "lesson" and y == "event":
-            kind = "learned_from"
-        elif x in ("procedure", "skill") and y == "event":
-            kind = "applies_to"
-        elif x == "event" and y == "decision":
-            kind = "informs"
-        elif x in SEMANTIC_NOUNS and y in ("decision", "procedure", "skill", "lesson"):
-            kind = "informs"
-        if kind is not None:
-            return kind, not flipped
-    if a == "event" and b == "event":
-        return _event_type(m, c)
-    return "related_to", True
-
-
-def score_pair(m: Side, c: Side, stats: Stats, config: LinkerConfig, lexical: bool,
-               place_terms: set[str] | None = None, with_why: bool = True) -> Evidence:
-    """Steps 3-6 for one pair: every signal, the score, the gate, the type and the why."""
-    places = place_terms if place_terms is not None else set()
-    ev = Evidence()
-    ev.share, shared = _share(m, c, stats, places)
-    if m.record.embedding is not None and c.record.embedding is not None:
-        ev.cos = cosine(m.record.embedding, c.record.embedding)
-    half = config.h / 2.0
-    ev.sem = min(1.0, max(0.0, (ev.cos - half) / half))
-    ev.bridge, bridge_why = _bridge(m, c, stats)
-    a, b = m.record, c.record
-    same_session = bool(a.session_id) and a.session_id == b.session_id
-    apart = abs(a.created_at - b.created_at)
-    ev.time = (1.0 if apart <= TWO_HOURS else 0.5) if same_session else 0.0
-    ev.type, ev.source_is_first = link_type(m, c)
-    ev.cue = 1.0 if ev.type == "resolves" and same_session and apart <= TWO_HOURS and shared else 0.0
-    omega = 0.25 if lexical else 0.5
-    ev.raw = 1.0 - ((1 - 0.8 * ev.share) * (1 - omega * ev.sem) * (1 - 0.6 * ev.bridge)
-                    * (1 - 0.35 * ev.time) * (1 - 0.5 * ev.cue))
-    ev.prior = prior(m.noun, c.noun)
-    ev.score = ev.prior * ev.raw
-    source, target = (m, c) if ev.source_is_first else (c, m)
-    means_to_end = source.noun in MEANS and target.noun == "goal"
-    ev.evidence = (
-        ev.share >= 0.30
-        or ev.cos >= config.h + (1 - config.h) / 2
-        or (ev.bridge == 1.0 and means_to_end)
-        or ev.cue == 1.0
-        or (ev.share >= 0.15 and (ev.sem >= 0.5 or ev.time == 1.0 or ev.bridge > 0))
-    )
-    only_graph = ev.bridge > 0 and ev.share < 0.15 and ev.time == 0 and ev.sem < 0.5
-    if only_graph and not means_to_end:
-        ev.type, ev.source_is_first = "related_to", True  # the type says no more than the evidence
-    ev.why = _why(m, shared, ev, bridge_why, apart, stats) if with_why else ""
-    ev._context = (shared, bridge_why, apart)
-    return ev
-
-
-def _why(m: Side, shared: list[str], ev: Evidence, bridge_why: str, apart: float, stats: Stats) -> str:
-    parts: list[str] = []
-    if shared:
-        entity_words = {w for t in shared if t.startswith("e:") for w in t[2:].split()}
-        shown = [t for t in shared if t.startswith("e:") or m.surface.get(t, t[2:]).lower() not in entity_words]
-        shown.sort(key=lambda t: -stats.w(t))
-        names = [t[2:] if t.startswith("e:") else m.surface.get(t, t[2:]).lower() for t in shown[:4]]
-        parts.append("shared: " + ", ".join(names))
-    if ev.sem > 0:
-        parts.append(f"similar meaning ({ev.cos:.2f})")
-    if bridge_why:
-        parts.append(bridge_why)
-    if ev.cue:
-        parts.append("a problem and its fix")
-    if ev.time:
-        parts.append(f"same session, {int(round(apart / 60))} min apart")
-    return "; ".join(parts)
-
-
 # --------------------------------------------------------------------------- the linker
-
-
-@dataclass
-class LinkScore:
-    """explain(a, b): the pair scored from scratch."""
-
-    score: float
-    linked: bool
-    type: str
-    why: str
-    signals: dict[str, float | bool]
-    source: str = ""
-    target: str = ""
 
 
 @dataclass
@@ -345,16 +120,9 @@ class MemoryLinker:
             df[term] = df.get(term, 0) - (term in old_terms) + 1
         stats = Stats(n=n, df=df, bridges=bridges)
 
-        votes: dict[str, float] = {}
         ranked_terms = sorted(m.terms, key=lambda t: (-stats.w(t), t))[: config.top_terms]
-        for term in ranked_terms + bridged_terms:
-            if not nominates(df.get(term, 0), n):
-                continue
-            weight = stats.w(term)
-            for other in postings.get(term, []):
-                if other != record.id:
-                    votes[other] = votes.get(other, 0.0) + weight
-        chosen = [i for i, _ in heapq.nsmallest(config.candidates, votes.items(), key=lambda kv: (-kv[1], kv[0]))]
+        chosen = [i for i, _ in vote(ranked_terms + bridged_terms, postings, stats.w, config.candidates,
+                                     nominates=lambda t: nominates(df.get(t, 0), n), exclude=record.id)]
         if session_term:
             chosen += [i for i in postings.get(session_term[0], [])[: config.session_candidates] if i != record.id]
         if record.embedding is not None and (self.store.capabilities.native_knn or not self.embedder.lexical):
@@ -394,7 +162,7 @@ class MemoryLinker:
         for _, ev in chosen:  # explanations only for the links that are made
             if not ev._context:
                 continue  # already explained
-            ev.why = _why(m, ev._context[0], ev, ev._context[1], ev._context[2], ev._stats or stats)
+            ev.why = explanation(m, ev._context[0], ev, ev._context[1], ev._context[2], ev._stats or stats)
         return self._store_plan(record, previous, chosen, structural, loaded, now, head)
 
     def _turn_before(self, record: Record, candidates: list[Record], chosen: list[tuple[Record, Evidence]],
@@ -449,12 +217,9 @@ class MemoryLinker:
         if n == 0:
             return []
         stats = Stats(n=n, df=dict(df), bridges=bridges)
-        votes: dict[str, float] = {}
-        for term in sorted(m.terms, key=lambda t: (-stats.w(t), t))[: config.top_terms]:
-            if nominates(df.get(term, 0), n):
-                for other in postings.get(term, []):
-                    votes[other] = votes.get(other, 0.0) + stats.w(term)
-        top = [i for i, _ in heapq.nsmallest(config.shared_candidates, votes.items(), key=lambda kv: (-kv[1], kv[0]))]
+        ranked_terms = sorted(m.terms, key=lambda t: (-stats.w(t), t))[: config.top_terms]
+        top = [i for i, _ in vote(ranked_terms, postings, stats.w, config.shared_candidates,
+                                  nominates=lambda t: nominates(df.get(t, 0), n))]
         found = [r for r in self.store.get(shared_scope, top) if r is not None and r.kind in L.LINKABLE_KINDS
                  and not r.metadata.get("superseded_by")] if top else []
         extra = {t for c in found for t in c.terms if t.startswith(("e:", "t:")) and t not in stats.df}
@@ -489,7 +254,7 @@ class MemoryLinker:
             if target is None:
                 continue
             link = L.MemoryLink(source=record.id, target=target_id, type=link_kind, weight=1.0, by="structure",
-                                why=_structural_why(link_kind), at=now, seen=now)
+                                why=_structuralexplanation(link_kind), at=now, seen=now)
             me, updated[target_id] = L.put_link(me, link), L.put_link(target, link)
             made.append(link)
         for candidate, ev in chosen:
@@ -681,6 +446,6 @@ def structural_targets(record: Record) -> list[tuple[str, str]]:
     return [(t, k) for t, k in dict.fromkeys(targets) if t != record.id]
 
 
-def _structural_why(kind: str) -> str:
+def _structuralexplanation(kind: str) -> str:
     return {"part_of": "a sub-goal of this goal", "supersedes": "replaces this decision",
             "derived_from": "recorded as its evidence"}.get(kind, "from the memory's own fields")

@@ -1,0 +1,282 @@
+"""The linker's pure scoring (spec section 3, steps 3-6): signals, score, gate, type and why for a pair.
+
+Nothing here reads or writes a store: each function takes the two memories as :class:`Side` values and
+the term statistics as :class:`Stats`, so the rules can be read and tested on their own. The I/O (which
+candidates to load, the statistics to fetch, what to store) is :class:`~kioko_core.linker.MemoryLinker`'s.
+
+:func:`vote` is the candidate nomination both the linker and recall use: every salient term votes its
+weight for each memory its postings list.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from .index import is_hub, term_weight
+from .kind_registry import SEMANTIC_NOUNS, noun, prior
+from .store import Record, cosine
+from .text import Analysis, has_fix_cue, has_problem_cue, has_progress_cue
+
+TWO_HOURS = 7200.0
+MEANS = frozenset({"decision", "procedure", "skill", "event"})
+"""Nouns of what serves a goal: a bridge alone is evidence enough between one of these and a goal."""
+
+
+class ScoringConstants(Protocol):
+    """The constants scoring reads (a :class:`~kioko_core.linker.LinkerConfig` has them)."""
+
+    h: float
+    """The similarity scale of the sem signal (the ranker's min_vector_only)."""
+
+
+# --------------------------------------------------------------------------- candidates (step 2)
+
+
+def vote(terms: Iterable[str], postings: Mapping[str, Sequence[str]], weight: Callable[[str], float], limit: int,
+         *, nominates: Callable[[str], bool] | None = None, exclude: str | None = None) -> list[tuple[str, float]]:
+    """The ``limit`` ids with the most votes, best first (ties by id): each term votes ``weight(term)`` for every id in
+    ``postings[term]``.
+
+    ``nominates(term)`` False skips a term (a hub, or a term too rare to say anything); ``exclude`` is an id
+    that never gets a vote (the memory being linked). A term given twice votes twice.
+    """
+    votes: dict[str, float] = {}
+    for term in terms:
+        if nominates is not None and not nominates(term):
+            continue
+        value = weight(term)
+        for memory_id in postings.get(term, ()):
+            if memory_id != exclude:
+                votes[memory_id] = votes.get(memory_id, 0.0) + value
+    return heapq.nsmallest(limit, votes.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+# --------------------------------------------------------------------------- evidence (step 3)
+
+
+@dataclass
+class Side:
+    """One memory as the linker sees it: its record, salient terms and entities, and cue words."""
+
+    record: Record
+    terms: list[str]
+    entities: list[str]
+    surface: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def noun(self) -> str:
+        return noun(self.record.kind)
+
+    @classmethod
+    def of(cls, record: Record, analysis: Analysis | None = None) -> Side:
+        if analysis is not None:
+            return cls(record, list(analysis.terms), list(analysis.entities), analysis.surface)
+        terms = [t for t in record.terms if t.startswith(("e:", "t:"))]
+        return cls(record, terms, [t[2:] for t in terms if t.startswith("e:")])
+
+
+@dataclass
+class Stats:
+    """n and df for every term the evidence needs, plus the bridge relations of the new memory."""
+
+    n: int
+    df: dict[str, int]
+    bridges: dict[str, list[tuple[str, Any]]] = field(default_factory=dict)
+
+    _weights: dict[str, float] = field(default_factory=dict)
+
+    def w(self, term: str) -> float:
+        weight = self._weights.get(term)
+        if weight is None:
+            weight = self._weights[term] = term_weight(term, self.df.get(term, 0), self.n)
+        return weight
+
+    def total(self, side: Side) -> float:
+        """W(S): the sum of a memory's term weights, memoised per memory for one write."""
+        key = "\x00" + side.record.id
+        value = self._weights.get(key)
+        if value is None:
+            value = self._weights[key] = sum(self.w(t) for t in side.terms)
+        return value
+
+    def hub(self, term: str) -> bool:
+        return is_hub(self.df.get(term, 0), self.n)
+
+
+@dataclass
+class Evidence:
+    """Every signal of one pair (step 3), the combined score (step 4), the gate (step 5) and the type (step 6)."""
+
+    share: float = 0.0
+    sem: float = 0.0
+    cos: float = 0.0
+    bridge: float = 0.0
+    time: float = 0.0
+    cue: float = 0.0
+    raw: float = 0.0
+    prior: float = 0.0
+    score: float = 0.0
+    evidence: bool = False
+    type: str = "related_to"
+    source_is_first: bool = True
+    why: str = ""
+    _context: tuple = field(default=(), repr=False)
+    _stats: Any = field(default=None, repr=False)
+
+    def signals(self) -> dict[str, float | bool]:
+        return {k: getattr(self, k) for k in ("share", "sem", "cos", "bridge", "time", "cue", "raw", "prior",
+                                              "evidence")}
+
+
+def share_signal(m: Side, c: Side, stats: Stats, place_terms: set[str]) -> tuple[float, list[str]]:
+    """The weight of the terms both share over the smaller memory's total weight, and the shared terms."""
+    theirs = set(c.terms)
+    shared = [t for t in m.terms if t in theirs]
+    if not shared:
+        return 0.0, []
+    smaller = min(stats.total(m), stats.total(c))
+    value = sum(stats.w(t) for t in shared) / smaller if smaller > 0 else 0.0
+    # where something happened (a hub, a line number) is weak common ground: halve once
+    if all(stats.hub(t) or t in place_terms for t in shared):
+        value /= 2.0
+    return min(1.0, value), shared
+
+
+def bridge_signal(m: Side, c: Side, stats: Stats) -> tuple[float, str]:
+    """1.0 (0.4 through a hub) when an entity graph relation joins an entity only one names to one only the other names."""
+    best, why = 0.0, ""
+    mine, theirs = set(m.entities), set(c.entities)
+    for key, relations in stats.bridges.items():
+        for other, triple in relations:
+            # an entity only one memory names, related to an entity only the other names
+            if key in mine and key not in theirs and other in theirs and other not in mine:
+                value = 0.4 if stats.hub("e:" + key) or stats.hub("e:" + other) else 1.0
+            elif key in theirs and key not in mine and other in mine and other not in theirs:
+                value = 0.4 if stats.hub("e:" + key) or stats.hub("e:" + other) else 1.0
+            else:
+                continue
+            if value > best:
+                best, why = value, f"via {triple.line()}"
+    return best, why
+
+
+def event_link_type(m: Side, c: Side) -> tuple[str, bool]:
+    """resolves (fix after problem) / follows (same session, later -> earlier) / related_to."""
+    a, b = m.record, c.record
+    a_fix, b_fix = has_fix_cue(a.content), has_fix_cue(b.content)
+    a_problem, b_problem = has_problem_cue(a.content), has_problem_cue(b.content)
+    if a_fix and b_problem and not b_fix and a.created_at >= b.created_at:
+        return "resolves", True
+    if b_fix and a_problem and not a_fix and b.created_at >= a.created_at:
+        return "resolves", False
+    if a.session_id and a.session_id == b.session_id:
+        return "follows", a.created_at >= b.created_at
+    return "related_to", True
+
+
+def link_type(m: Side, c: Side) -> tuple[str, bool]:
+    """Step 6: the type, and whether ``m`` is the link's source."""
+    a, b = m.noun, c.noun
+    for first, second, flipped in ((m, c, False), (c, m, True)):
+        x, y = first.noun, second.noun
+        kind: str | None = None
+        if y == "goal" and x == "decision":
+            kind = "serves"
+        elif y == "goal" and x in ("procedure", "skill"):
+            kind = "serves"
+        elif y == "goal" and x == "event":
+            content = first.record.content
+            progress = (has_progress_cue(content) or has_fix_cue(content)) and not has_problem_cue(content)
+            kind = "advances" if progress else "concerns"
+        elif y == "goal" and x in ("knowledge", "fact", "preference", "insight", "lesson"):
+            kind = "informs"
+        elif x == "lesson" and y in ("procedure", "skill", "decision"):
+            kind = "refines"
+        elif x == "lesson" and y == "event":
+            kind = "learned_from"
+        elif x in ("procedure", "skill") and y == "event":
+            kind = "applies_to"
+        elif x == "event" and y == "decision":
+            kind = "informs"
+        elif x in SEMANTIC_NOUNS and y in ("decision", "procedure", "skill", "lesson"):
+            kind = "informs"
+        if kind is not None:
+            return kind, not flipped
+    if a == "event" and b == "event":
+        return event_link_type(m, c)
+    return "related_to", True
+
+
+def score_pair(m: Side, c: Side, stats: Stats, config: ScoringConstants, lexical: bool,
+               place_terms: set[str] | None = None, with_why: bool = True) -> Evidence:
+    """Steps 3-6 for one pair: every signal, the score, the gate, the type and the why."""
+    places = place_terms if place_terms is not None else set()
+    ev = Evidence()
+    ev.share, shared = share_signal(m, c, stats, places)
+    if m.record.embedding is not None and c.record.embedding is not None:
+        ev.cos = cosine(m.record.embedding, c.record.embedding)
+    half = config.h / 2.0
+    ev.sem = min(1.0, max(0.0, (ev.cos - half) / half))
+    ev.bridge, bridge_why = bridge_signal(m, c, stats)
+    a, b = m.record, c.record
+    same_session = bool(a.session_id) and a.session_id == b.session_id
+    apart = abs(a.created_at - b.created_at)
+    ev.time = (1.0 if apart <= TWO_HOURS else 0.5) if same_session else 0.0
+    ev.type, ev.source_is_first = link_type(m, c)
+    ev.cue = 1.0 if ev.type == "resolves" and same_session and apart <= TWO_HOURS and shared else 0.0
+    omega = 0.25 if lexical else 0.5
+    ev.raw = 1.0 - ((1 - 0.8 * ev.share) * (1 - omega * ev.sem) * (1 - 0.6 * ev.bridge)
+                    * (1 - 0.35 * ev.time) * (1 - 0.5 * ev.cue))
+    ev.prior = prior(m.noun, c.noun)
+    ev.score = ev.prior * ev.raw
+    source, target = (m, c) if ev.source_is_first else (c, m)
+    means_to_end = source.noun in MEANS and target.noun == "goal"
+    ev.evidence = (
+        ev.share >= 0.30
+        or ev.cos >= config.h + (1 - config.h) / 2
+        or (ev.bridge == 1.0 and means_to_end)
+        or ev.cue == 1.0
+        or (ev.share >= 0.15 and (ev.sem >= 0.5 or ev.time == 1.0 or ev.bridge > 0))
+    )
+    only_graph = ev.bridge > 0 and ev.share < 0.15 and ev.time == 0 and ev.sem < 0.5
+    if only_graph and not means_to_end:
+        ev.type, ev.source_is_first = "related_to", True  # the type says no more than the evidence
+    ev.why = explanation(m, shared, ev, bridge_why, apart, stats) if with_why else ""
+    ev._context = (shared, bridge_why, apart)
+    return ev
+
+
+def explanation(m: Side, shared: list[str], ev: Evidence, bridge_why: str, apart: float, stats: Stats) -> str:
+    """The link's ``why``: the shared names, the similarity, the bridge, the problem-fix cue, the session."""
+    parts: list[str] = []
+    if shared:
+        entity_words = {w for t in shared if t.startswith("e:") for w in t[2:].split()}
+        shown = [t for t in shared if t.startswith("e:") or m.surface.get(t, t[2:]).lower() not in entity_words]
+        shown.sort(key=lambda t: -stats.w(t))
+        names = [t[2:] if t.startswith("e:") else m.surface.get(t, t[2:]).lower() for t in shown[:4]]
+        parts.append("shared: " + ", ".join(names))
+    if ev.sem > 0:
+        parts.append(f"similar meaning ({ev.cos:.2f})")
+    if bridge_why:
+        parts.append(bridge_why)
+    if ev.cue:
+        parts.append("a problem and its fix")
+    if ev.time:
+        parts.append(f"same session, {int(round(apart / 60))} min apart")
+    return "; ".join(parts)
+
+
+@dataclass
+class LinkScore:
+    """explain(a, b): the pair scored from scratch."""
+
+    score: float
+    linked: bool
+    type: str
+    why: str
+    signals: dict[str, float | bool]
+    source: str = ""
+    target: str = ""
