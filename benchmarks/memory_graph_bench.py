@@ -263,13 +263,13 @@ def record_for(layer: MemoryLayer, note: Note, record_id: str) -> Record:
     """The record ``layer.add(note, auto_link=False)`` would store for ``note`` (before the store stamps it).
 
     Mirrors ``MemoryLayer.add`` and ``MemoryLayer._write``: the linker's analysis (entity graph
-    included), ``index_terms``, ``metadata["entities"]``, the layer's embedder. ``updated_at`` is the
+    included), ``index_terms``, the entities in the layer's bookkeeping, the layer's embedder. ``updated_at`` is the
     note's own time: these are old notes, not ones written just now.
     """
     analysis = layer.linker.analyze(note.content, USER)
     record = Record(
         id=record_id, user_id=USER, agent_id=None, kind=note.memory_type, content=note.content,
-        metadata={"entities": list(analysis.entities)}, session_id=note.session_id,
+        metadata={L.BOOKKEEPING: {"entities": list(analysis.entities)}}, session_id=note.session_id,
         created_at=note.created_at, updated_at=note.created_at, embedding=layer.embedder.embed(note.content),
     )
     return record.model_copy(update={"terms": index_terms(analysis.terms, record)})
@@ -416,7 +416,7 @@ def link_question_seeds(layer: MemoryLayer, questions: Sequence[str], settings: 
         wanted += [m.record.id for m in context.memories if "rrf" in m.signals]
         budget.check(done)
     unlinked = [r for r in layer.store.get(SCOPE, list(dict.fromkeys(wanted)))
-                if r is not None and not r.metadata.get("linked_at")]
+                if r is not None and L.linked_at(r) is None]
     budget = Budget(settings.phase_budget, "linking the questions' memories", len(unlinked), after=5)
     for done, record in enumerate(tqdm(unlinked, desc=f"  {label} link seeds", unit="mem",
                                        disable=not settings.progress, leave=False, mininterval=1.0), 1):
@@ -428,7 +428,7 @@ def link_question_seeds(layer: MemoryLayer, questions: Sequence[str], settings: 
 def link_statistics(store: Store) -> dict[str, Any]:
     """Links per memory over the memories that were linked (``linked_at`` set)."""
     counts = [len(L.link_entries(record)) for record in store.scan(SCOPE, Filter(kinds=frozenset(L.LINKABLE_KINDS)))
-              if record.metadata.get("linked_at")]
+              if L.linked_at(record) is not None]
     return {"links_mean": round(statistics.mean(counts), 2) if counts else None,
             "links_max": max(counts) if counts else None, "links_over": len(counts)}
 

@@ -198,7 +198,7 @@ class Graph:
     def unlink(self, a: str, b: str, *, user_id: str, agent_id: str | None = None) -> bool:
         """Remove the link between ``a`` and ``b`` from both memories; True if there was one.
 
-        The pair is remembered (``metadata["unlinked"]``), so the algorithm does not link it again on a later
+        The pair is remembered (in the layer's bookkeeping, ``metadata["_kioko"]["unlinked"]``), so the algorithm does not link it again on a later
         write, backfill or rebuild; a manual :meth:`link` forgets that.
         """
         layer = self._layer
@@ -224,7 +224,7 @@ class Graph:
         started = time.perf_counter()
         scope = check_scope((user_id, agent_id))
         todo = [(r.created_at, r.id) for r in layer.store.scan(scope, Filter(kinds=frozenset(L.LINKABLE_KINDS)))
-                if rebuild or not r.metadata.get("linked_at")]
+                if rebuild or L.linked_at(r) is None]
         todo.sort()  # oldest first, so a backfill sees memories in the order they were written
         if limit is not None:
             todo = todo[:limit]

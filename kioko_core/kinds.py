@@ -679,9 +679,9 @@ class Profile:
         merged = _metadata(metadata)
         merged.update(slot=slot, value=value)
         content = _sentence(f"User's {slot.replace('_', ' ')} is {value}")
-        return self._layer.add(content, user_id=user_id, agent_id=agent_id, session_id=session_id,
-                               memory_type=self.kind, metadata=merged, created_at=_timestamp(created_at),
-                               id=deterministic_id(self.kind, scope, slot))
+        return self._layer._add(content, user_id=user_id, agent_id=agent_id, session_id=session_id,
+                                memory_type=self.kind, metadata=merged, created_at=_timestamp(created_at),
+                                id=deterministic_id(self.kind, scope, slot), embedding=None, replace=True)
 
     def record(self, key: str, *, user_id: str, agent_id: str | None = None) -> Record | None:
         """The slot's record, or None."""
@@ -734,9 +734,9 @@ class WorkingMemory:
         merged = _metadata(metadata)
         merged.update(key=name, value=value)
         content = f"{name.replace('_', ' ')}: {value}"
-        return self._layer.add(content, user_id=user_id, agent_id=agent_id, session_id=session_id,
-                               memory_type=self.kind, metadata=merged, created_at=_timestamp(created_at),
-                               id=memory_id)
+        return self._layer._add(content, user_id=user_id, agent_id=agent_id, session_id=session_id,
+                                memory_type=self.kind, metadata=merged, created_at=_timestamp(created_at),
+                                id=memory_id, embedding=None, replace=True)
 
     def get(self, key: str, *, user_id: str, session_id: str, agent_id: str | None = None, default: Any = None) -> Any:
         """The value of ``key`` in this session, or ``default``."""

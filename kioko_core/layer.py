@@ -8,7 +8,7 @@ from typing import Any, Iterable, Iterator, Mapping
 
 from . import links as L
 from .embedding import Embedder, OfflineEmbedder, embed_many
-from .errors import InvalidRecordError, MemoryNotFound
+from .errors import ConflictError, InvalidRecordError, MemoryNotFound
 from .entities import EntityGraph
 from .index import IndexCache
 from .intelligence.surface import IntelligentMemory
@@ -84,12 +84,24 @@ class MemoryLayer(IntelligentMemory):
         Adding a memory again (same scope, kind, session and text, whitespace aside, and no other
         ``created_at``) stores no copy: the memory already stored is returned as it is. The same text
         given another ``created_at`` is another event ("ran 5 km" on two days) and is stored.
+
+        ``id`` names the new memory (default: a random one); an id a memory already has, in any scope,
+        is a :class:`~kioko_core.errors.ConflictError`: ``add`` never replaces a memory (use :meth:`update`).
         """
+        return self._add(content, user_id=user_id, agent_id=agent_id, session_id=session_id,
+                         memory_type=memory_type, metadata=metadata, created_at=created_at, id=id,
+                         embedding=embedding, replace=False)
+
+    def _add(self, content: str, *, user_id: str, agent_id: str | None, session_id: str | None, memory_type: str,
+             metadata: dict[str, Any] | None, created_at: float | None, id: str | None, embedding: Any,
+             replace: bool) -> Record:
+        """``add``; with ``replace`` (profile slots and working-memory keys, never linked) an existing id is
+        overwritten in one write."""
         kind = self._check_new(content, memory_type, metadata)
         self.limits.check_content(content)
         self.secrets.enforce(content, metadata)  # secrets never become memories
         scope = check_scope((user_id, agent_id))
-        copy = self._existing_copy(scope, content, memory_type, session_id) if id is None else None
+        copy = self._existing_copy(scope, content, kind, session_id) if id is None else None
         if copy is not None and (created_at is None or created_at == copy.created_at):
             return copy
         now = time.time()
@@ -99,7 +111,9 @@ class MemoryLayer(IntelligentMemory):
             created_at=float(created_at) if created_at is not None else now, updated_at=now,
             embedding=self.embedder.embed(content) if embedding is None else embedding,
         )
-        return self._write(record, previous=None)
+        if id is not None and not replace and self.store.get(scope, [id])[0] is not None:
+            raise ConflictError(f"a memory {id!r} already exists; change it with update(), or add without an id")
+        return self._write(record, previous=None, replace=replace)
 
     def _existing_copy(self, scope: Scope, content: str, memory_type: str, session_id: str | None) -> Record | None:
         """The memory this one would copy: same scope, kind, session and text (whitespace aside), if any.
@@ -128,6 +142,9 @@ class MemoryLayer(IntelligentMemory):
             raise InvalidRecordError(f"{where}{error}") from None
         if metadata is not None and not isinstance(metadata, dict):
             raise InvalidRecordError(f"{where}metadata must be a dict")
+        if metadata and L.BOOKKEEPING in metadata:
+            raise InvalidRecordError(
+                f"{where}metadata[{L.BOOKKEEPING!r}] is the layer's own (links, entities): a new memory cannot bring it")
         return kind
 
     def add_many(self, items: Iterable[str | Mapping[str, Any]], *, user_id: str, agent_id: str | None = None,
@@ -157,15 +174,17 @@ class MemoryLayer(IntelligentMemory):
         return [self.add(user_id=user_id, agent_id=agent_id, embedding=vector, **fields)
                 for fields, vector in zip(prepared, vectors)]
 
-    def _write(self, record: Record, previous: Record | None) -> Record:
+    def _write(self, record: Record, previous: Record | None, replace: bool = False) -> Record:
+        # a new memory is written with expected_version 0, so an id already taken (by a concurrent add, or in
+        # another scope) is a ConflictError from the store itself, never a silent replace
+        expected = None if replace else (previous.version if previous is not None else 0)
         if record.kind not in L.LINKABLE_KINDS:
-            stored = self.store.update_many([Upsert(record=record.model_copy(update={"terms": []}))])[0]
+            stored = self.store.update_many([Upsert(record=record.model_copy(update={"terms": []}),
+                                                    expected_version=expected)])[0]
             return stored  # type: ignore[return-value]
         analysis = self.linker.analyze(record.content, record.user_id)
         terms = index_terms(analysis.terms, record)
-        metadata = dict(record.metadata)
-        metadata["entities"] = list(analysis.entities)
-        record = record.model_copy(update={"terms": terms, "metadata": metadata})
+        record = L.with_bookkeeping(record, entities=list(analysis.entities)).model_copy(update={"terms": terms})
         if not self.auto_link:
             stored = self.store.update_many([Upsert(record=record, expected_version=(
                 previous.version if previous is not None else 0))])[0]
@@ -183,18 +202,19 @@ class MemoryLayer(IntelligentMemory):
 
     def update(self, memory_id: str, *, user_id: str, agent_id: str | None = None, content: str | None = None,
                metadata: dict[str, Any] | None = None) -> Record:
-        """Change content (links are re-derived) and/or merge metadata (structural links are checked)."""
+        """Change content (links are re-derived) and/or merge metadata (structural links are checked).
+
+        ``metadata`` is merged key by key over the stored metadata. The layer's bookkeeping key
+        (``metadata["_kioko"]``: links, entities) is not the caller's to change: a value passed under it is
+        ignored and the stored one kept, so ``update(id, metadata={**record.metadata, "x": 1})`` is safe.
+        """
         if metadata is not None and not isinstance(metadata, dict):
             raise InvalidRecordError("metadata must be a dict")
         self.secrets.enforce(content or "", metadata)
         current = self.get(memory_id, user_id=user_id, agent_id=agent_id)
         changes: dict[str, Any] = {"updated_at": time.time()}
         if metadata is not None:
-            merged = {**current.metadata, **metadata}
-            if "links" in metadata:
-                # the adjacency list is the layer's: a caller's own "links" entries are kept beside it
-                given = metadata["links"] if isinstance(metadata["links"], list) else [metadata["links"]]
-                merged["links"] = [e for e in given if not L.is_link_entry(e)] + L.link_entries(current)
+            merged = {**current.metadata, **L.user_metadata(metadata)}
             changes["metadata"] = merged
         if content is not None:
             if not content.strip():

@@ -312,10 +312,7 @@ class MemoryLinker:
             if far is not None and far.scope == record.scope:  # a shared memory holds no half to drop
                 updated[loser] = L.drop_link(far, record.id)
             dropped += 1
-        metadata = dict(me.metadata)
-        metadata["entities"] = [t[2:] for t in me.terms if t.startswith("e:")]
-        metadata["linked_at"] = now
-        me = me.model_copy(update={"metadata": metadata})
+        me = L.with_bookkeeping(me, entities=[t[2:] for t in me.terms if t.startswith("e:")], linked_at=now)
         ops: list[Op] = [Upsert(record=me, expected_version=previous.version if previous is not None else 0)]
         for other in updated.values():
             ops.append(Upsert(record=other, expected_version=other.version))
@@ -378,7 +375,8 @@ class MemoryLinker:
             else:
                 self._note_writes(plan.ops, previous)
                 return (stored[0], plan.links, plan.dropped) if report else (stored[0], plan.links)
-        stored = self.store.update_many([Upsert(record=record)])
+        # unlinked, but never over a memory that is not the one read (a new memory's id must still be free)
+        stored = self.store.update_many([Upsert(record=record, expected_version=0 if previous is None else None)])
         self.index.record_write(record.scope, record.id, previous.terms if previous else [], record.terms)
         return (stored[0], [], 0) if report else (stored[0], [])
 

@@ -108,17 +108,58 @@ class MemoryLink:
         )
 
 
+# --------------------------------------------------------------------------- the layer's bookkeeping
+
+BOOKKEEPING = "_kioko"
+"""The one metadata key the layer keeps to itself: ``metadata["_kioko"]`` holds a memory's ``links`` (its
+adjacency list), ``entities`` (what the analysis found it is about), ``linked_at`` (when the linker last
+saw it) and ``unlinked`` (ids a person unlinked). Every other key of a memory's metadata is the caller's
+and round-trips exactly. A caller cannot write this key: :meth:`MemoryLayer.add` refuses it and
+:meth:`MemoryLayer.update` keeps the stored value whatever is passed under it."""
+
+
+def bookkeeping(record: Record) -> dict[str, Any]:
+    """The layer's bookkeeping of ``record`` (read only; empty when it has none)."""
+    value = record.metadata.get(BOOKKEEPING)
+    return value if isinstance(value, dict) else {}
+
+
+def with_bookkeeping(record: Record, **fields: Any) -> Record:
+    """A copy of ``record`` with bookkeeping ``fields`` set (``links=``, ``entities=``, ``linked_at=`` ...)."""
+    metadata = dict(record.metadata)
+    metadata[BOOKKEEPING] = {**bookkeeping(record), **fields}
+    return record.model_copy(update={"metadata": metadata})
+
+
+def user_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
+    """``metadata`` without the layer's bookkeeping: exactly what the caller stored."""
+    return {key: value for key, value in metadata.items() if key != BOOKKEEPING}
+
+
+def entities_of(record: Record) -> list[str]:
+    """The entity keys the analysis found in the memory (``[]`` before it was analysed)."""
+    found = bookkeeping(record).get("entities")
+    return list(found) if isinstance(found, list) else []
+
+
+def linked_at(record: Record) -> float | None:
+    """When the linker last linked the memory; None if it never did (``connect()`` picks those up)."""
+    value = bookkeeping(record).get("linked_at")
+    return float(value) if isinstance(value, (int, float)) else None
+
+
 # --------------------------------------------------------------------------- adjacency lists
 
 
 def is_link_entry(entry: Any) -> bool:
-    """Entries that are not link dictionaries (a user's own "links": ["https://..."]) are left alone."""
+    """A well-formed adjacency entry: the other memory's id, a direction and a type."""
     return (isinstance(entry, dict) and isinstance(entry.get("id"), str) and entry.get("dir") in ("in", "out")
             and isinstance(entry.get("type"), str))
 
 
 def link_entries(record: Record) -> list[dict[str, Any]]:
-    entries = record.metadata.get("links")
+    """The memory's adjacency entries (one per linked memory), from the layer's bookkeeping only."""
+    entries = bookkeeping(record).get("links")
     return [e for e in entries if is_link_entry(e)] if isinstance(entries, list) else []
 
 
@@ -130,12 +171,8 @@ def entry_for(record: Record, other_id: str) -> dict[str, Any] | None:
 
 
 def set_entries(record: Record, entries: Iterable[dict[str, Any]]) -> Record:
-    """A copy of ``record`` whose link entries are ``entries``; foreign entries are kept in place first."""
-    existing = record.metadata.get("links")
-    foreign = [e for e in existing if not is_link_entry(e)] if isinstance(existing, list) else []
-    metadata = dict(record.metadata)
-    metadata["links"] = foreign + list(entries)
-    return record.model_copy(update={"metadata": metadata})
+    """A copy of ``record`` whose link entries are ``entries``."""
+    return with_bookkeeping(record, links=list(entries))
 
 
 def put_link(record: Record, link: MemoryLink) -> Record:
@@ -149,26 +186,25 @@ def drop_link(record: Record, other_id: str) -> Record:
     return set_entries(record, [e for e in link_entries(record) if e["id"] != other_id])
 
 
+def _unlinked(record: Record) -> list[str]:
+    kept = bookkeeping(record).get("unlinked")
+    return [i for i in kept if isinstance(i, str)] if isinstance(kept, list) else []
+
+
 def remember_unlinked(record: Record, other_id: str) -> Record:
     """``record`` noting that a person removed its link to ``other_id`` (the algorithm will not redo it)."""
-    metadata = dict(record.metadata)
-    kept = metadata.get("unlinked") if isinstance(metadata.get("unlinked"), list) else []
-    metadata["unlinked"] = [i for i in kept if i != other_id] + [other_id]
-    return record.model_copy(update={"metadata": metadata})
+    return with_bookkeeping(record, unlinked=[i for i in _unlinked(record) if i != other_id] + [other_id])
 
 
 def forget_unlinked(record: Record, other_id: str) -> Record:
-    kept = record.metadata.get("unlinked")
-    if not isinstance(kept, list) or other_id not in kept:
+    kept = _unlinked(record)
+    if other_id not in kept:
         return record
-    metadata = dict(record.metadata)
-    metadata["unlinked"] = [i for i in kept if i != other_id]
-    return record.model_copy(update={"metadata": metadata})
+    return with_bookkeeping(record, unlinked=[i for i in kept if i != other_id])
 
 
 def was_unlinked(record: Record, other_id: str) -> bool:
-    kept = record.metadata.get("unlinked")
-    return isinstance(kept, list) and other_id in kept
+    return other_id in _unlinked(record)
 
 
 def capped_entries(record: Record) -> list[dict[str, Any]]:

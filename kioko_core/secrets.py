@@ -27,8 +27,8 @@ from .errors import SecretDropped
 
 REDACTED = "[REDACTED]"
 
-# Metadata the layer itself writes: links and entity keys hold ids and names, never user secrets.
-_BOOKKEEPING_KEYS = frozenset({"links", "entities", "linked_at"})
+# The layer's own metadata key (links, entity keys, ids): never the caller's text. Every other key is checked.
+_BOOKKEEPING_KEYS = frozenset({"_kioko"})
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 import kioko
+from kioko_core import links as link_bookkeeping
 from kioko_core.layer import MemoryLayer
 from kioko_core.limits import DEFAULT_CONTENT_BYTES, DEFAULT_QUERY_BYTES, Limits, TooLargeError
 from kioko_core.store import InvalidRecordError
@@ -84,7 +85,7 @@ def test_a_long_memory_is_stored_on_every_store_when_the_limit_is_raised(store, 
     assert len(text.encode()) > DEFAULT_CONTENT_BYTES
     stored = layer.add(text, user_id=user)
     assert layer.get(stored.id, user_id=user).content == text
-    assert "e-3599" in stored.metadata["entities"]
+    assert "e-3599" in link_bookkeeping.entities_of(stored)
     assert stored.id in [r.id for r in layer.search(text[:20_000], user_id=user, limit=5)]
 
 
@@ -95,7 +96,7 @@ def test_a_megabyte_memory_is_stored_when_the_limit_is_raised() -> None:
     assert len(text.encode()) > 1_000_000
     stored = layer.add(text, user_id="u")
     assert layer.get(stored.id, user_id="u").content == text
-    assert "e-11999" in stored.metadata["entities"]
+    assert "e-11999" in link_bookkeeping.entities_of(stored)
 
 
 def test_defaults_and_configuration() -> None:

@@ -135,7 +135,7 @@ def test_the_degree_cap_ranks_automatic_links_by_faded_weight_and_ignores_other_
         {"id": "feedback", "type": "resolves", "dir": "out", "w": 0.1, "by": "feedback", "seen": T0},
         {"id": "manual", "type": "related_to", "dir": "out", "w": 0.1, "by": "manual", "seen": T0},
     ]
-    record = Record(id="m", user_id="u", kind="episodic", metadata={"links": stored})
+    record = Record(id="m", user_id="u", kind="episodic", metadata={L.BOOKKEEPING: {"links": stored}})
     assert L.weakest_capped(record, 3, now, 180.0) == []
     assert L.weakest_capped(record, 2, now, 180.0) == ["old-strong"]
     assert L.weakest_capped(record, 1, now, 180.0) == ["old-strong", "fresh-weak"]
@@ -255,7 +255,7 @@ def test_new_content_re_derives_links_and_replaces_term_statistics(layer: Memory
     assert entry_between(layer, again, lag, user) is not None
     layer.update(lag.id, user_id=user, content="The quarterly report job finished early.")
     assert pair_entries(layer, lag.id, again.id, user) == ([], [])
-    assert fresh(layer, lag, user).metadata["entities"] == []
+    assert L.entities_of(fresh(layer, lag, user)) == []
     postings = layer.store.postings(scope, ["e:db-17", "t:replica"], 10)
     assert postings.ids == {"e:db-17": [again.id], "t:replica": [again.id]}
     assert postings.df == {"e:db-17": 1, "t:replica": 1}
@@ -489,7 +489,7 @@ def test_connect_backfills_memories_written_without_linking(
     assert isinstance(first["duration_ms"], float) and first["duration_ms"] >= 0
     rest = linking.graph.connect(user_id=user)
     assert rest["memories"] == 5
-    assert all(isinstance(fresh(linking, r, user).metadata.get("linked_at"), float) for r in quick.named().values())
+    assert all(isinstance(L.linked_at(fresh(linking, r, user)), float) for r in quick.named().values())
     assert (quick.fix.id, "resolves", quick.fault.id) in link_triples(scope_records(linking.store, Scope(user)))
     assert_symmetric(linking, user)
 
@@ -547,7 +547,7 @@ def test_a_failing_link_write_stores_the_memory_without_links_and_connect_links_
     failing["on"] = False
     stored = layer.get(fix.id, user_id=user)
     assert stored.content == "Found it: the encoder cable on line 3 was loose."
-    assert L.link_entries(stored) == [] and not stored.metadata.get("linked_at")
+    assert L.link_entries(stored) == [] and L.linked_at(stored) is None
     report = layer.graph.connect(user_id=user)
     assert report["memories"] == 1
     assert entry_between(layer, fix, fault, user)["type"] == "resolves"
@@ -609,11 +609,11 @@ def test_concurrent_writers_keep_both_halves_of_every_link(store: Store, user: s
 
 def test_a_metadata_update_that_sets_own_links_keeps_the_link_entries(
         layer: MemoryLayer, user: str, quick: QuickStart) -> None:
-    """Spec section 2: entries that are not link dictionaries are left alone - and so are the link entries."""
+    """A caller's own "links" key is the caller's data, stored as given; the layer's link entries stay as they were."""
     before = entries(layer, quick.fix, user)
     layer.update(quick.fix.id, user_id=user, metadata={"links": [RUNBOOK]})
     stored = fresh(layer, quick.fix, user).metadata["links"]
-    assert RUNBOOK in stored
+    assert stored == [RUNBOOK]
     assert entries(layer, quick.fix, user) == before
     assert_symmetric(layer, user)
 
@@ -627,5 +627,5 @@ def test_a_link_a_person_removed_is_not_made_again(layer: MemoryLayer, user: str
     assert entry_between(layer, quick.fault, quick.fix, user) is None
     layer.graph.link(quick.fix.id, quick.fault.id, "resolves", user_id=user)
     assert entry_between(layer, quick.fix, quick.fault, user)["by"] == "manual"
-    assert quick.fault.id not in fresh(layer, quick.fix, user).metadata.get("unlinked", [])
+    assert not L.was_unlinked(fresh(layer, quick.fix, user), quick.fault.id)
     assert_symmetric(layer, user)

@@ -174,7 +174,7 @@ def test_a_hub_does_not_bridge_everything(layer: MemoryLayer, user: str) -> None
     lesson = layer.add(CONVEYOR_LESSON, user_id=user, memory_type="strategy")
     stats = layer.store.postings(Scope(user), ["e:line 3"], 0)
     assert stats.df["e:line 3"] >= max(4, 0.15 * stats.n)  # line 3 is a hub
-    assert "conveyor" in layer.get(lesson.id, user_id=user).metadata["entities"]  # known to the entity graph
+    assert "conveyor" in L.entities_of(layer.get(lesson.id, user_id=user))  # known to the entity graph
     result = layer.graph.explain(telemetry.id, lesson.id, user_id=user)
     assert result.signals["bridge"] == 0.4
     assert result.signals["share"] == 0.0
@@ -238,12 +238,12 @@ def test_quick_start_link_lines_read_as_the_spec_prints_them(layer: MemoryLayer,
 def test_every_linked_memory_records_entities_and_linked_at(layer: MemoryLayer, user: str, quick: QuickStart) -> None:
     """Section 2's storage: entities caches what a memory is about, linked_at marks the linker saw it."""
     fix = layer.get(quick.fix.id, user_id=user)
-    assert fix.metadata["entities"] == ["line 3"]
-    assert layer.get(quick.fault.id, user_id=user).metadata["entities"] == ["e-217", "line 3"]
-    assert "pgvector" in layer.get(quick.decision.id, user_id=user).metadata["entities"]
+    assert L.entities_of(fix) == ["line 3"]
+    assert L.entities_of(layer.get(quick.fault.id, user_id=user)) == ["e-217", "line 3"]
+    assert "pgvector" in L.entities_of(layer.get(quick.decision.id, user_id=user))
     for record in quick.named().values():
         stored = layer.get(record.id, user_id=user)
-        assert isinstance(stored.metadata.get("linked_at"), float)
+        assert isinstance(L.linked_at(stored), float)
         for entry in L.link_entries(stored):
             assert set(entry) >= {"id", "type", "dir", "w", "by", "why", "at", "seen"}
             assert math.isfinite(entry["w"]) and 0 < entry["w"] <= 1

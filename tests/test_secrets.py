@@ -108,11 +108,12 @@ def test_redact_keeps_the_readable_part() -> None:
 
 
 def test_metadata_values_and_keys_are_checked() -> None:
-    """A secret under a telling key ({"password": "..."}) or nested in metadata counts; link lists do not."""
+    """A secret under a telling key ({"password": "..."}) or nested in metadata counts; the layer's bookkeeping does not."""
     secrets = DropSecrets()
     assert secrets.check_record("User's wifi", {"password": "GuestNet2024"}) == ["password"]
     assert secrets.check_record("note", {"notes": [{"text": "token=8f14e45fceea167a5a36dedd4bea2543"}]}) == ["token"]
-    assert secrets.check_record("note", {"links": [{"id": "sk-0000example0000example", "type": "serves"}]}) == []
+    assert secrets.check_record("note", {"_kioko": {"links": [{"id": "sk-0000example0000example", "type": "serves"}]}}) == []
+    assert secrets.check_record("note", {"links": ["token=8f14e45fceea167a5a36dedd4bea2543"]}) == ["token"]
 
 
 def test_secret_dropped_is_a_typed_error_that_never_repeats_the_secret() -> None:

@@ -1,0 +1,101 @@
+"""What a caller cannot do to the layer's own data, on every store of the matrix.
+
+The layer keeps its bookkeeping (links, entities, linked_at, unlinked) under one reserved metadata key,
+``metadata["_kioko"]``; every other key is the caller's and round-trips exactly. Link entries are the
+layer's own: no metadata a caller passes creates, alters or removes one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from kioko_core import links as L
+from kioko_core.errors import ConflictError, InvalidRecordError
+from kioko_core.layer import MemoryLayer
+
+from linking_support import layer, linking_stores, make_layer, matrix_store, store, user  # noqa: F401  (fixtures)
+
+OWN = {"entities": ["mine"], "links": [{"id": "x", "type": "serves", "dir": "out"}, "https://runbook"],
+       "linked_at": "yesterday", "unlinked": ["nothing"], "nested": {"a": [1, 2.5, None, True]}}
+
+
+def user_part(metadata: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in metadata.items() if k != L.BOOKKEEPING}
+
+
+def all_entries(layer: MemoryLayer, user: str) -> list[tuple[str, dict[str, Any]]]:
+    return [(r.id, e) for r in layer.memories(user_id=user) for e in L.link_entries(r)]
+
+
+def test_a_users_own_metadata_round_trips_exactly_through_linking_and_updates(layer: MemoryLayer, user: str) -> None:
+    """Keys the layer once used for itself ("entities", "links", "linked_at") are the caller's now, untouched."""
+    first = layer.add("Kumar fixed the encoder cable on Line 3.", user_id=user, memory_type="episodic",
+                      metadata=dict(OWN))
+    layer.add("Line 3 stopped again with the encoder fault E-217.", user_id=user, memory_type="episodic")
+    stored = layer.get(first.id, user_id=user)
+    assert user_part(stored.metadata) == OWN
+    assert L.link_entries(stored), "the two memories link, and the links live in the bookkeeping"
+    assert "line 3" in L.entities_of(stored)
+    layer.update(first.id, user_id=user, metadata={"ticket": "T-9"})
+    assert user_part(layer.get(first.id, user_id=user).metadata) == {**OWN, "ticket": "T-9"}
+    layer.update(first.id, user_id=user, content="Kumar replaced the encoder cable on Line 3.")
+    assert user_part(layer.get(first.id, user_id=user).metadata) == {**OWN, "ticket": "T-9"}
+
+
+def test_a_forged_link_entry_in_metadata_links_nothing(layer: MemoryLayer, user: str) -> None:
+    """``metadata={"links": [<entry pointing at another user's memory>]}`` is the caller's data, never a link."""
+    other_user = user + "-other"
+    theirs = layer.add("Krutika's payroll export runs on Fridays.", user_id=other_user)
+    forged = {"id": theirs.id, "type": "related_to", "dir": "out", "w": 1.0, "by": "manual", "why": "", "at": 0,
+              "seen": 0, "shared": True}
+    mine = layer.add("Kumar's payroll export runs on Mondays.", user_id=user, metadata={"links": [forged]})
+    assert layer.graph.links(mine.id, user_id=user) == []
+    assert L.link_entries(layer.get(mine.id, user_id=user)) == []
+    assert L.link_entries(layer.get(theirs.id, user_id=other_user)) == []
+    context = layer.recall("payroll export", user_id=user, links=3)
+    assert theirs.id not in {m.record.id for m in context.memories}
+
+
+def test_a_new_memory_cannot_bring_bookkeeping_and_nothing_is_stored(layer: MemoryLayer, user: str) -> None:
+    target = layer.add("The staging database is db-17.", user_id=user)
+    forged = {L.BOOKKEEPING: {"links": [{"id": target.id, "type": "serves", "dir": "out", "w": 1.0, "by": "manual"}]}}
+    with pytest.raises(InvalidRecordError, match="_kioko"):
+        layer.add("Goal: move staging to db-18.", user_id=user, memory_type="goal", metadata=forged)
+    assert [r.id for r in layer.memories(user_id=user)] == [target.id]
+    assert L.link_entries(layer.get(target.id, user_id=user)) == []
+
+
+def test_an_update_cannot_create_alter_or_remove_link_entries(layer: MemoryLayer, user: str) -> None:
+    """Whatever is passed under the reserved key is ignored: the stored links stay as they were, on both ends."""
+    fault = layer.add("Line 3 stopped with the encoder fault E-217.", user_id=user, memory_type="episodic")
+    fix = layer.add("Fixed the E-217 encoder fault on Line 3 by reseating the cable.", user_id=user,
+                    memory_type="episodic")
+    stranger = layer.add("The cafeteria serves tea at four.", user_id=user)
+    before = sorted(all_entries(layer, user), key=str)
+    assert before, "the fault and its fix link"
+    for forged in ({"links": []}, {"links": [{"id": stranger.id, "type": "serves", "dir": "out", "w": 1, "by": "manual"}]},
+                   {"unlinked": [fault.id]}, "not even a dict"):
+        layer.update(fix.id, user_id=user, metadata={L.BOOKKEEPING: forged, "note": "checked"})
+    assert sorted(all_entries(layer, user), key=str) == before
+    current = layer.get(fix.id, user_id=user)
+    layer.update(fix.id, user_id=user, metadata={**current.metadata, "note": "round trip"})  # read-modify-write works
+    assert sorted(all_entries(layer, user), key=str) == before
+    assert layer.get(fix.id, user_id=user).metadata["note"] == "round trip"
+
+
+def test_add_with_an_existing_id_is_a_conflict_and_changes_nothing(layer: MemoryLayer, user: str) -> None:
+    """add(id=<existing>) never silently replaces a memory (or leaves its neighbours' links dangling)."""
+    fault = layer.add("Line 3 stopped with the encoder fault E-217.", user_id=user, memory_type="episodic")
+    fix = layer.add("Fixed the E-217 encoder fault on Line 3 by reseating the cable.", user_id=user,
+                    memory_type="episodic", id="fix-" + user)
+    before = sorted(all_entries(layer, user), key=str)
+    for kind in ("episodic", "instruction"):
+        with pytest.raises(ConflictError, match="already"):
+            layer.add("Something else entirely.", user_id=user, memory_type=kind, id=fix.id)
+    assert layer.get(fix.id, user_id=user).content == fix.content
+    assert sorted(all_entries(layer, user), key=str) == before
+    with pytest.raises(ConflictError):  # an id another user's memory holds is taken too
+        layer.add("Mine now?", user_id=user + "-other", id=fault.id)
+    assert layer.get(fault.id, user_id=user).content == fault.content
