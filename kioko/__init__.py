@@ -47,6 +47,8 @@ def intelligent(target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None 
 
     Linking and the entity graph are on; ``learn`` and ``record_turn`` route each turn, offline or, with
     ``llm`` (a prompt -> text callable, or an object with ``.invoke`` / ``.run``), with one model call.
+    Given a MemoryLayer, returns a new layer over the same store with all of that on (see
+    :meth:`MemoryLayer.with_linking`); the layer given is not changed.
     """
     from kioko_core.intelligence import Intelligence
 
@@ -57,9 +59,10 @@ def intelligent(target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None 
     if isinstance(target, MemoryLayer):
         from kioko_core.intelligence import build_intelligence
 
-        target.auto_link = target.auto_graph = True
-        target.intelligence = build_intelligence(brain)
-        return target
+        view = target.with_linking()  # a new layer over the same store: the layer given is left as it was
+        view.auto_graph = True
+        view.intelligence = build_intelligence(brain)
+        return view
     options.setdefault("auto_link", True)
     options.setdefault("auto_graph", True)
     return connect(target, intelligence=brain, **options)

@@ -10,7 +10,7 @@ from . import links as L
 from .activation import Neighbourhood, gather, spread
 from .linker import LinkScore, index_terms
 from .errors import InvalidRecordError, MemoryNotFound
-from .store import Filter, Record, Scope, Upsert, check_scope
+from .store import Filter, Record, Scope, Upsert
 
 if TYPE_CHECKING:
     from .layer import MemoryLayer
@@ -31,27 +31,31 @@ class Graph:
     def __init__(self, layer: MemoryLayer) -> None:
         self._layer = layer
 
+    def _user(self, user_id: str | None) -> str:
+        """The user whose entity graph a call reads or writes (a scoped view's, or the one named)."""
+        return self._layer._scope(user_id, None).user_id
+
     # -- the entity graph
 
-    def add(self, subject: str, relation: str, object: str, *, user_id: str, **options: Any):
+    def add(self, subject: str, relation: str, object: str, *, user_id: str | None = None, **options: Any):
         """Add a triple ``(subject) -relation-> (object)`` to the user's entity graph."""
-        return self._layer.entities.add(subject, relation, object, user_id=user_id, **options)
+        return self._layer.entities.add(subject, relation, object, user_id=self._user(user_id), **options)
 
-    def relations(self, entity: str, *, user_id: str, **options: Any):
+    def relations(self, entity: str, *, user_id: str | None = None, **options: Any):
         """The triples about ``entity`` valid now (or ``as_of``)."""
-        return self._layer.entities.relations(entity, user_id=user_id, **options)
+        return self._layer.entities.relations(entity, user_id=self._user(user_id), **options)
 
-    def neighbors(self, entity: str, *, user_id: str, **options: Any):
+    def neighbors(self, entity: str, *, user_id: str | None = None, **options: Any):
         """Entities one relation away from ``entity``."""
-        return self._layer.entities.neighbors(entity, user_id=user_id, **options)
+        return self._layer.entities.neighbors(entity, user_id=self._user(user_id), **options)
 
-    def path(self, a: str, b: str, *, user_id: str, **options: Any):
+    def path(self, a: str, b: str, *, user_id: str | None = None, **options: Any):
         """The shortest chain of triples from entity ``a`` to entity ``b``."""
-        return self._layer.entities.path(a, b, user_id=user_id, **options)
+        return self._layer.entities.path(a, b, user_id=self._user(user_id), **options)
 
     # -- memory links: reading
 
-    def links(self, memory_id: str, *, user_id: str, agent_id: str | None = None) -> list[L.MemoryLink]:
+    def links(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> list[L.MemoryLink]:
         """Every link of a memory, strongest (faded weight) first; links to vanished memories are skipped."""
         layer = self._layer
         record = layer.get(memory_id, user_id=user_id, agent_id=agent_id)
@@ -61,13 +65,13 @@ class Graph:
         found = [L.MemoryLink.from_entry(record, e, o) for e, o in zip(entries, others) if o is not None]
         return sorted(found, key=lambda k: (-k.faded(now, layer.linker.config.half_life_days), k.source, k.target))
 
-    def explain(self, a: str, b: str, *, user_id: str, agent_id: str | None = None) -> LinkScore:
+    def explain(self, a: str, b: str, *, user_id: str | None = None, agent_id: str | None = None) -> LinkScore:
         """Why two memories are (or are not) linked: every signal, scored from scratch."""
         first = self._layer.get(a, user_id=user_id, agent_id=agent_id)
         second = self._layer.get(b, user_id=user_id, agent_id=agent_id)
         return self._layer.linker.explain(first, second)
 
-    def related(self, memory_id: str, depth: int = 2, limit: int = 10, *, user_id: str,
+    def related(self, memory_id: str, depth: int = 2, limit: int = 10, *, user_id: str | None = None,
                 agent_id: str | None = None) -> list[RelatedMemory]:
         """What is connected to a memory, best first: spreading activation from it, with the chain of links."""
         layer = self._layer
@@ -94,7 +98,7 @@ class Graph:
             node = parent
         return list(reversed(path))
 
-    def trace(self, a: str, b: str, max_depth: int = 4, *, user_id: str,
+    def trace(self, a: str, b: str, max_depth: int = 4, *, user_id: str | None = None,
               agent_id: str | None = None) -> list[L.MemoryLink]:
         """The shortest chain of links from ``a`` to ``b`` (breadth first; superseded decisions included)."""
         layer = self._layer
@@ -126,11 +130,11 @@ class Graph:
             frontier = found
         return []
 
-    def memories(self, *, user_id: str, agent_id: str | None = None, center: str | None = None, depth: int = 2,
+    def memories(self, *, user_id: str | None = None, agent_id: str | None = None, center: str | None = None, depth: int = 2,
                  limit: int = 120) -> dict[str, Any]:
         """Nodes, edges and stats for drawing: around ``center`` (breadth first), or the whole scope."""
         layer = self._layer
-        scope = check_scope((user_id, agent_id))
+        scope = self._layer._scope(user_id, agent_id)
         if center is not None:
             start = layer.get(center, user_id=user_id, agent_id=agent_id)
             hood = gather(layer.store, scope, [start], hops=max(1, depth), fanout=limit, max_nodes=limit,
@@ -163,7 +167,7 @@ class Graph:
     # -- memory links: by hand
 
     def link(self, a: str, b: str, type: str = "related_to", weight: float = 1.0, why: str = "", *,
-             user_id: str, agent_id: str | None = None) -> L.MemoryLink:
+             user_id: str | None = None, agent_id: str | None = None) -> L.MemoryLink:
         """Link ``a`` to ``b`` by hand (never fades). Raises LinkConflict where a stronger link exists."""
         if type not in L.LINK_TYPES:
             raise InvalidRecordError(f"unknown link type {type!r}; use one of {sorted(L.LINK_TYPES)}")
@@ -172,7 +176,7 @@ class Graph:
         if not 0.0 < float(weight) <= 1.0:
             raise InvalidRecordError("weight must be in (0, 1]")
         layer = self._layer
-        scope = check_scope((user_id, agent_id))
+        scope = self._layer._scope(user_id, agent_id)
         first, second = _both(layer, scope, a, b)
         existing = L.entry_for(first, b)
         if existing is not None:
@@ -195,14 +199,14 @@ class Graph:
                                  Upsert(record=second_stored, expected_version=second.version)])
         return L.MemoryLink.from_entry(L.put_link(first, link), link.entry(a), second)
 
-    def unlink(self, a: str, b: str, *, user_id: str, agent_id: str | None = None) -> bool:
+    def unlink(self, a: str, b: str, *, user_id: str | None = None, agent_id: str | None = None) -> bool:
         """Remove the link between ``a`` and ``b`` from both memories; True if there was one.
 
         The pair is remembered (in the layer's bookkeeping, ``metadata["_kioko"]["unlinked"]``), so the algorithm does not link it again on a later
         write, backfill or rebuild; a manual :meth:`link` forgets that.
         """
         layer = self._layer
-        scope = check_scope((user_id, agent_id))
+        scope = self._layer._scope(user_id, agent_id)
         found = layer.store.get(scope, [a, b])
         linked = any(r is not None and L.entry_for(r, other) is not None for r, other in zip(found, (b, a)))
         if linked:
@@ -213,7 +217,7 @@ class Graph:
 
     # -- maintenance
 
-    def connect(self, *, user_id: str, agent_id: str | None = None, rebuild: bool = False,
+    def connect(self, *, user_id: str | None = None, agent_id: str | None = None, rebuild: bool = False,
                 limit: int | None = None, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
         """Link memories never linked (or, with ``rebuild``, re-derive every memory's automatic links).
 
@@ -222,7 +226,7 @@ class Graph:
         """
         layer = self._layer
         started = time.perf_counter()
-        scope = check_scope((user_id, agent_id))
+        scope = self._layer._scope(user_id, agent_id)
         todo = [(r.created_at, r.id) for r in layer.store.scan(scope, Filter(kinds=frozenset(L.LINKABLE_KINDS)))
                 if rebuild or L.linked_at(r) is None]
         todo.sort()  # oldest first, so a backfill sees memories in the order they were written
@@ -234,7 +238,7 @@ class Graph:
         for done, (_, memory_id) in enumerate(todo, 1):
             current = layer.store.get(scope, [memory_id])[0]
             if current is not None:
-                analysis = layer.linker.analyze(current.content, user_id)
+                analysis = layer.linker.analyze(current.content, scope.user_id)
                 record = current.model_copy(update={"terms": index_terms(analysis.terms, current)})
                 _, new_links, lost = layer.linker.write(record, analysis, previous=current, report=True)
                 made.update(frozenset((k.source, k.target)) for k in new_links)
@@ -244,11 +248,11 @@ class Graph:
         return {"memories": len(todo), "links": len(made), "dropped": dropped,
                 "duration_ms": round((time.perf_counter() - started) * 1000, 1)}
 
-    def prune(self, *, user_id: str, agent_id: str | None = None, now: float | None = None) -> int:
+    def prune(self, *, user_id: str | None = None, agent_id: str | None = None, now: float | None = None) -> int:
         """Remove links whose faded weight is below ``min_weight`` and links to memories that no longer exist."""
         layer = self._layer
         config = layer.linker.config
-        scope = check_scope((user_id, agent_id))
+        scope = self._layer._scope(user_id, agent_id)
         now = time.time() if now is None else now
         removed = 0
         for record in list(layer.store.scan(scope)):
@@ -274,10 +278,10 @@ class Graph:
                 layer.store.update_many([Upsert(record=keep, expected_version=current.version)] + ops)
         return removed
 
-    def merge(self, duplicate: str, survivor: str, *, user_id: str, agent_id: str | None = None) -> Record:
+    def merge(self, duplicate: str, survivor: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record:
         """Move ``duplicate``'s links to ``survivor`` (the stronger author wins a clash), then delete it."""
         layer = self._layer
-        scope = check_scope((user_id, agent_id))
+        scope = self._layer._scope(user_id, agent_id)
         if duplicate == survivor:
             raise InvalidRecordError("a memory cannot be merged into itself")
         dup, keep = _both(layer, scope, duplicate, survivor)

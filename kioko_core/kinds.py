@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidRecordError, KindMismatch, MemoryNotFound
 from .kind_registry import KINDS, kind_info
-from .store import Filter, Record, Scope, check_scope
+from .store import Filter, Record, Scope
 
 if TYPE_CHECKING:
     from .layer import MemoryLayer
@@ -72,17 +72,6 @@ def _metadata(metadata: Any) -> dict[str, Any]:
     if not isinstance(metadata, dict):
         raise InvalidRecordError("metadata must be a dict")
     return dict(metadata)
-
-
-def _timestamp(created_at: Any) -> float | None:
-    """``created_at`` as Unix seconds: a number or a datetime (a naive one is local time)."""
-    if created_at is None:
-        return None
-    if isinstance(created_at, datetime):
-        return created_at.timestamp()
-    if isinstance(created_at, (int, float)) and not isinstance(created_at, bool):
-        return float(created_at)
-    raise InvalidRecordError(f"created_at must be Unix seconds or a datetime, got {created_at!r}")
 
 
 def _sentence(text: str) -> str:
@@ -154,16 +143,16 @@ class KindManager:
 
     # -- writing through the layer
 
-    def _add(self, content: str, *, user_id: str, agent_id: str | None, session_id: str | None,
+    def _add(self, content: str, *, user_id: str | None, agent_id: str | None, session_id: str | None,
              metadata: dict[str, Any] | None, created_at: Any, fields: dict[str, Any] | None = None,
              id: str | None = None) -> Record:
         """Store ``content`` as this kind; the manager's ``fields`` win over the caller's metadata."""
         merged = _metadata(metadata)
         merged.update({k: v for k, v in (fields or {}).items() if v is not None})
         return self._layer.add(content, user_id=user_id, agent_id=agent_id, session_id=session_id,
-                               memory_type=self.kind, metadata=merged, created_at=_timestamp(created_at), id=id)
+                               memory_type=self.kind, metadata=merged, created_at=created_at, id=id)
 
-    def _change(self, memory_id: str, *, user_id: str, agent_id: str | None, content: str | None = None,
+    def _change(self, memory_id: str, *, user_id: str | None, agent_id: str | None, content: str | None = None,
                 metadata: dict[str, Any] | None = None, current: Record | None = None) -> Record:
         """Update through the layer; a new content keeps the old one in ``history``."""
         current = current or self.get(memory_id, user_id=user_id, agent_id=agent_id)
@@ -178,7 +167,7 @@ class KindManager:
 
     # -- reading and removing, kind-checked
 
-    def get(self, memory_id: str, *, user_id: str, agent_id: str | None = None) -> Record:
+    def get(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record:
         """The memory, or MemoryNotFound; :class:`KindMismatch` if it is of another kind."""
         record = self._layer.get(memory_id, user_id=user_id, agent_id=agent_id)
         if record.kind != self.kind:
@@ -186,20 +175,20 @@ class KindManager:
                 f"memory {memory_id!r} is a {record.kind} memory, not a {self.noun}; use the manager of its kind")
         return record
 
-    def list(self, *, user_id: str, agent_id: str | None = None, session_id: str | None = None) -> list[Record]:
+    def list(self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None) -> list[Record]:
         """Every memory of this kind in the scope (and session, when given), oldest first."""
-        return _scan(self._layer, check_scope((user_id, agent_id)), self.kind, session_id)
+        return _scan(self._layer, self._layer._scope(user_id, agent_id), self.kind, session_id)
 
-    def update(self, memory_id: str, *, user_id: str, agent_id: str | None = None, text: str | None = None,
+    def update(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None, text: str | None = None,
                metadata: dict[str, Any] | None = None) -> Record:
         """Replace the text (links are derived again; the old text goes to ``history``) and/or merge metadata."""
         content = _text(text) if text is not None else None
         return self._change(memory_id, user_id=user_id, agent_id=agent_id, content=content,
                             metadata=_metadata(metadata))
 
-    def delete(self, memory_id: str, *, user_id: str, agent_id: str | None = None) -> bool:
+    def delete(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> bool:
         """Delete the memory (its neighbours forget their links to it); False if there is none."""
-        record = self._layer.store.get(check_scope((user_id, agent_id)), [memory_id])[0]
+        record = self._layer.store.get(self._layer._scope(user_id, agent_id), [memory_id])[0]
         if record is None:
             return False
         if record.kind != self.kind:
@@ -215,7 +204,7 @@ def _scan(layer: MemoryLayer, scope: Scope, kind: str, session_id: str | None = 
 class _TextManager(KindManager):
     """A kind whose memory is just its text: facts, preferences, knowledge, episodes, skills."""
 
-    def add(self, text: str, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
+    def add(self, text: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
             metadata: dict[str, Any] | None = None, created_at: Any = None) -> Record:
         """Store ``text`` as a memory of this kind; returns the stored (and, with auto_link, linked) record."""
         return self._add(_text(text), user_id=user_id, agent_id=agent_id, session_id=session_id,
@@ -225,7 +214,7 @@ class _TextManager(KindManager):
 class _OutcomeMixin:
     """Success and failure counts for what an agent can try: procedures, skills, lessons, decisions."""
 
-    def outcome(self, memory_id: str, worked: bool, *, user_id: str, agent_id: str | None = None,
+    def outcome(self, memory_id: str, worked: bool, *, user_id: str | None = None, agent_id: str | None = None,
                 note: str | None = None, session_id: str | None = None, context: Any = None) -> Record:
         """Record that using the memory worked (or not): ``successes`` / ``failures`` + 1, an optional note.
 
@@ -266,7 +255,7 @@ class Goals(KindManager):
 
     kind, noun = "goal", "goal"
 
-    def add(self, title: str, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
+    def add(self, title: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
             parent: str | None = None, due: str | date | None = None, metadata: dict[str, Any] | None = None,
             created_at: Any = None) -> Record:
         """Add an open goal; content ``"Goal: <title>."``, ``metadata.title`` is the title."""
@@ -279,7 +268,7 @@ class Goals(KindManager):
         return self._add(f"Goal: {_sentence(title)}", user_id=user_id, agent_id=agent_id, session_id=session_id,
                          metadata=metadata, created_at=created_at, fields=fields)
 
-    def update(self, memory_id: str, *, user_id: str, agent_id: str | None = None, title: str | None = None,
+    def update(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None, title: str | None = None,
                due: str | date | None = None, metadata: dict[str, Any] | None = None,
                text: str | None = None) -> Record:
         """Rename the goal (content follows), move its due date, or merge metadata."""
@@ -294,7 +283,7 @@ class Goals(KindManager):
             changes["due"] = _due(due)
         return self._change(memory_id, user_id=user_id, agent_id=agent_id, content=content, metadata=changes)
 
-    def progress(self, memory_id: str, fraction: float | None = None, *, user_id: str, agent_id: str | None = None,
+    def progress(self, memory_id: str, fraction: float | None = None, *, user_id: str | None = None, agent_id: str | None = None,
                  note: str | None = None) -> Record:
         """Record progress: ``fraction`` in [0, 1] (0.6 for 60 %) and/or a ``note``; 1.0 completes the goal."""
         if fraction is None and note is None:
@@ -317,7 +306,7 @@ class Goals(KindManager):
             changes["notes"] = _noted(current.metadata, entry)
         return self._change(memory_id, user_id=user_id, agent_id=agent_id, metadata=changes, current=current)
 
-    def complete(self, memory_id: str, *, user_id: str, agent_id: str | None = None,
+    def complete(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None,
                  note: str | None = None) -> Record:
         """Mark the goal done (progress 1.0); completing a done goal changes nothing."""
         current = self.get(memory_id, user_id=user_id, agent_id=agent_id)
@@ -329,7 +318,7 @@ class Goals(KindManager):
             changes["notes"] = _noted(current.metadata, {"at": now, "progress": 1.0, "text": _text(note, "note")})
         return self._change(memory_id, user_id=user_id, agent_id=agent_id, metadata=changes, current=current)
 
-    def drop(self, memory_id: str, *, user_id: str, agent_id: str | None = None,
+    def drop(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None,
              reason: str | None = None) -> Record:
         """Give the goal up (status dropped); it stays as history, out of the open goals."""
         current = self.get(memory_id, user_id=user_id, agent_id=agent_id)
@@ -338,7 +327,7 @@ class Goals(KindManager):
             changes["reason"] = _text(reason, "reason")
         return self._change(memory_id, user_id=user_id, agent_id=agent_id, metadata=changes, current=current)
 
-    def reopen(self, memory_id: str, *, user_id: str, agent_id: str | None = None) -> Record:
+    def reopen(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record:
         """Open a done or dropped goal again (its progress stays as it was)."""
         current = self.get(memory_id, user_id=user_id, agent_id=agent_id)
         if current.metadata.get("status", GOAL_OPEN) == GOAL_OPEN:
@@ -346,12 +335,12 @@ class Goals(KindManager):
         return self._change(memory_id, user_id=user_id, agent_id=agent_id, current=current,
                             metadata={"status": GOAL_OPEN, "reopened_at": time.time()})
 
-    def open(self, *, user_id: str, agent_id: str | None = None) -> list[Record]:
+    def open(self, *, user_id: str | None = None, agent_id: str | None = None) -> list[Record]:
         """The open goals of the scope, oldest first."""
         return [g for g in self.list(user_id=user_id, agent_id=agent_id)
                 if g.metadata.get("status", GOAL_OPEN) == GOAL_OPEN]
 
-    def subgoals(self, memory_id: str, *, user_id: str, agent_id: str | None = None) -> list[Record]:
+    def subgoals(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> list[Record]:
         """The goals whose ``parent`` is this goal, oldest first."""
         self.get(memory_id, user_id=user_id, agent_id=agent_id)
         return [g for g in self.list(user_id=user_id, agent_id=agent_id) if g.metadata.get("parent") == memory_id]
@@ -387,7 +376,7 @@ class Decisions(_OutcomeMixin, KindManager):
 
     kind, noun = "decision", "decision"
 
-    def add(self, text: str, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
+    def add(self, text: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
             title: str | None = None, chosen: str | None = None, options: Sequence[str] | None = None,
             rationale: str | None = None, metadata: dict[str, Any] | None = None, created_at: Any = None) -> Record:
         """Record a decision; content ``"Decision: <text>."`` (text that already says "We decided ..." is kept).
@@ -399,7 +388,7 @@ class Decisions(_OutcomeMixin, KindManager):
                          metadata=metadata, created_at=created_at,
                          fields=_decision_fields(title, chosen, options, rationale))
 
-    def supersede(self, old_id: str, text: str, *, user_id: str, agent_id: str | None = None,
+    def supersede(self, old_id: str, text: str, *, user_id: str | None = None, agent_id: str | None = None,
                   session_id: str | None = None, title: str | None = None, chosen: str | None = None,
                   options: Sequence[str] | None = None, rationale: str | None = None,
                   metadata: dict[str, Any] | None = None, created_at: Any = None) -> Record:
@@ -421,11 +410,11 @@ class Decisions(_OutcomeMixin, KindManager):
                          metadata={"superseded_by": new.id})
         return new
 
-    def current(self, *, user_id: str, agent_id: str | None = None) -> list[Record]:
+    def current(self, *, user_id: str | None = None, agent_id: str | None = None) -> list[Record]:
         """The decisions in force (not superseded), oldest first."""
         return [d for d in self.list(user_id=user_id, agent_id=agent_id) if not d.metadata.get("superseded_by")]
 
-    def chain(self, memory_id: str, *, user_id: str, agent_id: str | None = None) -> list[Record]:
+    def chain(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> list[Record]:
         """The decision's history: the decisions it replaced (oldest first), itself, and what replaced it."""
         record = self.get(memory_id, user_id=user_id, agent_id=agent_id)
         scope = record.scope
@@ -479,7 +468,7 @@ class Procedures(_OutcomeMixin, KindManager):
 
     kind, noun = "procedural", "procedure"
 
-    def add(self, title: str, steps: Sequence[str], *, user_id: str, agent_id: str | None = None,
+    def add(self, title: str, steps: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
             session_id: str | None = None, metadata: dict[str, Any] | None = None, created_at: Any = None) -> Record:
         """Add a procedure; content ``"<title>: 1) step; 2) step"``, metadata title, steps, successes, failures."""
         title, steps = _procedure_title(title), _steps(steps)
@@ -487,7 +476,7 @@ class Procedures(_OutcomeMixin, KindManager):
         return self._add(_procedure_content(title, steps), user_id=user_id, agent_id=agent_id,
                          session_id=session_id, metadata=metadata, created_at=created_at, fields=fields)
 
-    def update(self, memory_id: str, *, user_id: str, agent_id: str | None = None, title: str | None = None,
+    def update(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None, title: str | None = None,
                steps: Sequence[str] | None = None, metadata: dict[str, Any] | None = None,
                text: str | None = None) -> Record:
         """Change the title and/or the steps (the content is rebuilt), or merge metadata."""
@@ -529,7 +518,7 @@ class Strategies(_OutcomeMixin, KindManager):
 
     kind, noun = "strategy", "lesson"
 
-    def add(self, text: str, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
+    def add(self, text: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
             context: str | None = None, metadata: dict[str, Any] | None = None, created_at: Any = None) -> Record:
         """Add a lesson; with ``context`` the content reads ``"For <context>: <text>"``."""
         body = _text(text)
@@ -546,7 +535,7 @@ class Skills(_OutcomeMixin, _TextManager):
 
     kind, noun = "skill", "skill"
 
-    def add(self, text: str, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
+    def add(self, text: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
             title: str | None = None, metadata: dict[str, Any] | None = None, created_at: Any = None) -> Record:
         """Add a skill; ``title`` (optional) becomes its label in link lines."""
         fields: dict[str, Any] = {"successes": 0, "failures": 0}
@@ -570,7 +559,7 @@ class Facts(_TextManager):
 
     kind, noun = "factual", "fact"
 
-    def verify(self, memory_id: str, *, user_id: str, agent_id: str | None = None) -> Record:
+    def verify(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record:
         """Mark the fact as confirmed now (``metadata.verified_at``)."""
         current = self.get(memory_id, user_id=user_id, agent_id=agent_id)
         return self._change(memory_id, user_id=user_id, agent_id=agent_id, current=current,
@@ -588,7 +577,7 @@ class Knowledge(_TextManager):
 
     kind, noun = "semantic", "knowledge"
 
-    def add(self, text: str, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
+    def add(self, text: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
             source: str | None = None, metadata: dict[str, Any] | None = None, created_at: Any = None) -> Record:
         """Add a piece of knowledge; ``source`` (a document, a URL) is kept in metadata."""
         fields = {"source": _text(source, "source") if source is not None else None}
@@ -601,11 +590,11 @@ class _DerivedManager(KindManager):
 
     evidence_field = "evidence"
 
-    def _add_derived(self, text: str, ids: Any, *, user_id: str, agent_id: str | None, session_id: str | None,
+    def _add_derived(self, text: str, ids: Any, *, user_id: str | None, agent_id: str | None, session_id: str | None,
                      metadata: dict[str, Any] | None, created_at: Any) -> Record:
         evidence = _ids(ids, self.evidence_field)
         if evidence:
-            scope = check_scope((user_id, agent_id))
+            scope = self._layer._scope(user_id, agent_id)
             missing = [i for i, r in zip(evidence, self._layer.store.get(scope, evidence)) if r is None]
             if missing:
                 raise MemoryNotFound(missing[0], user_id)
@@ -618,7 +607,7 @@ class Insights(_DerivedManager):
 
     kind, noun, evidence_field = "insight", "insight", "evidence"
 
-    def add(self, text: str, *, user_id: str, evidence: Sequence[str] | None = None, agent_id: str | None = None,
+    def add(self, text: str, *, user_id: str | None = None, evidence: Sequence[str] | None = None, agent_id: str | None = None,
             session_id: str | None = None, metadata: dict[str, Any] | None = None, created_at: Any = None) -> Record:
         """Add an insight resting on the memories ``evidence`` names (all must exist in the scope)."""
         return self._add_derived(text, evidence, user_id=user_id, agent_id=agent_id, session_id=session_id,
@@ -630,7 +619,7 @@ class Summaries(_DerivedManager):
 
     kind, noun, evidence_field = "summary", "summary", "episodes"
 
-    def add(self, text: str, *, user_id: str, episodes: Sequence[str] | None = None, agent_id: str | None = None,
+    def add(self, text: str, *, user_id: str | None = None, episodes: Sequence[str] | None = None, agent_id: str | None = None,
             session_id: str | None = None, metadata: dict[str, Any] | None = None, created_at: Any = None) -> Record:
         """Add a summary of the memories ``episodes`` names (all must exist in the scope)."""
         return self._add_derived(text, episodes, user_id=user_id, agent_id=agent_id, session_id=session_id,
@@ -645,13 +634,13 @@ class Instructions(KindManager):
 
     kind, noun = "instruction", "instruction"
 
-    def add(self, text: str, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
+    def add(self, text: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
             metadata: dict[str, Any] | None = None, created_at: Any = None) -> Record:
         """Add a standing instruction."""
         return self._add(_text(text), user_id=user_id, agent_id=agent_id, session_id=session_id,
                          metadata=metadata, created_at=created_at)
 
-    def remove(self, memory_id: str, *, user_id: str, agent_id: str | None = None) -> bool:
+    def remove(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> bool:
         """Delete the instruction; False if there is none."""
         return self.delete(memory_id, user_id=user_id, agent_id=agent_id)
 
@@ -671,41 +660,41 @@ class Profile:
     def __repr__(self) -> str:
         return "Profile()"
 
-    def set(self, key: str, value: str | int | float | bool, *, user_id: str, agent_id: str | None = None,
+    def set(self, key: str, value: str | int | float | bool, *, user_id: str | None = None, agent_id: str | None = None,
             session_id: str | None = None, metadata: dict[str, Any] | None = None, created_at: Any = None) -> Record:
         """Set a slot (replacing its value); content ``"User's <slot> is <value>."``."""
         slot, value = _slot(key), _value(value)
-        scope = check_scope((user_id, agent_id))
+        scope = self._layer._scope(user_id, agent_id)
         merged = _metadata(metadata)
         merged.update(slot=slot, value=value)
         content = _sentence(f"User's {slot.replace('_', ' ')} is {value}")
         return self._layer._add(content, user_id=user_id, agent_id=agent_id, session_id=session_id,
-                                memory_type=self.kind, metadata=merged, created_at=_timestamp(created_at),
+                                memory_type=self.kind, metadata=merged, created_at=created_at,
                                 id=deterministic_id(self.kind, scope, slot), embedding=None, replace=True)
 
-    def record(self, key: str, *, user_id: str, agent_id: str | None = None) -> Record | None:
+    def record(self, key: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record | None:
         """The slot's record, or None."""
-        scope = check_scope((user_id, agent_id))
+        scope = self._layer._scope(user_id, agent_id)
         return self._layer.store.get(scope, [deterministic_id(self.kind, scope, _slot(key))])[0]
 
-    def get(self, key: str, *, user_id: str, agent_id: str | None = None, default: Any = None) -> Any:
+    def get(self, key: str, *, user_id: str | None = None, agent_id: str | None = None, default: Any = None) -> Any:
         """The slot's value, or ``default``."""
         found = self.record(key, user_id=user_id, agent_id=agent_id)
         return found.metadata.get("value", default) if found is not None else default
 
-    def remove(self, key: str, *, user_id: str, agent_id: str | None = None) -> bool:
+    def remove(self, key: str, *, user_id: str | None = None, agent_id: str | None = None) -> bool:
         """Forget the slot; False if it was not set."""
-        scope = check_scope((user_id, agent_id))
+        scope = self._layer._scope(user_id, agent_id)
         return self._layer.delete(deterministic_id(self.kind, scope, _slot(key)), user_id=user_id, agent_id=agent_id)
 
-    def all(self, *, user_id: str, agent_id: str | None = None) -> dict[str, Any]:
+    def all(self, *, user_id: str | None = None, agent_id: str | None = None) -> dict[str, Any]:
         """Every slot and its value, in the order the slots were set."""
-        records = _scan(self._layer, check_scope((user_id, agent_id)), self.kind)
+        records = _scan(self._layer, self._layer._scope(user_id, agent_id), self.kind)
         return {r.metadata["slot"]: r.metadata.get("value") for r in records if isinstance(r.metadata.get("slot"), str)}
 
-    def list(self, *, user_id: str, agent_id: str | None = None) -> list[Record]:
+    def list(self, *, user_id: str | None = None, agent_id: str | None = None) -> list[Record]:
         """Every slot's record, oldest first."""
-        return _scan(self._layer, check_scope((user_id, agent_id)), self.kind)
+        return _scan(self._layer, self._layer._scope(user_id, agent_id), self.kind)
 
 
 class WorkingMemory:
@@ -722,11 +711,11 @@ class WorkingMemory:
     def __repr__(self) -> str:
         return "WorkingMemory()"
 
-    def _id(self, key: str, user_id: str, agent_id: str | None, session_id: str) -> tuple[Scope, str]:
-        scope = check_scope((user_id, agent_id))
+    def _id(self, key: str, user_id: str | None, agent_id: str | None, session_id: str) -> tuple[Scope, str]:
+        scope = self._layer._scope(user_id, agent_id)
         return scope, deterministic_id(self.kind, scope, _session(session_id), _slot(key, "key"))
 
-    def set(self, key: str, value: str | int | float | bool, *, user_id: str, session_id: str,
+    def set(self, key: str, value: str | int | float | bool, *, user_id: str | None = None, session_id: str,
             agent_id: str | None = None, metadata: dict[str, Any] | None = None, created_at: Any = None) -> Record:
         """Set ``key`` in the session's scratchpad; content ``"<key>: <value>"``."""
         name, value = _slot(key, "key"), _value(value)
@@ -735,31 +724,31 @@ class WorkingMemory:
         merged.update(key=name, value=value)
         content = f"{name.replace('_', ' ')}: {value}"
         return self._layer._add(content, user_id=user_id, agent_id=agent_id, session_id=session_id,
-                                memory_type=self.kind, metadata=merged, created_at=_timestamp(created_at),
+                                memory_type=self.kind, metadata=merged, created_at=created_at,
                                 id=memory_id, embedding=None, replace=True)
 
-    def get(self, key: str, *, user_id: str, session_id: str, agent_id: str | None = None, default: Any = None) -> Any:
+    def get(self, key: str, *, user_id: str | None = None, session_id: str, agent_id: str | None = None, default: Any = None) -> Any:
         """The value of ``key`` in this session, or ``default``."""
         scope, memory_id = self._id(key, user_id, agent_id, session_id)
         found = self._layer.store.get(scope, [memory_id])[0]
         return found.metadata.get("value", default) if found is not None else default
 
-    def all(self, *, user_id: str, session_id: str, agent_id: str | None = None) -> dict[str, Any]:
+    def all(self, *, user_id: str | None = None, session_id: str, agent_id: str | None = None) -> dict[str, Any]:
         """The session's scratchpad, in the order the keys were set."""
-        records = _scan(self._layer, check_scope((user_id, agent_id)), self.kind, _session(session_id))
+        records = _scan(self._layer, self._layer._scope(user_id, agent_id), self.kind, _session(session_id))
         return {r.metadata["key"]: r.metadata.get("value") for r in records if isinstance(r.metadata.get("key"), str)}
 
-    def remove(self, key: str, *, user_id: str, session_id: str, agent_id: str | None = None) -> bool:
+    def remove(self, key: str, *, user_id: str | None = None, session_id: str, agent_id: str | None = None) -> bool:
         """Remove ``key`` from the session's scratchpad; False if it was not set."""
         _, memory_id = self._id(key, user_id, agent_id, session_id)
         return self._layer.delete(memory_id, user_id=user_id, agent_id=agent_id)
 
-    def clear(self, *, user_id: str, session_id: str, agent_id: str | None = None) -> int:
+    def clear(self, *, user_id: str | None = None, session_id: str, agent_id: str | None = None) -> int:
         """Empty the session's scratchpad; returns how many keys went."""
-        records = _scan(self._layer, check_scope((user_id, agent_id)), self.kind, _session(session_id))
+        records = _scan(self._layer, self._layer._scope(user_id, agent_id), self.kind, _session(session_id))
         return sum(self._layer.delete(r.id, user_id=user_id, agent_id=agent_id) for r in records)
 
-    def promote(self, key: str, *, user_id: str, session_id: str, agent_id: str | None = None,
+    def promote(self, key: str, *, user_id: str | None = None, session_id: str, agent_id: str | None = None,
                 memory_type: str = "episodic") -> Record:
         """Keep a scratchpad value for good: store ``"<key>: <value>"`` as a lasting memory, then drop the key."""
         scope, memory_id = self._id(key, user_id, agent_id, session_id)

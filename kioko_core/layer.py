@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 import time
 import uuid
+from datetime import datetime
 from typing import Any, Iterable, Iterator, Mapping
 
 from . import links as L
@@ -22,8 +24,10 @@ from .kinds import (
     Strategies, Summaries, WorkingMemory,
 )
 from .kinds import install as install_kinds
+from .scoped import resolve
 from .secrets import DropSecrets
-from .store import Delete, Filter, Record, Scope, Store, Upsert, check_scope
+from .values import timestamp
+from .store import Delete, Filter, Record, Scope, Store, Upsert
 
 
 class MemoryLayer(IntelligentMemory):
@@ -73,17 +77,58 @@ class MemoryLayer(IntelligentMemory):
         self.secrets = DropSecrets()
         install_kinds(self)
         self._init_intelligence(intelligence, auto_graph)
+        self._bound: Scope | None = None
+        self._owns_store = True
+
+    # -- views
+
+    def _scope(self, user_id: str | None, agent_id: str | None) -> Scope:
+        """The scope of a call: this view's, or the one named (reserved names refused, see :mod:`.scoped`)."""
+        return resolve(self._bound, user_id, agent_id)
+
+    def _view(self, *, bound: Scope | None, auto_link: bool, owns_store: bool) -> MemoryLayer:
+        """A layer sharing this one's store, index, linker and embedder, with its own managers and graph."""
+        view = copy.copy(self)
+        view._bound, view.auto_link, view._owns_store = bound, auto_link, owns_store
+        view.graph = Graph(view)
+        install_kinds(view)
+        return view
+
+    @property
+    def scope(self) -> Scope | None:
+        """The scope this view is bound to (:meth:`scoped`); None for a layer that serves every user."""
+        return self._bound
+
+    def scoped(self, *, user_id: str | None = None, agent_id: str | None = None) -> MemoryLayer:
+        """This layer with ``user_id`` (and ``agent_id``) bound: a full view, managers and graph included.
+
+        ``memory.scoped(user_id="kumar").goals.add("Ship Kioko")`` stores Kumar's goal; every call of the
+        view acts for that scope, and naming another user or agent in it raises InvalidRecordError. The view
+        shares the store: closing it leaves the store open (close the layer it came from).
+        """
+        return self._view(bound=self._scope(user_id, agent_id), auto_link=self.auto_link, owns_store=False)
+
+    def with_linking(self) -> MemoryLayer:
+        """This layer with write-time linking on, as a new layer over the same store; this one is unchanged.
+
+        Closing the new layer closes the shared store. :func:`kioko.intelligent` uses this.
+        """
+        return self._view(bound=self._bound, auto_link=True, owns_store=self._owns_store)
 
     # -- writing
 
-    def add(self, content: str, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
+    def add(self, content: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
             memory_type: str = "factual", metadata: dict[str, Any] | None = None,
-            created_at: float | None = None, id: str | None = None, embedding: Any = None) -> Record:
+            created_at: float | datetime | None = None, id: str | None = None, embedding: Any = None) -> Record:
         """Store a memory and (with ``auto_link``) link it; returns the stored record.
 
         Adding a memory again (same scope, kind, session and text, whitespace aside, and no other
         ``created_at``) stores no copy: the memory already stored is returned as it is. The same text
         given another ``created_at`` is another event ("ran 5 km" on two days) and is stored.
+
+        ``memory_type`` is a kind or one of its aliases (``"fact"`` for ``"factual"``, see
+        :mod:`kioko_core.kind_registry`). ``created_at`` is Unix seconds or a datetime (an aware one in its own
+        zone, a naive one in the machine's local time); default now.
 
         ``id`` names the new memory (default: a random one); an id a memory already has, in any scope,
         is a :class:`~kioko_core.errors.ConflictError`: ``add`` never replaces a memory (use :meth:`update`).
@@ -92,23 +137,24 @@ class MemoryLayer(IntelligentMemory):
                          memory_type=memory_type, metadata=metadata, created_at=created_at, id=id,
                          embedding=embedding, replace=False)
 
-    def _add(self, content: str, *, user_id: str, agent_id: str | None, session_id: str | None, memory_type: str,
-             metadata: dict[str, Any] | None, created_at: float | None, id: str | None, embedding: Any,
+    def _add(self, content: str, *, user_id: str | None, agent_id: str | None, session_id: str | None, memory_type: str,
+             metadata: dict[str, Any] | None, created_at: float | datetime | None, id: str | None, embedding: Any,
              replace: bool) -> Record:
         """``add``; with ``replace`` (profile slots and working-memory keys, never linked) an existing id is
         overwritten in one write."""
         kind = self._check_new(content, memory_type, metadata)
         self.limits.check_content(content)
         self.secrets.enforce(content, metadata)  # secrets never become memories
-        scope = check_scope((user_id, agent_id))
-        copy = self._existing_copy(scope, content, kind, session_id) if id is None else None
-        if copy is not None and (created_at is None or created_at == copy.created_at):
-            return copy
+        scope = self._scope(user_id, agent_id)
+        existing = self._existing_copy(scope, content, kind, session_id) if id is None else None
+        if existing is not None and (created_at is None or timestamp(created_at) == existing.created_at):
+            return existing
         now = time.time()
+        when = timestamp(created_at)
         record = Record(
             id=id or uuid.uuid4().hex, user_id=scope.user_id, agent_id=scope.agent_id, kind=kind,
             content=content, metadata=dict(metadata or {}), session_id=session_id,
-            created_at=float(created_at) if created_at is not None else now, updated_at=now,
+            created_at=when if when is not None else now, updated_at=now,
             embedding=self.embedder.embed(content) if embedding is None else embedding,
         )
         if id is not None and not replace and self.store.get(scope, [id])[0] is not None:
@@ -147,7 +193,7 @@ class MemoryLayer(IntelligentMemory):
                 f"{where}metadata[{L.BOOKKEEPING!r}] is the layer's own (links, entities): a new memory cannot bring it")
         return kind
 
-    def add_many(self, items: Iterable[str | Mapping[str, Any]], *, user_id: str, agent_id: str | None = None,
+    def add_many(self, items: Iterable[str | Mapping[str, Any]], *, user_id: str | None = None, agent_id: str | None = None,
                  session_id: str | None = None, memory_type: str = "factual") -> list[Record]:
         """Store many memories in order, as ``add`` would one by one; for imports.
 
@@ -169,6 +215,7 @@ class MemoryLayer(IntelligentMemory):
             fields.setdefault("memory_type", memory_type)
             self._check_new(fields.get("content"), fields["memory_type"], fields.get("metadata"), where=f"item {position}: ")
             self.limits.check_content(fields["content"])
+            timestamp(fields.get("created_at"), f"item {position}: created_at")
             prepared.append(fields)
         vectors = embed_many(self.embedder, [f["content"] for f in prepared])
         return [self.add(user_id=user_id, agent_id=agent_id, embedding=vector, **fields)
@@ -193,14 +240,15 @@ class MemoryLayer(IntelligentMemory):
         stored, _ = self.linker.write(record, analysis, previous)
         return stored  # type: ignore[return-value]
 
-    def get(self, memory_id: str, *, user_id: str, agent_id: str | None = None) -> Record:
+    def get(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record:
         """The memory, or :class:`MemoryNotFound` if it is not in this scope."""
-        found = self.store.get(check_scope((user_id, agent_id)), [memory_id])[0]
+        scope = self._scope(user_id, agent_id)
+        found = self.store.get(scope, [memory_id])[0]
         if found is None:
-            raise MemoryNotFound(memory_id, user_id)
+            raise MemoryNotFound(memory_id, scope.user_id)
         return found
 
-    def update(self, memory_id: str, *, user_id: str, agent_id: str | None = None, content: str | None = None,
+    def update(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None, content: str | None = None,
                metadata: dict[str, Any] | None = None) -> Record:
         """Change content (links are re-derived) and/or merge metadata (structural links are checked).
 
@@ -228,9 +276,9 @@ class MemoryLayer(IntelligentMemory):
             return self.store.update_many([Upsert(record=changed, expected_version=current.version)])[0]  # type: ignore[return-value]
         return self._write(changed, previous=current)
 
-    def delete(self, memory_id: str, *, user_id: str, agent_id: str | None = None) -> bool:
+    def delete(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> bool:
         """Delete a memory; its neighbours forget their links to it. False if it did not exist."""
-        scope = check_scope((user_id, agent_id))
+        scope = self._scope(user_id, agent_id)
         current = self.store.get(scope, [memory_id])[0]
         if current is None:
             return False
@@ -245,7 +293,7 @@ class MemoryLayer(IntelligentMemory):
 
     # -- reading
 
-    def recall(self, query: str, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
+    def recall(self, query: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
                links: int | None = None, limit: int | None = None, include_shared: bool = False,
                config: RecallConfig | dict[str, Any] | None = None) -> Context:
         """The context for ``query``: the ``limit`` best memories (default 8), how they connect.
@@ -261,23 +309,24 @@ class MemoryLayer(IntelligentMemory):
         self.limits.check_query(query)
         if isinstance(config, dict):
             config = RecallConfig.build(self.recall_config, **config)
-        context = recall(self, query, user_id=user_id, agent_id=agent_id, session_id=session_id, links=links,
-                         limit=limit, include_shared=include_shared, config=config or self.recall_config)
-        self._note_recall(context, user_id, agent_id, session_id)  # what "that worked" will credit
+        scope = self._scope(user_id, agent_id)
+        context = recall(self, query, user_id=scope.user_id, agent_id=scope.agent_id, session_id=session_id,
+                         links=links, limit=limit, include_shared=include_shared, config=config or self.recall_config)
+        self._note_recall(context, scope.user_id, scope.agent_id, session_id)  # what "that worked" will credit
         return context
 
-    def context(self, query: str, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
+    def context(self, query: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
                 links: int = 0, limit: int | None = None) -> Context:
         """Like :meth:`recall`, but follows links only when asked (``links`` defaults to 0)."""
         return self.recall(query, user_id=user_id, agent_id=agent_id, session_id=session_id, links=links,
                            limit=limit)
 
-    def search(self, query: str, *, user_id: str, agent_id: str | None = None, limit: int = 10) -> list[Record]:
+    def search(self, query: str, *, user_id: str | None = None, agent_id: str | None = None, limit: int = 10) -> list[Record]:
         """The memories that best match ``query`` (hybrid retrieval, no link expansion)."""
         ctx = self.recall(query, user_id=user_id, agent_id=agent_id, links=0, limit=limit)
         return [m.record for m in ctx.memories if "rrf" in m.signals]
 
-    def feedback(self, worked: bool = True, *, user_id: str, credited: str | None = None,
+    def feedback(self, worked: bool = True, *, user_id: str | None = None, credited: str | None = None,
                  session_id: str | None = None, context: Context | None = None, agent_id: str | None = None,
                  now: float | None = None) -> list[L.MemoryLink]:
         """"That worked": link the credited fix to its session's problems, strengthen the links used together.
@@ -291,22 +340,16 @@ class MemoryLayer(IntelligentMemory):
 
         if not worked:
             return []
-        return apply_feedback(self, check_scope((user_id, agent_id)), credited, session_id, context,
+        return apply_feedback(self, self._scope(user_id, agent_id), credited, session_id, context,
                               time.time() if now is None else now)
 
-    def scoped(self, *, user_id: str, agent_id: str | None = None) -> Any:
-        """The same calls with ``user_id`` (and ``agent_id``) bound: ``memory.scoped(user_id="kumar").add(...)``."""
-        from .scoped import ScopedMemory
-
-        return ScopedMemory(self, check_scope((user_id, agent_id)))
-
-    def forget_user(self, *, user_id: str, agent_id: str | None = None) -> int:
+    def forget_user(self, *, user_id: str | None = None, agent_id: str | None = None) -> int:
         """Delete every memory of a scope (and, for the user's own scope, their entity graph). Returns the count."""
         from .entities import GRAPH_AGENT
 
-        scopes = [check_scope((user_id, agent_id))]
-        if agent_id is None:
-            scopes.append(Scope(user_id, GRAPH_AGENT))
+        scopes = [self._scope(user_id, agent_id)]
+        if scopes[0].agent_id is None:
+            scopes.append(Scope(scopes[0].user_id, GRAPH_AGENT))
         removed = 0
         for scope in scopes:
             ids = [r.id for r in self.store.scan(scope)]
@@ -316,13 +359,15 @@ class MemoryLayer(IntelligentMemory):
             self.index.invalidate(scope)
         return removed
 
-    def memories(self, *, user_id: str, agent_id: str | None = None, kinds: set[str] | None = None) -> Iterator[Record]:
+    def memories(self, *, user_id: str | None = None, agent_id: str | None = None, kinds: set[str] | None = None) -> Iterator[Record]:
         """Every memory of a scope (a scan: for maintenance and exports, not for the hot path)."""
         kinds_filter = Filter(kinds=frozenset(canonical_kind(k) for k in kinds)) if kinds else None
-        yield from self.store.scan(check_scope((user_id, agent_id)), kinds_filter)
+        yield from self.store.scan(self._scope(user_id, agent_id), kinds_filter)
 
     def close(self) -> None:
-        self.store.close()
+        """Close the store (a :meth:`scoped` view leaves it open: it belongs to the layer the view came from)."""
+        if self._owns_store:
+            self.store.close()
 
     def __enter__(self) -> MemoryLayer:
         return self
@@ -331,4 +376,5 @@ class MemoryLayer(IntelligentMemory):
         self.close()
 
     def __repr__(self) -> str:
-        return f"MemoryLayer(store={self.store!r}, auto_link={self.auto_link})"
+        bound = f", scope={tuple(self._bound)!r}" if self._bound is not None else ""
+        return f"MemoryLayer(store={self.store!r}, auto_link={self.auto_link}{bound})"

@@ -1,44 +1,49 @@
-"""memory.scoped(user_id=..., agent_id=...): the layer's calls with the scope bound."""
+"""Which scopes a caller may name, and how a scoped view resolves the scope of a call.
+
+Scope names that begin with ``@`` are Kioko's own: ``(user, "@graph")`` holds a user's entity graph and
+``"@shared"`` is the shared knowledge base. A caller may use ``user_id="@shared"`` (to write or read the
+shared knowledge base) and no other such name, as user or as agent: ``agent_id="@graph"`` would write
+into the user's entity-graph scope.
+
+``memory.scoped(user_id=..., agent_id=...)`` is a :class:`~kioko_core.layer.MemoryLayer` bound to one
+scope: every call, the managers' and the graph's included, takes its scope from the view, and naming
+another user or agent there is refused.
+"""
 
 from __future__ import annotations
 
-import functools
-from typing import TYPE_CHECKING, Any
+from .errors import InvalidRecordError
+from .links import SHARED_USER
+from .store import Scope, check_scope
 
-from .store import Scope
-
-if TYPE_CHECKING:
-    from .layer import MemoryLayer
-
-_SCOPED_CALLS = ("add", "get", "update", "delete", "recall", "context", "search", "feedback", "memories")
-_SCOPED_GRAPH_CALLS = ("links", "explain", "link", "unlink", "connect", "prune", "merge", "related", "trace",
-                       "memories")
-_USER_ONLY_GRAPH_CALLS = ("add", "relations", "neighbors", "path")
+RESERVED_PREFIX = "@"
+"""Scope names beginning with this are Kioko's own (``"@graph"``, ``"@shared"``)."""
 
 
-class _Bound:
-    def __init__(self, target: Any, names: tuple[str, ...], user_only: tuple[str, ...], scope: Scope) -> None:
-        self._target, self._names, self._user_only, self._scope = target, names, user_only, scope
+def user_scope(user_id: str, agent_id: str | None = None) -> Scope:
+    """The scope a caller names, checked: non-empty strings, no reserved name but ``user_id="@shared"``."""
+    scope = check_scope((user_id, agent_id))
+    if scope.user_id.startswith(RESERVED_PREFIX) and scope.user_id != SHARED_USER:
+        raise InvalidRecordError(
+            f"user_id {scope.user_id!r} is reserved: names beginning with {RESERVED_PREFIX!r} are Kioko's own "
+            f"(only {SHARED_USER!r}, the shared knowledge base, may be used)")
+    if scope.agent_id is not None and scope.agent_id.startswith(RESERVED_PREFIX):
+        raise InvalidRecordError(
+            f"agent_id {scope.agent_id!r} is reserved: names beginning with {RESERVED_PREFIX!r} are Kioko's own")
+    return scope
 
-    def __getattr__(self, name: str) -> Any:
-        call = getattr(self._target, name)
-        if name in self._names:
-            return functools.partial(call, user_id=self._scope.user_id, agent_id=self._scope.agent_id)
-        if name in self._user_only:
-            return functools.partial(call, user_id=self._scope.user_id)
-        return call
+
+def resolve(bound: Scope | None, user_id: str | None, agent_id: str | None) -> Scope:
+    """The scope of one call: the view's ``bound`` scope (the call may repeat it), else the one named."""
+    if bound is None:
+        if user_id is None:
+            raise InvalidRecordError("user_id is required (or call through memory.scoped(user_id=...))")
+        return user_scope(user_id, agent_id)
+    if user_id is not None and user_id != bound.user_id:
+        raise InvalidRecordError(f"this view is bound to user {bound.user_id!r}; it cannot act for {user_id!r}")
+    if agent_id is not None and agent_id != bound.agent_id:
+        raise InvalidRecordError(f"this view is bound to agent {bound.agent_id!r}; it cannot act for {agent_id!r}")
+    return bound
 
 
-class ScopedMemory(_Bound):
-    """A MemoryLayer view for one user (and agent): every call takes its scope from here."""
-
-    def __init__(self, layer: MemoryLayer, scope: Scope) -> None:
-        super().__init__(layer, _SCOPED_CALLS, (), scope)
-        self.graph = _Bound(layer.graph, _SCOPED_GRAPH_CALLS, _USER_ONLY_GRAPH_CALLS, scope)
-
-    @property
-    def scope(self) -> Scope:
-        return self._scope
-
-    def __repr__(self) -> str:
-        return f"ScopedMemory({self._scope.user_id!r}, agent_id={self._scope.agent_id!r})"
+__all__ = ["RESERVED_PREFIX", "resolve", "user_scope"]

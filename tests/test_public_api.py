@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
+
 import pytest
 
 import kioko
@@ -119,3 +121,92 @@ def test_a_manager_write_runs_the_secrets_check_once() -> None:
         assert calls == ["Goal: Ship Kioko."]
         with pytest.raises(kioko.SecretDropped):
             memory.decisions.add("Use pgvector", user_id="kumar", rationale="the password is hunter2")
+
+
+# --------------------------------------------------------------------------- scopes, views, timestamps
+
+
+@pytest.mark.parametrize("user_id, agent_id", [
+    ("kumar", "@graph"), ("kumar", "@shared"), ("kumar", "@anything"), ("@graph", None), ("@kumar", None),
+    ("@graph", "@graph"),
+])
+def test_reserved_scope_names_are_refused_as_user_or_agent_ids(user_id: str, agent_id: str | None) -> None:
+    """``agent_id="@graph"`` would write into the user's entity-graph scope: names beginning with @ are Kioko's."""
+    with kioko.connect("memory://", auto_link=True) as memory:
+        memory.graph.add("Kioko", "uses", "pgvector", user_id="kumar")
+        with pytest.raises(kioko.InvalidRecordError, match="reserved"):
+            memory.add("Kioko uses pgvector.", user_id=user_id, agent_id=agent_id)
+        with pytest.raises(kioko.InvalidRecordError, match="reserved"):
+            list(memory.memories(user_id=user_id, agent_id=agent_id))
+        with pytest.raises(kioko.InvalidRecordError, match="reserved"):
+            memory.scoped(user_id=user_id, agent_id=agent_id)
+        assert [t.object for t in memory.graph.relations("Kioko", user_id="kumar")] == ["pgvector"]
+
+
+def test_the_shared_knowledge_base_may_still_be_written_by_name() -> None:
+    with kioko.connect("memory://") as memory:
+        shared = memory.add("PostgreSQL 18 supports pgvector.", user_id="@shared", memory_type="semantic")
+        assert memory.get(shared.id, user_id="@shared").content == shared.content
+
+
+def test_a_scoped_view_is_a_full_layer_bound_to_its_scope() -> None:
+    """``memory.scoped(user_id="k").goals.add("x")`` works; managers, graph, recall all act for the view's scope."""
+    with kioko.connect("memory://", auto_link=True) as memory:
+        kumar = memory.scoped(user_id="kumar")
+        assert isinstance(kumar, kioko.MemoryLayer) and kumar.scope == kioko.Scope("kumar", None)
+        goal = kumar.goals.add("Ship the Kioko memory layer")
+        decision = kumar.decisions.add("Use pgvector for the Kioko memory layer's vectors")
+        kumar.profile.set("name", "Kumar")
+        kumar.graph.add("Kioko", "uses", "pgvector")
+        assert goal.user_id == decision.user_id == "kumar"
+        assert [g.id for g in memory.goals.open(user_id="kumar")] == [goal.id]
+        assert memory.profile.get("name", user_id="kumar") == "Kumar"
+        assert [k.target for k in kumar.graph.links(decision.id)] == [goal.id]
+        assert goal.id in {m.record.id for m in kumar.recall("What are we shipping?").memories}
+        assert [t.object for t in memory.graph.relations("Kioko", user_id="kumar")] == ["pgvector"]
+        assert kumar.get(goal.id, user_id="kumar").id == goal.id  # repeating the view's own scope is fine
+        with pytest.raises(kioko.InvalidRecordError, match="bound to user 'kumar'"):
+            kumar.get(goal.id, user_id="krutika")
+        with pytest.raises(kioko.InvalidRecordError, match="bound to agent"):
+            kumar.add("x", agent_id="planner")
+        with pytest.raises(kioko.InvalidRecordError, match="user_id is required"):
+            memory.add("Who is this for?")
+        helper = memory.scoped(user_id="kumar", agent_id="planner")
+        helper.facts.add("The planner runs nightly.")
+        assert [r.kind for r in memory.memories(user_id="kumar", agent_id="planner")] == ["factual"]
+        assert memory.goals.open(user_id="kumar", agent_id="planner") == []
+        kumar.close()  # a view does not close the store it shares
+        assert memory.get(goal.id, user_id="kumar").id == goal.id
+
+
+def test_intelligent_does_not_change_the_layer_it_is_given() -> None:
+    plain = kioko.connect("memory://")
+    linking = kioko.intelligent(plain)
+    assert plain.auto_link is False and linking.auto_link is True and linking.store is plain.store
+    goal = plain.goals.add("Ship the Kioko memory layer", user_id="kumar")
+    decision = linking.decisions.add("Use pgvector for the Kioko memory layer", user_id="kumar")
+    assert [k.target for k in linking.graph.links(decision.id, user_id="kumar")] == [goal.id]
+    unlinked = plain.decisions.add("Use pgvector for the Kioko memory layer, again", user_id="kumar")
+    assert plain.graph.links(unlinked.id, user_id="kumar") == []
+    assert linking.with_linking().auto_link and linking.auto_link
+    linking.close()
+
+
+@pytest.mark.parametrize("given, expected", [
+    (1_700_000_000, 1_700_000_000.0), (1_700_000_000.5, 1_700_000_000.5),
+    (datetime(2023, 11, 14, 22, 13, 20, tzinfo=timezone.utc), 1_700_000_000.0),
+    (datetime(2023, 11, 14, 23, 13, 20, tzinfo=timezone(timedelta(hours=1))), 1_700_000_000.0),
+    (datetime(2023, 11, 14, 22, 13, 20), datetime(2023, 11, 14, 22, 13, 20).timestamp()),  # naive: local time
+])
+def test_created_at_is_epoch_seconds_or_a_datetime_on_add_and_on_managers(given: object, expected: float) -> None:
+    with kioko.connect("memory://") as memory:
+        assert memory.add("Kioko shipped.", user_id="kumar", created_at=given).created_at == expected  # type: ignore[arg-type]
+        assert memory.episodes.add("Kioko shipped.", user_id="kumar", created_at=given).created_at == expected
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), True, "2024-01-01"])
+def test_created_at_that_is_not_a_time_is_refused(bad: object) -> None:
+    with kioko.connect("memory://") as memory:
+        with pytest.raises(kioko.InvalidRecordError, match="created_at"):
+            memory.add("Kioko shipped.", user_id="kumar", created_at=bad)  # type: ignore[arg-type]
+        assert list(memory.memories(user_id="kumar")) == []
