@@ -153,9 +153,11 @@ def test_a_service_url_is_rejected_by_intelligent() -> None:
 
 
 def test_intelligent_on_an_existing_layer_turns_everything_on() -> None:
+    """The layer returned has linking, the graph and intelligence on; the layer given is left as it was."""
     layer = kioko.connect("memory://")
-    same = kioko.intelligent(layer)
-    assert same is layer and layer.auto_link and layer.auto_graph and layer.intelligence is not None
+    smart = kioko.intelligent(layer)
+    assert smart.auto_link and smart.auto_graph and smart.intelligence is not None and smart.store is layer.store
+    assert not layer.auto_link and not layer.auto_graph
 
 
 # --------------------------------------------------------------------------- property
