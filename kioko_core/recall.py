@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Any
 from . import links as L
 from .activation import strongest
 from .index import ENTITY_BOOST, idf, nominates
+from .kind_registry import section_of
 from .linker import KIND_TERM
+from .scoring import vote
 from .store import Filter, InvalidRecordError, Record, Scope, check_scope
 from .text import analyze, has_problem_cue, stem
 
@@ -35,8 +37,6 @@ SECTIONS = [
     ("lessons", "Lessons from earlier attempts:"),
     ("goals", "Open goals:"),
 ]
-SECTION_OF = {"decision": "decisions", "procedural": "procedures", "skill": "skills", "strategy": "lessons",
-              "goal": "goals"}
 RELATIONS_FIRST = {"derived_from": 1}  # provenance after relations
 AUTHOR_ORDER = {"auto": 0, "llm": 0, "structure": 1, "feedback": 2, "manual": 3}
 
@@ -137,9 +137,9 @@ def _rank(scores: dict[str, float], records: dict[str, Record]) -> dict[str, int
     return {key: rank for rank, key in enumerate(ordered, 1)}
 
 
-def lexical_scores(layer: MemoryLayer, scope: Scope, query: str, config: RecallConfig,
+def lexical_scores(layer: MemoryLayer, scope: Scope, query: str, config: RecallConfig, limit: int,
                    extra_terms: Sequence[str] = ()) -> tuple[dict[str, float], dict[str, list[str]], Any]:
-    """IDF-weighted overlap of the question's terms with each memory's (postings only, no scan).
+    """The ``limit`` memories whose terms best overlap the question's, weighted by IDF (postings only, no scan).
 
     This is BM25 with every term counted once per memory and no length normalisation: the terms a
     memory is indexed under are a set, and on the LoCoMo development split length normalisation
@@ -159,13 +159,8 @@ def lexical_scores(layer: MemoryLayer, scope: Scope, query: str, config: RecallC
         for other in (o for rels in related.values() for o, _ in rels if o not in analysis.entities):
             weights.setdefault("e:" + other, ENTITY_BOOST * config.related_entity_weight)
     n, df, postings = layer.index.lookup(scope, list(weights) + list(extra_terms), layer.linker.config.postings_limit)
-    scores: dict[str, float] = {}
-    for term, boost in weights.items():
-        if not nominates(df.get(term, 0), n):
-            continue
-        weight = idf(df.get(term, 0), n) * boost
-        for memory_id in postings.get(term, []):
-            scores[memory_id] = scores.get(memory_id, 0.0) + weight
+    scores = dict(vote(weights, postings, lambda t: idf(df.get(t, 0), n) * weights[t], limit,
+                       nominates=lambda t: nominates(df.get(t, 0), n)))
     return scores, postings, analysis
 
 
@@ -209,7 +204,8 @@ def retrieve(layer: MemoryLayer, scope: Scope, query: str, config: RecallConfig,
     """
     now = time.time() if now is None else now
     goal_term = KIND_TERM + "goal"
-    lexical, postings, _ = lexical_scores(layer, scope, query, config, [goal_term])
+    pool_size = max(config.candidates, config.graph_seeds if use_links else 0)
+    lexical, postings, _ = lexical_scores(layer, scope, query, config, pool_size, [goal_term])
     dense: dict[str, float] = {}
     if layer.index.lookup(scope, [], 0)[0]:
         for hit in layer.store.knn(scope, layer.embedder.embed(query), config.candidates):
@@ -218,7 +214,7 @@ def retrieve(layer: MemoryLayer, scope: Scope, query: str, config: RecallConfig,
 
     by_score = sorted(lexical, key=lambda i: (-lexical[i], i))
     seeds = {i: lexical[i] for i in by_score[: config.graph_seeds]} if use_links else {}
-    pool = by_score[: max(config.candidates, config.graph_seeds if use_links else 0)]
+    pool = by_score[:pool_size]
     goal_ids = postings.get(goal_term, [])[: config.goals]
     wanted = list(dict.fromkeys(pool + list(dense) + goal_ids))
     records = {r.id: r for r in layer.store.get(scope, wanted) if r is not None} if wanted else {}
@@ -310,7 +306,7 @@ def recall(layer: MemoryLayer, query: str, *, user_id: str, agent_id: str | None
         if memory_id in brought:  # what only a link brought says how strongly, relative to the best match
             signals = {"linked": round(min(1.0, signals.get("graph", 0.0) / strongest_seed), 4)}
         recalled[memory_id] = RecalledMemory(record, got.scores[memory_id], signals,
-                                             SECTION_OF.get(record.kind, "memories"))
+                                             section_of(record.kind))
     goals = got.goals[: config.goals]
     about_goals = bool(GOAL_QUESTION.search(query))
     query_words = set(analyze(query).terms)
