@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
-from ..store import InvalidRecordError, check_scope
+from ..store import InvalidRecordError
 from .brain import Intelligence, build_intelligence
 from .events import Callback, EventBus
 from .executor import OpExecutor
@@ -46,12 +46,14 @@ class IntelligentMemory:
 
     # -- managed writes
 
-    def manage(self, text: Any, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
-               dry_run: bool = False) -> ManageReport:
+    def manage(self, text: Any, *, user_id: str | None = None, agent_id: str | None = None,
+               session_id: str | None = None, dry_run: bool = False) -> ManageReport:
         """Decide (and unless ``dry_run``, apply) the memory operations for ``text`` (a string or messages).
 
         Works on any layer: one built without intelligence uses the offline router on demand.
         """
+        scope = self._scope(user_id, agent_id)  # a scoped view's user; reserved names refused
+        user_id, agent_id = scope.user_id, scope.agent_id
         brain = self.intelligence
         if brain is None:
             if self._on_demand is None:
@@ -59,7 +61,7 @@ class IntelligentMemory:
             brain = self._on_demand
         return brain.manage(self, text, user_id=user_id, agent_id=agent_id, session_id=session_id, dry_run=dry_run)
 
-    def record_turn(self, user: str, reply: str | None = None, *, user_id: str, agent_id: str | None = None,
+    def record_turn(self, user: str, reply: str | None = None, *, user_id: str | None = None, agent_id: str | None = None,
                     session_id: str | None = None, dry_run: bool = False) -> ManageReport:
         """One exchange of the agent loop: the user's words and the agent's reply. Routed when intelligence is on."""
         if not isinstance(user, str):
@@ -71,17 +73,17 @@ class IntelligentMemory:
             messages.append({"role": "assistant", "content": reply})
         return self.learn(messages, user_id=user_id, agent_id=agent_id, session_id=session_id, dry_run=dry_run)
 
-    def learn(self, messages: Any, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
-              dry_run: bool = False) -> ManageReport:
+    def learn(self, messages: Any, *, user_id: str | None = None, agent_id: str | None = None,
+              session_id: str | None = None, dry_run: bool = False) -> ManageReport:
         """Learn from a conversation. With intelligence: routed like :meth:`manage`.
 
         Without it (the plain behaviour), each non-empty user message is kept as it is, as an episode
         of the session.
         """
+        scope = self._scope(user_id, agent_id)  # a scoped view's user; reserved names refused
         if self.intelligence is not None:
-            return self.intelligence.manage(self, messages, user_id=user_id, agent_id=agent_id,
+            return self.intelligence.manage(self, messages, user_id=scope.user_id, agent_id=scope.agent_id,
                                             session_id=session_id, dry_run=dry_run)
-        scope = check_scope((user_id, agent_id))
         ops = [MemoryOp("episode.add", fields={"text": " ".join(m["content"].split())},
                         reason="learn() without intelligence keeps what the user said")
                for m in messages_of(messages) if m["role"] == "user" and m["content"].strip()]
