@@ -12,7 +12,9 @@ switches, procedures, lessons, episodes, facts, working memory), with numbers va
 two turns are the same text. One untimed cycle for another user warms the process up first.
 
 Printed: the median and 95th percentile wall-clock time of one ``record_turn``, over all turns, over
-the gated turns and over the turns that applied at least one operation; and the operations applied.
+the gated turns and over the turns that applied at least one operation; the router's share (its
+``route`` call timed inside each ``record_turn``: deciding, without the writes); and the operations
+applied.
 The spec's goal is a median under 5 ms per turn at 2,000 memories on SQLite.
 """
 
@@ -75,6 +77,18 @@ def run(store: str, count: int, turns: int, seed: int) -> dict:
                    session_id=note.session_id)
     for index in range(len(TURNS)):  # warm-up, untimed: first-use costs (date parser tables) are paid once
         memory.record_turn(turn_text(index), "Noted.", user_id="warm-up", session_id=SESSION)
+    router = memory.intelligence.router
+    routing: list[float] = []
+    original_route = router.route
+
+    def timed_route(layer, turn):  # the deciding part of each record_turn, measured inside the same call
+        start = time.perf_counter()
+        try:
+            return original_route(layer, turn)
+        finally:
+            routing.append((time.perf_counter() - start) * 1000.0)
+
+    router.route = timed_route
     timings: list[tuple[float, bool, int]] = []
     for index in range(turns):
         text = turn_text(index)
@@ -95,6 +109,7 @@ def run(store: str, count: int, turns: int, seed: int) -> dict:
         "all": summary([t for t, _, _ in timings]),
         "gated": summary([t for t, gated, _ in timings if gated]),
         "writing": summary([t for t, _, applied in timings if applied]),
+        "routing": summary(routing[-turns:]),
         "operations_applied": sum(a for _, _, a in timings),
         "python": platform.python_version(), "machine": platform.machine(),
     }
@@ -102,7 +117,8 @@ def run(store: str, count: int, turns: int, seed: int) -> dict:
 
 def markdown(result: dict, command: str) -> str:
     rows = [("all turns", result["all"]), ("gated (small talk, questions)", result["gated"]),
-            ("turns that applied operations", result["writing"])]
+            ("turns that applied operations", result["writing"]),
+            ("deciding only (the router's share of every turn)", result["routing"])]
     lines = [f"`{command}`", "",
              f"Offline `record_turn` on {result['store']} holding {result['memories']:,} memories "
              f"(linking and the entity graph on), {result['turns']} turns, "

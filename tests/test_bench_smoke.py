@@ -69,3 +69,14 @@ def test_synthetic_notes_are_deterministic_and_mixed() -> None:
     assert max(sessions.count(s) for s in set(sessions)) >= 3
     questions = generate_questions(30, seed=11)
     assert len(questions) == 30 and len(set(questions)) >= 25 and questions == generate_questions(30, seed=11)
+
+
+def test_intelligence_turns_benchmark_runs_and_reports_every_row(tmp_path: Path) -> None:
+    """A tiny run of benchmarks/intelligence_turns.py: every turn timed, gated and writing turns both seen."""
+    from benchmarks import intelligence_turns
+
+    result = intelligence_turns.run("memory", count=40, turns=len(intelligence_turns.TURNS), seed=3)
+    assert result["all"]["n"] == len(intelligence_turns.TURNS) == result["routing"]["n"]
+    assert result["gated"]["n"] >= 5 and result["writing"]["n"] >= 10
+    assert result["operations_applied"] >= result["writing"]["n"]
+    assert "| all turns |" in intelligence_turns.markdown(result, "test")

@@ -396,3 +396,15 @@ def test_a_relation_holding_a_secret_is_dropped() -> None:
         "subject": "user", "relation": "has_key", "object": "sk-EXAMPLE-not-a-real-key-000"})], user_id=U)
     assert ops[0].status == "skipped" and "secret" in ops[0].error
     assert layer.graph.relations("user", user_id=U) == []
+
+
+def test_goals_and_decisions_are_found_by_the_index_and_by_a_scan_when_words_are_common(
+        memory: MemoryLayer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With every term more frequent than the postings limit, the router scans the kind instead: same ops."""
+    from kioko_core.intelligence import heuristic
+
+    for text, expected in TRANSCRIPT[:2]:
+        assert lines(say(memory, text)) == expected
+    monkeypatch.setattr(heuristic, "POSTINGS_LIMIT", 0)
+    for text, expected in TRANSCRIPT[4:6]:
+        assert lines(say(memory, text)) == expected

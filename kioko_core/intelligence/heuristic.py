@@ -23,7 +23,8 @@ from .language import (
     _IRREGULAR_PAST, about_user, bare, capitalised, clauses, content_words, coverage, due_date, gate,
     gate_reason, has_time_cue, importance, mention_matches, names_itself, sentence, sentences, when,
 )
-from .ops import ROUTER_HEURISTIC, SKIPPED, MemoryOp, RouteResult
+from ..linker import KIND_TERM
+from .ops import KIND_OF_MEMORY, ROUTER_HEURISTIC, SKIPPED, MemoryOp, RouteResult
 from .turn import Turn
 
 if TYPE_CHECKING:
@@ -33,6 +34,8 @@ CAPTURES = ("rules", "selective", "all")
 SERVED_KINDS = {"procedural": "procedure", "skill": "skill", "strategy": "strategy"}
 FORGET_COVERAGE = 0.75
 RELATED_LIMIT = 10
+POSTINGS_LIMIT = 500
+"""Goals and decisions are looked up by the index while their words are rarer than this in the scope."""
 QUERY_CHARS = 1000
 """How much of a statement looks for related memories: the start says what it is about."""
 
@@ -284,8 +287,7 @@ class _Reading:
         self.scope: Scope = check_scope((turn.user_id, turn.agent_id))
         self.who = {"user_id": turn.user_id, "agent_id": turn.agent_id}
         self.ops: list[MemoryOp] = []
-        self._goals: list[Record] | None = None
-        self._decisions: list[Record] | None = None
+        self._scanned: dict[str, list[Record]] = {}
         self._relations: list[tuple[str, str]] = []
         """(relation, value) of profile slots, added after the turn's other ops as the spec lists them."""
         graph = router.graph if router.graph is not None else getattr(memory, "auto_graph", False)
@@ -303,15 +305,40 @@ class _Reading:
             self.ops.append(made)
         return made
 
-    def open_goals(self) -> list[Record]:
-        if self._goals is None:
-            self._goals = self.memory.goals.open(**self.who)
-        return self._goals
+    def open_goals(self, mention: str, every: bool = False) -> list[Record]:
+        """Open goals that share a word (``every``: all words) with ``mention``, oldest first."""
+        return [g for g in self.by_words("goal", mention, every) if g.metadata.get("status", "open") == "open"]
 
-    def current_decisions(self) -> list[Record]:
-        if self._decisions is None:
-            self._decisions = self.memory.decisions.current(**self.who)
-        return self._decisions
+    def current_decisions(self, mention: str) -> list[Record]:
+        """Decisions in force that share a word with ``mention``, oldest first."""
+        return [d for d in self.by_words("decision", mention) if not d.metadata.get("superseded_by")]
+
+    def by_words(self, kind: str, mention: str, every: bool = False) -> list[Record]:
+        """Memories of ``kind`` holding a content word of ``mention``, found through the term index.
+
+        A turn must not cost more as the store grows, so goals and decisions are not scanned: the
+        postings of the kind and of the mention's words are intersected. Only when a term is more
+        frequent than :data:`POSTINGS_LIMIT` (its postings would be cut) does it fall back to a scan.
+        """
+        words = [w for w in content_words(mention, keep_generic=False) if not w.isdigit()]
+        if not words:
+            return []
+        kind_term, terms = KIND_TERM + KIND_OF_MEMORY[kind], ["t:" + w for w in words]
+        postings = self.memory.store.postings(self.scope, [kind_term, *terms], POSTINGS_LIMIT)
+        if any(postings.df.get(t, 0) > POSTINGS_LIMIT for t in [kind_term, *terms]):
+            found = self._scanned.get(kind)
+            if found is None:
+                found = self._scanned[kind] = self.memory.memories(kinds={KIND_OF_MEMORY[kind]}, **self.who)
+                found = self._scanned[kind] = sorted(found, key=lambda r: (r.created_at, r.id))
+            return found
+        holding = [set(postings.ids.get(t, ())) for t in terms if postings.df.get(t, 0) or not every]
+        if every:  # words the index does not keep (framing words such as "user") do not narrow it
+            words_ids = set.intersection(*holding) if holding else set()
+        else:
+            words_ids = set().union(*holding)
+        ids = set(postings.ids.get(kind_term, ())) & words_ids
+        records = [r for r in self.memory.store.get(self.scope, sorted(ids)) if r is not None] if ids else []
+        return sorted((r for r in records if r.kind == KIND_OF_MEMORY[kind]), key=lambda r: (r.created_at, r.id))
 
     def related(self, text: str, limit: int = RELATED_LIMIT) -> list[Record]:
         return self.memory.search(text[:QUERY_CHARS], limit=limit, **self.who)
@@ -468,7 +495,8 @@ class _Reading:
         if not _place_like(new) or (old is not None and not _place_like(old)):
             return False
         known = self.memory.profile.get("location", **self.who)
-        choices = {str(d.metadata.get("chosen", "")).lower() for d in self.current_decisions()}
+        choices = {str(d.metadata.get("chosen", "")).lower()
+                   for d in self.current_decisions(f"{old or ''} {new}")}
         if old is not None:
             if known is not None and str(known).lower() != old.lower():
                 return False
@@ -486,7 +514,7 @@ class _Reading:
 
     def replace_decision(self, text: str, old: str, new: str, why: str | None) -> bool:
         old_words = content_words(old)
-        for decision in self.current_decisions():
+        for decision in self.current_decisions(old):
             chosen = str(decision.metadata.get("chosen", ""))
             if (chosen and chosen.lower() == old.lower()) or (old_words and coverage(old_words, decision.content) == 1):
                 body = _decision_body(decision.content)
@@ -531,7 +559,7 @@ class _Reading:
             title = capitalised(match.group(1))
             due = due_date(title, self.turn.now)
             core = title[: title.lower().rfind(" " + due[0].lower().split()[0])] if due else title
-            for goal in self.open_goals():
+            for goal in self.open_goals(core, every=True):
                 name = goal.metadata.get("title") or goal.content
                 if names_itself(core, name):
                     if due and due[1] != goal.metadata.get("due"):
@@ -582,7 +610,7 @@ class _Reading:
         return False
 
     def find_goal(self, mention: str) -> Record | None:
-        for goal in self.open_goals():
+        for goal in self.open_goals(mention):
             if mention_matches(mention, goal.metadata.get("title") or goal.content):
                 return goal
         return None
@@ -690,8 +718,8 @@ class _Reading:
         """"I have three kids" after "I have two kids": the same fact with other numbers is an update."""
         content = about_user(text)
         masked = _masked(content)
-        for record in self.related(content, limit=5):
-            if record.kind == "factual" and _masked(record.content) == masked and record.content != content:
+        for record in self.by_words("fact", _NUMBERS.sub(" ", content), every=True):
+            if _masked(record.content) == masked and record.content != content:
                 self.add("fact.update", target=record.id, text=content, text_for_importance=whole,
                          reason="the same fact with a new number; the old value stays in history")
                 return True

@@ -289,6 +289,12 @@ _DUE = re.compile(
 
 
 def _parse(phrase: str, now: datetime, prefer: str) -> datetime | None:
+    return _parse_at(phrase.lower(), now.replace(second=0, microsecond=0), prefer)
+
+
+@lru_cache(maxsize=1024)
+def _parse_at(phrase: str, now: datetime, prefer: str) -> datetime | None:
+    """dateparser costs a millisecond or more a call: the same phrase in the same minute is parsed once."""
     import dateparser  # late: a second of import time only for turns that mention a date
 
     try:
