@@ -266,13 +266,15 @@ def test_without_a_session_there_is_no_scratchpad(memory: MemoryLayer) -> None:
 
 def test_that_worked_credits_the_procedure_the_last_recall_gave_once(memory: MemoryLayer) -> None:
     say(memory, "To reset the relay, first switch off the breaker, then press reset, finally switch it on.")
-    say(memory, "The relay tripped again this morning.")
+    problem = say(memory, "The relay failed again this morning.").ops[0]
     memory.recall("How do I reset the relay?", user_id=U, session_id=S)
     report = memory.record_turn("That worked, thanks!", "Glad the reset helped.", user_id=U, session_id=S)
     op = only(report, "procedure.outcome")
     assert op.status == "applied" and op.fields["worked"] is True
     procedure = memory.procedures.list(user_id=U)[0]
     assert procedure.metadata["successes"] == 1
+    resolves = [k for k in memory.graph.links(procedure.id, user_id=U) if k.type == "resolves"]
+    assert [(k.target, k.by) for k in resolves] == [(problem.memory_id, "feedback")]
     again = memory.record_turn("That worked, thanks!", "", user_id=U, session_id=S)
     assert not again.ops and memory.procedures.list(user_id=U)[0].metadata["successes"] == 1
 

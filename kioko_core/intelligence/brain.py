@@ -61,7 +61,7 @@ class Intelligence:
         scope = check_scope((user_id, agent_id))
         turn = Turn(messages=messages_of(messages), user_id=scope.user_id, agent_id=scope.agent_id,
                     session_id=session_id if isinstance(session_id, str) and session_id else None,
-                    served=_served(memory, scope.user_id, scope.agent_id, session_id))
+                    served=_served(memory, scope.user_id, scope.agent_id, session_id)[0])
         try:
             result = self.router.route(memory, turn)
         except KiokoError:
@@ -83,7 +83,8 @@ class Intelligence:
 
         OpExecutor(memory, on_link=linked).apply(report.ops, user_id=turn.user_id, agent_id=turn.agent_id,
                                                  session_id=turn.session_id, dry_run=bool(dry_run),
-                                                 router=report.router)
+                                                 router=report.router,
+                                                 context=_served(memory, turn.user_id, turn.agent_id, session_id)[1])
         if not dry_run and any(op.action == "outcome" and op.status == APPLIED for op in report.ops):
             _forget_served(memory, turn)  # one "thanks, that worked" counts once
         self._count(report)
@@ -108,11 +109,13 @@ class Intelligence:
             return {**self._stats, "plans": 0}
 
 
-def _served(memory: Any, user_id: str, agent_id: str | None, session_id: str | None) -> list[Any]:
+def _served(memory: Any, user_id: str, agent_id: str | None, session_id: str | None) -> tuple[list[Any], Any]:
+    """What the session's last recall served (procedures, skills, lessons) and the Context it came in."""
     note = getattr(memory, "_served", None)
     if not session_id or note is None:
-        return []
-    return list(note.get((user_id, agent_id, session_id), ()))
+        return [], None
+    served, context = note.get((user_id, agent_id, session_id), ([], None))
+    return list(served), context
 
 
 def _forget_served(memory: Any, turn: Turn) -> None:

@@ -65,9 +65,14 @@ class OpExecutor:
     # -- the loop
 
     def apply(self, ops: list[MemoryOp], *, user_id: str, agent_id: str | None = None,
-              session_id: str | None = None, dry_run: bool = False, router: str = "") -> list[MemoryOp]:
-        """Apply (or, with ``dry_run``, only check and describe) each op; returns the same ops, status filled in."""
+              session_id: str | None = None, dry_run: bool = False, router: str = "",
+              context: Any = None) -> list[MemoryOp]:
+        """Apply (or, with ``dry_run``, only check and describe) each op; returns the same ops, status filled in.
+
+        ``context`` is the recall the agent was given: a worked outcome strengthens the links among it.
+        """
         scope = check_scope((user_id, agent_id))
+        self._context = context
         for op in ops:
             if op.status in (SKIPPED, FAILED):
                 op.description = op.description or describe(op, None)
@@ -173,8 +178,12 @@ class OpExecutor:
                                      rationale=f.get("rationale"), session_id=session_id,
                                      metadata=self._common(op, scope, session_id, router)["metadata"], **who)
         if op.action == "outcome":
-            return manager.outcome(target.id, bool(f.get("worked", True)), note=f.get("note"),
-                                   session_id=session_id if f.get("worked", True) else None, **who)
+            worked = bool(f.get("worked", True))
+            context = getattr(self, "_context", None)
+            if context is not None and target.id not in {m.record.id for m in context.memories}:
+                context = None  # strengthen only what was used together with the credited memory
+            return manager.outcome(target.id, worked, note=f.get("note"), session_id=session_id if worked else None,
+                                   context=context if worked else None, **who)
         raise Skip(f"{op.op} is not supported")
 
     def _profile(self, op: MemoryOp, scope: Scope, session_id: str | None, target: Record | None,

@@ -32,7 +32,8 @@ class IntelligentMemory:
         self.auto_graph = bool(auto_graph)
         self.intelligence = build_intelligence(intelligence)
         self._on_demand: Intelligence | None = None
-        self._served: OrderedDict[tuple[str, str | None, str], list[Any]] = OrderedDict()
+        self._served: OrderedDict[tuple[str, str | None, str], tuple[list[Any], Any]] = OrderedDict()
+        """(user, agent, session) -> (procedures, skills, lessons served; the Context they came in)."""
 
     # -- events
 
@@ -103,6 +104,6 @@ class IntelligentMemory:
         key = (user_id, agent_id, session_id)
         self._served.pop(key, None)
         if served:
-            self._served[key] = served
+            self._served[key] = (served, context)
             while len(self._served) > MAX_SESSIONS_NOTED:
                 self._served.popitem(last=False)
