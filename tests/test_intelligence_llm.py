@@ -221,3 +221,14 @@ def test_a_bad_import_is_a_typed_error() -> None:
         kioko.connect({"url": "memory://", "intelligence": {"type": "llm", "llm": {"$import": "nowhere.at_all:ask"}}})
     with pytest.raises(IntelligenceConfigError):
         kioko.connect({"url": "memory://", "intelligence": "psychic"})
+
+
+def test_the_model_credits_what_recall_served_by_its_p_ref(memory: MemoryLayer) -> None:
+    procedure = memory.procedures.add("Reset the safety relay", ["Switch off the breaker", "Press reset"], user_id=U)
+    memory.recall("How do I reset the safety relay?", user_id=U, session_id=S)
+    model.SCRIPT["That fixed the relay, it works now."] = {"operations": [
+        {"op": "procedure.outcome", "target": "p1", "worked": True, "reason": "the user confirmed the fix"}]}
+    report = turn(memory, "That fixed the relay, it works now.")
+    assert "p1: [procedural] Reset the safety relay" in model.CALLS[-1]
+    assert [(op.op, op.status, op.target) for op in report.ops] == [("procedure.outcome", "applied", procedure.id)]
+    assert memory.procedures.get(procedure.id, user_id=U).metadata["successes"] == 1

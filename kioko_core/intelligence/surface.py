@@ -6,6 +6,7 @@ module small and the intelligence's public calls in one place.
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from typing import Any
 
@@ -34,6 +35,7 @@ class IntelligentMemory:
         self._on_demand: Intelligence | None = None
         self._served: OrderedDict[tuple[str, str | None, str], tuple[list[Any], Any]] = OrderedDict()
         """(user, agent, session) -> (procedures, skills, lessons served; the Context they came in)."""
+        self._served_lock = threading.Lock()
 
     # -- events
 
@@ -102,8 +104,9 @@ class IntelligentMemory:
             return
         served = [m.record for m in getattr(context, "memories", []) if m.record.kind in SERVED_KINDS]
         key = (user_id, agent_id, session_id)
-        self._served.pop(key, None)
-        if served:
-            self._served[key] = (served, context)
-            while len(self._served) > MAX_SESSIONS_NOTED:
-                self._served.popitem(last=False)
+        with self._served_lock:  # recall may run on several threads of one agent
+            self._served.pop(key, None)
+            if served:
+                self._served[key] = (served, context)
+                while len(self._served) > MAX_SESSIONS_NOTED:
+                    self._served.popitem(last=False)
