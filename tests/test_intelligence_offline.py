@@ -410,3 +410,17 @@ def test_goals_and_decisions_are_found_by_the_index_and_by_a_scan_when_words_are
     monkeypatch.setattr(heuristic, "POSTINGS_LIMIT", 0)
     for text, expected in TRANSCRIPT[4:6]:
         assert lines(say(memory, text)) == expected
+
+
+def test_feedback_credits_the_served_memory_the_previous_reply_echoed(memory: MemoryLayer) -> None:
+    """Two procedures served: "that worked" credits the one the agent's answer was about."""
+    say(memory, "To reset the relay, first switch off the breaker, then press reset, finally switch it on.")
+    say(memory, "To restart the relay controller, first unplug it, then wait ten seconds, finally plug it in.")
+    context = memory.recall("relay reset or restart?", user_id=U, session_id=S)
+    served = [m.record.metadata["title"] for m in context.memories if m.record.kind == "procedural"]
+    assert served == ["How to restart the relay controller", "How to reset the relay"]  # recall's order
+    memory.record_turn("The relay is stuck again.", "Switch off the breaker, press reset, then switch it on.",
+                       user_id=U, session_id=S)
+    report = memory.record_turn("That worked, thanks!", "Great.", user_id=U, session_id=S)
+    op = only(report, "procedure.outcome")
+    assert op.description == '"How to reset the relay" -> success'

@@ -62,6 +62,10 @@ class Intelligence:
         turn = Turn(messages=messages_of(messages), user_id=scope.user_id, agent_id=scope.agent_id,
                     session_id=session_id if isinstance(session_id, str) and session_id else None,
                     served=_served(memory, scope.user_id, scope.agent_id, session_id)[0])
+        replies = getattr(memory, "_replies", None)
+        key = (turn.user_id, turn.agent_id, turn.session_id)
+        if replies is not None and turn.session_id:
+            turn.previous_reply = replies.get(key, "")
         try:
             result = self.router.route(memory, turn)
         except KiokoError:
@@ -87,6 +91,8 @@ class Intelligence:
                                                  context=_served(memory, turn.user_id, turn.agent_id, session_id)[1])
         if not dry_run and any(op.action == "outcome" and op.status == APPLIED for op in report.ops):
             _forget_served(memory, turn)  # one "thanks, that worked" counts once
+        if not dry_run and replies is not None and turn.session_id and turn.text("assistant"):
+            replies.note(key, turn.text("assistant"))
         self._count(report)
         if events is not None and events.wants(MANAGED):
             events.emit(MANAGED, report.to_dict())

@@ -387,7 +387,8 @@ class _Reading:
         served = [r for r in self.turn.served if r.kind in SERVED_KINDS]
         if not served:
             return True  # feedback with nothing to credit: nothing else in the sentence to keep
-        reply = set(content_words(" ".join(self.turn.texts("assistant"))))
+        # the answer that used the suggestion is usually the previous turn's reply; this turn's counts too
+        reply = set(content_words(" ".join([self.turn.previous_reply, *self.turn.texts("assistant")])))
         best = max(served, key=lambda r: (sum(1 for w in content_words(r.content) if w in reply), -served.index(r)))
         self.add(f"{SERVED_KINDS[best.kind]}.outcome", target=best.id, worked=worked and not failed,
                  reason="the user said the suggestion " + ("worked" if worked and not failed else "did not work"),

@@ -36,6 +36,8 @@ class IntelligentMemory:
         self._served: OrderedDict[tuple[str, str | None, str], tuple[list[Any], Any]] = OrderedDict()
         """(user, agent, session) -> (procedures, skills, lessons served; the Context they came in)."""
         self._served_lock = threading.Lock()
+        self._replies = _Recent(MAX_SESSIONS_NOTED)
+        """(user, agent, session) -> the agent's last reply in a managed turn (feedback reads it)."""
 
     # -- events
 
@@ -110,3 +112,23 @@ class IntelligentMemory:
                 self._served[key] = (served, context)
                 while len(self._served) > MAX_SESSIONS_NOTED:
                     self._served.popitem(last=False)
+
+
+class _Recent:
+    """A small bounded map, newest last: the oldest sessions give way."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[Any, str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Any, default: str = "") -> str:
+        with self._lock:
+            return self._items.get(key, default)
+
+    def note(self, key: Any, value: str) -> None:
+        with self._lock:
+            self._items.pop(key, None)
+            self._items[key] = value[:4000]  # the start of a reply names what it suggests
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)

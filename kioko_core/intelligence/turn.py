@@ -25,6 +25,8 @@ class Turn:
     agent_id: str | None = None
     session_id: str | None = None
     served: list[Record] = field(default_factory=list)
+    previous_reply: str = ""
+    """The agent's reply of the session's previous managed turn: the answer that used what was served."""
     now: datetime = field(default_factory=datetime.now)
 
     def texts(self, role: str = "user") -> list[str]:
