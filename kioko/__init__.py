@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Mapping
 
+from kioko_core.driver import positive_int
+from kioko_core.embedding import load_embedder
 from kioko_core.intelligence import (
     HeuristicRouter, Intelligence, LLMRouter, ManageReport, MemoryOp, OPERATIONS, RuleBasedExtractor,
 )
@@ -74,6 +78,11 @@ def connect(target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = No
     ``target`` is a URL (``"sqlite:///kioko.db"``, ``"memory://"``, ``"postgresql://..."``,
     ``"qdrant+local:///path"``, a bare ``*.db`` path), a dict ``{"url": ..., **options}``, an existing
     MemoryLayer (returned as it is), or None for :func:`default_url`.
+
+    ``embedder`` (an :class:`~kioko_core.embedding.Embedder` or a name: ``"offline"``, the default, or
+    ``"semantic"``, all-MiniLM-L6-v2 from the ``kioko[semantic]`` extra) may also be given in the URL as
+    ``?embedder=semantic``. The store's ``dim`` is then the embedder's unless ``dim`` is given; a ``dim``
+    that differs from the embedder's is an :class:`InvalidRecordError`.
     """
     if isinstance(target, MemoryLayer):
         return target
@@ -85,5 +94,36 @@ def connect(target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = No
         options = {**config, **options}
     layer_options = {k: options.pop(k) for k in list(options)
                      if k in {"auto_link", "linker", "embedder", "limits", "recall_config", "intelligence", "auto_graph"}}
-    store = open_store(target if target is not None else default_url(), **options)
-    return MemoryLayer(store, **layer_options)
+    url = StoreURL.parse(target if target is not None else default_url())
+    embedder, url = _take_embedder(layer_options.get("embedder"), url)
+    if embedder is not None:
+        layer_options["embedder"] = embedder
+        # the embedder fixes the vector length: the store follows it unless dim is given (then they must agree)
+        given = options.get("dim", url.query.get("dim"))
+        if given is None:
+            options["dim"] = embedder.dim
+        elif positive_int(given, "dim") != embedder.dim:
+            raise InvalidRecordError(
+                f"dim={given} does not match the embedder, which makes {embedder.dim}-number vectors ({embedder!r})"
+            )
+    store = open_store(url, **options)
+    try:
+        return MemoryLayer(store, **layer_options)
+    except BaseException:
+        store.close()
+        raise
+
+
+def _take_embedder(given: Any, url: StoreURL) -> tuple[Any, StoreURL]:
+    """The embedder object (from the keyword, else ``?embedder=``) and the URL without that option.
+
+    ``?embedder=`` belongs to the layer, not the store, so it is taken out before the driver reads its
+    options (drivers refuse options they do not know). None means: the offline embedder at the store's dim.
+    """
+    from_url = url.query.get("embedder")
+    if from_url is not None:
+        url = dataclasses.replace(url, query=MappingProxyType({k: v for k, v in url.query.items() if k != "embedder"}))
+    name = given if given is not None else from_url
+    if name is None or (isinstance(name, str) and name.strip().lower() == "offline"):
+        return None, url
+    return (load_embedder(name) if isinstance(name, str) else name), url

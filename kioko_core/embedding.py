@@ -8,6 +8,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from .errors import InvalidRecordError
 from .text import analyze
 
 
@@ -68,3 +69,19 @@ def embed_many(embedder: Embedder, texts: list[str]) -> list[np.ndarray]:
     if callable(batch):
         return list(batch(texts))
     return [embedder.embed(text) for text in texts]
+
+
+EMBEDDER_NAMES = ("offline", "semantic", "minilm")
+
+
+def load_embedder(name: str) -> Embedder:
+    """The embedder a name stands for: ``"offline"`` (the lexical default) or ``"semantic"`` (alias
+    ``"minilm"``: all-MiniLM-L6-v2 run offline, from the ``kioko[semantic]`` extra)."""
+    key = name.strip().lower() if isinstance(name, str) else name
+    if key == "offline":
+        return OfflineEmbedder()
+    if key in ("semantic", "minilm"):
+        from .semantic import MiniLMEmbedder  # lazy: its libraries are an extra
+
+        return MiniLMEmbedder()
+    raise InvalidRecordError(f"unknown embedder {name!r}; known: {', '.join(EMBEDDER_NAMES)}")

