@@ -75,7 +75,7 @@ _STEP_SPLIT = re.compile(
 _FIRST = re.compile(r"^(?:first(?:ly)?|start by|begin by)\s*,?\s*", re.IGNORECASE)
 
 LESSON = (
-    re.compile(r"^(?:(?:a |the |my |our )?lessons?(?: learned| learnt)?|(?:key )?takeaway|note to self|"
+    re.compile(r"^(?:(?:a |the |my |our )?lessons?(?: learned| learnt)?|(?:key )?takeaway|"
                r"rule of thumb|pro tip)\s*[:\-\u2013]\s*(.+)$", re.IGNORECASE),
     re.compile(rf"^{_I}\s+(?:have\s+|'ve\s+)?(?:learned|learnt)(?: the hard way)?\s+that\s+(.+)$", re.IGNORECASE),
 )
@@ -132,10 +132,11 @@ IDENTIFIERS: tuple[tuple[str, re.Pattern[str]], ...] = (
 
 NAME = re.compile(rf"^(?i:my name is|my name's|i'm|i am|call me|they call me)\s+({_NAME_WORDS})$")
 NAME_CI = re.compile(r"^(?:my name is|my name's|i'm|i am|call me|they call me)\s+", re.IGNORECASE)
-LIVES = re.compile(rf"^(?:i\s+(?:live|reside|stay)|i'm based|i am based)\s+in\s+({_NAME_WORDS}(?:,\s*{_NAME_WORDS})?)$",
-                   re.IGNORECASE)
+# The verbs ignore case; the names do not (a name starts with a capital, "as a controls engineer" does not).
+LIVES = re.compile(rf"^(?i:i\s+(?:live|reside|stay)|i'm based|i am based)\s+(?i:in)\s+"
+                   rf"({_NAME_WORDS}(?:,\s*{_NAME_WORDS})?)$")
 AGE = re.compile(r"^(?:i'm|i am)\s+(\d{1,3})(?:\s+years?\s+old)?$", re.IGNORECASE)
-WORKS = re.compile(rf"^i\s+work\s+(?:at|for)\s+({_NAME_WORDS})(?:\s+as\s+(?:an?\s+)?(.+))?$", re.IGNORECASE)
+WORKS = re.compile(rf"^(?i:i\s+work\s+(?:at|for))\s+({_NAME_WORDS})(?:\s+(?i:as)\s+(?:(?i:an?)\s+)?(.+))?$")
 SLOTS = {
     "name": "name", "phone number": "phone_number", "phone": "phone_number", "mobile": "phone_number",
     "mobile number": "phone_number", "cell number": "phone_number", "email": "email", "email address": "email",
@@ -173,7 +174,8 @@ ANSWERING = re.compile(
     r"\b(?:answers?|replies|reply|responses?|bullet points?|bullets|paragraphs?|short|concise|brief|detailed|"
     r"verbose|format(?:ting)?|tone|emojis?|code (?:examples|samples|snippets)|explanations?|markdown|tables?)\b",
     re.IGNORECASE)
-REMEMBER_PREFIX = re.compile(r"^(?:please\s+)?(?:remember|note|keep in mind|don't forget|do not forget)\s*"
+REMEMBER_PREFIX = re.compile(r"^(?:please\s+)?(?:remember|note to self|note|keep in mind|don't forget|"
+                             r"do not forget)\s*"
                              r"(?:that\s+|:\s*)?", re.IGNORECASE)
 RELATION = re.compile(
     rf"^({_NAME_WORDS})\s+(uses|runs on|reports to|is part of|belongs to|works at|works for|depends on|"

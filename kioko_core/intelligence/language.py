@@ -58,6 +58,7 @@ thx ty cheers appreciated appreciate much lot lots so very many a you ok okay k 
 cool nice sounds perfect awesome excellent yes yeah yep yup no nope nah alright right fine lol haha
 hehe wow super brilliant amazing fantastic neat indeed exactly agreed understood noted welcome np
 problem worries all gotcha makes sense true the for your help that's that is helpful hmm hm oh ah
+sorry hear glad meet pleasure mistake bad i'm to my
 """.split())
 _QUESTION_START = re.compile(
     r"^(?:what|what's|whats|how|how's|why|when|where|who|whom|whose|which|can|could|would|will|do|does|did|is|"
@@ -72,7 +73,7 @@ _REQUEST_START = re.compile(
     re.IGNORECASE)
 _NEVER_GATED = re.compile(
     r"\b(?:remember|don't forget|do not forget|note that|keep in mind|from now on|going forward|in future|"
-    r"always|never|forget|lesson|learned|learnt)\b|\b(?:your|the assistant's) memor(?:y|ies)\b|"
+    r"always|never|forget|lesson|learned|learnt|note to self)\b|\b(?:your|the assistant's) memor(?:y|ies)\b|"
     r"\bmemories (?:about|of|on|regarding)\b|\beverything (?:that )?you (?:know|remember|have)\b", re.IGNORECASE)
 _WORD_TOKEN = re.compile(r"[a-z']+|[^\sa-z']+")
 
@@ -194,7 +195,8 @@ went was were had did got made took came saw gave found told felt left kept bega
 chose drove ate fell forgot flew grew heard held knew lost met paid put ran read said sent set sold spent stood
 thought understood won wrote broke cut let hit quit shut became slept spoke taught wore woke rode sang swam
 """.split())
-_THIRD_PERSON = {"have": "has", "am": "is", "'m": "is", "'ve": "has", "do": "does", "go": "goes", "was": "was"}
+_THIRD_PERSON = {"have": "has", "am": "is", "'m": "is", "'ve": "has", "do": "does", "go": "goes", "was": "was",
+                 "don't": "doesn't", "haven't": "hasn't", "can't": "can't", "won't": "won't"}
 _ADVERBS = frozenset("really also usually always often never still just already mostly sometimes actually "
                      "currently now definitely absolutely totally truly".split())
 
