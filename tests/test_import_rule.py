@@ -113,10 +113,10 @@ def test_the_ast_check_allows_relative_and_ordinary_imports() -> None:
 
 # --------------------------------------------------------------------------- drivers see only the protocol
 
-PROTOCOL_MODULES = ("kioko_core.store", "kioko_core.driver", "kioko_core.url")
-"""What a driver may import from kioko_core: the protocol, the optional driver base, and StoreURL."""
+PROTOCOL_MODULES = ("kioko_core.store", "kioko_core.errors", "kioko_core.driver", "kioko_core.url")
+"""What a driver may import from kioko_core: the protocol, its errors, the optional driver base, and StoreURL."""
 
-DRIVER_SOURCES = sorted((PROJECT_ROOT / "kioko_backends").glob("*.py")) + [
+DRIVER_SOURCES = sorted((PROJECT_ROOT / "kioko_backends").rglob("*.py")) + [
     PROJECT_ROOT / "docs" / "example_driver" / "kioko_jsonl.py"]
 
 
@@ -139,7 +139,7 @@ def core_imports_beyond_protocol(source: str, filename: str = "<source>") -> lis
 
 
 def test_drivers_import_nothing_of_the_core_but_the_protocol() -> None:
-    """kioko_backends and the example driver import only kioko_core.store, .driver and .url."""
+    """kioko_backends and the example driver import only kioko_core.store, .errors, .driver and .url."""
     assert len(DRIVER_SOURCES) >= 5, f"expected the drivers under {PROJECT_ROOT / 'kioko_backends'}"
     found = [hit for path in DRIVER_SOURCES
              for hit in core_imports_beyond_protocol(path.read_text(encoding="utf-8"),
@@ -158,5 +158,6 @@ def test_the_driver_check_finds_core_imports(statement: str) -> None:
 
 def test_the_driver_check_allows_the_protocol() -> None:
     source = ("from kioko_core.store import Record\nfrom kioko_core.driver import StoreBase\n"
-              "import kioko_core.url\nfrom kioko_core import store\nimport numpy\n")
+              "import kioko_core.url\nfrom kioko_core import store\nimport numpy\n"
+              "from kioko_core.errors import StoreError\nfrom kioko_core import errors\n")
     assert core_imports_beyond_protocol(source) == []
