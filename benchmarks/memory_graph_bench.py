@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import platform
 import shutil
@@ -372,9 +371,10 @@ def link_store(layer: MemoryLayer, size: int, settings: Settings, label: str) ->
     def run(limit: int | None) -> None:
         nonlocal calls
         result = layer.graph.connect(user_id=USER, limit=limit, progress=progress)
-        for key in ("memories", "links", "dropped"):
-            totals[key] += result[key]
-        totals["total_ms"] += result["duration_ms"]
+        totals["memories"] += result.memories
+        totals["links"] += result.links
+        totals["dropped"] += result.dropped
+        totals["total_ms"] += result.duration_ms
         calls += 1
 
     calls = 0

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 from . import links as L
@@ -23,6 +23,69 @@ class RelatedMemory:
     record: Record
     score: float
     path: list[L.MemoryLink]
+
+
+@dataclass(frozen=True)
+class GraphNode:
+    """A memory in a drawing: its id, stored kind, noun, short label, link count, and whether superseded."""
+
+    id: str
+    kind: str
+    type: str
+    label: str
+    degree: int
+    superseded: bool
+
+
+@dataclass(frozen=True)
+class GraphEdge:
+    """A link between two memories in a drawing, once per ordered pair."""
+
+    source: str
+    target: str
+    type: str
+    weight: float
+    by: str
+    why: str
+    line: str
+
+
+@dataclass(frozen=True)
+class GraphStats:
+    """Counts over a drawing: nodes, edges, nodes with any link, mean and largest link count."""
+
+    nodes: int
+    edges: int
+    linked: int
+    mean_degree: float
+    max_degree: int
+
+
+@dataclass(frozen=True)
+class GraphDrawing:
+    """What :meth:`Graph.memories` returns: nodes, edges and stats, ready to draw."""
+
+    nodes: list[GraphNode]
+    edges: list[GraphEdge]
+    stats: GraphStats
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain lists and dicts, for JSON."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class ConnectReport:
+    """What :meth:`Graph.connect` did: memories visited, links made (each pair once), links dropped, time."""
+
+    memories: int
+    links: int
+    dropped: int
+    duration_ms: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict, for JSON."""
+        return asdict(self)
 
 
 class Graph:
@@ -131,7 +194,7 @@ class Graph:
         return []
 
     def memories(self, *, user_id: str | None = None, agent_id: str | None = None, center: str | None = None, depth: int = 2,
-                 limit: int = 120) -> dict[str, Any]:
+                 limit: int = 120) -> GraphDrawing:
         """Nodes, edges and stats for drawing: around ``center`` (breadth first), or the whole scope."""
         layer = self._layer
         scope = self._layer._scope(user_id, agent_id)
@@ -147,22 +210,22 @@ class Graph:
                 if len(records) >= limit:
                     break
         present = {r.id: r for r in records}
-        edges: dict[tuple[str, str], dict[str, Any]] = {}
+        edges: dict[tuple[str, str], GraphEdge] = {}
         for record in records:
             for entry in L.link_entries(record):
                 if entry["id"] in present:
                     link = L.MemoryLink.from_entry(record, entry, present[entry["id"]])
-                    edges.setdefault((link.source, link.target), {
-                        "source": link.source, "target": link.target, "type": link.type, "weight": link.weight,
-                        "by": link.by, "why": link.why, "line": link.line()})
-        nodes = [{"id": r.id, "kind": r.kind, "type": L.noun(r.kind), "label": L.record_label(r),
-                  "degree": len(L.link_entries(r)), "superseded": bool(r.metadata.get("superseded_by"))}
+                    if (link.source, link.target) not in edges:
+                        edges[link.source, link.target] = GraphEdge(
+                            link.source, link.target, link.type, link.weight, link.by, link.why, link.line())
+        nodes = [GraphNode(r.id, r.kind, L.noun(r.kind), L.record_label(r), len(L.link_entries(r)),
+                           bool(r.metadata.get("superseded_by")))
                  for r in records]
-        degrees = [n["degree"] for n in nodes]
-        stats = {"nodes": len(nodes), "edges": len(edges), "linked": sum(1 for d in degrees if d),
-                 "mean_degree": round(sum(degrees) / len(degrees), 3) if degrees else 0.0,
-                 "max_degree": max(degrees, default=0)}
-        return {"nodes": nodes, "edges": list(edges.values()), "stats": stats}
+        degrees = [n.degree for n in nodes]
+        stats = GraphStats(nodes=len(nodes), edges=len(edges), linked=sum(1 for d in degrees if d),
+                           mean_degree=round(sum(degrees) / len(degrees), 3) if degrees else 0.0,
+                           max_degree=max(degrees, default=0))
+        return GraphDrawing(nodes, list(edges.values()), stats)
 
     # -- memory links: by hand
 
@@ -218,11 +281,10 @@ class Graph:
     # -- maintenance
 
     def connect(self, *, user_id: str | None = None, agent_id: str | None = None, rebuild: bool = False,
-                limit: int | None = None, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+                limit: int | None = None, progress: Callable[[int, int], None] | None = None) -> ConnectReport:
         """Link memories never linked (or, with ``rebuild``, re-derive every memory's automatic links).
 
-        Returns ``{"memories", "links", "dropped", "duration_ms"}``; ``progress(done, total)`` is called
-        after each memory.
+        Returns a :class:`ConnectReport`; ``progress(done, total)`` is called after each memory.
         """
         layer = self._layer
         started = time.perf_counter()
@@ -245,8 +307,8 @@ class Graph:
                 dropped += lost
             if progress is not None:
                 progress(done, len(todo))
-        return {"memories": len(todo), "links": len(made), "dropped": dropped,
-                "duration_ms": round((time.perf_counter() - started) * 1000, 1)}
+        return ConnectReport(memories=len(todo), links=len(made), dropped=dropped,
+                             duration_ms=round((time.perf_counter() - started) * 1000, 1))
 
     def prune(self, *, user_id: str | None = None, agent_id: str | None = None, now: float | None = None) -> int:
         """Remove links whose faded weight is below ``min_weight`` and links to memories that no longer exist."""

@@ -485,10 +485,10 @@ def test_connect_backfills_memories_written_without_linking(
     linking = make_layer()
     seen: list[tuple[int, int]] = []
     first = linking.graph.connect(user_id=user, limit=4, progress=lambda done, total: seen.append((done, total)))
-    assert first["memories"] == 4 and seen == [(1, 4), (2, 4), (3, 4), (4, 4)]
-    assert isinstance(first["duration_ms"], float) and first["duration_ms"] >= 0
+    assert first.memories == 4 and seen == [(1, 4), (2, 4), (3, 4), (4, 4)]
+    assert isinstance(first.duration_ms, float) and first.duration_ms >= 0
     rest = linking.graph.connect(user_id=user)
-    assert rest["memories"] == 5
+    assert rest.memories == 5
     assert all(isinstance(L.linked_at(fresh(linking, r, user)), float) for r in quick.named().values())
     assert (quick.fix.id, "resolves", quick.fault.id) in link_triples(scope_records(linking.store, Scope(user)))
     assert_symmetric(linking, user)
@@ -549,7 +549,7 @@ def test_a_failing_link_write_stores_the_memory_without_links_and_connect_links_
     assert stored.content == "Found it: the encoder cable on line 3 was loose."
     assert L.link_entries(stored) == [] and L.linked_at(stored) is None
     report = layer.graph.connect(user_id=user)
-    assert report["memories"] == 1
+    assert report.memories == 1
     assert entry_between(layer, fix, fault, user)["type"] == "resolves"
     assert_symmetric(layer, user)
 

@@ -94,7 +94,7 @@ def test_connect_reads_the_scope_with_one_scan(store: Store, user: str) -> None:
         unlinked.add(text, user_id=user, memory_type=kind)
     counting = CountingStore(store)
     report = MemoryLayer(counting, auto_link=True).graph.connect(user_id=user)
-    assert report["memories"] == len(WORKLOAD)
+    assert report.memories == len(WORKLOAD)
     assert counting.calls["scan"] == 1
     assert counting.calls["update_many"] <= len(WORKLOAD)
 

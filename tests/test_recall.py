@@ -199,7 +199,9 @@ def test_related_and_trace_follow_the_links(layer: MemoryLayer, user: str) -> No
     assert len(chain) == 3 and chain[0].source == qs.lesson.id
     assert layer.graph.trace(qs.tea.id, qs.fault.id, user_id=user) == []
     drawing = layer.graph.memories(user_id=user)
-    assert drawing["stats"]["nodes"] == 9 and drawing["stats"]["edges"] == 6
+    assert drawing.stats.nodes == 9 and drawing.stats.edges == 6
+    assert {n.id for n in drawing.nodes} >= {e.source for e in drawing.edges} | {e.target for e in drawing.edges}
+    assert drawing.to_dict()["stats"]["edges"] == 6 and drawing.to_dict()["edges"][0]["line"] == drawing.edges[0].line
     scoped = layer.scoped(user_id=user)
     assert [k.line() for k in scoped.graph.links(qs.lesson.id)] == [k.line() for k in layer.graph.links(qs.lesson.id, user_id=user)]
 
