@@ -38,7 +38,7 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 from pathlib import Path
 from typing import Any
 
@@ -90,7 +90,7 @@ class Conversation:
 
 def _session_time(text: str) -> datetime:
     """LoCoMo's session stamps look like "1:56 pm on 8 May, 2023"."""
-    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=timezone.utc)
+    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
 
 
 def load_conversation(path: Path) -> Conversation:

@@ -47,7 +47,7 @@ class ScanContract(StoreContractBase):
         ]
         for flt in filters:
             for batch in (2, 500):
-                expected = sorted((r.id for r in records if flt.matches(r)))
+                expected = sorted(r.id for r in records if flt.matches(r))
                 got = [r.id for r in store.scan(scope, flt, batch=batch)]
                 assert got == expected, f"scan({flt}, batch={batch})"
 

@@ -94,7 +94,8 @@ def connect(target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = No
         options = {**config, **options}
     layer_options = {k: options.pop(k) for k in list(options)
                      if k in {"auto_link", "linker", "embedder", "limits", "recall_config", "intelligence", "auto_graph"}}
-    url = StoreURL.parse(target if target is not None else default_url())
+    # a MemoryLayer was returned and a Mapping replaced by its url above
+    url = StoreURL.parse(target if target is not None else default_url())  # type: ignore[arg-type]
     embedder, url = _take_embedder(layer_options.get("embedder"), url)
     if embedder is not None:
         layer_options["embedder"] = embedder

@@ -109,7 +109,7 @@ class MemoryStore(StoreBase):
                 if stored is not None:
                     self._remove(stored.id, replacing=True)
                     self._insert(stored)
-                elif exists:
+                elif exists and isinstance(op, Delete):
                     self._remove(op.id)
             return [_copy(s) if s is not None else None for _, s, _ in planned]
 

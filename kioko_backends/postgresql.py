@@ -352,7 +352,7 @@ class PostgresStore(StoreBase):
         while True:
             # keyset pagination over ids, one connection checkout per page: records written meanwhile
             # never shift what is left to read, and no connection is held while the caller works
-            page = self._read(lambda conn: _fetch(conn, query, {**params, "after": after}))
+            page = self._read(lambda conn: _fetch(conn, query, {**params, "after": after}))  # noqa: B023 (called at once)
             for row in page:
                 yield self._record(row)
             if len(page) < batch:

@@ -172,7 +172,7 @@ def _positional(statement: Any, expected: tuple[str, ...]) -> str:
 
 def _bump_scope_statement() -> Any:
     """Add ``delta`` to a scope's count of records with terms and advance its generation by one."""
-    one = literal_column("1")
+    one: Any = literal_column("1")
     statement = sqlite_insert(_scopes).values(
         user_id=bindparam("user_id"), agent_id=bindparam("agent_id"), with_terms=bindparam("delta"), generation=one)
     return statement.on_conflict_do_update(
@@ -195,14 +195,14 @@ def _id_placeholders(count: int) -> list[Any]:
     return [bindparam(f"id{n}") for n in range(count)]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _select_by_ids(count: int) -> str:
     """Records of one scope among ``count`` ids (callers pad to a power of two, so few shapes exist)."""
     statement = select(*_RECORD_COLUMNS).where(_records.c.id.in_(_id_placeholders(count)), _in_scope(_records))
     return _positional(statement, tuple(f"id{n}" for n in range(count)) + _SCOPE_KEYS)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _select_states(count: int) -> str:
     """Scope, version, terms and created_at of ``count`` ids, whatever their scope."""
     statement = select(

@@ -143,7 +143,7 @@ class StoreBase:
     besides ``dim``, ``options``; it implements ``open_url``, the ``do_*`` hooks and ``close``.
     """
 
-    capabilities: ClassVar[Capabilities] | Capabilities
+    capabilities: Capabilities
     dim: int
 
     options: ClassVar[Mapping[str, Option]] = {"dim": DIM}

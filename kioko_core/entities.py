@@ -397,7 +397,7 @@ class EntityGraph:
         found = []
         for record in self.store.get(scope, ids):
             triple = Triple.from_record(record) if record is not None else None
-            if triple is not None:
+            if record is not None and triple is not None:
                 found.append((record, triple))
         return found
 

@@ -222,7 +222,7 @@ class MemoryLayer(IntelligentMemory):
         """
         prepared: list[dict[str, Any]] = []
         for position, item in enumerate(items):
-            fields = {"content": item} if isinstance(item, str) else dict(item) if isinstance(item, Mapping) else None
+            fields: dict[str, Any] | None = {"content": item} if isinstance(item, str) else dict(item) if isinstance(item, Mapping) else None
             if fields is None:
                 raise InvalidRecordError(f"item {position}: expected a string or a dict, got {type(item).__name__}")
             unknown = set(fields) - {"content", "memory_type", "session_id", "metadata", "created_at", "id"}

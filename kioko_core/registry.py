@@ -78,4 +78,5 @@ def open_store(url: str | StoreURL, **options: Any) -> Store:
     parsed = StoreURL.parse(url)
     factory = _resolve(parsed.scheme)
     opener = getattr(factory, "from_url", factory)
-    return opener(parsed, **options)
+    store: Store = opener(parsed, **options)
+    return store

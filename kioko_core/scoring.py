@@ -123,7 +123,7 @@ class Evidence:
     type: str = "related_to"
     source_is_first: bool = True
     why: str = ""
-    _context: tuple = field(default=(), repr=False)
+    _context: tuple[Any, ...] = field(default=(), repr=False)
     _stats: Any = field(default=None, repr=False)
 
     def signals(self) -> dict[str, float | bool]:

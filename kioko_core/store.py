@@ -21,17 +21,20 @@ import math
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, NamedTuple, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 # The protocol's errors live in errors.py beside the layer's own; they are part of this module's
-# interface, so a driver imports them from here.
-from .errors import (  # noqa: F401
-    ConflictError, ConnectionLostError, InvalidRecordError, KiokoError, MissingExtraError, StoreError,
-    UnknownStoreError,
-)
+# interface, so a driver imports them from here (`X as X` marks each as re-exported).
+from .errors import ConflictError as ConflictError
+from .errors import ConnectionLostError as ConnectionLostError
+from .errors import InvalidRecordError as InvalidRecordError
+from .errors import KiokoError as KiokoError
+from .errors import MissingExtraError as MissingExtraError
+from .errors import StoreError as StoreError
+from .errors import UnknownStoreError as UnknownStoreError
 
 DEFAULT_DIM = 256
 """Vector length a store accepts unless opened with another ``dim`` (the offline embedder's)."""
@@ -47,7 +50,7 @@ class Scope(NamedTuple):
     agent_id: str | None = None
 
 
-def check_scope(scope: Scope | tuple) -> Scope:
+def check_scope(scope: Scope | tuple[object, ...]) -> Scope:
     """Return ``scope`` as a :class:`Scope`, or raise :class:`InvalidRecordError` if it is malformed."""
     if not isinstance(scope, tuple) or len(scope) != 2:
         raise InvalidRecordError(f"scope must be (user_id, agent_id), got {scope!r}")
@@ -121,7 +124,7 @@ class Record(BaseModel):
 
     __hash__ = None  # type: ignore[assignment]
 
-    def __repr_args__(self):  # a 256-float vector drowns every other field in a repr
+    def __repr_args__(self) -> Iterator[tuple[str | None, Any]]:  # a 256-float vector drowns every other field in a repr
         for name, value in super().__repr_args__():
             if name == "embedding" and value is not None:
                 value = f"<float32[{value.shape[0]}]>"
@@ -211,7 +214,7 @@ class Capabilities:
 class Store(Protocol):
     """The five methods (plus ``close``) every driver implements."""
 
-    capabilities: ClassVar[Capabilities] | Capabilities
+    capabilities: Capabilities
     dim: int
     """Length every embedding must have."""
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 
 import intelligence_models as model
-import pytest
 from linking_support import layer, linking_stores, make_layer, matrix_store, store, user  # noqa: F401
 from test_intelligence_offline import TRANSCRIPT
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from typing import Any, Callable, Iterator
 
 import pytest
@@ -418,7 +418,7 @@ def test_every_add_accepts_created_at(memory: MemoryLayer, name: str, add: Calla
     record = add(memory, WHEN)
     assert record.created_at == WHEN
     assert memory.get(record.id, user_id=U).created_at == WHEN
-    dated = add(memory, datetime.fromtimestamp(WHEN + 60, tz=timezone.utc))
+    dated = add(memory, datetime.fromtimestamp(WHEN + 60, tz=UTC))
     assert memory.get(dated.id, user_id=U).created_at == WHEN + 60
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone, UTC
 
 import pytest
 
@@ -194,7 +194,7 @@ def test_intelligent_does_not_change_the_layer_it_is_given() -> None:
 
 @pytest.mark.parametrize("given, expected", [
     (1_700_000_000, 1_700_000_000.0), (1_700_000_000.5, 1_700_000_000.5),
-    (datetime(2023, 11, 14, 22, 13, 20, tzinfo=timezone.utc), 1_700_000_000.0),
+    (datetime(2023, 11, 14, 22, 13, 20, tzinfo=UTC), 1_700_000_000.0),
     (datetime(2023, 11, 14, 23, 13, 20, tzinfo=timezone(timedelta(hours=1))), 1_700_000_000.0),
     (datetime(2023, 11, 14, 22, 13, 20), datetime(2023, 11, 14, 22, 13, 20).timestamp()),  # naive: local time
 ])

@@ -142,7 +142,7 @@ def test_paraphrases_are_close_and_unrelated_texts_far(embedder):
 
 def test_batched_equals_one_by_one(embedder):
     # lengths from 1 word to ~100 tokens, more texts than one batch, so padding and several batches occur
-    texts = [" ".join(["word%d" % i] * (1 + (i * 7) % 30)) + f" about topic {i}" for i in range(34)]
+    texts = [" ".join([f"word{i}"] * (1 + (i * 7) % 30)) + f" about topic {i}" for i in range(34)]
     texts[3] = "short"
     batched = embedder.embed_many(texts)
     assert len(batched) == len(texts)

@@ -330,8 +330,8 @@ class _Reading:
         if any(postings.df.get(t, 0) > POSTINGS_LIMIT for t in [kind_term, *terms]):
             found = self._scanned.get(kind)
             if found is None:
-                found = self._scanned[kind] = self.memory.memories(kinds={KIND_OF_MEMORY[kind]}, **self.who)
-                found = self._scanned[kind] = sorted(found, key=lambda r: (r.created_at, r.id))
+                found = self._scanned[kind] = sorted(self.memory.memories(kinds={KIND_OF_MEMORY[kind]}, **self.who),
+                                                     key=lambda r: (r.created_at, r.id))
             return found
         holding = [set(postings.ids.get(t, ())) for t in terms if postings.df.get(t, 0) or not every]
         if every:  # words the index does not keep (framing words such as "user") do not narrow it

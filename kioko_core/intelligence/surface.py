@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
-from ..store import InvalidRecordError
+from ..store import InvalidRecordError, Scope
 from .brain import Intelligence, build_intelligence
 from .events import Callback, EventBus
 from .executor import OpExecutor
@@ -27,6 +28,8 @@ class IntelligentMemory:
 
     intelligence: Any = None
     auto_graph: bool = False
+    _scope: Callable[[str | None, str | None], Scope]
+    """The layer's scope resolution (a scoped view's user; reserved names refused)."""
 
     def _init_intelligence(self, intelligence: Any = None, auto_graph: bool = False) -> None:
         self.events = EventBus()
