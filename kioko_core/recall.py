@@ -241,7 +241,7 @@ def retrieve(layer: MemoryLayer, scope: Scope, query: str, config: RecallConfig,
     dense_weight = config.dense_weight
     if dense_weight is None:
         dense_weight = 0.0 if getattr(layer.embedder, "lexical", False) else 1.0
-    for _name, scores, weight in (("lexical", combined, config.lexical_weight), ("dense", dense, dense_weight)):
+    for name, scores, weight in (("lexical", combined, config.lexical_weight), ("dense", dense, dense_weight)):
         for memory_id, rank in _rank(scores, records).items():
             fused[memory_id] = fused.get(memory_id, 0.0) + weight / (RRF_K + rank)
     for memory_id in fused:
