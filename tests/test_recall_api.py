@@ -101,3 +101,15 @@ def test_ties_do_not_depend_on_random_ids() -> None:
                         for i in range(6)], user_id=U)
         orders.append([m.content for m in layer.recall("garden water", user_id=U, limit=6).memories])
     assert orders[0] == orders[1] == orders[2]
+
+
+@pytest.mark.parametrize("fusion", ["sum", "rrf"])
+def test_both_fusions_return_the_answer_first(layer: MemoryLayer, fusion: str) -> None:
+    ctx = layer.recall("charity race for mental health", user_id=U, limit=4, config={"fusion": fusion})
+    assert len(ctx.memories) == 4
+    assert ctx.memories[0].content == "Melanie: I ran a charity race for mental health last month."
+
+
+def test_an_unknown_fusion_is_refused() -> None:
+    with pytest.raises(InvalidRecordError, match="fusion"):
+        RecallConfig(fusion="max")
