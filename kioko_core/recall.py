@@ -264,7 +264,7 @@ def retrieve(layer: MemoryLayer, scope: Scope, query: str, config: RecallConfig,
         for memory_id in list(combined) + [i for i in dense if i not in combined]:
             fused[memory_id] = combined.get(memory_id, base.get(memory_id, 0.0)) / (RRF_K + 1)
     else:
-        for name, scores, weight in (("lexical", combined, config.lexical_weight), ("dense", dense, dense_weight)):
+        for scores, weight in ((combined, config.lexical_weight), (dense, dense_weight)):
             for memory_id, rank in _rank(scores, records).items():
                 fused[memory_id] = fused.get(memory_id, 0.0) + weight / (RRF_K + rank)
     for memory_id in fused:
