@@ -1,7 +1,7 @@
 """Evidence recall on LoCoMo: does Kioko find the turns a question is about, next to plain BM25?
 
     python benchmarks/locomo_recall.py [--data ../shared/data/locomo] [--store sqlite|memory]
-        [--systems kioko,kioko-links,kioko-nolink,bm25] [--embedder offline|semantic]
+        [--systems kioko,kioko-links,kioko-nolink,bm25] [--embedder offline|semantic|offline,semantic]
         [--quick] [--json PATH] [--markdown PATH] [--plot PATH]
 
 LoCoMo (Maharana et al., ACL 2024) holds long multi-session conversations whose questions name the
@@ -331,7 +331,8 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument("--data", default=str(DEFAULT_DATA), help="folder of LoCoMo conversation files")
     parser.add_argument("--store", choices=("sqlite", "memory"), default="sqlite")
     parser.add_argument("--systems", default="kioko,kioko-links,kioko-nolink,bm25")
-    parser.add_argument("--embedder", default="offline", help="offline (default) or semantic")
+    parser.add_argument("--embedder", default="offline",
+                        help="offline (default), semantic, or both comma-separated (offline,semantic)")
     parser.add_argument("--quick", action="store_true", help="one conversation, its first 50 questions")
     parser.add_argument("--conversations", default="", help="comma-separated file stems, e.g. 26,30")
     parser.add_argument("--json", dest="json_path")
@@ -350,10 +351,14 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     conversations = [load_conversation(f) for f in files]
     if args.quick:
         conversations[0].questions = conversations[0].questions[:50]
-    embedder = make_embedder(args.embedder)
-    systems = systems_by_name([s for s in args.systems.split(",") if s], args.store, embedder)
-    label = "" if args.embedder == "offline" else f" ({args.embedder})"
-    results = [row.summary() for row in run(conversations, systems, label)]
+    results: list[dict[str, Any]] = []
+    names = [s for s in args.systems.split(",") if s]
+    for position, embedder_name in enumerate(e for e in args.embedder.split(",") if e):
+        # a baseline that embeds nothing runs once, with the first embedder
+        wanted = [n for n in names if position == 0 or n.startswith("kioko")]
+        systems = systems_by_name(wanted, args.store, make_embedder(embedder_name))
+        label = "" if embedder_name == "offline" else f" ({embedder_name})"
+        results += [row.summary() for row in run(conversations, systems, label)]
     header = {
         "command": "python benchmarks/locomo_recall.py " + " ".join(argv if argv is not None else sys.argv[1:]),
         "commit": _commit(), "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
