@@ -55,18 +55,23 @@ def offenders(loaded: set[str], forbidden: tuple[str, ...]) -> list[str]:
     return sorted({name.split(".")[0] for name in loaded} & set(forbidden))
 
 
-def forbidden_imports(source: str, filename: str = "<source>") -> list[str]:
-    """``file:line module`` for every import statement of ``source`` that names a forbidden package."""
+def imported_modules(source: str, filename: str = "<source>") -> list[tuple[int, str]]:
+    """(line, module) for every absolute import statement of ``source``, in functions too."""
     found = []
     for node in ast.walk(ast.parse(source, filename)):
         if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
+            found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names = [node.module]
-        else:
-            continue
-        found += [f"{filename}:{node.lineno} {name}" for name in names if name.split(".")[0] in FORBIDDEN]
+            # `from kioko_core import layer` names the module in the alias
+            found += ([(node.lineno, f"{node.module}.{alias.name}") for alias in node.names]
+                      if node.module == "kioko_core" else [(node.lineno, node.module)])
     return found
+
+
+def forbidden_imports(source: str, filename: str = "<source>") -> list[str]:
+    """``file:line module`` for every import statement of ``source`` that names a forbidden package."""
+    return [f"{filename}:{line} {name}" for line, name in imported_modules(source, filename)
+            if name.split(".")[0] in FORBIDDEN]
 
 
 def test_importing_every_kioko_core_module_loads_no_driver_library() -> None:
@@ -121,21 +126,9 @@ DRIVER_SOURCES = sorted((PROJECT_ROOT / "kioko_backends").rglob("*.py")) + [
 
 
 def core_imports_beyond_protocol(source: str, filename: str = "<source>") -> list[str]:
-    """``file:line module`` for every import of a kioko_core module other than the protocol's."""
-    found = []
-    for node in ast.walk(ast.parse(source, filename)):
-        if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            # `from kioko_core import layer` names the module in the alias
-            names = ([f"{node.module}.{alias.name}" for alias in node.names] if node.module == "kioko_core"
-                     else [node.module])
-        else:
-            continue
-        found += [f"{filename}:{node.lineno} {name}" for name in names
-                  if name.split(".")[0] == "kioko_core" and name not in PROTOCOL_MODULES]
-        found += [f"{filename}:{node.lineno} {name}" for name in names if name.split(".")[0] == "kioko"]
-    return found
+    """``file:line module`` for every import of a kioko_core module other than the protocol's, or of kioko."""
+    return [f"{filename}:{line} {name}" for line, name in imported_modules(source, filename)
+            if (name.split(".")[0] == "kioko_core" and name not in PROTOCOL_MODULES) or name.split(".")[0] == "kioko"]
 
 
 def test_drivers_import_nothing_of_the_core_but_the_protocol() -> None:
