@@ -121,19 +121,19 @@ class MemoryLinker:
         stats = Stats(n=n, df=df, bridges=bridges)
 
         ranked_terms = sorted(m.terms, key=lambda t: (-stats.w(t), t))[: config.top_terms]
-        chosen = [i for i, _ in vote(ranked_terms + bridged_terms, postings, stats.w, config.candidates,
-                                     nominates=lambda t: nominates(df.get(t, 0), n), exclude=record.id)]
+        nominated = [i for i, _ in vote(ranked_terms + bridged_terms, postings, stats.w, config.candidates,
+                                        nominates=lambda t: nominates(df.get(t, 0), n), exclude=record.id)]
         if session_term:
-            chosen += [i for i in postings.get(session_term[0], [])[: config.session_candidates] if i != record.id]
+            nominated += [i for i in postings.get(session_term[0], [])[: config.session_candidates] if i != record.id]
         if record.embedding is not None and (self.store.capabilities.native_knn or not self.embedder.lexical):
-            chosen += [hit.id for hit in self.store.knn(scope, record.embedding, config.candidates) if hit.id != record.id]
+            nominated += [hit.id for hit in self.store.knn(scope, record.embedding, config.candidates) if hit.id != record.id]
         structural = structural_targets(record)
         old_auto = [e["id"] for e in L.link_entries(previous)
                     if e.get("by") in L.CAPPED_AUTHORS and not e.get("from")] if previous is not None else []
-        wanted = list(dict.fromkeys(chosen + [t for t, _ in structural] + old_auto))
+        wanted = list(dict.fromkeys(nominated + [t for t, _ in structural] + old_auto))
         loaded = {r.id: r for r in self.store.get(scope, wanted) if r is not None} if wanted else {}
 
-        candidates = [loaded[i] for i in dict.fromkeys(chosen) if i in loaded and _may_link(record, loaded[i])]
+        candidates = [loaded[i] for i in dict.fromkeys(nominated) if i in loaded and _may_link(record, loaded[i])]
         head = None
         if record.metadata.get("superseded_by"):
             # history: what the algorithm finds for a replaced decision goes to the newest decision in its chain
@@ -250,12 +250,12 @@ class MemoryLinker:
                     if other is not None:
                         updated[other.id] = L.drop_link(other, record.id)
         for target_id, link_kind in structural:
-            target = updated.get(target_id) or loaded.get(target_id)
-            if target is None:
+            partner = updated.get(target_id) or loaded.get(target_id)
+            if partner is None:
                 continue
             link = L.MemoryLink(source=record.id, target=target_id, type=link_kind, weight=1.0, by="structure",
                                 why=_structuralexplanation(link_kind), at=now, seen=now)
-            me, updated[target_id] = L.put_link(me, link), L.put_link(target, link)
+            me, updated[target_id] = L.put_link(me, link), L.put_link(partner, link)
             made.append(link)
         for candidate, ev in chosen:
             if candidate.scope != record.scope:
