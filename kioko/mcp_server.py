@@ -1,0 +1,220 @@
+"""Kioko as an MCP server (``kioko mcp``), on the official ``mcp`` SDK's MCPServer (FastMCP in mcp 1.x).
+
+The server acts for one user (and optionally one agent), fixed when it starts: no tool takes a
+``user_id``, so a client cannot read or write anyone else's memories. An id that is not in that
+scope - a typo, or another user's memory - is a tool error saying it was not found, never data.
+
+Tools: add_memory, search_memories, get_memory_context, explore_memories, learn_from_conversation,
+link_memories, forget_memory. Resources: ``kioko://memories/{memory_id}`` and ``kioko://goals``.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Literal, TypeVar
+
+from pydantic import BaseModel, Field
+
+from kioko_core.layer import MEMORY_TYPES, MemoryNotFound
+from kioko_core.store import KiokoError, MissingExtraError, check_scope
+
+from .views import context_view, link_view, memory_view, related_view
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+    from kioko_core.layer import MemoryLayer
+
+SERVER_NAME = "kioko"
+INSTRUCTIONS = (
+    "Kioko is this user's long-term memory. Call get_memory_context with the user's question before answering; "
+    "call add_memory for something worth keeping (a decision, a preference, a fact, what happened), or "
+    "learn_from_conversation with the turn and let Kioko decide what to keep. explore_memories shows what is "
+    "linked to a memory and why."
+)
+
+MemoryType = Literal["factual", "episodic", "semantic", "decision", "goal", "preference", "procedural", "skill",
+                     "strategy", "insight", "summary", "instruction"]
+LinkType = Literal["advances", "applies_to", "concerns", "derived_from", "follows", "informs", "learned_from",
+                   "part_of", "refines", "related_to", "resolves", "serves", "supersedes"]
+MemoryId = Annotated[str, Field(min_length=1, max_length=200, description="a memory id, as a tool returned it")]
+
+
+class Message(BaseModel):
+    """One message of a conversation."""
+
+    role: Literal["user", "assistant", "system"] = "user"
+    content: str = Field(min_length=1)
+
+
+def require_mcp() -> None:
+    """Raise a readable MissingExtraError when the SDK is not installed."""
+    try:
+        import mcp.server.mcpserver  # noqa: F401
+    except ImportError as error:
+        raise MissingExtraError(f"the MCP server needs the mcp package ({error}); "
+                                "run: pip install 'kioko[mcp]'") from error
+
+
+_Tool = TypeVar("_Tool", bound=Callable[..., Any])
+
+
+def _as_tool_error(fn: _Tool) -> _Tool:
+    """Kioko's typed errors reach the client as tool errors with their message; anything else stays a crash
+    (the SDK then shows only the tool's name, so no internal detail leaks)."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except KiokoError as error:
+            raise ToolError(error_text(error)) from error
+    return wrapper  # type: ignore[return-value]
+
+
+def error_text(error: BaseException) -> str:
+    """The message as written (a KeyError subclass's ``str`` would wrap it in quotes)."""
+    if isinstance(error, KeyError) and len(error.args) == 1 and isinstance(error.args[0], str):
+        return error.args[0]
+    return str(error)
+
+
+def create_server(memory: MemoryLayer, user_id: str, agent_id: str | None = None, *,
+                  name: str = SERVER_NAME) -> MCPServer:
+    """An MCPServer whose every tool and resource acts on ``memory`` for ``(user_id, agent_id)`` only."""
+    require_mcp()
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ResourceNotFoundError
+
+    scope = check_scope((user_id, agent_id))
+    me = memory.scoped(user_id=scope.user_id, agent_id=scope.agent_id)
+    # the SDK logs every refused call at INFO on stderr; a client shows the tool error itself
+    server = MCPServer(name=name, instructions=INSTRUCTIONS, version=_version(), log_level="WARNING")
+
+    def tool(fn: _Tool) -> _Tool:
+        server.add_tool(_as_tool_error(fn), name=fn.__name__, description=(fn.__doc__ or "").strip())
+        return fn
+
+    @tool
+    def add_memory(content: Annotated[str, Field(min_length=1, description="what to remember, in plain words")],
+                   memory_type: MemoryType = "factual",
+                   session_id: Annotated[str | None, Field(description="the conversation it belongs to")] = None,
+                   ) -> dict[str, Any]:
+        """Remember one thing as it is. Returns the stored memory and the links it made to earlier memories."""
+        record = me.add(content, memory_type=memory_type, session_id=session_id)
+        links = me.graph.links(record.id) if record.kind in _linked_kinds() else []
+        return memory_view(record, links=links)
+
+    @tool
+    def search_memories(query: Annotated[str, Field(min_length=1)],
+                        limit: Annotated[int, Field(ge=1, le=50)] = 5) -> list[dict[str, Any]]:
+        """The memories that best match a query, best first (no link expansion)."""
+        return [memory_view(r) for r in me.search(query, limit=limit)]
+
+    @tool
+    def get_memory_context(query: Annotated[str, Field(min_length=1, description="the user's question or task")],
+                           limit: Annotated[int, Field(ge=1, le=50)] = 8,
+                           links: Annotated[int, Field(ge=0, le=20, description="how many memories may come only "
+                                                       "through links to better matches")] = 3,
+                           session_id: str | None = None) -> str:
+        """The context to answer with: relevant memories, procedures and lessons, open goals, and a section saying
+        how these memories connect."""
+        return me.recall(query, limit=limit, links=links, session_id=session_id).text
+
+    @tool
+    def explore_memories(query: Annotated[str, Field(min_length=1)],
+                         depth: Annotated[int, Field(ge=1, le=4)] = 2,
+                         limit: Annotated[int, Field(ge=1, le=30)] = 8) -> dict[str, Any]:
+        """The memory that best matches a query and what is linked to it: its direct links with the evidence each
+        was made on, and what lies further away with the chain of links leading there."""
+        found = me.search(query, limit=1)
+        if not found:
+            return {"match": None, "links": [], "related": []}
+        best = found[0]
+        return {"match": memory_view(best), "links": [link_view(k) for k in me.graph.links(best.id)],
+                "related": [related_view(item) for item in me.graph.related(best.id, depth=depth, limit=limit)]}
+
+    @tool
+    def learn_from_conversation(messages: Annotated[list[Message] | str, Field(
+                                    description="the turn: the user's words, or a list of {role, content} messages")],
+                                session_id: str | None = None, dry_run: bool = False) -> dict[str, Any]:
+        """Let Kioko decide what to keep from a conversation turn. With the server's intelligence on, the turn is
+        routed (facts, preferences, decisions, goals ... added, updated or left alone); without it, what the user
+        said is kept as an episode. Returns every operation decided and its status."""
+        turn = messages if isinstance(messages, str) else [m.model_dump() for m in messages]
+        return memory.learn(turn, user_id=scope.user_id, agent_id=scope.agent_id, session_id=session_id,
+                            dry_run=dry_run).to_dict()
+
+    @tool
+    def link_memories(source_id: MemoryId, target_id: MemoryId, type: LinkType = "related_to",
+                      why: Annotated[str, Field(max_length=500)] = "",
+                      weight: Annotated[float, Field(gt=0.0, le=1.0)] = 1.0) -> dict[str, Any]:
+        """Link two memories by hand (``source type target``, e.g. a fix ``resolves`` a problem); never fades."""
+        return link_view(me.graph.link(source_id, target_id, type=type, why=why, weight=weight))
+
+    @tool
+    def forget_memory(memory_id: MemoryId) -> dict[str, Any]:
+        """Delete one memory; the memories linked to it forget the link."""
+        if not me.delete(memory_id):
+            raise MemoryNotFound(f"no memory {memory_id!r} for this user")
+        return {"deleted": memory_id}
+
+    @server.resource("kioko://memories/{memory_id}", name="memory", mime_type="application/json",
+                     description="One memory of this user, with its links")
+    def read_memory(memory_id: str) -> str:
+        try:
+            record = me.get(memory_id)
+            links = me.graph.links(memory_id)
+        except KiokoError as error:
+            raise ResourceNotFoundError(error_text(error)) from error
+        return json.dumps(memory_view(record, links=links))
+
+    @server.resource("kioko://goals", name="goals", mime_type="application/json",
+                     description="This user's open goals, with their progress")
+    def read_goals() -> str:
+        goals = memory.goals.open(user_id=scope.user_id, agent_id=scope.agent_id)
+        return json.dumps([memory_view(g) for g in goals])
+
+    return server
+
+
+def _linked_kinds() -> frozenset[str]:
+    from kioko_core.links import LINKABLE_KINDS
+
+    return LINKABLE_KINDS
+
+
+def _version() -> str:
+    from . import __version__
+
+    return __version__
+
+
+def open_memory(url: str | None, *, intelligence: bool = False) -> MemoryLayer:
+    """The layer ``kioko mcp`` serves: linking on; with ``intelligence``, turns are routed as well."""
+    from . import connect, default_url, intelligent
+
+    target = url or default_url()
+    return intelligent(target) if intelligence else connect(target, auto_link=True)
+
+
+def run(url: str | None, user_id: str, agent_id: str | None = None, *, transport: str = "stdio",
+        intelligence: bool = False, host: str = "127.0.0.1", port: int = 8765) -> None:
+    """Serve until the client hangs up (stdio) or the process is stopped (http)."""
+    require_mcp()
+    import anyio
+
+    memory = open_memory(url, intelligence=intelligence)
+    try:
+        server = create_server(memory, user_id, agent_id)
+        if transport == "stdio":
+            anyio.run(server.run_stdio_async)
+        elif transport == "http":
+            anyio.run(functools.partial(server.run_streamable_http_async, host=host, port=port))
+        else:
+            raise ValueError(f"unknown transport {transport!r}; use stdio or http")
+    finally:
+        memory.close()
+
