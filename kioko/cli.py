@@ -1,32 +1,509 @@
-"""The ``kioko`` command: ``kioko demo``, ``kioko connect``, ``kioko related``, ``kioko manage``."""
+"""The ``kioko`` command (typer + rich): every capability of the layer from a terminal.
+
+Each command takes ``--store URL`` (default ``$KIOKO_URL``, then a SQLite file in the data directory),
+``--user`` (or ``$KIOKO_USER``), ``--agent`` and ``--json``. Errors print one red line with what to do;
+the exit status is 2 for a command used wrongly and 1 for one that failed (``--debug`` adds the traceback).
+"""
 
 from __future__ import annotations
 
-import argparse
 import sys
-from typing import Sequence
+import time
+from pathlib import Path
+from typing import Annotated, Optional, Sequence
+
+import typer
+from rich.table import Table
+
+from .cli_support import (
+    Agent, Json, KiokoGroup, Store, UsageProblem, User, err, opened, out, parse_pairs, print_json,
+)
 
 DEMO_USER = "kumar-demo"
 
+app = typer.Typer(
+    name="kioko", cls=KiokoGroup, no_args_is_help=True, add_completion=True, pretty_exceptions_enable=False,
+    rich_markup_mode="rich", context_settings={"help_option_names": ["-h", "--help"]},
+    help="Kioko: linked memory for AI agents. Every command acts on one store (--store) for one user (--user).",
+)
 
-def _demo(args: argparse.Namespace) -> int:
-    from . import connect, default_url
+MEMORY = "Memories"
+GRAPH = "Links and the memory graph"
+SMART = "Intelligence"
+SERVE = "Serving"
+STORES = "Stores and diagnostics"
 
-    url = args.store or default_url()
-    memory = connect(url, auto_link=True)
-    try:
+
+def _version(value: bool) -> None:
+    if value:
+        from . import __version__
+
+        print(f"kioko {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", "-V", callback=_version, is_eager=True,
+                                          help="Print the version and exit.")] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="Show the traceback of an error.")] = False,
+) -> None:
+    """Kioko: linked memory for AI agents."""
+
+
+# --------------------------------------------------------------------------- memories
+
+
+@app.command(rich_help_panel=MEMORY)
+def add(text: Annotated[str, typer.Argument(help="What to remember.")],
+        memory_type: Annotated[str, typer.Option("--type", "-t", help="factual, episodic, decision, goal, "
+                                                 "preference, procedural, semantic, skill, strategy ...")] = "factual",
+        session: Annotated[Optional[str], typer.Option("--session", help="The conversation it belongs to.")] = None,
+        meta: Annotated[Optional[list[str]], typer.Option("--meta", help="key=value metadata (repeatable).")] = None,
+        user: User = ..., store: Store = None, agent: Agent = None, json: Json = False) -> None:
+    """Store a memory; it is linked to earlier memories at write time."""
+    from kioko_core.links import LINKABLE_KINDS
+
+    from .views import memory_view
+
+    with opened(store, auto_link=True) as memory:
+        record = memory.add(text, user_id=user, agent_id=agent, session_id=session, memory_type=memory_type,
+                            metadata=parse_pairs(meta))
+        links = memory.graph.links(record.id, user_id=user, agent_id=agent) if record.kind in LINKABLE_KINDS else []
+    if json:
+        return print_json(memory_view(record, links=links))
+    console = out()
+    console.print(f"added {record.kind} {record.id}", markup=False)
+    for link in links:
+        console.print(f"  linked: {link.line()}  (why: {link.why})", markup=False)
+
+
+@app.command(rich_help_panel=MEMORY)
+def get(memory_id: Annotated[str, typer.Argument(help="The memory's id.")],
+        user: User = ..., store: Store = None, agent: Agent = None, json: Json = False) -> None:
+    """Show one memory and its links."""
+    from .views import memory_view
+
+    with opened(store) as memory:
+        record = memory.get(memory_id, user_id=user, agent_id=agent)
+        links = memory.graph.links(memory_id, user_id=user, agent_id=agent)
+    if json:
+        return print_json(memory_view(record, links=links))
+    console = out()
+    table = Table(show_header=False, box=None)
+    for key, value in (("id", record.id), ("type", record.kind), ("content", record.content),
+                       ("session", record.session_id or "-"), ("created", _when(record.created_at)),
+                       ("version", str(record.version))):
+        table.add_row(key, value)
+    console.print(table)
+    for link in links:
+        console.print(f"- {link.line()}\n    why: {link.why or '-'} | weight {link.weight:.3f} | by {link.by}",
+                      markup=False)
+
+
+@app.command("list", rich_help_panel=MEMORY)
+def list_(memory_type: Annotated[Optional[list[str]], typer.Option("--type", "-t", help="Only these types.")] = None,
+          session: Annotated[Optional[str], typer.Option("--session", help="Only this conversation.")] = None,
+          limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="At most this many, newest first.")] = 20,
+          user: User = ..., store: Store = None, agent: Agent = None, json: Json = False) -> None:
+    """List a user's memories, newest first."""
+    from .views import memory_view
+
+    with opened(store) as memory:
+        records = [r for r in memory.memories(user_id=user, agent_id=agent, kinds=set(memory_type or ()) or None)
+                   if session is None or r.session_id == session]
+    records.sort(key=lambda r: (-r.created_at, r.id))
+    records = records[:limit]
+    if json:
+        return print_json([memory_view(r) for r in records])
+    table = Table(box=None, header_style="bold")
+    table.add_column("id", no_wrap=True)  # ids are copied from here: never cut
+    table.add_column("type", no_wrap=True)
+    table.add_column("created", no_wrap=True)
+    table.add_column("content", ratio=1)
+    for r in records:
+        table.add_row(r.id, r.kind, _when(r.created_at), _short(r.content, 200))
+    out().print(table)
+
+
+@app.command(rich_help_panel=MEMORY)
+def update(memory_id: Annotated[str, typer.Argument(help="The memory's id.")],
+           text: Annotated[Optional[str], typer.Option("--text", help="New content (links re-derived).")] = None,
+           meta: Annotated[Optional[list[str]], typer.Option("--meta", help="key=value metadata to merge.")] = None,
+           user: User = ..., store: Store = None, agent: Agent = None, json: Json = False) -> None:
+    """Change a memory's content and/or merge metadata into it."""
+    from .views import memory_view
+
+    if text is None and not meta:
+        raise UsageProblem("nothing to change: give --text and/or --meta key=value")
+    with opened(store, auto_link=True) as memory:
+        record = memory.update(memory_id, user_id=user, agent_id=agent, content=text, metadata=parse_pairs(meta))
+    if json:
+        return print_json(memory_view(record))
+    out().print(f"updated {record.id} (version {record.version})", markup=False)
+
+
+@app.command(rich_help_panel=MEMORY)
+def delete(memory_id: Annotated[str, typer.Argument(help="The memory's id.")],
+           user: User = ..., store: Store = None, agent: Agent = None, json: Json = False) -> None:
+    """Delete one memory; the memories linked to it forget the link."""
+    from kioko_core.layer import MemoryNotFound
+
+    with opened(store) as memory:
+        if not memory.delete(memory_id, user_id=user, agent_id=agent):
+            raise MemoryNotFound(f"no memory {memory_id!r} for user {user!r}")
+    if json:
+        return print_json({"deleted": memory_id})
+    out().print(f"deleted {memory_id}", markup=False)
+
+
+@app.command("forget-user", rich_help_panel=MEMORY)
+def forget_user(yes: Annotated[bool, typer.Option("--yes", help="Confirm: delete every memory of the user.")] = False,
+                user: User = ..., store: Store = None, agent: Agent = None, json: Json = False) -> None:
+    """Delete every memory of a user (or of one of their agents), their entity graph included."""
+    if not yes:
+        raise UsageProblem(f"this deletes every memory of user {user!r}; add --yes to do it")
+    with opened(store) as memory:
+        removed = memory.forget_user(user_id=user, agent_id=agent)
+    if json:
+        return print_json({"user_id": user, "agent_id": agent, "deleted": removed})
+    out().print(f"deleted {removed} records of user {user}", markup=False)
+
+
+@app.command(rich_help_panel=MEMORY)
+def recall(question: Annotated[str, typer.Argument(help="The question or task.")],
+           links: Annotated[int, typer.Option("--links", min=0, help="How many memories may come only through "
+                                              "links to better matches (0: no graph).")] = 3,
+           limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Memories in the context.")] = 8,
+           session: Annotated[Optional[str], typer.Option("--session", help="The current conversation.")] = None,
+           user: User = ..., store: Store = None, agent: Agent = None, json: Json = False) -> None:
+    """The context for a question: relevant memories, procedures, lessons, open goals, and how they connect."""
+    from .views import context_view
+
+    with opened(store) as memory:
+        context = memory.recall(question, user_id=user, agent_id=agent, session_id=session, links=links, limit=limit)
+    if json:
+        return print_json(context_view(context))
+    print(context.text or "(nothing relevant is remembered)")
+
+
+# --------------------------------------------------------------------------- links and the graph
+
+
+@app.command(rich_help_panel=GRAPH)
+def related(memory_id: Annotated[str, typer.Argument(help="The memory to start from.")],
+            depth: Annotated[int, typer.Option("--depth", min=1, max=6, help="Links to follow.")] = 2,
+            limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 10,
+            user: User = ..., store: Store = None, agent: Agent = None, json: Json = False) -> None:
+    """What is connected to a memory, best first, with the chain of links to each."""
+    from .views import related_view
+
+    with opened(store) as memory:
+        items = memory.graph.related(memory_id, depth=depth, limit=limit, user_id=user, agent_id=agent)
+    if json:
+        return print_json([related_view(i) for i in items])
+    if not items:
+        return out().print("nothing is linked to this memory", markup=False)
+    table = Table("score", "memory", "type", "through")
+    for item in items:
+        table.add_row(f"{item.score:.4f}", f"{_short(item.record.content, 60)}\n{item.record.id}", item.record.kind,
+                      " -> ".join(link.type for link in item.path))
+    out().print(table)
+
+
+@app.command(rich_help_panel=GRAPH)
+def link(source: Annotated[str, typer.Argument(help="The memory the link goes from.")],
+         target: Annotated[str, typer.Argument(help="The memory the link goes to.")],
+         link_type: Annotated[str, typer.Option("--type", "-t", help="resolves, serves, applies_to, refines, "
+                                                "related_to ...")] = "related_to",
+         why: Annotated[str, typer.Option("--why", help="Why they belong together.")] = "",
+         weight: Annotated[float, typer.Option("--weight", min=0.0, max=1.0)] = 1.0,
+         remove: Annotated[bool, typer.Option("--remove", help="Unlink them instead.")] = False,
+         user: User = ..., store: Store = None, agent: Agent = None, json: Json = False) -> None:
+    """Link two memories by hand (a manual link never fades), or --remove the link between them."""
+    from .views import link_view
+
+    with opened(store) as memory:
+        if remove:
+            removed = memory.graph.unlink(source, target, user_id=user, agent_id=agent)
+            if json:
+                return print_json({"source": source, "target": target, "unlinked": removed})
+            return out().print("unlinked" if removed else "they were not linked", markup=False)
+        made = memory.graph.link(source, target, type=link_type, weight=weight, why=why, user_id=user,
+                                 agent_id=agent)
+    if json:
+        return print_json(link_view(made))
+    out().print(f"linked: {made.line()}", markup=False)
+
+
+@app.command(rich_help_panel=GRAPH)
+def explain(first: Annotated[str, typer.Argument(help="One memory.")],
+            second: Annotated[str, typer.Argument(help="The other memory.")],
+            user: User = ..., store: Store = None, agent: Agent = None, json: Json = False) -> None:
+    """Why two memories are (or are not) linked: every signal, scored from scratch."""
+    from .views import score_view
+
+    with opened(store) as memory:
+        score = memory.graph.explain(first, second, user_id=user, agent_id=agent)
+    if json:
+        return print_json(score_view(score))
+    console = out()
+    state = f"linked as {score.type}" if score.linked else "not linked"
+    console.print(f"score {score.score:.3f}: {state}", markup=False)
+    if score.why:
+        console.print(f"why: {score.why}", markup=False)
+    table = Table("signal", "value")
+    for name, value in score.signals.items():
+        table.add_row(name, f"{value:.3f}" if isinstance(value, float) else str(value))
+    console.print(table)
+
+
+@app.command(rich_help_panel=GRAPH)
+def trace(first: Annotated[str, typer.Argument(help="Where the chain starts.")],
+          second: Annotated[str, typer.Argument(help="Where it should end.")],
+          max_depth: Annotated[int, typer.Option("--max-depth", min=1, max=8)] = 4,
+          user: User = ..., store: Store = None, agent: Agent = None, json: Json = False) -> None:
+    """The shortest chain of links from one memory to another."""
+    from .views import link_view
+
+    with opened(store) as memory:
+        chain = memory.graph.trace(first, second, max_depth=max_depth, user_id=user, agent_id=agent)
+    if json:
+        return print_json([link_view(k) for k in chain])
+    if not chain:
+        return out().print(f"no chain of at most {max_depth} links joins them", markup=False)
+    for step, found in enumerate(chain, 1):
+        out().print(f"{step}. {found.line()}\n   why: {found.why or '-'}", markup=False)
+
+
+@app.command(rich_help_panel=GRAPH)
+def connect(rebuild: Annotated[bool, typer.Option("--rebuild", help="Re-derive every automatic link.")] = False,
+            limit: Annotated[Optional[int], typer.Option("--limit", min=1, help="At most this many memories.")] = None,
+            quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+            user: User = ..., store: Store = None, agent: Agent = None, json: Json = False) -> None:
+    """Link memories written before linking was on (with a progress bar: count, rate, time left)."""
+    from rich.progress import (
+        BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn,
+    )
+
+    console = err()
+    # a bar only where a person watches: never into --json, a pipe or a log file
+    show = not (quiet or json) and console.is_terminal
+    with opened(store, auto_link=True) as memory:
+        with Progress(TextColumn("linking"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
+                      TextColumn("{task.fields[rate]}"), TimeRemainingColumn(), console=console,
+                      disable=not show, transient=False) as bar:
+            task = bar.add_task("linking", total=None, rate="")
+            started = time.perf_counter()
+
+            def progress(done: int, total: int) -> None:
+                rate = done / max(time.perf_counter() - started, 1e-9)
+                bar.update(task, completed=done, total=total, rate=f"{rate:,.0f} memories/s")
+
+            result = memory.graph.connect(user_id=user, agent_id=agent, rebuild=rebuild, limit=limit,
+                                          progress=progress)
+    if json:
+        return print_json(result)
+    out().print(f"linked {result['memories']} memories: {result['links']} links made, {result['dropped']} dropped "
+                f"in {result['duration_ms'] / 1000:.2f} s", markup=False)
+
+
+@app.command(rich_help_panel=GRAPH)
+def graph(output_format: Annotated[str, typer.Option("--format", "-f", help="dot, json or html.")] = "html",
+          center: Annotated[Optional[str], typer.Option("--center", help="Draw around this memory only.")] = None,
+          depth: Annotated[int, typer.Option("--depth", min=1, max=6)] = 2,
+          limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="At most this many memories.")] = 120,
+          output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write here, not to stdout.")] = None,
+          user: User = ..., store: Store = None, agent: Agent = None, json: Json = False) -> None:
+    """The memory graph: Graphviz DOT, JSON, or a self-contained HTML page to open in a browser."""
+    from .graph_html import to_dot, to_html
+
+    chosen = "json" if json else output_format.lower()
+    if chosen not in ("dot", "json", "html"):
+        raise UsageProblem(f"--format must be dot, json or html, not {output_format!r}")
+    with opened(store) as memory:
+        drawn = memory.graph.memories(user_id=user, agent_id=agent, center=center, depth=depth, limit=limit)
+    if chosen == "json":
+        import json as json_module
+
+        text = json_module.dumps(drawn, indent=2, ensure_ascii=False, default=str) + "\n"
+    elif chosen == "dot":
+        text = to_dot(drawn)
+    else:
+        text = to_html(drawn, f"Kioko memory graph: {user}")
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text, encoding="utf-8")
+        err().print(f"wrote {output} ({drawn['stats']['nodes']} memories, {drawn['stats']['edges']} links)",
+                    markup=False)
+
+
+# --------------------------------------------------------------------------- intelligence
+
+
+@app.command(rich_help_panel=SMART)
+def manage(text: Annotated[str, typer.Argument(help="One turn: what the user said.")],
+           session: Annotated[Optional[str], typer.Option("--session", help="The conversation it belongs to.")] = None,
+           dry_run: Annotated[bool, typer.Option("--dry-run", help="Decide and report; write nothing.")] = False,
+           user: User = ..., store: Store = None, agent: Agent = None, json: Json = False) -> None:
+    """Decide (and apply) the memory operations for one turn, offline."""
+    with opened(store) as memory:
+        result = memory.manage(text, user_id=user, agent_id=agent, session_id=session, dry_run=dry_run)
+    if json:
+        return print_json(result.to_dict())
+    print(result.summary() + ("\n(dry run: nothing was written)" if dry_run else ""))
+
+
+# --------------------------------------------------------------------------- serving
+
+
+@app.command(rich_help_panel=SERVE)
+def mcp(transport: Annotated[str, typer.Option("--transport", help="stdio (for a desktop client) or http.")] = "stdio",
+        intelligence: Annotated[bool, typer.Option("--intelligence", help="Route learn_from_conversation through "
+                                                   "the intelligence (and link and graph every write).")] = False,
+        host: Annotated[str, typer.Option("--host", help="Address to listen on (http).")] = "127.0.0.1",
+        port: Annotated[int, typer.Option("--port", help="Port to listen on (http).")] = 8765,
+        user: User = ..., store: Store = None, agent: Agent = None) -> None:
+    """Serve the user's memories to an MCP client (Claude Desktop, Cursor ...). The user is fixed here."""
+    from .mcp_server import require_mcp, run
+
+    if transport not in ("stdio", "http"):
+        raise UsageProblem(f"--transport must be stdio or http, not {transport!r}")
+    require_mcp()
+    if transport == "http":
+        err().print(f"kioko mcp: serving user {user!r} at http://{host}:{port}/mcp", markup=False)
+    run(store, user, agent, transport=transport, intelligence=intelligence, host=host, port=port)
+
+
+# --------------------------------------------------------------------------- stores and diagnostics
+
+
+@app.command(rich_help_panel=STORES)
+def stores(json: Json = False) -> None:
+    """The registered URL schemes: their drivers, what each promises, and which extras are missing."""
+    rows = _store_rows()
+    if json:
+        return print_json(rows)
+    table = Table("scheme", "driver", "installed", "capabilities", box=None, header_style="bold")
+    for row in rows:
+        installed = "yes" if row["installed"] else f"no: {row['missing']}"
+        table.add_row(row["scheme"], row["driver"].rsplit(":", 1)[-1], installed, ", ".join(row["capabilities"]))
+    out().print(table)
+
+
+def _store_rows() -> list[dict]:
+    from dataclasses import fields
+
+    from kioko_core import registry
+    from kioko_core.store import MissingExtraError
+
+    rows = []
+    for scheme in registry.known_schemes():
+        builtin = registry.BUILTIN_STORES.get(scheme)
+        row = {"scheme": scheme, "driver": builtin[0] if builtin else "plugin",
+               "extra": builtin[1] if builtin else None,
+               "installed": True, "missing": None, "capabilities": []}
+        try:
+            driver = registry._resolve(scheme)
+        except MissingExtraError as error:
+            row.update(installed=False, missing=f"pip install 'kioko[{row['extra']}]'" if row["extra"] else str(error))
+            rows.append(row)
+            continue
+        except Exception as error:  # noqa: BLE001 - a broken plugin is reported, not fatal
+            row.update(installed=False, missing=f"{type(error).__name__}: {error}")
+            rows.append(row)
+            continue
+        if not builtin:
+            row["driver"] = f"{getattr(driver, '__module__', '?')}:{getattr(driver, '__qualname__', driver)}"
+        caps = getattr(driver, "capabilities", None)
+        if caps is not None:
+            row["capabilities"] = [f.name for f in fields(caps) if getattr(caps, f.name) is True]
+        rows.append(row)
+    return rows
+
+
+@app.command(rich_help_panel=STORES)
+def doctor(user: Annotated[Optional[str], typer.Option("--user", "-u", envvar="KIOKO_USER",
+                                                      help="Also count this user's memories by type.")] = None,
+           store: Store = None, agent: Agent = None, json: Json = False) -> None:
+    """Check a store: can it be opened, the versions, the vector dimension, and (with --user) the counts."""
+    import platform
+    from collections import Counter
+    from dataclasses import asdict
+
+    from . import __version__, default_url
+
+    url = store or default_url()
+    checks: dict = {"kioko": __version__, "python": platform.python_version(), "store_url": _redact(url)}
+    with opened(url) as memory:
+        checks["driver"] = type(memory.store).__module__ + ":" + type(memory.store).__name__
+        checks["dim"] = getattr(memory.store, "dim", None)
+        caps = getattr(memory.store, "capabilities", None)
+        checks["capabilities"] = {k: v for k, v in asdict(caps).items() if k != "notes"} if caps else {}
+        if user:
+            counts = Counter(r.kind for r in memory.memories(user_id=user, agent_id=agent))
+            checks["user"] = user
+            checks["memories"] = dict(sorted(counts.items()))
+            checks["total"] = sum(counts.values())
+    checks["ok"] = True
+    if json:
+        return print_json(checks)
+    table = Table(show_header=False, box=None)
+    for key, value in checks.items():
+        table.add_row(key, str(value))
+    out().print(table)
+    out().print("store opened: OK", style="green", markup=False)
+
+
+def _redact(url: str) -> str:
+    """A URL with its password replaced, for printing."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.password:
+        netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
+        return urlunsplit(parts._replace(netloc=netloc))
+    return url
+
+
+@app.command(rich_help_panel=STORES)
+def demo(store: Store = None) -> None:
+    """Run the quick start: nine memories, the links they make, and one recall that follows them."""
+    with opened(store, auto_link=True) as memory:
         memory.forget_user(user_id=DEMO_USER)  # the demo starts from the same memories every run
         run_quick_start(memory, DEMO_USER, out=sys.stdout)
-    finally:
-        memory.close()
     print(f"\n(store: {memory.store!r}; user {DEMO_USER!r})")
-    return 0
+
+
+@app.command(rich_help_panel=STORES, context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def bench(ctx: typer.Context,
+          quick: Annotated[bool, typer.Option("--quick", help="500 and 2,000 memories on memory and SQLite.")] = False,
+          ) -> None:
+    """Run the memory-graph benchmark (write, recall and connect times; links per memory). Other options
+    (--stores, --sizes, --json FILE ...) go to benchmarks/memory_graph_bench.py."""
+    module = _bench_module()
+    module.main((["--quick"] if quick else []) + list(ctx.args))
+
+
+def _bench_module():
+    """The benchmark lives in the repository's benchmarks/ folder, next to the package in a clone."""
+    import importlib
+
+    try:
+        return importlib.import_module("benchmarks.memory_graph_bench")
+    except ImportError:
+        root = Path(__file__).resolve().parent.parent
+        if not (root / "benchmarks" / "memory_graph_bench.py").is_file():
+            from kioko_core.store import KiokoError
+
+            raise KiokoError("kioko bench runs the repository's benchmarks/; run it from a clone of Kioko") from None
+        sys.path.insert(0, str(root))
+        return importlib.import_module("benchmarks.memory_graph_bench")
 
 
 def run_quick_start(memory, user: str, out=sys.stdout) -> dict[str, str]:
     """Section 1 of the spec: nine memories, the links they make, and a recall that follows them."""
-    import time
-
     t0 = time.time() - 3600
     ids: dict[str, str] = {}
     ids["goal"] = memory.goals.add("Ship the Kioko memory layer by December 15", user_id=user, created_at=t0).id
@@ -40,7 +517,8 @@ def run_quick_start(memory, user: str, out=sys.stdout) -> dict[str, str]:
     ids["fix"] = memory.episodes.add("Found it: the encoder cable on line 3 was loose.", user_id=user,
                                      session_id="s1", created_at=t0 + 200).id
     ids["procedure"] = memory.procedures.add(
-        "Clear a conveyor jam on line 3", ["Press stop", "Open the guard", "Remove the jammed bottle", "Reset the drive"],
+        "Clear a conveyor jam on line 3",
+        ["Press stop", "Open the guard", "Remove the jammed bottle", "Reset the drive"],
         user_id=user, created_at=t0 + 300).id
     ids["lesson"] = memory.strategies.add(
         "reset the drive before reopening the guard (1/1 worked). Lesson: always check the photo-eye alignment "
@@ -52,103 +530,30 @@ def run_quick_start(memory, user: str, out=sys.stdout) -> dict[str, str]:
     print("Links made at write time:", file=out)
     seen: set[tuple[str, str]] = set()
     for memory_id in ids.values():
-        for link in memory.graph.links(memory_id, user_id=user):
-            if (link.source, link.target) not in seen:
-                seen.add((link.source, link.target))
-                print(f"- {link.line()}\n    why: {link.why} | weight {link.weight:.3f} | by {link.by}", file=out)
+        for found in memory.graph.links(memory_id, user_id=user):
+            if (found.source, found.target) not in seen:
+                seen.add((found.source, found.target))
+                print(f"- {found.line()}\n    why: {found.why} | weight {found.weight:.3f} | by {found.by}", file=out)
     question = "line 3 is faulting with E-217 again"
     print(f"\nrecall({question!r}):\n", file=out)
     print(memory.recall(question, user_id=user).text, file=out)
     return ids
 
 
-def _connect(args: argparse.Namespace) -> int:
-    from . import connect
-
-    memory = connect(args.store, auto_link=True)
-    try:
-        from tqdm import tqdm
-
-        with tqdm(desc="linking", unit="memory", disable=args.quiet) as bar:
-            def progress(done: int, total: int) -> None:
-                bar.total = total
-                bar.update(done - bar.n)
-
-            result = memory.graph.connect(user_id=args.user, rebuild=args.rebuild, progress=progress)
-    finally:
-        memory.close()
-    print(result)
-    return 0
+def _when(stamp: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp)).replace(" ", "\u00a0")
 
 
-def _related(args: argparse.Namespace) -> int:
-    from . import connect
-
-    memory = connect(args.store)
-    try:
-        for item in memory.graph.related(args.memory_id, depth=args.depth, user_id=args.user):
-            chain = " -> ".join(link.type for link in item.path)
-            print(f"{item.score:.4f}  {item.record.content[:80]}  [{chain}]")
-    finally:
-        memory.close()
-    return 0
-
-
-def _manage(args: argparse.Namespace) -> int:
-    from . import connect, default_url
-
-    memory = connect(args.store or default_url())
-    try:
-        report = memory.manage(args.text, user_id=args.user, agent_id=args.agent, session_id=args.session,
-                               dry_run=args.dry_run)
-    finally:
-        memory.close()
-    if args.json:
-        import json
-
-        print(json.dumps(report.to_dict(), indent=2))
-    else:
-        print(report.summary() + ("\n(dry run: nothing was written)" if args.dry_run else ""))
-    return 0
+def _short(text: str, width: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="kioko", description="Kioko: linked memory for AI agents.")
-    sub = parser.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser("demo", help="run the quick start: nine memories, their links, one recall")
-    demo.add_argument("--store", help="store URL (default: $KIOKO_URL or a SQLite file in your data dir)")
-    demo.set_defaults(run=_demo)
-    link = sub.add_parser("connect", help="link memories written before linking was on")
-    link.add_argument("--user", required=True)
-    link.add_argument("--store")
-    link.add_argument("--rebuild", action="store_true")
-    link.add_argument("--quiet", action="store_true")
-    link.set_defaults(run=_connect)
-    related = sub.add_parser("related", help="what is connected to a memory, with the chain of links")
-    related.add_argument("memory_id")
-    related.add_argument("--user", required=True)
-    related.add_argument("--depth", type=int, default=2)
-    related.add_argument("--store")
-    related.set_defaults(run=_related)
-    manage = sub.add_parser("manage", help="decide (and apply) the memory operations for one turn, offline")
-    manage.add_argument("text")
-    manage.add_argument("--user", required=True)
-    manage.add_argument("--agent")
-    manage.add_argument("--session")
-    manage.add_argument("--store")
-    manage.add_argument("--dry-run", action="store_true", help="decide and report, write nothing")
-    manage.add_argument("--json", action="store_true", help="print the report as JSON")
-    manage.set_defaults(run=_manage)
-    args = parser.parse_args(argv)
-    try:
-        return args.run(args)
-    except Exception as error:  # a typed, readable message instead of a traceback
-        from kioko_core.store import KiokoError
-
-        if isinstance(error, KiokoError):
-            print(f"kioko: {error}", file=sys.stderr)
-            return 2
-        raise
+    """The console entry point: runs one command and returns its exit status (0, 1 failure, 2 usage)."""
+    command = typer.main.get_command(app)
+    return command.main(args=list(sys.argv[1:] if argv is None else argv), prog_name="kioko",
+                        standalone_mode=False)
 
 
 if __name__ == "__main__":

@@ -180,3 +180,28 @@ def test_two_users_servers_on_one_store_never_see_each_other(tmp_path: Path) -> 
         assert smuggled.is_error or result(smuggled) == []
         assert memory.get(alice.id, user_id="alice").content.startswith("Alice's locker")
         assert memory.graph.links(alice.id, user_id="alice") == []
+
+
+def test_kioko_mcp_over_stdio_serves_the_user_it_was_started_for(tmp_path: Path) -> None:
+    """`kioko mcp` in its own process, driven by the SDK's stdio client, as a desktop client would."""
+    import sys
+
+    from mcp import StdioServerParameters
+
+    url = f"sqlite:///{tmp_path / 'stdio.db'}"
+    with kioko.connect(url, auto_link=True) as memory:
+        memory.add("Alice keeps the spare keys in the red box.", user_id="alice")
+    command = StdioServerParameters(command=sys.executable, cwd=str(Path(__file__).resolve().parent.parent),
+                                    args=["-m", "kioko", "mcp", "--store", url, "--user", "kumar"])
+
+    async def script(c: Client) -> Any:
+        added = result(await c.call_tool("add_memory", {"content": "Kumar keeps the spare keys in the blue box.",
+                                                         "memory_type": "factual"}))
+        found = result(await c.call_tool("search_memories", {"query": "spare keys box"}))
+        return added, found
+
+    added, found = run(command, script)
+    assert added["user_id"] == "kumar"
+    assert [m["content"] for m in found] == ["Kumar keeps the spare keys in the blue box."]
+    with kioko.connect(url) as memory:
+        assert memory.get(added["id"], user_id="kumar").content.startswith("Kumar keeps")
