@@ -75,7 +75,7 @@ def add(text: Annotated[str, typer.Argument(help="What to remember.")],
     console = out()
     console.print(f"added {record.kind} {record.id}", markup=False)
     for link in links:
-        console.print(f"  linked: {link.line()}  (why: {link.why})", markup=False)
+        console.print(f"  linked: {link.line()}\n    why: {link.why or '-'} | weight {link.weight:.3f}", markup=False)
 
 
 @app.command(rich_help_panel=MEMORY)

@@ -39,7 +39,7 @@ class UsageProblem(KiokoError):
 
 def out() -> Console:
     """A console on today's stdout (tests swap it); rich drops colour for NO_COLOR and for a pipe or file."""
-    return Console(highlight=False, soft_wrap=False)
+    return Console(highlight=False, soft_wrap=True)
 
 
 def err() -> Console:
