@@ -147,7 +147,7 @@ def update(memory_id: Annotated[str, typer.Argument(help="The memory's id.")],
 def delete(memory_id: Annotated[str, typer.Argument(help="The memory's id.")],
            user: User = ..., store: Store = None, agent: Agent = None, json: Json = False) -> None:
     """Delete one memory; the memories linked to it forget the link."""
-    from kioko_core.layer import MemoryNotFound
+    from kioko_core.errors import MemoryNotFound
 
     with opened(store) as memory:
         if not memory.delete(memory_id, user_id=user, agent_id=agent):
@@ -396,7 +396,7 @@ def _store_rows() -> list[dict]:
     from dataclasses import fields
 
     from kioko_core import registry
-    from kioko_core.store import MissingExtraError
+    from kioko_core.errors import MissingExtraError
 
     rows = []
     for scheme in registry.known_schemes():
@@ -495,7 +495,7 @@ def _bench_module():
     except ImportError:
         root = Path(__file__).resolve().parent.parent
         if not (root / "benchmarks" / "memory_graph_bench.py").is_file():
-            from kioko_core.store import KiokoError
+            from kioko_core.errors import KiokoError
 
             raise KiokoError("kioko bench runs the repository's benchmarks/; run it from a clone of Kioko") from None
         sys.path.insert(0, str(root))

@@ -15,10 +15,10 @@ from rich.console import Console
 from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
-from kioko_core.layer import MemoryLayer, MemoryNotFound
-from kioko_core.store import (
-    ConflictError, InvalidRecordError, KiokoError, MissingExtraError, UnknownStoreError,
+from kioko_core.errors import (
+    ConflictError, InvalidRecordError, KiokoError, MemoryNotFound, MissingExtraError, UnknownStoreError,
 )
+from kioko_core.layer import MemoryLayer
 
 USAGE, FAILURE = 2, 1
 

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Callable, Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
-from kioko_core.layer import MEMORY_TYPES, MemoryNotFound
-from kioko_core.store import KiokoError, MissingExtraError, check_scope
+from kioko_core.errors import KiokoError, MemoryNotFound, MissingExtraError
+from kioko_core.kind_registry import LINKABLE_KINDS
 
 from .views import context_view, link_view, memory_view, related_view
 
@@ -88,8 +88,7 @@ def create_server(memory: MemoryLayer, user_id: str, agent_id: str | None = None
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 
-    scope = check_scope((user_id, agent_id))
-    me = memory.scoped(user_id=scope.user_id, agent_id=scope.agent_id)
+    me = memory.scoped(user_id=user_id, agent_id=agent_id)  # every call below acts for this scope only
     # the SDK logs every refused call at INFO on stderr; a client shows the tool error itself
     server = MCPServer(name=name, instructions=INSTRUCTIONS, version=_version(), log_level="WARNING")
 
@@ -104,7 +103,7 @@ def create_server(memory: MemoryLayer, user_id: str, agent_id: str | None = None
                    ) -> dict[str, Any]:
         """Remember one thing as it is. Returns the stored memory and the links it made to earlier memories."""
         record = me.add(content, memory_type=memory_type, session_id=session_id)
-        links = me.graph.links(record.id) if record.kind in _linked_kinds() else []
+        links = me.graph.links(record.id) if record.kind in LINKABLE_KINDS else []
         return memory_view(record, links=links)
 
     @tool
@@ -144,8 +143,7 @@ def create_server(memory: MemoryLayer, user_id: str, agent_id: str | None = None
         routed (facts, preferences, decisions, goals ... added, updated or left alone); without it, what the user
         said is kept as an episode. Returns every operation decided and its status."""
         turn = messages if isinstance(messages, str) else [m.model_dump() for m in messages]
-        return memory.learn(turn, user_id=scope.user_id, agent_id=scope.agent_id, session_id=session_id,
-                            dry_run=dry_run).to_dict()
+        return me.learn(turn, session_id=session_id, dry_run=dry_run).to_dict()
 
     @tool
     def link_memories(source_id: MemoryId, target_id: MemoryId, type: LinkType = "related_to",
@@ -174,16 +172,10 @@ def create_server(memory: MemoryLayer, user_id: str, agent_id: str | None = None
     @server.resource("kioko://goals", name="goals", mime_type="application/json",
                      description="This user's open goals, with their progress")
     def read_goals() -> str:
-        goals = memory.goals.open(user_id=scope.user_id, agent_id=scope.agent_id)
+        goals = me.goals.open()
         return json.dumps([memory_view(g) for g in goals])
 
     return server
-
-
-def _linked_kinds() -> frozenset[str]:
-    from kioko_core.links import LINKABLE_KINDS
-
-    return LINKABLE_KINDS
 
 
 def _version() -> str:

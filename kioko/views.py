@@ -1,7 +1,7 @@
 """Plain, JSON-ready dicts of what the layer returns, for the CLI's ``--json`` and the MCP tools.
 
-A record's vector and index terms are the store's business; its adjacency list is shown as links
-(with the other end's label), not as the raw entries kept in its metadata.
+A record's vector and index terms are the store's business; the layer's bookkeeping (its adjacency
+list) is shown as links with the other end's label, and ``entities`` as what the memory is about.
 """
 
 from __future__ import annotations
@@ -12,8 +12,6 @@ from typing import Any
 from kioko_core import links as L
 from kioko_core.store import Record
 
-_HIDDEN_METADATA = ("links", "unlinked")
-
 
 def memory_view(record: Record, *, links: list[L.MemoryLink] | None = None) -> dict[str, Any]:
     """The fields a person or an agent reads; ``links`` (already resolved) are added when given."""
@@ -21,7 +19,7 @@ def memory_view(record: Record, *, links: list[L.MemoryLink] | None = None) -> d
         "id": record.id, "type": record.kind, "content": record.content, "user_id": record.user_id,
         "agent_id": record.agent_id, "session_id": record.session_id, "created_at": record.created_at,
         "updated_at": record.updated_at, "version": record.version,
-        "metadata": {k: v for k, v in record.metadata.items() if k not in _HIDDEN_METADATA},
+        "metadata": L.user_metadata(record.metadata), "entities": L.entities_of(record),
     }
     if links is not None:
         data["links"] = [link_view(link) for link in links]

@@ -18,7 +18,7 @@ import kioko  # noqa: E402
 from kioko.cli import run_quick_start  # noqa: E402
 from kioko.mcp_server import LinkType, MemoryType, create_server  # noqa: E402
 from kioko_core import links as L  # noqa: E402
-from kioko_core.layer import MEMORY_TYPES  # noqa: E402
+from kioko_core.kind_registry import MEMORY_TYPES  # noqa: E402
 
 TOOLS = {"add_memory", "search_memories", "get_memory_context", "explore_memories", "learn_from_conversation",
          "link_memories", "forget_memory"}
