@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Optional, Sequence
+from typing import Annotated, Any, Sequence
 
 import typer
 from rich.table import Table
@@ -55,12 +55,12 @@ def _root(
 
 
 @app.command(rich_help_panel=MEMORY)
-def add(text: Annotated[str, typer.Argument(help="What to remember.")],
+def add(*, text: Annotated[str, typer.Argument(help="What to remember.")],
         memory_type: Annotated[str, typer.Option("--type", "-t", help="factual, episodic, decision, goal, "
                                                  "preference, procedural, semantic, skill, strategy ...")] = "factual",
-        session: Annotated[Optional[str], typer.Option("--session", help="The conversation it belongs to.")] = None,
-        meta: Annotated[Optional[list[str]], typer.Option("--meta", help="key=value metadata (repeatable).")] = None,
-        user: User = ..., store: Store = None, agent: Agent = None, json: Json = False) -> None:
+        session: Annotated[str | None, typer.Option("--session", help="The conversation it belongs to.")] = None,
+        meta: Annotated[list[str] | None, typer.Option("--meta", help="key=value metadata (repeatable).")] = None,
+        user: User, store: Store = None, agent: Agent = None, json: Json = False) -> None:
     """Store a memory; it is linked to earlier memories at write time."""
     from kioko_core.links import LINKABLE_KINDS
 
@@ -79,8 +79,8 @@ def add(text: Annotated[str, typer.Argument(help="What to remember.")],
 
 
 @app.command(rich_help_panel=MEMORY)
-def get(memory_id: Annotated[str, typer.Argument(help="The memory's id.")],
-        user: User = ..., store: Store = None, agent: Agent = None, json: Json = False) -> None:
+def get(*, memory_id: Annotated[str, typer.Argument(help="The memory's id.")],
+        user: User, store: Store = None, agent: Agent = None, json: Json = False) -> None:
     """Show one memory and its links."""
     from .views import memory_view
 
@@ -102,10 +102,10 @@ def get(memory_id: Annotated[str, typer.Argument(help="The memory's id.")],
 
 
 @app.command("list", rich_help_panel=MEMORY)
-def list_(memory_type: Annotated[Optional[list[str]], typer.Option("--type", "-t", help="Only these types.")] = None,
-          session: Annotated[Optional[str], typer.Option("--session", help="Only this conversation.")] = None,
+def list_(*, memory_type: Annotated[list[str] | None, typer.Option("--type", "-t", help="Only these types.")] = None,
+          session: Annotated[str | None, typer.Option("--session", help="Only this conversation.")] = None,
           limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="At most this many, newest first.")] = 20,
-          user: User = ..., store: Store = None, agent: Agent = None, json: Json = False) -> None:
+          user: User, store: Store = None, agent: Agent = None, json: Json = False) -> None:
     """List a user's memories, newest first."""
     from .views import memory_view
 
@@ -127,10 +127,10 @@ def list_(memory_type: Annotated[Optional[list[str]], typer.Option("--type", "-t
 
 
 @app.command(rich_help_panel=MEMORY)
-def update(memory_id: Annotated[str, typer.Argument(help="The memory's id.")],
-           text: Annotated[Optional[str], typer.Option("--text", help="New content (links re-derived).")] = None,
-           meta: Annotated[Optional[list[str]], typer.Option("--meta", help="key=value metadata to merge.")] = None,
-           user: User = ..., store: Store = None, agent: Agent = None, json: Json = False) -> None:
+def update(*, memory_id: Annotated[str, typer.Argument(help="The memory's id.")],
+           text: Annotated[str | None, typer.Option("--text", help="New content (links re-derived).")] = None,
+           meta: Annotated[list[str] | None, typer.Option("--meta", help="key=value metadata to merge.")] = None,
+           user: User, store: Store = None, agent: Agent = None, json: Json = False) -> None:
     """Change a memory's content and/or merge metadata into it."""
     from .views import memory_view
 
@@ -144,8 +144,8 @@ def update(memory_id: Annotated[str, typer.Argument(help="The memory's id.")],
 
 
 @app.command(rich_help_panel=MEMORY)
-def delete(memory_id: Annotated[str, typer.Argument(help="The memory's id.")],
-           user: User = ..., store: Store = None, agent: Agent = None, json: Json = False) -> None:
+def delete(*, memory_id: Annotated[str, typer.Argument(help="The memory's id.")],
+           user: User, store: Store = None, agent: Agent = None, json: Json = False) -> None:
     """Delete one memory; the memories linked to it forget the link."""
     from kioko_core.errors import MemoryNotFound
 
@@ -158,8 +158,8 @@ def delete(memory_id: Annotated[str, typer.Argument(help="The memory's id.")],
 
 
 @app.command("forget-user", rich_help_panel=MEMORY)
-def forget_user(yes: Annotated[bool, typer.Option("--yes", help="Confirm: delete every memory of the user.")] = False,
-                user: User = ..., store: Store = None, agent: Agent = None, json: Json = False) -> None:
+def forget_user(*, yes: Annotated[bool, typer.Option("--yes", help="Confirm: delete every memory of the user.")] = False,
+                user: User, store: Store = None, agent: Agent = None, json: Json = False) -> None:
     """Delete every memory of a user (or of one of their agents), their entity graph included."""
     if not yes:
         raise UsageProblem(f"this deletes every memory of user {user!r}; add --yes to do it")
@@ -171,12 +171,12 @@ def forget_user(yes: Annotated[bool, typer.Option("--yes", help="Confirm: delete
 
 
 @app.command(rich_help_panel=MEMORY)
-def recall(question: Annotated[str, typer.Argument(help="The question or task.")],
+def recall(*, question: Annotated[str, typer.Argument(help="The question or task.")],
            links: Annotated[int, typer.Option("--links", min=0, help="How many memories may come only through "
                                               "links to better matches (0: no graph).")] = 3,
            limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Memories in the context.")] = 8,
-           session: Annotated[Optional[str], typer.Option("--session", help="The current conversation.")] = None,
-           user: User = ..., store: Store = None, agent: Agent = None, json: Json = False) -> None:
+           session: Annotated[str | None, typer.Option("--session", help="The current conversation.")] = None,
+           user: User, store: Store = None, agent: Agent = None, json: Json = False) -> None:
     """The context for a question: relevant memories, procedures, lessons, open goals, and how they connect."""
     from .views import context_view
 
@@ -191,10 +191,10 @@ def recall(question: Annotated[str, typer.Argument(help="The question or task.")
 
 
 @app.command(rich_help_panel=GRAPH)
-def related(memory_id: Annotated[str, typer.Argument(help="The memory to start from.")],
+def related(*, memory_id: Annotated[str, typer.Argument(help="The memory to start from.")],
             depth: Annotated[int, typer.Option("--depth", min=1, max=6, help="Links to follow.")] = 2,
             limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 10,
-            user: User = ..., store: Store = None, agent: Agent = None, json: Json = False) -> None:
+            user: User, store: Store = None, agent: Agent = None, json: Json = False) -> None:
     """What is connected to a memory, best first, with the chain of links to each."""
     from .views import related_view
 
@@ -212,14 +212,14 @@ def related(memory_id: Annotated[str, typer.Argument(help="The memory to start f
 
 
 @app.command(rich_help_panel=GRAPH)
-def link(source: Annotated[str, typer.Argument(help="The memory the link goes from.")],
+def link(*, source: Annotated[str, typer.Argument(help="The memory the link goes from.")],
          target: Annotated[str, typer.Argument(help="The memory the link goes to.")],
          link_type: Annotated[str, typer.Option("--type", "-t", help="resolves, serves, applies_to, refines, "
                                                 "related_to ...")] = "related_to",
          why: Annotated[str, typer.Option("--why", help="Why they belong together.")] = "",
          weight: Annotated[float, typer.Option("--weight", min=0.0, max=1.0)] = 1.0,
          remove: Annotated[bool, typer.Option("--remove", help="Unlink them instead.")] = False,
-         user: User = ..., store: Store = None, agent: Agent = None, json: Json = False) -> None:
+         user: User, store: Store = None, agent: Agent = None, json: Json = False) -> None:
     """Link two memories by hand (a manual link never fades), or --remove the link between them."""
     from .views import link_view
 
@@ -237,9 +237,9 @@ def link(source: Annotated[str, typer.Argument(help="The memory the link goes fr
 
 
 @app.command(rich_help_panel=GRAPH)
-def explain(first: Annotated[str, typer.Argument(help="One memory.")],
+def explain(*, first: Annotated[str, typer.Argument(help="One memory.")],
             second: Annotated[str, typer.Argument(help="The other memory.")],
-            user: User = ..., store: Store = None, agent: Agent = None, json: Json = False) -> None:
+            user: User, store: Store = None, agent: Agent = None, json: Json = False) -> None:
     """Why two memories are (or are not) linked: every signal, scored from scratch."""
     from .views import score_view
 
@@ -259,10 +259,10 @@ def explain(first: Annotated[str, typer.Argument(help="One memory.")],
 
 
 @app.command(rich_help_panel=GRAPH)
-def trace(first: Annotated[str, typer.Argument(help="Where the chain starts.")],
+def trace(*, first: Annotated[str, typer.Argument(help="Where the chain starts.")],
           second: Annotated[str, typer.Argument(help="Where it should end.")],
           max_depth: Annotated[int, typer.Option("--max-depth", min=1, max=8)] = 4,
-          user: User = ..., store: Store = None, agent: Agent = None, json: Json = False) -> None:
+          user: User, store: Store = None, agent: Agent = None, json: Json = False) -> None:
     """The shortest chain of links from one memory to another."""
     from .views import link_view
 
@@ -277,10 +277,10 @@ def trace(first: Annotated[str, typer.Argument(help="Where the chain starts.")],
 
 
 @app.command(rich_help_panel=GRAPH)
-def connect(rebuild: Annotated[bool, typer.Option("--rebuild", help="Re-derive every automatic link.")] = False,
-            limit: Annotated[Optional[int], typer.Option("--limit", min=1, help="At most this many memories.")] = None,
+def connect(*, rebuild: Annotated[bool, typer.Option("--rebuild", help="Re-derive every automatic link.")] = False,
+            limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most this many memories.")] = None,
             quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
-            user: User = ..., store: Store = None, agent: Agent = None, json: Json = False) -> None:
+            user: User, store: Store = None, agent: Agent = None, json: Json = False) -> None:
     """Link memories written before linking was on (with a progress bar: count, rate, time left)."""
     from rich.progress import (
         BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn,
@@ -301,7 +301,7 @@ def connect(rebuild: Annotated[bool, typer.Option("--rebuild", help="Re-derive e
                 bar.update(task, completed=done, total=total, rate=f"{rate:,.0f} memories/s")
 
             result = memory.graph.connect(user_id=user, agent_id=agent, rebuild=rebuild, limit=limit,
-                                          progress=progress)
+                                          progress=progress).to_dict()
     if json:
         return print_json(result)
     out().print(f"linked {result['memories']} memories: {result['links']} links made, {result['dropped']} dropped "
@@ -309,12 +309,12 @@ def connect(rebuild: Annotated[bool, typer.Option("--rebuild", help="Re-derive e
 
 
 @app.command(rich_help_panel=GRAPH)
-def graph(output_format: Annotated[str, typer.Option("--format", "-f", help="dot, json or html.")] = "html",
-          center: Annotated[Optional[str], typer.Option("--center", help="Draw around this memory only.")] = None,
+def graph(*, output_format: Annotated[str, typer.Option("--format", "-f", help="dot, json or html.")] = "html",
+          center: Annotated[str | None, typer.Option("--center", help="Draw around this memory only.")] = None,
           depth: Annotated[int, typer.Option("--depth", min=1, max=6)] = 2,
           limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="At most this many memories.")] = 120,
-          output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write here, not to stdout.")] = None,
-          user: User = ..., store: Store = None, agent: Agent = None, json: Json = False) -> None:
+          output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here, not to stdout.")] = None,
+          user: User, store: Store = None, agent: Agent = None, json: Json = False) -> None:
     """The memory graph: Graphviz DOT, JSON, or a self-contained HTML page to open in a browser."""
     from .graph_html import to_dot, to_html
 
@@ -322,7 +322,8 @@ def graph(output_format: Annotated[str, typer.Option("--format", "-f", help="dot
     if chosen not in ("dot", "json", "html"):
         raise UsageProblem(f"--format must be dot, json or html, not {output_format!r}")
     with opened(store) as memory:
-        drawn = memory.graph.memories(user_id=user, agent_id=agent, center=center, depth=depth, limit=limit)
+        drawn = memory.graph.memories(user_id=user, agent_id=agent, center=center, depth=depth,
+                                      limit=limit).to_dict()
     if chosen == "json":
         import json as json_module
 
@@ -343,10 +344,10 @@ def graph(output_format: Annotated[str, typer.Option("--format", "-f", help="dot
 
 
 @app.command(rich_help_panel=SMART)
-def manage(text: Annotated[str, typer.Argument(help="One turn: what the user said.")],
-           session: Annotated[Optional[str], typer.Option("--session", help="The conversation it belongs to.")] = None,
+def manage(*, text: Annotated[str, typer.Argument(help="One turn: what the user said.")],
+           session: Annotated[str | None, typer.Option("--session", help="The conversation it belongs to.")] = None,
            dry_run: Annotated[bool, typer.Option("--dry-run", help="Decide and report; write nothing.")] = False,
-           user: User = ..., store: Store = None, agent: Agent = None, json: Json = False) -> None:
+           user: User, store: Store = None, agent: Agent = None, json: Json = False) -> None:
     """Decide (and apply) the memory operations for one turn, offline."""
     with opened(store) as memory:
         result = memory.manage(text, user_id=user, agent_id=agent, session_id=session, dry_run=dry_run)
@@ -359,12 +360,12 @@ def manage(text: Annotated[str, typer.Argument(help="One turn: what the user sai
 
 
 @app.command(rich_help_panel=SERVE)
-def mcp(transport: Annotated[str, typer.Option("--transport", help="stdio (for a desktop client) or http.")] = "stdio",
+def mcp(*, transport: Annotated[str, typer.Option("--transport", help="stdio (for a desktop client) or http.")] = "stdio",
         intelligence: Annotated[bool, typer.Option("--intelligence", help="Route learn_from_conversation through "
                                                    "the intelligence (and link and graph every write).")] = False,
         host: Annotated[str, typer.Option("--host", help="Address to listen on (http).")] = "127.0.0.1",
         port: Annotated[int, typer.Option("--port", help="Port to listen on (http).")] = 8765,
-        user: User = ..., store: Store = None, agent: Agent = None) -> None:
+        user: User, store: Store = None, agent: Agent = None) -> None:
     """Serve the user's memories to an MCP client (Claude Desktop, Cursor ...). The user is fixed here."""
     from .mcp_server import require_mcp, run
 
@@ -392,7 +393,7 @@ def stores(json: Json = False) -> None:
     out().print(table)
 
 
-def _store_rows() -> list[dict]:
+def _store_rows() -> list[dict[str, Any]]:
     from dataclasses import fields
 
     from kioko_core import registry
@@ -401,7 +402,7 @@ def _store_rows() -> list[dict]:
     rows = []
     for scheme in registry.known_schemes():
         builtin = registry.BUILTIN_STORES.get(scheme)
-        row = {"scheme": scheme, "driver": builtin[0] if builtin else "plugin",
+        row: dict[str, Any] = {"scheme": scheme, "driver": builtin[0] if builtin else "plugin",
                "extra": builtin[1] if builtin else None,
                "installed": True, "missing": None, "capabilities": []}
         try:
@@ -424,7 +425,7 @@ def _store_rows() -> list[dict]:
 
 
 @app.command(rich_help_panel=STORES)
-def doctor(user: Annotated[Optional[str], typer.Option("--user", "-u", envvar="KIOKO_USER",
+def doctor(user: Annotated[str | None, typer.Option("--user", "-u", envvar="KIOKO_USER",
                                                       help="Also count this user's memories by type.")] = None,
            store: Store = None, agent: Agent = None, json: Json = False) -> None:
     """Check a store: can it be opened, the versions, the vector dimension, and (with --user) the counts."""

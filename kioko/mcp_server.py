@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 from kioko_core.errors import KiokoError, MemoryNotFound, MissingExtraError
 from kioko_core.kind_registry import LINKABLE_KINDS
 
-from .views import context_view, link_view, memory_view, related_view
+from .views import link_view, memory_view, related_view
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
