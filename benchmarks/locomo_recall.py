@@ -203,6 +203,7 @@ class Row:
     system: str
     hits: dict[int, dict[str, list[float]]] = field(default_factory=dict)  # k -> category -> per-question recall
     recall_ms: list[float] = field(default_factory=list)
+    recall_cpu_ms: list[float] = field(default_factory=list)
     ingest_ms_per_memory: list[float] = field(default_factory=list)
     links_per_memory: list[float] = field(default_factory=list)
 
@@ -226,6 +227,8 @@ class Row:
             ordered = sorted(self.recall_ms)
             out["recall p50 ms"] = round(statistics.median(ordered), 3)
             out["recall p95 ms"] = round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 3)
+        if self.recall_cpu_ms:
+            out["recall cpu p50 ms"] = round(statistics.median(self.recall_cpu_ms), 3)
         if self.ingest_ms_per_memory:
             out["ingest ms/memory"] = round(statistics.mean(self.ingest_ms_per_memory), 3)
         if self.links_per_memory:
@@ -262,9 +265,11 @@ def run(conversations: list[Conversation], systems: dict[str, Callable[[Conversa
                 if ingested.links_per_memory is not None:
                     row.links_per_memory.append(ingested.links_per_memory)
                 for question in conversation.questions:
-                    started = time.perf_counter()
+                    # wall time, and this process's CPU time: the second holds on a busy machine
+                    started, cpu = time.perf_counter(), time.process_time()
                     returned = ingested.retrieve(question.text)
                     row.recall_ms.append(1000 * (time.perf_counter() - started))
+                    row.recall_cpu_ms.append(1000 * (time.process_time() - cpu))
                     row.add(question, returned)
                     bar.update(1)
                 ingested.close()
@@ -275,14 +280,16 @@ def markdown(results: list[dict[str, Any]], header: dict[str, Any]) -> str:
     lines = [f"# LoCoMo evidence recall ({header['questions']} questions, {header['turns']} turns)", "",
              f"Command: `{header['command']}`  ", f"Commit: {header['commit']}, {header['machine']}, "
              f"store {header['store']}, embedder {header['embedder']}  ",
-             f"Evidence ids fixed: {header['evidence_fixed']}, dropped: {header['evidence_dropped']}", "",
+             f"Evidence ids fixed: {header['evidence_fixed']}, dropped: {header['evidence_dropped']}  ",
+             f"Load average when it started: {header['load']}", "",
              "| system | R@5 | R@10 | " + " | ".join(f"R@10 {c}" for c in CATEGORIES.values())
-             + " | ingest ms/memory | recall p50 ms | recall p95 ms |",
-             "|---|---:|---:|" + "---:|" * len(CATEGORIES) + "---:|---:|---:|"]
+             + " | ingest ms/memory | recall p50 ms | recall p95 ms | recall CPU p50 ms |",
+             "|---|---:|---:|" + "---:|" * len(CATEGORIES) + "---:|---:|---:|---:|"]
     for r in results:
         lines.append(f"| {r['system']} | {r['R@5']:.3f} | {r['R@10']:.3f} | "
                      + " | ".join(f"{r[f'R@10 {c}']:.3f}" for c in CATEGORIES.values())
-                     + f" | {r.get('ingest ms/memory', '')} | {r.get('recall p50 ms', '')} | {r.get('recall p95 ms', '')} |")
+                     + f" | {r.get('ingest ms/memory', '')} | {r.get('recall p50 ms', '')} | {r.get('recall p95 ms', '')}"
+                     + f" | {r.get('recall cpu p50 ms', '')} |")
     return "\n".join(lines) + "\n"
 
 
@@ -351,6 +358,7 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     conversations = [load_conversation(f) for f in files]
     if args.quick:
         conversations[0].questions = conversations[0].questions[:50]
+    load = " / ".join(f"{v:.1f}" for v in os.getloadavg()) if hasattr(os, "getloadavg") else "unknown"
     results: list[dict[str, Any]] = []
     names = [s for s in args.systems.split(",") if s]
     for position, embedder_name in enumerate(e for e in args.embedder.split(",") if e):
@@ -363,6 +371,7 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
         "command": "python benchmarks/locomo_recall.py " + " ".join(argv if argv is not None else sys.argv[1:]),
         "commit": _commit(), "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
         "store": args.store, "embedder": args.embedder,
+        "load": load,
         "questions": sum(len(c.questions) for c in conversations), "turns": sum(len(c.turns) for c in conversations),
         "evidence_fixed": sum(c.evidence_fixed for c in conversations),
         "evidence_dropped": sum(c.evidence_dropped for c in conversations),
