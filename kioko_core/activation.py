@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -62,7 +62,7 @@ class Neighbourhood:
 
     records: dict[str, Record] = field(default_factory=dict)
     weights: dict[tuple[str, str], float] = field(default_factory=dict)
-    entries: dict[tuple[str, str], tuple[str, dict]] = field(default_factory=dict)
+    entries: dict[tuple[str, str], tuple[str, dict[str, Any]]] = field(default_factory=dict)
     """(a, b) -> (the memory whose adjacency entry it is, the entry)."""
     parents: dict[str, str] = field(default_factory=dict)
     """For each memory reached, the memory it was first reached from (the chain back to a seed)."""
@@ -111,7 +111,7 @@ def gather(store: Store, scope: Scope, seeds: Sequence[Record], *, hops: int = 2
 
 
 def strongest(record: Record, fanout: int, min_weight: float, half_life_days: float,
-              now: float) -> list[tuple[str, dict, float]]:
+              now: float) -> list[tuple[str, dict[str, Any], float]]:
     """The memory's ``fanout`` strongest links by faded weight, those below ``min_weight`` left out."""
     found = []
     for entry in L.link_entries(record):

@@ -104,7 +104,7 @@ a framing prefix. A fixed window keeps each look constant-time, so analysis stay
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """Snowball (Porter 2) stem of a lower-case word, cached: the same words recur in every memory."""
-    return _stemmer.stemWord(word)
+    return str(_stemmer.stemWord(word))
 
 
 # Punctuation that surrounds a name in running text. Leading and trailing sets differ so that names
