@@ -469,12 +469,20 @@ def _redact(url: str) -> str:
 
 
 @app.command(rich_help_panel=STORES)
-def demo(store: Store = None) -> None:
+def demo(*, user: Annotated[str, typer.Option("--user", "-u", help="The demo's user; their memories are "
+                                               "replaced.")] = DEMO_USER,
+         store: Store = None, json: Json = False) -> None:
     """Run the quick start: nine memories, the links they make, and one recall that follows them."""
+    import io
+
+    captured = io.StringIO()
     with opened(store, auto_link=True) as memory:
-        memory.forget_user(user_id=DEMO_USER)  # the demo starts from the same memories every run
-        run_quick_start(memory, DEMO_USER, out=sys.stdout)
-    print(f"\n(store: {memory.store!r}; user {DEMO_USER!r})")
+        memory.forget_user(user_id=user)  # the demo starts from the same memories every run
+        ids = run_quick_start(memory, user, out=captured if json else sys.stdout)
+        described = repr(memory.store)
+    if json:
+        return print_json({"user_id": user, "store": described, "ids": ids, "output": captured.getvalue()})
+    print(f"\n(store: {described}; user {user!r})")
 
 
 @app.command(rich_help_panel=STORES, context_settings={"allow_extra_args": True, "ignore_unknown_options": True})

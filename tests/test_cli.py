@@ -156,6 +156,8 @@ def test_each_invocation_on_memory_works_on_its_own() -> None:
     assert ok("recall", "laptop build", *user).stdout.strip() == "(nothing relevant is remembered)"
     assert as_json("recall", "laptop build", *user)["memories"] == []
     assert "Links made at write time:" in ok("demo", "--store", "memory://").stdout
+    shown = as_json("demo", "--store", "memory://", "--user", "ann")
+    assert shown["user_id"] == "ann" and set(shown["ids"]) >= {"goal", "fix"} and "resolves" in shown["output"]
     report = as_json("manage", "I'm Kumar, I live in Pune.", "--dry-run", *user)
     assert report["dry_run"] is True and {op["op"] for op in report["ops"]} == {"profile.set"}
     assert as_json("doctor", *user)["memories"] == {}

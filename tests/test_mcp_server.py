@@ -108,7 +108,12 @@ def test_every_tool_called(seeded: Any) -> None:
 
 
 def test_learning_goes_through_the_intelligence_when_it_is_on() -> None:
-    with kioko.intelligent("memory://") as memory:
+    from kioko.mcp_server import open_memory
+
+    plain = open_memory("memory://")
+    assert plain.auto_link and plain.intelligence is None
+    plain.close()
+    with open_memory("memory://", intelligence=True) as memory:  # what `kioko mcp --intelligence` serves
         report = run(create_server(memory, "kumar"), lambda c: c.call_tool(
             "learn_from_conversation", {"messages": "I'm Kumar, I live in Pune."}))
         ops = result(report)["ops"]
