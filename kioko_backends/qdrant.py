@@ -51,7 +51,8 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from functools import partial
+from typing import Any
 
 import httpx
 import numpy as np
@@ -235,9 +236,6 @@ def _record(payload: dict[str, Any]) -> Record:
 
 
 # --------------------------------------------------------------------------- the store
-
-T = TypeVar("T")
-
 
 class QdrantStore(StoreBase):
     """A Kioko store in one Qdrant collection, on a server or in qdrant-client's local mode.
@@ -464,10 +462,9 @@ class QdrantStore(StoreBase):
         cuts = {term: pages[term][limit].payload["created_at"] for term in overflowing}
         tied = [term for term in overflowing
                 if limit > 0 and pages[term][limit - 1].payload["created_at"] == cuts[term]]
-        second = self._concurrently(
-            [(lambda t=term: self._count(holders[t])) for term in overflowing]
-            + [(lambda t=term: self._tie_group(holders[t], cuts[t])) for term in tied]
-        )
+        calls: list[Callable[[], Any]] = [partial(self._count, holders[term]) for term in overflowing]
+        calls += [partial(self._tie_group, holders[term], cuts[term]) for term in tied]
+        second = self._concurrently(calls)
         df = {term: len(pages[term]) for term in asked}
         df.update(zip(overflowing, second[: len(overflowing)]))
         for term, group in zip(tied, second[len(overflowing):]):
@@ -572,8 +569,9 @@ class QdrantStore(StoreBase):
                 )
                 for op, stored in final.values() if stored is not None
             ]
-            deletes = [point_id(key) for key, (_, stored) in final.items() if stored is None]
-            requests = [[models.UpsertOperation(upsert=models.PointsList(points=chunk))]
+            deletes: list[models.ExtendedPointId] = [point_id(key) for key, (_, stored) in final.items()
+                                                     if stored is None]
+            requests: list[list[models.UpdateOperation]] = [[models.UpsertOperation(upsert=models.PointsList(points=chunk))]
                         for chunk in self._write_chunks(upserts)]
             if deletes:
                 delete = models.DeleteOperation(delete=models.PointIdsList(points=deletes))
@@ -655,8 +653,11 @@ class QdrantStore(StoreBase):
             )
         return StoreError(f"the Qdrant server at {self._address} answered HTTP {status} while {doing}: {detail}")
 
-    def _concurrently(self, calls: Sequence[Callable[[], T]]) -> list[T]:
-        """Run independent requests side by side on a server; one after another in local mode."""
+    def _concurrently(self, calls: Sequence[Callable[[], Any]]) -> list[Any]:
+        """Run independent requests side by side on a server; one after another in local mode.
+
+        The calls may return different types (a count beside pages of points), so the results are Any.
+        """
         if self._local or len(calls) <= 1:
             return [call() for call in calls]
         if self._executor is None:
