@@ -301,7 +301,7 @@ def plot(results: list[dict[str, Any]], path: str) -> None:
 
     groups = ["overall", *CATEGORIES.values()]
     width = 0.8 / max(1, len(results))
-    figure, axes = plt.subplots(figsize=(10, 4.5))
+    figure, axes = plt.subplots(figsize=(10, 5))
     for position, result in enumerate(results):
         values = [result["R@10"]] + [result[f"R@10 {c}"] for c in CATEGORIES.values()]
         xs = [g + position * width for g in range(len(groups))]
@@ -310,7 +310,7 @@ def plot(results: list[dict[str, Any]], path: str) -> None:
     axes.set_ylabel("evidence recall@10")
     axes.set_ylim(0, 1)
     axes.set_title("LoCoMo (development split): evidence recall@10 per category")
-    axes.legend(fontsize=8, loc="upper left")
+    axes.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.07), ncol=4, frameon=False)
     figure.tight_layout()
     figure.savefig(path, dpi=110)
 
