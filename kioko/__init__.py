@@ -11,7 +11,8 @@ from typing import Any, Mapping
 from kioko_core.driver import positive_int
 from kioko_core.embedding import load_embedder
 from kioko_core.intelligence import (
-    HeuristicRouter, Intelligence, LLMRouter, ManageReport, MemoryOp, OPERATIONS, RuleBasedExtractor,
+    HeuristicRouter, Intelligence, LLMRouter, ManageReport, MemoryOp, OPERATIONS, QueryPlanner, RecallPlan,
+    RuleBasedExtractor,
 )
 from kioko_core.errors import (
     ConflictError, ConnectionLostError, InvalidRecordError, KindMismatch, KiokoError, LinkConflict, MemoryNotFound,
@@ -29,7 +30,7 @@ __all__ = [
     "ConflictError", "InvalidRecordError", "ConnectionLostError", "UnknownStoreError", "MissingExtraError",
     "Limits", "TooLargeError",
     "Intelligence", "HeuristicRouter", "LLMRouter", "RuleBasedExtractor", "MemoryOp", "ManageReport", "OPERATIONS",
-    "MemoryNotFound", "KindMismatch", "LinkConflict", "SecretDropped",
+    "QueryPlanner", "RecallPlan", "MemoryNotFound", "KindMismatch", "LinkConflict", "SecretDropped",
 ]
 __version__ = "0.1.0"
 

@@ -16,6 +16,7 @@ from .events import LINKED, MANAGED
 from .executor import OpExecutor
 from .heuristic import HeuristicRouter
 from .llm import DEFAULT_MANAGE_PROMPT, LLMRouter
+from .planner import QueryPlanner
 from .ops import APPLIED, FAILED, PLANNED, ROUTER_FALLBACK, SKIPPED, ManageReport, RouteResult
 from .turn import Turn, messages_of
 
@@ -33,13 +34,14 @@ class Intelligence:
     ``router`` is any object with ``route(memory, turn) -> RouteResult``; without one, ``llm`` picks
     LLMRouter(llm, fallback=HeuristicRouter(...)) and no ``llm`` the HeuristicRouter alone, built from
     ``capture``, ``min_importance``, ``working``, ``feedback`` and ``graph``. ``timeout`` and
-    ``prompt_template`` go to the LLMRouter.
+    ``prompt_template`` go to the LLMRouter. ``planner`` (any object with ``plan(memory, query, *, user_id,
+    agent_id, session_id, limit) -> RecallPlan``; default :class:`QueryPlanner`) plans recall.
     """
 
     def __init__(self, router: Any = None, *, llm: Any = None, capture: str = "selective",
                  min_importance: float = 0.4, working: bool = True, feedback: bool = True,
                  graph: bool | None = None, timeout: float | None = None,
-                 prompt_template: str = DEFAULT_MANAGE_PROMPT) -> None:
+                 prompt_template: str = DEFAULT_MANAGE_PROMPT, planner: Any = None) -> None:
         if router is None:
             offline = HeuristicRouter(capture=capture, min_importance=min_importance, working=working,
                                       feedback=feedback, graph=graph)
@@ -48,9 +50,16 @@ class Intelligence:
         elif not callable(getattr(router, "route", None)):
             raise IntelligenceConfigError("router must have route(memory, turn) -> RouteResult")
         self.router = router
+        if planner is None:
+            planner = QueryPlanner()
+        elif not callable(getattr(planner, "plan", None)):
+            raise IntelligenceConfigError("planner must have plan(memory, query, *, user_id, ...) -> RecallPlan")
+        self.planner = planner
+        """The read path's planner: recall() follows its plan (:class:`QueryPlanner` by default)."""
         self._lock = threading.Lock()
         self._stats = {"turns": 0, "gated": 0, "model_calls": 0, "fallbacks": 0, "operations": 0, "planned": 0,
                        "skipped": 0, "failed": 0, "router_errors": 0}
+        self._plans = 0
 
     def __repr__(self) -> str:
         return f"Intelligence(router={self.router!r})"
@@ -112,7 +121,16 @@ class Intelligence:
     def stats(self) -> dict[str, int]:
         """Counts since the layer was built: turns, gated turns, model calls, fallbacks, operations (applied) ..."""
         with self._lock:
-            return {**self._stats, "plans": 0}
+            return {**self._stats, "plans": self._plans}
+
+    def plan(self, memory: MemoryLayer, query: str, *, user_id: str, agent_id: str | None = None,
+             session_id: str | None = None, limit: int | None = None) -> Any:
+        """The planner's :class:`RecallPlan` for ``query`` (counted in :meth:`stats` as ``plans``)."""
+        plan = self.planner.plan(memory, query, user_id=user_id, agent_id=agent_id, session_id=session_id,
+                                 limit=limit)
+        with self._lock:
+            self._plans += 1
+        return plan
 
 
 def _served(memory: Any, user_id: str, agent_id: str | None, session_id: str | None) -> tuple[list[Any], Any]:

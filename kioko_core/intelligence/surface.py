@@ -16,6 +16,7 @@ from .brain import Intelligence, build_intelligence
 from .events import Callback, EventBus
 from .executor import OpExecutor
 from .ops import ManageReport, MemoryOp
+from .planner import RecallPlan
 from .turn import messages_of
 
 SERVED_KINDS = frozenset({"procedural", "skill", "strategy"})
@@ -100,6 +101,26 @@ class IntelligentMemory:
         return ManageReport(ops=ops, router="plain", dry_run=dry_run, user_id=scope.user_id,
                             agent_id=scope.agent_id, session_id=session_id,
                             skipped=None if ops else "no user message")
+
+    # -- the read path
+
+    def _brain(self) -> Intelligence:
+        """The layer's intelligence, or the offline one on demand (plan() works on any layer)."""
+        brain = self.intelligence
+        if brain is None or not callable(getattr(brain, "plan", None)):
+            if self._on_demand is None:
+                self._on_demand = Intelligence()
+            brain = self._on_demand
+        return brain
+
+    def plan(self, query: str, *, user_id: str | None = None, agent_id: str | None = None,
+             session_id: str | None = None) -> RecallPlan:
+        """The :class:`RecallPlan` recall would follow for ``query`` (intents, reason, caps, links)."""
+        if not isinstance(query, str):
+            raise InvalidRecordError("query must be a string")
+        scope = self._scope(user_id, agent_id)
+        return self._brain().plan(self, query, user_id=scope.user_id, agent_id=scope.agent_id,  # type: ignore[arg-type]
+                                  session_id=session_id)
 
     # -- what recall gave the agent
 

@@ -1,0 +1,217 @@
+"""The read path's planner: what a question needs from memory, read offline from its words.
+
+:class:`QueryPlanner` names the query's intents and returns a :class:`RecallPlan`: a cap for each
+section of the context, how many memories links may bring in, and which sections to fill with the
+newest memories when the search finds none. ``recall()`` follows the plan when the layer has
+intelligence (or with ``plan="auto"``); options passed to ``recall()`` win over it.
+
+The caps per intent, over the context's sections (``memories`` holds facts, events, knowledge,
+preferences and insights; a missing section keeps the layer's default):
+
+==============  ========  =========  ==========  ======  =======  =====  =====  ===========
+intent          memories  decisions  procedures  skills  lessons  links  limit  fill_recent
+==============  ========  =========  ==========  ======  =======  =====  =====  ===========
+howto           3         1          3           2       3        3
+decision        4         5          2           0       2        4             decisions
+goals           3         2          2           0       0        4
+temporal        10        2          0           0       0        2      10
+personal        8         2          0           0       0        1
+relational      (none: it only widens the graph)                  6
+knowledge       6         2          2           0       1        2
+skills          2         1          2           4       2        2
+strategy        3         2          3           2       4        3
+smalltalk       0         0          0           0       0        0      (only goals and pins stay)
+feedback        0         0          0           0       0        0
+(none)          default caps                                      3
+==============  ========  =========  ==========  ======  =======  =====  =====  ===========
+
+Several intents: per section the largest cap among the intents that cap it, the most links, the
+largest limit, every ``fill_recent``. The links per intent are graph-memory section 6's.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..store import InvalidRecordError, check_scope
+from .heuristic import FEEDBACK_BAD, FEEDBACK_OK
+from .language import is_small_talk
+
+if TYPE_CHECKING:
+    from ..layer import MemoryLayer
+
+RETRIEVED_SECTIONS = ("memories", "decisions", "procedures", "skills", "lessons")
+"""The context sections retrieval fills (and a plan may cap)."""
+SECTION_NAMES = frozenset(RETRIEVED_SECTIONS + ("goals",))
+FILLABLE = frozenset({"decisions", "procedures", "skills", "lessons"})
+"""Sections ``fill_recent`` may fill with the newest memories of their kind when the search finds none."""
+INTENTS = ("howto", "decision", "goals", "temporal", "personal", "relational", "knowledge", "skills", "strategy",
+           "smalltalk", "feedback")
+GENERAL_LINKS = 3
+
+
+@dataclass(frozen=True)
+class _Row:
+    caps: dict[str, int]
+    links: int
+    reason: str
+    limit: int | None = None
+    fill_recent: tuple[str, ...] = ()
+
+
+def _caps(memories: int, decisions: int, procedures: int, skills: int, lessons: int) -> dict[str, int]:
+    return dict(zip(RETRIEVED_SECTIONS, (memories, decisions, procedures, skills, lessons)))
+
+
+TABLE: dict[str, _Row] = {
+    "howto": _Row(_caps(3, 1, 3, 2, 3), 3, "a how-to question: procedures, skills and lessons first"),
+    "decision": _Row(_caps(4, 5, 2, 0, 2), 4, "a question about a decision: the decision log first",
+                     fill_recent=("decisions",)),
+    "goals": _Row(_caps(3, 2, 2, 0, 0), 4, "a question about goals: every open goal, decisions that serve them"),
+    "temporal": _Row(_caps(10, 2, 0, 0, 0), 2, "a question about when: more events", limit=10),
+    "personal": _Row(_caps(8, 2, 0, 0, 0), 1, "a question about the user: personal facts, no procedures"),
+    "relational": _Row({}, 6, "names someone or something the graph knows: more linked memories"),
+    "knowledge": _Row(_caps(6, 2, 2, 0, 1), 2, "a knowledge question: facts and knowledge first"),
+    "skills": _Row(_caps(2, 1, 2, 4, 2), 2, "asks for a skill or template: skills first"),
+    "strategy": _Row(_caps(3, 2, 3, 2, 4), 3, "asks how best to approach something: lessons first"),
+    "smalltalk": _Row(_caps(0, 0, 0, 0, 0), 0, "small talk: no retrieval"),
+    "feedback": _Row(_caps(0, 0, 0, 0, 0), 0, "feedback on an answer: no retrieval"),
+}
+
+_PATTERNS: dict[str, re.Pattern[str]] = {name: re.compile(pattern, re.IGNORECASE) for name, pattern in {
+    "howto": r"\bhow (?:do|can|should|would|could|did) (?:i|we|you|one)\b|\bhow to\b|\bsteps? (?:to|for)\b|"
+             r"\bprocedure\b|\binstructions? (?:to|for)\b|\bwhat are the steps\b|\bwalk me through\b",
+    "decision": r"\bwhy did (?:we|i|you|they)\b|\bdecid|\bdecision|\bchose\b|\bchoose\b|\bchosen\b|\bsettled? on\b|"
+                r"\bwent with\b|\bgo with\b|\bpicked\b|\bswitch(?:ed)? (?:to|from)\b|\bwhich .* did we\b",
+    "goals": r"\bgoals?\b|\bfocus on\b|\bpriorit|\bwork on next\b|\bwhat(?:'s| is) next\b|\bdeadlines?\b|"
+             r"\bobjectives?\b|\bmilestones?\b|\bon track\b",
+    "temporal": r"\bwhen\b|\blast (?:week|month|year|night|time|monday|tuesday|wednesday|thursday|friday|saturday|"
+                r"sunday)\b|\byesterday\b|\bago\b|\bthis (?:morning|week|month)\b|\bwhat happened\b|\bhow long\b|"
+                r"\bwhat time\b|\bwhat date\b|\bsince when\b|\bhistory of\b",
+    "personal": r"\babout me\b|\bwho am i\b|\bmy (?:name|age|birthday|job|role|title|address|location|phone|email|"
+                r"family|wife|husband|partner|kids|children|preferences?|profile|hobbies)\b|"
+                r"\bwhere do i (?:live|work)\b|\bwhat do i (?:like|prefer|do)\b|\bdo you know me\b",
+    "relational": r"^\W*who(?:'s| is| was| are| were)\b|\brelationship\b|\bconnected to\b|\bworks? with\b|"
+                  r"\breports? to\b",
+    "knowledge": r"^\W*what(?:'s| is| are| was| were) (?:the|a|an)\b(?! best\b| right\b| better\b| next\b)|"
+                 r"\bwhat does .+ (?:mean|stand for)\b|\bdefault\b|\bdefin(?:e|ition)\b|\bspecs?\b|"
+                 r"\bspecification\b|\bexplain what\b",
+    "skills": r"\bskills?\b|\btemplates?\b|\bprompts?\b|\bsnippets?\b|\bscripts?\b|\bdo we have an? \b",
+    "strategy": r"\bbest (?:way|approach|practice)s?\b|\bhow should (?:i|we)\b|\bshould (?:i|we) (?:use|try|approach)\b|\bstrateg|\blessons?\b|"
+                r"\bwhat worked\b|\bavoid\b|\btips?\b|\badvice\b|\bmistakes?\b|\bpitfalls?\b",
+}.items()}
+
+
+@dataclass
+class RecallPlan:
+    """What recall retrieves: the intents read, why, a cap per context section, links, fill_recent.
+
+    ``section_limits`` maps a section (``memories``, ``decisions``, ``procedures``, ``skills``,
+    ``lessons``, ``goals``) to how many memories it shows; a section not named keeps the default.
+    ``links`` is how many memories links alone may bring in; ``limit`` the total (None: the layer's);
+    ``fill_recent`` the sections filled with the newest memories of their kind (decisions: those in
+    force) when the search finds none.
+    """
+
+    intents: list[str] = field(default_factory=list)
+    reason: str = "no particular intent: every kind with the default caps"
+    section_limits: dict[str, int] = field(default_factory=dict)
+    links: int = GENERAL_LINKS
+    fill_recent: list[str] = field(default_factory=list)
+    limit: int | None = None
+
+    def __post_init__(self) -> None:
+        check_plan_options(self.section_limits, self.fill_recent)
+        if isinstance(self.links, bool) or not isinstance(self.links, int) or self.links < 0:
+            raise InvalidRecordError(f"plan links must be an integer >= 0, got {self.links!r}")
+        if self.limit is not None and (isinstance(self.limit, bool) or not isinstance(self.limit, int)
+                                       or self.limit < 1):
+            raise InvalidRecordError(f"plan limit must be a positive integer or None, got {self.limit!r}")
+        unknown = [i for i in self.intents if i not in INTENTS]
+        if unknown:
+            raise InvalidRecordError(f"unknown intent(s) {unknown}; known: {list(INTENTS)}")
+
+    @property
+    def retrieves(self) -> bool:
+        """False when every retrieved section is capped at 0 (small talk): only goals and pins are shown."""
+        return any(self.section_limits.get(s, 1) > 0 for s in RETRIEVED_SECTIONS)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"intents": list(self.intents), "reason": self.reason, "section_limits": dict(self.section_limits),
+                "links": self.links, "fill_recent": list(self.fill_recent), "limit": self.limit}
+
+
+def check_plan_options(section_limits: Any, fill_recent: Any) -> None:
+    """:class:`InvalidRecordError` for a section_limits / fill_recent that names no section or caps badly."""
+    if not isinstance(section_limits, dict):
+        raise InvalidRecordError(f"section_limits must be a dict of section -> int, got {type(section_limits).__name__}")
+    for name, cap in section_limits.items():
+        if name not in SECTION_NAMES:
+            raise InvalidRecordError(f"unknown section {name!r} in section_limits; known: {sorted(SECTION_NAMES)}")
+        if isinstance(cap, bool) or not isinstance(cap, int) or cap < 0:
+            raise InvalidRecordError(f"section_limits[{name!r}] must be an integer >= 0, got {cap!r}")
+    if isinstance(fill_recent, str) or not isinstance(fill_recent, (list, tuple)):
+        raise InvalidRecordError(f"fill_recent must be a list of sections, got {fill_recent!r}")
+    for name in fill_recent:
+        if name not in FILLABLE:
+            raise InvalidRecordError(f"fill_recent can fill {sorted(FILLABLE)}, not {name!r}")
+
+
+def plan_for(intents: list[str]) -> RecallPlan:
+    """The plan for these intents (the table's rows merged: the largest cap, the most links, every fill)."""
+    intents = [i for i in INTENTS if i in intents]
+    if not intents:
+        return RecallPlan()
+    caps: dict[str, int] = {}
+    for intent in intents:
+        for section, cap in TABLE[intent].caps.items():
+            caps[section] = max(caps.get(section, 0), cap)
+    limits = [limit for limit in (TABLE[i].limit for i in intents) if limit is not None]
+    fills = list(dict.fromkeys(f for i in intents for f in TABLE[i].fill_recent))
+    reason = "; ".join(TABLE[i].reason for i in intents)
+    return RecallPlan(intents=intents, reason=reason, section_limits=caps, links=max(TABLE[i].links for i in intents),
+                      fill_recent=fills, limit=max(limits) if limits else None)
+
+
+class QueryPlanner:
+    """Reads a query's intents offline (patterns, no model) and returns its :class:`RecallPlan`.
+
+    ``use_graph``: a query naming an entity the user's entity graph knows also gets the ``relational``
+    intent (one postings call).
+    """
+
+    name = "offline"
+
+    def __init__(self, *, use_graph: bool = True) -> None:
+        self.use_graph = use_graph
+
+    def __repr__(self) -> str:
+        return f"QueryPlanner(use_graph={self.use_graph})"
+
+    def intents(self, query: str) -> list[str]:
+        """The intents the query's words show, in the table's order (no graph)."""
+        if not isinstance(query, str):
+            raise InvalidRecordError("query must be a string")
+        found = {name for name, pattern in _PATTERNS.items() if pattern.search(query)}
+        if FEEDBACK_OK.search(query) or FEEDBACK_BAD.search(query):
+            found.add("feedback")
+        elif query.strip() and is_small_talk(query):
+            found.add("smalltalk")
+        return [i for i in INTENTS if i in found]
+
+    def plan(self, memory: MemoryLayer, query: str, *, user_id: str, agent_id: str | None = None,
+             session_id: str | None = None, limit: int | None = None) -> RecallPlan:
+        """The plan for ``query`` in ``user_id``'s memory."""
+        scope = check_scope((user_id, agent_id))
+        intents = self.intents(query)
+        if self.use_graph and "relational" not in intents and query.strip() \
+                and not {"smalltalk", "feedback"} & set(intents):
+            if memory.entities.match_entities(query, user_id=scope.user_id):
+                intents = [i for i in INTENTS if i in intents or i == "relational"]
+        return plan_for(intents)
+
+
+__all__ = ["FILLABLE", "INTENTS", "QueryPlanner", "RETRIEVED_SECTIONS", "RecallPlan", "TABLE", "check_plan_options",
+           "plan_for"]
