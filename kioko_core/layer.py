@@ -312,7 +312,8 @@ class MemoryLayer(IntelligentMemory):
 
     def recall(self, query: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
                links: int | None = None, limit: int | None = None, include_shared: bool = False,
-               config: RecallConfig | dict[str, Any] | None = None) -> Context:
+               config: RecallConfig | dict[str, Any] | None = None, plan: Any = None,
+               section_limits: dict[str, int] | None = None, fill_recent: list[str] | None = None) -> Context:
         """The context for ``query``: the ``limit`` best memories (default 8), how they connect.
 
         ``links`` (default 3) is how many of them may be memories that only a link to a better match
@@ -320,6 +321,11 @@ class MemoryLayer(IntelligentMemory):
         :class:`RecallConfig` for this call (a dict changes only the fields it names).
         ``include_shared`` adds the shared knowledge base. Open goals are shown in their own section,
         on top of ``limit``.
+
+        ``plan``: ``"auto"`` plans the retrieval from the query's intents (the default when the layer has
+        intelligence), ``False`` does not (the default without), or a :class:`RecallPlan` to follow;
+        ``ctx.plan`` is the plan followed. ``section_limits`` (``{"procedures": 0}``) and ``fill_recent``
+        (``["decisions"]``) given here win over the plan's, as do ``links`` and ``limit``.
         """
         if not isinstance(query, str):
             raise InvalidRecordError("query must be a string")
@@ -327,20 +333,27 @@ class MemoryLayer(IntelligentMemory):
         if isinstance(config, dict):
             config = RecallConfig.build(self.recall_config, **config)
         scope = self._scope(user_id, agent_id)
+        followed = self._recall_plan(query, scope, session_id, plan, links, limit, section_limits, fill_recent)
+        if followed is not None:
+            links, limit = followed.links, followed.limit
+            section_limits, fill_recent = followed.section_limits, followed.fill_recent
         context = recall(self, query, user_id=scope.user_id, agent_id=scope.agent_id, session_id=session_id,
-                         links=links, limit=limit, include_shared=include_shared, config=config or self.recall_config)
+                         links=links, limit=limit, include_shared=include_shared, config=config or self.recall_config,
+                         section_limits=section_limits, fill_recent=fill_recent or ())
+        context.plan = followed
         self._note_recall(context, scope.user_id, scope.agent_id, session_id)  # what "that worked" will credit
         return context
 
     def context(self, query: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
-                links: int = 0, limit: int | None = None) -> Context:
+                links: int = 0, limit: int | None = None, plan: Any = None,
+                section_limits: dict[str, int] | None = None, fill_recent: list[str] | None = None) -> Context:
         """Like :meth:`recall`, but follows links only when asked (``links`` defaults to 0)."""
         return self.recall(query, user_id=user_id, agent_id=agent_id, session_id=session_id, links=links,
-                           limit=limit)
+                           limit=limit, plan=plan, section_limits=section_limits, fill_recent=fill_recent)
 
     def search(self, query: str, *, user_id: str | None = None, agent_id: str | None = None, limit: int = 10) -> list[Record]:
         """The memories that best match ``query`` (hybrid retrieval, no link expansion)."""
-        ctx = self.recall(query, user_id=user_id, agent_id=agent_id, links=0, limit=limit)
+        ctx = self.recall(query, user_id=user_id, agent_id=agent_id, links=0, limit=limit, plan=False)
         return [m.record for m in ctx.memories if "rrf" in m.signals]
 
     def feedback(self, worked: bool = True, *, user_id: str | None = None, credited: str | None = None,

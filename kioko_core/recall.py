@@ -26,6 +26,9 @@ RRF_K = 60
 DEFAULT_LINKS = 3
 MAX_LINK_LINES = 6
 LINES_PER_MEMORY = 2
+FILL_RECENT = 3
+"""At most this many newest memories fill an empty section named in ``fill_recent``."""
+FILL_KINDS = {"decisions": "decision", "procedures": "procedural", "skills": "skill", "lessons": "strategy"}
 GOAL_QUESTION = re.compile(r"\bgoals?\b|\bfocus on\b|\bpriorit", re.IGNORECASE)
 
 # Which section of the context each kind goes to, and the sections' order and titles.
@@ -62,6 +65,8 @@ class Context:
     text: str
     memories: list[RecalledMemory]
     links: list[L.MemoryLink]
+    plan: Any = None
+    """The :class:`~kioko_core.intelligence.planner.RecallPlan` followed (explicit options applied), or None."""
 
     def __str__(self) -> str:
         return self.text
@@ -292,8 +297,17 @@ def _may_show(record: Record) -> bool:
 
 def recall(layer: MemoryLayer, query: str, *, user_id: str, agent_id: str | None = None,
            session_id: str | None = None, links: int | None = None, limit: int | None = None,
-           include_shared: bool = False, config: RecallConfig | dict[str, Any] | None = None) -> Context:
-    """The context for ``query``: the ``limit`` best memories, up to ``links`` of them brought by links only."""
+           include_shared: bool = False, config: RecallConfig | dict[str, Any] | None = None,
+           section_limits: dict[str, int] | None = None, fill_recent: Sequence[str] = ()) -> Context:
+    """The context for ``query``: the ``limit`` best memories, up to ``links`` of them brought by links only.
+
+    ``section_limits`` caps how many memories a section shows (``{"procedures": 0}``; ``goals`` caps the open
+    goals); ``fill_recent`` names sections filled with their newest memories (decisions: in force) when the
+    search put none there. Without either, the ranking is the plain one.
+    """
+    caps = dict(section_limits or {})
+    if isinstance(fill_recent, str) or any(section not in FILL_KINDS for section in fill_recent):
+        raise InvalidRecordError(f"fill_recent can fill {sorted(FILL_KINDS)}, got {fill_recent!r}")
     scope = check_scope((user_id, agent_id))
     config = RecallConfig.build(config if config is not None else getattr(layer, "recall_config", None))
     if limit is not None:
@@ -313,14 +327,19 @@ def recall(layer: MemoryLayer, query: str, *, user_id: str, agent_id: str | None
 
     chosen: list[str] = []
     brought: set[str] = set()
+    shown: dict[str, int] = {}
     for memory_id in sorted(got.scores, key=_order_key(got.scores, got.records)):
         if len(chosen) >= config.limit:
             break
+        section = section_of(got.records[memory_id].kind)
+        if shown.get(section, 0) >= caps.get(section, config.limit):
+            continue
         if memory_id in got.linked_only:
             if len(brought) >= expand:
                 continue
             brought.add(memory_id)
         chosen.append(memory_id)
+        shown[section] = shown.get(section, 0) + 1
     strongest_seed = max((got.signals[i].get("lexical", 0.0) for i in got.signals), default=0.0) or 1.0
     recalled: dict[str, RecalledMemory] = {}
     for memory_id in chosen:
@@ -330,7 +349,12 @@ def recall(layer: MemoryLayer, query: str, *, user_id: str, agent_id: str | None
             signals = {"linked": round(min(1.0, signals.get("graph", 0.0) / strongest_seed), 4)}
         recalled[memory_id] = RecalledMemory(record, got.scores[memory_id], signals,
                                              section_of(record.kind))
-    goals = got.goals[: config.goals]
+    for section in fill_recent:
+        wanted = min(FILL_RECENT, caps.get(section, FILL_RECENT))
+        if wanted > 0 and not any(m.section == section for m in recalled.values()):
+            for record in _newest(layer, scope, FILL_KINDS[section], wanted):
+                recalled.setdefault(record.id, RecalledMemory(record, 0.0, {"recent": 1.0}, section))
+    goals = got.goals[: min(config.goals, caps.get("goals", config.goals))]
     about_goals = bool(GOAL_QUESTION.search(query))
     query_words = set(analyze(query).terms)
     named_goals = [g for g in goals if about_goals or query_words & set(g.terms)]
@@ -341,6 +365,14 @@ def recall(layer: MemoryLayer, query: str, *, user_id: str, agent_id: str | None
     shown_links = _links_section(layer, recalled, brought, always, None, now)
     text = _render(recalled, shown_links)
     return Context(query=query, text=text, memories=list(recalled.values()), links=shown_links)
+
+
+def _newest(layer: MemoryLayer, scope: Scope, kind: str, count: int) -> list[Record]:
+    """The newest ``count`` memories of ``kind`` the context may show (a replaced decision is not in force)."""
+    term = KIND_TERM + kind
+    ids = layer.index.lookup(scope, [term], 4 * count + 8)[2].get(term, [])
+    found = [r for r in layer.store.get(scope, ids) if r is not None and _may_show(r)] if ids else []
+    return sorted(found, key=lambda r: (-r.created_at, r.id))[:count]
 
 
 def _links_section(layer: MemoryLayer, recalled: dict[str, RecalledMemory], brought: set[str],

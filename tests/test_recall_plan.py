@@ -126,3 +126,127 @@ def test_a_bad_plan_is_a_typed_error(bad) -> None:
 def test_plan_refuses_a_non_string_query(memory) -> None:
     with pytest.raises(kioko.InvalidRecordError):
         memory.plan(None, user_id="kumar")  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- recall follows the plan
+
+
+def _plant(layer, user_id: str = "kumar") -> dict:
+    u = {"user_id": user_id}
+    old = layer.decisions.add("Decision: use Qdrant for the maintenance notes because it is managed.", **u)
+    layer.decisions.add("Decision: store alarms in Postgres because we already run it.", **u)
+    layer.procedures.add("How to reset the safety relay", ["Switch off the breaker", "Press reset for 5 seconds"], **u)
+    layer.strategies.add("Lesson: check the relay wiring before replacing the safety relay.", **u)
+    for station in range(6):
+        layer.facts.add(f"The safety relay on station {station} is a Pilz PNOZ unit.", **u)
+    layer.goals.add("Stabilise line 3 by November 30", **u)
+    return {"old_decision": old}
+
+
+def _sections(ctx) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for m in ctx.memories:
+        counts[m.section] = counts.get(m.section, 0) + 1
+    return counts
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def smart(request, tmp_path):
+    url = "memory://" if request.param == "memory" else f"sqlite:///{tmp_path / 'plan.db'}"
+    layer = kioko.connect(url, intelligence=True)
+    _plant(layer)
+    yield layer
+    layer.close()
+
+
+def test_without_intelligence_recall_is_plain_and_plan_false_is_the_same(memory) -> None:
+    _plant(memory)
+    query = "How do I reset the safety relay?"
+    plain = memory.recall(query, user_id="kumar")
+    assert plain.plan is None
+    assert _sections(plain)["memories"] == 6  # no cap without a plan
+    same = memory.recall(query, user_id="kumar", plan=False)
+    assert [m.id for m in same.memories] == [m.id for m in plain.memories] and same.text == plain.text
+    planned = memory.recall(query, user_id="kumar", plan="auto")
+    assert planned.plan.intents == ["howto"] and _sections(planned)["memories"] == 3
+
+
+def test_with_intelligence_recall_plans_by_default_and_caps_each_section(smart) -> None:
+    ctx = smart.recall("How do I reset the safety relay?", user_id="kumar")
+    assert ctx.plan is not None and ctx.plan.intents == ["howto"]
+    sections = _sections(ctx)
+    assert sections["memories"] == 3 and sections["procedures"] == 1 and sections["lessons"] == 1
+    assert "Procedures that may apply:" in ctx.text
+    plain = smart.recall("How do I reset the safety relay?", user_id="kumar", plan=False)
+    assert plain.plan is None and _sections(plain)["memories"] == 6
+
+
+def test_explicit_options_win_over_the_plan(smart) -> None:
+    ctx = smart.recall("How do I reset the safety relay?", user_id="kumar", plan="auto",
+                       section_limits={"procedures": 0, "memories": 5}, links=0, limit=6)
+    assert "procedures" not in _sections(ctx) and _sections(ctx)["memories"] == 5
+    assert ctx.plan.section_limits["procedures"] == 0 and ctx.plan.section_limits["lessons"] == 3
+    assert ctx.plan.links == 0 and ctx.plan.limit == 6 and ctx.plan.intents == ["howto"]
+    # options alone, no plan: the options are followed and shown as the plan
+    only = smart.recall("safety relay", user_id="kumar", plan=False, section_limits={"memories": 1})
+    assert _sections(only)["memories"] == 1 and only.plan.intents == [] and only.plan.section_limits == {"memories": 1}
+
+
+def test_a_plan_built_by_hand_is_followed(smart) -> None:
+    mine = RecallPlan(intents=["skills"], reason="mine", section_limits={"memories": 2, "lessons": 0}, links=0)
+    ctx = smart.recall("safety relay", user_id="kumar", plan=mine)
+    assert ctx.plan.reason == "mine" and _sections(ctx)["memories"] == 2 and "lessons" not in _sections(ctx)
+
+
+def test_fill_recent_brings_the_newest_decisions_in_force(smart) -> None:
+    query = "which database did we settle on?"
+    assert "decisions" not in _sections(smart.recall(query, user_id="kumar", plan=False))
+    ctx = smart.recall(query, user_id="kumar")
+    assert ctx.plan.fill_recent == ["decisions"]
+    decisions = [m for m in ctx.memories if m.section == "decisions"]
+    assert len(decisions) == 2 and all(m.signals == {"recent": 1.0} for m in decisions)
+    assert "Decisions in force:" in ctx.text
+    # a superseded decision is history, not in force
+    old = next(d for d in smart.decisions.list(user_id="kumar") if "Qdrant" in d.content)
+    smart.decisions.supersede(old.id, "Decision: use pgvector for the maintenance notes.", user_id="kumar")
+    shown = [m.content for m in smart.recall(query, user_id="kumar").memories if m.section == "decisions"]
+    assert any("pgvector" in c for c in shown) and not any("Qdrant" in c for c in shown)
+    # the same on request, without a plan; and never another user's decisions
+    asked = smart.recall(query, user_id="kumar", plan=False, fill_recent=["decisions"])
+    assert [m.content for m in asked.memories if m.section == "decisions"] == shown
+    assert not [m for m in smart.recall(query, user_id="asha").memories if m.section == "decisions"]
+
+
+def test_fill_recent_leaves_a_section_the_search_filled_alone(smart) -> None:
+    ctx = smart.recall("Why did we decide to store alarms in Postgres?", user_id="kumar")
+    decisions = [m for m in ctx.memories if m.section == "decisions"]
+    assert decisions and all("recent" not in m.signals for m in decisions)
+
+
+def test_small_talk_shows_only_the_goals(smart) -> None:
+    ctx = smart.recall("thanks!", user_id="kumar")
+    assert ctx.plan.intents == ["smalltalk"] and set(_sections(ctx)) == {"goals"}
+    assert ctx.text.startswith("Open goals:")
+    assert smart.recall("thanks!", user_id="kumar", section_limits={"goals": 0}).memories == []
+
+
+def test_the_temporal_plan_lifts_the_limit(memory) -> None:
+    for day in range(12):
+        memory.episodes.add(f"Line 3 stopped for a jam on day {day}.", user_id="kumar")
+    assert len(memory.recall("line 3 jam", user_id="kumar").memories) == 8
+    ctx = memory.recall("When did line 3 stop for a jam?", user_id="kumar", plan="auto")
+    assert ctx.plan.limit == 10 and len(ctx.memories) == 10
+
+
+def test_search_is_never_planned(smart) -> None:
+    found = smart.search("thanks! the safety relay", user_id="kumar", limit=10)
+    assert len(found) >= 6  # a small-talk plan would have shown nothing
+
+
+@pytest.mark.parametrize("options", [
+    {"plan": "sometimes"}, {"plan": {"intents": []}}, {"section_limits": {"graph": 2}},
+    {"section_limits": {"skills": -1}}, {"fill_recent": ["memories"]}, {"fill_recent": "decisions"},
+])
+def test_bad_recall_plan_options_are_typed_errors(memory, options) -> None:
+    with pytest.raises(kioko.InvalidRecordError):
+        memory.recall("anything", user_id="kumar", **options)

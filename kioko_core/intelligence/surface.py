@@ -6,17 +6,19 @@ module small and the intelligence's public calls in one place.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+from ..recall import DEFAULT_LINKS
 from ..store import InvalidRecordError, Scope
 from .brain import Intelligence, build_intelligence
 from .events import Callback, EventBus
 from .executor import OpExecutor
 from .ops import ManageReport, MemoryOp
-from .planner import RecallPlan
+from .planner import RecallPlan, check_plan_options
 from .turn import messages_of
 
 SERVED_KINDS = frozenset({"procedural", "skill", "strategy"})
@@ -121,6 +123,29 @@ class IntelligentMemory:
         scope = self._scope(user_id, agent_id)
         return self._brain().plan(self, query, user_id=scope.user_id, agent_id=scope.agent_id,  # type: ignore[arg-type]
                                   session_id=session_id)
+
+    def _recall_plan(self, query: str, scope: Scope, session_id: str | None, plan: Any, links: int | None,
+                     limit: int | None, section_limits: dict[str, int] | None,
+                     fill_recent: list[str] | None) -> RecallPlan | None:
+        """The plan recall follows, explicit options applied; None for a plain recall (no plan asked for)."""
+        check_plan_options(section_limits if section_limits is not None else {},
+                           fill_recent if fill_recent is not None else [])
+        if plan is None:
+            plan = "auto" if self.intelligence is not None else False
+        if plan is False:
+            if section_limits is None and fill_recent is None:
+                return None
+            plan = RecallPlan(reason="options passed to recall", links=DEFAULT_LINKS if links is None else links,
+                              limit=limit)
+        elif plan is True or plan == "auto":
+            plan = self._brain().plan(self, query, user_id=scope.user_id, agent_id=scope.agent_id,  # type: ignore[arg-type]
+                                      session_id=session_id)
+        if not isinstance(plan, RecallPlan):
+            raise InvalidRecordError(f"plan must be 'auto', False or a RecallPlan, got {plan!r}")
+        return dataclasses.replace(
+            plan, links=plan.links if links is None else links, limit=plan.limit if limit is None else limit,
+            section_limits={**plan.section_limits, **(section_limits or {})},
+            fill_recent=list(plan.fill_recent if fill_recent is None else fill_recent))
 
     # -- what recall gave the agent
 
