@@ -15,7 +15,7 @@ from .entities import EntityGraph
 from .index import IndexCache
 from .intelligence.surface import IntelligentMemory
 from .limits import Limits
-from .linker import LinkerConfig, MemoryLinker, content_term, index_terms, structural_targets
+from .linker import LinkerConfig, MemoryLinker, content_term, index_terms, pin_terms, structural_targets
 from .recall import Context, RecallConfig, recall
 from .graph import Graph
 from .kind_registry import canonical_kind
@@ -289,8 +289,12 @@ class MemoryLayer(IntelligentMemory):
             changes["embedding"] = self.embedder.embed(content)
         changed = current.model_copy(update=changes)
         if content is None and structural_targets(changed) == structural_targets(current):
-            # a metadata-only change keeps the memory's links and term statistics as they are
-            return self.store.update_many([Upsert(record=changed, expected_version=current.version)])[0]  # type: ignore[return-value]
+            # a metadata-only change keeps the memory's links and term statistics as they are (a pin aside)
+            changed = changed.model_copy(update={"terms": pin_terms(changed)})
+            stored = self.store.update_many([Upsert(record=changed, expected_version=current.version)])[0]
+            if changed.terms != current.terms:
+                self.index.record_write(current.scope, current.id, current.terms, changed.terms)
+            return stored  # type: ignore[return-value]
         return self._write(changed, previous=current)
 
     def delete(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> bool:

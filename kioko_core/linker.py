@@ -24,6 +24,8 @@ TURN_WEIGHT = 0.35
 SESSION_TERM = "s:"
 KIND_TERM = "k:"
 CONTENT_TERM = "h:"
+PIN_TERM = "x:pinned"
+"""The term a pinned memory is indexed under, so the pinned section is one postings call, never a scan."""
 
 
 @dataclass
@@ -405,9 +407,19 @@ class MemoryLinker:
 
 def index_terms(salient: list[str], record: Record) -> list[str]:
     """What a memory is indexed under: its salient terms, its session, its kind (for recency lists) and
-    its content key (to find an exact copy without a scan)."""
+    its content key (to find an exact copy without a scan); a pinned memory also under :data:`PIN_TERM`."""
     extra = [SESSION_TERM + record.session_id] if record.session_id else []
+    if record.metadata.get("pinned") is True:
+        extra.append(PIN_TERM)
     return list(salient) + extra + [KIND_TERM + record.kind, content_term(record.content)]
+
+
+def pin_terms(record: Record) -> list[str]:
+    """The record's terms with :data:`PIN_TERM` as its metadata says (a memory that is not indexed has none)."""
+    terms = [t for t in record.terms if t != PIN_TERM]
+    if terms and record.metadata.get("pinned") is True:
+        terms.append(PIN_TERM)
+    return terms
 
 
 def content_term(content: str) -> str:

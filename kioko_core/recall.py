@@ -14,7 +14,7 @@ from . import links as L
 from .activation import strongest
 from .index import ENTITY_BOOST, idf, nominates
 from .kind_registry import section_of
-from .linker import KIND_TERM
+from .linker import KIND_TERM, PIN_TERM
 from .scoring import vote
 from .store import Filter, InvalidRecordError, Record, Scope, check_scope
 from .text import analyze, has_problem_cue, stem
@@ -28,6 +28,8 @@ MAX_LINK_LINES = 6
 LINES_PER_MEMORY = 2
 FILL_RECENT = 3
 """At most this many newest memories fill an empty section named in ``fill_recent``."""
+PINNED_SHOWN = 10
+"""At most this many pinned memories are shown (the oldest pins first: the section stays the same turn to turn)."""
 FILL_KINDS = {"decisions": "decision", "procedures": "procedural", "skills": "skill", "lessons": "strategy"}
 GOAL_QUESTION = re.compile(r"\bgoals?\b|\bfocus on\b|\bpriorit", re.IGNORECASE)
 
@@ -39,6 +41,7 @@ SECTIONS = [
     ("skills", "Skills:"),
     ("lessons", "Lessons from earlier attempts:"),
     ("goals", "Open goals:"),
+    ("pinned", "Keep in mind (frequently needed):"),
 ]
 RELATIONS_FIRST = {"derived_from": 1}  # provenance after relations
 AUTHOR_ORDER = {"auto": 0, "llm": 0, "structure": 1, "feedback": 2, "manual": 3}
@@ -362,9 +365,23 @@ def recall(layer: MemoryLayer, query: str, *, user_id: str, agent_id: str | None
         if goal.id not in recalled:
             recalled[goal.id] = RecalledMemory(goal, 0.0, {"goal": 1.0}, "goals")
     always = {g.id for g in goals} - ({g.id for g in named_goals} if named_goals else set())
+    for record in pinned_memories(layer, scope, caps.get("pinned", PINNED_SHOWN)):
+        if record.id not in recalled:  # retrieved on its own merit, it stays in its section
+            recalled[record.id] = RecalledMemory(record, 0.0, {"pinned": 1.0}, "pinned")
+            always.add(record.id)
     shown_links = _links_section(layer, recalled, brought, always, None, now)
     text = _render(recalled, shown_links)
     return Context(query=query, text=text, memories=list(recalled.values()), links=shown_links)
+
+
+def pinned_memories(layer: MemoryLayer, scope: Scope, count: int = PINNED_SHOWN) -> list[Record]:
+    """The scope's pinned memories, oldest first (one postings call and one get, never a scan)."""
+    if count <= 0:
+        return []
+    ids = layer.index.lookup(scope, [PIN_TERM], 4 * count)[2].get(PIN_TERM, [])
+    found = [r for r in layer.store.get(scope, ids) if r is not None and r.metadata.get("pinned") is True
+             and _may_show(r)] if ids else []
+    return sorted(found, key=lambda r: (r.created_at, r.id))[:count]
 
 
 def _newest(layer: MemoryLayer, scope: Scope, kind: str, count: int) -> list[Record]:

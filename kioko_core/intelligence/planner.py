@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 
 RETRIEVED_SECTIONS = ("memories", "decisions", "procedures", "skills", "lessons")
 """The context sections retrieval fills (and a plan may cap)."""
-SECTION_NAMES = frozenset(RETRIEVED_SECTIONS + ("goals",))
+SECTION_NAMES = frozenset(RETRIEVED_SECTIONS + ("goals", "pinned"))
 FILLABLE = frozenset({"decisions", "procedures", "skills", "lessons"})
 """Sections ``fill_recent`` may fill with the newest memories of their kind when the search finds none."""
 INTENTS = ("howto", "decision", "goals", "temporal", "personal", "relational", "knowledge", "skills", "strategy",
@@ -109,7 +109,7 @@ class RecallPlan:
     """What recall retrieves: the intents read, why, a cap per context section, links, fill_recent.
 
     ``section_limits`` maps a section (``memories``, ``decisions``, ``procedures``, ``skills``,
-    ``lessons``, ``goals``) to how many memories it shows; a section not named keeps the default.
+    ``lessons``, ``goals``, ``pinned``) to how many memories it shows; a section not named keeps the default.
     ``links`` is how many memories links alone may bring in; ``limit`` the total (None: the layer's);
     ``fill_recent`` the sections filled with the newest memories of their kind (decisions: those in
     force) when the search finds none.

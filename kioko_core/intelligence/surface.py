@@ -12,12 +12,13 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from ..recall import DEFAULT_LINKS
+from ..recall import DEFAULT_LINKS, pinned_memories
 from ..store import InvalidRecordError, Scope
 from .brain import Intelligence, build_intelligence
 from .events import Callback, EventBus
 from .executor import OpExecutor
 from .ops import ManageReport, MemoryOp
+from .pins import StablePrefix, set_pinned, stable_prefix
 from .planner import RecallPlan, check_plan_options
 from .turn import messages_of
 
@@ -146,6 +147,25 @@ class IntelligentMemory:
             plan, links=plan.links if links is None else links, limit=plan.limit if limit is None else limit,
             section_limits={**plan.section_limits, **(section_limits or {})},
             fill_recent=list(plan.fill_recent if fill_recent is None else fill_recent))
+
+    # -- pins and the stable prefix
+
+    def pin(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Any:
+        """Pin a memory: every context shows it under "Keep in mind (frequently needed)"; it joins :meth:`kv`."""
+        return set_pinned(self, memory_id, True, user_id=user_id, agent_id=agent_id)  # type: ignore[arg-type]
+
+    def unpin(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Any:
+        """Unpin a memory (a memory that was not pinned is returned as it is)."""
+        return set_pinned(self, memory_id, False, user_id=user_id, agent_id=agent_id)  # type: ignore[arg-type]
+
+    def pinned(self, *, user_id: str | None = None, agent_id: str | None = None) -> list[Any]:
+        """The scope's pinned memories, oldest pin first (at most the pinned section's 10)."""
+        return pinned_memories(self, self._scope(user_id, agent_id))  # type: ignore[arg-type]
+
+    def kv(self, *, user_id: str | None = None, agent_id: str | None = None) -> StablePrefix:
+        """The stable prefix for provider prompt caches: profile, instructions and pins, byte-identical from
+        turn to turn until one of them changes (``prefix.text``, ``prefix.digest``, ``prefix.memory_ids``)."""
+        return stable_prefix(self, self._scope(user_id, agent_id))  # type: ignore[arg-type]
 
     # -- what recall gave the agent
 
