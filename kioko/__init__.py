@@ -11,8 +11,8 @@ from typing import Any, Mapping
 from kioko_core.driver import positive_int
 from kioko_core.embedding import load_embedder
 from kioko_core.intelligence import (
-    HeuristicRouter, Intelligence, LLMRouter, ManageReport, MemoryOp, OPERATIONS, QueryPlanner, RecallPlan,
-    RuleBasedExtractor,
+    HeuristicRouter, Intelligence, LLMRouter, MaintenanceScheduler, ManageReport, MemoryOp, OPERATIONS, QueryPlanner,
+    RecallPlan, RuleBasedExtractor, StablePrefix,
 )
 from kioko_core.errors import (
     ConflictError, ConnectionLostError, InvalidRecordError, KindMismatch, KiokoError, LinkConflict, MemoryNotFound,
@@ -30,7 +30,7 @@ __all__ = [
     "ConflictError", "InvalidRecordError", "ConnectionLostError", "UnknownStoreError", "MissingExtraError",
     "Limits", "TooLargeError",
     "Intelligence", "HeuristicRouter", "LLMRouter", "RuleBasedExtractor", "MemoryOp", "ManageReport", "OPERATIONS",
-    "QueryPlanner", "RecallPlan", "MemoryNotFound", "KindMismatch", "LinkConflict", "SecretDropped",
+    "QueryPlanner", "RecallPlan", "MaintenanceScheduler", "StablePrefix", "MemoryNotFound", "KindMismatch", "LinkConflict", "SecretDropped",
 ]
 __version__ = "0.1.0"
 

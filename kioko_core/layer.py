@@ -13,6 +13,7 @@ from .embedding import Embedder, OfflineEmbedder, embed_many, load_embedder
 from .errors import ConflictError, InvalidRecordError, MemoryNotFound
 from .entities import EntityGraph
 from .index import IndexCache
+from .intelligence.maintenance import forget_counters
 from .intelligence.surface import IntelligentMemory
 from .limits import Limits
 from .linker import LinkerConfig, MemoryLinker, content_term, index_terms, pin_terms, structural_targets
@@ -391,6 +392,7 @@ class MemoryLayer(IntelligentMemory):
                 self.store.update_many([Delete(id=i, scope=scope) for i in ids[start:start + 500]])
             removed += len(ids)
             self.index.invalidate(scope)
+        forget_counters(self.store, scopes[0])
         return removed
 
     def memories(self, *, user_id: str | None = None, agent_id: str | None = None, kinds: set[str] | None = None) -> Iterator[Record]:

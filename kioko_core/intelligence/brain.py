@@ -8,6 +8,7 @@ can stand in for the whole thing (``MemoryLayer(intelligence=my_brain)``).
 from __future__ import annotations
 
 import importlib
+import logging
 import threading
 from typing import TYPE_CHECKING, Any, Mapping
 
@@ -16,12 +17,15 @@ from .events import LINKED, MANAGED
 from .executor import OpExecutor
 from .heuristic import HeuristicRouter
 from .llm import DEFAULT_MANAGE_PROMPT, LLMRouter
+from .maintenance import MaintenanceScheduler
 from .planner import QueryPlanner
 from .ops import APPLIED, FAILED, PLANNED, ROUTER_FALLBACK, SKIPPED, ManageReport, RouteResult
 from .turn import Turn, messages_of
 
 if TYPE_CHECKING:
     from ..layer import MemoryLayer
+
+log = logging.getLogger("kioko.intelligence")
 
 
 class IntelligenceConfigError(KiokoError, ValueError):
@@ -35,13 +39,14 @@ class Intelligence:
     LLMRouter(llm, fallback=HeuristicRouter(...)) and no ``llm`` the HeuristicRouter alone, built from
     ``capture``, ``min_importance``, ``working``, ``feedback`` and ``graph``. ``timeout`` and
     ``prompt_template`` go to the LLMRouter. ``planner`` (any object with ``plan(memory, query, *, user_id,
-    agent_id, session_id, limit) -> RecallPlan``; default :class:`QueryPlanner`) plans recall.
+    agent_id, session_id, limit) -> RecallPlan``; default :class:`QueryPlanner`) plans recall; ``scheduler``
+    (default :class:`MaintenanceScheduler`, False for none) runs the maintenance due after each turn.
     """
 
     def __init__(self, router: Any = None, *, llm: Any = None, capture: str = "selective",
                  min_importance: float = 0.4, working: bool = True, feedback: bool = True,
                  graph: bool | None = None, timeout: float | None = None,
-                 prompt_template: str = DEFAULT_MANAGE_PROMPT, planner: Any = None) -> None:
+                 prompt_template: str = DEFAULT_MANAGE_PROMPT, planner: Any = None, scheduler: Any = None) -> None:
         if router is None:
             offline = HeuristicRouter(capture=capture, min_importance=min_importance, working=working,
                                       feedback=feedback, graph=graph)
@@ -55,10 +60,17 @@ class Intelligence:
         elif not callable(getattr(planner, "plan", None)):
             raise IntelligenceConfigError("planner must have plan(memory, query, *, user_id, ...) -> RecallPlan")
         self.planner = planner
+        if scheduler is None:
+            scheduler = MaintenanceScheduler()
+        elif scheduler is not False and not callable(getattr(scheduler, "after_turn", None)):
+            raise IntelligenceConfigError("scheduler must have after_turn(memory, report, *, user_id, ...) -> list")
+        self.scheduler: Any = scheduler or None
+        """Runs the maintenance due after each applied turn (False: none)."""
         """The read path's planner: recall() follows its plan (:class:`QueryPlanner` by default)."""
         self._lock = threading.Lock()
         self._stats = {"turns": 0, "gated": 0, "model_calls": 0, "fallbacks": 0, "operations": 0, "planned": 0,
-                       "skipped": 0, "failed": 0, "router_errors": 0}
+                       "skipped": 0, "failed": 0, "router_errors": 0,
+                       "maintenance": 0, "maintenance_errors": 0}
         self._plans = 0
 
     def __repr__(self) -> str:
@@ -103,9 +115,23 @@ class Intelligence:
         if not dry_run and replies is not None and turn.session_id and turn.text("assistant"):
             replies.note(key, turn.text("assistant"))
         self._count(report)
+        if not dry_run and self.scheduler is not None:
+            self._maintain(memory, report)
         if events is not None and events.wants(MANAGED):
             events.emit(MANAGED, report.to_dict())
         return report
+
+    def _maintain(self, memory: MemoryLayer, report: ManageReport) -> None:
+        """The scheduler's due tasks; a failure is logged and counted, never raised into the turn."""
+        try:
+            done = self.scheduler.after_turn(memory, report, user_id=report.user_id, agent_id=report.agent_id,
+                                             session_id=report.session_id)
+            with self._lock:
+                self._stats["maintenance"] += len(done or [])
+        except Exception:
+            log.exception("maintenance after a turn failed")
+            with self._lock:
+                self._stats["maintenance_errors"] += 1
 
     def _count(self, report: ManageReport) -> None:
         with self._lock:

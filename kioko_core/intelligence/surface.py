@@ -18,6 +18,7 @@ from .brain import Intelligence, build_intelligence
 from .events import Callback, EventBus
 from .executor import OpExecutor
 from .ops import ManageReport, MemoryOp
+from .maintenance import MaintenanceScheduler
 from .pins import StablePrefix, set_pinned, stable_prefix
 from .planner import RecallPlan, check_plan_options
 from .turn import messages_of
@@ -166,6 +167,33 @@ class IntelligentMemory:
         """The stable prefix for provider prompt caches: profile, instructions and pins, byte-identical from
         turn to turn until one of them changes (``prefix.text``, ``prefix.digest``, ``prefix.memory_ids``)."""
         return stable_prefix(self, self._scope(user_id, agent_id))  # type: ignore[arg-type]
+
+    # -- maintenance
+
+    def _scheduler(self) -> MaintenanceScheduler:
+        """The layer's scheduler, else the default one (maintain() and end_session() work on any layer)."""
+        for brain in (self.intelligence, self._brain()):
+            scheduler = getattr(brain, "scheduler", None)
+            if isinstance(scheduler, MaintenanceScheduler):
+                return scheduler
+        return MaintenanceScheduler()
+
+    def end_session(self, session_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Any:
+        """Wrap a session up now: its task and lasting scratchpad slots become the session's episode (updated
+        if it was wrapped up before), and the scratchpad is cleared. Returns the episode, or None."""
+        scope = self._scope(user_id, agent_id)
+        return self._scheduler().end_session(self, session_id, user_id=scope.user_id,  # type: ignore[arg-type]
+                                             agent_id=scope.agent_id, clear=True)
+
+    def maintain(self, *, user_id: str | None = None, agent_id: str | None = None,
+                 tasks: list[str] | None = None) -> dict[str, Any]:
+        """Run maintenance now (``tasks``: ``"end_sessions"``, ``"tend"``; default all) for one user, or for every
+        user the scheduler has counted turns for when no user is given (a layer bound to a user: that user)."""
+        if user_id is None and agent_id is None and getattr(self, "_bound", None) is None:
+            return self._scheduler().run(self, tasks=tasks)  # type: ignore[arg-type]
+        scope = self._scope(user_id, agent_id)
+        return self._scheduler().run(self, user_id=scope.user_id, agent_id=scope.agent_id,  # type: ignore[arg-type]
+                                     tasks=tasks)
 
     # -- what recall gave the agent
 
