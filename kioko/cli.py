@@ -377,6 +377,90 @@ def mcp(*, transport: Annotated[str, typer.Option("--transport", help="stdio (fo
     run(store, user, agent, transport=transport, intelligence=intelligence, host=host, port=port)
 
 
+@app.command(rich_help_panel=SERVE)
+def serve(*, store: Store = None,
+          host: Annotated[str, typer.Option("--host", help="Address to listen on; without keys only loopback.")]
+          = "127.0.0.1",
+          port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8765,
+          api_keys: Annotated[str | None, typer.Option("--api-keys", envvar="KIOKO_API_KEYS",
+                                                       help="The JSON key file (kioko keys-new).")] = None,
+          body_limit: Annotated[int | None, typer.Option("--body-limit", min=1, help="Bytes per request body.")]
+          = None,
+          no_linking: Annotated[bool, typer.Option("--no-linking", help="Store memories without linking them.")]
+          = False,
+          intelligence: Annotated[bool, typer.Option("--intelligence", help="Route /v1/manage, /v1/turns and "
+                                                     "/v1/learn through the offline intelligence.")] = False,
+          intelligence_llm: Annotated[str | None, typer.Option("--intelligence-llm", metavar="PKG.MOD:ASK",
+                                                               help="The same with a model callable.")] = None,
+          log_level: Annotated[str, typer.Option("--log-level")] = "info") -> int:
+    """The REST API under /v1 (docs at /docs) on uvicorn: every user's memories, bounded by API keys."""
+    from .service.serve import serve as run
+
+    return run(store=store, host=host, port=port, api_keys=api_keys, body_limit=body_limit,
+               auto_link=not no_linking, intelligence=intelligence, intelligence_llm=intelligence_llm,
+               log_level=log_level)
+
+
+@app.command("keys-new", rich_help_panel=SERVE)
+def keys_new(*, file: Annotated[Path, typer.Option("--file", help="The JSON key file (created if missing).")],
+             name: Annotated[str, typer.Option("--name", help="A label for the key (never the key).")],
+             user: Annotated[list[str] | None, typer.Option("--user", "-u", help="A user the key may act for.")]
+             = None,
+             agent: Annotated[list[str] | None, typer.Option("--agent", "-a", help="Restrict to these agents.")]
+             = None,
+             admin: Annotated[bool, typer.Option("--admin", help="A key that may act for every user.")] = False) -> int:
+    """Make an API key for kioko serve: only its SHA-256 goes to the file; the key is printed once."""
+    from .service.auth import add_key
+
+    if not admin and not user:
+        raise UsageProblem("give --user (repeatable) or --admin")
+    key = add_key(file, name=name, users=user, agents=agent, admin=admin)
+    print(key)
+    err().print(f"(only its SHA-256 was written to {file}; this is the one time the key is shown)", markup=False)
+    return 0
+
+
+@app.command("export", rich_help_panel=STORES)
+def export_(*, user: User, store: Store = None,
+            agent: Annotated[list[str] | None, typer.Option("--agent", "-a", help="Also this agent's scope.")] = None,
+            api_key: Annotated[str | None, typer.Option("--api-key", help="For a service URL.")] = None) -> int:
+    """Every memory of a user as JSON lines on stdout: links, entity triples, history, exact vectors."""
+    from . import connect
+    from .remote import RemoteMemory
+    from .service.exchange import export_lines
+
+    memory: Any = connect(store, **({"api_key": api_key} if api_key else {}))
+    try:
+        lines = memory.export_lines(user, agent or []) if isinstance(memory, RemoteMemory) else \
+            export_lines(memory, user, agent or [])
+        for line in lines:
+            sys.stdout.write(line)
+    finally:
+        memory.close()
+    return 0
+
+
+@app.command("import", rich_help_panel=STORES)
+def import_(*, file: Annotated[str, typer.Argument(help="The export's JSON lines ('-' for stdin).")],
+            store: Store = None,
+            api_key: Annotated[str | None, typer.Option("--api-key", help="For a service URL.")] = None) -> int:
+    """Restore an export into a store or a service; importing twice changes nothing."""
+    from . import connect
+    from .remote import RemoteMemory
+    from .service.exchange import import_lines
+
+    memory: Any = connect(store, **({"api_key": api_key} if api_key else {}))
+    try:
+        source = sys.stdin if file == "-" else open(file, encoding="utf-8")
+        with source:
+            result = memory.import_lines(source) if isinstance(memory, RemoteMemory) else import_lines(memory, source)
+    finally:
+        memory.close()
+    err().print(f"{result['records']} records: {result['written']} written, {result['unchanged']} already there",
+                markup=False)
+    return 0
+
+
 # --------------------------------------------------------------------------- stores and diagnostics
 
 

@@ -1,0 +1,249 @@
+"""``create_app(layer)``: the FastAPI application that serves one MemoryLayer under /v1.
+
+Embed it in your own ASGI app (``app.mount("/kioko", create_app(layer))``) or run it with
+``kioko serve``. Every route checks the request's API key against the ``user_id`` (and ``agent_id``)
+it names before the library sees the call; the library then enforces scopes exactly as in-process.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+import uuid
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import ValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from kioko_core.layer import MemoryLayer
+from kioko_core.store import KiokoError, Scope
+
+from .auth import OPEN, KeyRing, Principal
+from .errors import PayloadTooLarge, status_of
+from .schemas import ErrorOut, Health
+from .wire import error_out
+
+log = logging.getLogger("kioko.service")
+
+DEFAULT_BODY_LIMIT = 1_000_000
+"""Bytes a request body may have unless ``create_app(body_limit=...)`` says otherwise (413 beyond)."""
+
+TAGS = [
+    {"name": "memories", "description": "Write, read, list, update and delete memories, plain and typed."},
+    {"name": "recall", "description": "Context for a question, search, and feedback on what worked."},
+    {"name": "graph", "description": "Links between memories and the entity graph (spec: graph memory, section 11)."},
+    {"name": "users", "description": "Whole scopes: forget a user, export and import."},
+    {"name": "events", "description": "Webhooks and the server-sent event stream."},
+    {"name": "admin", "description": "Health and readiness."},
+]
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorOut, "description": text} for status, text in (
+        (401, "no valid API key"), (403, "the API key may not act for this user or agent"),
+        (404, "no such memory in this scope"), (409, "a conflicting link or a concurrent change"),
+        (413, "request body over the server's limit"), (422, "invalid input, or a secret in a write"),
+        (503, "the store is unreachable"))
+}
+
+
+class Service:
+    """What the routes share: the layer, the key ring, and one lock that serialises writes.
+
+    Linking reads a memory's neighbours and writes them back with version checks; two writes at once
+    on the same neighbourhood would make one of them fail with a conflict, so writes take turns while
+    reads run side by side.
+    """
+
+    def __init__(self, layer: MemoryLayer, keys: KeyRing | None, body_limit: int) -> None:
+        self.layer = layer
+        self.keys = keys
+        self.body_limit = body_limit
+        self.write_lock = threading.Lock()
+        self.listeners: list[Any] = []
+
+    def emit(self, event: str, payload: dict[str, Any]) -> None:
+        """Tell every listener (webhooks, the event stream) about a write; a failing listener is only logged."""
+        for listener in list(self.listeners):
+            try:
+                listener(event, payload)
+            except Exception:  # a listener must never undo or fail the write it reports
+                log.exception("event listener failed for %s", event)
+
+
+def service(request: Request) -> Service:
+    return request.app.state.kioko
+
+
+def principal(request: Request) -> Principal:
+    svc: Service = request.app.state.kioko
+    if svc.keys is None:
+        return OPEN
+    header = request.headers.get("authorization", "")
+    key = header[7:].strip() if header[:7].lower() == "bearer " else request.headers.get("x-api-key")
+    return svc.keys.authenticate(key)
+
+
+def authorized(who: Principal, user_id: Any, agent_id: Any = None) -> Scope:
+    """The scope a request may act in: raises Forbidden (403) before any read or write of another tenant."""
+    who.check(user_id, agent_id)
+    return Scope(user_id, agent_id)
+
+
+def create_app(layer: MemoryLayer, *, api_keys: KeyRing | str | os.PathLike[str] | None = None,
+               body_limit: int = DEFAULT_BODY_LIMIT, close_layer: bool = False) -> FastAPI:
+    """The REST API over ``layer``.
+
+    ``api_keys``: a :class:`KeyRing` or the path of a key file; None serves every user without keys
+    (bind such a server to loopback only). ``body_limit``: bytes per request body. ``close_layer``:
+    close the layer when the app shuts down (``kioko serve`` does; an embedding app may not want it).
+    """
+    keys = KeyRing.from_file(api_keys) if isinstance(api_keys, (str, Path, os.PathLike)) else api_keys
+    svc = Service(layer, keys, int(body_limit))
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        yield
+        for stop in list(app.state.on_stop):
+            stop()
+        if close_layer:
+            layer.close()
+
+    app = FastAPI(title="Kioko", version="1", description="Linked memory for AI agents, as a service.",
+                  openapi_url="/v1/openapi.json", docs_url="/docs", redoc_url=None, openapi_tags=TAGS,
+                  lifespan=lifespan)
+    app.state.kioko = svc
+    app.state.on_stop = []
+    _errors(app)
+    app.add_middleware(_RequestLog)
+    app.add_middleware(_BodyLimit, limit=svc.body_limit)
+
+    @app.get("/healthz", tags=["admin"], response_model=Health)
+    def healthz() -> dict[str, Any]:
+        """The process is up."""
+        return {"status": "ok"}
+
+    @app.get("/readyz", tags=["admin"], response_model=Health, responses={503: ERROR_RESPONSES[503]})
+    def readyz(svc: Service = Depends(service)) -> dict[str, Any]:
+        """The store answers a read."""
+        svc.layer.store.get(Scope("@readyz"), ["ping"])
+        return {"status": "ready", "store": type(svc.layer.store).__name__}
+
+    from . import routes, routes_kinds
+
+    app.include_router(routes.router)
+    app.include_router(routes_kinds.build_router())
+    return app
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def _errors(app: FastAPI) -> None:
+    @app.exception_handler(KiokoError)
+    async def kioko_error(request: Request, error: KiokoError) -> JSONResponse:
+        return JSONResponse(error_out(error), status_code=status_of(error))
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request: Request, error: RequestValidationError) -> JSONResponse:
+        return JSONResponse(_invalid("RequestInvalid", error.errors()), status_code=422)
+
+    @app.exception_handler(ValidationError)
+    async def invalid_value(request: Request, error: ValidationError) -> JSONResponse:
+        # a value the library's own models refused (an id over 200 characters ...): bad input, not a crash
+        return JSONResponse(_invalid("InvalidRecordError", error.errors()), status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, error: StarletteHTTPException) -> JSONResponse:
+        kind = {404: "NotFound", 405: "MethodNotAllowed", 413: "PayloadTooLarge"}.get(error.status_code, "HTTPError")
+        return JSONResponse({"error": {"type": kind, "message": str(error.detail)}}, status_code=error.status_code,
+                            headers=getattr(error, "headers", None))
+
+    @app.exception_handler(Exception)
+    async def crashed(request: Request, error: Exception) -> JSONResponse:
+        request_id = request.scope.get("kioko.request_id", "-")
+        log.exception("request %s failed", request_id)
+        return JSONResponse({"error": {"type": "InternalError",
+                                       "message": f"the server failed on this request (request id {request_id})"}},
+                            status_code=500)
+
+
+def _invalid(kind: str, problems: Any) -> dict[str, Any]:
+    parts = []
+    for problem in problems[:10]:
+        where = ".".join(str(p) for p in problem.get("loc", ()) if p != "body")
+        parts.append(f"{where or 'body'}: {problem.get('msg', 'invalid')}")
+    return {"error": {"type": kind, "message": "; ".join(parts) or "invalid request"}}
+
+
+# --------------------------------------------------------------------------- middleware (plain ASGI)
+
+
+class _BodyLimit:
+    """413 for a body over ``limit`` bytes: by Content-Length up front, else counted while it streams."""
+
+    def __init__(self, app: Any, limit: int) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.limit:
+            return await _too_large(self.limit, send)
+        seen = 0
+
+        async def counted() -> dict:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    # FastAPI turns other exceptions from body reading into a 400; an HTTPException passes
+                    raise HTTPException(413, f"the request body is over {self.limit} bytes")
+            return message
+
+        await self.app(scope, counted, send)
+
+
+async def _too_large(limit: int, send: Any) -> None:
+    response = JSONResponse(error_out(PayloadTooLarge(f"the request body is over {limit} bytes")), status_code=413)
+    await response({"type": "http"}, None, send)  # type: ignore[arg-type]
+
+
+class _RequestLog:
+    """A request id per request (``X-Request-ID``, kept when the client sends one) and one log line per request.
+
+    The line has the method, path, status and time: never headers, so never an API key.
+    """
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        given = dict(scope.get("headers") or []).get(b"x-request-id", b"").decode("latin-1")
+        request_id = given if given and len(given) <= 100 and given.isprintable() else uuid.uuid4().hex
+        scope["kioko.request_id"] = request_id
+        started = time.perf_counter()
+        status = 0
+
+        async def tagged(message: dict) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                message.setdefault("headers", [])
+                message["headers"] = list(message["headers"]) + [(b"x-request-id", request_id.encode("latin-1"))]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tagged)
+        finally:
+            log.info("%s %s %s %.1fms request_id=%s", scope.get("method"), scope.get("path"), status,
+                     (time.perf_counter() - started) * 1000, request_id)

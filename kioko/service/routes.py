@@ -1,0 +1,326 @@
+"""The hand-written routes: memories, recall, the memory graph and the entity graph, users."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from fastapi import APIRouter, Depends, Query
+
+from kioko_core.layer import MemoryLayer
+from kioko_core.recall import Context, RecalledMemory
+from kioko_core.store import Filter, InvalidRecordError, Record, Scope
+
+from . import schemas as S
+from .app import ERROR_RESPONSES, Service, authorized, principal, service
+from .auth import Principal
+from .wire import context_out, link_out, record_out, related_out, score_out, triple_out
+
+router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
+MAX_PAGE = 1000
+
+UserQ = Query(min_length=1, max_length=200, description="whose memories")
+AgentQ = Query(None, min_length=1, max_length=200)
+
+
+def _event(svc: Service, name: str, record: Record | None = None, **extra: Any) -> None:
+    payload: dict[str, Any] = dict(extra)
+    if record is not None:
+        payload.update(user_id=record.user_id, agent_id=record.agent_id, memory=record_out(record))
+    svc.emit(name, payload)
+
+
+# --------------------------------------------------------------------------- memories
+
+
+@router.post("/memories", tags=["memories"], response_model=S.RecordOut, status_code=201)
+def add_memory(body: S.MemoryCreate, svc: Service = Depends(service), who: Principal = Depends(principal)):
+    """Store a memory (and, with linking on, link it); 422 SecretDropped for a credential."""
+    authorized(who, body.user_id, body.agent_id)
+    with svc.write_lock:
+        stored = svc.layer.add(body.content, user_id=body.user_id, agent_id=body.agent_id,
+                               session_id=body.session_id, memory_type=body.memory_type, metadata=body.metadata,
+                               created_at=body.created_at, id=body.id)
+    _event(svc, "memory.added", stored)
+    return record_out(stored)
+
+
+@router.get("/memories", tags=["memories"], response_model=S.Page)
+def list_memories(user_id: str = UserQ, agent_id: str | None = AgentQ,
+                  kind: list[str] | None = Query(None, description="memory types to keep (repeat the parameter)"),
+                  session_id: str | None = None, created_after: float | None = None,
+                  created_before: float | None = None, limit: int = Query(50, ge=1, le=MAX_PAGE),
+                  cursor: str | None = Query(None, max_length=400), svc: Service = Depends(service),
+                  who: Principal = Depends(principal)):
+    """A page of the scope's memories in id order; ``next_cursor`` fetches the next page."""
+    scope = authorized(who, user_id, agent_id)
+    after = _cursor_in(cursor)
+    wanted = Filter(kinds=frozenset(kind) if kind else None, session_id=session_id, created_after=created_after,
+                    created_before=created_before)
+    items: list[Record] = []
+    for record in svc.layer.store.scan(scope, wanted):
+        if after is not None and record.id <= after:
+            continue
+        items.append(record)
+        if len(items) > limit:
+            break
+    more = len(items) > limit
+    items = items[:limit]
+    return {"items": [record_out(r) for r in items], "next_cursor": _cursor_out(items[-1].id) if more else None}
+
+
+def _cursor_out(memory_id: str) -> str:
+    return base64.urlsafe_b64encode(memory_id.encode("utf-8")).decode("ascii")
+
+
+def _cursor_in(cursor: str | None) -> str | None:
+    if not cursor:
+        return None
+    try:
+        return base64.b64decode(cursor.encode("ascii"), altchars=b"-_", validate=True).decode("utf-8")
+    except (ValueError, UnicodeError):
+        raise InvalidRecordError("cursor is not one this server handed out; start again without it") from None
+
+
+@router.get("/memories/{memory_id}", tags=["memories"], response_model=S.RecordOut)
+def get_memory(memory_id: str, user_id: str = UserQ, agent_id: str | None = AgentQ,
+               svc: Service = Depends(service), who: Principal = Depends(principal)):
+    """The memory, or 404 when it is not in this scope."""
+    authorized(who, user_id, agent_id)
+    return record_out(svc.layer.get(memory_id, user_id=user_id, agent_id=agent_id))
+
+
+@router.patch("/memories/{memory_id}", tags=["memories"], response_model=S.RecordOut)
+def update_memory(memory_id: str, body: S.MemoryPatch, svc: Service = Depends(service),
+                  who: Principal = Depends(principal)):
+    """Change the content (links are derived again) and/or merge metadata."""
+    authorized(who, body.user_id, body.agent_id)
+    with svc.write_lock:
+        stored = svc.layer.update(memory_id, user_id=body.user_id, agent_id=body.agent_id, content=body.content,
+                                  metadata=body.metadata)
+    _event(svc, "memory.updated", stored)
+    return record_out(stored)
+
+
+@router.delete("/memories/{memory_id}", tags=["memories"], response_model=S.Deleted)
+def delete_memory(memory_id: str, user_id: str = UserQ, agent_id: str | None = AgentQ,
+                  svc: Service = Depends(service), who: Principal = Depends(principal)):
+    """Delete a memory; its neighbours forget their links to it. ``deleted`` is false when there was none."""
+    authorized(who, user_id, agent_id)
+    with svc.write_lock:
+        deleted = svc.layer.delete(memory_id, user_id=user_id, agent_id=agent_id)
+    if deleted:
+        _event(svc, "memory.deleted", None, user_id=user_id, agent_id=agent_id, id=memory_id)
+    return {"deleted": deleted}
+
+
+# --------------------------------------------------------------------------- recall
+
+
+@router.post("/recall", tags=["recall"], response_model=S.ContextOut)
+def recall(body: S.RecallIn, svc: Service = Depends(service), who: Principal = Depends(principal)):
+    """The context for a question: what it retrieves, what their links bring, how they connect."""
+    authorized(who, body.user_id, body.agent_id)
+    return context_out(svc.layer.recall(body.query, user_id=body.user_id, agent_id=body.agent_id,
+                                        session_id=body.session_id, links=body.links, limit=body.limit,
+                                        include_shared=body.include_shared))
+
+
+@router.post("/context", tags=["recall"], response_model=S.ContextOut)
+def context(body: S.ContextIn, svc: Service = Depends(service), who: Principal = Depends(principal)):
+    """Like recall, following links only when asked (``links`` defaults to 0)."""
+    authorized(who, body.user_id, body.agent_id)
+    return context_out(svc.layer.context(body.query, user_id=body.user_id, agent_id=body.agent_id,
+                                         session_id=body.session_id, links=body.links, limit=body.limit))
+
+
+@router.post("/search", tags=["recall"], response_model=list[S.RecordOut])
+def search(body: S.SearchIn, svc: Service = Depends(service), who: Principal = Depends(principal)):
+    """The memories that best match the query (no link expansion)."""
+    authorized(who, body.user_id, body.agent_id)
+    return [record_out(r) for r in svc.layer.search(body.query, user_id=body.user_id, agent_id=body.agent_id,
+                                                   limit=body.limit)]
+
+
+@router.post("/feedback", tags=["recall"], response_model=list[S.LinkOut])
+def feedback(body: S.FeedbackIn, svc: Service = Depends(service), who: Principal = Depends(principal)):
+    """"That worked": link the credited fix to its session's problems, strengthen the links used together."""
+    scope = authorized(who, body.user_id, body.agent_id)
+    with svc.write_lock:
+        made = svc.layer.feedback(body.worked, user_id=body.user_id, agent_id=body.agent_id,
+                                  credited=body.credited, session_id=body.session_id,
+                                  context=context_from_ids(svc.layer, scope, body.context), now=body.now)
+    for link in made:
+        svc.emit("memory.linked", {"user_id": body.user_id, "agent_id": body.agent_id, "link": link_out(link)})
+    return [link_out(k) for k in made]
+
+
+def context_from_ids(layer: MemoryLayer, scope: Scope, ids: list[str] | None) -> Context | None:
+    """A recall's context rebuilt from its memory ids, read again from this scope (a client's copy is not trusted)."""
+    if ids is None:
+        return None
+    found = [r for r in layer.store.get(scope, list(dict.fromkeys(ids))) if r is not None] if ids else []
+    return Context(query="", text="", memories=[RecalledMemory(r, 0.0, {}) for r in found], links=[])
+
+
+# --------------------------------------------------------------------------- memory links
+
+
+@router.get("/memories/{memory_id}/links", tags=["graph"], response_model=list[S.LinkOut])
+def links(memory_id: str, user_id: str = UserQ, agent_id: str | None = AgentQ, svc: Service = Depends(service),
+          who: Principal = Depends(principal)):
+    """The links of a memory, strongest first."""
+    authorized(who, user_id, agent_id)
+    return [link_out(k) for k in svc.layer.graph.links(memory_id, user_id=user_id, agent_id=agent_id)]
+
+
+@router.post("/memories/{memory_id}/links", tags=["graph"], response_model=S.LinkOut, status_code=201)
+def link(memory_id: str, body: S.LinkIn, svc: Service = Depends(service), who: Principal = Depends(principal)):
+    """Link by hand (never fades); 409 LinkConflict where a stronger author's link exists."""
+    authorized(who, body.user_id, body.agent_id)
+    with svc.write_lock:
+        made = svc.layer.graph.link(memory_id, body.target, body.type, body.weight, body.why, user_id=body.user_id,
+                                    agent_id=body.agent_id)
+    svc.emit("memory.linked", {"user_id": body.user_id, "agent_id": body.agent_id, "link": link_out(made)})
+    return link_out(made)
+
+
+@router.delete("/memories/{memory_id}/links/{target}", tags=["graph"], response_model=S.Unlinked)
+def unlink(memory_id: str, target: str, user_id: str = UserQ, agent_id: str | None = AgentQ,
+           svc: Service = Depends(service), who: Principal = Depends(principal)):
+    """Remove the link from both memories (and remember it, so linking does not redo it)."""
+    authorized(who, user_id, agent_id)
+    with svc.write_lock:
+        done = svc.layer.graph.unlink(memory_id, target, user_id=user_id, agent_id=agent_id)
+    if done:
+        svc.emit("memory.unlinked", {"user_id": user_id, "agent_id": agent_id, "source": memory_id, "target": target})
+    return {"unlinked": done}
+
+
+@router.get("/memories/{memory_id}/links/{target}/explain", tags=["graph"], response_model=S.LinkScoreOut)
+def explain(memory_id: str, target: str, user_id: str = UserQ, agent_id: str | None = AgentQ,
+            svc: Service = Depends(service), who: Principal = Depends(principal)):
+    """The evidence between two memories, scored from scratch."""
+    authorized(who, user_id, agent_id)
+    return score_out(svc.layer.graph.explain(memory_id, target, user_id=user_id, agent_id=agent_id))
+
+
+@router.get("/memories/{memory_id}/related", tags=["graph"], response_model=list[S.RelatedOut])
+def related(memory_id: str, user_id: str = UserQ, agent_id: str | None = AgentQ, depth: int = Query(2, ge=1, le=6),
+            limit: int = Query(10, ge=1, le=200), svc: Service = Depends(service),
+            who: Principal = Depends(principal)):
+    """Spreading activation from one memory: what is connected, best first, with the chain of links."""
+    authorized(who, user_id, agent_id)
+    return [related_out(r) for r in svc.layer.graph.related(memory_id, depth, limit, user_id=user_id,
+                                                            agent_id=agent_id)]
+
+
+@router.get("/memories/{memory_id}/trace/{target}", tags=["graph"], response_model=list[S.LinkOut])
+def trace(memory_id: str, target: str, user_id: str = UserQ, agent_id: str | None = AgentQ,
+          max_depth: int = Query(4, ge=1, le=8), svc: Service = Depends(service),
+          who: Principal = Depends(principal)):
+    """The shortest chain of links from one memory to another (empty when none)."""
+    authorized(who, user_id, agent_id)
+    return [link_out(k) for k in svc.layer.graph.trace(memory_id, target, max_depth, user_id=user_id,
+                                                       agent_id=agent_id)]
+
+
+@router.post("/memories/{memory_id}/merge", tags=["graph"], response_model=S.RecordOut)
+def merge(memory_id: str, body: S.MergeIn, svc: Service = Depends(service), who: Principal = Depends(principal)):
+    """Move this duplicate's links to ``survivor`` and delete it."""
+    authorized(who, body.user_id, body.agent_id)
+    with svc.write_lock:
+        kept = svc.layer.graph.merge(memory_id, body.survivor, user_id=body.user_id, agent_id=body.agent_id)
+    _event(svc, "memory.deleted", None, user_id=body.user_id, agent_id=body.agent_id, id=memory_id)
+    _event(svc, "memory.updated", kept)
+    return record_out(kept)
+
+
+@router.get("/graph/memories", tags=["graph"], response_model=S.GraphOut)
+def graph_memories(user_id: str = UserQ, agent_id: str | None = AgentQ, center: str | None = None,
+                   depth: int = Query(2, ge=1, le=6), limit: int = Query(120, ge=1, le=2000),
+                   svc: Service = Depends(service), who: Principal = Depends(principal)):
+    """Nodes, edges and stats for drawing, around ``center`` or for the whole scope."""
+    authorized(who, user_id, agent_id)
+    return svc.layer.graph.memories(user_id=user_id, agent_id=agent_id, center=center, depth=depth, limit=limit)
+
+
+@router.post("/graph/connect", tags=["graph"], response_model=S.ConnectOut)
+def graph_connect(body: S.ConnectIn, svc: Service = Depends(service), who: Principal = Depends(principal)):
+    """Link memories never linked (``rebuild``: re-derive every automatic link)."""
+    authorized(who, body.user_id, body.agent_id)
+    with svc.write_lock:
+        return svc.layer.graph.connect(user_id=body.user_id, agent_id=body.agent_id, rebuild=body.rebuild,
+                                       limit=body.limit)
+
+
+@router.post("/graph/prune", tags=["graph"], response_model=S.Result)
+def graph_prune(body: S.ScopeIn, svc: Service = Depends(service), who: Principal = Depends(principal)):
+    """Remove faded links and links to memories that no longer exist; ``result`` is how many."""
+    authorized(who, body.user_id, body.agent_id)
+    with svc.write_lock:
+        return {"result": svc.layer.graph.prune(user_id=body.user_id, agent_id=body.agent_id)}
+
+
+# --------------------------------------------------------------------------- the entity graph
+
+
+@router.post("/entities/triples", tags=["graph"], response_model=S.TripleOut, status_code=201)
+def add_triple(body: S.TripleIn, svc: Service = Depends(service), who: Principal = Depends(principal)):
+    """Add ``(subject) -relation-> (object)`` to the user's entity graph (idempotent while valid)."""
+    authorized(who, body.user_id)
+    with svc.write_lock:
+        triple = svc.layer.graph.add(body.subject, body.relation, body.object, user_id=body.user_id,
+                                     single_valued=body.single_valued, valid_from=body.valid_from,
+                                     source=body.source)
+    return triple_out(triple)
+
+
+@router.post("/entities/triples/{triple_id}/invalidate", tags=["graph"], response_model=S.TripleOut | None)
+def invalidate_triple(triple_id: str, body: S.InvalidateIn, svc: Service = Depends(service),
+                      who: Principal = Depends(principal)):
+    """Close a triple (kept as history); null when the user's graph has no such triple."""
+    authorized(who, body.user_id)
+    with svc.write_lock:
+        triple = svc.layer.entities.invalidate(triple_id, user_id=body.user_id, at=body.at)
+    return triple_out(triple) if triple is not None else None
+
+
+@router.get("/entities/{entity}/relations", tags=["graph"], response_model=list[S.TripleOut])
+def relations(entity: str, user_id: str = UserQ, as_of: float | None = None, include_invalid: bool = False,
+              svc: Service = Depends(service), who: Principal = Depends(principal)):
+    """The triples about an entity valid now (or ``as_of``; ``include_invalid`` adds history)."""
+    authorized(who, user_id)
+    return [triple_out(t) for t in svc.layer.graph.relations(entity, user_id=user_id, as_of=as_of,
+                                                             include_invalid=include_invalid)]
+
+
+@router.get("/entities/{entity}/neighbors", tags=["graph"], response_model=list[str])
+def neighbors(entity: str, user_id: str = UserQ, as_of: float | None = None, svc: Service = Depends(service),
+              who: Principal = Depends(principal)):
+    """Entities one valid relation away."""
+    authorized(who, user_id)
+    return svc.layer.graph.neighbors(entity, user_id=user_id, as_of=as_of)
+
+
+@router.get("/entities/{entity}/path/{other}", tags=["graph"], response_model=list[S.TripleOut])
+def entity_path(entity: str, other: str, user_id: str = UserQ, max_depth: int = Query(3, ge=0, le=6),
+                as_of: float | None = None, svc: Service = Depends(service), who: Principal = Depends(principal)):
+    """The shortest chain of valid triples between two entities."""
+    authorized(who, user_id)
+    return [triple_out(t) for t in svc.layer.graph.path(entity, other, user_id=user_id, max_depth=max_depth,
+                                                        as_of=as_of)]
+
+
+# --------------------------------------------------------------------------- users
+
+
+@router.delete("/users/{user_id}/memories", tags=["users"], response_model=S.Count)
+def forget_user(user_id: str, agent_id: str | None = AgentQ, svc: Service = Depends(service),
+                who: Principal = Depends(principal)):
+    """Delete every memory of a scope (and, for the user's own scope, their entity graph)."""
+    authorized(who, user_id, agent_id)
+    with svc.write_lock:
+        removed = svc.layer.forget_user(user_id=user_id, agent_id=agent_id)
+    svc.emit("memory.deleted", {"user_id": user_id, "agent_id": agent_id, "all": True, "count": removed})
+    return {"deleted": removed}

@@ -1,0 +1,120 @@
+"""Routes of the typed managers (``/v1/goals``, ``/v1/decisions`` ... ``/v1/profile``, ``/v1/working``).
+
+Built from :data:`kioko.service.surface.OPERATIONS`: each route's body or query parameters are the
+method's own keyword arguments, so the OpenAPI schema documents exactly what the Python call takes.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from fastapi import APIRouter, Body, Depends, Path, Query
+from pydantic import ConfigDict, create_model
+
+from . import schemas as S
+from . import surface
+from .app import ERROR_RESPONSES, Service, authorized, principal, service
+from .auth import Principal
+from .routes import context_from_ids
+from .wire import record_out
+
+EVENTS = {"add": "memory.added", "delete": "memory.deleted", "remove": "memory.deleted", "clear": "memory.deleted",
+          "set": "memory.updated"}
+
+
+def build_router() -> APIRouter:
+    router = APIRouter(responses=ERROR_RESPONSES)
+    for op in surface.OPERATIONS:
+        _add_route(router, op)
+    return router
+
+
+def _response_model(kind: str) -> Any:
+    return {"record": S.RecordOut, "records": list[S.RecordOut], "record?": S.RecordOut | None,
+            "value": S.Result}[kind]
+
+
+def _add_route(router: APIRouter, op: surface.Operation) -> None:
+    sig = surface.signature(op)
+    hints = surface.wire_hints(op)
+    kind = surface.returns(op)
+    params = [
+        inspect.Parameter("svc", inspect.Parameter.KEYWORD_ONLY, default=Depends(service), annotation=Service),
+        inspect.Parameter("who", inspect.Parameter.KEYWORD_ONLY, default=Depends(principal), annotation=Principal),
+    ]
+    for name in op.path_params:
+        params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=str,
+                                        default=Path(min_length=1, max_length=200)))
+    in_body = op.verb in ("POST", "PUT", "PATCH")
+    if in_body:
+        fields: dict[str, Any] = {}
+        for name, hint in hints.items():
+            default = sig.parameters[name].default
+            fields[name] = (hint, ... if default is inspect.Parameter.empty else default)
+        model = create_model(f"{_camel(op.manager)}{_camel(op.method)}In", __config__=ConfigDict(extra="forbid"),
+                             **fields)
+        params.append(inspect.Parameter("body", inspect.Parameter.KEYWORD_ONLY, annotation=model, default=Body()))
+    else:
+        for name, hint in hints.items():
+            default = sig.parameters[name].default
+            query = Query(... if default is inspect.Parameter.empty else default, min_length=1, max_length=200) \
+                if name in ("user_id", "agent_id", "session_id") else Query(
+                    ... if default is inspect.Parameter.empty else default)
+            params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=hint, default=query))
+
+    def endpoint(**given: Any) -> Any:
+        svc: Service = given.pop("svc")
+        who: Principal = given.pop("who")
+        if in_body:
+            body = given.pop("body")
+            given.update({k: getattr(body, k) for k in body.model_fields_set})
+            given.setdefault("user_id", body.user_id)
+        scope = authorized(who, given.get("user_id"), given.get("agent_id"))
+        if op.method == "outcome" and given.get("context") is not None:
+            given["context"] = context_from_ids(svc.layer, scope, given["context"])
+        call = getattr(getattr(svc.layer, op.manager), op.method)
+        if op.write:
+            with svc.write_lock:
+                result = call(**given)
+            _notify(svc, op, given, result)
+        else:
+            result = call(**given)
+        return _out(kind, result)
+
+    endpoint.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    endpoint.__name__ = f"{op.manager}_{op.method}"
+    endpoint.__doc__ = _summary(op)
+    tag = "memories"
+    router.add_api_route(op.url, endpoint, methods=[op.verb], tags=[tag], response_model=_response_model(kind),
+                         status_code=201 if op.method == "add" else 200, name=op.name,
+                         operation_id=f"{op.manager}_{op.method}")
+
+
+def _out(kind: str, result: Any) -> Any:
+    if kind == "record":
+        return record_out(result)
+    if kind == "records":
+        return [record_out(r) for r in result]
+    if kind == "record?":
+        return record_out(result) if result is not None else None
+    return {"result": result}
+
+
+def _notify(svc: Service, op: surface.Operation, given: dict[str, Any], result: Any) -> None:
+    user_id, agent_id = given.get("user_id"), given.get("agent_id")
+    if hasattr(result, "content") and hasattr(result, "user_id"):
+        svc.emit(EVENTS.get(op.method, "memory.updated"),
+                 {"user_id": user_id, "agent_id": agent_id, "memory": record_out(result)})
+    elif result:
+        svc.emit("memory.deleted", {"user_id": user_id, "agent_id": agent_id, "id": given.get("memory_id"),
+                                    "manager": op.manager, "call": op.method})
+
+
+def _summary(op: surface.Operation) -> str:
+    doc = inspect.getdoc(getattr(surface.manager_class(op.manager), op.method)) or ""
+    return f"``memory.{op.manager}.{op.method}``: {doc}"
+
+
+def _camel(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_"))

@@ -1,0 +1,252 @@
+"""Request and response bodies of the REST API: what /v1/openapi.json documents."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kioko_core.links import LINK_TYPES
+
+Id = Field(min_length=1, max_length=200)
+UserId = Field(min_length=1, max_length=200, description="whose memories; bounded by the API key's users")
+AgentId = Field(None, min_length=1, max_length=200, description="one of the user's agents (its own scope)")
+LinkType = Literal[tuple(sorted(LINK_TYPES))]  # type: ignore[valid-type]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# --------------------------------------------------------------------------- errors
+
+
+class ErrorBody(BaseModel):
+    type: str = Field(description="the Python error's class name: MemoryNotFound, LinkConflict, SecretDropped ...")
+    message: str
+    kinds: list[str] | None = Field(None, description="SecretDropped: what kind of secret was found")
+
+
+class ErrorOut(BaseModel):
+    error: ErrorBody
+
+
+# --------------------------------------------------------------------------- memories
+
+
+class RecordOut(BaseModel):
+    id: str
+    user_id: str
+    agent_id: str | None = None
+    kind: str = Field(description="the memory_type: factual, episodic, goal, decision ...")
+    content: str
+    metadata: dict[str, Any]
+    terms: list[str]
+    session_id: str | None = None
+    created_at: float
+    updated_at: float
+    version: int
+
+
+class MemoryCreate(Strict):
+    content: str = Field(min_length=1, max_length=100_000)
+    user_id: str = UserId
+    agent_id: str | None = AgentId
+    session_id: str | None = None
+    memory_type: str = "factual"
+    metadata: dict[str, Any] | None = None
+    created_at: float | None = None
+    id: str | None = Field(None, min_length=1, max_length=200)
+
+
+class MemoryPatch(Strict):
+    user_id: str = UserId
+    agent_id: str | None = AgentId
+    content: str | None = Field(None, min_length=1, max_length=100_000)
+    metadata: dict[str, Any] | None = None
+
+
+class Page(BaseModel):
+    items: list[RecordOut]
+    next_cursor: str | None = Field(None, description="pass as cursor= for the next page; null on the last")
+
+
+class Deleted(BaseModel):
+    deleted: bool
+
+
+class Count(BaseModel):
+    deleted: int
+
+
+class Result(BaseModel):
+    result: Any
+
+
+# --------------------------------------------------------------------------- recall
+
+
+class RecallIn(Strict):
+    query: str = Field(max_length=10_000)
+    user_id: str = UserId
+    agent_id: str | None = AgentId
+    session_id: str | None = None
+    links: int | None = Field(None, ge=0, le=50, description="linked memories to add; the default plan when omitted")
+    limit: int | None = Field(None, ge=1, le=200)
+    include_shared: bool = False
+
+
+class ContextIn(Strict):
+    query: str = Field(max_length=10_000)
+    user_id: str = UserId
+    agent_id: str | None = AgentId
+    session_id: str | None = None
+    links: int = Field(0, ge=0, le=50)
+    limit: int | None = Field(None, ge=1, le=200)
+
+
+class SearchIn(Strict):
+    query: str = Field(max_length=10_000)
+    user_id: str = UserId
+    agent_id: str | None = AgentId
+    limit: int = Field(10, ge=1, le=200)
+
+
+class LinkOut(BaseModel):
+    source: str
+    target: str
+    type: str
+    weight: float
+    why: str
+    by: str
+    at: float
+    seen: float
+    source_label: str
+    source_type: str
+    target_label: str
+    target_type: str
+    taken_from: str | None = None
+    shared: bool = False
+
+
+class RecalledOut(BaseModel):
+    record: RecordOut
+    score: float
+    signals: dict[str, float]
+    section: str
+
+
+class ContextOut(BaseModel):
+    query: str
+    text: str
+    memories: list[RecalledOut]
+    links: list[LinkOut]
+
+
+class FeedbackIn(Strict):
+    user_id: str = UserId
+    agent_id: str | None = AgentId
+    worked: bool = True
+    credited: str | None = Field(None, min_length=1, max_length=200)
+    session_id: str | None = None
+    context: list[str] | None = Field(None, max_length=200, description="ids of the memories the recall returned")
+    now: float | None = None
+
+
+# --------------------------------------------------------------------------- graph
+
+
+class LinkIn(Strict):
+    target: str = Id
+    type: LinkType = "related_to"  # type: ignore[valid-type]
+    weight: float = Field(1.0, gt=0.0, le=1.0)
+    why: str = Field("", max_length=2000)
+    user_id: str = UserId
+    agent_id: str | None = AgentId
+
+
+class Unlinked(BaseModel):
+    unlinked: bool
+
+
+class RelatedOut(BaseModel):
+    record: RecordOut
+    score: float
+    path: list[LinkOut]
+
+
+class LinkScoreOut(BaseModel):
+    score: float
+    linked: bool
+    type: str
+    why: str
+    signals: dict[str, float | bool]
+    source: str = ""
+    target: str = ""
+
+
+class ConnectIn(Strict):
+    user_id: str = UserId
+    agent_id: str | None = AgentId
+    rebuild: bool = False
+    limit: int | None = Field(None, ge=1)
+
+
+class ConnectOut(BaseModel):
+    memories: int
+    links: int
+    dropped: int
+    duration_ms: float
+
+
+class GraphOut(BaseModel):
+    nodes: list[dict[str, Any]]
+    edges: list[dict[str, Any]]
+    stats: dict[str, Any]
+
+
+class TripleIn(Strict):
+    subject: str = Field(min_length=1, max_length=1000)
+    relation: str = Field(min_length=1, max_length=200)
+    object: str = Field(min_length=1, max_length=1000)
+    user_id: str = UserId
+    single_valued: bool | None = None
+    valid_from: float | None = None
+    source: str | None = None
+
+
+class TripleOut(BaseModel):
+    id: str
+    subject: str
+    relation: str
+    object: str
+    subject_key: str
+    object_key: str
+    valid_from: float
+    valid_to: float | None = None
+    source: str | None = None
+    created_at: float
+
+
+class InvalidateIn(Strict):
+    user_id: str = UserId
+    at: float | None = None
+
+
+# --------------------------------------------------------------------------- service
+
+
+class Health(BaseModel):
+    status: str
+    store: str | None = None
+
+
+class ScopeIn(Strict):
+    user_id: str = UserId
+    agent_id: str | None = AgentId
+
+
+class MergeIn(Strict):
+    survivor: str = Id
+    user_id: str = UserId
+    agent_id: str | None = AgentId
