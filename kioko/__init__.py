@@ -78,7 +78,9 @@ def connect(target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = No
 
     ``target`` is a URL (``"sqlite:///kioko.db"``, ``"memory://"``, ``"postgresql://..."``,
     ``"qdrant+local:///path"``, a bare ``*.db`` path), a dict ``{"url": ..., **options}``, an existing
-    MemoryLayer (returned as it is), or None for :func:`default_url`.
+    MemoryLayer (returned as it is), or None for :func:`default_url`. An ``http(s)://`` or
+    ``kioko+http(s)://`` URL names a Kioko service: the result is a :class:`kioko.remote.RemoteMemory`
+    with the same calls (options: ``api_key``, ``timeout``, ``retries``).
 
     ``embedder`` (an :class:`~kioko_core.embedding.Embedder` or a name: ``"offline"``, the default, or
     ``"semantic"``, all-MiniLM-L6-v2 from the ``kioko[semantic]`` extra) may also be given in the URL as
@@ -87,6 +89,11 @@ def connect(target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = No
     """
     if isinstance(target, MemoryLayer):
         return target
+    from .remote import RemoteMemory, is_remote_url
+
+    if is_remote_url(target):
+        options.pop("auto_link", None)  # linking is the server's setting
+        return RemoteMemory(target, **options)  # type: ignore[return-value]
     if isinstance(target, Mapping):
         config = dict(target)
         if "url" not in config:

@@ -52,7 +52,7 @@ def _add_route(router: APIRouter, op: surface.Operation) -> None:
         for name, hint in hints.items():
             default = sig.parameters[name].default
             fields[name] = (hint, ... if default is inspect.Parameter.empty else default)
-        model = create_model(f"{_camel(op.manager)}{_camel(op.method)}In", __config__=ConfigDict(extra="forbid"),
+        model = create_model(f"{_camel(op.manager)}{_camel(op.method)}In", __config__=ConfigDict(extra="forbid", strict=True),
                              **fields)
         params.append(inspect.Parameter("body", inspect.Parameter.KEYWORD_ONLY, annotation=model, default=Body()))
     else:

@@ -15,7 +15,9 @@ LinkType = Literal[tuple(sorted(LINK_TYPES))]  # type: ignore[valid-type]
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """A request body: unknown fields are refused, and nothing is coerced ("yes" is not True, 1 is not "1")."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 # --------------------------------------------------------------------------- errors

@@ -19,6 +19,7 @@ from kioko_core.store import Record
 
 TEXT_MANAGERS = ("goals", "decisions", "procedures", "strategies", "skills", "episodes", "facts", "preferences",
                  "knowledge", "insights", "summaries", "instructions")
+MANAGERS = TEXT_MANAGERS + ("profile", "working")
 URL_NAME = {"strategies": "lessons"}
 """Where a manager's routes live when its URL name differs from its attribute (``/v1/lessons``)."""
 OUTCOMES = ("decisions", "procedures", "strategies", "skills")
