@@ -5,9 +5,7 @@ Importable without FastAPI: RemoteMemory raises these same classes from a server
 
 from __future__ import annotations
 
-from kioko_core.layer import MemoryNotFound
-from kioko_core.links import LinkConflict
-from kioko_core.store import ConflictError, ConnectionLostError, InvalidRecordError, KiokoError, StoreError
+from kioko_core.store import InvalidRecordError, KiokoError
 
 
 class ServiceError(KiokoError):
@@ -30,22 +28,17 @@ class RequestInvalid(InvalidRecordError):
     """The request does not match the API's schema (HTTP 422); ``message`` names the fields."""
 
 
-# most specific first: the first class an error is an instance of decides its status
-STATUS: tuple[tuple[type[BaseException], int], ...] = (
-    (Unauthorized, 401),
-    (Forbidden, 403),
-    (PayloadTooLarge, 413),
-    (MemoryNotFound, 404),
-    (LinkConflict, 409),
-    (ConflictError, 409),
-    (InvalidRecordError, 422),
-    (ConnectionLostError, 503),
-    (StoreError, 503),
-)
+STATUS_BY_NAME = {
+    "Unauthorized": 401, "Forbidden": 403, "PayloadTooLarge": 413, "TooLargeError": 413,
+    "MemoryNotFound": 404, "LinkConflict": 409, "ConflictError": 409, "InvalidRecordError": 422,
+    "ConnectionLostError": 503, "StoreError": 503,
+}
+"""By class name, so an error keeps its status wherever the core moves it; the most specific class wins."""
 
 
 def status_of(error: BaseException) -> int:
-    for cls, status in STATUS:
-        if isinstance(error, cls):
-            return status
+    """The status of the first class in the error's MRO that has one (MemoryNotFound before StoreError)."""
+    for cls in type(error).__mro__:
+        if cls.__name__ in STATUS_BY_NAME:
+            return STATUS_BY_NAME[cls.__name__]
     return 500
