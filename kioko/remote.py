@@ -111,6 +111,14 @@ class RemoteMemory:
                 "memory_type": memory_type, "metadata": metadata, "created_at": _jsonable(created_at), "id": id}
         return record_in(self.request("POST", "/v1/memories", body=_present(body)))
 
+    def add_many(self, items: Any, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
+                 memory_type: str = "factual") -> list[Record]:
+        listed = [{"content": i} if isinstance(i, str) else {k: _jsonable(v) for k, v in dict(i).items()}
+                  for i in items]
+        body = {"items": listed, "user_id": user_id, "agent_id": agent_id, "session_id": session_id,
+                "memory_type": memory_type}
+        return [record_in(r) for r in self.request("POST", "/v1/memories/batch", body=_present(body))]
+
     def get(self, memory_id: str, *, user_id: str, agent_id: str | None = None) -> Record:
         return record_in(self.request("GET", f"/v1/memories/{_seg(memory_id)}",
                                       params={"user_id": user_id, "agent_id": agent_id}))
@@ -165,6 +173,27 @@ class RemoteMemory:
             cursor = page["next_cursor"]
             if cursor is None:
                 return
+
+    def export_lines(self, user_id: str, agent_ids: Any = ()) -> Iterator[str]:
+        """The server's export of ``user_id`` as JSON lines, streamed (see :mod:`kioko.service.exchange`)."""
+        params = {"user_id": user_id, "agent_id": list(agent_ids) or None}
+        with self._http.stream("GET", "/v1/export", params={k: v for k, v in params.items() if v}) as response:
+            if response.status_code >= 400:
+                response.read()
+                raise _error(response)
+            for line in response.iter_lines():
+                if line:
+                    yield line + "\n"
+
+    def import_lines(self, lines: Any) -> dict[str, int]:
+        """Send an export to the server; ``{"records", "written", "unchanged"}``."""
+        data = "".join(line if line.endswith("\n") else line + "\n" for line in
+                       (raw.decode("utf-8") if isinstance(raw, bytes) else raw for raw in lines))
+        response = self._http.post("/v1/import", content=data.encode("utf-8"),
+                                   headers={"content-type": "application/x-ndjson"})
+        if response.status_code >= 400:
+            raise _error(response)
+        return response.json()
 
     def scoped(self, *, user_id: str, agent_id: str | None = None) -> Any:
         """The same calls with ``user_id`` (and ``agent_id``) bound, as on a MemoryLayer."""

@@ -34,6 +34,8 @@ log = logging.getLogger("kioko.service")
 
 DEFAULT_BODY_LIMIT = 1_000_000
 """Bytes a request body may have unless ``create_app(body_limit=...)`` says otherwise (413 beyond)."""
+DEFAULT_IMPORT_LIMIT = 256_000_000
+"""Bytes of one ``POST /v1/import`` (an export is large by nature; ``import_limit=`` changes it)."""
 
 TAGS = [
     {"name": "memories", "description": "Write, read, list, update and delete memories, plain and typed."},
@@ -96,7 +98,7 @@ def authorized(who: Principal, user_id: Any, agent_id: Any = None) -> Scope:
 
 
 def create_app(layer: MemoryLayer, *, api_keys: KeyRing | str | os.PathLike[str] | None = None,
-               body_limit: int = DEFAULT_BODY_LIMIT, close_layer: bool = False) -> FastAPI:
+               body_limit: int = DEFAULT_BODY_LIMIT, import_limit: int = DEFAULT_IMPORT_LIMIT, close_layer: bool = False) -> FastAPI:
     """The REST API over ``layer``.
 
     ``api_keys``: a :class:`KeyRing` or the path of a key file; None serves every user without keys
@@ -121,7 +123,7 @@ def create_app(layer: MemoryLayer, *, api_keys: KeyRing | str | os.PathLike[str]
     app.state.on_stop = []
     _errors(app)
     app.add_middleware(_RequestLog)
-    app.add_middleware(_BodyLimit, limit=svc.body_limit)
+    app.add_middleware(_BodyLimit, limit=svc.body_limit, import_limit=int(import_limit))
 
     @app.get("/healthz", tags=["admin"], response_model=Health)
     def healthz() -> dict[str, Any]:
@@ -187,15 +189,16 @@ def _invalid(kind: str, problems: Any) -> dict[str, Any]:
 class _BodyLimit:
     """413 for a body over ``limit`` bytes: by Content-Length up front, else counted while it streams."""
 
-    def __init__(self, app: Any, limit: int) -> None:
-        self.app, self.limit = app, limit
+    def __init__(self, app: Any, limit: int, import_limit: int) -> None:
+        self.app, self.body_limit, self.import_limit = app, limit, import_limit
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
+        limit = self.import_limit if scope.get("path", "").endswith("/v1/import") else self.body_limit
         declared = dict(scope.get("headers") or []).get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.limit:
-            return await _too_large(self.limit, send)
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            return await _too_large(limit, send)
         seen = 0
 
         async def counted() -> dict:
@@ -203,9 +206,9 @@ class _BodyLimit:
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.limit:
+                if seen > limit:
                     # FastAPI turns other exceptions from body reading into a 400; an HTTPException passes
-                    raise HTTPException(413, f"the request body is over {self.limit} bytes")
+                    raise HTTPException(413, f"the request body is over {limit} bytes")
             return message
 
         await self.app(scope, counted, send)

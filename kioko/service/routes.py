@@ -5,8 +5,11 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import StreamingResponse
+from starlette.concurrency import run_in_threadpool
 
+from kioko_core.entities import GRAPH_AGENT
 from kioko_core.layer import MemoryLayer
 from kioko_core.recall import Context, RecalledMemory
 from kioko_core.store import Filter, InvalidRecordError, Record, Scope
@@ -14,10 +17,12 @@ from kioko_core.store import Filter, InvalidRecordError, Record, Scope
 from . import schemas as S
 from .app import ERROR_RESPONSES, Service, authorized, principal, service
 from .auth import Principal
+from .exchange import export_lines, export_scopes, import_lines
 from .wire import context_out, link_out, record_out, related_out, score_out, triple_out
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
 MAX_PAGE = 1000
+NDJSON = "application/x-ndjson"
 
 UserQ = Query(min_length=1, max_length=200, description="whose memories")
 AgentQ = Query(None, min_length=1, max_length=200)
@@ -43,6 +48,19 @@ def add_memory(body: S.MemoryCreate, svc: Service = Depends(service), who: Princ
                                created_at=body.created_at, id=body.id)
     _event(svc, "memory.added", stored)
     return record_out(stored)
+
+
+@router.post("/memories/batch", tags=["memories"], response_model=list[S.RecordOut], status_code=201)
+def add_memories(body: S.MemoryBatch, svc: Service = Depends(service), who: Principal = Depends(principal)):
+    """Store many memories in order (``add_many``): every item is checked first, so a bad one stores nothing."""
+    authorized(who, body.user_id, body.agent_id)
+    items = [{k: v for k, v in item.model_dump().items() if v is not None} for item in body.items]
+    with svc.write_lock:
+        stored = svc.layer.add_many(items, user_id=body.user_id, agent_id=body.agent_id,
+                                    session_id=body.session_id, memory_type=body.memory_type)
+    for record in stored:
+        _event(svc, "memory.added", record)
+    return [record_out(r) for r in stored]
 
 
 @router.get("/memories", tags=["memories"], response_model=S.Page)
@@ -324,3 +342,38 @@ def forget_user(user_id: str, agent_id: str | None = AgentQ, svc: Service = Depe
         removed = svc.layer.forget_user(user_id=user_id, agent_id=agent_id)
     svc.emit("memory.deleted", {"user_id": user_id, "agent_id": agent_id, "all": True, "count": removed})
     return {"deleted": removed}
+
+
+# --------------------------------------------------------------------------- export and import
+
+
+@router.get("/export", tags=["users"], response_class=StreamingResponse,
+            responses={200: {"content": {NDJSON: {"schema": {"type": "string"}}},
+                             "description": "JSON lines: a header, one record per line, an end line"}})
+def export(user_id: str = UserQ, agent_id: list[str] | None = Query(None, description="agents to include"),
+           svc: Service = Depends(service), who: Principal = Depends(principal)):
+    """Every memory of the user (their entity graph and the agents named included), links and history intact."""
+    authorized(who, user_id)
+    for agent in agent_id or []:
+        authorized(who, user_id, agent)
+    export_scopes(user_id, agent_id or [])  # a malformed agent id is a 422 before the stream starts
+    return StreamingResponse(export_lines(svc.layer, user_id, agent_id or []), media_type=NDJSON)
+
+
+@router.post("/import", tags=["users"], response_model=S.ImportOut,
+             openapi_extra={"requestBody": {"required": True, "content": {NDJSON: {"schema": {"type": "string"}}}}})
+async def import_(request: Request, svc: Service = Depends(service), who: Principal = Depends(principal)):
+    """Restore an export (the body is its JSON lines); importing the same export twice changes nothing."""
+    body = await request.body()
+
+    def run() -> dict[str, int]:
+        with svc.write_lock:
+            return import_lines(svc.layer, body.decode("utf-8", errors="strict").splitlines(),
+                                allowed=lambda user, agent: who.check(user, None if agent == GRAPH_AGENT else agent))
+
+    try:
+        result = await run_in_threadpool(run)
+    except UnicodeDecodeError:
+        raise InvalidRecordError("the import is not UTF-8 text") from None
+    svc.emit("memory.imported", {"records": result["records"], "written": result["written"]})
+    return result

@@ -51,7 +51,7 @@ class RecordOut(BaseModel):
 
 
 class MemoryCreate(Strict):
-    content: str = Field(min_length=1, max_length=100_000)
+    content: str = Field(min_length=1, description="up to the layer's content limit (413 TooLargeError beyond)")
     user_id: str = UserId
     agent_id: str | None = AgentId
     session_id: str | None = None
@@ -61,10 +61,27 @@ class MemoryCreate(Strict):
     id: str | None = Field(None, min_length=1, max_length=200)
 
 
+class BatchItem(Strict):
+    content: str = Field(min_length=1)
+    memory_type: str | None = None
+    session_id: str | None = None
+    metadata: dict[str, Any] | None = None
+    created_at: float | None = None
+    id: str | None = Field(None, min_length=1, max_length=200)
+
+
+class MemoryBatch(Strict):
+    items: list[BatchItem] = Field(max_length=1000)
+    user_id: str = UserId
+    agent_id: str | None = AgentId
+    session_id: str | None = None
+    memory_type: str = "factual"
+
+
 class MemoryPatch(Strict):
     user_id: str = UserId
     agent_id: str | None = AgentId
-    content: str | None = Field(None, min_length=1, max_length=100_000)
+    content: str | None = Field(None, min_length=1)
     metadata: dict[str, Any] | None = None
 
 
@@ -89,7 +106,7 @@ class Result(BaseModel):
 
 
 class RecallIn(Strict):
-    query: str = Field(max_length=10_000)
+    query: str
     user_id: str = UserId
     agent_id: str | None = AgentId
     session_id: str | None = None
@@ -99,7 +116,7 @@ class RecallIn(Strict):
 
 
 class ContextIn(Strict):
-    query: str = Field(max_length=10_000)
+    query: str
     user_id: str = UserId
     agent_id: str | None = AgentId
     session_id: str | None = None
@@ -108,7 +125,7 @@ class ContextIn(Strict):
 
 
 class SearchIn(Strict):
-    query: str = Field(max_length=10_000)
+    query: str
     user_id: str = UserId
     agent_id: str | None = AgentId
     limit: int = Field(10, ge=1, le=200)
@@ -252,3 +269,9 @@ class MergeIn(Strict):
     survivor: str = Id
     user_id: str = UserId
     agent_id: str | None = AgentId
+
+
+class ImportOut(BaseModel):
+    records: int
+    written: int
+    unchanged: int

@@ -1,0 +1,133 @@
+"""Export and import: every memory of a scope as JSON lines, restorable into any store.
+
+An export is one header line, one line per record, and one end line with the count (so a cut-off
+stream is noticed). A record line carries the whole record: content, metadata with its adjacency
+list (``links``) and kept history, terms, times, the embedding bit for bit, and the version it had.
+The user's entity graph (its triples, closed ones included) is exported with the user's own scope.
+
+Import writes records as they are, without linking them again (their links travel with them), and
+skips a record the store already holds unchanged, so importing twice changes nothing. The store
+stamps its own version counter, so ``version`` is the one field that may differ after a move.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import numpy as np
+
+from kioko_core.entities import GRAPH_AGENT
+from kioko_core.store import InvalidRecordError, Record, Scope, Upsert, check_scope
+
+from .wire import record_in, record_out
+
+FORMAT = "kioko-export"
+FORMAT_VERSION = 1
+BATCH = 200
+
+
+def export_scopes(user_id: str, agent_ids: Iterable[str] = ()) -> list[Scope]:
+    """The user's own scope, their entity graph, and each agent named."""
+    scopes = [check_scope((user_id, None)), Scope(user_id, GRAPH_AGENT)]
+    scopes += [check_scope((user_id, a)) for a in agent_ids if a != GRAPH_AGENT]
+    return list(dict.fromkeys(scopes))
+
+
+def export_lines(layer: Any, user_id: str, agent_ids: Iterable[str] = ()) -> Iterator[str]:
+    """The export of ``user_id`` (and ``agent_ids``) as JSON lines, each ending in a newline."""
+    scopes = export_scopes(user_id, agent_ids)
+    yield _line({"format": FORMAT, "version": FORMAT_VERSION, "user_id": user_id,
+                 "agent_ids": [s.agent_id for s in scopes if s.agent_id not in (None, GRAPH_AGENT)],
+                 "exported_at": time.time()})
+    count = 0
+    for scope in scopes:
+        for record in layer.store.scan(scope):
+            yield _line({"record": record_out(record, embedding=True)})
+            count += 1
+    yield _line({"end": {"records": count}})
+
+
+def _line(data: dict[str, Any]) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def import_lines(layer: Any, lines: Iterable[str | bytes], *, allowed: Any = None) -> dict[str, int]:
+    """Restore an export into ``layer``'s store; returns ``{"records", "written", "unchanged"}``.
+
+    ``allowed(user_id, agent_id)`` is called for every record's scope before anything is written (the
+    service passes its key check). The whole stream is read and checked first: a malformed line or a
+    missing end line writes nothing.
+    """
+    records = list(_read(lines))
+    for scope in {r.scope for r in records}:
+        if allowed is not None:
+            allowed(scope.user_id, scope.agent_id)
+    written = unchanged = 0
+    for start in range(0, len(records), BATCH):
+        batch = records[start:start + BATCH]
+        by_scope: dict[Scope, list[Record]] = {}
+        for record in batch:
+            by_scope.setdefault(record.scope, []).append(record)
+        ops: list[Upsert] = []
+        for scope, group in by_scope.items():
+            for record, current in zip(group, layer.store.get(scope, [r.id for r in group])):
+                if current is not None and same(current, record):
+                    unchanged += 1
+                else:
+                    ops.append(Upsert(record=record, expected_version=current.version if current else 0))
+        if ops:
+            layer.store.update_many(ops)
+            written += len(ops)
+    for scope in {r.scope for r in records}:
+        layer.index.invalidate(scope)  # the layer's cached term statistics must see the new records
+    return {"records": len(records), "written": written, "unchanged": unchanged}
+
+
+def _read(lines: Iterable[str | bytes]) -> Iterator[Record]:
+    header = end = None
+    found: list[Record] = []
+    for number, raw in enumerate(lines, 1):
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+        if not text.strip():
+            continue
+        try:
+            data = json.loads(text)
+        except ValueError as error:
+            raise InvalidRecordError(f"line {number} of the import is not JSON: {error}") from None
+        if not isinstance(data, dict):
+            raise InvalidRecordError(f"line {number} of the import is not a JSON object")
+        if header is None:
+            if data.get("format") != FORMAT or data.get("version") != FORMAT_VERSION:
+                raise InvalidRecordError(f"not a Kioko export (format {FORMAT!r} version {FORMAT_VERSION} expected "
+                                         "on the first line)")
+            header = data
+            continue
+        if end is not None:
+            raise InvalidRecordError(f"line {number}: nothing may follow the end line")
+        if "end" in data:
+            end = data["end"]
+            continue
+        if not isinstance(data.get("record"), dict):
+            raise InvalidRecordError(f"line {number}: expected {{\"record\": ...}}")
+        try:
+            found.append(record_in(data["record"]))
+        except (ValueError, TypeError, KeyError) as error:
+            raise InvalidRecordError(f"line {number}: not a valid record: {error}") from None
+    if header is None:
+        raise InvalidRecordError("the import is empty")
+    if end is None or end.get("records") != len(found):
+        raise InvalidRecordError("the import ends early (no end line, or fewer records than it announced); "
+                                 "nothing was written")
+    yield from found
+
+
+def same(a: Record, b: Record) -> bool:
+    """Equal in everything an export carries except the store's version counter."""
+    if a.model_dump(exclude={"embedding", "version"}) != b.model_dump(exclude={"embedding", "version"}):
+        return False
+    if a.embedding is None or b.embedding is None:
+        return a.embedding is None and b.embedding is None
+    return bool(np.array_equal(a.embedding, b.embedding))
