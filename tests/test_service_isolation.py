@@ -27,7 +27,8 @@ def tenants(tmp_path_factory: pytest.TempPathFactory):
     keys = {name: add_key(keys_file, name=f"{name}-key", users=[name]) for name in (ATTACKER, VICTIM)}
     keys["admin"] = add_key(keys_file, name="ops", admin=True)
     assert all(k not in keys_file.read_text() for k in keys.values())  # only hashes on disk
-    with live_service(f"sqlite:///{folder / 'tenants.db'}", api_keys=keys_file) as (server, layer):
+    with live_service(f"sqlite:///{folder / 'tenants.db'}", api_keys=keys_file,
+                      webhook_hosts={"127.0.0.1"}) as (server, layer):
         victim = httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {keys[VICTIM]}"})
         ids: dict[str, str] = {}
         for user, client in ((VICTIM, victim),):
@@ -43,6 +44,8 @@ def tenants(tmp_path_factory: pytest.TempPathFactory):
                                                    "user_id": user})
             client.put("/v1/profile/slots/name", json={"value": MARKER, "user_id": user}).raise_for_status()
             client.put("/v1/working/s1/ticket", json={"value": MARKER, "user_id": user}).raise_for_status()
+            ids["webhook"] = _post(client, "/v1/webhooks", {"url": f"http://127.0.0.1:9/{MARKER}", "user_id": user,
+                                                            "events": ["memory.deleted"]})["id"]
         attacker = httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {keys[ATTACKER]}"})
         _post(attacker, "/v1/memories", {"content": "Line 3 keeps faulting with E-217.", "user_id": ATTACKER,
                                          "memory_type": "episodic", "session_id": "s1"})
@@ -68,7 +71,10 @@ def _operations(client: httpx.Client) -> list[tuple[str, str, dict[str, Any], di
 
 def _request(operation: tuple[str, str, dict[str, Any], dict[str, Any]], user: str,
              ids: dict[str, str]) -> tuple[str, str, dict[str, Any], Any]:
-    """A well-formed call of the operation for ``user`` whose every id is one of the victim's."""
+    """A well-formed call of the operation for ``user`` whose every id is one of the victim's.
+
+    The body is a dict (sent as JSON) or, for the import, the text of an export.
+    """
     verb, path, op, schemas = operation
     template = path
     params: dict[str, Any] = {}
@@ -76,7 +82,7 @@ def _request(operation: tuple[str, str, dict[str, Any], dict[str, Any]], user: s
         name = parameter["name"]
         if parameter["in"] == "path":
             value = {"key": "name", "session_id": "s1", "entity": "Kioko", "other": MARKER, "user_id": user,
-                     "target": ids["fix"], "triple_id": "t0"}.get(name, ids["fault"])
+                     "target": ids["fix"], "triple_id": "t0", "webhook_id": ids["webhook"]}.get(name, ids["fault"])
             if template.startswith("/v1/goals/{"):
                 value = ids["goal"] if name == "memory_id" else value
             if template.startswith("/v1/decisions/{"):
@@ -84,7 +90,15 @@ def _request(operation: tuple[str, str, dict[str, Any], dict[str, Any]], user: s
             path = path.replace("{" + name + "}", value)
         elif name == "user_id":
             params["user_id"] = user
+        elif name == "timeout":
+            params["timeout"] = 0.2  # the event stream ends by itself
     body: Any = None
+    if template == "/v1/import":  # an export whose record claims the user's scope and a victim's id
+        record = {"id": ids["fault"], "user_id": user, "kind": "factual", "content": "a note", "metadata": {},
+                  "terms": [], "created_at": 1.0, "updated_at": 1.0, "version": 1}
+        lines = [{"format": "kioko-export", "version": 1, "user_id": user}, {"record": record},
+                 {"end": {"records": 1}}]
+        return verb, path, params, "".join(json.dumps(line) + "\n" for line in lines)
     content = op.get("requestBody", {}).get("content", {}).get("application/json")
     if content is not None:
         schema = schemas[content["schema"]["$ref"].rsplit("/", 1)[1]]
@@ -95,8 +109,15 @@ def _request(operation: tuple[str, str, dict[str, Any], dict[str, Any]], user: s
     return verb, path, params, body
 
 
+def _send(client: httpx.Client, verb: str, path: str, params: dict[str, Any], body: Any) -> httpx.Response:
+    if isinstance(body, str):
+        return client.request(verb, path, params=params, content=body.encode(),
+                              headers={"content-type": "application/x-ndjson"})
+    return client.request(verb, path, params=params, json=body)
+
+
 def _sample(name: str, ids: dict[str, str]) -> Any:
-    return {"steps": ["Press stop"], "worked": True, "target": ids["fix"], "survivor": ids["fix"],
+    return {"steps": ["Press stop"], "worked": True, "url": "http://127.0.0.1:9/hook", "target": ids["fix"], "survivor": ids["fix"],
             "subject": "Kioko", "relation": "uses", "object": "pgvector", "value": "x",
             "items": [{"content": "a note"}], "records": []}.get(name, "line 3 fault")
 
@@ -107,7 +128,7 @@ def test_every_route_refuses_another_users_id_with_403(tenants) -> None:
     assert len(operations) > 60
     for operation in operations:
         verb, path, params, body = _request(operation, VICTIM, ids)
-        response = attacker.request(verb, path, params=params, json=body)
+        response = _send(attacker, verb, path, params, body)
         assert response.status_code == 403, (verb, path, response.status_code, response.text)
         assert response.json()["error"]["type"] == "Forbidden" and MARKER not in response.text
 
@@ -117,7 +138,7 @@ def test_every_route_with_the_victims_ids_in_ones_own_scope_finds_nothing(tenant
     statuses = []
     for operation in _operations(attacker):
         verb, path, params, body = _request(operation, ATTACKER, ids)
-        response = attacker.request(verb, path, params=params, json=body)
+        response = _send(attacker, verb, path, params, body)
         statuses.append(response.status_code)
         assert response.status_code < 500, (verb, path, response.text)
         assert MARKER not in response.text, (verb, path, response.text)
@@ -125,8 +146,10 @@ def test_every_route_with_the_victims_ids_in_ones_own_scope_finds_nothing(tenant
             assert not any(i in response.text for i in ids.values()), (verb, path, response.text)
     assert statuses.count(404) > 30  # most calls named a victim's memory and found nothing
     # the victim's memories are all still there, unchanged by the attempts
-    for memory_id in ids.values():
-        assert victim.get(f"/v1/memories/{memory_id}", params={"user_id": VICTIM}).status_code == 200
+    for name, memory_id in ids.items():
+        if name != "webhook":
+            assert victim.get(f"/v1/memories/{memory_id}", params={"user_id": VICTIM}).status_code == 200
+    assert [h["id"] for h in victim.get("/v1/webhooks", params={"user_id": VICTIM}).json()] == [ids["webhook"]]
 
 
 def test_keys_are_required_and_admin_may_act_for_anyone(tenants) -> None:
@@ -134,7 +157,7 @@ def test_keys_are_required_and_admin_may_act_for_anyone(tenants) -> None:
     with httpx.Client(base_url=server.url) as anonymous:
         for operation in _operations(anonymous):
             verb, path, params, body = _request(operation, VICTIM, ids)
-            response = anonymous.request(verb, path, params=params, json=body)
+            response = _send(anonymous, verb, path, params, body)
             assert response.status_code == 401, (verb, path, response.text)
         wrong = anonymous.get(f"/v1/memories/{ids['fix']}", params={"user_id": VICTIM},
                               headers={"Authorization": "Bearer kk_not-a-key"})

@@ -22,6 +22,7 @@ from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from kioko_core.events import EventBus
 from kioko_core.layer import MemoryLayer
 from kioko_core.store import KiokoError, Scope
 
@@ -67,15 +68,12 @@ class Service:
         self.keys = keys
         self.body_limit = body_limit
         self.write_lock = threading.Lock()
-        self.listeners: list[Any] = []
+        self.bus = EventBus()
+        self.webhook_hosts: frozenset[str] | None = None
 
     def emit(self, event: str, payload: dict[str, Any]) -> None:
-        """Tell every listener (webhooks, the event stream) about a write; a failing listener is only logged."""
-        for listener in list(self.listeners):
-            try:
-                listener(event, payload)
-            except Exception:  # a listener must never undo or fail the write it reports
-                log.exception("event listener failed for %s", event)
+        """Tell the bus's subscribers (webhooks, event streams) about a write; a failing one is only logged."""
+        self.bus.emit(event, payload)
 
 
 def service(request: Request) -> Service:
@@ -98,15 +96,22 @@ def authorized(who: Principal, user_id: Any, agent_id: Any = None) -> Scope:
 
 
 def create_app(layer: MemoryLayer, *, api_keys: KeyRing | str | os.PathLike[str] | None = None,
-               body_limit: int = DEFAULT_BODY_LIMIT, import_limit: int = DEFAULT_IMPORT_LIMIT, close_layer: bool = False) -> FastAPI:
+               body_limit: int = DEFAULT_BODY_LIMIT, import_limit: int = DEFAULT_IMPORT_LIMIT,
+               webhooks: bool = True, webhook_hosts: set[str] | None = None,
+               close_layer: bool = False) -> FastAPI:
     """The REST API over ``layer``.
 
     ``api_keys``: a :class:`KeyRing` or the path of a key file; None serves every user without keys
     (bind such a server to loopback only). ``body_limit``: bytes per request body. ``close_layer``:
     close the layer when the app shuts down (``kioko serve`` does; an embedding app may not want it).
+    ``webhooks``: the webhook routes, their delivery thread and ``GET /v1/events``. Every write is also
+    emitted on ``app.state.kioko.bus`` (a :class:`~kioko_core.events.EventBus`): ``bus.on(event, cb)``.
+    ``webhook_hosts``: the only hosts a webhook may point at (None: any), so a tenant cannot make the
+    server call into your internal network.
     """
     keys = KeyRing.from_file(api_keys) if isinstance(api_keys, (str, Path, os.PathLike)) else api_keys
     svc = Service(layer, keys, int(body_limit))
+    svc.webhook_hosts = frozenset(webhook_hosts) if webhook_hosts is not None else None
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -140,6 +145,11 @@ def create_app(layer: MemoryLayer, *, api_keys: KeyRing | str | os.PathLike[str]
 
     app.include_router(routes.router)
     app.include_router(routes_kinds.build_router())
+    if webhooks:
+        from . import events
+
+        app.include_router(events.router)
+        events.install(app, svc)
     return app
 
 

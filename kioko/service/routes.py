@@ -11,6 +11,7 @@ from starlette.concurrency import run_in_threadpool
 
 from kioko_core.entities import GRAPH_AGENT
 from kioko_core.layer import MemoryLayer
+from kioko_core.links import link_entries
 from kioko_core.recall import Context, RecalledMemory
 from kioko_core.store import Filter, InvalidRecordError, Record, Scope
 
@@ -33,6 +34,13 @@ def _event(svc: Service, name: str, record: Record | None = None, **extra: Any) 
     if record is not None:
         payload.update(user_id=record.user_id, agent_id=record.agent_id, memory=record_out(record))
     svc.emit(name, payload)
+    if name == "memory.added" and record is not None:
+        # the links a new memory made at write time: every entry on it is new
+        for entry in link_entries(record):
+            source, target = (record.id, entry["id"]) if entry.get("dir") == "out" else (entry["id"], record.id)
+            svc.emit("memory.linked", {"user_id": record.user_id, "agent_id": record.agent_id, "link": {
+                "source": source, "target": target, "type": entry.get("type"), "weight": entry.get("w"),
+                "by": entry.get("by"), "why": entry.get("why", "")}})
 
 
 # --------------------------------------------------------------------------- memories

@@ -16,7 +16,7 @@ from . import schemas as S
 from . import surface
 from .app import ERROR_RESPONSES, Service, authorized, principal, service
 from .auth import Principal
-from .routes import context_from_ids
+from .routes import _event, context_from_ids
 from .wire import record_out
 
 EVENTS = {"add": "memory.added", "delete": "memory.deleted", "remove": "memory.deleted", "clear": "memory.deleted",
@@ -104,8 +104,7 @@ def _out(kind: str, result: Any) -> Any:
 def _notify(svc: Service, op: surface.Operation, given: dict[str, Any], result: Any) -> None:
     user_id, agent_id = given.get("user_id"), given.get("agent_id")
     if hasattr(result, "content") and hasattr(result, "user_id"):
-        svc.emit(EVENTS.get(op.method, "memory.updated"),
-                 {"user_id": user_id, "agent_id": agent_id, "memory": record_out(result)})
+        _event(svc, EVENTS.get(op.method, "memory.updated"), result)
     elif result:
         svc.emit("memory.deleted", {"user_id": user_id, "agent_id": agent_id, "id": given.get("memory_id"),
                                     "manager": op.manager, "call": op.method})

@@ -1,0 +1,321 @@
+"""Webhooks and the server-sent event stream: what the service tells the world about writes.
+
+Every write route emits on the service's :class:`~kioko_core.events.EventBus`. Two subscribers:
+
+* **Webhooks**, registered per user (``POST /v1/webhooks``). A delivery is a POST of
+  ``{"id", "event", "created_at", "data"}`` signed with the webhook's secret:
+  ``X-Kioko-Signature: sha256=<hex HMAC-SHA256 of "<X-Kioko-Timestamp>.<body>">``. Deliveries wait in
+  a bounded queue served by one background thread: a write only puts an item in the queue (when it
+  is full the delivery is dropped and counted, the write never waits). A failed delivery (an error,
+  a timeout, a status other than 2xx) is tried again after 0.5 s, 1 s, 2 s, 4 s, then given up.
+  Registrations are stored as records in the user's ``@webhooks`` scope, so they survive a restart.
+* **GET /v1/events**: the same events as server-sent events, for a console.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import heapq
+import hmac
+import json
+import logging
+import queue
+import secrets
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel, Field
+
+from kioko_core.events import ALL, EVENTS
+from kioko_core.store import Filter, InvalidRecordError, Record, Scope, Upsert, Delete
+
+from . import schemas as S
+from .app import ERROR_RESPONSES, Service, authorized, principal, service
+from .auth import Principal
+
+log = logging.getLogger("kioko.service.webhooks")
+
+WEBHOOK_AGENT = "@webhooks"
+WEBHOOK_KIND = "webhook"
+QUEUE_SIZE = 10_000
+RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0)
+TIMEOUT = 5.0
+SSE_QUEUE = 1000
+SSE_HEARTBEAT = 15.0
+
+router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES, tags=["events"])
+
+
+# --------------------------------------------------------------------------- signing
+
+
+def sign(secret: str, timestamp: str, body: bytes) -> str:
+    """The ``X-Kioko-Signature`` value of a delivery: ``sha256=`` and the hex HMAC of ``timestamp.body``."""
+    digest = hmac.new(secret.encode("utf-8"), timestamp.encode("ascii") + b"." + body, hashlib.sha256)
+    return "sha256=" + digest.hexdigest()
+
+
+def verify(secret: str, timestamp: str, body: bytes, signature: str, *, tolerance: float = 300.0) -> bool:
+    """What a receiver runs: the signature matches and the timestamp is recent (replays are refused)."""
+    try:
+        fresh = abs(time.time() - float(timestamp)) <= tolerance
+    except ValueError:
+        return False
+    return fresh and hmac.compare_digest(sign(secret, timestamp, body), signature)
+
+
+# --------------------------------------------------------------------------- delivery
+
+
+@dataclass(order=True)
+class _Delivery:
+    due: float
+    attempt: int = field(compare=False)
+    url: str = field(compare=False)
+    secret: str = field(compare=False)
+    event: str = field(compare=False)
+    body: bytes = field(compare=False)
+    delivery_id: str = field(compare=False)
+
+
+class Dispatcher:
+    """The bounded queue and the thread that posts deliveries, retrying with backoff."""
+
+    def __init__(self, *, queue_size: int = QUEUE_SIZE, retry_delays: tuple[float, ...] = RETRY_DELAYS,
+                 timeout: float = TIMEOUT) -> None:
+        import httpx
+
+        self.retry_delays = retry_delays
+        self.queue: queue.Queue[_Delivery | None] = queue.Queue(maxsize=queue_size)
+        self.dropped = self.delivered = self.failed = 0
+        self._client = httpx.Client(timeout=timeout, follow_redirects=False)
+        self._retries: list[_Delivery] = []
+        self._thread = threading.Thread(target=self._run, name="kioko-webhooks", daemon=True)
+        self._thread.start()
+
+    def submit(self, url: str, secret: str, event: str, payload: dict[str, Any]) -> bool:
+        delivery_id = uuid.uuid4().hex
+        body = json.dumps({"id": delivery_id, "event": event, "created_at": time.time(), "data": payload},
+                          separators=(",", ":")).encode("utf-8")
+        try:
+            self.queue.put_nowait(_Delivery(0.0, 0, url, secret, event, body, delivery_id))
+            return True
+        except queue.Full:
+            self.dropped += 1
+            log.warning("webhook queue full: dropped %s for %s", event, _host(url))
+            return False
+
+    def _run(self) -> None:
+        while True:
+            wait = max(0.0, self._retries[0].due - time.monotonic()) if self._retries else None
+            try:
+                item = self.queue.get(timeout=wait)
+            except queue.Empty:
+                item = heapq.heappop(self._retries)
+            else:
+                if item is None:
+                    return
+            self._send(item)
+
+    def _send(self, item: _Delivery) -> None:
+        timestamp = f"{time.time():.3f}"
+        headers = {"Content-Type": "application/json", "User-Agent": "kioko-webhooks/1",
+                   "X-Kioko-Event": item.event, "X-Kioko-Delivery": item.delivery_id,
+                   "X-Kioko-Timestamp": timestamp, "X-Kioko-Signature": sign(item.secret, timestamp, item.body)}
+        try:
+            ok = 200 <= self._client.post(item.url, content=item.body, headers=headers).status_code < 300
+        except Exception as error:  # any failure to deliver is retried the same way
+            log.info("webhook delivery to %s failed: %s", _host(item.url), type(error).__name__)
+            ok = False
+        if ok:
+            self.delivered += 1
+        elif item.attempt < len(self.retry_delays):
+            item.due = time.monotonic() + self.retry_delays[item.attempt]
+            item.attempt += 1
+            heapq.heappush(self._retries, item)
+        else:
+            self.failed += 1
+            log.warning("webhook delivery %s to %s given up after %d tries", item.delivery_id, _host(item.url),
+                        item.attempt + 1)
+
+    def close(self) -> None:
+        try:
+            self.queue.put(None, timeout=1)
+        except queue.Full:
+            pass
+        self._thread.join(timeout=5)
+        self._client.close()
+
+
+def _host(url: str) -> str:
+    return urlsplit(url).netloc  # logs name the receiver, never the path (it may hold a token)
+
+
+# --------------------------------------------------------------------------- registrations
+
+
+class Webhooks:
+    """Per-user registrations, stored in the ``@webhooks`` scope and cached per process."""
+
+    def __init__(self, svc: Service, dispatcher: Dispatcher) -> None:
+        self.svc, self.dispatcher = svc, dispatcher
+        self._cache: dict[str, list[Record]] = {}
+        self._lock = threading.Lock()
+
+    def of(self, user_id: str) -> list[Record]:
+        with self._lock:
+            if user_id not in self._cache:
+                self._cache[user_id] = list(self.svc.layer.store.scan(
+                    Scope(user_id, WEBHOOK_AGENT), Filter(kinds=frozenset({WEBHOOK_KIND}))))
+            return list(self._cache[user_id])
+
+    def forget(self, user_id: str) -> None:
+        with self._lock:
+            self._cache.pop(user_id, None)
+
+    def __call__(self, event: str, payload: dict[str, Any]) -> None:
+        user_id = payload.get("user_id")
+        if not isinstance(user_id, str):
+            return
+        for hook in self.of(user_id):
+            wanted = hook.metadata.get("events")
+            if not wanted or event in wanted:
+                self.dispatcher.submit(hook.metadata["url"], hook.metadata["secret"], event, payload)
+
+
+class WebhookIn(BaseModel):
+    model_config = S.Strict.model_config
+    url: str = Field(min_length=8, max_length=2000, description="http(s) URL that receives the POSTs")
+    user_id: str = S.UserId
+    events: list[str] | None = Field(None, description=f"any of {list(EVENTS)}; all when omitted")
+    secret: str | None = Field(None, min_length=16, max_length=200, description="generated when omitted")
+
+
+class WebhookOut(BaseModel):
+    id: str
+    url: str
+    user_id: str
+    events: list[str] | None = None
+    secret: str | None = Field(None, description="only in the answer to the registration")
+    created_at: float
+
+
+def _hook_out(record: Record, *, with_secret: bool = False) -> dict[str, Any]:
+    return {"id": record.id, "url": record.metadata["url"], "user_id": record.user_id,
+            "events": record.metadata.get("events"), "created_at": record.created_at,
+            "secret": record.metadata["secret"] if with_secret else None}
+
+
+def _hooks(request: Request) -> Webhooks:
+    return request.app.state.webhooks
+
+
+@router.post("/webhooks", response_model=WebhookOut, status_code=201)
+def register(body: WebhookIn, svc: Service = Depends(service), who: Principal = Depends(principal),
+             hooks: Webhooks = Depends(_hooks)):
+    """Deliver the user's events to ``url``, signed with ``secret`` (returned once, here)."""
+    authorized(who, body.user_id)
+    parts = urlsplit(body.url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise InvalidRecordError("url must be an absolute http(s) URL")
+    if svc.webhook_hosts is not None and parts.hostname not in svc.webhook_hosts:
+        raise InvalidRecordError(f"this server delivers webhooks only to {sorted(svc.webhook_hosts)}")
+    unknown = sorted(set(body.events or []) - set(EVENTS))
+    if unknown:
+        raise InvalidRecordError(f"unknown events {unknown}; use some of {list(EVENTS)}")
+    record = Record(id="wh" + uuid.uuid4().hex, user_id=body.user_id, agent_id=WEBHOOK_AGENT, kind=WEBHOOK_KIND,
+                    content=body.url, metadata={"url": body.url, "events": body.events,
+                                                "secret": body.secret or secrets.token_urlsafe(32)})
+    stored = svc.layer.store.update_many([Upsert(record=record, expected_version=0)])[0]
+    hooks.forget(body.user_id)
+    return _hook_out(stored, with_secret=True)
+
+
+@router.get("/webhooks", response_model=list[WebhookOut])
+def list_webhooks(user_id: str = Query(min_length=1, max_length=200), who: Principal = Depends(principal),
+                  hooks: Webhooks = Depends(_hooks)):
+    """The user's webhooks (without their secrets)."""
+    authorized(who, user_id)
+    return [_hook_out(r) for r in hooks.of(user_id)]
+
+
+@router.delete("/webhooks/{webhook_id}", response_model=S.Deleted)
+def delete_webhook(webhook_id: str, user_id: str = Query(min_length=1, max_length=200),
+                   svc: Service = Depends(service), who: Principal = Depends(principal),
+                   hooks: Webhooks = Depends(_hooks)):
+    """Stop delivering to a webhook; ``deleted`` is false when the user has no such webhook."""
+    authorized(who, user_id)
+    scope = Scope(user_id, WEBHOOK_AGENT)
+    found = svc.layer.store.get(scope, [webhook_id])[0]
+    if found is not None:
+        svc.layer.store.update_many([Delete(id=webhook_id, scope=scope)])
+        hooks.forget(user_id)
+    return {"deleted": found is not None}
+
+
+# --------------------------------------------------------------------------- server-sent events
+
+
+class _Stream:
+    """One SSE client: events of its user (all users for an admin without ``user_id``) on a bounded queue."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, user_id: str | None) -> None:
+        self.loop, self.user_id = loop, user_id
+        self.queue: asyncio.Queue[tuple[str, dict[str, Any]]] = asyncio.Queue(maxsize=SSE_QUEUE)
+
+    def __call__(self, event: str, payload: dict[str, Any]) -> None:
+        if self.user_id is None or payload.get("user_id") == self.user_id:
+            self.loop.call_soon_threadsafe(self._put, (event, payload))
+
+    def _put(self, item: tuple[str, dict[str, Any]]) -> None:
+        if not self.queue.full():  # a client that does not read loses events, the writer never waits
+            self.queue.put_nowait(item)
+
+
+@router.get("/events", response_class=StreamingResponse,
+            responses={200: {"content": {"text/event-stream": {"schema": {"type": "string"}}},
+                             "description": "server-sent events: `event: memory.added` / `data: {...}`"}})
+async def events(request: Request, user_id: str | None = Query(None, min_length=1, max_length=200),
+                 timeout: float | None = Query(None, gt=0, le=3600, description="close after this many seconds"),
+                 who: Principal = Depends(principal)):
+    """The user's events as they happen (an admin key may omit ``user_id`` to see every user's)."""
+    if user_id is None:
+        who.require_admin()
+    else:
+        authorized(who, user_id)
+    svc: Service = request.app.state.kioko
+    stream = _Stream(asyncio.get_running_loop(), user_id)
+    svc.bus.on(ALL, stream)
+    ends = time.monotonic() + timeout if timeout else None
+
+    async def lines():
+        try:
+            yield ": connected\n\n"
+            while ends is None or time.monotonic() < ends:
+                wait = SSE_HEARTBEAT if ends is None else min(SSE_HEARTBEAT, max(0.0, ends - time.monotonic()))
+                try:
+                    event, payload = await asyncio.wait_for(stream.queue.get(), timeout=wait)
+                except asyncio.TimeoutError:
+                    yield ": keep-alive\n\n"
+                    continue
+                yield f"event: {event}\ndata: {json.dumps(payload, separators=(',', ':'))}\n\n"
+        finally:
+            svc.bus.off(ALL, stream)
+
+    return StreamingResponse(lines(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
+
+
+def install(app: Any, svc: Service) -> Webhooks:
+    dispatcher = Dispatcher()
+    hooks = Webhooks(svc, dispatcher)
+    svc.bus.on(ALL, hooks)
+    app.state.webhooks = hooks
+    app.state.on_stop.append(dispatcher.close)
+    return hooks

@@ -1,0 +1,168 @@
+"""Events: the in-process bus, webhooks delivered to a local receiver (signed, retried, never blocking a
+write), and the server-sent event stream."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import httpx
+import pytest
+
+from kioko.service.events import Dispatcher, verify
+from kioko_core.events import EventBus
+
+from service_support import live_service
+
+U = "kumar"
+
+
+class Receiver:
+    """A webhook receiver on a loopback port: records each POST; ``fail_first`` answers 500 that many times;
+    while ``gate`` is clear, requests wait (a receiver that hangs)."""
+
+    def __init__(self, fail_first: int = 0) -> None:
+        self.received: list[dict] = []
+        self.fail_first = fail_first
+        self.gate = threading.Event()
+        self.gate.set()
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802  (the http.server name)
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                owner.gate.wait(10)
+                owner.received.append({"headers": dict(self.headers), "body": body})
+                failing = owner.fail_first > 0
+                owner.fail_first -= 1
+                self.send_response(500 if failing else 204)
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def wait_for(self, count: int, timeout: float = 20.0) -> list[dict]:
+        deadline = time.monotonic() + timeout
+        while len(self.received) < count and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return self.received
+
+    def close(self) -> None:
+        self.gate.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    r = Receiver()
+    yield r
+    r.close()
+
+
+def test_bus_calls_subscribers_and_survives_a_failing_one() -> None:
+    bus, seen = EventBus(), []
+
+    def broken(event: str, payload: dict) -> None:
+        raise RuntimeError("subscriber bug")
+
+    bus.on("memory.added", broken)
+    listener = bus.on("memory.added", lambda e, p: seen.append((e, p["id"])))
+    bus.on("*", lambda e, p: seen.append(("*", e)))
+    assert bus.emit("memory.added", {"id": "a"}) == 2
+    assert seen == [("memory.added", "a"), ("*", "memory.added")]
+    assert bus.off("memory.added", listener) and not bus.off("memory.added", listener)
+    with pytest.raises(TypeError):
+        bus.on("memory.added", "not callable")  # type: ignore[arg-type]
+
+
+def test_webhook_deliveries_are_signed_and_filtered(receiver: Receiver) -> None:
+    with live_service("memory://") as (server, layer), httpx.Client(base_url=server.url) as api:
+        hook = api.post("/v1/webhooks", json={"url": receiver.url, "user_id": U,
+                                              "events": ["memory.added", "memory.deleted"]}).json()
+        assert len(hook["secret"]) >= 32
+        assert api.get("/v1/webhooks", params={"user_id": U}).json()[0]["secret"] is None
+        made = api.post("/v1/memories", json={"content": "Line 3 keeps faulting.", "user_id": U}).json()
+        api.post("/v1/memories", json={"content": "Someone else's note.", "user_id": "krutika"})
+        api.delete(f"/v1/memories/{made['id']}", params={"user_id": U})
+        got = receiver.wait_for(2)
+        assert [json.loads(r["body"])["event"] for r in got] == ["memory.added", "memory.deleted"]
+        first = got[0]
+        headers = {k.lower(): v for k, v in first["headers"].items()}
+        assert verify(hook["secret"], headers["x-kioko-timestamp"], first["body"], headers["x-kioko-signature"])
+        assert not verify("another-secret-of-enough-length", headers["x-kioko-timestamp"], first["body"],
+                          headers["x-kioko-signature"])
+        assert json.loads(first["body"])["data"]["memory"]["id"] == made["id"]
+        assert api.delete(f"/v1/webhooks/{hook['id']}", params={"user_id": U}).json() == {"deleted": True}
+        api.post("/v1/memories", json={"content": "After the webhook went.", "user_id": U})
+        time.sleep(0.3)
+        assert len(receiver.received) == 2
+        refused = api.post("/v1/webhooks", json={"url": "ftp://127.0.0.1/x", "user_id": U})
+        assert refused.status_code == 422
+
+
+def test_a_failing_receiver_is_retried_with_the_same_delivery() -> None:
+    receiver = Receiver(fail_first=2)
+    try:
+        with live_service("memory://") as (server, layer), httpx.Client(base_url=server.url) as api:
+            api.post("/v1/webhooks", json={"url": receiver.url, "user_id": U, "events": ["memory.added"]})
+            api.post("/v1/memories", json={"content": "A note.", "user_id": U})
+            got = receiver.wait_for(3)
+            ids = {r["headers"]["X-Kioko-Delivery"] for r in got}
+            assert len(got) == 3 and len(ids) == 1
+            assert server._server.config.app.state.webhooks.dispatcher.delivered == 1
+    finally:
+        receiver.close()
+
+
+def test_writes_never_wait_for_a_hanging_receiver(receiver: Receiver) -> None:
+    receiver.gate.clear()  # the receiver holds every request until released
+    with live_service("memory://") as (server, layer), httpx.Client(base_url=server.url) as api:
+        api.post("/v1/webhooks", json={"url": receiver.url, "user_id": U, "events": ["memory.added"]})
+        statuses = [api.post("/v1/memories", json={"content": f"Note {i}.", "user_id": U}).status_code
+                    for i in range(10)]
+        assert statuses == [201] * 10 and receiver.received == []  # every write done, nothing delivered yet
+        receiver.gate.set()
+        assert len(receiver.wait_for(10)) == 10
+
+
+def test_a_full_queue_drops_deliveries_instead_of_blocking(receiver: Receiver) -> None:
+    receiver.gate.clear()
+    dispatcher = Dispatcher(queue_size=2, retry_delays=())
+    try:
+        accepted = [dispatcher.submit(receiver.url, "s" * 32, "memory.added", {"n": i}) for i in range(6)]
+        assert accepted[:2] == [True, True] and accepted.count(False) >= 3 and dispatcher.dropped >= 3
+    finally:
+        receiver.gate.set()
+        dispatcher.close()
+
+
+def test_event_stream_sends_the_users_writes() -> None:
+    with live_service("memory://") as (server, layer):
+        lines: list[str] = []
+
+        def listen() -> None:
+            with httpx.stream("GET", f"{server.url}/v1/events", params={"user_id": U, "timeout": 3}) as response:
+                for line in response.iter_lines():
+                    lines.append(line)
+
+        thread = threading.Thread(target=listen)
+        thread.start()
+        deadline = time.monotonic() + 5
+        while not lines and time.monotonic() < deadline:
+            time.sleep(0.02)  # connected once the first comment arrives
+        with httpx.Client(base_url=server.url) as api:
+            api.post("/v1/memories", json={"content": "Other user's note.", "user_id": "krutika"})
+            api.post("/v1/memories", json={"content": "Seen on the stream.", "user_id": U})
+        thread.join(10)
+        events = [line for line in lines if line.startswith("event: ")]
+        data = [json.loads(line[6:]) for line in lines if line.startswith("data: ")]
+        assert events == ["event: memory.added"]
+        assert data[0]["memory"]["content"] == "Seen on the stream."
