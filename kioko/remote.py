@@ -12,6 +12,7 @@ could not be made at all, since then nothing reached the server.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Iterator
 from datetime import date, datetime
@@ -138,11 +139,14 @@ class RemoteMemory:
     # -- reading
 
     def recall(self, query: str, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
-               links: int | None = None, limit: int | None = None, include_shared: bool = False) -> Context:
+               links: int | None = None, limit: int | None = None, include_shared: bool = False,
+               config: Any = None) -> Context:
         if not isinstance(query, str):
             raise InvalidRecordError("query must be a string")
+        if dataclasses.is_dataclass(config) and not isinstance(config, type):
+            config = dataclasses.asdict(config)  # a RecallConfig travels as its fields
         body = {"query": query, "user_id": user_id, "agent_id": agent_id, "session_id": session_id, "links": links,
-                "limit": limit, "include_shared": include_shared}
+                "limit": limit, "include_shared": include_shared, "config": config}
         return context_in(self.request("POST", "/v1/recall", body=_present(body)))
 
     def context(self, query: str, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from pathlib import Path
 
@@ -69,7 +70,10 @@ def test_a_cut_off_or_foreign_import_writes_nothing() -> None:
     source, target = kioko.connect("memory://", auto_link=True), kioko.connect("memory://")
     seed(source, "u")
     dump = list(export_lines(source, "u"))
-    for broken in (dump[:-1], dump[:3], ['{"format": "other"}\n'] + dump[1:], dump[:2] + ["not json\n"] + dump[2:]):
+    secret = json.loads(dump[1])
+    secret["record"]["content"] = "the deploy key is sk-abcdefghijklmnopqrstuvwx12345678"
+    for broken in (dump[:-1], dump[:3], ['{"format": "other"}\n'] + dump[1:], dump[:2] + ["not json\n"] + dump[2:],
+                   [dump[0], json.dumps(secret) + "\n"] + dump[2:]):
         with pytest.raises(InvalidRecordError):
             import_lines(target, broken)
         assert list(target.memories(user_id="u")) == []

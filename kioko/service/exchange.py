@@ -6,7 +6,10 @@ list (``links``) and kept history, terms, times, the embedding bit for bit, and 
 The user's entity graph (its triples, closed ones included) is exported with the user's own scope.
 
 Import writes records as they are, without linking them again (their links travel with them), and
-skips a record the store already holds unchanged, so importing twice changes nothing. The store
+skips a record the store already holds unchanged, so importing twice changes nothing. Every record
+is checked first (the file whole, secrets, vector length), so a bad file writes nothing; records are
+then written 200 at a time, so a store failure midway leaves the earlier batches, and running the
+same import again completes it. The store
 stamps its own version counter, so ``version`` is the one field that may differ after a move.
 """
 
@@ -65,6 +68,13 @@ def import_lines(layer: Any, lines: Iterable[str | bytes], *, allowed: Any = Non
     for scope in {r.scope for r in records}:
         if allowed is not None:
             allowed(scope.user_id, scope.agent_id)
+    dim = getattr(layer.store, "dim", None)
+    for record in records:
+        # an import is a write like any other: a hand-made file must not smuggle in a secret
+        layer.secrets.enforce(record.content, record.metadata)
+        if dim is not None and record.embedding is not None and record.embedding.shape[0] != dim:
+            raise InvalidRecordError(f"record {record.id!r} has a {record.embedding.shape[0]}-dimensional vector; "
+                                     f"this store holds {dim} (open it with ?dim={record.embedding.shape[0]})")
     written = unchanged = 0
     for start in range(0, len(records), BATCH):
         batch = records[start:start + BATCH]

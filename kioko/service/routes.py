@@ -149,7 +149,7 @@ def recall(body: S.RecallIn, svc: Service = Depends(service), who: Principal = D
     authorized(who, body.user_id, body.agent_id)
     return context_out(svc.layer.recall(body.query, user_id=body.user_id, agent_id=body.agent_id,
                                         session_id=body.session_id, links=body.links, limit=body.limit,
-                                        include_shared=body.include_shared))
+                                        include_shared=body.include_shared, config=body.config))
 
 
 @router.post("/context", tags=["recall"], response_model=S.ContextOut)

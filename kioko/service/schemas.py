@@ -113,6 +113,7 @@ class RecallIn(Strict):
     links: int | None = Field(None, ge=0, le=50, description="linked memories to add; the default plan when omitted")
     limit: int | None = Field(None, ge=1, le=200)
     include_shared: bool = False
+    config: dict[str, Any] | None = Field(None, description="RecallConfig fields to change for this call")
 
 
 class ContextIn(Strict):
