@@ -178,6 +178,25 @@ class RemoteMemory:
             if cursor is None:
                 return
 
+    # -- the intelligence (executed by the server's layer)
+
+    def manage(self, text: Any, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
+               dry_run: bool = False) -> Any:
+        body = {"text": text, "user_id": user_id, "agent_id": agent_id, "session_id": session_id, "dry_run": dry_run}
+        return _report(self.request("POST", "/v1/manage", body=_present(body)))
+
+    def record_turn(self, user: str, reply: str | None = None, *, user_id: str, agent_id: str | None = None,
+                    session_id: str | None = None, dry_run: bool = False) -> Any:
+        body = {"user": user, "reply": reply, "user_id": user_id, "agent_id": agent_id, "session_id": session_id,
+                "dry_run": dry_run}
+        return _report(self.request("POST", "/v1/turns", body=_present(body)))
+
+    def learn(self, messages: Any, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
+              dry_run: bool = False) -> Any:
+        body = {"messages": messages, "user_id": user_id, "agent_id": agent_id, "session_id": session_id,
+                "dry_run": dry_run}
+        return _report(self.request("POST", "/v1/learn", body=_present(body)))
+
     def export_lines(self, user_id: str, agent_ids: Any = ()) -> Iterator[str]:
         """The server's export of ``user_id`` as JSON lines, streamed (see :mod:`kioko.service.exchange`)."""
         params = {"user_id": user_id, "agent_id": list(agent_ids) or None}
@@ -327,6 +346,15 @@ class RemoteManager:
         call.__name__ = method
         call.__doc__ = getattr(surface.manager_class(self._name), method).__doc__
         return call
+
+
+def _report(data: dict[str, Any]) -> Any:
+    from kioko_core.intelligence.ops import ManageReport, MemoryOp
+
+    names = {f.name for f in dataclasses.fields(MemoryOp)}
+    ops = [MemoryOp(**{k: v for k, v in op.items() if k in names}) for op in data.get("ops", [])]
+    fields = {f.name for f in dataclasses.fields(ManageReport)} - {"ops"}
+    return ManageReport(ops=ops, **{k: v for k, v in data.items() if k in fields})
 
 
 def _decode(kind: str, answer: Any, default: Any) -> Any:

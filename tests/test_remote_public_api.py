@@ -79,9 +79,9 @@ def remote_for(server: tuple[LiveServer, Any], served_store: str,
     live, app = server
     opened: list[Any] = []
 
-    def build(*, auto_link: bool = True) -> RemoteMemory:
+    def build(*, auto_link: bool = True, make: Callable[..., Any] = kioko.connect) -> RemoteMemory:
         url = "memory://" if served_store == "memory" else f"sqlite:///{tmp_path / uuid.uuid4().hex}.db"
-        layer = kioko.connect(url, auto_link=auto_link)
+        layer = make(url, auto_link=auto_link)
         app.state.kioko.layer = layer
         remote = kioko.connect(live.url)
         opened.extend([remote, layer])

@@ -22,7 +22,7 @@ from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from kioko_core.events import EventBus
+from kioko_core.intelligence.events import EventBus
 from kioko_core.layer import MemoryLayer
 from kioko_core.store import KiokoError, Scope
 
@@ -42,6 +42,7 @@ TAGS = [
     {"name": "memories", "description": "Write, read, list, update and delete memories, plain and typed."},
     {"name": "recall", "description": "Context for a question, search, and feedback on what worked."},
     {"name": "graph", "description": "Links between memories and the entity graph (spec: graph memory, section 11)."},
+    {"name": "intelligence", "description": "Managed writes: manage (dry_run), record_turn, learn."},
     {"name": "users", "description": "Whole scopes: forget a user, export and import."},
     {"name": "events", "description": "Webhooks and the server-sent event stream."},
     {"name": "admin", "description": "Health and readiness."},
@@ -68,7 +69,9 @@ class Service:
         self.keys = keys
         self.body_limit = body_limit
         self.write_lock = threading.Lock()
-        self.bus = EventBus()
+        # the layer's own bus (``memory.on``), so manage()'s events and the routes' reach the same subscribers
+        existing = getattr(layer, "events", None)
+        self.bus = existing if isinstance(existing, EventBus) else EventBus()
         self.webhook_hosts: frozenset[str] | None = None
 
     def emit(self, event: str, payload: dict[str, Any]) -> None:
@@ -105,7 +108,8 @@ def create_app(layer: MemoryLayer, *, api_keys: KeyRing | str | os.PathLike[str]
     (bind such a server to loopback only). ``body_limit``: bytes per request body. ``close_layer``:
     close the layer when the app shuts down (``kioko serve`` does; an embedding app may not want it).
     ``webhooks``: the webhook routes, their delivery thread and ``GET /v1/events``. Every write is also
-    emitted on ``app.state.kioko.bus`` (a :class:`~kioko_core.events.EventBus`): ``bus.on(event, cb)``.
+    emitted on the layer's event bus (``layer.on(event, callback)``; ``callback(payload)``, where
+    ``payload["event"]`` names it).
     ``webhook_hosts``: the only hosts a webhook may point at (None: any), so a tenant cannot make the
     server call into your internal network.
     """
@@ -141,10 +145,11 @@ def create_app(layer: MemoryLayer, *, api_keys: KeyRing | str | os.PathLike[str]
         svc.layer.store.get(Scope("@readyz"), ["ping"])
         return {"status": "ready", "store": type(svc.layer.store).__name__}
 
-    from . import routes, routes_kinds
+    from . import routes, routes_intelligence, routes_kinds
 
     app.include_router(routes.router)
     app.include_router(routes_kinds.build_router())
+    app.include_router(routes_intelligence.router)
     if webhooks:
         from . import events
 

@@ -1,6 +1,7 @@
 """Webhooks and the server-sent event stream: what the service tells the world about writes.
 
-Every write route emits on the service's :class:`~kioko_core.events.EventBus`. Two subscribers:
+Every write route emits on the layer's event bus (``memory.on``), where ``manage`` emits
+``memory.managed`` and ``memory.linked`` too. Two subscribers:
 
 * **Webhooks**, registered per user (``POST /v1/webhooks``). A delivery is a POST of
   ``{"id", "event", "created_at", "data"}`` signed with the webhook's secret:
@@ -33,7 +34,6 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
-from kioko_core.events import ALL, EVENTS
 from kioko_core.store import Filter, InvalidRecordError, Record, Scope, Upsert, Delete
 
 from . import schemas as S
@@ -49,6 +49,10 @@ RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0)
 TIMEOUT = 5.0
 SSE_QUEUE = 1000
 SSE_HEARTBEAT = 15.0
+ALL = "*"
+EVENTS = ("memory.added", "memory.updated", "memory.deleted", "memory.linked", "memory.unlinked",
+          "memory.imported", "memory.managed")
+"""What a webhook may subscribe to."""
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES, tags=["events"])
 
@@ -180,14 +184,15 @@ class Webhooks:
         with self._lock:
             self._cache.pop(user_id, None)
 
-    def __call__(self, event: str, payload: dict[str, Any]) -> None:
-        user_id = payload.get("user_id")
+    def __call__(self, payload: dict[str, Any]) -> None:
+        event, user_id = payload.get("event", ""), payload.get("user_id")
         if not isinstance(user_id, str):
             return
         for hook in self.of(user_id):
             wanted = hook.metadata.get("events")
             if not wanted or event in wanted:
-                self.dispatcher.submit(hook.metadata["url"], hook.metadata["secret"], event, payload)
+                data = {k: v for k, v in payload.items() if k != "event"}
+                self.dispatcher.submit(hook.metadata["url"], hook.metadata["secret"], event, data)
 
 
 class WebhookIn(BaseModel):
@@ -270,9 +275,10 @@ class _Stream:
         self.loop, self.user_id = loop, user_id
         self.queue: asyncio.Queue[tuple[str, dict[str, Any]]] = asyncio.Queue(maxsize=SSE_QUEUE)
 
-    def __call__(self, event: str, payload: dict[str, Any]) -> None:
+    def __call__(self, payload: dict[str, Any]) -> None:
         if self.user_id is None or payload.get("user_id") == self.user_id:
-            self.loop.call_soon_threadsafe(self._put, (event, payload))
+            data = {k: v for k, v in payload.items() if k != "event"}
+            self.loop.call_soon_threadsafe(self._put, (payload.get("event", ""), data))
 
     def _put(self, item: tuple[str, dict[str, Any]]) -> None:
         if not self.queue.full():  # a client that does not read loses events, the writer never waits
