@@ -185,3 +185,36 @@ def test_serve_refuses_other_interfaces_without_keys(capsys: pytest.CaptureFixtu
 
     assert main(["serve", "--host", "0.0.0.0", "--store", "memory://"]) == 2
     assert "without API keys" in capsys.readouterr().err
+
+
+def test_kioko_serve_runs_the_service_with_intelligence_and_stops_on_sigterm(tmp_path: Path) -> None:
+    """The command a user runs: a subprocess on a free loopback port, /docs served, SIGTERM ends it cleanly."""
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen([sys.executable, "-m", "kioko", "serve", "--store", f"sqlite:///{tmp_path / 's.db'}",
+                                "--port", str(port), "--intelligence", "--log-level", "warning"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=Path(__file__).parent.parent)
+    try:
+        url, deadline = f"http://127.0.0.1:{port}", time.monotonic() + 60
+        while True:
+            assert process.poll() is None and time.monotonic() < deadline, "kioko serve did not start"
+            try:
+                if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        assert httpx.get(f"{url}/docs").status_code == 200
+        assert httpx.get(f"{url}/v1/intelligence").json()["enabled"] is True
+        report = httpx.post(f"{url}/v1/manage", json={"text": "My name is Kumar.", "user_id": U}).json()
+        assert "profile.set" in [op["op"] for op in report["ops"]]
+    finally:
+        process.terminate()
+        # uvicorn shuts down gracefully, then re-raises the signal it caught: exit by SIGTERM, not a crash
+        assert process.wait(30) in (0, -15)
+    assert "loopback" in process.stderr.read().decode()

@@ -25,12 +25,13 @@ def is_loopback(host: str) -> bool:
 
 def serve(*, store: str | None = None, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
           api_keys: str | None = None, body_limit: int | None = None, auto_link: bool = True,
-          log_level: str = "info", out: Any = sys.stderr) -> int:
+          intelligence: bool = False, intelligence_llm: str | None = None, log_level: str = "info",
+          out: Any = sys.stderr) -> int:
     """Run the service until interrupted (SIGINT / SIGTERM end it gracefully: requests in flight finish)."""
     import uvicorn
 
     out = out if out is not None else sys.stderr
-    from kioko import connect, default_url
+    from kioko import connect, default_url, intelligent
 
     from .app import DEFAULT_BODY_LIMIT, create_app
 
@@ -40,7 +41,10 @@ def serve(*, store: str | None = None, host: str = DEFAULT_HOST, port: int = DEF
               f"(or set {ENV_KEYS_FILE}), or serve on 127.0.0.1", file=out)
         return 2
     url = store or default_url()
-    layer = connect(url, auto_link=auto_link)
+    if intelligence or intelligence_llm:
+        layer = intelligent(url, llm=_import(intelligence_llm) if intelligence_llm else None)
+    else:
+        layer = connect(url, auto_link=auto_link)
     app = create_app(layer, api_keys=keys_file, body_limit=body_limit or DEFAULT_BODY_LIMIT, close_layer=True)
     if keys_file is None:
         print(f"kioko serve: no API keys, so every request acts for any user: listening on {host} (loopback) "
@@ -52,6 +56,21 @@ def serve(*, store: str | None = None, host: str = DEFAULT_HOST, port: int = DEF
     # uvicorn's own access log prints the query string (user ids); the service logs one line per request itself
     uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False, timeout_graceful_shutdown=10)
     return 0
+
+
+def _import(target: str) -> Any:
+    """``package.module:name`` -> the object (the model callable for ``--intelligence-llm``)."""
+    import importlib
+
+    from kioko_core.store import InvalidRecordError
+
+    module, _, name = target.partition(":")
+    if not module or not name:
+        raise InvalidRecordError(f"--intelligence-llm takes package.module:callable, got {target!r}")
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as error:
+        raise InvalidRecordError(f"cannot import {target!r}: {error}") from None
 
 
 def _hostport(host: str, port: int) -> str:
