@@ -30,6 +30,9 @@ from typing import Any
 
 import httpx
 
+from kioko.service.wire import record_in
+from kioko_core.links import link_entries
+
 sys.path.insert(0, str(Path(__file__).parent))
 from synthetic import generate_notes, generate_questions  # noqa: E402
 
@@ -108,8 +111,7 @@ def count_memories(url: str) -> tuple[int, float]:
             page = client.get("/v1/memories", params=params).json()
             for item in page["items"]:
                 total += 1
-                entries = item["metadata"].get("links", [])
-                links += sum(1 for e in entries if isinstance(e, dict))
+                links += len(link_entries(record_in(item)))
             cursor = page["next_cursor"]
             if cursor is None:
                 return total, (links / total if total else 0.0)

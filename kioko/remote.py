@@ -219,10 +219,60 @@ class RemoteMemory:
         return response.json()
 
     def scoped(self, *, user_id: str, agent_id: str | None = None) -> Any:
-        """The same calls with ``user_id`` (and ``agent_id``) bound, as on a MemoryLayer."""
-        from kioko_core.scoped import ScopedMemory
+        """The same calls with ``user_id`` (and ``agent_id``) bound, managers and graph included, as on a
+        MemoryLayer; naming another user or agent in a call of the view raises InvalidRecordError."""
+        return ScopedRemote(self, check_scope((user_id, agent_id)))
 
-        return ScopedMemory(self, check_scope((user_id, agent_id)))  # type: ignore[arg-type]
+
+class ScopedRemote:
+    """``remote.scoped(user_id=...)``: every call of the remote, its managers and its graph, with the scope bound."""
+
+    def __init__(self, target: Any, scope: Any) -> None:
+        self._target, self._scope = target, scope
+
+    @property
+    def scope(self) -> Any:
+        return self._scope
+
+    def scoped(self, *, user_id: str | None = None, agent_id: str | None = None) -> ScopedRemote:
+        self._check(user_id, agent_id)
+        return self
+
+    def _check(self, user_id: Any, agent_id: Any) -> None:
+        if user_id is not None and user_id != self._scope.user_id:
+            raise InvalidRecordError(f"this view is bound to user {self._scope.user_id!r}; it cannot act for {user_id!r}")
+        if agent_id is not None and agent_id != self._scope.agent_id:
+            raise InvalidRecordError(f"this view is bound to agent {self._scope.agent_id!r}; it cannot act for "
+                                     f"{agent_id!r}")
+
+    def __getattr__(self, name: str) -> Any:
+        found = getattr(self._target, name)
+        if isinstance(found, (RemoteGraph, RemoteManager)):
+            return ScopedRemote(found, self._scope)
+        if not callable(found) or name.startswith("_") or name in ("close", "request"):
+            return found
+
+        def bound(*args: Any, **kwargs: Any) -> Any:
+            self._check(kwargs.pop("user_id", None), kwargs.pop("agent_id", None))
+            return found(*args, user_id=self._scope.user_id, **_agent(found, self._scope.agent_id), **kwargs)
+
+        bound.__name__ = name
+        return bound
+
+    def __repr__(self) -> str:
+        return f"ScopedRemote({self._target!r}, user_id={self._scope.user_id!r}, agent_id={self._scope.agent_id!r})"
+
+
+def _agent(call: Any, agent_id: str | None) -> dict[str, Any]:
+    """``agent_id=`` for calls that take one (the entity graph's calls are per user only)."""
+    import inspect
+
+    try:
+        parameters = inspect.signature(call).parameters
+        takes = "agent_id" in parameters or any(p.kind is p.VAR_KEYWORD for p in parameters.values())
+    except (TypeError, ValueError):
+        takes = True
+    return {"agent_id": agent_id} if takes else {}
 
 
 class RemoteGraph:

@@ -152,6 +152,9 @@ def test_bad_input_is_a_typed_4xx_never_a_500(api: httpx.Client) -> None:
     long_id = api.post("/v1/memories", json={"content": "x", "user_id": U, "id": "a" * 201})
     assert long_id.status_code == 422
     assert api.get("/v1/memories", params={"user_id": U, "cursor": "%%%"}).status_code == 422
+    for reserved in ({"agent_id": "@webhooks"}, {"agent_id": "@graph"}):  # Kioko's own scopes are not listable
+        response = api.get("/v1/memories", params={"user_id": U, **reserved})
+        assert response.status_code == 422 and "reserved" in response.json()["error"]["message"]
     assert api.put("/v1/memories").status_code == 405
     assert api.get("/v1/nothing-here").json()["error"]["type"] == "NotFound"
 

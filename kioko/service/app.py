@@ -24,6 +24,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from kioko_core.intelligence.events import EventBus
 from kioko_core.layer import MemoryLayer
+from kioko_core.scoped import user_scope
 from kioko_core.store import KiokoError, Scope
 
 from .auth import OPEN, KeyRing, Principal
@@ -93,9 +94,10 @@ def principal(request: Request) -> Principal:
 
 
 def authorized(who: Principal, user_id: Any, agent_id: Any = None) -> Scope:
-    """The scope a request may act in: raises Forbidden (403) before any read or write of another tenant."""
+    """The scope a request may act in: raises Forbidden (403) before any read or write of another tenant,
+    and InvalidRecordError (422) for Kioko's own scope names (``agent_id="@graph"``, ``"@webhooks"`` ...)."""
     who.check(user_id, agent_id)
-    return Scope(user_id, agent_id)
+    return user_scope(user_id, agent_id)
 
 
 def create_app(layer: MemoryLayer, *, api_keys: KeyRing | str | os.PathLike[str] | None = None,

@@ -51,16 +51,17 @@ def _add_route(router: APIRouter, op: surface.Operation) -> None:
         fields: dict[str, Any] = {}
         for name, hint in hints.items():
             default = sig.parameters[name].default
-            fields[name] = (hint, ... if default is inspect.Parameter.empty else default)
+            required = default is inspect.Parameter.empty or name == "user_id"
+            fields[name] = (hint, S.UserId if name == "user_id" else ... if required else default)
         model = create_model(f"{_camel(op.manager)}{_camel(op.method)}In", __config__=ConfigDict(extra="forbid", strict=True),
                              **fields)
         params.append(inspect.Parameter("body", inspect.Parameter.KEYWORD_ONLY, annotation=model, default=Body()))
     else:
         for name, hint in hints.items():
             default = sig.parameters[name].default
-            query = Query(... if default is inspect.Parameter.empty else default, min_length=1, max_length=200) \
-                if name in ("user_id", "agent_id", "session_id") else Query(
-                    ... if default is inspect.Parameter.empty else default)
+            default = ... if default is inspect.Parameter.empty or name == "user_id" else default
+            query = Query(default, min_length=1, max_length=200) \
+                if name in ("user_id", "agent_id", "session_id") else Query(default)
             params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=hint, default=query))
 
     def endpoint(**given: Any) -> Any:

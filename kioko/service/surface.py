@@ -130,7 +130,9 @@ def wire_hints(op: Operation) -> dict[str, Any]:
     for name in signature(op).parameters:
         if name in op.path_params or name in CLIENT_ONLY:
             continue
-        if name == "context" and op.method == "outcome":
+        if name == "user_id":
+            result[name] = str  # over HTTP every call names its user (there is no bound view)
+        elif name == "context" and op.method == "outcome":
             result[name] = CONTEXT_IDS
         elif name in WIRE_TYPES:
             result[name] = WIRE_TYPES[name]
