@@ -93,7 +93,7 @@ def connect(target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = No
 
     if is_remote_url(target):
         options.pop("auto_link", None)  # linking is the server's setting
-        return RemoteMemory(target, **options)  # type: ignore[return-value]
+        return RemoteMemory(str(target), **options)  # type: ignore[return-value]
     if isinstance(target, Mapping):
         config = dict(target)
         if "url" not in config:

@@ -312,9 +312,10 @@ class RemoteGraph:
                                               agent_id=agent_id, max_depth=max_depth)]
 
     def memories(self, *, user_id: str, agent_id: str | None = None, center: str | None = None, depth: int = 2,
-                 limit: int = 120) -> dict[str, Any]:
-        return self._get("/v1/graph/memories", user_id=user_id, agent_id=agent_id, center=center, depth=depth,
+                 limit: int = 120) -> Any:
+        data = self._get("/v1/graph/memories", user_id=user_id, agent_id=agent_id, center=center, depth=depth,
                          limit=limit)
+        return _drawing(data)
 
     def connect(self, *, user_id: str, agent_id: str | None = None, rebuild: bool = False, limit: int | None = None,
                 progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
@@ -323,7 +324,7 @@ class RemoteGraph:
         result = self._remote.request("POST", "/v1/graph/connect", body=_present(body))
         if progress is not None:
             progress(result["memories"], result["memories"])
-        return result
+        return _connect_report(result)
 
     def prune(self, *, user_id: str, agent_id: str | None = None, now: float | None = None) -> int:
         if now is not None:
@@ -396,6 +397,24 @@ class RemoteManager:
         call.__name__ = method
         call.__doc__ = getattr(surface.manager_class(self._name), method).__doc__
         return call
+
+
+def _drawing(data: dict[str, Any]) -> Any:
+    """The GraphDrawing the server drew (a plain dict from a server whose library still returns one)."""
+    try:
+        from kioko_core.graph import GraphDrawing, GraphEdge, GraphNode, GraphStats
+    except ImportError:
+        return data
+    return GraphDrawing(nodes=[GraphNode(**n) for n in data["nodes"]], edges=[GraphEdge(**e) for e in data["edges"]],
+                        stats=GraphStats(**data["stats"]))
+
+
+def _connect_report(data: dict[str, Any]) -> Any:
+    try:
+        from kioko_core.graph import ConnectReport
+    except ImportError:
+        return data
+    return ConnectReport(**data)
 
 
 def _report(data: dict[str, Any]) -> Any:

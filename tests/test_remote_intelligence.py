@@ -47,7 +47,7 @@ from test_intelligence_offline import (  # noqa: F401  (collected here, with thi
     test_a_hedged_short_statement_is_skipped_for_low_importance,
     test_the_report_is_json_safe_and_reads_well,
 )
-from test_remote_public_api import remote_for, served_store, server  # noqa: F401  (fixtures)
+from test_remote_public_api import remote_for, server  # noqa: F401  (fixtures)
 
 
 @pytest.fixture
@@ -58,3 +58,9 @@ def memory(remote_for: Callable[..., RemoteMemory]) -> RemoteMemory:
 @pytest.fixture
 def plain(remote_for: Callable[..., RemoteMemory]) -> RemoteMemory:
     return remote_for(auto_link=False)
+
+
+@pytest.fixture(scope="module")
+def served_store() -> str:
+    """memory:// only: these run the same HTTP code as the public-API set, which covers SQLite too."""
+    return "memory"

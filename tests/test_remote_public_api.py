@@ -28,7 +28,8 @@ from kioko_core.layer import MemoryLayer
 
 from linking_support import user  # noqa: F401  (fixture)
 from test_linking_examples import (  # noqa: F401  (collected here, with this module's fixtures)
-    quick, test_decision_serves_goal_through_the_entity_graph, test_fix_fault_link_is_stored_on_both_memories, test_fix_resolves_fault_with_the_spec_numbers,
+    quick, test_decision_serves_goal_through_the_entity_graph, test_fix_fault_link_is_stored_on_both_memories,
+    test_fix_resolves_fault_with_the_spec_numbers,
     test_green_tea_and_the_plc_subnet_are_not_linked, test_lesson_refines_procedure,
     test_quick_start_link_lines_read_as_the_spec_prints_them, test_every_linked_memory_records_entities_and_linked_at,
 )

@@ -13,7 +13,7 @@ from test_recall_api import (  # noqa: F401  (collected here, with this module's
     test_bad_links_are_errors, test_limit_is_the_total_number_returned, test_links_caps_the_memories_only_links_brought,
     test_the_turn_before_lifts_an_answer_that_shares_few_words,
 )
-from test_remote_public_api import remote_for, served_store, server  # noqa: F401  (fixtures)
+from test_remote_public_api import remote_for, server  # noqa: F401  (fixtures)
 
 
 @pytest.fixture
@@ -21,3 +21,9 @@ def layer(remote_for: Callable[..., RemoteMemory]) -> RemoteMemory:
     remote = remote_for(auto_link=True)
     _chat(remote)
     return remote
+
+
+@pytest.fixture(scope="module")
+def served_store() -> str:
+    """memory:// only: these run the same HTTP code as the public-API set, which covers SQLite too."""
+    return "memory"

@@ -238,9 +238,9 @@ def register(body: WebhookIn, svc: Service = Depends(service), who: Principal = 
     record = Record(id="wh" + uuid.uuid4().hex, user_id=body.user_id, agent_id=WEBHOOK_AGENT, kind=WEBHOOK_KIND,
                     content=body.url, metadata={"url": body.url, "events": body.events,
                                                 "secret": body.secret or secrets.token_urlsafe(32)})
-    stored = svc.layer.store.update_many([Upsert(record=record, expected_version=0)])[0]
+    svc.layer.store.update_many([Upsert(record=record, expected_version=0)])
     hooks.forget(body.user_id)
-    return _hook_out(stored, with_secret=True)
+    return _hook_out(record, with_secret=True)
 
 
 @router.get("/webhooks", response_model=list[WebhookOut])
@@ -308,7 +308,7 @@ async def events(request: Request, user_id: str | None = Query(None, min_length=
                 wait = SSE_HEARTBEAT if ends is None else min(SSE_HEARTBEAT, max(0.0, ends - time.monotonic()))
                 try:
                     event, payload = await asyncio.wait_for(stream.queue.get(), timeout=wait)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     yield ": keep-alive\n\n"
                     continue
                 yield f"event: {event}\ndata: {json.dumps(payload, separators=(',', ':'))}\n\n"

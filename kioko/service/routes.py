@@ -268,7 +268,8 @@ def graph_memories(user_id: str = UserQ, agent_id: str | None = AgentQ, center: 
                    svc: Service = Depends(service), who: Principal = Depends(principal)):
     """Nodes, edges and stats for drawing, around ``center`` or for the whole scope."""
     authorized(who, user_id, agent_id)
-    return svc.layer.graph.memories(user_id=user_id, agent_id=agent_id, center=center, depth=depth, limit=limit)
+    return _plain(svc.layer.graph.memories(user_id=user_id, agent_id=agent_id, center=center, depth=depth,
+                                           limit=limit))
 
 
 @router.post("/graph/connect", tags=["graph"], response_model=S.ConnectOut)
@@ -276,8 +277,13 @@ def graph_connect(body: S.ConnectIn, svc: Service = Depends(service), who: Princ
     """Link memories never linked (``rebuild``: re-derive every automatic link)."""
     authorized(who, body.user_id, body.agent_id)
     with svc.write_lock:
-        return svc.layer.graph.connect(user_id=body.user_id, agent_id=body.agent_id, rebuild=body.rebuild,
-                                       limit=body.limit)
+        return _plain(svc.layer.graph.connect(user_id=body.user_id, agent_id=body.agent_id, rebuild=body.rebuild,
+                                              limit=body.limit))
+
+
+def _plain(result: Any) -> Any:
+    """The library's result object as JSON-ready data (its ``to_dict()``; a dict passes as it is)."""
+    return result.to_dict() if hasattr(result, "to_dict") else result
 
 
 @router.post("/graph/prune", tags=["graph"], response_model=S.Result)

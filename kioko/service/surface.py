@@ -8,7 +8,9 @@ PATCH) or the query string (GET, DELETE).
 
 from __future__ import annotations
 
+import functools
 import inspect
+import operator
 import typing
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -147,8 +149,8 @@ def _json_type(hint: Any) -> Any:
     if origin is Sequence or origin is typing.Sequence:
         return list[get_args(hint)[0]]  # type: ignore[misc]
     if origin in (typing.Union, __import__("types").UnionType):
-        members = tuple(_json_type(a) for a in get_args(hint))
-        return typing.Union[members]  # type: ignore[return-value]
+        members = [_json_type(a) for a in get_args(hint)]
+        return functools.reduce(operator.or_, members)
     return hint
 
 
