@@ -2,7 +2,7 @@
 
 A key file is JSON: ``{"keys": [{"name": "kumar-laptop", "sha256": "<hex>", "users": ["kumar"]},
 {"name": "ops", "sha256": "<hex>", "admin": true}]}``. Only the SHA-256 of a key is kept, on disk
-and in memory: keys are long random strings (``kioko keys new`` makes them), so a fast hash is
+and in memory: keys are long random strings (``kioko keys-new`` makes them), so a fast hash is
 enough, and a leaked file names no key. A presented key is hashed and compared with every entry
 in constant time, so the time taken says nothing about which entry came close.
 """

@@ -26,13 +26,13 @@ def is_loopback(host: str) -> bool:
 def serve(*, store: str | None = None, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
           api_keys: str | None = None, body_limit: int | None = None, auto_link: bool = True,
           intelligence: bool = False, intelligence_llm: str | None = None, log_level: str = "info",
-          out: Any = sys.stderr) -> int:
+          out: Any = None) -> int:
     """Run the service until interrupted (SIGINT / SIGTERM end it gracefully: requests in flight finish)."""
     import uvicorn
 
-    out = out if out is not None else sys.stderr
     from kioko import connect, default_url, intelligent
 
+    out = out if out is not None else sys.stderr
     from .app import DEFAULT_BODY_LIMIT, create_app
 
     keys_file = api_keys or os.environ.get(ENV_KEYS_FILE) or None
