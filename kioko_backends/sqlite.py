@@ -37,7 +37,7 @@ import os
 import sqlite3
 import threading
 from collections import OrderedDict, defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from typing import Any, ContextManager
@@ -61,6 +61,8 @@ from kioko_core.store import (
     StoreError, Upsert, plan_batch,
 )
 from kioko_core.url import StoreURL
+
+from ._vectors import VectorMatrix, nearest
 
 SCHEMA_VERSION = 1
 """Bumped whenever the table layout changes; a file written by a newer Kioko is refused."""
@@ -785,7 +787,7 @@ class SQLiteStore(StoreBase):
         if wanted is not None:
             keep = [j for j, record_id in enumerate(ids) if record_id in wanted]
             ids, scores = [ids[j] for j in keep], scores[keep]
-        return _nearest(ids, scores, k) if ids else []
+        return nearest(ids, scores, k)
 
     def do_scan(self, scope: Scope, filter: Filter | None, batch: int) -> Iterator[Record]:
         self._check_usable()
@@ -953,75 +955,13 @@ def _vector_changes(plan: _Plan, rows: list[_Row | None],
     return changes
 
 
-def _nearest(ids: list[str], scores: np.ndarray, k: int) -> list[Neighbor]:
-    """The ``k`` best scores, ties broken by id ascending, as MemoryStore orders them."""
-    if k < len(ids):
-        # everything scoring at least the k-th best, ties included, then the exact order in Python
-        threshold = np.partition(-scores, k - 1)[k - 1]
-        candidates: Iterable[int] = np.flatnonzero(-scores <= threshold).tolist()
-    else:
-        candidates = range(len(ids))
-    order = sorted(candidates, key=lambda j: (-scores[j], ids[j]))[:k]
-    return [Neighbor(ids[j], float(scores[j])) for j in order]
-
-
-def _cosines(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
-    """Cosine of every (unit-length) row with ``query``, computed as MemoryStore computes it."""
-    # rows are unit length already; einsum, not BLAS: here BLAS's threaded matvec is slower and erratic
-    return np.einsum("ij,j->i", matrix, query / np.linalg.norm(query))
-
-
-class _ScopeVectors:
-    """One scope's vectors as a growable float32 matrix, valid for one generation of the scope."""
+class _ScopeVectors(VectorMatrix):
+    """One scope's vectors, valid for one generation of the scope."""
 
     def __init__(self, dim: int, generation: int, rows: Sequence[tuple[str, bytes]]) -> None:
+        vectors = np.frombuffer(b"".join(row[1] for row in rows), dtype=_VECTOR_DTYPE).reshape(len(rows), dim)
+        super().__init__(dim, [row[0] for row in rows], vectors)
         self.generation = generation
-        self.ids = [row[0] for row in rows]
-        self.slots = {record_id: slot for slot, record_id in enumerate(self.ids)}
-        self.matrix = np.empty((max(16, len(rows)), dim), dtype=np.float32)
-        if rows:
-            loaded = self.matrix[:len(rows)]
-            loaded[:] = np.frombuffer(b"".join(row[1] for row in rows), dtype=_VECTOR_DTYPE).reshape(len(rows), dim)
-            # rows are kept at unit length, so a query costs one pass over the matrix, not two
-            loaded /= np.linalg.norm(loaded, axis=1, keepdims=True)
-
-    @property
-    def nbytes(self) -> int:
-        return self.matrix.nbytes
-
-    def put(self, record_id: str, vector: bytes) -> None:
-        slot = self.slots.get(record_id)
-        if slot is None:
-            slot = len(self.ids)
-            if slot == self.matrix.shape[0]:
-                grown = np.empty((slot * 2, self.matrix.shape[1]), dtype=np.float32)
-                grown[:slot] = self.matrix
-                self.matrix = grown
-            self.ids.append(record_id)
-            self.slots[record_id] = slot
-        row = np.frombuffer(vector, dtype=_VECTOR_DTYPE)
-        self.matrix[slot] = row / np.linalg.norm(row)
-
-    def remove(self, record_id: str) -> None:
-        slot = self.slots.pop(record_id, None)
-        if slot is None:
-            return
-        last = len(self.ids) - 1
-        if slot != last:  # the last row fills the hole, so live rows stay contiguous
-            self.matrix[slot] = self.matrix[last]
-            self.ids[slot] = self.ids[last]
-            self.slots[self.ids[slot]] = slot
-        self.ids.pop()
-
-    def score(self, query: np.ndarray, allowed: set[str] | None) -> tuple[list[str], np.ndarray]:
-        count = len(self.ids)
-        if allowed is None:
-            return list(self.ids), _cosines(self.matrix[:count], query)
-        slots = [self.slots[i] for i in allowed if i in self.slots]
-        ids = [self.ids[j] for j in slots]
-        if 4 * len(slots) < count:  # a selective filter: copying its few rows beats scoring them all
-            return ids, _cosines(self.matrix[slots], query)
-        return ids, _cosines(self.matrix[:count], query)[slots]
 
 
 class _VectorCache:
@@ -1072,7 +1012,7 @@ class _VectorCache:
                     continue
                 for record_id, left, now_in, vector in changes:
                     if now_in == scope and vector is not None:
-                        entry.put(record_id, vector)
+                        entry.put(record_id, np.frombuffer(vector, dtype=_VECTOR_DTYPE))
                     elif left == scope or now_in == scope:
                         entry.remove(record_id)
                 entry.generation = before + 1
