@@ -68,12 +68,10 @@ class VectorMatrix:
 
 def nearest(ids: Sequence[str], scores: np.ndarray, k: int) -> list[Neighbor]:
     """The ``k`` best scores plus every one tied with the k-th, unordered: what ``StoreBase.knn`` ranks."""
-    if k < len(ids):
-        threshold = np.partition(-scores, k - 1)[k - 1]
-        chosen = np.flatnonzero(-scores <= threshold).tolist()
-    else:
-        chosen = range(len(ids))
-    return [Neighbor(ids[j], float(scores[j])) for j in chosen]
+    if k >= len(ids):
+        return [Neighbor(record_id, float(score)) for record_id, score in zip(ids, scores)]
+    threshold = np.partition(-scores, k - 1)[k - 1]
+    return [Neighbor(ids[j], float(scores[j])) for j in np.flatnonzero(-scores <= threshold).tolist()]
 
 
 def _cosines(unit_rows: np.ndarray, query: np.ndarray) -> np.ndarray:
