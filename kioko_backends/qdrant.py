@@ -368,6 +368,8 @@ class QdrantStore(StoreBase):
         ``qdrant_client.local.persistence``). ``?fsync=true`` leaves the file as qdrant-client made it.
         If a release moves the file, this quietly does nothing.
         """
+        if self._local_path is None:
+            return
         path = os.path.join(self._local_path, "collection", self.collection, STORAGE_FILE_NAME)
         if not os.path.isfile(path):
             return
