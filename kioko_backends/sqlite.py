@@ -1,4 +1,4 @@
-"""``sqlite://``: one SQLite file through SQLAlchemy Core, shareable by several processes.
+"""``sqlite://``: one SQLite file through the standard library's sqlite3, shareable by several processes.
 
 URLs::
 
@@ -13,7 +13,7 @@ Layout (schema version 1; every table is prefixed ``kioko_`` so the file can hol
 - ``kioko_meta``: ``schema_version`` and ``dim``; a file keeps the dim it was created with.
 - ``kioko_records``: one row per record. ``agent_id`` None is stored as ``''`` (the protocol forbids
   ``''`` as a real agent id), so "no agent" is an ordinary, indexable scope value. ``metadata`` and
-  ``terms`` are JSON text, ``embedding`` float32 little-endian bytes, a NaN timestamp is NULL.
+  ``terms`` are JSON text, ``embedding`` float32 little-endian bytes.
 - ``kioko_postings``: one row per (record, term), indexed by (scope, term, created_at DESC, id) so
   :meth:`SQLiteStore.postings` is an index range count plus an index walk with LIMIT.
 - ``kioko_scopes``: per scope, how many records have terms (``n``) and a generation counter; both are
@@ -22,10 +22,10 @@ Layout (schema version 1; every table is prefixed ``kioko_`` so the file can hol
 Writes are one ``BEGIN IMMEDIATE`` transaction: the database write lock is taken before the versions
 are read, so version checks hold across processes. Reads run in WAL mode and never wait for writers.
 
-Reads and record writes run straight on one sqlite3 connection per thread (and per process: a connection
-never crosses a fork), with BEGIN and COMMIT issued directly; only opening the file and creating the
-schema go through SQLAlchemy's pool. A linked write makes three or four reads and one write, and the
-pool's checkout and transaction machinery cost more than the statements themselves.
+Everything runs on one sqlite3 connection per thread (and per process: a connection never crosses a
+fork), with BEGIN and COMMIT issued directly and every statement written once as SQL text that
+sqlite3 keeps prepared. A linked write makes three or four reads and one write; a pool's checkout
+and transaction machinery would cost more than the statements themselves.
 """
 
 from __future__ import annotations
@@ -37,23 +37,12 @@ import os
 import sqlite3
 import threading
 from collections import OrderedDict, defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from typing import Any, ContextManager
 
 import numpy as np
-from sqlalchemy import (
-    Column, Float, Index, Integer, LargeBinary, MetaData, PrimaryKeyConstraint, Table, Text, bindparam,
-    create_engine, delete, event, func, literal_column, select,
-)
-from sqlalchemy.dialects import sqlite as sqlite_dialect
-from sqlalchemy import exc as sa_exc
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.engine import URL as EngineURL
-from sqlalchemy.pool import StaticPool
-from sqlalchemy.sql.elements import ColumnElement
 
 from kioko_core.driver import Option, StoreBase, non_negative_float, positive_float, positive_int
 from kioko_core.store import (
@@ -61,6 +50,8 @@ from kioko_core.store import (
     StoreError, Upsert, plan_batch,
 )
 from kioko_core.url import StoreURL
+
+from ._vectors import VectorMatrix, nearest
 
 SCHEMA_VERSION = 1
 """Bumped whenever the table layout changes; a file written by a newer Kioko is refused."""
@@ -76,171 +67,77 @@ _NO_AGENT = ""
 
 _VECTOR_DTYPE = np.dtype("<f4")
 
-# --------------------------------------------------------------------------- schema
+# --------------------------------------------------------------------------- schema and statements
 
-
-class _Blob(LargeBinary):
-    """BLOB bound as the bytes it is: sqlite3 needs no conversion, and skipping it is measurably faster."""
-
-    cache_ok = True
-
-    def bind_processor(self, dialect: Any) -> None:
-        return None
-
-
-_schema = MetaData()
-
-_meta = Table(
-    "kioko_meta", _schema,
-    Column("key", Text, primary_key=True),
-    Column("value", Text, nullable=False),
-    sqlite_with_rowid=False,
-)
-
-_records = Table(
-    "kioko_records", _schema,
-    Column("id", Text, primary_key=True),
-    Column("user_id", Text, nullable=False),
-    Column("agent_id", Text, nullable=False),
-    Column("kind", Text, nullable=False),
-    Column("content", Text, nullable=False),
-    Column("metadata", Text, nullable=False),
-    Column("terms", Text, nullable=False),
-    Column("embedding", _Blob, nullable=True),
-    Column("session_id", Text, nullable=True),
-    Column("created_at", Float, nullable=True),
-    Column("updated_at", Float, nullable=True),
-    Column("version", Integer, nullable=False),
-)
-Index("kioko_records_scope_id", _records.c.user_id, _records.c.agent_id, _records.c.id)
-# id rides along so a filtered knn finds its candidate ids in the index alone, without visiting rows
-Index("kioko_records_scope_session", _records.c.user_id, _records.c.agent_id, _records.c.session_id, _records.c.id)
-Index("kioko_records_scope_kind", _records.c.user_id, _records.c.agent_id, _records.c.kind, _records.c.id)
-
-_postings = Table(
-    "kioko_postings", _schema,
-    Column("user_id", Text, nullable=False),
-    Column("agent_id", Text, nullable=False),
-    Column("term", Text, nullable=False),
-    Column("id", Text, nullable=False),
-    Column("created_at", Float, nullable=True),
+# The tables as SQLAlchemy Core created them before the driver wrote its SQL itself; files made then
+# and files made now are the same. IF NOT EXISTS makes creating them safe to repeat.
+_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS kioko_meta (
+        "key" TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY ("key")) WITHOUT ROWID""",
+    """CREATE TABLE IF NOT EXISTS kioko_records (
+        id TEXT NOT NULL, user_id TEXT NOT NULL, agent_id TEXT NOT NULL, kind TEXT NOT NULL,
+        content TEXT NOT NULL, metadata TEXT NOT NULL, terms TEXT NOT NULL, embedding BLOB,
+        session_id TEXT, created_at FLOAT, updated_at FLOAT, version INTEGER NOT NULL, PRIMARY KEY (id))""",
+    "CREATE INDEX IF NOT EXISTS kioko_records_scope_id ON kioko_records (user_id, agent_id, id)",
+    # id rides along so a filtered knn finds its candidate ids in the index alone, without visiting rows
+    "CREATE INDEX IF NOT EXISTS kioko_records_scope_kind ON kioko_records (user_id, agent_id, kind, id)",
+    "CREATE INDEX IF NOT EXISTS kioko_records_scope_session ON kioko_records (user_id, agent_id, session_id, id)",
     # (id, term) is what a rewrite deletes by; WITHOUT ROWID keeps the table itself that index
-    PrimaryKeyConstraint("id", "term"),
-    sqlite_with_rowid=False,
-)
-Index("kioko_postings_lookup", _postings.c.user_id, _postings.c.agent_id, _postings.c.term,
-      _postings.c.created_at.desc(), _postings.c.id)
-
-_scopes = Table(
-    "kioko_scopes", _schema,
-    Column("user_id", Text, nullable=False),
-    Column("agent_id", Text, nullable=False),
-    Column("with_terms", Integer, nullable=False),
-    Column("generation", Integer, nullable=False),
-    PrimaryKeyConstraint("user_id", "agent_id"),
-    sqlite_with_rowid=False,
+    """CREATE TABLE IF NOT EXISTS kioko_postings (
+        user_id TEXT NOT NULL, agent_id TEXT NOT NULL, term TEXT NOT NULL, id TEXT NOT NULL,
+        created_at FLOAT, PRIMARY KEY (id, term)) WITHOUT ROWID""",
+    """CREATE INDEX IF NOT EXISTS kioko_postings_lookup
+        ON kioko_postings (user_id, agent_id, term, created_at DESC, id)""",
+    """CREATE TABLE IF NOT EXISTS kioko_scopes (
+        user_id TEXT NOT NULL, agent_id TEXT NOT NULL, with_terms INTEGER NOT NULL,
+        generation INTEGER NOT NULL, PRIMARY KEY (user_id, agent_id)) WITHOUT ROWID""",
 )
 
-_RECORD_COLUMNS = (
-    _records.c.id, _records.c.user_id, _records.c.agent_id, _records.c.kind, _records.c.content,
-    _records.c.metadata, _records.c.terms, _records.c.embedding, _records.c.session_id,
-    _records.c.created_at, _records.c.updated_at, _records.c.version,
+_COLUMNS = ("id, user_id, agent_id, kind, content, metadata, terms, embedding, session_id, created_at, "
+            "updated_at, version")
+_IN_SCOPE = "user_id = ? AND agent_id = ?"
+
+_UPSERT_RECORD = (
+    f"INSERT INTO kioko_records ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (id) DO UPDATE SET user_id = excluded.user_id, agent_id = excluded.agent_id, "
+    "kind = excluded.kind, content = excluded.content, metadata = excluded.metadata, terms = excluded.terms, "
+    "embedding = excluded.embedding, session_id = excluded.session_id, created_at = excluded.created_at, "
+    "updated_at = excluded.updated_at, version = excluded.version"
+)  # the row keeps its rowid, every column takes the new value
+_DELETE_RECORD = "DELETE FROM kioko_records WHERE id = ?"
+_INSERT_POSTING = "INSERT INTO kioko_postings (user_id, agent_id, term, id, created_at) VALUES (?, ?, ?, ?, ?)"
+_DELETE_POSTINGS = "DELETE FROM kioko_postings WHERE id = ?"
+_DELETE_POSTING = "DELETE FROM kioko_postings WHERE id = ? AND term = ?"
+# adds ``delta`` to a scope's count of records with terms and advances its generation by one
+_BUMP_SCOPE = (
+    "INSERT INTO kioko_scopes (user_id, agent_id, with_terms, generation) VALUES (?, ?, ?, 1) "
+    "ON CONFLICT (user_id, agent_id) DO UPDATE SET with_terms = kioko_scopes.with_terms + excluded.with_terms, "
+    "generation = kioko_scopes.generation + 1"
 )
+_META_EXISTS = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kioko_meta'"
+_READ_META = 'SELECT "key", value FROM kioko_meta'
+_WRITE_META = 'INSERT INTO kioko_meta ("key", value) VALUES (?, ?)'
+_SCOPE_SIZE = f"SELECT with_terms FROM kioko_scopes WHERE {_IN_SCOPE}"
+_SCOPE_GENERATION = f"SELECT generation FROM kioko_scopes WHERE {_IN_SCOPE}"
+_SCOPE_VECTORS = f"SELECT id, embedding FROM kioko_records WHERE {_IN_SCOPE} AND embedding IS NOT NULL"
+_TERM_DF = f"SELECT count(*) FROM kioko_postings WHERE {_IN_SCOPE} AND term = ?"
+_TERM_IDS = f"SELECT id FROM kioko_postings WHERE {_IN_SCOPE} AND term = ? ORDER BY created_at DESC, id LIMIT ?"
 
 
-def _in_scope(table: Table) -> ColumnElement[bool]:
-    """``user_id = :user_id AND agent_id = :agent_id``; values are given at execution."""
-    return (table.c.user_id == bindparam("user_id")) & (table.c.agent_id == bindparam("agent_id"))
-
-
-# The hot statements are written in SQLAlchemy Core and compiled once, here, to SQL with ``?``
-# placeholders; the methods run them on the transaction's sqlite3 connection, where sqlite3 keeps them
-# prepared. Measured on a write of one record and three neighbours, SQLAlchemy's per-execution work
-# (result wrapping, parameter processing) cost several times what SQLite itself spent.
-
-_QMARK = sqlite_dialect.dialect(paramstyle="qmark")
-_SCOPE_KEYS = ("user_id", "agent_id")
-
-
-def _positional(statement: Any, expected: tuple[str, ...]) -> str:
-    """The statement's SQL with ``?`` placeholders taking parameters in the ``expected`` order."""
-    compiled = statement.compile(dialect=_QMARK)
-    if tuple(compiled.positiontup or ()) != expected:
-        raise RuntimeError(f"SQLAlchemy ordered the parameters {compiled.positiontup}, expected {expected}")
-    return str(compiled)
-
-
-def _bump_scope_statement() -> Any:
-    """Add ``delta`` to a scope's count of records with terms and advance its generation by one."""
-    one: Any = literal_column("1")
-    statement = sqlite_insert(_scopes).values(
-        user_id=bindparam("user_id"), agent_id=bindparam("agent_id"), with_terms=bindparam("delta"), generation=one)
-    return statement.on_conflict_do_update(
-        index_elements=[_scopes.c.user_id, _scopes.c.agent_id],
-        set_={"with_terms": _scopes.c.with_terms + statement.excluded.with_terms,
-              "generation": _scopes.c.generation + one},
-    )
-
-
-def _upsert_record_statement() -> Any:
-    """INSERT ... ON CONFLICT(id) DO UPDATE: the row keeps its rowid, every column takes the new value."""
-    statement = sqlite_insert(_records)
-    return statement.on_conflict_do_update(
-        index_elements=[_records.c.id],
-        set_={column.name: statement.excluded[column.name] for column in _RECORD_COLUMNS if column.name != "id"},
-    )
-
-
-def _id_placeholders(count: int) -> list[Any]:
-    return [bindparam(f"id{n}") for n in range(count)]
+def _marks(count: int) -> str:
+    return ", ".join("?" * count)
 
 
 @functools.cache
 def _select_by_ids(count: int) -> str:
     """Records of one scope among ``count`` ids (callers pad to a power of two, so few shapes exist)."""
-    statement = select(*_RECORD_COLUMNS).where(_records.c.id.in_(_id_placeholders(count)), _in_scope(_records))
-    return _positional(statement, tuple(f"id{n}" for n in range(count)) + _SCOPE_KEYS)
+    return f"SELECT {_COLUMNS} FROM kioko_records WHERE id IN ({_marks(count)}) AND {_IN_SCOPE}"
 
 
 @functools.cache
 def _select_states(count: int) -> str:
     """Scope, version, terms and created_at of ``count`` ids, whatever their scope."""
-    statement = select(
-        _records.c.id, _records.c.user_id, _records.c.agent_id, _records.c.version, _records.c.terms,
-        _records.c.created_at,
-    ).where(_records.c.id.in_(_id_placeholders(count)))
-    return _positional(statement, tuple(f"id{n}" for n in range(count)))
-
-
-def _expanded(statement: Any, params: dict[str, Any]) -> tuple[str, tuple[Any, ...]]:
-    """A statement built per call (a filter's shape varies) as SQL and positional parameters."""
-    state = statement.compile(dialect=_QMARK).construct_expanded_state(params)
-    return state.statement, tuple(state.positional_parameters)
-
-
-_UPSERT_RECORD = _positional(_upsert_record_statement(), tuple(column.name for column in _RECORD_COLUMNS))
-_DELETE_RECORD = _positional(delete(_records).where(_records.c.id == bindparam("id")), ("id",))
-_INSERT_POSTING = _positional(_postings.insert(), ("user_id", "agent_id", "term", "id", "created_at"))
-_DELETE_POSTINGS = _positional(delete(_postings).where(_postings.c.id == bindparam("id")), ("id",))
-_DELETE_POSTING = _positional(
-    delete(_postings).where(_postings.c.id == bindparam("id"), _postings.c.term == bindparam("term")), ("id", "term"))
-_BUMP_SCOPE = _positional(_bump_scope_statement(), ("user_id", "agent_id", "delta"))
-_READ_META = _positional(select(_meta.c.key, _meta.c.value), ())
-_SCOPE_SIZE = _positional(select(_scopes.c.with_terms).where(_in_scope(_scopes)), _SCOPE_KEYS)
-_SCOPE_GENERATION = _positional(select(_scopes.c.generation).where(_in_scope(_scopes)), _SCOPE_KEYS)
-_SCOPE_VECTORS = _positional(
-    select(_records.c.id, _records.c.embedding).where(_in_scope(_records), _records.c.embedding.is_not(None)),
-    _SCOPE_KEYS)
-_TERM_DF = _positional(
-    select(func.count()).select_from(_postings).where(_in_scope(_postings), _postings.c.term == bindparam("term")),
-    (*_SCOPE_KEYS, "term"))
-_TERM_IDS = _positional(
-    select(_postings.c.id)
-    .where(_in_scope(_postings), _postings.c.term == bindparam("term"))
-    .order_by(_postings.c.created_at.desc(), _postings.c.id)
-    .limit(bindparam("limit"))
-    .offset(literal_column("0")),  # else the dialect adds an OFFSET parameter of its own
-    (*_SCOPE_KEYS, "term", "limit"))
+    return f"SELECT id, user_id, agent_id, version, terms, created_at FROM kioko_records WHERE id IN ({_marks(count)})"
 
 
 # --------------------------------------------------------------------------- encoding rows
@@ -249,11 +146,6 @@ _TERM_IDS = _positional(
 def _scope_values(scope: Scope) -> tuple[str, str]:
     """``(user_id, agent_id)`` as the columns hold them."""
     return scope.user_id, scope.agent_id if scope.agent_id is not None else _NO_AGENT
-
-
-def _scope_params(scope: Scope) -> dict[str, str]:
-    user_id, agent_id = _scope_values(scope)
-    return {"user_id": user_id, "agent_id": agent_id}
 
 
 def _loaded_float(value: float | None) -> float:
@@ -335,7 +227,7 @@ def _id_chunks(ids: Sequence[str]) -> Iterator[list[str]]:
 
 
 def _configure(connection: sqlite3.Connection, busy_ms: int) -> None:
-    """Settings every connection to the file gets, pooled or per-thread."""
+    """Settings every connection to the file gets."""
     # sqlite3 must not open transactions by itself: the store says which kind to open
     connection.isolation_level = None
     cursor = connection.cursor()
@@ -344,11 +236,6 @@ def _configure(connection: sqlite3.Connection, busy_ms: int) -> None:
     # 16 MB of page cache (SQLite's default is 2 MB): postings and index pages stay warm
     cursor.execute("PRAGMA cache_size = -16384")
     cursor.close()
-
-
-def _raw(connection: Connection) -> sqlite3.Connection:
-    """The sqlite3 connection under a SQLAlchemy one, inside the transaction SQLAlchemy began."""
-    return connection.connection.driver_connection  # type: ignore[return-value]
 
 
 # --------------------------------------------------------------------------- planning a batch
@@ -490,18 +377,17 @@ class SQLiteStore(StoreBase):
         self._closed = False
         # (pid, thread id) -> that thread's sqlite3 connection; see _connection()
         self._connections: dict[tuple[int, int], sqlite3.Connection] = {}
-        self._engine = self._create_engine()
-        self._write_engine = self._engine.execution_options(kioko_write=True)
         self._vector_budget = int(vector_cache_mb * 2**20)
         self._start_locks()
         try:
+            # the whole of a :memory: database is one connection; _guard() serialises every use of it
+            self._memory_connection = self._new_connection() if self._in_memory else None
             self.dim = self._prepare_schema(dim)
             self._max_params = self._parameter_limit()
             self._vectors = _VectorCache(self.dim, self._vector_budget)
         except BaseException:
             self._closed = True
             self._close_connections()
-            self._engine.dispose()
             raise
 
     @classmethod
@@ -519,30 +405,6 @@ class SQLiteStore(StoreBase):
 
     # -- connections
 
-    def _create_engine(self) -> Engine:
-        database = EngineURL.create("sqlite+pysqlite", database=self.path)
-        connect_args = {"timeout": self._timeout, "check_same_thread": False}
-        if self._in_memory:
-            # one connection is the whole database; _guard() serialises every use of it
-            engine = create_engine(database, poolclass=StaticPool, connect_args=connect_args)
-        else:
-            engine = create_engine(database, connect_args=connect_args, pool_size=8, max_overflow=32,
-                                   pool_timeout=self._timeout)
-        busy_ms = int(self._timeout * 1000)
-
-        @event.listens_for(engine, "connect")
-        def _on_connect(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
-            _configure(dbapi_connection, busy_ms)
-
-        @event.listens_for(engine, "begin")
-        def _on_begin(connection: Connection) -> None:
-            # IMMEDIATE takes the write lock up front, so versions read in the batch cannot go stale
-            # (straight to sqlite3: this runs before every read and write, and costs a tenth that way)
-            immediate = connection.get_execution_options().get("kioko_write", False)
-            _raw(connection).execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
-
-        return engine
-
     def _start_locks(self) -> None:
         self._pid = os.getpid()
         # one writer per process at a time: the others wait here instead of polling SQLite's lock
@@ -558,9 +420,10 @@ class SQLiteStore(StoreBase):
         if self._closed:
             raise StoreError(f"{self!r} is closed; open the URL again to keep using it")
         if os.getpid() != self._pid:
+            if self._in_memory:
+                raise StoreError("a sqlite:///:memory: store lives in one process; it cannot be used after fork")
             # a forked child must not share the parent's sqlite3 connections (or locks a parent's
             # thread may have held at the fork); it opens its own
-            self._engine.dispose(close=False)
             self._start_locks()
             self._vectors = _VectorCache(self.dim, self._vector_budget)
 
@@ -568,15 +431,6 @@ class SQLiteStore(StoreBase):
     def _translated(self) -> Iterator[None]:
         try:
             yield
-        except sa_exc.DBAPIError as error:
-            raise _describe(error.orig or error, self.path, self._timeout) from error
-        except sa_exc.StatementError as error:
-            raise _describe(error.orig or error, self.path, self._timeout) from error
-        except sa_exc.TimeoutError as error:
-            raise StoreError(
-                f"every connection to {self.path} stayed busy for {self._timeout:g} s; use fewer threads "
-                "per store object or open the store with a longer ?timeout=SECONDS"
-            ) from error
         except (sqlite3.Error, UnicodeEncodeError) as error:
             raise _describe(error, self.path, self._timeout) from error
 
@@ -586,14 +440,15 @@ class SQLiteStore(StoreBase):
         Keyed by process as well as thread: after a fork the child opens its own and never touches
         (not even to close) the ones it inherited, which SQLite forbids.
         """
+        if self._memory_connection is not None:
+            return self._memory_connection
         key = (os.getpid(), threading.get_ident())
         connection = self._connections.get(key)
         if connection is None:
             connection = self._open_connection(key)
         return connection
 
-    def _open_connection(self, key: tuple[int, int]) -> sqlite3.Connection:
-        threading.current_thread()  # a thread not started by threading gets listed, so it is never pruned
+    def _new_connection(self) -> sqlite3.Connection:
         connection = sqlite3.connect(self.path, timeout=self._timeout, check_same_thread=False,
                                      isolation_level=None)
         try:
@@ -601,6 +456,11 @@ class SQLiteStore(StoreBase):
         except BaseException:
             connection.close()
             raise
+        return connection
+
+    def _open_connection(self, key: tuple[int, int]) -> sqlite3.Connection:
+        threading.current_thread()  # a thread not started by threading gets listed, so it is never pruned
+        connection = self._new_connection()
         with self._connections_lock:
             if self._closed:  # close() ran meanwhile: keep nothing open behind its back
                 connection.close()
@@ -629,6 +489,9 @@ class SQLiteStore(StoreBase):
         with self._connections_lock:
             for key in [k for k in self._connections if k[0] == pid]:
                 self._connections.pop(key).close()
+            memory, self._memory_connection = getattr(self, "_memory_connection", None), None
+        if memory is not None and pid == self._pid:
+            memory.close()
 
     @contextmanager
     def _transaction(self, begin: str | None) -> Iterator[sqlite3.Connection]:
@@ -664,29 +527,14 @@ class SQLiteStore(StoreBase):
         is enough for a read of a single statement.
         """
         self._check_usable()
-        if self._in_memory:
-            with self._guard(), self._translated(), self._engine.begin() as connection:
-                yield _raw(connection)
-            return
-        with self._translated(), self._transaction("BEGIN" if snapshot else None) as connection:
+        with self._guard(), self._translated(), self._transaction("BEGIN" if snapshot else None) as connection:
             yield connection
 
     @contextmanager
     def _writing(self) -> Iterator[sqlite3.Connection]:
         """A write transaction holding the database's write lock from its first statement."""
         self._check_usable()
-        if self._in_memory:
-            with self._guard(), self._write_lock, self._translated(), self._write_engine.begin() as connection:
-                yield _raw(connection)
-            return
-        with self._write_lock, self._translated(), self._transaction("BEGIN IMMEDIATE") as connection:
-            yield connection
-
-    @contextmanager
-    def _writing_schema(self) -> Iterator[Connection]:
-        """A write transaction through SQLAlchemy, which creates the tables."""
-        self._check_usable()
-        with self._guard(), self._write_lock, self._translated(), self._write_engine.begin() as connection:
+        with self._guard(), self._write_lock, self._translated(), self._transaction("BEGIN IMMEDIATE") as connection:
             yield connection
 
     # -- schema
@@ -701,28 +549,24 @@ class SQLiteStore(StoreBase):
         self._check_usable()
         if not self._in_memory:
             with self._translated():
-                # on a raw connection, outside any transaction: SQLite refuses to switch to WAL inside one
-                raw = self._engine.raw_connection()
-                try:
-                    raw.cursor().execute("PRAGMA journal_mode = WAL").fetchall()
-                finally:
-                    raw.close()
+                # outside any transaction: SQLite refuses to switch to WAL inside one
+                self._connection().execute("PRAGMA journal_mode = WAL").fetchall()
         with self._reading() as connection:
             stored = self._read_meta(connection)
         if "dim" not in stored:
-            with self._writing_schema() as connection:
-                _schema.create_all(connection, checkfirst=True)
-                stored = self._read_meta(_raw(connection))  # another process may have created it meanwhile
+            with self._writing() as connection:
+                for statement in _SCHEMA:
+                    connection.execute(statement)
+                stored = self._read_meta(connection)  # another process may have created it meanwhile
                 if "dim" not in stored:
                     stored = {"schema_version": str(SCHEMA_VERSION), "dim": str(dim or DEFAULT_DIM)}
-                    connection.execute(_meta.insert(), [{"key": k, "value": v} for k, v in stored.items()])
+                    connection.executemany(_WRITE_META, list(stored.items()))
         return self._settled_dim(stored, dim)
 
     @staticmethod
     def _read_meta(connection: sqlite3.Connection) -> dict[str, str]:
         """``kioko_meta`` as a dict; empty when the database has no Kioko tables yet."""
-        exists = connection.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (_meta.name,)).fetchall()
+        exists = connection.execute(_META_EXISTS).fetchall()
         return dict(connection.execute(_READ_META).fetchall()) if exists else {}
 
     def _settled_dim(self, stored: dict[str, str], dim: int | None) -> int:
@@ -771,39 +615,36 @@ class SQLiteStore(StoreBase):
         return Postings(n=found[0] if found else 0, df=df, ids=ids)
 
     def do_knn(self, scope: Scope, query: np.ndarray, k: int, filter: Filter | None) -> list[Neighbor]:
-        conditions, wanted = self._filter_conditions(filter)
+        conditions, params, wanted = self._filter_conditions(filter)
         allowed: set[str] | None = None
         with self._reading() as raw:
             # generation, matching ids and (when needed) vectors all come from one snapshot
             generation = self._generation(raw, scope)
             if conditions:
-                matching = select(_records.c.id).where(_in_scope(_records), *conditions)
-                allowed = {row[0] for row in raw.execute(*_expanded(matching, _scope_params(scope)))}
+                matching = f"SELECT id FROM kioko_records WHERE {_IN_SCOPE}{conditions}"
+                allowed = {row[0] for row in raw.execute(matching, (*_scope_values(scope), *params))}
             ids, scores = self._vectors.score(
                 scope, generation, query, allowed,
                 lambda: raw.execute(_SCOPE_VECTORS, _scope_values(scope)).fetchall())
         if wanted is not None:
             keep = [j for j, record_id in enumerate(ids) if record_id in wanted]
             ids, scores = [ids[j] for j in keep], scores[keep]
-        return _nearest(ids, scores, k) if ids else []
+        return nearest(ids, scores, k)
 
     def do_scan(self, scope: Scope, filter: Filter | None, batch: int) -> Iterator[Record]:
         self._check_usable()
         return self._scan_pages(scope, filter, batch)
 
     def _scan_pages(self, scope: Scope, filter: Filter | None, batch: int) -> Iterator[Record]:
-        conditions, wanted = self._filter_conditions(filter)
-        statement = (select(*_RECORD_COLUMNS)
-                     .where(_in_scope(_records), _records.c.id > bindparam("after"), *conditions)
-                     .order_by(_records.c.id)
-                     .limit(bindparam("batch")))
-        params = {**_scope_params(scope), "batch": batch}
+        conditions, params, wanted = self._filter_conditions(filter)
+        statement = f"SELECT {_COLUMNS} FROM kioko_records WHERE {_IN_SCOPE} AND id > ?{conditions} ORDER BY id LIMIT ?"
+        scope_values = _scope_values(scope)
         after = ""
         while True:
             # keyset pagination, one short read per page: nothing is held open while the caller works,
             # and records written meanwhile never shift what is left to read
             with self._reading(snapshot=False) as raw:
-                rows = raw.execute(*_expanded(statement, {**params, "after": after})).fetchall()
+                rows = raw.execute(statement, (*scope_values, after, *params, batch)).fetchall()
             for row in rows:
                 if wanted is None or row[0] in wanted:
                     yield _decode_record(row)
@@ -811,26 +652,33 @@ class SQLiteStore(StoreBase):
                 return
             after = rows[-1][0]
 
-    def _filter_conditions(self, filter: Filter | None) -> tuple[list[ColumnElement[bool]], frozenset[str] | None]:
-        """Filter as SQL conditions, plus an id set to check in Python when it is too big to bind."""
+    def _filter_conditions(self, filter: Filter | None) -> tuple[str, list[Any], frozenset[str] | None]:
+        """Filter as SQL (`` AND ...`` clauses) and its parameters, plus an id set to check in Python
+        when it is too big to bind."""
         if filter is None:
-            return [], None
-        conditions: list[ColumnElement[bool]] = []
+            return "", [], None
+        clauses: list[str] = []
+        params: list[Any] = []
         if filter.kinds is not None:
-            conditions.append(_records.c.kind.in_(sorted(filter.kinds)))
+            clauses.append(f"kind IN ({_marks(len(filter.kinds))})")
+            params += sorted(filter.kinds)
         if filter.session_id is not None:
-            conditions.append(_records.c.session_id == filter.session_id)
+            clauses.append("session_id = ?")
+            params.append(filter.session_id)
         if filter.created_after is not None:
-            conditions.append(_records.c.created_at >= filter.created_after)
+            clauses.append("created_at >= ?")
+            params.append(filter.created_after)
         if filter.created_before is not None:
-            conditions.append(_records.c.created_at < filter.created_before)
+            clauses.append("created_at < ?")
+            params.append(filter.created_before)
         wanted = None
         if filter.ids is not None:
             if len(filter.ids) <= self._max_params:
-                conditions.append(_records.c.id.in_(sorted(filter.ids)))
+                clauses.append(f"id IN ({_marks(len(filter.ids))})")
+                params += sorted(filter.ids)
             else:
                 wanted = filter.ids
-        return conditions, wanted
+        return "".join(f" AND {clause}" for clause in clauses), params, wanted
 
     # -- writes
 
@@ -917,10 +765,9 @@ class SQLiteStore(StoreBase):
             self._closed = True
             if os.getpid() != self._pid:
                 # a forked child closes only its own connections, never those it inherited
-                self._engine.dispose(close=False)
+                self._memory_connection = None
                 self._start_locks()
             self._close_connections()
-            self._engine.dispose()
             with self._vectors.lock:
                 self._vectors.entries.clear()
 
@@ -953,75 +800,13 @@ def _vector_changes(plan: _Plan, rows: list[_Row | None],
     return changes
 
 
-def _nearest(ids: list[str], scores: np.ndarray, k: int) -> list[Neighbor]:
-    """The ``k`` best scores, ties broken by id ascending, as MemoryStore orders them."""
-    if k < len(ids):
-        # everything scoring at least the k-th best, ties included, then the exact order in Python
-        threshold = np.partition(-scores, k - 1)[k - 1]
-        candidates: Iterable[int] = np.flatnonzero(-scores <= threshold).tolist()
-    else:
-        candidates = range(len(ids))
-    order = sorted(candidates, key=lambda j: (-scores[j], ids[j]))[:k]
-    return [Neighbor(ids[j], float(scores[j])) for j in order]
-
-
-def _cosines(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
-    """Cosine of every (unit-length) row with ``query``, computed as MemoryStore computes it."""
-    # rows are unit length already; einsum, not BLAS: here BLAS's threaded matvec is slower and erratic
-    return np.einsum("ij,j->i", matrix, query / np.linalg.norm(query))
-
-
-class _ScopeVectors:
-    """One scope's vectors as a growable float32 matrix, valid for one generation of the scope."""
+class _ScopeVectors(VectorMatrix):
+    """One scope's vectors, valid for one generation of the scope."""
 
     def __init__(self, dim: int, generation: int, rows: Sequence[tuple[str, bytes]]) -> None:
+        vectors = np.frombuffer(b"".join(row[1] for row in rows), dtype=_VECTOR_DTYPE).reshape(len(rows), dim)
+        super().__init__(dim, [row[0] for row in rows], vectors)
         self.generation = generation
-        self.ids = [row[0] for row in rows]
-        self.slots = {record_id: slot for slot, record_id in enumerate(self.ids)}
-        self.matrix = np.empty((max(16, len(rows)), dim), dtype=np.float32)
-        if rows:
-            loaded = self.matrix[:len(rows)]
-            loaded[:] = np.frombuffer(b"".join(row[1] for row in rows), dtype=_VECTOR_DTYPE).reshape(len(rows), dim)
-            # rows are kept at unit length, so a query costs one pass over the matrix, not two
-            loaded /= np.linalg.norm(loaded, axis=1, keepdims=True)
-
-    @property
-    def nbytes(self) -> int:
-        return self.matrix.nbytes
-
-    def put(self, record_id: str, vector: bytes) -> None:
-        slot = self.slots.get(record_id)
-        if slot is None:
-            slot = len(self.ids)
-            if slot == self.matrix.shape[0]:
-                grown = np.empty((slot * 2, self.matrix.shape[1]), dtype=np.float32)
-                grown[:slot] = self.matrix
-                self.matrix = grown
-            self.ids.append(record_id)
-            self.slots[record_id] = slot
-        row = np.frombuffer(vector, dtype=_VECTOR_DTYPE)
-        self.matrix[slot] = row / np.linalg.norm(row)
-
-    def remove(self, record_id: str) -> None:
-        slot = self.slots.pop(record_id, None)
-        if slot is None:
-            return
-        last = len(self.ids) - 1
-        if slot != last:  # the last row fills the hole, so live rows stay contiguous
-            self.matrix[slot] = self.matrix[last]
-            self.ids[slot] = self.ids[last]
-            self.slots[self.ids[slot]] = slot
-        self.ids.pop()
-
-    def score(self, query: np.ndarray, allowed: set[str] | None) -> tuple[list[str], np.ndarray]:
-        count = len(self.ids)
-        if allowed is None:
-            return list(self.ids), _cosines(self.matrix[:count], query)
-        slots = [self.slots[i] for i in allowed if i in self.slots]
-        ids = [self.ids[j] for j in slots]
-        if 4 * len(slots) < count:  # a selective filter: copying its few rows beats scoring them all
-            return ids, _cosines(self.matrix[slots], query)
-        return ids, _cosines(self.matrix[:count], query)[slots]
 
 
 class _VectorCache:
@@ -1072,7 +857,7 @@ class _VectorCache:
                     continue
                 for record_id, left, now_in, vector in changes:
                     if now_in == scope and vector is not None:
-                        entry.put(record_id, vector)
+                        entry.put(record_id, np.frombuffer(vector, dtype=_VECTOR_DTYPE))
                     elif left == scope or now_in == scope:
                         entry.remove(record_id)
                 entry.generation = before + 1

@@ -7,18 +7,17 @@ store runs the same tests by overriding that fixture.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
+from contract_tests.counting import CountingStore
 from kioko_backends.memory import MemoryStore
 from kioko_core.entities import (
     GRAPH_AGENT, SINGLE_VALUED, EntityGraph, Triple, entity_key, relation_key,
 )
-from kioko_core.store import (
-    Filter, InvalidRecordError, Neighbor, Op, Postings, Record, Scope, Store,
-)
+from kioko_core.store import InvalidRecordError, Scope, Store
 
 U = "kumar"
 
@@ -36,42 +35,15 @@ def graph(store: Store) -> EntityGraph:
     return EntityGraph(store)
 
 
-class CountingStore:
-    """Passes every call to a real store and counts them, to prove how a method reads."""
+def before_first_write(racing: Callable[[], object]) -> Callable[[str, tuple], None]:
+    """A CountingStore hook: ``racing`` runs once, just before the first update_many is passed on."""
+    pending = [racing]
 
-    def __init__(self, inner: Store, before_write: Callable[[], None] | None = None) -> None:
-        self.inner = inner
-        self.capabilities = inner.capabilities
-        self.dim = inner.dim
-        self.calls: Counter[str] = Counter()
-        self._before_write = before_write
+    def hook(method: str, _args: tuple) -> None:
+        if method == "update_many" and pending:
+            pending.pop()()
 
-    def get(self, scope: Scope, ids: Sequence[str]) -> list[Record | None]:
-        self.calls["get"] += 1
-        return self.inner.get(scope, ids)
-
-    def update_many(self, ops: Sequence[Op]) -> list[Record | None]:
-        self.calls["update_many"] += 1
-        if self._before_write is not None:
-            # another writer gets in between this writer's read and its write, once
-            racing, self._before_write = self._before_write, None
-            racing()
-        return self.inner.update_many(ops)
-
-    def postings(self, scope: Scope, terms: Sequence[str], limit: int) -> Postings:
-        self.calls["postings"] += 1
-        return self.inner.postings(scope, terms, limit)
-
-    def knn(self, scope: Scope, vector: Any, k: int, filter: Filter | None = None) -> list[Neighbor]:
-        self.calls["knn"] += 1
-        return self.inner.knn(scope, vector, k, filter)
-
-    def scan(self, scope: Scope, filter: Filter | None = None, batch: int = 500) -> Iterator[Record]:
-        self.calls["scan"] += 1
-        return self.inner.scan(scope, filter, batch)
-
-    def close(self) -> None:
-        self.inner.close()
+    return hook
 
 
 # --------------------------------------------------------------------------- keys and values
@@ -248,8 +220,8 @@ def test_single_valued_add_retries_when_another_writer_got_in_first(store: Store
     """A concurrent change of the same slot makes the first write conflict; the retry closes the winner."""
     other = EntityGraph(store)
     other.add("Kumar", "reports_to", "Krutika", user_id=U, valid_from=1.0)
-    racing = CountingStore(store, before_write=lambda: other.add("Kumar", "reports_to", "Ravi", user_id=U,
-                                                                 valid_from=2.0))
+    racing = CountingStore(store, before_call=before_first_write(
+        lambda: other.add("Kumar", "reports_to", "Ravi", user_id=U, valid_from=2.0)))
     mine = EntityGraph(racing).add("Kumar", "reports_to", "Meera", user_id=U, valid_from=3.0)
     assert racing.calls["update_many"] == 2
     assert [t.object for t in other.relations("Kumar", user_id=U)] == ["Meera"]
@@ -261,8 +233,8 @@ def test_single_valued_add_retries_when_another_writer_got_in_first(store: Store
 def test_concurrent_first_values_of_a_slot_do_not_both_stay_valid(store: Store) -> None:
     """Two writers giving a subject its first value at once: the loser retries and replaces the winner."""
     other = EntityGraph(store)
-    racing = CountingStore(store, before_write=lambda: other.add("Kumar", "works_at", "Acme", user_id=U,
-                                                                 valid_from=1.0))
+    racing = CountingStore(store, before_call=before_first_write(
+        lambda: other.add("Kumar", "works_at", "Acme", user_id=U, valid_from=1.0)))
     EntityGraph(racing).add("Kumar", "works_at", "Globex", user_id=U, valid_from=2.0)
     assert [t.object for t in other.relations("Kumar", user_id=U)] == ["Globex"]
     assert graph_objects(other, "Kumar", include_invalid=True) == ["Acme", "Globex"]
@@ -272,8 +244,8 @@ def test_concurrent_identical_adds_store_one_triple(store: Store) -> None:
     """Two writers adding the same fact at once: one record; the loser returns the winner's triple."""
     other = EntityGraph(store)
     winner: list[Triple] = []
-    racing = CountingStore(store, before_write=lambda: winner.append(other.add("Kioko", "uses", "pgvector",
-                                                                               user_id=U)))
+    racing = CountingStore(store, before_call=before_first_write(
+        lambda: winner.append(other.add("Kioko", "uses", "pgvector", user_id=U))))
     mine = EntityGraph(racing).add("Kioko", "uses", "pgvector", user_id=U)
     assert mine == winner[0]
     assert other.known(user_id=U) == 1

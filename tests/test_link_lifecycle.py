@@ -11,12 +11,12 @@ import time
 from collections.abc import Callable
 
 import pytest
-from counting_store import CountingStore, InjectedFailure
 from linking_support import (  # noqa: F401  (fixtures are found by name)
     T0, QuickStart, entries, entry_between, fresh, layer, link_triples, linking_stores, make_layer, matrix_store,
     scope_records, seed_quickstart, store, user,
 )
 
+from contract_tests.counting import CountingStore, InjectedFailure
 from kioko_core import links as L
 from kioko_core.entities import GRAPH_AGENT
 from kioko_core.layer import MemoryLayer, MemoryNotFound

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from counting_store import CountingStore
 from linking_support import linking_stores, matrix_store, store, user  # noqa: F401  (fixtures)
 
+from contract_tests.counting import CountingStore
 from kioko_core.layer import MemoryLayer
 from kioko_core.store import Store
 

@@ -8,11 +8,11 @@ import time
 import networkx as nx
 import numpy as np
 import pytest
-from counting_store import CountingStore
 from linking_support import (  # noqa: F401  (fixtures)
     layer, linking_stores, make_layer, matrix_store, seed_quickstart, store, user,
 )
 
+from contract_tests.counting import CountingStore
 from kioko_backends.memory import MemoryStore
 from kioko_core import links as L
 from kioko_core.activation import personalized_pagerank

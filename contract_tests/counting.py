@@ -1,6 +1,10 @@
-"""A store wrapper for tests: passes every call to a real store, counts the calls, and can fail on cue.
+"""A store wrapper for tests and benchmarks: passes every call to a real store, counts the calls, and can
+fail (or let something happen) on cue.
 
-Reusable by any test that needs to prove how the core talks to its store::
+Reusable by any test that needs to prove how the core talks to its store, and by the benchmarks, which
+report store calls per operation::
+
+    from contract_tests.counting import CountingStore
 
     counting = CountingStore(MemoryStore())
     layer = MemoryLayer(counting, auto_link=True)
@@ -9,7 +13,8 @@ Reusable by any test that needs to prove how the core talks to its store::
 
 ``fail_when`` injects a real exception for chosen calls (say, every postings call of the entity graph's
 scope) while every other call reaches the wrapped store unchanged, so a test can break one component
-of a working system without replacing any of it.
+of a working system without replacing any of it. ``before_call`` runs code of the test's own before a
+call is passed on, e.g. another writer getting in between a read and a write.
 """
 
 from __future__ import annotations
@@ -25,6 +30,9 @@ from kioko_core.store import Capabilities, Filter, Neighbor, Op, Postings, Recor
 FailWhen = Callable[[str, tuple[Any, ...]], bool]
 """``fail_when(method, args)``: True makes that call raise :class:`InjectedFailure` instead of running."""
 
+BeforeCall = Callable[[str, tuple[Any, ...]], None]
+"""``before_call(method, args)``: runs before each call reaches the wrapped store."""
+
 
 class InjectedFailure(StoreError):
     """Raised by :class:`CountingStore` for the calls its ``fail_when`` picks."""
@@ -33,13 +41,15 @@ class InjectedFailure(StoreError):
 class CountingStore:
     """Counts the calls per method of a real store (``calls``) and keeps their order (``log``)."""
 
-    def __init__(self, inner: Store, *, fail_when: FailWhen | None = None) -> None:
+    def __init__(self, inner: Store, *, fail_when: FailWhen | None = None,
+                 before_call: BeforeCall | None = None) -> None:
         self.inner = inner
         self.capabilities: Capabilities = inner.capabilities
         self.dim: int = inner.dim
         self.calls: Counter[str] = Counter()
         self.log: list[str] = []
         self.fail_when = fail_when
+        self.before_call = before_call
 
     def reset(self) -> None:
         """Forget the calls counted so far."""
@@ -55,6 +65,8 @@ class CountingStore:
         self.log.append(method)
         if self.fail_when is not None and self.fail_when(method, args):
             raise InjectedFailure(f"{method} failed on purpose (a test's injected failure)")
+        if self.before_call is not None:
+            self.before_call(method, args)
 
     def get(self, scope: Scope, ids: Sequence[str]) -> list[Record | None]:
         self._note("get", scope, ids)
