@@ -111,7 +111,10 @@ def test_write_makes_bounded_store_calls(user: str) -> None:
     calls = counting.snapshot()
     assert calls["scan"] == 0
     assert calls["update_many"] == 1
-    assert sum(calls.values()) <= 8, calls
+    # postings: the exact-copy check, the linker's terms, the entity graph's names; gets: candidates and,
+    # depending on which candidates tie, a structural or decision partner: 6-7 here, 10 leaves headroom
+    # without letting the count grow with the store
+    assert sum(calls.values()) <= 10, calls
 
 
 def test_users_never_see_each_other(make_layer, user: str) -> None:
