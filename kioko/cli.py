@@ -364,7 +364,7 @@ def mcp(*, transport: Annotated[str, typer.Option("--transport", help="stdio (fo
         intelligence: Annotated[bool, typer.Option("--intelligence", help="Route learn_from_conversation through "
                                                    "the intelligence (and link and graph every write).")] = False,
         host: Annotated[str, typer.Option("--host", help="Address to listen on (http).")] = "127.0.0.1",
-        port: Annotated[int, typer.Option("--port", help="Port to listen on (http).")] = 8765,
+        port: Annotated[int, typer.Option("--port", help="Port to listen on (http).")] = 8766,
         user: User, store: Store = None, agent: Agent = None) -> None:
     """Serve the user's memories to an MCP client (Claude Desktop, Cursor ...). The user is fixed here."""
     from .mcp_server import require_mcp, run

@@ -193,7 +193,7 @@ def open_memory(url: str | None, *, intelligence: bool = False) -> MemoryLayer:
 
 
 def run(url: str | None, user_id: str, agent_id: str | None = None, *, transport: str = "stdio",
-        intelligence: bool = False, host: str = "127.0.0.1", port: int = 8765) -> None:
+        intelligence: bool = False, host: str = "127.0.0.1", port: int = 8766) -> None:
     """Serve until the client hangs up (stdio) or the process is stopped (http)."""
     require_mcp()
     import anyio
