@@ -10,6 +10,7 @@ from . import links as L
 from .activation import Neighbourhood, gather, spread
 from .linker import LinkScore, index_terms
 from .errors import InvalidRecordError, MemoryNotFound
+from .retry import retry_conflicts, retrying
 from .store import Filter, Record, Scope, Upsert
 
 if TYPE_CHECKING:
@@ -229,6 +230,7 @@ class Graph:
 
     # -- memory links: by hand
 
+    @retrying("manual link")
     def link(self, a: str, b: str, type: str = "related_to", weight: float = 1.0, why: str = "", *,
              user_id: str | None = None, agent_id: str | None = None) -> L.MemoryLink:
         """Link ``a`` to ``b`` by hand (never fades). Raises LinkConflict where a stronger link exists."""
@@ -262,6 +264,7 @@ class Graph:
                                  Upsert(record=second_stored, expected_version=second.version)])
         return L.MemoryLink.from_entry(L.put_link(first, link), link.entry(a), second)
 
+    @retrying("unlink")
     def unlink(self, a: str, b: str, *, user_id: str | None = None, agent_id: str | None = None) -> bool:
         """Remove the link between ``a`` and ``b`` from both memories; True if there was one.
 
@@ -298,11 +301,9 @@ class Graph:
         made: set[frozenset[str]] = set()
         dropped = 0
         for done, (_, memory_id) in enumerate(todo, 1):
-            current = layer.store.get(scope, [memory_id])[0]
-            if current is not None:
-                analysis = layer.linker.analyze(current.content, scope.user_id)
-                record = current.model_copy(update={"terms": index_terms(analysis.terms, current)})
-                _, new_links, lost = layer.linker.write(record, analysis, previous=current, report=True)
+            relinked = retry_conflicts(f"linking memory {memory_id!r}", lambda: _relink(layer, scope, memory_id))
+            if relinked is not None:
+                new_links, lost = relinked
                 made.update(frozenset((k.source, k.target)) for k in new_links)
                 dropped += lost
             if progress is not None:
@@ -313,33 +314,16 @@ class Graph:
     def prune(self, *, user_id: str | None = None, agent_id: str | None = None, now: float | None = None) -> int:
         """Remove links whose faded weight is below ``min_weight`` and links to memories that no longer exist."""
         layer = self._layer
-        config = layer.linker.config
         scope = self._layer._scope(user_id, agent_id)
         now = time.time() if now is None else now
         removed = 0
         for record in list(layer.store.scan(scope)):
-            entries = L.link_entries(record)
-            if not entries:
-                continue
-            current = layer.store.get(scope, [record.id])[0]
-            if current is None:
-                continue
-            entries = L.link_entries(current)
-            others = layer.store.get(scope, [e["id"] for e in entries])
-            ops: list[Upsert] = []
-            keep = current
-            for entry, other in zip(entries, others):
-                faded = L.faded_weight(float(entry.get("w", 0)), entry.get("by", "auto"),
-                                       float(entry.get("seen", 0)), now, config.half_life_days)
-                if other is None or faded < config.min_weight:
-                    keep = L.drop_link(keep, entry["id"])
-                    if other is not None and L.entry_for(other, current.id) is not None:
-                        ops.append(Upsert(record=L.drop_link(other, current.id), expected_version=other.version))
-                    removed += 1
-            if keep is not current:
-                layer.store.update_many([Upsert(record=keep, expected_version=current.version)] + ops)
+            if L.link_entries(record):
+                removed += retry_conflicts(f"pruning memory {record.id!r}",
+                                           lambda: _prune_one(layer, scope, record.id, now))
         return removed
 
+    @retrying("merge")
     def merge(self, duplicate: str, survivor: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record:
         """Move ``duplicate``'s links to ``survivor`` (the stronger author wins a clash), then delete it."""
         layer = self._layer
@@ -377,6 +361,41 @@ class Graph:
         stored = layer.store.update_many(ops)
         layer.index.record_write(scope, duplicate, dup.terms, [])
         return stored[0]  # type: ignore[return-value]
+
+
+def _relink(layer: MemoryLayer, scope: Scope, memory_id: str) -> tuple[list[L.MemoryLink], int] | None:
+    """Re-derive one memory's automatic links from its stored version; None if it is gone."""
+    current = layer.store.get(scope, [memory_id])[0]
+    if current is None:
+        return None
+    analysis = layer.linker.analyze(current.content, scope.user_id)
+    record = current.model_copy(update={"terms": index_terms(analysis.terms, current)})
+    _, new_links, lost = layer.linker.write(record, analysis, previous=current, report=True)
+    return new_links, lost
+
+
+def _prune_one(layer: MemoryLayer, scope: Scope, memory_id: str, now: float) -> int:
+    """Drop one memory's faded links and links to memories that are gone (both halves); how many went."""
+    config = layer.linker.config
+    current = layer.store.get(scope, [memory_id])[0]
+    if current is None:
+        return 0
+    entries = L.link_entries(current)
+    others = layer.store.get(scope, [e["id"] for e in entries])
+    ops: list[Upsert] = []
+    keep = current
+    removed = 0
+    for entry, other in zip(entries, others):
+        faded = L.faded_weight(float(entry.get("w", 0)), entry.get("by", "auto"),
+                               float(entry.get("seen", 0)), now, config.half_life_days)
+        if other is None or faded < config.min_weight:
+            keep = L.drop_link(keep, entry["id"])
+            if other is not None and L.entry_for(other, current.id) is not None:
+                ops.append(Upsert(record=L.drop_link(other, current.id), expected_version=other.version))
+            removed += 1
+    if keep is not current:
+        layer.store.update_many([Upsert(record=keep, expected_version=current.version)] + ops)
+    return removed
 
 
 def _both(layer: MemoryLayer, scope: Scope, a: str, b: str) -> tuple[Record, Record]:

@@ -34,7 +34,7 @@ import time
 import uuid
 from collections.abc import Sequence
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from .errors import InvalidRecordError, KindMismatch, MemoryNotFound
 from .kind_registry import KINDS, kind_info
@@ -153,17 +153,24 @@ class KindManager:
                                memory_type=self.kind, metadata=merged, created_at=created_at, id=id)
 
     def _change(self, memory_id: str, *, user_id: str | None, agent_id: str | None, content: str | None = None,
-                metadata: dict[str, Any] | None = None, current: Record | None = None) -> Record:
-        """Update through the layer; a new content keeps the old one in ``history``."""
-        current = current or self.get(memory_id, user_id=user_id, agent_id=agent_id)
-        changes = dict(metadata or {})
-        if content is not None and content != current.content:
-            history = current.metadata.get("history")
-            history = list(history) if isinstance(history, list) else []
-            changes["history"] = (history + [{"content": current.content, "until": time.time()}])[-MAX_HISTORY:]
-        return self._layer.update(memory_id, user_id=user_id, agent_id=agent_id,
-                                  content=content if content != current.content else None,
-                                  metadata=changes or None)
+                metadata: dict[str, Any] | Callable[[Record], dict[str, Any]] | None = None) -> Record:
+        """Update through the layer; a new content keeps the old one in ``history``.
+
+        ``metadata`` may be a function of the stored memory (a counter, a list of notes): the layer calls it
+        on a fresh read each time the write is tried, so concurrent changes add up instead of one being lost.
+        """
+        def change(current: Record) -> tuple[str | None, dict[str, Any] | None]:
+            if current.kind != self.kind:
+                raise KindMismatch(f"memory {memory_id!r} is a {current.kind} memory, not a {self.noun}; "
+                                   "use the manager of its kind")
+            changes = dict((metadata(current) if callable(metadata) else metadata) or {})
+            if content is not None and content != current.content:
+                history = current.metadata.get("history")
+                history = list(history) if isinstance(history, list) else []
+                changes["history"] = (history + [{"content": current.content, "until": time.time()}])[-MAX_HISTORY:]
+            return (content if content != current.content else None), (changes or None)
+
+        return self._layer._update(memory_id, self._layer._scope(user_id, agent_id), change)
 
     # -- reading and removing, kind-checked
 
@@ -225,18 +232,23 @@ class _OutcomeMixin:
         if not isinstance(worked, bool):
             raise InvalidRecordError("worked must be True or False")
         manager: KindManager = self  # type: ignore[assignment]
-        current = manager.get(memory_id, user_id=user_id, agent_id=agent_id)
         now = time.time()
-        meta = current.metadata
-        changes: dict[str, Any] = {
-            "successes": int(meta.get("successes", 0) or 0) + (1 if worked else 0),
-            "failures": int(meta.get("failures", 0) or 0) + (0 if worked else 1),
-            "last_outcome": "worked" if worked else "failed",
-            "last_used_at": now,
-        }
-        if note is not None:
-            changes["notes"] = _noted(meta, {"at": now, "worked": worked, "text": _text(note, "note")})
-        changed = manager._change(memory_id, user_id=user_id, agent_id=agent_id, metadata=changes, current=current)
+        noted = _text(note, "note") if note is not None else None
+
+        def counted(current: Record) -> dict[str, Any]:
+            # counted on the stored memory at write time, so concurrent outcomes all add up
+            meta = current.metadata
+            changes: dict[str, Any] = {
+                "successes": int(meta.get("successes", 0) or 0) + (1 if worked else 0),
+                "failures": int(meta.get("failures", 0) or 0) + (0 if worked else 1),
+                "last_outcome": "worked" if worked else "failed",
+                "last_used_at": now,
+            }
+            if noted is not None:
+                changes["notes"] = _noted(meta, {"at": now, "worked": worked, "text": noted})
+            return changes
+
+        changed = manager._change(memory_id, user_id=user_id, agent_id=agent_id, metadata=counted)
         if worked and (session_id is not None or context is not None):
             manager._layer.feedback(user_id=user_id, agent_id=agent_id, credited=memory_id, session_id=session_id,
                                     context=context)
@@ -288,10 +300,6 @@ class Goals(KindManager):
         """Record progress: ``fraction`` in [0, 1] (0.6 for 60 %) and/or a ``note``; 1.0 completes the goal."""
         if fraction is None and note is None:
             raise InvalidRecordError("give the progress as a fraction (0.6 for 60 %), a note, or both")
-        current = self.get(memory_id, user_id=user_id, agent_id=agent_id)
-        status = current.metadata.get("status", GOAL_OPEN)
-        if status != GOAL_OPEN:
-            raise InvalidRecordError(f"goal {memory_id!r} is {status}; reopen it first (memory.goals.reopen)")
         now = time.time()
         changes: dict[str, Any] = {"progress_at": now}
         entry: dict[str, Any] = {"at": now}
@@ -303,8 +311,15 @@ class Goals(KindManager):
                 changes.update(status=GOAL_DONE, completed_at=now)
         if note is not None:
             entry["text"] = _text(note, "note")
-            changes["notes"] = _noted(current.metadata, entry)
-        return self._change(memory_id, user_id=user_id, agent_id=agent_id, metadata=changes, current=current)
+
+        def progressed(current: Record) -> dict[str, Any]:
+            # status and notes as stored at write time: a concurrent note is kept, a concurrent close refuses
+            status = current.metadata.get("status", GOAL_OPEN)
+            if status != GOAL_OPEN:
+                raise InvalidRecordError(f"goal {memory_id!r} is {status}; reopen it first (memory.goals.reopen)")
+            return {**changes, "notes": _noted(current.metadata, entry)} if note is not None else changes
+
+        return self._change(memory_id, user_id=user_id, agent_id=agent_id, metadata=progressed)
 
     def complete(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None,
                  note: str | None = None) -> Record:
@@ -314,9 +329,9 @@ class Goals(KindManager):
             return current
         now = time.time()
         changes: dict[str, Any] = {"status": GOAL_DONE, "progress": 1.0, "completed_at": now}
-        if note is not None:
-            changes["notes"] = _noted(current.metadata, {"at": now, "progress": 1.0, "text": _text(note, "note")})
-        return self._change(memory_id, user_id=user_id, agent_id=agent_id, metadata=changes, current=current)
+        entry = {"at": now, "progress": 1.0, "text": _text(note, "note")} if note is not None else None
+        return self._change(memory_id, user_id=user_id, agent_id=agent_id, metadata=lambda fresh: (
+            {**changes, "notes": _noted(fresh.metadata, entry)} if entry is not None else changes))
 
     def drop(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None,
              reason: str | None = None) -> Record:
@@ -325,14 +340,14 @@ class Goals(KindManager):
         changes: dict[str, Any] = {"status": GOAL_DROPPED, "dropped_at": time.time()}
         if reason is not None:
             changes["reason"] = _text(reason, "reason")
-        return self._change(memory_id, user_id=user_id, agent_id=agent_id, metadata=changes, current=current)
+        return self._change(memory_id, user_id=user_id, agent_id=agent_id, metadata=changes)
 
     def reopen(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record:
         """Open a done or dropped goal again (its progress stays as it was)."""
         current = self.get(memory_id, user_id=user_id, agent_id=agent_id)
         if current.metadata.get("status", GOAL_OPEN) == GOAL_OPEN:
             return current
-        return self._change(memory_id, user_id=user_id, agent_id=agent_id, current=current,
+        return self._change(memory_id, user_id=user_id, agent_id=agent_id,
                             metadata={"status": GOAL_OPEN, "reopened_at": time.time()})
 
     def open(self, *, user_id: str | None = None, agent_id: str | None = None) -> list[Record]:
@@ -406,7 +421,7 @@ class Decisions(_OutcomeMixin, KindManager):
         # the old one leaves current() and recall all the same (connect() later links around it).
         old = self._layer.get(old_id, user_id=user_id, agent_id=agent_id)
         if not old.metadata.get("superseded_by"):
-            self._change(old_id, user_id=user_id, agent_id=agent_id, current=old,
+            self._change(old_id, user_id=user_id, agent_id=agent_id,
                          metadata={"superseded_by": new.id})
         return new
 
@@ -489,8 +504,7 @@ class Procedures(_OutcomeMixin, KindManager):
             changes["title"] = _procedure_title(title) if title is not None else current.metadata.get("title", "")
             changes["steps"] = _steps(steps) if steps is not None else list(current.metadata.get("steps", []))
             content = _procedure_content(changes["title"], changes["steps"])
-        return self._change(memory_id, user_id=user_id, agent_id=agent_id, content=content, metadata=changes,
-                            current=current)
+        return self._change(memory_id, user_id=user_id, agent_id=agent_id, content=content, metadata=changes)
 
 
 def _procedure_title(title: Any) -> str:
@@ -562,7 +576,7 @@ class Facts(_TextManager):
     def verify(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record:
         """Mark the fact as confirmed now (``metadata.verified_at``)."""
         current = self.get(memory_id, user_id=user_id, agent_id=agent_id)
-        return self._change(memory_id, user_id=user_id, agent_id=agent_id, current=current,
+        return self._change(memory_id, user_id=user_id, agent_id=agent_id,
                             metadata={"verified_at": time.time()})
 
 

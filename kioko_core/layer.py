@@ -6,7 +6,7 @@ import copy
 import time
 import uuid
 from datetime import datetime
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from . import links as L
 from .embedding import Embedder, OfflineEmbedder, embed_many, load_embedder
@@ -18,6 +18,7 @@ from .intelligence.surface import IntelligentMemory
 from .limits import Limits
 from .linker import LinkerConfig, MemoryLinker, content_term, index_terms, pin_terms, structural_targets
 from .recall import Context, RecallConfig, recall
+from .retry import retry_conflicts
 from .graph import Graph
 from .kind_registry import canonical_kind
 from .kinds import (
@@ -273,21 +274,45 @@ class MemoryLayer(IntelligentMemory):
         ``metadata`` is merged key by key over the stored metadata. The layer's bookkeeping key
         (``metadata["_kioko"]``: links, entities) is not the caller's to change: a value passed under it is
         ignored and the stored one kept, so ``update(id, metadata={**record.metadata, "x": 1})`` is safe.
+
+        Applied to the memory as stored when the write happens: a concurrent writer's change is kept, never
+        overwritten (see :mod:`kioko_core.retry`); :class:`ConflictError` if the race was lost every time.
         """
+        return self._update(memory_id, self._scope(user_id, agent_id), lambda current: (content, metadata))
+
+    def _update(self, memory_id: str, scope: Scope,
+                change: Callable[[Record], tuple[str | None, dict[str, Any] | None]]) -> Record:
+        """Read the memory, apply ``change(current) -> (content, metadata)``, write; again from a fresh read on a conflict."""
+        checked: dict[str, Any] = {}  # content -> its embedding, so a retry neither re-checks nor re-embeds
+
+        def attempt() -> Record:
+            current = self.get(memory_id, user_id=scope.user_id, agent_id=scope.agent_id)
+            content, metadata = change(current)
+            self._check_change(content, metadata, checked)
+            return self._apply_change(current, content, metadata, checked)
+
+        return retry_conflicts(f"update of memory {memory_id!r}", attempt)
+
+    def _check_change(self, content: Any, metadata: Any, checked: dict[str, Any]) -> None:
         if metadata is not None and not isinstance(metadata, dict):
             raise InvalidRecordError("metadata must be a dict")
-        self.secrets.enforce(content or "", metadata)
-        current = self.get(memory_id, user_id=user_id, agent_id=agent_id)
+        self.secrets.enforce("", metadata)
+        if content is not None and content not in checked:
+            if not isinstance(content, str) or not content.strip():
+                raise InvalidRecordError("content must be a non-empty string")
+            self.limits.check_content(content)
+            self.secrets.enforce(content)
+            checked[content] = self.embedder.embed(content)
+
+    def _apply_change(self, current: Record, content: str | None, metadata: dict[str, Any] | None,
+                      checked: dict[str, Any]) -> Record:
         changes: dict[str, Any] = {"updated_at": time.time()}
         if metadata is not None:
             merged = {**current.metadata, **L.user_metadata(metadata)}
             changes["metadata"] = merged
         if content is not None:
-            if not content.strip():
-                raise InvalidRecordError("content must be a non-empty string")
-            self.limits.check_content(content)
             changes["content"] = content
-            changes["embedding"] = self.embedder.embed(content)
+            changes["embedding"] = checked[content]
         changed = current.model_copy(update=changes)
         if content is None and structural_targets(changed) == structural_targets(current):
             # a metadata-only change keeps the memory's links and term statistics as they are (a pin aside)
@@ -301,17 +326,21 @@ class MemoryLayer(IntelligentMemory):
     def delete(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> bool:
         """Delete a memory; its neighbours forget their links to it. False if it did not exist."""
         scope = self._scope(user_id, agent_id)
-        current = self.store.get(scope, [memory_id])[0]
-        if current is None:
-            return False
-        neighbours = [e["id"] for e in L.link_entries(current)]
-        ops: list[Any] = [Delete(id=memory_id, scope=scope, expected_version=current.version)]
-        for other in self.store.get(scope, neighbours) if neighbours else []:
-            if other is not None:
-                ops.append(Upsert(record=L.drop_link(other, memory_id), expected_version=other.version))
-        self.store.update_many(ops)
-        self.index.record_write(scope, memory_id, current.terms, [])
-        return True
+
+        def attempt() -> bool:
+            current = self.store.get(scope, [memory_id])[0]
+            if current is None:
+                return False
+            neighbours = [e["id"] for e in L.link_entries(current)]
+            ops: list[Any] = [Delete(id=memory_id, scope=scope, expected_version=current.version)]
+            for other in self.store.get(scope, neighbours) if neighbours else []:
+                if other is not None:
+                    ops.append(Upsert(record=L.drop_link(other, memory_id), expected_version=other.version))
+            self.store.update_many(ops)
+            self.index.record_write(scope, memory_id, current.terms, [])
+            return True
+
+        return retry_conflicts(f"delete of memory {memory_id!r}", attempt)
 
     # -- reading
 
@@ -375,8 +404,8 @@ class MemoryLayer(IntelligentMemory):
 
         if not worked:
             return []
-        return apply_feedback(self, self._scope(user_id, agent_id), credited, session_id, context,
-                              time.time() if now is None else now)
+        scope, moment = self._scope(user_id, agent_id), time.time() if now is None else now
+        return retry_conflicts("feedback", lambda: apply_feedback(self, scope, credited, session_id, context, moment))
 
     def forget_user(self, *, user_id: str | None = None, agent_id: str | None = None) -> int:
         """Delete every memory of a scope (and, for the user's own scope, their entity graph). Returns the count."""

@@ -367,9 +367,12 @@ class MemoryLinker:
                 plan = self.plan(record, analysis, previous)
                 stored = self.store.update_many(plan.ops)
             except ConflictError:
+                if previous is not None:
+                    # ``record`` was built from ``previous``: re-planning it would write a stale copy back
+                    # over the other writer's change, so the caller starts again from a fresh read
+                    raise
                 if attempt + 1 == attempts:
                     break
-                previous = _first(self.store.get(record.scope, [record.id])) if previous is not None else None
                 continue
             except Exception:  # linking never breaks a write
                 log.exception("linking %s failed; storing it without links", record.id)
@@ -377,8 +380,10 @@ class MemoryLinker:
             else:
                 self._note_writes(plan.ops, previous)
                 return (stored[0], plan.links, plan.dropped) if report else (stored[0], plan.links)
-        # unlinked, but never over a memory that is not the one read (a new memory's id must still be free)
-        stored = self.store.update_many([Upsert(record=record, expected_version=0 if previous is None else None)])
+        # unlinked, but never over a memory that is not the one read: a new memory's id must still be free,
+        # an update's memory still at the version read (a stale copy never replaces another writer's change)
+        stored = self.store.update_many([Upsert(record=record, expected_version=(
+            0 if previous is None else previous.version))])
         self.index.record_write(record.scope, record.id, previous.terms if previous else [], record.terms)
         return (stored[0], [], 0) if report else (stored[0], [])
 
