@@ -47,7 +47,7 @@ import numpy as np
 from kioko_core.driver import Option, StoreBase, non_negative_float, positive_float, positive_int
 from kioko_core.store import (
     DEFAULT_DIM, Capabilities, Delete, Filter, InvalidRecordError, Neighbor, Op, Postings, Record, Scope,
-    StoreError, Upsert, plan_batch,
+    StoreError, Upsert, check_scope, plan_batch,
 )
 from kioko_core.url import StoreURL
 
@@ -601,6 +601,11 @@ class SQLiteStore(StoreBase):
                 for row in raw.execute(_select_by_ids(len(chunk)), (*chunk, *scope_values)):
                     rows[row[0]] = row
         return {record_id: _decode_record(row) for record_id, row in rows.items()}
+
+    def generation(self, scope: Scope) -> int:
+        """The scope's write counter (``kioko_scopes.generation``), shared by every process: ScopeGenerations."""
+        with self._reading(snapshot=False) as raw:
+            return self._generation(raw, check_scope(scope))
 
     def do_postings(self, scope: Scope, terms: list[str], limit: int) -> Postings:
         user_id, agent_id = _scope_values(scope)

@@ -28,6 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from .secrets import DropSecrets
 from .store import (
     ConflictError, InvalidRecordError, Record, Scope, Store, Upsert, check_scope,
 )
@@ -72,6 +73,8 @@ PATH_FRONTIER = 1000
 
 _WRITE_ATTEMPTS = 5
 """Tries of a write that lost a race with another writer (ConflictError) before giving up."""
+
+_SECRETS = DropSecrets()
 
 _POSSESSIVE = ("'s", "’s")
 
@@ -211,6 +214,8 @@ class EntityGraph:
         :class:`ConflictError` if concurrent writers kept changing the same facts for every retry.
         """
         scope = _graph_scope(user_id)
+        # a fact's names are stored text too, and "has password" + "hunter2" only says it read together
+        _SECRETS.enforce(f"{subject} {relation}: {object}", None, subject, relation, object, source)
         subject_name, object_name = _required_name("subject", subject), _required_name("object", object)
         given_relation, relation = relation, relation_key(relation) if isinstance(relation, str) else ""
         if not relation:

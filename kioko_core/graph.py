@@ -241,6 +241,7 @@ class Graph:
         if not 0.0 < float(weight) <= 1.0:
             raise InvalidRecordError("weight must be in (0, 1]")
         layer = self._layer
+        layer.secrets.enforce("", None, why)  # the why is stored on both memories
         scope = self._layer._scope(user_id, agent_id)
         first, second = _both(layer, scope, a, b)
         existing = L.entry_for(first, b)

@@ -1,7 +1,9 @@
 """The inverted index cache: per-scope term statistics from ``Store.postings``, kept fresh by writes.
 
-The write path asks only for the terms it needs; nothing here ever scans a scope. Another process's
-writes are seen when a cached entry expires (``ttl``, 10 minutes by default), so staleness is bounded.
+The write path asks only for the terms it needs; nothing here ever scans a scope. On a store that
+counts writes per scope (:class:`~kioko_core.store.ScopeGenerations`, e.g. SQLite) another process's
+write is seen at the next lookup; on any other store when a cached entry expires (``ttl``, 10 minutes
+by default), so staleness is bounded.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
-from .store import Scope, Store
+from .store import Scope, ScopeGenerations, Store
 
 VIRTUAL_MEMORIES = 20
 ENTITY_BOOST = 1.5
@@ -54,6 +56,8 @@ class _ScopeStats:
     n: int = 0
     fetched_at: float = 0.0
     terms: dict[str, _Term] = field(default_factory=dict)
+    generation: int | None = None
+    """The store's generation of the scope these statistics describe (None: the store does not count)."""
 
 
 class IndexCache:
@@ -65,13 +69,20 @@ class IndexCache:
         self.clock = clock
         self._scopes: dict[Scope, _ScopeStats] = {}
         self._lock = threading.RLock()
+        self._generation = store.generation if isinstance(store, ScopeGenerations) else None
 
     def lookup(self, scope: Scope, terms: Iterable[str], limit: int = 0) -> tuple[int, dict[str, int], dict[str, list[str]]]:
         """(n, df per term, up to ``limit`` newest ids per term), with at most one postings call."""
         wanted = list(dict.fromkeys(terms))
         now = self.clock()
+        # read before the postings: they then show at least this generation, and a write in between is a
+        # mismatch at the next lookup
+        generation = self._generation(scope) if self._generation is not None else None
         with self._lock:
-            stats = self._scopes.setdefault(scope, _ScopeStats())
+            stats = self._scopes.get(scope)
+            if stats is None or stats.generation != generation:
+                # a write this cache did not record (another process's, most often): start the scope afresh
+                stats = self._scopes[scope] = _ScopeStats(generation=generation)
             missing = [t for t in wanted if not self._fresh(stats.terms.get(t), limit, now)]
             if missing or now - stats.fetched_at > self.ttl:
                 result = self.store.postings(scope, missing, limit)
@@ -95,6 +106,8 @@ class IndexCache:
             stats = self._scopes.get(scope)
             if stats is None:
                 return
+            if stats.generation is not None:
+                stats.generation += 1  # one committed batch advances the store's count by one
             if bool(old) != bool(new):
                 stats.n += 1 if new else -1
             for term in old - new:

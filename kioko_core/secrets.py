@@ -19,6 +19,8 @@ Usage, in :meth:`MemoryLayer.add` and anywhere else a memory is written::
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Mapping
@@ -167,6 +169,98 @@ _DETECTORS: tuple[_Detector, ...] = (
 )
 
 
+def _is_basic_credentials(value: str) -> bool:
+    """An HTTP Basic credential: base64 of ``user:password``, both sides printable."""
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return False
+    user, colon, password = decoded.partition(":")
+    return bool(colon) and bool(password) and decoded.isprintable()
+
+
+def _given_value(value: str) -> bool:
+    """A value really given on a command line or in a file: not empty, a placeholder or a variable."""
+    return len(value) >= 3 and not _is_placeholder(value) and not value.startswith(("$", "%", "<", "{", "`"))
+
+
+# Words that make "passphrase is ..." a description rather than the phrase itself ("correct" and "right"
+# are left out: "correct horse battery staple" is the best-known passphrase of all).
+_PHRASE_DESCRIBING = (_DESCRIPTIVE - {"correct", "right", "good", "simple", "easy"}) | frozenset("""
+characters chars words letters digits symbols minimum maximum least most required policy rule rules format
+length entropy bits dictionary diceware generated chosen picked memorable
+""".split())
+
+
+def _phrase_counts(match: re.Match[str]) -> bool:
+    """A passphrase given as words ("correct horse battery staple"): four or more plain words before the
+    clause goes on ("... and it works"), none of them describing a passphrase."""
+    words: list[str] = []
+    for word in re.split(r"[ -]", match.group("secret").lower()):
+        if word in _STOP:
+            break
+        words.append(word)
+    return len(words) >= 4 and not any(word in _PHRASE_DESCRIBING for word in words)
+
+
+# A variable whose name says it holds a credential, set in a .env file or a shell (KEY=value).
+# PWD and PASS only after a prefix (DB_PWD, SMTP_PASS): a shell's own PWD is the working directory.
+_ENV_SECRET_NAME = (r"(?:[A-Z0-9_]*(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|SECRET_KEY|TOKEN|API_?KEY|ACCESS_KEY"
+                    r"|PRIVATE_KEY|AUTH_KEY|CREDENTIALS?|CONNECTION_STRING)|[A-Z][A-Z0-9_]*_(?:PWD|PASS))")
+
+_EXTRA_DETECTORS: tuple[_Detector, ...] = (
+    # Azure storage / Service Bus connection strings and shared access signatures
+    _Detector("connection_string", re.compile(
+        r"\b(?:AccountKey|SharedAccessKey|SharedSecretValue)\s*=\s*(?P<secret>[A-Za-z0-9+/]{20,}={0,2})",
+        re.IGNORECASE), "secret"),
+    _Detector("connection_string", re.compile(r"[?&;]sig=(?P<secret>[A-Za-z0-9%+/]{20,}(?:%3D|=){0,2})"), "secret"),
+    # HTTP Basic: "Authorization: Basic dXNlcjpwYXNz" (the value decodes to user:password)
+    _Detector("basic_auth", re.compile(
+        r"\bbasic\s+(?P<secret>[A-Za-z0-9+/]{6,}={0,2})(?![\w+/=])", re.IGNORECASE), "secret",
+        _secret_value(_is_basic_credentials)),
+    # command lines: curl -u user:pass, mysql -pPASSWORD, sshpass -p pass
+    _Detector("password", re.compile(
+        r"""\b(?:curl|wget|http)\b[^\n|;&]*?\s(?:-u|--user)[\s=]*['"]?[^\s:'"]*:(?P<secret>[^\s'"]+)"""),
+        "secret", _secret_value(_given_value)),
+    _Detector("password", re.compile(
+        r"""\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]*?\s-p(?P<secret>[^\s'"-][^\s'"]*)"""),
+        "secret", _secret_value(_given_value)),
+    _Detector("password", re.compile(r"""\bsshpass\s+-p\s*['"]?(?P<secret>[^\s'"]+)"""), "secret",
+              _secret_value(_given_value)),
+    # a passphrase or recovery phrase given as words
+    _Detector("password", re.compile(
+        r"\b(?:pass\s?phrase|seed\s+phrase|recovery\s+phrase|mnemonic)" + _SEPARATOR
+        + r"""['"]?(?P<secret>[A-Za-z]+(?:[ -][A-Za-z]+){3,23})['"]?(?P<rest>.{0,12})""", re.IGNORECASE),
+        "secret", _phrase_counts),
+    # a URL's query string: ?password=..., &sslpassword=..., &api_key=...
+    _Detector("connection_string", re.compile(
+        r"""[?&](?:[A-Za-z_]*password|passwd|pass|pwd|secret|(?:access|auth|api|refresh|id|session)?_?token"""
+        r"""|api_?key|access_?key)=(?P<secret>[^&\s#'"]+)""",
+        re.IGNORECASE), "secret", _secret_value(_given_value)),
+    # .env lines and shell assignments: DB_PASSWORD=..., export OPENAI_API_KEY=..., PGPASSWORD=... psql
+    _Detector("env_secret", re.compile(
+        r"(?<![\w$.-])(?:export[ \t]+)?" + _ENV_SECRET_NAME + r"""[ \t]*=[ \t]*['"]?(?P<secret>[^\s'"#]+)"""),
+        "secret", _secret_value(lambda v: _given_value(v) and v.lower() not in {"true", "false", "none", "null"})),
+    # cloud and SaaS keys recognisable by their prefix and shape
+    _Detector("api_key", re.compile(r"\bya29\.[A-Za-z0-9_-]{20,}")),                      # Google OAuth access
+    _Detector("api_key", re.compile(r"\bLTAI[A-Za-z0-9]{12,20}\b")),                      # Alibaba Cloud
+    _Detector("api_key", re.compile(r"\bdop_v1_[a-f0-9]{64}\b")),                         # DigitalOcean
+    _Detector("api_key", re.compile(r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b")),          # Shopify
+    _Detector("api_key", re.compile(r"\bdapi[a-f0-9]{32}(?:-\d)?\b")),                    # Databricks
+    _Detector("api_key", re.compile(r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}")),        # PyPI upload token
+    _Detector("api_key", re.compile(r"\bsq0(?:atp|csp)-[A-Za-z0-9_-]{22,}")),            # Square
+    _Detector("api_key", re.compile(r"\bkey-[0-9a-zA-Z]{32}\b")),                        # Mailgun
+    _Detector("api_key", re.compile(r"\bSK[0-9a-f]{32}\b")),                              # Twilio API key
+    _Detector("api_key", re.compile(r"\bAKCp[0-9A-Za-z]{60,}")),                          # Artifactory
+    _Detector("api_key", re.compile(r"\bglsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}\b")),         # Grafana
+    _Detector("api_key", re.compile(r"\bpk_live_[A-Za-z0-9]{16,}\b")),                    # Stripe, live
+    _Detector("token", re.compile(r"\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b")),                   # Telegram bot
+    _Detector("token", re.compile(r"\b[MN][A-Za-z\d]{23,25}\.[\w-]{6}\.[\w-]{27,38}\b")),  # Discord bot
+)
+
+_DETECTORS = _DETECTORS + _EXTRA_DETECTORS
+
+
 def _kind(detector: _Detector, match: re.Match[str]) -> str:
     """A named key's kind comes from its name ("session token" is a token); the others from the detector."""
     if detector.pattern is not _NAMED_KEY:
@@ -184,8 +278,11 @@ class DropSecrets:
     ``check(text)`` lists the kinds found (``[]`` for ordinary text); ``enforce(content, metadata)``
     raises :class:`SecretDropped` when the content or any string in the metadata holds one. Kinds:
     ``api_key``, ``token``, ``aws_access_key``, ``github_token``, ``gitlab_token``, ``slack_token``,
-    ``slack_webhook``, ``jwt``, ``bearer_token``, ``password``, ``pin``, ``private_key``,
-    ``connection_string``. Stateless and thread-safe: one instance can serve every write.
+    ``slack_webhook``, ``jwt``, ``bearer_token``, ``basic_auth``, ``password``, ``pin``, ``private_key``,
+    ``connection_string``, ``env_secret``. Stateless and thread-safe: one instance can serve every write.
+
+    Besides the content and metadata, every other text a write stores (user, agent and session ids, a
+    link's ``why``, an entity triple's names) is passed as ``fields`` and checked the same way.
     """
 
     def check(self, text: str) -> list[str]:
@@ -200,16 +297,18 @@ class DropSecrets:
                     found.append(kind)
         return found
 
-    def check_record(self, content: str, metadata: Mapping[str, Any] | None = None) -> list[str]:
-        """Like :meth:`check`, over the content and every string in the metadata (``key: value`` pairs too)."""
+    def check_record(self, content: str, metadata: Mapping[str, Any] | None = None,
+                     fields: Iterable[Any] = ()) -> list[str]:
+        """Like :meth:`check`, over the content, every string in the metadata (``key: value`` pairs too)
+        and the other stored texts ``fields`` (None and non-strings are skipped)."""
         found = self.check(content)
-        for text in _metadata_texts(metadata or {}):
+        for text in [*_metadata_texts(metadata or {}), *(f for f in fields if isinstance(f, str))]:
             found += [kind for kind in self.check(text) if kind not in found]
         return found
 
-    def enforce(self, content: str, metadata: Mapping[str, Any] | None = None) -> None:
-        """Raise :class:`SecretDropped` if the content or the metadata holds a secret; return None otherwise."""
-        kinds = self.check_record(content, metadata)
+    def enforce(self, content: str, metadata: Mapping[str, Any] | None = None, *fields: Any) -> None:
+        """Raise :class:`SecretDropped` if the content, the metadata or one of ``fields`` holds a secret."""
+        kinds = self.check_record(content, metadata, fields)
         if kinds:
             raise SecretDropped(kinds)
 

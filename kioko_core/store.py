@@ -268,6 +268,22 @@ class Store(Protocol):
         ...
 
 
+@runtime_checkable
+class ScopeGenerations(Protocol):
+    """Optional, for a store several processes share: a cheap way to tell that a scope has changed.
+
+    The core caches term statistics per scope (:class:`kioko_core.index.IndexCache`); a store that
+    implements this lets the cache see another process's writes at once instead of after its ttl.
+    """
+
+    def generation(self, scope: Scope) -> int:
+        """A number that advances by exactly one with every committed ``update_many`` touching ``scope``.
+
+        Every process and connection sees the same number; it never goes back. One cheap read (no scan).
+        """
+        ...
+
+
 # --------------------------------------------------------------------------- helpers for drivers
 
 

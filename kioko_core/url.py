@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Mapping
@@ -12,6 +13,15 @@ from .store import UnknownStoreError
 
 SECRET_PARAMS = frozenset({"password", "api_key", "apikey", "token", "secret", "key"})
 """Query parameters whose values are hidden like a password."""
+
+SECRET_PARAM_PARTS = ("pass", "pwd", "secret", "token", "key", "credential", "auth", "sig")
+"""A query parameter whose name contains one of these is hidden too (``sslpassword``, ``x-api-key``)."""
+
+
+def is_secret_param(name: str) -> bool:
+    """True for a query parameter whose value :meth:`StoreURL.render` hides."""
+    lowered = name.lower()
+    return lowered in SECRET_PARAMS or any(part in lowered for part in SECRET_PARAM_PARTS)
 
 
 @dataclass(frozen=True)
@@ -78,7 +88,7 @@ class StoreURL:
                 auth += ":" + ("***" if hide_password else quote(self.password, safe=""))
             auth += "@"
         hostport = (self.host or "") + (f":{self.port}" if self.port is not None else "")
-        query = "&".join(f"{k}={'***' if hide_password and k.lower() in SECRET_PARAMS else quote(v, safe='')}"
+        query = "&".join(f"{k}={'***' if hide_password and is_secret_param(k) else quote(v, safe='')}"
                          for k, v in self.query.items())
         return f"{self.scheme}://{auth}{hostport}{self.path}" + (f"?{query}" if query else "")
 
@@ -98,5 +108,6 @@ def _mask(text: str) -> str:
     """Hide anything that looks like a password in a string that failed to parse."""
     if "@" in text and ":" in text.split("@", 1)[0]:
         head, tail = text.split("@", 1)
-        return head.rsplit(":", 1)[0] + ":***@" + tail
-    return text
+        text = head.rsplit(":", 1)[0] + ":***@" + tail
+    return re.sub(r"([?&;])([^=&;#]+)=([^&;#]*)",
+                  lambda m: f"{m[1]}{m[2]}=***" if is_secret_param(m[2]) else m[0], text)

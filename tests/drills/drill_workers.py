@@ -84,6 +84,16 @@ def linked_writes(url: str, user: str, worker: str, times: int, barrier: Any, re
     _run(results, barrier, body)
 
 
+def add_memories(url: str, user: str, texts: list[str], barrier: Any, results: Any) -> None:
+    """Add ``texts`` as episodes (linked at write time) in this process; returns their ids."""
+
+    def body() -> list[str]:
+        with kioko.connect(url, auto_link=True) as layer:
+            return [layer.add(text, user_id=user, memory_type="episodic").id for text in texts]
+
+    _run(results, barrier, body)
+
+
 def write_until_killed(url: str, user: str, worker: str, started: Any) -> None:
     """Linked writes and updates forever; the parent kills this process with SIGKILL mid-write."""
     with kioko.connect(url, auto_link=True) as layer:
