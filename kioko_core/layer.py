@@ -8,6 +8,8 @@ import uuid
 from datetime import datetime
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
+from pydantic import ValidationError
+
 from . import links as L
 from .embedding import Embedder, OfflineEmbedder, embed_many, load_embedder
 from .errors import ConflictError, InvalidRecordError, MemoryNotFound
@@ -170,12 +172,18 @@ class MemoryLayer(IntelligentMemory):
             return existing
         now = time.time()
         when = timestamp(created_at)
-        record = Record(
-            id=id or uuid.uuid4().hex, user_id=scope.user_id, agent_id=scope.agent_id, kind=kind,
-            content=content, metadata=dict(metadata or {}), session_id=session_id,
-            created_at=when if when is not None else now, updated_at=now,
-            embedding=self.embedder.embed(content) if embedding is None else embedding,
-        )
+        try:
+            record = Record(
+                id=id or uuid.uuid4().hex, user_id=scope.user_id, agent_id=scope.agent_id, kind=kind,
+                content=content, metadata=dict(metadata or {}), session_id=session_id,
+                created_at=when if when is not None else now, updated_at=now,
+                embedding=self.embedder.embed(content) if embedding is None else embedding,
+            )
+        except (ValidationError, TypeError, ValueError) as error:
+            if isinstance(error, InvalidRecordError):
+                raise
+            # a wrong type for id or session_id is the caller's mistake: the layer's typed error
+            raise InvalidRecordError(f"cannot store this memory: {_described(error)}") from None
         if id is not None and not replace and self.store.get(scope, [id])[0] is not None:
             raise ConflictError(f"a memory {id!r} already exists; change it with update(), or add without an id")
         return self._write(record, previous=None, replace=replace)
@@ -443,3 +451,10 @@ class MemoryLayer(IntelligentMemory):
     def __repr__(self) -> str:
         bound = f", scope={tuple(self._bound)!r}" if self._bound is not None else ""
         return f"MemoryLayer(store={self.store!r}, auto_link={self.auto_link}{bound})"
+
+
+def _described(error: Exception) -> str:
+    """A validation error in one line: ``"session_id: Input should be a valid string"``."""
+    if isinstance(error, ValidationError):
+        return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
+    return str(error)
