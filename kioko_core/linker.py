@@ -429,7 +429,7 @@ def pin_terms(record: Record) -> list[str]:
 
 def content_term(content: str) -> str:
     """``h:`` and a digest of the content with its whitespace collapsed: the same text, the same term."""
-    digest = hashlib.blake2b(" ".join(content.split()).encode("utf-8"), digest_size=12).hexdigest()
+    digest = hashlib.blake2b(" ".join(content.split()).encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
     return CONTENT_TERM + digest
 
 

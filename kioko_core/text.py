@@ -96,7 +96,7 @@ _FRAMING_PREFIX = re.compile(
 )
 _stemmer = snowballstemmer.stemmer("english")
 
-LOOKBEHIND_CHARS = 256
+LOOKBEHIND_CHARS = 64
 """How far before a capitalised word analysis looks to decide whether it starts a sentence or follows
 a framing prefix. A fixed window keeps each look constant-time, so analysis stays linear in the text."""
 
