@@ -8,11 +8,14 @@ small enough for CI; ``benchmarks/drills.py`` runs bigger ones and prints the fi
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 import kioko
+from kioko_core.layer import MemoryLayer
 from kioko_core.store import Scope
 
 import drill_workers as drills
@@ -57,22 +60,22 @@ def test_two_processes_updating_one_memory_lose_no_update(drill_url: str, user: 
 
 
 def test_two_processes_counting_outcomes_lose_no_increment(drill_url: str, user: str) -> None:
-    """2 processes x 30 outcomes and 5 progress notes each: successes + failures == 60, all 10 notes kept."""
+    """2 processes x 24 outcomes and 5 progress notes each: successes + failures == 48, all 10 notes kept."""
     with kioko.connect(drill_url, auto_link=True) as layer:
         procedure = layer.procedures.add("Reset the drive", ["Press stop", "Reset the drive"], user_id=user)
         goal = layer.goals.add("Ship the line 3 fix", user_id=user)
     drills.run_workers(drills.count_outcomes,
-                       [(drill_url, user, procedure.id, goal.id, w, 30, 5) for w in ("a", "b")])
+                       [(drill_url, user, procedure.id, goal.id, w, 24, 5) for w in ("a", "b")])
     with kioko.connect(drill_url) as layer:
         counted = layer.get(procedure.id, user_id=user).metadata
         notes = [n["text"] for n in layer.get(goal.id, user_id=user).metadata["notes"]]
-    assert (counted["successes"], counted["failures"]) == (40, 20)
+    assert (counted["successes"], counted["failures"]) == (32, 16)
     assert sorted(notes) == sorted(f"step {w}-{i}" for w in ("a", "b") for i in range(5))
 
 
 def test_linked_writes_from_three_processes_are_all_stored_and_symmetric(drill_url: str, user: str) -> None:
-    """3 processes x 20 linked writes for one user: 60 stored, every link on both ends, none dangling."""
-    written = drills.run_workers(drills.linked_writes, [(drill_url, user, w, 20) for w in ("a", "b", "c")])
+    """3 processes x 15 linked writes for one user: 45 stored, every link on both ends, none dangling."""
+    written = drills.run_workers(drills.linked_writes, [(drill_url, user, w, 15) for w in ("a", "b", "c")])
     records = drills.scope_records(drill_url, user)
     assert {r.id for r in records} == {i for ids in written for i in ids}
     check = drills.check_graph(records)
@@ -81,14 +84,43 @@ def test_linked_writes_from_three_processes_are_all_stored_and_symmetric(drill_u
 
 
 def test_a_writer_killed_mid_write_leaves_a_consistent_store(drill_url: str, user: str) -> None:
-    """SIGKILL twice during linked writes and updates; the store reopens, every link has both ends."""
-    for run in range(2):
-        drills.kill_mid_write(drill_url, user, f"k{run}", after=0.4 + 0.3 * run)
+    """SIGKILL during linked writes and updates; the store reopens, every link has both ends.
+
+    (benchmarks/drills.py kills 8 writers per store.)"""
+    drills.kill_mid_write(drill_url, user, "k0", after=0.5)
     with kioko.connect(drill_url, auto_link=True) as layer:
         records = list(layer.store.scan(Scope(user, None)))
-        assert len(records) >= 8
+        assert len(records) >= 4
         check = drills.check_graph(records)
         assert (check.asymmetric, check.dangling) == ([], [])
         after = layer.add("Line 3 conveyor fault E-1: the encoder after the crash.", user_id=user,
                           memory_type="episodic")
         assert layer.get(after.id, user_id=user).content.endswith("after the crash.")
+
+
+@pytest.mark.parametrize("single_process_store", ["memory", "qdrant-local"])
+def test_two_threads_updating_one_memory_lose_no_update(single_process_store: str, tmp_path: Path) -> None:
+    """On the single-process stores, two threads (a layer each) x 30 updates of one memory and of its
+    outcome counter: nothing lost; the retry from a fresh read is the same code path as across processes."""
+    url = "memory://" if single_process_store == "memory" else f"qdrant+local:///{tmp_path / 'q'}"
+    user = "threads"
+    with kioko.open_store(url) as shared:
+        layers = [MemoryLayer(shared, auto_link=True) for _ in range(2)]
+        target = layers[0].add("Line 3 conveyor keeps jamming near the encoder.", user_id=user)
+        procedure = layers[0].procedures.add("Reset the drive", ["Press stop", "Reset the drive"], user_id=user)
+        start = threading.Barrier(2)
+
+        def work(layer: MemoryLayer, worker: str) -> None:
+            start.wait(30)
+            for i in range(30):
+                layer.update(target.id, user_id=user, metadata={f"{worker}-{i}": i},
+                             content=f"Line 3 conveyor check {i} by {worker}." if i % 5 == 4 else None)
+                layer.procedures.outcome(procedure.id, True, user_id=user)
+
+        with ThreadPoolExecutor(2) as pool:
+            for future in [pool.submit(work, layer, w) for layer, w in zip(layers, ("a", "b"))]:
+                future.result()
+        stored = layers[0].get(target.id, user_id=user).metadata
+        assert [f"{w}-{i}" for w in "ab" for i in range(30) if stored.get(f"{w}-{i}") != i] == []
+        assert layers[0].get(procedure.id, user_id=user).metadata["successes"] == 60
+        assert drills.check_graph(shared.scan(Scope(user, None))).consistent

@@ -1,0 +1,96 @@
+"""Read-modify-writes that lose a race are applied again to a fresh read, or fail loudly (issue 14, item 2).
+
+A store that lets "another writer" change the memory just before the layer's own batch reproduces the
+lost update deterministically in one process; tests/drills does it with real processes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from kioko_backends.memory import MemoryStore
+from kioko_core import retry
+from kioko_core.layer import MemoryLayer
+from kioko_core.store import ConflictError, Op, Record, Scope, Upsert
+
+USER = "kumar"
+
+
+class RacingStore(MemoryStore):
+    """Before each of its next ``races`` batches, another writer adds a metadata key to ``target`` first."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.races = 0
+        self.target: str | None = None
+        self.batches = 0
+
+    def update_many(self, ops: Sequence[Op]) -> list[Record | None]:
+        self.batches += 1
+        if self.races and self.target is not None:
+            self.races -= 1
+            current = self.get(Scope(USER), [self.target])[0]
+            assert current is not None
+            theirs = {**current.metadata, f"theirs-{self.races}": True}
+            super().update_many([Upsert(record=current.model_copy(update={"metadata": theirs}),
+                                        expected_version=current.version)])
+        return super().update_many(ops)
+
+
+@pytest.fixture
+def racing() -> tuple[MemoryLayer, RacingStore, str]:
+    store = RacingStore()
+    layer = MemoryLayer(store, auto_link=True)
+    target = layer.add("Line 3 keeps faulting with error E-217.", user_id=USER)
+    layer.add("The encoder cable on line 3 was loose.", user_id=USER)
+    store.target = target.id
+    return layer, store, target.id
+
+
+@pytest.mark.parametrize("content", [None, "Line 3 faulted again with error E-217 after lunch."])
+def test_an_update_that_lost_races_keeps_the_other_writers_changes(racing, content) -> None:
+    """Metadata-only or with new content: after 3 lost races the update is applied on top of all 3 changes."""
+    layer, store, target = racing
+    store.races = 3
+    layer.update(target, user_id=USER, content=content, metadata={"mine": 1})
+    stored = layer.get(target, user_id=USER)
+    assert {k for k in stored.metadata if k.startswith("theirs") or k == "mine"} == {
+        "theirs-0", "theirs-1", "theirs-2", "mine"}
+    assert stored.content == (content or "Line 3 keeps faulting with error E-217.")
+
+
+def test_counters_lose_no_increment_when_racing(racing) -> None:
+    """An outcome counted after lost races counts on the fresh value, not the one first read."""
+    layer, store, _ = racing
+    procedure = layer.procedures.add("Reset the drive", ["Press stop", "Reset the drive"], user_id=USER)
+    layer.procedures.outcome(procedure.id, True, user_id=USER)
+    store.target, store.races = procedure.id, 2
+    layer.procedures.outcome(procedure.id, False, user_id=USER)
+    counted = layer.get(procedure.id, user_id=USER).metadata
+    assert (counted["successes"], counted["failures"], counted["theirs-0"], counted["theirs-1"]) == (1, 1, True, True)
+
+
+def test_links_survive_racing_writers(racing) -> None:
+    """link() and unlink() retried from fresh reads: the link is stored on both ends, the race's change kept."""
+    layer, store, target = racing
+    other = layer.add("The plant's PLC network uses the 10.20.0.0/16 subnet.", user_id=USER)
+    store.races = 2
+    layer.graph.link(target, other.id, why="same plant", user_id=USER)
+    first, second = layer.get(target, user_id=USER), layer.get(other.id, user_id=USER)
+    assert first.metadata["theirs-0"] and first.metadata["theirs-1"]
+    assert any(e["id"] == other.id for e in first.metadata["links"])
+    assert any(e["id"] == target for e in second.metadata["links"])
+
+
+def test_a_write_that_always_loses_fails_loudly_and_applies_nothing(racing, monkeypatch) -> None:
+    """When every try loses, ConflictError reaches the caller after WRITE_ATTEMPTS tries; nothing of it is stored."""
+    layer, store, target = racing
+    monkeypatch.setattr(retry, "RETRY_SECONDS", 0.0)
+    monkeypatch.setattr(retry, "MAX_BACKOFF_SECONDS", 0.0)
+    store.races, store.batches = 1_000, 0
+    with pytest.raises(ConflictError, match="lost the race"):
+        layer.update(target, user_id=USER, metadata={"mine": 1})
+    assert store.batches == retry.WRITE_ATTEMPTS
+    assert "mine" not in layer.get(target, user_id=USER).metadata
