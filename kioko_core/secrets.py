@@ -282,7 +282,7 @@ class DropSecrets:
     ``connection_string``, ``env_secret``. Stateless and thread-safe: one instance can serve every write.
 
     Besides the content and metadata, every other text a write stores (user, agent and session ids, a
-    link's ``why``, an entity triple's names) is passed as ``fields`` and checked the same way.
+    link's ``why``, an entity triple's names) is passed to :meth:`enforce` and checked the same way.
     """
 
     def check(self, text: str) -> list[str]:
@@ -297,18 +297,20 @@ class DropSecrets:
                     found.append(kind)
         return found
 
-    def check_record(self, content: str, metadata: Mapping[str, Any] | None = None,
-                     fields: Iterable[Any] = ()) -> list[str]:
-        """Like :meth:`check`, over the content, every string in the metadata (``key: value`` pairs too)
-        and the other stored texts ``fields`` (None and non-strings are skipped)."""
+    def check_record(self, content: str, metadata: Mapping[str, Any] | None = None) -> list[str]:
+        """Like :meth:`check`, over the content and every string in the metadata (``key: value`` pairs too)."""
         found = self.check(content)
-        for text in [*_metadata_texts(metadata or {}), *(f for f in fields if isinstance(f, str))]:
+        for text in _metadata_texts(metadata or {}):
             found += [kind for kind in self.check(text) if kind not in found]
         return found
 
     def enforce(self, content: str, metadata: Mapping[str, Any] | None = None, *fields: Any) -> None:
-        """Raise :class:`SecretDropped` if the content, the metadata or one of ``fields`` holds a secret."""
-        kinds = self.check_record(content, metadata, fields)
+        """Raise :class:`SecretDropped` if the content, the metadata or one of the other stored texts
+        ``fields`` (ids, a link's why, a triple's names; None and non-strings are skipped) holds a secret."""
+        kinds = self.check_record(content, metadata)
+        for text in fields:
+            if isinstance(text, str):
+                kinds += [kind for kind in self.check(text) if kind not in kinds]
         if kinds:
             raise SecretDropped(kinds)
 
