@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from functools import partial
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -302,7 +303,7 @@ class Graph:
         made: set[frozenset[str]] = set()
         dropped = 0
         for done, (_, memory_id) in enumerate(todo, 1):
-            relinked = retry_conflicts(f"linking memory {memory_id!r}", lambda: _relink(layer, scope, memory_id))
+            relinked = retry_conflicts(f"linking memory {memory_id!r}", partial(_relink, layer, scope, memory_id))
             if relinked is not None:
                 new_links, lost = relinked
                 made.update(frozenset((k.source, k.target)) for k in new_links)
@@ -321,7 +322,7 @@ class Graph:
         for record in list(layer.store.scan(scope)):
             if L.link_entries(record):
                 removed += retry_conflicts(f"pruning memory {record.id!r}",
-                                           lambda: _prune_one(layer, scope, record.id, now))
+                                           partial(_prune_one, layer, scope, record.id, now))
         return removed
 
     @retrying("merge")

@@ -336,7 +336,6 @@ class Goals(KindManager):
     def drop(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None,
              reason: str | None = None) -> Record:
         """Give the goal up (status dropped); it stays as history, out of the open goals."""
-        current = self.get(memory_id, user_id=user_id, agent_id=agent_id)
         changes: dict[str, Any] = {"status": GOAL_DROPPED, "dropped_at": time.time()}
         if reason is not None:
             changes["reason"] = _text(reason, "reason")
@@ -575,7 +574,6 @@ class Facts(_TextManager):
 
     def verify(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record:
         """Mark the fact as confirmed now (``metadata.verified_at``)."""
-        current = self.get(memory_id, user_id=user_id, agent_id=agent_id)
         return self._change(memory_id, user_id=user_id, agent_id=agent_id,
                             metadata={"verified_at": time.time()})
 
