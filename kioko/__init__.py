@@ -11,7 +11,7 @@ from typing import Any, Mapping
 from kioko_core.driver import positive_int
 from kioko_core.embedding import load_embedder
 from kioko_core.intelligence import (
-    HeuristicRouter, Intelligence, LLMRouter, MaintenanceScheduler, ManageReport, MemoryOp, OPERATIONS, QueryPlanner,
+    HeuristicRouter, Intelligence, LLMPlanner, LLMRouter, MaintenanceScheduler, ManageReport, MemoryOp, OPERATIONS, QueryPlanner,
     RecallPlan, RuleBasedExtractor, StablePrefix,
 )
 from kioko_core.errors import (
@@ -30,7 +30,8 @@ __all__ = [
     "ConflictError", "InvalidRecordError", "ConnectionLostError", "UnknownStoreError", "MissingExtraError",
     "Limits", "TooLargeError",
     "Intelligence", "HeuristicRouter", "LLMRouter", "RuleBasedExtractor", "MemoryOp", "ManageReport", "OPERATIONS",
-    "QueryPlanner", "RecallPlan", "MaintenanceScheduler", "StablePrefix", "MemoryNotFound", "KindMismatch", "LinkConflict", "SecretDropped",
+    "QueryPlanner", "LLMPlanner", "RecallPlan", "MaintenanceScheduler", "StablePrefix",
+    "MemoryNotFound", "KindMismatch", "LinkConflict", "SecretDropped",
 ]
 __version__ = "0.1.0"
 

@@ -250,3 +250,58 @@ def test_search_is_never_planned(smart) -> None:
 def test_bad_recall_plan_options_are_typed_errors(memory, options) -> None:
     with pytest.raises(kioko.InvalidRecordError):
         memory.recall("anything", user_id="kumar", **options)
+
+
+# --------------------------------------------------------------------------- a model names the intents
+
+
+class Scripted:
+    """A model that answers from a script and records the prompts it saw."""
+
+    def __init__(self, *answers):
+        self.answers = list(answers)
+        self.prompts: list[str] = []
+
+    def __call__(self, prompt: str) -> str:
+        self.prompts.append(prompt)
+        answer = self.answers.pop(0)
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
+
+
+def test_the_llm_planner_follows_a_valid_answer_and_drops_unknown_intents(memory) -> None:
+    from kioko_core.intelligence.planner import LLMPlanner
+
+    model = Scripted('```json\n{"intents": ["decision", "weather"], "reason": "asks why"}\n```',
+                     '{"intents": []}')
+    planner = LLMPlanner(model)
+    plan = planner.plan(memory, "which database won?", user_id="kumar")
+    assert plan.intents == ["decision"] and plan.reason == "the model: asks why" and plan.fill_recent == ["decisions"]
+    assert "which database won?" in model.prompts[0]
+    assert planner.plan(memory, "station 12", user_id="kumar").intents == []  # none fits: the general plan
+    assert (planner.calls, planner.fallbacks) == (2, 0)
+
+
+@pytest.mark.parametrize("answer", ["not json at all", '{"intents": "howto"}', '{"intents": ["weather"]}',
+                                    RuntimeError("model down")])
+def test_the_llm_planner_falls_back_offline_on_a_bad_answer_or_an_error(memory, answer) -> None:
+    from kioko_core.intelligence.planner import LLMPlanner
+
+    planner = LLMPlanner(Scripted(answer))
+    plan = planner.plan(memory, "How do I reset the safety relay?", user_id="kumar")
+    assert plan.intents == ["howto"] and planner.fallbacks == 1
+
+
+def test_plan_with_llm_is_off_by_default() -> None:
+    from kioko_core.intelligence.planner import LLMPlanner
+
+    model = Scripted('{"intents": ["skills"]}')
+    assert isinstance(Intelligence(llm=model).planner, QueryPlanner)
+    layer = kioko.MemoryLayer(kioko.open_store("memory://"), intelligence=Intelligence(llm=model, plan_with_llm=True))
+    try:
+        assert isinstance(layer.intelligence.planner, LLMPlanner)
+        ctx = layer.recall("anything at all", user_id="kumar")
+        assert ctx.plan.intents == ["skills"] and len(model.prompts) == 1
+    finally:
+        layer.close()

@@ -13,11 +13,12 @@ from .llm import DEFAULT_MANAGE_PROMPT, LLMRouter, parse_operations
 from .ops import OPERATIONS, ManageReport, MemoryOp, RouteResult
 from .maintenance import MaintenanceScheduler
 from .pins import StablePrefix
-from .planner import QueryPlanner, RecallPlan
+from .planner import LLMPlanner, QueryPlanner, RecallPlan
 from .turn import MAX_TURN_CHARS, Turn
 
 __all__ = [
     "DEFAULT_MANAGE_PROMPT", "EventBus", "HeuristicRouter", "Intelligence", "IntelligenceConfigError", "LINKED",
-    "LLMRouter", "MANAGED", "MaintenanceScheduler", "StablePrefix", "MAX_TURN_CHARS", "ManageReport", "MemoryOp", "OPERATIONS", "OpExecutor",
-    "QueryPlanner", "RecallPlan", "RouteResult", "RuleBasedExtractor", "Turn", "build_intelligence", "parse_operations",
+    "LLMPlanner", "LLMRouter", "MANAGED", "MaintenanceScheduler", "StablePrefix", "MAX_TURN_CHARS", "ManageReport",
+    "MemoryOp", "OPERATIONS", "OpExecutor", "QueryPlanner", "RecallPlan", "RouteResult", "RuleBasedExtractor", "Turn",
+    "build_intelligence", "parse_operations",
 ]

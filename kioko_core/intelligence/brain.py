@@ -18,7 +18,7 @@ from .executor import OpExecutor
 from .heuristic import HeuristicRouter
 from .llm import DEFAULT_MANAGE_PROMPT, LLMRouter
 from .maintenance import MaintenanceScheduler
-from .planner import QueryPlanner
+from .planner import LLMPlanner, QueryPlanner
 from .ops import APPLIED, FAILED, PLANNED, ROUTER_FALLBACK, SKIPPED, ManageReport, RouteResult
 from .turn import Turn, messages_of
 
@@ -41,12 +41,14 @@ class Intelligence:
     ``prompt_template`` go to the LLMRouter. ``planner`` (any object with ``plan(memory, query, *, user_id,
     agent_id, session_id, limit) -> RecallPlan``; default :class:`QueryPlanner`) plans recall; ``scheduler``
     (default :class:`MaintenanceScheduler`, False for none) runs the maintenance due after each turn.
+    ``plan_with_llm`` (with ``llm``) lets the model name the query's intents (:class:`LLMPlanner`).
     """
 
     def __init__(self, router: Any = None, *, llm: Any = None, capture: str = "selective",
                  min_importance: float = 0.4, working: bool = True, feedback: bool = True,
                  graph: bool | None = None, timeout: float | None = None,
-                 prompt_template: str = DEFAULT_MANAGE_PROMPT, planner: Any = None, scheduler: Any = None) -> None:
+                 prompt_template: str = DEFAULT_MANAGE_PROMPT, planner: Any = None, scheduler: Any = None,
+                 plan_with_llm: bool = False) -> None:
         if router is None:
             offline = HeuristicRouter(capture=capture, min_importance=min_importance, working=working,
                                       feedback=feedback, graph=graph)
@@ -56,7 +58,7 @@ class Intelligence:
             raise IntelligenceConfigError("router must have route(memory, turn) -> RouteResult")
         self.router = router
         if planner is None:
-            planner = QueryPlanner()
+            planner = LLMPlanner(llm, fallback=QueryPlanner()) if llm is not None and plan_with_llm else QueryPlanner()
         elif not callable(getattr(planner, "plan", None)):
             raise IntelligenceConfigError("planner must have plan(memory, query, *, user_id, ...) -> RecallPlan")
         self.planner = planner

@@ -31,13 +31,16 @@ largest limit, every ``fill_recent``. The links per intent are graph-memory sect
 
 from __future__ import annotations
 
+import json
+import logging
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..store import InvalidRecordError, check_scope
 from .heuristic import FEEDBACK_BAD, FEEDBACK_OK
 from .language import is_small_talk
+from .llm import as_ask
 
 if TYPE_CHECKING:
     from ..layer import MemoryLayer
@@ -50,6 +53,10 @@ FILLABLE = frozenset({"decisions", "procedures", "skills", "lessons"})
 INTENTS = ("howto", "decision", "goals", "temporal", "personal", "relational", "knowledge", "skills", "strategy",
            "smalltalk", "feedback")
 GENERAL_LINKS = 3
+QUERY_CHARS = 2000
+"""The start of the query the model sees (a plan needs the question, not a pasted log)."""
+
+log = logging.getLogger("kioko.intelligence")
 
 
 @dataclass(frozen=True)
@@ -213,5 +220,82 @@ class QueryPlanner:
         return plan_for(intents)
 
 
-__all__ = ["FILLABLE", "INTENTS", "QueryPlanner", "RETRIEVED_SECTIONS", "RecallPlan", "TABLE", "check_plan_options",
-           "plan_for"]
+DEFAULT_PLAN_PROMPT = """Which memories does an assistant need to answer the user's message? Name its intents:
+- howto: how to do something (procedures, skills, lessons)
+- decision: why or what was decided
+- goals: the user's goals, priorities, what to focus on
+- temporal: when something happened, what happened at a time
+- personal: about the user themself
+- relational: who someone is, how people or things relate
+- knowledge: a fact or reference value
+- skills: a skill, template, prompt or script
+- strategy: the best way to approach something, lessons learned
+- smalltalk: greetings, thanks, chit-chat
+- feedback: says an earlier answer worked or did not
+Answer with JSON only: {{"intents": ["howto"], "reason": "one short sentence"}} (an empty list when none fits).
+
+Message: {query}
+"""
+
+
+def parse_intents(text: Any) -> tuple[list[str], str]:
+    """The known intents and the reason in a model's answer; ValueError when it names no usable intent list."""
+    if not isinstance(text, str):
+        raise ValueError("the model's answer is not text")
+    cleaned = re.sub(r"```(?:json)?", "", text)
+    decoder = json.JSONDecoder()
+    for start in [m.start() for m in re.finditer(r"{", cleaned)]:
+        try:
+            value, _ = decoder.raw_decode(cleaned, start)
+        except ValueError:
+            continue
+        if isinstance(value, dict) and isinstance(value.get("intents"), list):
+            named = [i.strip().lower() for i in value["intents"] if isinstance(i, str)]
+            known = [i for i in INTENTS if i in named]
+            if value["intents"] and not known:
+                raise ValueError(f"the model named no known intent: {value['intents']!r}")
+            reason = value.get("reason")
+            return known, reason.strip()[:200] if isinstance(reason, str) else ""
+    raise ValueError("no intents JSON found in the model's answer")
+
+
+class LLMPlanner:
+    """A model names the query's intents (one small call per query); any failure falls back to ``fallback``.
+
+    The answer is validated: unknown intents are dropped, an answer naming none of the known ones, a
+    malformed answer or a model that raises hands the query to the fallback (the offline planner).
+    """
+
+    name = "llm"
+
+    def __init__(self, llm: Any, *, fallback: Any = None, prompt_template: str = DEFAULT_PLAN_PROMPT) -> None:
+        self.ask = as_ask(llm)
+        self.fallback = fallback if fallback is not None else QueryPlanner()
+        self.prompt_template = prompt_template
+        self.calls = 0
+        self.fallbacks = 0
+
+    def __repr__(self) -> str:
+        return f"LLMPlanner(fallback={self.fallback!r})"
+
+    def plan(self, memory: MemoryLayer, query: str, *, user_id: str, agent_id: str | None = None,
+             session_id: str | None = None, limit: int | None = None) -> RecallPlan:
+        check_scope((user_id, agent_id))
+        if not isinstance(query, str):
+            raise InvalidRecordError("query must be a string")
+        self.calls += 1
+        try:
+            intents, reason = parse_intents(self.ask(self.prompt_template.format(query=query[:QUERY_CHARS])))
+        except Exception as error:  # a failing or confused model never breaks recall
+            log.warning("LLMPlanner: %s: %s; planning offline", type(error).__name__, error)
+            self.fallbacks += 1
+            return self.fallback.plan(memory, query, user_id=user_id, agent_id=agent_id, session_id=session_id,
+                                      limit=limit)
+        plan = plan_for(intents)
+        return replace(plan, reason=f"the model: {reason}") if reason else plan
+
+
+__all__ = [
+    "DEFAULT_PLAN_PROMPT", "FILLABLE", "INTENTS", "LLMPlanner", "QueryPlanner", "RETRIEVED_SECTIONS", "RecallPlan",
+    "TABLE", "check_plan_options", "parse_intents", "plan_for",
+]
