@@ -158,3 +158,21 @@ def test_a_failing_scheduler_never_breaks_the_turn_and_false_turns_it_off() -> N
         assert memory.intelligence.scheduler is None and _episodes(memory, "s1") == []
     with pytest.raises(kioko.InvalidRecordError):
         MaintenanceScheduler(link_every=-1)
+
+
+def test_background_maintenance_runs_the_due_tasks_on_a_worker_thread(url) -> None:
+    seen: list[str] = []
+
+    class Watching(MaintenanceScheduler):
+        def end_session(self, memory, session_id, **options):
+            seen.append(threading.current_thread().name)
+            return super().end_session(memory, session_id, **options)
+
+    scheduler = Watching(background=True)
+    with kioko.MemoryLayer(kioko.open_store(url), intelligence=Intelligence(scheduler=scheduler)) as memory:
+        memory.record_turn(DEBUGGING, session_id="s1", **U)
+        memory.record_turn("Good morning!", session_id="s2", **U)
+        assert scheduler.drain(timeout=30)
+        assert len(_episodes(memory, "s1")) == 1
+        assert seen and seen[0].startswith("kioko-maintenance")
+    assert Intelligence(background=True).scheduler.background

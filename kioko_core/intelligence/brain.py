@@ -41,14 +41,15 @@ class Intelligence:
     ``prompt_template`` go to the LLMRouter. ``planner`` (any object with ``plan(memory, query, *, user_id,
     agent_id, session_id, limit) -> RecallPlan``; default :class:`QueryPlanner`) plans recall; ``scheduler``
     (default :class:`MaintenanceScheduler`, False for none) runs the maintenance due after each turn.
-    ``plan_with_llm`` (with ``llm``) lets the model name the query's intents (:class:`LLMPlanner`).
+    ``background`` runs the default scheduler's due tasks on one worker thread. ``plan_with_llm`` (with
+    ``llm``) lets the model name the query's intents (:class:`LLMPlanner`).
     """
 
     def __init__(self, router: Any = None, *, llm: Any = None, capture: str = "selective",
                  min_importance: float = 0.4, working: bool = True, feedback: bool = True,
                  graph: bool | None = None, timeout: float | None = None,
                  prompt_template: str = DEFAULT_MANAGE_PROMPT, planner: Any = None, scheduler: Any = None,
-                 plan_with_llm: bool = False) -> None:
+                 plan_with_llm: bool = False, background: bool = False) -> None:
         if router is None:
             offline = HeuristicRouter(capture=capture, min_importance=min_importance, working=working,
                                       feedback=feedback, graph=graph)
@@ -63,7 +64,7 @@ class Intelligence:
             raise IntelligenceConfigError("planner must have plan(memory, query, *, user_id, ...) -> RecallPlan")
         self.planner = planner
         if scheduler is None:
-            scheduler = MaintenanceScheduler()
+            scheduler = MaintenanceScheduler(background=background)
         elif scheduler is not False and not callable(getattr(scheduler, "after_turn", None)):
             raise IntelligenceConfigError("scheduler must have after_turn(memory, report, *, user_id, ...) -> list")
         self.scheduler: Any = scheduler or None

@@ -16,7 +16,11 @@ switch or the due task and runs it. Nothing here raises into the turn (the Intel
 
 from __future__ import annotations
 
+import logging
+import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as wait_all
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConflictError
@@ -25,6 +29,8 @@ from ..store import Delete, InvalidRecordError, Record, Scope, Upsert, check_sco
 
 if TYPE_CHECKING:
     from ..layer import MemoryLayer
+
+log = logging.getLogger("kioko.intelligence")
 
 MAINTENANCE_USER = "@maintenance"
 """The reserved scope holding every user's counter record (one scan lists the users to maintain)."""
@@ -41,17 +47,23 @@ LASTING_KEYS = ("result", "root_cause", "cause", "fix", "solution", "resolution"
 
 class MaintenanceScheduler:
     """Runs what is due after each managed turn; ``link_every`` = 0 or None turns the graph task off,
-    ``end_sessions=False`` the wrap-up on a session switch."""
+    ``end_sessions=False`` the wrap-up on a session switch. With ``background`` the turn only counts; the
+    due tasks run on one worker thread (:meth:`drain` waits for them)."""
 
-    def __init__(self, *, link_every: int | None = 25, end_sessions: bool = True) -> None:
+    def __init__(self, *, link_every: int | None = 25, end_sessions: bool = True, background: bool = False) -> None:
         if link_every is not None and (isinstance(link_every, bool) or not isinstance(link_every, int)
                                        or link_every < 0):
             raise InvalidRecordError(f"link_every must be an integer >= 0 or None, got {link_every!r}")
         self.link_every = link_every or 0
         self.end_sessions = bool(end_sessions)
+        self.background = bool(background)
+        self._worker: ThreadPoolExecutor | None = None
+        self._pending: list[Future[None]] = []
+        self._worker_lock = threading.Lock()
 
     def __repr__(self) -> str:
-        return f"MaintenanceScheduler(link_every={self.link_every}, end_sessions={self.end_sessions})"
+        return (f"MaintenanceScheduler(link_every={self.link_every}, end_sessions={self.end_sessions}, "
+                f"background={self.background})")
 
     # -- counters
 
@@ -98,15 +110,44 @@ class MaintenanceScheduler:
             return state
 
         before, after = self._change(memory, scope, count)
-        done: list[str] = []
+        due: list[str] = []
         previous = before.get("session")
         if self.end_sessions and session_id and previous and previous != session_id:
-            self.end_session(memory, previous, user_id=scope.user_id, agent_id=scope.agent_id, clear=False)
-            done.append("end_session:" + previous)
+            due.append("end_session:" + previous)
         if after["tended_at"] != before["tended_at"]:
-            self.tend(memory, user_id=scope.user_id, agent_id=scope.agent_id)
-            done.append("tend")
-        return done
+            due.append("tend")
+        if due and self.background:
+            self._submit(memory, scope, due)
+        elif due:
+            self._run_due(memory, scope, due)
+        return due
+
+    def _run_due(self, memory: MemoryLayer, scope: Scope, due: list[str]) -> None:
+        for task in due:
+            if task.startswith("end_session:"):
+                self.end_session(memory, task.split(":", 1)[1], user_id=scope.user_id, agent_id=scope.agent_id,
+                                 clear=False)
+            elif task == "tend":
+                self.tend(memory, user_id=scope.user_id, agent_id=scope.agent_id)
+
+    def _submit(self, memory: MemoryLayer, scope: Scope, due: list[str]) -> None:
+        def work() -> None:
+            try:
+                self._run_due(memory, scope, due)
+            except Exception:  # the turn is long gone: log it, keep the worker alive
+                log.exception("background maintenance %s for %r failed", due, scope.user_id)
+
+        with self._worker_lock:
+            if self._worker is None:
+                self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kioko-maintenance")
+            self._pending = [f for f in self._pending if not f.done()]
+            self._pending.append(self._worker.submit(work))
+
+    def drain(self, timeout: float | None = None) -> bool:
+        """Wait for the background tasks submitted so far; False if some are still running after ``timeout``."""
+        with self._worker_lock:
+            pending = list(self._pending)
+        return not wait_all(pending, timeout=timeout).not_done if pending else True
 
     # -- the tasks
 
