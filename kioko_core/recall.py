@@ -120,8 +120,14 @@ class RecallConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < (0 if name == "goals" else 1):
                 raise InvalidRecordError(f"recall {name} must be a positive integer, got {value!r}")
-        for name in ("min_vector_only", "lexical_weight", "dense_weight", "related_entity_weight", "graph_weight",
-                     "context_link_weight"):
+        for name in (
+            "min_vector_only",
+            "lexical_weight",
+            "dense_weight",
+            "related_entity_weight",
+            "graph_weight",
+            "context_link_weight",
+        ):
             value = getattr(self, name)
             if value is None and name == "dense_weight":
                 continue
@@ -130,10 +136,14 @@ class RecallConfig:
 
     @classmethod
     def build(cls, options: RecallConfig | dict[str, Any] | None = None, **more: Any) -> RecallConfig:
+        known = {f.name for f in dataclasses.fields(cls)}
+        # checked before dataclasses.replace, which would raise a bare TypeError for a misspelt option
+        unknown = set(more) - known
         if isinstance(options, RecallConfig):
+            if unknown:
+                raise InvalidRecordError(f"unknown recall option(s) {sorted(unknown)}; known: {sorted(known)}")
             return dataclasses.replace(options, **more) if more else options
         values = {**(options or {}), **more}
-        known = {f.name for f in dataclasses.fields(cls)}
         unknown = set(values) - known
         if unknown:
             raise InvalidRecordError(f"unknown recall option(s) {sorted(unknown)}; known: {sorted(known)}")
@@ -142,9 +152,16 @@ class RecallConfig:
 
 def _order_key(scores: dict[str, float], records: dict[str, Record]) -> Any:
     """Best first; ties go to the newer memory, then the content, and only then the id: never random."""
+
     def key(memory_id: str) -> tuple:
         record = records.get(memory_id)
-        return (-scores[memory_id], -(record.created_at if record else 0.0), record.content if record else "", memory_id)
+        return (
+            -scores[memory_id],
+            -(record.created_at if record else 0.0),
+            record.content if record else "",
+            memory_id,
+        )
+
     return key
 
 
@@ -153,8 +170,9 @@ def _rank(scores: dict[str, float], records: dict[str, Record]) -> dict[str, int
     return {key: rank for rank, key in enumerate(ordered, 1)}
 
 
-def lexical_scores(layer: MemoryLayer, scope: Scope, query: str, config: RecallConfig, limit: int,
-                   extra_terms: Sequence[str] = ()) -> tuple[dict[str, float], dict[str, list[str]], Any]:
+def lexical_scores(
+    layer: MemoryLayer, scope: Scope, query: str, config: RecallConfig, limit: int, extra_terms: Sequence[str] = ()
+) -> tuple[dict[str, float], dict[str, list[str]], Any]:
     """The ``limit`` memories whose terms best overlap the question's, weighted by IDF (postings only, no scan).
 
     This is BM25 with every term counted once per memory and no length normalisation: the terms a
@@ -175,13 +193,26 @@ def lexical_scores(layer: MemoryLayer, scope: Scope, query: str, config: RecallC
         for other in (o for rels in related.values() for o, _ in rels if o not in analysis.entities):
             weights.setdefault("e:" + other, ENTITY_BOOST * config.related_entity_weight)
     n, df, postings = layer.index.lookup(scope, list(weights) + list(extra_terms), layer.linker.config.postings_limit)
-    scores = dict(vote(weights, postings, lambda t: idf(df.get(t, 0), n) * weights[t], limit,
-                       nominates=lambda t: nominates(df.get(t, 0), n)))
+    scores = dict(
+        vote(
+            weights,
+            postings,
+            lambda t: idf(df.get(t, 0), n) * weights[t],
+            limit,
+            nominates=lambda t: nominates(df.get(t, 0), n),
+        )
+    )
     return scores, postings, analysis
 
 
-def graph_scores(seeds: dict[str, float], records: dict[str, Record], config: RecallConfig,
-                 linker_config: Any, now: float, include_shared: bool) -> dict[str, float]:
+def graph_scores(
+    seeds: dict[str, float],
+    records: dict[str, Record],
+    config: RecallConfig,
+    linker_config: Any,
+    now: float,
+    include_shared: bool,
+) -> dict[str, float]:
     """What the links add: each memory gets its strongest linked seed's score times the link's weight.
 
     A conversation's turns are read with their neighbours ("Yes, last Sunday!" answers the turn before),
@@ -192,8 +223,9 @@ def graph_scores(seeds: dict[str, float], records: dict[str, Record], config: Re
         record = records.get(seed_id)
         if record is None or seed_score <= 0:
             continue
-        for other, entry, weight in strongest(record, linker_config.max_degree, linker_config.min_weight,
-                                              linker_config.half_life_days, now):
+        for other, entry, weight in strongest(
+            record, linker_config.max_degree, linker_config.min_weight, linker_config.half_life_days, now
+        ):
             if entry.get("shared") and not include_shared:
                 continue
             if entry.get("type") == "follows":
@@ -213,8 +245,16 @@ class Retrieved:
     linked_only: set[str]
 
 
-def retrieve(layer: MemoryLayer, scope: Scope, query: str, config: RecallConfig, *, use_links: bool = True,
-             now: float | None = None, include_shared: bool = False) -> Retrieved:
+def retrieve(
+    layer: MemoryLayer,
+    scope: Scope,
+    query: str,
+    config: RecallConfig,
+    *,
+    use_links: bool = True,
+    now: float | None = None,
+    include_shared: bool = False,
+) -> Retrieved:
     """Candidates from the postings (lexical), the vector search and (``use_links``) the links of the best
     lexical ones, fused with weighted reciprocal ranks; a bounded number of ``get`` calls, never a scan.
     """
@@ -298,10 +338,20 @@ def _may_show(record: Record) -> bool:
     return record.kind in L.LINKABLE_KINDS and not record.metadata.get("superseded_by")
 
 
-def recall(layer: MemoryLayer, query: str, *, user_id: str, agent_id: str | None = None,
-           session_id: str | None = None, links: int | None = None, limit: int | None = None,
-           include_shared: bool = False, config: RecallConfig | dict[str, Any] | None = None,
-           section_limits: dict[str, int] | None = None, fill_recent: Sequence[str] = ()) -> Context:
+def recall(
+    layer: MemoryLayer,
+    query: str,
+    *,
+    user_id: str,
+    agent_id: str | None = None,
+    session_id: str | None = None,
+    links: int | None = None,
+    limit: int | None = None,
+    include_shared: bool = False,
+    config: RecallConfig | dict[str, Any] | None = None,
+    section_limits: dict[str, int] | None = None,
+    fill_recent: Sequence[str] = (),
+) -> Context:
     """The context for ``query``: the ``limit`` best memories, up to ``links`` of them brought by links only.
 
     ``section_limits`` caps how many memories a section shows (``{"procedures": 0}``; ``goals`` caps the open
@@ -350,8 +400,7 @@ def recall(layer: MemoryLayer, query: str, *, user_id: str, agent_id: str | None
         signals = got.signals[memory_id]
         if memory_id in brought:  # what only a link brought says how strongly, relative to the best match
             signals = {"linked": round(min(1.0, signals.get("graph", 0.0) / strongest_seed), 4)}
-        recalled[memory_id] = RecalledMemory(record, got.scores[memory_id], signals,
-                                             section_of(record.kind))
+        recalled[memory_id] = RecalledMemory(record, got.scores[memory_id], signals, section_of(record.kind))
     for section in fill_recent:
         wanted = min(FILL_RECENT, caps.get(section, FILL_RECENT))
         if wanted > 0 and not any(m.section == section for m in recalled.values()):
@@ -379,8 +428,11 @@ def pinned_memories(layer: MemoryLayer, scope: Scope, count: int = PINNED_SHOWN)
     if count <= 0:
         return []
     ids = layer.index.lookup(scope, [PIN_TERM], 4 * count)[2].get(PIN_TERM, [])
-    found = [r for r in layer.store.get(scope, ids) if r is not None and r.metadata.get("pinned") is True
-             and _may_show(r)] if ids else []
+    found = (
+        [r for r in layer.store.get(scope, ids) if r is not None and r.metadata.get("pinned") is True and _may_show(r)]
+        if ids
+        else []
+    )
     return sorted(found, key=lambda r: (r.created_at, r.id))[:count]
 
 
@@ -392,8 +444,9 @@ def _newest(layer: MemoryLayer, scope: Scope, kind: str, count: int) -> list[Rec
     return sorted(found, key=lambda r: (-r.created_at, r.id))[:count]
 
 
-def _links_section(layer: MemoryLayer, recalled: dict[str, RecalledMemory], brought: set[str],
-                   always: set[str], hood: Any, now: float) -> list[L.MemoryLink]:
+def _links_section(
+    layer: MemoryLayer, recalled: dict[str, RecalledMemory], brought: set[str], always: set[str], hood: Any, now: float
+) -> list[L.MemoryLink]:
     """Links among the context's memories, in the spec's order, at most 6, at most 2 per memory while others wait."""
     found: dict[tuple[str, str], L.MemoryLink] = {}
     for memory_id, memory in recalled.items():
@@ -410,15 +463,24 @@ def _links_section(layer: MemoryLayer, recalled: dict[str, RecalledMemory], brou
 
     def order(link: L.MemoryLink) -> tuple:
         brings = 0 if (link.source in brought or link.target in brought) else 1
-        return (brings, RELATIONS_FIRST.get(link.type, 0), AUTHOR_ORDER.get(link.by, 0), -link.faded(now, half_life),
-                link.source, link.target)
+        return (
+            brings,
+            RELATIONS_FIRST.get(link.type, 0),
+            AUTHOR_ORDER.get(link.by, 0),
+            -link.faded(now, half_life),
+            link.source,
+            link.target,
+        )
 
     ranked = sorted(found.values(), key=order)
     chosen: list[L.MemoryLink] = []
     uses: dict[str, int] = {}
     for link in ranked:
-        if len(chosen) < MAX_LINK_LINES and uses.get(link.source, 0) < LINES_PER_MEMORY \
-                and uses.get(link.target, 0) < LINES_PER_MEMORY:
+        if (
+            len(chosen) < MAX_LINK_LINES
+            and uses.get(link.source, 0) < LINES_PER_MEMORY
+            and uses.get(link.target, 0) < LINES_PER_MEMORY
+        ):
             chosen.append(link)
             uses[link.source] = uses.get(link.source, 0) + 1
             uses[link.target] = uses.get(link.target, 0) + 1
@@ -446,8 +508,9 @@ def problem_memories(layer: MemoryLayer, scope: Scope, session_id: str, since: f
     """Episodes and facts of a session written since ``since`` with a problem cue (for feedback)."""
     ids = layer.index.lookup(scope, ["s:" + session_id], 30)[2].get("s:" + session_id, [])
     found = [r for r in layer.store.get(scope, ids) if r is not None] if ids else []
-    return [r for r in found if r.kind in ("episodic", "factual") and r.created_at >= since
-            and has_problem_cue(r.content)]
+    return [
+        r for r in found if r.kind in ("episodic", "factual") and r.created_at >= since and has_problem_cue(r.content)
+    ]
 
 
 __all__ = ["Context", "RecalledMemory", "recall", "retrieve", "idf", "Filter"]

@@ -24,8 +24,13 @@ def _chat(layer: MemoryLayer) -> None:
         ("Caroline: My pottery teacher says the bowl needs a second firing.", "s3"),
         ("Melanie: Pottery sounds relaxing after a long race week.", "s3"),
     ]
-    layer.add_many([{"content": text, "session_id": session, "created_at": T0 + 60 * i,
-                     "memory_type": "episodic"} for i, (text, session) in enumerate(turns)], user_id=U)
+    layer.add_many(
+        [
+            {"content": text, "session_id": session, "created_at": T0 + 60 * i, "memory_type": "episodic"}
+            for i, (text, session) in enumerate(turns)
+        ],
+        user_id=U,
+    )
 
 
 @pytest.fixture()
@@ -84,6 +89,9 @@ def test_recall_config_is_checked_and_settable_per_layer_and_call() -> None:
         RecallConfig(candidates=0)
     with pytest.raises(InvalidRecordError, match="unknown recall option"):
         RecallConfig.build({"candidate": 5})
+    # a per-call option on a layer's own config: the same typed error, not dataclasses' TypeError
+    with pytest.raises(InvalidRecordError, match="unknown recall option"):
+        RecallConfig.build(RecallConfig(), **{"": []})
     with pytest.raises(InvalidRecordError, match="graph_weight"):
         RecallConfig.build({"graph_weight": float("nan")})
     layer = MemoryLayer(MemoryStore(), auto_link=True, recall_config={"limit": 2})
@@ -97,8 +105,10 @@ def test_ties_do_not_depend_on_random_ids() -> None:
     orders = []
     for _ in range(3):
         layer = MemoryLayer(MemoryStore(), auto_link=True)
-        layer.add_many([{"content": f"Note {i}: the shared garden needs water.", "created_at": T0 + (i % 2)}
-                        for i in range(6)], user_id=U)
+        layer.add_many(
+            [{"content": f"Note {i}: the shared garden needs water.", "created_at": T0 + (i % 2)} for i in range(6)],
+            user_id=U,
+        )
         orders.append([m.content for m in layer.recall("garden water", user_id=U, limit=6).memories])
     assert orders[0] == orders[1] == orders[2]
 
