@@ -22,15 +22,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "drills")]
 
+import drill_tables as tables  # noqa: E402
+import drill_workers as drills  # noqa: E402
+
 import kioko  # noqa: E402
 from kioko_backends.memory import MemoryStore  # noqa: E402
 from kioko_core.layer import MemoryLayer  # noqa: E402
 from kioko_core.secrets import DropSecrets  # noqa: E402
 from kioko_core.store import Scope  # noqa: E402
 from kioko_core.text import analyze  # noqa: E402
-
-import drill_tables as tables  # noqa: E402
-import drill_workers as drills  # noqa: E402
 
 
 def _user(tag: str) -> str:
@@ -47,10 +47,12 @@ def linked_writes(url: str, processes: int, writes: int) -> None:
     check = drills.check_graph(records)
     writer_of = {memory_id: str(n) for n, ids in enumerate(written) for memory_id in ids}
     across, total = drills.cross_process_links(records, writer_of)
-    print(f"  linked writes   {processes} processes x {writes}: stored {len(expected & {r.id for r in records})}"
-          f"/{len(expected)}, lost {len(expected - {r.id for r in records})}, links {check.links}, "
-          f"asymmetric {len(check.asymmetric)}, dangling {len(check.dangling)}, "
-          f"cross-process {across}/{total} ({100 * across / max(total, 1):.0f} %), {seconds:.1f} s")
+    print(
+        f"  linked writes   {processes} processes x {writes}: stored {len(expected & {r.id for r in records})}"
+        f"/{len(expected)}, lost {len(expected - {r.id for r in records})}, links {check.links}, "
+        f"asymmetric {len(check.asymmetric)}, dangling {len(check.dangling)}, "
+        f"cross-process {across}/{total} ({100 * across / max(total, 1):.0f} %), {seconds:.1f} s"
+    )
 
 
 def concurrent_updates(url: str, processes: int, updates: int) -> None:
@@ -67,8 +69,10 @@ def concurrent_updates(url: str, processes: int, updates: int) -> None:
         counted = layer.get(procedure.id, user_id=user).metadata
     lost = sum(1 for w in workers for i in range(updates) if stored.get(f"{w}-{i}") != i)
     outcomes = int(counted.get("successes", 0)) + int(counted.get("failures", 0))
-    print(f"  updates         {processes} processes x {updates} updates of one memory: lost {lost}; "
-          f"x {updates} outcomes: counted {outcomes}/{processes * updates}, lost {processes * updates - outcomes}")
+    print(
+        f"  updates         {processes} processes x {updates} updates of one memory: lost {lost}; "
+        f"x {updates} outcomes: counted {outcomes}/{processes * updates}, lost {processes * updates - outcomes}"
+    )
 
 
 def kills(url: str, runs: int) -> None:
@@ -79,16 +83,20 @@ def kills(url: str, runs: int) -> None:
         records = list(layer.store.scan(Scope(user, None)))
         check = drills.check_graph(records)
         layer.add("Line 3 fault E-1 after the kills.", user_id=user, memory_type="episodic")
-    print(f"  kill -9         {runs} runs mid-write: reopened with {len(records)} memories, "
-          f"asymmetric {len(check.asymmetric)}, dangling {len(check.dangling)}, "
-          f"{'consistent' if check.consistent else 'INCONSISTENT'}")
+    print(
+        f"  kill -9         {runs} runs mid-write: reopened with {len(records)} memories, "
+        f"asymmetric {len(check.asymmetric)}, dangling {len(check.dangling)}, "
+        f"{'consistent' if check.consistent else 'INCONSISTENT'}"
+    )
 
 
 def bad_inputs(urls: dict[str, str]) -> None:
     reference = MemoryLayer(MemoryStore(), auto_link=True)
     user = _user("bad")
     expected_existing = reference.add(tables.GOOD, user_id=user).id
-    expected = {name: tables.outcome(reference, user, expected_existing, call) for name, call in tables.BAD_INPUTS.items()}
+    expected = {
+        name: tables.outcome(reference, user, expected_existing, call) for name, call in tables.BAD_INPUTS.items()
+    }
     for name, url in urls.items():
         with kioko.connect(url, auto_link=True) as layer:
             existing = layer.add(tables.GOOD, user_id=user).id
@@ -100,8 +108,10 @@ def bad_inputs(urls: dict[str, str]) -> None:
                 untyped += got.startswith("untyped")
                 changed += got != "accepted" and tables.stored_state(layer, user) != before
         refused = sum(1 for v in expected.values() if v != "accepted")
-        print(f"  bad inputs      {name}: {len(tables.BAD_INPUTS)} tried, {refused} refused on memory://, "
-              f"same outcome {same}/{len(tables.BAD_INPUTS)}, untyped errors {untyped}, changed after refusal {changed}")
+        print(
+            f"  bad inputs      {name}: {len(tables.BAD_INPUTS)} tried, {refused} refused on memory://, "
+            f"same outcome {same}/{len(tables.BAD_INPUTS)}, untyped errors {untyped}, changed after refusal {changed}"
+        )
 
 
 def secrets() -> None:
@@ -128,8 +138,10 @@ def analysis_times() -> None:
             added = time.perf_counter() - started
             started = time.perf_counter()
             layer.recall(megabyte[:100_000], user_id="mb")
-            print(f"{url.split(':')[0]}: add of {len(megabyte.encode()) / 1e6:.2f} MB {added:.2f} s, "
-                  f"recall of a 100 KB query {time.perf_counter() - started:.2f} s")
+            print(
+                f"{url.split(':')[0]}: add of {len(megabyte.encode()) / 1e6:.2f} MB {added:.2f} s, "
+                f"recall of a 100 KB query {time.perf_counter() - started:.2f} s"
+            )
 
 
 def main() -> None:

@@ -24,9 +24,14 @@ import kioko  # noqa: E402
 
 USER = "kumar"
 QUERIES = [
-    "How do I reset the safety relay?", "Why did we choose pgvector?", "What are my goals?",
-    "What do you know about me?", "thanks!", "When did line 3 stop for a jam?",
-    "Which device does station 12 use?", "What is the port of OPC UA endpoint 3?",
+    "How do I reset the safety relay?",
+    "Why did we choose pgvector?",
+    "What are my goals?",
+    "What do you know about me?",
+    "thanks!",
+    "When did line 3 stop for a jam?",
+    "Which device does station 12 use?",
+    "What is the port of OPC UA endpoint 3?",
 ]
 _PIECE = re.compile(r"[A-Za-z]+|\d+|[^\sA-Za-z\d]")
 
@@ -45,27 +50,44 @@ def build(memory: kioko.MemoryLayer) -> None:
     memory.instructions.add("Always name the station a step applies to.", **u)
     memory.goals.add("Stabilise line 3 by November 30", **u)
     memory.goals.add("Pass the Azure AI Engineer exam by March 31", **u)
-    for text in ("Decision: use pgvector for the maintenance notes because we already run Postgres.",
-                 "Decision: keep alarm logs for 90 days because audits ask for a quarter.",
-                 "Decision: order spare encoder cables from Rockwell because they ship in two days.",
-                 "Decision: run the line 3 firmware update on Sundays because the line is idle."):
+    for text in (
+        "Decision: use pgvector for the maintenance notes because we already run Postgres.",
+        "Decision: keep alarm logs for 90 days because audits ask for a quarter.",
+        "Decision: order spare encoder cables from Rockwell because they ship in two days.",
+        "Decision: run the line 3 firmware update on Sundays because the line is idle.",
+    ):
         memory.decisions.add(text, **u)
-    memory.procedures.add("How to reset the safety relay", ["Switch off the breaker", "Press reset for 5 seconds",
-                                                            "Switch it back on"], **u)
-    memory.procedures.add("How to clear a jam on line 3", ["Stop the conveyor", "Open guard B",
-                                                           "Remove the jammed part", "Close guard B and restart"], **u)
-    memory.procedures.add("How to swap an encoder cable", ["Lock out the drive", "Unplug the old cable",
-                                                           "Plug in the new one", "Run the encoder test"], **u)
+    memory.procedures.add(
+        "How to reset the safety relay",
+        ["Switch off the breaker", "Press reset for 5 seconds", "Switch it back on"],
+        **u,
+    )
+    memory.procedures.add(
+        "How to clear a jam on line 3",
+        ["Stop the conveyor", "Open guard B", "Remove the jammed part", "Close guard B and restart"],
+        **u,
+    )
+    memory.procedures.add(
+        "How to swap an encoder cable",
+        ["Lock out the drive", "Unplug the old cable", "Plug in the new one", "Run the encoder test"],
+        **u,
+    )
     memory.procedures.add("How to export alarm logs", ["Open the HMI", "Choose Alarms > Export", "Pick CSV"], **u)
     memory.strategies.add("Lesson: check the relay wiring before replacing the safety relay.", **u)
     memory.strategies.add("Lesson: a drive fault after a jam is usually the encoder cable, not the drive.", **u)
     memory.skills.add("Skill: summarise alarm logs with the alarm-summary prompt template.", **u)
     for i in range(40):
-        memory.facts.add(f"Station {i + 1} uses a {['Siemens', 'ABB', 'Rockwell', 'Schneider'][i % 4]} drive "
-                         f"with firmware {i % 5 + 1}.{i % 3}.", **u)
+        memory.facts.add(
+            f"Station {i + 1} uses a {['Siemens', 'ABB', 'Rockwell', 'Schneider'][i % 4]} drive "
+            f"with firmware {i % 5 + 1}.{i % 3}.",
+            **u,
+        )
     for i in range(30):
-        memory.episodes.add(f"Line {i % 4 + 1} stopped for {['a jam', 'a drive fault', 'a sensor error'][i % 3]} "
-                            f"on day {i + 1} and restarted after {10 + i} minutes.", **u)
+        memory.episodes.add(
+            f"Line {i % 4 + 1} stopped for {['a jam', 'a drive fault', 'a sensor error'][i % 3]} "
+            f"on day {i + 1} and restarted after {10 + i} minutes.",
+            **u,
+        )
     for i in range(20):
         memory.knowledge.add(f"OPC UA endpoint {i + 1} listens on port {4840 + i} on the plant network.", **u)
 

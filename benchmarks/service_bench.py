@@ -47,9 +47,12 @@ def free_port() -> int:
 
 def start_server(store_url: str) -> tuple[subprocess.Popen, str]:
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "kioko", "serve", "--store", store_url, "--port", str(port),
-                                "--log-level", "warning"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                               cwd=Path(__file__).parent.parent)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "kioko", "serve", "--store", store_url, "--port", str(port), "--log-level", "warning"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        cwd=Path(__file__).parent.parent,
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -121,9 +124,19 @@ def run_store(name: str, store_url: str, memories: int, clients: int, recalls: i
     questions = generate_questions(30, seed=7)
     process, url = start_server(store_url)
     try:
-        writes = [("/v1/memories", {"content": n.content, "memory_type": n.memory_type, "created_at": n.created_at,
-                                    "user_id": USER, **({"session_id": n.session_id} if n.session_id else {})})
-                  for n in notes]
+        writes = [
+            (
+                "/v1/memories",
+                {
+                    "content": n.content,
+                    "memory_type": n.memory_type,
+                    "created_at": n.created_at,
+                    "user_id": USER,
+                    **({"session_id": n.session_id} if n.session_id else {}),
+                },
+            )
+            for n in notes
+        ]
         write_ms, write_errors, write_s = asyncio.run(drive(url, writes, clients))
         stored, links = count_memories(url)
         asks = [("/v1/recall", {"query": questions[i % len(questions)], "user_id": USER}) for i in range(recalls)]
@@ -134,12 +147,19 @@ def run_store(name: str, store_url: str, memories: int, clients: int, recalls: i
         process.terminate()
         process.wait(30)
     return {
-        "store": name, "memories": memories, "clients": clients,
-        "writes_per_s": round(len(writes) / write_s, 1), "write_p50_ms": round(percentile(write_ms, 50), 1),
-        "write_p99_ms": round(percentile(write_ms, 99), 1), "write_errors": write_errors,
-        "lost_writes": len(writes) - write_errors - stored, "links_per_memory": round(links, 2),
-        "recalls": recalls, "recalls_per_s": round(recalls / recall_s, 1),
-        "recall_p50_ms": round(percentile(recall_ms, 50), 1), "recall_p99_ms": round(percentile(recall_ms, 99), 1),
+        "store": name,
+        "memories": memories,
+        "clients": clients,
+        "writes_per_s": round(len(writes) / write_s, 1),
+        "write_p50_ms": round(percentile(write_ms, 50), 1),
+        "write_p99_ms": round(percentile(write_ms, 99), 1),
+        "write_errors": write_errors,
+        "lost_writes": len(writes) - write_errors - stored,
+        "links_per_memory": round(links, 2),
+        "recalls": recalls,
+        "recalls_per_s": round(recalls / recall_s, 1),
+        "recall_p50_ms": round(percentile(recall_ms, 50), 1),
+        "recall_p99_ms": round(percentile(recall_ms, 99), 1),
         "recall_errors": recall_errors + alone_errors,
         "recall_1_client_p50_ms": round(percentile(alone_ms, 50), 1),
         "recall_1_client_p99_ms": round(percentile(alone_ms, 99), 1),
@@ -173,15 +193,20 @@ def markdown(rows: list[dict[str, Any]], machine: str, command: str) -> str:
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
-        lines.append(f"| {r['store']} | {r['memories']:,} | {r['clients']} | {r['writes_per_s']} | "
-                     f"{r['write_p50_ms']} / {r['write_p99_ms']} | {r['write_errors']} | {r['lost_writes']} | "
-                     f"{r['links_per_memory']} | {r['recall_p50_ms']} / {r['recall_p99_ms']} | {r['recalls_per_s']} | "
-                     f"{r['recall_1_client_p50_ms']} / {r['recall_1_client_p99_ms']} | {r['recall_errors']} |")
-    lines += ["", f"Measured with `{command}` on {machine}. The server is `kioko serve` (one uvicorn worker) in a "
-              "subprocess; the clients run in this process over loopback HTTP. Writes are serialised by the "
-              "server's write lock (linking reads and rewrites neighbours), so writes/s is one writer's speed "
-              "plus HTTP; recall latency with many clients is mostly queueing (one process, one GIL), so the table "
-              "also gives it for one client alone (120 recalls)."]
+        lines.append(
+            f"| {r['store']} | {r['memories']:,} | {r['clients']} | {r['writes_per_s']} | "
+            f"{r['write_p50_ms']} / {r['write_p99_ms']} | {r['write_errors']} | {r['lost_writes']} | "
+            f"{r['links_per_memory']} | {r['recall_p50_ms']} / {r['recall_p99_ms']} | {r['recalls_per_s']} | "
+            f"{r['recall_1_client_p50_ms']} / {r['recall_1_client_p99_ms']} | {r['recall_errors']} |"
+        )
+    lines += [
+        "",
+        f"Measured with `{command}` on {machine}. The server is `kioko serve` (one uvicorn worker) in a "
+        "subprocess; the clients run in this process over loopback HTTP. Writes are serialised by the "
+        "server's write lock (linking reads and rewrites neighbours), so writes/s is one writer's speed "
+        "plus HTTP; recall latency with many clients is mostly queueing (one process, one GIL), so the table "
+        "also gives it for one client alone (120 recalls).",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -198,8 +223,9 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="kioko-service-bench-") as folder:
         try:
             for name in args.stores.split(","):
-                row = run_store(name, store_url(name, Path(folder), cleanups), args.memories, args.clients,
-                                args.recalls)
+                row = run_store(
+                    name, store_url(name, Path(folder), cleanups), args.memories, args.clients, args.recalls
+                )
                 print(json.dumps(row), flush=True)
                 rows.append(row)
         finally:
@@ -207,8 +233,9 @@ def main(argv: list[str] | None = None) -> int:
                 cleanup()
     machine = f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs"
     command = "python benchmarks/service_bench.py " + " ".join(argv if argv is not None else sys.argv[1:])
-    Path(args.out + ".json").write_text(json.dumps({"machine": machine, "command": command.strip(), "rows": rows},
-                                                   indent=2) + "\n")
+    Path(args.out + ".json").write_text(
+        json.dumps({"machine": machine, "command": command.strip(), "rows": rows}, indent=2) + "\n"
+    )
     Path(args.out + ".md").write_text(markdown(rows, machine, command.strip()))
     print(markdown(rows, machine, command.strip()))
     return 0

@@ -20,8 +20,19 @@ import pytest
 URL_ENVIRONMENT_VARIABLE = "KIOKO_CONTRACT_URL"
 """Where ``python -m contract_tests`` (and ``pytest contract_tests``) find the store URL to test."""
 
-TEST_MODULES = ("base", "support", "records", "inputs", "postings", "knn", "scan", "isolation", "lifecycle", "stateful",
-                "suite")
+TEST_MODULES = (
+    "base",
+    "support",
+    "records",
+    "inputs",
+    "postings",
+    "knn",
+    "scan",
+    "isolation",
+    "lifecycle",
+    "stateful",
+    "suite",
+)
 """The modules holding assertions: pytest must rewrite them for its detailed failure messages."""
 
 # Registering before the modules are imported is what lets pytest rewrite their asserts; importing
@@ -29,14 +40,32 @@ TEST_MODULES = ("base", "support", "records", "inputs", "postings", "knn", "scan
 pytest.register_assert_rewrite(*(f"{__name__}.{module}" for module in TEST_MODULES))
 
 _EXPORTS = {
-    "StoreContractSuite": "suite", "CONTRACT_CLASSES": "suite", "StoreContractBase": "base",
-    "LifecycleContract": "lifecycle", "PersistenceContract": "lifecycle", "MultiProcessContract": "lifecycle", "CrashContract": "lifecycle",
-    "GetContract": "records", "UpdateManyContract": "records", "VersionContract": "records",
-    "ValidationContract": "records", "AtomicityContract": "records", "PostingsContract": "postings",
-    "InputRuleContract": "inputs", "ArgumentContract": "inputs", "OptionContract": "inputs",
-    "KnnContract": "knn", "MIN_RECALL": "knn", "ScanContract": "scan", "IsolationContract": "isolation",
-    "StateMachineContract": "stateful", "DIM": "support", "check_knn": "support", "exact_knn": "support",
-    "make_record": "support", "new_scope": "support",
+    "StoreContractSuite": "suite",
+    "CONTRACT_CLASSES": "suite",
+    "StoreContractBase": "base",
+    "LifecycleContract": "lifecycle",
+    "PersistenceContract": "lifecycle",
+    "MultiProcessContract": "lifecycle",
+    "CrashContract": "lifecycle",
+    "GetContract": "records",
+    "UpdateManyContract": "records",
+    "VersionContract": "records",
+    "ValidationContract": "records",
+    "AtomicityContract": "records",
+    "PostingsContract": "postings",
+    "InputRuleContract": "inputs",
+    "ArgumentContract": "inputs",
+    "OptionContract": "inputs",
+    "KnnContract": "knn",
+    "MIN_RECALL": "knn",
+    "ScanContract": "scan",
+    "IsolationContract": "isolation",
+    "StateMachineContract": "stateful",
+    "DIM": "support",
+    "check_knn": "support",
+    "exact_knn": "support",
+    "make_record": "support",
+    "new_scope": "support",
 }
 
 __all__ = ["URL_ENVIRONMENT_VARIABLE", *_EXPORTS]

@@ -64,8 +64,9 @@ class ContractTally:
     def summary(self) -> str:
         from .suite import CONTRACT_CLASSES  # imported by the run by now
 
-        order = [cls.__name__ for cls in CONTRACT_CLASSES] + sorted(set(self.outcomes) - {
-            cls.__name__ for cls in CONTRACT_CLASSES})
+        order = [cls.__name__ for cls in CONTRACT_CLASSES] + sorted(
+            set(self.outcomes) - {cls.__name__ for cls in CONTRACT_CLASSES}
+        )
         lines = ["", "contract summary:"]
         for part in order:
             counts = self.outcomes.get(part)
@@ -83,10 +84,14 @@ def describe(url: str) -> str:
     store = open_store(url, dim=DIM)
     try:
         declared = store.capabilities
-        flags = ", ".join(f"{name}={getattr(declared, name)}" for name in
-                          ("transactions", "native_knn", "persistent", "multi_process", "approximate_knn"))
-        lines = [f"store: {StoreURL.parse(url).render()} ({type(store).__name__}, dim={store.dim})",
-                 f"capabilities: {flags}"]
+        flags = ", ".join(
+            f"{name}={getattr(declared, name)}"
+            for name in ("transactions", "native_knn", "persistent", "multi_process", "approximate_knn")
+        )
+        lines = [
+            f"store: {StoreURL.parse(url).render()} ({type(store).__name__}, dim={store.dim})",
+            f"capabilities: {flags}",
+        ]
         lines.extend(f"note: {note}" for note in declared.notes)
         return "\n".join(lines)
     finally:
@@ -108,8 +113,10 @@ def main(argv: list[str] | None = None) -> int:
     os.environ[URL_ENVIRONMENT_VARIABLE] = url
     tally = ContractTally()
     # no cache directory: the suite may run from a read-only site-packages
-    status = pytest.main([str(Path(__file__).with_name("test_store_url.py")), "-p", "no:cacheprovider",
-                          *pytest_arguments], plugins=[tally])
+    status = pytest.main(
+        [str(Path(__file__).with_name("test_store_url.py")), "-p", "no:cacheprovider", *pytest_arguments],
+        plugins=[tally],
+    )
     print(tally.summary())
     if status == pytest.ExitCode.NO_TESTS_COLLECTED:
         print("no contract test ran: that is a failure, not a pass", file=sys.stderr)

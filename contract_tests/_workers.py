@@ -17,8 +17,9 @@ BARRIER_TIMEOUT = 120.0
 """Seconds a worker waits for its sibling at a barrier; a dead sibling must not hang the suite."""
 
 
-def increment_counter(url: str, dim: int, scope: tuple[str, str | None], record_id: str, times: int,
-                      barrier: Any, results: Any) -> None:
+def increment_counter(
+    url: str, dim: int, scope: tuple[str, str | None], record_id: str, times: int, barrier: Any, results: Any
+) -> None:
     """Add 1 to the record's ``metadata['count']`` ``times`` times by versioned read-modify-write."""
     try:
         store = open_store(url, dim=dim)
@@ -44,8 +45,9 @@ def increment_counter(url: str, dim: int, scope: tuple[str, str | None], record_
         results.put(("error", traceback.format_exc()))
 
 
-def race_inserts(url: str, dim: int, scope: tuple[str, str | None], record_ids: list[str], worker: str,
-                 barrier: Any, results: Any) -> None:
+def race_inserts(
+    url: str, dim: int, scope: tuple[str, str | None], record_ids: list[str], worker: str, barrier: Any, results: Any
+) -> None:
     """Try to create each record with ``expected_version=0``; report ``(worker, ids this worker created)``."""
     try:
         store = open_store(url, dim=dim)
@@ -66,15 +68,26 @@ def race_inserts(url: str, dim: int, scope: tuple[str, str | None], record_ids: 
         results.put(("error", traceback.format_exc()))
 
 
-def write_batch_until_killed(url: str, dim: int, scope: tuple[str, str | None], record_ids: list[str],
-                             ready: Any, results: Any) -> None:
+def write_batch_until_killed(
+    url: str, dim: int, scope: tuple[str, str | None], record_ids: list[str], ready: Any, results: Any
+) -> None:
     """Write one large batch; the parent kills this process at some point before, during or after it."""
     try:
         store = open_store(url, dim=dim)
         vector = [1.0] + [0.5] * (dim - 1)
-        ops = [Upsert(record=make_record(Scope(*scope), record_id, content="x" * 2000, terms=["crash", record_id],
-                                         embedding=vector, metadata={"n": n}))
-               for n, record_id in enumerate(record_ids)]
+        ops = [
+            Upsert(
+                record=make_record(
+                    Scope(*scope),
+                    record_id,
+                    content="x" * 2000,
+                    terms=["crash", record_id],
+                    embedding=vector,
+                    metadata={"n": n},
+                )
+            )
+            for n, record_id in enumerate(record_ids)
+        ]
         ready.set()
         store.update_many(ops)
         results.put(("ok", "finished before the kill"))

@@ -17,7 +17,8 @@ pytest.register_assert_rewrite(*(f"{__package__}.{module}" for module in TEST_MO
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
-        "--store-url", default=None,
+        "--store-url",
+        default=None,
         help=f"URL of the store the contract suite tests (default: ${URL_ENVIRONMENT_VARIABLE})",
     )
 

@@ -41,8 +41,9 @@ class InjectedFailure(StoreError):
 class CountingStore:
     """Counts the calls per method of a real store (``calls``) and keeps their order (``log``)."""
 
-    def __init__(self, inner: Store, *, fail_when: FailWhen | None = None,
-                 before_call: BeforeCall | None = None) -> None:
+    def __init__(
+        self, inner: Store, *, fail_when: FailWhen | None = None, before_call: BeforeCall | None = None
+    ) -> None:
         self.inner = inner
         self.capabilities: Capabilities = inner.capabilities
         self.dim: int = inner.dim
@@ -80,8 +81,9 @@ class CountingStore:
         self._note("postings", scope, terms, limit)
         return self.inner.postings(scope, terms, limit)
 
-    def knn(self, scope: Scope, vector: Sequence[float] | np.ndarray, k: int,
-            filter: Filter | None = None) -> list[Neighbor]:
+    def knn(
+        self, scope: Scope, vector: Sequence[float] | np.ndarray, k: int, filter: Filter | None = None
+    ) -> list[Neighbor]:
         self._note("knn", scope, vector, k, filter)
         return self.inner.knn(scope, vector, k, filter)
 

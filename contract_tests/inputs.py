@@ -113,8 +113,15 @@ class InputRuleContract(StoreContractBase):
 
     def test_json_metadata_round_trips_the_same_everywhere(self, store: Store, scope: Scope) -> None:
         """Tuples come back as lists; big ints, negative zero, escapes and unicode come back as given."""
-        metadata = {"pair": (1, "two"), "nested": [(3.5, None)], "big": 2**70, "neg": -0.0,
-                    "escapes": "tab\tquote\"backslash\\", "emoji": "🧠", "empty": {}}
+        metadata = {
+            "pair": (1, "two"),
+            "nested": [(3.5, None)],
+            "big": 2**70,
+            "neg": -0.0,
+            "escapes": 'tab\tquote"backslash\\',
+            "emoji": "🧠",
+            "empty": {},
+        }
         record = make_record(scope, metadata=metadata)
         store.update_many([Upsert(record=record)])
         [fetched] = store.get(scope, [record.id])

@@ -17,8 +17,12 @@ class IsolationContract(StoreContractBase):
     @pytest.fixture
     def scopes(self) -> dict[str, Scope]:
         user, stranger, agent = unique("user"), unique("user"), unique("agent")
-        return {"mine": Scope(user, None), "my_agent": Scope(user, agent),
-                "stranger": Scope(stranger, None), "stranger_agent": Scope(stranger, agent)}
+        return {
+            "mine": Scope(user, None),
+            "my_agent": Scope(user, agent),
+            "stranger": Scope(stranger, None),
+            "stranger_agent": Scope(stranger, agent),
+        }
 
     @pytest.fixture
     def populated(self, store: Store, scopes: dict[str, Scope]) -> dict[str, list[Record]]:
@@ -27,8 +31,10 @@ class IsolationContract(StoreContractBase):
         written: dict[str, list[Record]] = {}
         for count, (name, scope) in enumerate(scopes.items(), start=1):
             noise = vectors(count * 2, seed=302 + count) * (0.01 if name != "mine" else 0.5)
-            written[name] = [make_record(scope, terms=["shared", name], embedding=query + n, kind="fact",
-                                         session_id="same-session") for n in noise]
+            written[name] = [
+                make_record(scope, terms=["shared", name], embedding=query + n, kind="fact", session_id="same-session")
+                for n in noise
+            ]
         store.update_many([Upsert(record=r) for records in written.values() for r in records])
         return written
 
@@ -64,15 +70,17 @@ class IsolationContract(StoreContractBase):
             assert [r.id for r in store.scan(scope)] == own, f"scan in scope {name}"
             assert [r.id for r in store.scan(scope, Filter(kinds=frozenset({"fact"})), batch=1)] == own
 
-    def test_an_ids_filter_cannot_reach_into_another_scope(self, store: Store, scopes: dict[str, Scope],
-                                                           populated: dict[str, list[Record]]) -> None:
+    def test_an_ids_filter_cannot_reach_into_another_scope(
+        self, store: Store, scopes: dict[str, Scope], populated: dict[str, list[Record]]
+    ) -> None:
         """Naming another scope's ids in a filter finds nothing in knn or scan."""
         foreign = Filter(ids=frozenset(r.id for r in populated["stranger"] + populated["my_agent"]))
         assert list(store.scan(scopes["mine"], foreign)) == []
         assert store.knn(scopes["mine"], np.ones(self.dim), 10, foreign) == []
 
-    def test_delete_of_another_scopes_id_is_a_no_op(self, store: Store, scopes: dict[str, Scope],
-                                                     populated: dict[str, list[Record]]) -> None:
+    def test_delete_of_another_scopes_id_is_a_no_op(
+        self, store: Store, scopes: dict[str, Scope], populated: dict[str, list[Record]]
+    ) -> None:
         """Deleting an id from the wrong scope answers None and leaves the record where it lives."""
         target = populated["my_agent"][0]
         for name in ("mine", "stranger", "stranger_agent"):
@@ -80,15 +88,17 @@ class IsolationContract(StoreContractBase):
         assert store.get(scopes["my_agent"], [target.id]) == [as_stored(target, 1)]
 
     def test_delete_of_another_scopes_id_expecting_its_version_conflicts(
-            self, store: Store, scopes: dict[str, Scope], populated: dict[str, list[Record]]) -> None:
+        self, store: Store, scopes: dict[str, Scope], populated: dict[str, list[Record]]
+    ) -> None:
         """From the wrong scope the record looks missing, so expecting version 1 is a conflict."""
         target = populated["stranger"][0]
         with pytest.raises(ConflictError):
             store.update_many([Delete(id=target.id, scope=scopes["mine"], expected_version=1)])
         assert store.get(scopes["stranger"], [target.id]) == [as_stored(target, 1)]
 
-    def test_upsert_of_another_scopes_id_conflicts(self, store: Store, scopes: dict[str, Scope],
-                                                    populated: dict[str, list[Record]]) -> None:
+    def test_upsert_of_another_scopes_id_conflicts(
+        self, store: Store, scopes: dict[str, Scope], populated: dict[str, list[Record]]
+    ) -> None:
         """Writing an id that lives in another scope (even the same user's other agent) is a conflict."""
         for owner, intruder in (("mine", "my_agent"), ("my_agent", "mine"), ("stranger", "mine")):
             target = populated[owner][0]

@@ -39,15 +39,17 @@ class KnnContract(StoreContractBase):
         self.put(store, records)
         recalls = [
             check_knn(store.knn(scope, query, k), records, query, k, approximate=self.approximate(store))
-            for query in vectors(12, seed=102) for k in (1, 5, 10)
+            for query in vectors(12, seed=102)
+            for k in (1, 5, 10)
         ]
         assert float(np.mean(recalls)) >= MIN_RECALL, f"mean recall {np.mean(recalls):.3f} < {MIN_RECALL}"
 
     def test_scores_are_cosine_similarity(self, store: Store, scope: Scope) -> None:
         """Same direction scores 1 whatever the length, opposite -1, orthogonal 0."""
         axis, other_axis = np.eye(DIM, dtype=np.float32)[0], np.eye(DIM, dtype=np.float32)[1]
-        same, longer, opposite, orthogonal = (make_record(scope, embedding=v)
-                                              for v in (axis, 7.5 * axis, -axis, other_axis))
+        same, longer, opposite, orthogonal = (
+            make_record(scope, embedding=v) for v in (axis, 7.5 * axis, -axis, other_axis)
+        )
         self.put(store, [same, longer, opposite, orthogonal])
         result = store.knn(scope, 0.25 * axis, k=4)
         scores = {n.id: n.score for n in result}
@@ -90,8 +92,10 @@ class KnnContract(StoreContractBase):
         """The tie rule of Store.knn: equal scores in id order, and the cut at k keeps the smallest ids."""
         vector, other = vectors(2, seed=121)
         # ids chosen so that their order differs from the order they are written in
-        tied = [make_record(scope, f"{scope.user_id}-{name}", embedding=vector)
-                for name in ("m", "c", "x", "a", "q", "f", "z", "b", "k", "d", "s", "h")]
+        tied = [
+            make_record(scope, f"{scope.user_id}-{name}", embedding=vector)
+            for name in ("m", "c", "x", "a", "q", "f", "z", "b", "k", "d", "s", "h")
+        ]
         best = make_record(scope, f"{scope.user_id}-zz-best", embedding=vector + 0.5 * other)
         self.put(store, tied + [best])
         query = vector + 0.5 * other
@@ -110,8 +114,11 @@ class KnnContract(StoreContractBase):
         rare = [make_record(scope, kind="rare", embedding=v, session_id="s-rare") for v in vectors(6, seed=110)]
         records = self.put(store, crowd + rare)
         approximate = self.approximate(store)
-        for flt in (Filter(kinds=frozenset({"rare"})), Filter(session_id="s-rare"),
-                    Filter(ids=frozenset(r.id for r in rare[:3]))):
+        for flt in (
+            Filter(kinds=frozenset({"rare"})),
+            Filter(session_id="s-rare"),
+            Filter(ids=frozenset(r.id for r in rare[:3])),
+        ):
             due = sum(1 for r in records if flt.matches(r))
             result = store.knn(scope, query, k=due, filter=flt)
             assert len(result) == due, f"{flt} matches {due} records but knn(k={due}) returned {len(result)}"
@@ -121,19 +128,29 @@ class KnnContract(StoreContractBase):
         """kinds, session_id, created_after (inclusive), created_before (exclusive) and ids, alone and together."""
         kinds, sessions = ["fact", "episode", "entity"], ["s1", "s2", None]
         records = [
-            make_record(scope, kind=kinds[i % 3], session_id=sessions[(i // 2) % 3], created_at=BASE_TIME + i,
-                        embedding=v)
+            make_record(
+                scope, kind=kinds[i % 3], session_id=sessions[(i // 2) % 3], created_at=BASE_TIME + i, embedding=v
+            )
             for i, v in enumerate(vectors(60, seed=111))
         ]
         self.put(store, records)
         filters = [
-            Filter(kinds=frozenset({"fact"})), Filter(kinds=frozenset({"fact", "entity"})),
-            Filter(session_id="s2"), Filter(created_after=BASE_TIME + 30), Filter(created_before=BASE_TIME + 30),
+            Filter(kinds=frozenset({"fact"})),
+            Filter(kinds=frozenset({"fact", "entity"})),
+            Filter(session_id="s2"),
+            Filter(created_after=BASE_TIME + 30),
+            Filter(created_before=BASE_TIME + 30),
             Filter(created_after=BASE_TIME + 10, created_before=BASE_TIME + 11),
             Filter(ids=frozenset(r.id for r in records[::7])),
-            Filter(kinds=frozenset({"episode"}), session_id="s1", created_after=BASE_TIME + 5,
-                   created_before=BASE_TIME + 50),
-            Filter(kinds=frozenset({"nothing-has-this-kind"})), Filter(kinds=frozenset()), Filter(ids=frozenset()),
+            Filter(
+                kinds=frozenset({"episode"}),
+                session_id="s1",
+                created_after=BASE_TIME + 5,
+                created_before=BASE_TIME + 50,
+            ),
+            Filter(kinds=frozenset({"nothing-has-this-kind"})),
+            Filter(kinds=frozenset()),
+            Filter(ids=frozenset()),
             Filter(),
         ]
         approximate, recalls = self.approximate(store), []
@@ -157,8 +174,12 @@ class KnnContract(StoreContractBase):
         near, far = make_record(scope, embedding=query), make_record(scope, embedding=-query)
         self.put(store, [near, far])
         assert [n.id for n in store.knn(scope, query, 1)] == [near.id]
-        store.update_many([Upsert(record=near.model_copy(update={"embedding": -query})),
-                           Upsert(record=far.model_copy(update={"embedding": query}))])
+        store.update_many(
+            [
+                Upsert(record=near.model_copy(update={"embedding": -query})),
+                Upsert(record=far.model_copy(update={"embedding": query})),
+            ]
+        )
         assert [n.id for n in store.knn(scope, query, 1)] == [far.id]
         store.update_many([Upsert(record=far.model_copy(update={"embedding": None}))])
         assert [n.id for n in store.knn(scope, query, 5)] == [near.id]
@@ -177,8 +198,12 @@ class KnnContract(StoreContractBase):
     def test_a_bad_query_vector_is_refused(self, store: Store, scope: Scope, problem: str) -> None:
         """Wrong length, non-finite, all-zero or multi-dimensional queries raise InvalidRecordError."""
         bad = {
-            "too short": np.ones(DIM - 1), "too long": np.ones(DIM + 1), "zeros": np.zeros(DIM),
-            "nan": np.full(DIM, np.nan), "inf": np.full(DIM, np.inf), "2-d": np.ones((2, DIM)),
+            "too short": np.ones(DIM - 1),
+            "too long": np.ones(DIM + 1),
+            "zeros": np.zeros(DIM),
+            "nan": np.full(DIM, np.nan),
+            "inf": np.full(DIM, np.inf),
+            "2-d": np.ones((2, DIM)),
         }[problem]
         self.put(store, [make_record(scope, embedding=vectors(1, seed=117)[0])])
         with pytest.raises(InvalidRecordError):
@@ -189,8 +214,9 @@ class KnnContract(StoreContractBase):
         with pytest.raises(InvalidRecordError):
             store.knn(scope, np.ones(DIM), k=-1)
 
-    def test_other_scopes_crowding_the_query_do_not_hide_this_scopes_neighbours(self, store: Store,
-                                                                             scope: Scope) -> None:
+    def test_other_scopes_crowding_the_query_do_not_hide_this_scopes_neighbours(
+        self, store: Store, scope: Scope
+    ) -> None:
         """Four hundred closer vectors in other scopes: this scope's k neighbours still all come back."""
         query = vectors(1, seed=118)[0]
         crowd_scope = Scope(scope.user_id, unique("agent"))

@@ -26,8 +26,10 @@ class LifecycleContract(StoreContractBase):
     def test_declares_capabilities_and_dim(self, store: Store) -> None:
         """``capabilities`` is a Capabilities and ``dim`` is the dimension the store was opened with."""
         declared = self.capabilities(store)
-        assert all(isinstance(getattr(declared, flag), bool) for flag in
-                   ("transactions", "native_knn", "persistent", "multi_process", "approximate_knn"))
+        assert all(
+            isinstance(getattr(declared, flag), bool)
+            for flag in ("transactions", "native_knn", "persistent", "multi_process", "approximate_knn")
+        )
         assert isinstance(declared.notes, tuple) and all(isinstance(note, str) for note in declared.notes)
         assert store.dim == self.dim
 
@@ -56,8 +58,10 @@ class PersistenceContract(StoreContractBase):
         """After close and reopen, get, postings, knn and scan answer as before."""
         if not self.capabilities(store).persistent:
             pytest.skip("the store declares persistent=False, so reopening promises nothing")
-        records = [make_record(scope, terms=["durable", f"t{i}"], embedding=v, metadata={"i": i})
-                   for i, v in enumerate(vectors(20, seed=401))]
+        records = [
+            make_record(scope, terms=["durable", f"t{i}"], embedding=v, metadata={"i": i})
+            for i, v in enumerate(vectors(20, seed=401))
+        ]
         store.update_many([Upsert(record=r) for r in records])
         store.update_many([Upsert(record=records[0])])
         store.close()
@@ -68,8 +72,13 @@ class PersistenceContract(StoreContractBase):
             assert reopened.postings(scope, ["durable"], limit=0).df == {"durable": 20}
             assert [r.id for r in reopened.scan(scope, batch=3)] == sorted(r.id for r in records)
             query = vectors(1, seed=402)[0]
-            check_knn(reopened.knn(scope, query, 5), records, query, 5,
-                      approximate=self.capabilities(reopened).approximate_knn)
+            check_knn(
+                reopened.knn(scope, query, 5),
+                records,
+                query,
+                5,
+                approximate=self.capabilities(reopened).approximate_knn,
+            )
             [again] = reopened.update_many([Upsert(record=records[0], expected_version=2)])
             assert again is not None and again.version == 3
         finally:
@@ -132,8 +141,9 @@ class MultiProcessContract(StoreContractBase):
         self.require_multi_process(store)
         counter = make_record(scope, unique("counter"), metadata={"count": 0})
         store.update_many([Upsert(record=counter)])
-        arguments = [(store_url, self.dim, tuple(scope), counter.id, self.increments_per_process)
-                     for _ in range(self.processes)]
+        arguments = [
+            (store_url, self.dim, tuple(scope), counter.id, self.increments_per_process) for _ in range(self.processes)
+        ]
         self.run_workers(_workers.increment_counter, arguments)
         [final] = store.get(scope, [counter.id])
         total = self.processes * self.increments_per_process
@@ -147,8 +157,11 @@ class MultiProcessContract(StoreContractBase):
         ids = [unique("raced") for _ in range(self.raced_ids)]
         workers = [f"worker-{n}" for n in range(self.processes)]
         # results arrive in finishing order, so each names its worker
-        answers = dict(self.run_workers(_workers.race_inserts,
-                                        [(store_url, self.dim, tuple(scope), ids, worker) for worker in workers]))
+        answers = dict(
+            self.run_workers(
+                _workers.race_inserts, [(store_url, self.dim, tuple(scope), ids, worker) for worker in workers]
+            )
+        )
         assert sorted(answers) == workers
         stored = store.get(scope, ids)
         for record_id, record in zip(ids, stored):
@@ -173,7 +186,6 @@ class MultiProcessContract(StoreContractBase):
             other.close()
 
 
-
 class CrashContract(StoreContractBase):
     """A store that declares ``transactions`` keeps a batch all or nothing even if its writer is killed."""
 
@@ -181,8 +193,7 @@ class CrashContract(StoreContractBase):
     kill_after = (0.0, 0.05, 0.2, 0.6)
     """Seconds between the writer starting its batch and the kill: varied, so some kills land mid-batch."""
 
-    def test_a_batch_whose_writer_is_killed_is_all_or_nothing(self, store: Store, store_url: str,
-                                                              scope: Scope) -> None:
+    def test_a_batch_whose_writer_is_killed_is_all_or_nothing(self, store: Store, store_url: str, scope: Scope) -> None:
         """After SIGKILL of a writer at various moments, its batch is entirely there or entirely absent.
 
         Needs ``transactions``, ``persistent`` and ``multi_process``: the batch is written by another
@@ -191,15 +202,19 @@ class CrashContract(StoreContractBase):
         declared = self.capabilities(store)
         missing = [flag for flag in ("transactions", "persistent", "multi_process") if not getattr(declared, flag)]
         if missing:
-            pytest.skip(f"the store declares {', '.join(f'{flag}=False' for flag in missing)}; "
-                        "the crash test needs a transactional store that another process can write")
+            pytest.skip(
+                f"the store declares {', '.join(f'{flag}=False' for flag in missing)}; "
+                "the crash test needs a transactional store that another process can write"
+            )
         context = multiprocessing.get_context("spawn")
         for delay in self.kill_after:
             ids = [unique("crash") for _ in range(self.batch_size)]
             ready, results = context.Event(), context.Queue()
-            writer = context.Process(target=_workers.write_batch_until_killed,
-                                     args=(store_url, self.dim, tuple(scope), ids,
-                                           ready, results), daemon=True)
+            writer = context.Process(
+                target=_workers.write_batch_until_killed,
+                args=(store_url, self.dim, tuple(scope), ids, ready, results),
+                daemon=True,
+            )
             writer.start()
             try:
                 assert ready.wait(WORKER_PATIENCE), "the writer process never got ready"

@@ -51,8 +51,9 @@ class PostingsContract(StoreContractBase):
         """``limit`` caps the ids, never df; equal created_at falls back to ascending id."""
         stamp = [BASE_TIME + 5, BASE_TIME + 9, BASE_TIME + 9, BASE_TIME + 9, BASE_TIME + 1, BASE_TIME + 7]
         base = unique("tie")
-        records = [make_record(scope, f"{base}-{name}", terms=["shared"], created_at=at)
-                   for name, at in zip("fbdcae", stamp)]
+        records = [
+            make_record(scope, f"{base}-{name}", terms=["shared"], created_at=at) for name, at in zip("fbdcae", stamp)
+        ]
         store.update_many([Upsert(record=r) for r in records])
         expected = sorted(records, key=lambda r: (-r.created_at, r.id))
         for limit in (0, 1, 3, 6, 50):
@@ -62,8 +63,13 @@ class PostingsContract(StoreContractBase):
 
     def test_n_counts_only_records_that_have_terms(self, store: Store, scope: Scope) -> None:
         """Records with no terms are not documents of the index."""
-        store.update_many([Upsert(record=make_record(scope, terms=["x"])), Upsert(record=make_record(scope)),
-                           Upsert(record=make_record(scope, terms=["y", "x"]))])
+        store.update_many(
+            [
+                Upsert(record=make_record(scope, terms=["x"])),
+                Upsert(record=make_record(scope)),
+                Upsert(record=make_record(scope, terms=["y", "x"])),
+            ]
+        )
         assert store.postings(scope, ["x"], limit=0).n == 2
 
     def test_terms_match_exactly(self, store: Store, scope: Scope) -> None:

@@ -6,7 +6,15 @@ import numpy as np
 import pytest
 
 from kioko_core.store import (
-    ConflictError, Delete, Filter, InvalidRecordError, Record, Scope, Store, StoreError, Upsert,
+    ConflictError,
+    Delete,
+    Filter,
+    InvalidRecordError,
+    Record,
+    Scope,
+    Store,
+    StoreError,
+    Upsert,
 )
 
 from .base import StoreContractBase
@@ -60,9 +68,15 @@ class GetContract(StoreContractBase):
         """Every field comes back exactly as given (float32 vector bit for bit), version stamped 1."""
         scope = new_scope(agent_id=unique("agent"))
         record = make_record(
-            scope, kind="fact", content="Kumar prefers tea", terms=["kumar", "tea", "prefer"],
-            embedding=vectors(1, seed=7)[0], metadata={"importance": 0.75, "tags": ["a", "b"], "n": 3},
-            session_id=unique("session"), created_at=BASE_TIME + 0.123456, updated_at=BASE_TIME + 9.5,
+            scope,
+            kind="fact",
+            content="Kumar prefers tea",
+            terms=["kumar", "tea", "prefer"],
+            embedding=vectors(1, seed=7)[0],
+            metadata={"importance": 0.75, "tags": ["a", "b"], "n": 3},
+            session_id=unique("session"),
+            created_at=BASE_TIME + 0.123456,
+            updated_at=BASE_TIME + 9.5,
         )
         [returned] = store.update_many([Upsert(record=record)])
         [fetched] = store.get(scope, [record.id])
@@ -83,9 +97,14 @@ class GetContract(StoreContractBase):
         scope = Scope(unique("用户-ü"), "агент-🤖")
         text = "Zoë 🧠 remembers: 東京 → القاهرة, e\u0301 (combining), 𝔘𝔫𝔦𝔠𝔬𝔡𝔢, 👩\u200d💻, \u202eRTL"
         record = make_record(
-            scope, unique("ïd/with spaces:and🙂"), kind="émotion", content=text,
-            terms=["東京", "zoë", "🧠", "القاهرة"], metadata={"ключ": "значение 🎉", "😀": ["ß", "ℵ"]},
-            session_id="séance-🗓", embedding=vectors(1, seed=11)[0],
+            scope,
+            unique("ïd/with spaces:and🙂"),
+            kind="émotion",
+            content=text,
+            terms=["東京", "zoë", "🧠", "القاهرة"],
+            metadata={"ключ": "значение 🎉", "😀": ["ß", "ℵ"]},
+            session_id="séance-🗓",
+            embedding=vectors(1, seed=11)[0],
         )
         store.update_many([Upsert(record=record)])
         [fetched] = store.get(scope, [record.id])
@@ -107,11 +126,18 @@ class GetContract(StoreContractBase):
     def test_large_nested_metadata_round_trips(self, store: Store, scope: Scope) -> None:
         """Thousands of metadata keys, nesting, and every JSON type come back equal, types intact."""
         metadata: dict = {f"key-{i}": {"i": i, "half": i / 2, "s": f"v{i}", "ok": i % 2 == 0} for i in range(3000)}
-        metadata.update({
-            "nested": {"a": [1, [2, [3, {"deep": None}]]], "empty_list": [], "empty_dict": {}},
-            "big_int": 2**53, "negative": -17, "float": 1e-300, "zero": 0.0, "true": True, "none": None,
-            "links": [{"to": unique("m"), "weight": 0.5, "type": "supports"} for _ in range(200)],
-        })
+        metadata.update(
+            {
+                "nested": {"a": [1, [2, [3, {"deep": None}]]], "empty_list": [], "empty_dict": {}},
+                "big_int": 2**53,
+                "negative": -17,
+                "float": 1e-300,
+                "zero": 0.0,
+                "true": True,
+                "none": None,
+                "links": [{"to": unique("m"), "weight": 0.5, "type": "supports"} for _ in range(200)],
+            }
+        )
         record = make_record(scope, metadata=metadata)
         store.update_many([Upsert(record=record)])
         [fetched] = store.get(scope, [record.id])
@@ -183,11 +209,24 @@ class UpdateManyContract(StoreContractBase):
 
     def test_an_upsert_replaces_every_field(self, store: Store, scope: Scope) -> None:
         """A replacement is not a merge: dropped metadata keys, terms and the vector are gone."""
-        record = make_record(scope, content="old", terms=["old", "shared"], embedding=vectors(1, seed=5)[0],
-                             metadata={"keep": 1, "drop": 2}, session_id="s1")
+        record = make_record(
+            scope,
+            content="old",
+            terms=["old", "shared"],
+            embedding=vectors(1, seed=5)[0],
+            metadata={"keep": 1, "drop": 2},
+            session_id="s1",
+        )
         store.update_many([Upsert(record=record)])
-        replacement = make_record(scope, record.id, kind="fact", content="new", terms=["shared", "new"],
-                                  metadata={"keep": 10}, created_at=BASE_TIME + 5)
+        replacement = make_record(
+            scope,
+            record.id,
+            kind="fact",
+            content="new",
+            terms=["shared", "new"],
+            metadata={"keep": 10},
+            created_at=BASE_TIME + 5,
+        )
         store.update_many([Upsert(record=replacement)])
         assert store.get(scope, [record.id]) == [as_stored(replacement, 2)]
 
@@ -231,14 +270,18 @@ class UpdateManyContract(StoreContractBase):
         """Two upserts of one id in a batch: the second expects the version the first stamped."""
         record = make_record(scope, content="one")
         second = record.model_copy(update={"content": "two"})
-        answer = store.update_many([Upsert(record=record, expected_version=0), Upsert(record=second, expected_version=1)])
+        answer = store.update_many(
+            [Upsert(record=record, expected_version=0), Upsert(record=second, expected_version=1)]
+        )
         assert [r.version for r in answer if r is not None] == [1, 2]
         assert store.get(scope, [record.id]) == [as_stored(second, 2)]
 
     def test_a_large_batch_is_applied_whole(self, store: Store, scope: Scope) -> None:
         """Five hundred upserts in one call all land, each at version 1."""
-        records = [make_record(scope, f"{unique('bulk')}-{i:03d}", terms=[f"t{i % 7}"], embedding=v)
-                   for i, v in enumerate(vectors(500, seed=21))]
+        records = [
+            make_record(scope, f"{unique('bulk')}-{i:03d}", terms=[f"t{i % 7}"], embedding=v)
+            for i, v in enumerate(vectors(500, seed=21))
+        ]
         answer = store.update_many([Upsert(record=r) for r in records])
         assert [r.id for r in answer if r is not None] == [r.id for r in records]
         assert store.get(scope, [r.id for r in records]) == [as_stored(r, 1) for r in records]
@@ -261,8 +304,9 @@ class VersionContract(StoreContractBase):
         record = make_record(scope, content="a")
         store.update_many([Upsert(record=record)])
         [current] = store.get(scope, [record.id])
-        [stored] = store.update_many([Upsert(record=current.model_copy(update={"content": "b"}),
-                                             expected_version=current.version)])
+        [stored] = store.update_many(
+            [Upsert(record=current.model_copy(update={"content": "b"}), expected_version=current.version)]
+        )
         assert stored is not None and (stored.version, stored.content) == (2, "b")
 
     @pytest.mark.parametrize("stale", [1, 3, 99])
@@ -392,8 +436,9 @@ class AtomicityContract(StoreContractBase):
         return Upsert(record=make_record(scope, embedding=np.ones(DIM + 1, dtype=np.float32)))
 
     @pytest.mark.parametrize("failure", ["conflict", "invalid"])
-    def test_a_failing_last_op_undoes_the_whole_batch(self, store: Store, scope: Scope,
-                                                      seeded: tuple[Record, Record], failure: str) -> None:
+    def test_a_failing_last_op_undoes_the_whole_batch(
+        self, store: Store, scope: Scope, seeded: tuple[Record, Record], failure: str
+    ) -> None:
         """Inserts, replacements and deletes before the bad op leave no trace in any method."""
         kept, changed = seeded
         fresh = make_record(scope, terms=["alpha", "gamma"], embedding=vectors(1, seed=33)[0])
@@ -409,8 +454,9 @@ class AtomicityContract(StoreContractBase):
             store.update_many(batch)
         assert snapshot(store, scope, ids, terms) == before
 
-    def test_a_conflict_in_the_middle_undoes_ops_on_both_sides(self, store: Store, scope: Scope,
-                                                               seeded: tuple[Record, Record]) -> None:
+    def test_a_conflict_in_the_middle_undoes_ops_on_both_sides(
+        self, store: Store, scope: Scope, seeded: tuple[Record, Record]
+    ) -> None:
         """Ops after the conflicting one are not applied either."""
         kept, changed = seeded
         first, last = make_record(scope), make_record(scope)
@@ -418,8 +464,9 @@ class AtomicityContract(StoreContractBase):
             store.update_many([Upsert(record=first), Upsert(record=changed, expected_version=0), Upsert(record=last)])
         assert store.get(scope, [first.id, changed.id, last.id]) == [None, as_stored(changed, 1), None]
 
-    def test_an_upsert_into_another_scopes_id_fails_the_batch(self, store: Store, scope: Scope,
-                                                              seeded: tuple[Record, Record]) -> None:
+    def test_an_upsert_into_another_scopes_id_fails_the_batch(
+        self, store: Store, scope: Scope, seeded: tuple[Record, Record]
+    ) -> None:
         """Ids are unique across the store: claiming another scope's id is a conflict, nothing applies."""
         other = new_scope()
         foreign = make_record(other, content="theirs")
@@ -430,8 +477,9 @@ class AtomicityContract(StoreContractBase):
         assert store.get(scope, [mine.id, foreign.id]) == [None, None]
         assert store.get(other, [foreign.id]) == [as_stored(foreign, 1)]
 
-    def test_the_store_stays_usable_after_a_failed_batch(self, store: Store, scope: Scope,
-                                                         seeded: tuple[Record, Record]) -> None:
+    def test_the_store_stays_usable_after_a_failed_batch(
+        self, store: Store, scope: Scope, seeded: tuple[Record, Record]
+    ) -> None:
         """A failed batch leaves no open transaction or lock behind: the next batch just works."""
         kept, _ = seeded
         with pytest.raises(ConflictError):
@@ -439,8 +487,7 @@ class AtomicityContract(StoreContractBase):
         [stored] = store.update_many([Upsert(record=kept, expected_version=1)])
         assert stored is not None and stored.version == 2
 
-    def test_filter_unaffected_by_failed_batch(self, store: Store, scope: Scope,
-                                               seeded: tuple[Record, Record]) -> None:
+    def test_filter_unaffected_by_failed_batch(self, store: Store, scope: Scope, seeded: tuple[Record, Record]) -> None:
         """Filtered knn and scan see the same records before and after a failed batch."""
         kept, changed = seeded
         flt = Filter(ids=frozenset({kept.id, changed.id}))

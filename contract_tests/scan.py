@@ -21,8 +21,10 @@ class ScanContract(StoreContractBase):
         base = unique("scan")
         # mixed case and punctuation: a locale collation would order these differently from code points
         suffixes = ["B", "a", "_x", "Z1", "z", "A", "b-2", "0", "é", "~", "aa", "Ab", "😀", "ß"]
-        records = [make_record(scope, f"{base}-{suffix}", embedding=v) for suffix, v in
-                   zip(suffixes, vectors(len(suffixes), seed=201))]
+        records = [
+            make_record(scope, f"{base}-{suffix}", embedding=v)
+            for suffix, v in zip(suffixes, vectors(len(suffixes), seed=201))
+        ]
         store.update_many([Upsert(record=r) for r in records])
         scanned = list(store.scan(scope, batch=batch))
         check_scan_order([r.id for r in scanned])
@@ -34,16 +36,28 @@ class ScanContract(StoreContractBase):
 
     def test_filter_fields(self, store: Store, scope: Scope) -> None:
         """kinds, session_id, created_after, created_before and ids narrow the scan as they narrow knn."""
-        records = [make_record(scope, kind=["fact", "episode"][i % 2], session_id=["s1", "s2", None][i % 3],
-                               created_at=BASE_TIME + i, embedding=v if i % 4 else None)
-                   for i, v in enumerate(vectors(40, seed=202))]
+        records = [
+            make_record(
+                scope,
+                kind=["fact", "episode"][i % 2],
+                session_id=["s1", "s2", None][i % 3],
+                created_at=BASE_TIME + i,
+                embedding=v if i % 4 else None,
+            )
+            for i, v in enumerate(vectors(40, seed=202))
+        ]
         store.update_many([Upsert(record=r) for r in records])
         filters = [
-            Filter(kinds=frozenset({"fact"})), Filter(session_id="s2"), Filter(created_after=BASE_TIME + 20),
-            Filter(created_before=BASE_TIME + 20), Filter(created_after=BASE_TIME + 3, created_before=BASE_TIME + 4),
+            Filter(kinds=frozenset({"fact"})),
+            Filter(session_id="s2"),
+            Filter(created_after=BASE_TIME + 20),
+            Filter(created_before=BASE_TIME + 20),
+            Filter(created_after=BASE_TIME + 3, created_before=BASE_TIME + 4),
             Filter(ids=frozenset(r.id for r in records[::5]) | {unique("missing")}),
             Filter(kinds=frozenset({"episode"}), session_id="s1", created_after=BASE_TIME + 10),
-            Filter(kinds=frozenset()), Filter(ids=frozenset()), Filter(),
+            Filter(kinds=frozenset()),
+            Filter(ids=frozenset()),
+            Filter(),
         ]
         for flt in filters:
             for batch in (2, 500):
@@ -60,8 +74,15 @@ class ScanContract(StoreContractBase):
 
     def test_scanned_records_are_complete(self, store: Store, scope: Scope) -> None:
         """A scanned record equals what get returns: every field, vector and version."""
-        record = make_record(scope, kind="fact", content="full", terms=["a", "b"], metadata={"k": [1, 2]},
-                             embedding=vectors(1, seed=203)[0], session_id="s")
+        record = make_record(
+            scope,
+            kind="fact",
+            content="full",
+            terms=["a", "b"],
+            metadata={"k": [1, 2]},
+            embedding=vectors(1, seed=203)[0],
+            session_id="s",
+        )
         store.update_many([Upsert(record=record), Upsert(record=record)])
         assert list(store.scan(scope)) == store.get(scope, [record.id]) == [as_stored(record, 2)]
 
@@ -86,8 +107,13 @@ class ScanContract(StoreContractBase):
             fresh = make_record(scope, f"{base}-{rng.randrange(0, 120):03d}-new{position}")
             victim = rng.choice(sorted(survivors - {record.id}))
             touched = store.get(scope, [rng.choice(sorted(survivors - {victim}))])[0]
-            store.update_many([Upsert(record=fresh), Delete(id=victim, scope=scope),
-                               Upsert(record=touched.model_copy(update={"content": f"touched at {position}"}))])
+            store.update_many(
+                [
+                    Upsert(record=fresh),
+                    Delete(id=victim, scope=scope),
+                    Upsert(record=touched.model_copy(update={"content": f"touched at {position}"})),
+                ]
+            )
             survivors.discard(victim)
             deleted.add(victim)
         assert len(seen) == len(set(seen)), f"scan repeated ids: {sorted({i for i in seen if seen.count(i) > 1})}"

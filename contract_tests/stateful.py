@@ -24,7 +24,15 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_stat
 
 from kioko_backends.memory import MemoryStore
 from kioko_core.store import (
-    ConflictError, Delete, Filter, InvalidRecordError, Op, Record, Scope, Store, Upsert,
+    ConflictError,
+    Delete,
+    Filter,
+    InvalidRecordError,
+    Op,
+    Record,
+    Scope,
+    Store,
+    Upsert,
 )
 
 from .base import StoreContractBase
@@ -35,23 +43,39 @@ VOCABULARY = ("alpha", "beta", "gamma", "délta", "🙂")
 KINDS = ("note", "fact")
 
 text = st.text(st.characters(codec="utf-8", exclude_characters="\x00", exclude_categories=("Cs",)), max_size=12)
-metadata_values = st.one_of(st.integers(-1000, 1000), st.floats(-1e6, 1e6), text, st.booleans(), st.none(),
-                            st.lists(st.integers(0, 9), max_size=3))
+metadata_values = st.one_of(
+    st.integers(-1000, 1000),
+    st.floats(-1e6, 1e6),
+    text,
+    st.booleans(),
+    st.none(),
+    st.lists(st.integers(0, 9), max_size=3),
+)
 scope_choice = st.sampled_from([0, 0, 0, 1, 2])
 """Mostly the first scope, so ids get replaced often; the others bring cross-scope conflicts."""
-upsert_ops = st.fixed_dictionaries({
-    "op": st.just("upsert"), "slot": st.integers(0, ID_POOL - 1), "scope": scope_choice,
-    "kind": st.sampled_from(KINDS), "content": text,
-    "terms": st.lists(st.sampled_from(VOCABULARY), max_size=3),
-    "vector": st.one_of(st.none(), st.integers(0, 5)),
-    "created": st.integers(0, 2), "session": st.sampled_from([None, "s1"]),
-    "metadata": st.dictionaries(st.sampled_from(["a", "b", "ü"]), metadata_values, max_size=3),
-    "expect": st.sampled_from([None, None, None, "current", "current", 0, 1, 2]),
-})
-delete_ops = st.fixed_dictionaries({
-    "op": st.just("delete"), "slot": st.integers(0, ID_POOL - 1), "scope": scope_choice,
-    "expect": st.sampled_from([None, None, "current", 0, 1]),
-})
+upsert_ops = st.fixed_dictionaries(
+    {
+        "op": st.just("upsert"),
+        "slot": st.integers(0, ID_POOL - 1),
+        "scope": scope_choice,
+        "kind": st.sampled_from(KINDS),
+        "content": text,
+        "terms": st.lists(st.sampled_from(VOCABULARY), max_size=3),
+        "vector": st.one_of(st.none(), st.integers(0, 5)),
+        "created": st.integers(0, 2),
+        "session": st.sampled_from([None, "s1"]),
+        "metadata": st.dictionaries(st.sampled_from(["a", "b", "ü"]), metadata_values, max_size=3),
+        "expect": st.sampled_from([None, None, None, "current", "current", 0, 1, 2]),
+    }
+)
+delete_ops = st.fixed_dictionaries(
+    {
+        "op": st.just("delete"),
+        "slot": st.integers(0, ID_POOL - 1),
+        "scope": scope_choice,
+        "expect": st.sampled_from([None, None, "current", 0, 1]),
+    }
+)
 batches = st.lists(st.one_of(upsert_ops, upsert_ops, delete_ops), max_size=4)
 poisons = st.sampled_from([None] * 10 + ["wrong-dim", "bad-scope"])
 
@@ -93,16 +117,28 @@ def build_machine(store: Store, dim: int, approximate: bool) -> type[RuleBasedSt
                 return Delete(id=self.ids[spec["slot"]], scope=scope, expected_version=self.expected(spec))
             vector = None if spec["vector"] is None else vector_pool[spec["vector"]]
             record = Record(
-                id=self.ids[spec["slot"]], user_id=scope.user_id, agent_id=scope.agent_id, kind=spec["kind"],
-                content=spec["content"], terms=spec["terms"], embedding=vector, metadata=spec["metadata"],
-                session_id=spec["session"], created_at=BASE_TIME + spec["created"], updated_at=BASE_TIME,
+                id=self.ids[spec["slot"]],
+                user_id=scope.user_id,
+                agent_id=scope.agent_id,
+                kind=spec["kind"],
+                content=spec["content"],
+                terms=spec["terms"],
+                embedding=vector,
+                metadata=spec["metadata"],
+                session_id=spec["session"],
+                created_at=BASE_TIME + spec["created"],
+                updated_at=BASE_TIME,
             )
             return Upsert(record=record, expected_version=self.expected(spec))
 
         def poisoned(self, poison: str) -> Op:
             if poison == "wrong-dim":
-                record = Record(id=self.ids[0], user_id=self.scopes[0].user_id, kind="note",
-                                embedding=np.ones(dim + 2, dtype=np.float32))
+                record = Record(
+                    id=self.ids[0],
+                    user_id=self.scopes[0].user_id,
+                    kind="note",
+                    embedding=np.ones(dim + 2, dtype=np.float32),
+                )
                 return Upsert(record=record)
             return Delete(id=self.ids[1], scope=Scope("", None))
 
@@ -121,13 +157,17 @@ def build_machine(store: Store, dim: int, approximate: bool) -> type[RuleBasedSt
             for scope in self.scopes:
                 assert store.get(scope, self.ids) == self.reference.get(scope, self.ids), f"get in {scope}"
                 assert tuple(store.postings(scope, VOCABULARY, limit=2)) == tuple(
-                    self.reference.postings(scope, VOCABULARY, limit=2)), f"postings in {scope}"
+                    self.reference.postings(scope, VOCABULARY, limit=2)
+                ), f"postings in {scope}"
                 reference_records = list(self.reference.scan(scope))
                 assert list(store.scan(scope, batch=2)) == reference_records, f"scan in {scope}"
                 query = vector_pool[self.steps % len(vector_pool)]
                 for flt in (None, Filter(kinds=frozenset({"fact"}))):
-                    self.recalls.append(check_knn(store.knn(scope, query, 3, flt), reference_records, query, 3,
-                                                  flt, approximate=approximate))
+                    self.recalls.append(
+                        check_knn(
+                            store.knn(scope, query, 3, flt), reference_records, query, 3, flt, approximate=approximate
+                        )
+                    )
 
         def teardown(self) -> None:
             if self.recalls:
@@ -145,8 +185,13 @@ class StateMachineContract(StoreContractBase):
     def test_random_operations_match_the_memory_reference(self, store: Store) -> None:
         """Every step's update_many answer or error, and get/postings/scan/knn afterwards, match memory://."""
         machine = build_machine(store, self.dim, self.capabilities(store).approximate_knn)
-        run_state_machine_as_test(machine, settings=settings(
-            max_examples=self.state_machine_examples, stateful_step_count=self.state_machine_steps,
-            deadline=None, database=None, suppress_health_check=list(HealthCheck),
-        ))
-
+        run_state_machine_as_test(
+            machine,
+            settings=settings(
+                max_examples=self.state_machine_examples,
+                stateful_step_count=self.state_machine_steps,
+                deadline=None,
+                database=None,
+                suppress_health_check=list(HealthCheck),
+            ),
+        )

@@ -12,9 +12,23 @@ from .scan import ScanContract
 from .stateful import StateMachineContract
 
 CONTRACT_CLASSES = (
-    LifecycleContract, OptionContract, GetContract, UpdateManyContract, VersionContract, ValidationContract,
-    InputRuleContract, ArgumentContract, AtomicityContract, PostingsContract, KnnContract, ScanContract,
-    IsolationContract, PersistenceContract, MultiProcessContract, CrashContract, StateMachineContract,
+    LifecycleContract,
+    OptionContract,
+    GetContract,
+    UpdateManyContract,
+    VersionContract,
+    ValidationContract,
+    InputRuleContract,
+    ArgumentContract,
+    AtomicityContract,
+    PostingsContract,
+    KnnContract,
+    ScanContract,
+    IsolationContract,
+    PersistenceContract,
+    MultiProcessContract,
+    CrashContract,
+    StateMachineContract,
 )
 """Each part of the contract, in the order a failure report lists them."""
 

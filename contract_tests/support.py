@@ -44,16 +44,34 @@ def vectors(count: int, seed: int, dim: int = DIM) -> np.ndarray:
     return matrix
 
 
-def make_record(scope: Scope, record_id: str | None = None, *, kind: str = "note", content: str = "",
-                terms: Sequence[str] = (), embedding: Sequence[float] | np.ndarray | None = None,
-                metadata: Mapping[str, Any] | None = None, session_id: str | None = None,
-                created_at: float = BASE_TIME, updated_at: float | None = None, version: int = 0) -> Record:
+def make_record(
+    scope: Scope,
+    record_id: str | None = None,
+    *,
+    kind: str = "note",
+    content: str = "",
+    terms: Sequence[str] = (),
+    embedding: Sequence[float] | np.ndarray | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    session_id: str | None = None,
+    created_at: float = BASE_TIME,
+    updated_at: float | None = None,
+    version: int = 0,
+) -> Record:
     """A record of ``scope``; ``record_id`` defaults to a fresh unique id."""
     return Record(
-        id=record_id or unique("rec"), user_id=scope.user_id, agent_id=scope.agent_id, kind=kind,
-        content=content, metadata=dict(metadata or {}), terms=list(terms), embedding=embedding,
-        session_id=session_id, created_at=created_at,
-        updated_at=created_at if updated_at is None else updated_at, version=version,
+        id=record_id or unique("rec"),
+        user_id=scope.user_id,
+        agent_id=scope.agent_id,
+        kind=kind,
+        content=content,
+        metadata=dict(metadata or {}),
+        terms=list(terms),
+        embedding=embedding,
+        session_id=session_id,
+        created_at=created_at,
+        updated_at=created_at if updated_at is None else updated_at,
+        version=version,
     )
 
 
@@ -68,16 +86,22 @@ def cosine64(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.dot(a64, b64) / (np.linalg.norm(a64) * np.linalg.norm(b64)))
 
 
-def exact_knn(records: Iterable[Record], query: np.ndarray, k: int,
-              filter: Filter | None = None) -> list[Neighbor]:
+def exact_knn(records: Iterable[Record], query: np.ndarray, k: int, filter: Filter | None = None) -> list[Neighbor]:
     """The true top ``k`` of ``records`` (one scope's) for ``query``: best first, ties by id."""
     pool = [r for r in records if r.embedding is not None and (filter is None or filter.matches(r))]
     scored = sorted(((cosine64(r.embedding, query), r.id) for r in pool), key=lambda pair: (-pair[0], pair[1]))
     return [Neighbor(record_id, score) for score, record_id in scored[:k]]
 
 
-def check_knn(result: Sequence[Neighbor], candidates: Iterable[Record], query: np.ndarray, k: int,
-              filter: Filter | None = None, *, approximate: bool = False) -> float:
+def check_knn(
+    result: Sequence[Neighbor],
+    candidates: Iterable[Record],
+    query: np.ndarray,
+    k: int,
+    filter: Filter | None = None,
+    *,
+    approximate: bool = False,
+) -> float:
     """Assert ``result`` is a correct knn answer over ``candidates``; return its recall against the truth.
 
     Checked always: the count is ``min(k, matching records)``, ids are unique and all among the matching

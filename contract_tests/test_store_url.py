@@ -17,6 +17,8 @@ class TestStoreAtURL(StoreContractSuite):
     def store_url(self, request: pytest.FixtureRequest) -> str:
         url = request.config.getoption("store_url", default=None) or os.environ.get(URL_ENVIRONMENT_VARIABLE)
         if not url:
-            pytest.skip(f"no store URL given: run `python -m contract_tests URL`, pass --store-url, "
-                        f"or set {URL_ENVIRONMENT_VARIABLE}")
+            pytest.skip(
+                f"no store URL given: run `python -m contract_tests URL`, pass --store-url, "
+                f"or set {URL_ENVIRONMENT_VARIABLE}"
+            )
         return url

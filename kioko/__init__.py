@@ -10,13 +10,32 @@ from typing import Any, Mapping
 
 from kioko_core.driver import positive_int
 from kioko_core.embedding import load_embedder
-from kioko_core.intelligence import (
-    HeuristicRouter, Intelligence, LLMPlanner, LLMRouter, MaintenanceScheduler, ManageReport, MemoryOp, OPERATIONS, QueryPlanner,
-    RecallPlan, RuleBasedExtractor, StablePrefix,
-)
 from kioko_core.errors import (
-    ConflictError, ConnectionLostError, InvalidRecordError, KindMismatch, KiokoError, LinkConflict, MemoryNotFound,
-    MissingExtraError, SecretDropped, StoreError, UnknownStoreError,
+    ConflictError,
+    ConnectionLostError,
+    InvalidRecordError,
+    KindMismatch,
+    KiokoError,
+    LinkConflict,
+    MemoryNotFound,
+    MissingExtraError,
+    SecretDropped,
+    StoreError,
+    UnknownStoreError,
+)
+from kioko_core.intelligence import (
+    OPERATIONS,
+    HeuristicRouter,
+    Intelligence,
+    LLMPlanner,
+    LLMRouter,
+    MaintenanceScheduler,
+    ManageReport,
+    MemoryOp,
+    QueryPlanner,
+    RecallPlan,
+    RuleBasedExtractor,
+    StablePrefix,
 )
 from kioko_core.layer import MemoryLayer
 from kioko_core.limits import Limits, TooLargeError
@@ -25,13 +44,46 @@ from kioko_core.store import Capabilities, Delete, Filter, Record, Scope, Store,
 from kioko_core.url import StoreURL
 
 __all__ = [
-    "connect", "intelligent", "default_url", "register_store", "known_schemes", "open_store", "MemoryLayer", "Store",
-    "StoreURL", "Record", "Scope", "Filter", "Upsert", "Delete", "Capabilities", "KiokoError", "StoreError",
-    "ConflictError", "InvalidRecordError", "ConnectionLostError", "UnknownStoreError", "MissingExtraError",
-    "Limits", "TooLargeError",
-    "Intelligence", "HeuristicRouter", "LLMRouter", "RuleBasedExtractor", "MemoryOp", "ManageReport", "OPERATIONS",
-    "QueryPlanner", "LLMPlanner", "RecallPlan", "MaintenanceScheduler", "StablePrefix",
-    "MemoryNotFound", "KindMismatch", "LinkConflict", "SecretDropped",
+    "connect",
+    "intelligent",
+    "default_url",
+    "register_store",
+    "known_schemes",
+    "open_store",
+    "MemoryLayer",
+    "Store",
+    "StoreURL",
+    "Record",
+    "Scope",
+    "Filter",
+    "Upsert",
+    "Delete",
+    "Capabilities",
+    "KiokoError",
+    "StoreError",
+    "ConflictError",
+    "InvalidRecordError",
+    "ConnectionLostError",
+    "UnknownStoreError",
+    "MissingExtraError",
+    "Limits",
+    "TooLargeError",
+    "Intelligence",
+    "HeuristicRouter",
+    "LLMRouter",
+    "RuleBasedExtractor",
+    "MemoryOp",
+    "ManageReport",
+    "OPERATIONS",
+    "QueryPlanner",
+    "LLMPlanner",
+    "RecallPlan",
+    "MaintenanceScheduler",
+    "StablePrefix",
+    "MemoryNotFound",
+    "KindMismatch",
+    "LinkConflict",
+    "SecretDropped",
 ]
 __version__ = "0.1.0"
 
@@ -47,8 +99,9 @@ def default_url() -> str:
     return f"sqlite:///{folder / 'kioko.db'}"
 
 
-def intelligent(target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = None, *, llm: Any = None,
-                **options: Any) -> MemoryLayer:
+def intelligent(
+    target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = None, *, llm: Any = None, **options: Any
+) -> MemoryLayer:
     """A layer that decides its own memory operations: anything :func:`connect` takes, plus ``llm=ask``.
 
     Linking and the entity graph are on; ``learn`` and ``record_turn`` route each turn, offline or, with
@@ -59,8 +112,10 @@ def intelligent(target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None 
     from kioko_core.intelligence import Intelligence
 
     if isinstance(target, str) and target.split(":", 1)[0].lower() in ("http", "https"):
-        raise UnknownStoreError("a Kioko service runs its own intelligence (kioko serve --intelligence); "
-                                "kioko.intelligent() takes a store URL such as sqlite:///memory.db")
+        raise UnknownStoreError(
+            "a Kioko service runs its own intelligence (kioko serve --intelligence); "
+            "kioko.intelligent() takes a store URL such as sqlite:///memory.db"
+        )
     brain = options.pop("intelligence", None) or Intelligence(llm=llm)
     if isinstance(target, MemoryLayer):
         from kioko_core.intelligence import build_intelligence
@@ -101,8 +156,11 @@ def connect(target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = No
             raise UnknownStoreError("a config dict needs a 'url' key, e.g. {'url': 'sqlite:///kioko.db'}")
         target = config.pop("url")
         options = {**config, **options}
-    layer_options = {k: options.pop(k) for k in list(options)
-                     if k in {"auto_link", "linker", "embedder", "limits", "recall_config", "intelligence", "auto_graph"}}
+    layer_options = {
+        k: options.pop(k)
+        for k in list(options)
+        if k in {"auto_link", "linker", "embedder", "limits", "recall_config", "intelligence", "auto_graph"}
+    }
     # a MemoryLayer was returned and a Mapping replaced by its url above
     url = StoreURL.parse(target if target is not None else default_url())  # type: ignore[arg-type]
     embedder, url = _take_embedder(layer_options.get("embedder"), url)

@@ -16,14 +16,29 @@ import typer
 from rich.table import Table
 
 from .cli_support import (
-    Agent, Json, KiokoGroup, Store, UsageProblem, User, err, opened, out, parse_pairs, print_json,
+    Agent,
+    Json,
+    KiokoGroup,
+    Store,
+    UsageProblem,
+    User,
+    err,
+    opened,
+    out,
+    parse_pairs,
+    print_json,
 )
 
 DEMO_USER = "kumar-demo"
 
 app = typer.Typer(
-    name="kioko", cls=KiokoGroup, no_args_is_help=True, add_completion=True, pretty_exceptions_enable=False,
-    rich_markup_mode="rich", context_settings={"help_option_names": ["-h", "--help"]},
+    name="kioko",
+    cls=KiokoGroup,
+    no_args_is_help=True,
+    add_completion=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
+    context_settings={"help_option_names": ["-h", "--help"]},
     help="Kioko: linked memory for AI agents. Every command acts on one store (--store) for one user (--user).",
 )
 
@@ -44,8 +59,9 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: Annotated[bool, typer.Option("--version", "-V", callback=_version, is_eager=True,
-                                          help="Print the version and exit.")] = False,
+    version: Annotated[
+        bool, typer.Option("--version", "-V", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
     debug: Annotated[bool, typer.Option("--debug", help="Show the traceback of an error.")] = False,
 ) -> None:
     """Kioko: linked memory for AI agents."""
@@ -55,20 +71,33 @@ def _root(
 
 
 @app.command(rich_help_panel=MEMORY)
-def add(*, text: Annotated[str, typer.Argument(help="What to remember.")],
-        memory_type: Annotated[str, typer.Option("--type", "-t", help="factual, episodic, decision, goal, "
-                                                 "preference, procedural, semantic, skill, strategy ...")] = "factual",
-        session: Annotated[str | None, typer.Option("--session", help="The conversation it belongs to.")] = None,
-        meta: Annotated[list[str] | None, typer.Option("--meta", help="key=value metadata (repeatable).")] = None,
-        user: User, store: Store = None, agent: Agent = None, json: Json = False) -> None:
+def add(
+    *,
+    text: Annotated[str, typer.Argument(help="What to remember.")],
+    memory_type: Annotated[
+        str,
+        typer.Option(
+            "--type",
+            "-t",
+            help="factual, episodic, decision, goal, preference, procedural, semantic, skill, strategy ...",
+        ),
+    ] = "factual",
+    session: Annotated[str | None, typer.Option("--session", help="The conversation it belongs to.")] = None,
+    meta: Annotated[list[str] | None, typer.Option("--meta", help="key=value metadata (repeatable).")] = None,
+    user: User,
+    store: Store = None,
+    agent: Agent = None,
+    json: Json = False,
+) -> None:
     """Store a memory; it is linked to earlier memories at write time."""
     from kioko_core.links import LINKABLE_KINDS
 
     from .views import memory_view
 
     with opened(store, auto_link=True) as memory:
-        record = memory.add(text, user_id=user, agent_id=agent, session_id=session, memory_type=memory_type,
-                            metadata=parse_pairs(meta))
+        record = memory.add(
+            text, user_id=user, agent_id=agent, session_id=session, memory_type=memory_type, metadata=parse_pairs(meta)
+        )
         links = memory.graph.links(record.id, user_id=user, agent_id=agent) if record.kind in LINKABLE_KINDS else []
     if json:
         return print_json(memory_view(record, links=links))
@@ -79,8 +108,14 @@ def add(*, text: Annotated[str, typer.Argument(help="What to remember.")],
 
 
 @app.command(rich_help_panel=MEMORY)
-def get(*, memory_id: Annotated[str, typer.Argument(help="The memory's id.")],
-        user: User, store: Store = None, agent: Agent = None, json: Json = False) -> None:
+def get(
+    *,
+    memory_id: Annotated[str, typer.Argument(help="The memory's id.")],
+    user: User,
+    store: Store = None,
+    agent: Agent = None,
+    json: Json = False,
+) -> None:
     """Show one memory and its links."""
     from .views import memory_view
 
@@ -91,27 +126,42 @@ def get(*, memory_id: Annotated[str, typer.Argument(help="The memory's id.")],
         return print_json(memory_view(record, links=links))
     console = out()
     table = Table(show_header=False, box=None)
-    for key, value in (("id", record.id), ("type", record.kind), ("content", record.content),
-                       ("session", record.session_id or "-"), ("created", _when(record.created_at)),
-                       ("version", str(record.version))):
+    for key, value in (
+        ("id", record.id),
+        ("type", record.kind),
+        ("content", record.content),
+        ("session", record.session_id or "-"),
+        ("created", _when(record.created_at)),
+        ("version", str(record.version)),
+    ):
         table.add_row(key, value)
     console.print(table)
     for link in links:
-        console.print(f"- {link.line()}\n    why: {link.why or '-'} | weight {link.weight:.3f} | by {link.by}",
-                      markup=False)
+        console.print(
+            f"- {link.line()}\n    why: {link.why or '-'} | weight {link.weight:.3f} | by {link.by}", markup=False
+        )
 
 
 @app.command("list", rich_help_panel=MEMORY)
-def list_(*, memory_type: Annotated[list[str] | None, typer.Option("--type", "-t", help="Only these types.")] = None,
-          session: Annotated[str | None, typer.Option("--session", help="Only this conversation.")] = None,
-          limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="At most this many, newest first.")] = 20,
-          user: User, store: Store = None, agent: Agent = None, json: Json = False) -> None:
+def list_(
+    *,
+    memory_type: Annotated[list[str] | None, typer.Option("--type", "-t", help="Only these types.")] = None,
+    session: Annotated[str | None, typer.Option("--session", help="Only this conversation.")] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="At most this many, newest first.")] = 20,
+    user: User,
+    store: Store = None,
+    agent: Agent = None,
+    json: Json = False,
+) -> None:
     """List a user's memories, newest first."""
     from .views import memory_view
 
     with opened(store) as memory:
-        records = [r for r in memory.memories(user_id=user, agent_id=agent, kinds=set(memory_type or ()) or None)
-                   if session is None or r.session_id == session]
+        records = [
+            r
+            for r in memory.memories(user_id=user, agent_id=agent, kinds=set(memory_type or ()) or None)
+            if session is None or r.session_id == session
+        ]
     records.sort(key=lambda r: (-r.created_at, r.id))
     records = records[:limit]
     if json:
@@ -127,10 +177,16 @@ def list_(*, memory_type: Annotated[list[str] | None, typer.Option("--type", "-t
 
 
 @app.command(rich_help_panel=MEMORY)
-def update(*, memory_id: Annotated[str, typer.Argument(help="The memory's id.")],
-           text: Annotated[str | None, typer.Option("--text", help="New content (links re-derived).")] = None,
-           meta: Annotated[list[str] | None, typer.Option("--meta", help="key=value metadata to merge.")] = None,
-           user: User, store: Store = None, agent: Agent = None, json: Json = False) -> None:
+def update(
+    *,
+    memory_id: Annotated[str, typer.Argument(help="The memory's id.")],
+    text: Annotated[str | None, typer.Option("--text", help="New content (links re-derived).")] = None,
+    meta: Annotated[list[str] | None, typer.Option("--meta", help="key=value metadata to merge.")] = None,
+    user: User,
+    store: Store = None,
+    agent: Agent = None,
+    json: Json = False,
+) -> None:
     """Change a memory's content and/or merge metadata into it."""
     from .views import memory_view
 
@@ -144,8 +200,14 @@ def update(*, memory_id: Annotated[str, typer.Argument(help="The memory's id.")]
 
 
 @app.command(rich_help_panel=MEMORY)
-def delete(*, memory_id: Annotated[str, typer.Argument(help="The memory's id.")],
-           user: User, store: Store = None, agent: Agent = None, json: Json = False) -> None:
+def delete(
+    *,
+    memory_id: Annotated[str, typer.Argument(help="The memory's id.")],
+    user: User,
+    store: Store = None,
+    agent: Agent = None,
+    json: Json = False,
+) -> None:
     """Delete one memory; the memories linked to it forget the link."""
     from kioko_core.errors import MemoryNotFound
 
@@ -158,8 +220,14 @@ def delete(*, memory_id: Annotated[str, typer.Argument(help="The memory's id.")]
 
 
 @app.command("forget-user", rich_help_panel=MEMORY)
-def forget_user(*, yes: Annotated[bool, typer.Option("--yes", help="Confirm: delete every memory of the user.")] = False,
-                user: User, store: Store = None, agent: Agent = None, json: Json = False) -> None:
+def forget_user(
+    *,
+    yes: Annotated[bool, typer.Option("--yes", help="Confirm: delete every memory of the user.")] = False,
+    user: User,
+    store: Store = None,
+    agent: Agent = None,
+    json: Json = False,
+) -> None:
     """Delete every memory of a user (or of one of their agents), their entity graph included."""
     if not yes:
         raise UsageProblem(f"this deletes every memory of user {user!r}; add --yes to do it")
@@ -171,12 +239,22 @@ def forget_user(*, yes: Annotated[bool, typer.Option("--yes", help="Confirm: del
 
 
 @app.command(rich_help_panel=MEMORY)
-def recall(*, question: Annotated[str, typer.Argument(help="The question or task.")],
-           links: Annotated[int, typer.Option("--links", min=0, help="How many memories may come only through "
-                                              "links to better matches (0: no graph).")] = 3,
-           limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Memories in the context.")] = 8,
-           session: Annotated[str | None, typer.Option("--session", help="The current conversation.")] = None,
-           user: User, store: Store = None, agent: Agent = None, json: Json = False) -> None:
+def recall(
+    *,
+    question: Annotated[str, typer.Argument(help="The question or task.")],
+    links: Annotated[
+        int,
+        typer.Option(
+            "--links", min=0, help="How many memories may come only through links to better matches (0: no graph)."
+        ),
+    ] = 3,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Memories in the context.")] = 8,
+    session: Annotated[str | None, typer.Option("--session", help="The current conversation.")] = None,
+    user: User,
+    store: Store = None,
+    agent: Agent = None,
+    json: Json = False,
+) -> None:
     """The context for a question: relevant memories, procedures, lessons, open goals, and how they connect."""
     from .views import context_view
 
@@ -191,10 +269,16 @@ def recall(*, question: Annotated[str, typer.Argument(help="The question or task
 
 
 @app.command(rich_help_panel=GRAPH)
-def related(*, memory_id: Annotated[str, typer.Argument(help="The memory to start from.")],
-            depth: Annotated[int, typer.Option("--depth", min=1, max=6, help="Links to follow.")] = 2,
-            limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 10,
-            user: User, store: Store = None, agent: Agent = None, json: Json = False) -> None:
+def related(
+    *,
+    memory_id: Annotated[str, typer.Argument(help="The memory to start from.")],
+    depth: Annotated[int, typer.Option("--depth", min=1, max=6, help="Links to follow.")] = 2,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 10,
+    user: User,
+    store: Store = None,
+    agent: Agent = None,
+    json: Json = False,
+) -> None:
     """What is connected to a memory, best first, with the chain of links to each."""
     from .views import related_view
 
@@ -206,20 +290,31 @@ def related(*, memory_id: Annotated[str, typer.Argument(help="The memory to star
         return out().print("nothing is linked to this memory", markup=False)
     table = Table("score", "memory", "type", "through")
     for item in items:
-        table.add_row(f"{item.score:.4f}", f"{_short(item.record.content, 60)}\n{item.record.id}", item.record.kind,
-                      " -> ".join(link.type for link in item.path))
+        table.add_row(
+            f"{item.score:.4f}",
+            f"{_short(item.record.content, 60)}\n{item.record.id}",
+            item.record.kind,
+            " -> ".join(link.type for link in item.path),
+        )
     out().print(table)
 
 
 @app.command(rich_help_panel=GRAPH)
-def link(*, source: Annotated[str, typer.Argument(help="The memory the link goes from.")],
-         target: Annotated[str, typer.Argument(help="The memory the link goes to.")],
-         link_type: Annotated[str, typer.Option("--type", "-t", help="resolves, serves, applies_to, refines, "
-                                                "related_to ...")] = "related_to",
-         why: Annotated[str, typer.Option("--why", help="Why they belong together.")] = "",
-         weight: Annotated[float, typer.Option("--weight", min=0.0, max=1.0)] = 1.0,
-         remove: Annotated[bool, typer.Option("--remove", help="Unlink them instead.")] = False,
-         user: User, store: Store = None, agent: Agent = None, json: Json = False) -> None:
+def link(
+    *,
+    source: Annotated[str, typer.Argument(help="The memory the link goes from.")],
+    target: Annotated[str, typer.Argument(help="The memory the link goes to.")],
+    link_type: Annotated[
+        str, typer.Option("--type", "-t", help="resolves, serves, applies_to, refines, related_to ...")
+    ] = "related_to",
+    why: Annotated[str, typer.Option("--why", help="Why they belong together.")] = "",
+    weight: Annotated[float, typer.Option("--weight", min=0.0, max=1.0)] = 1.0,
+    remove: Annotated[bool, typer.Option("--remove", help="Unlink them instead.")] = False,
+    user: User,
+    store: Store = None,
+    agent: Agent = None,
+    json: Json = False,
+) -> None:
     """Link two memories by hand (a manual link never fades), or --remove the link between them."""
     from .views import link_view
 
@@ -229,17 +324,22 @@ def link(*, source: Annotated[str, typer.Argument(help="The memory the link goes
             if json:
                 return print_json({"source": source, "target": target, "unlinked": removed})
             return out().print("unlinked" if removed else "they were not linked", markup=False)
-        made = memory.graph.link(source, target, type=link_type, weight=weight, why=why, user_id=user,
-                                 agent_id=agent)
+        made = memory.graph.link(source, target, type=link_type, weight=weight, why=why, user_id=user, agent_id=agent)
     if json:
         return print_json(link_view(made))
     out().print(f"linked: {made.line()}", markup=False)
 
 
 @app.command(rich_help_panel=GRAPH)
-def explain(*, first: Annotated[str, typer.Argument(help="One memory.")],
-            second: Annotated[str, typer.Argument(help="The other memory.")],
-            user: User, store: Store = None, agent: Agent = None, json: Json = False) -> None:
+def explain(
+    *,
+    first: Annotated[str, typer.Argument(help="One memory.")],
+    second: Annotated[str, typer.Argument(help="The other memory.")],
+    user: User,
+    store: Store = None,
+    agent: Agent = None,
+    json: Json = False,
+) -> None:
     """Why two memories are (or are not) linked: every signal, scored from scratch."""
     from .views import score_view
 
@@ -259,10 +359,16 @@ def explain(*, first: Annotated[str, typer.Argument(help="One memory.")],
 
 
 @app.command(rich_help_panel=GRAPH)
-def trace(*, first: Annotated[str, typer.Argument(help="Where the chain starts.")],
-          second: Annotated[str, typer.Argument(help="Where it should end.")],
-          max_depth: Annotated[int, typer.Option("--max-depth", min=1, max=8)] = 4,
-          user: User, store: Store = None, agent: Agent = None, json: Json = False) -> None:
+def trace(
+    *,
+    first: Annotated[str, typer.Argument(help="Where the chain starts.")],
+    second: Annotated[str, typer.Argument(help="Where it should end.")],
+    max_depth: Annotated[int, typer.Option("--max-depth", min=1, max=8)] = 4,
+    user: User,
+    store: Store = None,
+    agent: Agent = None,
+    json: Json = False,
+) -> None:
     """The shortest chain of links from one memory to another."""
     from .views import link_view
 
@@ -277,22 +383,41 @@ def trace(*, first: Annotated[str, typer.Argument(help="Where the chain starts."
 
 
 @app.command(rich_help_panel=GRAPH)
-def connect(*, rebuild: Annotated[bool, typer.Option("--rebuild", help="Re-derive every automatic link.")] = False,
-            limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most this many memories.")] = None,
-            quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
-            user: User, store: Store = None, agent: Agent = None, json: Json = False) -> None:
+def connect(
+    *,
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="Re-derive every automatic link.")] = False,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most this many memories.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    user: User,
+    store: Store = None,
+    agent: Agent = None,
+    json: Json = False,
+) -> None:
     """Link memories written before linking was on (with a progress bar: count, rate, time left)."""
     from rich.progress import (
-        BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn,
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TaskProgressColumn,
+        TextColumn,
+        TimeRemainingColumn,
     )
 
     console = err()
     # a bar only where a person watches: never into --json, a pipe or a log file
     show = not (quiet or json) and console.is_terminal
     with opened(store, auto_link=True) as memory:
-        with Progress(TextColumn("linking"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
-                      TextColumn("{task.fields[rate]}"), TimeRemainingColumn(), console=console,
-                      disable=not show, transient=False) as bar:
+        with Progress(
+            TextColumn("linking"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TaskProgressColumn(),
+            TextColumn("{task.fields[rate]}"),
+            TimeRemainingColumn(),
+            console=console,
+            disable=not show,
+            transient=False,
+        ) as bar:
             task = bar.add_task("linking", total=None, rate="")
             started = time.perf_counter()
 
@@ -300,21 +425,31 @@ def connect(*, rebuild: Annotated[bool, typer.Option("--rebuild", help="Re-deriv
                 rate = done / max(time.perf_counter() - started, 1e-9)
                 bar.update(task, completed=done, total=total, rate=f"{rate:,.0f} memories/s")
 
-            result = memory.graph.connect(user_id=user, agent_id=agent, rebuild=rebuild, limit=limit,
-                                          progress=progress).to_dict()
+            result = memory.graph.connect(
+                user_id=user, agent_id=agent, rebuild=rebuild, limit=limit, progress=progress
+            ).to_dict()
     if json:
         return print_json(result)
-    out().print(f"linked {result['memories']} memories: {result['links']} links made, {result['dropped']} dropped "
-                f"in {result['duration_ms'] / 1000:.2f} s", markup=False)
+    out().print(
+        f"linked {result['memories']} memories: {result['links']} links made, {result['dropped']} dropped "
+        f"in {result['duration_ms'] / 1000:.2f} s",
+        markup=False,
+    )
 
 
 @app.command(rich_help_panel=GRAPH)
-def graph(*, output_format: Annotated[str, typer.Option("--format", "-f", help="dot, json or html.")] = "html",
-          center: Annotated[str | None, typer.Option("--center", help="Draw around this memory only.")] = None,
-          depth: Annotated[int, typer.Option("--depth", min=1, max=6)] = 2,
-          limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="At most this many memories.")] = 120,
-          output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here, not to stdout.")] = None,
-          user: User, store: Store = None, agent: Agent = None, json: Json = False) -> None:
+def graph(
+    *,
+    output_format: Annotated[str, typer.Option("--format", "-f", help="dot, json or html.")] = "html",
+    center: Annotated[str | None, typer.Option("--center", help="Draw around this memory only.")] = None,
+    depth: Annotated[int, typer.Option("--depth", min=1, max=6)] = 2,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="At most this many memories.")] = 120,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here, not to stdout.")] = None,
+    user: User,
+    store: Store = None,
+    agent: Agent = None,
+    json: Json = False,
+) -> None:
     """The memory graph: Graphviz DOT, JSON, or a self-contained HTML page to open in a browser."""
     from .graph_html import to_dot, to_html
 
@@ -322,8 +457,7 @@ def graph(*, output_format: Annotated[str, typer.Option("--format", "-f", help="
     if chosen not in ("dot", "json", "html"):
         raise UsageProblem(f"--format must be dot, json or html, not {output_format!r}")
     with opened(store) as memory:
-        drawn = memory.graph.memories(user_id=user, agent_id=agent, center=center, depth=depth,
-                                      limit=limit).to_dict()
+        drawn = memory.graph.memories(user_id=user, agent_id=agent, center=center, depth=depth, limit=limit).to_dict()
     if chosen == "json":
         import json as json_module
 
@@ -336,18 +470,25 @@ def graph(*, output_format: Annotated[str, typer.Option("--format", "-f", help="
         sys.stdout.write(text)
     else:
         output.write_text(text, encoding="utf-8")
-        err().print(f"wrote {output} ({drawn['stats']['nodes']} memories, {drawn['stats']['edges']} links)",
-                    markup=False)
+        err().print(
+            f"wrote {output} ({drawn['stats']['nodes']} memories, {drawn['stats']['edges']} links)", markup=False
+        )
 
 
 # --------------------------------------------------------------------------- intelligence
 
 
 @app.command(rich_help_panel=SMART)
-def manage(*, text: Annotated[str, typer.Argument(help="One turn: what the user said.")],
-           session: Annotated[str | None, typer.Option("--session", help="The conversation it belongs to.")] = None,
-           dry_run: Annotated[bool, typer.Option("--dry-run", help="Decide and report; write nothing.")] = False,
-           user: User, store: Store = None, agent: Agent = None, json: Json = False) -> None:
+def manage(
+    *,
+    text: Annotated[str, typer.Argument(help="One turn: what the user said.")],
+    session: Annotated[str | None, typer.Option("--session", help="The conversation it belongs to.")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Decide and report; write nothing.")] = False,
+    user: User,
+    store: Store = None,
+    agent: Agent = None,
+    json: Json = False,
+) -> None:
     """Decide (and apply) the memory operations for one turn, offline."""
     with opened(store) as memory:
         result = memory.manage(text, user_id=user, agent_id=agent, session_id=session, dry_run=dry_run)
@@ -360,12 +501,22 @@ def manage(*, text: Annotated[str, typer.Argument(help="One turn: what the user 
 
 
 @app.command(rich_help_panel=SERVE)
-def mcp(*, transport: Annotated[str, typer.Option("--transport", help="stdio (for a desktop client) or http.")] = "stdio",
-        intelligence: Annotated[bool, typer.Option("--intelligence", help="Route learn_from_conversation through "
-                                                   "the intelligence (and link and graph every write).")] = False,
-        host: Annotated[str, typer.Option("--host", help="Address to listen on (http).")] = "127.0.0.1",
-        port: Annotated[int, typer.Option("--port", help="Port to listen on (http).")] = 8766,
-        user: User, store: Store = None, agent: Agent = None) -> None:
+def mcp(
+    *,
+    transport: Annotated[str, typer.Option("--transport", help="stdio (for a desktop client) or http.")] = "stdio",
+    intelligence: Annotated[
+        bool,
+        typer.Option(
+            "--intelligence",
+            help="Route learn_from_conversation through the intelligence (and link and graph every write).",
+        ),
+    ] = False,
+    host: Annotated[str, typer.Option("--host", help="Address to listen on (http).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="Port to listen on (http).")] = 8766,
+    user: User,
+    store: Store = None,
+    agent: Agent = None,
+) -> None:
     """Serve the user's memories to an MCP client (Claude Desktop, Cursor ...). The user is fixed here."""
     from .mcp_server import require_mcp, run
 
@@ -378,37 +529,54 @@ def mcp(*, transport: Annotated[str, typer.Option("--transport", help="stdio (fo
 
 
 @app.command(rich_help_panel=SERVE)
-def serve(*, store: Store = None,
-          host: Annotated[str, typer.Option("--host", help="Address to listen on; without keys only loopback.")]
-          = "127.0.0.1",
-          port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8765,
-          api_keys: Annotated[str | None, typer.Option("--api-keys", envvar="KIOKO_API_KEYS",
-                                                       help="The JSON key file (kioko keys-new).")] = None,
-          body_limit: Annotated[int | None, typer.Option("--body-limit", min=1, help="Bytes per request body.")]
-          = None,
-          no_linking: Annotated[bool, typer.Option("--no-linking", help="Store memories without linking them.")]
-          = False,
-          intelligence: Annotated[bool, typer.Option("--intelligence", help="Route /v1/manage, /v1/turns and "
-                                                     "/v1/learn through the offline intelligence.")] = False,
-          intelligence_llm: Annotated[str | None, typer.Option("--intelligence-llm", metavar="PKG.MOD:ASK",
-                                                               help="The same with a model callable.")] = None,
-          log_level: Annotated[str, typer.Option("--log-level")] = "info") -> int:
+def serve(
+    *,
+    store: Store = None,
+    host: Annotated[
+        str, typer.Option("--host", help="Address to listen on; without keys only loopback.")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8765,
+    api_keys: Annotated[
+        str | None, typer.Option("--api-keys", envvar="KIOKO_API_KEYS", help="The JSON key file (kioko keys-new).")
+    ] = None,
+    body_limit: Annotated[int | None, typer.Option("--body-limit", min=1, help="Bytes per request body.")] = None,
+    no_linking: Annotated[bool, typer.Option("--no-linking", help="Store memories without linking them.")] = False,
+    intelligence: Annotated[
+        bool,
+        typer.Option(
+            "--intelligence", help="Route /v1/manage, /v1/turns and /v1/learn through the offline intelligence."
+        ),
+    ] = False,
+    intelligence_llm: Annotated[
+        str | None, typer.Option("--intelligence-llm", metavar="PKG.MOD:ASK", help="The same with a model callable.")
+    ] = None,
+    log_level: Annotated[str, typer.Option("--log-level")] = "info",
+) -> int:
     """The REST API under /v1 (docs at /docs) on uvicorn: every user's memories, bounded by API keys."""
     from .service.serve import serve as run
 
-    return run(store=store, host=host, port=port, api_keys=api_keys, body_limit=body_limit,
-               auto_link=not no_linking, intelligence=intelligence, intelligence_llm=intelligence_llm,
-               log_level=log_level)
+    return run(
+        store=store,
+        host=host,
+        port=port,
+        api_keys=api_keys,
+        body_limit=body_limit,
+        auto_link=not no_linking,
+        intelligence=intelligence,
+        intelligence_llm=intelligence_llm,
+        log_level=log_level,
+    )
 
 
 @app.command("keys-new", rich_help_panel=SERVE)
-def keys_new(*, file: Annotated[Path, typer.Option("--file", help="The JSON key file (created if missing).")],
-             name: Annotated[str, typer.Option("--name", help="A label for the key (never the key).")],
-             user: Annotated[list[str] | None, typer.Option("--user", "-u", help="A user the key may act for.")]
-             = None,
-             agent: Annotated[list[str] | None, typer.Option("--agent", "-a", help="Restrict to these agents.")]
-             = None,
-             admin: Annotated[bool, typer.Option("--admin", help="A key that may act for every user.")] = False) -> int:
+def keys_new(
+    *,
+    file: Annotated[Path, typer.Option("--file", help="The JSON key file (created if missing).")],
+    name: Annotated[str, typer.Option("--name", help="A label for the key (never the key).")],
+    user: Annotated[list[str] | None, typer.Option("--user", "-u", help="A user the key may act for.")] = None,
+    agent: Annotated[list[str] | None, typer.Option("--agent", "-a", help="Restrict to these agents.")] = None,
+    admin: Annotated[bool, typer.Option("--admin", help="A key that may act for every user.")] = False,
+) -> int:
     """Make an API key for kioko serve: only its SHA-256 goes to the file; the key is printed once."""
     from .service.auth import add_key
 
@@ -421,9 +589,13 @@ def keys_new(*, file: Annotated[Path, typer.Option("--file", help="The JSON key 
 
 
 @app.command("export", rich_help_panel=STORES)
-def export_(*, user: User, store: Store = None,
-            agent: Annotated[list[str] | None, typer.Option("--agent", "-a", help="Also this agent's scope.")] = None,
-            api_key: Annotated[str | None, typer.Option("--api-key", help="For a service URL.")] = None) -> int:
+def export_(
+    *,
+    user: User,
+    store: Store = None,
+    agent: Annotated[list[str] | None, typer.Option("--agent", "-a", help="Also this agent's scope.")] = None,
+    api_key: Annotated[str | None, typer.Option("--api-key", help="For a service URL.")] = None,
+) -> int:
     """Every memory of a user as JSON lines on stdout: links, entity triples, history, exact vectors."""
     from . import connect
     from .remote import RemoteMemory
@@ -431,8 +603,11 @@ def export_(*, user: User, store: Store = None,
 
     memory: Any = connect(store, **({"api_key": api_key} if api_key else {}))
     try:
-        lines = memory.export_lines(user, agent or []) if isinstance(memory, RemoteMemory) else \
-            export_lines(memory, user, agent or [])
+        lines = (
+            memory.export_lines(user, agent or [])
+            if isinstance(memory, RemoteMemory)
+            else export_lines(memory, user, agent or [])
+        )
         for line in lines:
             sys.stdout.write(line)
     finally:
@@ -441,9 +616,12 @@ def export_(*, user: User, store: Store = None,
 
 
 @app.command("import", rich_help_panel=STORES)
-def import_(*, file: Annotated[str, typer.Argument(help="The export's JSON lines ('-' for stdin).")],
-            store: Store = None,
-            api_key: Annotated[str | None, typer.Option("--api-key", help="For a service URL.")] = None) -> int:
+def import_(
+    *,
+    file: Annotated[str, typer.Argument(help="The export's JSON lines ('-' for stdin).")],
+    store: Store = None,
+    api_key: Annotated[str | None, typer.Option("--api-key", help="For a service URL.")] = None,
+) -> int:
     """Restore an export into a store or a service; importing twice changes nothing."""
     from . import connect
     from .remote import RemoteMemory
@@ -456,8 +634,9 @@ def import_(*, file: Annotated[str, typer.Argument(help="The export's JSON lines
             result = memory.import_lines(source) if isinstance(memory, RemoteMemory) else import_lines(memory, source)
     finally:
         memory.close()
-    err().print(f"{result['records']} records: {result['written']} written, {result['unchanged']} already there",
-                markup=False)
+    err().print(
+        f"{result['records']} records: {result['written']} written, {result['unchanged']} already there", markup=False
+    )
     return 0
 
 
@@ -486,9 +665,14 @@ def _store_rows() -> list[dict[str, Any]]:
     rows = []
     for scheme in registry.known_schemes():
         builtin = registry.BUILTIN_STORES.get(scheme)
-        row: dict[str, Any] = {"scheme": scheme, "driver": builtin[0] if builtin else "plugin",
-               "extra": builtin[1] if builtin else None,
-               "installed": True, "missing": None, "capabilities": []}
+        row: dict[str, Any] = {
+            "scheme": scheme,
+            "driver": builtin[0] if builtin else "plugin",
+            "extra": builtin[1] if builtin else None,
+            "installed": True,
+            "missing": None,
+            "capabilities": [],
+        }
         try:
             driver = registry._resolve(scheme)
         except MissingExtraError as error:
@@ -509,9 +693,14 @@ def _store_rows() -> list[dict[str, Any]]:
 
 
 @app.command(rich_help_panel=STORES)
-def doctor(user: Annotated[str | None, typer.Option("--user", "-u", envvar="KIOKO_USER",
-                                                      help="Also count this user's memories by type.")] = None,
-           store: Store = None, agent: Agent = None, json: Json = False) -> None:
+def doctor(
+    user: Annotated[
+        str | None, typer.Option("--user", "-u", envvar="KIOKO_USER", help="Also count this user's memories by type.")
+    ] = None,
+    store: Store = None,
+    agent: Agent = None,
+    json: Json = False,
+) -> None:
     """Check a store: can it be opened, the versions, the vector dimension, and (with --user) the counts."""
     import platform
     from collections import Counter
@@ -553,9 +742,14 @@ def _redact(url: str) -> str:
 
 
 @app.command(rich_help_panel=STORES)
-def demo(*, user: Annotated[str, typer.Option("--user", "-u", help="The demo's user; their memories are "
-                                               "replaced.")] = DEMO_USER,
-         store: Store = None, json: Json = False) -> None:
+def demo(
+    *,
+    user: Annotated[
+        str, typer.Option("--user", "-u", help="The demo's user; their memories are replaced.")
+    ] = DEMO_USER,
+    store: Store = None,
+    json: Json = False,
+) -> None:
     """Run the quick start: nine memories, the links they make, and one recall that follows them."""
     import io
 
@@ -570,9 +764,10 @@ def demo(*, user: Annotated[str, typer.Option("--user", "-u", help="The demo's u
 
 
 @app.command(rich_help_panel=STORES, context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
-def bench(ctx: typer.Context,
-          quick: Annotated[bool, typer.Option("--quick", help="500 and 2,000 memories on memory and SQLite.")] = False,
-          ) -> None:
+def bench(
+    ctx: typer.Context,
+    quick: Annotated[bool, typer.Option("--quick", help="500 and 2,000 memories on memory and SQLite.")] = False,
+) -> None:
     """Run the memory-graph benchmark (write, recall and connect times; links per memory). Other options
     (--stores, --sizes, --json FILE ...) go to benchmarks/memory_graph_bench.py."""
     module = _bench_module()
@@ -601,24 +796,35 @@ def run_quick_start(memory, user: str, out=sys.stdout) -> dict[str, str]:
     ids: dict[str, str] = {}
     ids["goal"] = memory.goals.add("Ship the Kioko memory layer by December 15", user_id=user, created_at=t0).id
     memory.graph.add("Kioko", "uses", "pgvector", user_id=user)
-    ids["decision"] = memory.decisions.add("We decided to use pgvector because we already run Postgres.",
-                                           user_id=user, created_at=t0 + 60).id
-    ids["jam"] = memory.episodes.add("The line 3 conveyor jammed twice this morning.", user_id=user,
-                                     session_id="s1", created_at=t0 + 120).id
-    ids["fault"] = memory.episodes.add("Line 3 keeps faulting with error E-217.", user_id=user, session_id="s1",
-                                       created_at=t0 + 180).id
-    ids["fix"] = memory.episodes.add("Found it: the encoder cable on line 3 was loose.", user_id=user,
-                                     session_id="s1", created_at=t0 + 200).id
+    ids["decision"] = memory.decisions.add(
+        "We decided to use pgvector because we already run Postgres.", user_id=user, created_at=t0 + 60
+    ).id
+    ids["jam"] = memory.episodes.add(
+        "The line 3 conveyor jammed twice this morning.", user_id=user, session_id="s1", created_at=t0 + 120
+    ).id
+    ids["fault"] = memory.episodes.add(
+        "Line 3 keeps faulting with error E-217.", user_id=user, session_id="s1", created_at=t0 + 180
+    ).id
+    ids["fix"] = memory.episodes.add(
+        "Found it: the encoder cable on line 3 was loose.", user_id=user, session_id="s1", created_at=t0 + 200
+    ).id
     ids["procedure"] = memory.procedures.add(
         "Clear a conveyor jam on line 3",
         ["Press stop", "Open the guard", "Remove the jammed bottle", "Reset the drive"],
-        user_id=user, created_at=t0 + 300).id
+        user_id=user,
+        created_at=t0 + 300,
+    ).id
     ids["lesson"] = memory.strategies.add(
         "reset the drive before reopening the guard (1/1 worked). Lesson: always check the photo-eye alignment "
-        "after a jam", context="clearing conveyor jams", user_id=user, created_at=t0 + 400).id
+        "after a jam",
+        context="clearing conveyor jams",
+        user_id=user,
+        created_at=t0 + 400,
+    ).id
     ids["tea"] = memory.preferences.add("User likes green tea.", user_id=user, created_at=t0 + 500).id
-    ids["plc"] = memory.facts.add("The plant's PLC network uses the 10.20.0.0/16 subnet.", user_id=user,
-                                  created_at=t0 + 600).id
+    ids["plc"] = memory.facts.add(
+        "The plant's PLC network uses the 10.20.0.0/16 subnet.", user_id=user, created_at=t0 + 600
+    ).id
 
     print("Links made at write time:", file=out)
     seen: set[tuple[str, str]] = set()
@@ -645,8 +851,7 @@ def _short(text: str, width: int) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """The console entry point: runs one command and returns its exit status (0, 1 failure, 2 usage)."""
     command = typer.main.get_command(app)
-    return command.main(args=list(sys.argv[1:] if argv is None else argv), prog_name="kioko",
-                        standalone_mode=False)
+    return command.main(args=list(sys.argv[1:] if argv is None else argv), prog_name="kioko", standalone_mode=False)
 
 
 if __name__ == "__main__":

@@ -16,20 +16,38 @@ from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
 from kioko_core.errors import (
-    ConflictError, InvalidRecordError, KiokoError, MemoryNotFound, MissingExtraError, UnknownStoreError,
+    ConflictError,
+    InvalidRecordError,
+    KiokoError,
+    MemoryNotFound,
+    MissingExtraError,
+    UnknownStoreError,
 )
 from kioko_core.layer import MemoryLayer
 
 USAGE, FAILURE = 2, 1
 
-Store = Annotated[str | None, typer.Option(
-    "--store", "-s", envvar="KIOKO_URL", show_envvar=True, metavar="URL",
-    help="Store URL, e.g. sqlite:///kioko.db, memory://, postgresql://... (default: $KIOKO_URL, then a SQLite "
-         "file in your data directory).")]
-User = Annotated[str, typer.Option("--user", "-u", envvar="KIOKO_USER", show_envvar=True,
-                                   help="Whose memories (every command acts for one user).")]
-Agent = Annotated[str | None, typer.Option("--agent", "-a", envvar="KIOKO_AGENT",
-                                           help="One of the user's agents (its own scope).")]
+Store = Annotated[
+    str | None,
+    typer.Option(
+        "--store",
+        "-s",
+        envvar="KIOKO_URL",
+        show_envvar=True,
+        metavar="URL",
+        help="Store URL, e.g. sqlite:///kioko.db, memory://, postgresql://... (default: $KIOKO_URL, then a SQLite "
+        "file in your data directory).",
+    ),
+]
+User = Annotated[
+    str,
+    typer.Option(
+        "--user", "-u", envvar="KIOKO_USER", show_envvar=True, help="Whose memories (every command acts for one user)."
+    ),
+]
+Agent = Annotated[
+    str | None, typer.Option("--agent", "-a", envvar="KIOKO_AGENT", help="One of the user's agents (its own scope).")
+]
 Json = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON instead of text.")]
 
 
@@ -112,11 +130,18 @@ def debugging(args: Sequence[str] | None) -> bool:
 class KiokoGroup(TyperGroup):
     """The command tree, run so that every error, a usage error included, ends as one line on stderr."""
 
-    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,  # type: ignore[override]
-             complete_var: str | None = None, standalone_mode: bool = True, **extra: Any) -> Any:
+    def main(  # type: ignore[override]
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
         try:
-            result = super().main(args=args, prog_name=prog_name or "kioko", complete_var=complete_var,
-                                  standalone_mode=False, **extra)
+            result = super().main(
+                args=args, prog_name=prog_name or "kioko", complete_var=complete_var, standalone_mode=False, **extra
+            )
             code = result if isinstance(result, int) and not isinstance(result, bool) else 0
         except typer.Abort:
             err().print("kioko: aborted", style="red", markup=False)

@@ -11,24 +11,37 @@ import json
 from typing import Any
 
 KIND_COLOURS = {
-    "goal": "#d97706", "decision": "#2563eb", "episodic": "#6b7280", "factual": "#059669", "semantic": "#0d9488",
-    "preference": "#db2777", "procedural": "#7c3aed", "skill": "#9333ea", "strategy": "#c026d3",
-    "insight": "#ca8a04", "summary": "#4b5563",
+    "goal": "#d97706",
+    "decision": "#2563eb",
+    "episodic": "#6b7280",
+    "factual": "#059669",
+    "semantic": "#0d9488",
+    "preference": "#db2777",
+    "procedural": "#7c3aed",
+    "skill": "#9333ea",
+    "strategy": "#c026d3",
+    "insight": "#ca8a04",
+    "summary": "#4b5563",
 }
 
 
 def to_dot(graph: dict[str, Any]) -> str:
-    lines = ["digraph kioko {", '  graph [rankdir=LR, fontname="Helvetica"];',
-             '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10, fontcolor=white];',
-             '  edge [fontname="Helvetica", fontsize=9];']
+    lines = [
+        "digraph kioko {",
+        '  graph [rankdir=LR, fontname="Helvetica"];',
+        '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10, fontcolor=white];',
+        '  edge [fontname="Helvetica", fontsize=9];',
+    ]
     for node in graph["nodes"]:
         colour = KIND_COLOURS.get(node["kind"], "#374151")
-        label = f'{node["type"]}: {node["label"]}'
+        label = f"{node['type']}: {node['label']}"
         lines.append(f'  "{node["id"]}" [label={_dot(label)}, fillcolor="{colour}"];')
     for edge in graph["edges"]:
         style = "dashed" if edge["by"] == "structure" else "solid"
-        lines.append(f'  "{edge["source"]}" -> "{edge["target"]}" [label={_dot(edge["type"])}, '
-                     f'penwidth={0.5 + 2.5 * float(edge["weight"]):.2f}, style={style}, tooltip={_dot(edge["why"])}];')
+        lines.append(
+            f'  "{edge["source"]}" -> "{edge["target"]}" [label={_dot(edge["type"])}, '
+            f"penwidth={0.5 + 2.5 * float(edge['weight']):.2f}, style={style}, tooltip={_dot(edge['why'])}];"
+        )
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -39,8 +52,10 @@ def _dot(text: str) -> str:
 
 def to_html(graph: dict[str, Any], title: str) -> str:
     # "</" cannot appear inside the inline script, whatever a memory says
-    data = json.dumps({"nodes": graph["nodes"], "edges": graph["edges"], "stats": graph["stats"],
-                       "colours": KIND_COLOURS}, ensure_ascii=False).replace("</", "<\\/")
+    data = json.dumps(
+        {"nodes": graph["nodes"], "edges": graph["edges"], "stats": graph["stats"], "colours": KIND_COLOURS},
+        ensure_ascii=False,
+    ).replace("</", "<\\/")
     return _PAGE.replace("__TITLE__", html.escape(title)).replace("__DATA__", data)
 
 

@@ -34,10 +34,35 @@ INSTRUCTIONS = (
     "linked to a memory and why."
 )
 
-MemoryType = Literal["factual", "episodic", "semantic", "decision", "goal", "preference", "procedural", "skill",
-                     "strategy", "insight", "summary", "instruction"]
-LinkType = Literal["advances", "applies_to", "concerns", "derived_from", "follows", "informs", "learned_from",
-                   "part_of", "refines", "related_to", "resolves", "serves", "supersedes"]
+MemoryType = Literal[
+    "factual",
+    "episodic",
+    "semantic",
+    "decision",
+    "goal",
+    "preference",
+    "procedural",
+    "skill",
+    "strategy",
+    "insight",
+    "summary",
+    "instruction",
+]
+LinkType = Literal[
+    "advances",
+    "applies_to",
+    "concerns",
+    "derived_from",
+    "follows",
+    "informs",
+    "learned_from",
+    "part_of",
+    "refines",
+    "related_to",
+    "resolves",
+    "serves",
+    "supersedes",
+]
 MemoryId = Annotated[str, Field(min_length=1, max_length=200, description="a memory id, as a tool returned it")]
 
 
@@ -53,8 +78,9 @@ def require_mcp() -> None:
     try:
         import mcp.server.mcpserver  # noqa: F401
     except ImportError as error:
-        raise MissingExtraError(f"the MCP server needs the mcp package ({error}); "
-                                "run: pip install 'kioko[mcp]'") from error
+        raise MissingExtraError(
+            f"the MCP server needs the mcp package ({error}); run: pip install 'kioko[mcp]'"
+        ) from error
 
 
 _Tool = TypeVar("_Tool", bound=Callable[..., Any])
@@ -71,6 +97,7 @@ def _as_tool_error(fn: _Tool) -> _Tool:
             return fn(*args, **kwargs)
         except KiokoError as error:
             raise ToolError(error_text(error)) from error
+
     return wrapper  # type: ignore[return-value]
 
 
@@ -81,8 +108,9 @@ def error_text(error: BaseException) -> str:
     return str(error)
 
 
-def create_server(memory: MemoryLayer, user_id: str, agent_id: str | None = None, *,
-                  name: str = SERVER_NAME) -> MCPServer:
+def create_server(
+    memory: MemoryLayer, user_id: str, agent_id: str | None = None, *, name: str = SERVER_NAME
+) -> MCPServer:
     """An MCPServer whose every tool and resource acts on ``memory`` for ``(user_id, agent_id)`` only."""
     require_mcp()
     from mcp.server.mcpserver import MCPServer
@@ -97,48 +125,62 @@ def create_server(memory: MemoryLayer, user_id: str, agent_id: str | None = None
         return fn
 
     @tool
-    def add_memory(content: Annotated[str, Field(min_length=1, description="what to remember, in plain words")],
-                   memory_type: MemoryType = "factual",
-                   session_id: Annotated[str | None, Field(description="the conversation it belongs to")] = None,
-                   ) -> dict[str, Any]:
+    def add_memory(
+        content: Annotated[str, Field(min_length=1, description="what to remember, in plain words")],
+        memory_type: MemoryType = "factual",
+        session_id: Annotated[str | None, Field(description="the conversation it belongs to")] = None,
+    ) -> dict[str, Any]:
         """Remember one thing as it is. Returns the stored memory and the links it made to earlier memories."""
         record = me.add(content, memory_type=memory_type, session_id=session_id)
         links = me.graph.links(record.id) if record.kind in LINKABLE_KINDS else []
         return memory_view(record, links=links)
 
     @tool
-    def search_memories(query: Annotated[str, Field(min_length=1)],
-                        limit: Annotated[int, Field(ge=1, le=50)] = 5) -> list[dict[str, Any]]:
+    def search_memories(
+        query: Annotated[str, Field(min_length=1)], limit: Annotated[int, Field(ge=1, le=50)] = 5
+    ) -> list[dict[str, Any]]:
         """The memories that best match a query, best first (no link expansion)."""
         return [memory_view(r) for r in me.search(query, limit=limit)]
 
     @tool
-    def get_memory_context(query: Annotated[str, Field(min_length=1, description="the user's question or task")],
-                           limit: Annotated[int, Field(ge=1, le=50)] = 8,
-                           links: Annotated[int, Field(ge=0, le=20, description="how many memories may come only "
-                                                       "through links to better matches")] = 3,
-                           session_id: str | None = None) -> str:
+    def get_memory_context(
+        query: Annotated[str, Field(min_length=1, description="the user's question or task")],
+        limit: Annotated[int, Field(ge=1, le=50)] = 8,
+        links: Annotated[
+            int, Field(ge=0, le=20, description="how many memories may come only through links to better matches")
+        ] = 3,
+        session_id: str | None = None,
+    ) -> str:
         """The context to answer with: relevant memories, procedures and lessons, open goals, and a section saying
         how these memories connect."""
         return me.recall(query, limit=limit, links=links, session_id=session_id).text
 
     @tool
-    def explore_memories(query: Annotated[str, Field(min_length=1)],
-                         depth: Annotated[int, Field(ge=1, le=4)] = 2,
-                         limit: Annotated[int, Field(ge=1, le=30)] = 8) -> dict[str, Any]:
+    def explore_memories(
+        query: Annotated[str, Field(min_length=1)],
+        depth: Annotated[int, Field(ge=1, le=4)] = 2,
+        limit: Annotated[int, Field(ge=1, le=30)] = 8,
+    ) -> dict[str, Any]:
         """The memory that best matches a query and what is linked to it: its direct links with the evidence each
         was made on, and what lies further away with the chain of links leading there."""
         found = me.search(query, limit=1)
         if not found:
             return {"match": None, "links": [], "related": []}
         best = found[0]
-        return {"match": memory_view(best), "links": [link_view(k) for k in me.graph.links(best.id)],
-                "related": [related_view(item) for item in me.graph.related(best.id, depth=depth, limit=limit)]}
+        return {
+            "match": memory_view(best),
+            "links": [link_view(k) for k in me.graph.links(best.id)],
+            "related": [related_view(item) for item in me.graph.related(best.id, depth=depth, limit=limit)],
+        }
 
     @tool
-    def learn_from_conversation(messages: Annotated[list[Message] | str, Field(
-                                    description="the turn: the user's words, or a list of {role, content} messages")],
-                                session_id: str | None = None, dry_run: bool = False) -> dict[str, Any]:
+    def learn_from_conversation(
+        messages: Annotated[
+            list[Message] | str, Field(description="the turn: the user's words, or a list of {role, content} messages")
+        ],
+        session_id: str | None = None,
+        dry_run: bool = False,
+    ) -> dict[str, Any]:
         """Let Kioko decide what to keep from a conversation turn. With the server's intelligence on, the turn is
         routed (facts, preferences, decisions, goals ... added, updated or left alone); without it, what the user
         said is kept as an episode. Returns every operation decided and its status."""
@@ -146,9 +188,13 @@ def create_server(memory: MemoryLayer, user_id: str, agent_id: str | None = None
         return me.learn(turn, session_id=session_id, dry_run=dry_run).to_dict()
 
     @tool
-    def link_memories(source_id: MemoryId, target_id: MemoryId, type: LinkType = "related_to",
-                      why: Annotated[str, Field(max_length=500)] = "",
-                      weight: Annotated[float, Field(gt=0.0, le=1.0)] = 1.0) -> dict[str, Any]:
+    def link_memories(
+        source_id: MemoryId,
+        target_id: MemoryId,
+        type: LinkType = "related_to",
+        why: Annotated[str, Field(max_length=500)] = "",
+        weight: Annotated[float, Field(gt=0.0, le=1.0)] = 1.0,
+    ) -> dict[str, Any]:
         """Link two memories by hand (``source type target``, e.g. a fix ``resolves`` a problem); never fades."""
         return link_view(me.graph.link(source_id, target_id, type=type, why=why, weight=weight))
 
@@ -159,8 +205,12 @@ def create_server(memory: MemoryLayer, user_id: str, agent_id: str | None = None
             raise MemoryNotFound(f"no memory {memory_id!r} for this user")
         return {"deleted": memory_id}
 
-    @server.resource("kioko://memories/{memory_id}", name="memory", mime_type="application/json",
-                     description="One memory of this user, with its links")
+    @server.resource(
+        "kioko://memories/{memory_id}",
+        name="memory",
+        mime_type="application/json",
+        description="One memory of this user, with its links",
+    )
     def read_memory(memory_id: str) -> str:
         try:
             record = me.get(memory_id)
@@ -169,8 +219,12 @@ def create_server(memory: MemoryLayer, user_id: str, agent_id: str | None = None
             raise ResourceNotFoundError(error_text(error)) from error
         return json.dumps(memory_view(record, links=links))
 
-    @server.resource("kioko://goals", name="goals", mime_type="application/json",
-                     description="This user's open goals, with their progress")
+    @server.resource(
+        "kioko://goals",
+        name="goals",
+        mime_type="application/json",
+        description="This user's open goals, with their progress",
+    )
     def read_goals() -> str:
         goals = me.goals.open()
         return json.dumps([memory_view(g) for g in goals])
@@ -192,8 +246,16 @@ def open_memory(url: str | None, *, intelligence: bool = False) -> MemoryLayer:
     return intelligent(target) if intelligence else connect(target, auto_link=True)
 
 
-def run(url: str | None, user_id: str, agent_id: str | None = None, *, transport: str = "stdio",
-        intelligence: bool = False, host: str = "127.0.0.1", port: int = 8766) -> None:
+def run(
+    url: str | None,
+    user_id: str,
+    agent_id: str | None = None,
+    *,
+    transport: str = "stdio",
+    intelligence: bool = False,
+    host: str = "127.0.0.1",
+    port: int = 8766,
+) -> None:
     """Serve until the client hangs up (stdio) or the process is stopped (http)."""
     require_mcp()
     import anyio
@@ -209,4 +271,3 @@ def run(url: str | None, user_id: str, agent_id: str | None = None, *, transport
             raise ValueError(f"unknown transport {transport!r}; use stdio or http")
     finally:
         memory.close()
-

@@ -43,9 +43,17 @@ def is_remote_url(target: Any) -> bool:
 class RemoteMemory:
     """The layer's API over HTTP. Use :func:`kioko.connect` with an ``http(s)://`` URL to build one."""
 
-    def __init__(self, url: str, *, api_key: str | None = None, timeout: float = DEFAULT_TIMEOUT,
-                 retries: int = 2, backoff: float = 0.2, headers: dict[str, str] | None = None,
-                 transport: Any = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        api_key: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        retries: int = 2,
+        backoff: float = 0.2,
+        headers: dict[str, str] | None = None,
+        transport: Any = None,
+    ) -> None:
         try:
             import httpx
         except ImportError:
@@ -67,8 +75,9 @@ class RemoteMemory:
 
     # -- transport
 
-    def request(self, verb: str, path: str, *, params: dict[str, Any] | None = None, body: Any = None,
-                stream: bool = False) -> Any:
+    def request(
+        self, verb: str, path: str, *, params: dict[str, Any] | None = None, body: Any = None, stream: bool = False
+    ) -> Any:
         """One call: JSON in, JSON out; an error body becomes the library's exception."""
         query = {k: v for k, v in (params or {}).items() if v is not None}
         attempt = 0
@@ -105,74 +114,167 @@ class RemoteMemory:
 
     # -- writing
 
-    def add(self, content: str, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
-            memory_type: str = "factual", metadata: dict[str, Any] | None = None,
-            created_at: float | None = None, id: str | None = None) -> Record:
-        body = {"content": content, "user_id": user_id, "agent_id": agent_id, "session_id": session_id,
-                "memory_type": memory_type, "metadata": metadata, "created_at": _jsonable(created_at), "id": id}
+    def add(
+        self,
+        content: str,
+        *,
+        user_id: str,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        memory_type: str = "factual",
+        metadata: dict[str, Any] | None = None,
+        created_at: float | None = None,
+        id: str | None = None,
+    ) -> Record:
+        body = {
+            "content": content,
+            "user_id": user_id,
+            "agent_id": agent_id,
+            "session_id": session_id,
+            "memory_type": memory_type,
+            "metadata": metadata,
+            "created_at": _jsonable(created_at),
+            "id": id,
+        }
         return record_in(self.request("POST", "/v1/memories", body=_present(body)))
 
-    def add_many(self, items: Any, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
-                 memory_type: str = "factual") -> list[Record]:
-        listed = [{"content": i} if isinstance(i, str) else {k: _jsonable(v) for k, v in dict(i).items()}
-                  for i in items]
-        body = {"items": listed, "user_id": user_id, "agent_id": agent_id, "session_id": session_id,
-                "memory_type": memory_type}
+    def add_many(
+        self,
+        items: Any,
+        *,
+        user_id: str,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        memory_type: str = "factual",
+    ) -> list[Record]:
+        listed = [
+            {"content": i} if isinstance(i, str) else {k: _jsonable(v) for k, v in dict(i).items()} for i in items
+        ]
+        body = {
+            "items": listed,
+            "user_id": user_id,
+            "agent_id": agent_id,
+            "session_id": session_id,
+            "memory_type": memory_type,
+        }
         return [record_in(r) for r in self.request("POST", "/v1/memories/batch", body=_present(body))]
 
     def get(self, memory_id: str, *, user_id: str, agent_id: str | None = None) -> Record:
-        return record_in(self.request("GET", f"/v1/memories/{_seg(memory_id)}",
-                                      params={"user_id": user_id, "agent_id": agent_id}))
+        return record_in(
+            self.request("GET", f"/v1/memories/{_seg(memory_id)}", params={"user_id": user_id, "agent_id": agent_id})
+        )
 
-    def update(self, memory_id: str, *, user_id: str, agent_id: str | None = None, content: str | None = None,
-               metadata: dict[str, Any] | None = None) -> Record:
+    def update(
+        self,
+        memory_id: str,
+        *,
+        user_id: str,
+        agent_id: str | None = None,
+        content: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Record:
         body = {"user_id": user_id, "agent_id": agent_id, "content": content, "metadata": metadata}
         return record_in(self.request("PATCH", f"/v1/memories/{_seg(memory_id)}", body=_present(body)))
 
     def delete(self, memory_id: str, *, user_id: str, agent_id: str | None = None) -> bool:
-        return self.request("DELETE", f"/v1/memories/{_seg(memory_id)}",
-                            params={"user_id": user_id, "agent_id": agent_id})["deleted"]
+        return self.request(
+            "DELETE", f"/v1/memories/{_seg(memory_id)}", params={"user_id": user_id, "agent_id": agent_id}
+        )["deleted"]
 
     def forget_user(self, *, user_id: str, agent_id: str | None = None) -> int:
         return self.request("DELETE", f"/v1/users/{_seg(user_id)}/memories", params={"agent_id": agent_id})["deleted"]
 
     # -- reading
 
-    def recall(self, query: str, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
-               links: int | None = None, limit: int | None = None, include_shared: bool = False,
-               config: Any = None) -> Context:
+    def recall(
+        self,
+        query: str,
+        *,
+        user_id: str,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        links: int | None = None,
+        limit: int | None = None,
+        include_shared: bool = False,
+        config: Any = None,
+    ) -> Context:
         if not isinstance(query, str):
             raise InvalidRecordError("query must be a string")
         if dataclasses.is_dataclass(config) and not isinstance(config, type):
             config = dataclasses.asdict(config)  # a RecallConfig travels as its fields
-        body = {"query": query, "user_id": user_id, "agent_id": agent_id, "session_id": session_id, "links": links,
-                "limit": limit, "include_shared": include_shared, "config": config}
+        body = {
+            "query": query,
+            "user_id": user_id,
+            "agent_id": agent_id,
+            "session_id": session_id,
+            "links": links,
+            "limit": limit,
+            "include_shared": include_shared,
+            "config": config,
+        }
         return context_in(self.request("POST", "/v1/recall", body=_present(body)))
 
-    def context(self, query: str, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
-                links: int = 0, limit: int | None = None) -> Context:
-        body = {"query": query, "user_id": user_id, "agent_id": agent_id, "session_id": session_id, "links": links,
-                "limit": limit}
+    def context(
+        self,
+        query: str,
+        *,
+        user_id: str,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        links: int = 0,
+        limit: int | None = None,
+    ) -> Context:
+        body = {
+            "query": query,
+            "user_id": user_id,
+            "agent_id": agent_id,
+            "session_id": session_id,
+            "links": links,
+            "limit": limit,
+        }
         return context_in(self.request("POST", "/v1/context", body=_present(body)))
 
     def search(self, query: str, *, user_id: str, agent_id: str | None = None, limit: int = 10) -> list[Record]:
         body = {"query": query, "user_id": user_id, "agent_id": agent_id, "limit": limit}
         return [record_in(r) for r in self.request("POST", "/v1/search", body=_present(body))]
 
-    def feedback(self, worked: bool = True, *, user_id: str, credited: str | None = None,
-                 session_id: str | None = None, context: Context | None = None, agent_id: str | None = None,
-                 now: float | None = None) -> list[MemoryLink]:
-        body = {"worked": worked, "user_id": user_id, "agent_id": agent_id, "credited": credited,
-                "session_id": session_id, "context": _jsonable(context), "now": now}
+    def feedback(
+        self,
+        worked: bool = True,
+        *,
+        user_id: str,
+        credited: str | None = None,
+        session_id: str | None = None,
+        context: Context | None = None,
+        agent_id: str | None = None,
+        now: float | None = None,
+    ) -> list[MemoryLink]:
+        body = {
+            "worked": worked,
+            "user_id": user_id,
+            "agent_id": agent_id,
+            "credited": credited,
+            "session_id": session_id,
+            "context": _jsonable(context),
+            "now": now,
+        }
         return [link_in(k) for k in self.request("POST", "/v1/feedback", body=_present(body))]
 
     def memories(self, *, user_id: str, agent_id: str | None = None, kinds: set[str] | None = None) -> Iterator[Record]:
         """Every memory of a scope, a page at a time."""
         cursor = None
         while True:
-            page = self.request("GET", "/v1/memories", params={
-                "user_id": user_id, "agent_id": agent_id, "kind": sorted(kinds) if kinds else None, "limit": PAGE,
-                "cursor": cursor})
+            page = self.request(
+                "GET",
+                "/v1/memories",
+                params={
+                    "user_id": user_id,
+                    "agent_id": agent_id,
+                    "kind": sorted(kinds) if kinds else None,
+                    "limit": PAGE,
+                    "cursor": cursor,
+                },
+            )
             yield from (record_in(r) for r in page["items"])
             cursor = page["next_cursor"]
             if cursor is None:
@@ -180,21 +282,54 @@ class RemoteMemory:
 
     # -- the intelligence (executed by the server's layer)
 
-    def manage(self, text: Any, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
-               dry_run: bool = False) -> Any:
+    def manage(
+        self,
+        text: Any,
+        *,
+        user_id: str,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        dry_run: bool = False,
+    ) -> Any:
         body = {"text": text, "user_id": user_id, "agent_id": agent_id, "session_id": session_id, "dry_run": dry_run}
         return _report(self.request("POST", "/v1/manage", body=_present(body)))
 
-    def record_turn(self, user: str, reply: str | None = None, *, user_id: str, agent_id: str | None = None,
-                    session_id: str | None = None, dry_run: bool = False) -> Any:
-        body = {"user": user, "reply": reply, "user_id": user_id, "agent_id": agent_id, "session_id": session_id,
-                "dry_run": dry_run}
+    def record_turn(
+        self,
+        user: str,
+        reply: str | None = None,
+        *,
+        user_id: str,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        dry_run: bool = False,
+    ) -> Any:
+        body = {
+            "user": user,
+            "reply": reply,
+            "user_id": user_id,
+            "agent_id": agent_id,
+            "session_id": session_id,
+            "dry_run": dry_run,
+        }
         return _report(self.request("POST", "/v1/turns", body=_present(body)))
 
-    def learn(self, messages: Any, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
-              dry_run: bool = False) -> Any:
-        body = {"messages": messages, "user_id": user_id, "agent_id": agent_id, "session_id": session_id,
-                "dry_run": dry_run}
+    def learn(
+        self,
+        messages: Any,
+        *,
+        user_id: str,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        dry_run: bool = False,
+    ) -> Any:
+        body = {
+            "messages": messages,
+            "user_id": user_id,
+            "agent_id": agent_id,
+            "session_id": session_id,
+            "dry_run": dry_run,
+        }
         return _report(self.request("POST", "/v1/learn", body=_present(body)))
 
     def export_lines(self, user_id: str, agent_ids: Any = ()) -> Iterator[str]:
@@ -210,10 +345,13 @@ class RemoteMemory:
 
     def import_lines(self, lines: Any) -> dict[str, int]:
         """Send an export to the server; ``{"records", "written", "unchanged"}``."""
-        data = "".join(line if line.endswith("\n") else line + "\n" for line in
-                       (raw.decode("utf-8") if isinstance(raw, bytes) else raw for raw in lines))
-        response = self._http.post("/v1/import", content=data.encode("utf-8"),
-                                   headers={"content-type": "application/x-ndjson"})
+        data = "".join(
+            line if line.endswith("\n") else line + "\n"
+            for line in (raw.decode("utf-8") if isinstance(raw, bytes) else raw for raw in lines)
+        )
+        response = self._http.post(
+            "/v1/import", content=data.encode("utf-8"), headers={"content-type": "application/x-ndjson"}
+        )
         if response.status_code >= 400:
             raise _error(response)
         return response.json()
@@ -240,10 +378,13 @@ class ScopedRemote:
 
     def _check(self, user_id: Any, agent_id: Any) -> None:
         if user_id is not None and user_id != self._scope.user_id:
-            raise InvalidRecordError(f"this view is bound to user {self._scope.user_id!r}; it cannot act for {user_id!r}")
+            raise InvalidRecordError(
+                f"this view is bound to user {self._scope.user_id!r}; it cannot act for {user_id!r}"
+            )
         if agent_id is not None and agent_id != self._scope.agent_id:
-            raise InvalidRecordError(f"this view is bound to agent {self._scope.agent_id!r}; it cannot act for "
-                                     f"{agent_id!r}")
+            raise InvalidRecordError(
+                f"this view is bound to agent {self._scope.agent_id!r}; it cannot act for {agent_id!r}"
+            )
 
     def __getattr__(self, name: str) -> Any:
         found = getattr(self._target, name)
@@ -285,40 +426,71 @@ class RemoteGraph:
         return self._remote.request("GET", path, params=params)
 
     def links(self, memory_id: str, *, user_id: str, agent_id: str | None = None) -> list[MemoryLink]:
-        return [link_in(k) for k in self._get(f"/v1/memories/{_seg(memory_id)}/links", user_id=user_id,
-                                              agent_id=agent_id)]
+        return [
+            link_in(k) for k in self._get(f"/v1/memories/{_seg(memory_id)}/links", user_id=user_id, agent_id=agent_id)
+        ]
 
-    def link(self, a: str, b: str, type: str = "related_to", weight: float = 1.0, why: str = "", *,
-             user_id: str, agent_id: str | None = None) -> MemoryLink:
+    def link(
+        self,
+        a: str,
+        b: str,
+        type: str = "related_to",
+        weight: float = 1.0,
+        why: str = "",
+        *,
+        user_id: str,
+        agent_id: str | None = None,
+    ) -> MemoryLink:
         body = {"target": b, "type": type, "weight": weight, "why": why, "user_id": user_id, "agent_id": agent_id}
         return link_in(self._remote.request("POST", f"/v1/memories/{_seg(a)}/links", body=_present(body)))
 
     def unlink(self, a: str, b: str, *, user_id: str, agent_id: str | None = None) -> bool:
-        return self._remote.request("DELETE", f"/v1/memories/{_seg(a)}/links/{_seg(b)}",
-                                    params={"user_id": user_id, "agent_id": agent_id})["unlinked"]
+        return self._remote.request(
+            "DELETE", f"/v1/memories/{_seg(a)}/links/{_seg(b)}", params={"user_id": user_id, "agent_id": agent_id}
+        )["unlinked"]
 
     def explain(self, a: str, b: str, *, user_id: str, agent_id: str | None = None) -> LinkScore:
-        return score_in(self._get(f"/v1/memories/{_seg(a)}/links/{_seg(b)}/explain", user_id=user_id,
-                                  agent_id=agent_id))
+        return score_in(
+            self._get(f"/v1/memories/{_seg(a)}/links/{_seg(b)}/explain", user_id=user_id, agent_id=agent_id)
+        )
 
-    def related(self, memory_id: str, depth: int = 2, limit: int = 10, *, user_id: str,
-                agent_id: str | None = None) -> list[RelatedMemory]:
-        return [related_in(r) for r in self._get(f"/v1/memories/{_seg(memory_id)}/related", user_id=user_id,
-                                                 agent_id=agent_id, depth=depth, limit=limit)]
+    def related(
+        self, memory_id: str, depth: int = 2, limit: int = 10, *, user_id: str, agent_id: str | None = None
+    ) -> list[RelatedMemory]:
+        return [
+            related_in(r)
+            for r in self._get(
+                f"/v1/memories/{_seg(memory_id)}/related", user_id=user_id, agent_id=agent_id, depth=depth, limit=limit
+            )
+        ]
 
-    def trace(self, a: str, b: str, max_depth: int = 4, *, user_id: str,
-              agent_id: str | None = None) -> list[MemoryLink]:
-        return [link_in(k) for k in self._get(f"/v1/memories/{_seg(a)}/trace/{_seg(b)}", user_id=user_id,
-                                              agent_id=agent_id, max_depth=max_depth)]
+    def trace(
+        self, a: str, b: str, max_depth: int = 4, *, user_id: str, agent_id: str | None = None
+    ) -> list[MemoryLink]:
+        return [
+            link_in(k)
+            for k in self._get(
+                f"/v1/memories/{_seg(a)}/trace/{_seg(b)}", user_id=user_id, agent_id=agent_id, max_depth=max_depth
+            )
+        ]
 
-    def memories(self, *, user_id: str, agent_id: str | None = None, center: str | None = None, depth: int = 2,
-                 limit: int = 120) -> Any:
-        data = self._get("/v1/graph/memories", user_id=user_id, agent_id=agent_id, center=center, depth=depth,
-                         limit=limit)
+    def memories(
+        self, *, user_id: str, agent_id: str | None = None, center: str | None = None, depth: int = 2, limit: int = 120
+    ) -> Any:
+        data = self._get(
+            "/v1/graph/memories", user_id=user_id, agent_id=agent_id, center=center, depth=depth, limit=limit
+        )
         return _drawing(data)
 
-    def connect(self, *, user_id: str, agent_id: str | None = None, rebuild: bool = False, limit: int | None = None,
-                progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    def connect(
+        self,
+        *,
+        user_id: str,
+        agent_id: str | None = None,
+        rebuild: bool = False,
+        limit: int | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> dict[str, Any]:
         """Runs on the server in one call; ``progress`` is called once, at the end."""
         body = {"user_id": user_id, "agent_id": agent_id, "rebuild": rebuild, "limit": limit}
         result = self._remote.request("POST", "/v1/graph/connect", body=_present(body))
@@ -329,30 +501,56 @@ class RemoteGraph:
     def prune(self, *, user_id: str, agent_id: str | None = None, now: float | None = None) -> int:
         if now is not None:
             raise InvalidRecordError("prune(now=...) is not available over HTTP; the server prunes as of its clock")
-        return self._remote.request("POST", "/v1/graph/prune", body=_present({"user_id": user_id,
-                                                                             "agent_id": agent_id}))["result"]
+        return self._remote.request(
+            "POST", "/v1/graph/prune", body=_present({"user_id": user_id, "agent_id": agent_id})
+        )["result"]
 
     def merge(self, duplicate: str, survivor: str, *, user_id: str, agent_id: str | None = None) -> Record:
         body = {"survivor": survivor, "user_id": user_id, "agent_id": agent_id}
         return record_in(self._remote.request("POST", f"/v1/memories/{_seg(duplicate)}/merge", body=_present(body)))
 
-    def add(self, subject: str, relation: str, object: str, *, user_id: str, single_valued: bool | None = None,
-            valid_from: float | None = None, source: str | None = None) -> Triple:
-        body = {"subject": subject, "relation": relation, "object": object, "user_id": user_id,
-                "single_valued": single_valued, "valid_from": valid_from, "source": source}
+    def add(
+        self,
+        subject: str,
+        relation: str,
+        object: str,
+        *,
+        user_id: str,
+        single_valued: bool | None = None,
+        valid_from: float | None = None,
+        source: str | None = None,
+    ) -> Triple:
+        body = {
+            "subject": subject,
+            "relation": relation,
+            "object": object,
+            "user_id": user_id,
+            "single_valued": single_valued,
+            "valid_from": valid_from,
+            "source": source,
+        }
         return triple_in(self._remote.request("POST", "/v1/entities/triples", body=_present(body)))
 
-    def relations(self, entity: str, *, user_id: str, as_of: float | None = None,
-                  include_invalid: bool = False) -> list[Triple]:
-        return [triple_in(t) for t in self._get(f"/v1/entities/{_seg(entity)}/relations", user_id=user_id,
-                                                as_of=as_of, include_invalid=include_invalid)]
+    def relations(
+        self, entity: str, *, user_id: str, as_of: float | None = None, include_invalid: bool = False
+    ) -> list[Triple]:
+        return [
+            triple_in(t)
+            for t in self._get(
+                f"/v1/entities/{_seg(entity)}/relations", user_id=user_id, as_of=as_of, include_invalid=include_invalid
+            )
+        ]
 
     def neighbors(self, entity: str, *, user_id: str, as_of: float | None = None) -> list[str]:
         return self._get(f"/v1/entities/{_seg(entity)}/neighbors", user_id=user_id, as_of=as_of)
 
     def path(self, a: str, b: str, *, user_id: str, max_depth: int = 3, as_of: float | None = None) -> list[Triple]:
-        return [triple_in(t) for t in self._get(f"/v1/entities/{_seg(a)}/path/{_seg(b)}", user_id=user_id,
-                                                max_depth=max_depth, as_of=as_of)]
+        return [
+            triple_in(t)
+            for t in self._get(
+                f"/v1/entities/{_seg(a)}/path/{_seg(b)}", user_id=user_id, max_depth=max_depth, as_of=as_of
+            )
+        ]
 
 
 class RemoteManager:
@@ -405,8 +603,11 @@ def _drawing(data: dict[str, Any]) -> Any:
         from kioko_core.graph import GraphDrawing, GraphEdge, GraphNode, GraphStats
     except ImportError:
         return data
-    return GraphDrawing(nodes=[GraphNode(**n) for n in data["nodes"]], edges=[GraphEdge(**e) for e in data["edges"]],
-                        stats=GraphStats(**data["stats"]))
+    return GraphDrawing(
+        nodes=[GraphNode(**n) for n in data["nodes"]],
+        edges=[GraphEdge(**e) for e in data["edges"]],
+        stats=GraphStats(**data["stats"]),
+    )
 
 
 def _connect_report(data: dict[str, Any]) -> Any:

@@ -16,10 +16,17 @@ from kioko_core.store import Record
 def memory_view(record: Record, *, links: list[L.MemoryLink] | None = None) -> dict[str, Any]:
     """The fields a person or an agent reads; ``links`` (already resolved) are added when given."""
     data: dict[str, Any] = {
-        "id": record.id, "type": record.kind, "content": record.content, "user_id": record.user_id,
-        "agent_id": record.agent_id, "session_id": record.session_id, "created_at": record.created_at,
-        "updated_at": record.updated_at, "version": record.version,
-        "metadata": L.user_metadata(record.metadata), "entities": L.entities_of(record),
+        "id": record.id,
+        "type": record.kind,
+        "content": record.content,
+        "user_id": record.user_id,
+        "agent_id": record.agent_id,
+        "session_id": record.session_id,
+        "created_at": record.created_at,
+        "updated_at": record.updated_at,
+        "version": record.version,
+        "metadata": L.user_metadata(record.metadata),
+        "entities": L.entities_of(record),
     }
     if links is not None:
         data["links"] = [link_view(link) for link in links]
@@ -27,21 +34,37 @@ def memory_view(record: Record, *, links: list[L.MemoryLink] | None = None) -> d
 
 
 def link_view(link: L.MemoryLink) -> dict[str, Any]:
-    return _json_safe({"source": link.source, "target": link.target, "type": link.type,
-                       "weight": round(link.weight, 4), "by": link.by, "why": link.why, "line": link.line()})
+    return _json_safe(
+        {
+            "source": link.source,
+            "target": link.target,
+            "type": link.type,
+            "weight": round(link.weight, 4),
+            "by": link.by,
+            "why": link.why,
+            "line": link.line(),
+        }
+    )
 
 
 def recalled_view(item: Any) -> dict[str, Any]:
     """A memory of a recall context with its fused score, its signals and the section it is shown in."""
     data = memory_view(item.record)
-    data.update(score=round(float(item.score), 6), section=item.section,
-                signals={k: round(float(v), 6) for k, v in item.signals.items()})
+    data.update(
+        score=round(float(item.score), 6),
+        section=item.section,
+        signals={k: round(float(v), 6) for k, v in item.signals.items()},
+    )
     return _json_safe(data)
 
 
 def context_view(context: Any) -> dict[str, Any]:
-    return {"query": context.query, "text": context.text, "memories": [recalled_view(m) for m in context.memories],
-            "links": [link_view(k) for k in context.links]}
+    return {
+        "query": context.query,
+        "text": context.text,
+        "memories": [recalled_view(m) for m in context.memories],
+        "links": [link_view(k) for k in context.links],
+    }
 
 
 def related_view(item: Any) -> dict[str, Any]:
@@ -52,8 +75,17 @@ def related_view(item: Any) -> dict[str, Any]:
 
 def score_view(score: Any) -> dict[str, Any]:
     """A LinkScore: whether the pair is linked, as what, and every signal that scored it."""
-    return _json_safe({"source": score.source, "target": score.target, "score": score.score, "linked": score.linked,
-                       "type": score.type, "why": score.why, "signals": dict(score.signals)})
+    return _json_safe(
+        {
+            "source": score.source,
+            "target": score.target,
+            "score": score.score,
+            "linked": score.linked,
+            "type": score.type,
+            "why": score.why,
+            "signals": dict(score.signals),
+        }
+    )
 
 
 def _json_safe(value: Any) -> Any:

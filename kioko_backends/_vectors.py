@@ -22,7 +22,7 @@ class VectorMatrix:
         self.slots = {record_id: slot for slot, record_id in enumerate(self.ids)}
         self.matrix = np.empty((max(16, len(self.ids)), dim), dtype=np.float32)
         if self.ids:
-            loaded = self.matrix[:len(self.ids)]
+            loaded = self.matrix[: len(self.ids)]
             loaded[:] = vectors
             loaded /= np.linalg.norm(loaded, axis=1, keepdims=True)
 

@@ -11,7 +11,18 @@ from typing import Any
 import numpy as np
 
 from kioko_core.driver import StoreBase
-from kioko_core.store import DEFAULT_DIM, Capabilities, Delete, Filter, Neighbor, Op, Postings, Record, Scope, plan_batch
+from kioko_core.store import (
+    DEFAULT_DIM,
+    Capabilities,
+    Delete,
+    Filter,
+    Neighbor,
+    Op,
+    Postings,
+    Record,
+    Scope,
+    plan_batch,
+)
 from kioko_core.url import StoreURL
 
 from ._vectors import VectorMatrix, nearest
@@ -20,8 +31,13 @@ from ._vectors import VectorMatrix, nearest
 class MemoryStore(StoreBase):
     """Everything in dictionaries; gone when the process ends. ``memory://`` opens a new, empty one."""
 
-    capabilities = Capabilities(transactions=True, native_knn=False, persistent=False, multi_process=False,
-                                notes=("each memory:// URL opened is a new, empty store",))
+    capabilities = Capabilities(
+        transactions=True,
+        native_knn=False,
+        persistent=False,
+        multi_process=False,
+        notes=("each memory:// URL opened is a new, empty store",),
+    )
 
     def __init__(self, dim: int = DEFAULT_DIM) -> None:
         self.dim = int(dim)
@@ -83,7 +99,7 @@ class MemoryStore(StoreBase):
             order = sorted(self._by_scope.get(scope, ()))
         for start in range(0, len(order), batch):
             with self._lock:
-                records = [self._records.get(i) for i in order[start:start + batch]]
+                records = [self._records.get(i) for i in order[start : start + batch]]
             for record in records:
                 if record is not None and record.scope == scope and (filter is None or filter.matches(record)):
                     yield _copy(record)
@@ -161,5 +177,6 @@ def _copy(record: Record) -> Record:
     embedding = record.embedding
     if embedding is not None:
         embedding = embedding.copy()
-    return record.model_copy(update={"metadata": _plain_copy(record.metadata), "terms": list(record.terms),
-                                     "embedding": embedding})
+    return record.model_copy(
+        update={"metadata": _plain_copy(record.metadata), "terms": list(record.terms), "embedding": embedding}
+    )

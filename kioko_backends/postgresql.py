@@ -43,8 +43,22 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from kioko_core.driver import DIM, Option, StoreBase, positive_int, text
 from kioko_core.store import (
-    DEFAULT_DIM, Capabilities, ConflictError, ConnectionLostError, Delete, Filter, InvalidRecordError,
-    Neighbor, Op, Postings, Record, Scope, StoreError, Upsert, plan_batch, stamped,
+    DEFAULT_DIM,
+    Capabilities,
+    ConflictError,
+    ConnectionLostError,
+    Delete,
+    Filter,
+    InvalidRecordError,
+    Neighbor,
+    Op,
+    Postings,
+    Record,
+    Scope,
+    StoreError,
+    Upsert,
+    plan_batch,
+    stamped,
 )
 from kioko_core.url import StoreURL
 
@@ -81,7 +95,11 @@ class PostgresStore(StoreBase):
     """
 
     capabilities = Capabilities(
-        transactions=True, native_knn=True, persistent=True, multi_process=True, approximate_knn=True,
+        transactions=True,
+        native_knn=True,
+        persistent=True,
+        multi_process=True,
+        approximate_knn=True,
         notes=(
             "knn walks pgvector's HNSW index with iterative scans and re-ranks the candidates exactly; "
             "when the index yields too few matches an exact query fills in, in the same round trip",
@@ -90,8 +108,9 @@ class PostgresStore(StoreBase):
     options = OPTIONS
     other_query_options = True  # libpq's own parameters (sslmode, host=/socket/dir ...) pass through
 
-    def __init__(self, url: StoreURL | str, dim: int | None = None, *, table: str | None = None,
-                 pool_size: int | None = None) -> None:
+    def __init__(
+        self, url: StoreURL | str, dim: int | None = None, *, table: str | None = None, pool_size: int | None = None
+    ) -> None:
         url = StoreURL.parse(url)
         if url.backend not in ("postgresql", "postgres"):
             raise InvalidRecordError(f"PostgresStore opens postgresql:// URLs, got {url.scheme}://")
@@ -103,8 +122,9 @@ class PostgresStore(StoreBase):
                 f"table prefix {self.table!r} must be 1-40 lowercase letters, digits or '_', "
                 "starting with a letter or '_'"
             )
-        size = positive_int(pool_size if pool_size is not None else url.query.get("pool_size", DEFAULT_POOL_SIZE),
-                            "pool_size")
+        size = positive_int(
+            pool_size if pool_size is not None else url.query.get("pool_size", DEFAULT_POOL_SIZE), "pool_size"
+        )
         self._names = _Names(self.table)
         self._ann_expression = _ann_expression(self.dim)
         self._vector_info: TypeInfo | None = None
@@ -200,7 +220,8 @@ class PostgresStore(StoreBase):
                 ) WITH (fillfactor = 90)"""
             ).format(records=n.records, dim=sql.Literal(self.dim)),
             sql.SQL("CREATE UNIQUE INDEX IF NOT EXISTS {} ON {} (user_id, agent_id, id)").format(
-                n.index("records_scope_id"), n.records),
+                n.index("records_scope_id"), n.records
+            ),
             sql.SQL(
                 "CREATE INDEX IF NOT EXISTS {} ON {} (user_id, agent_id, session_id) WHERE session_id IS NOT NULL"
             ).format(n.index("records_session"), n.records),
@@ -213,9 +234,9 @@ class PostgresStore(StoreBase):
                     id text COLLATE "C" NOT NULL
                 )"""
             ).format(n.postings),
-            sql.SQL(
-                "CREATE UNIQUE INDEX IF NOT EXISTS {} ON {} (user_id, agent_id, term, created_at DESC, id)"
-            ).format(n.index("postings_term"), n.postings),
+            sql.SQL("CREATE UNIQUE INDEX IF NOT EXISTS {} ON {} (user_id, agent_id, term, created_at DESC, id)").format(
+                n.index("postings_term"), n.postings
+            ),
             sql.SQL(
                 """CREATE TABLE IF NOT EXISTS {} (
                     user_id text COLLATE "C" NOT NULL,
@@ -228,13 +249,17 @@ class PostgresStore(StoreBase):
         ]
         if self._ann_expression is not None:
             expression, opclass = self._ann_expression
-            statements.append(sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} USING hnsw (({}) {})").format(
-                n.index("records_hnsw"), n.records, sql.SQL(expression), sql.SQL(opclass)))
+            statements.append(
+                sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} USING hnsw (({}) {})").format(
+                    n.index("records_hnsw"), n.records, sql.SQL(expression), sql.SQL(opclass)
+                )
+            )
         for statement in statements:
             conn.execute(statement)
         conn.execute(
-            sql.SQL("INSERT INTO {} (key, value) VALUES ('schema_version', %s), ('dim', %s) "
-                    "ON CONFLICT (key) DO NOTHING").format(n.meta),
+            sql.SQL(
+                "INSERT INTO {} (key, value) VALUES ('schema_version', %s), ('dim', %s) ON CONFLICT (key) DO NOTHING"
+            ).format(n.meta),
             [str(SCHEMA_VERSION), str(self.dim)],
         )
 
@@ -260,7 +285,8 @@ class PostgresStore(StoreBase):
 
     def do_get(self, scope: Scope, ids: list[str]) -> dict[str, Record]:
         query = sql.SQL("SELECT {} FROM {} WHERE id = ANY(%s::text[]) AND user_id = %s AND agent_id = %s").format(
-            _RECORD_COLUMNS, self._names.records)
+            _RECORD_COLUMNS, self._names.records
+        )
         rows = self._read(lambda conn: _fetch(conn, query, [ids, scope.user_id, _agent(scope)]))
         return {row[0]: self._record(row) for row in rows}
 
@@ -282,8 +308,11 @@ class PostgresStore(StoreBase):
         rows = self._read(lambda conn: _fetch(conn, query, params))
         count = int(rows[0][0]) if rows else 0
         stats = {row[1]: (int(row[2]), list(row[3])) for row in rows if row[1] is not None}
-        return Postings(n=count, df={term: df for term, (df, _) in stats.items()},
-                        ids={term: ids for term, (_, ids) in stats.items()})
+        return Postings(
+            n=count,
+            df={term: df for term, (df, _) in stats.items()},
+            ids={term: ids for term, (_, ids) in stats.items()},
+        )
 
     def do_knn(self, scope: Scope, query: np.ndarray, k: int, filter: Filter | None) -> list[Neighbor]:
         """Candidates from pgvector, re-scored exactly here; the base orders them and cuts at k."""
@@ -297,13 +326,15 @@ class PostgresStore(StoreBase):
         scores = _cosines(np.stack([_as_array(v) for v in seen.values()]), query)
         return [Neighbor(record_id, score) for record_id, score in zip(seen, scores)]
 
-    def _knn_candidates(self, conn: psycopg.Connection, scope: Scope, query: np.ndarray, fetch: int,
-                        filter: Filter | None) -> list[tuple[str, Any]]:
+    def _knn_candidates(
+        self, conn: psycopg.Connection, scope: Scope, query: np.ndarray, fetch: int, filter: Filter | None
+    ) -> list[tuple[str, Any]]:
         where, params = _filter_sql(filter)
         params.update(u=scope.user_id, a=_agent(scope), q=query, fetch=fetch, exact_below=_EXACT_KNN_BELOW)
         if self._ann_expression is not None and self._ann_expression[0] != "embedding":
             distance = sql.SQL("({}) <=> %(q)s::halfvec({})").format(
-                sql.SQL(self._ann_expression[0]), sql.Literal(self.dim))
+                sql.SQL(self._ann_expression[0]), sql.Literal(self.dim)
+            )
         else:
             distance = sql.SQL("embedding <=> %(q)s")
         # A scope with few vectors is scored exactly: HNSW gains nothing there, and its recall can
@@ -335,8 +366,11 @@ class PostgresStore(StoreBase):
             cursor = conn.cursor(binary=True)
             cursor.execute("BEGIN")
             if self._iterative_scan:  # pgvector >= 0.8: keep walking the graph until the filter is met
-                cursor.execute("SELECT set_config('hnsw.ef_search', %s, true), "
-                               "set_config('hnsw.iterative_scan', 'relaxed_order', true)", [ef_search])
+                cursor.execute(
+                    "SELECT set_config('hnsw.ef_search', %s, true), "
+                    "set_config('hnsw.iterative_scan', 'relaxed_order', true)",
+                    [ef_search],
+                )
             else:
                 cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [ef_search])
             cursor.execute(statement, params)
@@ -363,12 +397,33 @@ class PostgresStore(StoreBase):
             after = page[-1][0]
 
     def _record(self, row: tuple) -> Record:
-        (record_id, user_id, agent_id, kind, content, metadata, terms, embedding, session_id,
-         created_at, updated_at, version) = row
+        (
+            record_id,
+            user_id,
+            agent_id,
+            kind,
+            content,
+            metadata,
+            terms,
+            embedding,
+            session_id,
+            created_at,
+            updated_at,
+            version,
+        ) = row
         return Record.model_construct(
-            id=record_id, user_id=user_id, agent_id=agent_id or None, kind=kind, content=content,
-            metadata=metadata, terms=list(terms), embedding=None if embedding is None else _as_array(embedding),
-            session_id=session_id, created_at=created_at, updated_at=updated_at, version=version,
+            id=record_id,
+            user_id=user_id,
+            agent_id=agent_id or None,
+            kind=kind,
+            content=content,
+            metadata=metadata,
+            terms=list(terms),
+            embedding=None if embedding is None else _as_array(embedding),
+            session_id=session_id,
+            created_at=created_at,
+            updated_at=updated_at,
+            version=version,
         )
 
     def _read(self, work: Callable[[psycopg.Connection], T]) -> T:
@@ -409,8 +464,7 @@ class PostgresStore(StoreBase):
                 lost_before_writing += 1
                 if lost_before_writing > 1:
                     raise self._connection_error(lost.error, connecting=False) from None
-            except (pg_errors.UniqueViolation, pg_errors.DeadlockDetected,
-                    pg_errors.SerializationFailure) as error:
+            except (pg_errors.UniqueViolation, pg_errors.DeadlockDetected, pg_errors.SerializationFailure) as error:
                 # another process inserted one of our new ids (or locked in the other order) between
                 # our read and our write; rereading the versions decides whether that is a conflict
                 if attempt == _WRITE_ATTEMPTS:
@@ -434,8 +488,7 @@ class PostgresStore(StoreBase):
             self._commit(writes)
         except pg_errors.UniqueViolation:
             raise ConflictError(
-                "a record id in this batch already exists (expected_version=0 means it must not); "
-                "nothing was applied"
+                "a record id in this batch already exists (expected_version=0 means it must not); nothing was applied"
             ) from None
         except (pg_errors.DeadlockDetected, pg_errors.SerializationFailure):
             # only another batch inserting some of the same new ids can lock against this one,
@@ -470,8 +523,13 @@ class PostgresStore(StoreBase):
                 raise
         return [s.model_copy(deep=True) if s is not None else None for _, s, _ in planned]
 
-    def _queue_writes(self, cursor: psycopg.Cursor, planned: list[tuple[Op, Record | None, bool]],
-                      existing: dict[str, _Existing], encoded: dict[int, Any]) -> None:
+    def _queue_writes(
+        self,
+        cursor: psycopg.Cursor,
+        planned: list[tuple[Op, Record | None, bool]],
+        existing: dict[str, _Existing],
+        encoded: dict[int, Any],
+    ) -> None:
         """Queue the statements that take the locked rows to the batch's final state."""
         writes = _Writes()
         final: dict[str, tuple[Record | None, int]] = {}
@@ -509,8 +567,13 @@ class PostgresStore(StoreBase):
                     yield conn
                 finally:
                     _end_transaction(conn)
-        except (ConflictError, InvalidRecordError, pg_errors.UniqueViolation, pg_errors.DeadlockDetected,
-                pg_errors.SerializationFailure):
+        except (
+            ConflictError,
+            InvalidRecordError,
+            pg_errors.UniqueViolation,
+            pg_errors.DeadlockDetected,
+            pg_errors.SerializationFailure,
+        ):
             raise
         except _LostBeforeWriting:
             self._pool.discard_idle()
@@ -544,8 +607,16 @@ class _Existing:
 
     __slots__ = ("id", "scope", "version", "terms", "created_at", "has_embedding")
 
-    def __init__(self, record_id: str, user_id: str, agent_id: str, version: int, terms: list[str],
-                 created_at: float, has_embedding: bool) -> None:
+    def __init__(
+        self,
+        record_id: str,
+        user_id: str,
+        agent_id: str,
+        version: int,
+        terms: list[str],
+        created_at: float,
+        has_embedding: bool,
+    ) -> None:
         self.id = record_id
         self.scope = Scope(user_id, agent_id or None)
         self.version = version
@@ -597,17 +668,18 @@ class _Writes:
     def _postings(self, before: _Existing | None, record: Record | None) -> None:
         """Only the difference: a record whose scope, terms and created_at stay put touches no posting."""
         keep: set[str] = set()
-        if before is not None and record is not None and (before.scope, before.created_at) == (
-                record.scope, record.created_at):
+        if (
+            before is not None
+            and record is not None
+            and (before.scope, before.created_at) == (record.scope, record.created_at)
+        ):
             keep = set(record.terms).intersection(before.terms)
         if before is not None:
             user, agent = before.scope.user_id, before.scope.agent_id or ""
-            self.postings_out += [(user, agent, t, before.created_at, before.id) for t in before.terms
-                                  if t not in keep]
+            self.postings_out += [(user, agent, t, before.created_at, before.id) for t in before.terms if t not in keep]
         if record is not None:
             user, agent = record.user_id, record.agent_id or ""
-            self.postings_in += [(user, agent, t, record.created_at, record.id) for t in record.terms
-                                 if t not in keep]
+            self.postings_in += [(user, agent, t, record.created_at, record.id) for t in record.terms if t not in keep]
 
     def _count(self, scope: Scope, with_terms: bool, with_embedding: bool, sign: int = 1) -> None:
         if with_terms or with_embedding:
@@ -627,8 +699,9 @@ class _Writes:
                 _columns(self.postings_out, 5),
             )
         if self.deleted_ids:
-            cursor.execute(sql.SQL("DELETE FROM {} WHERE id = ANY(%s::text[])").format(names.records),
-                           [self.deleted_ids])
+            cursor.execute(
+                sql.SQL("DELETE FROM {} WHERE id = ANY(%s::text[])").format(names.records), [self.deleted_ids]
+            )
         # rows in id order, so two batches touching the same ids wait for each other instead of deadlocking
         self.updates.sort(key=lambda row: row[-1])
         self.inserts.sort(key=lambda row: row[0])
@@ -669,15 +742,30 @@ class _Writes:
                        SET with_terms = s.with_terms + excluded.with_terms,
                            with_embedding = s.with_embedding + excluded.with_embedding"""
                 ).format(scopes=names.scopes),
-                [[k[0] for k, _ in changed], [k[1] for k, _ in changed],
-                 [d[0] for _, d in changed], [d[1] for _, d in changed]],
+                [
+                    [k[0] for k, _ in changed],
+                    [k[1] for k, _ in changed],
+                    [d[0] for _, d in changed],
+                    [d[1] for _, d in changed],
+                ],
             )
 
 
 def _row(record: Record, metadata: Any) -> tuple:
-    return (record.id, record.user_id, record.agent_id or "", record.kind, record.content, metadata,
-            record.terms, record.embedding, record.session_id, record.created_at, record.updated_at,
-            record.version)
+    return (
+        record.id,
+        record.user_id,
+        record.agent_id or "",
+        record.kind,
+        record.content,
+        metadata,
+        record.terms,
+        record.embedding,
+        record.session_id,
+        record.created_at,
+        record.updated_at,
+        record.version,
+    )
 
 
 def _columns(rows: list[tuple], width: int) -> list[list[Any]]:
@@ -693,9 +781,11 @@ def _encode_records(ops: Sequence[Op]) -> dict[int, Any]:
     The column is ``json``, not ``jsonb``: it keeps this text verbatim, so key order and float spelling
     (``1e+16`` stays a float) come back as given. validate_ops let only JSON through.
     """
-    return {position: Json(json.dumps(op.record.metadata, ensure_ascii=False, separators=(",", ":")),
-                           dumps=_already_json)
-            for position, op in enumerate(ops) if isinstance(op, Upsert)}
+    return {
+        position: Json(json.dumps(op.record.metadata, ensure_ascii=False, separators=(",", ":")), dumps=_already_json)
+        for position, op in enumerate(ops)
+        if isinstance(op, Upsert)
+    }
 
 
 def _already_json(value: str) -> str:
@@ -884,8 +974,13 @@ class _Pool:
     ``_POOL_MAX_IDLE`` seconds; a broken one is dropped when it comes back.
     """
 
-    def __init__(self, conninfo: str, size: int, configure: Callable[[psycopg.Connection], None],
-                 describe: Callable[[BaseException, bool], StoreError]) -> None:
+    def __init__(
+        self,
+        conninfo: str,
+        size: int,
+        configure: Callable[[psycopg.Connection], None],
+        describe: Callable[[BaseException, bool], StoreError],
+    ) -> None:
         self._conninfo, self._size, self._configure, self._describe = conninfo, size, configure, describe
         self._closed = False
         self._pid = os.getpid()
@@ -893,9 +988,16 @@ class _Pool:
 
     def _open(self) -> ConnectionPool:
         return ConnectionPool(
-            self._conninfo, min_size=0, max_size=self._size, open=True, name="kioko", num_workers=1,
-            kwargs={"autocommit": True, "prepare_threshold": 2}, configure=self._configure,
-            timeout=_POOL_TIMEOUT, max_idle=_POOL_MAX_IDLE,
+            self._conninfo,
+            min_size=0,
+            max_size=self._size,
+            open=True,
+            name="kioko",
+            num_workers=1,
+            kwargs={"autocommit": True, "prepare_threshold": 2},
+            configure=self._configure,
+            timeout=_POOL_TIMEOUT,
+            max_idle=_POOL_MAX_IDLE,
         )
 
     def _current(self) -> ConnectionPool:
@@ -922,8 +1024,14 @@ class _Pool:
     def is_connection_failure(self, error: BaseException) -> bool:
         """True when ``error`` means the connection is unusable (not, say, a query cancelled by timeout)."""
         return isinstance(error, psycopg.OperationalError) and not isinstance(
-            error, (pg_errors.QueryCanceled, pg_errors.LockNotAvailable, pg_errors.DeadlockDetected,
-                    pg_errors.SerializationFailure))
+            error,
+            (
+                pg_errors.QueryCanceled,
+                pg_errors.LockNotAvailable,
+                pg_errors.DeadlockDetected,
+                pg_errors.SerializationFailure,
+            ),
+        )
 
     def discard_idle(self) -> None:
         """Test the idle connections and replace the dead ones (after one died, the others usually have too)."""

@@ -62,8 +62,21 @@ from qdrant_client.local.persistence import STORAGE_FILE_NAME
 
 from kioko_core.driver import DIM, Option, StoreBase, flag, positive_int, text
 from kioko_core.store import (
-    DEFAULT_DIM, Capabilities, ConnectionLostError, Delete, Filter, InvalidRecordError, KiokoError, Neighbor,
-    Op, Postings, Record, Scope, StoreError, Upsert, plan_batch,
+    DEFAULT_DIM,
+    Capabilities,
+    ConnectionLostError,
+    Delete,
+    Filter,
+    InvalidRecordError,
+    KiokoError,
+    Neighbor,
+    Op,
+    Postings,
+    Record,
+    Scope,
+    StoreError,
+    Upsert,
+    plan_batch,
 )
 from kioko_core.url import StoreURL
 
@@ -101,7 +114,11 @@ _SERVER_INDEXES: dict[str, tuple[str, bool]] = {
 }
 
 SERVER_CAPABILITIES = Capabilities(
-    transactions=False, native_knn=True, persistent=True, multi_process=False, approximate_knn=True,
+    transactions=False,
+    native_knn=True,
+    persistent=True,
+    multi_process=False,
+    approximate_knn=True,
     notes=(
         "no transactions: a batch is one request, but a crash or a lost connection in the middle of it "
         "can leave part of it applied",
@@ -229,14 +246,23 @@ def _payload(record: Record, metadata_json: str) -> dict[str, Any]:
 def _record(payload: dict[str, Any]) -> Record:
     created_at, updated_at = json.loads(payload["timestamps"])
     return Record(
-        id=payload["id"], user_id=payload["user_id"], agent_id=payload["agent_id"], kind=payload["kind"],
-        content=payload["content"], metadata=json.loads(payload["metadata"]), terms=payload["terms"],
-        embedding=_decode_vector(payload["embedding"]), session_id=payload["session_id"],
-        created_at=created_at, updated_at=updated_at, version=payload["version"],
+        id=payload["id"],
+        user_id=payload["user_id"],
+        agent_id=payload["agent_id"],
+        kind=payload["kind"],
+        content=payload["content"],
+        metadata=json.loads(payload["metadata"]),
+        terms=payload["terms"],
+        embedding=_decode_vector(payload["embedding"]),
+        session_id=payload["session_id"],
+        created_at=created_at,
+        updated_at=updated_at,
+        version=payload["version"],
     )
 
 
 # --------------------------------------------------------------------------- the store
+
 
 class QdrantStore(StoreBase):
     """A Kioko store in one Qdrant collection, on a server or in qdrant-client's local mode.
@@ -247,14 +273,27 @@ class QdrantStore(StoreBase):
 
     capabilities: Capabilities = SERVER_CAPABILITIES
     options = {
-        "dim": DIM, "collection": Option(text), "api_key": Option(text), "timeout": Option(positive_int),
-        "https": Option(flag, False), "fsync": Option(flag, False),
+        "dim": DIM,
+        "collection": Option(text),
+        "api_key": Option(text),
+        "timeout": Option(positive_int),
+        "https": Option(flag, False),
+        "fsync": Option(flag, False),
     }
 
-    def __init__(self, client: Any, collection: str = DEFAULT_COLLECTION, dim: int = DEFAULT_DIM, *,
-                 local_path: str | None = None, lock: threading.RLock | None = None,
-                 release: Callable[[], None] | None = None, fsync: bool = False,
-                 api_key: str | None = None, address: str = "qdrant://?") -> None:
+    def __init__(
+        self,
+        client: Any,
+        collection: str = DEFAULT_COLLECTION,
+        dim: int = DEFAULT_DIM,
+        *,
+        local_path: str | None = None,
+        lock: threading.RLock | None = None,
+        release: Callable[[], None] | None = None,
+        fsync: bool = False,
+        api_key: str | None = None,
+        address: str = "qdrant://?",
+    ) -> None:
         """Use ``client`` (a ``QdrantClient``) and create ``collection`` if it does not exist.
 
         ``local_path`` marks a local-mode client (``":memory:"`` or a directory); ``lock`` serialises
@@ -278,10 +317,17 @@ class QdrantStore(StoreBase):
         self._lock = lock if lock is not None else threading.RLock()
         if self._local:
             self.capabilities = Capabilities(
-                transactions=False, native_knn=False, persistent=local_path != ":memory:",
-                multi_process=False, approximate_knn=False,
-                notes=_LOCAL_NOTES + (("each qdrant+local://:memory: URL opened is a new, empty store",)
-                                      if local_path == ":memory:" else ()),
+                transactions=False,
+                native_knn=False,
+                persistent=local_path != ":memory:",
+                multi_process=False,
+                approximate_knn=False,
+                notes=_LOCAL_NOTES
+                + (
+                    ("each qdrant+local://:memory: URL opened is a new, empty store",)
+                    if local_path == ":memory:"
+                    else ()
+                ),
             )
         try:
             self.dim = positive_int(dim, "dim")
@@ -313,27 +359,45 @@ class QdrantStore(StoreBase):
             client = QdrantClient(location=":memory:")
             return cls(client, collection, options["dim"], local_path=path, address=url.render())
         handle = _acquire_local(path)
-        return cls(handle.client, collection, options["dim"], local_path=path, lock=handle.lock,
-                   release=lambda: _release_local(path), fsync=options["fsync"], address=url.render())
+        return cls(
+            handle.client,
+            collection,
+            options["dim"],
+            local_path=path,
+            lock=handle.lock,
+            release=lambda: _release_local(path),
+            fsync=options["fsync"],
+            address=url.render(),
+        )
 
     @classmethod
     def _open_server(cls, url: StoreURL, options: dict[str, Any]) -> QdrantStore:
         if not url.host:
             raise InvalidRecordError("a qdrant:// URL needs a host, e.g. qdrant://localhost:6333/memories")
         collection = options["collection"] or url.path.strip("/") or DEFAULT_COLLECTION
-        api_key = (options["api_key"] or url.password or url.username or os.environ.get("QDRANT_API_KEY") or None)
+        api_key = options["api_key"] or url.password or url.username or os.environ.get("QDRANT_API_KEY") or None
         https = options["https"]
         port = url.port or 6333
         address = f"qdrant://{url.host}:{port}/{collection}" + ("?https=true" if https else "")
         try:
             client = QdrantClient(
-                host=url.host, port=port, https=https, api_key=api_key, timeout=options["timeout"],
+                host=url.host,
+                port=port,
+                https=https,
+                api_key=api_key,
+                timeout=options["timeout"],
                 check_compatibility=False,
             )
         except ValueError as error:
             raise InvalidRecordError(f"bad Qdrant URL {address}: {_scrub(str(error), api_key)}") from None
-        return cls(client, collection, options["dim"], lock=_server_lock(url.host, port, collection),
-                   api_key=api_key, address=address)
+        return cls(
+            client,
+            collection,
+            options["dim"],
+            lock=_server_lock(url.host, port, collection),
+            api_key=api_key,
+            address=address,
+        )
 
     def _prepare_collection(self) -> None:
         """Create the collection if needed, check its vector, and (on a server) its payload indexes."""
@@ -404,13 +468,13 @@ class QdrantStore(StoreBase):
             if field_name in existing:
                 continue
             if schema == "keyword":
-                field_schema: Any = models.KeywordIndexParams(type=models.KeywordIndexType.KEYWORD,
-                                                              is_tenant=is_tenant or None)
+                field_schema: Any = models.KeywordIndexParams(
+                    type=models.KeywordIndexType.KEYWORD, is_tenant=is_tenant or None
+                )
             else:
                 field_schema = models.PayloadSchemaType.FLOAT
             with self._translated(f"creating the payload index on {field_name}"):
-                self._client.create_payload_index(self.collection, field_name, field_schema=field_schema,
-                                                  wait=True)
+                self._client.create_payload_index(self.collection, field_name, field_schema=field_schema, wait=True)
 
     def __repr__(self) -> str:
         return f"QdrantStore({self._address!r}, dim={self.dim})"
@@ -419,16 +483,18 @@ class QdrantStore(StoreBase):
 
     def do_get(self, scope: Scope, ids: list[str]) -> dict[str, Record]:
         with self._guard(), self._translated("reading records"):
-            points = self._client.retrieve(self.collection, ids=[point_id(i) for i in ids],
-                                           with_payload=True, with_vectors=False)
+            points = self._client.retrieve(
+                self.collection, ids=[point_id(i) for i in ids], with_payload=True, with_vectors=False
+            )
         records = (_record(point.payload) for point in points)
         return {record.id: record for record in records if record.scope == scope}
 
     def do_postings(self, scope: Scope, asked: list[str], limit: int) -> Postings:
         """Document frequencies and newest ids per term; see the two strategies below."""
         in_scope = self._scope_condition(scope)
-        with_terms = models.Filter(must=[in_scope],
-                                   must_not=[models.IsEmptyCondition(is_empty=models.PayloadField(key="terms"))])
+        with_terms = models.Filter(
+            must=[in_scope], must_not=[models.IsEmptyCondition(is_empty=models.PayloadField(key="terms"))]
+        )
         with self._guard(), self._translated("reading postings"):
             if self._postings_by_holders:
                 df, pages = self._postings_from_holders(in_scope, asked)
@@ -441,8 +507,9 @@ class QdrantStore(StoreBase):
             ids[term] = [p.payload["id"] for p in ordered[:limit]]
         return Postings(n=n, df=df, ids=ids)
 
-    def _postings_ordered(self, in_scope: Any, with_terms: Any, asked: list[str],
-                          limit: int) -> tuple[int, dict[str, int], dict[str, list[Any]]]:
+    def _postings_ordered(
+        self, in_scope: Any, with_terms: Any, asked: list[str], limit: int
+    ) -> tuple[int, dict[str, int], dict[str, list[Any]]]:
         """The server's way: indexed requests in at most two concurrent waves, whatever the df.
 
         Wave one: the count of the scope's records with terms, and one batched order-by query per
@@ -458,9 +525,12 @@ class QdrantStore(StoreBase):
                 return []
             requests = [
                 models.QueryRequest(
-                    query=models.OrderByQuery(order_by=models.OrderBy(key="created_at",
-                                                                      direction=models.Direction.DESC)),
-                    filter=holders[term], limit=limit + 1, with_payload=list(_POSTING_FIELDS),
+                    query=models.OrderByQuery(
+                        order_by=models.OrderBy(key="created_at", direction=models.Direction.DESC)
+                    ),
+                    filter=holders[term],
+                    limit=limit + 1,
+                    with_payload=list(_POSTING_FIELDS),
                 )
                 for term in asked
             ]
@@ -470,19 +540,19 @@ class QdrantStore(StoreBase):
         pages = dict(zip(asked, first))
         overflowing = [term for term in asked if len(pages[term]) > limit]
         cuts = {term: pages[term][limit].payload["created_at"] for term in overflowing}
-        tied = [term for term in overflowing
-                if limit > 0 and pages[term][limit - 1].payload["created_at"] == cuts[term]]
+        tied = [
+            term for term in overflowing if limit > 0 and pages[term][limit - 1].payload["created_at"] == cuts[term]
+        ]
         calls: list[Callable[[], Any]] = [partial(self._count, holders[term]) for term in overflowing]
         calls += [partial(self._tie_group, holders[term], cuts[term]) for term in tied]
         second = self._concurrently(calls)
         df = {term: len(pages[term]) for term in asked}
         df.update(zip(overflowing, second[: len(overflowing)]))
-        for term, group in zip(tied, second[len(overflowing):]):
+        for term, group in zip(tied, second[len(overflowing) :]):
             pages[term] = [p for p in pages[term] if p.payload["created_at"] != cuts[term]] + group
         return n, df, pages
 
-    def _postings_from_holders(self, in_scope: Any,
-                               asked: list[str]) -> tuple[dict[str, int], dict[str, list[Any]]]:
+    def _postings_from_holders(self, in_scope: Any, asked: list[str]) -> tuple[dict[str, int], dict[str, list[Any]]]:
         """Local mode's way: one scroll for every holder of any asked term, counted here.
 
         Local mode has no payload index, so each request tests every point in Python; one pass
@@ -490,8 +560,7 @@ class QdrantStore(StoreBase):
         """
         if not asked:
             return {}, {}
-        any_term = models.Filter(must=[in_scope, models.FieldCondition(key="terms",
-                                                                      match=models.MatchAny(any=asked))])
+        any_term = models.Filter(must=[in_scope, models.FieldCondition(key="terms", match=models.MatchAny(any=asked))])
         points = self._scroll_all(any_term, list(_POSTING_FIELDS) + ["terms"])
         pages: dict[str, list[Any]] = {term: [] for term in asked}
         for point in points:
@@ -514,8 +583,13 @@ class QdrantStore(StoreBase):
         while True:
             with self._guard(), self._translated("searching vectors"):
                 points = self._client.query_points(
-                    self.collection, query=query, using=DENSE, query_filter=models.Filter(must=conditions),
-                    limit=want, with_payload=["id"], with_vectors=False,
+                    self.collection,
+                    query=query,
+                    using=DENSE,
+                    query_filter=models.Filter(must=conditions),
+                    limit=want,
+                    with_payload=["id"],
+                    with_vectors=False,
                 ).points
             if len(points) < want or points[-1].score < points[k - 1].score:
                 break
@@ -535,10 +609,11 @@ class QdrantStore(StoreBase):
             return
         ids = sorted(self._list_ids(models.Filter(must=conditions)))
         for start in range(0, len(ids), batch):
-            chunk = ids[start:start + batch]
+            chunk = ids[start : start + batch]
             with self._guard(), self._translated("scanning records"):
-                points = self._client.retrieve(self.collection, ids=[point_id(i) for i in chunk],
-                                               with_payload=True, with_vectors=False)
+                points = self._client.retrieve(
+                    self.collection, ids=[point_id(i) for i in chunk], with_payload=True, with_vectors=False
+                )
             records = [_record(p.payload) for p in points]
             chosen = [r for r in records if r.scope == scope and (filter is None or filter.matches(r))]
             yield from sorted(chosen, key=lambda r: r.id)
@@ -560,11 +635,16 @@ class QdrantStore(StoreBase):
         touched = list(dict.fromkeys(op.id if isinstance(op, Delete) else op.record.id for op in ops))
         with self._lock:
             with self._guard(), self._translated("reading versions"):
-                points = self._client.retrieve(self.collection, ids=[point_id(i) for i in touched],
-                                               with_payload=["id", "user_id", "agent_id", "version"],
-                                               with_vectors=False)
-            current = {p.payload["id"]: (Scope(p.payload["user_id"], p.payload["agent_id"]), p.payload["version"])
-                       for p in points}
+                points = self._client.retrieve(
+                    self.collection,
+                    ids=[point_id(i) for i in touched],
+                    with_payload=["id", "user_id", "agent_id", "version"],
+                    with_vectors=False,
+                )
+            current = {
+                p.payload["id"]: (Scope(p.payload["user_id"], p.payload["agent_id"]), p.payload["version"])
+                for p in points
+            }
             planned = plan_batch(ops, current)
             final: dict[str, tuple[Op, Record | None]] = {}
             for op, stored, exists in planned:
@@ -577,12 +657,16 @@ class QdrantStore(StoreBase):
                     vector={DENSE: stored.embedding.tolist()} if stored.embedding is not None else {},
                     payload=_payload(stored, metadata[id(op)]),
                 )
-                for op, stored in final.values() if stored is not None
+                for op, stored in final.values()
+                if stored is not None
             ]
-            deletes: list[models.ExtendedPointId] = [point_id(key) for key, (_, stored) in final.items()
-                                                     if stored is None]
-            requests: list[list[models.UpdateOperation]] = [[models.UpsertOperation(upsert=models.PointsList(points=chunk))]
-                        for chunk in self._write_chunks(upserts)]
+            deletes: list[models.ExtendedPointId] = [
+                point_id(key) for key, (_, stored) in final.items() if stored is None
+            ]
+            requests: list[list[models.UpdateOperation]] = [
+                [models.UpsertOperation(upsert=models.PointsList(points=chunk))]
+                for chunk in self._write_chunks(upserts)
+            ]
             if deletes:
                 delete = models.DeleteOperation(delete=models.PointIdsList(points=deletes))
                 if requests:
@@ -594,8 +678,7 @@ class QdrantStore(StoreBase):
                 with self._guard(), self._translated("writing records"):
                     self._client.batch_update_points(self.collection, operations, wait=True, **ordering)
         return [
-            _record(_payload(stored, metadata[id(op)])) if stored is not None else None
-            for op, stored, _ in planned
+            _record(_payload(stored, metadata[id(op)])) if stored is not None else None for op, stored, _ in planned
         ]
 
     # -- closing
@@ -637,11 +720,13 @@ class QdrantStore(StoreBase):
         except (ResponseHandlingException, httpx.TransportError, ConnectionError, TimeoutError) as error:
             cause = getattr(error, "source", error)
             what = f"{type(cause).__name__}: {cause}"
-            advice = ("it did not answer in time; raise ?timeout=SECONDS if it is busy" if "Timeout" in what
-                      else "check that it is running and reachable")
+            advice = (
+                "it did not answer in time; raise ?timeout=SECONDS if it is busy"
+                if "Timeout" in what
+                else "check that it is running and reachable"
+            )
             raise ConnectionLostError(
-                f"lost the Qdrant server at {self._address} while {doing} "
-                f"({_scrub(what, self._api_key)}); {advice}"
+                f"lost the Qdrant server at {self._address} while {doing} ({_scrub(what, self._api_key)}); {advice}"
             ) from None
         except (RuntimeError, ValueError, OSError) as error:
             raise StoreError(
@@ -695,8 +780,12 @@ class QdrantStore(StoreBase):
 
     def _tie_group(self, query_filter: Any, created_at: float) -> list[Any]:
         """Every point of ``query_filter`` whose ``created_at`` equals ``created_at``."""
-        same_time = models.Filter(must=[query_filter, models.FieldCondition(
-            key="created_at", range=models.Range(gte=created_at, lte=created_at))])
+        same_time = models.Filter(
+            must=[
+                query_filter,
+                models.FieldCondition(key="created_at", range=models.Range(gte=created_at, lte=created_at)),
+            ]
+        )
         return self._scroll_all(same_time, list(_POSTING_FIELDS))
 
     def _scroll_all(self, query_filter: Any, fields: list[str]) -> list[Any]:
@@ -709,8 +798,14 @@ class QdrantStore(StoreBase):
         found: list[Any] = []
         offset = None
         while True:
-            points, offset = self._client.scroll(self.collection, scroll_filter=query_filter, limit=page,
-                                                 offset=offset, with_payload=fields, with_vectors=False)
+            points, offset = self._client.scroll(
+                self.collection,
+                scroll_filter=query_filter,
+                limit=page,
+                offset=offset,
+                with_payload=fields,
+                with_vectors=False,
+            )
             found.extend(points)
             if offset is None:
                 return found
@@ -730,8 +825,11 @@ class QdrantStore(StoreBase):
         if filter.session_id is not None:
             conditions.append(_match(models, "session_id", filter.session_id))
         if filter.created_after is not None or filter.created_before is not None:
-            conditions.append(models.FieldCondition(
-                key="created_at", range=models.Range(gte=filter.created_after, lt=filter.created_before)))
+            conditions.append(
+                models.FieldCondition(
+                    key="created_at", range=models.Range(gte=filter.created_after, lt=filter.created_before)
+                )
+            )
         if filter.ids is not None:
             if not filter.ids:
                 return None

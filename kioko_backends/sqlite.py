@@ -46,8 +46,20 @@ import numpy as np
 
 from kioko_core.driver import Option, StoreBase, non_negative_float, positive_float, positive_int
 from kioko_core.store import (
-    DEFAULT_DIM, Capabilities, Delete, Filter, InvalidRecordError, Neighbor, Op, Postings, Record, Scope,
-    StoreError, Upsert, check_scope, plan_batch,
+    DEFAULT_DIM,
+    Capabilities,
+    Delete,
+    Filter,
+    InvalidRecordError,
+    Neighbor,
+    Op,
+    Postings,
+    Record,
+    Scope,
+    StoreError,
+    Upsert,
+    check_scope,
+    plan_batch,
 )
 from kioko_core.url import StoreURL
 
@@ -93,8 +105,9 @@ _SCHEMA = (
         generation INTEGER NOT NULL, PRIMARY KEY (user_id, agent_id)) WITHOUT ROWID""",
 )
 
-_COLUMNS = ("id, user_id, agent_id, kind, content, metadata, terms, embedding, session_id, created_at, "
-            "updated_at, version")
+_COLUMNS = (
+    "id, user_id, agent_id, kind, content, metadata, terms, embedding, session_id, created_at, updated_at, version"
+)
 _IN_SCOPE = "user_id = ? AND agent_id = ?"
 
 _UPSERT_RECORD = (
@@ -187,17 +200,42 @@ class _Row:
 def _encode_record(record: Record) -> _Row:
     """A record (one validate_ops accepted) as a row for ``kioko_records``."""
     agent_id = record.agent_id if record.agent_id is not None else _NO_AGENT
-    return _Row(record.scope, tuple(record.terms), (
-        record.id, record.user_id, agent_id, record.kind, record.content, _json(record.metadata),
-        _json(record.terms), _vector_bytes(record), record.session_id, float(record.created_at),
-        float(record.updated_at), 0,
-    ))
+    return _Row(
+        record.scope,
+        tuple(record.terms),
+        (
+            record.id,
+            record.user_id,
+            agent_id,
+            record.kind,
+            record.content,
+            _json(record.metadata),
+            _json(record.terms),
+            _vector_bytes(record),
+            record.session_id,
+            float(record.created_at),
+            float(record.updated_at),
+            0,
+        ),
+    )
 
 
 def _decode_record(row: Sequence[Any]) -> Record:
     """A ``kioko_records`` row as a Record; the row was validated when it was written."""
-    (record_id, user_id, agent_id, kind, content, metadata, terms, embedding, session_id,
-     created_at, updated_at, version) = row
+    (
+        record_id,
+        user_id,
+        agent_id,
+        kind,
+        content,
+        metadata,
+        terms,
+        embedding,
+        session_id,
+        created_at,
+        updated_at,
+        version,
+    ) = row
     return Record.model_construct(
         id=record_id,
         user_id=user_id,
@@ -221,7 +259,7 @@ _ID_CHUNK = 512
 def _id_chunks(ids: Sequence[str]) -> Iterator[list[str]]:
     """``ids`` in chunks padded (by repeating an id, harmless in IN) to a power-of-two length."""
     for start in range(0, len(ids), _ID_CHUNK):
-        chunk = list(ids[start:start + _ID_CHUNK])
+        chunk = list(ids[start : start + _ID_CHUNK])
         size = 1 << (len(chunk) - 1).bit_length()
         yield chunk + [chunk[0]] * (size - len(chunk))
 
@@ -345,7 +383,10 @@ class SQLiteStore(StoreBase):
     """Records in one SQLite file (WAL mode); several threads and processes may use it at once."""
 
     capabilities: Capabilities = Capabilities(
-        transactions=True, native_knn=False, persistent=True, multi_process=True,
+        transactions=True,
+        native_knn=False,
+        persistent=True,
+        multi_process=True,
         notes=(
             "knn is exact cosine in numpy; each scope's vectors are cached in the process and reloaded "
             "only after another process changed that scope (?vector_cache_mb=0 turns the cache off)",
@@ -362,8 +403,14 @@ class SQLiteStore(StoreBase):
         "vector_cache_mb": Option(non_negative_float, DEFAULT_VECTOR_CACHE_MB),
     }
 
-    def __init__(self, path: str, dim: int | None = None, *, timeout: float = DEFAULT_TIMEOUT,
-                 vector_cache_mb: float = DEFAULT_VECTOR_CACHE_MB) -> None:
+    def __init__(
+        self,
+        path: str,
+        dim: int | None = None,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        vector_cache_mb: float = DEFAULT_VECTOR_CACHE_MB,
+    ) -> None:
         """Open (creating if needed) the database at ``path``, a file path or ``:memory:``.
 
         ``dim`` None means: the dim the file was created with, or DEFAULT_DIM for a new file.
@@ -397,8 +444,9 @@ class SQLiteStore(StoreBase):
         ``dim``: the option, else the file's recorded dim, else DEFAULT_DIM. ``timeout``: seconds to
         wait for another writer, default 30. ``vector_cache_mb``: the knn cache's budget.
         """
-        return cls(_database_path(url), options["dim"], timeout=options["timeout"],
-                   vector_cache_mb=options["vector_cache_mb"])
+        return cls(
+            _database_path(url), options["dim"], timeout=options["timeout"], vector_cache_mb=options["vector_cache_mb"]
+        )
 
     def __repr__(self) -> str:
         return f"SQLiteStore(path={self.path!r}, dim={self.dim})"
@@ -449,8 +497,7 @@ class SQLiteStore(StoreBase):
         return connection
 
     def _new_connection(self) -> sqlite3.Connection:
-        connection = sqlite3.connect(self.path, timeout=self._timeout, check_same_thread=False,
-                                     isolation_level=None)
+        connection = sqlite3.connect(self.path, timeout=self._timeout, check_same_thread=False, isolation_level=None)
         try:
             _configure(connection, int(self._timeout * 1000))
         except BaseException:
@@ -615,8 +662,11 @@ class SQLiteStore(StoreBase):
             found = raw.execute(_SCOPE_SIZE, (user_id, agent_id)).fetchone()
             for term in terms:
                 df[term] = raw.execute(_TERM_DF, (user_id, agent_id, term)).fetchone()[0]
-                ids[term] = ([row[0] for row in raw.execute(_TERM_IDS, (user_id, agent_id, term, limit))]
-                             if df[term] and limit else [])
+                ids[term] = (
+                    [row[0] for row in raw.execute(_TERM_IDS, (user_id, agent_id, term, limit))]
+                    if df[term] and limit
+                    else []
+                )
         return Postings(n=found[0] if found else 0, df=df, ids=ids)
 
     def do_knn(self, scope: Scope, query: np.ndarray, k: int, filter: Filter | None) -> list[Neighbor]:
@@ -629,8 +679,8 @@ class SQLiteStore(StoreBase):
                 matching = f"SELECT id FROM kioko_records WHERE {_IN_SCOPE}{conditions}"
                 allowed = {row[0] for row in raw.execute(matching, (*_scope_values(scope), *params))}
             ids, scores = self._vectors.score(
-                scope, generation, query, allowed,
-                lambda: raw.execute(_SCOPE_VECTORS, _scope_values(scope)).fetchall())
+                scope, generation, query, allowed, lambda: raw.execute(_SCOPE_VECTORS, _scope_values(scope)).fetchall()
+            )
         if wanted is not None:
             keep = [j for j, record_id in enumerate(ids) if record_id in wanted]
             ids, scores = [ids[j] for j in keep], scores[keep]
@@ -698,39 +748,46 @@ class SQLiteStore(StoreBase):
         # committed: bring this process's cached vectors along, or drop them if another process got between
         self._vectors.advance(generations, _vector_changes(plan, rows, current))
         # decoded from what was written, so the answer is exactly what get() will return
-        return [_decode_record(row.stamped(version)) if row is not None and version is not None else None
-                for row, version in zip(rows, plan.versions)]
+        return [
+            _decode_record(row.stamped(version)) if row is not None and version is not None else None
+            for row, version in zip(rows, plan.versions)
+        ]
 
     def _read_states(self, raw: sqlite3.Connection, ids: Sequence[str]) -> dict[str, _State]:
         current: dict[str, _State] = {}
         for chunk in _id_chunks(ids):
             for record_id, user_id, agent_id, version, terms, created_at in raw.execute(
-                    _select_states(len(chunk)), chunk):
+                _select_states(len(chunk)), chunk
+            ):
                 scope = Scope(user_id, agent_id if agent_id != _NO_AGENT else None)
                 current[record_id] = _State(scope, version, tuple(json.loads(terms)), created_at)
         return current
 
-    def _apply(self, raw: sqlite3.Connection, plan: _Plan, rows: list[_Row | None],
-               current: dict[str, _State]) -> dict[Scope, int]:
+    def _apply(
+        self, raw: sqlite3.Connection, plan: _Plan, rows: list[_Row | None], current: dict[str, _State]
+    ) -> dict[Scope, int]:
         """Write the final state of every changed id; return the generation each cached scope had."""
         gone = [(i,) for i, index in plan.final.items() if index is None and i in current]
         if gone:
             raw.executemany(_DELETE_RECORD, gone)
-        stored = [rows[index].stamped(plan.versions[index])  # type: ignore[union-attr,arg-type]
-                  for index in plan.final.values() if index is not None]
+        stored = [
+            rows[index].stamped(plan.versions[index])  # type: ignore[union-attr,arg-type]
+            for index in plan.final.values()
+            if index is not None
+        ]
         if stored:
             raw.executemany(_UPSERT_RECORD, stored)
         self._write_postings(raw, plan, rows, current)
         deltas = _scope_deltas(plan, rows, current)
-        generations = {scope: self._generation(raw, scope) for scope in deltas
-                       if self._vectors.holds(scope)}
+        generations = {scope: self._generation(raw, scope) for scope in deltas if self._vectors.holds(scope)}
         if deltas:
             raw.executemany(_BUMP_SCOPE, [(*_scope_values(scope), delta) for scope, delta in deltas.items()])
         return generations
 
     @staticmethod
-    def _write_postings(raw: sqlite3.Connection, plan: _Plan, rows: list[_Row | None],
-                        current: dict[str, _State]) -> None:
+    def _write_postings(
+        raw: sqlite3.Connection, plan: _Plan, rows: list[_Row | None], current: dict[str, _State]
+    ) -> None:
         """Bring postings to the batch's final state, touching only the terms that changed.
 
         A neighbour whose links were updated keeps its terms, so the common write rewrites no postings.
@@ -742,8 +799,12 @@ class SQLiteStore(StoreBase):
             before = current.get(record_id)
             row = rows[index] if index is not None else None
             new_terms: Sequence[str] = row.terms if row is not None else ()
-            if (before is not None and row is not None and before.scope == row.scope
-                    and before.created_at == row.created_at):
+            if (
+                before is not None
+                and row is not None
+                and before.scope == row.scope
+                and before.created_at == row.created_at
+            ):
                 kept, had = set(new_terms), set(before.terms)
                 dropped.extend((record_id, term) for term in before.terms if term not in kept)
                 new_terms = [term for term in new_terms if term not in had]
@@ -793,15 +854,17 @@ def _scope_deltas(plan: _Plan, rows: list[_Row | None], current: dict[str, _Stat
     return deltas
 
 
-def _vector_changes(plan: _Plan, rows: list[_Row | None],
-                    current: dict[str, _State]) -> list[tuple[str, Scope | None, Scope | None, bytes | None]]:
+def _vector_changes(
+    plan: _Plan, rows: list[_Row | None], current: dict[str, _State]
+) -> list[tuple[str, Scope | None, Scope | None, bytes | None]]:
     """Per changed id: the scope it left (or None), the scope it is in now (or None), its vector bytes."""
     changes = []
     for record_id, index in plan.final.items():
         before = current.get(record_id)
         row = rows[index] if index is not None else None
-        changes.append((record_id, before.scope if before else None, row.scope if row else None,
-                        row.embedding if row else None))
+        changes.append(
+            (record_id, before.scope if before else None, row.scope if row else None, row.embedding if row else None)
+        )
     return changes
 
 
@@ -833,8 +896,14 @@ class _VectorCache:
     def holds(self, scope: Scope) -> bool:
         return scope in self.entries
 
-    def score(self, scope: Scope, generation: int, query: np.ndarray, allowed: set[str] | None,
-              load: Callable[[], Sequence[tuple[str, bytes]]]) -> tuple[list[str], np.ndarray]:
+    def score(
+        self,
+        scope: Scope,
+        generation: int,
+        query: np.ndarray,
+        allowed: set[str] | None,
+        load: Callable[[], Sequence[tuple[str, bytes]]],
+    ) -> tuple[list[str], np.ndarray]:
         """Ids and cosines of the scope's vectors (only ``allowed`` ids when given) at ``generation``."""
         with self.lock:
             entry = self.entries.get(scope)
@@ -847,8 +916,9 @@ class _VectorCache:
                 self.entries.move_to_end(scope)
             return entry.score(query, allowed)
 
-    def advance(self, generations: dict[Scope, int],
-                changes: list[tuple[str, Scope | None, Scope | None, bytes | None]]) -> None:
+    def advance(
+        self, generations: dict[Scope, int], changes: list[tuple[str, Scope | None, Scope | None, bytes | None]]
+    ) -> None:
         """After a commit: patch each cached scope whose generation was ``generations[scope]``."""
         if not generations:
             return

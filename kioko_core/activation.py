@@ -20,9 +20,14 @@ from .store import Record, Scope, Store
 SUPERSEDED_PASS_ON = 0.3
 
 
-def personalized_pagerank(nodes: Sequence[str], weights: Mapping[tuple[str, str], float],
-                          seeds: Mapping[str, float], restart: float = 0.5, iterations: int = 20,
-                          pass_on: Mapping[str, float] | None = None) -> dict[str, float]:
+def personalized_pagerank(
+    nodes: Sequence[str],
+    weights: Mapping[tuple[str, str], float],
+    seeds: Mapping[str, float],
+    restart: float = 0.5,
+    iterations: int = 20,
+    pass_on: Mapping[str, float] | None = None,
+) -> dict[str, float]:
     """PPR by power iteration on a small graph.
 
     ``weights[(u, v)]`` is the symmetric edge weight a(u, v) (give each pair once or both ways);
@@ -68,9 +73,19 @@ class Neighbourhood:
     """For each memory reached, the memory it was first reached from (the chain back to a seed)."""
 
 
-def gather(store: Store, scope: Scope, seeds: Sequence[Record], *, hops: int = 2, fanout: int = 8,
-           max_nodes: int = 40, min_weight: float = 0.1, half_life_days: float = 180.0,
-           now: float | None = None, include_shared: bool = False) -> Neighbourhood:
+def gather(
+    store: Store,
+    scope: Scope,
+    seeds: Sequence[Record],
+    *,
+    hops: int = 2,
+    fanout: int = 8,
+    max_nodes: int = 40,
+    min_weight: float = 0.1,
+    half_life_days: float = 180.0,
+    now: float | None = None,
+    include_shared: bool = False,
+) -> Neighbourhood:
     """Breadth first from the seeds: one ``get`` per hop (and scope), the strongest ``fanout`` links per memory.
 
     Links into the shared knowledge base are followed only with ``include_shared``.
@@ -110,21 +125,24 @@ def gather(store: Store, scope: Scope, seeds: Sequence[Record], *, hops: int = 2
     return hood
 
 
-def strongest(record: Record, fanout: int, min_weight: float, half_life_days: float,
-              now: float) -> list[tuple[str, dict[str, Any], float]]:
+def strongest(
+    record: Record, fanout: int, min_weight: float, half_life_days: float, now: float
+) -> list[tuple[str, dict[str, Any], float]]:
     """The memory's ``fanout`` strongest links by faded weight, those below ``min_weight`` left out."""
     found = []
     for entry in L.link_entries(record):
-        weight = L.faded_weight(float(entry.get("w", 0)), entry.get("by", "auto"), float(entry.get("seen", 0)),
-                                now, half_life_days)
+        weight = L.faded_weight(
+            float(entry.get("w", 0)), entry.get("by", "auto"), float(entry.get("seen", 0)), now, half_life_days
+        )
         if weight >= min_weight:
             found.append((entry["id"], entry, weight))
     found.sort(key=lambda item: (-item[2], item[0]))
     return found[:fanout]
 
 
-def spread(hood: Neighbourhood, seed_scores: Mapping[str, float], restart: float = 0.5,
-           iterations: int = 20) -> dict[str, float]:
+def spread(
+    hood: Neighbourhood, seed_scores: Mapping[str, float], restart: float = 0.5, iterations: int = 20
+) -> dict[str, float]:
     """Activation of every memory in the neighbourhood."""
     pass_on = {i: SUPERSEDED_PASS_ON for i, r in hood.records.items() if r.metadata.get("superseded_by")}
     return personalized_pagerank(list(hood.records), hood.weights, seed_scores, restart, iterations, pass_on)

@@ -25,8 +25,21 @@ from typing import Any, ClassVar, TypeVar
 import numpy as np
 
 from .store import (
-    DEFAULT_DIM, Capabilities, Filter, InvalidRecordError, MissingExtraError, Neighbor, Op, Postings, Record,
-    Scope, check_limit, check_query_vector, check_scope, is_storable_text, validate_ops,
+    DEFAULT_DIM,
+    Capabilities,
+    Filter,
+    InvalidRecordError,
+    MissingExtraError,
+    Neighbor,
+    Op,
+    Postings,
+    Record,
+    Scope,
+    check_limit,
+    check_query_vector,
+    check_scope,
+    is_storable_text,
+    validate_ops,
 )
 from .url import StoreURL
 
@@ -102,8 +115,9 @@ DIM = Option(positive_int, DEFAULT_DIM)
 """The vector length option every store takes."""
 
 
-def read_options(url: StoreURL, given: Mapping[str, Any], known: Mapping[str, Option], *,
-                 other_query: bool = False) -> dict[str, Any]:
+def read_options(
+    url: StoreURL, given: Mapping[str, Any], known: Mapping[str, Option], *, other_query: bool = False
+) -> dict[str, Any]:
     """Every option of ``known``, parsed: a keyword in ``given`` wins over ``?name=`` in ``url``, then the default.
 
     An unknown keyword is refused; so is an unknown query parameter, unless ``other_query`` says the
@@ -198,11 +212,13 @@ class StoreBase:
         asked = list(dict.fromkeys(_sequence(terms, "terms")))
         found = self.do_postings(scope, [t for t in asked if is_storable_text(t)], limit)
         # a term no record can hold (not text, a NUL, a lone surrogate) has no holders
-        return Postings(n=found.n, df={t: found.df.get(t, 0) for t in asked},
-                        ids={t: found.ids.get(t, []) for t in asked})
+        return Postings(
+            n=found.n, df={t: found.df.get(t, 0) for t in asked}, ids={t: found.ids.get(t, []) for t in asked}
+        )
 
-    def knn(self, scope: Scope, vector: Sequence[float] | np.ndarray, k: int,
-            filter: Filter | None = None) -> list[Neighbor]:
+    def knn(
+        self, scope: Scope, vector: Sequence[float] | np.ndarray, k: int, filter: Filter | None = None
+    ) -> list[Neighbor]:
         scope, k = check_scope(scope), check_limit("k", k)
         query = check_query_vector(vector, self.dim)
         if k == 0 or _matches_nothing(filter):
@@ -253,8 +269,11 @@ class StoreBase:
 
 def _sequence(values: Any, name: str) -> list[Any]:
     """A list of the items asked for; a bare string would be read as its characters, so it is refused."""
-    if isinstance(values, (str, bytes)) or not isinstance(values, (Sequence, set, frozenset)) and not hasattr(
-            values, "__iter__"):
+    if (
+        isinstance(values, (str, bytes))
+        or not isinstance(values, (Sequence, set, frozenset))
+        and not hasattr(values, "__iter__")
+    ):
         raise InvalidRecordError(f"{name} must be a list of strings, got {type(values).__name__}")
     return list(values)
 

@@ -30,7 +30,13 @@ from pydantic import BaseModel, ConfigDict
 
 from .secrets import DropSecrets
 from .store import (
-    ConflictError, InvalidRecordError, Record, Scope, Store, Upsert, check_scope,
+    ConflictError,
+    InvalidRecordError,
+    Record,
+    Scope,
+    Store,
+    Upsert,
+    check_scope,
 )
 from .text import TRAILING_PUNCTUATION, entity_key
 
@@ -44,14 +50,38 @@ never show up among its records. The name is reserved: no real agent may be call
 TRIPLE_KIND = "triple"
 """``Record.kind`` of a stored triple."""
 
-SINGLE_VALUED: frozenset[str] = frozenset({
-    # people and organisations: one place, one employer, one manager, one role at a time
-    "reports_to", "works_at", "works_for", "employed_by", "managed_by", "led_by", "owned_by",
-    "assigned_to", "role", "title", "married_to", "lives_in", "born_in", "born_on", "age",
-    # things: one location, one state, one current version
-    "located_in", "based_in", "headquartered_in", "status", "state", "priority", "version",
-    "current_version", "deadline", "due_date", "timezone",
-})
+SINGLE_VALUED: frozenset[str] = frozenset(
+    {
+        # people and organisations: one place, one employer, one manager, one role at a time
+        "reports_to",
+        "works_at",
+        "works_for",
+        "employed_by",
+        "managed_by",
+        "led_by",
+        "owned_by",
+        "assigned_to",
+        "role",
+        "title",
+        "married_to",
+        "lives_in",
+        "born_in",
+        "born_on",
+        "age",
+        # things: one location, one state, one current version
+        "located_in",
+        "based_in",
+        "headquartered_in",
+        "status",
+        "state",
+        "priority",
+        "version",
+        "current_version",
+        "deadline",
+        "due_date",
+        "timezone",
+    }
+)
 """Relations where a subject has one object at a time, so a new object replaces (invalidates) the old.
 
 Every other relation is multi-valued (``Kioko uses pgvector`` and ``Kioko uses Qdrant`` both hold)
@@ -148,18 +178,30 @@ class Triple(BaseModel):
     def to_record(self, user_id: str) -> Record:
         """The record that stores this triple in ``user_id``'s graph scope."""
         return Record(
-            id=self.id, user_id=user_id, agent_id=GRAPH_AGENT, kind=TRIPLE_KIND, content=self.line(),
+            id=self.id,
+            user_id=user_id,
+            agent_id=GRAPH_AGENT,
+            kind=TRIPLE_KIND,
+            content=self.line(),
             metadata={
-                "subject": self.subject, "relation": self.relation, "object": self.object,
-                "subject_key": self.subject_key, "object_key": self.object_key,
-                "valid_from": self.valid_from, "valid_to": self.valid_to, "source": self.source,
+                "subject": self.subject,
+                "relation": self.relation,
+                "object": self.object,
+                "subject_key": self.subject_key,
+                "object_key": self.object_key,
+                "valid_from": self.valid_from,
+                "valid_to": self.valid_to,
+                "source": self.source,
             },
             terms=[
-                _entity_term(self.subject_key), _entity_term(self.object_key), "r:" + self.relation,
+                _entity_term(self.subject_key),
+                _entity_term(self.object_key),
+                "r:" + self.relation,
                 _slot_term(self.subject_key, self.relation),
                 _triple_term(self.subject_key, self.relation, self.object_key),
             ],
-            created_at=self.created_at, updated_at=time.time(),
+            created_at=self.created_at,
+            updated_at=time.time(),
         )
 
     @classmethod
@@ -170,9 +212,15 @@ class Triple(BaseModel):
         meta = record.metadata
         try:
             return cls(
-                id=record.id, subject=meta["subject"], relation=meta["relation"], object=meta["object"],
-                subject_key=meta["subject_key"], object_key=meta["object_key"],
-                valid_from=meta["valid_from"], valid_to=meta.get("valid_to"), source=meta.get("source"),
+                id=record.id,
+                subject=meta["subject"],
+                relation=meta["relation"],
+                object=meta["object"],
+                subject_key=meta["subject_key"],
+                object_key=meta["object_key"],
+                valid_from=meta["valid_from"],
+                valid_to=meta.get("valid_to"),
+                source=meta.get("source"),
                 created_at=record.created_at,
             )
         except (KeyError, TypeError, ValueError):
@@ -195,9 +243,17 @@ class EntityGraph:
 
     # -- writes
 
-    def add(self, subject: str, relation: str, object: str, *, user_id: str,
-            single_valued: bool | None = None, valid_from: float | None = None,
-            source: str | None = None) -> Triple:
+    def add(
+        self,
+        subject: str,
+        relation: str,
+        object: str,
+        *,
+        user_id: str,
+        single_valued: bool | None = None,
+        valid_from: float | None = None,
+        source: str | None = None,
+    ) -> Triple:
         """Record that ``subject relation object`` holds from ``valid_from`` (default: now) and return it.
 
         Idempotent: while the same triple is valid, adding it again returns the stored one unchanged.
@@ -223,16 +279,18 @@ class EntityGraph:
         subject_key, object_key = entity_key(subject_name), entity_key(object_name)
         single = relation in SINGLE_VALUED if single_valued is None else bool(single_valued)
         start = _time_or_now("valid_from", valid_from)
-        lookup = (_slot_term(subject_key, relation) if single
-                  else _triple_term(subject_key, relation, object_key))
+        lookup = _slot_term(subject_key, relation) if single else _triple_term(subject_key, relation, object_key)
         # the id names the slot (single-valued) or the fact (multi-valued) plus a generation, so two
         # writers racing to the same slot or fact pick the same id and one of them gets a ConflictError
         namespace = _digest(scope.user_id, subject_key, relation, "\x00" if single else object_key)
 
         for attempt in range(_WRITE_ATTEMPTS):
             stored = self._lookup(scope, lookup)
-            open_now = [(r, t) for r, t in stored if t.valid_to is None
-                        and t.subject_key == subject_key and t.relation == relation]
+            open_now = [
+                (r, t)
+                for r, t in stored
+                if t.valid_to is None and t.subject_key == subject_key and t.relation == relation
+            ]
             for _, triple in open_now:
                 if triple.object_key == object_key:
                     return triple
@@ -240,22 +298,28 @@ class EntityGraph:
             later = [t.valid_from for _, t in replaced if t.valid_from > start]
             new = Triple(
                 id=f"t{namespace}-{_next_generation(namespace, stored)}",
-                subject=subject_name, relation=relation, object=object_name,
-                subject_key=subject_key, object_key=object_key, valid_from=start,
-                valid_to=min(later) if later else None, source=source, created_at=time.time(),
+                subject=subject_name,
+                relation=relation,
+                object=object_name,
+                subject_key=subject_key,
+                object_key=object_key,
+                valid_from=start,
+                valid_to=min(later) if later else None,
+                source=source,
+                created_at=time.time(),
             )
             ops = [Upsert(record=new.to_record(scope.user_id), expected_version=0)]
             for record, triple in replaced:
                 if triple.valid_from <= start:
-                    ops.append(Upsert(record=_closed(triple, start, scope.user_id),
-                                      expected_version=record.version))
+                    ops.append(Upsert(record=_closed(triple, start, scope.user_id), expected_version=record.version))
             try:
                 written = self.store.update_many(ops)
             except ConflictError as exc:
                 if attempt == _WRITE_ATTEMPTS - 1:
                     raise ConflictError(
                         f"could not add {new.line()!r}: other writers changed the same facts "
-                        f"{_WRITE_ATTEMPTS} times in a row; try again") from exc
+                        f"{_WRITE_ATTEMPTS} times in a row; try again"
+                    ) from exc
                 continue
             return _as_triple(written[0])
         raise AssertionError("unreachable: the loop returns or raises")
@@ -281,22 +345,26 @@ class EntityGraph:
             if end < triple.valid_from:
                 raise InvalidRecordError(
                     f"cannot invalidate {triple.line()!r} at {end}, before it became valid at "
-                    f"{triple.valid_from}; pass at={triple.valid_from} to retract it")
+                    f"{triple.valid_from}; pass at={triple.valid_from} to retract it"
+                )
             try:
                 written = self.store.update_many(
-                    [Upsert(record=_closed(triple, end, scope.user_id), expected_version=record.version)])
+                    [Upsert(record=_closed(triple, end, scope.user_id), expected_version=record.version)]
+                )
             except ConflictError as exc:
                 if attempt == _WRITE_ATTEMPTS - 1:
                     raise ConflictError(
-                        f"could not invalidate {triple_id!r}: it kept changing underneath; try again") from exc
+                        f"could not invalidate {triple_id!r}: it kept changing underneath; try again"
+                    ) from exc
                 continue
             return _as_triple(written[0])
         raise AssertionError("unreachable: the loop returns or raises")
 
     # -- reads
 
-    def relations(self, entity: str, *, user_id: str, as_of: float | None = None,
-                  include_invalid: bool = False) -> list[Triple]:
+    def relations(
+        self, entity: str, *, user_id: str, as_of: float | None = None, include_invalid: bool = False
+    ) -> list[Triple]:
         """Triples with ``entity`` as subject or object that held at ``as_of`` (default: now), oldest first.
 
         With ``include_invalid`` every triple of the entity is returned, history included, whatever
@@ -319,8 +387,7 @@ class EntityGraph:
                 names.setdefault(other, triple.object if other == triple.object_key else triple.subject)
         return list(names.values())
 
-    def path(self, a: str, b: str, *, user_id: str, max_depth: int = 3,
-             as_of: float | None = None) -> list[Triple]:
+    def path(self, a: str, b: str, *, user_id: str, max_depth: int = 3, as_of: float | None = None) -> list[Triple]:
         """The shortest chain of valid triples from ``a`` to ``b`` (breadth first, either direction).
 
         Returns the triples in order from ``a``'s end, or ``[]`` when there is no chain of at most
@@ -370,12 +437,17 @@ class EntityGraph:
         if not spans:
             return []
         known = self.store.postings(scope, [_entity_term(k) for k in spans], 1).df
-        matches = [(start, end, key) for key, places in spans.items() if known.get(_entity_term(key), 0) > 0
-                   for start, end in places]
+        matches = [
+            (start, end, key)
+            for key, places in spans.items()
+            if known.get(_entity_term(key), 0) > 0
+            for start, end in places
+        ]
         return _longest_matches(matches)
 
-    def related_entities(self, keys: Iterable[str], *, user_id: str,
-                         as_of: float | None = None) -> dict[str, list[tuple[str, Triple]]]:
+    def related_entities(
+        self, keys: Iterable[str], *, user_id: str, as_of: float | None = None
+    ) -> dict[str, list[tuple[str, Triple]]]:
         """For each entity key, the ``(other_key, triple)`` pairs of its triples valid at ``as_of`` (default now).
 
         This is the bridge signal's input: an entity of one memory related to an entity of another.
@@ -414,13 +486,17 @@ class EntityGraph:
         records = self.store.get(scope, wanted) if wanted else []
         by_id = {r.id: t for r in records if r is not None and (t := Triple.from_record(r)) is not None}
         return {
-            key: [by_id[i] for i in ids_by_term.get(_entity_term(key), [])
-                  if i in by_id and key in (by_id[i].subject_key, by_id[i].object_key)]
+            key: [
+                by_id[i]
+                for i in ids_by_term.get(_entity_term(key), [])
+                if i in by_id and key in (by_id[i].subject_key, by_id[i].object_key)
+            ]
             for key in keys
         }
 
-    def _valid_neighbours(self, scope: Scope, keys: Sequence[str],
-                          moment: float) -> dict[str, list[tuple[str, Triple]]]:
+    def _valid_neighbours(
+        self, scope: Scope, keys: Sequence[str], moment: float
+    ) -> dict[str, list[tuple[str, Triple]]]:
         """Per key, ``(other_key, triple)`` for its triples valid at ``moment``, self-loops left out."""
         return {
             key: [(t.other(key), t) for t in triples if t.valid_at(moment) and t.other(key) != key]
@@ -471,8 +547,9 @@ def _closed(triple: Triple, end: float, user_id: str) -> Record:
 def _next_generation(namespace: str, stored: Sequence[tuple[Record, Triple]]) -> int:
     """One more than the newest generation of ``namespace`` among the stored triples (0 for the first)."""
     prefix = f"t{namespace}-"
-    generations = [int(r.id[len(prefix):]) for r, _ in stored
-                   if r.id.startswith(prefix) and r.id[len(prefix):].isdigit()]
+    generations = [
+        int(r.id[len(prefix) :]) for r, _ in stored if r.id.startswith(prefix) and r.id[len(prefix) :].isdigit()
+    ]
     return max(generations, default=-1) + 1
 
 

@@ -93,6 +93,15 @@ class SecretDropped(InvalidRecordError):
 
 
 __all__ = [
-    "ConflictError", "ConnectionLostError", "InvalidRecordError", "KindMismatch", "KiokoError", "LinkConflict",
-    "MemoryNotFound", "MissingExtraError", "SecretDropped", "StoreError", "UnknownStoreError",
+    "ConflictError",
+    "ConnectionLostError",
+    "InvalidRecordError",
+    "KindMismatch",
+    "KiokoError",
+    "LinkConflict",
+    "MemoryNotFound",
+    "MissingExtraError",
+    "SecretDropped",
+    "StoreError",
+    "UnknownStoreError",
 ]

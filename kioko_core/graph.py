@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import time
-from functools import partial
 from dataclasses import asdict, dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, Callable
 
 from . import links as L
 from .activation import Neighbourhood, gather, spread
-from .linker import LinkScore, index_terms
 from .errors import InvalidRecordError, MemoryNotFound
+from .linker import LinkScore, index_terms
 from .retry import retry_conflicts, retrying
 from .store import Filter, Record, Scope, Upsert
 
@@ -136,20 +136,34 @@ class Graph:
         second = self._layer.get(b, user_id=user_id, agent_id=agent_id)
         return self._layer.linker.explain(first, second)
 
-    def related(self, memory_id: str, depth: int = 2, limit: int = 10, *, user_id: str | None = None,
-                agent_id: str | None = None) -> list[RelatedMemory]:
+    def related(
+        self,
+        memory_id: str,
+        depth: int = 2,
+        limit: int = 10,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> list[RelatedMemory]:
         """What is connected to a memory, best first: spreading activation from it, with the chain of links."""
         layer = self._layer
         config = layer.linker.config
         start = layer.get(memory_id, user_id=user_id, agent_id=agent_id)
-        hood = gather(layer.store, start.scope, [start], hops=max(1, int(depth)), fanout=config.fanout,
-                      max_nodes=config.max_nodes, min_weight=config.min_weight,
-                      half_life_days=config.half_life_days)
+        hood = gather(
+            layer.store,
+            start.scope,
+            [start],
+            hops=max(1, int(depth)),
+            fanout=config.fanout,
+            max_nodes=config.max_nodes,
+            min_weight=config.min_weight,
+            half_life_days=config.half_life_days,
+        )
         activation = spread(hood, {start.id: 1.0}, config.restart, config.iterations)
-        ranked = sorted((i for i in activation if i != start.id and activation[i] > 0),
-                        key=lambda i: (-activation[i], i))[:limit]
-        return [RelatedMemory(hood.records[i], round(activation[i], 6), self._chain(hood, start.id, i))
-                for i in ranked]
+        ranked = sorted(
+            (i for i in activation if i != start.id and activation[i] > 0), key=lambda i: (-activation[i], i)
+        )[:limit]
+        return [RelatedMemory(hood.records[i], round(activation[i], 6), self._chain(hood, start.id, i)) for i in ranked]
 
     def _chain(self, hood: Neighbourhood, start: str, end: str) -> list[L.MemoryLink]:
         path: list[L.MemoryLink] = []
@@ -163,8 +177,9 @@ class Graph:
             node = parent
         return list(reversed(path))
 
-    def trace(self, a: str, b: str, max_depth: int = 4, *, user_id: str | None = None,
-              agent_id: str | None = None) -> list[L.MemoryLink]:
+    def trace(
+        self, a: str, b: str, max_depth: int = 4, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> list[L.MemoryLink]:
         """The shortest chain of links from ``a`` to ``b`` (breadth first; superseded decisions included)."""
         layer = self._layer
         start = layer.get(a, user_id=user_id, agent_id=agent_id)
@@ -195,15 +210,23 @@ class Graph:
             frontier = found
         return []
 
-    def memories(self, *, user_id: str | None = None, agent_id: str | None = None, center: str | None = None, depth: int = 2,
-                 limit: int = 120) -> GraphDrawing:
+    def memories(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        center: str | None = None,
+        depth: int = 2,
+        limit: int = 120,
+    ) -> GraphDrawing:
         """Nodes, edges and stats for drawing: around ``center`` (breadth first), or the whole scope."""
         layer = self._layer
         scope = self._layer._scope(user_id, agent_id)
         if center is not None:
             start = layer.get(center, user_id=user_id, agent_id=agent_id)
-            hood = gather(layer.store, scope, [start], hops=max(1, depth), fanout=limit, max_nodes=limit,
-                          min_weight=0.0)
+            hood = gather(
+                layer.store, scope, [start], hops=max(1, depth), fanout=limit, max_nodes=limit, min_weight=0.0
+            )
             records = list(hood.records.values())
         else:
             records = []
@@ -219,21 +242,43 @@ class Graph:
                     link = L.MemoryLink.from_entry(record, entry, present[entry["id"]])
                     if (link.source, link.target) not in edges:
                         edges[link.source, link.target] = GraphEdge(
-                            link.source, link.target, link.type, link.weight, link.by, link.why, link.line())
-        nodes = [GraphNode(r.id, r.kind, L.noun(r.kind), L.record_label(r), len(L.link_entries(r)),
-                           bool(r.metadata.get("superseded_by")))
-                 for r in records]
+                            link.source, link.target, link.type, link.weight, link.by, link.why, link.line()
+                        )
+        nodes = [
+            GraphNode(
+                r.id,
+                r.kind,
+                L.noun(r.kind),
+                L.record_label(r),
+                len(L.link_entries(r)),
+                bool(r.metadata.get("superseded_by")),
+            )
+            for r in records
+        ]
         degrees = [n.degree for n in nodes]
-        stats = GraphStats(nodes=len(nodes), edges=len(edges), linked=sum(1 for d in degrees if d),
-                           mean_degree=round(sum(degrees) / len(degrees), 3) if degrees else 0.0,
-                           max_degree=max(degrees, default=0))
+        stats = GraphStats(
+            nodes=len(nodes),
+            edges=len(edges),
+            linked=sum(1 for d in degrees if d),
+            mean_degree=round(sum(degrees) / len(degrees), 3) if degrees else 0.0,
+            max_degree=max(degrees, default=0),
+        )
         return GraphDrawing(nodes, list(edges.values()), stats)
 
     # -- memory links: by hand
 
     @retrying("manual link")
-    def link(self, a: str, b: str, type: str = "related_to", weight: float = 1.0, why: str = "", *,
-             user_id: str | None = None, agent_id: str | None = None) -> L.MemoryLink:
+    def link(
+        self,
+        a: str,
+        b: str,
+        type: str = "related_to",
+        weight: float = 1.0,
+        why: str = "",
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> L.MemoryLink:
         """Link ``a`` to ``b`` by hand (never fades). Raises LinkConflict where a stronger link exists."""
         if type not in L.LINK_TYPES:
             raise InvalidRecordError(f"unknown link type {type!r}; use one of {sorted(L.LINK_TYPES)}")
@@ -251,19 +296,27 @@ class Graph:
             if rank < L.author_rank("manual"):
                 raise L.LinkConflict(
                     f"{a} and {b} are already joined by a {existing.get('by')} link ({existing.get('type')}); "
-                    "a manual link cannot replace it")
-            same = (existing.get("dir") == "out" and existing.get("type") == type
-                    and float(existing.get("w", 0)) == round(float(weight), 4) and existing.get("why", "") == why)
+                    "a manual link cannot replace it"
+                )
+            same = (
+                existing.get("dir") == "out"
+                and existing.get("type") == type
+                and float(existing.get("w", 0)) == round(float(weight), 4)
+                and existing.get("why", "") == why
+            )
             if rank == L.author_rank("manual") and same:
                 return L.MemoryLink.from_entry(first, existing, second)  # already there: nothing to store
             # otherwise the same author's newer link replaces the older one
         now = time.time()
-        link = L.MemoryLink(source=a, target=b, type=type, weight=float(weight), why=why, by="manual", at=now,
-                            seen=now)
+        link = L.MemoryLink(source=a, target=b, type=type, weight=float(weight), why=why, by="manual", at=now, seen=now)
         first_stored = L.forget_unlinked(L.put_link(first, link), b)
         second_stored = L.forget_unlinked(L.put_link(second, link), a)
-        layer.store.update_many([Upsert(record=first_stored, expected_version=first.version),
-                                 Upsert(record=second_stored, expected_version=second.version)])
+        layer.store.update_many(
+            [
+                Upsert(record=first_stored, expected_version=first.version),
+                Upsert(record=second_stored, expected_version=second.version),
+            ]
+        )
         return L.MemoryLink.from_entry(L.put_link(first, link), link.entry(a), second)
 
     @retrying("unlink")
@@ -278,15 +331,26 @@ class Graph:
         found = layer.store.get(scope, [a, b])
         linked = any(r is not None and L.entry_for(r, other) is not None for r, other in zip(found, (b, a)))
         if linked:
-            layer.store.update_many([Upsert(record=L.remember_unlinked(L.drop_link(r, other), other),
-                                            expected_version=r.version)
-                                     for r, other in zip(found, (b, a)) if r is not None])
+            layer.store.update_many(
+                [
+                    Upsert(record=L.remember_unlinked(L.drop_link(r, other), other), expected_version=r.version)
+                    for r, other in zip(found, (b, a))
+                    if r is not None
+                ]
+            )
         return linked
 
     # -- maintenance
 
-    def connect(self, *, user_id: str | None = None, agent_id: str | None = None, rebuild: bool = False,
-                limit: int | None = None, progress: Callable[[int, int], None] | None = None) -> ConnectReport:
+    def connect(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        rebuild: bool = False,
+        limit: int | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> ConnectReport:
         """Link memories never linked (or, with ``rebuild``, re-derive every memory's automatic links).
 
         Returns a :class:`ConnectReport`; ``progress(done, total)`` is called after each memory.
@@ -294,8 +358,11 @@ class Graph:
         layer = self._layer
         started = time.perf_counter()
         scope = self._layer._scope(user_id, agent_id)
-        todo = [(r.created_at, r.id) for r in layer.store.scan(scope, Filter(kinds=frozenset(L.LINKABLE_KINDS)))
-                if rebuild or L.linked_at(r) is None]
+        todo = [
+            (r.created_at, r.id)
+            for r in layer.store.scan(scope, Filter(kinds=frozenset(L.LINKABLE_KINDS)))
+            if rebuild or L.linked_at(r) is None
+        ]
         todo.sort()  # oldest first, so a backfill sees memories in the order they were written
         if limit is not None:
             todo = todo[:limit]
@@ -310,8 +377,12 @@ class Graph:
                 dropped += lost
             if progress is not None:
                 progress(done, len(todo))
-        return ConnectReport(memories=len(todo), links=len(made), dropped=dropped,
-                             duration_ms=round((time.perf_counter() - started) * 1000, 1))
+        return ConnectReport(
+            memories=len(todo),
+            links=len(made),
+            dropped=dropped,
+            duration_ms=round((time.perf_counter() - started) * 1000, 1),
+        )
 
     def prune(self, *, user_id: str | None = None, agent_id: str | None = None, now: float | None = None) -> int:
         """Remove links whose faded weight is below ``min_weight`` and links to memories that no longer exist."""
@@ -321,12 +392,15 @@ class Graph:
         removed = 0
         for record in list(layer.store.scan(scope)):
             if L.link_entries(record):
-                removed += retry_conflicts(f"pruning memory {record.id!r}",
-                                           partial(_prune_one, layer, scope, record.id, now))
+                removed += retry_conflicts(
+                    f"pruning memory {record.id!r}", partial(_prune_one, layer, scope, record.id, now)
+                )
         return removed
 
     @retrying("merge")
-    def merge(self, duplicate: str, survivor: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record:
+    def merge(
+        self, duplicate: str, survivor: str, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> Record:
         """Move ``duplicate``'s links to ``survivor`` (the stronger author wins a clash), then delete it."""
         layer = self._layer
         scope = self._layer._scope(user_id, agent_id)
@@ -388,8 +462,9 @@ def _prune_one(layer: MemoryLayer, scope: Scope, memory_id: str, now: float) -> 
     keep = current
     removed = 0
     for entry, other in zip(entries, others):
-        faded = L.faded_weight(float(entry.get("w", 0)), entry.get("by", "auto"),
-                               float(entry.get("seen", 0)), now, config.half_life_days)
+        faded = L.faded_weight(
+            float(entry.get("w", 0)), entry.get("by", "auto"), float(entry.get("seen", 0)), now, config.half_life_days
+        )
         if other is None or faded < config.min_weight:
             keep = L.drop_link(keep, entry["id"])
             if other is not None and L.entry_for(other, current.id) is not None:

@@ -71,7 +71,9 @@ class IndexCache:
         self._lock = threading.RLock()
         self._generation = store.generation if isinstance(store, ScopeGenerations) else None
 
-    def lookup(self, scope: Scope, terms: Iterable[str], limit: int = 0) -> tuple[int, dict[str, int], dict[str, list[str]]]:
+    def lookup(
+        self, scope: Scope, terms: Iterable[str], limit: int = 0
+    ) -> tuple[int, dict[str, int], dict[str, list[str]]]:
         """(n, df per term, up to ``limit`` newest ids per term), with at most one postings call."""
         wanted = list(dict.fromkeys(terms))
         now = self.clock()

@@ -91,7 +91,8 @@ def kind_info(memory_type: str) -> KindInfo:
     if info is None:
         raise InvalidRecordError(
             f"unknown memory_type {memory_type!r}; use one of {sorted(MEMORY_TYPES)} "
-            f"(or {', '.join(sorted(set(_BY_SPELLING) - MEMORY_TYPES))})")
+            f"(or {', '.join(sorted(set(_BY_SPELLING) - MEMORY_TYPES))})"
+        )
     return info
 
 
@@ -115,14 +116,29 @@ def section_of(kind: str) -> str:
 # --------------------------------------------------------------------------- priors (linking, step 4)
 
 _PRIORS: dict[frozenset[str], float] = {
-    frozenset(pair): value for pair, value in [
-        (("decision", "goal"), 1.00), (("lesson", "procedure"), 1.00), (("lesson", "skill"), 0.90),
-        (("lesson", "event"), 0.90), (("event", "procedure"), 0.90), (("event", "insight"), 0.90),
-        (("procedure", "goal"), 0.85), (("event", "goal"), 0.85), (("event", "event"), 0.85),
-        (("event", "decision"), 0.85), (("knowledge", "procedure"), 0.85), (("knowledge", "decision"), 0.85),
-        (("procedure", "skill"), 0.85), (("lesson", "decision"), 0.85), (("goal", "goal"), 0.80),
-        (("decision", "decision"), 0.80), (("decision", "procedure"), 0.80), (("skill", "goal"), 0.70),
-        (("fact", "goal"), 0.70), (("lesson", "goal"), 0.70), (("insight", "goal"), 0.70),
+    frozenset(pair): value
+    for pair, value in [
+        (("decision", "goal"), 1.00),
+        (("lesson", "procedure"), 1.00),
+        (("lesson", "skill"), 0.90),
+        (("lesson", "event"), 0.90),
+        (("event", "procedure"), 0.90),
+        (("event", "insight"), 0.90),
+        (("procedure", "goal"), 0.85),
+        (("event", "goal"), 0.85),
+        (("event", "event"), 0.85),
+        (("event", "decision"), 0.85),
+        (("knowledge", "procedure"), 0.85),
+        (("knowledge", "decision"), 0.85),
+        (("procedure", "skill"), 0.85),
+        (("lesson", "decision"), 0.85),
+        (("goal", "goal"), 0.80),
+        (("decision", "decision"), 0.80),
+        (("decision", "procedure"), 0.80),
+        (("skill", "goal"), 0.70),
+        (("fact", "goal"), 0.70),
+        (("lesson", "goal"), 0.70),
+        (("insight", "goal"), 0.70),
     ]
 }
 
@@ -144,6 +160,15 @@ def prior(a: str, b: str) -> float:
 
 
 __all__ = [
-    "KINDS", "KIND_NOUNS", "KindInfo", "LINKABLE_KINDS", "MEMORY_TYPES", "SEMANTIC_NOUNS", "canonical_kind",
-    "kind_info", "noun", "prior", "section_of",
+    "KINDS",
+    "KIND_NOUNS",
+    "KindInfo",
+    "LINKABLE_KINDS",
+    "MEMORY_TYPES",
+    "SEMANTIC_NOUNS",
+    "canonical_kind",
+    "kind_info",
+    "noun",
+    "prior",
+    "section_of",
 ]

@@ -52,7 +52,8 @@ MAX_HISTORY = 10
 _SLOT = re.compile(r"^[a-z0-9][a-z0-9_.]{0,63}$")
 _IDS = uuid.uuid5(uuid.NAMESPACE_URL, "kioko:deterministic-memory-ids")
 _DECISION_FRAMING = re.compile(
-    r"^\s*(?:decision\s*:|(?:we|i)\s+(?:have\s+|had\s+)?(?:decided|chose|agreed|settled|picked)\b)", re.IGNORECASE)
+    r"^\s*(?:decision\s*:|(?:we|i)\s+(?:have\s+|had\s+)?(?:decided|chose|agreed|settled|picked)\b)", re.IGNORECASE
+)
 _GOAL_FRAMING = re.compile(r"^\s*goal\s*:\s*", re.IGNORECASE)
 _STEP_NUMBER = re.compile(r"^\s*(?:step\s*)?\d+\s*[.):]\s*", re.IGNORECASE)
 
@@ -97,7 +98,8 @@ def _slot(key: Any, what: str = "slot") -> str:
     normal = re.sub(r"[\s-]+", "_", key.strip().lower())
     if not _SLOT.match(normal):
         raise InvalidRecordError(
-            f"{what} {key!r} must be 1-64 characters of letters, digits, '_' or '.', such as 'phone_number'")
+            f"{what} {key!r} must be 1-64 characters of letters, digits, '_' or '.', such as 'phone_number'"
+        )
     return normal
 
 
@@ -119,8 +121,9 @@ def deterministic_id(kind: str, scope: Scope, *parts: str) -> str:
 
 
 def _noted(metadata: dict[str, Any], entry: dict[str, Any]) -> list[dict[str, Any]]:
-    notes = [n for n in metadata.get("notes", []) if isinstance(n, dict)] if isinstance(
-        metadata.get("notes"), list) else []
+    notes = (
+        [n for n in metadata.get("notes", []) if isinstance(n, dict)] if isinstance(metadata.get("notes"), list) else []
+    )
     return (notes + [entry])[-MAX_NOTES:]
 
 
@@ -143,26 +146,52 @@ class KindManager:
 
     # -- writing through the layer
 
-    def _add(self, content: str, *, user_id: str | None, agent_id: str | None, session_id: str | None,
-             metadata: dict[str, Any] | None, created_at: Any, fields: dict[str, Any] | None = None,
-             id: str | None = None) -> Record:
+    def _add(
+        self,
+        content: str,
+        *,
+        user_id: str | None,
+        agent_id: str | None,
+        session_id: str | None,
+        metadata: dict[str, Any] | None,
+        created_at: Any,
+        fields: dict[str, Any] | None = None,
+        id: str | None = None,
+    ) -> Record:
         """Store ``content`` as this kind; the manager's ``fields`` win over the caller's metadata."""
         merged = _metadata(metadata)
         merged.update({k: v for k, v in (fields or {}).items() if v is not None})
-        return self._layer.add(content, user_id=user_id, agent_id=agent_id, session_id=session_id,
-                               memory_type=self.kind, metadata=merged, created_at=created_at, id=id)
+        return self._layer.add(
+            content,
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            memory_type=self.kind,
+            metadata=merged,
+            created_at=created_at,
+            id=id,
+        )
 
-    def _change(self, memory_id: str, *, user_id: str | None, agent_id: str | None, content: str | None = None,
-                metadata: dict[str, Any] | Callable[[Record], dict[str, Any]] | None = None) -> Record:
+    def _change(
+        self,
+        memory_id: str,
+        *,
+        user_id: str | None,
+        agent_id: str | None,
+        content: str | None = None,
+        metadata: dict[str, Any] | Callable[[Record], dict[str, Any]] | None = None,
+    ) -> Record:
         """Update through the layer; a new content keeps the old one in ``history``.
 
         ``metadata`` may be a function of the stored memory (a counter, a list of notes): the layer calls it
         on a fresh read each time the write is tried, so concurrent changes add up instead of one being lost.
         """
+
         def change(current: Record) -> tuple[str | None, dict[str, Any] | None]:
             if current.kind != self.kind:
-                raise KindMismatch(f"memory {memory_id!r} is a {current.kind} memory, not a {self.noun}; "
-                                   "use the manager of its kind")
+                raise KindMismatch(
+                    f"memory {memory_id!r} is a {current.kind} memory, not a {self.noun}; use the manager of its kind"
+                )
             changes = dict((metadata(current) if callable(metadata) else metadata) or {})
             if content is not None and content != current.content:
                 history = current.metadata.get("history")
@@ -179,19 +208,30 @@ class KindManager:
         record = self._layer.get(memory_id, user_id=user_id, agent_id=agent_id)
         if record.kind != self.kind:
             raise KindMismatch(
-                f"memory {memory_id!r} is a {record.kind} memory, not a {self.noun}; use the manager of its kind")
+                f"memory {memory_id!r} is a {record.kind} memory, not a {self.noun}; use the manager of its kind"
+            )
         return record
 
-    def list(self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None) -> list[Record]:
+    def list(
+        self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
+    ) -> list[Record]:
         """Every memory of this kind in the scope (and session, when given), oldest first."""
         return _scan(self._layer, self._layer._scope(user_id, agent_id), self.kind, session_id)
 
-    def update(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None, text: str | None = None,
-               metadata: dict[str, Any] | None = None) -> Record:
+    def update(
+        self,
+        memory_id: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        text: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Record:
         """Replace the text (links are derived again; the old text goes to ``history``) and/or merge metadata."""
         content = _text(text) if text is not None else None
-        return self._change(memory_id, user_id=user_id, agent_id=agent_id, content=content,
-                            metadata=_metadata(metadata))
+        return self._change(
+            memory_id, user_id=user_id, agent_id=agent_id, content=content, metadata=_metadata(metadata)
+        )
 
     def delete(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> bool:
         """Delete the memory (its neighbours forget their links to it); False if there is none."""
@@ -211,18 +251,41 @@ def _scan(layer: MemoryLayer, scope: Scope, kind: str, session_id: str | None = 
 class _TextManager(KindManager):
     """A kind whose memory is just its text: facts, preferences, knowledge, episodes, skills."""
 
-    def add(self, text: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
-            metadata: dict[str, Any] | None = None, created_at: Any = None) -> Record:
+    def add(
+        self,
+        text: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        created_at: Any = None,
+    ) -> Record:
         """Store ``text`` as a memory of this kind; returns the stored (and, with auto_link, linked) record."""
-        return self._add(_text(text), user_id=user_id, agent_id=agent_id, session_id=session_id,
-                         metadata=metadata, created_at=created_at)
+        return self._add(
+            _text(text),
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            metadata=metadata,
+            created_at=created_at,
+        )
 
 
 class _OutcomeMixin:
     """Success and failure counts for what an agent can try: procedures, skills, lessons, decisions."""
 
-    def outcome(self, memory_id: str, worked: bool, *, user_id: str | None = None, agent_id: str | None = None,
-                note: str | None = None, session_id: str | None = None, context: Any = None) -> Record:
+    def outcome(
+        self,
+        memory_id: str,
+        worked: bool,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        note: str | None = None,
+        session_id: str | None = None,
+        context: Any = None,
+    ) -> Record:
         """Record that using the memory worked (or not): ``successes`` / ``failures`` + 1, an optional note.
 
         When it worked and ``session_id`` or ``context`` (the recall it was given in) is passed, this is
@@ -250,8 +313,9 @@ class _OutcomeMixin:
 
         changed = manager._change(memory_id, user_id=user_id, agent_id=agent_id, metadata=counted)
         if worked and (session_id is not None or context is not None):
-            manager._layer.feedback(user_id=user_id, agent_id=agent_id, credited=memory_id, session_id=session_id,
-                                    context=context)
+            manager._layer.feedback(
+                user_id=user_id, agent_id=agent_id, credited=memory_id, session_id=session_id, context=context
+            )
             changed = manager.get(memory_id, user_id=user_id, agent_id=agent_id)
         return changed
 
@@ -267,9 +331,18 @@ class Goals(KindManager):
 
     kind, noun = "goal", "goal"
 
-    def add(self, title: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
-            parent: str | None = None, due: str | date | None = None, metadata: dict[str, Any] | None = None,
-            created_at: Any = None) -> Record:
+    def add(
+        self,
+        title: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        parent: str | None = None,
+        due: str | date | None = None,
+        metadata: dict[str, Any] | None = None,
+        created_at: Any = None,
+    ) -> Record:
         """Add an open goal; content ``"Goal: <title>."``, ``metadata.title`` is the title."""
         title = _goal_title(title)
         if parent is not None:
@@ -277,12 +350,27 @@ class Goals(KindManager):
                 raise InvalidRecordError("parent must be the id of a goal")
             self.get(parent, user_id=user_id, agent_id=agent_id)  # must be a goal of the same scope
         fields = {"title": title, "status": GOAL_OPEN, "progress": 0.0, "parent": parent, "due": _due(due)}
-        return self._add(f"Goal: {_sentence(title)}", user_id=user_id, agent_id=agent_id, session_id=session_id,
-                         metadata=metadata, created_at=created_at, fields=fields)
+        return self._add(
+            f"Goal: {_sentence(title)}",
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            metadata=metadata,
+            created_at=created_at,
+            fields=fields,
+        )
 
-    def update(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None, title: str | None = None,
-               due: str | date | None = None, metadata: dict[str, Any] | None = None,
-               text: str | None = None) -> Record:
+    def update(
+        self,
+        memory_id: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        title: str | None = None,
+        due: str | date | None = None,
+        metadata: dict[str, Any] | None = None,
+        text: str | None = None,
+    ) -> Record:
         """Rename the goal (content follows), move its due date, or merge metadata."""
         if text is not None and title is None:
             title = text
@@ -295,8 +383,15 @@ class Goals(KindManager):
             changes["due"] = _due(due)
         return self._change(memory_id, user_id=user_id, agent_id=agent_id, content=content, metadata=changes)
 
-    def progress(self, memory_id: str, fraction: float | None = None, *, user_id: str | None = None, agent_id: str | None = None,
-                 note: str | None = None) -> Record:
+    def progress(
+        self,
+        memory_id: str,
+        fraction: float | None = None,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        note: str | None = None,
+    ) -> Record:
         """Record progress: ``fraction`` in [0, 1] (0.6 for 60 %) and/or a ``note``; 1.0 completes the goal."""
         if fraction is None and note is None:
             raise InvalidRecordError("give the progress as a fraction (0.6 for 60 %), a note, or both")
@@ -321,8 +416,9 @@ class Goals(KindManager):
 
         return self._change(memory_id, user_id=user_id, agent_id=agent_id, metadata=progressed)
 
-    def complete(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None,
-                 note: str | None = None) -> Record:
+    def complete(
+        self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None, note: str | None = None
+    ) -> Record:
         """Mark the goal done (progress 1.0); completing a done goal changes nothing."""
         current = self.get(memory_id, user_id=user_id, agent_id=agent_id)
         if current.metadata.get("status") == GOAL_DONE and note is None:
@@ -330,11 +426,18 @@ class Goals(KindManager):
         now = time.time()
         changes: dict[str, Any] = {"status": GOAL_DONE, "progress": 1.0, "completed_at": now}
         entry = {"at": now, "progress": 1.0, "text": _text(note, "note")} if note is not None else None
-        return self._change(memory_id, user_id=user_id, agent_id=agent_id, metadata=lambda fresh: (
-            {**changes, "notes": _noted(fresh.metadata, entry)} if entry is not None else changes))
+        return self._change(
+            memory_id,
+            user_id=user_id,
+            agent_id=agent_id,
+            metadata=lambda fresh: (
+                {**changes, "notes": _noted(fresh.metadata, entry)} if entry is not None else changes
+            ),
+        )
 
-    def drop(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None,
-             reason: str | None = None) -> Record:
+    def drop(
+        self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None, reason: str | None = None
+    ) -> Record:
         """Give the goal up (status dropped); it stays as history, out of the open goals."""
         changes: dict[str, Any] = {"status": GOAL_DROPPED, "dropped_at": time.time()}
         if reason is not None:
@@ -346,13 +449,15 @@ class Goals(KindManager):
         current = self.get(memory_id, user_id=user_id, agent_id=agent_id)
         if current.metadata.get("status", GOAL_OPEN) == GOAL_OPEN:
             return current
-        return self._change(memory_id, user_id=user_id, agent_id=agent_id,
-                            metadata={"status": GOAL_OPEN, "reopened_at": time.time()})
+        return self._change(
+            memory_id, user_id=user_id, agent_id=agent_id, metadata={"status": GOAL_OPEN, "reopened_at": time.time()}
+        )
 
     def open(self, *, user_id: str | None = None, agent_id: str | None = None) -> list[Record]:
         """The open goals of the scope, oldest first."""
-        return [g for g in self.list(user_id=user_id, agent_id=agent_id)
-                if g.metadata.get("status", GOAL_OPEN) == GOAL_OPEN]
+        return [
+            g for g in self.list(user_id=user_id, agent_id=agent_id) if g.metadata.get("status", GOAL_OPEN) == GOAL_OPEN
+        ]
 
     def subgoals(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> list[Record]:
         """The goals whose ``parent`` is this goal, oldest first."""
@@ -390,38 +495,73 @@ class Decisions(_OutcomeMixin, KindManager):
 
     kind, noun = "decision", "decision"
 
-    def add(self, text: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
-            title: str | None = None, chosen: str | None = None, options: Sequence[str] | None = None,
-            rationale: str | None = None, metadata: dict[str, Any] | None = None, created_at: Any = None) -> Record:
+    def add(
+        self,
+        text: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        title: str | None = None,
+        chosen: str | None = None,
+        options: Sequence[str] | None = None,
+        rationale: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        created_at: Any = None,
+    ) -> Record:
         """Record a decision; content ``"Decision: <text>."`` (text that already says "We decided ..." is kept).
 
         ``title`` (the question: "Vector database"), ``chosen``, ``options`` and ``rationale`` are optional
         metadata; a title becomes the decision's label in link lines.
         """
-        return self._add(_decision_content(text), user_id=user_id, agent_id=agent_id, session_id=session_id,
-                         metadata=metadata, created_at=created_at,
-                         fields=_decision_fields(title, chosen, options, rationale))
+        return self._add(
+            _decision_content(text),
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            metadata=metadata,
+            created_at=created_at,
+            fields=_decision_fields(title, chosen, options, rationale),
+        )
 
-    def supersede(self, old_id: str, text: str, *, user_id: str | None = None, agent_id: str | None = None,
-                  session_id: str | None = None, title: str | None = None, chosen: str | None = None,
-                  options: Sequence[str] | None = None, rationale: str | None = None,
-                  metadata: dict[str, Any] | None = None, created_at: Any = None) -> Record:
+    def supersede(
+        self,
+        old_id: str,
+        text: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        title: str | None = None,
+        chosen: str | None = None,
+        options: Sequence[str] | None = None,
+        rationale: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        created_at: Any = None,
+    ) -> Record:
         """Replace decision ``old_id`` with a new one and return the new one; the old one stays, as history."""
         old = self.get(old_id, user_id=user_id, agent_id=agent_id)
         replaced_by = old.metadata.get("superseded_by")
         if replaced_by:
             raise InvalidRecordError(
-                f"decision {old_id!r} was already superseded by {replaced_by!r}; supersede that one instead")
+                f"decision {old_id!r} was already superseded by {replaced_by!r}; supersede that one instead"
+            )
         fields = _decision_fields(title, chosen, options, rationale)
         fields["supersedes"] = old_id
-        new = self._add(_decision_content(text), user_id=user_id, agent_id=agent_id, session_id=session_id,
-                        metadata=metadata, created_at=created_at, fields=fields)
+        new = self._add(
+            _decision_content(text),
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            metadata=metadata,
+            created_at=created_at,
+            fields=fields,
+        )
         # With linking on, the linker's takeover has marked the old decision; without it, mark it here so
         # the old one leaves current() and recall all the same (connect() later links around it).
         old = self._layer.get(old_id, user_id=user_id, agent_id=agent_id)
         if not old.metadata.get("superseded_by"):
-            self._change(old_id, user_id=user_id, agent_id=agent_id,
-                         metadata={"superseded_by": new.id})
+            self._change(old_id, user_id=user_id, agent_id=agent_id, metadata={"superseded_by": new.id})
         return new
 
     def current(self, *, user_id: str | None = None, agent_id: str | None = None) -> list[Record]:
@@ -482,17 +622,41 @@ class Procedures(_OutcomeMixin, KindManager):
 
     kind, noun = "procedural", "procedure"
 
-    def add(self, title: str, steps: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
-            session_id: str | None = None, metadata: dict[str, Any] | None = None, created_at: Any = None) -> Record:
+    def add(
+        self,
+        title: str,
+        steps: Sequence[str],
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        created_at: Any = None,
+    ) -> Record:
         """Add a procedure; content ``"<title>: 1) step; 2) step"``, metadata title, steps, successes, failures."""
         title, steps = _procedure_title(title), _steps(steps)
         fields = {"title": title, "steps": steps, "successes": 0, "failures": 0}
-        return self._add(_procedure_content(title, steps), user_id=user_id, agent_id=agent_id,
-                         session_id=session_id, metadata=metadata, created_at=created_at, fields=fields)
+        return self._add(
+            _procedure_content(title, steps),
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            metadata=metadata,
+            created_at=created_at,
+            fields=fields,
+        )
 
-    def update(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None, title: str | None = None,
-               steps: Sequence[str] | None = None, metadata: dict[str, Any] | None = None,
-               text: str | None = None) -> Record:
+    def update(
+        self,
+        memory_id: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        title: str | None = None,
+        steps: Sequence[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        text: str | None = None,
+    ) -> Record:
         """Change the title and/or the steps (the content is rebuilt), or merge metadata."""
         if text is not None:
             raise InvalidRecordError("a procedure's text is built from its title and steps; pass title= or steps=")
@@ -531,16 +695,32 @@ class Strategies(_OutcomeMixin, KindManager):
 
     kind, noun = "strategy", "lesson"
 
-    def add(self, text: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
-            context: str | None = None, metadata: dict[str, Any] | None = None, created_at: Any = None) -> Record:
+    def add(
+        self,
+        text: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        context: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        created_at: Any = None,
+    ) -> Record:
         """Add a lesson; with ``context`` the content reads ``"For <context>: <text>"``."""
         body = _text(text)
         fields: dict[str, Any] = {"successes": 0, "failures": 0}
         if context is not None:
             fields["context"] = _text(context, "context").rstrip(" .:")
             body = f"For {fields['context']}: {body}"
-        return self._add(body, user_id=user_id, agent_id=agent_id, session_id=session_id, metadata=metadata,
-                         created_at=created_at, fields=fields)
+        return self._add(
+            body,
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            metadata=metadata,
+            created_at=created_at,
+            fields=fields,
+        )
 
 
 class Skills(_OutcomeMixin, _TextManager):
@@ -548,14 +728,30 @@ class Skills(_OutcomeMixin, _TextManager):
 
     kind, noun = "skill", "skill"
 
-    def add(self, text: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
-            title: str | None = None, metadata: dict[str, Any] | None = None, created_at: Any = None) -> Record:
+    def add(
+        self,
+        text: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        title: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        created_at: Any = None,
+    ) -> Record:
         """Add a skill; ``title`` (optional) becomes its label in link lines."""
         fields: dict[str, Any] = {"successes": 0, "failures": 0}
         if title is not None:
             fields["title"] = _text(title, "title").rstrip(" .")
-        return self._add(_text(text), user_id=user_id, agent_id=agent_id, session_id=session_id,
-                         metadata=metadata, created_at=created_at, fields=fields)
+        return self._add(
+            _text(text),
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            metadata=metadata,
+            created_at=created_at,
+            fields=fields,
+        )
 
 
 # --------------------------------------------------------------------------- facts, events, knowledge
@@ -574,8 +770,7 @@ class Facts(_TextManager):
 
     def verify(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record:
         """Mark the fact as confirmed now (``metadata.verified_at``)."""
-        return self._change(memory_id, user_id=user_id, agent_id=agent_id,
-                            metadata={"verified_at": time.time()})
+        return self._change(memory_id, user_id=user_id, agent_id=agent_id, metadata={"verified_at": time.time()})
 
 
 class Preferences(_TextManager):
@@ -589,12 +784,28 @@ class Knowledge(_TextManager):
 
     kind, noun = "semantic", "knowledge"
 
-    def add(self, text: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
-            source: str | None = None, metadata: dict[str, Any] | None = None, created_at: Any = None) -> Record:
+    def add(
+        self,
+        text: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        source: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        created_at: Any = None,
+    ) -> Record:
         """Add a piece of knowledge; ``source`` (a document, a URL) is kept in metadata."""
         fields = {"source": _text(source, "source") if source is not None else None}
-        return self._add(_text(text), user_id=user_id, agent_id=agent_id, session_id=session_id,
-                         metadata=metadata, created_at=created_at, fields=fields)
+        return self._add(
+            _text(text),
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            metadata=metadata,
+            created_at=created_at,
+            fields=fields,
+        )
 
 
 class _DerivedManager(KindManager):
@@ -602,16 +813,32 @@ class _DerivedManager(KindManager):
 
     evidence_field = "evidence"
 
-    def _add_derived(self, text: str, ids: Any, *, user_id: str | None, agent_id: str | None, session_id: str | None,
-                     metadata: dict[str, Any] | None, created_at: Any) -> Record:
+    def _add_derived(
+        self,
+        text: str,
+        ids: Any,
+        *,
+        user_id: str | None,
+        agent_id: str | None,
+        session_id: str | None,
+        metadata: dict[str, Any] | None,
+        created_at: Any,
+    ) -> Record:
         evidence = _ids(ids, self.evidence_field)
         if evidence:
             scope = self._layer._scope(user_id, agent_id)
             missing = [i for i, r in zip(evidence, self._layer.store.get(scope, evidence)) if r is None]
             if missing:
                 raise MemoryNotFound(missing[0], user_id)
-        return self._add(_text(text), user_id=user_id, agent_id=agent_id, session_id=session_id,
-                         metadata=metadata, created_at=created_at, fields={self.evidence_field: evidence})
+        return self._add(
+            _text(text),
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            metadata=metadata,
+            created_at=created_at,
+            fields={self.evidence_field: evidence},
+        )
 
 
 class Insights(_DerivedManager):
@@ -619,11 +846,27 @@ class Insights(_DerivedManager):
 
     kind, noun, evidence_field = "insight", "insight", "evidence"
 
-    def add(self, text: str, *, user_id: str | None = None, evidence: Sequence[str] | None = None, agent_id: str | None = None,
-            session_id: str | None = None, metadata: dict[str, Any] | None = None, created_at: Any = None) -> Record:
+    def add(
+        self,
+        text: str,
+        *,
+        user_id: str | None = None,
+        evidence: Sequence[str] | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        created_at: Any = None,
+    ) -> Record:
         """Add an insight resting on the memories ``evidence`` names (all must exist in the scope)."""
-        return self._add_derived(text, evidence, user_id=user_id, agent_id=agent_id, session_id=session_id,
-                                 metadata=metadata, created_at=created_at)
+        return self._add_derived(
+            text,
+            evidence,
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            metadata=metadata,
+            created_at=created_at,
+        )
 
 
 class Summaries(_DerivedManager):
@@ -631,11 +874,27 @@ class Summaries(_DerivedManager):
 
     kind, noun, evidence_field = "summary", "summary", "episodes"
 
-    def add(self, text: str, *, user_id: str | None = None, episodes: Sequence[str] | None = None, agent_id: str | None = None,
-            session_id: str | None = None, metadata: dict[str, Any] | None = None, created_at: Any = None) -> Record:
+    def add(
+        self,
+        text: str,
+        *,
+        user_id: str | None = None,
+        episodes: Sequence[str] | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        created_at: Any = None,
+    ) -> Record:
         """Add a summary of the memories ``episodes`` names (all must exist in the scope)."""
-        return self._add_derived(text, episodes, user_id=user_id, agent_id=agent_id, session_id=session_id,
-                                 metadata=metadata, created_at=created_at)
+        return self._add_derived(
+            text,
+            episodes,
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            metadata=metadata,
+            created_at=created_at,
+        )
 
 
 # --------------------------------------------------------------------------- never linked: instructions, profile, working
@@ -646,11 +905,25 @@ class Instructions(KindManager):
 
     kind, noun = "instruction", "instruction"
 
-    def add(self, text: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
-            metadata: dict[str, Any] | None = None, created_at: Any = None) -> Record:
+    def add(
+        self,
+        text: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        created_at: Any = None,
+    ) -> Record:
         """Add a standing instruction."""
-        return self._add(_text(text), user_id=user_id, agent_id=agent_id, session_id=session_id,
-                         metadata=metadata, created_at=created_at)
+        return self._add(
+            _text(text),
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            metadata=metadata,
+            created_at=created_at,
+        )
 
     def remove(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> bool:
         """Delete the instruction; False if there is none."""
@@ -672,17 +945,35 @@ class Profile:
     def __repr__(self) -> str:
         return "Profile()"
 
-    def set(self, key: str, value: str | int | float | bool, *, user_id: str | None = None, agent_id: str | None = None,
-            session_id: str | None = None, metadata: dict[str, Any] | None = None, created_at: Any = None) -> Record:
+    def set(
+        self,
+        key: str,
+        value: str | int | float | bool,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        created_at: Any = None,
+    ) -> Record:
         """Set a slot (replacing its value); content ``"User's <slot> is <value>."``."""
         slot, value = _slot(key), _value(value)
         scope = self._layer._scope(user_id, agent_id)
         merged = _metadata(metadata)
         merged.update(slot=slot, value=value)
         content = _sentence(f"User's {slot.replace('_', ' ')} is {value}")
-        return self._layer._add(content, user_id=user_id, agent_id=agent_id, session_id=session_id,
-                                memory_type=self.kind, metadata=merged, created_at=created_at,
-                                id=deterministic_id(self.kind, scope, slot), embedding=None, replace=True)
+        return self._layer._add(
+            content,
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            memory_type=self.kind,
+            metadata=merged,
+            created_at=created_at,
+            id=deterministic_id(self.kind, scope, slot),
+            embedding=None,
+            replace=True,
+        )
 
     def record(self, key: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record | None:
         """The slot's record, or None."""
@@ -727,19 +1018,39 @@ class WorkingMemory:
         scope = self._layer._scope(user_id, agent_id)
         return scope, deterministic_id(self.kind, scope, _session(session_id), _slot(key, "key"))
 
-    def set(self, key: str, value: str | int | float | bool, *, user_id: str | None = None, session_id: str,
-            agent_id: str | None = None, metadata: dict[str, Any] | None = None, created_at: Any = None) -> Record:
+    def set(
+        self,
+        key: str,
+        value: str | int | float | bool,
+        *,
+        user_id: str | None = None,
+        session_id: str,
+        agent_id: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        created_at: Any = None,
+    ) -> Record:
         """Set ``key`` in the session's scratchpad; content ``"<key>: <value>"``."""
         name, value = _slot(key, "key"), _value(value)
         _, memory_id = self._id(name, user_id, agent_id, session_id)
         merged = _metadata(metadata)
         merged.update(key=name, value=value)
         content = f"{name.replace('_', ' ')}: {value}"
-        return self._layer._add(content, user_id=user_id, agent_id=agent_id, session_id=session_id,
-                                memory_type=self.kind, metadata=merged, created_at=created_at,
-                                id=memory_id, embedding=None, replace=True)
+        return self._layer._add(
+            content,
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            memory_type=self.kind,
+            metadata=merged,
+            created_at=created_at,
+            id=memory_id,
+            embedding=None,
+            replace=True,
+        )
 
-    def get(self, key: str, *, user_id: str | None = None, session_id: str, agent_id: str | None = None, default: Any = None) -> Any:
+    def get(
+        self, key: str, *, user_id: str | None = None, session_id: str, agent_id: str | None = None, default: Any = None
+    ) -> Any:
         """The value of ``key`` in this session, or ``default``."""
         scope, memory_id = self._id(key, user_id, agent_id, session_id)
         found = self._layer.store.get(scope, [memory_id])[0]
@@ -760,8 +1071,15 @@ class WorkingMemory:
         records = _scan(self._layer, self._layer._scope(user_id, agent_id), self.kind, _session(session_id))
         return sum(self._layer.delete(r.id, user_id=user_id, agent_id=agent_id) for r in records)
 
-    def promote(self, key: str, *, user_id: str | None = None, session_id: str, agent_id: str | None = None,
-                memory_type: str = "episodic") -> Record:
+    def promote(
+        self,
+        key: str,
+        *,
+        user_id: str | None = None,
+        session_id: str,
+        agent_id: str | None = None,
+        memory_type: str = "episodic",
+    ) -> Record:
         """Keep a scratchpad value for good: store ``"<key>: <value>"`` as a lasting memory, then drop the key."""
         scope, memory_id = self._id(key, user_id, agent_id, session_id)
         found = self._layer.store.get(scope, [memory_id])[0]
@@ -769,9 +1087,14 @@ class WorkingMemory:
             raise MemoryNotFound(f"working:{_slot(key, 'key')}", user_id)
         if not kind_info(memory_type).links:
             raise InvalidRecordError("promote to a lasting kind such as 'episodic' or 'factual'")
-        kept = self._layer.add(found.content, user_id=user_id, agent_id=agent_id, session_id=session_id,
-                               memory_type=memory_type, metadata={"promoted_from": "working",
-                                                                  "key": found.metadata.get("key")})
+        kept = self._layer.add(
+            found.content,
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            memory_type=memory_type,
+            metadata={"promoted_from": "working", "key": found.metadata.get("key")},
+        )
         self._layer.delete(memory_id, user_id=user_id, agent_id=agent_id)
         return kept
 
@@ -786,11 +1109,24 @@ def _session(session_id: Any) -> str:
 
 
 _MANAGER_CLASSES: tuple[type, ...] = (
-    Goals, Decisions, Procedures, Strategies, Skills, Episodes, Facts, Preferences, Knowledge, Insights, Summaries,
-    Profile, Instructions, WorkingMemory,
+    Goals,
+    Decisions,
+    Procedures,
+    Strategies,
+    Skills,
+    Episodes,
+    Facts,
+    Preferences,
+    Knowledge,
+    Insights,
+    Summaries,
+    Profile,
+    Instructions,
+    WorkingMemory,
 )
 MANAGERS: dict[str, type] = {
-    info.manager: next(c for c in _MANAGER_CLASSES if c.kind == info.name) for info in KINDS  # type: ignore[attr-defined]
+    info.manager: next(c for c in _MANAGER_CLASSES if c.kind == info.name)  # type: ignore[attr-defined]
+    for info in KINDS
 }
 """Attribute name on a MemoryLayer -> manager class (the kind registry names the attribute)."""
 
@@ -807,7 +1143,23 @@ def install(layer: MemoryLayer) -> None:
 
 
 __all__ = [
-    "Decisions", "Episodes", "Facts", "Goals", "Insights", "Instructions", "KindManager", "KindMismatch",
-    "Knowledge", "MANAGERS", "Preferences", "Procedures", "Profile", "Skills", "Strategies", "Summaries",
-    "WorkingMemory", "deterministic_id", "install",
+    "Decisions",
+    "Episodes",
+    "Facts",
+    "Goals",
+    "Insights",
+    "Instructions",
+    "KindManager",
+    "KindMismatch",
+    "Knowledge",
+    "MANAGERS",
+    "Preferences",
+    "Procedures",
+    "Profile",
+    "Skills",
+    "Strategies",
+    "Summaries",
+    "WorkingMemory",
+    "deterministic_id",
+    "install",
 ]

@@ -12,26 +12,38 @@ from pydantic import ValidationError
 
 from . import links as L
 from .embedding import Embedder, OfflineEmbedder, embed_many, load_embedder
-from .errors import ConflictError, InvalidRecordError, MemoryNotFound
 from .entities import EntityGraph
+from .errors import ConflictError, InvalidRecordError, MemoryNotFound
+from .graph import Graph
 from .index import IndexCache
 from .intelligence.maintenance import forget_counters
 from .intelligence.surface import IntelligentMemory
+from .kind_registry import canonical_kind
+from .kinds import (
+    Decisions,
+    Episodes,
+    Facts,
+    Goals,
+    Insights,
+    Instructions,
+    Knowledge,
+    Preferences,
+    Procedures,
+    Profile,
+    Skills,
+    Strategies,
+    Summaries,
+    WorkingMemory,
+)
+from .kinds import install as install_kinds
 from .limits import Limits
 from .linker import LinkerConfig, MemoryLinker, content_term, index_terms, pin_terms, structural_targets
 from .recall import Context, RecallConfig, recall
 from .retry import retry_conflicts
-from .graph import Graph
-from .kind_registry import canonical_kind
-from .kinds import (
-    Decisions, Episodes, Facts, Goals, Insights, Instructions, Knowledge, Preferences, Procedures, Profile, Skills,
-    Strategies, Summaries, WorkingMemory,
-)
-from .kinds import install as install_kinds
 from .scoped import resolve
 from .secrets import DropSecrets
-from .values import timestamp
 from .store import Delete, Filter, Record, Scope, Store, Upsert
+from .values import timestamp
 
 
 def _build_embedder(embedder: Embedder | str | None, store: Store) -> Embedder:
@@ -81,18 +93,27 @@ class MemoryLayer(IntelligentMemory):
     profile: Profile
     working: WorkingMemory
 
-    def __init__(self, store: Store, *, auto_link: bool = False, linker: dict[str, Any] | None = None,
-                 embedder: Embedder | str | None = None, limits: Limits | dict[str, Any] | None = None,
-                 recall_config: RecallConfig | dict[str, Any] | None = None, intelligence: Any = None,
-                 auto_graph: bool = False) -> None:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        auto_link: bool = False,
+        linker: dict[str, Any] | None = None,
+        embedder: Embedder | str | None = None,
+        limits: Limits | dict[str, Any] | None = None,
+        recall_config: RecallConfig | dict[str, Any] | None = None,
+        intelligence: Any = None,
+        auto_graph: bool = False,
+    ) -> None:
         self.store = store
         self.limits = Limits.build(limits)
         self.auto_link = auto_link
         self.embedder = _build_embedder(embedder, store)
         self.entities = EntityGraph(store)
         self.index = IndexCache(store)
-        self.linker = MemoryLinker(store, embedder=self.embedder, graph=self.entities, index=self.index,
-                                   config=LinkerConfig.build(linker))
+        self.linker = MemoryLinker(
+            store, embedder=self.embedder, graph=self.entities, index=self.index, config=LinkerConfig.build(linker)
+        )
         self.graph = Graph(self)
         self.recall_config = RecallConfig.build(recall_config)
         self.secrets = DropSecrets()
@@ -138,9 +159,19 @@ class MemoryLayer(IntelligentMemory):
 
     # -- writing
 
-    def add(self, content: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
-            memory_type: str = "factual", metadata: dict[str, Any] | None = None,
-            created_at: float | datetime | None = None, id: str | None = None, embedding: Any = None) -> Record:
+    def add(
+        self,
+        content: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        memory_type: str = "factual",
+        metadata: dict[str, Any] | None = None,
+        created_at: float | datetime | None = None,
+        id: str | None = None,
+        embedding: Any = None,
+    ) -> Record:
         """Store a memory and (with ``auto_link``) link it; returns the stored record.
 
         Adding a memory again (same scope, kind, session and text, whitespace aside, and no other
@@ -154,13 +185,33 @@ class MemoryLayer(IntelligentMemory):
         ``id`` names the new memory (default: a random one); an id a memory already has, in any scope,
         is a :class:`~kioko_core.errors.ConflictError`: ``add`` never replaces a memory (use :meth:`update`).
         """
-        return self._add(content, user_id=user_id, agent_id=agent_id, session_id=session_id,
-                         memory_type=memory_type, metadata=metadata, created_at=created_at, id=id,
-                         embedding=embedding, replace=False)
+        return self._add(
+            content,
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            memory_type=memory_type,
+            metadata=metadata,
+            created_at=created_at,
+            id=id,
+            embedding=embedding,
+            replace=False,
+        )
 
-    def _add(self, content: str, *, user_id: str | None, agent_id: str | None, session_id: str | None, memory_type: str,
-             metadata: dict[str, Any] | None, created_at: float | datetime | None, id: str | None, embedding: Any,
-             replace: bool) -> Record:
+    def _add(
+        self,
+        content: str,
+        *,
+        user_id: str | None,
+        agent_id: str | None,
+        session_id: str | None,
+        memory_type: str,
+        metadata: dict[str, Any] | None,
+        created_at: float | datetime | None,
+        id: str | None,
+        embedding: Any,
+        replace: bool,
+    ) -> Record:
         """``add``; with ``replace`` (profile slots and working-memory keys, never linked) an existing id is
         overwritten in one write."""
         kind = self._check_new(content, memory_type, metadata)
@@ -174,9 +225,15 @@ class MemoryLayer(IntelligentMemory):
         when = timestamp(created_at)
         try:
             record = Record(
-                id=id or uuid.uuid4().hex, user_id=scope.user_id, agent_id=scope.agent_id, kind=kind,
-                content=content, metadata=dict(metadata or {}), session_id=session_id,
-                created_at=when if when is not None else now, updated_at=now,
+                id=id or uuid.uuid4().hex,
+                user_id=scope.user_id,
+                agent_id=scope.agent_id,
+                kind=kind,
+                content=content,
+                metadata=dict(metadata or {}),
+                session_id=session_id,
+                created_at=when if when is not None else now,
+                updated_at=now,
                 embedding=self.embedder.embed(content) if embedding is None else embedding,
             )
         except (ValidationError, TypeError, ValueError) as error:
@@ -199,8 +256,13 @@ class MemoryLayer(IntelligentMemory):
         key = " ".join(content.split())
         ids = self.index.lookup(scope, [content_term(content)], 8)[2].get(content_term(content), [])
         for found in self.store.get(scope, ids) if ids else []:
-            if found is not None and found.kind == memory_type and found.session_id == session_id \
-                    and " ".join(found.content.split()) == key and not found.metadata.get("superseded_by"):
+            if (
+                found is not None
+                and found.kind == memory_type
+                and found.session_id == session_id
+                and " ".join(found.content.split()) == key
+                and not found.metadata.get("superseded_by")
+            ):
                 return found
         return None
 
@@ -217,11 +279,19 @@ class MemoryLayer(IntelligentMemory):
             raise InvalidRecordError(f"{where}metadata must be a dict")
         if metadata and L.BOOKKEEPING in metadata:
             raise InvalidRecordError(
-                f"{where}metadata[{L.BOOKKEEPING!r}] is the layer's own (links, entities): a new memory cannot bring it")
+                f"{where}metadata[{L.BOOKKEEPING!r}] is the layer's own (links, entities): a new memory cannot bring it"
+            )
         return kind
 
-    def add_many(self, items: Iterable[str | Mapping[str, Any]], *, user_id: str | None = None, agent_id: str | None = None,
-                 session_id: str | None = None, memory_type: str = "factual") -> list[Record]:
+    def add_many(
+        self,
+        items: Iterable[str | Mapping[str, Any]],
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        memory_type: str = "factual",
+    ) -> list[Record]:
         """Store many memories in order, as ``add`` would one by one; for imports.
 
         Each item is a content string or a dict of ``add``'s arguments (``content``, ``memory_type``,
@@ -232,7 +302,9 @@ class MemoryLayer(IntelligentMemory):
         """
         prepared: list[dict[str, Any]] = []
         for position, item in enumerate(items):
-            fields: dict[str, Any] | None = {"content": item} if isinstance(item, str) else dict(item) if isinstance(item, Mapping) else None
+            fields: dict[str, Any] | None = (
+                {"content": item} if isinstance(item, str) else dict(item) if isinstance(item, Mapping) else None
+            )
             if fields is None:
                 raise InvalidRecordError(f"item {position}: expected a string or a dict, got {type(item).__name__}")
             unknown = set(fields) - {"content", "memory_type", "session_id", "metadata", "created_at", "id"}
@@ -240,28 +312,34 @@ class MemoryLayer(IntelligentMemory):
                 raise InvalidRecordError(f"item {position}: unknown fields {sorted(unknown)}")
             fields.setdefault("session_id", session_id)
             fields.setdefault("memory_type", memory_type)
-            self._check_new(fields.get("content"), fields["memory_type"], fields.get("metadata"), where=f"item {position}: ")
+            self._check_new(
+                fields.get("content"), fields["memory_type"], fields.get("metadata"), where=f"item {position}: "
+            )
             self.limits.check_content(fields["content"])
             timestamp(fields.get("created_at"), f"item {position}: created_at")
             prepared.append(fields)
         vectors = embed_many(self.embedder, [f["content"] for f in prepared])
-        return [self.add(user_id=user_id, agent_id=agent_id, embedding=vector, **fields)
-                for fields, vector in zip(prepared, vectors)]
+        return [
+            self.add(user_id=user_id, agent_id=agent_id, embedding=vector, **fields)
+            for fields, vector in zip(prepared, vectors)
+        ]
 
     def _write(self, record: Record, previous: Record | None, replace: bool = False) -> Record:
         # a new memory is written with expected_version 0, so an id already taken (by a concurrent add, or in
         # another scope) is a ConflictError from the store itself, never a silent replace
         expected = None if replace else (previous.version if previous is not None else 0)
         if record.kind not in L.LINKABLE_KINDS:
-            stored = self.store.update_many([Upsert(record=record.model_copy(update={"terms": []}),
-                                                    expected_version=expected)])[0]
+            stored = self.store.update_many(
+                [Upsert(record=record.model_copy(update={"terms": []}), expected_version=expected)]
+            )[0]
             return stored  # type: ignore[return-value]
         analysis = self.linker.analyze(record.content, record.user_id)
         terms = index_terms(analysis.terms, record)
         record = L.with_bookkeeping(record, entities=list(analysis.entities)).model_copy(update={"terms": terms})
         if not self.auto_link:
-            stored = self.store.update_many([Upsert(record=record, expected_version=(
-                previous.version if previous is not None else 0))])[0]
+            stored = self.store.update_many(
+                [Upsert(record=record, expected_version=(previous.version if previous is not None else 0))]
+            )[0]
             self.index.record_write(record.scope, record.id, previous.terms if previous else [], record.terms)
             return stored  # type: ignore[return-value]
         stored, _ = self.linker.write(record, analysis, previous)
@@ -275,8 +353,15 @@ class MemoryLayer(IntelligentMemory):
             raise MemoryNotFound(memory_id, scope.user_id)
         return found
 
-    def update(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None, content: str | None = None,
-               metadata: dict[str, Any] | None = None) -> Record:
+    def update(
+        self,
+        memory_id: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        content: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Record:
         """Change content (links are re-derived) and/or merge metadata (structural links are checked).
 
         ``metadata`` is merged key by key over the stored metadata. The layer's bookkeeping key
@@ -288,8 +373,9 @@ class MemoryLayer(IntelligentMemory):
         """
         return self._update(memory_id, self._scope(user_id, agent_id), lambda current: (content, metadata))
 
-    def _update(self, memory_id: str, scope: Scope,
-                change: Callable[[Record], tuple[str | None, dict[str, Any] | None]]) -> Record:
+    def _update(
+        self, memory_id: str, scope: Scope, change: Callable[[Record], tuple[str | None, dict[str, Any] | None]]
+    ) -> Record:
         """Read the memory, apply ``change(current) -> (content, metadata)``, write; again from a fresh read on a conflict."""
         checked: dict[str, Any] = {}  # content -> its embedding, so a retry neither re-checks nor re-embeds
 
@@ -312,8 +398,9 @@ class MemoryLayer(IntelligentMemory):
             self.secrets.enforce(content)
             checked[content] = self.embedder.embed(content)
 
-    def _apply_change(self, current: Record, content: str | None, metadata: dict[str, Any] | None,
-                      checked: dict[str, Any]) -> Record:
+    def _apply_change(
+        self, current: Record, content: str | None, metadata: dict[str, Any] | None, checked: dict[str, Any]
+    ) -> Record:
         changes: dict[str, Any] = {"updated_at": time.time()}
         if metadata is not None:
             merged = {**current.metadata, **L.user_metadata(metadata)}
@@ -352,10 +439,21 @@ class MemoryLayer(IntelligentMemory):
 
     # -- reading
 
-    def recall(self, query: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
-               links: int | None = None, limit: int | None = None, include_shared: bool = False,
-               config: RecallConfig | dict[str, Any] | None = None, plan: Any = None,
-               section_limits: dict[str, int] | None = None, fill_recent: list[str] | None = None) -> Context:
+    def recall(
+        self,
+        query: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        links: int | None = None,
+        limit: int | None = None,
+        include_shared: bool = False,
+        config: RecallConfig | dict[str, Any] | None = None,
+        plan: Any = None,
+        section_limits: dict[str, int] | None = None,
+        fill_recent: list[str] | None = None,
+    ) -> Context:
         """The context for ``query``: the ``limit`` best memories (default 8), how they connect.
 
         ``links`` (default 3) is how many of them may be memories that only a link to a better match
@@ -379,29 +477,68 @@ class MemoryLayer(IntelligentMemory):
         if followed is not None:
             links, limit = followed.links, followed.limit
             section_limits, fill_recent = followed.section_limits, followed.fill_recent
-        context = recall(self, query, user_id=scope.user_id, agent_id=scope.agent_id, session_id=session_id,
-                         links=links, limit=limit, include_shared=include_shared, config=config or self.recall_config,
-                         section_limits=section_limits, fill_recent=fill_recent or ())
+        context = recall(
+            self,
+            query,
+            user_id=scope.user_id,
+            agent_id=scope.agent_id,
+            session_id=session_id,
+            links=links,
+            limit=limit,
+            include_shared=include_shared,
+            config=config or self.recall_config,
+            section_limits=section_limits,
+            fill_recent=fill_recent or (),
+        )
         context.plan = followed
         self._note_recall(context, scope.user_id, scope.agent_id, session_id)  # what "that worked" will credit
         return context
 
-    def context(self, query: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
-                links: int = 0, limit: int | None = None, plan: Any = None,
-                section_limits: dict[str, int] | None = None, fill_recent: list[str] | None = None) -> Context:
+    def context(
+        self,
+        query: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        links: int = 0,
+        limit: int | None = None,
+        plan: Any = None,
+        section_limits: dict[str, int] | None = None,
+        fill_recent: list[str] | None = None,
+    ) -> Context:
         """Like :meth:`recall`, but follows links only when asked (``links`` defaults to 0)."""
-        return self.recall(query, user_id=user_id, agent_id=agent_id, session_id=session_id, links=links,
-                           limit=limit, plan=plan, section_limits=section_limits, fill_recent=fill_recent)
+        return self.recall(
+            query,
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            links=links,
+            limit=limit,
+            plan=plan,
+            section_limits=section_limits,
+            fill_recent=fill_recent,
+        )
 
-    def search(self, query: str, *, user_id: str | None = None, agent_id: str | None = None, limit: int = 10) -> list[Record]:
+    def search(
+        self, query: str, *, user_id: str | None = None, agent_id: str | None = None, limit: int = 10
+    ) -> list[Record]:
         """The memories that best match ``query`` (hybrid retrieval, no link expansion)."""
         ctx = self.recall(query, user_id=user_id, agent_id=agent_id, links=0, limit=limit, plan=False)
         return [m.record for m in ctx.memories if "rrf" in m.signals]
 
-    def feedback(self, worked: bool = True, *, user_id: str | None = None, credited: str | None = None,
-                 session_id: str | None = None, context: Context | None = None, agent_id: str | None = None,
-                 now: float | None = None) -> list[L.MemoryLink]:
-        """"That worked": link the credited fix to its session's problems, strengthen the links used together.
+    def feedback(
+        self,
+        worked: bool = True,
+        *,
+        user_id: str | None = None,
+        credited: str | None = None,
+        session_id: str | None = None,
+        context: Context | None = None,
+        agent_id: str | None = None,
+        now: float | None = None,
+    ) -> list[L.MemoryLink]:
+        """ "That worked": link the credited fix to its session's problems, strengthen the links used together.
 
         The credited procedure / skill / lesson / fix gets a ``resolves`` link (weight 0.8, by feedback) to
         each problem episode or fact of ``session_id`` from the last 6 hours and each problem episode in
@@ -426,13 +563,15 @@ class MemoryLayer(IntelligentMemory):
         for scope in scopes:
             ids = [r.id for r in self.store.scan(scope)]
             for start in range(0, len(ids), 500):
-                self.store.update_many([Delete(id=i, scope=scope) for i in ids[start:start + 500]])
+                self.store.update_many([Delete(id=i, scope=scope) for i in ids[start : start + 500]])
             removed += len(ids)
             self.index.invalidate(scope)
         forget_counters(self.store, scopes[0])
         return removed
 
-    def memories(self, *, user_id: str | None = None, agent_id: str | None = None, kinds: set[str] | None = None) -> Iterator[Record]:
+    def memories(
+        self, *, user_id: str | None = None, agent_id: str | None = None, kinds: set[str] | None = None
+    ) -> Iterator[Record]:
         """Every memory of a scope (a scan: for maintenance and exports, not for the hot path)."""
         kinds_filter = Filter(kinds=frozenset(canonical_kind(k) for k in kinds)) if kinds else None
         yield from self.store.scan(self._scope(user_id, agent_id), kinds_filter)

@@ -16,8 +16,9 @@ FEEDBACK_WINDOW = 6 * 3600.0
 HEBBIAN_RATE = 0.2
 
 
-def apply_feedback(layer: MemoryLayer, scope: Scope, credited: str | None, session_id: str | None,
-                   context: Context | None, now: float) -> list[L.MemoryLink]:
+def apply_feedback(
+    layer: MemoryLayer, scope: Scope, credited: str | None, session_id: str | None, context: Context | None, now: float
+) -> list[L.MemoryLink]:
     """Link the credited fix to the problems it solved and strengthen the links used together, in one batch."""
     changed: dict[str, Record] = {}
     made: list[L.MemoryLink] = []
@@ -44,8 +45,16 @@ def apply_feedback(layer: MemoryLayer, scope: Scope, credited: str | None, sessi
             existing = L.entry_for(current(fix), problem.id)
             if existing is not None and L.author_rank(existing.get("by", "auto")) < L.author_rank("feedback"):
                 continue
-            link = L.MemoryLink(source=fix.id, target=problem.id, type="resolves", weight=FEEDBACK_WEIGHT,
-                                why="it worked: the fix credited for this problem", by="feedback", at=now, seen=now)
+            link = L.MemoryLink(
+                source=fix.id,
+                target=problem.id,
+                type="resolves",
+                weight=FEEDBACK_WEIGHT,
+                why="it worked: the fix credited for this problem",
+                by="feedback",
+                at=now,
+                seen=now,
+            )
             changed[fix.id] = L.put_link(current(fix), link)
             changed[problem.id] = L.put_link(current(problem), link)
             made.append(link)

@@ -35,7 +35,8 @@ class TooLargeError(InvalidRecordError):
         self.what, self.size, self.limit = what, size, limit
         super().__init__(
             f"{what} is {size:,} bytes, over the limit of {limit:,}: split it into smaller memories, or raise "
-            f"the limit with kioko.connect(..., limits={{{option!r}: {size}}})")
+            f"the limit with kioko.connect(..., limits={{{option!r}: {size}}})"
+        )
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,8 @@ class Limits:
         unknown = set(given) - {item.name for item in fields(cls)}
         if unknown:
             raise InvalidRecordError(
-                f"unknown limit(s) {sorted(unknown)}; the limits are {[item.name for item in fields(cls)]}")
+                f"unknown limit(s) {sorted(unknown)}; the limits are {[item.name for item in fields(cls)]}"
+            )
         return cls(**dict(given))
 
     def check_content(self, content: str) -> None:

@@ -78,8 +78,16 @@ class Plan:
 class MemoryLinker:
     """Links each new memory to the memories it belongs with, using nothing but the Store protocol."""
 
-    def __init__(self, store: Store, *, embedder: Embedder | None = None, graph: EntityGraph | None = None,
-                 index: IndexCache | None = None, config: LinkerConfig | None = None, **options: Any) -> None:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        embedder: Embedder | None = None,
+        graph: EntityGraph | None = None,
+        index: IndexCache | None = None,
+        config: LinkerConfig | None = None,
+        **options: Any,
+    ) -> None:
         self.store = store
         self.config = config or LinkerConfig.build(options)
         self.embedder = embedder or OfflineEmbedder(getattr(store, "dim", 256))
@@ -103,8 +111,9 @@ class MemoryLinker:
 
     # -- steps 2-7
 
-    def plan(self, record: Record, analysis: Analysis, previous: Record | None = None,
-             now: float | None = None) -> Plan:
+    def plan(
+        self, record: Record, analysis: Analysis, previous: Record | None = None, now: float | None = None
+    ) -> Plan:
         """Links for ``record`` (new, or ``previous`` re-derived) and the ops that store them in one batch."""
         now = time.time() if now is None else now
         scope = record.scope
@@ -123,15 +132,29 @@ class MemoryLinker:
         stats = Stats(n=n, df=df, bridges=bridges)
 
         ranked_terms = sorted(m.terms, key=lambda t: (-stats.w(t), t))[: config.top_terms]
-        nominated = [i for i, _ in vote(ranked_terms + bridged_terms, postings, stats.w, config.candidates,
-                                        nominates=lambda t: nominates(df.get(t, 0), n), exclude=record.id)]
+        nominated = [
+            i
+            for i, _ in vote(
+                ranked_terms + bridged_terms,
+                postings,
+                stats.w,
+                config.candidates,
+                nominates=lambda t: nominates(df.get(t, 0), n),
+                exclude=record.id,
+            )
+        ]
         if session_term:
             nominated += [i for i in postings.get(session_term[0], [])[: config.session_candidates] if i != record.id]
         if record.embedding is not None and (self.store.capabilities.native_knn or not self.embedder.lexical):
-            nominated += [hit.id for hit in self.store.knn(scope, record.embedding, config.candidates) if hit.id != record.id]
+            nominated += [
+                hit.id for hit in self.store.knn(scope, record.embedding, config.candidates) if hit.id != record.id
+            ]
         structural = structural_targets(record)
-        old_auto = [e["id"] for e in L.link_entries(previous)
-                    if e.get("by") in L.CAPPED_AUTHORS and not e.get("from")] if previous is not None else []
+        old_auto = (
+            [e["id"] for e in L.link_entries(previous) if e.get("by") in L.CAPPED_AUTHORS and not e.get("from")]
+            if previous is not None
+            else []
+        )
         wanted = list(dict.fromkeys(nominated + [t for t, _ in structural] + old_auto))
         loaded = {r.id: r for r in self.store.get(scope, wanted) if r is not None} if wanted else {}
 
@@ -150,11 +173,16 @@ class MemoryLinker:
                 df.update(more)
         scored: list[tuple[Record, Evidence]] = []
         for candidate in candidates:
-            ev = score_pair(m, Side.of(candidate), stats, config, self.embedder.lexical, analysis.place_terms,
-                            with_why=False)
+            ev = score_pair(
+                m, Side.of(candidate), stats, config, self.embedder.lexical, analysis.place_terms, with_why=False
+            )
             if ev.evidence and ev.score >= config.threshold:
                 scored.append((candidate, ev))
-        if record.user_id != L.SHARED_USER and config.shared_candidates > 0 and not record.metadata.get("superseded_by"):
+        if (
+            record.user_id != L.SHARED_USER
+            and config.shared_candidates > 0
+            and not record.metadata.get("superseded_by")
+        ):
             scored += self._shared(m, record, analysis, bridges)
         scored.sort(key=lambda pair: (-pair[1].score, pair[0].id))
         chosen = scored[: config.max_new]
@@ -167,8 +195,15 @@ class MemoryLinker:
             ev.why = explanation(m, ev._context[0], ev, ev._context[1], ev._context[2], ev._stats or stats)
         return self._store_plan(record, previous, chosen, structural, loaded, now, head)
 
-    def _turn_before(self, record: Record, candidates: list[Record], chosen: list[tuple[Record, Evidence]],
-                     m: Side, stats: Stats, analysis: Analysis) -> tuple[Record, Evidence] | None:
+    def _turn_before(
+        self,
+        record: Record,
+        candidates: list[Record],
+        chosen: list[tuple[Record, Evidence]],
+        m: Side,
+        stats: Stats,
+        analysis: Analysis,
+    ) -> tuple[Record, Evidence] | None:
         """The event just before this one in its session, linked ``follows`` even without shared words.
 
         In a conversation a turn is read with the turn before it: "Yes, last Sunday!" answers the
@@ -177,15 +212,22 @@ class MemoryLinker:
         """
         if record.kind != "episodic" or not record.session_id or not self.config.link_turns:
             return None
-        earlier = [c for c in candidates if c.kind == "episodic" and c.session_id == record.session_id
-                   and c.created_at <= record.created_at and record.created_at - c.created_at <= TWO_HOURS]
+        earlier = [
+            c
+            for c in candidates
+            if c.kind == "episodic"
+            and c.session_id == record.session_id
+            and c.created_at <= record.created_at
+            and record.created_at - c.created_at <= TWO_HOURS
+        ]
         if not earlier:
             return None
         before = max(earlier, key=lambda c: (c.created_at, c.id))
         if any(c.id == before.id for c, _ in chosen):
             return None
-        ev = score_pair(m, Side.of(before), stats, self.config, self.embedder.lexical, analysis.place_terms,
-                        with_why=False)
+        ev = score_pair(
+            m, Side.of(before), stats, self.config, self.embedder.lexical, analysis.place_terms, with_why=False
+        )
         ev.score = max(ev.score, TURN_WEIGHT)
         if ev.type != "resolves":  # a fix keeps its direction; anything else follows the turn before
             ev.type, ev.source_is_first = "follows", True
@@ -210,8 +252,9 @@ class MemoryLinker:
             current = found
         return (current if current.id != record.id and not current.metadata.get("superseded_by") else None), chain
 
-    def _shared(self, m: Side, record: Record, analysis: Analysis,
-                bridges: dict[str, list[tuple[str, Any]]]) -> list[tuple[Record, Evidence]]:
+    def _shared(
+        self, m: Side, record: Record, analysis: Analysis, bridges: dict[str, list[tuple[str, Any]]]
+    ) -> list[tuple[Record, Evidence]]:
         """Up to 12 candidates from the shared knowledge base, scored with its own statistics."""
         config = self.config
         shared_scope = Scope(L.SHARED_USER, None)
@@ -220,25 +263,48 @@ class MemoryLinker:
             return []
         stats = Stats(n=n, df=dict(df), bridges=bridges)
         ranked_terms = sorted(m.terms, key=lambda t: (-stats.w(t), t))[: config.top_terms]
-        top = [i for i, _ in vote(ranked_terms, postings, stats.w, config.shared_candidates,
-                                  nominates=lambda t: nominates(df.get(t, 0), n))]
-        found = [r for r in self.store.get(shared_scope, top) if r is not None and r.kind in L.LINKABLE_KINDS
-                 and not r.metadata.get("superseded_by")] if top else []
+        top = [
+            i
+            for i, _ in vote(
+                ranked_terms,
+                postings,
+                stats.w,
+                config.shared_candidates,
+                nominates=lambda t: nominates(df.get(t, 0), n),
+            )
+        ]
+        found = (
+            [
+                r
+                for r in self.store.get(shared_scope, top)
+                if r is not None and r.kind in L.LINKABLE_KINDS and not r.metadata.get("superseded_by")
+            ]
+            if top
+            else []
+        )
         extra = {t for c in found for t in c.terms if t.startswith(("e:", "t:")) and t not in stats.df}
         if extra:
             stats.df.update(self.index.lookup(shared_scope, extra, 0)[1])
         scored = []
         for candidate in found:
-            ev = score_pair(m, Side.of(candidate), stats, config, self.embedder.lexical, analysis.place_terms,
-                            with_why=False)
+            ev = score_pair(
+                m, Side.of(candidate), stats, config, self.embedder.lexical, analysis.place_terms, with_why=False
+            )
             if ev.evidence and ev.score >= config.threshold:
                 ev._stats = stats
                 scored.append((candidate, ev))
         return scored
 
-    def _store_plan(self, record: Record, previous: Record | None, chosen: list[tuple[Record, Evidence]],
-                    structural: list[tuple[str, str]], loaded: dict[str, Record], now: float,
-                    head: Record | None = None) -> Plan:
+    def _store_plan(
+        self,
+        record: Record,
+        previous: Record | None,
+        chosen: list[tuple[Record, Evidence]],
+        structural: list[tuple[str, str]],
+        loaded: dict[str, Record],
+        now: float,
+        head: Record | None = None,
+    ) -> Plan:
         """Step 7: both adjacency lists, the degree cap, one batch of versioned upserts."""
         updated: dict[str, Record] = {}
         me = record
@@ -255,16 +321,33 @@ class MemoryLinker:
             partner = updated.get(target_id) or loaded.get(target_id)
             if partner is None:
                 continue
-            link = L.MemoryLink(source=record.id, target=target_id, type=link_kind, weight=1.0, by="structure",
-                                why=_structuralexplanation(link_kind), at=now, seen=now)
+            link = L.MemoryLink(
+                source=record.id,
+                target=target_id,
+                type=link_kind,
+                weight=1.0,
+                by="structure",
+                why=_structuralexplanation(link_kind),
+                at=now,
+                seen=now,
+            )
             me, updated[target_id] = L.put_link(me, link), L.put_link(partner, link)
             made.append(link)
         for candidate, ev in chosen:
             if candidate.scope != record.scope:
                 # the shared knowledge base: stored on the user's memory only, never on shared data
                 source, target = (record.id, candidate.id) if ev.source_is_first else (candidate.id, record.id)
-                link = L.MemoryLink(source=source, target=target, type=ev.type, weight=round(ev.score, 3),
-                                    why=ev.why, by="auto", at=now, seen=now, shared=True)
+                link = L.MemoryLink(
+                    source=source,
+                    target=target,
+                    type=ev.type,
+                    weight=round(ev.score, 3),
+                    why=ev.why,
+                    by="auto",
+                    at=now,
+                    seen=now,
+                    shared=True,
+                )
                 me = L.put_link(me, link)
                 made.append(link)
                 continue
@@ -274,8 +357,17 @@ class MemoryLinker:
                 if L.entry_for(owner, candidate.id) is not None or L.was_unlinked(owner, candidate.id):
                     continue  # the newest decision already has (or a person removed) a link to this memory
                 source, target = (head.id, candidate.id) if ev.source_is_first else (candidate.id, head.id)
-                link = L.MemoryLink(source=source, target=target, type=ev.type, weight=round(ev.score, 3),
-                                    why=ev.why, by="auto", at=now, seen=now, taken_from=record.id)
+                link = L.MemoryLink(
+                    source=source,
+                    target=target,
+                    type=ev.type,
+                    weight=round(ev.score, 3),
+                    why=ev.why,
+                    by="auto",
+                    at=now,
+                    seen=now,
+                    taken_from=record.id,
+                )
                 updated[head.id], updated[candidate.id] = L.put_link(owner, link), L.put_link(current, link)
                 made.append(link)
                 continue
@@ -285,8 +377,16 @@ class MemoryLinker:
             if L.was_unlinked(me, candidate.id) or L.was_unlinked(current, record.id):
                 continue  # a person removed this link: the algorithm does not bring it back
             source, target = (record.id, candidate.id) if ev.source_is_first else (candidate.id, record.id)
-            link = L.MemoryLink(source=source, target=target, type=ev.type, weight=round(ev.score, 3),
-                                why=ev.why, by="auto", at=now, seen=now)
+            link = L.MemoryLink(
+                source=source,
+                target=target,
+                type=ev.type,
+                weight=round(ev.score, 3),
+                why=ev.why,
+                by="auto",
+                at=now,
+                seen=now,
+            )
             me, updated[candidate.id] = L.put_link(me, link), L.put_link(current, link)
             made.append(link)
         for target_id, link_kind in structural:
@@ -294,8 +394,7 @@ class MemoryLinker:
                 me = self._take_over(me, target_id, updated, loaded, now)
         dropped = 0
         for other_id in list(updated):
-            for loser in L.weakest_capped(updated[other_id], self.config.max_degree, now,
-                                          self.config.half_life_days):
+            for loser in L.weakest_capped(updated[other_id], self.config.max_degree, now, self.config.half_life_days):
                 updated[other_id] = L.drop_link(updated[other_id], loser)
                 if loser == record.id:
                     me = L.drop_link(me, other_id)
@@ -320,8 +419,9 @@ class MemoryLinker:
             ops.append(Upsert(record=other, expected_version=other.version))
         return Plan(ops=ops, links=made, dropped=dropped)
 
-    def _take_over(self, me: Record, old_id: str, updated: dict[str, Record], loaded: dict[str, Record],
-                   now: float) -> Record:
+    def _take_over(
+        self, me: Record, old_id: str, updated: dict[str, Record], loaded: dict[str, Record], now: float
+    ) -> Record:
         """Section 5: the new decision takes over the replaced one's links at 90 % of their weight.
 
         Links the algorithm made move (the old decision keeps only its supersedes link); links a person
@@ -348,10 +448,15 @@ class MemoryLinker:
                 continue
             outgoing = entry.get("dir") == "out"
             link = L.MemoryLink(
-                source=me.id if outgoing else other.id, target=other.id if outgoing else me.id,
-                type=entry.get("type", "related_to"), weight=round(0.9 * float(entry.get("w", 0)), 4),
-                why=f"taken over from the decision it replaced ({entry.get('why', '')})", by=entry.get("by", "auto"),
-                at=now, seen=float(entry.get("seen", now)), taken_from=old_id,
+                source=me.id if outgoing else other.id,
+                target=other.id if outgoing else me.id,
+                type=entry.get("type", "related_to"),
+                weight=round(0.9 * float(entry.get("w", 0)), 4),
+                why=f"taken over from the decision it replaced ({entry.get('why', '')})",
+                by=entry.get("by", "auto"),
+                at=now,
+                seen=float(entry.get("seen", now)),
+                taken_from=old_id,
             )
             me, updated[other.id] = L.put_link(me, link), L.put_link(other, link)
         metadata = dict(old.metadata)
@@ -359,8 +464,14 @@ class MemoryLinker:
         updated[old_id] = old.model_copy(update={"metadata": metadata})
         return me
 
-    def write(self, record: Record, analysis: Analysis, previous: Record | None = None,
-              attempts: int = 4, report: bool = False) -> Any:
+    def write(
+        self,
+        record: Record,
+        analysis: Analysis,
+        previous: Record | None = None,
+        attempts: int = 4,
+        report: bool = False,
+    ) -> Any:
         """Store ``record`` with its links; retry on a concurrent writer; never lose the write itself."""
         for attempt in range(attempts):
             try:
@@ -382,8 +493,9 @@ class MemoryLinker:
                 return (stored[0], plan.links, plan.dropped) if report else (stored[0], plan.links)
         # unlinked, but never over a memory that is not the one read: a new memory's id must still be free,
         # an update's memory still at the version read (a stale copy never replaces another writer's change)
-        stored = self.store.update_many([Upsert(record=record, expected_version=(
-            0 if previous is None else previous.version))])
+        stored = self.store.update_many(
+            [Upsert(record=record, expected_version=(0 if previous is None else previous.version))]
+        )
         self.index.record_write(record.scope, record.id, previous.terms if previous else [], record.terms)
         return (stored[0], [], 0) if report else (stored[0], [])
 
@@ -406,8 +518,15 @@ class MemoryLinker:
         ev = score_pair(left, right, stats, self.config, self.embedder.lexical, first.place_terms | second.place_terms)
         linked = ev.evidence and ev.score >= self.config.threshold and _may_link(a, b)
         source, target = (a.id, b.id) if ev.source_is_first else (b.id, a.id)
-        return LinkScore(score=round(ev.score, 3), linked=linked, type=ev.type, why=ev.why,
-                         signals=ev.signals(), source=source, target=target)
+        return LinkScore(
+            score=round(ev.score, 3),
+            linked=linked,
+            type=ev.type,
+            why=ev.why,
+            signals=ev.signals(),
+            source=source,
+            target=target,
+        )
 
 
 def index_terms(salient: list[str], record: Record) -> list[str]:
@@ -462,5 +581,8 @@ def structural_targets(record: Record) -> list[tuple[str, str]]:
 
 
 def _structuralexplanation(kind: str) -> str:
-    return {"part_of": "a sub-goal of this goal", "supersedes": "replaces this decision",
-            "derived_from": "recorded as its evidence"}.get(kind, "from the memory's own fields")
+    return {
+        "part_of": "a sub-goal of this goal",
+        "supersedes": "replaces this decision",
+        "derived_from": "recorded as its evidence",
+    }.get(kind, "from the memory's own fields")

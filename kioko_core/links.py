@@ -17,10 +17,19 @@ CAPPED_AUTHORS = frozenset({"auto", "llm"})
 
 # What a link type reads as in a sentence (source <reads as> target).
 READS_AS = {
-    "serves": "serves", "advances": "advances", "concerns": "concerns", "informs": "informs",
-    "refines": "refines", "learned_from": "was learned from", "applies_to": "applies to",
-    "resolves": "resolves", "follows": "follows", "part_of": "is part of", "supersedes": "supersedes",
-    "derived_from": "is derived from", "related_to": "is related to",
+    "serves": "serves",
+    "advances": "advances",
+    "concerns": "concerns",
+    "informs": "informs",
+    "refines": "refines",
+    "learned_from": "was learned from",
+    "applies_to": "applies to",
+    "resolves": "resolves",
+    "follows": "follows",
+    "part_of": "is part of",
+    "supersedes": "supersedes",
+    "derived_from": "is derived from",
+    "related_to": "is related to",
 }
 LINK_TYPES = frozenset(READS_AS)
 
@@ -34,8 +43,7 @@ def author_rank(by: str) -> int:
     return AUTHORS.index(by) if by in AUTHORS else len(AUTHORS)
 
 
-def faded_weight(weight: float, by: str, seen: float, now: float | None = None,
-                 half_life_days: float = 180.0) -> float:
+def faded_weight(weight: float, by: str, seen: float, now: float | None = None, half_life_days: float = 180.0) -> float:
     """w * 0.5 ^ (days since seen / half life) for auto, llm and feedback links; others never fade."""
     if by not in FADING_AUTHORS:
         return weight
@@ -73,8 +81,10 @@ class MemoryLink:
 
     def line(self) -> str:
         """``decision "use pgvector ..." serves goal "Ship the Kioko memory layer ..."``."""
-        return (f'{self.source_type} "{self.source_label}" {READS_AS.get(self.type, self.type)} '
-                f'{self.target_type} "{self.target_label}"')
+        return (
+            f'{self.source_type} "{self.source_label}" {READS_AS.get(self.type, self.type)} '
+            f'{self.target_type} "{self.target_label}"'
+        )
 
     def faded(self, now: float | None = None, half_life_days: float = 180.0) -> float:
         return faded_weight(self.weight, self.by, self.seen, now, half_life_days)
@@ -83,8 +93,14 @@ class MemoryLink:
         """The adjacency entry stored on ``owner`` (the source or the target)."""
         outgoing = owner == self.source
         data: dict[str, Any] = {
-            "id": self.target if outgoing else self.source, "type": self.type, "dir": "out" if outgoing else "in",
-            "w": round(float(self.weight), 4), "by": self.by, "why": self.why, "at": self.at, "seen": self.seen,
+            "id": self.target if outgoing else self.source,
+            "type": self.type,
+            "dir": "out" if outgoing else "in",
+            "w": round(float(self.weight), 4),
+            "by": self.by,
+            "why": self.why,
+            "at": self.at,
+            "seen": self.seen,
         }
         if self.taken_from:
             data["from"] = self.taken_from
@@ -99,12 +115,20 @@ class MemoryLink:
         source_id = owner.id if outgoing else entry["id"]
         target_id = entry["id"] if outgoing else owner.id
         return cls(
-            source=source_id, target=target_id, type=entry.get("type", "related_to"),
-            weight=float(entry.get("w", 0.0)), why=entry.get("why", ""), by=entry.get("by", "auto"),
-            at=float(entry.get("at", 0.0)), seen=float(entry.get("seen", entry.get("at", 0.0))),
-            source_label=record_label(source) if source else "", source_type=noun(source.kind) if source else "",
-            target_label=record_label(target) if target else "", target_type=noun(target.kind) if target else "",
-            taken_from=entry.get("from"), shared=bool(entry.get("shared")),
+            source=source_id,
+            target=target_id,
+            type=entry.get("type", "related_to"),
+            weight=float(entry.get("w", 0.0)),
+            why=entry.get("why", ""),
+            by=entry.get("by", "auto"),
+            at=float(entry.get("at", 0.0)),
+            seen=float(entry.get("seen", entry.get("at", 0.0))),
+            source_label=record_label(source) if source else "",
+            source_type=noun(source.kind) if source else "",
+            target_label=record_label(target) if target else "",
+            target_type=noun(target.kind) if target else "",
+            taken_from=entry.get("from"),
+            shared=bool(entry.get("shared")),
         )
 
 
@@ -153,8 +177,12 @@ def linked_at(record: Record) -> float | None:
 
 def is_link_entry(entry: Any) -> bool:
     """A well-formed adjacency entry: the other memory's id, a direction and a type."""
-    return (isinstance(entry, dict) and isinstance(entry.get("id"), str) and entry.get("dir") in ("in", "out")
-            and isinstance(entry.get("type"), str))
+    return (
+        isinstance(entry, dict)
+        and isinstance(entry.get("id"), str)
+        and entry.get("dir") in ("in", "out")
+        and isinstance(entry.get("type"), str)
+    )
 
 
 def link_entries(record: Record) -> list[dict[str, Any]]:
@@ -211,8 +239,9 @@ def capped_entries(record: Record) -> list[dict[str, Any]]:
     return [e for e in link_entries(record) if e.get("by") in CAPPED_AUTHORS]
 
 
-def weakest_capped(record: Record, max_degree: int, now: float, half_life_days: float,
-                   protect: str | None = None) -> list[str]:
+def weakest_capped(
+    record: Record, max_degree: int, now: float, half_life_days: float, protect: str | None = None
+) -> list[str]:
     """Ids whose automatic links must go so ``record`` keeps at most ``max_degree`` of them, weakest first."""
     entries = capped_entries(record)
     excess = len(entries) - max_degree
@@ -220,8 +249,10 @@ def weakest_capped(record: Record, max_degree: int, now: float, half_life_days: 
         return []
     ranked = sorted(
         (e for e in entries if e["id"] != protect),
-        key=lambda e: (faded_weight(float(e.get("w", 0)), e.get("by", "auto"), float(e.get("seen", 0)), now,
-                                    half_life_days), e["id"]),
+        key=lambda e: (
+            faded_weight(float(e.get("w", 0)), e.get("by", "auto"), float(e.get("seen", 0)), now, half_life_days),
+            e["id"],
+        ),
     )
     return [e["id"] for e in ranked[:excess]]
 

@@ -37,8 +37,9 @@ BACKOFF_SECONDS = 0.002
 MAX_BACKOFF_SECONDS = 0.1
 
 
-def retry_conflicts(what: str, attempt: Callable[[], T], attempts: int | None = None,
-                    seconds: float | None = None) -> T:
+def retry_conflicts(
+    what: str, attempt: Callable[[], T], attempts: int | None = None, seconds: float | None = None
+) -> T:
     """Run ``attempt`` (which must read what it changes afresh each time) until no ConflictError stops it.
 
     ``what`` describes the call for the final error ("update of memory 'abc'"); ``attempts`` and
@@ -55,7 +56,8 @@ def retry_conflicts(what: str, attempt: Callable[[], T], attempts: int | None = 
             if lost >= attempts and time.monotonic() >= deadline:
                 raise ConflictError(
                     f"{what} lost the race to other writers {lost} times in a row, so nothing of it was "
-                    "applied; try again") from error
+                    "applied; try again"
+                ) from error
             # random waits keep racing writers from colliding again in lock step
             time.sleep(random.uniform(0, min(MAX_BACKOFF_SECONDS, BACKOFF_SECONDS * 2 ** min(lost, 10))))
 

@@ -26,10 +26,12 @@ def user_scope(user_id: str, agent_id: str | None = None) -> Scope:
     if scope.user_id.startswith(RESERVED_PREFIX) and scope.user_id != SHARED_USER:
         raise InvalidRecordError(
             f"user_id {scope.user_id!r} is reserved: names beginning with {RESERVED_PREFIX!r} are Kioko's own "
-            f"(only {SHARED_USER!r}, the shared knowledge base, may be used)")
+            f"(only {SHARED_USER!r}, the shared knowledge base, may be used)"
+        )
     if scope.agent_id is not None and scope.agent_id.startswith(RESERVED_PREFIX):
         raise InvalidRecordError(
-            f"agent_id {scope.agent_id!r} is reserved: names beginning with {RESERVED_PREFIX!r} are Kioko's own")
+            f"agent_id {scope.agent_id!r} is reserved: names beginning with {RESERVED_PREFIX!r} are Kioko's own"
+        )
     return scope
 
 

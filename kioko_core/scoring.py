@@ -35,8 +35,15 @@ class ScoringConstants(Protocol):
 # --------------------------------------------------------------------------- candidates (step 2)
 
 
-def vote(terms: Iterable[str], postings: Mapping[str, Sequence[str]], weight: Callable[[str], float], limit: int,
-         *, nominates: Callable[[str], bool] | None = None, exclude: str | None = None) -> list[tuple[str, float]]:
+def vote(
+    terms: Iterable[str],
+    postings: Mapping[str, Sequence[str]],
+    weight: Callable[[str], float],
+    limit: int,
+    *,
+    nominates: Callable[[str], bool] | None = None,
+    exclude: str | None = None,
+) -> list[tuple[str, float]]:
     """The ``limit`` ids with the most votes, best first (ties by id): each term votes ``weight(term)`` for every id in
     ``postings[term]``.
 
@@ -127,8 +134,9 @@ class Evidence:
     _stats: Any = field(default=None, repr=False)
 
     def signals(self) -> dict[str, float | bool]:
-        return {k: getattr(self, k) for k in ("share", "sem", "cos", "bridge", "time", "cue", "raw", "prior",
-                                              "evidence")}
+        return {
+            k: getattr(self, k) for k in ("share", "sem", "cos", "bridge", "time", "cue", "raw", "prior", "evidence")
+        }
 
 
 def share_signal(m: Side, c: Side, stats: Stats, place_terms: set[str]) -> tuple[float, list[str]]:
@@ -210,8 +218,15 @@ def link_type(m: Side, c: Side) -> tuple[str, bool]:
     return "related_to", True
 
 
-def score_pair(m: Side, c: Side, stats: Stats, config: ScoringConstants, lexical: bool,
-               place_terms: set[str] | None = None, with_why: bool = True) -> Evidence:
+def score_pair(
+    m: Side,
+    c: Side,
+    stats: Stats,
+    config: ScoringConstants,
+    lexical: bool,
+    place_terms: set[str] | None = None,
+    with_why: bool = True,
+) -> Evidence:
     """Steps 3-6 for one pair: every signal, the score, the gate, the type and the why."""
     places = place_terms if place_terms is not None else set()
     ev = Evidence()
@@ -228,8 +243,9 @@ def score_pair(m: Side, c: Side, stats: Stats, config: ScoringConstants, lexical
     ev.type, ev.source_is_first = link_type(m, c)
     ev.cue = 1.0 if ev.type == "resolves" and same_session and apart <= TWO_HOURS and shared else 0.0
     omega = 0.25 if lexical else 0.5
-    ev.raw = 1.0 - ((1 - 0.8 * ev.share) * (1 - omega * ev.sem) * (1 - 0.6 * ev.bridge)
-                    * (1 - 0.35 * ev.time) * (1 - 0.5 * ev.cue))
+    ev.raw = 1.0 - (
+        (1 - 0.8 * ev.share) * (1 - omega * ev.sem) * (1 - 0.6 * ev.bridge) * (1 - 0.35 * ev.time) * (1 - 0.5 * ev.cue)
+    )
     ev.prior = prior(m.noun, c.noun)
     ev.score = ev.prior * ev.raw
     source, target = (m, c) if ev.source_is_first else (c, m)

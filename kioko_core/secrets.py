@@ -58,7 +58,8 @@ _PLACEHOLDER = re.compile(
 )
 
 # Words that describe a password rather than being one: "the password is required".
-_DESCRIPTIVE = frozenset("""
+_DESCRIPTIVE = frozenset(
+    """
 required optional mandatory needed necessary wrong right incorrect correct invalid valid expired expiring
 missing empty blank set unset changed reset stored hashed encrypted salted weak strong long short secure
 insecure ok okay fine same different protected hidden visible known unknown forgotten compromised leaked
@@ -66,12 +67,15 @@ rotated updated new old default temporary sensitive saved synced enabled disable
 unlocked shared private public there here gone ready good bad simple complex easy hard unchanged working
 broken irrelevant useless obvious predictable random generated unique reused fixed
 managed handled sent emailed texted printed written attached included listed shown masked obscured
-""".split())
+""".split()
+)
 
-_STOP = frozenset("""
+_STOP = frozenset(
+    """
 a an the is was are be been to of in on at for by with and or not no it its this that these those my our
 your his her their too very also just still only then than so as if but from into onto about
-""".split())
+""".split()
+)
 
 _CLAUSE_END = re.compile(r"""^\s*(?:$|[.,;:!?)"'\]]|\s+(?:and|but|so|or|please|thanks)\b)""", re.IGNORECASE)
 
@@ -106,7 +110,9 @@ _SEPARATOR = r"\s*(?:[:=]|=>|\s(?:is|was|are)\b)\s*"
 _QUALIFIER = r"(?:\s+(?:for|to|of|on|at)(?:\s+[\w.@/-]+){1,4}?)?"
 
 _PASSWORD = re.compile(
-    r"\b(?:[A-Za-z0-9]+[_-])*(?:passwords?|passwd|passphrase|pwd)" + _QUALIFIER + _SEPARATOR
+    r"\b(?:[A-Za-z0-9]+[_-])*(?:passwords?|passwd|passphrase|pwd)"
+    + _QUALIFIER
+    + _SEPARATOR
     + r"""(?P<quote>['"`]?)(?P<secret>[^\s'"`,;]*[^\s'"`,;.!?)\]])(?P<rest>.{0,12})""",
     re.IGNORECASE,
 )
@@ -115,7 +121,9 @@ _NAMED_KEY = re.compile(
     r"\b(?:[A-Za-z0-9]+[_-])*(?P<name>api[_ -]?keys?|apikeys?|api[_ -]?secret|secret(?:[_ -]?(?:access[_ -]?)?key)?"
     r"|access[_ -]?key(?:[_ -]?id)?|client[_ -]?secret|private[_ -]?key|signing[_ -]?key"
     r"|(?:access|auth|refresh|api|session|bearer|id|personal[_ -]access)?[_ -]?tokens?)"
-    + _QUALIFIER + _SEPARATOR + r"""['"`]?(?P<secret>[A-Za-z0-9][A-Za-z0-9_\-./+=]{15,})""",
+    + _QUALIFIER
+    + _SEPARATOR
+    + r"""['"`]?(?P<secret>[A-Za-z0-9][A-Za-z0-9_\-./+=]{15,})""",
     re.IGNORECASE,
 )
 
@@ -139,13 +147,21 @@ def _password_counts(match: re.Match[str]) -> bool:
 
 
 _DETECTORS: tuple[_Detector, ...] = (
-    _Detector("private_key", re.compile(
-        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
-        r"(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----)?")),
+    _Detector(
+        "private_key",
+        re.compile(
+            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+            r"(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----)?"
+        ),
+    ),
     _Detector("private_key", re.compile(r"\bPuTTY-User-Key-File-\d+:[^\n]*")),
     # vendor keys always carry digits: "sk-learn-pipeline" is a library, not a key
-    _Detector("api_key", re.compile(r"(?<![\w-])sk-(?P<secret>[A-Za-z0-9_-]{16,})"), "secret",
-              _secret_value(lambda value: any(c.isdigit() for c in value))),
+    _Detector(
+        "api_key",
+        re.compile(r"(?<![\w-])sk-(?P<secret>[A-Za-z0-9_-]{16,})"),
+        "secret",
+        _secret_value(lambda value: any(c.isdigit() for c in value)),
+    ),
     _Detector("api_key", re.compile(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b")),
     _Detector("api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}(?![\w-])")),
     _Detector("api_key", re.compile(r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}")),
@@ -156,15 +172,27 @@ _DETECTORS: tuple[_Detector, ...] = (
     _Detector("slack_token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
     _Detector("slack_webhook", re.compile(r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}")),
     _Detector("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
-    _Detector("bearer_token", re.compile(r"\bbearer\s+(?P<secret>[A-Za-z0-9\-._~+/]{16,}=*)", re.IGNORECASE),
-              "secret", _secret_value(_token_like)),
-    _Detector("connection_string", re.compile(
-        r"\b[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\s:/@]*:(?P<secret>[^\s@/]+)@[^\s/@]+"), "secret",
-        _secret_value(lambda value: not _is_placeholder(value))),
+    _Detector(
+        "bearer_token",
+        re.compile(r"\bbearer\s+(?P<secret>[A-Za-z0-9\-._~+/]{16,}=*)", re.IGNORECASE),
+        "secret",
+        _secret_value(_token_like),
+    ),
+    _Detector(
+        "connection_string",
+        re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\s:/@]*:(?P<secret>[^\s@/]+)@[^\s/@]+"),
+        "secret",
+        _secret_value(lambda value: not _is_placeholder(value)),
+    ),
     _Detector("password", _PASSWORD, "secret", _password_counts),
-    _Detector("pin", re.compile(
-        r"\b(?:pin(?:\s+code|\s+number)?|passcode)" + _QUALIFIER + _SEPARATOR + r"(?P<secret>\d{4,8})\b",
-        re.IGNORECASE), "secret"),
+    _Detector(
+        "pin",
+        re.compile(
+            r"\b(?:pin(?:\s+code|\s+number)?|passcode)" + _QUALIFIER + _SEPARATOR + r"(?P<secret>\d{4,8})\b",
+            re.IGNORECASE,
+        ),
+        "secret",
+    ),
     _Detector("api_key", _NAMED_KEY, "secret", _secret_value(_token_like)),
 )
 
@@ -186,10 +214,12 @@ def _given_value(value: str) -> bool:
 
 # Words that make "passphrase is ..." a description rather than the phrase itself ("correct" and "right"
 # are left out: "correct horse battery staple" is the best-known passphrase of all).
-_PHRASE_DESCRIBING = (_DESCRIPTIVE - {"correct", "right", "good", "simple", "easy"}) | frozenset("""
+_PHRASE_DESCRIBING = (_DESCRIPTIVE - {"correct", "right", "good", "simple", "easy"}) | frozenset(
+    """
 characters chars words letters digits symbols minimum maximum least most required policy rule rules format
 length entropy bits dictionary diceware generated chosen picked memorable
-""".split())
+""".split()
+)
 
 
 def _phrase_counts(match: re.Match[str]) -> bool:
@@ -205,56 +235,93 @@ def _phrase_counts(match: re.Match[str]) -> bool:
 
 # A variable whose name says it holds a credential, set in a .env file or a shell (KEY=value).
 # PWD and PASS only after a prefix (DB_PWD, SMTP_PASS): a shell's own PWD is the working directory.
-_ENV_SECRET_NAME = (r"(?:[A-Z0-9_]*(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|SECRET_KEY|TOKEN|API_?KEY|ACCESS_KEY"
-                    r"|PRIVATE_KEY|AUTH_KEY|CREDENTIALS?|CONNECTION_STRING)|[A-Z][A-Z0-9_]*_(?:PWD|PASS))")
+_ENV_SECRET_NAME = (
+    r"(?:[A-Z0-9_]*(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|SECRET_KEY|TOKEN|API_?KEY|ACCESS_KEY"
+    r"|PRIVATE_KEY|AUTH_KEY|CREDENTIALS?|CONNECTION_STRING)|[A-Z][A-Z0-9_]*_(?:PWD|PASS))"
+)
 
 _EXTRA_DETECTORS: tuple[_Detector, ...] = (
     # Azure storage / Service Bus connection strings and shared access signatures
-    _Detector("connection_string", re.compile(
-        r"\b(?:AccountKey|SharedAccessKey|SharedSecretValue)\s*=\s*(?P<secret>[A-Za-z0-9+/]{20,}={0,2})",
-        re.IGNORECASE), "secret"),
+    _Detector(
+        "connection_string",
+        re.compile(
+            r"\b(?:AccountKey|SharedAccessKey|SharedSecretValue)\s*=\s*(?P<secret>[A-Za-z0-9+/]{20,}={0,2})",
+            re.IGNORECASE,
+        ),
+        "secret",
+    ),
     _Detector("connection_string", re.compile(r"[?&;]sig=(?P<secret>[A-Za-z0-9%+/]{20,}(?:%3D|=){0,2})"), "secret"),
     # HTTP Basic: "Authorization: Basic dXNlcjpwYXNz" (the value decodes to user:password)
-    _Detector("basic_auth", re.compile(
-        r"\bbasic\s+(?P<secret>[A-Za-z0-9+/]{6,}={0,2})(?![\w+/=])", re.IGNORECASE), "secret",
-        _secret_value(_is_basic_credentials)),
+    _Detector(
+        "basic_auth",
+        re.compile(r"\bbasic\s+(?P<secret>[A-Za-z0-9+/]{6,}={0,2})(?![\w+/=])", re.IGNORECASE),
+        "secret",
+        _secret_value(_is_basic_credentials),
+    ),
     # command lines: curl -u user:pass, mysql -pPASSWORD, sshpass -p pass
-    _Detector("password", re.compile(
-        r"""\b(?:curl|wget|http)\b[^\n|;&]*?\s(?:-u|--user)[\s=]*['"]?[^\s:'"]*:(?P<secret>[^\s'"]+)"""),
-        "secret", _secret_value(_given_value)),
-    _Detector("password", re.compile(
-        r"""\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]*?\s-p(?P<secret>[^\s'"-][^\s'"]*)"""),
-        "secret", _secret_value(_given_value)),
-    _Detector("password", re.compile(r"""\bsshpass\s+-p\s*['"]?(?P<secret>[^\s'"]+)"""), "secret",
-              _secret_value(_given_value)),
+    _Detector(
+        "password",
+        re.compile(r"""\b(?:curl|wget|http)\b[^\n|;&]*?\s(?:-u|--user)[\s=]*['"]?[^\s:'"]*:(?P<secret>[^\s'"]+)"""),
+        "secret",
+        _secret_value(_given_value),
+    ),
+    _Detector(
+        "password",
+        re.compile(
+            r"""\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]*?\s-p(?P<secret>[^\s'"-][^\s'"]*)"""
+        ),
+        "secret",
+        _secret_value(_given_value),
+    ),
+    _Detector(
+        "password", re.compile(r"""\bsshpass\s+-p\s*['"]?(?P<secret>[^\s'"]+)"""), "secret", _secret_value(_given_value)
+    ),
     # a passphrase or recovery phrase given as words
-    _Detector("password", re.compile(
-        r"\b(?:pass\s?phrase|seed\s+phrase|recovery\s+phrase|mnemonic)" + _SEPARATOR
-        + r"""['"]?(?P<secret>[A-Za-z]+(?:[ -][A-Za-z]+){3,23})['"]?(?P<rest>.{0,12})""", re.IGNORECASE),
-        "secret", _phrase_counts),
+    _Detector(
+        "password",
+        re.compile(
+            r"\b(?:pass\s?phrase|seed\s+phrase|recovery\s+phrase|mnemonic)"
+            + _SEPARATOR
+            + r"""['"]?(?P<secret>[A-Za-z]+(?:[ -][A-Za-z]+){3,23})['"]?(?P<rest>.{0,12})""",
+            re.IGNORECASE,
+        ),
+        "secret",
+        _phrase_counts,
+    ),
     # a URL's query string: ?password=..., &sslpassword=..., &api_key=...
-    _Detector("connection_string", re.compile(
-        r"""[?&](?:[A-Za-z_]*password|passwd|pass|pwd|secret|(?:access|auth|api|refresh|id|session)?_?token"""
-        r"""|api_?key|access_?key)=(?P<secret>[^&\s#'"]+)""",
-        re.IGNORECASE), "secret", _secret_value(_given_value)),
+    _Detector(
+        "connection_string",
+        re.compile(
+            r"""[?&](?:[A-Za-z_]*password|passwd|pass|pwd|secret|(?:access|auth|api|refresh|id|session)?_?token"""
+            r"""|api_?key|access_?key)=(?P<secret>[^&\s#'"]+)""",
+            re.IGNORECASE,
+        ),
+        "secret",
+        _secret_value(_given_value),
+    ),
     # .env lines and shell assignments: DB_PASSWORD=..., export OPENAI_API_KEY=..., PGPASSWORD=... psql
-    _Detector("env_secret", re.compile(
-        r"(?<![\w$.-])(?:export[ \t]+)?" + _ENV_SECRET_NAME + r"""[ \t]*=[ \t]*['"]?(?P<secret>[^\s'"#]+)"""),
-        "secret", _secret_value(lambda v: _given_value(v) and v.lower() not in {"true", "false", "none", "null"})),
+    _Detector(
+        "env_secret",
+        re.compile(
+            r"(?<![\w$.-])(?:export[ \t]+)?" + _ENV_SECRET_NAME + r"""[ \t]*=[ \t]*['"]?(?P<secret>[^\s'"#]+)"""
+        ),
+        "secret",
+        _secret_value(lambda v: _given_value(v) and v.lower() not in {"true", "false", "none", "null"}),
+    ),
     # cloud and SaaS keys recognisable by their prefix and shape
-    _Detector("api_key", re.compile(r"\bya29\.[A-Za-z0-9_-]{20,}")),                      # Google OAuth access
-    _Detector("api_key", re.compile(r"\bLTAI[A-Za-z0-9]{12,20}\b")),                      # Alibaba Cloud
-    _Detector("api_key", re.compile(r"\bdop_v1_[a-f0-9]{64}\b")),                         # DigitalOcean
-    _Detector("api_key", re.compile(r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b")),          # Shopify
-    _Detector("api_key", re.compile(r"\bdapi[a-f0-9]{32}(?:-\d)?\b")),                    # Databricks
-    _Detector("api_key", re.compile(r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}")),        # PyPI upload token
-    _Detector("api_key", re.compile(r"\bsq0(?:atp|csp)-[A-Za-z0-9_-]{22,}")),            # Square
-    _Detector("api_key", re.compile(r"\bkey-[0-9a-zA-Z]{32}\b")),                        # Mailgun
-    _Detector("api_key", re.compile(r"\bSK[0-9a-f]{32}\b")),                              # Twilio API key
-    _Detector("api_key", re.compile(r"\bAKCp[0-9A-Za-z]{60,}")),                          # Artifactory
-    _Detector("api_key", re.compile(r"\bglsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}\b")),         # Grafana
-    _Detector("api_key", re.compile(r"\bpk_live_[A-Za-z0-9]{16,}\b")),                    # Stripe, live
-    _Detector("token", re.compile(r"\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b")),                   # Telegram bot
+    _Detector("api_key", re.compile(r"\bya29\.[A-Za-z0-9_-]{20,}")),  # Google OAuth access
+    _Detector("api_key", re.compile(r"\bLTAI[A-Za-z0-9]{12,20}\b")),  # Alibaba Cloud
+    _Detector("api_key", re.compile(r"\bdop_v1_[a-f0-9]{64}\b")),  # DigitalOcean
+    _Detector("api_key", re.compile(r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b")),  # Shopify
+    _Detector("api_key", re.compile(r"\bdapi[a-f0-9]{32}(?:-\d)?\b")),  # Databricks
+    _Detector("api_key", re.compile(r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}")),  # PyPI upload token
+    _Detector("api_key", re.compile(r"\bsq0(?:atp|csp)-[A-Za-z0-9_-]{22,}")),  # Square
+    _Detector("api_key", re.compile(r"\bkey-[0-9a-zA-Z]{32}\b")),  # Mailgun
+    _Detector("api_key", re.compile(r"\bSK[0-9a-f]{32}\b")),  # Twilio API key
+    _Detector("api_key", re.compile(r"\bAKCp[0-9A-Za-z]{60,}")),  # Artifactory
+    _Detector("api_key", re.compile(r"\bglsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}\b")),  # Grafana
+    _Detector("api_key", re.compile(r"\bpk_live_[A-Za-z0-9]{16,}\b")),  # Stripe, live
+    _Detector("token", re.compile(r"\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b")),  # Telegram bot
     _Detector("token", re.compile(r"\b[MN][A-Za-z\d]{23,25}\.[\w-]{6}\.[\w-]{27,38}\b")),  # Discord bot
 )
 

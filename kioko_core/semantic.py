@@ -121,25 +121,35 @@ def load_model(path: Path | None = None) -> MiniLMModel:
     for i in range(int(config["num_hidden_layers"])):
         p = f"encoder.layer.{i}."
         attention = p + "attention.self."
-        layers.append(_Layer(
-            # torch Linear stores (out, in); transposing once makes every forward step x @ W
-            qkv_w=np.ascontiguousarray(np.concatenate(
-                [w(attention + part + ".weight").T for part in ("query", "key", "value")], axis=1)),
-            qkv_b=np.concatenate([w(attention + part + ".bias") for part in ("query", "key", "value")]),
-            out_w=np.ascontiguousarray(w(p + "attention.output.dense.weight").T),
-            out_b=w(p + "attention.output.dense.bias"),
-            ln1_g=w(p + "attention.output.LayerNorm.weight"), ln1_b=w(p + "attention.output.LayerNorm.bias"),
-            up_w=np.ascontiguousarray(w(p + "intermediate.dense.weight").T), up_b=w(p + "intermediate.dense.bias"),
-            down_w=np.ascontiguousarray(w(p + "output.dense.weight").T), down_b=w(p + "output.dense.bias"),
-            ln2_g=w(p + "output.LayerNorm.weight"), ln2_b=w(p + "output.LayerNorm.bias"),
-        ))
+        layers.append(
+            _Layer(
+                # torch Linear stores (out, in); transposing once makes every forward step x @ W
+                qkv_w=np.ascontiguousarray(
+                    np.concatenate([w(attention + part + ".weight").T for part in ("query", "key", "value")], axis=1)
+                ),
+                qkv_b=np.concatenate([w(attention + part + ".bias") for part in ("query", "key", "value")]),
+                out_w=np.ascontiguousarray(w(p + "attention.output.dense.weight").T),
+                out_b=w(p + "attention.output.dense.bias"),
+                ln1_g=w(p + "attention.output.LayerNorm.weight"),
+                ln1_b=w(p + "attention.output.LayerNorm.bias"),
+                up_w=np.ascontiguousarray(w(p + "intermediate.dense.weight").T),
+                up_b=w(p + "intermediate.dense.bias"),
+                down_w=np.ascontiguousarray(w(p + "output.dense.weight").T),
+                down_b=w(p + "output.dense.bias"),
+                ln2_g=w(p + "output.LayerNorm.weight"),
+                ln2_b=w(p + "output.LayerNorm.bias"),
+            )
+        )
     return MiniLMModel(
         tokenizer=tokenizer,
         word=w("embeddings.word_embeddings.weight"),
         position=w("embeddings.position_embeddings.weight"),
         token_type=w("embeddings.token_type_embeddings.weight"),
-        emb_ln_g=w("embeddings.LayerNorm.weight"), emb_ln_b=w("embeddings.LayerNorm.bias"),
-        layers=tuple(layers), heads=int(config["num_attention_heads"]), eps=_config_eps(config),
+        emb_ln_g=w("embeddings.LayerNorm.weight"),
+        emb_ln_b=w("embeddings.LayerNorm.bias"),
+        layers=tuple(layers),
+        heads=int(config["num_attention_heads"]),
+        eps=_config_eps(config),
     )
 
 
@@ -234,13 +244,13 @@ def embed_texts(model: MiniLMModel, texts: Sequence[str], batch_size: int = BATC
     out = np.empty((len(all_ids), model.dim), dtype=np.float32)
     order = sorted(range(len(all_ids)), key=lambda i: len(all_ids[i]))
     for start in range(0, len(order), batch_size):
-        chunk = order[start:start + batch_size]
+        chunk = order[start : start + batch_size]
         length = max(len(all_ids[i]) for i in chunk)
         ids = np.zeros((len(chunk), length), dtype=np.int64)  # 0 is [PAD]
         mask = np.zeros((len(chunk), length), dtype=np.int64)
         for row, i in enumerate(chunk):
-            ids[row, :len(all_ids[i])] = all_ids[i]
-            mask[row, :len(all_ids[i])] = 1
+            ids[row, : len(all_ids[i])] = all_ids[i]
+            mask[row, : len(all_ids[i])] = 1
         out[chunk] = encode(model, ids, mask)
     return out
 

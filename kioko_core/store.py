@@ -124,7 +124,9 @@ class Record(BaseModel):
 
     __hash__ = None  # type: ignore[assignment]
 
-    def __repr_args__(self) -> Iterator[tuple[str | None, Any]]:  # a 256-float vector drowns every other field in a repr
+    def __repr_args__(
+        self,
+    ) -> Iterator[tuple[str | None, Any]]:  # a 256-float vector drowns every other field in a repr
         for name, value in super().__repr_args__():
             if name == "embedding" and value is not None:
                 value = f"<float32[{value.shape[0]}]>"
@@ -243,8 +245,9 @@ class Store(Protocol):
         """
         ...
 
-    def knn(self, scope: Scope, vector: Sequence[float] | np.ndarray, k: int,
-            filter: Filter | None = None) -> list[Neighbor]:
+    def knn(
+        self, scope: Scope, vector: Sequence[float] | np.ndarray, k: int, filter: Filter | None = None
+    ) -> list[Neighbor]:
         """Up to ``k`` records of ``scope`` that match ``filter`` and have an embedding, most similar first.
 
         A selective filter still yields ``k`` results when ``k`` records match.
@@ -363,15 +366,18 @@ def check_record(record: Record, dim: int) -> Record:
     for field_name in ("user_id", "kind", "content"):
         value = getattr(record, field_name)
         if not is_storable_text(value) or (field_name != "content" and not value):
-            raise refuse(f"{field_name} must be {'a' if field_name == 'content' else 'a non-empty'} string "
-                         "without NUL characters or lone surrogates")
+            raise refuse(
+                f"{field_name} must be {'a' if field_name == 'content' else 'a non-empty'} string "
+                "without NUL characters or lone surrogates"
+            )
     for field_name in ("agent_id", "session_id"):
         value = getattr(record, field_name)
         if value is not None and not is_storable_text(value):
             raise refuse(f"{field_name} must be None or a string without NUL characters or lone surrogates")
     terms = record.terms
-    if type(terms) is not list or not all(type(term) is str for term in terms) or not is_storable_text(
-            "".join(terms)):  # one check of the joined text: a surrogate is refused paired or not
+    if (
+        type(terms) is not list or not all(type(term) is str for term in terms) or not is_storable_text("".join(terms))
+    ):  # one check of the joined text: a surrogate is refused paired or not
         raise refuse("terms must be a list of strings without NUL characters or lone surrogates")
     for field_name in ("created_at", "updated_at"):
         value = getattr(record, field_name)
@@ -390,8 +396,10 @@ def check_record(record: Record, dim: int) -> Record:
         if not isinstance(vector, np.ndarray) or vector.ndim != 1 or vector.dtype.kind not in "fiu":
             raise refuse("embedding must be a 1-d numpy vector of numbers")
         if vector.shape[0] != dim:
-            raise refuse(f"embedding has {vector.shape[0]} dimensions, this store holds {dim}; open the "
-                         f"store with ?dim={vector.shape[0]} or use a matching embedder")
+            raise refuse(
+                f"embedding has {vector.shape[0]} dimensions, this store holds {dim}; open the "
+                f"store with ?dim={vector.shape[0]} or use a matching embedder"
+            )
         if vector.dtype != np.float32:
             with np.errstate(over="ignore"):  # a value beyond float32 becomes infinity, refused just below
                 vector = update["embedding"] = vector.astype(np.float32)
@@ -443,8 +451,10 @@ def _not_json(item: Any, depth: int) -> tuple[str, str] | None:
             if found is not None:
                 return (f"[{position}]{found[0]}", found[1])
         return None
-    return ("", f"is a {kind.__name__}, which is not JSON (use str, int, float, bool, None, lists and dicts "
-                "with string keys)")
+    return (
+        "",
+        f"is a {kind.__name__}, which is not JSON (use str, int, float, bool, None, lists and dicts with string keys)",
+    )
 
 
 def check_query_vector(vector: Sequence[float] | np.ndarray, dim: int) -> np.ndarray:

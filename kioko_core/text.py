@@ -12,7 +12,8 @@ import snowballstemmer
 
 # --------------------------------------------------------------------------- vocabularies
 
-STOP_WORDS = frozenset("""
+STOP_WORDS = frozenset(
+    """
 a about above after again against all almost along already also although always am among an and another
 any anyone anything are around as at away back be became because been before being below between both
 but by can cannot could did do does doing down during each either else enough etc even ever every
@@ -24,40 +25,88 @@ sometimes soon still such than that the their theirs them themselves then there 
 though through thus till to today together too toward towards twice under until up upon us very via
 was we well were what whatever when where whether which while who whom whose why will with within
 without would yes yet you your yours yourself yourselves
-""".split())
+""".split()
+)
 
 # Words that frame a stored memory rather than say what it is about ("Decision: ...", "User prefers ...").
-FRAMING_WORDS = frozenset("""
+FRAMING_WORDS = frozenset(
+    """
 user users decision decisions decided decide decides chose choose chosen goal goals lesson lessons learned
 learnt prefers prefer preferred preference preferences likes note notes noted fact facts insight insights
 summary summaries procedure procedures event events remember remembered worked memory agent assistant
-""".split()) - {"memory"}  # "memory" is a real topic word in a memory layer's own notes
+""".split()
+) - {"memory"}  # "memory" is a real topic word in a memory layer's own notes
 
 # Verbs that carry no topic: "the fault came back" and "the theme came up" share nothing.
-LIGHT_VERBS = frozenset("""
+LIGHT_VERBS = frozenset(
+    """
 keep keeps kept keeping came come comes coming went go goes going gone got get gets getting make makes
 made making take takes took taken taking do does did done doing put puts putting use uses used using
 seem seems seemed give gives gave given say says said tell told let lets try tries tried
-""".split())
+""".split()
+)
 
 # Capitalised words that never start or make a name: framing words, months, days, pronouns.
-NAME_FRAMING = frozenset("""
+NAME_FRAMING = frozenset(
+    """
 user decision goal lesson procedure fact note insight summary event step steps skill strategy the a an
 i we you he she they it this that these those my our your january february march april may june july
 august september october november december monday tuesday wednesday thursday friday saturday sunday
 today yesterday tomorrow found
-""".split()) | frozenset("""
+""".split()
+) | frozenset(
+    """
 hey hi hello hiya thanks thank thx yeah yes yep yup no nope wow whoa oh ooh aww omg lol haha hmm yay woohoo
 congrats congratulations bye cheers sorry please ok okay sure cool great awesome nice well anyway also so
 now here there then btw fyi dear
-""".split())  # chat: "Hey Mel!", "Thanks Caroline" greet a name, they are not part of it
+""".split()
+)  # chat: "Hey Mel!", "Thanks Caroline" greet a name, they are not part of it
 
 # Nouns that name a place or a machine when followed by a number ("line 3", "cell 4B").
 ASSET_NOUNS = (
-    "line", "press", "cell", "server", "station", "machine", "robot", "oven", "tank", "pump", "zone",
-    "bay", "room", "floor", "building", "site", "host", "node", "rack", "unit", "area", "dock", "gate",
-    "cluster", "shard", "router", "switch", "plant", "hall", "kiln", "mixer", "belt", "lane", "aisle",
-    "workstation", "desk", "truck", "vehicle", "tool", "furnace", "reactor", "boiler", "filler",
+    "line",
+    "press",
+    "cell",
+    "server",
+    "station",
+    "machine",
+    "robot",
+    "oven",
+    "tank",
+    "pump",
+    "zone",
+    "bay",
+    "room",
+    "floor",
+    "building",
+    "site",
+    "host",
+    "node",
+    "rack",
+    "unit",
+    "area",
+    "dock",
+    "gate",
+    "cluster",
+    "shard",
+    "router",
+    "switch",
+    "plant",
+    "hall",
+    "kiln",
+    "mixer",
+    "belt",
+    "lane",
+    "aisle",
+    "workstation",
+    "desk",
+    "truck",
+    "vehicle",
+    "tool",
+    "furnace",
+    "reactor",
+    "boiler",
+    "filler",
 )
 
 PROBLEM_CUES = re.compile(
@@ -81,7 +130,7 @@ PROGRESS_CUES = re.compile(
 
 _IDENTIFIER = re.compile(
     r"(?<![\w.-])(?:"
-    r"\d{1,3}(?:\.\d{1,3}){3}(?:/\d{1,2})?"            # addresses: 10.20.0.0/16
+    r"\d{1,3}(?:\.\d{1,3}){3}(?:/\d{1,2})?"  # addresses: 10.20.0.0/16
     r"|[A-Za-z][A-Za-z0-9]*-[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*"  # INC-4521, E-217, S7-1500 (digit checked below)
     r")(?![\w-])"
 )
@@ -203,7 +252,7 @@ def _names(text: str, taken: list[tuple[int, int]]) -> list[tuple[int, int, str]
     index = 0
     while index < len(tokens):
         run = [tokens[index]]
-        while index + 1 < len(tokens) and re.fullmatch(r"\s+", text[run[-1].end():tokens[index + 1].start()]):
+        while index + 1 < len(tokens) and re.fullmatch(r"\s+", text[run[-1].end() : tokens[index + 1].start()]):
             index += 1
             run.append(tokens[index])
         index += 1
@@ -218,7 +267,7 @@ def _names(text: str, taken: list[tuple[int, int]]) -> list[tuple[int, int, str]
         while run and run[-1].group().lower() in NAME_FRAMING:
             run = run[:-1]
         if run:
-            found.append((run[0].start(), run[-1].end(), text[run[0].start():run[-1].end()]))
+            found.append((run[0].start(), run[-1].end(), text[run[0].start() : run[-1].end()]))
     return found
 
 

@@ -10,7 +10,6 @@ from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 from .store import UnknownStoreError
 
-
 SECRET_PARAMS = frozenset({"password", "api_key", "apikey", "token", "secret", "key"})
 """Query parameters whose values are hidden like a password."""
 
@@ -61,8 +60,11 @@ class StoreURL:
         parts = urlsplit(url)
         # qdrant+local://:memory: names a path, not a host and port
         if parts.netloc.startswith(":") and "@" not in parts.netloc:
-            return cls(scheme=parts.scheme.lower(), path=unquote(parts.netloc + parts.path),
-                       query=MappingProxyType(dict(parse_qsl(parts.query, keep_blank_values=True))))
+            return cls(
+                scheme=parts.scheme.lower(),
+                path=unquote(parts.netloc + parts.path),
+                query=MappingProxyType(dict(parse_qsl(parts.query, keep_blank_values=True))),
+            )
         try:
             port = parts.port
         except ValueError as error:
@@ -88,8 +90,9 @@ class StoreURL:
                 auth += ":" + ("***" if hide_password else quote(self.password, safe=""))
             auth += "@"
         hostport = (self.host or "") + (f":{self.port}" if self.port is not None else "")
-        query = "&".join(f"{k}={'***' if hide_password and is_secret_param(k) else quote(v, safe='')}"
-                         for k, v in self.query.items())
+        query = "&".join(
+            f"{k}={'***' if hide_password and is_secret_param(k) else quote(v, safe='')}" for k, v in self.query.items()
+        )
         return f"{self.scheme}://{auth}{hostport}{self.path}" + (f"?{query}" if query else "")
 
     def with_query(self, **values: str) -> StoreURL:
@@ -109,5 +112,6 @@ def _mask(text: str) -> str:
     if "@" in text and ":" in text.split("@", 1)[0]:
         head, tail = text.split("@", 1)
         text = head.rsplit(":", 1)[0] + ":***@" + tail
-    return re.sub(r"([?&;])([^=&;#]+)=([^&;#]*)",
-                  lambda m: f"{m[1]}{m[2]}=***" if is_secret_param(m[2]) else m[0], text)
+    return re.sub(
+        r"([?&;])([^=&;#]+)=([^&;#]*)", lambda m: f"{m[1]}{m[2]}=***" if is_secret_param(m[2]) else m[0], text
+    )

@@ -20,7 +20,6 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))  # `import services` from the test modules and here
 
 import services  # noqa: E402
-
 from services import REQUIRED_UNDER_CI, STORES  # noqa: E402
 
 _unavailable: dict[str, str] = {}
@@ -113,8 +112,11 @@ def qdrant_server_contract_url(qdrant_server_store_url: str, qdrant_service: ser
 
 
 CONTRACT_URL_FIXTURES = {
-    "memory": "memory_store_url", "sqlite": "sqlite_store_url", "postgresql": "postgresql_contract_url",
-    "qdrant-local": "qdrant_local_store_url", "qdrant-server": "qdrant_server_contract_url",
+    "memory": "memory_store_url",
+    "sqlite": "sqlite_store_url",
+    "postgresql": "postgresql_contract_url",
+    "qdrant-local": "qdrant_local_store_url",
+    "qdrant-server": "qdrant_server_contract_url",
 }
 
 
@@ -152,8 +154,11 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     store = _store_of_test.get(report.nodeid)
     if store is None:
         return
-    if report.when == "call" or (report.when == "setup" and not report.passed) or (
-            report.when == "teardown" and report.failed):
+    if (
+        report.when == "call"
+        or (report.when == "setup" and not report.passed)
+        or (report.when == "teardown" and report.failed)
+    ):
         _outcomes[store]["error" if report.failed and report.when != "call" else report.outcome] += 1
 
 

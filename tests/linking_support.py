@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import store_unavailable
 
 import kioko
@@ -142,26 +141,57 @@ class QuickStart:
 def seed_quickstart(layer: MemoryLayer, user: str) -> QuickStart:
     """Write section 1's memories in its order, with its entity triple (Kioko uses pgvector)."""
     add = layer.add
-    goal = add("Goal: Ship the Kioko memory layer by December 15.", user_id=user, memory_type="goal",
-               created_at=T0)
+    goal = add("Goal: Ship the Kioko memory layer by December 15.", user_id=user, memory_type="goal", created_at=T0)
     layer.graph.add("Kioko", "uses", "pgvector", user_id=user)
-    decision = add("Decision: Vector database - chose pgvector because we already run Postgres.", user_id=user,
-                   memory_type="decision", created_at=T0 + 60)
-    jam = add("The line 3 conveyor jammed twice this morning.", user_id=user, memory_type="episodic",
-              session_id="s1", created_at=T0 + 100)
-    fault = add("Line 3 keeps faulting with error E-217.", user_id=user, memory_type="episodic", session_id="s1",
-                created_at=T0 + 200)
-    fix = add("Found it: the encoder cable on line 3 was loose.", user_id=user, memory_type="episodic",
-              session_id="s1", created_at=T0 + 220)
-    procedure = add("Clear a conveyor jam on line 3: 1) Press stop; 2) Open the guard; 3) Remove the jammed "
-                    "bottle; 4) Reset the drive", user_id=user, memory_type="procedural",
-                    metadata={"title": "Clear a conveyor jam on line 3"}, created_at=T0 + 300)
-    lesson = add("For clearing conveyor jams: reset the drive before reopening the guard (1/1 worked). Lesson: "
-                 "always check the photo-eye alignment after a jam", user_id=user, memory_type="strategy",
-                 created_at=T0 + 400)
+    decision = add(
+        "Decision: Vector database - chose pgvector because we already run Postgres.",
+        user_id=user,
+        memory_type="decision",
+        created_at=T0 + 60,
+    )
+    jam = add(
+        "The line 3 conveyor jammed twice this morning.",
+        user_id=user,
+        memory_type="episodic",
+        session_id="s1",
+        created_at=T0 + 100,
+    )
+    fault = add(
+        "Line 3 keeps faulting with error E-217.",
+        user_id=user,
+        memory_type="episodic",
+        session_id="s1",
+        created_at=T0 + 200,
+    )
+    fix = add(
+        "Found it: the encoder cable on line 3 was loose.",
+        user_id=user,
+        memory_type="episodic",
+        session_id="s1",
+        created_at=T0 + 220,
+    )
+    procedure = add(
+        "Clear a conveyor jam on line 3: 1) Press stop; 2) Open the guard; 3) Remove the jammed "
+        "bottle; 4) Reset the drive",
+        user_id=user,
+        memory_type="procedural",
+        metadata={"title": "Clear a conveyor jam on line 3"},
+        created_at=T0 + 300,
+    )
+    lesson = add(
+        "For clearing conveyor jams: reset the drive before reopening the guard (1/1 worked). Lesson: "
+        "always check the photo-eye alignment after a jam",
+        user_id=user,
+        memory_type="strategy",
+        created_at=T0 + 400,
+    )
     tea = add("User likes green tea.", user_id=user, memory_type="preference", created_at=T0 + 500)
-    plc = add("The plant's PLC network uses the 10.20.0.0/16 subnet.", user_id=user, memory_type="factual",
-              created_at=T0 + 600)
+    plc = add(
+        "The plant's PLC network uses the 10.20.0.0/16 subnet.",
+        user_id=user,
+        memory_type="factual",
+        created_at=T0 + 600,
+    )
     return QuickStart(goal, decision, jam, fault, fix, procedure, lesson, tea, plc)
 
 

@@ -143,8 +143,9 @@ def qdrant_server_unavailable() -> str | None:
 def start_qdrant_server() -> Service:
     """A Qdrant server (its ``qdrant://host:port`` URL, no collection), or the reason there is none."""
     if os.environ.get("KIOKO_TEST_QDRANT_URL"):
-        return Service("qdrant-server", _qdrant_server_url(os.environ["KIOKO_TEST_QDRANT_URL"]),
-                       "from KIOKO_TEST_QDRANT_URL")
+        return Service(
+            "qdrant-server", _qdrant_server_url(os.environ["KIOKO_TEST_QDRANT_URL"]), "from KIOKO_TEST_QDRANT_URL"
+        )
     missing = qdrant_server_unavailable()
     if missing is not None:
         return Service("qdrant-server", None, missing)
@@ -182,8 +183,13 @@ def qdrant_collection(service: Service, prefix: str) -> str:
             from qdrant_client import QdrantClient
 
             https = "https=true" in parts.query
-            client = QdrantClient(host=parts.hostname, port=parts.port or 6333, https=https,
-                                  api_key=parts.password or None, check_compatibility=False)
+            client = QdrantClient(
+                host=parts.hostname,
+                port=parts.port or 6333,
+                https=https,
+                api_key=parts.password or None,
+                check_compatibility=False,
+            )
             client.delete_collection(collection)
             client.close()
         except Exception:  # a server already gone has nothing left to clean

@@ -28,7 +28,9 @@ def test_add_many_stores_in_order_and_links_like_add():
     assert got["Found it: the encoder cable on line 3 was loose."]  # linked to the fault before it
 
 
-@pytest.mark.parametrize("bad", [[""], [42], [{"content": "x", "colour": "red"}], [{"content": "x", "memory_type": "nope"}]])
+@pytest.mark.parametrize(
+    "bad", [[""], [42], [{"content": "x", "colour": "red"}], [{"content": "x", "memory_type": "nope"}]]
+)
 def test_add_many_checks_every_item_before_writing(bad):
     layer = kioko.connect("memory://", auto_link=True)
     with pytest.raises(InvalidRecordError):
@@ -44,8 +46,16 @@ def test_adding_the_same_memory_again_returns_the_stored_one(make_layer_url="mem
     assert len(list(layer.memories(user_id="u"))) == 1
     assert not any(e["id"] == first.id for e in L.link_entries(layer.get(first.id, user_id="u")))
     # another scope, kind or session is another memory
-    assert layer.add("Line 3 keeps faulting with error E-217.", user_id="v", memory_type="episodic", session_id="s1").id != first.id
-    assert layer.add("Line 3 keeps faulting with error E-217.", user_id="u", memory_type="episodic", session_id="s2").id != first.id
+    assert (
+        layer.add("Line 3 keeps faulting with error E-217.", user_id="v", memory_type="episodic", session_id="s1").id
+        != first.id
+    )
+    assert (
+        layer.add("Line 3 keeps faulting with error E-217.", user_id="u", memory_type="episodic", session_id="s2").id
+        != first.id
+    )
     assert layer.add("Line 3 keeps faulting with error E-217.", user_id="u", memory_type="factual").id != first.id
-    batch = layer.add_many(["The canteen serves curry on Fridays.", "The canteen serves curry on Fridays."], user_id="w")
+    batch = layer.add_many(
+        ["The canteen serves curry on Fridays.", "The canteen serves curry on Fridays."], user_id="w"
+    )
     assert batch[0].id == batch[1].id and len(list(layer.memories(user_id="w"))) == 1

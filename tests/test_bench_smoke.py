@@ -13,8 +13,24 @@ from benchmarks.synthetic import TOPICS, generate_notes, generate_questions
 def test_quick_run_on_memory_writes_every_required_key(tmp_path: Path) -> None:
     """A tiny --quick run on memory:// writes JSON with one complete object per store and size."""
     target = tmp_path / "bench.json"
-    report = bench.main(["--quick", "--stores", "memory", "--sizes", "60", "--writes", "3", "--recalls", "3",
-                         "--no-progress", "--json", str(target), "--markdown", str(tmp_path / "bench.md")])
+    report = bench.main(
+        [
+            "--quick",
+            "--stores",
+            "memory",
+            "--sizes",
+            "60",
+            "--writes",
+            "3",
+            "--recalls",
+            "3",
+            "--no-progress",
+            "--json",
+            str(target),
+            "--markdown",
+            str(tmp_path / "bench.md"),
+        ]
+    )
     written = json.loads(target.read_text())
     assert written["results"] == json.loads(json.dumps(report["results"]))
     (result,) = written["results"]
@@ -37,8 +53,14 @@ def test_bulk_records_equal_what_add_stores() -> None:
     note = generate_notes(30, seed=3)[-1]
     layer = kioko.connect("memory://", auto_link=False)
     bench.add_entity_graph(layer)
-    added = layer.add(note.content, user_id=bench.USER, memory_type=note.memory_type, session_id=note.session_id,
-                      created_at=note.created_at, id="same-id")
+    added = layer.add(
+        note.content,
+        user_id=bench.USER,
+        memory_type=note.memory_type,
+        session_id=note.session_id,
+        created_at=note.created_at,
+        id="same-id",
+    )
     built = bench.record_for(layer, note, "same-id")
     ignored = {"updated_at", "version"}
     assert built.model_dump(exclude=ignored | {"embedding"}) == added.model_dump(exclude=ignored | {"embedding"})

@@ -25,8 +25,15 @@ BAR = re.compile(r"[━╸╺]|\r|\x1b\[")  # rich's bar glyphs, carriage return
 
 @pytest.fixture(autouse=True)
 def plain_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("KIOKO_URL", "KIOKO_USER", "KIOKO_AGENT", "KIOKO_DEBUG", "FORCE_COLOR", "TTY_COMPATIBLE",
-                 "TTY_INTERACTIVE"):
+    for name in (
+        "KIOKO_URL",
+        "KIOKO_USER",
+        "KIOKO_AGENT",
+        "KIOKO_DEBUG",
+        "FORCE_COLOR",
+        "TTY_COMPATIBLE",
+        "TTY_INTERACTIVE",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("COLUMNS", "200")
 
@@ -53,8 +60,27 @@ def as_json(*args: str, env: dict[str, str] | None = None) -> Any:
 
 def test_help_reads_as_a_table_of_contents_and_version() -> None:
     text = ok("--help").stdout
-    for command in ("add", "get", "list", "update", "delete", "forget-user", "recall", "related", "link", "explain",
-                    "trace", "connect", "graph", "manage", "mcp", "stores", "doctor", "demo", "bench"):
+    for command in (
+        "add",
+        "get",
+        "list",
+        "update",
+        "delete",
+        "forget-user",
+        "recall",
+        "related",
+        "link",
+        "explain",
+        "trace",
+        "connect",
+        "graph",
+        "manage",
+        "mcp",
+        "stores",
+        "doctor",
+        "demo",
+        "bench",
+    ):
         assert re.search(rf"^\W*{re.escape(command)}\s", text, re.MULTILINE), command
     assert ok("--version").stdout.strip() == f"kioko {kioko.__version__}"
 
@@ -62,8 +88,17 @@ def test_help_reads_as_a_table_of_contents_and_version() -> None:
 def test_memories_from_add_to_forget_user_on_sqlite(url: str) -> None:
     user = ("--store", url, "--user", "kumar")
     problem = as_json("add", "Line 3 keeps faulting with error E-217.", "--type", "episodic", "--session", "s1", *user)
-    fix = as_json("add", "Fixed E-217 on line 3: the encoder cable was loose.", "--type", "episodic",
-                  "--session", "s1", "--meta", "shift=2", *user)
+    fix = as_json(
+        "add",
+        "Fixed E-217 on line 3: the encoder cable was loose.",
+        "--type",
+        "episodic",
+        "--session",
+        "s1",
+        "--meta",
+        "shift=2",
+        *user,
+    )
     tea = as_json("add", "User likes green tea.", "--type", "preference", *user)
     assert fix["metadata"]["shift"] == 2 and fix["session_id"] == "s1"
     assert [k["target"] for k in fix["links"]] == [problem["id"]] and fix["links"][0]["type"] == "resolves"
@@ -98,8 +133,9 @@ def test_memories_from_add_to_forget_user_on_sqlite(url: str) -> None:
 
 def test_links_related_explain_trace_and_graph(url: str, tmp_path: Path) -> None:
     with kioko.connect(url, auto_link=True) as memory:
-        from kioko.cli import run_quick_start
         import io
+
+        from kioko.cli import run_quick_start
 
         ids = run_quick_start(memory, "kumar", out=io.StringIO())
     user = ("--store", url, "--user", "kumar")
@@ -213,8 +249,23 @@ def test_mcp_rejects_a_bad_transport(url: str) -> None:
 
 def test_bench_quick_runs_the_benchmark(tmp_path: Path) -> None:
     target = tmp_path / "bench.json"
-    ok("bench", "--quick", "--stores", "memory", "--sizes", "40", "--writes", "2", "--recalls", "2", "--no-progress",
-       "--json", str(target), "--markdown", str(tmp_path / "bench.md"))
+    ok(
+        "bench",
+        "--quick",
+        "--stores",
+        "memory",
+        "--sizes",
+        "40",
+        "--writes",
+        "2",
+        "--recalls",
+        "2",
+        "--no-progress",
+        "--json",
+        str(target),
+        "--markdown",
+        str(tmp_path / "bench.md"),
+    )
     (result,) = json.loads(target.read_text())["results"]
     assert result["store"] == "memory" and result["size"] == 40 and result["error"] is None
 
@@ -228,13 +279,28 @@ def test_main_returns_the_status_instead_of_exiting(url: str, capsys: pytest.Cap
 
 def test_the_installed_command_end_to_end(url: str) -> None:
     """``python -m kioko`` is what the ``kioko`` entry point runs (kioko.cli:main), in a fresh process."""
-    def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "kioko", *args], cwd=ROOT, capture_output=True, text=True,
-                              env={"PATH": "/usr/bin:/bin", "NO_COLOR": "1", "HOME": str(Path(url[10:]).parent)},
-                              timeout=120)
 
-    added = run("add", "Line 3 keeps faulting with error E-217.", "--type", "episodic", "--store", url,
-                "--user", "kumar", "--json")
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "kioko", *args],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            env={"PATH": "/usr/bin:/bin", "NO_COLOR": "1", "HOME": str(Path(url[10:]).parent)},
+            timeout=120,
+        )
+
+    added = run(
+        "add",
+        "Line 3 keeps faulting with error E-217.",
+        "--type",
+        "episodic",
+        "--store",
+        url,
+        "--user",
+        "kumar",
+        "--json",
+    )
     assert added.returncode == 0, added.stderr
     memory_id = json.loads(added.stdout)["id"]
     recalled = run("recall", "E-217", "--store", url, "--user", "kumar", "--json")

@@ -103,10 +103,14 @@ def mutant_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (site / "kioko_contract_mutants.py").write_text(MUTANTS, encoding="utf-8")
     info = site / "kioko_contract_mutants-0.1.dist-info"
     info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: kioko-contract-mutants\nVersion: 0.1\n",
-                                   encoding="utf-8")
-    (info / "entry_points.txt").write_text("[kioko.stores]\n" + "".join(
-        f"{scheme} = kioko_contract_mutants:{cls}\n" for scheme, (cls, _) in MUTANT_CHECKS.items()), encoding="utf-8")
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: kioko-contract-mutants\nVersion: 0.1\n", encoding="utf-8"
+    )
+    (info / "entry_points.txt").write_text(
+        "[kioko.stores]\n"
+        + "".join(f"{scheme} = kioko_contract_mutants:{cls}\n" for scheme, (cls, _) in MUTANT_CHECKS.items()),
+        encoding="utf-8",
+    )
     return site
 
 
@@ -115,8 +119,14 @@ def run_contract_cli(*arguments: str, site: Path | None = None) -> subprocess.Co
     environment = dict(os.environ)
     environment["PYTHONPATH"] = os.pathsep.join([*([str(site)] if site else []), str(PROJECT_ROOT)])
     environment.pop("KIOKO_CONTRACT_URL", None)
-    return subprocess.run([sys.executable, "-m", "contract_tests", *arguments, "-q", "-p", "no:randomly"],
-                          capture_output=True, text=True, env=environment, cwd=PROJECT_ROOT, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "contract_tests", *arguments, "-q", "-p", "no:randomly"],
+        capture_output=True,
+        text=True,
+        env=environment,
+        cwd=PROJECT_ROOT,
+        check=False,
+    )
 
 
 @pytest.mark.parametrize("scheme", sorted(MUTANT_CHECKS))

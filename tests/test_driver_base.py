@@ -65,8 +65,9 @@ def test_with_closes_the_store(tmp_path: Path) -> None:
 
 def test_get_hands_out_an_independent_copy_per_position() -> None:
     store = kioko.open_store("memory://", dim=4)
-    store.update_many([Upsert(record=Record(id="a", user_id="u", kind="note", metadata={"n": [1]},
-                                            embedding=np.ones(4)))])
+    store.update_many(
+        [Upsert(record=Record(id="a", user_id="u", kind="note", metadata={"n": [1]}, embedding=np.ones(4)))]
+    )
     first, second = store.get(Scope("u"), ["a", "a"])
     assert first == second and first is not second
     first.metadata["n"].append(2)

@@ -15,7 +15,12 @@ import pytest
 from contract_tests.counting import CountingStore
 from kioko_backends.memory import MemoryStore
 from kioko_core.entities import (
-    GRAPH_AGENT, SINGLE_VALUED, EntityGraph, Triple, entity_key, relation_key,
+    GRAPH_AGENT,
+    SINGLE_VALUED,
+    EntityGraph,
+    Triple,
+    entity_key,
+    relation_key,
 )
 from kioko_core.store import InvalidRecordError, Scope, Store
 
@@ -71,8 +76,17 @@ def test_relation_key_is_lower_snake_case() -> None:
 
 def test_triple_line_and_valid_at() -> None:
     """A triple reads as a sentence and holds on [valid_from, valid_to)."""
-    triple = Triple(id="x", subject="Kumar", relation="reports_to", object="Krutika", subject_key="kumar",
-                    object_key="krutika", valid_from=10.0, valid_to=20.0, created_at=10.0)
+    triple = Triple(
+        id="x",
+        subject="Kumar",
+        relation="reports_to",
+        object="Krutika",
+        subject_key="kumar",
+        object_key="krutika",
+        valid_from=10.0,
+        valid_to=20.0,
+        created_at=10.0,
+    )
     assert triple.line() == "Kumar reports to Krutika"
     assert not triple.valid_at(9.9)
     assert triple.valid_at(10.0) and triple.valid_at(19.9)
@@ -82,8 +96,17 @@ def test_triple_line_and_valid_at() -> None:
 
 def test_single_valued_names_the_documented_relations() -> None:
     """The usual one-at-a-time relations are single-valued; "uses" is not."""
-    assert {"reports_to", "works_at", "lives_in", "located_in", "status", "owned_by", "managed_by",
-            "version", "role"} <= SINGLE_VALUED
+    assert {
+        "reports_to",
+        "works_at",
+        "lives_in",
+        "located_in",
+        "status",
+        "owned_by",
+        "managed_by",
+        "version",
+        "role",
+    } <= SINGLE_VALUED
     assert "uses" not in SINGLE_VALUED
 
 
@@ -95,7 +118,11 @@ def test_add_stores_a_triple_record_in_the_users_graph_scope(graph: EntityGraph,
     triple = graph.add("Kioko", "uses", "pgvector", user_id=U, source="manual")
     assert triple.line() == "Kioko uses pgvector"
     assert (triple.subject_key, triple.relation, triple.object_key, triple.source) == (
-        "kioko", "uses", "pgvector", "manual")
+        "kioko",
+        "uses",
+        "pgvector",
+        "manual",
+    )
     record = store.get(Scope(U, GRAPH_AGENT), [triple.id])[0]
     assert record is not None and record.kind == "triple" and record.content == "Kioko uses pgvector"
     assert {"e:kioko", "e:pgvector", "r:uses"} <= set(record.terms)
@@ -114,7 +141,7 @@ def test_adding_the_same_valid_triple_again_returns_the_existing_one(graph: Enti
 
 
 def test_relation_is_normalised_on_add(graph: EntityGraph) -> None:
-    """"reports to" is stored as reports_to and found as the same relation."""
+    """ "reports to" is stored as reports_to and found as the same relation."""
     triple = graph.add("Kumar", "reports to", "Krutika", user_id=U)
     assert triple.relation == "reports_to"
     assert graph.add("Kumar", "Reports-To", "Krutika", user_id=U).id == triple.id
@@ -201,7 +228,9 @@ def test_re_adding_after_invalidation_creates_a_new_triple(graph: EntityGraph) -
     second = graph.add("Kioko", "uses", "Redis", user_id=U, valid_from=300.0)
     assert second.id != first.id and second.valid_to is None
     assert [(t.valid_from, t.valid_to) for t in graph.relations("Kioko", user_id=U, include_invalid=True)] == [
-        (100.0, 200.0), (300.0, None)]
+        (100.0, 200.0),
+        (300.0, None),
+    ]
     assert graph.relations("Kioko", user_id=U, as_of=250.0) == []
 
 
@@ -212,7 +241,10 @@ def test_single_valued_switch_back_keeps_the_whole_history(graph: EntityGraph) -
     graph.add("Kumar", "reports_to", "Krutika", user_id=U, valid_from=3.0)
     history = graph.relations("Kumar", user_id=U, include_invalid=True)
     assert [(t.object, t.valid_from, t.valid_to) for t in history] == [
-        ("Krutika", 1.0, 2.0), ("Ravi", 2.0, 3.0), ("Krutika", 3.0, None)]
+        ("Krutika", 1.0, 2.0),
+        ("Ravi", 2.0, 3.0),
+        ("Krutika", 3.0, None),
+    ]
     assert len({t.id for t in history}) == 3
 
 
@@ -220,8 +252,10 @@ def test_single_valued_add_retries_when_another_writer_got_in_first(store: Store
     """A concurrent change of the same slot makes the first write conflict; the retry closes the winner."""
     other = EntityGraph(store)
     other.add("Kumar", "reports_to", "Krutika", user_id=U, valid_from=1.0)
-    racing = CountingStore(store, before_call=before_first_write(
-        lambda: other.add("Kumar", "reports_to", "Ravi", user_id=U, valid_from=2.0)))
+    racing = CountingStore(
+        store,
+        before_call=before_first_write(lambda: other.add("Kumar", "reports_to", "Ravi", user_id=U, valid_from=2.0)),
+    )
     mine = EntityGraph(racing).add("Kumar", "reports_to", "Meera", user_id=U, valid_from=3.0)
     assert racing.calls["update_many"] == 2
     assert [t.object for t in other.relations("Kumar", user_id=U)] == ["Meera"]
@@ -233,8 +267,9 @@ def test_single_valued_add_retries_when_another_writer_got_in_first(store: Store
 def test_concurrent_first_values_of_a_slot_do_not_both_stay_valid(store: Store) -> None:
     """Two writers giving a subject its first value at once: the loser retries and replaces the winner."""
     other = EntityGraph(store)
-    racing = CountingStore(store, before_call=before_first_write(
-        lambda: other.add("Kumar", "works_at", "Acme", user_id=U, valid_from=1.0)))
+    racing = CountingStore(
+        store, before_call=before_first_write(lambda: other.add("Kumar", "works_at", "Acme", user_id=U, valid_from=1.0))
+    )
     EntityGraph(racing).add("Kumar", "works_at", "Globex", user_id=U, valid_from=2.0)
     assert [t.object for t in other.relations("Kumar", user_id=U)] == ["Globex"]
     assert graph_objects(other, "Kumar", include_invalid=True) == ["Acme", "Globex"]
@@ -244,8 +279,9 @@ def test_concurrent_identical_adds_store_one_triple(store: Store) -> None:
     """Two writers adding the same fact at once: one record; the loser returns the winner's triple."""
     other = EntityGraph(store)
     winner: list[Triple] = []
-    racing = CountingStore(store, before_call=before_first_write(
-        lambda: winner.append(other.add("Kioko", "uses", "pgvector", user_id=U))))
+    racing = CountingStore(
+        store, before_call=before_first_write(lambda: winner.append(other.add("Kioko", "uses", "pgvector", user_id=U)))
+    )
     mine = EntityGraph(racing).add("Kioko", "uses", "pgvector", user_id=U)
     assert mine == winner[0]
     assert other.known(user_id=U) == 1
@@ -264,7 +300,9 @@ def test_relations_find_an_entity_as_subject_or_object(graph: EntityGraph) -> No
     graph.add("Kumar", "maintains", "Kioko", user_id=U)
     graph.add("Kumar", "reports_to", "Krutika", user_id=U)
     assert sorted(t.line() for t in graph.relations("KIOKO", user_id=U)) == [
-        "Kioko uses pgvector", "Kumar maintains Kioko"]
+        "Kioko uses pgvector",
+        "Kumar maintains Kioko",
+    ]
 
 
 def test_neighbors_are_the_names_one_relation_away(graph: EntityGraph) -> None:
@@ -287,11 +325,14 @@ def test_path_is_the_shortest_chain_in_either_direction(graph: EntityGraph) -> N
     graph.add("Postgres", "runs on", "Linux", user_id=U)
     graph.add("Kumar", "knows", "Linux", user_id=U)  # closes a ring of five: every pair has one shortest chain
     assert [t.line() for t in graph.path("Kioko", "Postgres", user_id=U)] == [
-        "Kioko uses pgvector", "pgvector extends Postgres"]
+        "Kioko uses pgvector",
+        "pgvector extends Postgres",
+    ]
     assert [t.line() for t in graph.path("pgvector", "Kumar", user_id=U)] == [
-        "Kioko uses pgvector", "Kumar maintains Kioko"]
-    assert [t.line() for t in graph.path("Kioko", "Linux", user_id=U)] == [
-        "Kumar maintains Kioko", "Kumar knows Linux"]
+        "Kioko uses pgvector",
+        "Kumar maintains Kioko",
+    ]
+    assert [t.line() for t in graph.path("Kioko", "Linux", user_id=U)] == ["Kumar maintains Kioko", "Kumar knows Linux"]
     assert [t.line() for t in graph.path("Kumar", "Linux", user_id=U)] == ["Kumar knows Linux"]
 
 
@@ -323,8 +364,7 @@ def test_match_entities_finds_known_names_as_whole_words(graph: EntityGraph) -> 
     graph.add("Line 3", "has", "conveyor", user_id=U)
     graph.add("Rockwell Automation", "makes", "FactoryTalk Optix", user_id=U)
     text = "We chose pgvector. Line 3 faults; Rockwell Automation ships factorytalk optix."
-    assert graph.match_entities(text, user_id=U) == [
-        "pgvector", "line 3", "rockwell automation", "factorytalk optix"]
+    assert graph.match_entities(text, user_id=U) == ["pgvector", "line 3", "rockwell automation", "factorytalk optix"]
     assert graph.match_entities("pgvectorx and mypgvector and lines 3", user_id=U) == []
     assert graph.match_entities("(PGVECTOR), Kioko's docs", user_id=U) == ["pgvector", "kioko"]
     assert graph.match_entities("", user_id=U) == []
@@ -337,7 +377,9 @@ def test_match_entities_prefers_the_longest_match(graph: EntityGraph) -> None:
     graph.add("Automation", "is", "field", user_id=U)
     assert graph.match_entities("Rockwell Automation support", user_id=U) == ["rockwell automation"]
     assert graph.match_entities("Rockwell Automation, then Rockwell alone", user_id=U) == [
-        "rockwell automation", "rockwell"]
+        "rockwell automation",
+        "rockwell",
+    ]
 
 
 def test_match_entities_keeps_recognising_names_of_history(graph: EntityGraph) -> None:
@@ -357,7 +399,8 @@ def test_related_entities_gives_other_ends_of_valid_triples(graph: EntityGraph) 
     related = graph.related_entities(["Kioko", "pgvector", "tea"], user_id=U)
     assert set(related) == {"kioko", "pgvector", "tea"}
     assert sorted((other, t.id) for other, t in related["kioko"]) == sorted(
-        [("pgvector", uses.id), ("kumar", maintains.id)])
+        [("pgvector", uses.id), ("kumar", maintains.id)]
+    )
     assert related["pgvector"] == [("kioko", uses)]
     assert related["tea"] == []
     past = graph.related_entities(["kioko"], user_id=U, as_of=1.5)
@@ -416,7 +459,10 @@ def test_linker_reads_use_one_postings_and_at_most_one_get_and_never_scan(store:
     graph = EntityGraph(counting)
 
     assert graph.match_entities("Kioko talks to pgvector and service 7 " * 20, user_id=U) == [
-        "kioko", "pgvector", "service 7"]
+        "kioko",
+        "pgvector",
+        "service 7",
+    ]
     assert counting.calls == Counter({"postings": 1})
 
     counting.calls.clear()
@@ -444,18 +490,22 @@ def test_add_is_one_lookup_and_one_write(store: Store) -> None:
 # --------------------------------------------------------------------------- bad input
 
 
-@pytest.mark.parametrize("subject, relation, obj, user_id", [
-    ("", "uses", "pgvector", U),
-    ("   ", "uses", "pgvector", U),
-    ("?!", "uses", "pgvector", U),
-    ("Kioko", "", "pgvector", U),
-    ("Kioko", "--", "pgvector", U),
-    ("Kioko", "uses", "", U),
-    ("Kioko", "uses", "pgvector", ""),
-    (None, "uses", "pgvector", U),
-])
-def test_add_refuses_empty_names_and_users(graph: EntityGraph, subject: Any, relation: Any, obj: Any,
-                                           user_id: Any) -> None:
+@pytest.mark.parametrize(
+    "subject, relation, obj, user_id",
+    [
+        ("", "uses", "pgvector", U),
+        ("   ", "uses", "pgvector", U),
+        ("?!", "uses", "pgvector", U),
+        ("Kioko", "", "pgvector", U),
+        ("Kioko", "--", "pgvector", U),
+        ("Kioko", "uses", "", U),
+        ("Kioko", "uses", "pgvector", ""),
+        (None, "uses", "pgvector", U),
+    ],
+)
+def test_add_refuses_empty_names_and_users(
+    graph: EntityGraph, subject: Any, relation: Any, obj: Any, user_id: Any
+) -> None:
     """An empty or punctuation-only subject, relation or object, or no user, raises InvalidRecordError."""
     with pytest.raises(InvalidRecordError):
         graph.add(subject, relation, obj, user_id=user_id)
@@ -484,11 +534,14 @@ def test_reads_refuse_empty_users_entities_and_bad_times(graph: EntityGraph) -> 
         graph.invalidate("", user_id=U)
 
 
-@pytest.mark.parametrize("text, name", [
-    ("Hey Mel! Good to see you!", "mel"),
-    ("Thanks Caroline, that means a lot.", "caroline"),
-    ("Wow Melanie, congrats on the race!", "melanie"),
-])
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        ("Hey Mel! Good to see you!", "mel"),
+        ("Thanks Caroline, that means a lot.", "caroline"),
+        ("Wow Melanie, congrats on the race!", "melanie"),
+    ],
+)
 def test_a_greeting_is_not_part_of_the_name_it_greets(text: str, name: str) -> None:
     from kioko_core.text import analyze
 

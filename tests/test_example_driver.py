@@ -101,7 +101,8 @@ def scratch_site(tmp_path: Path, with_entry_point: bool) -> Path:
         metadata = site / f"{project['name'].replace('-', '_')}-{project['version']}.dist-info"
         metadata.mkdir()
         (metadata / "METADATA").write_text(
-            f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n", encoding="utf-8")
+            f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n", encoding="utf-8"
+        )
         stores = project["entry-points"]["kioko.stores"]
         lines = "".join(f"{name} = {target}\n" for name, target in stores.items())
         (metadata / "entry_points.txt").write_text(f"[kioko.stores]\n{lines}", encoding="utf-8")
@@ -120,10 +121,10 @@ def load_driver(site: Path) -> ModuleType:
 def run_child(arguments: list[str], site: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     """Run Python with the scratch site and this checkout importable; output is kept for the assertion."""
     environment = dict(os.environ)
-    environment["PYTHONPATH"] = os.pathsep.join(
-        [str(site), str(REPO), *filter(None, [environment.get("PYTHONPATH")])])
-    return subprocess.run([sys.executable, *arguments], cwd=cwd, env=environment, capture_output=True,
-                          text=True, timeout=CHILD_PATIENCE)
+    environment["PYTHONPATH"] = os.pathsep.join([str(site), str(REPO), *filter(None, [environment.get("PYTHONPATH")])])
+    return subprocess.run(
+        [sys.executable, *arguments], cwd=cwd, env=environment, capture_output=True, text=True, timeout=CHILD_PATIENCE
+    )
 
 
 def assert_suite_passed(result: subprocess.CompletedProcess[str]) -> None:
@@ -181,8 +182,11 @@ def test_entry_point_stanza_opens_the_driver_through_connect(tmp_path: Path) -> 
 def test_the_examples_own_test_file_passes(tmp_path: Path) -> None:
     """The suite subclass in docs/example_driver/tests passes under pytest, the scheme found by entry point."""
     site = scratch_site(tmp_path, with_entry_point=True)
-    result = run_child(["-m", "pytest", str(EXAMPLE / "tests"), "-q", "-p", "no:cacheprovider",
-                        "--rootdir", str(EXAMPLE)], site, tmp_path)
+    result = run_child(
+        ["-m", "pytest", str(EXAMPLE / "tests"), "-q", "-p", "no:cacheprovider", "--rootdir", str(EXAMPLE)],
+        site,
+        tmp_path,
+    )
     assert_suite_passed(result)
 
 
@@ -198,8 +202,13 @@ def test_a_killed_writer_leaves_its_batch_whole_or_absent(tmp_path: Path) -> Non
     environment = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), str(REPO)]))
     for attempt, delay in enumerate((0.0, 0.05, 0.2, 0.6)):
         user = f"writer-{attempt}"
-        writer = subprocess.Popen([sys.executable, "-c", WRITE_ONE_BIG_BATCH, str(path), user, str(count)],
-                                  cwd=tmp_path, env=environment, stdout=subprocess.PIPE, text=True)
+        writer = subprocess.Popen(
+            [sys.executable, "-c", WRITE_ONE_BIG_BATCH, str(path), user, str(count)],
+            cwd=tmp_path,
+            env=environment,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         try:
             assert writer.stdout is not None and writer.stdout.readline().strip() == "ready"
             time.sleep(delay)  # not a timing assertion: it only varies where the kill lands
@@ -222,14 +231,15 @@ def test_a_torn_last_batch_is_dropped_on_open(tmp_path: Path) -> None:
     site = scratch_site(tmp_path, with_entry_point=False)
     driver = load_driver(site)
     path, scope = tmp_path / "torn.jsonl", Scope("kumar")
-    kept, torn, later = (Record(id=name, user_id="kumar", kind="note", terms=["t"])
-                         for name in ("kept", "torn", "later"))
+    kept, torn, later = (
+        Record(id=name, user_id="kumar", kind="note", terms=["t"]) for name in ("kept", "torn", "later")
+    )
     store = driver.JsonlStore(str(path), dim=8)
     store.update_many([Upsert(record=kept)])
     store.update_many([Upsert(record=torn)])
     store.close()
     whole = path.read_bytes()
-    last_line = whole[whole.rstrip(b"\n").rfind(b"\n") + 1:]
+    last_line = whole[whole.rstrip(b"\n").rfind(b"\n") + 1 :]
     path.write_bytes(whole[: len(whole) - len(last_line)] + last_line[: len(last_line) // 2])  # no newline
     store = driver.JsonlStore(str(path))
     try:

@@ -45,7 +45,10 @@ def modules_loaded(imports: list[str], walk_package: str = "") -> set[str]:
     """Module names loaded in a fresh interpreter after importing ``imports`` and every module of a package."""
     result = subprocess.run(
         [sys.executable, "-c", LOADED_AFTER_IMPORTS, ",".join(imports), walk_package],
-        capture_output=True, text=True, cwd=PROJECT_ROOT, check=False,
+        capture_output=True,
+        text=True,
+        cwd=PROJECT_ROOT,
+        check=False,
     )
     assert result.returncode == 0, f"importing failed:\n{result.stderr}"
     return set(json.loads(result.stdout))
@@ -63,15 +66,21 @@ def imported_modules(source: str, filename: str = "<source>") -> list[tuple[int,
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             # `from kioko_core import layer` names the module in the alias
-            found += ([(node.lineno, f"{node.module}.{alias.name}") for alias in node.names]
-                      if node.module == "kioko_core" else [(node.lineno, node.module)])
+            found += (
+                [(node.lineno, f"{node.module}.{alias.name}") for alias in node.names]
+                if node.module == "kioko_core"
+                else [(node.lineno, node.module)]
+            )
     return found
 
 
 def forbidden_imports(source: str, filename: str = "<source>") -> list[str]:
     """``file:line module`` for every import statement of ``source`` that names a forbidden package."""
-    return [f"{filename}:{line} {name}" for line, name in imported_modules(source, filename)
-            if name.split(".")[0] in FORBIDDEN]
+    return [
+        f"{filename}:{line} {name}"
+        for line, name in imported_modules(source, filename)
+        if name.split(".")[0] in FORBIDDEN
+    ]
 
 
 def test_importing_every_kioko_core_module_loads_no_driver_library() -> None:
@@ -96,16 +105,25 @@ def test_no_kioko_core_source_file_imports_a_driver_library() -> None:
     """No import statement anywhere in kioko_core (functions included) names a forbidden package."""
     sources = sorted(CORE_DIR.rglob("*.py"))
     assert len(sources) > 3, f"expected kioko_core's modules under {CORE_DIR}"
-    found = [hit for path in sources
-             for hit in forbidden_imports(path.read_text(encoding="utf-8"), str(path.relative_to(PROJECT_ROOT)))]
+    found = [
+        hit
+        for path in sources
+        for hit in forbidden_imports(path.read_text(encoding="utf-8"), str(path.relative_to(PROJECT_ROOT)))
+    ]
     assert found == []
 
 
-@pytest.mark.parametrize("statement", [
-    "import psycopg", "import sqlalchemy.orm as orm", "from qdrant_client import models",
-    "from pgvector.psycopg import register_vector", "import os, kioko_backends.memory",
-    "def late():\n    from kioko_backends import sqlite",
-])
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "import psycopg",
+        "import sqlalchemy.orm as orm",
+        "from qdrant_client import models",
+        "from pgvector.psycopg import register_vector",
+        "import os, kioko_backends.memory",
+        "def late():\n    from kioko_backends import sqlite",
+    ],
+)
 def test_the_ast_check_finds_every_form_of_import(statement: str) -> None:
     """The AST check can fail: plain, dotted, from-, multi-name and function-local imports are all caught."""
     assert forbidden_imports(statement) != []
@@ -122,35 +140,49 @@ PROTOCOL_MODULES = ("kioko_core.store", "kioko_core.errors", "kioko_core.driver"
 """What a driver may import from kioko_core: the protocol, its errors, the optional driver base, and StoreURL."""
 
 DRIVER_SOURCES = sorted((PROJECT_ROOT / "kioko_backends").rglob("*.py")) + [
-    PROJECT_ROOT / "docs" / "example_driver" / "kioko_jsonl.py"]
+    PROJECT_ROOT / "docs" / "example_driver" / "kioko_jsonl.py"
+]
 
 
 def core_imports_beyond_protocol(source: str, filename: str = "<source>") -> list[str]:
     """``file:line module`` for every import of a kioko_core module other than the protocol's, or of kioko."""
-    return [f"{filename}:{line} {name}" for line, name in imported_modules(source, filename)
-            if (name.split(".")[0] == "kioko_core" and name not in PROTOCOL_MODULES) or name.split(".")[0] == "kioko"]
+    return [
+        f"{filename}:{line} {name}"
+        for line, name in imported_modules(source, filename)
+        if (name.split(".")[0] == "kioko_core" and name not in PROTOCOL_MODULES) or name.split(".")[0] == "kioko"
+    ]
 
 
 def test_drivers_import_nothing_of_the_core_but_the_protocol() -> None:
     """kioko_backends and the example driver import only kioko_core.store, .errors, .driver and .url."""
     assert len(DRIVER_SOURCES) >= 5, f"expected the drivers under {PROJECT_ROOT / 'kioko_backends'}"
-    found = [hit for path in DRIVER_SOURCES
-             for hit in core_imports_beyond_protocol(path.read_text(encoding="utf-8"),
-                                                     str(path.relative_to(PROJECT_ROOT)))]
+    found = [
+        hit
+        for path in DRIVER_SOURCES
+        for hit in core_imports_beyond_protocol(path.read_text(encoding="utf-8"), str(path.relative_to(PROJECT_ROOT)))
+    ]
     assert found == []
 
 
-@pytest.mark.parametrize("statement", [
-    "from kioko_core.layer import MemoryLayer", "import kioko_core.linker", "from kioko_core import registry",
-    "from kioko import connect", "def late():\n    from kioko_core.text import analyse",
-])
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "from kioko_core.layer import MemoryLayer",
+        "import kioko_core.linker",
+        "from kioko_core import registry",
+        "from kioko import connect",
+        "def late():\n    from kioko_core.text import analyse",
+    ],
+)
 def test_the_driver_check_finds_core_imports(statement: str) -> None:
     """The check can fail: any other core module, the kioko package, in any form of import."""
     assert core_imports_beyond_protocol(statement) != []
 
 
 def test_the_driver_check_allows_the_protocol() -> None:
-    source = ("from kioko_core.store import Record\nfrom kioko_core.driver import StoreBase\n"
-              "import kioko_core.url\nfrom kioko_core import store\nimport numpy\n"
-              "from kioko_core.errors import StoreError\nfrom kioko_core import errors\n")
+    source = (
+        "from kioko_core.store import Record\nfrom kioko_core.driver import StoreBase\n"
+        "import kioko_core.url\nfrom kioko_core import store\nimport numpy\n"
+        "from kioko_core.errors import StoreError\nfrom kioko_core import errors\n"
+    )
     assert core_imports_beyond_protocol(source) == []

@@ -16,8 +16,11 @@ def test_manage_prints_the_report_and_a_dry_run_writes_nothing(tmp_path: Path, c
     text = "I'm Kumar, I live in Pune."
     assert main(["manage", text, "--user", "kumar", "--store", url, "--dry-run"]) == 0
     out = capsys.readouterr().out
-    assert out.splitlines() == ["profile.set name = Kumar", "profile.set location = Pune",
-                                "(dry run: nothing was written)"]
+    assert out.splitlines() == [
+        "profile.set name = Kumar",
+        "profile.set location = Pune",
+        "(dry run: nothing was written)",
+    ]
     with kioko.connect(url) as memory:
         assert list(memory.memories(user_id="kumar")) == []
     assert main(["manage", text, "--user", "kumar", "--store", url, "--json"]) == 0

@@ -12,9 +12,9 @@ import threading
 from pathlib import Path
 from typing import Iterator
 
+import intelligence_models as model
 import pytest
 
-import intelligence_models as model
 import kioko
 from kioko_core.intelligence import DEFAULT_MANAGE_PROMPT, Intelligence, LLMRouter
 from kioko_core.layer import MemoryLayer
@@ -47,10 +47,16 @@ def turn(memory: MemoryLayer, text: str, **options):
 def test_the_four_turns_of_the_spec_with_a_stand_in_model(memory: MemoryLayer) -> None:
     """examples/cookbook/21_llm_intelligence.py: progress, a secret dropped, small talk gated, a fallback."""
     memory.goals.add(GOAL, user_id=U)
-    model.SCRIPT["Downtime is already down 12%."] = {"operations": [
-        {"op": "goal.progress", "target": "g1", "progress": 0.6, "reason": "12 of the 20 percentage points"}]}
-    model.SCRIPT["My API key is sk-EXAMPLE-not-a-real-key-000, keep it for later."] = {"operations": [
-        {"op": "fact.add", "text": "User's API key is sk-EXAMPLE-not-a-real-key-000", "reason": "asked to keep it"}]}
+    model.SCRIPT["Downtime is already down 12%."] = {
+        "operations": [
+            {"op": "goal.progress", "target": "g1", "progress": 0.6, "reason": "12 of the 20 percentage points"}
+        ]
+    }
+    model.SCRIPT["My API key is sk-EXAMPLE-not-a-real-key-000, keep it for later."] = {
+        "operations": [
+            {"op": "fact.add", "text": "User's API key is sk-EXAMPLE-not-a-real-key-000", "reason": "asked to keep it"}
+        ]
+    }
     model.SCRIPT["I prefer bullet points over long paragraphs."] = "Sure, I will remember that!"
 
     first = turn(memory, "Downtime is already down 12%.")
@@ -70,7 +76,8 @@ def test_the_four_turns_of_the_spec_with_a_stand_in_model(memory: MemoryLayer) -
         "[llm->heuristic, 1 LLM call(s)]",
         'instruction.add "User prefers bullet points over long paragraphs."',
         "the model failed (ValueError: no operations JSON found in the model output); "
-        "the offline router decided instead"]
+        "the offline router decided instead",
+    ]
     assert len(model.CALLS) == 3
     stored = [r.content for r in memory.memories(user_id=U)]
     assert not any("sk-EXAMPLE" in c for c in stored)
@@ -95,8 +102,12 @@ def test_the_prompt_shows_refs_goals_decisions_working_memory_and_today(memory: 
 
 def test_a_made_up_target_is_skipped(memory: MemoryLayer) -> None:
     memory.facts.add("The plant runs three shifts.", user_id=U)
-    model.SCRIPT["The night shift was cancelled."] = {"operations": [
-        {"op": "memory.delete", "target": "m9"}, {"op": "fact.update", "target": "x123", "text": "Two shifts."}]}
+    model.SCRIPT["The night shift was cancelled."] = {
+        "operations": [
+            {"op": "memory.delete", "target": "m9"},
+            {"op": "fact.update", "target": "x123", "text": "Two shifts."},
+        ]
+    }
     before = [(r.id, r.version) for r in memory.memories(user_id=U)]
     report = turn(memory, "The night shift was cancelled.")
     assert [op.status for op in report.ops] == ["skipped", "skipped"]
@@ -106,8 +117,12 @@ def test_a_made_up_target_is_skipped(memory: MemoryLayer) -> None:
 
 def test_a_model_naming_another_users_memory_reaches_nothing(memory: MemoryLayer) -> None:
     theirs = memory.facts.add("Krutika's badge number is 4471.", user_id=OTHER)
-    model.SCRIPT["Krutika's badge number changed last week."] = {"operations": [
-        {"op": "memory.delete", "target": theirs.id}, {"op": "fact.update", "target": theirs.id, "text": "gone"}]}
+    model.SCRIPT["Krutika's badge number changed last week."] = {
+        "operations": [
+            {"op": "memory.delete", "target": theirs.id},
+            {"op": "fact.update", "target": theirs.id, "text": "gone"},
+        ]
+    }
     report = turn(memory, "Krutika's badge number changed last week.")
     assert all(op.status == "skipped" for op in report.ops) and len(report.ops) == 2
     assert memory.get(theirs.id, user_id=OTHER).content == "Krutika's badge number is 4471."
@@ -124,10 +139,20 @@ def test_ownership_is_checked_again_by_the_executor(memory: MemoryLayer) -> None
 
 def test_small_talk_and_questions_never_reach_the_model_four_calls_for_fourteen_turns(memory: MemoryLayer) -> None:
     conversation = [
-        "Hi!", "My goal is to cut unplanned downtime on line 3 by 20% by March 31.", "What should I look at first?",
-        "Can you summarize the alarm log?", "thanks!", "The line 3 conveyor jammed twice this morning.",
-        "ok", "How do I clear a jam?", "Great, thank you!", "We decided to use Grafana for the dashboards.",
-        "Could you draft an email to the team?", "cool", "Downtime is already down 12%.", "Bye!",
+        "Hi!",
+        "My goal is to cut unplanned downtime on line 3 by 20% by March 31.",
+        "What should I look at first?",
+        "Can you summarize the alarm log?",
+        "thanks!",
+        "The line 3 conveyor jammed twice this morning.",
+        "ok",
+        "How do I clear a jam?",
+        "Great, thank you!",
+        "We decided to use Grafana for the dashboards.",
+        "Could you draft an email to the team?",
+        "cool",
+        "Downtime is already down 12%.",
+        "Bye!",
     ]
     for text in conversation:
         turn(memory, text)
@@ -136,11 +161,14 @@ def test_small_talk_and_questions_never_reach_the_model_four_calls_for_fourteen_
     assert (stats["turns"], stats["gated"], stats["model_calls"]) == (14, 10, 4)
 
 
-@pytest.mark.parametrize("answer, error", [
-    (RuntimeError("the model service is down"), "RuntimeError: the model service is down"),
-    ("I am not sure what to do here.", "ValueError: no operations JSON found in the model output"),
-    ('{"operations": "lots"}', "ValueError: no operations JSON found in the model output"),
-])
+@pytest.mark.parametrize(
+    "answer, error",
+    [
+        (RuntimeError("the model service is down"), "RuntimeError: the model service is down"),
+        ("I am not sure what to do here.", "ValueError: no operations JSON found in the model output"),
+        ('{"operations": "lots"}', "ValueError: no operations JSON found in the model output"),
+    ],
+)
 def test_a_failing_model_falls_back_to_the_offline_router(memory: MemoryLayer, answer, error: str) -> None:
     model.SCRIPT["I love hiking."] = answer
     report = turn(memory, "I love hiking.")
@@ -166,14 +194,20 @@ def test_a_hanging_model_times_out_and_falls_back() -> None:
 
 def test_an_invalid_op_is_skipped_and_the_valid_ones_apply(memory: MemoryLayer) -> None:
     memory.goals.add(GOAL, user_id=U)
-    model.SCRIPT["Line 3 had a good week."] = {"operations": [
-        {"op": "goal.teleport", "target": "g1"},
-        {"op": "goal.progress", "target": "g1"},
-        {"op": "goal.progress", "target": "g1", "progress": "lots"},
-        {"op": "episode.add", "text": "Line 3 had a good week."}]}
+    model.SCRIPT["Line 3 had a good week."] = {
+        "operations": [
+            {"op": "goal.teleport", "target": "g1"},
+            {"op": "goal.progress", "target": "g1"},
+            {"op": "goal.progress", "target": "g1", "progress": "lots"},
+            {"op": "episode.add", "text": "Line 3 had a good week."},
+        ]
+    }
     report = turn(memory, "Line 3 had a good week.")
     assert [(op.op, op.status) for op in report.ops] == [
-        ("goal.progress", "skipped"), ("goal.progress", "failed"), ("episode.add", "applied")]
+        ("goal.progress", "skipped"),
+        ("goal.progress", "failed"),
+        ("episode.add", "applied"),
+    ]
     assert "missing field(s): progress" in report.ops[0].error
     assert memory.goals.open(user_id=U)[0].metadata["progress"] == 0.0
 
@@ -204,8 +238,10 @@ def test_a_prompt_template_must_keep_the_placeholders() -> None:
 
 
 def test_the_json_config_imports_the_model(tmp_path: Path) -> None:
-    config = {"url": f"sqlite:///{tmp_path / 'c.db'}",
-              "intelligence": {"type": "llm", "llm": {"$import": "intelligence_models:ask"}}}
+    config = {
+        "url": f"sqlite:///{tmp_path / 'c.db'}",
+        "intelligence": {"type": "llm", "llm": {"$import": "intelligence_models:ask"}},
+    }
     memory = kioko.connect(json.loads(json.dumps(config)))
     model.SCRIPT["I have two kids."] = {"operations": [{"op": "fact.add", "text": "User has two kids."}]}
     assert memory.record_turn("I have two kids.", user_id=U).router == "llm"
@@ -226,8 +262,11 @@ def test_a_bad_import_is_a_typed_error() -> None:
 def test_the_model_credits_what_recall_served_by_its_p_ref(memory: MemoryLayer) -> None:
     procedure = memory.procedures.add("Reset the safety relay", ["Switch off the breaker", "Press reset"], user_id=U)
     memory.recall("How do I reset the safety relay?", user_id=U, session_id=S)
-    model.SCRIPT["That fixed the relay, it works now."] = {"operations": [
-        {"op": "procedure.outcome", "target": "p1", "worked": True, "reason": "the user confirmed the fix"}]}
+    model.SCRIPT["That fixed the relay, it works now."] = {
+        "operations": [
+            {"op": "procedure.outcome", "target": "p1", "worked": True, "reason": "the user confirmed the fix"}
+        ]
+    }
     report = turn(memory, "That fixed the relay, it works now.")
     assert "p1: [procedural] Reset the safety relay" in model.CALLS[-1]
     assert [(op.op, op.status, op.target) for op in report.ops] == [("procedure.outcome", "applied", procedure.id)]

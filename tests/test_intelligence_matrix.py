@@ -33,19 +33,28 @@ def test_the_llm_transcript_on_every_store(make_layer, user: str) -> None:
     model.CALLS.clear()
     memory: MemoryLayer = make_layer(intelligence=Intelligence(llm=model.ask))
     memory.goals.add("Cut unplanned downtime on line 3 by 20%", user_id=user)
-    model.SCRIPT["Downtime is already down 12%."] = {"operations": [
-        {"op": "goal.progress", "target": "g1", "progress": 0.6}]}
-    model.SCRIPT["My API key is sk-EXAMPLE-not-a-real-key-000, keep it for later."] = {"operations": [
-        {"op": "fact.add", "text": "User's API key is sk-EXAMPLE-not-a-real-key-000"}]}
+    model.SCRIPT["Downtime is already down 12%."] = {
+        "operations": [{"op": "goal.progress", "target": "g1", "progress": 0.6}]
+    }
+    model.SCRIPT["My API key is sk-EXAMPLE-not-a-real-key-000, keep it for later."] = {
+        "operations": [{"op": "fact.add", "text": "User's API key is sk-EXAMPLE-not-a-real-key-000"}]
+    }
     model.SCRIPT["I prefer bullet points over long paragraphs."] = "no JSON here"
     statuses = []
-    for text in ["Downtime is already down 12%.", "My API key is sk-EXAMPLE-not-a-real-key-000, keep it for later.",
-                 "thanks!", "I prefer bullet points over long paragraphs."]:
+    for text in [
+        "Downtime is already down 12%.",
+        "My API key is sk-EXAMPLE-not-a-real-key-000, keep it for later.",
+        "thanks!",
+        "I prefer bullet points over long paragraphs.",
+    ]:
         report = memory.record_turn(text, "", user_id=user, session_id=S)
         statuses.append((report.router, report.model_calls, [(op.op, op.status) for op in report.ops]))
     assert statuses == [
-        ("llm", 1, [("goal.progress", "applied")]), ("llm", 1, [("fact.add", "skipped")]), ("llm", 0, []),
-        ("llm->heuristic", 1, [("instruction.add", "applied")])]
+        ("llm", 1, [("goal.progress", "applied")]),
+        ("llm", 1, [("fact.add", "skipped")]),
+        ("llm", 0, []),
+        ("llm->heuristic", 1, [("instruction.add", "applied")]),
+    ]
     assert not any("sk-EXAMPLE" in r.content for r in memory.memories(user_id=user))
     model.SCRIPT.clear()
 
@@ -56,11 +65,14 @@ def test_a_dry_run_writes_nothing_on_every_store(make_layer, user: str) -> None:
         memory.record_turn(text, "", user_id=user, session_id=S)
 
     def state() -> list[tuple]:
-        return sorted((r.id, r.version, r.content, json.dumps(r.metadata, sort_keys=True, default=str))
-                      for r in memory.memories(user_id=user))
+        return sorted(
+            (r.id, r.version, r.content, json.dumps(r.metadata, sort_keys=True, default=str))
+            for r in memory.memories(user_id=user)
+        )
 
     before = state()
-    report = memory.manage(" ".join(text for text, _ in TRANSCRIPT[3:6]) + " Forget my name.", user_id=user,
-                           session_id=S, dry_run=True)
+    report = memory.manage(
+        " ".join(text for text, _ in TRANSCRIPT[3:6]) + " Forget my name.", user_id=user, session_id=S, dry_run=True
+    )
     assert len(report.ops) == 4 and {op.status for op in report.ops} == {"planned"}
     assert state() == before

@@ -13,37 +13,55 @@ from typing import Iterator
 import pytest
 
 import kioko
-from kioko_core.intelligence import MemoryOp, ManageReport
+from kioko_core.intelligence import ManageReport, MemoryOp
 from kioko_core.layer import MemoryLayer
 
 U = "kumar"
 S = "s1"
 
 TRANSCRIPT = [
-    ("I'm Kumar, I live in Pune. My goal is to stabilise line 3 by November 30.", [
-        'profile.set name = Kumar',
-        'profile.set location = Pune',
-        'goal.add "Goal: Stabilise line 3 by November 30."',
-        'relation.add (user) -named-> (Kumar)',
-        'relation.add (user) -lives_in-> (Pune)',
-    ]),
-    ("We decided to use Qdrant for the maintenance notes because it is fast.", [
-        'decision.add "Decision: use Qdrant for the maintenance notes because it is fast."',
-    ]),
-    ("I'm debugging ticket INC-4521, the drive shows error E-217 on line 3.", [
-        'working.set ticket = INC-4521',
-        'working.set error = E-217',
-        'working.set task = Debugging ticket INC-4521, the drive shows error E-217 on line 3',
-    ]),
-    ("To reset the safety relay, switch off the breaker, then press reset for 5 seconds, then switch it back on.", [
-        'procedure.add "How to reset the safety relay: 1. Switch off the breaker. 2. Press re…"',
-    ]),
-    ("We switched from Qdrant to pgvector because we already run Postgres.", [
-        'decision.supersede "use Qdrant for the maintenance notes" -> pgvector',
-    ]),
-    ("I'm about 60% done with stabilising line 3.", [
-        'goal.progress "Stabilise line 3 by November 30" -> 60%',
-    ]),
+    (
+        "I'm Kumar, I live in Pune. My goal is to stabilise line 3 by November 30.",
+        [
+            "profile.set name = Kumar",
+            "profile.set location = Pune",
+            'goal.add "Goal: Stabilise line 3 by November 30."',
+            "relation.add (user) -named-> (Kumar)",
+            "relation.add (user) -lives_in-> (Pune)",
+        ],
+    ),
+    (
+        "We decided to use Qdrant for the maintenance notes because it is fast.",
+        [
+            'decision.add "Decision: use Qdrant for the maintenance notes because it is fast."',
+        ],
+    ),
+    (
+        "I'm debugging ticket INC-4521, the drive shows error E-217 on line 3.",
+        [
+            "working.set ticket = INC-4521",
+            "working.set error = E-217",
+            "working.set task = Debugging ticket INC-4521, the drive shows error E-217 on line 3",
+        ],
+    ),
+    (
+        "To reset the safety relay, switch off the breaker, then press reset for 5 seconds, then switch it back on.",
+        [
+            'procedure.add "How to reset the safety relay: 1. Switch off the breaker. 2. Press re…"',
+        ],
+    ),
+    (
+        "We switched from Qdrant to pgvector because we already run Postgres.",
+        [
+            'decision.supersede "use Qdrant for the maintenance notes" -> pgvector',
+        ],
+    ),
+    (
+        "I'm about 60% done with stabilising line 3.",
+        [
+            'goal.progress "Stabilise line 3 by November 30" -> 60%',
+        ],
+    ),
     ("thanks!", []),
 ]
 
@@ -94,16 +112,24 @@ def test_the_seven_turn_transcript_produces_exactly_the_listed_operations(memory
     assert goal.metadata["progress"] == 0.6 and goal.metadata["status"] == "open"
     assert memory.profile.all(user_id=U) == {"name": "Kumar", "location": "Pune"}
     assert memory.working.all(user_id=U, session_id=S) == {
-        "ticket": "INC-4521", "error": "E-217",
-        "task": "Debugging ticket INC-4521, the drive shows error E-217 on line 3"}
+        "ticket": "INC-4521",
+        "error": "E-217",
+        "task": "Debugging ticket INC-4521, the drive shows error E-217 on line 3",
+    }
     current = memory.decisions.current(user_id=U)
     assert [d.content for d in current] == [
-        "Decision: use pgvector for the maintenance notes because we already run Postgres."]
+        "Decision: use pgvector for the maintenance notes because we already run Postgres."
+    ]
     assert len(memory.decisions.chain(current[0].id, user_id=U)) == 2  # the old decision stays, as history
     assert memory.procedures.list(user_id=U)[0].metadata["steps"] == [
-        "Switch off the breaker", "Press reset for 5 seconds", "Switch it back on"]
+        "Switch off the breaker",
+        "Press reset for 5 seconds",
+        "Switch it back on",
+    ]
     assert {(t.relation, t.object) for t in memory.graph.relations("user", user_id=U)} == {
-        ("named", "Kumar"), ("lives_in", "Pune")}
+        ("named", "Kumar"),
+        ("lives_in", "Pune"),
+    }
     stats = memory.intelligence.stats()
     assert (stats["turns"], stats["gated"], stats["operations"], stats["model_calls"]) == (7, 1, 12, 0)
 
@@ -228,8 +254,9 @@ def test_forget_that_i_love_hiking_deletes_the_preference(memory: MemoryLayer) -
     assert [r.content for r in memory.memories(user_id=U, kinds={"preference", "factual"})] == ["User has two kids."]
 
 
-@pytest.mark.parametrize("text", ["delete the staging database", "clear the memory on the PLC", "forget everything",
-                                  "Forget it."])
+@pytest.mark.parametrize(
+    "text", ["delete the staging database", "clear the memory on the PLC", "forget everything", "Forget it."]
+)
 def test_requests_about_the_users_work_and_forget_everything_delete_nothing(memory: MemoryLayer, text: str) -> None:
     say(memory, "The PLC on line 2 uses the 10.20.0.0/16 subnet.")
     say(memory, "The staging database runs on host db-7.")
@@ -308,10 +335,13 @@ def test_general_knowledge_goes_to_the_users_own_scope(memory: MemoryLayer) -> N
     assert stored[0].metadata["importance"] >= 0.4
 
 
-@pytest.mark.parametrize("text, content", [
-    ("Please always answer in German.", "Always answer in German."),
-    ("I prefer short answers.", "User prefers short answers."),
-])
+@pytest.mark.parametrize(
+    "text, content",
+    [
+        ("Please always answer in German.", "Always answer in German."),
+        ("I prefer short answers.", "User prefers short answers."),
+    ],
+)
 def test_how_to_answer_is_a_standing_instruction(memory: MemoryLayer, text: str, content: str) -> None:
     report = say(memory, text)
     assert lines(report) == [f'instruction.add "{content}"']
@@ -322,10 +352,14 @@ def test_a_plain_preference_stays_a_preference(memory: MemoryLayer) -> None:
     assert lines(say(memory, "I love hiking.")) == ['preference.add "User loves hiking."']
 
 
-@pytest.mark.parametrize("text, reason", [
-    ("thanks!", "small talk"), ("Can you summarize this document?", "a question"), ("ok great, thank you so much",
-                                                                                   "small talk"),
-])
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ("thanks!", "small talk"),
+        ("Can you summarize this document?", "a question"),
+        ("ok great, thank you so much", "small talk"),
+    ],
+)
 def test_the_gate_skips_small_talk_and_requests(memory: MemoryLayer, text: str, reason: str) -> None:
     report = say(memory, text)
     assert report.ops == [] and report.skipped == reason
@@ -367,7 +401,9 @@ def test_the_report_is_json_safe_and_reads_well(memory: MemoryLayer) -> None:
     report = say(memory, "I'm Kumar, I live in Pune. My goal is to stabilise line 3 by November 30.")
     data = json.loads(json.dumps(report.to_dict()))
     assert data["router"] == "heuristic" and len(data["ops"]) == 5
-    assert {"op", "description", "reason", "importance", "confidence", "status", "error", "linked"} <= set(data["ops"][0])
+    assert {"op", "description", "reason", "importance", "confidence", "status", "error", "linked"} <= set(
+        data["ops"][0]
+    )
     assert report.summary().splitlines()[0] == "profile.set name = Kumar"
 
 
@@ -394,14 +430,22 @@ def test_a_relation_holding_a_secret_is_dropped() -> None:
     from kioko_core.intelligence import OpExecutor
 
     layer = kioko.intelligent("memory://")
-    ops = OpExecutor(layer).apply([MemoryOp("relation.add", fields={
-        "subject": "user", "relation": "has_key", "object": "sk-EXAMPLE-not-a-real-key-000"})], user_id=U)
+    ops = OpExecutor(layer).apply(
+        [
+            MemoryOp(
+                "relation.add",
+                fields={"subject": "user", "relation": "has_key", "object": "sk-EXAMPLE-not-a-real-key-000"},
+            )
+        ],
+        user_id=U,
+    )
     assert ops[0].status == "skipped" and "secret" in ops[0].error
     assert layer.graph.relations("user", user_id=U) == []
 
 
 def test_goals_and_decisions_are_found_by_the_index_and_by_a_scan_when_words_are_common(
-        memory: MemoryLayer, monkeypatch: pytest.MonkeyPatch) -> None:
+    memory: MemoryLayer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """With every term more frequent than the postings limit, the router scans the kind instead: same ops."""
     from kioko_core.intelligence import heuristic
 
@@ -419,8 +463,9 @@ def test_feedback_credits_the_served_memory_the_previous_reply_echoed(memory: Me
     context = memory.recall("relay reset or restart?", user_id=U, session_id=S)
     served = [m.record.metadata["title"] for m in context.memories if m.record.kind == "procedural"]
     assert served == ["How to restart the relay controller", "How to reset the relay"]  # recall's order
-    memory.record_turn("The relay is stuck again.", "Switch off the breaker, press reset, then switch it on.",
-                       user_id=U, session_id=S)
+    memory.record_turn(
+        "The relay is stuck again.", "Switch off the breaker, press reset, then switch it on.", user_id=U, session_id=S
+    )
     report = memory.record_turn("That worked, thanks!", "Great.", user_id=U, session_id=S)
     op = only(report, "procedure.outcome")
     assert op.description == '"How to reset the relay" -> success'

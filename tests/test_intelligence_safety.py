@@ -35,15 +35,30 @@ def snapshot(memory: MemoryLayer, user: str) -> list[tuple[Any, ...]]:
     rows = []
     for scope in (Scope(user, None), Scope(user, GRAPH_AGENT)):
         for r in memory.store.scan(scope):
-            rows.append((r.id, r.kind, r.content, r.version, r.created_at, r.updated_at, r.session_id,
-                         json.dumps(r.metadata, sort_keys=True, default=str), tuple(r.terms)))
+            rows.append(
+                (
+                    r.id,
+                    r.kind,
+                    r.content,
+                    r.version,
+                    r.created_at,
+                    r.updated_at,
+                    r.session_id,
+                    json.dumps(r.metadata, sort_keys=True, default=str),
+                    tuple(r.terms),
+                )
+            )
     return sorted(rows)
 
 
 def seed(memory: MemoryLayer, user: str = U) -> None:
-    for text in ["I'm Kumar, I live in Pune. My goal is to pass the Azure exam by March 31.",
-                 "We decided to use Qdrant for the maintenance notes because it is fast.",
-                 "I have two kids.", "My phone number is 555 0134.", "I love hiking."]:
+    for text in [
+        "I'm Kumar, I live in Pune. My goal is to pass the Azure exam by March 31.",
+        "We decided to use Qdrant for the maintenance notes because it is fast.",
+        "I have two kids.",
+        "My phone number is 555 0134.",
+        "I love hiking.",
+    ]:
         memory.record_turn(text, "", user_id=user, session_id=S)
 
 
@@ -53,13 +68,22 @@ def seed(memory: MemoryLayer, user: str = U) -> None:
 def test_a_dry_run_plans_every_op_and_writes_nothing(memory: MemoryLayer) -> None:
     seed(memory)
     before = snapshot(memory, U)
-    text = ("I moved from Pune to Hyderabad last month. I'm 60% done with the Azure exam prep. I have three kids. "
-            "We switched from Qdrant to pgvector because we already run Postgres. Forget my phone number. "
-            "Forget that I love hiking. I'm debugging ticket INC-4521.")
+    text = (
+        "I moved from Pune to Hyderabad last month. I'm 60% done with the Azure exam prep. I have three kids. "
+        "We switched from Qdrant to pgvector because we already run Postgres. Forget my phone number. "
+        "Forget that I love hiking. I'm debugging ticket INC-4521."
+    )
     report = memory.manage(text, user_id=U, session_id=S, dry_run=True)
     assert report.dry_run and {op.status for op in report.ops} == {"planned"}
-    assert {"profile.set", "episode.add", "goal.progress", "fact.update", "decision.supersede", "memory.delete",
-            "working.set"} <= {op.op for op in report.ops}
+    assert {
+        "profile.set",
+        "episode.add",
+        "goal.progress",
+        "fact.update",
+        "decision.supersede",
+        "memory.delete",
+        "working.set",
+    } <= {op.op for op in report.ops}
     assert snapshot(memory, U) == before
     applied = memory.manage(text, user_id=U, session_id=S)
     assert [op.op for op in applied.ops] == [op.op for op in report.ops]
@@ -105,8 +129,9 @@ def test_a_missing_user_is_a_typed_error(memory: MemoryLayer, user_id: Any) -> N
 
 
 def test_secrets_are_dropped_by_the_offline_router_too(memory: MemoryLayer) -> None:
-    report = memory.record_turn("My API key is sk-EXAMPLE-not-a-real-key-000, keep it for later. My password is "
-                                "hunter2.", user_id=U)
+    report = memory.record_turn(
+        "My API key is sk-EXAMPLE-not-a-real-key-000, keep it for later. My password is hunter2.", user_id=U
+    )
     assert report.ops and all(op.status == "skipped" for op in report.ops)
     assert all("rejected by a processor" in op.error for op in report.ops)
     assert snapshot(memory, U) == []
@@ -139,8 +164,15 @@ def test_events_report_managed_turns_and_new_links_and_a_failing_listener_breaks
 
 def test_learn_without_intelligence_keeps_the_user_messages_as_episodes() -> None:
     memory = kioko.connect("memory://")
-    report = memory.learn([{"role": "user", "content": "thanks!"}, {"role": "assistant", "content": "You're welcome"},
-                           {"role": "user", "content": "The line 3 drive tripped."}], user_id=U, session_id=S)
+    report = memory.learn(
+        [
+            {"role": "user", "content": "thanks!"},
+            {"role": "assistant", "content": "You're welcome"},
+            {"role": "user", "content": "The line 3 drive tripped."},
+        ],
+        user_id=U,
+        session_id=S,
+    )
     assert report.router == "plain" and [op.status for op in report.ops] == ["applied", "applied"]
     assert sorted(r.content for r in memory.memories(user_id=U)) == ["The line 3 drive tripped.", "thanks!"]
     assert memory.intelligence is None
@@ -164,23 +196,100 @@ def test_intelligent_on_an_existing_layer_turns_everything_on() -> None:
 
 
 VOCABULARY = [
-    "I", "I'm", "we", "my", "the", "a", "to", "from", "with", "by", "on", "line", "3", "60%", "done", "goal", "is",
-    "decided", "use", "Qdrant", "pgvector", "switched", "moved", "Pune", "Hyderabad", "forget", "delete", "remember",
-    "everything", "phone", "number", "password", "is", "hunter2", "sk-EXAMPLE-not-a-real-key-000", "thanks", "!",
-    "?", ".", ",", "then", "To", "reset", "relay", "finished", "passed", "exam", "gave", "up", "on", "love",
-    "hiking", "prefer", "short", "answers", "always", "ticket", "INC-4521", "error", "E-217", "lesson", "learned:",
-    "yesterday", "last", "month", "have", "two", "three", "kids", "Krutika", "reports", "Kumar", "clear", "all",
-    "memories", "about", "your", "memory", "debugging", "api", "key", "\n",
+    "I",
+    "I'm",
+    "we",
+    "my",
+    "the",
+    "a",
+    "to",
+    "from",
+    "with",
+    "by",
+    "on",
+    "line",
+    "3",
+    "60%",
+    "done",
+    "goal",
+    "is",
+    "decided",
+    "use",
+    "Qdrant",
+    "pgvector",
+    "switched",
+    "moved",
+    "Pune",
+    "Hyderabad",
+    "forget",
+    "delete",
+    "remember",
+    "everything",
+    "phone",
+    "number",
+    "password",
+    "is",
+    "hunter2",
+    "sk-EXAMPLE-not-a-real-key-000",
+    "thanks",
+    "!",
+    "?",
+    ".",
+    ",",
+    "then",
+    "To",
+    "reset",
+    "relay",
+    "finished",
+    "passed",
+    "exam",
+    "gave",
+    "up",
+    "on",
+    "love",
+    "hiking",
+    "prefer",
+    "short",
+    "answers",
+    "always",
+    "ticket",
+    "INC-4521",
+    "error",
+    "E-217",
+    "lesson",
+    "learned:",
+    "yesterday",
+    "last",
+    "month",
+    "have",
+    "two",
+    "three",
+    "kids",
+    "Krutika",
+    "reports",
+    "Kumar",
+    "clear",
+    "all",
+    "memories",
+    "about",
+    "your",
+    "memory",
+    "debugging",
+    "api",
+    "key",
+    "\n",
 ]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(turns=st.lists(st.lists(st.sampled_from(VOCABULARY), min_size=0, max_size=25).map(" ".join),
-                      min_size=1, max_size=5))
+@given(
+    turns=st.lists(st.lists(st.sampled_from(VOCABULARY), min_size=0, max_size=25).map(" ".join), min_size=1, max_size=5)
+)
 def test_random_turns_never_raise_never_store_a_secret_never_touch_another_user(turns: list[str]) -> None:
     memory = kioko.intelligent("memory://")
-    memory.record_turn("I'm Krutika, I live in Berlin. My password manager is 1Password. I love tea.", "",
-                       user_id=OTHER, session_id=S)
+    memory.record_turn(
+        "I'm Krutika, I live in Berlin. My password manager is 1Password. I love tea.", "", user_id=OTHER, session_id=S
+    )
     theirs = snapshot(memory, OTHER)
     detector = DropSecrets()
     for text in turns:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, UTC
+from datetime import UTC, datetime
 from typing import Any, Callable, Iterator
 
 import pytest
@@ -49,17 +49,42 @@ def entry(record: Record, other: str) -> dict[str, Any] | None:
 
 def test_install_attaches_every_manager_and_lessons_is_strategies(memory: MemoryLayer) -> None:
     """Every manager the issue names is an attribute of the layer; lessons and strategies are one manager."""
-    for name in ("goals", "decisions", "procedures", "strategies", "skills", "episodes", "facts", "preferences",
-                 "knowledge", "insights", "summaries", "profile", "instructions", "working"):
+    for name in (
+        "goals",
+        "decisions",
+        "procedures",
+        "strategies",
+        "skills",
+        "episodes",
+        "facts",
+        "preferences",
+        "knowledge",
+        "insights",
+        "summaries",
+        "profile",
+        "instructions",
+        "working",
+    ):
         assert isinstance(getattr(memory, name), kinds.MANAGERS[name]), name
     assert memory.lessons is memory.strategies
 
 
-@pytest.mark.parametrize("name, kind", [
-    ("goals", "goal"), ("decisions", "decision"), ("strategies", "strategy"), ("skills", "skill"),
-    ("episodes", "episodic"), ("facts", "factual"), ("preferences", "preference"), ("knowledge", "semantic"),
-    ("insights", "insight"), ("summaries", "summary"), ("instructions", "instruction"),
-])
+@pytest.mark.parametrize(
+    "name, kind",
+    [
+        ("goals", "goal"),
+        ("decisions", "decision"),
+        ("strategies", "strategy"),
+        ("skills", "skill"),
+        ("episodes", "episodic"),
+        ("facts", "factual"),
+        ("preferences", "preference"),
+        ("knowledge", "semantic"),
+        ("insights", "insight"),
+        ("summaries", "summary"),
+        ("instructions", "instruction"),
+    ],
+)
 def test_text_managers_store_their_memory_type(memory: MemoryLayer, name: str, kind: str) -> None:
     """Each manager writes its own memory_type, so the linker and recall treat it as that kind."""
     record = getattr(memory, name).add("The line 3 conveyor jammed twice this morning", user_id=U)
@@ -89,8 +114,9 @@ def test_goal_with_parent_is_part_of_the_parent(memory: MemoryLayer) -> None:
     assert child.metadata["parent"] == parent.id
     [link] = links_between(memory, child.id, parent.id)
     assert (link.source, link.target, link.type, link.by) == (child.id, parent.id, "part_of", "structure")
-    assert link.line() == ('goal "Write the driver author\'s guide" is part of '
-                           'goal "Ship the Kioko memory layer by December 15"')
+    assert link.line() == (
+        'goal "Write the driver author\'s guide" is part of goal "Ship the Kioko memory layer by December 15"'
+    )
     stored_parent = memory.get(parent.id, user_id=U)
     assert entry(stored_parent, child.id)["dir"] == "in"
     assert [g.id for g in memory.goals.subgoals(parent.id, user_id=U)] == [child.id]
@@ -163,8 +189,7 @@ def _served_goal(memory: MemoryLayer) -> tuple[Record, Record]:
     """Section 1's goal and the decision that serves it through the entity graph (Kioko uses pgvector)."""
     goal = memory.goals.add("Ship the Kioko memory layer by December 15", user_id=U)
     memory.graph.add("Kioko", "uses", "pgvector", user_id=U)
-    decision = memory.decisions.add("Vector database - chose pgvector because we already run Postgres",
-                                    user_id=U)
+    decision = memory.decisions.add("Vector database - chose pgvector because we already run Postgres", user_id=U)
     [link] = links_between(memory, decision.id, goal.id)
     assert (link.type, link.source, link.target) == ("serves", decision.id, goal.id)
     return goal, decision
@@ -172,8 +197,13 @@ def _served_goal(memory: MemoryLayer) -> tuple[Record, Record]:
 
 def test_decision_content_keeps_or_adds_the_framing(memory: MemoryLayer) -> None:
     """Decisions read "Decision: ..."; text that already says "We decided ..." is kept as written."""
-    plain = memory.decisions.add("use Qdrant for the maintenance notes because it is fast", user_id=U,
-                                 chosen="Qdrant", options=["Qdrant", "pgvector"], rationale="it is fast")
+    plain = memory.decisions.add(
+        "use Qdrant for the maintenance notes because it is fast",
+        user_id=U,
+        chosen="Qdrant",
+        options=["Qdrant", "pgvector"],
+        rationale="it is fast",
+    )
     assert plain.content == "Decision: use Qdrant for the maintenance notes because it is fast."
     assert plain.metadata["chosen"] == "Qdrant" and plain.metadata["options"] == ["Qdrant", "pgvector"]
     said = memory.decisions.add("We decided to use pgvector because we already run Postgres.", user_id=U)
@@ -235,27 +265,40 @@ def test_procedure_content_is_title_and_numbered_steps(memory: MemoryLayer) -> N
     """The spec's section 1 procedure, to the character; steps lose stray numbers and full stops."""
     procedure = memory.procedures.add(
         "Clear a conveyor jam on line 3",
-        ["Press stop", "Open the guard.", "3) Remove the jammed bottle", " Reset the drive "], user_id=U)
-    assert procedure.content == ("Clear a conveyor jam on line 3: 1) Press stop; 2) Open the guard; "
-                                 "3) Remove the jammed bottle; 4) Reset the drive")
+        ["Press stop", "Open the guard.", "3) Remove the jammed bottle", " Reset the drive "],
+        user_id=U,
+    )
+    assert procedure.content == (
+        "Clear a conveyor jam on line 3: 1) Press stop; 2) Open the guard; "
+        "3) Remove the jammed bottle; 4) Reset the drive"
+    )
     assert procedure.metadata["title"] == "Clear a conveyor jam on line 3"
-    assert procedure.metadata["steps"] == ["Press stop", "Open the guard", "Remove the jammed bottle",
-                                           "Reset the drive"]
+    assert procedure.metadata["steps"] == [
+        "Press stop",
+        "Open the guard",
+        "Remove the jammed bottle",
+        "Reset the drive",
+    ]
     assert (procedure.metadata["successes"], procedure.metadata["failures"]) == (0, 0)
 
 
 def test_lesson_refines_procedure_with_the_spec_labels(memory: MemoryLayer) -> None:
     """Section 1's link line: the lesson's content label and the procedure's title label."""
-    procedure = memory.procedures.add("Clear a conveyor jam on line 3",
-                                      ["Press stop", "Open the guard", "Remove the jammed bottle", "Reset the drive"],
-                                      user_id=U)
-    lesson = memory.lessons.add("reset the drive before reopening the guard", user_id=U,
-                                context="clearing conveyor jams")
+    procedure = memory.procedures.add(
+        "Clear a conveyor jam on line 3",
+        ["Press stop", "Open the guard", "Remove the jammed bottle", "Reset the drive"],
+        user_id=U,
+    )
+    lesson = memory.lessons.add(
+        "reset the drive before reopening the guard", user_id=U, context="clearing conveyor jams"
+    )
     assert lesson.content == "For clearing conveyor jams: reset the drive before reopening the guard"
     assert lesson.kind == "strategy" and lesson.metadata["context"] == "clearing conveyor jams"
     [link] = links_between(memory, lesson.id, procedure.id)
-    assert link.line() == ('lesson "For clearing conveyor jams: reset the drive before reopenin…" refines '
-                           'procedure "Clear a conveyor jam on line 3"')
+    assert link.line() == (
+        'lesson "For clearing conveyor jams: reset the drive before reopenin…" refines '
+        'procedure "Clear a conveyor jam on line 3"'
+    )
 
 
 def test_procedure_outcome_and_update(memory: MemoryLayer) -> None:
@@ -265,10 +308,12 @@ def test_procedure_outcome_and_update(memory: MemoryLayer) -> None:
     after = memory.procedures.outcome(procedure.id, False, user_id=U, note="relay was welded")
     assert (after.metadata["successes"], after.metadata["failures"]) == (2, 1)
     assert after.metadata["last_outcome"] == "failed"
-    changed = memory.procedures.update(procedure.id, user_id=U,
-                                       steps=["Switch off the breaker", "Press reset for 5 seconds", "Switch on"])
-    assert changed.content == ("Reset the safety relay: 1) Switch off the breaker; 2) Press reset for 5 seconds; "
-                               "3) Switch on")
+    changed = memory.procedures.update(
+        procedure.id, user_id=U, steps=["Switch off the breaker", "Press reset for 5 seconds", "Switch on"]
+    )
+    assert changed.content == (
+        "Reset the safety relay: 1) Switch off the breaker; 2) Press reset for 5 seconds; 3) Switch on"
+    )
     assert changed.metadata["successes"] == 2
     assert changed.metadata["history"][-1]["content"] == procedure.content
 
@@ -296,8 +341,9 @@ def test_insight_is_derived_from_its_evidence(memory: MemoryLayer) -> None:
     """An insight with evidence gets a structural derived_from link to each piece of evidence."""
     first = memory.episodes.add("Line 3 keeps faulting with error E-217.", user_id=U, session_id="s1")
     second = memory.episodes.add("The drive on line 3 tripped again overnight.", user_id=U, session_id="s2")
-    insight = memory.insights.add("Line 3's drive faults recur every few days", user_id=U,
-                                  evidence=[first.id, second.id])
+    insight = memory.insights.add(
+        "Line 3's drive faults recur every few days", user_id=U, evidence=[first.id, second.id]
+    )
     assert insight.metadata["evidence"] == [first.id, second.id]
     for episode in (first, second):
         [link] = links_between(memory, insight.id, episode.id)
@@ -395,8 +441,12 @@ WHEN = 1_700_000_000.0
 ADDS: list[tuple[str, Callable[[MemoryLayer, Any], Record]]] = [
     ("goals", lambda m, t: m.goals.add("Ship Kioko", user_id=U, created_at=t)),
     ("decisions", lambda m, t: m.decisions.add("use pgvector", user_id=U, created_at=t)),
-    ("supersede", lambda m, t: m.decisions.supersede(m.decisions.add("use Qdrant", user_id=U).id, "use pgvector",
-                                                     user_id=U, created_at=t)),
+    (
+        "supersede",
+        lambda m, t: m.decisions.supersede(
+            m.decisions.add("use Qdrant", user_id=U).id, "use pgvector", user_id=U, created_at=t
+        ),
+    ),
     ("procedures", lambda m, t: m.procedures.add("Clear a jam", ["Press stop"], user_id=U, created_at=t)),
     ("strategies", lambda m, t: m.strategies.add("check the cable first", user_id=U, created_at=t)),
     ("skills", lambda m, t: m.skills.add("Summarise alarm logs", user_id=U, created_at=t)),
@@ -413,7 +463,9 @@ ADDS: list[tuple[str, Callable[[MemoryLayer, Any], Record]]] = [
 
 
 @pytest.mark.parametrize("name, add", ADDS, ids=[name for name, _ in ADDS])
-def test_every_add_accepts_created_at(memory: MemoryLayer, name: str, add: Callable[[MemoryLayer, Any], Record]) -> None:
+def test_every_add_accepts_created_at(
+    memory: MemoryLayer, name: str, add: Callable[[MemoryLayer, Any], Record]
+) -> None:
     """created_at given to any typed add is what the store keeps (a number or a datetime)."""
     record = add(memory, WHEN)
     assert record.created_at == WHEN
@@ -429,18 +481,47 @@ def test_created_at_of_the_wrong_type_is_refused(memory: MemoryLayer) -> None:
 
 def test_linkable_and_not_linked_memory_types(memory: MemoryLayer) -> None:
     """The managers' memory_types are exactly the spec's linkable kinds plus instruction, working, profile."""
-    linkable = {m.kind for m in (memory.goals, memory.decisions, memory.procedures, memory.strategies,
-                                 memory.skills, memory.episodes, memory.facts, memory.preferences,
-                                 memory.knowledge, memory.insights, memory.summaries)}
-    assert linkable == set(LINKABLE_KINDS) == {"factual", "preference", "episodic", "semantic", "goal",
-                                               "procedural", "skill", "strategy", "decision", "insight", "summary"}
+    linkable = {
+        m.kind
+        for m in (
+            memory.goals,
+            memory.decisions,
+            memory.procedures,
+            memory.strategies,
+            memory.skills,
+            memory.episodes,
+            memory.facts,
+            memory.preferences,
+            memory.knowledge,
+            memory.insights,
+            memory.summaries,
+        )
+    }
+    assert (
+        linkable
+        == set(LINKABLE_KINDS)
+        == {
+            "factual",
+            "preference",
+            "episodic",
+            "semantic",
+            "goal",
+            "procedural",
+            "skill",
+            "strategy",
+            "decision",
+            "insight",
+            "summary",
+        }
+    )
     assert {memory.instructions.kind, memory.working.kind, memory.profile.kind} == {"instruction", "working", "profile"}
 
 
 def test_agent_and_session_and_metadata_are_passed_through(memory: MemoryLayer) -> None:
     """agent_id scopes the memory, session_id and the caller's metadata are kept (typed fields win)."""
-    goal = memory.goals.add("Ship Kioko", user_id=U, agent_id="planner", session_id="s9",
-                            metadata={"source": "chat", "status": "bogus"})
+    goal = memory.goals.add(
+        "Ship Kioko", user_id=U, agent_id="planner", session_id="s9", metadata={"source": "chat", "status": "bogus"}
+    )
     assert goal.agent_id == "planner" and goal.session_id == "s9"
     assert goal.metadata["source"] == "chat" and goal.metadata["status"] == "open"
     with pytest.raises(MemoryNotFound):

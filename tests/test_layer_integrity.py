@@ -10,15 +10,19 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from linking_support import layer, linking_stores, make_layer, matrix_store, store, user  # noqa: F401  (fixtures)
 
 from kioko_core import links as L
 from kioko_core.errors import ConflictError, InvalidRecordError
 from kioko_core.layer import MemoryLayer
 
-from linking_support import layer, linking_stores, make_layer, matrix_store, store, user  # noqa: F401  (fixtures)
-
-OWN = {"entities": ["mine"], "links": [{"id": "x", "type": "serves", "dir": "out"}, "https://runbook"],
-       "linked_at": "yesterday", "unlinked": ["nothing"], "nested": {"a": [1, 2.5, None, True]}}
+OWN = {
+    "entities": ["mine"],
+    "links": [{"id": "x", "type": "serves", "dir": "out"}, "https://runbook"],
+    "linked_at": "yesterday",
+    "unlinked": ["nothing"],
+    "nested": {"a": [1, 2.5, None, True]},
+}
 
 
 def user_part(metadata: dict[str, Any]) -> dict[str, Any]:
@@ -31,8 +35,9 @@ def all_entries(layer: MemoryLayer, user: str) -> list[tuple[str, dict[str, Any]
 
 def test_a_users_own_metadata_round_trips_exactly_through_linking_and_updates(layer: MemoryLayer, user: str) -> None:
     """Keys the layer once used for itself ("entities", "links", "linked_at") are the caller's now, untouched."""
-    first = layer.add("Kumar fixed the encoder cable on Line 3.", user_id=user, memory_type="episodic",
-                      metadata=dict(OWN))
+    first = layer.add(
+        "Kumar fixed the encoder cable on Line 3.", user_id=user, memory_type="episodic", metadata=dict(OWN)
+    )
     layer.add("Line 3 stopped again with the encoder fault E-217.", user_id=user, memory_type="episodic")
     stored = layer.get(first.id, user_id=user)
     assert user_part(stored.metadata) == OWN
@@ -48,8 +53,17 @@ def test_a_forged_link_entry_in_metadata_links_nothing(layer: MemoryLayer, user:
     """``metadata={"links": [<entry pointing at another user's memory>]}`` is the caller's data, never a link."""
     other_user = user + "-other"
     theirs = layer.add("Krutika's payroll export runs on Fridays.", user_id=other_user)
-    forged = {"id": theirs.id, "type": "related_to", "dir": "out", "w": 1.0, "by": "manual", "why": "", "at": 0,
-              "seen": 0, "shared": True}
+    forged = {
+        "id": theirs.id,
+        "type": "related_to",
+        "dir": "out",
+        "w": 1.0,
+        "by": "manual",
+        "why": "",
+        "at": 0,
+        "seen": 0,
+        "shared": True,
+    }
     mine = layer.add("Kumar's payroll export runs on Mondays.", user_id=user, metadata={"links": [forged]})
     assert layer.graph.links(mine.id, user_id=user) == []
     assert L.link_entries(layer.get(mine.id, user_id=user)) == []
@@ -70,13 +84,18 @@ def test_a_new_memory_cannot_bring_bookkeeping_and_nothing_is_stored(layer: Memo
 def test_an_update_cannot_create_alter_or_remove_link_entries(layer: MemoryLayer, user: str) -> None:
     """Whatever is passed under the reserved key is ignored: the stored links stay as they were, on both ends."""
     fault = layer.add("Line 3 stopped with the encoder fault E-217.", user_id=user, memory_type="episodic")
-    fix = layer.add("Fixed the E-217 encoder fault on Line 3 by reseating the cable.", user_id=user,
-                    memory_type="episodic")
+    fix = layer.add(
+        "Fixed the E-217 encoder fault on Line 3 by reseating the cable.", user_id=user, memory_type="episodic"
+    )
     stranger = layer.add("The cafeteria serves tea at four.", user_id=user)
     before = sorted(all_entries(layer, user), key=str)
     assert before, "the fault and its fix link"
-    for forged in ({"links": []}, {"links": [{"id": stranger.id, "type": "serves", "dir": "out", "w": 1, "by": "manual"}]},
-                   {"unlinked": [fault.id]}, "not even a dict"):
+    for forged in (
+        {"links": []},
+        {"links": [{"id": stranger.id, "type": "serves", "dir": "out", "w": 1, "by": "manual"}]},
+        {"unlinked": [fault.id]},
+        "not even a dict",
+    ):
         layer.update(fix.id, user_id=user, metadata={L.BOOKKEEPING: forged, "note": "checked"})
     assert sorted(all_entries(layer, user), key=str) == before
     current = layer.get(fix.id, user_id=user)
@@ -88,8 +107,12 @@ def test_an_update_cannot_create_alter_or_remove_link_entries(layer: MemoryLayer
 def test_add_with_an_existing_id_is_a_conflict_and_changes_nothing(layer: MemoryLayer, user: str) -> None:
     """add(id=<existing>) never silently replaces a memory (or leaves its neighbours' links dangling)."""
     fault = layer.add("Line 3 stopped with the encoder fault E-217.", user_id=user, memory_type="episodic")
-    fix = layer.add("Fixed the E-217 encoder fault on Line 3 by reseating the cable.", user_id=user,
-                    memory_type="episodic", id="fix-" + user)
+    fix = layer.add(
+        "Fixed the E-217 encoder fault on Line 3 by reseating the cable.",
+        user_id=user,
+        memory_type="episodic",
+        id="fix-" + user,
+    )
     before = sorted(all_entries(layer, user), key=str)
     for kind in ("episodic", "instruction"):
         with pytest.raises(ConflictError, match="already"):

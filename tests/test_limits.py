@@ -8,6 +8,7 @@ a quadratic step coming back (benchmarks/drills.py prints the figures).
 from __future__ import annotations
 
 import pytest
+from linking_support import linking_stores, matrix_store, store, user  # noqa: F401  (fixtures)
 
 import kioko
 from kioko_core import links as link_bookkeeping
@@ -15,8 +16,6 @@ from kioko_core.layer import MemoryLayer
 from kioko_core.limits import DEFAULT_CONTENT_BYTES, DEFAULT_QUERY_BYTES, Limits, TooLargeError
 from kioko_core.store import InvalidRecordError
 from kioko_core.text import analyze
-
-from linking_support import linking_stores, matrix_store, store, user  # noqa: F401  (fixtures)
 
 
 def _units(n: int) -> str:

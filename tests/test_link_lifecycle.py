@@ -12,8 +12,20 @@ from collections.abc import Callable
 
 import pytest
 from linking_support import (  # noqa: F401  (fixtures are found by name)
-    T0, QuickStart, entries, entry_between, fresh, layer, link_triples, linking_stores, make_layer, matrix_store,
-    scope_records, seed_quickstart, store, user,
+    T0,
+    QuickStart,
+    entries,
+    entry_between,
+    fresh,
+    layer,
+    link_triples,
+    linking_stores,
+    make_layer,
+    matrix_store,
+    scope_records,
+    seed_quickstart,
+    store,
+    user,
 )
 
 from contract_tests.counting import CountingStore, InjectedFailure
@@ -55,11 +67,19 @@ def assert_symmetric(layer: MemoryLayer, user: str) -> None:
 def test_a_manual_link_where_a_structural_one_exists_raises_link_conflict(layer: MemoryLayer, user: str) -> None:
     """A sub-goal is already part_of its goal: linking them by hand raises instead of pretending to store."""
     goal = layer.add("Goal: Ship the Kioko memory layer by December 15.", user_id=user, memory_type="goal")
-    sub = layer.add("Goal: Finish the pgvector benchmark by November 30.", user_id=user, memory_type="goal",
-                    metadata={"parent": goal.id})
+    sub = layer.add(
+        "Goal: Finish the pgvector benchmark by November 30.",
+        user_id=user,
+        memory_type="goal",
+        metadata={"parent": goal.id},
+    )
     [structural] = layer.graph.links(sub.id, user_id=user)
-    assert (structural.source, structural.type, structural.target, structural.by) == \
-        (sub.id, "part_of", goal.id, "structure")
+    assert (structural.source, structural.type, structural.target, structural.by) == (
+        sub.id,
+        "part_of",
+        goal.id,
+        "structure",
+    )
     before = (entries(layer, sub, user), entries(layer, goal, user))
     for a, b in ((sub.id, goal.id), (goal.id, sub.id)):
         with pytest.raises(L.LinkConflict):
@@ -69,13 +89,21 @@ def test_a_manual_link_where_a_structural_one_exists_raises_link_conflict(layer:
 
 def test_asking_again_for_an_existing_manual_link_returns_it(layer: MemoryLayer, user: str, quick: QuickStart) -> None:
     """The second call changes nothing and returns the stored link; one entry per side."""
-    first = layer.graph.link(quick.tea.id, quick.plc.id, "related_to", 0.7, "both came up on the plant tour",
-                             user_id=user)
+    first = layer.graph.link(
+        quick.tea.id, quick.plc.id, "related_to", 0.7, "both came up on the plant tour", user_id=user
+    )
     stored = (entries(layer, quick.tea, user), entries(layer, quick.plc, user))
-    again = layer.graph.link(quick.tea.id, quick.plc.id, "related_to", 0.7, "both came up on the plant tour",
-                             user_id=user)
-    assert (again.source, again.target, again.type, again.weight, again.by, again.at) == \
-        (first.source, first.target, first.type, first.weight, "manual", first.at)
+    again = layer.graph.link(
+        quick.tea.id, quick.plc.id, "related_to", 0.7, "both came up on the plant tour", user_id=user
+    )
+    assert (again.source, again.target, again.type, again.weight, again.by, again.at) == (
+        first.source,
+        first.target,
+        first.type,
+        first.weight,
+        "manual",
+        first.at,
+    )
     assert (entries(layer, quick.tea, user), entries(layer, quick.plc, user)) == stored
     assert [len(side) for side in pair_entries(layer, quick.tea.id, quick.plc.id, user)] == [1, 1]
 
@@ -83,8 +111,7 @@ def test_asking_again_for_an_existing_manual_link_returns_it(layer: MemoryLayer,
 def test_a_manual_link_replaces_an_automatic_one(layer: MemoryLayer, user: str, quick: QuickStart) -> None:
     """A person outranks the algorithm: the auto resolves link becomes a manual one on both sides."""
     assert entry_between(layer, quick.fix, quick.fault, user)["by"] == "auto"
-    made = layer.graph.link(quick.fix.id, quick.fault.id, "resolves", why="the technician confirmed it",
-                            user_id=user)
+    made = layer.graph.link(quick.fix.id, quick.fault.id, "resolves", why="the technician confirmed it", user_id=user)
     assert (made.by, made.weight, made.type) == ("manual", 1.0, "resolves")
     out, into = pair_entries(layer, quick.fix.id, quick.fault.id, user)
     assert len(out) == len(into) == 1
@@ -129,7 +156,7 @@ def test_the_degree_cap_ranks_automatic_links_by_faded_weight_and_ignores_other_
 
     now = T0 + 400 * DAY
     stored = [
-        {"id": "old-strong", "type": "related_to", "dir": "out", "w": 0.9, "by": "auto", "seen": T0},   # 0.19 now
+        {"id": "old-strong", "type": "related_to", "dir": "out", "w": 0.9, "by": "auto", "seen": T0},  # 0.19 now
         {"id": "fresh-weak", "type": "related_to", "dir": "out", "w": 0.4, "by": "auto", "seen": now},
         {"id": "fresh-llm", "type": "related_to", "dir": "in", "w": 0.7, "by": "llm", "seen": now},
         {"id": "feedback", "type": "resolves", "dir": "out", "w": 0.1, "by": "feedback", "seen": T0},
@@ -142,13 +169,20 @@ def test_the_degree_cap_ranks_automatic_links_by_faded_weight_and_ignores_other_
 
 
 def test_prune_removes_links_faded_below_a_tenth_and_keeps_manual_and_structural(
-        layer: MemoryLayer, user: str, quick: QuickStart) -> None:
+    layer: MemoryLayer, user: str, quick: QuickStart
+) -> None:
     """After 300 days every auto link still weighs >= 0.1; after 600 none does. Manual and structure stay."""
-    sub = layer.add("Goal: Finish the pgvector benchmark by November 30.", user_id=user, memory_type="goal",
-                    metadata={"parent": quick.goal.id})
+    sub = layer.add(
+        "Goal: Finish the pgvector benchmark by November 30.",
+        user_id=user,
+        memory_type="goal",
+        metadata={"parent": quick.goal.id},
+    )
     layer.graph.link(quick.tea.id, quick.plc.id, "related_to", 0.3, user_id=user)
-    auto = {(s, d) for s, t, d in link_triples(scope_records(layer.store, Scope(user)))} - \
-        {(quick.tea.id, quick.plc.id), (sub.id, quick.goal.id)}
+    auto = {(s, d) for s, t, d in link_triples(scope_records(layer.store, Scope(user)))} - {
+        (quick.tea.id, quick.plc.id),
+        (sub.id, quick.goal.id),
+    }
     assert len(auto) == 6
     now = time.time()
     assert layer.graph.prune(user_id=user, now=now + 300 * DAY) == 0
@@ -159,13 +193,15 @@ def test_prune_removes_links_faded_below_a_tenth_and_keeps_manual_and_structural
 
 
 def test_prune_removes_links_to_memories_deleted_behind_the_layers_back(
-        layer: MemoryLayer, user: str, quick: QuickStart) -> None:
+    layer: MemoryLayer, user: str, quick: QuickStart
+) -> None:
     """A raw store delete leaves dangling entries: links() skips them, prune() removes them."""
     layer.store.update_many([Delete(id=quick.fault.id, scope=Scope(user))])
     for neighbour in (quick.fix, quick.jam):
         assert quick.fault.id in {e["id"] for e in entries(layer, neighbour, user)}  # still there, dangling
-        assert quick.fault.id not in {k.source for k in layer.graph.links(neighbour.id, user_id=user)} | \
-            {k.target for k in layer.graph.links(neighbour.id, user_id=user)}
+        assert quick.fault.id not in {k.source for k in layer.graph.links(neighbour.id, user_id=user)} | {
+            k.target for k in layer.graph.links(neighbour.id, user_id=user)
+        }
     assert layer.graph.prune(user_id=user) == 2
     for neighbour in (quick.fix, quick.jam):
         assert quick.fault.id not in {e["id"] for e in entries(layer, neighbour, user)}
@@ -178,9 +214,9 @@ def test_prune_removes_links_to_memories_deleted_behind_the_layers_back(
 
 PUMP = "Pump 7 leaks coolant near the E-41 valve."
 PUMP_NOTES = [
-    "The E-41 valve on pump 7 was replaced in May.",               # a strong link to PUMP
-    "Coolant pump 7 pressure dropped below spec.",                  # the weakest of the three
-    "Pump 7 coolant leak traced to the E-41 valve seal.",           # the strongest
+    "The E-41 valve on pump 7 was replaced in May.",  # a strong link to PUMP
+    "Coolant pump 7 pressure dropped below spec.",  # the weakest of the three
+    "Pump 7 coolant leak traced to the E-41 valve seal.",  # the strongest
 ]
 
 
@@ -189,7 +225,8 @@ def capped(layer: MemoryLayer, memory_id: str, user: str) -> dict[str, float]:
 
 
 def test_the_degree_cap_lets_the_weakest_automatic_link_go_on_both_sides(
-        make_layer: Callable[..., MemoryLayer], user: str) -> None:
+    make_layer: Callable[..., MemoryLayer], user: str
+) -> None:
     """max_degree 2: the third link to the pump note pushes out the weakest of the three, from both memories."""
     layer = make_layer(linker={"max_degree": 2})
     pump = layer.add(PUMP, user_id=user, memory_type="episodic")
@@ -205,7 +242,8 @@ def test_the_degree_cap_lets_the_weakest_automatic_link_go_on_both_sides(
 
 
 def test_a_new_link_weaker_than_a_full_memorys_links_is_not_stored(
-        make_layer: Callable[..., MemoryLayer], user: str) -> None:
+    make_layer: Callable[..., MemoryLayer], user: str
+) -> None:
     """The new link is ranked with the old ones: when it is the weakest it is the one left out, on both sides."""
     layer = make_layer(linker={"max_degree": 2})
     pump = layer.add(PUMP, user_id=user, memory_type="episodic")
@@ -219,7 +257,8 @@ def test_a_new_link_weaker_than_a_full_memorys_links_is_not_stored(
 
 
 def test_a_new_memory_itself_keeps_at_most_max_degree_automatic_links(
-        make_layer: Callable[..., MemoryLayer], user: str) -> None:
+    make_layer: Callable[..., MemoryLayer], user: str
+) -> None:
     """The cap holds for the memory being written too, when more than max_degree candidates pass the gate."""
     layer = make_layer(linker={"max_degree": 3})
     for i in range(6):
@@ -232,11 +271,13 @@ def test_a_new_memory_itself_keeps_at_most_max_degree_automatic_links(
 
 
 def test_manual_and_structural_links_do_not_count_towards_the_cap(
-        make_layer: Callable[..., MemoryLayer], user: str) -> None:
+    make_layer: Callable[..., MemoryLayer], user: str
+) -> None:
     layer = make_layer(linker={"max_degree": 1})
     pump = layer.add(PUMP, user_id=user, memory_type="episodic")
-    others = [layer.add(f"Maintenance note {i} for the east hall.", user_id=user, memory_type="factual")
-              for i in range(3)]
+    others = [
+        layer.add(f"Maintenance note {i} for the east hall.", user_id=user, memory_type="factual") for i in range(3)
+    ]
     for other in others:
         layer.graph.link(pump.id, other.id, "related_to", user_id=user)
     note = layer.add(PUMP_NOTES[0], user_id=user, memory_type="factual")
@@ -302,10 +343,14 @@ def test_delete_removes_the_memory_from_its_neighbours_lists(layer: MemoryLayer,
 
 def test_merge_moves_the_duplicates_links_to_the_survivor(layer: MemoryLayer, user: str, quick: QuickStart) -> None:
     """Consolidation merges a near-duplicate into an older memory; the links follow, same type and direction."""
-    duplicate = layer.add("Found it: a loose encoder cable on line 3 caused the E-217 faults.", user_id=user,
-                          memory_type="episodic", session_id="s1", created_at=T0 + 230)
-    layer.graph.link(duplicate.id, quick.plc.id, "related_to", why="the encoder sits on the PLC network",
-                     user_id=user)
+    duplicate = layer.add(
+        "Found it: a loose encoder cable on line 3 caused the E-217 faults.",
+        user_id=user,
+        memory_type="episodic",
+        session_id="s1",
+        created_at=T0 + 230,
+    )
+    layer.graph.link(duplicate.id, quick.plc.id, "related_to", why="the encoder sits on the PLC network", user_id=user)
     moved = [e for e in entries(layer, duplicate, user) if e["id"] != quick.fix.id]
     assert moved, "the duplicate should have links of its own to move"
     survivor = layer.graph.merge(duplicate.id, quick.fix.id, user_id=user)
@@ -333,8 +378,10 @@ def test_a_memory_cannot_be_merged_into_itself(layer: MemoryLayer, user: str, qu
 def test_merge_keeps_the_survivor_within_the_degree_cap(make_layer: Callable[..., MemoryLayer], user: str) -> None:
     """Moved links count towards the cap: the weakest give way on both sides."""
     layer = make_layer(linker={"max_degree": 2})
-    notes = [layer.add("Line 3 keeps faulting with error E-217.", user_id=user, memory_type="episodic",
-                       id=f"{user}-n{i}") for i in range(6)]  # fixed ids: equal weights tie-break by id
+    notes = [
+        layer.add("Line 3 keeps faulting with error E-217.", user_id=user, memory_type="episodic", id=f"{user}-n{i}")
+        for i in range(6)
+    ]  # fixed ids: equal weights tie-break by id
     duplicate, survivor = notes[0], notes[3]
     layer.graph.merge(duplicate.id, survivor.id, user_id=user)
     for record in scope_records(layer.store, Scope(user)):
@@ -350,28 +397,43 @@ def decisions(layer: MemoryLayer, user: str) -> dict[str, str]:
     """A goal, the decision serving it (via Kioko uses pgvector) and a benchmark that informs the decision."""
     goal = layer.add("Goal: Ship the Kioko memory layer by December 15.", user_id=user, memory_type="goal")
     layer.graph.add("Kioko", "uses", "pgvector", user_id=user)
-    old = layer.add("Decision: Vector database - chose pgvector because we already run Postgres.", user_id=user,
-                    memory_type="decision")
-    bench = layer.add("Benchmark: pgvector with HNSW answered vector queries in 12 ms on Postgres 17.",
-                      user_id=user, memory_type="semantic")
+    old = layer.add(
+        "Decision: Vector database - chose pgvector because we already run Postgres.",
+        user_id=user,
+        memory_type="decision",
+    )
+    bench = layer.add(
+        "Benchmark: pgvector with HNSW answered vector queries in 12 ms on Postgres 17.",
+        user_id=user,
+        memory_type="semantic",
+    )
     return {"goal": goal.id, "old": old.id, "bench": bench.id}
 
 
 def test_supersede_takes_over_the_old_decisions_links_at_90_percent(
-        layer: MemoryLayer, user: str, decisions: dict[str, str]) -> None:
+    layer: MemoryLayer, user: str, decisions: dict[str, str]
+) -> None:
     """The new decision gets the goal and the benchmark, weight * 0.9, marked from; the old keeps only supersedes."""
     old = decisions["old"]
     before = {e["id"]: e for e in entries(layer, old, user)}
     assert set(before) == {decisions["goal"], decisions["bench"]}
     assert all(e["by"] == "auto" for e in before.values())
-    new = layer.add("Decision: move the embeddings to Qdrant next quarter.", user_id=user, memory_type="decision",
-                    metadata={"supersedes": old})
+    new = layer.add(
+        "Decision: move the embeddings to Qdrant next quarter.",
+        user_id=user,
+        memory_type="decision",
+        metadata={"supersedes": old},
+    )
     taken = {e["id"]: e for e in entries(layer, new, user) if e["id"] != old}
     assert set(taken) == set(before)
     for other, entry in taken.items():
         assert entry["w"] == pytest.approx(round(0.9 * before[other]["w"], 4))
-        assert (entry["type"], entry["dir"], entry["by"], entry["from"]) == \
-            (before[other]["type"], before[other]["dir"], "auto", old)
+        assert (entry["type"], entry["dir"], entry["by"], entry["from"]) == (
+            before[other]["type"],
+            before[other]["dir"],
+            "auto",
+            old,
+        )
         assert entry["why"] == f"taken over from the decision it replaced ({before[other]['why']})"
     serves = entry_between(layer, new.id, decisions["goal"], user)
     assert (serves["type"], serves["dir"], serves["w"]) == ("serves", "out", 0.54)
@@ -387,10 +449,17 @@ def test_supersede_takes_over_the_old_decisions_links_at_90_percent(
 def test_a_new_decision_that_found_the_goal_itself_just_drops_the_old_link(layer: MemoryLayer, user: str) -> None:
     goal = layer.add("Goal: Ship the Kioko memory layer by December 15.", user_id=user, memory_type="goal")
     layer.graph.add("Kioko", "uses", "pgvector", user_id=user)
-    old = layer.add("Decision: Vector database - chose pgvector because we already run Postgres.", user_id=user,
-                    memory_type="decision")
-    new = layer.add("Decision: switch the vector store to Qdrant because pgvector is too slow for Kioko.",
-                    user_id=user, memory_type="decision", metadata={"supersedes": old.id})
+    old = layer.add(
+        "Decision: Vector database - chose pgvector because we already run Postgres.",
+        user_id=user,
+        memory_type="decision",
+    )
+    new = layer.add(
+        "Decision: switch the vector store to Qdrant because pgvector is too slow for Kioko.",
+        user_id=user,
+        memory_type="decision",
+        metadata={"supersedes": old.id},
+    )
     [to_goal] = [e for e in entries(layer, new, user) if e["id"] == goal.id]
     assert to_goal["by"] == "auto" and "from" not in to_goal  # its own link, not a copy
     assert [e["id"] for e in entries(layer, goal, user)] == [new.id]
@@ -399,26 +468,43 @@ def test_a_new_decision_that_found_the_goal_itself_just_drops_the_old_link(layer
 
 
 def test_links_a_person_made_stay_on_the_old_decision_and_are_copied(
-        layer: MemoryLayer, user: str, decisions: dict[str, str]) -> None:
-    note = layer.add("Note from the architecture review on the vector database choice.", user_id=user,
-                     memory_type="semantic")
+    layer: MemoryLayer, user: str, decisions: dict[str, str]
+) -> None:
+    note = layer.add(
+        "Note from the architecture review on the vector database choice.", user_id=user, memory_type="semantic"
+    )
     layer.graph.link(note.id, decisions["old"], "informs", 0.9, "the review weighed it", user_id=user)
-    new = layer.add("Decision: move the embeddings to Qdrant next quarter.", user_id=user, memory_type="decision",
-                    metadata={"supersedes": decisions["old"]})
+    new = layer.add(
+        "Decision: move the embeddings to Qdrant next quarter.",
+        user_id=user,
+        memory_type="decision",
+        metadata={"supersedes": decisions["old"]},
+    )
     on_old = entry_between(layer, decisions["old"], note.id, user)
     on_new = entry_between(layer, new.id, note.id, user)
     assert (on_old["by"], on_old["w"]) == ("manual", 0.9)
-    assert (on_new["by"], on_new["type"], on_new["dir"], on_new["from"]) == ("manual", "informs", "in",
-                                                                               decisions["old"])
-    assert {(e["type"], e["by"]) for e in entries(layer, decisions["old"], user)} == \
-        {("supersedes", "structure"), ("informs", "manual")}
+    assert (on_new["by"], on_new["type"], on_new["dir"], on_new["from"]) == (
+        "manual",
+        "informs",
+        "in",
+        decisions["old"],
+    )
+    assert {(e["type"], e["by"]) for e in entries(layer, decisions["old"], user)} == {
+        ("supersedes", "structure"),
+        ("informs", "manual"),
+    }
     assert_symmetric(layer, user)
 
 
-def test_taken_over_links_survive_an_edit_and_a_rebuild(layer: MemoryLayer, user: str,
-                                                        decisions: dict[str, str]) -> None:
-    new = layer.add("Decision: move the embeddings to Qdrant next quarter.", user_id=user, memory_type="decision",
-                    metadata={"supersedes": decisions["old"]})
+def test_taken_over_links_survive_an_edit_and_a_rebuild(
+    layer: MemoryLayer, user: str, decisions: dict[str, str]
+) -> None:
+    new = layer.add(
+        "Decision: move the embeddings to Qdrant next quarter.",
+        user_id=user,
+        memory_type="decision",
+        metadata={"supersedes": decisions["old"]},
+    )
     taken = {e["id"]: e for e in entries(layer, new, user) if e.get("from")}
     assert set(taken) == {decisions["goal"], decisions["bench"]}
     layer.update(new.id, user_id=user, content="Decision: move the embeddings to Qdrant in January.")
@@ -429,11 +515,16 @@ def test_taken_over_links_survive_an_edit_and_a_rebuild(layer: MemoryLayer, user
     assert_symmetric(layer, user)
 
 
-def test_a_taken_over_link_someone_removed_stays_removed(layer: MemoryLayer, user: str,
-                                                         decisions: dict[str, str]) -> None:
+def test_a_taken_over_link_someone_removed_stays_removed(
+    layer: MemoryLayer, user: str, decisions: dict[str, str]
+) -> None:
     """The takeover happens once per replacement: an edit or a rebuild does not bring an unlinked goal back."""
-    new = layer.add("Decision: move the embeddings to Qdrant next quarter.", user_id=user, memory_type="decision",
-                    metadata={"supersedes": decisions["old"]})
+    new = layer.add(
+        "Decision: move the embeddings to Qdrant next quarter.",
+        user_id=user,
+        memory_type="decision",
+        metadata={"supersedes": decisions["old"]},
+    )
     assert layer.graph.unlink(new.id, decisions["goal"], user_id=user)
     layer.update(new.id, user_id=user, content="Decision: move the embeddings to Qdrant in January.")
     layer.update(new.id, user_id=user, metadata={"owner": "platform team"})
@@ -443,28 +534,44 @@ def test_a_taken_over_link_someone_removed_stays_removed(layer: MemoryLayer, use
     assert_symmetric(layer, user)
 
 
-def test_a_replaced_decision_is_never_a_candidate_again(layer: MemoryLayer, user: str,
-                                                         decisions: dict[str, str]) -> None:
-    layer.add("Decision: move the embeddings to Qdrant next quarter.", user_id=user, memory_type="decision",
-              metadata={"supersedes": decisions["old"]})
-    echo = layer.add("We chose pgvector for the vector database because we already run Postgres.",
-                     user_id=user, memory_type="semantic")
+def test_a_replaced_decision_is_never_a_candidate_again(
+    layer: MemoryLayer, user: str, decisions: dict[str, str]
+) -> None:
+    layer.add(
+        "Decision: move the embeddings to Qdrant next quarter.",
+        user_id=user,
+        memory_type="decision",
+        metadata={"supersedes": decisions["old"]},
+    )
+    echo = layer.add(
+        "We chose pgvector for the vector database because we already run Postgres.",
+        user_id=user,
+        memory_type="semantic",
+    )
     assert decisions["old"] not in {e["id"] for e in entries(layer, echo, user)}
     assert [e["type"] for e in entries(layer, decisions["old"], user)] == ["supersedes"]
 
 
 def test_a_superseded_decisions_backfill_links_go_to_the_newest_decision(
-        make_layer: Callable[..., MemoryLayer], user: str) -> None:
+    make_layer: Callable[..., MemoryLayer], user: str
+) -> None:
     """Written before linking was on, then replaced: what connect() finds for the old decision is linked to the
     decision that replaced it, marked ``from`` the old one, never to the old one (spec section 5)."""
     unlinked = make_layer(auto_link=False)
     goal = unlinked.add("Goal: Ship the Kioko memory layer by December 15.", user_id=user, memory_type="goal")
     unlinked.graph.add("Kioko", "uses", "pgvector", user_id=user)
-    old = unlinked.add("Decision: Vector database - chose pgvector because we already run Postgres.",
-                       user_id=user, memory_type="decision")
+    old = unlinked.add(
+        "Decision: Vector database - chose pgvector because we already run Postgres.",
+        user_id=user,
+        memory_type="decision",
+    )
     linking = make_layer()
-    new = linking.add("Decision: move the embeddings to Qdrant next quarter.", user_id=user,
-                      memory_type="decision", metadata={"supersedes": old.id})
+    new = linking.add(
+        "Decision: move the embeddings to Qdrant next quarter.",
+        user_id=user,
+        memory_type="decision",
+        metadata={"supersedes": old.id},
+    )
     linking.graph.connect(user_id=user)
     assert [(e["id"], e["type"]) for e in entries(linking, old, user)] == [(new.id, "supersedes")]
     assert old.id not in {e["id"] for e in entries(linking, goal, user)}
@@ -478,8 +585,7 @@ def test_a_superseded_decisions_backfill_links_go_to_the_newest_decision(
 # --------------------------------------------------------------------------- backfill
 
 
-def test_connect_backfills_memories_written_without_linking(
-        make_layer: Callable[..., MemoryLayer], user: str) -> None:
+def test_connect_backfills_memories_written_without_linking(make_layer: Callable[..., MemoryLayer], user: str) -> None:
     """connect() links what auto_link=False stored, reports progress, honours limit, and sets linked_at."""
     quick = seed_quickstart(make_layer(auto_link=False), user)
     linking = make_layer()
@@ -499,8 +605,12 @@ def test_connect_backfills_memories_written_without_linking(
 
 def test_entries_that_are_not_link_dicts_are_left_alone(layer: MemoryLayer, user: str, quick: QuickStart) -> None:
     """A user's own "links": ["https://..."] survives linking, manual links, deletes, merges, prune and edits."""
-    own = layer.add("Clear a conveyor jam on line 3: press stop, open the guard, remove the bottle, reset the drive.",
-                    user_id=user, memory_type="procedural", metadata={"links": [RUNBOOK, {"note": "not a link"}]})
+    own = layer.add(
+        "Clear a conveyor jam on line 3: press stop, open the guard, remove the bottle, reset the drive.",
+        user_id=user,
+        memory_type="procedural",
+        metadata={"links": [RUNBOOK, {"note": "not a link"}]},
+    )
     foreign = lambda: [e for e in fresh(layer, own, user).metadata["links"] if not L.is_link_entry(e)]  # noqa: E731
     assert foreign() == [RUNBOOK, {"note": "not a link"}]
     assert entries(layer, own, user), "the procedure should have been linked"
@@ -517,14 +627,15 @@ def test_entries_that_are_not_link_dicts_are_left_alone(layer: MemoryLayer, user
 
 def test_an_entity_graph_failure_never_breaks_a_write(store: Store, user: str) -> None:
     """The entity graph's index fails on every call: add and update still store the memory."""
-    broken = CountingStore(store, fail_when=lambda method, args: method == "postings"
-                           and args[0].agent_id == GRAPH_AGENT)
+    broken = CountingStore(
+        store, fail_when=lambda method, args: method == "postings" and args[0].agent_id == GRAPH_AGENT
+    )
     layer = MemoryLayer(broken, auto_link=True)
-    fault = layer.add("Line 3 keeps faulting with error E-217.", user_id=user, memory_type="episodic",
-                      session_id="s1")
+    fault = layer.add("Line 3 keeps faulting with error E-217.", user_id=user, memory_type="episodic", session_id="s1")
     assert layer.get(fault.id, user_id=user).content == "Line 3 keeps faulting with error E-217."
-    fix = layer.add("Found it: the encoder cable on line 3 was loose.", user_id=user, memory_type="episodic",
-                    session_id="s1")
+    fix = layer.add(
+        "Found it: the encoder cable on line 3 was loose.", user_id=user, memory_type="episodic", session_id="s1"
+    )
     layer.update(fix.id, user_id=user, content="Found it: the encoder cable on line 3 was loose; reseated it.")
     assert layer.get(fix.id, user_id=user).content.endswith("reseated it.")
     with pytest.raises(InjectedFailure):  # the failure was real: the graph itself does raise
@@ -533,16 +644,18 @@ def test_an_entity_graph_failure_never_breaks_a_write(store: Store, user: str) -
 
 
 def test_a_failing_link_write_stores_the_memory_without_links_and_connect_links_it_later(
-        store: Store, user: str) -> None:
+    store: Store, user: str
+) -> None:
     """The linker cannot read its candidates: the memory is stored unlinked, and connect() links it later."""
     failing = {"on": True}
-    wrapped = CountingStore(store, fail_when=lambda method, args: failing["on"] and method == "get"
-                            and args[0] == Scope(user))
+    wrapped = CountingStore(
+        store, fail_when=lambda method, args: failing["on"] and method == "get" and args[0] == Scope(user)
+    )
     layer = MemoryLayer(wrapped, auto_link=True)
-    fault = layer.add("Line 3 keeps faulting with error E-217.", user_id=user, memory_type="episodic",
-                      session_id="s1")
-    fix = layer.add("Found it: the encoder cable on line 3 was loose.", user_id=user, memory_type="episodic",
-                    session_id="s1")
+    fault = layer.add("Line 3 keeps faulting with error E-217.", user_id=user, memory_type="episodic", session_id="s1")
+    fix = layer.add(
+        "Found it: the encoder cable on line 3 was loose.", user_id=user, memory_type="episodic", session_id="s1"
+    )
     assert wrapped.calls["get"] >= 1  # the failure did happen, on the second write's candidate read
     failing["on"] = False
     stored = layer.get(fix.id, user_id=user)
@@ -558,8 +671,12 @@ def test_no_link_crosses_users_or_agents(layer: MemoryLayer, user: str) -> None:
     """The same words in another user's and another agent's memories never join them."""
     texts = ["Line 3 keeps faulting with error E-217.", "Found it: the encoder cable on line 3 was loose."]
     scopes = [(user, None), (user + "-other", None), (user, "planner")]
-    written = {scope: [layer.add(t, user_id=scope[0], agent_id=scope[1], memory_type="episodic", session_id="s1")
-                       for t in texts] for scope in scopes}
+    written = {
+        scope: [
+            layer.add(t, user_id=scope[0], agent_id=scope[1], memory_type="episodic", session_id="s1") for t in texts
+        ]
+        for scope in scopes
+    }
     for (u, agent), records in written.items():
         own = {r.id for r in records}
         for record in records:
@@ -608,7 +725,8 @@ def test_concurrent_writers_keep_both_halves_of_every_link(store: Store, user: s
 
 
 def test_a_metadata_update_that_sets_own_links_keeps_the_link_entries(
-        layer: MemoryLayer, user: str, quick: QuickStart) -> None:
+    layer: MemoryLayer, user: str, quick: QuickStart
+) -> None:
     """A caller's own "links" key is the caller's data, stored as given; the layer's link entries stay as they were."""
     before = entries(layer, quick.fix, user)
     layer.update(quick.fix.id, user_id=user, metadata={"links": [RUNBOOK]})

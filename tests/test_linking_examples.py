@@ -13,16 +13,24 @@ import re
 from collections.abc import Callable
 
 import pytest
+from linking_support import (  # noqa: F401  (fixtures are found by name)
+    QuickStart,
+    entries,
+    layer,
+    link_triples,
+    linking_stores,
+    make_layer,
+    matrix_store,
+    scope_records,
+    seed_quickstart,
+    store,
+    user,
+)
 
 from kioko_core import links as L
 from kioko_core.index import term_weight
 from kioko_core.layer import MemoryLayer
 from kioko_core.store import Scope
-
-from linking_support import (  # noqa: F401  (fixtures are found by name)
-    QuickStart, entries, layer, link_triples, linking_stores, make_layer, matrix_store, scope_records,
-    seed_quickstart, store, user,
-)
 
 SECTION_1_LINKS = {
     ("lesson", "refines", "procedure"),
@@ -35,7 +43,8 @@ SECTION_1_LINKS = {
 """The links section 1 lists for its memories: its "How these memories connect" plus decision serves goal."""
 
 WHY_FIX_FAULT = re.compile(
-    r"^shared: line 3; similar meaning \(0\.\d\d\); a problem and its fix; same session, 0 min apart$")
+    r"^shared: line 3; similar meaning \(0\.\d\d\); a problem and its fix; same session, 0 min apart$"
+)
 
 
 @pytest.fixture
@@ -62,10 +71,15 @@ def test_fix_and_fault_salient_weights_match_the_spec(layer: MemoryLayer, user: 
     def weights(terms: list[str]) -> dict[str, float]:
         return {t: round(term_weight(t, stats.df[t], stats.n), 2) for t in terms}
 
-    assert weights(fix_terms) == {"e:line 3": 2.85, "t:found": 3.0, "t:encod": 3.0, "t:cabl": 3.0, "t:line": 1.9,
-                                  "t:loos": 3.0}
-    assert weights(fault_terms) == {"e:e-217": 4.49, "e:line 3": 2.85, "t:line": 1.9, "t:fault": 3.0,
-                                    "t:error": 3.0}
+    assert weights(fix_terms) == {
+        "e:line 3": 2.85,
+        "t:found": 3.0,
+        "t:encod": 3.0,
+        "t:cabl": 3.0,
+        "t:line": 1.9,
+        "t:loos": 3.0,
+    }
+    assert weights(fault_terms) == {"e:e-217": 4.49, "e:line 3": 2.85, "t:line": 1.9, "t:fault": 3.0, "t:error": 3.0}
     w_fix = sum(term_weight(t, stats.df[t], stats.n) for t in fix_terms)
     w_fault = sum(term_weight(t, stats.df[t], stats.n) for t in fault_terms)
     assert w_fix == pytest.approx(16.75, abs=0.03)
@@ -99,13 +113,16 @@ def test_fix_fault_link_is_stored_on_both_memories(layer: MemoryLayer, user: str
     assert (link.source, link.type, link.target, link.by) == (quick.fix.id, "resolves", quick.fault.id, "auto")
     assert link.weight == pytest.approx(0.669, abs=0.005)  # scored when 5 of the 9 memories existed
     assert WHY_FIX_FAULT.match(link.why), link.why
-    assert link.line() == ('event "Found it: the encoder cable on line 3 was loose" resolves '
-                           'event "Line 3 keeps faulting with error E-217"')
+    assert link.line() == (
+        'event "Found it: the encoder cable on line 3 was loose" resolves '
+        'event "Line 3 keeps faulting with error E-217"'
+    )
     out = [e for e in entries(layer, quick.fix, user) if e["id"] == quick.fault.id]
     into = [e for e in entries(layer, quick.fault, user) if e["id"] == quick.fix.id]
     assert [e["dir"] for e in out] == ["out"] and [e["dir"] for e in into] == ["in"]
-    assert {k: v for k, v in out[0].items() if k not in ("id", "dir")} == \
-        {k: v for k, v in into[0].items() if k not in ("id", "dir")}
+    assert {k: v for k, v in out[0].items() if k not in ("id", "dir")} == {
+        k: v for k, v in into[0].items() if k not in ("id", "dir")
+    }
 
 
 def test_decision_serves_goal_through_the_entity_graph(layer: MemoryLayer, user: str, quick: QuickStart) -> None:
@@ -122,10 +139,17 @@ def test_decision_serves_goal_through_the_entity_graph(layer: MemoryLayer, user:
     assert (result.source, result.target) == (quick.decision.id, quick.goal.id)
     assert result.why == "via Kioko uses pgvector"
     [link] = layer.graph.links(quick.goal.id, user_id=user)
-    assert (link.source, link.type, link.target, link.weight, link.why) == \
-        (quick.decision.id, "serves", quick.goal.id, 0.6, "via Kioko uses pgvector")
-    assert link.line() == ('decision "Vector database - chose pgvector because we already run Pos…" serves '
-                           'goal "Ship the Kioko memory layer by December 15"')
+    assert (link.source, link.type, link.target, link.weight, link.why) == (
+        quick.decision.id,
+        "serves",
+        quick.goal.id,
+        0.6,
+        "via Kioko uses pgvector",
+    )
+    assert link.line() == (
+        'decision "Vector database - chose pgvector because we already run Pos…" serves '
+        'goal "Ship the Kioko memory layer by December 15"'
+    )
 
 
 def test_lesson_refines_procedure(layer: MemoryLayer, user: str, quick: QuickStart) -> None:
@@ -185,7 +209,8 @@ def test_a_hub_does_not_bridge_everything(layer: MemoryLayer, user: str) -> None
 
 
 def test_without_the_hub_the_same_bridge_is_full_but_still_links_only_a_means_to_its_end(
-        layer: MemoryLayer, user: str) -> None:
+    layer: MemoryLayer, user: str
+) -> None:
     """The contrast: line 3 in two memories only is no hub, so the bridge is 1.0; a lesson is no means, no link."""
     layer.graph.add("Line 3", "has", "conveyor", user_id=user)
     telemetry = layer.add(TELEMETRY, user_id=user, memory_type="episodic")
@@ -201,13 +226,15 @@ def test_without_the_hub_the_same_bridge_is_full_but_still_links_only_a_means_to
 
 
 def test_quick_start_memories_make_exactly_the_links_section_1_lists(
-        layer: MemoryLayer, user: str, quick: QuickStart) -> None:
+    layer: MemoryLayer, user: str, quick: QuickStart
+) -> None:
     """Six links, each of the spec's type and direction, and nothing else among the nine memories."""
     assert named_links(quick, layer, user) == SECTION_1_LINKS
 
 
 def test_quick_start_makes_none_of_the_spurious_links_section_4_warns_about(
-        layer: MemoryLayer, user: str, quick: QuickStart) -> None:
+    layer: MemoryLayer, user: str, quick: QuickStart
+) -> None:
     """Tea and the PLC subnet stay alone; the goal is linked to its decision only, not to the fault events."""
     linked = named_links(quick, layer, user)
     touching = lambda name: {triple for triple in linked if name in (triple[0], triple[2])}  # noqa: E731
@@ -250,7 +277,8 @@ def test_every_linked_memory_records_entities_and_linked_at(layer: MemoryLayer, 
 
 
 def test_backfill_with_connect_links_the_quick_start_as_writing_would(
-        make_layer: Callable[..., MemoryLayer], user: str) -> None:
+    make_layer: Callable[..., MemoryLayer], user: str
+) -> None:
     """Memories written without linking get section 1's links from connect(); a second connect has no work."""
     quick = seed_quickstart(make_layer(auto_link=False), user)
     unlinked = make_layer(auto_link=False)

@@ -105,9 +105,12 @@ class LinkGraphMachine(RuleBasedStateMachine):
 
     # -- rules
 
-    @initialize(triples=st.lists(st.sampled_from(TRIPLES), max_size=3, unique=True),
-                seed=st.lists(st.tuples(scope_index, st.sampled_from(NOTES), st.sampled_from([None, "s1", "s2"])),
-                              min_size=6, max_size=16))
+    @initialize(
+        triples=st.lists(st.sampled_from(TRIPLES), max_size=3, unique=True),
+        seed=st.lists(
+            st.tuples(scope_index, st.sampled_from(NOTES), st.sampled_from([None, "s1", "s2"])), min_size=6, max_size=16
+        ),
+    )
     def start(self, triples: list[tuple[str, str, str]], seed: list[tuple[int, tuple[str, str], str | None]]) -> None:
         """An entity graph for bridges, and a populated store, so the cap and the takeover come into play."""
         for scope in SCOPES[:2]:
@@ -116,23 +119,33 @@ class LinkGraphMachine(RuleBasedStateMachine):
         for where, note, session in seed:
             self.add(where, [(note, session)])
 
-    @rule(where=scope_index, notes=st.lists(st.tuples(st.sampled_from(NOTES), st.sampled_from([None, "s1", "s2"])),
-                                            min_size=1, max_size=4))
+    @rule(
+        where=scope_index,
+        notes=st.lists(st.tuples(st.sampled_from(NOTES), st.sampled_from([None, "s1", "s2"])), min_size=1, max_size=4),
+    )
     def add(self, where: int, notes: list[tuple[tuple[str, str], str | None]]) -> None:
         # several notes per step, so the graph grows faster than the other rules shrink it
         scope = SCOPES[where]
         for (kind, text), session in notes:
             memory_id, at = self._next()
-            self.layer.add(text, user_id=scope.user_id, agent_id=scope.agent_id, memory_type=kind,
-                           session_id=session, created_at=at, id=memory_id)
+            self.layer.add(
+                text,
+                user_id=scope.user_id,
+                agent_id=scope.agent_id,
+                memory_type=kind,
+                session_id=session,
+                created_at=at,
+                id=memory_id,
+            )
             self.live[scope].append(memory_id)
 
     @rule(where=scope_index, which=pick, note=st.sampled_from(NOTES))
     def edit(self, where: int, which: int, note: tuple[str, str]) -> None:
         scope = SCOPES[where]
         if self.live[scope]:
-            self.layer.update(self._choose(scope, which), user_id=scope.user_id, agent_id=scope.agent_id,
-                              content=note[1])
+            self.layer.update(
+                self._choose(scope, which), user_id=scope.user_id, agent_id=scope.agent_id, content=note[1]
+            )
 
     @rule(where=scope_index, which=pick)
     def delete(self, where: int, which: int) -> None:
@@ -163,18 +176,33 @@ class LinkGraphMachine(RuleBasedStateMachine):
     @rule(where=scope_index, which=pick, text=st.sampled_from(DECISIONS))
     def supersede(self, where: int, which: int, text: str) -> None:
         scope = SCOPES[where]
-        current = [r for r in self.store.get(scope, self.live[scope])
-                   if r is not None and r.kind == "decision" and not r.metadata.get("superseded_by")]
+        current = [
+            r
+            for r in self.store.get(scope, self.live[scope])
+            if r is not None and r.kind == "decision" and not r.metadata.get("superseded_by")
+        ]
         if not current:
             return
         old = current[which % len(current)]
         memory_id, at = self._next()
-        self.layer.add(text, user_id=scope.user_id, agent_id=scope.agent_id, memory_type="decision",
-                       metadata={"supersedes": old.id}, created_at=at, id=memory_id)
+        self.layer.add(
+            text,
+            user_id=scope.user_id,
+            agent_id=scope.agent_id,
+            memory_type="decision",
+            metadata={"supersedes": old.id},
+            created_at=at,
+            id=memory_id,
+        )
         self.live[scope].append(memory_id)
 
-    @rule(where=scope_index, first=pick, second=pick, kind=st.sampled_from(LINK_TYPES),
-          weight=st.sampled_from([0.3, 0.7, 1.0]))
+    @rule(
+        where=scope_index,
+        first=pick,
+        second=pick,
+        kind=st.sampled_from(LINK_TYPES),
+        weight=st.sampled_from([0.3, 0.7, 1.0]),
+    )
     def link_by_hand(self, where: int, first: int, second: int, kind: str, weight: float) -> None:
         scope = SCOPES[where]
         if len(self.live[scope]) < 2:
@@ -251,9 +279,11 @@ class SQLiteLinkGraphMachine(LinkGraphMachine):
 
 
 LinkGraphMachine.TestCase.settings = settings(
-    max_examples=100, stateful_step_count=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    max_examples=100, stateful_step_count=30, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 SQLiteLinkGraphMachine.TestCase.settings = settings(
-    max_examples=20, stateful_step_count=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    max_examples=20, stateful_step_count=30, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 test_link_graph_on_memory = LinkGraphMachine.TestCase
 test_link_graph_on_sqlite = SQLiteLinkGraphMachine.TestCase

@@ -55,25 +55,28 @@ def test_instructions_working_memory_and_profile_slots_are_never_linked(layer: M
 # --------------------------------------------------------------------------- step 1: the anchor
 
 
-@pytest.mark.parametrize("text, entity", [
-    ("Ticket INC-4521 is still open.", "inc-4521"),
-    ("Line 3 keeps faulting with error E-217.", "e-217"),
-    ("The S7-1500 controller rebooted.", "s7-1500"),
-    ("The plant's PLC network uses the 10.20.0.0/16 subnet.", "10.20.0.0/16"),
-    ("The conveyor on line 3 jammed.", "line 3"),
-    ("Die change on press 12 took an hour.", "press 12"),
-    ("The robot in cell 4B stopped.", "cell 4b"),
-    ("Backups on server 2 finished.", "server 2"),
-    ("We met Rockwell Automation about the upgrade.", "rockwell automation"),
-    ("The dashboards move to FactoryTalk Optix next year.", "factorytalk optix"),
-    ("Tags come in over OPC UA from the line.", "opc ua"),
-])
+@pytest.mark.parametrize(
+    "text, entity",
+    [
+        ("Ticket INC-4521 is still open.", "inc-4521"),
+        ("Line 3 keeps faulting with error E-217.", "e-217"),
+        ("The S7-1500 controller rebooted.", "s7-1500"),
+        ("The plant's PLC network uses the 10.20.0.0/16 subnet.", "10.20.0.0/16"),
+        ("The conveyor on line 3 jammed.", "line 3"),
+        ("Die change on press 12 took an hour.", "press 12"),
+        ("The robot in cell 4B stopped.", "cell 4b"),
+        ("Backups on server 2 finished.", "server 2"),
+        ("We met Rockwell Automation about the upgrade.", "rockwell automation"),
+        ("The dashboards move to FactoryTalk Optix next year.", "factorytalk optix"),
+        ("Tags come in over OPC UA from the line.", "opc ua"),
+    ],
+)
 def test_identifiers_numbered_assets_and_names_are_entities(text: str, entity: str) -> None:
     assert entity in analyze(text).entities
 
 
 def test_a_plain_capitalised_first_word_and_framing_words_are_not_names() -> None:
-    """"Found it", "Clear a jam", "Yesterday", months and "Decision" start sentences; none is an entity."""
+    """ "Found it", "Clear a jam", "Yesterday", months and "Decision" start sentences; none is an entity."""
     assert analyze("Found it: the encoder cable on line 3 was loose.").entities == ["line 3"]
     assert analyze("Clear a conveyor jam on line 3.").entities == ["line 3"]
     assert analyze("Decision: use the spare pump until Monday.").entities == []
@@ -87,7 +90,7 @@ def test_a_distinctive_first_word_is_a_name() -> None:
 
 
 def test_after_a_framing_prefix_the_action_verb_is_dropped() -> None:
-    """"Goal: Ship the Kioko memory layer" is about Kioko, not about "Ship Kioko"."""
+    """ "Goal: Ship the Kioko memory layer" is about Kioko, not about "Ship Kioko"."""
     assert analyze("Goal: Ship the Kioko memory layer by December 15.").entities == ["kioko"]
 
 
@@ -99,7 +102,7 @@ def test_entities_the_users_graph_knows_count_even_in_lower_case(layer: MemoryLa
 
 
 def test_salient_terms_leave_out_stop_words_digits_framing_vocabulary_and_light_verbs() -> None:
-    """"The fault came back" and "the theme came up" share nothing."""
+    """ "The fault came back" and "the theme came up" share nothing."""
     assert set(analyze("The fault came back").terms) & set(analyze("the theme came up").terms) == set()
     terms = analyze("User prefers the decided lesson: it keeps going 42 times.").terms
     assert terms == ["t:time"]
@@ -138,20 +141,37 @@ def test_hubs_and_nominating_terms_follow_the_spec_thresholds() -> None:
 
 def test_candidates_of_another_agent_or_user_are_discarded(layer: MemoryLayer) -> None:
     for user, agent in [(U, None), (U, "planner"), ("krutika", None)]:
-        layer.add("Line 3 keeps faulting with error E-217.", user_id=user, agent_id=agent, memory_type="episodic",
-                  session_id="s1", created_at=T0)
-    fix = layer.add("Found it: the encoder cable on line 3 was loose.", user_id=U, agent_id="planner",
-                    memory_type="episodic", session_id="s1", created_at=T0 + 60)
+        layer.add(
+            "Line 3 keeps faulting with error E-217.",
+            user_id=user,
+            agent_id=agent,
+            memory_type="episodic",
+            session_id="s1",
+            created_at=T0,
+        )
+    fix = layer.add(
+        "Found it: the encoder cable on line 3 was loose.",
+        user_id=U,
+        agent_id="planner",
+        memory_type="episodic",
+        session_id="s1",
+        created_at=T0 + 60,
+    )
     [only] = L.link_entries(layer.get(fix.id, user_id=U, agent_id="planner"))
     assert layer.get(only["id"], user_id=U, agent_id="planner").agent_id == "planner"
 
 
 def test_chunks_of_the_same_document_are_not_linked_to_each_other(layer: MemoryLayer) -> None:
     meta = {"document_id": "manual-line-3"}
-    one = add(layer, "Line 3 conveyor: reset the drive after a jam, then check the photo-eye.", "semantic",
-              metadata=meta)
-    two = add(layer, "Line 3 conveyor: after a jam reset the drive and check the photo-eye alignment.", "semantic",
-              metadata=meta)
+    one = add(
+        layer, "Line 3 conveyor: reset the drive after a jam, then check the photo-eye.", "semantic", metadata=meta
+    )
+    two = add(
+        layer,
+        "Line 3 conveyor: after a jam reset the drive and check the photo-eye alignment.",
+        "semantic",
+        metadata=meta,
+    )
     three = add(layer, "Line 3 conveyor: reset the drive after every jam, then check the photo-eye.", "semantic")
     assert one not in linked_ids(layer, two)
     assert {one, two} <= linked_ids(layer, three)
@@ -169,8 +189,12 @@ def test_at_most_max_new_links_are_made_per_write(layer: MemoryLayer) -> None:
 
 def test_share_is_an_overlap_coefficient_so_a_short_memory_matches_a_long_one(layer: MemoryLayer) -> None:
     short = add(layer, "User likes Darjeeling tea.", "preference")
-    long = add(layer, "Darjeeling tea from the first flush tastes best brewed at 85 degrees for three minutes, "
-                      "in a small pot, with soft water and no milk.", "semantic")
+    long = add(
+        layer,
+        "Darjeeling tea from the first flush tastes best brewed at 85 degrees for three minutes, "
+        "in a small pot, with soft water and no milk.",
+        "semantic",
+    )
     result = layer.graph.explain(short, long, user_id=U)
     terms = [[t for t in layer.get(i, user_id=U).terms if t[:2] in ("e:", "t:")] for i in (short, long)]
     stats = layer.store.postings(Scope(U), terms[0] + terms[1], 0)
@@ -188,17 +212,20 @@ def test_sem_is_the_cosine_calibrated_to_h(layer: MemoryLayer) -> None:
     assert signals["sem"] == pytest.approx(min(1.0, max(0.0, (signals["cos"] - 0.15) / 0.15)))
 
 
-@pytest.mark.parametrize("apart, session, expected", [
-    (60.0, "s1", 1.0), (2 * HOUR, "s1", 1.0), (3 * HOUR, "s1", 0.5), (60.0, None, 0.0)])
-def test_time_is_one_within_two_hours_of_a_session_and_half_later(layer: MemoryLayer, apart: float,
-                                                                  session: str | None, expected: float) -> None:
+@pytest.mark.parametrize(
+    "apart, session, expected", [(60.0, "s1", 1.0), (2 * HOUR, "s1", 1.0), (3 * HOUR, "s1", 0.5), (60.0, None, 0.0)]
+)
+def test_time_is_one_within_two_hours_of_a_session_and_half_later(
+    layer: MemoryLayer, apart: float, session: str | None, expected: float
+) -> None:
     a = add(layer, "Line 3 keeps faulting with error E-217.", session_id=session, created_at=T0)
     b = add(layer, "The shift lead called about the E-217 faults.", session_id=session, created_at=T0 + apart)
     assert layer.graph.explain(a, b, user_id=U).signals["time"] == expected
 
 
 def test_cue_needs_a_fix_after_a_problem_in_the_same_session_within_two_hours_and_a_shared_term(
-        layer: MemoryLayer) -> None:
+    layer: MemoryLayer,
+) -> None:
     fault = add(layer, "Line 3 keeps faulting with error E-217.", session_id="s1", created_at=T0)
     fix = add(layer, "Found it: the encoder cable on line 3 was loose.", session_id="s1", created_at=T0 + 600)
     late = add(layer, "Found it: the encoder cable on line 3 was loose.", session_id="s1", created_at=T0 + 3 * HOUR)
@@ -218,8 +245,14 @@ def test_share_is_halved_when_only_a_place_is_shared(layer: MemoryLayer) -> None
     shared = sum(term_weight(t, stats.df[t], stats.n) for t in ("e:line 3", "t:line"))
     a_terms = layer.get(a, user_id=U).terms
     b_terms = layer.get(b, user_id=U).terms
-    weights = [sum(term_weight(t, layer.store.postings(Scope(U), [t], 0).df[t], stats.n)
-                   for t in terms if t[:2] in ("e:", "t:")) for terms in (a_terms, b_terms)]
+    weights = [
+        sum(
+            term_weight(t, layer.store.postings(Scope(U), [t], 0).df[t], stats.n)
+            for t in terms
+            if t[:2] in ("e:", "t:")
+        )
+        for terms in (a_terms, b_terms)
+    ]
     assert result.signals["share"] == pytest.approx(shared / min(weights) / 2)
     assert not result.linked
 
@@ -227,15 +260,34 @@ def test_share_is_halved_when_only_a_place_is_shared(layer: MemoryLayer) -> None
 # --------------------------------------------------------------------------- step 4: priors
 
 
-@pytest.mark.parametrize("a, b, value", [
-    ("decision", "goal", 1.00), ("lesson", "procedure", 1.00), ("lesson", "skill", 0.90), ("lesson", "event", 0.90),
-    ("event", "procedure", 0.90), ("event", "insight", 0.90), ("procedure", "goal", 0.85), ("event", "goal", 0.85),
-    ("event", "event", 0.85), ("event", "decision", 0.85), ("knowledge", "procedure", 0.85),
-    ("knowledge", "decision", 0.85), ("procedure", "skill", 0.85), ("lesson", "decision", 0.85),
-    ("goal", "goal", 0.80), ("decision", "decision", 0.80), ("decision", "procedure", 0.80),
-    ("skill", "goal", 0.70), ("fact", "goal", 0.70), ("lesson", "goal", 0.70), ("insight", "goal", 0.70),
-    ("preference", "goal", 0.50), ("preference", "event", 0.50),
-])
+@pytest.mark.parametrize(
+    "a, b, value",
+    [
+        ("decision", "goal", 1.00),
+        ("lesson", "procedure", 1.00),
+        ("lesson", "skill", 0.90),
+        ("lesson", "event", 0.90),
+        ("event", "procedure", 0.90),
+        ("event", "insight", 0.90),
+        ("procedure", "goal", 0.85),
+        ("event", "goal", 0.85),
+        ("event", "event", 0.85),
+        ("event", "decision", 0.85),
+        ("knowledge", "procedure", 0.85),
+        ("knowledge", "decision", 0.85),
+        ("procedure", "skill", 0.85),
+        ("lesson", "decision", 0.85),
+        ("goal", "goal", 0.80),
+        ("decision", "decision", 0.80),
+        ("decision", "procedure", 0.80),
+        ("skill", "goal", 0.70),
+        ("fact", "goal", 0.70),
+        ("lesson", "goal", 0.70),
+        ("insight", "goal", 0.70),
+        ("preference", "goal", 0.50),
+        ("preference", "event", 0.50),
+    ],
+)
 def test_priors_are_the_spec_table_and_symmetric(a: str, b: str, value: float) -> None:
     assert prior(a, b) == prior(b, a) == value
 
@@ -261,10 +313,16 @@ def test_similarity_on_a_framing_word_alone_never_links(layer: MemoryLayer) -> N
 def test_a_raised_threshold_turns_a_link_away() -> None:
     # the turn-before rule links consecutive events whatever their score: it is tested on its own below
     strict = MemoryLayer(MemoryStore(), auto_link=True, linker={"threshold": 0.7, "link_turns": False})
-    fault = strict.add("Line 3 keeps faulting with error E-217.", user_id=U, memory_type="episodic",
-                       session_id="s1", created_at=T0)
-    fix = strict.add("Found it: the encoder cable on line 3 was loose.", user_id=U, memory_type="episodic",
-                     session_id="s1", created_at=T0 + 20)
+    fault = strict.add(
+        "Line 3 keeps faulting with error E-217.", user_id=U, memory_type="episodic", session_id="s1", created_at=T0
+    )
+    fix = strict.add(
+        "Found it: the encoder cable on line 3 was loose.",
+        user_id=U,
+        memory_type="episodic",
+        session_id="s1",
+        created_at=T0 + 20,
+    )
     assert strict.graph.explain(fix.id, fault.id, user_id=U).score < 0.7
     assert L.link_entries(strict.get(fix.id, user_id=U)) == []
 
@@ -272,21 +330,40 @@ def test_a_raised_threshold_turns_a_link_away() -> None:
 def test_an_event_is_linked_to_the_turn_before_it_in_its_session() -> None:
     """A reply shares no word with the question it answers; it still follows it, as the weakest link."""
     layer = MemoryLayer(MemoryStore(), auto_link=True)
-    asked = layer.add("Melanie: What did you paint last weekend?", user_id=U, memory_type="episodic",
-                      session_id="chat", created_at=T0)
-    answer = layer.add("Caroline: A sunrise over the lake, with my kids.", user_id=U, memory_type="episodic",
-                       session_id="chat", created_at=T0 + 60)
-    elsewhere = layer.add("Caroline: A sunrise over the lake, again.", user_id=U, memory_type="episodic",
-                          session_id="other", created_at=T0 + 120)
+    asked = layer.add(
+        "Melanie: What did you paint last weekend?", user_id=U, memory_type="episodic", session_id="chat", created_at=T0
+    )
+    answer = layer.add(
+        "Caroline: A sunrise over the lake, with my kids.",
+        user_id=U,
+        memory_type="episodic",
+        session_id="chat",
+        created_at=T0 + 60,
+    )
+    elsewhere = layer.add(
+        "Caroline: A sunrise over the lake, again.",
+        user_id=U,
+        memory_type="episodic",
+        session_id="other",
+        created_at=T0 + 120,
+    )
     entry = next(e for e in L.link_entries(layer.get(answer.id, user_id=U)) if e["id"] == asked.id)
     assert entry["type"] == "follows" and entry["dir"] == "out" and entry["w"] == pytest.approx(0.35)
     assert "turn before" in entry["why"]
-    assert not any(e["id"] == answer.id and e["type"] == "follows" for e in L.link_entries(layer.get(elsewhere.id, user_id=U)))
+    assert not any(
+        e["id"] == answer.id and e["type"] == "follows" for e in L.link_entries(layer.get(elsewhere.id, user_id=U))
+    )
     off = MemoryLayer(MemoryStore(), auto_link=True, linker={"link_turns": False})
-    a = off.add("Melanie: What did you paint last weekend?", user_id=U, memory_type="episodic", session_id="chat",
-                created_at=T0)
-    b = off.add("Caroline: A sunrise over the lake, with my kids.", user_id=U, memory_type="episodic",
-                session_id="chat", created_at=T0 + 60)
+    a = off.add(
+        "Melanie: What did you paint last weekend?", user_id=U, memory_type="episodic", session_id="chat", created_at=T0
+    )
+    b = off.add(
+        "Caroline: A sunrise over the lake, with my kids.",
+        user_id=U,
+        memory_type="episodic",
+        session_id="chat",
+        created_at=T0 + 60,
+    )
     assert not any(e["id"] == a.id for e in L.link_entries(off.get(b.id, user_id=U)))
 
 
@@ -300,33 +377,89 @@ def test_unknown_linker_options_are_refused() -> None:
 
 TYPE_CASES = [
     # (kind a, text a, kind b, text b, type, a is the source)
-    ("procedural", "Restart DB-17 replication: pause the backup, resync the replica, resume the backup.",
-     "goal", "Goal: Keep DB-17 replica lag under 5 seconds.", "serves", True),
-    ("episodic", "Finished the DB-17 replica lag fix; lag is under 5 seconds now.",
-     "goal", "Goal: Keep DB-17 replica lag under 5 seconds.", "advances", True),
-    ("episodic", "DB-17 replica lag failed the 5 second target again.",
-     "goal", "Goal: Keep DB-17 replica lag under 5 seconds.", "concerns", True),
-    ("semantic", "DB-17 replica lag depends on the backup window.",
-     "goal", "Goal: Keep DB-17 replica lag under 5 seconds.", "informs", True),
-    ("strategy", "Lesson: pause the DB-17 backup before you resync the replica.",
-     "procedural", "Restart DB-17 replication: pause the backup, resync the replica, resume the backup.",
-     "refines", True),
-    ("strategy", "Lesson: pause the DB-17 backup before you resync the replica.",
-     "episodic", "DB-17 replica resync failed because the backup was running.", "learned_from", True),
-    ("procedural", "Restart DB-17 replication: pause the backup, resync the replica, resume the backup.",
-     "episodic", "DB-17 replica resync failed because the backup was running.", "applies_to", True),
-    ("episodic", "DB-17 replica lag spiked during the nightly backup.",
-     "decision", "Decision: run the DB-17 nightly backup from the replica.", "informs", True),
-    ("semantic", "DB-17 backups run nightly from the replica since May.",
-     "decision", "Decision: run the DB-17 nightly backup from the replica.", "informs", True),
+    (
+        "procedural",
+        "Restart DB-17 replication: pause the backup, resync the replica, resume the backup.",
+        "goal",
+        "Goal: Keep DB-17 replica lag under 5 seconds.",
+        "serves",
+        True,
+    ),
+    (
+        "episodic",
+        "Finished the DB-17 replica lag fix; lag is under 5 seconds now.",
+        "goal",
+        "Goal: Keep DB-17 replica lag under 5 seconds.",
+        "advances",
+        True,
+    ),
+    (
+        "episodic",
+        "DB-17 replica lag failed the 5 second target again.",
+        "goal",
+        "Goal: Keep DB-17 replica lag under 5 seconds.",
+        "concerns",
+        True,
+    ),
+    (
+        "semantic",
+        "DB-17 replica lag depends on the backup window.",
+        "goal",
+        "Goal: Keep DB-17 replica lag under 5 seconds.",
+        "informs",
+        True,
+    ),
+    (
+        "strategy",
+        "Lesson: pause the DB-17 backup before you resync the replica.",
+        "procedural",
+        "Restart DB-17 replication: pause the backup, resync the replica, resume the backup.",
+        "refines",
+        True,
+    ),
+    (
+        "strategy",
+        "Lesson: pause the DB-17 backup before you resync the replica.",
+        "episodic",
+        "DB-17 replica resync failed because the backup was running.",
+        "learned_from",
+        True,
+    ),
+    (
+        "procedural",
+        "Restart DB-17 replication: pause the backup, resync the replica, resume the backup.",
+        "episodic",
+        "DB-17 replica resync failed because the backup was running.",
+        "applies_to",
+        True,
+    ),
+    (
+        "episodic",
+        "DB-17 replica lag spiked during the nightly backup.",
+        "decision",
+        "Decision: run the DB-17 nightly backup from the replica.",
+        "informs",
+        True,
+    ),
+    (
+        "semantic",
+        "DB-17 backups run nightly from the replica since May.",
+        "decision",
+        "Decision: run the DB-17 nightly backup from the replica.",
+        "informs",
+        True,
+    ),
 ]
 
 
-@pytest.mark.parametrize("kind_a, text_a, kind_b, text_b, expected, a_is_source", TYPE_CASES,
-                         ids=[case[4] + "-" + case[0] + "-" + case[2] for case in TYPE_CASES])
+@pytest.mark.parametrize(
+    "kind_a, text_a, kind_b, text_b, expected, a_is_source",
+    TYPE_CASES,
+    ids=[case[4] + "-" + case[0] + "-" + case[2] for case in TYPE_CASES],
+)
 def test_the_pair_of_kinds_and_the_cue_words_decide_the_type(
-        layer: MemoryLayer, kind_a: str, text_a: str, kind_b: str, text_b: str, expected: str,
-        a_is_source: bool) -> None:
+    layer: MemoryLayer, kind_a: str, text_a: str, kind_b: str, text_b: str, expected: str, a_is_source: bool
+) -> None:
     """Whichever memory is written first, the type and its direction are the spec's."""
     b = add(layer, text_b, kind_b)
     a = add(layer, text_a, kind_a)

@@ -49,8 +49,7 @@ def per_write(counting: CountingStore, write: callable) -> Counter[str]:  # type
     return counting.calls - before
 
 
-def test_writes_never_scan_and_make_a_bounded_number_of_store_calls(store: Store, user: str,
-                                                                    matrix_store: str) -> None:
+def test_writes_never_scan_and_make_a_bounded_number_of_store_calls(store: Store, user: str, matrix_store: str) -> None:
     """60 adds, then edits and deletes: scan is never called; every write stays within the bounds."""
     counting = CountingStore(store)
     layer = MemoryLayer(counting, auto_link=True)
@@ -61,10 +60,18 @@ def test_writes_never_scan_and_make_a_bounded_number_of_store_calls(store: Store
     written = []
     for i in range(WRITES):
         kind, text = WORKLOAD[i % len(WORKLOAD)]
-        adds.append(per_write(counting, lambda: written.append(
-            layer.add(f"{text} (note {i})", user_id=user, memory_type=kind, session_id=f"shift-{i // 8}"))))
-    edits = [per_write(counting, lambda r=r: layer.update(r.id, user_id=user, content=r.content + " Checked again."))
-             for r in written[-10:]]
+        adds.append(
+            per_write(
+                counting,
+                lambda: written.append(
+                    layer.add(f"{text} (note {i})", user_id=user, memory_type=kind, session_id=f"shift-{i // 8}")
+                ),
+            )
+        )
+    edits = [
+        per_write(counting, lambda r=r: layer.update(r.id, user_id=user, content=r.content + " Checked again."))
+        for r in written[-10:]
+    ]
     deletes = [per_write(counting, lambda r=r: layer.delete(r.id, user_id=user)) for r in written[:10]]
 
     assert counting.calls["scan"] == 0
@@ -80,11 +87,15 @@ def test_writes_never_scan_and_make_a_bounded_number_of_store_calls(store: Store
         assert calls == Counter({"get": 2, "update_many": 1}) or calls == Counter({"get": 1, "update_many": 1})
     # the later writes, against a store holding dozens of memories, cost no more than the bounds either
     late = adds[-20:]
-    summary = {method: (max(c[method] for c in late), round(sum(c[method] for c in late) / len(late), 2))
-               for method in ("get", "postings", "knn", "update_many", "scan")}
-    print(f"\n[{matrix_store}] store calls per add over the last 20 of {WRITES} (max, mean): {summary}; "
-          f"per edit max: {dict(max(edits, key=lambda c: sum(c.values())))}; "
-          f"per delete max: {dict(max(deletes, key=lambda c: sum(c.values())))}")
+    summary = {
+        method: (max(c[method] for c in late), round(sum(c[method] for c in late) / len(late), 2))
+        for method in ("get", "postings", "knn", "update_many", "scan")
+    }
+    print(
+        f"\n[{matrix_store}] store calls per add over the last 20 of {WRITES} (max, mean): {summary}; "
+        f"per edit max: {dict(max(edits, key=lambda c: sum(c.values())))}; "
+        f"per delete max: {dict(max(deletes, key=lambda c: sum(c.values())))}"
+    )
 
 
 def test_connect_reads_the_scope_with_one_scan(store: Store, user: str) -> None:
@@ -103,10 +114,10 @@ def test_connect_reads_the_scope_with_one_scan(store: Store, user: str) -> None:
 def test_reading_links_costs_no_extra_query_beyond_the_neighbours(store: Store, user: str, auto_link: bool) -> None:
     """graph.links() is one get for the memory and one for its neighbours, whatever the store holds."""
     layer = MemoryLayer(store, auto_link=auto_link)
-    fault = layer.add("Line 3 keeps faulting with error E-217.", user_id=user, memory_type="episodic",
-                      session_id="s1")
-    fix = layer.add("Found it: the encoder cable on line 3 was loose.", user_id=user, memory_type="episodic",
-                    session_id="s1")
+    fault = layer.add("Line 3 keeps faulting with error E-217.", user_id=user, memory_type="episodic", session_id="s1")
+    fix = layer.add(
+        "Found it: the encoder cable on line 3 was loose.", user_id=user, memory_type="episodic", session_id="s1"
+    )
     counting = CountingStore(store)
     links = MemoryLayer(counting, auto_link=auto_link).graph.links(fix.id, user_id=user)
     assert [k.target for k in links] == ([fault.id] if auto_link else [])

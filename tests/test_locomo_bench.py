@@ -32,8 +32,9 @@ def test_conversations_load_with_sessions_dates_and_normalised_evidence() -> Non
 def test_quick_run_reports_recall_for_every_system(tmp_path: Path) -> None:
     _need_data()
     target = tmp_path / "locomo.json"
-    results = bench.main(["--quick", "--store", "memory", "--systems", "kioko,kioko-links,kioko-nolink,bm25",
-                          "--json", str(target)])
+    results = bench.main(
+        ["--quick", "--store", "memory", "--systems", "kioko,kioko-links,kioko-nolink,bm25", "--json", str(target)]
+    )
     assert [r["system"] for r in results] == ["kioko", "kioko-links", "kioko-nolink", "bm25"]
     for row in results:
         assert 0.0 <= row["R@5"] <= row["R@10"] <= 1.0

@@ -30,7 +30,10 @@ def test_end_session_keeps_the_task_and_lasting_slots_as_one_keyed_episode(url) 
         memory.working.set("root_cause", "a loose encoder cable", session_id="s1", **U)
         memory.working.set("ticket", "INC-4521", session_id="s1", **U)
         episode = memory.end_session("s1", **U)
-        assert episode.content == "Session s1: Debugging the E-217 drive fault on line 3; root cause: a loose encoder cable."
+        assert (
+            episode.content
+            == "Session s1: Debugging the E-217 drive fault on line 3; root cause: a loose encoder cable."
+        )
         assert episode.kind == "episodic" and episode.session_id == "s1"
         assert memory.working.all(session_id="s1", **U) == {}  # an explicit call clears the scratchpad
         # wrapping the session up again updates the same episode
@@ -115,8 +118,12 @@ def test_two_layers_on_one_store_count_every_turn_once(tmp_path) -> None:
     assert scheduler.counters(layers[0], **U)["turns"] == 30
     # both switch to b at once: exactly one wraps session a up
     done = []
-    threads = [threading.Thread(target=lambda lay=layer: done.append(
-        scheduler.after_turn(lay, None, user_id="kumar", session_id="b"))) for layer in layers]
+    threads = [
+        threading.Thread(
+            target=lambda lay=layer: done.append(scheduler.after_turn(lay, None, user_id="kumar", session_id="b"))
+        )
+        for layer in layers
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -129,8 +136,9 @@ def test_two_layers_on_one_store_count_every_turn_once(tmp_path) -> None:
 def test_maintain_runs_for_one_user_or_every_counted_user(url) -> None:
     with kioko.connect(url, intelligence=True) as memory:
         memory.record_turn(DEBUGGING, session_id="s1", **U)
-        memory.record_turn("I'm debugging ticket INC-7, the pump shows error P-3 on line 5.", session_id="t1",
-                           user_id="asha")
+        memory.record_turn(
+            "I'm debugging ticket INC-7, the pump shows error P-3 on line 5.", session_id="t1", user_id="asha"
+        )
         every = memory.maintain(tasks=["end_sessions"])
         assert set(every) == {"kumar", "asha"} and all(len(r["end_sessions"]) == 1 for r in every.values())
         assert len(_episodes(memory, "s1")) == 1 and "task" in memory.working.all(session_id="s1", **U)

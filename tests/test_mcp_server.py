@@ -20,15 +20,24 @@ from kioko.mcp_server import LinkType, MemoryType, create_server  # noqa: E402
 from kioko_core import links as L  # noqa: E402
 from kioko_core.kind_registry import MEMORY_TYPES  # noqa: E402
 
-TOOLS = {"add_memory", "search_memories", "get_memory_context", "explore_memories", "learn_from_conversation",
-         "link_memories", "forget_memory"}
+TOOLS = {
+    "add_memory",
+    "search_memories",
+    "get_memory_context",
+    "explore_memories",
+    "learn_from_conversation",
+    "link_memories",
+    "forget_memory",
+}
 
 
 def run(server: Any, script: Any) -> Any:
     """Run ``script(client)`` against ``server`` with the SDK's in-memory client."""
+
     async def main() -> Any:
         async with Client(server) as client:
             return await script(client)
+
     return anyio.run(main)
 
 
@@ -68,17 +77,37 @@ def test_every_tool_called(seeded: Any) -> None:
 
     async def script(c: Client) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        out["add"] = result(await c.call_tool("add_memory", {
-            "content": "The E-217 fault on line 3 went away after replacing the encoder cable.",
-            "memory_type": "episodic", "session_id": "s1"}))
+        out["add"] = result(
+            await c.call_tool(
+                "add_memory",
+                {
+                    "content": "The E-217 fault on line 3 went away after replacing the encoder cable.",
+                    "memory_type": "episodic",
+                    "session_id": "s1",
+                },
+            )
+        )
         out["search"] = result(await c.call_tool("search_memories", {"query": "encoder cable", "limit": 3}))
         out["context"] = result(await c.call_tool("get_memory_context", {"query": "line 3 is faulting with E-217"}))
         out["explore"] = result(await c.call_tool("explore_memories", {"query": "encoder cable loose"}))
-        out["learn"] = result(await c.call_tool("learn_from_conversation", {
-            "messages": [{"role": "user", "content": "The spare encoder cables are in cabinet B."},
-                         {"role": "assistant", "content": "Noted."}], "session_id": "s2"}))
-        out["link"] = result(await c.call_tool("link_memories", {
-            "source_id": ids["procedure"], "target_id": ids["fault"], "type": "applies_to", "why": "same line"}))
+        out["learn"] = result(
+            await c.call_tool(
+                "learn_from_conversation",
+                {
+                    "messages": [
+                        {"role": "user", "content": "The spare encoder cables are in cabinet B."},
+                        {"role": "assistant", "content": "Noted."},
+                    ],
+                    "session_id": "s2",
+                },
+            )
+        )
+        out["link"] = result(
+            await c.call_tool(
+                "link_memories",
+                {"source_id": ids["procedure"], "target_id": ids["fault"], "type": "applies_to", "why": "same line"},
+            )
+        )
         out["forget"] = result(await c.call_tool("forget_memory", {"memory_id": ids["tea"]}))
         out["forget_again"] = await c.call_tool("forget_memory", {"memory_id": ids["tea"]})
         return out
@@ -98,11 +127,14 @@ def test_every_tool_called(seeded: Any) -> None:
     assert explore["related"] and all(r["path"] for r in explore["related"])
     learned = out["learn"]
     assert learned["router"] == "plain" and [op["status"] for op in learned["ops"]] == ["applied"]
-    assert any(r.content == "The spare encoder cables are in cabinet B." and r.session_id == "s2"
-               for r in memory.memories(user_id="kumar"))
+    assert any(
+        r.content == "The spare encoder cables are in cabinet B." and r.session_id == "s2"
+        for r in memory.memories(user_id="kumar")
+    )
     assert out["link"]["by"] == "manual" and out["link"]["type"] == "applies_to"
-    assert any(k.target == ids["fault"] and k.by == "manual" for k in memory.graph.links(ids["procedure"],
-                                                                                      user_id="kumar"))
+    assert any(
+        k.target == ids["fault"] and k.by == "manual" for k in memory.graph.links(ids["procedure"], user_id="kumar")
+    )
     assert out["forget"] == {"deleted": ids["tea"]}
     assert out["forget_again"].is_error and "no memory" in out["forget_again"].content[0].text
 
@@ -114,8 +146,10 @@ def test_learning_goes_through_the_intelligence_when_it_is_on() -> None:
     assert plain.auto_link and plain.intelligence is None
     plain.close()
     with open_memory("memory://", intelligence=True) as memory:  # what `kioko mcp --intelligence` serves
-        report = run(create_server(memory, "kumar"), lambda c: c.call_tool(
-            "learn_from_conversation", {"messages": "I'm Kumar, I live in Pune."}))
+        report = run(
+            create_server(memory, "kumar"),
+            lambda c: c.call_tool("learn_from_conversation", {"messages": "I'm Kumar, I live in Pune."}),
+        )
         ops = result(report)["ops"]
         assert result(report)["router"] != "plain"
         assert [op["op"] for op in ops if op["op"] == "profile.set"] == ["profile.set", "profile.set"]
@@ -127,14 +161,15 @@ def test_bad_input_is_a_tool_error_and_writes_nothing(seeded: Any) -> None:
     before = len(list(memory.memories(user_id="kumar")))
 
     async def script(c: Client) -> list[Any]:
-        return [await c.call_tool("add_memory", {"content": "x", "memory_type": "rumour"}),
-                await c.call_tool("add_memory", {"content": ""}),
-                await c.call_tool("add_memory", {"content": "my password is hunter2-Secret!"}),
-                await c.call_tool("link_memories", {"source_id": ids["fix"], "target_id": "nope"}),
-                await c.call_tool("link_memories", {"source_id": ids["fix"], "target_id": ids["fault"],
-                                                    "type": "likes"}),
-                await c.call_tool("search_memories", {"query": "cable", "limit": 0}),
-                await c.call_tool("no_such_tool", {})]
+        return [
+            await c.call_tool("add_memory", {"content": "x", "memory_type": "rumour"}),
+            await c.call_tool("add_memory", {"content": ""}),
+            await c.call_tool("add_memory", {"content": "my password is hunter2-Secret!"}),
+            await c.call_tool("link_memories", {"source_id": ids["fix"], "target_id": "nope"}),
+            await c.call_tool("link_memories", {"source_id": ids["fix"], "target_id": ids["fault"], "type": "likes"}),
+            await c.call_tool("search_memories", {"query": "cable", "limit": 0}),
+            await c.call_tool("no_such_tool", {}),
+        ]
 
     calls = run(create_server(memory, "kumar"), script)
     assert all(call.is_error for call in calls)
@@ -165,13 +200,15 @@ def test_two_users_servers_on_one_store_never_see_each_other(tmp_path: Path) -> 
         bob = create_server(memory, "bob")
 
         async def script(c: Client) -> dict[str, Any]:
-            out = {"search": result(await c.call_tool("search_memories", {"query": "locker code blue binder"})),
-                   "context": result(await c.call_tool("get_memory_context", {"query": "Alice locker code"})),
-                   "explore": result(await c.call_tool("explore_memories", {"query": "locker code"})),
-                   "goals": json.loads((await c.read_resource("kioko://goals")).contents[0].text),
-                   "forget": await c.call_tool("forget_memory", {"memory_id": alice.id}),
-                   "link": await c.call_tool("link_memories", {"source_id": alice.id, "target_id": alice_goal.id}),
-                   "smuggled": await c.call_tool("search_memories", {"query": "locker", "user_id": "alice"})}
+            out = {
+                "search": result(await c.call_tool("search_memories", {"query": "locker code blue binder"})),
+                "context": result(await c.call_tool("get_memory_context", {"query": "Alice locker code"})),
+                "explore": result(await c.call_tool("explore_memories", {"query": "locker code"})),
+                "goals": json.loads((await c.read_resource("kioko://goals")).contents[0].text),
+                "forget": await c.call_tool("forget_memory", {"memory_id": alice.id}),
+                "link": await c.call_tool("link_memories", {"source_id": alice.id, "target_id": alice_goal.id}),
+                "smuggled": await c.call_tool("search_memories", {"query": "locker", "user_id": "alice"}),
+            }
             with pytest.raises(MCPError):
                 await c.read_resource(f"kioko://memories/{alice.id}")
             return out
@@ -196,12 +233,18 @@ def test_kioko_mcp_over_stdio_serves_the_user_it_was_started_for(tmp_path: Path)
     url = f"sqlite:///{tmp_path / 'stdio.db'}"
     with kioko.connect(url, auto_link=True) as memory:
         memory.add("Alice keeps the spare keys in the red box.", user_id="alice")
-    command = StdioServerParameters(command=sys.executable, cwd=str(Path(__file__).resolve().parent.parent),
-                                    args=["-m", "kioko", "mcp", "--store", url, "--user", "kumar"])
+    command = StdioServerParameters(
+        command=sys.executable,
+        cwd=str(Path(__file__).resolve().parent.parent),
+        args=["-m", "kioko", "mcp", "--store", url, "--user", "kumar"],
+    )
 
     async def script(c: Client) -> Any:
-        added = result(await c.call_tool("add_memory", {"content": "Kumar keeps the spare keys in the blue box.",
-                                                         "memory_type": "factual"}))
+        added = result(
+            await c.call_tool(
+                "add_memory", {"content": "Kumar keeps the spare keys in the blue box.", "memory_type": "factual"}
+            )
+        )
         found = result(await c.call_tool("search_memories", {"query": "spare keys box"}))
         return added, found
 

@@ -85,11 +85,17 @@ def test_the_stable_prefix_is_byte_identical_across_turns_that_do_not_change_it(
         subnet = _plant(memory)
         memory.pin(subnet, **U)
         first = memory.kv(**U)
-        assert first.text == ("About the user:\n- User's name is Kumar.\n\nInstructions:\n- Answer in short sentences."
-                              "\n\nKeep in mind (frequently needed):\n- " + SUBNET)
+        assert first.text == (
+            "About the user:\n- User's name is Kumar.\n\nInstructions:\n- Answer in short sentences."
+            "\n\nKeep in mind (frequently needed):\n- " + SUBNET
+        )
         assert first.memory_ids[-1] == subnet and str(first) == first.text
-        for turn in ("Which drive does station 12 use?", "Line 3 stopped again with error E-217.", "thanks!",
-                     "We decided to use pgvector because we already run Postgres."):
+        for turn in (
+            "Which drive does station 12 use?",
+            "Line 3 stopped again with error E-217.",
+            "thanks!",
+            "We decided to use pgvector because we already run Postgres.",
+        ):
             memory.recall(turn, session_id="s1", **U)
             memory.record_turn(turn, "Noted.", session_id="s1", **U)
             memory.profile.set("name", "Kumar", **U)  # set again to the same value

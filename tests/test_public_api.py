@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone, UTC
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
 import kioko
 from kioko_core import errors
 
-
-PUBLIC_ERRORS = ("KiokoError", "StoreError", "ConflictError", "InvalidRecordError", "ConnectionLostError",
-                 "UnknownStoreError", "MissingExtraError", "MemoryNotFound", "KindMismatch", "LinkConflict",
-                 "SecretDropped")
+PUBLIC_ERRORS = (
+    "KiokoError",
+    "StoreError",
+    "ConflictError",
+    "InvalidRecordError",
+    "ConnectionLostError",
+    "UnknownStoreError",
+    "MissingExtraError",
+    "MemoryNotFound",
+    "KindMismatch",
+    "LinkConflict",
+    "SecretDropped",
+)
 
 
 @pytest.mark.parametrize("name", PUBLIC_ERRORS)
@@ -28,8 +37,15 @@ def test_the_store_protocol_module_re_exports_the_same_error_classes() -> None:
     """Drivers import errors from kioko_core.store; they are the very classes the layer raises."""
     from kioko_core import store
 
-    for name in ("KiokoError", "StoreError", "ConflictError", "InvalidRecordError", "ConnectionLostError",
-                 "UnknownStoreError", "MissingExtraError"):
+    for name in (
+        "KiokoError",
+        "StoreError",
+        "ConflictError",
+        "InvalidRecordError",
+        "ConnectionLostError",
+        "UnknownStoreError",
+        "MissingExtraError",
+    ):
         assert getattr(store, name) is getattr(errors, name)
 
 
@@ -64,10 +80,19 @@ def test_every_kind_of_the_registry_has_its_declared_manager_on_the_layer() -> N
                 assert getattr(memory, name).kind == info.name, name
 
 
-@pytest.mark.parametrize("spelling, stored", [
-    ("fact", "factual"), ("factual", "factual"), ("event", "episodic"), ("episode", "episodic"),
-    ("knowledge", "semantic"), ("procedure", "procedural"), ("lesson", "strategy"), ("goal", "goal"),
-])
+@pytest.mark.parametrize(
+    "spelling, stored",
+    [
+        ("fact", "factual"),
+        ("factual", "factual"),
+        ("event", "episodic"),
+        ("episode", "episodic"),
+        ("knowledge", "semantic"),
+        ("procedure", "procedural"),
+        ("lesson", "strategy"),
+        ("goal", "goal"),
+    ],
+)
 def test_memory_type_accepts_the_kind_and_its_aliases_and_stores_the_kind(spelling: str, stored: str) -> None:
     """``memory_type="fact"`` and ``"factual"`` both work; the record always carries the stored name."""
     with kioko.connect("memory://") as memory:
@@ -126,10 +151,17 @@ def test_a_manager_write_runs_the_secrets_check_once() -> None:
 # --------------------------------------------------------------------------- scopes, views, timestamps
 
 
-@pytest.mark.parametrize("user_id, agent_id", [
-    ("kumar", "@graph"), ("kumar", "@shared"), ("kumar", "@anything"), ("@graph", None), ("@kumar", None),
-    ("@graph", "@graph"),
-])
+@pytest.mark.parametrize(
+    "user_id, agent_id",
+    [
+        ("kumar", "@graph"),
+        ("kumar", "@shared"),
+        ("kumar", "@anything"),
+        ("@graph", None),
+        ("@kumar", None),
+        ("@graph", "@graph"),
+    ],
+)
 def test_reserved_scope_names_are_refused_as_user_or_agent_ids(user_id: str, agent_id: str | None) -> None:
     """``agent_id="@graph"`` would write into the user's entity-graph scope: names beginning with @ are Kioko's."""
     with kioko.connect("memory://", auto_link=True) as memory:
@@ -192,12 +224,16 @@ def test_intelligent_does_not_change_the_layer_it_is_given() -> None:
     linking.close()
 
 
-@pytest.mark.parametrize("given, expected", [
-    (1_700_000_000, 1_700_000_000.0), (1_700_000_000.5, 1_700_000_000.5),
-    (datetime(2023, 11, 14, 22, 13, 20, tzinfo=UTC), 1_700_000_000.0),
-    (datetime(2023, 11, 14, 23, 13, 20, tzinfo=timezone(timedelta(hours=1))), 1_700_000_000.0),
-    (datetime(2023, 11, 14, 22, 13, 20), datetime(2023, 11, 14, 22, 13, 20).timestamp()),  # naive: local time
-])
+@pytest.mark.parametrize(
+    "given, expected",
+    [
+        (1_700_000_000, 1_700_000_000.0),
+        (1_700_000_000.5, 1_700_000_000.5),
+        (datetime(2023, 11, 14, 22, 13, 20, tzinfo=UTC), 1_700_000_000.0),
+        (datetime(2023, 11, 14, 23, 13, 20, tzinfo=timezone(timedelta(hours=1))), 1_700_000_000.0),
+        (datetime(2023, 11, 14, 22, 13, 20), datetime(2023, 11, 14, 22, 13, 20).timestamp()),  # naive: local time
+    ],
+)
 def test_created_at_is_epoch_seconds_or_a_datetime_on_add_and_on_managers(given: object, expected: float) -> None:
     with kioko.connect("memory://") as memory:
         assert memory.add("Kioko shipped.", user_id="kumar", created_at=given).created_at == expected  # type: ignore[arg-type]

@@ -9,7 +9,13 @@ import networkx as nx
 import numpy as np
 import pytest
 from linking_support import (  # noqa: F401  (fixtures)
-    layer, linking_stores, make_layer, matrix_store, seed_quickstart, store, user,
+    layer,
+    linking_stores,
+    make_layer,
+    matrix_store,
+    seed_quickstart,
+    store,
+    user,
 )
 
 from contract_tests.counting import CountingStore
@@ -35,7 +41,7 @@ def _section(text: str, title: str) -> list[str]:
     if title not in lines:
         return []
     body = []
-    for line in lines[lines.index(title) + 1:]:
+    for line in lines[lines.index(title) + 1 :]:
         if not line.startswith("- "):
             break
         body.append(line[2:])
@@ -87,8 +93,12 @@ def test_recall_never_scans_and_makes_bounded_store_calls(user: str) -> None:
     layer.recall(QUESTION, user_id=user)
     small = counting.snapshot()
     for i in range(150):
-        layer.add(f"Line {i % 9 + 1} shift report {i}: output normal, no alarms.", user_id=user,
-                  memory_type="episodic", session_id=f"r{i // 10}")
+        layer.add(
+            f"Line {i % 9 + 1} shift report {i}: output normal, no alarms.",
+            user_id=user,
+            memory_type="episodic",
+            session_id=f"r{i // 10}",
+        )
     counting.reset()
     layer.recall(QUESTION, user_id=user)
     large = counting.snapshot()
@@ -103,11 +113,14 @@ def test_write_makes_bounded_store_calls(user: str) -> None:
     layer = MemoryLayer(counting, auto_link=True)
     seed_quickstart(layer, user)
     for i in range(120):
-        layer.add(f"Line {i % 9 + 1} keeps faulting with error E-{200 + i % 7}.", user_id=user,
-                  memory_type="episodic", session_id=f"w{i // 6}")
+        layer.add(
+            f"Line {i % 9 + 1} keeps faulting with error E-{200 + i % 7}.",
+            user_id=user,
+            memory_type="episodic",
+            session_id=f"w{i // 6}",
+        )
     counting.reset()
-    layer.add("Found it: the encoder cable on line 4 was loose.", user_id=user, memory_type="episodic",
-              session_id="w3")
+    layer.add("Found it: the encoder cable on line 4 was loose.", user_id=user, memory_type="episodic", session_id="w3")
     calls = counting.snapshot()
     assert calls["scan"] == 0
     assert calls["update_many"] == 1
@@ -143,10 +156,12 @@ def test_users_never_see_each_other(make_layer, user: str) -> None:
 def test_agents_are_separate_scopes(make_layer, user: str) -> None:
     """An agent's memories link and recall only within that agent."""
     layer = make_layer()
-    a = layer.add("Line 3 keeps faulting with error E-217.", user_id=user, agent_id="ops", memory_type="episodic",
-                  session_id="s")
-    b = layer.add("Found it: the encoder cable on line 3 was loose.", user_id=user, memory_type="episodic",
-                  session_id="s")
+    a = layer.add(
+        "Line 3 keeps faulting with error E-217.", user_id=user, agent_id="ops", memory_type="episodic", session_id="s"
+    )
+    b = layer.add(
+        "Found it: the encoder cable on line 3 was loose.", user_id=user, memory_type="episodic", session_id="s"
+    )
     assert L.link_entries(layer.get(a.id, user_id=user, agent_id="ops")) == []
     assert L.link_entries(layer.get(b.id, user_id=user)) == []
     assert {m.record.id for m in layer.recall(QUESTION, user_id=user, agent_id="ops").memories} == {a.id}
@@ -155,10 +170,14 @@ def test_agents_are_separate_scopes(make_layer, user: str) -> None:
 def test_shared_knowledge_links_live_only_on_the_users_memory(make_layer, user: str) -> None:
     """@shared knowledge: linked from a user's memory, never written into, never followed by others by default."""
     layer = make_layer()
-    shared = layer.add("OPC UA servers listen on port 4840; the S7-1500 exposes OPC UA when enabled.",
-                       user_id=L.SHARED_USER, memory_type="semantic")
-    mine = layer.add("The S7-1500 on line 3 refuses OPC UA connections from the SCADA host.", user_id=user,
-                     memory_type="episodic")
+    shared = layer.add(
+        "OPC UA servers listen on port 4840; the S7-1500 exposes OPC UA when enabled.",
+        user_id=L.SHARED_USER,
+        memory_type="semantic",
+    )
+    mine = layer.add(
+        "The S7-1500 on line 3 refuses OPC UA connections from the SCADA host.", user_id=user, memory_type="episodic"
+    )
     entry = L.entry_for(layer.get(mine.id, user_id=user), shared.id)
     assert entry is not None and entry.get("shared") is True
     assert L.link_entries(layer.get(shared.id, user_id=L.SHARED_USER)) == []
@@ -169,13 +188,23 @@ def test_shared_knowledge_links_live_only_on_the_users_memory(make_layer, user: 
 
 
 def test_feedback_links_the_fix_and_strengthens_what_was_used(layer: MemoryLayer, user: str) -> None:
-    """"That worked": the credited procedure resolves the session's problems (0.8, feedback); used links grow."""
+    """ "That worked": the credited procedure resolves the session's problems (0.8, feedback); used links grow."""
     qs = seed_quickstart(layer, user)
     now = time.time()
-    problem = layer.add("Line 3 jammed again at the filler.", user_id=user, memory_type="episodic",
-                        session_id="s9", created_at=now - 600)
-    stale = layer.add("Press 12 jammed at the capper last week.", user_id=user, memory_type="episodic",
-                      session_id="s9", created_at=now - 7 * 3600)
+    problem = layer.add(
+        "Line 3 jammed again at the filler.",
+        user_id=user,
+        memory_type="episodic",
+        session_id="s9",
+        created_at=now - 600,
+    )
+    stale = layer.add(
+        "Press 12 jammed at the capper last week.",
+        user_id=user,
+        memory_type="episodic",
+        session_id="s9",
+        created_at=now - 7 * 3600,
+    )
     ctx = layer.recall(QUESTION, user_id=user)
     before = L.entry_for(layer.get(qs.fix.id, user_id=user), qs.fault.id)
     layer.feedback(user_id=user, credited=qs.procedure.id, session_id="s9", context=ctx)
@@ -206,7 +235,9 @@ def test_related_and_trace_follow_the_links(layer: MemoryLayer, user: str) -> No
     assert {n.id for n in drawing.nodes} >= {e.source for e in drawing.edges} | {e.target for e in drawing.edges}
     assert drawing.to_dict()["stats"]["edges"] == 6 and drawing.to_dict()["edges"][0]["line"] == drawing.edges[0].line
     scoped = layer.scoped(user_id=user)
-    assert [k.line() for k in scoped.graph.links(qs.lesson.id)] == [k.line() for k in layer.graph.links(qs.lesson.id, user_id=user)]
+    assert [k.line() for k in scoped.graph.links(qs.lesson.id)] == [
+        k.line() for k in layer.graph.links(qs.lesson.id, user_id=user)
+    ]
 
 
 def _dense_reference(nodes, weights, seeds, restart=0.5, pass_on=None):
@@ -243,8 +274,9 @@ def test_ppr_matches_networkx_and_a_linear_solve(seed: int) -> None:
     graph.add_nodes_from(nodes)
     for (u, v), w in weights.items():
         graph.add_edge(u, v, weight=w)
-    theirs = nx.pagerank(graph, alpha=0.5, personalization=seeds, dangling=seeds, weight="weight", tol=1e-13,
-                         max_iter=10_000)
+    theirs = nx.pagerank(
+        graph, alpha=0.5, personalization=seeds, dangling=seeds, weight="weight", tol=1e-13, max_iter=10_000
+    )
     exact = _dense_reference(nodes, weights, seeds)
     for node in nodes:
         assert ours[node] == pytest.approx(theirs[node], abs=1e-6)
@@ -266,8 +298,12 @@ def test_superseded_decisions_pass_on_thirty_percent() -> None:
 def test_recall_leaves_superseded_decisions_out(layer: MemoryLayer, user: str) -> None:
     """A superseded decision is history: recall shows the decision that replaced it."""
     old = layer.add("Decision: use pgvector for the Kioko vector store.", user_id=user, memory_type="decision")
-    new = layer.add("Decision: use Qdrant for the Kioko vector store because it is managed.", user_id=user,
-                    memory_type="decision", metadata={"supersedes": old.id})
+    new = layer.add(
+        "Decision: use Qdrant for the Kioko vector store because it is managed.",
+        user_id=user,
+        memory_type="decision",
+        metadata={"supersedes": old.id},
+    )
     ids = {m.record.id for m in layer.recall("which vector store does Kioko use?", user_id=user).memories}
     assert new.id in ids and old.id not in ids
     assert Scope(user) == layer.get(new.id, user_id=user).scope

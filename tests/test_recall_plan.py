@@ -113,11 +113,21 @@ def test_a_custom_planner_is_used_and_a_bad_one_is_refused() -> None:
         Intelligence(planner=object())
 
 
-@pytest.mark.parametrize("bad", [
-    {"section_limits": {"nope": 1}}, {"section_limits": {"skills": -1}}, {"section_limits": {"skills": True}},
-    {"section_limits": [("skills", 1)]}, {"fill_recent": "decisions"}, {"fill_recent": ["memories"]},
-    {"links": -1}, {"links": 1.5}, {"limit": 0}, {"intents": ["weather"]},
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"section_limits": {"nope": 1}},
+        {"section_limits": {"skills": -1}},
+        {"section_limits": {"skills": True}},
+        {"section_limits": [("skills", 1)]},
+        {"fill_recent": "decisions"},
+        {"fill_recent": ["memories"]},
+        {"links": -1},
+        {"links": 1.5},
+        {"limit": 0},
+        {"intents": ["weather"]},
+    ],
+)
 def test_a_bad_plan_is_a_typed_error(bad) -> None:
     with pytest.raises(kioko.InvalidRecordError):
         RecallPlan(**bad)
@@ -182,8 +192,14 @@ def test_with_intelligence_recall_plans_by_default_and_caps_each_section(smart) 
 
 
 def test_explicit_options_win_over_the_plan(smart) -> None:
-    ctx = smart.recall("How do I reset the safety relay?", user_id="kumar", plan="auto",
-                       section_limits={"procedures": 0, "memories": 5}, links=0, limit=6)
+    ctx = smart.recall(
+        "How do I reset the safety relay?",
+        user_id="kumar",
+        plan="auto",
+        section_limits={"procedures": 0, "memories": 5},
+        links=0,
+        limit=6,
+    )
     assert "procedures" not in _sections(ctx) and _sections(ctx)["memories"] == 5
     assert ctx.plan.section_limits["procedures"] == 0 and ctx.plan.section_limits["lessons"] == 3
     assert ctx.plan.links == 0 and ctx.plan.limit == 6 and ctx.plan.intents == ["howto"]
@@ -243,10 +259,17 @@ def test_search_is_never_planned(smart) -> None:
     assert len(found) >= 6  # a small-talk plan would have shown nothing
 
 
-@pytest.mark.parametrize("options", [
-    {"plan": "sometimes"}, {"plan": {"intents": []}}, {"section_limits": {"graph": 2}},
-    {"section_limits": {"skills": -1}}, {"fill_recent": ["memories"]}, {"fill_recent": "decisions"},
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"plan": "sometimes"},
+        {"plan": {"intents": []}},
+        {"section_limits": {"graph": 2}},
+        {"section_limits": {"skills": -1}},
+        {"fill_recent": ["memories"]},
+        {"fill_recent": "decisions"},
+    ],
+)
 def test_bad_recall_plan_options_are_typed_errors(memory, options) -> None:
     with pytest.raises(kioko.InvalidRecordError):
         memory.recall("anything", user_id="kumar", **options)
@@ -273,8 +296,7 @@ class Scripted:
 def test_the_llm_planner_follows_a_valid_answer_and_drops_unknown_intents(memory) -> None:
     from kioko_core.intelligence.planner import LLMPlanner
 
-    model = Scripted('```json\n{"intents": ["decision", "weather"], "reason": "asks why"}\n```',
-                     '{"intents": []}')
+    model = Scripted('```json\n{"intents": ["decision", "weather"], "reason": "asks why"}\n```', '{"intents": []}')
     planner = LLMPlanner(model)
     plan = planner.plan(memory, "which database won?", user_id="kumar")
     assert plan.intents == ["decision"] and plan.reason == "the model: asks why" and plan.fill_recent == ["decisions"]
@@ -283,8 +305,9 @@ def test_the_llm_planner_follows_a_valid_answer_and_drops_unknown_intents(memory
     assert (planner.calls, planner.fallbacks) == (2, 0)
 
 
-@pytest.mark.parametrize("answer", ["not json at all", '{"intents": "howto"}', '{"intents": ["weather"]}',
-                                    RuntimeError("model down")])
+@pytest.mark.parametrize(
+    "answer", ["not json at all", '{"intents": "howto"}', '{"intents": ["weather"]}', RuntimeError("model down")]
+)
 def test_the_llm_planner_falls_back_offline_on_a_bad_answer_or_an_error(memory, answer) -> None:
     from kioko_core.intelligence.planner import LLMPlanner
 

@@ -31,8 +31,14 @@ def run_python(script: str, *, extra_path: list[Path] = ()) -> dict[str, Any]:
     """Run ``script`` in a fresh interpreter (project importable) and decode the JSON it prints last."""
     environment = dict(os.environ)
     environment["PYTHONPATH"] = os.pathsep.join([*map(str, extra_path), str(PROJECT_ROOT)])
-    result = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], capture_output=True, text=True,
-                            env=environment, cwd=PROJECT_ROOT, check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script)],
+        capture_output=True,
+        text=True,
+        env=environment,
+        cwd=PROJECT_ROOT,
+        check=False,
+    )
     assert result.returncode == 0, f"subprocess failed:\n{result.stdout}\n{result.stderr}"
     return json.loads(result.stdout.strip().splitlines()[-1])
 
@@ -49,20 +55,23 @@ def test_every_part_of_a_full_url_is_parsed() -> None:
     assert dict(url.query) == {"sslmode": "require", "dim": "384"}
 
 
-@pytest.mark.parametrize(("text", "scheme", "host", "port", "path"), [
-    ("memory://", "memory", None, None, ""),
-    ("sqlite:///relative.db", "sqlite", None, None, "/relative.db"),
-    ("sqlite:////var/lib/kioko.db", "sqlite", None, None, "//var/lib/kioko.db"),
-    ("kioko.db", "sqlite", None, None, "/kioko.db"),  # a bare path carries what sqlite:///kioko.db does
-    ("/var/lib/kioko.db", "sqlite", None, None, "//var/lib/kioko.db"),
-    ("data/memories.sqlite3", "sqlite", None, None, "/data/memories.sqlite3"),
-    ("  spaced.sqlite  ", "sqlite", None, None, "/spaced.sqlite"),
-    ("SQLite:///Upper.db", "sqlite", None, None, "/Upper.db"),
-    ("qdrant://localhost:6333/memories", "qdrant", "localhost", 6333, "/memories"),
-    ("qdrant+local://:memory:", "qdrant+local", None, None, ":memory:"),
-    ("qdrant+local:////tmp/q", "qdrant+local", None, None, "//tmp/q"),
-    ("postgresql://postgres:@/postgres?host=/tmp/socket", "postgresql", None, None, "/postgres"),
-])
+@pytest.mark.parametrize(
+    ("text", "scheme", "host", "port", "path"),
+    [
+        ("memory://", "memory", None, None, ""),
+        ("sqlite:///relative.db", "sqlite", None, None, "/relative.db"),
+        ("sqlite:////var/lib/kioko.db", "sqlite", None, None, "//var/lib/kioko.db"),
+        ("kioko.db", "sqlite", None, None, "/kioko.db"),  # a bare path carries what sqlite:///kioko.db does
+        ("/var/lib/kioko.db", "sqlite", None, None, "//var/lib/kioko.db"),
+        ("data/memories.sqlite3", "sqlite", None, None, "/data/memories.sqlite3"),
+        ("  spaced.sqlite  ", "sqlite", None, None, "/spaced.sqlite"),
+        ("SQLite:///Upper.db", "sqlite", None, None, "/Upper.db"),
+        ("qdrant://localhost:6333/memories", "qdrant", "localhost", 6333, "/memories"),
+        ("qdrant+local://:memory:", "qdrant+local", None, None, ":memory:"),
+        ("qdrant+local:////tmp/q", "qdrant+local", None, None, "//tmp/q"),
+        ("postgresql://postgres:@/postgres?host=/tmp/socket", "postgresql", None, None, "/postgres"),
+    ],
+)
 def test_url_forms(text: str, scheme: str, host: str | None, port: int | None, path: str) -> None:
     """Each documented URL form parses to the scheme, host, port and path its driver expects."""
     url = StoreURL.parse(text)
@@ -75,10 +84,15 @@ def test_a_parsed_url_passes_through_parse_unchanged() -> None:
     assert StoreURL.parse(url) is url
 
 
-@pytest.mark.parametrize("text", [
-    "postgresql://kumar:p%40ss@db:5432/kioko?sslmode=require", "qdrant://localhost:6333/memories?https=true",
-    "memory://", "sqlite:////abs/path.db",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "postgresql://kumar:p%40ss@db:5432/kioko?sslmode=require",
+        "qdrant://localhost:6333/memories?https=true",
+        "memory://",
+        "sqlite:////abs/path.db",
+    ],
+)
 def test_render_without_masking_round_trips(text: str) -> None:
     """render(hide_password=False) gives a URL that parses back to an equal value."""
     url = StoreURL.parse(text)
@@ -129,10 +143,14 @@ def test_repr_and_str_mask_the_password() -> None:
     assert url.password == SECRET
 
 
-@pytest.mark.parametrize("text", [
-    f"qdrant://localhost:6333/memories?api_key={SECRET}", f"postgresql://kumar@dbhost/kioko?password={SECRET}",
-    f"qdrant://:{SECRET}@localhost:6333/memories",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"qdrant://localhost:6333/memories?api_key={SECRET}",
+        f"postgresql://kumar@dbhost/kioko?password={SECRET}",
+        f"qdrant://:{SECRET}@localhost:6333/memories",
+    ],
+)
 def test_secrets_in_the_query_or_as_an_api_key_are_masked(text: str) -> None:
     """An API key or password given as a query parameter or an empty-user password is hidden too."""
     url = StoreURL.parse(text)
@@ -180,11 +198,14 @@ MISSING_LIBRARY = """
 """
 
 
-@pytest.mark.parametrize(("library", "url", "extra"), [
-    ("qdrant_client", "qdrant+local:////tmp/kioko-never-created", "qdrant"),
-    ("qdrant_client", f"qdrant://:{SECRET}@localhost:6333/memories", "qdrant"),
-    ("psycopg", f"postgresql://kumar:{SECRET}@localhost/kioko", "postgres"),
-])
+@pytest.mark.parametrize(
+    ("library", "url", "extra"),
+    [
+        ("qdrant_client", "qdrant+local:////tmp/kioko-never-created", "qdrant"),
+        ("qdrant_client", f"qdrant://:{SECRET}@localhost:6333/memories", "qdrant"),
+        ("psycopg", f"postgresql://kumar:{SECRET}@localhost/kioko", "postgres"),
+    ],
+)
 def test_a_missing_driver_library_names_the_extra_to_install(library: str, url: str, extra: str) -> None:
     """Without the driver's library, opening raises MissingExtraError naming ``pip install 'kioko[extra]'``."""
     answer = run_python(MISSING_LIBRARY.format(library=library, url=url))
@@ -265,8 +286,9 @@ def test_a_scheme_cannot_be_taken_twice_without_clobber(clean_registry: None) ->
     assert type(open_store("twice://")) is MemoryStore
 
 
-def test_a_dotted_target_is_imported_only_when_opened(clean_registry: None, tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_dotted_target_is_imported_only_when_opened(
+    clean_registry: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``"module:Class"`` targets load lazily, so a broken driver breaks only its own URLs."""
     module = "kioko_throwaway_driver_" + tmp_path.name.replace("-", "_")
     (tmp_path / f"{module}.py").write_text("import kioko_library_that_is_not_installed\n", encoding="utf-8")
@@ -322,10 +344,11 @@ def build_distribution(site: Path) -> None:
     info = site / "kioko_thirdparty_driver-0.1.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(
-        "Metadata-Version: 2.1\nName: kioko-thirdparty-driver\nVersion: 0.1.0\nRequires-Dist: kioko\n",
-        encoding="utf-8")
+        "Metadata-Version: 2.1\nName: kioko-thirdparty-driver\nVersion: 0.1.0\nRequires-Dist: kioko\n", encoding="utf-8"
+    )
     (info / "entry_points.txt").write_text(
-        "[kioko.stores]\nthirdparty = kioko_thirdparty_driver:ThirdPartyStore\n", encoding="utf-8")
+        "[kioko.stores]\nthirdparty = kioko_thirdparty_driver:ThirdPartyStore\n", encoding="utf-8"
+    )
     (info / "top_level.txt").write_text("kioko_thirdparty_driver\n", encoding="utf-8")
     (info / "RECORD").write_text("", encoding="utf-8")
 

@@ -6,6 +6,7 @@ import socket
 from typing import Any
 
 import pytest
+from service_support import live_service
 
 import kioko
 import kioko.remote as remote_module
@@ -14,8 +15,6 @@ from kioko.service import create_app
 from kioko.service.live import LiveServer
 from kioko_core.limits import TooLargeError
 from kioko_core.store import ConnectionLostError, InvalidRecordError, StoreError
-
-from service_support import live_service
 
 U = "kumar"
 

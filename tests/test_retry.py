@@ -35,8 +35,9 @@ class RacingStore(MemoryStore):
             current = self.get(Scope(USER), [self.target])[0]
             assert current is not None
             theirs = {**current.metadata, f"theirs-{self.races}": True}
-            super().update_many([Upsert(record=current.model_copy(update={"metadata": theirs}),
-                                        expected_version=current.version)])
+            super().update_many(
+                [Upsert(record=current.model_copy(update={"metadata": theirs}), expected_version=current.version)]
+            )
         return super().update_many(ops)
 
 
@@ -58,7 +59,11 @@ def test_an_update_that_lost_races_keeps_the_other_writers_changes(racing, conte
     layer.update(target, user_id=USER, content=content, metadata={"mine": 1})
     stored = layer.get(target, user_id=USER)
     assert {k for k in stored.metadata if k.startswith("theirs") or k == "mine"} == {
-        "theirs-0", "theirs-1", "theirs-2", "mine"}
+        "theirs-0",
+        "theirs-1",
+        "theirs-2",
+        "mine",
+    }
     assert stored.content == (content or "Line 3 keeps faulting with error E-217.")
 
 

@@ -19,8 +19,9 @@ def test_vote_sums_each_terms_weight_per_id_and_ranks_best_first_ties_by_id() ->
 
 def test_vote_skips_terms_that_do_not_nominate_and_never_votes_for_the_excluded_id() -> None:
     postings = {"t:a": ["m1", "m2"], "t:hub": ["m1", "m2", "m3"]}
-    found = vote(["t:a", "t:hub", "t:missing"], postings, lambda t: 1.0, 10,
-                 nominates=lambda t: t != "t:hub", exclude="m1")
+    found = vote(
+        ["t:a", "t:hub", "t:missing"], postings, lambda t: 1.0, 10, nominates=lambda t: t != "t:hub", exclude="m1"
+    )
     assert found == [("m2", 1.0)]
     assert vote([], postings, lambda t: 1.0, 10) == []
 
@@ -35,13 +36,19 @@ def _side(kind: str, content: str, memory_id: str, **fields: object) -> Side:
     return Side.of(record, analyze(content))
 
 
-@pytest.mark.parametrize("first, second, expected", [
-    (("decision", "We chose pgvector for Kioko."), ("goal", "Goal: Ship Kioko."), ("serves", True)),
-    (("goal", "Goal: Ship Kioko."), ("decision", "We chose pgvector for Kioko."), ("serves", False)),
-    (("strategy", "For deploys: run the smoke test."), ("procedural", "Deploy: 1) build; 2) push"),
-     ("refines", True)),
-    (("factual", "Kioko runs on Postgres."), ("goal", "Goal: Ship Kioko."), ("informs", True)),
-])
+@pytest.mark.parametrize(
+    "first, second, expected",
+    [
+        (("decision", "We chose pgvector for Kioko."), ("goal", "Goal: Ship Kioko."), ("serves", True)),
+        (("goal", "Goal: Ship Kioko."), ("decision", "We chose pgvector for Kioko."), ("serves", False)),
+        (
+            ("strategy", "For deploys: run the smoke test."),
+            ("procedural", "Deploy: 1) build; 2) push"),
+            ("refines", True),
+        ),
+        (("factual", "Kioko runs on Postgres."), ("goal", "Goal: Ship Kioko."), ("informs", True)),
+    ],
+)
 def test_link_type_reads_the_kinds_and_says_which_side_is_the_source(first, second, expected) -> None:
     assert link_type(_side(*first, "a"), _side(*second, "b")) == expected
 

@@ -103,7 +103,9 @@ def test_redact_removes_the_secret_and_keeps_the_rest(text: str, kind: str, secr
 
 def test_redact_keeps_the_readable_part() -> None:
     assert redact("password: hunter2") == "password: [REDACTED]"
-    assert redact("postgresql://kumar:s3cretpw@db.local:5432/kioko") == "postgresql://kumar:[REDACTED]@db.local:5432/kioko"
+    assert (
+        redact("postgresql://kumar:s3cretpw@db.local:5432/kioko") == "postgresql://kumar:[REDACTED]@db.local:5432/kioko"
+    )
     assert redact("Line 3 keeps faulting with error E-217.") == "Line 3 keeps faulting with error E-217."
 
 
@@ -112,7 +114,10 @@ def test_metadata_values_and_keys_are_checked() -> None:
     secrets = DropSecrets()
     assert secrets.check_record("User's wifi", {"password": "GuestNet2024"}) == ["password"]
     assert secrets.check_record("note", {"notes": [{"text": "token=8f14e45fceea167a5a36dedd4bea2543"}]}) == ["token"]
-    assert secrets.check_record("note", {"_kioko": {"links": [{"id": "sk-0000example0000example", "type": "serves"}]}}) == []
+    assert (
+        secrets.check_record("note", {"_kioko": {"links": [{"id": "sk-0000example0000example", "type": "serves"}]}})
+        == []
+    )
     assert secrets.check_record("note", {"links": ["token=8f14e45fceea167a5a36dedd4bea2543"]}) == ["token"]
 
 
@@ -130,8 +135,12 @@ REFUSED: list[tuple[str, Callable[[MemoryLayer], Any]]] = [
     ("facts", lambda m: m.facts.add("User's API key is sk-EXAMPLE-not-a-real-key-000", user_id=U)),
     ("episodes", lambda m: m.episodes.add("Logged in with password: hunter2", user_id=U, session_id="s1")),
     ("knowledge", lambda m: m.knowledge.add("Prod DB: postgresql://kumar:s3cretpw@db.local/kioko", user_id=U)),
-    ("procedures", lambda m: m.procedures.add("Deploy", ["export TOKEN=ghp_EXAMPLEexample0000EXAMPLEexample00",
-                                                         "run deploy"], user_id=U)),
+    (
+        "procedures",
+        lambda m: m.procedures.add(
+            "Deploy", ["export TOKEN=ghp_EXAMPLEexample0000EXAMPLEexample00", "run deploy"], user_id=U
+        ),
+    ),
     ("decisions", lambda m: m.decisions.add("use the key AKIAIOSFODNN7EXAMPLE for backups", user_id=U)),
     ("instructions", lambda m: m.instructions.add("Sign requests with Bearer abcDEF123456ghiJKL789mno", user_id=U)),
     ("profile", lambda m: m.profile.set("password", "swordfish", user_id=U)),
@@ -141,8 +150,9 @@ REFUSED: list[tuple[str, Callable[[MemoryLayer], Any]]] = [
 
 
 @pytest.mark.parametrize("name, write", REFUSED, ids=[name for name, _ in REFUSED])
-def test_typed_managers_refuse_secrets_and_write_nothing(memory: MemoryLayer, name: str,
-                                                         write: Callable[[MemoryLayer], Any]) -> None:
+def test_typed_managers_refuse_secrets_and_write_nothing(
+    memory: MemoryLayer, name: str, write: Callable[[MemoryLayer], Any]
+) -> None:
     memory.facts.add("User lives in Pune.", user_id=U)
     before = count(memory)
     with pytest.raises(SecretDropped):

@@ -18,9 +18,9 @@ import pytest
 
 import kioko
 from kioko_core.embedding import OfflineEmbedder, load_embedder
+from kioko_core.errors import InvalidRecordError, MissingExtraError
 from kioko_core.layer import MemoryLayer
 from kioko_core.registry import open_store
-from kioko_core.errors import InvalidRecordError, MissingExtraError
 
 USER = "alice"
 
@@ -84,8 +84,15 @@ def _slow_reference(text: str) -> np.ndarray:
         return weights[prefix + ".weight"].dot(v) + weights[prefix + ".bias"]
 
     e = "embeddings."
-    tokens = [norm(weights[e + "word_embeddings.weight"][t] + weights[e + "position_embeddings.weight"][i]
-                   + weights[e + "token_type_embeddings.weight"][0], e + "LayerNorm") for i, t in enumerate(ids)]
+    tokens = [
+        norm(
+            weights[e + "word_embeddings.weight"][t]
+            + weights[e + "position_embeddings.weight"][i]
+            + weights[e + "token_type_embeddings.weight"][0],
+            e + "LayerNorm",
+        )
+        for i, t in enumerate(ids)
+    ]
     for n in range(config["num_hidden_layers"]):
         p = f"encoder.layer.{n}."
         qs = [dense(t, p + "attention.self.query") for t in tokens]
@@ -102,8 +109,10 @@ def _slow_reference(text: str) -> np.ndarray:
                 for j, x in enumerate(exps):
                     out[part] += x / sum(exps) * vs[j][part]
             mixed.append(out)
-        tokens = [norm(t + dense(m, p + "attention.output.dense"), p + "attention.output.LayerNorm")
-                  for t, m in zip(tokens, mixed)]
+        tokens = [
+            norm(t + dense(m, p + "attention.output.dense"), p + "attention.output.LayerNorm")
+            for t, m in zip(tokens, mixed)
+        ]
         new = []
         for t in tokens:
             inner = dense(t, p + "intermediate.dense")
@@ -132,7 +141,8 @@ def test_unit_length_and_identical_texts(embedder):
 
 def test_paraphrases_are_close_and_unrelated_texts_far(embedder):
     guitar, plays, market = embedder.embed_many(
-        ["A man is playing a guitar.", "Someone plays the guitar.", "The stock market fell sharply today."])
+        ["A man is playing a guitar.", "Someone plays the guitar.", "The stock market fell sharply today."]
+    )
     assert cosine(guitar, plays) > 0.6
     assert cosine(guitar, market) < 0.2 and cosine(plays, market) < 0.2
     # what the lexical embedder cannot do: no shared word, still close
@@ -173,10 +183,17 @@ def test_names_and_sharing(embedder):
 
 
 def test_importing_kioko_does_not_import_the_extra():
-    code = ("import sys, kioko, kioko_core.embedding, kioko_core.semantic; "
-            "print(sorted(m for m in ('tokenizers', 'safetensors', 'all_minilm_l6_v2') if m in sys.modules))")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                            cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    code = (
+        "import sys, kioko, kioko_core.embedding, kioko_core.semantic; "
+        "print(sorted(m for m in ('tokenizers', 'safetensors', 'all_minilm_l6_v2') if m in sys.modules))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+    )
     assert result.stdout.strip() == "[]"
 
 

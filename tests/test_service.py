@@ -6,7 +6,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-
 from service_support import live_service
 
 U = "kumar"
@@ -31,8 +30,10 @@ def test_memory_crud_and_cursor_pages(api: httpx.Client) -> None:
     got = api.get(f"/v1/memories/{made[0]['id']}", params={"user_id": U}).json()
     assert got["content"] == "Note 0 about the conveyor on line 0." and got["session_id"] == "s1"
 
-    changed = api.patch(f"/v1/memories/{made[0]['id']}", json={"user_id": U, "content": "Note zero, rewritten.",
-                                                                "metadata": {"checked": True}})
+    changed = api.patch(
+        f"/v1/memories/{made[0]['id']}",
+        json={"user_id": U, "content": "Note zero, rewritten.", "metadata": {"checked": True}},
+    )
     assert changed.status_code == 200 and changed.json()["content"] == "Note zero, rewritten."
     assert changed.json()["metadata"]["checked"] is True and changed.json()["version"] > got["version"]
 
@@ -67,8 +68,9 @@ def test_typed_managers(api: httpx.Client) -> None:
     assert [d["id"] for d in chain] == [old["id"], new["id"]]
     assert [d["id"] for d in api.get("/v1/decisions/current", params={"user_id": U}).json()] == [new["id"]]
 
-    proc = api.post("/v1/procedures", json={"title": "Clear a jam", "steps": ["Stop", "Open the guard"],
-                                            "user_id": U}).json()
+    proc = api.post(
+        "/v1/procedures", json={"title": "Clear a jam", "steps": ["Stop", "Open the guard"], "user_id": U}
+    ).json()
     assert proc["content"] == "Clear a jam: 1) Stop; 2) Open the guard"
     used = api.post(f"/v1/procedures/{proc['id']}/outcome", json={"worked": True, "user_id": U}).json()
     assert used["metadata"]["successes"] == 1
@@ -92,8 +94,10 @@ def test_graph_table_of_section_11(api: httpx.Client) -> None:
     links = api.get(f"/v1/memories/{fix['id']}/links", params={"user_id": U}).json()
     assert any(k["target"] == fault["id"] or k["source"] == fault["id"] for k in links)
 
-    made = api.post(f"/v1/memories/{tea['id']}/links", json={"target": fault["id"], "type": "related_to",
-                                                             "why": "tea break after the fault", "user_id": U})
+    made = api.post(
+        f"/v1/memories/{tea['id']}/links",
+        json={"target": fault["id"], "type": "related_to", "why": "tea break after the fault", "user_id": U},
+    )
     assert made.status_code == 201 and made.json()["by"] == "manual"
     explained = api.get(f"/v1/memories/{tea['id']}/links/{fault['id']}/explain", params={"user_id": U}).json()
     assert set(explained) >= {"score", "linked", "type", "why", "signals"}
@@ -104,18 +108,19 @@ def test_graph_table_of_section_11(api: httpx.Client) -> None:
     drawn = api.get("/v1/graph/memories", params={"user_id": U}).json()
     assert drawn["stats"]["nodes"] == 3 and drawn["stats"]["edges"] >= 2
     assert api.delete(f"/v1/memories/{tea['id']}/links/{fault['id']}", params={"user_id": U}).json() == {
-        "unlinked": True}
+        "unlinked": True
+    }
     connected = api.post("/v1/graph/connect", json={"user_id": U, "rebuild": True}).json()
     assert connected["memories"] == 3
 
     goal = api.post("/v1/goals", json={"title": "Keep line 3 running", "user_id": U}).json()
-    sub = api.post("/v1/goals", json={"title": "Replace the encoder cable", "parent": goal["id"],
-                                      "user_id": U}).json()
+    sub = api.post("/v1/goals", json={"title": "Replace the encoder cable", "parent": goal["id"], "user_id": U}).json()
     conflict = api.post(f"/v1/memories/{sub['id']}/links", json={"target": goal["id"], "user_id": U})
     assert conflict.status_code == 409 and conflict.json()["error"]["type"] == "LinkConflict"
 
-    triple = api.post("/v1/entities/triples", json={"subject": "Kioko", "relation": "uses", "object": "pgvector",
-                                                     "user_id": U})
+    triple = api.post(
+        "/v1/entities/triples", json={"subject": "Kioko", "relation": "uses", "object": "pgvector", "user_id": U}
+    )
     assert triple.status_code == 201 and triple.json()["relation"] == "uses"
     relations = api.get("/v1/entities/Kioko/relations", params={"user_id": U}).json()
     assert [t["object"] for t in relations] == ["pgvector"]
@@ -132,21 +137,35 @@ def test_recall_context_search_feedback(api: httpx.Client) -> None:
     assert context["memories"]
     found = api.post("/v1/search", json={"query": "encoder cable", "user_id": U, "limit": 1}).json()
     assert [r["id"] for r in found] == [fix["id"]]
-    made = api.post("/v1/feedback", json={"user_id": U, "credited": fix["id"], "session_id": "s1",
-                                          "context": [m["record"]["id"] for m in recalled["memories"]]}).json()
+    made = api.post(
+        "/v1/feedback",
+        json={
+            "user_id": U,
+            "credited": fix["id"],
+            "session_id": "s1",
+            "context": [m["record"]["id"] for m in recalled["memories"]],
+        },
+    ).json()
     assert any(k["by"] == "feedback" and k["type"] == "resolves" for k in made)
 
 
 def test_bad_input_is_a_typed_4xx_never_a_500(api: httpx.Client) -> None:
-    secret = api.post("/v1/memories", json={"content": "the deploy key is sk-abcdefghijklmnopqrstuvwx12345678",
-                                            "user_id": U})
+    secret = api.post(
+        "/v1/memories", json={"content": "the deploy key is sk-abcdefghijklmnopqrstuvwx12345678", "user_id": U}
+    )
     assert secret.status_code == 422 and secret.json()["error"]["type"] == "SecretDropped"
     assert "sk-abc" not in secret.text and secret.json()["error"]["kinds"] == ["api_key"]
-    for body in ({"content": "no user"}, {"content": "", "user_id": U}, {"content": "x", "user_id": U, "extra": 1},
-                 {"content": "x", "user_id": U, "memory_type": "gossip"}):
+    for body in (
+        {"content": "no user"},
+        {"content": "", "user_id": U},
+        {"content": "x", "user_id": U, "extra": 1},
+        {"content": "x", "user_id": U, "memory_type": "gossip"},
+    ):
         response = api.post("/v1/memories", json=body)
-        assert response.status_code == 422 and response.json()["error"]["type"] in {"RequestInvalid",
-                                                                                    "InvalidRecordError"}
+        assert response.status_code == 422 and response.json()["error"]["type"] in {
+            "RequestInvalid",
+            "InvalidRecordError",
+        }
     broken = api.post("/v1/memories", content=b"{not json", headers={"content-type": "application/json"})
     assert broken.status_code == 422
     long_id = api.post("/v1/memories", json={"content": "x", "user_id": U, "id": "a" * 201})
@@ -170,10 +189,18 @@ def test_body_limit_health_request_ids_and_openapi(tmp_path: Path) -> None:
             assert api.get("/readyz").json()["status"] == "ready"
             spec = api.get("/v1/openapi.json").json()
             assert {t["name"] for t in spec["tags"]} >= {"memories", "graph", "recall", "users", "admin"}
-            for path in ("/v1/memories/{memory_id}/links", "/v1/memories/{memory_id}/links/{target}",
-                         "/v1/memories/{memory_id}/links/{target}/explain", "/v1/memories/{memory_id}/related",
-                         "/v1/graph/memories", "/v1/graph/connect", "/v1/recall", "/v1/goals", "/v1/decisions",
-                         "/v1/procedures"):
+            for path in (
+                "/v1/memories/{memory_id}/links",
+                "/v1/memories/{memory_id}/links/{target}",
+                "/v1/memories/{memory_id}/links/{target}/explain",
+                "/v1/memories/{memory_id}/related",
+                "/v1/graph/memories",
+                "/v1/graph/connect",
+                "/v1/recall",
+                "/v1/goals",
+                "/v1/decisions",
+                "/v1/procedures",
+            ):
                 assert path in spec["paths"], path
             assert "graph" in spec["paths"]["/v1/graph/connect"]["post"]["tags"]
             assert api.get("/docs").status_code == 200
@@ -200,9 +227,24 @@ def test_kioko_serve_runs_the_service_with_intelligence_and_stops_on_sigterm(tmp
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    process = subprocess.Popen([sys.executable, "-m", "kioko", "serve", "--store", f"sqlite:///{tmp_path / 's.db'}",
-                                "--port", str(port), "--intelligence", "--log-level", "warning"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=Path(__file__).parent.parent)
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "kioko",
+            "serve",
+            "--store",
+            f"sqlite:///{tmp_path / 's.db'}",
+            "--port",
+            str(port),
+            "--intelligence",
+            "--log-level",
+            "warning",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        cwd=Path(__file__).parent.parent,
+    )
     try:
         url, deadline = f"http://127.0.0.1:{port}", time.monotonic() + 60
         while True:

@@ -11,10 +11,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 import pytest
+from service_support import live_service
 
 from kioko.service.events import Dispatcher, verify
-
-from service_support import live_service
 
 U = "kumar"
 
@@ -84,8 +83,9 @@ def test_a_failing_subscriber_never_fails_a_write_and_manage_events_reach_the_bu
 
 def test_webhook_deliveries_are_signed_and_filtered(receiver: Receiver) -> None:
     with live_service("memory://") as (server, layer), httpx.Client(base_url=server.url) as api:
-        hook = api.post("/v1/webhooks", json={"url": receiver.url, "user_id": U,
-                                              "events": ["memory.added", "memory.deleted"]}).json()
+        hook = api.post(
+            "/v1/webhooks", json={"url": receiver.url, "user_id": U, "events": ["memory.added", "memory.deleted"]}
+        ).json()
         assert len(hook["secret"]) >= 32
         assert api.get("/v1/webhooks", params={"user_id": U}).json()[0]["secret"] is None
         made = api.post("/v1/memories", json={"content": "Line 3 keeps faulting.", "user_id": U}).json()
@@ -96,8 +96,9 @@ def test_webhook_deliveries_are_signed_and_filtered(receiver: Receiver) -> None:
         first = got[0]
         headers = {k.lower(): v for k, v in first["headers"].items()}
         assert verify(hook["secret"], headers["x-kioko-timestamp"], first["body"], headers["x-kioko-signature"])
-        assert not verify("another-secret-of-enough-length", headers["x-kioko-timestamp"], first["body"],
-                          headers["x-kioko-signature"])
+        assert not verify(
+            "another-secret-of-enough-length", headers["x-kioko-timestamp"], first["body"], headers["x-kioko-signature"]
+        )
         assert json.loads(first["body"])["data"]["memory"]["id"] == made["id"]
         assert api.delete(f"/v1/webhooks/{hook['id']}", params={"user_id": U}).json() == {"deleted": True}
         api.post("/v1/memories", json={"content": "After the webhook went.", "user_id": U})
@@ -125,8 +126,9 @@ def test_writes_never_wait_for_a_hanging_receiver(receiver: Receiver) -> None:
     receiver.gate.clear()  # the receiver holds every request until released
     with live_service("memory://") as (server, layer), httpx.Client(base_url=server.url) as api:
         api.post("/v1/webhooks", json={"url": receiver.url, "user_id": U, "events": ["memory.added"]})
-        statuses = [api.post("/v1/memories", json={"content": f"Note {i}.", "user_id": U}).status_code
-                    for i in range(10)]
+        statuses = [
+            api.post("/v1/memories", json={"content": f"Note {i}.", "user_id": U}).status_code for i in range(10)
+        ]
         assert statuses == [201] * 10 and receiver.received == []  # every write done, nothing delivered yet
         receiver.gate.set()
         assert len(receiver.wait_for(10)) == 10

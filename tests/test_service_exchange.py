@@ -8,13 +8,12 @@ from pathlib import Path
 
 import httpx
 import pytest
+from service_support import live_service
 
 import kioko
 from kioko.cli import main, run_quick_start
 from kioko.service.exchange import export_lines, export_scopes, import_lines, same
 from kioko_core.store import InvalidRecordError
-
-from service_support import live_service
 
 
 def seed(layer, user: str) -> None:
@@ -39,8 +38,12 @@ def assert_same(first: dict, second: dict) -> None:
 
 def test_round_trip_across_the_four_stores_is_lossless(tmp_path: Path, postgresql_store_url: str) -> None:
     user = "exchange-" + uuid.uuid4().hex[:8]
-    urls = [f"sqlite:///{tmp_path / 'from.db'}", postgresql_store_url, f"qdrant+local:///{tmp_path / 'qdrant'}",
-            "memory://"]
+    urls = [
+        f"sqlite:///{tmp_path / 'from.db'}",
+        postgresql_store_url,
+        f"qdrant+local:///{tmp_path / 'qdrant'}",
+        "memory://",
+    ]
     layers = [kioko.connect(url, auto_link=True) for url in urls]
     try:
         seed(layers[0], user)
@@ -53,12 +56,16 @@ def test_round_trip_across_the_four_stores_is_lossless(tmp_path: Path, postgresq
             assert import_lines(target, dump)["written"] == 0  # idempotent
         last = layers[-1]
         goal = next(r for (s, _), r in original.items() if r.kind == "goal")
-        assert [k.line() for k in last.graph.links(goal.id, user_id=user)] == \
-            [k.line() for k in layers[0].graph.links(goal.id, user_id=user)]
-        assert last.graph.relations("Kumar", user_id=user, include_invalid=True) == \
-            layers[0].graph.relations("Kumar", user_id=user, include_invalid=True)
-        assert last.recall("line 3 is faulting with E-217 again", user_id=user).text == \
-            layers[0].recall("line 3 is faulting with E-217 again", user_id=user).text
+        assert [k.line() for k in last.graph.links(goal.id, user_id=user)] == [
+            k.line() for k in layers[0].graph.links(goal.id, user_id=user)
+        ]
+        assert last.graph.relations("Kumar", user_id=user, include_invalid=True) == layers[0].graph.relations(
+            "Kumar", user_id=user, include_invalid=True
+        )
+        assert (
+            last.recall("line 3 is faulting with E-217 again", user_id=user).text
+            == layers[0].recall("line 3 is faulting with E-217 again", user_id=user).text
+        )
     finally:
         layers[1].forget_user(user_id=user)
         layers[1].forget_user(user_id=user, agent_id="bot")
@@ -72,8 +79,13 @@ def test_a_cut_off_or_foreign_import_writes_nothing() -> None:
     dump = list(export_lines(source, "u"))
     secret = json.loads(dump[1])
     secret["record"]["content"] = "the deploy key is sk-abcdefghijklmnopqrstuvwx12345678"
-    for broken in (dump[:-1], dump[:3], ['{"format": "other"}\n'] + dump[1:], dump[:2] + ["not json\n"] + dump[2:],
-                   [dump[0], json.dumps(secret) + "\n"] + dump[2:]):
+    for broken in (
+        dump[:-1],
+        dump[:3],
+        ['{"format": "other"}\n'] + dump[1:],
+        dump[:2] + ["not json\n"] + dump[2:],
+        [dump[0], json.dumps(secret) + "\n"] + dump[2:],
+    ):
         with pytest.raises(InvalidRecordError):
             import_lines(target, broken)
         assert list(target.memories(user_id="u")) == []

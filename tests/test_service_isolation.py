@@ -13,9 +13,9 @@ from typing import Any
 
 import httpx
 import pytest
+from service_support import live_service
 
 from kioko.service.auth import add_key
-from service_support import live_service
 
 ATTACKER, VICTIM, MARKER = "kumar", "krutika", "zebrafinch"
 
@@ -27,30 +27,63 @@ def tenants(tmp_path_factory: pytest.TempPathFactory):
     keys = {name: add_key(keys_file, name=f"{name}-key", users=[name]) for name in (ATTACKER, VICTIM)}
     keys["admin"] = add_key(keys_file, name="ops", admin=True)
     assert all(k not in keys_file.read_text() for k in keys.values())  # only hashes on disk
-    with live_service(f"sqlite:///{folder / 'tenants.db'}", api_keys=keys_file,
-                      webhook_hosts={"127.0.0.1"}) as (server, layer):
+    with live_service(f"sqlite:///{folder / 'tenants.db'}", api_keys=keys_file, webhook_hosts={"127.0.0.1"}) as (
+        server,
+        layer,
+    ):
         victim = httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {keys[VICTIM]}"})
         ids: dict[str, str] = {}
         for user, client in ((VICTIM, victim),):
-            ids["fault"] = _post(client, "/v1/memories", {"content": f"Line 3 keeps faulting with E-217 {MARKER}.",
-                                                          "user_id": user, "memory_type": "episodic",
-                                                          "session_id": "s1"})["id"]
-            ids["fix"] = _post(client, "/v1/memories", {"content": f"Found it: the encoder cable on line 3 was "
-                                                        f"loose {MARKER}.", "user_id": user,
-                                                        "memory_type": "episodic", "session_id": "s1"})["id"]
+            ids["fault"] = _post(
+                client,
+                "/v1/memories",
+                {
+                    "content": f"Line 3 keeps faulting with E-217 {MARKER}.",
+                    "user_id": user,
+                    "memory_type": "episodic",
+                    "session_id": "s1",
+                },
+            )["id"]
+            ids["fix"] = _post(
+                client,
+                "/v1/memories",
+                {
+                    "content": f"Found it: the encoder cable on line 3 was loose {MARKER}.",
+                    "user_id": user,
+                    "memory_type": "episodic",
+                    "session_id": "s1",
+                },
+            )["id"]
             ids["goal"] = _post(client, "/v1/goals", {"title": f"Keep line 3 running {MARKER}", "user_id": user})["id"]
             ids["decision"] = _post(client, "/v1/decisions", {"text": f"use pgvector {MARKER}", "user_id": user})["id"]
-            _post(client, "/v1/entities/triples", {"subject": "Kioko", "relation": "uses", "object": MARKER,
-                                                   "user_id": user})
+            _post(
+                client,
+                "/v1/entities/triples",
+                {"subject": "Kioko", "relation": "uses", "object": MARKER, "user_id": user},
+            )
             client.put("/v1/profile/slots/name", json={"value": MARKER, "user_id": user}).raise_for_status()
             client.put("/v1/working/s1/ticket", json={"value": MARKER, "user_id": user}).raise_for_status()
-            ids["webhook"] = _post(client, "/v1/webhooks", {"url": f"http://127.0.0.1:9/{MARKER}", "user_id": user,
-                                                            "events": ["memory.deleted"]})["id"]
+            ids["webhook"] = _post(
+                client,
+                "/v1/webhooks",
+                {"url": f"http://127.0.0.1:9/{MARKER}", "user_id": user, "events": ["memory.deleted"]},
+            )["id"]
         attacker = httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {keys[ATTACKER]}"})
-        _post(attacker, "/v1/memories", {"content": "Line 3 keeps faulting with E-217.", "user_id": ATTACKER,
-                                         "memory_type": "episodic", "session_id": "s1"})
-        _post(attacker, "/v1/entities/triples", {"subject": "Kioko", "relation": "uses", "object": "pgvector",
-                                                 "user_id": ATTACKER})
+        _post(
+            attacker,
+            "/v1/memories",
+            {
+                "content": "Line 3 keeps faulting with E-217.",
+                "user_id": ATTACKER,
+                "memory_type": "episodic",
+                "session_id": "s1",
+            },
+        )
+        _post(
+            attacker,
+            "/v1/entities/triples",
+            {"subject": "Kioko", "relation": "uses", "object": "pgvector", "user_id": ATTACKER},
+        )
         yield server, layer, attacker, victim, keys, ids
         attacker.close()
         victim.close()
@@ -65,12 +98,17 @@ def _post(client: httpx.Client, path: str, body: dict[str, Any]) -> dict[str, An
 def _operations(client: httpx.Client) -> list[tuple[str, str, dict[str, Any], dict[str, Any]]]:
     """(verb, path template, operation, components) for every /v1 operation the served OpenAPI lists."""
     spec = client.get("/v1/openapi.json").json()
-    return [(verb.upper(), path, op, spec["components"]["schemas"]) for path, item in spec["paths"].items()
-            if path.startswith("/v1/") for verb, op in item.items()]
+    return [
+        (verb.upper(), path, op, spec["components"]["schemas"])
+        for path, item in spec["paths"].items()
+        if path.startswith("/v1/")
+        for verb, op in item.items()
+    ]
 
 
-def _request(operation: tuple[str, str, dict[str, Any], dict[str, Any]], user: str,
-             ids: dict[str, str]) -> tuple[str, str, dict[str, Any], Any]:
+def _request(
+    operation: tuple[str, str, dict[str, Any], dict[str, Any]], user: str, ids: dict[str, str]
+) -> tuple[str, str, dict[str, Any], Any]:
     """A well-formed call of the operation for ``user`` whose every id is one of the victim's.
 
     The body is a dict (sent as JSON) or, for the import, the text of an export.
@@ -81,8 +119,16 @@ def _request(operation: tuple[str, str, dict[str, Any], dict[str, Any]], user: s
     for parameter in op.get("parameters", []):
         name = parameter["name"]
         if parameter["in"] == "path":
-            value = {"key": "name", "session_id": "s1", "entity": "Kioko", "other": MARKER, "user_id": user,
-                     "target": ids["fix"], "triple_id": "t0", "webhook_id": ids["webhook"]}.get(name, ids["fault"])
+            value = {
+                "key": "name",
+                "session_id": "s1",
+                "entity": "Kioko",
+                "other": MARKER,
+                "user_id": user,
+                "target": ids["fix"],
+                "triple_id": "t0",
+                "webhook_id": ids["webhook"],
+            }.get(name, ids["fault"])
             if template.startswith("/v1/goals/{"):
                 value = ids["goal"] if name == "memory_id" else value
             if template.startswith("/v1/decisions/{"):
@@ -94,10 +140,18 @@ def _request(operation: tuple[str, str, dict[str, Any], dict[str, Any]], user: s
             params["timeout"] = 0.2  # the event stream ends by itself
     body: Any = None
     if template == "/v1/import":  # an export whose record claims the user's scope and a victim's id
-        record = {"id": ids["fault"], "user_id": user, "kind": "factual", "content": "a note", "metadata": {},
-                  "terms": [], "created_at": 1.0, "updated_at": 1.0, "version": 1}
-        lines = [{"format": "kioko-export", "version": 1, "user_id": user}, {"record": record},
-                 {"end": {"records": 1}}]
+        record = {
+            "id": ids["fault"],
+            "user_id": user,
+            "kind": "factual",
+            "content": "a note",
+            "metadata": {},
+            "terms": [],
+            "created_at": 1.0,
+            "updated_at": 1.0,
+            "version": 1,
+        }
+        lines = [{"format": "kioko-export", "version": 1, "user_id": user}, {"record": record}, {"end": {"records": 1}}]
         return verb, path, params, "".join(json.dumps(line) + "\n" for line in lines)
     content = op.get("requestBody", {}).get("content", {}).get("application/json")
     if content is not None:
@@ -116,15 +170,26 @@ def _names_a_user(operation: tuple[str, str, dict[str, Any], dict[str, Any]]) ->
 
 def _send(client: httpx.Client, verb: str, path: str, params: dict[str, Any], body: Any) -> httpx.Response:
     if isinstance(body, str):
-        return client.request(verb, path, params=params, content=body.encode(),
-                              headers={"content-type": "application/x-ndjson"})
+        return client.request(
+            verb, path, params=params, content=body.encode(), headers={"content-type": "application/x-ndjson"}
+        )
     return client.request(verb, path, params=params, json=body)
 
 
 def _sample(name: str, ids: dict[str, str]) -> Any:
-    return {"steps": ["Press stop"], "worked": True, "url": "http://127.0.0.1:9/hook", "target": ids["fix"], "survivor": ids["fix"],
-            "subject": "Kioko", "relation": "uses", "object": "pgvector", "value": "x",
-            "items": [{"content": "a note"}], "records": []}.get(name, "line 3 fault")
+    return {
+        "steps": ["Press stop"],
+        "worked": True,
+        "url": "http://127.0.0.1:9/hook",
+        "target": ids["fix"],
+        "survivor": ids["fix"],
+        "subject": "Kioko",
+        "relation": "uses",
+        "object": "pgvector",
+        "value": "x",
+        "items": [{"content": "a note"}],
+        "records": [],
+    }.get(name, "line 3 fault")
 
 
 def test_every_route_refuses_another_users_id_with_403(tenants) -> None:
@@ -167,12 +232,14 @@ def test_keys_are_required_and_admin_may_act_for_anyone(tenants) -> None:
             verb, path, params, body = _request(operation, VICTIM, ids)
             response = _send(anonymous, verb, path, params, body)
             assert response.status_code == 401, (verb, path, response.text)
-        wrong = anonymous.get(f"/v1/memories/{ids['fix']}", params={"user_id": VICTIM},
-                              headers={"Authorization": "Bearer kk_not-a-key"})
+        wrong = anonymous.get(
+            f"/v1/memories/{ids['fix']}", params={"user_id": VICTIM}, headers={"Authorization": "Bearer kk_not-a-key"}
+        )
         assert wrong.status_code == 401 and wrong.json()["error"]["type"] == "Unauthorized"
         assert anonymous.get("/healthz").status_code == 200  # probes need no key
-        admin = anonymous.get(f"/v1/memories/{ids['fix']}", params={"user_id": VICTIM},
-                              headers={"X-API-Key": keys["admin"]})
+        admin = anonymous.get(
+            f"/v1/memories/{ids['fix']}", params={"user_id": VICTIM}, headers={"X-API-Key": keys["admin"]}
+        )
         assert admin.status_code == 200 and MARKER in admin.json()["content"]
 
 
@@ -200,7 +267,9 @@ def test_agent_bound_keys(tmp_path: Path) -> None:
             ok = client.post("/v1/memories", json={"content": "a note", "user_id": "kumar", "agent_id": "support-bot"})
             assert ok.status_code == 201
             for agent in (None, "other-bot"):
-                refused = client.post("/v1/memories", json={"content": "a note", "user_id": "kumar",
-                                                            **({"agent_id": agent} if agent else {})})
+                refused = client.post(
+                    "/v1/memories",
+                    json={"content": "a note", "user_id": "kumar", **({"agent_id": agent} if agent else {})},
+                )
                 assert refused.status_code == 403
     assert json.loads(keys_file.read_text())["keys"][0]["agents"] == ["support-bot"]

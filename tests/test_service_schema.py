@@ -15,9 +15,10 @@ import schemathesis
 from hypothesis import HealthCheck, Phase, given, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
-    content_type_conformance, response_schema_conformance, status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+    status_code_conformance,
 )
-
 from service_support import live_service
 
 EXAMPLES = 4
@@ -45,8 +46,14 @@ def test_every_operation_answers_as_documented(tmp_path: Path) -> None:
         for operation in operations:
 
             @given(case=operation.as_strategy())
-            @settings(max_examples=EXAMPLES, derandomize=True, deadline=None, database=None,
-                      phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
+            @settings(
+                max_examples=EXAMPLES,
+                derandomize=True,
+                deadline=None,
+                database=None,
+                phases=[Phase.explicit, Phase.generate],
+                suppress_health_check=list(HealthCheck),
+            )
             def call(case) -> None:
                 response = case.call_and_validate(checks=CHECKS)
                 statuses.append(response.status_code)
@@ -57,5 +64,6 @@ def test_every_operation_answers_as_documented(tmp_path: Path) -> None:
                 failures.append(f"{operation.label}: {type(error).__name__}: {str(error)[:600]}")
         assert not failures, "\n\n".join(failures)
         # the run reached the routes' code, not only their validation: many calls succeeded
-        assert len(statuses) >= 2 * len(operations) and sum(s < 300 for s in statuses) >= len(operations) // 2, \
-            sorted(statuses)
+        assert len(statuses) >= 2 * len(operations) and sum(s < 300 for s in statuses) >= len(operations) // 2, sorted(
+            statuses
+        )

@@ -26,7 +26,17 @@ import numpy as np
 
 from kioko_core.driver import DIM, Option, StoreBase
 from kioko_core.store import (
-    DEFAULT_DIM, Capabilities, Delete, Filter, Neighbor, Op, Postings, Record, Scope, StoreError, plan_batch,
+    DEFAULT_DIM,
+    Capabilities,
+    Delete,
+    Filter,
+    Neighbor,
+    Op,
+    Postings,
+    Record,
+    Scope,
+    StoreError,
+    plan_batch,
 )
 from kioko_core.url import StoreURL
 
@@ -44,9 +54,14 @@ class JsonlStore(StoreBase):
     """One JSON-lines file; every record is also held in memory. Open it with ``kioko.connect("jsonl:///...")``."""
 
     capabilities = Capabilities(
-        transactions=True, native_knn=False, persistent=True, multi_process=False,
-        notes=("one process at a time: a second opener of the same file gets StoreError",
-               "every record is held in memory, and the file grows with every write"),
+        transactions=True,
+        native_knn=False,
+        persistent=True,
+        multi_process=False,
+        notes=(
+            "one process at a time: a second opener of the same file gets StoreError",
+            "every record is held in memory, and the file grows with every write",
+        ),
     )
     options = {"dim": Option(DIM.parse)}  # no default: an existing file keeps its own dim
 
@@ -91,8 +106,9 @@ class JsonlStore(StoreBase):
         try:
             fcntl.flock(self._file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise StoreError(f"{self.path} is already open (jsonl:// allows one opener at a time); "
-                             "close the other store first") from None
+            raise StoreError(
+                f"{self.path} is already open (jsonl:// allows one opener at a time); close the other store first"
+            ) from None
 
     def _replay(self, dim: int | None) -> int:
         """Rebuild memory from the log, dropping a torn last batch; give a new file its header."""
@@ -114,8 +130,10 @@ class JsonlStore(StoreBase):
             return dim
         recorded = json.loads(lines[0])["dim"]
         if dim is not None and dim != recorded:
-            raise StoreError(f"{self.path} holds {recorded}-dimensional vectors but was opened with dim={dim}: "
-                             f"open it with ?dim={recorded} (or no dim), or use another file")
+            raise StoreError(
+                f"{self.path} holds {recorded}-dimensional vectors but was opened with dim={dim}: "
+                f"open it with ?dim={recorded} (or no dim), or use another file"
+            )
         for number, line in enumerate(lines[1:], start=2):
             try:
                 self._apply(_decode(json.loads(line)["ops"]))
@@ -150,8 +168,11 @@ class JsonlStore(StoreBase):
         # filter first, rank second: ranking k and then filtering would return fewer than k
         with self._lock:
             self._check_open()
-            pool = [r for r in map(self._records.get, self._by_scope.get(scope, ()))
-                    if r.embedding is not None and (filter is None or filter.matches(r))]
+            pool = [
+                r
+                for r in map(self._records.get, self._by_scope.get(scope, ()))
+                if r.embedding is not None and (filter is None or filter.matches(r))
+            ]
         if not pool:
             return []
         matrix = np.stack([r.embedding for r in pool]).astype(np.float64)
@@ -190,9 +211,10 @@ class JsonlStore(StoreBase):
             touched = (self._records.get(i) for i in _ids(ops))
             current = {r.id: (r.scope, r.version) for r in touched if r is not None}
             # plan_batch raises ConflictError before anything is written; later ops see earlier ones
-            entries = [{"put": _to_json(stored)} if stored is not None else
-                       {"delete" if exists else "noop": op.id}  # type: ignore[union-attr]
-                       for op, stored, exists in plan_batch(ops, current)]
+            entries = [
+                {"put": _to_json(stored)} if stored is not None else {"delete" if exists else "noop": op.id}  # type: ignore[union-attr]
+                for op, stored, exists in plan_batch(ops, current)
+            ]
             line = json.dumps({"ops": entries})
             changes = _decode(json.loads(line)["ops"])  # decoded as a replay will decode it
             self._append(line)

@@ -49,11 +49,16 @@ TAGS = [
     {"name": "admin", "description": "Health and readiness."},
 ]
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
-    status: {"model": ErrorOut, "description": text} for status, text in (
-        (401, "no valid API key"), (403, "the API key may not act for this user or agent"),
-        (404, "no such memory in this scope"), (409, "a conflicting link or a concurrent change"),
-        (413, "request body over the server's limit"), (422, "invalid input, or a secret in a write"),
-        (503, "the store is unreachable"))
+    status: {"model": ErrorOut, "description": text}
+    for status, text in (
+        (401, "no valid API key"),
+        (403, "the API key may not act for this user or agent"),
+        (404, "no such memory in this scope"),
+        (409, "a conflicting link or a concurrent change"),
+        (413, "request body over the server's limit"),
+        (422, "invalid input, or a secret in a write"),
+        (503, "the store is unreachable"),
+    )
 }
 
 
@@ -100,10 +105,16 @@ def authorized(who: Principal, user_id: Any, agent_id: Any = None) -> Scope:
     return user_scope(user_id, agent_id)
 
 
-def create_app(layer: MemoryLayer, *, api_keys: KeyRing | str | os.PathLike[str] | None = None,
-               body_limit: int = DEFAULT_BODY_LIMIT, import_limit: int = DEFAULT_IMPORT_LIMIT,
-               webhooks: bool = True, webhook_hosts: set[str] | None = None,
-               close_layer: bool = False) -> FastAPI:
+def create_app(
+    layer: MemoryLayer,
+    *,
+    api_keys: KeyRing | str | os.PathLike[str] | None = None,
+    body_limit: int = DEFAULT_BODY_LIMIT,
+    import_limit: int = DEFAULT_IMPORT_LIMIT,
+    webhooks: bool = True,
+    webhook_hosts: set[str] | None = None,
+    close_layer: bool = False,
+) -> FastAPI:
     """The REST API over ``layer``.
 
     ``api_keys``: a :class:`KeyRing` or the path of a key file; None serves every user without keys
@@ -127,9 +138,16 @@ def create_app(layer: MemoryLayer, *, api_keys: KeyRing | str | os.PathLike[str]
         if close_layer:
             layer.close()
 
-    app = FastAPI(title="Kioko", version="1", description="Linked memory for AI agents, as a service.",
-                  openapi_url="/v1/openapi.json", docs_url="/docs", redoc_url=None, openapi_tags=TAGS,
-                  lifespan=lifespan)
+    app = FastAPI(
+        title="Kioko",
+        version="1",
+        description="Linked memory for AI agents, as a service.",
+        openapi_url="/v1/openapi.json",
+        docs_url="/docs",
+        redoc_url=None,
+        openapi_tags=TAGS,
+        lifespan=lifespan,
+    )
     app.state.kioko = svc
     app.state.on_stop = []
     _errors(app)
@@ -180,16 +198,25 @@ def _errors(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, error: StarletteHTTPException) -> JSONResponse:
         kind = {404: "NotFound", 405: "MethodNotAllowed", 413: "PayloadTooLarge"}.get(error.status_code, "HTTPError")
-        return JSONResponse({"error": {"type": kind, "message": str(error.detail)}}, status_code=error.status_code,
-                            headers=getattr(error, "headers", None))
+        return JSONResponse(
+            {"error": {"type": kind, "message": str(error.detail)}},
+            status_code=error.status_code,
+            headers=getattr(error, "headers", None),
+        )
 
     @app.exception_handler(Exception)
     async def crashed(request: Request, error: Exception) -> JSONResponse:
         request_id = request.scope.get("kioko.request_id", "-")
         log.exception("request %s failed", request_id)
-        return JSONResponse({"error": {"type": "InternalError",
-                                       "message": f"the server failed on this request (request id {request_id})"}},
-                            status_code=500)
+        return JSONResponse(
+            {
+                "error": {
+                    "type": "InternalError",
+                    "message": f"the server failed on this request (request id {request_id})",
+                }
+            },
+            status_code=500,
+        )
 
 
 def _invalid(kind: str, problems: Any) -> dict[str, Any]:
@@ -265,5 +292,11 @@ class _RequestLog:
         try:
             await self.app(scope, receive, tagged)
         finally:
-            log.info("%s %s %s %.1fms request_id=%s", scope.get("method"), scope.get("path"), status,
-                     (time.perf_counter() - started) * 1000, request_id)
+            log.info(
+                "%s %s %s %.1fms request_id=%s",
+                scope.get("method"),
+                scope.get("path"),
+                status,
+                (time.perf_counter() - started) * 1000,
+                request_id,
+            )

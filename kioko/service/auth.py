@@ -125,8 +125,14 @@ def _entry(index: int, entry: Any) -> tuple[str, Principal]:
     return digest.lower(), Principal(name, frozenset(users), frozenset(agents) if agents is not None else None, admin)
 
 
-def add_key(path: str | os.PathLike[str], *, name: str, users: list[str] | None = None,
-            agents: list[str] | None = None, admin: bool = False) -> str:
+def add_key(
+    path: str | os.PathLike[str],
+    *,
+    name: str,
+    users: list[str] | None = None,
+    agents: list[str] | None = None,
+    admin: bool = False,
+) -> str:
     """Make a new key, add its hash to the file at ``path`` (created if missing) and return the key."""
     file = Path(path)
     data = json.loads(file.read_text(encoding="utf-8")) if file.exists() else {"keys": []}

@@ -29,9 +29,16 @@ class RequestInvalid(InvalidRecordError):
 
 
 STATUS_BY_NAME = {
-    "Unauthorized": 401, "Forbidden": 403, "PayloadTooLarge": 413, "TooLargeError": 413,
-    "MemoryNotFound": 404, "LinkConflict": 409, "ConflictError": 409, "InvalidRecordError": 422,
-    "ConnectionLostError": 503, "StoreError": 503,
+    "Unauthorized": 401,
+    "Forbidden": 403,
+    "PayloadTooLarge": 413,
+    "TooLargeError": 413,
+    "MemoryNotFound": 404,
+    "LinkConflict": 409,
+    "ConflictError": 409,
+    "InvalidRecordError": 422,
+    "ConnectionLostError": 503,
+    "StoreError": 503,
 }
 """By class name, so an error keeps its status wherever the core moves it; the most specific class wins."""
 

@@ -34,7 +34,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
-from kioko_core.store import Filter, InvalidRecordError, Record, Scope, Upsert, Delete
+from kioko_core.store import Delete, Filter, InvalidRecordError, Record, Scope, Upsert
 
 from . import schemas as S
 from .app import ERROR_RESPONSES, Service, authorized, principal, service
@@ -50,8 +50,15 @@ TIMEOUT = 5.0
 SSE_QUEUE = 1000
 SSE_HEARTBEAT = 15.0
 ALL = "*"
-EVENTS = ("memory.added", "memory.updated", "memory.deleted", "memory.linked", "memory.unlinked",
-          "memory.imported", "memory.managed")
+EVENTS = (
+    "memory.added",
+    "memory.updated",
+    "memory.deleted",
+    "memory.linked",
+    "memory.unlinked",
+    "memory.imported",
+    "memory.managed",
+)
 """What a webhook may subscribe to."""
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES, tags=["events"])
@@ -92,8 +99,9 @@ class _Delivery:
 class Dispatcher:
     """The bounded queue and the thread that posts deliveries, retrying with backoff."""
 
-    def __init__(self, *, queue_size: int = QUEUE_SIZE, retry_delays: tuple[float, ...] = RETRY_DELAYS,
-                 timeout: float = TIMEOUT) -> None:
+    def __init__(
+        self, *, queue_size: int = QUEUE_SIZE, retry_delays: tuple[float, ...] = RETRY_DELAYS, timeout: float = TIMEOUT
+    ) -> None:
         import httpx
 
         self.retry_delays = retry_delays
@@ -106,8 +114,9 @@ class Dispatcher:
 
     def submit(self, url: str, secret: str, event: str, payload: dict[str, Any]) -> bool:
         delivery_id = uuid.uuid4().hex
-        body = json.dumps({"id": delivery_id, "event": event, "created_at": time.time(), "data": payload},
-                          separators=(",", ":")).encode("utf-8")
+        body = json.dumps(
+            {"id": delivery_id, "event": event, "created_at": time.time(), "data": payload}, separators=(",", ":")
+        ).encode("utf-8")
         try:
             self.queue.put_nowait(_Delivery(0.0, 0, url, secret, event, body, delivery_id))
             return True
@@ -130,9 +139,14 @@ class Dispatcher:
 
     def _send(self, item: _Delivery) -> None:
         timestamp = f"{time.time():.3f}"
-        headers = {"Content-Type": "application/json", "User-Agent": "kioko-webhooks/1",
-                   "X-Kioko-Event": item.event, "X-Kioko-Delivery": item.delivery_id,
-                   "X-Kioko-Timestamp": timestamp, "X-Kioko-Signature": sign(item.secret, timestamp, item.body)}
+        headers = {
+            "Content-Type": "application/json",
+            "User-Agent": "kioko-webhooks/1",
+            "X-Kioko-Event": item.event,
+            "X-Kioko-Delivery": item.delivery_id,
+            "X-Kioko-Timestamp": timestamp,
+            "X-Kioko-Signature": sign(item.secret, timestamp, item.body),
+        }
         try:
             ok = 200 <= self._client.post(item.url, content=item.body, headers=headers).status_code < 300
         except Exception as error:  # any failure to deliver is retried the same way
@@ -146,8 +160,9 @@ class Dispatcher:
             heapq.heappush(self._retries, item)
         else:
             self.failed += 1
-            log.warning("webhook delivery %s to %s given up after %d tries", item.delivery_id, _host(item.url),
-                        item.attempt + 1)
+            log.warning(
+                "webhook delivery %s to %s given up after %d tries", item.delivery_id, _host(item.url), item.attempt + 1
+            )
 
     def close(self) -> None:
         try:
@@ -176,8 +191,9 @@ class Webhooks:
     def of(self, user_id: str) -> list[Record]:
         with self._lock:
             if user_id not in self._cache:
-                self._cache[user_id] = list(self.svc.layer.store.scan(
-                    Scope(user_id, WEBHOOK_AGENT), Filter(kinds=frozenset({WEBHOOK_KIND}))))
+                self._cache[user_id] = list(
+                    self.svc.layer.store.scan(Scope(user_id, WEBHOOK_AGENT), Filter(kinds=frozenset({WEBHOOK_KIND})))
+                )
             return list(self._cache[user_id])
 
     def forget(self, user_id: str) -> None:
@@ -213,9 +229,14 @@ class WebhookOut(BaseModel):
 
 
 def _hook_out(record: Record, *, with_secret: bool = False) -> dict[str, Any]:
-    return {"id": record.id, "url": record.metadata["url"], "user_id": record.user_id,
-            "events": record.metadata.get("events"), "created_at": record.created_at,
-            "secret": record.metadata["secret"] if with_secret else None}
+    return {
+        "id": record.id,
+        "url": record.metadata["url"],
+        "user_id": record.user_id,
+        "events": record.metadata.get("events"),
+        "created_at": record.created_at,
+        "secret": record.metadata["secret"] if with_secret else None,
+    }
 
 
 def _hooks(request: Request) -> Webhooks:
@@ -223,8 +244,12 @@ def _hooks(request: Request) -> Webhooks:
 
 
 @router.post("/webhooks", response_model=WebhookOut, status_code=201)
-def register(body: WebhookIn, svc: Service = Depends(service), who: Principal = Depends(principal),
-             hooks: Webhooks = Depends(_hooks)):
+def register(
+    body: WebhookIn,
+    svc: Service = Depends(service),
+    who: Principal = Depends(principal),
+    hooks: Webhooks = Depends(_hooks),
+):
     """Deliver the user's events to ``url``, signed with ``secret`` (returned once, here)."""
     authorized(who, body.user_id)
     parts = urlsplit(body.url)
@@ -235,26 +260,38 @@ def register(body: WebhookIn, svc: Service = Depends(service), who: Principal = 
     unknown = sorted(set(body.events or []) - set(EVENTS))
     if unknown:
         raise InvalidRecordError(f"unknown events {unknown}; use some of {list(EVENTS)}")
-    record = Record(id="wh" + uuid.uuid4().hex, user_id=body.user_id, agent_id=WEBHOOK_AGENT, kind=WEBHOOK_KIND,
-                    content=body.url, metadata={"url": body.url, "events": body.events,
-                                                "secret": body.secret or secrets.token_urlsafe(32)})
+    record = Record(
+        id="wh" + uuid.uuid4().hex,
+        user_id=body.user_id,
+        agent_id=WEBHOOK_AGENT,
+        kind=WEBHOOK_KIND,
+        content=body.url,
+        metadata={"url": body.url, "events": body.events, "secret": body.secret or secrets.token_urlsafe(32)},
+    )
     svc.layer.store.update_many([Upsert(record=record, expected_version=0)])
     hooks.forget(body.user_id)
     return _hook_out(record, with_secret=True)
 
 
 @router.get("/webhooks", response_model=list[WebhookOut])
-def list_webhooks(user_id: str = Query(min_length=1, max_length=200), who: Principal = Depends(principal),
-                  hooks: Webhooks = Depends(_hooks)):
+def list_webhooks(
+    user_id: str = Query(min_length=1, max_length=200),
+    who: Principal = Depends(principal),
+    hooks: Webhooks = Depends(_hooks),
+):
     """The user's webhooks (without their secrets)."""
     authorized(who, user_id)
     return [_hook_out(r) for r in hooks.of(user_id)]
 
 
 @router.delete("/webhooks/{webhook_id}", response_model=S.Deleted)
-def delete_webhook(webhook_id: str, user_id: str = Query(min_length=1, max_length=200),
-                   svc: Service = Depends(service), who: Principal = Depends(principal),
-                   hooks: Webhooks = Depends(_hooks)):
+def delete_webhook(
+    webhook_id: str,
+    user_id: str = Query(min_length=1, max_length=200),
+    svc: Service = Depends(service),
+    who: Principal = Depends(principal),
+    hooks: Webhooks = Depends(_hooks),
+):
     """Stop delivering to a webhook; ``deleted`` is false when the user has no such webhook."""
     authorized(who, user_id)
     scope = Scope(user_id, WEBHOOK_AGENT)
@@ -285,12 +322,22 @@ class _Stream:
             self.queue.put_nowait(item)
 
 
-@router.get("/events", response_class=StreamingResponse,
-            responses={200: {"content": {"text/event-stream": {"schema": {"type": "string"}}},
-                             "description": "server-sent events: `event: memory.added` / `data: {...}`"}})
-async def events(request: Request, user_id: str | None = Query(None, min_length=1, max_length=200),
-                 timeout: float | None = Query(None, gt=0, le=3600, description="close after this many seconds"),
-                 who: Principal = Depends(principal)):
+@router.get(
+    "/events",
+    response_class=StreamingResponse,
+    responses={
+        200: {
+            "content": {"text/event-stream": {"schema": {"type": "string"}}},
+            "description": "server-sent events: `event: memory.added` / `data: {...}`",
+        }
+    },
+)
+async def events(
+    request: Request,
+    user_id: str | None = Query(None, min_length=1, max_length=200),
+    timeout: float | None = Query(None, gt=0, le=3600, description="close after this many seconds"),
+    who: Principal = Depends(principal),
+):
     """The user's events as they happen (an admin key may omit ``user_id`` to see every user's)."""
     if user_id is None:
         who.require_admin()

@@ -42,9 +42,15 @@ def export_scopes(user_id: str, agent_ids: Iterable[str] = ()) -> list[Scope]:
 def export_lines(layer: Any, user_id: str, agent_ids: Iterable[str] = ()) -> Iterator[str]:
     """The export of ``user_id`` (and ``agent_ids``) as JSON lines, each ending in a newline."""
     scopes = export_scopes(user_id, agent_ids)
-    yield _line({"format": FORMAT, "version": FORMAT_VERSION, "user_id": user_id,
-                 "agent_ids": [s.agent_id for s in scopes if s.agent_id not in (None, GRAPH_AGENT)],
-                 "exported_at": time.time()})
+    yield _line(
+        {
+            "format": FORMAT,
+            "version": FORMAT_VERSION,
+            "user_id": user_id,
+            "agent_ids": [s.agent_id for s in scopes if s.agent_id not in (None, GRAPH_AGENT)],
+            "exported_at": time.time(),
+        }
+    )
     count = 0
     for scope in scopes:
         for record in layer.store.scan(scope):
@@ -73,11 +79,13 @@ def import_lines(layer: Any, lines: Iterable[str | bytes], *, allowed: Any = Non
         # an import is a write like any other: a hand-made file must not smuggle in a secret
         layer.secrets.enforce(record.content, record.metadata)
         if dim is not None and record.embedding is not None and record.embedding.shape[0] != dim:
-            raise InvalidRecordError(f"record {record.id!r} has a {record.embedding.shape[0]}-dimensional vector; "
-                                     f"this store holds {dim} (open it with ?dim={record.embedding.shape[0]})")
+            raise InvalidRecordError(
+                f"record {record.id!r} has a {record.embedding.shape[0]}-dimensional vector; "
+                f"this store holds {dim} (open it with ?dim={record.embedding.shape[0]})"
+            )
     written = unchanged = 0
     for start in range(0, len(records), BATCH):
-        batch = records[start:start + BATCH]
+        batch = records[start : start + BATCH]
         by_scope: dict[Scope, list[Record]] = {}
         for record in batch:
             by_scope.setdefault(record.scope, []).append(record)
@@ -111,8 +119,9 @@ def _read(lines: Iterable[str | bytes]) -> Iterator[Record]:
             raise InvalidRecordError(f"line {number} of the import is not a JSON object")
         if header is None:
             if data.get("format") != FORMAT or data.get("version") != FORMAT_VERSION:
-                raise InvalidRecordError(f"not a Kioko export (format {FORMAT!r} version {FORMAT_VERSION} expected "
-                                         "on the first line)")
+                raise InvalidRecordError(
+                    f"not a Kioko export (format {FORMAT!r} version {FORMAT_VERSION} expected on the first line)"
+                )
             header = data
             continue
         if end is not None:
@@ -121,7 +130,7 @@ def _read(lines: Iterable[str | bytes]) -> Iterator[Record]:
             end = data["end"]
             continue
         if not isinstance(data.get("record"), dict):
-            raise InvalidRecordError(f"line {number}: expected {{\"record\": ...}}")
+            raise InvalidRecordError(f'line {number}: expected {{"record": ...}}')
         try:
             found.append(record_in(data["record"]))
         except (ValueError, TypeError, KeyError) as error:
@@ -129,8 +138,9 @@ def _read(lines: Iterable[str | bytes]) -> Iterator[Record]:
     if header is None:
         raise InvalidRecordError("the import is empty")
     if end is None or end.get("records") != len(found):
-        raise InvalidRecordError("the import ends early (no end line, or fewer records than it announced); "
-                                 "nothing was written")
+        raise InvalidRecordError(
+            "the import ends early (no end line, or fewer records than it announced); nothing was written"
+        )
     yield from found
 
 

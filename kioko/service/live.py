@@ -1,7 +1,7 @@
 """A live server in a background thread on a free loopback port: for tests, benchmarks and notebooks.
 
-    with serve_in_thread(create_app(layer)) as server:
-        remote = kioko.connect(server.url)
+with serve_in_thread(create_app(layer)) as server:
+    remote = kioko.connect(server.url)
 """
 
 from __future__ import annotations
@@ -24,8 +24,7 @@ class LiveServer:
         self._socket.bind((host, 0))
         self.port = self._socket.getsockname()[1]
         self.url = f"http://{host}:{self.port}"
-        config = uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="on",
-                                timeout_graceful_shutdown=5)
+        config = uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="on", timeout_graceful_shutdown=5)
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._run, name=f"kioko-live-{self.port}", daemon=True)
 

@@ -38,9 +38,21 @@ def _event(svc: Service, name: str, record: Record | None = None, **extra: Any) 
         # the links a new memory made at write time: every entry on it is new
         for entry in link_entries(record):
             source, target = (record.id, entry["id"]) if entry.get("dir") == "out" else (entry["id"], record.id)
-            svc.emit("memory.linked", {"user_id": record.user_id, "agent_id": record.agent_id, "link": {
-                "source": source, "target": target, "type": entry.get("type"), "weight": entry.get("w"),
-                "by": entry.get("by"), "why": entry.get("why", "")}})
+            svc.emit(
+                "memory.linked",
+                {
+                    "user_id": record.user_id,
+                    "agent_id": record.agent_id,
+                    "link": {
+                        "source": source,
+                        "target": target,
+                        "type": entry.get("type"),
+                        "weight": entry.get("w"),
+                        "by": entry.get("by"),
+                        "why": entry.get("why", ""),
+                    },
+                },
+            )
 
 
 # --------------------------------------------------------------------------- memories
@@ -51,9 +63,16 @@ def add_memory(body: S.MemoryCreate, svc: Service = Depends(service), who: Princ
     """Store a memory (and, with linking on, link it); 422 SecretDropped for a credential."""
     authorized(who, body.user_id, body.agent_id)
     with svc.write_lock:
-        stored = svc.layer.add(body.content, user_id=body.user_id, agent_id=body.agent_id,
-                               session_id=body.session_id, memory_type=body.memory_type, metadata=body.metadata,
-                               created_at=body.created_at, id=body.id)
+        stored = svc.layer.add(
+            body.content,
+            user_id=body.user_id,
+            agent_id=body.agent_id,
+            session_id=body.session_id,
+            memory_type=body.memory_type,
+            metadata=body.metadata,
+            created_at=body.created_at,
+            id=body.id,
+        )
     _event(svc, "memory.added", stored)
     return record_out(stored)
 
@@ -64,25 +83,40 @@ def add_memories(body: S.MemoryBatch, svc: Service = Depends(service), who: Prin
     authorized(who, body.user_id, body.agent_id)
     items = [{k: v for k, v in item.model_dump().items() if v is not None} for item in body.items]
     with svc.write_lock:
-        stored = svc.layer.add_many(items, user_id=body.user_id, agent_id=body.agent_id,
-                                    session_id=body.session_id, memory_type=body.memory_type)
+        stored = svc.layer.add_many(
+            items,
+            user_id=body.user_id,
+            agent_id=body.agent_id,
+            session_id=body.session_id,
+            memory_type=body.memory_type,
+        )
     for record in stored:
         _event(svc, "memory.added", record)
     return [record_out(r) for r in stored]
 
 
 @router.get("/memories", tags=["memories"], response_model=S.Page)
-def list_memories(user_id: str = UserQ, agent_id: str | None = AgentQ,
-                  kind: list[str] | None = Query(None, description="memory types to keep (repeat the parameter)"),
-                  session_id: str | None = None, created_after: float | None = None,
-                  created_before: float | None = None, limit: int = Query(50, ge=1, le=MAX_PAGE),
-                  cursor: str | None = Query(None, max_length=400), svc: Service = Depends(service),
-                  who: Principal = Depends(principal)):
+def list_memories(
+    user_id: str = UserQ,
+    agent_id: str | None = AgentQ,
+    kind: list[str] | None = Query(None, description="memory types to keep (repeat the parameter)"),
+    session_id: str | None = None,
+    created_after: float | None = None,
+    created_before: float | None = None,
+    limit: int = Query(50, ge=1, le=MAX_PAGE),
+    cursor: str | None = Query(None, max_length=400),
+    svc: Service = Depends(service),
+    who: Principal = Depends(principal),
+):
     """A page of the scope's memories in id order; ``next_cursor`` fetches the next page."""
     scope = authorized(who, user_id, agent_id)
     after = _cursor_in(cursor)
-    wanted = Filter(kinds=frozenset(kind) if kind else None, session_id=session_id, created_after=created_after,
-                    created_before=created_before)
+    wanted = Filter(
+        kinds=frozenset(kind) if kind else None,
+        session_id=session_id,
+        created_after=created_after,
+        created_before=created_before,
+    )
     items: list[Record] = []
     for record in svc.layer.store.scan(scope, wanted):
         if after is not None and record.id <= after:
@@ -109,28 +143,40 @@ def _cursor_in(cursor: str | None) -> str | None:
 
 
 @router.get("/memories/{memory_id}", tags=["memories"], response_model=S.RecordOut)
-def get_memory(memory_id: str, user_id: str = UserQ, agent_id: str | None = AgentQ,
-               svc: Service = Depends(service), who: Principal = Depends(principal)):
+def get_memory(
+    memory_id: str,
+    user_id: str = UserQ,
+    agent_id: str | None = AgentQ,
+    svc: Service = Depends(service),
+    who: Principal = Depends(principal),
+):
     """The memory, or 404 when it is not in this scope."""
     authorized(who, user_id, agent_id)
     return record_out(svc.layer.get(memory_id, user_id=user_id, agent_id=agent_id))
 
 
 @router.patch("/memories/{memory_id}", tags=["memories"], response_model=S.RecordOut)
-def update_memory(memory_id: str, body: S.MemoryPatch, svc: Service = Depends(service),
-                  who: Principal = Depends(principal)):
+def update_memory(
+    memory_id: str, body: S.MemoryPatch, svc: Service = Depends(service), who: Principal = Depends(principal)
+):
     """Change the content (links are derived again) and/or merge metadata."""
     authorized(who, body.user_id, body.agent_id)
     with svc.write_lock:
-        stored = svc.layer.update(memory_id, user_id=body.user_id, agent_id=body.agent_id, content=body.content,
-                                  metadata=body.metadata)
+        stored = svc.layer.update(
+            memory_id, user_id=body.user_id, agent_id=body.agent_id, content=body.content, metadata=body.metadata
+        )
     _event(svc, "memory.updated", stored)
     return record_out(stored)
 
 
 @router.delete("/memories/{memory_id}", tags=["memories"], response_model=S.Deleted)
-def delete_memory(memory_id: str, user_id: str = UserQ, agent_id: str | None = AgentQ,
-                  svc: Service = Depends(service), who: Principal = Depends(principal)):
+def delete_memory(
+    memory_id: str,
+    user_id: str = UserQ,
+    agent_id: str | None = AgentQ,
+    svc: Service = Depends(service),
+    who: Principal = Depends(principal),
+):
     """Delete a memory; its neighbours forget their links to it. ``deleted`` is false when there was none."""
     authorized(who, user_id, agent_id)
     with svc.write_lock:
@@ -147,35 +193,60 @@ def delete_memory(memory_id: str, user_id: str = UserQ, agent_id: str | None = A
 def recall(body: S.RecallIn, svc: Service = Depends(service), who: Principal = Depends(principal)):
     """The context for a question: what it retrieves, what their links bring, how they connect."""
     authorized(who, body.user_id, body.agent_id)
-    return context_out(svc.layer.recall(body.query, user_id=body.user_id, agent_id=body.agent_id,
-                                        session_id=body.session_id, links=body.links, limit=body.limit,
-                                        include_shared=body.include_shared, config=body.config))
+    return context_out(
+        svc.layer.recall(
+            body.query,
+            user_id=body.user_id,
+            agent_id=body.agent_id,
+            session_id=body.session_id,
+            links=body.links,
+            limit=body.limit,
+            include_shared=body.include_shared,
+            config=body.config,
+        )
+    )
 
 
 @router.post("/context", tags=["recall"], response_model=S.ContextOut)
 def context(body: S.ContextIn, svc: Service = Depends(service), who: Principal = Depends(principal)):
     """Like recall, following links only when asked (``links`` defaults to 0)."""
     authorized(who, body.user_id, body.agent_id)
-    return context_out(svc.layer.context(body.query, user_id=body.user_id, agent_id=body.agent_id,
-                                         session_id=body.session_id, links=body.links, limit=body.limit))
+    return context_out(
+        svc.layer.context(
+            body.query,
+            user_id=body.user_id,
+            agent_id=body.agent_id,
+            session_id=body.session_id,
+            links=body.links,
+            limit=body.limit,
+        )
+    )
 
 
 @router.post("/search", tags=["recall"], response_model=list[S.RecordOut])
 def search(body: S.SearchIn, svc: Service = Depends(service), who: Principal = Depends(principal)):
     """The memories that best match the query (no link expansion)."""
     authorized(who, body.user_id, body.agent_id)
-    return [record_out(r) for r in svc.layer.search(body.query, user_id=body.user_id, agent_id=body.agent_id,
-                                                   limit=body.limit)]
+    return [
+        record_out(r)
+        for r in svc.layer.search(body.query, user_id=body.user_id, agent_id=body.agent_id, limit=body.limit)
+    ]
 
 
 @router.post("/feedback", tags=["recall"], response_model=list[S.LinkOut])
 def feedback(body: S.FeedbackIn, svc: Service = Depends(service), who: Principal = Depends(principal)):
-    """"That worked": link the credited fix to its session's problems, strengthen the links used together."""
+    """ "That worked": link the credited fix to its session's problems, strengthen the links used together."""
     scope = authorized(who, body.user_id, body.agent_id)
     with svc.write_lock:
-        made = svc.layer.feedback(body.worked, user_id=body.user_id, agent_id=body.agent_id,
-                                  credited=body.credited, session_id=body.session_id,
-                                  context=context_from_ids(svc.layer, scope, body.context), now=body.now)
+        made = svc.layer.feedback(
+            body.worked,
+            user_id=body.user_id,
+            agent_id=body.agent_id,
+            credited=body.credited,
+            session_id=body.session_id,
+            context=context_from_ids(svc.layer, scope, body.context),
+            now=body.now,
+        )
     for link in made:
         svc.emit("memory.linked", {"user_id": body.user_id, "agent_id": body.agent_id, "link": link_out(link)})
     return [link_out(k) for k in made]
@@ -193,8 +264,13 @@ def context_from_ids(layer: MemoryLayer, scope: Scope, ids: list[str] | None) ->
 
 
 @router.get("/memories/{memory_id}/links", tags=["graph"], response_model=list[S.LinkOut])
-def links(memory_id: str, user_id: str = UserQ, agent_id: str | None = AgentQ, svc: Service = Depends(service),
-          who: Principal = Depends(principal)):
+def links(
+    memory_id: str,
+    user_id: str = UserQ,
+    agent_id: str | None = AgentQ,
+    svc: Service = Depends(service),
+    who: Principal = Depends(principal),
+):
     """The links of a memory, strongest first."""
     authorized(who, user_id, agent_id)
     return [link_out(k) for k in svc.layer.graph.links(memory_id, user_id=user_id, agent_id=agent_id)]
@@ -205,15 +281,22 @@ def link(memory_id: str, body: S.LinkIn, svc: Service = Depends(service), who: P
     """Link by hand (never fades); 409 LinkConflict where a stronger author's link exists."""
     authorized(who, body.user_id, body.agent_id)
     with svc.write_lock:
-        made = svc.layer.graph.link(memory_id, body.target, body.type, body.weight, body.why, user_id=body.user_id,
-                                    agent_id=body.agent_id)
+        made = svc.layer.graph.link(
+            memory_id, body.target, body.type, body.weight, body.why, user_id=body.user_id, agent_id=body.agent_id
+        )
     svc.emit("memory.linked", {"user_id": body.user_id, "agent_id": body.agent_id, "link": link_out(made)})
     return link_out(made)
 
 
 @router.delete("/memories/{memory_id}/links/{target}", tags=["graph"], response_model=S.Unlinked)
-def unlink(memory_id: str, target: str, user_id: str = UserQ, agent_id: str | None = AgentQ,
-           svc: Service = Depends(service), who: Principal = Depends(principal)):
+def unlink(
+    memory_id: str,
+    target: str,
+    user_id: str = UserQ,
+    agent_id: str | None = AgentQ,
+    svc: Service = Depends(service),
+    who: Principal = Depends(principal),
+):
     """Remove the link from both memories (and remember it, so linking does not redo it)."""
     authorized(who, user_id, agent_id)
     with svc.write_lock:
@@ -224,31 +307,51 @@ def unlink(memory_id: str, target: str, user_id: str = UserQ, agent_id: str | No
 
 
 @router.get("/memories/{memory_id}/links/{target}/explain", tags=["graph"], response_model=S.LinkScoreOut)
-def explain(memory_id: str, target: str, user_id: str = UserQ, agent_id: str | None = AgentQ,
-            svc: Service = Depends(service), who: Principal = Depends(principal)):
+def explain(
+    memory_id: str,
+    target: str,
+    user_id: str = UserQ,
+    agent_id: str | None = AgentQ,
+    svc: Service = Depends(service),
+    who: Principal = Depends(principal),
+):
     """The evidence between two memories, scored from scratch."""
     authorized(who, user_id, agent_id)
     return score_out(svc.layer.graph.explain(memory_id, target, user_id=user_id, agent_id=agent_id))
 
 
 @router.get("/memories/{memory_id}/related", tags=["graph"], response_model=list[S.RelatedOut])
-def related(memory_id: str, user_id: str = UserQ, agent_id: str | None = AgentQ, depth: int = Query(2, ge=1, le=6),
-            limit: int = Query(10, ge=1, le=200), svc: Service = Depends(service),
-            who: Principal = Depends(principal)):
+def related(
+    memory_id: str,
+    user_id: str = UserQ,
+    agent_id: str | None = AgentQ,
+    depth: int = Query(2, ge=1, le=6),
+    limit: int = Query(10, ge=1, le=200),
+    svc: Service = Depends(service),
+    who: Principal = Depends(principal),
+):
     """Spreading activation from one memory: what is connected, best first, with the chain of links."""
     authorized(who, user_id, agent_id)
-    return [related_out(r) for r in svc.layer.graph.related(memory_id, depth, limit, user_id=user_id,
-                                                            agent_id=agent_id)]
+    return [
+        related_out(r) for r in svc.layer.graph.related(memory_id, depth, limit, user_id=user_id, agent_id=agent_id)
+    ]
 
 
 @router.get("/memories/{memory_id}/trace/{target}", tags=["graph"], response_model=list[S.LinkOut])
-def trace(memory_id: str, target: str, user_id: str = UserQ, agent_id: str | None = AgentQ,
-          max_depth: int = Query(4, ge=1, le=8), svc: Service = Depends(service),
-          who: Principal = Depends(principal)):
+def trace(
+    memory_id: str,
+    target: str,
+    user_id: str = UserQ,
+    agent_id: str | None = AgentQ,
+    max_depth: int = Query(4, ge=1, le=8),
+    svc: Service = Depends(service),
+    who: Principal = Depends(principal),
+):
     """The shortest chain of links from one memory to another (empty when none)."""
     authorized(who, user_id, agent_id)
-    return [link_out(k) for k in svc.layer.graph.trace(memory_id, target, max_depth, user_id=user_id,
-                                                       agent_id=agent_id)]
+    return [
+        link_out(k) for k in svc.layer.graph.trace(memory_id, target, max_depth, user_id=user_id, agent_id=agent_id)
+    ]
 
 
 @router.post("/memories/{memory_id}/merge", tags=["graph"], response_model=S.RecordOut)
@@ -263,13 +366,18 @@ def merge(memory_id: str, body: S.MergeIn, svc: Service = Depends(service), who:
 
 
 @router.get("/graph/memories", tags=["graph"], response_model=S.GraphOut)
-def graph_memories(user_id: str = UserQ, agent_id: str | None = AgentQ, center: str | None = None,
-                   depth: int = Query(2, ge=1, le=6), limit: int = Query(120, ge=1, le=2000),
-                   svc: Service = Depends(service), who: Principal = Depends(principal)):
+def graph_memories(
+    user_id: str = UserQ,
+    agent_id: str | None = AgentQ,
+    center: str | None = None,
+    depth: int = Query(2, ge=1, le=6),
+    limit: int = Query(120, ge=1, le=2000),
+    svc: Service = Depends(service),
+    who: Principal = Depends(principal),
+):
     """Nodes, edges and stats for drawing, around ``center`` or for the whole scope."""
     authorized(who, user_id, agent_id)
-    return _plain(svc.layer.graph.memories(user_id=user_id, agent_id=agent_id, center=center, depth=depth,
-                                           limit=limit))
+    return _plain(svc.layer.graph.memories(user_id=user_id, agent_id=agent_id, center=center, depth=depth, limit=limit))
 
 
 @router.post("/graph/connect", tags=["graph"], response_model=S.ConnectOut)
@@ -277,8 +385,11 @@ def graph_connect(body: S.ConnectIn, svc: Service = Depends(service), who: Princ
     """Link memories never linked (``rebuild``: re-derive every automatic link)."""
     authorized(who, body.user_id, body.agent_id)
     with svc.write_lock:
-        return _plain(svc.layer.graph.connect(user_id=body.user_id, agent_id=body.agent_id, rebuild=body.rebuild,
-                                              limit=body.limit))
+        return _plain(
+            svc.layer.graph.connect(
+                user_id=body.user_id, agent_id=body.agent_id, rebuild=body.rebuild, limit=body.limit
+            )
+        )
 
 
 def _plain(result: Any) -> Any:
@@ -302,15 +413,22 @@ def add_triple(body: S.TripleIn, svc: Service = Depends(service), who: Principal
     """Add ``(subject) -relation-> (object)`` to the user's entity graph (idempotent while valid)."""
     authorized(who, body.user_id)
     with svc.write_lock:
-        triple = svc.layer.graph.add(body.subject, body.relation, body.object, user_id=body.user_id,
-                                     single_valued=body.single_valued, valid_from=body.valid_from,
-                                     source=body.source)
+        triple = svc.layer.graph.add(
+            body.subject,
+            body.relation,
+            body.object,
+            user_id=body.user_id,
+            single_valued=body.single_valued,
+            valid_from=body.valid_from,
+            source=body.source,
+        )
     return triple_out(triple)
 
 
 @router.post("/entities/triples/{triple_id}/invalidate", tags=["graph"], response_model=S.TripleOut | None)
-def invalidate_triple(triple_id: str, body: S.InvalidateIn, svc: Service = Depends(service),
-                      who: Principal = Depends(principal)):
+def invalidate_triple(
+    triple_id: str, body: S.InvalidateIn, svc: Service = Depends(service), who: Principal = Depends(principal)
+):
     """Close a triple (kept as history); null when the user's graph has no such triple."""
     authorized(who, body.user_id)
     with svc.write_lock:
@@ -319,37 +437,59 @@ def invalidate_triple(triple_id: str, body: S.InvalidateIn, svc: Service = Depen
 
 
 @router.get("/entities/{entity}/relations", tags=["graph"], response_model=list[S.TripleOut])
-def relations(entity: str, user_id: str = UserQ, as_of: float | None = None, include_invalid: bool = False,
-              svc: Service = Depends(service), who: Principal = Depends(principal)):
+def relations(
+    entity: str,
+    user_id: str = UserQ,
+    as_of: float | None = None,
+    include_invalid: bool = False,
+    svc: Service = Depends(service),
+    who: Principal = Depends(principal),
+):
     """The triples about an entity valid now (or ``as_of``; ``include_invalid`` adds history)."""
     authorized(who, user_id)
-    return [triple_out(t) for t in svc.layer.graph.relations(entity, user_id=user_id, as_of=as_of,
-                                                             include_invalid=include_invalid)]
+    return [
+        triple_out(t)
+        for t in svc.layer.graph.relations(entity, user_id=user_id, as_of=as_of, include_invalid=include_invalid)
+    ]
 
 
 @router.get("/entities/{entity}/neighbors", tags=["graph"], response_model=list[str])
-def neighbors(entity: str, user_id: str = UserQ, as_of: float | None = None, svc: Service = Depends(service),
-              who: Principal = Depends(principal)):
+def neighbors(
+    entity: str,
+    user_id: str = UserQ,
+    as_of: float | None = None,
+    svc: Service = Depends(service),
+    who: Principal = Depends(principal),
+):
     """Entities one valid relation away."""
     authorized(who, user_id)
     return svc.layer.graph.neighbors(entity, user_id=user_id, as_of=as_of)
 
 
 @router.get("/entities/{entity}/path/{other}", tags=["graph"], response_model=list[S.TripleOut])
-def entity_path(entity: str, other: str, user_id: str = UserQ, max_depth: int = Query(3, ge=0, le=6),
-                as_of: float | None = None, svc: Service = Depends(service), who: Principal = Depends(principal)):
+def entity_path(
+    entity: str,
+    other: str,
+    user_id: str = UserQ,
+    max_depth: int = Query(3, ge=0, le=6),
+    as_of: float | None = None,
+    svc: Service = Depends(service),
+    who: Principal = Depends(principal),
+):
     """The shortest chain of valid triples between two entities."""
     authorized(who, user_id)
-    return [triple_out(t) for t in svc.layer.graph.path(entity, other, user_id=user_id, max_depth=max_depth,
-                                                        as_of=as_of)]
+    return [
+        triple_out(t) for t in svc.layer.graph.path(entity, other, user_id=user_id, max_depth=max_depth, as_of=as_of)
+    ]
 
 
 # --------------------------------------------------------------------------- users
 
 
 @router.delete("/users/{user_id}/memories", tags=["users"], response_model=S.Count)
-def forget_user(user_id: str, agent_id: str | None = AgentQ, svc: Service = Depends(service),
-                who: Principal = Depends(principal)):
+def forget_user(
+    user_id: str, agent_id: str | None = AgentQ, svc: Service = Depends(service), who: Principal = Depends(principal)
+):
     """Delete every memory of a scope (and, for the user's own scope, their entity graph)."""
     authorized(who, user_id, agent_id)
     with svc.write_lock:
@@ -369,11 +509,23 @@ def _importable(who: Principal, user_id: str, agent_id: str | None) -> None:
         authorized(who, user_id, agent_id)
 
 
-@router.get("/export", tags=["users"], response_class=StreamingResponse,
-            responses={200: {"content": {NDJSON: {"schema": {"type": "string"}}},
-                             "description": "JSON lines: a header, one record per line, an end line"}})
-def export(user_id: str = UserQ, agent_id: list[str] | None = Query(None, description="agents to include"),
-           svc: Service = Depends(service), who: Principal = Depends(principal)):
+@router.get(
+    "/export",
+    tags=["users"],
+    response_class=StreamingResponse,
+    responses={
+        200: {
+            "content": {NDJSON: {"schema": {"type": "string"}}},
+            "description": "JSON lines: a header, one record per line, an end line",
+        }
+    },
+)
+def export(
+    user_id: str = UserQ,
+    agent_id: list[str] | None = Query(None, description="agents to include"),
+    svc: Service = Depends(service),
+    who: Principal = Depends(principal),
+):
     """Every memory of the user (their entity graph and the agents named included), links and history intact."""
     authorized(who, user_id)
     for agent in agent_id or []:
@@ -382,16 +534,23 @@ def export(user_id: str = UserQ, agent_id: list[str] | None = Query(None, descri
     return StreamingResponse(export_lines(svc.layer, user_id, agent_id or []), media_type=NDJSON)
 
 
-@router.post("/import", tags=["users"], response_model=S.ImportOut,
-             openapi_extra={"requestBody": {"required": True, "content": {NDJSON: {"schema": {"type": "string"}}}}})
+@router.post(
+    "/import",
+    tags=["users"],
+    response_model=S.ImportOut,
+    openapi_extra={"requestBody": {"required": True, "content": {NDJSON: {"schema": {"type": "string"}}}}},
+)
 async def import_(request: Request, svc: Service = Depends(service), who: Principal = Depends(principal)):
     """Restore an export (the body is its JSON lines); importing the same export twice changes nothing."""
     body = await request.body()
 
     def run() -> dict[str, int]:
         with svc.write_lock:
-            return import_lines(svc.layer, body.decode("utf-8", errors="strict").splitlines(),
-                                allowed=lambda user, agent: _importable(who, user, agent))
+            return import_lines(
+                svc.layer,
+                body.decode("utf-8", errors="strict").splitlines(),
+                allowed=lambda user, agent: _importable(who, user, agent),
+            )
 
     try:
         result = await run_in_threadpool(run)

@@ -57,8 +57,10 @@ class ReportOut(BaseModel):
 
 
 class IntelligenceOut(BaseModel):
-    enabled: bool = Field(description="the served layer was built with an intelligence (else manage() uses the "
-                                      "offline router on demand, and learn() keeps what the user said)")
+    enabled: bool = Field(
+        description="the served layer was built with an intelligence (else manage() uses the "
+        "offline router on demand, and learn() keeps what the user said)"
+    )
     router: str | None = None
 
 
@@ -71,8 +73,13 @@ def manage(body: ManageIn, svc: Service = Depends(service), who: Principal = Dep
     """Decide (and unless ``dry_run``, apply) the memory operations for one turn."""
     authorized(who, body.user_id, body.agent_id)
     with svc.write_lock:
-        report = svc.layer.manage(_messages(body.text), user_id=body.user_id, agent_id=body.agent_id,
-                                  session_id=body.session_id, dry_run=body.dry_run)
+        report = svc.layer.manage(
+            _messages(body.text),
+            user_id=body.user_id,
+            agent_id=body.agent_id,
+            session_id=body.session_id,
+            dry_run=body.dry_run,
+        )
     return report.to_dict()
 
 
@@ -81,8 +88,14 @@ def record_turn(body: TurnIn, svc: Service = Depends(service), who: Principal = 
     """One exchange of the agent loop: the user's words and the agent's reply."""
     authorized(who, body.user_id, body.agent_id)
     with svc.write_lock:
-        report = svc.layer.record_turn(body.user, body.reply, user_id=body.user_id, agent_id=body.agent_id,
-                                       session_id=body.session_id, dry_run=body.dry_run)
+        report = svc.layer.record_turn(
+            body.user,
+            body.reply,
+            user_id=body.user_id,
+            agent_id=body.agent_id,
+            session_id=body.session_id,
+            dry_run=body.dry_run,
+        )
     return report.to_dict()
 
 
@@ -91,8 +104,13 @@ def learn(body: LearnIn, svc: Service = Depends(service), who: Principal = Depen
     """Learn from a conversation (routed when the layer has an intelligence)."""
     authorized(who, body.user_id, body.agent_id)
     with svc.write_lock:
-        report = svc.layer.learn(_messages(body.messages), user_id=body.user_id, agent_id=body.agent_id,
-                                 session_id=body.session_id, dry_run=body.dry_run)
+        report = svc.layer.learn(
+            _messages(body.messages),
+            user_id=body.user_id,
+            agent_id=body.agent_id,
+            session_id=body.session_id,
+            dry_run=body.dry_run,
+        )
     return report.to_dict()
 
 

@@ -19,8 +19,13 @@ from .auth import Principal
 from .routes import _event, context_from_ids
 from .wire import record_out
 
-EVENTS = {"add": "memory.added", "delete": "memory.deleted", "remove": "memory.deleted", "clear": "memory.deleted",
-          "set": "memory.updated"}
+EVENTS = {
+    "add": "memory.added",
+    "delete": "memory.deleted",
+    "remove": "memory.deleted",
+    "clear": "memory.deleted",
+    "set": "memory.updated",
+}
 
 
 def build_router() -> APIRouter:
@@ -31,8 +36,7 @@ def build_router() -> APIRouter:
 
 
 def _response_model(kind: str) -> Any:
-    return {"record": S.RecordOut, "records": list[S.RecordOut], "record?": S.RecordOut | None,
-            "value": S.Result}[kind]
+    return {"record": S.RecordOut, "records": list[S.RecordOut], "record?": S.RecordOut | None, "value": S.Result}[kind]
 
 
 def _add_route(router: APIRouter, op: surface.Operation) -> None:
@@ -44,8 +48,11 @@ def _add_route(router: APIRouter, op: surface.Operation) -> None:
         inspect.Parameter("who", inspect.Parameter.KEYWORD_ONLY, default=Depends(principal), annotation=Principal),
     ]
     for name in op.path_params:
-        params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=str,
-                                        default=Path(min_length=1, max_length=200)))
+        params.append(
+            inspect.Parameter(
+                name, inspect.Parameter.KEYWORD_ONLY, annotation=str, default=Path(min_length=1, max_length=200)
+            )
+        )
     in_body = op.verb in ("POST", "PUT", "PATCH")
     if in_body:
         fields: dict[str, Any] = {}
@@ -53,15 +60,19 @@ def _add_route(router: APIRouter, op: surface.Operation) -> None:
             default = sig.parameters[name].default
             required = default is inspect.Parameter.empty or name == "user_id"
             fields[name] = (hint, S.UserId if name == "user_id" else ... if required else default)
-        model = create_model(f"{_camel(op.manager)}{_camel(op.method)}In", __config__=ConfigDict(extra="forbid", strict=True),
-                             **fields)
+        model = create_model(
+            f"{_camel(op.manager)}{_camel(op.method)}In", __config__=ConfigDict(extra="forbid", strict=True), **fields
+        )
         params.append(inspect.Parameter("body", inspect.Parameter.KEYWORD_ONLY, annotation=model, default=Body()))
     else:
         for name, hint in hints.items():
             default = sig.parameters[name].default
             default = ... if default is inspect.Parameter.empty or name == "user_id" else default
-            query = Query(default, min_length=1, max_length=200) \
-                if name in ("user_id", "agent_id", "session_id") else Query(default)
+            query = (
+                Query(default, min_length=1, max_length=200)
+                if name in ("user_id", "agent_id", "session_id")
+                else Query(default)
+            )
             params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=hint, default=query))
 
     def endpoint(**given: Any) -> Any:
@@ -87,9 +98,16 @@ def _add_route(router: APIRouter, op: surface.Operation) -> None:
     endpoint.__name__ = f"{op.manager}_{op.method}"
     endpoint.__doc__ = _summary(op)
     tag = "memories"
-    router.add_api_route(op.url, endpoint, methods=[op.verb], tags=[tag], response_model=_response_model(kind),
-                         status_code=201 if op.method == "add" else 200, name=op.name,
-                         operation_id=f"{op.manager}_{op.method}")
+    router.add_api_route(
+        op.url,
+        endpoint,
+        methods=[op.verb],
+        tags=[tag],
+        response_model=_response_model(kind),
+        status_code=201 if op.method == "add" else 200,
+        name=op.name,
+        operation_id=f"{op.manager}_{op.method}",
+    )
 
 
 def _out(kind: str, result: Any) -> Any:
@@ -107,8 +125,16 @@ def _notify(svc: Service, op: surface.Operation, given: dict[str, Any], result: 
     if hasattr(result, "content") and hasattr(result, "user_id"):
         _event(svc, EVENTS.get(op.method, "memory.updated"), result)
     elif result:
-        svc.emit("memory.deleted", {"user_id": user_id, "agent_id": agent_id, "id": given.get("memory_id"),
-                                    "manager": op.manager, "call": op.method})
+        svc.emit(
+            "memory.deleted",
+            {
+                "user_id": user_id,
+                "agent_id": agent_id,
+                "id": given.get("memory_id"),
+                "manager": op.manager,
+                "call": op.method,
+            },
+        )
 
 
 def _summary(op: surface.Operation) -> str:

@@ -23,10 +23,19 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def serve(*, store: str | None = None, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
-          api_keys: str | None = None, body_limit: int | None = None, auto_link: bool = True,
-          intelligence: bool = False, intelligence_llm: str | None = None, log_level: str = "info",
-          out: Any = None) -> int:
+def serve(
+    *,
+    store: str | None = None,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    api_keys: str | None = None,
+    body_limit: int | None = None,
+    auto_link: bool = True,
+    intelligence: bool = False,
+    intelligence_llm: str | None = None,
+    log_level: str = "info",
+    out: Any = None,
+) -> int:
     """Run the service until interrupted (SIGINT / SIGTERM end it gracefully: requests in flight finish)."""
     import uvicorn
 
@@ -37,8 +46,11 @@ def serve(*, store: str | None = None, host: str = DEFAULT_HOST, port: int = DEF
 
     keys_file = api_keys or os.environ.get(ENV_KEYS_FILE) or None
     if keys_file is None and not is_loopback(host):
-        print(f"kioko serve: refusing to listen on {host} without API keys; pass --api-keys FILE "
-              f"(or set {ENV_KEYS_FILE}), or serve on 127.0.0.1", file=out)
+        print(
+            f"kioko serve: refusing to listen on {host} without API keys; pass --api-keys FILE "
+            f"(or set {ENV_KEYS_FILE}), or serve on 127.0.0.1",
+            file=out,
+        )
         return 2
     url = store or default_url()
     if intelligence or intelligence_llm:
@@ -47,12 +59,16 @@ def serve(*, store: str | None = None, host: str = DEFAULT_HOST, port: int = DEF
         layer = connect(url, auto_link=auto_link)
     app = create_app(layer, api_keys=keys_file, body_limit=body_limit or DEFAULT_BODY_LIMIT, close_layer=True)
     if keys_file is None:
-        print(f"kioko serve: no API keys, so every request acts for any user: listening on {host} (loopback) "
-              "only", file=out)
+        print(
+            f"kioko serve: no API keys, so every request acts for any user: listening on {host} (loopback) only",
+            file=out,
+        )
     else:
         print(f"kioko serve: {len(app.state.kioko.keys)} API key(s) from {keys_file}", file=out)
     print(f"kioko serve: store {layer.store!r}; docs at http://{_hostport(host, port)}/docs", file=out)
-    logging.basicConfig(level=getattr(logging, log_level.upper(), logging.INFO), format="%(asctime)s %(name)s %(message)s")
+    logging.basicConfig(
+        level=getattr(logging, log_level.upper(), logging.INFO), format="%(asctime)s %(name)s %(message)s"
+    )
     # uvicorn's own access log prints the query string (user ids); the service logs one line per request itself
     uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False, timeout_graceful_shutdown=10)
     return 0

@@ -19,8 +19,20 @@ from typing import Any, get_args, get_origin
 from kioko_core import kinds as K
 from kioko_core.store import Record
 
-TEXT_MANAGERS = ("goals", "decisions", "procedures", "strategies", "skills", "episodes", "facts", "preferences",
-                 "knowledge", "insights", "summaries", "instructions")
+TEXT_MANAGERS = (
+    "goals",
+    "decisions",
+    "procedures",
+    "strategies",
+    "skills",
+    "episodes",
+    "facts",
+    "preferences",
+    "knowledge",
+    "insights",
+    "summaries",
+    "instructions",
+)
 MANAGERS = TEXT_MANAGERS + ("profile", "working")
 URL_NAME = {"strategies": "lessons"}
 """Where a manager's routes live when its URL name differs from its attribute (``/v1/lessons``)."""
@@ -28,8 +40,8 @@ OUTCOMES = ("decisions", "procedures", "strategies", "skills")
 
 # parameters whose Python type does not travel as JSON as it is
 WIRE_TYPES: dict[str, Any] = {
-    "created_at": float | None,   # Unix seconds (RemoteMemory converts a datetime)
-    "due": str | None,            # an ISO date, or free text such as "March 31"
+    "created_at": float | None,  # Unix seconds (RemoteMemory converts a datetime)
+    "due": str | None,  # an ISO date, or free text such as "March 31"
 }
 CONTEXT_IDS = list[str] | None
 """``outcome(context=...)``: the ids of the memories the recall returned (the server reads them again)."""
@@ -162,6 +174,9 @@ def returns(op: Operation) -> str:
         return "record"
     if get_origin(hint) is list and get_args(hint) == (Record,):
         return "records"
-    if get_origin(hint) in (typing.Union, __import__("types").UnionType) and set(get_args(hint)) == {Record, type(None)}:
+    if get_origin(hint) in (typing.Union, __import__("types").UnionType) and set(get_args(hint)) == {
+        Record,
+        type(None),
+    }:
         return "record?"
     return "value"

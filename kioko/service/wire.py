@@ -21,8 +21,19 @@ from kioko_core.links import MemoryLink
 from kioko_core.recall import Context, RecalledMemory
 from kioko_core.store import KiokoError, Record
 
-RECORD_FIELDS = ("id", "user_id", "agent_id", "kind", "content", "metadata", "terms", "session_id", "created_at",
-                 "updated_at", "version")
+RECORD_FIELDS = (
+    "id",
+    "user_id",
+    "agent_id",
+    "kind",
+    "content",
+    "metadata",
+    "terms",
+    "session_id",
+    "created_at",
+    "updated_at",
+    "version",
+)
 
 
 def record_out(record: Record, *, embedding: bool = False) -> dict[str, Any]:
@@ -62,18 +73,21 @@ def link_in(data: dict[str, Any]) -> MemoryLink:
 
 def context_out(context: Context) -> dict[str, Any]:
     return {
-        "query": context.query, "text": context.text,
-        "memories": [{"record": record_out(m.record), "score": m.score, "signals": dict(m.signals),
-                      "section": m.section} for m in context.memories],
+        "query": context.query,
+        "text": context.text,
+        "memories": [
+            {"record": record_out(m.record), "score": m.score, "signals": dict(m.signals), "section": m.section}
+            for m in context.memories
+        ],
         "links": [link_out(k) for k in context.links],
     }
 
 
 def context_in(data: dict[str, Any]) -> Context:
-    memories = [RecalledMemory(record_in(m["record"]), m["score"], dict(m["signals"]), m["section"])
-                for m in data["memories"]]
-    return Context(query=data["query"], text=data["text"], memories=memories,
-                   links=[link_in(k) for k in data["links"]])
+    memories = [
+        RecalledMemory(record_in(m["record"]), m["score"], dict(m["signals"]), m["section"]) for m in data["memories"]
+    ]
+    return Context(query=data["query"], text=data["text"], memories=memories, links=[link_in(k) for k in data["links"]])
 
 
 def related_out(item: RelatedMemory) -> dict[str, Any]:

@@ -10,15 +10,34 @@ from .events import LINKED, MANAGED, EventBus
 from .executor import OpExecutor
 from .heuristic import HeuristicRouter, RuleBasedExtractor
 from .llm import DEFAULT_MANAGE_PROMPT, LLMRouter, parse_operations
-from .ops import OPERATIONS, ManageReport, MemoryOp, RouteResult
 from .maintenance import MaintenanceScheduler
+from .ops import OPERATIONS, ManageReport, MemoryOp, RouteResult
 from .pins import StablePrefix
 from .planner import LLMPlanner, QueryPlanner, RecallPlan
 from .turn import MAX_TURN_CHARS, Turn
 
 __all__ = [
-    "DEFAULT_MANAGE_PROMPT", "EventBus", "HeuristicRouter", "Intelligence", "IntelligenceConfigError", "LINKED",
-    "LLMPlanner", "LLMRouter", "MANAGED", "MaintenanceScheduler", "StablePrefix", "MAX_TURN_CHARS", "ManageReport",
-    "MemoryOp", "OPERATIONS", "OpExecutor", "QueryPlanner", "RecallPlan", "RouteResult", "RuleBasedExtractor", "Turn",
-    "build_intelligence", "parse_operations",
+    "DEFAULT_MANAGE_PROMPT",
+    "EventBus",
+    "HeuristicRouter",
+    "Intelligence",
+    "IntelligenceConfigError",
+    "LINKED",
+    "LLMPlanner",
+    "LLMRouter",
+    "MANAGED",
+    "MaintenanceScheduler",
+    "StablePrefix",
+    "MAX_TURN_CHARS",
+    "ManageReport",
+    "MemoryOp",
+    "OPERATIONS",
+    "OpExecutor",
+    "QueryPlanner",
+    "RecallPlan",
+    "RouteResult",
+    "RuleBasedExtractor",
+    "Turn",
+    "build_intelligence",
+    "parse_operations",
 ]

@@ -18,8 +18,8 @@ from .executor import OpExecutor
 from .heuristic import HeuristicRouter
 from .llm import DEFAULT_MANAGE_PROMPT, LLMRouter
 from .maintenance import MaintenanceScheduler
-from .planner import LLMPlanner, QueryPlanner
 from .ops import APPLIED, FAILED, PLANNED, ROUTER_FALLBACK, SKIPPED, ManageReport, RouteResult
+from .planner import LLMPlanner, QueryPlanner
 from .turn import Turn, messages_of
 
 if TYPE_CHECKING:
@@ -45,16 +45,32 @@ class Intelligence:
     ``llm``) lets the model name the query's intents (:class:`LLMPlanner`).
     """
 
-    def __init__(self, router: Any = None, *, llm: Any = None, capture: str = "selective",
-                 min_importance: float = 0.4, working: bool = True, feedback: bool = True,
-                 graph: bool | None = None, timeout: float | None = None,
-                 prompt_template: str = DEFAULT_MANAGE_PROMPT, planner: Any = None, scheduler: Any = None,
-                 plan_with_llm: bool = False, background: bool = False) -> None:
+    def __init__(
+        self,
+        router: Any = None,
+        *,
+        llm: Any = None,
+        capture: str = "selective",
+        min_importance: float = 0.4,
+        working: bool = True,
+        feedback: bool = True,
+        graph: bool | None = None,
+        timeout: float | None = None,
+        prompt_template: str = DEFAULT_MANAGE_PROMPT,
+        planner: Any = None,
+        scheduler: Any = None,
+        plan_with_llm: bool = False,
+        background: bool = False,
+    ) -> None:
         if router is None:
-            offline = HeuristicRouter(capture=capture, min_importance=min_importance, working=working,
-                                      feedback=feedback, graph=graph)
-            router = LLMRouter(llm, fallback=offline, prompt_template=prompt_template, timeout=timeout) \
-                if llm is not None else offline
+            offline = HeuristicRouter(
+                capture=capture, min_importance=min_importance, working=working, feedback=feedback, graph=graph
+            )
+            router = (
+                LLMRouter(llm, fallback=offline, prompt_template=prompt_template, timeout=timeout)
+                if llm is not None
+                else offline
+            )
         elif not callable(getattr(router, "route", None)):
             raise IntelligenceConfigError("router must have route(memory, turn) -> RouteResult")
         self.router = router
@@ -71,21 +87,43 @@ class Intelligence:
         """Runs the maintenance due after each applied turn (False: none)."""
         """The read path's planner: recall() follows its plan (:class:`QueryPlanner` by default)."""
         self._lock = threading.Lock()
-        self._stats = {"turns": 0, "gated": 0, "model_calls": 0, "fallbacks": 0, "operations": 0, "planned": 0,
-                       "skipped": 0, "failed": 0, "router_errors": 0,
-                       "maintenance": 0, "maintenance_errors": 0}
+        self._stats = {
+            "turns": 0,
+            "gated": 0,
+            "model_calls": 0,
+            "fallbacks": 0,
+            "operations": 0,
+            "planned": 0,
+            "skipped": 0,
+            "failed": 0,
+            "router_errors": 0,
+            "maintenance": 0,
+            "maintenance_errors": 0,
+        }
         self._plans = 0
 
     def __repr__(self) -> str:
         return f"Intelligence(router={self.router!r})"
 
-    def manage(self, memory: MemoryLayer, messages: Any, *, user_id: str, agent_id: str | None = None,
-               session_id: str | None = None, dry_run: bool = False) -> ManageReport:
+    def manage(
+        self,
+        memory: MemoryLayer,
+        messages: Any,
+        *,
+        user_id: str,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        dry_run: bool = False,
+    ) -> ManageReport:
         """Route one turn and apply (or, with ``dry_run``, only plan) its ops; emits ``memory.managed``."""
         scope = check_scope((user_id, agent_id))
-        turn = Turn(messages=messages_of(messages), user_id=scope.user_id, agent_id=scope.agent_id,
-                    session_id=session_id if isinstance(session_id, str) and session_id else None,
-                    served=_served(memory, scope.user_id, scope.agent_id, session_id)[0])
+        turn = Turn(
+            messages=messages_of(messages),
+            user_id=scope.user_id,
+            agent_id=scope.agent_id,
+            session_id=session_id if isinstance(session_id, str) and session_id else None,
+            served=_served(memory, scope.user_id, scope.agent_id, session_id)[0],
+        )
         replies = getattr(memory, "_replies", None)
         key = (turn.user_id, turn.agent_id, turn.session_id)
         if replies is not None and turn.session_id:
@@ -95,24 +133,43 @@ class Intelligence:
         except KiokoError:
             raise
         except Exception as error:  # a custom router's bug becomes a report, never a half-written turn
-            result = RouteResult(router=getattr(self.router, "name", type(self.router).__name__),
-                                 error=f"{type(error).__name__}: {error}")
+            result = RouteResult(
+                router=getattr(self.router, "name", type(self.router).__name__),
+                error=f"{type(error).__name__}: {error}",
+            )
             with self._lock:
                 self._stats["router_errors"] += 1
-        report = ManageReport.of(result, dry_run=bool(dry_run), user_id=turn.user_id, agent_id=turn.agent_id,
-                                 session_id=turn.session_id)
+        report = ManageReport.of(
+            result, dry_run=bool(dry_run), user_id=turn.user_id, agent_id=turn.agent_id, session_id=turn.session_id
+        )
         events = getattr(memory, "events", None)
 
         def linked(link: Any, record: Any) -> None:
             if events is not None and events.wants(LINKED):
-                events.emit(LINKED, {"source": link.source, "target": link.target, "type": link.type,
-                                     "weight": link.weight, "why": link.why, "by": link.by, "line": link.line(),
-                                     "user_id": record.user_id, "agent_id": record.agent_id})
+                events.emit(
+                    LINKED,
+                    {
+                        "source": link.source,
+                        "target": link.target,
+                        "type": link.type,
+                        "weight": link.weight,
+                        "why": link.why,
+                        "by": link.by,
+                        "line": link.line(),
+                        "user_id": record.user_id,
+                        "agent_id": record.agent_id,
+                    },
+                )
 
-        OpExecutor(memory, on_link=linked).apply(report.ops, user_id=turn.user_id, agent_id=turn.agent_id,
-                                                 session_id=turn.session_id, dry_run=bool(dry_run),
-                                                 router=report.router,
-                                                 context=_served(memory, turn.user_id, turn.agent_id, session_id)[1])
+        OpExecutor(memory, on_link=linked).apply(
+            report.ops,
+            user_id=turn.user_id,
+            agent_id=turn.agent_id,
+            session_id=turn.session_id,
+            dry_run=bool(dry_run),
+            router=report.router,
+            context=_served(memory, turn.user_id, turn.agent_id, session_id)[1],
+        )
         if not dry_run and any(op.action == "outcome" and op.status == APPLIED for op in report.ops):
             _forget_served(memory, turn)  # one "thanks, that worked" counts once
         if not dry_run and replies is not None and turn.session_id and turn.text("assistant"):
@@ -127,8 +184,9 @@ class Intelligence:
     def _maintain(self, memory: MemoryLayer, report: ManageReport) -> None:
         """The scheduler's due tasks; a failure is logged and counted, never raised into the turn."""
         try:
-            done = self.scheduler.after_turn(memory, report, user_id=report.user_id, agent_id=report.agent_id,
-                                             session_id=report.session_id)
+            done = self.scheduler.after_turn(
+                memory, report, user_id=report.user_id, agent_id=report.agent_id, session_id=report.session_id
+            )
             with self._lock:
                 self._stats["maintenance"] += len(done or [])
         except Exception:
@@ -143,8 +201,12 @@ class Intelligence:
             stats["gated"] += 1 if report.skipped is not None and not report.ops else 0
             stats["model_calls"] += report.model_calls
             stats["fallbacks"] += 1 if report.router == ROUTER_FALLBACK else 0
-            for status, key in ((APPLIED, "operations"), (PLANNED, "planned"), (SKIPPED, "skipped"),
-                                (FAILED, "failed")):
+            for status, key in (
+                (APPLIED, "operations"),
+                (PLANNED, "planned"),
+                (SKIPPED, "skipped"),
+                (FAILED, "failed"),
+            ):
                 stats[key] += len(report.by_status(status))
 
     def stats(self) -> dict[str, int]:
@@ -152,11 +214,18 @@ class Intelligence:
         with self._lock:
             return {**self._stats, "plans": self._plans}
 
-    def plan(self, memory: MemoryLayer, query: str, *, user_id: str, agent_id: str | None = None,
-             session_id: str | None = None, limit: int | None = None) -> Any:
+    def plan(
+        self,
+        memory: MemoryLayer,
+        query: str,
+        *,
+        user_id: str,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        limit: int | None = None,
+    ) -> Any:
         """The planner's :class:`RecallPlan` for ``query`` (counted in :meth:`stats` as ``plans``)."""
-        plan = self.planner.plan(memory, query, user_id=user_id, agent_id=agent_id, session_id=session_id,
-                                 limit=limit)
+        plan = self.planner.plan(memory, query, user_id=user_id, agent_id=agent_id, session_id=session_id, limit=limit)
         with self._lock:
             self._plans += 1
         return plan
@@ -194,13 +263,16 @@ def build_intelligence(setting: Any) -> Any:
     if isinstance(setting, str):
         raise IntelligenceConfigError(
             f"intelligence={setting!r} is not known; use 'heuristic', or {{'type': 'llm', 'llm': {{'$import': "
-            "'my_app.models:ask'}}")
+            "'my_app.models:ask'}}"
+        )
     if isinstance(setting, Mapping):
         options = dict(setting)
         kind = str(options.pop("type", "llm" if "llm" in options else "heuristic")).lower()
         llm = resolve_import(options.pop("llm", None))
         if kind == "llm" and llm is None:
-            raise IntelligenceConfigError("intelligence type 'llm' needs 'llm': a callable or {'$import': 'pkg.mod:ask'}")
+            raise IntelligenceConfigError(
+                "intelligence type 'llm' needs 'llm': a callable or {'$import': 'pkg.mod:ask'}"
+            )
         if kind not in ("llm", "heuristic", "offline"):
             raise IntelligenceConfigError(f"intelligence type must be 'heuristic' or 'llm', got {kind!r}")
         try:
@@ -210,7 +282,8 @@ def build_intelligence(setting: Any) -> Any:
     if callable(getattr(setting, "manage", None)):
         return setting
     raise IntelligenceConfigError(
-        f"intelligence must be True, 'heuristic', a config dict or an Intelligence, got {type(setting).__name__}")
+        f"intelligence must be True, 'heuristic', a config dict or an Intelligence, got {type(setting).__name__}"
+    )
 
 
 def resolve_import(value: Any) -> Any:

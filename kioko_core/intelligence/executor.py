@@ -23,9 +23,17 @@ if TYPE_CHECKING:
 log = logging.getLogger("kioko.intelligence")
 
 MANAGER_OF = {
-    "fact": "facts", "preference": "preferences", "instruction": "instructions", "knowledge": "knowledge",
-    "episode": "episodes", "goal": "goals", "decision": "decisions", "procedure": "procedures",
-    "skill": "skills", "strategy": "strategies", "insight": "insights",
+    "fact": "facts",
+    "preference": "preferences",
+    "instruction": "instructions",
+    "knowledge": "knowledge",
+    "episode": "episodes",
+    "goal": "goals",
+    "decision": "decisions",
+    "procedure": "procedures",
+    "skill": "skills",
+    "strategy": "strategies",
+    "insight": "insights",
 }
 """Operation kind -> the layer attribute of its typed manager."""
 
@@ -35,8 +43,9 @@ QUOTE_WIDTH = 70
 # actions that need an existing memory of the turn's scope
 _secrets = DropSecrets()
 
-TARGETED = frozenset({"update", "delete", "verify", "progress", "complete", "drop", "supersede", "outcome", "pin",
-                      "unpin"})
+TARGETED = frozenset(
+    {"update", "delete", "verify", "progress", "complete", "drop", "supersede", "outcome", "pin", "unpin"}
+)
 
 
 class Skip(Exception):
@@ -64,9 +73,17 @@ class OpExecutor:
 
     # -- the loop
 
-    def apply(self, ops: list[MemoryOp], *, user_id: str, agent_id: str | None = None,
-              session_id: str | None = None, dry_run: bool = False, router: str = "",
-              context: Any = None) -> list[MemoryOp]:
+    def apply(
+        self,
+        ops: list[MemoryOp],
+        *,
+        user_id: str,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        dry_run: bool = False,
+        router: str = "",
+        context: Any = None,
+    ) -> list[MemoryOp]:
         """Apply (or, with ``dry_run``, only check and describe) each op; returns the same ops, status filled in.
 
         ``context`` is the recall the agent was given: a worked outcome strengthens the links among it.
@@ -89,7 +106,10 @@ class OpExecutor:
             except Skip as reason:
                 op.status, op.error = SKIPPED, str(reason)
             except SecretDropped as error:
-                op.status, op.error = SKIPPED, f"rejected by a processor (it looked like a secret: {', '.join(error.kinds)})"
+                op.status, op.error = (
+                    SKIPPED,
+                    f"rejected by a processor (it looked like a secret: {', '.join(error.kinds)})",
+                )
             except KiokoError as error:
                 op.status, op.error = FAILED, f"{type(error).__name__}: {error}"
             except Exception as error:  # one op failing must not stop the others
@@ -115,8 +135,9 @@ class OpExecutor:
 
     # -- one op
 
-    def _apply_one(self, op: MemoryOp, scope: Scope, session_id: str | None, target: Record | None,
-                   router: str) -> None:
+    def _apply_one(
+        self, op: MemoryOp, scope: Scope, session_id: str | None, target: Record | None, router: str
+    ) -> None:
         handler = getattr(self, f"_{op.kind}", None) or self._typed
         before = {e["id"] for e in L.link_entries(target)} if target is not None else set()
         written = handler(op, scope, session_id, target, router)
@@ -132,8 +153,7 @@ class OpExecutor:
             metadata["importance"] = round(float(op.importance), 3)
         return {"user_id": scope.user_id, "agent_id": scope.agent_id, "metadata": metadata}
 
-    def _typed(self, op: MemoryOp, scope: Scope, session_id: str | None, target: Record | None,
-               router: str) -> Any:
+    def _typed(self, op: MemoryOp, scope: Scope, session_id: str | None, target: Record | None, router: str) -> Any:
         """fact / preference / instruction / knowledge / episode / goal / decision / procedure / skill / strategy / insight."""
         manager = getattr(self.memory, MANAGER_OF[op.kind])
         f = op.fields
@@ -142,11 +162,16 @@ class OpExecutor:
             common = self._common(op, scope, session_id, router)
             common["session_id"] = session_id
             if op.kind == "goal":
-                return manager.add(f.get("title") or f.get("text"), due=f.get("due"), parent=f.get("parent"),
-                                   **common)
+                return manager.add(f.get("title") or f.get("text"), due=f.get("due"), parent=f.get("parent"), **common)
             if op.kind == "decision":
-                return manager.add(f.get("text") or f.get("chosen"), title=f.get("title"), chosen=f.get("chosen"),
-                                   options=f.get("options"), rationale=f.get("rationale"), **common)
+                return manager.add(
+                    f.get("text") or f.get("chosen"),
+                    title=f.get("title"),
+                    chosen=f.get("chosen"),
+                    options=f.get("options"),
+                    rationale=f.get("rationale"),
+                    **common,
+                )
             if op.kind == "procedure":
                 return manager.add(f.get("title"), f.get("steps"), **common)
             if op.kind == "strategy":
@@ -173,32 +198,48 @@ class OpExecutor:
         if op.action == "drop":
             return manager.drop(target.id, reason=f.get("reason"), **who)
         if op.action == "supersede":
-            return manager.supersede(target.id, f.get("text") or f.get("chosen"), title=f.get("title"),
-                                     chosen=f.get("chosen"), options=f.get("options"),
-                                     rationale=f.get("rationale"), session_id=session_id,
-                                     metadata=self._common(op, scope, session_id, router)["metadata"], **who)
+            return manager.supersede(
+                target.id,
+                f.get("text") or f.get("chosen"),
+                title=f.get("title"),
+                chosen=f.get("chosen"),
+                options=f.get("options"),
+                rationale=f.get("rationale"),
+                session_id=session_id,
+                metadata=self._common(op, scope, session_id, router)["metadata"],
+                **who,
+            )
         if op.action == "outcome":
             worked = bool(f.get("worked", True))
             context = getattr(self, "_context", None)
             if context is not None and target.id not in {m.record.id for m in context.memories}:
                 context = None  # strengthen only what was used together with the credited memory
-            return manager.outcome(target.id, worked, note=f.get("note"), session_id=session_id if worked else None,
-                                   context=context if worked else None, **who)
+            return manager.outcome(
+                target.id,
+                worked,
+                note=f.get("note"),
+                session_id=session_id if worked else None,
+                context=context if worked else None,
+                **who,
+            )
         raise Skip(f"{op.op} is not supported")
 
-    def _profile(self, op: MemoryOp, scope: Scope, session_id: str | None, target: Record | None,
-                 router: str) -> Any:
+    def _profile(self, op: MemoryOp, scope: Scope, session_id: str | None, target: Record | None, router: str) -> Any:
         who = {"user_id": scope.user_id, "agent_id": scope.agent_id}
         key = op.fields.get("key") or op.fields.get("slot")
         if op.action == "set":
-            return self.memory.profile.set(key, op.fields.get("value"), session_id=session_id,
-                                           metadata=self._common(op, scope, session_id, router)["metadata"], **who)
+            return self.memory.profile.set(
+                key,
+                op.fields.get("value"),
+                session_id=session_id,
+                metadata=self._common(op, scope, session_id, router)["metadata"],
+                **who,
+            )
         if not self.memory.profile.remove(key, **who):
             raise Skip(f"the profile has no {key!r}")
         return None
 
-    def _working(self, op: MemoryOp, scope: Scope, session_id: str | None, target: Record | None,
-                 router: str) -> Any:
+    def _working(self, op: MemoryOp, scope: Scope, session_id: str | None, target: Record | None, router: str) -> Any:
         if not session_id:
             raise Skip("working memory belongs to a session; this turn has no session_id")
         who = {"user_id": scope.user_id, "agent_id": scope.agent_id, "session_id": session_id}
@@ -213,14 +254,14 @@ class OpExecutor:
             raise Skip(f"the scratchpad has no {key!r}")
         return None
 
-    def _relation(self, op: MemoryOp, scope: Scope, session_id: str | None, target: Record | None,
-                  router: str) -> Any:
+    def _relation(self, op: MemoryOp, scope: Scope, session_id: str | None, target: Record | None, router: str) -> Any:
         f = op.fields
         for name in ("subject", "relation", "object"):  # the entity graph keeps these verbatim
             _secrets.enforce(str(f.get(name, "")), None)
         if op.action == "add":
-            self.memory.graph.add(f.get("subject"), f.get("relation"), f.get("object"), user_id=scope.user_id,
-                                  source="manage")
+            self.memory.graph.add(
+                f.get("subject"), f.get("relation"), f.get("object"), user_id=scope.user_id, source="manage"
+            )
             return None
         from ..entities import entity_key, relation_key
 
@@ -231,8 +272,7 @@ class OpExecutor:
                 return None
         raise Skip("no such relation in the user's graph")
 
-    def _memory(self, op: MemoryOp, scope: Scope, session_id: str | None, target: Record | None,
-                router: str) -> Any:
+    def _memory(self, op: MemoryOp, scope: Scope, session_id: str | None, target: Record | None, router: str) -> Any:
         assert target is not None
         who = {"user_id": scope.user_id, "agent_id": scope.agent_id}
         if op.action == "delete":
@@ -248,8 +288,9 @@ class OpExecutor:
                 return manager.update(target.id, title=text, **who)
             return manager.update(target.id, text=text, **who)
         pinned = op.action == "pin"
-        return self.memory.update(target.id, metadata={"pinned": pinned, "pinned_by": "manual" if pinned else None},
-                                  **who)
+        return self.memory.update(
+            target.id, metadata={"pinned": pinned, "pinned_by": "manual" if pinned else None}, **who
+        )
 
     # -- links
 
@@ -313,12 +354,16 @@ def _added_content(op: MemoryOp) -> str:
         return f"Goal: {_sentence(f.get('title') or f.get('text') or '')}"
     if op.kind == "decision":
         text = str(f.get("text") or f.get("chosen") or "")
-        return _sentence(text) if text.lower().startswith(("decision:", "we decided", "i decided")) \
+        return (
+            _sentence(text)
+            if text.lower().startswith(("decision:", "we decided", "i decided"))
             else f"Decision: {_sentence(text)}"
+        )
     if op.kind == "procedure":
         steps = f.get("steps") or []
-        return f"{f.get('title')}: " + " ".join(f"{n}. {_sentence(s[:1].upper() + s[1:])}"
-                                               for n, s in enumerate(steps, 1) if isinstance(s, str) and s)
+        return f"{f.get('title')}: " + " ".join(
+            f"{n}. {_sentence(s[:1].upper() + s[1:])}" for n, s in enumerate(steps, 1) if isinstance(s, str) and s
+        )
     if op.kind == "strategy" and f.get("context"):
         return f"For {f['context']}: {f.get('text')}"
     return str(f.get("text", ""))

@@ -18,12 +18,27 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+from ..linker import KIND_TERM
 from ..store import Record, Scope, check_scope
 from .language import (
-    _IRREGULAR_PAST, about_user, bare, capitalised, clauses, content_words, coverage, due_date, gate,
-    gate_reason, has_time_cue, importance, mention_matches, names_itself, sentence, sentences, when,
+    _IRREGULAR_PAST,
+    about_user,
+    bare,
+    capitalised,
+    clauses,
+    content_words,
+    coverage,
+    due_date,
+    gate,
+    gate_reason,
+    has_time_cue,
+    importance,
+    mention_matches,
+    names_itself,
+    sentence,
+    sentences,
+    when,
 )
-from ..linker import KIND_TERM
 from .ops import KIND_OF_MEMORY, ROUTER_HEURISTIC, SKIPPED, MemoryOp, RouteResult
 from .turn import Turn
 
@@ -48,84 +63,157 @@ _NAME_WORDS = r"[A-Z][\w&.'-]*(?:\s+(?:[A-Z0-9][\w&.'-]*|de|van|von|da|del|la|le
 
 FEEDBACK_OK = re.compile(
     r"\b(?:(?:that|this|it)(?:'s| has| have)?\s+(?:worked|works(?: now)?|fixed it|did the trick|did it|solved it|helped)|"
-    r"works now|problem solved|all good now|that fixed it|it's fixed|fixed now)\b", re.IGNORECASE)
+    r"works now|problem solved|all good now|that fixed it|it's fixed|fixed now)\b",
+    re.IGNORECASE,
+)
 FEEDBACK_BAD = re.compile(
     r"\b(?:still broken|didn't work|did not work|doesn't work|does not work|still (?:failing|not working|the same|broken)|"
-    r"no luck|that failed|not fixed|made it worse|still getting)\b", re.IGNORECASE)
-
-FORGET = re.compile(r"^(?:please\s+)?(?:forget|don't remember|do not remember|stop remembering|unlearn)\s+"
-                    r"(?:about\s+|that\s+)?(.+)$", re.IGNORECASE)
-ASSISTANT_DELETE = (
-    re.compile(r"^(?:please\s+)?(?:delete|remove|erase|clear|wipe)\s+(.+?)\s+(?:from|out of|in)\s+"
-               r"(?:your|the assistant's|kioko's)\s+(?:memory|memories|notes)\b", re.IGNORECASE),
-    re.compile(r"^(?:please\s+)?(?:delete|remove|erase|clear|wipe|forget)\s+(?:everything|all|anything)\s+"
-               r"(?:that\s+)?(?:you know|you remember|you have stored|you've stored|you have|you keep)\s+"
-               r"(?:about|on|of|regarding)\s+(.+)$", re.IGNORECASE),
-    re.compile(r"^(?:please\s+)?(?:delete|remove|erase|clear|wipe)\s+(?:all\s+)?(?:of\s+)?(?:your\s+|the\s+)?"
-               r"memories\s+(?:about|of|on|regarding)\s+(.+)$", re.IGNORECASE),
+    r"no luck|that failed|not fixed|made it worse|still getting)\b",
+    re.IGNORECASE,
 )
-EVERYTHING = frozenset({"it", "that", "this", "everything", "all", "all of it", "all of that", "everything you know",
-                        "everything about me", "all of this", "me", "all that", "everything i said",
-                        "everything i told you", "what i said", "all memories", "all your memories"})
+
+FORGET = re.compile(
+    r"^(?:please\s+)?(?:forget|don't remember|do not remember|stop remembering|unlearn)\s+"
+    r"(?:about\s+|that\s+)?(.+)$",
+    re.IGNORECASE,
+)
+ASSISTANT_DELETE = (
+    re.compile(
+        r"^(?:please\s+)?(?:delete|remove|erase|clear|wipe)\s+(.+?)\s+(?:from|out of|in)\s+"
+        r"(?:your|the assistant's|kioko's)\s+(?:memory|memories|notes)\b",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"^(?:please\s+)?(?:delete|remove|erase|clear|wipe|forget)\s+(?:everything|all|anything)\s+"
+        r"(?:that\s+)?(?:you know|you remember|you have stored|you've stored|you have|you keep)\s+"
+        r"(?:about|on|of|regarding)\s+(.+)$",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"^(?:please\s+)?(?:delete|remove|erase|clear|wipe)\s+(?:all\s+)?(?:of\s+)?(?:your\s+|the\s+)?"
+        r"memories\s+(?:about|of|on|regarding)\s+(.+)$",
+        re.IGNORECASE,
+    ),
+)
+EVERYTHING = frozenset(
+    {
+        "it",
+        "that",
+        "this",
+        "everything",
+        "all",
+        "all of it",
+        "all of that",
+        "everything you know",
+        "everything about me",
+        "all of this",
+        "me",
+        "all that",
+        "everything i said",
+        "everything i told you",
+        "what i said",
+        "all memories",
+        "all your memories",
+    }
+)
 
 PROCEDURE = re.compile(r"^(?:to|how to|in order to)\s+([^,:]{3,}?)\s*[,:]\s*(.+)$", re.IGNORECASE)
 _STEP_SPLIT = re.compile(
     r"\s*[,;]?\s*\b(?:and then|then|after that|afterwards|finally|lastly|and finally)\b\s*,?\s*|;\s*|"
-    r"\s*\b\d+[.)]\s+", re.IGNORECASE)
+    r"\s*\b\d+[.)]\s+",
+    re.IGNORECASE,
+)
 _FIRST = re.compile(r"^(?:first(?:ly)?|start by|begin by)\s*,?\s*", re.IGNORECASE)
 
 LESSON = (
-    re.compile(r"^(?:(?:a |the |my |our )?lessons?(?: learned| learnt)?|(?:key )?takeaway|"
-               r"rule of thumb|pro tip)\s*[:\-\u2013]\s*(.+)$", re.IGNORECASE),
+    re.compile(
+        r"^(?:(?:a |the |my |our )?lessons?(?: learned| learnt)?|(?:key )?takeaway|"
+        r"rule of thumb|pro tip)\s*[:\-\u2013]\s*(.+)$",
+        re.IGNORECASE,
+    ),
     re.compile(rf"^{_I}\s+(?:have\s+|'ve\s+)?(?:learned|learnt)(?: the hard way)?\s+that\s+(.+)$", re.IGNORECASE),
 )
 _LESSON_CONTEXT = re.compile(r"^(?:when|while|whenever|if|before|after|for)\s+([^,]{3,}),\s*(.+)$", re.IGNORECASE)
 
 INSTRUCTION = (
-    re.compile(r"^(?:please\s+)?(?:always|never|from now on,?|going forward,?|in (?:the )?future,?|"
-               r"don't ever|do not ever)\s+(.+)$", re.IGNORECASE),
-    re.compile(r"^(?:please\s+)?(?:answer|respond|reply|write|talk|speak)\s+(?:to me\s+)?(?:in|with|using)\s+(.+)$",
-               re.IGNORECASE),
+    re.compile(
+        r"^(?:please\s+)?(?:always|never|from now on,?|going forward,?|in (?:the )?future,?|"
+        r"don't ever|do not ever)\s+(.+)$",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"^(?:please\s+)?(?:answer|respond|reply|write|talk|speak)\s+(?:to me\s+)?(?:in|with|using)\s+(.+)$",
+        re.IGNORECASE,
+    ),
 )
 
 SWITCH = re.compile(
     rf"^{_I}\s+(?:have\s+|'ve\s+|just\s+|finally\s+)*(switched|moved|migrated|changed|went|transitioned|relocated)"
-    r"\s+(?:over\s+)?from\s+(.+?)\s+to\s+(.+?)(?:\s*,?\s+(?:because|since|as|so that)\s+(.+))?$", re.IGNORECASE)
+    r"\s+(?:over\s+)?from\s+(.+?)\s+to\s+(.+?)(?:\s*,?\s+(?:because|since|as|so that)\s+(.+))?$",
+    re.IGNORECASE,
+)
 MOVED_TO = re.compile(r"^i\s+(?:have\s+|'ve\s+|just\s+)*(?:moved|relocated)\s+to\s+(.+)$", re.IGNORECASE)
 INSTEAD = re.compile(
     rf"^{_I}\s+(?:will\s+|'ll\s+|now\s+|are\s+going\s+to\s+|'re\s+going\s+to\s+)?(?:use|chose|picked|went with|go with|"
-    r"are using|'re using)\s+(.+?)\s+instead of\s+(.+?)(?:\s*,?\s+(?:because|since|as)\s+(.+))?$", re.IGNORECASE)
+    r"are using|'re using)\s+(.+?)\s+instead of\s+(.+?)(?:\s*,?\s+(?:because|since|as)\s+(.+))?$",
+    re.IGNORECASE,
+)
 
 DECISION = (
-    re.compile(rf"^(?:so\s+)?{_I}\s+(?:have\s+|had\s+|'ve\s+|finally\s+|just\s+)*(decided|agreed|settled|chose|"
-               r"picked|opted)\s+(?:to\s+|that\s+|on\s+|for\s+)?(.+)$", re.IGNORECASE),
+    re.compile(
+        rf"^(?:so\s+)?{_I}\s+(?:have\s+|had\s+|'ve\s+|finally\s+|just\s+)*(decided|agreed|settled|chose|"
+        r"picked|opted)\s+(?:to\s+|that\s+|on\s+|for\s+)?(.+)$",
+        re.IGNORECASE,
+    ),
     re.compile(rf"^(?:{_I}(?:'ll| will| are going to|'re going to)|let's)\s+(go with)\s+(.+)$", re.IGNORECASE),
     re.compile(r"^(decision)\s*:\s*(.+)$", re.IGNORECASE),
 )
-_CHOSEN = re.compile(r"\b(?:use|using|adopt|go with|pick|choose|switch to|move to|buy|hire|deploy|run)\s+"
-                     r"(?:the\s+|a\s+|an\s+)?([\w.+#/-]+)", re.IGNORECASE)
+_CHOSEN = re.compile(
+    r"\b(?:use|using|adopt|go with|pick|choose|switch to|move to|buy|hire|deploy|run)\s+"
+    r"(?:the\s+|a\s+|an\s+)?([\w.+#/-]+)",
+    re.IGNORECASE,
+)
 _RATIONALE = re.compile(r"\s*,?\s+(?:because|since|as|so that)\s+", re.IGNORECASE)
 
 GOAL = (
-    re.compile(r"^(?:my|our)\s+(?:main\s+|new\s+|big\s+|current\s+|next\s+|long-term\s+|short-term\s+|top\s+)?"
-               r"(?:goal|aim|objective|target|mission|ambition)\s+(?:for\s+[\w\s]+?\s+)?(?:is|will be|:)\s+"
-               r"(?:to\s+)?(.+)$", re.IGNORECASE),
+    re.compile(
+        r"^(?:my|our)\s+(?:main\s+|new\s+|big\s+|current\s+|next\s+|long-term\s+|short-term\s+|top\s+)?"
+        r"(?:goal|aim|objective|target|mission|ambition)\s+(?:for\s+[\w\s]+?\s+)?(?:is|will be|:)\s+"
+        r"(?:to\s+)?(.+)$",
+        re.IGNORECASE,
+    ),
     re.compile(r"^goal\s*:\s*(.+)$", re.IGNORECASE),
-    re.compile(rf"^(?:{_I}\s+(?:want|plan|intend|aim|hope|need)|i'm aiming|i am aiming|we're aiming|i'm planning|"
-               r"we're planning)\s+to\s+(.+?\b(?:by|before|until)\b.+)$", re.IGNORECASE),
+    re.compile(
+        rf"^(?:{_I}\s+(?:want|plan|intend|aim|hope|need)|i'm aiming|i am aiming|we're aiming|i'm planning|"
+        r"we're planning)\s+to\s+(.+?\b(?:by|before|until)\b.+)$",
+        re.IGNORECASE,
+    ),
 )
 
 TASK = re.compile(
     r"^(?:i'm|i am|we're|we are)\s+(?:currently\s+|now\s+|still\s+|just\s+)?((?:debugging|fixing|investigating|"
     r"working on|looking into|troubleshooting|trying to fix|analy[sz]ing|testing|reviewing|writing|preparing|"
     r"setting up|migrating|deploying|handling|dealing with|configuring|installing|upgrading|repairing|"
-    r"diagnosing)\b.+)$", re.IGNORECASE)
+    r"diagnosing)\b.+)$",
+    re.IGNORECASE,
+)
 IDENTIFIERS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("ticket", re.compile(r"\b(?:ticket|incident|issue|bug|case|story)\s*#?\s*([A-Z][A-Z0-9]*-\d+|\d{3,})\b"
-                          r"|\b((?:INC|TICKET|REQ|CHG|BUG|SR|PRB|TASK)-?\d+)\b", re.IGNORECASE)),
+    (
+        "ticket",
+        re.compile(
+            r"\b(?:ticket|incident|issue|bug|case|story)\s*#?\s*([A-Z][A-Z0-9]*-\d+|\d{3,})\b"
+            r"|\b((?:INC|TICKET|REQ|CHG|BUG|SR|PRB|TASK)-?\d+)\b",
+            re.IGNORECASE,
+        ),
+    ),
     ("work_order", re.compile(r"\b(?:work order|WO)\s*#?\s*([A-Z0-9][\w-]*\d[\w-]*)", re.IGNORECASE)),
-    ("error", re.compile(r"\b(?:error|fault|alarm|exception)\s+(?:code\s+)?#?\s*([A-Z]{1,4}-?\d+|0x[0-9A-Fa-f]+|\d{2,})\b",
-                         re.IGNORECASE)),
+    (
+        "error",
+        re.compile(
+            r"\b(?:error|fault|alarm|exception)\s+(?:code\s+)?#?\s*([A-Z]{1,4}-?\d+|0x[0-9A-Fa-f]+|\d{2,})\b",
+            re.IGNORECASE,
+        ),
+    ),
     ("link", re.compile(r"(https?://[^\s,;)]+[^\s,;).])")),
     ("file", re.compile(r"(?<![\w:/.])((?:~|\.{1,2})?(?:/[\w.-]+){2,}/?|[A-Za-z]:\\(?:[\w.-]+\\)*[\w.-]+)")),
 )
@@ -133,70 +221,123 @@ IDENTIFIERS: tuple[tuple[str, re.Pattern[str]], ...] = (
 NAME = re.compile(rf"^(?i:my name is|my name's|i'm|i am|call me|they call me)\s+({_NAME_WORDS})$")
 NAME_CI = re.compile(r"^(?:my name is|my name's|i'm|i am|call me|they call me)\s+", re.IGNORECASE)
 # The verbs ignore case; the names do not (a name starts with a capital, "as a controls engineer" does not).
-LIVES = re.compile(rf"^(?i:i\s+(?:live|reside|stay)|i'm based|i am based)\s+(?i:in)\s+"
-                   rf"({_NAME_WORDS}(?:,\s*{_NAME_WORDS})?)$")
+LIVES = re.compile(
+    rf"^(?i:i\s+(?:live|reside|stay)|i'm based|i am based)\s+(?i:in)\s+"
+    rf"({_NAME_WORDS}(?:,\s*{_NAME_WORDS})?)$"
+)
 AGE = re.compile(r"^(?:i'm|i am)\s+(\d{1,3})(?:\s+years?\s+old)?$", re.IGNORECASE)
 WORKS = re.compile(rf"^(?i:i\s+work\s+(?:at|for))\s+({_NAME_WORDS})(?:\s+(?i:as)\s+(?:(?i:an?)\s+)?(.+))?$")
 SLOTS = {
-    "name": "name", "phone number": "phone_number", "phone": "phone_number", "mobile": "phone_number",
-    "mobile number": "phone_number", "cell number": "phone_number", "email": "email", "email address": "email",
-    "e-mail": "email", "birthday": "birthday", "date of birth": "birthday", "address": "address",
-    "home address": "address", "job": "job_title", "job title": "job_title", "role": "job_title",
-    "title": "job_title", "company": "employer", "employer": "employer", "team": "team", "manager": "manager",
-    "boss": "manager", "timezone": "timezone", "time zone": "timezone", "native language": "language",
-    "first language": "language", "language": "language", "hometown": "hometown", "location": "location",
-    "city": "location", "country": "country", "api key": "api_key", "password": "password",
-    "username": "username", "user name": "username", "website": "website", "github": "github",
+    "name": "name",
+    "phone number": "phone_number",
+    "phone": "phone_number",
+    "mobile": "phone_number",
+    "mobile number": "phone_number",
+    "cell number": "phone_number",
+    "email": "email",
+    "email address": "email",
+    "e-mail": "email",
+    "birthday": "birthday",
+    "date of birth": "birthday",
+    "address": "address",
+    "home address": "address",
+    "job": "job_title",
+    "job title": "job_title",
+    "role": "job_title",
+    "title": "job_title",
+    "company": "employer",
+    "employer": "employer",
+    "team": "team",
+    "manager": "manager",
+    "boss": "manager",
+    "timezone": "timezone",
+    "time zone": "timezone",
+    "native language": "language",
+    "first language": "language",
+    "language": "language",
+    "hometown": "hometown",
+    "location": "location",
+    "city": "location",
+    "country": "country",
+    "api key": "api_key",
+    "password": "password",
+    "username": "username",
+    "user name": "username",
+    "website": "website",
+    "github": "github",
 }
-SLOT = re.compile(r"^my\s+(" + "|".join(sorted(map(re.escape, SLOTS), key=len, reverse=True)) +
-                  r")\s+(?:is|=|:)\s+(.+)$", re.IGNORECASE)
+SLOT = re.compile(
+    r"^my\s+(" + "|".join(sorted(map(re.escape, SLOTS), key=len, reverse=True)) + r")\s+(?:is|=|:)\s+(.+)$",
+    re.IGNORECASE,
+)
 _SLOT_MENTION = re.compile(r"^(?:my|the user's)\s+(.+)$", re.IGNORECASE)
 
 PROGRESS = (
-    re.compile(r"(?:^|\b(?:i'm|i am|we're|we are)\s+)(?:about\s+|around\s+|roughly\s+|nearly\s+|almost\s+|over\s+|"
-               r"already\s+)?(\d{1,3}(?:\.\d+)?)\s?%\s+(?:done|complete|completed|finished|through|of the way"
-               r"(?: through)?)\s*(?:with|on|in|through)?\s+(.+)$", re.IGNORECASE),
+    re.compile(
+        r"(?:^|\b(?:i'm|i am|we're|we are)\s+)(?:about\s+|around\s+|roughly\s+|nearly\s+|almost\s+|over\s+|"
+        r"already\s+)?(\d{1,3}(?:\.\d+)?)\s?%\s+(?:done|complete|completed|finished|through|of the way"
+        r"(?: through)?)\s*(?:with|on|in|through)?\s+(.+)$",
+        re.IGNORECASE,
+    ),
     re.compile(r"\b(?:halfway|half way|half-way)\s+(?:done\s+)?(?:through|with|done with|into)\s+(.+)$", re.IGNORECASE),
 )
 COMPLETE = re.compile(
     rf"^{_I}\s+(?:have\s+|'ve\s+|just\s+|finally\s+|successfully\s+|officially\s+)*(finished|completed|passed|"
     r"shipped|achieved|reached|launched|released|delivered|accomplished|aced|nailed|cleared|stabili[sz]ed|"
-    r"got done with|am done with|'m done with|are done with)\s+(.+)$", re.IGNORECASE)
+    r"got done with|am done with|'m done with|are done with)\s+(.+)$",
+    re.IGNORECASE,
+)
 DROP = re.compile(
     rf"^{_I}\s+(?:have\s+|'ve\s+|just\s+|finally\s+)*(?:gave up on|given up on|am giving up on|'m giving up on|"
-    r"abandoned|dropped|quit|stopped)\s+(.+)$", re.IGNORECASE)
+    r"abandoned|dropped|quit|stopped)\s+(.+)$",
+    re.IGNORECASE,
+)
 
 PREFERENCE = re.compile(
     rf"^{_I}\s+(?:really\s+|also\s+|usually\s+|generally\s+|much\s+|strongly\s+|do\s+)?(prefer|like|love|enjoy|hate|"
-    r"dislike|can't stand|don't like|do not like|adore)\s+(.+)$", re.IGNORECASE)
+    r"dislike|can't stand|don't like|do not like|adore)\s+(.+)$",
+    re.IGNORECASE,
+)
 FAVOURITE = re.compile(r"^my\s+favou?rite\s+(.+?)\s+(?:is|are)\s+(.+)$", re.IGNORECASE)
 ANSWERING = re.compile(
     r"\b(?:answers?|replies|reply|responses?|bullet points?|bullets|paragraphs?|short|concise|brief|detailed|"
     r"verbose|format(?:ting)?|tone|emojis?|code (?:examples|samples|snippets)|explanations?|markdown|tables?)\b",
-    re.IGNORECASE)
-REMEMBER_PREFIX = re.compile(r"^(?:please\s+)?(?:remember|note to self|note|keep in mind|don't forget|"
-                             r"do not forget)\s*"
-                             r"(?:that\s+|:\s*)?", re.IGNORECASE)
+    re.IGNORECASE,
+)
+REMEMBER_PREFIX = re.compile(
+    r"^(?:please\s+)?(?:remember|note to self|note|keep in mind|don't forget|"
+    r"do not forget)\s*"
+    r"(?:that\s+|:\s*)?",
+    re.IGNORECASE,
+)
 RELATION = re.compile(
     rf"^({_NAME_WORDS})\s+(uses|runs on|reports to|is part of|belongs to|works at|works for|depends on|"
-    rf"is located in|manages|owns|is owned by|connects to|is based in|leads)\s+({_NAME_WORDS})\.?$")
+    rf"is located in|manages|owns|is owned by|connects to|is based in|leads)\s+({_NAME_WORDS})\.?$"
+)
 
 _FIRST_PERSON = re.compile(r"^(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b", re.IGNORECASE)
-_ONGOING = re.compile(r"^(?:i'm|i am|we're|we are)\s+(?:\w+ly\s+|still\s+|now\s+|currently\s+)?\w+ing\b"
-                      r"|\b(?:is|are|was|were)\s+(?:still\s+)?\w+ing\b", re.IGNORECASE)
+_ONGOING = re.compile(
+    r"^(?:i'm|i am|we're|we are)\s+(?:\w+ly\s+|still\s+|now\s+|currently\s+)?\w+ing\b"
+    r"|\b(?:is|are|was|were)\s+(?:still\s+)?\w+ing\b",
+    re.IGNORECASE,
+)
 _PAST_AUX = re.compile(r"\b(?:was|were|had|did)\b|'ve\b|\b(?:have|has)\s+(?:\w+ly\s+)?(?:been|\w+ed)\b", re.IGNORECASE)
 _NOT_PAST = frozenset("need needed? speed feed bed red seed embed hundred shed based used indeed".split()) - {"needed?"}
 _PASSIVE = re.compile(r"\b(?:is|are|be|been|being|am|'s|'re|get|gets)\s+\w+ed\b", re.IGNORECASE)
 _YOU = re.compile(r"\b(?:you|your|yours)\b", re.IGNORECASE)
-_NUMBER_WORDS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-                 "sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred "
-                 "thousand million once twice").split()
+_NUMBER_WORDS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred "
+    "thousand million once twice"
+).split()
 _NUMBERS = re.compile(r"\b(?:\d+(?:[.,]\d+)?%?|" + "|".join(_NUMBER_WORDS) + r")\b", re.IGNORECASE)
-_TOOLISH = frozenset("""
+_TOOLISH = frozenset(
+    """
 postgres postgresql mysql sqlite oracle mongodb redis kafka qdrant pgvector python java rust go golang ruby
 javascript typescript azure aws gcp jira slack teams excel linux windows mac macos docker kubernetes react
 vue angular django flask spark grafana tableau notion confluence github gitlab bitbucket
-""".split())
+""".split()
+)
 
 
 def _place_like(name: str) -> bool:
@@ -247,12 +388,23 @@ class HeuristicRouter:
 
     name = ROUTER_HEURISTIC
 
-    def __init__(self, *, capture: str = "selective", min_importance: float = 0.4, working: bool = True,
-                 feedback: bool = True, graph: bool | None = None, extractor: RuleBasedExtractor | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        capture: str = "selective",
+        min_importance: float = 0.4,
+        working: bool = True,
+        feedback: bool = True,
+        graph: bool | None = None,
+        extractor: RuleBasedExtractor | None = None,
+    ) -> None:
         if capture not in CAPTURES:
             raise ValueError(f"capture must be one of {CAPTURES}, got {capture!r}")
-        if isinstance(min_importance, bool) or not isinstance(min_importance, (int, float)) \
-                or not 0.0 <= min_importance <= 1.0:
+        if (
+            isinstance(min_importance, bool)
+            or not isinstance(min_importance, (int, float))
+            or not 0.0 <= min_importance <= 1.0
+        ):
             raise ValueError(f"min_importance must be a number in [0, 1], got {min_importance!r}")
         self.capture = capture
         self.min_importance = float(min_importance)
@@ -297,12 +449,25 @@ class _Reading:
 
     # -- bookkeeping
 
-    def add(self, op: str, *, reason: str, text_for_importance: str = "", target: str | None = None,
-            confidence: float = 0.9, **fields: Any) -> MemoryOp:
+    def add(
+        self,
+        op: str,
+        *,
+        reason: str,
+        text_for_importance: str = "",
+        target: str | None = None,
+        confidence: float = 0.9,
+        **fields: Any,
+    ) -> MemoryOp:
         kind = op.split(".", 1)[0]
-        made = MemoryOp(op=op, target=target, fields={k: v for k, v in fields.items() if v is not None},
-                        reason=reason, confidence=confidence,
-                        importance=importance(kind, text_for_importance) if text_for_importance else None)
+        made = MemoryOp(
+            op=op,
+            target=target,
+            fields={k: v for k, v in fields.items() if v is not None},
+            reason=reason,
+            confidence=confidence,
+            importance=importance(kind, text_for_importance) if text_for_importance else None,
+        )
         if not any(o.op == made.op and o.target == made.target and o.fields == made.fields for o in self.ops):
             self.ops.append(made)
         return made
@@ -330,8 +495,9 @@ class _Reading:
         if any(postings.df.get(t, 0) > POSTINGS_LIMIT for t in [kind_term, *terms]):
             found = self._scanned.get(kind)
             if found is None:
-                found = self._scanned[kind] = sorted(self.memory.memories(kinds={KIND_OF_MEMORY[kind]}, **self.who),
-                                                     key=lambda r: (r.created_at, r.id))
+                found = self._scanned[kind] = sorted(
+                    self.memory.memories(kinds={KIND_OF_MEMORY[kind]}, **self.who), key=lambda r: (r.created_at, r.id)
+                )
             return found
         holding = [set(postings.ids.get(t, ())) for t in terms if postings.df.get(t, 0) or not every]
         if every:  # words the index does not keep (framing words such as "user") do not narrow it
@@ -392,9 +558,13 @@ class _Reading:
         # the answer that used the suggestion is usually the previous turn's reply; this turn's counts too
         reply = set(content_words(" ".join([self.turn.previous_reply, *self.turn.texts("assistant")])))
         best = max(served, key=lambda r: (sum(1 for w in content_words(r.content) if w in reply), -served.index(r)))
-        self.add(f"{SERVED_KINDS[best.kind]}.outcome", target=best.id, worked=worked and not failed,
-                 reason="the user said the suggestion " + ("worked" if worked and not failed else "did not work"),
-                 confidence=0.8)
+        self.add(
+            f"{SERVED_KINDS[best.kind]}.outcome",
+            target=best.id,
+            worked=worked and not failed,
+            reason="the user said the suggestion " + ("worked" if worked and not failed else "did not work"),
+            confidence=0.8,
+        )
         return True
 
     # -- forgetting
@@ -415,8 +585,10 @@ class _Reading:
         phrase = bare(phrase)
         if phrase.lower() in EVERYTHING or not content_words(phrase):
             op = self.add("memory.delete", reason="a request to forget everything")
-            op.status, op.error = SKIPPED, "forgetting everything is never done from a conversation; " \
-                                           "use memory.forget_user(...) explicitly"
+            op.status, op.error = (
+                SKIPPED,
+                "forgetting everything is never done from a conversation; use memory.forget_user(...) explicitly",
+            )
             return True
         slot = _SLOT_MENTION.match(phrase)
         if slot and slot.group(1).lower() in SLOTS:
@@ -446,8 +618,13 @@ class _Reading:
         if len(steps) < 2:
             return False
         title = "How to " + match.group(1).strip()
-        self.add("procedure.add", title=title, steps=steps, reason="steps for a task (to ..., then ...)",
-                 text_for_importance=text)
+        self.add(
+            "procedure.add",
+            title=title,
+            steps=steps,
+            reason="steps for a task (to ..., then ...)",
+            text_for_importance=text,
+        )
         return True
 
     def lesson(self, text: str) -> bool:
@@ -457,11 +634,20 @@ class _Reading:
                 body = match.group(1).strip()
                 context = _LESSON_CONTEXT.match(body)
                 if context:
-                    self.add("strategy.add", text=sentence(context.group(2)), context=context.group(1).strip(),
-                             reason="a lesson learned", text_for_importance=text)
+                    self.add(
+                        "strategy.add",
+                        text=sentence(context.group(2)),
+                        context=context.group(1).strip(),
+                        reason="a lesson learned",
+                        text_for_importance=text,
+                    )
                 else:
-                    self.add("strategy.add", text=sentence(capitalised(body)), reason="a lesson learned",
-                             text_for_importance=text)
+                    self.add(
+                        "strategy.add",
+                        text=sentence(capitalised(body)),
+                        reason="a lesson learned",
+                        text_for_importance=text,
+                    )
                 return True
         return False
 
@@ -469,8 +655,12 @@ class _Reading:
         for pattern in INSTRUCTION:
             if pattern.match(bare(text)):
                 rule = re.sub(r"^(?:please\s+)", "", bare(text), flags=re.IGNORECASE)
-                self.add("instruction.add", text=sentence(capitalised(rule)),
-                         reason="a standing instruction for every answer", text_for_importance=text)
+                self.add(
+                    "instruction.add",
+                    text=sentence(capitalised(rule)),
+                    reason="a standing instruction for every answer",
+                    text_for_importance=text,
+                )
                 return True
         return False
 
@@ -498,8 +688,7 @@ class _Reading:
         if not _place_like(new) or (old is not None and not _place_like(old)):
             return False
         known = self.memory.profile.get("location", **self.who)
-        choices = {str(d.metadata.get("chosen", "")).lower()
-                   for d in self.current_decisions(f"{old or ''} {new}")}
+        choices = {str(d.metadata.get("chosen", "")).lower() for d in self.current_decisions(f"{old or ''} {new}")}
         if old is not None:
             if known is not None and str(known).lower() != old.lower():
                 return False
@@ -509,8 +698,13 @@ class _Reading:
             return False
         self.add("profile.set", key="location", value=new, reason="the user moved", text_for_importance=text)
         moment = when(text, self.turn.now)
-        self.add("episode.add", text=about_user(text), created_at=moment[1].timestamp() if moment else None,
-                 reason="a move, dated" if moment else "a move", text_for_importance=text)
+        self.add(
+            "episode.add",
+            text=about_user(text),
+            created_at=moment[1].timestamp() if moment else None,
+            reason="a move, dated" if moment else "a move",
+            text_for_importance=text,
+        )
         if self.graph:
             self.add("relation.add", subject="user", relation="lives_in", object=new, reason="the user's location")
         return True
@@ -522,17 +716,34 @@ class _Reading:
             if (chosen and chosen.lower() == old.lower()) or (old_words and coverage(old_words, decision.content) == 1):
                 body = _decision_body(decision.content)
                 base = _RATIONALE.split(body, maxsplit=1)[0]
-                replaced = re.sub(re.escape(old), new, base, flags=re.IGNORECASE) if old.lower() in base.lower() \
+                replaced = (
+                    re.sub(re.escape(old), new, base, flags=re.IGNORECASE)
+                    if old.lower() in base.lower()
                     else f"use {new} instead of {old}"
+                )
                 if why:
                     replaced += f" because {bare(why)}"
-                self.add("decision.supersede", target=decision.id, text=replaced, chosen=new,
-                         rationale=bare(why) if why else None, options=[old, new],
-                         reason=f"switched from {old} to {new}", text_for_importance=text)
+                self.add(
+                    "decision.supersede",
+                    target=decision.id,
+                    text=replaced,
+                    chosen=new,
+                    rationale=bare(why) if why else None,
+                    options=[old, new],
+                    reason=f"switched from {old} to {new}",
+                    text_for_importance=text,
+                )
                 return True
         body = f"use {new} instead of {old}" + (f" because {bare(why)}" if why else "")
-        self.add("decision.add", text=body, chosen=new, options=[old, new], rationale=bare(why) if why else None,
-                 reason=f"switched from {old} to {new} (no current decision named {old})", text_for_importance=text)
+        self.add(
+            "decision.add",
+            text=body,
+            chosen=new,
+            options=[old, new],
+            rationale=bare(why) if why else None,
+            reason=f"switched from {old} to {new} (no current decision named {old})",
+            text_for_importance=text,
+        )
         return True
 
     def decision(self, text: str) -> bool:
@@ -542,13 +753,19 @@ class _Reading:
                 continue
             verb, body = match.group(1).lower(), bare(match.group(2))
             if verb in ("chose", "picked", "settled", "opted", "go with") and not re.match(
-                    r"^(?:to\s|use\s|go\s)", body, re.IGNORECASE):
+                r"^(?:to\s|use\s|go\s)", body, re.IGNORECASE
+            ):
                 body = f"go with {body}"
             parts = _RATIONALE.split(body, maxsplit=1)
             chosen = _CHOSEN.search(parts[0])
-            self.add("decision.add", text=body, chosen=chosen.group(1).rstrip(".,") if chosen else None,
-                     rationale=bare(parts[1]) if len(parts) > 1 else None, reason="a decision was stated",
-                     text_for_importance=text)
+            self.add(
+                "decision.add",
+                text=body,
+                chosen=chosen.group(1).rstrip(".,") if chosen else None,
+                rationale=bare(parts[1]) if len(parts) > 1 else None,
+                reason="a decision was stated",
+                text_for_importance=text,
+            )
             return True
         return False
 
@@ -566,14 +783,24 @@ class _Reading:
                 name = goal.metadata.get("title") or goal.content
                 if names_itself(core, name):
                     if due and due[1] != goal.metadata.get("due"):
-                        self.add("goal.update", target=goal.id, due=due[1], reason="a restated goal with a new date",
-                                 text_for_importance=whole)
+                        self.add(
+                            "goal.update",
+                            target=goal.id,
+                            due=due[1],
+                            reason="a restated goal with a new date",
+                            text_for_importance=whole,
+                        )
                     else:
                         op = self.add("goal.add", title=title, reason="a goal was stated", text_for_importance=whole)
                         op.status, op.error = SKIPPED, f"already an open goal: {name!r}"
                     return True
-            self.add("goal.add", title=title, due=due[1] if due else None, reason="a goal was stated",
-                     text_for_importance=whole)
+            self.add(
+                "goal.add",
+                title=title,
+                due=due[1] if due else None,
+                reason="a goal was stated",
+                text_for_importance=whole,
+            )
             return True
         return False
 
@@ -590,8 +817,13 @@ class _Reading:
             if fraction >= 1.0:
                 self.add("goal.complete", target=goal.id, reason="reported 100% done", text_for_importance=text)
             else:
-                self.add("goal.progress", target=goal.id, progress=round(fraction, 4),
-                         reason=f"reported {round(fraction * 100)}% done", text_for_importance=text)
+                self.add(
+                    "goal.progress",
+                    target=goal.id,
+                    progress=round(fraction, 4),
+                    reason=f"reported {round(fraction * 100)}% done",
+                    text_for_importance=text,
+                )
             return True
         for pattern, action in ((COMPLETE, "complete"), (DROP, "drop")):
             match = pattern.match(text)
@@ -603,12 +835,21 @@ class _Reading:
                 return False
             name = goal.metadata.get("title") or goal.content
             if names_itself(mention, name):
-                self.add(f"goal.{action}", target=goal.id, text_for_importance=text,
-                         reason="the goal itself was " + ("reached" if action == "complete" else "given up"))
+                self.add(
+                    f"goal.{action}",
+                    target=goal.id,
+                    text_for_importance=text,
+                    reason="the goal itself was " + ("reached" if action == "complete" else "given up"),
+                )
             else:
                 moment = when(text, self.turn.now)
-                self.add("episode.add", text=about_user(text), created_at=moment[1].timestamp() if moment else None,
-                         reason=f"a step towards the goal {name!r}, which stays open", text_for_importance=text)
+                self.add(
+                    "episode.add",
+                    text=about_user(text),
+                    created_at=moment[1].timestamp() if moment else None,
+                    reason=f"a step towards the goal {name!r}, which stays open",
+                    text_for_importance=text,
+                )
             return True
         return False
 
@@ -630,8 +871,9 @@ class _Reading:
                 self.add("working.set", key=key, value=value, reason=f"a {key.replace('_', ' ')} of this session")
         match = TASK.match(text)
         if match:
-            self.add("working.set", key="task", value=capitalised(match.group(1)),
-                     reason="the current task of this session")
+            self.add(
+                "working.set", key="task", value=capitalised(match.group(1)), reason="the current task of this session"
+            )
             return True
         return False
 
@@ -656,15 +898,21 @@ class _Reading:
                 slots.append(("job_title", bare(works.group(2)), None))
         elif slot:
             key = SLOTS[slot.group(1).lower()]
-            slots.append((key, bare(slot.group(2)), {"name": "named", "location": "lives_in",
-                                                      "employer": "works_at"}.get(key)))
+            slots.append(
+                (key, bare(slot.group(2)), {"name": "named", "location": "lives_in", "employer": "works_at"}.get(key))
+            )
         if not slots:
             return False
         relations = []
         for key, value, relation in slots:
             if str(self.memory.profile.get(key, **self.who)) != value:
-                self.add("profile.set", key=key, value=value, reason=f"the user's {key.replace('_', ' ')}",
-                         text_for_importance=text)
+                self.add(
+                    "profile.set",
+                    key=key,
+                    value=value,
+                    reason=f"the user's {key.replace('_', ' ')}",
+                    text_for_importance=text,
+                )
             if relation and self.graph:
                 relations.append((relation, value))
         self._relations.extend(relations)
@@ -677,8 +925,12 @@ class _Reading:
             return False
         statement = about_user(text)
         if match and ANSWERING.search(match.group(2)):
-            self.add("instruction.add", text=statement, reason="a preference about how to answer applies to every turn",
-                     text_for_importance=whole)
+            self.add(
+                "instruction.add",
+                text=statement,
+                reason="a preference about how to answer applies to every turn",
+                text_for_importance=whole,
+            )
         else:
             self.add("preference.add", text=statement, reason="a preference", text_for_importance=whole)
         return True
@@ -689,8 +941,13 @@ class _Reading:
         match = RELATION.match(text)
         if not match:
             return False
-        self.add("relation.add", subject=match.group(1), relation=match.group(2).replace(" ", "_"),
-                 object=match.group(3), reason="a relation between named entities")
+        self.add(
+            "relation.add",
+            subject=match.group(1),
+            relation=match.group(2).replace(" ", "_"),
+            object=match.group(3),
+            reason="a relation between named entities",
+        )
         return False  # the statement is also classified (a fact or knowledge in its own right)
 
     # -- classification of the rest
@@ -711,32 +968,50 @@ class _Reading:
             moment = when(text, self.turn.now)
             if moment:
                 fields["created_at"] = moment[1].timestamp()
-        op = self.add(f"{kind}.add", reason=_WHY[kind], text_for_importance=whole if len(whole) < 2 * len(text) else text,
-                      confidence=0.6, **fields)
+        op = self.add(
+            f"{kind}.add",
+            reason=_WHY[kind],
+            text_for_importance=whole if len(whole) < 2 * len(text) else text,
+            confidence=0.6,
+            **fields,
+        )
         if self.router.capture == "selective" and (op.importance or 0.0) < self.router.min_importance:
             op.status = SKIPPED
             op.error = f"importance {op.importance:.2f} < {self.router.min_importance:g}"
 
     def number_update(self, text: str, whole: str) -> bool:
-        """"I have three kids" after "I have two kids": the same fact with other numbers is an update."""
+        """ "I have three kids" after "I have two kids": the same fact with other numbers is an update."""
         content = about_user(text)
         masked = _masked(content)
         for record in self.by_words("fact", _NUMBERS.sub(" ", content), every=True):
             if _masked(record.content) == masked and record.content != content:
-                self.add("fact.update", target=record.id, text=content, text_for_importance=whole,
-                         reason="the same fact with a new number; the old value stays in history")
+                self.add(
+                    "fact.update",
+                    target=record.id,
+                    text=content,
+                    text_for_importance=whole,
+                    reason="the same fact with a new number; the old value stays in history",
+                )
                 return True
         return False
 
     def finish(self) -> None:
         for relation, value in self._relations:
-            self.add("relation.add", subject="user", relation=relation, object=value,
-                     reason="with the graph on, the profile is also a relation")
+            self.add(
+                "relation.add",
+                subject="user",
+                relation=relation,
+                object=value,
+                reason="with the graph on, the profile is also a relation",
+            )
 
 
 _TIME_TAIL = re.compile(r"\s+(?:last|this|yesterday|today|a|an|one|two|three|\d+)\b.*$", re.IGNORECASE)
-_WHY = {"fact": "a first-person statement in the present", "episode": "something that happened (past, dated or ongoing)",
-        "knowledge": "a general statement"}
+_WHY = {
+    "fact": "a first-person statement in the present",
+    "episode": "something that happened (past, dated or ongoing)",
+    "knowledge": "a general statement",
+}
 
 
 def _kind_of(text: str) -> str | None:
@@ -755,5 +1030,9 @@ def _masked(text: str) -> tuple[str, ...]:
 
 
 def _decision_body(content: str) -> str:
-    return re.sub(r"^\s*decision\s*:\s*|^(?:we|i)\s+(?:have\s+)?decided\s+(?:to\s+|that\s+)?", "", bare(content),
-                  flags=re.IGNORECASE)
+    return re.sub(
+        r"^\s*decision\s*:\s*|^(?:we|i)\s+(?:have\s+)?decided\s+(?:to\s+|that\s+)?",
+        "",
+        bare(content),
+        flags=re.IGNORECASE,
+    )

@@ -20,7 +20,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
 _CLAUSE_SPLIT = re.compile(
     r"[;,]\s+(?=(?:and\s+|but\s+|so\s+)?(?:i|i'm|i've|i'd|we|we're|we've|my|our|also|then)\b)"
     r"|\s+(?:and|but)\s+(?=(?:i|i'm|i've|we|we're|my|our)\b)",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 
 def sentences(text: str) -> list[str]:
@@ -52,29 +53,36 @@ def sentence(text: str) -> str:
 
 # --------------------------------------------------------------------------- the gate
 
-_SMALL_TALK_WORDS = frozenset("""
+_SMALL_TALK_WORDS = frozenset(
+    """
 hi hello hey heya hiya yo morning evening afternoon night good bye goodbye cya see later soon thanks thank
 thx ty cheers appreciated appreciate much lot lots so very many a you ok okay k kk sure got it great
 cool nice sounds perfect awesome excellent yes yeah yep yup no nope nah alright right fine lol haha
 hehe wow super brilliant amazing fantastic neat indeed exactly agreed understood noted welcome np
 problem worries all gotcha makes sense true the for your help that's that is helpful hmm hm oh ah
 sorry hear glad meet pleasure mistake bad i'm to my
-""".split())
+""".split()
+)
 _QUESTION_START = re.compile(
     r"^(?:what|what's|whats|how|how's|why|when|where|who|whom|whose|which|can|could|would|will|do|does|did|is|"
     r"are|am|was|were|should|shall|may|might|have|has|had|isn't|aren't|don't|doesn't|didn't|won't|wouldn't|"
-    r"couldn't|any idea|anything|any)\b", re.IGNORECASE)
+    r"couldn't|any idea|anything|any)\b",
+    re.IGNORECASE,
+)
 _REQUEST_START = re.compile(
     r"^(?:please\s+|pls\s+|kindly\s+)?(?:can you|could you|would you|will you|help me|tell me|show me|give me|"
     r"let me know|explain|summari[sz]e|write|draft|translate|list|find|search|look up|check|create|generate|"
     r"make|compose|rewrite|fix|debug|review|compare|calculate|compute|convert|suggest|recommend|describe|"
     r"analy[sz]e|plan|outline|delete|remove|clear|drop|run|open|send|book|schedule|set up|install|update|"
     r"refactor|implement|build|add|format|read|go|continue|proceed|repeat|try|show|print|sort)\b",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 _NEVER_GATED = re.compile(
     r"\b(?:remember|don't forget|do not forget|note that|keep in mind|from now on|going forward|in future|"
     r"always|never|forget|lesson|learned|learnt|note to self)\b|\b(?:your|the assistant's) memor(?:y|ies)\b|"
-    r"\bmemories (?:about|of|on|regarding)\b|\beverything (?:that )?you (?:know|remember|have)\b", re.IGNORECASE)
+    r"\bmemories (?:about|of|on|regarding)\b|\beverything (?:that )?you (?:know|remember|have)\b",
+    re.IGNORECASE,
+)
 _WORD_TOKEN = re.compile(r"[a-z']+|[^\sa-z']+")
 
 
@@ -128,15 +136,23 @@ def gate(text: str) -> str | None:
 
 # --------------------------------------------------------------------------- words and mentions
 
-GENERIC_WORDS = frozenset(stem(w) for w in """
+GENERIC_WORDS = frozenset(
+    stem(w)
+    for w in """
 goal goals task tasks project projects prep preparation work thing things stuff plan plans job jobs item
 items part parts piece step steps
-""".split())
+""".split()
+)
 """Words that never match a goal or decision on their own."""
 
-_FILLERS = frozenset("""
+_FILLERS = (
+    frozenset(
+        """
 whole entire actual finally just yesterday today tonight morning week month year already
-""".split()) | STOP_WORDS
+""".split()
+    )
+    | STOP_WORDS
+)
 _CONTENT_TOKEN = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+(?:\.\d+)?")
 
 
@@ -190,15 +206,30 @@ def coverage(words: tuple[str, ...], text: str) -> float:
 
 # --------------------------------------------------------------------------- first person -> "User"
 
-_IRREGULAR_PAST = frozenset("""
+_IRREGULAR_PAST = frozenset(
+    """
 went was were had did got made took came saw gave found told felt left kept began bought brought built caught
 chose drove ate fell forgot flew grew heard held knew lost met paid put ran read said sent set sold spent stood
 thought understood won wrote broke cut let hit quit shut became slept spoke taught wore woke rode sang swam
-""".split())
-_THIRD_PERSON = {"have": "has", "am": "is", "'m": "is", "'ve": "has", "do": "does", "go": "goes", "was": "was",
-                 "don't": "doesn't", "haven't": "hasn't", "can't": "can't", "won't": "won't"}
-_ADVERBS = frozenset("really also usually always often never still just already mostly sometimes actually "
-                     "currently now definitely absolutely totally truly".split())
+""".split()
+)
+_THIRD_PERSON = {
+    "have": "has",
+    "am": "is",
+    "'m": "is",
+    "'ve": "has",
+    "do": "does",
+    "go": "goes",
+    "was": "was",
+    "don't": "doesn't",
+    "haven't": "hasn't",
+    "can't": "can't",
+    "won't": "won't",
+}
+_ADVERBS = frozenset(
+    "really also usually always often never still just already mostly sometimes actually "
+    "currently now definitely absolutely totally truly".split()
+)
 
 
 def third_person(verb: str) -> str:
@@ -222,7 +253,7 @@ def about_user(text: str) -> str:
     text = capitalised(text)
     contraction = _CONTRACTION.match(text)
     if contraction:
-        rest = text[contraction.end():]
+        rest = text[contraction.end() :]
         verb = {"m": "is", "ve": "has", "d": "would", "ll": "will"}[contraction.group(1)]
         text = f"User {verb}{rest}"
     elif re.match(r"^I\s", text):
@@ -240,18 +271,38 @@ def about_user(text: str) -> str:
 # --------------------------------------------------------------------------- importance
 
 BASE_IMPORTANCE = {
-    "instruction": 0.8, "goal": 0.75, "decision": 0.75, "procedure": 0.7, "strategy": 0.7, "profile": 0.7,
-    "fact": 0.6, "preference": 0.6, "insight": 0.6, "knowledge": 0.55, "working": 0.5, "episode": 0.45,
-    "skill": 0.6, "relation": 0.6, "memory": 0.6,
+    "instruction": 0.8,
+    "goal": 0.75,
+    "decision": 0.75,
+    "procedure": 0.7,
+    "strategy": 0.7,
+    "profile": 0.7,
+    "fact": 0.6,
+    "preference": 0.6,
+    "insight": 0.6,
+    "knowledge": 0.55,
+    "working": 0.5,
+    "episode": 0.45,
+    "skill": 0.6,
+    "relation": 0.6,
+    "memory": 0.6,
 }
-_EXPLICIT = re.compile(r"\b(?:remember|important|importantly|must|crucial|don't forget|do not forget|note that|"
-                       r"keep in mind)\b", re.IGNORECASE)
+_EXPLICIT = re.compile(
+    r"\b(?:remember|important|importantly|must|crucial|don't forget|do not forget|note that|"
+    r"keep in mind)\b",
+    re.IGNORECASE,
+)
 _STAKES = re.compile(
     r"\b(?:outages?|safety|deadlines?|allerg(?:ic|y|ies)|urgent|emergenc(?:y|ies)|injur(?:y|ies|ed)|danger(?:ous)?|"
     r"accidents?|fire|critical|hospital|sick|died|death|lawsuit|fired|afraid|scared|worried|furious|"
-    r"thrilled|devastated|terrified)\b", re.IGNORECASE)
-_HEDGE = re.compile(r"\b(?:maybe|perhaps|probably|possibly|might|i think|i guess|i suppose|not sure|for now|"
-                    r"temporarily|for the moment|kind of|sort of)\b", re.IGNORECASE)
+    r"thrilled|devastated|terrified)\b",
+    re.IGNORECASE,
+)
+_HEDGE = re.compile(
+    r"\b(?:maybe|perhaps|probably|possibly|might|i think|i guess|i suppose|not sure|for now|"
+    r"temporarily|for the moment|kind of|sort of)\b",
+    re.IGNORECASE,
+)
 _NUMBER = re.compile(r"(?<![\w-])\d+(?:[.,:/]\d+)*%?(?![\w-])")
 SHORT_WORDS = 5
 
@@ -280,14 +331,16 @@ TIME_CUE = re.compile(
     r"last (?:night|week|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
     r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+) (?:minutes?|hours?|days?|weeks?|months?|years?) ago|"
     r"earlier today|on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 _DUE = re.compile(
     r"\b(?:by|before|until|due(?: on| by)?)\s+((?:(?:the )?end of (?:the )?)?(?:next |this )?(?:"
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?(?:,? \d{4})?|"
     r"\d{1,2}(?:st|nd|rd|th)? (?:of )?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*(?:,? \d{4})?|"
     r"\d{4}-\d{2}-\d{2}|week|month|year|quarter|friday|monday|tuesday|wednesday|thursday|saturday|sunday|"
     r"tomorrow|q[1-4](?: \d{4})?))\b",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 
 def _parse(phrase: str, now: datetime, prefer: str) -> datetime | None:
@@ -300,8 +353,7 @@ def _parse_at(phrase: str, now: datetime, prefer: str) -> datetime | None:
     import dateparser  # late: a second of import time only for turns that mention a date
 
     try:
-        return dateparser.parse(phrase, languages=["en"],
-                                settings={"RELATIVE_BASE": now, "PREFER_DATES_FROM": prefer})
+        return dateparser.parse(phrase, languages=["en"], settings={"RELATIVE_BASE": now, "PREFER_DATES_FROM": prefer})
     except Exception:  # an odd phrase is no date, never an error
         return None
 

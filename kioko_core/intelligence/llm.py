@@ -83,21 +83,58 @@ or {{"operations": []}} when nothing is worth remembering.
 
 _TEXT_KINDS = ("fact", "preference", "instruction", "knowledge", "episode", "strategy", "insight")
 REQUIRED: dict[str, tuple[str, ...]] = {
-    "profile.set": ("key", "value"), "profile.remove": ("key",),
+    "profile.set": ("key", "value"),
+    "profile.remove": ("key",),
     **{f"{kind}.add": ("text",) for kind in _TEXT_KINDS},
     **{f"{kind}.update": ("target", "text") for kind in ("fact", "preference", "instruction", "knowledge", "memory")},
-    "goal.add": ("title",), "goal.update": ("target",), "goal.progress": ("target", "progress"),
-    "decision.add": ("text",), "decision.supersede": ("target", "text"), "procedure.add": ("title", "steps"),
+    "goal.add": ("title",),
+    "goal.update": ("target",),
+    "goal.progress": ("target", "progress"),
+    "decision.add": ("text",),
+    "decision.supersede": ("target", "text"),
+    "procedure.add": ("title", "steps"),
     **{f"{kind}.outcome": ("target", "worked") for kind in ("decision", "procedure", "skill", "strategy")},
-    "relation.add": ("subject", "relation", "object"), "relation.remove": ("subject", "relation", "object"),
-    "working.set": ("key", "value"), "working.remove": ("key",), "working.promote": ("key",),
+    "relation.add": ("subject", "relation", "object"),
+    "relation.remove": ("subject", "relation", "object"),
+    "working.set": ("key", "value"),
+    "working.remove": ("key",),
+    "working.promote": ("key",),
 }
 """Fields an op must carry; every other action that is not an add needs just a ``target``."""
 
-_ALIASES = {"content": "text", "memory": "text", "slot": "key", "success": "worked", "succeeded": "worked",
-            "date": "due", "due_date": "due", "ref": "target", "id": "target"}
-_FIELDS = frozenset({"text", "title", "due", "progress", "note", "reason_text", "chosen", "options", "rationale",
-                     "steps", "context", "key", "value", "subject", "relation", "object", "worked", "evidence"})
+_ALIASES = {
+    "content": "text",
+    "memory": "text",
+    "slot": "key",
+    "success": "worked",
+    "succeeded": "worked",
+    "date": "due",
+    "due_date": "due",
+    "ref": "target",
+    "id": "target",
+}
+_FIELDS = frozenset(
+    {
+        "text",
+        "title",
+        "due",
+        "progress",
+        "note",
+        "reason_text",
+        "chosen",
+        "options",
+        "rationale",
+        "steps",
+        "context",
+        "key",
+        "value",
+        "subject",
+        "relation",
+        "object",
+        "worked",
+        "evidence",
+    }
+)
 
 
 def as_ask(llm: Any) -> Callable[[str], str]:
@@ -150,8 +187,14 @@ class LLMRouter:
 
     name = ROUTER_LLM
 
-    def __init__(self, ask: Any, *, fallback: Any = None, prompt_template: str = DEFAULT_MANAGE_PROMPT,
-                 timeout: float | None = None) -> None:
+    def __init__(
+        self,
+        ask: Any,
+        *,
+        fallback: Any = None,
+        prompt_template: str = DEFAULT_MANAGE_PROMPT,
+        timeout: float | None = None,
+    ) -> None:
         self.ask = as_ask(ask)
         self.fallback = fallback if fallback is not None else HeuristicRouter()
         if not isinstance(prompt_template, str):
@@ -160,9 +203,11 @@ class LLMRouter:
         missing = [p for p in PLACEHOLDERS if p not in named]
         unknown = sorted(named - set(PLACEHOLDERS))
         if missing or unknown:
-            raise ValueError(f"prompt_template must keep the placeholders {{{'}, {'.join(PLACEHOLDERS)}}}"
-                             + (f"; missing: {missing}" if missing else "")
-                             + (f"; unknown: {unknown} (write literal braces as {{{{ }}}})" if unknown else ""))
+            raise ValueError(
+                f"prompt_template must keep the placeholders {{{'}, {'.join(PLACEHOLDERS)}}}"
+                + (f"; missing: {missing}" if missing else "")
+                + (f"; unknown: {unknown} (write literal braces as {{{{ }}}})" if unknown else "")
+            )
         self.prompt_template = prompt_template
         if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0):
             raise ValueError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
@@ -188,8 +233,9 @@ class LLMRouter:
             result.router, result.model_calls = ROUTER_FALLBACK, 1
             result.error = f"{type(error).__name__}: {error}"
             return result
-        return RouteResult(ops=[op for op in (validate(p, refs) for p in proposed) if op is not None],
-                           router=self.name, model_calls=1)
+        return RouteResult(
+            ops=[op for op in (validate(p, refs) for p in proposed) if op is not None], router=self.name, model_calls=1
+        )
 
     def _call(self, prompt: str) -> str:
         if self.timeout is None:
@@ -223,7 +269,9 @@ class LLMRouter:
         goals = memory.goals.open(**who)[-MAX_LISTED:]
         decisions = memory.decisions.current(**who)[-MAX_LISTED:]
         shown = {r.id for r in goals + decisions + list(turn.served)}
-        related = [r for r in memory.search(text[:QUERY_CHARS], limit=MAX_RELATED + len(shown), **who) if r.id not in shown]
+        related = [
+            r for r in memory.search(text[:QUERY_CHARS], limit=MAX_RELATED + len(shown), **who) if r.id not in shown
+        ]
         sections = {
             "related": _listed("m", related[:MAX_RELATED], refs),
             "goals": _listed("g", goals, refs, _goal_line),
@@ -236,8 +284,9 @@ class LLMRouter:
         return self.prompt_template.format(**sections), refs
 
 
-def _listed(prefix: str, records: list[Record], refs: dict[str, Record],
-            line: Callable[[Record], str] | None = None) -> str:
+def _listed(
+    prefix: str, records: list[Record], refs: dict[str, Record], line: Callable[[Record], str] | None = None
+) -> str:
     lines = []
     for number, record in enumerate(records, 1):
         ref = f"{prefix}{number}"
@@ -291,17 +340,28 @@ def validate(proposed: Any, refs: dict[str, Record]) -> MemoryOp | None:
         fields["progress"] = _fraction(fields["progress"])
     if "worked" in fields and not isinstance(fields["worked"], bool):
         fields["worked"] = str(fields["worked"]).strip().lower() in ("true", "yes", "1", "success", "worked")
-    op = MemoryOp(op=f"{kind}.{action}", fields=fields, reason=str(proposed.get("reason") or "proposed by the model"),
-                  confidence=_unit(proposed.get("confidence"), 0.8),
-                  importance=_unit(proposed.get("importance"), None) if proposed.get("importance") is not None
-                  else importance(kind, str(fields.get("text") or fields.get("title") or "")))
+    op = MemoryOp(
+        op=f"{kind}.{action}",
+        fields=fields,
+        reason=str(proposed.get("reason") or "proposed by the model"),
+        confidence=_unit(proposed.get("confidence"), 0.8),
+        importance=_unit(proposed.get("importance"), None)
+        if proposed.get("importance") is not None
+        else importance(kind, str(fields.get("text") or fields.get("title") or "")),
+    )
     needed = REQUIRED.get(op.op, ("target",) if action != "add" else ())
     missing = [f for f in needed if f != "target" and (f not in fields or fields[f] in ("", [], None))]
     target = raw.get("target")
     if "target" in needed or (target is not None and kind != "relation"):
         if not isinstance(target, str) or target not in refs:
-            op.status, op.error = SKIPPED, (f"target {target!r} is not one of the memories shown to the model"
-                                            if target is not None else "no target given")
+            op.status, op.error = (
+                SKIPPED,
+                (
+                    f"target {target!r} is not one of the memories shown to the model"
+                    if target is not None
+                    else "no target given"
+                ),
+            )
             op.target = None
             return op
         op.target = refs[target].id
@@ -326,5 +386,4 @@ def _unit(value: Any, default: Any) -> Any:
     return min(1.0, max(0.0, number))
 
 
-__all__ = ["DEFAULT_MANAGE_PROMPT", "LLMRouter", "OPERATIONS", "as_ask", "parse_operations",
-           "validate"]
+__all__ = ["DEFAULT_MANAGE_PROMPT", "LLMRouter", "OPERATIONS", "as_ask", "parse_operations", "validate"]

@@ -40,8 +40,21 @@ TASKS = ("end_sessions", "tend")
 """What :meth:`MaintenanceScheduler.run` can run (``maintain(tasks=[...])``)."""
 LINK_BATCH = 200
 RETRIES = 8
-LASTING_KEYS = ("result", "root_cause", "cause", "fix", "solution", "resolution", "workaround", "decision",
-                "outcome", "conclusion", "answer", "lesson", "next_step")
+LASTING_KEYS = (
+    "result",
+    "root_cause",
+    "cause",
+    "fix",
+    "solution",
+    "resolution",
+    "workaround",
+    "decision",
+    "outcome",
+    "conclusion",
+    "answer",
+    "lesson",
+    "next_step",
+)
 """Scratchpad slots worth keeping after the session (in this order); ``task`` leads the episode."""
 
 
@@ -51,8 +64,9 @@ class MaintenanceScheduler:
     due tasks run on one worker thread (:meth:`drain` waits for them)."""
 
     def __init__(self, *, link_every: int | None = 25, end_sessions: bool = True, background: bool = False) -> None:
-        if link_every is not None and (isinstance(link_every, bool) or not isinstance(link_every, int)
-                                       or link_every < 0):
+        if link_every is not None and (
+            isinstance(link_every, bool) or not isinstance(link_every, int) or link_every < 0
+        ):
             raise InvalidRecordError(f"link_every must be an integer >= 0 or None, got {link_every!r}")
         self.link_every = link_every or 0
         self.end_sessions = bool(end_sessions)
@@ -62,8 +76,10 @@ class MaintenanceScheduler:
         self._worker_lock = threading.Lock()
 
     def __repr__(self) -> str:
-        return (f"MaintenanceScheduler(link_every={self.link_every}, end_sessions={self.end_sessions}, "
-                f"background={self.background})")
+        return (
+            f"MaintenanceScheduler(link_every={self.link_every}, end_sessions={self.end_sessions}, "
+            f"background={self.background})"
+        )
 
     # -- counters
 
@@ -82,10 +98,16 @@ class MaintenanceScheduler:
             before = _state(current)
             after = change(dict(before))
             now = time.time()
-            record = Record(id=memory_id, user_id=MAINTENANCE_USER, agent_id=None, kind=COUNTER_KIND,
-                            content=f"maintenance counters of {scope.user_id}",
-                            metadata={**after, "user_id": scope.user_id, "agent_id": scope.agent_id},
-                            created_at=current.created_at if current is not None else now, updated_at=now)
+            record = Record(
+                id=memory_id,
+                user_id=MAINTENANCE_USER,
+                agent_id=None,
+                kind=COUNTER_KIND,
+                content=f"maintenance counters of {scope.user_id}",
+                metadata={**after, "user_id": scope.user_id, "agent_id": scope.agent_id},
+                created_at=current.created_at if current is not None else now,
+                updated_at=now,
+            )
             try:
                 memory.store.update_many([Upsert(record=record, expected_version=current.version if current else 0)])
             except ConflictError:
@@ -95,8 +117,15 @@ class MaintenanceScheduler:
 
     # -- after a turn
 
-    def after_turn(self, memory: MemoryLayer, report: Any, *, user_id: str, agent_id: str | None = None,
-                   session_id: str | None = None) -> list[str]:
+    def after_turn(
+        self,
+        memory: MemoryLayer,
+        report: Any,
+        *,
+        user_id: str,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> list[str]:
         """Count the turn and run what is due; returns what ran (``["end_session:s1", "tend"]``)."""
         scope = check_scope((user_id, agent_id))
         link_every = self.link_every
@@ -125,8 +154,9 @@ class MaintenanceScheduler:
     def _run_due(self, memory: MemoryLayer, scope: Scope, due: list[str]) -> None:
         for task in due:
             if task.startswith("end_session:"):
-                self.end_session(memory, task.split(":", 1)[1], user_id=scope.user_id, agent_id=scope.agent_id,
-                                 clear=False)
+                self.end_session(
+                    memory, task.split(":", 1)[1], user_id=scope.user_id, agent_id=scope.agent_id, clear=False
+                )
             elif task == "tend":
                 self.tend(memory, user_id=scope.user_id, agent_id=scope.agent_id)
 
@@ -151,8 +181,9 @@ class MaintenanceScheduler:
 
     # -- the tasks
 
-    def end_session(self, memory: MemoryLayer, session_id: str, *, user_id: str, agent_id: str | None = None,
-                    clear: bool = True) -> Record | None:
+    def end_session(
+        self, memory: MemoryLayer, session_id: str, *, user_id: str, agent_id: str | None = None, clear: bool = True
+    ) -> Record | None:
         """Wrap a session up: its task and lasting scratchpad slots become (or update) the session's episode.
 
         Returns the episode, or None when the scratchpad held nothing lasting. ``clear`` empties the scratchpad.
@@ -163,7 +194,9 @@ class MaintenanceScheduler:
         who: dict[str, Any] = {"user_id": scope.user_id, "agent_id": scope.agent_id}
         scratch = memory.working.all(session_id=session_id, **who)
         parts = [str(scratch["task"]).rstrip(".")] if scratch.get("task") else []
-        parts += [f"{key.replace('_', ' ')}: {scratch[key]}" for key in LASTING_KEYS if scratch.get(key) not in (None, "")]
+        parts += [
+            f"{key.replace('_', ' ')}: {scratch[key]}" for key in LASTING_KEYS if scratch.get(key) not in (None, "")
+        ]
         episode = None
         if parts:
             content = f"Session {session_id}: " + "; ".join(parts) + "."
@@ -171,8 +204,14 @@ class MaintenanceScheduler:
             existing = memory.store.get(scope, [episode_id])[0]
             if existing is None:
                 try:
-                    written = memory.add(content, memory_type="episodic", session_id=session_id, id=episode_id,
-                                          metadata={"session_episode": True}, **who)
+                    written = memory.add(
+                        content,
+                        memory_type="episodic",
+                        session_id=session_id,
+                        id=episode_id,
+                        metadata={"session_episode": True},
+                        **who,
+                    )
                 except ConflictError:  # another process wrapped the same session up just now
                     existing = memory.get(episode_id, **who)
                 else:
@@ -189,8 +228,14 @@ class MaintenanceScheduler:
         pruned = memory.graph.prune(user_id=user_id, agent_id=agent_id)
         return {"linked_memories": report.memories, "links": report.links, "pruned": pruned}
 
-    def run(self, memory: MemoryLayer, *, user_id: str | None = None, agent_id: str | None = None,
-            tasks: list[str] | tuple[str, ...] | None = None) -> dict[str, Any]:
+    def run(
+        self,
+        memory: MemoryLayer,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        tasks: list[str] | tuple[str, ...] | None = None,
+    ) -> dict[str, Any]:
         """Run ``tasks`` (default all) now for one scope, or for every scope with counters when ``user_id`` is None.
 
         ``end_sessions`` wraps up the last session of each scope (keeping its scratchpad).
@@ -201,10 +246,14 @@ class MaintenanceScheduler:
         if isinstance(tasks, str) or unknown:
             raise InvalidRecordError(f"unknown maintenance task(s) {unknown or tasks!r}; known: {list(TASKS)}")
         if user_id is None:
-            scopes = sorted({(r.metadata.get("user_id"), r.metadata.get("agent_id"))
-                             for r in memory.store.scan(Scope(MAINTENANCE_USER, None))
-                             if r.kind == COUNTER_KIND and isinstance(r.metadata.get("user_id"), str)},
-                            key=lambda s: (s[0], s[1] or ""))
+            scopes = sorted(
+                {
+                    (r.metadata.get("user_id"), r.metadata.get("agent_id"))
+                    for r in memory.store.scan(Scope(MAINTENANCE_USER, None))
+                    if r.kind == COUNTER_KIND and isinstance(r.metadata.get("user_id"), str)
+                },
+                key=lambda s: (s[0], s[1] or ""),
+            )
         else:
             scopes = [(user_id, agent_id)]
         results: dict[str, Any] = {}
@@ -213,8 +262,11 @@ class MaintenanceScheduler:
             done: dict[str, Any] = {}
             if "end_sessions" in wanted:
                 last = self.counters(memory, user_id=scope.user_id, agent_id=scope.agent_id).get("session")
-                episode = self.end_session(memory, last, user_id=scope.user_id, agent_id=scope.agent_id,
-                                           clear=False) if last else None
+                episode = (
+                    self.end_session(memory, last, user_id=scope.user_id, agent_id=scope.agent_id, clear=False)
+                    if last
+                    else None
+                )
                 done["end_sessions"] = [episode.id] if episode is not None else []
             if "tend" in wanted:
                 done["tend"] = self.tend(memory, user_id=scope.user_id, agent_id=scope.agent_id)
@@ -236,8 +288,11 @@ def _counter_id(scope: Scope) -> str:
 
 def _state(record: Record | None) -> dict[str, Any]:
     found = record.metadata if record is not None else {}
-    return {"turns": int(found.get("turns", 0)), "session": found.get("session"),
-            "tended_at": int(found.get("tended_at", 0))}
+    return {
+        "turns": int(found.get("turns", 0)),
+        "session": found.get("session"),
+        "tended_at": int(found.get("tended_at", 0)),
+    }
 
 
 __all__ = ["LASTING_KEYS", "MAINTENANCE_USER", "MaintenanceScheduler", "TASKS", "forget_counters"]

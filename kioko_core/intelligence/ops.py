@@ -31,9 +31,19 @@ OPERATIONS: dict[str, tuple[str, ...]] = {
 """Kind -> the actions an operation of that kind may take (the spec's table "The operations")."""
 
 KIND_OF_MEMORY: dict[str, str] = {
-    "fact": "factual", "preference": "preference", "instruction": "instruction", "knowledge": "semantic",
-    "episode": "episodic", "goal": "goal", "decision": "decision", "procedure": "procedural", "skill": "skill",
-    "strategy": "strategy", "insight": "insight", "profile": "profile", "working": "working",
+    "fact": "factual",
+    "preference": "preference",
+    "instruction": "instruction",
+    "knowledge": "semantic",
+    "episode": "episodic",
+    "goal": "goal",
+    "decision": "decision",
+    "procedure": "procedural",
+    "skill": "skill",
+    "strategy": "strategy",
+    "insight": "insight",
+    "profile": "profile",
+    "working": "working",
 }
 """Operation kind -> the ``memory_type`` (``Record.kind``) its memories are stored as."""
 
@@ -108,12 +118,23 @@ class MemoryOp:
         return text
 
     def to_dict(self) -> dict[str, Any]:
-        return _json_safe({
-            "op": self.op, "kind": self.kind, "action": self.action, "target": self.target,
-            "fields": self.fields, "description": self.description, "reason": self.reason,
-            "importance": self.importance, "confidence": self.confidence, "status": self.status,
-            "error": self.error, "memory_id": self.memory_id, "linked": self.linked,
-        })
+        return _json_safe(
+            {
+                "op": self.op,
+                "kind": self.kind,
+                "action": self.action,
+                "target": self.target,
+                "fields": self.fields,
+                "description": self.description,
+                "reason": self.reason,
+                "importance": self.importance,
+                "confidence": self.confidence,
+                "status": self.status,
+                "error": self.error,
+                "memory_id": self.memory_id,
+                "linked": self.linked,
+            }
+        )
 
 
 @dataclass
@@ -146,11 +167,20 @@ class ManageReport:
     session_id: str | None = None
 
     @classmethod
-    def of(cls, result: RouteResult, *, dry_run: bool, user_id: str, agent_id: str | None,
-           session_id: str | None) -> ManageReport:
-        return cls(ops=list(result.ops), router=result.router, model_calls=result.model_calls,
-                   skipped=result.skipped, error=result.error, dry_run=dry_run, user_id=user_id,
-                   agent_id=agent_id, session_id=session_id)
+    def of(
+        cls, result: RouteResult, *, dry_run: bool, user_id: str, agent_id: str | None, session_id: str | None
+    ) -> ManageReport:
+        return cls(
+            ops=list(result.ops),
+            router=result.router,
+            model_calls=result.model_calls,
+            skipped=result.skipped,
+            error=result.error,
+            dry_run=dry_run,
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+        )
 
     def by_status(self, status: str) -> list[MemoryOp]:
         return [op for op in self.ops if op.status == status]
@@ -165,8 +195,11 @@ class ManageReport:
         if self.router != ROUTER_HEURISTIC or self.model_calls:
             lines.append(f"[{self.router}, {self.model_calls} LLM call(s)]")
         if self.skipped is not None and not self.ops:
-            lines.append(f"skipped before calling the model: {self.skipped}" if self.router != ROUTER_HEURISTIC
-                         else f"nothing to remember ({self.skipped})")
+            lines.append(
+                f"skipped before calling the model: {self.skipped}"
+                if self.router != ROUTER_HEURISTIC
+                else f"nothing to remember ({self.skipped})"
+            )
         elif not self.ops:
             lines.append("nothing to remember")
         for op in self.ops:
@@ -177,11 +210,19 @@ class ManageReport:
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
-        return _json_safe({
-            "router": self.router, "model_calls": self.model_calls, "skipped": self.skipped, "error": self.error,
-            "dry_run": self.dry_run, "user_id": self.user_id, "agent_id": self.agent_id,
-            "session_id": self.session_id, "ops": [op.to_dict() for op in self.ops],
-        })
+        return _json_safe(
+            {
+                "router": self.router,
+                "model_calls": self.model_calls,
+                "skipped": self.skipped,
+                "error": self.error,
+                "dry_run": self.dry_run,
+                "user_id": self.user_id,
+                "agent_id": self.agent_id,
+                "session_id": self.session_id,
+                "ops": [op.to_dict() for op in self.ops],
+            }
+        )
 
     def __str__(self) -> str:
         return self.summary()

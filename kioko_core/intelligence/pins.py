@@ -40,18 +40,23 @@ class StablePrefix:
         return self.text
 
 
-def set_pinned(memory: MemoryLayer, memory_id: str, pinned: bool, *, user_id: str | None, agent_id: str | None,
-               by: str = "manual") -> Record:
+def set_pinned(
+    memory: MemoryLayer, memory_id: str, pinned: bool, *, user_id: str | None, agent_id: str | None, by: str = "manual"
+) -> Record:
     """Pin or unpin one memory of the scope; only memories that can be recalled can be pinned."""
     current = memory.get(memory_id, user_id=user_id, agent_id=agent_id)
     if pinned and current.kind not in LINKABLE_KINDS:
         raise InvalidRecordError(
             f"a {current.kind} memory cannot be pinned: the profile and instructions are always in the prefix, "
-            "working memory belongs to its session")
-    if bool(current.metadata.get("pinned") is True) == pinned and (not pinned or current.metadata.get("pinned_by") == by):
+            "working memory belongs to its session"
+        )
+    if bool(current.metadata.get("pinned") is True) == pinned and (
+        not pinned or current.metadata.get("pinned_by") == by
+    ):
         return current
-    return memory.update(memory_id, user_id=user_id, agent_id=agent_id,
-                         metadata={"pinned": pinned, "pinned_by": by if pinned else None})
+    return memory.update(
+        memory_id, user_id=user_id, agent_id=agent_id, metadata={"pinned": pinned, "pinned_by": by if pinned else None}
+    )
 
 
 def stable_prefix(memory: MemoryLayer, scope: Scope) -> StablePrefix:

@@ -50,8 +50,19 @@ RETRIEVED_SECTIONS = ("memories", "decisions", "procedures", "skills", "lessons"
 SECTION_NAMES = frozenset(RETRIEVED_SECTIONS + ("goals", "pinned"))
 FILLABLE = frozenset({"decisions", "procedures", "skills", "lessons"})
 """Sections ``fill_recent`` may fill with the newest memories of their kind when the search finds none."""
-INTENTS = ("howto", "decision", "goals", "temporal", "personal", "relational", "knowledge", "skills", "strategy",
-           "smalltalk", "feedback")
+INTENTS = (
+    "howto",
+    "decision",
+    "goals",
+    "temporal",
+    "personal",
+    "relational",
+    "knowledge",
+    "skills",
+    "strategy",
+    "smalltalk",
+    "feedback",
+)
 GENERAL_LINKS = 3
 QUERY_CHARS = 2000
 """The start of the query the model sees (a plan needs the question, not a pasted log)."""
@@ -74,8 +85,9 @@ def _caps(memories: int, decisions: int, procedures: int, skills: int, lessons: 
 
 TABLE: dict[str, _Row] = {
     "howto": _Row(_caps(3, 1, 3, 2, 3), 3, "a how-to question: procedures, skills and lessons first"),
-    "decision": _Row(_caps(4, 5, 2, 0, 2), 4, "a question about a decision: the decision log first",
-                     fill_recent=("decisions",)),
+    "decision": _Row(
+        _caps(4, 5, 2, 0, 2), 4, "a question about a decision: the decision log first", fill_recent=("decisions",)
+    ),
     "goals": _Row(_caps(3, 2, 2, 0, 0), 4, "a question about goals: every open goal, decisions that serve them"),
     "temporal": _Row(_caps(10, 2, 0, 0, 0), 2, "a question about when: more events", limit=10),
     "personal": _Row(_caps(8, 2, 0, 0, 0), 1, "a question about the user: personal facts, no procedures"),
@@ -87,28 +99,31 @@ TABLE: dict[str, _Row] = {
     "feedback": _Row(_caps(0, 0, 0, 0, 0), 0, "feedback on an answer: no retrieval"),
 }
 
-_PATTERNS: dict[str, re.Pattern[str]] = {name: re.compile(pattern, re.IGNORECASE) for name, pattern in {
-    "howto": r"\bhow (?:do|can|should|would|could|did) (?:i|we|you|one)\b|\bhow to\b|\bsteps? (?:to|for)\b|"
-             r"\bprocedure\b|\binstructions? (?:to|for)\b|\bwhat are the steps\b|\bwalk me through\b",
-    "decision": r"\bwhy did (?:we|i|you|they)\b|\bdecid|\bdecision|\bchose\b|\bchoose\b|\bchosen\b|\bsettled? on\b|"
-                r"\bwent with\b|\bgo with\b|\bpicked\b|\bswitch(?:ed)? (?:to|from)\b|\bwhich .* did we\b",
-    "goals": r"\bgoals?\b|\bfocus on\b|\bpriorit|\bwork on next\b|\bwhat(?:'s| is) next\b|\bdeadlines?\b|"
-             r"\bobjectives?\b|\bmilestones?\b|\bon track\b",
-    "temporal": r"\bwhen\b|\blast (?:week|month|year|night|time|monday|tuesday|wednesday|thursday|friday|saturday|"
-                r"sunday)\b|\byesterday\b|\bago\b|\bthis (?:morning|week|month)\b|\bwhat happened\b|\bhow long\b|"
-                r"\bwhat time\b|\bwhat date\b|\bsince when\b|\bhistory of\b",
-    "personal": r"\babout me\b|\bwho am i\b|\bmy (?:name|age|birthday|job|role|title|address|location|phone|email|"
-                r"family|wife|husband|partner|kids|children|preferences?|profile|hobbies)\b|"
-                r"\bwhere do i (?:live|work)\b|\bwhat do i (?:like|prefer|do)\b|\bdo you know me\b",
-    "relational": r"^\W*who(?:'s| is| was| are| were)\b|\brelationship\b|\bconnected to\b|\bworks? with\b|"
-                  r"\breports? to\b",
-    "knowledge": r"^\W*what(?:'s| is| are| was| were) (?:the|a|an)\b(?! best\b| right\b| better\b| next\b)|"
-                 r"\bwhat does .+ (?:mean|stand for)\b|\bdefault\b|\bdefin(?:e|ition)\b|\bspecs?\b|"
-                 r"\bspecification\b|\bexplain what\b",
-    "skills": r"\bskills?\b|\btemplates?\b|\bprompts?\b|\bsnippets?\b|\bscripts?\b|\bdo we have an? \b",
-    "strategy": r"\bbest (?:way|approach|practice)s?\b|\bhow should (?:i|we)\b|\bshould (?:i|we) (?:use|try|approach)\b|\bstrateg|\blessons?\b|"
-                r"\bwhat worked\b|\bavoid\b|\btips?\b|\badvice\b|\bmistakes?\b|\bpitfalls?\b",
-}.items()}
+_PATTERNS: dict[str, re.Pattern[str]] = {
+    name: re.compile(pattern, re.IGNORECASE)
+    for name, pattern in {
+        "howto": r"\bhow (?:do|can|should|would|could|did) (?:i|we|you|one)\b|\bhow to\b|\bsteps? (?:to|for)\b|"
+        r"\bprocedure\b|\binstructions? (?:to|for)\b|\bwhat are the steps\b|\bwalk me through\b",
+        "decision": r"\bwhy did (?:we|i|you|they)\b|\bdecid|\bdecision|\bchose\b|\bchoose\b|\bchosen\b|\bsettled? on\b|"
+        r"\bwent with\b|\bgo with\b|\bpicked\b|\bswitch(?:ed)? (?:to|from)\b|\bwhich .* did we\b",
+        "goals": r"\bgoals?\b|\bfocus on\b|\bpriorit|\bwork on next\b|\bwhat(?:'s| is) next\b|\bdeadlines?\b|"
+        r"\bobjectives?\b|\bmilestones?\b|\bon track\b",
+        "temporal": r"\bwhen\b|\blast (?:week|month|year|night|time|monday|tuesday|wednesday|thursday|friday|saturday|"
+        r"sunday)\b|\byesterday\b|\bago\b|\bthis (?:morning|week|month)\b|\bwhat happened\b|\bhow long\b|"
+        r"\bwhat time\b|\bwhat date\b|\bsince when\b|\bhistory of\b",
+        "personal": r"\babout me\b|\bwho am i\b|\bmy (?:name|age|birthday|job|role|title|address|location|phone|email|"
+        r"family|wife|husband|partner|kids|children|preferences?|profile|hobbies)\b|"
+        r"\bwhere do i (?:live|work)\b|\bwhat do i (?:like|prefer|do)\b|\bdo you know me\b",
+        "relational": r"^\W*who(?:'s| is| was| are| were)\b|\brelationship\b|\bconnected to\b|\bworks? with\b|"
+        r"\breports? to\b",
+        "knowledge": r"^\W*what(?:'s| is| are| was| were) (?:the|a|an)\b(?! best\b| right\b| better\b| next\b)|"
+        r"\bwhat does .+ (?:mean|stand for)\b|\bdefault\b|\bdefin(?:e|ition)\b|\bspecs?\b|"
+        r"\bspecification\b|\bexplain what\b",
+        "skills": r"\bskills?\b|\btemplates?\b|\bprompts?\b|\bsnippets?\b|\bscripts?\b|\bdo we have an? \b",
+        "strategy": r"\bbest (?:way|approach|practice)s?\b|\bhow should (?:i|we)\b|\bshould (?:i|we) (?:use|try|approach)\b|\bstrateg|\blessons?\b|"
+        r"\bwhat worked\b|\bavoid\b|\btips?\b|\badvice\b|\bmistakes?\b|\bpitfalls?\b",
+    }.items()
+}
 
 
 @dataclass
@@ -133,8 +148,9 @@ class RecallPlan:
         check_plan_options(self.section_limits, self.fill_recent)
         if isinstance(self.links, bool) or not isinstance(self.links, int) or self.links < 0:
             raise InvalidRecordError(f"plan links must be an integer >= 0, got {self.links!r}")
-        if self.limit is not None and (isinstance(self.limit, bool) or not isinstance(self.limit, int)
-                                       or self.limit < 1):
+        if self.limit is not None and (
+            isinstance(self.limit, bool) or not isinstance(self.limit, int) or self.limit < 1
+        ):
             raise InvalidRecordError(f"plan limit must be a positive integer or None, got {self.limit!r}")
         unknown = [i for i in self.intents if i not in INTENTS]
         if unknown:
@@ -146,14 +162,22 @@ class RecallPlan:
         return any(self.section_limits.get(s, 1) > 0 for s in RETRIEVED_SECTIONS)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"intents": list(self.intents), "reason": self.reason, "section_limits": dict(self.section_limits),
-                "links": self.links, "fill_recent": list(self.fill_recent), "limit": self.limit}
+        return {
+            "intents": list(self.intents),
+            "reason": self.reason,
+            "section_limits": dict(self.section_limits),
+            "links": self.links,
+            "fill_recent": list(self.fill_recent),
+            "limit": self.limit,
+        }
 
 
 def check_plan_options(section_limits: Any, fill_recent: Any) -> None:
     """:class:`InvalidRecordError` for a section_limits / fill_recent that names no section or caps badly."""
     if not isinstance(section_limits, dict):
-        raise InvalidRecordError(f"section_limits must be a dict of section -> int, got {type(section_limits).__name__}")
+        raise InvalidRecordError(
+            f"section_limits must be a dict of section -> int, got {type(section_limits).__name__}"
+        )
     for name, cap in section_limits.items():
         if name not in SECTION_NAMES:
             raise InvalidRecordError(f"unknown section {name!r} in section_limits; known: {sorted(SECTION_NAMES)}")
@@ -178,8 +202,14 @@ def plan_for(intents: list[str]) -> RecallPlan:
     limits = [limit for limit in (TABLE[i].limit for i in intents) if limit is not None]
     fills = list(dict.fromkeys(f for i in intents for f in TABLE[i].fill_recent))
     reason = "; ".join(TABLE[i].reason for i in intents)
-    return RecallPlan(intents=intents, reason=reason, section_limits=caps, links=max(TABLE[i].links for i in intents),
-                      fill_recent=fills, limit=max(limits) if limits else None)
+    return RecallPlan(
+        intents=intents,
+        reason=reason,
+        section_limits=caps,
+        links=max(TABLE[i].links for i in intents),
+        fill_recent=fills,
+        limit=max(limits) if limits else None,
+    )
 
 
 class QueryPlanner:
@@ -208,13 +238,25 @@ class QueryPlanner:
             found.add("smalltalk")
         return [i for i in INTENTS if i in found]
 
-    def plan(self, memory: MemoryLayer, query: str, *, user_id: str, agent_id: str | None = None,
-             session_id: str | None = None, limit: int | None = None) -> RecallPlan:
+    def plan(
+        self,
+        memory: MemoryLayer,
+        query: str,
+        *,
+        user_id: str,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        limit: int | None = None,
+    ) -> RecallPlan:
         """The plan for ``query`` in ``user_id``'s memory."""
         scope = check_scope((user_id, agent_id))
         intents = self.intents(query)
-        if self.use_graph and "relational" not in intents and query.strip() \
-                and not {"smalltalk", "feedback"} & set(intents):
+        if (
+            self.use_graph
+            and "relational" not in intents
+            and query.strip()
+            and not {"smalltalk", "feedback"} & set(intents)
+        ):
             if memory.entities.match_entities(query, user_id=scope.user_id):
                 intents = [i for i in INTENTS if i in intents or i == "relational"]
         return plan_for(intents)
@@ -278,8 +320,16 @@ class LLMPlanner:
     def __repr__(self) -> str:
         return f"LLMPlanner(fallback={self.fallback!r})"
 
-    def plan(self, memory: MemoryLayer, query: str, *, user_id: str, agent_id: str | None = None,
-             session_id: str | None = None, limit: int | None = None) -> RecallPlan:
+    def plan(
+        self,
+        memory: MemoryLayer,
+        query: str,
+        *,
+        user_id: str,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        limit: int | None = None,
+    ) -> RecallPlan:
         check_scope((user_id, agent_id))
         if not isinstance(query, str):
             raise InvalidRecordError("query must be a string")
@@ -289,13 +339,23 @@ class LLMPlanner:
         except Exception as error:  # a failing or confused model never breaks recall
             log.warning("LLMPlanner: %s: %s; planning offline", type(error).__name__, error)
             self.fallbacks += 1
-            return self.fallback.plan(memory, query, user_id=user_id, agent_id=agent_id, session_id=session_id,
-                                      limit=limit)
+            return self.fallback.plan(
+                memory, query, user_id=user_id, agent_id=agent_id, session_id=session_id, limit=limit
+            )
         plan = plan_for(intents)
         return replace(plan, reason=f"the model: {reason}") if reason else plan
 
 
 __all__ = [
-    "DEFAULT_PLAN_PROMPT", "FILLABLE", "INTENTS", "LLMPlanner", "QueryPlanner", "RETRIEVED_SECTIONS", "RecallPlan",
-    "TABLE", "check_plan_options", "parse_intents", "plan_for",
+    "DEFAULT_PLAN_PROMPT",
+    "FILLABLE",
+    "INTENTS",
+    "LLMPlanner",
+    "QueryPlanner",
+    "RETRIEVED_SECTIONS",
+    "RecallPlan",
+    "TABLE",
+    "check_plan_options",
+    "parse_intents",
+    "plan_for",
 ]

@@ -17,8 +17,8 @@ from ..store import InvalidRecordError, Scope
 from .brain import Intelligence, build_intelligence
 from .events import Callback, EventBus
 from .executor import OpExecutor
-from .ops import ManageReport, MemoryOp
 from .maintenance import MaintenanceScheduler
+from .ops import ManageReport, MemoryOp
 from .pins import StablePrefix, set_pinned, stable_prefix
 from .planner import RecallPlan, check_plan_options
 from .turn import messages_of
@@ -59,8 +59,15 @@ class IntelligentMemory:
 
     # -- managed writes
 
-    def manage(self, text: Any, *, user_id: str | None = None, agent_id: str | None = None,
-               session_id: str | None = None, dry_run: bool = False) -> ManageReport:
+    def manage(
+        self,
+        text: Any,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        dry_run: bool = False,
+    ) -> ManageReport:
         """Decide (and unless ``dry_run``, apply) the memory operations for ``text`` (a string or messages).
 
         Works on any layer: one built without intelligence uses the offline router on demand.
@@ -74,8 +81,16 @@ class IntelligentMemory:
             brain = self._on_demand
         return brain.manage(self, text, user_id=user_id, agent_id=agent_id, session_id=session_id, dry_run=dry_run)
 
-    def record_turn(self, user: str, reply: str | None = None, *, user_id: str | None = None, agent_id: str | None = None,
-                    session_id: str | None = None, dry_run: bool = False) -> ManageReport:
+    def record_turn(
+        self,
+        user: str,
+        reply: str | None = None,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        dry_run: bool = False,
+    ) -> ManageReport:
         """One exchange of the agent loop: the user's words and the agent's reply. Routed when intelligence is on."""
         if not isinstance(user, str):
             raise InvalidRecordError(f"user must be the user's words as a string, got {type(user).__name__}")
@@ -86,8 +101,15 @@ class IntelligentMemory:
             messages.append({"role": "assistant", "content": reply})
         return self.learn(messages, user_id=user_id, agent_id=agent_id, session_id=session_id, dry_run=dry_run)
 
-    def learn(self, messages: Any, *, user_id: str | None = None, agent_id: str | None = None,
-              session_id: str | None = None, dry_run: bool = False) -> ManageReport:
+    def learn(
+        self,
+        messages: Any,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        dry_run: bool = False,
+    ) -> ManageReport:
         """Learn from a conversation. With intelligence: routed like :meth:`manage`.
 
         Without it (the plain behaviour), each non-empty user message is kept as it is, as an episode
@@ -95,16 +117,35 @@ class IntelligentMemory:
         """
         scope = self._scope(user_id, agent_id)  # a scoped view's user; reserved names refused
         if self.intelligence is not None:
-            return self.intelligence.manage(self, messages, user_id=scope.user_id, agent_id=scope.agent_id,
-                                            session_id=session_id, dry_run=dry_run)
-        ops = [MemoryOp("episode.add", fields={"text": " ".join(m["content"].split())},
-                        reason="learn() without intelligence keeps what the user said")
-               for m in messages_of(messages) if m["role"] == "user" and m["content"].strip()]
-        OpExecutor(self).apply(ops, user_id=scope.user_id, agent_id=scope.agent_id, session_id=session_id,  # type: ignore[arg-type]
-                               dry_run=dry_run, router="plain")
-        return ManageReport(ops=ops, router="plain", dry_run=dry_run, user_id=scope.user_id,
-                            agent_id=scope.agent_id, session_id=session_id,
-                            skipped=None if ops else "no user message")
+            return self.intelligence.manage(
+                self, messages, user_id=scope.user_id, agent_id=scope.agent_id, session_id=session_id, dry_run=dry_run
+            )
+        ops = [
+            MemoryOp(
+                "episode.add",
+                fields={"text": " ".join(m["content"].split())},
+                reason="learn() without intelligence keeps what the user said",
+            )
+            for m in messages_of(messages)
+            if m["role"] == "user" and m["content"].strip()
+        ]
+        OpExecutor(self).apply(  # type: ignore[arg-type]
+            ops,
+            user_id=scope.user_id,
+            agent_id=scope.agent_id,
+            session_id=session_id,
+            dry_run=dry_run,
+            router="plain",
+        )
+        return ManageReport(
+            ops=ops,
+            router="plain",
+            dry_run=dry_run,
+            user_id=scope.user_id,
+            agent_id=scope.agent_id,
+            session_id=session_id,
+            skipped=None if ops else "no user message",
+        )
 
     # -- the read path
 
@@ -117,37 +158,61 @@ class IntelligentMemory:
             brain = self._on_demand
         return brain
 
-    def plan(self, query: str, *, user_id: str | None = None, agent_id: str | None = None,
-             session_id: str | None = None) -> RecallPlan:
+    def plan(
+        self, query: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
+    ) -> RecallPlan:
         """The :class:`RecallPlan` recall would follow for ``query`` (intents, reason, caps, links)."""
         if not isinstance(query, str):
             raise InvalidRecordError("query must be a string")
         scope = self._scope(user_id, agent_id)
-        return self._brain().plan(self, query, user_id=scope.user_id, agent_id=scope.agent_id,  # type: ignore[arg-type]
-                                  session_id=session_id)
+        return self._brain().plan(
+            self,  # type: ignore[arg-type]
+            query,
+            user_id=scope.user_id,
+            agent_id=scope.agent_id,
+            session_id=session_id,
+        )
 
-    def _recall_plan(self, query: str, scope: Scope, session_id: str | None, plan: Any, links: int | None,
-                     limit: int | None, section_limits: dict[str, int] | None,
-                     fill_recent: list[str] | None) -> RecallPlan | None:
+    def _recall_plan(
+        self,
+        query: str,
+        scope: Scope,
+        session_id: str | None,
+        plan: Any,
+        links: int | None,
+        limit: int | None,
+        section_limits: dict[str, int] | None,
+        fill_recent: list[str] | None,
+    ) -> RecallPlan | None:
         """The plan recall follows, explicit options applied; None for a plain recall (no plan asked for)."""
-        check_plan_options(section_limits if section_limits is not None else {},
-                           fill_recent if fill_recent is not None else [])
+        check_plan_options(
+            section_limits if section_limits is not None else {}, fill_recent if fill_recent is not None else []
+        )
         if plan is None:
             plan = "auto" if self.intelligence is not None else False
         if plan is False:
             if section_limits is None and fill_recent is None:
                 return None
-            plan = RecallPlan(reason="options passed to recall", links=DEFAULT_LINKS if links is None else links,
-                              limit=limit)
+            plan = RecallPlan(
+                reason="options passed to recall", links=DEFAULT_LINKS if links is None else links, limit=limit
+            )
         elif plan is True or plan == "auto":
-            plan = self._brain().plan(self, query, user_id=scope.user_id, agent_id=scope.agent_id,  # type: ignore[arg-type]
-                                      session_id=session_id)
+            plan = self._brain().plan(
+                self,  # type: ignore[arg-type]
+                query,
+                user_id=scope.user_id,
+                agent_id=scope.agent_id,
+                session_id=session_id,
+            )
         if not isinstance(plan, RecallPlan):
             raise InvalidRecordError(f"plan must be 'auto', False or a RecallPlan, got {plan!r}")
         return dataclasses.replace(
-            plan, links=plan.links if links is None else links, limit=plan.limit if limit is None else limit,
+            plan,
+            links=plan.links if links is None else links,
+            limit=plan.limit if limit is None else limit,
             section_limits={**plan.section_limits, **(section_limits or {})},
-            fill_recent=list(plan.fill_recent if fill_recent is None else fill_recent))
+            fill_recent=list(plan.fill_recent if fill_recent is None else fill_recent),
+        )
 
     # -- pins and the stable prefix
 
@@ -182,18 +247,28 @@ class IntelligentMemory:
         """Wrap a session up now: its task and lasting scratchpad slots become the session's episode (updated
         if it was wrapped up before), and the scratchpad is cleared. Returns the episode, or None."""
         scope = self._scope(user_id, agent_id)
-        return self._scheduler().end_session(self, session_id, user_id=scope.user_id,  # type: ignore[arg-type]
-                                             agent_id=scope.agent_id, clear=True)
+        return self._scheduler().end_session(
+            self,  # type: ignore[arg-type]
+            session_id,
+            user_id=scope.user_id,
+            agent_id=scope.agent_id,
+            clear=True,
+        )
 
-    def maintain(self, *, user_id: str | None = None, agent_id: str | None = None,
-                 tasks: list[str] | None = None) -> dict[str, Any]:
+    def maintain(
+        self, *, user_id: str | None = None, agent_id: str | None = None, tasks: list[str] | None = None
+    ) -> dict[str, Any]:
         """Run maintenance now (``tasks``: ``"end_sessions"``, ``"tend"``; default all) for one user, or for every
         user the scheduler has counted turns for when no user is given (a layer bound to a user: that user)."""
         if user_id is None and agent_id is None and getattr(self, "_bound", None) is None:
             return self._scheduler().run(self, tasks=tasks)  # type: ignore[arg-type]
         scope = self._scope(user_id, agent_id)
-        return self._scheduler().run(self, user_id=scope.user_id, agent_id=scope.agent_id,  # type: ignore[arg-type]
-                                     tasks=tasks)
+        return self._scheduler().run(
+            self,  # type: ignore[arg-type]
+            user_id=scope.user_id,
+            agent_id=scope.agent_id,
+            tasks=tasks,
+        )
 
     # -- what recall gave the agent
 

@@ -49,12 +49,14 @@ def messages_of(value: Any) -> list[dict[str, str]]:
         messages = [_message(m) for m in value]
     else:
         raise InvalidRecordError(
-            f"a turn is a string or a list of {{'role': ..., 'content': ...}} messages, got {type(value).__name__}")
+            f"a turn is a string or a list of {{'role': ..., 'content': ...}} messages, got {type(value).__name__}"
+        )
     size = sum(len(m["content"]) for m in messages)
     if size > MAX_TURN_CHARS:
         raise InvalidRecordError(
             f"the turn has {size:,} characters; at most {MAX_TURN_CHARS:,} are managed per turn. "
-            "Split it, or store a long text with memory.knowledge.add(...) instead")
+            "Split it, or store a long text with memory.knowledge.add(...) instead"
+        )
     return messages
 
 

@@ -13,10 +13,10 @@ from kioko_core.store import KiokoError, Scope
 
 SECRETS = {
     "azure storage connection string": "DefaultEndpointsProtocol=https;AccountName=kiokodata;AccountKey="
-                                       "Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA==;"
-                                       "EndpointSuffix=core.windows.net",
+    "Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA==;"
+    "EndpointSuffix=core.windows.net",
     "azure shared access signature": "https://kioko.blob.core.windows.net/c?sv=2022-11-02&ss=b&sig="
-                                     "Q2hhbmdlTWVQbGVhc2VJdHNBVGVzdFNpZ25hdHVyZQ%3D%3D",
+    "Q2hhbmdlTWVQbGVhc2VJdHNBVGVzdFNpZ25hdHVyZQ%3D%3D",
     "http basic header": "Authorization: Basic a3VtYXI6aHVudGVyMg==",
     "curl -u": "curl -u kumar:s3cretPass https://api.example.com/v1/items",
     "mysql -p": "mysql -h db -u root -pS3cr3tPw app",
@@ -88,6 +88,7 @@ def _add(**given: Any) -> Call:
     def call(layer: MemoryLayer, user: str, _: str) -> Any:
         arguments = {"content": GOOD, "user_id": user, **given}
         return layer.add(arguments.pop("content"), **arguments)
+
     return call
 
 
@@ -139,8 +140,9 @@ BAD_INPUTS: dict[str, Call] = {
     "link type unknown": lambda layer, user, mid: layer.graph.link(mid, "no-such-id", type="likes", user_id=user),
     "link to a missing memory": lambda layer, user, mid: layer.graph.link(mid, "no-such-id", user_id=user),
     "triple with empty subject": lambda layer, user, _: layer.graph.add("", "uses", "pgvector", user_id=user),
-    "triple valid_from NaN": lambda layer, user, _: layer.graph.add("Kioko", "uses", "pgvector", user_id=user,
-                                                                    valid_from=math.nan),
+    "triple valid_from NaN": lambda layer, user, _: layer.graph.add(
+        "Kioko", "uses", "pgvector", user_id=user, valid_from=math.nan
+    ),
     "get of another user's memory": lambda layer, user, mid: layer.get(mid, user_id=user + "-other"),
     "delete of a missing memory": lambda layer, user, _: layer.delete("no-such-id", user_id=user),
 }
@@ -159,5 +161,6 @@ def outcome(layer: MemoryLayer, user: str, existing: str, call: Call) -> str:
 
 def stored_state(layer: MemoryLayer, user: str) -> list[tuple[str, int, str]]:
     """Every record of the user's scope and graph scope, as (id, version, content)."""
-    return sorted((r.id, r.version, r.content) for agent in (None, "@graph")
-                  for r in layer.store.scan(Scope(user, agent)))
+    return sorted(
+        (r.id, r.version, r.content) for agent in (None, "@graph") for r in layer.store.scan(Scope(user, agent))
+    )

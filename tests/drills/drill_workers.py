@@ -39,8 +39,7 @@ def _run(results: Any, barrier: Any, body: Callable[[], Any]) -> None:
         results.put(("error", traceback.format_exc()))
 
 
-def update_metadata(url: str, user: str, memory_id: str, worker: str, times: int, barrier: Any,
-                    results: Any) -> None:
+def update_metadata(url: str, user: str, memory_id: str, worker: str, times: int, barrier: Any, results: Any) -> None:
     """``times`` updates of one memory: a metadata key of its own each time, the content every 4th time."""
 
     def body() -> int:
@@ -53,8 +52,17 @@ def update_metadata(url: str, user: str, memory_id: str, worker: str, times: int
     _run(results, barrier, body)
 
 
-def count_outcomes(url: str, user: str, procedure_id: str, goal_id: str, worker: str, times: int, notes: int,
-                   barrier: Any, results: Any) -> None:
+def count_outcomes(
+    url: str,
+    user: str,
+    procedure_id: str,
+    goal_id: str,
+    worker: str,
+    times: int,
+    notes: int,
+    barrier: Any,
+    results: Any,
+) -> None:
     """``times`` outcomes on one procedure (every third a failure) and ``notes`` progress notes on one goal."""
 
     def body() -> int:
@@ -101,8 +109,11 @@ def write_until_killed(url: str, user: str, worker: str, started: Any) -> None:
         ids: list[str] = []
         for i in range(1_000_000):
             topic, other = rng.sample(TOPICS, 2)
-            ids.append(layer.add(f"Line 3 {topic} fault E-{i % 9}: the {other} ({worker} {i}).", user_id=user,
-                                 memory_type="episodic").id)
+            ids.append(
+                layer.add(
+                    f"Line 3 {topic} fault E-{i % 9}: the {other} ({worker} {i}).", user_id=user, memory_type="episodic"
+                ).id
+            )
             if i % 3 == 2:
                 layer.update(rng.choice(ids), user_id=user, metadata={"touched": i})
             if i == 3:

@@ -8,12 +8,11 @@ nothing but the URL" holds for mistakes too.
 from __future__ import annotations
 
 import pytest
+from drill_tables import BAD_INPUTS, GOOD, outcome, stored_state
+from linking_support import layer, linking_stores, make_layer, matrix_store, store, user  # noqa: F401
 
 from kioko_backends.memory import MemoryStore
 from kioko_core.layer import MemoryLayer
-
-from drill_tables import BAD_INPUTS, GOOD, outcome, stored_state
-from linking_support import layer, linking_stores, make_layer, matrix_store, store, user  # noqa: F401
 
 pytestmark = pytest.mark.drill
 

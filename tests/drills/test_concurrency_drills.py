@@ -12,13 +12,12 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import drill_workers as drills
 import pytest
 
 import kioko
 from kioko_core.layer import MemoryLayer
 from kioko_core.store import Scope
-
-import drill_workers as drills
 
 pytestmark = pytest.mark.drill
 
@@ -64,8 +63,7 @@ def test_two_processes_counting_outcomes_lose_no_increment(drill_url: str, user:
     with kioko.connect(drill_url, auto_link=True) as layer:
         procedure = layer.procedures.add("Reset the drive", ["Press stop", "Reset the drive"], user_id=user)
         goal = layer.goals.add("Ship the line 3 fix", user_id=user)
-    drills.run_workers(drills.count_outcomes,
-                       [(drill_url, user, procedure.id, goal.id, w, 24, 5) for w in ("a", "b")])
+    drills.run_workers(drills.count_outcomes, [(drill_url, user, procedure.id, goal.id, w, 24, 5) for w in ("a", "b")])
     with kioko.connect(drill_url) as layer:
         counted = layer.get(procedure.id, user_id=user).metadata
         notes = [n["text"] for n in layer.get(goal.id, user_id=user).metadata["notes"]]
@@ -93,8 +91,9 @@ def test_a_writer_killed_mid_write_leaves_a_consistent_store(drill_url: str, use
         assert len(records) >= 4
         check = drills.check_graph(records)
         assert (check.asymmetric, check.dangling) == ([], [])
-        after = layer.add("Line 3 conveyor fault E-1: the encoder after the crash.", user_id=user,
-                          memory_type="episodic")
+        after = layer.add(
+            "Line 3 conveyor fault E-1: the encoder after the crash.", user_id=user, memory_type="episodic"
+        )
         assert layer.get(after.id, user_id=user).content.endswith("after the crash.")
 
 
@@ -113,8 +112,12 @@ def test_two_threads_updating_one_memory_lose_no_update(single_process_store: st
         def work(layer: MemoryLayer, worker: str) -> None:
             start.wait(30)
             for i in range(30):
-                layer.update(target.id, user_id=user, metadata={f"{worker}-{i}": i},
-                             content=f"Line 3 conveyor check {i} by {worker}." if i % 5 == 4 else None)
+                layer.update(
+                    target.id,
+                    user_id=user,
+                    metadata={f"{worker}-{i}": i},
+                    content=f"Line 3 conveyor check {i} by {worker}." if i % 5 == 4 else None,
+                )
                 layer.procedures.outcome(procedure.id, True, user_id=user)
 
         with ThreadPoolExecutor(2) as pool:

@@ -12,14 +12,13 @@ from __future__ import annotations
 import uuid
 from pathlib import Path
 
+import drill_workers as drills
 import pytest
 
 import kioko
 from kioko_core import links as L
 from kioko_core.layer import MemoryLayer
 from kioko_core.store import ScopeGenerations
-
-import drill_workers as drills
 
 pytestmark = pytest.mark.drill
 
@@ -45,8 +44,9 @@ def test_a_warm_process_links_to_what_another_process_just_wrote(tmp_path: Path)
         # every word of P's next memory is now in P's cache, with the postings as they were here
         layer.add("Encoder cable on line 3 was loose.", user_id=user, memory_type="episodic")
         layer.add("Encoder cable on line 3 was loose again.", user_id=user, memory_type="episodic")
-        [[theirs]] = drills.run_workers(drills.add_memories, [
-            (url, user, ["The encoder cable on line 3: loose, again."])])
+        [[theirs]] = drills.run_workers(
+            drills.add_memories, [(url, user, ["The encoder cable on line 3: loose, again."])]
+        )
         mine = layer.add("Loose encoder cable, line 3.", user_id=user, memory_type="episodic")
         assert L.entry_for(layer.get(mine.id, user_id=user), theirs) is not None
         assert L.entry_for(layer.get(theirs, user_id=user), mine.id) is not None

@@ -5,16 +5,16 @@ look-alikes (commit SHAs, UUIDs, prose about passwords, command lines without a 
 from __future__ import annotations
 
 import pytest
+from drill_tables import LOOK_ALIKES, SECRETS
+from linking_support import layer, linking_stores, make_layer, matrix_store, store, user  # noqa: F401
 
 import kioko
 from kioko_core.secrets import DropSecrets, SecretDropped, redact
 from kioko_core.store import Scope
 from kioko_core.url import StoreURL
 
-from drill_tables import LOOK_ALIKES, SECRETS
-from linking_support import layer, linking_stores, make_layer, matrix_store, store, user  # noqa: F401
-
 pytestmark = pytest.mark.drill
+
 
 @pytest.mark.parametrize("name", list(SECRETS))
 def test_each_secret_format_is_caught(name: str) -> None:
@@ -55,16 +55,18 @@ def test_a_secret_in_a_manual_links_why_is_refused(layer, user: str) -> None:  #
     second = layer.add("The plant's PLC network uses the 10.20.0.0/16 subnet.", user_id=user)
     before = [layer.get(m.id, user_id=user).version for m in (first, second)]
     with pytest.raises(SecretDropped):
-        layer.graph.link(first.id, second.id, why=f"both need {SECRETS['database url with password']}",
-                         user_id=user)
+        layer.graph.link(first.id, second.id, why=f"both need {SECRETS['database url with password']}", user_id=user)
     assert [layer.get(m.id, user_id=user).version for m in (first, second)] == before
 
 
 def test_a_secret_in_an_entity_triple_is_refused(layer, user: str) -> None:  # noqa: F811
     """Subject, relation, object and source of a triple are stored: a secret in any refuses the fact."""
     layer.graph.add("Kioko", "uses", "pgvector", user_id=user)
-    for triple in (("Kumar", "has password", "hunter2x"), ("deploy bot", "uses", SECRET),
-                   (SECRETS["github token"], "owns", "repo")):
+    for triple in (
+        ("Kumar", "has password", "hunter2x"),
+        ("deploy bot", "uses", SECRET),
+        (SECRETS["github token"], "owns", "repo"),
+    ):
         with pytest.raises(SecretDropped):
             layer.graph.add(*triple, user_id=user)
     with pytest.raises(SecretDropped):
