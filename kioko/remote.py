@@ -21,6 +21,8 @@ from urllib.parse import quote
 
 from kioko_core.entities import Triple
 from kioko_core.graph import RelatedMemory
+from kioko_core.intelligence.pins import StablePrefix
+from kioko_core.intelligence.planner import RecallPlan
 from kioko_core.linker import LinkScore
 from kioko_core.links import MemoryLink
 from kioko_core.recall import Context
@@ -28,7 +30,17 @@ from kioko_core.store import ConnectionLostError, InvalidRecordError, KiokoError
 
 from .service import errors as _service_errors  # noqa: F401  (Unauthorized, Forbidden ... for error_in)
 from .service import surface
-from .service.wire import context_in, error_in, link_in, record_in, related_in, score_in, triple_in
+from .service.wire import (
+    context_in,
+    error_in,
+    link_in,
+    plan_in,
+    prefix_in,
+    record_in,
+    related_in,
+    score_in,
+    triple_in,
+)
 
 REMOTE_SCHEMES = ("http", "https", "kioko+http", "kioko+https")
 IDEMPOTENT = frozenset({"GET", "PUT", "DELETE", "HEAD"})
@@ -197,6 +209,9 @@ class RemoteMemory:
         limit: int | None = None,
         include_shared: bool = False,
         config: Any = None,
+        plan: Any = None,
+        section_limits: dict[str, int] | None = None,
+        fill_recent: list[str] | None = None,
     ) -> Context:
         if not isinstance(query, str):
             raise InvalidRecordError("query must be a string")
@@ -211,6 +226,7 @@ class RemoteMemory:
             "limit": limit,
             "include_shared": include_shared,
             "config": config,
+            **_planned(plan, section_limits, fill_recent),
         }
         return context_in(self.request("POST", "/v1/recall", body=_present(body)))
 
@@ -223,6 +239,9 @@ class RemoteMemory:
         session_id: str | None = None,
         links: int = 0,
         limit: int | None = None,
+        plan: Any = None,
+        section_limits: dict[str, int] | None = None,
+        fill_recent: list[str] | None = None,
     ) -> Context:
         body = {
             "query": query,
@@ -231,6 +250,7 @@ class RemoteMemory:
             "session_id": session_id,
             "links": links,
             "limit": limit,
+            **_planned(plan, section_limits, fill_recent),
         }
         return context_in(self.request("POST", "/v1/context", body=_present(body)))
 
@@ -331,6 +351,48 @@ class RemoteMemory:
             "dry_run": dry_run,
         }
         return _report(self.request("POST", "/v1/learn", body=_present(body)))
+
+    def plan(
+        self, query: str, *, user_id: str, agent_id: str | None = None, session_id: str | None = None
+    ) -> RecallPlan:
+        """The RecallPlan the server's recall would follow for ``query``."""
+        if not isinstance(query, str):
+            raise InvalidRecordError("query must be a string")
+        body = {"query": query, "user_id": user_id, "agent_id": agent_id, "session_id": session_id}
+        return plan_in(self.request("POST", "/v1/plan", body=_present(body)))
+
+    # -- pins, the stable prefix and maintenance
+
+    def pin(self, memory_id: str, *, user_id: str, agent_id: str | None = None) -> Record:
+        body = {"user_id": user_id, "agent_id": agent_id}
+        return record_in(self.request("POST", f"/v1/memories/{_seg(memory_id)}/pin", body=_present(body)))
+
+    def unpin(self, memory_id: str, *, user_id: str, agent_id: str | None = None) -> Record:
+        return record_in(
+            self.request(
+                "DELETE", f"/v1/memories/{_seg(memory_id)}/pin", params={"user_id": user_id, "agent_id": agent_id}
+            )
+        )
+
+    def pinned(self, *, user_id: str, agent_id: str | None = None) -> list[Record]:
+        return [
+            record_in(r) for r in self.request("GET", "/v1/pins", params={"user_id": user_id, "agent_id": agent_id})
+        ]
+
+    def kv(self, *, user_id: str, agent_id: str | None = None) -> StablePrefix:
+        return prefix_in(self.request("GET", "/v1/kv", params={"user_id": user_id, "agent_id": agent_id}))
+
+    def end_session(self, session_id: str, *, user_id: str, agent_id: str | None = None) -> Record | None:
+        body = {"user_id": user_id, "agent_id": agent_id}
+        found = self.request("POST", f"/v1/sessions/{_seg(session_id, 'session_id')}/end", body=_present(body))
+        return record_in(found) if found is not None else None
+
+    def maintain(
+        self, *, user_id: str | None = None, agent_id: str | None = None, tasks: list[str] | None = None
+    ) -> dict[str, Any]:
+        """``{user: {task: result}}`` from the server; without ``user_id`` every user (an admin key only)."""
+        body = {"user_id": user_id, "agent_id": agent_id, "tasks": _jsonable(tasks)}
+        return self.request("POST", "/v1/maintain", body=_present(body))
 
     def export_lines(self, user_id: str, agent_ids: Any = ()) -> Iterator[str]:
         """The server's export of ``user_id`` as JSON lines, streamed (see :mod:`kioko.service.exchange`)."""
@@ -652,6 +714,16 @@ def _seg(value: Any, name: str = "id") -> str:
     if not isinstance(value, str) or not value:
         raise InvalidRecordError(f"{name} must be a non-empty string, got {value!r}")
     return quote(value, safe="")
+
+
+def _planned(plan: Any, section_limits: Any, fill_recent: Any) -> dict[str, Any]:
+    """recall's plan arguments as JSON; a plan that is not "auto", a bool or a RecallPlan is refused as the
+    library refuses it (a dict is not a plan: only a RecallPlan has been checked)."""
+    if isinstance(plan, RecallPlan):
+        plan = plan.to_dict()
+    elif not (plan is None or isinstance(plan, bool) or plan == "auto"):
+        raise InvalidRecordError(f"plan must be 'auto', False or a RecallPlan, got {plan!r}")
+    return {"plan": plan, "section_limits": section_limits, "fill_recent": _jsonable(fill_recent)}
 
 
 def _present(body: dict[str, Any]) -> dict[str, Any]:

@@ -20,12 +20,18 @@ def url(request, tmp_path):
     return "memory://" if request.param == "memory" else f"sqlite:///{tmp_path / 'maintain.db'}"
 
 
+@pytest.fixture
+def open_memory(url):
+    """Opens the layer under test over ``url`` (tests/test_remote_upkeep.py serves it and hands back a RemoteMemory)."""
+    return lambda **options: kioko.connect(url, **options)
+
+
 def _episodes(memory, session_id: str) -> list:
     return [r for r in memory.episodes.list(session_id=session_id, **U) if r.metadata.get("session_episode")]
 
 
-def test_end_session_keeps_the_task_and_lasting_slots_as_one_keyed_episode(url) -> None:
-    with kioko.connect(url) as memory:
+def test_end_session_keeps_the_task_and_lasting_slots_as_one_keyed_episode(open_memory) -> None:
+    with open_memory() as memory:
         memory.working.set("task", "Debugging the E-217 drive fault on line 3", session_id="s1", **U)
         memory.working.set("root_cause", "a loose encoder cable", session_id="s1", **U)
         memory.working.set("ticket", "INC-4521", session_id="s1", **U)
@@ -133,8 +139,8 @@ def test_two_layers_on_one_store_count_every_turn_once(tmp_path) -> None:
         layer.close()
 
 
-def test_maintain_runs_for_one_user_or_every_counted_user(url) -> None:
-    with kioko.connect(url, intelligence=True) as memory:
+def test_maintain_runs_for_one_user_or_every_counted_user(open_memory) -> None:
+    with open_memory(intelligence=True) as memory:
         memory.record_turn(DEBUGGING, session_id="s1", **U)
         memory.record_turn(
             "I'm debugging ticket INC-7, the pump shows error P-3 on line 5.", session_id="t1", user_id="asha"

@@ -15,6 +15,12 @@ def url(request, tmp_path):
     return "memory://" if request.param == "memory" else f"sqlite:///{tmp_path / 'pins.db'}"
 
 
+@pytest.fixture
+def open_memory(url):
+    """Opens the layer under test over ``url`` (tests/test_remote_upkeep.py serves it and hands back a RemoteMemory)."""
+    return lambda **options: kioko.connect(url, **options)
+
+
 def _plant(memory) -> str:
     memory.profile.set("name", "Kumar", **U)
     memory.instructions.add("Answer in short sentences.", **U)
@@ -24,8 +30,8 @@ def _plant(memory) -> str:
     return subnet.id
 
 
-def test_a_pinned_memory_is_in_every_context_right_after_the_goals(url) -> None:
-    with kioko.connect(url) as memory:
+def test_a_pinned_memory_is_in_every_context_right_after_the_goals(open_memory) -> None:
+    with open_memory() as memory:
         subnet = _plant(memory)
         assert "Keep in mind" not in memory.recall("Which drive does station 12 use?", **U).text
         memory.pin(subnet, **U)
@@ -56,8 +62,8 @@ def test_pins_stay_through_a_content_update_and_a_reopen(tmp_path) -> None:
         assert memory.kv(**U).text == before.text and "(VLAN 20)" in before.text
 
 
-def test_pins_belong_to_their_user(url) -> None:
-    with kioko.connect(url) as memory:
+def test_pins_belong_to_their_user(open_memory) -> None:
+    with open_memory() as memory:
         subnet = _plant(memory)
         with pytest.raises(kioko.MemoryNotFound):
             memory.pin(subnet, user_id="asha")
@@ -67,8 +73,8 @@ def test_pins_belong_to_their_user(url) -> None:
         assert memory.kv(user_id="asha").text == ""
 
 
-def test_only_recallable_memories_can_be_pinned_and_a_replaced_decision_is_not_shown(url) -> None:
-    with kioko.connect(url) as memory:
+def test_only_recallable_memories_can_be_pinned_and_a_replaced_decision_is_not_shown(open_memory) -> None:
+    with open_memory() as memory:
         _plant(memory)
         name = memory.profile.record("name", **U)
         with pytest.raises(kioko.InvalidRecordError):
@@ -80,8 +86,8 @@ def test_only_recallable_memories_can_be_pinned_and_a_replaced_decision_is_not_s
         assert memory.pinned(**U) == []
 
 
-def test_the_stable_prefix_is_byte_identical_across_turns_that_do_not_change_it(url) -> None:
-    with kioko.connect(url, intelligence=True) as memory:
+def test_the_stable_prefix_is_byte_identical_across_turns_that_do_not_change_it(open_memory) -> None:
+    with open_memory(intelligence=True) as memory:
         subnet = _plant(memory)
         memory.pin(subnet, **U)
         first = memory.kv(**U)

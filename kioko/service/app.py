@@ -43,7 +43,11 @@ TAGS = [
     {"name": "memories", "description": "Write, read, list, update and delete memories, plain and typed."},
     {"name": "recall", "description": "Context for a question, search, and feedback on what worked."},
     {"name": "graph", "description": "Links between memories and the entity graph (spec: graph memory, section 11)."},
-    {"name": "intelligence", "description": "Managed writes: manage (dry_run), record_turn, learn."},
+    {
+        "name": "intelligence",
+        "description": "Managed writes (manage with dry_run, record_turn, learn), the recall plan, pins and the "
+        "stable prefix, session ends and maintenance.",
+    },
     {"name": "users", "description": "Whole scopes: forget a user, export and import."},
     {"name": "events", "description": "Webhooks and the server-sent event stream."},
     {"name": "admin", "description": "Health and readiness."},
@@ -165,11 +169,12 @@ def create_app(
         svc.layer.store.get(Scope("@readyz"), ["ping"])
         return {"status": "ready", "store": type(svc.layer.store).__name__}
 
-    from . import routes, routes_intelligence, routes_kinds
+    from . import routes, routes_intelligence, routes_kinds, routes_upkeep
 
     app.include_router(routes.router)
     app.include_router(routes_kinds.build_router())
     app.include_router(routes_intelligence.router)
+    app.include_router(routes_upkeep.router)
     if webhooks:
         from . import events
 

@@ -19,7 +19,7 @@ from . import schemas as S
 from .app import ERROR_RESPONSES, Service, authorized, principal, service
 from .auth import Principal
 from .exchange import export_lines, export_scopes, import_lines
-from .wire import context_out, link_out, record_out, related_out, score_out, triple_out
+from .wire import context_out, link_out, plan_in, record_out, related_out, score_out, triple_out
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
 MAX_PAGE = 1000
@@ -203,8 +203,17 @@ def recall(body: S.RecallIn, svc: Service = Depends(service), who: Principal = D
             limit=body.limit,
             include_shared=body.include_shared,
             config=body.config,
+            **_planned(body),
         )
     )
+
+
+def _planned(body: S.Planned) -> dict[str, Any]:
+    """The plan and the options that win over it, as the library takes them (a plan object as a RecallPlan)."""
+    plan: Any = body.plan
+    if isinstance(plan, S.PlanIn):
+        plan = plan_in(plan.model_dump())
+    return {"plan": plan, "section_limits": body.section_limits, "fill_recent": body.fill_recent}
 
 
 @router.post("/context", tags=["recall"], response_model=S.ContextOut)
@@ -219,6 +228,7 @@ def context(body: S.ContextIn, svc: Service = Depends(service), who: Principal =
             session_id=body.session_id,
             links=body.links,
             limit=body.limit,
+            **_planned(body),
         )
     )
 

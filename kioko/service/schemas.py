@@ -105,7 +105,39 @@ class Result(BaseModel):
 # --------------------------------------------------------------------------- recall
 
 
-class RecallIn(Strict):
+class PlanIn(Strict):
+    """A RecallPlan to follow as it is (``POST /v1/plan`` answers one in this form)."""
+
+    intents: list[str] = Field(default_factory=list, max_length=20)
+    reason: str = Field("a plan sent by the client", max_length=2000)
+    section_limits: dict[str, int] = Field(default_factory=dict)
+    links: int = Field(3, ge=0, le=50)
+    fill_recent: list[str] = Field(default_factory=list, max_length=20)
+    limit: int | None = Field(None, ge=1, le=200)
+
+
+class PlanOut(BaseModel):
+    intents: list[str]
+    reason: str
+    section_limits: dict[str, int]
+    links: int
+    fill_recent: list[str]
+    limit: int | None = None
+
+
+class Planned(Strict):
+    """What recall and context take besides the query: the plan to follow and the options that win over it."""
+
+    plan: Literal["auto"] | bool | PlanIn | None = Field(
+        None,
+        description='"auto" plans from the query\'s intents (the default when the served layer has intelligence), '
+        "false does not (the default without), or a plan object to follow",
+    )
+    section_limits: dict[str, int] | None = Field(None, description='caps per context section, e.g. {"procedures": 0}')
+    fill_recent: list[str] | None = Field(None, max_length=20, description='sections to fill, e.g. ["decisions"]')
+
+
+class RecallIn(Planned):
     query: str
     user_id: str = UserId
     agent_id: str | None = AgentId
@@ -116,7 +148,7 @@ class RecallIn(Strict):
     config: dict[str, Any] | None = Field(None, description="RecallConfig fields to change for this call")
 
 
-class ContextIn(Strict):
+class ContextIn(Planned):
     query: str
     user_id: str = UserId
     agent_id: str | None = AgentId
@@ -161,6 +193,7 @@ class ContextOut(BaseModel):
     text: str
     memories: list[RecalledOut]
     links: list[LinkOut]
+    plan: PlanOut | None = Field(None, description="the plan recall followed (explicit options applied); null: none")
 
 
 class FeedbackIn(Strict):

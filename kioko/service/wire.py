@@ -16,6 +16,8 @@ import numpy as np
 
 from kioko_core.entities import Triple
 from kioko_core.graph import RelatedMemory
+from kioko_core.intelligence.pins import StablePrefix
+from kioko_core.intelligence.planner import RecallPlan
 from kioko_core.linker import LinkScore
 from kioko_core.links import MemoryLink
 from kioko_core.recall import Context, RecalledMemory
@@ -80,6 +82,7 @@ def context_out(context: Context) -> dict[str, Any]:
             for m in context.memories
         ],
         "links": [link_out(k) for k in context.links],
+        "plan": plan_out(context.plan) if context.plan is not None else None,
     }
 
 
@@ -87,7 +90,28 @@ def context_in(data: dict[str, Any]) -> Context:
     memories = [
         RecalledMemory(record_in(m["record"]), m["score"], dict(m["signals"]), m["section"]) for m in data["memories"]
     ]
-    return Context(query=data["query"], text=data["text"], memories=memories, links=[link_in(k) for k in data["links"]])
+    plan = plan_in(data["plan"]) if data.get("plan") is not None else None
+    return Context(
+        query=data["query"], text=data["text"], memories=memories, links=[link_in(k) for k in data["links"]], plan=plan
+    )
+
+
+def plan_out(plan: RecallPlan) -> dict[str, Any]:
+    return plan.to_dict()
+
+
+def plan_in(data: dict[str, Any]) -> RecallPlan:
+    """The RecallPlan a JSON plan describes; its own checks make a bad one an InvalidRecordError."""
+    names = {f.name for f in dataclasses.fields(RecallPlan)}
+    return RecallPlan(**{k: v for k, v in data.items() if k in names})
+
+
+def prefix_out(prefix: StablePrefix) -> dict[str, Any]:
+    return {"text": prefix.text, "digest": prefix.digest, "memory_ids": list(prefix.memory_ids)}
+
+
+def prefix_in(data: dict[str, Any]) -> StablePrefix:
+    return StablePrefix(text=data["text"], memory_ids=list(data["memory_ids"]))
 
 
 def related_out(item: RelatedMemory) -> dict[str, Any]:

@@ -1,0 +1,138 @@
+"""The plan, pin, stable-prefix and maintenance tests again, through RemoteMemory on a live server.
+
+The library's own tests (tests/test_recall_plan.py, test_pins.py, test_maintenance.py) are collected
+here with fixtures that hand them a RemoteMemory; the served layer is over memory:// or a SQLite file.
+Left out, and why: tests that read the layer's intelligence or scheduler (``intelligence.stats()``,
+``scheduler.counters``), build a layer or a planner of their own, reopen a file, or need no layer.
+Below them, what only the HTTP surface has: the routes' own answers, the admin-only "every user", and
+the typed errors a client gets before anything is sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from test_maintenance import (  # noqa: F401  (collected here, with this module's fixtures)
+    test_end_session_keeps_the_task_and_lasting_slots_as_one_keyed_episode,
+    test_maintain_runs_for_one_user_or_every_counted_user,
+)
+from test_pins import (  # noqa: F401
+    test_a_pinned_memory_is_in_every_context_right_after_the_goals,
+    test_only_recallable_memories_can_be_pinned_and_a_replaced_decision_is_not_shown,
+    test_pins_belong_to_their_user,
+    test_the_stable_prefix_is_byte_identical_across_turns_that_do_not_change_it,
+)
+from test_recall_plan import (  # noqa: F401
+    _plant,
+    test_a_plan_built_by_hand_is_followed,
+    test_bad_recall_plan_options_are_typed_errors,
+    test_each_intent_row_of_the_table,
+    test_explicit_options_win_over_the_plan,
+    test_fill_recent_brings_the_newest_decisions_in_force,
+    test_fill_recent_leaves_a_section_the_search_filled_alone,
+    test_plan_refuses_a_non_string_query,
+    test_search_is_never_planned,
+    test_several_intents_the_largest_cap_wins_per_section,
+    test_small_talk_shows_only_the_goals,
+    test_small_talk_with_a_question_is_planned_for_the_question,
+    test_the_temporal_plan_lifts_the_limit,
+    test_with_intelligence_recall_plans_by_default_and_caps_each_section,
+    test_without_intelligence_recall_is_plain_and_plan_false_is_the_same,
+)
+from test_remote_public_api import remote_for, served_store, server  # noqa: F401  (fixtures)
+
+import kioko
+from kioko.remote import RemoteMemory
+from kioko.service import create_app
+from kioko.service.auth import KeyRing, hash_key
+from kioko.service.errors import Forbidden
+from kioko.service.live import LiveServer
+from kioko_core.intelligence.planner import RecallPlan
+
+U = {"user_id": "kumar"}
+
+
+@pytest.fixture
+def memory(remote_for: Callable[..., RemoteMemory]) -> RemoteMemory:
+    return remote_for(make=lambda url, auto_link: kioko.connect(url))
+
+
+@pytest.fixture
+def smart(remote_for: Callable[..., RemoteMemory]) -> RemoteMemory:
+    remote = remote_for(make=lambda url, auto_link: kioko.connect(url, intelligence=True))
+    _plant(remote)
+    return remote
+
+
+@pytest.fixture
+def open_memory(remote_for: Callable[..., RemoteMemory]) -> Callable[..., RemoteMemory]:
+    return lambda **options: remote_for(make=lambda url, auto_link: kioko.connect(url, **options))
+
+
+# --------------------------------------------------------------------------- only over HTTP
+
+
+def test_the_routes_answer_what_the_layer_answers(server: tuple[LiveServer, Any], memory: RemoteMemory) -> None:
+    live, app = server
+    layer = app.state.kioko.layer
+    fact = memory.facts.add("The plant's PLC network uses the 10.20.0.0/16 subnet", **U)
+    http = memory._http
+    planned = http.post("/v1/plan", json={"query": "How do I reset the relay?", **U}).json()
+    assert planned == layer.plan("How do I reset the relay?", **U).to_dict()
+    assert http.post(f"/v1/memories/{fact.id}/pin", json=U).json()["metadata"]["pinned"] is True
+    assert [r["id"] for r in http.get("/v1/pins", params=U).json()] == [fact.id]
+    prefix = http.get("/v1/kv", params=U).json()
+    assert prefix == {"text": layer.kv(**U).text, "digest": layer.kv(**U).digest, "memory_ids": [fact.id]}
+    ctx = http.post("/v1/recall", json={"query": "How do I reset the relay?", "plan": "auto", **U}).json()
+    assert ctx["plan"]["intents"] == ["howto"]
+    assert http.post("/v1/recall", json={"query": "subnet", **U}).json()["plan"] is None
+    assert http.delete(f"/v1/memories/{fact.id}/pin", params=U).json()["metadata"]["pinned"] is False
+    assert http.post("/v1/sessions/none-such/end", json=U).json() is None
+
+
+def test_a_plan_crosses_the_wire_whole(memory: RemoteMemory) -> None:
+    _plant(memory)
+    mine = RecallPlan(
+        intents=["decision"], reason="mine", section_limits={"decisions": 1}, links=0, fill_recent=["decisions"]
+    )
+    ctx = memory.recall("which database?", plan=mine, **U)
+    assert ctx.plan == mine
+    assert memory.context("which database?", plan=mine, **U).plan == mine
+    for bad in ({"intents": []}, "sometimes", 3):
+        with pytest.raises(kioko.InvalidRecordError):
+            memory.recall("anything", plan=bad, **U)
+    with pytest.raises(kioko.InvalidRecordError):  # the server checks what a RecallPlan checks
+        memory.request("POST", "/v1/recall", body={"query": "x", "plan": {"intents": ["weather"]}, **U})
+
+
+def test_every_user_is_an_admin_keys_call(tmp_path) -> None:
+    keys = KeyRing.from_config(
+        {
+            "keys": [
+                {"name": "kumar", "sha256": hash_key("k-kumar"), "users": ["kumar"]},
+                {"name": "ops", "sha256": hash_key("k-ops"), "admin": True},
+            ]
+        }
+    )
+    layer = kioko.connect(f"sqlite:///{tmp_path / 'keys.db'}", intelligence=True)
+    try:
+        with LiveServer(create_app(layer, api_keys=keys)) as live:
+            with kioko.connect(live.url, api_key="k-kumar") as kumar, kioko.connect(live.url, api_key="k-ops") as ops:
+                kumar.record_turn("I'm debugging ticket INC-4521, error E-217 on line 3.", session_id="s1", **U)
+                ops.record_turn("I'm debugging ticket INC-7, error P-3 on line 5.", session_id="t1", user_id="asha")
+                assert set(kumar.maintain(tasks=["end_sessions"], **U)) == {"kumar"}
+                with pytest.raises(Forbidden):
+                    kumar.maintain(tasks=["end_sessions"])
+                with pytest.raises(Forbidden):
+                    kumar.maintain(tasks=["end_sessions"], user_id="asha")
+                with pytest.raises(Forbidden):
+                    kumar.plan("How do I reset it?", user_id="asha")
+                assert set(ops.maintain(tasks=["end_sessions"])) == {"kumar", "asha"}
+                with pytest.raises(kioko.InvalidRecordError):
+                    ops.maintain(tasks=["no-such-task"])
+                with pytest.raises(kioko.InvalidRecordError):
+                    ops.maintain(agent_id="bot")  # an agent without its user
+    finally:
+        layer.close()
