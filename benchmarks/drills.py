@@ -63,7 +63,7 @@ def concurrent_updates(url: str, processes: int, updates: int) -> None:
         goal = layer.goals.add("Ship the line 3 fix", user_id=user)
     workers = [f"p{n}" for n in range(processes)]
     drills.run_workers(drills.update_metadata, [(url, user, target.id, w, updates) for w in workers])
-    drills.run_workers(drills.count_outcomes, [(url, user, procedure.id, goal.id, w, updates, 0) for w in workers])
+    drills.run_workers(drills.count_outcomes, [(url, user, procedure.id, goal.id, w, updates, 0, "") for w in workers])
     with kioko.connect(url) as layer:
         stored = layer.get(target.id, user_id=user).metadata
         counted = layer.get(procedure.id, user_id=user).metadata

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kioko_core.store import ConflictError, Delete, Filter, Record, Scope, Store, Upsert
+from kioko_core.store import ConflictError, Delete, Filter, IdTaken, Record, Scope, Store, Upsert
 
 from .base import StoreContractBase
 from .support import as_stored, make_record, unique, vectors
@@ -104,7 +104,7 @@ class IsolationContract(StoreContractBase):
             target = populated[owner][0]
             claim = make_record(scopes[intruder], target.id, content="not yours")
             for expected in (None, 0, 1):
-                with pytest.raises(ConflictError):
+                with pytest.raises(IdTaken):  # a conflict no retry can resolve
                     store.update_many([Upsert(record=claim, expected_version=expected)])
             assert store.get(scopes[owner], [target.id]) == [as_stored(target, 1)]
             assert store.get(scopes[intruder], [target.id]) == [None]

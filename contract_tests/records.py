@@ -9,6 +9,7 @@ from kioko_core.store import (
     ConflictError,
     Delete,
     Filter,
+    IdTaken,
     InvalidRecordError,
     Record,
     Scope,
@@ -292,10 +293,10 @@ class VersionContract(StoreContractBase):
     """``expected_version``: optimistic concurrency that either holds entirely or applies nothing."""
 
     def test_expected_version_zero_means_must_not_exist(self, store: Store, scope: Scope) -> None:
-        """0 inserts a new record, and conflicts once the record exists."""
+        """0 inserts a new record, and conflicts once the record exists (IdTaken: no retry can help)."""
         record = make_record(scope, content="original")
         store.update_many([Upsert(record=record, expected_version=0)])
-        with pytest.raises(ConflictError):
+        with pytest.raises(IdTaken):
             store.update_many([Upsert(record=record.model_copy(update={"content": "clobber"}), expected_version=0)])
         assert store.get(scope, [record.id]) == [as_stored(record, 1)]
 
@@ -467,12 +468,12 @@ class AtomicityContract(StoreContractBase):
     def test_an_upsert_into_another_scopes_id_fails_the_batch(
         self, store: Store, scope: Scope, seeded: tuple[Record, Record]
     ) -> None:
-        """Ids are unique across the store: claiming another scope's id is a conflict, nothing applies."""
+        """Ids are unique across the store: claiming another scope's id is IdTaken (a conflict), nothing applies."""
         other = new_scope()
         foreign = make_record(other, content="theirs")
         store.update_many([Upsert(record=foreign)])
         mine = make_record(scope)
-        with pytest.raises(ConflictError):
+        with pytest.raises(IdTaken):
             store.update_many([Upsert(record=mine), Upsert(record=make_record(scope, foreign.id, content="mine"))])
         assert store.get(scope, [mine.id, foreign.id]) == [None, None]
         assert store.get(other, [foreign.id]) == [as_stored(foreign, 1)]

@@ -13,6 +13,7 @@ from kioko_core.embedding import load_embedder
 from kioko_core.errors import (
     ConflictError,
     ConnectionLostError,
+    IdTaken,
     InvalidRecordError,
     KindMismatch,
     KiokoError,
@@ -62,6 +63,7 @@ __all__ = [
     "KiokoError",
     "StoreError",
     "ConflictError",
+    "IdTaken",
     "InvalidRecordError",
     "ConnectionLostError",
     "UnknownStoreError",

@@ -49,6 +49,7 @@ from kioko_core.store import (
     ConnectionLostError,
     Delete,
     Filter,
+    IdTaken,
     InvalidRecordError,
     Neighbor,
     Op,
@@ -487,8 +488,9 @@ class PostgresStore(StoreBase):
         try:
             self._commit(writes)
         except pg_errors.UniqueViolation:
-            raise ConflictError(
-                "a record id in this batch already exists (expected_version=0 means it must not); nothing was applied"
+            raise IdTaken(
+                "a record id in this batch already exists, in this scope or another (expected_version=0 means it "
+                "must not); nothing was applied"
             ) from None
         except (pg_errors.DeadlockDetected, pg_errors.SerializationFailure):
             # only another batch inserting some of the same new ids can lock against this one,

@@ -9,7 +9,8 @@ live here too, so that any module can raise them without importing the layer.
 
     KiokoError
     ├── StoreError
-    │   ├── ConflictError            a version expectation failed, or an id is taken: read again, retry
+    │   ├── ConflictError            a version expectation failed: read again, retry
+    │   │   └── IdTaken              a new record's id is taken (in any scope): no retry helps
     │   ├── InvalidRecordError       bad input (also a ValueError); nothing was written
     │   │   ├── KindMismatch         memory.goals given a decision's id
     │   │   └── SecretDropped        a credential in what was to be stored
@@ -37,6 +38,15 @@ class ConflictError(StoreError):
     """A write's ``expected_version`` did not match, or an id belongs to another scope.
 
     Nothing of the batch was applied: read the records again and retry.
+    """
+
+
+class IdTaken(ConflictError):
+    """An upsert claims an id that is already taken: by a record of another scope, or (for a new record,
+    ``expected_version=0``) by one that exists.
+
+    Ids are unique across the whole store, so reading again and retrying cannot help: retry loops raise
+    it at once, and the caller must choose another id (or update the record that has it).
     """
 
 
@@ -95,6 +105,7 @@ class SecretDropped(InvalidRecordError):
 __all__ = [
     "ConflictError",
     "ConnectionLostError",
+    "IdTaken",
     "InvalidRecordError",
     "KindMismatch",
     "KiokoError",

@@ -432,7 +432,12 @@ class Graph:
                 changed[loser] = L.drop_link(far, survivor)
         from .store import Delete
 
-        ops: list[Any] = [Upsert(record=keep, expected_version=keep.version), Delete(id=duplicate, scope=scope)]
+        # the duplicate is deleted at the version read: a link another writer gave it meanwhile would
+        # otherwise be left dangling on the other memory
+        ops: list[Any] = [
+            Upsert(record=keep, expected_version=keep.version),
+            Delete(id=duplicate, scope=scope, expected_version=dup.version),
+        ]
         ops += [Upsert(record=r, expected_version=r.version) for r in changed.values()]
         stored = layer.store.update_many(ops)
         layer.index.record_write(scope, duplicate, dup.terms, [])

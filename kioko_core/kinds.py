@@ -36,9 +36,9 @@ from collections.abc import Sequence
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, Callable
 
-from .errors import InvalidRecordError, KindMismatch, MemoryNotFound
+from .errors import ConflictError, InvalidRecordError, KindMismatch, MemoryNotFound
 from .kind_registry import KINDS, kind_info
-from .store import Filter, Record, Scope
+from .store import Delete, Filter, Record, Scope
 
 if TYPE_CHECKING:
     from .layer import MemoryLayer
@@ -178,14 +178,17 @@ class KindManager:
         *,
         user_id: str | None,
         agent_id: str | None,
-        content: str | None = None,
+        content: str | Callable[[Record], str | None] | None = None,
         metadata: dict[str, Any] | Callable[[Record], dict[str, Any]] | None = None,
     ) -> Record:
         """Update through the layer; a new content keeps the old one in ``history``.
 
-        ``metadata`` may be a function of the stored memory (a counter, a list of notes): the layer calls it
-        on a fresh read each time the write is tried, so concurrent changes add up instead of one being lost.
+        ``content`` and ``metadata`` may be functions of the stored memory (a counter, a list of notes, a
+        procedure's steps kept while its title changes): the layer calls them on a fresh read each time the
+        write is tried, so concurrent changes add up instead of one being lost. Anything computed from an
+        earlier read would be written back stale after a lost race.
         """
+        new_content = content
 
         def change(current: Record) -> tuple[str | None, dict[str, Any] | None]:
             if current.kind != self.kind:
@@ -193,6 +196,7 @@ class KindManager:
                     f"memory {memory_id!r} is a {current.kind} memory, not a {self.noun}; use the manager of its kind"
                 )
             changes = dict((metadata(current) if callable(metadata) else metadata) or {})
+            content = new_content(current) if callable(new_content) else new_content
             if content is not None and content != current.content:
                 history = current.metadata.get("history")
                 history = list(history) if isinstance(history, list) else []
@@ -561,7 +565,13 @@ class Decisions(_OutcomeMixin, KindManager):
         # the old one leaves current() and recall all the same (connect() later links around it).
         old = self._layer.get(old_id, user_id=user_id, agent_id=agent_id)
         if not old.metadata.get("superseded_by"):
-            self._change(old_id, user_id=user_id, agent_id=agent_id, metadata={"superseded_by": new.id})
+            # checked again on the fresh read of each try: a concurrent supersede that marked it first is kept
+            self._change(
+                old_id,
+                user_id=user_id,
+                agent_id=agent_id,
+                metadata=lambda fresh: {} if fresh.metadata.get("superseded_by") else {"superseded_by": new.id},
+            )
         return new
 
     def current(self, *, user_id: str | None = None, agent_id: str | None = None) -> list[Record]:
@@ -660,14 +670,32 @@ class Procedures(_OutcomeMixin, KindManager):
         """Change the title and/or the steps (the content is rebuilt), or merge metadata."""
         if text is not None:
             raise InvalidRecordError("a procedure's text is built from its title and steps; pass title= or steps=")
-        current = self.get(memory_id, user_id=user_id, agent_id=agent_id)
         changes = _metadata(metadata)
-        content = None
-        if title is not None or steps is not None:
-            changes["title"] = _procedure_title(title) if title is not None else current.metadata.get("title", "")
-            changes["steps"] = _steps(steps) if steps is not None else list(current.metadata.get("steps", []))
-            content = _procedure_content(changes["title"], changes["steps"])
-        return self._change(memory_id, user_id=user_id, agent_id=agent_id, content=content, metadata=changes)
+        if title is None and steps is None:
+            return self._change(memory_id, user_id=user_id, agent_id=agent_id, metadata=changes)
+        new_title = _procedure_title(title) if title is not None else None
+        new_steps = _steps(steps) if steps is not None else None
+
+        def rebuilt(current: Record) -> tuple[str, list[str]]:
+            # the part not given is taken from the memory as stored now, never from an earlier read: a
+            # concurrent change of the steps survives a change of the title, and the other way round
+            kept_steps = current.metadata.get("steps")
+            return (
+                new_title if new_title is not None else str(current.metadata.get("title", "")),
+                new_steps if new_steps is not None else list(kept_steps) if isinstance(kept_steps, list) else [],
+            )
+
+        def fields(current: Record) -> dict[str, Any]:
+            title_now, steps_now = rebuilt(current)
+            return {**changes, "title": title_now, "steps": steps_now}
+
+        return self._change(
+            memory_id,
+            user_id=user_id,
+            agent_id=agent_id,
+            content=lambda current: _procedure_content(*rebuilt(current)),
+            metadata=fields,
+        )
 
 
 def _procedure_title(title: Any) -> str:
@@ -1095,7 +1123,12 @@ class WorkingMemory:
             memory_type=memory_type,
             metadata={"promoted_from": "working", "key": found.metadata.get("key")},
         )
-        self._layer.delete(memory_id, user_id=user_id, agent_id=agent_id)
+        try:
+            # only the value promoted leaves the scratchpad: deleted at the version read (working memories
+            # are never linked, so there are no neighbours to update)
+            self._layer.store.update_many([Delete(id=memory_id, scope=scope, expected_version=found.version)])
+        except ConflictError:
+            pass  # the key was set again (or removed) since the read: that newer state stays as it is
         return kept
 
 

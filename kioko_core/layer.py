@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from . import links as L
 from .embedding import Embedder, OfflineEmbedder, embed_many, load_embedder
 from .entities import EntityGraph
-from .errors import ConflictError, InvalidRecordError, MemoryNotFound
+from .errors import IdTaken, InvalidRecordError, MemoryNotFound
 from .graph import Graph
 from .index import IndexCache
 from .intelligence.maintenance import forget_counters
@@ -183,7 +183,8 @@ class MemoryLayer(IntelligentMemory):
         zone, a naive one in the machine's local time); default now.
 
         ``id`` names the new memory (default: a random one); an id a memory already has, in any scope,
-        is a :class:`~kioko_core.errors.ConflictError`: ``add`` never replaces a memory (use :meth:`update`).
+        is raised at once as :class:`~kioko_core.errors.IdTaken` (a ``ConflictError`` that no retry can
+        resolve): ``add`` never replaces a memory (use :meth:`update`).
         """
         return self._add(
             content,
@@ -242,8 +243,17 @@ class MemoryLayer(IntelligentMemory):
             # a wrong type for id or session_id is the caller's mistake: the layer's typed error
             raise InvalidRecordError(f"cannot store this memory: {_described(error)}") from None
         if id is not None and not replace and self.store.get(scope, [id])[0] is not None:
-            raise ConflictError(f"a memory {id!r} already exists; change it with update(), or add without an id")
-        return self._write(record, previous=None, replace=replace)
+            raise IdTaken(f"a memory {id!r} already exists; change it with update(), or add without an id")
+        try:
+            return self._write(record, previous=None, replace=replace)
+        except IdTaken:
+            if id is None:
+                raise
+            # raised at once, never retried: ids are unique across the store and this one stays taken
+            raise IdTaken(
+                f"the id {id!r} is taken by a memory of another scope (or one added at the same moment); ids are "
+                "unique across the store, so add without an id or choose another"
+            ) from None
 
     def _existing_copy(self, scope: Scope, content: str, memory_type: str, session_id: str | None) -> Record | None:
         """The memory this one would copy: same scope, kind, session and text (whitespace aside), if any.

@@ -14,7 +14,7 @@ from .entities import EntityGraph
 from .index import IndexCache, nominates
 from .kind_registry import prior  # noqa: F401  (the priors were read from here)
 from .scoring import TWO_HOURS, Evidence, LinkScore, Side, Stats, explanation, link_type, score_pair, vote  # noqa: F401
-from .store import ConflictError, Op, Record, Scope, Store, Upsert
+from .store import ConflictError, IdTaken, Op, Record, Scope, Store, Upsert
 from .text import Analysis, analyze
 
 log = logging.getLogger("kioko.linker")
@@ -477,6 +477,8 @@ class MemoryLinker:
             try:
                 plan = self.plan(record, analysis, previous)
                 stored = self.store.update_many(plan.ops)
+            except IdTaken:
+                raise  # the memory's own id is taken: planning the links again cannot change that
             except ConflictError:
                 if previous is not None:
                     # ``record`` was built from ``previous``: re-planning it would write a stale copy back

@@ -7,7 +7,8 @@ applies nothing; :func:`retry_conflicts` then runs the whole step again, *from a
 other writer's change is kept and ours is applied on top of it. Re-sending the stale copy is never done:
 that is how an update used to erase another process's committed metadata.
 
-A call that returns normally has been applied. After at least :data:`WRITE_ATTEMPTS` lost races and
+A conflict no retry can resolve (:class:`IdTaken`: the id is another scope's, or a new record's id exists)
+is raised at once. A call that returns normally has been applied. After at least :data:`WRITE_ATTEMPTS` lost races and
 :data:`RETRY_SECONDS` of trying, the call raises :class:`ConflictError` (nothing of that call was
 applied) and the caller may try again later.
 """
@@ -19,7 +20,7 @@ import random
 import time
 from typing import Any, Callable, TypeVar
 
-from .store import ConflictError
+from .store import ConflictError, IdTaken
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -51,6 +52,8 @@ def retry_conflicts(
     while True:
         try:
             return attempt()
+        except IdTaken:
+            raise  # an id that is taken stays taken: no fresh read changes that
         except ConflictError as error:
             lost += 1
             if lost >= attempts and time.monotonic() >= deadline:

@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 # interface, so a driver imports them from here (`X as X` marks each as re-exported).
 from .errors import ConflictError as ConflictError
 from .errors import ConnectionLostError as ConnectionLostError
+from .errors import IdTaken as IdTaken
 from .errors import InvalidRecordError as InvalidRecordError
 from .errors import KiokoError as KiokoError
 from .errors import MissingExtraError as MissingExtraError
@@ -234,7 +235,9 @@ class Store(Protocol):
         a record that breaks it (wrong vector length, non-finite vector, malformed scope, metadata that
         is not JSON, text with NUL ...) raises :class:`InvalidRecordError`; an upsert of an id that lives in
         another scope, or an ``expected_version`` that does not match (0 = must not exist), raises
-        :class:`ConflictError`. In both cases nothing of the batch is applied. An empty batch is a no-op.
+        :class:`ConflictError` (its subclass :class:`IdTaken` where the id itself is taken: another scope's,
+        or an existing one where 0 was expected, which no retry can resolve). In both cases nothing of the
+        batch is applied. An empty batch is a no-op.
         """
         ...
 
@@ -492,8 +495,10 @@ def plan_batch(ops: Sequence[Op], current: Mapping[str, tuple[Scope, int]]) -> l
             if isinstance(op, Delete):
                 state = None  # another scope's record looks missing, and stays untouched
             else:
-                raise ConflictError(f"record id {key!r} already belongs to another scope")
+                raise IdTaken(f"record id {key!r} already belongs to another scope")
         version = state[1] if state else 0
+        if op.expected_version == 0 and version != 0:
+            raise IdTaken(f"record id {key!r} already exists (expected_version=0 means it must not)")
         if op.expected_version is not None and op.expected_version != version:
             raise ConflictError(f"record {key!r} is at version {version}, expected {op.expected_version}")
         if isinstance(op, Delete):

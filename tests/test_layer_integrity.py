@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 from linking_support import layer, linking_stores, make_layer, matrix_store, store, user  # noqa: F401  (fixtures)
 
+from contract_tests.counting import CountingStore
 from kioko_core import links as L
-from kioko_core.errors import ConflictError, InvalidRecordError
+from kioko_core.errors import ConflictError, IdTaken, InvalidRecordError
 from kioko_core.layer import MemoryLayer
 
 OWN = {
@@ -122,3 +123,17 @@ def test_add_with_an_existing_id_is_a_conflict_and_changes_nothing(layer: Memory
     with pytest.raises(ConflictError):  # an id another user's memory holds is taken too
         layer.add("Mine now?", user_id=user + "-other", id=fault.id)
     assert layer.get(fault.id, user_id=user).content == fault.content
+
+
+def test_add_with_another_scopes_id_fails_at_once_and_says_why(layer: MemoryLayer, user: str) -> None:
+    """No retry can free an id another scope holds: one batch is tried, then a typed IdTaken (a ConflictError)."""
+    theirs = layer.add("Line 3 stopped with the encoder fault E-217.", user_id=user, memory_type="episodic")
+    counting = CountingStore(layer.store)
+    mine = MemoryLayer(counting, auto_link=True)
+    mine.add("Line 3 encoder fault E-217 again, on the night shift.", user_id=user + "-other", memory_type="episodic")
+    counting.reset()
+    with pytest.raises(IdTaken, match="another scope.*choose another"):
+        mine.add("Line 3 encoder fault E-217, third time.", user_id=user + "-other", id=theirs.id)
+    assert counting.calls["update_many"] == 1
+    assert issubclass(IdTaken, ConflictError)
+    assert layer.get(theirs.id, user_id=user).content == theirs.content

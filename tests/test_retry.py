@@ -6,7 +6,7 @@ lost update deterministically in one process; tests/drills does it with real pro
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pytest
 
@@ -20,16 +20,27 @@ USER = "kumar"
 
 
 class RacingStore(MemoryStore):
-    """Before each of its next ``races`` batches, another writer adds a metadata key to ``target`` first."""
+    """Before each of its next ``races`` batches, another writer adds a metadata key to ``target`` first.
+
+    ``interjections`` are other writers' whole calls, run one each before the next batches (None lets a
+    batch through untouched); they write through this store without racing themselves.
+    """
 
     def __init__(self) -> None:
         super().__init__()
         self.races = 0
         self.target: str | None = None
         self.batches = 0
+        self.interjections: list[Callable[[], object] | None] = []
 
     def update_many(self, ops: Sequence[Op]) -> list[Record | None]:
         self.batches += 1
+        if self.interjections:
+            interjection = self.interjections.pop(0)
+            if interjection is not None:
+                pending, self.interjections = self.interjections, []
+                interjection()
+                self.interjections = pending
         if self.races and self.target is not None:
             self.races -= 1
             current = self.get(Scope(USER), [self.target])[0]
@@ -100,3 +111,39 @@ def test_a_write_that_always_loses_fails_loudly_and_applies_nothing(racing, monk
         layer.update(target, user_id=USER, metadata={"mine": 1})
     assert store.batches == retry.WRITE_ATTEMPTS
     assert "mine" not in layer.get(target, user_id=USER).metadata
+
+
+def test_a_procedure_renamed_while_its_steps_change_keeps_the_new_steps(racing) -> None:
+    """A rename rebuilds the content from the steps stored at write time, not from those first read."""
+    layer, store, _ = racing
+    procedure = layer.procedures.add("Reset the drive", ["Press stop", "Reset the drive"], user_id=USER)
+    store.interjections = [
+        lambda: layer.procedures.update(procedure.id, user_id=USER, steps=["Press stop", "Power cycle the drive"])
+    ]
+    layer.procedures.update(procedure.id, user_id=USER, title="Restart the drive")
+    stored = layer.get(procedure.id, user_id=USER)
+    assert stored.metadata["steps"] == ["Press stop", "Power cycle the drive"]
+    assert stored.content == "Restart the drive: 1) Press stop; 2) Power cycle the drive"
+
+
+def test_a_merge_retries_when_the_duplicate_gained_a_link_meanwhile(racing) -> None:
+    """The duplicate is deleted at the version read: a link made to it meanwhile moves to the survivor."""
+    layer, store, target = racing
+    survivor = layer.add("Line 3 keeps faulting with error E-217 every morning.", user_id=USER)
+    third = layer.add("The plant's PLC network uses the 10.20.0.0/16 subnet.", user_id=USER)
+    store.interjections = [lambda: layer.graph.link(target, third.id, why="same plant", user_id=USER)]
+    layer.graph.merge(target, survivor.id, user_id=USER)
+    records = list(store.scan(Scope(USER)))
+    assert target not in {r.id for r in records}
+    assert not [(r.id, e["id"]) for r in records for e in L.link_entries(r) if e["id"] == target]
+    assert L.entry_for(layer.get(third.id, user_id=USER), survivor.id) is not None
+
+
+def test_promoting_a_working_key_set_again_meanwhile_keeps_the_newer_value(racing) -> None:
+    """promote() removes the value it promoted, never a value set after it was read."""
+    layer, store, _ = racing
+    layer.working.set("root_cause", "loose encoder cable", user_id=USER, session_id="s1")
+    store.interjections = [None, lambda: layer.working.set("root_cause", "worn belt", user_id=USER, session_id="s1")]
+    kept = layer.working.promote("root_cause", user_id=USER, session_id="s1")
+    assert kept.content == "root cause: loose encoder cable"
+    assert layer.working.get("root_cause", user_id=USER, session_id="s1") == "worn belt"

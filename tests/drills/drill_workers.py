@@ -60,20 +60,35 @@ def count_outcomes(
     worker: str,
     times: int,
     notes: int,
+    edit: str,
     barrier: Any,
     results: Any,
 ) -> None:
-    """``times`` outcomes on one procedure (every third a failure) and ``notes`` progress notes on one goal."""
+    """``times`` outcomes on one procedure (every third a failure) and ``notes`` progress notes on one goal.
+
+    With ``edit`` "title" or "steps", every fourth outcome is followed by a change of the procedure's title
+    (or of its steps) alone, which rebuilds its content from the part not given: a sibling editing the
+    other part must find its last change kept.
+    """
 
     def body() -> int:
         with kioko.connect(url, auto_link=True) as layer:
             for i in range(times):
                 layer.procedures.outcome(procedure_id, i % 3 != 2, user_id=user)
+                if edit and i % 4 == 3:
+                    layer.procedures.update(procedure_id, user_id=user, **procedure_edit(edit, worker, i))
                 if i < notes:
                     layer.goals.progress(goal_id, user_id=user, note=f"step {worker}-{i}")
         return times
 
     _run(results, barrier, body)
+
+
+def procedure_edit(edit: str, worker: str, i: int) -> dict[str, Any]:
+    """The change ``count_outcomes`` makes to the procedure's title or steps on its ``i``-th outcome."""
+    if edit == "title":
+        return {"title": f"Reset the drive ({worker} {i})"}
+    return {"steps": ["Press stop", f"Reset the drive ({worker} {i})"]}
 
 
 def linked_writes(url: str, user: str, worker: str, times: int, barrier: Any, results: Any) -> None:

@@ -59,16 +59,27 @@ def test_two_processes_updating_one_memory_lose_no_update(drill_url: str, user: 
 
 
 def test_two_processes_counting_outcomes_lose_no_increment(drill_url: str, user: str) -> None:
-    """2 processes x 24 outcomes and 5 progress notes each: successes + failures == 48, all 10 notes kept."""
+    """2 processes x 24 outcomes and 5 progress notes each: successes + failures == 48, all 10 notes kept.
+
+    Meanwhile one process renames the procedure and the other changes its steps (6 times each): the last
+    title and the last steps are both stored, and the content is built from the two (a change of one part
+    never writes back the other part as an earlier read saw it)."""
     with kioko.connect(drill_url, auto_link=True) as layer:
         procedure = layer.procedures.add("Reset the drive", ["Press stop", "Reset the drive"], user_id=user)
         goal = layer.goals.add("Ship the line 3 fix", user_id=user)
-    drills.run_workers(drills.count_outcomes, [(drill_url, user, procedure.id, goal.id, w, 24, 5) for w in ("a", "b")])
+    edits = {"a": "title", "b": "steps"}
+    drills.run_workers(
+        drills.count_outcomes, [(drill_url, user, procedure.id, goal.id, w, 24, 5, edit) for w, edit in edits.items()]
+    )
     with kioko.connect(drill_url) as layer:
-        counted = layer.get(procedure.id, user_id=user).metadata
+        stored = layer.get(procedure.id, user_id=user)
         notes = [n["text"] for n in layer.get(goal.id, user_id=user).metadata["notes"]]
-    assert (counted["successes"], counted["failures"]) == (32, 16)
+    assert (stored.metadata["successes"], stored.metadata["failures"]) == (32, 16)
     assert sorted(notes) == sorted(f"step {w}-{i}" for w in ("a", "b") for i in range(5))
+    title = drills.procedure_edit("title", "a", 23)["title"]
+    steps = drills.procedure_edit("steps", "b", 23)["steps"]
+    assert (stored.metadata["title"], stored.metadata["steps"]) == (title, steps)
+    assert stored.content == f"{title}: 1) {steps[0]}; 2) {steps[1]}"
 
 
 def test_linked_writes_from_three_processes_are_all_stored_and_symmetric(drill_url: str, user: str) -> None:
