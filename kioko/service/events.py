@@ -211,8 +211,7 @@ class Webhooks:
                 self.dispatcher.submit(hook.metadata["url"], hook.metadata["secret"], event, data)
 
 
-class WebhookIn(BaseModel):
-    model_config = S.Strict.model_config
+class WebhookIn(S.Strict):
     url: str = Field(min_length=8, max_length=2000, description="http(s) URL that receives the POSTs")
     user_id: str = S.UserId
     events: list[str] | None = Field(None, description=f"any of {list(EVENTS)}; all when omitted")

@@ -10,7 +10,7 @@ import inspect
 from typing import Any
 
 from fastapi import APIRouter, Body, Depends, Path, Query
-from pydantic import ConfigDict, create_model
+from pydantic import create_model
 
 from . import schemas as S
 from . import surface
@@ -60,9 +60,7 @@ def _add_route(router: APIRouter, op: surface.Operation) -> None:
             default = sig.parameters[name].default
             required = default is inspect.Parameter.empty or name == "user_id"
             fields[name] = (hint, S.UserId if name == "user_id" else ... if required else default)
-        model = create_model(
-            f"{_camel(op.manager)}{_camel(op.method)}In", __config__=ConfigDict(extra="forbid", strict=True), **fields
-        )
+        model = create_model(f"{_camel(op.manager)}{_camel(op.method)}In", __base__=S.Strict, **fields)
         params.append(inspect.Parameter("body", inspect.Parameter.KEYWORD_ONLY, annotation=model, default=Body()))
     else:
         for name, hint in hints.items():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from kioko_core.links import LINK_TYPES
 
@@ -15,9 +15,45 @@ LinkType = Literal[tuple(sorted(LINK_TYPES))]  # type: ignore[valid-type]
 
 
 class Strict(BaseModel):
-    """A request body: unknown fields are refused, and nothing is coerced ("yes" is not True, 1 is not "1")."""
+    """A request body: unknown fields are refused, and nothing is coerced ("yes" is not True, 1 is not "1").
+
+    A lone surrogate (JSON can escape one, ``"\\ud800"``) is refused anywhere in the body: no store can
+    hold it and no UTF-8 answer can carry it back, so it is a 422 before the library sees the call.
+    """
 
     model_config = ConfigDict(extra="forbid", strict=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_lone_surrogates(cls, data: Any) -> Any:
+        where = lone_surrogate_at(data)
+        if where is not None:
+            raise ValueError(f"{where or 'the body'} holds a lone surrogate (not a Unicode character)")
+        return data
+
+
+def lone_surrogate_at(value: Any, where: str = "") -> str | None:
+    """The path (``metadata.note``) of the first string, key or value, that UTF-8 cannot encode; None if none."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return where
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            inner = f"{where}.{key}" if where else str(key)
+            found = lone_surrogate_at(key, inner) if isinstance(key, str) else None
+            if found is None:
+                found = lone_surrogate_at(item, inner)
+            if found is not None:
+                return found.encode("utf-8", "backslashreplace").decode("utf-8")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found = lone_surrogate_at(item, f"{where}[{index}]")
+            if found is not None:
+                return found
+    return None
 
 
 # --------------------------------------------------------------------------- errors
