@@ -40,7 +40,7 @@ from .limits import Limits
 from .linker import LinkerConfig, MemoryLinker, content_term, index_terms, pin_terms, structural_targets
 from .recall import Context, RecallConfig, recall
 from .retry import retry_conflicts
-from .scoped import resolve
+from .scoped import USER_OWNED_AGENTS, resolve
 from .secrets import DropSecrets
 from .store import Delete, Filter, Record, Scope, Store, Upsert
 from .values import timestamp
@@ -563,12 +563,11 @@ class MemoryLayer(IntelligentMemory):
         return retry_conflicts("feedback", lambda: apply_feedback(self, scope, credited, session_id, context, moment))
 
     def forget_user(self, *, user_id: str | None = None, agent_id: str | None = None) -> int:
-        """Delete every memory of a scope (and, for the user's own scope, their entity graph). Returns the count."""
-        from .entities import GRAPH_AGENT
-
+        """Delete every memory of a scope (and, for the user's own scope, their entity graph and what else of
+        Kioko's belongs to them, such as webhook registrations). Returns the count."""
         scopes = [self._scope(user_id, agent_id)]
         if scopes[0].agent_id is None:
-            scopes.append(Scope(scopes[0].user_id, GRAPH_AGENT))
+            scopes.extend(Scope(scopes[0].user_id, owned) for owned in USER_OWNED_AGENTS)
         removed = 0
         for scope in scopes:
             ids = [r.id for r in self.store.scan(scope)]

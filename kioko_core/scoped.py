@@ -18,6 +18,11 @@ from .store import Scope, check_scope
 
 RESERVED_PREFIX = "@"
 """Scope names beginning with this are Kioko's own (``"@graph"``, ``"@shared"``)."""
+WEBHOOKS_AGENT = "@webhooks"
+"""Where the service keeps a user's webhook registrations."""
+USER_OWNED_AGENTS = ("@graph", WEBHOOKS_AGENT)
+"""Kioko's own scopes that belong to one user (``(user, "@graph")`` ...): forgetting the user removes them too,
+whichever surface forgets them (the library, the CLI or the service)."""
 
 
 def user_scope(user_id: str, agent_id: str | None = None) -> Scope:
@@ -48,4 +53,4 @@ def resolve(bound: Scope | None, user_id: str | None, agent_id: str | None) -> S
     return bound
 
 
-__all__ = ["RESERVED_PREFIX", "resolve", "user_scope"]
+__all__ = ["RESERVED_PREFIX", "USER_OWNED_AGENTS", "WEBHOOKS_AGENT", "resolve", "user_scope"]

@@ -27,7 +27,7 @@ from kioko_core.layer import MemoryLayer
 from kioko_core.scoped import user_scope
 from kioko_core.store import KiokoError, Scope
 
-from .auth import OPEN, KeyRing, Principal
+from .auth import OPEN, KeyFile, KeyRing, Principal
 from .errors import PayloadTooLarge, status_of
 from .schemas import ErrorOut, Health
 from .wire import error_out
@@ -74,7 +74,7 @@ class Service:
     reads run side by side.
     """
 
-    def __init__(self, layer: MemoryLayer, keys: KeyRing | None, body_limit: int) -> None:
+    def __init__(self, layer: MemoryLayer, keys: KeyRing | KeyFile | None, body_limit: int) -> None:
         self.layer = layer
         self.keys = keys
         self.body_limit = body_limit
@@ -121,7 +121,8 @@ def create_app(
 ) -> FastAPI:
     """The REST API over ``layer``.
 
-    ``api_keys``: a :class:`KeyRing` or the path of a key file; None serves every user without keys
+    ``api_keys``: a :class:`KeyRing` or the path of a key file (read again whenever it changes); None serves
+    every user without keys
     (bind such a server to loopback only). ``body_limit``: bytes per request body. ``close_layer``:
     close the layer when the app shuts down (``kioko serve`` does; an embedding app may not want it).
     ``webhooks``: the webhook routes, their delivery thread and ``GET /v1/events``. Every write is also
@@ -130,7 +131,7 @@ def create_app(
     ``webhook_hosts``: the only hosts a webhook may point at (None: any), so a tenant cannot make the
     server call into your internal network.
     """
-    keys = KeyRing.from_file(api_keys) if isinstance(api_keys, (str, Path, os.PathLike)) else api_keys
+    keys = KeyFile(api_keys) if isinstance(api_keys, (str, Path, os.PathLike)) else api_keys
     svc = Service(layer, keys, int(body_limit))
     svc.webhook_hosts = frozenset(webhook_hosts) if webhook_hosts is not None else None
 

@@ -12,8 +12,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
 import os
 import secrets
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
@@ -21,6 +23,8 @@ from typing import Any, Iterable
 from kioko_core.store import InvalidRecordError
 
 from .errors import Forbidden, Unauthorized
+
+log = logging.getLogger("kioko.service")
 
 ENV_KEYS_FILE = "KIOKO_API_KEYS"
 KEY_PREFIX = "kk_"
@@ -100,6 +104,50 @@ class KeyRing:
         if found is None:
             raise Unauthorized("the API key is not valid")
         return found
+
+
+class KeyFile:
+    """The keys of a key file, read again when the file changes (``kioko keys-new`` while the server runs).
+
+    Every request compares the file's modification time, size and inode with the last read: one
+    ``stat``, no read. A change that does not parse (a half-written file, a typo) keeps the keys in
+    force and logs why, so a bad edit never locks everyone out or lets anyone in.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._seen = self._stamp()
+        self._ring = KeyRing.from_file(self.path)  # a bad file at start is an error, not a warning
+
+    def _stamp(self) -> tuple[int, int, int] | None:
+        try:
+            info = os.stat(self.path)
+        except OSError:
+            return None
+        return (info.st_mtime_ns, info.st_size, info.st_ino)
+
+    def current(self) -> KeyRing:
+        """The key ring, reloaded first when the file changed since the last look."""
+        stamp = self._stamp()
+        if stamp != self._seen:
+            with self._lock:
+                if stamp != self._seen:
+                    self._seen = stamp
+                    try:
+                        self._ring = KeyRing.from_file(self.path)
+                        log.info("API keys reloaded from %s: %d key(s)", self.path, len(self._ring))
+                    except InvalidRecordError as error:
+                        log.error(
+                            "API key file %s changed but cannot be used (%s); the previous keys stay", self.path, error
+                        )
+        return self._ring
+
+    def __len__(self) -> int:
+        return len(self.current())
+
+    def authenticate(self, presented: str | None) -> Principal:
+        return self.current().authenticate(presented)
 
 
 def _entry(index: int, entry: Any) -> tuple[str, Principal]:

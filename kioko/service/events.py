@@ -34,32 +34,21 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
-from kioko_core.store import Delete, Filter, InvalidRecordError, Record, Scope, Upsert
+from kioko_core.store import Delete, Filter, Record, Scope, Upsert
 
 from . import schemas as S
 from .app import ERROR_RESPONSES, Service, authorized, principal, service
 from .auth import Principal
+from .webhook_records import EVENTS, MIN_SECRET, WEBHOOK_AGENT, WEBHOOK_KIND, check_events, check_url
 
 log = logging.getLogger("kioko.service.webhooks")
 
-WEBHOOK_AGENT = "@webhooks"
-WEBHOOK_KIND = "webhook"
 QUEUE_SIZE = 10_000
 RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0)
 TIMEOUT = 5.0
 SSE_QUEUE = 1000
 SSE_HEARTBEAT = 15.0
 ALL = "*"
-EVENTS = (
-    "memory.added",
-    "memory.updated",
-    "memory.deleted",
-    "memory.linked",
-    "memory.unlinked",
-    "memory.imported",
-    "memory.managed",
-)
-"""What a webhook may subscribe to."""
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES, tags=["events"])
 
@@ -196,9 +185,13 @@ class Webhooks:
                 )
             return list(self._cache[user_id])
 
-    def forget(self, user_id: str) -> None:
+    def forget(self, user_id: str | None = None) -> None:
+        """Read the user's registrations again on the next event (every user's, when ``user_id`` is None)."""
         with self._lock:
-            self._cache.pop(user_id, None)
+            if user_id is None:
+                self._cache.clear()
+            else:
+                self._cache.pop(user_id, None)
 
     def __call__(self, payload: dict[str, Any]) -> None:
         event, user_id = payload.get("event", ""), payload.get("user_id")
@@ -215,7 +208,7 @@ class WebhookIn(S.Strict):
     url: str = Field(min_length=8, max_length=2000, description="http(s) URL that receives the POSTs")
     user_id: str = S.UserId
     events: list[str] | None = Field(None, description=f"any of {list(EVENTS)}; all when omitted")
-    secret: str | None = Field(None, min_length=16, max_length=200, description="generated when omitted")
+    secret: str | None = Field(None, min_length=MIN_SECRET, max_length=200, description="generated when omitted")
 
 
 class WebhookOut(BaseModel):
@@ -251,14 +244,8 @@ def register(
 ):
     """Deliver the user's events to ``url``, signed with ``secret`` (returned once, here)."""
     authorized(who, body.user_id)
-    parts = urlsplit(body.url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise InvalidRecordError("url must be an absolute http(s) URL")
-    if svc.webhook_hosts is not None and parts.hostname not in svc.webhook_hosts:
-        raise InvalidRecordError(f"this server delivers webhooks only to {sorted(svc.webhook_hosts)}")
-    unknown = sorted(set(body.events or []) - set(EVENTS))
-    if unknown:
-        raise InvalidRecordError(f"unknown events {unknown}; use some of {list(EVENTS)}")
+    check_url(body.url, svc.webhook_hosts)
+    check_events(body.events)
     record = Record(
         id="wh" + uuid.uuid4().hex,
         user_id=body.user_id,

@@ -5,12 +5,17 @@ stream is noticed). A record line carries the whole record: content, metadata wi
 list (``links``) and kept history, terms, times, the embedding bit for bit, and the version it had.
 The user's entity graph (its triples, closed ones included) is exported with the user's own scope.
 
+The user's webhook registrations travel too (their signing secrets with them, so receivers keep
+verifying after a move: keep an export as safe as the key file).
+
 Import writes records as they are, without linking them again (their links travel with them), and
 skips a record the store already holds unchanged, so importing twice changes nothing. Every record
-is checked first (the file whole, secrets, vector length), so a bad file writes nothing; records are
-then written 200 at a time, so a store failure midway leaves the earlier batches, and running the
-same import again completes it. The store
-stamps its own version counter, so ``version`` is the one field that may differ after a move.
+is checked first (the file whole, the scopes it may fill, secrets, webhook registrations, vector
+length), so a bad file writes nothing. Records are then written 200 at a time: a store that fails
+midway (unreachable, or a concurrent writer) keeps the whole batches before it, the error says how
+many records were written, and running the same import again completes it (what is there is
+skipped). The store stamps its own version counter, so ``version`` is the one field that may differ
+after a move.
 """
 
 from __future__ import annotations
@@ -23,8 +28,9 @@ from typing import Any
 import numpy as np
 
 from kioko_core.entities import GRAPH_AGENT
-from kioko_core.store import InvalidRecordError, Record, Scope, Upsert, check_scope
+from kioko_core.store import InvalidRecordError, KiokoError, Record, Scope, Upsert, check_scope
 
+from .webhook_records import WEBHOOK_AGENT, check_registration
 from .wire import record_in, record_out
 
 FORMAT = "kioko-export"
@@ -33,9 +39,9 @@ BATCH = 200
 
 
 def export_scopes(user_id: str, agent_ids: Iterable[str] = ()) -> list[Scope]:
-    """The user's own scope, their entity graph, and each agent named."""
-    scopes = [check_scope((user_id, None)), Scope(user_id, GRAPH_AGENT)]
-    scopes += [check_scope((user_id, a)) for a in agent_ids if a != GRAPH_AGENT]
+    """The user's own scope, their entity graph, their webhook registrations, and each agent named."""
+    scopes = [check_scope((user_id, None)), Scope(user_id, GRAPH_AGENT), Scope(user_id, WEBHOOK_AGENT)]
+    scopes += [check_scope((user_id, a)) for a in agent_ids if a not in (GRAPH_AGENT, WEBHOOK_AGENT)]
     return list(dict.fromkeys(scopes))
 
 
@@ -47,7 +53,7 @@ def export_lines(layer: Any, user_id: str, agent_ids: Iterable[str] = ()) -> Ite
             "format": FORMAT,
             "version": FORMAT_VERSION,
             "user_id": user_id,
-            "agent_ids": [s.agent_id for s in scopes if s.agent_id not in (None, GRAPH_AGENT)],
+            "agent_ids": [s.agent_id for s in scopes if s.agent_id not in (None, GRAPH_AGENT, WEBHOOK_AGENT)],
             "exported_at": time.time(),
         }
     )
@@ -63,12 +69,16 @@ def _line(data: dict[str, Any]) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
-def import_lines(layer: Any, lines: Iterable[str | bytes], *, allowed: Any = None) -> dict[str, int]:
+def import_lines(
+    layer: Any, lines: Iterable[str | bytes], *, allowed: Any = None, webhook_hosts: Any = None
+) -> dict[str, int]:
     """Restore an export into ``layer``'s store; returns ``{"records", "written", "unchanged"}``.
 
     ``allowed(user_id, agent_id)`` is called for every record's scope before anything is written (the
-    service passes its key check). The whole stream is read and checked first: a malformed line or a
-    missing end line writes nothing.
+    service passes its key check); ``webhook_hosts`` bounds where an imported registration may point
+    (None: anywhere). The whole stream is read and checked first: a malformed line, a missing end line
+    or one bad record writes nothing. A store failure while writing raises the store's error, its
+    message saying how many records were written; the same import run again completes it.
     """
     records = list(_read(lines))
     for scope in {r.scope for r in records}:
@@ -76,31 +86,43 @@ def import_lines(layer: Any, lines: Iterable[str | bytes], *, allowed: Any = Non
             allowed(scope.user_id, scope.agent_id)
     dim = getattr(layer.store, "dim", None)
     for record in records:
-        # an import is a write like any other: a hand-made file must not smuggle in a secret
-        layer.secrets.enforce(record.content, record.metadata)
+        if record.agent_id == WEBHOOK_AGENT:
+            check_registration(record, webhook_hosts)  # its signing secret belongs there
+        else:
+            # an import is a write like any other: a hand-made file must not smuggle in a secret
+            layer.secrets.enforce(record.content, record.metadata)
         if dim is not None and record.embedding is not None and record.embedding.shape[0] != dim:
             raise InvalidRecordError(
                 f"record {record.id!r} has a {record.embedding.shape[0]}-dimensional vector; "
                 f"this store holds {dim} (open it with ?dim={record.embedding.shape[0]})"
             )
     written = unchanged = 0
-    for start in range(0, len(records), BATCH):
-        batch = records[start : start + BATCH]
-        by_scope: dict[Scope, list[Record]] = {}
-        for record in batch:
-            by_scope.setdefault(record.scope, []).append(record)
-        ops: list[Upsert] = []
-        for scope, group in by_scope.items():
-            for record, current in zip(group, layer.store.get(scope, [r.id for r in group])):
-                if current is not None and same(current, record):
-                    unchanged += 1
-                else:
-                    ops.append(Upsert(record=record, expected_version=current.version if current else 0))
-        if ops:
-            layer.store.update_many(ops)
-            written += len(ops)
-    for scope in {r.scope for r in records}:
-        layer.index.invalidate(scope)  # the layer's cached term statistics must see the new records
+    try:
+        for start in range(0, len(records), BATCH):
+            batch = records[start : start + BATCH]
+            by_scope: dict[Scope, list[Record]] = {}
+            for record in batch:
+                by_scope.setdefault(record.scope, []).append(record)
+            ops: list[Upsert] = []
+            for scope, group in by_scope.items():
+                for record, current in zip(group, layer.store.get(scope, [r.id for r in group])):
+                    if current is not None and same(current, record):
+                        unchanged += 1
+                    else:
+                        ops.append(Upsert(record=record, expected_version=current.version if current else 0))
+            if ops:
+                layer.store.update_many(ops)
+                written += len(ops)
+    except KiokoError as error:
+        # the same error (its type says what failed, and its HTTP status), told what the import got done
+        error.args = (
+            f"{error} (the import stopped after writing {written} of {len(records)} records, "
+            f"{unchanged} were already there; run the same import again to complete it)",
+        )
+        raise
+    finally:
+        for scope in {r.scope for r in records}:
+            layer.index.invalidate(scope)  # the layer's cached term statistics must see the new records
     return {"records": len(records), "written": written, "unchanged": unchanged}
 
 

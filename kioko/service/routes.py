@@ -19,6 +19,7 @@ from . import schemas as S
 from .app import ERROR_RESPONSES, Service, authorized, principal, service
 from .auth import Principal
 from .exchange import export_lines, export_scopes, import_lines
+from .webhook_records import WEBHOOK_AGENT
 from .wire import context_out, link_out, plan_in, record_out, related_out, score_out, triple_out
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
@@ -498,12 +499,18 @@ def entity_path(
 
 @router.delete("/users/{user_id}/memories", tags=["users"], response_model=S.Count)
 def forget_user(
-    user_id: str, agent_id: str | None = AgentQ, svc: Service = Depends(service), who: Principal = Depends(principal)
+    request: Request,
+    user_id: str,
+    agent_id: str | None = AgentQ,
+    svc: Service = Depends(service),
+    who: Principal = Depends(principal),
 ):
-    """Delete every memory of a scope (and, for the user's own scope, their entity graph)."""
+    """Delete every memory of a scope (and, for the user's own scope, their entity graph and webhooks)."""
     authorized(who, user_id, agent_id)
     with svc.write_lock:
         removed = svc.layer.forget_user(user_id=user_id, agent_id=agent_id)
+    if agent_id is None:
+        _forget_webhooks(request, user_id)
     svc.emit("memory.deleted", {"user_id": user_id, "agent_id": agent_id, "all": True, "count": removed})
     return {"deleted": removed}
 
@@ -511,9 +518,16 @@ def forget_user(
 # --------------------------------------------------------------------------- export and import
 
 
+def _forget_webhooks(request: Request, user_id: str | None) -> None:
+    """Drop the cached registrations (of every user for None): the store's changed under them."""
+    hooks = getattr(request.app.state, "webhooks", None)
+    if hooks is not None:
+        hooks.forget(user_id)
+
+
 def _importable(who: Principal, user_id: str, agent_id: str | None) -> None:
-    """An import may fill the user's scopes and their entity graph, and no other of Kioko's own scopes."""
-    if agent_id == GRAPH_AGENT:
+    """An import may fill the user's scopes, their entity graph and webhooks, and no other of Kioko's own scopes."""
+    if agent_id in (GRAPH_AGENT, WEBHOOK_AGENT):
         authorized(who, user_id)
     else:
         authorized(who, user_id, agent_id)
@@ -556,11 +570,15 @@ async def import_(request: Request, svc: Service = Depends(service), who: Princi
 
     def run() -> dict[str, int]:
         with svc.write_lock:
-            return import_lines(
-                svc.layer,
-                body.decode("utf-8", errors="strict").splitlines(),
-                allowed=lambda user, agent: _importable(who, user, agent),
-            )
+            try:
+                return import_lines(
+                    svc.layer,
+                    body.decode("utf-8", errors="strict").splitlines(),
+                    allowed=lambda user, agent: _importable(who, user, agent),
+                    webhook_hosts=svc.webhook_hosts,
+                )
+            finally:
+                _forget_webhooks(request, None)  # registrations may have come with the import
 
     try:
         result = await run_in_threadpool(run)
