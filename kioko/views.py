@@ -64,6 +64,7 @@ def context_view(context: Any) -> dict[str, Any]:
         "text": context.text,
         "memories": [recalled_view(m) for m in context.memories],
         "links": [link_view(k) for k in context.links],
+        "plan": context.plan.to_dict() if getattr(context, "plan", None) is not None else None,
     }
 
 

@@ -6,7 +6,6 @@ Each is the MemoryLayer call of the same name (``memory.plan``, ``pin``, ``unpin
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from fastapi import APIRouter, Depends, Query
@@ -17,7 +16,7 @@ from kioko_core.store import InvalidRecordError, Record
 from . import schemas as S
 from .app import ERROR_RESPONSES, Service, authorized, principal, service
 from .auth import Principal
-from .wire import plan_out, prefix_out, record_out
+from .wire import jsonable, plan_out, prefix_out, record_out
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES, tags=["intelligence"])
 
@@ -143,23 +142,3 @@ def maintain(body: MaintainIn, svc: Service = Depends(service), who: Principal =
 
 def _updated(svc: Service, record: Record) -> None:
     svc.emit("memory.updated", {"user_id": record.user_id, "agent_id": record.agent_id, "memory": record_out(record)})
-
-
-def jsonable(value: Any) -> Any:
-    """A task's result as JSON: records as the API shows them, report objects by their fields.
-
-    Tasks other engineers add return what suits them; this keeps any of them from being a 500.
-    """
-    if isinstance(value, Record):
-        return record_out(value)
-    if hasattr(value, "to_dict"):
-        return jsonable(value.to_dict())
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return jsonable(dataclasses.asdict(value))
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return [jsonable(v) for v in value]
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    return str(value)

@@ -138,6 +138,26 @@ def triple_in(data: dict[str, Any]) -> Triple:
     return Triple(**data)
 
 
+def jsonable(value: Any) -> Any:
+    """A task's result as JSON: records as the API shows them, report objects by their fields.
+
+    Tasks other engineers add return what suits them; this keeps any of them from being a 500.
+    """
+    if isinstance(value, Record):
+        return record_out(value)
+    if hasattr(value, "to_dict"):
+        return jsonable(value.to_dict())
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return jsonable(dataclasses.asdict(value))
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [jsonable(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
+
+
 # --------------------------------------------------------------------------- errors
 
 

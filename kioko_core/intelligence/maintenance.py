@@ -246,14 +246,7 @@ class MaintenanceScheduler:
         if isinstance(tasks, str) or unknown:
             raise InvalidRecordError(f"unknown maintenance task(s) {unknown or tasks!r}; known: {list(TASKS)}")
         if user_id is None:
-            scopes = sorted(
-                {
-                    (r.metadata.get("user_id"), r.metadata.get("agent_id"))
-                    for r in memory.store.scan(Scope(MAINTENANCE_USER, None))
-                    if r.kind == COUNTER_KIND and isinstance(r.metadata.get("user_id"), str)
-                },
-                key=lambda s: (s[0], s[1] or ""),
-            )
+            scopes = counted_scopes(memory.store)
         else:
             scopes = [(user_id, agent_id)]
         results: dict[str, Any] = {}
@@ -273,6 +266,18 @@ class MaintenanceScheduler:
             key = scope.user_id if scope.agent_id is None else f"{scope.user_id}/{scope.agent_id}"
             results[key] = done
         return results
+
+
+def counted_scopes(store: Any) -> list[tuple[str, str | None]]:
+    """Every (user, agent) the scheduler has counted turns for, in order: who ``run(user_id=None)`` tends."""
+    return sorted(
+        {
+            (r.metadata.get("user_id"), r.metadata.get("agent_id"))
+            for r in store.scan(Scope(MAINTENANCE_USER, None))
+            if r.kind == COUNTER_KIND and isinstance(r.metadata.get("user_id"), str)
+        },
+        key=lambda s: (s[0], s[1] or ""),
+    )
 
 
 def forget_counters(store: Any, scope: Scope) -> None:
@@ -295,4 +300,4 @@ def _state(record: Record | None) -> dict[str, Any]:
     }
 
 
-__all__ = ["LASTING_KEYS", "MAINTENANCE_USER", "MaintenanceScheduler", "TASKS", "forget_counters"]
+__all__ = ["LASTING_KEYS", "MAINTENANCE_USER", "MaintenanceScheduler", "TASKS", "counted_scopes", "forget_counters"]
