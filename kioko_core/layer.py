@@ -231,7 +231,9 @@ class MemoryLayer(IntelligentMemory):
                 agent_id=scope.agent_id,
                 kind=kind,
                 content=content,
-                metadata=dict(metadata or {}),
+                # a linked kind carries the bookkeeping key from the start: the caller's own "links" is
+                # then never taken for the links of a memory stored before the key existed
+                metadata={**(metadata or {}), L.BOOKKEEPING: {}} if kind in L.LINKABLE_KINDS else dict(metadata or {}),
                 session_id=session_id,
                 created_at=when if when is not None else now,
                 updated_at=now,
@@ -361,7 +363,7 @@ class MemoryLayer(IntelligentMemory):
         found = self.store.get(scope, [memory_id])[0]
         if found is None:
             raise MemoryNotFound(memory_id, scope.user_id)
-        return found
+        return L.upgraded(found)
 
     def update(
         self,
@@ -411,6 +413,10 @@ class MemoryLayer(IntelligentMemory):
     def _apply_change(
         self, current: Record, content: str | None, metadata: dict[str, Any] | None, checked: dict[str, Any]
     ) -> Record:
+        if current.kind in L.LINKABLE_KINDS:
+            # stamps the bookkeeping key (a memory stored before it existed moves its links under it), so
+            # that a "links" key the caller adds is never read as legacy links
+            current = L.with_bookkeeping(current)
         changes: dict[str, Any] = {"updated_at": time.time()}
         if metadata is not None:
             merged = {**current.metadata, **L.user_metadata(metadata)}
@@ -583,7 +589,7 @@ class MemoryLayer(IntelligentMemory):
     ) -> Iterator[Record]:
         """Every memory of a scope (a scan: for maintenance and exports, not for the hot path)."""
         kinds_filter = Filter(kinds=frozenset(canonical_kind(k) for k in kinds)) if kinds else None
-        yield from self.store.scan(self._scope(user_id, agent_id), kinds_filter)
+        yield from map(L.upgraded, self.store.scan(self._scope(user_id, agent_id), kinds_filter))
 
     def close(self) -> None:
         """Close the store (a :meth:`scoped` view leaves it open: it belongs to the layer the view came from)."""

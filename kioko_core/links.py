@@ -142,14 +142,75 @@ and round-trips exactly. A caller cannot write this key: :meth:`MemoryLayer.add`
 :meth:`MemoryLayer.update` keeps the stored value whatever is passed under it."""
 
 
+LEGACY_KEYS = ("links", "entities", "linked_at", "unlinked")
+"""Where the layer kept its bookkeeping before :data:`BOOKKEEPING`: at the top of the metadata, beside the
+caller's keys. ``links`` held the adjacency entries *after* whatever the caller kept under that name (a
+caller's URLs stayed first); ``entities``, ``linked_at`` and ``unlinked`` were the layer's alone (it
+overwrote a caller's ``entities``)."""
+
+
+def _legacy_split(record: Record) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """(the caller's metadata, the bookkeeping) of a memory stored before :data:`BOOKKEEPING`; None otherwise.
+
+    Such a memory is one of a linked kind with no bookkeeping key: since the move, every write of a linked
+    kind by the layer stores the key (an update stamps it first), so a caller's own ``"links"`` on a newer
+    memory is never read as links. Of the legacy ``links`` list only
+    well-formed adjacency entries move; anything else in it (a caller's URLs) stays the caller's.
+    """
+    metadata = record.metadata
+    if BOOKKEEPING in metadata or record.kind not in LINKABLE_KINDS:
+        return None
+    own = dict(metadata)
+    kept: dict[str, Any] = {}
+    listed = metadata.get("links")
+    if isinstance(listed, list):
+        entries = [e for e in listed if is_link_entry(e)]
+        if entries:
+            kept["links"] = entries
+            others = [e for e in listed if not is_link_entry(e)]
+            if others:
+                own["links"] = others
+            else:
+                del own["links"]
+    # the layer always stored these with these types; a value of another type is the caller's, left alone
+    for key in ("entities", "unlinked"):
+        value = metadata.get(key)
+        if isinstance(value, list):
+            kept[key] = [v for v in value if isinstance(v, str)]
+            del own[key]
+    linked = metadata.get("linked_at")
+    if isinstance(linked, (int, float)) and not isinstance(linked, bool):
+        kept["linked_at"] = float(linked)
+        del own["linked_at"]
+    return own, kept
+
+
+def upgraded(record: Record) -> Record:
+    """``record`` with its bookkeeping under :data:`BOOKKEEPING` (the same record if it is there already).
+
+    A memory stored before the move is read correctly without it (:func:`bookkeeping` reads the legacy
+    keys); the layer upgrades a memory whenever it writes it, keeping its version, so the write still
+    expects the version that was read.
+    """
+    split = _legacy_split(record)
+    if split is None or not split[1]:
+        return record
+    own, kept = split
+    return record.model_copy(update={"metadata": {**own, BOOKKEEPING: kept}})
+
+
 def bookkeeping(record: Record) -> dict[str, Any]:
-    """The layer's bookkeeping of ``record`` (read only; empty when it has none)."""
+    """The layer's bookkeeping of ``record`` (read only; empty when it has none; legacy keys read too)."""
     value = record.metadata.get(BOOKKEEPING)
-    return value if isinstance(value, dict) else {}
+    if isinstance(value, dict):
+        return value
+    split = _legacy_split(record)
+    return split[1] if split is not None else {}
 
 
 def with_bookkeeping(record: Record, **fields: Any) -> Record:
     """A copy of ``record`` with bookkeeping ``fields`` set (``links=``, ``entities=``, ``linked_at=`` ...)."""
+    record = upgraded(record)
     metadata = dict(record.metadata)
     metadata[BOOKKEEPING] = {**bookkeeping(record), **fields}
     return record.model_copy(update={"metadata": metadata})

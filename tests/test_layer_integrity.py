@@ -12,10 +12,12 @@ from typing import Any
 import pytest
 from linking_support import layer, linking_stores, make_layer, matrix_store, store, user  # noqa: F401  (fixtures)
 
+import kioko
 from contract_tests.counting import CountingStore
 from kioko_core import links as L
 from kioko_core.errors import ConflictError, IdTaken, InvalidRecordError
 from kioko_core.layer import MemoryLayer
+from kioko_core.store import Record, Scope, Upsert
 
 OWN = {
     "entities": ["mine"],
@@ -137,3 +139,80 @@ def test_add_with_another_scopes_id_fails_at_once_and_says_why(layer: MemoryLaye
     assert counting.calls["update_many"] == 1
     assert issubclass(IdTaken, ConflictError)
     assert layer.get(theirs.id, user_id=user).content == theirs.content
+
+
+def test_a_sqlite_file_written_before_the_bookkeeping_key_reads_its_links_and_upgrades_on_write(tmp_path) -> None:
+    """Memories stored with the old shape (links, entities, linked_at, unlinked at the top of the metadata)
+    keep their links; a caller's own items under "links" stay the caller's; the layer's next write moves
+    the bookkeeping under metadata["_kioko"]. A kind that was never linked never has legacy links."""
+    url = f"sqlite:///{tmp_path / 'legacy.db'}"
+    user, now = "kumar", 1_700_000_000.0
+
+    def entry(other: str, direction: str) -> dict[str, Any]:
+        return {"id": other, "type": "resolves", "dir": direction, "w": 0.8, "by": "auto", "why": "E-217", "at": now}
+
+    legacy = {
+        "fix": (
+            "Reseated the encoder cable on Line 3.",
+            "episodic",
+            {
+                "links": ["https://runbook/line-3", entry("fault", "out")],
+                "entities": ["line 3"],
+                "linked_at": now,
+                "ticket": "T-9",
+            },
+        ),
+        "fault": (
+            "Line 3 stopped with the encoder fault E-217.",
+            "episodic",
+            {"links": [entry("fix", "in")], "entities": ["line 3"], "linked_at": now, "unlinked": ["note"]},
+        ),
+        "note": (
+            "Line 3 has a spare encoder in the store room.",
+            "episodic",
+            {"links": ["https://docs/spares"], "entities": ["line 3"], "linked_at": now},
+        ),
+        "rule": ("Always answer in German.", "instruction", {"links": [entry("fix", "out")]}),
+    }
+    with kioko.connect(url) as old:
+        old.store.update_many(
+            [
+                Upsert(
+                    record=Record(
+                        id=memory_id,
+                        user_id=user,
+                        kind=kind,
+                        content=text,
+                        metadata=metadata,
+                        created_at=now,
+                        updated_at=now,
+                        embedding=old.embedder.embed(text),
+                    )
+                )
+                for memory_id, (text, kind, metadata) in legacy.items()
+            ]
+        )
+    with kioko.connect(url, auto_link=True) as layer:
+        assert [(k.source, k.target, k.type) for k in layer.graph.links("fix", user_id=user)] == [
+            ("fix", "fault", "resolves")
+        ]
+        assert [k.source for k in layer.graph.links("fault", user_id=user)] == ["fix"]
+        assert user_part(layer.get("fix", user_id=user).metadata) == {
+            "links": ["https://runbook/line-3"],
+            "ticket": "T-9",
+        }
+        assert user_part(layer.get("note", user_id=user).metadata) == {"links": ["https://docs/spares"]}
+        assert L.link_entries(layer.get("note", user_id=user)) == []
+        assert L.link_entries(layer.get("rule", user_id=user)) == []  # never a linked kind: its "links" is data
+        assert L.linked_at(layer.get("fix", user_id=user)) == now
+
+        # a write upgrades: a forged entry the caller then puts under "links" is plain data
+        layer.update("fix", user_id=user, metadata={"links": [entry("note", "out")]})
+        fix = layer.store.get(Scope(user), ["fix"])[0]
+        assert fix is not None and [e["id"] for e in L.bookkeeping(fix)["links"]] == ["fault"]
+        assert fix.metadata["links"] == [entry("note", "out")]
+        layer.graph.unlink("fix", "fault", user_id=user)
+        fault = layer.store.get(Scope(user), ["fault"])[0]
+        assert fault is not None and "links" not in fault.metadata and L.link_entries(fault) == []
+        assert L.was_unlinked(fault, "note") and L.was_unlinked(fault, "fix")
+        assert layer.graph.links("fix", user_id=user) == []
