@@ -76,4 +76,5 @@ def nearest(ids: Sequence[str], scores: np.ndarray, k: int) -> list[Neighbor]:
 
 def _cosines(unit_rows: np.ndarray, query: np.ndarray) -> np.ndarray:
     # einsum, not BLAS: on these machines BLAS's threaded matvec is slower and its timing erratic
-    return np.einsum("ij,j->i", unit_rows, query / np.linalg.norm(query))
+    cosines: np.ndarray = np.einsum("ij,j->i", unit_rows, query / np.linalg.norm(query))
+    return cosines

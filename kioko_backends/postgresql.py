@@ -332,6 +332,7 @@ class PostgresStore(StoreBase):
     ) -> list[tuple[str, Any]]:
         where, params = _filter_sql(filter)
         params.update(u=scope.user_id, a=_agent(scope), q=query, fetch=fetch, exact_below=_EXACT_KNN_BELOW)
+        distance: sql.Composable
         if self._ann_expression is not None and self._ann_expression[0] != "embedding":
             distance = sql.SQL("({}) <=> %(q)s::halfvec({})").format(
                 sql.SQL(self._ann_expression[0]), sql.Literal(self.dim)
@@ -397,7 +398,7 @@ class PostgresStore(StoreBase):
                 return
             after = page[-1][0]
 
-    def _record(self, row: tuple) -> Record:
+    def _record(self, row: tuple[Any, ...]) -> Record:
         (
             record_id,
             user_id,
@@ -642,8 +643,8 @@ class _Writes:
     """The statements one transaction sends, gathered first so they travel in one pipeline."""
 
     def __init__(self) -> None:
-        self.inserts: list[tuple] = []
-        self.updates: list[tuple] = []
+        self.inserts: list[tuple[Any, ...]] = []
+        self.updates: list[tuple[Any, ...]] = []
         self.deleted_ids: list[str] = []
         self.postings_out: list[tuple[str, str, str, float, str]] = []
         self.postings_in: list[tuple[str, str, str, float, str]] = []
@@ -753,7 +754,7 @@ class _Writes:
             )
 
 
-def _row(record: Record, metadata: Any) -> tuple:
+def _row(record: Record, metadata: Any) -> tuple[Any, ...]:
     return (
         record.id,
         record.user_id,
@@ -770,7 +771,7 @@ def _row(record: Record, metadata: Any) -> tuple:
     )
 
 
-def _columns(rows: list[tuple], width: int) -> list[list[Any]]:
+def _columns(rows: list[tuple[Any, ...]], width: int) -> list[list[Any]]:
     return [[row[i] for row in rows] for i in range(width)] if rows else [[] for _ in range(width)]
 
 
@@ -840,7 +841,7 @@ def _as_array(value: Any) -> np.ndarray:
     return np.array(value.to_numpy(), dtype=np.float32)  # a fresh, writable copy
 
 
-def _fetch(conn: psycopg.Connection, query: sql.Composable, params: Any) -> list[tuple]:
+def _fetch(conn: psycopg.Connection, query: sql.SQL | sql.Composed, params: Any) -> list[tuple[Any, ...]]:
     with conn.cursor(binary=True) as cursor:
         cursor.execute(query, params)
         return cursor.fetchall()

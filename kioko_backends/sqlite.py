@@ -187,11 +187,13 @@ class _Row:
 
     @property
     def embedding(self) -> bytes | None:
-        return self.values[7]
+        blob: bytes | None = self.values[7]
+        return blob
 
     @property
     def created_at(self) -> float | None:
-        return self.values[9]
+        when: float | None = self.values[9]
+        return when
 
     def stamped(self, version: int) -> tuple[Any, ...]:
         return self.values[:-1] + (version,)

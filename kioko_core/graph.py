@@ -15,6 +15,7 @@ from .retry import retry_conflicts, retrying
 from .store import Filter, Record, Scope, Upsert
 
 if TYPE_CHECKING:
+    from .entities import Triple
     from .layer import MemoryLayer
 
 
@@ -102,19 +103,19 @@ class Graph:
 
     # -- the entity graph
 
-    def add(self, subject: str, relation: str, object: str, *, user_id: str | None = None, **options: Any):
+    def add(self, subject: str, relation: str, object: str, *, user_id: str | None = None, **options: Any) -> Triple:
         """Add a triple ``(subject) -relation-> (object)`` to the user's entity graph."""
         return self._layer.entities.add(subject, relation, object, user_id=self._user(user_id), **options)
 
-    def relations(self, entity: str, *, user_id: str | None = None, **options: Any):
+    def relations(self, entity: str, *, user_id: str | None = None, **options: Any) -> list[Triple]:
         """The triples about ``entity`` valid now (or ``as_of``)."""
         return self._layer.entities.relations(entity, user_id=self._user(user_id), **options)
 
-    def neighbors(self, entity: str, *, user_id: str | None = None, **options: Any):
+    def neighbors(self, entity: str, *, user_id: str | None = None, **options: Any) -> list[str]:
         """Entities one relation away from ``entity``."""
         return self._layer.entities.neighbors(entity, user_id=self._user(user_id), **options)
 
-    def path(self, a: str, b: str, *, user_id: str | None = None, **options: Any):
+    def path(self, a: str, b: str, *, user_id: str | None = None, **options: Any) -> list[Triple]:
         """The shortest chain of triples from entity ``a`` to entity ``b``."""
         return self._layer.entities.path(a, b, user_id=self._user(user_id), **options)
 
@@ -185,7 +186,7 @@ class Graph:
         start = layer.get(a, user_id=user_id, agent_id=agent_id)
         layer.get(b, user_id=user_id, agent_id=agent_id)
         seen = {start.id: start}
-        parents: dict[str, tuple[str, dict]] = {}
+        parents: dict[str, tuple[str, dict[str, Any]]] = {}
         frontier = [start]
         for _ in range(max_depth):
             wanted: list[str] = []

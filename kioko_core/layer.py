@@ -354,8 +354,8 @@ class MemoryLayer(IntelligentMemory):
             )[0]
             self.index.record_write(record.scope, record.id, previous.terms if previous else [], record.terms)
             return stored  # type: ignore[return-value]
-        stored, _ = self.linker.write(record, analysis, previous)
-        return stored  # type: ignore[return-value]
+        linked: Record = self.linker.write(record, analysis, previous)[0]
+        return linked
 
     def get(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record:
         """The memory, or :class:`MemoryNotFound` if it is not in this scope."""

@@ -13,7 +13,8 @@ from .embedding import Embedder, OfflineEmbedder
 from .entities import EntityGraph
 from .index import IndexCache, nominates
 from .kind_registry import prior  # noqa: F401  (the priors were read from here)
-from .scoring import TWO_HOURS, Evidence, LinkScore, Side, Stats, explanation, link_type, score_pair, vote  # noqa: F401
+from .scoring import TWO_HOURS, Evidence, Side, Stats, explanation, link_type, score_pair, vote  # noqa: F401
+from .scoring import LinkScore as LinkScore  # read through this module too (kioko.remote, the service)
 from .store import ConflictError, IdTaken, Op, Record, Scope, Store, Upsert
 from .text import Analysis, analyze
 

@@ -6,9 +6,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from .errors import LinkConflict  # noqa: F401  (L.LinkConflict, as before)
-from .kind_registry import KIND_NOUNS, LINKABLE_KINDS, noun  # noqa: F401  (read through this module too)
-from .store import Record
+# read through this module too (L.LinkConflict, L.LINKABLE_KINDS ...): re-exported by name
+from .errors import LinkConflict as LinkConflict
+from .kind_registry import KIND_NOUNS as KIND_NOUNS
+from .kind_registry import LINKABLE_KINDS as LINKABLE_KINDS
+from .kind_registry import noun as noun
+from .store import Record, Scope
 
 # Who made a link, strongest first: a weaker author never replaces a stronger one's link.
 AUTHORS = ("structure", "manual", "feedback", "llm", "auto")
@@ -48,7 +51,7 @@ def faded_weight(weight: float, by: str, seen: float, now: float | None = None, 
     if by not in FADING_AUTHORS:
         return weight
     days = max(0.0, ((now if now is not None else time.time()) - seen) / SECONDS_PER_DAY)
-    return weight * 0.5 ** (days / half_life_days)
+    return weight * float(0.5 ** (days / half_life_days))
 
 
 def record_label(record: Record) -> str:
@@ -318,10 +321,8 @@ def weakest_capped(
     return [e["id"] for e in ranked[:excess]]
 
 
-def entry_scope(owner: Record, entry: dict[str, Any]):
+def entry_scope(owner: Record, entry: dict[str, Any]) -> Scope:
     """The scope the other end of ``entry`` lives in: the shared knowledge base, or the owner's own."""
-    from .store import Scope
-
     return Scope(SHARED_USER, None) if entry.get("shared") else owner.scope
 
 

@@ -153,7 +153,7 @@ class RecallConfig:
 def _order_key(scores: dict[str, float], records: dict[str, Record]) -> Any:
     """Best first; ties go to the newer memory, then the content, and only then the id: never random."""
 
-    def key(memory_id: str) -> tuple:
+    def key(memory_id: str) -> tuple[float, float, str, str]:
         record = records.get(memory_id)
         return (
             -scores[memory_id],
@@ -461,7 +461,7 @@ def _links_section(
                 found[key] = L.MemoryLink.from_entry(memory.record, entry, recalled[other].record)
     half_life = layer.linker.config.half_life_days
 
-    def order(link: L.MemoryLink) -> tuple:
+    def order(link: L.MemoryLink) -> tuple[int, int, int, float, str, str]:
         brings = 0 if (link.source in brought or link.target in brought) else 1
         return (
             brings,

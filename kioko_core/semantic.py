@@ -178,7 +178,8 @@ def _layer_norm(x: np.ndarray, gain: np.ndarray, bias: np.ndarray, eps: float) -
     mean = x.mean(axis=-1, keepdims=True)
     centered = x - mean
     variance = (centered * centered).mean(axis=-1, keepdims=True)
-    return centered / np.sqrt(variance + eps) * gain + bias
+    normalised: np.ndarray = centered / np.sqrt(variance + eps) * gain + bias
+    return normalised
 
 
 _ERF_P = np.float32(0.3275911)
@@ -193,7 +194,8 @@ def _erf(x: np.ndarray) -> np.ndarray:
     poly = _ERF_A[0]
     for coefficient in _ERF_A[1:]:
         poly = poly * t + coefficient
-    return np.copysign(np.float32(1.0) - poly * t * np.exp(-a * a), x)
+    signed: np.ndarray = np.copysign(np.float32(1.0) - poly * t * np.exp(-a * a), x)
+    return signed
 
 
 def gelu(x: np.ndarray) -> np.ndarray:
@@ -230,7 +232,8 @@ def encode(model: MiniLMModel, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
     weights = mask.astype(np.float32)[:, :, None]
     pooled = (x * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
     norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-    return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+    unit: np.ndarray = (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+    return unit
 
 
 def tokenize(model: MiniLMModel, texts: Sequence[str]) -> list[list[int]]:
@@ -327,7 +330,8 @@ class MiniLMEmbedder:
         return self
 
     def embed(self, text: str) -> np.ndarray:
-        return embed_texts(shared_model(), [text], self.batch_size)[0]
+        vector: np.ndarray = embed_texts(shared_model(), [text], self.batch_size)[0]
+        return vector
 
     def embed_many(self, texts: Sequence[str]) -> list[np.ndarray]:
         if not texts:

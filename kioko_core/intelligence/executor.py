@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from .. import links as L
 from ..secrets import DropSecrets, SecretDropped
-from ..store import KiokoError, Record, Scope, check_scope
+from ..store import InvalidRecordError, KiokoError, Record, Scope, check_scope
 from ..text import label
 from .ops import APPLIED, FAILED, KIND_OF_MEMORY, PLANNED, SKIPPED, MemoryOp
 
@@ -225,32 +225,34 @@ class OpExecutor:
         raise Skip(f"{op.op} is not supported")
 
     def _profile(self, op: MemoryOp, scope: Scope, session_id: str | None, target: Record | None, router: str) -> Any:
-        who = {"user_id": scope.user_id, "agent_id": scope.agent_id}
-        key = op.fields.get("key") or op.fields.get("slot")
+        user_id, agent_id = scope.user_id, scope.agent_id
+        key = _text_field(op, "key", "slot")
         if op.action == "set":
             return self.memory.profile.set(
                 key,
-                op.fields.get("value"),
+                _scalar_field(op, "value"),
+                user_id=user_id,
+                agent_id=agent_id,
                 session_id=session_id,
                 metadata=self._common(op, scope, session_id, router)["metadata"],
-                **who,
             )
-        if not self.memory.profile.remove(key, **who):
+        if not self.memory.profile.remove(key, user_id=user_id, agent_id=agent_id):
             raise Skip(f"the profile has no {key!r}")
         return None
 
     def _working(self, op: MemoryOp, scope: Scope, session_id: str | None, target: Record | None, router: str) -> Any:
         if not session_id:
             raise Skip("working memory belongs to a session; this turn has no session_id")
-        who = {"user_id": scope.user_id, "agent_id": scope.agent_id, "session_id": session_id}
-        key = op.fields.get("key")
+        working, user_id, agent_id = self.memory.working, scope.user_id, scope.agent_id
+        key = _text_field(op, "key")
         if op.action == "set":
-            return self.memory.working.set(key, op.fields.get("value"), **who)
+            value = _scalar_field(op, "value")
+            return working.set(key, value, user_id=user_id, agent_id=agent_id, session_id=session_id)
         if op.action == "promote":
-            if self.memory.working.get(key, **who) is None:
+            if working.get(key, user_id=user_id, agent_id=agent_id, session_id=session_id) is None:
                 raise Skip(f"the scratchpad has no {key!r}")
-            return self.memory.working.promote(key, **who)
-        if not self.memory.working.remove(key, **who):
+            return working.promote(key, user_id=user_id, agent_id=agent_id, session_id=session_id)
+        if not working.remove(key, user_id=user_id, agent_id=agent_id, session_id=session_id):
             raise Skip(f"the scratchpad has no {key!r}")
         return None
 
@@ -258,15 +260,16 @@ class OpExecutor:
         f = op.fields
         for name in ("subject", "relation", "object"):  # the entity graph keeps these verbatim
             _secrets.enforce(str(f.get(name, "")), None)
+        subject = _text_field(op, "subject")
         if op.action == "add":
-            self.memory.graph.add(
-                f.get("subject"), f.get("relation"), f.get("object"), user_id=scope.user_id, source="manage"
-            )
+            relation_name, object_name = _text_field(op, "relation"), _text_field(op, "object")
+            self.memory.graph.add(subject, relation_name, object_name, user_id=scope.user_id, source="manage")
             return None
-        from ..entities import entity_key, relation_key
+        from ..entities import relation_key
+        from ..text import entity_key
 
         relation, wanted = relation_key(str(f.get("relation", ""))), entity_key(str(f.get("object", "")))
-        for triple in self.memory.graph.relations(f.get("subject"), user_id=scope.user_id):
+        for triple in self.memory.graph.relations(subject, user_id=scope.user_id):
             if triple.relation == relation and triple.object_key == wanted:
                 self.memory.entities.invalidate(triple.id, user_id=scope.user_id)
                 return None
@@ -306,6 +309,23 @@ class OpExecutor:
             op.linked.append(link.line())
             if self.on_link is not None:
                 self.on_link(link, written)
+
+
+def _text_field(op: MemoryOp, *names: str) -> str:
+    """The first of ``names`` the op's fields give as text; a typed error (the op fails) when none does."""
+    for name in names:
+        value = op.fields.get(name)
+        if isinstance(value, str) and value:
+            return value
+    raise InvalidRecordError(f"{op.op} needs {' or '.join(names)} as a non-empty string")
+
+
+def _scalar_field(op: MemoryOp, name: str) -> str | int | float | bool:
+    """A slot value from the op's fields: text, a number or true / false (what profile and working keep)."""
+    value = op.fields.get(name)
+    if isinstance(value, (str, int, float, bool)):
+        return value
+    raise InvalidRecordError(f"{op.op} needs {name} as a string, a number or true/false")
 
 
 def describe(op: MemoryOp, target: Record | None) -> str:

@@ -353,9 +353,12 @@ def _parse_at(phrase: str, now: datetime, prefer: str) -> datetime | None:
     import dateparser  # late: a second of import time only for turns that mention a date
 
     try:
-        return dateparser.parse(phrase, languages=["en"], settings={"RELATIVE_BASE": now, "PREFER_DATES_FROM": prefer})
+        parsed: datetime | None = dateparser.parse(
+            phrase, languages=["en"], settings={"RELATIVE_BASE": now, "PREFER_DATES_FROM": prefer}
+        )
     except Exception:  # an odd phrase is no date, never an error
         return None
+    return parsed
 
 
 def when(text: str, now: datetime) -> tuple[str, datetime] | None:

@@ -171,7 +171,8 @@ def parse_operations(text: Any) -> list[Any]:
         except ValueError:
             continue
         if isinstance(value, dict) and isinstance(value.get("operations"), list):
-            return value["operations"]
+            operations: list[Any] = value["operations"]
+            return operations
         if isinstance(value, list) and all(isinstance(v, dict) and ("op" in v or "kind" in v) for v in value):
             return value
     raise ValueError("no operations JSON found in the model output")
@@ -257,7 +258,8 @@ class LLMRouter:
             raise TimeoutError(f"the model did not answer within {self.timeout:g} s")
         if "error" in box:
             raise box["error"]
-        return box["answer"]
+        answer: str = box["answer"]
+        return answer
 
     # -- the prompt
 

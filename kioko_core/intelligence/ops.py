@@ -118,7 +118,7 @@ class MemoryOp:
         return text
 
     def to_dict(self) -> dict[str, Any]:
-        return _json_safe(
+        safe: dict[str, Any] = _json_safe(
             {
                 "op": self.op,
                 "kind": self.kind,
@@ -135,6 +135,7 @@ class MemoryOp:
                 "linked": self.linked,
             }
         )
+        return safe
 
 
 @dataclass
@@ -210,7 +211,7 @@ class ManageReport:
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
-        return _json_safe(
+        safe: dict[str, Any] = _json_safe(
             {
                 "router": self.router,
                 "model_calls": self.model_calls,
@@ -223,6 +224,7 @@ class ManageReport:
                 "ops": [op.to_dict() for op in self.ops],
             }
         )
+        return safe
 
     def __str__(self) -> str:
         return self.summary()

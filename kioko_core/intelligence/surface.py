@@ -79,7 +79,10 @@ class IntelligentMemory:
             if self._on_demand is None:
                 self._on_demand = Intelligence()
             brain = self._on_demand
-        return brain.manage(self, text, user_id=user_id, agent_id=agent_id, session_id=session_id, dry_run=dry_run)
+        report: ManageReport = brain.manage(
+            self, text, user_id=user_id, agent_id=agent_id, session_id=session_id, dry_run=dry_run
+        )
+        return report
 
     def record_turn(
         self,
@@ -117,9 +120,10 @@ class IntelligentMemory:
         """
         scope = self._scope(user_id, agent_id)  # a scoped view's user; reserved names refused
         if self.intelligence is not None:
-            return self.intelligence.manage(
+            managed: ManageReport = self.intelligence.manage(
                 self, messages, user_id=scope.user_id, agent_id=scope.agent_id, session_id=session_id, dry_run=dry_run
             )
+            return managed
         ops = [
             MemoryOp(
                 "episode.add",
@@ -151,7 +155,7 @@ class IntelligentMemory:
 
     def _brain(self) -> Intelligence:
         """The layer's intelligence, or the offline one on demand (plan() works on any layer)."""
-        brain = self.intelligence
+        brain: Intelligence | None = self.intelligence
         if brain is None or not callable(getattr(brain, "plan", None)):
             if self._on_demand is None:
                 self._on_demand = Intelligence()
@@ -165,13 +169,14 @@ class IntelligentMemory:
         if not isinstance(query, str):
             raise InvalidRecordError("query must be a string")
         scope = self._scope(user_id, agent_id)
-        return self._brain().plan(
+        followed: RecallPlan = self._brain().plan(
             self,  # type: ignore[arg-type]
             query,
             user_id=scope.user_id,
             agent_id=scope.agent_id,
             session_id=session_id,
         )
+        return followed
 
     def _recall_plan(
         self,
