@@ -36,6 +36,7 @@ import math
 import os
 import sqlite3
 import threading
+import time
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
@@ -264,6 +265,23 @@ def _id_chunks(ids: Sequence[str]) -> Iterator[list[str]]:
         chunk = list(ids[start : start + _ID_CHUNK])
         size = 1 << (len(chunk) - 1).bit_length()
         yield chunk + [chunk[0]] * (size - len(chunk))
+
+
+def _switch_to_wal(connection: sqlite3.Connection, timeout: float) -> None:
+    """Put the file in WAL mode (outside any transaction: SQLite refuses to switch inside one).
+
+    Processes opening a new file at the same moment race to switch it; SQLite answers the losers
+    "database is locked" at once, without waiting on busy_timeout, so they wait here, up to ``timeout``.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            connection.execute("PRAGMA journal_mode = WAL").fetchall()
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.005)
 
 
 def _configure(connection: sqlite3.Connection, busy_ms: int) -> None:
@@ -598,8 +616,7 @@ class SQLiteStore(StoreBase):
         self._check_usable()
         if not self._in_memory:
             with self._translated():
-                # outside any transaction: SQLite refuses to switch to WAL inside one
-                self._connection().execute("PRAGMA journal_mode = WAL").fetchall()
+                _switch_to_wal(self._connection(), self._timeout)
         with self._reading() as connection:
             stored = self._read_meta(connection)
         if "dim" not in stored:
