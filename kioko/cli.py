@@ -704,7 +704,26 @@ def mcp(
     ] = False,
     host: Annotated[str, typer.Option("--host", help="Address to listen on (http).")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="Port to listen on (http).")] = 8766,
-    user: User,
+    api_keys: Annotated[
+        str | None,
+        typer.Option(
+            "--api-keys",
+            envvar="KIOKO_API_KEYS",
+            metavar="FILE",
+            help="http: the service's key file; every request needs a key, and the key names the user "
+            "(--user then only chooses among a key's users).",
+        ),
+    ] = None,
+    user: Annotated[
+        str | None,
+        typer.Option(
+            "--user",
+            "-u",
+            envvar="KIOKO_USER",
+            show_envvar=True,
+            help="The user the server acts for (with --api-keys: the key's user).",
+        ),
+    ] = None,
     store: Store = None,
     agent: Agent = None,
 ) -> None:
@@ -713,10 +732,20 @@ def mcp(
 
     if transport not in ("stdio", "http"):
         raise UsageProblem(f"--transport must be stdio or http, not {transport!r}")
+    if api_keys and transport != "http":
+        raise UsageProblem("--api-keys is for --transport http (a stdio server belongs to the one client that ran it)")
+    if user is None and not api_keys:
+        raise UsageProblem("Missing option '--user': the user the server acts for")
+    if transport == "http" and not api_keys and host not in ("127.0.0.1", "localhost", "::1"):
+        raise UsageProblem(
+            f"without --api-keys anyone who reaches {host} could use {user!r}'s memories: "
+            "listen on 127.0.0.1, or pass --api-keys FILE"
+        )
     require_mcp()
     if transport == "http":
-        err().print(f"kioko mcp: serving user {user!r} at http://{host}:{port}/mcp", markup=False)
-    run(store, user, agent, transport=transport, intelligence=intelligence, host=host, port=port)
+        who = f"the user of each request's API key ({api_keys})" if api_keys else f"user {user!r}"
+        err().print(f"kioko mcp: serving {who} at http://{host}:{port}/mcp", markup=False)
+    run(store, user, agent, transport=transport, intelligence=intelligence, host=host, port=port, api_keys=api_keys)
 
 
 @app.command(rich_help_panel=SERVE)

@@ -1,7 +1,8 @@
 """Kioko as an MCP server (``kioko mcp``), on the official ``mcp`` SDK's MCPServer (FastMCP in mcp 1.x).
 
 The server acts for one user (and optionally one agent), fixed when it starts: no tool takes a
-``user_id``, so a client cannot read or write anyone else's memories. An id that is not in that
+``user_id``, so a client cannot read or write anyone else's memories. Over HTTP with the service's API
+keys (:func:`http_app`), the user is the one the request's key names, checked before the SDK runs. An id that is not in that
 scope - a typo, or another user's memory - is a tool error saying it was not found, never data.
 
 Tools: add_memory, search_memories, get_memory_context, explore_memories, learn_from_conversation,
@@ -10,6 +11,7 @@ link_memories, forget_memory. Resources: ``kioko://memories/{memory_id}`` and ``
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import json
 from typing import TYPE_CHECKING, Annotated, Any, Callable, Literal, TypeVar
@@ -25,6 +27,8 @@ if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
     from kioko_core.layer import MemoryLayer
+
+    from .service.auth import KeyFile, KeyRing, Principal
 
 SERVER_NAME = "kioko"
 INSTRUCTIONS = (
@@ -109,14 +113,23 @@ def error_text(error: BaseException) -> str:
 
 
 def create_server(
-    memory: MemoryLayer, user_id: str, agent_id: str | None = None, *, name: str = SERVER_NAME
+    memory: MemoryLayer,
+    user_id: str | None,
+    agent_id: str | None = None,
+    *,
+    name: str = SERVER_NAME,
+    keys: KeyRing | KeyFile | None = None,
 ) -> MCPServer:
-    """An MCPServer whose every tool and resource acts on ``memory`` for ``(user_id, agent_id)`` only."""
+    """An MCPServer whose every tool and resource acts on ``memory`` for ``(user_id, agent_id)`` only.
+
+    With ``keys`` (served over HTTP by :func:`http_app`), the scope is the caller's: the request's API
+    key names the user (``user_id`` chooses one when the key may act for several).
+    """
     require_mcp()
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 
-    me = memory.scoped(user_id=user_id, agent_id=agent_id)  # every call below acts for this scope only
+    me = _scope_of(memory, user_id, agent_id, keys)  # every call below acts for this scope only
     # the SDK logs every refused call at INFO on stderr; a client shows the tool error itself
     server = MCPServer(name=name, instructions=INSTRUCTIONS, version=_version(), log_level="WARNING")
 
@@ -131,8 +144,8 @@ def create_server(
         session_id: Annotated[str | None, Field(description="the conversation it belongs to")] = None,
     ) -> dict[str, Any]:
         """Remember one thing as it is. Returns the stored memory and the links it made to earlier memories."""
-        record = me.add(content, memory_type=memory_type, session_id=session_id)
-        links = me.graph.links(record.id) if record.kind in LINKABLE_KINDS else []
+        record = me().add(content, memory_type=memory_type, session_id=session_id)
+        links = me().graph.links(record.id) if record.kind in LINKABLE_KINDS else []
         return memory_view(record, links=links)
 
     @tool
@@ -140,7 +153,7 @@ def create_server(
         query: Annotated[str, Field(min_length=1)], limit: Annotated[int, Field(ge=1, le=50)] = 5
     ) -> list[dict[str, Any]]:
         """The memories that best match a query, best first (no link expansion)."""
-        return [memory_view(r) for r in me.search(query, limit=limit)]
+        return [memory_view(r) for r in me().search(query, limit=limit)]
 
     @tool
     def get_memory_context(
@@ -153,7 +166,7 @@ def create_server(
     ) -> str:
         """The context to answer with: relevant memories, procedures and lessons, open goals, and a section saying
         how these memories connect."""
-        return me.recall(query, limit=limit, links=links, session_id=session_id).text
+        return me().recall(query, limit=limit, links=links, session_id=session_id).text
 
     @tool
     def explore_memories(
@@ -163,14 +176,14 @@ def create_server(
     ) -> dict[str, Any]:
         """The memory that best matches a query and what is linked to it: its direct links with the evidence each
         was made on, and what lies further away with the chain of links leading there."""
-        found = me.search(query, limit=1)
+        found = me().search(query, limit=1)
         if not found:
             return {"match": None, "links": [], "related": []}
         best = found[0]
         return {
             "match": memory_view(best),
-            "links": [link_view(k) for k in me.graph.links(best.id)],
-            "related": [related_view(item) for item in me.graph.related(best.id, depth=depth, limit=limit)],
+            "links": [link_view(k) for k in me().graph.links(best.id)],
+            "related": [related_view(item) for item in me().graph.related(best.id, depth=depth, limit=limit)],
         }
 
     @tool
@@ -185,7 +198,7 @@ def create_server(
         routed (facts, preferences, decisions, goals ... added, updated or left alone); without it, what the user
         said is kept as an episode. Returns every operation decided and its status."""
         turn = messages if isinstance(messages, str) else [m.model_dump() for m in messages]
-        return me.learn(turn, session_id=session_id, dry_run=dry_run).to_dict()
+        return me().learn(turn, session_id=session_id, dry_run=dry_run).to_dict()
 
     @tool
     def link_memories(
@@ -196,12 +209,12 @@ def create_server(
         weight: Annotated[float, Field(gt=0.0, le=1.0)] = 1.0,
     ) -> dict[str, Any]:
         """Link two memories by hand (``source type target``, e.g. a fix ``resolves`` a problem); never fades."""
-        return link_view(me.graph.link(source_id, target_id, type=type, why=why, weight=weight))
+        return link_view(me().graph.link(source_id, target_id, type=type, why=why, weight=weight))
 
     @tool
     def forget_memory(memory_id: MemoryId) -> dict[str, Any]:
         """Delete one memory; the memories linked to it forget the link."""
-        if not me.delete(memory_id):
+        if not me().delete(memory_id):
             raise MemoryNotFound(f"no memory {memory_id!r} for this user")
         return {"deleted": memory_id}
 
@@ -213,8 +226,8 @@ def create_server(
     )
     def read_memory(memory_id: str) -> str:
         try:
-            record = me.get(memory_id)
-            links = me.graph.links(memory_id)
+            record = me().get(memory_id)
+            links = me().graph.links(memory_id)
         except KiokoError as error:
             raise ResourceNotFoundError(error_text(error)) from error
         return json.dumps(memory_view(record, links=links))
@@ -226,10 +239,110 @@ def create_server(
         description="This user's open goals, with their progress",
     )
     def read_goals() -> str:
-        goals = me.goals.open()
+        goals = me().goals.open()
         return json.dumps([memory_view(g) for g in goals])
 
     return server
+
+
+_CALLER: contextvars.ContextVar[tuple[str, str | None] | None] = contextvars.ContextVar(
+    "kioko_mcp_caller", default=None
+)
+"""The (user, agent) of the HTTP request being served, set by :func:`http_app` for the tools below it."""
+
+
+def _scope_of(memory: MemoryLayer, user_id: str | None, agent_id: str | None, keys: Any) -> Callable[[], MemoryLayer]:
+    """What the tools call for their scope: fixed at start, or (with API keys) the current request's caller."""
+    if keys is None:
+        if not user_id:
+            raise KiokoError("the MCP server needs the user it acts for (--user)")
+        fixed = memory.scoped(user_id=user_id, agent_id=agent_id)
+        return lambda: fixed
+
+    def callers() -> MemoryLayer:
+        caller = _CALLER.get()
+        if caller is None:  # only http_app sets it: nothing reaches a tool without a checked key
+            raise KiokoError("no API key was checked for this call")
+        return memory.scoped(user_id=caller[0], agent_id=caller[1])
+
+    return callers
+
+
+def caller_of(principal: Principal, user_id: str | None, agent_id: str | None) -> tuple[str, str | None]:
+    """The (user, agent) a key acts as on this server: its one user (and agent), or the ``--user`` chosen at
+    start when the key may act for several (an admin key: any). Forbidden when neither decides."""
+    from .service.errors import Forbidden
+
+    if principal.admin or len(principal.users) != 1:
+        if user_id is None:
+            raise Forbidden(
+                f"the API key {principal.name!r} may act for several users: start the server with --user to choose"
+            )
+        principal.check(user_id, agent_id)
+        return user_id, agent_id
+    (only,) = principal.users
+    if user_id is not None and user_id != only:
+        raise Forbidden(f"the API key {principal.name!r} may not act for user {user_id!r}")
+    agent = agent_id
+    if principal.agents is not None and agent is None and len(principal.agents) == 1:
+        agent = next(iter(principal.agents))
+    principal.check(only, agent)
+    return only, agent
+
+
+def http_app(
+    server: MCPServer,
+    keys: Any = None,
+    user_id: str | None = None,
+    agent_id: str | None = None,
+    *,
+    host: str = "127.0.0.1",
+) -> Any:
+    """The streamable-HTTP ASGI app of ``server`` (at ``/mcp``); with ``keys``, every request needs an API key.
+
+    A request without a valid key is a 401, one whose key may not act for the server's user a 403, both
+    before the SDK sees it. With keys the transport is stateless: each request is served on its own,
+    with its own key, so no session outlives the key that opened it.
+    """
+    app = server.streamable_http_app(stateless_http=keys is not None, json_response=keys is not None, host=host)
+    if keys is None:
+        return app
+    return _KeyGate(app, keys, user_id, agent_id)
+
+
+class _KeyGate:
+    """Checks the request's API key, then serves it with the key's (user, agent) as the tools' scope."""
+
+    def __init__(self, app: Any, keys: Any, user_id: str | None, agent_id: str | None) -> None:
+        self.app, self.keys, self.user_id, self.agent_id = app, keys, user_id, agent_id
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        from .service.errors import Forbidden, Unauthorized
+
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or []}
+        auth = headers.get("authorization", "")
+        key = auth[7:].strip() if auth[:7].lower() == "bearer " else headers.get("x-api-key")
+        try:
+            caller = caller_of(self.keys.authenticate(key), self.user_id, self.agent_id)
+        except (Unauthorized, Forbidden) as error:
+            status = 401 if isinstance(error, Unauthorized) else 403
+            return await _refuse(send, status, type(error).__name__, error_text(error))
+        token = _CALLER.set(caller)  # tasks the SDK starts for this request copy it
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            _CALLER.reset(token)
+
+
+async def _refuse(send: Any, status: int, kind: str, message: str) -> None:
+    body = json.dumps({"error": {"type": kind, "message": message}}).encode("utf-8")
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if status == 401:
+        headers.append((b"www-authenticate", b'Bearer realm="kioko"'))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 def _version() -> str:
@@ -248,26 +361,42 @@ def open_memory(url: str | None, *, intelligence: bool = False) -> MemoryLayer:
 
 def run(
     url: str | None,
-    user_id: str,
+    user_id: str | None,
     agent_id: str | None = None,
     *,
     transport: str = "stdio",
     intelligence: bool = False,
     host: str = "127.0.0.1",
     port: int = 8766,
+    api_keys: str | None = None,
 ) -> None:
-    """Serve until the client hangs up (stdio) or the process is stopped (http)."""
+    """Serve until the client hangs up (stdio) or the process is stopped (http).
+
+    ``api_keys`` (http only): the service's key file; the caller's key then names the user.
+    """
     require_mcp()
     import anyio
 
+    keys = None
+    if api_keys:
+        from .service.auth import KeyFile
+
+        keys = KeyFile(api_keys)
     memory = open_memory(url, intelligence=intelligence)
     try:
-        server = create_server(memory, user_id, agent_id)
+        server = create_server(memory, user_id, agent_id, keys=keys)
         if transport == "stdio":
             anyio.run(server.run_stdio_async)
         elif transport == "http":
-            anyio.run(functools.partial(server.run_streamable_http_async, host=host, port=port))
+            anyio.run(functools.partial(_serve_http, http_app(server, keys, user_id, agent_id, host=host), host, port))
         else:
             raise ValueError(f"unknown transport {transport!r}; use stdio or http")
     finally:
         memory.close()
+
+
+async def _serve_http(app: Any, host: str, port: int) -> None:
+    import uvicorn
+
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=5)
+    await uvicorn.Server(config).serve()
