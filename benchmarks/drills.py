@@ -2,6 +2,7 @@
 
     python benchmarks/drills.py                      # SQLite and PostgreSQL (embedded), default sizes
     python benchmarks/drills.py --stores sqlite --processes 4 --writes 150 --kills 8
+    python benchmarks/drills.py --parts size          # only the time of text analysis and of a 1 MB add
 
 Prints, per store: processes x linked writes with lost / asymmetric / dangling links and the share of
 links that join two processes' memories; concurrent updates of one memory and of its counters (lost);
@@ -151,7 +152,13 @@ def main() -> None:
     parser.add_argument("--writes", type=int, default=150)
     parser.add_argument("--updates", type=int, default=40)
     parser.add_argument("--kills", type=int, default=8)
+    parser.add_argument(
+        "--parts",
+        default="drills,bad,secrets,size",
+        help="which parts to run: drills (processes, updates, kill -9 per store), bad (inputs), secrets, size",
+    )
     args = parser.parse_args()
+    parts = set(args.parts.split(","))
     print("command:", " ".join(["python", "benchmarks/drills.py", *sys.argv[1:]]))
 
     import services
@@ -159,7 +166,7 @@ def main() -> None:
     workdir = Path(tempfile.mkdtemp(prefix="kioko-drills-"))
     urls: dict[str, str] = {}
     stops = []
-    for name in args.stores.split(","):
+    for name in args.stores.split(",") if parts & {"drills", "bad"} else []:
         if name == "sqlite":
             urls[name] = f"sqlite:///{workdir / 'drills.db'}"
         elif name == "postgresql":
@@ -170,14 +177,17 @@ def main() -> None:
                 continue
             urls[name] = service.url
     try:
-        for name, url in urls.items():
+        for name, url in urls.items() if "drills" in parts else []:
             print(f"{name}:")
             linked_writes(url, args.processes, args.writes)
             concurrent_updates(url, 2, args.updates)
             kills(url, args.kills)
-        bad_inputs({"memory": "memory://", **urls, "qdrant-local": f"qdrant+local:///{workdir / 'qdrant'}"})
-        secrets()
-        analysis_times()
+        if "bad" in parts:
+            bad_inputs({"memory": "memory://", **urls, "qdrant-local": f"qdrant+local:///{workdir / 'qdrant'}"})
+        if "secrets" in parts:
+            secrets()
+        if "size" in parts:
+            analysis_times()
     finally:
         for stop in stops:
             stop()

@@ -63,6 +63,8 @@ from kioko_core.store import (
 )
 from kioko_core.url import StoreURL
 
+from ._rows import row_fields
+
 SCHEMA_VERSION = 1
 """Bumped whenever the tables change shape; a store refuses tables newer than it understands."""
 
@@ -399,34 +401,14 @@ class PostgresStore(StoreBase):
             after = page[-1][0]
 
     def _record(self, row: tuple[Any, ...]) -> Record:
-        (
-            record_id,
-            user_id,
-            agent_id,
-            kind,
-            content,
-            metadata,
-            terms,
-            embedding,
-            session_id,
-            created_at,
-            updated_at,
-            version,
-        ) = row
-        return Record.model_construct(
-            id=record_id,
-            user_id=user_id,
-            agent_id=agent_id or None,
-            kind=kind,
-            content=content,
-            metadata=metadata,
-            terms=list(terms),
+        fields = row_fields(row)
+        embedding = fields["embedding"]
+        fields.update(
+            agent_id=fields["agent_id"] or None,
+            terms=list(fields["terms"]),
             embedding=None if embedding is None else _as_array(embedding),
-            session_id=session_id,
-            created_at=created_at,
-            updated_at=updated_at,
-            version=version,
         )
+        return Record.model_construct(**fields)
 
     def _read(self, work: Callable[[psycopg.Connection], T]) -> T:
         """Run a read; a read is safe to repeat, so a connection found dead is replaced once."""

@@ -64,6 +64,7 @@ from kioko_core.store import (
 )
 from kioko_core.url import StoreURL
 
+from ._rows import row_fields
 from ._vectors import VectorMatrix, nearest
 
 SCHEMA_VERSION = 1
@@ -225,34 +226,17 @@ def _encode_record(record: Record) -> _Row:
 
 def _decode_record(row: Sequence[Any]) -> Record:
     """A ``kioko_records`` row as a Record; the row was validated when it was written."""
-    (
-        record_id,
-        user_id,
-        agent_id,
-        kind,
-        content,
-        metadata,
-        terms,
-        embedding,
-        session_id,
-        created_at,
-        updated_at,
-        version,
-    ) = row
-    return Record.model_construct(
-        id=record_id,
-        user_id=user_id,
-        agent_id=agent_id if agent_id != _NO_AGENT else None,
-        kind=kind,
-        content=content,
-        metadata=json.loads(metadata),
-        terms=json.loads(terms),
+    fields = row_fields(row)
+    embedding = fields["embedding"]
+    fields.update(
+        agent_id=fields["agent_id"] if fields["agent_id"] != _NO_AGENT else None,
+        metadata=json.loads(fields["metadata"]),
+        terms=json.loads(fields["terms"]),
         embedding=None if embedding is None else np.frombuffer(embedding, dtype=_VECTOR_DTYPE).astype(np.float32),
-        session_id=session_id,
-        created_at=_loaded_float(created_at),
-        updated_at=_loaded_float(updated_at),
-        version=version,
+        created_at=_loaded_float(fields["created_at"]),
+        updated_at=_loaded_float(fields["updated_at"]),
     )
+    return Record.model_construct(**fields)
 
 
 _ID_CHUNK = 512

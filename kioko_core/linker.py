@@ -15,7 +15,7 @@ from .index import IndexCache, nominates
 from .kind_registry import prior  # noqa: F401  (the priors were read from here)
 from .scoring import TWO_HOURS, Evidence, Side, Stats, explanation, link_type, score_pair, vote  # noqa: F401
 from .scoring import LinkScore as LinkScore  # read through this module too (kioko.remote, the service)
-from .store import ConflictError, IdTaken, Op, Record, Scope, Store, Upsert
+from .store import ConflictError, IdTaken, InvalidRecordError, Op, Record, Scope, Store, Upsert, check_record
 from .text import Analysis, analyze
 
 log = logging.getLogger("kioko.linker")
@@ -337,18 +337,7 @@ class MemoryLinker:
         for candidate, ev in chosen:
             if candidate.scope != record.scope:
                 # the shared knowledge base: stored on the user's memory only, never on shared data
-                source, target = (record.id, candidate.id) if ev.source_is_first else (candidate.id, record.id)
-                link = L.MemoryLink(
-                    source=source,
-                    target=target,
-                    type=ev.type,
-                    weight=round(ev.score, 3),
-                    why=ev.why,
-                    by="auto",
-                    at=now,
-                    seen=now,
-                    shared=True,
-                )
+                link = _auto_link(record.id, candidate.id, ev, now, shared=True)
                 me = L.put_link(me, link)
                 made.append(link)
                 continue
@@ -357,18 +346,7 @@ class MemoryLinker:
                 owner = updated.get(head.id) or head
                 if L.entry_for(owner, candidate.id) is not None or L.was_unlinked(owner, candidate.id):
                     continue  # the newest decision already has (or a person removed) a link to this memory
-                source, target = (head.id, candidate.id) if ev.source_is_first else (candidate.id, head.id)
-                link = L.MemoryLink(
-                    source=source,
-                    target=target,
-                    type=ev.type,
-                    weight=round(ev.score, 3),
-                    why=ev.why,
-                    by="auto",
-                    at=now,
-                    seen=now,
-                    taken_from=record.id,
-                )
+                link = _auto_link(head.id, candidate.id, ev, now, taken_from=record.id)
                 updated[head.id], updated[candidate.id] = L.put_link(owner, link), L.put_link(current, link)
                 made.append(link)
                 continue
@@ -377,17 +355,7 @@ class MemoryLinker:
                 continue  # a stronger author already joins them
             if L.was_unlinked(me, candidate.id) or L.was_unlinked(current, record.id):
                 continue  # a person removed this link: the algorithm does not bring it back
-            source, target = (record.id, candidate.id) if ev.source_is_first else (candidate.id, record.id)
-            link = L.MemoryLink(
-                source=source,
-                target=target,
-                type=ev.type,
-                weight=round(ev.score, 3),
-                why=ev.why,
-                by="auto",
-                at=now,
-                seen=now,
-            )
+            link = _auto_link(record.id, candidate.id, ev, now)
             me, updated[candidate.id] = L.put_link(me, link), L.put_link(current, link)
             made.append(link)
         for target_id, link_kind in structural:
@@ -488,6 +456,12 @@ class MemoryLinker:
                 if attempt + 1 == attempts:
                     break
                 continue
+            except InvalidRecordError:
+                # a memory the store refuses (a NUL in its text ...) is the caller's typed error, not a failed
+                # linking: refused here, before it is logged as one
+                check_record(record, self.store.dim)
+                log.exception("linking %s failed; storing it without links", record.id)
+                break
             except Exception:  # linking never breaks a write
                 log.exception("linking %s failed; storing it without links", record.id)
                 break
@@ -581,6 +555,25 @@ def structural_targets(record: Record) -> list[tuple[str, str]]:
         if isinstance(meta.get(key), list):
             targets += [(i, "derived_from") for i in meta[key] if isinstance(i, str)]
     return [(t, k) for t, k in dict.fromkeys(targets) if t != record.id]
+
+
+def _auto_link(
+    written: str, other: str, ev: Evidence, now: float, *, shared: bool = False, taken_from: str | None = None
+) -> L.MemoryLink:
+    """The algorithm's link between the memory ``written`` and ``other``, directed as the evidence says."""
+    source, target = (written, other) if ev.source_is_first else (other, written)
+    return L.MemoryLink(
+        source=source,
+        target=target,
+        type=ev.type,
+        weight=round(ev.score, 3),
+        why=ev.why,
+        by="auto",
+        at=now,
+        seen=now,
+        shared=shared,
+        taken_from=taken_from,
+    )
 
 
 def _structuralexplanation(kind: str) -> str:

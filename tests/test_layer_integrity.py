@@ -7,6 +7,7 @@ layer's own: no metadata a caller passes creates, alters or removes one.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import pytest
@@ -216,3 +217,16 @@ def test_a_sqlite_file_written_before_the_bookkeeping_key_reads_its_links_and_up
         assert fault is not None and "links" not in fault.metadata and L.link_entries(fault) == []
         assert L.was_unlinked(fault, "note") and L.was_unlinked(fault, "fix")
         assert layer.graph.links("fix", user_id=user) == []
+
+
+def test_a_memory_the_store_refuses_is_a_typed_error_not_a_linking_failure(
+    layer: MemoryLayer, user: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A NUL in the text is refused (InvalidRecordError, nothing stored) without a "linking failed" log line:
+    that line is kept for writes that really are stored without their links."""
+    layer.add("Line 3 stopped with the encoder fault E-217.", user_id=user, memory_type="episodic")
+    with caplog.at_level(logging.WARNING, logger="kioko.linker"):
+        with pytest.raises(InvalidRecordError, match="NUL"):
+            layer.add("Line 3 stopped again with the encoder\x00 fault E-217.", user_id=user, memory_type="episodic")
+    assert "linking" not in caplog.text
+    assert len(list(layer.memories(user_id=user))) == 1

@@ -14,6 +14,7 @@ import json
 import re
 import string
 import threading
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..store import Record
@@ -159,17 +160,27 @@ def _text_of(answer: Any) -> str:
     raise ValueError(f"the model returned a {type(answer).__name__}, not text")
 
 
-def parse_operations(text: Any) -> list[Any]:
-    """The list under ``"operations"`` in the model's answer (a code fence or prose around it is fine)."""
-    if not isinstance(text, str):
-        raise ValueError("no operations JSON found in the model output")
+def json_values(text: str, openers: str = "[{") -> Iterator[Any]:
+    """Every JSON value in a model's answer that starts at one of ``openers``, in order.
+
+    Models wrap their JSON in code fences or prose; the fences go and each bracket is tried as the start
+    of a value, so the caller takes the first value of the shape it wants.
+    """
     cleaned = re.sub(r"```(?:json)?", "", text)
     decoder = json.JSONDecoder()
-    for start in [m.start() for m in re.finditer(r"[\[{]", cleaned)]:
+    for start in [i for i, char in enumerate(cleaned) if char in openers]:
         try:
             value, _ = decoder.raw_decode(cleaned, start)
         except ValueError:
             continue
+        yield value
+
+
+def parse_operations(text: Any) -> list[Any]:
+    """The list under ``"operations"`` in the model's answer (a code fence or prose around it is fine)."""
+    if not isinstance(text, str):
+        raise ValueError("no operations JSON found in the model output")
+    for value in json_values(text):
         if isinstance(value, dict) and isinstance(value.get("operations"), list):
             operations: list[Any] = value["operations"]
             return operations

@@ -31,7 +31,6 @@ largest limit, every ``fill_recent``. The links per intent are graph-memory sect
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from dataclasses import dataclass, field, replace
@@ -40,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 from ..store import InvalidRecordError, check_scope
 from .heuristic import FEEDBACK_BAD, FEEDBACK_OK
 from .language import is_small_talk
-from .llm import as_ask
+from .llm import as_ask, json_values
 
 if TYPE_CHECKING:
     from ..layer import MemoryLayer
@@ -284,13 +283,7 @@ def parse_intents(text: Any) -> tuple[list[str], str]:
     """The known intents and the reason in a model's answer; ValueError when it names no usable intent list."""
     if not isinstance(text, str):
         raise ValueError("the model's answer is not text")
-    cleaned = re.sub(r"```(?:json)?", "", text)
-    decoder = json.JSONDecoder()
-    for start in [m.start() for m in re.finditer(r"{", cleaned)]:
-        try:
-            value, _ = decoder.raw_decode(cleaned, start)
-        except ValueError:
-            continue
+    for value in json_values(text, "{"):
         if isinstance(value, dict) and isinstance(value.get("intents"), list):
             named = [i.strip().lower() for i in value["intents"] if isinstance(i, str)]
             known = [i for i in INTENTS if i in named]
