@@ -41,7 +41,9 @@ class Intelligence:
     ``prompt_template`` go to the LLMRouter. ``planner`` (any object with ``plan(memory, query, *, user_id,
     agent_id, session_id, limit) -> RecallPlan``; default :class:`QueryPlanner`) plans recall; ``scheduler``
     (default :class:`MaintenanceScheduler`, False for none) runs the maintenance due after each turn.
-    ``background`` runs the default scheduler's due tasks on one worker thread. ``plan_with_llm`` (with
+    ``background`` runs the default scheduler's due tasks on one worker thread; ``pin_threshold`` (heat that
+    earns an automatic pin, 0 / None: none) and ``max_pinned`` (automatic pins per user) go to it, and so
+    does ``llm`` (it reviews recent automatic links when the graph is tended). ``plan_with_llm`` (with
     ``llm``) lets the model name the query's intents (:class:`LLMPlanner`).
     """
 
@@ -61,6 +63,8 @@ class Intelligence:
         scheduler: Any = None,
         plan_with_llm: bool = False,
         background: bool = False,
+        pin_threshold: float | None = 5,
+        max_pinned: int = 5,
     ) -> None:
         if router is None:
             offline = HeuristicRouter(
@@ -80,7 +84,9 @@ class Intelligence:
             raise IntelligenceConfigError("planner must have plan(memory, query, *, user_id, ...) -> RecallPlan")
         self.planner = planner
         if scheduler is None:
-            scheduler = MaintenanceScheduler(background=background)
+            scheduler = MaintenanceScheduler(
+                background=background, pin_threshold=pin_threshold, max_pinned=max_pinned, llm=llm
+            )
         elif scheduler is not False and not callable(getattr(scheduler, "after_turn", None)):
             raise IntelligenceConfigError("scheduler must have after_turn(memory, report, *, user_id, ...) -> list")
         self.scheduler: Any = scheduler or None

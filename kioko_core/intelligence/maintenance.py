@@ -8,7 +8,10 @@ counts survive a restart and are shared by every process using the store) and ru
   one episode keyed by the session, so wrapping it up again updates that episode. A switch keeps the
   scratchpad (sessions interleave); an explicit ``end_session()`` also clears it.
 - **tend the graph** (every ``link_every`` turns, default 25): link up to 200 memories never linked,
-  remove faded and dangling links.
+  remove faded and dangling links; with a model (``llm``), review the 12 most recent automatic links in
+  one call (:mod:`.link_review`).
+- **pin hot memories** (every ``pin_every`` turns, default 10): memories with heat >= ``pin_threshold``
+  (5) are pinned, at most ``max_pinned`` (5) automatic pins per user, unpinned below 3 (:mod:`.heat`).
 
 The counter write is versioned: of two processes finishing a turn at once, exactly one sees the session
 switch or the due task and runs it. Nothing here raises into the turn (the Intelligence catches it).
@@ -19,6 +22,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_all
 from typing import TYPE_CHECKING, Any
@@ -26,6 +30,8 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ConflictError
 from ..kinds import deterministic_id
 from ..store import Delete, InvalidRecordError, Record, Scope, Upsert, check_scope
+from .heat import forget_heat, note_uses, pin_hot
+from .link_review import review_links
 
 if TYPE_CHECKING:
     from ..layer import MemoryLayer
@@ -36,10 +42,12 @@ MAINTENANCE_USER = "@maintenance"
 """The reserved scope holding every user's counter record (one scan lists the users to maintain)."""
 COUNTER_KIND = "counters"
 SESSION_EPISODE_KEY = "session"
-TASKS = ("end_sessions", "tend")
+TASKS = ("end_sessions", "tend", "pin")
 """What :meth:`MaintenanceScheduler.run` can run (``maintain(tasks=[...])``)."""
 LINK_BATCH = 200
 RETRIES = 8
+REMENTIONS = frozenset({"update", "progress", "verify", "outcome", "complete", "supersede", "pin"})
+"""Actions of a managed turn that re-mention an existing memory: each is a use of it (heat)."""
 LASTING_KEYS = (
     "result",
     "root_cause",
@@ -61,14 +69,41 @@ LASTING_KEYS = (
 class MaintenanceScheduler:
     """Runs what is due after each managed turn; ``link_every`` = 0 or None turns the graph task off,
     ``end_sessions=False`` the wrap-up on a session switch. With ``background`` the turn only counts; the
-    due tasks run on one worker thread (:meth:`drain` waits for them)."""
+    due tasks run on one worker thread (:meth:`drain` waits for them).
 
-    def __init__(self, *, link_every: int | None = 25, end_sessions: bool = True, background: bool = False) -> None:
-        if link_every is not None and (
-            isinstance(link_every, bool) or not isinstance(link_every, int) or link_every < 0
+    Pins: every ``pin_every`` turns memories with heat >= ``pin_threshold`` are pinned, at most
+    ``max_pinned`` automatic ones per user (``pin_threshold`` or ``pin_every`` 0 / None: no automatic pins,
+    and recall counts no uses). ``clock`` (seconds, default ``time.time``) dates the uses, so a test can
+    move time on. ``llm`` (a prompt -> text callable) reviews recent automatic links when the graph is tended.
+    """
+
+    def __init__(
+        self,
+        *,
+        link_every: int | None = 25,
+        end_sessions: bool = True,
+        background: bool = False,
+        pin_every: int | None = 10,
+        pin_threshold: float | None = 5,
+        max_pinned: int = 5,
+        clock: Callable[[], float] | None = None,
+        llm: Any = None,
+    ) -> None:
+        for name, value in (("link_every", link_every), ("pin_every", pin_every), ("max_pinned", max_pinned)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+                raise InvalidRecordError(f"{name} must be an integer >= 0 or None, got {value!r}")
+        if pin_threshold is not None and (
+            isinstance(pin_threshold, bool) or not isinstance(pin_threshold, (int, float)) or pin_threshold < 0
         ):
-            raise InvalidRecordError(f"link_every must be an integer >= 0 or None, got {link_every!r}")
+            raise InvalidRecordError(f"pin_threshold must be a number >= 0 or None, got {pin_threshold!r}")
+        if clock is not None and not callable(clock):
+            raise InvalidRecordError("clock must be a callable returning seconds since the epoch")
         self.link_every = link_every or 0
+        self.pin_every = pin_every or 0
+        self.pin_threshold = float(pin_threshold or 0)
+        self.max_pinned = max_pinned or 0
+        self.clock: Callable[[], float] = clock or time.time
+        self.llm = llm
         self.end_sessions = bool(end_sessions)
         self.background = bool(background)
         self._worker: ThreadPoolExecutor | None = None
@@ -78,13 +113,20 @@ class MaintenanceScheduler:
     def __repr__(self) -> str:
         return (
             f"MaintenanceScheduler(link_every={self.link_every}, end_sessions={self.end_sessions}, "
-            f"background={self.background})"
+            f"background={self.background}, pin_every={self.pin_every}, pin_threshold={self.pin_threshold:g}, "
+            f"max_pinned={self.max_pinned})"
         )
+
+    @property
+    def pins(self) -> bool:
+        """True when the pin task is on (and recall counts the uses heat is made of)."""
+        return bool(self.pin_every and self.pin_threshold)
 
     # -- counters
 
     def counters(self, memory: MemoryLayer, *, user_id: str, agent_id: str | None = None) -> dict[str, Any]:
-        """The scope's counters: ``turns``, ``session`` (the last one), ``tended_at`` (the turn of the last tend)."""
+        """The scope's counters: ``turns``, ``session`` (the last one), ``tended_at`` / ``pinned_at`` (the turn
+        of the last tend / pin task)."""
         scope = check_scope((user_id, agent_id))
         found = memory.store.get(Scope(MAINTENANCE_USER, None), [_counter_id(scope)])[0]
         return _state(found)
@@ -129,6 +171,9 @@ class MaintenanceScheduler:
         """Count the turn and run what is due; returns what ran (``["end_session:s1", "tend"]``)."""
         scope = check_scope((user_id, agent_id))
         link_every = self.link_every
+        pin_every = self.pin_every if self.pins else 0
+        if self.pins:
+            self.note_rementions(memory, report, scope)
 
         def count(state: dict[str, Any]) -> dict[str, Any]:
             state["turns"] += 1
@@ -136,6 +181,8 @@ class MaintenanceScheduler:
                 state["session"] = session_id
             if link_every and state["turns"] - state["tended_at"] >= link_every:
                 state["tended_at"] = state["turns"]
+            if pin_every and state["turns"] - state["pinned_at"] >= pin_every:
+                state["pinned_at"] = state["turns"]
             return state
 
         before, after = self._change(memory, scope, count)
@@ -145,6 +192,8 @@ class MaintenanceScheduler:
             due.append("end_session:" + previous)
         if after["tended_at"] != before["tended_at"]:
             due.append("tend")
+        if after["pinned_at"] != before["pinned_at"]:
+            due.append("pin")
         if due and self.background:
             self._submit(memory, scope, due)
         elif due:
@@ -159,6 +208,8 @@ class MaintenanceScheduler:
                 )
             elif task == "tend":
                 self.tend(memory, user_id=scope.user_id, agent_id=scope.agent_id)
+            elif task == "pin":
+                self.pin(memory, user_id=scope.user_id, agent_id=scope.agent_id)
 
     def _submit(self, memory: MemoryLayer, scope: Scope, due: list[str]) -> None:
         def work() -> None:
@@ -223,10 +274,53 @@ class MaintenanceScheduler:
         return episode
 
     def tend(self, memory: MemoryLayer, *, user_id: str, agent_id: str | None = None) -> dict[str, int]:
-        """Link up to 200 memories never linked; remove faded and dangling links."""
+        """Link up to 200 memories never linked; remove faded and dangling links; with ``llm``, review the
+        most recent automatic links (a failing model is logged and counted, never raised)."""
         report = memory.graph.connect(user_id=user_id, agent_id=agent_id, limit=LINK_BATCH)
         pruned = memory.graph.prune(user_id=user_id, agent_id=agent_id)
-        return {"linked_memories": report.memories, "links": report.links, "pruned": pruned}
+        done = {"linked_memories": report.memories, "links": report.links, "pruned": pruned}
+        if self.llm is not None:
+            done.update(review_links(memory, self.llm, check_scope((user_id, agent_id)), now=self.clock()))
+        return done
+
+    # -- heat and automatic pins
+
+    def note_uses(self, memory: MemoryLayer, memory_ids: list[str], *, user_id: str, agent_id: str | None) -> None:
+        """Count a use of each memory (a query retrieved it on its own); never raises into the read."""
+        if not self.pins or not memory_ids:
+            return
+        scope = check_scope((user_id, agent_id))
+        try:
+            note_uses(memory.store, Scope(MAINTENANCE_USER, None), scope, memory_ids, self.clock())
+        except Exception:  # heat is a hint: a recall never fails because it could not be counted
+            log.warning("could not count the uses of %d memories of %r", len(memory_ids), scope.user_id, exc_info=True)
+
+    def note_rementions(self, memory: MemoryLayer, report: Any, scope: Scope) -> None:
+        """The memories an applied op of the turn changed in place (update, progress, outcome ...) were used."""
+        ids = [
+            op.memory_id
+            for op in getattr(report, "ops", [])
+            if getattr(op, "status", None) == "applied"
+            and getattr(op, "target", None)
+            and op.memory_id == op.target
+            and op.action in REMENTIONS
+        ]
+        self.note_uses(memory, ids, user_id=scope.user_id, agent_id=scope.agent_id)
+
+    def pin(self, memory: MemoryLayer, *, user_id: str, agent_id: str | None = None) -> dict[str, list[str]]:
+        """Pin the hottest memories (heat >= ``pin_threshold``, at most ``max_pinned`` automatic pins) and unpin
+        automatic pins below 3; manual pins are never touched. ``{"pinned": [...], "unpinned": [...]}``."""
+        scope = check_scope((user_id, agent_id))
+        if not self.pins:
+            return {"pinned": [], "unpinned": []}
+        return pin_hot(
+            memory,
+            Scope(MAINTENANCE_USER, None),
+            scope,
+            threshold=self.pin_threshold,
+            max_pinned=self.max_pinned,
+            now=self.clock(),
+        )
 
     def run(
         self,
@@ -263,6 +357,8 @@ class MaintenanceScheduler:
                 done["end_sessions"] = [episode.id] if episode is not None else []
             if "tend" in wanted:
                 done["tend"] = self.tend(memory, user_id=scope.user_id, agent_id=scope.agent_id)
+            if "pin" in wanted:
+                done["pin"] = self.pin(memory, user_id=scope.user_id, agent_id=scope.agent_id)
             key = scope.user_id if scope.agent_id is None else f"{scope.user_id}/{scope.agent_id}"
             results[key] = done
         return results
@@ -281,10 +377,11 @@ def counted_scopes(store: Any) -> list[tuple[str, str | None]]:
 
 
 def forget_counters(store: Any, scope: Scope) -> None:
-    """Delete the scope's counter record (``forget_user``): nothing about a forgotten user stays behind."""
+    """Delete the scope's counter and heat records (``forget_user``): nothing about a forgotten user stays behind."""
     where = Scope(MAINTENANCE_USER, None)
     if store.get(where, [_counter_id(scope)])[0] is not None:
         store.update_many([Delete(id=_counter_id(scope), scope=where)])
+    forget_heat(store, where, scope)
 
 
 def _counter_id(scope: Scope) -> str:
@@ -297,6 +394,7 @@ def _state(record: Record | None) -> dict[str, Any]:
         "turns": int(found.get("turns", 0)),
         "session": found.get("session"),
         "tended_at": int(found.get("tended_at", 0)),
+        "pinned_at": int(found.get("pinned_at", 0)),
     }
 
 

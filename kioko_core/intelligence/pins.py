@@ -54,8 +54,13 @@ def set_pinned(
         not pinned or current.metadata.get("pinned_by") == by
     ):
         return current
+    # a pin removed by hand is remembered as such, so the scheduler's automatic pins leave it alone
+    unpinned_by = "manual" if by == "manual" else None
     return memory.update(
-        memory_id, user_id=user_id, agent_id=agent_id, metadata={"pinned": pinned, "pinned_by": by if pinned else None}
+        memory_id,
+        user_id=user_id,
+        agent_id=agent_id,
+        metadata={"pinned": pinned, "pinned_by": by if pinned else unpinned_by},
     )
 
 

@@ -263,7 +263,7 @@ class IntelligentMemory:
     def maintain(
         self, *, user_id: str | None = None, agent_id: str | None = None, tasks: list[str] | None = None
     ) -> dict[str, Any]:
-        """Run maintenance now (``tasks``: ``"end_sessions"``, ``"tend"``; default all) for one user, or for every
+        """Run maintenance now (``tasks``: ``"end_sessions"``, ``"tend"``, ``"pin"``; default all) for one user, or for every
         user the scheduler has counted turns for when no user is given (a layer bound to a user: that user)."""
         if user_id is None and agent_id is None and getattr(self, "_bound", None) is None:
             return self._scheduler().run(self, tasks=tasks)  # type: ignore[arg-type]
@@ -278,7 +278,17 @@ class IntelligentMemory:
     # -- what recall gave the agent
 
     def _note_recall(self, context: Any, user_id: str, agent_id: str | None, session_id: str | None) -> None:
-        """Remember the procedures, skills and lessons a session's recall gave the agent (for "that worked")."""
+        """Remember the procedures, skills and lessons a session's recall gave the agent (for "that worked"),
+        and count a use of every memory the query retrieved on its own (heat; a pinned memory shown only in
+        the pinned section, an open goal or a memory only a link brought are not used)."""
+        scheduler = getattr(self.intelligence, "scheduler", None)
+        if isinstance(scheduler, MaintenanceScheduler) and scheduler.pins:
+            used = [
+                m.record.id
+                for m in getattr(context, "memories", [])
+                if "rrf" in m.signals and m.record.user_id == user_id  # the shared knowledge base heats no one
+            ]
+            scheduler.note_uses(self, used, user_id=user_id, agent_id=agent_id)  # type: ignore[arg-type]
         if not session_id:
             return
         served = [m.record for m in getattr(context, "memories", []) if m.record.kind in SERVED_KINDS]
