@@ -147,3 +147,18 @@ def test_promoting_a_working_key_set_again_meanwhile_keeps_the_newer_value(racin
     kept = layer.working.promote("root_cause", user_id=USER, session_id="s1")
     assert kept.content == "root cause: loose encoder cable"
     assert layer.working.get("root_cause", user_id=USER, session_id="s1") == "worn belt"
+
+
+def test_a_decision_superseded_twice_at_once_keeps_the_first_mark(racing) -> None:
+    """Without linking, supersede() marks the old decision itself; the mark is checked on the fresh read, so a
+    concurrent supersede's mark is never overwritten (the second new decision stays, as a decision of its own)."""
+    _, store, _ = racing
+    layer = MemoryLayer(store, auto_link=False)
+    old = layer.decisions.add("Use SQLite for the pilot", user_id=USER)
+    theirs: list[str] = []
+    store.interjections = [
+        None,
+        lambda: theirs.append(layer.decisions.supersede(old.id, "Use PostgreSQL for the pilot", user_id=USER).id),
+    ]
+    layer.decisions.supersede(old.id, "Use Qdrant for the pilot", user_id=USER)
+    assert layer.get(old.id, user_id=USER).metadata["superseded_by"] == theirs[0]
