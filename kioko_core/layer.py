@@ -482,6 +482,9 @@ class MemoryLayer(IntelligentMemory):
         intelligence), ``False`` does not (the default without), or a :class:`RecallPlan` to follow;
         ``ctx.plan`` is the plan followed. ``section_limits`` (``{"procedures": 0}``) and ``fill_recent``
         (``["decisions"]``) given here win over the plan's, as do ``links`` and ``limit``.
+
+        With intelligence the context also shows the profile and instructions (first), the entity graph's
+        relations of what the query names and the session's working memory (``ctx.sections``).
         """
         if not isinstance(query, str):
             raise InvalidRecordError("query must be a string")
@@ -505,6 +508,7 @@ class MemoryLayer(IntelligentMemory):
             config=config or self.recall_config,
             section_limits=section_limits,
             fill_recent=fill_recent or (),
+            sections=self.intelligence is not None,
         )
         context.plan = followed
         self._note_recall(context, scope.user_id, scope.agent_id, session_id)  # what "that worked" will credit

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from . import context_sections as CS
 from . import links as L
 from .activation import strongest
 from .index import ENTITY_BOOST, idf, nominates
@@ -70,6 +71,9 @@ class Context:
     links: list[L.MemoryLink]
     plan: Any = None
     """The :class:`~kioko_core.intelligence.planner.RecallPlan` followed (explicit options applied), or None."""
+    sections: CS.Sections = field(default_factory=CS.Sections)
+    """What the context shows besides the searched memories: ``profile``, ``instructions`` (records),
+    ``relations`` (entity-graph triples about what the query names) and ``working`` (the session's scratchpad)."""
 
     def __str__(self) -> str:
         return self.text
@@ -351,12 +355,16 @@ def recall(
     config: RecallConfig | dict[str, Any] | None = None,
     section_limits: dict[str, int] | None = None,
     fill_recent: Sequence[str] = (),
+    sections: bool = False,
 ) -> Context:
     """The context for ``query``: the ``limit`` best memories, up to ``links`` of them brought by links only.
 
     ``section_limits`` caps how many memories a section shows (``{"procedures": 0}``; ``goals`` caps the open
     goals); ``fill_recent`` names sections filled with their newest memories (decisions: in force) when the
-    search put none there. Without either, the ranking is the plain one.
+    search put none there. Without either, the ranking is the plain one. ``sections`` adds the profile,
+    the instructions, the relations of what the query names and the session's working memory
+    (:mod:`~kioko_core.context_sections`; the profile and instructions cost one kind-filtered scan, so a
+    plain recall - the layer without intelligence - leaves them out and never scans).
     """
     caps = dict(section_limits or {})
     if isinstance(fill_recent, str) or any(section not in FILL_KINDS for section in fill_recent):
@@ -419,8 +427,9 @@ def recall(
             recalled[record.id] = RecalledMemory(record, 0.0, {"pinned": 1.0}, "pinned")
             always.add(record.id)
     shown_links = _links_section(layer, recalled, brought, always, None, now)
-    text = _render(recalled, shown_links)
-    return Context(query=query, text=text, memories=list(recalled.values()), links=shown_links)
+    extra = CS.gather(layer, scope, query, session_id, caps) if sections else CS.Sections()
+    text = _render(recalled, shown_links, extra)
+    return Context(query=query, text=text, memories=list(recalled.values()), links=shown_links, sections=extra)
 
 
 def pinned_memories(layer: MemoryLayer, scope: Scope, count: int = PINNED_SHOWN) -> list[Record]:
@@ -492,13 +501,17 @@ def _links_section(
     return sorted(chosen, key=order)
 
 
-def _render(recalled: dict[str, RecalledMemory], shown_links: list[L.MemoryLink]) -> str:
-    blocks: list[str] = []
+def _render(recalled: dict[str, RecalledMemory], shown_links: list[L.MemoryLink], extra: CS.Sections) -> str:
+    # the profile and instructions first: the same from turn to turn, so a prompt cache keeps them
+    blocks: list[str] = CS.render(extra, "top")
     for section, title in SECTIONS:
+        if section == "goals":
+            blocks += CS.render(extra, "graph")
         members = [m for m in recalled.values() if m.section == section]
         members.sort(key=lambda m: (-m.score, -m.signals.get("linked", 0.0), m.record.created_at))
         if members:
             blocks.append(title + "\n" + "\n".join(f"- {m.record.content}" for m in members))
+    blocks += CS.render(extra, "working")
     if shown_links:
         blocks.append("How these memories connect:\n" + "\n".join(f"- {link.line()}" for link in shown_links))
     return "\n\n".join(blocks)

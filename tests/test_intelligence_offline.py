@@ -358,6 +358,7 @@ def test_a_plain_preference_stays_a_preference(memory: MemoryLayer) -> None:
         ("thanks!", "small talk"),
         ("Can you summarize this document?", "a question"),
         ("ok great, thank you so much", "small talk"),
+        ("Hi there!", "small talk"),
     ],
 )
 def test_the_gate_skips_small_talk_and_requests(memory: MemoryLayer, text: str, reason: str) -> None:

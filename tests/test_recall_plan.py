@@ -85,7 +85,7 @@ def test_an_entity_the_users_graph_knows_adds_relational(memory) -> None:
     # a known entity widens the graph without lifting a how-to's caps
     both = memory.plan("How do I calibrate Krutika's pump?", user_id="kumar")
     assert both.intents == ["howto", "relational"] and both.links == 6
-    assert both.section_limits == TABLE["howto"].caps
+    assert both.section_limits == {**TABLE["howto"].caps, "graph": 15}  # relational only lifts the relations
 
 
 def test_plan_on_a_scoped_view_and_with_intelligence_counts_plans() -> None:
@@ -264,7 +264,7 @@ def test_search_is_never_planned(smart) -> None:
     [
         {"plan": "sometimes"},
         {"plan": {"intents": []}},
-        {"section_limits": {"graph": 2}},
+        {"section_limits": {"relations": 2}},
         {"section_limits": {"skills": -1}},
         {"fill_recent": ["memories"]},
         {"fill_recent": "decisions"},

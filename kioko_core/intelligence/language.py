@@ -60,7 +60,7 @@ thx ty cheers appreciated appreciate much lot lots so very many a you ok okay k 
 cool nice sounds perfect awesome excellent yes yeah yep yup no nope nah alright right fine lol haha
 hehe wow super brilliant amazing fantastic neat indeed exactly agreed understood noted welcome np
 problem worries all gotcha makes sense true the for your help that's that is helpful hmm hm oh ah
-sorry hear glad meet pleasure mistake bad i'm to my
+sorry hear glad meet pleasure mistake bad i'm to my there
 """.split()
 )
 _QUESTION_START = re.compile(

@@ -13,9 +13,7 @@ answers are ignored; a model that raises or answers nonsense leaves every link a
 
 from __future__ import annotations
 
-import json
 import logging
-import re
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -103,13 +101,7 @@ def parse_review(text: Any) -> list[dict[str, Any]]:
     """The list under ``"links"`` in the model's answer; ValueError when there is none."""
     if not isinstance(text, str):
         raise ValueError("the model's answer is not text")
-    cleaned = re.sub(r"```(?:json)?", "", text)
-    decoder = json.JSONDecoder()
-    for start in [m.start() for m in re.finditer(r"{", cleaned)]:
-        try:
-            value, _ = decoder.raw_decode(cleaned, start)
-        except ValueError:
-            continue
+    for value in _llm.json_values(text, "{"):
         if isinstance(value, dict) and isinstance(value.get("links"), list):
             return [v for v in value["links"] if isinstance(v, dict)]
     raise ValueError("no links JSON found in the model's answer")

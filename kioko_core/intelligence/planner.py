@@ -8,22 +8,26 @@ intelligence (or with ``plan="auto"``); options passed to ``recall()`` win over 
 The caps per intent, over the context's sections (``memories`` holds facts, events, knowledge,
 preferences and insights; a missing section keeps the layer's default):
 
-==============  ========  =========  ==========  ======  =======  =====  =====  ===========
-intent          memories  decisions  procedures  skills  lessons  links  limit  fill_recent
-==============  ========  =========  ==========  ======  =======  =====  =====  ===========
-howto           3         1          3           2       3        3
-decision        4         5          2           0       2        4             decisions
-goals           3         2          2           0       0        4
-temporal        10        2          0           0       0        2      10
-personal        8         2          0           0       0        1
-relational      (none: it only widens the graph)                  6
-knowledge       6         2          2           0       1        2
-skills          2         1          2           4       2        2
-strategy        3         2          3           2       4        3
-smalltalk       0         0          0           0       0        0      (only goals and pins stay)
-feedback        0         0          0           0       0        0
-(none)          default caps                                      3
-==============  ========  =========  ==========  ======  =======  =====  =====  ===========
+==============  ========  =========  ==========  ======  =======  =====  =====  =====  ===========
+intent          memories  decisions  procedures  skills  lessons  graph  links  limit  fill_recent
+==============  ========  =========  ==========  ======  =======  =====  =====  =====  ===========
+howto           3         1          3           2       3        4      3
+decision        4         5          2           0       2        6      4             decisions
+goals           3         2          2           0       0               4
+temporal        10        2          0           0       0               2      10
+personal        8         2          0           0       0               1             (profile 30)
+relational      (only the relations)                              15     6
+knowledge       6         2          2           0       1        8      2
+skills          2         1          2           4       2               2
+strategy        3         2          3           2       4               3
+smalltalk       0         0          0           0       0        0      0      (the stable part stays)
+feedback        0         0          0           0       0        0      0
+(none)          default caps                                      5      3
+==============  ========  =========  ==========  ======  =======  =====  =====  =====  ===========
+
+``graph`` caps the "Known relations:" section (the entity graph's relations of what the query names;
+default 5); the profile (default 10 slots), the instructions and the session's working memory are shown
+in every context - small talk keeps them, with the goals and the pins.
 
 Several intents: per section the largest cap among the intents that cap it, the most links, the
 largest limit, every ``fill_recent``. The links per intent are graph-memory section 6's.
@@ -46,7 +50,9 @@ if TYPE_CHECKING:
 
 RETRIEVED_SECTIONS = ("memories", "decisions", "procedures", "skills", "lessons")
 """The context sections retrieval fills (and a plan may cap)."""
-SECTION_NAMES = frozenset(RETRIEVED_SECTIONS + ("goals", "pinned"))
+SECTION_NAMES = frozenset(RETRIEVED_SECTIONS + ("goals", "pinned", "profile", "instructions", "graph", "working"))
+"""Every section a plan or ``section_limits`` may cap: the retrieved ones, the open goals, the pins, the
+profile, the instructions, the entity graph's relations (``graph``) and the session's working memory."""
 FILLABLE = frozenset({"decisions", "procedures", "skills", "lessons"})
 """Sections ``fill_recent`` may fill with the newest memories of their kind when the search finds none."""
 INTENTS = (
@@ -78,24 +84,27 @@ class _Row:
     fill_recent: tuple[str, ...] = ()
 
 
-def _caps(memories: int, decisions: int, procedures: int, skills: int, lessons: int) -> dict[str, int]:
-    return dict(zip(RETRIEVED_SECTIONS, (memories, decisions, procedures, skills, lessons)))
+def _caps(memories: int, decisions: int, procedures: int, skills: int, lessons: int, **more: int) -> dict[str, int]:
+    return {**dict(zip(RETRIEVED_SECTIONS, (memories, decisions, procedures, skills, lessons))), **more}
 
 
 TABLE: dict[str, _Row] = {
-    "howto": _Row(_caps(3, 1, 3, 2, 3), 3, "a how-to question: procedures, skills and lessons first"),
+    "howto": _Row(_caps(3, 1, 3, 2, 3, graph=4), 3, "a how-to question: procedures, skills and lessons first"),
     "decision": _Row(
-        _caps(4, 5, 2, 0, 2), 4, "a question about a decision: the decision log first", fill_recent=("decisions",)
+        _caps(4, 5, 2, 0, 2, graph=6),
+        4,
+        "a question about a decision: the decision log first",
+        fill_recent=("decisions",),
     ),
     "goals": _Row(_caps(3, 2, 2, 0, 0), 4, "a question about goals: every open goal, decisions that serve them"),
     "temporal": _Row(_caps(10, 2, 0, 0, 0), 2, "a question about when: more events", limit=10),
-    "personal": _Row(_caps(8, 2, 0, 0, 0), 1, "a question about the user: personal facts, no procedures"),
-    "relational": _Row({}, 6, "names someone or something the graph knows: more linked memories"),
-    "knowledge": _Row(_caps(6, 2, 2, 0, 1), 2, "a knowledge question: facts and knowledge first"),
+    "personal": _Row(_caps(8, 2, 0, 0, 0, profile=30), 1, "a question about the user: personal facts, no procedures"),
+    "relational": _Row({"graph": 15}, 6, "names someone or something the graph knows: more linked memories"),
+    "knowledge": _Row(_caps(6, 2, 2, 0, 1, graph=8), 2, "a knowledge question: facts and knowledge first"),
     "skills": _Row(_caps(2, 1, 2, 4, 2), 2, "asks for a skill or template: skills first"),
     "strategy": _Row(_caps(3, 2, 3, 2, 4), 3, "asks how best to approach something: lessons first"),
-    "smalltalk": _Row(_caps(0, 0, 0, 0, 0), 0, "small talk: no retrieval"),
-    "feedback": _Row(_caps(0, 0, 0, 0, 0), 0, "feedback on an answer: no retrieval"),
+    "smalltalk": _Row(_caps(0, 0, 0, 0, 0, graph=0), 0, "small talk: no retrieval"),
+    "feedback": _Row(_caps(0, 0, 0, 0, 0, graph=0), 0, "feedback on an answer: no retrieval"),
 }
 
 _PATTERNS: dict[str, re.Pattern[str]] = {

@@ -1,0 +1,105 @@
+"""The context's sections that are not searched for: the profile, the instructions, the relations the
+user's entity graph holds about what the question names, and the session's working memory.
+
+The profile and the instructions are the stable part of every context (the same from turn to turn until
+they change, so they come first). Relations come from the entity graph for the entities the question
+names (``"Who is Krutika?"`` -> ``Kumar reports to Krutika``). Working memory is the session's scratchpad
+(the task, the ticket, the error code), shown only to a recall that names the session.
+
+Each section has a default cap; a plan or ``section_limits`` changes it (``{"profile": 30}`` for a
+personal question, ``{"graph": 0}`` for small talk). The profile and instructions are read with one
+kind-filtered scan (they are never indexed by words), the working memory with one more when there is a
+session, the relations with one postings call and one get.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .store import Filter, Record, Scope
+
+if TYPE_CHECKING:
+    from .entities import Triple
+    from .layer import MemoryLayer
+
+STABLE_KINDS = frozenset({"profile", "instruction"})
+DEFAULT_CAPS = {"profile": 10, "instructions": 10, "graph": 5, "working": 10}
+"""How many profile slots, instructions, relations and scratchpad slots a context shows by default."""
+SECTION_TITLES = {
+    "profile": "About the user:",
+    "instructions": "Instructions:",
+    "graph": "Known relations:",
+    "working": "Working memory (this session):",
+}
+
+
+@dataclass
+class Sections:
+    """What a context shows besides the searched memories."""
+
+    profile: list[Record] = field(default_factory=list)
+    instructions: list[Record] = field(default_factory=list)
+    relations: list[Triple] = field(default_factory=list)
+    working: list[Record] = field(default_factory=list)
+
+
+def cap(caps: dict[str, int], section: str) -> int:
+    return max(0, int(caps.get(section, DEFAULT_CAPS[section])))
+
+
+def gather(layer: MemoryLayer, scope: Scope, query: str, session_id: str | None, caps: dict[str, int]) -> Sections:
+    """The profile (by slot), instructions (oldest first), relations and working memory for one context."""
+    found = Sections()
+    if cap(caps, "profile") or cap(caps, "instructions"):
+        stable = list(layer.store.scan(scope, Filter(kinds=STABLE_KINDS)))
+        profile = sorted(
+            (r for r in stable if r.kind == "profile"), key=lambda r: (str(r.metadata.get("slot", "")), r.id)
+        )
+        instructions = sorted((r for r in stable if r.kind == "instruction"), key=lambda r: (r.created_at, r.id))
+        found.profile = profile[: cap(caps, "profile")]
+        found.instructions = instructions[: cap(caps, "instructions")]
+    if session_id and cap(caps, "working"):
+        scratch = layer.store.scan(scope, Filter(kinds=frozenset({"working"}), session_id=session_id))
+        found.working = sorted(scratch, key=lambda r: (r.created_at, r.id))[: cap(caps, "working")]
+    if cap(caps, "graph") and query.strip():
+        found.relations = relations_for(layer, scope.user_id, query, cap(caps, "graph"))
+    return found
+
+
+def relations_for(layer: MemoryLayer, user_id: str, query: str, count: int) -> list[Triple]:
+    """The valid relations of the entities ``query`` names, in the order it names them, each once."""
+    entities: Any = getattr(layer, "entities", None)
+    if entities is None:
+        return []
+    keys = entities.match_entities(query, user_id=user_id)
+    if not keys:
+        return []
+    chosen: dict[str, Triple] = {}
+    related = entities.related_entities(keys, user_id=user_id)
+    for key in keys:
+        for _, triple in sorted(related.get(key, []), key=lambda pair: (pair[1].valid_from, pair[1].id)):
+            chosen.setdefault(triple.id, triple)
+    return list(chosen.values())[:count]
+
+
+def render(sections: Sections, where: str) -> list[str]:
+    """The blocks of ``where`` (``"top"``: profile and instructions; ``"graph"``; ``"working"``)."""
+    blocks: list[str] = []
+    parts: list[tuple[str, list[str]]] = []
+    if where == "top":
+        parts = [
+            ("profile", [r.content for r in sections.profile]),
+            ("instructions", [r.content for r in sections.instructions]),
+        ]
+    elif where == "graph":
+        parts = [("graph", [t.line() for t in sections.relations])]
+    elif where == "working":
+        parts = [("working", [r.content for r in sections.working])]
+    for name, lines in parts:
+        if lines:
+            blocks.append(SECTION_TITLES[name] + "\n" + "\n".join(f"- {line}" for line in lines))
+    return blocks
+
+
+__all__ = ["DEFAULT_CAPS", "SECTION_TITLES", "Sections", "gather", "relations_for", "render"]
