@@ -20,7 +20,9 @@ RESERVED_PREFIX = "@"
 """Scope names beginning with this are Kioko's own (``"@graph"``, ``"@shared"``)."""
 WEBHOOKS_AGENT = "@webhooks"
 """Where the service keeps a user's webhook registrations."""
-USER_OWNED_AGENTS = ("@graph", WEBHOOKS_AGENT)
+SESSIONS_AGENT = "@sessions"
+"""``(user, "@sessions")`` holds the turns of a user's sessions not yet folded into their rolling summaries."""
+USER_OWNED_AGENTS = ("@graph", WEBHOOKS_AGENT, SESSIONS_AGENT)
 """Kioko's own scopes that belong to one user (``(user, "@graph")`` ...): forgetting the user removes them too,
 whichever surface forgets them (the library, the CLI or the service)."""
 
@@ -53,4 +55,4 @@ def resolve(bound: Scope | None, user_id: str | None, agent_id: str | None) -> S
     return bound
 
 
-__all__ = ["RESERVED_PREFIX", "USER_OWNED_AGENTS", "WEBHOOKS_AGENT", "resolve", "user_scope"]
+__all__ = ["RESERVED_PREFIX", "SESSIONS_AGENT", "USER_OWNED_AGENTS", "WEBHOOKS_AGENT", "resolve", "user_scope"]

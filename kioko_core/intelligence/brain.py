@@ -42,8 +42,9 @@ class Intelligence:
     agent_id, session_id, limit) -> RecallPlan``; default :class:`QueryPlanner`) plans recall; ``scheduler``
     (default :class:`MaintenanceScheduler`, False for none) runs the maintenance due after each turn.
     ``background`` runs the default scheduler's due tasks on one worker thread; ``pin_threshold`` (heat that
-    earns an automatic pin, 0 / None: none) and ``max_pinned`` (automatic pins per user) go to it, and so
-    does ``llm`` (it reviews recent automatic links when the graph is tended). ``plan_with_llm`` (with
+    earns an automatic pin, 0 / None: none) and ``max_pinned`` (automatic pins per user) go to it, and so do
+    ``summarize_every``, ``reflect_after`` and ``consolidate_every`` (0 or None: that task off) and ``llm`` (it
+    reviews recent automatic links when the graph is tended, summarises sessions and reflects). ``plan_with_llm`` (with
     ``llm``) lets the model name the query's intents (:class:`LLMPlanner`).
     """
 
@@ -65,6 +66,9 @@ class Intelligence:
         background: bool = False,
         pin_threshold: float | None = 5,
         max_pinned: int = 5,
+        summarize_every: int | None = 10,
+        reflect_after: float | None = 2.5,
+        consolidate_every: int | None = 200,
     ) -> None:
         if router is None:
             offline = HeuristicRouter(
@@ -85,7 +89,13 @@ class Intelligence:
         self.planner = planner
         if scheduler is None:
             scheduler = MaintenanceScheduler(
-                background=background, pin_threshold=pin_threshold, max_pinned=max_pinned, llm=llm
+                background=background,
+                pin_threshold=pin_threshold,
+                max_pinned=max_pinned,
+                summarize_every=summarize_every,
+                reflect_after=reflect_after,
+                consolidate_every=consolidate_every,
+                llm=llm,
             )
         elif scheduler is not False and not callable(getattr(scheduler, "after_turn", None)):
             raise IntelligenceConfigError("scheduler must have after_turn(memory, report, *, user_id, ...) -> list")
@@ -148,6 +158,7 @@ class Intelligence:
         report = ManageReport.of(
             result, dry_run=bool(dry_run), user_id=turn.user_id, agent_id=turn.agent_id, session_id=turn.session_id
         )
+        report.messages = turn.messages  # the rolling session summary folds them in
         events = getattr(memory, "events", None)
 
         def linked(link: Any, record: Any) -> None:

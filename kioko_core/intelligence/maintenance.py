@@ -12,6 +12,12 @@ counts survive a restart and are shared by every process using the store) and ru
   one call (:mod:`.link_review`).
 - **pin hot memories** (every ``pin_every`` turns, default 10): memories with heat >= ``pin_threshold``
   (5) are pinned, at most ``max_pinned`` (5) automatic pins per user, unpinned below 3 (:mod:`.heat`).
+- **summarize** (every ``summarize_every`` turns of a session, default 10; and on end session): fold the
+  session's recent turns into its rolling summary (:mod:`.summaries`).
+- **reflect** (when the new memories' importance adds up to ``reflect_after``, default 2.5, and at least
+  3 new episodes arrived): recurring themes, or with a model insights with evidence (:mod:`.reflection`).
+- **consolidate** (every ``consolidate_every`` applied operations, default 200): expire, fold old
+  episodes into summaries, merge duplicates, forget faded episodes (:mod:`.consolidation`).
 
 The counter write is versioned: of two processes finishing a turn at once, exactly one sees the session
 switch or the due task and runs it. Nothing here raises into the turn (the Intelligence catches it).
@@ -30,8 +36,10 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ConflictError
 from ..kinds import deterministic_id
 from ..store import Delete, InvalidRecordError, Record, Scope, Upsert, check_scope
+from . import consolidation, reflection, summaries
 from .heat import forget_heat, note_uses, pin_hot
 from .link_review import review_links
+from .llm import as_ask
 
 if TYPE_CHECKING:
     from ..layer import MemoryLayer
@@ -42,7 +50,7 @@ MAINTENANCE_USER = "@maintenance"
 """The reserved scope holding every user's counter record (one scan lists the users to maintain)."""
 COUNTER_KIND = "counters"
 SESSION_EPISODE_KEY = "session"
-TASKS = ("end_sessions", "tend", "pin")
+TASKS = ("end_sessions", "summarize", "reflect", "tend", "pin", "consolidate")
 """What :meth:`MaintenanceScheduler.run` can run (``maintain(tasks=[...])``)."""
 LINK_BATCH = 200
 RETRIES = 8
@@ -74,7 +82,9 @@ class MaintenanceScheduler:
     Pins: every ``pin_every`` turns memories with heat >= ``pin_threshold`` are pinned, at most
     ``max_pinned`` automatic ones per user (``pin_threshold`` or ``pin_every`` 0 / None: no automatic pins,
     and recall counts no uses). ``clock`` (seconds, default ``time.time``) dates the uses, so a test can
-    move time on. ``llm`` (a prompt -> text callable) reviews recent automatic links when the graph is tended.
+    move time on. ``summarize_every``, ``reflect_after`` and ``consolidate_every`` = 0 or None turn their
+    task off. ``llm`` (a prompt -> text callable) reviews recent automatic links when the graph is tended,
+    writes the session summaries and reflects; a failing model falls back to the offline way.
     """
 
     def __init__(
@@ -87,9 +97,12 @@ class MaintenanceScheduler:
         pin_threshold: float | None = 5,
         max_pinned: int = 5,
         clock: Callable[[], float] | None = None,
+        summarize_every: int | None = 10,
+        reflect_after: float | None = 2.5,
+        consolidate_every: int | None = 200,
         llm: Any = None,
     ) -> None:
-        for name, value in (("link_every", link_every), ("pin_every", pin_every), ("max_pinned", max_pinned)):
+        for name, value in (("pin_every", pin_every), ("max_pinned", max_pinned)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
                 raise InvalidRecordError(f"{name} must be an integer >= 0 or None, got {value!r}")
         if pin_threshold is not None and (
@@ -98,12 +111,20 @@ class MaintenanceScheduler:
             raise InvalidRecordError(f"pin_threshold must be a number >= 0 or None, got {pin_threshold!r}")
         if clock is not None and not callable(clock):
             raise InvalidRecordError("clock must be a callable returning seconds since the epoch")
-        self.link_every = link_every or 0
+        if reflect_after is not None and (
+            isinstance(reflect_after, bool) or not isinstance(reflect_after, (int, float)) or not reflect_after >= 0
+        ):
+            raise InvalidRecordError(f"reflect_after must be a number >= 0 or None, got {reflect_after!r}")
+        self.link_every = _every("link_every", link_every)
+        self.summarize_every = _every("summarize_every", summarize_every)
+        self.consolidate_every = _every("consolidate_every", consolidate_every)
+        self.reflect_after = float(reflect_after or 0)
         self.pin_every = pin_every or 0
         self.pin_threshold = float(pin_threshold or 0)
         self.max_pinned = max_pinned or 0
         self.clock: Callable[[], float] = clock or time.time
         self.llm = llm
+        self.ask = as_ask(llm) if llm is not None else None
         self.end_sessions = bool(end_sessions)
         self.background = bool(background)
         self._worker: ThreadPoolExecutor | None = None
@@ -114,7 +135,8 @@ class MaintenanceScheduler:
         return (
             f"MaintenanceScheduler(link_every={self.link_every}, end_sessions={self.end_sessions}, "
             f"background={self.background}, pin_every={self.pin_every}, pin_threshold={self.pin_threshold:g}, "
-            f"max_pinned={self.max_pinned})"
+            f"max_pinned={self.max_pinned}, summarize_every={self.summarize_every}, "
+            f"reflect_after={self.reflect_after:g}, consolidate_every={self.consolidate_every})"
         )
 
     @property
@@ -126,7 +148,8 @@ class MaintenanceScheduler:
 
     def counters(self, memory: MemoryLayer, *, user_id: str, agent_id: str | None = None) -> dict[str, Any]:
         """The scope's counters: ``turns``, ``session`` (the last one), ``tended_at`` / ``pinned_at`` (the turn
-        of the last tend / pin task)."""
+        of the last tend / pin task), ``new_importance`` / ``new_episodes`` (since the last reflection),
+        ``operations`` (applied) and ``consolidated_at`` (the operation count at the last consolidation)."""
         scope = check_scope((user_id, agent_id))
         found = memory.store.get(Scope(MAINTENANCE_USER, None), [_counter_id(scope)])[0]
         return _state(found)
@@ -174,6 +197,7 @@ class MaintenanceScheduler:
         pin_every = self.pin_every if self.pins else 0
         if self.pins:
             self.note_rementions(memory, report, scope)
+        reflect_due: list[bool] = []
 
         def count(state: dict[str, Any]) -> dict[str, Any]:
             state["turns"] += 1
@@ -183,6 +207,8 @@ class MaintenanceScheduler:
                 state["tended_at"] = state["turns"]
             if pin_every and state["turns"] - state["pinned_at"] >= pin_every:
                 state["pinned_at"] = state["turns"]
+            reflect_due[:] = [reflection.count(state, report, self.reflect_after)]
+            consolidation.count(state, report, self.consolidate_every)
             return state
 
         before, after = self._change(memory, scope, count)
@@ -190,10 +216,21 @@ class MaintenanceScheduler:
         previous = before.get("session")
         if self.end_sessions and session_id and previous and previous != session_id:
             due.append("end_session:" + previous)
+        messages = getattr(report, "messages", None) or []
+        if (
+            self.summarize_every
+            and session_id
+            and summaries.note_turn(memory, scope, session_id, messages, self.summarize_every)
+        ):
+            due.append("summarize:" + session_id)
+        if reflect_due and reflect_due[-1]:
+            due.append("reflect")
         if after["tended_at"] != before["tended_at"]:
             due.append("tend")
         if after["pinned_at"] != before["pinned_at"]:
             due.append("pin")
+        if after["consolidated_at"] != before["consolidated_at"]:
+            due.append("consolidate")
         if due and self.background:
             self._submit(memory, scope, due)
         elif due:
@@ -206,10 +243,16 @@ class MaintenanceScheduler:
                 self.end_session(
                     memory, task.split(":", 1)[1], user_id=scope.user_id, agent_id=scope.agent_id, clear=False
                 )
+            elif task.startswith("summarize:"):
+                self.summarize(memory, task.split(":", 1)[1], user_id=scope.user_id, agent_id=scope.agent_id)
+            elif task == "reflect":
+                self.reflect(memory, user_id=scope.user_id, agent_id=scope.agent_id)
             elif task == "tend":
                 self.tend(memory, user_id=scope.user_id, agent_id=scope.agent_id)
             elif task == "pin":
                 self.pin(memory, user_id=scope.user_id, agent_id=scope.agent_id)
+            elif task == "consolidate":
+                self.consolidate(memory, user_id=scope.user_id, agent_id=scope.agent_id)
 
     def _submit(self, memory: MemoryLayer, scope: Scope, due: list[str]) -> None:
         def work() -> None:
@@ -235,7 +278,8 @@ class MaintenanceScheduler:
     def end_session(
         self, memory: MemoryLayer, session_id: str, *, user_id: str, agent_id: str | None = None, clear: bool = True
     ) -> Record | None:
-        """Wrap a session up: its task and lasting scratchpad slots become (or update) the session's episode.
+        """Wrap a session up: its task and lasting scratchpad slots become (or update) the session's episode, and
+        the turns not yet summarised are folded into the session's summary.
 
         Returns the episode, or None when the scratchpad held nothing lasting. ``clear`` empties the scratchpad.
         """
@@ -269,9 +313,25 @@ class MaintenanceScheduler:
                     existing = episode = written
             if episode is None:
                 episode = existing if existing.content == content else memory.update(episode_id, content=content, **who)
+        if self.summarize_every:
+            summaries.summarize(memory, scope, session_id, self.ask)
         if clear:
             memory.working.clear(session_id=session_id, **who)
         return episode
+
+    def summarize(
+        self, memory: MemoryLayer, session_id: str, *, user_id: str, agent_id: str | None = None
+    ) -> Record | None:
+        """Fold the session's turns not yet summarised into its rolling summary; the summary, or None."""
+        return summaries.summarize(memory, check_scope((user_id, agent_id)), session_id, self.ask)
+
+    def reflect(self, memory: MemoryLayer, *, user_id: str, agent_id: str | None = None) -> dict[str, Any]:
+        """Reflect on the recent episodes now: ``{"insights": [...], "themes": [...], "error": ...}`` (ids)."""
+        return reflection.reflect(memory, check_scope((user_id, agent_id)), self.ask)
+
+    def consolidate(self, memory: MemoryLayer, *, user_id: str, agent_id: str | None = None) -> dict[str, int]:
+        """Expire, fold old episodes, merge duplicates, forget faded episodes: how many memories each step touched."""
+        return consolidation.consolidate(memory, check_scope((user_id, agent_id)))
 
     def tend(self, memory: MemoryLayer, *, user_id: str, agent_id: str | None = None) -> dict[str, int]:
         """Link up to 200 memories never linked; remove faded and dangling links; with ``llm``, review the
@@ -355,10 +415,20 @@ class MaintenanceScheduler:
                     else None
                 )
                 done["end_sessions"] = [episode.id] if episode is not None else []
+            if "summarize" in wanted:
+                folded = [
+                    self.summarize(memory, session, user_id=scope.user_id, agent_id=scope.agent_id)
+                    for session in summaries.waiting_sessions(memory, scope)
+                ]
+                done["summarize"] = [r.id for r in folded if r is not None]
+            if "reflect" in wanted:
+                done["reflect"] = self.reflect(memory, user_id=scope.user_id, agent_id=scope.agent_id)
             if "tend" in wanted:
                 done["tend"] = self.tend(memory, user_id=scope.user_id, agent_id=scope.agent_id)
             if "pin" in wanted:
                 done["pin"] = self.pin(memory, user_id=scope.user_id, agent_id=scope.agent_id)
+            if "consolidate" in wanted:
+                done["consolidate"] = self.consolidate(memory, user_id=scope.user_id, agent_id=scope.agent_id)
             key = scope.user_id if scope.agent_id is None else f"{scope.user_id}/{scope.agent_id}"
             results[key] = done
         return results
@@ -382,6 +452,7 @@ def forget_counters(store: Any, scope: Scope) -> None:
     if store.get(where, [_counter_id(scope)])[0] is not None:
         store.update_many([Delete(id=_counter_id(scope), scope=where)])
     forget_heat(store, where, scope)
+    summaries.forget_logs(store, scope)
 
 
 def _counter_id(scope: Scope) -> str:
@@ -395,7 +466,18 @@ def _state(record: Record | None) -> dict[str, Any]:
         "session": found.get("session"),
         "tended_at": int(found.get("tended_at", 0)),
         "pinned_at": int(found.get("pinned_at", 0)),
+        "new_importance": float(found.get("new_importance", 0.0)),
+        "new_episodes": int(found.get("new_episodes", 0)),
+        "operations": int(found.get("operations", 0)),
+        "consolidated_at": int(found.get("consolidated_at", 0)),
     }
+
+
+def _every(name: str, value: int | None) -> int:
+    """A task's period option: an integer >= 0, or None (0 and None turn the task off)."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        raise InvalidRecordError(f"{name} must be an integer >= 0 or None, got {value!r}")
+    return value or 0
 
 
 __all__ = ["LASTING_KEYS", "MAINTENANCE_USER", "MaintenanceScheduler", "TASKS", "counted_scopes", "forget_counters"]

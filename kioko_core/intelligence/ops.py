@@ -166,6 +166,8 @@ class ManageReport:
     user_id: str = ""
     agent_id: str | None = None
     session_id: str | None = None
+    messages: list[dict[str, str]] = field(default_factory=list, repr=False, compare=False)
+    """The turn's messages (not in :meth:`to_dict`): what the rolling session summary folds in."""
 
     @classmethod
     def of(

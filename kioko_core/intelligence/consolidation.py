@@ -1,0 +1,209 @@
+"""Consolidation (every ``consolidate_every`` applied operations): expire, fold, merge, forget.
+
+- **expire**: a memory whose ``metadata.expires_at`` (Unix seconds) has passed is deleted; a session log
+  idle for :data:`IDLE_SESSION_DAYS` has its waiting turns folded into the session summary and goes.
+- **fold**: episodes older than ``fold_after_days`` (30), grouped by calendar month, are summarised in one
+  ``summary`` memory per month (keyed, updated in place when the month gains episodes); the summary lists
+  every episode it folded (``metadata.folded``) and links ``derived_from`` its ten most important ones.
+- **merge**: memories of a lasting kind (facts, preferences, knowledge, insights, lessons) with the same
+  words are merged into the oldest with the layer's :meth:`~kioko_core.graph.MemoryGraph.merge`, which
+  moves their links. Episodes are never merged: the same words on another day are another event.
+- **forget**: an episode that never mattered fades away: older than ``forget_after_days`` (90), importance
+  below :data:`FORGET_BELOW`, never pinned, credited or recalled (no use counted in its metadata), no link
+  a person, feedback or a model made, and its importance halved every 30 days now under :data:`FADED`.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import defaultdict
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from .. import links as L
+from ..errors import ConflictError, MemoryNotFound
+from ..kinds import deterministic_id
+from ..scoped import SESSIONS_AGENT
+from ..store import Filter, Record, Scope
+from ..text import label
+from .summaries import LOG_KIND, fold, take_waiting
+
+if TYPE_CHECKING:
+    from ..layer import MemoryLayer
+
+DAY = 86400.0
+IDLE_SESSION_DAYS = 7
+MERGED_KINDS = frozenset({"factual", "preference", "semantic", "insight", "strategy"})
+FORGET_BELOW = 0.5
+"""Only episodes less important than this can fade away."""
+FADE_HALF_LIFE_DAYS = 30.0
+FADED = 0.1
+DEFAULT_IMPORTANCE = 0.45
+"""An episode's importance when nothing scored it (the offline router's base for episodes)."""
+USE_KEYS = ("pinned", "recalls", "recalled", "uses", "heat", "mentions", "successes", "failures", "last_used_at")
+"""Metadata that shows a memory was used: any of them set keeps an episode from fading away."""
+VOUCHING_AUTHORS = frozenset({"manual", "feedback", "llm"})
+"""Links that show an episode mattered; the linker's and structural ones (a summary resting on it) do not."""
+SHOWN_PER_SUMMARY = 10
+_PUNCTUATION = re.compile(r"[^\w\s]")
+
+
+def count(state: dict[str, Any], report: Any, every: int) -> bool:
+    """Add the turn's applied operations; True (and the mark moved) when consolidation is due."""
+    state["operations"] += len(getattr(report, "applied", []) or [])
+    if every and state["operations"] - state["consolidated_at"] >= every:
+        state["consolidated_at"] = state["operations"]
+        return True
+    return False
+
+
+def consolidate(
+    memory: MemoryLayer,
+    scope: Scope,
+    *,
+    now: float | None = None,
+    fold_after_days: float = 30.0,
+    forget_after_days: float = 90.0,
+) -> dict[str, int]:
+    """Run the four steps for one scope; how many memories each touched."""
+    now = time.time() if now is None else now
+    result = {"expired": expire(memory, scope, now)}
+    result["folded"] = fold_episodes(memory, scope, now - fold_after_days * DAY)
+    result["merged"] = merge_duplicates(memory, scope)
+    result["forgotten"] = forget_faded(memory, scope, now, now - forget_after_days * DAY)
+    return result
+
+
+def expire(memory: MemoryLayer, scope: Scope, now: float) -> int:
+    """Delete what has expired; fold and drop the logs of sessions idle for a week."""
+    who: dict[str, Any] = {"user_id": scope.user_id, "agent_id": scope.agent_id}
+    gone = 0
+    for record in list(memory.store.scan(scope)):
+        ends = record.metadata.get("expires_at")
+        if isinstance(ends, (int, float)) and not isinstance(ends, bool) and ends <= now:
+            gone += 1 if memory.delete(record.id, **who) else 0
+    where = Scope(scope.user_id, SESSIONS_AGENT)
+    for log in list(memory.store.scan(where)):
+        if (
+            log.kind != LOG_KIND
+            or log.metadata.get("agent_id") != scope.agent_id
+            or now - log.updated_at < IDLE_SESSION_DAYS * DAY
+        ):
+            continue
+        session_id = str(log.metadata.get("session_id") or "")
+        waiting = take_waiting(memory, scope, session_id)
+        if waiting:
+            fold(memory, scope, session_id, waiting)
+        current = memory.store.get(where, [log.id])[0]
+        if current is not None and not current.metadata.get("waiting"):
+            from ..store import Delete
+
+            try:
+                memory.store.update_many([Delete(id=log.id, scope=where, expected_version=current.version)])
+            except ConflictError:
+                pass  # the session came back to life meanwhile: its log stays
+    return gone
+
+
+def fold_episodes(memory: MemoryLayer, scope: Scope, before: float) -> int:
+    """Summarise the episodes older than ``before`` not folded yet, one summary per month; how many were folded."""
+    episodes = memory.store.scan(scope, Filter(kinds=frozenset({"episodic"})))
+    summaries = [r for r in memory.store.scan(scope, Filter(kinds=frozenset({"summary"}))) if r.metadata.get("month")]
+    folded = {i for s in summaries for i in s.metadata.get("folded", []) if isinstance(i, str)}
+    months: dict[str, list[Record]] = defaultdict(list)
+    for episode in episodes:
+        if episode.created_at < before and episode.id not in folded and not episode.metadata.get("session_episode"):
+            months[datetime.fromtimestamp(episode.created_at, UTC).strftime("%Y-%m")].append(episode)
+    count = 0
+    for month, new in sorted(months.items()):
+        _write_month(memory, scope, month, new)
+        count += len(new)
+    return count
+
+
+def _write_month(memory: MemoryLayer, scope: Scope, month: str, new: list[Record]) -> Record:
+    who: dict[str, Any] = {"user_id": scope.user_id, "agent_id": scope.agent_id}
+    memory_id = deterministic_id("summary", scope, "episodes", month)
+    existing = memory.store.get(scope, [memory_id])[0]
+    before = [i for i in (existing.metadata.get("folded", []) if existing else []) if isinstance(i, str)]
+    present = [r for r in memory.store.get(scope, before) if r is not None] if before else []
+    everything = {r.id: r for r in [*present, *new]}
+    ranked = sorted(everything.values(), key=lambda r: (-_importance(r), r.created_at, r.id))[:SHOWN_PER_SUMMARY]
+    shown = sorted(ranked, key=lambda r: (r.created_at, r.id))
+    title = datetime.strptime(month, "%Y-%m").strftime("%B %Y")
+    total = len(set(before) | {r.id for r in new})
+    content = f"In {title} ({total} events): " + "; ".join(label(r.content, 80) for r in shown) + "."
+    metadata = {
+        "month": month,
+        "folded": sorted(set(before) | {r.id for r in new}),
+        "episodes": [r.id for r in shown],
+        "consolidation": True,
+    }
+    if existing is None:
+        try:
+            return memory.add(
+                content,
+                memory_type="summary",
+                id=memory_id,
+                created_at=max(r.created_at for r in new),
+                metadata=metadata,
+                **who,
+            )
+        except ConflictError:
+            pass  # another process folded this month just now: ours updates it
+    return memory.update(memory_id, content=content, metadata=metadata, **who)
+
+
+def merge_duplicates(memory: MemoryLayer, scope: Scope) -> int:
+    """Merge memories of a lasting kind that say the same words into the oldest; how many went."""
+    groups: dict[tuple[str, str], list[Record]] = defaultdict(list)
+    for record in memory.store.scan(scope, Filter(kinds=MERGED_KINDS)):
+        if record.metadata.get("superseded_by"):
+            continue
+        words = " ".join(_PUNCTUATION.sub(" ", record.content.lower()).split())
+        if words:
+            groups[(record.kind, words)].append(record)
+    merged = 0
+    for same in groups.values():
+        if len(same) < 2:
+            continue
+        survivor, *duplicates = sorted(same, key=lambda r: (not r.metadata.get("pinned"), r.created_at, r.id))
+        for duplicate in duplicates:
+            try:
+                memory.graph.merge(duplicate.id, survivor.id, user_id=scope.user_id, agent_id=scope.agent_id)
+            except MemoryNotFound:
+                continue  # another process merged (or someone deleted) it first
+            merged += 1
+    return merged
+
+
+def forget_faded(memory: MemoryLayer, scope: Scope, now: float, before: float) -> int:
+    """Delete the episodes older than ``before`` that never mattered and have faded; how many went."""
+    who: dict[str, Any] = {"user_id": scope.user_id, "agent_id": scope.agent_id}
+    gone = 0
+    for episode in list(memory.store.scan(scope, Filter(kinds=frozenset({"episodic"})))):
+        if episode.created_at >= before or not faded(episode, now):
+            continue
+        gone += 1 if memory.delete(episode.id, **who) else 0
+    return gone
+
+
+def faded(record: Record, now: float) -> bool:
+    """True for a memory that never mattered: low importance, never used, only the linker's links, faded."""
+    meta = record.metadata
+    importance = _importance(record)
+    if importance >= FORGET_BELOW or meta.get("session_episode") or any(meta.get(key) for key in USE_KEYS):
+        return False
+    if any(entry.get("by", "auto") in VOUCHING_AUTHORS for entry in L.link_entries(record)):
+        return False  # a person, feedback or a model vouched for one of its links
+    age_days = max(0.0, now - record.created_at) / DAY  # updated_at moves with every link written to it
+    return importance * 0.5 ** (age_days / FADE_HALF_LIFE_DAYS) < FADED
+
+
+def _importance(record: Record) -> float:
+    value = record.metadata.get("importance")
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else DEFAULT_IMPORTANCE
+
+
+__all__ = ["consolidate", "count", "expire", "faded", "fold_episodes", "forget_faded", "merge_duplicates"]

@@ -1,0 +1,217 @@
+"""Reflection (Generative Agents): when enough has happened, recent episodes become higher-level memories.
+
+Due when the importance of the memories added since the last reflection adds up to ``reflect_after``
+(2.5) and at least :data:`MIN_NEW_EPISODES` new episodes arrived (:func:`count`, in the counter record).
+
+Offline, :func:`themes` writes one "recurring theme" insight per subject (a named entity or identifier:
+"line 3", "E-217", "OPC UA") or word that comes up in at least :data:`MIN_EPISODES` of the
+:data:`RECENT_EPISODES` most recent episodes. The insight is keyed by its theme, so a later reflection
+updates it in place and two processes reflecting at once write one. A word counts for an episode only
+when it appears outside that episode's subjects: "line" inside "line 3" gives way to "line 3".
+
+With a model, :func:`model_insights` shows the recent episodes as ``e1 ...`` and stores the insights it
+returns as facts, preferences, knowledge or lessons with ``metadata.reflection = True`` and the ids of
+their evidence. Evidence must be one of the refs shown (so only this scope's episodes); an insight
+without valid evidence, a malformed answer or a failing model is ignored, and the offline themes stand in.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any, Callable
+
+from ..errors import ConflictError
+from ..kinds import deterministic_id
+from ..store import Filter, Record, Scope
+from ..text import FRAMING_WORDS, LIGHT_VERBS, STOP_WORDS, analyze, label, stem
+from .language import GENERIC_WORDS
+
+if TYPE_CHECKING:
+    from ..layer import MemoryLayer
+
+RECENT_EPISODES = 30
+MIN_EPISODES = 3
+"""A subject or word is a theme when this many recent episodes mention it."""
+MIN_NEW_EPISODES = 3
+"""Reflection waits for at least this many new episodes, whatever their importance."""
+MAX_THEMES = 5
+"""At most this many themes per reflection, the most frequent first (subjects win ties)."""
+MODEL_EPISODES = 20
+MAX_INSIGHT_CHARS = 500
+INSIGHT_KINDS = {
+    "fact": "factual",
+    "preference": "preference",
+    "knowledge": "semantic",
+    "lesson": "strategy",
+}
+_UNTHEMED = STOP_WORDS | FRAMING_WORDS | LIGHT_VERBS | GENERIC_WORDS
+_KEY_WORD = re.compile(r"[a-z]+")
+
+REFLECT_PROMPT = """\
+Below are recent events from a user's conversations with an assistant, each with a ref (e1, e2 ...).
+What higher-level insights do they support: recurring problems, habits, preferences, lessons learned,
+lasting facts? Give at most 5, each resting on at least two events.
+
+Events:
+{episodes}
+
+Answer with JSON only:
+{{"insights": [{{"kind": "fact" | "preference" | "knowledge" | "lesson", "text": "...", "evidence": ["e1", "e3"]}}]}}"""
+
+
+def count(state: dict[str, Any], report: Any, reflect_after: float) -> bool:
+    """Add the turn's new memories to the counters; True (and the counters reset) when reflection is due."""
+    added = [op for op in getattr(report, "applied", []) or [] if op.action == "add"]
+    state["new_importance"] = round(state["new_importance"] + sum(float(op.importance or 0.0) for op in added), 3)
+    state["new_episodes"] += sum(1 for op in added if op.kind == "episode")
+    if reflect_after and state["new_importance"] >= reflect_after and state["new_episodes"] >= MIN_NEW_EPISODES:
+        state["new_importance"], state["new_episodes"] = 0.0, 0
+        return True
+    return False
+
+
+def recent_episodes(memory: MemoryLayer, scope: Scope, limit: int = RECENT_EPISODES) -> list[Record]:
+    """The scope's ``limit`` newest episodes, oldest first (session wrap-ups left out: they repeat the session)."""
+    found = [
+        r
+        for r in memory.store.scan(scope, Filter(kinds=frozenset({"episodic"})))
+        if not r.metadata.get("session_episode")
+    ]
+    found.sort(key=lambda r: (r.created_at, r.id))
+    return found[-limit:] if limit else []
+
+
+def themes(memory: MemoryLayer, scope: Scope, episodes: list[Record] | None = None) -> list[Record]:
+    """Write (or update in place) the recurring-theme insight of every theme of the recent episodes."""
+    episodes = recent_episodes(memory, scope) if episodes is None else episodes
+    seen: dict[str, list[str]] = defaultdict(list)
+    surface: dict[str, str] = {}
+    subjects: set[str] = set()
+    for episode in episodes:
+        analysis = analyze(episode.content)
+        inside = {stem(w) for key in analysis.entities for w in _KEY_WORD.findall(key)}
+        for term in analysis.terms:
+            name = term[2:]
+            if term.startswith("e:"):
+                subjects.add(name)
+            elif name in inside or name in _UNTHEMED or len(name) < 3 or name.isdigit():
+                continue
+            if episode.id not in seen[name]:
+                seen[name].append(episode.id)
+                surface.setdefault(name, analysis.surface.get(term, name))
+    chosen = sorted(
+        (name for name, ids in seen.items() if len(ids) >= MIN_EPISODES),
+        key=lambda name: (-len(seen[name]), name not in subjects, name),
+    )[:MAX_THEMES]
+    return [_write_theme(memory, scope, surface[name], name, seen[name]) for name in chosen]
+
+
+def _write_theme(memory: MemoryLayer, scope: Scope, shown: str, key: str, ids: list[str]) -> Record:
+    who: dict[str, Any] = {"user_id": scope.user_id, "agent_id": scope.agent_id}
+    memory_id = deterministic_id("insight", scope, "theme", key)
+    evidence = ids[-10:]
+    latest = memory.store.get(scope, [ids[-1]])[0]
+    example = f'; latest: "{label(latest.content)}"' if latest is not None else ""
+    content = f"Recurring theme: {shown} came up in {len(ids)} recent episodes{example}."
+    metadata = {"reflection": True, "theme": key, "evidence": evidence, "episodes": len(ids), "by": "offline"}
+    existing = memory.store.get(scope, [memory_id])[0]
+    if existing is None:
+        try:
+            return memory.add(content, memory_type="insight", id=memory_id, metadata=metadata, **who)
+        except ConflictError:  # another process wrote this theme just now: update theirs
+            existing = memory.get(memory_id, **who)
+    if existing.content == content and existing.metadata.get("evidence") == evidence:
+        return existing
+    return memory.update(memory_id, content=content, metadata=metadata, **who)
+
+
+def model_insights(
+    memory: MemoryLayer, scope: Scope, ask: Callable[[str], str], episodes: list[Record] | None = None
+) -> list[Record]:
+    """Ask the model for insights about the recent episodes and store the valid ones; raises when the call or
+    its answer fails (the caller falls back to :func:`themes`)."""
+    episodes = (recent_episodes(memory, scope) if episodes is None else episodes)[-MODEL_EPISODES:]
+    if len(episodes) < MIN_EPISODES:
+        return []
+    refs = {f"e{i}": r for i, r in enumerate(episodes, 1)}
+    lines = "\n".join(f"{ref}: {' '.join(r.content.split())[:400]}" for ref, r in refs.items())
+    proposed = parse_insights(ask(REFLECT_PROMPT.format(episodes=lines)))
+    stored: list[Record] = []
+    for item in proposed:
+        valid = _valid(item, refs)
+        if valid is None:
+            continue
+        kind, text, evidence = valid
+        stored.append(_write_insight(memory, scope, kind, text, evidence))
+    return stored
+
+
+def parse_insights(text: Any) -> list[Any]:
+    """The list under ``"insights"`` in the model's answer (a code fence or prose around it is fine)."""
+    if not isinstance(text, str):
+        raise ValueError("no insights JSON found in the model output")
+    cleaned = re.sub(r"```(?:json)?", "", text)
+    decoder = json.JSONDecoder()
+    for start in [m.start() for m in re.finditer(r"\{", cleaned)]:
+        try:
+            value, _ = decoder.raw_decode(cleaned, start)
+        except ValueError:
+            continue
+        if isinstance(value, dict) and isinstance(value.get("insights"), list):
+            return value["insights"]
+    raise ValueError("no insights JSON found in the model output")
+
+
+def _valid(item: Any, refs: dict[str, Record]) -> tuple[str, str, list[str]] | None:
+    """(kind, text, evidence ids) of a well-formed insight whose evidence is among ``refs``; None otherwise."""
+    if not isinstance(item, dict):
+        return None
+    kind = INSIGHT_KINDS.get(str(item.get("kind", "")).strip().lower())
+    text = " ".join(item.get("text", "").split()) if isinstance(item.get("text"), str) else ""
+    cited = item.get("evidence")
+    if kind is None or not 3 <= len(text) <= MAX_INSIGHT_CHARS or not isinstance(cited, list):
+        return None
+    # only refs the model was shown count: an id it made up, or another user's, reaches nothing
+    evidence = list(dict.fromkeys(refs[c].id for c in cited if isinstance(c, str) and c.strip() in refs))
+    return (kind, text, evidence) if evidence else None
+
+
+def _write_insight(memory: MemoryLayer, scope: Scope, kind: str, text: str, evidence: list[str]) -> Record:
+    who: dict[str, Any] = {"user_id": scope.user_id, "agent_id": scope.agent_id}
+    # keyed by its words: the same insight found again (or by another process at once) is one memory
+    memory_id = deterministic_id(kind, scope, "reflection", " ".join(text.lower().split()).rstrip("."))
+    existing = memory.store.get(scope, [memory_id])[0]
+    if existing is None:
+        try:
+            return memory.add(
+                text,
+                memory_type=kind,
+                id=memory_id,
+                metadata={"reflection": True, "evidence": evidence, "by": "llm"},
+                **who,
+            )
+        except ConflictError:
+            existing = memory.get(memory_id, **who)
+    merged = list(dict.fromkeys([*existing.metadata.get("evidence", []), *evidence]))
+    if merged == existing.metadata.get("evidence"):
+        return existing
+    return memory.update(memory_id, metadata={"evidence": merged}, **who)
+
+
+def reflect(memory: MemoryLayer, scope: Scope, ask: Callable[[str], str] | None = None) -> dict[str, Any]:
+    """Reflect on the scope's recent episodes: with ``ask`` the model's insights, else (or when it fails) themes."""
+    episodes = recent_episodes(memory, scope)
+    result: dict[str, Any] = {"insights": [], "themes": [], "error": None}
+    if ask is not None:
+        try:
+            result["insights"] = [r.id for r in model_insights(memory, scope, ask, episodes)]
+            return result
+        except Exception as error:  # a failing model never breaks maintenance: the offline themes stand in
+            result["error"] = f"{type(error).__name__}: {error}"
+    result["themes"] = [r.id for r in themes(memory, scope, episodes)]
+    return result
+
+
+__all__ = ["REFLECT_PROMPT", "count", "model_insights", "parse_insights", "recent_episodes", "reflect", "themes"]
