@@ -198,7 +198,7 @@ def faded(record: Record, now: float) -> bool:
     if any(entry.get("by", "auto") in VOUCHING_AUTHORS for entry in L.link_entries(record)):
         return False  # a person, feedback or a model vouched for one of its links
     age_days = max(0.0, now - record.created_at) / DAY  # updated_at moves with every link written to it
-    return importance * 0.5 ** (age_days / FADE_HALF_LIFE_DAYS) < FADED
+    return bool(importance * 0.5 ** (age_days / FADE_HALF_LIFE_DAYS) < FADED)
 
 
 def _importance(record: Record) -> float:

@@ -160,7 +160,8 @@ def parse_insights(text: Any) -> list[Any]:
         except ValueError:
             continue
         if isinstance(value, dict) and isinstance(value.get("insights"), list):
-            return value["insights"]
+            insights: list[Any] = value["insights"]
+            return insights
     raise ValueError("no insights JSON found in the model output")
 
 
