@@ -9,7 +9,8 @@
   words are merged into the oldest with the layer's :meth:`~kioko_core.graph.MemoryGraph.merge`, which
   moves their links. Episodes are never merged: the same words on another day are another event.
 - **forget**: an episode that never mattered fades away: older than ``forget_after_days`` (90), importance
-  below :data:`FORGET_BELOW`, never pinned, credited or recalled (no use counted in its metadata), no link
+  below :data:`FORGET_BELOW`, never pinned, credited or recalled (no use in the scope's heat record or its
+  metadata), no link
   a person, feedback or a model made, and its importance halved every 30 days now under :data:`FADED`.
 """
 
@@ -65,13 +66,15 @@ def consolidate(
     now: float | None = None,
     fold_after_days: float = 30.0,
     forget_after_days: float = 90.0,
+    used: set[str] | frozenset[str] = frozenset(),
 ) -> dict[str, int]:
-    """Run the four steps for one scope; how many memories each touched."""
+    """Run the four steps for one scope; how many memories each touched. ``used``: ids of memories a query
+    or a turn used (the scope's heat record), which never fade away."""
     now = time.time() if now is None else now
     result = {"expired": expire(memory, scope, now)}
     result["folded"] = fold_episodes(memory, scope, now - fold_after_days * DAY)
     result["merged"] = merge_duplicates(memory, scope)
-    result["forgotten"] = forget_faded(memory, scope, now, now - forget_after_days * DAY)
+    result["forgotten"] = forget_faded(memory, scope, now, now - forget_after_days * DAY, used)
     return result
 
 
@@ -178,12 +181,14 @@ def merge_duplicates(memory: MemoryLayer, scope: Scope) -> int:
     return merged
 
 
-def forget_faded(memory: MemoryLayer, scope: Scope, now: float, before: float) -> int:
-    """Delete the episodes older than ``before`` that never mattered and have faded; how many went."""
+def forget_faded(
+    memory: MemoryLayer, scope: Scope, now: float, before: float, used: set[str] | frozenset[str] = frozenset()
+) -> int:
+    """Delete the episodes older than ``before`` that never mattered (none of ``used``) and have faded."""
     who: dict[str, Any] = {"user_id": scope.user_id, "agent_id": scope.agent_id}
     gone = 0
     for episode in list(memory.store.scan(scope, Filter(kinds=frozenset({"episodic"})))):
-        if episode.created_at >= before or not faded(episode, now):
+        if episode.created_at >= before or episode.id in used or not faded(episode, now):
             continue
         gone += 1 if memory.delete(episode.id, **who) else 0
     return gone

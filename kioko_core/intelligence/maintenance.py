@@ -37,7 +37,7 @@ from ..errors import ConflictError
 from ..kinds import deterministic_id
 from ..store import Delete, InvalidRecordError, Record, Scope, Upsert, check_scope
 from . import consolidation, reflection, summaries
-from .heat import forget_heat, note_uses, pin_hot
+from .heat import forget_heat, note_uses, pin_hot, read_heat
 from .link_review import review_links
 from .llm import as_ask
 
@@ -331,7 +331,9 @@ class MaintenanceScheduler:
 
     def consolidate(self, memory: MemoryLayer, *, user_id: str, agent_id: str | None = None) -> dict[str, int]:
         """Expire, fold old episodes, merge duplicates, forget faded episodes: how many memories each step touched."""
-        return consolidation.consolidate(memory, check_scope((user_id, agent_id)))
+        scope = check_scope((user_id, agent_id))
+        used = set(read_heat(memory.store, Scope(MAINTENANCE_USER, None), scope))
+        return consolidation.consolidate(memory, scope, used=used)
 
     def tend(self, memory: MemoryLayer, *, user_id: str, agent_id: str | None = None) -> dict[str, int]:
         """Link up to 200 memories never linked; remove faded and dangling links; with ``llm``, review the
