@@ -68,6 +68,18 @@ def start_server(store_url: str) -> tuple[subprocess.Popen, str]:
     raise RuntimeError("kioko serve did not become ready in 60 s")
 
 
+def process_cpu_ms(pid: int) -> float:
+    """CPU time (user + system) the process has used so far, in ms (Linux /proc; NaN elsewhere).
+
+    Latency on a shared machine is mostly waiting for a core; CPU per request is what the server costs.
+    """
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
 def percentile(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -141,7 +153,9 @@ def run_store(name: str, store_url: str, memories: int, clients: int, recalls: i
         stored, links = count_memories(url)
         asks = [("/v1/recall", {"query": questions[i % len(questions)], "user_id": USER}) for i in range(recalls)]
         asyncio.run(drive(url, asks[:clients], clients))  # warm the server's caches before timing recalls
+        cpu_before = process_cpu_ms(process.pid)
         recall_ms, recall_errors, recall_s = asyncio.run(drive(url, asks, clients))
+        recall_cpu = (process_cpu_ms(process.pid) - cpu_before) / len(asks)
         alone_ms, alone_errors, _ = asyncio.run(drive(url, asks[:120], 1))  # one client: no queueing
     finally:
         process.terminate()
@@ -161,6 +175,8 @@ def run_store(name: str, store_url: str, memories: int, clients: int, recalls: i
         "recall_p50_ms": round(percentile(recall_ms, 50), 1),
         "recall_p99_ms": round(percentile(recall_ms, 99), 1),
         "recall_errors": recall_errors + alone_errors,
+        "recall_server_cpu_ms": round(recall_cpu, 2),
+        "load_average": round(os.getloadavg()[0], 1),
         "recall_1_client_p50_ms": round(percentile(alone_ms, 50), 1),
         "recall_1_client_p99_ms": round(percentile(alone_ms, 99), 1),
     }
@@ -189,15 +205,17 @@ def store_url(name: str, workdir: Path, cleanups: list) -> str:
 def markdown(rows: list[dict[str, Any]], machine: str, command: str) -> str:
     lines = [
         "| store | memories | clients | writes/s (linking on) | write p50 / p99 (ms) | write errors | lost writes "
-        "| links per memory | recall p50 / p99 (ms) | recalls/s | recall, 1 client, p50 / p99 (ms) | recall errors |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| links per memory | recall p50 / p99 (ms) | recalls/s | recall, 1 client, p50 / p99 (ms) | recall errors "
+        "| server CPU per recall (ms) | load average |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         lines.append(
             f"| {r['store']} | {r['memories']:,} | {r['clients']} | {r['writes_per_s']} | "
             f"{r['write_p50_ms']} / {r['write_p99_ms']} | {r['write_errors']} | {r['lost_writes']} | "
             f"{r['links_per_memory']} | {r['recall_p50_ms']} / {r['recall_p99_ms']} | {r['recalls_per_s']} | "
-            f"{r['recall_1_client_p50_ms']} / {r['recall_1_client_p99_ms']} | {r['recall_errors']} |"
+            f"{r['recall_1_client_p50_ms']} / {r['recall_1_client_p99_ms']} | {r['recall_errors']} | "
+            f"{r.get('recall_server_cpu_ms', '-')} | {r.get('load_average', '-')} |"
         )
     lines += [
         "",
@@ -205,7 +223,9 @@ def markdown(rows: list[dict[str, Any]], machine: str, command: str) -> str:
         "subprocess; the clients run in this process over loopback HTTP. Writes are serialised by the "
         "server's write lock (linking reads and rewrites neighbours), so writes/s is one writer's speed "
         "plus HTTP; recall latency with many clients is mostly queueing (one process, one GIL), so the table "
-        "also gives it for one client alone (120 recalls).",
+        "also gives it for one client alone (120 recalls). Server CPU per recall is the server process's CPU time "
+        "over the 16-client recalls divided by their number; the load average (1 minute, at the end) says how "
+        "busy the machine was, since on a shared machine latency is mostly waiting for a core.",
     ]
     return "\n".join(lines) + "\n"
 

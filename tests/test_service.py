@@ -185,6 +185,8 @@ def test_body_limit_health_request_ids_and_openapi(tmp_path: Path) -> None:
             assert big.status_code == 413 and big.json()["error"]["type"] == "PayloadTooLarge"
             ok = api.post("/v1/memories", json={"content": "small", "user_id": U}, headers={"x-request-id": "r-1"})
             assert ok.status_code == 201 and ok.headers["x-request-id"] == "r-1"
+            made = {api.get("/healthz").headers["x-request-id"] for _ in range(3)}
+            assert len(made) == 3 and "r-1" not in made  # one id per request when the client sends none
             assert api.get("/healthz").json()["status"] == "ok"
             assert api.get("/readyz").json()["status"] == "ready"
             spec = api.get("/v1/openapi.json").json()

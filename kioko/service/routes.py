@@ -6,7 +6,7 @@ import base64
 from typing import Any
 
 from fastapi import APIRouter, Depends, Query, Request
-from fastapi.responses import StreamingResponse
+from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from kioko_core.entities import GRAPH_AGENT
@@ -28,6 +28,21 @@ NDJSON = "application/x-ndjson"
 
 UserQ = Query(min_length=1, max_length=200, description="whose memories")
 AgentQ = Query(None, min_length=1, max_length=200)
+
+
+def rendered(data: Any) -> Any:
+    """The answer as JSON, rendered here on the worker thread.
+
+    FastAPI checks a plain function endpoint's return value against its response_model on one more hop
+    to a worker thread; the hot read routes build their answers with :mod:`.wire` to that model (the
+    schema test checks every answer), so they hand back the rendered response and skip the hop. A value
+    plain JSON cannot carry (a NaN score, a numpy number in metadata a library caller wrote) goes the
+    usual way.
+    """
+    try:
+        return JSONResponse(data)
+    except (TypeError, ValueError):
+        return data
 
 
 def _event(svc: Service, name: str, record: Record | None = None, **extra: Any) -> None:
@@ -127,7 +142,9 @@ def list_memories(
             break
     more = len(items) > limit
     items = items[:limit]
-    return {"items": [record_out(r) for r in items], "next_cursor": _cursor_out(items[-1].id) if more else None}
+    return rendered(
+        {"items": [record_out(r) for r in items], "next_cursor": _cursor_out(items[-1].id) if more else None}
+    )
 
 
 def _cursor_out(memory_id: str) -> str:
@@ -153,7 +170,7 @@ def get_memory(
 ):
     """The memory, or 404 when it is not in this scope."""
     authorized(who, user_id, agent_id)
-    return record_out(svc.layer.get(memory_id, user_id=user_id, agent_id=agent_id))
+    return rendered(record_out(svc.layer.get(memory_id, user_id=user_id, agent_id=agent_id)))
 
 
 @router.patch("/memories/{memory_id}", tags=["memories"], response_model=S.RecordOut)
@@ -194,19 +211,18 @@ def delete_memory(
 def recall(body: S.RecallIn, svc: Service = Depends(service), who: Principal = Depends(principal)):
     """The context for a question: what it retrieves, what their links bring, how they connect."""
     authorized(who, body.user_id, body.agent_id)
-    return context_out(
-        svc.layer.recall(
-            body.query,
-            user_id=body.user_id,
-            agent_id=body.agent_id,
-            session_id=body.session_id,
-            links=body.links,
-            limit=body.limit,
-            include_shared=body.include_shared,
-            config=body.config,
-            **_planned(body),
-        )
+    found = svc.layer.recall(
+        body.query,
+        user_id=body.user_id,
+        agent_id=body.agent_id,
+        session_id=body.session_id,
+        links=body.links,
+        limit=body.limit,
+        include_shared=body.include_shared,
+        config=body.config,
+        **_planned(body),
     )
+    return rendered(context_out(found))
 
 
 def _planned(body: S.Planned) -> dict[str, Any]:
@@ -221,27 +237,24 @@ def _planned(body: S.Planned) -> dict[str, Any]:
 def context(body: S.ContextIn, svc: Service = Depends(service), who: Principal = Depends(principal)):
     """Like recall, following links only when asked (``links`` defaults to 0)."""
     authorized(who, body.user_id, body.agent_id)
-    return context_out(
-        svc.layer.context(
-            body.query,
-            user_id=body.user_id,
-            agent_id=body.agent_id,
-            session_id=body.session_id,
-            links=body.links,
-            limit=body.limit,
-            **_planned(body),
-        )
+    found = svc.layer.context(
+        body.query,
+        user_id=body.user_id,
+        agent_id=body.agent_id,
+        session_id=body.session_id,
+        links=body.links,
+        limit=body.limit,
+        **_planned(body),
     )
+    return rendered(context_out(found))
 
 
 @router.post("/search", tags=["recall"], response_model=list[S.RecordOut])
 def search(body: S.SearchIn, svc: Service = Depends(service), who: Principal = Depends(principal)):
     """The memories that best match the query (no link expansion)."""
     authorized(who, body.user_id, body.agent_id)
-    return [
-        record_out(r)
-        for r in svc.layer.search(body.query, user_id=body.user_id, agent_id=body.agent_id, limit=body.limit)
-    ]
+    found = svc.layer.search(body.query, user_id=body.user_id, agent_id=body.agent_id, limit=body.limit)
+    return rendered([record_out(r) for r in found])
 
 
 @router.post("/feedback", tags=["recall"], response_model=list[S.LinkOut])
