@@ -21,6 +21,7 @@ from kioko_core.store import (
     Postings,
     Record,
     Scope,
+    check_scope,
     plan_batch,
 )
 from kioko_core.url import StoreURL
@@ -47,6 +48,9 @@ class MemoryStore(StoreBase):
         self._postings: dict[Scope, dict[str, list[tuple[float, str]]]] = defaultdict(lambda: defaultdict(list))
         self._with_terms: dict[Scope, set[str]] = defaultdict(set)
         self._vectors: dict[Scope, VectorMatrix] = {}
+        # per scope, how many committed batches touched it (ScopeGenerations): the core's caches then see
+        # a write made through another layer over this store at once, not after their ttl
+        self._generations: dict[Scope, int] = defaultdict(int)
         self._lock = threading.RLock()
 
     @classmethod
@@ -62,6 +66,11 @@ class MemoryStore(StoreBase):
         with self._lock:
             found = [self._records.get(i) for i in ids]
         return {r.id: _copy(r) for r in found if r is not None and r.scope == scope}
+
+    def generation(self, scope: Scope) -> int:
+        """The number of committed batches that touched ``scope``: :class:`~kioko_core.store.ScopeGenerations`."""
+        with self._lock:
+            return self._generations.get(check_scope(scope), 0)
 
     def do_postings(self, scope: Scope, terms: list[str], limit: int) -> Postings:
         with self._lock:
@@ -109,12 +118,25 @@ class MemoryStore(StoreBase):
     def do_update_many(self, ops: list[Op]) -> list[Record | None]:
         with self._lock:
             planned = self._plan(ops)
+            touched: set[Scope] = set()
             for op, stored, exists in planned:
                 if stored is not None:
-                    self._remove(stored.id, replacing=True)
+                    old = self._records.get(stored.id)
+                    if old is not None and (old.scope, old.created_at, old.terms) == (
+                        stored.scope,
+                        stored.created_at,
+                        stored.terms,
+                    ):
+                        # a neighbour whose links changed keeps its place in every postings list
+                        self._replace(stored)
+                        touched.add(stored.scope)
+                        continue
+                    touched.update(self._remove(stored.id, replacing=True), [stored.scope])
                     self._insert(stored)
                 elif exists and isinstance(op, Delete):
-                    self._remove(op.id)
+                    touched.update(self._remove(op.id))
+            for scope in touched:
+                self._generations[scope] += 1
             return [_copy(s) if s is not None else None for _, s, _ in planned]
 
     def _plan(self, ops: Sequence[Op]) -> list[tuple[Op, Record | None, bool]]:
@@ -123,7 +145,8 @@ class MemoryStore(StoreBase):
         current = {i: (self._records[i].scope, self._records[i].version) for i in touched if i in self._records}
         return plan_batch(ops, current)
 
-    def _insert(self, record: Record) -> None:
+    def _replace(self, record: Record) -> Record:
+        """Store ``record`` over the record of its id, with its vector; postings and scope sets are the caller's."""
         record = _copy(record)
         vectors = self._vectors.get(record.scope)
         if vectors is not None:
@@ -132,41 +155,55 @@ class MemoryStore(StoreBase):
             else:
                 vectors.remove(record.id)
         self._records[record.id] = record
-        self._by_scope[record.scope].add(record.id)
-        key = (-record.created_at, record.id)
-        for term in record.terms:
-            bisect.insort(self._postings[record.scope][term], key)
-        if record.terms:
-            self._with_terms[record.scope].add(record.id)
+        return record
 
-    def _remove(self, record_id: str, replacing: bool = False) -> None:
+    def _insert(self, record: Record) -> None:
+        record = self._replace(record)
+        scope = record.scope
+        self._by_scope[scope].add(record.id)
+        key = (-record.created_at, record.id)
+        postings = self._postings[scope]
+        for term in record.terms:
+            bisect.insort(postings[term], key)
+        if record.terms:
+            self._with_terms[scope].add(record.id)
+
+    def _remove(self, record_id: str, replacing: bool = False) -> list[Scope]:
+        """Take the record out of every index; the scope it was in (none if there was no such record)."""
         record = self._records.pop(record_id, None)
         if record is None:
-            return
-        vectors = self._vectors.get(record.scope)
+            return []
+        scope = record.scope
+        vectors = self._vectors.get(scope)
         if vectors is not None and not replacing:
             vectors.remove(record_id)  # an upsert keeps the row: the insert that follows sets it
-        self._by_scope[record.scope].discard(record_id)
+        self._by_scope[scope].discard(record_id)
         key = (-record.created_at, record.id)
+        postings = self._postings[scope]
         for term in record.terms:
-            holders = self._postings[record.scope][term]
+            holders = postings[term]
             at = bisect.bisect_left(holders, key)
             if at < len(holders) and holders[at] == key:
                 del holders[at]
             if not holders:
-                del self._postings[record.scope][term]
-        self._with_terms[record.scope].discard(record_id)
+                del postings[term]
+        self._with_terms[scope].discard(record_id)
+        return [scope]
 
     def close(self) -> None:
         """Nothing to release; the records stay readable until the object is dropped."""
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def _plain_copy(value: Any) -> Any:
     """Deep copy of JSON-like data; much cheaper than copy.deepcopy for the dicts and lists metadata holds."""
     if isinstance(value, dict):
-        return {k: _plain_copy(v) for k, v in value.items()}
+        # scalars (most of a link entry) are taken as they are, without a call each
+        return {k: v if type(v) in _SCALARS else _plain_copy(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_plain_copy(v) for v in value]
+        return [v if type(v) in _SCALARS else _plain_copy(v) for v in value]
     if isinstance(value, tuple):
         return [_plain_copy(v) for v in value]  # a JSON array, read back as a list like every store's
     return value  # validate_ops let only JSON through: the rest are immutable scalars

@@ -11,10 +11,11 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
-from .store import Scope, ScopeGenerations, Store
+from .store import Record, Scope, ScopeGenerations, Store
 
 VIRTUAL_MEMORIES = 20
 ENTITY_BOOST = 1.5
@@ -58,15 +59,20 @@ class _ScopeStats:
     terms: dict[str, _Term] = field(default_factory=dict)
     generation: int | None = None
     """The store's generation of the scope these statistics describe (None: the store does not count)."""
+    records: OrderedDict[str, Record] = field(default_factory=OrderedDict)
+    """Records as the store holds them at ``generation``, least recently used first (see IndexCache.records)."""
 
 
 class IndexCache:
     """n and df(t) per (user, agent) scope, filled from ``store.postings`` on demand and updated on writes."""
 
-    def __init__(self, store: Store, ttl: float = 600.0, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self, store: Store, ttl: float = 600.0, clock: Callable[[], float] = time.time, max_records: int = 20_000
+    ) -> None:
         self.store = store
         self.ttl = ttl
         self.clock = clock
+        self.max_records = max_records
         self._scopes: dict[Scope, _ScopeStats] = {}
         self._lock = threading.RLock()
         self._generation = store.generation if isinstance(store, ScopeGenerations) else None
@@ -101,13 +107,93 @@ class IndexCache:
         # cached ids are enough when they were fetched with as large a limit, or hold every posting
         return entry.limit >= limit or len(entry.ids) >= entry.df
 
-    def record_write(self, scope: Scope, record_id: str, old_terms: Sequence[str], new_terms: Sequence[str]) -> None:
-        """Apply one record's change of terms (both empty-able) to the cached statistics."""
+    def records(self, scope: Scope, ids: Sequence[str]) -> dict[str, Record]:
+        """The records of ``scope`` among ``ids``, by id (missing ones left out), as of the last :meth:`lookup`.
+
+        The linker reads the same recent memories write after write (a session's turns, a topic's newest
+        holders); reading them from the store each time was the largest part of a linked write. Kept only
+        on a store that counts its writes (:class:`~kioko_core.store.ScopeGenerations`), so a write this
+        cache did not see empties the scope at the next lookup: nothing stale is ever scored. The records
+        handed out are shared with the cache: callers must treat them as read-only (the linker only ever
+        builds changed copies).
+        """
+        wanted = list(dict.fromkeys(ids))
+        if self._generation is None or self.max_records <= 0:
+            return {r.id: r for r in self.store.get(scope, wanted) if r is not None}
+        found: dict[str, Record] = {}
+        with self._lock:
+            stats = self._scopes.get(scope)
+            cached = stats.records if stats is not None else None
+            if cached is not None:
+                for record_id in wanted:
+                    record = cached.get(record_id)
+                    if record is not None:
+                        cached.move_to_end(record_id)
+                        found[record_id] = record
+        missing = [i for i in wanted if i not in found]
+        if missing:
+            fresh = {r.id: r for r in self.store.get(scope, missing) if r is not None}
+            found.update(fresh)
+            with self._lock:
+                if stats is not None and self._scopes.get(scope) is stats:
+                    self._keep(stats, fresh.values())
+        return found
+
+    def _keep(self, stats: _ScopeStats, records: Iterable[Record]) -> None:
+        """Cache ``records``; a version older than the one cached never replaces it (writers may finish out of order)."""
+        for record in records:
+            held = stats.records.get(record.id)
+            if held is None or held.version < record.version:
+                stats.records[record.id] = record
+            stats.records.move_to_end(record.id)
+        while len(stats.records) > self.max_records:
+            stats.records.popitem(last=False)
+
+    def record_linked_write(
+        self, scope: Scope, stored: Sequence[Record], old_terms: Sequence[str], new_terms: Sequence[str]
+    ) -> None:
+        """The linker's batch: ``stored[0]`` is the memory written (its terms moved from ``old_terms`` to
+        ``new_terms``), the rest the neighbours whose links changed, as the store returned them.
+
+        The neighbours are cached as written; the memory itself is not (the caller gets that very object
+        and may change it), so its next use reads it from the store.
+        """
+        self.record_write(scope, stored[0].id, old_terms, new_terms, others_changed=False)
+        with self._lock:
+            stats = self._scopes.get(scope)
+            if stats is not None and stats.generation is not None:
+                self._keep(stats, [r for r in stored[1:] if r.scope == scope])
+
+    def forget_records(self, scope: Scope) -> None:
+        """Drop the cached records of ``scope`` (a write conflicted: some were older than the store's)."""
+        with self._lock:
+            stats = self._scopes.get(scope)
+            if stats is not None:
+                stats.records.clear()
+
+    def record_write(
+        self,
+        scope: Scope,
+        record_id: str,
+        old_terms: Sequence[str],
+        new_terms: Sequence[str],
+        *,
+        others_changed: bool = True,
+    ) -> None:
+        """Apply one record's change of terms (both empty-able) to the cached statistics.
+
+        ``record_id`` and, unless ``others_changed`` is False, every other cached record of the scope are
+        dropped: the batch may have changed them too (a delete drops its links from the neighbours).
+        """
         old, new = set(old_terms), set(new_terms)
         with self._lock:
             stats = self._scopes.get(scope)
             if stats is None:
                 return
+            if others_changed:
+                stats.records.clear()
+            else:
+                stats.records.pop(record_id, None)
             if stats.generation is not None:
                 stats.generation += 1  # one committed batch advances the store's count by one
             if bool(old) != bool(new):

@@ -5,8 +5,10 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any
+
+import numpy as np
 
 from . import links as L
 from .embedding import Embedder, OfflineEmbedder
@@ -15,7 +17,18 @@ from .index import IndexCache, nominates
 from .kind_registry import prior  # noqa: F401  (the priors were read from here)
 from .scoring import TWO_HOURS, Evidence, Side, Stats, explanation, link_type, score_pair, vote  # noqa: F401
 from .scoring import LinkScore as LinkScore  # read through this module too (kioko.remote, the service)
-from .store import ConflictError, IdTaken, InvalidRecordError, Op, Record, Scope, Store, Upsert, check_record
+from .store import (
+    ConflictError,
+    IdTaken,
+    InvalidRecordError,
+    Op,
+    Record,
+    Scope,
+    Store,
+    Upsert,
+    check_record,
+    cosines,
+)
 from .text import Analysis, analyze
 
 log = logging.getLogger("kioko.linker")
@@ -157,7 +170,7 @@ class MemoryLinker:
             else []
         )
         wanted = list(dict.fromkeys(nominated + [t for t, _ in structural] + old_auto))
-        loaded = {r.id: r for r in self.store.get(scope, wanted) if r is not None} if wanted else {}
+        loaded = self.index.records(scope, wanted) if wanted else {}
 
         candidates = [loaded[i] for i in dict.fromkeys(nominated) if i in loaded and _may_link(record, loaded[i])]
         head = None
@@ -167,16 +180,17 @@ class MemoryLinker:
             candidates = [c for c in candidates if head is not None and c.id not in chain]
             if head is not None:
                 loaded[head.id] = head
+        sides = [Side.of(c) for c in candidates]
         if candidates:
-            extra = {t for c in candidates for t in c.terms if t.startswith(("e:", "t:")) and t not in df}
+            extra = {t for side in sides for t in side.terms if t not in df}
             if extra:
                 _, more, _ = self.index.lookup(scope, extra, 0)
                 df.update(more)
         scored: list[tuple[Record, Evidence]] = []
-        for candidate in candidates:
-            ev = score_pair(
-                m, Side.of(candidate), stats, config, self.embedder.lexical, analysis.place_terms, with_why=False
-            )
+        evaluated: dict[str, Evidence] = {}  # every candidate's evidence, kept for the turn-before rule
+        for candidate, side, cos in zip(candidates, sides, self._cosines(record, candidates)):
+            ev = score_pair(m, side, stats, config, self.embedder.lexical, analysis.place_terms, False, cos)
+            evaluated[candidate.id] = ev
             if ev.evidence and ev.score >= config.threshold:
                 scored.append((candidate, ev))
         if (
@@ -187,7 +201,7 @@ class MemoryLinker:
             scored += self._shared(m, record, analysis, bridges)
         scored.sort(key=lambda pair: (-pair[1].score, pair[0].id))
         chosen = scored[: config.max_new]
-        turn_before = self._turn_before(record, candidates, chosen, m, stats, analysis)
+        turn_before = self._turn_before(record, candidates, chosen, evaluated)
         if turn_before is not None:
             chosen.append(turn_before)
         for _, ev in chosen:  # explanations only for the links that are made
@@ -201,9 +215,7 @@ class MemoryLinker:
         record: Record,
         candidates: list[Record],
         chosen: list[tuple[Record, Evidence]],
-        m: Side,
-        stats: Stats,
-        analysis: Analysis,
+        evaluated: dict[str, Evidence],
     ) -> tuple[Record, Evidence] | None:
         """The event just before this one in its session, linked ``follows`` even without shared words.
 
@@ -226,9 +238,7 @@ class MemoryLinker:
         before = max(earlier, key=lambda c: (c.created_at, c.id))
         if any(c.id == before.id for c, _ in chosen):
             return None
-        ev = score_pair(
-            m, Side.of(before), stats, self.config, self.embedder.lexical, analysis.place_terms, with_why=False
-        )
+        ev = replace(evaluated[before.id])  # scored with the other candidates already: a copy to change
         ev.score = max(ev.score, TURN_WEIGHT)
         if ev.type != "resolves":  # a fix keeps its direction; anything else follows the turn before
             ev.type, ev.source_is_first = "follows", True
@@ -237,6 +247,20 @@ class MemoryLinker:
         ev.why = f"the turn before it in the same session, {minutes} min apart"
         ev._context = ()
         return before, ev
+
+    @staticmethod
+    def _cosines(record: Record, candidates: list[Record]) -> list[float | None]:
+        """Each candidate's cosine with ``record`` (None where either has no embedding), in one product."""
+        if record.embedding is None:
+            return [None] * len(candidates)
+        ids: list[str] = []
+        vectors: list[np.ndarray] = []
+        for candidate in candidates:
+            if candidate.embedding is not None and candidate.embedding.shape == record.embedding.shape:
+                ids.append(candidate.id)
+                vectors.append(candidate.embedding)
+        found = dict(zip(ids, cosines(record.embedding, vectors)))
+        return [found.get(c.id) for c in candidates]
 
     def _newest_decision(self, record: Record, hops: int = 8) -> tuple[Record | None, set[str]]:
         """The newest decision in a chain of replacements (None if the chain breaks), and every id on it."""
@@ -449,6 +473,8 @@ class MemoryLinker:
             except IdTaken:
                 raise  # the memory's own id is taken: planning the links again cannot change that
             except ConflictError:
+                # a record read from the cache may have been older than the store's (another thread's write)
+                self.index.forget_records(record.scope)
                 if previous is not None:
                     # ``record`` was built from ``previous``: re-planning it would write a stale copy back
                     # over the other writer's change, so the caller starts again from a fresh read
@@ -466,7 +492,7 @@ class MemoryLinker:
                 log.exception("linking %s failed; storing it without links", record.id)
                 break
             else:
-                self._note_writes(plan.ops, previous)
+                self._note_writes(plan.ops, stored, previous)
                 return (stored[0], plan.links, plan.dropped) if report else (stored[0], plan.links)
         # unlinked, but never over a memory that is not the one read: a new memory's id must still be free,
         # an update's memory still at the version read (a stale copy never replaces another writer's change)
@@ -476,9 +502,14 @@ class MemoryLinker:
         self.index.record_write(record.scope, record.id, previous.terms if previous else [], record.terms)
         return (stored[0], [], 0) if report else (stored[0], [])
 
-    def _note_writes(self, ops: list[Op], previous: Record | None) -> None:
+    def _note_writes(self, ops: list[Op], stored: list[Record | None], previous: Record | None) -> None:
         first = ops[0].record  # type: ignore[union-attr]
-        self.index.record_write(first.scope, first.id, previous.terms if previous is not None else [], first.terms)
+        written = [r for r in stored if r is not None]
+        old_terms = previous.terms if previous is not None else []
+        if len(written) == len(ops):
+            self.index.record_linked_write(first.scope, written, old_terms, first.terms)
+        else:  # not what a linker's batch returns: keep nothing of it
+            self.index.record_write(first.scope, first.id, old_terms, first.terms)
 
     # -- explain
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Protocol
 
 from .index import is_hub, term_weight
@@ -77,6 +78,10 @@ class Side:
     def noun(self) -> str:
         return noun(self.record.kind)
 
+    @cached_property
+    def term_set(self) -> frozenset[str]:
+        return frozenset(self.terms)
+
     @classmethod
     def of(cls, record: Record, analysis: Analysis | None = None) -> Side:
         if analysis is not None:
@@ -103,10 +108,12 @@ class Stats:
 
     def total(self, side: Side) -> float:
         """W(S): the sum of a memory's term weights, memoised per memory for one write."""
+        weights = self._weights
         key = "\x00" + side.record.id
-        value = self._weights.get(key)
+        value = weights.get(key)
         if value is None:
-            value = self._weights[key] = sum(self.w(t) for t in side.terms)
+            # the weights are read from the memo inline: this sum runs over every candidate's terms
+            value = weights[key] = sum(weights[t] if t in weights else self.w(t) for t in side.terms)
         return value
 
     def hub(self, term: str) -> bool:
@@ -141,7 +148,7 @@ class Evidence:
 
 def share_signal(m: Side, c: Side, stats: Stats, place_terms: set[str]) -> tuple[float, list[str]]:
     """The weight of the terms both share over the smaller memory's total weight, and the shared terms."""
-    theirs = set(c.terms)
+    theirs = c.term_set
     shared = [t for t in m.terms if t in theirs]
     if not shared:
         return 0.0, []
@@ -226,12 +233,19 @@ def score_pair(
     lexical: bool,
     place_terms: set[str] | None = None,
     with_why: bool = True,
+    cos: float | None = None,
 ) -> Evidence:
-    """Steps 3-6 for one pair: every signal, the score, the gate, the type and the why."""
+    """Steps 3-6 for one pair: every signal, the score, the gate, the type and the why.
+
+    ``cos`` is the pair's cosine when the caller computed it already (the linker does, for all its
+    candidates in one product); None computes it here.
+    """
     places = place_terms if place_terms is not None else set()
     ev = Evidence()
     ev.share, shared = share_signal(m, c, stats, places)
-    if m.record.embedding is not None and c.record.embedding is not None:
+    if cos is not None:
+        ev.cos = cos
+    elif m.record.embedding is not None and c.record.embedding is not None:
         ev.cos = cosine(m.record.embedding, c.record.embedding)
     half = config.h / 2.0
     ev.sem = min(1.0, max(0.0, (ev.cos - half) / half))

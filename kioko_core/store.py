@@ -441,8 +441,16 @@ def _not_json(item: Any, depth: int) -> tuple[str, str] | None:
             if "\x00" in key or not key.isascii() and not is_storable_text(key):
                 return ("", "has a key with a NUL character or a lone surrogate")
             inner_kind = type(inner)
-            # plain ASCII strings and ints are most of metadata: settled here, without a call
-            if inner_kind is str and "\x00" not in inner and inner.isascii() or inner_kind is int:
+            # plain ASCII strings, ints and finite floats (a link's weight and times) are most of metadata:
+            # settled here, without a call
+            if (
+                inner_kind is str
+                and "\x00" not in inner
+                and inner.isascii()
+                or inner_kind is int
+                or inner_kind is float
+                and math.isfinite(inner)
+            ):
                 continue
             found = _not_json(inner, depth + 1)
             if found is not None:
@@ -520,3 +528,14 @@ def stamped(record: Record, previous_version: int) -> Record:
 def cosine(a: np.ndarray, b: np.ndarray) -> float:
     denominator = float(np.linalg.norm(a) * np.linalg.norm(b))
     return 0.0 if denominator == 0 or math.isnan(denominator) else float(np.dot(a, b) / denominator)
+
+
+def cosines(query: np.ndarray, vectors: Sequence[np.ndarray]) -> list[float]:
+    """:func:`cosine` of ``query`` with each of ``vectors`` (all of its length), in one matrix product."""
+    if not vectors:
+        return []
+    matrix = np.asarray(np.stack(vectors), dtype=np.float32)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        denominators = np.linalg.norm(matrix, axis=1) * np.float32(np.linalg.norm(query))
+        values = (matrix @ np.asarray(query, dtype=np.float32)) / denominators
+    return [0.0 if not (d > 0) else float(v) for v, d in zip(values.tolist(), denominators.tolist())]
