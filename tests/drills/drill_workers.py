@@ -3,7 +3,7 @@
 Each worker opens its own layer on the store URL (a real process: its own connections and index cache),
 waits at a barrier so the processes really race, does its writes and puts ``("ok", result)`` or
 ``("error", traceback)`` on the results queue. ``benchmarks/drills.py`` runs the same workers with
-bigger numbers. Functions here are importable by the ``spawn`` start method.
+bigger numbers. Functions here are importable by name, as the ``forkserver`` start method needs.
 """
 
 from __future__ import annotations
@@ -138,9 +138,21 @@ def write_until_killed(url: str, user: str, worker: str, started: Any) -> None:
 # --------------------------------------------------------------------------- running and checking
 
 
+def _context() -> Any:
+    """Workers are forked from a server process that imported kioko once (the "forkserver" method).
+
+    Each worker is still a process of its own, with its own connections and index cache, started from a
+    clean single-threaded server rather than from the test process; but it no longer imports numpy and
+    kioko afresh, which on a loaded CI machine was most of a drill's time.
+    """
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["kioko", "drill_workers"])
+    return context
+
+
 def run_workers(target: Callable[..., None], arguments: list[tuple]) -> list[Any]:
     """Start one spawned process per argument tuple (a barrier and a results queue are appended)."""
-    context = multiprocessing.get_context("spawn")
+    context = _context()
     barrier = context.Barrier(len(arguments))
     results = context.Queue()
     processes = [context.Process(target=target, args=(*args, barrier, results)) for args in arguments]
@@ -163,7 +175,7 @@ def run_workers(target: Callable[..., None], arguments: list[tuple]) -> list[Any
 
 def kill_mid_write(url: str, user: str, worker: str, after: float) -> None:
     """Start a writer, let it run ``after`` seconds past its first writes, then SIGKILL it."""
-    context = multiprocessing.get_context("spawn")
+    context = _context()
     started = context.Event()
     process = context.Process(target=write_until_killed, args=(url, user, worker, started))
     process.start()
