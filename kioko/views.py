@@ -65,7 +65,23 @@ def context_view(context: Any) -> dict[str, Any]:
         "memories": [recalled_view(m) for m in context.memories],
         "links": [link_view(k) for k in context.links],
         "plan": context.plan.to_dict() if getattr(context, "plan", None) is not None else None,
+        "sections": sections_view(context),
     }
+
+
+def sections_view(context: Any) -> dict[str, Any]:
+    """The profile, instructions, relations and working memory a context shows besides its memories."""
+    sections = getattr(context, "sections", None)
+    if sections is None:
+        return {"profile": [], "instructions": [], "relations": [], "working": []}
+    return _json_safe(
+        {
+            "profile": [r.content for r in sections.profile],
+            "instructions": [r.content for r in sections.instructions],
+            "relations": [t.line() for t in sections.relations],
+            "working": [r.content for r in sections.working],
+        }
+    )
 
 
 def related_view(item: Any) -> dict[str, Any]:

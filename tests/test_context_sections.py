@@ -9,19 +9,24 @@ import kioko
 U = {"user_id": "kumar"}
 
 
+def plant(layer) -> None:
+    layer.profile.set("name", "Kumar", **U)
+    layer.profile.set("role", "maintenance engineer", **U)
+    layer.instructions.add("Answer in short sentences.", **U)
+    layer.facts.add("Station 12 uses a Siemens drive.", **U)
+    layer.goals.add("Stabilise line 3 by November 30", **U)
+    layer.graph.add("Kumar", "reports to", "Krutika", **U)
+    layer.graph.add("Krutika", "leads", "the Pune plant", **U)
+    layer.working.set("task", "Debugging the E-217 fault on line 3", session_id="s1", **U)
+    layer.working.set("ticket", "INC-4521", session_id="s1", **U)
+
+
 @pytest.fixture(params=["memory", "sqlite"])
 def memory(request, tmp_path):
+    """Opens the layer under test (tests/test_remote_context_sections.py serves it and hands back a RemoteMemory)."""
     url = "memory://" if request.param == "memory" else f"sqlite:///{tmp_path / 'sections.db'}"
     with kioko.connect(url, intelligence=True) as layer:
-        layer.profile.set("name", "Kumar", **U)
-        layer.profile.set("role", "maintenance engineer", **U)
-        layer.instructions.add("Answer in short sentences.", **U)
-        layer.facts.add("Station 12 uses a Siemens drive.", **U)
-        layer.goals.add("Stabilise line 3 by November 30", **U)
-        layer.graph.add("Kumar", "reports to", "Krutika", **U)
-        layer.graph.add("Krutika", "leads", "the Pune plant", **U)
-        layer.working.set("task", "Debugging the E-217 fault on line 3", session_id="s1", **U)
-        layer.working.set("ticket", "INC-4521", session_id="s1", **U)
+        plant(layer)
         yield layer
 
 

@@ -224,12 +224,24 @@ class RecalledOut(BaseModel):
     section: str
 
 
+class SectionsOut(BaseModel):
+    profile: list[RecordOut] = []
+    instructions: list[RecordOut] = []
+    relations: list[TripleOut] = []
+    working: list[RecordOut] = []
+
+
 class ContextOut(BaseModel):
     query: str
     text: str
     memories: list[RecalledOut]
     links: list[LinkOut]
     plan: PlanOut | None = Field(None, description="the plan recall followed (explicit options applied); null: none")
+    sections: SectionsOut = Field(
+        default_factory=SectionsOut,
+        description="what the context shows besides its memories (with intelligence): the profile, the "
+        "instructions, the entity graph's relations of what the query names, the session's working memory",
+    )
 
 
 class FeedbackIn(Strict):

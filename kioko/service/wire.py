@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from kioko_core.context_sections import Sections
 from kioko_core.entities import Triple
 from kioko_core.graph import RelatedMemory
 from kioko_core.intelligence.pins import StablePrefix
@@ -83,7 +84,28 @@ def context_out(context: Context) -> dict[str, Any]:
         ],
         "links": [link_out(k) for k in context.links],
         "plan": plan_out(context.plan) if context.plan is not None else None,
+        "sections": sections_out(context.sections),
     }
+
+
+def sections_out(sections: Sections) -> dict[str, Any]:
+    return {
+        "profile": [record_out(r) for r in sections.profile],
+        "instructions": [record_out(r) for r in sections.instructions],
+        "relations": [triple_out(t) for t in sections.relations],
+        "working": [record_out(r) for r in sections.working],
+    }
+
+
+def sections_in(data: dict[str, Any] | None) -> Sections:
+    """The context's unsearched sections; a server without them sends none (an empty Sections)."""
+    data = data or {}
+    return Sections(
+        profile=[record_in(r) for r in data.get("profile", [])],
+        instructions=[record_in(r) for r in data.get("instructions", [])],
+        relations=[triple_in(t) for t in data.get("relations", [])],
+        working=[record_in(r) for r in data.get("working", [])],
+    )
 
 
 def context_in(data: dict[str, Any]) -> Context:
@@ -92,7 +114,12 @@ def context_in(data: dict[str, Any]) -> Context:
     ]
     plan = plan_in(data["plan"]) if data.get("plan") is not None else None
     return Context(
-        query=data["query"], text=data["text"], memories=memories, links=[link_in(k) for k in data["links"]], plan=plan
+        query=data["query"],
+        text=data["text"],
+        memories=memories,
+        links=[link_in(k) for k in data["links"]],
+        plan=plan,
+        sections=sections_in(data.get("sections")),
     )
 
 
