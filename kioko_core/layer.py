@@ -598,6 +598,7 @@ class MemoryLayer(IntelligentMemory):
     def close(self) -> None:
         """Close the store (a :meth:`scoped` view leaves it open: it belongs to the layer the view came from)."""
         if self._owns_store:
+            self._write_uses()  # the uses recall noted for heat, before the store goes
             self.store.close()
 
     def __enter__(self) -> MemoryLayer:

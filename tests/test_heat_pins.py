@@ -46,6 +46,7 @@ def _layer(url: str, clock: Clock, **options) -> tuple[kioko.MemoryLayer, Mainte
 
 
 def _heat(memory, memory_id: str, clock: Clock, user_id: str = "kumar") -> float:
+    memory.intelligence.scheduler.note_uses(memory, [], user_id=user_id, agent_id=None)  # what recall noted
     return heats(memory.store, Scope(MAINTENANCE_USER, None), Scope(user_id, None), clock())[memory_id]
 
 

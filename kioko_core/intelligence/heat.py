@@ -75,26 +75,23 @@ def heats(store: Any, where: Scope, scope: Scope, now: float) -> dict[str, float
     return {memory_id: heat_of(entry, now) for memory_id, entry in read_heat(store, where, scope).items()}
 
 
-def note_uses(store: Any, where: Scope, scope: Scope, memory_ids: Iterable[str], now: float) -> bool:
-    """Count one use of each memory at ``now`` (a versioned write; a concurrent one is read again)."""
-    ids = list(dict.fromkeys(i for i in memory_ids if isinstance(i, str) and i))
-    if not ids:
+def note_uses(store: Any, where: Scope, scope: Scope, used: Iterable[tuple[str, float]]) -> bool:
+    """Count each ``(memory id, when)`` as one use, in one versioned write (a concurrent one is read again).
+
+    A use older than the memory's last counted one (another process wrote a later one first) adds what
+    it would weigh now instead of moving the last use back.
+    """
+    events = sorted(((i, float(t)) for i, t in used if isinstance(i, str) and i), key=lambda e: e[1])
+    if not events:
         return False
+    now = max(t for _, t in events)
     record_id = heat_record_id(scope)
     for _ in range(RETRIES):
         current = store.get(where, [record_id])[0]
         stored = current.metadata.get("uses") if current is not None else None
         uses: dict[str, Any] = dict(stored) if isinstance(stored, dict) else {}
-        for memory_id in ids:
-            entry = uses.get(memory_id)
-            faded = 0.0
-            if entry is not None:
-                try:
-                    days = max(0.0, (now - float(entry[1])) / SECONDS_PER_DAY)
-                    faded = float(entry[0]) * 0.5 ** (days / USE_HALF_LIFE_DAYS)
-                except (TypeError, ValueError, IndexError, KeyError):
-                    faded = 0.0
-            uses[memory_id] = [round(faded + 1.0, 6), now]
+        for memory_id, when in events:
+            uses[memory_id] = _counted(uses.get(memory_id), when)
         if len(uses) > MAX_TRACKED:
             tracked = uses
             hottest = sorted(tracked, key=lambda i: (-heat_of(tracked[i], now), i))[:MAX_TRACKED]
@@ -115,6 +112,21 @@ def note_uses(store: Any, where: Scope, scope: Scope, memory_ids: Iterable[str],
             continue  # another recall counted at the same time: read again
         return True
     raise ConflictError(f"the heat of {scope.user_id!r} kept changing under this write")
+
+
+def _counted(entry: Any, when: float) -> list[float]:
+    """``entry`` ([uses faded to the last use, last use]) with one more use at ``when``."""
+    try:
+        uses, last = float(entry[0]), float(entry[1])
+    except (TypeError, ValueError, IndexError, KeyError):
+        return [1.0, when]
+    if not (math.isfinite(uses) and math.isfinite(last)):
+        return [1.0, when]
+    if when >= last:
+        days = (when - last) / SECONDS_PER_DAY
+        return [round(uses * 0.5 ** (days / USE_HALF_LIFE_DAYS) + 1.0, 6), when]
+    days = (last - when) / SECONDS_PER_DAY
+    return [round(uses + 0.5 ** (days / USE_HALF_LIFE_DAYS), 6), last]
 
 
 def forget_heat(store: Any, where: Scope, scope: Scope) -> None:

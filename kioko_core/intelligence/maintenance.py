@@ -54,6 +54,9 @@ TASKS = ("end_sessions", "summarize", "reflect", "tend", "pin", "consolidate")
 """What :meth:`MaintenanceScheduler.run` can run (``maintain(tasks=[...])``)."""
 LINK_BATCH = 200
 RETRIES = 8
+FLUSH_USES = 32
+FLUSH_SECONDS = 60.0
+"""Uses recall noted are written once this many have gathered, or the oldest is this old (or sooner)."""
 REMENTIONS = frozenset({"update", "progress", "verify", "outcome", "complete", "supersede", "pin"})
 """Actions of a managed turn that re-mention an existing memory: each is a use of it (heat)."""
 LASTING_KEYS = (
@@ -130,6 +133,9 @@ class MaintenanceScheduler:
         self._worker: ThreadPoolExecutor | None = None
         self._pending: list[Future[None]] = []
         self._worker_lock = threading.Lock()
+        self._recalled: dict[tuple[int, Scope], tuple[MemoryLayer, list[tuple[str, float]]]] = {}
+        """Uses recall noted and not written yet, per (store, scope): written in one go (:meth:`note_uses`)."""
+        self._recalled_lock = threading.Lock()
 
     def __repr__(self) -> str:
         return (
@@ -347,15 +353,44 @@ class MaintenanceScheduler:
 
     # -- heat and automatic pins
 
-    def note_uses(self, memory: MemoryLayer, memory_ids: list[str], *, user_id: str, agent_id: str | None) -> None:
-        """Count a use of each memory (a query retrieved it on its own); never raises into the read."""
+    def note_recalled(self, memory: MemoryLayer, memory_ids: list[str], *, user_id: str, agent_id: str | None) -> None:
+        """A query retrieved these memories on its own: a use of each, held in this process and written with
+        the scope's next managed turn, pin task or ``maintain()`` - or once ``FLUSH_USES`` uses or
+        ``FLUSH_SECONDS`` have gathered - so a recall does not pay a write (a crash loses at most those)."""
         if not self.pins or not memory_ids:
             return
         scope = check_scope((user_id, agent_id))
+        now = self.clock()
+        with self._recalled_lock:
+            _, held = self._recalled.setdefault((id(memory.store), scope), (memory, []))
+            held.extend((memory_id, now) for memory_id in memory_ids)
+            due = len(held) >= FLUSH_USES or now - held[0][1] >= FLUSH_SECONDS
+        if due:
+            self.note_uses(memory, [], user_id=scope.user_id, agent_id=scope.agent_id)
+
+    def write_uses(self, memory: MemoryLayer) -> None:
+        """Write every use recall noted for ``memory``'s store and this process still holds (``close()``)."""
+        with self._recalled_lock:
+            scopes = [scope for store, scope in self._recalled if store == id(memory.store)]
+        for scope in scopes:
+            self.note_uses(memory, [], user_id=scope.user_id, agent_id=scope.agent_id)
+
+    def note_uses(self, memory: MemoryLayer, memory_ids: list[str], *, user_id: str, agent_id: str | None) -> None:
+        """Count a use of each memory now, with the uses recall noted for the scope, in one write; never raises
+        into the turn or the read (heat is a hint)."""
+        if not self.pins:
+            return
+        scope = check_scope((user_id, agent_id))
+        now = self.clock()
+        with self._recalled_lock:
+            _, held = self._recalled.pop((id(memory.store), scope), (memory, []))
+        used = held + [(memory_id, now) for memory_id in memory_ids]
+        if not used:
+            return
         try:
-            note_uses(memory.store, Scope(MAINTENANCE_USER, None), scope, memory_ids, self.clock())
-        except Exception:  # heat is a hint: a recall never fails because it could not be counted
-            log.warning("could not count the uses of %d memories of %r", len(memory_ids), scope.user_id, exc_info=True)
+            note_uses(memory.store, Scope(MAINTENANCE_USER, None), scope, used)
+        except Exception:
+            log.warning("could not count the uses of %d memories of %r", len(used), scope.user_id, exc_info=True)
 
     def note_rementions(self, memory: MemoryLayer, report: Any, scope: Scope) -> None:
         """The memories an applied op of the turn changed in place (update, progress, outcome ...) were used."""
@@ -375,6 +410,7 @@ class MaintenanceScheduler:
         scope = check_scope((user_id, agent_id))
         if not self.pins:
             return {"pinned": [], "unpinned": []}
+        self.note_uses(memory, [], user_id=scope.user_id, agent_id=scope.agent_id)  # what recall noted first
         return pin_hot(
             memory,
             Scope(MAINTENANCE_USER, None),
@@ -409,6 +445,7 @@ class MaintenanceScheduler:
         for user, agent in scopes:
             scope = check_scope((user, agent))
             done: dict[str, Any] = {}
+            self.note_uses(memory, [], user_id=scope.user_id, agent_id=scope.agent_id)  # the uses recall noted
             if "end_sessions" in wanted:
                 last = self.counters(memory, user_id=scope.user_id, agent_id=scope.agent_id).get("session")
                 episode = (

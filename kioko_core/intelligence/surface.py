@@ -275,6 +275,12 @@ class IntelligentMemory:
             tasks=tasks,
         )
 
+    def _write_uses(self) -> None:
+        """Write the uses recall noted and the scheduler still holds for this layer's store (on close)."""
+        scheduler = getattr(self.intelligence, "scheduler", None)
+        if isinstance(scheduler, MaintenanceScheduler):
+            scheduler.write_uses(self)  # type: ignore[arg-type]
+
     # -- what recall gave the agent
 
     def _note_recall(self, context: Any, user_id: str, agent_id: str | None, session_id: str | None) -> None:
@@ -288,7 +294,7 @@ class IntelligentMemory:
                 for m in getattr(context, "memories", [])
                 if "rrf" in m.signals and m.record.user_id == user_id  # the shared knowledge base heats no one
             ]
-            scheduler.note_uses(self, used, user_id=user_id, agent_id=agent_id)  # type: ignore[arg-type]
+            scheduler.note_recalled(self, used, user_id=user_id, agent_id=agent_id)  # type: ignore[arg-type]
         if not session_id:
             return
         served = [m.record for m in getattr(context, "memories", []) if m.record.kind in SERVED_KINDS]
