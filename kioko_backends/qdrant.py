@@ -20,9 +20,10 @@ URLs
     :data:`~kioko_core.store.DEFAULT_DIM`). Reopening a collection with another ``dim`` is refused.
 
 How a record is kept
-    One point per record. Qdrant point ids must be UUIDs or integers, so a point's id is
-    ``uuid5(_ID_NAMESPACE, record.id)`` and the record id lives in the payload. The vector is the
-    named vector ``dense`` (cosine), so a record without an embedding is a point without that vector.
+    One point per record, laid out by :mod:`kioko_backends._qdrant_payload` (shared with ``qdrant+edge``).
+    Qdrant point ids must be UUIDs or integers, so a point's id is ``uuid5(ID_NAMESPACE, record.id)``
+    and the record id lives in the payload. The vector is the named vector ``dense`` (cosine), so a
+    record without an embedding is a point without that vector.
     Qdrant normalises cosine vectors and parses JSON floats on a best-effort basis, so the payload also
     carries what must come back bit for bit: the embedding as little-endian float32 bytes (base64),
     metadata as a JSON string, and both timestamps as a JSON string. ``created_at`` is also a float
@@ -41,12 +42,10 @@ Server and local mode
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import sqlite3
 import threading
-import uuid
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -80,16 +79,28 @@ from kioko_core.store import (
 )
 from kioko_core.url import StoreURL
 
-DENSE = "dense"
-"""Name of the one vector each point may carry."""
+from ._qdrant_payload import (
+    DENSE,
+    FORMAT,
+    INDEXED_FIELDS,
+    POSTING_FIELDS,
+    ConditionKit,
+    conditions,
+    metadata_json,
+    payload,
+    point_id,
+    record,
+    scope_key,
+)
 
 DEFAULT_COLLECTION = "kioko"
 
-_ID_NAMESPACE = uuid.UUID("6b696f6b-6f00-5c1a-9e1d-7265636f7264")
-"""Fixed namespace of the uuid5 point ids; changing it would orphan every stored point."""
-
-_FORMAT = 1
-"""Payload layout version, written into the collection's metadata."""
+KIT = ConditionKit(
+    match=lambda key, value: _match(models, key, value),
+    match_any=lambda key, values: models.FieldCondition(key=key, match=models.MatchAny(any=values)),
+    time_range=lambda key, gte, lt: models.FieldCondition(key=key, range=models.Range(gte=gte, lt=lt)),
+    has_ids=lambda ids: models.HasIdCondition(has_id=list(ids)),
+)
 
 _SERVER_PAGE = 4096
 """Points per scroll request to a server (a few payload fields each, so pages can be large)."""
@@ -99,19 +110,6 @@ _LOCAL_PAGE = 2**31 - 1
 
 _WRITE_BYTES = 16_000_000
 """Rough JSON size at which a write to a server is split: half its default 32 MB request limit."""
-
-_POSTING_FIELDS = ("id", "timestamps", "created_at")
-"""Payload fields postings reads: the id, the exact created_at, and the one the server orders by."""
-
-_SERVER_INDEXES: dict[str, tuple[str, bool]] = {
-    # field -> (schema, is_tenant). scope is the tenant key: every request filters on it first.
-    "scope": ("keyword", True),
-    "user_id": ("keyword", False),
-    "kind": ("keyword", False),
-    "terms": ("keyword", False),
-    "session_id": ("keyword", False),
-    "created_at": ("float", False),
-}
 
 SERVER_CAPABILITIES = Capabilities(
     transactions=False,
@@ -193,72 +191,6 @@ def _release_local(path: str) -> None:
 def _server_lock(host: str, port: int, collection: str) -> threading.RLock:
     with _registry_lock:
         return _server_locks.setdefault((host, port, collection), threading.RLock())
-
-
-# --------------------------------------------------------------------------- payload <-> record
-
-
-def point_id(record_id: str) -> str:
-    """The Qdrant point id of a record id (a uuid5, since Qdrant takes only UUIDs and integers)."""
-    return str(uuid.uuid5(_ID_NAMESPACE, record_id))
-
-
-def _scope_key(scope: Scope) -> str:
-    return json.dumps([scope.user_id, scope.agent_id], ensure_ascii=False, separators=(",", ":"))
-
-
-def _metadata_json(record: Record) -> str:
-    # validate_ops let only JSON through
-    return json.dumps(record.metadata, ensure_ascii=False, separators=(",", ":"))
-
-
-def _encode_vector(vector: np.ndarray | None) -> str | None:
-    if vector is None:
-        return None
-    return base64.b64encode(np.ascontiguousarray(vector, dtype="<f4").tobytes()).decode("ascii")
-
-
-def _decode_vector(text: str | None) -> np.ndarray | None:
-    if text is None:
-        return None
-    return np.frombuffer(base64.b64decode(text), dtype="<f4").astype(np.float32)
-
-
-def _payload(record: Record, metadata_json: str) -> dict[str, Any]:
-    return {
-        "id": record.id,
-        "scope": _scope_key(record.scope),
-        "user_id": record.user_id,
-        "agent_id": record.agent_id,
-        "kind": record.kind,
-        "content": record.content,
-        "metadata": metadata_json,
-        "terms": list(record.terms),
-        "embedding": _encode_vector(record.embedding),
-        "session_id": record.session_id,
-        "created_at": float(record.created_at),
-        "updated_at": float(record.updated_at),
-        "timestamps": json.dumps([record.created_at, record.updated_at]),
-        "version": record.version,
-    }
-
-
-def _record(payload: dict[str, Any]) -> Record:
-    created_at, updated_at = json.loads(payload["timestamps"])
-    return Record(
-        id=payload["id"],
-        user_id=payload["user_id"],
-        agent_id=payload["agent_id"],
-        kind=payload["kind"],
-        content=payload["content"],
-        metadata=json.loads(payload["metadata"]),
-        terms=payload["terms"],
-        embedding=_decode_vector(payload["embedding"]),
-        session_id=payload["session_id"],
-        created_at=created_at,
-        updated_at=updated_at,
-        version=payload["version"],
-    )
 
 
 # --------------------------------------------------------------------------- the store
@@ -407,7 +339,7 @@ class QdrantStore(StoreBase):
                     self._client.create_collection(
                         self.collection,
                         vectors_config={DENSE: models.VectorParams(size=self.dim, distance=models.Distance.COSINE)},
-                        metadata={"kioko": {"format": _FORMAT, "dim": self.dim}},
+                        metadata={"kioko": {"format": FORMAT, "dim": self.dim}},
                     )
                 except (ValueError, UnexpectedResponse) as error:
                     # another process created it between our check and our create: use theirs
@@ -464,7 +396,7 @@ class QdrantStore(StoreBase):
             raise StoreError(f"collection {self.collection!r} uses {params.distance} distance; Kioko needs cosine")
 
     def _ensure_indexes(self, existing: set[str]) -> None:
-        for field_name, (schema, is_tenant) in _SERVER_INDEXES.items():
+        for field_name, (schema, is_tenant) in INDEXED_FIELDS.items():
             if field_name in existing:
                 continue
             if schema == "keyword":
@@ -486,8 +418,8 @@ class QdrantStore(StoreBase):
             points = self._client.retrieve(
                 self.collection, ids=[point_id(i) for i in ids], with_payload=True, with_vectors=False
             )
-        records = (_record(point.payload) for point in points)
-        return {record.id: record for record in records if record.scope == scope}
+        records = (record(point.payload) for point in points)
+        return {r.id: r for r in records if r.scope == scope}
 
     def do_postings(self, scope: Scope, asked: list[str], limit: int) -> Postings:
         """Document frequencies and newest ids per term; see the two strategies below."""
@@ -530,7 +462,7 @@ class QdrantStore(StoreBase):
                     ),
                     filter=holders[term],
                     limit=limit + 1,
-                    with_payload=list(_POSTING_FIELDS),
+                    with_payload=list(POSTING_FIELDS),
                 )
                 for term in asked
             ]
@@ -561,7 +493,7 @@ class QdrantStore(StoreBase):
         if not asked:
             return {}, {}
         any_term = models.Filter(must=[in_scope, models.FieldCondition(key="terms", match=models.MatchAny(any=asked))])
-        points = self._scroll_all(any_term, list(_POSTING_FIELDS) + ["terms"])
+        points = self._scroll_all(any_term, list(POSTING_FIELDS) + ["terms"])
         pages: dict[str, list[Any]] = {term: [] for term in asked}
         for point in points:
             for term in point.payload["terms"]:
@@ -614,7 +546,7 @@ class QdrantStore(StoreBase):
                 points = self._client.retrieve(
                     self.collection, ids=[point_id(i) for i in chunk], with_payload=True, with_vectors=False
                 )
-            records = [_record(p.payload) for p in points]
+            records = [record(p.payload) for p in points]
             chosen = [r for r in records if r.scope == scope and (filter is None or filter.matches(r))]
             yield from sorted(chosen, key=lambda r: r.id)
 
@@ -631,7 +563,7 @@ class QdrantStore(StoreBase):
         it would exceed a server's request size. The read-plan-write runs under a lock shared by
         every store of this collection in this process, so version checks hold between its threads.
         """
-        metadata = {id(op): _metadata_json(op.record) for op in ops if isinstance(op, Upsert)}
+        metadata = {id(op): metadata_json(op.record) for op in ops if isinstance(op, Upsert)}
         touched = list(dict.fromkeys(op.id if isinstance(op, Delete) else op.record.id for op in ops))
         with self._lock:
             with self._guard(), self._translated("reading versions"):
@@ -655,7 +587,7 @@ class QdrantStore(StoreBase):
                 models.PointStruct(
                     id=point_id(stored.id),
                     vector={DENSE: stored.embedding.tolist()} if stored.embedding is not None else {},
-                    payload=_payload(stored, metadata[id(op)]),
+                    payload=payload(stored, metadata[id(op)]),
                 )
                 for op, stored in final.values()
                 if stored is not None
@@ -677,9 +609,7 @@ class QdrantStore(StoreBase):
             for operations in requests:
                 with self._guard(), self._translated("writing records"):
                     self._client.batch_update_points(self.collection, operations, wait=True, **ordering)
-        return [
-            _record(_payload(stored, metadata[id(op)])) if stored is not None else None for op, stored, _ in planned
-        ]
+        return [record(payload(stored, metadata[id(op)])) if stored is not None else None for op, stored, _ in planned]
 
     # -- closing
 
@@ -786,7 +716,7 @@ class QdrantStore(StoreBase):
                 models.FieldCondition(key="created_at", range=models.Range(gte=created_at, lte=created_at)),
             ]
         )
-        return self._scroll_all(same_time, list(_POSTING_FIELDS))
+        return self._scroll_all(same_time, list(POSTING_FIELDS))
 
     def _scroll_all(self, query_filter: Any, fields: list[str]) -> list[Any]:
         """Every point matching ``query_filter`` with these payload fields, paged by point id.
@@ -811,30 +741,11 @@ class QdrantStore(StoreBase):
                 return found
 
     def _scope_condition(self, scope: Scope) -> Any:
-        return _match(models, "scope", _scope_key(scope))
+        return _match(models, "scope", scope_key(scope))
 
     def _conditions(self, scope: Scope, filter: Filter | None) -> list[Any] | None:
         """Qdrant conditions for the scope and ``filter``; None when the filter can match nothing."""
-        conditions = [self._scope_condition(scope)]
-        if filter is None:
-            return conditions
-        if filter.kinds is not None:
-            if not filter.kinds:
-                return None
-            conditions.append(models.FieldCondition(key="kind", match=models.MatchAny(any=sorted(filter.kinds))))
-        if filter.session_id is not None:
-            conditions.append(_match(models, "session_id", filter.session_id))
-        if filter.created_after is not None or filter.created_before is not None:
-            conditions.append(
-                models.FieldCondition(
-                    key="created_at", range=models.Range(gte=filter.created_after, lt=filter.created_before)
-                )
-            )
-        if filter.ids is not None:
-            if not filter.ids:
-                return None
-            conditions.append(models.HasIdCondition(has_id=[point_id(i) for i in sorted(filter.ids)]))
-        return conditions
+        return conditions(KIT, scope, filter)
 
 
 # --------------------------------------------------------------------------- module helpers

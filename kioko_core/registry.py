@@ -21,6 +21,7 @@ BUILTIN_STORES: dict[str, tuple[str, str | None]] = {
     "postgresql+psycopg": ("kioko_backends.postgresql:PostgresStore", "postgres"),
     "qdrant": ("kioko_backends.qdrant:QdrantStore", "qdrant"),
     "qdrant+local": ("kioko_backends.qdrant:QdrantStore", "qdrant"),
+    "qdrant+edge": ("kioko_backends.qdrant_edge:QdrantEdgeStore", "qdrant-edge"),
 }
 
 _registered: dict[str, str | type | Callable[..., Store]] = {}

@@ -98,6 +98,11 @@ def qdrant_local_store_url(session_dir: Path) -> str:
 
 
 @pytest.fixture(scope="session")
+def qdrant_edge_store_url(session_dir: Path) -> str:
+    return f"qdrant+edge:///{session_dir / 'qdrant-edge'}"
+
+
+@pytest.fixture(scope="session")
 def qdrant_server_store_url(qdrant_service: services.Service) -> str:
     """A fresh collection on the session's Qdrant server (deleted when the session ends)."""
     if not qdrant_service.available:
@@ -116,6 +121,7 @@ CONTRACT_URL_FIXTURES = {
     "sqlite": "sqlite_store_url",
     "postgresql": "postgresql_contract_url",
     "qdrant-local": "qdrant_local_store_url",
+    "qdrant-edge": "qdrant_edge_store_url",
     "qdrant-server": "qdrant_server_contract_url",
 }
 

@@ -18,10 +18,19 @@ import pytest
 
 import kioko_core
 
-FORBIDDEN = ("psycopg", "psycopg2", "psycopg_pool", "qdrant_client", "sqlalchemy", "pgvector", "kioko_backends")
+FORBIDDEN = (
+    "psycopg",
+    "psycopg2",
+    "psycopg_pool",
+    "qdrant_client",
+    "qdrant_edge",
+    "sqlalchemy",
+    "pgvector",
+    "kioko_backends",
+)
 """Top-level packages kioko_core must never import."""
 
-DRIVER_LIBRARIES = ("psycopg", "qdrant_client", "sqlalchemy", "pgvector")
+DRIVER_LIBRARIES = ("psycopg", "qdrant_client", "qdrant_edge", "sqlalchemy", "pgvector")
 """What a plain ``import kioko`` must not load either: drivers import their libraries late."""
 
 CORE_DIR = Path(kioko_core.__file__).parent

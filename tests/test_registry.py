@@ -180,7 +180,7 @@ def test_an_unknown_scheme_names_the_known_ones() -> None:
     with pytest.raises(UnknownStoreError) as raised:
         kioko.connect("mongodb://localhost/kioko")
     message = str(raised.value)
-    for scheme in ("memory", "sqlite", "postgresql", "qdrant", "qdrant+local"):
+    for scheme in ("memory", "sqlite", "postgresql", "qdrant", "qdrant+local", "qdrant+edge"):
         assert scheme in message
     assert "kioko.stores" in message and "register_store" in message
 
@@ -202,6 +202,7 @@ MISSING_LIBRARY = """
     ("library", "url", "extra"),
     [
         ("qdrant_client", "qdrant+local:////tmp/kioko-never-created", "qdrant"),
+        ("qdrant_edge", "qdrant+edge:////tmp/kioko-never-created", "qdrant-edge"),
         ("qdrant_client", f"qdrant://:{SECRET}@localhost:6333/memories", "qdrant"),
         ("psycopg", f"postgresql://kumar:{SECRET}@localhost/kioko", "postgres"),
     ],

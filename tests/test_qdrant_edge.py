@@ -1,0 +1,149 @@
+"""What the contract suite cannot see of ``qdrant+edge://``: its directory, its one process, its HNSW index.
+
+The contract matrix runs the whole suite on an edge store (``qdrant-edge``); these tests cover what is
+the driver's own: the layout check and ``dim`` on reopening, the refusal of a second process, the
+shared shard inside one process, the options, and knn through a real HNSW index (a low indexing
+threshold makes Qdrant build one on a few thousand points) against the exact numpy answer.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kioko
+from kioko_core.store import Filter, InvalidRecordError, Record, Scope, StoreError, Upsert
+
+pytest.importorskip("qdrant_edge", reason="the qdrant-edge extra is not installed")
+
+PROJECT_ROOT = Path(kioko.__file__).resolve().parent.parent
+
+
+def url(path: Path, **query: object) -> str:
+    options = "&".join(f"{k}={v}" for k, v in query.items())
+    return f"qdrant+edge:///{path}" + (f"?{options}" if options else "")
+
+
+def record(scope: Scope, i: int, vector: np.ndarray, kind: str = "note") -> Record:
+    return Record(
+        id=f"r{i:05d}",
+        user_id=scope.user_id,
+        agent_id=scope.agent_id,
+        kind=kind,
+        content=f"note {i}",
+        terms=[f"t{i % 7}"],
+        embedding=vector,
+        created_at=1_700_000_000.0 + i,
+        updated_at=1_700_000_000.0 + i,
+    )
+
+
+def test_reopening_with_another_dim_is_refused(tmp_path: Path) -> None:
+    with kioko.open_store(url(tmp_path / "s"), dim=8) as store:
+        store.update_many([Upsert(record=record(Scope("u"), 1, np.ones(8, dtype=np.float32)))])
+    with pytest.raises(InvalidRecordError, match=r"8-dimensional.*dim=4"):
+        kioko.open_store(url(tmp_path / "s"), dim=4)
+    with kioko.open_store(url(tmp_path / "s", dim=8)) as again:
+        assert again.get(Scope("u"), ["r00001"])[0] is not None
+
+
+def test_a_directory_kioko_did_not_make_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.txt").write_text("mine", encoding="utf-8")
+    with pytest.raises(StoreError, match="not a Kioko edge store"):
+        kioko.open_store(url(tmp_path / "other"), dim=8)
+    assert sorted(p.name for p in (tmp_path / "other").iterdir()) == ["notes.txt"]
+
+
+@pytest.mark.parametrize(
+    ("address", "options", "message"),
+    [
+        ("qdrant+edge://somehost/dir", {}, "names a host"),
+        ("qdrant+edge://", {}, "needs a directory"),
+        ("qdrant+edge:///{dir}", {"optimize_every": -1}, "optimize_every"),
+        ("qdrant+edge:///{dir}", {"indexing_threshold": 0}, "indexing_threshold"),
+    ],
+)
+def test_bad_urls_and_options_are_refused(tmp_path: Path, address: str, options: dict[str, int], message: str) -> None:
+    with pytest.raises(InvalidRecordError, match=message):
+        kioko.open_store(address.format(dir=tmp_path / "x"), dim=8, **options)
+
+
+def test_one_directory_is_one_shard_per_process(tmp_path: Path) -> None:
+    """Two opens in this process share the shard; another process is told the directory is taken."""
+    first = kioko.open_store(url(tmp_path / "s"), dim=8)
+    second = kioko.open_store(url(tmp_path / "s"), dim=8)
+    try:
+        first.update_many([Upsert(record=record(Scope("u"), 1, np.ones(8, dtype=np.float32)))])
+        assert second.get(Scope("u"), ["r00001"])[0] is not None
+        script = f"""
+            import json, kioko
+            try:
+                kioko.open_store({url(tmp_path / "s")!r}, dim=8)
+            except Exception as error:
+                print(json.dumps({{"type": type(error).__name__, "message": str(error)}}))
+            else:
+                print(json.dumps({{"type": None}}))
+        """
+        result = subprocess.run(
+            [sys.executable, "-c", textwrap.dedent(script)],
+            capture_output=True,
+            text=True,
+            cwd=PROJECT_ROOT,
+            check=True,
+        )
+        answer = json.loads(result.stdout.strip().splitlines()[-1])
+        assert answer["type"] == "StoreError" and "another process" in answer["message"], answer
+        first.close()
+        assert second.get(Scope("u"), ["r00001"])[0] is not None
+    finally:
+        first.close()
+        second.close()
+    with kioko.open_store(url(tmp_path / "s"), dim=8) as reopened:
+        assert reopened.get(Scope("u"), ["r00001"])[0] is not None
+
+
+def test_knn_through_the_hnsw_index_matches_numpy(tmp_path: Path) -> None:
+    """After an optimization builds HNSW (threshold 1 KB), knn finds the exact neighbours in a scope,
+    under a selective filter, and of a small scope beside a large one."""
+    dim, rng = 16, np.random.default_rng(11)
+    big, small = Scope("big"), Scope("small")
+    vectors = rng.standard_normal((3000, dim)).astype(np.float32)
+    records = [record(big, i, vectors[i], kind="rare" if i % 100 == 0 else "note") for i in range(2990)]
+    records += [record(small, i, vectors[i]) for i in range(2990, 3000)]
+    with kioko.open_store(url(tmp_path / "s", indexing_threshold=1, optimize_every=0), dim=dim) as store:
+        for start in range(0, len(records), 500):
+            store.update_many([Upsert(record=r) for r in records[start : start + 500]])
+        assert store.optimize() is True  # segments were indexed
+        assert store.optimize() is False  # and nothing is left to do
+
+        def exact(chosen: list[Record], query: np.ndarray, k: int) -> list[str]:
+            matrix = np.stack([r.embedding for r in chosen])
+            scores = matrix @ query / (np.linalg.norm(matrix, axis=1) * np.linalg.norm(query))
+            return [chosen[i].id for i in np.argsort(-scores)[:k]]
+
+        hits = total = 0
+        for query in rng.standard_normal((20, dim)).astype(np.float32):
+            found = [n.id for n in store.knn(big, query, 10)]
+            hits += len(set(found) & set(exact(records[:2990], query, 10)))
+            total += 10
+            rare = [r for r in records[:2990] if r.kind == "rare"]
+            assert [n.id for n in store.knn(big, query, 5, Filter(kinds=frozenset({"rare"})))] == exact(rare, query, 5)
+            assert [n.id for n in store.knn(small, query, 5)] == exact(records[2990:], query, 5)
+        assert hits / total >= 0.9, f"HNSW recall {hits / total:.2f}"
+
+
+def test_writes_past_optimize_every_run_the_optimizer(tmp_path: Path) -> None:
+    """With optimize_every=N the N-th point written optimizes the shard: a later optimize() finds nothing to do."""
+    rng = np.random.default_rng(3)
+    with kioko.open_store(url(tmp_path / "s", indexing_threshold=1, optimize_every=1000), dim=8) as store:
+        vectors = rng.standard_normal((1000, 8)).astype(np.float32)
+        store.update_many([Upsert(record=record(Scope("u"), i, vectors[i])) for i in range(1000)])
+        assert store.optimize() is False
+        assert len(store.knn(Scope("u"), vectors[0], 3)) == 3
