@@ -14,7 +14,12 @@ Layout (``{p}`` is the ``?table=`` prefix, ``kioko`` by default, so several stor
     Per scope, how many records have at least one term (postings' ``n``) and how many have a vector
     (which decides between exact and HNSW knn); updated in the same transaction as the records.
 ``{p}_meta``
-    ``schema_version`` and ``dim``, so a reopen with another vector length fails loudly.
+    ``schema_version`` and ``dim``, so a reopen with another vector length fails loudly, and the layout.
+
+Split by user (``?partitions=N``: hash partitions; ``?distribute=citus``: Citus distributed tables),
+the three data tables are keyed by user, records have no primary key of their own, and ``{p}_ids``
+(id primary key, user) keeps ids unique across users; see docs/scaling-cluster.md.
+``?read_host=`` sends knn and postings to a read replica.
 
 Round trips: a read is one; knn is one (its settings, the HNSW query and an exact fallback travel in
 one pipeline); update_many is two (lock and read versions, then write and commit), or one for a batch
@@ -35,7 +40,7 @@ import psycopg
 from pgvector.psycopg.vector import register_vector_info
 from psycopg import errors as pg_errors
 from psycopg import sql
-from psycopg.conninfo import make_conninfo
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.pq import TransactionStatus
 from psycopg.types import TypeInfo
 from psycopg.types.json import Json
@@ -70,7 +75,14 @@ SCHEMA_VERSION = 1
 
 DEFAULT_TABLE = "kioko"
 DEFAULT_POOL_SIZE = 4
-OPTIONS = {"dim": DIM, "table": Option(text, DEFAULT_TABLE), "pool_size": Option(positive_int, DEFAULT_POOL_SIZE)}
+OPTIONS = {
+    "dim": DIM,
+    "table": Option(text, DEFAULT_TABLE),
+    "pool_size": Option(positive_int, DEFAULT_POOL_SIZE),
+    "partitions": Option(positive_int),
+    "read_host": Option(text),
+    "distribute": Option(text),
+}
 KIOKO_QUERY_KEYS = frozenset(OPTIONS)
 """Query parameters Kioko reads itself; every other one goes to libpq, which refuses what it does not know."""
 
@@ -82,6 +94,7 @@ _EXACT_KNN_BELOW = 2000  # scopes with at most this many vectors are scored exac
 _POOL_TIMEOUT = 30.0  # seconds a call waits for a pooled connection before ConnectionLostError
 _POOL_MAX_IDLE = 300.0  # an idle connection older than this is closed; a later call opens another
 _WRITE_ATTEMPTS = 4  # a lost race on a new id or a deadlock is retried; versions are re-read each time
+_MAX_PARTITIONS = 1024
 
 T = TypeVar("T")
 
@@ -112,8 +125,30 @@ class PostgresStore(StoreBase):
     other_query_options = True  # libpq's own parameters (sslmode, host=/socket/dir ...) pass through
 
     def __init__(
-        self, url: StoreURL | str, dim: int | None = None, *, table: str | None = None, pool_size: int | None = None
+        self,
+        url: StoreURL | str,
+        dim: int | None = None,
+        *,
+        table: str | None = None,
+        pool_size: int | None = None,
+        partitions: int | None = None,
+        read_host: str | None = None,
+        distribute: str | None = None,
     ) -> None:
+        """Open the tables ``url`` names, creating them on first use.
+
+        ``partitions`` (``?partitions=N``, N >= 2) creates new tables hash-partitioned by user into N
+        partitions; tables that exist keep the layout they were made with (asking for another one is
+        refused), so the option matters only for the first open. ``distribute="citus"``
+        (``?distribute=citus``) makes new tables Citus distributed tables instead, sharded by user
+        (``create_distributed_table`` on ``user_id``, the three co-located; the id registry
+        ``{p}_ids`` by ``id``); the database must have the citus extension, and pgvector on every node.
+
+        ``read_host`` (``?read_host=replica:5432`` or a socket directory) names a read replica, same
+        database, user and password: knn and postings (what recall and linking search with) are read
+        there, everything else on the primary. A replica lags its primary, so a record just written
+        may be missing from those two reads for the replication delay.
+        """
         url = StoreURL.parse(url)
         if url.backend not in ("postgresql", "postgres"):
             raise InvalidRecordError(f"PostgresStore opens postgresql:// URLs, got {url.scheme}://")
@@ -128,6 +163,19 @@ class PostgresStore(StoreBase):
         size = positive_int(
             pool_size if pool_size is not None else url.query.get("pool_size", DEFAULT_POOL_SIZE), "pool_size"
         )
+        asked = partitions if partitions is not None else url.query.get("partitions")
+        self.partitions: int | None = None if asked is None else positive_int(asked, "partitions")
+        if self.partitions is not None and not 2 <= self.partitions <= _MAX_PARTITIONS:
+            raise InvalidRecordError(
+                f"partitions must be between 2 and {_MAX_PARTITIONS} (or left out for plain tables), "
+                f"got {self.partitions}"
+            )
+        asked_distribute = distribute if distribute is not None else url.query.get("distribute")
+        self.distribute: str | None = None if asked_distribute is None else text(asked_distribute, "distribute")
+        if self.distribute not in (None, "citus"):
+            raise InvalidRecordError(f"distribute must be 'citus' (or left out), got {self.distribute!r}")
+        if self.distribute and self.partitions:
+            raise InvalidRecordError("choose partitions or distribute=citus, not both: Citus shards the tables itself")
         self._names = _Names(self.table)
         self._ann_expression = _ann_expression(self.dim)
         self._vector_info: TypeInfo | None = None
@@ -142,18 +190,36 @@ class PostgresStore(StoreBase):
         with first:
             self._ensure_schema(first)
         self._pool = _Pool(conninfo, size, self._configure, self._connection_error)
+        asked_replica = read_host if read_host is not None else url.query.get("read_host")
+        self.read_host = None if asked_replica is None else text(asked_replica, "read_host")
+        self._search_pool = (
+            self._pool
+            if self.read_host is None
+            else _Pool(_replica_conninfo(conninfo, self.read_host), size, self._configure, self._connection_error)
+        )
 
     @classmethod
     def open_url(cls, url: StoreURL, options: dict[str, Any]) -> PostgresStore:
         """Open the store ``url`` names, with ``dim``, ``table`` and ``pool_size`` already parsed."""
-        return cls(url, dim=options["dim"], table=options["table"], pool_size=options["pool_size"])
+        return cls(
+            url,
+            dim=options["dim"],
+            table=options["table"],
+            pool_size=options["pool_size"],
+            partitions=options["partitions"],
+            read_host=options["read_host"],
+            distribute=options["distribute"],
+        )
 
     def __repr__(self) -> str:
-        return f"PostgresStore({self.url.render()!r}, table={self.table!r}, dim={self.dim})"
+        shown = f", partitions={self.partitions}" if self.partitions else ""
+        return f"PostgresStore({self.url.render()!r}, table={self.table!r}, dim={self.dim}{shown})"
 
     def close(self) -> None:
         """Close every pooled connection; a connection in use closes when its call finishes."""
         self._pool.close()
+        if self._search_pool is not self._pool:
+            self._search_pool.close()
 
     # ------------------------------------------------------------------ schema
 
@@ -171,6 +237,22 @@ class PostgresStore(StoreBase):
                 f"tables {self.table}_* were written by a newer Kioko (schema {stored_version}, this one "
                 f"understands {SCHEMA_VERSION}); upgrade kioko or open another ?table="
             )
+        stored_partitions = int(meta.get("partitions", "0")) or None
+        stored_distribute = meta.get("distribute") or None
+        if self.distribute is not None and stored_distribute != self.distribute:
+            raise InvalidRecordError(
+                f"tables {self.table}_* exist and are not Citus distributed tables; a layout is chosen when the "
+                "tables are created: use another ?table= (or database) for distribute=citus"
+            )
+        self.distribute = stored_distribute
+        if self.partitions is not None and stored_partitions != self.partitions:
+            made = f"hash-partitioned by user into {stored_partitions}" if stored_partitions else "without partitions"
+            raise InvalidRecordError(
+                f"tables {self.table}_* exist, made {made}; a layout is chosen when the tables are created: "
+                "open them without ?partitions=, or use another ?table= for the other layout"
+            )
+        self.partitions = stored_partitions
+        self._names.sharded = stored_partitions is not None or stored_distribute is not None
         stored_dim = int(meta.get("dim", self.dim))
         if stored_dim != self.dim:
             raise InvalidRecordError(
@@ -204,11 +286,20 @@ class PostgresStore(StoreBase):
             except pg_errors.FeatureNotSupported as error:
                 raise StoreError(f"pgvector is not available on this server: {error}") from None
         n = self._names
+        partitions = self.partitions
+        citus = self.distribute == "citus"
+        if citus and conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'citus'").fetchone() is None:
+            raise StoreError("distribute=citus needs the citus extension in this database: CREATE EXTENSION citus")
+        # Partitioned by user, a table's unique keys must hold user_id, so the records' primary key is
+        # (user_id, id) and the {p}_ids table keeps record ids unique across users.
+        by_user = sql.SQL(" PARTITION BY HASH (user_id)") if partitions else sql.SQL("")
+        id_key = sql.SQL("") if partitions or citus else sql.SQL(" PRIMARY KEY")
+        storage = sql.SQL("") if partitions else sql.SQL(" WITH (fillfactor = 90)")
         statements = [
             sql.SQL("CREATE TABLE IF NOT EXISTS {} (key text PRIMARY KEY, value text NOT NULL)").format(n.meta),
             sql.SQL(
                 """CREATE TABLE IF NOT EXISTS {records} (
-                    id text COLLATE "C" PRIMARY KEY,
+                    id text COLLATE "C"{id_key},
                     user_id text COLLATE "C" NOT NULL,
                     agent_id text COLLATE "C" NOT NULL,
                     kind text COLLATE "C" NOT NULL,
@@ -220,8 +311,8 @@ class PostgresStore(StoreBase):
                     created_at double precision NOT NULL,
                     updated_at double precision NOT NULL,
                     version integer NOT NULL
-                ) WITH (fillfactor = 90)"""
-            ).format(records=n.records, dim=sql.Literal(self.dim)),
+                ){storage}{by_user}"""
+            ).format(records=n.records, dim=sql.Literal(self.dim), id_key=id_key, storage=storage, by_user=by_user),
             sql.SQL("CREATE UNIQUE INDEX IF NOT EXISTS {} ON {} (user_id, agent_id, id)").format(
                 n.index("records_scope_id"), n.records
             ),
@@ -235,8 +326,8 @@ class PostgresStore(StoreBase):
                     term text COLLATE "C" NOT NULL,
                     created_at double precision NOT NULL,
                     id text COLLATE "C" NOT NULL
-                )"""
-            ).format(n.postings),
+                ){}"""
+            ).format(n.postings, by_user),
             sql.SQL("CREATE UNIQUE INDEX IF NOT EXISTS {} ON {} (user_id, agent_id, term, created_at DESC, id)").format(
                 n.index("postings_term"), n.postings
             ),
@@ -247,9 +338,29 @@ class PostgresStore(StoreBase):
                     with_terms bigint NOT NULL,
                     with_embedding bigint NOT NULL,
                     PRIMARY KEY (user_id, agent_id)
-                )"""
-            ).format(n.scopes),
+                ){}"""
+            ).format(n.scopes, by_user),
         ]
+        if partitions or citus:
+            statements += [
+                sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} (id)").format(n.index("records_id"), n.records),
+                sql.SQL(
+                    'CREATE TABLE IF NOT EXISTS {} (id text COLLATE "C" PRIMARY KEY, user_id text COLLATE "C" NOT NULL)'
+                ).format(n.sharded_ids),
+            ]
+            for table in ("records", "postings", "scopes"):
+                for remainder in range(partitions or 0):
+                    statements.append(
+                        sql.SQL(
+                            "CREATE TABLE IF NOT EXISTS {} PARTITION OF {} FOR VALUES WITH (MODULUS {}, REMAINDER {}){}"
+                        ).format(
+                            n.index(f"{table}_p{remainder}"),
+                            sql.Identifier(f"{n.prefix}_{table}"),
+                            sql.Literal(partitions),
+                            sql.Literal(remainder),
+                            sql.SQL(" WITH (fillfactor = 90)") if table == "records" else sql.SQL(""),
+                        )
+                    )
         if self._ann_expression is not None:
             expression, opclass = self._ann_expression
             statements.append(
@@ -257,13 +368,27 @@ class PostgresStore(StoreBase):
                     n.index("records_hnsw"), n.records, sql.SQL(expression), sql.SQL(opclass)
                 )
             )
+        if citus:
+            # every user's records, postings and counters on one shard (co-located); ids by id
+            statements += [
+                sql.SQL("SELECT create_distributed_table({}, 'user_id')").format(sql.Literal(f"{n.prefix}_records")),
+                *(
+                    sql.SQL("SELECT create_distributed_table({}, 'user_id', colocate_with => {})").format(
+                        sql.Literal(f"{n.prefix}_{table}"), sql.Literal(f"{n.prefix}_records")
+                    )
+                    for table in ("postings", "scopes")
+                ),
+                sql.SQL("SELECT create_distributed_table({}, 'id')").format(sql.Literal(f"{n.prefix}_ids")),
+                sql.SQL("SELECT create_reference_table({})").format(sql.Literal(f"{n.prefix}_meta")),
+            ]
         for statement in statements:
             conn.execute(statement)
         conn.execute(
             sql.SQL(
-                "INSERT INTO {} (key, value) VALUES ('schema_version', %s), ('dim', %s) ON CONFLICT (key) DO NOTHING"
+                "INSERT INTO {} (key, value) VALUES ('schema_version', %s), ('dim', %s), ('partitions', %s), "
+                "('distribute', %s) ON CONFLICT (key) DO NOTHING"
             ).format(n.meta),
-            [str(SCHEMA_VERSION), str(self.dim)],
+            [str(SCHEMA_VERSION), str(self.dim), str(partitions or 0), self.distribute or ""],
         )
 
     def _configure(self, conn: psycopg.Connection) -> None:
@@ -308,7 +433,7 @@ class PostgresStore(StoreBase):
                FROM (SELECT 1) AS one LEFT JOIN unnest(%(terms)s::text[]) AS t(term) ON true"""
         ).format(scopes=n.scopes, postings=n.postings)
         params = {"u": scope.user_id, "a": _agent(scope), "terms": terms, "limit": limit}
-        rows = self._read(lambda conn: _fetch(conn, query, params))
+        rows = self._read(lambda conn: _fetch(conn, query, params), self._search_pool)
         count = int(rows[0][0]) if rows else 0
         stats = {row[1]: (int(row[2]), list(row[3])) for row in rows if row[1] is not None}
         return Postings(
@@ -320,7 +445,7 @@ class PostgresStore(StoreBase):
     def do_knn(self, scope: Scope, query: np.ndarray, k: int, filter: Filter | None) -> list[Neighbor]:
         """Candidates from pgvector, re-scored exactly here; the base orders them and cuts at k."""
         fetch = k + min(max(k, 8), 64)  # a margin, so records tied at the k-th score come along (the tie rule)
-        rows = self._read(lambda conn: self._knn_candidates(conn, scope, query, fetch, filter))
+        rows = self._read(lambda conn: self._knn_candidates(conn, scope, query, fetch, filter), self._search_pool)
         seen: dict[str, Any] = {}
         for record_id, embedding in rows:
             seen.setdefault(record_id, embedding)
@@ -410,21 +535,25 @@ class PostgresStore(StoreBase):
         )
         return Record.model_construct(**fields)
 
-    def _read(self, work: Callable[[psycopg.Connection], T]) -> T:
-        """Run a read; a read is safe to repeat, so a connection found dead is replaced once."""
+    def _read(self, work: Callable[[psycopg.Connection], T], pool: _Pool | None = None) -> T:
+        """Run a read (on the primary, or on ``pool``); a read is safe to repeat, so a dead connection is replaced once."""
+        pool = pool or self._pool
         for attempt in (1, 2):
             try:
-                with self._pool.connection() as conn:
+                with pool.connection() as conn:
                     try:
                         return work(conn)
                     finally:
                         _end_transaction(conn)
             except psycopg.OperationalError as error:
-                if not self._pool.is_connection_failure(error):
+                if not pool.is_connection_failure(error):
                     raise _store_error(error, self.url.password) from error
-                self._pool.discard_idle()  # the server went away: its other sessions are gone too
+                pool.discard_idle()  # the server went away: its other sessions are gone too
                 if attempt == 2:
-                    raise self._connection_error(error, connecting=False) from None
+                    error_text = self._connection_error(error, connecting=False)
+                    if pool is not self._pool:
+                        raise type(error_text)(f"{error_text} (the read replica {self.read_host})") from None
+                    raise error_text from None
             except psycopg.Error as error:
                 raise _store_error(error, self.url.password) from error
             except UnicodeEncodeError as error:
@@ -485,19 +614,43 @@ class PostgresStore(StoreBase):
 
     def _write(self, ops: Sequence[Op], encoded: dict[int, Any]) -> list[Record | None]:
         keys = list(dict.fromkeys(op.id if isinstance(op, Delete) else op.record.id for op in ops))
-        lock = sql.SQL(
-            "SELECT id, user_id, agent_id, version, terms, created_at, embedding IS NOT NULL FROM {} "
-            "WHERE id = ANY(%s::text[]) ORDER BY id FOR UPDATE"
-        ).format(self._names.records)
+        names = self._names
+        columns = "SELECT id, user_id, agent_id, version, terms, created_at, embedding IS NOT NULL FROM {} "
+        users: list[str] = []
+        if names.sharded:
+            # Tables split by user: lock only the batch's users' rows (one partition, or one Citus shard,
+            # per user), and learn from {p}_ids which of the other ids belong to other users. The owners
+            # are read first, so a row locked after is the newer truth.
+            users = sorted({op.scope.user_id if isinstance(op, Delete) else op.record.user_id for op in ops})
+            # one user (the usual batch) is an equality, which Citus routes to that user's shard alone
+            one_user = len(users) == 1
+            lock = sql.SQL(
+                columns
+                + ("WHERE user_id = %s" if one_user else "WHERE user_id = ANY(%s::text[])")
+                + " AND id = ANY(%s::text[]) ORDER BY id FOR UPDATE"
+            ).format(names.records)
+            lock_params: list[Any] = [users[0] if one_user else users, keys]
+        else:
+            lock = sql.SQL(columns + "WHERE id = ANY(%s::text[]) ORDER BY id FOR UPDATE").format(names.records)
+            lock_params = [keys]
+        owners = sql.SQL("SELECT id, user_id FROM {} WHERE id = ANY(%s::text[])").format(names.sharded_ids)
         writes_sent = False
         with self._writing() as conn:
             try:
                 with _pipeline(conn):
                     cursor = conn.cursor()
                     cursor.execute("BEGIN")
-                    cursor.execute(lock, [keys])
+                    owner_cursor = conn.cursor()
+                    if names.sharded:
+                        owner_cursor.execute(owners, [keys])
+                    cursor.execute(lock, lock_params)
                     existing = {row[0]: _Existing(*row) for row in cursor.fetchall()}  # round trip 1
-                    planned = _plan(ops, existing)
+                    foreign = (
+                        {key: Scope(user) for key, user in owner_cursor.fetchall() if user not in users}
+                        if names.sharded
+                        else {}
+                    )
+                    planned = _plan(ops, existing, foreign)
                     writes_sent = True
                     self._queue_writes(cursor, planned, existing, encoded)
                     cursor.execute("COMMIT")
@@ -529,6 +682,10 @@ class PostgresStore(StoreBase):
                 if before is not None:
                     writes.delete(before)
             elif before is None:
+                writes.insert(record, encoded[position])
+            elif self._names.sharded and before.scope.user_id != record.user_id:
+                # a row never changes user in place: Citus refuses to update the distribution column
+                writes.delete(before)
                 writes.insert(record, encoded[position])
             else:
                 writes.update(before, record, encoded[position])
@@ -610,9 +767,17 @@ class _Existing:
         self.has_embedding = has_embedding
 
 
-def _plan(ops: Sequence[Op], existing: dict[str, _Existing]) -> list[tuple[Op, Record | None, bool]]:
-    """Check every op against the state the batch would see: the protocol's shared rules."""
-    return plan_batch(ops, {key: (row.scope, row.version) for key, row in existing.items()})
+def _plan(
+    ops: Sequence[Op], existing: dict[str, _Existing], foreign: dict[str, Scope]
+) -> list[tuple[Op, Record | None, bool]]:
+    """Check every op against the state the batch would see: the protocol's shared rules.
+
+    ``foreign`` holds ids that belong to users outside the batch (tables split by user): only their
+    scope matters, since an upsert of one is refused and a delete of one does nothing.
+    """
+    current = {key: (scope, 1) for key, scope in foreign.items() if key not in existing}
+    current.update({key: (row.scope, row.version) for key, row in existing.items()})
+    return plan_batch(ops, current)
 
 
 def _only_inserts(ops: Sequence[Op]) -> bool:
@@ -628,6 +793,8 @@ class _Writes:
         self.inserts: list[tuple[Any, ...]] = []
         self.updates: list[tuple[Any, ...]] = []
         self.deleted_ids: list[str] = []
+        self.new_owners: list[tuple[str, str]] = []
+        """(id, user_id) of inserted rows, for {p}_ids when the tables are split by user."""
         self.postings_out: list[tuple[str, str, str, float, str]] = []
         self.postings_in: list[tuple[str, str, str, float, str]] = []
         self.counts: dict[tuple[str, str], list[int]] = {}
@@ -635,6 +802,7 @@ class _Writes:
 
     def insert(self, record: Record, metadata: Any) -> None:
         self.inserts.append(_row(record, metadata))
+        self.new_owners.append((record.id, record.user_id))
         self._postings(None, record)
         self._count(record.scope, bool(record.terms), record.embedding is not None)
 
@@ -687,17 +855,30 @@ class _Writes:
             cursor.execute(
                 sql.SQL("DELETE FROM {} WHERE id = ANY(%s::text[])").format(names.records), [self.deleted_ids]
             )
+            if names.sharded:
+                cursor.execute(
+                    sql.SQL("DELETE FROM {} WHERE id = ANY(%s::text[])").format(names.sharded_ids), [self.deleted_ids]
+                )
         # rows in id order, so two batches touching the same ids wait for each other instead of deadlocking
         self.updates.sort(key=lambda row: row[-1])
         self.inserts.sort(key=lambda row: row[0])
         if self.updates:
+            # split by user, the row's user (the same before and after) names its partition or shard
             cursor.executemany(
                 sql.SQL(
                     "UPDATE {} SET user_id = %s, agent_id = %s, kind = %s, content = %s, metadata = %s, "
                     "terms = %s::text[], embedding = %s, session_id = %s, created_at = %s, updated_at = %s, "
-                    "version = %s WHERE id = %s"
-                ).format(names.records),
-                self.updates,
+                    "version = %s WHERE id = %s{}"
+                ).format(names.records, sql.SQL(" AND user_id = %s") if names.sharded else sql.SQL("")),
+                [row + (row[0],) for row in self.updates] if names.sharded else self.updates,
+            )
+        if self.inserts and names.sharded:
+            # the primary key of {p}_ids refuses an id another user holds, as the records' key does unsplit
+            cursor.execute(
+                sql.SQL("INSERT INTO {} (id, user_id) SELECT * FROM unnest(%s::text[], %s::text[])").format(
+                    names.sharded_ids
+                ),
+                _columns(sorted(self.new_owners), 2),
             )
         if self.inserts:
             cursor.executemany(
@@ -910,6 +1091,19 @@ def _conninfo(url: StoreURL) -> str:
         ) from None
 
 
+def _replica_conninfo(conninfo: str, read_host: str) -> str:
+    """The primary's connection string with the replica's host (``host``, ``host:port`` or a socket directory)."""
+    host, port = read_host, None
+    if not read_host.startswith("/") and read_host.count(":") == 1:
+        host, _, port_text = read_host.partition(":")
+        port = positive_int(port_text, "read_host's port")
+    if not host:
+        raise InvalidRecordError(f"read_host must name a host, host:port or a socket directory, got {read_host!r}")
+    # its own application_name, so the replica's connections are told apart in pg_stat_activity
+    name = f"{conninfo_to_dict(conninfo).get('application_name') or 'kioko'} (reads)"
+    return make_conninfo(conninfo, host=host, application_name=name, **({"port": port} if port is not None else {}))
+
+
 def _scrub(text: str, password: str | None) -> str:
     """``text`` with the password (plain or URL-quoted) replaced by ***."""
     if password:
@@ -939,6 +1133,9 @@ class _Names:
         self.records = sql.Identifier(f"{prefix}_records")
         self.postings = sql.Identifier(f"{prefix}_postings")
         self.scopes = sql.Identifier(f"{prefix}_scopes")
+        self.sharded_ids = sql.Identifier(f"{prefix}_ids")
+        self.sharded = False
+        """True for tables split by user (partitioned): ids then live in {p}_ids too, and writes name the user."""
 
     def index(self, name: str) -> sql.Identifier:
         return sql.Identifier(f"{self.prefix}_{name}")

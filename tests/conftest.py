@@ -93,6 +93,17 @@ def postgresql_contract_url(postgresql_store_url: str, postgres_service: service
 
 
 @pytest.fixture(scope="session")
+def postgresql_partitioned_contract_url(postgresql_store_url: str, postgres_service: services.Service) -> str:
+    """A database of its own whose tables are hash-partitioned by user (``?partitions=4``)."""
+    try:
+        url = services.postgres_database(postgres_service, "kioko_partitioned")
+    except Exception as error:
+        store_unavailable("postgresql-partitioned", f"cannot create a database for the partitioned tables: {error}")
+        raise
+    return url + ("&" if "?" in url else "?") + "partitions=4"
+
+
+@pytest.fixture(scope="session")
 def qdrant_local_store_url(session_dir: Path) -> str:
     return f"qdrant+local:///{session_dir / 'qdrant'}"
 
@@ -120,6 +131,7 @@ CONTRACT_URL_FIXTURES = {
     "memory": "memory_store_url",
     "sqlite": "sqlite_store_url",
     "postgresql": "postgresql_contract_url",
+    "postgresql-partitioned": "postgresql_partitioned_contract_url",
     "qdrant-local": "qdrant_local_store_url",
     "qdrant-edge": "qdrant_edge_store_url",
     "qdrant-server": "qdrant_server_contract_url",

@@ -25,10 +25,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-STORES = ("memory", "sqlite", "postgresql", "qdrant-local", "qdrant-edge", "qdrant-server")
+STORES = ("memory", "sqlite", "postgresql", "postgresql-partitioned", "qdrant-local", "qdrant-edge", "qdrant-server")
 """Every store the contract matrix runs on, by test id."""
 
-REQUIRED_UNDER_CI = frozenset({"memory", "sqlite", "postgresql", "qdrant-local", "qdrant-edge"})
+REQUIRED_UNDER_CI = frozenset(
+    {"memory", "sqlite", "postgresql", "postgresql-partitioned", "qdrant-local", "qdrant-edge"}
+)
 """Stores CI cannot do without: none needs Docker. Only the Qdrant server may be missing there."""
 
 POSTGRES_IMAGE = "pgvector/pgvector:pg17"
