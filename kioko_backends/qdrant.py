@@ -42,6 +42,7 @@ Server and local mode
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
@@ -211,6 +212,8 @@ class QdrantStore(StoreBase):
         "timeout": Option(positive_int),
         "https": Option(flag, False),
         "fsync": Option(flag, False),
+        "shard_keys": Option(positive_int),
+        "replication_factor": Option(positive_int),
     }
 
     def __init__(
@@ -225,6 +228,8 @@ class QdrantStore(StoreBase):
         fsync: bool = False,
         api_key: str | None = None,
         address: str = "qdrant://?",
+        shard_keys: int | None = None,
+        replication_factor: int | None = None,
     ) -> None:
         """Use ``client`` (a ``QdrantClient``) and create ``collection`` if it does not exist.
 
@@ -233,6 +238,14 @@ class QdrantStore(StoreBase):
         instead of closing the client (a shared client); ``fsync`` keeps local mode's sqlite file on
         its default of waiting for the disk at every commit; ``api_key`` is only used to keep it out of
         error messages; ``address`` is what ``repr`` shows. If opening fails, the client is released.
+
+        ``shard_keys=N`` makes a new collection custom-sharded (a cluster's way to keep a tenant's data
+        together): N shard keys ``kioko-0`` ... ``kioko-{N-1}``, a user's points all under the key of
+        their bucket (a stable hash of the user id), every read and write naming that key, so it goes
+        to that key's shard alone; ``replication_factor`` copies each shard on that many nodes. An
+        existing collection keeps the sharding it was made with (asking for another is refused).
+        Local mode has no shards: there the keys are still computed and passed to every call, which
+        local mode accepts and ignores, so the code path runs, but nothing is routed.
         """
         self._client: Any = client
         self._release = release
@@ -247,6 +260,8 @@ class QdrantStore(StoreBase):
         # which postings strategy runs; a test may force the server's on a local store to exercise it
         self._postings_by_holders = self._local
         self._lock = lock if lock is not None else threading.RLock()
+        self.shard_keys = shard_keys
+        self._replication_factor = replication_factor
         if self._local:
             self.capabilities = Capabilities(
                 transactions=False,
@@ -285,6 +300,10 @@ class QdrantStore(StoreBase):
 
     @classmethod
     def _open_local(cls, url: StoreURL, options: dict[str, Any]) -> QdrantStore:
+        if options["shard_keys"] is not None or options["replication_factor"] is not None:
+            raise InvalidRecordError(
+                "shard_keys and replication_factor are for a Qdrant cluster (qdrant://); local mode has no shards"
+            )
         path = _local_path(url)
         collection = options["collection"] or DEFAULT_COLLECTION
         if path == ":memory:":
@@ -329,6 +348,8 @@ class QdrantStore(StoreBase):
             lock=_server_lock(url.host, port, collection),
             api_key=api_key,
             address=address,
+            shard_keys=options["shard_keys"],
+            replication_factor=options["replication_factor"],
         )
 
     def _prepare_collection(self) -> None:
@@ -336,10 +357,16 @@ class QdrantStore(StoreBase):
         with self._guard(), self._translated("opening the collection"):
             if not self._client.collection_exists(self.collection):
                 try:
+                    sharding: dict[str, Any] = {}
+                    if self.shard_keys and not self._local:
+                        sharding["sharding_method"] = models.ShardingMethod.CUSTOM
+                    if self._replication_factor and not self._local:
+                        sharding["replication_factor"] = self._replication_factor
                     self._client.create_collection(
                         self.collection,
                         vectors_config={DENSE: models.VectorParams(size=self.dim, distance=models.Distance.COSINE)},
-                        metadata={"kioko": {"format": FORMAT, "dim": self.dim}},
+                        metadata={"kioko": {"format": FORMAT, "dim": self.dim, "shard_keys": self.shard_keys or 0}},
+                        **sharding,
                     )
                 except (ValueError, UnexpectedResponse) as error:
                     # another process created it between our check and our create: use theirs
@@ -347,6 +374,7 @@ class QdrantStore(StoreBase):
                         raise
             info = self._client.get_collection(self.collection)
         self._check_collection(info)
+        self._check_sharding(info)
         if not self._local:
             self._ensure_indexes(set((info.payload_schema or {}).keys()))
         elif self._local_path != ":memory:" and not self._fsync:
@@ -395,6 +423,38 @@ class QdrantStore(StoreBase):
         if params.distance != models.Distance.COSINE:
             raise StoreError(f"collection {self.collection!r} uses {params.distance} distance; Kioko needs cosine")
 
+    def _check_sharding(self, info: Any) -> None:
+        """Take the collection's bucket count (asking for another is refused); create its shard keys on a server."""
+        stored = ((info.config.metadata or {}).get("kioko") or {}).get("shard_keys") or None
+        if self.shard_keys is not None and stored != self.shard_keys:
+            made = f"with {stored} shard keys" if stored else "without shard keys"
+            raise InvalidRecordError(
+                f"collection {self.collection!r} exists, made {made}; sharding is chosen when the collection "
+                "is created: open it without ?shard_keys=, or use another collection"
+            )
+        self.shard_keys = stored
+        if stored and not self._local:
+            for bucket in range(stored):
+                try:
+                    with self._translated("creating shard keys"):
+                        self._client.create_shard_key(
+                            self.collection, f"kioko-{bucket}", replication_factor=self._replication_factor
+                        )
+                except StoreError as error:
+                    if "already exists" not in str(error):
+                        raise
+
+    def shard_key(self, user_id: str) -> str | None:
+        """The shard key holding ``user_id``'s points (None for a collection without shard keys).
+
+        A stable hash (blake2b of the user id, not Python's salted ``hash``), so every process and
+        every release agrees on where a user lives.
+        """
+        if not self.shard_keys:
+            return None
+        digest = hashlib.blake2b(user_id.encode("utf-8"), digest_size=8).digest()
+        return f"kioko-{int.from_bytes(digest, 'big') % self.shard_keys}"
+
     def _ensure_indexes(self, existing: set[str]) -> None:
         for field_name, (schema, is_tenant) in INDEXED_FIELDS.items():
             if field_name in existing:
@@ -416,7 +476,11 @@ class QdrantStore(StoreBase):
     def do_get(self, scope: Scope, ids: list[str]) -> dict[str, Record]:
         with self._guard(), self._translated("reading records"):
             points = self._client.retrieve(
-                self.collection, ids=[point_id(i) for i in ids], with_payload=True, with_vectors=False
+                self.collection,
+                ids=[point_id(i) for i in ids],
+                with_payload=True,
+                with_vectors=False,
+                shard_key_selector=self.shard_key(scope.user_id),
             )
         records = (record(point.payload) for point in points)
         return {r.id: r for r in records if r.scope == scope}
@@ -427,12 +491,13 @@ class QdrantStore(StoreBase):
         with_terms = models.Filter(
             must=[in_scope], must_not=[models.IsEmptyCondition(is_empty=models.PayloadField(key="terms"))]
         )
+        shard = self.shard_key(scope.user_id)
         with self._guard(), self._translated("reading postings"):
             if self._postings_by_holders:
-                df, pages = self._postings_from_holders(in_scope, asked)
-                n = self._count(with_terms)
+                df, pages = self._postings_from_holders(in_scope, asked, shard)
+                n = self._count(with_terms, shard)
             else:
-                n, df, pages = self._postings_ordered(in_scope, with_terms, asked, limit)
+                n, df, pages = self._postings_ordered(in_scope, with_terms, asked, limit, shard)
         ids: dict[str, list[str]] = {}
         for term in asked:
             ordered = sorted(pages[term], key=lambda p: (-json.loads(p.payload["timestamps"])[0], p.payload["id"]))
@@ -440,7 +505,7 @@ class QdrantStore(StoreBase):
         return Postings(n=n, df=df, ids=ids)
 
     def _postings_ordered(
-        self, in_scope: Any, with_terms: Any, asked: list[str], limit: int
+        self, in_scope: Any, with_terms: Any, asked: list[str], limit: int, shard: str | None
     ) -> tuple[int, dict[str, int], dict[str, list[Any]]]:
         """The server's way: indexed requests in at most two concurrent waves, whatever the df.
 
@@ -463,20 +528,21 @@ class QdrantStore(StoreBase):
                     filter=holders[term],
                     limit=limit + 1,
                     with_payload=list(POSTING_FIELDS),
+                    shard_key=shard,
                 )
                 for term in asked
             ]
             return [response.points for response in self._client.query_batch_points(self.collection, requests)]
 
-        n, first = self._concurrently([lambda: self._count(with_terms), newest])
+        n, first = self._concurrently([lambda: self._count(with_terms, shard), newest])
         pages = dict(zip(asked, first))
         overflowing = [term for term in asked if len(pages[term]) > limit]
         cuts = {term: pages[term][limit].payload["created_at"] for term in overflowing}
         tied = [
             term for term in overflowing if limit > 0 and pages[term][limit - 1].payload["created_at"] == cuts[term]
         ]
-        calls: list[Callable[[], Any]] = [partial(self._count, holders[term]) for term in overflowing]
-        calls += [partial(self._tie_group, holders[term], cuts[term]) for term in tied]
+        calls: list[Callable[[], Any]] = [partial(self._count, holders[term], shard) for term in overflowing]
+        calls += [partial(self._tie_group, holders[term], cuts[term], shard) for term in tied]
         second = self._concurrently(calls)
         df = {term: len(pages[term]) for term in asked}
         df.update(zip(overflowing, second[: len(overflowing)]))
@@ -484,7 +550,9 @@ class QdrantStore(StoreBase):
             pages[term] = [p for p in pages[term] if p.payload["created_at"] != cuts[term]] + group
         return n, df, pages
 
-    def _postings_from_holders(self, in_scope: Any, asked: list[str]) -> tuple[dict[str, int], dict[str, list[Any]]]:
+    def _postings_from_holders(
+        self, in_scope: Any, asked: list[str], shard: str | None
+    ) -> tuple[dict[str, int], dict[str, list[Any]]]:
         """Local mode's way: one scroll for every holder of any asked term, counted here.
 
         Local mode has no payload index, so each request tests every point in Python; one pass
@@ -493,7 +561,7 @@ class QdrantStore(StoreBase):
         if not asked:
             return {}, {}
         any_term = models.Filter(must=[in_scope, models.FieldCondition(key="terms", match=models.MatchAny(any=asked))])
-        points = self._scroll_all(any_term, list(POSTING_FIELDS) + ["terms"])
+        points = self._scroll_all(any_term, list(POSTING_FIELDS) + ["terms"], shard)
         pages: dict[str, list[Any]] = {term: [] for term in asked}
         for point in points:
             for term in point.payload["terms"]:
@@ -522,6 +590,7 @@ class QdrantStore(StoreBase):
                     limit=want,
                     with_payload=["id"],
                     with_vectors=False,
+                    shard_key_selector=self.shard_key(scope.user_id),
                 ).points
             if len(points) < want or points[-1].score < points[k - 1].score:
                 break
@@ -539,20 +608,25 @@ class QdrantStore(StoreBase):
         conditions = self._conditions(scope, filter)
         if conditions is None:
             return
-        ids = sorted(self._list_ids(models.Filter(must=conditions)))
+        shard = self.shard_key(scope.user_id)
+        ids = sorted(self._list_ids(models.Filter(must=conditions), shard))
         for start in range(0, len(ids), batch):
             chunk = ids[start : start + batch]
             with self._guard(), self._translated("scanning records"):
                 points = self._client.retrieve(
-                    self.collection, ids=[point_id(i) for i in chunk], with_payload=True, with_vectors=False
+                    self.collection,
+                    ids=[point_id(i) for i in chunk],
+                    with_payload=True,
+                    with_vectors=False,
+                    shard_key_selector=shard,
                 )
             records = [record(p.payload) for p in points]
             chosen = [r for r in records if r.scope == scope and (filter is None or filter.matches(r))]
             yield from sorted(chosen, key=lambda r: r.id)
 
-    def _list_ids(self, query_filter: Any) -> list[str]:
+    def _list_ids(self, query_filter: Any, shard: str | None) -> list[str]:
         with self._guard(), self._translated("listing records"):
-            return [p.payload["id"] for p in self._scroll_all(query_filter, ["id"])]
+            return [p.payload["id"] for p in self._scroll_all(query_filter, ["id"], shard)]
 
     # -- writes
 
@@ -583,24 +657,33 @@ class QdrantStore(StoreBase):
                 key = op.id if isinstance(op, Delete) else op.record.id
                 if stored is not None or exists:
                     final[key] = (op, stored)
-            upserts = [
-                models.PointStruct(
-                    id=point_id(stored.id),
-                    vector={DENSE: stored.embedding.tolist()} if stored.embedding is not None else {},
-                    payload=payload(stored, metadata[id(op)]),
+            # with shard keys, each point is written under its user's key, and removed from the key
+            # of the user it had (a batch may delete an id and reuse it for another user)
+            upserts: dict[str | None, list[Any]] = {}
+            deletes: dict[str | None, list[models.ExtendedPointId]] = {}
+            for key, (op, stored) in final.items():
+                before = current.get(key)
+                old_shard = self.shard_key(before[0].user_id) if before is not None else None
+                if stored is None:
+                    deletes.setdefault(old_shard, []).append(point_id(key))
+                    continue
+                shard = self.shard_key(stored.user_id)
+                if before is not None and old_shard != shard and not self._local:  # local mode: one point per id
+                    deletes.setdefault(old_shard, []).append(point_id(key))
+                upserts.setdefault(shard, []).append(
+                    models.PointStruct(
+                        id=point_id(stored.id),
+                        vector={DENSE: stored.embedding.tolist()} if stored.embedding is not None else {},
+                        payload=payload(stored, metadata[id(op)]),
+                    )
                 )
-                for op, stored in final.values()
-                if stored is not None
-            ]
-            deletes: list[models.ExtendedPointId] = [
-                point_id(key) for key, (_, stored) in final.items() if stored is None
-            ]
             requests: list[list[models.UpdateOperation]] = [
-                [models.UpsertOperation(upsert=models.PointsList(points=chunk))]
-                for chunk in self._write_chunks(upserts)
+                [models.UpsertOperation(upsert=models.PointsList(points=chunk, shard_key=shard))]
+                for shard, points_of_shard in upserts.items()
+                for chunk in self._write_chunks(points_of_shard)
             ]
-            if deletes:
-                delete = models.DeleteOperation(delete=models.PointIdsList(points=deletes))
+            for shard, ids_of_shard in deletes.items():
+                delete = models.DeleteOperation(delete=models.PointIdsList(points=ids_of_shard, shard_key=shard))
                 if requests:
                     requests[-1].append(delete)
                 else:
@@ -705,10 +788,12 @@ class QdrantStore(StoreBase):
             size += estimate
         return chunks
 
-    def _count(self, query_filter: Any) -> int:
-        return int(self._client.count(self.collection, count_filter=query_filter, exact=True).count)
+    def _count(self, query_filter: Any, shard: str | None) -> int:
+        return int(
+            self._client.count(self.collection, count_filter=query_filter, exact=True, shard_key_selector=shard).count
+        )
 
-    def _tie_group(self, query_filter: Any, created_at: float) -> list[Any]:
+    def _tie_group(self, query_filter: Any, created_at: float, shard: str | None) -> list[Any]:
         """Every point of ``query_filter`` whose ``created_at`` equals ``created_at``."""
         same_time = models.Filter(
             must=[
@@ -716,9 +801,9 @@ class QdrantStore(StoreBase):
                 models.FieldCondition(key="created_at", range=models.Range(gte=created_at, lte=created_at)),
             ]
         )
-        return self._scroll_all(same_time, list(POSTING_FIELDS))
+        return self._scroll_all(same_time, list(POSTING_FIELDS), shard)
 
-    def _scroll_all(self, query_filter: Any, fields: list[str]) -> list[Any]:
+    def _scroll_all(self, query_filter: Any, fields: list[str], shard: str | None) -> list[Any]:
         """Every point matching ``query_filter`` with these payload fields, paged by point id.
 
         Pages on a point id, so writes meanwhile never shift what is left to read. Local mode reads
@@ -735,6 +820,7 @@ class QdrantStore(StoreBase):
                 offset=offset,
                 with_payload=fields,
                 with_vectors=False,
+                shard_key_selector=shard,
             )
             found.extend(points)
             if offset is None:
