@@ -361,7 +361,10 @@ class QdrantStore(StoreBase):
                     if self.shard_keys and not self._local:
                         sharding["sharding_method"] = models.ShardingMethod.CUSTOM
                     if self._replication_factor and not self._local:
+                        # a write returns once every replica applied it, so a read served by any
+                        # replica sees it (the contract's read-your-writes); a node down stops writes
                         sharding["replication_factor"] = self._replication_factor
+                        sharding["write_consistency_factor"] = self._replication_factor
                     self._client.create_collection(
                         self.collection,
                         vectors_config={DENSE: models.VectorParams(size=self.dim, distance=models.Distance.COSINE)},
