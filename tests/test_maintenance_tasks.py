@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import threading
 import time
 import traceback
 
@@ -399,3 +400,24 @@ def test_two_processes_maintaining_one_user_write_each_summary_and_theme_once(tm
         points = summary.metadata["points"]
         assert len(points) == len(set(points))
         assert [r.id for r in memory.memories(kinds={"summary"}, **U) if r.session_id == "shared"] == [summary.id]
+
+
+def test_a_model_that_hangs_is_given_up_after_the_timeout(url) -> None:
+    release = threading.Event()
+
+    def hanging(prompt: str) -> str:
+        release.wait(30)
+        return "too late"
+
+    try:
+        brain = Intelligence(llm=hanging, timeout=0.2, summarize_every=0, reflect_after=0)
+        assert brain.scheduler.ask is not None
+        with kioko.connect(url) as memory:
+            for text in EPISODES:
+                memory.add(text, memory_type="episodic", **U)
+            result = brain.scheduler.reflect(memory, **U)
+            assert result["error"].startswith("TimeoutError") and set(_themes(memory)) == {"line 3"}
+        with pytest.raises(kioko.InvalidRecordError):
+            MaintenanceScheduler(llm=hanging, timeout=0)
+    finally:
+        release.set()

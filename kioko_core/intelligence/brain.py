@@ -44,7 +44,8 @@ class Intelligence:
     ``background`` runs the default scheduler's due tasks on one worker thread; ``pin_threshold`` (heat that
     earns an automatic pin, 0 / None: none) and ``max_pinned`` (automatic pins per user) go to it, and so do
     ``summarize_every``, ``reflect_after`` and ``consolidate_every`` (0 or None: that task off) and ``llm`` (it
-    reviews recent automatic links when the graph is tended, summarises sessions and reflects). ``plan_with_llm`` (with
+    reviews recent automatic links when the graph is tended, summarises sessions and reflects, each call
+    bounded by ``timeout`` too). ``plan_with_llm`` (with
     ``llm``) lets the model name the query's intents (:class:`LLMPlanner`).
     """
 
@@ -96,6 +97,7 @@ class Intelligence:
                 reflect_after=reflect_after,
                 consolidate_every=consolidate_every,
                 llm=llm,
+                timeout=timeout,
             )
         elif scheduler is not False and not callable(getattr(scheduler, "after_turn", None)):
             raise IntelligenceConfigError("scheduler must have after_turn(memory, report, *, user_id, ...) -> list")

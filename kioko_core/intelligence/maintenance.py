@@ -87,7 +87,8 @@ class MaintenanceScheduler:
     and recall counts no uses). ``clock`` (seconds, default ``time.time``) dates the uses, so a test can
     move time on. ``summarize_every``, ``reflect_after`` and ``consolidate_every`` = 0 or None turn their
     task off. ``llm`` (a prompt -> text callable) reviews recent automatic links when the graph is tended,
-    writes the session summaries and reflects; a failing model falls back to the offline way.
+    writes the session summaries and reflects; a failing model, or one that does not answer within
+    ``timeout`` seconds, falls back to the offline way.
     """
 
     def __init__(
@@ -104,6 +105,7 @@ class MaintenanceScheduler:
         reflect_after: float | None = 2.5,
         consolidate_every: int | None = 200,
         llm: Any = None,
+        timeout: float | None = None,
     ) -> None:
         for name, value in (("pin_every", pin_every), ("max_pinned", max_pinned)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
@@ -127,7 +129,9 @@ class MaintenanceScheduler:
         self.max_pinned = max_pinned or 0
         self.clock: Callable[[], float] = clock or time.time
         self.llm = llm
-        self.ask = as_ask(llm) if llm is not None else None
+        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0):
+            raise InvalidRecordError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
+        self.ask = _bounded(as_ask(llm), timeout) if llm is not None else None
         self.end_sessions = bool(end_sessions)
         self.background = bool(background)
         self._worker: ThreadPoolExecutor | None = None
@@ -348,7 +352,7 @@ class MaintenanceScheduler:
         pruned = memory.graph.prune(user_id=user_id, agent_id=agent_id)
         done = {"linked_memories": report.memories, "links": report.links, "pruned": pruned}
         if self.llm is not None:
-            done.update(review_links(memory, self.llm, check_scope((user_id, agent_id)), now=self.clock()))
+            done.update(review_links(memory, self.ask, check_scope((user_id, agent_id)), now=self.clock()))
         return done
 
     # -- heat and automatic pins
@@ -510,6 +514,35 @@ def _state(record: Record | None) -> dict[str, Any]:
         "operations": int(found.get("operations", 0)),
         "consolidated_at": int(found.get("consolidated_at", 0)),
     }
+
+
+def _bounded(ask: Callable[[str], str], timeout: float | None) -> Callable[[str], str]:
+    """``ask`` that raises TimeoutError after ``timeout`` seconds (a hanging model must not stall a turn)."""
+    if timeout is None:
+        return ask
+
+    def bounded(prompt: str) -> str:
+        box: dict[str, Any] = {}
+        done = threading.Event()
+
+        def call() -> None:
+            try:
+                box["answer"] = ask(prompt)
+            except BaseException as error:  # handed to the caller's thread below
+                box["error"] = error
+            finally:
+                done.set()
+
+        # a daemon thread: a model that never answers must not keep the process alive
+        threading.Thread(target=call, name="kioko-maintenance-llm", daemon=True).start()
+        if not done.wait(timeout):
+            raise TimeoutError(f"the model did not answer within {timeout:g} s")
+        if "error" in box:
+            raise box["error"]
+        answer: str = box["answer"]
+        return answer
+
+    return bounded
 
 
 def _every(name: str, value: int | None) -> int:
