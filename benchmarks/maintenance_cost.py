@@ -5,7 +5,8 @@
 
 A layer from ``kioko.intelligent(url)`` (offline, linking and the entity graph on) gets ``--count`` seeded
 notes from ``benchmarks/synthetic.py`` for one user (spread over 240 days in 2024, so all of them are old
-by now), and a few turns in a session so the scheduler has counted the user. Then:
+by now), each with the importance the offline router would give it, and a few turns in a session so the
+scheduler has counted the user. Then:
 
 - the **first** ``maintain(user_id=...)``, timed on its own: the one-off catch-up (linking memories never
   linked, folding eight months of episodes into monthly summaries, forgetting faded episodes ...);
@@ -34,7 +35,9 @@ from intelligence_turns import turn_text  # noqa: E402
 from synthetic import generate_notes  # noqa: E402
 
 import kioko  # noqa: E402
+from kioko_core.intelligence.language import importance  # noqa: E402
 from kioko_core.intelligence.maintenance import TASKS  # noqa: E402
+from kioko_core.kind_registry import canonical_kind  # noqa: E402
 
 USER, SESSION = "bench-user", "bench-session"
 
@@ -65,6 +68,8 @@ def run(store: str, count: int, runs: int, turns: int, seed: int) -> dict:
             memory_type=note.memory_type,
             created_at=note.created_at,
             session_id=note.session_id,
+            # scored as the router scores what it writes: consolidation lets only scored episodes fade
+            metadata={"importance": importance(canonical_kind(note.memory_type), note.content)},
         )
     said = 0
 
@@ -131,7 +136,7 @@ def markdown(result: dict, command: str) -> str:
         "",
         f"The first run: tend {first.get('tend')}, consolidate {first.get('consolidate')}; "
         f"{result['memories_before_first_run']:,} memories before it, {result['memories_after_first_run']:,} after "
-        "(the seeded notes are dated 2024: old, unscored episodes that were never recalled fade away).",
+        "(the seeded notes are dated 2024: old episodes of low importance that were never used fade away).",
         "",
         f"Python {result['python']}, {result['machine']}.",
     ]

@@ -314,6 +314,7 @@ def test_consolidation_expires_folds_merges_and_forgets(url) -> None:
             **U,
         )
         MaintenanceScheduler().note_uses(memory, [heated.id], agent_id=None, **U)  # a query retrieved it once
+        unscored = memory.add("Visited the Pune warehouse.", memory_type="episodic", created_at=now - 400 * DAY, **U)
         fresh = memory.add(
             "Walked the line 2 guard round today.", memory_type="episodic", metadata={"importance": 0.3}, **U
         )
@@ -324,14 +325,15 @@ def test_consolidation_expires_folds_merges_and_forgets(url) -> None:
         goal = memory.goals.add("Stabilise the PLC network by March", **U)
         memory.graph.link(copy.id, goal.id, "serves", user_id="kumar")
         result = memory.maintain(tasks=["consolidate"], **U)["kumar"]["consolidate"]
-        assert result == {"expired": 1, "folded": 6, "merged": 1, "forgotten": 1}
+        assert result == {"expired": 1, "folded": 7, "merged": 1, "forgotten": 1}
         ids = {r.id for r in memory.memories(**U)}
         assert expired.id not in ids and current.id in ids
         assert faded.id not in ids and used.id in ids and heated.id in ids and fresh.id in ids
+        assert unscored.id in ids  # added by hand, never scored: not the intelligence's to forget
         assert copy.id not in ids and keep.id in ids
         assert goal.id in {x for link in memory.graph.links(keep.id, **U) for x in (link.source, link.target)}  # moved
         months = [r for r in memory.memories(kinds={"summary"}, **U) if r.metadata.get("month")]
-        assert sum(len(m.metadata["folded"]) for m in months) == 6
+        assert sum(len(m.metadata["folded"]) for m in months) == 7
         assert any("line 3" in m.content for m in months)
         assert {o.id for o in old} <= {i for m in months for i in m.metadata["folded"]}
         # a second run finds nothing left to do, and the summaries stay one per month

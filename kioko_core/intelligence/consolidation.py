@@ -8,8 +8,9 @@
 - **merge**: memories of a lasting kind (facts, preferences, knowledge, insights, lessons) with the same
   words are merged into the oldest with the layer's :meth:`~kioko_core.graph.MemoryGraph.merge`, which
   moves their links. Episodes are never merged: the same words on another day are another event.
-- **forget**: an episode that never mattered fades away: older than ``forget_after_days`` (90), importance
-  below :data:`FORGET_BELOW`, never pinned, credited or recalled (no use in the scope's heat record or its
+- **forget**: an episode that never mattered fades away: one the intelligence wrote and scored
+  (``metadata.importance``; an episode added by hand or imported is never forgotten), older than
+  ``forget_after_days`` (90), importance below :data:`FORGET_BELOW`, never pinned, credited or recalled (no use in the scope's heat record or its
   metadata), no link
   a person, feedback or a model made, and its importance halved every 30 days now under :data:`FADED`.
 """
@@ -41,7 +42,8 @@ FORGET_BELOW = 0.5
 FADE_HALF_LIFE_DAYS = 30.0
 FADED = 0.1
 DEFAULT_IMPORTANCE = 0.45
-"""An episode's importance when nothing scored it (the offline router's base for episodes)."""
+"""An episode's importance when nothing scored it (the offline router's base for episodes): for ranking only;
+an unscored episode (added by hand or imported) never fades away."""
 USE_KEYS = ("pinned", "recalls", "recalled", "uses", "heat", "mentions", "successes", "failures", "last_used_at")
 """Metadata that shows a memory was used: any of them set keeps an episode from fading away."""
 VOUCHING_AUTHORS = frozenset({"manual", "feedback", "llm"})
@@ -197,6 +199,8 @@ def forget_faded(
 def faded(record: Record, now: float) -> bool:
     """True for a memory that never mattered: low importance, never used, only the linker's links, faded."""
     meta = record.metadata
+    if not _scored(record):
+        return False  # written by hand (add(), an import), not judged by the router: not ours to let fade
     importance = _importance(record)
     if importance >= FORGET_BELOW or meta.get("session_episode") or any(meta.get(key) for key in USE_KEYS):
         return False
@@ -204,6 +208,11 @@ def faded(record: Record, now: float) -> bool:
         return False  # a person, feedback or a model vouched for one of its links
     age_days = max(0.0, now - record.created_at) / DAY  # updated_at moves with every link written to it
     return bool(importance * 0.5 ** (age_days / FADE_HALF_LIFE_DAYS) < FADED)
+
+
+def _scored(record: Record) -> bool:
+    value = record.metadata.get("importance")
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _importance(record: Record) -> float:
