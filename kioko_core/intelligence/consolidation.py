@@ -73,18 +73,21 @@ def consolidate(
     """Run the four steps for one scope; how many memories each touched. ``used``: ids of memories a query
     or a turn used (the scope's heat record), which never fade away."""
     now = time.time() if now is None else now
-    result = {"expired": expire(memory, scope, now)}
-    result["folded"] = fold_episodes(memory, scope, now - fold_after_days * DAY)
-    result["merged"] = merge_duplicates(memory, scope)
-    result["forgotten"] = forget_faded(memory, scope, now, now - forget_after_days * DAY, used)
+    # one scan for the four steps: each only acts on records it re-reads or deletes by id, and a record
+    # a step removed is skipped by the next (a delete of what is gone is a no-op)
+    records = list(memory.store.scan(scope))
+    result = {"expired": expire(memory, scope, now, records)}
+    result["folded"] = fold_episodes(memory, scope, now - fold_after_days * DAY, records)
+    result["merged"] = merge_duplicates(memory, scope, records)
+    result["forgotten"] = forget_faded(memory, scope, now, now - forget_after_days * DAY, used, records)
     return result
 
 
-def expire(memory: MemoryLayer, scope: Scope, now: float) -> int:
+def expire(memory: MemoryLayer, scope: Scope, now: float, records: list[Record] | None = None) -> int:
     """Delete what has expired; fold and drop the logs of sessions idle for a week."""
     who: dict[str, Any] = {"user_id": scope.user_id, "agent_id": scope.agent_id}
     gone = 0
-    for record in list(memory.store.scan(scope)):
+    for record in list(memory.store.scan(scope)) if records is None else records:
         ends = record.metadata.get("expires_at")
         if isinstance(ends, (int, float)) and not isinstance(ends, bool) and ends <= now:
             gone += 1 if memory.delete(record.id, **who) else 0
@@ -111,10 +114,13 @@ def expire(memory: MemoryLayer, scope: Scope, now: float) -> int:
     return gone
 
 
-def fold_episodes(memory: MemoryLayer, scope: Scope, before: float) -> int:
+def fold_episodes(memory: MemoryLayer, scope: Scope, before: float, records: list[Record] | None = None) -> int:
     """Summarise the episodes older than ``before`` not folded yet, one summary per month; how many were folded."""
-    episodes = memory.store.scan(scope, Filter(kinds=frozenset({"episodic"})))
-    summaries = [r for r in memory.store.scan(scope, Filter(kinds=frozenset({"summary"}))) if r.metadata.get("month")]
+    records = (
+        list(memory.store.scan(scope, Filter(kinds=frozenset({"episodic", "summary"})))) if records is None else records
+    )
+    episodes = [r for r in records if r.kind == "episodic"]
+    summaries = [r for r in records if r.kind == "summary" and r.metadata.get("month")]
     folded = {i for s in summaries for i in s.metadata.get("folded", []) if isinstance(i, str)}
     months: dict[str, list[Record]] = defaultdict(list)
     for episode in episodes:
@@ -160,11 +166,11 @@ def _write_month(memory: MemoryLayer, scope: Scope, month: str, new: list[Record
     return memory.update(memory_id, content=content, metadata=metadata, **who)
 
 
-def merge_duplicates(memory: MemoryLayer, scope: Scope) -> int:
+def merge_duplicates(memory: MemoryLayer, scope: Scope, records: list[Record] | None = None) -> int:
     """Merge memories of a lasting kind that say the same words into the oldest; how many went."""
     groups: dict[tuple[str, str], list[Record]] = defaultdict(list)
-    for record in memory.store.scan(scope, Filter(kinds=MERGED_KINDS)):
-        if record.metadata.get("superseded_by"):
+    for record in memory.store.scan(scope, Filter(kinds=MERGED_KINDS)) if records is None else records:
+        if record.kind not in MERGED_KINDS or record.metadata.get("superseded_by"):
             continue
         words = " ".join(_PUNCTUATION.sub(" ", record.content.lower()).split())
         if words:
@@ -184,12 +190,18 @@ def merge_duplicates(memory: MemoryLayer, scope: Scope) -> int:
 
 
 def forget_faded(
-    memory: MemoryLayer, scope: Scope, now: float, before: float, used: set[str] | frozenset[str] = frozenset()
+    memory: MemoryLayer,
+    scope: Scope,
+    now: float,
+    before: float,
+    used: set[str] | frozenset[str] = frozenset(),
+    records: list[Record] | None = None,
 ) -> int:
     """Delete the episodes older than ``before`` that never mattered (none of ``used``) and have faded."""
     who: dict[str, Any] = {"user_id": scope.user_id, "agent_id": scope.agent_id}
     gone = 0
-    for episode in list(memory.store.scan(scope, Filter(kinds=frozenset({"episodic"})))):
+    found = memory.store.scan(scope, Filter(kinds=frozenset({"episodic"}))) if records is None else records
+    for episode in [r for r in found if r.kind == "episodic"]:
         if episode.created_at >= before or episode.id in used or not faded(episode, now):
             continue
         gone += 1 if memory.delete(episode.id, **who) else 0
