@@ -342,6 +342,7 @@ class MaintenanceScheduler:
     def consolidate(self, memory: MemoryLayer, *, user_id: str, agent_id: str | None = None) -> dict[str, int]:
         """Expire, fold old episodes, merge duplicates, forget faded episodes: how many memories each step touched."""
         scope = check_scope((user_id, agent_id))
+        self.note_uses(memory, [], user_id=scope.user_id, agent_id=scope.agent_id)  # what recall noted first
         used = set(read_heat(memory.store, Scope(MAINTENANCE_USER, None), scope))
         return consolidation.consolidate(memory, scope, used=used)
 
