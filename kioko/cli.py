@@ -771,6 +771,14 @@ def serve(
         str | None, typer.Option("--intelligence-llm", metavar="PKG.MOD:ASK", help="The same with a model callable.")
     ] = None,
     log_level: Annotated[str, typer.Option("--log-level")] = "info",
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers",
+            min=1,
+            help="Server processes on the one port (each uses a core; the store must not be memory://).",
+        ),
+    ] = 1,
 ) -> int:
     """The REST API under /v1 (docs at /docs) on uvicorn: every user's memories, bounded by API keys."""
     from .service.serve import serve as run
@@ -785,6 +793,7 @@ def serve(
         intelligence=intelligence,
         intelligence_llm=intelligence_llm,
         log_level=log_level,
+        workers=workers,
     )
 
 

@@ -265,3 +265,55 @@ def test_kioko_serve_runs_the_service_with_intelligence_and_stops_on_sigterm(tmp
         # uvicorn shuts down gracefully, then re-raises the signal it caught: exit by SIGTERM, not a crash
         assert process.wait(30) in (0, -15)
     assert "loopback" in process.stderr.read().decode()
+
+
+def test_kioko_serve_with_two_workers_serves_one_store_from_two_processes(tmp_path: Path) -> None:
+    """--workers 2: two server processes on one port, each with its own layer on the same SQLite file."""
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    from kioko.cli import main
+
+    assert main(["serve", "--workers", "2", "--store", "memory://"]) == 2  # one process's memory only
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    store = f"sqlite:///{tmp_path / 'w.db'}"
+    command = [sys.executable, "-m", "kioko", "serve", "--store", store, "--port", str(port), "--workers", "2"]
+    process = subprocess.Popen(
+        [*command, "--log-level", "warning"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        cwd=Path(__file__).parent.parent,
+    )
+    try:
+        url, deadline = f"http://127.0.0.1:{port}", time.monotonic() + 90
+        while True:
+            assert process.poll() is None and time.monotonic() < deadline, "kioko serve --workers 2 did not start"
+            try:
+                if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.2)
+        made = []
+        for n in range(12):  # a new connection each time: the kernel spreads them over both workers
+            answer = httpx.post(f"{url}/v1/memories", json={"content": f"Pump P-{n} leaks at the seal.", "user_id": U})
+            assert answer.status_code == 201, answer.text
+            made.append(answer.json()["id"])
+        for memory_id in made:  # every write is seen by whichever worker answers the read
+            assert httpx.get(f"{url}/v1/memories/{memory_id}", params={"user_id": U}).status_code == 200
+        listed = httpx.get(f"{url}/v1/memories", params={"user_id": U, "limit": 100}).json()["items"]
+        assert sorted(m["id"] for m in listed) == sorted(made)
+        # a generated request id starts with its process's tag: both processes answer
+        tags: set[str] = set()
+        for _ in range(200):
+            tags.add(httpx.get(f"{url}/healthz").headers["x-request-id"].split("-")[0])
+            if len(tags) == 2:
+                break
+        assert len(tags) == 2
+    finally:
+        process.terminate()
+        assert process.wait(30) in (0, -15)
+    assert "2 worker processes" in process.stderr.read().decode()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import json
 import logging
 import os
 import sys
@@ -34,12 +35,18 @@ def serve(
     intelligence: bool = False,
     intelligence_llm: str | None = None,
     log_level: str = "info",
+    workers: int = 1,
     out: Any = None,
 ) -> int:
-    """Run the service until interrupted (SIGINT / SIGTERM end it gracefully: requests in flight finish)."""
+    """Run the service until interrupted (SIGINT / SIGTERM end it gracefully: requests in flight finish).
+
+    ``workers`` > 1 runs that many server processes on one port (uvicorn's workers), each with its own
+    layer on the same store: Python runs one thread at a time per process, so this is how a server uses
+    more than one core. The store must be one several processes can open (not memory://).
+    """
     import uvicorn
 
-    from kioko import connect, default_url, intelligent
+    from kioko import default_url
 
     out = out if out is not None else sys.stderr
     from .app import DEFAULT_BODY_LIMIT, create_app
@@ -53,11 +60,20 @@ def serve(
         )
         return 2
     url = store or default_url()
-    if intelligence or intelligence_llm:
-        layer = intelligent(url, llm=_import(intelligence_llm) if intelligence_llm else None)
-    else:
-        layer = connect(url, auto_link=auto_link)
-    app = create_app(layer, api_keys=keys_file, body_limit=body_limit or DEFAULT_BODY_LIMIT, close_layer=True)
+    config: dict[str, Any] = {
+        "store": url,
+        "auto_link": auto_link,
+        "intelligence": intelligence,
+        "intelligence_llm": intelligence_llm,
+        "api_keys": keys_file,
+        "body_limit": body_limit or DEFAULT_BODY_LIMIT,
+        "log_level": log_level,
+    }
+    if workers > 1 and url.split(":", 1)[0].lower() == "memory":
+        print("kioko serve: memory:// lives in one process; --workers needs a store several can open", file=out)
+        return 2
+    layer = _layer(config)
+    app = create_app(layer, api_keys=keys_file, body_limit=config["body_limit"], close_layer=True)
     if keys_file is None:
         print(
             f"kioko serve: no API keys, so every request acts for any user: listening on {host} (loopback) only",
@@ -70,8 +86,49 @@ def serve(
         level=getattr(logging, log_level.upper(), logging.INFO), format="%(asctime)s %(name)s %(message)s"
     )
     # uvicorn's own access log prints the query string (user ids); the service logs one line per request itself
+    if workers > 1:
+        layer.close()  # opened above to check the store and print what is served; each worker opens its own
+        print(f"kioko serve: {workers} worker processes", file=out)
+        os.environ[WORKER_CONFIG] = json.dumps(config)
+        uvicorn.run(
+            f"{__name__}:worker_app",
+            factory=True,
+            workers=workers,
+            host=host,
+            port=port,
+            log_level=log_level,
+            access_log=False,
+            timeout_graceful_shutdown=10,
+        )
+        return 0
     uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False, timeout_graceful_shutdown=10)
     return 0
+
+
+WORKER_CONFIG = "KIOKO_SERVE_WORKER_CONFIG"
+"""How ``kioko serve --workers N`` tells its worker processes (its children) what to serve, as JSON: the
+store URL as given (a password in it included) and the key file's path, never a key."""
+
+
+def _layer(config: dict[str, Any]) -> Any:
+    from kioko import connect, intelligent
+
+    if config["intelligence"] or config["intelligence_llm"]:
+        llm = _import(config["intelligence_llm"]) if config["intelligence_llm"] else None
+        return intelligent(config["store"], llm=llm)
+    return connect(config["store"], auto_link=config["auto_link"])
+
+
+def worker_app() -> Any:
+    """The app one worker process of ``kioko serve --workers N`` serves (uvicorn calls this factory)."""
+    from .app import create_app
+
+    config = json.loads(os.environ[WORKER_CONFIG])
+    logging.basicConfig(  # the request log lines of this process, as the single-process server has them
+        level=getattr(logging, str(config["log_level"]).upper(), logging.INFO),
+        format=f"%(asctime)s %(name)s pid={os.getpid()} %(message)s",
+    )
+    return create_app(_layer(config), api_keys=config["api_keys"], body_limit=config["body_limit"], close_layer=True)
 
 
 def _import(target: str) -> Any:
