@@ -187,7 +187,7 @@ def test_themes_are_updated_in_place_and_words_outside_subjects_count(url) -> No
     with kioko.connect(url) as memory:
         for text in EPISODES[:3]:
             memory.add(text, memory_type="episodic", **U)
-        first = memory.maintain(tasks=["reflect"], **U)["kumar"]["reflect"]
+        first = memory.reflect(**U)
         [theme_id] = first["themes"]
         memory.add("The night shift saw E-217 on line 3 once more.", memory_type="episodic", **U)
         memory.add("A shift handover note mentions the jam on line 5.", memory_type="episodic", **U)
@@ -197,6 +197,7 @@ def test_themes_are_updated_in_place_and_words_outside_subjects_count(url) -> No
         assert "came up in 4 recent episodes" in themes["line 3"][0].content
         assert "e-217" in themes  # an identifier is a subject of its own
         assert "shift" in themes  # a plain word, said outside any subject, in three episodes
+        assert memory.scoped(user_id="asha").reflect() == {"insights": [], "themes": [], "error": None}
 
 
 def _scripted(answer):

@@ -260,11 +260,18 @@ class IntelligentMemory:
             clear=True,
         )
 
+    def reflect(self, *, user_id: str | None = None, agent_id: str | None = None) -> dict[str, Any]:
+        """Reflect on the user's recent episodes now (``maintain(tasks=["reflect"])`` for one user): recurring
+        themes offline, insights with evidence with a model. ``{"insights": [ids], "themes": [ids], "error": ...}``."""
+        scope = self._scope(user_id, agent_id)
+        return self._scheduler().reflect(self, user_id=scope.user_id, agent_id=scope.agent_id)  # type: ignore[arg-type]
+
     def maintain(
         self, *, user_id: str | None = None, agent_id: str | None = None, tasks: list[str] | None = None
     ) -> dict[str, Any]:
-        """Run maintenance now (``tasks``: ``"end_sessions"``, ``"tend"``, ``"pin"``; default all) for one user, or for every
-        user the scheduler has counted turns for when no user is given (a layer bound to a user: that user)."""
+        """Run maintenance now (``tasks``: ``"end_sessions"``, ``"summarize"``, ``"reflect"``, ``"tend"``, ``"pin"``,
+        ``"consolidate"``; default all) for one user, or for every user the scheduler has counted turns for when no
+        user is given (a layer bound to a user: that user)."""
         if user_id is None and agent_id is None and getattr(self, "_bound", None) is None:
             return self._scheduler().run(self, tasks=tasks)  # type: ignore[arg-type]
         scope = self._scope(user_id, agent_id)
