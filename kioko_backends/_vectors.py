@@ -1,12 +1,23 @@
-"""Exact knn in numpy, shared by memory:// and sqlite://: one scope's vectors as a matrix, and its top k."""
+"""knn in numpy, shared by memory:// and sqlite://: one scope's vectors as a matrix, and its top k.
+
+Exact below a size (:class:`AnnSettings`), through an HNSW graph's candidates above it (see ``_ann``).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 import numpy as np
 
 from kioko_core.store import Neighbor
+
+from ._ann import CANDIDATES, AnnSettings, HnswGraph
+
+KeepMatching = Callable[[list[str]], Collection[str]]
+"""Given candidate ids, the ones a knn filter accepts."""
+
+AllMatching = Callable[[], Collection[str] | None]
+"""Every id a knn filter accepts (None: every id); what an exact search falls back to."""
 
 
 class VectorMatrix:
@@ -16,8 +27,15 @@ class VectorMatrix:
     by moving the last row into the hole, so the live rows are always the first ``len(ids)``.
     """
 
-    def __init__(self, dim: int, ids: Sequence[str] = (), vectors: np.ndarray | None = None) -> None:
-        """Rows for ``ids`` from ``vectors`` (one float32 row per id, any non-zero length)."""
+    def __init__(
+        self, dim: int, ids: Sequence[str] = (), vectors: np.ndarray | None = None, ann: AnnSettings | None = None
+    ) -> None:
+        """Rows for ``ids`` from ``vectors`` (one float32 row per id, any non-zero length).
+
+        ``ann``: search through an HNSW graph once the rows reach ``ann.exact_below``; None: always exact.
+        """
+        self.ann = ann
+        self.graph: HnswGraph | None = None
         self.ids = list(ids)
         self.slots = {record_id: slot for slot, record_id in enumerate(self.ids)}
         self.matrix = np.empty((max(16, len(self.ids)), dim), dtype=np.float32)
@@ -28,7 +46,7 @@ class VectorMatrix:
 
     @property
     def nbytes(self) -> int:
-        return self.matrix.nbytes
+        return self.matrix.nbytes + (self.graph.nbytes if self.graph is not None else 0)
 
     def put(self, record_id: str, vector: np.ndarray) -> None:
         """Set the row of ``record_id`` (added if new) to ``vector``, normalised."""
@@ -42,17 +60,66 @@ class VectorMatrix:
             self.ids.append(record_id)
             self.slots[record_id] = slot
         self.matrix[slot] = vector / np.linalg.norm(vector)
+        if self.graph is not None:
+            self.graph.set(slot, self.matrix[slot])
 
     def remove(self, record_id: str) -> None:
         slot = self.slots.pop(record_id, None)
         if slot is None:
             return
         last = len(self.ids) - 1
+        if self.graph is not None:
+            self.graph.remove(last)
         if slot != last:  # the last row fills the hole, so live rows stay contiguous
             self.matrix[slot] = self.matrix[last]
             self.ids[slot] = self.ids[last]
             self.slots[self.ids[slot]] = slot
+            if self.graph is not None:
+                self.graph.set(slot, self.matrix[slot])
         self.ids.pop()
+
+    def search(
+        self, query: np.ndarray, k: int, keep: KeepMatching | None = None, matching: AllMatching | None = None
+    ) -> list[Neighbor]:
+        """The top ``k`` rows (ties at the k-th included, unordered) among those a filter accepts.
+
+        ``keep`` and ``matching`` describe the filter (both None: every row). Through the graph, ``keep``
+        sorts its candidates; when fewer than k of them pass (a selective filter), the search is redone
+        exactly over ``matching()``, so a filter never gets fewer neighbours than it matches.
+        """
+        graph = self._graph_for_search(k)
+        if graph is not None:
+            found = self._through_graph(graph, query, k, keep)
+            if found is not None:
+                return found
+        allowed = matching() if matching is not None else None
+        ids, scores = self.score(query, allowed)
+        return nearest(ids, scores, k)
+
+    def _graph_for_search(self, k: int) -> HnswGraph | None:
+        """The graph, built now if the scope has grown to need one; None where exact is the better search."""
+        count = len(self.ids)
+        if self.ann is None or count < self.ann.exact_below:
+            return None
+        if self.graph is None:
+            self.graph = HnswGraph.build(self.matrix[:count])
+        return self.graph
+
+    def _through_graph(
+        self, graph: HnswGraph, query: np.ndarray, k: int, keep: KeepMatching | None
+    ) -> list[Neighbor] | None:
+        """Candidates from the graph, re-scored exactly; None when too few of them pass the filter."""
+        unit = (query / np.linalg.norm(query)).astype(np.float32)
+        slots = graph.candidates(unit, max(4 * k, CANDIDATES))
+        slots = slots[slots < len(self.ids)]
+        ids = [self.ids[j] for j in slots.tolist()]
+        if keep is not None:
+            passing = set(keep(ids))
+            chosen = [j for j, record_id in enumerate(ids) if record_id in passing]
+            slots, ids = slots[chosen], [ids[j] for j in chosen]
+        if len(ids) < k:  # a selective filter, or k near the scope's size: only an exact pass is sure
+            return None
+        return nearest(ids, _cosines(self.matrix[slots], query), k)
 
     def score(self, query: np.ndarray, allowed: Collection[str] | None = None) -> tuple[list[str], np.ndarray]:
         """Ids and cosine similarities with ``query`` of every row, or only of the ``allowed`` ids."""

@@ -6,11 +6,12 @@ import bisect
 import threading
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from kioko_core.driver import StoreBase
+from kioko_core.driver import DIM, Option, StoreBase, positive_int
 from kioko_core.store import (
     DEFAULT_DIM,
     Capabilities,
@@ -26,7 +27,8 @@ from kioko_core.store import (
 )
 from kioko_core.url import StoreURL
 
-from ._vectors import VectorMatrix, nearest
+from ._ann import DEFAULT_EXACT_BELOW, AnnSettings, ann_choice, settings_for
+from ._vectors import VectorMatrix
 
 
 class MemoryStore(StoreBase):
@@ -39,9 +41,27 @@ class MemoryStore(StoreBase):
         multi_process=False,
         notes=("each memory:// URL opened is a new, empty store",),
     )
+    _approximate_capabilities = replace(
+        capabilities,
+        approximate_knn=True,
+        notes=capabilities.notes
+        + (
+            "knn of a scope with at least exact_below vectors (default 10,000) goes through an HNSW graph "
+            "(usearch) whose candidates are re-scored exactly; ?ann=false keeps every knn exact",
+        ),
+    )
+    options = {
+        "dim": DIM,
+        "ann": Option(ann_choice),  # None: auto, a graph when usearch is installed
+        "exact_below": Option(positive_int, DEFAULT_EXACT_BELOW),
+    }
 
-    def __init__(self, dim: int = DEFAULT_DIM) -> None:
+    def __init__(self, dim: int = DEFAULT_DIM, ann: AnnSettings | None = None) -> None:
+        """An empty store; ``ann`` None keeps knn exact at every size."""
         self.dim = int(dim)
+        self._ann = ann
+        if ann is not None:
+            self.capabilities = self._approximate_capabilities
         self._records: dict[str, Record] = {}
         self._by_scope: dict[Scope, set[str]] = defaultdict(set)
         # per term, (-created_at, id) kept sorted: the newest holders are the first ``limit`` entries
@@ -55,7 +75,7 @@ class MemoryStore(StoreBase):
 
     @classmethod
     def open_url(cls, url: StoreURL, options: dict[str, Any]) -> MemoryStore:
-        return cls(dim=options["dim"])
+        return cls(dim=options["dim"], ann=settings_for(options["ann"], options["exact_below"]))
 
     def __repr__(self) -> str:
         return f"MemoryStore(dim={self.dim}, records={len(self._records)})"
@@ -86,15 +106,21 @@ class MemoryStore(StoreBase):
     def do_knn(self, scope: Scope, query: np.ndarray, k: int, filter: Filter | None) -> list[Neighbor]:
         with self._lock:
             vectors = self._matrix(scope)
-            allowed = None if filter is None else [i for i in vectors.ids if filter.matches(self._records[i])]
-            ids, scores = vectors.score(query, allowed)
-        return nearest(ids, scores, k)
+            if filter is None:
+                return vectors.search(query, k)
+            records = self._records
+            return vectors.search(
+                query,
+                k,
+                keep=lambda ids: [i for i in ids if filter.matches(records[i])],
+                matching=lambda: [i for i in vectors.ids if filter.matches(records[i])],
+            )
 
     def _matrix(self, scope: Scope) -> VectorMatrix:
         """The scope's vectors; built on first use, then kept current by every write."""
         vectors = self._vectors.get(scope)
         if vectors is None:
-            vectors = self._vectors[scope] = VectorMatrix(self.dim)
+            vectors = self._vectors[scope] = VectorMatrix(self.dim, ann=self._ann)
             for memory_id in sorted(self._by_scope.get(scope, ())):
                 embedding = self._records[memory_id].embedding
                 if embedding is not None:

@@ -1,0 +1,101 @@
+"""Approximate knn on memory:// and sqlite://: the HNSW graph path, forced on small scopes.
+
+The contract matrix opens both stores with their defaults, where every scope it builds is below
+``exact_below`` and knn stays exact. Here ``?exact_below=2`` sends nearly every knn through the graph,
+so the whole contract (selective filters, ties, isolation, the state machine against the reference)
+is checked on the approximate path too; the other tests check that the graph is really used and what
+its recall is on a scope of a few thousand vectors.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kioko
+from contract_tests import StoreContractSuite
+from contract_tests.support import DIM, make_record, new_scope, vectors
+from kioko_backends.memory import MemoryStore
+from kioko_core.store import Filter, InvalidRecordError, MissingExtraError, Upsert
+
+pytest.importorskip("usearch", reason="approximate knn needs usearch (the ann extra)")
+
+
+@pytest.fixture(scope="module", params=["memory"])
+def graph_store_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
+    if request.param == "memory":
+        return "memory://?exact_below=2"
+    return f"sqlite:///{tmp_path_factory.mktemp('ann') / 'graph.db'}?exact_below=2"
+
+
+class TestContractThroughTheGraph(StoreContractSuite):
+    """Every contract test, with knn through the HNSW graph from two vectors on."""
+
+    @pytest.fixture
+    def store_url(self, graph_store_url: str) -> str:
+        return graph_store_url
+
+
+def clustered(count: int, seed: int) -> np.ndarray:
+    """Vectors in 30 clusters, like embeddings of texts on a few topics."""
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(30, DIM)).astype(np.float32)
+    return centres[rng.integers(0, 30, count)] + 0.5 * rng.normal(size=(count, DIM)).astype(np.float32)
+
+
+def test_a_large_scope_is_searched_through_the_graph_with_high_recall() -> None:
+    """3,000 vectors over exact_below=1,000: a graph is built, and its answers hold 95% of the true top 10."""
+    store = kioko.open_store("memory://?exact_below=1000", dim=DIM)
+    assert store.capabilities.approximate_knn
+    scope = new_scope()
+    matrix = clustered(3000, seed=1)
+    records = [make_record(scope, embedding=v) for v in matrix]
+    store.update_many([Upsert(record=r) for r in records])
+    unit = matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+    found = []
+    for query in clustered(40, seed=2):
+        truth = {records[j].id for j in np.argsort(-(unit @ query))[:10]}
+        found.append(len(truth & {n.id for n in store.knn(scope, query, 10)}) / 10)
+    assert isinstance(store, MemoryStore) and store._vectors[scope].graph is not None
+    assert len(store._vectors[scope].graph) == 3000
+    assert float(np.mean(found)) >= 0.95, f"recall@10 {np.mean(found):.3f}"
+
+
+def test_a_selective_filter_on_a_large_scope_falls_back_to_exact() -> None:
+    """Five matching records among 3,000 that crowd the query: the filter still gets all five."""
+    store = kioko.open_store("memory://?exact_below=1000", dim=DIM)
+    scope = new_scope()
+    query = vectors(1, seed=3)[0]
+    crowd = [make_record(scope, kind="common", embedding=query + 0.05 * n) for n in vectors(3000, seed=4)]
+    rare = [make_record(scope, kind="rare", embedding=v) for v in vectors(5, seed=5)]
+    store.update_many([Upsert(record=r) for r in crowd + rare])
+    found = store.knn(scope, query, 5, Filter(kinds=frozenset({"rare"})))
+    assert {n.id for n in found} == {r.id for r in rare}
+
+
+def test_ann_false_keeps_knn_exact() -> None:
+    """?ann=false: an exact store at every size, declared so."""
+    store = kioko.open_store("memory://?ann=false&exact_below=2", dim=DIM)
+    assert not store.capabilities.approximate_knn
+    scope = new_scope()
+    store.update_many([Upsert(record=make_record(scope, embedding=v)) for v in vectors(50, seed=6)])
+    store.knn(scope, vectors(1, seed=7)[0], 3)
+    assert isinstance(store, MemoryStore) and store._vectors[scope].graph is None
+
+
+@pytest.mark.parametrize("option", ["ann=maybe", "exact_below=0", "exact_below=-3"])
+def test_bad_ann_options_are_refused(option: str) -> None:
+    with pytest.raises(InvalidRecordError):
+        kioko.open_store(f"memory://?{option}")
+
+
+def test_missing_extra_is_named(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """?ann=true without usearch says which extra to install; auto quietly stays exact."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "usearch.index", None)  # makes `import usearch.index` fail
+    with pytest.raises(MissingExtraError, match="kioko\\[ann\\]"):
+        kioko.open_store("memory://?ann=true")
+    assert not kioko.open_store("memory://").capabilities.approximate_knn
