@@ -37,8 +37,8 @@ import os
 import sqlite3
 import threading
 import time
-from collections import OrderedDict, defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from typing import Any, ContextManager
@@ -64,8 +64,9 @@ from kioko_core.store import (
 )
 from kioko_core.url import StoreURL
 
+from ._ann import DEFAULT_EXACT_BELOW, AnnSettings, ann_choice, settings_for
 from ._rows import row_fields
-from ._vectors import VectorMatrix, nearest
+from ._sqlite_vectors import GraphFiles, VectorCache, VectorChange
 
 SCHEMA_VERSION = 1
 """Bumped whenever the table layout changes; a file written by a newer Kioko is refused."""
@@ -392,7 +393,7 @@ class SQLiteStore(StoreBase):
         persistent=True,
         multi_process=True,
         notes=(
-            "knn is exact cosine in numpy; each scope's vectors are cached in the process and reloaded "
+            "knn is cosine in numpy; each scope's vectors are cached in the process and brought up to date "
             "only after another process changed that scope (?vector_cache_mb=0 turns the cache off)",
             "writes from all processes are serialised by SQLite's write lock (BEGIN IMMEDIATE)",
             "synchronous=NORMAL under WAL: a power cut may lose the last commits, never part of one",
@@ -401,10 +402,17 @@ class SQLiteStore(StoreBase):
         ),
     )
     _memory_capabilities = replace(capabilities, persistent=False, multi_process=False)
+    _ANN_NOTE = (
+        "knn of a scope with at least exact_below vectors (default 10,000) goes through an HNSW graph "
+        "(usearch) whose candidates are re-scored exactly; graphs are saved beside the file "
+        "(<file>.ann/) on close and rebuilt from the table when missing or stale; ?ann=false keeps knn exact"
+    )
     options = {
         "dim": Option(positive_int),  # None: the file's own, or DEFAULT_DIM for a new file
         "timeout": Option(positive_float, DEFAULT_TIMEOUT),
         "vector_cache_mb": Option(non_negative_float, DEFAULT_VECTOR_CACHE_MB),
+        "ann": Option(ann_choice),  # None: auto, a graph when usearch is installed
+        "exact_below": Option(positive_int, DEFAULT_EXACT_BELOW),
     }
 
     def __init__(
@@ -414,17 +422,24 @@ class SQLiteStore(StoreBase):
         *,
         timeout: float = DEFAULT_TIMEOUT,
         vector_cache_mb: float = DEFAULT_VECTOR_CACHE_MB,
+        ann: AnnSettings | None = None,
     ) -> None:
         """Open (creating if needed) the database at ``path``, a file path or ``:memory:``.
 
         ``dim`` None means: the dim the file was created with, or DEFAULT_DIM for a new file.
         ``vector_cache_mb`` bounds the memory knn's per-scope vector cache may take (0 turns it off).
+        ``ann``: search large scopes through an HNSW graph (None: every knn exact).
         """
         self.path = path if path == ":memory:" else os.path.abspath(path)
         self._timeout = float(timeout)
         self._in_memory = self.path == ":memory:"
         if self._in_memory:
             self.capabilities = self._memory_capabilities
+        self._ann = ann
+        if ann is not None:
+            self.capabilities = replace(
+                self.capabilities, approximate_knn=True, notes=self.capabilities.notes + (self._ANN_NOTE,)
+            )
         self._closed = False
         # (pid, thread id) -> that thread's sqlite3 connection; see _connection()
         self._connections: dict[tuple[int, int], sqlite3.Connection] = {}
@@ -435,7 +450,7 @@ class SQLiteStore(StoreBase):
             self._memory_connection = self._new_connection() if self._in_memory else None
             self.dim = self._prepare_schema(dim)
             self._max_params = self._parameter_limit()
-            self._vectors = _VectorCache(self.dim, self._vector_budget)
+            self._vectors = self._new_vector_cache()
         except BaseException:
             self._closed = True
             self._close_connections()
@@ -449,11 +464,19 @@ class SQLiteStore(StoreBase):
         wait for another writer, default 30. ``vector_cache_mb``: the knn cache's budget.
         """
         return cls(
-            _database_path(url), options["dim"], timeout=options["timeout"], vector_cache_mb=options["vector_cache_mb"]
+            _database_path(url),
+            options["dim"],
+            timeout=options["timeout"],
+            vector_cache_mb=options["vector_cache_mb"],
+            ann=settings_for(options["ann"], options["exact_below"]),
         )
 
     def __repr__(self) -> str:
         return f"SQLiteStore(path={self.path!r}, dim={self.dim})"
+
+    def _new_vector_cache(self) -> VectorCache:
+        files = None if self._in_memory else GraphFiles(self.path, self.dim)
+        return VectorCache(self.dim, self._vector_budget, self._ann, files)
 
     # -- connections
 
@@ -477,7 +500,7 @@ class SQLiteStore(StoreBase):
             # a forked child must not share the parent's sqlite3 connections (or locks a parent's
             # thread may have held at the fork); it opens its own
             self._start_locks()
-            self._vectors = _VectorCache(self.dim, self._vector_budget)
+            self._vectors = self._new_vector_cache()
 
     @contextmanager
     def _translated(self) -> Iterator[None]:
@@ -674,20 +697,38 @@ class SQLiteStore(StoreBase):
 
     def do_knn(self, scope: Scope, query: np.ndarray, k: int, filter: Filter | None) -> list[Neighbor]:
         conditions, params, wanted = self._filter_conditions(filter)
-        allowed: set[str] | None = None
+        scope_values = _scope_values(scope)
         with self._reading() as raw:
             # generation, matching ids and (when needed) vectors all come from one snapshot
-            generation = self._generation(raw, scope)
-            if conditions:
-                matching = f"SELECT id FROM kioko_records WHERE {_IN_SCOPE}{conditions}"
-                allowed = {row[0] for row in raw.execute(matching, (*_scope_values(scope), *params))}
-            ids, scores = self._vectors.score(
-                scope, generation, query, allowed, lambda: raw.execute(_SCOPE_VECTORS, _scope_values(scope)).fetchall()
+
+            def keep(ids: list[str]) -> set[str]:
+                """Which of the graph's candidates the filter accepts."""
+                passing: set[str] = set()
+                for chunk in _id_chunks(ids):
+                    statement = f"SELECT id FROM kioko_records WHERE id IN ({_marks(len(chunk))}) AND {_IN_SCOPE}"
+                    passing.update(
+                        row[0] for row in raw.execute(statement + conditions, (*chunk, *scope_values, *params))
+                    )
+                return passing if wanted is None else passing & wanted
+
+            def matching() -> set[str] | frozenset[str] | None:
+                """Every id the filter accepts, for an exact search."""
+                if not conditions:
+                    return wanted
+                statement = f"SELECT id FROM kioko_records WHERE {_IN_SCOPE}{conditions}"
+                found = {row[0] for row in raw.execute(statement, (*scope_values, *params))}
+                return found if wanted is None else found & wanted
+
+            filtered = bool(conditions) or wanted is not None
+            return self._vectors.search(
+                scope,
+                self._generation(raw, scope),
+                query,
+                k,
+                lambda: raw.execute(_SCOPE_VECTORS, scope_values).fetchall(),
+                keep if filtered else None,
+                matching if filtered else None,
             )
-        if wanted is not None:
-            keep = [j for j, record_id in enumerate(ids) if record_id in wanted]
-            ids, scores = [ids[j] for j in keep], scores[keep]
-        return nearest(ids, scores, k)
 
     def do_scan(self, scope: Scope, filter: Filter | None, batch: int) -> Iterator[Record]:
         self._check_usable()
@@ -833,12 +874,14 @@ class SQLiteStore(StoreBase):
         if not self._closed:
             self._closed = True
             if os.getpid() != self._pid:
-                # a forked child closes only its own connections, never those it inherited
+                # a forked child closes only its own connections, never those it inherited, and leaves the
+                # inherited cache (whose lock a parent's thread may have held at the fork) unsaved
                 self._memory_connection = None
                 self._start_locks()
+                self._vectors = self._new_vector_cache()
+            self._vectors.save_graphs()
             self._close_connections()
-            with self._vectors.lock:
-                self._vectors.entries.clear()
+            self._vectors.clear()
 
 
 # --------------------------------------------------------------------------- helpers
@@ -857,9 +900,7 @@ def _scope_deltas(plan: _Plan, rows: list[_Row | None], current: dict[str, _Stat
     return deltas
 
 
-def _vector_changes(
-    plan: _Plan, rows: list[_Row | None], current: dict[str, _State]
-) -> list[tuple[str, Scope | None, Scope | None, bytes | None]]:
+def _vector_changes(plan: _Plan, rows: list[_Row | None], current: dict[str, _State]) -> list[VectorChange]:
     """Per changed id: the scope it left (or None), the scope it is in now (or None), its vector bytes."""
     changes = []
     for record_id, index in plan.final.items():
@@ -869,85 +910,3 @@ def _vector_changes(
             (record_id, before.scope if before else None, row.scope if row else None, row.embedding if row else None)
         )
     return changes
-
-
-class _ScopeVectors(VectorMatrix):
-    """One scope's vectors, valid for one generation of the scope."""
-
-    def __init__(self, dim: int, generation: int, rows: Sequence[tuple[str, bytes]]) -> None:
-        vectors = np.frombuffer(b"".join(row[1] for row in rows), dtype=_VECTOR_DTYPE).reshape(len(rows), dim)
-        super().__init__(dim, [row[0] for row in rows], vectors)
-        self.generation = generation
-
-
-class _VectorCache:
-    """Per-scope vector matrices, so knn does not read every vector of a scope from the file each time.
-
-    An entry is keyed by its scope's generation, which every committed write to the scope advances in
-    the same transaction, whichever process wrote. knn reads the generation in the snapshot it searches,
-    so an entry is only used when it is exactly that snapshot's vectors. This process's own writes patch
-    their entries in place (the generation they saw before writing must match); anything else reloads.
-    Least recently used scopes are dropped beyond ``budget`` bytes.
-    """
-
-    def __init__(self, dim: int, budget: int) -> None:
-        self.dim = dim
-        self.budget = budget
-        self.lock = threading.Lock()
-        self.entries: OrderedDict[Scope, _ScopeVectors] = OrderedDict()
-
-    def holds(self, scope: Scope) -> bool:
-        return scope in self.entries
-
-    def score(
-        self,
-        scope: Scope,
-        generation: int,
-        query: np.ndarray,
-        allowed: set[str] | None,
-        load: Callable[[], Sequence[tuple[str, bytes]]],
-    ) -> tuple[list[str], np.ndarray]:
-        """Ids and cosines of the scope's vectors (only ``allowed`` ids when given) at ``generation``."""
-        with self.lock:
-            entry = self.entries.get(scope)
-            if entry is None or entry.generation != generation:
-                fresh = _ScopeVectors(self.dim, generation, load())
-                if entry is None or entry.generation < generation:
-                    self._install(scope, fresh)
-                entry = fresh
-            else:
-                self.entries.move_to_end(scope)
-            return entry.score(query, allowed)
-
-    def advance(
-        self, generations: dict[Scope, int], changes: list[tuple[str, Scope | None, Scope | None, bytes | None]]
-    ) -> None:
-        """After a commit: patch each cached scope whose generation was ``generations[scope]``."""
-        if not generations:
-            return
-        with self.lock:
-            for scope, before in generations.items():
-                entry = self.entries.get(scope)
-                if entry is None or entry.generation == before + 1:
-                    continue  # gone, or another thread already loaded the new state
-                if entry.generation != before:
-                    del self.entries[scope]
-                    continue
-                for record_id, left, now_in, vector in changes:
-                    if now_in == scope and vector is not None:
-                        entry.put(record_id, np.frombuffer(vector, dtype=_VECTOR_DTYPE))
-                    elif left == scope or now_in == scope:
-                        entry.remove(record_id)
-                entry.generation = before + 1
-            self._trim()
-
-    def _install(self, scope: Scope, entry: _ScopeVectors) -> None:
-        self.entries[scope] = entry
-        self.entries.move_to_end(scope)
-        self._trim()
-
-    def _trim(self) -> None:
-        total = sum(entry.nbytes for entry in self.entries.values())
-        while self.entries and total > self.budget:
-            _, dropped = self.entries.popitem(last=False)
-            total -= dropped.nbytes

@@ -17,13 +17,15 @@ import pytest
 import kioko
 from contract_tests import StoreContractSuite
 from contract_tests.support import DIM, make_record, new_scope, vectors
+from kioko_backends._ann import HnswGraph
 from kioko_backends.memory import MemoryStore
-from kioko_core.store import Filter, InvalidRecordError, MissingExtraError, Upsert
+from kioko_backends.sqlite import SQLiteStore
+from kioko_core.store import Delete, Filter, InvalidRecordError, MissingExtraError, Record, Scope, Upsert
 
 pytest.importorskip("usearch", reason="approximate knn needs usearch (the ann extra)")
 
 
-@pytest.fixture(scope="module", params=["memory"])
+@pytest.fixture(scope="module", params=["memory", "sqlite"])
 def graph_store_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
     if request.param == "memory":
         return "memory://?exact_below=2"
@@ -99,3 +101,87 @@ def test_missing_extra_is_named(monkeypatch: pytest.MonkeyPatch, tmp_path: Path)
     with pytest.raises(MissingExtraError, match="kioko\\[ann\\]"):
         kioko.open_store("memory://?ann=true")
     assert not kioko.open_store("memory://").capabilities.approximate_knn
+
+
+# --------------------------------------------------------------------------- sqlite: the graph beside the file
+
+
+def _sqlite(path: Path, **options: object) -> SQLiteStore:
+    store = kioko.open_store(f"sqlite:///{path}", dim=DIM, exact_below=100, **options)
+    assert isinstance(store, SQLiteStore)
+    return store
+
+
+def _fill(store: SQLiteStore, count: int, seed: int) -> tuple[Scope, list[Record]]:
+    scope = new_scope()
+    records = [make_record(scope, embedding=v) for v in clustered(count, seed)]
+    store.update_many([Upsert(record=r) for r in records])
+    return scope, records
+
+
+def _graph_of(store: SQLiteStore, scope: Scope) -> object:
+    entry = store._vectors.entries[scope]
+    assert entry.graph is not None, "the scope was searched exactly, not through a graph"
+    return entry.graph
+
+
+def test_the_graph_is_saved_on_close_and_reused_on_reopen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Close writes <file>.ann/; a reopened store answers the same without building a graph again."""
+    store = _sqlite(tmp_path / "k.db")
+    scope, _ = _fill(store, 400, seed=11)
+    query = clustered(1, seed=12)[0]
+    before = [n.id for n in store.knn(scope, query, 10)]
+    _graph_of(store, scope)
+    store.close()
+    assert list((tmp_path / "k.db.ann").glob("*.usearch")), "no graph file was saved beside the database"
+
+    def no_rebuild(*_: object) -> None:
+        raise AssertionError("the saved graph was not used: a new one was built")
+
+    monkeypatch.setattr(HnswGraph, "build", no_rebuild)
+    reopened = _sqlite(tmp_path / "k.db")
+    assert [n.id for n in reopened.knn(scope, query, 10)] == before
+    _graph_of(reopened, scope)
+    reopened.close()
+
+
+def test_a_stale_or_damaged_graph_file_is_rebuilt_from_the_table(tmp_path: Path) -> None:
+    """A write the saved graph never saw (made with ann off), then a damaged file: knn still sees the table."""
+    store = _sqlite(tmp_path / "k.db")
+    scope, _ = _fill(store, 400, seed=13)
+    query = clustered(1, seed=14)[0]
+    store.knn(scope, query, 5)
+    store.close()
+    exact = _sqlite(tmp_path / "k.db", ann=False)
+    newcomer = make_record(scope, embedding=query)
+    exact.update_many([Upsert(record=newcomer)])
+    exact.close()
+    reopened = _sqlite(tmp_path / "k.db")
+    assert reopened.knn(scope, query, 1)[0].id == newcomer.id
+    reopened.close()
+    for graph_file in (tmp_path / "k.db.ann").glob("*.usearch"):
+        graph_file.write_bytes(b"not a graph")
+    damaged = _sqlite(tmp_path / "k.db")
+    assert damaged.knn(scope, query, 1)[0].id == newcomer.id
+    _graph_of(damaged, scope)
+    damaged.close()
+
+
+def test_another_handles_writes_are_seen_and_the_graph_is_patched(tmp_path: Path) -> None:
+    """Two store objects on one file (as two processes would be): B's upsert, move and delete reach A's graph."""
+    first, second = _sqlite(tmp_path / "k.db"), _sqlite(tmp_path / "k.db")
+    scope, records = _fill(first, 400, seed=15)
+    query = clustered(1, seed=16)[0]
+    first.knn(scope, query, 5)
+    graph = _graph_of(first, scope)
+    newcomer = make_record(scope, embedding=query)
+    second.update_many([Upsert(record=newcomer)])
+    assert first.knn(scope, query, 1)[0].id == newcomer.id
+    moved = records[0].model_copy(update={"embedding": query * 3})
+    second.update_many([Upsert(record=newcomer.model_copy(update={"embedding": -query})), Upsert(record=moved)])
+    assert first.knn(scope, query, 1)[0].id == moved.id
+    second.update_many([Delete(id=moved.id, scope=scope)])
+    assert moved.id not in {n.id for n in first.knn(scope, query, 20)}
+    assert _graph_of(first, scope) is graph, "the graph was rebuilt instead of patched"
+    first.close()
+    second.close()
