@@ -90,14 +90,11 @@ class GraphFiles:
             if meta["generation"] != generation or meta["dim"] != self.dim or len(meta["ids"]) != len(rows):
                 return None
             by_id = dict(rows)
-            ordered = [(record_id, by_id[record_id]) for record_id in meta["ids"]]
-            graph = HnswGraph.load(str(self.directory / meta["graph"]), self.dim)
+            entry = ScopeVectors(self.dim, generation, [(record_id, by_id[record_id]) for record_id in meta["ids"]])
+            count = len(entry.ids)
+            entry.graph = HnswGraph.load(str(self.directory / meta["graph"]), entry.matrix[:count], meta["nodes"])
         except (OSError, ValueError, KeyError, TypeError, RuntimeError):
             return None  # missing, unreadable, another generation's or another scope set's: rebuild
-        if len(graph) != len(ordered):
-            return None
-        entry = ScopeVectors(self.dim, generation, ordered)
-        entry.graph = graph
         entry.saved_generation = generation
         return entry
 
@@ -109,7 +106,13 @@ class GraphFiles:
         meta_path = self._meta_path(scope)
         graph_name = f"{meta_path.stem}.{uuid.uuid4().hex[:12]}.usearch"
         entry.graph.save(str(self.directory / graph_name))
-        meta = {"generation": entry.generation, "dim": self.dim, "graph": graph_name, "ids": entry.ids}
+        meta = {
+            "generation": entry.generation,
+            "dim": self.dim,
+            "graph": graph_name,
+            "ids": entry.ids,
+            "nodes": entry.graph.nodes_by_slot(len(entry.ids)),
+        }
         temporary = meta_path.with_suffix(f".{uuid.uuid4().hex[:12]}.tmp")
         temporary.write_text(json.dumps(meta))
         os.replace(temporary, meta_path)

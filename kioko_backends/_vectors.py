@@ -69,13 +69,13 @@ class VectorMatrix:
             return
         last = len(self.ids) - 1
         if self.graph is not None:
-            self.graph.remove(last)
+            self.graph.remove(slot)
         if slot != last:  # the last row fills the hole, so live rows stay contiguous
             self.matrix[slot] = self.matrix[last]
             self.ids[slot] = self.ids[last]
             self.slots[self.ids[slot]] = slot
             if self.graph is not None:
-                self.graph.set(slot, self.matrix[slot])
+                self.graph.move(last, slot)
         self.ids.pop()
 
     def search(

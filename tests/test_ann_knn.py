@@ -65,6 +65,24 @@ def test_a_large_scope_is_searched_through_the_graph_with_high_recall() -> None:
     assert float(np.mean(found)) >= 0.95, f"recall@10 {np.mean(found):.3f}"
 
 
+def test_copies_of_one_vector_share_a_node_and_all_come_back() -> None:
+    """1,500 records that are 60 texts copied 25 times: the graph has 60 nodes, and k=25 finds every copy."""
+    store = kioko.open_store("memory://?exact_below=100", dim=DIM)
+    scope = new_scope()
+    texts = clustered(60, seed=8)
+    records = [make_record(scope, embedding=texts[j % 60]) for j in range(1500)]
+    store.update_many([Upsert(record=r) for r in records])
+    for j in (0, 17, 59):
+        copies = {r.id for r in records[j::60]}
+        assert {n.id for n in store.knn(scope, texts[j], 25)} == copies
+    assert isinstance(store, MemoryStore)
+    graph = store._vectors[scope].graph
+    assert graph is not None and len(graph.members) == 60 and len(graph) == 1500
+    store.update_many([Delete(id=r.id, scope=scope) for r in records[:60]])  # one copy of each text goes
+    assert len(graph.members) == 60 and len(graph) == 1440
+    assert {n.id for n in store.knn(scope, texts[5], 24)} == {r.id for r in records[65::60]}
+
+
 def test_a_selective_filter_on_a_large_scope_falls_back_to_exact() -> None:
     """Five matching records among 3,000 that crowd the query: the filter still gets all five."""
     store = kioko.open_store("memory://?exact_below=1000", dim=DIM)

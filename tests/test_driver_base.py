@@ -18,7 +18,7 @@ def test_a_misspelt_sqlite_option_names_the_known_ones(tmp_path: Path) -> None:
     with pytest.raises(InvalidRecordError) as raised:
         kioko.open_store(f"sqlite:///{tmp_path / 'x.db'}?timout=5")
     message = str(raised.value)
-    assert "'timout'" in message and "dim, timeout, vector_cache_mb" in message
+    assert "'timout'" in message and "ann, dim, exact_below, timeout, vector_cache_mb" in message
     assert not (tmp_path / "x.db").exists(), "nothing may be created for a refused URL"
 
 
