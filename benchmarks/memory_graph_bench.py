@@ -566,6 +566,33 @@ def empty_result(store: str, size: int) -> dict[str, Any]:
     return result
 
 
+def resident_bytes() -> int | None:
+    """This process's resident memory (Linux), to see what a store's in-process part costs."""
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def stored_bytes(store: Store, services: Services) -> int | None:
+    """What the filled store takes on disk: SQLite's file and WAL; PostgreSQL's tables with indexes."""
+    path = getattr(store, "path", None)
+    if isinstance(path, str) and path != ":memory:":
+        return sum(os.path.getsize(f) for f in (path, path + "-wal") if os.path.exists(f))
+    prefix = getattr(store, "table", None)
+    if isinstance(prefix, str) and services.postgres_url:
+        import psycopg
+
+        with psycopg.connect(services.postgres_url) as connection:
+            found = connection.execute(
+                "SELECT sum(pg_total_relation_size(oid)) FROM pg_class WHERE relkind = 'r' AND relname LIKE %s",
+                (prefix + "\\_%",),
+            ).fetchone()
+        return int(found[0]) if found and found[0] is not None else None
+    return None
+
+
 def run_cell(
     name: str,
     size: int,
@@ -578,6 +605,7 @@ def run_cell(
     """Every measurement for one store at one size."""
     result = empty_result(name, size)
     label = f"{name}/{size}"
+    resident_before = resident_bytes()
     with open_bench_store(name, size, services) as raw:
         counter = CountingStore(raw)
         layer = MemoryLayer(counter, auto_link=True)
@@ -591,6 +619,11 @@ def run_cell(
         started = time.perf_counter()  # the first knn after the fill: where an embedded store builds its graph
         raw.knn(SCOPE, records[0].embedding, 10)
         result["first_knn_s"] = round(time.perf_counter() - started, 2)
+        resident_after = resident_bytes()
+        if resident_before is not None and resident_after is not None:
+            result["process_mb"] = round((resident_after - resident_before) / 2**20, 1)
+        on_disk = stored_bytes(raw, services)
+        result["disk_mb"] = None if on_disk is None else round(on_disk / 2**20, 1)
         connect = link_store(layer, size, settings, label)
         result["connect"] = connect
         result["connect_ms_per_memory"] = connect["per_memory_ms"]
@@ -742,6 +775,18 @@ def markdown_report(
             f"{_calls(r, 'calls_per_write_off', 'calls_per_write_on')} | "
             f"{_calls(r, 'calls_per_recall0', 'calls_per_recall3')} |"
         )
+    sized = [r for r in results if r.get("fill_s") is not None]
+    if sized:
+        lines += [
+            "",
+            "| store | memories | fill (s) | first knn after the fill (s) | process memory (MB) | on disk (MB) |",
+            "|---|---:|---:|---:|---:|---:|",
+        ]
+        lines += [
+            f"| {r['store']} | {r['size']} | {r['fill_s']} | {r.get('first_knn_s', '-')} | "
+            f"{r.get('process_mb', '-')} | {r.get('disk_mb') if r.get('disk_mb') is not None else '-'} |"
+            for r in sized
+        ]
     versions = ", ".join(
         f"{k} {machine[k]}"
         for k in (
