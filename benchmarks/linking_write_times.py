@@ -11,8 +11,10 @@ together and share whatever the machine was doing at the time. Both users' entit
 generator's triples, as an agent's would (entity matching runs on every write, linking or not).
 
 Printed: a markdown table with the median and 95th percentile of the wall-clock time of one add per
-store and mode, the ratio of the medians, and the links per memory (mean and max, counting every link a
-memory holds) of the linked user once all notes are written.
+store and mode, the ratio of the medians, the median CPU time of this process per add (on a machine
+other processes load, wall-clock times grow with the wait for a core; the CPU time much less, so the two
+modes can be compared there; a server's own work is not in it) and its ratio, and the links per memory
+(mean and max, counting every link a memory holds) of the linked user once all notes are written.
 
 PostgreSQL: ``KIOKO_TEST_POSTGRES_URL`` if set, else the test suite's ``tests/services.py`` helper
 (an embedded PostgreSQL 18 with pgvector in a temporary directory), stopped at the end. SQLite and
@@ -56,6 +58,8 @@ class Result:
     count: int
     linked_ms: list[float]
     unlinked_ms: list[float]
+    linked_cpu_ms: list[float]
+    unlinked_cpu_ms: list[float]
     degrees: list[int]
     links: int
 
@@ -72,18 +76,20 @@ class Result:
 
     def row(self) -> str:
         on_median, off_median = statistics.median(self.linked_ms), statistics.median(self.unlinked_ms)
+        on_cpu, off_cpu = statistics.median(self.linked_cpu_ms), statistics.median(self.unlinked_cpu_ms)
         mean_degree = sum(self.degrees) / len(self.degrees) if self.degrees else 0.0
         return (
             f"| {self.store} | {self.count:,} | {on_median:.2f} | {self.percentile(self.linked_ms, 0.95):.2f} | "
             f"{off_median:.2f} | {self.percentile(self.unlinked_ms, 0.95):.2f} | {on_median / off_median:.1f}x | "
-            f"{mean_degree:.2f} | {max(self.degrees, default=0)} | {self.links:,} |"
+            f"{on_cpu:.2f} | {off_cpu:.2f} | {on_cpu / off_cpu:.1f}x | {mean_degree:.2f} | {max(self.degrees, default=0)} | {self.links:,} |"
         )
 
 
 HEADER = (
     "| store | writes | linked median (ms) | linked p95 (ms) | unlinked median (ms) | unlinked p95 (ms) "
-    "| median ratio | links per memory, mean | links per memory, max | links |\n"
-    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    "| median ratio | linked CPU median (ms) | unlinked CPU median (ms) | CPU ratio "
+    "| links per memory, mean | links per memory, max | links |\n"
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 )
 
 
@@ -146,10 +152,11 @@ def open_store(name: str, stack: ExitStack, workdir: Path) -> Iterator[Store]:
 # --------------------------------------------------------------------------- the measurement
 
 
-def timed(write: Callable[[], object]) -> float:
-    started = time.perf_counter()
+def timed(write: Callable[[], object]) -> tuple[float, float]:
+    """Wall-clock and CPU milliseconds of one call."""
+    started, cpu = time.perf_counter(), time.process_time()
     write()
-    return (time.perf_counter() - started) * 1000.0
+    return (time.perf_counter() - started) * 1000.0, (time.process_time() - cpu) * 1000.0
 
 
 def measure(name: str, notes: list[Note], workdir: Path) -> Result:
@@ -164,27 +171,29 @@ def measure(name: str, notes: list[Note], workdir: Path) -> Result:
                 layer.graph.add(subject, relation, obj, user_id=user)
         linked_ms: list[float] = []
         unlinked_ms: list[float] = []
+        linked_cpu: list[float] = []
+        unlinked_cpu: list[float] = []
         for number, note in enumerate(notes):
-            pairs = [(linking, linked_user, linked_ms), (plain, unlinked_user, unlinked_ms)]
+            pairs = [(linking, linked_user, linked_ms, linked_cpu), (plain, unlinked_user, unlinked_ms, unlinked_cpu)]
             if number % 2:
                 pairs.reverse()  # neither mode always goes first
-            for layer, user, times in pairs:
-                times.append(
-                    timed(
-                        lambda layer=layer, user=user: layer.add(
-                            note.content,
-                            user_id=user,
-                            memory_type=note.memory_type,
-                            session_id=note.session_id,
-                            created_at=note.created_at,
-                        )
+            for layer, user, times, cpu_times in pairs:
+                wall, cpu = timed(
+                    lambda layer=layer, user=user: layer.add(
+                        note.content,
+                        user_id=user,
+                        memory_type=note.memory_type,
+                        session_id=note.session_id,
+                        created_at=note.created_at,
                     )
                 )
+                times.append(wall)
+                cpu_times.append(cpu)
         degrees = [len(L.link_entries(record)) for record in store.scan(Scope(linked_user))]
         unlinked_links = sum(len(L.link_entries(record)) for record in store.scan(Scope(unlinked_user)))
         if unlinked_links:
             raise AssertionError(f"the unlinked user holds {unlinked_links} link entries")
-        return Result(name, len(notes), linked_ms, unlinked_ms, degrees, sum(degrees) // 2)
+        return Result(name, len(notes), linked_ms, unlinked_ms, linked_cpu, unlinked_cpu, degrees, sum(degrees) // 2)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -607,7 +607,7 @@ def run_cell(
     label = f"{name}/{size}"
     resident_before = resident_bytes()
     with open_bench_store(name, size, services) as raw:
-        counter = CountingStore(raw)
+        counter = CountingStore(raw, generations=True)  # the core caches as it does on the bare store
         layer = MemoryLayer(counter, auto_link=True)
         result["capabilities"] = {
             "native_knn": raw.capabilities.native_knn,

@@ -25,7 +25,18 @@ from typing import Any
 
 import numpy as np
 
-from kioko_core.store import Capabilities, Filter, Neighbor, Op, Postings, Record, Scope, Store, StoreError
+from kioko_core.store import (
+    Capabilities,
+    Filter,
+    Neighbor,
+    Op,
+    Postings,
+    Record,
+    Scope,
+    ScopeGenerations,
+    Store,
+    StoreError,
+)
 
 FailWhen = Callable[[str, tuple[Any, ...]], bool]
 """``fail_when(method, args)``: True makes that call raise :class:`InjectedFailure` instead of running."""
@@ -42,9 +53,19 @@ class CountingStore:
     """Counts the calls per method of a real store (``calls``) and keeps their order (``log``)."""
 
     def __init__(
-        self, inner: Store, *, fail_when: FailWhen | None = None, before_call: BeforeCall | None = None
+        self,
+        inner: Store,
+        *,
+        fail_when: FailWhen | None = None,
+        before_call: BeforeCall | None = None,
+        generations: bool = False,
     ) -> None:
+        """``generations``: pass the inner store's ScopeGenerations on (counted as ``generation`` calls), so
+        the core keeps its record cache as it would on the bare store; off by default, so tests that count or
+        fail reads see every read reach the store."""
         self.inner = inner
+        if generations and isinstance(inner, ScopeGenerations):
+            self.generation = self._generation  # an attribute only when the inner store counts
         self.capabilities: Capabilities = inner.capabilities
         self.dim: int = inner.dim
         self.calls: Counter[str] = Counter()
@@ -68,6 +89,10 @@ class CountingStore:
             raise InjectedFailure(f"{method} failed on purpose (a test's injected failure)")
         if self.before_call is not None:
             self.before_call(method, args)
+
+    def _generation(self, scope: Scope) -> int:
+        self._note("generation", scope)
+        return self.inner.generation(scope)  # type: ignore[attr-defined]
 
     def get(self, scope: Scope, ids: Sequence[str]) -> list[Record | None]:
         self._note("get", scope, ids)

