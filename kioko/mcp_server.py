@@ -158,14 +158,22 @@ def create_server(
     @tool
     def get_memory_context(
         query: Annotated[str, Field(min_length=1, description="the user's question or task")],
-        limit: Annotated[int, Field(ge=1, le=50)] = 8,
+        limit: Annotated[
+            int | None, Field(ge=1, le=50, description="how many memories at most (default 8, or the plan's)")
+        ] = None,
         links: Annotated[
-            int, Field(ge=0, le=20, description="how many memories may come only through links to better matches")
-        ] = 3,
+            int | None,
+            Field(
+                ge=0,
+                le=20,
+                description="how many memories may come only through links to better matches (default 3, or the plan's)",
+            ),
+        ] = None,
         session_id: str | None = None,
     ) -> str:
         """The context to answer with: relevant memories, procedures and lessons, open goals, and a section saying
-        how these memories connect."""
+        how these memories connect. With intelligence on, the recall planner picks the sections and caps from the
+        question; a limit or links given here win over the plan's."""
         return me().recall(query, limit=limit, links=links, session_id=session_id).text
 
     @tool

@@ -156,6 +156,22 @@ def test_learning_goes_through_the_intelligence_when_it_is_on() -> None:
         assert memory.profile.all(user_id="kumar") == {"name": "Kumar", "location": "Pune"}
 
 
+def test_context_follows_the_recall_plan_when_intelligence_is_on() -> None:
+    from kioko.mcp_server import open_memory
+
+    with open_memory("memory://", intelligence=True) as memory:
+        run_quick_start(memory, "kumar", out=io.StringIO())
+        server = create_server(memory, "kumar")
+        for query in ("thanks!", "how do I fix fault E-217 on line 3?", "why did we choose Qdrant?"):
+            planned = memory.recall(query, user_id="kumar")
+            assert planned.plan is not None
+            text = result(run(server, lambda c, q=query: c.call_tool("get_memory_context", {"query": q})))
+            assert text == planned.text
+        # a decision question: the plan fills the decision section, which an unplanned recall leaves out
+        why = "why did we choose Qdrant?"
+        assert memory.recall(why, user_id="kumar").text != memory.recall(why, user_id="kumar", plan=False).text
+
+
 def test_bad_input_is_a_tool_error_and_writes_nothing(seeded: Any) -> None:
     memory, ids = seeded
     before = len(list(memory.memories(user_id="kumar")))
