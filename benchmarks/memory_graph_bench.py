@@ -59,6 +59,7 @@ import numpy as np  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 import kioko  # noqa: E402
+from benchmarks import mem0_peer  # noqa: E402
 from benchmarks.synthetic import Note, entity_relations, generate_notes, generate_questions  # noqa: E402
 from contract_tests.counting import CountingStore  # noqa: E402
 from kioko_core import links as L  # noqa: E402
@@ -832,8 +833,8 @@ def markdown_report(
     return "\n".join(lines) + "\n"
 
 
-def plot(results: Sequence[dict[str, Any]], path: Path) -> None:
-    """Write and recall medians against store size, one colour per store."""
+def plot(results: Sequence[dict[str, Any]], path: Path, peers: Sequence[dict[str, Any]] = ()) -> None:
+    """Write and recall medians against store size, one colour per store (and Mem0's in black, if measured)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -857,6 +858,11 @@ def plot(results: Sequence[dict[str, Any]], path: Path) -> None:
                 axis.plot(
                     sizes, [r[key] for r in rows], style, marker="o", color=colours[store], label=f"{store}, {what}"
                 )
+    measured = sorted((p for p in peers if p.get("add_ms") is not None), key=lambda p: p["size"])
+    if measured:
+        sizes = [p["size"] for p in measured]
+        left.plot(sizes, [p["add_ms"] for p in measured], ":", marker="s", color="black", label="Mem0 OSS, add")
+        right.plot(sizes, [p["search_ms"] for p in measured], ":", marker="s", color="black", label="Mem0 OSS, search")
     for axis, title in ((left, "write (median)"), (right, "recall (median)")):
         axis.set_xscale("log")
         axis.set_yscale("log")
@@ -897,6 +903,12 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         default=600.0,
         help="seconds connect() may take per store and size; beyond it only the oldest are linked",
     )
+    parser.add_argument(
+        "--peer",
+        choices=mem0_peer.PEERS,
+        help="also measure this system on the same texts at each size and print Kioko/peer ratios "
+        "(mem0: Mem0 OSS, pip install 'kioko[peer]')",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     # smaller runs for the smoke test: not part of the documented interface
     parser.add_argument("--writes", type=int, default=40, help=argparse.SUPPRESS)
@@ -932,6 +944,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     started = time.time()
     load_at_start = [round(x, 2) for x in os.getloadavg()]
     code = code_version()  # before the run: the code imported is the code measured
+    peer = start_peer(arguments.peer)
     with ExitStack() as stack:
         stack.callback(services.close)
         for size in sorted(arguments.sizes):
@@ -946,6 +959,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                     result = _run_safely(name, size, records, notes[size:], questions, services, settings, broken)
                 results.append(result)
                 print(f"  done: {_summary(result)}", file=sys.stderr, flush=True)
+            if peer is not None and peer["available"]:
+                peer["results"].append(run_peer(size, notes, questions, services, settings))
             del records
         machine = machine_description(services, arguments.stores)  # after the run: server versions are known
         machine["load_average_at_end"], machine["load_average"] = machine["load_average"], load_at_start
@@ -968,6 +983,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         "results": results,
     }
     table = markdown_report(results, machine, code, settings, report["command"])
+    if peer is not None:
+        report["peer"] = finish_peer(peer, results)
+        table += mem0_peer.markdown_section(results, peer["results"], peer["version"], peer["skipped"])
     print(table)
     if arguments.markdown:
         arguments.markdown.parent.mkdir(parents=True, exist_ok=True)
@@ -977,7 +995,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         arguments.json.write_text(json.dumps(report, indent=2) + "\n")
     if arguments.plot:
         arguments.plot.parent.mkdir(parents=True, exist_ok=True)
-        plot(results, arguments.plot)
+        plot(results, arguments.plot, peer["results"] if peer else ())
     return report
 
 
@@ -1004,6 +1022,69 @@ def _run_safely(
         broken[name] = f"the store failed at {size} memories ({result['error']})"
     print(f"  {name}/{size} not measured: {result['skipped'] or result['error']}", file=sys.stderr, flush=True)
     return result
+
+
+# --------------------------------------------------------------------------- the peer column (--peer mem0)
+
+
+def start_peer(name: str | None) -> dict[str, Any] | None:
+    """Check the peer can run before any store is filled; without its package the run goes on without it."""
+    if name is None:
+        return None
+    peer: dict[str, Any] = {"name": name, "version": mem0_peer.mem0_version(), "skipped": None, "results": []}
+    try:
+        mem0_peer.load_mem0()
+    except mem0_peer.PeerUnavailable as reason:
+        peer["skipped"] = str(reason)
+        print(f"--peer {name}: not measured, {reason}", file=sys.stderr, flush=True)
+    peer["available"] = peer["skipped"] is None
+    return peer
+
+
+def run_peer(
+    size: int, notes: Sequence[Note], questions: Sequence[str], services: Services, settings: Settings
+) -> dict[str, Any]:
+    """Mem0 at ``size``: the notes Kioko's stores were filled with, then the ones they write, in the same order."""
+    print(f"mem0, {size} memories ...", file=sys.stderr, flush=True)
+    peer_settings = mem0_peer.PeerSettings(
+        writes=settings.writes,
+        recalls=settings.recalls,
+        warmup=2 * WARMUP,
+        phase_budget=settings.phase_budget,
+        fill_batch=FILL_BATCH,
+        progress=settings.progress,
+    )
+    written = notes[size : size + 2 * (WARMUP + settings.writes)]
+    result = mem0_peer.run_mem0_cell(
+        size,
+        USER,
+        [note.content for note in notes[:size]],
+        [note.content for note in written],
+        questions,
+        peer_settings,
+        services.workdir / f"mem0_{size}_{uuid.uuid4().hex[:8]}",
+    )
+    if result["skipped"] or result["error"]:
+        print(f"  mem0/{size} not measured: {result['skipped'] or result['error']}", file=sys.stderr, flush=True)
+    else:
+        print(
+            f"  done: add {result['add_ms']} ms, search {result['search_ms']} ms, fill {result['fill_s']} s",
+            file=sys.stderr,
+            flush=True,
+        )
+    return result
+
+
+def finish_peer(peer: dict[str, Any], results: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The JSON's ``peer`` object: the peer's own cells and Kioko/peer ratios per Kioko store and size."""
+    return {
+        "name": peer["name"],
+        "version": peer["version"],
+        "skipped": peer["skipped"],
+        "vector_store": mem0_peer.VECTOR_STORE,
+        "results": peer["results"],
+        "ratios": mem0_peer.peer_rows(results, peer["results"]),
+    }
 
 
 def _summary(result: dict[str, Any]) -> str:
