@@ -186,12 +186,14 @@ def lexical_scores(
     known = layer.entities.match_entities(query, user_id=scope.user_id)
     analysis = analyze(query, known)
     words = {t for t in analysis.terms if t.startswith("t:")}
-    weights: dict[str, float] = {t: 1.0 for t in words}
+    numbers = [t for t in analysis.terms if t.startswith("n:")]
+    weights: dict[str, float] = {t: 1.0 for t in [*words, *numbers]}
     if config.entity_terms:
         for term in analysis.terms:
             key = term[2:]
-            # a name whose words the question already counts ("Caroline") would be counted twice
-            if term.startswith("e:") and not all("t:" + stem(w) in words for w in key.split() if w.isalpha()):
+            # a name whose words the question already counts ("Caroline") would be counted twice; a name
+            # with a number or code in it ("line 3", "E-217") says more than its words, so it counts
+            if term.startswith("e:") and not all(w.isalpha() and "t:" + stem(w) in words for w in key.split()):
                 weights[term] = ENTITY_BOOST
         related = layer.entities.related_entities(analysis.entities, user_id=scope.user_id) if analysis.entities else {}
         for other in (o for rels in related.values() for o, _ in rels if o not in analysis.entities):

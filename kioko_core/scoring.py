@@ -85,7 +85,9 @@ class Side:
     @classmethod
     def of(cls, record: Record, analysis: Analysis | None = None) -> Side:
         if analysis is not None:
-            return cls(record, list(analysis.terms), list(analysis.entities), analysis.surface)
+            terms = [t for t in analysis.terms if t.startswith(("e:", "t:"))]  # a shared number ("3", "2022") is
+            # too common to link two memories on; recall still matches it (``n:`` terms)
+            return cls(record, terms, list(analysis.entities), analysis.surface)
         terms = [t for t in record.terms if t.startswith(("e:", "t:"))]
         return cls(record, terms, [t[2:] for t in terms if t.startswith("e:")])
 

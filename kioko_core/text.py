@@ -135,6 +135,7 @@ _IDENTIFIER = re.compile(
     r")(?![\w-])"
 )
 _ASSET = re.compile(r"\b(" + "|".join(ASSET_NOUNS) + r")\s+(\d+[A-Za-z]?|[A-Za-z]\d+)\b", re.IGNORECASE)
+_NUMBER = re.compile(r"(?<![\w.,/:-])\d+(?:[.,]\d+)*(?![\w/:-]|[.,]\d)")
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*[A-Za-z]|[A-Za-z]")
 _CAPITALISED = re.compile(r"[A-Z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\n(]\s*|\s-\s+|\b\d+[).]\s+)$")
@@ -184,7 +185,7 @@ class Analysis:
     entities: list[str] = field(default_factory=list)
     """Entity keys, lower-case, in order of first mention."""
     terms: list[str] = field(default_factory=list)
-    """Salient terms: ``e:<entity key>`` and ``t:<stem>``."""
+    """Salient terms: ``e:<entity key>``, ``t:<stem>`` and ``n:<number>`` (a number outside a name)."""
     place_terms: set[str] = field(default_factory=set)
     """Terms that only name a place or machine ("e:line 3") and that place's words ("t:line")."""
     surface: dict[str, str] = field(default_factory=dict)
@@ -323,6 +324,12 @@ def analyze(text: str, known_entities: Iterable[str] = ()) -> Analysis:
         term = "t:" + stemmed
         analysis.surface.setdefault(term, match.group())
         terms.append(term)
+    in_entity = _Covered(spans)
+    for match in _NUMBER.finditer(text):
+        # "endpoint 3", "port 4842": a number the question and a memory share is as telling as a word;
+        # one inside a name ("line 3", "E-217") is already counted through that name
+        if match.start() not in in_entity:
+            terms.append("n:" + match.group())
     analysis.terms = list(dict.fromkeys(terms))
     analysis.place_terms = {"e:" + key for key in places} | (place_words & set(analysis.terms))
     return analysis

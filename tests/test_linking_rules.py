@@ -16,7 +16,8 @@ from kioko_core import links as L
 from kioko_core.index import idf, is_hub, nominates, term_weight
 from kioko_core.layer import MemoryLayer
 from kioko_core.linker import prior
-from kioko_core.store import Scope
+from kioko_core.scoring import Side
+from kioko_core.store import Record, Scope
 from kioko_core.text import analyze
 
 U = "kumar"
@@ -105,7 +106,11 @@ def test_salient_terms_leave_out_stop_words_digits_framing_vocabulary_and_light_
     """ "The fault came back" and "the theme came up" share nothing."""
     assert set(analyze("The fault came back").terms) & set(analyze("the theme came up").terms) == set()
     terms = analyze("User prefers the decided lesson: it keeps going 42 times.").terms
-    assert terms == ["t:time"]
+    assert [t for t in terms if not t.startswith("n:")] == ["t:time"]
+    assert terms == ["t:time", "n:42"]  # the number is indexed for recall only (``Side`` leaves it out)
+    assert Side.of(Record(id="x", user_id="u", kind="factual", content="42 times"), analyze("42 times")).terms == [
+        "t:time"
+    ]
 
 
 # --------------------------------------------------------------------------- step 1: IDF

@@ -307,3 +307,18 @@ def test_recall_leaves_superseded_decisions_out(layer: MemoryLayer, user: str) -
     ids = {m.record.id for m in layer.recall("which vector store does Kioko use?", user_id=user).memories}
     assert new.id in ids and old.id not in ids
     assert Scope(user) == layer.get(new.id, user_id=user).scope
+
+
+def test_a_number_or_code_in_the_question_finds_the_memory_that_names_it(layer: MemoryLayer, user: str) -> None:
+    """Forty look-alike notes differ only in a number: the question's number ("12", "3", "E-217") decides."""
+    for i in range(1, 41):
+        layer.add(f"Station {i} uses a {['Siemens', 'ABB', 'Rockwell'][i % 3]} drive.", user_id=user)
+        layer.add(f"OPC UA endpoint {i} listens on port {4839 + i}.", user_id=user)
+        layer.add(f"Error E-{200 + i} means the {['encoder', 'fan', 'brake'][i % 3]} tripped.", user_id=user)
+
+    def top(question: str) -> str:
+        return layer.recall(question, user_id=user, links=0, limit=3).memories[0].record.content
+
+    assert top("Which device does station 12 use?") == "Station 12 uses a Siemens drive."
+    assert top("What is the port of OPC UA endpoint 3?") == "OPC UA endpoint 3 listens on port 4842."
+    assert top("What does error E-217 mean?") == "Error E-217 means the brake tripped."

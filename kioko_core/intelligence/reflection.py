@@ -96,7 +96,7 @@ def themes(memory: MemoryLayer, scope: Scope, episodes: list[Record] | None = No
             name = term[2:]
             if term.startswith("e:"):
                 subjects.add(name)
-            elif name in inside or name in _UNTHEMED or len(name) < 3 or name.isdigit():
+            elif not term.startswith("t:") or name in inside or name in _UNTHEMED or len(name) < 3:
                 continue
             if episode.id not in seen[name]:
                 seen[name].append(episode.id)
