@@ -13,8 +13,8 @@ intent          memories  decisions  procedures  skills  lessons  graph  links  
 ==============  ========  =========  ==========  ======  =======  =====  =====  =====  ===========
 howto           3         1          3           2       3        4      3
 decision        4         5          2           0       2        6      4             decisions
-goals           3         2          2           0       0               4
-temporal        10        2          0           0       0               2      10
+goals           0         2          0           0       0               4
+temporal        10        0          0           0       0               2      10
 personal        8         2          0           0       0               1             (profile 30)
 relational      (only the relations)                              15     6
 knowledge       6         2          2           0       1        8      2
@@ -96,8 +96,8 @@ TABLE: dict[str, _Row] = {
         "a question about a decision: the decision log first",
         fill_recent=("decisions",),
     ),
-    "goals": _Row(_caps(3, 2, 2, 0, 0), 4, "a question about goals: every open goal, decisions that serve them"),
-    "temporal": _Row(_caps(10, 2, 0, 0, 0), 2, "a question about when: more events", limit=10),
+    "goals": _Row(_caps(0, 2, 0, 0, 0), 4, "a question about goals: every open goal, decisions that serve them"),
+    "temporal": _Row(_caps(10, 0, 0, 0, 0), 2, "a question about when: more events", limit=10),
     "personal": _Row(_caps(8, 2, 0, 0, 0, profile=30), 1, "a question about the user: personal facts, no procedures"),
     "relational": _Row({"graph": 15}, 6, "names someone or something the graph knows: more linked memories"),
     "knowledge": _Row(_caps(6, 2, 2, 0, 1, graph=8), 2, "a knowledge question: facts and knowledge first"),
