@@ -98,8 +98,10 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q / 100 * len(ordered)) - 1))]
 
 
-async def drive(url: str, requests: list[tuple[str, dict[str, Any]]], clients: int) -> tuple[list[float], int, float]:
-    """Send ``requests`` (path, JSON body) from ``clients`` concurrent workers; (latencies ms, errors, seconds)."""
+async def drive(
+    url: str, requests: list[tuple[str, dict[str, Any] | None]], clients: int
+) -> tuple[list[float], int, float]:
+    """Send ``requests`` (path, JSON body; None: a GET) from ``clients`` concurrent workers; (latencies ms, errors, s)."""
     latencies: list[float] = []
     errors = 0
     work: asyncio.Queue[tuple[str, dict[str, Any]]] = asyncio.Queue()
@@ -114,7 +116,7 @@ async def drive(url: str, requests: list[tuple[str, dict[str, Any]]], clients: i
                 path, body = work.get_nowait()
                 started = time.perf_counter()
                 try:
-                    response = await client.post(path, json=body)
+                    response = await (client.get(path) if body is None else client.post(path, json=body))
                     ok = response.status_code < 300
                 except httpx.HTTPError:
                     ok = False
@@ -168,6 +170,9 @@ def run_store(name: str, store_url: str, memories: int, clients: int, recalls: i
         recall_ms, recall_errors, recall_s = asyncio.run(drive(url, asks, clients))
         recall_cpu = (server_cpu_ms(process.pid) - cpu_before) / len(asks)
         alone_ms, alone_errors, _ = asyncio.run(drive(url, asks[:120], 1))  # one client: no queueing
+        # the harness's floor: the same clients on a route that does nothing (GET /healthz), so a run shows
+        # how much of the recall latency is the machine, the HTTP stack and the client itself
+        floor_ms, floor_errors, floor_s = asyncio.run(drive(url, [("/healthz", None)] * recalls, clients))
     finally:
         process.terminate()
         process.wait(30)
@@ -190,6 +195,10 @@ def run_store(name: str, store_url: str, memories: int, clients: int, recalls: i
         "load_average": round(os.getloadavg()[0], 1),
         "recall_1_client_p50_ms": round(percentile(alone_ms, 50), 1),
         "recall_1_client_p99_ms": round(percentile(alone_ms, 99), 1),
+        "floor_p50_ms": round(percentile(floor_ms, 50), 1),
+        "floor_p99_ms": round(percentile(floor_ms, 99), 1),
+        "floor_per_s": round(recalls / floor_s, 1),
+        "floor_errors": floor_errors,
     }
 
 
@@ -217,8 +226,8 @@ def markdown(rows: list[dict[str, Any]], machine: str, command: str) -> str:
     lines = [
         "| store | memories | clients | writes/s (linking on) | write p50 / p99 (ms) | write errors | lost writes "
         "| links per memory | recall p50 / p99 (ms) | recalls/s | recall, 1 client, p50 / p99 (ms) | recall errors "
-        "| server CPU per recall (ms) | load average |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| server CPU per recall (ms) | floor: GET /healthz p50 / p99 (ms) | load average |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         lines.append(
@@ -226,7 +235,8 @@ def markdown(rows: list[dict[str, Any]], machine: str, command: str) -> str:
             f"{r['write_p50_ms']} / {r['write_p99_ms']} | {r['write_errors']} | {r['lost_writes']} | "
             f"{r['links_per_memory']} | {r['recall_p50_ms']} / {r['recall_p99_ms']} | {r['recalls_per_s']} | "
             f"{r['recall_1_client_p50_ms']} / {r['recall_1_client_p99_ms']} | {r['recall_errors']} | "
-            f"{r.get('recall_server_cpu_ms', '-')} | {r.get('load_average', '-')} |"
+            f"{r.get('recall_server_cpu_ms', '-')} | {r.get('floor_p50_ms', '-')} / {r.get('floor_p99_ms', '-')} | "
+            f"{r.get('load_average', '-')} |"
         )
     lines += [
         "",
@@ -235,7 +245,9 @@ def markdown(rows: list[dict[str, Any]], machine: str, command: str) -> str:
         "server's write lock (linking reads and rewrites neighbours), so writes/s is one writer's speed "
         "plus HTTP; recall latency with many clients is mostly queueing (one process, one GIL), so the table "
         "also gives it for one client alone (120 recalls). Server CPU per recall is the server process's CPU time "
-        "over the 16-client recalls divided by their number; the load average (1 minute, at the end) says how "
+        "over the 16-client recalls divided by their number. The floor is the same clients sending as many "
+        "`GET /healthz` (a route that does no work): what the machine, uvicorn and httpx cost before Kioko "
+        "does anything; the load average (1 minute, at the end) says how "
         "busy the machine was, since on a shared machine latency is mostly waiting for a core.",
     ]
     return "\n".join(lines) + "\n"
