@@ -567,6 +567,11 @@ def empty_result(store: str, size: int) -> dict[str, Any]:
     return result
 
 
+def load_now() -> float:
+    """The 1-minute load average: on a shared machine, how much the times of the phase about to start say."""
+    return round(os.getloadavg()[0], 2)
+
+
 def resident_bytes() -> int | None:
     """This process's resident memory (Linux), to see what a store's in-process part costs."""
     try:
@@ -616,7 +621,9 @@ def run_cell(
             "approximate_knn": raw.capabilities.approximate_knn,
         }
         add_entity_graph(layer)
+        loads = result["load_at_phase"] = {"fill": load_now()}
         result["fill_s"] = round(fill(raw, records[:size], settings, label), 2)
+        loads["first_knn"] = load_now()
         started = time.perf_counter()  # the first knn after the fill: where an embedded store builds its graph
         raw.knn(SCOPE, records[0].embedding, 10)
         result["first_knn_s"] = round(time.perf_counter() - started, 2)
@@ -625,6 +632,7 @@ def run_cell(
             result["process_mb"] = round((resident_after - resident_before) / 2**20, 1)
         on_disk = stored_bytes(raw, services)
         result["disk_mb"] = None if on_disk is None else round(on_disk / 2**20, 1)
+        loads["connect"] = load_now()
         connect = link_store(layer, size, settings, label)
         result["connect"] = connect
         result["connect_ms_per_memory"] = connect["per_memory_ms"]
@@ -635,7 +643,9 @@ def run_cell(
             optimize()
             result["optimize_s"] = round(time.perf_counter() - started, 2)
         result.update(link_statistics(raw))
+        loads["recall"] = load_now()
         result.update(time_recalls(layer, counter, questions, settings, label))
+        loads["write"] = load_now()
         result.update(time_writes(layer, counter, extra_notes, settings, label))
         result["writes"], result["recalls"] = settings.writes, len(questions)
     return result
