@@ -60,6 +60,7 @@ from tqdm import tqdm  # noqa: E402
 
 import kioko  # noqa: E402
 from benchmarks import mem0_peer  # noqa: E402
+from benchmarks.kept_fills import KEEPABLE, KeptFills, records_digest  # noqa: E402
 from benchmarks.synthetic import Note, entity_relations, generate_notes, generate_questions  # noqa: E402
 from contract_tests.counting import CountingStore  # noqa: E402
 from kioko_core import links as L  # noqa: E402
@@ -125,6 +126,10 @@ class Services:
     postgres_server: Any = None
     qdrant_url: str | None = None
     cleanups: list[Callable[[], None]] = field(default_factory=list)
+    kept: KeptFills | None = None
+    """``--keep`` / ``--reuse``: SQLite fills kept by one run for the timed phases of a later one."""
+    sqlite_file: Callable[[Path], Path] | None = None
+    """Set per cell when a kept fill is written or reused: given the temporary path, the file to open."""
 
     def close(self) -> None:
         for cleanup in reversed(self.cleanups):
@@ -186,6 +191,8 @@ def open_bench_store(name: str, size: int, services: Services) -> Iterator[Store
             store.close()
     elif name == "sqlite":
         path = services.workdir / f"{tag}.db"
+        if services.sqlite_file is not None:  # --keep: the kept file itself; --reuse: a copy of it at path
+            path = services.sqlite_file(path)
         # the scope's vectors and graph must fit the knn cache (~1.7 KB per memory at 256 dimensions)
         store = kioko.open_store(f"sqlite:///{path}", vector_cache_mb=max(256.0, size * 2.5 / 1024))
         try:
@@ -599,6 +606,42 @@ def stored_bytes(store: Store, services: Services) -> int | None:
     return None
 
 
+def _kept_cell(
+    name: str, size: int, records: Sequence[Record], services: Services, result: dict[str, Any]
+) -> tuple[Callable[[dict[str, Any]], None] | None, dict[str, Any] | None]:
+    """How ``--keep`` / ``--reuse`` change this cell: (what to call once a fill to keep is closed, the reused fill).
+
+    Sets ``services.sqlite_file`` for the cell: the kept file's path when keeping; a copy of the kept file
+    when reusing (a cell without a kept fill fills as usual). A kept fill that does not match is refused.
+    """
+    kept = services.kept
+    if kept is None or name not in KEEPABLE:
+        return None, None
+    digest = records_digest(records[:size])
+    if kept.keeping:
+        kept.forget(name, size)
+        kept.directory.mkdir(parents=True, exist_ok=True)
+        services.sqlite_file = lambda _temporary: kept.database(name, size)
+
+        def write_manifest(cell: dict[str, Any]) -> None:
+            cell["kept"] = str(kept.record(name, size, digest, cell))
+
+        return write_manifest, None
+    manifest = kept.kept(name, size, digest)
+    if manifest is None:
+        print(f"  no kept fill of {name}/{size} in {kept.directory}: filling it", file=sys.stderr, flush=True)
+        return None, None
+
+    def copy(temporary: Path) -> Path:
+        kept.copy_to(name, size, temporary)
+        return temporary
+
+    services.sqlite_file = copy
+    result["reused_fill"] = {"manifest": str(kept.manifest_path(name, size)), **manifest["fill"]}
+    result["reused_fill"]["kept_at"] = manifest["kept_at"]
+    return None, manifest
+
+
 def run_cell(
     name: str,
     size: int,
@@ -611,8 +654,14 @@ def run_cell(
     """Every measurement for one store at one size."""
     result = empty_result(name, size)
     label = f"{name}/{size}"
+    keeping, reused = _kept_cell(name, size, records, services, result)
     resident_before = resident_bytes()
-    with open_bench_store(name, size, services) as raw:
+    filled: list[bool] = []  # --keep: set once the fill is complete, so a failed one gets no manifest
+    with ExitStack() as cell:
+        cell.callback(setattr, services, "sqlite_file", None)
+        if keeping is not None:  # registered before the store opens, so it runs after the store closed
+            cell.callback(lambda: keeping(result) if filled else None)
+        raw = cell.enter_context(open_bench_store(name, size, services))
         counter = CountingStore(raw, generations=True)  # the core caches as it does on the bare store
         layer = MemoryLayer(counter, auto_link=True)
         result["capabilities"] = {
@@ -620,9 +669,12 @@ def run_cell(
             "transactions": raw.capabilities.transactions,
             "approximate_knn": raw.capabilities.approximate_knn,
         }
-        add_entity_graph(layer)
         loads = result["load_at_phase"] = {"fill": load_now()}
-        result["fill_s"] = round(fill(raw, records[:size], settings, label), 2)
+        if reused is None:
+            add_entity_graph(layer)
+            result["fill_s"] = round(fill(raw, records[:size], settings, label), 2)
+        else:  # the kept file holds the entity graph and the notes already; its fill's figures come along
+            result["fill_s"] = reused["fill"]["fill_s"]
         loads["first_knn"] = load_now()
         started = time.perf_counter()  # the first knn after the fill: where an embedded store builds its graph
         raw.knn(SCOPE, records[0].embedding, 10)
@@ -632,6 +684,9 @@ def run_cell(
             result["process_mb"] = round((resident_after - resident_before) / 2**20, 1)
         on_disk = stored_bytes(raw, services)
         result["disk_mb"] = None if on_disk is None else round(on_disk / 2**20, 1)
+        if keeping is not None:  # --keep: the fill is what this run is for; closing the store saves its graph
+            filled.append(True)
+            return result
         loads["connect"] = load_now()
         connect = link_store(layer, size, settings, label)
         result["connect"] = connect
@@ -798,6 +853,7 @@ def markdown_report(
             f"{r.get('process_mb', '-')} | {r.get('disk_mb') if r.get('disk_mb') is not None else '-'} |"
             for r in sized
         ]
+    lines += _loads_and_kept_fills(results)
     versions = ", ".join(
         f"{k} {machine[k]}"
         for k in (
@@ -841,6 +897,33 @@ def markdown_report(
         "store.",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _loads_and_kept_fills(results: Sequence[dict[str, Any]]) -> list[str]:
+    """The load average as each phase started, and which fills were kept (--keep) or reused (--reuse)."""
+    phases = ("fill", "first_knn", "connect", "recall", "write")
+    rows = [r for r in results if r.get("load_at_phase")]
+    lines: list[str] = []
+    if rows:
+        lines += ["", "| store | memories | load average at the start of: " + " | ".join(phases) + " |"]
+        lines += ["|---|---:|" + "---:|" * len(phases)]
+        lines += [
+            f"| {r['store']} | {r['size']} | " + " | ".join(str(r["load_at_phase"].get(p, "-")) for p in phases) + " |"
+            for r in rows
+        ]
+    for r in results:
+        if r.get("kept"):
+            lines += ["", f"{r['store']}/{r['size']}: filled and kept ({r['kept']}); nothing timed after the fill."]
+        reused = r.get("reused_fill")
+        if reused:
+            lines += [
+                "",
+                f"{r['store']}/{r['size']}: timed on a copy of the fill kept at {reused['kept_at']} "
+                f"({reused['manifest']}): that fill took {reused['fill_s']} s, its first knn (the graph build) "
+                f"{reused['first_knn_s']} s, load average at its start {(reused.get('load_at_phase') or {}).get('fill')}; "
+                "the fill and first-knn loads in the table above are this run's.",
+            ]
+    return lines
 
 
 def plot(results: Sequence[dict[str, Any]], path: Path, peers: Sequence[dict[str, Any]] = ()) -> None:
@@ -920,6 +1003,21 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         "(mem0: Mem0 OSS, pip install 'kioko[peer]')",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    kept = parser.add_mutually_exclusive_group()
+    kept.add_argument(
+        "--keep",
+        type=Path,
+        metavar="DIR",
+        help="SQLite cells: fill into DIR and stop after the fill (the file and a manifest stay there), so the "
+        "long fill can run apart from the timed phases",
+    )
+    kept.add_argument(
+        "--reuse",
+        type=Path,
+        metavar="DIR",
+        help="SQLite cells: time a copy of the fill --keep left in DIR instead of filling (refused if it is not "
+        "this run's or was changed since); sizes without one are filled as usual",
+    )
     # smaller runs for the smoke test: not part of the documented interface
     parser.add_argument("--writes", type=int, default=40, help=argparse.SUPPRESS)
     parser.add_argument("--recalls", type=int, default=30, help=argparse.SUPPRESS)
@@ -949,6 +1047,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     questions = generate_questions(settings.recalls, settings.seed)
     extra = 2 * (settings.writes + WARMUP)
     services = Services(Path(tempfile.mkdtemp(prefix="kioko-bench-")))
+    if arguments.keep or arguments.reuse:
+        services.kept = KeptFills(arguments.keep or arguments.reuse, keeping=bool(arguments.keep), seed=settings.seed)
     results: list[dict[str, Any]] = []
     broken: dict[str, str] = {}
     started = time.time()
@@ -988,6 +1088,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             "phase_budget_s": settings.phase_budget,
             "connect_budget_s": settings.connect_budget,
             "quick": arguments.quick,
+            "keep": str(arguments.keep) if arguments.keep else None,
+            "reuse": str(arguments.reuse) if arguments.reuse else None,
         },
         "duration_s": round(time.time() - started, 1),
         "results": results,
