@@ -27,6 +27,11 @@ temporary directory. Qdrant edge: ``qdrant+edge://`` (Qdrant's engine in the pro
 directory; after linking, the benchmark calls its ``optimize()`` (what its docs advise after a bulk
 load), so recall and the timed writes run on HNSW-indexed segments; ``optimize_s`` in the JSON is
 what that took. Every store and size gets fresh tables, collections or files, removed at the end.
+
+A large SQLite fill can be kept and timed later (``benchmarks/kept_fills.py``): ``--keep DIR`` fills each
+SQLite cell into DIR and stops after the fill (run it at low priority, e.g. under ``nice -n 19``);
+``--reuse DIR`` then times a copy of it, on a quieter machine, while sizes with no kept fill are filled
+as usual (so ``--sizes 2000,1000000 --reuse DIR`` still gives a same-run ratio).
 """
 
 from __future__ import annotations
