@@ -193,10 +193,15 @@ class HnswGraph:
         members[members.index(old_slot)] = new_slot
         self.node_of[new_slot] = key
 
+    def nodes_near(self, unit_query: np.ndarray, count: int) -> list[int]:
+        """Keys of up to ``count`` nodes near ``unit_query``, nearest first as the graph found them."""
+        found: list[int] = self.index.search(unit_query, count, threads=1).keys.tolist()
+        return found
+
     def candidates(self, unit_query: np.ndarray, count: int) -> np.ndarray:
         """Slots of at least ``count`` rows near ``unit_query`` (when the graph has that many)."""
-        found = self.index.search(unit_query, count, threads=1).keys
-        return np.asarray([slot for key in found.tolist() for slot in self.members.get(key, ())], dtype=np.int64)
+        found = self.nodes_near(unit_query, count)
+        return np.asarray([slot for key in found for slot in self.members.get(key, ())], dtype=np.int64)
 
 
 def ann_choice(value: Any, name: str) -> bool | None:

@@ -110,6 +110,8 @@ class VectorMatrix:
     ) -> list[Neighbor] | None:
         """Candidates from the graph, re-scored exactly; None when too few of them pass the filter."""
         unit = (query / np.linalg.norm(query)).astype(np.float32)
+        if keep is None:
+            return self._best_nodes(graph, unit, query, k)
         slots = graph.candidates(unit, max(4 * k, CANDIDATES))
         slots = slots[slots < len(self.ids)]
         ids = [self.ids[j] for j in slots.tolist()]
@@ -120,6 +122,36 @@ class VectorMatrix:
         if len(ids) < k:  # a selective filter, or k near the scope's size: only an exact pass is sure
             return None
         return nearest(ids, _cosines(self.matrix[slots], query), k)
+
+    def _best_nodes(self, graph: HnswGraph, unit: np.ndarray, query: np.ndarray, k: int) -> list[Neighbor] | None:
+        """Unfiltered: each candidate node scored once, then the copies of the best nodes only; None below k rows.
+
+        In a large scope a popular text can have thousands of copies; expanding every candidate node into
+        all of them made each knn cost grow with the scope (at 250,000 of the benchmark's notes, several
+        thousand rows per query). The copies of a node score the same, so nodes are taken best first until
+        k rows are in, with every node tied with the last one taken: the rows the exact re-scoring of
+        every candidate would have kept.
+        """
+        count = len(self.ids)
+        keys: list[int] = []
+        firsts: list[int] = []
+        for key in graph.nodes_near(unit, max(4 * k, CANDIDATES)):
+            members = graph.members.get(key, ())
+            # any copy will do (they hold the same vector); not a loop over them all, which is the cost avoided
+            first = next((slot for slot in members if slot < count), None)
+            if first is not None:
+                keys.append(key)
+                firsts.append(first)
+        scores = _cosines(self.matrix[firsts], query)
+        found: list[Neighbor] = []
+        last = 0.0
+        for j in np.argsort(-scores, kind="stable").tolist():
+            score = float(scores[j])
+            if len(found) >= k and score < last:
+                break
+            found += [Neighbor(self.ids[slot], score) for slot in graph.members[keys[j]] if slot < count]
+            last = score
+        return found if len(found) >= k else None
 
     def score(self, query: np.ndarray, allowed: Collection[str] | None = None) -> tuple[list[str], np.ndarray]:
         """Ids and cosine similarities with ``query`` of every row, or only of the ``allowed`` ids."""

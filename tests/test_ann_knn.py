@@ -9,6 +9,7 @@ its recall is on a scope of a few thousand vectors.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +19,7 @@ import kioko
 from contract_tests import StoreContractSuite
 from contract_tests.support import DIM, make_record, new_scope, vectors
 from kioko_backends._ann import HnswGraph
+from kioko_backends._vectors import _cosines, nearest
 from kioko_backends.memory import MemoryStore
 from kioko_backends.sqlite import SQLiteStore
 from kioko_core.store import Delete, Filter, InvalidRecordError, MissingExtraError, Record, Scope, Upsert
@@ -203,3 +205,50 @@ def test_another_handles_writes_are_seen_and_the_graph_is_patched(tmp_path: Path
     assert _graph_of(first, scope) is graph, "the graph was rebuilt instead of patched"
     first.close()
     second.close()
+
+
+class CountedList(list[int]):
+    """A node's slots, counting how many a search goes through."""
+
+    read = 0
+
+    def __iter__(self) -> Iterator[int]:
+        for slot in super().__iter__():
+            self.read += 1
+            yield slot
+
+
+def test_an_unfiltered_search_takes_the_copies_of_the_best_nodes_only() -> None:
+    """A text copied 3,000 times among 2,000 others. Its node is among a nearby query's candidates, but its
+    copies only come back when they rank: the answer is exactly what re-scoring every copy of every candidate
+    gives (same rows, same scores), without handing over the 3,000 copies to be sorted each time."""
+    store = kioko.open_store("memory://?exact_below=1000", dim=DIM)
+    scope = new_scope()
+    others = clustered(2000, seed=11)
+    popular = others[0] + 0.05 * np.random.default_rng(13).normal(size=DIM).astype(np.float32)
+    records = [make_record(scope, embedding=v) for v in others] + [
+        make_record(scope, embedding=popular) for _ in range(3000)
+    ]
+    store.update_many([Upsert(record=r) for r in records])
+    store.knn(scope, others[1], 10)  # builds the graph
+    assert isinstance(store, MemoryStore)
+    matrix = store._vectors[scope]
+    assert matrix.graph is not None
+    popular_node = matrix.graph.node_of[matrix.slots[records[2000].id]]
+    copies = matrix.graph.members[popular_node] = CountedList(matrix.graph.members[popular_node])
+    assert len(copies) == 3000
+    passed_over = 0
+    for query in [others[0], popular, *others[1:2000:7]]:
+        copies.read = 0
+        found = matrix.search(query, 10)
+        read = copies.read
+        unit = (query / np.linalg.norm(query)).astype(np.float32)
+        slots = matrix.graph.candidates(unit, 100)
+        every_copy = nearest([matrix.ids[j] for j in slots.tolist()], _cosines(matrix.matrix[slots], query), 10)
+        assert sorted((n.id, n.score) for n in found) == sorted((n.id, n.score) for n in every_copy)
+        if len(slots) > 3000 and len(found) < 100:
+            passed_over += 1  # the popular node was a candidate, but its copies did not rank ...
+            assert read <= 1  # ... and were not gone through: one stood for them all
+    assert passed_over >= 3
+    top = store.knn(scope, popular, 10)  # the copies tie: the ten smallest ids, as Store.knn's tie rule says
+    assert [n.id for n in top] == sorted(r.id for r in records[2000:])[:10]
