@@ -57,10 +57,10 @@ def measure(layers: dict[int, MemoryLayer], questions: Sequence[str], rounds: in
         for question in questions:
             layer.recall(question, user_id=bench.USER, links=3)
     for number in range(rounds):
-        for question in questions:
+        for turn, question in enumerate(questions):
             for size in sizes if number % 2 == 0 else sizes[::-1]:
                 layer = layers[size]
-                for links in (0, 3):
+                for links in (0, 3) if (number + turn) % 2 == 0 else (3, 0):  # the first call warms the second
                     layer.index.invalidate(bench.SCOPE)
                     started = time.perf_counter()
                     layer.recall(question, user_id=bench.USER, links=links)
