@@ -1,0 +1,96 @@
+"""sqlite://'s df per term (schema 2): a table kept by triggers, equal to counting the postings, and the
+upgrade of a schema 1 file, which counted them at every lookup."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+
+import kioko
+from contract_tests.support import make_record, new_scope
+from kioko_backends.sqlite import SCHEMA_VERSION, SQLiteStore
+from kioko_core.store import Delete, Record, Scope, Upsert
+
+TERMS = [f"t:{word}" for word in ("pump", "valve", "boiler", "fan", "belt", "seal")]
+
+
+def counted(path: Path) -> dict[tuple[str, str, str], int]:
+    """df per (user, agent, term) by counting the postings, as schema 1 did at every lookup."""
+    with sqlite3.connect(path) as raw:
+        rows = raw.execute(
+            "SELECT user_id, agent_id, term, count(*) FROM kioko_postings GROUP BY user_id, agent_id, term"
+        )
+        return {(u, a, t): n for u, a, t, n in rows}
+
+
+def kept(path: Path) -> dict[tuple[str, str, str], int]:
+    with sqlite3.connect(path) as raw:
+        rows = raw.execute("SELECT user_id, agent_id, term, df FROM kioko_term_df WHERE df > 0")
+        return {(u, a, t): n for u, a, t, n in rows}
+
+
+def write_many(store: SQLiteStore, scopes: list[Scope], seed: int) -> list[Record]:
+    """Records with random term sets in two scopes, then rewrites (terms changed or kept) and deletes."""
+    rng = np.random.default_rng(seed)
+
+    def terms() -> list[str]:
+        return sorted(rng.choice(TERMS, size=int(rng.integers(0, 5)), replace=False).tolist())
+
+    written = store.update_many(
+        [Upsert(record=make_record(scopes[j % 2], terms=terms(), created_at=float(j))) for j in range(60)]
+    )
+    records = [r for r in written if r is not None]
+    changed = [
+        r.model_copy(update={"terms": terms() if j % 2 else r.terms, "content": f"rewritten {j}"})
+        for j, r in enumerate(records[:30])
+    ]
+    store.update_many([Upsert(record=r, expected_version=r.version) for r in changed])
+    moved = records[30].model_copy(update={"created_at": 999.0})  # a new time moves every posting
+    store.update_many([Upsert(record=moved, expected_version=moved.version)])
+    store.update_many([Delete(id=r.id, scope=r.scope) for r in records[40:50]])
+    return records
+
+
+def test_df_is_the_postings_count_through_inserts_rewrites_and_deletes(tmp_path: Path) -> None:
+    path = tmp_path / "df.db"
+    store = kioko.open_store(f"sqlite:///{path}")
+    assert isinstance(store, SQLiteStore)
+    scopes = [new_scope(), new_scope()]
+    write_many(store, scopes, seed=1)
+    assert kept(path) == counted(path) and counted(path)
+    for scope in scopes:
+        postings = store.postings(scope, [*TERMS, "t:nothing"], 0)
+        truth = counted(path)
+        assert postings.df == {
+            term: truth.get((scope.user_id, scope.agent_id or "", term), 0) for term in [*TERMS, "t:nothing"]
+        }
+    store.close()
+
+
+def test_a_schema_1_file_is_upgraded_when_opened(tmp_path: Path) -> None:
+    """A file as schema 1 left it (no df table, no triggers): opening counts its postings once, and from then
+    on the triggers keep the counts, also for writes made after the upgrade."""
+    path = tmp_path / "old.db"
+    store = kioko.open_store(f"sqlite:///{path}")
+    scopes = [new_scope(), new_scope()]
+    assert isinstance(store, SQLiteStore)
+    records = write_many(store, scopes, seed=2)
+    store.close()
+    with sqlite3.connect(path) as raw:  # back to schema 1
+        raw.execute("DROP TRIGGER kioko_postings_count")
+        raw.execute("DROP TRIGGER kioko_postings_uncount")
+        raw.execute("DROP TABLE kioko_term_df")
+        raw.execute("UPDATE kioko_meta SET value = '1' WHERE key = 'schema_version'")
+    reopened = kioko.open_store(f"sqlite:///{path}")
+    assert isinstance(reopened, SQLiteStore)
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("SELECT value FROM kioko_meta WHERE key = 'schema_version'").fetchone()[0] == str(
+            SCHEMA_VERSION
+        )
+    assert kept(path) == counted(path) and counted(path)
+    reopened.update_many([Delete(id=r.id, scope=r.scope) for r in records[:5]])
+    reopened.update_many([Upsert(record=make_record(scopes[0], terms=TERMS[:3]))])
+    assert kept(path) == counted(path)
+    reopened.close()
