@@ -161,7 +161,6 @@ _WRITE_META = 'INSERT INTO kioko_meta ("key", value) VALUES (?, ?)'
 _SCOPE_SIZE = f"SELECT with_terms FROM kioko_scopes WHERE {_IN_SCOPE}"
 _SCOPE_GENERATION = f"SELECT generation FROM kioko_scopes WHERE {_IN_SCOPE}"
 _SCOPE_VECTORS = f"SELECT id, embedding FROM kioko_records WHERE {_IN_SCOPE} AND embedding IS NOT NULL"
-_TERM_DF = f"SELECT df FROM kioko_term_df WHERE {_IN_SCOPE} AND term = ?"
 _TERM_IDS = f"SELECT id FROM kioko_postings WHERE {_IN_SCOPE} AND term = ? ORDER BY created_at DESC, id LIMIT ?"
 
 
@@ -173,6 +172,12 @@ def _marks(count: int) -> str:
 def _select_by_ids(count: int) -> str:
     """Records of one scope among ``count`` ids (callers pad to a power of two, so few shapes exist)."""
     return f"SELECT {_COLUMNS} FROM kioko_records WHERE id IN ({_marks(count)}) AND {_IN_SCOPE}"
+
+
+@functools.cache
+def _terms_df(count: int) -> str:
+    """Document frequency of ``count`` terms of one scope, one row per term found (one statement, not one per term)."""
+    return f"SELECT term, df FROM kioko_term_df WHERE {_IN_SCOPE} AND term IN ({_marks(count)})"
 
 
 @functools.cache
@@ -726,9 +731,12 @@ class SQLiteStore(StoreBase):
         ids: dict[str, list[str]] = {}
         with self._reading() as raw:  # one snapshot: n, every df and every id list agree
             found = raw.execute(_SCOPE_SIZE, (user_id, agent_id)).fetchone()
+            # most terms a write or a question asks about are in few or no memories: their counts come
+            # from one statement, and only a term that is there walks its index range for ids
+            for chunk in _id_chunks(list(dict.fromkeys(terms))):
+                df.update(raw.execute(_terms_df(len(chunk)), (user_id, agent_id, *chunk)).fetchall())
             for term in terms:
-                counted = raw.execute(_TERM_DF, (user_id, agent_id, term)).fetchone()
-                df[term] = counted[0] if counted else 0
+                df.setdefault(term, 0)
                 ids[term] = (
                     [row[0] for row in raw.execute(_TERM_IDS, (user_id, agent_id, term, limit))]
                     if df[term] and limit
