@@ -779,6 +779,14 @@ def serve(
             help="Server processes on the one port (each uses a core; the store must not be memory://).",
         ),
     ] = 1,
+    threads: Annotated[
+        int | None,
+        typer.Option(
+            "--threads",
+            min=1,
+            help="Requests each process runs at once (default: 2 for memory:// and SQLite, 40 for database servers).",
+        ),
+    ] = None,
 ) -> int:
     """The REST API under /v1 (docs at /docs) on uvicorn: every user's memories, bounded by API keys."""
     from .service.serve import serve as run
@@ -794,6 +802,7 @@ def serve(
         intelligence_llm=intelligence_llm,
         log_level=log_level,
         workers=workers,
+        threads=threads,
     )
 
 

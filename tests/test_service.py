@@ -317,3 +317,34 @@ def test_kioko_serve_with_two_workers_serves_one_store_from_two_processes(tmp_pa
         process.terminate()
         assert process.wait(30) in (0, -15)
     assert "2 worker processes" in process.stderr.read().decode()
+
+
+def test_threads_sets_how_many_requests_run_at_once_and_serve_picks_two_for_a_store_in_the_process() -> None:
+    import anyio.to_thread
+    from fastapi.testclient import TestClient
+
+    import kioko
+    from kioko.service import create_app
+    from kioko.service.serve import IN_PROCESS_THREADS, default_threads
+
+    def tokens(client: TestClient) -> float:
+        return client.portal.call(lambda: anyio.to_thread.current_default_thread_limiter().total_tokens)
+
+    with kioko.connect("memory://") as layer:
+        with TestClient(create_app(layer, threads=3)) as client:
+            assert tokens(client) == 3
+            assert client.get("/healthz").status_code == 200
+        with TestClient(create_app(layer)) as client:
+            assert tokens(client) == 40  # None leaves anyio's default alone
+        for wrong in (0, -1, True, 2.5):
+            with pytest.raises(ValueError, match="threads"):
+                create_app(layer, threads=wrong)
+    assert default_threads("memory://") == default_threads("sqlite:///m.db") == IN_PROCESS_THREADS == 2
+    assert default_threads("notes.db") == 2
+    assert default_threads("postgresql://u@db/kioko") is None and default_threads("qdrant://q:6333/m") is None
+
+
+def test_kioko_serve_refuses_threads_below_one() -> None:
+    from kioko.cli import main
+
+    assert main(["serve", "--threads", "0", "--store", "memory://"]) == 2

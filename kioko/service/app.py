@@ -17,6 +17,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio.to_thread
 from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -121,6 +122,7 @@ def create_app(
     webhooks: bool = True,
     webhook_hosts: set[str] | None = None,
     close_layer: bool = False,
+    threads: int | None = None,
 ) -> FastAPI:
     """The REST API over ``layer``.
 
@@ -133,13 +135,22 @@ def create_app(
     ``payload["event"]`` names it).
     ``webhook_hosts``: the only hosts a webhook may point at (None: any), so a tenant cannot make the
     server call into your internal network.
+    ``threads``: at startup, set how many worker threads this process runs the routes on at once (anyio's
+    default limiter, process-wide: pass it only when the app owns the process, as ``kioko serve`` does).
+    With a store in this process (memory://, SQLite) the work is Python holding one lock, the GIL: two
+    threads keep a read beside a write, while the default 40 make every request share the core in slices and
+    cost more CPU each. None leaves the limiter as it is.
     """
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
+        raise ValueError(f"threads must be an integer >= 1 or None, got {threads!r}")
     keys = KeyFile(api_keys) if isinstance(api_keys, (str, Path, os.PathLike)) else api_keys
     svc = Service(layer, keys, int(body_limit))
     svc.webhook_hosts = frozenset(webhook_hosts) if webhook_hosts is not None else None
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
+        if threads is not None:
+            anyio.to_thread.current_default_thread_limiter().total_tokens = threads
         yield
         for stop in list(app.state.on_stop):
             stop()

@@ -15,6 +15,18 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 
 
+IN_PROCESS_THREADS = 2
+"""Worker threads for a store that works in the server's own process: one request's Python at a time holds
+the GIL anyway, and two let a read run beside a write. With 16 clients recalling from SQLite, one or two
+threads cost about a fifth less CPU per recall than the default 40 (`benchmarks/service_bench.py`)."""
+
+
+def default_threads(url: str) -> int | None:
+    """:data:`IN_PROCESS_THREADS` for memory:// and SQLite URLs (and .db paths), None otherwise."""
+    scheme = url.split(":", 1)[0].lower() if "://" in url else "sqlite"
+    return IN_PROCESS_THREADS if scheme in ("memory", "sqlite") else None
+
+
 def is_loopback(host: str) -> bool:
     if host == "localhost":
         return True
@@ -36,6 +48,7 @@ def serve(
     intelligence_llm: str | None = None,
     log_level: str = "info",
     workers: int = 1,
+    threads: int | None = None,
     out: Any = None,
 ) -> int:
     """Run the service until interrupted (SIGINT / SIGTERM end it gracefully: requests in flight finish).
@@ -43,6 +56,9 @@ def serve(
     ``workers`` > 1 runs that many server processes on one port (uvicorn's workers), each with its own
     layer on the same store: Python runs one thread at a time per process, so this is how a server uses
     more than one core. The store must be one several processes can open (not memory://).
+    ``threads``: worker threads per process running requests at once (see ``create_app``); None picks
+    :data:`IN_PROCESS_THREADS` for a store in the process (memory://, SQLite) and leaves the default (40)
+    for a database server, whose requests mostly wait on the network.
     """
     import uvicorn
 
@@ -68,12 +84,15 @@ def serve(
         "api_keys": keys_file,
         "body_limit": body_limit or DEFAULT_BODY_LIMIT,
         "log_level": log_level,
+        "threads": threads if threads is not None else default_threads(url),
     }
     if workers > 1 and url.split(":", 1)[0].lower() == "memory":
         print("kioko serve: memory:// lives in one process; --workers needs a store several can open", file=out)
         return 2
     layer = _layer(config)
-    app = create_app(layer, api_keys=keys_file, body_limit=config["body_limit"], close_layer=True)
+    app = create_app(
+        layer, api_keys=keys_file, body_limit=config["body_limit"], close_layer=True, threads=config["threads"]
+    )
     if keys_file is None:
         print(
             f"kioko serve: no API keys, so every request acts for any user: listening on {host} (loopback) only",
@@ -128,7 +147,13 @@ def worker_app() -> Any:
         level=getattr(logging, str(config["log_level"]).upper(), logging.INFO),
         format=f"%(asctime)s %(name)s pid={os.getpid()} %(message)s",
     )
-    return create_app(_layer(config), api_keys=config["api_keys"], body_limit=config["body_limit"], close_layer=True)
+    return create_app(
+        _layer(config),
+        api_keys=config["api_keys"],
+        body_limit=config["body_limit"],
+        close_layer=True,
+        threads=config.get("threads"),
+    )
 
 
 def _import(target: str) -> Any:
