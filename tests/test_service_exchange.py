@@ -115,3 +115,23 @@ def test_export_and_import_over_http_and_the_cli(tmp_path: Path, capsys: pytest.
             assert bad.status_code == 422
         with kioko.connect(server.url) as remote:
             assert len(list(remote.export_lines("kumar", ["bot"]))) == len(original) + 2
+
+
+def test_the_turns_of_open_sessions_move_with_the_user(tmp_path: Path) -> None:
+    """Turns not yet folded into a session summary live in (user, "@sessions"): an export carries them."""
+    user = "sessions-" + uuid.uuid4().hex[:8]
+    source = kioko.intelligent(f"sqlite:///{tmp_path / 'from.db'}")
+    target = kioko.intelligent("memory://")
+    try:
+        for turn in ("The conveyor on line 3 jammed again.", "I cleared it and restarted the line."):
+            source.record_turn(turn, "Noted.", user_id=user, session_id="s1")
+        logged = {r.id: r for r in source.store.scan(export_scopes(user)[3])}
+        assert export_scopes(user)[3].agent_id == "@sessions" and logged
+        dump = list(export_lines(source, user))
+        assert json.loads(dump[0])["agent_ids"] == []  # Kioko's own scopes are not agents of the user
+        import_lines(target, dump)
+        moved = {r.id: r for r in target.store.scan(export_scopes(user)[3])}
+        assert sorted(moved) == sorted(logged) and all(same(logged[i], moved[i]) for i in logged)
+    finally:
+        source.close()
+        target.close()

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from kioko_core.entities import GRAPH_AGENT
+from kioko_core.scoped import SESSIONS_AGENT
 from kioko_core.store import InvalidRecordError, KiokoError, Record, Scope, Upsert, check_scope
 
 from .webhook_records import WEBHOOK_AGENT, check_registration
@@ -38,10 +39,15 @@ FORMAT_VERSION = 1
 BATCH = 200
 
 
+OWN_AGENTS = (GRAPH_AGENT, WEBHOOK_AGENT, SESSIONS_AGENT)
+"""Kioko's own scopes of a user that an export carries: the entity graph, the webhook registrations and the
+turns of sessions not yet folded into their summaries (without them a moved store would summarise less)."""
+
+
 def export_scopes(user_id: str, agent_ids: Iterable[str] = ()) -> list[Scope]:
-    """The user's own scope, their entity graph, their webhook registrations, and each agent named."""
-    scopes = [check_scope((user_id, None)), Scope(user_id, GRAPH_AGENT), Scope(user_id, WEBHOOK_AGENT)]
-    scopes += [check_scope((user_id, a)) for a in agent_ids if a not in (GRAPH_AGENT, WEBHOOK_AGENT)]
+    """The user's own scope, their entity graph, webhook registrations and session turns, and each agent named."""
+    scopes = [check_scope((user_id, None)), *(Scope(user_id, agent) for agent in OWN_AGENTS)]
+    scopes += [check_scope((user_id, a)) for a in agent_ids if a not in OWN_AGENTS]
     return list(dict.fromkeys(scopes))
 
 
@@ -53,7 +59,7 @@ def export_lines(layer: Any, user_id: str, agent_ids: Iterable[str] = ()) -> Ite
             "format": FORMAT,
             "version": FORMAT_VERSION,
             "user_id": user_id,
-            "agent_ids": [s.agent_id for s in scopes if s.agent_id not in (None, GRAPH_AGENT, WEBHOOK_AGENT)],
+            "agent_ids": [s.agent_id for s in scopes if s.agent_id is not None and s.agent_id not in OWN_AGENTS],
             "exported_at": time.time(),
         }
     )

@@ -9,7 +9,6 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from kioko_core.entities import GRAPH_AGENT
 from kioko_core.layer import MemoryLayer
 from kioko_core.links import link_entries
 from kioko_core.recall import Context, RecalledMemory
@@ -18,8 +17,7 @@ from kioko_core.store import Filter, InvalidRecordError, Record, Scope
 from . import schemas as S
 from .app import ERROR_RESPONSES, Service, authorized, principal, service
 from .auth import Principal
-from .exchange import export_lines, export_scopes, import_lines
-from .webhook_records import WEBHOOK_AGENT
+from .exchange import OWN_AGENTS, export_lines, export_scopes, import_lines
 from .wire import context_out, link_out, plan_in, record_out, related_out, score_out, triple_out
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
@@ -539,8 +537,8 @@ def _forget_webhooks(request: Request, user_id: str | None) -> None:
 
 
 def _importable(who: Principal, user_id: str, agent_id: str | None) -> None:
-    """An import may fill the user's scopes, their entity graph and webhooks, and no other of Kioko's own scopes."""
-    if agent_id in (GRAPH_AGENT, WEBHOOK_AGENT):
+    """An import may fill the user's scopes and Kioko's own scopes of that user (graph, webhooks, session turns)."""
+    if agent_id in OWN_AGENTS:
         authorized(who, user_id)
     else:
         authorized(who, user_id, agent_id)
