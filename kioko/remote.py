@@ -394,6 +394,12 @@ class RemoteMemory:
         body = {"user_id": user_id, "agent_id": agent_id, "tasks": _jsonable(tasks)}
         return self.request("POST", "/v1/maintain", body=_present(body))
 
+    def reflect(self, *, user_id: str, agent_id: str | None = None) -> dict[str, Any]:
+        """Reflect on the user's recent episodes now, on the server: ``{"insights": [ids], "themes": [ids],
+        "error": ...}``, as ``MemoryLayer.reflect`` (the server's ``maintain`` with the one task)."""
+        done = self.maintain(user_id=user_id, agent_id=agent_id, tasks=["reflect"])
+        return dict(next(iter(done.values()))["reflect"])
+
     def export_lines(self, user_id: str, agent_ids: Any = ()) -> Iterator[str]:
         """The server's export of ``user_id`` as JSON lines, streamed (see :mod:`kioko.service.exchange`)."""
         params = {"user_id": user_id, "agent_id": list(agent_ids) or None}

@@ -136,3 +136,18 @@ def test_every_user_is_an_admin_keys_call(tmp_path) -> None:
                     ops.maintain(agent_id="bot")  # an agent without its user
     finally:
         layer.close()
+
+
+def test_reflect_runs_on_the_server_and_answers_what_the_library_answers(open_memory) -> None:
+    with open_memory(intelligence=True) as memory:
+        for day in (1, 2, 3):
+            memory.episodes.add(f"Line 3 stopped on day {day}: the conveyor jammed at guard B.", **U)
+        done = memory.reflect(**U)
+        assert set(done) == {"insights", "themes", "error"} and done["error"] is None and done["insights"] == []
+        themes = [memory.get(i, **U) for i in done["themes"]]
+        assert themes and any("line 3" in t.content.lower() for t in themes)
+        assert all(t.metadata["reflection"] is True for t in themes)
+        assert memory.reflect(**U)["themes"] == done["themes"]  # updated in place, not written again
+        assert memory.scoped(**U).reflect() == memory.reflect(**U)
+        with pytest.raises(kioko.InvalidRecordError):
+            memory.reflect(user_id="@graph")
