@@ -272,9 +272,29 @@ def _names(text: str, taken: list[tuple[int, int]]) -> list[tuple[int, int, str]
     return found
 
 
-def analyze(text: str, known_entities: Iterable[str] = ()) -> Analysis:
-    """Entities and salient terms of ``text``; ``known_entities`` are keys the user's entity graph holds."""
-    analysis = Analysis()
+@dataclass(frozen=True)
+class _Scan:
+    """What analysis reads from a text alone, before the names the user's entity graph knows are added."""
+
+    entities: tuple[str, ...]
+    entity_surface: tuple[tuple[str, str], ...]
+    spans: tuple[tuple[int, int], ...]
+    places: frozenset[str]
+    place_words: frozenset[str]
+    words: tuple[str, ...]
+    word_terms: tuple[str, ...]
+    word_surface: tuple[tuple[str, str], ...]
+    numbers: tuple[tuple[int, str], ...]
+
+
+@lru_cache(maxsize=2)
+def _scan(text: str) -> _Scan:
+    """The text-only part of :func:`analyze`, kept for the last two texts: a write analyses its text for the
+    embedder and again with the user's names for the linker, and recall its question three times (a 1 MB text
+    cost 0.9 s more for it). Two, because a long text's scan is a few MB of words, and only the text being
+    written or asked about is wanted again."""
+    entities: list[str] = []
+    surface: dict[str, str] = {}
     spans: list[tuple[int, int]] = []
     places: set[str] = set()
     seen: set[str] = set()
@@ -282,8 +302,8 @@ def analyze(text: str, known_entities: Iterable[str] = ()) -> Analysis:
     def add_entity(key: str, start: int, end: int, place: bool = False) -> None:
         if key and key not in seen:
             seen.add(key)
-            analysis.entities.append(key)
-            analysis.surface.setdefault("e:" + key, text[start:end] if end > start else key)
+            entities.append(key)
+            surface.setdefault("e:" + key, text[start:end] if end > start else key)
         if place:
             places.add(key)
         spans.append((start, end))
@@ -298,15 +318,10 @@ def analyze(text: str, known_entities: Iterable[str] = ()) -> Analysis:
         add_entity(entity_key(match.group()), match.start(), match.end(), place=True)
     for start, end, name in _names(text, list(spans)):
         add_entity(entity_key(name), start, end)
-    lowered = text.lower()
-    for key in known_entities:
-        if key and key not in seen:
-            position = _first_mention(lowered, key)
-            if position >= 0:
-                add_entity(key, position, position + len(key))
 
-    place_words = {"t:" + stem(w) for key in places for w in key.split() if w.isalpha()}
-    terms = ["e:" + key for key in analysis.entities]
+    words: list[str] = []
+    word_terms: list[str] = []
+    word_surface: dict[str, str] = {}
     in_identifier = _Covered(identifier_spans)
     for match in _WORD.finditer(text):
         if match.start() in in_identifier:
@@ -318,20 +333,51 @@ def analyze(text: str, known_entities: Iterable[str] = ()) -> Analysis:
         if len(word) < 2 or word in STOP_WORDS:
             continue
         stemmed = stem(word)
-        analysis.words.append(stemmed)
+        words.append(stemmed)
         if word in FRAMING_WORDS or word in LIGHT_VERBS:
             continue
         term = "t:" + stemmed
-        analysis.surface.setdefault(term, match.group())
-        terms.append(term)
-    in_entity = _Covered(spans)
-    for match in _NUMBER.finditer(text):
+        word_surface.setdefault(term, match.group())
+        word_terms.append(term)
+    return _Scan(
+        entities=tuple(entities),
+        entity_surface=tuple(surface.items()),
+        spans=tuple(spans),
+        places=frozenset(places),
+        place_words=frozenset("t:" + stem(w) for key in places for w in key.split() if w.isalpha()),
+        words=tuple(words),
+        word_terms=tuple(word_terms),
+        word_surface=tuple(word_surface.items()),
+        numbers=tuple((m.start(), "n:" + m.group()) for m in _NUMBER.finditer(text)),
+    )
+
+
+def analyze(text: str, known_entities: Iterable[str] = ()) -> Analysis:
+    """Entities and salient terms of ``text``; ``known_entities`` are keys the user's entity graph holds."""
+    scan = _scan(text)
+    analysis = Analysis(entities=list(scan.entities), words=list(scan.words))
+    analysis.surface.update(scan.entity_surface)
+    spans = list(scan.spans)
+    seen = set(scan.entities)
+    lowered = text.lower() if known_entities else ""
+    for key in known_entities:
+        if key and key not in seen:
+            position = _first_mention(lowered, key)
+            if position >= 0:
+                seen.add(key)
+                analysis.entities.append(key)
+                analysis.surface.setdefault("e:" + key, text[position : position + len(key)])
+                spans.append((position, position + len(key)))
+    analysis.surface.update((t, s) for t, s in scan.word_surface if t not in analysis.surface)
+    terms = ["e:" + key for key in analysis.entities]
+    terms += scan.word_terms
+    if scan.numbers:
         # "endpoint 3", "port 4842": a number the question and a memory share is as telling as a word;
         # one inside a name ("line 3", "E-217") is already counted through that name
-        if match.start() not in in_entity:
-            terms.append("n:" + match.group())
+        in_entity = _Covered(spans)
+        terms += [term for start, term in scan.numbers if start not in in_entity]
     analysis.terms = list(dict.fromkeys(terms))
-    analysis.place_terms = {"e:" + key for key in places} | (place_words & set(analysis.terms))
+    analysis.place_terms = {"e:" + key for key in scan.places} | (scan.place_words & set(analysis.terms))
     return analysis
 
 

@@ -539,3 +539,19 @@ def test_a_link_by_hand_is_checked(layer: MemoryLayer) -> None:
     with pytest.raises(MemoryNotFound):
         layer.graph.link(a, b, user_id="someone-else")
     assert L.link_entries(layer.get(a, user_id=U)) == []
+
+
+def test_analysing_a_text_again_with_known_names_adds_them_and_changing_an_answer_changes_no_other() -> None:
+    """The text-only scan is shared between calls: the user's names add to it, and each call owns its lists."""
+    text = "Kumar asked Krutika about line 3 and the pgvector index, port 4842."
+    plain = analyze(text)
+    named = analyze(text, ["pgvector", "krutika", "kumar", "4842", "unmentioned"])
+    assert plain.entities == ["line 3", "krutika"]  # "Kumar" opens the sentence: no name by itself
+    assert named.entities == ["line 3", "krutika", "pgvector", "kumar", "4842"]
+    assert "n:4842" in plain.terms and "n:4842" not in named.terms  # counted through the name it is part of
+    assert named.terms[:5] == ["e:line 3", "e:krutika", "e:pgvector", "e:kumar", "e:4842"]
+    plain.entities.append("mutated")
+    plain.terms.clear()
+    plain.surface.clear()
+    again = analyze(text)
+    assert again.entities == ["line 3", "krutika"] and again.terms and again.surface["e:line 3"] == "line 3"
