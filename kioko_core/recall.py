@@ -281,7 +281,9 @@ def retrieve(
     pool = by_score[:pool_size]
     goal_ids = postings.get(goal_term, [])[: config.goals]
     wanted = list(dict.fromkeys(pool + list(dense) + goal_ids))
-    records = {r.id: r for r in layer.store.get(scope, wanted) if r is not None} if wanted else {}
+    # through the index cache: a question asked again (or a memory just written) is not read and decoded
+    # again; the records are the cache's own, so what recall hands out is a copy (:func:`_owned`)
+    records = layer.index.records(scope, wanted) if wanted else {}
     goals = [records[i] for i in goal_ids if i in records and records[i].metadata.get("status", "open") == "open"]
 
     if config.fusion == "sum":
@@ -308,7 +310,7 @@ def retrieve(
     top_combined = sorted(combined, key=lambda i: (-combined[i], i))[: config.candidates]
     missing = [i for i in top_combined if i not in records]
     if missing:
-        records.update({r.id: r for r in layer.store.get(scope, missing) if r is not None})
+        records.update(layer.index.records(scope, missing))
     combined = {i: v for i, v in combined.items() if i in records and i in top_combined}
     dense = {i: v for i, v in dense.items() if i in records}
 
@@ -410,7 +412,7 @@ def recall(
         signals = got.signals[memory_id]
         if memory_id in brought:  # what only a link brought says how strongly, relative to the best match
             signals = {"linked": round(min(1.0, signals.get("graph", 0.0) / strongest_seed), 4)}
-        recalled[memory_id] = RecalledMemory(record, got.scores[memory_id], signals, section_of(record.kind))
+        recalled[memory_id] = RecalledMemory(_owned(record), got.scores[memory_id], signals, section_of(record.kind))
     for section in fill_recent:
         wanted = min(FILL_RECENT, caps.get(section, FILL_RECENT))
         if wanted > 0 and not any(m.section == section for m in recalled.values()):
@@ -422,7 +424,7 @@ def recall(
     named_goals = [g for g in goals if about_goals or query_words & set(g.terms)]
     for goal in goals:
         if goal.id not in recalled:
-            recalled[goal.id] = RecalledMemory(goal, 0.0, {"goal": 1.0}, "goals")
+            recalled[goal.id] = RecalledMemory(_owned(goal), 0.0, {"goal": 1.0}, "goals")
     always = {g.id for g in goals} - ({g.id for g in named_goals} if named_goals else set())
     for record in pinned_memories(layer, scope, caps.get("pinned", PINNED_SHOWN)):
         if record.id not in recalled:  # retrieved on its own merit, it stays in its section
@@ -432,6 +434,28 @@ def recall(
     extra = CS.gather(layer, scope, query, session_id, caps) if sections else CS.Sections()
     text = _render(recalled, shown_links, extra)
     return Context(query=query, text=text, memories=list(recalled.values()), links=shown_links, sections=extra)
+
+
+def _owned(record: Record) -> Record:
+    """A copy of a record the index cache holds, for the caller to keep and change as they like."""
+    vector = record.embedding
+    return record.model_copy(
+        update={
+            "metadata": _json_copy(record.metadata),
+            "terms": list(record.terms),
+            "embedding": vector.copy() if vector is not None else None,
+        }
+    )
+
+
+def _json_copy(value: Any) -> Any:
+    """A copy of JSON-shaped metadata (dicts, lists, plain values): what a deep copy does, without its bookkeeping."""
+    kind = type(value)
+    if kind is dict:
+        return {key: _json_copy(inner) for key, inner in value.items()}
+    if kind is list:
+        return [_json_copy(inner) for inner in value]
+    return value
 
 
 def pinned_memories(layer: MemoryLayer, scope: Scope, count: int = PINNED_SHOWN) -> list[Record]:

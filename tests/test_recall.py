@@ -18,6 +18,7 @@ from linking_support import (  # noqa: F401  (fixtures)
     user,
 )
 
+import kioko
 from contract_tests.counting import CountingStore
 from kioko_backends.memory import MemoryStore
 from kioko_core import links as L
@@ -322,3 +323,33 @@ def test_a_number_or_code_in_the_question_finds_the_memory_that_names_it(layer: 
     assert top("Which device does station 12 use?") == "Station 12 uses a Siemens drive."
     assert top("What is the port of OPC UA endpoint 3?") == "OPC UA endpoint 3 listens on port 4842."
     assert top("What does error E-217 mean?") == "Error E-217 means the brake tripped."
+
+
+def test_what_recall_hands_out_is_the_callers_to_change(layer: MemoryLayer, user: str) -> None:
+    """Recall reads through the index cache; changing a recalled record changes neither the cache nor the store."""
+    seed_quickstart(layer, user)
+    first = layer.recall(QUESTION, user_id=user)
+    for memory in first.memories:
+        memory.record.metadata["scribbled"] = True
+        memory.record.metadata.get("_kioko", {}).get("links", []).clear()
+        memory.record.terms.clear()
+        if memory.record.embedding is not None:
+            memory.record.embedding[:] = 0
+    again = layer.recall(QUESTION, user_id=user)
+    assert again.text == first.text or [m.record.id for m in again.memories] == [m.record.id for m in first.memories]
+    for memory in again.memories:
+        assert "scribbled" not in memory.record.metadata and memory.record.terms
+        stored = layer.store.get(Scope(user), [memory.record.id])[0]
+        assert "scribbled" not in stored.metadata and stored.terms == memory.record.terms
+    assert layer.recall(QUESTION, user_id=user).links == again.links
+
+
+def test_recall_sees_a_write_another_layer_made_to_the_same_file(tmp_path, user: str) -> None:
+    """A second process (here a second layer on the file) writes: the first one's cached records are not used."""
+    url = f"sqlite:///{tmp_path / 'shared.db'}"
+    with kioko.connect(url) as mine, kioko.connect(url) as theirs:
+        note = mine.add("The spare encoder cable for line 3 is in cabinet B.", user_id=user)
+        assert "cabinet B" in mine.recall("where is the spare encoder cable?", user_id=user).text
+        theirs.update(note.id, user_id=user, content="The spare encoder cable for line 3 moved to cabinet D.")
+        text = mine.recall("where is the spare encoder cable?", user_id=user).text
+        assert "cabinet D" in text and "cabinet B" not in text
