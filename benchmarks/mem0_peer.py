@@ -33,15 +33,20 @@ from dataclasses import dataclass, field
 from importlib import metadata as package_metadata
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import numpy as np
 
 from kioko_core.embedding import OfflineEmbedder
 from kioko_core.recall import RecallConfig
 
-PEERS = ("mem0",)
+PEERS = ("mem0", "mem0-pgvector")
 INSTALL_HINT = "pip install 'kioko[peer]' (mem0ai)"
-VECTOR_STORE = "Qdrant local mode (qdrant-client, a path in a temporary directory): Mem0's default vector store"
+VECTOR_STORES = {
+    "mem0": "Qdrant local mode (qdrant-client, a path in a temporary directory): Mem0's default vector store",
+    "mem0-pgvector": "pgvector on the benchmark's PostgreSQL (Mem0's HNSW index and its full-text keyword search)",
+}
+VECTOR_STORE = VECTOR_STORES["mem0"]
 
 
 class PeerUnavailable(Exception):
@@ -88,9 +93,24 @@ def load_mem0() -> Any:
 # --------------------------------------------------------------------------- no network, no LLM
 
 
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+def _allowed(address: Any, port: int | None) -> bool:
+    """A connection to the one local server the peer was given (its PostgreSQL), and nothing else."""
+    return (
+        port is not None
+        and isinstance(address, tuple)
+        and len(address) >= 2
+        and address[0] in LOOPBACK
+        and address[1] == port
+    )
+
+
 @contextmanager
-def no_network() -> Iterator[list[str]]:
-    """Refuse every socket connection (Unix sockets excepted) while the block runs; yields the attempts."""
+def no_network(local_port: int | None = None) -> Iterator[list[str]]:
+    """Refuse every socket connection (Unix sockets, and ``local_port`` on the loopback, excepted) while the
+    block runs; yields the attempts."""
     attempts: list[str] = []
     original_connect, original_connect_ex = socket.socket.connect, socket.socket.connect_ex
     original_create = socket.create_connection
@@ -100,16 +120,18 @@ def no_network() -> Iterator[list[str]]:
         return NetworkAttempt(f"the Mem0 peer must run offline, but something tried to connect to {what}")
 
     def connect(self: socket.socket, address: Any) -> None:
-        if self.family == socket.AF_UNIX:
+        if self.family == socket.AF_UNIX or _allowed(address, local_port):
             return original_connect(self, address)
         raise refuse(repr(address))
 
     def connect_ex(self: socket.socket, address: Any) -> int:
-        if self.family == socket.AF_UNIX:
+        if self.family == socket.AF_UNIX or _allowed(address, local_port):
             return original_connect_ex(self, address)
         raise refuse(repr(address))
 
     def create_connection(address: Any, *args: Any, **kwargs: Any) -> socket.socket:
+        if _allowed(address, local_port):
+            return original_create(address, *args, **kwargs)
         raise refuse(repr(address))
 
     socket.socket.connect = connect  # type: ignore[method-assign]
@@ -165,20 +187,28 @@ class Mem0Instance:
 
 
 @contextmanager
-def open_mem0(workdir: Path, dim: int = 256) -> Iterator[Mem0Instance]:
-    """A fresh Mem0 ``Memory`` in ``workdir``: Kioko's embedder, Qdrant local mode, an LLM that is never called."""
+def open_mem0(workdir: Path, dim: int = 256, postgres_url: str | None = None) -> Iterator[Mem0Instance]:
+    """A fresh Mem0 ``Memory`` in ``workdir``: Kioko's embedder, an LLM that is never called, and Qdrant local
+    mode, or with ``postgres_url`` a pgvector table of its own (dropped afterwards)."""
     mem0 = load_mem0()
     workdir.mkdir(parents=True, exist_ok=True)
     placeholder = "placeholder-key-never-used"  # the OpenAI clients need a key to be built; no call is made
-    config = {
-        "vector_store": {
-            "provider": "qdrant",
-            "config": {
-                "collection_name": "bench",
-                "embedding_model_dims": dim,
-                "path": str(workdir / "qdrant"),  # instead of its default /tmp/qdrant, shared by every process
-            },
+    vector_store: dict[str, Any] = {
+        "provider": "qdrant",
+        "config": {
+            "collection_name": "bench",
+            "embedding_model_dims": dim,
+            "path": str(workdir / "qdrant"),  # instead of its default /tmp/qdrant, shared by every process
         },
+    }
+    if postgres_url is not None:
+        table = f"mem0_{workdir.name}".replace("-", "_").lower()
+        vector_store = {
+            "provider": "pgvector",
+            "config": {"connection_string": postgres_url, "collection_name": table, "embedding_model_dims": dim},
+        }
+    config = {
+        "vector_store": vector_store,
         "embedder": {"provider": "openai", "config": {"api_key": placeholder, "embedding_dims": dim}},
         "llm": {"provider": "openai", "config": {"api_key": placeholder}},
         "history_db_path": str(workdir / "history.db"),
@@ -192,8 +222,12 @@ def open_mem0(workdir: Path, dim: int = 256) -> Iterator[Mem0Instance]:
         yield Mem0Instance(memory, guard, workdir)
     finally:
         try:
-            memory.close()  # its history database; the Qdrant client holds the collection's files
-            memory.vector_store.client.close()
+            memory.close()  # its history database; the vector store's client is closed below
+            if postgres_url is None:
+                memory.vector_store.client.close()
+            else:
+                memory.vector_store.delete_col()
+                memory.vector_store.connection_pool.close()
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
 
@@ -238,9 +272,9 @@ def _disk_bytes(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
 
 
-def empty_peer_result(size: int) -> dict[str, Any]:
+def empty_peer_result(size: int, name: str = "mem0") -> dict[str, Any]:
     return {
-        "peer": "mem0",
+        "peer": name,
         "size": size,
         "skipped": None,
         "error": None,
@@ -260,12 +294,18 @@ def run_mem0_cell(
     questions: Sequence[str],
     settings: PeerSettings,
     workdir: Path,
+    postgres_url: str | None = None,
 ) -> dict[str, Any]:
-    """Fill Mem0 with ``fill_texts``, time ``questions`` and ``add`` of ``write_texts``; never raises."""
-    result = empty_peer_result(size)
+    """Fill Mem0 with ``fill_texts``, time ``questions`` and ``add`` of ``write_texts``; never raises.
+
+    With ``postgres_url`` Mem0 stores its vectors there (pgvector), and connections to that server are the
+    only ones allowed."""
+    name = "mem0" if postgres_url is None else "mem0-pgvector"
+    result = empty_peer_result(size, name)
+    port = (urlsplit(postgres_url).port or 5432) if postgres_url is not None else None
     try:
-        with no_network() as attempts:
-            result.update(_measure(size, user, fill_texts, write_texts, questions, settings, workdir))
+        with no_network(port) as attempts:
+            result.update(_measure(size, user, fill_texts, write_texts, questions, settings, workdir, postgres_url))
         if attempts:  # a refused connection that Mem0 swallowed still counts
             raise NetworkAttempt(f"connections were attempted: {attempts}")
     except PeerSkip as reason:
@@ -285,13 +325,15 @@ def _measure(
     questions: Sequence[str],
     settings: PeerSettings,
     workdir: Path,
+    postgres_url: str | None,
 ) -> dict[str, Any]:
     from tqdm import tqdm
 
-    label = f"mem0/{size}"
+    name = "mem0" if postgres_url is None else "mem0-pgvector"
+    label = f"{name}/{size}"
     limit = RecallConfig().limit
-    measured: dict[str, Any] = {"top_k": limit, "vector_store": VECTOR_STORE, "llm_calls": 0}
-    with open_mem0(workdir) as peer:
+    measured: dict[str, Any] = {"top_k": limit, "vector_store": VECTOR_STORES[name], "llm_calls": 0}
+    with open_mem0(workdir, postgres_url=postgres_url) as peer:
         memory = peer.memory
         started = time.perf_counter()
         with tqdm(
@@ -307,7 +349,8 @@ def _measure(
         stored = len(memory.get_all(filters={"user_id": user}, top_k=len(fill_texts) + 10)["results"])
         if stored != len(fill_texts):
             raise RuntimeError(f"Mem0 holds {stored} memories after filling {len(fill_texts)}")
-        measured["disk_mb"] = round(_disk_bytes(peer.path) / 2**20, 1)
+        # files only: a pgvector table's size is the server's (not counted here)
+        measured["disk_mb"] = round(_disk_bytes(peer.path) / 2**20, 1) if postgres_url is None else None
 
         started = time.perf_counter()
         for done, question in enumerate(questions, 1):  # untimed: qdrant-client's and numpy's first calls
@@ -382,7 +425,11 @@ def _ratio(value: float | None) -> str:
 
 
 def markdown_section(
-    results: Sequence[dict[str, Any]], peers: Sequence[dict[str, Any]], version: str | None, skipped: str | None = None
+    results: Sequence[dict[str, Any]],
+    peers: Sequence[dict[str, Any]],
+    version: str | None,
+    skipped: str | None = None,
+    name: str = "mem0",
 ) -> str:
     """Mem0's own times per size, then Kioko/Mem0 per Kioko store and size."""
     if skipped:
@@ -390,18 +437,19 @@ def markdown_section(
     lines = [
         "",
         f"Mem0 OSS {version or '(not installed)'} beside it: same texts and user, Kioko's offline embedder "
-        f"(256 dimensions), add(infer=False), search(top_k={RecallConfig().limit}); vector store: {VECTOR_STORE}.",
+        f"(256 dimensions), add(infer=False), search(top_k={RecallConfig().limit}); vector store: "
+        f"{VECTOR_STORES[name]}.",
         "",
         "| peer | memories | fill (s) | add | search | on disk (MB) | LLM calls |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for p in peers:
         if p.get("skipped") or p.get("error"):
-            lines.append(f"| mem0 | {p['size']} | not measured: {p.get('skipped') or p.get('error')} ||||| |")
+            lines.append(f"| {p['peer']} | {p['size']} | not measured: {p.get('skipped') or p.get('error')} ||||| |")
             continue
         lines.append(
-            f"| mem0 | {p['size']} | {p['fill_s']} | {_cell(p['add_ms'], p['add_p95_ms'])} | "
-            f"{_cell(p['search_ms'], p['search_p95_ms'])} | {p.get('disk_mb', '-')} | {p['llm_calls']} |"
+            f"| {p['peer']} | {p['size']} | {p['fill_s']} | {_cell(p['add_ms'], p['add_p95_ms'])} | "
+            f"{_cell(p['search_ms'], p['search_p95_ms'])} | {p.get('disk_mb') or '-'} | {p['llm_calls']} |"
         )
     rows = peer_rows(results, peers)
     if rows:

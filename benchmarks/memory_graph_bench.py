@@ -1005,7 +1005,8 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         "--peer",
         choices=mem0_peer.PEERS,
         help="also measure this system on the same texts at each size and print Kioko/peer ratios "
-        "(mem0: Mem0 OSS, pip install 'kioko[peer]')",
+        "(mem0: Mem0 OSS on its default Qdrant local mode; mem0-pgvector: on the run's PostgreSQL; both need "
+        "pip install 'kioko[peer]')",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     kept = parser.add_mutually_exclusive_group()
@@ -1075,7 +1076,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                 results.append(result)
                 print(f"  done: {_summary(result)}", file=sys.stderr, flush=True)
             if peer is not None and peer["available"]:
-                peer["results"].append(run_peer(size, notes, questions, services, settings))
+                peer["results"].append(run_peer(peer["name"], size, notes, questions, services, settings))
             del records
         machine = machine_description(services, arguments.stores)  # after the run: server versions are known
         machine["load_average_at_end"], machine["load_average"] = machine["load_average"], load_at_start
@@ -1102,7 +1103,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     table = markdown_report(results, machine, code, settings, report["command"])
     if peer is not None:
         report["peer"] = finish_peer(peer, results)
-        table += mem0_peer.markdown_section(results, peer["results"], peer["version"], peer["skipped"])
+        table += mem0_peer.markdown_section(results, peer["results"], peer["version"], peer["skipped"], peer["name"])
     print(table)
     if arguments.markdown:
         arguments.markdown.parent.mkdir(parents=True, exist_ok=True)
@@ -1159,10 +1160,10 @@ def start_peer(name: str | None) -> dict[str, Any] | None:
 
 
 def run_peer(
-    size: int, notes: Sequence[Note], questions: Sequence[str], services: Services, settings: Settings
+    name: str, size: int, notes: Sequence[Note], questions: Sequence[str], services: Services, settings: Settings
 ) -> dict[str, Any]:
     """Mem0 at ``size``: the notes Kioko's stores were filled with, then the ones they write, in the same order."""
-    print(f"mem0, {size} memories ...", file=sys.stderr, flush=True)
+    print(f"{name}, {size} memories ...", file=sys.stderr, flush=True)
     peer_settings = mem0_peer.PeerSettings(
         writes=settings.writes,
         recalls=settings.recalls,
@@ -1180,9 +1181,10 @@ def run_peer(
         questions,
         peer_settings,
         services.workdir / f"mem0_{size}_{uuid.uuid4().hex[:8]}",
+        start_postgres(services) if name == "mem0-pgvector" else None,
     )
     if result["skipped"] or result["error"]:
-        print(f"  mem0/{size} not measured: {result['skipped'] or result['error']}", file=sys.stderr, flush=True)
+        print(f"  {name}/{size} not measured: {result['skipped'] or result['error']}", file=sys.stderr, flush=True)
     else:
         print(
             f"  done: add {result['add_ms']} ms, search {result['search_ms']} ms, fill {result['fill_s']} s",
@@ -1198,7 +1200,7 @@ def finish_peer(peer: dict[str, Any], results: Sequence[dict[str, Any]]) -> dict
         "name": peer["name"],
         "version": peer["version"],
         "skipped": peer["skipped"],
-        "vector_store": mem0_peer.VECTOR_STORE,
+        "vector_store": mem0_peer.VECTOR_STORES[peer["name"]],
         "results": peer["results"],
         "ratios": mem0_peer.peer_rows(results, peer["results"]),
     }

@@ -76,6 +76,26 @@ def test_mem0_gets_kiokos_vectors_and_finds_what_was_added(tmp_path: Path) -> No
 
 
 @needs_mem0
+def test_mem0_on_pgvector_runs_offline_but_for_its_server_and_drops_its_table(
+    tmp_path: Path, postgresql_store_url: str
+) -> None:
+    """The mem0-pgvector column: only the given PostgreSQL is reachable, and its table goes afterwards."""
+    import psycopg
+
+    notes = [f"Station {n} on line 3 jammed at the light curtain." for n in range(12)]
+    settings = mem0_peer.PeerSettings(writes=2, recalls=2, warmup=2, phase_budget=120, fill_batch=5, progress=False)
+    result = mem0_peer.run_mem0_cell(
+        8, "u", notes[:8], notes[8:], ["line 3 jam", "light curtain"], settings, tmp_path / "p", postgresql_store_url
+    )
+    assert result["peer"] == "mem0-pgvector" and result["error"] is None and result["skipped"] is None, result
+    assert result["llm_calls"] == 0 and result["adds"] == 2 and result["searches"] == 2
+    assert result["search_returned_mean"] == 8  # top_k is Kioko's limit, and all 8 memories are similar
+    with psycopg.connect(postgresql_store_url) as connection:
+        tables = connection.execute("SELECT tablename FROM pg_tables WHERE tablename LIKE 'mem0_p%'").fetchall()
+    assert tables == []
+
+
+@needs_mem0
 def test_mem0s_llm_is_guarded(tmp_path: Path) -> None:
     """A call to the LLM Mem0 built is refused and counted, so a run that used it cannot pass unnoticed."""
     with mem0_peer.open_mem0(tmp_path / "mem0") as peer:
