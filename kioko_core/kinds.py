@@ -543,7 +543,11 @@ class Decisions(_OutcomeMixin, KindManager):
         metadata: dict[str, Any] | None = None,
         created_at: Any = None,
     ) -> Record:
-        """Replace decision ``old_id`` with a new one and return the new one; the old one stays, as history."""
+        """Replace decision ``old_id`` with a new one and return the new one; the old one stays, as history.
+
+        Of two supersedes of one decision at the same moment one wins; the other raises
+        :class:`ConflictError` and keeps nothing (supersede the winner instead).
+        """
         old = self.get(old_id, user_id=user_id, agent_id=agent_id)
         replaced_by = old.metadata.get("superseded_by")
         if replaced_by:
@@ -571,6 +575,16 @@ class Decisions(_OutcomeMixin, KindManager):
                 user_id=user_id,
                 agent_id=agent_id,
                 metadata=lambda fresh: {} if fresh.metadata.get("superseded_by") else {"superseded_by": new.id},
+            )
+        # Two supersedes of one decision at the same moment both pass the check above; the first to mark the
+        # old decision (the linker's takeover or the step just above: neither replaces a mark) is the one in
+        # force, and the other takes its new decision back, so exactly one replacement stays.
+        winner = self._layer.get(old_id, user_id=user_id, agent_id=agent_id).metadata.get("superseded_by")
+        if winner != new.id:
+            self._layer.delete(new.id, user_id=user_id, agent_id=agent_id)
+            raise ConflictError(
+                f"decision {old_id!r} was superseded by {winner!r} at the same moment; nothing of this call was "
+                f"kept: supersede {winner!r} instead"
             )
         return new
 

@@ -547,3 +547,48 @@ def test_managers_refuse_other_kinds(memory: MemoryLayer) -> None:
     assert memory.get(decision.id, user_id=U).content == decision.content
     assert memory.goals.delete("missing", user_id=U) is False
     assert memory.decisions.delete(decision.id, user_id=U) is True
+
+
+def _supersede_twice_at_once(memory: MemoryLayer, old_id: str) -> list[Any]:
+    """Two threads supersede ``old_id`` past one barrier; each answer is the new id or the error raised."""
+    import threading
+
+    from kioko_core.errors import ConflictError
+
+    gate, answers = threading.Barrier(2), []
+
+    def supersede(text: str) -> None:
+        gate.wait()
+        try:
+            answers.append(memory.decisions.supersede(old_id, text, user_id=U).id)
+        except (ConflictError, InvalidRecordError) as error:
+            answers.append(error)
+
+    threads = [
+        threading.Thread(target=supersede, args=(text,))
+        for text in ("switch to pgvector because we run Postgres", "switch to SQLite because it is embedded")
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return answers
+
+
+def test_two_supersedes_at_the_same_moment_leave_one_decision_in_force(tmp_path) -> None:
+    """Both calls pass the "not superseded yet" check; the first to mark the old decision wins, the other
+    takes its new decision back and raises, so the chain stays one line (a race: tried 12 times)."""
+    import kioko
+
+    for trial in range(12):
+        with kioko.connect(f"sqlite:///{tmp_path / f'race{trial}.db'}") as memory:
+            for i in range(20):
+                memory.add(f"Note {i} about the vector store for the maintenance notes", user_id=U)
+            old = memory.decisions.add("use Qdrant for the maintenance notes because it is fast", user_id=U)
+            answers = _supersede_twice_at_once(memory, old.id)
+            kept = [a for a in answers if isinstance(a, str)]
+            assert len(kept) == 1 and len(answers) == 2, answers
+            assert [d.id for d in memory.decisions.current(user_id=U)] == kept
+            assert memory.get(old.id, user_id=U).metadata["superseded_by"] == kept[0]
+            assert [d.id for d in memory.decisions.chain(old.id, user_id=U)] == [old.id, kept[0]]
+            assert len(memory.decisions.list(user_id=U)) == 2  # the loser's decision is gone, not left over
