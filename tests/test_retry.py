@@ -151,7 +151,8 @@ def test_promoting_a_working_key_set_again_meanwhile_keeps_the_newer_value(racin
 
 def test_a_decision_superseded_twice_at_once_keeps_the_first_mark(racing) -> None:
     """Without linking, supersede() marks the old decision itself; the mark is checked on the fresh read, so a
-    concurrent supersede's mark is never overwritten (the second new decision stays, as a decision of its own)."""
+    concurrent supersede's mark is never overwritten, and the call that lost takes its new decision back and
+    raises ConflictError: one replacement stays in force."""
     _, store, _ = racing
     layer = MemoryLayer(store, auto_link=False)
     old = layer.decisions.add("Use SQLite for the pilot", user_id=USER)
@@ -160,5 +161,8 @@ def test_a_decision_superseded_twice_at_once_keeps_the_first_mark(racing) -> Non
         None,
         lambda: theirs.append(layer.decisions.supersede(old.id, "Use PostgreSQL for the pilot", user_id=USER).id),
     ]
-    layer.decisions.supersede(old.id, "Use Qdrant for the pilot", user_id=USER)
+    with pytest.raises(ConflictError, match="superseded by"):
+        layer.decisions.supersede(old.id, "Use Qdrant for the pilot", user_id=USER)
     assert layer.get(old.id, user_id=USER).metadata["superseded_by"] == theirs[0]
+    assert [d.id for d in layer.decisions.current(user_id=USER)] == theirs
+    assert all("Qdrant" not in d.content for d in layer.decisions.list(user_id=USER))
