@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from .errors import SecretDropped
+from .regex_literals import casefolded, required_literals
 
 REDACTED = "[REDACTED]"
 
@@ -327,6 +328,27 @@ _EXTRA_DETECTORS: tuple[_Detector, ...] = (
 
 _DETECTORS = _DETECTORS + _EXTRA_DETECTORS
 
+# Literals every match of a detector contains, read from its compiled pattern (lower-case when it ignores
+# case), or None when none could be read. Most detectors start with \b or a look-behind, which makes re try
+# them at every position of a text: on a long text, testing for the literals first skips almost all of them
+# (0.66 of a 1 MB add's 1.23 s went into running every detector).
+_NEEDS: tuple[tuple[frozenset[str] | None, bool], ...] = tuple(
+    (required_literals(detector.pattern), bool(detector.pattern.flags & re.IGNORECASE)) for detector in _DETECTORS
+)
+
+
+def _runnable(text: str) -> Iterator[_Detector]:
+    """The detectors that can match ``text``: those with no known literal, and those whose literals it holds."""
+    folded: str | None = None
+    for detector, (needs, ignorecase) in zip(_DETECTORS, _NEEDS):
+        if needs is not None:
+            if ignorecase and folded is None:
+                folded = casefolded(text)
+            haystack = folded if ignorecase and folded is not None else text
+            if not any(literal in haystack for literal in needs):
+                continue  # a match would contain one of the literals: none there, no match possible
+        yield detector
+
 
 def _kind(detector: _Detector, match: re.Match[str]) -> str:
     """A named key's kind comes from its name ("session token" is a token); the others from the detector."""
@@ -357,7 +379,7 @@ class DropSecrets:
         if not isinstance(text, str) or not text:
             return []
         found: list[str] = []
-        for detector in _DETECTORS:
+        for detector in _runnable(text):
             for match in detector.matches(text):
                 kind = _kind(detector, match)
                 if kind not in found:
@@ -415,7 +437,7 @@ def redact(text: str) -> str:
     if not isinstance(text, str) or not text:
         return text
     spans: list[tuple[int, int]] = []
-    for detector in _DETECTORS:
+    for detector in _runnable(text):
         spans += [match.span(detector.group) for match in detector.matches(text)]
     if not spans:
         return text
