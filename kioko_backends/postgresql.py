@@ -9,7 +9,11 @@ Layout (``{p}`` is the ``?table=`` prefix, ``kioko`` by default, so several stor
     as written, so key order and float spelling round-trip exactly. An HNSW index (cosine) serves knn.
 ``{p}_postings``
     One row per (record, term), with a btree on ``(user_id, agent_id, term, created_at DESC, id)``:
-    a term's df is an index-only count and its newest ids are the first ``limit`` index entries.
+    a term's newest ids are the first ``limit`` index entries.
+``{p}_term_df``
+    Per scope and term, how many postings it has (the term's df), changed in the same transaction as
+    the postings. Counting the postings instead grows with the store: ``k:episodic`` holds every
+    episode of a user, so at a million memories one count read a million index entries per question.
 ``{p}_scopes``
     Per scope, how many records have at least one term (postings' ``n``) and how many have a vector
     (which decides between exact and HNSW knn); updated in the same transaction as the records.
@@ -70,8 +74,9 @@ from kioko_core.url import StoreURL
 
 from ._rows import row_fields
 
-SCHEMA_VERSION = 1
-"""Bumped whenever the tables change shape; a store refuses tables newer than it understands."""
+SCHEMA_VERSION = 2
+"""Bumped whenever the tables change shape; a store refuses tables newer than it understands.
+2: ``{p}_term_df`` (tables of schema 1 gain it, counted from their postings, when first opened)."""
 
 DEFAULT_TABLE = "kioko"
 DEFAULT_POOL_SIZE = 4
@@ -340,6 +345,15 @@ class PostgresStore(StoreBase):
                     PRIMARY KEY (user_id, agent_id)
                 ){}"""
             ).format(n.scopes, by_user),
+            sql.SQL(
+                """CREATE TABLE IF NOT EXISTS {} (
+                    user_id text COLLATE "C" NOT NULL,
+                    agent_id text COLLATE "C" NOT NULL,
+                    term text COLLATE "C" NOT NULL,
+                    df bigint NOT NULL,
+                    PRIMARY KEY (user_id, agent_id, term)
+                ){}"""
+            ).format(n.term_df, by_user),
         ]
         if partitions or citus:
             statements += [
@@ -348,7 +362,7 @@ class PostgresStore(StoreBase):
                     'CREATE TABLE IF NOT EXISTS {} (id text COLLATE "C" PRIMARY KEY, user_id text COLLATE "C" NOT NULL)'
                 ).format(n.sharded_ids),
             ]
-            for table in ("records", "postings", "scopes"):
+            for table in ("records", "postings", "scopes", "term_df"):
                 for remainder in range(partitions or 0):
                     statements.append(
                         sql.SQL(
@@ -376,19 +390,35 @@ class PostgresStore(StoreBase):
                     sql.SQL("SELECT create_distributed_table({}, 'user_id', colocate_with => {})").format(
                         sql.Literal(f"{n.prefix}_{table}"), sql.Literal(f"{n.prefix}_records")
                     )
-                    for table in ("postings", "scopes")
+                    for table in ("postings", "scopes", "term_df")
                 ),
                 sql.SQL("SELECT create_distributed_table({}, 'id')").format(sql.Literal(f"{n.prefix}_ids")),
                 sql.SQL("SELECT create_reference_table({})").format(sql.Literal(f"{n.prefix}_meta")),
             ]
         for statement in statements:
             conn.execute(statement)
+        stored = int((self._read_meta(conn) or {}).get("schema_version", SCHEMA_VERSION))
+        if stored < 2:
+            # tables of schema 1 have postings and no df rows: count them once. The share lock holds
+            # back writers of an older Kioko still running, so no posting lands between count and commit.
+            if not citus:
+                conn.execute(sql.SQL("LOCK TABLE {} IN SHARE MODE").format(n.postings))
+            conn.execute(
+                sql.SQL(
+                    """INSERT INTO {df} (user_id, agent_id, term, df)
+                       SELECT user_id, agent_id, term, count(*) FROM {postings} GROUP BY 1, 2, 3
+                       ON CONFLICT (user_id, agent_id, term) DO UPDATE SET df = excluded.df"""
+                ).format(df=n.term_df, postings=n.postings)
+            )
         conn.execute(
             sql.SQL(
                 "INSERT INTO {} (key, value) VALUES ('schema_version', %s), ('dim', %s), ('partitions', %s), "
                 "('distribute', %s) ON CONFLICT (key) DO NOTHING"
             ).format(n.meta),
             [str(SCHEMA_VERSION), str(self.dim), str(partitions or 0), self.distribute or ""],
+        )
+        conn.execute(
+            sql.SQL("UPDATE {} SET value = %s WHERE key = 'schema_version'").format(n.meta), [str(SCHEMA_VERSION)]
         )
 
     def _configure(self, conn: psycopg.Connection) -> None:
@@ -420,18 +450,18 @@ class PostgresStore(StoreBase):
 
     def do_postings(self, scope: Scope, terms: list[str], limit: int) -> Postings:
         n = self._names
-        # One statement: n from the counter row, then per term an index-only count and the first
-        # `limit` entries of the (created_at DESC, id) index.
+        # One statement: n from the counter row, then per term its df row and the first `limit`
+        # entries of the (created_at DESC, id) index.
         query = sql.SQL(
             """SELECT coalesce((SELECT with_terms FROM {scopes} WHERE user_id = %(u)s AND agent_id = %(a)s), 0),
                       t.term,
-                      (SELECT count(*) FROM {postings} p
-                        WHERE p.user_id = %(u)s AND p.agent_id = %(a)s AND p.term = t.term),
+                      coalesce((SELECT d.df FROM {term_df} d
+                                 WHERE d.user_id = %(u)s AND d.agent_id = %(a)s AND d.term = t.term), 0),
                       ARRAY(SELECT p.id FROM {postings} p
                              WHERE p.user_id = %(u)s AND p.agent_id = %(a)s AND p.term = t.term
                              ORDER BY p.created_at DESC, p.id LIMIT %(limit)s)
                FROM (SELECT 1) AS one LEFT JOIN unnest(%(terms)s::text[]) AS t(term) ON true"""
-        ).format(scopes=n.scopes, postings=n.postings)
+        ).format(scopes=n.scopes, postings=n.postings, term_df=n.term_df)
         params = {"u": scope.user_id, "a": _agent(scope), "terms": terms, "limit": limit}
         rows = self._read(lambda conn: _fetch(conn, query, params), self._search_pool)
         count = int(rows[0][0]) if rows else 0
@@ -897,6 +927,7 @@ class _Writes:
                 ).format(names.postings),
                 _columns(self.postings_in, 5),
             )
+        self._send_df(cursor, names)
         changed = sorted((key, delta) for key, delta in self.counts.items() if any(delta))
         if changed:
             # sorted, so two transactions touching the same scopes lock their counters in one order
@@ -914,6 +945,44 @@ class _Writes:
                     [d[0] for _, d in changed],
                     [d[1] for _, d in changed],
                 ],
+            )
+
+    def _send_df(self, cursor: psycopg.Cursor, names: _Names) -> None:
+        """Every term's df moved by this transaction's postings, in one statement.
+
+        The rows go in (scope, term) order, as the scope counters after them, so two transactions that
+        share terms take the row locks in one order and wait for each other instead of deadlocking.
+        """
+        deltas: dict[tuple[str, str, str], int] = {}
+        for user, agent, term, _, _ in self.postings_in:
+            deltas[user, agent, term] = deltas.get((user, agent, term), 0) + 1
+        for user, agent, term, _, _ in self.postings_out:
+            deltas[user, agent, term] = deltas.get((user, agent, term), 0) - 1
+        changed = sorted((key, delta) for key, delta in deltas.items() if delta)
+        if not changed:
+            return
+        cursor.execute(
+            sql.SQL(
+                """INSERT INTO {df} AS d (user_id, agent_id, term, df)
+                   SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::int8[]) ORDER BY 1, 2, 3
+                   ON CONFLICT (user_id, agent_id, term) DO UPDATE SET df = d.df + excluded.df"""
+            ).format(df=names.term_df),
+            [
+                [k[0] for k, _ in changed],
+                [k[1] for k, _ in changed],
+                [k[2] for k, _ in changed],
+                [d for _, d in changed],
+            ],
+        )
+        gone = [key for key, delta in changed if delta < 0]
+        if gone:
+            # a term no record holds any more leaves no row: a forgotten memory's words do not linger
+            cursor.execute(
+                sql.SQL(
+                    """DELETE FROM {df} d USING unnest(%s::text[], %s::text[], %s::text[]) AS g(user_id, agent_id, term)
+                       WHERE d.user_id = g.user_id AND d.agent_id = g.agent_id AND d.term = g.term AND d.df <= 0"""
+                ).format(df=names.term_df),
+                [[k[0] for k in gone], [k[1] for k in gone], [k[2] for k in gone]],
             )
 
 
@@ -1133,6 +1202,7 @@ class _Names:
         self.records = sql.Identifier(f"{prefix}_records")
         self.postings = sql.Identifier(f"{prefix}_postings")
         self.scopes = sql.Identifier(f"{prefix}_scopes")
+        self.term_df = sql.Identifier(f"{prefix}_term_df")
         self.sharded_ids = sql.Identifier(f"{prefix}_ids")
         self.sharded = False
         """True for tables split by user (partitioned): ids then live in {p}_ids too, and writes name the user."""

@@ -56,7 +56,12 @@ def test_tables_are_partitioned_by_user(database: str) -> None:
                 "SELECT c.relname, p.partstrat FROM pg_partitioned_table p JOIN pg_class c ON c.oid = p.partrelid"
             ).fetchall()
         )
-        assert strategies == {"parts_records": "h", "parts_postings": "h", "parts_scopes": "h"}
+        assert strategies == {
+            "parts_records": "h",
+            "parts_postings": "h",
+            "parts_scopes": "h",
+            "parts_term_df": "h",
+        }
         partitions = conn.execute(
             "SELECT count(*) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhparent WHERE c.relname = 'parts_records'"
         ).fetchone()
