@@ -73,8 +73,9 @@ from ._ann import DEFAULT_EXACT_BELOW, AnnSettings, ann_choice, settings_for
 from ._rows import row_fields
 from ._sqlite_vectors import GraphFiles, VectorCache, VectorChange
 
-SCHEMA_VERSION = 2
-"""Bumped whenever the table layout changes; a file written by a newer Kioko is refused."""
+SCHEMA_VERSION = 3
+"""Bumped whenever the table layout changes; a file written by a newer Kioko is refused.
+2: ``kioko_term_df``; 3: a term's df row goes when its last posting does (files of 1 and 2 upgrade when opened)."""
 
 DEFAULT_TIMEOUT = 30.0
 """Seconds a connection waits for another connection's write lock before giving up."""
@@ -122,11 +123,16 @@ _TERM_COUNTS = (
         INSERT INTO kioko_term_df (user_id, agent_id, term, df) VALUES (new.user_id, new.agent_id, new.term, 1)
             ON CONFLICT (user_id, agent_id, term) DO UPDATE SET df = df + 1;
     END""",
+    # a term no record holds any more leaves no row: the words of a forgotten memory do not linger
     """CREATE TRIGGER IF NOT EXISTS kioko_postings_uncount AFTER DELETE ON kioko_postings BEGIN
         UPDATE kioko_term_df SET df = df - 1
             WHERE user_id = old.user_id AND agent_id = old.agent_id AND term = old.term;
+        DELETE FROM kioko_term_df
+            WHERE user_id = old.user_id AND agent_id = old.agent_id AND term = old.term AND df <= 0;
     END""",
 )
+_DROP_SCHEMA_2_UNCOUNT = "DROP TRIGGER IF EXISTS kioko_postings_uncount"
+_DROP_EMPTY_TERMS = "DELETE FROM kioko_term_df WHERE df <= 0"
 _COUNT_TERMS = (
     "INSERT INTO kioko_term_df (user_id, agent_id, term, df) "
     "SELECT user_id, agent_id, term, count(*) FROM kioko_postings GROUP BY user_id, agent_id, term"
@@ -664,19 +670,22 @@ class SQLiteStore(StoreBase):
                 if "dim" not in stored:
                     stored = {"schema_version": str(SCHEMA_VERSION), "dim": str(dim or DEFAULT_DIM)}
                     connection.executemany(_WRITE_META, list(stored.items()))
-        if int(stored.get("schema_version", SCHEMA_VERSION)) == 1:
-            stored = self._upgrade_from_1()
+        if int(stored.get("schema_version", SCHEMA_VERSION)) < SCHEMA_VERSION:
+            stored = self._upgrade()
         return self._settled_dim(stored, dim)
 
-    def _upgrade_from_1(self) -> dict[str, str]:
-        """Schema 1 -> 2: count every term's postings into ``kioko_term_df`` once, with its triggers, in one
-        write transaction (so no write is counted twice or missed; another process upgrading first wins)."""
+    def _upgrade(self) -> dict[str, str]:
+        """An older file to this schema, in one write transaction (so no write is counted twice or missed;
+        another process upgrading first wins). 1 -> 3: count every term's postings into ``kioko_term_df``
+        once, with its triggers. 2 -> 3: the uncount trigger that removes emptied rows, and no empty row."""
         with self._writing() as connection:
             stored = self._read_meta(connection)
-            if int(stored.get("schema_version", SCHEMA_VERSION)) == 1:
+            version = int(stored.get("schema_version", SCHEMA_VERSION))
+            if version < SCHEMA_VERSION:
+                connection.execute(_DROP_SCHEMA_2_UNCOUNT)
                 for statement in _TERM_COUNTS:
                     connection.execute(statement)
-                connection.execute(_COUNT_TERMS)
+                connection.execute(_COUNT_TERMS if version == 1 else _DROP_EMPTY_TERMS)
                 connection.execute(_SET_SCHEMA_VERSION, (str(SCHEMA_VERSION),))
                 stored = self._read_meta(connection)
         return stored

@@ -1,5 +1,6 @@
-"""sqlite://'s df per term (schema 2): a table kept by triggers, equal to counting the postings, and the
-upgrade of a schema 1 file, which counted them at every lookup."""
+"""sqlite://'s df per term (schemas 2 and 3): a table kept by triggers, equal to counting the postings and
+free of terms no record holds any more, and the upgrade of files of schema 1 (which counted the postings
+at every lookup) and 2 (which kept rows of df 0: the words of forgotten memories)."""
 
 from __future__ import annotations
 
@@ -26,8 +27,9 @@ def counted(path: Path) -> dict[tuple[str, str, str], int]:
 
 
 def kept(path: Path) -> dict[tuple[str, str, str], int]:
+    """Every df row (a row of df 0 is a forgotten term that lingers, and would show here)."""
     with sqlite3.connect(path) as raw:
-        rows = raw.execute("SELECT user_id, agent_id, term, df FROM kioko_term_df WHERE df > 0")
+        rows = raw.execute("SELECT user_id, agent_id, term, df FROM kioko_term_df")
         return {(u, a, t): n for u, a, t, n in rows}
 
 
@@ -92,5 +94,50 @@ def test_a_schema_1_file_is_upgraded_when_opened(tmp_path: Path) -> None:
     assert kept(path) == counted(path) and counted(path)
     reopened.update_many([Delete(id=r.id, scope=r.scope) for r in records[:5]])
     reopened.update_many([Upsert(record=make_record(scopes[0], terms=TERMS[:3]))])
+    assert kept(path) == counted(path)
+    reopened.close()
+
+
+def test_a_forgotten_scope_leaves_no_df_rows(tmp_path: Path) -> None:
+    """Deleting every record of a user removes its terms from the df table too."""
+    path = tmp_path / "forget.db"
+    with kioko.open_store(f"sqlite:///{path}") as store:
+        scope = new_scope()
+        written = [
+            r for r in store.update_many([Upsert(record=make_record(scope, terms=TERMS[:4])) for _ in range(5)]) if r
+        ]
+        assert {key[2] for key in kept(path)} == set(TERMS[:4])
+        store.update_many([Delete(id=r.id, scope=scope) for r in written])
+        assert kept(path) == {}
+        assert store.postings(scope, TERMS, 5).df == {term: 0 for term in TERMS}
+
+
+def test_a_schema_2_file_is_upgraded_when_opened(tmp_path: Path) -> None:
+    """A file as schema 2 left it (an uncount trigger that keeps rows of df 0, and such rows): opening drops
+    the empty rows and replaces the trigger, so later deletes leave none either."""
+    path = tmp_path / "two.db"
+    store = kioko.open_store(f"sqlite:///{path}")
+    scopes = [new_scope(), new_scope()]
+    assert isinstance(store, SQLiteStore)
+    records = write_many(store, scopes, seed=3)
+    store.close()
+    with sqlite3.connect(path) as raw:  # back to schema 2
+        raw.execute("DROP TRIGGER kioko_postings_uncount")
+        raw.execute(
+            """CREATE TRIGGER kioko_postings_uncount AFTER DELETE ON kioko_postings BEGIN
+                UPDATE kioko_term_df SET df = df - 1
+                    WHERE user_id = old.user_id AND agent_id = old.agent_id AND term = old.term;
+            END"""
+        )
+        raw.execute("INSERT INTO kioko_term_df VALUES ('gone', '', 'e:krutika', 0)")
+        raw.execute("UPDATE kioko_meta SET value = '2' WHERE key = 'schema_version'")
+    reopened = kioko.open_store(f"sqlite:///{path}")
+    assert isinstance(reopened, SQLiteStore)
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("SELECT value FROM kioko_meta WHERE key = 'schema_version'").fetchone()[0] == str(
+            SCHEMA_VERSION
+        )
+    assert kept(path) == counted(path) and counted(path)
+    reopened.update_many([Delete(id=r.id, scope=r.scope) for r in records[:20]])
     assert kept(path) == counted(path)
     reopened.close()
