@@ -390,9 +390,13 @@ class Graph:
         layer = self._layer
         scope = self._layer._scope(user_id, agent_id)
         now = time.time() if now is None else now
+        records = list(layer.store.scan(scope))
+        present = {record.id for record in records}
         removed = 0
-        for record in list(layer.store.scan(scope)):
-            if L.link_entries(record):
+        for record in records:
+            # the scan already shows which memories have a link to prune; only those are read again and
+            # rewritten (a target the scan missed may be newer than it: _prune_one reads it to be sure)
+            if any(_prunable(entry, present, now, layer.linker.config) for entry in L.link_entries(record)):
                 removed += retry_conflicts(
                     f"pruning memory {record.id!r}", partial(_prune_one, layer, scope, record.id, now)
                 )
@@ -454,6 +458,16 @@ def _relink(layer: MemoryLayer, scope: Scope, memory_id: str) -> tuple[list[L.Me
     record = current.model_copy(update={"terms": index_terms(analysis.terms, current)})
     _, new_links, lost = layer.linker.write(record, analysis, previous=current, report=True)
     return new_links, lost
+
+
+def _prunable(entry: dict[str, Any], present: set[str], now: float, config: Any) -> bool:
+    """Whether a link entry looks due for pruning: its other end was not in the scan, or it has faded."""
+    if entry["id"] not in present:
+        return True
+    faded = L.faded_weight(
+        float(entry.get("w", 0)), entry.get("by", "auto"), float(entry.get("seen", 0)), now, config.half_life_days
+    )
+    return bool(faded < config.min_weight)
 
 
 def _prune_one(layer: MemoryLayer, scope: Scope, memory_id: str, now: float) -> int:
