@@ -229,7 +229,7 @@ def main() -> None:
             sections += table(
                 url if store == "memory" else "sqlite:// (a file)", measure(url, sizes, args.repeats, clock)
             )
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    commit = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True, text=True)
     command = "python benchmarks/long_text.py " + " ".join(sys.argv[1:])
     report = [
         "## Long texts: CPU of one add by size and stage",

@@ -18,6 +18,11 @@ never written by hand, so they cannot drift from the pattern. The derivation onl
 - zero-width assertions (``\\b``, look-arounds) consume nothing and are skipped.
 
 With ``re.IGNORECASE`` the literals are lower-case and must be looked for in :func:`casefolded` text.
+
+:func:`anchor` goes further where it can: the literals every match *starts* with, after a run of known
+characters (``\b(?:[A-Za-z0-9]+[_-])*token`` starts in the word run before "token"), so that
+:func:`anchored_finditer` tries the pattern only at those few places and still finds exactly what
+``finditer`` finds.
 """
 
 from __future__ import annotations
@@ -26,9 +31,9 @@ import re
 from dataclasses import dataclass
 from re import _constants as _c  # type: ignore[attr-defined]  # the parser re.compile uses (3.11+)
 from re import _parser as _sre_parse  # type: ignore[attr-defined]
-from typing import Any
+from typing import Any, Iterator
 
-MAX_STRINGS = 64
+MAX_STRINGS = 128
 """Largest set of exact strings kept for one part; beyond it the part's strings are not multiplied on."""
 
 SMALL_CLASS = 8
@@ -180,9 +185,16 @@ def _branch(branches: list[_Info]) -> _Info:
         required |= need
         start = branch.exact if branch.exact is not None else branch.prefix
         prefixes = None if prefixes is None or start is None else prefixes | start
-    if prefixes is not None and len(prefixes) > MAX_STRINGS:
-        prefixes = None
+    if prefixes is not None:
+        prefixes = _shortest_prefixes(prefixes)
+        if len(prefixes) > MAX_STRINGS:
+            prefixes = None
     return _Info(None, frozenset(required), None if prefixes is None else frozenset(prefixes))
+
+
+def _shortest_prefixes(strings: set[str] | frozenset[str]) -> set[str]:
+    """``strings`` without those that start with another of them: as a set of prefixes, it says the same."""
+    return {text for text in strings if not any(other != text and text.startswith(other) for other in strings)}
 
 
 def _char_class(items: list[tuple[Any, Any]], ignorecase: bool) -> _Info:
@@ -204,3 +216,144 @@ def _char_class(items: list[tuple[Any, Any]], ignorecase: bool) -> _Info:
             return _UNKNOWN  # a cased non-ASCII letter: its case-insensitive matches are not worth the care
         characters = {character.lower() for character in characters}
     return _exact(frozenset(characters))
+
+
+# --------------------------------------------------------------------------- where matches can start
+
+MAX_LEAD = 512
+"""Largest set of characters read for the part of a pattern before its anchor literal."""
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """Where every match of a pattern starts: at an occurrence of one of ``literals`` (lower-case when the
+    pattern ignores case), or inside the run of ``lead`` characters just before one (``\\b(?:\\w+_)*token``
+    starts at "token" or in the ``api_`` before it)."""
+
+    literals: frozenset[str]
+    lead: frozenset[str]
+
+
+def anchor(pattern: re.Pattern[str]) -> Anchor | None:
+    """Where ``pattern``'s matches can start, or None when that cannot be read from the pattern.
+
+    The pattern's top-level parts are taken in order: zero-width assertions are skipped (``match`` checks
+    them in place); the first part from which the rest of the pattern must start with known literals gives
+    the literals; every part before it must consume only characters of a known, small set (the lead).
+    """
+    if not isinstance(pattern.pattern, str):
+        return None
+    ignorecase = bool(pattern.flags & re.IGNORECASE)
+    items = list(_sre_parse.parse(pattern.pattern, pattern.flags))
+    lead: set[str] = set()
+    for index, (op, av) in enumerate(items):
+        if op in (_c.AT, _c.ASSERT, _c.ASSERT_NOT):
+            continue
+        starts = _usable(_sequence(items[index:], ignorecase).prefix)
+        if starts is not None:
+            return Anchor(frozenset(_shortest_prefixes(starts)), frozenset(lead))
+        consumed = _characters(op, av, ignorecase)
+        if consumed is None or len(lead | consumed) > MAX_LEAD:
+            return None
+        lead |= consumed
+    return None
+
+
+def _characters(op: Any, av: Any, ignorecase: bool) -> set[str] | None:
+    """Every character a part can consume (more is fine, fewer is not), or None if not a small known set."""
+    if op in (_c.AT, _c.ASSERT, _c.ASSERT_NOT):
+        return set()
+    if op is _c.LITERAL:
+        return _cased(chr(av), ignorecase)
+    if op is _c.IN:
+        found: set[str] = set()
+        for item, value in av:
+            if item is _c.LITERAL:
+                more = _cased(chr(value), ignorecase)
+            elif item is _c.RANGE and value[1] - value[0] < MAX_LEAD:
+                more = set()
+                for code in range(value[0], value[1] + 1):
+                    cased = _cased(chr(code), ignorecase)
+                    if cased is None:
+                        return None
+                    more |= cased
+            else:
+                return None  # a negation or a category
+            if more is None:
+                return None
+            found |= more
+        return found
+    if op is _c.SUBPATTERN:
+        _group, add_flags, del_flags, pattern = av
+        return None if add_flags or del_flags else _all_characters(list(pattern), ignorecase)
+    if op in (_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", None)):
+        return _all_characters(list(av[2]), ignorecase)
+    if op is _c.BRANCH:
+        found = set()
+        for branch in av[1]:
+            more = _all_characters(list(branch), ignorecase)
+            if more is None:
+                return None
+            found |= more
+        return found
+    return None
+
+
+def _all_characters(items: list[tuple[Any, Any]], ignorecase: bool) -> set[str] | None:
+    found: set[str] = set()
+    for op, av in items:
+        more = _characters(op, av, ignorecase)
+        if more is None or len(found | more) > MAX_LEAD:
+            return None
+        found |= more
+    return found
+
+
+def _cased(character: str, ignorecase: bool) -> set[str] | None:
+    """The characters ``character`` matches: itself, and with IGNORECASE its other case and the non-ASCII
+    letters re equates with it; None for a cased non-ASCII letter under IGNORECASE (not worth the care)."""
+    if not ignorecase or character.lower() == character.upper():
+        return {character}
+    if not character.isascii():
+        return None
+    lower = character.lower()
+    return {lower, character.upper()} | {odd for odd, ascii in _IGNORECASE_ASCII.items() if ascii == lower}
+
+
+def anchored_finditer(
+    pattern: re.Pattern[str], where: Anchor, text: str, folded: str, limit: float = 0.125
+) -> Iterator[re.Match[str]]:
+    """The matches ``pattern.finditer(text)`` gives, found by trying the pattern only where one can start.
+
+    ``folded`` is :func:`casefolded` text for a pattern that ignores case (else ``text`` itself) and must be
+    as long as ``text``, so that positions agree. Every match starts at a literal or in the lead run before
+    one, so trying those positions in order, each from where the last match ended, finds the same leftmost
+    matches; ``match(text, position)`` sees the text before the position, as a search does (``\\b``,
+    look-behinds). When the candidates are more than ``limit`` of the text, the plain search is cheaper.
+    """
+    if len(folded) != len(text):
+        raise ValueError("folded text must be as long as the text")
+    starts: set[int] = set()
+    lead = where.lead
+    for literal in where.literals:
+        position = folded.find(literal)
+        while position >= 0:
+            if position not in starts:
+                starts.add(position)
+                back = position
+                # every position already taken has its lead run taken too: stop there
+                while back > 0 and text[back - 1] in lead and back - 1 not in starts:
+                    back -= 1
+                    starts.add(back)
+            if len(starts) > limit * len(text) + 64:
+                yield from pattern.finditer(text)
+                return
+            position = folded.find(literal, position + 1)
+    end = 0
+    for start in sorted(starts):
+        if start < end:
+            continue
+        match = pattern.match(text, start)
+        if match is not None:
+            yield match
+            end = match.end()

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from kioko_backends.memory import MemoryStore
 from kioko_core.layer import MemoryLayer
-from kioko_core.regex_literals import casefolded, required_literals
-from kioko_core.secrets import _DETECTORS, _NEEDS, DropSecrets, SecretDropped, _kind, _runnable, redact
+from kioko_core.regex_literals import anchor, anchored_finditer, casefolded, required_literals
+from kioko_core.secrets import _DETECTORS, _SCREENS, ANCHORED_FROM, DropSecrets, SecretDropped, _kind, redact
 from kioko_core.store import Scope
 
 sys.path.insert(0, str(Path(__file__).parent / "drills"))
@@ -43,11 +43,12 @@ def unscreened(text: str) -> list[str]:
 
 
 def holds_literal(index: int, text: str) -> bool:
-    needs, ignorecase = _NEEDS[index]
-    if needs is None:
+    """The screen lets detector ``index`` run on ``text``."""
+    screen = _SCREENS[index]
+    if screen.needs is None:
         return True
-    haystack = casefolded(text) if ignorecase else text
-    return any(literal in haystack for literal in needs)
+    haystack = casefolded(text) if screen.ignorecase else text
+    return any(literal in haystack for literal in screen.needs)
 
 
 # --------------------------------------------------------------------------- the literals themselves
@@ -55,7 +56,7 @@ def holds_literal(index: int, text: str) -> bool:
 
 def test_most_detectors_have_literals() -> None:
     """The screen only pays if it applies: all but the catch-all detectors have literals."""
-    without = [detector.pattern.pattern[:40] for detector, (needs, _) in zip(_DETECTORS, _NEEDS) if needs is None]
+    without = [detector.pattern.pattern[:40] for detector, screen in zip(_DETECTORS, _SCREENS) if screen.needs is None]
     assert without == [], without
 
 
@@ -114,16 +115,83 @@ def _around(detector_index: int) -> st.SearchStrategy[str]:
 
 
 @pytest.mark.parametrize("index", range(len(_DETECTORS)), ids=[f"{i}-{d.kind}" for i, d in enumerate(_DETECTORS)])
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(data=st.data())
 def test_every_match_of_a_detector_contains_one_of_its_literals(index: int, data: st.DataObject) -> None:
     """On texts generated from the detector's own pattern, every match the pattern finds holds a literal,
     and the screened check answers what running every detector answers."""
     text = data.draw(_around(index))
     for match in _DETECTORS[index].pattern.finditer(text):
-        assert holds_literal(index, match.group()), (match.group(), _NEEDS[index])
-    assert _DETECTORS[index] in list(_runnable(text))
+        assert holds_literal(index, match.group()), (match.group(), _SCREENS[index].needs)
+        assert holds_literal(index, text)
     assert DropSecrets().check(text) == unscreened(text)
+
+
+# --------------------------------------------------------------------------- searching from the anchors
+
+ANCHORED = [index for index, screen in enumerate(_SCREENS) if screen.starts is not None]
+
+
+def test_most_detectors_have_anchors() -> None:
+    """Where matches start is read for all but a few detectors (those with a character category before
+    their literal run the plain search, which is as right, only slower)."""
+    assert len(ANCHORED) >= len(_DETECTORS) - 3
+
+
+@pytest.mark.parametrize(
+    "pattern, literals, lead",
+    [
+        (r"\bpin\s*=", {"pin"}, ""),
+        (r"\b(?:[a-c]+_)*token", {"token"}, "_abc"),
+        (r"(?<!\w)(?:sk|rk)_live_\w+", {"sk_live_", "rk_live_"}, ""),
+        (r"\bkey(?:s|_id)?\b", {"key"}, ""),
+        (r"(?:x-)?TOKEN=", {"TOKEN=", "x-TOKEN="}, ""),
+    ],
+)
+def test_anchors_read_from_patterns(pattern: str, literals: set[str], lead: str) -> None:
+    found = anchor(re.compile(pattern))
+    assert found is not None and found.literals == literals and "".join(sorted(found.lead)) == lead
+
+
+@pytest.mark.parametrize("pattern", [r"\w+@x", r".*token", r"(?:\d+:)?AA", r"\b[^a]token"])
+def test_no_anchor_when_what_comes_first_is_unbounded(pattern: str) -> None:
+    assert anchor(re.compile(pattern)) is None
+
+
+def _ascii_around(index: int) -> st.SearchStrategy[str]:
+    """ASCII text with several matches of the detector's pattern in it (the anchored search needs text whose
+    case-folded form is as long as itself, which ASCII always is)."""
+    ascii_text = st.characters(codec="ascii")
+    piece = st.from_regex(_DETECTORS[index].pattern, fullmatch=True, alphabet=ascii_text) | st.sampled_from(
+        ["", " ", "the token was rotated ", "\n", "api_key", "my password is ", "pin: ", "x", "-", "__"]
+    )
+    return st.lists(piece | st.text(alphabet=ascii_text, max_size=6), min_size=1, max_size=8).map("".join)
+
+
+@pytest.mark.parametrize("index", ANCHORED, ids=[f"{i}-{_DETECTORS[i].kind}" for i in ANCHORED])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(data=st.data())
+def test_anchored_search_finds_what_finditer_finds(index: int, data: st.DataObject) -> None:
+    """Trying a detector only where a match can start gives the very matches of re's own search."""
+    text = data.draw(_ascii_around(index))
+    pattern, screen = _DETECTORS[index].pattern, _SCREENS[index]
+    assert screen.starts is not None
+    folded = casefolded(text) if screen.ignorecase else text
+    expected = [(m.span(), m.groupdict()) for m in pattern.finditer(text)]
+    assert [(m.span(), m.groupdict()) for m in anchored_finditer(pattern, screen.starts, text, folded)] == expected
+    # the same with the fallback to the plain search forced
+    assert [m.span() for m in anchored_finditer(pattern, screen.starts, text, folded, limit=0.0)] == [
+        span for span, _ in expected
+    ]
+
+
+def test_long_texts_take_the_anchored_search_and_answer_the_same() -> None:
+    """A text over ANCHORED_FROM characters, with secrets of every kind spread through ordinary text."""
+    filler = _long_ordinary_text(ANCHORED_FROM)
+    text = "\n".join(f"{filler[: 40 * (i % 7)]} {example}" for i, example in enumerate(EXAMPLES + SHAPES))
+    assert len(text) >= ANCHORED_FROM
+    assert DropSecrets().check(text) == unscreened(text)
+    assert DropSecrets().check(text + filler) == unscreened(text + filler)
 
 
 # --------------------------------------------------------------------------- the known examples
