@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any, Callable
 from . import links as L
 from .activation import Neighbourhood, gather, spread
 from .errors import InvalidRecordError, MemoryNotFound
-from .linker import LinkScore, index_terms
+from .linker import LinkScore
+from .relink import Outcome, RelinkBatch
 from .retry import retry_conflicts, retrying
 from .store import Filter, Record, Scope, Upsert
 
@@ -370,14 +371,24 @@ class Graph:
         # a pair is counted once: the later memory of a pair re-derives the link the earlier one just made
         made: set[frozenset[str]] = set()
         dropped = 0
-        for done, (_, memory_id) in enumerate(todo, 1):
-            relinked = retry_conflicts(f"linking memory {memory_id!r}", partial(_relink, layer, scope, memory_id))
-            if relinked is not None:
-                new_links, lost = relinked
-                made.update(frozenset((k.source, k.target)) for k in new_links)
-                dropped += lost
-            if progress is not None:
-                progress(done, len(todo))
+        done = 0
+
+        def count(outcomes: list[Outcome]) -> None:
+            nonlocal dropped, done
+            for _, relinked in outcomes:
+                if relinked is not None:
+                    new_links, lost = relinked
+                    made.update(frozenset((k.source, k.target)) for k in new_links)
+                    dropped += lost
+                done += 1
+                if progress is not None:
+                    progress(done, len(todo))
+
+        # memories are planned one by one and stored a batch at a time; progress counts stored ones
+        batch = RelinkBatch(layer, scope)
+        for _, memory_id in todo:
+            count(batch.relink(memory_id))
+        count(batch.flush())
         return ConnectReport(
             memories=len(todo),
             links=len(made),
@@ -447,17 +458,6 @@ class Graph:
         stored = layer.store.update_many(ops)
         layer.index.record_write(scope, duplicate, dup.terms, [])
         return stored[0]  # type: ignore[return-value]
-
-
-def _relink(layer: MemoryLayer, scope: Scope, memory_id: str) -> tuple[list[L.MemoryLink], int] | None:
-    """Re-derive one memory's automatic links from its stored version; None if it is gone."""
-    current = layer.store.get(scope, [memory_id])[0]
-    if current is None:
-        return None
-    analysis = layer.linker.analyze(current.content, scope.user_id)
-    record = current.model_copy(update={"terms": index_terms(analysis.terms, current)})
-    _, new_links, lost = layer.linker.write(record, analysis, previous=current, report=True)
-    return new_links, lost
 
 
 def _prunable(entry: dict[str, Any], present: set[str], now: float, config: Any) -> bool:

@@ -6,7 +6,7 @@ import hashlib
 import logging
 import time
 from dataclasses import dataclass, fields, replace
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -126,9 +126,18 @@ class MemoryLinker:
     # -- steps 2-7
 
     def plan(
-        self, record: Record, analysis: Analysis, previous: Record | None = None, now: float | None = None
+        self,
+        record: Record,
+        analysis: Analysis,
+        previous: Record | None = None,
+        now: float | None = None,
+        unwritten: Mapping[str, Record] | None = None,
     ) -> Plan:
-        """Links for ``record`` (new, or ``previous`` re-derived) and the ops that store them in one batch."""
+        """Links for ``record`` (new, or ``previous`` re-derived) and the ops that store them in one batch.
+
+        ``unwritten``: records of the scope as a caller will store them but has not yet (connect's batch of
+        relinks); they are read from there instead of the store, so the plan sees them as written.
+        """
         now = time.time() if now is None else now
         scope = record.scope
         m = Side.of(record, analysis)
@@ -170,13 +179,13 @@ class MemoryLinker:
             else []
         )
         wanted = list(dict.fromkeys(nominated + [t for t, _ in structural] + old_auto))
-        loaded = self.index.records(scope, wanted) if wanted else {}
+        loaded = self._records(scope, wanted, unwritten) if wanted else {}
 
         candidates = [loaded[i] for i in dict.fromkeys(nominated) if i in loaded and _may_link(record, loaded[i])]
         head = None
         if record.metadata.get("superseded_by"):
             # history: what the algorithm finds for a replaced decision goes to the newest decision in its chain
-            head, chain = self._newest_decision(record)
+            head, chain = self._newest_decision(record, unwritten)
             candidates = [c for c in candidates if head is not None and c.id not in chain]
             if head is not None:
                 loaded[head.id] = head
@@ -208,7 +217,21 @@ class MemoryLinker:
             if not ev._context:
                 continue  # already explained
             ev.why = explanation(m, ev._context[0], ev, ev._context[1], ev._context[2], ev._stats or stats)
-        return self._store_plan(record, previous, chosen, structural, loaded, now, head)
+        return self._store_plan(record, previous, chosen, structural, loaded, now, head, unwritten)
+
+    def _records(self, scope: Scope, ids: list[str], unwritten: Mapping[str, Record] | None) -> dict[str, Record]:
+        """The records of ``scope`` among ``ids``: unwritten ones as the caller holds them, the others cached."""
+        if not unwritten:
+            return self.index.records(scope, ids)
+        found = self.index.records(scope, [i for i in ids if i not in unwritten])
+        found.update((i, unwritten[i]) for i in ids if i in unwritten)
+        return found
+
+    def _record(self, scope: Scope, record_id: str, unwritten: Mapping[str, Record] | None) -> Record | None:
+        """One record of ``scope`` from the store (or as the caller holds it unwritten); None if missing."""
+        if unwritten and record_id in unwritten:
+            return unwritten[record_id]
+        return _first(self.store.get(scope, [record_id]))
 
     def _turn_before(
         self,
@@ -262,7 +285,9 @@ class MemoryLinker:
         found = dict(zip(ids, cosines(record.embedding, vectors)))
         return [found.get(c.id) for c in candidates]
 
-    def _newest_decision(self, record: Record, hops: int = 8) -> tuple[Record | None, set[str]]:
+    def _newest_decision(
+        self, record: Record, unwritten: Mapping[str, Record] | None = None, hops: int = 8
+    ) -> tuple[Record | None, set[str]]:
         """The newest decision in a chain of replacements (None if the chain breaks), and every id on it."""
         chain = {record.id}
         current = record
@@ -270,7 +295,7 @@ class MemoryLinker:
             following = current.metadata.get("superseded_by")
             if not isinstance(following, str) or following in chain:
                 break
-            found = self.store.get(record.scope, [following])[0]
+            found = self._record(record.scope, following, unwritten)
             if found is None:
                 return None, chain
             chain.add(found.id)
@@ -329,6 +354,7 @@ class MemoryLinker:
         loaded: dict[str, Record],
         now: float,
         head: Record | None = None,
+        unwritten: Mapping[str, Record] | None = None,
     ) -> Plan:
         """Step 7: both adjacency lists, the degree cap, one batch of versioned upserts."""
         updated: dict[str, Record] = {}
@@ -384,7 +410,7 @@ class MemoryLinker:
             made.append(link)
         for target_id, link_kind in structural:
             if link_kind == "supersedes" and (updated.get(target_id) or loaded.get(target_id)) is not None:
-                me = self._take_over(me, target_id, updated, loaded, now)
+                me = self._take_over(me, target_id, updated, loaded, now, unwritten)
         dropped = 0
         for other_id in list(updated):
             for loser in L.weakest_capped(updated[other_id], self.config.max_degree, now, self.config.half_life_days):
@@ -393,7 +419,7 @@ class MemoryLinker:
                     me = L.drop_link(me, other_id)
                     made = [k for k in made if {k.source, k.target} != {record.id, other_id}]
                 else:
-                    far = updated.get(loser) or loaded.get(loser) or _first(self.store.get(record.scope, [loser]))
+                    far = updated.get(loser) or loaded.get(loser) or self._record(record.scope, loser, unwritten)
                     if far is not None:
                         updated[loser] = L.drop_link(far, other_id)
                 dropped += 1
@@ -402,7 +428,7 @@ class MemoryLinker:
         for loser in L.weakest_capped(me, self.config.max_degree, now, self.config.half_life_days):
             me = L.drop_link(me, loser)
             made = [k for k in made if {k.source, k.target} != {record.id, loser}]
-            far = updated.get(loser) or loaded.get(loser) or _first(self.store.get(record.scope, [loser]))
+            far = updated.get(loser) or loaded.get(loser) or self._record(record.scope, loser, unwritten)
             if far is not None and far.scope == record.scope:  # a shared memory holds no half to drop
                 updated[loser] = L.drop_link(far, record.id)
             dropped += 1
@@ -413,7 +439,13 @@ class MemoryLinker:
         return Plan(ops=ops, links=made, dropped=dropped)
 
     def _take_over(
-        self, me: Record, old_id: str, updated: dict[str, Record], loaded: dict[str, Record], now: float
+        self,
+        me: Record,
+        old_id: str,
+        updated: dict[str, Record],
+        loaded: dict[str, Record],
+        now: float,
+        unwritten: Mapping[str, Record] | None = None,
     ) -> Record:
         """Section 5: the new decision takes over the replaced one's links at 90 % of their weight.
 
@@ -427,7 +459,10 @@ class MemoryLinker:
         entries = [e for e in L.link_entries(old) if e["id"] != me.id and e.get("by") != "structure"]
         missing = [e["id"] for e in entries if e["id"] not in updated and e["id"] not in loaded]
         if missing:
-            loaded.update({r.id: r for r in self.store.get(me.scope, missing) if r is not None})
+            if unwritten:
+                loaded.update(self._records(me.scope, missing, unwritten))
+            else:
+                loaded.update({r.id: r for r in self.store.get(me.scope, missing) if r is not None})
         for entry in entries:
             other = updated.get(entry["id"]) or loaded.get(entry["id"])
             moves = entry.get("by") in L.CAPPED_AUTHORS
