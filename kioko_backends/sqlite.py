@@ -750,20 +750,41 @@ class SQLiteStore(StoreBase):
 
     # -- reads
 
+    def _one_read(self, statement: str, params: Sequence[Any]) -> list[Any]:
+        """The rows of one read statement, outside any transaction: a single statement sees one consistent state.
+
+        What ``_reading(snapshot=False)`` gives one statement, without its three context managers: the write
+        path makes several such reads per write (a scope's generation before each lookup, a few records).
+        """
+        self._check_usable()
+        lock = self._memory_lock
+        try:
+            if lock is None:
+                return self._connection().execute(statement, params).fetchall()
+            with lock:
+                return self._connection().execute(statement, params).fetchall()
+        except (sqlite3.Error, UnicodeEncodeError) as error:
+            raise _describe(error, self.path, self._timeout) from error
+
     def do_get(self, scope: Scope, ids: list[str]) -> dict[str, Record]:
         rows: dict[str, tuple[Any, ...]] = {}
         scope_values = _scope_values(scope)
-        # one chunk is one statement, consistent by itself; more must share a snapshot
-        with self._reading(snapshot=len(ids) > _ID_CHUNK) as raw:
+        if len(ids) <= _ID_CHUNK:  # one chunk is one statement, consistent by itself
             for chunk in _id_chunks(ids):
-                for row in raw.execute(_select_by_ids(len(chunk)), (*chunk, *scope_values)):
-                    rows[row[0]] = row
+                rows.update(
+                    (row[0], row) for row in self._one_read(_select_by_ids(len(chunk)), (*chunk, *scope_values))
+                )
+        else:  # more must share a snapshot
+            with self._reading() as raw:
+                for chunk in _id_chunks(ids):
+                    for row in raw.execute(_select_by_ids(len(chunk)), (*chunk, *scope_values)):
+                        rows[row[0]] = row
         return {record_id: _decode_record(row) for record_id, row in rows.items()}
 
     def generation(self, scope: Scope) -> int:
         """The scope's write counter (``kioko_scopes.generation``), shared by every process: ScopeGenerations."""
-        with self._reading(snapshot=False) as raw:
-            return self._generation(raw, check_scope(scope))
+        found = self._one_read(_SCOPE_GENERATION, _scope_values(check_scope(scope)))
+        return int(found[0][0]) if found else 0
 
     def do_postings(self, scope: Scope, terms: list[str], limit: int) -> Postings:
         user_id, agent_id = _scope_values(scope)
