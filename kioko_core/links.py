@@ -252,7 +252,17 @@ def is_link_entry(entry: Any) -> bool:
 def link_entries(record: Record) -> list[dict[str, Any]]:
     """The memory's adjacency entries (one per linked memory), from the layer's bookkeeping only."""
     entries = bookkeeping(record).get("links")
-    return [e for e in entries if is_link_entry(e)] if isinstance(entries, list) else []
+    if not isinstance(entries, list):
+        return []
+    # is_link_entry, inline: a linked write reads a dozen memories' entries several times each
+    return [
+        e
+        for e in entries
+        if isinstance(e, dict)
+        and isinstance(e.get("id"), str)
+        and e.get("dir") in ("in", "out")
+        and isinstance(e.get("type"), str)
+    ]
 
 
 def entry_for(record: Record, other_id: str) -> dict[str, Any] | None:

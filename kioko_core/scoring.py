@@ -74,8 +74,9 @@ class Side:
     entities: list[str]
     surface: dict[str, str] = field(default_factory=dict)
 
-    @property
+    @cached_property
     def noun(self) -> str:
+        # read about ten times per scored pair (type, prior, gate): looked up once per side
         return noun(self.record.kind)
 
     @cached_property
