@@ -6,9 +6,11 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable
+from typing import Iterable, Iterator
 
 import snowballstemmer
+
+from .regex_literals import anchor, anchored_finditer, casefolded
 
 # --------------------------------------------------------------------------- vocabularies
 
@@ -141,6 +143,10 @@ _ASSET = re.compile(
     r"(" + "|".join(ASSET_NOUNS) + r")\s+(\d+[A-Za-z]?|[A-Za-z]\d+)\b",
     re.IGNORECASE,
 )
+# Where a place noun can start (read from the pattern): a long text is searched only there.
+_ASSET_STARTS = anchor(_ASSET)
+ANCHORED_FROM = 4096
+"""Texts at least this long are searched for place nouns from the nouns' places; shorter ones by re alone."""
 _NUMBER = re.compile(r"(?<![\w.,/:-])\d+(?:[.,]\d+)*(?![\w/:-]|[.,]\d)")
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*[A-Za-z]|[A-Za-z]")
 _CAPITALISED = re.compile(r"[A-Z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*")
@@ -201,6 +207,7 @@ class Analysis:
     """Every content-bearing word stem, framing words included: what the offline embedder hashes."""
 
 
+@lru_cache(maxsize=65536)
 def _is_distinctive(word: str) -> bool:
     """ALLCAPS, CamelCase or containing a digit: a name even at the start of a sentence."""
     letters = [c for c in word if c.isalpha()]
@@ -239,6 +246,25 @@ def _ends_with(pattern: re.Pattern[str], text: str, position: int) -> bool:
     return pattern.search(text, max(0, position - LOOKBEHIND_CHARS), position) is not None
 
 
+_SENTENCE_MARKS = frozenset(".!?:;()-")
+
+
+def _starts_sentence(text: str, position: int) -> bool:
+    """``_SENTENCE_START`` matches just before ``position`` (within the look-behind window).
+
+    Every way it matches ends in one of ``.!?:;()-`` followed by whitespace, or a newline in that
+    whitespace, or the window is whitespace only: when the last other character is none of those and the
+    whitespace holds no newline, the answer is no without a search (most capitalised words, inside a sentence).
+    """
+    low = max(0, position - LOOKBEHIND_CHARS)
+    end = position
+    while end > low and text[end - 1].isspace():  # str.isspace() is re's \s, character for character
+        end -= 1
+    if end > low and text[end - 1] not in _SENTENCE_MARKS and "\n" not in text[end:position]:
+        return False
+    return _ends_with(_SENTENCE_START, text, position)
+
+
 def _first_mention(lowered: str, key: str) -> int:
     """Where ``key`` first occurs in ``lowered`` as a whole name (not inside a longer word), or -1."""
     position = lowered.find(key)
@@ -265,7 +291,7 @@ def _names(text: str, taken: list[tuple[int, int]]) -> list[tuple[int, int, str]
             run.append(tokens[index])
         index += 1
         start = run[0].start()
-        if _ends_with(_SENTENCE_START, text, start) and not _is_distinctive(run[0].group()):
+        if not _is_distinctive(run[0].group()) and _starts_sentence(text, start):
             # A lone capitalised first word ("Found it", "Clear a jam") is no name; after a framing
             # prefix ("Goal: Ship Kioko") the first word is an action verb, so it goes but the rest stays.
             if len(run) == 1 or _ends_with(_FRAMING_PREFIX, text, start):
@@ -292,6 +318,8 @@ class _Scan:
     word_terms: tuple[str, ...]
     word_surface: tuple[tuple[str, str], ...]
     numbers: tuple[tuple[int, str], ...]
+    covered: _Covered | None = field(default=None, compare=False)
+    """Whether a position is inside one of ``spans`` (built when there are numbers to test)."""
 
 
 _NO_SPAN = (float("inf"), float("inf"))
@@ -340,7 +368,12 @@ def _scan(text: str) -> _Scan:
         if any(c.isdigit() for c in token):
             add_entity(entity_key(token), match.start(), match.end())
             identifier_spans.append((match.start(), match.end()))
-    for match in _ASSET.finditer(text):
+    assets: Iterator[re.Match[str]] = _ASSET.finditer(text)
+    if len(text) >= ANCHORED_FROM and _ASSET_STARTS is not None:
+        folded = casefolded(text)
+        if len(folded) == len(text):
+            assets = anchored_finditer(_ASSET, _ASSET_STARTS, text, folded)  # the same matches, found sooner
+    for match in assets:
         add_entity(entity_key(match.group()), match.start(), match.end(), place=True)
     for start, end, name in _names(text, list(spans)):
         add_entity(entity_key(name), start, end)
@@ -370,6 +403,7 @@ def _scan(text: str) -> _Scan:
             continue
         word_surface.setdefault(term, written)
         word_terms.append(term)
+    numbers = tuple((m.start(), "n:" + m.group()) for m in _NUMBER.finditer(text))
     return _Scan(
         entities=tuple(entities),
         entity_surface=tuple(surface.items()),
@@ -379,7 +413,8 @@ def _scan(text: str) -> _Scan:
         words=tuple(words),
         word_terms=tuple(word_terms),
         word_surface=tuple(word_surface.items()),
-        numbers=tuple((m.start(), "n:" + m.group()) for m in _NUMBER.finditer(text)),
+        numbers=numbers,
+        covered=_Covered(spans) if numbers else None,
     )
 
 
@@ -405,7 +440,7 @@ def analyze(text: str, known_entities: Iterable[str] = ()) -> Analysis:
     if scan.numbers:
         # "endpoint 3", "port 4842": a number the question and a memory share is as telling as a word;
         # one inside a name ("line 3", "E-217") is already counted through that name
-        in_entity = _Covered(spans)
+        in_entity = scan.covered if scan.covered is not None and len(spans) == len(scan.spans) else _Covered(spans)
         terms += [term for start, term in scan.numbers if start not in in_entity]
     analysis.terms = list(dict.fromkeys(terms))
     analysis.place_terms = {"e:" + key for key in scan.places} | (scan.place_words & set(analysis.terms))
