@@ -124,6 +124,25 @@ def long_text(size: int, seed: int = 0) -> str:
     return text[: text.rstrip().rfind(" ")] + "." if not text[-1].isspace() else text
 
 
+_DENSE = "On shift {i} Kumar saw fault E-{i} on Cell {c}B near INC-{i}; Ravi Shankar fixed it. "
+
+
+def dense_text(size: int, seed: int = 0) -> str:
+    """The worst case for analysis and linking: a sentence of names and new identifiers again and again (the
+    text of ``benchmarks/drills.py``'s 1 MB add), cut to ``size`` bytes."""
+    pieces: list[str] = []
+    length = 0
+    number = seed * 1_000_000
+    while length < size:
+        pieces.append(_DENSE.format(i=number, c=number % 90))
+        length += len(pieces[-1])
+        number += 1
+    return "".join(pieces)[:size]
+
+
+TEXTS = {"mixed": long_text, "dense": dense_text}
+
+
 # --------------------------------------------------------------------------- timing the stages
 
 
@@ -169,16 +188,18 @@ def instrument(clock: StageClock) -> None:
 # --------------------------------------------------------------------------- the run
 
 
-def measure(url: str, sizes: list[int], repeats: int, clock: StageClock) -> dict[int, dict[str, float]]:
+def measure(
+    url: str, sizes: list[int], repeats: int, clock: StageClock, make: Callable[[int, int], str] = long_text
+) -> dict[int, dict[str, float]]:
     """Median CPU ms of the add and of each stage, per size."""
     layer = kioko.connect(url, limits={"content_bytes": max(sizes) + 1024})
     results: dict[int, dict[str, float]] = {}
     try:
-        layer.add(long_text(min(sizes), seed=999), user_id="warm-up")  # first-call costs are not the text's
+        layer.add(make(min(sizes), 999), user_id="warm-up")  # first-call costs are not the text's
         for size in sizes:
             runs: dict[str, list[float]] = defaultdict(list)
             for repeat in range(repeats):
-                text = long_text(size, seed=repeat)
+                text = make(size, repeat)
                 clock.spent.clear()
                 started = time.process_time()
                 layer.add(text, user_id=f"u{size}-{repeat}")
@@ -217,6 +238,9 @@ def main() -> None:
     parser.add_argument("--sizes", default="20000,100000,1000000", help="text sizes in bytes, comma-separated")
     parser.add_argument("--repeats", type=int, default=3, help="adds per size and store (the median is shown)")
     parser.add_argument("--stores", default="memory,sqlite", help="memory and/or sqlite")
+    parser.add_argument(
+        "--text", choices=sorted(TEXTS), default="mixed", help="mixed: prose and logs; dense: names and identifiers"
+    )
     parser.add_argument("--out", type=Path, help="also write the markdown report here")
     args = parser.parse_args()
     sizes = sorted(int(size) for size in args.sizes.split(","))
@@ -226,13 +250,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         for store in args.stores.split(","):
             url = "memory://" if store == "memory" else f"sqlite:///{folder}/long.db"
-            sections += table(
-                url if store == "memory" else "sqlite:// (a file)", measure(url, sizes, args.repeats, clock)
-            )
+            name = url if store == "memory" else "sqlite:// (a file)"
+            sections += table(name, measure(url, sizes, args.repeats, clock, TEXTS[args.text]))
     commit = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True, text=True)
     command = "python benchmarks/long_text.py " + " ".join(sys.argv[1:])
     report = [
-        "## Long texts: CPU of one add by size and stage",
+        f"## Long texts ({args.text}): CPU of one add by size and stage",
         "",
         f"`{command.strip()}` at {commit.stdout.strip() or '?'}, Python {platform.python_version()}, "
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load {_load()}. Median of {args.repeats} adds "

@@ -1,8 +1,9 @@
 """Size limits on the text a call hands the layer, so one oversized write or query cannot stall a process.
 
 Analysis is linear in the length of a text, but a memory is analysed, embedded, checked for secrets and
-indexed on every write, and a query on every recall: a megabyte of text costs seconds, and a memory that
-long is almost always a whole document pasted by mistake (split it into chunks instead). The defaults
+indexed on every write, and a query on every recall: a megabyte of text costs 0.4-1 s of CPU
+(``benchmarks/long_text.py``), and a memory that long is almost always a whole document pasted by mistake
+(split it into chunks instead). The defaults
 are generous for anything a person or an agent writes as one memory; raise them when you mean it::
 
     kioko.connect("sqlite:///kioko.db", limits={"content_bytes": 2_000_000})
