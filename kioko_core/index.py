@@ -91,6 +91,10 @@ class IndexCache:
             if stats is None or stats.generation != generation:
                 # a write this cache did not record (another process's, most often): start the scope afresh
                 stats = self._scopes[scope] = _ScopeStats(generation=generation)
+            if stats.n == 0 and stats.fetched_at and now - stats.fetched_at <= self.ttl:
+                # a scope known to have nothing indexed (most users' shared knowledge base, asked at every
+                # linked write) answers every term with df 0 and no ids, without a call to the store
+                return 0, dict.fromkeys(wanted, 0), {t: [] for t in wanted}
             missing = [t for t in wanted if not self._fresh(stats.terms.get(t), limit, now)]
             if missing or now - stats.fetched_at > self.ttl:
                 result = self.store.postings(scope, missing, limit)

@@ -17,10 +17,13 @@ import pytest
 from linking_support import T0
 
 import kioko
+from contract_tests.counting import CountingStore
+from contract_tests.support import make_record
 from kioko_backends.memory import MemoryStore
 from kioko_core import links as L
+from kioko_core.index import IndexCache
 from kioko_core.layer import MemoryLayer
-from kioko_core.store import Scope, ScopeGenerations, Store
+from kioko_core.store import Scope, ScopeGenerations, Store, Upsert
 
 TURNS = (
     "The line 3 conveyor jammed twice this morning.",
@@ -107,3 +110,34 @@ def test_another_layers_change_is_seen_by_the_next_linked_write(counted_store: S
     )
     linked = {e["id"] for e in L.link_entries(a.get(later.id, user_id=user))}
     assert tea.id in linked
+
+
+def test_an_empty_scope_answers_from_the_cache_until_a_write_fills_it(counted_store: Store) -> None:
+    """The shared knowledge base of most users is empty and every linked write asks it: once the cache knows
+    the scope has nothing indexed, it answers df 0 without a postings call, and a write seen by the cache,
+    or made by another layer (the scope's generation moves), is found at the next lookup."""
+    shared = Scope(L.SHARED_USER, None)
+    counting = CountingStore(counted_store, generations=True)
+    cache = IndexCache(counting)
+    assert cache.lookup(shared, ["t:pump", "t:valve"], 10) == (
+        0,
+        {"t:pump": 0, "t:valve": 0},
+        {"t:pump": [], "t:valve": []},
+    )
+    assert counting.calls["postings"] == 1
+    assert cache.lookup(shared, ["t:seal"], 10) == (0, {"t:seal": 0}, {"t:seal": []})
+    assert counting.calls["postings"] == 1  # known empty: no call
+
+    other = MemoryLayer(counted_store)  # its own cache: this one learns of the write from the generation
+    fact = other.add("Pump 7 leaks coolant near the E-41 valve.", user_id=L.SHARED_USER, memory_type="factual")
+    n, df, ids = cache.lookup(shared, ["t:pump", "t:seal"], 10)
+    assert counting.calls["postings"] == 2
+    assert n == 1 and df["t:pump"] == 1 and ids["t:pump"] == [fact.id] and df["t:seal"] == 0
+
+    mine = Scope("empty-" + uuid.uuid4().hex[:8], None)
+    assert cache.lookup(mine, ["t:pump"], 10)[0] == 0
+    record = make_record(mine, terms=["t:pump"])
+    stored = counted_store.update_many([Upsert(record=record)])[0]
+    assert stored is not None
+    cache.record_write(mine, stored.id, [], stored.terms)  # a write the cache makes itself
+    assert cache.lookup(mine, ["t:pump"], 10) == (1, {"t:pump": 1}, {"t:pump": [stored.id]})
