@@ -83,6 +83,10 @@ class Side:
     def term_set(self) -> frozenset[str]:
         return frozenset(self.terms)
 
+    @cached_property
+    def entity_set(self) -> frozenset[str]:
+        return frozenset(self.entities)
+
     @classmethod
     def of(cls, record: Record, analysis: Analysis | None = None) -> Side:
         if analysis is not None:
@@ -166,7 +170,9 @@ def share_signal(m: Side, c: Side, stats: Stats, place_terms: set[str]) -> tuple
 def bridge_signal(m: Side, c: Side, stats: Stats) -> tuple[float, str]:
     """1.0 (0.4 through a hub) when an entity graph relation joins an entity only one names to one only the other names."""
     best, why = 0.0, ""
-    mine, theirs = set(m.entities), set(c.entities)
+    if not stats.bridges:  # the new memory's entities relate to nothing (or it names none)
+        return best, why
+    mine, theirs = m.entity_set, c.entity_set
     for key, relations in stats.bridges.items():
         for other, triple in relations:
             # an entity only one memory names, related to an entity only the other names
