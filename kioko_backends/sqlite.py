@@ -250,6 +250,11 @@ class _Row:
         return kind
 
     @property
+    def terms_json(self) -> str:
+        encoded: str = self.values[6]
+        return encoded
+
+    @property
     def session_id(self) -> str | None:
         session: str | None = self.values[8]
         return session
@@ -355,11 +360,21 @@ class _State:
 
     scope: Scope
     version: int
-    terms: tuple[str, ...] = ()
+    terms_json: str = "[]"
+    """The terms column as stored: a rewrite compares it with the new text before parsing it."""
     created_at: float | None = None
     """As stored (None for NaN): postings carry it, so a changed timestamp rewrites them."""
     kind: str = ""
     session_id: str | None = None
+
+    @functools.cached_property
+    def terms(self) -> tuple[str, ...]:
+        return tuple(json.loads(self.terms_json))
+
+    @property
+    def has_terms(self) -> bool:
+        # a JSON list of strings holds a quote exactly when it is not empty: no parse needed
+        return '"' in self.terms_json
 
 
 @dataclass
@@ -914,7 +929,7 @@ class SQLiteStore(StoreBase):
                 _select_states(len(chunk)), chunk
             ):
                 scope = Scope(user_id, agent_id if agent_id != _NO_AGENT else None)
-                current[record_id] = _State(scope, version, tuple(json.loads(terms)), created_at, kind, session_id)
+                current[record_id] = _State(scope, version, terms, created_at, kind, session_id)
         return current
 
     def _apply(
@@ -967,10 +982,12 @@ class SQLiteStore(StoreBase):
                 and before.scope == row.scope
                 and before.created_at == row.created_at
             ):
+                if before.terms_json == row.terms_json:
+                    continue  # the same terms encoded the same way: not one posting moves
                 kept, had = set(new_terms), set(before.terms)
                 dropped.extend((record_id, term) for term in before.terms if term not in kept)
                 new_terms = [term for term in new_terms if term not in had]
-            elif before is not None and before.terms:
+            elif before is not None and before.has_terms:
                 cleared.append((record_id,))
             if row is not None:
                 user_id, agent_id = _scope_values(row.scope)
@@ -1011,7 +1028,7 @@ def _scope_deltas(plan: _Plan, rows: list[_Row | None], current: dict[str, _Stat
     for record_id, index in plan.final.items():
         before = current.get(record_id)
         if before is not None:
-            deltas[before.scope] -= int(bool(before.terms))
+            deltas[before.scope] -= int(before.has_terms)
         row = rows[index] if index is not None else None
         if row is not None:
             deltas[row.scope] += int(bool(row.terms))
