@@ -28,12 +28,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from .index import IndexCache
 from .secrets import DropSecrets
 from .store import (
     ConflictError,
     InvalidRecordError,
     Record,
     Scope,
+    ScopeGenerations,
     Store,
     Upsert,
     check_scope,
@@ -237,6 +239,10 @@ class EntityGraph:
     def __init__(self, store: Store) -> None:
         """Read and write triples through ``store``'s protocol methods only (never ``scan``)."""
         self.store = store
+        # every linked write reads the triples of the entities it names (the bridges); on a store that counts
+        # its writes per scope they are kept between reads, and dropped at the first read after the graph
+        # changed (a write through any layer or process moves the graph scope's count)
+        self._read_cache = IndexCache(store) if isinstance(store, ScopeGenerations) else None
 
     def __repr__(self) -> str:
         return f"EntityGraph(store={self.store!r})"
@@ -436,7 +442,7 @@ class EntityGraph:
         spans = _candidate_spans(str(text))
         if not spans:
             return []
-        known = self.store.postings(scope, [_entity_term(k) for k in spans], 1).df
+        known = self.store.postings(scope, [_entity_term(k) for k in spans], 0).df  # counts only, no ids
         matches = [
             (start, end, key)
             for key, places in spans.items()
@@ -481,9 +487,18 @@ class EntityGraph:
     def _triples_of(self, scope: Scope, keys: Sequence[str]) -> dict[str, list[Triple]]:
         """Every stored triple (history included) of each entity key, newest first: one postings, one get."""
         terms = [_entity_term(k) for k in keys]
-        ids_by_term = self.store.postings(scope, terms, POSTINGS_LIMIT).ids
+        cache = self._read_cache
+        ids_by_term = (
+            cache.lookup(scope, terms, POSTINGS_LIMIT)[2]
+            if cache is not None
+            else self.store.postings(scope, terms, POSTINGS_LIMIT).ids
+        )
         wanted = list(dict.fromkeys(i for term in terms for i in ids_by_term.get(term, [])))
-        records = self.store.get(scope, wanted) if wanted else []
+        records: list[Record | None] = []
+        if wanted:
+            records = (
+                list(cache.records(scope, wanted).values()) if cache is not None else self.store.get(scope, wanted)
+            )
         by_id = {r.id: t for r in records if r is not None and (t := Triple.from_record(r)) is not None}
         return {
             key: [

@@ -408,6 +408,24 @@ def test_related_entities_gives_other_ends_of_valid_triples(graph: EntityGraph) 
     assert graph.related_entities([], user_id=U) == {}
 
 
+def test_bridges_are_read_once_between_changes_and_another_graph_s_change_is_seen_at_once(store: Store) -> None:
+    """On a store that counts its writes per scope, related_entities keeps the triples it read until the graph
+    scope's count moves: asking again reads nothing, and a triple added or ended elsewhere is in the next answer."""
+    counting = CountingStore(store, generations=True)
+    mine, elsewhere = EntityGraph(counting), EntityGraph(store)
+    uses = elsewhere.add("Kioko", "uses", "pgvector", user_id=U)
+    assert [t.id for _, t in mine.related_entities(["kioko"], user_id=U)["kioko"]] == [uses.id]
+    assert (counting.calls["postings"], counting.calls["get"]) == (1, 1)
+    assert [t.id for _, t in mine.related_entities(["kioko"], user_id=U)["kioko"]] == [uses.id]
+    assert (counting.calls["postings"], counting.calls["get"]) == (1, 1)  # kept: the graph did not change
+
+    maintains = elsewhere.add("Kumar", "maintains", "Kioko", user_id=U)
+    related = mine.related_entities(["kioko"], user_id=U)["kioko"]
+    assert sorted(t.id for _, t in related) == sorted([uses.id, maintains.id])
+    elsewhere.invalidate(uses.id, user_id=U)
+    assert [t.id for _, t in mine.related_entities(["kioko"], user_id=U)["kioko"]] == [maintains.id]
+
+
 def test_spec_bridge_example_kioko_uses_pgvector(graph: EntityGraph) -> None:
     """The spec's means-to-end example: the decision names pgvector, the goal names Kioko, the graph joins them."""
     graph.add("Kioko", "uses", "pgvector", user_id=U, source="manual")
