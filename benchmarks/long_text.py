@@ -173,16 +173,31 @@ class StageClock:
         return timed
 
 
-def instrument(clock: StageClock) -> None:
-    """Time the stages where they run, by wrapping the functions every caller reaches them through."""
-    secrets_module.DropSecrets.check = clock.wrap("secrets", secrets_module.DropSecrets.check)  # type: ignore[method-assign]
+def instrument(clock: StageClock) -> Callable[[], None]:
+    """Time the stages where they run, by wrapping the functions every caller reaches them through.
+
+    Returns the function that puts the originals back (a test runs the benchmark inside its own process)."""
+    check = secrets_module.DropSecrets.check
+    embed = embedding_module.OfflineEmbedder.embed
     analyze = text_module.analyze
+    secrets_module.DropSecrets.check = clock.wrap("secrets", check)  # type: ignore[method-assign]
+    embedding_module.OfflineEmbedder.embed = clock.wrap("embedding", embed)  # type: ignore[method-assign]
     timed_analyze = clock.wrap("analysis", analyze)
-    for module in list(sys.modules.values()):
-        if getattr(module, "__name__", "").startswith("kioko") and getattr(module, "analyze", None) is analyze:
-            module.analyze = timed_analyze  # type: ignore[attr-defined]
-    embedder = embedding_module.OfflineEmbedder
-    embedder.embed = clock.wrap("embedding", embedder.embed)  # type: ignore[method-assign]
+    wrapped = [
+        module
+        for module in list(sys.modules.values())
+        if getattr(module, "__name__", "").startswith("kioko") and getattr(module, "analyze", None) is analyze
+    ]
+    for module in wrapped:
+        module.analyze = timed_analyze  # type: ignore[attr-defined]
+
+    def restore() -> None:
+        secrets_module.DropSecrets.check = check  # type: ignore[method-assign]
+        embedding_module.OfflineEmbedder.embed = embed  # type: ignore[method-assign]
+        for module in wrapped:
+            module.analyze = analyze  # type: ignore[attr-defined]
+
+    return restore
 
 
 # --------------------------------------------------------------------------- the run
