@@ -9,6 +9,8 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
+from term_count_support import TERMS
+from term_count_support import write_many as shared_writes
 
 import kioko
 from contract_tests.support import make_record, new_scope
@@ -16,7 +18,6 @@ from kioko_core.store import ConflictError, Delete, Record, Scope, Upsert
 
 psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not installed")
 
-TERMS = [f"t:{word}" for word in ("pump", "valve", "boiler", "fan", "belt", "seal")]
 LAYOUTS = {"plain": {}, "partitioned": {"partitions": 3}}
 
 
@@ -47,26 +48,8 @@ def kept(database: str, table: str) -> dict[tuple[str, str, str], int]:
 
 
 def write_many(store: kioko.Store, scopes: list[Scope], seed: int) -> list[Record]:
-    """Records with random term sets in two scopes, then rewrites (terms changed or kept), a move in time,
-    a move to the other scope, and deletes."""
-    rng = np.random.default_rng(seed)
-
-    def terms() -> list[str]:
-        return sorted(rng.choice(TERMS, size=int(rng.integers(0, 5)), replace=False).tolist())
-
-    written = store.update_many(
-        [Upsert(record=make_record(scopes[j % 2], terms=terms(), created_at=float(j))) for j in range(60)]
-    )
-    records = [r for r in written if r is not None]
-    changed = [
-        r.model_copy(update={"terms": terms() if j % 2 else r.terms, "content": f"rewritten {j}"})
-        for j, r in enumerate(records[:30])
-    ]
-    store.update_many([Upsert(record=r, expected_version=r.version) for r in changed])
-    moved = records[30].model_copy(update={"created_at": 999.0})  # a new time moves every posting
-    store.update_many([Upsert(record=moved, expected_version=moved.version)])
-    store.update_many([Delete(id=r.id, scope=r.scope) for r in records[40:50]])
-    # one batch deletes an id and writes it again in the other scope
+    """The shared writes, then one batch that deletes an id and writes it again in the other scope."""
+    records = shared_writes(store, scopes, seed)
     other = records[51].model_copy(
         update={"user_id": scopes[0].user_id if records[51].scope == scopes[1] else scopes[1].user_id}
     )

@@ -7,14 +7,12 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-import numpy as np
+from term_count_support import TERMS, write_many
 
 import kioko
 from contract_tests.support import make_record, new_scope
 from kioko_backends.sqlite import SCHEMA_VERSION, SQLiteStore
-from kioko_core.store import Delete, Record, Scope, Upsert
-
-TERMS = [f"t:{word}" for word in ("pump", "valve", "boiler", "fan", "belt", "seal")]
+from kioko_core.store import Delete, Upsert
 
 
 def counted(path: Path) -> dict[tuple[str, str, str], int]:
@@ -31,28 +29,6 @@ def kept(path: Path) -> dict[tuple[str, str, str], int]:
     with sqlite3.connect(path) as raw:
         rows = raw.execute("SELECT user_id, agent_id, term, df FROM kioko_term_df")
         return {(u, a, t): n for u, a, t, n in rows}
-
-
-def write_many(store: SQLiteStore, scopes: list[Scope], seed: int) -> list[Record]:
-    """Records with random term sets in two scopes, then rewrites (terms changed or kept) and deletes."""
-    rng = np.random.default_rng(seed)
-
-    def terms() -> list[str]:
-        return sorted(rng.choice(TERMS, size=int(rng.integers(0, 5)), replace=False).tolist())
-
-    written = store.update_many(
-        [Upsert(record=make_record(scopes[j % 2], terms=terms(), created_at=float(j))) for j in range(60)]
-    )
-    records = [r for r in written if r is not None]
-    changed = [
-        r.model_copy(update={"terms": terms() if j % 2 else r.terms, "content": f"rewritten {j}"})
-        for j, r in enumerate(records[:30])
-    ]
-    store.update_many([Upsert(record=r, expected_version=r.version) for r in changed])
-    moved = records[30].model_copy(update={"created_at": 999.0})  # a new time moves every posting
-    store.update_many([Upsert(record=moved, expected_version=moved.version)])
-    store.update_many([Delete(id=r.id, scope=r.scope) for r in records[40:50]])
-    return records
 
 
 def test_df_is_the_postings_count_through_inserts_rewrites_and_deletes(tmp_path: Path) -> None:
