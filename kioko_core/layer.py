@@ -42,7 +42,7 @@ from .recall import Context, RecallConfig, recall
 from .retry import retry_conflicts
 from .scoped import USER_OWNED_AGENTS, resolve
 from .secrets import DropSecrets
-from .store import Delete, Filter, Record, Scope, Store, Upsert
+from .store import Delete, Filter, Record, Scope, Store, Upsert, metadata_problem
 from .values import timestamp
 
 
@@ -175,8 +175,12 @@ class MemoryLayer(IntelligentMemory):
         """Store a memory and (with ``auto_link``) link it; returns the stored record.
 
         Adding a memory again (same scope, kind, session and text, whitespace aside, and no other
-        ``created_at``) stores no copy: the memory already stored is returned as it is. The same text
-        given another ``created_at`` is another event ("ran 5 km" on two days) and is stored.
+        ``created_at``) stores no copy: the memory already stored is returned, with the ``metadata`` given
+        merged into it key by key as :meth:`update` would (a key given wins over the stored one; nothing is
+        written when every key given is already stored with that value). A duplicate is checked like a
+        first add (content, kind, metadata that is not JSON, secrets, size) before it is recognised, so it
+        raises what the first add would. The same text given another ``created_at`` is another event
+        ("ran 5 km" on two days) and is stored.
 
         ``memory_type`` is a kind or one of its aliases (``"fact"`` for ``"factual"``, see
         :mod:`kioko_core.kind_registry`). ``created_at`` is Unix seconds or a datetime (an aware one in its own
@@ -221,7 +225,9 @@ class MemoryLayer(IntelligentMemory):
         scope = self._scope(user_id, agent_id)
         existing = self._existing_copy(scope, content, kind, session_id) if id is None else None
         if existing is not None and (created_at is None or timestamp(created_at) == existing.created_at):
-            return existing
+            merged = self._merge_duplicate(existing, metadata)
+            if merged is not None:
+                return merged
         now = time.time()
         when = timestamp(created_at)
         try:
@@ -278,6 +284,16 @@ class MemoryLayer(IntelligentMemory):
                 return found
         return None
 
+    def _merge_duplicate(self, existing: Record, metadata: dict[str, Any] | None) -> Record | None:
+        """The duplicate ``existing`` with ``metadata`` merged in (unchanged when it brings nothing new);
+        None when it was deleted meanwhile, so the add stores the memory anew."""
+        if not metadata or all(k in existing.metadata and existing.metadata[k] == v for k, v in metadata.items()):
+            return existing
+        try:
+            return self._update(existing.id, existing.scope, lambda current: (None, metadata))
+        except MemoryNotFound:
+            return None
+
     @staticmethod
     def _check_new(content: Any, memory_type: Any, metadata: Any, where: str = "") -> str:
         """The stored kind ``memory_type`` names, once content and metadata are checked."""
@@ -289,6 +305,10 @@ class MemoryLayer(IntelligentMemory):
             raise InvalidRecordError(f"{where}{error}") from None
         if metadata is not None and not isinstance(metadata, dict):
             raise InvalidRecordError(f"{where}metadata must be a dict")
+        # checked here, not only by the store: a duplicate add is never written, yet must refuse what a first add does
+        problem = metadata_problem(metadata) if metadata else None
+        if problem:
+            raise InvalidRecordError(f"{where}{problem}; nothing was written")
         if metadata and L.BOOKKEEPING in metadata:
             raise InvalidRecordError(
                 f"{where}metadata[{L.BOOKKEEPING!r}] is the layer's own (links, entities): a new memory cannot bring it"

@@ -386,9 +386,7 @@ def check_record(record: Record, dim: int) -> Record:
         value = getattr(record, field_name)
         if type(value) not in (int, float) or not math.isfinite(value):
             raise refuse(f"{field_name} must be a finite number of seconds, got {value!r}")
-    if type(record.metadata) is not dict:
-        raise refuse(f"metadata must be a dict, got {type(record.metadata).__name__}")
-    problem = _json_problem(record.metadata, "metadata")
+    problem = metadata_problem(record.metadata)
     if problem:
         raise refuse(problem)
     update: dict[str, Any] = {}
@@ -415,6 +413,14 @@ def check_record(record: Record, dim: int) -> Record:
 
 _JSON_LEAVES = (int, bool, type(None))
 _MAX_JSON_DEPTH = 100
+
+
+def metadata_problem(metadata: Any) -> str | None:
+    """What keeps ``metadata`` from being stored (:data:`INPUT_RULE`), or None: for callers that must refuse
+    bad metadata before any store sees it (a duplicate add that is never written, say)."""
+    if type(metadata) is not dict:
+        return f"metadata must be a dict, got {type(metadata).__name__}"
+    return _json_problem(metadata, "metadata")
 
 
 def _json_problem(value: Any, path: str) -> str | None:
