@@ -245,6 +245,38 @@ def third_person(verb: str) -> str:
     return verb + "s"
 
 
+KNOWN_VERBS = frozenset(
+    """
+accept add admire adopt adore agree aim allow answer appreciate apply argue arrange ask attend avoid bake believe
+belong blame book borrow bring build buy call care carry change chase check choose clean climb coach code collect
+come commute compete complain cook cost count cover create cycle dance deal decide deliver depend deploy design
+despise detest develop dislike do doubt draw dream dress drink drive drop earn eat edit own employ enjoy expect
+explain fear feel fight find fish fix fly follow forget get give go grow guess hate have hear help hike hire hold
+hope host hunt identify ignore imagine include intend invest join keep kill know lead learn leave like listen live
+look lose love maintain manage mean meet mind miss mix move need note notice offer open operate organise organize
+paint pay perform pick plan play practise practice prefer prepare present print promise provide publish pull push
+put read recommend record relax rely remember rent repair report require research rest ride rise run save say see
+sell send serve share shop sing sit skate ski sleep smoke speak spend stand start stay stop study support suppose
+surf swim take talk teach tend test think train travel trust try understand use visit wait wake walk want watch
+wear wish work worry write
+""".split()
+)
+"""The verbs the rewrite to the third person conjugates; any other verb keeps the user's own words."""
+
+REWRITE_WORDS = frozenset(
+    """
+user user's is has does doesn't isn't hasn't was would will can can't won't goal decision how to use go with
+instead of because for steps
+""".split()
+)
+"""The words a rewrite may add to what the user said (besides the third person of :data:`KNOWN_VERBS`)."""
+
+
+def rewrite_vocabulary() -> frozenset[str]:
+    """Every word a stored text may hold that the user did not say: framing words and conjugated known verbs."""
+    return REWRITE_WORDS | frozenset(third_person(v) for v in KNOWN_VERBS)
+
+
 _CONTRACTION = re.compile(r"^I'(m|ve|d|ll)\b")
 
 
