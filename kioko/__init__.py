@@ -26,6 +26,7 @@ from kioko_core.errors import (
 )
 from kioko_core.intelligence import (
     OPERATIONS,
+    ChatModel,
     HeuristicRouter,
     Intelligence,
     LLMPlanner,
@@ -37,6 +38,13 @@ from kioko_core.intelligence import (
     RecallPlan,
     RuleBasedExtractor,
     StablePrefix,
+)
+from kioko_core.intelligence.providers import (
+    MissingAPIKeyError,
+    ProviderConfigError,
+    ProviderError,
+    UnknownProviderError,
+    chat_model,
 )
 from kioko_core.layer import MemoryLayer
 from kioko_core.limits import Limits, TooLargeError
@@ -82,6 +90,12 @@ __all__ = [
     "RecallPlan",
     "MaintenanceScheduler",
     "StablePrefix",
+    "ChatModel",
+    "chat_model",
+    "ProviderError",
+    "ProviderConfigError",
+    "UnknownProviderError",
+    "MissingAPIKeyError",
     "MemoryNotFound",
     "KindMismatch",
     "LinkConflict",
@@ -104,10 +118,13 @@ def default_url() -> str:
 def intelligent(
     target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = None, *, llm: Any = None, **options: Any
 ) -> MemoryLayer:
-    """A layer that decides its own memory operations: anything :func:`connect` takes, plus ``llm=ask``.
+    """A layer that decides its own memory operations: anything :func:`connect` takes, plus ``llm``.
 
     Linking and the entity graph are on; ``learn`` and ``record_turn`` route each turn, offline or, with
-    ``llm`` (a prompt -> text callable, or an object with ``.invoke`` / ``.run``), with one model call.
+    ``llm``, with one model call: a provider string (``"openai:gpt-4o-mini"``, ``"azure:<deployment>"``,
+    ``"ollama:llama3.1"``, ``"openai-compatible:http://127.0.0.1:8000/v1#model"``; keys from the usual
+    environment variables, see :func:`chat_model`), a prompt -> text callable, or an object with
+    ``.invoke`` / ``.run``. A model that fails leaves the turn to the offline router.
     Given a MemoryLayer, returns a new layer over the same store with all of that on (see
     :meth:`MemoryLayer.with_linking`); the layer given is not changed.
     """

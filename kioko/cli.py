@@ -7,6 +7,7 @@ the exit status is 2 for a command used wrongly and 1 for one that failed (``--d
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -508,13 +509,33 @@ def manage(
     text: Annotated[str, typer.Argument(help="One turn: what the user said.")],
     session: Annotated[str | None, typer.Option("--session", help="The conversation it belongs to.")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Decide and report; write nothing.")] = False,
+    llm: Annotated[
+        str | None,
+        typer.Option(
+            "--llm",
+            metavar="PROVIDER:MODEL",
+            help="Decide with a model: openai:gpt-4o-mini, azure:<deployment>, ollama:llama3.1, "
+            "openai-compatible:<url>#<model> (keys from the environment; the offline router if it fails).",
+        ),
+    ] = None,
     user: User,
     store: Store = None,
     agent: Agent = None,
     json: Json = False,
 ) -> None:
-    """Decide (and apply) the memory operations for one turn, offline."""
-    with opened(store) as memory:
+    """Decide (and apply) the memory operations for one turn: offline, or with --llm one model call."""
+    from kioko_core.intelligence.providers import is_provider_string
+
+    from .remote import is_remote_url
+
+    if llm is not None and not is_provider_string(llm):
+        raise UsageProblem(
+            f"--llm takes a provider string (openai:<model>, azure:<deployment>, ollama:<model>, "
+            f"openai-compatible:<url>#<model>), got {llm!r}"
+        )
+    if llm is not None and is_remote_url(store or os.environ.get("KIOKO_URL")):
+        raise UsageProblem("a Kioko service decides with its own model (kioko serve --intelligence-llm)")
+    with opened(store, **({"intelligence": llm} if llm else {})) as memory:
         result = memory.manage(text, user_id=user, agent_id=agent, session_id=session, dry_run=dry_run)
     if json:
         return print_json(result.to_dict())
@@ -768,7 +789,13 @@ def serve(
         ),
     ] = False,
     intelligence_llm: Annotated[
-        str | None, typer.Option("--intelligence-llm", metavar="PKG.MOD:ASK", help="The same with a model callable.")
+        str | None,
+        typer.Option(
+            "--intelligence-llm",
+            metavar="PROVIDER:MODEL|PKG.MOD:ASK",
+            help="The same with a model: openai:gpt-4o-mini, azure:<deployment>, ollama:llama3.1, "
+            "openai-compatible:<url>#<model> (keys from the environment), or a callable to import.",
+        ),
     ] = None,
     log_level: Annotated[str, typer.Option("--log-level")] = "info",
     workers: Annotated[

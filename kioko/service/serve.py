@@ -133,7 +133,7 @@ def _layer(config: dict[str, Any]) -> Any:
     from kioko import connect, intelligent
 
     if config["intelligence"] or config["intelligence_llm"]:
-        llm = _import(config["intelligence_llm"]) if config["intelligence_llm"] else None
+        llm = _model(config["intelligence_llm"]) if config["intelligence_llm"] else None
         return intelligent(config["store"], llm=llm)
     return connect(config["store"], auto_link=config["auto_link"])
 
@@ -156,15 +156,22 @@ def worker_app() -> Any:
     )
 
 
-def _import(target: str) -> Any:
-    """``package.module:name`` -> the object (the model callable for ``--intelligence-llm``)."""
+def _model(target: str) -> Any:
+    """``--intelligence-llm``: a provider string (``openai:gpt-4o-mini``, its key from the environment) as it
+    is, for the intelligence to open; ``package.module:name`` -> the model callable it names."""
     import importlib
 
+    from kioko_core.intelligence.providers import is_provider_string
     from kioko_core.store import InvalidRecordError
 
+    if is_provider_string(target):
+        return target
     module, _, name = target.partition(":")
     if not module or not name:
-        raise InvalidRecordError(f"--intelligence-llm takes package.module:callable, got {target!r}")
+        raise InvalidRecordError(
+            f"--intelligence-llm takes a provider (openai:<model>, azure:<deployment>, ollama:<model>, "
+            f"openai-compatible:<url>#<model>) or package.module:callable, got {target!r}"
+        )
     try:
         return getattr(importlib.import_module(module), name)
     except (ImportError, AttributeError) as error:

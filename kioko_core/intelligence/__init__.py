@@ -14,9 +14,11 @@ from .maintenance import MaintenanceScheduler
 from .ops import OPERATIONS, ManageReport, MemoryOp, RouteResult
 from .pins import StablePrefix
 from .planner import LLMPlanner, QueryPlanner, RecallPlan
+from .providers import ChatModel, chat_model
 from .turn import MAX_TURN_CHARS, Turn
 
 __all__ = [
+    "ChatModel",
     "DEFAULT_MANAGE_PROMPT",
     "EventBus",
     "HeuristicRouter",
@@ -39,5 +41,6 @@ __all__ = [
     "RuleBasedExtractor",
     "Turn",
     "build_intelligence",
+    "chat_model",
     "parse_operations",
 ]

@@ -20,6 +20,7 @@ from .llm import DEFAULT_MANAGE_PROMPT, LLMRouter
 from .maintenance import MaintenanceScheduler
 from .ops import APPLIED, FAILED, PLANNED, ROUTER_FALLBACK, SKIPPED, ManageReport, RouteResult
 from .planner import LLMPlanner, QueryPlanner
+from .providers import chat_model, is_provider_string
 from .turn import Turn, messages_of
 
 if TYPE_CHECKING:
@@ -35,7 +36,11 @@ class IntelligenceConfigError(KiokoError, ValueError):
 class Intelligence:
     """The write path of a layer: ``manage(memory, messages, ...)`` routes a turn and applies its ops.
 
-    ``router`` is any object with ``route(memory, turn) -> RouteResult``; without one, ``llm`` picks
+    ``llm`` is a prompt -> text callable (or an object with ``.invoke`` / ``.run``) or a provider string
+    (``"openai:gpt-4o-mini"``, ``"azure:<deployment>"``, ``"ollama:llama3.1"``,
+    ``"openai-compatible:<url>#<model>"``: :func:`~kioko_core.intelligence.providers.chat_model`, with
+    ``timeout`` as its read timeout). ``router`` is any object with ``route(memory, turn) -> RouteResult``;
+    without one, ``llm`` picks
     LLMRouter(llm, fallback=HeuristicRouter(...)) and no ``llm`` the HeuristicRouter alone, built from
     ``capture``, ``min_importance``, ``working``, ``feedback`` and ``graph``. ``timeout`` and
     ``prompt_template`` go to the LLMRouter. ``planner`` (any object with ``plan(memory, query, *, user_id,
@@ -71,6 +76,8 @@ class Intelligence:
         reflect_after: float | None = 2.5,
         consolidate_every: int | None = 200,
     ) -> None:
+        if isinstance(llm, str):
+            llm = chat_model(llm, **({"timeout": timeout} if timeout is not None else {}))
         if router is None:
             offline = HeuristicRouter(
                 capture=capture, min_importance=min_importance, working=working, feedback=feedback, graph=graph
@@ -271,18 +278,21 @@ def _forget_served(memory: Any, turn: Turn) -> None:
 def build_intelligence(setting: Any) -> Any:
     """``intelligence=`` as a MemoryLayer or a JSON config gives it -> an Intelligence (or None for off).
 
-    True, ``"heuristic"`` / ``"offline"``, ``{"type": "heuristic", ...options}``,
-    ``{"type": "llm", "llm": ask | {"$import": "pkg.mod:ask"}, ...options}``, an Intelligence, or any
+    True, ``"heuristic"`` / ``"offline"``, a provider string (``"openai:gpt-4o-mini"``),
+    ``{"type": "heuristic", ...options}``, ``{"type": "llm", "llm": ask | "openai:..." | {"$import":
+    "pkg.mod:ask"}, ...options}``, an Intelligence, or any
     object with ``manage(memory, messages, ...)``.
     """
     if setting is None or setting is False:
         return None
     if setting is True or (isinstance(setting, str) and setting.lower() in ("heuristic", "offline", "rules")):
         return Intelligence()
+    if is_provider_string(setting):
+        return Intelligence(llm=setting)
     if isinstance(setting, str):
         raise IntelligenceConfigError(
-            f"intelligence={setting!r} is not known; use 'heuristic', or {{'type': 'llm', 'llm': {{'$import': "
-            "'my_app.models:ask'}}"
+            f"intelligence={setting!r} is not known; use 'heuristic', a provider string such as "
+            "'openai:gpt-4o-mini', or {'type': 'llm', 'llm': {'$import': 'my_app.models:ask'}}"
         )
     if isinstance(setting, Mapping):
         options = dict(setting)
