@@ -814,6 +814,19 @@ def serve(
             help="Requests each process runs at once (default: 2 for memory:// and SQLite, 40 for database servers).",
         ),
     ] = None,
+    webhook_allow: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--webhook-allow",
+            metavar="HOST",
+            help="A host, address or network (10.1.0.0/16) webhooks may reach although not public, over http "
+            "too (repeatable; by default only public https targets).",
+        ),
+    ] = None,
+    webhook_only: Annotated[
+        list[str] | None,
+        typer.Option("--webhook-only", metavar="HOST", help="The only hosts webhooks may name (repeatable)."),
+    ] = None,
 ) -> int:
     """The REST API under /v1 (docs at /docs) on uvicorn: every user's memories, bounded by API keys."""
     from .service.serve import serve as run
@@ -830,6 +843,8 @@ def serve(
         log_level=log_level,
         workers=workers,
         threads=threads,
+        webhook_allow=webhook_allow,
+        webhook_only=webhook_only,
     )
 
 

@@ -14,8 +14,10 @@ import pytest
 from service_support import live_service
 
 from kioko.service.events import Dispatcher, verify
+from kioko.service.webhook_guard import WebhookGuard
 
 U = "kumar"
+LOOPBACK = ["127.0.0.1"]  # the receivers here listen on loopback, which webhooks may reach only when allowed
 
 
 class Receiver:
@@ -82,7 +84,7 @@ def test_a_failing_subscriber_never_fails_a_write_and_manage_events_reach_the_bu
 
 
 def test_webhook_deliveries_are_signed_and_filtered(receiver: Receiver) -> None:
-    with live_service("memory://") as (server, layer), httpx.Client(base_url=server.url) as api:
+    with live_service("memory://", webhook_allow=LOOPBACK) as (server, layer), httpx.Client(base_url=server.url) as api:
         hook = api.post(
             "/v1/webhooks", json={"url": receiver.url, "user_id": U, "events": ["memory.added", "memory.deleted"]}
         ).json()
@@ -111,20 +113,27 @@ def test_webhook_deliveries_are_signed_and_filtered(receiver: Receiver) -> None:
 def test_a_failing_receiver_is_retried_with_the_same_delivery() -> None:
     receiver = Receiver(fail_first=2)
     try:
-        with live_service("memory://") as (server, layer), httpx.Client(base_url=server.url) as api:
+        with (
+            live_service("memory://", webhook_allow=LOOPBACK) as (server, layer),
+            httpx.Client(base_url=server.url) as api,
+        ):
             api.post("/v1/webhooks", json={"url": receiver.url, "user_id": U, "events": ["memory.added"]})
             api.post("/v1/memories", json={"content": "A note.", "user_id": U})
             got = receiver.wait_for(3)
             ids = {r["headers"]["X-Kioko-Delivery"] for r in got}
             assert len(got) == 3 and len(ids) == 1
-            assert server._server.config.app.state.webhooks.dispatcher.delivered == 1
+            dispatcher = server._server.config.app.state.webhooks.dispatcher
+            deadline = time.monotonic() + 10  # the receiver records a POST before the dispatcher reads its answer
+            while dispatcher.delivered < 1 and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert dispatcher.delivered == 1
     finally:
         receiver.close()
 
 
 def test_writes_never_wait_for_a_hanging_receiver(receiver: Receiver) -> None:
     receiver.gate.clear()  # the receiver holds every request until released
-    with live_service("memory://") as (server, layer), httpx.Client(base_url=server.url) as api:
+    with live_service("memory://", webhook_allow=LOOPBACK) as (server, layer), httpx.Client(base_url=server.url) as api:
         api.post("/v1/webhooks", json={"url": receiver.url, "user_id": U, "events": ["memory.added"]})
         statuses = [
             api.post("/v1/memories", json={"content": f"Note {i}.", "user_id": U}).status_code for i in range(10)
@@ -136,7 +145,7 @@ def test_writes_never_wait_for_a_hanging_receiver(receiver: Receiver) -> None:
 
 def test_a_full_queue_drops_deliveries_instead_of_blocking(receiver: Receiver) -> None:
     receiver.gate.clear()
-    dispatcher = Dispatcher(queue_size=2, retry_delays=())
+    dispatcher = Dispatcher(guard=WebhookGuard(LOOPBACK), queue_size=2, retry_delays=())
     try:
         accepted = [dispatcher.submit(receiver.url, "s" * 32, "memory.added", {"n": i}) for i in range(6)]
         assert accepted[:2] == [True, True] and accepted.count(False) >= 3 and dispatcher.dropped >= 3

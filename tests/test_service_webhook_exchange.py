@@ -50,7 +50,13 @@ def test_a_users_webhooks_travel_with_the_export_and_go_with_forget_user(receive
 
 
 def test_the_library_and_the_cli_forget_a_users_webhooks_too() -> None:
-    with kioko.connect("memory://") as layer, live_service("memory://") as (server, served):
+    with (
+        kioko.connect("memory://") as layer,
+        live_service("memory://", webhook_allow=["127.0.0.1"]) as (
+            server,
+            served,
+        ),
+    ):
         with httpx.Client(base_url=server.url) as api:
             api.post("/v1/webhooks", json={"url": "http://127.0.0.1:9/hook", "user_id": U})
             api.post("/v1/memories", json={"content": "Line 3 keeps faulting.", "user_id": U})

@@ -13,6 +13,7 @@ import os
 import secrets
 import threading
 import time
+from collections.abc import Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ from kioko_core.store import KiokoError, Scope
 from .auth import OPEN, KeyFile, KeyRing, Principal
 from .errors import PayloadTooLarge, status_of
 from .schemas import ErrorOut, Health
+from .webhook_guard import Resolver, WebhookGuard
 from .wire import error_out
 
 log = logging.getLogger("kioko.service")
@@ -84,7 +86,7 @@ class Service:
         # the layer's own bus (``memory.on``), so manage()'s events and the routes' reach the same subscribers
         existing = getattr(layer, "events", None)
         self.bus = existing if isinstance(existing, EventBus) else EventBus()
-        self.webhook_hosts: frozenset[str] | None = None
+        self.webhook_guard = WebhookGuard()
 
     def emit(self, event: str, payload: dict[str, Any]) -> None:
         """Tell the bus's subscribers (webhooks, event streams) about a write; a failing one is only logged."""
@@ -121,6 +123,8 @@ def create_app(
     import_limit: int = DEFAULT_IMPORT_LIMIT,
     webhooks: bool = True,
     webhook_hosts: set[str] | None = None,
+    webhook_allow: Iterable[str] = (),
+    webhook_resolver: Resolver | None = None,
     close_layer: bool = False,
     threads: int | None = None,
 ) -> FastAPI:
@@ -133,8 +137,12 @@ def create_app(
     ``webhooks``: the webhook routes, their delivery thread and ``GET /v1/events``. Every write is also
     emitted on the layer's event bus (``layer.on(event, callback)``; ``callback(payload)``, where
     ``payload["event"]`` names it).
-    ``webhook_hosts``: the only hosts a webhook may point at (None: any), so a tenant cannot make the
-    server call into your internal network.
+    Webhooks go only to public addresses over https (loopback, private, link-local, multicast and cloud
+    metadata addresses are refused, at registration and again at each connection, on the address used):
+    ``webhook_allow`` lifts that for the hosts, addresses or networks (``10.1.0.0/16``) named, which may
+    also use plain http; ``webhook_hosts``: the only hosts a webhook may point at (None: any public host),
+    each of them allowed as if in ``webhook_allow``. ``webhook_resolver(host, port)`` -> addresses
+    replaces the system's resolver for webhook hosts (tests).
     ``threads``: at startup, set how many worker threads this process runs the routes on at once (anyio's
     default limiter, process-wide: pass it only when the app owns the process, as ``kioko serve`` does).
     With a store in this process (memory://, SQLite) the work is Python holding one lock, the GIL: two
@@ -145,7 +153,7 @@ def create_app(
         raise ValueError(f"threads must be an integer >= 1 or None, got {threads!r}")
     keys = KeyFile(api_keys) if isinstance(api_keys, (str, Path, os.PathLike)) else api_keys
     svc = Service(layer, keys, int(body_limit))
-    svc.webhook_hosts = frozenset(webhook_hosts) if webhook_hosts is not None else None
+    svc.webhook_guard = WebhookGuard(webhook_allow, only=webhook_hosts, resolve=webhook_resolver)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):

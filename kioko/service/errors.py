@@ -24,6 +24,14 @@ class PayloadTooLarge(ServiceError):
     """The request body is over the server's limit (HTTP 413)."""
 
 
+class TooManyRequests(ServiceError):
+    """The API key is over its request rate (HTTP 429, with ``Retry-After`` in seconds)."""
+
+
+class WebhookRefused(InvalidRecordError):
+    """A webhook URL the server will not call (HTTP 422 at registration); the message says why."""
+
+
 class RequestInvalid(InvalidRecordError):
     """The request does not match the API's schema (HTTP 422); ``message`` names the fields."""
 
@@ -32,6 +40,7 @@ STATUS_BY_NAME = {
     "Unauthorized": 401,
     "Forbidden": 403,
     "PayloadTooLarge": 413,
+    "TooManyRequests": 429,
     "TooLargeError": 413,
     "MemoryNotFound": 404,
     "LinkConflict": 409,

@@ -39,6 +39,7 @@ from kioko_core.store import Delete, Filter, Record, Scope, Upsert
 from . import schemas as S
 from .app import ERROR_RESPONSES, Service, authorized, principal, service
 from .auth import Principal
+from .webhook_guard import WebhookGuard, WebhookRefused
 from .webhook_records import EVENTS, MIN_SECRET, WEBHOOK_AGENT, WEBHOOK_KIND, check_events, check_url
 
 log = logging.getLogger("kioko.service.webhooks")
@@ -89,14 +90,26 @@ class Dispatcher:
     """The bounded queue and the thread that posts deliveries, retrying with backoff."""
 
     def __init__(
-        self, *, queue_size: int = QUEUE_SIZE, retry_delays: tuple[float, ...] = RETRY_DELAYS, timeout: float = TIMEOUT
+        self,
+        *,
+        guard: WebhookGuard | None = None,
+        queue_size: int = QUEUE_SIZE,
+        retry_delays: tuple[float, ...] = RETRY_DELAYS,
+        timeout: float = TIMEOUT,
     ) -> None:
         import httpx
 
         self.retry_delays = retry_delays
         self.queue: queue.Queue[_Delivery | None] = queue.Queue(maxsize=queue_size)
-        self.dropped = self.delivered = self.failed = 0
-        self._client = httpx.Client(timeout=timeout, follow_redirects=False)
+        self.dropped = self.delivered = self.failed = self.refused = 0
+        # every connection goes to the address the guard checked just before (no proxy from the
+        # environment, which would connect elsewhere), and a redirect is an answer, not a new target
+        self._client = httpx.Client(
+            transport=(guard or WebhookGuard()).transport(),
+            timeout=timeout,
+            follow_redirects=False,
+            trust_env=False,
+        )
         self._retries: list[_Delivery] = []
         self._thread = threading.Thread(target=self._run, name="kioko-webhooks", daemon=True)
         self._thread.start()
@@ -138,6 +151,10 @@ class Dispatcher:
         }
         try:
             ok = 200 <= self._client.post(item.url, content=item.body, headers=headers).status_code < 300
+        except WebhookRefused as error:  # the target is (now) internal: trying again would not change that
+            self.refused += 1
+            log.warning("webhook delivery %s refused: %s", item.delivery_id, error)
+            return
         except Exception as error:  # any failure to deliver is retried the same way
             log.info("webhook delivery to %s failed: %s", _host(item.url), type(error).__name__)
             ok = False
@@ -244,7 +261,7 @@ def register(
 ):
     """Deliver the user's events to ``url``, signed with ``secret`` (returned once, here)."""
     authorized(who, body.user_id)
-    check_url(body.url, svc.webhook_hosts)
+    check_url(body.url, svc.webhook_guard)
     check_events(body.events)
     record = Record(
         id="wh" + uuid.uuid4().hex,
@@ -352,7 +369,7 @@ async def events(
 
 
 def install(app: Any, svc: Service) -> Webhooks:
-    dispatcher = Dispatcher()
+    dispatcher = Dispatcher(guard=svc.webhook_guard)
     hooks = Webhooks(svc, dispatcher)
     svc.bus.on(ALL, hooks)
     app.state.webhooks = hooks

@@ -76,14 +76,15 @@ def _line(data: dict[str, Any]) -> str:
 
 
 def import_lines(
-    layer: Any, lines: Iterable[str | bytes], *, allowed: Any = None, webhook_hosts: Any = None
+    layer: Any, lines: Iterable[str | bytes], *, allowed: Any = None, webhook_guard: Any = None
 ) -> dict[str, int]:
     """Restore an export into ``layer``'s store; returns ``{"records", "written", "unchanged"}``.
 
     ``allowed(user_id, agent_id)`` is called for every record's scope before anything is written (the
-    service passes its key check); ``webhook_hosts`` bounds where an imported registration may point
-    (None: anywhere). The whole stream is read and checked first: a malformed line, a missing end line
-    or one bad record writes nothing. A store failure while writing raises the store's error, its
+    service passes its key check); ``webhook_guard`` (a WebhookGuard) checks where an imported
+    registration points as a registration is checked (None: its form only; deliveries are still
+    guarded). The whole stream is read and checked first: a malformed line, a missing end line or one
+    bad record writes nothing. A store failure while writing raises the store's error, its
     message saying how many records were written; the same import run again completes it.
     """
     records = list(_read(lines))
@@ -93,7 +94,7 @@ def import_lines(
     dim = getattr(layer.store, "dim", None)
     for record in records:
         if record.agent_id == WEBHOOK_AGENT:
-            check_registration(record, webhook_hosts)  # its signing secret belongs there
+            check_registration(record, webhook_guard)  # its signing secret belongs there
         else:
             # an import is a write like any other: a hand-made file must not smuggle in a secret
             layer.secrets.enforce(record.content, record.metadata)

@@ -586,7 +586,7 @@ async def import_(request: Request, svc: Service = Depends(service), who: Princi
                     svc.layer,
                     body.decode("utf-8", errors="strict").splitlines(),
                     allowed=lambda user, agent: _importable(who, user, agent),
-                    webhook_hosts=svc.webhook_hosts,
+                    webhook_guard=svc.webhook_guard,
                 )
             finally:
                 _forget_webhooks(request, None)  # registrations may have come with the import

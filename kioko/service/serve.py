@@ -49,6 +49,8 @@ def serve(
     log_level: str = "info",
     workers: int = 1,
     threads: int | None = None,
+    webhook_allow: list[str] | None = None,
+    webhook_only: list[str] | None = None,
     out: Any = None,
 ) -> int:
     """Run the service until interrupted (SIGINT / SIGTERM end it gracefully: requests in flight finish).
@@ -59,6 +61,8 @@ def serve(
     ``threads``: worker threads per process running requests at once (see ``create_app``); None picks
     :data:`IN_PROCESS_THREADS` for a store in the process (memory://, SQLite) and leaves the default (40)
     for a database server, whose requests mostly wait on the network.
+    ``webhook_allow``: hosts, addresses or networks webhooks may reach although not public (and over
+    http); ``webhook_only``: the only hosts webhooks may name (see ``create_app``).
     """
     import uvicorn
 
@@ -85,14 +89,14 @@ def serve(
         "body_limit": body_limit or DEFAULT_BODY_LIMIT,
         "log_level": log_level,
         "threads": threads if threads is not None else default_threads(url),
+        "webhook_allow": list(webhook_allow or []),
+        "webhook_only": list(webhook_only) if webhook_only else None,
     }
     if workers > 1 and url.split(":", 1)[0].lower() == "memory":
         print("kioko serve: memory:// lives in one process; --workers needs a store several can open", file=out)
         return 2
     layer = _layer(config)
-    app = create_app(
-        layer, api_keys=keys_file, body_limit=config["body_limit"], close_layer=True, threads=config["threads"]
-    )
+    app = create_app(layer, close_layer=True, **_app_options(config))
     if keys_file is None:
         print(
             f"kioko serve: no API keys, so every request acts for any user: listening on {host} (loopback) only",
@@ -100,6 +104,9 @@ def serve(
         )
     else:
         print(f"kioko serve: {len(app.state.kioko.keys)} API key(s) from {keys_file}", file=out)
+    guard = app.state.kioko.webhook_guard
+    if guard.allowed:
+        print(f"kioko serve: webhooks may also reach {', '.join(guard.allowed)} (over http too)", file=out)
     print(f"kioko serve: store {layer.store!r}; docs at http://{_hostport(host, port)}/docs", file=out)
     logging.basicConfig(
         level=getattr(logging, log_level.upper(), logging.INFO), format="%(asctime)s %(name)s %(message)s"
@@ -147,13 +154,18 @@ def worker_app() -> Any:
         level=getattr(logging, str(config["log_level"]).upper(), logging.INFO),
         format=f"%(asctime)s %(name)s pid={os.getpid()} %(message)s",
     )
-    return create_app(
-        _layer(config),
-        api_keys=config["api_keys"],
-        body_limit=config["body_limit"],
-        close_layer=True,
-        threads=config.get("threads"),
-    )
+    return create_app(_layer(config), close_layer=True, **_app_options(config))
+
+
+def _app_options(config: dict[str, Any]) -> dict[str, Any]:
+    """``create_app``'s options from the serve config (the same in one process and in each worker)."""
+    return {
+        "api_keys": config["api_keys"],
+        "body_limit": config["body_limit"],
+        "threads": config.get("threads"),
+        "webhook_allow": config.get("webhook_allow") or (),
+        "webhook_hosts": set(config["webhook_only"]) if config.get("webhook_only") else None,
+    }
 
 
 def _model(target: str) -> Any:

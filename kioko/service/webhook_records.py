@@ -6,12 +6,13 @@ user's export); importable without FastAPI, like the rest of the exchange.
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from typing import Any
 from urllib.parse import urlsplit
 
 from kioko_core.scoped import WEBHOOKS_AGENT
 from kioko_core.store import InvalidRecordError, Record
+
+from .webhook_guard import WebhookGuard, WebhookRefused
 
 WEBHOOK_AGENT = WEBHOOKS_AGENT
 WEBHOOK_KIND = "webhook"
@@ -28,13 +29,14 @@ EVENTS = (
 MIN_SECRET = 16
 
 
-def check_url(url: Any, hosts: Collection[str] | None) -> None:
-    """InvalidRecordError unless ``url`` is an absolute http(s) URL on one of ``hosts`` (None: any host)."""
+def check_url(url: Any, guard: WebhookGuard | None) -> None:
+    """WebhookRefused unless ``url`` is an absolute http(s) URL that ``guard`` lets the server call
+    (None: the form only, for an operator's own import into a store no server is delivering from)."""
     parts = urlsplit(url) if isinstance(url, str) else None
     if parts is None or parts.scheme not in ("http", "https") or not parts.netloc:
-        raise InvalidRecordError("a webhook url must be an absolute http(s) URL")
-    if hosts is not None and parts.hostname not in hosts:
-        raise InvalidRecordError(f"this server delivers webhooks only to {sorted(hosts)}")
+        raise WebhookRefused("a webhook url must be an absolute http(s) URL")
+    if guard is not None:
+        guard.check_url(url)
 
 
 def check_events(events: Any) -> None:
@@ -47,7 +49,7 @@ def check_events(events: Any) -> None:
         raise InvalidRecordError(f"unknown events {unknown}; use some of {list(EVENTS)}")
 
 
-def check_registration(record: Record, hosts: Collection[str] | None = None) -> None:
+def check_registration(record: Record, guard: WebhookGuard | None = None) -> None:
     """A record in a user's webhook scope is a registration the routes would have made, or InvalidRecordError.
 
     An import goes through this instead of the secrets check: a registration's signing secret is meant
@@ -56,7 +58,7 @@ def check_registration(record: Record, hosts: Collection[str] | None = None) -> 
     meta = record.metadata
     if record.kind != WEBHOOK_KIND or set(meta) - {"url", "events", "secret"}:
         raise InvalidRecordError(f"record {record.id!r} in {WEBHOOK_AGENT!r} is not a webhook registration")
-    check_url(meta.get("url"), hosts)
+    check_url(meta.get("url"), guard)
     check_events(meta.get("events"))
     secret = meta.get("secret")
     if not isinstance(secret, str) or len(secret) < MIN_SECRET or record.content != meta["url"]:
