@@ -18,8 +18,11 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+import kioko_core.intelligence.rules as R
+
 from ..linker import KIND_TERM
 from ..store import Record, Scope, check_scope
+from ..text import STOP_WORDS, stem
 from .language import (
     _IRREGULAR_PAST,
     about_user,
@@ -33,10 +36,12 @@ from .language import (
     gate_reason,
     has_time_cue,
     importance,
+    is_question,
     mention_matches,
     names_itself,
     sentence,
     sentences,
+    statements_before_question,
     when,
 )
 from .ops import KIND_OF_MEMORY, ROUTER_HEURISTIC, SKIPPED, MemoryOp, RouteResult
@@ -206,6 +211,11 @@ IDENTIFIERS: tuple[tuple[str, re.Pattern[str]], ...] = (
             re.IGNORECASE,
         ),
     ),
+    (
+        "ticket",
+        re.compile(r"\b((?!(?:UTF|ISO|SHA|MD|COVID|SOC|IPV|TLS|SSL|HTTP|CVE)-)[A-Z][A-Z0-9]{1,9}-\d+)\b"),
+    ),
+    ("pull_request", re.compile(r"\b(?:PR|MR|pull request|merge request)\s*#?\s*(\d+)\b", re.IGNORECASE)),
     ("work_order", re.compile(r"\b(?:work order|WO)\s*#?\s*([A-Z0-9][\w-]*\d[\w-]*)", re.IGNORECASE)),
     (
         "error",
@@ -229,6 +239,7 @@ AGE = re.compile(r"^(?:i'm|i am)\s+(\d{1,3})(?:\s+years?\s+old)?$", re.IGNORECAS
 WORKS = re.compile(rf"^(?i:i\s+work\s+(?:at|for))\s+({_NAME_WORDS})(?:\s+(?i:as)\s+(?:(?i:an?)\s+)?(.+))?$")
 SLOTS = {
     "name": "name",
+    "age": "age",
     "phone number": "phone_number",
     "phone": "phone_number",
     "mobile": "phone_number",
@@ -305,7 +316,7 @@ ANSWERING = re.compile(
     re.IGNORECASE,
 )
 REMEMBER_PREFIX = re.compile(
-    r"^(?:please\s+)?(?:remember|note to self|note|keep in mind|don't forget|"
+    r"^(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?(?:remember|note to self|note|keep in mind|don't forget|"
     r"do not forget)\s*"
     r"(?:that\s+|:\s*)?",
     re.IGNORECASE,
@@ -425,8 +436,13 @@ class HeuristicRouter:
         if reason is not None:
             return RouteResult(skipped=reason, router=self.name)
         reading = _Reading(self, memory, turn)
-        for text in sentences(turn.text("user")):
-            reading.sentence(text)
+        texts = sentences(turn.text("user"))
+        marks = [t for t in texts if R.GOOD_TO_KNOW.match(R.plain(bare(t)))]
+        if marks and len(marks) < len(texts):  # "Turns out X. Good to know for next time."
+            reading.lesson_of([t for t in texts if t not in marks], turn.text("user"))
+        else:
+            for text in texts:
+                reading.sentence(text)
         reading.finish()
         return RouteResult(ops=reading.ops, router=self.name)
 
@@ -520,15 +536,25 @@ class _Reading:
             return
         if gate_reason(text) is not None:
             return
+        said = R.plain(bare(text))
+        if _chatter(said):
+            return
         for rule in self.router.extractor.extra_rules:
             found = rule(text, self.turn)
             if found:
                 self.ops.extend(found)
                 return
-        if self.procedure(text) or self.lesson(text) or self.instruction(text):
+        if self.procedure(said) or self.lesson(said) or self.instruction(said):
             return
-        body = REMEMBER_PREFIX.sub("", bare(text), count=1)
-        if self.switch(body) or self.decision(body) or self.goal(body, text):
+        if is_question(text):
+            for part in statements_before_question(text):
+                self.clause(part, text)
+            return
+        body = R.plain(REMEMBER_PREFIX.sub("", said, count=1))
+        changed = R.CHANGE_LEAD.match(body)
+        if changed:
+            body = R.plain(body[changed.end() :])
+        if self.switch(body, changed is not None):
             return
         if self.working_memory(body):
             return
@@ -536,10 +562,12 @@ class _Reading:
             self.clause(part, text)
 
     def clause(self, text: str, whole: str) -> None:
-        text = bare(text)
+        text = R.plain(bare(text))
         if not text:
             return
-        if self.profile(text) or self.goal_state(text) or self.preference(text, whole):
+        if self.profile(text) or self.goal_state(text) or self.decision(text, whole):
+            return
+        if self.task(text) or self.goal(text, whole) or self.preference(text, whole):
             return
         if self.relation(text):
             return
@@ -569,20 +597,23 @@ class _Reading:
 
     # -- forgetting
 
+    # -- forgetting
+
     def forget(self, text: str) -> bool:
         phrase = None
-        match = FORGET.match(bare(text))
+        asked = _ASK_TO.sub("", bare(text), count=1)
+        match = FORGET.match(asked)
         if match:
             phrase = match.group(1)
         else:
             for pattern in ASSISTANT_DELETE:
-                found = pattern.match(bare(text))
+                found = pattern.match(asked)
                 if found:
                     phrase = found.group(1)
                     break
         if phrase is None:
             return False
-        phrase = bare(phrase)
+        phrase = _FORGET_FRAME.sub("", _CUT.split(bare(phrase), maxsplit=1)[0], count=1)
         if phrase.lower() in EVERYTHING or not content_words(phrase):
             op = self.add("memory.delete", reason="a request to forget everything")
             op.status, op.error = (
@@ -597,8 +628,8 @@ class _Reading:
             if record is not None:
                 self.add("memory.delete", target=record.id, reason=f"the user asked to forget their {key}")
                 return True
-        words = content_words(about_user(phrase))
-        hits = [r for r in self.related(phrase, limit=50) if coverage(words, r.content) >= FORGET_COVERAGE]
+        words = tuple(w for w in content_words(about_user(phrase)) if w != "user")
+        hits = [r for r in self.related(phrase, limit=50) if _loose_coverage(words, r.content) >= FORGET_COVERAGE]
         for record in hits:
             self.add("memory.delete", target=record.id, reason=f"the user asked to forget {phrase!r}")
         if not hits:
@@ -609,15 +640,23 @@ class _Reading:
     # -- extraction: procedures, lessons, instructions
 
     def procedure(self, text: str) -> bool:
-        match = PROCEDURE.match(bare(text))
-        if not match:
+        found = R.first(R.PROCEDURE, text)
+        if not found:
             return False
-        rest = _FIRST.sub("", match.group(2).strip(), count=1)
-        steps = [capitalised(_FIRST.sub("", s.strip(" ,;"), count=1)) for s in _STEP_SPLIT.split(rest)]
-        steps = [s for s in steps if s]
-        if len(steps) < 2:
+        row, match = found
+        groups = match.groupdict()
+        rest = match.group("steps").strip()
+        steps = [capitalised(R.STEP_START.sub("", s.strip(" ,;"), count=1)) for s in R.STEP_SPLIT.split(rest) if s]
+        steps = [s for s in steps if s and len(s.split()) <= 25]
+        loose = R.PROCEDURE.index(row) in R.LOOSE_PROCEDURES
+        if len(steps) < 2 or (loose and len(steps) < 3 and not R.SEQUENCE.search(rest)):
             return False
-        title = "How to " + match.group(1).strip()
+        if groups.get("task"):
+            title = "How to " + groups["task"].strip()
+        elif groups.get("head"):
+            title = capitalised(groups["head"].strip())
+        else:
+            title = "Steps"
         self.add(
             "procedure.add",
             title=title,
@@ -628,60 +667,118 @@ class _Reading:
         return True
 
     def lesson(self, text: str) -> bool:
-        for pattern in LESSON:
-            match = pattern.match(bare(text))
-            if match:
-                body = match.group(1).strip()
-                context = _LESSON_CONTEXT.match(body)
-                if context:
-                    self.add(
-                        "strategy.add",
-                        text=sentence(context.group(2)),
-                        context=context.group(1).strip(),
-                        reason="a lesson learned",
-                        text_for_importance=text,
-                    )
-                else:
-                    self.add(
-                        "strategy.add",
-                        text=sentence(capitalised(body)),
-                        reason="a lesson learned",
-                        text_for_importance=text,
-                    )
-                return True
-        return False
+        found = R.first(R.LESSON, text)
+        if not found:
+            return False
+        row, match = found
+        index = R.LESSON.index(row)
+        body = match.group("lesson").strip()
+        if index == 3:  # "In hindsight, we should have ...": as said
+            body = text
+        elif index == 4:  # "Never again will I run ...": the rule it states
+            body = "Never " + body
+        context = match.groupdict().get("context")
+        split = None if context else R.LESSON_CONTEXT.match(body)
+        if split:
+            context, body = split.group(1).strip(), split.group(2)
+        self.add(
+            "strategy.add",
+            text=sentence(body) if split else sentence(capitalised(body)),
+            context=context.strip() if context else None,
+            reason="a lesson learned",
+            text_for_importance=text,
+        )
+        return True
+
+    def lesson_of(self, texts: list[str], whole: str) -> None:
+        """ "Turns out X. Good to know for next time.": the other sentences are the lesson."""
+        body = " ".join(sentence(capitalised(R.plain(bare(t)))) for t in texts)
+        self.add("strategy.add", text=body, reason="a lesson learned", text_for_importance=whole)
 
     def instruction(self, text: str) -> bool:
-        for pattern in INSTRUCTION:
-            if pattern.match(bare(text)):
-                rule = re.sub(r"^(?:please\s+)", "", bare(text), flags=re.IGNORECASE)
-                self.add(
-                    "instruction.add",
-                    text=sentence(capitalised(rule)),
-                    reason="a standing instruction for every answer",
-                    text_for_importance=text,
-                )
-                return True
-        return False
+        rule = R.instruction_rule(text)
+        if rule is None:
+            return False
+        rule = re.sub(r"^(?:please|pls|just)\s+", "", bare(rule), flags=re.IGNORECASE)
+        rule = re.sub(r"\s*,?\s+(?:please|pls|thanks|thank you)$", "", rule, flags=re.IGNORECASE)
+        self.add(
+            "instruction.add",
+            text=about_user(rule) if _FIRST_PERSON.match(rule) else sentence(capitalised(rule)),
+            reason="a standing instruction for every answer",
+            text_for_importance=text,
+        )
+        return True
 
     # -- decisions and moves
 
-    def switch(self, text: str) -> bool:
-        match = SWITCH.match(text)
-        if match:
-            verb, old, new, why = match.group(1).lower(), bare(match.group(2)), bare(match.group(3)), match.group(4)
-            moved = MOVED_TO.match(text) is not None or verb in ("moved", "relocated")
-            if moved and text.lower().startswith("i") and self.move(text, old, new):
-                return True
+    def switch(self, text: str, changed: bool = False) -> bool:
+        """A choice replaced: a row of ``rules.SWITCH``, or a change cue naming a decision in force."""
+        found = R.first(R.SWITCH, text)
+        if found:
+            row, match = found
+            groups = match.groupdict()
+            new = _choice(groups["new"])
+            why = groups.get("why")
+            old = _choice(groups["old"]) if groups.get("old") else None
+            if R.SWITCH.index(row) == 0 and old and text.lower().startswith("i") and not groups.get("topic0"):
+                moved = MOVED_TO.match(text) is not None or re.search(r"\b(?:moved|relocated)\b", text, re.I)
+                if moved and self.move(text, old, new):
+                    return True
+            if old is None:
+                decision = self.decision_about(groups.get("topic") or "")
+                if decision is None or not new:
+                    return False
+                old = str(decision.metadata.get("chosen") or "") or None
+                if old is None:
+                    return False
+            if not new:
+                return False
+            index = R.SWITCH.index(row)
+            needs_decision = index in R.SWITCH_NEEDS_DECISION or (index == 8 and not R.CHOOSING.search(groups["new"]))
+            if needs_decision and not self.replaced(old):
+                return False
             return self.replace_decision(text, old, new, why)
-        match = INSTEAD.match(text)
-        if match:
-            return self.replace_decision(text, bare(match.group(2)), bare(match.group(1)), match.group(3))
-        match = MOVED_TO.match(text)
-        if match:
-            place = _TIME_TAIL.sub("", bare(match.group(1)))
-            return self.move(text, None, place)
+        moved = MOVED_TO.match(text)
+        if moved and self.move(text, None, _TIME_TAIL.sub("", bare(moved.group(1)))):
+            return True
+        return self.switch_by_cue(text, changed)
+
+    def switch_by_cue(self, text: str, changed: bool) -> bool:
+        """ "Airflow is out, we're on Dagster now": a current decision's choice named with a change cue and another name."""
+        if not (changed or R.CHANGE_CUE.search(text)):
+            return False
+        names = _names(text)
+        if len(names) < 2:
+            return False
+        for decision in self.current_decisions(" ".join(names)):
+            old = _named_choice(decision, names)
+            if old is None:
+                continue
+            content = decision.content.lower()
+            new = next((n for n in names if n.lower() != old.lower() and n.lower() not in content), None)
+            if new is None:
+                continue
+            why = _RATIONALE.split(text, maxsplit=1)
+            return self.replace_decision(text, old, new, bare(why[1]) if len(why) > 1 else None)
         return False
+
+    def decision_about(self, topic: str) -> Record | None:
+        """The decision in force about ``topic`` ("the user database" -> "use MySQL for the user database")."""
+        words = content_words(topic, keep_generic=False)
+        if not words:
+            return None
+        for decision in self.current_decisions(topic):
+            if coverage(words, decision.content) >= 0.5 and decision.metadata.get("chosen"):
+                return decision
+        return None
+
+    def replaced(self, old: str) -> bool:
+        old_words = content_words(old)
+        return any(
+            str(d.metadata.get("chosen", "")).lower() == old.lower()
+            or (old_words and coverage(old_words, d.content) == 1)
+            for d in self.current_decisions(old)
+        )
 
     def move(self, text: str, old: str | None, new: str) -> bool:
         new = _TIME_TAIL.sub("", new)
@@ -717,9 +814,7 @@ class _Reading:
                 body = _decision_body(decision.content)
                 base = _RATIONALE.split(body, maxsplit=1)[0]
                 replaced = (
-                    re.sub(re.escape(old), new, base, flags=re.IGNORECASE)
-                    if old.lower() in base.lower()
-                    else f"use {new} instead of {old}"
+                    _replace_choice(base, old, new) if old.lower() in base.lower() else f"use {new} instead of {old}"
                 )
                 if why:
                     replaced += f" because {bare(why)}"
@@ -746,74 +841,131 @@ class _Reading:
         )
         return True
 
-    def decision(self, text: str) -> bool:
-        for pattern in DECISION:
-            match = pattern.match(text)
-            if not match:
-                continue
-            verb, body = match.group(1).lower(), bare(match.group(2))
-            if verb in ("chose", "picked", "settled", "opted", "go with") and not re.match(
-                r"^(?:to\s|use\s|go\s)", body, re.IGNORECASE
-            ):
-                body = f"go with {body}"
-            parts = _RATIONALE.split(body, maxsplit=1)
-            chosen = _CHOSEN.search(parts[0])
-            self.add(
-                "decision.add",
-                text=body,
-                chosen=chosen.group(1).rstrip(".,") if chosen else None,
-                rationale=bare(parts[1]) if len(parts) > 1 else None,
-                reason="a decision was stated",
-                text_for_importance=text,
-            )
-            return True
-        return False
+    def decision(self, text: str, whole: str) -> bool:
+        found = R.first(R.DECISION, text)
+        if not found:
+            return False
+        row, match = found
+        groups = match.groupdict()
+        verb = (groups.get("verb") or "").lower()
+        if groups.get("choice"):
+            body = f"go with {bare(groups['choice'])} for {bare(groups['topic'])}"
+        else:
+            body = bare(groups["body"])
+        if verb in ("use", "using", "be using") and not body.lower().startswith("use "):
+            body = f"use {body}"
+        elif (
+            verb
+            and verb
+            not in ("decided", "agreed", "decision", "final answer", "final decision", "verdict", "approved", "voted")
+            and not re.match(r"^(?:to\s|use\s|go\s|stick\s|not\s|against\s)", body, re.IGNORECASE)
+        ):
+            body = f"{'stick with' if 'stick' in verb else 'go with'} {body}"
+        parts = _RATIONALE.split(body, maxsplit=1)
+        chosen = _CHOSEN.search(parts[0])
+        self.add(
+            "decision.add",
+            text=body,
+            chosen=chosen.group(1).rstrip(".,") if chosen else None,
+            rationale=bare(parts[1]) if len(parts) > 1 else None,
+            reason="a decision was stated",
+            text_for_importance=whole,
+        )
+        return True
 
     # -- goals
 
     def goal(self, text: str, whole: str) -> bool:
-        for pattern in GOAL:
-            match = pattern.match(text)
-            if not match:
-                continue
-            title = capitalised(match.group(1))
-            due = due_date(title, self.turn.now)
-            core = title[: title.lower().rfind(" " + due[0].lower().split()[0])] if due else title
-            for goal in self.open_goals(core, every=True):
-                name = goal.metadata.get("title") or goal.content
-                if names_itself(core, name):
-                    if due and due[1] != goal.metadata.get("due"):
-                        self.add(
-                            "goal.update",
-                            target=goal.id,
-                            due=due[1],
-                            reason="a restated goal with a new date",
-                            text_for_importance=whole,
-                        )
-                    else:
-                        op = self.add("goal.add", title=title, reason="a goal was stated", text_for_importance=whole)
-                        op.status, op.error = SKIPPED, f"already an open goal: {name!r}"
-                    return True
-            self.add(
-                "goal.add",
-                title=title,
-                due=due[1] if due else None,
-                reason="a goal was stated",
-                text_for_importance=whole,
-            )
-            return True
-        return False
+        found = R.first(R.GOAL, text)
+        if not found:
+            return False
+        title = capitalised(R.TAIL.sub("", bare(found[1].group("title"))))
+        if len(title.split()) < 2 or _NO_AIM.match(title):
+            return False
+        due = due_date(title, self.turn.now)
+        core = title[: title.lower().rfind(" " + due[0].lower().split()[0])] if due else title
+        for goal in self.open_goals(core, every=True):
+            name = goal.metadata.get("title") or goal.content
+            if names_itself(core, name):
+                if due and due[1] != goal.metadata.get("due"):
+                    self.add(
+                        "goal.update",
+                        target=goal.id,
+                        due=due[1],
+                        reason="a restated goal with a new date",
+                        text_for_importance=whole,
+                    )
+                else:
+                    op = self.add("goal.add", title=title, reason="a goal was stated", text_for_importance=whole)
+                    op.status, op.error = SKIPPED, f"already an open goal: {name!r}"
+                return True
+        self.add(
+            "goal.add",
+            title=title,
+            due=due[1] if due else None,
+            reason="a goal was stated",
+            text_for_importance=whole,
+        )
+        return True
 
     def goal_state(self, text: str) -> bool:
-        for index, pattern in enumerate(PROGRESS):
-            match = pattern.search(text)
-            if not match:
-                continue
-            fraction = 0.5 if index == 1 else min(1.0, float(match.group(1)) / 100.0)
-            mention = bare(match.group(match.lastindex or 1))
+        """Progress ("60% done with X", "12 of the 24 books"), completion and giving up, on an open goal."""
+        if self.progress(text):
+            return True
+        for rows, action in ((R.COMPLETE, "complete"), (R.DROP, "drop")):
+            found = R.first(rows, text)
+            if found and self.goal_done(text, _mention(found[1]), action):
+                return True
+        own = _OWN_VERB.match(text)
+        if own:
+            mention = _mention_text(own.group("rest"))
+            goal = self.find_goal(mention)
+            if goal is not None and _did_goal_verb(own.group("verb"), goal.metadata.get("title") or goal.content):
+                return self.goal_done(text, mention, "complete")
+        return False
+
+    def goal_done(self, text: str, mention: str, action: str) -> bool:
+        goal = self.find_goal(mention)
+        if goal is None:
+            return False
+        name = goal.metadata.get("title") or goal.content
+        if names_itself(_without_goal_words(mention), name):
+            self.add(
+                f"goal.{action}",
+                target=goal.id,
+                text_for_importance=text,
+                reason="the goal itself was " + ("reached" if action == "complete" else "given up"),
+            )
+        else:
+            moment = when(text, self.turn.now)
+            self.add(
+                "episode.add",
+                text=about_user(text),
+                created_at=moment[1].timestamp() if moment else None,
+                reason=f"a step towards the goal {name!r}, which stays open",
+                text_for_importance=text,
+            )
+        return True
+
+    def progress(self, text: str) -> bool:
+        count = R.COUNT_OF.search(text)
+        fraction: float | None = None
+        mentions: list[str] = []
+        if count:
+            done, total = (float(count.group(g).replace(",", "")) for g in ("done", "total"))
+            if 0 < total and done <= total:
+                fraction = done / total
+                mentions = [text[: count.start()] + " " + text[count.end() :]]
+        if fraction is None:
+            figure = _progress_figure(text)
+            if figure is None:
+                return False
+            fraction, before, after = figure
+            mentions = [after, before] if after else [before]
+        for mention in mentions:
             goal = self.find_goal(mention)
             if goal is None:
-                return False
+                continue
             if fraction >= 1.0:
                 self.add("goal.complete", target=goal.id, reason="reported 100% done", text_for_importance=text)
             else:
@@ -825,35 +977,10 @@ class _Reading:
                     text_for_importance=text,
                 )
             return True
-        for pattern, action in ((COMPLETE, "complete"), (DROP, "drop")):
-            match = pattern.match(text)
-            if not match:
-                continue
-            mention = _TIME_TAIL.sub("", bare(match.group(match.lastindex or 1)))
-            goal = self.find_goal(mention)
-            if goal is None:
-                return False
-            name = goal.metadata.get("title") or goal.content
-            if names_itself(mention, name):
-                self.add(
-                    f"goal.{action}",
-                    target=goal.id,
-                    text_for_importance=text,
-                    reason="the goal itself was " + ("reached" if action == "complete" else "given up"),
-                )
-            else:
-                moment = when(text, self.turn.now)
-                self.add(
-                    "episode.add",
-                    text=about_user(text),
-                    created_at=moment[1].timestamp() if moment else None,
-                    reason=f"a step towards the goal {name!r}, which stays open",
-                    text_for_importance=text,
-                )
-            return True
         return False
 
     def find_goal(self, mention: str) -> Record | None:
+        mention = _without_goal_words(mention)
         for goal in self.open_goals(mention):
             if mention_matches(mention, goal.metadata.get("title") or goal.content):
                 return goal
@@ -862,45 +989,45 @@ class _Reading:
     # -- working memory
 
     def working_memory(self, text: str) -> bool:
+        """The session's identifiers (tickets, error codes, links, files); a sentence that only points at one is used up."""
         if not (self.router.working and self.turn.session_id):
             return False
+        found = False
         for key, pattern in IDENTIFIERS:
             match = pattern.search(text)
             if match:
                 value = next(g for g in match.groups() if g)
+                if key == "ticket" and re.search(
+                    rf"\b(?:error|fault|alarm|code)\s+#?\s*{re.escape(value)}", text, re.I
+                ):
+                    continue
+                found = True
                 self.add("working.set", key=key, value=value, reason=f"a {key.replace('_', ' ')} of this session")
-        match = TASK.match(text)
-        if match:
-            self.add(
-                "working.set", key="task", value=capitalised(match.group(1)), reason="the current task of this session"
-            )
-            return True
-        return False
+        return found and R.POINTER.match(text) is not None
+
+    def task(self, text: str) -> bool:
+        if not (self.router.working and self.turn.session_id):
+            return False
+        found = R.first(R.TASK, text)
+        if not found:
+            return False
+        self.add(
+            "working.set",
+            key="task",
+            value=capitalised(found[1].group("task")),
+            reason="the current task of this session",
+        )
+        return True
 
     # -- profile, preferences, relations
 
     def profile(self, text: str) -> bool:
-        slots: list[tuple[str, str, str | None]] = []  # (slot, value, relation for the graph)
-        name = NAME.match(text) if NAME_CI.match(text) else None
-        lives = LIVES.match(text)
-        age = AGE.match(text)
-        works = WORKS.match(text)
-        slot = SLOT.match(text)
-        if name:
-            slots.append(("name", name.group(1), "named"))
-        elif lives:
-            slots.append(("location", lives.group(1), "lives_in"))
-        elif age:
-            slots.append(("age", age.group(1), None))
-        elif works:
-            slots.append(("employer", works.group(1), "works_at"))
-            if works.group(2):
-                slots.append(("job_title", bare(works.group(2)), None))
-        elif slot:
-            key = SLOTS[slot.group(1).lower()]
-            slots.append(
-                (key, bare(slot.group(2)), {"name": "named", "location": "lives_in", "employer": "works_at"}.get(key))
-            )
+        slots = self.slots(R.TAIL.sub("", text))
+        if slots is None and "," in text:
+            parts = [R.TAIL.sub("", p.strip()) for p in text.split(",") if p.strip()]
+            read = [self.slots(p) if not re.fullmatch(r"\d{1,3}", p) else [("age", p, None)] for p in parts]
+            if len(parts) > 1 and all(r for r in read):
+                slots = [slot for r in read for slot in (r or [])]
         if not slots:
             return False
         relations = []
@@ -918,13 +1045,35 @@ class _Reading:
         self._relations.extend(relations)
         return True
 
+    def slots(self, text: str) -> list[tuple[str, str, str | None]] | None:
+        """The profile slots a clause states: (slot, value, relation for the graph), or None."""
+        text = bare(text)
+        found = R.first(R.PROFILE, text)
+        if found:
+            groups = {k: v for k, v in found[1].groupdict().items() if v}
+            groups.pop("when", None)
+            if "team2" in groups:
+                groups["team"] = groups.pop("team2")
+            return [
+                (_SLOT_OF_GROUP[key], bare(value), _RELATION_OF_SLOT.get(_SLOT_OF_GROUP[key]))
+                for key, value in groups.items()
+            ]
+        lower = R.LOWER_LOCATION.match(text) if text == text.lower() else None
+        if lower:
+            return [("location", lower.group("location"), "lives_in")]
+        slot = SLOT.match(text)
+        if slot:
+            key = SLOTS[slot.group(1).lower()]
+            value = re.sub(r"^(?:called|named)\s+", "", bare(slot.group(2)), flags=re.IGNORECASE)
+            return [(key, value, _RELATION_OF_SLOT.get(key))]
+        return None
+
     def preference(self, text: str, whole: str) -> bool:
-        match = PREFERENCE.match(text)
-        favourite = FAVOURITE.match(text)
-        if not (match or favourite):
+        found = R.first(R.PREFERENCE, text)
+        if not found:
             return False
-        statement = about_user(text)
-        if match and ANSWERING.search(match.group(2)):
+        statement = about_user(text) if _FIRST_PERSON.match(text) else sentence(capitalised(text))
+        if R.ANSWERING.search(found[1].group("what") or ""):
             self.add(
                 "instruction.add",
                 text=statement,
@@ -957,10 +1106,12 @@ class _Reading:
             return
         if len(text.split()) < 3 and self.router.capture != "all":
             return
+        if _chatter(text) or _YOU.search(text) or _DEICTIC.match(text):
+            return  # about the conversation or the assistant, or a "that" only the conversation explains
         kind = _kind_of(text)
         if kind is None:
             return
-        if kind == "fact" and _NUMBERS.search(text) and self.number_update(text, whole):
+        if _NUMBERS.search(text) and (kind == "fact" or _CHANGE.search(text)) and self.number_update(text, whole):
             return
         content = about_user(text) if _FIRST_PERSON.match(text) else sentence(capitalised(text))
         fields: dict[str, Any] = {"text": content}
@@ -980,11 +1131,25 @@ class _Reading:
             op.error = f"importance {op.importance:.2f} < {self.router.min_importance:g}"
 
     def number_update(self, text: str, whole: str) -> bool:
-        """ "I have three kids" after "I have two kids": the same fact with other numbers is an update."""
-        content = about_user(text)
+        """ "I have three kids" after "I have two kids": the same fact with another number is an update.
+
+        The same words once numbers are masked, or the same counted thing ("35 km a week" after "20 km a
+        week", "1 cat" after "2 cats") with another word in common or a thing that is not a unit of time.
+        """
+        content = about_user(text) if _FIRST_PERSON.match(text) else sentence(capitalised(text))
         masked = _masked(content)
-        for record in self.by_words("fact", _NUMBERS.sub(" ", content), every=True):
-            if _masked(record.content) == masked and record.content != content:
+        counted = _quantities(content)
+        words = set(content_words(content)) - {"user"}
+        for record in self.by_words("fact", _NUMBERS.sub(" ", content), every=not counted):
+            if record.content == content:
+                continue
+            same = _masked(record.content) == masked
+            if not same and counted:
+                before = _quantities(record.content)
+                things = [t for t in counted if t in before and counted[t] != before[t]]
+                shared = words & (set(content_words(record.content)) - {"user"}) - set(things)
+                same = bool(things) and (bool(shared - _NUMBER_STEMS) or any(t not in _TIME_UNITS for t in things))
+            if same:
                 self.add(
                     "fact.update",
                     target=record.id,
@@ -1036,3 +1201,189 @@ def _decision_body(content: str) -> str:
         bare(content),
         flags=re.IGNORECASE,
     )
+
+
+_ASK_TO = re.compile(r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?|please\s+)", re.IGNORECASE)
+_FORGET_FRAME = re.compile(
+    r"^(?:what (?:i|we) (?:said|told you|mentioned) (?:about|on)|anything (?:about|on)|everything (?:about|on)|"
+    r"the (?:note|thing|bit|part|memory|fact|stuff) (?:about|on)|about)\s+",
+    re.IGNORECASE,
+)
+_CUT = re.compile(r"\s*[,;]\s*|\s+(?:because|since|as|cause)\s+", re.IGNORECASE)
+_NO_AIM = re.compile(r"^\w+\s+(?:it|this|that|them|him|her)\b", re.IGNORECASE)
+_DEICTIC = re.compile(r"^(?:that|this|it|these|those)(?:'s\b|\s)", re.IGNORECASE)
+_CHANGE = re.compile(
+    r"\b(?:now|up to|down to|went up|went down|since|anymore|these days|so far|increased|decreased|grew|"
+    r"dropped to|rose|nowadays)\b",
+    re.IGNORECASE,
+)
+_TIME_UNITS = frozenset(stem(w) for w in "second minute hour day week month year time".split())
+_NUMBER_STEMS = frozenset(stem(w) for w in _NUMBER_WORDS)
+_QUANTITY = re.compile(
+    r"\b(\d+(?:[.,]\d+)?|" + "|".join(_NUMBER_WORDS) + r")\s+(?:more\s+|extra\s+)?([a-z][a-z-]+)", re.IGNORECASE
+)
+_GOAL_WORDS = frozenset("goal goals target targets objective objectives aim aims resolution plan dream".split())
+_SLOT_OF_GROUP = {
+    "name": "name",
+    "location": "location",
+    "age": "age",
+    "employer": "employer",
+    "job": "job_title",
+    "team": "team",
+    "hometown": "hometown",
+    "language": "language",
+}
+_RELATION_OF_SLOT = {"name": "named", "location": "lives_in", "employer": "works_at"}
+_PAST_OF = {
+    "run": "ran",
+    "get": "got",
+    "read": "read",
+    "write": "wrote",
+    "win": "won",
+    "buy": "bought",
+    "make": "made",
+    "do": "did",
+    "go": "went",
+    "swim": "swam",
+    "become": "became",
+    "build": "built",
+    "take": "took",
+    "see": "saw",
+    "find": "found",
+    "ride": "rode",
+    "climb": "climbed",
+    "hit": "hit",
+    "lose": "lost",
+    "sell": "sold",
+    "quit": "quit",
+    "give": "gave",
+    "begin": "began",
+    "fly": "flew",
+    "teach": "taught",
+    "learn": "learned",
+}
+_OWN_VERB = re.compile(
+    r"^(?:(?:i|we)\s+(?:just\s+|finally\s+|actually\s+)*)?(?P<verb>[a-z]+)\s+(?P<rest>.+)$", re.IGNORECASE
+)
+_SENTENCE_WORDS = frozenset(
+    """
+i we you he she they it my our the a an this that these those actually so change changed ok okay well also and but
+then now turns switched moved instead yes no oh hey hi after on since because as if when while for with from to
+""".split()
+)
+
+
+def _chatter(text: str) -> bool:
+    return bool(R.CHATTER.match(text)) and len(text.split()) <= 8
+
+
+def _loose_coverage(words: tuple[str, ...], text: str) -> float:
+    """Like :func:`coverage`, a word also counting when it shares its first five letters ("allergy", "allergic")."""
+    if not words:
+        return 0.0
+    have = set(content_words(text))
+    hits = sum(1 for w in words if w in have or (len(w) >= 5 and any(h[:5] == w[:5] for h in have)))
+    return hits / len(words)
+
+
+def _choice(raw: str | None) -> str:
+    """The choice a phrase names: "We're going with Dagster" -> "Dagster", "the Polestar 2 in the end" -> "Polestar 2"."""
+    if not raw:
+        return ""
+    text = R.TAIL.sub("", bare(raw))
+    text = R.CHOICE_LEAD.sub("", text, count=1) or text
+    text = re.sub(r"^(?:we|i)\s+(?:now\s+|just\s+|will\s+|'ll\s+)?", "", text, flags=re.IGNORECASE)
+    text = re.sub(r"^(?:an?|the|our|my)\s+", "", text, flags=re.IGNORECASE)
+    text = re.sub(r"\s+(?:for|as|in|on|at|from|with|because|since)\s+.*$", "", text, flags=re.IGNORECASE)
+    return bare(text)
+
+
+def _names(text: str) -> list[str]:
+    """Names in a sentence (runs of capitalised words, the sentence's first word only when it is no common word)."""
+    found = []
+    for match in re.finditer(r"[A-Z][\w.+#-]*(?:\s+[A-Z0-9][\w.+#-]*)*", text):
+        words = match.group(0).split()
+        while words and words[0].lower().strip(".,") in _SENTENCE_WORDS | STOP_WORDS:
+            words = words[1:]
+        name = bare(" ".join(words))
+        if name and name not in found:
+            found.append(name)
+    return found
+
+
+def _named_choice(decision: Record, names: list[str]) -> str | None:
+    """The name of ``names`` that is the decision's choice (its ``chosen``, or a name its text holds)."""
+    chosen = str(decision.metadata.get("chosen") or "").lower()
+    content = decision.content.lower()
+    for name in names:
+        if name.lower() == chosen:
+            return name
+    for name in names:
+        if re.search(rf"\b{re.escape(name.lower())}\b", content):
+            return name
+    return None
+
+
+def _replace_choice(base: str, old: str, new: str) -> str:
+    """``base`` with ``old`` (and the capitalised words that follow it: "Tesla Model 3") replaced by ``new``."""
+    pattern = re.compile(rf"\b(?i:{re.escape(old)})\b(?:\s+[A-Z0-9][\w.-]*)*")
+    replaced = pattern.sub(lambda _: new, base, count=1)
+    return re.sub(r"\b(\w+)\s+\1\b", r"\1", replaced, flags=re.IGNORECASE)  # "release release weekly"
+
+
+def _mention_text(text: str) -> str:
+    return _TIME_TAIL.sub("", bare(_CUT.split(bare(text), maxsplit=1)[0]))
+
+
+def _mention(match: re.Match[str]) -> str:
+    groups = match.groupdict()
+    return _mention_text(groups.get("mention") or groups.get("mention2") or "")
+
+
+def _without_goal_words(mention: str) -> str:
+    return " ".join(w for w in mention.split() if w.lower().strip(".,!?") not in _GOAL_WORDS)
+
+
+def _did_goal_verb(verb: str, title: str) -> bool:
+    """Is ``verb`` the past of the goal's own verb ("ran" for "Run the Berlin marathon")?"""
+    words = re.sub(r"^goal\s*:\s*", "", title, flags=re.IGNORECASE).split()
+    if not words:
+        return False
+    base, verb = words[0].lower(), verb.lower()
+    return verb in (_PAST_OF.get(base), base + "ed", base + "d", base[:-1] + "ied" if base.endswith("y") else None)
+
+
+def _progress_figure(text: str) -> tuple[float, str, str] | None:
+    """A progress figure next to a progress word: (fraction, the text before it, the phrase after the word)."""
+    best = None
+    for figure in R.PROGRESS_FIGURE.finditer(text):
+        word = R.PROGRESS_WORD.search(text, figure.end())
+        near_after = word is not None and word.start() - figure.end() <= 12
+        word_before = None
+        for candidate in R.PROGRESS_WORD.finditer(text[max(0, figure.start() - 40) : figure.start()]):
+            word_before = candidate
+        if not (near_after or word_before is not None):
+            continue
+        if figure.group("number"):
+            fraction = min(1.0, float(figure.group("number")) / 100.0)
+        else:
+            fraction = R.FRACTIONS[figure.group("fraction").lower()]
+        after = text[word.end() :] if near_after and word is not None else text[figure.end() :]
+        if not near_after and word_before is not None:
+            offset = max(0, figure.start() - 40) + word_before.end()
+            after = text[offset : figure.start()]
+        after = re.sub(r"^\s*(?:done|complete|there|of the way)?\s*(?:with|on|in|through|into|of|for)?\s+", " ", after)
+        best = (fraction, text[: figure.start()], bare(_CUT.split(after.strip(), maxsplit=1)[0]))
+        if near_after:
+            break
+    return best
+
+
+def _quantities(text: str) -> dict[str, str]:
+    """The counted things of a text and their numbers: "User has 3 cats" -> {"cat": "3"}."""
+    found: dict[str, str] = {}
+    for number, thing in _QUANTITY.findall(text):
+        key = stem(thing.lower())
+        if key not in STOP_WORDS and thing.lower() not in _NUMBER_WORDS:
+            found.setdefault(key, number.lower())
+    return found

@@ -12,21 +12,35 @@ from datetime import datetime
 from functools import lru_cache
 
 from ..text import STOP_WORDS, analyze, stem
+from .rules import CHATTER, PROCEDURE, first, instruction_rule, plain
 
 # --------------------------------------------------------------------------- sentences and clauses
 
 # A sentence ends at . ! ? (or a newline) followed by space; "10.20.0.0/16" and "e.g. this" stay whole.
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
 _CLAUSE_SPLIT = re.compile(
-    r"[;,]\s+(?=(?:and\s+|but\s+|so\s+)?(?:i|i'm|i've|i'd|we|we're|we've|my|our|also|then)\b)"
-    r"|\s+(?:and|but)\s+(?=(?:i|i'm|i've|we|we're|my|our)\b)",
+    r"[;,]\s+(?=(?:and\s+|but\s+|so\s+)?(?:now\s+|next\s+|also\s+)?(?:i|i'm|i've|i'd|we|we're|we've|my|our|also|"
+    r"then|he|she|they)\b)"
+    r"|\s+(?:and|but|so)\s+(?=(?:now\s+|next\s+|also\s+)?(?:i|i'm|i've|we|we're|my|our|he|she)\b)",
     re.IGNORECASE,
 )
 
 
+_ABBREVIATION = re.compile(r"(?:^|\s)(?:dr|mr|mrs|ms|st|prof|jr|sr|vs|no|approx|dept|inc|ltd|co)\.$", re.IGNORECASE)
+
+
 def sentences(text: str) -> list[str]:
-    """The sentences of ``text``, whitespace tidied, empty ones dropped."""
-    return [" ".join(s.split()) for s in _SENTENCE_END.split(text) if s and s.strip()]
+    """The sentences of ``text``, whitespace tidied, empty ones dropped; "Dr. Chen" and "St. Mary's" stay whole."""
+    found: list[str] = []
+    for piece in _SENTENCE_END.split(text):
+        piece = " ".join(piece.split()) if piece else ""
+        if not piece:
+            continue
+        if found and _ABBREVIATION.search(found[-1]):
+            found[-1] += " " + piece
+        else:
+            found.append(piece)
+    return found
 
 
 def clauses(sentence: str) -> list[str]:
@@ -60,7 +74,8 @@ thx ty cheers appreciated appreciate much lot lots so very many a you ok okay k 
 cool nice sounds perfect awesome excellent yes yeah yep yup no nope nah alright right fine lol haha
 hehe wow super brilliant amazing fantastic neat indeed exactly agreed understood noted welcome np
 problem worries all gotcha makes sense true the for your help that's that is helpful hmm hm oh ah
-sorry hear glad meet pleasure mistake bad i'm to my there
+sorry hear glad meet pleasure mistake bad i'm to my there go ahead talk tomorrow asking exactly what needed
+curious just mind never
 """.split()
 )
 _QUESTION_START = re.compile(
@@ -73,13 +88,15 @@ _REQUEST_START = re.compile(
     r"^(?:please\s+|pls\s+|kindly\s+)?(?:can you|could you|would you|will you|help me|tell me|show me|give me|"
     r"let me know|explain|summari[sz]e|write|draft|translate|list|find|search|look up|check|create|generate|"
     r"make|compose|rewrite|fix|debug|review|compare|calculate|compute|convert|suggest|recommend|describe|"
-    r"analy[sz]e|plan|outline|delete|remove|clear|drop|run|open|send|book|schedule|set up|install|update|"
+    r"analy[sz]e|plan|outline|delete|remove|clear|drop|run|open|send|book|schedule|set up|install|update|wipe|"
+    r"reinstall|restart|reboot|revert|roll back|rollback|restore|upload|download|rename|copy|cancel|archive|"
+    r"brainstorm|remind me|"
     r"refactor|implement|build|add|format|read|go|continue|proceed|repeat|try|show|print|sort)\b",
     re.IGNORECASE,
 )
 _NEVER_GATED = re.compile(
     r"\b(?:remember|don't forget|do not forget|note that|keep in mind|from now on|going forward|in future|"
-    r"always|never|forget|lesson|learned|learnt|note to self)\b|\b(?:your|the assistant's) memor(?:y|ies)\b|"
+    r"always|never(?!\s+mind)|forget|lesson|learned|learnt|note to self|next time)\b|\b(?:your|the assistant's) memor(?:y|ies)\b|"
     r"\bmemories (?:about|of|on|regarding)\b|\beverything (?:that )?you (?:know|remember|have)\b",
     re.IGNORECASE,
 )
@@ -87,7 +104,9 @@ _WORD_TOKEN = re.compile(r"[a-z']+|[^\sa-z']+")
 
 
 def is_small_talk(text: str) -> bool:
-    """Greetings, thanks and acknowledgements only: "thanks!", "ok great, thank you so much"."""
+    """Greetings, thanks and acknowledgements only: "thanks!", "ok great, thank you so much"; a number is never."""
+    if re.search(r"\d", text):
+        return False  # "I'm 29."
     words = re.findall(r"[a-z']+", text.lower())
     symbols = re.sub(r"[\w\s.,!?'\-:;()]", "", text)
     return bool(words or symbols) and all(w in _SMALL_TALK_WORDS for w in words) and len(words) <= 12
@@ -103,18 +122,44 @@ def is_request(text: str) -> bool:
     return bool(_REQUEST_START.match(text.strip()))
 
 
+_STATEMENT_THEN_QUESTION = re.compile(
+    r"^(?:(?:since|as|because|given that|now that)\s+)?(?P<statement>(?:i|i'm|i've|i'd|my|we|we're|we've|our)\b"
+    r"[^?]*?)(?:\s*,|\s+-+|\s*\u2014)\s*(?:so\s+)?(?:what|how|any|can|could|would|will|is|are|do|does|should|"
+    r"which|where|who|why|when|got|anyone|thoughts|ideas)\b[^?]*\?\s*$",
+    re.IGNORECASE,
+)
+_HEARSAY = re.compile(r"\b(?:says|said|thinks|claims|told me|heard|asked)\b", re.IGNORECASE)
+
+
+def statements_before_question(text: str) -> list[str]:
+    """The statements a question opens with: "I moved to Berlin last month, any tips?" -> ["I moved to Berlin last month"]."""
+    match = _STATEMENT_THEN_QUESTION.match(text.strip())
+    if match is None or _HEARSAY.search(match.group("statement")):
+        return []
+    return clauses(match.group("statement"))
+
+
 def gate_reason(sentence_text: str) -> str | None:
-    """Why a sentence holds nothing to remember ("small talk", "a question", "a request"), or None."""
+    """Why a sentence holds nothing to remember ("small talk", "a question", "a request", "chatter"), or None.
+
+    A standing instruction ("Format dates as YYYY-MM-DD for me"), a procedure ("how I deploy: ...") and a
+    question that opens with a statement about the user ("I'm vegetarian, what should I cook?") are kept.
+    """
     if not sentence_text.strip():
         return "empty"
     if _NEVER_GATED.search(sentence_text):
         return None
     if is_small_talk(sentence_text):
         return "small talk"
+    said = plain(bare(sentence_text))
+    if first(PROCEDURE, said) or instruction_rule(said):
+        return None
     if is_question(sentence_text):
-        return "a question"
+        return None if statements_before_question(sentence_text) else "a question"
     if is_request(sentence_text):
         return "a request to the assistant"
+    if CHATTER.match(said) and len(said.split()) <= 8:
+        return "chatter"
     return None
 
 
@@ -228,7 +273,8 @@ _THIRD_PERSON = {
 }
 _ADVERBS = frozenset(
     "really also usually always often never still just already mostly sometimes actually "
-    "currently now definitely absolutely totally truly".split()
+    "currently now definitely absolutely totally truly only rarely seldom barely hardly honestly personally "
+    "generally normally typically probably even kinda finally recently ever".split()
 )
 
 
@@ -274,29 +320,88 @@ instead of because for steps
 
 def rewrite_vocabulary() -> frozenset[str]:
     """Every word a stored text may hold that the user did not say: framing words and conjugated known verbs."""
-    return REWRITE_WORDS | frozenset(third_person(v) for v in KNOWN_VERBS)
+    return REWRITE_WORDS | THIRD_PERSON_WORDS | frozenset(third_person(v) for v in KNOWN_VERBS)
 
 
-_CONTRACTION = re.compile(r"^I'(m|ve|d|ll)\b")
+_HEAD = re.compile(r"^I(?:'m|\s+am)\b|^I'(?:ve|d|ll)\b|^I\s+", re.IGNORECASE)
+_HEAD_VERB = {"i'm": "User is", "i am": "User is", "i've": "User has", "i'd": "User would", "i'll": "User will"}
+_UNCHANGED = frozenset(
+    """
+can can't cannot could couldn't will won't would wouldn't should shouldn't must might may did didn't was wasn't
+used
+""".split()
+)
+_MULTI_ADVERBS = re.compile(r"^(?:no longer|kind of|sort of|pretty much|more or less|at least)\s+", re.IGNORECASE)
+_LATER_PERSON = {
+    "i": "they",
+    "i'm": "they're",
+    "i've": "they've",
+    "i'd": "they'd",
+    "i'll": "they'll",
+    "me": "them",
+    "my": "their",
+    "mine": "theirs",
+    "myself": "themselves",
+}
+_LATER = re.compile(r"(?<![\w/'-])(?:I\s+am|I\s+was|i'm|i've|i'd|i'll|i|me|my|mine|myself)(?![\w/'-])", re.IGNORECASE)
+THIRD_PERSON_WORDS = frozenset(_LATER_PERSON.values()) | {"are", "were"}
+
+
+def _later(match: re.Match[str]) -> str:
+    word = " ".join(match.group(0).lower().split())
+    if word == "i am":
+        return "they are"
+    if word == "i was":
+        return "they were"
+    return _LATER_PERSON[word]
+
+
+def _verb_for_user(words: list[str]) -> list[str] | None:
+    """``["really", "like", "tea"]`` -> ``["really", "likes", "tea"]``; None when the verb is not one it knows."""
+    index = 0
+    while index < len(words) - 1 and words[index].lower() in _ADVERBS:
+        index += 1
+    if index >= len(words):
+        return None
+    verb = words[index].lower()
+    if verb in _THIRD_PERSON or verb in KNOWN_VERBS:
+        conjugated = third_person(words[index])
+    elif verb in _UNCHANGED or verb in _IRREGULAR_PAST or (verb.endswith("ed") and verb[:-2] in KNOWN_VERBS):
+        conjugated = words[index]
+    elif verb.endswith("ed") and (verb[:-1] in KNOWN_VERBS or verb[:-3] + "y" in KNOWN_VERBS):
+        conjugated = words[index]
+    elif len(verb) > 4 and verb[-3] == verb[-4] and verb.endswith("ed") and verb[:-3] in KNOWN_VERBS:
+        conjugated = words[index]  # "stopped", "planned"
+    else:
+        return None
+    return words[:index] + [conjugated] + words[index + 1 :]
 
 
 def about_user(text: str) -> str:
-    """Rewrite a first-person statement about the user: "I have two kids" -> "User has two kids."."""
+    """Rewrite a first-person statement about the user: "I have two kids" -> "User has two kids.".
+
+    Only what it is sure of: "I'm" / "I've" ..., a verb of :data:`KNOWN_VERBS` (conjugated), a past or
+    modal verb (kept), "My ..." -> "User's ..."; later first-person words become "they", "their" ...
+    ("I like my coffee black" -> "User likes their coffee black."). Any other verb keeps the user's own
+    words: no rewrite ever makes up a word ("I no longer want" -> "User no longer wants", never "noes").
+    """
     text = capitalised(text)
-    contraction = _CONTRACTION.match(text)
-    if contraction:
-        rest = text[contraction.end() :]
-        verb = {"m": "is", "ve": "has", "d": "would", "ll": "will"}[contraction.group(1)]
-        text = f"User {verb}{rest}"
-    elif re.match(r"^I\s", text):
-        words = text.split(" ")
-        index = 1
-        while index < len(words) - 1 and words[index].lower() in _ADVERBS:
-            index += 1
-        if index < len(words):
-            words[index] = third_person(words[index])
-        text = " ".join(["User"] + words[1:])
-    text = re.sub(r"^My\b", "User's", text)
+    head = _HEAD.match(text)
+    if head:
+        said = " ".join(head.group(0).lower().split())
+        rest = text[head.end() :].strip()
+        if said in _HEAD_VERB:
+            rewritten = f"{_HEAD_VERB[said]} {rest}".rstrip()
+        else:
+            adverbs = _MULTI_ADVERBS.match(rest)
+            lead = adverbs.group(0) if adverbs else ""
+            words = _verb_for_user(rest[len(lead) :].split(" "))
+            if words is None:
+                return sentence(text)
+            rewritten = "User " + lead + " ".join(words)
+        text = "User" + _LATER.sub(_later, rewritten[len("User") :])
+    elif re.match(r"^My\b", text):
+        text = "User's" + _LATER.sub(_later, text[2:])
     return sentence(text)
 
 
