@@ -13,7 +13,7 @@ import router_accuracy  # noqa: E402
 
 from kioko_core.intelligence.ops import OPERATIONS  # noqa: E402
 
-QUICK_FLOOR = 0.88
+QUICK_FLOOR = 0.93
 """The quick subset's offline accuracy may not fall below this (measured: see benchmarks/results/router/)."""
 FALSE_WRITES_CEILING = 0.07
 

@@ -157,7 +157,7 @@ SWITCH = re.compile(
     r"\s+(?:over\s+)?from\s+(.+?)\s+to\s+(.+?)(?:\s*,?\s+(?:because|since|as|so that)\s+(.+))?$",
     re.IGNORECASE,
 )
-MOVED_TO = re.compile(r"^i\s+(?:have\s+|'ve\s+|just\s+)*(?:moved|relocated)\s+to\s+(.+)$", re.IGNORECASE)
+MOVED_TO = re.compile(r"^(?:i|we)\s*(?:have\s+|'ve\s+|just\s+)*(?:moved|relocated)\s+to\s+(.+)$", re.IGNORECASE)
 INSTEAD = re.compile(
     rf"^{_I}\s+(?:will\s+|'ll\s+|now\s+|are\s+going\s+to\s+|'re\s+going\s+to\s+)?(?:use|chose|picked|went with|go with|"
     r"are using|'re using)\s+(.+?)\s+instead of\s+(.+?)(?:\s*,?\s+(?:because|since|as)\s+(.+))?$",
@@ -550,6 +550,8 @@ class _Reading:
             for part in statements_before_question(text):
                 self.clause(part, text)
             return
+        remembered = REMEMBER_PREFIX.match(said)
+        explicit = remembered is not None and remembered.end() > 0
         body = R.plain(REMEMBER_PREFIX.sub("", said, count=1))
         changed = R.CHANGE_LEAD.match(body)
         if changed:
@@ -559,9 +561,9 @@ class _Reading:
         if self.working_memory(body):
             return
         for part in clauses(body):
-            self.clause(part, text)
+            self.clause(part, text, explicit)
 
-    def clause(self, text: str, whole: str) -> None:
+    def clause(self, text: str, whole: str, explicit: bool = False) -> None:
         text = R.plain(bare(text))
         if not text:
             return
@@ -571,7 +573,7 @@ class _Reading:
             return
         if self.relation(text):
             return
-        self.classify(text, whole)
+        self.classify(text, whole, explicit)
 
     # -- feedback
 
@@ -958,10 +960,11 @@ class _Reading:
                 mentions = [text[: count.start()] + " " + text[count.end() :]]
         if fraction is None:
             figure = _progress_figure(text)
-            if figure is None:
-                return False
-            fraction, before, after = figure
-            mentions = [after, before] if after else [before]
+            if figure is not None:
+                fraction, before, after = figure
+                mentions = [after, before] if after else [before]
+            else:
+                return self.progress_by_amount(text)
         for mention in mentions:
             goal = self.find_goal(mention)
             if goal is None:
@@ -978,6 +981,30 @@ class _Reading:
                 )
             return True
         return False
+
+    def progress_by_amount(self, text: str) -> bool:
+        """ "I've saved about 7000 so far towards the house deposit": the share of the goal's own number."""
+        amount = _SO_FAR.search(text)
+        if amount is None:
+            return False
+        said = amount.group("amount") or amount.group("amount2")
+        done = float(said.replace(",", ""))
+        goal = self.find_goal(_NUMBERS.sub(" ", _HEDGES.sub(" ", text)))
+        if goal is None:
+            return False
+        totals = [
+            float(n.replace(",", "")) for n in re.findall(r"\b\d[\d,]*(?:\.\d+)?\b", goal.metadata.get("title") or "")
+        ]
+        if len(totals) != 1 or not 0 < done < totals[0]:
+            return False
+        self.add(
+            "goal.progress",
+            target=goal.id,
+            progress=round(done / totals[0], 4),
+            reason=f"{said} of the goal's {totals[0]:g}",
+            text_for_importance=text,
+        )
+        return True
 
     def find_goal(self, mention: str) -> Record | None:
         mention = _without_goal_words(mention)
@@ -1022,7 +1049,7 @@ class _Reading:
     # -- profile, preferences, relations
 
     def profile(self, text: str) -> bool:
-        slots = self.slots(R.TAIL.sub("", text))
+        slots = self.slots(R.TAIL.sub("", _NOT_TAIL.sub("", text)))
         if slots is None and "," in text:
             parts = [R.TAIL.sub("", p.strip()) for p in text.split(",") if p.strip()]
             read = [self.slots(p) if not re.fullmatch(r"\d{1,3}", p) else [("age", p, None)] for p in parts]
@@ -1101,12 +1128,12 @@ class _Reading:
 
     # -- classification of the rest
 
-    def classify(self, text: str, whole: str) -> None:
+    def classify(self, text: str, whole: str, explicit: bool = False) -> None:
         if self.router.capture == "rules" or gate_reason(text) is not None:
             return
-        if len(text.split()) < 3 and self.router.capture != "all":
+        if len(text.split()) < 3 and self.router.capture != "all" and not _ATTRIBUTE.match(text):
             return
-        if _chatter(text) or _YOU.search(text) or _DEICTIC.match(text):
+        if _chatter(text) or (_YOU.search(text) and not explicit) or _DEICTIC.match(text):
             return  # about the conversation or the assistant, or a "that" only the conversation explains
         kind = _kind_of(text)
         if kind is None:
@@ -1171,7 +1198,13 @@ class _Reading:
             )
 
 
-_TIME_TAIL = re.compile(r"\s+(?:last|this|yesterday|today|a|an|one|two|three|\d+)\b.*$", re.IGNORECASE)
+_TIME_TAIL = re.compile(
+    r"\s+(?:last|this|yesterday|today|tonight|earlier|(?:a|an|one|two|three|four|five|six|\d+)\s+(?:minutes?|hours?|days?|"
+    r"weeks?|months?|years?)|in\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|in\s+\d{4}|"
+    r"on\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b.*$",
+    re.IGNORECASE,
+)
+"""A time at the end of a mention ("the Berlin marathon last Sunday", "to Austin in March"): not part of it."""
 _WHY = {
     "fact": "a first-person statement in the present",
     "episode": "something that happened (past, dated or ongoing)",
@@ -1203,6 +1236,18 @@ def _decision_body(content: str) -> str:
     )
 
 
+_NOT_TAIL = re.compile(r"\s*,\s*not\s+[^,]+$", re.IGNORECASE)
+"""A correction's tail ("I live in Madrid, not Barcelona"): not part of the slot's value."""
+_HEDGES = re.compile(
+    r"\b(?:maybe|about|roughly|around|nearly|almost|like|probably|so far|now|already|just|over|approximately|"
+    r"i'd say|i think|i guess)\b",
+    re.IGNORECASE,
+)
+_SO_FAR = re.compile(
+    r"\b(?P<amount>\d[\d,]*(?:\.\d+)?)\b(?=.*\b(?:so far|to date|towards?|until now)\b)|"
+    r"\b(?:so far|to date)\b.*?\b(?P<amount2>\d[\d,]*(?:\.\d+)?)\b",
+    re.IGNORECASE,
+)
 _ASK_TO = re.compile(r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?|please\s+)", re.IGNORECASE)
 _FORGET_FRAME = re.compile(
     r"^(?:what (?:i|we) (?:said|told you|mentioned) (?:about|on)|anything (?:about|on)|everything (?:about|on)|"
@@ -1210,6 +1255,13 @@ _FORGET_FRAME = re.compile(
     re.IGNORECASE,
 )
 _CUT = re.compile(r"\s*[,;]\s*|\s+(?:because|since|as|cause)\s+", re.IGNORECASE)
+_ATTRIBUTE = re.compile(
+    r"^(?:i'm|i am)\s+(?!(?:ready|back|here|there|sorry|done|fine|ok|okay|good|great|tired|busy|confused|lost|"
+    r"curious|in|out|off|home|away|awake|asleep|late|early|bored|hungry|excited|happy|sad|stuck|free|available|"
+    r"around|listening|alright|well|new|not|so|just|also|still)\b)[a-z][\w-]+$",
+    re.IGNORECASE,
+)
+"""A two-word first-person attribute ("I'm vegetarian", "I'm left-handed"), classified though it is short."""
 _NO_AIM = re.compile(r"^\w+\s+(?:it|this|that|them|him|her)\b", re.IGNORECASE)
 _DEICTIC = re.compile(r"^(?:that|this|it|these|those)(?:'s\b|\s)", re.IGNORECASE)
 _CHANGE = re.compile(
@@ -1362,6 +1414,8 @@ def _progress_figure(text: str) -> tuple[float, str, str] | None:
         word_before = None
         for candidate in R.PROGRESS_WORD.finditer(text[max(0, figure.start() - 40) : figure.start()]):
             word_before = candidate
+        if re.search(r"\bat\s+(?:about\s+|roughly\s+|around\s+)?$", text[: figure.start()], re.IGNORECASE):
+            near_after, word_before = True, None
         if not (near_after or word_before is not None):
             continue
         if figure.group("number"):
@@ -1373,7 +1427,8 @@ def _progress_figure(text: str) -> tuple[float, str, str] | None:
             offset = max(0, figure.start() - 40) + word_before.end()
             after = text[offset : figure.start()]
         after = re.sub(r"^\s*(?:done|complete|there|of the way)?\s*(?:with|on|in|through|into|of|for)?\s+", " ", after)
-        best = (fraction, text[: figure.start()], bare(_CUT.split(after.strip(), maxsplit=1)[0]))
+        before = _HEDGES.sub(" ", text[: figure.start()])
+        best = (fraction, before, bare(_CUT.split(_HEDGES.sub(" ", after).strip(), maxsplit=1)[0]))
         if near_after:
             break
     return best

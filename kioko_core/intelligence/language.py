@@ -185,7 +185,7 @@ GENERIC_WORDS = frozenset(
     stem(w)
     for w in """
 goal goals task tasks project projects prep preparation work thing things stuff plan plans job jobs item
-items part parts piece step steps
+items part parts piece step steps training studies studying revision progress
 """.split()
 )
 """Words that never match a goal or decision on their own."""
@@ -282,7 +282,7 @@ def third_person(verb: str) -> str:
     lower = verb.lower()
     if lower in _THIRD_PERSON:
         return _THIRD_PERSON[lower]
-    if lower in _IRREGULAR_PAST or lower.endswith("ed") or not lower.isalpha():
+    if lower in _IRREGULAR_PAST or (lower.endswith("ed") and lower not in KNOWN_VERBS) or not lower.isalpha():
         return verb
     if lower.endswith(("s", "sh", "ch", "x", "z", "o")):
         return verb + "es"

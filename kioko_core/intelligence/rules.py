@@ -65,9 +65,8 @@ _WHY = r"(?:\s*[,;]?\s+(?:because|since|as|so that|cause|'cause)\s+(?P<why>.+))?
 LEAD_IN = re.compile(
     r"^(?:(?:actually|oh|oh and|and|also|so|now|next(?!\s+time)|then|so yeah|ok so|okay so|ok|okay|well|honestly|btw|by the way|fyi|anyway|"
     r"hey|hi|hello|yeah|yes|guess what|just so you know|for the record|quick update|update|good news|"
-    r"funny enough|but|plus|turns out(?: that)?|it turns out(?: that)?|in the end|after all|"
-    r"after (?:some|a lot of|much|lots of|a long) [\w\s-]{2,30}?|after [\w-]+ing(?: [\w-]+){0,3}|"
-    r"following [\w\s-]{2,30}?)(?:\s*[,:!.\-\u2013]+\s*|\s+)(?=\S))+",
+    r"funny enough|but|plus|turns out(?: that)?|it turns out(?: that)?|in the end|after all)"
+    r"(?:\s*[,:!.\-\u2013]+\s*|\s+)(?=\S)|(?:after|following)\s+[\w\s'-]{2,40}?(?:\s*,\s*|\s+(?=(?:we|i)\b)))+",
     re.IGNORECASE,
 )
 """Words that open a clause without adding to it: "Actually we switched ...", "Ok so we're using ..."."""
@@ -143,7 +142,11 @@ PROFILE: tuple[Row, ...] = (
         "I've been living in Cape Town for five years",
         0,
     ),
-    row("profile.set", r"^(?:i'm|i am|im)\s+(?P<age>\d{1,3})(?:\s+years?\s+old)?$", "I'm 29"),
+    row(
+        "profile.set",
+        r"^(?:i'm|i am|im)\s+(?:now\s+|already\s+|turning\s+)?(?P<age>\d{1,3})(?:\s+years?\s+old)?$",
+        "I'm 29",
+    ),
     row(
         "profile.set",
         rf"^(?i:i\s+work\s+(?:at|for)|i'm working\s+(?:at|for)|i am working\s+(?:at|for)|working\s+(?:at|for))\s+"
@@ -212,7 +215,7 @@ LOWER_LOCATION = re.compile(r"^i\s+(?:live|am based|'m based)\s+in\s+(?P<locatio
 PREFERENCE: tuple[Row, ...] = (
     row(
         "preference.add",
-        rf"^{_I}\s*(?:(?:really|also|usually|generally|much|strongly|do|absolutely|honestly|kind of|kinda|"
+        rf"^{_I}\s*(?:(?:really|also|usually|generally|much|strongly|do|absolutely|honestly|kind of|kinda|actually|"
         r"just|still|definitely|totally|tend to|always|genuinely|truly)\s+)*(?P<verb>prefer|like|love|enjoy|hate|"
         r"dislike|detest|despise|can't stand|cannot stand|can not stand|don't (?:really |much |particularly )?like|"
         r"do not (?:really )?like|don't (?:really )?enjoy|adore|'d rather|would rather)\s+(?P<what>.+)$",
@@ -236,9 +239,10 @@ PREFERENCE: tuple[Row, ...] = (
 
 ANSWERING = re.compile(
     r"\b(?:answers?|replies|reply|responses?|bullet points?|bullets|paragraphs?|short|shorter|concise|brief|"
-    r"detailed|verbose|format(?:ting)?|tone|emojis?|code(?: examples| samples| snippets)?|examples|explanations?|"
+    r"detailed|verbose|format(?:ting)?|tone|emojis?|(?:the|just|only|no|any|with|without|more|less) code|"
+    r"code (?:examples|samples|snippets|blocks|comments)|examples|explanations?|"
     r"markdown|tables?|jargon|prose|units|metric|imperial|sources|citations|pleasantries|apologi[sz]\w*|"
-    r"syntax|summar(?:y|ies|i[sz]e)|dates|language|english|german|french|spanish|italian|portuguese|dutch|"
+    r"syntax|summar(?:y|ies|i[sz]e)|dates|english|german|french|spanish|italian|portuguese|dutch|"
     r"polish|hindi|japanese|chinese|formal|casual|direct|simple|simpler|plain|technical|emoji)\b",
     re.IGNORECASE,
 )
@@ -692,7 +696,8 @@ POINTER = re.compile(
 # --------------------------------------------------------------------------- chatter
 
 CHATTER = re.compile(
-    r"^(?:let's|let us|let me|imagine|suppose|remind me|never mind|nevermind|if (?:i|we) (?:were|had|could)|"
+    r"^(?:let's(?!\s+(?:use|go with|stick with|switch|pick|choose|move|keep))|let us|let me|imagine|suppose|"
+    r"remind me|never mind|nevermind|if (?:i|we) (?:were|had|could)|"
     r"i'll get back|i will get back|i see what you mean|i see|i think so|i guess|that sounds|sounds good|"
     r"that's (?:interesting|great|fine|ok|okay|cool|fair|true|right|not what)|no,? that's not|it depends|"
     r"i'm not sure|i am not sure|not sure|i'm just curious|just curious|i was wondering|great question|"
