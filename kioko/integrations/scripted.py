@@ -1,0 +1,127 @@
+"""Scripted stand-in models: run an agent offline, for examples and tests, with no model and no network.
+
+A script is a function ``script(instructions, user_text, tool_results) -> str | ToolCall``: it reads what
+the agent was told (the instructions, where Kioko's recalled context goes), the user's latest words and
+the tools' answers so far in this turn, and returns the reply, or a tool to call first. Every model call
+is kept in ``calls`` (instructions and user text), so a test can check what the model was shown.
+
+- :class:`ScriptedAgentsModel`: an OpenAI Agents SDK ``Model`` (``kioko[openai-agents]``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["ToolCall", "Call", "ScriptedAgentsModel", "latest_user_text"]
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """What a script returns to call a tool before replying."""
+
+    name: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Call:
+    """One model call as the script saw it."""
+
+    instructions: str
+    user_text: str
+    tool_results: tuple[str, ...]
+
+
+Script = Callable[[str, str, list[str]], "str | ToolCall"]
+
+
+def latest_user_text(items: Any) -> str:
+    """The text of the last user message of an input (a string or a list of items / message objects)."""
+    if isinstance(items, str):
+        return items
+    for item in reversed(list(items or [])):
+        role = item.get("role") if isinstance(item, dict) else getattr(item, "role", None)
+        if role != "user":
+            continue
+        content = item.get("content") if isinstance(item, dict) else getattr(item, "content", None)
+        if isinstance(content, list):
+            return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+        return "" if content is None else str(content)
+    return ""
+
+
+def _tool_results_since_user(items: Any) -> list[str]:
+    """The outputs of the tools called since the last user message (this turn's)."""
+    found: list[str] = []
+    for item in list(items or []) if not isinstance(items, str) else []:
+        kind = item.get("type") if isinstance(item, dict) else None
+        if isinstance(item, dict) and item.get("role") == "user":
+            found = []
+        elif kind == "function_call_output":
+            found.append(str(item.get("output", "")))
+    return found
+
+
+try:
+    from agents.items import ModelResponse
+    from agents.models.interface import Model as _AgentsModel
+    from agents.usage import Usage
+    from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
+except ImportError:  # pragma: no cover - the SDK is an extra
+    _AgentsModel = object  # type: ignore[assignment,misc]
+
+
+class ScriptedAgentsModel(_AgentsModel):  # type: ignore[misc,valid-type]
+    """An OpenAI Agents SDK ``Model`` that answers by ``script`` (pass it as ``Agent(model=...)``)."""
+
+    def __init__(self, script: Script) -> None:
+        self.script = script
+        self.calls: list[Call] = []
+        self._ids = itertools.count(1)
+
+    async def get_response(
+        self,
+        system_instructions: str | None,
+        input: Any,
+        model_settings: Any,
+        tools: Any,
+        output_schema: Any,
+        handoffs: Any,
+        tracing: Any,
+        *,
+        previous_response_id: str | None = None,
+        conversation_id: str | None = None,
+        prompt: Any = None,
+        **_: Any,
+    ) -> Any:
+        user_text = latest_user_text(input)
+        results = _tool_results_since_user(input)
+        self.calls.append(Call(system_instructions or "", user_text, tuple(results)))
+        answer = self.script(system_instructions or "", user_text, results)
+        number = next(self._ids)
+        if isinstance(answer, ToolCall):
+            output: Any = ResponseFunctionToolCall(
+                arguments=json.dumps(answer.arguments),
+                call_id=f"call_{number}",
+                name=answer.name,
+                type="function_call",
+                id=f"fc_{number}",
+                status="completed",
+            )
+        else:
+            output = ResponseOutputMessage(
+                id=f"msg_{number}",
+                content=[ResponseOutputText(text=str(answer), type="output_text", annotations=[])],
+                role="assistant",
+                status="completed",
+                type="message",
+            )
+        return ModelResponse(output=[output], usage=Usage(), response_id=None)
+
+    def stream_response(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("ScriptedAgentsModel answers Runner.run, not Runner.run_streamed")
+
