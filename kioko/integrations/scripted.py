@@ -124,4 +124,3 @@ class ScriptedAgentsModel(_AgentsModel):  # type: ignore[misc,valid-type]
 
     def stream_response(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError("ScriptedAgentsModel answers Runner.run, not Runner.run_streamed")
-
