@@ -23,6 +23,7 @@ from ..kinds import deterministic_id
 from ..scoped import SESSIONS_AGENT
 from ..store import Delete, Record, Scope, Upsert
 from .language import about_user, gate_reason, importance, sentences
+from .rules import plain
 
 if TYPE_CHECKING:
     from ..layer import MemoryLayer
@@ -187,7 +188,7 @@ def offline_points(turns: list[str]) -> list[str]:
         for said in sentences(line[len("user: ") :]):
             if gate_reason(said) is not None or len(said.split()) < 4:
                 continue
-            point = about_user(said.strip())
+            point = about_user(plain(said.strip()))  # "Hi, I'm Maya, I work at X" -> "User is Maya, they work at X."
             point = point if len(point) <= MAX_POINT_CHARS else point[: MAX_POINT_CHARS - 1].rstrip() + "…"
             if point[-1] not in ".!?…":
                 point += "."
