@@ -536,11 +536,36 @@ def _render(recalled: dict[str, RecalledMemory], shown_links: list[L.MemoryLink]
         members = [m for m in recalled.values() if m.section == section]
         members.sort(key=lambda m: (-m.score, -m.signals.get("linked", 0.0), m.record.created_at))
         if members:
-            blocks.append(title + "\n" + "\n".join(f"- {m.record.content}" for m in members))
+            shown = goal_line if section == "goals" else _content
+            blocks.append(title + "\n" + "\n".join(f"- {shown(m.record)}" for m in members))
     blocks += CS.render(extra, "working")
     if shown_links:
         blocks.append("How these memories connect:\n" + "\n".join(f"- {link.line()}" for link in shown_links))
     return "\n\n".join(blocks)
+
+
+def _content(record: Record) -> str:
+    return record.content
+
+
+def goal_line(record: Record) -> str:
+    """A goal as the context shows it: its text with the progress and due date the router stored.
+
+    ``Goal: Run the Berlin marathon (30 %, due April).``; a goal with neither shows its text as it is.
+    """
+    meta = record.metadata
+    extra: list[str] = []
+    progress = meta.get("progress")
+    if isinstance(progress, (int, float)) and not isinstance(progress, bool) and progress > 0:
+        extra.append(f"{round(float(progress) * 100)} %")
+    due = meta.get("due")
+    if isinstance(due, str) and due.strip():
+        extra.append(f"due {due.strip()}")
+    if not extra:
+        return record.content
+    text = record.content.rstrip()
+    end = "." if text.endswith(".") else ""
+    return f"{text[: len(text) - len(end)].rstrip()} ({', '.join(extra)}){end}"
 
 
 def problem_memories(layer: MemoryLayer, scope: Scope, session_id: str, since: float) -> list[Record]:
@@ -552,4 +577,4 @@ def problem_memories(layer: MemoryLayer, scope: Scope, session_id: str, since: f
     ]
 
 
-__all__ = ["Context", "RecalledMemory", "recall", "retrieve", "idf", "Filter"]
+__all__ = ["Context", "RecalledMemory", "recall", "retrieve", "idf", "Filter", "goal_line"]

@@ -134,6 +134,30 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
 }
 
 
+PROBLEM = re.compile(
+    r"\b(?:died|dies|dying|dead|killed|crash(?:es|ed|ing)?|fail(?:s|ed|ing|ure|ures)?|errors?|exceptions?|"
+    r"broke|broken|stuck|hangs?|hung|timed? ?out|timeouts?|panic(?:s|ked)?|segfault(?:s|ed)?|oom|out of memory|"
+    r"exit(?:ed)? (?:code|with)|not working|stopped working|won't (?:start|run|build|boot|load)|doesn't work|"
+    r"(?:is|are|went|goes) down|outage|incident|keeps? (?:crashing|failing|dying|timing out))\b",
+    re.IGNORECASE,
+)
+"""Words that report something going wrong (a job that died, an error, an outage)."""
+ASKS_HELP = re.compile(
+    r"\bwhat (?:do|should|can|could|shall) (?:i|we) do\b|\bwhat now\b|\bwhat(?:'s| is| was) the fix\b|"
+    r"\bhow (?:do|can|should|could|did) (?:i|we) (?:fix|solve|handle|deal with|recover|resolve|debug|get past|stop)\b|"
+    r"\bhow to (?:fix|solve|handle|deal with|recover|resolve|debug|stop)\b|\bany (?:ideas?|fix(?:es)?|tips?|suggestions?)\b|"
+    r"\bhelp\b|\bwhat went wrong\b|\bwhy (?:does|did|do|is|was) (?:it|this|that|the)\b",
+    re.IGNORECASE,
+)
+"""Asks what to do about it: with :data:`PROBLEM`, a problem question (planned as ``howto`` and ``strategy``)."""
+PROBLEM_REASON = "a problem and a call for help: the fixes (procedures) and lessons about it first"
+
+
+def is_problem_question(query: str) -> bool:
+    """Reports something going wrong and asks what to do ("the nightly job died again with OOM-137, what do I do?")."""
+    return PROBLEM.search(query) is not None and ASKS_HELP.search(query) is not None
+
+
 @dataclass
 class RecallPlan:
     """What recall retrieves: the intents read, why, a cap per context section, links, fill_recent.
@@ -240,6 +264,9 @@ class QueryPlanner:
         if not isinstance(query, str):
             raise InvalidRecordError("query must be a string")
         found = {name for name, pattern in _PATTERNS.items() if pattern.search(query)}
+        if is_problem_question(query):
+            # "what do I do?" after a failure asks for a fix, not about the user ("what do I do for a living?")
+            found = (found - {"personal"}) | {"howto", "strategy"}
         if FEEDBACK_OK.search(query) or FEEDBACK_BAD.search(query):
             found.add("feedback")
         elif query.strip() and is_small_talk(query):
@@ -267,7 +294,8 @@ class QueryPlanner:
         ):
             if memory.entities.match_entities(query, user_id=scope.user_id):
                 intents = [i for i in INTENTS if i in intents or i == "relational"]
-        return plan_for(intents)
+        plan = plan_for(intents)
+        return replace(plan, reason=f"{PROBLEM_REASON}; {plan.reason}") if is_problem_question(query) else plan
 
 
 DEFAULT_PLAN_PROMPT = """Which memories does an assistant need to answer the user's message? Name its intents:
