@@ -30,6 +30,10 @@ class KiokoError(Exception):
     """Base of every error Kioko raises on purpose."""
 
 
+class ExperimentalWarning(UserWarning):
+    """A feature is documented as experimental: it may change or fail where its CI job is not yet green."""
+
+
 class StoreError(KiokoError):
     """A store could not do what was asked; the message says why and what to do."""
 

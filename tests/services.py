@@ -36,6 +36,21 @@ REQUIRED_UNDER_CI = frozenset(
 )
 """Stores CI cannot do without: none needs Docker. Only the Qdrant server may be missing there."""
 
+REQUIRE_VARIABLE = "KIOKO_TEST_REQUIRE"
+"""Comma-separated stores that a CI job promises on top of :data:`REQUIRED_UNDER_CI` (the GitHub
+workflow, where Docker runs, promises ``qdrant-server``): under CI=true they fail rather than skip."""
+
+
+def required_under_ci() -> frozenset[str]:
+    """:data:`REQUIRED_UNDER_CI` and the stores a job promises in ``KIOKO_TEST_REQUIRE``; a name that is no
+    store is an error, so a typo in a workflow cannot turn a promise into nothing."""
+    promised = {name.strip() for name in os.environ.get(REQUIRE_VARIABLE, "").split(",") if name.strip()}
+    unknown = promised - set(STORES)
+    if unknown:
+        raise ValueError(f"{REQUIRE_VARIABLE} names no store: {sorted(unknown)}; the stores are {list(STORES)}")
+    return REQUIRED_UNDER_CI | promised
+
+
 POSTGRES_IMAGE = "pgvector/pgvector:pg17"
 QDRANT_IMAGE = "qdrant/qdrant:v1.16.2"
 DOCKER_PING_TIMEOUT = 3

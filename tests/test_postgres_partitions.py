@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import kioko
+from kioko_core.errors import ExperimentalWarning
 from kioko_core.store import Delete, IdTaken, InvalidRecordError, Record, Scope, StoreError, Upsert
 
 psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not installed")
@@ -150,7 +151,7 @@ def test_a_read_replica_serves_knn_and_postings(database: str) -> None:
 def test_distribute_citus_is_checked_before_anything_is_made(database: str) -> None:
     """Without the citus extension (the embedded server has none) distribute=citus is refused, and
     nothing is created; a bad value or both layouts at once are refused before connecting."""
-    with pytest.raises(StoreError, match="citus extension"):
+    with pytest.warns(ExperimentalWarning, match="experimental"), pytest.raises(StoreError, match="citus extension"):
         kioko.open_store(with_query(database, table="dist", distribute="citus"), dim=8)
     with psycopg.connect(database) as conn:
         assert conn.execute("SELECT count(*) FROM pg_tables WHERE tablename LIKE 'dist_%'").fetchone() == (0,)
