@@ -122,3 +122,22 @@ def test_a_problem_question_brings_the_lessons_and_fixes_linked_to_the_error(mem
         line.endswith(f'was learned from event "{failure.content.rstrip(".")}"')
         for line in section(context.text, "How these memories connect:")
     )
+
+
+def test_the_issue_turns_end_to_end(memory: kioko.MemoryLayer) -> None:
+    """Issue 24's two context complaints, through routed turns: the progress said, then the problem asked."""
+    for said in (
+        "My goal is to run the Berlin marathon.",
+        "I'm about 60% done with the marathon training.",
+        "The nightly job died with OOM-137 last night.",
+        "Fixed it: the root cause was the executor memory, I raised it to 8 GB.",
+        "Lesson learned: when the nightly job runs out of memory, check the executor memory first.",
+        "We had a team lunch on Friday.",
+    ):
+        memory.record_turn(said, "", user_id=U, session_id="s1")
+    goals = section(memory.recall("how far along is my main goal?", user_id=U).text, "Open goals:")
+    assert goals == ["- Goal: Run the Berlin marathon (60 %)."]
+    text = memory.recall(PROBLEM, user_id=U).text
+    lessons = section(text, "Lessons from earlier attempts:")
+    assert len(lessons) == 1 and "check the executor memory first" in lessons[0]
+    assert "- Fixed it: the root cause was the executor memory." in section(text, "Relevant memories:")
