@@ -54,6 +54,8 @@ from kioko_core.url import StoreURL
 
 __all__ = [
     "connect",
+    "attach",
+    "detach",
     "intelligent",
     "default_url",
     "register_store",
@@ -146,6 +148,23 @@ def intelligent(
     options.setdefault("auto_link", True)
     options.setdefault("auto_graph", True)
     return connect(target, intelligence=brain, **options)
+
+
+def attach(agent: Any, memory: Any, *, user_id: str, session_id: str | None = None, links: int = 3) -> Any:
+    """Give an agent Kioko's memory of ``user_id``: each turn recalls context into its instructions before the
+    model runs and hands the turn to ``record_turn`` after. Works on an OpenAI Agents SDK ``Agent``, an Agno
+    ``Agent`` and any object with ``run``/``invoke``; see :mod:`kioko.integrations.attach`. Returns the agent.
+    """
+    from kioko.integrations.attach import attach as attach_agent
+
+    return attach_agent(agent, memory, user_id=user_id, session_id=session_id, links=links)
+
+
+def detach(agent: Any) -> bool:
+    """Undo :func:`attach`; False if the agent was not attached."""
+    from kioko.integrations.attach import detach as detach_agent
+
+    return detach_agent(agent)
 
 
 def connect(target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = None, **options: Any) -> MemoryLayer:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ToolCall", "Call", "ScriptedAgentsModel", "latest_user_text"]
+__all__ = ["ToolCall", "Call", "ScriptedAgentsModel", "agno_model", "latest_user_text"]
 
 
 @dataclass(frozen=True)
@@ -124,3 +124,10 @@ class ScriptedAgentsModel(_AgentsModel):  # type: ignore[misc,valid-type]
 
     def stream_response(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError("ScriptedAgentsModel answers Runner.run, not Runner.run_streamed")
+
+
+def agno_model(script: Script) -> Any:
+    """An Agno ``Model`` answering by ``script`` (``kioko[agno]``); its calls are kept in ``model.calls``."""
+    from ._agno_scripted import ScriptedAgnoModel
+
+    return ScriptedAgnoModel(script=script)
