@@ -23,11 +23,28 @@ live here too, so that any module can raise them without importing the layer.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+
+_scrub: Callable[[str], str] | None = None
+
+
+def scrub_messages(redact: Callable[[str], str]) -> None:
+    """Redact every error message with ``redact`` from now on (:mod:`kioko_core.secrets` installs its own
+    when imported; it imports this module, so this module cannot import it)."""
+    global _scrub
+    _scrub = redact
 
 
 class KiokoError(Exception):
-    """Base of every error Kioko raises on purpose."""
+    """Base of every error Kioko raises on purpose.
+
+    A message never repeats a secret: an id or a text quoted in it is redacted (``[redacted: api_key]``),
+    since error messages reach logs, terminals and HTTP clients.
+    """
+
+    def __init__(self, *args: object) -> None:
+        scrub = _scrub
+        super().__init__(*(scrub(a) if scrub is not None and isinstance(a, str) else a for a in args))
 
 
 class ExperimentalWarning(UserWarning):

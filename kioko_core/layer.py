@@ -221,7 +221,7 @@ class MemoryLayer(IntelligentMemory):
         overwritten in one write."""
         kind = self._check_new(content, memory_type, metadata)
         self.limits.check_content(content)
-        self.secrets.enforce(content, metadata, user_id, agent_id, session_id)  # secrets never become memories
+        self.secrets.enforce(content, metadata, user_id, agent_id, session_id, id)  # secrets never become memories
         scope = self._scope(user_id, agent_id)
         existing = self._existing_copy(scope, content, kind, session_id) if id is None else None
         if existing is not None and (created_at is None or timestamp(created_at) == existing.created_at):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import logging
 import time
 from dataclasses import dataclass, fields, replace
 from typing import Any, Mapping
@@ -17,6 +16,7 @@ from .index import IndexCache, nominates
 from .kind_registry import prior  # noqa: F401  (the priors were read from here)
 from .scoring import TWO_HOURS, Evidence, Side, Stats, explanation, link_type, score_pair, vote  # noqa: F401
 from .scoring import LinkScore as LinkScore  # read through this module too (kioko.remote, the service)
+from .secrets import get_logger
 from .store import (
     ConflictError,
     IdTaken,
@@ -31,7 +31,7 @@ from .store import (
 )
 from .text import Analysis, analyze
 
-log = logging.getLogger("kioko.linker")
+log = get_logger("kioko.linker")
 
 TURN_WEIGHT = 0.35
 """The weight of a link to the turn before (when the pair's own evidence scores lower)."""

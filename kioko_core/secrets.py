@@ -14,21 +14,21 @@ Usage, in :meth:`MemoryLayer.add` and anywhere else a memory is written::
 
     DropSecrets().enforce(content, metadata)       # raises SecretDropped, naming the kinds found
     DropSecrets().check("my api key is sk-...")    # -> ["api_key"]
-    redact("password: hunter2")                    # -> "password: [REDACTED]" (for logs)
+    redact("password: hunter2")                    # -> "password: [redacted: password]"
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import logging
 import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
+from . import errors as _errors
 from .errors import SecretDropped
 from .regex_literals import Anchor, anchor, anchored_finditer, casefolded, required_literals
-
-REDACTED = "[REDACTED]"
 
 # The layer's own metadata key (links, entity keys, ids): never the caller's text. Every other key is checked.
 _BOOKKEEPING_KEYS = frozenset({"_kioko"})
@@ -82,7 +82,8 @@ _CLAUSE_END = re.compile(r"""^\s*(?:$|[.,;:!?)"'\]]|\s+(?:and|but|so|or|please|t
 
 
 def _is_placeholder(value: str) -> bool:
-    return bool(_PLACEHOLDER.match(value)) or len(set(value)) == 1
+    # "[redacted:" is where redact() took a secret out: a redacted text is clean, and stays as it is
+    return bool(_PLACEHOLDER.match(value)) or len(set(value)) == 1 or value.startswith("[redacted")
 
 
 def _wordy(value: str) -> bool:
@@ -223,12 +224,23 @@ length entropy bits dictionary diceware generated chosen picked memorable
 )
 
 
+# Words that end the phrase: the sentence goes on about the password ("my password is something I never
+# write down", "... what you set at onboarding"), so what came before is no phrase of four words.
+_PHRASE_ENDS = _STOP | frozenset(
+    """
+i me we us you he him she they them it's i'm what which who whom whose where when why how that's there's
+do does did doing have has had having will would can could should shall must may might being been get got
+getting never always sometimes usually often now later today tomorrow yesterday again already still please
+""".split()
+)
+
+
 def _phrase_counts(match: re.Match[str]) -> bool:
     """A passphrase given as words ("correct horse battery staple"): four or more plain words before the
     clause goes on ("... and it works"), none of them describing a passphrase."""
     words: list[str] = []
     for word in re.split(r"[ -]", match.group("secret").lower()):
-        if word in _STOP:
+        if word in _PHRASE_ENDS:
             break
         words.append(word)
     return len(words) >= 4 and not any(word in _PHRASE_DESCRIBING for word in words)
@@ -282,6 +294,20 @@ _EXTRA_DETECTORS: tuple[_Detector, ...] = (
         "password",
         re.compile(
             r"\b(?:pass\s?phrase|seed\s+phrase|recovery\s+phrase|mnemonic)"
+            + _SEPARATOR
+            + r"""['"]?(?P<secret>[A-Za-z]+(?:[ -][A-Za-z]+){3,23})['"]?(?P<rest>.{0,12})""",
+            re.IGNORECASE,
+        ),
+        "secret",
+        _phrase_counts,
+    ),
+    # a password given as words: "my password is correct horse battery staple" (the plain password detector
+    # takes one word and leaves "correct" as a description; "the password reset flow" gives no value at all)
+    _Detector(
+        "password",
+        re.compile(
+            r"\b(?:passwords?|passwd|pwd|passcode)"
+            + _QUALIFIER
             + _SEPARATOR
             + r"""['"]?(?P<secret>[A-Za-z]+(?:[ -][A-Za-z]+){3,23})['"]?(?P<rest>.{0,12})""",
             re.IGNORECASE,
@@ -449,33 +475,129 @@ def _metadata_texts(value: Any, key: str | None = None, depth: int = 0) -> Itera
             yield from _metadata_texts(item, key if isinstance(item, str) else None, depth + 1)
 
 
+def marker(kinds: Iterable[str]) -> str:
+    """What stands in a text where a secret was: ``[redacted: aws_access_key]`` (the detectors' kinds)."""
+    return f"[redacted: {', '.join(dict.fromkeys(kinds))}]"
+
+
+MARKER = re.compile(r"\[redacted: ([a-z_]+(?:, [a-z_]+)*)\]")
+"""A :func:`marker` in a text: a secret was there (a turn is redacted before a router reads it)."""
+
+
 def redact(text: str) -> str:
-    """``text`` with every secret :class:`DropSecrets` would find replaced by ``[REDACTED]`` (for logs).
+    """``text`` with every secret :class:`DropSecrets` would find replaced by a :func:`marker` naming its kind.
 
     Where a secret is given as a value ("password: hunter2", ``postgresql://kumar:pw@db``), only the value
-    goes; the rest stays readable.
+    goes; the rest stays readable: ``"password: [redacted: password]"``. A redacted text holds no secret
+    :meth:`DropSecrets.check` finds, and redacting it again changes nothing.
     """
     if not isinstance(text, str) or not text:
         return text
-    spans: list[tuple[int, int]] = []
+    spans: list[tuple[int, int, str]] = []
     for detector, match in _found(text):
-        spans.append(match.span(detector.group))
+        start, end = match.span(detector.group)
+        spans.append((start, end, _kind(detector, match)))
     if not spans:
         return text
-    merged: list[list[int]] = []
-    for start, end in sorted(spans):
+    merged: list[tuple[int, int, list[str]]] = []
+    for start, end, kind in sorted(spans):
         if merged and start <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], end)
+            first, last, kinds = merged[-1]
+            merged[-1] = (first, max(last, end), kinds if kind in kinds else [*kinds, kind])
         else:
-            merged.append([start, end])
+            merged.append((start, end, [kind]))
     pieces: list[str] = []
     position = 0
-    for start, end in merged:
+    for start, end, kinds in merged:
         pieces.append(text[position:start])
-        pieces.append(REDACTED)
+        pieces.append(marker(kinds))
         position = end
     pieces.append(text[position:])
     return "".join(pieces)
 
 
-__all__ = ["DropSecrets", "SecretDropped", "redact", "REDACTED"]
+def redact_value(value: Any, depth: int = 0) -> Any:
+    """``value`` with :func:`redact` applied to every string in it (dicts, lists and tuples walked; keys too)."""
+    if isinstance(value, str):
+        return redact(value)
+    if depth > 12:
+        return value
+    if isinstance(value, Mapping):
+        return {redact(k) if isinstance(k, str) else k: redact_value(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact_value(v, depth + 1) for v in value]
+    if isinstance(value, tuple):
+        return tuple(redact_value(v, depth + 1) for v in value)
+    return value
+
+
+def secret_kinds(value: Any) -> list[str]:
+    """The kinds of secret in ``value`` (any string in it): found by the detectors, or named by a marker
+    that stands where one was (a redacted turn's "my key is [redacted: api_key]" is no memory to keep)."""
+    found: list[str] = []
+    for text in _strings(value):
+        for kind in DropSecrets().check(text) + [k for m in MARKER.finditer(text) for k in m.group(1).split(", ")]:
+            if kind not in found:
+                found.append(kind)
+    return found
+
+
+def _strings(value: Any, depth: int = 0) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif depth <= 12 and isinstance(value, Mapping):
+        for item in value.values():
+            yield from _strings(item, depth + 1)
+    elif depth <= 12 and isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _strings(item, depth + 1)
+
+
+class RedactingFilter(logging.Filter):
+    """A log filter that redacts a record's message and traceback before any handler formats them.
+
+    Installed on every Kioko logger (:func:`get_logger`): an exception's message can quote what was being
+    written, and a request line the path it asked for.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a malformed call: leave it to the handler's own error path
+            return True
+        record.msg, record.args = redact(message), None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = redact(logging.Formatter().formatException(record.exc_info))
+        elif record.exc_text:
+            record.exc_text = redact(record.exc_text)
+        if record.stack_info:
+            record.stack_info = redact(record.stack_info)
+        return True
+
+
+_FILTER = RedactingFilter()
+
+
+def get_logger(name: str) -> logging.Logger:
+    """``logging.getLogger(name)`` with the :class:`RedactingFilter` on it (a logger's filters see only what
+    is logged on it, not its children's records, so every module logs through its own filtered logger)."""
+    logger = logging.getLogger(name)
+    if _FILTER not in logger.filters:
+        logger.addFilter(_FILTER)
+    return logger
+
+
+_errors.scrub_messages(redact)  # every KiokoError's message is redacted from now on
+
+
+__all__ = [
+    "MARKER",
+    "DropSecrets",
+    "RedactingFilter",
+    "SecretDropped",
+    "get_logger",
+    "marker",
+    "redact",
+    "redact_value",
+    "secret_kinds",
+]

@@ -12,7 +12,7 @@ import pytest
 from kioko_backends.memory import MemoryStore
 from kioko_core.kinds import install
 from kioko_core.layer import MemoryLayer
-from kioko_core.secrets import REDACTED, DropSecrets, SecretDropped, redact
+from kioko_core.secrets import MARKER, DropSecrets, SecretDropped, redact
 from kioko_core.store import InvalidRecordError, Scope
 
 U = "kumar"
@@ -97,14 +97,16 @@ def test_ordinary_text_is_not_a_secret(text: str) -> None:
 @pytest.mark.parametrize("text, kind, secret", SECRETS, ids=[k + ":" + t[:24] for t, k, _ in SECRETS])
 def test_redact_removes_the_secret_and_keeps_the_rest(text: str, kind: str, secret: str) -> None:
     cleaned = redact(text)
-    assert secret not in cleaned and REDACTED in cleaned
-    assert DropSecrets().check(cleaned) == []
+    named = [kind for found in MARKER.finditer(cleaned) for kind in found.group(1).split(", ")]
+    assert secret not in cleaned and kind in named, cleaned
+    assert DropSecrets().check(cleaned) == [] and redact(cleaned) == cleaned
 
 
 def test_redact_keeps_the_readable_part() -> None:
-    assert redact("password: hunter2") == "password: [REDACTED]"
+    assert redact("password: hunter2") == "password: [redacted: password]"
     assert (
-        redact("postgresql://kumar:s3cretpw@db.local:5432/kioko") == "postgresql://kumar:[REDACTED]@db.local:5432/kioko"
+        redact("postgresql://kumar:s3cretpw@db.local:5432/kioko")
+        == "postgresql://kumar:[redacted: connection_string]@db.local:5432/kioko"
     )
     assert redact("Line 3 keeps faulting with error E-217.") == "Line 3 keeps faulting with error E-217."
 

@@ -8,7 +8,6 @@ it names before the library sees the call; the library then enforces scopes exac
 from __future__ import annotations
 
 import itertools
-import logging
 import os
 import secrets
 import threading
@@ -28,6 +27,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from kioko_core.intelligence.events import EventBus
 from kioko_core.layer import MemoryLayer
 from kioko_core.scoped import user_scope
+from kioko_core.secrets import get_logger
 from kioko_core.store import KiokoError, Scope
 
 from .auth import OPEN, KeyFile, KeyRing, Principal
@@ -36,7 +36,7 @@ from .schemas import ErrorOut, Health
 from .webhook_guard import Resolver, WebhookGuard
 from .wire import error_out
 
-log = logging.getLogger("kioko.service")
+log = get_logger("kioko.service")
 
 DEFAULT_BODY_LIMIT = 1_000_000
 """Bytes a request body may have unless ``create_app(body_limit=...)`` says otherwise (413 beyond)."""

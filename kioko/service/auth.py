@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import logging
 import os
 import secrets
 import threading
@@ -20,11 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from kioko_core.secrets import get_logger
 from kioko_core.store import InvalidRecordError
 
 from .errors import Forbidden, Unauthorized
 
-log = logging.getLogger("kioko.service")
+log = get_logger("kioko.service")
 
 ENV_KEYS_FILE = "KIOKO_API_KEYS"
 KEY_PREFIX = "kk_"

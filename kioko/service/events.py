@@ -20,7 +20,6 @@ import hashlib
 import heapq
 import hmac
 import json
-import logging
 import queue
 import secrets
 import threading
@@ -34,6 +33,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
+from kioko_core.secrets import get_logger
 from kioko_core.store import Delete, Filter, Record, Scope, Upsert
 
 from . import schemas as S
@@ -42,7 +42,7 @@ from .auth import Principal
 from .webhook_guard import WebhookGuard, WebhookRefused
 from .webhook_records import EVENTS, MIN_SECRET, WEBHOOK_AGENT, WEBHOOK_KIND, check_events, check_url
 
-log = logging.getLogger("kioko.service.webhooks")
+log = get_logger("kioko.service.webhooks")
 
 QUEUE_SIZE = 10_000
 RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0)

@@ -29,6 +29,7 @@ import numpy as np
 
 from kioko_core.entities import GRAPH_AGENT
 from kioko_core.scoped import SESSIONS_AGENT
+from kioko_core.secrets import DropSecrets, redact, redact_value
 from kioko_core.store import InvalidRecordError, KiokoError, Record, Scope, Upsert, check_scope
 
 from .webhook_records import WEBHOOK_AGENT, check_registration
@@ -66,9 +67,31 @@ def export_lines(layer: Any, user_id: str, agent_ids: Iterable[str] = ()) -> Ite
     count = 0
     for scope in scopes:
         for record in layer.store.scan(scope):
-            yield _line({"record": record_out(record, embedding=True)})
+            data = record_out(record, embedding=True)
+            yield _line({"record": data if scope.agent_id == WEBHOOK_AGENT else _without_secrets(data)})
             count += 1
     yield _line({"end": {"records": count}})
+
+
+_secrets = DropSecrets()
+
+
+def _without_secrets(data: dict[str, Any]) -> dict[str, Any]:
+    """A record as exported: one that holds a secret (kept before turns were redacted, or written by another
+    tool) goes out redacted, its text and metadata ``[redacted: kind]`` and without the terms and entity
+    names the secret gave it. Webhook registrations are not passed here: their signing secret is Kioko's own.
+    """
+    content, metadata = data.get("content") or "", data.get("metadata") or {}
+    if not _secrets.check_record(content, metadata):
+        return data
+    clean = redact(content)
+    words = (clean + " " + json.dumps(redact_value(metadata), ensure_ascii=False)).lower()
+    metadata = redact_value(metadata)
+    own = metadata.get("_kioko")
+    if isinstance(own, dict) and isinstance(own.get("entities"), list):
+        metadata["_kioko"] = {**own, "entities": [e for e in own["entities"] if str(e).lower() in words]}
+    terms = [t for t in data.get("terms") or [] if t[:2] not in ("t:", "e:") or t[2:] in words]
+    return {**data, "content": clean, "metadata": metadata, "terms": terms}
 
 
 def _line(data: dict[str, Any]) -> str:

@@ -8,10 +8,10 @@ can stand in for the whole thing (``MemoryLayer(intelligence=my_brain)``).
 from __future__ import annotations
 
 import importlib
-import logging
 import threading
 from typing import TYPE_CHECKING, Any, Mapping
 
+from ..secrets import DropSecrets, get_logger
 from ..store import KiokoError, check_scope
 from .events import LINKED, MANAGED
 from .executor import OpExecutor
@@ -21,12 +21,13 @@ from .maintenance import MaintenanceScheduler
 from .ops import APPLIED, FAILED, PLANNED, ROUTER_FALLBACK, SKIPPED, ManageReport, RouteResult
 from .planner import LLMPlanner, QueryPlanner
 from .providers import chat_model, is_provider_string
-from .turn import Turn, messages_of
+from .turn import Turn, messages_of, redacted_messages
 
 if TYPE_CHECKING:
     from ..layer import MemoryLayer
 
-log = logging.getLogger("kioko.intelligence")
+log = get_logger("kioko.intelligence")
+_ids = DropSecrets()
 
 
 class IntelligenceConfigError(KiokoError, ValueError):
@@ -142,8 +143,10 @@ class Intelligence:
     ) -> ManageReport:
         """Route one turn and apply (or, with ``dry_run``, only plan) its ops; emits ``memory.managed``."""
         scope = check_scope((user_id, agent_id))
+        # ids are kept as they are (log keys, counters), so one holding a secret refuses the turn
+        _ids.enforce("", None, user_id, agent_id, session_id)
         turn = Turn(
-            messages=messages_of(messages),
+            messages=redacted_messages(messages_of(messages)),
             user_id=scope.user_id,
             agent_id=scope.agent_id,
             session_id=session_id if isinstance(session_id, str) and session_id else None,

@@ -27,6 +27,7 @@ from .. import links as L
 from ..errors import ConflictError, MemoryNotFound
 from ..kinds import deterministic_id
 from ..scoped import SESSIONS_AGENT
+from ..secrets import redact
 from ..store import Filter, Record, Scope
 from ..text import label
 from .summaries import LOG_KIND, fold, take_waiting
@@ -144,7 +145,7 @@ def _write_month(memory: MemoryLayer, scope: Scope, month: str, new: list[Record
     shown = sorted(ranked, key=lambda r: (r.created_at, r.id))
     title = datetime.strptime(month, "%Y-%m").strftime("%B %Y")
     total = len(set(before) | {r.id for r in new})
-    content = f"In {title} ({total} events): " + "; ".join(label(r.content, 80) for r in shown) + "."
+    content = redact(f"In {title} ({total} events): " + "; ".join(label(r.content, 80) for r in shown) + ".")
     metadata = {
         "month": month,
         "folded": sorted(set(before) | {r.id for r in new}),

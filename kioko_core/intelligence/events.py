@@ -6,11 +6,12 @@ a listener can never break or undo a write.
 
 from __future__ import annotations
 
-import logging
 import threading
 from typing import Any, Callable
 
-log = logging.getLogger("kioko.events")
+from ..secrets import get_logger
+
+log = get_logger("kioko.events")
 
 MANAGED = "memory.managed"
 """Every managed turn: the report (ops, router, model calls) as ``to_dict()``."""

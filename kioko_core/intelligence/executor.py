@@ -8,11 +8,10 @@ named it. One op that fails is marked failed with its error; the others still ru
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING, Any, Callable
 
 from .. import links as L
-from ..secrets import DropSecrets, SecretDropped
+from ..secrets import SecretDropped, get_logger, redact, redact_value, secret_kinds
 from ..store import InvalidRecordError, KiokoError, Record, Scope, check_scope
 from ..text import label
 from .ops import APPLIED, FAILED, KIND_OF_MEMORY, PLANNED, SKIPPED, MemoryOp
@@ -20,7 +19,7 @@ from .ops import APPLIED, FAILED, KIND_OF_MEMORY, PLANNED, SKIPPED, MemoryOp
 if TYPE_CHECKING:
     from ..layer import MemoryLayer
 
-log = logging.getLogger("kioko.intelligence")
+log = get_logger("kioko.intelligence")
 
 MANAGER_OF = {
     "fact": "facts",
@@ -41,8 +40,6 @@ QUOTE_WIDTH = 70
 """How much of a memory's text a description quotes before cutting it with an ellipsis."""
 
 # actions that need an existing memory of the turn's scope
-_secrets = DropSecrets()
-
 TARGETED = frozenset(
     {"update", "delete", "verify", "progress", "complete", "drop", "supersede", "outcome", "pin", "unpin"}
 )
@@ -93,8 +90,12 @@ class OpExecutor:
         for op in ops:
             if op.status in (SKIPPED, FAILED):
                 op.description = op.description or describe(op, None)
+                _redacted(op)
                 continue  # a router already decided against it (low importance, invalid)
             try:
+                kinds = secret_kinds(op.fields)
+                if kinds:  # refused before anything is read or written, in a dry run too
+                    raise SecretDropped(kinds)
                 target = self._target(op, scope)
                 if not op.description:
                     op.description = describe(op, target)
@@ -117,6 +118,7 @@ class OpExecutor:
                 op.status, op.error = FAILED, f"{type(error).__name__}: {error}"
             if not op.description:
                 op.description = describe(op, None)
+            _redacted(op)
         return ops
 
     def _target(self, op: MemoryOp, scope: Scope) -> Record | None:
@@ -258,8 +260,6 @@ class OpExecutor:
 
     def _relation(self, op: MemoryOp, scope: Scope, session_id: str | None, target: Record | None, router: str) -> Any:
         f = op.fields
-        for name in ("subject", "relation", "object"):  # the entity graph keeps these verbatim
-            _secrets.enforce(str(f.get(name, "")), None)
         subject = _text_field(op, "subject")
         if op.action == "add":
             relation_name, object_name = _text_field(op, "relation"), _text_field(op, "object")
@@ -309,6 +309,16 @@ class OpExecutor:
             op.linked.append(link.line())
             if self.on_link is not None:
                 self.on_link(link, written)
+
+
+def _redacted(op: MemoryOp) -> None:
+    """The op as reports, events, logs and terminals show it: a secret in its fields, its description (which
+    may quote a stored memory) or its error stands as ``[redacted: kind]``. Its write, if any, is done."""
+    op.fields = redact_value(op.fields)
+    op.description = redact(op.description)
+    op.error = redact(op.error) if op.error else op.error
+    op.reason = redact(op.reason)
+    op.linked = [redact(line) for line in op.linked]
 
 
 def _text_field(op: MemoryOp, *names: str) -> str:

@@ -16,7 +16,6 @@ Manual pins are never touched.
 
 from __future__ import annotations
 
-import logging
 import math
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
@@ -24,13 +23,14 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ConflictError
 from ..kinds import deterministic_id
 from ..recall import pinned_memories
+from ..secrets import get_logger
 from ..store import Delete, Record, Scope, Upsert
 from .pins import set_pinned
 
 if TYPE_CHECKING:
     from ..layer import MemoryLayer
 
-log = logging.getLogger("kioko.intelligence")
+log = get_logger("kioko.intelligence")
 
 HEAT_KIND = "heat"
 USE_HALF_LIFE_DAYS = 28.0

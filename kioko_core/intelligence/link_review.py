@@ -13,7 +13,6 @@ answers are ignored; a model that raises or answers nonsense leaves every link a
 
 from __future__ import annotations
 
-import logging
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -21,13 +20,14 @@ from typing import TYPE_CHECKING, Any
 from .. import links as L
 from ..kind_registry import LINKABLE_KINDS
 from ..retry import retry_conflicts
+from ..secrets import get_logger
 from ..store import Filter, Record, Scope, Upsert
 from . import llm as _llm
 
 if TYPE_CHECKING:
     from ..layer import MemoryLayer
 
-log = logging.getLogger("kioko.intelligence")
+log = get_logger("kioko.intelligence")
 
 REVIEWED = 12
 """Links shown to the model per review (one call)."""

@@ -25,7 +25,6 @@ switch or the due task and runs it. Nothing here raises into the turn (the Intel
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from collections.abc import Callable
@@ -35,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConflictError
 from ..kinds import deterministic_id
+from ..secrets import get_logger, redact
 from ..store import Delete, InvalidRecordError, Record, Scope, Upsert, check_scope
 from . import consolidation, reflection, summaries
 from .heat import forget_heat, note_uses, pin_hot, read_heat
@@ -44,7 +44,7 @@ from .llm import as_ask
 if TYPE_CHECKING:
     from ..layer import MemoryLayer
 
-log = logging.getLogger("kioko.intelligence")
+log = get_logger("kioko.intelligence")
 
 MAINTENANCE_USER = "@maintenance"
 """The reserved scope holding every user's counter record (one scan lists the users to maintain)."""
@@ -131,7 +131,7 @@ class MaintenanceScheduler:
         self.llm = llm
         if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0):
             raise InvalidRecordError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
-        self.ask = _bounded(as_ask(llm), timeout) if llm is not None else None
+        self.ask = _redacting(_bounded(as_ask(llm), timeout)) if llm is not None else None
         self.end_sessions = bool(end_sessions)
         self.background = bool(background)
         self._worker: ThreadPoolExecutor | None = None
@@ -304,7 +304,7 @@ class MaintenanceScheduler:
         ]
         episode = None
         if parts:
-            content = f"Session {session_id}: " + "; ".join(parts) + "."
+            content = redact(f"Session {session_id}: " + "; ".join(parts) + ".")
             episode_id = deterministic_id("episodic", scope, SESSION_EPISODE_KEY, session_id)
             existing = memory.store.get(scope, [episode_id])[0]
             if existing is None:
@@ -544,6 +544,20 @@ def _bounded(ask: Callable[[str], str], timeout: float | None) -> Callable[[str]
         return answer
 
     return bounded
+
+
+def _redacting(ask: Callable[[str], str]) -> Callable[[str], str]:
+    """``ask`` that never sends a secret to the model, nor takes one back into a memory: both redacted.
+
+    Maintenance prompts quote stored memories and session turns; those hold no secret, but a store written
+    before turns were redacted (or by another tool) may.
+    """
+
+    def redacting(prompt: str) -> str:
+        answer = ask(redact(prompt))
+        return redact(answer) if isinstance(answer, str) else answer
+
+    return redacting
 
 
 def _every(name: str, value: int | None) -> int:

@@ -11,6 +11,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
+from ..secrets import redact
+
 OPERATIONS: dict[str, tuple[str, ...]] = {
     "profile": ("set", "remove"),
     "fact": ("add", "update", "delete", "verify"),
@@ -177,8 +179,8 @@ class ManageReport:
             ops=list(result.ops),
             router=result.router,
             model_calls=result.model_calls,
-            skipped=result.skipped,
-            error=result.error,
+            skipped=redact(result.skipped) if result.skipped else result.skipped,
+            error=redact(result.error) if result.error else result.error,  # a model's error may quote its input
             dry_run=dry_run,
             user_id=user_id,
             agent_id=agent_id,

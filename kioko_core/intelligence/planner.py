@@ -35,11 +35,11 @@ largest limit, every ``fill_recent``. The links per intent are graph-memory sect
 
 from __future__ import annotations
 
-import logging
 import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from ..secrets import get_logger
 from ..store import InvalidRecordError, check_scope
 from .heuristic import FEEDBACK_BAD, FEEDBACK_OK
 from .language import is_small_talk
@@ -72,7 +72,7 @@ GENERAL_LINKS = 3
 QUERY_CHARS = 2000
 """The start of the query the model sees (a plan needs the question, not a pasted log)."""
 
-log = logging.getLogger("kioko.intelligence")
+log = get_logger("kioko.intelligence")
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import ConflictError
 from ..kinds import deterministic_id
+from ..secrets import MARKER, redact
 from ..store import Filter, Record, Scope
 from ..text import FRAMING_WORDS, LIGHT_VERBS, STOP_WORDS, analyze, label, stem
 from .language import GENERIC_WORDS
@@ -90,7 +91,8 @@ def themes(memory: MemoryLayer, scope: Scope, episodes: list[Record] | None = No
     surface: dict[str, str] = {}
     subjects: set[str] = set()
     for episode in episodes:
-        analysis = analyze(episode.content)
+        # an episode stored before turns were redacted may hold a secret: never a theme, nor a theme's key
+        analysis = analyze(MARKER.sub(" ", redact(episode.content)))
         inside = {stem(w) for key in analysis.entities for w in _KEY_WORD.findall(key)}
         for term in analysis.terms:
             name = term[2:]
@@ -114,7 +116,7 @@ def _write_theme(memory: MemoryLayer, scope: Scope, shown: str, key: str, ids: l
     evidence = ids[-10:]
     latest = memory.store.get(scope, [ids[-1]])[0]
     example = f'; latest: "{label(latest.content)}"' if latest is not None else ""
-    content = f"Recurring theme: {shown} came up in {len(ids)} recent episodes{example}."
+    content = redact(f"Recurring theme: {shown} came up in {len(ids)} recent episodes{example}.")
     metadata = {"reflection": True, "theme": key, "evidence": evidence, "episodes": len(ids), "by": "offline"}
     existing = memory.store.get(scope, [memory_id])[0]
     if existing is None:
@@ -181,6 +183,7 @@ def _valid(item: Any, refs: dict[str, Record]) -> tuple[str, str, list[str]] | N
 
 def _write_insight(memory: MemoryLayer, scope: Scope, kind: str, text: str, evidence: list[str]) -> Record:
     who: dict[str, Any] = {"user_id": scope.user_id, "agent_id": scope.agent_id}
+    text = redact(text)  # a model quoting an episode stored before turns were redacted
     # keyed by its words: the same insight found again (or by another process at once) is one memory
     memory_id = deterministic_id(kind, scope, "reflection", " ".join(text.lower().split()).rstrip("."))
     existing = memory.store.get(scope, [memory_id])[0]

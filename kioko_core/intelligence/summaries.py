@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from ..errors import ConflictError
 from ..kinds import deterministic_id
 from ..scoped import SESSIONS_AGENT
+from ..secrets import redact
 from ..store import Delete, Record, Scope, Upsert
 from .language import about_user, gate_reason, importance, sentences
 from .rules import plain
@@ -123,7 +124,11 @@ def summary_id(scope: Scope, session_id: str) -> str:
 def fold(
     memory: MemoryLayer, scope: Scope, session_id: str, turns: list[str], ask: Callable[[str], str] | None = None
 ) -> Record | None:
-    """Fold ``turns`` into the session's summary memory (made on the first fold with something to say)."""
+    """Fold ``turns`` into the session's summary memory (made on the first fold with something to say).
+
+    The turns are redacted first: a log written before turns were redacted may still hold a secret, and the
+    summary is a memory like any other (a secret would be refused, and the fold with it)."""
+    turns = [redact(turn) for turn in turns]
     points = offline_points(turns)
     who: dict[str, Any] = {"user_id": scope.user_id, "agent_id": scope.agent_id}
     memory_id = summary_id(scope, session_id)
@@ -206,7 +211,7 @@ def _model_summary(ask: Callable[[str], str], summary: str, turns: list[str]) ->
         return None
     if not isinstance(answer, str):
         return None
-    text = " ".join(answer.split())
+    text = redact(" ".join(answer.split()))
     return text[:2000] if len(text) >= 10 else None
 
 

@@ -21,7 +21,7 @@ from .maintenance import MaintenanceScheduler
 from .ops import ManageReport, MemoryOp
 from .pins import StablePrefix, set_pinned, stable_prefix
 from .planner import RecallPlan, check_plan_options
-from .turn import messages_of
+from .turn import messages_of, redacted_messages
 
 SERVED_KINDS = frozenset({"procedural", "skill", "strategy"})
 MAX_SESSIONS_NOTED = 1024
@@ -130,7 +130,7 @@ class IntelligentMemory:
                 fields={"text": " ".join(m["content"].split())},
                 reason="learn() without intelligence keeps what the user said",
             )
-            for m in messages_of(messages)
+            for m in redacted_messages(messages_of(messages))
             if m["role"] == "user" and m["content"].strip()
         ]
         OpExecutor(self).apply(  # type: ignore[arg-type]

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Iterable, Mapping
 
+from ..secrets import redact
 from ..store import InvalidRecordError, Record
 
 MAX_TURN_CHARS = 100_000
@@ -58,6 +59,16 @@ def messages_of(value: Any) -> list[dict[str, str]]:
             "Split it, or store a long text with memory.knowledge.add(...) instead"
         )
     return messages
+
+
+def redacted_messages(messages: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The turn as Kioko keeps and shows it: every secret in it replaced by ``[redacted: kind]``.
+
+    A router (and the model behind it) reads this, so an op can only quote the marker, and the executor
+    refuses an op holding one as it refuses a secret; the session log, the summary, the agent's last reply
+    and the report's events are made from it too. The secret itself is never stored, sent or shown.
+    """
+    return [{**message, "content": redact(message["content"])} for message in messages]
 
 
 def _message(value: Any) -> dict[str, str]:
