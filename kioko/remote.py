@@ -26,6 +26,7 @@ from kioko_core.intelligence.planner import RecallPlan
 from kioko_core.linker import LinkScore
 from kioko_core.links import MemoryLink
 from kioko_core.recall import Context
+from kioko_core.secrets import get_logger
 from kioko_core.store import ConnectionLostError, InvalidRecordError, KiokoError, Record, check_scope
 
 from .service import errors as _service_errors  # noqa: F401  (Unauthorized, Forbidden ... for error_in)
@@ -41,6 +42,9 @@ from .service.wire import (
     score_in,
     triple_in,
 )
+
+# the HTTP library logs every request's URL at INFO; a memory or session id in a path may hold a secret
+get_logger("httpx")
 
 REMOTE_SCHEMES = ("http", "https", "kioko+http", "kioko+https")
 IDEMPOTENT = frozenset({"GET", "PUT", "DELETE", "HEAD"})

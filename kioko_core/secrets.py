@@ -348,7 +348,8 @@ _EXTRA_DETECTORS: tuple[_Detector, ...] = (
     _Detector("api_key", re.compile(r"\bAKCp[0-9A-Za-z]{60,}")),  # Artifactory
     _Detector("api_key", re.compile(r"\bglsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}\b")),  # Grafana
     _Detector("api_key", re.compile(r"\bpk_live_[A-Za-z0-9]{16,}\b")),  # Stripe, live
-    _Detector("token", re.compile(r"\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b")),  # Telegram bot
+    # Telegram bot (the token may end in "-", after which \b would need a word character)
+    _Detector("token", re.compile(r"\b\d{8,10}:AA[A-Za-z0-9_-]{33}(?![\w-])")),
     _Detector("token", re.compile(r"\b[MN][A-Za-z\d]{23,25}\.[\w-]{6}\.[\w-]{27,38}\b")),  # Discord bot
 )
 

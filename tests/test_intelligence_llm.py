@@ -53,9 +53,10 @@ def test_the_four_turns_of_the_spec_with_a_stand_in_model(memory: MemoryLayer) -
             {"op": "goal.progress", "target": "g1", "progress": 0.6, "reason": "12 of the 20 percentage points"}
         ]
     }
-    model.SCRIPT["My API key is sk-EXAMPLE-not-a-real-key-000, keep it for later."] = {
+    # the model is shown the turn redacted: it never sees the key, and an op quoting the marker is refused
+    model.SCRIPT["My API key is [redacted: api_key], keep it for later."] = {
         "operations": [
-            {"op": "fact.add", "text": "User's API key is sk-EXAMPLE-not-a-real-key-000", "reason": "asked to keep it"}
+            {"op": "fact.add", "text": "User's API key is [redacted: api_key]", "reason": "asked to keep it"}
         ]
     }
     model.SCRIPT["I prefer bullet points over long paragraphs."] = "Sure, I will remember that!"
@@ -67,7 +68,8 @@ def test_the_four_turns_of_the_spec_with_a_stand_in_model(memory: MemoryLayer) -
     second = turn(memory, "My API key is sk-EXAMPLE-not-a-real-key-000, keep it for later.")
     assert (second.router, second.model_calls) == ("llm", 1)
     assert second.ops[0].status == "skipped" and second.ops[0].error.startswith("rejected by a processor")
-    assert second.summary().splitlines()[1].startswith('fact.add "User\'s API key is sk-EXAMPLE-not-a-real-key-000"')
+    assert second.summary().splitlines()[1].startswith('fact.add "User\'s API key is [redacted: api_key]"')
+    assert not any("sk-EXAMPLE" in prompt for prompt in model.CALLS)
 
     third = turn(memory, "thanks!")
     assert third.summary().splitlines() == ["[llm, 0 LLM call(s)]", "skipped before calling the model: small talk"]

@@ -36,8 +36,8 @@ def test_the_llm_transcript_on_every_store(make_layer, user: str) -> None:
     model.SCRIPT["Downtime is already down 12%."] = {
         "operations": [{"op": "goal.progress", "target": "g1", "progress": 0.6}]
     }
-    model.SCRIPT["My API key is sk-EXAMPLE-not-a-real-key-000, keep it for later."] = {
-        "operations": [{"op": "fact.add", "text": "User's API key is sk-EXAMPLE-not-a-real-key-000"}]
+    model.SCRIPT["My API key is [redacted: api_key], keep it for later."] = {  # the model sees the turn redacted
+        "operations": [{"op": "fact.add", "text": "User's API key is [redacted: api_key]"}]
     }
     model.SCRIPT["I prefer bullet points over long paragraphs."] = "no JSON here"
     statuses = []

@@ -197,6 +197,27 @@ def test_log_lines_are_redacted(caplog: pytest.LogCaptureFixture) -> None:
     assert "listener failed" in caplog.text and leaked(caplog.text) == [], caplog.text
 
 
+def test_every_kioko_logger_redacts() -> None:
+    """A logger's filters see only its own records, so each module must log through secrets.get_logger."""
+    root = Path(__file__).resolve().parent.parent
+    plain = [
+        f"{path.relative_to(root)}:{n}"
+        for package in ("kioko", "kioko_core", "kioko_backends")
+        for path in sorted((root / package).rglob("*.py"))
+        if path.name != "secrets.py"
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if "logging.getLogger(" in line
+    ]
+    assert plain == [], "log through kioko_core.secrets.get_logger: " + ", ".join(plain)
+
+
 def test_redaction_names_the_detector_and_redacted_text_is_clean() -> None:
     assert redact(TURN) == ("My AWS key is [redacted: aws_access_key] and the secret is [redacted: api_key], keep it")
     assert DropSecrets().check(redact(TURN)) == []
+
+
+def test_a_telegram_bot_token_ending_in_a_dash_is_a_secret() -> None:
+    """Found by the privacy drill: a token may end in '-', where the old pattern's closing \\b never matched."""
+    token = "835148245:AArvkxhwnKfPxl5JmM3osrFENG6dNyd3wI-"
+    assert DropSecrets().check(f"the bot token is {token}") == ["token"]
+    assert DropSecrets().check(f"the bot token is {token[:-1]}x") == ["token"]

@@ -37,6 +37,9 @@ from .webhook_guard import Resolver, WebhookGuard
 from .wire import error_out
 
 log = get_logger("kioko.service")
+# the HTTP library Kioko's client, webhooks and providers use logs every request's URL at INFO, and a memory
+# or session id in a path may hold a secret: its lines are redacted like Kioko's own
+get_logger("httpx")
 
 DEFAULT_BODY_LIMIT = 1_000_000
 """Bytes a request body may have unless ``create_app(body_limit=...)`` says otherwise (413 beyond)."""

@@ -24,7 +24,6 @@ not (a model that hangs once usually hangs again, and the offline router answers
 from __future__ import annotations
 
 import email.utils
-import logging
 import os
 import random
 import threading
@@ -32,12 +31,12 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ..errors import KiokoError, MissingExtraError
-from ..secrets import redact
+from ..secrets import get_logger, redact
 
 if TYPE_CHECKING:
     import httpx
 
-log = logging.getLogger("kioko.intelligence.providers")
+log = get_logger("kioko.intelligence.providers")
 
 PROVIDERS = ("openai", "azure", "ollama", "openai-compatible")
 OPENAI_URL = "https://api.openai.com/v1"
