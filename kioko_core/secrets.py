@@ -5,6 +5,12 @@ credential written into it is a leak waiting to happen. :class:`DropSecrets` rec
 people paste into conversations (API keys, tokens, passwords, private keys, connection strings with a
 password) and the write is refused with :class:`SecretDropped`. Nothing of the write is stored.
 
+A conversation turn is not refused but redacted (:func:`redact`): each secret becomes a marker naming its
+kind, ``[redacted: aws_access_key]``, before a router or a model reads the turn, so the session log, the
+summary, reports, events and webhooks hold the marker and never the secret, and an operation quoting a
+marker is refused like a secret (:func:`secret_kinds`). Error messages (every ``KiokoError``) and Kioko's
+log lines (:func:`get_logger`) are redacted the same way. docs/privacy.md says what is kept where.
+
 The detectors are deliberately specific: a vendor key by its prefix and shape, a password only where a
 value is actually given ("my password is hunter2", ``pwd=...``). Ordinary text about credentials ("the
 password reset flow was slow"), incident and error codes (``INC-4521``, ``E-217``) and addresses

@@ -221,3 +221,19 @@ def test_a_telegram_bot_token_ending_in_a_dash_is_a_secret() -> None:
     token = "835148245:AArvkxhwnKfPxl5JmM3osrFENG6dNyd3wI-"
     assert DropSecrets().check(f"the bot token is {token}") == ["token"]
     assert DropSecrets().check(f"the bot token is {token[:-1]}x") == ["token"]
+
+
+def test_a_model_never_sees_a_secret_in_a_turn_or_a_query() -> None:
+    from kioko_core.intelligence import Intelligence
+
+    prompts: list[str] = []
+
+    def model(prompt: str) -> str:
+        prompts.append(prompt)
+        return '{"operations": []}'
+
+    memory = kioko.intelligent("memory://", intelligence=Intelligence(llm=model, plan_with_llm=True))
+    memory.record_turn(TURN, f"Stored {AWS_KEY}? No.", user_id=U, session_id="c1")
+    memory.recall(f"what did I do with {AWS_KEY}", user_id=U)
+    assert len(prompts) >= 2 and leaked("\n".join(prompts)) == []
+    assert "[redacted: aws_access_key]" in prompts[0]

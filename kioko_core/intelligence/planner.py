@@ -39,7 +39,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from ..secrets import get_logger
+from ..secrets import get_logger, redact
 from ..store import InvalidRecordError, check_scope
 from .heuristic import FEEDBACK_BAD, FEEDBACK_OK
 from .language import is_small_talk
@@ -365,7 +365,9 @@ class LLMPlanner:
             raise InvalidRecordError("query must be a string")
         self.calls += 1
         try:
-            intents, reason = parse_intents(self.ask(self.prompt_template.format(query=query[:QUERY_CHARS])))
+            # a query is no memory, but a secret pasted into one is still not the model's to see
+            shown = redact(query[:QUERY_CHARS])
+            intents, reason = parse_intents(self.ask(self.prompt_template.format(query=shown)))
         except Exception as error:  # a failing or confused model never breaks recall
             log.warning("LLMPlanner: %s: %s; planning offline", type(error).__name__, error)
             self.fallbacks += 1
