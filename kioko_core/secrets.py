@@ -482,6 +482,10 @@ def _metadata_texts(value: Any, key: str | None = None, depth: int = 0) -> Itera
             yield from _metadata_texts(item, key if isinstance(item, str) else None, depth + 1)
 
 
+REDACTED = "[REDACTED]"
+"""What stands for a whole value withheld without a kind (a field named like a password, say)."""
+
+
 def marker(kinds: Iterable[str]) -> str:
     """What stands in a text where a secret was: ``[redacted: aws_access_key]`` (the detectors' kinds)."""
     return f"[redacted: {', '.join(dict.fromkeys(kinds))}]"
@@ -599,6 +603,7 @@ _errors.scrub_messages(redact)  # every KiokoError's message is redacted from no
 
 __all__ = [
     "MARKER",
+    "REDACTED",
     "DropSecrets",
     "RedactingFilter",
     "SecretDropped",

@@ -65,7 +65,7 @@ def test_secrets_are_never_kept(layer) -> None:
             ]
         )
         items = await session.get_items()
-        assert items[0] == message("user", "my key is [REDACTED], deploy please")
+        assert items[0] == message("user", "my key is [redacted: aws_access_key], deploy please")
         assert "hunter2x!" not in str(items[1]) and items[1]["call_id"] == "c1"
         stored = " ".join(f"{r.content} {r.metadata}" for r in layer.memories(user_id="kumar"))
         assert "AKIAIOSFODNN7EXAMPLE" not in stored and "hunter2x!" not in stored

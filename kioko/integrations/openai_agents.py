@@ -1,7 +1,7 @@
 """Kioko in the OpenAI Agents SDK (``pip install 'kioko[openai-agents]'``).
 
 - :class:`KiokoSession`: the SDK's ``Session`` protocol (a conversation's items) kept in Kioko, every
-  text screened for credentials first (a secret is kept as ``[REDACTED]``, never as itself).
+  text screened for credentials first (a secret is kept as ``[redacted: <kind>]``, never as itself).
 - :func:`kioko_tools`: ``recall``, ``remember`` and ``forget`` as ``function_tool`` objects bound to one
   user: the model never names a user, so it can never reach another user's memories.
 - :func:`kioko.attach` (see :mod:`kioko.integrations.attach`) puts recalled context into an ``Agent``'s
@@ -103,7 +103,7 @@ class KiokoSession:
     Items are working-memory records of ``user_id``'s scope under the session ``session_id`` (as seen by
     Kioko, ``"openai-agents:<session_id>"``, so recalled contexts never show them as the session's
     scratchpad); forgetting the user removes them with the rest. Every string of an item passes Kioko's
-    secret screen before it is stored: a credential is kept as ``[REDACTED]``.
+    secret screen before it is stored: a credential is kept as ``[redacted: <kind>]``.
     """
 
     session_settings: Any = None
