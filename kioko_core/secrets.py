@@ -476,6 +476,8 @@ def _metadata_texts(value: Any, key: str | None = None, depth: int = 0) -> Itera
         for name, item in value.items():
             if depth == 0 and name in _BOOKKEEPING_KEYS:
                 continue
+            if isinstance(name, str):
+                yield name  # a key is stored as it is: {"ghp_...": 1} keeps the token as much as a value would
             yield from _metadata_texts(item, str(name), depth + 1)
     elif isinstance(value, (list, tuple)):
         for item in value:

@@ -153,6 +153,8 @@ class Forge:
         add("square", f"Square payments {value}", value)
         value = "LTAI" + t(16)
         add("alibaba", f"Alibaba Cloud {value}", value)
+        value = "ghs_" + t(36)
+        add("github_server", f"the app installation token {value}", value)
         return made
 
 

@@ -1,4 +1,4 @@
-"""The privacy drill (issue 23): a scripted conversation plants 34 fake secrets of different formats through
+"""The privacy drill (issue 23): a scripted conversation plants 40 fake secrets of different formats through
 every entry point Kioko has - the library (add, update, typed managers, manage, record_turn, learn, links,
 entity triples, working memory, profile, session and memory ids, metadata), the REST service (a real uvicorn
 server on loopback, with a webhook receiver on loopback), the MCP server and the CLI - and then looks for
@@ -194,6 +194,7 @@ def _plant_library(layer: MemoryLayer, plain: MemoryLayer, take: Callable[..., S
     other = layer.add("The billing service moved to Frankfurt last week.", user_id=U, session_id=SESSION)
     refused(where, "add", lambda: layer.add(take().text, user_id=U))
     refused(where, "add metadata", lambda: layer.add("A note.", user_id=U, metadata={"note": take().text}))
+    refused(where, "metadata key", lambda: layer.add("A note.", user_id=U, metadata={take(alone=True).needles[0]: 1}))
     refused(where, "add session id", lambda: layer.add("A note.", user_id=U, session_id=take(alone=True).needles[0]))
     refused(where, "add id", lambda: layer.add("A note.", user_id=U, id="m-" + take(alone=True).needles[0]))
     refused(where, "add user id", lambda: layer.add("A note.", user_id="u-" + take(alone=True).needles[0]))

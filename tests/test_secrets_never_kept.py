@@ -237,3 +237,11 @@ def test_a_model_never_sees_a_secret_in_a_turn_or_a_query() -> None:
     memory.recall(f"what did I do with {AWS_KEY}", user_id=U)
     assert len(prompts) >= 2 and leaked("\n".join(prompts)) == []
     assert "[redacted: aws_access_key]" in prompts[0]
+
+
+def test_a_secret_as_a_metadata_key_is_refused() -> None:
+    memory = kioko.connect("memory://")
+    for metadata in ({AWS_KEY: 1}, {"nested": {f"key {AWS_KEY}": True}}, {"list": [{AWS_KEY: None}]}):
+        with pytest.raises(SecretDropped):
+            memory.add("A note.", user_id=U, metadata=metadata)
+    assert leaked(everything(memory)) == []
