@@ -1,6 +1,6 @@
 """How often the write-path router decides what a reader expects, on a labelled set of conversation turns.
 
-    python benchmarks/router_accuracy.py [--quick] [--llm SPEC] [--data PATH]
+    python benchmarks/router_accuracy.py [--quick] [--semantic] [--llm SPEC] [--data PATH]
         [--markdown PATH] [--json PATH]
 
 The set is ``benchmarks/data/router_turns.jsonl`` (its sources: ``benchmarks/data/README.md``). Each item
@@ -23,7 +23,9 @@ Accuracy is reported per operation (the first expected operation of an item, "se
 more than one kind, "nothing"), overall, and for the fixed split: the items whose position in their
 section is 4, 8, 12 ... are held out (about 25 %), the rest is the train part the rules were tuned on.
 
-``--quick`` routes every third item (the CI test's subset). ``--llm`` routes with a model as well: a
+``--quick`` routes every third item (the CI test's subset). ``--semantic`` measures ``router="semantic"``
+(the rules, with the clauses they do not recognise classified against labelled prototypes by the shipped
+MiniLM embedder) beside the rules. ``--llm`` routes with a model as well: a
 ``module:function`` that is a ``prompt -> text`` callable, or whatever ``kioko.intelligent(llm=...)``
 accepts; without it only the offline router is measured. The markdown lists every miss as
 ``kioko manage --dry-run`` prints it.
@@ -191,8 +193,10 @@ def model(spec: str) -> Any:
     return spec
 
 
-def routers(llm: str | None) -> dict[str, Callable[[], Intelligence]]:
+def routers(llm: str | None, semantic: bool = False) -> dict[str, Callable[[], Intelligence]]:
     chosen: dict[str, Callable[[], Intelligence]] = {"offline": lambda: Intelligence(scheduler=False)}
+    if semantic:
+        chosen["semantic"] = lambda: Intelligence("semantic", scheduler=False)
     if llm:
         chosen["llm"] = lambda: kioko.intelligent("memory://", llm=model(llm)).intelligence
     return chosen
@@ -286,9 +290,11 @@ def markdown(results: dict[str, tuple[dict[str, Any], list[Outcome]]], quick: bo
     return "\n".join(lines).rstrip() + "\n"
 
 
-def run(items: list[Item], llm: str | None = None) -> dict[str, tuple[dict[str, Any], list[Outcome]]]:
+def run(
+    items: list[Item], llm: str | None = None, semantic: bool = False
+) -> dict[str, tuple[dict[str, Any], list[Outcome]]]:
     results = {}
-    for name, build in routers(llm).items():
+    for name, build in routers(llm, semantic).items():
         outcomes = route_all(items, build(), name)
         results[name] = (summary(outcomes), outcomes)
     return results
@@ -299,12 +305,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help=f"every {QUICK_EVERY}rd item only")
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--llm", default=None, help="module:function (prompt -> text) or a provider spec")
+    parser.add_argument("--semantic", action="store_true", help="also the semantic router (the MiniLM model)")
     parser.add_argument("--markdown", type=Path, default=None)
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
     items = load(args.data, args.quick)
     started = time.perf_counter()
-    results = run(items, args.llm)
+    results = run(items, args.llm, args.semantic)
     seconds = time.perf_counter() - started
     for name, (figures, _) in results.items():
         print(

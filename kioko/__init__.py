@@ -118,7 +118,11 @@ def default_url() -> str:
 
 
 def intelligent(
-    target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = None, *, llm: Any = None, **options: Any
+    target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = None,
+    *,
+    llm: Any = None,
+    router: Any = None,
+    **options: Any,
 ) -> MemoryLayer:
     """A layer that decides its own memory operations: anything :func:`connect` takes, plus ``llm``.
 
@@ -126,7 +130,8 @@ def intelligent(
     ``llm``, with one model call: a provider string (``"openai:gpt-4o-mini"``, ``"azure:<deployment>"``,
     ``"ollama:llama3.1"``, ``"openai-compatible:http://127.0.0.1:8000/v1#model"``; keys from the usual
     environment variables, see :func:`chat_model`), a prompt -> text callable, or an object with
-    ``.invoke`` / ``.run``. A model that fails leaves the turn to the offline router.
+    ``.invoke`` / ``.run``. A model that fails leaves the turn to the offline router. ``router="semantic"``
+    reads the clauses no rule recognises by meaning with the shipped MiniLM model (the ``semantic`` extra).
     Given a MemoryLayer, returns a new layer over the same store with all of that on (see
     :meth:`MemoryLayer.with_linking`); the layer given is not changed.
     """
@@ -137,7 +142,7 @@ def intelligent(
             "a Kioko service runs its own intelligence (kioko serve --intelligence); "
             "kioko.intelligent() takes a store URL such as sqlite:///memory.db"
         )
-    brain = options.pop("intelligence", None) or Intelligence(llm=llm)
+    brain = options.pop("intelligence", None) or Intelligence(router, llm=llm)
     if isinstance(target, MemoryLayer):
         from kioko_core.intelligence import build_intelligence
 

@@ -34,13 +34,29 @@ class IntelligenceConfigError(KiokoError, ValueError):
     """The ``intelligence`` setting names no usable intelligence (a bad type, an ``$import`` that fails)."""
 
 
+OFFLINE_ROUTERS = ("heuristic", "semantic")
+"""``Intelligence(router=...)`` by name: the rules alone, or the rules with a nearest-prototype reading."""
+
+
+def offline_router(name: str, **options: Any) -> HeuristicRouter:
+    """The offline router ``name`` names (:data:`OFFLINE_ROUTERS`); IntelligenceConfigError for another."""
+    if name == "heuristic":
+        return HeuristicRouter(**options)
+    if name == "semantic":
+        from .semantic_router import SemanticRouter  # late: numpy and the model only when asked for
+
+        return SemanticRouter(**options)
+    raise IntelligenceConfigError(f"router={name!r} is not known; use one of {OFFLINE_ROUTERS} or a router object")
+
+
 class Intelligence:
     """The write path of a layer: ``manage(memory, messages, ...)`` routes a turn and applies its ops.
 
     ``llm`` is a prompt -> text callable (or an object with ``.invoke`` / ``.run``) or a provider string
     (``"openai:gpt-4o-mini"``, ``"azure:<deployment>"``, ``"ollama:llama3.1"``,
     ``"openai-compatible:<url>#<model>"``: :func:`~kioko_core.intelligence.providers.chat_model`, with
-    ``timeout`` as its read timeout). ``router`` is any object with ``route(memory, turn) -> RouteResult``;
+    ``timeout`` as its read timeout). ``router`` is any object with ``route(memory, turn) -> RouteResult``, or ``"heuristic"`` / ``"semantic"``
+    (:class:`~kioko_core.intelligence.semantic_router.SemanticRouter`, the offline fallback too with ``llm``);
     without one, ``llm`` picks
     LLMRouter(llm, fallback=HeuristicRouter(...)) and no ``llm`` the HeuristicRouter alone, built from
     ``capture``, ``min_importance``, ``working``, ``feedback`` and ``graph``. ``timeout`` and
@@ -79,9 +95,14 @@ class Intelligence:
     ) -> None:
         if isinstance(llm, str):
             llm = chat_model(llm, **({"timeout": timeout} if timeout is not None else {}))
-        if router is None:
-            offline = HeuristicRouter(
-                capture=capture, min_importance=min_importance, working=working, feedback=feedback, graph=graph
+        if router is None or isinstance(router, str):
+            offline = offline_router(
+                router or "heuristic",
+                capture=capture,
+                min_importance=min_importance,
+                working=working,
+                feedback=feedback,
+                graph=graph,
             )
             router = (
                 LLMRouter(llm, fallback=offline, prompt_template=prompt_template, timeout=timeout)

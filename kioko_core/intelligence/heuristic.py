@@ -427,6 +427,12 @@ class HeuristicRouter:
     def __repr__(self) -> str:
         return f"HeuristicRouter(capture={self.capture!r}, min_importance={self.min_importance})"
 
+    def kind_of_clause(self, text: str) -> str | None:
+        """A class for a clause no rule recognised, overruling the grammar (goal, preference, instruction,
+        lesson, decision, nothing); None keeps the rules' fact / episode / knowledge. The rules have no
+        such opinion: :class:`~kioko_core.intelligence.semantic_router.SemanticRouter` does."""
+        return None
+
     def gate(self, turn: Turn) -> str | None:
         """Why the turn has nothing to remember (small talk, questions, requests), or None."""
         return gate(turn.text("user"))
@@ -1135,6 +1141,10 @@ class _Reading:
             return
         if _chatter(text) or (_YOU.search(text) and not explicit) or _DEICTIC.match(text):
             return  # about the conversation or the assistant, or a "that" only the conversation explains
+        label = self.router.kind_of_clause(text)
+        if label is not None:
+            self.by_meaning(label, text, whole)
+            return
         kind = _kind_of(text)
         if kind is None:
             return
@@ -1156,6 +1166,19 @@ class _Reading:
         if self.router.capture == "selective" and (op.importance or 0.0) < self.router.min_importance:
             op.status = SKIPPED
             op.error = f"importance {op.importance:.2f} < {self.router.min_importance:g}"
+
+    def by_meaning(self, label: str, text: str, whole: str) -> None:
+        """The op of a clause the router classified by meaning (``kind_of_clause``)."""
+        said = about_user(text) if _FIRST_PERSON.match(text) else sentence(capitalised(text))
+        reason = f"nearest to the {label} prototypes"
+        if label == "goal":
+            self.add("goal.add", title=capitalised(R.TAIL.sub("", text)), reason=reason, text_for_importance=whole)
+        elif label == "decision":
+            self.add("decision.add", text=bare(text), reason=reason, text_for_importance=whole)
+        elif label == "lesson":
+            self.add("strategy.add", text=sentence(capitalised(text)), reason=reason, text_for_importance=whole)
+        elif label in ("preference", "instruction"):
+            self.add(f"{label}.add", text=said, reason=reason, text_for_importance=whole)
 
     def number_update(self, text: str, whole: str) -> bool:
         """ "I have three kids" after "I have two kids": the same fact with another number is an update.
