@@ -182,8 +182,11 @@ def route_all(items: list[Item], brain: Intelligence, label: str) -> list[Outcom
     return outcomes
 
 
-def model(spec: str) -> Any:
-    """``module:function`` is imported; anything else is handed to ``kioko.intelligent(llm=...)`` as it is."""
+def model(spec: Any) -> Any:
+    """``module:function`` is imported; anything else (a provider string, a callable) is handed to
+    ``kioko.intelligent(llm=...)`` as it is."""
+    if not isinstance(spec, str):
+        return spec
     module, _, name = spec.partition(":")
     if name and re.fullmatch(r"[\w.]+", module) and re.fullmatch(r"[\w.]+", name):
         try:
@@ -193,7 +196,7 @@ def model(spec: str) -> Any:
     return spec
 
 
-def routers(llm: str | None, semantic: bool = False) -> dict[str, Callable[[], Intelligence]]:
+def routers(llm: Any = None, semantic: bool = False) -> dict[str, Callable[[], Intelligence]]:
     chosen: dict[str, Callable[[], Intelligence]] = {"offline": lambda: Intelligence(scheduler=False)}
     if semantic:
         chosen["semantic"] = lambda: Intelligence("semantic", scheduler=False)
@@ -244,11 +247,13 @@ def commit() -> str:
         return "unknown"
 
 
-def markdown(results: dict[str, tuple[dict[str, Any], list[Outcome]]], quick: bool, seconds: float) -> str:
+def markdown(
+    results: dict[str, tuple[dict[str, Any], list[Outcome]]], quick: bool, seconds: float, flags: str = ""
+) -> str:
     lines = [
         "# Router accuracy",
         "",
-        f"`python benchmarks/router_accuracy.py{' --quick' if quick else ''}` at {commit()}, "
+        f"`python benchmarks/router_accuracy.py{' --quick' if quick else ''}{flags}` at {commit()}, "
         f"{time.strftime('%Y-%m-%d')}, {seconds:.1f} s. The set and its sources: `benchmarks/data/`.",
         "",
         "| router | items | correct | train | held out | false writes | unfaithful stored text |",
@@ -290,9 +295,7 @@ def markdown(results: dict[str, tuple[dict[str, Any], list[Outcome]]], quick: bo
     return "\n".join(lines).rstrip() + "\n"
 
 
-def run(
-    items: list[Item], llm: str | None = None, semantic: bool = False
-) -> dict[str, tuple[dict[str, Any], list[Outcome]]]:
+def run(items: list[Item], llm: Any = None, semantic: bool = False) -> dict[str, tuple[dict[str, Any], list[Outcome]]]:
     results = {}
     for name, build in routers(llm, semantic).items():
         outcomes = route_all(items, build(), name)
@@ -323,7 +326,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {op:22} {ratio(hits, total)}")
     if args.markdown:
         args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text(markdown(results, args.quick, seconds), encoding="utf-8")
+        flags = (" --semantic" if args.semantic else "") + (" --llm ..." if args.llm else "")
+        args.markdown.write_text(markdown(results, args.quick, seconds, flags), encoding="utf-8")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         payload = {name: figures for name, (figures, _) in results.items()}

@@ -54,3 +54,21 @@ def test_the_quick_run_counts_add_up_and_stay_above_the_floor() -> None:
     page = router_accuracy.markdown(results, quick=True, seconds=1.0)
     assert page.count("\n### ") == len(figures["misses"])  # every miss is listed, dry-run style
     assert Counter(o.item.split for o in outcomes)["heldout"] > 0
+
+
+def test_a_configured_model_is_measured_beside_the_offline_router() -> None:
+    """The LLM hook: a scripted model (a real callable, no network) that finds nothing to remember."""
+    calls: list[str] = []
+
+    def ask(prompt: str) -> str:
+        calls.append(prompt)
+        return '{"operations": []}'
+
+    items = [i for i in router_accuracy.load() if i.section in ("none", "goal.add")][:12]
+    results = router_accuracy.run(items, llm=ask)
+    figures, outcomes = results["llm"]
+    assert figures["items"] == len(items) and calls  # the gate skips small talk; the goals reach the model
+    assert all(o.report.router == "llm" for o in outcomes if not o.report.skipped)
+    nothing = [o for o in outcomes if o.item.expects_nothing]
+    assert all(o.correct for o in nothing) and figures["false_writes"] == 0
+    assert figures["correct"] == len(nothing)  # a model that answers nothing misses every goal
