@@ -30,6 +30,7 @@ TEST_MODULES = (
     "scan",
     "isolation",
     "lifecycle",
+    "generations",
     "stateful",
     "suite",
 )
@@ -60,6 +61,7 @@ _EXPORTS = {
     "MIN_RECALL": "knn",
     "ScanContract": "scan",
     "IsolationContract": "isolation",
+    "GenerationContract": "generations",
     "StateMachineContract": "stateful",
     "DIM": "support",
     "check_knn": "support",

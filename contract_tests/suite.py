@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .generations import GenerationContract
 from .inputs import ArgumentContract, InputRuleContract, OptionContract
 from .isolation import IsolationContract
 from .knn import KnnContract
@@ -28,6 +29,7 @@ CONTRACT_CLASSES = (
     PersistenceContract,
     MultiProcessContract,
     CrashContract,
+    GenerationContract,
     StateMachineContract,
 )
 """Each part of the contract, in the order a failure report lists them."""

@@ -16,7 +16,9 @@ Layout (``{p}`` is the ``?table=`` prefix, ``kioko`` by default, so several stor
     episode of a user, so at a million memories one count read a million index entries per question.
 ``{p}_scopes``
     Per scope, how many records have at least one term (postings' ``n``) and how many have a vector
-    (which decides between exact and HNSW knn); updated in the same transaction as the records.
+    (which decides between exact and HNSW knn), and its ``generation``: how many committed batches
+    touched it (ScopeGenerations), so every process's index cache sees another's write at its next
+    lookup. Updated in the same transaction as the records.
 ``{p}_meta``
     ``schema_version`` and ``dim``, so a reopen with another vector length fails loudly, and the layout.
 
@@ -69,6 +71,7 @@ from kioko_core.store import (
     Scope,
     StoreError,
     Upsert,
+    check_scope,
     plan_batch,
     stamped,
 )
@@ -76,9 +79,10 @@ from kioko_core.url import StoreURL
 
 from ._rows import row_fields
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Bumped whenever the tables change shape; a store refuses tables newer than it understands.
-2: ``{p}_term_df`` (tables of schema 1 gain it, counted from their postings, when first opened)."""
+2: ``{p}_term_df`` (tables of schema 1 gain it, counted from their postings, when first opened).
+3: ``{p}_scopes.generation`` (older tables gain it at 0, the generation of a scope never written)."""
 
 DEFAULT_TABLE = "kioko"
 DEFAULT_POOL_SIZE = 4
@@ -349,6 +353,7 @@ class PostgresStore(StoreBase):
                     agent_id text COLLATE "C" NOT NULL,
                     with_terms bigint NOT NULL,
                     with_embedding bigint NOT NULL,
+                    generation bigint NOT NULL DEFAULT 0,
                     PRIMARY KEY (user_id, agent_id)
                 ){}"""
             ).format(n.scopes, by_user),
@@ -405,6 +410,13 @@ class PostgresStore(StoreBase):
         for statement in statements:
             conn.execute(statement)
         stored = int((self._read_meta(conn) or {}).get("schema_version", SCHEMA_VERSION))
+        if stored < 3:
+            # every scope starts at 0, as a scope without a row reads; partitions and Citus shards gain
+            # the column with their parent. A process of an older Kioko still writing does not advance
+            # it: its writes reach other processes' caches only at their ttl, as before.
+            conn.execute(
+                sql.SQL("ALTER TABLE {} ADD COLUMN IF NOT EXISTS generation bigint NOT NULL DEFAULT 0").format(n.scopes)
+            )
         if stored < 2:
             # tables of schema 1 have postings and no df rows: count them once. The share lock holds
             # back writers of an older Kioko still running, so no posting lands between count and commit.
@@ -454,6 +466,17 @@ class PostgresStore(StoreBase):
         )
         rows = self._read(lambda conn: _fetch(conn, query, [ids, scope.user_id, _agent(scope)]))
         return {row[0]: self._record(row) for row in rows}
+
+    def generation(self, scope: Scope) -> int:
+        """The scope's write counter (``{p}_scopes.generation``), shared by every process: ScopeGenerations.
+
+        Read where postings are read (the replica, with ``?read_host=``), so the postings an index cache
+        fetches after it show at least this generation, as the protocol's lookup order expects.
+        """
+        scope = check_scope(scope)
+        query = sql.SQL("SELECT generation FROM {} WHERE user_id = %s AND agent_id = %s").format(self._names.scopes)
+        rows = self._read(lambda conn: _fetch(conn, query, [scope.user_id, _agent(scope)]), self._search_pool)
+        return int(rows[0][0]) if rows else 0
 
     def do_postings(self, scope: Scope, terms: list[str], limit: int) -> Postings:
         n = self._names
@@ -835,7 +858,8 @@ class _Writes:
         self.postings_out: list[tuple[str, str, str, float, str]] = []
         self.postings_in: list[tuple[str, str, str, float, str]] = []
         self.counts: dict[tuple[str, str], list[int]] = {}
-        """Per scope, the change in (records with terms, records with an embedding)."""
+        """Per scope touched (every one, even at no change), the change in (records with terms, records with
+        an embedding); each of these scopes' generation advances by one."""
 
     def insert(self, record: Record, metadata: Any) -> None:
         self.inserts.append(_row(record, metadata))
@@ -872,10 +896,9 @@ class _Writes:
             self.postings_in += [(user, agent, t, record.created_at, record.id) for t in record.terms if t not in keep]
 
     def _count(self, scope: Scope, with_terms: bool, with_embedding: bool, sign: int = 1) -> None:
-        if with_terms or with_embedding:
-            delta = self.counts.setdefault((scope.user_id, scope.agent_id or ""), [0, 0])
-            delta[0] += sign * with_terms
-            delta[1] += sign * with_embedding
+        delta = self.counts.setdefault((scope.user_id, scope.agent_id or ""), [0, 0])
+        delta[0] += sign * with_terms
+        delta[1] += sign * with_embedding
 
     def send(self, cursor: psycopg.Cursor, names: _Names) -> None:
         if self.postings_out:
@@ -935,22 +958,25 @@ class _Writes:
                 _columns(self.postings_in, 5),
             )
         self._send_df(cursor, names)
-        changed = sorted((key, delta) for key, delta in self.counts.items() if any(delta))
-        if changed:
-            # sorted, so two transactions touching the same scopes lock their counters in one order
+        # every scope the batch touched, even one whose counts stay put (a neighbour's new link): its
+        # generation must move. Sorted, and after the df rows, so two transactions lock the counters
+        # in one order (df rows by (scope, term), then scope rows by scope) and never deadlock.
+        touched = sorted(self.counts.items())
+        if touched:
             cursor.execute(
                 sql.SQL(
-                    """INSERT INTO {scopes} AS s (user_id, agent_id, with_terms, with_embedding)
-                       SELECT * FROM unnest(%s::text[], %s::text[], %s::int8[], %s::int8[]) ORDER BY 1, 2
+                    """INSERT INTO {scopes} AS s (user_id, agent_id, with_terms, with_embedding, generation)
+                       SELECT *, 1 FROM unnest(%s::text[], %s::text[], %s::int8[], %s::int8[]) ORDER BY 1, 2
                        ON CONFLICT (user_id, agent_id) DO UPDATE
                        SET with_terms = s.with_terms + excluded.with_terms,
-                           with_embedding = s.with_embedding + excluded.with_embedding"""
+                           with_embedding = s.with_embedding + excluded.with_embedding,
+                           generation = s.generation + 1"""
                 ).format(scopes=names.scopes),
                 [
-                    [k[0] for k, _ in changed],
-                    [k[1] for k, _ in changed],
-                    [d[0] for _, d in changed],
-                    [d[1] for _, d in changed],
+                    [k[0] for k, _ in touched],
+                    [k[1] for k, _ in touched],
+                    [d[0] for _, d in touched],
+                    [d[1] for _, d in touched],
                 ],
             )
 

@@ -1,7 +1,7 @@
 """The inverted index cache: per-scope term statistics from ``Store.postings``, kept fresh by writes.
 
 The write path asks only for the terms it needs; nothing here ever scans a scope. On a store that
-counts writes per scope (:class:`~kioko_core.store.ScopeGenerations`, e.g. SQLite) another process's
+counts writes per scope (:class:`~kioko_core.store.ScopeGenerations`: SQLite, PostgreSQL) another process's
 write is seen at the next lookup; on any other store when a cached entry expires (``ttl``, 10 minutes
 by default), so staleness is bounded.
 """

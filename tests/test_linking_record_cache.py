@@ -2,7 +2,7 @@
 
 A linked write reads the same recent memories again and again (a session's turns, a topic's newest
 holders). The cache keeps them between writes on a store that counts its writes per scope
-(ScopeGenerations: memory:// and SQLite), so a write the cache did not make itself empties the scope.
+(ScopeGenerations: memory://, SQLite and PostgreSQL), so a write the cache did not make itself empties the scope.
 These tests check that what the cache hands out is what the store holds, and that another layer's
 write (its own cache, same store) is seen by the next linked write.
 """
@@ -37,10 +37,14 @@ TURNS = (
 )
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "postgresql"])
 def counted_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    """A fresh store of each kind that counts its writes per scope."""
-    url = "memory://" if request.param == "memory" else f"sqlite:///{tmp_path / 'cache.db'}"
+    """A fresh store of each kind that counts its writes per scope (PostgreSQL: tables of the test's own)."""
+    if request.param == "postgresql":
+        server = request.getfixturevalue("postgresql_store_url")
+        url = f"{server}{'&' if '?' in server else '?'}table=cache_{uuid.uuid4().hex[:8]}"
+    else:
+        url = "memory://" if request.param == "memory" else f"sqlite:///{tmp_path / 'cache.db'}"
     with kioko.open_store(url) as store:
         assert isinstance(store, ScopeGenerations)
         yield store

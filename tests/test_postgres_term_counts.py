@@ -1,6 +1,7 @@
 """postgresql://'s df per term (schema 2): a table changed in the same transaction as the postings, equal
 to counting them, free of terms no record holds any more, and the upgrade of schema 1 tables, which
-counted the postings at every lookup. On the session's real server, unsplit and partitioned by user."""
+counted the postings at every lookup; and the upgrade of schema 2 tables, which had no per-scope
+generation (schema 3). On the session's real server, unsplit and partitioned by user."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from contract_tests.support import make_record, new_scope
 from kioko_core.store import ConflictError, Delete, Record, Scope, Upsert
 
 psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not installed")
+SCHEMA_VERSION = pytest.importorskip("kioko_backends.postgresql").SCHEMA_VERSION
 
 LAYOUTS = {"plain": {}, "partitioned": {"partitions": 3}}
 
@@ -134,8 +136,29 @@ def test_schema_1_tables_are_upgraded_when_opened(database: str, layout: str) ->
     with open_store(database, table, **LAYOUTS[layout]) as reopened:
         with psycopg.connect(database) as conn:
             version = conn.execute(f"SELECT value FROM {table}_meta WHERE key = 'schema_version'").fetchone()
-        assert version == ("2",)
+        assert version == (str(SCHEMA_VERSION),)
         assert counted(database, table) and kept(database, table) == counted(database, table)
         reopened.update_many([Delete(id=r.id, scope=r.scope) for r in records[:5]])
         reopened.update_many([Upsert(record=make_record(scopes[0], terms=TERMS[:3]))])
+        assert kept(database, table) == counted(database, table)
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_schema_2_tables_gain_a_generation_per_scope(database: str, layout: str) -> None:
+    """Tables as schema 2 left them (no generation column): opening adds it at 0 for every scope, and from
+    then on every committed batch advances the scopes it touches by one, seen by another handle."""
+    table = f"gen_old_{layout}"
+    with open_store(database, table, **LAYOUTS[layout]) as store:
+        scopes = [new_scope(), new_scope()]
+        write_many(store, scopes, seed=3)
+    with psycopg.connect(database) as conn:  # back to schema 2
+        conn.execute(f"ALTER TABLE {table}_scopes DROP COLUMN generation")
+        conn.execute(f"UPDATE {table}_meta SET value = '2' WHERE key = 'schema_version'")
+    with open_store(database, table, **LAYOUTS[layout]) as reopened, open_store(database, table) as other:
+        with psycopg.connect(database) as conn:
+            version = conn.execute(f"SELECT value FROM {table}_meta WHERE key = 'schema_version'").fetchone()
+        assert version == (str(SCHEMA_VERSION),)
+        assert [reopened.generation(s) for s in scopes] == [0, 0]  # type: ignore[attr-defined]
+        reopened.update_many([Upsert(record=make_record(scopes[0], terms=TERMS[:2]))])
+        assert [other.generation(s) for s in scopes] == [1, 0]  # type: ignore[attr-defined]
         assert kept(database, table) == counted(database, table)
