@@ -50,8 +50,9 @@ for turn in TURNS:
 
 [goal] = memory.goals.list(user_id="kumar")
 assert goal.metadata["progress"] == 0.6
-assert reports[TURNS[1]].ops[0].status == "skipped"  # the secret was never stored
-assert "sk-EXAMPLE" not in " ".join(m.content for m in memory.memories(user_id="kumar"))
+# the secret was redacted before the model read the turn, and nothing holding it was stored
+assert not any("sk-EXAMPLE-not-a-real-key-000" in prompt for prompt in calls)
+assert not any("sk-EXAMPLE" in m.content for m in memory.memories(user_id="kumar"))
 assert reports["thanks!"].model_calls == 0  # the gate: small talk never reaches the model
 assert reports[TURNS[3]].router == "llm->heuristic"  # no JSON from the model: the offline router decided
 print(f"{len(calls)} model calls for {len(TURNS)} turns")
