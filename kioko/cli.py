@@ -856,15 +856,59 @@ def keys_new(
     user: Annotated[list[str] | None, typer.Option("--user", "-u", help="A user the key may act for.")] = None,
     agent: Annotated[list[str] | None, typer.Option("--agent", "-a", help="Restrict to these agents.")] = None,
     admin: Annotated[bool, typer.Option("--admin", help="A key that may act for every user.")] = False,
+    read_only: Annotated[bool, typer.Option("--read-only", help="Reads only: every write answers 403.")] = False,
+    rate_limit: Annotated[
+        str | None, typer.Option("--rate-limit", metavar="N/minute", help="Requests per second, minute or hour (429).")
+    ] = None,
+    body_limit: Annotated[
+        int | None, typer.Option("--body-limit", min=1, help="Bytes per request body for this key (413).")
+    ] = None,
 ) -> int:
     """Make an API key for kioko serve: only its SHA-256 goes to the file; the key is printed once."""
     from .service.auth import add_key
 
     if not admin and not user:
         raise UsageProblem("give --user (repeatable) or --admin")
-    key = add_key(file, name=name, users=user, agents=agent, admin=admin)
+    key = add_key(
+        file,
+        name=name,
+        users=user,
+        agents=agent,
+        admin=admin,
+        read_only=read_only,
+        rate_limit=rate_limit,
+        body_limit=body_limit,
+    )
     print(key)
     err().print(f"(only its SHA-256 was written to {file}; this is the one time the key is shown)", markup=False)
+    return 0
+
+
+@app.command("keys-rotate", rich_help_panel=SERVE)
+def keys_rotate(
+    *,
+    file: Annotated[Path, typer.Option("--file", help="The JSON key file.")],
+    name: Annotated[str, typer.Option("--name", help="The key to give a new secret.")],
+) -> int:
+    """A new secret for a key, same rights: printed once; a running server refuses the old one at once."""
+    from .service.auth import rotate_key
+
+    print(rotate_key(file, name))
+    err().print(f"(the key {name!r} in {file} has a new secret; the old one no longer works)", markup=False)
+    return 0
+
+
+@app.command("keys-revoke", rich_help_panel=SERVE)
+def keys_revoke(
+    *,
+    file: Annotated[Path, typer.Option("--file", help="The JSON key file.")],
+    name: Annotated[str, typer.Option("--name", help="The key to take out.")],
+) -> int:
+    """Take a key out of the file: a running server refuses it from its next request."""
+    from .service.auth import revoke_key
+
+    revoke_key(file, name)
+    err().print(f"revoked {name!r} in {file}", markup=False)
     return 0
 
 

@@ -333,7 +333,12 @@ class _KeyGate:
         auth = headers.get("authorization", "")
         key = auth[7:].strip() if auth[:7].lower() == "bearer " else headers.get("x-api-key")
         try:
-            caller = caller_of(self.keys.authenticate(key), self.user_id, self.agent_id)
+            principal = self.keys.authenticate(key)
+            if principal.read_only:
+                # the tools write as well as read, and the SDK picks the tool inside the body: a key
+                # limited to reads is for the REST API, where each route says which it does
+                raise Forbidden(f"the API key {principal.name!r} is read-only; the MCP tools need a key that may write")
+            caller = caller_of(principal, self.user_id, self.agent_id)
         except (Unauthorized, Forbidden) as error:
             status = 401 if isinstance(error, Unauthorized) else 403
             return await _refuse(send, status, type(error).__name__, error_text(error))

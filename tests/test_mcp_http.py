@@ -106,10 +106,14 @@ def test_with_api_keys_the_key_names_the_user_and_no_key_is_refused(store: str, 
     kumar = add_key(keys, name="kumar-laptop", users=["kumar"])
     asha = add_key(keys, name="asha-laptop", users=["asha"])
     admin = add_key(keys, name="ops", admin=True)
+    reader = add_key(keys, name="kumar-dashboard", users=["kumar"], read_only=True)
     with kioko_mcp("--store", store, "--api-keys", str(keys)) as url:
         for headers in ({}, {"Authorization": "Bearer kk_not-a-key"}):
             refused = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, headers=headers)
             assert refused.status_code == 401 and refused.json()["error"]["type"] == "Unauthorized"
+        # the tools write: a read-only key is refused whole
+        read_only = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, headers={"X-API-Key": reader})
+        assert read_only.status_code == 403 and "read-only" in read_only.json()["error"]["message"]
         # an admin key may act for anyone, so this server (started without --user) cannot tell whom: 403
         chosen = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, headers={"X-API-Key": admin})
         assert chosen.status_code == 403 and "--user" in chosen.json()["error"]["message"]

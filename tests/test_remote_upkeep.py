@@ -123,8 +123,8 @@ def test_every_user_is_an_admin_keys_call(tmp_path) -> None:
                 kumar.record_turn("I'm debugging ticket INC-4521, error E-217 on line 3.", session_id="s1", **U)
                 ops.record_turn("I'm debugging ticket INC-7, error P-3 on line 5.", session_id="t1", user_id="asha")
                 assert set(kumar.maintain(tasks=["end_sessions"], **U)) == {"kumar"}
-                with pytest.raises(Forbidden):
-                    kumar.maintain(tasks=["end_sessions"])
+                # a key bound to one user leaves user_id out and means that user, never every user
+                assert set(kumar.maintain(tasks=["end_sessions"])) == {"kumar"}
                 with pytest.raises(Forbidden):
                     kumar.maintain(tasks=["end_sessions"], user_id="asha")
                 with pytest.raises(Forbidden):

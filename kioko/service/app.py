@@ -32,6 +32,7 @@ from kioko_core.store import KiokoError, Scope
 
 from .auth import OPEN, KeyFile, KeyRing, Principal
 from .errors import PayloadTooLarge, status_of
+from .gate import Gate
 from .schemas import ErrorOut, Health
 from .webhook_guard import Resolver, WebhookGuard
 from .wire import error_out
@@ -63,11 +64,12 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorOut, "description": text}
     for status, text in (
         (401, "no valid API key"),
-        (403, "the API key may not act for this user or agent"),
+        (403, "the API key may not act for this user or agent, or is read-only"),
         (404, "no such memory in this scope"),
         (409, "a conflicting link or a concurrent change"),
         (413, "request body over the server's limit"),
         (422, "invalid input, or a secret in a write"),
+        (429, "the API key is over its rate limit (Retry-After says when to try again)"),
         (503, "the store is unreachable"),
     )
 }
@@ -103,6 +105,10 @@ async def service(request: Request) -> Service:
 
 
 async def principal(request: Request) -> Principal:
+    """The request's API key (401 without a valid one). The gate has usually checked it already."""
+    checked = request.scope.get("kioko.principal")
+    if checked is not None:
+        return checked
     svc: Service = request.app.state.kioko
     if svc.keys is None:
         return OPEN
@@ -181,8 +187,12 @@ def create_app(
     app.state.kioko = svc
     app.state.on_stop = []
     _errors(app)
-    app.add_middleware(_RequestLog)
+    # outermost first: the request log sees every answer, the gate's 401/403/413/429 included
     app.add_middleware(_BodyLimit, limit=svc.body_limit, import_limit=int(import_limit))
+    app.add_middleware(
+        Gate, service=svc, principal=principal, body_limit=svc.body_limit, import_limit=int(import_limit)
+    )
+    app.add_middleware(_RequestLog)
 
     @app.get("/healthz", tags=["admin"], response_model=Health)
     def healthz() -> dict[str, Any]:
@@ -271,6 +281,7 @@ class _BodyLimit:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         limit = self.import_limit if scope.get("path", "").endswith("/v1/import") else self.body_limit
+        limit = min(limit, scope.get("kioko.body_limit", limit))  # the API key's own limit (the gate's)
         declared = dict(scope.get("headers") or []).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
             return await _too_large(limit, send)

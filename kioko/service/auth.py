@@ -1,7 +1,10 @@
-"""API keys: which users (and agents) a key may act for, or admin.
+"""API keys: which users (and agents) a key may act for, or admin; whether it may write; its limits.
 
 A key file is JSON: ``{"keys": [{"name": "kumar-laptop", "sha256": "<hex>", "users": ["kumar"]},
-{"name": "ops", "sha256": "<hex>", "admin": true}]}``. Only the SHA-256 of a key is kept, on disk
+{"name": "dashboard", "sha256": "<hex>", "users": ["kumar"], "scopes": ["read"],
+"rate_limit": "120/minute", "body_limit": 20000}, {"name": "ops", "sha256": "<hex>", "admin": true}]}``.
+``scopes`` is ``["read", "write"]`` unless it says ``["read"]`` (a read-only key); ``rate_limit`` is
+``N/second``, ``N/minute`` or ``N/hour`` (429 beyond); ``body_limit`` is bytes per request body (413). Only the SHA-256 of a key is kept, on disk
 and in memory: keys are long random strings (``kioko keys-new`` makes them), so a fast hash is
 enough, and a leaked file names no key. A presented key is hashed and compared with every entry
 in constant time, so the time taken says nothing about which entry came close.
@@ -13,7 +16,9 @@ import hashlib
 import hmac
 import json
 import os
+import re
 import secrets
+import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +36,18 @@ KEY_PREFIX = "kk_"
 
 
 @dataclass(frozen=True)
+class Rate:
+    """``requests`` per ``seconds``: a bucket of ``requests`` tokens that refills at that pace."""
+
+    requests: int
+    seconds: float
+
+    def __str__(self) -> str:
+        unit = {1.0: "second", 60.0: "minute", 3600.0: "hour"}.get(self.seconds, f"{self.seconds:g}s")
+        return f"{self.requests}/{unit}"
+
+
+@dataclass(frozen=True)
 class Principal:
     """Who a request acts as: a key's name and what it may touch."""
 
@@ -39,15 +56,37 @@ class Principal:
     agents: frozenset[str] | None = None
     """None: any agent of its users (and the users' own scopes); a set: only those agents."""
     admin: bool = False
+    read_only: bool = False
+    """Only reads: every route that changes something answers 403."""
+    rate_limit: Rate | None = None
+    body_limit: int | None = None
+    """Bytes per request body for this key (the server's own limit applies too)."""
+    key_id: str = ""
+    """The key's SHA-256 (what its rate is counted under; never the key)."""
+
+    @property
+    def bound_user(self) -> str | None:
+        """The one user a non-admin key acts for (requests may then leave ``user_id`` out), else None."""
+        if self.admin or len(self.users) != 1:
+            return None
+        return next(iter(self.users))
+
+    def check_user(self, user_id: Any) -> None:
+        """Raise :class:`Forbidden` unless this key may act for ``user_id`` (its agents aside)."""
+        if not self.admin and (not isinstance(user_id, str) or user_id not in self.users):
+            raise Forbidden(f"this API key ({self.name}) may not act for user {user_id!r}")
 
     def check(self, user_id: Any, agent_id: Any = None) -> None:
         """Raise :class:`Forbidden` unless this key may act for ``user_id`` (and ``agent_id``)."""
         if self.admin:
             return
-        if not isinstance(user_id, str) or user_id not in self.users:
-            raise Forbidden(f"this API key ({self.name}) may not act for user {user_id!r}")
+        self.check_user(user_id)
         if self.agents is not None and agent_id not in self.agents:
             raise Forbidden(f"this API key ({self.name}) may not act for agent {agent_id!r}")
+
+    def check_write(self) -> None:
+        if self.read_only:
+            raise Forbidden(f"this API key ({self.name}) is read-only")
 
     def require_admin(self) -> None:
         if not self.admin:
@@ -150,6 +189,19 @@ class KeyFile:
         return self.current().authenticate(presented)
 
 
+SCOPES = ("read", "write")
+_RATE = re.compile(r"^\s*(\d+)\s*/\s*(second|minute|hour)\s*$")
+_PER = {"second": 1.0, "minute": 60.0, "hour": 3600.0}
+
+
+def parse_rate(text: Any) -> Rate:
+    """``"120/minute"`` -> Rate(120, 60.0); InvalidRecordError for anything else."""
+    found = _RATE.match(text) if isinstance(text, str) else None
+    if found is None or int(found.group(1)) < 1:
+        raise InvalidRecordError(f"a rate limit is N/second, N/minute or N/hour with N >= 1, got {text!r}")
+    return Rate(int(found.group(1)), _PER[found.group(2)])
+
+
 def _entry(index: int, entry: Any) -> tuple[str, Principal]:
     if not isinstance(entry, dict):
         raise InvalidRecordError(f"API key entry {index} must be an object")
@@ -170,7 +222,45 @@ def _entry(index: int, entry: Any) -> tuple[str, Principal]:
         raise InvalidRecordError(f"API key entry {name!r} needs 'users' (a list of user ids) or 'admin': true")
     if agents is not None and (not isinstance(agents, list) or not all(isinstance(a, str) and a for a in agents)):
         raise InvalidRecordError(f"API key entry {name!r}: 'agents' must be a list of agent ids")
-    return digest.lower(), Principal(name, frozenset(users), frozenset(agents) if agents is not None else None, admin)
+    scopes = entry.get("scopes", list(SCOPES))
+    if not isinstance(scopes, list) or "read" not in scopes or not set(scopes) <= set(SCOPES):
+        raise InvalidRecordError(f'API key entry {name!r}: \'scopes\' is ["read"] or ["read", "write"]')
+    rate = parse_rate(entry["rate_limit"]) if entry.get("rate_limit") is not None else None
+    body_limit = entry.get("body_limit")
+    if body_limit is not None and (isinstance(body_limit, bool) or not isinstance(body_limit, int) or body_limit < 1):
+        raise InvalidRecordError(f"API key entry {name!r}: 'body_limit' is a number of bytes >= 1")
+    digest = digest.lower()
+    return digest, Principal(
+        name,
+        frozenset(users),
+        frozenset(agents) if agents is not None else None,
+        admin,
+        read_only="write" not in scopes,
+        rate_limit=rate,
+        body_limit=body_limit,
+        key_id=digest,
+    )
+
+
+def _read(path: Path) -> dict[str, Any]:
+    data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"keys": []}
+    if not isinstance(data, dict) or not isinstance(data.get("keys"), list):
+        raise InvalidRecordError(f"{path} is not an API key file")
+    return data
+
+
+def _write(path: Path, data: dict[str, Any]) -> None:
+    """Replace the file whole (a temporary file renamed over it), mode 0600: a server reading it meanwhile
+    sees the old keys or the new ones, never half a file."""
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or Path("."))
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(json.dumps(data, indent=2) + "\n")
+        os.chmod(temporary, 0o600)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
 
 def add_key(
@@ -180,10 +270,15 @@ def add_key(
     users: list[str] | None = None,
     agents: list[str] | None = None,
     admin: bool = False,
+    read_only: bool = False,
+    rate_limit: str | None = None,
+    body_limit: int | None = None,
 ) -> str:
     """Make a new key, add its hash to the file at ``path`` (created if missing) and return the key."""
     file = Path(path)
-    data = json.loads(file.read_text(encoding="utf-8")) if file.exists() else {"keys": []}
+    data = _read(file)
+    if any(isinstance(e, dict) and e.get("name") == name for e in data["keys"]):
+        raise InvalidRecordError(f"the key file already has a key named {name!r} (rotate or revoke it)")
     key = new_key()
     entry: dict[str, Any] = {"name": name, "sha256": hash_key(key)}
     if admin:
@@ -192,8 +287,40 @@ def add_key(
         entry["users"] = list(users or [])
     if agents:
         entry["agents"] = list(agents)
+    if read_only:
+        entry["scopes"] = ["read"]
+    if rate_limit is not None:
+        entry["rate_limit"] = rate_limit
+    if body_limit is not None:
+        entry["body_limit"] = body_limit
     _entry(len(data["keys"]), entry)  # refuse an entry the server would refuse
     data["keys"].append(entry)
-    file.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    os.chmod(file, 0o600)
+    _write(file, data)
+    return key
+
+
+def revoke_key(path: str | os.PathLike[str], name: str) -> None:
+    """Take the key named ``name`` out of the file; a running server refuses it from its next request."""
+    file = Path(path)
+    data = _read(file)
+    kept = [e for e in data["keys"] if not (isinstance(e, dict) and e.get("name") == name)]
+    if len(kept) == len(data["keys"]):
+        raise InvalidRecordError(f"the key file has no key named {name!r}")
+    data["keys"] = kept
+    _write(file, data)
+
+
+def rotate_key(path: str | os.PathLike[str], name: str) -> str:
+    """Give the key named ``name`` a new secret, keeping what it may do; returns the new key.
+    The old key stops working at a running server's next request."""
+    file = Path(path)
+    data = _read(file)
+    entries = [e for e in data["keys"] if isinstance(e, dict) and e.get("name") == name]
+    if not entries:
+        raise InvalidRecordError(f"the key file has no key named {name!r}")
+    key = new_key()
+    for entry in entries:
+        entry.pop("key", None)
+        entry["sha256"] = hash_key(key)
+    _write(file, data)
     return key
