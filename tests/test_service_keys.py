@@ -16,8 +16,10 @@ import httpx
 import pytest
 from service_support import live_service
 
+import kioko
 from kioko.cli import main
 from kioko.service.auth import Rate, add_key, parse_rate, revoke_key, rotate_key
+from kioko.service.errors import TooManyRequests
 from kioko.service.gate import Buckets
 from kioko_core.store import InvalidRecordError, Scope
 
@@ -162,6 +164,8 @@ def test_rate_limits_are_per_key_and_say_when_to_retry(tmp_path: Path) -> None:
         limited = get(slow)
         assert limited.status_code == 429 and limited.json()["error"]["type"] == "TooManyRequests"
         assert 1 <= int(limited.headers["retry-after"]) <= 20  # one token comes back every 20 s
+        with kioko.connect(server.url, api_key=slow) as remote, pytest.raises(TooManyRequests):
+            remote.pinned(user_id=U)  # RemoteMemory raises the same type
         assert [get(free).status_code for _ in range(5)] == [200] * 5  # another key's own budget
         assert httpx.get(f"{server.url}/healthz").status_code == 200  # what needs no key is not counted
         fresh = rotate_key(keys_file, "slow")  # a rotated key is a new key: a full bucket, old key refused
