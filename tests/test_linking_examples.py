@@ -285,7 +285,8 @@ def test_backfill_with_connect_links_the_quick_start_as_writing_would(
     assert all(L.link_entries(r) == [] for r in scope_records(unlinked.store, Scope(user)))
     linking = make_layer()
     report = linking.graph.connect(user_id=user)
-    assert set(report.to_dict()) == {"memories", "links", "dropped", "duration_ms"}
+    assert set(report.to_dict()) == {"memories", "links", "dropped", "duration_ms", "remaining"}
+    assert report.remaining == 0  # no limit: nothing left for a later call
     assert report.memories == 9
     assert report.links == len(SECTION_1_LINKS)  # each link counted once, though both ends are visited
     assert report.dropped == 0

@@ -136,6 +136,7 @@ def create_app(
     webhook_resolver: Resolver | None = None,
     close_layer: bool = False,
     threads: int | None = None,
+    console: bool = True,
 ) -> FastAPI:
     """The REST API over ``layer``.
 
@@ -157,6 +158,7 @@ def create_app(
     With a store in this process (memory://, SQLite) the work is Python holding one lock, the GIL: two
     threads keep a read beside a write, while the default 40 make every request share the core in slices and
     cost more CPU each. None leaves the limiter as it is.
+    ``console``: serve the browser console at ``/ui`` (static files that use only the ``/v1`` API).
     """
     if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
         raise ValueError(f"threads must be an integer >= 1 or None, got {threads!r}")
@@ -205,9 +207,10 @@ def create_app(
         svc.layer.store.get(Scope("@readyz"), ["ping"])
         return {"status": "ready", "store": type(svc.layer.store).__name__}
 
-    from . import routes, routes_intelligence, routes_kinds, routes_upkeep
+    from . import routes, routes_intelligence, routes_kinds, routes_upkeep, routes_whoami
 
     app.include_router(routes.router)
+    app.include_router(routes_whoami.router)
     app.include_router(routes_kinds.build_router())
     app.include_router(routes_intelligence.router)
     app.include_router(routes_upkeep.router)
@@ -216,6 +219,10 @@ def create_app(
 
         app.include_router(events.router)
         events.install(app, svc)
+    if console:
+        from kioko.console import mount
+
+        mount(app)
     return app
 
 

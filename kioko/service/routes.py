@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import time
 from typing import Any
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -293,9 +294,13 @@ def links(
     svc: Service = Depends(service),
     who: Principal = Depends(principal),
 ):
-    """The links of a memory, strongest first."""
+    """The links of a memory, strongest first (by ``weight_now``: the weight after fading since last seen)."""
     authorized(who, user_id, agent_id)
-    return [link_out(k) for k in svc.layer.graph.links(memory_id, user_id=user_id, agent_id=agent_id)]
+    now, half_life = time.time(), svc.layer.linker.config.half_life_days
+    return [
+        {**link_out(k), "weight_now": round(k.faded(now, half_life), 4)}
+        for k in svc.layer.graph.links(memory_id, user_id=user_id, agent_id=agent_id)
+    ]
 
 
 @router.post("/memories/{memory_id}/links", tags=["graph"], response_model=S.LinkOut, status_code=201)

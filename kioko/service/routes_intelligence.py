@@ -62,6 +62,11 @@ class IntelligenceOut(BaseModel):
         "offline router on demand, and learn() keeps what the user said)"
     )
     router: str | None = None
+    stats: dict[str, int] | None = Field(
+        None,
+        description="the intelligence's counts since the server started (turns, model calls, operations, plans ...), "
+        "over every user: shown to an admin key (or a server without keys) only",
+    )
 
 
 def _messages(value: str | list[Message]) -> Any:
@@ -119,4 +124,5 @@ def intelligence(svc: Service = Depends(service), who: Principal = Depends(princ
     """Whether the served layer has an intelligence, and which router it uses."""
     brain = getattr(svc.layer, "intelligence", None)
     router_name = getattr(getattr(brain, "router", None), "name", None) if brain is not None else None
-    return {"enabled": brain is not None, "router": router_name}
+    stats = brain.stats() if brain is not None and who.admin else None
+    return {"enabled": brain is not None, "router": router_name, "stats": stats}

@@ -215,6 +215,10 @@ class LinkOut(BaseModel):
     target_type: str
     taken_from: str | None = None
     shared: bool = False
+    weight_now: float | None = Field(
+        None,
+        description="the weight after fading since it was last seen (GET .../links only; manual links keep theirs)",
+    )
 
 
 class RecalledOut(BaseModel):
@@ -298,6 +302,7 @@ class ConnectOut(BaseModel):
     links: int
     dropped: int
     duration_ms: float
+    remaining: int = Field(0, description="memories a limit left for a later call (0 without a limit)")
 
 
 class GraphOut(BaseModel):

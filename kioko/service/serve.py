@@ -7,6 +7,8 @@ import json
 import logging
 import os
 import sys
+import threading
+import time
 from typing import Any
 
 from .auth import ENV_KEYS_FILE
@@ -107,7 +109,8 @@ def serve(
     guard = app.state.kioko.webhook_guard
     if guard.allowed:
         print(f"kioko serve: webhooks may also reach {', '.join(guard.allowed)} (over http too)", file=out)
-    print(f"kioko serve: store {layer.store!r}; docs at http://{_hostport(host, port)}/docs", file=out)
+    where = f"http://{_hostport(host, port)}"
+    print(f"kioko serve: store {layer.store!r}; docs at {where}/docs, the console at {where}/ui/", file=out)
     logging.basicConfig(
         level=getattr(logging, log_level.upper(), logging.INFO), format="%(asctime)s %(name)s %(message)s"
     )
@@ -188,6 +191,34 @@ def _model(target: str) -> Any:
         return getattr(importlib.import_module(module), name)
     except (ImportError, AttributeError) as error:
         raise InvalidRecordError(f"cannot import {target!r}: {error}") from None
+
+
+def open_when_ready(health: str, address: str, timeout: float = 60.0) -> threading.Thread:
+    """Open ``address`` in the default browser once ``health`` answers (a daemon thread; ``kioko ui``).
+
+    Python's webbrowser module picks the browser ($BROWSER first); where there is none the address printed
+    before is the way in.
+    """
+
+    def wait_then_open() -> None:
+        import urllib.request
+        import webbrowser
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(health, timeout=1):  # noqa: S310 (our own loopback address)
+                    break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            return
+        if not webbrowser.open(address):
+            print(f"kioko ui: no browser to open here; visit {address}", file=sys.stderr)
+
+    thread = threading.Thread(target=wait_then_open, name="kioko-ui-open", daemon=True)
+    thread.start()
+    return thread
 
 
 def _hostport(host: str, port: int) -> str:

@@ -1,0 +1,146 @@
+"""The console's browser tests' machinery: Debian's chromium driven by Selenium, and ``kioko serve`` on loopback.
+
+Nothing here downloads a browser: the browser is ``/usr/bin/chromium`` (the Debian package ``chromium``) and the
+driver ``/usr/bin/chromedriver`` (``chromium-driver``), both named explicitly so Selenium never looks elsewhere.
+``.ci/run`` and the Makefile install them; under CI=true a missing browser is a failure, locally a skip whose
+reason says what to install.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+)
+SHOTS_ENV = "KIOKO_CONSOLE_SHOTS"
+"""Set to a directory (the docs use docs/img/console) to keep the screenshots there instead of a temp dir."""
+
+
+def browser_paths() -> tuple[str, str] | str:
+    """(chromium, chromedriver), or the reason they cannot be used."""
+    chromium = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
+    driver = shutil.which("chromedriver") or (
+        "/usr/bin/chromedriver" if os.path.exists("/usr/bin/chromedriver") else None
+    )
+    if chromium is None or driver is None:
+        return "no chromium/chromedriver: apt-get install -y chromium chromium-driver (the Makefile's browser target)"
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return "selenium is not installed: pip install 'kioko[test]'"
+    return chromium, driver
+
+
+def require_browser() -> tuple[str, str]:
+    """The browser's paths; skips with the reason locally, fails under CI=true (CI must run these tests)."""
+    found = browser_paths()
+    if isinstance(found, str):
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(f"CI runs the console's browser tests, but {found}")
+        pytest.skip(found)
+    return found
+
+
+def start_browser(chromium: str, driver: str, width: int = 1280, height: int = 800) -> Any:
+    """A headless chromium with a fresh profile, its console messages kept for :func:`console_errors`."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    os.environ.setdefault("SE_OFFLINE", "true")  # Selenium Manager must not fetch anything
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={tempfile.mkdtemp(prefix='kioko-chromium-')}")
+    options.add_argument(f"--window-size={width},{height}")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    browser = webdriver.Chrome(service=Service(executable_path=driver), options=options)
+    viewport(browser, width, height)
+    return browser
+
+
+def viewport(browser: Any, width: int, height: int) -> None:
+    """Make the page's viewport exactly width x height CSS pixels (the window's size includes no frame here,
+    but headless chromium's default differs between versions)."""
+    browser.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600},
+    )
+
+
+def console_errors(browser: Any) -> list[dict[str, Any]]:
+    """The browser console's errors since the last call (chromedriver hands each entry out once)."""
+    return [entry for entry in browser.get_log("browser") if entry.get("level") == "SEVERE"]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def kioko_serve(store: str, *args: str, log: Path | None = None) -> Iterator[str]:
+    """``python -m kioko serve --store STORE ARGS`` on a free loopback port until the block ends; yields its base URL.
+
+    Its output (the request log included) goes to ``log``.
+    """
+    port = free_port()
+    log = log or Path(tempfile.mkstemp(prefix="kioko-serve-", suffix=".log")[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    command = [sys.executable, "-m", "kioko", "serve", "--store", store, "--port", str(port), *args]
+    with open(log, "wb") as sink:
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"kioko serve exited with {process.returncode}: {log.read_text()[-2000:]}")
+            try:
+                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"kioko serve did not answer within 60 s: {log.read_text()[-2000:]}")
+            time.sleep(0.1)
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def shots_dir() -> Path:
+    """Where screenshots go: $KIOKO_CONSOLE_SHOTS (e.g. docs/img/console), else a fresh temp dir."""
+    chosen = os.environ.get(SHOTS_ENV)
+    path = Path(chosen) if chosen else Path(tempfile.mkdtemp(prefix="kioko-console-shots-"))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
