@@ -33,7 +33,7 @@ from kioko_core.store import KiokoError, Scope
 from .auth import OPEN, KeyFile, KeyRing, Principal
 from .errors import PayloadTooLarge, status_of
 from .gate import Gate
-from .schemas import ErrorOut, Health
+from .schemas import ErrorOut, Health, WhoAmI
 from .webhook_guard import Resolver, WebhookGuard
 from .wire import error_out
 
@@ -207,10 +207,20 @@ def create_app(
         svc.layer.store.get(Scope("@readyz"), ["ping"])
         return {"status": "ready", "store": type(svc.layer.store).__name__}
 
-    from . import routes, routes_intelligence, routes_kinds, routes_upkeep, routes_whoami
+    @app.get("/v1/whoami", tags=["users"], response_model=WhoAmI, responses={401: ERROR_RESPONSES[401]})
+    async def whoami(who: Principal = Depends(principal)) -> dict[str, Any]:
+        """The request's key: its name and the users (and agents) it may act for, so a client (the console) can
+        offer them; a server without keys answers as an admin."""
+        return {
+            "name": who.name,
+            "admin": who.admin,
+            "users": None if who.admin else sorted(who.users),
+            "agents": None if who.agents is None else sorted(who.agents),
+        }
+
+    from . import routes, routes_intelligence, routes_kinds, routes_upkeep
 
     app.include_router(routes.router)
-    app.include_router(routes_whoami.router)
     app.include_router(routes_kinds.build_router())
     app.include_router(routes_intelligence.router)
     app.include_router(routes_upkeep.router)

@@ -362,3 +362,10 @@ class ImportOut(BaseModel):
     records: int
     written: int
     unchanged: int
+
+
+class WhoAmI(BaseModel):
+    name: str = Field(description="the key's label (never the key)")
+    admin: bool = Field(description="the key may act for every user")
+    users: list[str] | None = Field(description="the users the key may act for, sorted; null for an admin key")
+    agents: list[str] | None = Field(None, description="the only agents it may act for; null: any")

@@ -35,6 +35,7 @@ export function create(panel) {
       const ops = (data.report && data.report.ops) || data.ops || [];
       return `${ops.length} operation(s): ${ops.map((op) => `${op.op} ${op.status}`).join(", ")}`;
     }
+    if (data.line) return `${data.line} (${Number(data.weight).toFixed(2)}, ${data.by})`;
     if (data.id) return `memory ${data.id}`;
     if (data.source) return `${data.source} → ${data.target}`;
     return short(JSON.stringify(data), 100);

@@ -57,6 +57,9 @@ export function create(panel, ctx) {
       ...drawing.nodes.map((n) => ({ data: { id: n.id, label: short(n.label, 32), full: n.label, kind: n.kind, degree: n.degree, superseded: n.superseded } })),
       ...drawing.edges.map((e) => ({ data: { id: `${e.source}>${e.target}`, source: e.source, target: e.target, type: e.type, weight: e.weight, by: e.by, why: e.why, line: e.line } })),
     ];
+    // past a few hundred nodes: straight edges without arrows, labels only on the selected node (drawing 2,000
+    // memories with curved, arrowed, labelled edges took about 3x as long: benchmarks/console_paint.py)
+    const big = drawing.nodes.length > 300;
     cy = cytoscape({
       container: canvas,
       elements,
@@ -64,15 +67,15 @@ export function create(panel, ctx) {
       maxZoom: 3,
       style: [
         { selector: "node", style: {
-          "background-color": (n) => KIND_COLOUR[n.data("kind")] || "#999", label: "data(label)", "font-size": 9,
+          "background-color": (n) => KIND_COLOUR[n.data("kind")] || "#999", label: big ? "" : "data(label)", "font-size": 9,
           "text-wrap": "ellipsis", "text-max-width": 110, color: "#222", width: (n) => 12 + Math.min(18, 2 * n.data("degree")),
           height: (n) => 12 + Math.min(18, 2 * n.data("degree")), "text-valign": "bottom", "text-margin-y": 2 } },
         { selector: "node[?superseded]", style: { opacity: 0.45 } },
-        { selector: "node:selected", style: { "border-width": 3, "border-color": "#f0a500" } },
+        { selector: "node:selected", style: { "border-width": 3, "border-color": "#f0a500", label: "data(label)" } },
         { selector: "edge", style: {
-          width: (e) => 1 + 5 * Math.max(0, Math.min(1, e.data("weight"))), "curve-style": "bezier",
+          width: (e) => 1 + 5 * Math.max(0, Math.min(1, e.data("weight"))), "curve-style": big ? "haystack" : "bezier",
           "line-color": (e) => edgeColour(e.data()), "target-arrow-color": (e) => edgeColour(e.data()),
-          "target-arrow-shape": "triangle", "arrow-scale": 0.7, opacity: 0.85 } },
+          "target-arrow-shape": big ? "none" : "triangle", "arrow-scale": 0.7, opacity: 0.85 } },
         { selector: "edge[by = 'structure']", style: { "line-style": "dashed" } },
         { selector: "edge:selected", style: { opacity: 1, "overlay-opacity": 0.15 } },
       ],
@@ -85,6 +88,7 @@ export function create(panel, ctx) {
     const painted = performance.now();
     stats.dataset.paintMs = String(Math.round(painted - started));
     stats.dataset.fetchMs = String(Math.round(fetched - started));
+    stats.dataset.sinceNavigation = String(Math.round(painted)); // page load, modules and all, to this paint
     stats.textContent = `${drawing.stats.nodes} memories, ${drawing.stats.edges} links (${drawing.stats.linked} linked, mean degree ${number(drawing.stats.mean_degree, 2)}); `
       + `drawn in ${Math.round(painted - started)} ms (${Math.round(fetched - started)} ms of it fetching).`;
     listEdges(drawing);
@@ -160,7 +164,8 @@ function edgeColour(edge) {
 }
 
 function layoutFor(count) {
-  // a force layout reads best and stays quick at the default cap; past a few hundred nodes rings by degree do
-  if (count <= 300) return { name: "cose", animate: false, numIter: 600, nodeRepulsion: () => 9000, idealEdgeLength: () => 60, randomize: false, fit: true, padding: 20 };
+  // a force layout reads best and stays quick at the default cap (300 iterations: about half the time of 600 at
+  // 120 nodes, and the picture settles); past a few hundred nodes rings by degree
+  if (count <= 300) return { name: "cose", animate: false, numIter: 300, nodeRepulsion: () => 9000, idealEdgeLength: () => 60, randomize: false, fit: true, padding: 20, componentSpacing: 110, nodeOverlap: 20 };
   return { name: "concentric", concentric: (n) => n.data("degree"), levelWidth: () => 2, animate: false, fit: true, padding: 10 };
 }

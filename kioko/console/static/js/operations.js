@@ -12,6 +12,7 @@ export function operations(report, ctx) {
       h("div", { class: "muted" }, `${op.reason} · importance ${number(op.importance, 2)} · confidence ${number(op.confidence, 2)}`),
       op.error ? h("div", { class: "muted" }, `error: ${op.error}`) : null,
       op.memory_id ? h("button", { type: "button", class: "link-like", onclick: () => ctx.openMemory(op.memory_id) }, "open the memory") : null,
-      (op.linked || []).length ? h("ul", { class: "op-links" }, op.linked.map((line) => h("li", {}, `linked: ${typeof line === "string" ? line : JSON.stringify(line)}`))) : null))
+      (op.linked || []).length ? h("ul", { class: "op-links" }, op.linked.map((line) => h("li", {}, `linked: ${typeof line === "string" ? line : JSON.stringify(line)}`)))
+        : op.status === "applied" && op.memory_id ? h("div", { class: "muted" }, "no link made") : null))
       : h("p", { class: "empty" }, "No operation: nothing in this turn is worth remembering."));
 }

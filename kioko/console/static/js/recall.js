@@ -31,16 +31,16 @@ export function create(panel, ctx) {
     const plan = context.plan;
     return h("div", { class: "card", id },
       h("h3", {}, `${title}: ${context.memories.length} memories`),
-      plan ? h("p", { class: "muted plan" }, `Plan: ${plan.intents.length ? plan.intents.join(", ") : "no particular intent"}: ${plan.reason}`,
+      plan ? h("p", { class: "muted plan" }, `Plan: ${plan.intents.length ? `${plan.intents.join(", ")}: ` : ""}${plan.reason}`,
         Object.keys(plan.section_limits).length ? `; caps ${JSON.stringify(plan.section_limits)}` : "", `; links ${plan.links}`) : null,
-      h("h3", {}, "The context as the agent gets it"),
-      h("pre", { class: "context-text" }, context.text || "(empty)"),
       h("h3", {}, "Why each memory is there"),
       h("table", { class: "recalled" },
         h("thead", {}, h("tr", {}, h("th", {}, "memory"), h("th", {}, "section"), h("th", {}, "score"), h("th", {}, "signals"))),
         h("tbody", {}, context.memories.map((m) => h("tr", { dataset: { id: m.record.id } },
           h("td", {}, kindChip(m.record.kind), h("button", { type: "button", class: "link-like", onclick: () => ctx.openMemory(m.record.id) }, short(m.record.content, 70))),
           h("td", {}, m.section), h("td", {}, number(m.score, 3)), h("td", {}, signalChips(m.signals)))))),
+      h("h3", {}, "The context as the agent gets it"),
+      h("pre", { class: "context-text" }, context.text || "(empty)"),
       context.links.length ? [h("h3", {}, "How these memories connect"),
         h("ul", {}, context.links.map((k) => h("li", {}, `${k.source_type} “${short(k.source_label, 40)}” ${(LINK_TYPES[k.type] || [0, k.type])[1]} ${k.target_type} “${short(k.target_label, 40)}” (${number(k.weight, 2)})`)))] : null);
   }
