@@ -54,8 +54,14 @@ export function create(panel, ctx) {
     const fetched = performance.now();
     if (cy) cy.destroy();
     const elements = [
-      ...drawing.nodes.map((n) => ({ data: { id: n.id, label: short(n.label, 32), full: n.label, kind: n.kind, degree: n.degree, superseded: n.superseded } })),
-      ...drawing.edges.map((e) => ({ data: { id: `${e.source}>${e.target}`, source: e.source, target: e.target, type: e.type, weight: e.weight, by: e.by, why: e.why, line: e.line } })),
+      // colours and sizes are worked out once here and read with data() mappers: cytoscape caches those,
+      // while function mappers run again for every element on every style pass
+      ...drawing.nodes.map((n) => ({ data: {
+        id: n.id, label: short(n.label, 32), kind: n.kind, degree: n.degree, superseded: n.superseded,
+        colour: KIND_COLOUR[n.kind] || "#999", size: 12 + Math.min(18, 2 * n.degree) } })),
+      ...drawing.edges.map((e) => ({ data: {
+        id: `${e.source}>${e.target}`, source: e.source, target: e.target, type: e.type, weight: e.weight, by: e.by,
+        colour: edgeColour(e), width: 1 + 5 * Math.max(0, Math.min(1, e.weight)) } })),
     ];
     // past a few hundred nodes: straight edges without arrows, labels only on the selected node (drawing 2,000
     // memories with curved, arrowed, labelled edges took about 3x as long: benchmarks/console_paint.py)
@@ -64,17 +70,16 @@ export function create(panel, ctx) {
       container: canvas,
       elements,
       minZoom: 0.1,
-      maxZoom: 3,
+      maxZoom: 1.5,
       style: [
         { selector: "node", style: {
-          "background-color": (n) => KIND_COLOUR[n.data("kind")] || "#999", label: big ? "" : "data(label)", "font-size": 9,
-          "text-wrap": "ellipsis", "text-max-width": 110, color: "#222", width: (n) => 12 + Math.min(18, 2 * n.data("degree")),
-          height: (n) => 12 + Math.min(18, 2 * n.data("degree")), "text-valign": "bottom", "text-margin-y": 2 } },
+          "background-color": "data(colour)", label: big ? "" : "data(label)", "font-size": 10,
+          color: "#222", width: "data(size)", height: "data(size)", "text-valign": "bottom", "text-margin-y": 2 } },
         { selector: "node[?superseded]", style: { opacity: 0.45 } },
         { selector: "node:selected", style: { "border-width": 3, "border-color": "#f0a500", label: "data(label)" } },
         { selector: "edge", style: {
-          width: (e) => 1 + 5 * Math.max(0, Math.min(1, e.data("weight"))), "curve-style": big ? "haystack" : "bezier",
-          "line-color": (e) => edgeColour(e.data()), "target-arrow-color": (e) => edgeColour(e.data()),
+          width: "data(width)", "curve-style": big ? "haystack" : "bezier",
+          "line-color": "data(colour)", "target-arrow-color": "data(colour)",
           "target-arrow-shape": big ? "none" : "triangle", "arrow-scale": 0.7, opacity: 0.85 } },
         { selector: "edge[by = 'structure']", style: { "line-style": "dashed" } },
         { selector: "edge:selected", style: { opacity: 1, "overlay-opacity": 0.15 } },
@@ -166,6 +171,6 @@ function edgeColour(edge) {
 function layoutFor(count) {
   // a force layout reads best and stays quick at the default cap (300 iterations: about half the time of 600 at
   // 120 nodes, and the picture settles); past a few hundred nodes rings by degree
-  if (count <= 300) return { name: "cose", animate: false, numIter: 300, nodeRepulsion: () => 9000, idealEdgeLength: () => 60, randomize: false, fit: true, padding: 20, componentSpacing: 110, nodeOverlap: 20 };
+  if (count <= 300) return { name: "cose", animate: false, numIter: 300, nodeRepulsion: () => 9000, idealEdgeLength: () => 80, randomize: false, fit: true, padding: 20, componentSpacing: 90, nodeOverlap: 20 };
   return { name: "concentric", concentric: (n) => n.data("degree"), levelWidth: () => 2, animate: false, fit: true, padding: 10 };
 }
