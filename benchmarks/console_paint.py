@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -104,7 +105,8 @@ def measure(count: int, runs: int, every: bool) -> dict[str, Any]:
                 errors = console_errors(browser)
             finally:
                 browser.quit()
-    return {**seeded, "runs": runs, "rows": rows, "console_errors": len(errors)}
+    # the machine's load when the runs ended: these figures move with it (the browser shares the cores)
+    return {**seeded, "runs": runs, "rows": rows, "console_errors": len(errors), "load": round(os.getloadavg()[0], 1)}
 
 
 def summary(rows: list[dict[str, int]]) -> dict[str, float]:
@@ -126,7 +128,9 @@ def table(result: dict[str, Any]) -> list[str]:
                 f"| {name} | {nodes} | {med['paint']:.0f} | {med['fetch']:.0f} | {med['since_navigation']:.0f} |"
             )
     lines.append("")
-    lines.append(f"browser console errors: {result['console_errors']}")
+    lines.append(
+        f"browser console errors: {result['console_errors']}; load average (1 min) at the end: {result['load']}"
+    )
     return lines
 
 
