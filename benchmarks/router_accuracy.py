@@ -52,6 +52,7 @@ import kioko  # noqa: E402
 from kioko_core.intelligence import Intelligence  # noqa: E402
 from kioko_core.intelligence.language import rewrite_vocabulary  # noqa: E402
 from kioko_core.intelligence.ops import SKIPPED, ManageReport  # noqa: E402
+from kioko_core.intelligence.providers import is_provider_string  # noqa: E402
 
 DATA = ROOT / "benchmarks" / "data" / "router_turns.jsonl"
 SESSION = "bench-session"
@@ -185,8 +186,8 @@ def route_all(items: list[Item], brain: Intelligence, label: str) -> list[Outcom
 def model(spec: Any) -> Any:
     """``module:function`` is imported; anything else (a provider string, a callable) is handed to
     ``kioko.intelligent(llm=...)`` as it is."""
-    if not isinstance(spec, str):
-        return spec
+    if not isinstance(spec, str) or is_provider_string(spec):
+        return spec  # "ollama:llama3.1" is a provider even where a module named ollama is installed
     module, _, name = spec.partition(":")
     if name and re.fullmatch(r"[\w.]+", module) and re.fullmatch(r"[\w.]+", name):
         try:

@@ -72,3 +72,15 @@ def test_a_configured_model_is_measured_beside_the_offline_router() -> None:
     nothing = [o for o in outcomes if o.item.expects_nothing]
     assert all(o.correct for o in nothing) and figures["false_writes"] == 0
     assert figures["correct"] == len(nothing)  # a model that answers nothing misses every goal
+
+
+def test_the_llm_column_routes_through_a_provider_string() -> None:
+    """``--llm openai-compatible:<url>#<model>``: the LLM router's column asks the model over HTTP (a loopback server)."""
+    from model_server import ModelServer
+
+    assert router_accuracy.model("ollama:llama3.1") == "ollama:llama3.1"
+    items = [item for item in router_accuracy.load() if item.turn.strip()][:3]
+    with ModelServer() as server:
+        results = router_accuracy.run(items, f"openai-compatible:{server.url}/v1#bench-model")
+    assert set(results) >= {"offline", "llm"}
+    assert server.requests and {r["json"]["model"] for r in server.requests} == {"bench-model"}
