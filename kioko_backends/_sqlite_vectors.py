@@ -98,6 +98,13 @@ class GraphFiles:
         entry.saved_generation = generation
         return entry
 
+    def drop(self, scope: Scope) -> None:
+        """Delete the scope's saved graph and its metadata (the ids and vectors of a forgotten scope)."""
+        meta_path = self._meta_path(scope)
+        for path in [meta_path, *self.directory.glob(f"{meta_path.stem}.*")]:
+            with contextlib.suppress(OSError):
+                path.unlink()
+
     def save(self, scope: Scope, entry: ScopeVectors, ann: AnnSettings) -> None:
         """Write the entry's graph, then the metadata pointing to it (atomically), then drop older graphs."""
         if entry.graph is None or entry.saved_generation == entry.generation:
@@ -199,6 +206,13 @@ class VectorCache:
     def clear(self) -> None:
         with self.lock:
             self.entries.clear()
+
+    def forget(self, scope: Scope) -> None:
+        """Drop the scope's vectors, in memory and in its saved graph (``forget_user``)."""
+        with self.lock:
+            self.entries.pop(scope, None)
+            if self.files is not None:
+                self.files.drop(scope)
 
     def _install(self, scope: Scope, entry: ScopeVectors) -> None:
         self.entries[scope] = entry

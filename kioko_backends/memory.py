@@ -71,6 +71,9 @@ class MemoryStore(StoreBase):
         # per scope, how many committed batches touched it (ScopeGenerations): the core's caches then see
         # a write made through another layer over this store at once, not after their ttl
         self._generations: dict[Scope, int] = defaultdict(int)
+        self._forgotten_generation = 0
+        """The highest generation a purged scope had: a scope written anew counts on from there, so a cache
+        of the forgotten scope's state can never match the new one's count."""
         self._lock = threading.RLock()
 
     @classmethod
@@ -162,7 +165,7 @@ class MemoryStore(StoreBase):
                 elif exists and isinstance(op, Delete):
                     touched.update(self._remove(op.id))
             for scope in touched:
-                self._generations[scope] += 1
+                self._generations[scope] = self._generations.get(scope, self._forgotten_generation) + 1
             return [_copy(s) if s is not None else None for _, s, _ in planned]
 
     def _plan(self, ops: Sequence[Op]) -> list[tuple[Op, Record | None, bool]]:
@@ -215,6 +218,18 @@ class MemoryStore(StoreBase):
                 del postings[term]
         self._with_terms[scope].discard(record_id)
         return [scope]
+
+    def purge(self, scopes: Any = ()) -> bool:
+        """Drop what the store still keys by an emptied scope of ``scopes`` (a forgotten user's): its name
+        must not outlive its records. A scope still holding records is left as it is."""
+        with self._lock:
+            for scope in map(check_scope, scopes):
+                if self._by_scope.get(scope):
+                    continue
+                for index in (self._by_scope, self._postings, self._with_terms, self._vectors):
+                    index.pop(scope, None)
+                self._forgotten_generation = max(self._forgotten_generation, self._generations.pop(scope, 0))
+        return True
 
     def close(self) -> None:
         """Nothing to release; the records stay readable until the object is dropped."""

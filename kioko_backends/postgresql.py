@@ -237,6 +237,22 @@ class PostgresStore(StoreBase):
         if self._search_pool is not self._pool:
             self._search_pool.close()
 
+    def purge(self, scopes: Any = ()) -> bool:
+        """Delete the counter rows of emptied ``scopes`` (a forgotten user's): the name must not outlive the
+        records. Nothing here rewrites the table files: the deleted rows stay on disk as dead tuples until
+        VACUUM makes their space reusable (and a write overwrites it); Kioko runs no VACUUM itself (its cost
+        grows with the tables, not with the user). docs/privacy.md has the operator's steps. False: the
+        files were not purged."""
+        emptied = [(scope.user_id, _agent(scope)) for scope in map(check_scope, scopes)]
+        if emptied:
+            statement = sql.SQL(
+                "DELETE FROM {scopes} WHERE user_id = %s AND agent_id = %s "
+                "AND NOT EXISTS (SELECT 1 FROM {records} WHERE user_id = %s AND agent_id = %s)"
+            ).format(scopes=self._names.scopes, records=self._names.records)
+            with self._writing() as conn, conn.cursor() as cursor:
+                cursor.executemany(statement, [(user, agent, user, agent) for user, agent in emptied])
+        return False
+
     # ------------------------------------------------------------------ schema
 
     def _ensure_schema(self, conn: psycopg.Connection) -> None:

@@ -409,6 +409,30 @@ class QdrantStore(StoreBase):
         except sqlite3.Error:
             pass
 
+    def purge(self, scopes: Any = ()) -> bool:
+        """Local mode: rewrite the collection's sqlite file without the free pages deleted points left
+        (``VACUUM``, then the WAL checkpointed and truncated), so their payloads cannot be read from the
+        directory. qdrant-client's own connection deletes without zeroing and cannot be reached through
+        its public API, so a connection of Kioko's does it, under the directory's lock. A server keeps its
+        own segments (deleted points go at its next optimisation): nothing to do here, False. The cost
+        grows with the file: local mode is for small collections."""
+        if self._local_path is None or self._local_path == ":memory:":
+            return False
+        path = os.path.join(self._local_path, "collection", self.collection, STORAGE_FILE_NAME)
+        if not os.path.isfile(path):
+            return False
+        with self._lock:
+            try:
+                connection = sqlite3.connect(path, timeout=5, isolation_level=None)
+                try:
+                    connection.execute("VACUUM")
+                    busy = connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+                finally:
+                    connection.close()
+            except sqlite3.Error:
+                return False
+        return int(busy) == 0
+
     def _check_collection(self, info: Any) -> None:
         vectors = info.config.params.vectors
         params = vectors.get(DENSE) if isinstance(vectors, dict) else None

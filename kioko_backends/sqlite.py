@@ -163,10 +163,20 @@ _INSERT_POSTING = "INSERT INTO kioko_postings (user_id, agent_id, term, id, crea
 _DELETE_POSTINGS = "DELETE FROM kioko_postings WHERE id = ?"
 _DELETE_POSTING = "DELETE FROM kioko_postings WHERE id = ? AND term = ?"
 # adds ``delta`` to a scope's count of records with terms and advances its generation by one
+# a scope's first write counts on from the highest generation a purged (forgotten) scope had, so another
+# process's cache of the forgotten scope can never match the count of a scope written anew under its name
 _BUMP_SCOPE = (
-    "INSERT INTO kioko_scopes (user_id, agent_id, with_terms, generation) VALUES (?, ?, ?, 1) "
+    "INSERT INTO kioko_scopes (user_id, agent_id, with_terms, generation) VALUES (?, ?, ?, 1 + coalesce(("
+    "SELECT CAST(value AS INTEGER) FROM kioko_meta WHERE \"key\" = 'forgotten_generation'), 0)) "
     "ON CONFLICT (user_id, agent_id) DO UPDATE SET with_terms = kioko_scopes.with_terms + excluded.with_terms, "
     "generation = kioko_scopes.generation + 1"
+)
+_FORGET_SCOPE = (
+    f"DELETE FROM kioko_scopes WHERE {_IN_SCOPE} AND NOT EXISTS (SELECT 1 FROM kioko_records WHERE {_IN_SCOPE})"
+)
+_RAISE_FORGOTTEN_GENERATION = (
+    'INSERT INTO kioko_meta ("key", value) VALUES (\'forgotten_generation\', ?) ON CONFLICT ("key") '
+    "DO UPDATE SET value = max(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER))"
 )
 _META_EXISTS = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kioko_meta'"
 _READ_META = 'SELECT "key", value FROM kioko_meta'
@@ -346,6 +356,9 @@ def _configure(connection: sqlite3.Connection, busy_ms: int) -> None:
     cursor = connection.cursor()
     cursor.execute(f"PRAGMA busy_timeout = {busy_ms}")
     cursor.execute("PRAGMA synchronous = NORMAL")
+    # a deleted record's bytes are overwritten with zeros, not left in free pages for a file reader to find
+    # (forgetting must forget: docs/privacy.md); the page writes it costs are measured there
+    cursor.execute("PRAGMA secure_delete = ON")
     # 16 MB of page cache (SQLite's default is 2 MB): postings and index pages stay warm
     cursor.execute("PRAGMA cache_size = -16384")
     cursor.close()
@@ -1003,6 +1016,34 @@ class SQLiteStore(StoreBase):
     def _generation(raw: sqlite3.Connection, scope: Scope) -> int:
         found = raw.execute(_SCOPE_GENERATION, _scope_values(scope)).fetchone()
         return found[0] if found else 0
+
+    def purge(self, scopes: Sequence[Scope] = ()) -> bool:
+        """Make what deleted records left behind unreadable from the files: the WAL, which still holds the
+        pages as they were before the delete, is checkpointed into the database and truncated to zero
+        bytes (``secure_delete`` already zeroed the freed space); ``scopes`` (a forgotten user's) lose their
+        cached vectors and saved ANN graphs too. True when the checkpoint completed; a reader of another
+        connection still using the old pages keeps it from completing (waited for up to 2 seconds): the
+        frames then stay until the next checkpoint (docs/privacy.md)."""
+        self._check_usable()
+        scopes = [check_scope(scope) for scope in scopes]
+        for scope in scopes:
+            self._vectors.forget(scope)
+        if scopes:
+            with self._writing() as raw:
+                for scope in scopes:  # an emptied scope's row goes: the user's name must not outlive their records
+                    generation = self._generation(raw, scope)
+                    if raw.execute(_FORGET_SCOPE, _scope_values(scope) * 2).rowcount:
+                        raw.execute(_RAISE_FORGOTTEN_GENERATION, (str(generation),))
+        if self._in_memory:
+            return True
+        with self._guard(), self._write_lock, self._translated():
+            connection = self._connection()
+            connection.execute(f"PRAGMA busy_timeout = {min(2000, int(self._timeout * 1000))}")
+            try:
+                busy = int(connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0])
+            finally:
+                connection.execute(f"PRAGMA busy_timeout = {int(self._timeout * 1000)}")
+        return busy == 0
 
     def close(self) -> None:
         """Release every connection (and the whole database, for ``:memory:``). Closing twice is harmless."""

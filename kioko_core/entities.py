@@ -32,6 +32,7 @@ from .index import IndexCache
 from .secrets import DropSecrets
 from .store import (
     ConflictError,
+    Delete,
     InvalidRecordError,
     Record,
     Scope,
@@ -138,6 +139,11 @@ def _slot_term(subject_key: str, relation: str) -> str:
     return "slot:" + _digest(relation, subject_key)
 
 
+def _source_term(source: str) -> str:
+    """Term of every triple one source asserted: where forgetting a memory finds the facts it brought."""
+    return "src:" + _digest(source)
+
+
 def _triple_term(subject_key: str, relation: str, object_key: str) -> str:
     """Term shared by every version of one (subject, relation, object): where idempotency looks."""
     return "triple:" + _digest(relation, subject_key, object_key)
@@ -201,6 +207,7 @@ class Triple(BaseModel):
                 "r:" + self.relation,
                 _slot_term(self.subject_key, self.relation),
                 _triple_term(self.subject_key, self.relation, self.object_key),
+                *([_source_term(self.source)] if self.source else []),
             ],
             created_at=self.created_at,
             updated_at=time.time(),
@@ -365,6 +372,31 @@ class EntityGraph:
                 continue
             return _as_triple(written[0])
         raise AssertionError("unreachable: the loop returns or raises")
+
+    def forget_source(self, source: str, *, user_id: str) -> int:
+        """Delete every triple ``source`` asserted (history included), e.g. the facts a deleted memory brought;
+        how many. Unlike :meth:`invalidate` nothing is kept: forgetting leaves no history behind.
+
+        Triples are found by their source term, which triples stored before Kioko kept one do not have.
+        """
+        scope = _graph_scope(user_id)
+        term = _source_term(source)
+        removed = 0
+        while True:
+            ids = self.store.postings(scope, [term], POSTINGS_LIMIT).ids.get(term, [])
+            gone = [r for r in self.store.get(scope, ids) if r is not None and r.metadata.get("source") == source]
+            if not gone:
+                break
+            self.store.update_many([Delete(id=r.id, scope=scope) for r in gone])
+            removed += len(gone)
+        if removed:
+            self.forget_cached(user_id)
+        return removed
+
+    def forget_cached(self, user_id: str) -> None:
+        """Drop what this process keeps of the user's graph (their triples were deleted)."""
+        if self._read_cache is not None:
+            self._read_cache.invalidate(_graph_scope(user_id))
 
     # -- reads
 

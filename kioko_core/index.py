@@ -213,6 +213,11 @@ class IndexCache:
                 if entry is not None:
                     entry.df += 1
                     entry.ids.insert(0, record_id)
+            if old and not new:
+                # a delete: the words no memory of the scope holds any more leave the cache (a deleted memory's
+                # words, and names a lookup found nowhere); asking for one again costs one postings call
+                for term in [t for t, entry in stats.terms.items() if entry.df == 0]:
+                    del stats.terms[term]
 
     def invalidate(self, scope: Scope | None = None) -> None:
         with self._lock:

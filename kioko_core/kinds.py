@@ -1111,7 +1111,8 @@ class WorkingMemory:
     def clear(self, *, user_id: str | None = None, session_id: str, agent_id: str | None = None) -> int:
         """Empty the session's scratchpad; returns how many keys went."""
         records = _scan(self._layer, self._layer._scope(user_id, agent_id), self.kind, _session(session_id))
-        return sum(self._layer.delete(r.id, user_id=user_id, agent_id=agent_id) for r in records)
+        with self._layer._purging_once(maintaining=True):
+            return sum(self._layer.delete(r.id, user_id=user_id, agent_id=agent_id) for r in records)
 
     def promote(
         self,

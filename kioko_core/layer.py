@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import copy
+import threading
 import time
 import uuid
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
@@ -16,6 +18,7 @@ from .entities import EntityGraph
 from .errors import IdTaken, InvalidRecordError, MemoryNotFound
 from .graph import Graph
 from .index import IndexCache
+from .intelligence.forgetting import erase_traces
 from .intelligence.maintenance import forget_counters
 from .intelligence.surface import IntelligentMemory
 from .kind_registry import canonical_kind
@@ -121,6 +124,8 @@ class MemoryLayer(IntelligentMemory):
         self._init_intelligence(intelligence, auto_graph)
         self._bound: Scope | None = None
         self._owns_store = True
+        self._deferred = threading.local()
+        """Per thread: how deep in :meth:`_purging_once`, and whether a delete inside owes a purge."""
 
     # -- views
 
@@ -455,13 +460,27 @@ class MemoryLayer(IntelligentMemory):
         return self._write(changed, previous=current)
 
     def delete(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> bool:
-        """Delete a memory; its neighbours forget their links to it. False if it did not exist."""
-        scope = self._scope(user_id, agent_id)
+        """Delete a memory and every trace of it; False if it did not exist.
 
-        def attempt() -> bool:
+        Its neighbours forget their links to it; the entity triples it brought (``source`` its id), its
+        words in its session's summary and waiting turns, its heat and what this process holds about it
+        go too, and the store's files are purged of its bytes where the store can (see docs/privacy.md).
+        """
+        scope = self._scope(user_id, agent_id)
+        deleted = self._delete(scope, memory_id)
+        if deleted is None:
+            return False
+        erase_traces(self, scope, deleted, derived=not getattr(self._deferred, "maintaining", False))
+        self._purge()
+        return True
+
+    def _delete(self, scope: Scope, memory_id: str) -> Record | None:
+        """Delete the memory and its neighbours' links to it; the record as it was, or None if there was none."""
+
+        def attempt() -> Record | None:
             current = self.store.get(scope, [memory_id])[0]
             if current is None:
-                return False
+                return None
             neighbours = [e["id"] for e in L.link_entries(current)]
             ops: list[Any] = [Delete(id=memory_id, scope=scope, expected_version=current.version)]
             for other in self.store.get(scope, neighbours) if neighbours else []:
@@ -469,9 +488,38 @@ class MemoryLayer(IntelligentMemory):
                     ops.append(Upsert(record=L.drop_link(other, memory_id), expected_version=other.version))
             self.store.update_many(ops)
             self.index.record_write(scope, memory_id, current.terms, [])
-            return True
+            return current
 
         return retry_conflicts(f"delete of memory {memory_id!r}", attempt)
+
+    def _purge(self, scopes: list[Scope] | None = None) -> None:
+        """Ask the store to wipe what deleted records left in its files (a store that cannot has no ``purge``);
+        inside :meth:`_purging_once`, once at its end."""
+        if getattr(self._deferred, "depth", 0):
+            self._deferred.owed = True
+            return
+        purge = getattr(self.store, "purge", None)
+        if callable(purge):
+            purge(scopes or [])
+
+    @contextmanager
+    def _purging_once(self, maintaining: bool = False) -> Iterator[None]:
+        """Many deletes, one purge at the end (SQLite's is a checkpoint: mostly its fsync).
+
+        ``maintaining``: the deletes are Kioko's housekeeping (consolidation folding, merging, fading;
+        a scratchpad cleared), not a forget: what was derived from the memories (summary points, triples)
+        stays, since their content lives on in the fold, the survivor or the session's episode.
+        """
+        deferred = self._deferred
+        outer = (getattr(deferred, "depth", 0), getattr(deferred, "maintaining", False))
+        deferred.depth, deferred.maintaining = outer[0] + 1, outer[1] or maintaining
+        try:
+            yield
+        finally:
+            deferred.depth, deferred.maintaining = outer
+            if not deferred.depth and getattr(deferred, "owed", False):
+                deferred.owed = False
+                self._purge()
 
     # -- reading
 
@@ -606,6 +654,10 @@ class MemoryLayer(IntelligentMemory):
             removed += len(ids)
             self.index.invalidate(scope)
         forget_counters(self.store, scopes[0])
+        if scopes[0].agent_id is None:
+            self.entities.forget_cached(scopes[0].user_id)
+        self._forget_held(scopes[0])
+        self._purge(scopes)
         return removed
 
     def memories(

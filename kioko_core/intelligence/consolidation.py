@@ -77,10 +77,12 @@ def consolidate(
     # one scan for the four steps: each only acts on records it re-reads or deletes by id, and a record
     # a step removed is skipped by the next (a delete of what is gone is a no-op)
     records = list(memory.store.scan(scope))
-    result = {"expired": expire(memory, scope, now, records)}
-    result["folded"] = fold_episodes(memory, scope, now - fold_after_days * DAY, records)
-    result["merged"] = merge_duplicates(memory, scope, records)
-    result["forgotten"] = forget_faded(memory, scope, now, now - forget_after_days * DAY, used, records)
+    # housekeeping, not forgetting (summaries and triples stay); the files are purged once, at the end
+    with memory._purging_once(maintaining=True):
+        result = {"expired": expire(memory, scope, now, records)}
+        result["folded"] = fold_episodes(memory, scope, now - fold_after_days * DAY, records)
+        result["merged"] = merge_duplicates(memory, scope, records)
+        result["forgotten"] = forget_faded(memory, scope, now, now - forget_after_days * DAY, used, records)
     return result
 
 

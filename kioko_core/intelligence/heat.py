@@ -129,6 +129,26 @@ def _counted(entry: Any, when: float) -> list[float]:
     return [round(uses + 0.5 ** (days / USE_HALF_LIFE_DAYS), 6), last]
 
 
+def forget_uses(store: Any, where: Scope, scope: Scope, memory_ids: Iterable[str]) -> bool:
+    """Take deleted memories out of the scope's heat record (``delete``): no trace of their ids stays; True
+    when the record held one of them."""
+    gone = set(memory_ids)
+    record_id = heat_record_id(scope)
+    for _ in range(RETRIES):
+        current = store.get(where, [record_id])[0]
+        stored = current.metadata.get("uses") if current is not None else None
+        if current is None or not isinstance(stored, dict) or not gone & stored.keys():
+            return False
+        kept = {i: entry for i, entry in stored.items() if i not in gone}
+        changed = current.model_copy(update={"metadata": {**current.metadata, "uses": kept}})
+        try:
+            store.update_many([Upsert(record=changed, expected_version=current.version)])
+        except ConflictError:
+            continue
+        return True
+    raise ConflictError(f"the heat of {scope.user_id!r} kept changing under this write")
+
+
 def forget_heat(store: Any, where: Scope, scope: Scope) -> None:
     """Delete the scope's heat record (``forget_user``)."""
     if store.get(where, [heat_record_id(scope)])[0] is not None:

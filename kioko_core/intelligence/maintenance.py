@@ -373,6 +373,18 @@ class MaintenanceScheduler:
         if due:
             self.note_uses(memory, [], user_id=scope.user_id, agent_id=scope.agent_id)
 
+    def forget_held(self, memory: MemoryLayer, scope: Scope, memory_ids: set[str] | None = None) -> None:
+        """Drop the uses this process holds for ``scope`` (of ``memory_ids`` only, when given): a deleted memory's
+        id or a forgotten user must not come back in the next write of the heat record."""
+        with self._recalled_lock:
+            for key in [k for k in self._recalled if k[0] == id(memory.store) and k[1].user_id == scope.user_id]:
+                if memory_ids is None:
+                    if key[1] == scope or scope.agent_id is None:
+                        del self._recalled[key]
+                    continue
+                held_by, held = self._recalled[key]
+                held[:] = [(i, t) for i, t in held if i not in memory_ids]
+
     def write_uses(self, memory: MemoryLayer) -> None:
         """Write every use recall noted for ``memory``'s store and this process still holds (``close()``)."""
         with self._recalled_lock:

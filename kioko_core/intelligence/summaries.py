@@ -23,6 +23,7 @@ from ..kinds import deterministic_id
 from ..scoped import SESSIONS_AGENT
 from ..secrets import redact
 from ..store import Delete, Record, Scope, Upsert
+from ..text import analyze
 from .language import about_user, gate_reason, importance, sentences
 from .rules import plain
 
@@ -115,6 +116,65 @@ def forget_logs(store: Any, scope: Scope) -> None:
     ids = [r.id for r in store.scan(where) if r.kind == LOG_KIND and r.metadata.get("agent_id") == scope.agent_id]
     if ids:
         store.update_many([Delete(id=i, scope=where) for i in ids])
+
+
+def forget_memory(memory: MemoryLayer, scope: Scope, deleted: Record) -> Record | None:
+    """Rewrite the session summary and log of a deleted memory's session without it (``delete``).
+
+    A point of the summary and a turn waiting in the log *carry* the memory when they share half of its
+    salient words, or any word no other memory of the scope holds (a name or an identifier only it had).
+    Those are dropped: the summary is rewritten from its remaining points (a model's prose is replaced by
+    them), and the turns leave the log. Returns the summary when it is left with no point at all, for the
+    caller to delete; None otherwise.
+    """
+    session_id = deleted.session_id
+    if not session_id or deleted.id == summary_id(scope, session_id):
+        return None  # a summary deleted by hand takes nothing else with it: its turns left the log when folded
+    words = _salient(deleted.content)
+    if not words:
+        return None
+    memory_id = summary_id(scope, session_id)
+    summary = memory.store.get(scope, [memory_id])[0]
+    # df of the words once the memory is gone; the summary's own holding does not count as another memory's
+    df = memory.store.postings(scope, sorted(words), 0).df  # not the index cache: it would keep these words
+    held = set(summary.terms) if summary is not None else set()
+    only = {w for w in words if df.get(w, 0) - (w in held) <= 0}
+
+    def carries(text: str) -> bool:
+        shared = words & _salient(text)
+        return bool(shared & only) or 2 * len(shared) >= len(words)
+
+    log_where = Scope(scope.user_id, SESSIONS_AGENT)
+    log = memory.store.get(log_where, [_log_id(scope, session_id)])[0]
+    if log is not None and any(carries(turn) for turn in _log_state(log)["waiting"]):
+
+        def drop_turns(state: dict[str, Any]) -> tuple[dict[str, Any], None]:
+            state["waiting"] = [turn for turn in state["waiting"] if not carries(turn)]
+            return state, None
+
+        _change_log(memory, scope, session_id, drop_turns)
+    if summary is None:
+        return None
+    points = [p for p in summary.metadata.get("points", []) if isinstance(p, str)]
+    kept = [p for p in points if not carries(p)]
+    if kept == points and not carries(str(summary.metadata.get("summary", ""))):
+        return None
+    if not kept:
+        return summary
+
+    def rewrite(current: Record) -> tuple[str | None, dict[str, Any] | None]:
+        now_kept = [p for p in current.metadata.get("points", []) if isinstance(p, str) and not carries(p)]
+        body = " ".join(now_kept or kept)
+        return _content(session_id, body), {"points": now_kept or kept, "summary": body, "by": "offline"}
+
+    memory._update(memory_id, scope, rewrite)
+    return None
+
+
+def _salient(text: str) -> set[str]:
+    """The words and entities a memory of ``text`` is indexed under, found in the text alone: asking the
+    entity graph for its names once per point and waiting turn would cost a store call each."""
+    return {t for t in analyze(text, []).terms if t.startswith(("t:", "e:"))}
 
 
 def summary_id(scope: Scope, session_id: str) -> str:
@@ -270,6 +330,7 @@ __all__ = [
     "SUMMARY_PROMPT",
     "fold",
     "forget_logs",
+    "forget_memory",
     "note_turn",
     "offline_points",
     "session_log",

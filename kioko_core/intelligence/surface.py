@@ -288,6 +288,28 @@ class IntelligentMemory:
         if isinstance(scheduler, MaintenanceScheduler):
             scheduler.write_uses(self)  # type: ignore[arg-type]
 
+    # -- forgetting what this process holds
+
+    def _forget_held(self, scope: Scope, memory_ids: set[str] | None = None) -> None:
+        """Drop what this process keeps in memory about a deleted memory (``memory_ids``) or, without ids, about
+        the whole scope (``forget_user``; the user's own scope takes their agents' too): served notes, replies,
+        uses not yet written."""
+
+        def about(key: tuple[Any, ...]) -> bool:
+            return key[0] == scope.user_id and (scope.agent_id is None or key[1] == scope.agent_id)
+
+        with self._served_lock:
+            for key in [k for k in self._served if about(k)]:
+                served, context = self._served[key]
+                shown = {r.id for r in served} | {m.record.id for m in getattr(context, "memories", [])}
+                if memory_ids is None or shown & memory_ids:
+                    del self._served[key]
+        if memory_ids is None:
+            self._replies.forget(about)
+        scheduler = getattr(self.intelligence, "scheduler", None)
+        if isinstance(scheduler, MaintenanceScheduler):
+            scheduler.forget_held(self, scope, memory_ids)  # type: ignore[arg-type]
+
     # -- what recall gave the agent
 
     def _note_recall(self, context: Any, user_id: str, agent_id: str | None, session_id: str | None) -> None:
@@ -325,6 +347,12 @@ class _Recent:
     def get(self, key: Any, default: str = "") -> str:
         with self._lock:
             return self._items.get(key, default)
+
+    def forget(self, which: Callable[[Any], bool]) -> None:
+        """Drop the entries whose key ``which`` picks."""
+        with self._lock:
+            for key in [k for k in self._items if which(k)]:
+                del self._items[key]
 
     def note(self, key: Any, value: str) -> None:
         with self._lock:

@@ -1,0 +1,133 @@
+"""What delete and forget_user take with them, piece by piece (issue 23, "forget means forget").
+
+The drill (tests/test_forget_drill.py) greps every byte; these pin down each rule on its own, and that
+what was not forgotten stays: a summary keeps its other points, a user's other triples stay.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import kioko
+from kioko_core.entities import GRAPH_AGENT
+from kioko_core.intelligence import summaries
+from kioko_core.intelligence.heat import read_heat
+from kioko_core.intelligence.maintenance import MAINTENANCE_USER
+from kioko_core.layer import MemoryLayer
+from kioko_core.store import Scope
+
+U = "maren"
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def memory(request: pytest.FixtureRequest, tmp_path: Path) -> MemoryLayer:
+    url = "memory://" if request.param == "memory" else f"sqlite:///{tmp_path / 'traces.db'}"
+    layer = kioko.connect(url, auto_link=True, intelligence=True)
+    request.addfinalizer(layer.close)
+    return layer
+
+
+def _episode(report: object) -> str:
+    return next(op.memory_id for op in report.ops if op.memory_id)  # type: ignore[attr-defined]
+
+
+def test_delete_rewrites_the_session_summary_and_log_without_the_memory(memory: MemoryLayer) -> None:
+    flute = _episode(
+        memory.record_turn("I started learning the zorbanian flute with teacher Ilvanka", user_id=U, session_id="s")
+    )
+    memory.record_turn("My sister Brenna moved to Lisbon in May", user_id=U, session_id="s")
+    memory.end_session("s", user_id=U)
+    waiting = _episode(memory.record_turn("I repaired the Quillon tandem bicycle on Sunday", user_id=U, session_id="s"))
+    scope = Scope(U, None)
+    assert summaries.session_log(memory, scope, "s")["waiting"]  # the last turn waits for the next fold
+
+    assert memory.delete(flute, user_id=U) and memory.delete(waiting, user_id=U)
+    summary = memory.get(summaries.summary_id(scope, "s"), user_id=U)
+    assert "zorbanian" not in summary.content.lower() and "ilvanka" not in str(summary.metadata).lower()
+    assert "Brenna moved to Lisbon" in summary.content  # rewritten, not dropped: the other point stays
+    assert summaries.session_log(memory, scope, "s")["waiting"] == []
+
+
+def test_a_summary_left_with_nothing_to_say_is_deleted(memory: MemoryLayer) -> None:
+    only = _episode(
+        memory.record_turn("I started learning the zorbanian flute with teacher Ilvanka", user_id=U, session_id="s")
+    )
+    memory.end_session("s", user_id=U)
+    summary_id = summaries.summary_id(Scope(U, None), "s")
+    assert memory.store.get(Scope(U, None), [summary_id])[0] is not None
+    memory.delete(only, user_id=U)
+    assert memory.store.get(Scope(U, None), [summary_id])[0] is None
+
+
+def test_delete_takes_the_triples_the_memory_asserted_and_no_others(memory: MemoryLayer) -> None:
+    fact = memory.add("Quenby works at the Marrowgate depot", user_id=U)
+    memory.graph.add("Quenby", "works at", "Marrowgate depot", user_id=U, source=fact.id)
+    memory.graph.add("Quenby", "likes", "tea", user_id=U, source="manual")
+    memory.delete(fact.id, user_id=U)
+    assert [t.line() for t in memory.graph.relations("Quenby", user_id=U)] == ["Quenby likes tea"]
+    held = [r.content for r in memory.store.scan(Scope(U, GRAPH_AGENT))]
+    assert held == ["Quenby likes tea"]  # deleted, not closed: no history of the forgotten fact
+
+
+def test_delete_takes_the_memory_out_of_heat_and_the_index_cache(memory: MemoryLayer) -> None:
+    hot = memory.add("The Vellbrook garage code is QX-7781", user_id=U)
+    memory.add("The canteen serves curry on Fridays", user_id=U)
+    memory.intelligence.scheduler.note_uses(memory, [hot.id], user_id=U, agent_id=None)
+    memory.recall("Vellbrook garage", user_id=U)  # a use held in this process, not written yet
+    assert hot.id in read_heat(memory.store, Scope(MAINTENANCE_USER, None), Scope(U, None))
+    memory.delete(hot.id, user_id=U)
+    assert hot.id not in read_heat(memory.store, Scope(MAINTENANCE_USER, None), Scope(U, None))
+    memory.intelligence.scheduler.write_uses(memory)  # what this process held does not bring it back
+    assert hot.id not in read_heat(memory.store, Scope(MAINTENANCE_USER, None), Scope(U, None))
+    cached = memory.index._scopes[Scope(U, None)].terms  # noqa: SLF001
+    assert not [term for term in cached if "vellbrook" in term or "qx-7781" in term]
+
+
+def test_sqlite_zeroes_deleted_bytes_and_empties_the_wal(tmp_path: Path) -> None:
+    path = tmp_path / "erase.db"
+    layer = kioko.connect(f"sqlite:///{path}")
+    try:
+        gone = layer.add("Ottoline's passport number is ZQ-88121-Y", user_id=U)
+        layer.add("The canteen serves curry on Fridays", user_id=U)
+        layer.delete(gone.id, user_id=U)
+        files = [p for p in tmp_path.iterdir() if p.name.startswith("erase.db")]
+        assert (tmp_path / "erase.db-wal").stat().st_size == 0  # checkpointed and truncated, the store still open
+        for file in files:
+            data = file.read_bytes()
+            assert b"Ottoline" not in data and b"ZQ-88121" not in data and gone.id.encode() not in data, file
+        assert layer.store._connection().execute("PRAGMA secure_delete").fetchone()[0] == 1  # noqa: SLF001
+    finally:
+        layer.close()
+
+
+def test_sqlite_forget_user_drops_the_scope_row_and_never_reuses_its_count(tmp_path: Path) -> None:
+    layer = kioko.connect(f"sqlite:///{tmp_path / 'scopes.db'}")
+    try:
+        for n in range(3):
+            layer.add(f"Note {n} of the Halvard account", user_id="halvard")
+        old = layer.store.generation(Scope("halvard", None))  # type: ignore[attr-defined]
+        layer.forget_user(user_id="halvard")
+        rows = layer.store._connection().execute("SELECT user_id FROM kioko_scopes").fetchall()  # noqa: SLF001
+        assert ("halvard",) not in rows
+        layer.add("A new Halvard, a new account", user_id="halvard")
+        # a process that cached the forgotten scope at its count can never match the new scope's
+        assert layer.store.generation(Scope("halvard", None)) > old  # type: ignore[attr-defined]
+    finally:
+        layer.close()
+
+
+def test_housekeeping_deletes_keep_the_summary(memory: MemoryLayer) -> None:
+    """Clearing the scratchpad at the end of a session and consolidation are not forgetting."""
+    memory.record_turn("I started learning the zorbanian flute with teacher Ilvanka", user_id=U, session_id="s")
+    memory.working.set("task", "learning the zorbanian flute with teacher Ilvanka", user_id=U, session_id="s")
+    memory.end_session("s", user_id=U)  # folds the turn into the summary, then clears the scratchpad
+    assert memory.working.all(user_id=U, session_id="s") == {}
+    summary = memory.get(summaries.summary_id(Scope(U, None), "s"), user_id=U)
+    assert "zorbanian flute" in summary.content
+    fact = memory.add("Quenby works at the Marrowgate depot", user_id=U)
+    memory.graph.add("Quenby", "works at", "Marrowgate depot", user_id=U, source=fact.id)
+    with memory._purging_once(maintaining=True):  # noqa: SLF001 - how consolidation deletes
+        memory.delete(fact.id, user_id=U)
+    assert [t.line() for t in memory.graph.relations("Quenby", user_id=U)] == ["Quenby works at Marrowgate depot"]
