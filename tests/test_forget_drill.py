@@ -73,7 +73,14 @@ class Plant:
         self.kept = "The canteen serves curry on Fridays."
 
     def needles(self) -> list[str]:
-        return [*self.words.values(), *self.codes, *self.ids, self.gone_user]
+        # a code's first half too: the router notes "ZX-1234" of "ZX-1234-QQ" in the session's scratchpad
+        return [
+            *self.words.values(),
+            *self.codes,
+            *(c.rsplit("-", 1)[0] for c in self.codes),
+            *self.ids,
+            self.gone_user,
+        ]
 
 
 def plant(memory: MemoryLayer, p: Plant) -> dict[str, str]:
@@ -86,13 +93,14 @@ def plant(memory: MemoryLayer, p: Plant) -> dict[str, str]:
     turn = memory.record_turn(
         f"I adopted a greyhound named {w['tovr']} from the {w['elli']} shelter", user_id=u, session_id="s1"
     )
-    episode = next(op.memory_id for op in turn.ops if op.memory_id)
+    episode = next(op.memory_id for op in turn.ops if op.memory_id and not op.op.startswith("working."))
     memory.end_session("s1", user_id=u)
     # deleted by its manager: a turn still waiting in the session's log
     later = memory.record_turn(
         f"My colleague {w['brav']} scans badge {p.codes[1]} every morning at the lab", user_id=u, session_id="s1"
     )
-    waiting = next(op.memory_id for op in later.ops if op.memory_id)
+    # the router also notes the badge's number in the session's scratchpad: forgetting the memory takes it too
+    waiting = next(op.memory_id for op in later.ops if op.memory_id and not op.op.startswith("working."))
     memory.graph.link(fact.id, episode, why=f"{w['quen']} walks {w['tovr']}", user_id=u)
     memory.graph.add(w["quen"], "works at", f"{w['marr']} depot", user_id=u, source=fact.id)
     memory.graph.add(w["tovr"], "came from", f"{w['elli']} shelter", user_id=u, source=episode)
@@ -117,10 +125,8 @@ def forget(memory: MemoryLayer, p: Plant, planted: dict[str, str]) -> None:
     assert memory.delete(planted["fact"], user_id=p.user)
     applied = OpExecutor(memory).apply([MemoryOp("memory.delete", target=planted["episode"])], user_id=p.user)
     assert applied[0].status == "applied", applied[0]
-    manager = {"factual": memory.facts, "episodic": memory.episodes}[
-        memory.get(planted["waiting"], user_id=p.user).kind
-    ]
-    assert manager.delete(planted["waiting"], user_id=p.user)
+    managers = {"factual": memory.facts, "episodic": memory.episodes, "semantic": memory.knowledge}
+    assert managers[memory.get(planted["waiting"], user_id=p.user).kind].delete(planted["waiting"], user_id=p.user)
     assert memory.forget_user(user_id=p.gone_user) > 0
 
 

@@ -131,3 +131,11 @@ def test_housekeeping_deletes_keep_the_summary(memory: MemoryLayer) -> None:
     with memory._purging_once(maintaining=True):  # noqa: SLF001 - how consolidation deletes
         memory.delete(fact.id, user_id=U)
     assert [t.line() for t in memory.graph.relations("Quenby", user_id=U)] == ["Quenby works at Marrowgate depot"]
+
+
+def test_delete_takes_the_scratchpad_slots_that_quote_the_memory(memory: MemoryLayer) -> None:
+    fact = memory.add("Bravo scans badge ZX-4821-QQ every morning at the lab", user_id=U, session_id="s")
+    memory.working.set("ticket", "ZX-4821", user_id=U, session_id="s")
+    memory.working.set("task", "order more coffee", user_id=U, session_id="s")
+    memory.delete(fact.id, user_id=U)
+    assert memory.working.all(user_id=U, session_id="s") == {"task": "order more coffee"}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..store import Record, Scope
+from ..store import Filter, Record, Scope
 from . import summaries
 from .heat import forget_uses
 from .maintenance import MAINTENANCE_USER
@@ -36,9 +36,26 @@ def erase_traces(memory: MemoryLayer, scope: Scope, deleted: Record, *, derived:
         emptied = summaries.forget_memory(memory, scope, deleted) if deleted.kind != WORKING_KIND else None
         if emptied is not None and memory._delete(scope, emptied.id) is not None:
             gone.add(emptied.id)  # a summary left with nothing to say goes as well
+        for slot in _slots_quoting(memory, scope, deleted):
+            if memory._delete(scope, slot.id) is not None:
+                gone.add(slot.id)
     forget_uses(memory.store, Scope(MAINTENANCE_USER, None), scope, gone)
     memory._forget_held(scope, gone)
     return gone
+
+
+def _slots_quoting(memory: MemoryLayer, scope: Scope, deleted: Record) -> list[Record]:
+    """The scratchpad slots of the deleted memory's session whose value its text holds: what the router
+    noted from the same words (a ticket number, a name), which would otherwise outlive the memory."""
+    if not deleted.session_id or deleted.kind == WORKING_KIND:
+        return []
+    text = " ".join(deleted.content.split()).lower()
+    slots = memory.store.scan(scope, Filter(kinds=frozenset({WORKING_KIND}), session_id=deleted.session_id))
+    return [
+        slot
+        for slot in slots
+        if len(value := " ".join(str(slot.metadata.get("value", "")).split()).lower()) >= 3 and value in text
+    ]
 
 
 __all__ = ["erase_traces"]
