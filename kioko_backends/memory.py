@@ -72,8 +72,8 @@ class MemoryStore(StoreBase):
         # a write made through another layer over this store at once, not after their ttl
         self._generations: dict[Scope, int] = defaultdict(int)
         self._forgotten_generation = 0
-        """The highest generation a purged scope had: a scope written anew counts on from there, so a cache
-        of the forgotten scope's state can never match the new one's count."""
+        """Above every generation a purged scope had: what a scope without a count reads, and counts on from,
+        so a cache of a forgotten scope's state can never match the count of the scope written anew."""
         self._lock = threading.RLock()
 
     @classmethod
@@ -93,7 +93,7 @@ class MemoryStore(StoreBase):
     def generation(self, scope: Scope) -> int:
         """The number of committed batches that touched ``scope``: :class:`~kioko_core.store.ScopeGenerations`."""
         with self._lock:
-            return self._generations.get(check_scope(scope), 0)
+            return self._generations.get(check_scope(scope), self._forgotten_generation)
 
     def do_postings(self, scope: Scope, terms: list[str], limit: int) -> Postings:
         with self._lock:
@@ -228,7 +228,9 @@ class MemoryStore(StoreBase):
                     continue
                 for index in (self._by_scope, self._postings, self._with_terms, self._vectors):
                     index.pop(scope, None)
-                self._forgotten_generation = max(self._forgotten_generation, self._generations.pop(scope, 0))
+                gone = self._generations.pop(scope, None)
+                if gone is not None:  # reads above it from now on, so no cache of the old scope ever matches
+                    self._forgotten_generation = max(self._forgotten_generation, gone + 1)
         return True
 
     def close(self) -> None:

@@ -243,14 +243,19 @@ class PostgresStore(StoreBase):
         VACUUM makes their space reusable (and a write overwrites it); Kioko runs no VACUUM itself (its cost
         grows with the tables, not with the user). docs/privacy.md has the operator's steps. False: the
         files were not purged."""
-        emptied = [(scope.user_id, _agent(scope)) for scope in map(check_scope, scopes)]
-        if emptied:
+        n = self._names
+        for user, agent in [(scope.user_id, _agent(scope)) for scope in map(check_scope, scopes)]:
+            # a scope without a row reads as the forgotten generation, above every count a forgotten scope
+            # reached, so another process's cache of it never matches the scope written anew
             statement = sql.SQL(
-                "DELETE FROM {scopes} WHERE user_id = %s AND agent_id = %s "
-                "AND NOT EXISTS (SELECT 1 FROM {records} WHERE user_id = %s AND agent_id = %s)"
-            ).format(scopes=self._names.scopes, records=self._names.records)
-            with self._writing() as conn, conn.cursor() as cursor:
-                cursor.executemany(statement, [(user, agent, user, agent) for user, agent in emptied])
+                """WITH gone AS (DELETE FROM {scopes} WHERE user_id = %s AND agent_id = %s
+                       AND NOT EXISTS (SELECT 1 FROM {records} WHERE user_id = %s AND agent_id = %s)
+                       RETURNING generation)
+                   INSERT INTO {meta} (key, value) SELECT 'forgotten_generation', (generation + 1)::text FROM gone
+                   ON CONFLICT (key) DO UPDATE SET value = greatest({meta}.value::bigint, excluded.value::bigint)::text"""
+            ).format(scopes=n.scopes, records=n.records, meta=n.meta)
+            with self._writing() as conn:
+                conn.execute(statement, [user, agent, user, agent])
         return False
 
     # ------------------------------------------------------------------ schema
@@ -490,7 +495,9 @@ class PostgresStore(StoreBase):
         fetches after it show at least this generation, as the protocol's lookup order expects.
         """
         scope = check_scope(scope)
-        query = sql.SQL("SELECT generation FROM {} WHERE user_id = %s AND agent_id = %s").format(self._names.scopes)
+        query = sql.SQL("SELECT coalesce((SELECT generation FROM {} WHERE user_id = %s AND agent_id = %s), {})").format(
+            self._names.scopes, _forgotten_generation(self._names)
+        )
         rows = self._read(lambda conn: _fetch(conn, query, [scope.user_id, _agent(scope)]), self._search_pool)
         return int(rows[0][0]) if rows else 0
 
@@ -982,12 +989,13 @@ class _Writes:
             cursor.execute(
                 sql.SQL(
                     """INSERT INTO {scopes} AS s (user_id, agent_id, with_terms, with_embedding, generation)
-                       SELECT *, 1 FROM unnest(%s::text[], %s::text[], %s::int8[], %s::int8[]) ORDER BY 1, 2
+                       SELECT *, 1 + {forgotten} FROM unnest(%s::text[], %s::text[], %s::int8[], %s::int8[])
+                       ORDER BY 1, 2
                        ON CONFLICT (user_id, agent_id) DO UPDATE
                        SET with_terms = s.with_terms + excluded.with_terms,
                            with_embedding = s.with_embedding + excluded.with_embedding,
                            generation = s.generation + 1"""
-                ).format(scopes=names.scopes),
+                ).format(scopes=names.scopes, forgotten=_forgotten_generation(names)),
                 [
                     [k[0] for k, _ in touched],
                     [k[1] for k, _ in touched],
@@ -1110,6 +1118,11 @@ def _cosines(matrix: np.ndarray, query: np.ndarray) -> list[float]:
     rows, q = matrix.astype(np.float64), query.astype(np.float64)
     scores = (rows * q).sum(axis=1) / (np.sqrt((rows * rows).sum(axis=1)) * np.sqrt((q * q).sum()))
     return [float(score) for score in scores.astype(np.float32)]
+
+
+def _forgotten_generation(names: _Names) -> sql.Composable:
+    """What a scope without a counter row reads as: above every generation a forgotten scope reached."""
+    return sql.SQL("coalesce((SELECT value::bigint FROM {} WHERE key = 'forgotten_generation'), 0)").format(names.meta)
 
 
 def _agent(scope: Scope) -> str:

@@ -163,11 +163,14 @@ _INSERT_POSTING = "INSERT INTO kioko_postings (user_id, agent_id, term, id, crea
 _DELETE_POSTINGS = "DELETE FROM kioko_postings WHERE id = ?"
 _DELETE_POSTING = "DELETE FROM kioko_postings WHERE id = ? AND term = ?"
 # adds ``delta`` to a scope's count of records with terms and advances its generation by one
-# a scope's first write counts on from the highest generation a purged (forgotten) scope had, so another
-# process's cache of the forgotten scope can never match the count of a scope written anew under its name
+# A forgotten scope's row is deleted (its user's name must not outlive their records); a scope without a row
+# then reads as ``forgotten_generation``, above every count a forgotten scope reached, and counts on from
+# there: another process's cache of the forgotten scope never matches it, and every batch still adds one.
+_FORGOTTEN_GENERATION = (
+    "coalesce((SELECT CAST(value AS INTEGER) FROM kioko_meta WHERE \"key\" = 'forgotten_generation'), 0)"
+)
 _BUMP_SCOPE = (
-    "INSERT INTO kioko_scopes (user_id, agent_id, with_terms, generation) VALUES (?, ?, ?, 1 + coalesce(("
-    "SELECT CAST(value AS INTEGER) FROM kioko_meta WHERE \"key\" = 'forgotten_generation'), 0)) "
+    f"INSERT INTO kioko_scopes (user_id, agent_id, with_terms, generation) VALUES (?, ?, ?, 1 + {_FORGOTTEN_GENERATION}) "
     "ON CONFLICT (user_id, agent_id) DO UPDATE SET with_terms = kioko_scopes.with_terms + excluded.with_terms, "
     "generation = kioko_scopes.generation + 1"
 )
@@ -182,7 +185,7 @@ _META_EXISTS = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kio
 _READ_META = 'SELECT "key", value FROM kioko_meta'
 _WRITE_META = 'INSERT INTO kioko_meta ("key", value) VALUES (?, ?)'
 _SCOPE_SIZE = f"SELECT with_terms FROM kioko_scopes WHERE {_IN_SCOPE}"
-_SCOPE_GENERATION = f"SELECT generation FROM kioko_scopes WHERE {_IN_SCOPE}"
+_SCOPE_GENERATION = f"SELECT coalesce((SELECT generation FROM kioko_scopes WHERE {_IN_SCOPE}), {_FORGOTTEN_GENERATION})"
 _SCOPE_VECTORS = f"SELECT id, embedding FROM kioko_records WHERE {_IN_SCOPE} AND embedding IS NOT NULL"
 _TERM_IDS = f"SELECT id FROM kioko_postings WHERE {_IN_SCOPE} AND term = ? ORDER BY created_at DESC, id LIMIT ?"
 
@@ -1033,7 +1036,7 @@ class SQLiteStore(StoreBase):
                 for scope in scopes:  # an emptied scope's row goes: the user's name must not outlive their records
                     generation = self._generation(raw, scope)
                     if raw.execute(_FORGET_SCOPE, _scope_values(scope) * 2).rowcount:
-                        raw.execute(_RAISE_FORGOTTEN_GENERATION, (str(generation),))
+                        raw.execute(_RAISE_FORGOTTEN_GENERATION, (str(generation + 1),))
         if self._in_memory:
             return True
         with self._guard(), self._write_lock, self._translated():

@@ -384,7 +384,11 @@ class EntityGraph:
         removed = 0
         while True:
             ids = self.store.postings(scope, [term], POSTINGS_LIMIT).ids.get(term, [])
-            gone = [r for r in self.store.get(scope, ids) if r is not None and r.metadata.get("source") == source]
+            gone = (
+                [r for r in self.store.get(scope, ids) if r is not None and r.metadata.get("source") == source]
+                if ids
+                else []
+            )
             if not gone:
                 break
             self.store.update_many([Delete(id=r.id, scope=scope) for r in gone])

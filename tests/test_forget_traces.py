@@ -111,6 +111,8 @@ def test_sqlite_forget_user_drops_the_scope_row_and_never_reuses_its_count(tmp_p
         layer.forget_user(user_id="halvard")
         rows = layer.store._connection().execute("SELECT user_id FROM kioko_scopes").fetchall()  # noqa: SLF001
         assert ("halvard",) not in rows
+        # read at once as above the old count: another process's cache of the old scope sees it moved
+        assert layer.store.generation(Scope("halvard", None)) > old  # type: ignore[attr-defined]
         layer.add("A new Halvard, a new account", user_id="halvard")
         # a process that cached the forgotten scope at its count can never match the new scope's
         assert layer.store.generation(Scope("halvard", None)) > old  # type: ignore[attr-defined]
@@ -134,8 +136,11 @@ def test_housekeeping_deletes_keep_the_summary(memory: MemoryLayer) -> None:
 
 
 def test_delete_takes_the_scratchpad_slots_that_quote_the_memory(memory: MemoryLayer) -> None:
-    fact = memory.add("Bravo scans badge ZX-4821-QQ every morning at the lab", user_id=U, session_id="s")
-    memory.working.set("ticket", "ZX-4821", user_id=U, session_id="s")
+    report = memory.record_turn(
+        "My colleague Bravo scans badge ZX-4821-QQ every morning at the lab", user_id=U, session_id="s"
+    )
+    fact = next(op.memory_id for op in report.ops if op.memory_id and not op.op.startswith("working."))
+    memory.working.set("ticket", "ZX-4821", user_id=U, session_id="s")  # as the router notes it
     memory.working.set("task", "order more coffee", user_id=U, session_id="s")
-    memory.delete(fact.id, user_id=U)
+    memory.delete(fact, user_id=U)
     assert memory.working.all(user_id=U, session_id="s") == {"task": "order more coffee"}

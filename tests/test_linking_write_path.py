@@ -84,7 +84,10 @@ def test_writes_never_scan_and_make_a_bounded_number_of_store_calls(store: Store
     for calls in edits:
         assert calls["update_many"] == 1 and calls["postings"] <= 6 and calls["get"] <= 5
     for calls in deletes:
-        assert calls == Counter({"get": 2, "update_many": 1}) or calls == Counter({"get": 1, "update_many": 1})
+        # the record and its neighbours, then what forgetting it reads (docs/privacy.md): the triples it
+        # asserted (one postings), its heat entry, its session's log and summary (three gets); never a scan
+        assert calls["update_many"] == 1 and calls["postings"] <= 1 and calls["get"] <= 5, calls
+        assert set(calls) <= {"get", "update_many", "postings"}, calls
     # the later writes, against a store holding dozens of memories, cost no more than the bounds either
     late = adds[-20:]
     summary = {

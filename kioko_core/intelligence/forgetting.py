@@ -33,10 +33,13 @@ def erase_traces(memory: MemoryLayer, scope: Scope, deleted: Record, *, derived:
     gone = {deleted.id}
     if derived:
         memory.entities.forget_source(deleted.id, user_id=scope.user_id)
-        emptied = summaries.forget_memory(memory, scope, deleted) if deleted.kind != WORKING_KIND else None
+        emptied, managed = (
+            (None, False) if deleted.kind == WORKING_KIND else summaries.forget_memory(memory, scope, deleted)
+        )
         if emptied is not None and memory._delete(scope, emptied.id) is not None:
             gone.add(emptied.id)  # a summary left with nothing to say goes as well
-        for slot in _slots_quoting(memory, scope, deleted):
+        # only a managed session's scratchpad holds what the router noted (read by a scan of its slots)
+        for slot in _slots_quoting(memory, scope, deleted) if managed else []:
             if memory._delete(scope, slot.id) is not None:
                 gone.add(slot.id)
     forget_uses(memory.store, Scope(MAINTENANCE_USER, None), scope, gone)
@@ -46,7 +49,8 @@ def erase_traces(memory: MemoryLayer, scope: Scope, deleted: Record, *, derived:
 
 def _slots_quoting(memory: MemoryLayer, scope: Scope, deleted: Record) -> list[Record]:
     """The scratchpad slots of the deleted memory's session whose value its text holds: what the router
-    noted from the same words (a ticket number, a name), which would otherwise outlive the memory."""
+    noted from the same words (a ticket number, a name), which would otherwise outlive the memory. One scan
+    of the session's slots (a handful), asked only for a session with managed turns."""
     if not deleted.session_id or deleted.kind == WORKING_KIND:
         return []
     text = " ".join(deleted.content.split()).lower()

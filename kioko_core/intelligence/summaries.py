@@ -118,23 +118,26 @@ def forget_logs(store: Any, scope: Scope) -> None:
         store.update_many([Delete(id=i, scope=where) for i in ids])
 
 
-def forget_memory(memory: MemoryLayer, scope: Scope, deleted: Record) -> Record | None:
+def forget_memory(memory: MemoryLayer, scope: Scope, deleted: Record) -> tuple[Record | None, bool]:
     """Rewrite the session summary and log of a deleted memory's session without it (``delete``).
 
     A point of the summary and a turn waiting in the log *carry* the memory when they share half of its
     salient words, or any word no other memory of the scope holds (a name or an identifier only it had).
     Those are dropped: the summary is rewritten from its remaining points (a model's prose is replaced by
-    them), and the turns leave the log. Returns the summary when it is left with no point at all, for the
-    caller to delete; None otherwise.
+    them), and the turns leave the log. Returns the summary when it is left with no point at all (for the
+    caller to delete, else None), and whether the session has managed turns (a log).
     """
     session_id = deleted.session_id
     if not session_id or deleted.id == summary_id(scope, session_id):
-        return None  # a summary deleted by hand takes nothing else with it: its turns left the log when folded
-    words = _salient(deleted.content)
-    if not words:
-        return None
+        return None, False  # a summary deleted by hand takes nothing else with it: its turns left the log when folded
     memory_id = summary_id(scope, session_id)
+    log = memory.store.get(Scope(scope.user_id, SESSIONS_AGENT), [_log_id(scope, session_id)])[0]
     summary = memory.store.get(scope, [memory_id])[0]
+    waiting = _log_state(log)["waiting"]
+    points = [p for p in summary.metadata.get("points", []) if isinstance(p, str)] if summary is not None else []
+    words = _salient(deleted.content)
+    if not words or not (waiting or points or summary is not None):
+        return None, log is not None
     # df of the words once the memory is gone; the summary's own holding does not count as another memory's
     df = memory.store.postings(scope, sorted(words), 0).df  # not the index cache: it would keep these words
     held = set(summary.terms) if summary is not None else set()
@@ -144,9 +147,7 @@ def forget_memory(memory: MemoryLayer, scope: Scope, deleted: Record) -> Record 
         shared = words & _salient(text)
         return bool(shared & only) or 2 * len(shared) >= len(words)
 
-    log_where = Scope(scope.user_id, SESSIONS_AGENT)
-    log = memory.store.get(log_where, [_log_id(scope, session_id)])[0]
-    if log is not None and any(carries(turn) for turn in _log_state(log)["waiting"]):
+    if any(carries(turn) for turn in waiting):
 
         def drop_turns(state: dict[str, Any]) -> tuple[dict[str, Any], None]:
             state["waiting"] = [turn for turn in state["waiting"] if not carries(turn)]
@@ -154,13 +155,12 @@ def forget_memory(memory: MemoryLayer, scope: Scope, deleted: Record) -> Record 
 
         _change_log(memory, scope, session_id, drop_turns)
     if summary is None:
-        return None
-    points = [p for p in summary.metadata.get("points", []) if isinstance(p, str)]
+        return None, log is not None
     kept = [p for p in points if not carries(p)]
     if kept == points and not carries(str(summary.metadata.get("summary", ""))):
-        return None
+        return None, log is not None
     if not kept:
-        return summary
+        return summary, log is not None
 
     def rewrite(current: Record) -> tuple[str | None, dict[str, Any] | None]:
         now_kept = [p for p in current.metadata.get("points", []) if isinstance(p, str) and not carries(p)]
@@ -168,7 +168,7 @@ def forget_memory(memory: MemoryLayer, scope: Scope, deleted: Record) -> Record 
         return _content(session_id, body), {"points": now_kept or kept, "summary": body, "by": "offline"}
 
     memory._update(memory_id, scope, rewrite)
-    return None
+    return None, log is not None
 
 
 def _salient(text: str) -> set[str]:
