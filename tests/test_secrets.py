@@ -21,6 +21,8 @@ SECRETS = [
     ("My API key is sk-EXAMPLE-not-a-real-key-000, keep it for later.", "api_key", "sk-EXAMPLE-not-a-real-key-000"),
     ("export OPENAI_API_KEY=sk-proj-abc123DEF456ghi789jkl", "api_key", "abc123DEF456ghi789jkl"),
     ("the AWS key is AKIAIOSFODNN7EXAMPLE", "aws_access_key", "AKIAIOSFODNN7EXAMPLE"),
+    ("my password is correct horse battery staple", "password", "horse battery staple"),
+    ("the bot token is 835148245:AArvkxhwnKfPxl5JmM3osrFENG6dNyd3wI-", "token", "AArvkxhwnKfPxl5JmM3osrFENG6dNyd3wI-"),
     ("use ghp_EXAMPLEexample0000EXAMPLEexample00 for the CI", "github_token", "ghp_EXAMPLEexample0000EXAMPLE"),
     ("slack bot token xoxb-000000000000-EXAMPLEexample", "slack_token", "xoxb-000000000000-EXAMPLEexample"),
     ("api key: 3f9a2b7c4d5e6f708192a3b4c5d6e7f8", "api_key", "3f9a2b7c4d5e6f708192a3b4c5d6e7f8"),
