@@ -62,6 +62,7 @@ _EXPORTS = {
     "ScanContract": "scan",
     "IsolationContract": "isolation",
     "GenerationContract": "generations",
+    "ChangesContract": "generations",
     "StateMachineContract": "stateful",
     "DIM": "support",
     "check_knn": "support",

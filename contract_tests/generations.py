@@ -1,4 +1,5 @@
-"""``GenerationContract``: the optional per-scope write counter (:class:`~kioko_core.store.ScopeGenerations`).
+"""``GenerationContract`` and ``ChangesContract``: the optional per-scope write counter
+(:class:`~kioko_core.store.ScopeGenerations`) and change log (:class:`~kioko_core.store.ScopeChanges`).
 
 A store that several processes share may count committed batches per scope; the core's index cache
 then drops what it holds for a scope at the first lookup after another process wrote there, instead
@@ -12,7 +13,16 @@ import threading
 
 import pytest
 
-from kioko_core.store import ConflictError, Delete, Scope, ScopeGenerations, Store, Upsert
+from kioko_core.store import (
+    ConflictError,
+    Delete,
+    Scope,
+    ScopeChanges,
+    ScopeChangeSet,
+    ScopeGenerations,
+    Store,
+    Upsert,
+)
 
 from .base import StoreContractBase
 from .support import make_record, new_scope
@@ -90,3 +100,82 @@ class GenerationContract(StoreContractBase):
             worker.join()
         assert not errors, errors
         assert counter.generation(scope) == before + self.threads * self.batches_per_thread
+
+
+class ChangesContract(StoreContractBase):
+    """``changes_since(scope, g)``: every id written into the scope after generation g, or None; never less.
+
+    Optional (:class:`~kioko_core.store.ScopeChanges`), for a store that also counts its generations. A
+    cache trusts the answer to keep everything else it holds, so an answer that misses a batch leaves it
+    stale: None (the cache rebuilds) is always allowed, an incomplete set never.
+    """
+
+    batches = 24
+
+    @staticmethod
+    def changing(store: Store) -> ScopeChanges:
+        if not isinstance(store, ScopeChanges) or not isinstance(store, ScopeGenerations):
+            pytest.skip("the store has no changes_since(scope, generation) (ScopeChanges is optional)")
+        return store
+
+    def test_the_ids_written_since_a_generation(self, store: Store, scope: Scope) -> None:
+        changes = self.changing(store)
+        counter: ScopeGenerations = store  # type: ignore[assignment]
+        start = counter.generation(scope)
+        assert changes.changes_since(scope, start) in (None, ScopeChangeSet(start, frozenset()))
+        first, second = make_record(scope, terms=["alpha"]), make_record(scope)
+        store.update_many([Upsert(record=first), Upsert(record=second)])
+        middle = counter.generation(scope)
+        store.update_many([Upsert(record=first.model_copy(update={"terms": ["beta"]}), expected_version=1)])
+        store.update_many([Upsert(record=make_record(new_scope(), terms=["alpha"]))])  # another scope's
+        answer = changes.changes_since(scope, start)
+        assert answer is not None, "a scope only written to must be able to say what was written"
+        assert answer == ScopeChangeSet(counter.generation(scope), frozenset({first.id, second.id}))
+        assert changes.changes_since(scope, middle) == ScopeChangeSet(middle + 1, frozenset({first.id}))
+
+    def test_a_removal_since_the_generation_is_never_answered_with_ids(self, store: Store, scope: Scope) -> None:
+        """A deleted record must leave every cache: the answer after a delete is None (rebuild)."""
+        changes = self.changing(store)
+        counter: ScopeGenerations = store  # type: ignore[assignment]
+        kept, gone = make_record(scope, terms=["alpha"]), make_record(scope, terms=["alpha"])
+        store.update_many([Upsert(record=kept), Upsert(record=gone)])
+        before = counter.generation(scope)
+        store.update_many([Delete(id=gone.id, scope=scope)])
+        store.update_many([Upsert(record=make_record(scope, terms=["beta"]))])
+        assert changes.changes_since(scope, before) is None
+        after = counter.generation(scope)
+        assert changes.changes_since(scope, after) in (None, ScopeChangeSet(after, frozenset()))
+
+    def test_every_answer_is_complete_or_none(self, store: Store, scope: Scope) -> None:
+        """After a run of batches, the answer from each earlier generation holds every id written since."""
+        changes = self.changing(store)
+        counter: ScopeGenerations = store  # type: ignore[assignment]
+        written: list[tuple[int, set[str]]] = []
+        for n in range(self.batches):
+            batch = [make_record(scope, terms=["alpha"]) for _ in range(1 + n % 3)]
+            store.update_many([Upsert(record=r) for r in batch])
+            written.append((counter.generation(scope), {r.id for r in batch}))
+        now = counter.generation(scope)
+        answered = 0
+        for position, (generation, _) in enumerate(written):
+            answer = changes.changes_since(scope, generation)
+            if answer is None:
+                continue
+            answered += 1
+            expected = set().union(*(ids for _, ids in written[position + 1 :]))
+            assert answer == ScopeChangeSet(now, frozenset(expected)), f"from generation {generation}"
+        assert answered, "a store with ScopeChanges answered None for every recent generation"
+
+    def test_another_handle_gets_the_same_changes(self, store: Store, store_url: str, scope: Scope) -> None:
+        changes = self.changing(store)
+        if not self.capabilities(store).multi_process:
+            pytest.skip("the store declares multi_process=False: no second handle shares its records")
+        counter: ScopeGenerations = store  # type: ignore[assignment]
+        start = counter.generation(scope)
+        other = self.open(store_url)
+        try:
+            record = make_record(scope, terms=["alpha"])
+            other.update_many([Upsert(record=record)])
+            assert changes.changes_since(scope, start) == ScopeChangeSet(start + 1, frozenset({record.id}))
+        finally:
+            other.close()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .generations import GenerationContract
+from .generations import ChangesContract, GenerationContract
 from .inputs import ArgumentContract, InputRuleContract, OptionContract
 from .isolation import IsolationContract
 from .knn import KnnContract
@@ -30,6 +30,7 @@ CONTRACT_CLASSES = (
     MultiProcessContract,
     CrashContract,
     GenerationContract,
+    ChangesContract,
     StateMachineContract,
 )
 """Each part of the contract, in the order a failure report lists them."""

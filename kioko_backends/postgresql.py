@@ -19,6 +19,10 @@ Layout (``{p}`` is the ``?table=`` prefix, ``kioko`` by default, so several stor
     (which decides between exact and HNSW knn), and its ``generation``: how many committed batches
     touched it (ScopeGenerations), so every process's index cache sees another's write at its next
     lookup. Updated in the same transaction as the records.
+``{p}_changes``
+    Per scope and generation, the ids the batch wrote into the scope (ScopeChanges), for the last
+    ``CHANGES_KEPT`` generations; a batch that removed a record from the scope leaves one row of id
+    ``''`` instead, and the removed ids' rows go in the same transaction (see ``_changes.py``).
 ``{p}_meta``
     ``schema_version`` and ``dim``, so a reopen with another vector length fails loudly, and the layout.
 
@@ -69,6 +73,7 @@ from kioko_core.store import (
     Postings,
     Record,
     Scope,
+    ScopeChangeSet,
     StoreError,
     Upsert,
     check_scope,
@@ -77,12 +82,17 @@ from kioko_core.store import (
 )
 from kioko_core.url import StoreURL
 
+from ._changes import REMOVAL, batch_changes, changes_from_rows
 from ._rows import row_fields
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Bumped whenever the tables change shape; a store refuses tables newer than it understands.
 2: ``{p}_term_df`` (tables of schema 1 gain it, counted from their postings, when first opened).
-3: ``{p}_scopes.generation`` (older tables gain it at 0, the generation of a scope never written)."""
+3: ``{p}_scopes.generation`` (older tables gain it at 0, the generation of a scope never written).
+4: ``{p}_changes`` (created empty: caches of older generations rebuild once)."""
+
+CHANGES_KEPT = 256
+"""Generations per scope whose written ids ``{p}_changes`` keeps: a cache further behind rebuilds."""
 
 DEFAULT_TABLE = "kioko"
 DEFAULT_POOL_SIZE = 4
@@ -254,8 +264,15 @@ class PostgresStore(StoreBase):
                    INSERT INTO {meta} (key, value) SELECT 'forgotten_generation', (generation + 1)::text FROM gone
                    ON CONFLICT (key) DO UPDATE SET value = greatest({meta}.value::bigint, excluded.value::bigint)::text"""
             ).format(scopes=n.scopes, records=n.records, meta=n.meta)
+            # the scope's change log goes too: its removal marks name the user
+            forget_changes = sql.SQL(
+                """DELETE FROM {changes} WHERE user_id = %s AND agent_id = %s
+                   AND NOT EXISTS (SELECT 1 FROM {records} WHERE user_id = %s AND agent_id = %s)"""
+            ).format(changes=n.changes, records=n.records)
             with self._writing() as conn:
-                conn.execute(statement, [user, agent, user, agent])
+                with _transaction(conn):
+                    conn.execute(statement, [user, agent, user, agent])
+                    conn.execute(forget_changes, [user, agent, user, agent])
         return False
 
     # ------------------------------------------------------------------ schema
@@ -323,8 +340,16 @@ class PostgresStore(StoreBase):
             except pg_errors.FeatureNotSupported as error:
                 raise StoreError(f"pgvector is not available on this server: {error}") from None
         n = self._names
-        partitions = self.partitions
-        citus = self.distribute == "citus"
+        # inside the schema transaction, so asked without raising (an error would abort the transaction)
+        made = conn.execute("SELECT to_regclass(%s)", [f"{n.prefix}_meta"]).fetchone()
+        existing = self._read_meta(conn) if made is not None and made[0] is not None else None
+        if existing is not None:
+            # tables being upgraded: new tables take the layout the others were made with, whatever is asked
+            # (a layout asked that differs is refused after this, by _ensure_schema)
+            partitions: int | None = int(existing.get("partitions", "0")) or None
+            citus = existing.get("distribute") == "citus"
+        else:
+            partitions, citus = self.partitions, self.distribute == "citus"
         if citus and conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'citus'").fetchone() is None:
             raise StoreError("distribute=citus needs the citus extension in this database: CREATE EXTENSION citus")
         # Partitioned by user, a table's unique keys must hold user_id, so the records' primary key is
@@ -387,6 +412,15 @@ class PostgresStore(StoreBase):
                     PRIMARY KEY (user_id, agent_id, term)
                 ){}"""
             ).format(n.term_df, by_user),
+            sql.SQL(
+                """CREATE TABLE IF NOT EXISTS {} (
+                    user_id text COLLATE "C" NOT NULL,
+                    agent_id text COLLATE "C" NOT NULL,
+                    generation bigint NOT NULL,
+                    id text COLLATE "C" NOT NULL,
+                    PRIMARY KEY (user_id, agent_id, generation, id)
+                ){}"""
+            ).format(n.changes, by_user),
         ]
         if partitions or citus:
             statements += [
@@ -395,7 +429,7 @@ class PostgresStore(StoreBase):
                     'CREATE TABLE IF NOT EXISTS {} (id text COLLATE "C" PRIMARY KEY, user_id text COLLATE "C" NOT NULL)'
                 ).format(n.sharded_ids),
             ]
-            for table in ("records", "postings", "scopes", "term_df"):
+            for table in ("records", "postings", "scopes", "term_df", "changes"):
                 for remainder in range(partitions or 0):
                     statements.append(
                         sql.SQL(
@@ -416,19 +450,25 @@ class PostgresStore(StoreBase):
                 )
             )
         if citus:
-            # every user's records, postings and counters on one shard (co-located); ids by id
+            # every user's records, postings and counters on one shard (co-located); ids by id. Tables
+            # distributed by an earlier open (an upgrade) are left as they are.
+            distributed = {
+                row[0] for row in conn.execute("SELECT logicalrelid::regclass::text FROM pg_dist_partition").fetchall()
+            }
             statements += [
                 sql.SQL("SELECT create_distributed_table({}, 'user_id')").format(sql.Literal(f"{n.prefix}_records")),
                 *(
                     sql.SQL("SELECT create_distributed_table({}, 'user_id', colocate_with => {})").format(
                         sql.Literal(f"{n.prefix}_{table}"), sql.Literal(f"{n.prefix}_records")
                     )
-                    for table in ("postings", "scopes", "term_df")
+                    for table in ("postings", "scopes", "term_df", "changes")
                 ),
                 sql.SQL("SELECT create_distributed_table({}, 'id')").format(sql.Literal(f"{n.prefix}_ids")),
                 sql.SQL("SELECT create_reference_table({})").format(sql.Literal(f"{n.prefix}_meta")),
             ]
         for statement in statements:
+            if citus and _distributes(statement, distributed):
+                continue
             conn.execute(statement)
         stored = int((self._read_meta(conn) or {}).get("schema_version", SCHEMA_VERSION))
         if stored < 3:
@@ -500,6 +540,21 @@ class PostgresStore(StoreBase):
         )
         rows = self._read(lambda conn: _fetch(conn, query, [scope.user_id, _agent(scope)]), self._search_pool)
         return int(rows[0][0]) if rows else 0
+
+    def changes_since(self, scope: Scope, generation: int) -> ScopeChangeSet | None:
+        """The ids written into ``scope`` after ``generation`` (``{p}_changes``): ScopeChanges.
+
+        One statement, read where the generation is read, so the rows and the generation agree."""
+        scope = check_scope(scope)
+        query = sql.SQL(
+            """SELECT now.generation, c.generation, c.id
+               FROM (SELECT coalesce((SELECT generation FROM {scopes} WHERE user_id = %(u)s AND agent_id = %(a)s),
+                                     {forgotten}) AS generation) AS now
+               LEFT JOIN {changes} c ON c.user_id = %(u)s AND c.agent_id = %(a)s AND c.generation > %(g)s"""
+        ).format(scopes=self._names.scopes, changes=self._names.changes, forgotten=_forgotten_generation(self._names))
+        params = {"u": scope.user_id, "a": _agent(scope), "g": int(generation)}
+        rows = self._read(lambda conn: _fetch(conn, query, params), self._search_pool)
+        return changes_from_rows(generation, rows)
 
     def do_postings(self, scope: Scope, terms: list[str], limit: int) -> Postings:
         n = self._names
@@ -880,6 +935,8 @@ class _Writes:
         """(id, user_id) of inserted rows, for {p}_ids when the tables are split by user."""
         self.postings_out: list[tuple[str, str, str, float, str]] = []
         self.postings_in: list[tuple[str, str, str, float, str]] = []
+        self.finals: list[tuple[str, Scope | None, Scope | None]] = []
+        """(id, scope before, scope after) of every changed row, for {p}_changes."""
         self.counts: dict[tuple[str, str], list[int]] = {}
         """Per scope touched (every one, even at no change), the change in (records with terms, records with
         an embedding); each of these scopes' generation advances by one."""
@@ -887,18 +944,21 @@ class _Writes:
     def insert(self, record: Record, metadata: Any) -> None:
         self.inserts.append(_row(record, metadata))
         self.new_owners.append((record.id, record.user_id))
+        self.finals.append((record.id, None, record.scope))
         self._postings(None, record)
         self._count(record.scope, bool(record.terms), record.embedding is not None)
 
     def update(self, before: _Existing, record: Record, metadata: Any) -> None:
         """Replace a locked row. Its scope may differ: a batch may delete an id, then reuse it elsewhere."""
         self.updates.append(_row(record, metadata)[1:] + (record.id,))
+        self.finals.append((record.id, before.scope, record.scope))
         self._postings(before, record)
         self._count(record.scope, bool(record.terms), record.embedding is not None)
         self._count(before.scope, bool(before.terms), before.has_embedding, sign=-1)
 
     def delete(self, before: _Existing) -> None:
         self.deleted_ids.append(before.id)
+        self.finals.append((before.id, before.scope, None))
         self._postings(before, None)
         self._count(before.scope, bool(before.terms), before.has_embedding, sign=-1)
 
@@ -1003,6 +1063,45 @@ class _Writes:
                     [d[1] for _, d in touched],
                 ],
             )
+            self._send_changes(cursor, names, [key for key, _ in touched])
+
+    def _send_changes(self, cursor: psycopg.Cursor, names: _Names, touched: list[tuple[str, str]]) -> None:
+        """{p}_changes for this batch, at each touched scope's new generation (read from its counter row,
+        which this transaction holds locked), and the scopes' rows older than CHANGES_KEPT generations."""
+        removed: list[tuple[str, str, str]] = []
+        logged: list[tuple[str, str, str]] = []
+        for scope, (written, gone) in batch_changes(self.finals).items():
+            user, agent = scope.user_id, scope.agent_id or ""
+            removed += [(user, agent, record_id) for record_id in gone]
+            logged += [(user, agent, REMOVAL)] if gone else [(user, agent, record_id) for record_id in written]
+        if removed:
+            # the removed ids leave the log with their records; the '' row sends caches to a rebuild
+            cursor.execute(
+                sql.SQL(
+                    """DELETE FROM {changes} c USING unnest(%s::text[], %s::text[], %s::text[]) AS g(user_id, agent_id, id)
+                       WHERE c.user_id = g.user_id AND c.agent_id = g.agent_id AND c.id = g.id"""
+                ).format(changes=names.changes),
+                _columns(removed, 3),
+            )
+        if logged:
+            cursor.execute(
+                sql.SQL(
+                    """INSERT INTO {changes} (user_id, agent_id, generation, id)
+                       SELECT c.user_id, c.agent_id, s.generation, c.id
+                       FROM unnest(%s::text[], %s::text[], %s::text[]) AS c(user_id, agent_id, id)
+                       JOIN {scopes} s ON s.user_id = c.user_id AND s.agent_id = c.agent_id
+                       ON CONFLICT DO NOTHING"""
+                ).format(changes=names.changes, scopes=names.scopes),
+                _columns(logged, 3),
+            )
+        cursor.execute(
+            sql.SQL(
+                """DELETE FROM {changes} c USING {scopes} s, unnest(%s::text[], %s::text[]) AS t(user_id, agent_id)
+                   WHERE s.user_id = t.user_id AND s.agent_id = t.agent_id AND s.generation %% 16 = 0
+                     AND c.user_id = s.user_id AND c.agent_id = s.agent_id AND c.generation <= s.generation - %s"""
+            ).format(changes=names.changes, scopes=names.scopes),
+            [[k[0] for k in touched], [k[1] for k in touched], CHANGES_KEPT],
+        )
 
     def _send_df(self, cursor: psycopg.Cursor, names: _Names) -> None:
         """Every term's df moved by this transaction's postings, in one statement.
@@ -1193,6 +1292,13 @@ def _ann_expression(dim: int) -> tuple[str, str] | None:
     return None
 
 
+def _distributes(statement: sql.Composable, distributed: set[str]) -> bool:
+    """True for a create_distributed_table / create_reference_table of a table Citus already distributes."""
+    text = statement.as_string(None) if isinstance(statement, sql.Composed) else ""
+    found = re.match(r"SELECT create_(?:distributed|reference)_table\('([a-z0-9_]+)'", text)
+    return found is not None and found.group(1) in distributed
+
+
 def _version_tuple(text: str) -> tuple[int, ...]:
     return tuple(int(part) for part in re.findall(r"\d+", text)[:3])
 
@@ -1265,6 +1371,7 @@ class _Names:
         self.postings = sql.Identifier(f"{prefix}_postings")
         self.scopes = sql.Identifier(f"{prefix}_scopes")
         self.term_df = sql.Identifier(f"{prefix}_term_df")
+        self.changes = sql.Identifier(f"{prefix}_changes")
         self.sharded_ids = sql.Identifier(f"{prefix}_ids")
         self.sharded = False
         """True for tables split by user (partitioned): ids then live in {p}_ids too, and writes name the user."""

@@ -23,6 +23,9 @@ Layout (schema version 2; every table is prefixed ``kioko_`` so the file can hol
   it) are upgraded when first opened: the table is counted from the postings once.
 - ``kioko_scopes``: per scope, how many records have terms (``n``) and a generation counter; both are
   maintained in the write transaction, so ``n`` is one primary-key lookup.
+- ``kioko_changes``: per scope and generation, the ids the batch wrote into the scope (ScopeChanges),
+  for the last ``CHANGES_KEPT`` generations; a batch that removed a record from the scope leaves one row
+  of id ``''`` instead, and the rows of the removed ids go, so no id of a deleted record stays behind.
 
 Writes are one ``BEGIN IMMEDIATE`` transaction: the database write lock is taken before the versions
 are read, so version checks hold across processes. Reads run in WAL mode and never wait for writers.
@@ -62,6 +65,7 @@ from kioko_core.store import (
     Postings,
     Record,
     Scope,
+    ScopeChangeSet,
     StoreError,
     Upsert,
     check_scope,
@@ -70,12 +74,17 @@ from kioko_core.store import (
 from kioko_core.url import StoreURL
 
 from ._ann import DEFAULT_EXACT_BELOW, AnnSettings, ann_choice, settings_for
+from ._changes import REMOVAL, batch_changes, changes_from_rows
 from ._rows import row_fields
 from ._sqlite_vectors import GraphFiles, VectorCache, VectorChange
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Bumped whenever the table layout changes; a file written by a newer Kioko is refused.
-2: ``kioko_term_df``; 3: a term's df row goes when its last posting does (files of 1 and 2 upgrade when opened)."""
+2: ``kioko_term_df``; 3: a term's df row goes when its last posting does; 4: ``kioko_changes`` (files of
+1 to 3 upgrade when opened)."""
+
+CHANGES_KEPT = 256
+"""Generations per scope whose written ids ``kioko_changes`` keeps: a cache further behind rebuilds."""
 
 DEFAULT_TIMEOUT = 30.0
 """Seconds a connection waits for another connection's write lock before giving up."""
@@ -89,6 +98,10 @@ _NO_AGENT = ""
 _VECTOR_DTYPE = np.dtype("<f4")
 
 # --------------------------------------------------------------------------- schema and statements
+
+_CREATE_CHANGES = """CREATE TABLE IF NOT EXISTS kioko_changes (
+    user_id TEXT NOT NULL, agent_id TEXT NOT NULL, generation INTEGER NOT NULL, id TEXT NOT NULL,
+    PRIMARY KEY (user_id, agent_id, generation, id)) WITHOUT ROWID"""
 
 # The tables as SQLAlchemy Core created them before the driver wrote its SQL itself; files made then
 # and files made now are the same. IF NOT EXISTS makes creating them safe to repeat.
@@ -112,6 +125,7 @@ _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS kioko_scopes (
         user_id TEXT NOT NULL, agent_id TEXT NOT NULL, with_terms INTEGER NOT NULL,
         generation INTEGER NOT NULL, PRIMARY KEY (user_id, agent_id)) WITHOUT ROWID""",
+    _CREATE_CHANGES,
 )
 
 # Schema 2: df per (scope, term), kept exact by triggers, so every writer (whatever its code) keeps it.
@@ -181,6 +195,14 @@ _RAISE_FORGOTTEN_GENERATION = (
     'INSERT INTO kioko_meta ("key", value) VALUES (\'forgotten_generation\', ?) ON CONFLICT ("key") '
     "DO UPDATE SET value = max(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER))"
 )
+_LOG_CHANGE = "INSERT OR IGNORE INTO kioko_changes (user_id, agent_id, generation, id) VALUES (?, ?, ?, ?)"
+_FORGET_CHANGES = f"DELETE FROM kioko_changes WHERE {_IN_SCOPE}"
+_UNLOG_CHANGES = f"DELETE FROM kioko_changes WHERE {_IN_SCOPE} AND id = ?"
+_PRUNE_CHANGES = f"DELETE FROM kioko_changes WHERE {_IN_SCOPE} AND generation <= ?"
+# the scope's generation and every change after the asked one, in one statement (one consistent state)
+_CHANGES_SINCE = f"""SELECT now.generation, c.generation, c.id
+    FROM (SELECT coalesce((SELECT generation FROM kioko_scopes WHERE {_IN_SCOPE}), {_FORGOTTEN_GENERATION}) AS generation) AS now
+    LEFT JOIN kioko_changes c ON c.user_id = ? AND c.agent_id = ? AND c.generation > ?"""
 _META_EXISTS = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kioko_meta'"
 _READ_META = 'SELECT "key", value FROM kioko_meta'
 _WRITE_META = 'INSERT INTO kioko_meta ("key", value) VALUES (?, ?)'
@@ -744,6 +766,7 @@ class SQLiteStore(StoreBase):
             stored = self._read_meta(connection)
             version = int(stored.get("schema_version", SCHEMA_VERSION))
             if version < SCHEMA_VERSION:
+                connection.execute(_CREATE_CHANGES)  # empty: caches of older generations rebuild
                 connection.execute(_DROP_SCHEMA_2_UNCOUNT)
                 for statement in _TERM_COUNTS:
                     connection.execute(statement)
@@ -816,6 +839,12 @@ class SQLiteStore(StoreBase):
         """The scope's write counter (``kioko_scopes.generation``), shared by every process: ScopeGenerations."""
         found = self._one_read(_SCOPE_GENERATION, _scope_values(check_scope(scope)))
         return int(found[0][0]) if found else 0
+
+    def changes_since(self, scope: Scope, generation: int) -> ScopeChangeSet | None:
+        """The ids written into ``scope`` after ``generation`` (``kioko_changes``): ScopeChanges."""
+        values = _scope_values(check_scope(scope))
+        rows = self._one_read(_CHANGES_SINCE, (*values, *values, int(generation)))
+        return changes_from_rows(generation, rows)
 
     def do_postings(self, scope: Scope, terms: list[str], limit: int) -> Postings:
         user_id, agent_id = _scope_values(scope)
@@ -975,7 +1004,28 @@ class SQLiteStore(StoreBase):
         generations = {scope: self._generation(raw, scope) for scope in deltas if self._vectors.holds(scope)}
         if deltas:
             raw.executemany(_BUMP_SCOPE, [(*_scope_values(scope), delta) for scope, delta in deltas.items()])
+            self._log_changes(raw, plan, rows, current)
         return generations
+
+    def _log_changes(
+        self, raw: sqlite3.Connection, plan: _Plan, rows: list[_Row | None], current: dict[str, _State]
+    ) -> None:
+        """``kioko_changes`` for this batch, at each touched scope's new generation (ScopeChanges)."""
+        finals = []
+        for record_id, index in plan.final.items():
+            before, row = current.get(record_id), rows[index] if index is not None else None
+            finals.append((record_id, before.scope if before else None, row.scope if row else None))
+        for scope, (written, removed) in batch_changes(finals).items():
+            values = _scope_values(scope)
+            generation = self._generation(raw, scope)
+            if removed:
+                # the removed ids leave the log with their records; the '' row sends caches to a rebuild
+                raw.executemany(_UNLOG_CHANGES, [(*values, record_id) for record_id in removed])
+                raw.execute(_LOG_CHANGE, (*values, generation, REMOVAL))
+            else:
+                raw.executemany(_LOG_CHANGE, [(*values, generation, record_id) for record_id in written])
+            if generation > CHANGES_KEPT and generation % 16 == 0:
+                raw.execute(_PRUNE_CHANGES, (*values, generation - CHANGES_KEPT))
 
     @staticmethod
     def _write_postings(
@@ -1037,6 +1087,7 @@ class SQLiteStore(StoreBase):
                     generation = self._generation(raw, scope)
                     if raw.execute(_FORGET_SCOPE, _scope_values(scope) * 2).rowcount:
                         raw.execute(_RAISE_FORGOTTEN_GENERATION, (str(generation + 1),))
+                        raw.execute(_FORGET_CHANGES, _scope_values(scope))  # its removal marks name the user
         if self._in_memory:
             return True
         with self._guard(), self._write_lock, self._translated():

@@ -15,9 +15,11 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
-from .store import Record, Scope, ScopeGenerations, Store
+from .store import Record, Scope, ScopeChanges, ScopeGenerations, Store
 
 VIRTUAL_MEMORIES = 20
+MAX_CHANGED_RECORDS = 400
+"""Above this many records written since a cache's generation, starting the scope afresh is cheaper."""
 ENTITY_BOOST = 1.5
 
 
@@ -59,6 +61,9 @@ class _ScopeStats:
     terms: dict[str, _Term] = field(default_factory=dict)
     generation: int | None = None
     """The store's generation of the scope these statistics describe (None: the store does not count)."""
+    synced: int | None = None
+    """The last generation read from the store (``generation`` is that plus the batches this cache recorded
+    itself): the changes after it are everything another writer may have done."""
     records: OrderedDict[str, Record] = field(default_factory=OrderedDict)
     """Records as the store holds them at ``generation``, least recently used first (see IndexCache.records)."""
 
@@ -76,6 +81,9 @@ class IndexCache:
         self._scopes: dict[Scope, _ScopeStats] = {}
         self._lock = threading.RLock()
         self._generation = store.generation if isinstance(store, ScopeGenerations) else None
+        self._changes = store.changes_since if self._generation and isinstance(store, ScopeChanges) else None
+        self.refreshes = {"changes": 0, "rebuilds": 0}
+        """How often a scope whose generation moved was brought up to date by its changes, or started afresh."""
 
     def lookup(
         self, scope: Scope, terms: Iterable[str], limit: int = 0
@@ -89,8 +97,14 @@ class IndexCache:
         with self._lock:
             stats = self._scopes.get(scope)
             if stats is None or stats.generation != generation:
-                # a write this cache did not record (another process's, most often): start the scope afresh
-                stats = self._scopes[scope] = _ScopeStats(generation=generation)
+                # a write this cache did not record (another process's, most often): read what changed, or
+                # start the scope afresh
+                if stats is None or not self._catch_up(scope, stats):
+                    if stats is not None:
+                        self.refreshes["rebuilds"] += 1
+                    stats = self._scopes[scope] = _ScopeStats(generation=generation, synced=generation)
+            elif generation is not None:
+                stats.synced = generation  # its own batches alone since the last read: all of them seen
             if stats.n == 0 and stats.fetched_at and now - stats.fetched_at <= self.ttl:
                 # a scope known to have nothing indexed (most users' shared knowledge base, asked at every
                 # linked write) answers every term with df 0 and no ids, without a call to the store
@@ -104,6 +118,34 @@ class IndexCache:
             df = {t: stats.terms[t].df for t in wanted}
             ids = {t: stats.terms[t].ids[:limit] for t in wanted}
             return stats.n, df, ids
+
+    def _catch_up(self, scope: Scope, stats: _ScopeStats) -> bool:
+        """Bring ``stats`` to the store's generation by the records written since the last one read
+        (:class:`~kioko_core.store.ScopeChanges`); False when the store cannot say (then rebuild).
+
+        Dropped: every changed record, and every term entry a changed record may have entered or left (a
+        term it holds now, one whose cached ids hold it, and one whose ids are cut at ``limit``, where its
+        absence proves nothing). Kept: the rest, which no batch since touched. ``n`` is read again.
+        """
+        if self._changes is None or stats.synced is None:
+            return False
+        changes = self._changes(scope, stats.synced)
+        if changes is None or len(changes.ids) > MAX_CHANGED_RECORDS:
+            return False
+        fresh = {r.id: r for r in self.store.get(scope, sorted(changes.ids)) if r is not None}
+        if len(fresh) != len(changes.ids):
+            return False  # deleted since: a removal, which the next generation reports; rebuild now
+        entered = {term for record in fresh.values() for term in record.terms}
+        for term, entry in list(stats.terms.items()):
+            if term in entered or len(entry.ids) < entry.df or not changes.ids.isdisjoint(entry.ids):
+                del stats.terms[term]
+        for record_id in changes.ids:
+            stats.records.pop(record_id, None)
+        self._keep(stats, fresh.values())
+        stats.generation = stats.synced = changes.generation
+        stats.fetched_at = 0.0  # n is read again with the next postings call, this lookup's
+        self.refreshes["changes"] += 1
+        return True
 
     def _fresh(self, entry: _Term | None, limit: int, now: float) -> bool:
         if entry is None or now - entry.fetched_at > self.ttl:

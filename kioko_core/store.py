@@ -290,6 +290,35 @@ class ScopeGenerations(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class ScopeChangeSet:
+    """What :meth:`ScopeChanges.changes_since` answers: the records written into a scope since a generation."""
+
+    generation: int
+    """The scope's generation the answer is complete up to (its current one when it was read)."""
+    ids: frozenset[str]
+    """Every record written into the scope by the batches after the asked generation, up to ``generation``."""
+
+
+@runtime_checkable
+class ScopeChanges(Protocol):
+    """Optional, beside :class:`ScopeGenerations`: which records the batches after a generation wrote.
+
+    An index cache that finds the scope's generation moved reads only those records (and the terms they
+    hold) instead of starting the scope afresh. A store keeps this for a bounded number of recent batches.
+    """
+
+    def changes_since(self, scope: Scope, generation: int) -> ScopeChangeSet | None:
+        """The ids written into ``scope`` by every committed batch after ``generation``, or None.
+
+        None when the store cannot give them exactly: ``generation`` is older than what it keeps, one of
+        those batches removed a record from the scope (a delete, or a move to another scope), or a batch
+        was written by something that does not record its changes. The caller then rebuilds. Never an
+        answer that misses a batch; one read, consistent with the generation it reports.
+        """
+        ...
+
+
 # --------------------------------------------------------------------------- helpers for drivers
 
 

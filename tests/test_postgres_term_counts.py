@@ -145,20 +145,29 @@ def test_schema_1_tables_are_upgraded_when_opened(database: str, layout: str) ->
 
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
 def test_schema_2_tables_gain_a_generation_per_scope(database: str, layout: str) -> None:
-    """Tables as schema 2 left them (no generation column): opening adds it at 0 for every scope, and from
-    then on every committed batch advances the scopes it touches by one, seen by another handle."""
+    """Tables as schema 2 left them (no generation column, no change log): opening adds the column at 0 for
+    every scope and the log empty, in the tables' layout; from then on every committed batch advances the
+    scopes it touches by one and logs its ids, seen by another handle."""
     table = f"gen_old_{layout}"
     with open_store(database, table, **LAYOUTS[layout]) as store:
         scopes = [new_scope(), new_scope()]
         write_many(store, scopes, seed=3)
     with psycopg.connect(database) as conn:  # back to schema 2
         conn.execute(f"ALTER TABLE {table}_scopes DROP COLUMN generation")
+        conn.execute(f"DROP TABLE {table}_changes")
         conn.execute(f"UPDATE {table}_meta SET value = '2' WHERE key = 'schema_version'")
-    with open_store(database, table, **LAYOUTS[layout]) as reopened, open_store(database, table) as other:
+    # opened without the layout: the change log is made like the tables it joins (partitioned or not)
+    with open_store(database, table) as reopened, open_store(database, table) as other:
         with psycopg.connect(database) as conn:
             version = conn.execute(f"SELECT value FROM {table}_meta WHERE key = 'schema_version'").fetchone()
         assert version == (str(SCHEMA_VERSION),)
         assert [reopened.generation(s) for s in scopes] == [0, 0]  # type: ignore[attr-defined]
-        reopened.update_many([Upsert(record=make_record(scopes[0], terms=TERMS[:2]))])
+        written = make_record(scopes[0], terms=TERMS[:2])
+        reopened.update_many([Upsert(record=written)])
         assert [other.generation(s) for s in scopes] == [1, 0]  # type: ignore[attr-defined]
         assert kept(database, table) == counted(database, table)
+        answer = other.changes_since(scopes[0], 0)  # type: ignore[attr-defined]
+        assert answer is not None and (answer.generation, answer.ids) == (1, {written.id})
+        with psycopg.connect(database) as conn:
+            kind = conn.execute("SELECT relkind FROM pg_class WHERE relname = %s", [f"{table}_changes"]).fetchone()
+        assert kind == (("p",) if "partitions" in LAYOUTS[layout] else ("r",))

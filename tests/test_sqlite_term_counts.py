@@ -117,3 +117,23 @@ def test_a_schema_2_file_is_upgraded_when_opened(tmp_path: Path) -> None:
     reopened.update_many([Delete(id=r.id, scope=r.scope) for r in records[:20]])
     assert kept(path) == counted(path)
     reopened.close()
+
+
+def test_schema_3_files_gain_the_change_log(tmp_path: Path) -> None:
+    """A file as schema 3 left it (no kioko_changes): opening creates the log empty, so a cache of an older
+    generation rebuilds once, and from then on every batch is logged."""
+    path = tmp_path / "v3.db"
+    with kioko.open_store(f"sqlite:///{path}") as store:
+        scope = new_scope()
+        write_many(store, [scope, new_scope()], seed=4)
+    with sqlite3.connect(path) as raw:  # back to schema 3
+        raw.execute("DROP TABLE kioko_changes")
+        raw.execute("UPDATE kioko_meta SET value = '3' WHERE key = 'schema_version'")
+    with kioko.open_store(f"sqlite:///{path}") as reopened:
+        assert isinstance(reopened, SQLiteStore)
+        before = reopened.generation(scope)
+        assert before > 0 and reopened.changes_since(scope, before - 1) is None  # written before the log
+        record = make_record(scope, terms=["t:pump"])
+        reopened.update_many([Upsert(record=record)])
+        answer = reopened.changes_since(scope, before)
+        assert answer is not None and answer.ids == {record.id} and answer.generation == before + 1
