@@ -114,7 +114,8 @@ def test_pin_on_memory_fails_cleanly() -> None:
     assert result.exit_code == 1 and result.stderr.startswith("kioko: ") and "Traceback" not in result.output
 
 
-def test_there_is_no_ui_command_yet() -> None:
-    result = kioko_cli("ui")
-    assert result.exit_code == 2 and "No such command 'ui'" in result.stderr
-    assert " ui " not in ok("--help").stdout
+def test_ui_is_a_command() -> None:
+    # (running it serves until stopped: tests/test_console_cli.py runs it as a process)
+    shown = ok("ui", "--help").stdout
+    assert "--store" in shown and "--intelligence" in shown and "--no-browser" in shown
+    assert " ui " in ok("--help").stdout
