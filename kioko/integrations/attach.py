@@ -35,8 +35,8 @@ from typing import Any
 
 from kioko_core.errors import InvalidRecordError
 
+from ._script import latest_user_text
 from .memory import Memory
-from .scripted import latest_user_text
 
 __all__ = ["attach", "detach", "attached"]
 
