@@ -39,9 +39,15 @@ EXAMPLE = REPO / "docs" / "example_driver"
 CHILD_PATIENCE = 600
 """Seconds a child run may take before it counts as hung (a guard against deadlock, not a timing check)."""
 
-SKIPPABLE_BECAUSE = ("multi_process=False", "has no password", "ScopeGenerations is optional")
+SKIPPABLE_BECAUSE = (
+    "multi_process=False",
+    "has no password",
+    "ScopeGenerations is optional",
+    "ScopeChanges is optional",
+)
 """Why a contract test may skip on the example: it declares multi_process=False, its URL has no password,
-and it keeps no per-scope write counter (an optional capability a third-party driver need not have).
+and it has neither of the optional capabilities a third-party driver need not have (a per-scope write
+counter, a change log).
 
 A skip for any other reason (persistent=False, say) means the example stopped being what the guide says.
 """
