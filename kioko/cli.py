@@ -74,7 +74,20 @@ def _root(
 @app.command(rich_help_panel=MEMORY)
 def add(
     *,
-    text: Annotated[str, typer.Argument(help="What to remember.")],
+    text: Annotated[
+        str | None, typer.Argument(help="What to remember; '-' reads it from stdin (for a long text).")
+    ] = None,
+    file: Annotated[
+        Path | None, typer.Option("--file", "-f", help="Read what to remember from this file (UTF-8).")
+    ] = None,
+    max_bytes: Annotated[
+        int | None,
+        typer.Option(
+            "--max-bytes",
+            min=1,
+            help="Accept content up to this many UTF-8 bytes (default 262,144: the layer's limit).",
+        ),
+    ] = None,
     memory_type: Annotated[
         str,
         typer.Option(
@@ -95,7 +108,9 @@ def add(
 
     from .views import memory_view
 
-    with opened(store, auto_link=True) as memory:
+    text = _content_of(text, file)
+    limits = {"limits": {"content_bytes": max_bytes}} if max_bytes else {}
+    with opened(store, auto_link=True, **limits) as memory:
         record = memory.add(
             text, user_id=user, agent_id=agent, session_id=session, memory_type=memory_type, metadata=parse_pairs(meta)
         )
@@ -106,6 +121,30 @@ def add(
     console.print(f"added {record.kind} {record.id}", markup=False)
     for link in links:
         console.print(f"  linked: {link.line()}\n    why: {link.why or '-'} | weight {link.weight:.3f}", markup=False)
+
+
+def _content_of(text: str | None, file: Path | None) -> str:
+    """The text to remember: the argument, stdin for '-', or a file's content. A text longer than an
+    argument may be (128 KiB on Linux) can only come through stdin or --file."""
+    if file is not None:
+        if text is not None:
+            raise UsageProblem("give the text or --file, not both")
+        try:
+            return file.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise UsageProblem(f"no file {str(file)!r} to read the memory from") from None
+        except UnicodeDecodeError:
+            raise UsageProblem(f"{str(file)!r} is not UTF-8 text") from None
+        except OSError as error:
+            raise UsageProblem(f"cannot read {str(file)!r}: {error.strerror or error}") from None
+    if text is None:
+        raise UsageProblem("Missing argument 'TEXT': what to remember ('-' reads stdin, or give --file FILE)")
+    if text == "-":
+        try:
+            return sys.stdin.read()
+        except UnicodeDecodeError:
+            raise UsageProblem("stdin is not UTF-8 text") from None
+    return text
 
 
 @app.command(rich_help_panel=MEMORY)
@@ -981,17 +1020,29 @@ def import_(
     from .remote import RemoteMemory
     from .service.exchange import import_lines
 
-    memory: Any = connect(store, **({"api_key": api_key} if api_key else {}))
-    try:
-        source = sys.stdin if file == "-" else open(file, encoding="utf-8")
-        with source:
+    # the file is opened before the store, so a mistyped name neither reaches nor creates a store
+    source = sys.stdin if file == "-" else _export_file(file)
+    with source:
+        memory: Any = connect(store, **({"api_key": api_key} if api_key else {}))
+        try:
             result = memory.import_lines(source) if isinstance(memory, RemoteMemory) else import_lines(memory, source)
-    finally:
-        memory.close()
+        finally:
+            memory.close()
     err().print(
         f"{result['records']} records: {result['written']} written, {result['unchanged']} already there", markup=False
     )
     return 0
+
+
+def _export_file(path: str) -> Any:
+    try:
+        return open(path, encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageProblem(f"no file {path!r} to import (give an export's path, or '-' to read stdin)") from None
+    except IsADirectoryError:
+        raise UsageProblem(f"{path!r} is a directory, not an export file") from None
+    except OSError as error:
+        raise UsageProblem(f"cannot read {path!r}: {error.strerror or error}") from None
 
 
 # --------------------------------------------------------------------------- stores and diagnostics
@@ -1039,7 +1090,8 @@ def _store_rows() -> list[dict[str, Any]]:
             continue
         if not builtin:
             row["driver"] = f"{getattr(driver, '__module__', '?')}:{getattr(driver, '__qualname__', driver)}"
-        caps = getattr(driver, "capabilities", None)
+        # a class may open several schemes with different promises (qdrant+local has no native knn)
+        caps = getattr(driver, "scheme_capabilities", {}).get(scheme) or getattr(driver, "capabilities", None)
         if caps is not None:
             row["capabilities"] = [f.name for f in fields(caps) if getattr(caps, f.name) is True]
         rows.append(row)
@@ -1064,6 +1116,7 @@ def doctor(
 
     url = store or default_url()
     checks: dict = {"kioko": __version__, "python": platform.python_version(), "store_url": _redact(url)}
+    _check_exists(url, given=store is not None)
     with opened(url) as memory:
         checks["driver"] = type(memory.store).__module__ + ":" + type(memory.store).__name__
         checks["dim"] = getattr(memory.store, "dim", None)
@@ -1082,6 +1135,27 @@ def doctor(
         table.add_row(key, str(value))
     out().print(table)
     out().print("store opened: OK", style="green", markup=False)
+
+
+def _check_exists(url: str, *, given: bool) -> None:
+    """Refuse a store file or directory that is not there: opening would create an empty one, and doctor
+    would then call a mistyped path healthy. The default store may be new (it is made on first use)."""
+    from kioko_core import registry
+    from kioko_core.errors import KiokoError
+    from kioko_core.url import StoreURL
+
+    from .remote import is_remote_url
+
+    if not given or is_remote_url(url):
+        return
+    parsed = StoreURL.parse(url)
+    locate = getattr(registry._resolve(parsed.scheme), "local_path", None)
+    path = locate(parsed) if locate is not None else None
+    if path is not None and not os.path.exists(path):
+        raise KiokoError(
+            f"no store at {path}: {url!r} names nothing on disk (a mistyped path?); doctor checks an existing "
+            "store and creates none (kioko add or kioko.connect makes a new one)"
+        )
 
 
 def _redact(url: str) -> str:
@@ -1117,31 +1191,16 @@ def demo(
     print(f"\n(store: {described}; user {user!r})")
 
 
-@app.command(rich_help_panel=STORES, context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
-def bench(
-    ctx: typer.Context,
-    quick: Annotated[bool, typer.Option("--quick", help="500 and 2,000 memories on memory and SQLite.")] = False,
-) -> None:
-    """Run the memory-graph benchmark (write, recall and connect times; links per memory). Other options
-    (--stores, --sizes, --json FILE ...) go to benchmarks/memory_graph_bench.py."""
-    module = _bench_module()
-    module.main((["--quick"] if quick else []) + list(ctx.args))
-
-
-def _bench_module():
-    """The benchmark lives in the repository's benchmarks/ folder, next to the package in a clone."""
-    import importlib
-
-    try:
-        return importlib.import_module("benchmarks.memory_graph_bench")
-    except ImportError:
-        root = Path(__file__).resolve().parent.parent
-        if not (root / "benchmarks" / "memory_graph_bench.py").is_file():
-            from kioko_core.errors import KiokoError
-
-            raise KiokoError("kioko bench runs the repository's benchmarks/; run it from a clone of Kioko") from None
-        sys.path.insert(0, str(root))
-        return importlib.import_module("benchmarks.memory_graph_bench")
+@app.command(
+    hidden=True, context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []}
+)
+def bench(ctx: typer.Context) -> None:
+    """Removed: the benchmarks are not installed with the package; this says where they are."""
+    # kept as a hidden command so that the old spelling gets a pointer rather than "No such command"
+    raise UsageProblem(
+        "kioko bench is no longer a command: the benchmarks live in a clone of the repository; run "
+        "python benchmarks/memory_graph_bench.py --quick there (docs/scaling.md shows its results)"
+    )
 
 
 def run_quick_start(memory, user: str, out=sys.stdout) -> dict[str, str]:

@@ -24,6 +24,7 @@ from kioko_core.errors import (
     UnknownStoreError,
 )
 from kioko_core.layer import MemoryLayer
+from kioko_core.limits import TooLargeError
 
 USAGE, FAILURE = 2, 1
 
@@ -95,6 +96,12 @@ def classify(error: BaseException) -> tuple[int, str]:
         where = context.command_path if context is not None else "kioko"
         code = getattr(error, "exit_code", USAGE)
         return code, f"{error.format_message()} (see: {where} --help)"
+    if isinstance(error, TooLargeError) and error.what == "content":
+        # the library's message names kioko.connect's option; on the command line it is --max-bytes
+        return USAGE, (
+            f"the content is {error.size:,} bytes, over the limit of {error.limit:,}: split it into smaller "
+            f"memories, or raise the limit with --max-bytes {error.size}"
+        )
     if isinstance(error, (UsageProblem, UnknownStoreError, InvalidRecordError)):
         return USAGE, text
     if isinstance(error, MissingExtraError):

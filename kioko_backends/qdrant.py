@@ -47,12 +47,12 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
-from typing import Any
+from typing import Any, ClassVar
 
 import httpx
 import numpy as np
@@ -135,6 +135,16 @@ _LOCAL_NOTES = (
     "same directory again in this process shares one client",
 )
 
+LOCAL_CAPABILITIES = Capabilities(
+    transactions=False,
+    native_knn=False,
+    persistent=True,
+    multi_process=False,
+    approximate_knn=False,
+    notes=_LOCAL_NOTES,
+)
+"""What a ``qdrant+local`` store on a directory promises (``:memory:`` is not persistent)."""
+
 
 # --------------------------------------------------------------------------- shared clients and locks
 
@@ -205,6 +215,8 @@ class QdrantStore(StoreBase):
     """
 
     capabilities: Capabilities = SERVER_CAPABILITIES
+    scheme_capabilities: ClassVar[Mapping[str, Capabilities]] = {"qdrant+local": LOCAL_CAPABILITIES}
+    """What a store opened by a scheme promises when it is not ``capabilities`` (``kioko stores`` reads it)."""
     options = {
         "dim": DIM,
         "collection": Option(text),
@@ -262,20 +274,14 @@ class QdrantStore(StoreBase):
         self._lock = lock if lock is not None else threading.RLock()
         self.shard_keys = shard_keys
         self._replication_factor = replication_factor
-        if self._local:
-            self.capabilities = Capabilities(
-                transactions=False,
-                native_knn=False,
-                persistent=local_path != ":memory:",
-                multi_process=False,
-                approximate_knn=False,
-                notes=_LOCAL_NOTES
-                + (
-                    ("each qdrant+local://:memory: URL opened is a new, empty store",)
-                    if local_path == ":memory:"
-                    else ()
-                ),
+        if self._local and local_path == ":memory:":
+            self.capabilities = replace(
+                LOCAL_CAPABILITIES,
+                persistent=False,
+                notes=_LOCAL_NOTES + ("each qdrant+local://:memory: URL opened is a new, empty store",),
             )
+        elif self._local:
+            self.capabilities = LOCAL_CAPABILITIES
         try:
             self.dim = positive_int(dim, "dim")
             self._prepare_collection()
@@ -284,6 +290,14 @@ class QdrantStore(StoreBase):
             raise
 
     # -- opening
+
+    @classmethod
+    def local_path(cls, url: StoreURL) -> str | None:
+        """The directory a ``qdrant+local`` URL names (None for ``:memory:`` and a server); opening creates it."""
+        if url.scheme != "qdrant+local":
+            return None
+        path = _local_path(url)
+        return None if path == ":memory:" else os.path.abspath(path)
 
     @classmethod
     def open_url(cls, url: StoreURL, options: dict[str, Any]) -> QdrantStore:

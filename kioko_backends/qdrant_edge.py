@@ -289,6 +289,11 @@ class QdrantEdgeStore(StoreBase):
         self._handle: _Handle | None = _acquire(path, self.dim, indexing_threshold)
 
     @classmethod
+    def local_path(cls, url: StoreURL) -> str | None:
+        """The directory ``url`` names; opening creates it when it is missing."""
+        return os.path.abspath(_edge_path(url))
+
+    @classmethod
     def open_url(cls, url: StoreURL, options: dict[str, Any]) -> QdrantEdgeStore:
         """Open ``qdrant+edge:///dir`` (see the module docstring).
 

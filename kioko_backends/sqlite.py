@@ -577,6 +577,12 @@ class SQLiteStore(StoreBase):
             raise
 
     @classmethod
+    def local_path(cls, url: StoreURL) -> str | None:
+        """The file ``url`` names (None for ``:memory:``); opening creates it when it is missing."""
+        path = _database_path(url)
+        return None if path == ":memory:" else path
+
+    @classmethod
     def open_url(cls, url: StoreURL, options: dict[str, Any]) -> SQLiteStore:
         """Open the store a ``sqlite://`` URL (or bare ``*.db`` path) names.
 
