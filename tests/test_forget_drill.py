@@ -3,7 +3,8 @@
 Distinctive texts (made-up words and identifiers, new every run) are planted through the ordinary entry
 points: ``add``, managed turns (``record_turn``: the router's memories, the session log and the rolling
 summary), a hand link whose reason names them, entity triples the memories asserted, a pin, recalls
-(heat and the served note). Then one memory goes by ``delete``, one by a router's ``memory.delete``,
+(heat and the served note), an old episode a month summary folded and a theme insight quotes. Then one
+memory goes by ``delete`` (and the old episode), one by a router's ``memory.delete``,
 one by its manager's ``delete``, and a second user by ``forget_user``. Afterwards none of their words,
 identifiers and memory ids is found:
 
@@ -34,9 +35,11 @@ from psycopg import sql
 
 import kioko
 from kioko.service.exchange import export_lines
+from kioko_core.intelligence import consolidation, reflection
 from kioko_core.intelligence.executor import OpExecutor
 from kioko_core.intelligence.ops import MemoryOp
 from kioko_core.layer import MemoryLayer
+from kioko_core.store import Scope
 
 sys.path.insert(0, str(Path(__file__).parent))
 from forget_support import file_bytes, held_strings, hits  # noqa: E402
@@ -66,7 +69,9 @@ class Plant:
     def __init__(self, seed: int) -> None:
         rng = random.Random(seed)
         self.user, self.gone_user = f"drill-{seed}", f"drill-gone-{seed}"
-        w = {name: _word(name, rng) for name in ("quen", "marr", "tovr", "elli", "brav", "sorn", "pell", "vask")}
+        w = {
+            name: _word(name, rng) for name in ("quen", "marr", "tovr", "elli", "brav", "sorn", "pell", "vask", "kord")
+        }
         self.words = w
         self.codes = [f"ZX-{rng.randint(1000, 9999)}-Q{rng.choice('QRSTUV')}" for _ in range(3)]
         self.ids: list[str] = []
@@ -105,6 +110,16 @@ def plant(memory: MemoryLayer, p: Plant) -> dict[str, str]:
     memory.graph.add(w["quen"], "works at", f"{w['marr']} depot", user_id=u, source=fact.id)
     memory.graph.add(w["tovr"], "came from", f"{w['elli']} shelter", user_id=u, source=episode)
     memory.pin(fact.id, user_id=u)
+    # deleted with delete(): an old episode that a month summary folded and a theme insight quotes
+    then = 1_700_000_000.0
+    for n, text in enumerate(["The Zerbino pump leaked on line 3", "Line 3's Zerbino pump stopped again"]):
+        memory.add(text, user_id=u, memory_type="episodic", created_at=then + n)
+    old = memory.add(
+        f"The Zerbino pump failed while {w['kord']} watched", user_id=u, memory_type="episodic", created_at=then + 9
+    )
+    scope = Scope(u, None)
+    consolidation.fold_episodes(memory, scope, then + 86400)
+    reflection.themes(memory, scope)
     for query in (w["quen"], w["tovr"], w["brav"]):
         memory.recall(query, user_id=u, session_id="s1")
     # forgotten with forget_user: another user's memories, turns, summary, triples and pin
@@ -117,12 +132,13 @@ def plant(memory: MemoryLayer, p: Plant) -> dict[str, str]:
     memory.graph.add(w["sorn"], "lives in", w["vask"], user_id=g, source=other.id)
     memory.pin(other.id, user_id=g)
     memory.recall(w["sorn"], user_id=g, session_id="t1")
-    p.ids = [fact.id, episode, waiting, other.id, *(r.id for r in memory.memories(user_id=g))]
-    return {"fact": fact.id, "episode": episode, "waiting": waiting}
+    p.ids = [fact.id, episode, waiting, old.id, other.id, *(r.id for r in memory.memories(user_id=g))]
+    return {"fact": fact.id, "episode": episode, "waiting": waiting, "old": old.id}
 
 
 def forget(memory: MemoryLayer, p: Plant, planted: dict[str, str]) -> None:
     assert memory.delete(planted["fact"], user_id=p.user)
+    assert memory.delete(planted["old"], user_id=p.user)
     applied = OpExecutor(memory).apply([MemoryOp("memory.delete", target=planted["episode"])], user_id=p.user)
     assert applied[0].status == "applied", applied[0]
     managers = {"factual": memory.facts, "episodic": memory.episodes, "semantic": memory.knowledge}
@@ -188,6 +204,9 @@ def test_forgotten_memories_leave_no_byte_behind(drill_url: str, tmp_path: Path)
         before = store_bytes(drill_url, tmp_path)
         if before:  # the grep finds what is there: the drill cannot pass by looking in the wrong place
             assert hits([p.words["quen"], p.codes[0]], before), "the planted text is not in the store's bytes"
+        # the derived texts quote the old episode before: the drill cannot pass by planting none
+        derived = [r.content for r in memory.memories(user_id=p.user) if r.kind in ("summary", "insight")]
+        assert hits([p.words["kord"]], {"derived": "\n".join(derived)}), derived
         if second is not None:
             assert any(p.words["quen"] in text for text in second.ask(f"recall {p.user}|{p.words['quen']} locker"))
         forget(memory, p, planted)

@@ -6,13 +6,14 @@ what was not forgotten stays: a summary keeps its other points, a user's other t
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 import kioko
 from kioko_core.entities import GRAPH_AGENT
-from kioko_core.intelligence import summaries
+from kioko_core.intelligence import consolidation, reflection, summaries
 from kioko_core.intelligence.heat import read_heat
 from kioko_core.intelligence.maintenance import MAINTENANCE_USER
 from kioko_core.layer import MemoryLayer
@@ -144,3 +145,103 @@ def test_delete_takes_the_scratchpad_slots_that_quote_the_memory(memory: MemoryL
     memory.working.set("task", "order more coffee", user_id=U, session_id="s")
     memory.delete(fact, user_id=U)
     assert memory.working.all(user_id=U, session_id="s") == {"task": "order more coffee"}
+
+
+# -- what was made from a memory: month summaries, insights, the session's episode (rewritten or dropped)
+
+DAY = 86400.0
+
+
+def _episodes(memory: MemoryLayer, texts: list[str], *, at: float | None = None) -> list[str]:
+    return [
+        memory.add(text, user_id=U, memory_type="episodic", created_at=at, metadata={"importance": 0.6}).id
+        for text in texts
+    ]
+
+
+@pytest.mark.parametrize("linked", [True, False], ids=["linked", "unlinked"])
+def test_delete_rewrites_the_month_summary_that_folded_the_episode(tmp_path: Path, linked: bool) -> None:
+    memory = kioko.connect(f"sqlite:///{tmp_path / 'month.db'}", auto_link=linked, intelligence=True)
+    try:
+        then = 1_700_000_000.0  # November 2023
+        gone, kept = _episodes(
+            memory, ["Repaired the Quillmark loom at the Ostrava mill", "Visited the harbour museum with Anke"], at=then
+        )
+        scope = Scope(U, None)
+        assert consolidation.fold_episodes(memory, scope, then + DAY) == 2
+        summary_id = consolidation.month_summary_id(scope, "2023-11")
+        assert "Quillmark" in memory.get(summary_id, user_id=U).content
+        memory.delete(gone, user_id=U)
+        summary = memory.get(summary_id, user_id=U)
+        assert summary.content == "In November 2023 (1 events): Visited the harbour museum with Anke."
+        assert gone not in json.dumps(summary.metadata) and summary.metadata["folded"] == [kept]
+        memory.delete(kept, user_id=U)  # nothing left to show: the summary goes too
+        assert memory.store.get(scope, [summary_id])[0] is None
+    finally:
+        memory.close()
+
+
+@pytest.mark.parametrize("linked", [True, False], ids=["linked", "unlinked"])
+def test_delete_rewrites_a_theme_insight_and_drops_it_below_three_episodes(tmp_path: Path, linked: bool) -> None:
+    memory = kioko.connect(f"sqlite:///{tmp_path / 'themes.db'}", auto_link=linked, intelligence=True)
+    try:
+        ids = _episodes(
+            memory,
+            [
+                "The Zerbino pump on line 3 leaked on Monday",
+                "Line 3's Zerbino pump stopped again on Tuesday",
+                "Replaced the seal of the Zerbino pump on Wednesday",
+                "The Zerbino pump failed while technician Ottavine watched",
+            ],
+        )
+        scope = Scope(U, None)
+        insight_id = reflection.theme_id(scope, "zerbino")
+        assert insight_id in [r.id for r in reflection.themes(memory, scope)]
+        assert "Ottavine" in memory.get(insight_id, user_id=U).content  # the newest episode is quoted
+        memory.delete(ids[-1], user_id=U)
+        insight = memory.get(insight_id, user_id=U)
+        assert "ottavine" not in (insight.content + json.dumps(insight.metadata)).lower()
+        assert ids[-1] not in json.dumps(insight.metadata)
+        assert insight.content.startswith("Recurring theme: Zerbino came up in 3 recent episodes")
+        assert "Replaced the seal" in insight.content  # the newest episode left is quoted instead
+        memory.delete(ids[0], user_id=U)  # two episodes are no theme
+        assert memory.store.get(scope, [insight_id])[0] is None
+    finally:
+        memory.close()
+
+
+def test_delete_drops_a_model_insight_that_quotes_the_memory_and_keeps_one_that_does_not(memory: MemoryLayer) -> None:
+    ids = _episodes(
+        memory,
+        [
+            "Debugged the Harrowgate sensor with Ilsebet until midnight",
+            "The Harrowgate sensor drifted again after lunch",
+            "Calibrated the Harrowgate sensor with the new tool",
+        ],
+    )
+    answer = json.dumps(
+        {
+            "insights": [
+                {"kind": "fact", "text": "Ilsebet is the one who debugs sensors late", "evidence": ["e1", "e2"]},
+                {"kind": "lesson", "text": "The Harrowgate sensor needs calibrating often", "evidence": ["e1", "e3"]},
+            ]
+        }
+    )
+    insights = reflection.model_insights(memory, Scope(U, None), lambda prompt: answer)
+    quoting, general = insights
+    memory.delete(ids[0], user_id=U)
+    assert memory.store.get(Scope(U, None), [quoting.id])[0] is None  # its words were only that episode's
+    assert memory.get(general.id, user_id=U).metadata["evidence"] == [ids[2]]
+
+
+def test_delete_rewrites_the_session_episode_without_what_quoted_the_memory(memory: MemoryLayer) -> None:
+    report = memory.record_turn(
+        "My colleague Bravo scans badge ZX-4821-QQ every morning at the lab", user_id=U, session_id="s"
+    )
+    fact = next(op.memory_id for op in report.ops if op.memory_id and not op.op.startswith("working."))
+    memory.working.set("task", "order more coffee", user_id=U, session_id="s")
+    memory.working.set("result", "badge ZX-4821 works again", user_id=U, session_id="s")
+    episode = memory.end_session("s", user_id=U)
+    assert episode is not None and "ZX-4821" in episode.content
+    memory.delete(fact, user_id=U)
+    assert memory.get(episode.id, user_id=U).content == "Session s: order more coffee."

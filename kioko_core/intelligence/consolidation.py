@@ -128,7 +128,7 @@ def fold_episodes(memory: MemoryLayer, scope: Scope, before: float, records: lis
     months: dict[str, list[Record]] = defaultdict(list)
     for episode in episodes:
         if episode.created_at < before and episode.id not in folded and not episode.metadata.get("session_episode"):
-            months[datetime.fromtimestamp(episode.created_at, UTC).strftime("%Y-%m")].append(episode)
+            months[month_of(episode.created_at)].append(episode)
     count = 0
     for month, new in sorted(months.items()):
         _write_month(memory, scope, month, new)
@@ -136,18 +136,41 @@ def fold_episodes(memory: MemoryLayer, scope: Scope, before: float, records: lis
     return count
 
 
+def month_of(created_at: float) -> str:
+    """The calendar month (UTC, ``"2026-05"``) whose summary folds an episode made at ``created_at``."""
+    return datetime.fromtimestamp(created_at, UTC).strftime("%Y-%m")
+
+
+def month_summary_id(scope: Scope, month: str) -> str:
+    """The id of the scope's summary of ``month``'s episodes (one per month, updated in place)."""
+    return deterministic_id("summary", scope, "episodes", month)
+
+
+def month_content(month: str, total: int, shown: list[Record]) -> str:
+    """A month summary's text: how many episodes it folded, and the labels of those it shows."""
+    return month_text(month, total, "; ".join(month_label(r) for r in shown))
+
+
+def month_label(episode: Record) -> str:
+    """How a month summary shows one of its episodes."""
+    return label(episode.content, 80)
+
+
+def month_text(month: str, total: int, body: str) -> str:
+    title = datetime.strptime(month, "%Y-%m").strftime("%B %Y")
+    return redact(f"In {title} ({total} events): {body}.")
+
+
 def _write_month(memory: MemoryLayer, scope: Scope, month: str, new: list[Record]) -> Record:
     who: dict[str, Any] = {"user_id": scope.user_id, "agent_id": scope.agent_id}
-    memory_id = deterministic_id("summary", scope, "episodes", month)
+    memory_id = month_summary_id(scope, month)
     existing = memory.store.get(scope, [memory_id])[0]
     before = [i for i in (existing.metadata.get("folded", []) if existing else []) if isinstance(i, str)]
     present = [r for r in memory.store.get(scope, before) if r is not None] if before else []
     everything = {r.id: r for r in [*present, *new]}
     ranked = sorted(everything.values(), key=lambda r: (-_importance(r), r.created_at, r.id))[:SHOWN_PER_SUMMARY]
     shown = sorted(ranked, key=lambda r: (r.created_at, r.id))
-    title = datetime.strptime(month, "%Y-%m").strftime("%B %Y")
-    total = len(set(before) | {r.id for r in new})
-    content = redact(f"In {title} ({total} events): " + "; ".join(label(r.content, 80) for r in shown) + ".")
+    content = month_content(month, len(set(before) | {r.id for r in new}), shown)
     metadata = {
         "month": month,
         "folded": sorted(set(before) | {r.id for r in new}),
@@ -235,4 +258,17 @@ def _importance(record: Record) -> float:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else DEFAULT_IMPORTANCE
 
 
-__all__ = ["consolidate", "count", "expire", "faded", "fold_episodes", "forget_faded", "merge_duplicates"]
+__all__ = [
+    "consolidate",
+    "count",
+    "expire",
+    "faded",
+    "fold_episodes",
+    "forget_faded",
+    "merge_duplicates",
+    "month_content",
+    "month_label",
+    "month_of",
+    "month_summary_id",
+    "month_text",
+]

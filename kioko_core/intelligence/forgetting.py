@@ -9,12 +9,15 @@ scope's heat record, and what this process holds about it in memory.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable
 
+from .. import links as L
+from ..kinds import deterministic_id
+from ..secrets import redact
 from ..store import Filter, Record, Scope
-from . import summaries
+from . import consolidation, reflection, summaries
 from .heat import forget_uses
-from .maintenance import MAINTENANCE_USER
+from .maintenance import MAINTENANCE_USER, SESSION_EPISODE_KEY
 
 WORKING_KIND = "working"
 """A session's scratchpad slots (:class:`~kioko_core.kinds.WorkingMemory`)."""
@@ -42,9 +45,146 @@ def erase_traces(memory: MemoryLayer, scope: Scope, deleted: Record, *, derived:
         for slot in _slots_quoting(memory, scope, deleted) if managed else []:
             if memory._delete(scope, slot.id) is not None:
                 gone.add(slot.id)
+        gone |= _rewrite_derived(memory, scope, deleted)
     forget_uses(memory.store, Scope(MAINTENANCE_USER, None), scope, gone)
     memory._forget_held(scope, gone)
     return gone
+
+
+def _rewrite_derived(memory: MemoryLayer, scope: Scope, deleted: Record) -> set[str]:
+    """Rewrite without ``deleted`` the memories made from it, or delete those left with nothing; the ids deleted.
+
+    Found with one get: the memories its links say were ``derived_from`` it (insights and month summaries,
+    when the layer links), and the ids a derived memory it may have fed is keyed by (its month's summary and
+    the themes of an episode, its session's episode), so they are found with linking off too.
+
+    - a **month summary** drops it from ``folded`` and its label from the text; one left showing no episode goes;
+    - a **theme insight** counts it out and quotes the newest episode left; one under
+      :data:`~.reflection.MIN_EPISODES` episodes goes;
+    - a **model's insight** goes when its words carry the memory (see :func:`_carrier`) or no evidence is
+      left; else it only loses the id from its evidence;
+    - the **session's episode** (end_session's wrap-up) drops the parts that carry the memory or quote it; an
+      episode left with none goes.
+    """
+    wanted = [e["id"] for e in L.link_entries(deleted) if e.get("type") == "derived_from" and e.get("dir") == "in"]
+    if deleted.kind == "episodic" and not deleted.metadata.get("session_episode"):
+        wanted.append(consolidation.month_summary_id(scope, consolidation.month_of(deleted.created_at)))
+        wanted += reflection.theme_ids(scope, deleted.content)
+    if deleted.session_id and deleted.kind != WORKING_KIND:
+        wanted.append(deterministic_id("episodic", scope, SESSION_EPISODE_KEY, deleted.session_id))
+    wanted = [i for i in dict.fromkeys(wanted) if isinstance(i, str) and i != deleted.id]
+    found = [r for r in memory.store.get(scope, wanted) if r is not None] if wanted else []
+    gone: set[str] = set()
+    carrier: list[Callable[[str], bool]] = []  # made once, when a model's text or an episode asks (a postings call)
+
+    def carries(text: str) -> bool:
+        if not carrier:
+            carrier.append(_carrier(memory, scope, deleted, found))
+        return carrier[0](text)
+
+    for record in found:
+        change = _without(record, deleted, carries, memory, scope)
+        if change is None:
+            continue
+        content, metadata = change
+        if content is None and metadata is None:
+            if memory._delete(scope, record.id) is not None:
+                gone.add(record.id)
+            continue
+
+        def rewrite(current: Record) -> Change:
+            # read again inside the versioned write: a concurrent fold or reflection is rewritten, not lost
+            again = _without(current, deleted, carries, memory, scope)
+            return again if again is not None and again != (None, None) else (None, None)
+
+        memory._update(record.id, scope, rewrite)
+    return gone
+
+
+Change = tuple[str | None, dict[str, Any] | None]
+"""(content, metadata) to write; (None, None) to delete the record."""
+
+
+def _without(
+    record: Record,
+    deleted: Record,
+    carries: Callable[[str], bool],
+    memory: MemoryLayer,
+    scope: Scope,
+) -> Change | None:
+    """How ``record`` reads without ``deleted``: a change, (None, None) to delete it, None when untouched."""
+    meta = record.metadata
+    ids = [i for i in meta.get("folded", []) if isinstance(i, str)]
+    evidence = [i for i in meta.get("evidence", []) if isinstance(i, str)]
+    if record.kind == "summary" and isinstance(meta.get("month"), str) and deleted.id in ids:
+        return _month_without(record, deleted)
+    if meta.get("reflection") and isinstance(meta.get("theme"), str) and deleted.id in evidence:
+        left = [i for i in evidence if i != deleted.id]
+        count = int(meta.get("episodes", len(evidence)) or 0) - 1
+        if count < reflection.MIN_EPISODES or not left:
+            return None, None
+        shown = str(meta.get("shown") or _theme_shown(record.content) or meta["theme"])
+        latest = memory.store.get(scope, [left[-1]])[0]
+        return reflection.theme_content(shown, count, latest), {"evidence": left, "episodes": count}
+    if meta.get("reflection") and deleted.id in evidence:
+        left = [i for i in evidence if i != deleted.id]
+        return (None, None) if not left or carries(record.content) else (None, {"evidence": left})
+    if meta.get("session_episode") and record.session_id == deleted.session_id:
+        return _episode_without(record, deleted, carries)
+    return None
+
+
+def _month_without(summary: Record, deleted: Record) -> Change:
+    """The month summary without the deleted episode: out of ``folded`` and ``episodes``, its label out of the text."""
+    meta = summary.metadata
+    folded = [i for i in meta.get("folded", []) if isinstance(i, str) and i != deleted.id]
+    shown = [i for i in meta.get("episodes", []) if isinstance(i, str) and i != deleted.id]
+    body = summary.content.partition("): ")[2]
+    body = body[:-1] if body.endswith(".") else body
+    framed, lab = f"; {body}; ", f"; {redact(consolidation.month_label(deleted))}; "
+    body = framed.replace(lab, "; ", 1)[2:-2] if lab in framed else body
+    if not folded or not body.strip(" ;"):
+        return None, None  # no episode left to show: the summary has nothing to say
+    return consolidation.month_text(str(meta["month"]), len(folded), body), {"folded": folded, "episodes": shown}
+
+
+def _theme_shown(content: str) -> str:
+    """The theme as a theme insight written before ``metadata.shown`` existed shows it."""
+    head, found, _ = content.partition(" came up in ")
+    return head.removeprefix("Recurring theme: ") if found else ""
+
+
+def _episode_without(episode: Record, deleted: Record, carries: Callable[[str], bool]) -> Change | None:
+    """The session's wrap-up without the parts (its task, a slot's ``key: value``) that quote or carry ``deleted``."""
+    prefix = f"Session {deleted.session_id}: "
+    if not episode.content.startswith(prefix):
+        return None
+    body = episode.content[len(prefix) :]
+    parts = (body[:-1] if body.endswith(".") else body).split("; ")
+    text = " ".join(deleted.content.split()).lower()
+
+    def quoted(part: str) -> bool:
+        value = " ".join(part.partition(": ")[2].split()).lower()
+        return (len(value) >= 3 and value in text) or carries(part)
+
+    kept = [part for part in parts if not quoted(part)]
+    if kept == parts:
+        return None
+    return (prefix + "; ".join(kept) + ".", None) if kept else (None, None)
+
+
+def _carrier(memory: MemoryLayer, scope: Scope, deleted: Record, holders: list[Record]) -> Callable[[str], bool]:
+    """Whether a derived text carries the deleted memory: the rule of :func:`.summaries.forget_memory` (half of
+    its salient words, or any word no other memory holds; what the ``holders``, made from it, hold does not count)."""
+    words = summaries._salient(deleted.content)
+    df = memory.store.postings(scope, sorted(words), 0).df if words else {}
+    only = {w for w in words if df.get(w, 0) - sum(w in h.terms for h in holders) <= 0}
+
+    def carries(text: str) -> bool:
+        shared = words & summaries._salient(text)
+        return bool(words) and (bool(shared & only) or 2 * len(shared) >= len(words))
+
+    return carries
 
 
 def _slots_quoting(memory: MemoryLayer, scope: Scope, deleted: Record) -> list[Record]:

@@ -91,18 +91,11 @@ def themes(memory: MemoryLayer, scope: Scope, episodes: list[Record] | None = No
     surface: dict[str, str] = {}
     subjects: set[str] = set()
     for episode in episodes:
-        # an episode stored before turns were redacted may hold a secret: never a theme, nor a theme's key
-        analysis = analyze(MARKER.sub(" ", redact(episode.content)))
-        inside = {stem(w) for key in analysis.entities for w in _KEY_WORD.findall(key)}
-        for term in analysis.terms:
-            name = term[2:]
-            if term.startswith("e:"):
-                subjects.add(name)
-            elif not term.startswith("t:") or name in inside or name in _UNTHEMED or len(name) < 3:
-                continue
+        for name, shown, subject in _candidates(episode.content):
+            subjects.update([name] if subject else [])
             if episode.id not in seen[name]:
                 seen[name].append(episode.id)
-                surface.setdefault(name, analysis.surface.get(term, name))
+                surface.setdefault(name, shown)
     chosen = sorted(
         (name for name, ids in seen.items() if len(ids) >= MIN_EPISODES),
         key=lambda name: (-len(seen[name]), name not in subjects, name),
@@ -110,14 +103,51 @@ def themes(memory: MemoryLayer, scope: Scope, episodes: list[Record] | None = No
     return [_write_theme(memory, scope, surface[name], name, seen[name]) for name in chosen]
 
 
+def _candidates(text: str) -> list[tuple[str, str, bool]]:
+    """(key, as shown, is a subject) of every theme an episode of ``text`` counts for."""
+    # an episode stored before turns were redacted may hold a secret: never a theme, nor a theme's key
+    analysis = analyze(MARKER.sub(" ", redact(text)))
+    inside = {stem(w) for key in analysis.entities for w in _KEY_WORD.findall(key)}
+    found = []
+    for term in analysis.terms:
+        name = term[2:]
+        if not term.startswith("e:") and (
+            not term.startswith("t:") or name in inside or name in _UNTHEMED or len(name) < 3
+        ):
+            continue
+        found.append((name, analysis.surface.get(term, name), term.startswith("e:")))
+    return found
+
+
+def theme_id(scope: Scope, key: str) -> str:
+    """The id of the scope's insight about theme ``key`` (one per theme, updated in place)."""
+    return deterministic_id("insight", scope, "theme", key)
+
+
+def theme_ids(scope: Scope, text: str) -> list[str]:
+    """The ids of every theme insight an episode of ``text`` may be evidence of (forgetting it finds them)."""
+    return list(dict.fromkeys(theme_id(scope, name) for name, _, _ in _candidates(text)))
+
+
+def theme_content(shown: str, count: int, latest: Record | None) -> str:
+    """A theme insight's text: the theme, how many recent episodes named it, the latest of them quoted."""
+    example = f'; latest: "{label(latest.content)}"' if latest is not None else ""
+    return redact(f"Recurring theme: {shown} came up in {count} recent episodes{example}.")
+
+
 def _write_theme(memory: MemoryLayer, scope: Scope, shown: str, key: str, ids: list[str]) -> Record:
     who: dict[str, Any] = {"user_id": scope.user_id, "agent_id": scope.agent_id}
-    memory_id = deterministic_id("insight", scope, "theme", key)
+    memory_id = theme_id(scope, key)
     evidence = ids[-10:]
-    latest = memory.store.get(scope, [ids[-1]])[0]
-    example = f'; latest: "{label(latest.content)}"' if latest is not None else ""
-    content = redact(f"Recurring theme: {shown} came up in {len(ids)} recent episodes{example}.")
-    metadata = {"reflection": True, "theme": key, "evidence": evidence, "episodes": len(ids), "by": "offline"}
+    content = theme_content(shown, len(ids), memory.store.get(scope, [ids[-1]])[0])
+    metadata = {
+        "reflection": True,
+        "theme": key,
+        "shown": shown,
+        "evidence": evidence,
+        "episodes": len(ids),
+        "by": "offline",
+    }
     existing = memory.store.get(scope, [memory_id])[0]
     if existing is None:
         try:
@@ -218,4 +248,16 @@ def reflect(memory: MemoryLayer, scope: Scope, ask: Callable[[str], str] | None 
     return result
 
 
-__all__ = ["REFLECT_PROMPT", "count", "model_insights", "parse_insights", "recent_episodes", "reflect", "themes"]
+__all__ = [
+    "MIN_EPISODES",
+    "REFLECT_PROMPT",
+    "count",
+    "model_insights",
+    "parse_insights",
+    "recent_episodes",
+    "reflect",
+    "theme_content",
+    "theme_id",
+    "theme_ids",
+    "themes",
+]
