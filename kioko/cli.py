@@ -253,7 +253,7 @@ def delete(
 
     with opened(store) as memory:
         if not memory.delete(memory_id, user_id=user, agent_id=agent):
-            raise MemoryNotFound(f"no memory {memory_id!r} for user {user!r}")
+            raise MemoryNotFound(memory_id, user)
     if json:
         return print_json({"deleted": memory_id})
     out().print(f"deleted {memory_id}", markup=False)

@@ -5,8 +5,10 @@ The server acts for one user (and optionally one agent), fixed when it starts: n
 keys (:func:`http_app`), the user is the one the request's key names, checked before the SDK runs. An id that is not in that
 scope - a typo, or another user's memory - is a tool error saying it was not found, never data.
 
-Tools: add_memory, search_memories, get_memory_context, explore_memories, learn_from_conversation,
-link_memories, forget_memory. Resources: ``kioko://memories/{memory_id}`` and ``kioko://goals``.
+Tools: add_memory, get_memory, list_memories, update_memory, pin_memory, search_memories,
+get_memory_context, explore_memories, learn_from_conversation, link_memories, forget_memory.
+Prompts: remember_conversation, what_do_you_know. Resources: ``kioko://memories/{memory_id}`` and
+``kioko://goals``. A refused call (bad arguments, an unknown id) answers one sentence saying why.
 """
 
 from __future__ import annotations
@@ -16,10 +18,10 @@ import functools
 import json
 from typing import TYPE_CHECKING, Annotated, Any, Callable, Literal, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
-from kioko_core.errors import KiokoError, MemoryNotFound, MissingExtraError
-from kioko_core.kind_registry import LINKABLE_KINDS
+from kioko_core.errors import InvalidRecordError, KiokoError, MemoryNotFound, MissingExtraError
+from kioko_core.kind_registry import KINDS, LINKABLE_KINDS
 
 from .views import link_view, memory_view, related_view
 
@@ -38,20 +40,20 @@ INSTRUCTIONS = (
     "linked to a memory and why."
 )
 
-MemoryType = Literal[
-    "factual",
-    "episodic",
-    "semantic",
-    "decision",
-    "goal",
-    "preference",
-    "procedural",
-    "skill",
-    "strategy",
-    "insight",
-    "summary",
-    "instruction",
-]
+KEYED_KINDS = frozenset({"profile", "working"})
+"""Kinds stored under a key by their own calls (profile slots, the session scratchpad): not for add_memory."""
+
+MEMORY_TYPES: tuple[str, ...] = tuple(
+    spelling for info in KINDS if info.name not in KEYED_KINDS for spelling in (info.name, *info.aliases)
+)
+"""What ``memory_type`` accepts: every kind of the registry and its aliases (``fact``, ``lesson``...), as the
+library and the CLI do."""
+
+if TYPE_CHECKING:
+    MemoryType = str
+else:
+    MemoryType = Literal[MEMORY_TYPES]  # built from the registry, so a new kind or alias appears here too
+
 LinkType = Literal[
     "advances",
     "applies_to",
@@ -68,6 +70,10 @@ LinkType = Literal[
     "supersedes",
 ]
 MemoryId = Annotated[str, Field(min_length=1, max_length=200, description="a memory id, as a tool returned it")]
+
+
+NOTHING_REMEMBERED = "Nothing relevant is remembered for this yet."
+"""What get_memory_context answers when no memory matches (an empty answer reads as a failure to a model)."""
 
 
 class Message(BaseModel):
@@ -105,6 +111,30 @@ def _as_tool_error(fn: _Tool) -> _Tool:
     return wrapper  # type: ignore[return-value]
 
 
+def argument_problem(tool: str, error: ValidationError) -> str:
+    """A validation error as one sentence naming each bad argument; never the rejected value (it is the caller's
+    data, perhaps a secret) and never the validator's documentation address."""
+    problems: list[str] = []
+    for item in error.errors(include_url=False, include_input=False, include_context=False):
+        where = ".".join(str(part) for part in item["loc"]) or "the arguments"
+        if item["type"] == "missing":
+            problem = f"{where} is required"
+        elif item["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
+            problem = f"{where} is not an argument of this tool"
+        else:
+            message = " ".join(str(item["msg"]).split())
+            problem = f"{where}: {message[:1].lower()}{message[1:]}"
+        if problem not in problems:
+            problems.append(problem)
+    shown = "; ".join(problems[:3]) + (f" (and {len(problems) - 3} more)" if len(problems) > 3 else "")
+    return f"{tool} was called with bad arguments: {shown}."
+
+
+def _plain(text: str) -> str:
+    """A docstring or description on one line with single spaces: clients show it as given."""
+    return " ".join(text.split())
+
+
 def error_text(error: BaseException) -> str:
     """The message as written (a KeyError subclass's ``str`` would wrap it in quotes)."""
     if isinstance(error, KeyError) and len(error.args) == 1 and isinstance(error.args[0], str):
@@ -126,15 +156,14 @@ def create_server(
     key names the user (``user_id`` chooses one when the key may act for several).
     """
     require_mcp()
-    from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 
     me = _scope_of(memory, user_id, agent_id, keys)  # every call below acts for this scope only
     # the SDK logs every refused call at INFO on stderr; a client shows the tool error itself
-    server = MCPServer(name=name, instructions=INSTRUCTIONS, version=_version(), log_level="WARNING")
+    server = _server_class()(name=name, instructions=INSTRUCTIONS, version=_version(), log_level="WARNING")
 
     def tool(fn: _Tool) -> _Tool:
-        server.add_tool(_as_tool_error(fn), name=fn.__name__, description=(fn.__doc__ or "").strip())
+        server.add_tool(_as_tool_error(fn), name=fn.__name__, description=_plain(fn.__doc__ or ""))
         return fn
 
     @tool
@@ -147,6 +176,60 @@ def create_server(
         record = me().add(content, memory_type=memory_type, session_id=session_id)
         links = me().graph.links(record.id) if record.kind in LINKABLE_KINDS else []
         return memory_view(record, links=links)
+
+    @tool
+    def get_memory(memory_id: MemoryId) -> dict[str, Any]:
+        """One memory by its id, with its links to other memories and why each was made."""
+        return memory_view(me().get(memory_id), links=me().graph.links(memory_id))
+
+    @tool
+    def list_memories(
+        memory_type: Annotated[
+            list[MemoryType] | None, Field(description="only these kinds of memory (aliases accepted)")
+        ] = None,
+        session_id: Annotated[str | None, Field(description="only the memories of this conversation")] = None,
+        text: Annotated[
+            str | None, Field(min_length=1, max_length=500, description="only memories containing this text")
+        ] = None,
+        limit: Annotated[int, Field(ge=1, le=100, description="at most this many, newest first")] = 20,
+    ) -> list[dict[str, Any]]:
+        """This user's memories, newest first, optionally only some kinds, one conversation or those containing a
+        text (case does not matter). Use search_memories to find memories by meaning instead."""
+        wanted = text.casefold() if text else None
+        found = [
+            r
+            for r in me().memories(kinds=set(memory_type) if memory_type else None)
+            if (session_id is None or r.session_id == session_id) and (wanted is None or wanted in r.content.casefold())
+        ]
+        found.sort(key=lambda r: (-r.created_at, r.id))
+        return [memory_view(r) for r in found[:limit]]
+
+    @tool
+    def update_memory(
+        memory_id: MemoryId,
+        content: Annotated[
+            str | None, Field(min_length=1, description="the corrected text (its links are derived again)")
+        ] = None,
+        metadata: Annotated[
+            dict[str, Any] | None, Field(description="keys to set in the memory's metadata (merged)")
+        ] = None,
+    ) -> dict[str, Any]:
+        """Correct a memory in place: new content, and/or metadata merged into it. Its id stays; its version goes
+        up. Returns the memory as it is now, with its links."""
+        if content is None and not metadata:
+            raise InvalidRecordError("nothing to change: give content and/or metadata")
+        record = me().update(memory_id, content=content, metadata=metadata)
+        return memory_view(record, links=me().graph.links(record.id))
+
+    @tool
+    def pin_memory(
+        memory_id: MemoryId,
+        pinned: Annotated[bool, Field(description="false unpins it")] = True,
+    ) -> dict[str, Any]:
+        """Pin a memory so that every context shows it under "Keep in mind", or unpin it (pinned false). Returns
+        the memory and the ids pinned now."""
+        record = me().pin(memory_id) if pinned else me().unpin(memory_id)
+        return {**memory_view(record), "pinned": [r.id for r in me().pinned()]}
 
     @tool
     def search_memories(
@@ -174,7 +257,7 @@ def create_server(
         """The context to answer with: relevant memories, procedures and lessons, open goals, and a section saying
         how these memories connect. With intelligence on, the recall planner picks the sections and caps from the
         question; a limit or links given here win over the plan's."""
-        return me().recall(query, limit=limit, links=links, session_id=session_id).text
+        return me().recall(query, limit=limit, links=links, session_id=session_id).text or NOTHING_REMEMBERED
 
     @tool
     def explore_memories(
@@ -223,8 +306,37 @@ def create_server(
     def forget_memory(memory_id: MemoryId) -> dict[str, Any]:
         """Delete one memory; the memories linked to it forget the link."""
         if not me().delete(memory_id):
-            raise MemoryNotFound(f"no memory {memory_id!r} for this user")
+            raise MemoryNotFound(memory_id)
         return {"deleted": memory_id}
+
+    @server.prompt(
+        name="remember_conversation",
+        title="Remember this conversation",
+        description="Ask the assistant to keep what is worth keeping from the conversation so far in Kioko.",
+    )
+    def remember_conversation(
+        session_id: Annotated[str | None, Field(description="the conversation's id, if it has one")] = None,
+    ) -> str:
+        where = f' with session_id "{session_id}"' if session_id else ""
+        return (
+            "Remember this conversation. Go through it turn by turn and call learn_from_conversation"
+            f"{where} with each of the user's turns (role and content), so that Kioko keeps the facts, "
+            "preferences, decisions, goals and events in it and updates what changed. For one thing the user "
+            "asked you to remember word for word, call add_memory instead. Then say in one sentence what was kept."
+        )
+
+    @server.prompt(
+        name="what_do_you_know",
+        title="What do you know about ...",
+        description="Everything Kioko remembers about a topic, put in front of the assistant to answer from.",
+    )
+    def what_do_you_know(topic: Annotated[str, Field(min_length=1, description="who or what to ask about")]) -> str:
+        known = me().recall(topic).text or NOTHING_REMEMBERED
+        return (
+            f"What do you know about {topic}? Answer from what Kioko remembers, below; say what is missing "
+            "rather than guessing, and call explore_memories to follow a link further.\n\n"
+            f"What Kioko remembers about {topic}:\n{known}"
+        )
 
     @server.resource(
         "kioko://memories/{memory_id}",
@@ -251,6 +363,28 @@ def create_server(
         return json.dumps([memory_view(g) for g in goals])
 
     return server
+
+
+def _server_class() -> type[MCPServer]:
+    """The SDK's MCPServer, reporting refused arguments as one sentence (see :func:`argument_problem`)."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+
+    class KiokoServer(MCPServer):
+        async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+            try:
+                return await super().call_tool(name, arguments, context)
+            except UnexpectedToolError:
+                raise
+            except ToolError as error:
+                cause = error.__cause__
+                if isinstance(cause, ValidationError):
+                    raise ToolError(argument_problem(name, cause)) from cause
+                if isinstance(cause, ToolError):  # raised by a tool (a KiokoError): its own sentence, unprefixed
+                    raise ToolError(str(cause)) from cause
+                raise
+
+    return KiokoServer
 
 
 _CALLER: contextvars.ContextVar[tuple[str, str | None] | None] = contextvars.ContextVar(

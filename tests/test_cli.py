@@ -122,7 +122,8 @@ def test_memories_from_add_to_forget_user_on_sqlite(url: str) -> None:
 
     assert as_json("delete", tea["id"], *user) == {"deleted": tea["id"]}
     again = kioko_cli("delete", tea["id"], *user)
-    assert again.exit_code == 1 and "no memory" in again.stderr
+    assert again.exit_code == 1 and f"kioko: no memory {tea['id']!r} for user 'kumar';" in again.stderr
+    assert again.stderr.count("no memory") == 1  # said once, not nested in itself
     refused = kioko_cli("forget-user", *user)
     assert refused.exit_code == 2 and "--yes" in refused.stderr
     assert len(as_json("list", *user)) == 2

@@ -18,10 +18,16 @@ import kioko  # noqa: E402
 from kioko.cli import run_quick_start  # noqa: E402
 from kioko.mcp_server import LinkType, MemoryType, create_server  # noqa: E402
 from kioko_core import links as L  # noqa: E402
-from kioko_core.kind_registry import MEMORY_TYPES  # noqa: E402
+from kioko_core.kind_registry import KINDS, MEMORY_TYPES  # noqa: E402
+
+ALIASES = [alias for info in KINDS for alias in info.aliases]
 
 TOOLS = {
     "add_memory",
+    "get_memory",
+    "list_memories",
+    "update_memory",
+    "pin_memory",
     "search_memories",
     "get_memory_context",
     "explore_memories",
@@ -57,7 +63,9 @@ def seeded() -> Any:
 
 
 def test_the_typed_choices_match_the_core() -> None:
-    assert set(MemoryType.__args__) == MEMORY_TYPES - {"profile", "working"}  # keyed kinds have their own calls
+    # every kind and alias of the registry (keyed kinds have their own calls), as the CLI accepts them
+    assert set(MemoryType.__args__) == (MEMORY_TYPES | set(ALIASES)) - {"profile", "working"}
+    assert {"lesson", "fact", "knowledge"} <= set(MemoryType.__args__)
     assert set(LinkType.__args__) == set(L.LINK_TYPES)
 
 
@@ -136,7 +144,8 @@ def test_every_tool_called(seeded: Any) -> None:
         k.target == ids["fault"] and k.by == "manual" for k in memory.graph.links(ids["procedure"], user_id="kumar")
     )
     assert out["forget"] == {"deleted": ids["tea"]}
-    assert out["forget_again"].is_error and "no memory" in out["forget_again"].content[0].text
+    assert out["forget_again"].is_error
+    assert out["forget_again"].content[0].text == f"no memory {ids['tea']!r}"  # said once, not nested in itself
 
 
 def test_learning_goes_through_the_intelligence_when_it_is_on() -> None:
