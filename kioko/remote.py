@@ -603,6 +603,15 @@ class RemoteGraph:
         }
         return triple_in(self._remote.request("POST", "/v1/entities/triples", body=_present(body)))
 
+    def delete_triple(self, triple_id: str, *, user_id: str) -> Triple | None:
+        found = self._remote.request("DELETE", f"/v1/entities/triples/{_seg(triple_id)}", params={"user_id": user_id})
+        return triple_in(found) if found is not None else None
+
+    def forget_entity(self, entity: str, *, user_id: str) -> int:
+        return int(
+            self._remote.request("DELETE", f"/v1/entities/{_seg(entity)}", params={"user_id": user_id})["deleted"]
+        )
+
     def relations(
         self, entity: str, *, user_id: str, as_of: float | None = None, include_invalid: bool = False
     ) -> list[Triple]:

@@ -397,6 +397,48 @@ class EntityGraph:
             self.forget_cached(user_id)
         return removed
 
+    def delete(self, triple_id: str, *, user_id: str) -> Triple | None:
+        """Delete triple ``triple_id`` from the user's graph and return it; None when there is no such triple.
+
+        Unlike :meth:`invalidate`, nothing is kept: the fact leaves no history (a triple's other versions,
+        closed or open, are other triples: :meth:`relations` with ``include_invalid`` lists them). For a
+        fact no memory asserted (the router's relations, manual ones), which deleting a memory cannot find.
+        """
+        scope = _graph_scope(user_id)
+        if not isinstance(triple_id, str) or not triple_id:
+            raise InvalidRecordError(f"triple_id must be a non-empty string, got {triple_id!r}")
+        record = self.store.get(scope, [triple_id])[0]
+        triple = Triple.from_record(record) if record is not None else None
+        if record is None or triple is None:
+            return None
+        self.store.update_many([Delete(id=triple_id, scope=scope)])
+        self.forget_cached(user_id)
+        return triple
+
+    def forget_entity(self, entity: str, *, user_id: str) -> int:
+        """Delete every triple naming ``entity`` (subject or object, history included); how many.
+
+        Afterwards the graph neither knows the name (:meth:`match_entities`) nor relates anything to it.
+        """
+        key = _required_key("entity", entity)
+        scope = _graph_scope(user_id)
+        term = _entity_term(key)
+        removed = 0
+        while True:
+            ids = self.store.postings(scope, [term], POSTINGS_LIMIT).ids.get(term, [])
+            gone = [
+                r
+                for r in (self.store.get(scope, ids) if ids else [])
+                if r is not None and (t := Triple.from_record(r)) is not None and key in (t.subject_key, t.object_key)
+            ]
+            if not gone:
+                break
+            self.store.update_many([Delete(id=r.id, scope=scope) for r in gone])
+            removed += len(gone)
+        if removed:
+            self.forget_cached(user_id)
+        return removed
+
     def forget_cached(self, user_id: str) -> None:
         """Drop what this process keeps of the user's graph (their triples were deleted)."""
         if self._read_cache is not None:

@@ -122,6 +122,14 @@ class Graph:
         """The shortest chain of triples from entity ``a`` to entity ``b``."""
         return self._layer.entities.path(a, b, user_id=self._user(user_id), **options)
 
+    def delete_triple(self, triple_id: str, *, user_id: str | None = None) -> Triple | None:
+        """Delete one triple, no history kept (:meth:`EntityGraph.delete`); None when there is none."""
+        return self._layer.entities.delete(triple_id, user_id=self._user(user_id))
+
+    def forget_entity(self, entity: str, *, user_id: str | None = None) -> int:
+        """Delete every triple naming ``entity``, history included; how many (:meth:`EntityGraph.forget_entity`)."""
+        return self._layer.entities.forget_entity(entity, user_id=self._user(user_id))
+
     # -- memory links: reading
 
     def links(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> list[L.MemoryLink]:

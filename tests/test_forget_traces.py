@@ -245,3 +245,33 @@ def test_delete_rewrites_the_session_episode_without_what_quoted_the_memory(memo
     assert episode is not None and "ZX-4821" in episode.content
     memory.delete(fact, user_id=U)
     assert memory.get(episode.id, user_id=U).content == "Session s: order more coffee."
+
+
+# -- triples no memory asserted: deleted one by one, or every triple of an entity
+
+
+def test_a_triple_without_a_memory_source_can_be_deleted(memory: MemoryLayer) -> None:
+    routed = memory.graph.add("Quenby", "works at", "Marrowgate depot", user_id=U, source="manage")
+    memory.graph.add("Quenby", "likes", "tea", user_id=U)
+    memory.graph.add("Brenna", "knows", "Quenby", user_id=U, source="manual")
+    assert memory.graph.delete_triple(routed.id, user_id=U) == routed
+    assert memory.graph.delete_triple(routed.id, user_id=U) is None  # gone, not closed
+    assert [t.line() for t in memory.graph.relations("Quenby", user_id=U, include_invalid=True)] == [
+        "Quenby likes tea",
+        "Brenna knows Quenby",
+    ]
+    assert memory.graph.forget_entity("quenby", user_id=U) == 2
+    assert list(memory.store.scan(Scope(U, GRAPH_AGENT))) == []  # no triple, no history, nothing naming Quenby
+    assert memory.entities.match_entities("Quenby and Brenna met", user_id=U) == []
+
+
+def test_triples_are_deleted_over_http() -> None:
+    from service_support import live_service
+
+    with live_service("memory://") as (server, layer), kioko.connect(server.url) as remote:
+        fact = remote.graph.add("Ottoline", "lives in", "Vellbrook", user_id=U, source="manage")
+        remote.graph.add("Ottoline", "owns", "a tandem", user_id=U)
+        assert remote.graph.delete_triple(fact.id, user_id=U) == fact
+        assert remote.graph.delete_triple(fact.id, user_id=U) is None
+        assert remote.graph.forget_entity("Ottoline", user_id=U) == 1
+        assert list(layer.store.scan(Scope(U, GRAPH_AGENT))) == []

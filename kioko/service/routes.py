@@ -463,6 +463,27 @@ def invalidate_triple(
     return triple_out(triple) if triple is not None else None
 
 
+@router.delete("/entities/triples/{triple_id}", tags=["graph"], response_model=S.TripleOut | None)
+def delete_triple(
+    triple_id: str, user_id: str = UserQ, svc: Service = Depends(service), who: Principal = Depends(principal)
+):
+    """Delete one triple, no history kept (forgetting a fact no memory asserted); the triple, or null."""
+    authorized(who, user_id)
+    with svc.write_lock:
+        triple = svc.layer.entities.delete(triple_id, user_id=user_id)
+    return triple_out(triple) if triple is not None else None
+
+
+@router.delete("/entities/{entity}", tags=["graph"], response_model=S.Count)
+def forget_entity(
+    entity: str, user_id: str = UserQ, svc: Service = Depends(service), who: Principal = Depends(principal)
+):
+    """Delete every triple naming the entity (subject or object), history included: how many."""
+    authorized(who, user_id)
+    with svc.write_lock:
+        return {"deleted": svc.layer.entities.forget_entity(entity, user_id=user_id)}
+
+
 @router.get("/entities/{entity}/relations", tags=["graph"], response_model=list[S.TripleOut])
 def relations(
     entity: str,
