@@ -20,6 +20,7 @@ from typing import Any, Callable
 from urllib.parse import quote
 
 from kioko_core.entities import Triple
+from kioko_core.errors import MemoryNotFound
 from kioko_core.graph import RelatedMemory
 from kioko_core.intelligence.pins import StablePrefix
 from kioko_core.intelligence.planner import RecallPlan
@@ -193,9 +194,13 @@ class RemoteMemory:
         return record_in(self.request("PATCH", f"/v1/memories/{_seg(memory_id)}", body=_present(body)))
 
     def delete(self, memory_id: str, *, user_id: str, agent_id: str | None = None) -> bool:
-        return self.request(
-            "DELETE", f"/v1/memories/{_seg(memory_id)}", params={"user_id": user_id, "agent_id": agent_id}
-        )["deleted"]
+        # the server answers 404 for a memory that is not there; the library's answer for it is False
+        try:
+            return self.request(
+                "DELETE", f"/v1/memories/{_seg(memory_id)}", params={"user_id": user_id, "agent_id": agent_id}
+            )["deleted"]
+        except MemoryNotFound:
+            return False
 
     def forget_user(self, *, user_id: str, agent_id: str | None = None) -> int:
         return self.request("DELETE", f"/v1/users/{_seg(user_id)}/memories", params={"agent_id": agent_id})["deleted"]

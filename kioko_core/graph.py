@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -143,10 +143,33 @@ class Graph:
         return sorted(found, key=lambda k: (-k.faded(now, layer.linker.config.half_life_days), k.source, k.target))
 
     def explain(self, a: str, b: str, *, user_id: str | None = None, agent_id: str | None = None) -> LinkScore:
-        """Why two memories are (or are not) linked: every signal, scored from scratch."""
+        """Why two memories are (or are not) linked: every signal, scored from scratch.
+
+        A pair that is linked is reported ``linked``. A link someone made (by hand, by feedback, a model,
+        the structure) is reported as it is stored: its type, direction and why, ``score`` its weight; the
+        evidence found now stays in ``signals`` (``evidence_score`` beside ``link_weight``), so a manual
+        link between two memories that share no words reads "linked as resolves", not "not linked".
+        """
         first = self._layer.get(a, user_id=user_id, agent_id=agent_id)
         second = self._layer.get(b, user_id=user_id, agent_id=agent_id)
-        return self._layer.linker.explain(first, second)
+        scored = self._layer.linker.explain(first, second)
+        entry = L.entry_for(first, second.id)
+        if entry is None:
+            return scored
+        stored = L.MemoryLink.from_entry(first, entry, second)
+        if stored.by == "auto":
+            # the linker's own link: the evidence found now is its account (it may have faded since)
+            return replace(scored, linked=True)
+        why = stored.why or ("linked by hand" if stored.by == "manual" else f"linked by {stored.by}")
+        return LinkScore(
+            score=round(stored.weight, 3),
+            linked=True,
+            type=stored.type,
+            why=why,
+            signals={**scored.signals, "evidence_score": scored.score, "link_weight": round(stored.weight, 4)},
+            source=stored.source,
+            target=stored.target,
+        )
 
     def related(
         self,

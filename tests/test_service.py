@@ -50,7 +50,7 @@ def test_memory_crud_and_cursor_pages(api: httpx.Client) -> None:
     assert api.get("/v1/memories", params={"user_id": U, "kind": "goal"}).json()["items"] == []
 
     assert api.delete(f"/v1/memories/{made[1]['id']}", params={"user_id": U}).json() == {"deleted": True}
-    assert api.delete(f"/v1/memories/{made[1]['id']}", params={"user_id": U}).json() == {"deleted": False}
+    assert api.delete(f"/v1/memories/{made[1]['id']}", params={"user_id": U}).status_code == 404
     missing = api.get(f"/v1/memories/{made[1]['id']}", params={"user_id": U})
     assert missing.status_code == 404 and missing.json()["error"]["type"] == "MemoryNotFound"
 

@@ -10,6 +10,8 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
+from kioko_core.errors import MemoryNotFound
+from kioko_core.kind_registry import canonical_kind
 from kioko_core.layer import MemoryLayer
 from kioko_core.links import link_entries
 from kioko_core.recall import Context, RecalledMemory
@@ -114,7 +116,9 @@ def add_memories(body: S.MemoryBatch, svc: Service = Depends(service), who: Prin
 def list_memories(
     user_id: str = UserQ,
     agent_id: str | None = AgentQ,
-    kind: list[str] | None = Query(None, description="memory types to keep (repeat the parameter)"),
+    kind: list[str] | None = Query(
+        None, description="memory types to keep (repeat the parameter); aliases (fact, lesson ...) are accepted"
+    ),
     session_id: str | None = None,
     created_after: float | None = None,
     created_before: float | None = None,
@@ -127,7 +131,7 @@ def list_memories(
     scope = authorized(who, user_id, agent_id)
     after = _cursor_in(cursor)
     wanted = Filter(
-        kinds=frozenset(kind) if kind else None,
+        kinds=frozenset(canonical_kind(k) for k in kind) if kind else None,  # 422 naming the kinds
         session_id=session_id,
         created_after=created_after,
         created_before=created_before,
@@ -194,13 +198,14 @@ def delete_memory(
     svc: Service = Depends(service),
     who: Principal = Depends(principal),
 ):
-    """Delete a memory; its neighbours forget their links to it. ``deleted`` is false when there was none."""
+    """Delete a memory; its neighbours forget their links to it. 404 MemoryNotFound when there is none."""
     authorized(who, user_id, agent_id)
     with svc.write_lock:
         deleted = svc.layer.delete(memory_id, user_id=user_id, agent_id=agent_id)
-    if deleted:
-        _event(svc, "memory.deleted", None, user_id=user_id, agent_id=agent_id, id=memory_id)
-    return {"deleted": deleted}
+    if not deleted:
+        raise MemoryNotFound(memory_id, user_id)
+    _event(svc, "memory.deleted", None, user_id=user_id, agent_id=agent_id, id=memory_id)
+    return {"deleted": True}
 
 
 # --------------------------------------------------------------------------- recall
