@@ -30,6 +30,7 @@ from kioko_core.scoped import user_scope
 from kioko_core.secrets import get_logger
 from kioko_core.store import KiokoError, Scope
 
+from . import docs_pages
 from .auth import OPEN, KeyFile, KeyRing, Principal
 from .errors import PayloadTooLarge, status_of
 from .gate import Gate
@@ -181,7 +182,7 @@ def create_app(
         version="1",
         description="Linked memory for AI agents, as a service.",
         openapi_url="/v1/openapi.json",
-        docs_url="/docs",
+        docs_url=None,  # served by docs_pages, with assets from this server instead of a CDN
         redoc_url=None,
         openapi_tags=TAGS,
         lifespan=lifespan,
@@ -189,6 +190,7 @@ def create_app(
     app.state.kioko = svc
     app.state.on_stop = []
     _errors(app)
+    docs_pages.mount(app, "/v1/openapi.json")
     # outermost first: the request log sees every answer, the gate's 401/403/413/429 included
     app.add_middleware(_BodyLimit, limit=svc.body_limit, import_limit=int(import_limit))
     app.add_middleware(
