@@ -144,11 +144,10 @@ def intelligent(
         )
     brain = options.pop("intelligence", None) or Intelligence(router, llm=llm)
     if isinstance(target, MemoryLayer):
-        from kioko_core.intelligence import build_intelligence
+        from kioko_core.intelligence import enable
 
         view = target.with_linking()  # a new layer over the same store: the layer given is left as it was
-        view.auto_graph = True
-        view.intelligence = build_intelligence(brain)
+        enable(view, brain)  # composed onto the view: routing on, managed turns feed the entity graph
         return view
     options.setdefault("auto_link", True)
     options.setdefault("auto_graph", True)

@@ -17,10 +17,8 @@ from .embedding import Embedder, OfflineEmbedder, embed_many, load_embedder
 from .entities import EntityGraph
 from .errors import IdTaken, InvalidRecordError, MemoryNotFound
 from .graph import Graph
+from .hooks import LayerHooks, extend
 from .index import IndexCache
-from .intelligence.forgetting import erase_traces
-from .intelligence.maintenance import forget_counters
-from .intelligence.surface import IntelligentMemory
 from .kind_registry import canonical_kind
 from .kinds import (
     Decisions,
@@ -64,7 +62,7 @@ def _build_embedder(embedder: Embedder | str | None, store: Store) -> Embedder:
     return embedder
 
 
-class MemoryLayer(IntelligentMemory):
+class MemoryLayer:
     """A memory layer over one store. Use :func:`kioko.connect` to build one from a URL.
 
     ``auto_link`` links every new memory at write time (spec section 3); ``linker`` overrides the
@@ -75,7 +73,10 @@ class MemoryLayer(IntelligentMemory):
     ``embedder`` an :class:`~kioko_core.embedding.Embedder` or a name (``"offline"``, ``"semantic"``);
     its ``dim`` must be the store's.
     ``intelligence`` (True, ``"heuristic"``, an Intelligence or a config dict) routes ``learn`` and
-    ``record_turn``; ``auto_graph`` lets managed turns add relations to the entity graph.
+    ``record_turn``; ``auto_graph`` lets managed turns add relations to the entity graph. Both are read by
+    the intelligence package, which installs ``manage``, ``record_turn``, ``learn``, ``plan``, ``pin``,
+    ``maintain`` and the rest on every layer, and its :class:`~kioko_core.hooks.LayerHooks` (see
+    :mod:`kioko_core.hooks`); the core itself never imports it.
     """
 
     # The typed managers (kind_registry names each kind's attribute; kinds.install attaches them).
@@ -95,6 +96,28 @@ class MemoryLayer(IntelligentMemory):
     instructions: Instructions
     profile: Profile
     working: WorkingMemory
+
+    # What the intelligence package installs on every layer (kioko_core.intelligence.surface); the core
+    # only calls ``hooks`` and reads whether an intelligence is attached.
+    hooks: LayerHooks = LayerHooks()
+    intelligence: Any = None
+    """The :class:`~kioko_core.intelligence.Intelligence` routing this layer's turns, or None."""
+    auto_graph: bool = False
+    events: Any
+    """The layer's :class:`~kioko_core.intelligence.events.EventBus` (``on`` / ``off`` register with it)."""
+    on: Callable[..., Any]
+    off: Callable[..., Any]
+    manage: Callable[..., Any]
+    record_turn: Callable[..., Any]
+    learn: Callable[..., Any]
+    plan: Callable[..., Any]
+    pin: Callable[..., Any]
+    unpin: Callable[..., Any]
+    pinned: Callable[..., Any]
+    kv: Callable[..., Any]
+    end_session: Callable[..., Any]
+    reflect: Callable[..., Any]
+    maintain: Callable[..., Any]
 
     def __init__(
         self,
@@ -121,11 +144,11 @@ class MemoryLayer(IntelligentMemory):
         self.recall_config = RecallConfig.build(recall_config)
         self.secrets = DropSecrets()
         install_kinds(self)
-        self._init_intelligence(intelligence, auto_graph)
         self._bound: Scope | None = None
         self._owns_store = True
         self._deferred = threading.local()
         """Per thread: how deep in :meth:`_purging_once`, and whether a delete inside owes a purge."""
+        extend(self, intelligence=intelligence, auto_graph=auto_graph)
 
     # -- views
 
@@ -139,6 +162,7 @@ class MemoryLayer(IntelligentMemory):
         view._bound, view.auto_link, view._owns_store = bound, auto_link, owns_store
         view.graph = Graph(view)
         install_kinds(view)
+        self.hooks.on_view(view)
         return view
 
     @property
@@ -470,7 +494,10 @@ class MemoryLayer(IntelligentMemory):
         deleted = self._delete(scope, memory_id)
         if deleted is None:
             return False
-        erase_traces(self, scope, deleted, derived=not getattr(self._deferred, "maintaining", False))
+        derived = not getattr(self._deferred, "maintaining", False)
+        if derived:
+            self.entities.forget_source(deleted.id, user_id=scope.user_id)  # the triples it asserted
+        self.hooks.on_delete(self, scope, deleted, derived=derived)
         self._purge()
         return True
 
@@ -560,7 +587,9 @@ class MemoryLayer(IntelligentMemory):
         if isinstance(config, dict):
             config = RecallConfig.build(self.recall_config, **config)
         scope = self._scope(user_id, agent_id)
-        followed = self._recall_plan(query, scope, session_id, plan, links, limit, section_limits, fill_recent)
+        followed = self.hooks.plan_recall(
+            self, query, scope, session_id, plan, links, limit, section_limits, fill_recent
+        )
         if followed is not None:
             links, limit = followed.links, followed.limit
             section_limits, fill_recent = followed.section_limits, followed.fill_recent
@@ -579,7 +608,7 @@ class MemoryLayer(IntelligentMemory):
             sections=self.intelligence is not None,
         )
         context.plan = followed
-        self._note_recall(context, scope.user_id, scope.agent_id, session_id)  # what "that worked" will credit
+        self.hooks.after_recall(self, context, scope, session_id)  # what "that worked" will credit
         return context
 
     def context(
@@ -653,10 +682,9 @@ class MemoryLayer(IntelligentMemory):
                 self.store.update_many([Delete(id=i, scope=scope) for i in ids[start : start + 500]])
             removed += len(ids)
             self.index.invalidate(scope)
-        forget_counters(self.store, scopes[0])
         if scopes[0].agent_id is None:
             self.entities.forget_cached(scopes[0].user_id)
-        self._forget_held(scopes[0])
+        self.hooks.on_forget(self, scopes[0])
         self._purge(scopes)
         return removed
 
@@ -670,7 +698,7 @@ class MemoryLayer(IntelligentMemory):
     def close(self) -> None:
         """Close the store (a :meth:`scoped` view leaves it open: it belongs to the layer the view came from)."""
         if self._owns_store:
-            self._write_uses()  # the uses recall noted for heat, before the store goes
+            self.hooks.on_close(self)  # e.g. the uses recall noted for heat, before the store goes
             self.store.close()
 
     def __enter__(self) -> MemoryLayer:

@@ -3,6 +3,10 @@
 Offline by default (:class:`HeuristicRouter`: rules, no model, deterministic), or with one model call
 per turn (:class:`LLMRouter`). Every decision is a :class:`MemoryOp` in a :class:`ManageReport`;
 :class:`OpExecutor` applies them through the typed managers. See docs/intelligence.md.
+
+Importing this package registers :func:`.surface.install` with the core (:mod:`kioko_core.hooks`): every
+:class:`~kioko_core.layer.MemoryLayer` built afterwards gets ``manage``, ``record_turn``, ``plan``,
+``maintain`` ... and the intelligence's hooks by composition.
 """
 
 from .brain import Intelligence, IntelligenceConfigError, build_intelligence
@@ -15,6 +19,7 @@ from .ops import OPERATIONS, ManageReport, MemoryOp, RouteResult
 from .pins import StablePrefix
 from .planner import LLMPlanner, QueryPlanner, RecallPlan
 from .providers import ChatModel, chat_model
+from .surface import IntelligentMemory, enable
 from .turn import MAX_TURN_CHARS, Turn
 
 __all__ = [
@@ -35,6 +40,7 @@ __all__ = [
     "MemoryOp",
     "OPERATIONS",
     "OpExecutor",
+    "IntelligentMemory",
     "QueryPlanner",
     "RecallPlan",
     "RouteResult",
@@ -42,5 +48,6 @@ __all__ = [
     "Turn",
     "build_intelligence",
     "chat_model",
+    "enable",
     "parse_operations",
 ]

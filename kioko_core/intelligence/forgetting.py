@@ -1,23 +1,31 @@
 """What deleting one memory takes with it besides the record: the traces Kioko made of it elsewhere.
 
-Called by :meth:`MemoryLayer.delete` once the record and its neighbours' links to it are gone, so every
+Called (the layer's ``on_delete`` hook, see :mod:`.surface`) by :meth:`MemoryLayer.delete` once the record,
+its neighbours' links to it and the entity triples it asserted (``source`` its id) are gone, so every
 surface that deletes (the library, a router's ``memory.delete``, a manager's ``delete``, the CLI, the
-service, MCP) erases the same things: the entity triples the memory asserted (``source`` its id), its
+service, MCP) erases the same things: its
 words in its session's rolling summary and log (:func:`.summaries.forget_memory`), its uses in the
 scope's heat record, and what this process holds about it in memory.
 """
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Callable
+
+# the modules by their full names: `from . import ...` would go through the package, whose __init__
+# registers the layer's hooks, which call this module
+import kioko_core.intelligence.consolidation as consolidation
+import kioko_core.intelligence.reflection as reflection
 
 from .. import links as L
 from ..kinds import deterministic_id
 from ..secrets import redact
 from ..store import Filter, Record, Scope
-from . import consolidation, reflection, summaries
 from .heat import forget_uses
-from .maintenance import MAINTENANCE_USER, SESSION_EPISODE_KEY
+from .maintenance import MAINTENANCE_USER, SESSION_EPISODE_KEY, MaintenanceScheduler
+from .summaries import _salient, forget_memory
 
 WORKING_KIND = "working"
 """A session's scratchpad slots (:class:`~kioko_core.kinds.WorkingMemory`)."""
@@ -35,10 +43,7 @@ def erase_traces(memory: MemoryLayer, scope: Scope, deleted: Record, *, derived:
     """
     gone = {deleted.id}
     if derived:
-        memory.entities.forget_source(deleted.id, user_id=scope.user_id)
-        emptied, managed = (
-            (None, False) if deleted.kind == WORKING_KIND else summaries.forget_memory(memory, scope, deleted)
-        )
+        emptied, managed = (None, False) if deleted.kind == WORKING_KIND else forget_memory(memory, scope, deleted)
         if emptied is not None and memory._delete(scope, emptied.id) is not None:
             gone.add(emptied.id)  # a summary left with nothing to say goes as well
         # only a managed session's scratchpad holds what the router noted (read by a scan of its slots)
@@ -47,7 +52,7 @@ def erase_traces(memory: MemoryLayer, scope: Scope, deleted: Record, *, derived:
                 gone.add(slot.id)
         gone |= _rewrite_derived(memory, scope, deleted)
     forget_uses(memory.store, Scope(MAINTENANCE_USER, None), scope, gone)
-    memory._forget_held(scope, gone)
+    forget_held(memory, scope, gone)
     return gone
 
 
@@ -176,12 +181,12 @@ def _episode_without(episode: Record, deleted: Record, carries: Callable[[str], 
 def _carrier(memory: MemoryLayer, scope: Scope, deleted: Record, holders: list[Record]) -> Callable[[str], bool]:
     """Whether a derived text carries the deleted memory: the rule of :func:`.summaries.forget_memory` (half of
     its salient words, or any word no other memory holds; what the ``holders``, made from it, hold does not count)."""
-    words = summaries._salient(deleted.content)
+    words = _salient(deleted.content)
     df = memory.store.postings(scope, sorted(words), 0).df if words else {}
     only = {w for w in words if df.get(w, 0) - sum(w in h.terms for h in holders) <= 0}
 
     def carries(text: str) -> bool:
-        shared = words & summaries._salient(text)
+        shared = words & _salient(text)
         return bool(words) and (bool(shared & only) or 2 * len(shared) >= len(words))
 
     return carries
@@ -202,4 +207,32 @@ def _slots_quoting(memory: MemoryLayer, scope: Scope, deleted: Record) -> list[R
     ]
 
 
-__all__ = ["erase_traces"]
+def served_note(layer: MemoryLayer) -> tuple[threading.Lock, OrderedDict[tuple[str, str | None, str], Any]]:
+    """The layer's lock and note of what recall served per session (set by :func:`install`)."""
+    held = vars(layer)
+    return held["_served_lock"], held["_served"]
+
+
+def forget_held(layer: MemoryLayer, scope: Scope, memory_ids: set[str] | None = None) -> None:
+    """Drop what this process keeps in memory about a deleted memory (``memory_ids``) or, without ids, about
+    the whole scope (``forget_user``; the user's own scope takes their agents' too): served notes, replies,
+    uses not yet written."""
+
+    def about(key: tuple[Any, ...]) -> bool:
+        return key[0] == scope.user_id and (scope.agent_id is None or key[1] == scope.agent_id)
+
+    lock, note = served_note(layer)
+    with lock:
+        for key in [k for k in note if about(k)]:
+            served, context = note[key]
+            shown = {r.id for r in served} | {m.record.id for m in getattr(context, "memories", [])}
+            if memory_ids is None or shown & memory_ids:
+                del note[key]
+    if memory_ids is None:
+        vars(layer)["_replies"].forget(about)
+    scheduler = getattr(layer.intelligence, "scheduler", None)
+    if isinstance(scheduler, MaintenanceScheduler):
+        scheduler.forget_held(layer, scope, memory_ids)
+
+
+__all__ = ["erase_traces", "forget_held", "served_note"]

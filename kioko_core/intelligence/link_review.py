@@ -22,7 +22,7 @@ from ..kind_registry import LINKABLE_KINDS
 from ..retry import retry_conflicts
 from ..secrets import get_logger
 from ..store import Filter, Record, Scope, Upsert
-from . import llm as _llm
+from .llm import as_ask, json_values
 
 if TYPE_CHECKING:
     from ..layer import MemoryLayer
@@ -101,7 +101,7 @@ def parse_review(text: Any) -> list[dict[str, Any]]:
     """The list under ``"links"`` in the model's answer; ValueError when there is none."""
     if not isinstance(text, str):
         raise ValueError("the model's answer is not text")
-    for value in _llm.json_values(text, "{"):
+    for value in json_values(text, "{"):
         if isinstance(value, dict) and isinstance(value.get("links"), list):
             return [v for v in value["links"] if isinstance(v, dict)]
     raise ValueError("no links JSON found in the model's answer")
@@ -120,7 +120,7 @@ def review_links(
         pairs = recent_automatic(memory, scope, count)
         if not pairs:
             return done
-        verdicts = parse_review(_llm.as_ask(llm)(review_prompt(pairs)))
+        verdicts = parse_review(as_ask(llm)(review_prompt(pairs)))
     except Exception as error:  # a failing or confused model never breaks maintenance
         log.warning("link review: %s: %s; links left as they are", type(error).__name__, error)
         done["review_error"] = f"{type(error).__name__}: {error}"[:300]

@@ -32,11 +32,16 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_all
 from typing import TYPE_CHECKING, Any
 
+# the modules by their full names: `from . import ...` would go through the package, whose __init__
+# imports the brain, which imports this module
+import kioko_core.intelligence.consolidation as consolidation
+import kioko_core.intelligence.reflection as reflection
+import kioko_core.intelligence.summaries as summaries
+
 from ..errors import ConflictError
 from ..kinds import deterministic_id
 from ..secrets import get_logger, redact
 from ..store import Delete, InvalidRecordError, Record, Scope, Upsert, check_scope
-from . import consolidation, reflection, summaries
 from .heat import forget_heat, note_uses, pin_hot, read_heat
 from .link_review import review_links
 from .llm import as_ask

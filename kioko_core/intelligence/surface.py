@@ -1,7 +1,10 @@
 """What a MemoryLayer gains from the intelligence: manage, record_turn, learn, on / off, and the served note.
 
-:class:`IntelligentMemory` is a mixin of :class:`~kioko_core.layer.MemoryLayer`; it keeps the layer
-module small and the intelligence's public calls in one place.
+Installed by composition: the core's :class:`~kioko_core.layer.MemoryLayer` knows nothing of this package.
+Importing it registers :func:`install` with :func:`kioko_core.hooks.register_extension`, so every layer built
+afterwards gets the intelligence's state (``intelligence``, ``auto_graph``, ``events``), its
+:class:`IntelligenceHooks` (plan a recall, note what recall served, erase a deleted memory's traces, forget a
+user's counters, write the uses on close) and the public calls of :class:`IntelligentMemory` bound to it.
 """
 
 from __future__ import annotations
@@ -10,52 +13,132 @@ import dataclasses
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..hooks import LayerHooks, register_extension
 from ..recall import DEFAULT_LINKS, pinned_memories
-from ..store import InvalidRecordError, Scope
+from ..store import InvalidRecordError, Record, Scope
 from .brain import Intelligence, build_intelligence
 from .events import Callback, EventBus
 from .executor import OpExecutor
-from .maintenance import MaintenanceScheduler
+from .forgetting import erase_traces, forget_held, served_note
+from .maintenance import MaintenanceScheduler, forget_counters
 from .ops import ManageReport, MemoryOp
 from .pins import StablePrefix, set_pinned, stable_prefix
 from .planner import RecallPlan, check_plan_options
 from .turn import messages_of, redacted_messages
 
+if TYPE_CHECKING:
+    from ..layer import MemoryLayer
+
 SERVED_KINDS = frozenset({"procedural", "skill", "strategy"})
 MAX_SESSIONS_NOTED = 1024
 """Sessions whose last recall is remembered for feedback; the oldest give way."""
 
+PUBLIC_CALLS = (
+    "on",
+    "off",
+    "manage",
+    "record_turn",
+    "learn",
+    "plan",
+    "pin",
+    "unpin",
+    "pinned",
+    "kv",
+    "end_session",
+    "reflect",
+    "maintain",
+)
+"""The calls :func:`install` puts on a layer (each bound to that layer, or to the view it is on)."""
+
+
+def install(layer: MemoryLayer, *, intelligence: Any = None, auto_graph: bool = False) -> None:
+    """Give a new layer the intelligence's state, hooks and calls (run by the layer's constructor)."""
+    layer.events = EventBus()
+    layer.auto_graph = bool(auto_graph)
+    layer.intelligence = build_intelligence(intelligence)
+    # what this process holds for the layer, shared with its views (the router reads _served and _replies)
+    held = vars(layer)  # not the core's attributes: the layer's class does not declare them
+    held["_on_demand"] = None
+    held["_served"] = OrderedDict()  # (user, agent, session) -> (what recall served, its Context)
+    held["_served_lock"] = threading.Lock()
+    held["_replies"] = _Recent(MAX_SESSIONS_NOTED)  # (user, agent, session) -> the agent's last reply
+    layer.hooks = HOOKS
+    _bind_calls(layer)
+
+
+def enable(layer: MemoryLayer, intelligence: Any) -> None:
+    """Turn the intelligence on for ``layer`` (a fresh view, see :func:`kioko.intelligent`): it routes turns
+    with ``intelligence`` and managed turns feed the entity graph."""
+    layer.auto_graph = True
+    layer.intelligence = build_intelligence(intelligence)
+
+
+def _bind_calls(layer: MemoryLayer) -> None:
+    surface = IntelligentMemory(layer)
+    for name in PUBLIC_CALLS:
+        setattr(layer, name, getattr(surface, name))
+
+
+class IntelligenceHooks(LayerHooks):
+    """The intelligence at the layer's turning points (one instance serves every layer: it holds nothing)."""
+
+    def plan_recall(
+        self,
+        layer: Any,
+        query: str,
+        scope: Scope,
+        session_id: str | None,
+        plan: Any,
+        links: int | None,
+        limit: int | None,
+        section_limits: dict[str, int] | None,
+        fill_recent: list[str] | None,
+    ) -> RecallPlan | None:
+        return _recall_plan(layer, query, scope, session_id, plan, links, limit, section_limits, fill_recent)
+
+    def after_recall(self, layer: Any, context: Any, scope: Scope, session_id: str | None) -> None:
+        _note_recall(layer, context, scope.user_id, scope.agent_id, session_id)
+
+    def on_delete(self, layer: Any, scope: Scope, deleted: Record, *, derived: bool) -> None:
+        erase_traces(layer, scope, deleted, derived=derived)
+
+    def on_forget(self, layer: Any, scope: Scope) -> None:
+        forget_counters(layer.store, scope)
+        forget_held(layer, scope)
+
+    def on_view(self, view: Any) -> None:
+        _bind_calls(view)  # the calls of the layer it came from act for that layer's scope, not the view's
+
+    def on_close(self, layer: Any) -> None:
+        _write_uses(layer)
+
+
+HOOKS = IntelligenceHooks()
+
 
 class IntelligentMemory:
-    """The intelligence's surface on a layer. ``intelligence`` is None when the layer was built without it."""
+    """The intelligence's calls on one layer (or view); :func:`install` binds them onto it as attributes."""
 
-    intelligence: Any = None
-    auto_graph: bool = False
-    _scope: Callable[[str | None, str | None], Scope]
-    """The layer's scope resolution (a scoped view's user; reserved names refused)."""
+    def __init__(self, layer: MemoryLayer) -> None:
+        self._layer = layer
 
-    def _init_intelligence(self, intelligence: Any = None, auto_graph: bool = False) -> None:
-        self.events = EventBus()
-        self.auto_graph = bool(auto_graph)
-        self.intelligence = build_intelligence(intelligence)
-        self._on_demand: Intelligence | None = None
-        self._served: OrderedDict[tuple[str, str | None, str], tuple[list[Any], Any]] = OrderedDict()
-        """(user, agent, session) -> (procedures, skills, lessons served; the Context they came in)."""
-        self._served_lock = threading.Lock()
-        self._replies = _Recent(MAX_SESSIONS_NOTED)
-        """(user, agent, session) -> the agent's last reply in a managed turn (feedback reads it)."""
+    def _scope(self, user_id: str | None, agent_id: str | None) -> Scope:
+        """The layer's scope resolution (a scoped view's user; reserved names refused)."""
+        return self._layer._scope(user_id, agent_id)
 
     # -- events
 
     def on(self, event: str, callback: Callback) -> Callback:
         """Call ``callback(payload)`` after every ``event`` (``"memory.managed"``, ``"memory.linked"``, ``"*"``)."""
-        return self.events.on(event, callback)
+        events: EventBus = self._layer.events
+        return events.on(event, callback)
 
     def off(self, event: str, callback: Callback) -> bool:
         """Stop calling ``callback`` for ``event``."""
-        return self.events.off(event, callback)
+        events: EventBus = self._layer.events
+        return events.off(event, callback)
 
     # -- managed writes
 
@@ -74,13 +157,9 @@ class IntelligentMemory:
         """
         scope = self._scope(user_id, agent_id)  # a scoped view's user; reserved names refused
         user_id, agent_id = scope.user_id, scope.agent_id
-        brain = self.intelligence
-        if brain is None:
-            if self._on_demand is None:
-                self._on_demand = Intelligence()
-            brain = self._on_demand
+        brain = self._layer.intelligence or _on_demand(self._layer)
         report: ManageReport = brain.manage(
-            self, text, user_id=user_id, agent_id=agent_id, session_id=session_id, dry_run=dry_run
+            self._layer, text, user_id=user_id, agent_id=agent_id, session_id=session_id, dry_run=dry_run
         )
         return report
 
@@ -119,9 +198,14 @@ class IntelligentMemory:
         of the session.
         """
         scope = self._scope(user_id, agent_id)  # a scoped view's user; reserved names refused
-        if self.intelligence is not None:
-            managed: ManageReport = self.intelligence.manage(
-                self, messages, user_id=scope.user_id, agent_id=scope.agent_id, session_id=session_id, dry_run=dry_run
+        if self._layer.intelligence is not None:
+            managed: ManageReport = self._layer.intelligence.manage(
+                self._layer,
+                messages,
+                user_id=scope.user_id,
+                agent_id=scope.agent_id,
+                session_id=session_id,
+                dry_run=dry_run,
             )
             return managed
         ops = [
@@ -133,7 +217,7 @@ class IntelligentMemory:
             for m in redacted_messages(messages_of(messages))
             if m["role"] == "user" and m["content"].strip()
         ]
-        OpExecutor(self).apply(  # type: ignore[arg-type]
+        OpExecutor(self._layer).apply(
             ops,
             user_id=scope.user_id,
             agent_id=scope.agent_id,
@@ -153,15 +237,6 @@ class IntelligentMemory:
 
     # -- the read path
 
-    def _brain(self) -> Intelligence:
-        """The layer's intelligence, or the offline one on demand (plan() works on any layer)."""
-        brain: Intelligence | None = self.intelligence
-        if brain is None or not callable(getattr(brain, "plan", None)):
-            if self._on_demand is None:
-                self._on_demand = Intelligence()
-            brain = self._on_demand
-        return brain
-
     def plan(
         self, query: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
     ) -> RecallPlan:
@@ -169,8 +244,8 @@ class IntelligentMemory:
         if not isinstance(query, str):
             raise InvalidRecordError("query must be a string")
         scope = self._scope(user_id, agent_id)
-        followed: RecallPlan = self._brain().plan(
-            self,  # type: ignore[arg-type]
+        followed: RecallPlan = _brain(self._layer).plan(
+            self._layer,
             query,
             user_id=scope.user_id,
             agent_id=scope.agent_id,
@@ -178,82 +253,33 @@ class IntelligentMemory:
         )
         return followed
 
-    def _recall_plan(
-        self,
-        query: str,
-        scope: Scope,
-        session_id: str | None,
-        plan: Any,
-        links: int | None,
-        limit: int | None,
-        section_limits: dict[str, int] | None,
-        fill_recent: list[str] | None,
-    ) -> RecallPlan | None:
-        """The plan recall follows, explicit options applied; None for a plain recall (no plan asked for)."""
-        check_plan_options(
-            section_limits if section_limits is not None else {}, fill_recent if fill_recent is not None else []
-        )
-        if plan is None:
-            plan = "auto" if self.intelligence is not None else False
-        if plan is False:
-            if section_limits is None and fill_recent is None:
-                return None
-            plan = RecallPlan(
-                reason="options passed to recall", links=DEFAULT_LINKS if links is None else links, limit=limit
-            )
-        elif plan is True or plan == "auto":
-            plan = self._brain().plan(
-                self,  # type: ignore[arg-type]
-                query,
-                user_id=scope.user_id,
-                agent_id=scope.agent_id,
-                session_id=session_id,
-            )
-        if not isinstance(plan, RecallPlan):
-            raise InvalidRecordError(f"plan must be 'auto', False or a RecallPlan, got {plan!r}")
-        return dataclasses.replace(
-            plan,
-            links=plan.links if links is None else links,
-            limit=plan.limit if limit is None else limit,
-            section_limits={**plan.section_limits, **(section_limits or {})},
-            fill_recent=list(plan.fill_recent if fill_recent is None else fill_recent),
-        )
-
     # -- pins and the stable prefix
 
     def pin(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Any:
         """Pin a memory: every context shows it under "Keep in mind (frequently needed)"; it joins :meth:`kv`."""
-        return set_pinned(self, memory_id, True, user_id=user_id, agent_id=agent_id)  # type: ignore[arg-type]
+        return set_pinned(self._layer, memory_id, True, user_id=user_id, agent_id=agent_id)
 
     def unpin(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Any:
         """Unpin a memory (a memory that was not pinned is returned as it is)."""
-        return set_pinned(self, memory_id, False, user_id=user_id, agent_id=agent_id)  # type: ignore[arg-type]
+        return set_pinned(self._layer, memory_id, False, user_id=user_id, agent_id=agent_id)
 
     def pinned(self, *, user_id: str | None = None, agent_id: str | None = None) -> list[Any]:
         """The scope's pinned memories, oldest pin first (at most the pinned section's 10)."""
-        return pinned_memories(self, self._scope(user_id, agent_id))  # type: ignore[arg-type]
+        return pinned_memories(self._layer, self._scope(user_id, agent_id))
 
     def kv(self, *, user_id: str | None = None, agent_id: str | None = None) -> StablePrefix:
         """The stable prefix for provider prompt caches: profile, instructions and pins, byte-identical from
         turn to turn until one of them changes (``prefix.text``, ``prefix.digest``, ``prefix.memory_ids``)."""
-        return stable_prefix(self, self._scope(user_id, agent_id))  # type: ignore[arg-type]
+        return stable_prefix(self._layer, self._scope(user_id, agent_id))
 
     # -- maintenance
-
-    def _scheduler(self) -> MaintenanceScheduler:
-        """The layer's scheduler, else the default one (maintain() and end_session() work on any layer)."""
-        for brain in (self.intelligence, self._brain()):
-            scheduler = getattr(brain, "scheduler", None)
-            if isinstance(scheduler, MaintenanceScheduler):
-                return scheduler
-        return MaintenanceScheduler()
 
     def end_session(self, session_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Any:
         """Wrap a session up now: its task and lasting scratchpad slots become the session's episode (updated
         if it was wrapped up before), and the scratchpad is cleared. Returns the episode, or None."""
         scope = self._scope(user_id, agent_id)
-        return self._scheduler().end_session(
-            self,  # type: ignore[arg-type]
+        return _scheduler(self._layer).end_session(
+            self._layer,
             session_id,
             user_id=scope.user_id,
             agent_id=scope.agent_id,
@@ -264,7 +290,7 @@ class IntelligentMemory:
         """Reflect on the user's recent episodes now (``maintain(tasks=["reflect"])`` for one user): recurring
         themes offline, insights with evidence with a model. ``{"insights": [ids], "themes": [ids], "error": ...}``."""
         scope = self._scope(user_id, agent_id)
-        return self._scheduler().reflect(self, user_id=scope.user_id, agent_id=scope.agent_id)  # type: ignore[arg-type]
+        return _scheduler(self._layer).reflect(self._layer, user_id=scope.user_id, agent_id=scope.agent_id)
 
     def maintain(
         self, *, user_id: str | None = None, agent_id: str | None = None, tasks: list[str] | None = None
@@ -272,68 +298,112 @@ class IntelligentMemory:
         """Run maintenance now (``tasks``: ``"end_sessions"``, ``"summarize"``, ``"reflect"``, ``"tend"``, ``"pin"``,
         ``"consolidate"``; default all) for one user, or for every user the scheduler has counted turns for when no
         user is given (a layer bound to a user: that user)."""
-        if user_id is None and agent_id is None and getattr(self, "_bound", None) is None:
-            return self._scheduler().run(self, tasks=tasks)  # type: ignore[arg-type]
+        if user_id is None and agent_id is None and self._layer.scope is None:
+            return _scheduler(self._layer).run(self._layer, tasks=tasks)
         scope = self._scope(user_id, agent_id)
-        return self._scheduler().run(
-            self,  # type: ignore[arg-type]
+        return _scheduler(self._layer).run(
+            self._layer,
             user_id=scope.user_id,
             agent_id=scope.agent_id,
             tasks=tasks,
         )
 
-    def _write_uses(self) -> None:
-        """Write the uses recall noted and the scheduler still holds for this layer's store (on close)."""
-        scheduler = getattr(self.intelligence, "scheduler", None)
+
+# --------------------------------------------------------------------------- the hooks' work
+
+
+def _on_demand(layer: MemoryLayer) -> Intelligence:
+    """The offline intelligence a layer built without one uses when asked (manage, plan, maintain)."""
+    brain: Intelligence | None = getattr(layer, "_on_demand", None)
+    if brain is None:
+        brain = Intelligence()
+        vars(layer)["_on_demand"] = brain
+    return brain
+
+
+def _brain(layer: MemoryLayer) -> Intelligence:
+    """The layer's intelligence, or the offline one on demand (plan() works on any layer)."""
+    brain: Intelligence | None = layer.intelligence
+    if brain is None or not callable(getattr(brain, "plan", None)):
+        brain = _on_demand(layer)
+    return brain
+
+
+def _recall_plan(
+    layer: MemoryLayer,
+    query: str,
+    scope: Scope,
+    session_id: str | None,
+    plan: Any,
+    links: int | None,
+    limit: int | None,
+    section_limits: dict[str, int] | None,
+    fill_recent: list[str] | None,
+) -> RecallPlan | None:
+    """The plan recall follows, explicit options applied; None for a plain recall (no plan asked for)."""
+    check_plan_options(
+        section_limits if section_limits is not None else {}, fill_recent if fill_recent is not None else []
+    )
+    if plan is None:
+        plan = "auto" if layer.intelligence is not None else False
+    if plan is False:
+        if section_limits is None and fill_recent is None:
+            return None
+        plan = RecallPlan(
+            reason="options passed to recall", links=DEFAULT_LINKS if links is None else links, limit=limit
+        )
+    elif plan is True or plan == "auto":
+        plan = _brain(layer).plan(layer, query, user_id=scope.user_id, agent_id=scope.agent_id, session_id=session_id)
+    if not isinstance(plan, RecallPlan):
+        raise InvalidRecordError(f"plan must be 'auto', False or a RecallPlan, got {plan!r}")
+    return dataclasses.replace(
+        plan,
+        links=plan.links if links is None else links,
+        limit=plan.limit if limit is None else limit,
+        section_limits={**plan.section_limits, **(section_limits or {})},
+        fill_recent=list(plan.fill_recent if fill_recent is None else fill_recent),
+    )
+
+
+def _scheduler(layer: MemoryLayer) -> MaintenanceScheduler:
+    """The layer's scheduler, else the default one (maintain() and end_session() work on any layer)."""
+    for brain in (layer.intelligence, _brain(layer)):
+        scheduler = getattr(brain, "scheduler", None)
         if isinstance(scheduler, MaintenanceScheduler):
-            scheduler.write_uses(self)  # type: ignore[arg-type]
+            return scheduler
+    return MaintenanceScheduler()
 
-    # -- forgetting what this process holds
 
-    def _forget_held(self, scope: Scope, memory_ids: set[str] | None = None) -> None:
-        """Drop what this process keeps in memory about a deleted memory (``memory_ids``) or, without ids, about
-        the whole scope (``forget_user``; the user's own scope takes their agents' too): served notes, replies,
-        uses not yet written."""
+def _write_uses(layer: MemoryLayer) -> None:
+    """Write the uses recall noted and the scheduler still holds for this layer's store (on close)."""
+    scheduler = getattr(layer.intelligence, "scheduler", None)
+    if isinstance(scheduler, MaintenanceScheduler):
+        scheduler.write_uses(layer)
 
-        def about(key: tuple[Any, ...]) -> bool:
-            return key[0] == scope.user_id and (scope.agent_id is None or key[1] == scope.agent_id)
 
-        with self._served_lock:
-            for key in [k for k in self._served if about(k)]:
-                served, context = self._served[key]
-                shown = {r.id for r in served} | {m.record.id for m in getattr(context, "memories", [])}
-                if memory_ids is None or shown & memory_ids:
-                    del self._served[key]
-        if memory_ids is None:
-            self._replies.forget(about)
-        scheduler = getattr(self.intelligence, "scheduler", None)
-        if isinstance(scheduler, MaintenanceScheduler):
-            scheduler.forget_held(self, scope, memory_ids)  # type: ignore[arg-type]
-
-    # -- what recall gave the agent
-
-    def _note_recall(self, context: Any, user_id: str, agent_id: str | None, session_id: str | None) -> None:
-        """Remember the procedures, skills and lessons a session's recall gave the agent (for "that worked"),
-        and count a use of every memory the query retrieved on its own (heat; a pinned memory shown only in
-        the pinned section, an open goal or a memory only a link brought are not used)."""
-        scheduler = getattr(self.intelligence, "scheduler", None)
-        if isinstance(scheduler, MaintenanceScheduler) and scheduler.pins:
-            used = [
-                m.record.id
-                for m in getattr(context, "memories", [])
-                if "rrf" in m.signals and m.record.user_id == user_id  # the shared knowledge base heats no one
-            ]
-            scheduler.note_recalled(self, used, user_id=user_id, agent_id=agent_id)  # type: ignore[arg-type]
-        if not session_id:
-            return
-        served = [m.record for m in getattr(context, "memories", []) if m.record.kind in SERVED_KINDS]
-        key = (user_id, agent_id, session_id)
-        with self._served_lock:  # recall may run on several threads of one agent
-            self._served.pop(key, None)
-            if served:
-                self._served[key] = (served, context)
-                while len(self._served) > MAX_SESSIONS_NOTED:
-                    self._served.popitem(last=False)
+def _note_recall(layer: MemoryLayer, context: Any, user_id: str, agent_id: str | None, session_id: str | None) -> None:
+    """Remember the procedures, skills and lessons a session's recall gave the agent (for "that worked"),
+    and count a use of every memory the query retrieved on its own (heat; a pinned memory shown only in
+    the pinned section, an open goal or a memory only a link brought are not used)."""
+    scheduler = getattr(layer.intelligence, "scheduler", None)
+    if isinstance(scheduler, MaintenanceScheduler) and scheduler.pins:
+        used = [
+            m.record.id
+            for m in getattr(context, "memories", [])
+            if "rrf" in m.signals and m.record.user_id == user_id  # the shared knowledge base heats no one
+        ]
+        scheduler.note_recalled(layer, used, user_id=user_id, agent_id=agent_id)
+    if not session_id:
+        return
+    served = [m.record for m in getattr(context, "memories", []) if m.record.kind in SERVED_KINDS]
+    key = (user_id, agent_id, session_id)
+    lock, note = served_note(layer)
+    with lock:  # recall may run on several threads of one agent
+        note.pop(key, None)
+        if served:
+            note[key] = (served, context)
+            while len(note) > MAX_SESSIONS_NOTED:
+                note.popitem(last=False)
 
 
 class _Recent:
@@ -360,3 +430,8 @@ class _Recent:
             self._items[key] = value[:4000]  # the start of a reply names what it suggests
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
+
+
+register_extension(install)
+
+__all__ = ["HOOKS", "IntelligenceHooks", "IntelligentMemory", "enable", "install"]

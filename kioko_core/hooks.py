@@ -1,0 +1,92 @@
+"""The layer's turning points, where a package above the core may act: the core never imports that package.
+
+:class:`~kioko_core.layer.MemoryLayer` calls its ``hooks`` (a :class:`LayerHooks`) when it plans a recall,
+after a recall, after a delete, when a user is forgotten, when a view of it is made and when it closes.
+Here every hook does nothing, so the core works alone. The intelligence package
+(:mod:`kioko_core.intelligence.surface`) registers an extension with :func:`register_extension`; every
+layer built afterwards runs it, and it installs its own hooks and its public calls (``manage``,
+``record_turn``, ``plan``, ``maintain`` ...) on the layer by composition. This is the drivers' pattern
+(:func:`kioko_core.registry.register_store`) turned upwards: the arrow points from the intelligence to
+the core, never back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .errors import InvalidRecordError
+
+if TYPE_CHECKING:
+    from .recall import Context
+    from .store import Record, Scope
+
+
+class FollowedPlan(Protocol):
+    """What recall reads of a plan: the caps it follows (a :class:`~kioko_core.intelligence.planner.RecallPlan`)."""
+
+    links: int
+    limit: int | None
+    section_limits: dict[str, int]
+    fill_recent: list[str]
+
+
+class LayerHooks:
+    """The no-op hooks: a layer with these recalls as asked, deletes only the record and its links, holds nothing."""
+
+    def plan_recall(
+        self,
+        layer: Any,
+        query: str,
+        scope: Scope,
+        session_id: str | None,
+        plan: Any,
+        links: int | None,
+        limit: int | None,
+        section_limits: dict[str, int] | None,
+        fill_recent: list[str] | None,
+    ) -> FollowedPlan | None:
+        """The plan recall follows (its caps win over the call's), or None to recall with the call's options."""
+        return None
+
+    def after_recall(self, layer: Any, context: Context, scope: Scope, session_id: str | None) -> None:
+        """What recall gave the agent (``context``), once it is built."""
+
+    def on_delete(self, layer: Any, scope: Scope, deleted: Record, *, derived: bool) -> None:
+        """``deleted`` is gone from ``scope`` (with its links and its own triples): erase what else was made of it.
+        ``derived`` False for housekeeping deletes, which keep what was derived from the memory's content."""
+
+    def on_forget(self, layer: Any, scope: Scope) -> None:
+        """Every memory of ``scope`` is gone (``forget_user``): drop what else belongs to it."""
+
+    def on_view(self, view: Any) -> None:
+        """``view`` was made from a layer (:meth:`~kioko_core.layer.MemoryLayer.scoped`, ``with_linking``)."""
+
+    def on_close(self, layer: Any) -> None:
+        """The layer is closing its store: write what is still held in this process."""
+
+
+Extension = Callable[..., None]
+"""``extension(layer, intelligence=..., auto_graph=...)``: installs a package's hooks and calls on a new layer."""
+
+_extensions: list[Extension] = []
+
+
+def register_extension(extension: Extension) -> None:
+    """Run ``extension`` on every layer built from now on (registering the same one twice runs it once)."""
+    if extension not in _extensions:
+        _extensions.append(extension)
+
+
+def extend(layer: Any, **options: Any) -> None:
+    """Run the registered extensions on a new layer; options that no extension is there to take are an error."""
+    if not _extensions and any(value not in (None, False) for value in options.values()):
+        named = ", ".join(sorted(k for k, v in options.items() if v not in (None, False)))
+        raise InvalidRecordError(
+            f"{named} needs Kioko's intelligence, which is not loaded: import kioko (or kioko_core.intelligence) first"
+        )
+    for extension in _extensions:
+        extension(layer, **options)
+
+
+__all__ = ["FollowedPlan", "LayerHooks", "extend", "register_extension"]
