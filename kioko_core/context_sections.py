@@ -21,7 +21,7 @@ from .store import Filter, Record, Scope
 
 if TYPE_CHECKING:
     from .entities import Triple
-    from .layer import MemoryLayer
+    from .parts import LayerParts
 
 STABLE_KINDS = frozenset({"profile", "instruction"})
 DEFAULT_CAPS = {"profile": 10, "instructions": 10, "graph": 5, "working": 10}
@@ -48,7 +48,7 @@ def cap(caps: dict[str, int], section: str) -> int:
     return max(0, int(caps.get(section, DEFAULT_CAPS[section])))
 
 
-def gather(layer: MemoryLayer, scope: Scope, query: str, session_id: str | None, caps: dict[str, int]) -> Sections:
+def gather(layer: LayerParts, scope: Scope, query: str, session_id: str | None, caps: dict[str, int]) -> Sections:
     """The profile (by slot), instructions (oldest first), relations and working memory for one context."""
     found = Sections()
     if cap(caps, "profile") or cap(caps, "instructions"):
@@ -67,7 +67,7 @@ def gather(layer: MemoryLayer, scope: Scope, query: str, session_id: str | None,
     return found
 
 
-def relations_for(layer: MemoryLayer, user_id: str, query: str, count: int) -> list[Triple]:
+def relations_for(layer: LayerParts, user_id: str, query: str, count: int) -> list[Triple]:
     """The valid relations of the entities ``query`` names, in the order it names them, each once."""
     entities: Any = getattr(layer, "entities", None)
     if entities is None:

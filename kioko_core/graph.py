@@ -17,7 +17,7 @@ from .store import Filter, Record, Scope, Upsert
 
 if TYPE_CHECKING:
     from .entities import Triple
-    from .layer import MemoryLayer
+    from .parts import ScopedParts
 
 
 @dataclass
@@ -97,7 +97,7 @@ class ConnectReport:
 class Graph:
     """``memory.graph``: the entity graph and the memory links of one MemoryLayer."""
 
-    def __init__(self, layer: MemoryLayer) -> None:
+    def __init__(self, layer: ScopedParts) -> None:
         self._layer = layer
 
     def _user(self, user_id: str | None) -> str:
@@ -506,7 +506,7 @@ def _prunable(entry: dict[str, Any], present: set[str], now: float, config: Any)
     return bool(faded < config.min_weight)
 
 
-def _prune_one(layer: MemoryLayer, scope: Scope, memory_id: str, now: float) -> int:
+def _prune_one(layer: ScopedParts, scope: Scope, memory_id: str, now: float) -> int:
     """Drop one memory's faded links and links to memories that are gone (both halves); how many went."""
     config = layer.linker.config
     current = layer.store.get(scope, [memory_id])[0]
@@ -531,7 +531,7 @@ def _prune_one(layer: MemoryLayer, scope: Scope, memory_id: str, now: float) -> 
     return removed
 
 
-def _both(layer: MemoryLayer, scope: Scope, a: str, b: str) -> tuple[Record, Record]:
+def _both(layer: ScopedParts, scope: Scope, a: str, b: str) -> tuple[Record, Record]:
     first, second = layer.store.get(scope, [a, b])
     for memory_id, found in ((a, first), (b, second)):
         if found is None:

@@ -41,7 +41,7 @@ from .kind_registry import KINDS, kind_info
 from .store import Delete, Filter, Record, Scope
 
 if TYPE_CHECKING:
-    from .layer import MemoryLayer
+    from .parts import KindsHost
 
 GOAL_OPEN, GOAL_DONE, GOAL_DROPPED = "open", "done", "dropped"
 MAX_NOTES = 20
@@ -138,7 +138,7 @@ class KindManager:
     noun: str = ""
     """What it is called in messages ("goal", "lesson")."""
 
-    def __init__(self, layer: MemoryLayer) -> None:
+    def __init__(self, layer: KindsHost) -> None:
         self._layer = layer
 
     def __repr__(self) -> str:
@@ -247,7 +247,7 @@ class KindManager:
         return self._layer.delete(memory_id, user_id=user_id, agent_id=agent_id)
 
 
-def _scan(layer: MemoryLayer, scope: Scope, kind: str, session_id: str | None = None) -> list[Record]:
+def _scan(layer: KindsHost, scope: Scope, kind: str, session_id: str | None = None) -> list[Record]:
     found = list(layer.store.scan(scope, Filter(kinds=frozenset({kind}), session_id=session_id)))
     return sorted(found, key=lambda r: (r.created_at, r.id))
 
@@ -981,7 +981,7 @@ class Profile:
 
     kind = "profile"
 
-    def __init__(self, layer: MemoryLayer) -> None:
+    def __init__(self, layer: KindsHost) -> None:
         self._layer = layer
 
     def __repr__(self) -> str:
@@ -1050,7 +1050,7 @@ class WorkingMemory:
 
     kind = "working"
 
-    def __init__(self, layer: MemoryLayer) -> None:
+    def __init__(self, layer: KindsHost) -> None:
         self._layer = layer
 
     def __repr__(self) -> str:
@@ -1179,7 +1179,7 @@ MANAGERS: dict[str, type] = {
 """Attribute name on a MemoryLayer -> manager class (the kind registry names the attribute)."""
 
 
-def install(layer: MemoryLayer) -> None:
+def install(layer: KindsHost) -> None:
     """Attach every typed manager to ``layer`` (``layer.goals``, ``layer.decisions`` ...; ``lessons`` = strategies).
 
     :class:`MemoryLayer` does this itself; the attributes are declared on the class for type checkers.

@@ -9,7 +9,7 @@ from .recall import Context, problem_memories
 from .store import Record, Scope, Upsert
 
 if TYPE_CHECKING:
-    from .layer import MemoryLayer
+    from .parts import LayerParts
 
 FEEDBACK_WEIGHT = 0.8
 FEEDBACK_WINDOW = 6 * 3600.0
@@ -17,7 +17,7 @@ HEBBIAN_RATE = 0.2
 
 
 def apply_feedback(
-    layer: MemoryLayer, scope: Scope, credited: str | None, session_id: str | None, context: Context | None, now: float
+    layer: LayerParts, scope: Scope, credited: str | None, session_id: str | None, context: Context | None, now: float
 ) -> list[L.MemoryLink]:
     """Link the credited fix to the problems it solved and strengthen the links used together, in one batch."""
     changed: dict[str, Record] = {}

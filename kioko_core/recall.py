@@ -21,7 +21,7 @@ from .store import Filter, InvalidRecordError, Record, Scope, check_scope
 from .text import analyze, has_problem_cue, stem
 
 if TYPE_CHECKING:
-    from .layer import MemoryLayer
+    from .parts import LayerParts
 
 RRF_K = 60
 DEFAULT_LINKS = 3
@@ -175,7 +175,7 @@ def _rank(scores: dict[str, float], records: dict[str, Record]) -> dict[str, int
 
 
 def lexical_scores(
-    layer: MemoryLayer, scope: Scope, query: str, config: RecallConfig, limit: int, extra_terms: Sequence[str] = ()
+    layer: LayerParts, scope: Scope, query: str, config: RecallConfig, limit: int, extra_terms: Sequence[str] = ()
 ) -> tuple[dict[str, float], dict[str, list[str]], Any]:
     """The ``limit`` memories whose terms best overlap the question's, weighted by IDF (postings only, no scan).
 
@@ -252,7 +252,7 @@ class Retrieved:
 
 
 def retrieve(
-    layer: MemoryLayer,
+    layer: LayerParts,
     scope: Scope,
     query: str,
     config: RecallConfig,
@@ -347,7 +347,7 @@ def _may_show(record: Record) -> bool:
 
 
 def recall(
-    layer: MemoryLayer,
+    layer: LayerParts,
     query: str,
     *,
     user_id: str,
@@ -458,7 +458,7 @@ def _json_copy(value: Any) -> Any:
     return value
 
 
-def pinned_memories(layer: MemoryLayer, scope: Scope, count: int = PINNED_SHOWN) -> list[Record]:
+def pinned_memories(layer: LayerParts, scope: Scope, count: int = PINNED_SHOWN) -> list[Record]:
     """The scope's pinned memories, oldest first (one postings call and one get, never a scan)."""
     if count <= 0:
         return []
@@ -471,7 +471,7 @@ def pinned_memories(layer: MemoryLayer, scope: Scope, count: int = PINNED_SHOWN)
     return sorted(found, key=lambda r: (r.created_at, r.id))[:count]
 
 
-def _newest(layer: MemoryLayer, scope: Scope, kind: str, count: int) -> list[Record]:
+def _newest(layer: LayerParts, scope: Scope, kind: str, count: int) -> list[Record]:
     """The newest ``count`` memories of ``kind`` the context may show (a replaced decision is not in force)."""
     term = KIND_TERM + kind
     ids = layer.index.lookup(scope, [term], 4 * count + 8)[2].get(term, [])
@@ -480,7 +480,7 @@ def _newest(layer: MemoryLayer, scope: Scope, kind: str, count: int) -> list[Rec
 
 
 def _links_section(
-    layer: MemoryLayer, recalled: dict[str, RecalledMemory], brought: set[str], always: set[str], hood: Any, now: float
+    layer: LayerParts, recalled: dict[str, RecalledMemory], brought: set[str], always: set[str], hood: Any, now: float
 ) -> list[L.MemoryLink]:
     """Links among the context's memories, in the spec's order, at most 6, at most 2 per memory while others wait."""
     found: dict[tuple[str, str], L.MemoryLink] = {}
@@ -568,7 +568,7 @@ def goal_line(record: Record) -> str:
     return f"{text[: len(text) - len(end)].rstrip()} ({', '.join(extra)}){end}"
 
 
-def problem_memories(layer: MemoryLayer, scope: Scope, session_id: str, since: float) -> list[Record]:
+def problem_memories(layer: LayerParts, scope: Scope, session_id: str, since: float) -> list[Record]:
     """Episodes and facts of a session written since ``since`` with a problem cue (for feedback)."""
     ids = layer.index.lookup(scope, ["s:" + session_id], 30)[2].get("s:" + session_id, [])
     found = [r for r in layer.store.get(scope, ids) if r is not None] if ids else []

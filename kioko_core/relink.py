@@ -19,7 +19,7 @@ from .retry import retry_conflicts
 from .store import ConflictError, Record, Scope, Upsert
 
 if TYPE_CHECKING:
-    from .layer import MemoryLayer
+    from .parts import LayerParts
 
 BATCH = 32
 """Memories planned before their changes are written: large enough that a session's turns share a write,
@@ -32,7 +32,7 @@ Outcome = tuple[str, tuple[list[L.MemoryLink], int] | None]
 class RelinkBatch:
     """Re-derives memories' automatic links (``connect``), storing the changes of up to ``size`` at a time."""
 
-    def __init__(self, layer: MemoryLayer, scope: Scope, size: int = BATCH) -> None:
+    def __init__(self, layer: LayerParts, scope: Scope, size: int = BATCH) -> None:
         self._layer = layer
         self._scope = scope
         self._size = size
@@ -92,7 +92,7 @@ class RelinkBatch:
         )
 
 
-def relink_one(layer: MemoryLayer, scope: Scope, memory_id: str) -> tuple[list[L.MemoryLink], int] | None:
+def relink_one(layer: LayerParts, scope: Scope, memory_id: str) -> tuple[list[L.MemoryLink], int] | None:
     """Re-derive one memory's automatic links from its stored version, in a write of its own; None if it is gone."""
     current = layer.store.get(scope, [memory_id])[0]
     if current is None:

@@ -195,3 +195,159 @@ def test_the_driver_check_allows_the_protocol() -> None:
         "from kioko_core.errors import StoreError\nfrom kioko_core import errors\n"
     )
     assert core_imports_beyond_protocol(source) == []
+
+
+# --------------------------------------------------------------------------- the arrow points one way: intelligence -> core
+
+INTELLIGENCE = "kioko_core.intelligence"
+CORE_OUTSIDE_INTELLIGENCE = sorted(
+    p for p in CORE_DIR.rglob("*.py") if "intelligence" not in p.relative_to(CORE_DIR).parts
+)
+
+
+def module_name(path: Path) -> str:
+    """``kioko_core/recall.py`` -> ``kioko_core.recall``; a package's ``__init__.py`` -> the package."""
+    return ".".join(path.relative_to(PROJECT_ROOT).with_suffix("").parts).removesuffix(".__init__")
+
+
+def every_import(source: str, module: str, is_package: bool = False) -> set[str]:
+    """Every module an import statement of ``source`` names, relative ones resolved against ``module``.
+
+    All statements count: at module level, inside functions and under ``if TYPE_CHECKING:`` (a type-only
+    import is still an arrow a reader follows). ``from pkg import name`` yields ``pkg`` and ``pkg.name``.
+    """
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = module.split(".") if is_package else module.split(".")[:-1]
+                parts = parts[: len(parts) - (node.level - 1)]
+                base = ".".join(parts + ([node.module] if node.module else []))
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return found
+
+
+def intelligence_imports(source: str, module: str) -> list[str]:
+    """The modules of the intelligence package that ``source`` (the core module ``module``) imports."""
+    return sorted(n for n in every_import(source, module) if n == INTELLIGENCE or n.startswith(INTELLIGENCE + "."))
+
+
+def test_nothing_in_the_core_outside_intelligence_imports_it() -> None:
+    """kioko_core outside intelligence/ never imports kioko_core.intelligence: not at module level, not in a
+    function, not for types. The intelligence installs itself on the layer (kioko_core.hooks)."""
+    assert len(CORE_OUTSIDE_INTELLIGENCE) > 20, f"expected kioko_core's modules under {CORE_DIR}"
+    found = {
+        str(path.relative_to(PROJECT_ROOT)): hits
+        for path in CORE_OUTSIDE_INTELLIGENCE
+        if (hits := intelligence_imports(path.read_text(encoding="utf-8"), module_name(path)))
+    }
+    assert found == {}
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "from .intelligence.surface import IntelligentMemory",
+        "from . import intelligence",
+        "from .intelligence import Intelligence",
+        "import kioko_core.intelligence.brain",
+        "from kioko_core.intelligence.ops import MemoryOp",
+        "def late():\n    from .intelligence.forgetting import erase_traces",
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .intelligence.planner import RecallPlan",
+    ],
+)
+def test_the_intelligence_check_finds_every_form_of_import(statement: str) -> None:
+    """The check can fail: relative, absolute, package, function-local and type-only imports are all seen."""
+    assert intelligence_imports(statement, "kioko_core.layer") != []
+
+
+def test_the_intelligence_check_allows_the_core() -> None:
+    source = "from .store import Record\nfrom .hooks import LayerHooks\nimport kioko_core.recall\nfrom . import links\n"
+    assert intelligence_imports(source, "kioko_core.layer") == []
+
+
+def test_importing_the_core_outside_intelligence_loads_no_intelligence() -> None:
+    """In a fresh interpreter the layer and every core module outside intelligence/ load without it."""
+    names = [module_name(path) for path in CORE_OUTSIDE_INTELLIGENCE]
+    loaded = modules_loaded(names)
+    assert "kioko_core.layer" in loaded and "kioko_core.hooks" in loaded
+    assert sorted(m for m in loaded if m.startswith(INTELLIGENCE)) == []
+
+
+def import_circles(modules: dict[str, tuple[str, bool]]) -> list[tuple[str, str]]:
+    """Pairs (a, b) of ``modules`` (name -> (source, is package)) that import each other, directly or through
+    others, every import statement counted (functions and ``TYPE_CHECKING`` too); a package and its own
+    modules are not a circle (importing a module runs its package's ``__init__`` first, by design)."""
+    graph = {
+        name: {d for d in every_import(source, name, is_package) if d in modules and d != name}
+        for name, (source, is_package) in modules.items()
+    }
+
+    def reach(start: str) -> set[str]:
+        seen, todo = set(), [start]
+        while todo:
+            for nxt in graph[todo.pop()]:
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        return seen
+
+    reached = {name: reach(name) for name in graph}
+    return sorted(
+        (a, b)
+        for a in graph
+        for b in graph[a]
+        if a < b and a in reached[b] and not (a.startswith(b + ".") or b.startswith(a + "."))
+    )
+
+
+def test_kioko_core_has_no_import_circle() -> None:
+    """No two modules of kioko_core import each other, directly or through others: the algorithms take the
+    Protocols of kioko_core.parts, not the layer that imports them; the intelligence's modules import each
+    other by name, not through their package."""
+    sources = sorted(CORE_DIR.rglob("*.py"))
+    modules = {module_name(p): (p.read_text(encoding="utf-8"), p.name == "__init__.py") for p in sources}
+    assert len(modules) > 40 and "kioko_core.intelligence.brain" in modules
+    assert import_circles(modules) == []
+
+
+@pytest.mark.parametrize(
+    "modules",
+    [
+        {  # direct, one of them type-only
+            "kioko_core.layer": ("from .recall import recall", False),
+            "kioko_core.recall": (
+                "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .layer import X",
+                False,
+            ),
+        },
+        {  # through a third module, from inside a function
+            "kioko_core.a": ("from .b import x", False),
+            "kioko_core.b": ("import kioko_core.c", False),
+            "kioko_core.c": ("def late():\n    from . import a", False),
+        },
+        {  # through a package's __init__ (`from . import x`)
+            "kioko_core.pkg": ("from .brain import Brain", True),
+            "kioko_core.pkg.brain": ("from .maintenance import Scheduler", False),
+            "kioko_core.pkg.maintenance": ("from . import summaries", False),
+            "kioko_core.pkg.summaries": ("", False),
+        },
+    ],
+)
+def test_the_circle_check_finds_circles(modules: dict[str, tuple[str, bool]]) -> None:
+    """The check can fail: direct, indirect, function-local, type-only and through-the-package circles."""
+    assert import_circles(modules) != []
+
+
+def test_the_circle_check_allows_a_package_and_its_modules() -> None:
+    modules = {
+        "kioko_core.pkg": ("from .brain import Brain", True),
+        "kioko_core.pkg.brain": ("import kioko_core.pkg.maintenance as maintenance", False),
+        "kioko_core.pkg.maintenance": ("from ..store import Record", False),
+        "kioko_core.store": ("", False),
+    }
+    assert import_circles(modules) == []
