@@ -96,6 +96,9 @@ class HnswGraph:
         """digest of a vector -> its node key"""
         self.digest_of: dict[int, bytes] = {}
         self.next_key = 0
+        self.removed = 0
+        """Nodes removed since the build: usearch only marks them, their vectors stay in the index and in
+        every file it is saved to (a forgotten memory's too), until the graph is built again."""
 
     @classmethod
     def build(cls, unit_rows: np.ndarray, nodes: Sequence[int] | None = None) -> HnswGraph:
@@ -185,6 +188,11 @@ class HnswGraph:
             if self.nodes.get(digest) == key:
                 del self.nodes[digest]
             self.index.remove(key)
+            self.removed += 1
+
+    def rebuilt(self, unit_rows: np.ndarray) -> HnswGraph:
+        """The same graph (same node per slot) built afresh from ``unit_rows``: nothing removed lingers in it."""
+        return HnswGraph.build(unit_rows, self.nodes_by_slot(len(unit_rows)))
 
     def move(self, old_slot: int, new_slot: int) -> None:
         """The row at ``old_slot`` now lives at ``new_slot`` (which is free)."""

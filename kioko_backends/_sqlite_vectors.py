@@ -98,6 +98,11 @@ class GraphFiles:
         entry.saved_generation = generation
         return entry
 
+    def drop_saved(self, scope: Scope) -> None:
+        """Delete the scope's saved graph if it has one (it holds the vectors of records just deleted)."""
+        if self._meta_path(scope).exists():
+            self.drop(scope)
+
     def drop(self, scope: Scope) -> None:
         """Delete the scope's saved graph and its metadata (the ids and vectors of a forgotten scope)."""
         meta_path = self._meta_path(scope)
@@ -109,6 +114,9 @@ class GraphFiles:
         """Write the entry's graph, then the metadata pointing to it (atomically), then drop older graphs."""
         if entry.graph is None or entry.saved_generation == entry.generation:
             return
+        if entry.graph.removed:
+            # a removed node's vector stays in a usearch index and in its file: a deleted memory's must not
+            entry.graph = entry.graph.rebuilt(entry.matrix[: len(entry.ids)])
         self.directory.mkdir(exist_ok=True)
         meta_path = self._meta_path(scope)
         graph_name = f"{meta_path.stem}.{uuid.uuid4().hex[:12]}.usearch"
@@ -192,13 +200,29 @@ class VectorCache:
                 entry.generation = before + 1
             self._trim()
 
-    def save_graphs(self) -> None:
-        """Save every graph that changed since it was loaded or last saved (on close)."""
+    def removed(self, scopes: set[Scope]) -> None:
+        """Records left ``scopes`` (deleted or moved): their saved graphs, which hold their vectors, go now.
+        A cached graph is saved again on close, built afresh (see :meth:`GraphFiles.save`)."""
+        if self.files is None:
+            return
+        with self.lock:
+            for scope in scopes:
+                self.files.drop_saved(scope)
+                entry = self.entries.get(scope)
+                if entry is not None:
+                    entry.saved_generation = None
+
+    def save_graphs(self, current: Callable[[Scope], int] | None = None) -> None:
+        """Save every graph that changed since it was loaded or last saved (on close); with ``current`` (the
+        scope's generation now) only those of the scope's current state: a stale one would hold records
+        another process deleted since, and could never be loaded anyway."""
         if self.files is None or self.ann is None:
             return
         with self.lock:
             for scope, entry in self.entries.items():
                 try:
+                    if current is not None and entry.graph is not None and current(scope) != entry.generation:
+                        continue
                     self.files.save(scope, entry, self.ann)
                 except (OSError, RuntimeError):
                     pass  # a graph that cannot be saved is rebuilt next time; the table is the truth

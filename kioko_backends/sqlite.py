@@ -846,6 +846,13 @@ class SQLiteStore(StoreBase):
         found = self._one_read(_SCOPE_GENERATION, _scope_values(check_scope(scope)))
         return int(found[0][0]) if found else 0
 
+    def _generation_or_none(self, scope: Scope) -> int:
+        """The scope's generation, or -1 when it cannot be read (closing: no graph is then saved)."""
+        try:
+            return self.generation(scope)
+        except Exception:  # noqa: BLE001 - a store that cannot read saves nothing; the table is the truth
+            return -1
+
     def changes_since(self, scope: Scope, generation: int) -> ScopeChangeSet | None:
         """The ids written into ``scope`` after ``generation`` (``kioko_changes``): ScopeChanges."""
         values = _scope_values(check_scope(scope))
@@ -966,7 +973,11 @@ class SQLiteStore(StoreBase):
             plan = _plan(ops, current)
             generations = self._apply(connection, plan, rows, current)
         # committed: bring this process's cached vectors along, or drop them if another process got between
-        self._vectors.advance(generations, _vector_changes(plan, rows, current))
+        changes = _vector_changes(plan, rows, current)
+        self._vectors.advance(generations, changes)
+        left = {before for _, before, now_in, _ in changes if before is not None and now_in != before}
+        if left:
+            self._vectors.removed(left)  # a saved graph must not keep a deleted memory's vector
         # decoded from what was written, so the answer is exactly what get() will return
         return [
             _decode_record(row.stamped(version)) if row is not None and version is not None else None
@@ -1108,6 +1119,8 @@ class SQLiteStore(StoreBase):
     def close(self) -> None:
         """Release every connection (and the whole database, for ``:memory:``). Closing twice is harmless."""
         if not self._closed:
+            if os.getpid() == self._pid:
+                self._vectors.save_graphs(self._generation_or_none)  # still open: it reads the generations
             self._closed = True
             if os.getpid() != self._pid:
                 # a forked child closes only its own connections, never those it inherited, and leaves the
@@ -1115,7 +1128,6 @@ class SQLiteStore(StoreBase):
                 self._memory_connection = None
                 self._start_locks()
                 self._vectors = self._new_vector_cache()
-            self._vectors.save_graphs()
             self._close_connections()
             self._vectors.clear()
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -275,3 +276,47 @@ def test_triples_are_deleted_over_http() -> None:
         assert remote.graph.delete_triple(fact.id, user_id=U) is None
         assert remote.graph.forget_entity("Ottoline", user_id=U) == 1
         assert list(layer.store.scan(Scope(U, GRAPH_AGENT))) == []
+
+
+# -- sqlite's saved ANN graph (?ann=): a deleted memory's vector leaves the files beside the database
+
+
+def _graph_bytes(directory: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in sorted(directory.iterdir())) if directory.exists() else b""
+
+
+def test_a_deleted_vector_leaves_the_saved_ann_graph(tmp_path: Path) -> None:
+    pytest.importorskip("usearch", reason="the saved ANN graph needs usearch (the ann extra)")
+    import numpy as np
+
+    from contract_tests.support import DIM, make_record, new_scope
+    from kioko_core.store import Delete, Upsert
+
+    def open_store() -> Any:
+        return kioko.open_store(f"sqlite:///{tmp_path / 'ann.db'}", dim=DIM, exact_below=50)
+
+    rng = np.random.default_rng(7)
+    scope = new_scope()
+    records = [make_record(scope, embedding=v) for v in rng.normal(size=(120, DIM)).astype(np.float32)]
+    gone = records[17]
+    unit = np.asarray(gone.embedding, dtype=np.float32)
+    needle = (unit / np.linalg.norm(unit)).astype(np.float16).tobytes()  # the graph keeps float16 copies
+    store, other = open_store(), open_store()  # two handles on the file, as two processes would be
+    store.update_many([Upsert(record=r) for r in records])
+    store.knn(scope, unit, 5)  # builds the graph
+    other.knn(scope, unit, 5)  # another handle holds it too, and will not look again before closing
+    store.close()
+    saved = tmp_path / "ann.db.ann"
+    assert needle in _graph_bytes(saved) and gone.id.encode() in _graph_bytes(saved)  # control: it is there
+
+    store = open_store()
+    store.knn(scope, unit, 5)  # the saved graph, loaded
+    store.update_many([Delete(id=gone.id, scope=scope)])
+    assert needle not in _graph_bytes(saved) and gone.id.encode() not in _graph_bytes(saved)  # at once
+    other.close()  # its graph is of an older state: not saved over the files
+    store.close()  # saved again, built afresh (usearch only marks a removed node)
+    data = _graph_bytes(saved)
+    assert data and needle not in data and gone.id.encode() not in data
+    reopened = open_store()
+    assert gone.id not in {n.id for n in reopened.knn(scope, unit, 10)}
+    reopened.close()
