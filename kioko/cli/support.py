@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 import traceback
 from contextlib import contextmanager
 from typing import Annotated, Any, Iterator, Sequence
@@ -24,7 +25,6 @@ from kioko_core.errors import (
     UnknownStoreError,
 )
 from kioko_core.layer import MemoryLayer
-from kioko_core.limits import TooLargeError
 
 USAGE, FAILURE = 2, 1
 
@@ -73,7 +73,7 @@ def print_json(data: Any) -> None:
 @contextmanager
 def opened(store: str | None, **options: Any) -> Iterator[MemoryLayer]:
     """The layer on ``store`` (or the default store), closed afterwards."""
-    from . import connect, default_url
+    from .. import connect, default_url
 
     memory = connect(store or default_url(), **options)
     try:
@@ -96,6 +96,8 @@ def classify(error: BaseException) -> tuple[int, str]:
         where = context.command_path if context is not None else "kioko"
         code = getattr(error, "exit_code", USAGE)
         return code, f"{error.format_message()} (see: {where} --help)"
+    from kioko_core.limits import TooLargeError
+
     if isinstance(error, TooLargeError) and error.what == "content":
         # the library's message names kioko.connect's option; on the command line it is --max-bytes
         return USAGE, (
@@ -178,3 +180,14 @@ def parse_pairs(pairs: Sequence[str] | None, what: str = "--meta") -> dict[str, 
         except ValueError:
             parsed[key.strip()] = value
     return parsed
+
+
+def when(stamp: float) -> str:
+    """A time as a person reads it in a table (local time, minutes; a no-break space keeps it on one line)."""
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp)).replace(" ", "\u00a0")
+
+
+def short(text: str, width: int) -> str:
+    """``text`` on one line, cut to ``width`` characters with an ellipsis."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"

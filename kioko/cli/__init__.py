@@ -1,0 +1,35 @@
+"""The ``kioko`` command (typer + rich): every capability of the layer from a terminal.
+
+Each command takes ``--store URL`` (default ``$KIOKO_URL``, then a SQLite file in the data directory),
+``--user`` (or ``$KIOKO_USER``), ``--agent`` and ``--json``. Errors print one red line with what to do;
+the exit status is 2 for a command used wrongly and 1 for one that failed (``--debug`` adds the traceback).
+
+One module per group of commands, in the order ``kioko --help`` lists them: :mod:`.memories`,
+:mod:`.graph`, :mod:`.smart` (intelligence), :mod:`.serving`, :mod:`.exchange` and :mod:`.stores`; what
+they share is in :mod:`.support`, the quick start's data in :mod:`.demo`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Sequence
+
+import typer
+
+from .app import app
+from .demo import DEMO_USER, run_quick_start
+
+COMMAND_MODULES = ("memories", "graph", "smart", "serving", "exchange", "stores")
+"""Each adds its commands to ``app`` when imported; ``kioko --help`` shows the groups in this order."""
+
+for _name in COMMAND_MODULES:
+    importlib.import_module(f"{__name__}.{_name}")
+
+__all__ = ["DEMO_USER", "app", "main", "run_quick_start"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The console entry point: runs one command and returns its exit status (0, 1 failure, 2 usage)."""
+    command = typer.main.get_command(app)
+    return command.main(args=list(sys.argv[1:] if argv is None else argv), prog_name="kioko", standalone_mode=False)

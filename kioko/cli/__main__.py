@@ -1,0 +1,7 @@
+"""``python -m kioko.cli ...`` is the ``kioko`` command, as ``python -m kioko`` is."""
+
+import sys
+
+from . import main
+
+sys.exit(main())

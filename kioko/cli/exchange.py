@@ -1,0 +1,75 @@
+"""Moving a user's memories between stores and services: export and import (JSON lines)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Any
+
+import typer
+
+from .app import STORES, app
+from .support import Store, UsageProblem, User, err
+
+
+@app.command("export", rich_help_panel=STORES)
+def export_(
+    *,
+    user: User,
+    store: Store = None,
+    agent: Annotated[list[str] | None, typer.Option("--agent", "-a", help="Also this agent's scope.")] = None,
+    api_key: Annotated[str | None, typer.Option("--api-key", help="For a service URL.")] = None,
+) -> int:
+    """Every memory of a user as JSON lines on stdout: links, entity triples, history, exact vectors."""
+    from .. import connect
+    from ..remote import RemoteMemory
+    from ..service.exchange import export_lines
+
+    memory: Any = connect(store, **({"api_key": api_key} if api_key else {}))
+    try:
+        lines = (
+            memory.export_lines(user, agent or [])
+            if isinstance(memory, RemoteMemory)
+            else export_lines(memory, user, agent or [])
+        )
+        for line in lines:
+            sys.stdout.write(line)
+    finally:
+        memory.close()
+    return 0
+
+
+@app.command("import", rich_help_panel=STORES)
+def import_(
+    *,
+    file: Annotated[str, typer.Argument(help="The export's JSON lines ('-' for stdin).")],
+    store: Store = None,
+    api_key: Annotated[str | None, typer.Option("--api-key", help="For a service URL.")] = None,
+) -> int:
+    """Restore an export into a store or a service; importing twice changes nothing."""
+    from .. import connect
+    from ..remote import RemoteMemory
+    from ..service.exchange import import_lines
+
+    # the file is opened before the store, so a mistyped name neither reaches nor creates a store
+    source = sys.stdin if file == "-" else _export_file(file)
+    with source:
+        memory: Any = connect(store, **({"api_key": api_key} if api_key else {}))
+        try:
+            result = memory.import_lines(source) if isinstance(memory, RemoteMemory) else import_lines(memory, source)
+        finally:
+            memory.close()
+    err().print(
+        f"{result['records']} records: {result['written']} written, {result['unchanged']} already there", markup=False
+    )
+    return 0
+
+
+def _export_file(path: str) -> Any:
+    try:
+        return open(path, encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageProblem(f"no file {path!r} to import (give an export's path, or '-' to read stdin)") from None
+    except IsADirectoryError:
+        raise UsageProblem(f"{path!r} is a directory, not an export file") from None
+    except OSError as error:
+        raise UsageProblem(f"cannot read {path!r}: {error.strerror or error}") from None
