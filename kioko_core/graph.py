@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, Callable
@@ -385,17 +386,20 @@ class Graph:
         rebuild: bool = False,
         limit: int | None = None,
         progress: Callable[[int, int], None] | None = None,
+        ids: Collection[str] | None = None,
     ) -> ConnectReport:
         """Link memories never linked (or, with ``rebuild``, re-derive every memory's automatic links).
 
+        ``ids`` narrows it to those memories (maintenance passes the ones written since its last run).
         Returns a :class:`ConnectReport`; ``progress(done, total)`` is called after each memory.
         """
         layer = self._layer
         started = time.perf_counter()
         scope = self._layer._scope(user_id, agent_id)
+        wanted = Filter(kinds=frozenset(L.LINKABLE_KINDS), ids=None if ids is None else frozenset(ids))
         todo = [
             (r.created_at, r.id)
-            for r in layer.store.scan(scope, Filter(kinds=frozenset(L.LINKABLE_KINDS)))
+            for r in (layer.store.scan(scope, wanted) if ids is None or ids else ())
             if rebuild or L.linked_at(r) is None
         ]
         todo.sort()  # oldest first, so a backfill sees memories in the order they were written
@@ -436,9 +440,40 @@ class Graph:
         """Remove links whose faded weight is below ``min_weight`` and links to memories that no longer exist."""
         layer = self._layer
         scope = self._layer._scope(user_id, agent_id)
-        now = time.time() if now is None else now
         records = list(layer.store.scan(scope))
+        return self._prune(scope, records, {record.id for record in records}, now)
+
+    def prune_records(
+        self,
+        records: Sequence[Record],
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        now: float | None = None,
+        dangling: bool = True,
+    ) -> int:
+        """:meth:`prune` for these records of the scope only (a page of a scan that maintenance moves on a page
+        per run): the same links go as a whole-scope prune would remove from them.
+
+        ``dangling=False`` checks fading alone, not whether the other ends still exist (one read of every
+        neighbour of the page): for a caller that knows nothing left the scope since the links were checked.
+        """
+        layer = self._layer
+        scope = self._layer._scope(user_id, agent_id)
+        mentioned = {entry["id"] for record in records for entry in L.link_entries(record)}
         present = {record.id for record in records}
+        if not dangling:
+            present |= mentioned
+        elif mentioned - present:
+            # the other ends of their links, as the whole-scope scan would have seen them: from the index
+            # cache's records where it holds them (the linker reads a topic's memories write after write),
+            # the rest in one read
+            present |= set(layer.index.records(scope, sorted(mentioned - present)))
+        return self._prune(scope, records, present, now)
+
+    def _prune(self, scope: Scope, records: Sequence[Record], present: set[str], now: float | None) -> int:
+        layer = self._layer
+        now = time.time() if now is None else now
         removed = 0
         for record in records:
             # the scan already shows which memories have a link to prune; only those are read again and

@@ -9,7 +9,11 @@ counts survive a restart and are shared by every process using the store) and ru
   scratchpad (sessions interleave); an explicit ``end_session()`` also clears it.
 - **tend the graph** (every ``link_every`` turns, default 25): link up to 200 memories never linked,
   remove faded and dangling links; with a model (``llm``), review the 12 most recent automatic links in
-  one call (:mod:`.link_review`).
+  one call (:mod:`.link_review`). After a turn it is bounded: it links among the memories written since
+  this process last tended the scope (a store's change log, :class:`~kioko_core.store.ScopeChanges`; the
+  whole scope when the store cannot say) and prunes the next ``PRUNE_PAGE`` memories of a scan it moves
+  on at each run (one pass over the user every ``size / PRUNE_PAGE`` runs). ``maintain()`` tends the
+  whole scope at once.
 - **pin hot memories** (every ``pin_every`` turns, default 10): memories with heat >= ``pin_threshold``
   (5) are pinned, at most ``max_pinned`` (5) automatic pins per user, unpinned below 3 (:mod:`.heat`).
 - **summarize** (every ``summarize_every`` turns of a session, default 10; and on end session): fold the
@@ -21,6 +25,10 @@ counts survive a restart and are shared by every process using the store) and ru
 
 The counter write is versioned: of two processes finishing a turn at once, exactly one sees the session
 switch or the due task and runs it. Nothing here raises into the turn (the Intelligence catches it).
+
+A turn never waits for a pass over the whole user: each task after a turn reads what changed since its
+last run (the pins: one heat record and the pinned memories; a summary: the session's new turns; a
+reflection: the newest episodes, through a window of creation times) or a page of the user (pruning).
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_all
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 # the modules by their full names: `from . import ...` would go through the package, whose __init__
@@ -41,7 +50,16 @@ import kioko_core.intelligence.summaries as summaries
 from ..errors import ConflictError
 from ..kinds import deterministic_id
 from ..secrets import get_logger, redact
-from ..store import Delete, InvalidRecordError, Record, Scope, Upsert, check_scope
+from ..store import (
+    Delete,
+    InvalidRecordError,
+    Record,
+    Scope,
+    ScopeChanges,
+    ScopeGenerations,
+    Upsert,
+    check_scope,
+)
 from .heat import forget_heat, note_uses, pin_hot, read_heat
 from .link_review import review_links
 from .llm import as_ask
@@ -58,6 +76,10 @@ SESSION_EPISODE_KEY = "session"
 TASKS = ("end_sessions", "summarize", "reflect", "tend", "pin", "consolidate")
 """What :meth:`MaintenanceScheduler.run` can run (``maintain(tasks=[...])``)."""
 LINK_BATCH = 200
+PRUNE_PAGE = 100
+"""Memories whose links a tend after a turn checks (the next page of a scan of the user it moves on)."""
+DANGLING_PAGE = 25
+"""The same when their links' other ends must be read too (each has about 7): a smaller page, as dear."""
 RETRIES = 8
 FLUSH_USES = 32
 FLUSH_SECONDS = 60.0
@@ -145,6 +167,11 @@ class MaintenanceScheduler:
         self._recalled: dict[tuple[int, Scope], tuple[MemoryLayer, list[tuple[str, float]]]] = {}
         """Uses recall noted and not written yet, per (store, scope): written in one go (:meth:`note_uses`)."""
         self._recalled_lock = threading.Lock()
+        self._tended: dict[tuple[int, Scope], tuple[Any, int]] = {}
+        """Per (store, scope): the store and its generation of the scope when this process last tended it."""
+        self._sweeps: dict[tuple[int, Scope], _Sweep] = {}
+        """Per (store, scope): the scan the tends after a turn prune page by page."""
+        self._tend_lock = threading.Lock()
 
     def __repr__(self) -> str:
         return (
@@ -263,7 +290,7 @@ class MaintenanceScheduler:
             elif task == "reflect":
                 self.reflect(memory, user_id=scope.user_id, agent_id=scope.agent_id)
             elif task == "tend":
-                self.tend(memory, user_id=scope.user_id, agent_id=scope.agent_id)
+                self.tend_step(memory, user_id=scope.user_id, agent_id=scope.agent_id)
             elif task == "pin":
                 self.pin(memory, user_id=scope.user_id, agent_id=scope.agent_id)
             elif task == "consolidate":
@@ -360,6 +387,55 @@ class MaintenanceScheduler:
         if self.llm is not None:
             done.update(review_links(memory, self.ask, check_scope((user_id, agent_id)), now=self.clock()))
         return done
+
+    def tend_step(self, memory: MemoryLayer, *, user_id: str, agent_id: str | None = None) -> dict[str, int]:
+        """:meth:`tend` bounded for a turn: link among the memories written since this process last tended the
+        scope (all of them when the store keeps no change log, or it no longer reaches back that far), and
+        prune the next ``PRUNE_PAGE`` memories of the user. Run often enough, it leaves the graph as
+        :meth:`tend` does."""
+        scope = check_scope((user_id, agent_id))
+        key = (id(memory.store), scope)
+        store = memory.store
+        generation = store.generation(scope) if isinstance(store, ScopeGenerations) else None
+        changed = None
+        with self._tend_lock:
+            last = self._tended.get(key)
+        if last is not None and last[0] is store and isinstance(store, ScopeChanges):
+            # None also when a memory left the scope since: then a link may point to nothing (below)
+            found = store.changes_since(scope, last[1])
+            changed = found.ids if found is not None else None
+        report = memory.graph.connect(user_id=user_id, agent_id=agent_id, limit=LINK_BATCH, ids=changed)
+        if generation is not None and not report.remaining:
+            with self._tend_lock:  # what is left over the limit is read again with the whole scope next time
+                self._tended[key] = (store, generation)
+        page, dangling = self._next_page(memory, scope, removed=changed is None)
+        pruned = memory.graph.prune_records(page, user_id=user_id, agent_id=agent_id, dangling=dangling)
+        done = {"linked_memories": report.memories, "links": report.links, "pruned": pruned, "checked": len(page)}
+        if self.llm is not None:
+            done.update(review_links(memory, self.ask, scope, now=self.clock()))
+        return done
+
+    def _next_page(self, memory: MemoryLayer, scope: Scope, *, removed: bool) -> tuple[list[Record], bool]:
+        """The next ``PRUNE_PAGE`` memories of the scan this process moves through the scope (a new scan once
+        one ends: a memory that exists throughout is checked once per pass, as the store's scan promises),
+        and whether their links' other ends must be read (see :class:`_Sweep`). ``removed``: a memory may
+        have left the scope since the last tend (the store's change log says so, or cannot say)."""
+        key = (id(memory.store), scope)
+        with self._tend_lock:
+            sweep = self._sweeps.get(key)
+            if sweep is None or sweep.store is not memory.store:
+                sweep = self._sweeps[key] = _Sweep(memory.store, iter(memory.store.scan(scope, batch=DANGLING_PAGE)))
+            if removed:
+                sweep.dangling = sweep.removed = True
+            size = DANGLING_PAGE if sweep.dangling else PRUNE_PAGE
+            page = list(islice(sweep.scan, size))
+            if len(page) < size:  # the pass is over: the next tend starts the next one
+                # a removal during this pass may have left a dangling link on a page checked before it
+                batch = DANGLING_PAGE if sweep.removed else PRUNE_PAGE
+                following = _Sweep(memory.store, iter(memory.store.scan(scope, batch=batch)))
+                following.dangling = sweep.removed
+                self._sweeps[key] = following
+        return page, sweep.dangling
 
     # -- heat and automatic pins
 
@@ -493,6 +569,20 @@ class MaintenanceScheduler:
             key = scope.user_id if scope.agent_id is None else f"{scope.user_id}/{scope.agent_id}"
             results[key] = done
         return results
+
+
+class _Sweep:
+    """A pass of the tends after a turn over one scope: the scan they page through, and whether a page's
+    links must be checked for other ends that are gone. A link only dangles after a memory left the scope,
+    which the store's change log reports (:meth:`~kioko_core.store.ScopeChanges.changes_since` answers None);
+    so a pass checks them from such a tend on, the next pass checks all (pages before it were checked
+    without), and a first pass in a process, which knows nothing of what happened before, checks all."""
+
+    def __init__(self, store: Any, scan: Any) -> None:
+        self.store = store
+        self.scan = scan
+        self.dangling = True
+        self.removed = False
 
 
 def counted_scopes(store: Any) -> list[tuple[str, str | None]]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -74,14 +75,46 @@ def count(state: dict[str, Any], report: Any, reflect_after: float) -> bool:
 
 
 def recent_episodes(memory: MemoryLayer, scope: Scope, limit: int = RECENT_EPISODES) -> list[Record]:
-    """The scope's ``limit`` newest episodes, oldest first (session wrap-ups left out: they repeat the session)."""
-    found = [
-        r
-        for r in memory.store.scan(scope, Filter(kinds=frozenset({"episodic"})))
-        if not r.metadata.get("session_episode")
-    ]
+    """The scope's ``limit`` newest episodes, oldest first (session wrap-ups left out: they repeat the session).
+
+    Read through a window of creation times - from the oldest of the last answer for this scope, then a
+    day, then 16x wider - until one holds ``limit`` episodes, and only then the whole scope: every episode
+    outside a window is older than every one in it, so the answer is the one a scan of the whole user
+    gives, while a reflection after a turn reads the newest episodes, not the user's history.
+    """
+    if not limit:
+        return []
+    key = (id(memory.store), scope)
+    now = time.time()
+    hint = _CUTOFFS.get(key)
+    windows = ([hint] if hint is not None else []) + [now - days * 86400.0 for days in WINDOW_DAYS]
+    for since in windows:
+        found = _episodes(memory, scope, since)
+        if len(found) >= limit:
+            break
+    else:
+        found = _episodes(memory, scope, None)
     found.sort(key=lambda r: (r.created_at, r.id))
-    return found[-limit:] if limit else []
+    found = found[-limit:]
+    if len(found) == limit:
+        _CUTOFFS.pop(key, None)
+        _CUTOFFS[key] = found[0].created_at
+        while len(_CUTOFFS) > MAX_CUTOFFS:
+            del _CUTOFFS[next(iter(_CUTOFFS))]
+    return found
+
+
+WINDOW_DAYS = (1.0, 16.0, 256.0, 4096.0)
+"""The creation-time windows :func:`recent_episodes` reads, narrowest first (then the whole scope)."""
+MAX_CUTOFFS = 1024
+_CUTOFFS: dict[tuple[int, Scope], float] = {}
+"""Per (store, scope), the creation time of the oldest episode :func:`recent_episodes` last answered: the
+first window it tries (only a hint: an answer is exact whatever window holds ``limit`` episodes)."""
+
+
+def _episodes(memory: MemoryLayer, scope: Scope, since: float | None) -> list[Record]:
+    wanted = Filter(kinds=frozenset({"episodic"}), created_after=since)
+    return [r for r in memory.store.scan(scope, wanted) if not r.metadata.get("session_episode")]
 
 
 def themes(memory: MemoryLayer, scope: Scope, episodes: list[Record] | None = None) -> list[Record]:
