@@ -101,6 +101,9 @@ MAX_NGRAM_WORDS = 4
 MAX_MATCH_TERMS = 5000
 """Distinct word n-grams one match_entities call asks about; a longer text is matched on its beginning."""
 
+GRAPH_SWEEP_SECONDS = 1.0
+"""How often a read of the graph also checks the other users' cached graphs for other processes' writes."""
+
 PATH_FRONTIER = 1000
 """Entities :meth:`EntityGraph.path` expands per level at most, so a walk through hubs stays bounded."""
 
@@ -248,8 +251,12 @@ class EntityGraph:
         self.store = store
         # every linked write reads the triples of the entities it names (the bridges); on a store that counts
         # its writes per scope they are kept between reads, and dropped at the first read after the graph
-        # changed (a write through any layer or process moves the graph scope's count)
-        self._read_cache = IndexCache(store) if isinstance(store, ScopeGenerations) else None
+        # changed (a write through any layer or process moves the graph scope's count); another user's graph
+        # that another process changed (a triple deleted, a user forgotten) is dropped at the first read of
+        # any graph GRAPH_SWEEP_SECONDS after the last check, so a deleted fact does not stay in this process
+        self._read_cache = (
+            IndexCache(store, sweep_every=GRAPH_SWEEP_SECONDS) if isinstance(store, ScopeGenerations) else None
+        )
 
     def __repr__(self) -> str:
         return f"EntityGraph(store={self.store!r})"

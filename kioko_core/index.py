@@ -21,6 +21,8 @@ VIRTUAL_MEMORIES = 20
 MAX_CHANGED_RECORDS = 400
 """Above this many records written since a cache's generation, starting the scope afresh is cheaper."""
 ENTITY_BOOST = 1.5
+SWEEP_SCOPES = 64
+"""Cached scopes one sweep checks (one generation read each), taken in turn: a sweep's cost is bounded."""
 
 
 def idf(df: int, n: int) -> float:
@@ -72,12 +74,24 @@ class IndexCache:
     """n and df(t) per (user, agent) scope, filled from ``store.postings`` on demand and updated on writes."""
 
     def __init__(
-        self, store: Store, ttl: float = 600.0, clock: Callable[[], float] = time.time, max_records: int = 20_000
+        self,
+        store: Store,
+        ttl: float = 600.0,
+        clock: Callable[[], float] = time.time,
+        max_records: int = 20_000,
+        sweep_every: float | None = None,
     ) -> None:
+        """``sweep_every`` (seconds; None: never): at a lookup at least this long after the last sweep, the
+        other cached scopes whose store generation moved (another process wrote, or forgot the user) are
+        dropped, at most :data:`SWEEP_SCOPES` of them checked per sweep, in turn. Without it a scope's
+        cache catches up only at its own next lookup, and keeps what another process deleted until then."""
         self.store = store
         self.ttl = ttl
         self.clock = clock
         self.max_records = max_records
+        self.sweep_every = sweep_every
+        self._swept_at = time.monotonic()
+        self._sweep_cursor = 0
         self._scopes: dict[Scope, _ScopeStats] = {}
         self._lock = threading.RLock()
         self._generation = store.generation if isinstance(store, ScopeGenerations) else None
@@ -90,6 +104,7 @@ class IndexCache:
     ) -> tuple[int, dict[str, int], dict[str, list[str]]]:
         """(n, df per term, up to ``limit`` newest ids per term), with at most one postings call."""
         wanted = list(dict.fromkeys(terms))
+        self._sweep(scope)
         now = self.clock()
         # read before the postings: they then show at least this generation, and a write in between is a
         # mismatch at the next lookup
@@ -118,6 +133,27 @@ class IndexCache:
             df = {t: stats.terms[t].df for t in wanted}
             ids = {t: stats.terms[t].ids[:limit] for t in wanted}
             return stats.n, df, ids
+
+    def _sweep(self, reading: Scope) -> None:
+        """Drop the cached scopes (other than ``reading``) another writer changed, when a sweep is due."""
+        if self.sweep_every is None or self._generation is None:
+            return
+        now = time.monotonic()
+        with self._lock:
+            if now - self._swept_at < self.sweep_every:
+                return
+            self._swept_at = now
+            others = [s for s in self._scopes if s != reading]
+            start = self._sweep_cursor % len(others) if others else 0
+            batch = (others[start:] + others[:start])[:SWEEP_SCOPES]
+            self._sweep_cursor = start + len(batch)
+            cached = {s: self._scopes[s].generation for s in batch}
+        moved = [s for s, generation in cached.items() if self._generation(s) != generation]
+        with self._lock:
+            for scope in moved:
+                stats = self._scopes.get(scope)
+                if stats is not None and stats.generation == cached[scope]:  # not one of this process's writes since
+                    del self._scopes[scope]
 
     def _catch_up(self, scope: Scope, stats: _ScopeStats) -> bool:
         """Bring ``stats`` to the store's generation by the records written since the last one read

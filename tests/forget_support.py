@@ -1,8 +1,8 @@
 """Helpers of the forget drill: every string a process holds in Kioko's objects, every byte of a store's files.
 
 Run as a script it is the drill's second process: it opens a store URL, then answers commands read from
-stdin, one JSON line each: ``recall <user>|<query>`` (the contents recall returns) and ``held [attribute]`` (every
-string its layer, or that attribute of it, holds).
+stdin, one JSON line each: ``recall <user>|<query>`` (the contents recall returns), ``relations <user>|<entity>``
+(the entity's triples, as lines) and ``held [attribute]`` (every string its layer, or that attribute of it, holds).
 """
 
 from __future__ import annotations
@@ -82,6 +82,9 @@ def _serve(url: str) -> None:
         if command == "recall":
             user, _, query = argument.partition("|")  # recall <user>|<query>
             answer: Any = [m.record.content for m in memory.recall(query, user_id=user, plan=False).memories]
+        elif command == "relations":  # relations <user>|<entity>: reads (and caches) the user's graph
+            user, _, entity = argument.partition("|")
+            answer = [t.line() for t in memory.graph.relations(entity, user_id=user)]
         elif command == "held":  # held <attribute of the layer>, e.g. held index
             answer = held_strings(getattr(memory, argument) if argument else memory)
         else:

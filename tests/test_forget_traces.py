@@ -320,3 +320,30 @@ def test_a_deleted_vector_leaves_the_saved_ann_graph(tmp_path: Path) -> None:
     reopened = open_store()
     assert gone.id not in {n.id for n in reopened.knn(scope, unit, 10)}
     reopened.close()
+
+
+# -- another process's cache of a user's graph lets a deleted triple go without reading that graph again
+
+
+def test_another_process_drops_a_deleted_triple_without_reading_that_graph(tmp_path: Path) -> None:
+    import time
+
+    from test_forget_drill import SecondProcess
+
+    url = f"sqlite:///{tmp_path / 'graphs.db'}"
+    layer = kioko.connect(url)
+    second = SecondProcess(url)
+    try:
+        fact = layer.add("Quenby works at the Marrowgate depot", user_id=U)
+        layer.graph.add("Quenby", "works at", "Marrowgate depot", user_id=U, source=fact.id)
+        layer.graph.add("Brenna", "lives in", "Lisbon", user_id="other")
+        assert second.ask(f"relations {U}|Quenby") == ["Quenby works at Marrowgate depot"]  # cached there
+        assert "Marrowgate depot" in second.ask("held entities")
+        layer.delete(fact.id, user_id=U)  # its triple goes with it
+        time.sleep(1.1)  # GRAPH_SWEEP_SECONDS: the next read of any graph checks the others
+        assert second.ask("relations other|Brenna") == ["Brenna lives in Lisbon"]  # another user's graph
+        assert not [s for s in second.ask("held entities") if "marrowgate" in s.lower()]
+        assert second.ask(f"relations {U}|Quenby") == []
+    finally:
+        second.close()
+        layer.close()
