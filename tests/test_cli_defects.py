@@ -86,6 +86,16 @@ def test_a_long_text_from_stdin_or_a_file(tmp_path: Path) -> None:
     assert first.content == text and first.kind == "semantic"
     assert second.content == text.upper() and second.session_id == "s1"
 
+    # update takes the same: --text - (stdin) or --file, with --max-bytes
+    changed = kioko_cli(
+        "update", json.loads(from_file.stdout)["id"], "--text", "-", "--max-bytes", "400000", *user, stdin=text[::-1]
+    )
+    assert changed.exit_code == 0, changed.stderr
+    assert json.loads(changed.stdout)["version"] > 1
+    with kioko.connect(url) as memory:
+        assert memory.get(json.loads(from_file.stdout)["id"], user_id="kumar").content == text[::-1]
+    assert kioko_cli("update", json.loads(from_stdin.stdout)["id"], "--file", str(source), *user).exit_code == 2
+
     for args in (("a text", "--file", str(source)), ("--file", str(tmp_path / "nope.txt")), ()):
         wrong = kioko_cli("add", *args, "--store", url, "--user", "kumar")
         assert wrong.exit_code == 2, args

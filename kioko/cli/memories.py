@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 
 from .app import MEMORY, app
 from .support import Agent, Json, Store, UsageProblem, User, opened, out, parse_pairs, print_json, short, when
+
+ContentFile = Annotated[Path | None, typer.Option("--file", "-f", help="Read the content from this file (UTF-8).")]
+MaxBytes = Annotated[
+    int | None,
+    typer.Option(
+        "--max-bytes", min=1, help="Accept content up to this many UTF-8 bytes (default 262,144: the layer's limit)."
+    ),
+]
 
 
 @app.command(rich_help_panel=MEMORY)
@@ -19,17 +27,8 @@ def add(
     text: Annotated[
         str | None, typer.Argument(help="What to remember; '-' reads it from stdin (for a long text).")
     ] = None,
-    file: Annotated[
-        Path | None, typer.Option("--file", "-f", help="Read what to remember from this file (UTF-8).")
-    ] = None,
-    max_bytes: Annotated[
-        int | None,
-        typer.Option(
-            "--max-bytes",
-            min=1,
-            help="Accept content up to this many UTF-8 bytes (default 262,144: the layer's limit).",
-        ),
-    ] = None,
+    file: ContentFile = None,
+    max_bytes: MaxBytes = None,
     memory_type: Annotated[
         str,
         typer.Option(
@@ -51,8 +50,9 @@ def add(
     from ..views import memory_view
 
     text = _content_of(text, file)
-    limits = {"limits": {"content_bytes": max_bytes}} if max_bytes else {}
-    with opened(store, auto_link=True, **limits) as memory:
+    if text is None:
+        raise UsageProblem("Missing argument 'TEXT': what to remember ('-' reads stdin, or give --file FILE)")
+    with opened(store, auto_link=True, **_limits(max_bytes)) as memory:
         record = memory.add(
             text, user_id=user, agent_id=agent, session_id=session, memory_type=memory_type, metadata=parse_pairs(meta)
         )
@@ -65,9 +65,13 @@ def add(
         console.print(f"  linked: {link.line()}\n    why: {link.why or '-'} | weight {link.weight:.3f}", markup=False)
 
 
-def _content_of(text: str | None, file: Path | None) -> str:
-    """The text to remember: the argument, stdin for '-', or a file's content. A text longer than an
-    argument may be (128 KiB on Linux) can only come through stdin or --file."""
+def _limits(max_bytes: int | None) -> dict[str, Any]:
+    return {"limits": {"content_bytes": max_bytes}} if max_bytes else {}
+
+
+def _content_of(text: str | None, file: Path | None) -> str | None:
+    """The content given: the text, stdin for '-', or a file's content (None: none given). A text longer than
+    an argument may be (128 KiB on Linux) can only come through stdin or --file."""
     if file is not None:
         if text is not None:
             raise UsageProblem("give the text or --file, not both")
@@ -79,8 +83,6 @@ def _content_of(text: str | None, file: Path | None) -> str:
             raise UsageProblem(f"{str(file)!r} is not UTF-8 text") from None
         except OSError as error:
             raise UsageProblem(f"cannot read {str(file)!r}: {error.strerror or error}") from None
-    if text is None:
-        raise UsageProblem("Missing argument 'TEXT': what to remember ('-' reads stdin, or give --file FILE)")
     if text == "-":
         try:
             return sys.stdin.read()
@@ -162,7 +164,11 @@ def list_(
 def update(
     *,
     memory_id: Annotated[str, typer.Argument(help="The memory's id.")],
-    text: Annotated[str | None, typer.Option("--text", help="New content (links re-derived).")] = None,
+    text: Annotated[
+        str | None, typer.Option("--text", help="New content (links re-derived); '-' reads it from stdin.")
+    ] = None,
+    file: ContentFile = None,
+    max_bytes: MaxBytes = None,
     meta: Annotated[list[str] | None, typer.Option("--meta", help="key=value metadata to merge.")] = None,
     user: User,
     store: Store = None,
@@ -172,9 +178,10 @@ def update(
     """Change a memory's content and/or merge metadata into it."""
     from ..views import memory_view
 
+    text = _content_of(text, file)
     if text is None and not meta:
-        raise UsageProblem("nothing to change: give --text and/or --meta key=value")
-    with opened(store, auto_link=True) as memory:
+        raise UsageProblem("nothing to change: give --text (or --file) and/or --meta key=value")
+    with opened(store, auto_link=True, **_limits(max_bytes)) as memory:
         record = memory.update(memory_id, user_id=user, agent_id=agent, content=text, metadata=parse_pairs(meta))
     if json:
         return print_json(memory_view(record))
