@@ -430,7 +430,10 @@ class QdrantStore(StoreBase):
         its public API, so a connection of Kioko's does it, under the directory's lock. A server keeps its
         own segments (deleted points go at its next optimisation): nothing to do here, False. The cost
         grows with the file: local mode is for small collections."""
-        if self._local_path is None or self._local_path == ":memory:":
+        if self._local_path is None:
+            return False
+        self._scrub_deleted_points()
+        if self._local_path == ":memory:":
             return False
         path = os.path.join(self._local_path, "collection", self.collection, STORAGE_FILE_NAME)
         if not os.path.isfile(path):
@@ -446,6 +449,27 @@ class QdrantStore(StoreBase):
             except sqlite3.Error:
                 return False
         return int(busy) == 0
+
+    def _scrub_deleted_points(self) -> None:
+        """Local mode: empty the payloads and zero the vectors qdrant-client still holds in this process for
+        deleted points. It only marks a deleted point (``deleted[idx]``) and keeps its payload (the memory's
+        text) and vector in its lists until the directory is opened again; every read masks a marked point, and
+        an upsert of the same id overwrites the slot, so emptying it changes no answer. These are
+        qdrant-client's internals (its ``LocalCollection``), not its API: when a release changes them this
+        does nothing, and the payloads stay in memory until the next open, as before (docs/privacy.md)."""
+        collection = getattr(getattr(self._client, "_client", None), "collections", {}).get(self.collection)
+        deleted, payload = getattr(collection, "deleted", None), getattr(collection, "payload", None)
+        vectors = getattr(collection, "vectors", None)
+        if not isinstance(deleted, np.ndarray) or not isinstance(payload, list) or not isinstance(vectors, dict):
+            return
+        with self._lock:
+            for idx in np.flatnonzero(deleted[: len(payload)]).tolist():
+                if not payload[idx]:
+                    continue  # scrubbed by an earlier purge (a Kioko point always has a payload)
+                payload[idx] = {}
+                for rows in vectors.values():
+                    if isinstance(rows, np.ndarray) and idx < len(rows):
+                        rows[idx] = 0
 
     def _check_collection(self, info: Any) -> None:
         vectors = info.config.params.vectors

@@ -347,3 +347,28 @@ def test_another_process_drops_a_deleted_triple_without_reading_that_graph(tmp_p
     finally:
         second.close()
         layer.close()
+
+
+# -- qdrant-client local mode: what it holds in this process of a deleted point
+
+
+def test_qdrant_local_holds_no_deleted_payload_or_vector_in_memory(tmp_path: Path) -> None:
+    import numpy as np
+    from forget_support import held_strings
+
+    layer = kioko.connect(f"qdrant+local:///{tmp_path / 'q'}")
+    try:
+        gone = layer.add("Ottoline's passport number is ZQ-88121-Y", user_id=U)
+        layer.add("The canteen serves curry on Fridays", user_id=U)
+        collection = layer.store._client._client.collections[layer.store.collection]  # type: ignore[attr-defined]  # noqa: SLF001
+        live = [i for i, p in enumerate(collection.payload) if "ZQ-88121" in str(p)]
+        assert live, "qdrant-client's in-process lists changed: this test no longer looks in the right place"
+        layer.delete(gone.id, user_id=U)
+        held = "\n".join(held_strings([collection.payload, list(collection.ids)]))
+        assert "ZQ-88121" not in held and "Ottoline" not in held and gone.id not in held
+        assert not np.any(next(iter(collection.vectors.values()))[live[0]])  # its vector zeroed, not kept
+        assert [m.record.content for m in layer.recall("canteen curry", user_id=U).memories][:1] == [
+            "The canteen serves curry on Fridays"
+        ]
+    finally:
+        layer.close()
