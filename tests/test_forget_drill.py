@@ -3,7 +3,7 @@
 Distinctive texts (made-up words and identifiers, new every run) are planted through the ordinary entry
 points: ``add``, managed turns (``record_turn``: the router's memories, the session log and the rolling
 summary), a hand link whose reason names them, entity triples the memories asserted, a pin, recalls
-(heat and the served note), an old episode a month summary folded and a theme insight quotes. Then one
+(heat and the served note), triples no memory asserted, an old episode a month summary folded and a theme insight quotes. Then one
 memory goes by ``delete`` (and the old episode), one by a router's ``memory.delete``,
 one by its manager's ``delete``, and a second user by ``forget_user``. Afterwards none of their words,
 identifiers and memory ids is found:
@@ -109,6 +109,9 @@ def plant(memory: MemoryLayer, p: Plant) -> dict[str, str]:
     memory.graph.link(fact.id, episode, why=f"{w['quen']} walks {w['tovr']}", user_id=u)
     memory.graph.add(w["quen"], "works at", f"{w['marr']} depot", user_id=u, source=fact.id)
     memory.graph.add(w["tovr"], "came from", f"{w['elli']} shelter", user_id=u, source=episode)
+    # facts no memory asserted (the router's relations, manual ones): deleted one by one, or by entity
+    routed = memory.graph.add(w["quen"], "manages", f"{w['marr']} annex", user_id=u, source="manage")
+    memory.graph.add(w["brav"], "works with", w["quen"], user_id=u, source="manual")
     memory.pin(fact.id, user_id=u)
     # deleted with delete(): an old episode that a month summary folded and a theme insight quotes
     then = 1_700_000_000.0
@@ -133,12 +136,14 @@ def plant(memory: MemoryLayer, p: Plant) -> dict[str, str]:
     memory.pin(other.id, user_id=g)
     memory.recall(w["sorn"], user_id=g, session_id="t1")
     p.ids = [fact.id, episode, waiting, old.id, other.id, *(r.id for r in memory.memories(user_id=g))]
-    return {"fact": fact.id, "episode": episode, "waiting": waiting, "old": old.id}
+    return {"fact": fact.id, "episode": episode, "waiting": waiting, "old": old.id, "routed": routed.id}
 
 
 def forget(memory: MemoryLayer, p: Plant, planted: dict[str, str]) -> None:
     assert memory.delete(planted["fact"], user_id=p.user)
     assert memory.delete(planted["old"], user_id=p.user)
+    assert memory.graph.delete_triple(planted["routed"], user_id=p.user) is not None
+    assert memory.graph.forget_entity(p.words["brav"], user_id=p.user) == 1
     applied = OpExecutor(memory).apply([MemoryOp("memory.delete", target=planted["episode"])], user_id=p.user)
     assert applied[0].status == "applied", applied[0]
     managers = {"factual": memory.facts, "episodic": memory.episodes, "semantic": memory.knowledge}
@@ -209,6 +214,7 @@ def test_forgotten_memories_leave_no_byte_behind(drill_url: str, tmp_path: Path)
         assert hits([p.words["kord"]], {"derived": "\n".join(derived)}), derived
         if second is not None:
             assert any(p.words["quen"] in text for text in second.ask(f"recall {p.user}|{p.words['quen']} locker"))
+            assert second.ask(f"relations {p.user}|{p.words['quen']}")  # its graph cache holds the triples
         forget(memory, p, planted)
 
         needles = p.needles()
@@ -223,6 +229,10 @@ def test_forgotten_memories_leave_no_byte_behind(drill_url: str, tmp_path: Path)
             # its next read of the scope sees the generation moved and drops what it cached of it
             assert second.ask(f"recall {p.user}|canteen curry")[:1] == [p.kept]
             found += hits(needles, {"the second process's index cache": "\n".join(second.ask("held index"))})
+            # its graph cache lets the forgotten triples go at its next read of the graph (of any graph, a
+            # second on: tests/test_forget_traces.py)
+            assert second.ask(f"relations {p.user}|canteen") == []
+            found += hits(needles, {"the second process's graph cache": "\n".join(second.ask("held entities"))})
             for query in (f"{p.words['quen']} locker", p.words["tovr"], p.words["brav"]):
                 found += hits(
                     needles, {"the second process's recall": "\n".join(second.ask(f"recall {p.user}|{query}"))}
