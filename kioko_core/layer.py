@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 from pydantic import ValidationError
 
 from . import links as L
+from .bookkeeping import Bookkeeping
 from .embedding import Embedder, OfflineEmbedder, embed_many, load_embedder
 from .entities import EntityGraph
 from .errors import IdTaken, InvalidRecordError, MemoryNotFound
@@ -143,6 +144,8 @@ class MemoryLayer:
         self.graph = Graph(self)
         self.recall_config = RecallConfig.build(recall_config)
         self.secrets = DropSecrets()
+        self.bookkeeping = Bookkeeping(store, self.secrets)
+        """Where the intelligence writes its own records and link edits, checked (:mod:`kioko_core.bookkeeping`)."""
         install_kinds(self)
         self._bound: Scope | None = None
         self._owns_store = True

@@ -111,7 +111,7 @@ def expire(memory: MemoryLayer, scope: Scope, now: float, records: list[Record] 
             from ..store import Delete
 
             try:
-                memory.store.update_many([Delete(id=log.id, scope=where, expected_version=current.version)])
+                memory.bookkeeping.update_many([Delete(id=log.id, scope=where, expected_version=current.version)])
             except ConflictError:
                 pass  # the session came back to life meanwhile: its log stays
     return gone

@@ -51,7 +51,7 @@ def erase_traces(memory: MemoryLayer, scope: Scope, deleted: Record, *, derived:
             if memory._delete(scope, slot.id) is not None:
                 gone.add(slot.id)
         gone |= _rewrite_derived(memory, scope, deleted)
-    forget_uses(memory.store, Scope(MAINTENANCE_USER, None), scope, gone)
+    forget_uses(memory.bookkeeping, Scope(MAINTENANCE_USER, None), scope, gone)
     forget_held(memory, scope, gone)
     return gone
 

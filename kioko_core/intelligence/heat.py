@@ -28,6 +28,7 @@ from ..store import Delete, Record, Scope, Upsert
 from .pins import set_pinned
 
 if TYPE_CHECKING:
+    from ..bookkeeping import Bookkeeping
     from ..layer import MemoryLayer
 
 log = get_logger("kioko.intelligence")
@@ -75,7 +76,7 @@ def heats(store: Any, where: Scope, scope: Scope, now: float) -> dict[str, float
     return {memory_id: heat_of(entry, now) for memory_id, entry in read_heat(store, where, scope).items()}
 
 
-def note_uses(store: Any, where: Scope, scope: Scope, used: Iterable[tuple[str, float]]) -> bool:
+def note_uses(store: Bookkeeping, where: Scope, scope: Scope, used: Iterable[tuple[str, float]]) -> bool:
     """Count each ``(memory id, when)`` as one use, in one versioned write (a concurrent one is read again).
 
     A use older than the memory's last counted one (another process wrote a later one first) adds what
@@ -129,7 +130,7 @@ def _counted(entry: Any, when: float) -> list[float]:
     return [round(uses + 0.5 ** (days / USE_HALF_LIFE_DAYS), 6), last]
 
 
-def forget_uses(store: Any, where: Scope, scope: Scope, memory_ids: Iterable[str]) -> bool:
+def forget_uses(store: Bookkeeping, where: Scope, scope: Scope, memory_ids: Iterable[str]) -> bool:
     """Take deleted memories out of the scope's heat record (``delete``): no trace of their ids stays; True
     when the record held one of them."""
     gone = set(memory_ids)
@@ -149,7 +150,7 @@ def forget_uses(store: Any, where: Scope, scope: Scope, memory_ids: Iterable[str
     raise ConflictError(f"the heat of {scope.user_id!r} kept changing under this write")
 
 
-def forget_heat(store: Any, where: Scope, scope: Scope) -> None:
+def forget_heat(store: Bookkeeping, where: Scope, scope: Scope) -> None:
     """Delete the scope's heat record (``forget_user``)."""
     if store.get(where, [heat_record_id(scope)])[0] is not None:
         store.update_many([Delete(id=heat_record_id(scope), scope=where)])

@@ -21,7 +21,7 @@ from .. import links as L
 from ..kind_registry import LINKABLE_KINDS
 from ..retry import retry_conflicts
 from ..secrets import get_logger
-from ..store import Filter, Record, Scope, Upsert
+from ..store import Filter, Record, Scope
 from .llm import as_ask, json_values
 
 if TYPE_CHECKING:
@@ -170,11 +170,12 @@ def _apply(memory: MemoryLayer, scope: Scope, pair: _Pair, verdict: dict[str, An
         if entry is None or entry.get("by", "auto") != "auto":
             return None  # gone or taken over by a stronger author since the prompt was built
         if not keep:
-            ops = [
-                Upsert(record=L.remember_unlinked(L.drop_link(a, b.id), b.id), expected_version=a.version),
-                Upsert(record=L.remember_unlinked(L.drop_link(b, a.id), a.id), expected_version=b.version),
-            ]
-            memory.store.update_many(ops)
+            memory.bookkeeping.rewrite_links(
+                [
+                    (a, L.remember_unlinked(L.drop_link(a, b.id), b.id)),
+                    (b, L.remember_unlinked(L.drop_link(b, a.id), a.id)),
+                ]
+            )
             return "dropped"
         source, target = (a, b) if side == "A" else (b, a)
         link = L.MemoryLink(
@@ -187,12 +188,7 @@ def _apply(memory: MemoryLayer, scope: Scope, pair: _Pair, verdict: dict[str, An
             at=float(entry.get("at", now)),
             seen=now,
         )
-        memory.store.update_many(
-            [
-                Upsert(record=L.put_link(a, link), expected_version=a.version),
-                Upsert(record=L.put_link(b, link), expected_version=b.version),
-            ]
-        )
+        memory.bookkeeping.rewrite_links([(a, L.put_link(a, link)), (b, L.put_link(b, link))])
         same = link_type == pair.type and (entry.get("dir") == "out") == (side == "A")
         return "kept" if same else "retyped"
 

@@ -65,6 +65,7 @@ from .link_review import review_links
 from .llm import as_ask
 
 if TYPE_CHECKING:
+    from ..bookkeeping import Bookkeeping
     from ..layer import MemoryLayer
 
 log = get_logger("kioko.intelligence")
@@ -216,7 +217,9 @@ class MaintenanceScheduler:
                 updated_at=now,
             )
             try:
-                memory.store.update_many([Upsert(record=record, expected_version=current.version if current else 0)])
+                memory.bookkeeping.update_many(
+                    [Upsert(record=record, expected_version=current.version if current else 0)]
+                )
             except ConflictError:
                 continue  # another process counted at the same time: read again
             return before, after
@@ -486,7 +489,7 @@ class MaintenanceScheduler:
         if not used:
             return
         try:
-            note_uses(memory.store, Scope(MAINTENANCE_USER, None), scope, used)
+            note_uses(memory.bookkeeping, Scope(MAINTENANCE_USER, None), scope, used)
         except Exception:
             log.warning("could not count the uses of %d memories of %r", len(used), scope.user_id, exc_info=True)
 
@@ -597,7 +600,7 @@ def counted_scopes(store: Any) -> list[tuple[str, str | None]]:
     )
 
 
-def forget_counters(store: Any, scope: Scope) -> None:
+def forget_counters(store: Bookkeeping, scope: Scope) -> None:
     """Delete the scope's counter and heat records (``forget_user``): nothing about a forgotten user stays behind."""
     where = Scope(MAINTENANCE_USER, None)
     if store.get(where, [_counter_id(scope)])[0] is not None:

@@ -28,6 +28,7 @@ from .language import about_user, gate_reason, importance, sentences
 from .rules import plain
 
 if TYPE_CHECKING:
+    from ..bookkeeping import Bookkeeping
     from ..layer import MemoryLayer
 
 LOG_KIND = "session_log"
@@ -110,7 +111,7 @@ def session_log(memory: MemoryLayer, scope: Scope, session_id: str) -> dict[str,
     return _log_state(memory.store.get(Scope(scope.user_id, SESSIONS_AGENT), [_log_id(scope, session_id)])[0])
 
 
-def forget_logs(store: Any, scope: Scope) -> None:
+def forget_logs(store: Bookkeeping, scope: Scope) -> None:
     """Delete the session logs of an agent scope (the user's own scope goes with ``(user, "@sessions")``)."""
     where = Scope(scope.user_id, SESSIONS_AGENT)
     ids = [r.id for r in store.scan(where) if r.kind == LOG_KIND and r.metadata.get("agent_id") == scope.agent_id]
@@ -318,7 +319,7 @@ def _change_log(
             updated_at=now,
         )
         try:
-            memory.store.update_many([Upsert(record=record, expected_version=current.version if current else 0)])
+            memory.bookkeeping.update_many([Upsert(record=record, expected_version=current.version if current else 0)])
         except ConflictError:
             continue  # another process noted a turn at the same time: read again
         return taken

@@ -105,7 +105,7 @@ class IntelligenceHooks(LayerHooks):
         erase_traces(layer, scope, deleted, derived=derived)
 
     def on_forget(self, layer: Any, scope: Scope) -> None:
-        forget_counters(layer.store, scope)
+        forget_counters(layer.bookkeeping, scope)
         forget_held(layer, scope)
 
     def on_view(self, view: Any) -> None:
