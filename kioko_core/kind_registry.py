@@ -1,27 +1,29 @@
 """The kinds of memory, in one table: what each is called, how it is stored, whether it links, where it shows.
 
 Every module that needs a fact about a kind reads it here: the layer (which ``memory_type`` values it
-accepts, which kinds it links), the managers (which attribute of the layer holds each), the links and
-the linker (the noun a kind goes by in link lines and the priors), recall (the context section).
+accepts, which kinds it links), the managers (which attribute of the layer holds each, and which class
+manages it: :data:`kioko_core.kinds.MANAGERS`), the links and the linker (the noun a kind goes by in link
+lines and the priors), recall (the context section), the intelligence (the operation kind that names it:
+``intelligence.ops.KIND_OF_MEMORY`` and the executor's managers).
 
-=============  ===========  ===================  =====  ==========  ================================
-kind           noun         manager attribute    links  section     also accepted as ``memory_type``
-=============  ===========  ===================  =====  ==========  ================================
-factual        fact         facts                yes    memories    fact
-preference     preference   preferences          yes    memories
-episodic       event        episodes             yes    memories    episode, event
-semantic       knowledge    knowledge            yes    memories    knowledge
-goal           goal         goals                yes    goals
-procedural     procedure    procedures           yes    procedures  procedure
-skill          skill        skills               yes    skills
-strategy       lesson       strategies, lessons  yes    lessons     lesson
-decision       decision     decisions            yes    decisions
-insight        insight      insights             yes    memories
-summary        insight      summaries            yes    memories
-instruction    instruction  instructions         no     memories
-working        working      working              no     memories
-profile        profile      profile              no     memories
-=============  ===========  ===================  =====  ==========  ================================
+=============  ===========  ===================  =====  ==========  ==================  ===========  ============
+kind           noun         manager attribute    links  section     also ``memory_type``  operation    manager class
+=============  ===========  ===================  =====  ==========  ==================  ===========  ============
+factual        fact         facts                yes    memories    fact                fact         Facts
+preference     preference   preferences          yes    memories                        preference   Preferences
+episodic       event        episodes             yes    memories    episode, event      episode      Episodes
+semantic       knowledge    knowledge            yes    memories    knowledge           knowledge    Knowledge
+goal           goal         goals                yes    goals                           goal         Goals
+procedural     procedure    procedures           yes    procedures  procedure           procedure    Procedures
+skill          skill        skills               yes    skills                          skill        Skills
+strategy       lesson       strategies, lessons  yes    lessons     lesson              strategy     Strategies
+decision       decision     decisions            yes    decisions                       decision     Decisions
+insight        insight      insights             yes    memories                        insight      Insights
+summary        insight      summaries            yes    memories                                     Summaries
+instruction    instruction  instructions         no     memories                        instruction  Instructions
+working        working      working              no     memories                        working      WorkingMemory
+profile        profile      profile              no     memories                        profile      Profile
+=============  ===========  ===================  =====  ==========  ==================  ===========  ============
 
 ``kind`` is what :class:`~kioko_core.store.Record` stores; an alias is only ever an input spelling
 (``memory.add(..., memory_type="fact")`` stores ``factual``).
@@ -54,24 +56,35 @@ class KindInfo:
     """What someone knows (facts, preferences, knowledge, insights) rather than did or plans: it *informs*."""
     manager_aliases: tuple[str, ...] = ()
     """Further attributes of the layer for the same manager (``lessons`` for ``strategies``)."""
+    manager_class: str = "TextManager"
+    """The class in :mod:`kioko_core.kinds` that manages it (``"Goals"``); a class of its own kind, or
+    ``"TextManager"``, which manages whatever kind its row names."""
+    op: str | None = None
+    """The kind an operation of the intelligence names it by (``"fact.add"``, ``"episode.add"``), or None
+    when no operation writes it (summaries are maintenance's)."""
 
 
+# fmt: off
 KINDS: tuple[KindInfo, ...] = (
-    KindInfo("factual", "fact", "facts", True, "memories", ("fact",), semantic=True),
-    KindInfo("preference", "preference", "preferences", True, "memories", semantic=True),
-    KindInfo("episodic", "event", "episodes", True, "memories", ("episode", "event")),
-    KindInfo("semantic", "knowledge", "knowledge", True, "memories", ("knowledge",), semantic=True),
-    KindInfo("goal", "goal", "goals", True, "goals"),
-    KindInfo("procedural", "procedure", "procedures", True, "procedures", ("procedure",)),
-    KindInfo("skill", "skill", "skills", True, "skills"),
-    KindInfo("strategy", "lesson", "strategies", True, "lessons", ("lesson",), manager_aliases=("lessons",)),
-    KindInfo("decision", "decision", "decisions", True, "decisions"),
-    KindInfo("insight", "insight", "insights", True, "memories", semantic=True),
-    KindInfo("summary", "insight", "summaries", True, "memories", semantic=True),
-    KindInfo("instruction", "instruction", "instructions", False, "memories"),
-    KindInfo("working", "working", "working", False, "memories"),
-    KindInfo("profile", "profile", "profile", False, "memories"),
+    KindInfo("factual", "fact", "facts", True, "memories", ("fact",), semantic=True, manager_class="Facts", op="fact"),
+    KindInfo("preference", "preference", "preferences", True, "memories", semantic=True, manager_class="Preferences", op="preference"),
+    KindInfo("episodic", "event", "episodes", True, "memories", ("episode", "event"), manager_class="Episodes", op="episode"),
+    KindInfo("semantic", "knowledge", "knowledge", True, "memories", ("knowledge",), semantic=True, manager_class="Knowledge", op="knowledge"),
+    KindInfo("goal", "goal", "goals", True, "goals", manager_class="Goals", op="goal"),
+    KindInfo("procedural", "procedure", "procedures", True, "procedures", ("procedure",), manager_class="Procedures", op="procedure"),
+    KindInfo("skill", "skill", "skills", True, "skills", manager_class="Skills", op="skill"),
+    KindInfo("strategy", "lesson", "strategies", True, "lessons", ("lesson",), manager_aliases=("lessons",),
+             manager_class="Strategies", op="strategy"),
+    KindInfo("decision", "decision", "decisions", True, "decisions", manager_class="Decisions", op="decision"),
+    KindInfo("insight", "insight", "insights", True, "memories", semantic=True, manager_class="Insights", op="insight"),
+    KindInfo("summary", "insight", "summaries", True, "memories", semantic=True, manager_class="Summaries"),
+    KindInfo("instruction", "instruction", "instructions", False, "memories", manager_class="Instructions", op="instruction"),
+    KindInfo("working", "working", "working", False, "memories", manager_class="WorkingMemory", op="working"),
+    KindInfo("profile", "profile", "profile", False, "memories", manager_class="Profile", op="profile"),
 )
+# fmt: on
+"""The one table of kinds: adding a kind is adding a row (``manager_class="TextManager"`` for a kind whose
+memory is just its text), plus its attribute's annotation on MemoryLayer for type checkers."""
 
 _BY_NAME = {info.name: info for info in KINDS}
 _BY_SPELLING = {**{alias: info for info in KINDS for alias in info.aliases}, **_BY_NAME}
@@ -83,6 +96,8 @@ LINKABLE_KINDS: frozenset[str] = frozenset(info.name for info in KINDS if info.l
 KIND_NOUNS: dict[str, str] = {info.name: info.noun for info in KINDS if info.links}
 """Linked kind -> its noun (the link lines' and the priors' vocabulary)."""
 SEMANTIC_NOUNS: frozenset[str] = frozenset(info.noun for info in KINDS if info.semantic)
+OP_KINDS: dict[str, str] = {info.op: info.name for info in KINDS if info.op}
+"""Operation kind -> the stored kind ("fact" -> "factual"): what the intelligence's operations name."""
 
 
 def kind_info(memory_type: str) -> KindInfo:
@@ -165,6 +180,7 @@ __all__ = [
     "KindInfo",
     "LINKABLE_KINDS",
     "MEMORY_TYPES",
+    "OP_KINDS",
     "SEMANTIC_NOUNS",
     "canonical_kind",
     "kind_info",

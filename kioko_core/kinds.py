@@ -37,7 +37,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, Callable
 
 from .errors import ConflictError, InvalidRecordError, KindMismatch, MemoryNotFound
-from .kind_registry import KINDS, kind_info
+from .kind_registry import KINDS, KindInfo, kind_info
 from .store import Delete, Filter, Record, Scope
 
 if TYPE_CHECKING:
@@ -1156,27 +1156,24 @@ def _session(session_id: Any) -> str:
 # --------------------------------------------------------------------------- wiring
 
 
-_MANAGER_CLASSES: tuple[type, ...] = (
-    Goals,
-    Decisions,
-    Procedures,
-    Strategies,
-    Skills,
-    Episodes,
-    Facts,
-    Preferences,
-    Knowledge,
-    Insights,
-    Summaries,
-    Profile,
-    Instructions,
-    WorkingMemory,
-)
-MANAGERS: dict[str, type] = {
-    info.manager: next(c for c in _MANAGER_CLASSES if c.kind == info.name)  # type: ignore[attr-defined]
-    for info in KINDS
-}
-"""Attribute name on a MemoryLayer -> manager class (the kind registry names the attribute)."""
+TextManager = _TextManager
+"""The manager a kind whose memory is just its text names in its registry row (``manager_class="TextManager"``):
+it manages the kind of the row it is built for."""
+
+
+def _manager_class(info: KindInfo) -> type:
+    """The class the registry row names, checked: a class of its own kind must be the row's."""
+    found = globals().get(info.manager_class)
+    manages = getattr(found, "kind", None)
+    if not (isinstance(found, type) and isinstance(manages, str)):
+        raise TypeError(f"kind {info.name!r}: the registry names no manager class {info.manager_class!r} here")
+    if manages and manages != info.name:
+        raise TypeError(f"kind {info.name!r}: {info.manager_class} manages {manages!r}")
+    return found
+
+
+MANAGERS: dict[str, type] = {info.manager: _manager_class(info) for info in KINDS}
+"""Attribute name on a MemoryLayer -> manager class (both from the kind registry's rows)."""
 
 
 def install(layer: KindsHost) -> None:
@@ -1186,6 +1183,8 @@ def install(layer: KindsHost) -> None:
     """
     for info in KINDS:
         manager = MANAGERS[info.manager](layer)
+        if not getattr(type(manager), "kind", ""):  # a TextManager: the row says which kind
+            manager.kind, manager.noun = info.name, info.op or info.noun
         for name in (info.manager, *info.manager_aliases):
             setattr(layer, name, manager)
 
@@ -1198,6 +1197,7 @@ __all__ = [
     "Insights",
     "Instructions",
     "KindManager",
+    "TextManager",
     "KindMismatch",
     "Knowledge",
     "MANAGERS",

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable
 
 from .. import links as L
+from ..kind_registry import KINDS
 from ..secrets import SecretDropped, get_logger, redact, redact_value, secret_kinds
 from ..store import InvalidRecordError, KiokoError, Record, Scope, check_scope
 from ..text import label
@@ -21,20 +22,9 @@ if TYPE_CHECKING:
 
 log = get_logger("kioko.intelligence")
 
-MANAGER_OF = {
-    "fact": "facts",
-    "preference": "preferences",
-    "instruction": "instructions",
-    "knowledge": "knowledge",
-    "episode": "episodes",
-    "goal": "goals",
-    "decision": "decisions",
-    "procedure": "procedures",
-    "skill": "skills",
-    "strategy": "strategies",
-    "insight": "insights",
-}
-"""Operation kind -> the layer attribute of its typed manager."""
+MANAGER_OF = {info.op: info.manager for info in KINDS if info.op and info.op not in ("profile", "working")}
+"""Operation kind -> the layer attribute of its typed manager (from the kind registry; profile and working
+have operations of their own, ``set`` / ``remove``, applied before this table is read)."""
 
 QUOTE_WIDTH = 70
 """How much of a memory's text a description quotes before cutting it with an ellipsis."""

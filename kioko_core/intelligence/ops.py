@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
+from ..kind_registry import OP_KINDS
 from ..secrets import redact
 
 OPERATIONS: dict[str, tuple[str, ...]] = {
@@ -32,22 +33,9 @@ OPERATIONS: dict[str, tuple[str, ...]] = {
 }
 """Kind -> the actions an operation of that kind may take (the spec's table "The operations")."""
 
-KIND_OF_MEMORY: dict[str, str] = {
-    "fact": "factual",
-    "preference": "preference",
-    "instruction": "instruction",
-    "knowledge": "semantic",
-    "episode": "episodic",
-    "goal": "goal",
-    "decision": "decision",
-    "procedure": "procedural",
-    "skill": "skill",
-    "strategy": "strategy",
-    "insight": "insight",
-    "profile": "profile",
-    "working": "working",
-}
-"""Operation kind -> the ``memory_type`` (``Record.kind``) its memories are stored as."""
+KIND_OF_MEMORY: dict[str, str] = dict(OP_KINDS)
+"""Operation kind -> the ``memory_type`` (``Record.kind``) its memories are stored as (the kind registry's
+``op`` column)."""
 
 PLANNED, APPLIED, SKIPPED, FAILED = "planned", "applied", "skipped", "failed"
 STATUSES = (PLANNED, APPLIED, SKIPPED, FAILED)
