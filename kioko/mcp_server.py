@@ -171,9 +171,12 @@ def create_server(
         content: Annotated[str, Field(min_length=1, description="what to remember, in plain words")],
         memory_type: MemoryType = "factual",
         session_id: Annotated[str | None, Field(description="the conversation it belongs to")] = None,
+        metadata: Annotated[
+            dict[str, Any] | None, Field(description="facts about the memory to keep beside it (JSON values)")
+        ] = None,
     ) -> dict[str, Any]:
         """Remember one thing as it is. Returns the stored memory and the links it made to earlier memories."""
-        record = me().add(content, memory_type=memory_type, session_id=session_id)
+        record = me().add(content, memory_type=memory_type, session_id=session_id, metadata=metadata)
         links = me().graph.links(record.id) if record.kind in LINKABLE_KINDS else []
         return memory_view(record, links=links)
 
