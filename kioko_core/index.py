@@ -21,6 +21,8 @@ VIRTUAL_MEMORIES = 20
 MAX_CHANGED_RECORDS = 400
 """Above this many records written since a cache's generation, starting the scope afresh is cheaper."""
 ENTITY_BOOST = 1.5
+INDEX_SWEEP_SECONDS = 1.0
+"""How often a layer's index cache also checks its other cached scopes for records other processes removed."""
 SWEEP_SCOPES = 64
 """Cached scopes one sweep checks (one generation read each), taken in turn: a sweep's cost is bounded."""
 
@@ -135,7 +137,9 @@ class IndexCache:
             return stats.n, df, ids
 
     def _sweep(self, reading: Scope) -> None:
-        """Drop the cached scopes (other than ``reading``) another writer changed, when a sweep is due."""
+        """Drop the cached scopes (other than ``reading``) from which another writer removed a record (a delete,
+        a forgotten user), when a sweep is due; a scope another writer only added to or changed is left for its
+        next lookup to catch up by those changes (cheaper than starting afresh)."""
         if self.sweep_every is None or self._generation is None:
             return
         now = time.monotonic()
@@ -147,13 +151,21 @@ class IndexCache:
             start = self._sweep_cursor % len(others) if others else 0
             batch = (others[start:] + others[:start])[:SWEEP_SCOPES]
             self._sweep_cursor = start + len(batch)
-            cached = {s: self._scopes[s].generation for s in batch}
-        moved = [s for s, generation in cached.items() if self._generation(s) != generation]
+            cached = {s: (self._scopes[s].generation, self._scopes[s].synced) for s in batch}
+        moved = [s for s, (generation, synced) in cached.items() if self._removed_since(s, generation, synced)]
         with self._lock:
             for scope in moved:
                 stats = self._scopes.get(scope)
-                if stats is not None and stats.generation == cached[scope]:  # not one of this process's writes since
+                if stats is not None and stats.generation == cached[scope][0]:  # no write of this process since
                     del self._scopes[scope]
+
+    def _removed_since(self, scope: Scope, generation: int | None, synced: int | None) -> bool:
+        """True when another writer moved the scope's generation and may have removed records from it."""
+        if self._generation is None or self._generation(scope) == generation:
+            return False
+        if self._changes is None or synced is None:
+            return True
+        return self._changes(scope, synced) is None  # None: a batch removed a record (or the log is too short)
 
     def _catch_up(self, scope: Scope, stats: _ScopeStats) -> bool:
         """Bring ``stats`` to the store's generation by the records written since the last one read

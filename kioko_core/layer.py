@@ -19,7 +19,7 @@ from .entities import EntityGraph
 from .errors import IdTaken, InvalidRecordError, MemoryNotFound
 from .graph import Graph
 from .hooks import LayerHooks, extend
-from .index import IndexCache
+from .index import INDEX_SWEEP_SECONDS, IndexCache
 from .kind_registry import canonical_kind
 from .kinds import (
     Decisions,
@@ -137,7 +137,9 @@ class MemoryLayer:
         self.auto_link = auto_link
         self.embedder = _build_embedder(embedder, store)
         self.entities = EntityGraph(store)
-        self.index = IndexCache(store)
+        # sweeps: a memory another process deleted leaves this process's cache within a second of its next
+        # lookup of any scope, not only at that scope's (docs/privacy.md)
+        self.index = IndexCache(store, sweep_every=INDEX_SWEEP_SECONDS)
         self.linker = MemoryLinker(
             store, embedder=self.embedder, graph=self.entities, index=self.index, config=LinkerConfig.build(linker)
         )

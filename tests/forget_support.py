@@ -85,8 +85,11 @@ def _serve(url: str) -> None:
         elif command == "relations":  # relations <user>|<entity>: reads (and caches) the user's graph
             user, _, entity = argument.partition("|")
             answer = [t.line() for t in memory.graph.relations(entity, user_id=user)]
-        elif command == "held":  # held <attribute of the layer>, e.g. held index
-            answer = held_strings(getattr(memory, argument) if argument else memory)
+        elif command == "held":  # held <attribute of the layer>, e.g. held index, held index._scopes
+            held: Any = memory
+            for name in argument.split(".") if argument else []:  # held index._scopes: a dotted path
+                held = getattr(held, name)
+            answer = held_strings(held)
         else:
             answer = {"error": f"unknown command {command!r}"}
         sys.stdout.write(json.dumps(answer) + "\n")

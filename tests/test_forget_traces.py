@@ -325,24 +325,31 @@ def test_a_deleted_vector_leaves_the_saved_ann_graph(tmp_path: Path) -> None:
 # -- another process's cache of a user's graph lets a deleted triple go without reading that graph again
 
 
-def test_another_process_drops_a_deleted_triple_without_reading_that_graph(tmp_path: Path) -> None:
+def test_another_process_drops_a_deleted_memory_and_triple_without_reading_that_scope(tmp_path: Path) -> None:
     import time
 
     from test_forget_drill import SecondProcess
 
     url = f"sqlite:///{tmp_path / 'graphs.db'}"
-    layer = kioko.connect(url)
+    layer = kioko.connect(url, auto_link=True)
     second = SecondProcess(url)
     try:
         fact = layer.add("Quenby works at the Marrowgate depot", user_id=U)
+        layer.add("The canteen serves curry on Fridays", user_id=U)
         layer.graph.add("Quenby", "works at", "Marrowgate depot", user_id=U, source=fact.id)
+        layer.add("Brenna lives in Lisbon", user_id="other")
         layer.graph.add("Brenna", "lives in", "Lisbon", user_id="other")
         assert second.ask(f"relations {U}|Quenby") == ["Quenby works at Marrowgate depot"]  # cached there
+        assert "Quenby works at the Marrowgate depot" in second.ask(f"recall {U}|Marrowgate depot")
         assert "Marrowgate depot" in second.ask("held entities")
+        assert "Quenby works at the Marrowgate depot" in second.ask("held index._scopes")
         layer.delete(fact.id, user_id=U)  # its triple goes with it
-        time.sleep(1.1)  # GRAPH_SWEEP_SECONDS: the next read of any graph checks the others
+        time.sleep(1.1)  # the sweeps' interval: the next read of any scope checks the others
         assert second.ask("relations other|Brenna") == ["Brenna lives in Lisbon"]  # another user's graph
+        assert second.ask("recall other|Lisbon") == ["Brenna lives in Lisbon"]  # another user's memories
         assert not [s for s in second.ask("held entities") if "marrowgate" in s.lower()]
+        # the cache's scopes (the store's own vector cache keeps the id and vector until its next knn there)
+        assert not [s for s in second.ask("held index._scopes") if "marrowgate" in s.lower() or fact.id in s]
         assert second.ask(f"relations {U}|Quenby") == []
     finally:
         second.close()
