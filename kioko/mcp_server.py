@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field, ValidationError
 from kioko_core.errors import InvalidRecordError, KiokoError, MemoryNotFound, MissingExtraError
 from kioko_core.kind_registry import KINDS, LINKABLE_KINDS
 
+from .listing import newest
 from .views import link_view, memory_view, related_view
 
 if TYPE_CHECKING:
@@ -198,14 +199,8 @@ def create_server(
     ) -> list[dict[str, Any]]:
         """This user's memories, newest first, optionally only some kinds, one conversation or those containing a
         text (case does not matter). Use search_memories to find memories by meaning instead."""
-        wanted = text.casefold() if text else None
-        found = [
-            r
-            for r in me().memories(kinds=set(memory_type) if memory_type else None)
-            if (session_id is None or r.session_id == session_id) and (wanted is None or wanted in r.content.casefold())
-        ]
-        found.sort(key=lambda r: (-r.created_at, r.id))
-        return [memory_view(r) for r in found[:limit]]
+        found = newest(me(), kinds=memory_type, session_id=session_id, text=text, limit=limit)
+        return [memory_view(r) for r in found]
 
     @tool
     def update_memory(

@@ -106,6 +106,8 @@ def test_memories_from_add_to_forget_user_on_sqlite(url: str) -> None:
     assert [m["id"] for m in listed] == [tea["id"], fix["id"], problem["id"]]
     assert [m["id"] for m in as_json("list", "--type", "episodic", "--limit", "1", *user)] == [fix["id"]]
     assert fix["id"] in ok("list", *user).stdout  # ids are printed whole, to be copied
+    assert [m["id"] for m in as_json("list", "--text", "E-217", *user)] == [fix["id"], problem["id"]]
+    assert [m["id"] for m in as_json("list", "--text", "green TEA", "--session", "s1", *user)] == []
 
     got = as_json("get", problem["id"], *user)
     assert got["content"] == problem["content"] and got["links"][0]["source"] == fix["id"]

@@ -131,6 +131,7 @@ def list_(
     *,
     memory_type: Annotated[list[str] | None, typer.Option("--type", "-t", help="Only these types.")] = None,
     session: Annotated[str | None, typer.Option("--session", help="Only this conversation.")] = None,
+    text: Annotated[str | None, typer.Option("--text", help="Only memories containing this text (any case).")] = None,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="At most this many, newest first.")] = 20,
     user: User,
     store: Store = None,
@@ -138,16 +139,13 @@ def list_(
     json: Json = False,
 ) -> None:
     """List a user's memories, newest first."""
+    from ..listing import newest
     from ..views import memory_view
 
     with opened(store) as memory:
-        records = [
-            r
-            for r in memory.memories(user_id=user, agent_id=agent, kinds=set(memory_type or ()) or None)
-            if session is None or r.session_id == session
-        ]
-    records.sort(key=lambda r: (-r.created_at, r.id))
-    records = records[:limit]
+        records = newest(
+            memory, kinds=memory_type, session_id=session, text=text, limit=limit, user_id=user, agent_id=agent
+        )
     if json:
         return print_json([memory_view(r) for r in records])
     table = Table(box=None, header_style="bold")
