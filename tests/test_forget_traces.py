@@ -178,6 +178,12 @@ def test_delete_rewrites_the_month_summary_that_folded_the_episode(tmp_path: Pat
         assert gone not in json.dumps(summary.metadata) and summary.metadata["folded"] == [kept]
         memory.delete(kept, user_id=U)  # nothing left to show: the summary goes too
         assert memory.store.get(scope, [summary_id])[0] is None
+
+        edited, other = _episodes(memory, ["Fixed the Quillmark loom", "Walked the Ostrava ring road"], at=then)
+        assert consolidation.fold_episodes(memory, scope, then + DAY) == 2
+        memory.update(edited, content="Fixed a loom at the mill", user_id=U)  # the summary still quotes the old text
+        memory.delete(edited, user_id=U)
+        assert memory.get(summary_id, user_id=U).content == "In November 2023 (1 events): Walked the Ostrava ring road."
     finally:
         memory.close()
 

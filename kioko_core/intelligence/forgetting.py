@@ -122,7 +122,7 @@ def _without(
     ids = [i for i in meta.get("folded", []) if isinstance(i, str)]
     evidence = [i for i in meta.get("evidence", []) if isinstance(i, str)]
     if record.kind == "summary" and isinstance(meta.get("month"), str) and deleted.id in ids:
-        return _month_without(record, deleted)
+        return _month_without(record, deleted, memory, scope)
     if meta.get("reflection") and isinstance(meta.get("theme"), str) and deleted.id in evidence:
         left = [i for i in evidence if i != deleted.id]
         count = int(meta.get("episodes", len(evidence)) or 0) - 1
@@ -139,15 +139,21 @@ def _without(
     return None
 
 
-def _month_without(summary: Record, deleted: Record) -> Change:
-    """The month summary without the deleted episode: out of ``folded`` and ``episodes``, its label out of the text."""
+def _month_without(summary: Record, deleted: Record, memory: MemoryLayer, scope: Scope) -> Change:
+    """The month summary without the deleted episode: out of ``folded`` and ``episodes``, its label out of the
+    text. When the text does not show the label as the episode reads now (it was edited after the fold), the
+    text is written again from the episodes it shows that are still there."""
     meta = summary.metadata
     folded = [i for i in meta.get("folded", []) if isinstance(i, str) and i != deleted.id]
     shown = [i for i in meta.get("episodes", []) if isinstance(i, str) and i != deleted.id]
     body = summary.content.partition("): ")[2]
     body = body[:-1] if body.endswith(".") else body
     framed, lab = f"; {body}; ", f"; {redact(consolidation.month_label(deleted))}; "
-    body = framed.replace(lab, "; ", 1)[2:-2] if lab in framed else body
+    if lab in framed:
+        body = framed.replace(lab, "; ", 1)[2:-2]
+    elif deleted.id in meta.get("episodes", []):
+        present = [r for r in memory.store.get(scope, shown) if r is not None] if shown else []
+        body = "; ".join(redact(consolidation.month_label(r)) for r in present)
     if not folded or not body.strip(" ;"):
         return None, None  # no episode left to show: the summary has nothing to say
     return consolidation.month_text(str(meta["month"]), len(folded), body), {"folded": folded, "episodes": shown}
