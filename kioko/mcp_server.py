@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from kioko_core.errors import InvalidRecordError, KiokoError, MemoryNotFound, MissingExtraError
 from kioko_core.kind_registry import KINDS, LINKABLE_KINDS
+from kioko_core.links import LINK_TYPES
 
 from .listing import newest
 from .views import link_view, memory_view, related_view
@@ -52,24 +53,11 @@ library and the CLI do."""
 
 if TYPE_CHECKING:
     MemoryType = str
-else:
-    MemoryType = Literal[MEMORY_TYPES]  # built from the registry, so a new kind or alias appears here too
+    LinkType = str
+else:  # built from the registries, so a new kind, alias or link type appears here too
+    MemoryType = Literal[MEMORY_TYPES]
+    LinkType = Literal[tuple(sorted(LINK_TYPES))]
 
-LinkType = Literal[
-    "advances",
-    "applies_to",
-    "concerns",
-    "derived_from",
-    "follows",
-    "informs",
-    "learned_from",
-    "part_of",
-    "refines",
-    "related_to",
-    "resolves",
-    "serves",
-    "supersedes",
-]
 MemoryId = Annotated[str, Field(min_length=1, max_length=200, description="a memory id, as a tool returned it")]
 
 
