@@ -6,7 +6,7 @@ import dataclasses
 import os
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Mapping, overload
 
 from kioko_core.driver import positive_int
 from kioko_core.embedding import load_embedder
@@ -48,9 +48,12 @@ from kioko_core.intelligence.providers import (
 )
 from kioko_core.layer import MemoryLayer
 from kioko_core.limits import Limits, TooLargeError
+from kioko_core.recall_options import RecallOptions
 from kioko_core.registry import known_schemes, open_store, register_store
 from kioko_core.store import Capabilities, Delete, Filter, Record, Scope, Store, Upsert
 from kioko_core.url import StoreURL
+
+from .protocol import Memory
 
 __all__ = [
     "connect",
@@ -61,7 +64,9 @@ __all__ = [
     "register_store",
     "known_schemes",
     "open_store",
+    "Memory",
     "MemoryLayer",
+    "RecallOptions",
     "Store",
     "StoreURL",
     "Record",
@@ -151,7 +156,7 @@ def intelligent(
         return view
     options.setdefault("auto_link", True)
     options.setdefault("auto_graph", True)
-    return connect(target, intelligence=brain, **options)
+    return _connect_layer(target, intelligence=brain, **options)
 
 
 def attach(agent: Any, memory: Any, *, user_id: str, session_id: str | None = None, links: int = 3) -> Any:
@@ -171,8 +176,12 @@ def detach(agent: Any) -> bool:
     return detach_agent(agent)
 
 
-def connect(target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = None, **options: Any) -> MemoryLayer:
-    """A :class:`MemoryLayer` on the store ``target`` names.
+@overload
+def connect(target: MemoryLayer | StoreURL | Mapping[str, Any], **options: Any) -> MemoryLayer: ...
+@overload
+def connect(target: str | None = None, **options: Any) -> Memory: ...
+def connect(target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = None, **options: Any) -> Memory:
+    """A :class:`kioko.Memory` on the store ``target`` names: a :class:`MemoryLayer`, or a service's client.
 
     ``target`` is a URL (``"sqlite:///kioko.db"``, ``"memory://"``, ``"postgresql://..."``,
     ``"qdrant+local:///path"``, a bare ``*.db`` path), a dict ``{"url": ..., **options}``, an existing
@@ -191,7 +200,12 @@ def connect(target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = No
 
     if is_remote_url(target):
         options.pop("auto_link", None)  # linking is the server's setting
-        return RemoteMemory(str(target), **options)  # type: ignore[return-value]
+        return RemoteMemory(str(target), **options)
+    return _connect_layer(target, **options)
+
+
+def _connect_layer(target: str | StoreURL | Mapping[str, Any] | None, **options: Any) -> MemoryLayer:
+    """:func:`connect` for a store URL (not a service's): always a MemoryLayer."""
     if isinstance(target, Mapping):
         config = dict(target)
         if "url" not in config:

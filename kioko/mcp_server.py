@@ -30,8 +30,7 @@ from .views import link_view, memory_view, related_view
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
-    from kioko_core.layer import MemoryLayer
-
+    from .protocol import Memory
     from .service.auth import KeyFile, KeyRing, Principal
 
 SERVER_NAME = "kioko"
@@ -132,7 +131,7 @@ def error_text(error: BaseException) -> str:
 
 
 def create_server(
-    memory: MemoryLayer,
+    memory: Memory,
     user_id: str | None,
     agent_id: str | None = None,
     *,
@@ -379,7 +378,7 @@ _CALLER: contextvars.ContextVar[tuple[str, str | None] | None] = contextvars.Con
 """The (user, agent) of the HTTP request being served, set by :func:`http_app` for the tools below it."""
 
 
-def _scope_of(memory: MemoryLayer, user_id: str | None, agent_id: str | None, keys: Any) -> Callable[[], MemoryLayer]:
+def _scope_of(memory: Memory, user_id: str | None, agent_id: str | None, keys: Any) -> Callable[[], Memory]:
     """What the tools call for their scope: fixed at start, or (with API keys) the current request's caller."""
     if keys is None:
         if not user_id:
@@ -387,7 +386,7 @@ def _scope_of(memory: MemoryLayer, user_id: str | None, agent_id: str | None, ke
         fixed = memory.scoped(user_id=user_id, agent_id=agent_id)
         return lambda: fixed
 
-    def callers() -> MemoryLayer:
+    def callers() -> Memory:
         caller = _CALLER.get()
         if caller is None:  # only http_app sets it: nothing reaches a tool without a checked key
             raise KiokoError("no API key was checked for this call")
@@ -484,7 +483,7 @@ def _version() -> str:
     return __version__
 
 
-def open_memory(url: str | None, *, intelligence: bool = False) -> MemoryLayer:
+def open_memory(url: str | None, *, intelligence: bool = False) -> Memory:
     """The layer ``kioko mcp`` serves: linking on; with ``intelligence``, turns are routed as well."""
     from . import connect, default_url, intelligent
 

@@ -1,64 +1,126 @@
 """RemoteMemory: a MemoryLayer's calls, executed by a Kioko service over HTTP.
 
-``kioko.connect("http://host:8765", api_key=...)`` returns one. Methods, arguments, return types and
-errors are the layer's: ``remote.goals.add(...)`` returns a Record, ``remote.graph.link(...)`` a
-MemoryLink, a missing memory raises MemoryNotFound, a secret SecretDropped. Records come back without
-their embedding (the server keeps the vectors).
+``kioko.connect("http://host:8765", api_key=...)`` returns one. It is a :class:`kioko.Memory`, as a
+MemoryLayer is: methods, arguments, return types and errors are the layer's (``remote.goals.add(...)``
+returns a Record, ``remote.graph.link(...)`` a MemoryLink, a missing memory raises MemoryNotFound, a
+secret SecretDropped). Records come back without their embedding (the server keeps the vectors).
+``user_id`` may be omitted where the library allows it: a :meth:`RemoteMemory.scoped` view fills it in,
+else nothing is sent and the server decides (an API key bound to one user acts for that user).
 
 Built on one httpx.Client (connections are reused). Calls that are safe to repeat (GET, PUT, DELETE)
 are retried on a dropped connection, a timeout or a 503; any call is retried when the connection
-could not be made at all, since then nothing reached the server.
+could not be made at all, since then nothing reached the server. :class:`AsyncRemoteMemory`
+(:mod:`kioko.remote_async`) makes the same calls on an httpx.AsyncClient.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import copy
+import functools
 import time
-from collections.abc import Iterator
-from datetime import date, datetime
-from typing import Any, Callable
-from urllib.parse import quote
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
 from kioko_core.entities import Triple
 from kioko_core.errors import MemoryNotFound
-from kioko_core.graph import RelatedMemory
+from kioko_core.graph import ConnectReport, GraphDrawing, RelatedMemory
+from kioko_core.intelligence.ops import ManageReport
 from kioko_core.intelligence.pins import StablePrefix
 from kioko_core.intelligence.planner import RecallPlan
 from kioko_core.linker import LinkScore
 from kioko_core.links import MemoryLink
 from kioko_core.recall import Context
+from kioko_core.recall_options import RecallOptions
 from kioko_core.secrets import get_logger
-from kioko_core.store import ConnectionLostError, InvalidRecordError, KiokoError, Record, check_scope
+from kioko_core.store import ConnectionLostError, InvalidRecordError, Record, Scope, check_scope
 
-from .service import errors as _service_errors  # noqa: F401  (Unauthorized, Forbidden ... for error_in)
+from . import remote_calls as C
+from .remote_calls import IDEMPOTENT, Call, Calls, GraphCalls, error_of
+from .remote_events import EventStream
 from .service import surface
-from .service.wire import (
-    context_in,
-    error_in,
-    link_in,
-    plan_in,
-    prefix_in,
-    record_in,
-    related_in,
-    score_in,
-    triple_in,
-)
+
+if TYPE_CHECKING:
+    from kioko_core.kinds import (
+        Decisions,
+        Episodes,
+        Facts,
+        Goals,
+        Insights,
+        Instructions,
+        Knowledge,
+        Preferences,
+        Procedures,
+        Profile,
+        Skills,
+        Strategies,
+        Summaries,
+        WorkingMemory,
+    )
+
+    from .protocol import Callback
 
 # the HTTP library logs every request's URL at INFO; a memory or session id in a path may hold a secret
 get_logger("httpx")
 
 REMOTE_SCHEMES = ("http", "https", "kioko+http", "kioko+https")
-IDEMPOTENT = frozenset({"GET", "PUT", "DELETE", "HEAD"})
 DEFAULT_TIMEOUT = 30.0
-PAGE = 500
+PAGE = C.PAGE
 
 
 def is_remote_url(target: Any) -> bool:
     return isinstance(target, str) and target.split("://", 1)[0].lower() in REMOTE_SCHEMES and "://" in target
 
 
-class RemoteMemory:
-    """The layer's API over HTTP. Use :func:`kioko.connect` with an ``http(s)://`` URL to build one."""
+def base_url(url: str) -> str:
+    return (url.split("+", 1)[1] if url.lower().startswith("kioko+") else url).rstrip("/")
+
+
+def auth_headers(api_key: str | None, headers: Mapping[str, str] | None) -> dict[str, str]:
+    sent = dict(headers or {})
+    if api_key:
+        sent["Authorization"] = f"Bearer {api_key}"
+    return sent
+
+
+def import_httpx() -> Any:
+    try:
+        import httpx
+    except ImportError:
+        from kioko_core.store import MissingExtraError
+
+        raise MissingExtraError("RemoteMemory needs httpx: pip install 'kioko[service]'") from None
+    return httpx
+
+
+def ndjson(lines: Iterable[str | bytes]) -> bytes:
+    """An export's lines as one request body, each ending in a newline."""
+    text = "".join(
+        line if line.endswith("\n") else line + "\n"
+        for line in (raw.decode("utf-8") if isinstance(raw, bytes) else raw for raw in lines)
+    )
+    return text.encode("utf-8")
+
+
+class RemoteMemory(Calls):
+    """The layer's API over HTTP (a :class:`kioko.Memory`). :func:`kioko.connect` with an ``http(s)://`` URL
+    builds one."""
+
+    goals: Goals
+    decisions: Decisions
+    procedures: Procedures
+    strategies: Strategies
+    lessons: Strategies
+    skills: Skills
+    episodes: Episodes
+    facts: Facts
+    preferences: Preferences
+    knowledge: Knowledge
+    insights: Insights
+    summaries: Summaries
+    instructions: Instructions
+    profile: Profile
+    working: WorkingMemory
 
     def __init__(
         self,
@@ -71,24 +133,24 @@ class RemoteMemory:
         headers: dict[str, str] | None = None,
         transport: Any = None,
     ) -> None:
-        try:
-            import httpx
-        except ImportError:
-            from kioko_core.store import MissingExtraError
-
-            raise MissingExtraError("RemoteMemory needs httpx: pip install 'kioko[service]'") from None
-        base = url.split("+", 1)[1] if url.lower().startswith("kioko+") else url
-        sent = dict(headers or {})
-        if api_key:
-            sent["Authorization"] = f"Bearer {api_key}"
-        self.url = base.rstrip("/")
+        httpx = import_httpx()
+        self.url = base_url(url)
         self.retries, self.backoff = int(retries), float(backoff)
         self._httpx = httpx
-        self._http = httpx.Client(base_url=self.url, timeout=timeout, headers=sent, transport=transport)
+        self._headers = auth_headers(api_key, headers)
+        self._http = httpx.Client(base_url=self.url, timeout=timeout, headers=self._headers, transport=transport)
+        self._bound: Scope | None = None
+        self._owns_client = True
+        self._events: EventStream | None = None
+        self._has_intelligence: bool | None = None
+        self._install()
+
+    def _install(self) -> None:
         self.graph = RemoteGraph(self)
+        self.entities = RemoteEntities(self)
         for name in surface.MANAGERS:
-            setattr(self, name, RemoteManager(self, name))
-        self.lessons = self.strategies  # type: ignore[attr-defined]
+            setattr(self, name, remote_manager(self, name))
+        self.lessons = self.strategies
 
     # -- transport
 
@@ -96,29 +158,37 @@ class RemoteMemory:
         self, verb: str, path: str, *, params: dict[str, Any] | None = None, body: Any = None, stream: bool = False
     ) -> Any:
         """One call: JSON in, JSON out; an error body becomes the library's exception."""
-        query = {k: v for k, v in (params or {}).items() if v is not None}
+        return self._send(Call(verb, path, params=params, body=body))
+
+    def _send(self, call: Call) -> Any:
+        query = {k: v for k, v in (call.params or {}).items() if v is not None}
         attempt = 0
         while True:
             try:
-                response = self._http.request(verb, path, params=query, json=body)
+                response = self._http.request(call.verb, call.path, params=query, json=call.body)
             except self._httpx.TransportError as error:
                 unsent = isinstance(error, (self._httpx.ConnectError, self._httpx.ConnectTimeout))
-                if attempt < self.retries and (unsent or verb in IDEMPOTENT):
+                if attempt < self.retries and (unsent or call.verb in IDEMPOTENT):
                     attempt += 1
                     time.sleep(self.backoff * 2 ** (attempt - 1))
                     continue
                 raise ConnectionLostError(f"the Kioko service at {self.url} did not answer: {error}") from None
-            if response.status_code == 503 and verb in IDEMPOTENT and attempt < self.retries:
+            if response.status_code == 503 and call.verb in IDEMPOTENT and attempt < self.retries:
                 attempt += 1
                 time.sleep(self.backoff * 2 ** (attempt - 1))
                 continue
             break
         if response.status_code >= 400:
             raise _error(response)
-        return response.json() if response.content else None
+        return call.decode(response.json() if response.content else None)
 
     def close(self) -> None:
-        self._http.close()
+        """Close the connection (a :meth:`scoped` view leaves it open: it belongs to the client it came from)."""
+        if self._events is not None:
+            self._events.close()
+            self._events = None
+        if self._owns_client:
+            self._http.close()
 
     def __enter__(self) -> RemoteMemory:
         return self
@@ -127,7 +197,30 @@ class RemoteMemory:
         self.close()
 
     def __repr__(self) -> str:
-        return f"RemoteMemory({self.url!r})"
+        bound = f", scope={tuple(self._bound)!r}" if self._bound is not None else ""
+        return f"RemoteMemory({self.url!r}{bound})"
+
+    # -- views
+
+    @property
+    def scope(self) -> Scope | None:
+        """The scope this view is bound to (:meth:`scoped`); None for a client that names its user per call."""
+        return self._bound
+
+    def scoped(self, *, user_id: str | None = None, agent_id: str | None = None) -> RemoteMemory:
+        """The same calls with ``user_id`` (and ``agent_id``) bound, managers and graph included, as on a
+        MemoryLayer; naming another user or agent in a call of the view raises InvalidRecordError."""
+        if self._bound is not None:
+            user, agent = C._who(self._bound, user_id, agent_id)
+        else:
+            if user_id is None:
+                raise InvalidRecordError("scoped() needs user_id")
+            user, agent = user_id, agent_id
+        view = copy.copy(self)
+        view._bound = check_scope((user, agent))
+        view._owns_client, view._events = False, None
+        view._install()
+        return view
 
     # -- writing
 
@@ -135,75 +228,80 @@ class RemoteMemory:
         self,
         content: str,
         *,
-        user_id: str,
+        user_id: str | None = None,
         agent_id: str | None = None,
         session_id: str | None = None,
         memory_type: str = "factual",
         metadata: dict[str, Any] | None = None,
-        created_at: float | None = None,
+        created_at: float | datetime | None = None,
         id: str | None = None,
+        embedding: Any = None,
     ) -> Record:
-        body = {
-            "content": content,
-            "user_id": user_id,
-            "agent_id": agent_id,
-            "session_id": session_id,
-            "memory_type": memory_type,
-            "metadata": metadata,
-            "created_at": _jsonable(created_at),
-            "id": id,
-        }
-        return record_in(self.request("POST", "/v1/memories", body=_present(body)))
+        call = self._add(
+            content,
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            memory_type=memory_type,
+            metadata=metadata,
+            created_at=created_at,
+            id=id,
+            embedding=embedding,
+        )
+        stored: Record = self._send(call)
+        return stored
 
     def add_many(
         self,
-        items: Any,
+        items: Iterable[str | Mapping[str, Any]],
         *,
-        user_id: str,
+        user_id: str | None = None,
         agent_id: str | None = None,
         session_id: str | None = None,
         memory_type: str = "factual",
     ) -> list[Record]:
-        listed = [
-            {"content": i} if isinstance(i, str) else {k: _jsonable(v) for k, v in dict(i).items()} for i in items
-        ]
-        body = {
-            "items": listed,
-            "user_id": user_id,
-            "agent_id": agent_id,
-            "session_id": session_id,
-            "memory_type": memory_type,
-        }
-        return [record_in(r) for r in self.request("POST", "/v1/memories/batch", body=_present(body))]
+        call = self._add_many(items, user_id=user_id, agent_id=agent_id, session_id=session_id, memory_type=memory_type)
+        stored: list[Record] = self._send(call)
+        return stored
 
-    def get(self, memory_id: str, *, user_id: str, agent_id: str | None = None) -> Record:
-        return record_in(
-            self.request("GET", f"/v1/memories/{_seg(memory_id)}", params={"user_id": user_id, "agent_id": agent_id})
-        )
+    def get(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record:
+        found: Record = self._send(self._get(memory_id, user_id=user_id, agent_id=agent_id))
+        return found
 
     def update(
         self,
         memory_id: str,
         *,
-        user_id: str,
+        user_id: str | None = None,
         agent_id: str | None = None,
         content: str | None = None,
         metadata: dict[str, Any] | None = None,
     ) -> Record:
-        body = {"user_id": user_id, "agent_id": agent_id, "content": content, "metadata": metadata}
-        return record_in(self.request("PATCH", f"/v1/memories/{_seg(memory_id)}", body=_present(body)))
+        call = self._update(memory_id, user_id=user_id, agent_id=agent_id, content=content, metadata=metadata)
+        changed: Record = self._send(call)
+        return changed
 
-    def delete(self, memory_id: str, *, user_id: str, agent_id: str | None = None) -> bool:
+    def delete(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> bool:
         # the server answers 404 for a memory that is not there; the library's answer for it is False
         try:
-            return self.request(
-                "DELETE", f"/v1/memories/{_seg(memory_id)}", params={"user_id": user_id, "agent_id": agent_id}
-            )["deleted"]
+            return bool(self._send(self._delete(memory_id, user_id=user_id, agent_id=agent_id)))
         except MemoryNotFound:
             return False
 
-    def forget_user(self, *, user_id: str, agent_id: str | None = None) -> int:
-        return self.request("DELETE", f"/v1/users/{_seg(user_id)}/memories", params={"agent_id": agent_id})["deleted"]
+    def forget_user(self, *, user_id: str | None = None, agent_id: str | None = None) -> int:
+        return int(self._send(self._forget_user(user_id=user_id, agent_id=agent_id)))
+
+    def memories(
+        self, *, user_id: str | None = None, agent_id: str | None = None, kinds: set[str] | None = None
+    ) -> Iterator[Record]:
+        """Every memory of a scope, a page at a time."""
+        cursor = None
+        while True:
+            page = self._send(self._page(user_id=user_id, agent_id=agent_id, kinds=kinds, cursor=cursor, size=PAGE))
+            yield from C.records(page["items"])
+            cursor = page["next_cursor"]
+            if cursor is None:
+                return
 
     # -- reading
 
@@ -211,9 +309,10 @@ class RemoteMemory:
         self,
         query: str,
         *,
-        user_id: str,
+        user_id: str | None = None,
         agent_id: str | None = None,
         session_id: str | None = None,
+        options: RecallOptions | None = None,
         links: int | None = None,
         limit: int | None = None,
         include_shared: bool = False,
@@ -222,92 +321,89 @@ class RemoteMemory:
         section_limits: dict[str, int] | None = None,
         fill_recent: list[str] | None = None,
     ) -> Context:
-        if not isinstance(query, str):
-            raise InvalidRecordError("query must be a string")
-        if dataclasses.is_dataclass(config) and not isinstance(config, type):
-            config = dataclasses.asdict(config)  # a RecallConfig travels as its fields
-        body = {
-            "query": query,
-            "user_id": user_id,
-            "agent_id": agent_id,
-            "session_id": session_id,
-            "links": links,
-            "limit": limit,
-            "include_shared": include_shared,
-            "config": config,
-            **_planned(plan, section_limits, fill_recent),
-        }
-        return context_in(self.request("POST", "/v1/recall", body=_present(body)))
+        call = self._recall(
+            "/v1/recall",
+            query,
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            options=options,
+            links=links,
+            limit=limit,
+            include_shared=include_shared,
+            config=config,
+            plan=plan,
+            section_limits=section_limits,
+            fill_recent=fill_recent,
+        )
+        found: Context = self._send(call)
+        return found
 
     def context(
         self,
         query: str,
         *,
-        user_id: str,
+        user_id: str | None = None,
         agent_id: str | None = None,
         session_id: str | None = None,
-        links: int = 0,
+        options: RecallOptions | None = None,
+        links: int | None = None,
         limit: int | None = None,
         plan: Any = None,
         section_limits: dict[str, int] | None = None,
         fill_recent: list[str] | None = None,
     ) -> Context:
-        body = {
-            "query": query,
-            "user_id": user_id,
-            "agent_id": agent_id,
-            "session_id": session_id,
-            "links": links,
-            "limit": limit,
-            **_planned(plan, section_limits, fill_recent),
-        }
-        return context_in(self.request("POST", "/v1/context", body=_present(body)))
+        """Like :meth:`recall`, but follows links only when asked (``links`` defaults to 0)."""
+        call = self._context(
+            query,
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            options=options,
+            links=links,
+            limit=limit,
+            plan=plan,
+            section_limits=section_limits,
+            fill_recent=fill_recent,
+        )
+        found: Context = self._send(call)
+        return found
 
-    def search(self, query: str, *, user_id: str, agent_id: str | None = None, limit: int = 10) -> list[Record]:
-        body = {"query": query, "user_id": user_id, "agent_id": agent_id, "limit": limit}
-        return [record_in(r) for r in self.request("POST", "/v1/search", body=_present(body))]
+    def search(
+        self, query: str, *, user_id: str | None = None, agent_id: str | None = None, limit: int = 10
+    ) -> list[Record]:
+        found: list[Record] = self._send(self._search(query, user_id=user_id, agent_id=agent_id, limit=limit))
+        return found
+
+    def plan(
+        self, query: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
+    ) -> RecallPlan:
+        """The RecallPlan the server's recall would follow for ``query``."""
+        found: RecallPlan = self._send(self._plan(query, user_id=user_id, agent_id=agent_id, session_id=session_id))
+        return found
 
     def feedback(
         self,
         worked: bool = True,
         *,
-        user_id: str,
+        user_id: str | None = None,
         credited: str | None = None,
         session_id: str | None = None,
         context: Context | None = None,
         agent_id: str | None = None,
         now: float | None = None,
     ) -> list[MemoryLink]:
-        body = {
-            "worked": worked,
-            "user_id": user_id,
-            "agent_id": agent_id,
-            "credited": credited,
-            "session_id": session_id,
-            "context": _jsonable(context),
-            "now": now,
-        }
-        return [link_in(k) for k in self.request("POST", "/v1/feedback", body=_present(body))]
-
-    def memories(self, *, user_id: str, agent_id: str | None = None, kinds: set[str] | None = None) -> Iterator[Record]:
-        """Every memory of a scope, a page at a time."""
-        cursor = None
-        while True:
-            page = self.request(
-                "GET",
-                "/v1/memories",
-                params={
-                    "user_id": user_id,
-                    "agent_id": agent_id,
-                    "kind": sorted(kinds) if kinds else None,
-                    "limit": PAGE,
-                    "cursor": cursor,
-                },
-            )
-            yield from (record_in(r) for r in page["items"])
-            cursor = page["next_cursor"]
-            if cursor is None:
-                return
+        call = self._feedback(
+            worked,
+            user_id=user_id,
+            credited=credited,
+            session_id=session_id,
+            context=context,
+            agent_id=agent_id,
+            now=now,
+        )
+        made: list[MemoryLink] = self._send(call)
+        return made
 
     # -- the intelligence (executed by the server's layer)
 
@@ -315,101 +411,109 @@ class RemoteMemory:
         self,
         text: Any,
         *,
-        user_id: str,
+        user_id: str | None = None,
         agent_id: str | None = None,
         session_id: str | None = None,
         dry_run: bool = False,
-    ) -> Any:
-        body = {"text": text, "user_id": user_id, "agent_id": agent_id, "session_id": session_id, "dry_run": dry_run}
-        return _report(self.request("POST", "/v1/manage", body=_present(body)))
+    ) -> ManageReport:
+        fields = {"text": text, "session_id": session_id, "dry_run": dry_run}
+        done: ManageReport = self._send(self._routed("/v1/manage", fields, user_id, agent_id))
+        return done
 
     def record_turn(
         self,
         user: str,
         reply: str | None = None,
         *,
-        user_id: str,
+        user_id: str | None = None,
         agent_id: str | None = None,
         session_id: str | None = None,
         dry_run: bool = False,
-    ) -> Any:
-        body = {
-            "user": user,
-            "reply": reply,
-            "user_id": user_id,
-            "agent_id": agent_id,
-            "session_id": session_id,
-            "dry_run": dry_run,
-        }
-        return _report(self.request("POST", "/v1/turns", body=_present(body)))
+    ) -> ManageReport:
+        fields = {"user": user, "reply": reply, "session_id": session_id, "dry_run": dry_run}
+        done: ManageReport = self._send(self._routed("/v1/turns", fields, user_id, agent_id))
+        return done
 
     def learn(
         self,
         messages: Any,
         *,
-        user_id: str,
+        user_id: str | None = None,
         agent_id: str | None = None,
         session_id: str | None = None,
         dry_run: bool = False,
-    ) -> Any:
-        body = {
-            "messages": messages,
-            "user_id": user_id,
-            "agent_id": agent_id,
-            "session_id": session_id,
-            "dry_run": dry_run,
-        }
-        return _report(self.request("POST", "/v1/learn", body=_present(body)))
+    ) -> ManageReport:
+        fields = {"messages": messages, "session_id": session_id, "dry_run": dry_run}
+        done: ManageReport = self._send(self._routed("/v1/learn", fields, user_id, agent_id))
+        return done
 
-    def plan(
-        self, query: str, *, user_id: str, agent_id: str | None = None, session_id: str | None = None
-    ) -> RecallPlan:
-        """The RecallPlan the server's recall would follow for ``query``."""
-        if not isinstance(query, str):
-            raise InvalidRecordError("query must be a string")
-        body = {"query": query, "user_id": user_id, "agent_id": agent_id, "session_id": session_id}
-        return plan_in(self.request("POST", "/v1/plan", body=_present(body)))
+    @property
+    def intelligence(self) -> RemoteIntelligence | None:
+        """The server's intelligence (``.stats()``), or None when it serves a layer without one."""
+        if self._has_intelligence is None:
+            self._has_intelligence = bool(self._send(self._intelligence())["enabled"])
+        return RemoteIntelligence(self) if self._has_intelligence else None
 
     # -- pins, the stable prefix and maintenance
 
-    def pin(self, memory_id: str, *, user_id: str, agent_id: str | None = None) -> Record:
-        body = {"user_id": user_id, "agent_id": agent_id}
-        return record_in(self.request("POST", f"/v1/memories/{_seg(memory_id)}/pin", body=_present(body)))
+    def pin(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record:
+        pinned: Record = self._send(self._pin(memory_id, True, user_id=user_id, agent_id=agent_id))
+        return pinned
 
-    def unpin(self, memory_id: str, *, user_id: str, agent_id: str | None = None) -> Record:
-        return record_in(
-            self.request(
-                "DELETE", f"/v1/memories/{_seg(memory_id)}/pin", params={"user_id": user_id, "agent_id": agent_id}
-            )
-        )
+    def unpin(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record:
+        unpinned: Record = self._send(self._pin(memory_id, False, user_id=user_id, agent_id=agent_id))
+        return unpinned
 
-    def pinned(self, *, user_id: str, agent_id: str | None = None) -> list[Record]:
-        return [
-            record_in(r) for r in self.request("GET", "/v1/pins", params={"user_id": user_id, "agent_id": agent_id})
-        ]
+    def pinned(self, *, user_id: str | None = None, agent_id: str | None = None) -> list[Record]:
+        found: list[Record] = self._send(self._pinned(user_id=user_id, agent_id=agent_id))
+        return found
 
-    def kv(self, *, user_id: str, agent_id: str | None = None) -> StablePrefix:
-        return prefix_in(self.request("GET", "/v1/kv", params={"user_id": user_id, "agent_id": agent_id}))
+    def kv(self, *, user_id: str | None = None, agent_id: str | None = None) -> StablePrefix:
+        prefix: StablePrefix = self._send(self._kv(user_id=user_id, agent_id=agent_id))
+        return prefix
 
-    def end_session(self, session_id: str, *, user_id: str, agent_id: str | None = None) -> Record | None:
-        body = {"user_id": user_id, "agent_id": agent_id}
-        found = self.request("POST", f"/v1/sessions/{_seg(session_id, 'session_id')}/end", body=_present(body))
-        return record_in(found) if found is not None else None
+    def end_session(self, session_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record | None:
+        episode: Record | None = self._send(self._end_session(session_id, user_id=user_id, agent_id=agent_id))
+        return episode
 
     def maintain(
         self, *, user_id: str | None = None, agent_id: str | None = None, tasks: list[str] | None = None
     ) -> dict[str, Any]:
         """``{user: {task: result}}`` from the server; without ``user_id`` every user (an admin key only)."""
-        body = {"user_id": user_id, "agent_id": agent_id, "tasks": _jsonable(tasks)}
-        return self.request("POST", "/v1/maintain", body=_present(body))
+        done: dict[str, Any] = self._send(self._maintain(user_id=user_id, agent_id=agent_id, tasks=tasks))
+        return done
 
-    def reflect(self, *, user_id: str, agent_id: str | None = None) -> dict[str, Any]:
+    def reflect(self, *, user_id: str | None = None, agent_id: str | None = None) -> dict[str, Any]:
         """Reflect on the user's recent episodes now, on the server: ``{"insights": [ids], "themes": [ids],
         "error": ...}``, as ``MemoryLayer.reflect`` (the server's ``maintain`` with the one task)."""
         done = self.maintain(user_id=user_id, agent_id=agent_id, tasks=["reflect"])
         return dict(next(iter(done.values()))["reflect"])
 
-    def export_lines(self, user_id: str, agent_ids: Any = ()) -> Iterator[str]:
+    # -- events
+
+    def on(self, event: str, callback: Callback) -> Callback:
+        """Call ``callback(payload)`` after every ``event`` the server's layer emits (``"memory.added"``,
+        ``"memory.managed"``, ``"*"``), read from its event stream (``GET /v1/events``) on a thread of its own.
+        A scoped view hears its user's events; otherwise every user's (an admin key), or the key's one user.
+        Callbacks run on that thread, shortly after the write that caused them."""
+        if self._events is None:
+            user = self._bound.user_id if self._bound is not None else None
+            self._events = EventStream(self.url, self._headers, user)
+        return self._events.on(event, callback)
+
+    def off(self, event: str, callback: Callback) -> bool:
+        """Stop calling ``callback`` for ``event`` (the stream closes when nothing listens)."""
+        if self._events is None:
+            return False
+        removed = self._events.off(event, callback)
+        if self._events.idle:
+            self._events.close()
+            self._events = None
+        return removed
+
+    # -- export and import
+
+    def export_lines(self, user_id: str, agent_ids: Iterable[str] = ()) -> Iterator[str]:
         """The server's export of ``user_id`` as JSON lines, streamed (see :mod:`kioko.service.exchange`)."""
         params = {"user_id": user_id, "agent_id": list(agent_ids) or None}
         with self._http.stream("GET", "/v1/export", params={k: v for k, v in params.items() if v}) as response:
@@ -420,77 +524,35 @@ class RemoteMemory:
                 if line:
                     yield line + "\n"
 
-    def import_lines(self, lines: Any) -> dict[str, int]:
+    def import_lines(self, lines: Iterable[str | bytes]) -> dict[str, int]:
         """Send an export to the server; ``{"records", "written", "unchanged"}``."""
-        data = "".join(
-            line if line.endswith("\n") else line + "\n"
-            for line in (raw.decode("utf-8") if isinstance(raw, bytes) else raw for raw in lines)
-        )
         response = self._http.post(
-            "/v1/import", content=data.encode("utf-8"), headers={"content-type": "application/x-ndjson"}
+            "/v1/import", content=ndjson(lines), headers={"content-type": "application/x-ndjson"}
         )
         if response.status_code >= 400:
             raise _error(response)
-        return response.json()
-
-    def scoped(self, *, user_id: str, agent_id: str | None = None) -> Any:
-        """The same calls with ``user_id`` (and ``agent_id``) bound, managers and graph included, as on a
-        MemoryLayer; naming another user or agent in a call of the view raises InvalidRecordError."""
-        return ScopedRemote(self, check_scope((user_id, agent_id)))
+        done: dict[str, int] = response.json()
+        return done
 
 
-class ScopedRemote:
-    """``remote.scoped(user_id=...)``: every call of the remote, its managers and its graph, with the scope bound."""
+class RemoteIntelligence:
+    """``remote.intelligence``: the server's intelligence, as far as a client may see it."""
 
-    def __init__(self, target: Any, scope: Any) -> None:
-        self._target, self._scope = target, scope
+    def __init__(self, remote: RemoteMemory) -> None:
+        self._remote = remote
 
-    @property
-    def scope(self) -> Any:
-        return self._scope
-
-    def scoped(self, *, user_id: str | None = None, agent_id: str | None = None) -> ScopedRemote:
-        self._check(user_id, agent_id)
-        return self
-
-    def _check(self, user_id: Any, agent_id: Any) -> None:
-        if user_id is not None and user_id != self._scope.user_id:
-            raise InvalidRecordError(
-                f"this view is bound to user {self._scope.user_id!r}; it cannot act for {user_id!r}"
-            )
-        if agent_id is not None and agent_id != self._scope.agent_id:
-            raise InvalidRecordError(
-                f"this view is bound to agent {self._scope.agent_id!r}; it cannot act for {agent_id!r}"
-            )
-
-    def __getattr__(self, name: str) -> Any:
-        found = getattr(self._target, name)
-        if isinstance(found, (RemoteGraph, RemoteManager)):
-            return ScopedRemote(found, self._scope)
-        if not callable(found) or name.startswith("_") or name in ("close", "request"):
-            return found
-
-        def bound(*args: Any, **kwargs: Any) -> Any:
-            self._check(kwargs.pop("user_id", None), kwargs.pop("agent_id", None))
-            return found(*args, user_id=self._scope.user_id, **_agent(found, self._scope.agent_id), **kwargs)
-
-        bound.__name__ = name
-        return bound
-
-    def __repr__(self) -> str:
-        return f"ScopedRemote({self._target!r}, user_id={self._scope.user_id!r}, agent_id={self._scope.agent_id!r})"
+    def stats(self) -> dict[str, int]:
+        """The server's counts since it started (turns, model calls, operations, plans ...), over every user:
+        shown to an admin key (or a server without keys) only; another key gets a Forbidden error."""
+        return _stats(self._remote._send(self._remote._intelligence()))
 
 
-def _agent(call: Any, agent_id: str | None) -> dict[str, Any]:
-    """``agent_id=`` for calls that take one (the entity graph's calls are per user only)."""
-    import inspect
+def _stats(answer: dict[str, Any]) -> dict[str, int]:
+    from .service.errors import Forbidden
 
-    try:
-        parameters = inspect.signature(call).parameters
-        takes = "agent_id" in parameters or any(p.kind is p.VAR_KEYWORD for p in parameters.values())
-    except (TypeError, ValueError):
-        takes = True
-    return {"agent_id": agent_id} if takes else {}
+    if answer.get("stats") is None:
+        raise Forbidden("the intelligence's stats are shown to an admin key only")
+    return dict(answer["stats"])
 
 
 class RemoteGraph:
@@ -498,14 +560,14 @@ class RemoteGraph:
 
     def __init__(self, remote: RemoteMemory) -> None:
         self._remote = remote
+        self._calls = GraphCalls(remote)
 
-    def _get(self, path: str, **params: Any) -> Any:
-        return self._remote.request("GET", path, params=params)
+    def __repr__(self) -> str:
+        return f"RemoteGraph({self._remote!r})"
 
-    def links(self, memory_id: str, *, user_id: str, agent_id: str | None = None) -> list[MemoryLink]:
-        return [
-            link_in(k) for k in self._get(f"/v1/memories/{_seg(memory_id)}/links", user_id=user_id, agent_id=agent_id)
-        ]
+    def links(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> list[MemoryLink]:
+        found: list[MemoryLink] = self._remote._send(self._calls.links(memory_id, user_id=user_id, agent_id=agent_id))
+        return found
 
     def link(
         self,
@@ -515,76 +577,79 @@ class RemoteGraph:
         weight: float = 1.0,
         why: str = "",
         *,
-        user_id: str,
+        user_id: str | None = None,
         agent_id: str | None = None,
     ) -> MemoryLink:
-        body = {"target": b, "type": type, "weight": weight, "why": why, "user_id": user_id, "agent_id": agent_id}
-        return link_in(self._remote.request("POST", f"/v1/memories/{_seg(a)}/links", body=_present(body)))
-
-    def unlink(self, a: str, b: str, *, user_id: str, agent_id: str | None = None) -> bool:
-        return self._remote.request(
-            "DELETE", f"/v1/memories/{_seg(a)}/links/{_seg(b)}", params={"user_id": user_id, "agent_id": agent_id}
-        )["unlinked"]
-
-    def explain(self, a: str, b: str, *, user_id: str, agent_id: str | None = None) -> LinkScore:
-        return score_in(
-            self._get(f"/v1/memories/{_seg(a)}/links/{_seg(b)}/explain", user_id=user_id, agent_id=agent_id)
+        made: MemoryLink = self._remote._send(
+            self._calls.link(a, b, type, weight, why, user_id=user_id, agent_id=agent_id)
         )
+        return made
+
+    def unlink(self, a: str, b: str, *, user_id: str | None = None, agent_id: str | None = None) -> bool:
+        return bool(self._remote._send(self._calls.unlink(a, b, user_id=user_id, agent_id=agent_id)))
+
+    def explain(self, a: str, b: str, *, user_id: str | None = None, agent_id: str | None = None) -> LinkScore:
+        score: LinkScore = self._remote._send(self._calls.explain(a, b, user_id=user_id, agent_id=agent_id))
+        return score
 
     def related(
-        self, memory_id: str, depth: int = 2, limit: int = 10, *, user_id: str, agent_id: str | None = None
+        self,
+        memory_id: str,
+        depth: int = 2,
+        limit: int = 10,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
     ) -> list[RelatedMemory]:
-        return [
-            related_in(r)
-            for r in self._get(
-                f"/v1/memories/{_seg(memory_id)}/related", user_id=user_id, agent_id=agent_id, depth=depth, limit=limit
-            )
-        ]
+        call = self._calls.related(memory_id, depth, limit, user_id=user_id, agent_id=agent_id)
+        found: list[RelatedMemory] = self._remote._send(call)
+        return found
 
     def trace(
-        self, a: str, b: str, max_depth: int = 4, *, user_id: str, agent_id: str | None = None
+        self, a: str, b: str, max_depth: int = 4, *, user_id: str | None = None, agent_id: str | None = None
     ) -> list[MemoryLink]:
-        return [
-            link_in(k)
-            for k in self._get(
-                f"/v1/memories/{_seg(a)}/trace/{_seg(b)}", user_id=user_id, agent_id=agent_id, max_depth=max_depth
-            )
-        ]
+        found: list[MemoryLink] = self._remote._send(
+            self._calls.trace(a, b, max_depth, user_id=user_id, agent_id=agent_id)
+        )
+        return found
 
     def memories(
-        self, *, user_id: str, agent_id: str | None = None, center: str | None = None, depth: int = 2, limit: int = 120
-    ) -> Any:
-        data = self._get(
-            "/v1/graph/memories", user_id=user_id, agent_id=agent_id, center=center, depth=depth, limit=limit
-        )
-        return _drawing(data)
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        center: str | None = None,
+        depth: int = 2,
+        limit: int = 120,
+    ) -> GraphDrawing:
+        call = self._calls.memories(user_id=user_id, agent_id=agent_id, center=center, depth=depth, limit=limit)
+        drawn: GraphDrawing = self._remote._send(call)
+        return drawn
 
     def connect(
         self,
         *,
-        user_id: str,
+        user_id: str | None = None,
         agent_id: str | None = None,
         rebuild: bool = False,
         limit: int | None = None,
         progress: Callable[[int, int], None] | None = None,
-    ) -> dict[str, Any]:
+    ) -> ConnectReport:
         """Runs on the server in one call; ``progress`` is called once, at the end."""
-        body = {"user_id": user_id, "agent_id": agent_id, "rebuild": rebuild, "limit": limit}
-        result = self._remote.request("POST", "/v1/graph/connect", body=_present(body))
+        call = self._calls.connect(user_id=user_id, agent_id=agent_id, rebuild=rebuild, limit=limit)
+        done: ConnectReport = self._remote._send(call)
         if progress is not None:
-            progress(result["memories"], result["memories"])
-        return _connect_report(result)
+            progress(done.memories, done.memories)
+        return done
 
-    def prune(self, *, user_id: str, agent_id: str | None = None, now: float | None = None) -> int:
-        if now is not None:
-            raise InvalidRecordError("prune(now=...) is not available over HTTP; the server prunes as of its clock")
-        return self._remote.request(
-            "POST", "/v1/graph/prune", body=_present({"user_id": user_id, "agent_id": agent_id})
-        )["result"]
+    def prune(self, *, user_id: str | None = None, agent_id: str | None = None, now: float | None = None) -> int:
+        return int(self._remote._send(self._calls.prune(user_id=user_id, agent_id=agent_id, now=now)))
 
-    def merge(self, duplicate: str, survivor: str, *, user_id: str, agent_id: str | None = None) -> Record:
-        body = {"survivor": survivor, "user_id": user_id, "agent_id": agent_id}
-        return record_in(self._remote.request("POST", f"/v1/memories/{_seg(duplicate)}/merge", body=_present(body)))
+    def merge(
+        self, duplicate: str, survivor: str, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> Record:
+        kept: Record = self._remote._send(self._calls.merge(duplicate, survivor, user_id=user_id, agent_id=agent_id))
+        return kept
 
     def add(
         self,
@@ -592,176 +657,152 @@ class RemoteGraph:
         relation: str,
         object: str,
         *,
-        user_id: str,
+        user_id: str | None = None,
         single_valued: bool | None = None,
         valid_from: float | None = None,
         source: str | None = None,
     ) -> Triple:
-        body = {
-            "subject": subject,
-            "relation": relation,
-            "object": object,
-            "user_id": user_id,
-            "single_valued": single_valued,
-            "valid_from": valid_from,
-            "source": source,
-        }
-        return triple_in(self._remote.request("POST", "/v1/entities/triples", body=_present(body)))
-
-    def delete_triple(self, triple_id: str, *, user_id: str) -> Triple | None:
-        found = self._remote.request("DELETE", f"/v1/entities/triples/{_seg(triple_id)}", params={"user_id": user_id})
-        return triple_in(found) if found is not None else None
-
-    def forget_entity(self, entity: str, *, user_id: str) -> int:
-        return int(
-            self._remote.request("DELETE", f"/v1/entities/{_seg(entity)}", params={"user_id": user_id})["deleted"]
+        return self._remote.entities.add(
+            subject,
+            relation,
+            object,
+            user_id=user_id,
+            single_valued=single_valued,
+            valid_from=valid_from,
+            source=source,
         )
 
+    def delete_triple(self, triple_id: str, *, user_id: str | None = None) -> Triple | None:
+        return self._remote.entities.delete(triple_id, user_id=user_id)
+
+    def forget_entity(self, entity: str, *, user_id: str | None = None) -> int:
+        return self._remote.entities.forget_entity(entity, user_id=user_id)
+
     def relations(
-        self, entity: str, *, user_id: str, as_of: float | None = None, include_invalid: bool = False
+        self, entity: str, *, user_id: str | None = None, as_of: float | None = None, include_invalid: bool = False
     ) -> list[Triple]:
-        return [
-            triple_in(t)
-            for t in self._get(
-                f"/v1/entities/{_seg(entity)}/relations", user_id=user_id, as_of=as_of, include_invalid=include_invalid
-            )
-        ]
+        return self._remote.entities.relations(entity, user_id=user_id, as_of=as_of, include_invalid=include_invalid)
 
-    def neighbors(self, entity: str, *, user_id: str, as_of: float | None = None) -> list[str]:
-        return self._get(f"/v1/entities/{_seg(entity)}/neighbors", user_id=user_id, as_of=as_of)
+    def neighbors(self, entity: str, *, user_id: str | None = None, as_of: float | None = None) -> list[str]:
+        return self._remote.entities.neighbors(entity, user_id=user_id, as_of=as_of)
 
-    def path(self, a: str, b: str, *, user_id: str, max_depth: int = 3, as_of: float | None = None) -> list[Triple]:
-        return [
-            triple_in(t)
-            for t in self._get(
-                f"/v1/entities/{_seg(a)}/path/{_seg(b)}", user_id=user_id, max_depth=max_depth, as_of=as_of
-            )
-        ]
+    def path(
+        self, a: str, b: str, *, user_id: str | None = None, max_depth: int = 3, as_of: float | None = None
+    ) -> list[Triple]:
+        return self._remote.entities.path(a, b, user_id=user_id, max_depth=max_depth, as_of=as_of)
 
 
-class RemoteManager:
-    """``remote.goals``, ``remote.profile`` ...: each call is the row of :mod:`kioko.service.surface` it names."""
+class RemoteEntities:
+    """``remote.entities``: the user's entity graph (its triples), on the server."""
 
-    def __init__(self, remote: RemoteMemory, name: str) -> None:
-        self._remote, self._name = remote, name
+    def __init__(self, remote: RemoteMemory) -> None:
+        self._remote = remote
+        self._calls = GraphCalls(remote)
 
     def __repr__(self) -> str:
-        return f"RemoteManager({self._name!r})"
+        return f"RemoteEntities({self._remote!r})"
 
-    def __getattr__(self, method: str) -> Callable[..., Any]:
-        attribute = getattr(surface.manager_class(self._name), method, None)
-        if method.startswith("_") or (attribute is not None and not callable(attribute)):
-            if attribute is None:
-                raise AttributeError(method)
-            return attribute  # kind, noun: what the manager stores, as on the layer
-        op = surface.operation(self._name, method)
-        if op is None:
-            raise AttributeError(f"memory.{self._name} has no call {method!r} over HTTP")
-        sig = surface.signature(op)
-        kind = surface.returns(op)
-        remote = self._remote
+    def add(
+        self,
+        subject: str,
+        relation: str,
+        object: str,
+        *,
+        user_id: str | None = None,
+        single_valued: bool | None = None,
+        valid_from: float | None = None,
+        source: str | None = None,
+    ) -> Triple:
+        call = self._calls.add(
+            subject,
+            relation,
+            object,
+            user_id=user_id,
+            single_valued=single_valued,
+            valid_from=valid_from,
+            source=source,
+        )
+        made: Triple = self._remote._send(call)
+        return made
 
-        def call(*args: Any, **kwargs: Any) -> Any:
-            try:
-                bound = sig.bind(*args, **kwargs)
-            except TypeError as error:
-                raise TypeError(f"{self._name}.{method}(): {error}") from None
-            given = dict(bound.arguments)
-            default = given.pop("default", None)
-            path = op.url
-            for name in op.path_params:
-                path = path.replace("{" + name + "}", _seg(given.pop(name), name))
-            values = {k: _jsonable(v) for k, v in given.items()}
-            if op.verb in ("POST", "PUT", "PATCH"):
-                answer = remote.request(op.verb, path, body=values)
-            else:
-                answer = remote.request(op.verb, path, params=values)
-            return _decode(kind, answer, default)
+    def invalidate(self, triple_id: str, *, user_id: str | None = None, at: float | None = None) -> Triple | None:
+        closed: Triple | None = self._remote._send(self._calls.invalidate(triple_id, user_id=user_id, at=at))
+        return closed
 
-        call.__name__ = method
-        call.__doc__ = getattr(surface.manager_class(self._name), method).__doc__
+    def delete(self, triple_id: str, *, user_id: str | None = None) -> Triple | None:
+        """Delete one triple, no history kept; None when the user's graph has none."""
+        gone: Triple | None = self._remote._send(self._calls.delete(triple_id, user_id=user_id))
+        return gone
+
+    def forget_entity(self, entity: str, *, user_id: str | None = None) -> int:
+        """Delete every triple naming ``entity``, history included; how many."""
+        return int(self._remote._send(self._calls.forget_entity(entity, user_id=user_id)))
+
+    def relations(
+        self, entity: str, *, user_id: str | None = None, as_of: float | None = None, include_invalid: bool = False
+    ) -> list[Triple]:
+        call = self._calls.relations(entity, user_id=user_id, as_of=as_of, include_invalid=include_invalid)
+        found: list[Triple] = self._remote._send(call)
+        return found
+
+    def neighbors(self, entity: str, *, user_id: str | None = None, as_of: float | None = None) -> list[str]:
+        return list(self._remote._send(self._calls.neighbors(entity, user_id=user_id, as_of=as_of)))
+
+    def path(
+        self, a: str, b: str, *, user_id: str | None = None, max_depth: int = 3, as_of: float | None = None
+    ) -> list[Triple]:
+        found: list[Triple] = self._remote._send(
+            self._calls.path(a, b, user_id=user_id, max_depth=max_depth, as_of=as_of)
+        )
+        return found
+
+
+# -- the typed managers
+
+
+_MANAGER_CLASSES: dict[str, type] = {}
+
+
+def remote_manager(remote: RemoteMemory, name: str) -> Any:
+    """``remote.goals`` ...: an instance of a subclass of the library's manager class (so it has the same
+    type and signatures), every public call of which is the operation of :mod:`kioko.service.surface`
+    it names, sent to the server. A call without an operation is refused when the class is made."""
+    cls = _MANAGER_CLASSES.get(name)
+    if cls is None:
+        cls = _MANAGER_CLASSES[name] = _derive(name)
+    manager: Any = object.__new__(cls)
+    manager._remote, manager._manager = remote, name
+    return manager
+
+
+def _derive(name: str) -> type:
+    library = surface.manager_class(name)
+    missing = [m for m in C.manager_methods(name) if surface.operation(name, m) is None]
+    if missing:
+        raise TypeError(f"memory.{name} has calls without an operation in kioko.service.surface: {missing}")
+
+    def sending(method: str, original: Any) -> Any:
+        @functools.wraps(original)  # name, doc and (through __wrapped__) the library's signature
+        def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+            remote = self._remote
+            return remote._send(C.manager_call(remote, self._manager, method, args, kwargs))
+
         return call
 
-
-def _drawing(data: dict[str, Any]) -> Any:
-    """The GraphDrawing the server drew (a plain dict from a server whose library still returns one)."""
-    try:
-        from kioko_core.graph import GraphDrawing, GraphEdge, GraphNode, GraphStats
-    except ImportError:
-        return data
-    return GraphDrawing(
-        nodes=[GraphNode(**n) for n in data["nodes"]],
-        edges=[GraphEdge(**e) for e in data["edges"]],
-        stats=GraphStats(**data["stats"]),
-    )
+    members: dict[str, Any] = {m: sending(m, f) for m, f in C.manager_methods(name).items()}
+    members["__init__"] = _no_init
+    members["__repr__"] = lambda self: f"Remote{library.__name__}()"
+    members["__module__"] = __name__
+    return type(f"Remote{library.__name__}", (library,), members)
 
 
-def _connect_report(data: dict[str, Any]) -> Any:
-    try:
-        from kioko_core.graph import ConnectReport
-    except ImportError:
-        return data
-    return ConnectReport(**data)
-
-
-def _report(data: dict[str, Any]) -> Any:
-    from kioko_core.intelligence.ops import ManageReport, MemoryOp
-
-    names = {f.name for f in dataclasses.fields(MemoryOp)}
-    ops = [MemoryOp(**{k: v for k, v in op.items() if k in names}) for op in data.get("ops", [])]
-    fields = {f.name for f in dataclasses.fields(ManageReport)} - {"ops"}
-    return ManageReport(ops=ops, **{k: v for k, v in data.items() if k in fields})
-
-
-def _decode(kind: str, answer: Any, default: Any) -> Any:
-    if kind == "record":
-        return record_in(answer)
-    if kind == "records":
-        return [record_in(r) for r in answer]
-    if kind == "record?":
-        return record_in(answer) if answer is not None else None
-    value = answer["result"]
-    return default if value is None else value
+def _no_init(self: Any, *args: Any, **kwargs: Any) -> None:
+    raise TypeError("a remote manager is made by its RemoteMemory (remote.goals ...)")
 
 
 def _error(response: Any) -> Exception:
     try:
-        body = response.json()["error"]
-        if not isinstance(body, dict):
-            raise TypeError
+        body = response.json()
     except Exception:
-        return KiokoError(f"the Kioko service answered HTTP {response.status_code}: {response.text[:200]}")
-    return error_in(body)
-
-
-def _seg(value: Any, name: str = "id") -> str:
-    if not isinstance(value, str) or not value:
-        raise InvalidRecordError(f"{name} must be a non-empty string, got {value!r}")
-    return quote(value, safe="")
-
-
-def _planned(plan: Any, section_limits: Any, fill_recent: Any) -> dict[str, Any]:
-    """recall's plan arguments as JSON; a plan that is not "auto", a bool or a RecallPlan is refused as the
-    library refuses it (a dict is not a plan: only a RecallPlan has been checked)."""
-    if isinstance(plan, RecallPlan):
-        plan = plan.to_dict()
-    elif not (plan is None or isinstance(plan, bool) or plan == "auto"):
-        raise InvalidRecordError(f"plan must be 'auto', False or a RecallPlan, got {plan!r}")
-    return {"plan": plan, "section_limits": section_limits, "fill_recent": _jsonable(fill_recent)}
-
-
-def _present(body: dict[str, Any]) -> dict[str, Any]:
-    """The body without the arguments left at None (the server applies the same defaults)."""
-    return {k: v for k, v in body.items() if v is not None}
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, datetime):
-        return value.timestamp()
-    if isinstance(value, date):
-        return value.isoformat()
-    if isinstance(value, Context):
-        return [m.record.id for m in value.memories]
-    if isinstance(value, tuple | set | frozenset):
-        return list(value)
-    return value
+        body = None
+    return error_of(response.status_code, response.text, body)

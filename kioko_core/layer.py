@@ -41,6 +41,7 @@ from .kinds import install as install_kinds
 from .limits import Limits
 from .linker import LinkerConfig, MemoryLinker, content_term, index_terms, pin_terms, structural_targets
 from .recall import Context, RecallConfig, recall
+from .recall_options import RecallOptions
 from .retry import retry_conflicts
 from .scoped import USER_OWNED_AGENTS, resolve
 from .secrets import DropSecrets
@@ -562,6 +563,7 @@ class MemoryLayer:
         user_id: str | None = None,
         agent_id: str | None = None,
         session_id: str | None = None,
+        options: RecallOptions | None = None,
         links: int | None = None,
         limit: int | None = None,
         include_shared: bool = False,
@@ -585,7 +587,28 @@ class MemoryLayer:
 
         With intelligence the context also shows the profile and instructions (first), the entity graph's
         relations of what the query names and the session's working memory (``ctx.sections``).
+
+        ``options`` (a :class:`~kioko_core.recall_options.RecallOptions`) holds the same knobs as one value; a
+        keyword given beside it wins.
         """
+        if options is not None:
+            knobs = RecallOptions.merge(
+                options,
+                links=links,
+                limit=limit,
+                include_shared=include_shared,
+                config=config,
+                plan=plan,
+                section_limits=section_limits,
+                fill_recent=fill_recent,
+            ).keywords()
+            links, limit, include_shared, config = (
+                knobs["links"],
+                knobs["limit"],
+                knobs["include_shared"],
+                knobs["config"],
+            )
+            plan, section_limits, fill_recent = knobs["plan"], knobs["section_limits"], knobs["fill_recent"]
         if not isinstance(query, str):
             raise InvalidRecordError("query must be a string")
         self.limits.check_query(query)
@@ -623,18 +646,22 @@ class MemoryLayer:
         user_id: str | None = None,
         agent_id: str | None = None,
         session_id: str | None = None,
-        links: int = 0,
+        options: RecallOptions | None = None,
+        links: int | None = None,
         limit: int | None = None,
         plan: Any = None,
         section_limits: dict[str, int] | None = None,
         fill_recent: list[str] | None = None,
     ) -> Context:
-        """Like :meth:`recall`, but follows links only when asked (``links`` defaults to 0)."""
+        """Like :meth:`recall`, but follows links only when asked (``links`` defaults to 0, here or in ``options``)."""
+        if links is None and (options is None or options.links is None):
+            links = 0
         return self.recall(
             query,
             user_id=user_id,
             agent_id=agent_id,
             session_id=session_id,
+            options=options,
             links=links,
             limit=limit,
             plan=plan,

@@ -50,7 +50,7 @@ CALLS: dict[str, tuple[str, dict[str, str | None]]] = {
 # offered by its tool (the user and agent are the server's, fixed when it starts, on every call)
 NOT_OFFERED: dict[str, set[str]] = {
     "add": {"created_at", "id", "embedding"},  # the server stamps the time and the id and embeds the text
-    "recall": {"include_shared", "config", "plan", "section_limits", "fill_recent"},  # the server's tuning
+    "recall": {"include_shared", "config", "plan", "section_limits", "fill_recent", "options"},  # the server's tuning
     "graph.related": {"memory_id"},  # explore_memories starts from the best match to a query
 }
 SCOPE = {"user_id", "agent_id"}

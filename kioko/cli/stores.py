@@ -11,7 +11,7 @@ from rich.table import Table
 
 from .app import STORES, app
 from .demo import DEMO_USER, run_quick_start
-from .support import Agent, Json, Store, UsageProblem, opened, out, print_json
+from .support import Agent, Json, Store, UsageProblem, opened_layer, out, print_json
 
 
 @app.command(rich_help_panel=STORES)
@@ -83,7 +83,7 @@ def doctor(
     url = store or default_url()
     checks: dict = {"kioko": __version__, "python": platform.python_version(), "store_url": _redact(url)}
     _check_exists(url, given=store is not None)
-    with opened(url) as memory:
+    with opened_layer(url) as memory:
         checks["driver"] = type(memory.store).__module__ + ":" + type(memory.store).__name__
         checks["dim"] = getattr(memory.store, "dim", None)
         caps = getattr(memory.store, "capabilities", None)
@@ -148,7 +148,7 @@ def demo(
     import io
 
     captured = io.StringIO()
-    with opened(store, auto_link=True) as memory:
+    with opened_layer(store, auto_link=True) as memory:
         memory.forget_user(user_id=user)  # the demo starts from the same memories every run
         ids = run_quick_start(memory, user, out=captured if json else sys.stdout)
         described = repr(memory.store)

@@ -26,6 +26,8 @@ from kioko_core.errors import (
 )
 from kioko_core.layer import MemoryLayer
 
+from ..protocol import Memory
+
 USAGE, FAILURE = 2, 1
 
 Store = Annotated[
@@ -71,11 +73,27 @@ def print_json(data: Any) -> None:
 
 
 @contextmanager
-def opened(store: str | None, **options: Any) -> Iterator[MemoryLayer]:
-    """The layer on ``store`` (or the default store), closed afterwards."""
+def opened(store: str | None, **options: Any) -> Iterator[Memory]:
+    """The memory on ``store`` (or the default store; a service's URL gives its client), closed afterwards."""
     from .. import connect, default_url
 
     memory = connect(store or default_url(), **options)
+    try:
+        yield memory
+    finally:
+        memory.close()
+
+
+@contextmanager
+def opened_layer(store: str | None, **options: Any) -> Iterator[MemoryLayer]:
+    """The local layer on ``store`` (a command that reads the store underneath; a service's URL is refused)."""
+    from .. import _connect_layer, default_url
+    from ..remote import is_remote_url
+
+    url = store or default_url()
+    if is_remote_url(url):
+        raise UnknownStoreError(f"this command reads a store directly; {url.split('://', 1)[0]}:// names a service")
+    memory = _connect_layer(url, **options)
     try:
         yield memory
     finally:

@@ -1,55 +1,18 @@
-"""The part of Kioko's memory surface the integrations call, as a Protocol.
-
-:class:`kioko.MemoryLayer` and :class:`kioko.remote.RemoteMemory` both have it, so every integration
-works on a local store and on a Kioko service alike. It names only what the integrations use.
+"""The memory an integration works on: :class:`kioko.Memory`, which a local :class:`kioko.MemoryLayer` and a
+:class:`kioko.remote.RemoteMemory` both are, so every integration works on a local store and on a Kioko service
+alike. The integrations call only add, get, update, delete, recall, memories and record_turn of it.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable
-from typing import Any, Protocol
+from typing import Any
 
 from kioko_core.errors import MissingExtraError
 
+from ..protocol import Memory
 
-class Memory(Protocol):
-    """What an integration may call on a memory (keyword arguments as Kioko's own)."""
-
-    def add(
-        self,
-        content: str,
-        *,
-        user_id: str,
-        session_id: str | None = ...,
-        memory_type: str = ...,
-        metadata: dict[str, Any] | None = ...,
-        id: str | None = ...,
-    ) -> Any: ...
-
-    def get(self, memory_id: str, *, user_id: str) -> Any: ...
-
-    def update(
-        self, memory_id: str, *, user_id: str, content: str | None = ..., metadata: dict[str, Any] | None = ...
-    ) -> Any: ...
-
-    def delete(self, memory_id: str, *, user_id: str) -> bool: ...
-
-    def recall(
-        self,
-        query: str,
-        *,
-        user_id: str,
-        session_id: str | None = ...,
-        links: int | None = ...,
-        limit: int | None = ...,
-        config: Any = ...,
-        plan: Any = ...,
-    ) -> Any: ...
-
-    def memories(self, *, user_id: str, kinds: set[str] | None = ...) -> Iterable[Any]: ...
-
-    def record_turn(self, user: str, reply: str | None = ..., *, user_id: str, session_id: str | None = ...) -> Any: ...
+__all__ = ["Memory", "require"]
 
 
 def require(module: str, extra: str) -> Any:

@@ -89,6 +89,7 @@ def add_memory(body: S.MemoryCreate, svc: Service = Depends(service), who: Princ
             metadata=body.metadata,
             created_at=body.created_at,
             id=body.id,
+            embedding=body.embedding,
         )
     _event(svc, "memory.added", stored)
     return record_out(stored)

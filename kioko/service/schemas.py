@@ -95,6 +95,7 @@ class MemoryCreate(Strict):
     metadata: dict[str, Any] | None = None
     created_at: float | None = None
     id: str | None = Field(None, min_length=1, max_length=200)
+    embedding: list[float] | None = Field(None, description="the memory's vector, when the caller computed it")
 
 
 class BatchItem(Strict):

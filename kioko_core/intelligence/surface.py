@@ -255,15 +255,15 @@ class IntelligentMemory:
 
     # -- pins and the stable prefix
 
-    def pin(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Any:
+    def pin(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record:
         """Pin a memory: every context shows it under "Keep in mind (frequently needed)"; it joins :meth:`kv`."""
         return set_pinned(self._layer, memory_id, True, user_id=user_id, agent_id=agent_id)
 
-    def unpin(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Any:
+    def unpin(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record:
         """Unpin a memory (a memory that was not pinned is returned as it is)."""
         return set_pinned(self._layer, memory_id, False, user_id=user_id, agent_id=agent_id)
 
-    def pinned(self, *, user_id: str | None = None, agent_id: str | None = None) -> list[Any]:
+    def pinned(self, *, user_id: str | None = None, agent_id: str | None = None) -> list[Record]:
         """The scope's pinned memories, oldest pin first (at most the pinned section's 10)."""
         return pinned_memories(self._layer, self._scope(user_id, agent_id))
 
@@ -274,7 +274,7 @@ class IntelligentMemory:
 
     # -- maintenance
 
-    def end_session(self, session_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Any:
+    def end_session(self, session_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record | None:
         """Wrap a session up now: its task and lasting scratchpad slots become the session's episode (updated
         if it was wrapped up before), and the scratchpad is cleared. Returns the episode, or None."""
         scope = self._scope(user_id, agent_id)

@@ -1,0 +1,30 @@
+"""Checked by mypy, never run for its result: each surface is a :class:`kioko.Memory`.
+
+A change that makes one of them drift from the protocol (a keyword missing, a return type changed) fails
+``mypy`` here; tests/test_surface.py checks the same at run time.
+"""
+
+from __future__ import annotations
+
+from kioko_core.entities import EntityGraph
+from kioko_core.graph import Graph
+from kioko_core.layer import MemoryLayer
+
+from .protocol import Entities, Memory, MemoryGraph
+from .remote import RemoteEntities, RemoteGraph, RemoteMemory
+
+
+def layer_is_memory(layer: MemoryLayer) -> Memory:
+    return layer
+
+
+def remote_is_memory(remote: RemoteMemory) -> Memory:
+    return remote
+
+
+def graphs_are_memory_graphs(local: Graph, remote: RemoteGraph) -> tuple[MemoryGraph, MemoryGraph]:
+    return local, remote
+
+
+def entity_graphs_are_entities(local: EntityGraph, remote: RemoteEntities) -> tuple[Entities, Entities]:
+    return local, remote

@@ -1,0 +1,410 @@
+"""``kioko.Memory``: the one declared type of Kioko's public surface.
+
+A local :class:`kioko.MemoryLayer` and a :class:`kioko.remote.RemoteMemory` (a Kioko service over HTTP)
+both satisfy it, and mypy checks that they do (``kioko/_conformance.py``), so code written against
+``kioko.Memory`` runs on either: ``kioko.connect(url)`` is typed ``-> Memory``.
+
+It covers the memories (add, get, update, delete, list), the typed managers (``memory.goals`` ...),
+recall / context / plan, the memory-link and entity graphs, the intelligence (manage, record_turn, learn,
+end_session, maintain, pins, kv), events (``on`` / ``off``). Export and import are the module functions
+:func:`export_lines` and :func:`import_lines` below, which take any ``Memory``.
+
+``user_id`` may be omitted wherever the library lets it be: a view bound by :meth:`Memory.scoped` fills it
+in; over HTTP, an omitted ``user_id`` is not sent and the server decides (an API key bound to one user
+acts for that user).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from kioko_core.entities import Triple
+    from kioko_core.graph import ConnectReport, GraphDrawing, RelatedMemory
+    from kioko_core.intelligence.ops import ManageReport
+    from kioko_core.intelligence.pins import StablePrefix
+    from kioko_core.intelligence.planner import RecallPlan
+    from kioko_core.kinds import (
+        Decisions,
+        Episodes,
+        Facts,
+        Goals,
+        Insights,
+        Instructions,
+        Knowledge,
+        Preferences,
+        Procedures,
+        Profile,
+        Skills,
+        Strategies,
+        Summaries,
+        WorkingMemory,
+    )
+    from kioko_core.linker import LinkScore
+    from kioko_core.links import MemoryLink
+    from kioko_core.recall import Context
+    from kioko_core.recall_options import RecallOptions
+    from kioko_core.store import Record, Scope
+
+Callback = Callable[[dict[str, Any]], Any]
+"""An event handler: called with the event's payload (``payload["event"]`` names it)."""
+
+
+class MemoryGraph(Protocol):
+    """``memory.graph``: links between memories, and the user's entity graph (triples)."""
+
+    def links(self, memory_id: str, *, user_id: str | None = ..., agent_id: str | None = ...) -> list[MemoryLink]: ...
+
+    def link(
+        self,
+        a: str,
+        b: str,
+        type: str = ...,
+        weight: float = ...,
+        why: str = ...,
+        *,
+        user_id: str | None = ...,
+        agent_id: str | None = ...,
+    ) -> MemoryLink: ...
+
+    def unlink(self, a: str, b: str, *, user_id: str | None = ..., agent_id: str | None = ...) -> bool: ...
+
+    def explain(self, a: str, b: str, *, user_id: str | None = ..., agent_id: str | None = ...) -> LinkScore: ...
+
+    def related(
+        self,
+        memory_id: str,
+        depth: int = ...,
+        limit: int = ...,
+        *,
+        user_id: str | None = ...,
+        agent_id: str | None = ...,
+    ) -> list[RelatedMemory]: ...
+
+    def trace(
+        self, a: str, b: str, max_depth: int = ..., *, user_id: str | None = ..., agent_id: str | None = ...
+    ) -> list[MemoryLink]: ...
+
+    def memories(
+        self,
+        *,
+        user_id: str | None = ...,
+        agent_id: str | None = ...,
+        center: str | None = ...,
+        depth: int = ...,
+        limit: int = ...,
+    ) -> GraphDrawing: ...
+
+    def connect(
+        self,
+        *,
+        user_id: str | None = ...,
+        agent_id: str | None = ...,
+        rebuild: bool = ...,
+        limit: int | None = ...,
+        progress: Callable[[int, int], None] | None = ...,
+    ) -> ConnectReport: ...
+
+    def prune(self, *, user_id: str | None = ..., agent_id: str | None = ..., now: float | None = ...) -> int: ...
+
+    def merge(
+        self, duplicate: str, survivor: str, *, user_id: str | None = ..., agent_id: str | None = ...
+    ) -> Record: ...
+
+    def add(
+        self,
+        subject: str,
+        relation: str,
+        object: str,
+        *,
+        user_id: str | None = ...,
+        single_valued: bool | None = ...,
+        valid_from: float | None = ...,
+        source: str | None = ...,
+    ) -> Triple: ...
+
+    def delete_triple(self, triple_id: str, *, user_id: str | None = ...) -> Triple | None: ...
+
+    def forget_entity(self, entity: str, *, user_id: str | None = ...) -> int: ...
+
+    def relations(
+        self, entity: str, *, user_id: str | None = ..., as_of: float | None = ..., include_invalid: bool = ...
+    ) -> list[Triple]: ...
+
+    def neighbors(self, entity: str, *, user_id: str | None = ..., as_of: float | None = ...) -> list[str]: ...
+
+    def path(
+        self, a: str, b: str, *, user_id: str | None = ..., max_depth: int = ..., as_of: float | None = ...
+    ) -> list[Triple]: ...
+
+
+class Entities(Protocol):
+    """``memory.entities``: the user's entity graph itself (every call names its user)."""
+
+    def add(
+        self,
+        subject: str,
+        relation: str,
+        object: str,
+        *,
+        user_id: str,
+        single_valued: bool | None = ...,
+        valid_from: float | None = ...,
+        source: str | None = ...,
+    ) -> Triple: ...
+
+    def invalidate(self, triple_id: str, *, user_id: str, at: float | None = ...) -> Triple | None: ...
+
+    def delete(self, triple_id: str, *, user_id: str) -> Triple | None: ...
+
+    def forget_entity(self, entity: str, *, user_id: str) -> int: ...
+
+    def relations(
+        self, entity: str, *, user_id: str, as_of: float | None = ..., include_invalid: bool = ...
+    ) -> list[Triple]: ...
+
+    def neighbors(self, entity: str, *, user_id: str, as_of: float | None = ...) -> list[str]: ...
+
+    def path(
+        self, a: str, b: str, *, user_id: str, max_depth: int = ..., as_of: float | None = ...
+    ) -> list[Triple]: ...
+
+
+class IntelligenceInfo(Protocol):
+    """``memory.intelligence`` (None when the layer or the service has none)."""
+
+    def stats(self) -> dict[str, int]: ...
+
+
+@runtime_checkable
+class Memory(Protocol):
+    """Kioko's public surface: what a local layer and a remote service both answer, with the same types."""
+
+    # -- the typed managers
+
+    @property
+    def goals(self) -> Goals: ...
+    @property
+    def decisions(self) -> Decisions: ...
+    @property
+    def procedures(self) -> Procedures: ...
+    @property
+    def strategies(self) -> Strategies: ...
+    @property
+    def lessons(self) -> Strategies: ...
+    @property
+    def skills(self) -> Skills: ...
+    @property
+    def episodes(self) -> Episodes: ...
+    @property
+    def facts(self) -> Facts: ...
+    @property
+    def preferences(self) -> Preferences: ...
+    @property
+    def knowledge(self) -> Knowledge: ...
+    @property
+    def insights(self) -> Insights: ...
+    @property
+    def summaries(self) -> Summaries: ...
+    @property
+    def instructions(self) -> Instructions: ...
+    @property
+    def profile(self) -> Profile: ...
+    @property
+    def working(self) -> WorkingMemory: ...
+
+    # -- the graphs and the intelligence
+
+    @property
+    def graph(self) -> MemoryGraph: ...
+    @property
+    def entities(self) -> Entities: ...
+    @property
+    def intelligence(self) -> IntelligenceInfo | None: ...
+    @property
+    def scope(self) -> Scope | None: ...
+
+    def scoped(self, *, user_id: str | None = ..., agent_id: str | None = ...) -> Memory: ...
+
+    # -- memories
+
+    def add(
+        self,
+        content: str,
+        *,
+        user_id: str | None = ...,
+        agent_id: str | None = ...,
+        session_id: str | None = ...,
+        memory_type: str = ...,
+        metadata: dict[str, Any] | None = ...,
+        created_at: float | datetime | None = ...,
+        id: str | None = ...,
+        embedding: Any = ...,
+    ) -> Record: ...
+
+    def add_many(
+        self,
+        items: Iterable[str | Mapping[str, Any]],
+        *,
+        user_id: str | None = ...,
+        agent_id: str | None = ...,
+        session_id: str | None = ...,
+        memory_type: str = ...,
+    ) -> list[Record]: ...
+
+    def get(self, memory_id: str, *, user_id: str | None = ..., agent_id: str | None = ...) -> Record: ...
+
+    def update(
+        self,
+        memory_id: str,
+        *,
+        user_id: str | None = ...,
+        agent_id: str | None = ...,
+        content: str | None = ...,
+        metadata: dict[str, Any] | None = ...,
+    ) -> Record: ...
+
+    def delete(self, memory_id: str, *, user_id: str | None = ..., agent_id: str | None = ...) -> bool: ...
+
+    def forget_user(self, *, user_id: str | None = ..., agent_id: str | None = ...) -> int: ...
+
+    def memories(
+        self, *, user_id: str | None = ..., agent_id: str | None = ..., kinds: set[str] | None = ...
+    ) -> Iterator[Record]: ...
+
+    # -- recall
+
+    def recall(
+        self,
+        query: str,
+        *,
+        user_id: str | None = ...,
+        agent_id: str | None = ...,
+        session_id: str | None = ...,
+        options: RecallOptions | None = ...,
+        links: int | None = ...,
+        limit: int | None = ...,
+        include_shared: bool = ...,
+        config: Any = ...,
+        plan: Any = ...,
+        section_limits: dict[str, int] | None = ...,
+        fill_recent: list[str] | None = ...,
+    ) -> Context: ...
+
+    def context(
+        self,
+        query: str,
+        *,
+        user_id: str | None = ...,
+        agent_id: str | None = ...,
+        session_id: str | None = ...,
+        options: RecallOptions | None = ...,
+        links: int = ...,
+        limit: int | None = ...,
+        plan: Any = ...,
+        section_limits: dict[str, int] | None = ...,
+        fill_recent: list[str] | None = ...,
+    ) -> Context: ...
+
+    def search(
+        self, query: str, *, user_id: str | None = ..., agent_id: str | None = ..., limit: int = ...
+    ) -> list[Record]: ...
+
+    def plan(
+        self, query: str, *, user_id: str | None = ..., agent_id: str | None = ..., session_id: str | None = ...
+    ) -> RecallPlan: ...
+
+    def feedback(
+        self,
+        worked: bool = ...,
+        *,
+        user_id: str | None = ...,
+        credited: str | None = ...,
+        session_id: str | None = ...,
+        context: Context | None = ...,
+        agent_id: str | None = ...,
+        now: float | None = ...,
+    ) -> list[MemoryLink]: ...
+
+    # -- the intelligence
+
+    def manage(
+        self,
+        text: Any,
+        *,
+        user_id: str | None = ...,
+        agent_id: str | None = ...,
+        session_id: str | None = ...,
+        dry_run: bool = ...,
+    ) -> ManageReport: ...
+
+    def record_turn(
+        self,
+        user: str,
+        reply: str | None = ...,
+        *,
+        user_id: str | None = ...,
+        agent_id: str | None = ...,
+        session_id: str | None = ...,
+        dry_run: bool = ...,
+    ) -> ManageReport: ...
+
+    def learn(
+        self,
+        messages: Any,
+        *,
+        user_id: str | None = ...,
+        agent_id: str | None = ...,
+        session_id: str | None = ...,
+        dry_run: bool = ...,
+    ) -> ManageReport: ...
+
+    def end_session(
+        self, session_id: str, *, user_id: str | None = ..., agent_id: str | None = ...
+    ) -> Record | None: ...
+
+    def reflect(self, *, user_id: str | None = ..., agent_id: str | None = ...) -> dict[str, Any]: ...
+
+    def maintain(
+        self, *, user_id: str | None = ..., agent_id: str | None = ..., tasks: list[str] | None = ...
+    ) -> dict[str, Any]: ...
+
+    def pin(self, memory_id: str, *, user_id: str | None = ..., agent_id: str | None = ...) -> Record: ...
+
+    def unpin(self, memory_id: str, *, user_id: str | None = ..., agent_id: str | None = ...) -> Record: ...
+
+    def pinned(self, *, user_id: str | None = ..., agent_id: str | None = ...) -> list[Record]: ...
+
+    def kv(self, *, user_id: str | None = ..., agent_id: str | None = ...) -> StablePrefix: ...
+
+    # -- events
+
+    def on(self, event: str, callback: Callback) -> Callback: ...
+
+    def off(self, event: str, callback: Callback) -> bool: ...
+
+    def close(self) -> None: ...
+
+
+def export_lines(memory: Memory, user_id: str, agent_ids: Iterable[str] = ()) -> Iterator[str]:
+    """The export of ``user_id`` (and ``agent_ids``) as JSON lines, from a layer or a service alike."""
+    own = getattr(memory, "export_lines", None)
+    if own is not None:
+        lines: Iterator[str] = own(user_id, agent_ids)
+        return lines
+    from .service.exchange import export_lines as export_layer
+
+    return export_layer(memory, user_id, agent_ids)
+
+
+def import_lines(memory: Memory, lines: Iterable[str | bytes]) -> dict[str, int]:
+    """Restore an export into a layer or a service: ``{"records", "written", "unchanged"}``."""
+    own = getattr(memory, "import_lines", None)
+    if own is not None:
+        done: dict[str, int] = own(lines)
+        return done
+    from .service.exchange import import_lines as import_layer
+
+    return import_layer(memory, lines)
