@@ -463,6 +463,9 @@ class GraphCalls:
 
 GRAPH_CALLS = ("links", "link", "unlink", "explain", "related", "trace", "memories", "connect", "prune", "merge")
 ENTITY_CALLS = ("add", "invalidate", "delete", "forget_entity", "relations", "neighbors", "path")
+GRAPH_ENTITY_CALLS = ("add", "delete_triple", "forget_entity", "relations", "neighbors", "path")
+"""The entity graph's calls that ``memory.graph`` has too (``graph.delete_triple`` is ``entities.delete``)."""
+GRAPH_NAMES = {"delete_triple": "delete"}
 
 
 # -- the typed managers: each call is the row of kioko.service.surface it names

@@ -43,6 +43,8 @@ class EventStream:
     def on(self, event: str, callback: Callback) -> Callback:
         if not isinstance(event, str) or not event:
             raise ValueError("event must be a non-empty string such as 'memory.added' or '*'")
+        if not callable(callback):
+            raise TypeError("callback must be callable as callback(payload)")
         with self._lock:
             self._callbacks.setdefault(event, []).append(callback)
         self._start()

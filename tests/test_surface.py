@@ -1,0 +1,281 @@
+"""One set of tests written against ``kioko.Memory``, run on every surface that claims to be one.
+
+The ``memory`` fixture is, in turn: the library over memory:// and over a SQLite file, RemoteMemory and
+AsyncRemoteMemory (through a small adapter that runs each coroutine on a loop of its own) talking HTTP to
+a live server on a loopback port. Every surface serves a layer with the intelligence on, so the same call
+must give the same kind of answer everywhere. Each test works for a user of its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import threading
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+import kioko
+from kioko import Memory, RecallOptions
+from kioko.protocol import export_lines, import_lines
+from kioko.remote import RemoteMemory
+from kioko.remote_async import AsyncRemoteMemory
+from kioko.service import create_app
+from kioko.service.live import LiveServer
+from kioko_core.entities import Triple
+from kioko_core.errors import MemoryNotFound
+from kioko_core.intelligence.ops import ManageReport
+from kioko_core.intelligence.pins import StablePrefix
+from kioko_core.intelligence.planner import RecallPlan
+from kioko_core.linker import LinkScore
+from kioko_core.links import MemoryLink
+from kioko_core.recall import Context
+from kioko_core.store import InvalidRecordError, Record
+
+SURFACES = ("library-memory", "library-sqlite", "remote", "remote-async")
+
+
+class Synced:
+    """An AsyncRemoteMemory seen through blocking calls (each coroutine runs on this adapter's own loop), so
+    the tests below drive it exactly as they drive the other surfaces."""
+
+    def __init__(self, target: Any, loop: asyncio.AbstractEventLoop) -> None:
+        self._target, self._loop = target, loop
+
+    def _run(self, awaitable: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(awaitable, self._loop).result(timeout=60)
+
+    def _list(self, iterator: Any) -> list[Any]:
+        async def collect() -> list[Any]:
+            return [item async for item in iterator]
+
+        return self._run(collect())
+
+    @property
+    def intelligence(self) -> Any:
+        brain = self._target.intelligence
+        return Synced(brain, self._loop) if self._run(brain.enabled()) else None
+
+    def scoped(self, **scope: Any) -> Synced:
+        return Synced(self._target.scoped(**scope), self._loop)
+
+    def __getattr__(self, name: str) -> Any:
+        found = getattr(self._target, name)
+        if name in ("memories", "export_lines"):
+            return lambda *a, **k: iter(self._list(found(*a, **k)))
+        if callable(found) and not isinstance(found, type):
+
+            def call(*args: Any, **kwargs: Any) -> Any:
+                result = found(*args, **kwargs)
+                return self._run(result) if inspect.isawaitable(result) else result
+
+            return call
+        if hasattr(found, "__dict__") and not isinstance(found, (str, int, float)):
+            return Synced(found, self._loop)
+        return found
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[LiveServer]:
+    layer = kioko.intelligent("memory://")
+    with LiveServer(create_app(layer)) as live:  # webhooks on: they bring the event stream
+        yield live
+    layer.close()
+
+
+@pytest.fixture(scope="module")
+def loop() -> Iterator[asyncio.AbstractEventLoop]:
+    running = asyncio.new_event_loop()
+    thread = threading.Thread(target=running.run_forever, name="surface-async", daemon=True)
+    thread.start()
+    yield running
+    running.call_soon_threadsafe(running.stop)
+    thread.join(timeout=5)
+    running.close()
+
+
+@pytest.fixture(params=SURFACES)
+def memory(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Memory]:
+    if request.param == "library-memory":
+        with kioko.intelligent("memory://") as layer:
+            yield layer
+    elif request.param == "library-sqlite":
+        with kioko.intelligent(f"sqlite:///{tmp_path_factory.mktemp('surface') / 'kioko.db'}") as layer:
+            yield layer
+    elif request.param == "remote":
+        with RemoteMemory(request.getfixturevalue("server").url) as remote:
+            yield remote
+    else:
+        loop = request.getfixturevalue("loop")
+        made = asyncio.run_coroutine_threadsafe(_async_client(request.getfixturevalue("server").url), loop).result()
+        synced = Synced(made, loop)
+        yield synced  # type: ignore[misc]
+        asyncio.run_coroutine_threadsafe(made.close(), loop).result()
+
+
+async def _async_client(url: str) -> AsyncRemoteMemory:
+    return AsyncRemoteMemory(url)  # built on the loop that will use it
+
+
+@pytest.fixture
+def user() -> str:
+    return f"surface-{uuid.uuid4().hex[:10]}"
+
+
+def test_memories_round_trip(memory: Memory, user: str) -> None:
+    stored = memory.add("The boiler is serviced every October.", user_id=user, metadata={"room": "cellar"})
+    assert isinstance(stored, Record) and stored.user_id == user and stored.metadata["room"] == "cellar"
+    assert memory.get(stored.id, user_id=user).content == stored.content
+    changed = memory.update(stored.id, user_id=user, content="The boiler is serviced every November.")
+    assert "November" in changed.content
+    batch = memory.add_many(
+        ["Tea in the morning.", {"content": "Coffee after lunch.", "memory_type": "preference"}], user_id=user
+    )
+    assert [r.kind for r in batch] == ["factual", "preference"]
+    assert {r.id for r in memory.memories(user_id=user)} == {stored.id, *(r.id for r in batch)}
+    assert [r.kind for r in memory.memories(user_id=user, kinds={"preference"})] == ["preference"]
+    assert memory.delete(stored.id, user_id=user) is True
+    assert memory.delete(stored.id, user_id=user) is False
+    with pytest.raises(MemoryNotFound):
+        memory.get(stored.id, user_id=user)
+    assert memory.forget_user(user_id=user) == 2
+
+
+def test_typed_managers(memory: Memory, user: str) -> None:
+    goal = memory.goals.add("Ship the surface suite", user_id=user)
+    assert isinstance(goal, Record) and goal.kind == "goal"
+    assert [g.id for g in memory.goals.open(user_id=user)] == [goal.id]
+    memory.goals.complete(goal.id, user_id=user)
+    assert memory.goals.open(user_id=user) == []
+    assert memory.lessons.add("Run the suite on every surface", user_id=user).kind == "strategy"
+    memory.profile.set("city", "Nairobi", user_id=user)
+    assert memory.profile.get("city", user_id=user) == "Nairobi"
+    assert memory.profile.get("missing", user_id=user, default="none") == "none"
+    memory.working.set("ticket", "KIO-21", user_id=user, session_id="s1")
+    assert memory.working.all(user_id=user, session_id="s1") == {"ticket": "KIO-21"}
+
+
+def test_recall_options_and_keywords_agree(memory: Memory, user: str) -> None:
+    for text in ("Line 3 faults with error E-217.", "The encoder cable on line 3 was loose.", "Lunch is at noon."):
+        memory.add(text, user_id=user)
+    by_keywords = memory.recall("line 3 error E-217", user_id=user, limit=2, links=0, plan=False)
+    options = RecallOptions(limit=2, links=0, plan=False)
+    by_options = memory.recall("line 3 error E-217", user_id=user, options=options)
+    assert isinstance(by_options, Context) and 0 < len(by_options.memories) <= 2
+    assert [m.record.id for m in by_options.memories] == [m.record.id for m in by_keywords.memories]
+    narrower = memory.recall("line 3 error E-217", user_id=user, options=options, limit=1)  # a keyword wins
+    assert [m.record.id for m in narrower.memories] == [by_options.memories[0].record.id]
+    context = memory.context("line 3 error", user_id=user, options=RecallOptions(plan=False))
+    assert "E-217" in context.text
+    assert isinstance(memory.plan("what did we decide about line 3?", user_id=user), RecallPlan)
+    assert all(isinstance(r, Record) for r in memory.search("encoder cable", user_id=user))
+
+
+def test_graph_and_entities(memory: Memory, user: str) -> None:
+    a = memory.add("The build fails on the CI runner.", user_id=user, memory_type="episodic")
+    b = memory.add("Pinning the compiler version fixed the build.", user_id=user, memory_type="procedural")
+    link = memory.graph.link(b.id, a.id, "resolves", 0.9, "pinned the compiler", user_id=user)
+    assert isinstance(link, MemoryLink) and link.type == "resolves"
+    assert any(k.target == a.id for k in memory.graph.links(b.id, user_id=user))
+    explained = memory.graph.explain(b.id, a.id, user_id=user)
+    assert isinstance(explained, LinkScore) and explained.linked
+    assert memory.graph.unlink(b.id, a.id, user_id=user) is True
+    triple = memory.graph.add("Kumar", "works at", "Acme", user_id=user)
+    assert isinstance(triple, Triple)
+    assert [t.id for t in memory.entities.relations("Kumar", user_id=user)] == [triple.id]
+    assert memory.graph.forget_entity("Acme", user_id=user) == 1
+    assert memory.entities.relations("Kumar", user_id=user) == []
+
+
+def test_intelligence_pins_and_maintenance(memory: Memory, user: str) -> None:
+    report = memory.manage("Remember that my car is blue.", user_id=user, session_id="s1")
+    assert isinstance(report, ManageReport) and report.ops
+    turn = memory.record_turn("I prefer tea over coffee.", "Noted.", user_id=user, session_id="s1")
+    assert isinstance(turn, ManageReport)
+    assert isinstance(memory.learn([{"role": "user", "content": "I live in Nairobi."}], user_id=user), ManageReport)
+    fact = memory.add("The office is on the third floor.", user_id=user)
+    pinned = memory.pin(fact.id, user_id=user)
+    assert isinstance(pinned, Record) and pinned.metadata["pinned"] is True
+    assert [r.id for r in memory.pinned(user_id=user)] == [fact.id]
+    prefix = memory.kv(user_id=user)
+    assert isinstance(prefix, StablePrefix) and fact.id in prefix.memory_ids
+    assert memory.unpin(fact.id, user_id=user).metadata["pinned"] is False
+    episode = memory.end_session("s1", user_id=user)
+    assert episode is None or isinstance(episode, Record)
+    assert isinstance(memory.maintain(user_id=user, tasks=["pin"]), dict)
+    assert memory.intelligence is not None and isinstance(memory.intelligence.stats(), dict)
+
+
+def test_events_on_and_off(memory: Memory, user: str) -> None:
+    heard: list[dict[str, Any]] = []
+    arrived = threading.Event()
+
+    def listener(payload: dict[str, Any]) -> None:
+        if payload.get("user_id") == user:
+            heard.append(payload)
+            arrived.set()
+
+    assert memory.on("memory.managed", listener) is listener
+    try:
+        memory.manage("Remember that the meeting moved to Friday.", user_id=user)
+        assert arrived.wait(15), "no memory.managed event arrived"
+        assert heard[0]["event"] == "memory.managed" and heard[0]["user_id"] == user
+    finally:
+        assert memory.off("memory.managed", listener) is True
+    assert memory.off("memory.managed", listener) is False
+
+
+def test_export_and_import(memory: Memory, user: str) -> None:
+    kept = memory.add("The spare key is under the blue pot.", user_id=user)
+    lines = list(export_lines(memory, user))
+    assert len(lines) >= 3 and any(kept.id in line for line in lines)
+    memory.forget_user(user_id=user)
+    with pytest.raises(MemoryNotFound):
+        memory.get(kept.id, user_id=user)
+    done = import_lines(memory, lines)
+    assert done["written"] >= 1
+    assert memory.get(kept.id, user_id=user).content == kept.content
+
+
+def test_a_scoped_view(memory: Memory, user: str) -> None:
+    view = memory.scoped(user_id=user)
+    stored = view.add("Bound to one user.")
+    assert stored.user_id == user and view.get(stored.id).id == stored.id
+    assert view.goals.add("A bound goal").user_id == user
+    with pytest.raises(InvalidRecordError):
+        view.get(stored.id, user_id=f"{user}-other")
+
+
+def test_user_id_is_required_without_a_scope_or_a_bound_key(memory: Memory) -> None:
+    with pytest.raises(InvalidRecordError):
+        memory.add("Whose memory is this?")
+
+
+def test_every_surface_has_the_protocols_calls_with_its_parameters(server: LiveServer) -> None:
+    members = [name for name in dir(Memory) if not name.startswith("_")]
+    properties = {name for name in members if isinstance(getattr(Memory, name), property)}
+    layer = kioko.intelligent("memory://")
+    remote = RemoteMemory(server.url)
+    asynchronous = AsyncRemoteMemory(server.url)
+    try:
+        for name in sorted(set(members) - properties):
+            expected = _parameters(getattr(Memory, name), drop_self=True)
+            for surface in (layer, remote, asynchronous):
+                assert _parameters(getattr(surface, name)) == expected, f"{type(surface).__name__}.{name}"
+        for name in properties:
+            for surface in (layer, remote, asynchronous):
+                assert hasattr(surface, name), f"{type(surface).__name__}.{name}"
+    finally:
+        layer.close()
+        remote.close()
+        asyncio.run(asynchronous.close())
+
+
+def _parameters(call: Any, drop_self: bool = False) -> list[tuple[str, Any]]:
+    """Names and kinds of a call's parameters (defaults differ in spelling: ``...`` in the protocol)."""
+    params = list(inspect.signature(call).parameters.values())
+    if drop_self:
+        params = params[1:]
+    return [(p.name, p.kind) for p in params]
