@@ -36,7 +36,7 @@ from kioko_core.secrets import get_logger
 from kioko_core.store import ConnectionLostError, InvalidRecordError, Record, Scope, check_scope
 
 from . import remote_calls as C
-from .remote_calls import IDEMPOTENT, Call, Calls, GraphCalls, error_of
+from .remote_calls import IDEMPOTENT, Call, Calls, GraphCalls, error_of, where
 from .remote_events import EventStream
 from .service import surface
 
@@ -322,7 +322,7 @@ class RemoteMemory(Calls):
         fill_recent: list[str] | None = None,
     ) -> Context:
         call = self._recall(
-            "/v1/recall",
+            "recall",
             query,
             user_id=user_id,
             agent_id=agent_id,
@@ -417,7 +417,7 @@ class RemoteMemory(Calls):
         dry_run: bool = False,
     ) -> ManageReport:
         fields = {"text": text, "session_id": session_id, "dry_run": dry_run}
-        done: ManageReport = self._send(self._routed("/v1/manage", fields, user_id, agent_id))
+        done: ManageReport = self._send(self._routed("manage", fields, user_id, agent_id))
         return done
 
     def record_turn(
@@ -431,7 +431,7 @@ class RemoteMemory(Calls):
         dry_run: bool = False,
     ) -> ManageReport:
         fields = {"user": user, "reply": reply, "session_id": session_id, "dry_run": dry_run}
-        done: ManageReport = self._send(self._routed("/v1/turns", fields, user_id, agent_id))
+        done: ManageReport = self._send(self._routed("record_turn", fields, user_id, agent_id))
         return done
 
     def learn(
@@ -444,7 +444,7 @@ class RemoteMemory(Calls):
         dry_run: bool = False,
     ) -> ManageReport:
         fields = {"messages": messages, "session_id": session_id, "dry_run": dry_run}
-        done: ManageReport = self._send(self._routed("/v1/learn", fields, user_id, agent_id))
+        done: ManageReport = self._send(self._routed("learn", fields, user_id, agent_id))
         return done
 
     @property
@@ -516,7 +516,7 @@ class RemoteMemory(Calls):
     def export_lines(self, user_id: str, agent_ids: Iterable[str] = ()) -> Iterator[str]:
         """The server's export of ``user_id`` as JSON lines, streamed (see :mod:`kioko.service.exchange`)."""
         params = {"user_id": user_id, "agent_id": list(agent_ids) or None}
-        with self._http.stream("GET", "/v1/export", params={k: v for k, v in params.items() if v}) as response:
+        with self._http.stream(*where("export_lines"), params={k: v for k, v in params.items() if v}) as response:
             if response.status_code >= 400:
                 response.read()
                 raise _error(response)
@@ -527,7 +527,7 @@ class RemoteMemory(Calls):
     def import_lines(self, lines: Iterable[str | bytes]) -> dict[str, int]:
         """Send an export to the server; ``{"records", "written", "unchanged"}``."""
         response = self._http.post(
-            "/v1/import", content=ndjson(lines), headers={"content-type": "application/x-ndjson"}
+            where("import_lines")[1], content=ndjson(lines), headers={"content-type": "application/x-ndjson"}
         )
         if response.status_code >= 400:
             raise _error(response)

@@ -26,7 +26,7 @@ from kioko_core.store import ConnectionLostError, InvalidRecordError, Record, Sc
 
 from . import remote_calls as C
 from .remote import DEFAULT_TIMEOUT, _error, _stats, auth_headers, base_url, import_httpx, ndjson
-from .remote_calls import IDEMPOTENT, Call, Calls, GraphCalls
+from .remote_calls import IDEMPOTENT, Call, Calls, GraphCalls, where
 from .remote_events import Callback, EventStream
 from .service import surface
 
@@ -230,7 +230,7 @@ class AsyncRemoteMemory(Calls):
         fill_recent: list[str] | None = None,
     ) -> Context:
         call = self._recall(
-            "/v1/recall",
+            "recall",
             query,
             user_id=user_id,
             agent_id=agent_id,
@@ -325,7 +325,7 @@ class AsyncRemoteMemory(Calls):
         dry_run: bool = False,
     ) -> ManageReport:
         fields = {"text": text, "session_id": session_id, "dry_run": dry_run}
-        done: ManageReport = await self._send(self._routed("/v1/manage", fields, user_id, agent_id))
+        done: ManageReport = await self._send(self._routed("manage", fields, user_id, agent_id))
         return done
 
     async def record_turn(
@@ -339,7 +339,7 @@ class AsyncRemoteMemory(Calls):
         dry_run: bool = False,
     ) -> ManageReport:
         fields = {"user": user, "reply": reply, "session_id": session_id, "dry_run": dry_run}
-        done: ManageReport = await self._send(self._routed("/v1/turns", fields, user_id, agent_id))
+        done: ManageReport = await self._send(self._routed("record_turn", fields, user_id, agent_id))
         return done
 
     async def learn(
@@ -352,7 +352,7 @@ class AsyncRemoteMemory(Calls):
         dry_run: bool = False,
     ) -> ManageReport:
         fields = {"messages": messages, "session_id": session_id, "dry_run": dry_run}
-        done: ManageReport = await self._send(self._routed("/v1/learn", fields, user_id, agent_id))
+        done: ManageReport = await self._send(self._routed("learn", fields, user_id, agent_id))
         return done
 
     async def pin(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record:
@@ -409,7 +409,7 @@ class AsyncRemoteMemory(Calls):
 
     async def export_lines(self, user_id: str, agent_ids: Iterable[str] = ()) -> AsyncIterator[str]:
         params = {"user_id": user_id, "agent_id": list(agent_ids) or None}
-        async with self._http.stream("GET", "/v1/export", params={k: v for k, v in params.items() if v}) as response:
+        async with self._http.stream(*where("export_lines"), params={k: v for k, v in params.items() if v}) as response:
             if response.status_code >= 400:
                 await response.aread()
                 raise _error(response)
@@ -419,7 +419,7 @@ class AsyncRemoteMemory(Calls):
 
     async def import_lines(self, lines: Iterable[str | bytes]) -> dict[str, int]:
         response = await self._http.post(
-            "/v1/import", content=ndjson(lines), headers={"content-type": "application/x-ndjson"}
+            where("import_lines")[1], content=ndjson(lines), headers={"content-type": "application/x-ndjson"}
         )
         if response.status_code >= 400:
             raise _error(response)

@@ -50,6 +50,18 @@ class Call:
     decode: Callable[[Any], Any] = lambda answer: answer
 
 
+def where(call: str, **segments: str) -> tuple[str, str]:
+    """The verb and path of ``call``'s operation (:data:`kioko.service.surface.MEMORY_ROUTES`), its ``{names}``
+    filled with the arguments given (each checked non-empty and quoted)."""
+    found = surface.route(call)
+    path = found.path
+    for name, value in segments.items():
+        if "{" + name + "}" not in path:
+            raise KeyError(f"{found.path} has no {{{name}}}")
+        path = path.replace("{" + name + "}", seg(value, "session_id" if name == "session_id" else "id"))
+    return found.verb, path
+
+
 def _who(bound: Scope | None, user_id: str | None, agent_id: str | None) -> tuple[str | None, str | None]:
     """The user and agent a call names: a scoped view's (the call may repeat them), else those given."""
     if bound is None:
@@ -95,7 +107,7 @@ class Calls:
             "id": id,
             "embedding": _vector(embedding),
         }
-        return Call("POST", "/v1/memories", body=present(body), decode=record_in)
+        return Call(*where("add"), body=present(body), decode=record_in)
 
     def _add_many(
         self,
@@ -113,10 +125,10 @@ class Calls:
             "session_id": session_id,
             "memory_type": memory_type,
         }
-        return Call("POST", "/v1/memories/batch", body=present(body), decode=records)
+        return Call(*where("add_many"), body=present(body), decode=records)
 
     def _get(self, memory_id: str, *, user_id: str | None, agent_id: str | None) -> Call:
-        return Call("GET", f"/v1/memories/{seg(memory_id)}", params=self._scope_of(user_id, agent_id), decode=record_in)
+        return Call(*where("get", memory_id=memory_id), params=self._scope_of(user_id, agent_id), decode=record_in)
 
     def _update(
         self,
@@ -128,12 +140,11 @@ class Calls:
         metadata: dict[str, Any] | None,
     ) -> Call:
         body = {**self._scope_of(user_id, agent_id), "content": content, "metadata": metadata}
-        return Call("PATCH", f"/v1/memories/{seg(memory_id)}", body=present(body), decode=record_in)
+        return Call(*where("update", memory_id=memory_id), body=present(body), decode=record_in)
 
     def _delete(self, memory_id: str, *, user_id: str | None, agent_id: str | None) -> Call:
         return Call(
-            "DELETE",
-            f"/v1/memories/{seg(memory_id)}",
+            *where("delete", memory_id=memory_id),
             params=self._scope_of(user_id, agent_id),
             decode=_field("deleted"),
         )
@@ -142,19 +153,19 @@ class Calls:
         user, agent = _who(self._bound, user_id, agent_id)
         if user is None:
             raise InvalidRecordError("forget_user needs user_id (or call it on memory.scoped(user_id=...))")
-        return Call("DELETE", f"/v1/users/{seg(user)}/memories", params={"agent_id": agent}, decode=_field("deleted"))
+        return Call(*where("forget_user", user_id=user), params={"agent_id": agent}, decode=_field("deleted"))
 
     def _page(
         self, *, user_id: str | None, agent_id: str | None, kinds: set[str] | None, cursor: str | None, size: int
     ) -> Call:
         params = {**self._scope_of(user_id, agent_id), "kind": sorted(kinds) if kinds else None}
-        return Call("GET", "/v1/memories", params={**params, "limit": size, "cursor": cursor})
+        return Call(*where("memories"), params={**params, "limit": size, "cursor": cursor})
 
     # -- recall
 
     def _recall(
         self,
-        route: str,
+        call: str,
         query: str,
         *,
         user_id: str | None,
@@ -190,10 +201,10 @@ class Calls:
             "session_id": session_id,
             "links": knobs.links,
             "limit": knobs.limit,
-            **({"include_shared": knobs.include_shared or None, "config": config} if route == "/v1/recall" else {}),
+            **({"include_shared": knobs.include_shared or None, "config": config} if call == "recall" else {}),
             **planned(knobs.plan, knobs.section_limits, knobs.fill_recent),
         }
-        return Call("POST", route, body=present(body), decode=context_in)
+        return Call(*where(call), body=present(body), decode=context_in)
 
     def _context(
         self,
@@ -216,9 +227,9 @@ class Calls:
         )
         if knobs.links is None:
             knobs = knobs.replace(links=0)
-        route = "/v1/recall" if knobs.include_shared or knobs.config is not None else "/v1/context"
+        call = "recall" if knobs.include_shared or knobs.config is not None else "context"
         return self._recall(
-            route,
+            call,
             query,
             user_id=user_id,
             agent_id=agent_id,
@@ -235,13 +246,13 @@ class Calls:
 
     def _search(self, query: str, *, user_id: str | None, agent_id: str | None, limit: int) -> Call:
         body = {"query": query, **self._scope_of(user_id, agent_id), "limit": limit}
-        return Call("POST", "/v1/search", body=present(body), decode=records)
+        return Call(*where("search"), body=present(body), decode=records)
 
     def _plan(self, query: str, *, user_id: str | None, agent_id: str | None, session_id: str | None) -> Call:
         if not isinstance(query, str):
             raise InvalidRecordError("query must be a string")
         body = {"query": query, **self._scope_of(user_id, agent_id), "session_id": session_id}
-        return Call("POST", "/v1/plan", body=present(body), decode=plan_in)
+        return Call(*where("plan"), body=present(body), decode=plan_in)
 
     def _feedback(
         self,
@@ -262,40 +273,40 @@ class Calls:
             "context": jsonable(context),
             "now": now,
         }
-        return Call("POST", "/v1/feedback", body=present(body), decode=lambda found: [link_in(k) for k in found])
+        return Call(*where("feedback"), body=present(body), decode=lambda found: [link_in(k) for k in found])
 
     # -- the intelligence (executed by the server's layer)
 
-    def _routed(self, route: str, fields: dict[str, Any], user_id: str | None, agent_id: str | None) -> Call:
+    def _routed(self, call: str, fields: dict[str, Any], user_id: str | None, agent_id: str | None) -> Call:
         body = {**fields, **self._scope_of(user_id, agent_id)}
-        return Call("POST", route, body=present(body), decode=report)
+        return Call(*where(call), body=present(body), decode=report)
 
     def _pin(self, memory_id: str, pinned: bool, *, user_id: str | None, agent_id: str | None) -> Call:
-        path = f"/v1/memories/{seg(memory_id)}/pin"
         if pinned:
-            return Call("POST", path, body=present(self._scope_of(user_id, agent_id)), decode=record_in)
-        return Call("DELETE", path, params=self._scope_of(user_id, agent_id), decode=record_in)
+            return Call(
+                *where("pin", memory_id=memory_id), body=present(self._scope_of(user_id, agent_id)), decode=record_in
+            )
+        return Call(*where("unpin", memory_id=memory_id), params=self._scope_of(user_id, agent_id), decode=record_in)
 
     def _pinned(self, *, user_id: str | None, agent_id: str | None) -> Call:
-        return Call("GET", "/v1/pins", params=self._scope_of(user_id, agent_id), decode=records)
+        return Call(*where("pinned"), params=self._scope_of(user_id, agent_id), decode=records)
 
     def _kv(self, *, user_id: str | None, agent_id: str | None) -> Call:
-        return Call("GET", "/v1/kv", params=self._scope_of(user_id, agent_id), decode=prefix_in)
+        return Call(*where("kv"), params=self._scope_of(user_id, agent_id), decode=prefix_in)
 
     def _end_session(self, session_id: str, *, user_id: str | None, agent_id: str | None) -> Call:
         return Call(
-            "POST",
-            f"/v1/sessions/{seg(session_id, 'session_id')}/end",
+            *where("end_session", session_id=session_id),
             body=present(self._scope_of(user_id, agent_id)),
             decode=lambda found: record_in(found) if found is not None else None,
         )
 
     def _maintain(self, *, user_id: str | None, agent_id: str | None, tasks: list[str] | None) -> Call:
         body = {**self._scope_of(user_id, agent_id), "tasks": jsonable(tasks)}
-        return Call("POST", "/v1/maintain", body=present(body))
+        return Call(*where("maintain"), body=present(body))
 
     def _intelligence(self) -> Call:
-        return Call("GET", "/v1/intelligence")
+        return Call(*where("intelligence"))
 
 
 class GraphCalls:
@@ -311,9 +322,7 @@ class GraphCalls:
         return {"user_id": _who(self._calls._bound, user_id, None)[0]}
 
     def links(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Call:
-        return Call(
-            "GET", f"/v1/memories/{seg(memory_id)}/links", params=self._scope_of(user_id, agent_id), decode=_links
-        )
+        return Call(*where("graph.links", memory_id=memory_id), params=self._scope_of(user_id, agent_id), decode=_links)
 
     def link(
         self,
@@ -327,20 +336,18 @@ class GraphCalls:
         agent_id: str | None = None,
     ) -> Call:
         body = {"target": b, "type": type, "weight": weight, "why": why, **self._scope_of(user_id, agent_id)}
-        return Call("POST", f"/v1/memories/{seg(a)}/links", body=present(body), decode=link_in)
+        return Call(*where("graph.link", memory_id=a), body=present(body), decode=link_in)
 
     def unlink(self, a: str, b: str, *, user_id: str | None = None, agent_id: str | None = None) -> Call:
         return Call(
-            "DELETE",
-            f"/v1/memories/{seg(a)}/links/{seg(b)}",
+            *where("graph.unlink", memory_id=a, target=b),
             params=self._scope_of(user_id, agent_id),
             decode=_field("unlinked"),
         )
 
     def explain(self, a: str, b: str, *, user_id: str | None = None, agent_id: str | None = None) -> Call:
         return Call(
-            "GET",
-            f"/v1/memories/{seg(a)}/links/{seg(b)}/explain",
+            *where("graph.explain", memory_id=a, target=b),
             params=self._scope_of(user_id, agent_id),
             decode=score_in,
         )
@@ -356,8 +363,7 @@ class GraphCalls:
     ) -> Call:
         params = {**self._scope_of(user_id, agent_id), "depth": depth, "limit": limit}
         return Call(
-            "GET",
-            f"/v1/memories/{seg(memory_id)}/related",
+            *where("graph.related", memory_id=memory_id),
             params=params,
             decode=lambda found: [related_in(r) for r in found],
         )
@@ -366,7 +372,7 @@ class GraphCalls:
         self, a: str, b: str, max_depth: int = 4, *, user_id: str | None = None, agent_id: str | None = None
     ) -> Call:
         params = {**self._scope_of(user_id, agent_id), "max_depth": max_depth}
-        return Call("GET", f"/v1/memories/{seg(a)}/trace/{seg(b)}", params=params, decode=_links)
+        return Call(*where("graph.trace", memory_id=a, target=b), params=params, decode=_links)
 
     def memories(
         self,
@@ -378,7 +384,7 @@ class GraphCalls:
         limit: int = 120,
     ) -> Call:
         params = {**self._scope_of(user_id, agent_id), "center": center, "depth": depth, "limit": limit}
-        return Call("GET", "/v1/graph/memories", params=params, decode=drawing)
+        return Call(*where("graph.memories"), params=params, decode=drawing)
 
     def connect(
         self,
@@ -389,16 +395,16 @@ class GraphCalls:
         limit: int | None = None,
     ) -> Call:
         body = {**self._scope_of(user_id, agent_id), "rebuild": rebuild, "limit": limit}
-        return Call("POST", "/v1/graph/connect", body=present(body), decode=connect_report)
+        return Call(*where("graph.connect"), body=present(body), decode=connect_report)
 
     def prune(self, *, user_id: str | None = None, agent_id: str | None = None, now: float | None = None) -> Call:
         if now is not None:
             raise InvalidRecordError("prune(now=...) is not available over HTTP; the server prunes as of its clock")
-        return Call("POST", "/v1/graph/prune", body=present(self._scope_of(user_id, agent_id)), decode=_field("result"))
+        return Call(*where("graph.prune"), body=present(self._scope_of(user_id, agent_id)), decode=_field("result"))
 
     def merge(self, duplicate: str, survivor: str, *, user_id: str | None = None, agent_id: str | None = None) -> Call:
         body = {"survivor": survivor, **self._scope_of(user_id, agent_id)}
-        return Call("POST", f"/v1/memories/{seg(duplicate)}/merge", body=present(body), decode=record_in)
+        return Call(*where("graph.merge", memory_id=duplicate), body=present(body), decode=record_in)
 
     # -- the entity graph
 
@@ -422,43 +428,43 @@ class GraphCalls:
             "valid_from": valid_from,
             "source": source,
         }
-        return Call("POST", "/v1/entities/triples", body=present(body), decode=triple_in)
+        return Call(*where("entities.add"), body=present(body), decode=triple_in)
 
     def invalidate(self, triple_id: str, *, user_id: str | None = None, at: float | None = None) -> Call:
         body = {**self._user(user_id), "at": at}
         return Call(
-            "POST",
-            f"/v1/entities/triples/{seg(triple_id)}/invalidate",
+            *where("entities.invalidate", triple_id=triple_id),
             body=present(body),
             decode=lambda found: triple_in(found) if found is not None else None,
         )
 
     def delete(self, triple_id: str, *, user_id: str | None = None) -> Call:
         return Call(
-            "DELETE",
-            f"/v1/entities/triples/{seg(triple_id)}",
+            *where("entities.delete", triple_id=triple_id),
             params=self._user(user_id),
             decode=lambda found: triple_in(found) if found is not None else None,
         )
 
     def forget_entity(self, entity: str, *, user_id: str | None = None) -> Call:
-        return Call("DELETE", f"/v1/entities/{seg(entity)}", params=self._user(user_id), decode=_field("deleted"))
+        return Call(
+            *where("entities.forget_entity", entity=entity), params=self._user(user_id), decode=_field("deleted")
+        )
 
     def relations(
         self, entity: str, *, user_id: str | None = None, as_of: float | None = None, include_invalid: bool = False
     ) -> Call:
         params = {**self._user(user_id), "as_of": as_of, "include_invalid": include_invalid}
-        return Call("GET", f"/v1/entities/{seg(entity)}/relations", params=params, decode=_triples)
+        return Call(*where("entities.relations", entity=entity), params=params, decode=_triples)
 
     def neighbors(self, entity: str, *, user_id: str | None = None, as_of: float | None = None) -> Call:
         params = {**self._user(user_id), "as_of": as_of}
-        return Call("GET", f"/v1/entities/{seg(entity)}/neighbors", params=params)
+        return Call(*where("entities.neighbors", entity=entity), params=params)
 
     def path(
         self, a: str, b: str, *, user_id: str | None = None, max_depth: int = 3, as_of: float | None = None
     ) -> Call:
         params = {**self._user(user_id), "max_depth": max_depth, "as_of": as_of}
-        return Call("GET", f"/v1/entities/{seg(a)}/path/{seg(b)}", params=params, decode=_triples)
+        return Call(*where("entities.path", entity=a, other=b), params=params, decode=_triples)
 
 
 GRAPH_CALLS = ("links", "link", "unlink", "explain", "related", "trace", "memories", "connect", "prune", "merge")

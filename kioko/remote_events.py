@@ -16,6 +16,8 @@ from typing import Any
 from kioko_core.secrets import get_logger
 from kioko_core.store import ConnectionLostError
 
+from .remote_calls import where
+
 ALL = "*"
 CONNECT_TIMEOUT = 10.0
 log = get_logger("kioko.remote.events")
@@ -77,7 +79,7 @@ class EventStream:
     def _read(self) -> None:
         params = {"user_id": self.user_id} if self.user_id is not None else {}
         try:
-            with self._http.stream("GET", "/v1/events", params=params) as response:
+            with self._http.stream(*where("on"), params=params) as response:
                 self._response = response
                 if response.status_code >= 400:
                     response.read()

@@ -180,3 +180,92 @@ def returns(op: Operation) -> str:
     }:
         return "record?"
     return "value"
+
+
+# -- the rest of kioko.Memory: each public call as one REST operation
+
+
+@dataclass(frozen=True)
+class Route:
+    """A call of :class:`kioko.Memory` (``"add"``), of its graph (``"graph.link"``) or of its entity graph
+    (``"entities.add"``) as the REST operation that executes it; ``{names}`` in the path are its arguments."""
+
+    call: str
+    verb: str
+    path: str
+
+
+MEMORY_ROUTES: tuple[Route, ...] = (
+    Route("add", "POST", "/v1/memories"),
+    Route("add_many", "POST", "/v1/memories/batch"),
+    Route("memories", "GET", "/v1/memories"),
+    Route("get", "GET", "/v1/memories/{memory_id}"),
+    Route("update", "PATCH", "/v1/memories/{memory_id}"),
+    Route("delete", "DELETE", "/v1/memories/{memory_id}"),
+    Route("forget_user", "DELETE", "/v1/users/{user_id}/memories"),
+    Route("recall", "POST", "/v1/recall"),
+    Route("context", "POST", "/v1/context"),
+    Route("search", "POST", "/v1/search"),
+    Route("plan", "POST", "/v1/plan"),
+    Route("feedback", "POST", "/v1/feedback"),
+    Route("manage", "POST", "/v1/manage"),
+    Route("record_turn", "POST", "/v1/turns"),
+    Route("learn", "POST", "/v1/learn"),
+    Route("pin", "POST", "/v1/memories/{memory_id}/pin"),
+    Route("unpin", "DELETE", "/v1/memories/{memory_id}/pin"),
+    Route("pinned", "GET", "/v1/pins"),
+    Route("kv", "GET", "/v1/kv"),
+    Route("end_session", "POST", "/v1/sessions/{session_id}/end"),
+    Route("maintain", "POST", "/v1/maintain"),
+    Route("intelligence", "GET", "/v1/intelligence"),
+    Route("on", "GET", "/v1/events"),
+    Route("export_lines", "GET", "/v1/export"),
+    Route("import_lines", "POST", "/v1/import"),
+    Route("graph.links", "GET", "/v1/memories/{memory_id}/links"),
+    Route("graph.link", "POST", "/v1/memories/{memory_id}/links"),
+    Route("graph.unlink", "DELETE", "/v1/memories/{memory_id}/links/{target}"),
+    Route("graph.explain", "GET", "/v1/memories/{memory_id}/links/{target}/explain"),
+    Route("graph.related", "GET", "/v1/memories/{memory_id}/related"),
+    Route("graph.trace", "GET", "/v1/memories/{memory_id}/trace/{target}"),
+    Route("graph.memories", "GET", "/v1/graph/memories"),
+    Route("graph.connect", "POST", "/v1/graph/connect"),
+    Route("graph.prune", "POST", "/v1/graph/prune"),
+    Route("graph.merge", "POST", "/v1/memories/{memory_id}/merge"),
+    Route("entities.add", "POST", "/v1/entities/triples"),
+    Route("entities.invalidate", "POST", "/v1/entities/triples/{triple_id}/invalidate"),
+    Route("entities.delete", "DELETE", "/v1/entities/triples/{triple_id}"),
+    Route("entities.forget_entity", "DELETE", "/v1/entities/{entity}"),
+    Route("entities.relations", "GET", "/v1/entities/{entity}/relations"),
+    Route("entities.neighbors", "GET", "/v1/entities/{entity}/neighbors"),
+    Route("entities.path", "GET", "/v1/entities/{entity}/path/{other}"),
+)
+"""Where each call of the protocol is executed over HTTP (RemoteMemory and AsyncRemoteMemory send these)."""
+
+ROUTE_ALIASES = {
+    "graph.add": "entities.add",
+    "graph.delete_triple": "entities.delete",
+    "graph.forget_entity": "entities.forget_entity",
+    "graph.relations": "entities.relations",
+    "graph.neighbors": "entities.neighbors",
+    "graph.path": "entities.path",
+    "off": "on",
+    "reflect": "maintain",
+}
+"""Calls that are another call's operation: the graph's entity calls, ``off`` (the same event stream) and
+``reflect`` (``maintain`` with the one task)."""
+
+CLIENT_SIDE = {
+    "scoped": "binds the scope in the client; every call of the view names it",
+    "scope": "the scope a view is bound to, held by the client",
+    "close": "closes the client's connections",
+}
+"""Members of the protocol that no request carries, and why."""
+
+
+def route(call: str) -> Route:
+    """The operation of ``call`` (``"add"``, ``"graph.link"``, ``"graph.relations"`` ...); KeyError if none."""
+    name = ROUTE_ALIASES.get(call, call)
+    for found in MEMORY_ROUTES:
+        if found.call == name:
+            return found
+    raise KeyError(f"{call!r} has no operation in kioko.service.surface.MEMORY_ROUTES")
