@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from kioko_core.entities import EntityGraph
 from kioko_core.graph import Graph
+from kioko_core.intelligence.surface import IntelligentMemory
 from kioko_core.layer import MemoryLayer
 
-from .protocol import Entities, Memory, MemoryGraph
+from .protocol import Entities, IntelligenceCalls, Memory, MemoryGraph
 from .remote import RemoteEntities, RemoteGraph, RemoteMemory
 
 
@@ -28,3 +29,9 @@ def graphs_are_memory_graphs(local: Graph, remote: RemoteGraph) -> tuple[MemoryG
 
 def entity_graphs_are_entities(local: EntityGraph, remote: RemoteEntities) -> tuple[Entities, Entities]:
     return local, remote
+
+
+def intelligence_calls_are_typed(calls: IntelligentMemory) -> IntelligenceCalls:
+    """The layer declares the calls the intelligence installs as ``Callable[..., Any]`` (they are bound at run
+    time); their implementation is checked here, signature by signature."""
+    return calls

@@ -178,8 +178,73 @@ class IntelligenceInfo(Protocol):
     def stats(self) -> dict[str, int]: ...
 
 
+class IntelligenceCalls(Protocol):
+    """The intelligence's part of :class:`Memory` (what ``kioko_core.intelligence`` installs on a layer)."""
+
+    # -- the intelligence
+
+    def plan(
+        self, query: str, *, user_id: str | None = ..., agent_id: str | None = ..., session_id: str | None = ...
+    ) -> RecallPlan: ...
+
+    def manage(
+        self,
+        text: Any,
+        *,
+        user_id: str | None = ...,
+        agent_id: str | None = ...,
+        session_id: str | None = ...,
+        dry_run: bool = ...,
+    ) -> ManageReport: ...
+
+    def record_turn(
+        self,
+        user: str,
+        reply: str | None = ...,
+        *,
+        user_id: str | None = ...,
+        agent_id: str | None = ...,
+        session_id: str | None = ...,
+        dry_run: bool = ...,
+    ) -> ManageReport: ...
+
+    def learn(
+        self,
+        messages: Any,
+        *,
+        user_id: str | None = ...,
+        agent_id: str | None = ...,
+        session_id: str | None = ...,
+        dry_run: bool = ...,
+    ) -> ManageReport: ...
+
+    def end_session(
+        self, session_id: str, *, user_id: str | None = ..., agent_id: str | None = ...
+    ) -> Record | None: ...
+
+    def reflect(self, *, user_id: str | None = ..., agent_id: str | None = ...) -> dict[str, Any]: ...
+
+    def maintain(
+        self, *, user_id: str | None = ..., agent_id: str | None = ..., tasks: list[str] | None = ...
+    ) -> dict[str, Any]: ...
+
+    def pin(self, memory_id: str, *, user_id: str | None = ..., agent_id: str | None = ...) -> Record: ...
+
+    def unpin(self, memory_id: str, *, user_id: str | None = ..., agent_id: str | None = ...) -> Record: ...
+
+    def pinned(self, *, user_id: str | None = ..., agent_id: str | None = ...) -> list[Record]: ...
+
+    def kv(self, *, user_id: str | None = ..., agent_id: str | None = ...) -> StablePrefix: ...
+
+    # -- events
+
+    def on(self, event: str, callback: Callback) -> Callback: ...
+
+    def off(self, event: str, callback: Callback) -> bool: ...
+
+
 @runtime_checkable
-class Memory(Protocol):
+class Memory(IntelligenceCalls, Protocol):
     """Kioko's public surface: what a local layer and a remote service both answer, with the same types."""
 
     # -- the typed managers
@@ -312,10 +377,6 @@ class Memory(Protocol):
         self, query: str, *, user_id: str | None = ..., agent_id: str | None = ..., limit: int = ...
     ) -> list[Record]: ...
 
-    def plan(
-        self, query: str, *, user_id: str | None = ..., agent_id: str | None = ..., session_id: str | None = ...
-    ) -> RecallPlan: ...
-
     def feedback(
         self,
         worked: bool = ...,
@@ -327,63 +388,6 @@ class Memory(Protocol):
         agent_id: str | None = ...,
         now: float | None = ...,
     ) -> list[MemoryLink]: ...
-
-    # -- the intelligence
-
-    def manage(
-        self,
-        text: Any,
-        *,
-        user_id: str | None = ...,
-        agent_id: str | None = ...,
-        session_id: str | None = ...,
-        dry_run: bool = ...,
-    ) -> ManageReport: ...
-
-    def record_turn(
-        self,
-        user: str,
-        reply: str | None = ...,
-        *,
-        user_id: str | None = ...,
-        agent_id: str | None = ...,
-        session_id: str | None = ...,
-        dry_run: bool = ...,
-    ) -> ManageReport: ...
-
-    def learn(
-        self,
-        messages: Any,
-        *,
-        user_id: str | None = ...,
-        agent_id: str | None = ...,
-        session_id: str | None = ...,
-        dry_run: bool = ...,
-    ) -> ManageReport: ...
-
-    def end_session(
-        self, session_id: str, *, user_id: str | None = ..., agent_id: str | None = ...
-    ) -> Record | None: ...
-
-    def reflect(self, *, user_id: str | None = ..., agent_id: str | None = ...) -> dict[str, Any]: ...
-
-    def maintain(
-        self, *, user_id: str | None = ..., agent_id: str | None = ..., tasks: list[str] | None = ...
-    ) -> dict[str, Any]: ...
-
-    def pin(self, memory_id: str, *, user_id: str | None = ..., agent_id: str | None = ...) -> Record: ...
-
-    def unpin(self, memory_id: str, *, user_id: str | None = ..., agent_id: str | None = ...) -> Record: ...
-
-    def pinned(self, *, user_id: str | None = ..., agent_id: str | None = ...) -> list[Record]: ...
-
-    def kv(self, *, user_id: str | None = ..., agent_id: str | None = ...) -> StablePrefix: ...
-
-    # -- events
-
-    def on(self, event: str, callback: Callback) -> Callback: ...
-
-    def off(self, event: str, callback: Callback) -> bool: ...
 
     def close(self) -> None: ...
 
