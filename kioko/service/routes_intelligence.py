@@ -19,16 +19,20 @@ class Message(S.Strict):
     content: str
 
 
-class ManageIn(S.Strict):
-    text: str | list[Message] = Field(description="the user's words, or the turn's messages")
+class ManageIn(S.TextBody):
+    LEGACY_TEXT = "text"
+    content: str | list[Message] = Field(description="the user's words, or the turn's messages")
+    text: str | list[Message] | None = S.legacy_text_field("text")
     user_id: str = S.UserId
     agent_id: str | None = S.AgentId
     session_id: str | None = None
     dry_run: bool = False
 
 
-class TurnIn(S.Strict):
-    user: str = Field(description="what the user said")
+class TurnIn(S.TextBody):
+    LEGACY_TEXT = "user"
+    content: str = Field(description="what the user said")
+    user: str | None = S.legacy_text_field("user")
     reply: str | None = Field(None, description="what the agent answered")
     user_id: str = S.UserId
     agent_id: str | None = S.AgentId
@@ -79,7 +83,7 @@ def manage(body: ManageIn, svc: Service = Depends(service), who: Principal = Dep
     authorized(who, body.user_id, body.agent_id)
     with svc.write_lock:
         report = svc.layer.manage(
-            _messages(body.text),
+            _messages(body.content),
             user_id=body.user_id,
             agent_id=body.agent_id,
             session_id=body.session_id,
@@ -94,7 +98,7 @@ def record_turn(body: TurnIn, svc: Service = Depends(service), who: Principal = 
     authorized(who, body.user_id, body.agent_id)
     with svc.write_lock:
         report = svc.layer.record_turn(
-            body.user,
+            body.content,
             body.reply,
             user_id=body.user_id,
             agent_id=body.agent_id,

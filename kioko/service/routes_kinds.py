@@ -54,13 +54,20 @@ def _add_route(router: APIRouter, op: surface.Operation) -> None:
             )
         )
     in_body = op.verb in ("POST", "PUT", "PATCH")
+    text = _text_param(sig, hints) if in_body else None
     if in_body:
         fields: dict[str, Any] = {}
         for name, hint in hints.items():
             default = sig.parameters[name].default
             required = default is inspect.Parameter.empty or name == "user_id"
+            if name == text:
+                # the text travels as content, as on POST /v1/memories; the method's own name stays an alias
+                fields["content"] = (hint, ... if required else default)
+                fields[name] = (hint | None, S.legacy_text_field(name))
+                continue
             fields[name] = (hint, S.UserId if name == "user_id" else ... if required else default)
-        model = create_model(f"{_camel(op.manager)}{_camel(op.method)}In", __base__=S.Strict, **fields)
+        base: type[S.Strict] = type("TextIn", (S.TextBody,), {"LEGACY_TEXT": text}) if text else S.Strict
+        model = create_model(f"{_camel(op.manager)}{_camel(op.method)}In", __base__=base, **fields)
         params.append(inspect.Parameter("body", inspect.Parameter.KEYWORD_ONLY, annotation=model, default=Body()))
     else:
         for name, hint in hints.items():
@@ -79,6 +86,8 @@ def _add_route(router: APIRouter, op: surface.Operation) -> None:
         if in_body:
             body = given.pop("body")
             given.update({k: getattr(body, k) for k in body.model_fields_set})
+            if text is not None and "content" in given:
+                given[text] = given.pop("content")
             given.setdefault("user_id", body.user_id)
         scope = authorized(who, given.get("user_id"), given.get("agent_id"))
         if op.method == "outcome" and given.get("context") is not None:
@@ -106,6 +115,15 @@ def _add_route(router: APIRouter, op: surface.Operation) -> None:
         name=op.name,
         operation_id=f"{op.manager}_{op.method}",
     )
+
+
+def _text_param(sig: inspect.Signature, hints: dict[str, Any]) -> str | None:
+    """The parameter that travels as ``content``: the call's positional text (``goals.add(title)``,
+    ``decisions.add(text)``, ``decisions.supersede(old_id, text)``), else an update's ``text``."""
+    for param in sig.parameters.values():
+        if param.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD and param.name in hints:
+            return param.name if param.name in ("title", "text") else None
+    return "text" if "text" in hints else None
 
 
 def _out(kind: str, result: Any) -> Any:

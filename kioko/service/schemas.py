@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -30,6 +30,29 @@ class Strict(BaseModel):
         if where is not None:
             raise ValueError(f"{where or 'the body'} holds a lone surrogate (not a Unicode character)")
         return data
+
+
+class TextBody(Strict):
+    """A body whose text is ``content``, as on ``POST /v1/memories``; ``LEGACY_TEXT`` names the route's older
+    spelling (``title`` on /v1/goals, ``text`` on /v1/decisions and /v1/manage, ``user`` on /v1/turns), still
+    accepted in its place so existing clients keep working. Both at once is a 422."""
+
+    LEGACY_TEXT: ClassVar[str] = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_text(cls, data: Any) -> Any:
+        legacy = cls.LEGACY_TEXT
+        if legacy and isinstance(data, dict) and legacy in data:
+            if "content" in data:
+                raise ValueError(f"give the text once: content (or its older name {legacy}), not both")
+            data = {("content" if key == legacy else key): value for key, value in data.items()}
+        return data
+
+
+def legacy_text_field(name: str) -> Any:
+    """The older name of ``content`` on a route, documented as deprecated (the validator moves it to content)."""
+    return Field(None, deprecated=True, description=f"the older name of content, still accepted ({name})")
 
 
 def lone_surrogate_at(value: Any, where: str = "") -> str | None:
