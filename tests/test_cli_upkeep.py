@@ -48,7 +48,7 @@ def test_end_session_and_pins_on_sqlite(url: str) -> None:
         memory.working.set("root_cause", "a loose encoder cable", session_id="s1", user_id="kumar")
         subnet = memory.facts.add("The plant's PLC network uses the 10.20.0.0/16 subnet", user_id="kumar")
     episode = as_json("end-session", "s1", *user)
-    assert episode["type"] == "episodic" and episode["content"].startswith("Session s1: Debugging the E-217")
+    assert episode["kind"] == "episodic" and episode["content"].startswith("Session s1: Debugging the E-217")
     assert ok("end-session", "s1", *user).stdout.startswith("session s1 had nothing lasting")  # cleared already
     assert as_json("end-session", "s2", *user) is None
 

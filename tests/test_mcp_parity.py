@@ -144,7 +144,7 @@ def test_each_tool_answers_what_the_library_answers(seeded: Any) -> None:
 
     done = run(server, writes)
     added = memory.get(done["add"]["id"], **me)
-    assert added.kind == "strategy" and done["add"]["type"] == "strategy"  # the alias, stored as the library does
+    assert added.kind == "strategy" and done["add"]["kind"] == "strategy"  # the alias, stored as the library does
     assert done["add"] == memory_view(added, links=memory.graph.links(added.id, **me))
     assert added.metadata.get("source") == "shift log" and done["add"]["metadata"] == {
         "source": "shift log",

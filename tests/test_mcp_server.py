@@ -122,7 +122,7 @@ def test_every_tool_called(seeded: Any) -> None:
 
     out = run(create_server(memory, "kumar"), script)
     added = out["add"]
-    assert added["type"] == "episodic" and added["user_id"] == "kumar"
+    assert added["kind"] == "episodic" and added["user_id"] == "kumar"
     assert added["links"] and all(k["why"] for k in added["links"])  # linked at write time, with the evidence
     assert memory.get(added["id"], user_id="kumar").content.startswith("The E-217 fault")
     assert ids["fix"] in [m["id"] for m in out["search"]] and len(out["search"]) <= 3

@@ -102,7 +102,7 @@ def test_graph_table_of_section_11(api: httpx.Client) -> None:
     explained = api.get(f"/v1/memories/{tea['id']}/links/{fault['id']}/explain", params={"user_id": U}).json()
     assert set(explained) >= {"score", "linked", "type", "why", "signals"}
     related = api.get(f"/v1/memories/{tea['id']}/related", params={"user_id": U, "depth": 2}).json()
-    assert {r["record"]["id"] for r in related} >= {fault["id"]}
+    assert {r["id"] for r in related} >= {fault["id"]}
     trace = api.get(f"/v1/memories/{tea['id']}/trace/{fix['id']}", params={"user_id": U}).json()
     assert trace and trace[0]["source"] == tea["id"]
     drawn = api.get("/v1/graph/memories", params={"user_id": U}).json()
@@ -132,7 +132,7 @@ def test_recall_context_search_feedback(api: httpx.Client) -> None:
     fault = add(api, "Line 3 keeps faulting with error E-217.", session_id="s1", memory_type="episodic")
     fix = add(api, "Found it: the encoder cable on line 3 was loose.", session_id="s1", memory_type="episodic")
     recalled = api.post("/v1/recall", json={"query": "line 3 faulting E-217", "user_id": U}).json()
-    assert "E-217" in recalled["text"] and recalled["memories"][0]["record"]["id"] in {fault["id"], fix["id"]}
+    assert "E-217" in recalled["text"] and recalled["memories"][0]["id"] in {fault["id"], fix["id"]}
     context = api.post("/v1/context", json={"query": "line 3", "user_id": U}).json()
     assert context["memories"]
     found = api.post("/v1/search", json={"query": "encoder cable", "user_id": U, "limit": 1}).json()
@@ -143,7 +143,7 @@ def test_recall_context_search_feedback(api: httpx.Client) -> None:
             "user_id": U,
             "credited": fix["id"],
             "session_id": "s1",
-            "context": [m["record"]["id"] for m in recalled["memories"]],
+            "context": [m["id"] for m in recalled["memories"]],
         },
     ).json()
     assert any(k["by"] == "feedback" and k["type"] == "resolves" for k in made)

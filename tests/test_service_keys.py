@@ -128,8 +128,7 @@ def test_a_bound_key_leaves_user_id_out_and_an_admin_key_is_not_bound(served: tu
         assert made.status_code == 201 and made.json()["user_id"] == U
         assert [m["id"] for m in writer.get("/v1/memories").json()["items"]] == [made.json()["id"]]
         assert (
-            writer.post("/v1/recall", json={"query": "line 3 fault"}).json()["memories"][0]["record"]["id"]
-            == made.json()["id"]
+            writer.post("/v1/recall", json={"query": "line 3 fault"}).json()["memories"][0]["id"] == made.json()["id"]
         )
         assert writer.get("/v1/memories", params={"user_id": OTHER}).status_code == 403
         # an admin key is bound to nobody: user_id stays required

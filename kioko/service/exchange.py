@@ -33,7 +33,7 @@ from kioko_core.secrets import DropSecrets, redact, redact_value
 from kioko_core.store import InvalidRecordError, KiokoError, Record, Scope, Upsert, check_scope
 
 from .webhook_records import WEBHOOK_AGENT, check_registration
-from .wire import record_in, record_out
+from .wire import record_in, stored_out
 
 FORMAT = "kioko-export"
 FORMAT_VERSION = 1
@@ -67,7 +67,7 @@ def export_lines(layer: Any, user_id: str, agent_ids: Iterable[str] = ()) -> Ite
     count = 0
     for scope in scopes:
         for record in layer.store.scan(scope):
-            data = record_out(record, embedding=True)
+            data = stored_out(record)
             yield _line({"record": data if scope.agent_id == WEBHOOK_AGENT else _without_secrets(data)})
             count += 1
     yield _line({"end": {"records": count}})

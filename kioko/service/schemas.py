@@ -96,17 +96,25 @@ class ErrorOut(BaseModel):
 
 
 class RecordOut(BaseModel):
+    """A memory: the one shape REST, RemoteMemory, the CLI's ``--json`` and the MCP tools show
+    (:func:`kioko.views.memory_view`)."""
+
     id: str
     user_id: str
     agent_id: str | None = None
     kind: str = Field(description="the memory_type: factual, episodic, goal, decision ...")
     content: str
-    metadata: dict[str, Any]
-    terms: list[str]
+    metadata: dict[str, Any] = Field(description="exactly what the user stored (no bookkeeping of Kioko's)")
     session_id: str | None = None
     created_at: float
     updated_at: float
     version: int
+    entities: list[str] = Field(default_factory=list, description="what the memory is about (entity keys)")
+    linked_at: float | None = Field(None, description="when the linker last linked it; null: never")
+    links: list[LinkOut] = Field(
+        default_factory=list,
+        description="its links, source -> target; the other memory's label and type where it was read",
+    )
 
 
 class MemoryCreate(Strict):
@@ -225,6 +233,8 @@ class SearchIn(Strict):
 
 
 class LinkOut(BaseModel):
+    """A link (:func:`kioko.views.link_view`): ``source`` -> ``target``, as ``type``; its author ``by``."""
+
     source: str
     target: str
     type: str
@@ -233,20 +243,22 @@ class LinkOut(BaseModel):
     by: str
     at: float
     seen: float
-    source_label: str
-    source_type: str
-    target_label: str
-    target_type: str
+    source_label: str = ""
+    source_type: str = ""
+    target_label: str = ""
+    target_type: str = ""
     taken_from: str | None = None
     shared: bool = False
+    line: str | None = Field(None, description="the sentence the link reads as (where both ends were read)")
     weight_now: float | None = Field(
         None,
         description="the weight after fading since it was last seen (GET .../links only; manual links keep theirs)",
     )
 
 
-class RecalledOut(BaseModel):
-    record: RecordOut
+class RecalledOut(RecordOut):
+    """A memory of a recall context: the memory's own fields, and how it was found."""
+
     score: float
     signals: dict[str, float]
     section: str
@@ -298,8 +310,9 @@ class Unlinked(BaseModel):
     unlinked: bool
 
 
-class RelatedOut(BaseModel):
-    record: RecordOut
+class RelatedOut(RecordOut):
+    """A connected memory: the memory's own fields, its activation and the chain of links to it."""
+
     score: float
     path: list[LinkOut]
 

@@ -1,9 +1,12 @@
 """JSON forms of the library's values, shared by the service (out) and RemoteMemory (back in).
 
-A value crosses the wire as plain JSON and comes back as the same Python type the library returns:
-Record, MemoryLink, Context, RelatedMemory, LinkScore, Triple. Records travel without their
-embedding (the server re-embeds nothing on read; the client never needs the vector) except in an
-export, where the vector is carried exactly (little-endian float32, base64).
+Out, every value has the one shape :mod:`kioko.views` gives it (the CLI's ``--json`` and the MCP tools show
+the same): a memory is ``{id, user_id, agent_id, kind, content, metadata, session_id, created_at, updated_at,
+version, entities, links}`` with ``metadata`` exactly what the user stored. Back in, it becomes the same
+Python type the library returns: Record, MemoryLink, Context, RelatedMemory, LinkScore, Triple; a Record's
+links and entities go back where the library keeps them, so ``kioko.links`` reads a remote record as a local
+one. Records travel without their embedding and index terms, except in an export (:func:`stored_out`),
+which carries a record exactly as stored (the vector as little-endian float32, base64).
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from kioko.views import context_view, link_view, memory_view, related_view, score_view, triple_view
+from kioko_core import links as L
 from kioko_core.context_sections import Sections
 from kioko_core.entities import Triple
 from kioko_core.graph import RelatedMemory
@@ -24,7 +29,7 @@ from kioko_core.links import MemoryLink
 from kioko_core.recall import Context, RecalledMemory
 from kioko_core.store import KiokoError, Record
 
-RECORD_FIELDS = (
+STORED_FIELDS = (
     "id",
     "user_id",
     "agent_id",
@@ -37,19 +42,39 @@ RECORD_FIELDS = (
     "updated_at",
     "version",
 )
+"""A record as the store holds it (an export's lines): every field but the vector, which travels apart."""
 
 
-def record_out(record: Record, *, embedding: bool = False) -> dict[str, Any]:
-    data = {name: getattr(record, name) for name in RECORD_FIELDS}
+def record_out(record: Record) -> dict[str, Any]:
+    """A memory in the one wire shape (:func:`kioko.views.memory_view`)."""
+    return memory_view(record)
+
+
+def stored_out(record: Record) -> dict[str, Any]:
+    """A record exactly as stored, bookkeeping, index terms and vector included: what an export carries."""
+    data = {name: getattr(record, name) for name in STORED_FIELDS}
     data["metadata"] = dict(record.metadata)
     data["terms"] = list(record.terms)
-    if embedding:
-        data["embedding"] = vector_out(record.embedding)
+    data["embedding"] = vector_out(record.embedding)
     return data
 
 
 def record_in(data: dict[str, Any]) -> Record:
-    fields = {name: data[name] for name in RECORD_FIELDS if name in data}
+    """The Record a memory's JSON describes: the wire shape, or the stored shape of an export (or of a
+    server before the one wire shape, whose metadata carried the bookkeeping itself)."""
+    fields = {name: data[name] for name in STORED_FIELDS if name in data}
+    metadata = dict(data.get("metadata") or {})
+    if L.BOOKKEEPING not in metadata:
+        kept: dict[str, Any] = {}
+        if data.get("links"):
+            kept["links"] = [link_in(k).entry(data["id"]) for k in data["links"]]
+        if data.get("entities"):
+            kept["entities"] = list(data["entities"])
+        if data.get("linked_at") is not None:
+            kept["linked_at"] = data["linked_at"]
+        if kept:
+            metadata[L.BOOKKEEPING] = kept
+    fields["metadata"] = metadata
     if data.get("embedding") is not None:
         fields["embedding"] = vector_in(data["embedding"])
     return Record(**fields)
@@ -66,7 +91,7 @@ def vector_in(text: str) -> np.ndarray:
 
 
 def link_out(link: MemoryLink) -> dict[str, Any]:
-    return dataclasses.asdict(link)
+    return link_view(link)
 
 
 def link_in(data: dict[str, Any]) -> MemoryLink:
@@ -75,26 +100,13 @@ def link_in(data: dict[str, Any]) -> MemoryLink:
 
 
 def context_out(context: Context) -> dict[str, Any]:
-    return {
-        "query": context.query,
-        "text": context.text,
-        "memories": [
-            {"record": record_out(m.record), "score": m.score, "signals": dict(m.signals), "section": m.section}
-            for m in context.memories
-        ],
-        "links": [link_out(k) for k in context.links],
-        "plan": plan_out(context.plan) if context.plan is not None else None,
-        "sections": sections_out(context.sections),
-    }
+    return context_view(context)
 
 
-def sections_out(sections: Sections) -> dict[str, Any]:
-    return {
-        "profile": [record_out(r) for r in sections.profile],
-        "instructions": [record_out(r) for r in sections.instructions],
-        "relations": [triple_out(t) for t in sections.relations],
-        "working": [record_out(r) for r in sections.working],
-    }
+def _recalled_in(data: dict[str, Any]) -> RecalledMemory:
+    # a server before the one wire shape nested the memory under "record"
+    record = record_in(data["record"] if "record" in data else data)
+    return RecalledMemory(record, data["score"], dict(data["signals"]), data["section"])
 
 
 def sections_in(data: dict[str, Any] | None) -> Sections:
@@ -109,14 +121,11 @@ def sections_in(data: dict[str, Any] | None) -> Sections:
 
 
 def context_in(data: dict[str, Any]) -> Context:
-    memories = [
-        RecalledMemory(record_in(m["record"]), m["score"], dict(m["signals"]), m["section"]) for m in data["memories"]
-    ]
     plan = plan_in(data["plan"]) if data.get("plan") is not None else None
     return Context(
         query=data["query"],
         text=data["text"],
-        memories=memories,
+        memories=[_recalled_in(m) for m in data["memories"]],
         links=[link_in(k) for k in data["links"]],
         plan=plan,
         sections=sections_in(data.get("sections")),
@@ -142,23 +151,25 @@ def prefix_in(data: dict[str, Any]) -> StablePrefix:
 
 
 def related_out(item: RelatedMemory) -> dict[str, Any]:
-    return {"record": record_out(item.record), "score": item.score, "path": [link_out(k) for k in item.path]}
+    return related_view(item)
 
 
 def related_in(data: dict[str, Any]) -> RelatedMemory:
-    return RelatedMemory(record_in(data["record"]), data["score"], [link_in(k) for k in data["path"]])
+    record = record_in(data["record"] if "record" in data else data)
+    return RelatedMemory(record, data["score"], [link_in(k) for k in data["path"]])
 
 
 def score_out(score: LinkScore) -> dict[str, Any]:
-    return dataclasses.asdict(score)
+    return score_view(score)
 
 
 def score_in(data: dict[str, Any]) -> LinkScore:
-    return LinkScore(**data)
+    names = {f.name for f in dataclasses.fields(LinkScore)}
+    return LinkScore(**{k: v for k, v in data.items() if k in names})
 
 
 def triple_out(triple: Triple) -> dict[str, Any]:
-    return triple.model_dump()
+    return triple_view(triple)
 
 
 def triple_in(data: dict[str, Any]) -> Triple:

@@ -36,8 +36,8 @@ export function create(panel, ctx) {
       h("h3", {}, "Why each memory is there"),
       h("table", { class: "recalled" },
         h("thead", {}, h("tr", {}, h("th", {}, "memory"), h("th", {}, "section"), h("th", {}, "score"), h("th", {}, "signals"))),
-        h("tbody", {}, context.memories.map((m) => h("tr", { dataset: { id: m.record.id } },
-          h("td", {}, kindChip(m.record.kind), h("button", { type: "button", class: "link-like", onclick: () => ctx.openMemory(m.record.id) }, short(m.record.content, 70))),
+        h("tbody", {}, context.memories.map((m) => h("tr", { dataset: { id: m.id } },
+          h("td", {}, kindChip(m.kind), h("button", { type: "button", class: "link-like", onclick: () => ctx.openMemory(m.id) }, short(m.content, 70))),
           h("td", {}, m.section), h("td", {}, number(m.score, 3)), h("td", {}, signalChips(m.signals)))))),
       h("h3", {}, "The context as the agent gets it"),
       h("pre", { class: "context-text" }, context.text || "(empty)"),
@@ -47,16 +47,16 @@ export function create(panel, ctx) {
 
   async function whyNot(id, plain, linked) {
     const record = await api("GET", `/memories/${encodeURIComponent(id)}`, { query: scope() });
-    const found0 = plain.memories.find((m) => m.record.id === id);
-    const found3 = linked.memories.find((m) => m.record.id === id);
+    const found0 = plain.memories.find((m) => m.id === id);
+    const found3 = linked.memories.find((m) => m.id === id);
     const lines = [];
     if (found0) lines.push(`It is in the context without links (section ${found0.section}, score ${number(found0.score, 3)}).`);
     else if (found3) lines.push(`Only following links brings it (section ${found3.section}, signals ${JSON.stringify(found3.signals)}).`);
     else lines.push("Neither recall brought it.");
     const top = (linked.memories[0] || plain.memories[0]);
     if (!found0 && !found3 && top) {
-      const explained = await api("GET", `/memories/${encodeURIComponent(top.record.id)}/links/${encodeURIComponent(id)}/explain`, { query: scope() });
-      lines.push(`Against the top memory (“${short(top.record.content, 50)}”) it scores ${number(explained.score, 3)}: ${explained.why || "no shared evidence"}; `
+      const explained = await api("GET", `/memories/${encodeURIComponent(top.id)}/links/${encodeURIComponent(id)}/explain`, { query: scope() });
+      lines.push(`Against the top memory (“${short(top.content, 50)}”) it scores ${number(explained.score, 3)}: ${explained.why || "no shared evidence"}; `
         + `${explained.linked ? "they are linked, but the link was weaker than the cap allowed" : "not linked, so links cannot bring it"}.`);
     }
     return h("div", { class: "card", id: "recall-why-not" }, h("h3", {}, "Why not ", kindChip(record.kind), short(record.content, 60), "?"),
