@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field, ValidationError
 from kioko_core.errors import InvalidRecordError, KiokoError, MemoryNotFound, MissingExtraError
 from kioko_core.kind_registry import KINDS, LINKABLE_KINDS
 from kioko_core.links import LINK_TYPES
+from kioko_core.recall_options import RecallOptions
 
 from .listing import newest
 from .views import link_view, memory_view, related_view
@@ -242,7 +243,8 @@ def create_server(
         """The context to answer with: relevant memories, procedures and lessons, open goals, and a section saying
         how these memories connect. With intelligence on, the recall planner picks the sections and caps from the
         question; a limit or links given here win over the plan's."""
-        return me().recall(query, limit=limit, links=links, session_id=session_id).text or NOTHING_REMEMBERED
+        options = RecallOptions(limit=limit, links=links)
+        return me().recall(query, session_id=session_id, options=options).text or NOTHING_REMEMBERED
 
     @tool
     def explore_memories(

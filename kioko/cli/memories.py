@@ -256,21 +256,16 @@ def recall(
     json: Json = False,
 ) -> None:
     """The context for a question: relevant memories, procedures, lessons, open goals, and how they connect."""
+    from kioko_core.recall_options import RecallOptions
+
     from ..views import context_view
 
     planned = {None: None, "auto": "auto", "off": False}.get(plan, "?")
     if planned == "?":
         raise UsageProblem(f"--plan must be auto or off, not {plan!r}")
     with opened(store) as memory:
-        context = memory.recall(
-            question,
-            user_id=user,
-            agent_id=agent,
-            session_id=session,
-            links=links,
-            limit=limit,
-            plan=planned,
-        )
+        options = RecallOptions(links=links, limit=limit, plan=planned)  # the value every surface takes
+        context = memory.recall(question, user_id=user, agent_id=agent, session_id=session, options=options)
     if json:
         return print_json(context_view(context))
     print(context.text or "(nothing relevant is remembered)")
