@@ -1,6 +1,7 @@
 """The MCP tools against the library they call, through the SDK's client: each tool's arguments are named as
 the library's parameters (a tool or an argument with no counterpart fails here until it is declared), and on
-memory:// and SQLite each tool answers what the library answers for the same call."""
+memory://, SQLite and a Kioko service (RemoteMemory to a real server on loopback) each tool answers what the
+memory it serves answers for the same call."""
 
 from __future__ import annotations
 
@@ -85,8 +86,20 @@ def test_every_tool_argument_is_a_library_parameter() -> None:
                         assert given[argument].get("default") == default, (name, argument)
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "service"])
 def seeded(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
+    """The store the MCP server serves: a layer, or (``kioko mcp --store http://...``) a Kioko service's
+    client talking to a real server on loopback."""
+    if request.param == "service":
+        from kioko.remote import RemoteMemory
+        from kioko.service import create_app
+        from kioko.service.live import LiveServer
+
+        layer = kioko.connect("memory://", auto_link=True)
+        with LiveServer(create_app(layer)) as live, RemoteMemory(live.url) as remote:
+            yield remote, run_quick_start(remote, "kumar", out=io.StringIO())
+        layer.close()
+        return
     url = "memory://" if request.param == "memory" else f"sqlite:///{tmp_path / 'parity.db'}"
     memory = kioko.connect(url, auto_link=True)
     ids = run_quick_start(memory, "kumar", out=io.StringIO())
