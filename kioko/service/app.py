@@ -10,7 +10,6 @@ from __future__ import annotations
 import itertools
 import os
 import secrets
-import threading
 import time
 from collections.abc import Iterable
 from contextlib import asynccontextmanager
@@ -24,17 +23,16 @@ from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from kioko_core.intelligence.events import EventBus
 from kioko_core.layer import MemoryLayer
-from kioko_core.scoped import user_scope
 from kioko_core.secrets import get_logger
 from kioko_core.store import KiokoError, Scope
 
 from . import docs_pages
-from .auth import OPEN, KeyFile, KeyRing, Principal
+from .auth import KeyFile, KeyRing, Principal
+from .deps import ERROR_RESPONSES, Service, principal, service
 from .errors import PayloadTooLarge, status_of
 from .gate import Gate
-from .schemas import ErrorOut, Health, WhoAmI
+from .schemas import Health, WhoAmI
 from .webhook_guard import Resolver, WebhookGuard
 from .wire import error_out
 
@@ -61,68 +59,6 @@ TAGS = [
     {"name": "events", "description": "Webhooks and the server-sent event stream."},
     {"name": "admin", "description": "Health and readiness."},
 ]
-ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
-    status: {"model": ErrorOut, "description": text}
-    for status, text in (
-        (401, "no valid API key"),
-        (403, "the API key may not act for this user or agent, or is read-only"),
-        (404, "no such memory in this scope"),
-        (409, "a conflicting link or a concurrent change"),
-        (413, "request body over the server's limit"),
-        (422, "invalid input, or a secret in a write"),
-        (429, "the API key is over its rate limit (Retry-After says when to try again)"),
-        (503, "the store is unreachable"),
-    )
-}
-
-
-class Service:
-    """What the routes share: the layer, the key ring, and one lock that serialises writes.
-
-    Linking reads a memory's neighbours and writes them back with version checks; two writes at once
-    on the same neighbourhood would make one of them fail with a conflict, so writes take turns while
-    reads run side by side.
-    """
-
-    def __init__(self, layer: MemoryLayer, keys: KeyRing | KeyFile | None, body_limit: int) -> None:
-        self.layer = layer
-        self.keys = keys
-        self.body_limit = body_limit
-        self.write_lock = threading.Lock()
-        # the layer's own bus (``memory.on``), so manage()'s events and the routes' reach the same subscribers
-        existing = getattr(layer, "events", None)
-        self.bus = existing if isinstance(existing, EventBus) else EventBus()
-        self.webhook_guard = WebhookGuard()
-
-    def emit(self, event: str, payload: dict[str, Any]) -> None:
-        """Tell the bus's subscribers (webhooks, event streams) about a write; a failing one is only logged."""
-        self.bus.emit(event, payload)
-
-
-async def service(request: Request) -> Service:
-    """The served layer and its state. (This and :func:`principal` are ``async``: FastAPI runs a plain
-    function dependency on a worker thread, two thread hops per request for a dict lookup and a hash.)"""
-    return request.app.state.kioko
-
-
-async def principal(request: Request) -> Principal:
-    """The request's API key (401 without a valid one). The gate has usually checked it already."""
-    checked = request.scope.get("kioko.principal")
-    if checked is not None:
-        return checked
-    svc: Service = request.app.state.kioko
-    if svc.keys is None:
-        return OPEN
-    header = request.headers.get("authorization", "")
-    key = header[7:].strip() if header[:7].lower() == "bearer " else request.headers.get("x-api-key")
-    return svc.keys.authenticate(key)
-
-
-def authorized(who: Principal, user_id: Any, agent_id: Any = None) -> Scope:
-    """The scope a request may act in: raises Forbidden (403) before any read or write of another tenant,
-    and InvalidRecordError (422) for Kioko's own scope names (``agent_id="@graph"``, ``"@webhooks"`` ...)."""
-    who.check(user_id, agent_id)
-    return user_scope(user_id, agent_id)
 
 
 def create_app(

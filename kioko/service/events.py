@@ -33,12 +33,12 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
+import kioko.service.schemas as S
 from kioko_core.secrets import get_logger
 from kioko_core.store import Delete, Filter, Record, Scope, Upsert
 
-from . import schemas as S
-from .app import ERROR_RESPONSES, Service, authorized, principal, service
 from .auth import Principal
+from .deps import ERROR_RESPONSES, Service, authorized, principal, service
 from .webhook_guard import WebhookGuard, WebhookRefused
 from .webhook_records import EVENTS, MIN_SECRET, WEBHOOK_AGENT, WEBHOOK_KIND, check_events, check_url
 

@@ -1,7 +1,7 @@
 """What an API key may do, checked before a route runs: its rate, read-only, its users, its body size.
 
 One ASGI middleware in front of the routes. For a request to a route that takes an API key (it depends
-on :func:`~kioko.service.app.principal`), it authenticates the key once and then, in this order:
+on :func:`~kioko.service.deps.principal`), it authenticates the key once and then, in this order:
 
 * **rate**: a key with a ``rate_limit`` spends a token of its own bucket per request; an empty bucket
   is a 429 with ``Retry-After`` (whole seconds until the next token). Buckets are per process and kept

@@ -10,6 +10,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
+import kioko.service.schemas as S
 from kioko_core.errors import MemoryNotFound
 from kioko_core.kind_registry import canonical_kind
 from kioko_core.layer import MemoryLayer
@@ -17,9 +18,8 @@ from kioko_core.links import link_entries
 from kioko_core.recall import Context, RecalledMemory
 from kioko_core.store import Filter, InvalidRecordError, Record, Scope
 
-from . import schemas as S
-from .app import ERROR_RESPONSES, Service, authorized, principal, service
 from .auth import Principal
+from .deps import ERROR_RESPONSES, Service, authorized, principal, service
 from .exchange import OWN_AGENTS, export_lines, export_scopes, import_lines
 from .wire import context_out, link_out, plan_in, record_out, related_out, score_out, triple_out
 

@@ -7,9 +7,10 @@ from typing import Any
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, Field
 
-from . import schemas as S
-from .app import ERROR_RESPONSES, Service, authorized, principal, service
+import kioko.service.schemas as S
+
 from .auth import Principal
+from .deps import ERROR_RESPONSES, Service, authorized, principal, service
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES, tags=["intelligence"])
 

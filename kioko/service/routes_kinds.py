@@ -12,10 +12,11 @@ from typing import Any
 from fastapi import APIRouter, Body, Depends, Path, Query
 from pydantic import create_model
 
-from . import schemas as S
-from . import surface
-from .app import ERROR_RESPONSES, Service, authorized, principal, service
+import kioko.service.schemas as S
+import kioko.service.surface as surface
+
 from .auth import Principal
+from .deps import ERROR_RESPONSES, Service, authorized, principal, service
 from .routes import _event, context_from_ids
 from .wire import record_out
 

@@ -11,11 +11,11 @@ from typing import Any
 from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, Field
 
+import kioko.service.schemas as S
 from kioko_core.store import InvalidRecordError, Record
 
-from . import schemas as S
-from .app import ERROR_RESPONSES, Service, authorized, principal, service
 from .auth import Principal
+from .deps import ERROR_RESPONSES, Service, authorized, principal, service
 from .wire import jsonable, plan_out, prefix_out, record_out
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES, tags=["intelligence"])
