@@ -143,3 +143,12 @@ def test_answers_of_a_server_before_the_one_shape_are_still_read() -> None:
     )
     assert context.memories[0].record.id == "m1" and context.memories[0].score == 0.5
     assert related_in({"record": old, "score": 0.4, "path": []}).record.content == "Line 3 faults."
+
+
+def test_the_api_document_describes_the_one_shape() -> None:
+    """The OpenAPI models name exactly the fields memory_view writes (a field added to one shows in the other)."""
+    from kioko.service import schemas as S
+
+    assert list(S.RecordOut.model_fields) == list(MEMORY_FIELDS)
+    assert set(S.RecalledOut.model_fields) == set(MEMORY_FIELDS) | {"score", "signals", "section"}
+    assert set(S.RelatedOut.model_fields) == set(MEMORY_FIELDS) | {"score", "path"}
