@@ -40,6 +40,10 @@ VectorChange = tuple[str, Scope | None, Scope | None, bytes | None]
 RowLoader = Callable[[], Sequence[tuple[str, bytes]]]
 """Reads the scope's (id, vector bytes) rows, in the snapshot knn is searching."""
 
+ChangeLoader = Callable[[int], Sequence[tuple[str, bytes | None]] | None]
+"""Reads, in the snapshot knn is searching, the (id, vector bytes or None) rows of every record of the scope
+written after a generation (the store's change log); None when the log cannot say (then every row is read)."""
+
 
 class ScopeVectors(VectorMatrix):
     """One scope's vectors, valid for one generation of the scope."""
@@ -68,6 +72,20 @@ class ScopeVectors(VectorMatrix):
         differs = np.any(np.abs(mine - fresh.matrix[:count]) > 1e-6, axis=1) | (np.asarray(known) < 0)
         for j in np.flatnonzero(differs).tolist():
             self.put(fresh.ids[j], np.frombuffer(rows[j][1], dtype=VECTOR_DTYPE))
+        self.generation = generation
+
+    def patch(self, generation: int, rows: Sequence[tuple[str, bytes | None]]) -> None:
+        """Make this entry the scope at ``generation`` from the rows written since its own generation alone:
+        a record that has no vector now leaves, the others take their row where it differs."""
+        for record_id, vector in rows:
+            if vector is None:
+                self.remove(record_id)
+        present = [(record_id, vector) for record_id, vector in rows if vector is not None]
+        fresh = ScopeVectors(self.matrix.shape[1], generation, present)  # normalised as catch_up's rows are
+        for j, record_id in enumerate(fresh.ids):
+            slot = self.slots.get(record_id)
+            if slot is None or np.any(np.abs(self.matrix[slot] - fresh.matrix[j]) > 1e-6):
+                self.put(record_id, np.frombuffer(present[j][1], dtype=VECTOR_DTYPE))
         self.generation = generation
 
 
@@ -161,11 +179,21 @@ class VectorCache:
         load: RowLoader,
         keep: KeepMatching | None = None,
         matching: AllMatching | None = None,
+        changed: ChangeLoader | None = None,
     ) -> list[Neighbor]:
-        """The top k of the scope at ``generation`` (the generation of the snapshot ``load`` reads)."""
+        """The top k of the scope at ``generation`` (the generation of the snapshot ``load`` reads); after
+        another process's writes, the rows ``changed`` names patch the entry (else every row is compared)."""
         with self.lock:
             entry = self.entries.get(scope)
             if entry is not None and entry.generation == generation:
+                self.entries.move_to_end(scope)
+            elif (
+                entry is not None
+                and entry.generation < generation
+                and changed is not None
+                and (rows := changed(entry.generation)) is not None
+            ):
+                entry.patch(generation, rows)  # another process wrote: read what it wrote, not the scope
                 self.entries.move_to_end(scope)
             elif entry is not None and entry.generation < generation and entry.graph is not None:
                 entry.catch_up(generation, load())  # another process wrote: patch, keep the graph

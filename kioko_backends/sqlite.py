@@ -91,6 +91,8 @@ DEFAULT_TIMEOUT = 30.0
 
 DEFAULT_VECTOR_CACHE_MB = 256.0
 """Memory knn may spend per store object on cached vectors; least recently used scopes go first."""
+MAX_PATCHED_VECTORS = 1000
+"""After another process's writes, knn's vector cache reads this many changed rows at most; beyond, every row."""
 
 _NO_AGENT = ""
 """How ``agent_id=None`` is stored: its own scope value, never a wildcard."""
@@ -902,15 +904,32 @@ class SQLiteStore(StoreBase):
                 found = {row[0] for row in raw.execute(statement, (*scope_values, *params))}
                 return found if wanted is None else found & wanted
 
+            def changed(since: int) -> list[tuple[str, bytes | None]] | None:
+                """The vectors of the records written after ``since`` (None: a removal, or the log cannot say)."""
+                found = changes_from_rows(
+                    since, raw.execute(_CHANGES_SINCE, (*scope_values, *scope_values, since)).fetchall()
+                )
+                if found is None or found.generation != generation or len(found.ids) > MAX_PATCHED_VECTORS:
+                    return None
+                vectors: dict[str, bytes | None] = {}
+                for chunk in _id_chunks(sorted(found.ids)):
+                    statement = (
+                        f"SELECT id, embedding FROM kioko_records WHERE id IN ({_marks(len(chunk))}) AND {_IN_SCOPE}"
+                    )
+                    vectors.update(raw.execute(statement, (*chunk, *scope_values)).fetchall())
+                return [(record_id, vectors.get(record_id)) for record_id in sorted(found.ids)]
+
             filtered = bool(conditions) or wanted is not None
+            generation = self._generation(raw, scope)
             return self._vectors.search(
                 scope,
-                self._generation(raw, scope),
+                generation,
                 query,
                 k,
                 lambda: raw.execute(_SCOPE_VECTORS, scope_values).fetchall(),
                 keep if filtered else None,
                 matching if filtered else None,
+                changed,
             )
 
     def do_scan(self, scope: Scope, filter: Filter | None, batch: int) -> Iterator[Record]:
