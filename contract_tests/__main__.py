@@ -17,15 +17,17 @@ import os
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from kioko_core.registry import open_store
-from kioko_core.store import KiokoError
+from kioko_core.store import CONTRACT_VERSION, KiokoError
 from kioko_core.url import StoreURL
 
 # only light imports before pytest starts: the contract modules must be imported under its assert rewriting
 from . import URL_ENVIRONMENT_VARIABLE
+from .versions import ADDED, since
 
 DIM = 8
 """The vector length the suite opens stores with (``contract_tests.support.DIM``)."""
@@ -75,6 +77,8 @@ class ContractTally:
             shown = ", ".join(f"{counts[o]} {o}" for o in ("passed", "failed", "error", "skipped") if counts[o])
             verdict = "FAIL" if counts["failed"] or counts["error"] else "ok"
             lines.append(f"  {verdict:<4} {part:<24} {shown}")
+            if verdict == "FAIL" and part in ADDED:  # what a driver written before this part must add
+                lines.append(f"{'':31}added in contract version {ADDED[part].version}: {ADDED[part].must}")
             lines.extend(f"{'':31}skipped: {reason}" for reason in sorted(self.skip_reasons.get(part, ())))
         return "\n".join(lines)
 
@@ -93,9 +97,24 @@ def describe(url: str) -> str:
             f"capabilities: {flags}",
         ]
         lines.extend(f"note: {note}" for note in declared.notes)
+        lines.extend(contract_lines(getattr(store, "contract_version", None)))
         return "\n".join(lines)
     finally:
         store.close()
+
+
+def contract_lines(declared: Any) -> list[str]:
+    """The suite's contract version and, for a store that says which one it was written for, what changed since."""
+    if not isinstance(declared, int) or isinstance(declared, bool):
+        return [f"contract version {CONTRACT_VERSION} (the store declares no contract_version)"]
+    if declared >= CONTRACT_VERSION:
+        return [f"contract version {CONTRACT_VERSION} (the store was written for {declared})"]
+    changed = since(declared)
+    return [
+        f"contract version {CONTRACT_VERSION}; the store was written for {declared}, and since then the contract "
+        "added (docs/drivers.md, 'For driver authors: what changed'):",
+        *(f"  {line}" for line in changed),
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import ClassVar
+import functools
+from collections.abc import Callable, Iterator
+from typing import Any, ClassVar
 
 import pytest
 
@@ -11,6 +12,7 @@ from kioko_core.registry import open_store
 from kioko_core.store import Capabilities, Scope, Store
 
 from .support import DIM, new_scope
+from .versions import Addition, addition_for
 
 
 class StoreContractBase:
@@ -23,6 +25,20 @@ class StoreContractBase:
 
     dim: ClassVar[int] = DIM
     """The vector length stores are opened with; the suite's vectors are built for it, so leave it be."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Each test a contract class defines carries the class's name, so ``-k KnnContract`` selects it in
+        a driver's own test file too (pytest matches attributes set on a test function); one added after
+        contract version 1 also says, when it fails, which version added it and what a driver must add."""
+        super().__init_subclass__(**kwargs)
+        if not cls.__name__.endswith("Contract"):
+            return  # a driver's Test... subclass, or the whole suite: its tests are tagged already
+        for name, function in list(vars(cls).items()):
+            if name.startswith("test_") and callable(function):
+                addition = addition_for(cls.__name__, name)
+                tagged = function if addition is None else _explained(function, addition)
+                setattr(tagged, cls.__name__, True)
+                setattr(cls, name, tagged)
 
     @pytest.fixture
     def store_url(self) -> str:
@@ -55,3 +71,18 @@ class StoreContractBase:
         declared = store.capabilities
         assert isinstance(declared, Capabilities), f"store.capabilities must be a Capabilities, got {declared!r}"
         return declared
+
+
+def _explained(test: Callable[..., Any], addition: Addition) -> Callable[..., Any]:
+    """``test``, whose failure carries :meth:`Addition.note` (pytest prints an exception's notes)."""
+
+    @functools.wraps(test)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return test(*args, **kwargs)
+        except (Exception, pytest.fail.Exception) as error:  # an assertion, pytest.raises, a wrong error; not skips
+            store = kwargs.get("store")
+            error.add_note(addition.note(getattr(store, "contract_version", None)))
+            raise
+
+    return run

@@ -6,6 +6,7 @@ import os
 
 import pytest
 
+from kioko_core.store import CONTRACT_VERSION
 from kioko_core.url import StoreURL
 
 from . import TEST_MODULES, URL_ENVIRONMENT_VARIABLE
@@ -39,4 +40,4 @@ def pytest_report_header(config: pytest.Config) -> str | None:
         shown = StoreURL.parse(url).render()
     except ValueError:
         shown = "<an unparsable URL>"
-    return f"kioko contract suite against {shown}"
+    return f"kioko contract suite (contract version {CONTRACT_VERSION}) against {shown}"

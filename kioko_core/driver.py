@@ -112,7 +112,12 @@ def _number(value: Any) -> float:
 
 
 DIM = Option(positive_int, DEFAULT_DIM)
-"""The vector length option every store takes."""
+"""The vector length option every store takes: ``DEFAULT_DIM`` when not given."""
+
+OPTIONAL_DIM = Option(positive_int, None)
+"""The same option, None when not given: for a store that keeps its ``dim`` and, reopened without one, uses the
+stored one (with :data:`DIM` a reopen without ``dim`` cannot be told from ``dim=256``). A new store then takes
+``DEFAULT_DIM``; the built-in SQLite and PostgreSQL drivers do this."""
 
 
 def read_options(
@@ -141,9 +146,15 @@ def read_options(
     return values
 
 
-def missing_extra(scheme: str, extra: str | None, error: ImportError) -> MissingExtraError:
-    """The error for a driver whose library is not installed, naming the ``pip install`` that brings it."""
-    hint = f"pip install 'kioko[{extra}]'" if extra else "reinstall kioko"
+def missing_extra(
+    scheme: str, extra: str | None, error: ImportError, *, install: str | None = None
+) -> MissingExtraError:
+    """The error for a driver whose library is not installed, naming what to install.
+
+    ``install`` is the hint itself, for a driver outside Kioko (``"pip install 'kioko-duckdb'"``); without it,
+    ``extra`` names one of Kioko's own extras (``pip install 'kioko[extra]'``).
+    """
+    hint = install or (f"pip install 'kioko[{extra}]'" if extra else "reinstall kioko")
     return MissingExtraError(f"the {scheme}:// store needs a library that is not installed ({error.name}): {hint}")
 
 
@@ -165,6 +176,10 @@ class StoreBase:
 
     other_query_options: ClassVar[bool] = False
     """True when unknown ``?name=`` parameters are passed on by the driver rather than refused."""
+
+    contract_version: ClassVar[int | None] = None
+    """The store contract version (:data:`kioko_core.store.CONTRACT_VERSION`) the driver was written for, if it
+    says: ``python -m contract_tests`` lists what changed since, and failing newer tests name it."""
 
     # -- opening
 

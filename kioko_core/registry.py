@@ -59,7 +59,14 @@ def _resolve(scheme: str) -> Any:
     if scheme not in BUILTIN_STORES:
         for entry in entry_points(group=ENTRY_POINT_GROUP):
             if entry.name.lower() == scheme:
-                return entry.load()
+                try:
+                    return entry.load()
+                except MissingExtraError:
+                    raise  # the driver's own hint (kioko_core.driver.missing_extra(..., install=...))
+                except ImportError as error:
+                    package = entry.dist.name if entry.dist is not None else entry.value.split(":")[0]
+                    install = f"pip install '{package}' with its dependencies"
+                    raise missing_extra(scheme, None, error, install=install) from error
     if scheme in BUILTIN_STORES:
         target, extra = BUILTIN_STORES[scheme]
         try:

@@ -40,6 +40,12 @@ from .errors import UnknownStoreError as UnknownStoreError
 DEFAULT_DIM = 256
 """Vector length a store accepts unless opened with another ``dim`` (the offline embedder's)."""
 
+CONTRACT_VERSION = 4
+"""The version of the store contract this Kioko holds drivers to; it grows when the contract suite gains a
+test a driver written before may fail (or an optional capability). A driver may say which version it was
+written for with a ``contract_version`` class attribute; ``python -m contract_tests`` then lists what
+changed since. What each version added: ``contract_tests/versions.py`` and docs/drivers.md."""
+
 
 # --------------------------------------------------------------------------- values
 
@@ -563,6 +569,24 @@ def stamped(record: Record, previous_version: int) -> Record:
 def cosine(a: np.ndarray, b: np.ndarray) -> float:
     denominator = float(np.linalg.norm(a) * np.linalg.norm(b))
     return 0.0 if denominator == 0 or math.isnan(denominator) else float(np.dot(a, b) / denominator)
+
+
+def reference_cosines(query: np.ndarray, vectors: Sequence[np.ndarray]) -> list[float]:
+    """The cosine of ``query`` with each of ``vectors``, computed as the reference store (memory://) computes it:
+    each vector scaled to unit length on its own, in float32, then one ``einsum`` with the unit query.
+
+    For a driver re-scoring its database's candidates: identical vectors always get identical scores, so ties
+    are exact and the knn tie rule (equal scores in id order) applies as on memory://. :func:`cosines` (a BLAS
+    matrix product) and a database's own distances do not promise that: the rounding of a row may depend on its
+    position, and two copies of one vector can differ in the last bit (see docs/drivers.md).
+    """
+    if not vectors:
+        return []
+    rows = [np.asarray(vector, dtype=np.float32) for vector in vectors]
+    unit_rows = np.stack([row / np.linalg.norm(row) for row in rows])
+    unit_query = np.asarray(query, dtype=np.float32)
+    unit_query = unit_query / np.linalg.norm(unit_query)
+    return [float(value) for value in np.einsum("ij,j->i", unit_rows, unit_query)]
 
 
 def cosines(query: np.ndarray, vectors: Sequence[np.ndarray]) -> list[float]:

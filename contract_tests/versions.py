@@ -1,0 +1,100 @@
+"""What each version of the store contract added, and what a driver written before it must add.
+
+The suite tags each test added after version 1 with the version that added it: a failing one says so
+in its failure (a note under the assertion), with what a driver must add to pass it, so that the author
+of a driver written against an older guide learns what changed instead of meeting unexplained failures.
+``docs/drivers.md`` ("For driver authors: what changed") is the same list in words; a test
+(tests/test_contract_versions.py) keeps the two and :data:`kioko_core.store.CONTRACT_VERSION` in step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kioko_core.store import CONTRACT_VERSION
+
+GUIDE = "docs/drivers.md, 'For driver authors: what changed'"
+
+
+@dataclass(frozen=True)
+class Addition:
+    """A part of the contract (a whole class, or one test) and the version that added it."""
+
+    version: int
+    must: str
+    """What a driver must add (or, for an optional capability, may add) to pass it."""
+    optional: bool = False
+    """True for an optional capability: a store without it skips these tests."""
+
+    def note(self, declared: int | None = None) -> str:
+        """The note a failure of this part carries."""
+        written = "" if declared is None else f" The store declares contract_version={declared}."
+        kind = "an optional capability" if self.optional else "a check every store must pass"
+        return (
+            f"Contract version {self.version} (of {CONTRACT_VERSION}) added this test, {kind}.{written} "
+            f"To pass, a driver must: {self.must}. See {GUIDE}."
+        )
+
+
+INPUT_RULE_MUST = (
+    "run kioko_core.store.validate_ops(ops, self.dim) before writing anything in update_many, so that every "
+    "record breaking the input rule raises InvalidRecordError with nothing of its batch written (StoreBase's "
+    "update_many does), and treat an id, term or scope holding a NUL or a lone surrogate as one no record has "
+    "(get answers None, postings df 0: StoreBase drops them before do_get/do_postings)"
+)
+
+ADDED: dict[str, Addition] = {
+    "InputRuleContract": Addition(2, INPUT_RULE_MUST),
+    "ArgumentContract": Addition(
+        2,
+        "refuse arguments of the wrong type or range with InvalidRecordError: scan batch < 1 or not an int, a "
+        "negative or non-int postings limit or knn k, a bare string where a list of ids or terms belongs, a filter "
+        "that is not a kioko_core.store.Filter; an empty filter set matches nothing (StoreBase's get, postings, "
+        "knn and scan check all of these before calling the do_* hooks)",
+    ),
+    "OptionContract": Addition(
+        2,
+        "refuse an unknown option (keyword or ?name= in the URL) and a dim that is not a positive integer with "
+        "InvalidRecordError when the store is opened (StoreBase.from_url does, from the class's `options`)",
+    ),
+    "KnnContract.test_ties_are_broken_by_id": Addition(
+        2,
+        "order equal knn scores by id, and at the k-th place keep the smallest ids of the tie: return the whole "
+        "tie group from do_knn and StoreBase sorts and cuts; re-score candidates with kioko_core.store.reference_cosines "
+        "so that copies of one vector tie exactly",
+    ),
+    "GenerationContract": Addition(
+        3,
+        "nothing, or implement kioko_core.store.ScopeGenerations: generation(scope), moved by exactly one per "
+        "committed update_many touching the scope, the same in every process",
+        optional=True,
+    ),
+    "ChangesContract": Addition(
+        4,
+        "nothing, or (with ScopeGenerations) implement kioko_core.store.ScopeChanges: changes_since(scope, "
+        "generation) -> ScopeChangeSet of every id written since, or None when it cannot say exactly",
+        optional=True,
+    ),
+}
+"""Keyed by contract class name, or ``Class.test_name`` for a single test added to an older class."""
+
+CHANGES: dict[int, str] = {
+    1: "the first contract: records and versions, atomic batches, postings, knn, scan, scope isolation, "
+    "lifecycle, persistence, several processes, the crash test, the state machine",
+    2: "the input rule and argument checks (InputRuleContract, ArgumentContract, OptionContract) and the knn "
+    "tie order (KnnContract.test_ties_are_broken_by_id)",
+    3: "optional ScopeGenerations (GenerationContract)",
+    4: "optional ScopeChanges (ChangesContract)",
+}
+"""One line per version: what it added."""
+
+
+def addition_for(class_name: str, test_name: str) -> Addition | None:
+    """The addition a test belongs to (its own entry first, then its class's), or None for version 1."""
+    return ADDED.get(f"{class_name}.{test_name}") or ADDED.get(class_name)
+
+
+def since(declared: int | None) -> list[str]:
+    """What changed after the version a store declares (every version when it declares none)."""
+    start = 1 if declared is None else declared + 1
+    return [f"{version}: {CHANGES[version]}" for version in range(start, CONTRACT_VERSION + 1)]
