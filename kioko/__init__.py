@@ -6,54 +6,129 @@ import dataclasses
 import os
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Mapping, overload
-
-from kioko_core.driver import positive_int
-from kioko_core.embedding import load_embedder
-from kioko_core.errors import (
-    ConflictError,
-    ConnectionLostError,
-    IdTaken,
-    InvalidRecordError,
-    KindMismatch,
-    KiokoError,
-    LinkConflict,
-    MemoryNotFound,
-    MissingExtraError,
-    SecretDropped,
-    StoreError,
-    UnknownStoreError,
-)
-from kioko_core.intelligence import (
-    OPERATIONS,
-    ChatModel,
-    HeuristicRouter,
-    Intelligence,
-    LLMPlanner,
-    LLMRouter,
-    MaintenanceScheduler,
-    ManageReport,
-    MemoryOp,
-    QueryPlanner,
-    RecallPlan,
-    RuleBasedExtractor,
-    StablePrefix,
-)
-from kioko_core.intelligence.providers import (
-    MissingAPIKeyError,
-    ProviderConfigError,
-    ProviderError,
-    UnknownProviderError,
-    chat_model,
-)
-from kioko_core.layer import MemoryLayer
-from kioko_core.limits import Limits, TooLargeError
-from kioko_core.recall_options import RecallOptions
-from kioko_core.registry import known_schemes, open_store, register_store
-from kioko_core.store import Capabilities, Delete, Filter, Record, Scope, Store, Upsert
-from kioko_core.url import StoreURL
+from typing import TYPE_CHECKING, Any, Mapping, overload
 
 from .protocol import Memory
+
+if TYPE_CHECKING:  # the names below are loaded on first use (see __getattr__): `import kioko` stays quick
+    from kioko_core.errors import (
+        ConflictError,
+        ConnectionLostError,
+        IdTaken,
+        InvalidRecordError,
+        KindMismatch,
+        KiokoError,
+        LinkConflict,
+        MemoryNotFound,
+        MissingExtraError,
+        SecretDropped,
+        StoreError,
+        UnknownStoreError,
+    )
+    from kioko_core.intelligence import (
+        OPERATIONS,
+        ChatModel,
+        HeuristicRouter,
+        Intelligence,
+        LLMPlanner,
+        LLMRouter,
+        MaintenanceScheduler,
+        ManageReport,
+        MemoryOp,
+        QueryPlanner,
+        RecallPlan,
+        RuleBasedExtractor,
+        StablePrefix,
+    )
+    from kioko_core.intelligence.providers import (
+        MissingAPIKeyError,
+        ProviderConfigError,
+        ProviderError,
+        UnknownProviderError,
+        chat_model,
+    )
+    from kioko_core.layer import MemoryLayer
+    from kioko_core.limits import Limits, TooLargeError
+    from kioko_core.recall_options import RecallOptions
+    from kioko_core.registry import known_schemes, open_store, register_store
+    from kioko_core.store import Capabilities, Delete, Filter, Record, Scope, Store, Upsert
+    from kioko_core.url import StoreURL
+
+# Where each public name lives. A CLI call, a serverless worker or `kioko --version` pays only for what it
+# touches: numpy, pydantic, the intelligence and the drivers load when a name that needs them is first used.
+_LAZY = {
+    **dict.fromkeys(
+        (
+            "ConflictError",
+            "ConnectionLostError",
+            "IdTaken",
+            "InvalidRecordError",
+            "KindMismatch",
+            "KiokoError",
+            "LinkConflict",
+            "MemoryNotFound",
+            "MissingExtraError",
+            "SecretDropped",
+            "StoreError",
+            "UnknownStoreError",
+        ),
+        "kioko_core.errors",
+    ),
+    **dict.fromkeys(
+        (
+            "OPERATIONS",
+            "ChatModel",
+            "HeuristicRouter",
+            "Intelligence",
+            "LLMPlanner",
+            "LLMRouter",
+            "MaintenanceScheduler",
+            "ManageReport",
+            "MemoryOp",
+            "QueryPlanner",
+            "RecallPlan",
+            "RuleBasedExtractor",
+            "StablePrefix",
+        ),
+        "kioko_core.intelligence",
+    ),
+    **dict.fromkeys(
+        ("MissingAPIKeyError", "ProviderConfigError", "ProviderError", "UnknownProviderError", "chat_model"),
+        "kioko_core.intelligence.providers",
+    ),
+    "MemoryLayer": "kioko_core.layer",
+    "Limits": "kioko_core.limits",
+    "TooLargeError": "kioko_core.limits",
+    **dict.fromkeys(("known_schemes", "open_store", "register_store"), "kioko_core.registry"),
+    **dict.fromkeys(("Capabilities", "Delete", "Filter", "Record", "Scope", "Store", "Upsert"), "kioko_core.store"),
+    "StoreURL": "kioko_core.url",
+    "RecallOptions": "kioko_core.recall_options",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kioko' has no attribute {name!r}")
+    import importlib
+
+    if name == "MemoryLayer":
+        _with_intelligence()  # a layer built from kioko.MemoryLayer gets manage, record_turn ... as before
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # the next access is a plain module attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
+
+def _with_intelligence() -> None:
+    """Register the intelligence's layer extension (importing the package does; its heavy parts stay unloaded):
+    every layer Kioko's API builds has ``manage``, ``record_turn``, ``plan`` ..., as when ``import kioko``
+    imported the whole intelligence."""
+    import kioko_core.intelligence  # noqa: F401
+
 
 __all__ = [
     "connect",
@@ -140,7 +215,9 @@ def intelligent(
     Given a MemoryLayer, returns a new layer over the same store with all of that on (see
     :meth:`MemoryLayer.with_linking`); the layer given is not changed.
     """
+    from kioko_core.errors import UnknownStoreError
     from kioko_core.intelligence import Intelligence
+    from kioko_core.layer import MemoryLayer
 
     if isinstance(target, str) and target.split(":", 1)[0].lower() in ("http", "https"):
         raise UnknownStoreError(
@@ -194,11 +271,15 @@ def connect(target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = No
     ``?embedder=semantic``. The store's ``dim`` is then the embedder's unless ``dim`` is given; a ``dim``
     that differs from the embedder's is an :class:`InvalidRecordError`.
     """
+    from kioko_core.layer import MemoryLayer
+
+    from .remote_url import is_remote_url
+
     if isinstance(target, MemoryLayer):
         return target
-    from .remote import RemoteMemory, is_remote_url
-
     if is_remote_url(target):
+        from .remote import RemoteMemory
+
         options.pop("auto_link", None)  # linking is the server's setting
         return RemoteMemory(str(target), **options)
     return _connect_layer(target, **options)
@@ -206,6 +287,13 @@ def connect(target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = No
 
 def _connect_layer(target: str | StoreURL | Mapping[str, Any] | None, **options: Any) -> MemoryLayer:
     """:func:`connect` for a store URL (not a service's): always a MemoryLayer."""
+    from kioko_core.driver import positive_int
+    from kioko_core.errors import InvalidRecordError, UnknownStoreError
+    from kioko_core.layer import MemoryLayer
+    from kioko_core.registry import open_store
+    from kioko_core.url import StoreURL
+
+    _with_intelligence()
     if isinstance(target, Mapping):
         config = dict(target)
         if "url" not in config:
@@ -244,6 +332,8 @@ def _take_embedder(given: Any, url: StoreURL) -> tuple[Any, StoreURL]:
     ``?embedder=`` belongs to the layer, not the store, so it is taken out before the driver reads its
     options (drivers refuse options they do not know). None means: the offline embedder at the store's dim.
     """
+    from kioko_core.embedding import load_embedder
+
     from_url = url.query.get("embedder")
     if from_url is not None:
         url = dataclasses.replace(url, query=MappingProxyType({k: v for k, v in url.query.items() if k != "embedder"}))

@@ -38,6 +38,8 @@ from kioko_core.store import ConnectionLostError, InvalidRecordError, Record, Sc
 from . import remote_calls as C
 from .remote_calls import IDEMPOTENT, Call, Calls, GraphCalls, error_of, where
 from .remote_events import EventStream
+from .remote_url import REMOTE_SCHEMES as REMOTE_SCHEMES
+from .remote_url import is_remote_url as is_remote_url
 from .service import surface
 
 if TYPE_CHECKING:
@@ -63,13 +65,8 @@ if TYPE_CHECKING:
 # the HTTP library logs every request's URL at INFO; a memory or session id in a path may hold a secret
 get_logger("httpx")
 
-REMOTE_SCHEMES = ("http", "https", "kioko+http", "kioko+https")
 DEFAULT_TIMEOUT = 30.0
 PAGE = C.PAGE
-
-
-def is_remote_url(target: Any) -> bool:
-    return isinstance(target, str) and target.split("://", 1)[0].lower() in REMOTE_SCHEMES and "://" in target
 
 
 def base_url(url: str) -> str:

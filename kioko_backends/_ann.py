@@ -12,7 +12,9 @@ kept twice: the matrix moves a row (deletes fill their hole with the last row), 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -46,11 +48,12 @@ class AnnSettings:
 
 
 def usearch_available() -> bool:
-    try:
-        import usearch.index  # noqa: F401
-    except ImportError:
+    # looked up, not imported: usearch takes ~0.1 s to import, which every store opening with ?ann=auto
+    # (the default) paid even when no scope reaches exact_below; the graph imports it when it is built.
+    # A None in sys.modules is Python's mark of an import that must fail (how tests hide a package).
+    if any(name in sys.modules and sys.modules[name] is None for name in ("usearch", "usearch.index")):
         return False
-    return True
+    return importlib.util.find_spec("usearch") is not None
 
 
 def require_usearch() -> None:
@@ -228,5 +231,6 @@ def settings_for(ann: bool | None, exact_below: int) -> AnnSettings | None:
     """
     if ann is False or (ann is None and not usearch_available()):
         return None
-    require_usearch()
+    if ann:  # asked for by name: a missing or broken install is said now, not at the first large scope
+        require_usearch()
     return AnnSettings(exact_below=exact_below)

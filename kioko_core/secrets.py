@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import logging
 import re
 from dataclasses import dataclass
@@ -376,10 +377,17 @@ class _Screen:
 # Most detectors start with \b or a look-behind, which makes re try them at every position of a text: on a
 # 1 MB text, running every detector was 0.65 of the add's 1.2 s. A detector whose literals a text lacks
 # cannot match it and is skipped; on a long text, one that can is tried only where a match can start.
-_SCREENS: tuple[_Screen, ...] = tuple(
-    _Screen(required_literals(detector.pattern), bool(detector.pattern.flags & re.IGNORECASE), anchor(detector.pattern))
-    for detector in _DETECTORS
-)
+# Read once, on the first text screened rather than at import: reading ~50 compiled patterns takes tens of
+# milliseconds that a process which never screens a text (a CLI recall, a worker starting) should not pay.
+@functools.cache
+def _screens() -> tuple[_Screen, ...]:
+    return tuple(
+        _Screen(
+            required_literals(detector.pattern), bool(detector.pattern.flags & re.IGNORECASE), anchor(detector.pattern)
+        )
+        for detector in _DETECTORS
+    )
+
 
 ANCHORED_FROM = 4096
 """Texts at least this long are searched from the anchors; shorter ones by the plain search, cheaper there."""
@@ -388,7 +396,7 @@ ANCHORED_FROM = 4096
 def _found(text: str) -> Iterator[tuple[_Detector, re.Match[str]]]:
     """Every detector's accepted matches in ``text``: the same as running every detector's pattern over it."""
     folded: str | None = None
-    for detector, screen in zip(_DETECTORS, _SCREENS):
+    for detector, screen in zip(_DETECTORS, _screens()):
         haystack = text
         if screen.ignorecase:
             if folded is None:

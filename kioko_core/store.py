@@ -72,7 +72,9 @@ def check_scope(scope: Scope | tuple[object, ...]) -> Scope:
 class Record(BaseModel):
     """One stored item. Stores keep every field exactly as given, except ``version``, which they stamp."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True, validate_assignment=False)
+    # defer_build (here and below): pydantic builds a model's validator on its first use, not at import; a
+    # process that only reads (a CLI recall: records come back through model_construct) skips most of it
+    model_config = ConfigDict(arbitrary_types_allowed=True, validate_assignment=False, defer_build=True)
 
     id: str = Field(min_length=1, max_length=200)
     user_id: str = Field(min_length=1)
@@ -143,13 +145,15 @@ class Record(BaseModel):
 class Upsert(BaseModel):
     """Insert ``record`` or replace the record with its id (which must be in the same scope)."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, defer_build=True)
     record: Record
     expected_version: int | None = None
 
 
 class Delete(BaseModel):
     """Delete record ``id`` of ``scope``; deleting a missing id is not an error (unless a version is expected)."""
+
+    model_config = ConfigDict(defer_build=True)
 
     id: str
     scope: Scope
@@ -161,6 +165,8 @@ Op = Upsert | Delete
 
 class Filter(BaseModel):
     """Narrows :meth:`Store.knn` and :meth:`Store.scan`. Every field that is set must hold."""
+
+    model_config = ConfigDict(defer_build=True)
 
     kinds: frozenset[str] | None = None
     session_id: str | None = None

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from kioko_backends.memory import MemoryStore
 from kioko_core.layer import MemoryLayer
 from kioko_core.regex_literals import anchor, anchored_finditer, casefolded, required_literals
-from kioko_core.secrets import _DETECTORS, _SCREENS, ANCHORED_FROM, DropSecrets, SecretDropped, _kind, redact
+from kioko_core.secrets import _DETECTORS, ANCHORED_FROM, DropSecrets, SecretDropped, _kind, _screens, redact
 from kioko_core.store import Scope
 
 sys.path.insert(0, str(Path(__file__).parent / "drills"))
@@ -44,7 +44,7 @@ def unscreened(text: str) -> list[str]:
 
 def holds_literal(index: int, text: str) -> bool:
     """The screen lets detector ``index`` run on ``text``."""
-    screen = _SCREENS[index]
+    screen = _screens()[index]
     if screen.needs is None:
         return True
     haystack = casefolded(text) if screen.ignorecase else text
@@ -56,7 +56,9 @@ def holds_literal(index: int, text: str) -> bool:
 
 def test_most_detectors_have_literals() -> None:
     """The screen only pays if it applies: all but the catch-all detectors have literals."""
-    without = [detector.pattern.pattern[:40] for detector, screen in zip(_DETECTORS, _SCREENS) if screen.needs is None]
+    without = [
+        detector.pattern.pattern[:40] for detector, screen in zip(_DETECTORS, _screens()) if screen.needs is None
+    ]
     assert without == [], without
 
 
@@ -123,14 +125,14 @@ def test_every_match_of_a_detector_contains_one_of_its_literals(index: int, data
     and the screened check answers what running every detector answers."""
     text = data.draw(_around(index))
     for match in _DETECTORS[index].pattern.finditer(text):
-        assert holds_literal(index, match.group()), (match.group(), _SCREENS[index].needs)
+        assert holds_literal(index, match.group()), (match.group(), _screens()[index].needs)
         assert holds_literal(index, text)
     assert DropSecrets().check(text) == unscreened(text)
 
 
 # --------------------------------------------------------------------------- searching from the anchors
 
-ANCHORED = [index for index, screen in enumerate(_SCREENS) if screen.starts is not None]
+ANCHORED = [index for index, screen in enumerate(_screens()) if screen.starts is not None]
 
 
 def test_most_detectors_have_anchors() -> None:
@@ -176,7 +178,7 @@ def _ascii_around(index: int) -> st.SearchStrategy[str]:
 def test_anchored_search_finds_what_finditer_finds(index: int, data: st.DataObject) -> None:
     """Trying a detector only where a match can start gives the very matches of re's own search."""
     text = data.draw(_ascii_around(index))
-    pattern, screen = _DETECTORS[index].pattern, _SCREENS[index]
+    pattern, screen = _DETECTORS[index].pattern, _screens()[index]
     assert screen.starts is not None
     folded = casefolded(text) if screen.ignorecase else text
     expected = [(m.span(), m.groupdict()) for m in pattern.finditer(text)]

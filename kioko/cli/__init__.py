@@ -17,7 +17,7 @@ from typing import Sequence
 
 import typer
 
-from .app import app
+from .app import app, print_version
 from .demo import DEMO_USER, run_quick_start
 
 COMMAND_MODULES = ("memories", "graph", "smart", "serving", "exchange", "stores")
@@ -31,5 +31,9 @@ __all__ = ["DEMO_USER", "app", "main", "run_quick_start"]
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The console entry point: runs one command and returns its exit status (0, 1 failure, 2 usage)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args in (["--version"], ["-V"]):  # before typer reads every command's signature (about 0.05 s of CPU)
+        print_version()
+        return 0
     command = typer.main.get_command(app)
-    return command.main(args=list(sys.argv[1:] if argv is None else argv), prog_name="kioko", standalone_mode=False)
+    return command.main(args=args, prog_name="kioko", standalone_mode=False)

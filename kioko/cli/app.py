@@ -27,11 +27,15 @@ SERVE = "Serving"
 STORES = "Stores and diagnostics"
 
 
+def print_version() -> None:
+    from .. import __version__
+
+    print(f"kioko {__version__}")
+
+
 def _version(value: bool) -> None:
     if value:
-        from .. import __version__
-
-        print(f"kioko {__version__}")
+        print_version()
         raise typer.Exit()
 
 

@@ -35,7 +35,7 @@ def manage(
     """Decide (and apply) the memory operations for one turn: offline, or with --llm one model call."""
     from kioko_core.intelligence.providers import is_provider_string
 
-    from ..remote import is_remote_url
+    from ..remote_url import is_remote_url
 
     if llm is not None and not is_provider_string(llm):
         raise UsageProblem(

@@ -110,7 +110,7 @@ def _check_exists(url: str, *, given: bool) -> None:
     from kioko_core.errors import KiokoError
     from kioko_core.url import StoreURL
 
-    from ..remote import is_remote_url
+    from ..remote_url import is_remote_url
 
     if not given or is_remote_url(url):
         return

@@ -9,7 +9,7 @@ import sys
 import time
 import traceback
 from contextlib import contextmanager
-from typing import Annotated, Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Iterator, Sequence
 
 import typer
 from rich.console import Console
@@ -24,7 +24,9 @@ from kioko_core.errors import (
     MissingExtraError,
     UnknownStoreError,
 )
-from kioko_core.layer import MemoryLayer
+
+if TYPE_CHECKING:  # the layer (numpy, pydantic, the drivers) loads when a command opens a store
+    from kioko_core.layer import MemoryLayer
 
 from ..protocol import Memory
 
@@ -88,7 +90,7 @@ def opened(store: str | None, **options: Any) -> Iterator[Memory]:
 def opened_layer(store: str | None, **options: Any) -> Iterator[MemoryLayer]:
     """The local layer on ``store`` (a command that reads the store underneath; a service's URL is refused)."""
     from .. import _connect_layer, default_url
-    from ..remote import is_remote_url
+    from ..remote_url import is_remote_url
 
     url = store or default_url()
     if is_remote_url(url):

@@ -97,19 +97,13 @@ class Dispatcher:
         retry_delays: tuple[float, ...] = RETRY_DELAYS,
         timeout: float = TIMEOUT,
     ) -> None:
-        import httpx
-
         self.retry_delays = retry_delays
         self.queue: queue.Queue[_Delivery | None] = queue.Queue(maxsize=queue_size)
         self.dropped = self.delivered = self.failed = self.refused = 0
-        # every connection goes to the address the guard checked just before (no proxy from the
-        # environment, which would connect elsewhere), and a redirect is an answer, not a new target
-        self._client = httpx.Client(
-            transport=(guard or WebhookGuard()).transport(),
-            timeout=timeout,
-            follow_redirects=False,
-            trust_env=False,
-        )
+        self._guard, self._timeout = guard or WebhookGuard(), timeout
+        self._client: Any = None
+        """The HTTP client, made by the delivery thread for the first delivery: importing httpx and building
+        its TLS context cost a server's start-up a few hundred milliseconds, paid before any webhook exists."""
         self._retries: list[_Delivery] = []
         self._thread = threading.Thread(target=self._run, name="kioko-webhooks", daemon=True)
         self._thread.start()
@@ -150,7 +144,7 @@ class Dispatcher:
             "X-Kioko-Signature": sign(item.secret, timestamp, item.body),
         }
         try:
-            ok = 200 <= self._client.post(item.url, content=item.body, headers=headers).status_code < 300
+            ok = 200 <= self._http().post(item.url, content=item.body, headers=headers).status_code < 300
         except WebhookRefused as error:  # the target is (now) internal: trying again would not change that
             self.refused += 1
             log.warning("webhook delivery %s refused: %s", item.delivery_id, error)
@@ -170,13 +164,26 @@ class Dispatcher:
                 "webhook delivery %s to %s given up after %d tries", item.delivery_id, _host(item.url), item.attempt + 1
             )
 
+    def _http(self) -> Any:
+        """The client (only the delivery thread calls this, so it is made once)."""
+        if self._client is None:
+            import httpx
+
+            # every connection goes to the address the guard checked just before (no proxy from the
+            # environment, which would connect elsewhere), and a redirect is an answer, not a new target
+            self._client = httpx.Client(
+                transport=self._guard.transport(), timeout=self._timeout, follow_redirects=False, trust_env=False
+            )
+        return self._client
+
     def close(self) -> None:
         try:
             self.queue.put(None, timeout=1)
         except queue.Full:
             pass
         self._thread.join(timeout=5)
-        self._client.close()
+        if self._client is not None:
+            self._client.close()
 
 
 def _host(url: str) -> str:

@@ -9,18 +9,56 @@ Importing this package registers :func:`.surface.install` with the core (:mod:`k
 ``maintain`` ... and the intelligence's hooks by composition.
 """
 
-from .brain import Intelligence, IntelligenceConfigError, build_intelligence
-from .events import LINKED, MANAGED, EventBus
-from .executor import OpExecutor
-from .heuristic import HeuristicRouter, RuleBasedExtractor
-from .llm import DEFAULT_MANAGE_PROMPT, LLMRouter, parse_operations
-from .maintenance import MaintenanceScheduler
-from .ops import OPERATIONS, ManageReport, MemoryOp, RouteResult
-from .pins import StablePrefix
-from .planner import LLMPlanner, QueryPlanner, RecallPlan
-from .providers import ChatModel, chat_model
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# imported at once: importing the package registers the layer extension (surface.py keeps its own imports light)
 from .surface import IntelligentMemory, enable
-from .turn import MAX_TURN_CHARS, Turn
+
+if TYPE_CHECKING:
+    from .brain import Intelligence, IntelligenceConfigError, build_intelligence
+    from .events import LINKED, MANAGED, EventBus
+    from .executor import OpExecutor
+    from .heuristic import HeuristicRouter, RuleBasedExtractor
+    from .llm import DEFAULT_MANAGE_PROMPT, LLMRouter, parse_operations
+    from .maintenance import MaintenanceScheduler
+    from .ops import OPERATIONS, ManageReport, MemoryOp, RouteResult
+    from .pins import StablePrefix
+    from .planner import LLMPlanner, QueryPlanner, RecallPlan
+    from .providers import ChatModel, chat_model
+    from .turn import MAX_TURN_CHARS, Turn
+
+# Every other name loads its module on first use: a layer without intelligence, a CLI call, a serverless
+# worker do not compile the router's and planner's rules (a few hundred regular expressions) they never run.
+_LAZY = {
+    **dict.fromkeys(("Intelligence", "IntelligenceConfigError", "build_intelligence"), "brain"),
+    **dict.fromkeys(("LINKED", "MANAGED", "EventBus"), "events"),
+    "OpExecutor": "executor",
+    **dict.fromkeys(("HeuristicRouter", "RuleBasedExtractor"), "heuristic"),
+    **dict.fromkeys(("DEFAULT_MANAGE_PROMPT", "LLMRouter", "parse_operations"), "llm"),
+    "MaintenanceScheduler": "maintenance",
+    **dict.fromkeys(("OPERATIONS", "ManageReport", "MemoryOp", "RouteResult"), "ops"),
+    "StablePrefix": "pins",
+    **dict.fromkeys(("LLMPlanner", "QueryPlanner", "RecallPlan"), "planner"),
+    **dict.fromkeys(("ChatModel", "chat_model"), "providers"),
+    **dict.fromkeys(("MAX_TURN_CHARS", "Turn"), "turn"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "ChatModel",

@@ -41,9 +41,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..secrets import get_logger, redact
 from ..store import InvalidRecordError, check_scope
-from .heuristic import FEEDBACK_BAD, FEEDBACK_OK
-from .language import is_small_talk
-from .llm import as_ask, json_values
+
+# The router's tables (heuristic, language, llm) load when a query is planned, not with RecallPlan: the
+# service's wire format, the remote client and every layer import this module for that one dataclass.
 
 if TYPE_CHECKING:
     from ..layer import MemoryLayer
@@ -267,6 +267,9 @@ class QueryPlanner:
         if is_problem_question(query):
             # "what do I do?" after a failure asks for a fix, not about the user ("what do I do for a living?")
             found = (found - {"personal"}) | {"howto", "strategy"}
+        from .heuristic import FEEDBACK_BAD, FEEDBACK_OK
+        from .language import is_small_talk
+
         if FEEDBACK_OK.search(query) or FEEDBACK_BAD.search(query):
             found.add("feedback")
         elif query.strip() and is_small_talk(query):
@@ -320,6 +323,8 @@ def parse_intents(text: Any) -> tuple[list[str], str]:
     """The known intents and the reason in a model's answer; ValueError when it names no usable intent list."""
     if not isinstance(text, str):
         raise ValueError("the model's answer is not text")
+    from .llm import json_values
+
     for value in json_values(text, "{"):
         if isinstance(value, dict) and isinstance(value.get("intents"), list):
             named = [i.strip().lower() for i in value["intents"] if isinstance(i, str)]
@@ -341,6 +346,8 @@ class LLMPlanner:
     name = "llm"
 
     def __init__(self, llm: Any, *, fallback: Any = None, prompt_template: str = DEFAULT_PLAN_PROMPT) -> None:
+        from .llm import as_ask
+
         self.ask = as_ask(llm)
         self.fallback = fallback if fallback is not None else QueryPlanner()
         self.prompt_template = prompt_template

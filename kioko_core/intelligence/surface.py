@@ -18,18 +18,21 @@ from typing import TYPE_CHECKING, Any
 from ..hooks import LayerHooks, register_extension
 from ..recall import DEFAULT_LINKS, pinned_memories
 from ..store import InvalidRecordError, Record, Scope
-from .brain import Intelligence, build_intelligence
 from .events import Callback, EventBus
 from .executor import OpExecutor
-from .forgetting import erase_traces, forget_held, served_note
-from .maintenance import MaintenanceScheduler, forget_counters
 from .ops import ManageReport, MemoryOp
 from .pins import StablePrefix, set_pinned, stable_prefix
-from .planner import RecallPlan, check_plan_options
 from .turn import messages_of, redacted_messages
 
 if TYPE_CHECKING:
     from ..layer import MemoryLayer
+    from .brain import Intelligence
+    from .maintenance import MaintenanceScheduler
+    from .planner import RecallPlan
+
+# The router, the planner, the maintenance tasks and forgetting (brain, planner, maintenance, forgetting: a few
+# hundred regular expressions compiled at import) load where they are first used, not with every layer: a plain
+# add or recall, a CLI call, a serverless worker does not pay for them.
 
 SERVED_KINDS = frozenset({"procedural", "skill", "strategy"})
 MAX_SESSIONS_NOTED = 1024
@@ -57,7 +60,11 @@ def install(layer: MemoryLayer, *, intelligence: Any = None, auto_graph: bool = 
     """Give a new layer the intelligence's state, hooks and calls (run by the layer's constructor)."""
     layer.events = EventBus()
     layer.auto_graph = bool(auto_graph)
-    layer.intelligence = build_intelligence(intelligence)
+    layer.intelligence = None
+    if intelligence is not None and intelligence is not False:
+        from .brain import build_intelligence
+
+        layer.intelligence = build_intelligence(intelligence)
     # what this process holds for the layer, shared with its views (the router reads _served and _replies)
     held = vars(layer)  # not the core's attributes: the layer's class does not declare them
     held["_on_demand"] = None
@@ -71,6 +78,8 @@ def install(layer: MemoryLayer, *, intelligence: Any = None, auto_graph: bool = 
 def enable(layer: MemoryLayer, intelligence: Any) -> None:
     """Turn the intelligence on for ``layer`` (a fresh view, see :func:`kioko.intelligent`): it routes turns
     with ``intelligence`` and managed turns feed the entity graph."""
+    from .brain import build_intelligence
+
     layer.auto_graph = True
     layer.intelligence = build_intelligence(intelligence)
 
@@ -102,9 +111,14 @@ class IntelligenceHooks(LayerHooks):
         _note_recall(layer, context, scope.user_id, scope.agent_id, session_id)
 
     def on_delete(self, layer: Any, scope: Scope, deleted: Record, *, derived: bool) -> None:
+        from .forgetting import erase_traces
+
         erase_traces(layer, scope, deleted, derived=derived)
 
     def on_forget(self, layer: Any, scope: Scope) -> None:
+        from .forgetting import forget_held
+        from .maintenance import forget_counters
+
         forget_counters(layer.bookkeeping, scope)
         forget_held(layer, scope)
 
@@ -316,6 +330,8 @@ def _on_demand(layer: MemoryLayer) -> Intelligence:
     """The offline intelligence a layer built without one uses when asked (manage, plan, maintain)."""
     brain: Intelligence | None = getattr(layer, "_on_demand", None)
     if brain is None:
+        from .brain import Intelligence
+
         brain = Intelligence()
         vars(layer)["_on_demand"] = brain
     return brain
@@ -341,14 +357,16 @@ def _recall_plan(
     fill_recent: list[str] | None,
 ) -> RecallPlan | None:
     """The plan recall follows, explicit options applied; None for a plain recall (no plan asked for)."""
+    if plan is None:
+        plan = "auto" if layer.intelligence is not None else False
+    if plan is False and section_limits is None and fill_recent is None:
+        return None
+    from .planner import RecallPlan, check_plan_options
+
     check_plan_options(
         section_limits if section_limits is not None else {}, fill_recent if fill_recent is not None else []
     )
-    if plan is None:
-        plan = "auto" if layer.intelligence is not None else False
     if plan is False:
-        if section_limits is None and fill_recent is None:
-            return None
         plan = RecallPlan(
             reason="options passed to recall", links=DEFAULT_LINKS if links is None else links, limit=limit
         )
@@ -367,17 +385,30 @@ def _recall_plan(
 
 def _scheduler(layer: MemoryLayer) -> MaintenanceScheduler:
     """The layer's scheduler, else the default one (maintain() and end_session() work on any layer)."""
+    from .maintenance import MaintenanceScheduler
+
     for brain in (layer.intelligence, _brain(layer)):
-        scheduler = getattr(brain, "scheduler", None)
-        if isinstance(scheduler, MaintenanceScheduler):
+        scheduler = kiokos_scheduler(brain)
+        if scheduler is not None:
             return scheduler
     return MaintenanceScheduler()
 
 
+def kiokos_scheduler(brain: Any) -> MaintenanceScheduler | None:
+    """``brain.scheduler`` when it is a :class:`MaintenanceScheduler`, else None (maintenance is imported only
+    when there is a scheduler to look at)."""
+    scheduler = getattr(brain, "scheduler", None)
+    if scheduler is None:
+        return None
+    from .maintenance import MaintenanceScheduler
+
+    return scheduler if isinstance(scheduler, MaintenanceScheduler) else None
+
+
 def _write_uses(layer: MemoryLayer) -> None:
     """Write the uses recall noted and the scheduler still holds for this layer's store (on close)."""
-    scheduler = getattr(layer.intelligence, "scheduler", None)
-    if isinstance(scheduler, MaintenanceScheduler):
+    scheduler = kiokos_scheduler(layer.intelligence)
+    if scheduler is not None:
         scheduler.write_uses(layer)
 
 
@@ -385,8 +416,8 @@ def _note_recall(layer: MemoryLayer, context: Any, user_id: str, agent_id: str |
     """Remember the procedures, skills and lessons a session's recall gave the agent (for "that worked"),
     and count a use of every memory the query retrieved on its own (heat; a pinned memory shown only in
     the pinned section, an open goal or a memory only a link brought are not used)."""
-    scheduler = getattr(layer.intelligence, "scheduler", None)
-    if isinstance(scheduler, MaintenanceScheduler) and scheduler.pins:
+    scheduler = kiokos_scheduler(layer.intelligence)
+    if scheduler is not None and scheduler.pins:
         used = [
             m.record.id
             for m in getattr(context, "memories", [])
@@ -397,6 +428,8 @@ def _note_recall(layer: MemoryLayer, context: Any, user_id: str, agent_id: str |
         return
     served = [m.record for m in getattr(context, "memories", []) if m.record.kind in SERVED_KINDS]
     key = (user_id, agent_id, session_id)
+    from .forgetting import served_note
+
     lock, note = served_note(layer)
     with lock:  # recall may run on several threads of one agent
         note.pop(key, None)
