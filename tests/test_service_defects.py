@@ -111,3 +111,21 @@ def test_not_found_messages_are_not_doubled_in_the_cli_and_mcp(tmp_path: Path) -
     answer = anyio.run(forget)
     text = answer.content[0].text
     assert answer.is_error and text.count("no memory") == 1 and "0123abcd" in text, text
+
+
+def test_the_api_document_says_a_bound_key_may_leave_user_id_out(served: tuple[Any, httpx.Client]) -> None:
+    """The gate fills in a bound key's user (tests/test_service_keys.py); every user_id the document declares,
+    in a query or a body, says so."""
+    _, api = served
+    spec = api.get("/v1/openapi.json").json()
+    described = []
+    for item in spec["paths"].values():
+        for operation in item.values():
+            for param in operation.get("parameters", []):
+                if param["name"] == "user_id" and param["in"] == "query":
+                    described.append(param.get("description", ""))
+    for schema in spec["components"]["schemas"].values():
+        if "user_id" in schema.get("properties", {}) and schema.get("title", "").endswith("In"):
+            described.append(schema["properties"]["user_id"].get("description", ""))
+    assert len(described) > 60
+    assert [d for d in described if "bound to one user may leave it out" not in d] == []

@@ -285,7 +285,7 @@ def register(
 
 @router.get("/webhooks", response_model=list[WebhookOut])
 def list_webhooks(
-    user_id: str = Query(min_length=1, max_length=200),
+    user_id: str = Query(min_length=1, max_length=200, description=S.USER_ID_HELP),
     who: Principal = Depends(principal),
     hooks: Webhooks = Depends(_hooks),
 ):
@@ -297,7 +297,7 @@ def list_webhooks(
 @router.delete("/webhooks/{webhook_id}", response_model=S.Deleted)
 def delete_webhook(
     webhook_id: str,
-    user_id: str = Query(min_length=1, max_length=200),
+    user_id: str = Query(min_length=1, max_length=200, description=S.USER_ID_HELP),
     svc: Service = Depends(service),
     who: Principal = Depends(principal),
     hooks: Webhooks = Depends(_hooks),
@@ -344,7 +344,13 @@ class _Stream:
 )
 async def events(
     request: Request,
-    user_id: str | None = Query(None, min_length=1, max_length=200),
+    user_id: str | None = Query(
+        None,
+        min_length=1,
+        max_length=200,
+        description="whose events; an admin key may leave it out to see every user's, and a key bound to one "
+        "user may leave it out (the server fills in that user)",
+    ),
     timeout: float | None = Query(None, gt=0, le=3600, description="close after this many seconds"),
     who: Principal = Depends(principal),
 ):

@@ -27,7 +27,7 @@ router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
 MAX_PAGE = 1000
 NDJSON = "application/x-ndjson"
 
-UserQ = Query(min_length=1, max_length=200, description="whose memories")
+UserQ = Query(min_length=1, max_length=200, description=S.USER_ID_HELP)
 AgentQ = Query(None, min_length=1, max_length=200)
 
 

@@ -75,8 +75,10 @@ def _add_route(router: APIRouter, op: surface.Operation) -> None:
             default = sig.parameters[name].default
             default = ... if default is inspect.Parameter.empty or name == "user_id" else default
             query = (
-                Query(default, min_length=1, max_length=200)
-                if name in ("user_id", "agent_id", "session_id")
+                Query(default, min_length=1, max_length=200, description=S.USER_ID_HELP)
+                if name == "user_id"
+                else Query(default, min_length=1, max_length=200)
+                if name in ("agent_id", "session_id")
                 else Query(default)
             )
             params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=hint, default=query))

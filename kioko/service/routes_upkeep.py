@@ -20,7 +20,7 @@ from .wire import jsonable, plan_out, prefix_out, record_out
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES, tags=["intelligence"])
 
-UserQ = Query(min_length=1, max_length=200, description="whose memories")
+UserQ = Query(min_length=1, max_length=200, description=S.USER_ID_HELP)
 AgentQ = Query(None, min_length=1, max_length=200)
 
 
@@ -33,7 +33,11 @@ class PlanQuery(S.Strict):
 
 class MaintainIn(S.Strict):
     user_id: str | None = Field(
-        None, min_length=1, max_length=200, description="one user; omitted: every user (an admin key only)"
+        None,
+        min_length=1,
+        max_length=200,
+        description="one user; omitted: every user (an admin key only); a key bound to one user may leave it out "
+        "(the server fills in that user)",
     )
     agent_id: str | None = S.AgentId
     tasks: list[str] | None = Field(

@@ -9,7 +9,11 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from kioko_core.links import LINK_TYPES
 
 Id = Field(min_length=1, max_length=200)
-UserId = Field(min_length=1, max_length=200, description="whose memories; bounded by the API key's users")
+USER_ID_HELP = (
+    "whose memories, one of the API key's users; a key bound to one user may leave it out (the server fills in "
+    "that user before the request is checked)"
+)
+UserId = Field(min_length=1, max_length=200, description=USER_ID_HELP)
 AgentId = Field(None, min_length=1, max_length=200, description="one of the user's agents (its own scope)")
 LinkType = Literal[tuple(sorted(LINK_TYPES))]  # type: ignore[valid-type]
 
