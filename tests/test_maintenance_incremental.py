@@ -157,3 +157,18 @@ def test_the_newest_episodes_read_through_windows_are_those_of_a_whole_scan(tmp_
         layer.add("a late note about press 2", id="late", memory_type="episodic", created_at=now - 30 * 86400, **U)
         layer.add("an early note about line 1", id="early", memory_type="episodic", created_at=now - 3600, **U)
         assert [r.id for r in reflection.recent_episodes(layer, SCOPE, 30)] == whole(30)
+
+
+def test_a_process_keeps_the_passes_of_a_bounded_number_of_scopes(monkeypatch) -> None:
+    """A service tends many users: what it keeps per user (a page of records) does not grow with them."""
+    from kioko_core.intelligence import maintenance
+
+    monkeypatch.setattr(maintenance, "MAX_SWEEPS", 3)
+    scheduler = MaintenanceScheduler()
+    with kioko.connect("memory://", auto_link=True) as layer:
+        for user in ("a", "b", "c", "d", "e"):
+            layer.add(_text(1), user_id=user)
+            layer.add(_text(6), user_id=user)
+            assert scheduler.tend_step(layer, user_id=user)["checked"] == 2
+        assert len(scheduler._sweeps) == 3 and len(scheduler._tended) <= 3
+        assert {key[1].user_id for key in scheduler._sweeps} == {"c", "d", "e"}

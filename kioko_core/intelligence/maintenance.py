@@ -81,6 +81,10 @@ PRUNE_PAGE = 100
 """Memories whose links a tend after a turn checks (the next page of a scan of the user it moves on)."""
 DANGLING_PAGE = 25
 """The same when their links' other ends must be read too (each has about 7): a smaller page, as dear."""
+MAX_SWEEPS = 256
+"""Scopes whose prune pass (and last tended generation) a process keeps, each pass holding a page of records;
+beyond, the scope whose pass started longest ago is forgotten: its next tend starts afresh (a whole-scope
+connect, a new pass)."""
 RETRIES = 8
 FLUSH_USES = 32
 FLUSH_SECONDS = 60.0
@@ -428,6 +432,10 @@ class MaintenanceScheduler:
             sweep = self._sweeps.get(key)
             if sweep is None or sweep.store is not memory.store:
                 sweep = self._sweeps[key] = _Sweep(memory.store, iter(memory.store.scan(scope, batch=DANGLING_PAGE)))
+                while len(self._sweeps) > MAX_SWEEPS:
+                    del self._sweeps[next(iter(self._sweeps))]
+                while len(self._tended) > MAX_SWEEPS:
+                    del self._tended[next(iter(self._tended))]
             if removed:
                 sweep.dangling = sweep.removed = True
             size = DANGLING_PAGE if sweep.dangling else PRUNE_PAGE
