@@ -27,7 +27,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 from synthetic import generate_notes  # noqa: E402
 
 import kioko  # noqa: E402
-from kioko_backends import sqlite as sqlite_backend  # noqa: E402
+from kioko_backends.sqlite import store as sqlite_backend  # noqa: E402  (the module that calls _configure)
 from kioko_core.layer import MemoryLayer  # noqa: E402
 
 _configure = sqlite_backend._configure

@@ -1,54 +1,13 @@
-"""``sqlite://``: one SQLite file through the standard library's sqlite3, shareable by several processes.
-
-URLs::
-
-    sqlite:///kioko.db          relative to the working directory at open time (like SQLAlchemy)
-    sqlite:////var/lib/kioko.db  absolute (four slashes)
-    kioko.db                     a bare path ending in .db / .sqlite / .sqlite3
-    sqlite:///:memory:           a private, non-persistent database for this store object only
-    ...?dim=384&timeout=10       vector length; seconds to wait for another writer's lock
-
-Layout (schema version 2; every table is prefixed ``kioko_`` so the file can hold other tables):
-
-- ``kioko_meta``: ``schema_version`` and ``dim``; a file keeps the dim it was created with.
-- ``kioko_records``: one row per record. ``agent_id`` None is stored as ``''`` (the protocol forbids
-  ``''`` as a real agent id), so "no agent" is an ordinary, indexable scope value. ``metadata`` and
-  ``terms`` are JSON text, ``embedding`` float32 little-endian bytes.
-- ``kioko_postings``: one row per (record, term), indexed by (scope, term, created_at DESC, id) so
-  :meth:`SQLiteStore.postings`' newest ids are an index walk with LIMIT.
-- ``kioko_term_df``: per scope and term, how many postings it has (df), kept by triggers on
-  ``kioko_postings`` inside every write transaction, so a df is one primary-key lookup. Counting the
-  postings instead cost time in proportion to df: at 1,000,000 memories a common term (a kind, a
-  frequent word) took milliseconds per lookup, and recall looks up several. Schema 1 files (without
-  it) are upgraded when first opened: the table is counted from the postings once.
-- ``kioko_scopes``: per scope, how many records have terms (``n``) and a generation counter; both are
-  maintained in the write transaction, so ``n`` is one primary-key lookup.
-- ``kioko_changes``: per scope and generation, the ids the batch wrote into the scope (ScopeChanges),
-  for the last ``CHANGES_KEPT`` generations; a batch that removed a record from the scope leaves one row
-  of id ``''`` instead, and the rows of the removed ids go, so no id of a deleted record stays behind.
-
-Writes are one ``BEGIN IMMEDIATE`` transaction: the database write lock is taken before the versions
-are read, so version checks hold across processes. Reads run in WAL mode and never wait for writers.
-
-Everything runs on one sqlite3 connection per thread (and per process: a connection never crosses a
-fork), with BEGIN and COMMIT issued directly and every statement written once as SQL text that
-sqlite3 keeps prepared. A linked write makes three or four reads and one write; a pool's checkout
-and transaction machinery would cost more than the statements themselves.
-"""
+"""SQLiteStore: the protocol over one SQLite file, its connections, transactions and vector cache."""
 
 from __future__ import annotations
 
-import functools
-import json
-import math
 import os
 import sqlite3
 import threading
-import time
-from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, ContextManager
 
 import numpy as np
@@ -69,22 +28,54 @@ from kioko_core.store import (
     StoreError,
     Upsert,
     check_scope,
-    plan_batch,
 )
 from kioko_core.url import StoreURL
 
-from ._ann import DEFAULT_EXACT_BELOW, AnnSettings, ann_choice, settings_for
-from ._changes import REMOVAL, batch_changes, changes_from_rows
-from ._rows import row_fields
-from ._sqlite_vectors import GraphFiles, VectorCache, VectorChange
-
-SCHEMA_VERSION = 4
-"""Bumped whenever the table layout changes; a file written by a newer Kioko is refused.
-2: ``kioko_term_df``; 3: a term's df row goes when its last posting does; 4: ``kioko_changes`` (files of
-1 to 3 upgrade when opened)."""
-
-CHANGES_KEPT = 256
-"""Generations per scope whose written ids ``kioko_changes`` keeps: a cache further behind rebuilds."""
+from .._ann import DEFAULT_EXACT_BELOW, AnnSettings, ann_choice, settings_for
+from .._changes import REMOVAL, batch_changes, changes_from_rows
+from .._sqlite_vectors import GraphFiles, VectorCache
+from .connection import _configure, _database_path, _describe, _switch_to_wal
+from .planning import _Plan, _plan, _scope_deltas, _vector_changes
+from .rows import _ID_CHUNK, _decode_record, _encode_record, _id_chunks, _Row, _scope_values, _State
+from .statements import (
+    _BUMP_SCOPE,
+    _CHANGES_SINCE,
+    _COLUMNS,
+    _COUNT_TERMS,
+    _CREATE_CHANGES,
+    _DELETE_POSTING,
+    _DELETE_POSTINGS,
+    _DELETE_RECORD,
+    _DROP_EMPTY_TERMS,
+    _DROP_SCHEMA_2_UNCOUNT,
+    _FORGET_CHANGES,
+    _FORGET_SCOPE,
+    _IN_SCOPE,
+    _INSERT_POSTING,
+    _LOG_CHANGE,
+    _META_EXISTS,
+    _NO_AGENT,
+    _PRUNE_CHANGES,
+    _RAISE_FORGOTTEN_GENERATION,
+    _READ_META,
+    _REWRITE_RECORD,
+    _SCHEMA,
+    _SCOPE_GENERATION,
+    _SCOPE_SIZE,
+    _SCOPE_VECTORS,
+    _SET_SCHEMA_VERSION,
+    _TERM_COUNTS,
+    _TERM_IDS,
+    _UNLOG_CHANGES,
+    _UPSERT_RECORD,
+    _WRITE_META,
+    CHANGES_KEPT,
+    SCHEMA_VERSION,
+    _marks,
+    _select_by_ids,
+    _select_states,
+    _terms_df,
+)
 
 DEFAULT_TIMEOUT = 30.0
 """Seconds a connection waits for another connection's write lock before giving up."""
@@ -93,414 +84,6 @@ DEFAULT_VECTOR_CACHE_MB = 256.0
 """Memory knn may spend per store object on cached vectors; least recently used scopes go first."""
 MAX_PATCHED_VECTORS = 1000
 """After another process's writes, knn's vector cache reads this many changed rows at most; beyond, every row."""
-
-_NO_AGENT = ""
-"""How ``agent_id=None`` is stored: its own scope value, never a wildcard."""
-
-_VECTOR_DTYPE = np.dtype("<f4")
-
-# --------------------------------------------------------------------------- schema and statements
-
-_CREATE_CHANGES = """CREATE TABLE IF NOT EXISTS kioko_changes (
-    user_id TEXT NOT NULL, agent_id TEXT NOT NULL, generation INTEGER NOT NULL, id TEXT NOT NULL,
-    PRIMARY KEY (user_id, agent_id, generation, id)) WITHOUT ROWID"""
-
-# The tables as SQLAlchemy Core created them before the driver wrote its SQL itself; files made then
-# and files made now are the same. IF NOT EXISTS makes creating them safe to repeat.
-_SCHEMA = (
-    """CREATE TABLE IF NOT EXISTS kioko_meta (
-        "key" TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY ("key")) WITHOUT ROWID""",
-    """CREATE TABLE IF NOT EXISTS kioko_records (
-        id TEXT NOT NULL, user_id TEXT NOT NULL, agent_id TEXT NOT NULL, kind TEXT NOT NULL,
-        content TEXT NOT NULL, metadata TEXT NOT NULL, terms TEXT NOT NULL, embedding BLOB,
-        session_id TEXT, created_at FLOAT, updated_at FLOAT, version INTEGER NOT NULL, PRIMARY KEY (id))""",
-    "CREATE INDEX IF NOT EXISTS kioko_records_scope_id ON kioko_records (user_id, agent_id, id)",
-    # id rides along so a filtered knn finds its candidate ids in the index alone, without visiting rows
-    "CREATE INDEX IF NOT EXISTS kioko_records_scope_kind ON kioko_records (user_id, agent_id, kind, id)",
-    "CREATE INDEX IF NOT EXISTS kioko_records_scope_session ON kioko_records (user_id, agent_id, session_id, id)",
-    # (id, term) is what a rewrite deletes by; WITHOUT ROWID keeps the table itself that index
-    """CREATE TABLE IF NOT EXISTS kioko_postings (
-        user_id TEXT NOT NULL, agent_id TEXT NOT NULL, term TEXT NOT NULL, id TEXT NOT NULL,
-        created_at FLOAT, PRIMARY KEY (id, term)) WITHOUT ROWID""",
-    """CREATE INDEX IF NOT EXISTS kioko_postings_lookup
-        ON kioko_postings (user_id, agent_id, term, created_at DESC, id)""",
-    """CREATE TABLE IF NOT EXISTS kioko_scopes (
-        user_id TEXT NOT NULL, agent_id TEXT NOT NULL, with_terms INTEGER NOT NULL,
-        generation INTEGER NOT NULL, PRIMARY KEY (user_id, agent_id)) WITHOUT ROWID""",
-    _CREATE_CHANGES,
-)
-
-# Schema 2: df per (scope, term), kept exact by triggers, so every writer (whatever its code) keeps it.
-_TERM_COUNTS = (
-    """CREATE TABLE IF NOT EXISTS kioko_term_df (
-        user_id TEXT NOT NULL, agent_id TEXT NOT NULL, term TEXT NOT NULL, df INTEGER NOT NULL,
-        PRIMARY KEY (user_id, agent_id, term)) WITHOUT ROWID""",
-    """CREATE TRIGGER IF NOT EXISTS kioko_postings_count AFTER INSERT ON kioko_postings BEGIN
-        INSERT INTO kioko_term_df (user_id, agent_id, term, df) VALUES (new.user_id, new.agent_id, new.term, 1)
-            ON CONFLICT (user_id, agent_id, term) DO UPDATE SET df = df + 1;
-    END""",
-    # a term no record holds any more leaves no row: the words of a forgotten memory do not linger
-    """CREATE TRIGGER IF NOT EXISTS kioko_postings_uncount AFTER DELETE ON kioko_postings BEGIN
-        UPDATE kioko_term_df SET df = df - 1
-            WHERE user_id = old.user_id AND agent_id = old.agent_id AND term = old.term;
-        DELETE FROM kioko_term_df
-            WHERE user_id = old.user_id AND agent_id = old.agent_id AND term = old.term AND df <= 0;
-    END""",
-)
-_DROP_SCHEMA_2_UNCOUNT = "DROP TRIGGER IF EXISTS kioko_postings_uncount"
-_DROP_EMPTY_TERMS = "DELETE FROM kioko_term_df WHERE df <= 0"
-_COUNT_TERMS = (
-    "INSERT INTO kioko_term_df (user_id, agent_id, term, df) "
-    "SELECT user_id, agent_id, term, count(*) FROM kioko_postings GROUP BY user_id, agent_id, term"
-)
-_SET_SCHEMA_VERSION = "UPDATE kioko_meta SET value = ? WHERE \"key\" = 'schema_version'"
-
-_COLUMNS = (
-    "id, user_id, agent_id, kind, content, metadata, terms, embedding, session_id, created_at, updated_at, version"
-)
-_IN_SCOPE = "user_id = ? AND agent_id = ?"
-
-_UPSERT_RECORD = (
-    f"INSERT INTO kioko_records ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-    "ON CONFLICT (id) DO UPDATE SET user_id = excluded.user_id, agent_id = excluded.agent_id, "
-    "kind = excluded.kind, content = excluded.content, metadata = excluded.metadata, terms = excluded.terms, "
-    "embedding = excluded.embedding, session_id = excluded.session_id, created_at = excluded.created_at, "
-    "updated_at = excluded.updated_at, version = excluded.version"
-)  # the row keeps its rowid, every column takes the new value
-# A record whose scope, kind and session stay is rewritten in its row alone: the upsert above names the
-# indexed columns, so SQLite deletes and reinserts the record's three scope index entries even when their
-# values are the same, which is three more pages in each commit for every neighbour whose links changed.
-_REWRITE_RECORD = (
-    "UPDATE kioko_records SET content = ?, metadata = ?, terms = ?, embedding = ?, created_at = ?, "
-    "updated_at = ?, version = ? WHERE id = ?"
-)
-_DELETE_RECORD = "DELETE FROM kioko_records WHERE id = ?"
-_INSERT_POSTING = "INSERT INTO kioko_postings (user_id, agent_id, term, id, created_at) VALUES (?, ?, ?, ?, ?)"
-_DELETE_POSTINGS = "DELETE FROM kioko_postings WHERE id = ?"
-_DELETE_POSTING = "DELETE FROM kioko_postings WHERE id = ? AND term = ?"
-# adds ``delta`` to a scope's count of records with terms and advances its generation by one
-# A forgotten scope's row is deleted (its user's name must not outlive their records); a scope without a row
-# then reads as ``forgotten_generation``, above every count a forgotten scope reached, and counts on from
-# there: another process's cache of the forgotten scope never matches it, and every batch still adds one.
-_FORGOTTEN_GENERATION = (
-    "coalesce((SELECT CAST(value AS INTEGER) FROM kioko_meta WHERE \"key\" = 'forgotten_generation'), 0)"
-)
-_BUMP_SCOPE = (
-    f"INSERT INTO kioko_scopes (user_id, agent_id, with_terms, generation) VALUES (?, ?, ?, 1 + {_FORGOTTEN_GENERATION}) "
-    "ON CONFLICT (user_id, agent_id) DO UPDATE SET with_terms = kioko_scopes.with_terms + excluded.with_terms, "
-    "generation = kioko_scopes.generation + 1"
-)
-_FORGET_SCOPE = (
-    f"DELETE FROM kioko_scopes WHERE {_IN_SCOPE} AND NOT EXISTS (SELECT 1 FROM kioko_records WHERE {_IN_SCOPE})"
-)
-_RAISE_FORGOTTEN_GENERATION = (
-    'INSERT INTO kioko_meta ("key", value) VALUES (\'forgotten_generation\', ?) ON CONFLICT ("key") '
-    "DO UPDATE SET value = max(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER))"
-)
-_LOG_CHANGE = "INSERT OR IGNORE INTO kioko_changes (user_id, agent_id, generation, id) VALUES (?, ?, ?, ?)"
-_FORGET_CHANGES = f"DELETE FROM kioko_changes WHERE {_IN_SCOPE}"
-_UNLOG_CHANGES = f"DELETE FROM kioko_changes WHERE {_IN_SCOPE} AND id = ?"
-_PRUNE_CHANGES = f"DELETE FROM kioko_changes WHERE {_IN_SCOPE} AND generation <= ?"
-# the scope's generation and every change after the asked one, in one statement (one consistent state)
-_CHANGES_SINCE = f"""SELECT now.generation, c.generation, c.id
-    FROM (SELECT coalesce((SELECT generation FROM kioko_scopes WHERE {_IN_SCOPE}), {_FORGOTTEN_GENERATION}) AS generation) AS now
-    LEFT JOIN kioko_changes c ON c.user_id = ? AND c.agent_id = ? AND c.generation > ?"""
-_META_EXISTS = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kioko_meta'"
-_READ_META = 'SELECT "key", value FROM kioko_meta'
-_WRITE_META = 'INSERT INTO kioko_meta ("key", value) VALUES (?, ?)'
-_SCOPE_SIZE = f"SELECT with_terms FROM kioko_scopes WHERE {_IN_SCOPE}"
-_SCOPE_GENERATION = f"SELECT coalesce((SELECT generation FROM kioko_scopes WHERE {_IN_SCOPE}), {_FORGOTTEN_GENERATION})"
-_SCOPE_VECTORS = f"SELECT id, embedding FROM kioko_records WHERE {_IN_SCOPE} AND embedding IS NOT NULL"
-_TERM_IDS = f"SELECT id FROM kioko_postings WHERE {_IN_SCOPE} AND term = ? ORDER BY created_at DESC, id LIMIT ?"
-
-
-def _marks(count: int) -> str:
-    return ", ".join("?" * count)
-
-
-@functools.cache
-def _select_by_ids(count: int) -> str:
-    """Records of one scope among ``count`` ids (callers pad to a power of two, so few shapes exist)."""
-    return f"SELECT {_COLUMNS} FROM kioko_records WHERE id IN ({_marks(count)}) AND {_IN_SCOPE}"
-
-
-@functools.cache
-def _terms_df(count: int) -> str:
-    """Document frequency of ``count`` terms of one scope, one row per term found (one statement, not one per term)."""
-    return f"SELECT term, df FROM kioko_term_df WHERE {_IN_SCOPE} AND term IN ({_marks(count)})"
-
-
-@functools.cache
-def _select_states(count: int) -> str:
-    """Scope, version, terms, created_at, kind and session of ``count`` ids, whatever their scope."""
-    return (
-        "SELECT id, user_id, agent_id, version, terms, created_at, kind, session_id "
-        f"FROM kioko_records WHERE id IN ({_marks(count)})"
-    )
-
-
-# --------------------------------------------------------------------------- encoding rows
-
-
-def _scope_values(scope: Scope) -> tuple[str, str]:
-    """``(user_id, agent_id)`` as the columns hold them."""
-    return scope.user_id, scope.agent_id if scope.agent_id is not None else _NO_AGENT
-
-
-def _loaded_float(value: float | None) -> float:
-    # files written before timestamps had to be finite may hold NULL for NaN
-    return math.nan if value is None else float(value)
-
-
-def _json(value: Any) -> str:
-    # validate_ops let only JSON through, without NaN or infinity
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def _vector_bytes(record: Record) -> bytes | None:
-    """The embedding as float32 little-endian bytes (validate_ops made it a finite float32 vector)."""
-    return None if record.embedding is None else record.embedding.astype(_VECTOR_DTYPE, copy=False).tobytes()
-
-
-@dataclass(frozen=True)
-class _Row:
-    """A record encoded for ``kioko_records``; encoding checks it, before any lock is taken."""
-
-    scope: Scope
-    terms: tuple[str, ...]
-    values: tuple[Any, ...]
-    """Column values in ``_RECORD_COLUMNS`` order; the version (last) is stamped when the batch is planned."""
-
-    @property
-    def embedding(self) -> bytes | None:
-        blob: bytes | None = self.values[7]
-        return blob
-
-    @property
-    def created_at(self) -> float | None:
-        when: float | None = self.values[9]
-        return when
-
-    @property
-    def kind(self) -> str:
-        kind: str = self.values[3]
-        return kind
-
-    @property
-    def terms_json(self) -> str:
-        encoded: str = self.values[6]
-        return encoded
-
-    @property
-    def session_id(self) -> str | None:
-        session: str | None = self.values[8]
-        return session
-
-    def stamped(self, version: int) -> tuple[Any, ...]:
-        return self.values[:-1] + (version,)
-
-    def rewrite(self, version: int) -> tuple[Any, ...]:
-        """Parameters of ``_REWRITE_RECORD``: the columns no index holds, then the id."""
-        values = self.values
-        return (values[4], values[5], values[6], values[7], values[9], values[10], version, values[0])
-
-    def keeps_index_keys(self, before: _State) -> bool:
-        """True when the row's indexed columns (scope, kind, session) are what ``before`` holds."""
-        return before.scope == self.scope and before.kind == self.kind and before.session_id == self.session_id
-
-
-def _encode_record(record: Record) -> _Row:
-    """A record (one validate_ops accepted) as a row for ``kioko_records``."""
-    agent_id = record.agent_id if record.agent_id is not None else _NO_AGENT
-    return _Row(
-        record.scope,
-        tuple(record.terms),
-        (
-            record.id,
-            record.user_id,
-            agent_id,
-            record.kind,
-            record.content,
-            _json(record.metadata),
-            _json(record.terms),
-            _vector_bytes(record),
-            record.session_id,
-            float(record.created_at),
-            float(record.updated_at),
-            0,
-        ),
-    )
-
-
-def _decode_record(row: Sequence[Any]) -> Record:
-    """A ``kioko_records`` row as a Record; the row was validated when it was written."""
-    fields = row_fields(row)
-    embedding = fields["embedding"]
-    fields.update(
-        agent_id=fields["agent_id"] if fields["agent_id"] != _NO_AGENT else None,
-        metadata=json.loads(fields["metadata"]),
-        terms=json.loads(fields["terms"]),
-        embedding=None if embedding is None else np.frombuffer(embedding, dtype=_VECTOR_DTYPE).astype(np.float32),
-        created_at=_loaded_float(fields["created_at"]),
-        updated_at=_loaded_float(fields["updated_at"]),
-    )
-    return Record.model_construct(**fields)
-
-
-_ID_CHUNK = 512
-"""Ids per IN list: below every SQLite build's parameter limit, and few statement shapes to prepare."""
-
-
-def _id_chunks(ids: Sequence[str]) -> Iterator[list[str]]:
-    """``ids`` in chunks padded (by repeating an id, harmless in IN) to a power-of-two length."""
-    for start in range(0, len(ids), _ID_CHUNK):
-        chunk = list(ids[start : start + _ID_CHUNK])
-        size = 1 << (len(chunk) - 1).bit_length()
-        yield chunk + [chunk[0]] * (size - len(chunk))
-
-
-def _switch_to_wal(connection: sqlite3.Connection, timeout: float) -> None:
-    """Put the file in WAL mode (outside any transaction: SQLite refuses to switch inside one).
-
-    Processes opening a new file at the same moment race to switch it; SQLite answers the losers
-    "database is locked" at once, without waiting on busy_timeout, so they wait here, up to ``timeout``.
-    """
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            connection.execute("PRAGMA journal_mode = WAL").fetchall()
-            return
-        except sqlite3.OperationalError as error:
-            if "locked" not in str(error) or time.monotonic() >= deadline:
-                raise
-            time.sleep(0.005)
-
-
-def _configure(connection: sqlite3.Connection, busy_ms: int) -> None:
-    """Settings every connection to the file gets."""
-    # sqlite3 must not open transactions by itself: the store says which kind to open
-    connection.isolation_level = None
-    cursor = connection.cursor()
-    cursor.execute(f"PRAGMA busy_timeout = {busy_ms}")
-    cursor.execute("PRAGMA synchronous = NORMAL")
-    # a deleted record's bytes are overwritten with zeros, not left in free pages for a file reader to find
-    # (forgetting must forget: docs/privacy.md); the page writes it costs are measured there
-    cursor.execute("PRAGMA secure_delete = ON")
-    # 16 MB of page cache (SQLite's default is 2 MB): postings and index pages stay warm
-    cursor.execute("PRAGMA cache_size = -16384")
-    cursor.close()
-
-
-# --------------------------------------------------------------------------- planning a batch
-
-
-@dataclass(frozen=True)
-class _State:
-    """What the database holds for one id, as the batch sees it."""
-
-    scope: Scope
-    version: int
-    terms_json: str = "[]"
-    """The terms column as stored: a rewrite compares it with the new text before parsing it."""
-    created_at: float | None = None
-    """As stored (None for NaN): postings carry it, so a changed timestamp rewrites them."""
-    kind: str = ""
-    session_id: str | None = None
-
-    @functools.cached_property
-    def terms(self) -> tuple[str, ...]:
-        return tuple(json.loads(self.terms_json))
-
-    @property
-    def has_terms(self) -> bool:
-        # a JSON list of strings holds a quote exactly when it is not empty: no parse needed
-        return '"' in self.terms_json
-
-
-@dataclass
-class _Plan:
-    """The outcome of a batch: the version each upsert stamps, and the final state of every id it changes."""
-
-    versions: list[int | None]
-    """Per op: the version its record is stored with, None for a delete."""
-    final: dict[str, int | None]
-    """id -> index of the op whose record is stored, or None to delete it.
-
-    Only the last state of an id reaches the database; the states in between are invisible anyway.
-    """
-
-
-def _plan(ops: Sequence[Op], current: dict[str, _State]) -> _Plan:
-    """The batch checked by the protocol's :func:`plan_batch`, as versions and final states."""
-    planned = plan_batch(ops, {record_id: (state.scope, state.version) for record_id, state in current.items()})
-    versions: list[int | None] = []
-    final: dict[str, int | None] = {}
-    for index, (op, stored, exists) in enumerate(planned):
-        versions.append(stored.version if stored is not None else None)
-        if stored is not None:
-            final[stored.id] = index
-        elif exists:
-            final[op.id] = None  # type: ignore[union-attr]
-    return _Plan(versions, final)
-
-
-# --------------------------------------------------------------------------- paths and errors
-
-
-def _database_path(url: StoreURL) -> str:
-    """The file a URL names, made absolute now so a later chdir cannot switch files; or ``:memory:``.
-
-    ``sqlite:///x.db`` arrives as path ``/x.db`` and means ``x.db`` relative to the working directory
-    (as in SQLAlchemy); ``sqlite:////x.db`` arrives as ``//x.db`` and means ``/x.db``. A bare absolute
-    path ``/data/x.db`` arrives exactly like ``sqlite:///data/x.db``, so a single leading slash is read as
-    relative only when that directory exists here, else as absolute when that one exists.
-    """
-    if url.host or url.port:
-        raise InvalidRecordError(
-            f"{url}: a SQLite URL has no host; use sqlite:///relative.db or sqlite:////absolute/path.db"
-        )
-    path = url.path
-    if path in ("/:memory:", ":memory:"):
-        return ":memory:"
-    if path.startswith("//"):
-        path = path[1:]
-    elif path.startswith("/"):
-        relative = os.path.abspath(path[1:])
-        if os.path.isdir(os.path.dirname(relative)) or not os.path.isdir(os.path.dirname(path)):
-            path = relative
-    if not path or path == "/":
-        raise InvalidRecordError(
-            "sqlite:// needs a file path: sqlite:///kioko.db (relative), sqlite:////abs/kioko.db, "
-            "or sqlite:///:memory: for a throwaway database"
-        )
-    if path.startswith("file:"):
-        raise InvalidRecordError(f"{path!r}: SQLite URI filenames are not supported; give a plain file path")
-    return os.path.abspath(os.path.expanduser(path))
-
-
-def _describe(error: BaseException, path: str, timeout: float) -> StoreError:
-    """A sqlite3 error as a StoreError whose message says what to do."""
-    text = str(error).lower()
-    if isinstance(error, UnicodeEncodeError):
-        return InvalidRecordError(
-            "text SQLite cannot store or look up as UTF-8 (a lone surrogate character); nothing was "
-            "written: clean the text, e.g. text.encode('utf-8', 'replace').decode()"
-        )
-    if "locked" in text or "busy" in text:
-        return StoreError(
-            f"{path} stayed locked by another connection for {timeout:g} s, so nothing was done: retry, "
-            "look for a process that keeps a write transaction open, or open the store with a longer "
-            "?timeout=SECONDS"
-        )
-    if "unable to open" in text or "cannot open" in text:
-        return StoreError(f"cannot open SQLite file {path}: check that its directory exists and is writable")
-    if "readonly" in text or "read-only" in text:
-        return StoreError(f"{path} is read-only: check the permissions of the file and of its directory")
-    if "not a database" in text or "malformed" in text or "corrupt" in text:
-        return StoreError(f"{path} is not a readable SQLite database (or is damaged): point the URL at another file")
-    if "disk is full" in text or "disk i/o" in text:
-        return StoreError(f"SQLite could not write {path} ({error}): free disk space or check the device")
-    return StoreError(f"SQLite error on {path}: {error}")
 
 
 # --------------------------------------------------------------------------- the store
@@ -1149,31 +732,3 @@ class SQLiteStore(StoreBase):
                 self._vectors = self._new_vector_cache()
             self._close_connections()
             self._vectors.clear()
-
-
-# --------------------------------------------------------------------------- helpers
-
-
-def _scope_deltas(plan: _Plan, rows: list[_Row | None], current: dict[str, _State]) -> dict[Scope, int]:
-    """Per changed scope (every one, even at 0), how its count of records with terms moves."""
-    deltas: dict[Scope, int] = defaultdict(int)
-    for record_id, index in plan.final.items():
-        before = current.get(record_id)
-        if before is not None:
-            deltas[before.scope] -= int(before.has_terms)
-        row = rows[index] if index is not None else None
-        if row is not None:
-            deltas[row.scope] += int(bool(row.terms))
-    return deltas
-
-
-def _vector_changes(plan: _Plan, rows: list[_Row | None], current: dict[str, _State]) -> list[VectorChange]:
-    """Per changed id: the scope it left (or None), the scope it is in now (or None), its vector bytes."""
-    changes = []
-    for record_id, index in plan.final.items():
-        before = current.get(record_id)
-        row = rows[index] if index is not None else None
-        changes.append(
-            (record_id, before.scope if before else None, row.scope if row else None, row.embedding if row else None)
-        )
-    return changes
