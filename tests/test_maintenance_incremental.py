@@ -102,12 +102,19 @@ def test_tending_after_turns_leaves_the_links_a_whole_user_tend_leaves(layers) -
     assert _links(steps) == _links(whole)
 
 
-def test_a_tend_after_a_turn_links_only_what_was_written_since_the_last(tmp_path) -> None:
-    """On a store with a change log the memories linked are found among the changed ones, without a scan."""
-    with kioko.connect(f"sqlite:///{tmp_path / 'log.db'}", auto_link=True) as layer:
+@pytest.mark.parametrize("new_process", [False, True])
+def test_a_tend_after_a_turn_links_only_what_was_written_since_the_last(tmp_path, new_process) -> None:
+    """On a store with a change log the memories linked are found among the changed ones, without a scan;
+    a process's first tend starts where the last tend of any process left off (kept in the counters)."""
+    path = f"sqlite:///{tmp_path / 'log.db'}"
+    with kioko.connect(path, auto_link=True) as first:
+        _seed(first, 0, 30, linked=True)
+        MaintenanceScheduler().tend_step(first, **U)
+        assert MaintenanceScheduler().counters(first, **U)["tended_generation"] == first.store.generation(SCOPE)
+    with kioko.connect(path, auto_link=True) as layer:
         scheduler = MaintenanceScheduler()
-        _seed(layer, 0, 30, linked=True)
-        scheduler.tend_step(layer, **U)
+        if not new_process:
+            scheduler.tend_step(layer, **U)
         _seed(layer, 30, 3, linked=False)
         scanned: list[Filter | None] = []
         scan = layer.store.scan

@@ -407,20 +407,39 @@ class MaintenanceScheduler:
         changed = None
         with self._tend_lock:
             last = self._tended.get(key)
-        if last is not None and last[0] is store and isinstance(store, ScopeChanges):
+        since = last[1] if last is not None and last[0] is store else None
+        if since is None and generation is not None:
+            # a process's first tend of the scope: from where the last tend of any process left off
+            since = self.counters(memory, user_id=user_id, agent_id=agent_id)["tended_generation"]
+        if since is not None and isinstance(store, ScopeChanges):
             # None also when a memory left the scope since: then a link may point to nothing (below)
-            found = store.changes_since(scope, last[1])
+            found = store.changes_since(scope, since)
             changed = found.ids if found is not None else None
         report = memory.graph.connect(user_id=user_id, agent_id=agent_id, limit=LINK_BATCH, ids=changed)
         if generation is not None and not report.remaining:
             with self._tend_lock:  # what is left over the limit is read again with the whole scope next time
                 self._tended[key] = (store, generation)
+            self._note_tended(memory, scope, generation)
         page, dangling = self._next_page(memory, scope, removed=changed is None)
         pruned = memory.graph.prune_records(page, user_id=user_id, agent_id=agent_id, dangling=dangling)
         done = {"linked_memories": report.memories, "links": report.links, "pruned": pruned, "checked": len(page)}
         if self.llm is not None:
             done.update(review_links(memory, self.ask, scope, now=self.clock()))
         return done
+
+    def _note_tended(self, memory: MemoryLayer, scope: Scope, generation: int) -> None:
+        """Keep, in the scope's counters, the generation up to which every memory has been offered a link, so
+        the next process's first tend reads what changed since instead of the whole scope (a hint: a
+        counter that keeps changing under the write is left as it was)."""
+
+        def later(state: dict[str, Any]) -> dict[str, Any]:
+            state["tended_generation"] = max(generation, state["tended_generation"] or 0)
+            return state
+
+        try:
+            self._change(memory, scope, later)
+        except ConflictError:
+            log.info("the tended generation of %r was not kept: its counters kept changing", scope.user_id)
 
     def _next_page(self, memory: MemoryLayer, scope: Scope, *, removed: bool) -> tuple[list[Record], bool]:
         """The next ``PRUNE_PAGE`` memories of the scan this process moves through the scope (a new scan once
@@ -632,7 +651,12 @@ def _state(record: Record | None) -> dict[str, Any]:
         "new_episodes": int(found.get("new_episodes", 0)),
         "operations": int(found.get("operations", 0)),
         "consolidated_at": int(found.get("consolidated_at", 0)),
+        "tended_generation": _generation_or_none(found.get("tended_generation")),
     }
+
+
+def _generation_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 def _bounded(ask: Callable[[str], str], timeout: float | None) -> Callable[[str], str]:
