@@ -53,6 +53,10 @@ DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 KS = (5, 10)
 BUDGET = 10
+SPLITS = {"A": ("26", "42"), "B": ("30", "41", "43")}
+"""The development half split by conversation, fixed before any tuning, balanced per category (multi-hop
+69 / 73 questions, temporal 77 / 79): tune on A, confirm on B; a change is kept only if it helps on A and
+does not hurt on B in any category."""
 _EVIDENCE_ID = re.compile(r"D:?(\d+):(\d+)")
 
 
@@ -141,6 +145,8 @@ class Ingested:
     ingest_seconds: float
     close: Callable[[], None] = lambda: None
     links_per_memory: float | None = None
+    last_text: Callable[[], str] | None = None
+    """The context text of the last question (Kioko): whether an event's date reaches it."""
 
 
 def _store_url(store: str, folder: str, name: str) -> str:
@@ -176,12 +182,15 @@ def kioko_system(
         dia_of = {r.id: t.dia_id for r, t in zip(records, conversation.turns)}
         links_total = sum(len(L.link_entries(r)) for r in layer.memories(user_id=user)) if auto_link else None
 
+        shown = [""]
+
         def retrieve(question: str) -> list[str]:
             context = layer.recall(question, user_id=user, links=links, limit=BUDGET)
+            shown[0] = context.text
             return [dia_of[m.record.id] for m in context.memories if m.record.id in dia_of]
 
         per_memory = links_total / len(records) if links_total is not None and records else None
-        return Ingested(retrieve, seconds, layer.close, per_memory)
+        return Ingested(retrieve, seconds, layer.close, per_memory, lambda: shown[0])
 
     return ingest
 
@@ -216,6 +225,8 @@ class Row:
     recall_cpu_ms: list[float] = field(default_factory=list)
     ingest_ms_per_memory: list[float] = field(default_factory=list)
     links_per_memory: list[float] = field(default_factory=list)
+    dated: list[float] = field(default_factory=list)
+    """Temporal questions whose evidence was recalled: the share of those evidence turns shown with their date."""
 
     def add(self, question: Question, returned: Sequence[str]) -> None:
         for k in KS:
@@ -243,6 +254,8 @@ class Row:
             out["ingest ms/memory"] = round(statistics.mean(self.ingest_ms_per_memory), 3)
         if self.links_per_memory:
             out["links/memory"] = round(statistics.mean(self.links_per_memory), 2)
+        if self.dated:
+            out["temporal evidence dated"] = round(statistics.mean(self.dated), 3)
         return out
 
 
@@ -262,33 +275,63 @@ def systems_by_name(
 
 
 def run(
-    conversations: list[Conversation], systems: dict[str, Callable[[Conversation, str], Ingested]], label: str = ""
+    conversations: list[Conversation],
+    systems: dict[str, Callable[[Conversation, str], Ingested]],
+    label: str = "",
+    parts: dict[str, list[Conversation]] | None = None,
 ) -> list[Row]:
+    """One row per system and part (``parts``: part -> its conversations; default one part, all of them).
+
+    Each conversation is ingested and asked once per system; its figures go to every part it belongs to,
+    so the parts' rows come from the same run as the whole's.
+    """
     from tqdm import tqdm
 
-    rows = {name: Row(name + label) for name in systems}
+    parts = parts or {"all": conversations}
+    rows = {
+        (name, part): Row(name + label + (f" [{part}]" if part != "all" else "")) for part in parts for name in systems
+    }
     total = sum(len(c.questions) for c in conversations) * len(systems)
     with (
         tempfile.TemporaryDirectory(prefix="kioko-locomo-") as folder,
         tqdm(total=total, desc="questions", unit="q", disable=not sys.stderr.isatty()) as bar,
     ):
         for conversation in conversations:
+            turns = {t.dia_id: t for t in conversation.turns}
+            member_of = [part for part, members in parts.items() if conversation in members]
             for name, build in systems.items():
                 ingested = build(conversation, folder)
-                row = rows[name]
-                row.ingest_ms_per_memory.append(1000 * ingested.ingest_seconds / max(1, len(conversation.turns)))
-                if ingested.links_per_memory is not None:
-                    row.links_per_memory.append(ingested.links_per_memory)
+                its = [rows[(name, part)] for part in member_of]
+                for row in its:
+                    row.ingest_ms_per_memory.append(1000 * ingested.ingest_seconds / max(1, len(conversation.turns)))
+                    if ingested.links_per_memory is not None:
+                        row.links_per_memory.append(ingested.links_per_memory)
                 for question in conversation.questions:
                     # wall time, and this process's CPU time: the second holds on a busy machine
                     started, cpu = time.perf_counter(), time.process_time()
                     returned = ingested.retrieve(question.text)
-                    row.recall_ms.append(1000 * (time.perf_counter() - started))
-                    row.recall_cpu_ms.append(1000 * (time.process_time() - cpu))
-                    row.add(question, returned)
+                    wall, spent = 1000 * (time.perf_counter() - started), 1000 * (time.process_time() - cpu)
+                    dated: float | None = None
+                    if ingested.last_text is not None and CATEGORIES[question.category] == "temporal":
+                        found = [turns[d] for d in question.evidence if d in returned]
+                        if found:
+                            text = ingested.last_text()
+                            dated = sum(_date_of(t) in text for t in found) / len(found)
+                    for row in its:
+                        row.recall_ms.append(wall)
+                        row.recall_cpu_ms.append(spent)
+                        row.add(question, returned)
+                        if dated is not None:
+                            row.dated.append(dated)
                     bar.update(1)
                 ingested.close()
     return list(rows.values())
+
+
+def _date_of(turn: Turn) -> str:
+    """How the context dates an event: "(8 May 2023)"."""
+    day = datetime.fromtimestamp(turn.created_at, UTC)
+    return f"({day.day} {day.strftime('%B')} {day.year})"
 
 
 def markdown(results: list[dict[str, Any]], header: dict[str, Any]) -> str:
@@ -298,7 +341,8 @@ def markdown(results: list[dict[str, Any]], header: dict[str, Any]) -> str:
         f"Command: `{header['command']}`  ",
         f"Commit: {header['commit']}, {header['machine']}, store {header['store']}, embedder {header['embedder']}  ",
         f"Evidence ids fixed: {header['evidence_fixed']}, dropped: {header['evidence_dropped']}  ",
-        f"Load average when it started: {header['load']}",
+        f"Load average when it started: {header['load']}  ",
+        "Parts: " + "; ".join(f"{p} = conversations {', '.join(c)}" for p, c in header.get("parts", {}).items()),
         "",
         "| system | R@5 | R@10 | "
         + " | ".join(f"R@10 {c}" for c in CATEGORIES.values())
@@ -312,6 +356,19 @@ def markdown(results: list[dict[str, Any]], header: dict[str, Any]) -> str:
             + f" | {r.get('ingest ms/memory', '')} | {r.get('recall p50 ms', '')} | {r.get('recall p95 ms', '')}"
             + f" | {r.get('recall cpu p50 ms', '')} |"
         )
+    lines += [
+        "",
+        "| system | "
+        + " | ".join(f"R@5 {c}" for c in CATEGORIES.values())
+        + " | links/memory | temporal evidence dated |",
+        "|---|" + "---:|" * len(CATEGORIES) + "---:|---:|",
+    ]
+    for r in results:
+        lines.append(
+            f"| {r['system']} | "
+            + " | ".join(f"{r[f'R@5 {c}']:.3f}" for c in CATEGORIES.values())
+            + f" | {r.get('links/memory', '')} | {r.get('temporal evidence dated', '')} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -321,6 +378,7 @@ def plot(results: list[dict[str, Any]], path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    results = [r for r in results if "[" not in r["system"]] or results  # the whole, not its parts
     groups = ["overall", *CATEGORIES.values()]
     width = 0.8 / max(1, len(results))
     figure, axes = plt.subplots(figsize=(10, 5))
@@ -348,6 +406,22 @@ def _commit() -> str:
         return "unknown"
 
 
+def split_parts(conversations: list[Conversation], split: str) -> dict[str, list[Conversation]]:
+    """The conversations of each part asked for (``all``, ``A``, ``B`` or ``A,B``), in the order given."""
+    parts: dict[str, list[Conversation]] = {}
+    for part in (p.strip() for p in split.split(",") if p.strip()):
+        if part == "all":
+            parts[part] = list(conversations)
+        elif part in SPLITS:
+            parts[part] = [c for c in conversations if c.name in SPLITS[part]]
+        else:
+            raise SystemExit(f"unknown split {part!r}; choose all, A, B or A,B")
+    # a sample that is not the development half (the CI sample, other names) has no A/B: all of it
+    if all(not members for members in parts.values()):
+        return {"all": list(conversations)}
+    return {part: members for part, members in parts.items() if members}
+
+
 def make_embedder(name: str) -> Any:
     if name == "offline":
         return None
@@ -366,6 +440,11 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     )
     parser.add_argument("--quick", action="store_true", help="one conversation, its first 50 questions")
     parser.add_argument("--conversations", default="", help="comma-separated file stems, e.g. 26,30")
+    parser.add_argument(
+        "--split",
+        default="all",
+        help="all (every conversation), A (tuning part), B (confirming part), or A,B: one row per system and part",
+    )
     parser.add_argument("--json", dest="json_path")
     parser.add_argument("--markdown", dest="markdown_path")
     parser.add_argument("--plot", dest="plot_path")
@@ -382,6 +461,7 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     conversations = [load_conversation(f) for f in files]
     if args.quick:
         conversations[0].questions = conversations[0].questions[:50]
+    parts = split_parts(conversations, args.split)
     load = " / ".join(f"{v:.1f}" for v in os.getloadavg()) if hasattr(os, "getloadavg") else "unknown"
     results: list[dict[str, Any]] = []
     names = [s for s in args.systems.split(",") if s]
@@ -390,7 +470,8 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
         wanted = [n for n in names if position == 0 or n.startswith("kioko")]
         systems = systems_by_name(wanted, args.store, make_embedder(embedder_name))
         label = "" if embedder_name == "offline" else f" ({embedder_name})"
-        results += [row.summary() for row in run(conversations, systems, label)]
+        asked = [c for c in conversations if any(c in members for members in parts.values())]
+        results += [row.summary() for row in run(asked, systems, label, parts)]
     header = {
         "command": "python benchmarks/locomo_recall.py " + " ".join(argv if argv is not None else sys.argv[1:]),
         "commit": _commit(),
@@ -398,8 +479,10 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
         "store": args.store,
         "embedder": args.embedder,
         "load": load,
-        "questions": sum(len(c.questions) for c in conversations),
-        "turns": sum(len(c.turns) for c in conversations),
+        "split": args.split,
+        "parts": {part: [c.name for c in members] for part, members in parts.items()},
+        "questions": sum(len(c.questions) for c in conversations if any(c in m for m in parts.values())),
+        "turns": sum(len(c.turns) for c in conversations if any(c in m for m in parts.values())),
         "evidence_fixed": sum(c.evidence_fixed for c in conversations),
         "evidence_dropped": sum(c.evidence_dropped for c in conversations),
     }
