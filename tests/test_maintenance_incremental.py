@@ -179,3 +179,30 @@ def test_a_process_keeps_the_passes_of_a_bounded_number_of_scopes(monkeypatch) -
             assert scheduler.tend_step(layer, user_id=user)["checked"] == 2
         assert len(scheduler._sweeps) == 3 and len(scheduler._tended) <= 3
         assert {key[1].user_id for key in scheduler._sweeps} == {"c", "d", "e"}
+
+
+def test_a_first_reflection_in_a_process_reads_from_where_the_last_one_began(tmp_path, monkeypatch) -> None:
+    path = f"sqlite:///{tmp_path / 'reflect.db'}"
+    now = time.time()
+    with kioko.connect(path) as layer:
+        for index in range(40):  # a year of episodes, one every nine days: the newest 30 reach back 270 days
+            layer.add(_text(index), memory_type="episodic", created_at=now - (40 - index) * 9 * 86400, **U)
+        MaintenanceScheduler().reflect(layer, **U)
+        kept = MaintenanceScheduler().counters(layer, **U)["episodes_since"]
+        assert kept == reflection.recent_episodes(layer, SCOPE)[0].created_at
+    monkeypatch.setattr(reflection, "_CUTOFFS", {})  # a new process knows nothing of the last one
+    with kioko.connect(path) as layer:
+        windows: list[float | None] = []
+        scan = layer.store.scan
+
+        def watched(scope, filter=None, batch=500):
+            if filter is not None and filter.kinds == frozenset({"episodic"}):
+                windows.append(filter.created_after)
+            return scan(scope, filter, batch)
+
+        layer.store.scan = watched
+        try:
+            MaintenanceScheduler().reflect(layer, **U)
+        finally:
+            del layer.store.scan
+        assert windows == [kept]  # one read, from where the last reflection's episodes began

@@ -375,8 +375,26 @@ class MaintenanceScheduler:
         return summaries.summarize(memory, check_scope((user_id, agent_id)), session_id, self.ask)
 
     def reflect(self, memory: MemoryLayer, *, user_id: str, agent_id: str | None = None) -> dict[str, Any]:
-        """Reflect on the recent episodes now: ``{"insights": [...], "themes": [...], "error": ...}`` (ids)."""
-        return reflection.reflect(memory, check_scope((user_id, agent_id)), self.ask)
+        """Reflect on the recent episodes now: ``{"insights": [...], "themes": [...], "error": ...}`` (ids).
+
+        Where the newest episodes begin is kept in the scope's counters, so a process's first reflection
+        reads from there instead of back through the user's history."""
+        scope = check_scope((user_id, agent_id))
+        kept = self.counters(memory, user_id=scope.user_id, agent_id=scope.agent_id)["episodes_since"]
+        reflection.seed_episodes_hint(memory, scope, kept)
+        result = reflection.reflect(memory, scope, self.ask)
+        since = reflection.episodes_hint(memory, scope)
+        if since is not None and since != kept:
+
+            def moved(state: dict[str, Any]) -> dict[str, Any]:
+                state["episodes_since"] = since
+                return state
+
+            try:
+                self._change(memory, scope, moved)
+            except ConflictError:  # a hint: another process is writing the counters, it keeps its own
+                log.info("where the newest episodes of %r begin was not kept", scope.user_id)
+        return result
 
     def consolidate(self, memory: MemoryLayer, *, user_id: str, agent_id: str | None = None) -> dict[str, int]:
         """Expire, fold old episodes, merge duplicates, forget faded episodes: how many memories each step touched."""
@@ -652,7 +670,12 @@ def _state(record: Record | None) -> dict[str, Any]:
         "operations": int(found.get("operations", 0)),
         "consolidated_at": int(found.get("consolidated_at", 0)),
         "tended_generation": _generation_or_none(found.get("tended_generation")),
+        "episodes_since": _time_or_none(found.get("episodes_since")),
     }
+
+
+def _time_or_none(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def _generation_or_none(value: Any) -> int | None:

@@ -18,6 +18,7 @@ without valid evidence, a malformed answer or a failing model is ignored, and th
 from __future__ import annotations
 
 import json
+import math
 import re
 import time
 from collections import defaultdict
@@ -110,6 +111,19 @@ MAX_CUTOFFS = 1024
 _CUTOFFS: dict[tuple[int, Scope], float] = {}
 """Per (store, scope), the creation time of the oldest episode :func:`recent_episodes` last answered: the
 first window it tries (only a hint: an answer is exact whatever window holds ``limit`` episodes)."""
+
+
+def episodes_hint(memory: MemoryLayer, scope: Scope) -> float | None:
+    """The creation time :func:`recent_episodes` will try first for ``scope`` in this process (None: none)."""
+    return _CUTOFFS.get((id(memory.store), scope))
+
+
+def seed_episodes_hint(memory: MemoryLayer, scope: Scope, since: float | None) -> None:
+    """Give a process that has not read the scope's episodes yet where another left off (a hint only: any
+    value gives the same answer, a good one reads less)."""
+    key = (id(memory.store), scope)
+    if since is not None and math.isfinite(since) and key not in _CUTOFFS:
+        _CUTOFFS[key] = since
 
 
 def _episodes(memory: MemoryLayer, scope: Scope, since: float | None) -> list[Record]:
