@@ -23,6 +23,26 @@ import services  # noqa: E402
 from services import STORES, required_under_ci  # noqa: E402
 
 _unavailable: dict[str, str] = {}
+
+
+def _patient_http_defaults(seconds: float = 60.0) -> None:
+    """The tests' own httpx calls wait up to ``seconds`` instead of httpx's 5 s. CI runs on a busy 2-core
+    machine where a loopback server's first /v1/openapi.json or a key check under load took longer than
+    5 s (ReadTimeout in three service tests); a real hang still fails, a minute later. Kioko's clients
+    pass their timeouts explicitly, so only calls that left httpx's default change."""
+    try:
+        import httpx
+    except ImportError:  # the service extra is not installed: no HTTP test runs
+        return
+    patient = httpx.Timeout(seconds)
+    functions = (httpx.Client.__init__, httpx.AsyncClient.__init__, httpx.get, httpx.post, httpx.put)
+    for function in (*functions, httpx.patch, httpx.delete, httpx.head, httpx.options, httpx.request):
+        defaults = function.__kwdefaults__
+        if defaults is not None and "timeout" in defaults:
+            defaults["timeout"] = patient
+
+
+_patient_http_defaults()
 _outcomes: dict[str, Counter[str]] = defaultdict(Counter)
 
 
