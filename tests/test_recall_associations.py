@@ -12,7 +12,7 @@ import kioko
 from kioko_core import links as L
 from kioko_core.recall import WHEN_QUESTION, dated
 
-U = "melanie"
+U = "asha"
 MAY_8 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC).timestamp()
 
 
@@ -25,13 +25,13 @@ def test_an_association_sharing_no_word_with_the_question_is_not_brought() -> No
     use, stays out; the reply to the matching turn (its turn-before link) still comes, though it shares no
     word with the question either."""
     memory = kioko.connect("memory://", auto_link=True)
-    asked = _turn(memory, "Caroline: Did you enjoy the pottery workshop on Saturday?", "s1", MAY_8)
-    reply = _turn(memory, "Melanie: Loved every minute, thanks for asking!", "s1", MAY_8 + 60)
-    other = _turn(memory, "Melanie: Enjoy your Saturday at the farmers market, Caroline!", "s2", MAY_8 + 3 * 86400)
+    asked = _turn(memory, "Ben: Did you enjoy the chess tournament on Saturday?", "s1", MAY_8)
+    reply = _turn(memory, "Asha: Loved every minute, thanks for asking!", "s1", MAY_8 + 60)
+    other = _turn(memory, "Asha: Enjoy your Saturday at the farmers market, Ben!", "s2", MAY_8 + 3 * 86400)
     link = L.entry_for(memory.get(other.id, user_id=U), asked.id)
     assert link is not None and link["type"] == "related_to" and link["by"] == "auto"
 
-    question = "How was the pottery workshop?"
+    question = "How was the chess tournament?"
     ids = [m.record.id for m in memory.recall(question, user_id=U, links=3).memories]
     assert ids == [asked.id, reply.id]
     off = memory.recall(question, user_id=U, links=3, config={"linked_share_words": False})
@@ -49,14 +49,14 @@ def test_a_typed_or_manual_link_is_followed_without_shared_words() -> None:
 
 def test_a_question_about_when_dates_the_events_of_earlier_days() -> None:
     memory = kioko.connect("memory://", auto_link=True)
-    _turn(memory, "Caroline: I went to a LGBTQ support group yesterday.", "s1", MAY_8)
-    today = memory.add("Caroline: I signed up for the support group newsletter.", user_id=U, memory_type="episodic")
-    fact = memory.add("Caroline works as a counsellor.", user_id=U, memory_type="factual", created_at=MAY_8)
+    _turn(memory, "Ben: I went to a climbing gym in the old brewery yesterday.", "s1", MAY_8)
+    today = memory.add("Ben: I signed up for the climbing gym newsletter.", user_id=U, memory_type="episodic")
+    fact = memory.add("Ben works as a radiographer.", user_id=U, memory_type="factual", created_at=MAY_8)
 
-    when = memory.recall("When did Caroline go to the LGBTQ support group?", user_id=U).text
-    assert "- Caroline: I went to a LGBTQ support group yesterday. (8 May 2023)" in when
-    what = memory.recall("What did Caroline go to?", user_id=U).text
-    assert "LGBTQ support group yesterday." in what and "(8 May 2023)" not in what
+    when = memory.recall("When did Ben go to the climbing gym?", user_id=U).text
+    assert "- Ben: I went to a climbing gym in the old brewery yesterday. (8 May 2023)" in when
+    what = memory.recall("What did Ben go to?", user_id=U).text
+    assert "climbing gym in the old brewery yesterday." in what and "(8 May 2023)" not in what
     # an event of today and a fact are shown as they are, even for a question about when
     assert dated(today, datetime.now(UTC).date()) == today.content
     assert dated(fact, datetime.now(UTC).date()) == fact.content
@@ -65,7 +65,7 @@ def test_a_question_about_when_dates_the_events_of_earlier_days() -> None:
 def test_when_questions_are_told_from_others() -> None:
     for asked in ("When did she move?", "What year was it?", "How long has he been painting?", "which day?"):
         assert WHEN_QUESTION.search(asked), asked
-    for other in ("What did she research?", "Where has Melanie camped?", "Who is Caroline?", "May I ask?"):
+    for other in ("What did she research?", "Where has Ben climbed?", "Who is Asha?", "May I ask?"):
         assert not WHEN_QUESTION.search(other), other
 
 
@@ -73,21 +73,21 @@ def test_cross_new_links_a_weaker_pair_across_sessions() -> None:
     """Evidence that passes the gate with a score under the threshold (0.30 here) links across sessions only
     with ``cross_new``; within the session nothing changes."""
     fill = [
-        "Caroline: The weather was lovely at the lake today.",
-        "Melanie: My kids loved the dinosaur exhibit at the museum.",
-        "Caroline: I am reading a book about adoption agencies.",
-        "Melanie: We went camping in the mountains last weekend.",
-        "Caroline: My grandma gave me a necklace from Sweden.",
+        "Ben: The weather was lovely at the lake today.",
+        "Asha: My nephews loved the train exhibit at the museum.",
+        "Ben: I am reading a book about lighthouses.",
+        "Asha: We went sailing on the fjord last weekend.",
+        "Ben: My uncle gave me a compass from Norway.",
     ]
     found = {}
     for cross_new in (0, 2):
         memory = kioko.connect("memory://", auto_link=True, linker={"cross_new": cross_new})
-        first = _turn(memory, "Melanie: I signed up for a pottery class yesterday, it is like therapy.", "s1", MAY_8)
+        first = _turn(memory, "Asha: I signed up for a woodturning class yesterday, it is like therapy.", "s1", MAY_8)
         for number, text in enumerate(fill):
             _turn(memory, text, f"s{number + 2}", MAY_8 + 86400 * (number + 1))
         later = _turn(
             memory,
-            "Melanie: My new pottery bowl came out of the kiln today, the glaze turned blue and green.",
+            "Asha: My new woodturning bowl came off the lathe today, the oil turned it golden.",
             "s9",
             MAY_8 + 86400 * 30,
         )
