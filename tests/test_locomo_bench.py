@@ -43,3 +43,16 @@ def test_quick_run_reports_recall_for_every_system(tmp_path: Path) -> None:
     assert written["header"]["questions"] == 50 and written["results"] == results
     # retrieval finds something on real data: a broken pipeline scores 0
     assert all(r["R@10"] > 0.1 for r in results)
+
+
+def test_the_split_parts_are_fixed_disjoint_and_cover_the_development_half() -> None:
+    _need_data()
+    conversations = [bench.load_conversation(path) for path in sorted(DATA.glob("*.json"))]
+    parts = bench.split_parts(conversations, "all,A,B")
+    names = {part: [c.name for c in members] for part, members in parts.items()}
+    assert names == {"all": ["26", "30", "41", "42", "43"], "A": ["26", "42"], "B": ["30", "41", "43"]}
+    # a sample that is not the development half has no parts: all of it, whatever is asked
+    sample = [bench.load_conversation(p) for p in sorted((bench.ROOT / "benchmarks/data/locomo_sample").glob("*.json"))]
+    assert list(bench.split_parts(sample, "A,B")) == ["all"]
+    with pytest.raises(SystemExit):
+        bench.split_parts(conversations, "C")
