@@ -22,7 +22,7 @@ pytest.importorskip("mcp", reason="the MCP tests need the mcp extra: pip install
 import httpx2  # noqa: E402  (the SDK's HTTP client, installed with it)
 from mcp import Client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
-from test_mcp_server import TOOLS, result  # noqa: E402
+from mcp_support import TOOLS, result  # noqa: E402
 
 import kioko  # noqa: E402
 from kioko.service.auth import add_key  # noqa: E402

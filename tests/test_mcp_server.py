@@ -7,12 +7,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
 mcp = pytest.importorskip("mcp", reason="the MCP tests need the mcp extra: pip install 'kioko[mcp]'")
 from mcp import Client  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
+from mcp_support import TOOLS, result, run  # noqa: E402
 
 import kioko  # noqa: E402
 from kioko.cli import run_quick_start  # noqa: E402
@@ -21,37 +21,6 @@ from kioko_core import links as L  # noqa: E402
 from kioko_core.kind_registry import KINDS, MEMORY_TYPES  # noqa: E402
 
 ALIASES = [alias for info in KINDS for alias in info.aliases]
-
-TOOLS = {
-    "add_memory",
-    "get_memory",
-    "list_memories",
-    "update_memory",
-    "pin_memory",
-    "search_memories",
-    "get_memory_context",
-    "explore_memories",
-    "learn_from_conversation",
-    "link_memories",
-    "forget_memory",
-}
-
-
-def run(server: Any, script: Any) -> Any:
-    """Run ``script(client)`` against ``server`` with the SDK's in-memory client."""
-
-    async def main() -> Any:
-        async with Client(server) as client:
-            return await script(client)
-
-    return anyio.run(main)
-
-
-def result(call: Any) -> Any:
-    """A tool's structured result (the SDK wraps a list or a string as {"result": ...})."""
-    assert not call.is_error, call.content[0].text
-    data = call.structured_content
-    return data["result"] if isinstance(data, dict) and set(data) == {"result"} else data
 
 
 @pytest.fixture

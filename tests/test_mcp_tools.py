@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("mcp", reason="the MCP tests need the mcp extra: pip install 'kioko[mcp]'")
 from mcp import Client  # noqa: E402
-from test_mcp_server import result, run  # noqa: E402
+from mcp_support import result, run  # noqa: E402
 
 import kioko  # noqa: E402
 from kioko.cli import run_quick_start  # noqa: E402
