@@ -10,52 +10,15 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
-from typer.testing import CliRunner
+from cli_support import BAR, as_json, kioko_cli, ok, plain_environment, url  # noqa: F401  (fixtures)
 
 import kioko
-from kioko.cli import app, main
+from kioko.cli import main
 from kioko_core import registry
 
 ROOT = Path(__file__).resolve().parent.parent
-BAR = re.compile(r"[━╸╺]|\r|\x1b\[")  # rich's bar glyphs, carriage returns, escape codes
-
-
-@pytest.fixture(autouse=True)
-def plain_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in (
-        "KIOKO_URL",
-        "KIOKO_USER",
-        "KIOKO_AGENT",
-        "KIOKO_DEBUG",
-        "FORCE_COLOR",
-        "TTY_COMPATIBLE",
-        "TTY_INTERACTIVE",
-    ):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("COLUMNS", "200")
-
-
-@pytest.fixture
-def url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'cli.db'}"
-
-
-def kioko_cli(*args: str, env: dict[str, str] | None = None) -> Any:
-    return CliRunner().invoke(app, list(args), env=env)
-
-
-def ok(*args: str, env: dict[str, str] | None = None) -> Any:
-    result = kioko_cli(*args, env=env)
-    assert result.exit_code == 0, (args, result.output)
-    return result
-
-
-def as_json(*args: str, env: dict[str, str] | None = None) -> Any:
-    result = ok(*args, "--json", env=env)
-    return json.loads(result.stdout)
 
 
 def test_help_reads_as_a_table_of_contents_and_version() -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_cli import BAR, as_json, kioko_cli, ok, plain_environment, url  # noqa: F401  (fixtures)
+from cli_support import BAR, as_json, kioko_cli, ok, plain_environment, url  # noqa: F401  (fixtures)
 
 import kioko
 from kioko_core.intelligence.maintenance import TASKS

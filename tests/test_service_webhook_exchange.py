@@ -8,8 +8,7 @@ from typing import Any
 
 import httpx
 import pytest
-from service_support import live_service
-from test_service_events import Receiver, receiver  # noqa: F401  (fixture)
+from service_support import Receiver, live_service, receiver  # noqa: F401  (fixture)
 
 import kioko
 from kioko.service.exchange import BATCH, export_lines, import_lines
