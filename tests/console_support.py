@@ -144,3 +144,38 @@ def shots_dir() -> Path:
     path = Path(chosen) if chosen else Path(tempfile.mkdtemp(prefix="kioko-console-shots-"))
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def wait(browser: Any, css: str, text: str | None = None, timeout: float = 20.0) -> Any:
+    """The first visible element matching ``css`` (containing ``text``), waiting for it to appear."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    def found(driver: Any) -> Any:
+        for element in driver.find_elements(By.CSS_SELECTOR, css):
+            if element.is_displayed() and (text is None or text in element.text):
+                return element
+        return False
+
+    # a re-render replaces elements between finding and reading them: that is a retry, not a failure
+    return WebDriverWait(
+        browser, timeout, poll_frequency=0.05, ignored_exceptions=(StaleElementReferenceException,)
+    ).until(found, f"no visible {css!r}" + (f" with {text!r}" if text else ""))
+
+
+def find(browser: Any, css: str) -> list[Any]:
+    from selenium.webdriver.common.by import By
+
+    return browser.find_elements(By.CSS_SELECTOR, css)
+
+
+def tab(browser: Any, name: str) -> Any:
+    wait(browser, f"#tab-{name}").click()
+    return wait(browser, f"#panel-{name}")
+
+
+def typed(browser: Any, css: str, text: str) -> None:
+    element = wait(browser, css)
+    element.clear()
+    element.send_keys(text)

@@ -15,7 +15,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from console_support import console_errors, kioko_serve, require_browser, shots_dir, start_browser, viewport
+from console_support import (
+    console_errors,
+    find,
+    kioko_serve,
+    require_browser,
+    shots_dir,
+    start_browser,
+    tab,
+    typed,
+    viewport,
+    wait,
+)
 
 import kioko
 from kioko.cli import DEMO_USER, run_quick_start
@@ -71,24 +82,6 @@ def shots() -> Path:
 # --------------------------------------------------------------------------- helpers
 
 
-def wait(browser: Any, css: str, text: str | None = None, timeout: float = 20.0) -> Any:
-    """The first visible element matching ``css`` (containing ``text``), waiting for it to appear."""
-    from selenium.common.exceptions import StaleElementReferenceException
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    def found(driver: Any) -> Any:
-        for element in driver.find_elements(By.CSS_SELECTOR, css):
-            if element.is_displayed() and (text is None or text in element.text):
-                return element
-        return False
-
-    # a re-render replaces elements between finding and reading them: that is a retry, not a failure
-    return WebDriverWait(
-        browser, timeout, poll_frequency=0.05, ignored_exceptions=(StaleElementReferenceException,)
-    ).until(found, f"no visible {css!r}" + (f" with {text!r}" if text else ""))
-
-
 def settled(action: Any, tries: int = 50) -> Any:
     """``action()``, again while the page re-renders the elements it reads (a stale element is not a failure)."""
     from selenium.common.exceptions import StaleElementReferenceException
@@ -99,23 +92,6 @@ def settled(action: Any, tries: int = 50) -> Any:
         except StaleElementReferenceException:
             time.sleep(0.1)
     return action()
-
-
-def find(browser: Any, css: str) -> list[Any]:
-    from selenium.webdriver.common.by import By
-
-    return browser.find_elements(By.CSS_SELECTOR, css)
-
-
-def tab(browser: Any, name: str) -> Any:
-    wait(browser, f"#tab-{name}").click()
-    return wait(browser, f"#panel-{name}")
-
-
-def typed(browser: Any, css: str, text: str) -> None:
-    element = wait(browser, css)
-    element.clear()
-    element.send_keys(text)
 
 
 def memory_of(store: str, user: str, memory_id: str) -> Any:

@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from console_support import console_errors, kioko_serve, require_browser, start_browser
-from test_console_browser import find, tab, typed, wait
+from console_support import console_errors, find, kioko_serve, require_browser, start_browser, tab, typed, wait
 
 import kioko
 from kioko.service.auth import add_key

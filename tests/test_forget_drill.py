@@ -20,14 +20,10 @@ A memory that was not forgotten is still there afterwards, so the drill cannot p
 
 from __future__ import annotations
 
-import json
-import os
 import random
 import string
-import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import psycopg
 import pytest
@@ -42,9 +38,9 @@ from kioko_core.layer import MemoryLayer
 from kioko_core.store import Scope
 
 sys.path.insert(0, str(Path(__file__).parent))
+from forget_drill_support import SecondProcess  # noqa: E402
 from forget_support import file_bytes, held_strings, hits  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
 DRILL_STORES = ("memory", "sqlite", "postgresql", "qdrant-local")
 
 
@@ -173,31 +169,6 @@ def store_bytes(url: str, tmp_path: Path) -> dict[str, str | bytes]:
                 rows[f"{schema}.{table}"] = dump[0] if dump else ""
         return rows
     return {}
-
-
-class SecondProcess:
-    """Another process on the same SQLite file (forget_support.py), kept open across the forgetting."""
-
-    def __init__(self, url: str) -> None:
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-        self.process = subprocess.Popen(
-            [sys.executable, str(Path(__file__).parent / "forget_support.py"), url],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
-
-    def ask(self, command: str) -> Any:
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.write(command + "\n")
-        self.process.stdin.flush()
-        return json.loads(self.process.stdout.readline())
-
-    def close(self) -> None:
-        if self.process.stdin is not None:
-            self.process.stdin.close()
-        self.process.wait(timeout=30)
 
 
 def test_forgotten_memories_leave_no_byte_behind(drill_url: str, tmp_path: Path) -> None:

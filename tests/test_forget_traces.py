@@ -334,7 +334,7 @@ def test_a_deleted_vector_leaves_the_saved_ann_graph(tmp_path: Path) -> None:
 def test_another_process_drops_a_deleted_memory_and_triple_without_reading_that_scope(tmp_path: Path) -> None:
     import time
 
-    from test_forget_drill import SecondProcess
+    from forget_drill_support import SecondProcess
 
     url = f"sqlite:///{tmp_path / 'graphs.db'}"
     layer = kioko.connect(url, auto_link=True)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 
 import intelligence_models as model
+from intelligence_support import TRANSCRIPT
 from linking_support import layer, linking_stores, make_layer, matrix_store, store, user  # noqa: F401
-from test_intelligence_offline import TRANSCRIPT
 
 from kioko_core.intelligence import Intelligence
 from kioko_core.layer import MemoryLayer

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+from intelligence_support import TRANSCRIPT
 
 import kioko
 from kioko_core.intelligence import ManageReport, MemoryOp
@@ -18,52 +19,6 @@ from kioko_core.layer import MemoryLayer
 
 U = "kumar"
 S = "s1"
-
-TRANSCRIPT = [
-    (
-        "I'm Kumar, I live in Pune. My goal is to stabilise line 3 by November 30.",
-        [
-            "profile.set name = Kumar",
-            "profile.set location = Pune",
-            'goal.add "Goal: Stabilise line 3 by November 30."',
-            "relation.add (user) -named-> (Kumar)",
-            "relation.add (user) -lives_in-> (Pune)",
-        ],
-    ),
-    (
-        "We decided to use Qdrant for the maintenance notes because it is fast.",
-        [
-            'decision.add "Decision: use Qdrant for the maintenance notes because it is fast."',
-        ],
-    ),
-    (
-        "I'm debugging ticket INC-4521, the drive shows error E-217 on line 3.",
-        [
-            "working.set ticket = INC-4521",
-            "working.set error = E-217",
-            "working.set task = Debugging ticket INC-4521, the drive shows error E-217 on line 3",
-        ],
-    ),
-    (
-        "To reset the safety relay, switch off the breaker, then press reset for 5 seconds, then switch it back on.",
-        [
-            'procedure.add "How to reset the safety relay: 1. Switch off the breaker. 2. Press re…"',
-        ],
-    ),
-    (
-        "We switched from Qdrant to pgvector because we already run Postgres.",
-        [
-            'decision.supersede "use Qdrant for the maintenance notes" -> pgvector',
-        ],
-    ),
-    (
-        "I'm about 60% done with stabilising line 3.",
-        [
-            'goal.progress "Stabilise line 3 by November 30" -> 60%',
-        ],
-    ),
-    ("thanks!", []),
-]
 
 
 @pytest.fixture(params=["memory", "sqlite"])

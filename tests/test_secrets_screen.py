@@ -26,7 +26,7 @@ from kioko_core.store import Scope
 
 sys.path.insert(0, str(Path(__file__).parent / "drills"))
 from drill_tables import SECRETS as DRILL_SECRETS  # noqa: E402
-from test_secrets import SECRETS  # noqa: E402
+from secrets_support import SECRETS  # noqa: E402
 
 EXAMPLES = [text for text, _kind_name, _secret in SECRETS] + list(DRILL_SECRETS.values())
 
