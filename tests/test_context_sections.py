@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from remote_support import served
 
 import kioko
 
@@ -21,13 +22,19 @@ def plant(layer) -> None:
     layer.working.set("ticket", "INC-4521", session_id="s1", **U)
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "remote-memory", "remote-sqlite"])
 def memory(request, tmp_path):
-    """Opens the layer under test (tests/test_remote_context_sections.py serves it and hands back a RemoteMemory)."""
-    url = "memory://" if request.param == "memory" else f"sqlite:///{tmp_path / 'sections.db'}"
-    with kioko.connect(url, intelligence=True) as layer:
-        plant(layer)
-        yield layer
+    """The layer under test over memory:// or SQLite, or (``remote-``) a RemoteMemory to it on a live server."""
+    store = request.param.removeprefix("remote-")
+    url = "memory://" if store == "memory" else f"sqlite:///{tmp_path / 'sections.db'}"
+    if store == request.param:
+        with kioko.connect(url, intelligence=True) as layer:
+            plant(layer)
+            yield layer
+        return
+    with kioko.connect(url, auto_link=True, intelligence=True) as layer, served(layer) as remote:
+        plant(remote)
+        yield remote
 
 
 def test_the_profile_and_instructions_open_every_context(memory) -> None:

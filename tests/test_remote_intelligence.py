@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from remote_support import remote_for, server  # noqa: F401  (fixtures)
 from test_intelligence_offline import (  # noqa: F401  (collected here, with this module's fixtures)
     test_a_forget_that_matches_nothing_is_reported_as_skipped,
     test_a_goal_with_its_due_date,
@@ -43,7 +44,6 @@ from test_intelligence_offline import (  # noqa: F401  (collected here, with thi
     test_the_task_is_not_also_stored_as_a_fact,
     test_without_a_session_there_is_no_scratchpad,
 )
-from test_remote_public_api import remote_for, server  # noqa: F401  (fixtures)
 
 import kioko
 from kioko.remote import RemoteMemory

@@ -12,13 +12,12 @@ test), build their own MemoryLayer (``make_layer``), or test pure functions with
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from linking_support import user  # noqa: F401  (fixture)
+from remote_support import remote_for, served_store, server  # noqa: F401  (fixtures)
 from test_kinds import (  # noqa: F401
     test_agent_and_session_and_metadata_are_passed_through,
     test_created_at_of_the_wrong_type_is_refused,
@@ -77,44 +76,7 @@ from test_secrets import (  # noqa: F401
 
 import kioko
 from kioko.remote import RemoteMemory
-from kioko.service import create_app
 from kioko.service.live import LiveServer
-from kioko_backends.memory import MemoryStore
-from kioko_core.layer import MemoryLayer
-
-
-@pytest.fixture(scope="module", params=["memory", "sqlite"])
-def served_store(request: pytest.FixtureRequest) -> str:
-    """The store behind the server (not the store matrix: every call here goes through HTTP)."""
-    return request.param
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[tuple[LiveServer, Any]]:
-    """One live server per module; each test gives it a fresh layer (a new memory:// or SQLite file)."""
-    app = create_app(MemoryLayer(MemoryStore()))
-    with LiveServer(app) as live:
-        yield live, app
-
-
-@pytest.fixture
-def remote_for(
-    server: tuple[LiveServer, Any], served_store: str, tmp_path: Path
-) -> Iterator[Callable[..., RemoteMemory]]:
-    live, app = server
-    opened: list[Any] = []
-
-    def build(*, auto_link: bool = True, make: Callable[..., Any] = kioko.connect) -> RemoteMemory:
-        url = "memory://" if served_store == "memory" else f"sqlite:///{tmp_path / uuid.uuid4().hex}.db"
-        layer = make(url, auto_link=auto_link)
-        app.state.kioko.layer = layer
-        remote = kioko.connect(live.url)
-        opened.extend([remote, layer])
-        return remote
-
-    yield build
-    for item in reversed(opened):
-        item.close()
 
 
 @pytest.fixture

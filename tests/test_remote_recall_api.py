@@ -14,7 +14,7 @@ from test_recall_api import (  # noqa: F401  (collected here, with this module's
     test_links_caps_the_memories_only_links_brought,
     test_the_turn_before_lifts_an_answer_that_shares_few_words,
 )
-from test_remote_public_api import remote_for, server  # noqa: F401  (fixtures)
+from remote_support import remote_for, server  # noqa: F401  (fixtures)
 
 from kioko.remote import RemoteMemory
 

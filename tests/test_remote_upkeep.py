@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from remote_support import remote_for, served_store, server  # noqa: F401  (fixtures)
 from test_maintenance import (  # noqa: F401  (collected here, with this module's fixtures)
     test_end_session_keeps_the_task_and_lasting_slots_as_one_keyed_episode,
     test_maintain_runs_for_one_user_or_every_counted_user,
@@ -41,7 +42,6 @@ from test_recall_plan import (  # noqa: F401
     test_with_intelligence_recall_plans_by_default_and_caps_each_section,
     test_without_intelligence_recall_is_plain_and_plan_false_is_the_same,
 )
-from test_remote_public_api import remote_for, served_store, server  # noqa: F401  (fixtures)
 
 import kioko
 from kioko.remote import RemoteMemory

@@ -1,0 +1,64 @@
+"""A live Kioko server on loopback and RemoteMemory clients to it, for the test modules that run the library's
+calls over HTTP.
+
+``remote_for`` builds a fresh served layer per call (over memory:// or a new SQLite file, as ``served_store``
+says) and hands back a RemoteMemory to it; one server per module. ``served`` wraps a layer a test already holds.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import kioko
+from kioko.remote import RemoteMemory
+from kioko.service import create_app
+from kioko.service.live import LiveServer
+from kioko_backends.memory import MemoryStore
+from kioko_core.layer import MemoryLayer
+
+
+@pytest.fixture(scope="module", params=["memory", "sqlite"])
+def served_store(request: pytest.FixtureRequest) -> str:
+    """The store behind the server (not the store matrix: every call here goes through HTTP)."""
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[tuple[LiveServer, Any]]:
+    """One live server per module; each test gives it a fresh layer (a new memory:// or SQLite file)."""
+    app = create_app(MemoryLayer(MemoryStore()))
+    with LiveServer(app) as live:
+        yield live, app
+
+
+@pytest.fixture
+def remote_for(
+    server: tuple[LiveServer, Any], served_store: str, tmp_path: Path
+) -> Iterator[Callable[..., RemoteMemory]]:
+    live, app = server
+    opened: list[Any] = []
+
+    def build(*, auto_link: bool = True, make: Callable[..., Any] = kioko.connect) -> RemoteMemory:
+        url = "memory://" if served_store == "memory" else f"sqlite:///{tmp_path / uuid.uuid4().hex}.db"
+        layer = make(url, auto_link=auto_link)
+        app.state.kioko.layer = layer
+        remote = kioko.connect(live.url)
+        opened.extend([remote, layer])
+        return remote
+
+    yield build
+    for item in reversed(opened):
+        item.close()
+
+
+@contextmanager
+def served(layer: Any) -> Iterator[RemoteMemory]:
+    """A RemoteMemory to ``layer``, served on a loopback port until the block ends."""
+    with LiveServer(create_app(layer)) as live, kioko.connect(live.url) as remote:
+        yield remote
