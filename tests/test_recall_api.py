@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
+from collections.abc import Iterator
 
+import pytest
+from remote_support import served
+
+from kioko.remote import RemoteMemory
 from kioko_backends.memory import MemoryStore
 from kioko_core.layer import MemoryLayer
 from kioko_core.recall import RecallConfig
@@ -33,11 +37,18 @@ def _chat(layer: MemoryLayer) -> None:
     )
 
 
-@pytest.fixture()
-def layer() -> MemoryLayer:
+@pytest.fixture(params=["library", "remote"])
+def layer(request: pytest.FixtureRequest) -> Iterator[MemoryLayer | RemoteMemory]:
+    """The chat over memory://, called in this process or (``remote``) through RemoteMemory on a live server."""
     layer = MemoryLayer(MemoryStore(), auto_link=True)
-    _chat(layer)
-    return layer
+    if request.param == "library":
+        _chat(layer)
+        yield layer
+        return
+    with served(layer) as remote:
+        _chat(remote)
+        yield remote
+    layer.close()
 
 
 @pytest.mark.parametrize("limit", [1, 2, 3, 4])
