@@ -12,8 +12,10 @@ from typing import Iterator
 
 import pytest
 from intelligence_support import TRANSCRIPT
+from remote_support import served
 
 import kioko
+from kioko.remote import RemoteMemory
 from kioko_core.intelligence import ManageReport, MemoryOp
 from kioko_core.layer import MemoryLayer
 
@@ -21,18 +23,28 @@ U = "kumar"
 S = "s1"
 
 
-@pytest.fixture(params=["memory", "sqlite"])
-def memory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MemoryLayer]:
-    """``kioko.intelligent()`` (offline) on the reference store and on a SQLite file."""
+@pytest.fixture(params=["memory", "sqlite", "remote"])
+def memory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MemoryLayer | RemoteMemory]:
+    """``kioko.intelligent()`` (offline) on the reference store and on a SQLite file; ``remote``: on memory://,
+    served on loopback and called through RemoteMemory (``manage`` runs on the server and its ManageReport
+    comes back whole)."""
+    if request.param == "remote":
+        with kioko.intelligent("memory://", auto_link=True) as layer, served(layer) as remote:
+            yield remote
+        return
     url = "memory://" if request.param == "memory" else f"sqlite:///{tmp_path / 'intelligent.db'}"
     layer = kioko.intelligent(url)
     yield layer
     layer.close()
 
 
-@pytest.fixture
-def plain(tmp_path: Path) -> Iterator[MemoryLayer]:
+@pytest.fixture(params=["library", "remote"])
+def plain(request: pytest.FixtureRequest) -> Iterator[MemoryLayer | RemoteMemory]:
     """A layer without intelligence and without the graph: manage() still decides, offline, on demand."""
+    if request.param == "remote":
+        with kioko.connect("memory://", auto_link=False) as layer, served(layer) as remote:
+            yield remote
+        return
     layer = kioko.connect("memory://")
     yield layer
     layer.close()
@@ -55,6 +67,7 @@ def say(memory: MemoryLayer, text: str, **options) -> ManageReport:
 # --------------------------------------------------------------------------- the transcript
 
 
+@pytest.mark.parametrize("memory", ["memory", "sqlite"], indirect=True)  # reads the layer's own intelligence.stats()
 def test_the_seven_turn_transcript_produces_exactly_the_listed_operations(memory: MemoryLayer) -> None:
     """examples/cookbook/20_intelligent_memory.py, offline: every turn's operations, in order, all applied."""
     for text, expected in TRANSCRIPT:
