@@ -139,7 +139,9 @@ def signature(op: Operation) -> inspect.Signature:
 def wire_hints(op: Operation) -> dict[str, Any]:
     """Per parameter (path ones and client-only ones excluded): the type it has on the wire."""
     method = getattr(manager_class(op.manager), op.method)
-    hints = typing.get_type_hints(method, vars(K))
+    # No namespace passed: the hints resolve in the module that defines the method (its __globals__),
+    # wherever in kioko_core.kinds that is.
+    hints = typing.get_type_hints(method)
     result: dict[str, Any] = {}
     for name in signature(op).parameters:
         if name in op.path_params or name in CLIENT_ONLY:
@@ -169,7 +171,7 @@ def _json_type(hint: Any) -> Any:
 def returns(op: Operation) -> str:
     """How the result travels: ``record``, ``record?``, ``records`` or ``value`` (wrapped as {"result": ...})."""
     method = getattr(manager_class(op.manager), op.method)
-    hint = typing.get_type_hints(method, vars(K)).get("return", Any)
+    hint = typing.get_type_hints(method).get("return", Any)
     if hint is Record:
         return "record"
     if get_origin(hint) is list and get_args(hint) == (Record,):
