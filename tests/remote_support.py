@@ -62,3 +62,29 @@ def served(layer: Any) -> Iterator[RemoteMemory]:
     """A RemoteMemory to ``layer``, served on a loopback port until the block ends."""
     with LiveServer(create_app(layer)) as live, kioko.connect(live.url) as remote:
         yield remote
+
+
+@contextmanager
+def serving() -> Iterator[Callable[[Any], RemoteMemory]]:
+    """``serve(layer)``: a RemoteMemory to ``layer`` on one live server for the block (each call serves the
+    layer it is given, as ``remote_for`` does); every layer and client is closed when the block ends."""
+    app = create_app(MemoryLayer(MemoryStore()))
+    opened: list[Any] = []
+
+    def serve(layer: Any) -> RemoteMemory:
+        app.state.kioko.layer = layer
+        remote = kioko.connect(live.url)
+        opened.extend([remote, layer])
+        return remote
+
+    with LiveServer(app) as live:
+        try:
+            yield serve
+        finally:
+            for item in reversed(opened):
+                item.close()
+
+
+def fresh_url(store: str, folder: Path) -> str:
+    """A new, empty store of the kind ``store`` names ("memory" or "sqlite"), as ``remote_for`` opens one."""
+    return "memory://" if store == "memory" else f"sqlite:///{folder / uuid.uuid4().hex}.db"

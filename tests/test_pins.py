@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from remote_support import fresh_url, serving
 
 import kioko
 
@@ -15,10 +16,16 @@ def url(request, tmp_path):
     return "memory://" if request.param == "memory" else f"sqlite:///{tmp_path / 'pins.db'}"
 
 
-@pytest.fixture
-def open_memory(url):
-    """Opens the layer under test over ``url`` (tests/test_remote_upkeep.py serves it and hands back a RemoteMemory)."""
-    return lambda **options: kioko.connect(url, **options)
+@pytest.fixture(params=["library", "remote"])
+def open_memory(request, url, tmp_path):
+    """Opens the layer under test over ``url``; ``remote``: over a new store of the same kind, served on loopback,
+    and hands back a RemoteMemory to it."""
+    if request.param == "library":
+        yield lambda **options: kioko.connect(url, **options)
+        return
+    store = "memory" if url.startswith("memory") else "sqlite"
+    with serving() as serve:
+        yield lambda **options: serve(kioko.connect(fresh_url(store, tmp_path), **options))
 
 
 def _plant(memory) -> str:

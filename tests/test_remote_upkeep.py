@@ -1,7 +1,8 @@
-"""The plan, pin, stable-prefix and maintenance tests again, through RemoteMemory on a live server.
+"""The plan tests again, through RemoteMemory on a live server (the pin, stable-prefix and maintenance tests run
+over RemoteMemory as a surface of their own modules, tests/test_pins.py and test_maintenance.py).
 
-The library's own tests (tests/test_recall_plan.py, test_pins.py, test_maintenance.py) are collected
-here with fixtures that hand them a RemoteMemory; the served layer is over memory:// or a SQLite file.
+The library's own tests of tests/test_recall_plan.py are collected here with fixtures that hand them a
+RemoteMemory; the served layer is over memory:// or a SQLite file.
 Left out, and why: tests that read the layer's intelligence or scheduler (``intelligence.stats()``,
 ``scheduler.counters``), build a layer or a planner of their own, reopen a file, or need no layer.
 Below them, what only the HTTP surface has: the routes' own answers, the admin-only "every user", and
@@ -15,17 +16,7 @@ from typing import Any
 
 import pytest
 from remote_support import remote_for, served_store, server  # noqa: F401  (fixtures)
-from test_maintenance import (  # noqa: F401  (collected here, with this module's fixtures)
-    test_end_session_keeps_the_task_and_lasting_slots_as_one_keyed_episode,
-    test_maintain_runs_for_one_user_or_every_counted_user,
-)
-from test_pins import (  # noqa: F401
-    test_a_pinned_memory_is_in_every_context_right_after_the_goals,
-    test_only_recallable_memories_can_be_pinned_and_a_replaced_decision_is_not_shown,
-    test_pins_belong_to_their_user,
-    test_the_stable_prefix_is_byte_identical_across_turns_that_do_not_change_it,
-)
-from test_recall_plan import (  # noqa: F401
+from test_recall_plan import (  # noqa: F401  (collected here, with this module's fixtures)
     _plant,
     test_a_plan_built_by_hand_is_followed,
     test_bad_recall_plan_options_are_typed_errors,
