@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from plan_support import plant
+from remote_support import fresh_url, serving
 
 import kioko
 from kioko_core.intelligence import Intelligence, QueryPlanner, RecallPlan
@@ -26,11 +28,17 @@ ROWS = [
 ]
 
 
-@pytest.fixture
-def memory():
-    layer = kioko.connect("memory://")
-    yield layer
-    layer.close()
+@pytest.fixture(params=["library", "remote-memory", "remote-sqlite"])
+def memory(request, tmp_path):
+    """A layer without intelligence over memory://; ``remote-``: over a new store of that kind, served on loopback,
+    through RemoteMemory."""
+    if request.param == "library":
+        layer = kioko.connect("memory://")
+        yield layer
+        layer.close()
+        return
+    with serving() as serve:
+        yield serve(kioko.connect(fresh_url(request.param.removeprefix("remote-"), tmp_path)))
 
 
 @pytest.mark.parametrize("query,intents,links,caps", ROWS, ids=[r[1][0] if r[1] else "none" for r in ROWS])
@@ -73,6 +81,7 @@ def test_small_talk_with_a_question_is_planned_for_the_question(memory) -> None:
     assert plan.section_limits["memories"] == 10 and plan.links == 2 and plan.retrieves
 
 
+@pytest.mark.parametrize("memory", ["library"], indirect=True)  # left out over HTTP before
 def test_an_entity_the_users_graph_knows_adds_relational(memory) -> None:
     query = "What about Krutika's pump?"
     assert memory.plan(query, user_id="kumar").intents == []
@@ -141,18 +150,6 @@ def test_plan_refuses_a_non_string_query(memory) -> None:
 # --------------------------------------------------------------------------- recall follows the plan
 
 
-def _plant(layer, user_id: str = "kumar") -> dict:
-    u = {"user_id": user_id}
-    old = layer.decisions.add("Decision: use Qdrant for the maintenance notes because it is managed.", **u)
-    layer.decisions.add("Decision: store alarms in Postgres because we already run it.", **u)
-    layer.procedures.add("How to reset the safety relay", ["Switch off the breaker", "Press reset for 5 seconds"], **u)
-    layer.strategies.add("Lesson: check the relay wiring before replacing the safety relay.", **u)
-    for station in range(6):
-        layer.facts.add(f"The safety relay on station {station} is a Pilz PNOZ unit.", **u)
-    layer.goals.add("Stabilise line 3 by November 30", **u)
-    return {"old_decision": old}
-
-
 def _sections(ctx) -> dict[str, int]:
     counts: dict[str, int] = {}
     for m in ctx.memories:
@@ -160,17 +157,24 @@ def _sections(ctx) -> dict[str, int]:
     return counts
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "remote-memory", "remote-sqlite"])
 def smart(request, tmp_path):
+    """A planted layer with intelligence; ``remote-``: over a new store of that kind, through RemoteMemory."""
+    if request.param.startswith("remote-"):
+        with serving() as serve:
+            remote = serve(kioko.connect(fresh_url(request.param.removeprefix("remote-"), tmp_path), intelligence=True))
+            plant(remote)
+            yield remote
+        return
     url = "memory://" if request.param == "memory" else f"sqlite:///{tmp_path / 'plan.db'}"
     layer = kioko.connect(url, intelligence=True)
-    _plant(layer)
+    plant(layer)
     yield layer
     layer.close()
 
 
 def test_without_intelligence_recall_is_plain_and_plan_false_is_the_same(memory) -> None:
-    _plant(memory)
+    plant(memory)
     query = "How do I reset the safety relay?"
     plain = memory.recall(query, user_id="kumar")
     assert plain.plan is None
@@ -293,6 +297,7 @@ class Scripted:
         return answer
 
 
+@pytest.mark.parametrize("memory", ["library"], indirect=True)  # installs a planner in this process
 def test_the_llm_planner_follows_a_valid_answer_and_drops_unknown_intents(memory) -> None:
     from kioko_core.intelligence.planner import LLMPlanner
 
@@ -305,6 +310,7 @@ def test_the_llm_planner_follows_a_valid_answer_and_drops_unknown_intents(memory
     assert (planner.calls, planner.fallbacks) == (2, 0)
 
 
+@pytest.mark.parametrize("memory", ["library"], indirect=True)  # installs a planner in this process
 @pytest.mark.parametrize(
     "answer", ["not json at all", '{"intents": "howto"}', '{"intents": ["weather"]}', RuntimeError("model down")]
 )

@@ -1,12 +1,8 @@
-"""The plan tests again, through RemoteMemory on a live server (the pin, stable-prefix and maintenance tests run
-over RemoteMemory as a surface of their own modules, tests/test_pins.py and test_maintenance.py).
-
-The library's own tests of tests/test_recall_plan.py are collected here with fixtures that hand them a
-RemoteMemory; the served layer is over memory:// or a SQLite file.
-Left out, and why: tests that read the layer's intelligence or scheduler (``intelligence.stats()``,
-``scheduler.counters``), build a layer or a planner of their own, reopen a file, or need no layer.
-Below them, what only the HTTP surface has: the routes' own answers, the admin-only "every user", and
-the typed errors a client gets before anything is sent.
+"""What only the HTTP surface of plans, pins, the stable prefix and maintenance has (the library's own tests of
+them, tests/test_recall_plan.py, test_pins.py and test_maintenance.py, run over RemoteMemory as a surface of
+their own modules; the served layer is over memory:// or a SQLite file).
+Here: the routes' own answers, the admin-only "every user", and the typed errors a client gets before anything
+is sent.
 """
 
 from __future__ import annotations
@@ -15,24 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from plan_support import plant
 from remote_support import remote_for, served_store, server  # noqa: F401  (fixtures)
-from test_recall_plan import (  # noqa: F401  (collected here, with this module's fixtures)
-    _plant,
-    test_a_plan_built_by_hand_is_followed,
-    test_bad_recall_plan_options_are_typed_errors,
-    test_each_intent_row_of_the_table,
-    test_explicit_options_win_over_the_plan,
-    test_fill_recent_brings_the_newest_decisions_in_force,
-    test_fill_recent_leaves_a_section_the_search_filled_alone,
-    test_plan_refuses_a_non_string_query,
-    test_search_is_never_planned,
-    test_several_intents_the_largest_cap_wins_per_section,
-    test_small_talk_shows_only_the_goals,
-    test_small_talk_with_a_question_is_planned_for_the_question,
-    test_the_temporal_plan_lifts_the_limit,
-    test_with_intelligence_recall_plans_by_default_and_caps_each_section,
-    test_without_intelligence_recall_is_plain_and_plan_false_is_the_same,
-)
 
 import kioko
 from kioko.remote import RemoteMemory
@@ -48,13 +28,6 @@ U = {"user_id": "kumar"}
 @pytest.fixture
 def memory(remote_for: Callable[..., RemoteMemory]) -> RemoteMemory:
     return remote_for(make=lambda url, auto_link: kioko.connect(url))
-
-
-@pytest.fixture
-def smart(remote_for: Callable[..., RemoteMemory]) -> RemoteMemory:
-    remote = remote_for(make=lambda url, auto_link: kioko.connect(url, intelligence=True))
-    _plant(remote)
-    return remote
 
 
 @pytest.fixture
@@ -84,7 +57,7 @@ def test_the_routes_answer_what_the_layer_answers(server: tuple[LiveServer, Any]
 
 
 def test_a_plan_crosses_the_wire_whole(memory: RemoteMemory) -> None:
-    _plant(memory)
+    plant(memory)
     mine = RecallPlan(
         intents=["decision"], reason="mine", section_limits={"decisions": 1}, links=0, fill_recent=["decisions"]
     )
