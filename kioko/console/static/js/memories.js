@@ -4,6 +4,9 @@ import { api, scope, session } from "./api.js";
 import { h, clear, field, guarded, status, when, short, number, KINDS, kindChip, LINK_TYPES } from "./ui.js";
 
 const PAGE = 50;
+// kinds the server refuses to pin (kioko_core.intelligence.pins: the profile and instructions are always in
+// the prefix, working memory belongs to its session); no Pin button for them rather than a 422
+const UNPINNABLE_KINDS = new Set(["profile", "instruction", "working"]);
 
 export function create(panel, ctx) {
   const kind = h("select", { name: "kind" }, h("option", { value: "" }, "any kind"),
@@ -92,7 +95,9 @@ export function create(panel, ctx) {
 
   function showRecord(record, links) {
     const content = h("textarea", { id: "memory-content", rows: 4 }, record.content);
+    // a server older than the one wire shape sent entities inside metadata._kioko
     const { _kioko: internal, ...metadata } = record.metadata;
+    const entities = record.entities || (internal && internal.entities) || [];
     const isPinned = record.metadata.pinned === true;
     clear(detail,
       h("h2", {}, "Memory ", kindChip(record.kind)),
@@ -101,11 +106,12 @@ export function create(panel, ctx) {
         h("dt", {}, "created"), h("dd", {}, when(record.created_at)),
         h("dt", {}, "updated"), h("dd", {}, `${when(record.updated_at)} (version ${record.version})`),
         record.session_id ? [h("dt", {}, "session"), h("dd", {}, record.session_id)] : null,
-        internal && internal.entities ? [h("dt", {}, "about"), h("dd", {}, internal.entities.join(", "))] : null),
+        entities.length ? [h("dt", {}, "about"), h("dd", {}, entities.join(", "))] : null),
       field("Content", content),
       h("div", { class: "row" },
         h("button", { type: "button", class: "primary", onclick: () => save(record, content.value) }, "Save"),
-        h("button", { type: "button", id: "pin-button", onclick: () => pin(record, !isPinned) }, isPinned ? "Unpin" : "Pin"),
+        UNPINNABLE_KINDS.has(record.kind) ? null
+          : h("button", { type: "button", id: "pin-button", onclick: () => pin(record, !isPinned) }, isPinned ? "Unpin" : "Pin"),
         h("button", { type: "button", onclick: () => ctx.showInGraph(record.id) }, "Show in graph"),
         h("button", { type: "button", class: "danger", onclick: () => remove(record) }, "Delete")),
       h("h3", {}, "Metadata"), h("pre", { id: "memory-metadata" }, JSON.stringify(metadata, null, 2)),
