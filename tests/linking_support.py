@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from conftest import store_unavailable
+from remote_support import REMOTE_SURFACES, remote_surface
 
 import kioko
 from kioko_backends.memory import MemoryStore
@@ -108,10 +109,19 @@ def make_layer(store: Store) -> Callable[..., MemoryLayer]:
     return build
 
 
+OVER_HTTP = pytest.mark.parametrize("matrix_store", [*STORE_NAMES, *REMOTE_SURFACES], indirect=True)
+"""For a test whose ``layer`` also runs as ``remote-<store>``: a new store of that kind served on loopback by the
+module's ``server`` (the module imports that fixture from remote_support), reached through RemoteMemory."""
+
+
 @pytest.fixture
-def layer(make_layer: Callable[..., MemoryLayer]) -> MemoryLayer:
+def layer(request: pytest.FixtureRequest, matrix_store: str, tmp_path: Path) -> Iterator[MemoryLayer]:
     """A linking MemoryLayer over the store under test (the layer does not own the shared store)."""
-    return make_layer()
+    if matrix_store in REMOTE_SURFACES:
+        with remote_surface(request, matrix_store, tmp_path, auto_link=True) as remote:
+            yield remote  # the same calls over HTTP
+        return
+    yield request.getfixturevalue("make_layer")()
 
 
 # --------------------------------------------------------------------------- the quick start's memories

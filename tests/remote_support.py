@@ -88,3 +88,25 @@ def serving() -> Iterator[Callable[[Any], RemoteMemory]]:
 def fresh_url(store: str, folder: Path) -> str:
     """A new, empty store of the kind ``store`` names ("memory" or "sqlite"), as ``remote_for`` opens one."""
     return "memory://" if store == "memory" else f"sqlite:///{folder / uuid.uuid4().hex}.db"
+
+
+REMOTE_SURFACES = ("remote-memory", "remote-sqlite")
+"""The surfaces a library test module adds to its own fixture to run its tests over HTTP: a new store of that
+kind behind the module's live server (fixture ``server``), reached through RemoteMemory."""
+
+
+@contextmanager
+def remote_surface(
+    request: pytest.FixtureRequest, surface: str, folder: Path, **options: Any
+) -> Iterator[RemoteMemory]:
+    """A RemoteMemory to a new layer ``kioko.connect(<store of surface>, **options)`` served by the module's
+    ``server`` (the test module imports that fixture); the layer and the client close when the block ends."""
+    live, app = request.getfixturevalue("server")
+    layer = kioko.connect(fresh_url(surface.removeprefix("remote-"), folder), **options)
+    app.state.kioko.layer = layer
+    remote = kioko.connect(live.url)
+    try:
+        yield remote
+    finally:
+        remote.close()
+        layer.close()

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import pytest
+from remote_support import REMOTE_SURFACES, remote_surface, server  # noqa: F401  (server: a fixture)
 
 from kioko_backends.memory import MemoryStore
 from kioko_core import kinds
@@ -18,22 +20,33 @@ U = "kumar"
 OTHER = "krutika"
 
 
-@pytest.fixture
-def memory() -> Iterator[MemoryLayer]:
-    """A linking layer on the reference store with the typed managers attached."""
-    layer = MemoryLayer(MemoryStore(), auto_link=True)
-    install(layer)
-    yield layer
-    layer.close()
+SURFACES = ("library", *REMOTE_SURFACES)
+LIBRARY_ONLY = pytest.mark.parametrize("memory", ["library"], indirect=True)
+"""For a test that reaches under the surface (the store, the managers' classes) or was never run over HTTP."""
 
 
-@pytest.fixture
-def plain() -> Iterator[MemoryLayer]:
+def _surface(request: pytest.FixtureRequest, tmp_path: Path, *, auto_link: bool) -> Iterator[MemoryLayer]:
+    if request.param == "library":
+        layer = MemoryLayer(MemoryStore(), auto_link=auto_link)
+        install(layer)
+        yield layer
+        layer.close()
+        return
+    with remote_surface(request, request.param, tmp_path, auto_link=auto_link) as remote:
+        yield remote  # a RemoteMemory: the same calls over HTTP
+
+
+@pytest.fixture(params=SURFACES)
+def memory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MemoryLayer]:
+    """A linking layer on the reference store with the typed managers attached; ``remote-<store>``: a new
+    store of that kind served on loopback, through RemoteMemory."""
+    yield from _surface(request, tmp_path, auto_link=True)
+
+
+@pytest.fixture(params=SURFACES)
+def plain(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MemoryLayer]:
     """A layer that does not link (spec: a plain MemoryLayer stores memories without linking them)."""
-    layer = MemoryLayer(MemoryStore(), auto_link=False)
-    install(layer)
-    yield layer
-    layer.close()
+    yield from _surface(request, tmp_path, auto_link=False)
 
 
 def links_between(memory: MemoryLayer, a: str, b: str) -> list[Any]:
@@ -47,6 +60,7 @@ def entry(record: Record, other: str) -> dict[str, Any] | None:
 # --------------------------------------------------------------------------- wiring
 
 
+@LIBRARY_ONLY
 def test_install_attaches_every_manager_and_lessons_is_strategies(memory: MemoryLayer) -> None:
     """Every manager the issue names is an attribute of the layer; lessons and strategies are one manager."""
     for name in (

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 import pytest
 from linking_support import (  # noqa: F401  (fixtures are found by name)
+    OVER_HTTP,
     QuickStart,
     entries,
     layer,
@@ -26,6 +27,7 @@ from linking_support import (  # noqa: F401  (fixtures are found by name)
     store,
     user,
 )
+from remote_support import server  # noqa: F401  (a fixture: the live server of the remote surfaces)
 
 from kioko_core import links as L
 from kioko_core.index import term_weight
@@ -89,6 +91,7 @@ def test_fix_and_fault_salient_weights_match_the_spec(layer: MemoryLayer, user: 
     assert stats.df["e:line 3"] == 4  # line 3 is in 4 of the 9 memories: a hub, so share is halved
 
 
+@OVER_HTTP
 def test_fix_resolves_fault_with_the_spec_numbers(layer: MemoryLayer, user: str, quick: QuickStart) -> None:
     """share 0.312 halved to 0.156, sem 1.0, time 1, cue 1, raw 0.787, prior 0.85, score 0.669: resolves."""
     result = layer.graph.explain(quick.fix.id, quick.fault.id, user_id=user)
@@ -107,6 +110,7 @@ def test_fix_resolves_fault_with_the_spec_numbers(layer: MemoryLayer, user: str,
     assert signals["share"] < 0.3
 
 
+@OVER_HTTP
 def test_fix_fault_link_is_stored_on_both_memories(layer: MemoryLayer, user: str, quick: QuickStart) -> None:
     """The write stored the link once on each side: out on the fix, in on the fault, same evidence."""
     [link] = [k for k in layer.graph.links(quick.fix.id, user_id=user) if quick.fault.id in (k.source, k.target)]
@@ -125,6 +129,7 @@ def test_fix_fault_link_is_stored_on_both_memories(layer: MemoryLayer, user: str
     }
 
 
+@OVER_HTTP
 def test_decision_serves_goal_through_the_entity_graph(layer: MemoryLayer, user: str, quick: QuickStart) -> None:
     """No shared word, but Kioko -uses-> pgvector bridges them: bridge 1.0, raw 0.6, prior 1.0, score 0.60."""
     result = layer.graph.explain(quick.decision.id, quick.goal.id, user_id=user)
@@ -152,6 +157,7 @@ def test_decision_serves_goal_through_the_entity_graph(layer: MemoryLayer, user:
     )
 
 
+@OVER_HTTP
 def test_lesson_refines_procedure(layer: MemoryLayer, user: str, quick: QuickStart) -> None:
     """share 0.487 (drive, clearing, reset ...), sem 1.0: raw 1 - (1 - 0.39)(1 - 0.25) = 0.542, prior 1.0."""
     result = layer.graph.explain(quick.lesson.id, quick.procedure.id, user_id=user)
@@ -169,6 +175,7 @@ def test_lesson_refines_procedure(layer: MemoryLayer, user: str, quick: QuickSta
     assert link.weight == pytest.approx(0.542, abs=0.005)
 
 
+@OVER_HTTP
 def test_green_tea_and_the_plc_subnet_are_not_linked(layer: MemoryLayer, user: str, quick: QuickStart) -> None:
     """Nothing shared, no meaning in common: raw 0, no link - and neither memory is linked to anything."""
     result = layer.graph.explain(quick.tea.id, quick.plc.id, user_id=user)
@@ -245,6 +252,7 @@ def test_quick_start_makes_none_of_the_spurious_links_section_4_warns_about(
     assert not touching("decision") - {("decision", "serves", "goal")}
 
 
+@OVER_HTTP
 def test_quick_start_link_lines_read_as_the_spec_prints_them(layer: MemoryLayer, user: str, quick: QuickStart) -> None:
     """Section 1's "How these memories connect" lines, word for word, from MemoryLink.line()."""
     lines = {k.line() for r in quick.named().values() for k in layer.graph.links(r.id, user_id=user)}
@@ -262,6 +270,7 @@ def test_quick_start_link_lines_read_as_the_spec_prints_them(layer: MemoryLayer,
     }
 
 
+@OVER_HTTP
 def test_every_linked_memory_records_entities_and_linked_at(layer: MemoryLayer, user: str, quick: QuickStart) -> None:
     """Section 2's storage: entities caches what a memory is about, linked_at marks the linker saw it."""
     fix = layer.get(quick.fix.id, user_id=user)

@@ -9,6 +9,7 @@ import networkx as nx
 import numpy as np
 import pytest
 from linking_support import (  # noqa: F401  (fixtures)
+    OVER_HTTP,
     layer,
     linking_stores,
     make_layer,
@@ -17,6 +18,7 @@ from linking_support import (  # noqa: F401  (fixtures)
     store,
     user,
 )
+from remote_support import server  # noqa: F401  (a fixture: the live server of the remote surfaces)
 
 import kioko
 from contract_tests.counting import CountingStore
@@ -49,6 +51,7 @@ def _section(text: str, title: str) -> list[str]:
     return body
 
 
+@OVER_HTTP
 def test_quick_start_context_reads_as_the_spec(layer: MemoryLayer, user: str) -> None:
     """Section 1: the question retrieves the faults, the fix, the jam and the procedure; the lesson comes by its link."""
     qs = seed_quickstart(layer, user)
@@ -64,6 +67,7 @@ def test_quick_start_context_reads_as_the_spec(layer: MemoryLayer, user: str) ->
     assert qs.tea.id not in by_id and qs.plc.id not in by_id
 
 
+@OVER_HTTP
 def test_links_zero_turns_expansion_off(layer: MemoryLayer, user: str) -> None:
     """links=0: no memory is brought in by a link; the links among retrieved memories are still listed."""
     qs = seed_quickstart(layer, user)
@@ -75,6 +79,7 @@ def test_links_zero_turns_expansion_off(layer: MemoryLayer, user: str) -> None:
     assert layer.context(QUESTION, user_id=user).text == ctx.text
 
 
+@OVER_HTTP
 def test_open_goals_are_in_context_and_seed_when_named(layer: MemoryLayer, user: str) -> None:
     """A question naming the goal brings the decision that serves it."""
     qs = seed_quickstart(layer, user)
@@ -188,6 +193,7 @@ def test_shared_knowledge_links_live_only_on_the_users_memory(make_layer, user: 
     assert shared.id in {m.record.id for m in layer.recall(question, user_id=user, include_shared=True).memories}
 
 
+@OVER_HTTP
 def test_feedback_links_the_fix_and_strengthens_what_was_used(layer: MemoryLayer, user: str) -> None:
     """ "That worked": the credited procedure resolves the session's problems (0.8, feedback); used links grow."""
     qs = seed_quickstart(layer, user)
@@ -220,6 +226,7 @@ def test_feedback_links_the_fix_and_strengthens_what_was_used(layer: MemoryLayer
     assert mirror["w"] == after["w"]
 
 
+@OVER_HTTP
 def test_related_and_trace_follow_the_links(layer: MemoryLayer, user: str) -> None:
     """related() returns connected memories with their chain of links; trace() the shortest chain."""
     qs = seed_quickstart(layer, user)
@@ -296,6 +303,7 @@ def test_superseded_decisions_pass_on_thirty_percent() -> None:
     assert ours["goal"] < plain["goal"]
 
 
+@OVER_HTTP
 def test_recall_leaves_superseded_decisions_out(layer: MemoryLayer, user: str) -> None:
     """A superseded decision is history: recall shows the decision that replaced it."""
     old = layer.add("Decision: use pgvector for the Kioko vector store.", user_id=user, memory_type="decision")

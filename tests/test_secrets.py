@@ -5,9 +5,11 @@ Every secret below is a made-up example in the shape of a real one.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import pytest
+from remote_support import REMOTE_SURFACES, remote_surface, server  # noqa: F401  (server: a fixture)
 from secrets_support import SECRETS
 
 from kioko_backends.memory import MemoryStore
@@ -49,8 +51,18 @@ ORDINARY = [
 ]
 
 
-@pytest.fixture
-def memory() -> Iterator[MemoryLayer]:
+LIBRARY_ONLY = pytest.mark.parametrize("memory", ["library"], indirect=True)
+"""For a test that counts what the store holds underneath the surface."""
+
+
+@pytest.fixture(params=["library", *REMOTE_SURFACES])
+def memory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MemoryLayer]:
+    """A linking layer with the typed managers; ``remote-<store>``: a new store of that kind served on loopback,
+    through RemoteMemory (the same calls over HTTP)."""
+    if request.param != "library":
+        with remote_surface(request, request.param, tmp_path, auto_link=True) as remote:
+            yield remote
+        return
     layer = MemoryLayer(MemoryStore(), auto_link=True)
     install(layer)
     yield layer
@@ -132,6 +144,7 @@ REFUSED: list[tuple[str, Callable[[MemoryLayer], Any]]] = [
 ]
 
 
+@LIBRARY_ONLY
 @pytest.mark.parametrize("name, write", REFUSED, ids=[name for name, _ in REFUSED])
 def test_typed_managers_refuse_secrets_and_write_nothing(
     memory: MemoryLayer, name: str, write: Callable[[MemoryLayer], Any]
@@ -155,6 +168,7 @@ def test_secret_in_a_note_leaves_the_memory_unchanged(memory: MemoryLayer) -> No
     assert memory.get(procedure.id, user_id=U).metadata["successes"] == 0
 
 
+@LIBRARY_ONLY
 def test_layer_add_refuses_secrets(memory: MemoryLayer) -> None:
     """MemoryLayer.add itself runs DropSecrets on every write (the spec's processor), whatever the kind."""
     before = count(memory)

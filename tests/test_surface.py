@@ -279,3 +279,9 @@ def _parameters(call: Any, drop_self: bool = False) -> list[tuple[str, Any]]:
     if drop_self:
         params = params[1:]
     return [(p.name, p.kind) for p in params]
+
+
+def test_connect_returns_a_remote_memory_for_http_urls(server: LiveServer) -> None:
+    for url in (server.url, "kioko+" + server.url):
+        with kioko.connect(url) as remote:
+            assert isinstance(remote, RemoteMemory) and remote.url == server.url
