@@ -126,8 +126,10 @@ def __dir__() -> list[str]:
 def _with_intelligence() -> None:
     """Register the intelligence's layer extension (importing the package does; its heavy parts stay unloaded):
     every layer Kioko's API builds has ``manage``, ``record_turn``, ``plan`` ..., as when ``import kioko``
-    imported the whole intelligence."""
+    imported the whole intelligence; and the export format its ``export_lines`` / ``import_lines`` use."""
     import kioko_core.intelligence  # noqa: F401
+
+    from . import layer_exchange  # noqa: F401
 
 
 __all__ = [

@@ -6,8 +6,8 @@ both satisfy it, and mypy checks that they do (``kioko/_conformance.py``), so co
 
 It covers the memories (add, get, update, delete, list), the typed managers (``memory.goals`` ...),
 recall / context / plan, the memory-link and entity graphs, the intelligence (manage, record_turn, learn,
-end_session, maintain, pins, kv), events (``on`` / ``off``). Export and import are the module functions
-:func:`export_lines` and :func:`import_lines` below, which take any ``Memory``.
+end_session, maintain, pins, kv), events (``on`` / ``off``), and export / import (``export_lines``,
+``import_lines``: JSON lines, the format of ``kioko export``).
 
 ``user_id`` may be omitted wherever the library lets it be: a view bound by :meth:`Memory.scoped` fills it
 in; over HTTP, an omitted ``user_id`` is not sent and the server decides (an API key bound to one user
@@ -389,26 +389,22 @@ class Memory(IntelligenceCalls, Protocol):
         now: float | None = ...,
     ) -> list[MemoryLink]: ...
 
+    def export_lines(self, user_id: str, agent_ids: Iterable[str] = ...) -> Iterator[str]:
+        """Every memory of ``user_id`` (and of ``agent_ids``) as JSON lines, the format ``kioko export`` writes."""
+        ...
+
+    def import_lines(self, lines: Iterable[str | bytes]) -> dict[str, int]:
+        """Restore an export: ``{"records", "written", "unchanged"}`` (checked whole before anything is written)."""
+        ...
+
     def close(self) -> None: ...
 
 
 def export_lines(memory: Memory, user_id: str, agent_ids: Iterable[str] = ()) -> Iterator[str]:
-    """The export of ``user_id`` (and ``agent_ids``) as JSON lines, from a layer or a service alike."""
-    own = getattr(memory, "export_lines", None)
-    if own is not None:
-        lines: Iterator[str] = own(user_id, agent_ids)
-        return lines
-    from .service.exchange import export_lines as export_layer
-
-    return export_layer(memory, user_id, agent_ids)
+    """``memory.export_lines(user_id, agent_ids)`` (kept for callers written before it was a method)."""
+    return memory.export_lines(user_id, agent_ids)
 
 
 def import_lines(memory: Memory, lines: Iterable[str | bytes]) -> dict[str, int]:
-    """Restore an export into a layer or a service: ``{"records", "written", "unchanged"}``."""
-    own = getattr(memory, "import_lines", None)
-    if own is not None:
-        done: dict[str, int] = own(lines)
-        return done
-    from .service.exchange import import_lines as import_layer
-
-    return import_layer(memory, lines)
+    """``memory.import_lines(lines)`` (kept for callers written before it was a method)."""
+    return memory.import_lines(lines)

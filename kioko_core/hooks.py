@@ -12,7 +12,7 @@ the core, never back.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import InvalidRecordError
@@ -89,4 +89,30 @@ def extend(layer: Any, **options: Any) -> None:
         extension(layer, **options)
 
 
-__all__ = ["FollowedPlan", "LayerHooks", "extend", "register_extension"]
+class Exchange(Protocol):
+    """Kioko's export format, which lives above the core (:mod:`kioko.service.exchange`): what
+    :meth:`~kioko_core.layer.MemoryLayer.export_lines` and ``import_lines`` call."""
+
+    def export_lines(self, layer: Any, user_id: str, agent_ids: Iterable[str]) -> Iterator[str]: ...
+
+    def import_lines(self, layer: Any, lines: Iterable[str | bytes], *, allowed: Any = None) -> dict[str, int]: ...
+
+
+_exchange: list[Exchange] = []
+
+
+def register_exchange(exchange: Exchange) -> None:
+    """The export format every layer's ``export_lines`` / ``import_lines`` use from now on (``kioko`` registers it)."""
+    _exchange[:] = [exchange]
+
+
+def exchange() -> Exchange:
+    """The registered export format; without one (kioko never imported) a clear error."""
+    if not _exchange:
+        raise InvalidRecordError(
+            "export and import need Kioko's export format, which is not loaded: import kioko first"
+        )
+    return _exchange[0]
+
+
+__all__ = ["Exchange", "FollowedPlan", "LayerHooks", "exchange", "extend", "register_exchange", "register_extension"]

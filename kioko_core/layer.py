@@ -18,7 +18,7 @@ from .embedding import Embedder, OfflineEmbedder, embed_many, load_embedder
 from .entities import EntityGraph
 from .errors import IdTaken, InvalidRecordError, MemoryNotFound
 from .graph import Graph
-from .hooks import LayerHooks, extend
+from .hooks import LayerHooks, exchange, extend
 from .index import INDEX_SWEEP_SECONDS, IndexCache
 from .kind_registry import canonical_kind
 from .kinds import (
@@ -726,6 +726,24 @@ class MemoryLayer:
         """Every memory of a scope (a scan: for maintenance and exports, not for the hot path)."""
         kinds_filter = Filter(kinds=frozenset(canonical_kind(k) for k in kinds)) if kinds else None
         yield from map(L.upgraded, self.store.scan(self._scope(user_id, agent_id), kinds_filter))
+
+    # -- export and import (the format lives above the core: ``kioko`` registers it, see hooks.exchange)
+
+    def export_lines(self, user_id: str | None = None, agent_ids: Iterable[str] = ()) -> Iterator[str]:
+        """Every memory of ``user_id`` (their entity graph and session turns too, and each agent of
+        ``agent_ids``) as JSON lines, ``kioko export``'s format; a bound view exports its own user."""
+        return exchange().export_lines(self, self._scope(user_id, None).user_id, agent_ids)
+
+    def import_lines(self, lines: Iterable[str | bytes]) -> dict[str, int]:
+        """Restore an export (``{"records", "written", "unchanged"}``): the whole stream is checked before anything
+        is written, and what the store already holds unchanged is skipped. A bound view imports its own user only."""
+        bound = self._bound
+
+        def allowed(user_id: str, agent_id: str | None) -> None:
+            if bound is not None and user_id != bound.user_id:
+                raise InvalidRecordError(f"this view is bound to user {bound.user_id!r}; it cannot act for {user_id!r}")
+
+        return exchange().import_lines(self, lines, allowed=allowed)
 
     def close(self) -> None:
         """Close the store (a :meth:`scoped` view leaves it open: it belongs to the layer the view came from)."""

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
+import subprocess
+import sys
 import threading
 import uuid
 from collections.abc import Iterator
@@ -229,14 +232,30 @@ def test_events_on_and_off(memory: Memory, user: str) -> None:
 
 def test_export_and_import(memory: Memory, user: str) -> None:
     kept = memory.add("The spare key is under the blue pot.", user_id=user)
-    lines = list(export_lines(memory, user))
-    assert len(lines) >= 3 and any(kept.id in line for line in lines)
+    memory.graph.add("Kumar", "keeps", "the spare key", user_id=user)
+    lines = list(memory.export_lines(user))
+    assert json.loads(lines[0])["format"] == "kioko-export" and json.loads(lines[-1])["end"]["records"] >= 2
+    assert any(kept.id in line for line in lines)
     memory.forget_user(user_id=user)
     with pytest.raises(MemoryNotFound):
         memory.get(kept.id, user_id=user)
-    done = import_lines(memory, lines)
-    assert done["written"] >= 1
+    done = memory.import_lines(lines)
+    assert done["records"] == done["written"] >= 2 and done["unchanged"] == 0
     assert memory.get(kept.id, user_id=user).content == kept.content
+    assert [t.object for t in memory.entities.relations("Kumar", user_id=user)] == ["the spare key"]
+    again = memory.import_lines(lines)  # importing twice changes nothing
+    assert (again["written"], again["unchanged"]) == (0, done["records"])
+    assert list(export_lines(memory, user))[1:-1] == lines[1:-1]  # the module function is the same call
+    assert import_lines(memory, lines)["written"] == 0
+
+
+def test_an_export_is_checked_whole_before_anything_is_written(memory: Memory, user: str) -> None:
+    memory.add("Written before the export.", user_id=user)
+    lines = list(memory.export_lines(user))
+    memory.forget_user(user_id=user)
+    with pytest.raises(InvalidRecordError):
+        memory.import_lines(lines[:-1])  # cut off: no end line
+    assert list(memory.memories(user_id=user)) == []
 
 
 def test_a_scoped_view(memory: Memory, user: str) -> None:
@@ -285,3 +304,30 @@ def test_connect_returns_a_remote_memory_for_http_urls(server: LiveServer) -> No
     for url in (server.url, "kioko+" + server.url):
         with kioko.connect(url) as remote:
             assert isinstance(remote, RemoteMemory) and remote.url == server.url
+
+
+def test_a_bound_library_view_exports_and_imports_its_own_user_only(user: str) -> None:
+    other = f"{user}-other"
+    with kioko.intelligent("memory://") as layer:
+        view = layer.scoped(user_id=user)
+        mine = view.add("The spare key is under the blue pot.")
+        layer.add("Someone else's note.", user_id=other)
+        lines = list(view.export_lines())  # the view fills in its user
+        assert any(mine.id in line for line in lines) and not any("Someone else" in line for line in lines)
+        with pytest.raises(InvalidRecordError):
+            list(view.export_lines(other))
+        with pytest.raises(InvalidRecordError):
+            view.import_lines(list(layer.export_lines(other)))
+        assert view.import_lines(lines)["unchanged"] == len(lines) - 2  # header and end line aside
+
+
+def test_a_core_layer_without_kioko_says_what_export_needs() -> None:
+    code = (
+        "from kioko_backends.memory import MemoryStore\n"
+        "from kioko_core.layer import MemoryLayer\n"
+        "from kioko_core.errors import InvalidRecordError\n"
+        "try:\n    MemoryLayer(MemoryStore()).export_lines('u')\n"
+        "except InvalidRecordError as error:\n    print(error)\n"
+    )
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert shown.strip() == "export and import need Kioko's export format, which is not loaded: import kioko first"

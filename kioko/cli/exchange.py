@@ -21,17 +21,10 @@ def export_(
 ) -> int:
     """Every memory of a user as JSON lines on stdout: links, entity triples, history, exact vectors."""
     from .. import connect
-    from ..remote import RemoteMemory
-    from ..service.exchange import export_lines
 
     memory: Any = connect(store, **({"api_key": api_key} if api_key else {}))
     try:
-        lines = (
-            memory.export_lines(user, agent or [])
-            if isinstance(memory, RemoteMemory)
-            else export_lines(memory, user, agent or [])
-        )
-        for line in lines:
+        for line in memory.export_lines(user, agent or []):  # a layer or a service: one call of kioko.Memory
             sys.stdout.write(line)
     finally:
         memory.close()
@@ -47,15 +40,13 @@ def import_(
 ) -> int:
     """Restore an export into a store or a service; importing twice changes nothing."""
     from .. import connect
-    from ..remote import RemoteMemory
-    from ..service.exchange import import_lines
 
     # the file is opened before the store, so a mistyped name neither reaches nor creates a store
     source = sys.stdin if file == "-" else _export_file(file)
     with source:
         memory: Any = connect(store, **({"api_key": api_key} if api_key else {}))
         try:
-            result = memory.import_lines(source) if isinstance(memory, RemoteMemory) else import_lines(memory, source)
+            result = memory.import_lines(source)
         finally:
             memory.close()
     err().print(
