@@ -37,6 +37,9 @@ class StoreURL:
     port: int | None = None
     path: str = ""
     query: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    hosts: tuple[tuple[str, int | None], ...] = ()
+    """Every ``(host, port)`` of a URL naming several, in order (``postgresql://h1:5432,h2:5433/db``, libpq's
+    failover list); ``host`` and ``port`` are then the first. Empty for a URL with one host or none."""
 
     @property
     def backend(self) -> str:
@@ -65,18 +68,26 @@ class StoreURL:
                 path=unquote(parts.netloc + parts.path),
                 query=MappingProxyType(dict(parse_qsl(parts.query, keep_blank_values=True))),
             )
-        try:
-            port = parts.port
-        except ValueError as error:
-            raise UnknownStoreError(f"bad port in store URL {_mask(url)!r}: {error}") from None
+        hosts: tuple[tuple[str, int | None], ...] = ()
+        host: str | None
+        port: int | None
+        if "," in parts.netloc.rpartition("@")[2]:
+            hosts = _host_list(parts.netloc.rpartition("@")[2], url)
+            host, port = hosts[0]
+        else:
+            try:
+                host, port = parts.hostname, parts.port
+            except ValueError as error:
+                raise UnknownStoreError(f"bad port in store URL {_mask(url)!r}: {error}") from None
         username = unquote(parts.username) if parts.username else None
         password = unquote(parts.password) if parts.password is not None else None
         return cls(
             scheme=parts.scheme.lower(),
             username=username,
             password=password,
-            host=parts.hostname,
+            host=host,
             port=port,
+            hosts=hosts,
             path=unquote(parts.path),
             query=MappingProxyType(dict(parse_qsl(parts.query, keep_blank_values=True))),
         )
@@ -89,7 +100,8 @@ class StoreURL:
             if self.password is not None:
                 auth += ":" + ("***" if hide_password else quote(self.password, safe=""))
             auth += "@"
-        hostport = (self.host or "") + (f":{self.port}" if self.port is not None else "")
+        pairs = self.hosts or ((self.host or "", self.port),)
+        hostport = ",".join(_hostport(host, port) for host, port in pairs)
         query = "&".join(
             f"{k}={'***' if hide_password and is_secret_param(k) else quote(v, safe='')}" for k, v in self.query.items()
         )
@@ -105,6 +117,26 @@ class StoreURL:
 
     def __repr__(self) -> str:
         return f"StoreURL({self.render()!r})"
+
+
+def _host_list(netloc: str, url: str) -> tuple[tuple[str, int | None], ...]:
+    """``h1:5432,h2,[::1]:5433`` as ``(host, port)`` pairs (a missing port is None: the driver's default)."""
+    pairs: list[tuple[str, int | None]] = []
+    for entry in netloc.split(","):
+        match = re.fullmatch(r"(\[[^\]]+\]|[^:\[\]]*)(?::(\d*))?", entry)
+        if match is None or not match[1]:
+            raise UnknownStoreError(f"bad host {entry!r} in store URL {_mask(url)!r}: expected host or host:port")
+        host = unquote(match[1].strip("[]")).lower()
+        port = int(match[2]) if match[2] else None
+        if port is not None and not 0 < port < 65536:
+            raise UnknownStoreError(f"bad port in store URL {_mask(url)!r}: {port} is out of range 1-65535")
+        pairs.append((host, port))
+    return tuple(pairs)
+
+
+def _hostport(host: str, port: int | None) -> str:
+    shown = f"[{host}]" if ":" in host else host
+    return shown + (f":{port}" if port is not None else "")
 
 
 def _mask(text: str) -> str:

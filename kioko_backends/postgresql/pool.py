@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -11,15 +13,17 @@ import psycopg
 from psycopg import errors as pg_errors
 from psycopg import sql
 from psycopg.pq import TransactionStatus
-from psycopg_pool import ConnectionPool, PoolTimeout
+from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from kioko_core.store import (
+    ConnectionLostError,
     InvalidRecordError,
     StoreError,
 )
 
 _POOL_TIMEOUT = 30.0  # seconds a call waits for a pooled connection before ConnectionLostError
 _POOL_MAX_IDLE = 300.0  # an idle connection older than this is closed; a later call opens another
+_PROBE_EVERY = 0.25  # seconds between two attempts to reach a server while waiting out a failover
 
 # Connections inherited by a forked child must never be closed there (closing would end the parent's
 # session on the server), so the child parks them here for the rest of its life.
@@ -95,11 +99,18 @@ def _store_error(error: psycopg.Error, password: str | None) -> StoreError:
     return StoreError(f"PostgreSQL error: {message}")
 
 
+class _NotConnected(ConnectionLostError):
+    """No connection could be had (or the pool was replaced while waiting for one): nothing was sent."""
+
+
 class _Pool:
-    """psycopg_pool's pool, plus what a store needs around it: safety after fork, and Kioko's errors.
+    """psycopg_pool's pool, plus what a store needs around it: safety after fork, Kioko's errors, failover.
 
     Connections are opened lazily (``min_size=0``), up to ``pool_size``, and closed after idling
-    ``_POOL_MAX_IDLE`` seconds; a broken one is dropped when it comes back.
+    ``_POOL_MAX_IDLE`` seconds; a broken one is dropped when it comes back. With ``failover_wait`` > 0,
+    :meth:`recovered` waits up to that long for a server the connection string accepts (libpq's
+    ``target_session_attrs``: the promoted standby of a multi-host URL) and then replaces the whole pool,
+    so no connection to the dead server, and no reconnection backoff the old pool had built up, is reused.
     """
 
     def __init__(
@@ -108,10 +119,16 @@ class _Pool:
         size: int,
         configure: Callable[[psycopg.Connection], None],
         describe: Callable[[BaseException, bool], StoreError],
+        failover_wait: float = 0.0,
     ) -> None:
         self._conninfo, self._size, self._configure, self._describe = conninfo, size, configure, describe
+        self.failover_wait = failover_wait
         self._closed = False
         self._pid = os.getpid()
+        self._lock = threading.Lock()
+        self.generation = 0
+        """How many times the pool was replaced after a failure; a call that saw generation g fail replaces it
+        only if no other call has since."""
         self._pool = self._open()
 
     def _open(self) -> ConnectionPool:
@@ -141,13 +158,46 @@ class _Pool:
     def connection(self) -> Iterator[psycopg.Connection]:
         pool = self._current()
         try:
-            conn = pool.getconn()
+            # with a failover wait, a pool that cannot connect gives up within it (recovered() takes over)
+            conn = pool.getconn(timeout=max(1.0, min(_POOL_TIMEOUT, self.failover_wait or _POOL_TIMEOUT)))
         except PoolTimeout as error:
-            raise self._describe(error, True) from None
+            raise _NotConnected(str(self._describe(error, True))) from None
+        except PoolClosed as error:
+            if self._closed:
+                raise StoreError("this store is closed; open it again with kioko.connect(url)") from None
+            raise _NotConnected(str(self._describe(error, True))) from None  # replaced by recovered()
         try:
             yield conn
         finally:
             pool.putconn(conn)
+
+    def recovered(self, seen_generation: int, deadline: float) -> bool:
+        """After a dead connection: True once a server accepts connections again (the pool replaced if it
+        still is the one the failed call used), False when ``deadline`` (``time.monotonic()``) passed first."""
+        while True:
+            remaining = deadline - time.monotonic()
+            try:
+                # libpq's smallest connect_timeout is 2 s; a refused port (a dead server) fails at once
+                probe = psycopg.Connection.connect(self._conninfo, connect_timeout=max(2, min(10, int(remaining))))
+            except psycopg.Error:
+                if time.monotonic() + _PROBE_EVERY >= deadline:
+                    return False
+                time.sleep(_PROBE_EVERY)
+                continue
+            probe.close()
+            self._renew(seen_generation)
+            return True
+
+    def _renew(self, seen_generation: int) -> None:
+        with self._lock:
+            if self._closed or os.getpid() != self._pid or self.generation != seen_generation:
+                return
+            old, self._pool = self._pool, self._open()
+            self.generation += 1
+        # connections in use go when they come back (putconn closes them on a closed pool); callers waiting
+        # in the old pool get PoolClosed (so _NotConnected) and retry here. Closing waits for the old pool's
+        # worker, possibly in a connection attempt, so it runs aside.
+        threading.Thread(target=old.close, kwargs={"timeout": 5.0}, name="kioko-pool-close", daemon=True).start()
 
     def is_connection_failure(self, error: BaseException) -> bool:
         """True when ``error`` means the connection is unusable (not, say, a query cancelled by timeout)."""

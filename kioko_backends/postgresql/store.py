@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -15,7 +16,7 @@ from psycopg import errors as pg_errors
 from psycopg import sql
 from psycopg.types import TypeInfo
 
-from kioko_core.driver import StoreBase, positive_int, text
+from kioko_core.driver import StoreBase, non_negative_float, positive_int, text
 from kioko_core.errors import ExperimentalWarning
 from kioko_core.store import (
     DEFAULT_DIM,
@@ -40,16 +41,19 @@ from kioko_core.url import StoreURL
 
 from .._changes import changes_from_rows
 from .._rows import row_fields
-from .pool import _end_transaction, _fetch, _pipeline, _Pool, _scrub, _store_error, _transaction
+from .failover import APPLIED, UNKNOWN, _Recovery, outcome, repeatable, results
+from .pool import _end_transaction, _fetch, _NotConnected, _pipeline, _Pool, _scrub, _store_error, _transaction
+from .routing import _Replicas, insert_position
 from .schema import _ann_expression, _Schema
 from .tables import _RECORD_COLUMNS, _agent, _filter_sql, _forgotten_generation, _Names
-from .url import DEFAULT_POOL_SIZE, DEFAULT_TABLE, OPTIONS, _conninfo, _replica_conninfo
+from .url import DEFAULT_FAILOVER_WAIT, DEFAULT_POOL_SIZE, DEFAULT_TABLE, OPTIONS, _conninfo, _replica_conninfo
 from .writes import _encode_records, _Existing, _LostBeforeWriting, _only_inserts, _plan, _Writes
 
 _TABLE_PREFIX = re.compile(r"[a-z_][a-z0-9_]{0,39}")
 _EXACT_KNN_BELOW = 2000  # scopes with at most this many vectors are scored exactly (about as fast as HNSW there)
 _WRITE_ATTEMPTS = 4  # a lost race on a new id or a deadlock is retried; versions are re-read each time
 _MAX_PARTITIONS = 1024
+_BEHIND = object()  # a replica read refused: the replica has not replayed what this process has seen
 
 T = TypeVar("T")
 
@@ -85,6 +89,9 @@ class PostgresStore(StoreBase, _Schema):
         partitions: int | None = None,
         read_host: str | None = None,
         distribute: str | None = None,
+        replicas: str | None = None,
+        replica_reads: str | None = None,
+        failover_wait: float | None = None,
     ) -> None:
         """Open the tables ``url`` names, creating them on first use.
 
@@ -95,10 +102,19 @@ class PostgresStore(StoreBase, _Schema):
         (``create_distributed_table`` on ``user_id``, the three co-located; the id registry
         ``{p}_ids`` by ``id``); the database must have the citus extension, and pgvector on every node.
 
-        ``read_host`` (``?read_host=replica:5432`` or a socket directory) names a read replica, same
-        database, user and password: knn and postings (what recall and linking search with) are read
-        there, everything else on the primary. A replica lags its primary, so a record just written
-        may be missing from those two reads for the replication delay.
+        Several hosts (``postgresql://h1:5432,h2:5432/db?target_session_attrs=read-write``) are libpq's
+        failover list: each connection goes to the first that accepts it. When a connection dies, a call
+        waits up to ``failover_wait`` seconds (``?failover_wait=``; default 30 with several hosts, 0 with
+        one) for a server that accepts again (a promoted standby), then goes on there: a read is repeated,
+        a write only when the store shows whether it was applied (see ``failover.py``).
+
+        ``replicas`` (``?replicas=h3:5432,h4:5432``, host[:port] or socket directories; ``?read_host=`` is
+        the older name for one) are read replicas, same database, user and password. ``replica_reads``
+        says which reads they serve: ``search`` (default: knn, postings and the scope's generation and
+        changes, what recall and linking search with) or ``all`` (get and scan too). A replica serves a
+        read only once it has replayed everything this process wrote or read on the primary, else the
+        primary does (read-your-writes, see ``routing.py``); another process's writes show there after the
+        replication delay.
         """
         url = StoreURL.parse(url)
         if url.backend not in ("postgresql", "postgres"):
@@ -145,14 +161,45 @@ class PostgresStore(StoreBase, _Schema):
             raise self._connection_error(error, connecting=True) from None
         with first:
             self._ensure_schema(first)
-        self._pool = _Pool(conninfo, size, self._configure, self._connection_error)
-        asked_replica = read_host if read_host is not None else url.query.get("read_host")
-        self.read_host = None if asked_replica is None else text(asked_replica, "read_host")
-        self._search_pool = (
-            self._pool
-            if self.read_host is None
-            else _Pool(_replica_conninfo(conninfo, self.read_host), size, self._configure, self._connection_error)
+        asked_wait = failover_wait if failover_wait is not None else url.query.get("failover_wait")
+        self.failover_wait = (
+            (DEFAULT_FAILOVER_WAIT if url.hosts else 0.0)
+            if asked_wait is None
+            else non_negative_float(asked_wait, "failover_wait")
         )
+        self._pool = _Pool(conninfo, size, self._configure, self._connection_error, self.failover_wait)
+        self.lost_writes: Counter[str] = Counter()
+        """Writes whose connection died after sending, by what the new primary showed: ``applied`` (returned
+        without sending again), ``untouched`` (sent again), ``unknown`` (raised)."""
+        self._replicas = self._replica_pool(conninfo, size, replicas, read_host, replica_reads)
+
+    def _replica_pool(
+        self, conninfo: str, size: int, replicas: str | None, read_host: str | None, replica_reads: str | None
+    ) -> _Replicas | None:
+        asked = [value for value in (replicas, self.url.query.get("replicas")) if value is not None][:1]
+        asked += [value for value in (read_host, self.url.query.get("read_host")) if value is not None][:1]
+        if len(asked) == 2:
+            raise InvalidRecordError("give replicas or its older name read_host, not both")
+        reads = replica_reads if replica_reads is not None else self.url.query.get("replica_reads", "search")
+        if reads not in ("search", "all"):
+            raise InvalidRecordError(f"replica_reads must be 'search' or 'all', got {reads!r}")
+        if not asked:
+            return None
+        hosts = text(asked[0], "replicas")
+        pool = _Pool(_replica_conninfo(conninfo, hosts), size, self._configure, self._connection_error)
+        return _Replicas(pool, hosts, everything=reads == "all")
+
+    @property
+    def read_host(self) -> str | None:
+        """The replicas' hosts as given (``?replicas=`` or ``?read_host=``), or None."""
+        return None if self._replicas is None else self._replicas.hosts
+
+    @property
+    def reads_served(self) -> dict[str, int]:
+        """Of the reads replicas may serve (``replica_reads``): how many a replica served (``replica``), how many
+        the primary served because no replica had caught up with this process (``primary``), and how many times
+        a replica did not answer (``replica lost``). Empty without replicas."""
+        return {} if self._replicas is None else dict(self._replicas.served)
 
     @classmethod
     def open_url(cls, url: StoreURL, options: dict[str, Any]) -> PostgresStore:
@@ -165,6 +212,9 @@ class PostgresStore(StoreBase, _Schema):
             partitions=options["partitions"],
             read_host=options["read_host"],
             distribute=options["distribute"],
+            replicas=options["replicas"],
+            replica_reads=options["replica_reads"],
+            failover_wait=options["failover_wait"],
         )
 
     def __repr__(self) -> str:
@@ -174,8 +224,8 @@ class PostgresStore(StoreBase, _Schema):
     def close(self) -> None:
         """Close every pooled connection; a connection in use closes when its call finishes."""
         self._pool.close()
-        if self._search_pool is not self._pool:
-            self._search_pool.close()
+        if self._replicas is not None:
+            self._replicas.pool.close()
 
     def purge(self, scopes: Any = ()) -> bool:
         """Delete the counter rows of emptied ``scopes`` (a forgotten user's): the name must not outlive the
@@ -229,20 +279,28 @@ class PostgresStore(StoreBase, _Schema):
         query = sql.SQL("SELECT {} FROM {} WHERE id = ANY(%s::text[]) AND user_id = %s AND agent_id = %s").format(
             _RECORD_COLUMNS, self._names.records
         )
-        rows = self._read(lambda conn: _fetch(conn, query, [ids, scope.user_id, _agent(scope)]))
+        rows = self._read(lambda conn: _fetch(conn, query, [ids, scope.user_id, _agent(scope)]), search=False)
+        return {row[0]: self._record(row) for row in rows}
+
+    def _get_on_primary(self, scope: Scope, ids: list[str]) -> dict[str, Record]:
+        query = sql.SQL("SELECT {} FROM {} WHERE id = ANY(%s::text[]) AND user_id = %s AND agent_id = %s").format(
+            _RECORD_COLUMNS, self._names.records
+        )
+        rows = self._on_primary(lambda conn: _fetch(conn, query, [ids, scope.user_id, _agent(scope)]))
         return {row[0]: self._record(row) for row in rows}
 
     def generation(self, scope: Scope) -> int:
         """The scope's write counter (``{p}_scopes.generation``), shared by every process: ScopeGenerations.
 
-        Read where postings are read (the replica, with ``?read_host=``), so the postings an index cache
-        fetches after it show at least this generation, as the protocol's lookup order expects.
+        Read where postings are read (a replica, with ``?replicas=``), so the postings an index cache fetches
+        after it show at least this generation, as the protocol's lookup order expects: a replica serves the
+        postings only once it has replayed what any earlier read of this process saw on the primary.
         """
         scope = check_scope(scope)
         query = sql.SQL("SELECT coalesce((SELECT generation FROM {} WHERE user_id = %s AND agent_id = %s), {})").format(
             self._names.scopes, _forgotten_generation(self._names)
         )
-        rows = self._read(lambda conn: _fetch(conn, query, [scope.user_id, _agent(scope)]), self._search_pool)
+        rows = self._read(lambda conn: _fetch(conn, query, [scope.user_id, _agent(scope)]), search=True)
         return int(rows[0][0]) if rows else 0
 
     def changes_since(self, scope: Scope, generation: int) -> ScopeChangeSet | None:
@@ -257,7 +315,7 @@ class PostgresStore(StoreBase, _Schema):
                LEFT JOIN {changes} c ON c.user_id = %(u)s AND c.agent_id = %(a)s AND c.generation > %(g)s"""
         ).format(scopes=self._names.scopes, changes=self._names.changes, forgotten=_forgotten_generation(self._names))
         params = {"u": scope.user_id, "a": _agent(scope), "g": int(generation)}
-        rows = self._read(lambda conn: _fetch(conn, query, params), self._search_pool)
+        rows = self._read(lambda conn: _fetch(conn, query, params), search=True)
         return changes_from_rows(generation, rows)
 
     def do_postings(self, scope: Scope, terms: list[str], limit: int) -> Postings:
@@ -275,7 +333,7 @@ class PostgresStore(StoreBase, _Schema):
                FROM (SELECT 1) AS one LEFT JOIN unnest(%(terms)s::text[]) AS t(term) ON true"""
         ).format(scopes=n.scopes, postings=n.postings, term_df=n.term_df)
         params = {"u": scope.user_id, "a": _agent(scope), "terms": terms, "limit": limit}
-        rows = self._read(lambda conn: _fetch(conn, query, params), self._search_pool)
+        rows = self._read(lambda conn: _fetch(conn, query, params), search=True)
         count = int(rows[0][0]) if rows else 0
         stats = {row[1]: (int(row[2]), list(row[3])) for row in rows if row[1] is not None}
         return Postings(
@@ -287,7 +345,7 @@ class PostgresStore(StoreBase, _Schema):
     def do_knn(self, scope: Scope, query: np.ndarray, k: int, filter: Filter | None) -> list[Neighbor]:
         """Candidates from pgvector, re-scored exactly here; the base orders them and cuts at k."""
         fetch = k + min(max(k, 8), 64)  # a margin, so records tied at the k-th score come along (the tie rule)
-        rows = self._read(lambda conn: self._knn_candidates(conn, scope, query, fetch, filter), self._search_pool)
+        rows = self._read(lambda conn: self._knn_candidates(conn, scope, query, fetch, filter), search=True)
         seen: dict[str, Any] = {}
         for record_id, embedding in rows:
             seen.setdefault(record_id, embedding)
@@ -360,7 +418,7 @@ class PostgresStore(StoreBase, _Schema):
         while True:
             # keyset pagination over ids, one connection checkout per page: records written meanwhile
             # never shift what is left to read, and no connection is held while the caller works
-            page = self._read(lambda conn: _fetch(conn, query, {**params, "after": after}))  # noqa: B023 (called at once)
+            page = self._read(lambda conn: _fetch(conn, query, {**params, "after": after}), search=False)  # noqa: B023
             for row in page:
                 yield self._record(row)
             if len(page) < batch:
@@ -377,48 +435,112 @@ class PostgresStore(StoreBase, _Schema):
         )
         return Record.model_construct(**fields)
 
-    def _read(self, work: Callable[[psycopg.Connection], T], pool: _Pool | None = None) -> T:
-        """Run a read (on the primary, or on ``pool``); a read is safe to repeat, so a dead connection is replaced once."""
-        pool = pool or self._pool
-        for attempt in (1, 2):
+    def _read(self, work: Callable[[psycopg.Connection], T], *, search: bool) -> T:
+        """Run a read on a replica when one may serve it (``search``: recall's reads), else on the primary."""
+        replicas = self._replicas
+        if replicas is None or not (search or replicas.everything):
+            return self._on_primary(work)
+        served = self._on_replica(replicas, work)
+        if served is not _BEHIND:
+            replicas.served["replica"] += 1
+            return served  # type: ignore[return-value]
+        # what the primary shows now, a replica must show before it serves this process again
+        value, position = self._on_primary(lambda conn: (work(conn), insert_position(conn)))
+        replicas.seen(position)
+        replicas.served["primary"] += 1
+        return value
+
+    def _on_replica(self, replicas: _Replicas, work: Callable[[psycopg.Connection], T]) -> T | object:
+        """``work`` on a replica that has caught up with this process, or ``_BEHIND`` (also when none answers)."""
+        if not replicas.available():
+            return _BEHIND
+        try:
+            with replicas.pool.connection() as conn:
+                try:
+                    if not replicas.caught_up(conn):
+                        return _BEHIND
+                    return work(conn)
+                finally:
+                    _end_transaction(conn)
+        except _NotConnected:
+            replicas.lost()
+            return _BEHIND
+        except psycopg.OperationalError as error:
+            if not replicas.pool.is_connection_failure(error):
+                raise _store_error(error, self.url.password) from error
+            replicas.lost()
+            return _BEHIND
+        except psycopg.Error as error:
+            raise _store_error(error, self.url.password) from error
+        except UnicodeEncodeError as error:
+            raise InvalidRecordError(
+                f"an argument cannot be encoded as UTF-8 ({error.reason}), so PostgreSQL cannot compare it"
+            ) from None
+
+    def _on_primary(self, work: Callable[[psycopg.Connection], T]) -> T:
+        """Run a read on the primary; a read is safe to repeat, so after a dead connection it is repeated once,
+        or, with a failover wait, as soon as a server accepts again within the wait."""
+        recovery = _Recovery(self._pool)
+        while True:
             try:
-                with pool.connection() as conn:
+                with self._pool.connection() as conn:
                     try:
                         return work(conn)
                     finally:
                         _end_transaction(conn)
+            except _NotConnected:
+                if self.failover_wait <= 0 or not recovery.again():
+                    raise
             except psycopg.OperationalError as error:
-                if not pool.is_connection_failure(error):
+                if not self._pool.is_connection_failure(error):
                     raise _store_error(error, self.url.password) from error
-                pool.discard_idle()  # the server went away: its other sessions are gone too
-                if attempt == 2:
-                    error_text = self._connection_error(error, connecting=False)
-                    if pool is not self._pool:
-                        raise type(error_text)(f"{error_text} (the read replica {self.read_host})") from None
-                    raise error_text from None
+                if not recovery.again():
+                    raise self._connection_error(error, connecting=False) from None
             except psycopg.Error as error:
                 raise _store_error(error, self.url.password) from error
             except UnicodeEncodeError as error:
                 raise InvalidRecordError(
                     f"an argument cannot be encoded as UTF-8 ({error.reason}), so PostgreSQL cannot compare it"
                 ) from None
-        raise AssertionError("unreachable")
 
     # ------------------------------------------------------------------ writes
 
     def do_update_many(self, ops: list[Op]) -> list[Record | None]:
         encoded = _encode_records(ops)
+        recovery = _Recovery(self._pool)
+        while True:
+            try:
+                return self._update_once(ops, encoded)
+            except _LostBeforeWriting as lost:
+                # the connection died before any write was sent, so nothing was applied: try again
+                if not recovery.again():
+                    raise self._connection_error(lost.error, connecting=False) from None
+            except _NotConnected:
+                if self.failover_wait <= 0 or not recovery.again():
+                    raise
+            except ConnectionLostError as lost:
+                # sent, perhaps committed: repeated only when the new primary shows which (failover.py)
+                if self.failover_wait <= 0 or not repeatable(ops) or not recovery.again():
+                    raise
+                found = outcome(ops, self._get_on_primary)
+                self.lost_writes[found] += 1
+                if found == APPLIED:
+                    if self._replicas is not None:  # the commit's position was not learnt: take the primary's
+                        self._replicas.seen(self._on_primary(insert_position))
+                    return [None if r is None else r.model_copy(deep=True) for r in results(ops)]
+                if found == UNKNOWN:
+                    raise ConnectionLostError(
+                        f"{lost}\nA server accepts writes again, but the records of this batch are neither as it "
+                        "would leave them nor as it expected them (another writer moved them meanwhile): read "
+                        "them again before retrying."
+                    ) from None
+
+    def _update_once(self, ops: list[Op], encoded: dict[int, Any]) -> list[Record | None]:
         if _only_inserts(ops):
             return self._insert_only(ops, encoded)
-        lost_before_writing = 0
         for attempt in range(1, _WRITE_ATTEMPTS + 1):
             try:
                 return self._write(ops, encoded)
-            except _LostBeforeWriting as lost:
-                # the connection died before any write was sent, so nothing was applied: one retry
-                lost_before_writing += 1
-                if lost_before_writing > 1:
-                    raise self._connection_error(lost.error, connecting=False) from None
             except (pg_errors.UniqueViolation, pg_errors.DeadlockDetected, pg_errors.SerializationFailure) as error:
                 # another process inserted one of our new ids (or locked in the other order) between
                 # our read and our write; rereading the versions decides whether that is a conflict
@@ -549,6 +671,8 @@ class PostgresStore(StoreBase, _Schema):
             with self._pool.connection() as conn:
                 try:
                     yield conn
+                    if self._replicas is not None:  # committed: a replica serves us again once it has replayed this
+                        self._replicas.seen(insert_position(conn))
                 finally:
                     _end_transaction(conn)
         except (

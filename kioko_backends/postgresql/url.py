@@ -7,7 +7,7 @@ from typing import Any
 import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from kioko_core.driver import DIM, Option, positive_int, text
+from kioko_core.driver import DIM, Option, non_negative_float, positive_int, text
 from kioko_core.store import (
     InvalidRecordError,
 )
@@ -17,12 +17,17 @@ from .pool import _scrub
 
 DEFAULT_TABLE = "kioko"
 DEFAULT_POOL_SIZE = 4
+DEFAULT_FAILOVER_WAIT = 30.0
+"""Seconds a call waits for a server that accepts writes when the URL names several hosts (docs/scaling.md)."""
 OPTIONS = {
     "dim": DIM,
     "table": Option(text, DEFAULT_TABLE),
     "pool_size": Option(positive_int, DEFAULT_POOL_SIZE),
     "partitions": Option(positive_int),
     "read_host": Option(text),
+    "replicas": Option(text),
+    "replica_reads": Option(text, "search"),
+    "failover_wait": Option(non_negative_float),
     "distribute": Option(text),
 }
 KIOKO_QUERY_KEYS = frozenset(OPTIONS)
@@ -32,9 +37,12 @@ KIOKO_QUERY_KEYS = frozenset(OPTIONS)
 def _conninfo(url: StoreURL) -> str:
     """libpq's connection string for ``url``, without Kioko's own query parameters."""
     params: dict[str, Any] = {key: value for key, value in url.query.items() if key not in KIOKO_QUERY_KEYS}
-    if url.host:
+    if url.hosts:  # libpq's failover list: host=h1,h2 port=p1,p2 (an empty port is libpq's default)
+        params.setdefault("host", ",".join(host for host, _ in url.hosts))
+        params.setdefault("port", ",".join("" if port is None else str(port) for _, port in url.hosts))
+    elif url.host:
         params.setdefault("host", url.host)
-    if url.port is not None:
+    if url.port is not None and not url.hosts:
         params.setdefault("port", url.port)
     if url.username:
         params.setdefault("user", url.username)
@@ -54,14 +62,36 @@ def _conninfo(url: StoreURL) -> str:
         ) from None
 
 
-def _replica_conninfo(conninfo: str, read_host: str) -> str:
-    """The primary's connection string with the replica's host (``host``, ``host:port`` or a socket directory)."""
-    host, port = read_host, None
-    if not read_host.startswith("/") and read_host.count(":") == 1:
-        host, _, port_text = read_host.partition(":")
-        port = positive_int(port_text, "read_host's port")
-    if not host:
-        raise InvalidRecordError(f"read_host must name a host, host:port or a socket directory, got {read_host!r}")
-    # its own application_name, so the replica's connections are told apart in pg_stat_activity
-    name = f"{conninfo_to_dict(conninfo).get('application_name') or 'kioko'} (reads)"
-    return make_conninfo(conninfo, host=host, application_name=name, **({"port": port} if port is not None else {}))
+def _replica_conninfo(conninfo: str, replicas: str) -> str:
+    """The primary's connection string with the replicas' hosts instead (same database, user and password).
+
+    ``replicas`` is ``host[:port]`` entries (or socket directories) separated by commas; an entry without a
+    port takes the primary's port when the URL names one host. Each pooled connection goes to one replica,
+    chosen at random (``load_balance_hosts``), and to the next when one does not answer.
+    """
+    primary = conninfo_to_dict(conninfo)
+    primary_port = str(primary.get("port") or "")
+    hosts: list[str] = []
+    ports: list[str] = []
+    for entry in (part.strip() for part in replicas.split(",")):
+        host, port = entry, "" if "," in primary_port else primary_port
+        if not entry.startswith("/") and entry.count(":") == 1:
+            host, _, port_text = entry.partition(":")
+            port = str(positive_int(port_text, "replicas' port"))
+        if not host:
+            raise InvalidRecordError(
+                f"replicas (read_host) must name hosts, host:port or socket directories separated by commas, "
+                f"got {replicas!r}"
+            )
+        hosts.append(host)
+        ports.append(port)
+    # its own application_name, so the replicas' connections are told apart in pg_stat_activity
+    name = f"{primary.get('application_name') or 'kioko'} (reads)"
+    return make_conninfo(
+        conninfo,
+        host=",".join(hosts),
+        port=",".join(ports),
+        application_name=name,
+        target_session_attrs="any",
+        load_balance_hosts="random" if len(hosts) > 1 else "disable",
+    )
