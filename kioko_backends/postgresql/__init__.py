@@ -29,7 +29,8 @@ Layout (``{p}`` is the ``?table=`` prefix, ``kioko`` by default, so several stor
 Split by user (``?partitions=N``: hash partitions; ``?distribute=citus``: Citus distributed tables),
 the three data tables are keyed by user, records have no primary key of their own, and ``{p}_ids``
 (id primary key, user) keeps ids unique across users; see docs/scaling-cluster.md.
-``?read_host=`` sends knn and postings to a read replica.
+Several hosts in the URL (``h1:p1,h2:p2`` with ``target_session_attrs=read-write``) survive a failover
+(``failover.py``); ``?replicas=`` sends reads to read replicas with read-your-writes (``routing.py``).
 
 Round trips: a read is one; knn is one (its settings, the HNSW query and an exact fallback travel in
 one pipeline); update_many is two (lock and read versions, then write and commit), or one for a batch
