@@ -63,8 +63,10 @@ def _url(nodes: dict[str, replication.Node], **query: str) -> str:
     )
 
 
-def _lag(store: Any, reader: Any) -> list[float]:
+def _lag(store: Any, reader: Any, nodes: dict[str, replication.Node]) -> list[float]:
     """Seconds from each write's acknowledgement to the replica read that first finds it."""
+    # the reader's replica must first have what the primary had when the reader opened (its tables)
+    replication.wait_for("c to replay the tables", lambda: nodes["c"].replayed() >= nodes["a"].written())
     lags = []
     for i in range(LAG_SAMPLES):
         key = f"lag-{i}"
@@ -116,7 +118,7 @@ def one_round(mode: str, writers: int) -> dict[str, Any]:
                         after.append(done)
 
         with kioko.open_store(_url(nodes)) as store, kioko.open_store(_url(nodes, replica_reads="all")) as reader:
-            lags = _lag(store, reader)
+            lags = _lag(store, reader, nodes)
             threads = [threading.Thread(target=write, args=(store, i), daemon=True) for i in range(writers)]
             for thread in threads:
                 thread.start()

@@ -42,7 +42,7 @@ SETTINGS = {
 }
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
@@ -147,7 +147,7 @@ class Cluster:
 
     def primary(self, name: str, synchronous: list[str] | None = None) -> Node:
         """initdb and start a primary; ``synchronous`` names the standbys a commit waits for (FIRST 1)."""
-        node = Node(name, self.root / name, _free_port(), self.user)
+        node = Node(name, self.root / name, free_port(), self.user)
         _run("initdb", ["--auth=trust", "--encoding=utf8", "-U", "postgres", "--no-sync"], node)
         settings = dict(SETTINGS)
         if synchronous:
@@ -163,7 +163,7 @@ class Cluster:
         """pg_basebackup from ``upstream`` and start streaming from it, as standby ``name``.
 
         Its own synchronous_standby_names is emptied: once promoted it must not wait for itself."""
-        node = Node(name, self.root / name, _free_port(), self.user)
+        node = Node(name, self.root / name, free_port(), self.user)
         _run(
             "pg_basebackup",
             ["-h", "127.0.0.1", "-p", str(upstream.port), "-U", "postgres", "-X", "stream", "-R", "-c", "fast"],

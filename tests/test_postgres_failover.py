@@ -254,6 +254,18 @@ def test_which_lost_writes_are_repeated(postgresql_store_url: str) -> None:
         assert outcome(batch, read) == UNKNOWN  # another writer moved it: the call raises
 
 
+def test_a_replica_that_does_not_answer_leaves_reads_to_the_primary(postgresql_store_url: str) -> None:
+    """A replica address where nothing listens: the first read waits at most WAIT_FOR_REPLICA for it, then the
+    primary serves it; the next reads go straight to the primary while the replica rests. No read fails."""
+    closed = replication.free_port()  # bound, then closed: nothing listens there
+    url = postgresql_store_url + ("&" if "?" in postgresql_store_url else "?") + f"table=noreplica&dim={DIM}"
+    with kioko.open_store(url, replicas=f"127.0.0.1:{closed}", replica_reads="all") as store:
+        store.update_many([Upsert(record=_record("nr", "nr-1", 1), expected_version=0)])
+        assert store.get(Scope("nr"), ["nr-1"])[0] is not None
+        assert store.postings(Scope("nr"), ["t1"], 5).ids == {"t1": ["nr-1"]}
+        assert store.reads_served == {"replica lost": 1, "primary": 2}
+
+
 def test_urls_with_several_hosts_and_replicas() -> None:
     """libpq's failover list from the URL, the failover wait's default, and the replica options' checks."""
     from psycopg.conninfo import conninfo_to_dict

@@ -120,9 +120,12 @@ class _Pool:
         configure: Callable[[psycopg.Connection], None],
         describe: Callable[[BaseException, bool], StoreError],
         failover_wait: float = 0.0,
+        wait_for_connection: float = _POOL_TIMEOUT,
     ) -> None:
         self._conninfo, self._size, self._configure, self._describe = conninfo, size, configure, describe
         self.failover_wait = failover_wait
+        # with a failover wait, a pool that cannot connect gives up within it (recovered() takes over)
+        self._wait_for_connection = max(1.0, min(wait_for_connection, failover_wait or wait_for_connection))
         self._closed = False
         self._pid = os.getpid()
         self._lock = threading.Lock()
@@ -158,8 +161,7 @@ class _Pool:
     def connection(self) -> Iterator[psycopg.Connection]:
         pool = self._current()
         try:
-            # with a failover wait, a pool that cannot connect gives up within it (recovered() takes over)
-            conn = pool.getconn(timeout=max(1.0, min(_POOL_TIMEOUT, self.failover_wait or _POOL_TIMEOUT)))
+            conn = pool.getconn(timeout=self._wait_for_connection)
         except PoolTimeout as error:
             raise _NotConnected(str(self._describe(error, True))) from None
         except PoolClosed as error:

@@ -1,7 +1,7 @@
 """Which reads a read replica may serve (``?replicas=``): read-your-writes and monotonic reads, by WAL position.
 
-The store remembers the primary's WAL insert position after each of its writes, and after each read it had
-to send to the primary. A replica serves a read only once it has replayed that far
+The store remembers the primary's WAL insert position when it opens, after each of its writes, and after
+each read it had to send to the primary. A replica serves a read only once it has replayed that far
 (``pg_last_wal_replay_lsn()``, asked on the same connection just before the read, so the read's snapshot is
 at least that new); otherwise the read goes to the primary. So a process always sees its own writes, and never
 sees the store go back in time. What another process wrote shows on a replica after the replication delay.
@@ -21,6 +21,9 @@ from .pool import _Pool
 _REPLAYED = "SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_lsn() END) - '0/0'"
 _INSERTED = "SELECT pg_current_wal_insert_lsn() - '0/0'"
 _RESTING = 5.0  # seconds the replicas are left alone after one failed to answer; the primary serves meanwhile
+WAIT_FOR_REPLICA = 3.0
+"""Seconds a read waits for a replica's pooled connection before the primary serves it (a dead replica's pool
+keeps retrying in the background; no read should wait the primary pool's 30 s for it)."""
 
 
 def insert_position(conn: psycopg.Connection) -> int:
@@ -42,7 +45,8 @@ class _Replicas:
         self._lock = threading.Lock()
         self._resting_until = 0.0
         self.served: Counter[str] = Counter()
-        """How many reads each side served ("replica", "primary"), and how many a replica failed ("replica lost")."""
+        """How many reads each side served ("replica", "primary"), how many times a replica did not answer
+        ("replica lost") and how many reads a replica cancelled in a conflict with its recovery ("replica conflict")."""
 
     def seen(self, position: int) -> None:
         """This process has seen the store at ``position`` (its write committed there, or a primary read)."""

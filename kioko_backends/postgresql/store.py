@@ -43,7 +43,7 @@ from .._changes import changes_from_rows
 from .._rows import row_fields
 from .failover import APPLIED, UNKNOWN, _Recovery, outcome, repeatable, results
 from .pool import _end_transaction, _fetch, _NotConnected, _pipeline, _Pool, _scrub, _store_error, _transaction
-from .routing import _Replicas, insert_position
+from .routing import WAIT_FOR_REPLICA, _Replicas, insert_position
 from .schema import _ann_expression, _Schema
 from .tables import _RECORD_COLUMNS, _agent, _filter_sql, _forgotten_generation, _Names
 from .url import DEFAULT_FAILOVER_WAIT, DEFAULT_POOL_SIZE, DEFAULT_TABLE, OPTIONS, _conninfo, _replica_conninfo
@@ -172,6 +172,9 @@ class PostgresStore(StoreBase, _Schema):
         """Writes whose connection died after sending, by what the new primary showed: ``applied`` (returned
         without sending again), ``untouched`` (sent again), ``unknown`` (raised)."""
         self._replicas = self._replica_pool(conninfo, size, replicas, read_host, replica_reads)
+        if self._replicas is not None:
+            # a replica serves nothing older than the store as this open found it (its tables, first of all)
+            self._replicas.seen(self._on_primary(insert_position))
 
     def _replica_pool(
         self, conninfo: str, size: int, replicas: str | None, read_host: str | None, replica_reads: str | None
@@ -186,7 +189,13 @@ class PostgresStore(StoreBase, _Schema):
         if not asked:
             return None
         hosts = text(asked[0], "replicas")
-        pool = _Pool(_replica_conninfo(conninfo, hosts), size, self._configure, self._connection_error)
+        pool = _Pool(
+            _replica_conninfo(conninfo, hosts),
+            size,
+            self._configure,
+            self._connection_error,
+            wait_for_connection=WAIT_FOR_REPLICA,
+        )
         return _Replicas(pool, hosts, everything=reads == "all")
 
     @property
@@ -197,8 +206,9 @@ class PostgresStore(StoreBase, _Schema):
     @property
     def reads_served(self) -> dict[str, int]:
         """Of the reads replicas may serve (``replica_reads``): how many a replica served (``replica``), how many
-        the primary served because no replica had caught up with this process (``primary``), and how many times
-        a replica did not answer (``replica lost``). Empty without replicas."""
+        the primary served instead (``primary``: no replica had caught up with this process, or none answered),
+        how many times a replica did not answer (``replica lost``) or cancelled a read in a conflict with its
+        recovery (``replica conflict``). Empty without replicas."""
         return {} if self._replicas is None else dict(self._replicas.served)
 
     @classmethod
@@ -464,6 +474,10 @@ class PostgresStore(StoreBase, _Schema):
                     _end_transaction(conn)
         except _NotConnected:
             replicas.lost()
+            return _BEHIND
+        except (pg_errors.SerializationFailure, pg_errors.DeadlockDetected):
+            # a hot standby cancels a query that holds back its replay (a conflict with recovery)
+            replicas.served["replica conflict"] += 1
             return _BEHIND
         except psycopg.OperationalError as error:
             if not replicas.pool.is_connection_failure(error):
