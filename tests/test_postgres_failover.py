@@ -149,7 +149,9 @@ def test_recall_served_by_a_replica_sees_another_process_writes(cluster: dict[st
 
 def test_a_failover_loses_no_acknowledged_write(cluster: dict[str, replication.Node]) -> None:
     """Kill the primary in the middle of a write load, promote the synchronous standby: the same store (the
-    same URL) goes on writing after the pause, and every write it acknowledged is on the new primary."""
+    same URL) goes on writing after the pause, and every write it acknowledged is on the new primary. Each
+    writer reads its write back at once (``replica_reads=all``: from ``c`` when it has caught up, else from
+    the primary), before, during and after the failover: it always finds it."""
     a, b, c = cluster["a"], cluster["b"], cluster["c"]
     acked: dict[str, tuple[int, str]] = {}
     errors: list[str] = []
@@ -173,16 +175,19 @@ def test_a_failover_loses_no_acknowledged_write(cluster: dict[str, replication.N
                 else:
                     stored = store.update_many([Upsert(record=_record("fo", key, n), expected_version=0)])[0]
                     content = stored.content
+                again = store.get(Scope("fo"), [key])[0]
             except Exception as error:  # every one is a failure of the rule under test
                 with lock:
                     errors.append(f"{key}: {type(error).__name__}: {error}")
                 continue
+            if again is None or (again.version, again.content) != (stored.version, content):
+                errors.append(f"{key}: read back {again!r} after writing version {stored.version}")
             with lock:
                 acked[key] = (stored.version, content)
                 if killed_at:
                     acked_after_kill.append(time.monotonic())
 
-    with kioko.open_store(_url(cluster, "fo", failover_wait="90")) as store:
+    with kioko.open_store(_url(cluster, "fo", failover_wait="90", replica_reads="all")) as store:
         workers = [threading.Thread(target=write, args=(store, i), daemon=True) for i in range(WRITERS)]
         for worker in workers:
             worker.start()
@@ -205,7 +210,7 @@ def test_a_failover_loses_no_acknowledged_write(cluster: dict[str, replication.N
                 worker.join(timeout=replication.WAIT)
         assert not any(worker.is_alive() for worker in workers)
         assert store._pool.generation >= 1  # the pool was replaced: the writes after went to b
-        outcomes = dict(store.lost_writes)
+        outcomes, served = dict(store.lost_writes), store.reads_served
     assert errors == []
     found = _rows(b, "fo")
     lost = {key: value for key, value in acked.items() if found.get(key) != value}
@@ -214,7 +219,8 @@ def test_a_failover_loses_no_acknowledged_write(cluster: dict[str, replication.N
         f"\n{len(acked)} records written ({at_kill} before the kill, {len(acked_after_kill)} acknowledged writes "
         f"after it), {len(acked) - len(lost)} as acknowledged on the new primary, {len(lost)} lost; kill to "
         f"promoted {moments['promoted'] - moments['killed']:.2f} s, promoted to the next acknowledged write "
-        f"{resumed - moments['promoted']:.2f} s; writes lost in flight, by what b showed: {outcomes}"
+        f"{resumed - moments['promoted']:.2f} s; writes lost in flight, by what b showed: {outcomes}; "
+        f"reads back: {served}"
     )
     assert lost == {}
     replication.wait_for("c to follow b and replay every acknowledged write", lambda: _rows(c, "fo") == found)
