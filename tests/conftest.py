@@ -9,7 +9,6 @@ since its stores hold 8-dimensional vectors.
 
 from __future__ import annotations
 
-import os
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterator
@@ -20,9 +19,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))  # `import services` from the test modules and here
 
 import services  # noqa: E402
-from services import STORES, required_under_ci  # noqa: E402
-
-_unavailable: dict[str, str] = {}
+from services import STORES, required_under_ci, store_unavailable, under_ci  # noqa: E402
 
 
 def _patient_http_defaults(seconds: float = 60.0) -> None:
@@ -44,18 +41,6 @@ def _patient_http_defaults(seconds: float = 60.0) -> None:
 
 _patient_http_defaults()
 _outcomes: dict[str, Counter[str]] = defaultdict(Counter)
-
-
-def under_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
-
-
-def store_unavailable(name: str, reason: str) -> None:
-    """Skip a store that cannot start, naming why; under CI a required store fails instead."""
-    _unavailable[name] = reason
-    if under_ci() and name in required_under_ci():
-        pytest.fail(f"the {name} store could not start, and CI=true requires it: {reason}", pytrace=False)
-    pytest.skip(f"{name} store not run: {reason}")
 
 
 @pytest.fixture(scope="session")
@@ -185,7 +170,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                 qdrant_server_missing = services.qdrant_server_unavailable() or ""
             # a job that promises the server (KIOKO_TEST_REQUIRE) lets its tests run: the fixture then fails
             if qdrant_server_missing and not (under_ci() and store in required_under_ci()):
-                _unavailable[store] = qdrant_server_missing
+                services.UNAVAILABLE[store] = qdrant_server_missing
                 item.add_marker(pytest.mark.skip(reason=f"qdrant-server store not run: {qdrant_server_missing}"))
 
 
@@ -212,6 +197,6 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
             continue
         shown = ", ".join(f"{counts[o]} {o}" for o in ("passed", "failed", "error", "skipped") if counts[o])
         line = f"{store:<14} {shown}"
-        if store in _unavailable:
-            line += f"  -- NOT RUN: {_unavailable[store]}"
+        if store in services.UNAVAILABLE:
+            line += f"  -- NOT RUN: {services.UNAVAILABLE[store]}"
         terminalreporter.write_line(line)

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import store_unavailable
 from remote_support import REMOTE_SURFACES, remote_surface
+from services import store_unavailable
 
 import kioko
 from kioko_backends.memory import MemoryStore

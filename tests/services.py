@@ -51,6 +51,27 @@ def required_under_ci() -> frozenset[str]:
     return REQUIRED_UNDER_CI | promised
 
 
+UNAVAILABLE: dict[str, str] = {}
+"""Stores of the matrix that could not start this session, and why (the summary's store matrix names them)."""
+
+
+def under_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
+
+
+def store_unavailable(name: str, reason: str) -> None:
+    """Skip a store that cannot start, naming why; under CI a required store fails instead.
+
+    Here rather than in conftest.py: a test module's ``from conftest import ...`` would reach whichever
+    conftest.py pytest imported last once the test folders have conftest files of their own."""
+    import pytest
+
+    UNAVAILABLE[name] = reason
+    if under_ci() and name in required_under_ci():
+        pytest.fail(f"the {name} store could not start, and CI=true requires it: {reason}", pytrace=False)
+    pytest.skip(f"{name} store not run: {reason}")
+
+
 POSTGRES_IMAGE = "pgvector/pgvector:pg17"
 QDRANT_IMAGE = "qdrant/qdrant:v1.16.2"
 DOCKER_PING_TIMEOUT = 3

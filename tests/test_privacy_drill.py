@@ -25,8 +25,8 @@ from typing import Any
 import anyio
 import httpx
 import pytest
-from conftest import store_unavailable
 from privacy_drill_support import Forge, Secret, files_under, found_in, needles_of, strings_in
+from services import store_unavailable
 from typer.testing import CliRunner
 
 import kioko
