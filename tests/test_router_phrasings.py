@@ -134,17 +134,20 @@ def test_the_rewrite_never_makes_up_a_word_and_keeps_one_person() -> None:
     ]
 
 
-TABLES = ("PROFILE", "PREFERENCE", "INSTRUCTION", "GOAL", "COMPLETE", "DROP", "DECISION", "SWITCH", "LESSON")
-TABLES += ("PROCEDURE", "TASK")
+SEARCHED = {"IDENTIFIERS"}
+"""Tables whose rows are searched anywhere in a sentence rather than matched from its start."""
 
 
-@pytest.mark.parametrize("table", TABLES)
+@pytest.mark.parametrize("table", sorted(R.TABLES))
 def test_every_row_matches_its_own_example(table: str) -> None:
-    for index, row in enumerate(getattr(R, table)):
+    for index, row in enumerate(R.TABLES[table]):
+        if table in SEARCHED:
+            assert row.pattern.search(row.example) is not None, (table, index, row.example)
+            continue
         said = R.TAIL.sub("", R.plain(row.example))
         match = R.first((row,), said)
         assert match is not None, (table, index, row.example)
-        assert R.first(getattr(R, table), said) is not None
+        assert R.first(R.TABLES[table], said) is not None
 
 
 _TOKEN = re.compile(r"[a-z0-9]+")

@@ -7,9 +7,11 @@ procedures, lessons, dated episodes), classification of the remaining informativ
 episode or knowledge, kept when their importance reaches ``min_importance``), working memory (the
 task and identifiers of a session) and, with the graph on, relations between named entities.
 
-Each rule is a small method of :class:`_Reading` that returns True when it used the sentence or
-clause up; the order of the calls in :meth:`_Reading.sentence` and :meth:`_Reading.clause` is the
-precedence.
+The English is in :mod:`~kioko_core.intelligence.rules`, as tables of rows (pattern, operation, example);
+this module holds the builders. Each builder is a small method of :class:`_Reading` that reads the
+first matching row of its table and returns True when it used the sentence or clause up; the order of
+the calls in :meth:`_Reading.sentence` and :meth:`_Reading.clause` is the precedence. A new phrasing
+is a row of a table; a new kind of statement is a table, a builder and its place in that order.
 """
 
 from __future__ import annotations
@@ -61,294 +63,7 @@ QUERY_CHARS = 1000
 
 Rule = Callable[[str, Turn], "Sequence[MemoryOp] | None"]
 
-# --------------------------------------------------------------------------- patterns
-
-_I = r"(?:i|we)"
-_NAME_WORDS = r"[A-Z][\w&.'-]*(?:\s+(?:[A-Z0-9][\w&.'-]*|de|van|von|da|del|la|le))*"
-
-FEEDBACK_OK = re.compile(
-    r"\b(?:(?:that|this|it)(?:'s| has| have)?\s+(?:worked|works(?: now)?|fixed it|did the trick|did it|solved it|helped)|"
-    r"works now|problem solved|all good now|that fixed it|it's fixed|fixed now)\b",
-    re.IGNORECASE,
-)
-FEEDBACK_BAD = re.compile(
-    r"\b(?:still broken|didn't work|did not work|doesn't work|does not work|still (?:failing|not working|the same|broken)|"
-    r"no luck|that failed|not fixed|made it worse|still getting)\b",
-    re.IGNORECASE,
-)
-
-FORGET = re.compile(
-    r"^(?:please\s+)?(?:forget|don't remember|do not remember|stop remembering|unlearn)\s+"
-    r"(?:about\s+|that\s+)?(.+)$",
-    re.IGNORECASE,
-)
-ASSISTANT_DELETE = (
-    re.compile(
-        r"^(?:please\s+)?(?:delete|remove|erase|clear|wipe)\s+(.+?)\s+(?:from|out of|in)\s+"
-        r"(?:your|the assistant's|kioko's)\s+(?:memory|memories|notes)\b",
-        re.IGNORECASE,
-    ),
-    re.compile(
-        r"^(?:please\s+)?(?:delete|remove|erase|clear|wipe|forget)\s+(?:everything|all|anything)\s+"
-        r"(?:that\s+)?(?:you know|you remember|you have stored|you've stored|you have|you keep)\s+"
-        r"(?:about|on|of|regarding)\s+(.+)$",
-        re.IGNORECASE,
-    ),
-    re.compile(
-        r"^(?:please\s+)?(?:delete|remove|erase|clear|wipe)\s+(?:all\s+)?(?:of\s+)?(?:your\s+|the\s+)?"
-        r"memories\s+(?:about|of|on|regarding)\s+(.+)$",
-        re.IGNORECASE,
-    ),
-)
-EVERYTHING = frozenset(
-    {
-        "it",
-        "that",
-        "this",
-        "everything",
-        "all",
-        "all of it",
-        "all of that",
-        "everything you know",
-        "everything about me",
-        "all of this",
-        "me",
-        "all that",
-        "everything i said",
-        "everything i told you",
-        "what i said",
-        "all memories",
-        "all your memories",
-    }
-)
-
-PROCEDURE = re.compile(r"^(?:to|how to|in order to)\s+([^,:]{3,}?)\s*[,:]\s*(.+)$", re.IGNORECASE)
-_STEP_SPLIT = re.compile(
-    r"\s*[,;]?\s*\b(?:and then|then|after that|afterwards|finally|lastly|and finally)\b\s*,?\s*|;\s*|"
-    r"\s*\b\d+[.)]\s+",
-    re.IGNORECASE,
-)
-_FIRST = re.compile(r"^(?:first(?:ly)?|start by|begin by)\s*,?\s*", re.IGNORECASE)
-
-LESSON = (
-    re.compile(
-        r"^(?:(?:a |the |my |our )?lessons?(?: learned| learnt)?|(?:key )?takeaway|"
-        r"rule of thumb|pro tip)\s*[:\-\u2013]\s*(.+)$",
-        re.IGNORECASE,
-    ),
-    re.compile(rf"^{_I}\s+(?:have\s+|'ve\s+)?(?:learned|learnt)(?: the hard way)?\s+that\s+(.+)$", re.IGNORECASE),
-)
-_LESSON_CONTEXT = re.compile(r"^(?:when|while|whenever|if|before|after|for)\s+([^,]{3,}),\s*(.+)$", re.IGNORECASE)
-
-INSTRUCTION = (
-    re.compile(
-        r"^(?:please\s+)?(?:always|never|from now on,?|going forward,?|in (?:the )?future,?|"
-        r"don't ever|do not ever)\s+(.+)$",
-        re.IGNORECASE,
-    ),
-    re.compile(
-        r"^(?:please\s+)?(?:answer|respond|reply|write|talk|speak)\s+(?:to me\s+)?(?:in|with|using)\s+(.+)$",
-        re.IGNORECASE,
-    ),
-)
-
-SWITCH = re.compile(
-    rf"^{_I}\s+(?:have\s+|'ve\s+|just\s+|finally\s+)*(switched|moved|migrated|changed|went|transitioned|relocated)"
-    r"\s+(?:over\s+)?from\s+(.+?)\s+to\s+(.+?)(?:\s*,?\s+(?:because|since|as|so that)\s+(.+))?$",
-    re.IGNORECASE,
-)
-MOVED_TO = re.compile(r"^(?:i|we)\s*(?:have\s+|'ve\s+|just\s+)*(?:moved|relocated)\s+to\s+(.+)$", re.IGNORECASE)
-INSTEAD = re.compile(
-    rf"^{_I}\s+(?:will\s+|'ll\s+|now\s+|are\s+going\s+to\s+|'re\s+going\s+to\s+)?(?:use|chose|picked|went with|go with|"
-    r"are using|'re using)\s+(.+?)\s+instead of\s+(.+?)(?:\s*,?\s+(?:because|since|as)\s+(.+))?$",
-    re.IGNORECASE,
-)
-
-DECISION = (
-    re.compile(
-        rf"^(?:so\s+)?{_I}\s+(?:have\s+|had\s+|'ve\s+|finally\s+|just\s+)*(decided|agreed|settled|chose|"
-        r"picked|opted)\s+(?:to\s+|that\s+|on\s+|for\s+)?(.+)$",
-        re.IGNORECASE,
-    ),
-    re.compile(rf"^(?:{_I}(?:'ll| will| are going to|'re going to)|let's)\s+(go with)\s+(.+)$", re.IGNORECASE),
-    re.compile(r"^(decision)\s*:\s*(.+)$", re.IGNORECASE),
-)
-_CHOSEN = re.compile(
-    r"\b(?:use|using|adopt|go with|pick|choose|switch to|move to|buy|hire|deploy|run)\s+"
-    r"(?:the\s+|a\s+|an\s+)?([\w.+#/-]+)",
-    re.IGNORECASE,
-)
-_RATIONALE = re.compile(r"\s*,?\s+(?:because|since|as|so that)\s+", re.IGNORECASE)
-
-GOAL = (
-    re.compile(
-        r"^(?:my|our)\s+(?:main\s+|new\s+|big\s+|current\s+|next\s+|long-term\s+|short-term\s+|top\s+)?"
-        r"(?:goal|aim|objective|target|mission|ambition)\s+(?:for\s+[\w\s]+?\s+)?(?:is|will be|:)\s+"
-        r"(?:to\s+)?(.+)$",
-        re.IGNORECASE,
-    ),
-    re.compile(r"^goal\s*:\s*(.+)$", re.IGNORECASE),
-    re.compile(
-        rf"^(?:{_I}\s+(?:want|plan|intend|aim|hope|need)|i'm aiming|i am aiming|we're aiming|i'm planning|"
-        r"we're planning)\s+to\s+(.+?\b(?:by|before|until)\b.+)$",
-        re.IGNORECASE,
-    ),
-)
-
-TASK = re.compile(
-    r"^(?:i'm|i am|we're|we are)\s+(?:currently\s+|now\s+|still\s+|just\s+)?((?:debugging|fixing|investigating|"
-    r"working on|looking into|troubleshooting|trying to fix|analy[sz]ing|testing|reviewing|writing|preparing|"
-    r"setting up|migrating|deploying|handling|dealing with|configuring|installing|upgrading|repairing|"
-    r"diagnosing)\b.+)$",
-    re.IGNORECASE,
-)
-IDENTIFIERS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
-        "ticket",
-        re.compile(
-            r"\b(?:ticket|incident|issue|bug|case|story)\s*#?\s*([A-Z][A-Z0-9]*-\d+|\d{3,})\b"
-            r"|\b((?:INC|TICKET|REQ|CHG|BUG|SR|PRB|TASK)-?\d+)\b",
-            re.IGNORECASE,
-        ),
-    ),
-    (
-        "ticket",
-        re.compile(r"\b((?!(?:UTF|ISO|SHA|MD|COVID|SOC|IPV|TLS|SSL|HTTP|CVE)-)[A-Z][A-Z0-9]{1,9}-\d+)\b"),
-    ),
-    ("pull_request", re.compile(r"\b(?:PR|MR|pull request|merge request)\s*#?\s*(\d+)\b", re.IGNORECASE)),
-    ("work_order", re.compile(r"\b(?:work order|WO)\s*#?\s*([A-Z0-9][\w-]*\d[\w-]*)", re.IGNORECASE)),
-    (
-        "error",
-        re.compile(
-            r"\b(?:error|fault|alarm|exception)\s+(?:code\s+)?#?\s*([A-Z]{1,4}-?\d+|0x[0-9A-Fa-f]+|\d{2,})\b",
-            re.IGNORECASE,
-        ),
-    ),
-    ("link", re.compile(r"(https?://[^\s,;)]+[^\s,;).])")),
-    ("file", re.compile(r"(?<![\w:/.])((?:~|\.{1,2})?(?:/[\w.-]+){2,}/?|[A-Za-z]:\\(?:[\w.-]+\\)*[\w.-]+)")),
-)
-
-NAME = re.compile(rf"^(?i:my name is|my name's|i'm|i am|call me|they call me)\s+({_NAME_WORDS})$")
-NAME_CI = re.compile(r"^(?:my name is|my name's|i'm|i am|call me|they call me)\s+", re.IGNORECASE)
-# The verbs ignore case; the names do not (a name starts with a capital, "as a controls engineer" does not).
-LIVES = re.compile(
-    rf"^(?i:i\s+(?:live|reside|stay)|i'm based|i am based)\s+(?i:in)\s+"
-    rf"({_NAME_WORDS}(?:,\s*{_NAME_WORDS})?)$"
-)
-AGE = re.compile(r"^(?:i'm|i am)\s+(\d{1,3})(?:\s+years?\s+old)?$", re.IGNORECASE)
-WORKS = re.compile(rf"^(?i:i\s+work\s+(?:at|for))\s+({_NAME_WORDS})(?:\s+(?i:as)\s+(?:(?i:an?)\s+)?(.+))?$")
-SLOTS = {
-    "name": "name",
-    "age": "age",
-    "phone number": "phone_number",
-    "phone": "phone_number",
-    "mobile": "phone_number",
-    "mobile number": "phone_number",
-    "cell number": "phone_number",
-    "email": "email",
-    "email address": "email",
-    "e-mail": "email",
-    "birthday": "birthday",
-    "date of birth": "birthday",
-    "address": "address",
-    "home address": "address",
-    "job": "job_title",
-    "job title": "job_title",
-    "role": "job_title",
-    "title": "job_title",
-    "company": "employer",
-    "employer": "employer",
-    "team": "team",
-    "manager": "manager",
-    "boss": "manager",
-    "timezone": "timezone",
-    "time zone": "timezone",
-    "native language": "language",
-    "first language": "language",
-    "language": "language",
-    "hometown": "hometown",
-    "location": "location",
-    "city": "location",
-    "country": "country",
-    "api key": "api_key",
-    "password": "password",
-    "username": "username",
-    "user name": "username",
-    "website": "website",
-    "github": "github",
-}
-SLOT = re.compile(
-    r"^my\s+(" + "|".join(sorted(map(re.escape, SLOTS), key=len, reverse=True)) + r")\s+(?:is|=|:)\s+(.+)$",
-    re.IGNORECASE,
-)
-_SLOT_MENTION = re.compile(r"^(?:my|the user's)\s+(.+)$", re.IGNORECASE)
-
-PROGRESS = (
-    re.compile(
-        r"(?:^|\b(?:i'm|i am|we're|we are)\s+)(?:about\s+|around\s+|roughly\s+|nearly\s+|almost\s+|over\s+|"
-        r"already\s+)?(\d{1,3}(?:\.\d+)?)\s?%\s+(?:done|complete|completed|finished|through|of the way"
-        r"(?: through)?)\s*(?:with|on|in|through)?\s+(.+)$",
-        re.IGNORECASE,
-    ),
-    re.compile(r"\b(?:halfway|half way|half-way)\s+(?:done\s+)?(?:through|with|done with|into)\s+(.+)$", re.IGNORECASE),
-)
-COMPLETE = re.compile(
-    rf"^{_I}\s+(?:have\s+|'ve\s+|just\s+|finally\s+|successfully\s+|officially\s+)*(finished|completed|passed|"
-    r"shipped|achieved|reached|launched|released|delivered|accomplished|aced|nailed|cleared|stabili[sz]ed|"
-    r"got done with|am done with|'m done with|are done with)\s+(.+)$",
-    re.IGNORECASE,
-)
-DROP = re.compile(
-    rf"^{_I}\s+(?:have\s+|'ve\s+|just\s+|finally\s+)*(?:gave up on|given up on|am giving up on|'m giving up on|"
-    r"abandoned|dropped|quit|stopped)\s+(.+)$",
-    re.IGNORECASE,
-)
-
-PREFERENCE = re.compile(
-    rf"^{_I}\s+(?:really\s+|also\s+|usually\s+|generally\s+|much\s+|strongly\s+|do\s+)?(prefer|like|love|enjoy|hate|"
-    r"dislike|can't stand|don't like|do not like|adore)\s+(.+)$",
-    re.IGNORECASE,
-)
-FAVOURITE = re.compile(r"^my\s+favou?rite\s+(.+?)\s+(?:is|are)\s+(.+)$", re.IGNORECASE)
-ANSWERING = re.compile(
-    r"\b(?:answers?|replies|reply|responses?|bullet points?|bullets|paragraphs?|short|concise|brief|detailed|"
-    r"verbose|format(?:ting)?|tone|emojis?|code (?:examples|samples|snippets)|explanations?|markdown|tables?)\b",
-    re.IGNORECASE,
-)
-REMEMBER_PREFIX = re.compile(
-    r"^(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?(?:remember|note to self|note|keep in mind|don't forget|"
-    r"do not forget)\s*"
-    r"(?:that\s+|:\s*)?",
-    re.IGNORECASE,
-)
-RELATION = re.compile(
-    rf"^({_NAME_WORDS})\s+(uses|runs on|reports to|is part of|belongs to|works at|works for|depends on|"
-    rf"is located in|manages|owns|is owned by|connects to|is based in|leads)\s+({_NAME_WORDS})\.?$"
-)
-
-_FIRST_PERSON = re.compile(r"^(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b", re.IGNORECASE)
-_ONGOING = re.compile(
-    r"^(?:i'm|i am|we're|we are)\s+(?:\w+ly\s+|still\s+|now\s+|currently\s+)?\w+ing\b"
-    r"|\b(?:is|are|was|were)\s+(?:still\s+)?\w+ing\b",
-    re.IGNORECASE,
-)
-_PAST_AUX = re.compile(r"\b(?:was|were|had|did)\b|'ve\b|\b(?:have|has)\s+(?:\w+ly\s+)?(?:been|\w+ed)\b", re.IGNORECASE)
-_NOT_PAST = frozenset("need needed? speed feed bed red seed embed hundred shed based used indeed".split()) - {"needed?"}
-_PASSIVE = re.compile(r"\b(?:is|are|be|been|being|am|'s|'re|get|gets)\s+\w+ed\b", re.IGNORECASE)
-_YOU = re.compile(r"\b(?:you|your|yours)\b", re.IGNORECASE)
-_NUMBER_WORDS = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-    "sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred "
-    "thousand million once twice"
-).split()
-_NUMBERS = re.compile(r"\b(?:\d+(?:[.,]\d+)?%?|" + "|".join(_NUMBER_WORDS) + r")\b", re.IGNORECASE)
-_TOOLISH = frozenset(
-    """
-postgres postgresql mysql sqlite oracle mongodb redis kafka qdrant pgvector python java rust go golang ruby
-javascript typescript azure aws gcp jira slack teams excel linux windows mac macos docker kubernetes react
-vue angular django flask spark grafana tableau notion confluence github gitlab bitbucket
-""".split()
-)
+# --------------------------------------------------------------------------- helpers of the classification
 
 
 def _place_like(name: str) -> bool:
@@ -358,7 +73,7 @@ def _place_like(name: str) -> bool:
         return False
     for word in words:
         letters = word.replace("-", "").replace("'", "").replace(".", "")
-        if not letters.isalpha() or not word[0].isupper() or word.lower() in _TOOLISH:
+        if not letters.isalpha() or not word[0].isupper() or word.lower() in R.TOOLISH:
             return False
         if len(letters) > 1 and (letters.isupper() or any(c.isupper() for c in letters[1:])):
             return False
@@ -366,13 +81,13 @@ def _place_like(name: str) -> bool:
 
 
 def _is_past(text: str) -> bool:
-    if _PAST_AUX.search(text):
+    if R.PAST_AUX.search(text):
         return True
-    without_passive = _PASSIVE.sub(" ", text)
+    without_passive = R.PASSIVE.sub(" ", text)
     for word in re.findall(r"[a-z']+", without_passive.lower()):
         if word in _IRREGULAR_PAST and word not in ("read", "put", "set", "cut", "let", "hit", "quit", "shut"):
             return True
-        if len(word) > 4 and word.endswith("ed") and word not in _NOT_PAST:
+        if len(word) > 4 and word.endswith("ed") and word not in R.NOT_PAST:
             return True
     return False
 
@@ -556,9 +271,9 @@ class _Reading:
             for part in statements_before_question(text):
                 self.clause(part, text)
             return
-        remembered = REMEMBER_PREFIX.match(said)
+        remembered = R.REMEMBER_PREFIX.match(said)
         explicit = remembered is not None and remembered.end() > 0
-        body = R.plain(REMEMBER_PREFIX.sub("", said, count=1))
+        body = R.plain(R.REMEMBER_PREFIX.sub("", said, count=1))
         changed = R.CHANGE_LEAD.match(body)
         if changed:
             body = R.plain(body[changed.end() :])
@@ -584,8 +299,8 @@ class _Reading:
     # -- feedback
 
     def feedback(self, text: str) -> bool:
-        worked = FEEDBACK_OK.search(text) is not None
-        failed = FEEDBACK_BAD.search(text) is not None
+        worked = R.FEEDBACK_OK.search(text) is not None
+        failed = R.FEEDBACK_BAD.search(text) is not None
         if not (worked or failed):
             return False
         served = [r for r in self.turn.served if r.kind in SERVED_KINDS]
@@ -608,30 +323,21 @@ class _Reading:
     # -- forgetting
 
     def forget(self, text: str) -> bool:
-        phrase = None
-        asked = _ASK_TO.sub("", bare(text), count=1)
-        match = FORGET.match(asked)
-        if match:
-            phrase = match.group(1)
-        else:
-            for pattern in ASSISTANT_DELETE:
-                found = pattern.match(asked)
-                if found:
-                    phrase = found.group(1)
-                    break
-        if phrase is None:
+        found = R.first(R.FORGET, R.ASK_TO.sub("", bare(text), count=1))
+        if found is None:
             return False
-        phrase = _FORGET_FRAME.sub("", _CUT.split(bare(phrase), maxsplit=1)[0], count=1)
-        if phrase.lower() in EVERYTHING or not content_words(phrase):
+        phrase = found[1].group("phrase")
+        phrase = R.FORGET_FRAME.sub("", R.CUT.split(bare(phrase), maxsplit=1)[0], count=1)
+        if phrase.lower() in R.EVERYTHING or not content_words(phrase):
             op = self.add("memory.delete", reason="a request to forget everything")
             op.status, op.error = (
                 SKIPPED,
                 "forgetting everything is never done from a conversation; use memory.forget_user(...) explicitly",
             )
             return True
-        slot = _SLOT_MENTION.match(phrase)
-        if slot and slot.group(1).lower() in SLOTS:
-            key = SLOTS[slot.group(1).lower()]
+        slot = R.SLOT_MENTION.match(phrase)
+        if slot and slot.group(1).lower() in R.SLOTS:
+            key = R.SLOTS[slot.group(1).lower()]
             record = self.memory.profile.record(key, **self.who)
             if record is not None:
                 self.add("memory.delete", target=record.id, reason=f"the user asked to forget their {key}")
@@ -656,7 +362,7 @@ class _Reading:
         rest = match.group("steps").strip()
         steps = [capitalised(R.STEP_START.sub("", s.strip(" ,;"), count=1)) for s in R.STEP_SPLIT.split(rest) if s]
         steps = [s for s in steps if s and len(s.split()) <= 25]
-        loose = R.PROCEDURE.index(row) in R.LOOSE_PROCEDURES
+        loose = "loose" in row.options
         if len(steps) < 2 or (loose and len(steps) < 3 and not R.SEQUENCE.search(rest)):
             return False
         if groups.get("task"):
@@ -679,12 +385,9 @@ class _Reading:
         if not found:
             return False
         row, match = found
-        index = R.LESSON.index(row)
         body = match.group("lesson").strip()
-        if index == 3:  # "In hindsight, we should have ...": as said
-            body = text
-        elif index == 4:  # "Never again will I run ...": the rule it states
-            body = "Never " + body
+        if row.template:  # "In hindsight, we should have ..." as said, "Never again will I ..." as "Never ..."
+            body = row.template.format(text=text, lesson=body)
         context = match.groupdict().get("context")
         split = None if context else R.LESSON_CONTEXT.match(body)
         if split:
@@ -711,7 +414,7 @@ class _Reading:
         rule = re.sub(r"\s*,?\s+(?:please|pls|thanks|thank you)$", "", rule, flags=re.IGNORECASE)
         self.add(
             "instruction.add",
-            text=about_user(rule) if _FIRST_PERSON.match(rule) else sentence(capitalised(rule)),
+            text=about_user(rule) if R.FIRST_PERSON.match(rule) else sentence(capitalised(rule)),
             reason="a standing instruction for every answer",
             text_for_importance=text,
         )
@@ -728,9 +431,9 @@ class _Reading:
             new = _choice(groups["new"])
             why = groups.get("why")
             old = _choice(groups["old"]) if groups.get("old") else None
-            if R.SWITCH.index(row) == 0 and old and text.lower().startswith("i") and not groups.get("topic0"):
-                moved = MOVED_TO.match(text) is not None or re.search(r"\b(?:moved|relocated)\b", text, re.I)
-                if moved and self.move(text, old, new):
+            if "may_be_a_move" in row.options and old and text.lower().startswith("i") and not groups.get("topic0"):
+                a_move = R.first(R.MOVED, text) is not None or re.search(r"\b(?:moved|relocated)\b", text, re.I)
+                if a_move and self.move(text, old, new):
                     return True
             if old is None:
                 decision = self.decision_about(groups.get("topic") or "")
@@ -741,13 +444,14 @@ class _Reading:
                     return False
             if not new:
                 return False
-            index = R.SWITCH.index(row)
-            needs_decision = index in R.SWITCH_NEEDS_DECISION or (index == 8 and not R.CHOOSING.search(groups["new"]))
+            needs_decision = "needs_decision" in row.options or (
+                "needs_decision_unless_chosen" in row.options and not R.CHOOSING.search(groups["new"])
+            )
             if needs_decision and not self.replaced(old):
                 return False
             return self.replace_decision(text, old, new, why)
-        moved = MOVED_TO.match(text)
-        if moved and self.move(text, None, _TIME_TAIL.sub("", bare(moved.group(1)))):
+        moved = R.first(R.MOVED, text)
+        if moved and self.move(text, None, R.TIME_TAIL.sub("", bare(moved[1].group("place")))):
             return True
         return self.switch_by_cue(text, changed)
 
@@ -766,7 +470,7 @@ class _Reading:
             new = next((n for n in names if n.lower() != old.lower() and n.lower() not in content), None)
             if new is None:
                 continue
-            why = _RATIONALE.split(text, maxsplit=1)
+            why = R.RATIONALE.split(text, maxsplit=1)
             return self.replace_decision(text, old, new, bare(why[1]) if len(why) > 1 else None)
         return False
 
@@ -789,7 +493,7 @@ class _Reading:
         )
 
     def move(self, text: str, old: str | None, new: str) -> bool:
-        new = _TIME_TAIL.sub("", new)
+        new = R.TIME_TAIL.sub("", new)
         if not _place_like(new) or (old is not None and not _place_like(old)):
             return False
         known = self.memory.profile.get("location", **self.who)
@@ -820,7 +524,7 @@ class _Reading:
             chosen = str(decision.metadata.get("chosen", ""))
             if (chosen and chosen.lower() == old.lower()) or (old_words and coverage(old_words, decision.content) == 1):
                 body = _decision_body(decision.content)
-                base = _RATIONALE.split(body, maxsplit=1)[0]
+                base = R.RATIONALE.split(body, maxsplit=1)[0]
                 replaced = (
                     _replace_choice(base, old, new) if old.lower() in base.lower() else f"use {new} instead of {old}"
                 )
@@ -869,8 +573,8 @@ class _Reading:
             and not re.match(r"^(?:to\s|use\s|go\s|stick\s|not\s|against\s)", body, re.IGNORECASE)
         ):
             body = f"{'stick with' if 'stick' in verb else 'go with'} {body}"
-        parts = _RATIONALE.split(body, maxsplit=1)
-        chosen = _CHOSEN.search(parts[0])
+        parts = R.RATIONALE.split(body, maxsplit=1)
+        chosen = R.CHOSEN.search(parts[0])
         self.add(
             "decision.add",
             text=body,
@@ -888,7 +592,7 @@ class _Reading:
         if not found:
             return False
         title = capitalised(R.TAIL.sub("", bare(found[1].group("title"))))
-        if len(title.split()) < 2 or _NO_AIM.match(title):
+        if len(title.split()) < 2 or R.NO_AIM.match(title):
             return False
         due = due_date(title, self.turn.now)
         core = title[: title.lower().rfind(" " + due[0].lower().split()[0])] if due else title
@@ -924,7 +628,7 @@ class _Reading:
             found = R.first(rows, text)
             if found and self.goal_done(text, _mention(found[1]), action):
                 return True
-        own = _OWN_VERB.match(text)
+        own = R.OWN_VERB.match(text)
         if own:
             mention = _mention_text(own.group("rest"))
             goal = self.find_goal(mention)
@@ -990,12 +694,12 @@ class _Reading:
 
     def progress_by_amount(self, text: str) -> bool:
         """ "I've saved about 7000 so far towards the house deposit": the share of the goal's own number."""
-        amount = _SO_FAR.search(text)
+        amount = R.SO_FAR.search(text)
         if amount is None:
             return False
         said = amount.group("amount") or amount.group("amount2")
         done = float(said.replace(",", ""))
-        goal = self.find_goal(_NUMBERS.sub(" ", _HEDGES.sub(" ", text)))
+        goal = self.find_goal(R.NUMBERS.sub(" ", R.HEDGES.sub(" ", text)))
         if goal is None:
             return False
         totals = [
@@ -1026,8 +730,8 @@ class _Reading:
         if not (self.router.working and self.turn.session_id):
             return False
         found = False
-        for key, pattern in IDENTIFIERS:
-            match = pattern.search(text)
+        for identifier in R.IDENTIFIERS:
+            key, match = identifier.slot, identifier.pattern.search(text)
             if match:
                 value = next(g for g in match.groups() if g)
                 if key == "ticket" and re.search(
@@ -1055,7 +759,7 @@ class _Reading:
     # -- profile, preferences, relations
 
     def profile(self, text: str) -> bool:
-        slots = self.slots(R.TAIL.sub("", _NOT_TAIL.sub("", text)))
+        slots = self.slots(R.TAIL.sub("", R.NOT_TAIL.sub("", text)))
         if slots is None and "," in text:
             parts = [R.TAIL.sub("", p.strip()) for p in text.split(",") if p.strip()]
             read = [self.slots(p) if not re.fullmatch(r"\d{1,3}", p) else [("age", p, None)] for p in parts]
@@ -1094,9 +798,9 @@ class _Reading:
         lower = R.LOWER_LOCATION.match(text) if text == text.lower() else None
         if lower:
             return [("location", lower.group("location"), "lives_in")]
-        slot = SLOT.match(text)
+        slot = R.SLOT.match(text)
         if slot:
-            key = SLOTS[slot.group(1).lower()]
+            key = R.SLOTS[slot.group(1).lower()]
             value = re.sub(r"^(?:called|named)\s+", "", bare(slot.group(2)), flags=re.IGNORECASE)
             return [(key, value, _RELATION_OF_SLOT.get(key))]
         return None
@@ -1105,7 +809,7 @@ class _Reading:
         found = R.first(R.PREFERENCE, text)
         if not found:
             return False
-        statement = about_user(text) if _FIRST_PERSON.match(text) else sentence(capitalised(text))
+        statement = about_user(text) if R.FIRST_PERSON.match(text) else sentence(capitalised(text))
         if R.ANSWERING.search(found[1].group("what") or ""):
             self.add(
                 "instruction.add",
@@ -1120,14 +824,15 @@ class _Reading:
     def relation(self, text: str) -> bool:
         if not self.graph:
             return False
-        match = RELATION.match(text)
-        if not match:
+        found = R.first(R.RELATION, text)
+        if not found:
             return False
+        match = found[1]
         self.add(
             "relation.add",
-            subject=match.group(1),
-            relation=match.group(2).replace(" ", "_"),
-            object=match.group(3),
+            subject=match.group("subject"),
+            relation=match.group("relation").replace(" ", "_"),
+            object=match.group("object"),
             reason="a relation between named entities",
         )
         return False  # the statement is also classified (a fact or knowledge in its own right)
@@ -1137,9 +842,9 @@ class _Reading:
     def classify(self, text: str, whole: str, explicit: bool = False) -> None:
         if self.router.capture == "rules" or gate_reason(text) is not None:
             return
-        if len(text.split()) < 3 and self.router.capture != "all" and not _ATTRIBUTE.match(text):
+        if len(text.split()) < 3 and self.router.capture != "all" and not R.ATTRIBUTE.match(text):
             return
-        if _chatter(text) or (_YOU.search(text) and not explicit) or _DEICTIC.match(text):
+        if _chatter(text) or (R.YOU.search(text) and not explicit) or R.DEICTIC.match(text):
             return  # about the conversation or the assistant, or a "that" only the conversation explains
         label = self.router.kind_of_clause(text)
         if label is not None:
@@ -1148,9 +853,13 @@ class _Reading:
         kind = _kind_of(text)
         if kind is None:
             return
-        if _NUMBERS.search(text) and (kind == "fact" or _CHANGE.search(text)) and self.number_update(text, whole):
+        if (
+            R.NUMBERS.search(text)
+            and (kind == "fact" or R.NUMBER_CHANGE.search(text))
+            and self.number_update(text, whole)
+        ):
             return
-        content = about_user(text) if _FIRST_PERSON.match(text) else sentence(capitalised(text))
+        content = about_user(text) if R.FIRST_PERSON.match(text) else sentence(capitalised(text))
         fields: dict[str, Any] = {"text": content}
         if kind == "episode":
             moment = when(text, self.turn.now)
@@ -1169,7 +878,7 @@ class _Reading:
 
     def by_meaning(self, label: str, text: str, whole: str) -> None:
         """The op of a clause the router classified by meaning (``kind_of_clause``)."""
-        said = about_user(text) if _FIRST_PERSON.match(text) else sentence(capitalised(text))
+        said = about_user(text) if R.FIRST_PERSON.match(text) else sentence(capitalised(text))
         reason = f"nearest to the {label} prototypes"
         if label == "goal":
             self.add("goal.add", title=capitalised(R.TAIL.sub("", text)), reason=reason, text_for_importance=whole)
@@ -1186,11 +895,11 @@ class _Reading:
         The same words once numbers are masked, or the same counted thing ("35 km a week" after "20 km a
         week", "1 cat" after "2 cats") with another word in common or a thing that is not a unit of time.
         """
-        content = about_user(text) if _FIRST_PERSON.match(text) else sentence(capitalised(text))
+        content = about_user(text) if R.FIRST_PERSON.match(text) else sentence(capitalised(text))
         masked = _masked(content)
         counted = _quantities(content)
         words = set(content_words(content)) - {"user"}
-        for record in self.by_words("fact", _NUMBERS.sub(" ", content), every=not counted):
+        for record in self.by_words("fact", R.NUMBERS.sub(" ", content), every=not counted):
             if record.content == content:
                 continue
             same = _masked(record.content) == masked
@@ -1198,7 +907,7 @@ class _Reading:
                 before = _quantities(record.content)
                 things = [t for t in counted if t in before and counted[t] != before[t]]
                 shared = words & (set(content_words(record.content)) - {"user"}) - set(things)
-                same = bool(things) and (bool(shared - _NUMBER_STEMS) or any(t not in _TIME_UNITS for t in things))
+                same = bool(things) and (bool(shared - R.NUMBER_STEMS) or any(t not in R.TIME_UNITS for t in things))
             if same:
                 self.add(
                     "fact.update",
@@ -1221,13 +930,6 @@ class _Reading:
             )
 
 
-_TIME_TAIL = re.compile(
-    r"\s+(?:last|this|yesterday|today|tonight|earlier|(?:a|an|one|two|three|four|five|six|\d+)\s+(?:minutes?|hours?|days?|"
-    r"weeks?|months?|years?)|in\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|in\s+\d{4}|"
-    r"on\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b.*$",
-    re.IGNORECASE,
-)
-"""A time at the end of a mention ("the Berlin marathon last Sunday", "to Austin in March"): not part of it."""
 _WHY = {
     "fact": "a first-person statement in the present",
     "episode": "something that happened (past, dated or ongoing)",
@@ -1237,17 +939,17 @@ _WHY = {
 
 def _kind_of(text: str) -> str | None:
     """fact (first-person present), episode (past, a time cue, ongoing) or knowledge (impersonal)."""
-    if _ONGOING.search(text) or has_time_cue(text) or _is_past(text):
+    if R.ONGOING.search(text) or has_time_cue(text) or _is_past(text):
         return "episode"
-    if _FIRST_PERSON.match(text):
+    if R.FIRST_PERSON.match(text):
         return "fact"
-    if _YOU.search(text):
+    if R.YOU.search(text):
         return None  # about the assistant or the conversation, not the user's world
     return "knowledge"
 
 
 def _masked(text: str) -> tuple[str, ...]:
-    return content_words(_NUMBERS.sub(" 0 ", text.lower()))
+    return content_words(R.NUMBERS.sub(" 0 ", text.lower()))
 
 
 def _decision_body(content: str) -> str:
@@ -1259,45 +961,6 @@ def _decision_body(content: str) -> str:
     )
 
 
-_NOT_TAIL = re.compile(r"\s*,\s*not\s+[^,]+$", re.IGNORECASE)
-"""A correction's tail ("I live in Madrid, not Barcelona"): not part of the slot's value."""
-_HEDGES = re.compile(
-    r"\b(?:maybe|about|roughly|around|nearly|almost|like|probably|so far|now|already|just|over|approximately|"
-    r"i'd say|i think|i guess)\b",
-    re.IGNORECASE,
-)
-_SO_FAR = re.compile(
-    r"\b(?P<amount>\d[\d,]*(?:\.\d+)?)\b(?=.*\b(?:so far|to date|towards?|until now)\b)|"
-    r"\b(?:so far|to date)\b.*?\b(?P<amount2>\d[\d,]*(?:\.\d+)?)\b",
-    re.IGNORECASE,
-)
-_ASK_TO = re.compile(r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?|please\s+)", re.IGNORECASE)
-_FORGET_FRAME = re.compile(
-    r"^(?:what (?:i|we) (?:said|told you|mentioned) (?:about|on)|anything (?:about|on)|everything (?:about|on)|"
-    r"the (?:note|thing|bit|part|memory|fact|stuff) (?:about|on)|about)\s+",
-    re.IGNORECASE,
-)
-_CUT = re.compile(r"\s*[,;]\s*|\s+(?:because|since|as|cause)\s+", re.IGNORECASE)
-_ATTRIBUTE = re.compile(
-    r"^(?:i'm|i am)\s+(?!(?:ready|back|here|there|sorry|done|fine|ok|okay|good|great|tired|busy|confused|lost|"
-    r"curious|in|out|off|home|away|awake|asleep|late|early|bored|hungry|excited|happy|sad|stuck|free|available|"
-    r"around|listening|alright|well|new|not|so|just|also|still)\b)[a-z][\w-]+$",
-    re.IGNORECASE,
-)
-"""A two-word first-person attribute ("I'm vegetarian", "I'm left-handed"), classified though it is short."""
-_NO_AIM = re.compile(r"^\w+\s+(?:it|this|that|them|him|her)\b", re.IGNORECASE)
-_DEICTIC = re.compile(r"^(?:that|this|it|these|those)(?:'s\b|\s)", re.IGNORECASE)
-_CHANGE = re.compile(
-    r"\b(?:now|up to|down to|went up|went down|since|anymore|these days|so far|increased|decreased|grew|"
-    r"dropped to|rose|nowadays)\b",
-    re.IGNORECASE,
-)
-_TIME_UNITS = frozenset(stem(w) for w in "second minute hour day week month year time".split())
-_NUMBER_STEMS = frozenset(stem(w) for w in _NUMBER_WORDS)
-_QUANTITY = re.compile(
-    r"\b(\d+(?:[.,]\d+)?|" + "|".join(_NUMBER_WORDS) + r")\s+(?:more\s+|extra\s+)?([a-z][a-z-]+)", re.IGNORECASE
-)
-_GOAL_WORDS = frozenset("goal goals target targets objective objectives aim aims resolution plan dream".split())
 _SLOT_OF_GROUP = {
     "name": "name",
     "location": "location",
@@ -1309,43 +972,6 @@ _SLOT_OF_GROUP = {
     "language": "language",
 }
 _RELATION_OF_SLOT = {"name": "named", "location": "lives_in", "employer": "works_at"}
-_PAST_OF = {
-    "run": "ran",
-    "get": "got",
-    "read": "read",
-    "write": "wrote",
-    "win": "won",
-    "buy": "bought",
-    "make": "made",
-    "do": "did",
-    "go": "went",
-    "swim": "swam",
-    "become": "became",
-    "build": "built",
-    "take": "took",
-    "see": "saw",
-    "find": "found",
-    "ride": "rode",
-    "climb": "climbed",
-    "hit": "hit",
-    "lose": "lost",
-    "sell": "sold",
-    "quit": "quit",
-    "give": "gave",
-    "begin": "began",
-    "fly": "flew",
-    "teach": "taught",
-    "learn": "learned",
-}
-_OWN_VERB = re.compile(
-    r"^(?:(?:i|we)\s+(?:just\s+|finally\s+|actually\s+)*)?(?P<verb>[a-z]+)\s+(?P<rest>.+)$", re.IGNORECASE
-)
-_SENTENCE_WORDS = frozenset(
-    """
-i we you he she they it my our the a an this that these those actually so change changed ok okay well also and but
-then now turns switched moved instead yes no oh hey hi after on since because as if when while for with from to
-""".split()
-)
 
 
 def _chatter(text: str) -> bool:
@@ -1378,7 +1004,7 @@ def _names(text: str) -> list[str]:
     found = []
     for match in re.finditer(r"[A-Z][\w.+#-]*(?:\s+[A-Z0-9][\w.+#-]*)*", text):
         words = match.group(0).split()
-        while words and words[0].lower().strip(".,") in _SENTENCE_WORDS | STOP_WORDS:
+        while words and words[0].lower().strip(".,") in R.SENTENCE_WORDS | STOP_WORDS:
             words = words[1:]
         name = bare(" ".join(words))
         if name and name not in found:
@@ -1407,7 +1033,7 @@ def _replace_choice(base: str, old: str, new: str) -> str:
 
 
 def _mention_text(text: str) -> str:
-    return _TIME_TAIL.sub("", bare(_CUT.split(bare(text), maxsplit=1)[0]))
+    return R.TIME_TAIL.sub("", bare(R.CUT.split(bare(text), maxsplit=1)[0]))
 
 
 def _mention(match: re.Match[str]) -> str:
@@ -1416,7 +1042,7 @@ def _mention(match: re.Match[str]) -> str:
 
 
 def _without_goal_words(mention: str) -> str:
-    return " ".join(w for w in mention.split() if w.lower().strip(".,!?") not in _GOAL_WORDS)
+    return " ".join(w for w in mention.split() if w.lower().strip(".,!?") not in R.GOAL_WORDS)
 
 
 def _did_goal_verb(verb: str, title: str) -> bool:
@@ -1425,7 +1051,7 @@ def _did_goal_verb(verb: str, title: str) -> bool:
     if not words:
         return False
     base, verb = words[0].lower(), verb.lower()
-    return verb in (_PAST_OF.get(base), base + "ed", base + "d", base[:-1] + "ied" if base.endswith("y") else None)
+    return verb in (R.PAST_OF.get(base), base + "ed", base + "d", base[:-1] + "ied" if base.endswith("y") else None)
 
 
 def _progress_figure(text: str) -> tuple[float, str, str] | None:
@@ -1450,8 +1076,8 @@ def _progress_figure(text: str) -> tuple[float, str, str] | None:
             offset = max(0, figure.start() - 40) + word_before.end()
             after = text[offset : figure.start()]
         after = re.sub(r"^\s*(?:done|complete|there|of the way)?\s*(?:with|on|in|through|into|of|for)?\s+", " ", after)
-        before = _HEDGES.sub(" ", text[: figure.start()])
-        best = (fraction, before, bare(_CUT.split(_HEDGES.sub(" ", after).strip(), maxsplit=1)[0]))
+        before = R.HEDGES.sub(" ", text[: figure.start()])
+        best = (fraction, before, bare(R.CUT.split(R.HEDGES.sub(" ", after).strip(), maxsplit=1)[0]))
         if near_after:
             break
     return best
@@ -1460,8 +1086,8 @@ def _progress_figure(text: str) -> tuple[float, str, str] | None:
 def _quantities(text: str) -> dict[str, str]:
     """The counted things of a text and their numbers: "User has 3 cats" -> {"cat": "3"}."""
     found: dict[str, str] = {}
-    for number, thing in _QUANTITY.findall(text):
+    for number, thing in R.QUANTITY.findall(text):
         key = stem(thing.lower())
-        if key not in STOP_WORDS and thing.lower() not in _NUMBER_WORDS:
+        if key not in STOP_WORDS and thing.lower() not in R.NUMBER_WORDS:
             found.setdefault(key, number.lower())
     return found

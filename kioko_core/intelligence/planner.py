@@ -267,8 +267,8 @@ class QueryPlanner:
         if is_problem_question(query):
             # "what do I do?" after a failure asks for a fix, not about the user ("what do I do for a living?")
             found = (found - {"personal"}) | {"howto", "strategy"}
-        from .heuristic import FEEDBACK_BAD, FEEDBACK_OK
         from .language import is_small_talk
+        from .rules import FEEDBACK_BAD, FEEDBACK_OK
 
         if FEEDBACK_OK.search(query) or FEEDBACK_BAD.search(query):
             found.add("feedback")

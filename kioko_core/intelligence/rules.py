@@ -1,35 +1,58 @@
 """The offline router's English, as tables: each row is a pattern, the operation it leads to, and a phrasing
-it is for.
+it is for; :mod:`heuristic` holds the builders that turn a row's match into operations, and the order in
+which the tables are tried.
 
-A new phrasing is one row (and its ``example`` is routed by ``tests/test_router_rules.py``). The rows of a
-table are tried in order and the first that matches wins; their named groups are what the router's
-builders in :mod:`heuristic` read:
+A new phrasing is one row: its ``example`` is checked to match its own row (and to route to its ``op``) by
+``tests/test_router_phrasings.py``; ``tests/test_router_rules.py`` shows that a row added to a table routes a
+phrasing nothing routed before. The rows of a table are tried in order and the first that matches wins
+(and whose :attr:`Row.needs` holds); their named groups are what the table's builder reads, and a row's
+``options`` say how the builder treats it (instead of the row's position, so adding or reordering rows
+never changes what another row does):
 
 ========================  ==============================================================================
-table                     groups
+table                     groups (options)
 ========================  ==============================================================================
 ``PROFILE``               ``name``, ``location``, ``age``, ``employer``, ``job``, ``team``, ``hometown``,
                           ``language`` (any of them)
 ``PREFERENCE``            ``what`` (the rest of the clause)
-``INSTRUCTION``           ``rule`` (the instruction as said)
+``INSTRUCTION``           ``rule`` (the instruction as said); ``needs=about_answering``: only a sentence
+                          about how to answer (:data:`ANSWERING`) is an instruction by this row
 ``GOAL``                  ``title``
 ``COMPLETE`` / ``DROP``   ``mention`` (the goal as the user names it)
 ``DECISION``              ``body`` (what was chosen, with its rationale)
 ``SWITCH``                ``new``, and ``old`` or ``topic`` (the old choice is then the current decision
-                          about the topic), ``why`` (optional)
-``LESSON``                ``lesson``, ``context`` (optional)
-``PROCEDURE``             ``steps`` and ``task`` ("How to <task>") or ``head`` (the title as said)
+                          about the topic), ``why`` (optional); options ``may_be_a_move`` (a first-person
+                          "moved from A to B" between places is a move), ``needs_decision`` (replaces only
+                          a decision in force), ``needs_decision_unless_chosen`` (the same unless ``new``
+                          holds a verb of choosing)
+``LESSON``                ``lesson``, ``context`` (optional); ``template`` shapes the lesson
+                          (``{text}`` the clause, ``{lesson}`` the group)
+``PROCEDURE``             ``steps`` and ``task`` ("How to <task>") or ``head`` (the title as said); option
+                          ``loose``: no "to <task>:" header, so three steps or a "then" are needed
 ``TASK``                  ``task``
+``FORGET``                ``phrase`` (what to forget)
+``MOVED``                 ``place``
+``IDENTIFIERS``           the first group that matched; ``slot`` names the working-memory key
+``RELATION``              ``subject``, ``relation``, ``object``
 ========================  ==============================================================================
 
 Patterns read a clause after :func:`plain`: lead-ins ("Actually", "Oh and", "Ok so", "By the way") cut,
 and a leading time ("This year", "Right now") moved to the end, so the rows anchor at the subject.
+The module ends with the cues the router's classification reads (first person, past, ongoing, numbers).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable
+
+from ..text import stem
+
+OPTIONS = frozenset(
+    {"may_be_a_move", "needs_decision", "needs_decision_unless_chosen", "loose"},
+)
+"""Every option a row may carry; a misspelt one is refused when the row is built."""
 
 
 @dataclass(frozen=True)
@@ -39,17 +62,35 @@ class Row:
     op: str
     pattern: re.Pattern[str]
     example: str
+    options: frozenset[str] = frozenset()
+    needs: Callable[[str], bool] | None = None
+    """A further condition on the whole text for the row to count (the next row is tried when it fails)."""
+    template: str = ""
+    slot: str = ""
 
 
-def row(op: str, pattern: str, example: str, flags: int = re.IGNORECASE) -> Row:
-    return Row(op, re.compile(pattern, flags), example)
+def row(
+    op: str,
+    pattern: str,
+    example: str,
+    flags: int = re.IGNORECASE,
+    *,
+    options: tuple[str, ...] = (),
+    needs: Callable[[str], bool] | None = None,
+    template: str = "",
+    slot: str = "",
+) -> Row:
+    unknown = set(options) - OPTIONS
+    if unknown:
+        raise ValueError(f"unknown row options {sorted(unknown)}; known: {sorted(OPTIONS)}")
+    return Row(op, re.compile(pattern, flags), example, frozenset(options), needs, template, slot)
 
 
 def first(rows: tuple[Row, ...], text: str) -> tuple[Row, re.Match[str]] | None:
-    """The first row whose pattern matches ``text`` from its start, and the match."""
+    """The first row whose pattern matches ``text`` from its start (and whose ``needs`` holds), and the match."""
     for candidate in rows:
         match = candidate.pattern.match(text)
-        if match:
+        if match and (candidate.needs is None or candidate.needs(text)):
             return candidate, match
     return None
 
@@ -248,6 +289,11 @@ ANSWERING = re.compile(
 )
 """Words about how to answer: a preference or an imperative holding one is a standing instruction."""
 
+
+def about_answering(text: str) -> bool:
+    return ANSWERING.search(text) is not None
+
+
 INSTRUCTION: tuple[Row, ...] = (
     row(
         "instruction.add",
@@ -270,6 +316,7 @@ INSTRUCTION: tuple[Row, ...] = (
         r"^(?:please\s+|pls\s+|just\s+)?(?P<rule>(?:keep|don't|do not|stop|use|be|avoid|skip|include|format|"
         r"address me|call me|give me|no need to|no more|less|more|write|reply|answer|respond|explain things)\b.+)$",
         "Keep your answers short please",
+        needs=about_answering,
     ),
     row(
         "instruction.add",
@@ -280,25 +327,24 @@ INSTRUCTION: tuple[Row, ...] = (
         "instruction.add",
         r"^(?P<rule>(?:when|whenever|if)\s+you\s+.+)$",
         "When you write SQL for me, use Postgres syntax",
+        needs=about_answering,
     ),
     row(
         "instruction.add",
         rf"^(?P<rule>{_I}\s*(?:(?:really|also|just|no longer|don't|do not|would|'d)\s+)*(?:want|like|prefer|need)"
         r"\s+(?!to\b).+)$",
         "I'd like shorter responses",
+        needs=about_answering,
     ),
 )
-"""Standing instructions. Rows 4, 6 and 7 count only when the sentence is about answering (:data:`ANSWERING`)."""
-ANSWERING_ONLY = frozenset({3, 5, 6})
+"""Standing instructions. The imperatives and wishes that could be about anything count only when the
+sentence is about answering (:data:`ANSWERING`)."""
 
 
 def instruction_rule(text: str) -> str | None:
     """The standing instruction ``text`` states (the row's ``rule``), or None."""
-    for index, candidate in enumerate(INSTRUCTION):
-        match = candidate.pattern.match(text)
-        if match and (index not in ANSWERING_ONLY or ANSWERING.search(text)):
-            return match.group("rule")
-    return None
+    found = first(INSTRUCTION, text)
+    return found[1].group("rule") if found else None
 
 
 # --------------------------------------------------------------------------- goals
@@ -474,6 +520,7 @@ SWITCH: tuple[Row, ...] = (
         r"changed|went|transitioned|relocated|shifted)\s+(?:over\s+)?from\s+(?P<old>.+?)\s+(?:over\s+)?to\s+"
         rf"(?P<new>.+?){_WHY}$",
         "We switched from Qdrant to pgvector because we already run Postgres",
+        options=("may_be_a_move",),
     ),
     row(
         "decision.supersede",
@@ -487,6 +534,7 @@ SWITCH: tuple[Row, ...] = (
         rf"^(?:{_I}\s*)?(?:have\s+|'ve\s+|just\s+)?(?:replaced|swapped|traded|exchanged)\s+(?P<old>.+?)\s+"
         rf"(?:with|for)\s+(?P<new>.+?)(?:\s+for\s+(?P<topic>.+?))?{_WHY}$",
         "We replaced Stripe with Adyen for payments",
+        options=("needs_decision",),
     ),
     row(
         "decision.supersede",
@@ -505,6 +553,7 @@ SWITCH: tuple[Row, ...] = (
         rf"^(?P<new>.+?)\s+(?:replaces|replaced|has replaced|is replacing|will replace|takes over from|took over from)"
         rf"\s+(?P<old>[^,;]+?)(?:\s+(?:for|as)\s+(?P<topic>.+?))?(?:\s+(?:last|this|in)\b.*)?{_WHY}$",
         "GitHub Actions replaced Jenkins for our CI last month",
+        options=("needs_decision",),
     ),
     row(
         "decision.supersede",
@@ -512,6 +561,7 @@ SWITCH: tuple[Row, ...] = (
         r"\s+(?P<new>.+?)\s+over\s+(?P<old>[^,;]+?)"
         rf"(?:\s+for\s+(?P<topic>.+?))?(?:\s+after all|\s+in the end)?{_WHY}$",
         "We chose Porto over Lisbon for the offsite after all",
+        options=("needs_decision",),
     ),
     row(
         "decision.supersede",
@@ -524,17 +574,18 @@ SWITCH: tuple[Row, ...] = (
         rf"^(?P<new>.+?)\s+(?:instead of|rather than|in place of)\s+(?P<old>[^,;]+?)(?:\s+now|\s+after all|"
         rf"\s+in the end)?{_WHY}$",
         "We're going with Dagster instead of Airflow now",
+        options=("needs_decision_unless_chosen",),
     ),
     row(
         "decision.supersede",
         rf"^(?P<new>.+?)\s*,\s+not\s+(?P<old>[^,;]+?){_WHY}$",
         "On second thought we'll go with pgvector, not Qdrant",
+        options=("needs_decision",),
     ),
 )
 """A choice replaced. ``new`` may carry its verb ("We're going with Dagster"): the router keeps the named part."""
-SWITCH_NEEDS_DECISION = frozenset({2, 5, 6, 9})
-"""Rows that replace only a decision in force ("X, not Y" with nothing decided is no change of mind); row 9
-("X instead of Y") too unless X is chosen with a verb of choosing (:data:`CHOOSING`)."""
+"""Rows with ``needs_decision`` replace only a decision in force ("X, not Y" with nothing decided is no change
+of mind); "X instead of Y" too unless X is chosen with a verb of choosing (:data:`CHOOSING`)."""
 CHOOSING = re.compile(r"\b(?:use|using|chose|choose|picked|pick|opted|went with|go with|going with|switch\w*)\b", re.I)
 
 CHOICE_LEAD = re.compile(
@@ -572,11 +623,13 @@ LESSON: tuple[Row, ...] = (
         "strategy.add",
         r"^(?:in hindsight|looking back|in retrospect),?\s+(?P<lesson>(?:i|we)\s+should(?:\s+have|'ve)\s+.+)$",
         "In hindsight, we should have load-tested before the launch",
+        template="{text}",
     ),
     row(
         "strategy.add",
         r"^never again will (?:i|we)\s+(?P<lesson>.+)$",
         "Never again will I run migrations without a backup",
+        template="Never {lesson}",
     ),
     row(
         "strategy.add",
@@ -626,26 +679,29 @@ PROCEDURE: tuple[Row, ...] = (
         r"^(?P<head>(?:when|whenever|every time|each time)\s+(?!you\b)[^,]{3,}?)\s*,\s*(?:i|we)\s+"
         r"(?:usually\s+|always\s+|first\s+)?(?P<steps>.+)$",
         "Whenever a new hire joins, I create their accounts, add them to Slack, and book an intro",
+        options=("loose",),
     ),
     row(
         "procedure.add",
         r"^(?P<head>for\s+(?:an?\s+|every\s+|each\s+)[^,]{3,}?)\s*,?\s+(?:i|we)\s+(?P<steps>.+)$",
         "For a hotfix we branch off the release tag, cherry-pick the fix, and deploy straight to prod",
+        options=("loose",),
     ),
     row(
         "procedure.add",
         r"^(?:i|we)\s+(?:usually\s+|always\s+|normally\s+|typically\s+)?(?P<task>[^,]{3,}?)\s+by\s+"
         r"(?P<steps>\w+ing\b.+)$",
         "I usually prep for an exam by reviewing my notes, doing past papers, and then sleeping early",
+        options=("loose",),
     ),
     row(
         "procedure.add",
         r"^first(?:ly)?,?\s+(?:i|we)\s+(?P<steps>.+)$",
         "First I pull the latest main, then I run the migrations, and finally I restart the workers",
+        options=("loose",),
     ),
 )
-"""Steps for a task; rows 5 to 8 (no "to <task>:" header) need three steps or a "then"."""
-LOOSE_PROCEDURES = frozenset({4, 5, 6, 7})
+"""Steps for a task; the ``loose`` rows (no "to <task>:" header) need three steps or a "then"."""
 STEP_SPLIT = re.compile(
     r"\s*[,;]\s*(?:and\s+then\b|then\b|and\s+finally\b|finally\b|after\s+that\b|and\b)?\s*|"
     r"\s+(?:and\s+then|then|after\s+that|afterwards|and\s+finally|finally|lastly)\s+|\s*\b\d+[.)]\s+",
@@ -705,3 +761,334 @@ CHATTER = re.compile(
     re.IGNORECASE,
 )
 """Conversation about the conversation: nothing to remember, even when it is not small talk."""
+
+# --------------------------------------------------------------------------- feedback on what was served
+
+FEEDBACK_OK = re.compile(
+    r"\b(?:(?:that|this|it)(?:'s| has| have)?\s+(?:worked|works(?: now)?|fixed it|did the trick|did it|solved it|helped)|"
+    r"works now|problem solved|all good now|that fixed it|it's fixed|fixed now)\b",
+    re.IGNORECASE,
+)
+FEEDBACK_BAD = re.compile(
+    r"\b(?:still broken|didn't work|did not work|doesn't work|does not work|still (?:failing|not working|the same|broken)|"
+    r"no luck|that failed|not fixed|made it worse|still getting)\b",
+    re.IGNORECASE,
+)
+"""A sentence saying whether the suggestion the agent was given worked (searched anywhere in the sentence)."""
+
+# --------------------------------------------------------------------------- forgetting
+
+FORGET: tuple[Row, ...] = (
+    row(
+        "memory.delete",
+        r"^(?:please\s+)?(?:forget|don't remember|do not remember|stop remembering|unlearn)\s+"
+        r"(?:about\s+|that\s+)?(?P<phrase>.+)$",
+        "Forget about my trip to Berlin",
+    ),
+    row(
+        "memory.delete",
+        r"^(?:please\s+)?(?:delete|remove|erase|clear|wipe)\s+(?P<phrase>.+?)\s+(?:from|out of|in)\s+"
+        r"(?:your|the assistant's|kioko's)\s+(?:memory|memories|notes)\b",
+        "Please delete my old address from your memory",
+    ),
+    row(
+        "memory.delete",
+        r"^(?:please\s+)?(?:delete|remove|erase|clear|wipe|forget)\s+(?:everything|all|anything)\s+"
+        r"(?:that\s+)?(?:you know|you remember|you have stored|you've stored|you have|you keep)\s+"
+        r"(?:about|on|of|regarding)\s+(?P<phrase>.+)$",
+        "Erase everything you know about my ex",
+    ),
+    row(
+        "memory.delete",
+        r"^(?:please\s+)?(?:delete|remove|erase|clear|wipe)\s+(?:all\s+)?(?:of\s+)?(?:your\s+|the\s+)?"
+        r"memories\s+(?:about|of|on|regarding)\s+(?P<phrase>.+)$",
+        "Delete all your memories about the Lisbon project",
+    ),
+)
+"""A request to forget; what to forget (``phrase``) is matched against the user's memories. Read after
+:data:`ASK_TO` ("Could you please ...") is cut."""
+ASK_TO = re.compile(r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?|please\s+)", re.IGNORECASE)
+FORGET_FRAME = re.compile(
+    r"^(?:what (?:i|we) (?:said|told you|mentioned) (?:about|on)|anything (?:about|on)|everything (?:about|on)|"
+    r"the (?:note|thing|bit|part|memory|fact|stuff) (?:about|on)|about)\s+",
+    re.IGNORECASE,
+)
+"""The frame around what to forget ("what I said about", "the note on"): cut from the phrase."""
+CUT = re.compile(r"\s*[,;]\s*|\s+(?:because|since|as|cause)\s+", re.IGNORECASE)
+"""Where a mention ends: a comma or a reason ("forget my address, I moved")."""
+EVERYTHING = frozenset(
+    {
+        "it",
+        "that",
+        "this",
+        "everything",
+        "all",
+        "all of it",
+        "all of that",
+        "everything you know",
+        "everything about me",
+        "all of this",
+        "me",
+        "all that",
+        "everything i said",
+        "everything i told you",
+        "what i said",
+        "all memories",
+        "all your memories",
+    }
+)
+"""Phrases that ask to forget everything: never done from a conversation (``forget_user`` is explicit)."""
+SLOTS = {
+    "name": "name",
+    "age": "age",
+    "phone number": "phone_number",
+    "phone": "phone_number",
+    "mobile": "phone_number",
+    "mobile number": "phone_number",
+    "cell number": "phone_number",
+    "email": "email",
+    "email address": "email",
+    "e-mail": "email",
+    "birthday": "birthday",
+    "date of birth": "birthday",
+    "address": "address",
+    "home address": "address",
+    "job": "job_title",
+    "job title": "job_title",
+    "role": "job_title",
+    "title": "job_title",
+    "company": "employer",
+    "employer": "employer",
+    "team": "team",
+    "manager": "manager",
+    "boss": "manager",
+    "timezone": "timezone",
+    "time zone": "timezone",
+    "native language": "language",
+    "first language": "language",
+    "language": "language",
+    "hometown": "hometown",
+    "location": "location",
+    "city": "location",
+    "country": "country",
+    "api key": "api_key",
+    "password": "password",
+    "username": "username",
+    "user name": "username",
+    "website": "website",
+    "github": "github",
+}
+"""Profile slots said as "my <slot> is <value>", by the words that name them."""
+SLOT = re.compile(
+    r"^my\s+(" + "|".join(sorted(map(re.escape, SLOTS), key=len, reverse=True)) + r")\s+(?:is|=|:)\s+(.+)$",
+    re.IGNORECASE,
+)
+SLOT_MENTION = re.compile(r"^(?:my|the user's)\s+(.+)$", re.IGNORECASE)
+
+# --------------------------------------------------------------------------- a move
+
+MOVED: tuple[Row, ...] = (
+    row(
+        "profile.set",
+        r"^(?:i|we)\s*(?:have\s+|'ve\s+|just\s+)*(?:moved|relocated)\s+to\s+(?P<place>.+)$",
+        "We just moved to Lisbon",
+    ),
+)
+"""A move without the place left ("We just moved to Lisbon"): the location, when the place looks like one."""
+TIME_TAIL = re.compile(
+    r"\s+(?:last|this|yesterday|today|tonight|earlier|(?:a|an|one|two|three|four|five|six|\d+)\s+(?:minutes?|hours?|days?|"
+    r"weeks?|months?|years?)|in\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|in\s+\d{4}|"
+    r"on\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b.*$",
+    re.IGNORECASE,
+)
+"""A time at the end of a mention ("the Berlin marathon last Sunday", "to Austin in March"): not part of it."""
+
+# --------------------------------------------------------------------------- what a sentence says in passing
+
+REMEMBER_PREFIX = re.compile(
+    r"^(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?(?:remember|note to self|note|keep in mind|don't forget|"
+    r"do not forget)\s*"
+    r"(?:that\s+|:\s*)?",
+    re.IGNORECASE,
+)
+CHOSEN = re.compile(
+    r"\b(?:use|using|adopt|go with|pick|choose|switch to|move to|buy|hire|deploy|run)\s+"
+    r"(?:the\s+|a\s+|an\s+)?([\w.+#/-]+)",
+    re.IGNORECASE,
+)
+RATIONALE = re.compile(r"\s*,?\s+(?:because|since|as|so that)\s+", re.IGNORECASE)
+
+IDENTIFIERS: tuple[Row, ...] = (
+    row(
+        "working.set",
+        r"\b(?:ticket|incident|issue|bug|case|story)\s*#?\s*([A-Z][A-Z0-9]*-\d+|\d{3,})\b"
+        r"|\b((?:INC|TICKET|REQ|CHG|BUG|SR|PRB|TASK)-?\d+)\b",
+        "Looking at ticket 4521 again",
+        slot="ticket",
+    ),
+    row(
+        "working.set",
+        r"\b((?!(?:UTF|ISO|SHA|MD|COVID|SOC|IPV|TLS|SSL|HTTP|CVE)-)[A-Z][A-Z0-9]{1,9}-\d+)\b",
+        "OPS-77 is the one",
+        0,
+        slot="ticket",
+    ),
+    row(
+        "working.set",
+        r"\b(?:PR|MR|pull request|merge request)\s*#?\s*(\d+)\b",
+        "PR 418 has the fix",
+        slot="pull_request",
+    ),
+    row(
+        "working.set",
+        r"\b(?:work order|WO)\s*#?\s*([A-Z0-9][\w-]*\d[\w-]*)",
+        "Work order WO-1182 is open",
+        slot="work_order",
+    ),
+    row(
+        "working.set",
+        r"\b(?:error|fault|alarm|exception)\s+(?:code\s+)?#?\s*([A-Z]{1,4}-?\d+|0x[0-9A-Fa-f]+|\d{2,})\b",
+        "The drive shows fault F0002",
+        slot="error",
+    ),
+    row(
+        "working.set", r"(https?://[^\s,;)]+[^\s,;).])", "The dashboard is https://grafana.example/d/42", 0, slot="link"
+    ),
+    row(
+        "working.set",
+        r"(?<![\w:/.])((?:~|\.{1,2})?(?:/[\w.-]+){2,}/?|[A-Za-z]:\\(?:[\w.-]+\\)*[\w.-]+)",
+        "The log is at /var/log/app/error.log",
+        0,
+        slot="file",
+    ),
+)
+"""The session's identifiers, searched anywhere in a sentence; a row's ``slot`` is the working-memory key and
+its first group that matched the value."""
+
+RELATION: tuple[Row, ...] = (
+    row(
+        "relation.add",
+        rf"^(?P<subject>{NAME_WORDS})\s+(?P<relation>uses|runs on|reports to|is part of|belongs to|works at|works for|"
+        rf"depends on|is located in|manages|owns|is owned by|connects to|is based in|leads)\s+(?P<object>{NAME_WORDS})\.?$",
+        "Postgres runs on Kubernetes",
+        0,
+    ),
+)
+"""A relation between two named things, with the graph on (names start with a capital)."""
+
+# --------------------------------------------------------------------------- goals: the words around a mention
+
+GOAL_WORDS = frozenset("goal goals target targets objective objectives aim aims resolution plan dream".split())
+HEDGES = re.compile(
+    r"\b(?:maybe|about|roughly|around|nearly|almost|like|probably|so far|now|already|just|over|approximately|"
+    r"i'd say|i think|i guess)\b",
+    re.IGNORECASE,
+)
+SO_FAR = re.compile(
+    r"\b(?P<amount>\d[\d,]*(?:\.\d+)?)\b(?=.*\b(?:so far|to date|towards?|until now)\b)|"
+    r"\b(?:so far|to date)\b.*?\b(?P<amount2>\d[\d,]*(?:\.\d+)?)\b",
+    re.IGNORECASE,
+)
+OWN_VERB = re.compile(
+    r"^(?:(?:i|we)\s+(?:just\s+|finally\s+|actually\s+)*)?(?P<verb>[a-z]+)\s+(?P<rest>.+)$", re.IGNORECASE
+)
+PAST_OF = {
+    "run": "ran",
+    "get": "got",
+    "read": "read",
+    "write": "wrote",
+    "win": "won",
+    "buy": "bought",
+    "make": "made",
+    "do": "did",
+    "go": "went",
+    "swim": "swam",
+    "become": "became",
+    "build": "built",
+    "take": "took",
+    "see": "saw",
+    "find": "found",
+    "ride": "rode",
+    "climb": "climbed",
+    "hit": "hit",
+    "lose": "lost",
+    "sell": "sold",
+    "quit": "quit",
+    "give": "gave",
+    "begin": "began",
+    "fly": "flew",
+    "teach": "taught",
+    "learn": "learned",
+}
+
+# --------------------------------------------------------------------------- what the rest of a turn is
+
+FIRST_PERSON = re.compile(r"^(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b", re.IGNORECASE)
+ONGOING = re.compile(
+    r"^(?:i'm|i am|we're|we are)\s+(?:\w+ly\s+|still\s+|now\s+|currently\s+)?\w+ing\b"
+    r"|\b(?:is|are|was|were)\s+(?:still\s+)?\w+ing\b",
+    re.IGNORECASE,
+)
+PAST_AUX = re.compile(r"\b(?:was|were|had|did)\b|'ve\b|\b(?:have|has)\s+(?:\w+ly\s+)?(?:been|\w+ed)\b", re.IGNORECASE)
+NOT_PAST = frozenset("need needed? speed feed bed red seed embed hundred shed based used indeed".split()) - {"needed?"}
+PASSIVE = re.compile(r"\b(?:is|are|be|been|being|am|'s|'re|get|gets)\s+\w+ed\b", re.IGNORECASE)
+YOU = re.compile(r"\b(?:you|your|yours)\b", re.IGNORECASE)
+ATTRIBUTE = re.compile(
+    r"^(?:i'm|i am)\s+(?!(?:ready|back|here|there|sorry|done|fine|ok|okay|good|great|tired|busy|confused|lost|"
+    r"curious|in|out|off|home|away|awake|asleep|late|early|bored|hungry|excited|happy|sad|stuck|free|available|"
+    r"around|listening|alright|well|new|not|so|just|also|still)\b)[a-z][\w-]+$",
+    re.IGNORECASE,
+)
+"""A two-word first-person attribute ("I'm vegetarian", "I'm left-handed"), classified though it is short."""
+NO_AIM = re.compile(r"^\w+\s+(?:it|this|that|them|him|her)\b", re.IGNORECASE)
+DEICTIC = re.compile(r"^(?:that|this|it|these|those)(?:'s\b|\s)", re.IGNORECASE)
+NOT_TAIL = re.compile(r"\s*,\s*not\s+[^,]+$", re.IGNORECASE)
+"""A correction's tail ("I live in Madrid, not Barcelona"): not part of the slot's value."""
+NUMBER_WORDS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred "
+    "thousand million once twice"
+).split()
+NUMBERS = re.compile(r"\b(?:\d+(?:[.,]\d+)?%?|" + "|".join(NUMBER_WORDS) + r")\b", re.IGNORECASE)
+NUMBER_CHANGE = re.compile(
+    r"\b(?:now|up to|down to|went up|went down|since|anymore|these days|so far|increased|decreased|grew|"
+    r"dropped to|rose|nowadays)\b",
+    re.IGNORECASE,
+)
+TIME_UNITS = frozenset(stem(w) for w in "second minute hour day week month year time".split())
+NUMBER_STEMS = frozenset(stem(w) for w in NUMBER_WORDS)
+QUANTITY = re.compile(
+    r"\b(\d+(?:[.,]\d+)?|" + "|".join(NUMBER_WORDS) + r")\s+(?:more\s+|extra\s+)?([a-z][a-z-]+)", re.IGNORECASE
+)
+TOOLISH = frozenset(
+    """
+postgres postgresql mysql sqlite oracle mongodb redis kafka qdrant pgvector python java rust go golang ruby
+javascript typescript azure aws gcp jira slack teams excel linux windows mac macos docker kubernetes react
+vue angular django flask spark grafana tableau notion confluence github gitlab bitbucket
+""".split()
+)
+SENTENCE_WORDS = frozenset(
+    """
+i we you he she they it my our the a an this that these those actually so change changed ok okay well also and but
+then now turns switched moved instead yes no oh hey hi after on since because as if when while for with from to
+""".split()
+)
+
+TABLES: dict[str, tuple[Row, ...]] = {
+    "PROFILE": PROFILE,
+    "PREFERENCE": PREFERENCE,
+    "INSTRUCTION": INSTRUCTION,
+    "GOAL": GOAL,
+    "COMPLETE": COMPLETE,
+    "DROP": DROP,
+    "DECISION": DECISION,
+    "SWITCH": SWITCH,
+    "LESSON": LESSON,
+    "PROCEDURE": PROCEDURE,
+    "TASK": TASK,
+    "FORGET": FORGET,
+    "MOVED": MOVED,
+    "IDENTIFIERS": IDENTIFIERS,
+    "RELATION": RELATION,
+}
+"""Every table of rows by its name (the tests route each row's example)."""
