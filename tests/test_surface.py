@@ -2,8 +2,11 @@
 
 The ``memory`` fixture is, in turn: the library over memory:// and over a SQLite file, RemoteMemory and
 AsyncRemoteMemory (through a small adapter that runs each coroutine on a loop of its own) talking HTTP to
-a live server on a loopback port. Every surface serves a layer with the intelligence on, so the same call
-must give the same kind of answer everywhere. Each test works for a user of its own.
+one live server on a loopback port for the module. Tests whose calls Kioko's MCP server offers as tools
+(``ALSO_MCP``) also run through the MCP SDK's client, to a server over the library and to one over
+RemoteMemory; tests whose answers a store could change (``ALSO_POSTGRESQL``) also run on the library over
+the session's PostgreSQL. Every surface serves a layer with the intelligence on, so the same call must
+give the same kind of answer everywhere. Each test works for a user of its own.
 """
 
 from __future__ import annotations
@@ -35,9 +38,14 @@ from kioko_core.intelligence.planner import RecallPlan
 from kioko_core.linker import LinkScore
 from kioko_core.links import MemoryLink
 from kioko_core.recall import Context
-from kioko_core.store import InvalidRecordError, Record
+from kioko_core.store import InvalidRecordError, KiokoError, Record
 
 SURFACES = ("library-memory", "library-sqlite", "remote", "remote-async")
+ALSO_MCP = pytest.mark.parametrize("memory", [*SURFACES, "mcp", "mcp-remote"], indirect=True)
+"""For a test that makes only calls Kioko's MCP server offers as tools: it runs through the SDK's client too, to a
+server over the library and to one over RemoteMemory (tests/mcp_support.py's ToolMemory)."""
+ALSO_POSTGRESQL = pytest.mark.parametrize("memory", [*SURFACES, "library-postgresql"], indirect=True)
+"""For a test whose calls a store can answer differently: the library over the session's PostgreSQL too."""
 
 
 class Synced:
@@ -107,9 +115,23 @@ def memory(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     elif request.param == "library-sqlite":
         with kioko.intelligent(f"sqlite:///{tmp_path_factory.mktemp('surface') / 'kioko.db'}") as layer:
             yield layer
+    elif request.param == "library-postgresql":
+        with kioko.intelligent(request.getfixturevalue("postgresql_store_url")) as layer:
+            yield layer
     elif request.param == "remote":
         with RemoteMemory(request.getfixturevalue("server").url) as remote:
             yield remote
+    elif request.param.startswith("mcp"):
+        pytest.importorskip("mcp", reason="the MCP surface needs the mcp extra: pip install 'kioko[mcp]'")
+        from mcp_support import ToolMemory
+
+        served: Any = (
+            RemoteMemory(request.getfixturevalue("server").url)
+            if request.param == "mcp-remote"
+            else kioko.intelligent("memory://")
+        )
+        with served:
+            yield ToolMemory(served)  # type: ignore[misc]
     else:
         loop = request.getfixturevalue("loop")
         made = asyncio.run_coroutine_threadsafe(_async_client(request.getfixturevalue("server").url), loop).result()
@@ -127,6 +149,99 @@ def user() -> str:
     return f"surface-{uuid.uuid4().hex[:10]}"
 
 
+def raised(memory: Any, error: type[Exception]) -> type[Exception]:
+    """The error a surface raises for a refusal of type ``error``: MCP carries the sentence, not the type
+    (mcp_support.ToolRefused); every other surface raises the library's own class."""
+    return getattr(memory, "refused", error)
+
+
+@ALSO_MCP
+def test_one_memory_added_read_corrected_listed_and_forgotten(memory: Memory, user: str) -> None:
+    stored = memory.add(
+        "The boiler is serviced every October.", user_id=user, memory_type="fact", metadata={"room": "cellar"}
+    )
+    assert (stored.kind, stored.user_id, stored.metadata["room"]) == ("factual", user, "cellar")
+    got = memory.get(stored.id, user_id=user)
+    assert (got.id, got.content, got.kind, got.metadata["room"]) == (stored.id, stored.content, "factual", "cellar")
+    changed = memory.update(stored.id, user_id=user, content="The boiler is serviced every November.")
+    assert changed.id == stored.id and changed.version > stored.version
+    assert memory.get(stored.id, user_id=user).content == "The boiler is serviced every November."
+    tea = memory.add("Tea after lunch.", user_id=user, memory_type="preference")
+    assert {r.id for r in memory.memories(user_id=user)} == {stored.id, tea.id}
+    assert [r.id for r in memory.memories(user_id=user, kinds={"preference"})] == [tea.id]
+    assert memory.delete(stored.id, user_id=user) is True
+    with pytest.raises(raised(memory, MemoryNotFound)) as missing:
+        memory.get(stored.id, user_id=user)
+    assert str(missing.value) == f"no memory {stored.id!r} for user {user!r}"  # the same sentence everywhere
+    assert [r.id for r in memory.memories(user_id=user)] == [tea.id]
+
+
+@ALSO_MCP
+def test_search_context_and_a_link_made_by_hand(memory: Memory, user: str) -> None:
+    fault = memory.add("Line 3 keeps faulting with error E-217.", user_id=user, memory_type="episodic")
+    cable = memory.add("The spare encoder cable is in cabinet B.", user_id=user)
+    memory.add("Lunch is at noon.", user_id=user)
+    assert memory.search("error E-217", user_id=user, limit=1)[0].id == fault.id
+    link = memory.graph.link(cable.id, fault.id, "resolves", 0.9, "swap the cable", user_id=user)
+    assert (link.source, link.type, link.target, link.why) == (cable.id, "resolves", fault.id, "swap the cable")
+    text = memory.recall("line 3 error E-217", user_id=user).text
+    assert "E-217" in text and "cabinet B" in text and "resolves" in text  # the linked fix comes with the fault
+
+
+@ALSO_MCP
+def test_pins_and_a_learned_turn(memory: Memory, user: str) -> None:
+    fact = memory.add("The office is on the third floor.", user_id=user)
+    assert memory.pin(fact.id, user_id=user).metadata["pinned"] is True
+    assert memory.unpin(fact.id, user_id=user).metadata["pinned"] is False
+    learned = memory.learn([{"role": "user", "content": "I live in Nairobi."}], user_id=user, session_id="s1")
+    assert isinstance(learned, ManageReport) and learned.ops
+    assert any("Nairobi" in r.content for r in memory.memories(user_id=user))
+
+
+@ALSO_MCP
+def test_refusals_are_one_clear_sentence(memory: Memory, user: str) -> None:
+    with pytest.raises(raised(memory, InvalidRecordError)) as bad_kind:
+        memory.add("Some text.", user_id=user, memory_type="nosuch")
+    with pytest.raises(raised(memory, MemoryNotFound)) as missing:
+        memory.update("no-such-id", user_id=user, content="Corrected.")
+    assert str(missing.value) == f"no memory 'no-such-id' for user {user!r}"
+    for caught in (bad_kind, missing):
+        text = str(caught.value)
+        assert isinstance(caught.value, KiokoError) and text.strip() == text and "\n" not in text
+        assert "pydantic" not in text and "Traceback" not in text and "memory_type" in str(bad_kind.value)
+
+
+def test_another_users_memory_is_not_there(memory: Memory, user: str) -> None:
+    other = f"{user}-other"
+    mine = memory.add("The safe's code is kept by the manager.", user_id=user)
+    with pytest.raises(MemoryNotFound):
+        memory.get(mine.id, user_id=other)
+    with pytest.raises(MemoryNotFound):
+        memory.update(mine.id, user_id=other, content="Taken over.")
+    assert memory.delete(mine.id, user_id=other) is False
+    assert list(memory.memories(user_id=other)) == [] and memory.search("safe code", user_id=other) == []
+    assert memory.get(mine.id, user_id=user).content == mine.content
+
+
+@ALSO_POSTGRESQL
+def test_the_entity_graph(memory: Memory, user: str) -> None:
+    works = memory.entities.add("Kumar", "works at", "Acme", user_id=user)
+    memory.entities.add("Acme", "is based in", "Pune", user_id=user)
+    assert isinstance(works, Triple) and (works.subject, works.relation, works.object) == ("Kumar", "works_at", "Acme")
+    assert [t.id for t in memory.entities.relations("Kumar", user_id=user)] == [works.id]
+    assert memory.entities.neighbors("Acme", user_id=user) == sorted(memory.entities.neighbors("Acme", user_id=user))
+    assert set(memory.entities.neighbors("Acme", user_id=user)) == {"Kumar", "Pune"}
+    assert [t.object for t in memory.entities.path("Kumar", "Pune", user_id=user)] == ["Acme", "Pune"]
+    closed = memory.entities.invalidate(works.id, user_id=user)
+    assert closed is not None and closed.id == works.id
+    assert memory.entities.relations("Kumar", user_id=user) == []
+    assert [t.id for t in memory.entities.relations("Kumar", user_id=user, include_invalid=True)] == [works.id]
+    assert memory.entities.relations("Kumar", user_id=f"{user}-other", include_invalid=True) == []
+    assert memory.entities.forget_entity("Pune", user_id=user) == 1
+    assert memory.entities.neighbors("Acme", user_id=user) == []
+
+
+@ALSO_POSTGRESQL
 def test_memories_round_trip(memory: Memory, user: str) -> None:
     stored = memory.add("The boiler is serviced every October.", user_id=user, metadata={"room": "cellar"})
     assert isinstance(stored, Record) and stored.user_id == user and stored.metadata["room"] == "cellar"
@@ -230,6 +345,7 @@ def test_events_on_and_off(memory: Memory, user: str) -> None:
     assert memory.off("memory.managed", listener) is False
 
 
+@ALSO_POSTGRESQL
 def test_export_and_import(memory: Memory, user: str) -> None:
     kept = memory.add("The spare key is under the blue pot.", user_id=user)
     memory.graph.add("Kumar", "keeps", "the spare key", user_id=user)
