@@ -4,8 +4,8 @@ The ``memory`` fixture is, in turn: the library over memory:// and over a SQLite
 AsyncRemoteMemory (through a small adapter that runs each coroutine on a loop of its own) talking HTTP to
 one live server on a loopback port for the module. Tests whose calls Kioko's MCP server offers as tools
 (``ALSO_MCP``) also run through the MCP SDK's client, to a server over the library and to one over
-RemoteMemory; tests whose answers a store could change (``ALSO_POSTGRESQL``) also run on the library over
-the session's PostgreSQL. Every surface serves a layer with the intelligence on, so the same call must
+RemoteMemory; tests whose answers a store could change (``ALSO_STORES``) also run on the library over
+the session's PostgreSQL and a Qdrant local folder. Every surface serves a layer with the intelligence on, so the same call must
 give the same kind of answer everywhere. Each test works for a user of its own.
 """
 
@@ -44,8 +44,11 @@ SURFACES = ("library-memory", "library-sqlite", "remote", "remote-async")
 ALSO_MCP = pytest.mark.parametrize("memory", [*SURFACES, "mcp", "mcp-remote"], indirect=True)
 """For a test that makes only calls Kioko's MCP server offers as tools: it runs through the SDK's client too, to a
 server over the library and to one over RemoteMemory (tests/mcp_support.py's ToolMemory)."""
-ALSO_POSTGRESQL = pytest.mark.parametrize("memory", [*SURFACES, "library-postgresql"], indirect=True)
-"""For a test whose calls a store can answer differently: the library over the session's PostgreSQL too."""
+ALSO_STORES = pytest.mark.parametrize(
+    "memory", [*SURFACES, "library-postgresql", "library-qdrant-local"], indirect=True
+)
+"""For a test whose calls a store can answer differently: the library over the session's PostgreSQL and over a
+Qdrant local folder too."""
 
 
 class Synced:
@@ -117,6 +120,9 @@ def memory(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
             yield layer
     elif request.param == "library-postgresql":
         with kioko.intelligent(request.getfixturevalue("postgresql_store_url")) as layer:
+            yield layer
+    elif request.param == "library-qdrant-local":
+        with kioko.intelligent(f"qdrant+local:///{tmp_path_factory.mktemp('surface-qdrant')}") as layer:
             yield layer
     elif request.param == "remote":
         with RemoteMemory(request.getfixturevalue("server").url) as remote:
@@ -223,7 +229,7 @@ def test_another_users_memory_is_not_there(memory: Memory, user: str) -> None:
     assert memory.get(mine.id, user_id=user).content == mine.content
 
 
-@ALSO_POSTGRESQL
+@ALSO_STORES
 def test_the_entity_graph(memory: Memory, user: str) -> None:
     works = memory.entities.add("Kumar", "works at", "Acme", user_id=user)
     memory.entities.add("Acme", "is based in", "Pune", user_id=user)
@@ -241,7 +247,7 @@ def test_the_entity_graph(memory: Memory, user: str) -> None:
     assert memory.entities.neighbors("Acme", user_id=user) == []
 
 
-@ALSO_POSTGRESQL
+@ALSO_STORES
 def test_memories_round_trip(memory: Memory, user: str) -> None:
     stored = memory.add("The boiler is serviced every October.", user_id=user, metadata={"room": "cellar"})
     assert isinstance(stored, Record) and stored.user_id == user and stored.metadata["room"] == "cellar"
@@ -345,7 +351,7 @@ def test_events_on_and_off(memory: Memory, user: str) -> None:
     assert memory.off("memory.managed", listener) is False
 
 
-@ALSO_POSTGRESQL
+@ALSO_STORES
 def test_export_and_import(memory: Memory, user: str) -> None:
     kept = memory.add("The spare key is under the blue pot.", user_id=user)
     memory.graph.add("Kumar", "keeps", "the spare key", user_id=user)
