@@ -2,11 +2,12 @@
 
 The ``memory`` fixture is, in turn: the library over memory:// and over a SQLite file, RemoteMemory and
 AsyncRemoteMemory (through a small adapter that runs each coroutine on a loop of its own) talking HTTP to
-one live server on a loopback port for the module. Tests whose calls Kioko's MCP server offers as tools
-(``ALSO_MCP``) also run through the MCP SDK's client, to a server over the library and to one over
-RemoteMemory; tests whose answers a store could change (``ALSO_STORES``) also run on the library over
-the session's PostgreSQL and a Qdrant local folder. Every surface serves a layer with the intelligence on, so the same call must
-give the same kind of answer everywhere. Each test works for a user of its own.
+one ``kioko serve --intelligence`` process on a loopback port for the module. Tests whose calls Kioko's MCP
+server offers as tools (``ALSO_MCP``) also run through the MCP SDK's client, to a server over the library
+and to one over RemoteMemory; tests whose answers a store could change (``ALSO_STORES``) also run on the
+library over the session's PostgreSQL and a Qdrant local folder. Every surface serves a layer with the
+intelligence on, so the same call must give the same kind of answer everywhere. Each test works for a user
+of its own.
 """
 
 from __future__ import annotations
@@ -19,17 +20,17 @@ import sys
 import threading
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from console_support import kioko_serve
 
 import kioko
 from kioko import Memory, RecallOptions
 from kioko.protocol import export_lines, import_lines
 from kioko.remote import RemoteMemory
 from kioko.remote_async import AsyncRemoteMemory
-from kioko.service import create_app
-from kioko.service.live import LiveServer
 from kioko_core.entities import Triple
 from kioko_core.errors import MemoryNotFound
 from kioko_core.intelligence.ops import ManageReport
@@ -39,6 +40,12 @@ from kioko_core.linker import LinkScore
 from kioko_core.links import MemoryLink
 from kioko_core.recall import Context
 from kioko_core.store import InvalidRecordError, KiokoError, Record
+
+
+@dataclass(frozen=True)
+class Served:
+    url: str
+
 
 SURFACES = ("library-memory", "library-sqlite", "remote", "remote-async")
 ALSO_MCP = pytest.mark.parametrize("memory", [*SURFACES, "mcp", "mcp-remote"], indirect=True)
@@ -92,11 +99,12 @@ class Synced:
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[LiveServer]:
-    layer = kioko.intelligent("memory://")
-    with LiveServer(create_app(layer)) as live:  # webhooks on: they bring the event stream
-        yield live
-    layer.close()
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """``kioko serve`` itself, in a process of its own on a loopback port, for the module (webhooks on by default:
+    they bring the event stream)."""
+    log = tmp_path_factory.mktemp("surface-serve") / "serve.log"
+    with kioko_serve("memory://", "--intelligence", "--log-level", "warning", log=log) as url:
+        yield Served(url)
 
 
 @pytest.fixture(scope="module")
@@ -394,7 +402,7 @@ def test_user_id_is_required_without_a_scope_or_a_bound_key(memory: Memory) -> N
         memory.add("Whose memory is this?")
 
 
-def test_every_surface_has_the_protocols_calls_with_its_parameters(server: LiveServer) -> None:
+def test_every_surface_has_the_protocols_calls_with_its_parameters(server: Served) -> None:
     members = [name for name in dir(Memory) if not name.startswith("_")]
     properties = {name for name in members if isinstance(getattr(Memory, name), property)}
     layer = kioko.intelligent("memory://")
@@ -422,7 +430,7 @@ def _parameters(call: Any, drop_self: bool = False) -> list[tuple[str, Any]]:
     return [(p.name, p.kind) for p in params]
 
 
-def test_connect_returns_a_remote_memory_for_http_urls(server: LiveServer) -> None:
+def test_connect_returns_a_remote_memory_for_http_urls(server: Served) -> None:
     for url in (server.url, "kioko+" + server.url):
         with kioko.connect(url) as remote:
             assert isinstance(remote, RemoteMemory) and remote.url == server.url
