@@ -16,6 +16,9 @@ acknowledged writes later. Reported per mode, over the rounds:
 - acknowledged / lost: writes the store acknowledged, and those of them missing from ``b`` afterwards;
 - writes lost in flight: what ``b`` showed for a write whose connection died after sending
   (applied: returned without resending; untouched: resent);
+- write with / without replicas: before the kill, single-record writes alternating between a store opened
+  with ``replicas=`` and one without (same primary): the p50 of each, so the cost of remembering each
+  write's WAL position (one more statement per write) shows side by side;
 - replica lag: before the kill, a second store that never writes polls ``get`` on ``c``
   (``replica_reads=all``) for each of 20 records the first store writes; the time from the write's
   acknowledgement to the first read that finds it, p50 and max.
@@ -46,7 +49,7 @@ import kioko  # noqa: E402
 from kioko_core.store import Record, Scope, Upsert  # noqa: E402
 
 DIM = 8
-BEFORE, AFTER, LAG_SAMPLES = 60, 60, 20
+BEFORE, AFTER, LAG_SAMPLES, COST_SAMPLES = 60, 60, 20, 150
 
 
 def _record(key: str, n: int, content: str | None = None) -> Record:
@@ -78,6 +81,20 @@ def _lag(store: Any, reader: Any, nodes: dict[str, replication.Node]) -> list[fl
     served = reader.reads_served
     assert served.get("primary", 0) == 0, f"the reader never wrote, so the replica serves every read: {served}"
     return lags
+
+
+def _write_cost(nodes: dict[str, replication.Node]) -> tuple[float, float]:
+    """p50 ms of a single-record write with replicas configured and without, alternating."""
+    plain_url = _url(nodes).replace(f"&replicas={nodes['c'].address}", "")
+    times: dict[bool, list[float]] = {True: [], False: []}
+    with kioko.open_store(_url(nodes)) as with_replicas, kioko.open_store(plain_url) as without:
+        for i in range(COST_SAMPLES * 2):
+            replicas = i % 2 == 0
+            store = with_replicas if replicas else without
+            started = time.perf_counter()
+            store.update_many([Upsert(record=_record(f"cost-{i}", i), expected_version=0)])
+            times[replicas].append(time.perf_counter() - started)
+    return statistics.median(times[True]) * 1000, statistics.median(times[False]) * 1000
 
 
 def one_round(mode: str, writers: int) -> dict[str, Any]:
@@ -119,6 +136,7 @@ def one_round(mode: str, writers: int) -> dict[str, Any]:
 
         with kioko.open_store(_url(nodes)) as store, kioko.open_store(_url(nodes, replica_reads="all")) as reader:
             lags = _lag(store, reader, nodes)
+            cost = _write_cost(nodes)
             threads = [threading.Thread(target=write, args=(store, i), daemon=True) for i in range(writers)]
             for thread in threads:
                 thread.start()
@@ -148,6 +166,8 @@ def one_round(mode: str, writers: int) -> dict[str, Any]:
             "errors": errors,
             "in_flight": outcomes,
             "replica_lag_ms": [round(lag * 1000, 2) for lag in lags],
+            "write_p50_ms_with_replicas": cost[0],
+            "write_p50_ms_without": cost[1],
         }
     finally:
         cluster.stop()
@@ -156,8 +176,9 @@ def one_round(mode: str, writers: int) -> dict[str, Any]:
 def _table(rounds: list[dict[str, Any]]) -> str:
     lines = [
         "| mode | rounds | kill -> promoted (s) | promoted -> next write (s) | longest write call (s) | "
-        "acknowledged | lost | errors | writes lost in flight | replica lag p50 / max (ms) |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|",
+        "acknowledged | lost | errors | writes lost in flight | replica lag p50 / max (ms) | "
+        "write p50 with / without replicas (ms) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|",
     ]
     for mode in dict.fromkeys(r["mode"] for r in rounds):
         rows = [r for r in rounds if r["mode"] == mode]
@@ -175,7 +196,9 @@ def _table(rounds: list[dict[str, Any]]) -> str:
             f"| {mode} | {len(rows)} | {span('kill_to_promoted_s')} | {span('promoted_to_next_write_s')} | "
             f"{span('longest_write_s')} | {sum(r['acknowledged'] for r in rows)} | {sum(r['lost'] for r in rows)} | "
             f"{sum(len(r['errors']) for r in rows)} | {', '.join(f'{k} {v}' for k, v in sorted(flight.items())) or '-'} | "
-            f"{statistics.median(lags):.1f} / {max(lags):.1f} |"
+            f"{statistics.median(lags):.1f} / {max(lags):.1f} | "
+            f"{statistics.median(r['write_p50_ms_with_replicas'] for r in rows):.2f} / "
+            f"{statistics.median(r['write_p50_ms_without'] for r in rows):.2f} |"
         )
     return "\n".join(lines)
 

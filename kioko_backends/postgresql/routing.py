@@ -19,7 +19,7 @@ import psycopg
 from .pool import _Pool
 
 _REPLAYED = "SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_lsn() END) - '0/0'"
-_INSERTED = "SELECT pg_current_wal_insert_lsn() - '0/0'"
+INSERT_POSITION = "SELECT pg_current_wal_insert_lsn() - '0/0'"
 _RESTING = 5.0  # seconds the replicas are left alone after one failed to answer; the primary serves meanwhile
 WAIT_FOR_REPLICA = 3.0
 """Seconds a read waits for a replica's pooled connection before the primary serves it (a dead replica's pool
@@ -28,7 +28,7 @@ keeps retrying in the background; no read should wait the primary pool's 30 s fo
 
 def insert_position(conn: psycopg.Connection) -> int:
     """The primary's WAL insert position, in bytes: at or past the end of every commit it has seen."""
-    row = conn.execute(_INSERTED, prepare=False).fetchone()
+    row = conn.execute(INSERT_POSITION, prepare=False).fetchone()
     return int(row[0]) if row else 0
 
 

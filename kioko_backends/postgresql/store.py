@@ -43,7 +43,7 @@ from .._changes import changes_from_rows
 from .._rows import row_fields
 from .failover import APPLIED, UNKNOWN, _Recovery, outcome, repeatable, results
 from .pool import _end_transaction, _fetch, _NotConnected, _pipeline, _Pool, _scrub, _store_error, _transaction
-from .routing import WAIT_FOR_REPLICA, _Replicas, insert_position
+from .routing import INSERT_POSITION, WAIT_FOR_REPLICA, _Replicas, insert_position
 from .schema import _ann_expression, _Schema
 from .tables import _RECORD_COLUMNS, _agent, _filter_sql, _forgotten_generation, _Names
 from .url import DEFAULT_FAILOVER_WAIT, DEFAULT_POOL_SIZE, DEFAULT_TABLE, OPTIONS, _conninfo, _replica_conninfo
@@ -263,6 +263,8 @@ class PostgresStore(StoreBase, _Schema):
                 with _transaction(conn):
                     conn.execute(statement, [user, agent, user, agent])
                     conn.execute(forget_changes, [user, agent, user, agent])
+                if self._replicas is not None:
+                    self._replicas.seen(insert_position(conn))
         return False
 
     def _configure(self, conn: psycopg.Connection) -> None:
@@ -632,7 +634,9 @@ class PostgresStore(StoreBase, _Schema):
                     writes_sent = True
                     self._queue_writes(cursor, planned, existing, encoded)
                     cursor.execute("COMMIT")
+                    position = self._queue_position(conn)
                 # leaving the pipeline syncs: round trip 2
+                self._note_position(position)
             except psycopg.OperationalError as error:
                 if not writes_sent and self._pool.is_connection_failure(error):
                     raise _LostBeforeWriting(error) from None
@@ -677,6 +681,22 @@ class PostgresStore(StoreBase, _Schema):
                 cursor.execute("BEGIN")
                 writes.send(cursor, self._names)
                 cursor.execute("COMMIT")
+                position = self._queue_position(conn)
+            self._note_position(position)
+
+    def _queue_position(self, conn: psycopg.Connection) -> psycopg.Cursor | None:
+        """With replicas, the primary's WAL position asked right behind a COMMIT, in the same round trip."""
+        if self._replicas is None:
+            return None
+        cursor = conn.cursor()
+        cursor.execute(INSERT_POSITION)
+        return cursor
+
+    def _note_position(self, cursor: psycopg.Cursor | None) -> None:
+        """Committed: a replica serves this process again once it has replayed this far (routing.py)."""
+        if cursor is not None and self._replicas is not None:
+            row = cursor.fetchone()
+            self._replicas.seen(int(row[0]) if row else 0)
 
     @contextmanager
     def _writing(self) -> Iterator[psycopg.Connection]:
@@ -685,8 +705,6 @@ class PostgresStore(StoreBase, _Schema):
             with self._pool.connection() as conn:
                 try:
                     yield conn
-                    if self._replicas is not None:  # committed: a replica serves us again once it has replayed this
-                        self._replicas.seen(insert_position(conn))
                 finally:
                     _end_transaction(conn)
         except (
