@@ -9,7 +9,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-TESTS = Path(__file__).resolve().parent
+TESTS = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").exists()) / "tests"
+"""The whole tests/ folder, wherever in it this module lives."""
 
 
 def imported_test_modules(source: str) -> list[str]:
@@ -42,6 +43,7 @@ def test_the_finder_sees_every_spelling_of_a_test_import() -> None:
 
 
 def test_no_test_module_imports_another_modules_tests() -> None:
+    assert (TESTS / "conftest.py").exists() and len(list(TESTS.rglob("test_*.py"))) > 50
     offenders = {
         str(path.relative_to(TESTS)): names
         for path in sorted(TESTS.rglob("*.py"))
