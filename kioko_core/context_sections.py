@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .reading import names_known
 from .store import Filter, Record, Scope
 
 if TYPE_CHECKING:
@@ -68,11 +69,12 @@ def gather(layer: LayerParts, scope: Scope, query: str, session_id: str | None, 
 
 
 def relations_for(layer: LayerParts, user_id: str, query: str, count: int) -> list[Triple]:
-    """The valid relations of the entities ``query`` names, in the order it names them, each once."""
+    """The valid relations of the entities ``query`` names, in the order it names them, each once (the names a
+    :class:`~kioko_core.reading.Query` read for ``user_id`` holds are not matched again)."""
     entities: Any = getattr(layer, "entities", None)
     if entities is None:
         return []
-    keys = entities.match_entities(query, user_id=user_id)
+    keys = names_known(entities, query, user_id)
     if not keys:
         return []
     chosen: dict[str, Triple] = {}

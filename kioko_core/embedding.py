@@ -9,7 +9,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from .errors import InvalidRecordError
-from .text import analyze
+from .text import Analysis, analyze
 
 
 @runtime_checkable
@@ -44,12 +44,22 @@ class OfflineEmbedder:
         self.dim = dim
 
     def features(self, text: str) -> list[str]:
-        analysis = analyze(text)
-        return analysis.words + ["e:" + key for key in analysis.entities]
+        return self.analysis_features(analyze(text))
+
+    @staticmethod
+    def analysis_features(analysis: Analysis) -> list[str]:
+        """What is hashed: the word stems and the entities the text names by itself (never the names only the
+        user's entity graph knows, so a text has one vector whoever writes it)."""
+        return analysis.words + ["e:" + key for key in analysis.text_entities]
 
     def embed(self, text: str) -> np.ndarray:
+        return self.embed_analysis(analyze(text))
+
+    def embed_analysis(self, analysis: Analysis) -> np.ndarray:
+        """The vector of the text ``analysis`` was made from: a write or a recall that read its text already
+        hands its analysis here instead of the text (:mod:`kioko_core.reading`)."""
         vector = np.zeros(self.dim, dtype=np.float32)
-        for feature in self.features(text):
+        for feature in self.analysis_features(analysis):
             index, sign = _bucket(feature, self.dim)
             vector[index] += sign
         norm = float(np.linalg.norm(vector))

@@ -46,7 +46,10 @@ class LayerHooks:
         section_limits: dict[str, int] | None,
         fill_recent: list[str] | None,
     ) -> FollowedPlan | None:
-        """The plan recall follows (its caps win over the call's), or None to recall with the call's options."""
+        """The plan recall follows (its caps win over the call's), or None to recall with the call's options.
+
+        ``query`` is the recall's :class:`~kioko_core.reading.Query`: a ``str`` that also holds what recall
+        read from it (the names the user's graph knows), so a planner need not read it again."""
         return None
 
     def after_recall(self, layer: Any, context: Context, scope: Scope, session_id: str | None) -> None:

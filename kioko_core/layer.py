@@ -40,12 +40,14 @@ from .kinds import (
 from .kinds import install as install_kinds
 from .limits import Limits
 from .linker import LinkerConfig, MemoryLinker, content_term, index_terms, pin_terms, structural_targets
+from .reading import Draft, Query, embed_read, read_content, reads_analysis
 from .recall import Context, RecallConfig, recall
 from .recall_options import RecallOptions
 from .retry import retry_conflicts
 from .scoped import USER_OWNED_AGENTS, resolve
 from .secrets import DropSecrets
 from .store import Delete, Filter, Record, Scope, Store, Upsert, metadata_problem
+from .text import Analysis
 from .values import timestamp
 
 
@@ -265,6 +267,8 @@ class MemoryLayer:
                 return merged
         now = time.time()
         when = timestamp(created_at)
+        # read once: the embedder (when it reads an analysis) and the linker take this one
+        analysis = self._read(content, kind, scope.user_id, embedded=embedding is not None)
         try:
             record = Record(
                 id=id or uuid.uuid4().hex,
@@ -278,7 +282,7 @@ class MemoryLayer:
                 session_id=session_id,
                 created_at=when if when is not None else now,
                 updated_at=now,
-                embedding=self.embedder.embed(content) if embedding is None else embedding,
+                embedding=embed_read(self.embedder, content, analysis) if embedding is None else embedding,
             )
         except (ValidationError, TypeError, ValueError) as error:
             if isinstance(error, InvalidRecordError):
@@ -288,7 +292,7 @@ class MemoryLayer:
         if id is not None and not replace and self.store.get(scope, [id])[0] is not None:
             raise IdTaken(f"a memory {id!r} already exists; change it with update(), or add without an id")
         try:
-            return self._write(record, previous=None, replace=replace)
+            return self._write(Draft(record, analysis), previous=None, replace=replace)
         except IdTaken:
             if id is None:
                 raise
@@ -364,8 +368,9 @@ class MemoryLayer:
         Each item is a content string or a dict of ``add``'s arguments (``content``, ``memory_type``,
         ``session_id``, ``metadata``, ``created_at``, ``id``); ``session_id`` and ``memory_type`` given
         here are the defaults. Every item is checked before anything is written, and the embeddings are
-        computed in one batch, so a bad item stores nothing. Linking runs in order: each memory can link
-        to the ones before it.
+        computed in one batch, so a bad item stores nothing (the offline embedder, which cannot fail, embeds
+        each memory from the one reading of its text its add makes). Linking runs in order: each memory can
+        link to the ones before it.
         """
         prepared: list[dict[str, Any]] = []
         for position, item in enumerate(items):
@@ -385,13 +390,25 @@ class MemoryLayer:
             self.limits.check_content(fields["content"])
             timestamp(fields.get("created_at"), f"item {position}: created_at")
             prepared.append(fields)
-        vectors = embed_many(self.embedder, [f["content"] for f in prepared])
+        # an embedder that reads the analysis (the offline one) is handed the one reading each add makes (after
+        # that memory's secret check, as the linker's was); any other embeds the batch first, as one call
+        texts = [f["content"] for f in prepared]
+        vectors = [None] * len(texts) if reads_analysis(self.embedder) else embed_many(self.embedder, texts)
         return [
             self.add(user_id=user_id, agent_id=agent_id, embedding=vector, **fields)
             for fields, vector in zip(prepared, vectors)
         ]
 
-    def _write(self, record: Record, previous: Record | None, replace: bool = False) -> Record:
+    def _read(self, content: str, kind: str, user_id: str, *, embedded: bool) -> Analysis | None:
+        """The one analysis a write of ``content`` needs (:func:`~kioko_core.reading.read_content`)."""
+        return read_content(
+            self.linker, self.embedder, content, user_id, linked=kind in L.LINKABLE_KINDS, embedded=embedded
+        )
+
+    def _write(self, draft: Draft, previous: Record | None, replace: bool = False) -> Record:
+        """Store the draft's record: a linked kind indexed under its analysis' terms (read now if the draft has
+        none) and, with ``auto_link``, linked."""
+        record = draft.record
         # a new memory is written with expected_version 0, so an id already taken (by a concurrent add, or in
         # another scope) is a ConflictError from the store itself, never a silent replace
         expected = None if replace else (previous.version if previous is not None else 0)
@@ -400,7 +417,7 @@ class MemoryLayer:
                 [Upsert(record=record.model_copy(update={"terms": []}), expected_version=expected)]
             )[0]
             return stored  # type: ignore[return-value]
-        analysis = self.linker.analyze(record.content, record.user_id)
+        analysis = draft.analysis or self.linker.analyze(record.content, record.user_id)
         terms = index_terms(analysis.terms, record)
         record = L.with_bookkeeping(record, entities=list(analysis.entities)).model_copy(update={"terms": terms})
         if not self.auto_link:
@@ -444,17 +461,20 @@ class MemoryLayer:
         self, memory_id: str, scope: Scope, change: Callable[[Record], tuple[str | None, dict[str, Any] | None]]
     ) -> Record:
         """Read the memory, apply ``change(current) -> (content, metadata)``, write; again from a fresh read on a conflict."""
-        checked: dict[str, Any] = {}  # content -> its embedding, so a retry neither re-checks nor re-embeds
+        # content -> its analysis and embedding, so a retry neither re-checks, re-reads nor re-embeds
+        checked: dict[str, tuple[Analysis | None, Any]] = {}
 
         def attempt() -> Record:
             current = self.get(memory_id, user_id=scope.user_id, agent_id=scope.agent_id)
             content, metadata = change(current)
-            self._check_change(content, metadata, checked)
+            self._check_change(current, content, metadata, checked)
             return self._apply_change(current, content, metadata, checked)
 
         return retry_conflicts(f"update of memory {memory_id!r}", attempt)
 
-    def _check_change(self, content: Any, metadata: Any, checked: dict[str, Any]) -> None:
+    def _check_change(
+        self, current: Record, content: Any, metadata: Any, checked: dict[str, tuple[Analysis | None, Any]]
+    ) -> None:
         if metadata is not None and not isinstance(metadata, dict):
             raise InvalidRecordError("metadata must be a dict")
         self.secrets.enforce("", metadata)
@@ -463,10 +483,15 @@ class MemoryLayer:
                 raise InvalidRecordError("content must be a non-empty string")
             self.limits.check_content(content)
             self.secrets.enforce(content)
-            checked[content] = self.embedder.embed(content)
+            analysis = self._read(content, current.kind, current.user_id, embedded=False)
+            checked[content] = (analysis, embed_read(self.embedder, content, analysis))
 
     def _apply_change(
-        self, current: Record, content: str | None, metadata: dict[str, Any] | None, checked: dict[str, Any]
+        self,
+        current: Record,
+        content: str | None,
+        metadata: dict[str, Any] | None,
+        checked: dict[str, tuple[Analysis | None, Any]],
     ) -> Record:
         if current.kind in L.LINKABLE_KINDS:
             # stamps the bookkeeping key (a memory stored before it existed moves its links under it), so
@@ -478,7 +503,7 @@ class MemoryLayer:
             changes["metadata"] = merged
         if content is not None:
             changes["content"] = content
-            changes["embedding"] = checked[content]
+            changes["embedding"] = checked[content][1]
         changed = current.model_copy(update=changes)
         if content is None and structural_targets(changed) == structural_targets(current):
             # a metadata-only change keeps the memory's links and term statistics as they are (a pin aside)
@@ -487,7 +512,7 @@ class MemoryLayer:
             if changed.terms != current.terms:
                 self.index.record_write(current.scope, current.id, current.terms, changed.terms)
             return stored  # type: ignore[return-value]
-        return self._write(changed, previous=current)
+        return self._write(Draft(changed, checked[content][0] if content is not None else None), previous=current)
 
     def delete(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> bool:
         """Delete a memory and every trace of it; False if it did not exist.
@@ -615,15 +640,17 @@ class MemoryLayer:
         if isinstance(config, dict):
             config = RecallConfig.build(self.recall_config, **config)
         scope = self._scope(user_id, agent_id)
+        # read once: the planner, retrieval and the sections take this reading of the question
+        read = Query.of(query, scope.user_id, self.entities)
         followed = self.hooks.plan_recall(
-            self, query, scope, session_id, plan, links, limit, section_limits, fill_recent
+            self, read, scope, session_id, plan, links, limit, section_limits, fill_recent
         )
         if followed is not None:
             links, limit = followed.links, followed.limit
             section_limits, fill_recent = followed.section_limits, followed.fill_recent
         context = recall(
             self,
-            query,
+            read,
             user_id=scope.user_id,
             agent_id=scope.agent_id,
             session_id=session_id,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -17,9 +16,12 @@ from .activation import strongest
 from .index import ENTITY_BOOST, idf, nominates
 from .kind_registry import section_of
 from .linker import KIND_TERM, PIN_TERM, TURN_BEFORE_WHY
+from .reading import GOAL_QUESTION as GOAL_QUESTION  # the patterns live with the Query now
+from .reading import WHEN_QUESTION as WHEN_QUESTION
+from .reading import Query
 from .scoring import vote
 from .store import Filter, InvalidRecordError, Record, Scope, check_scope
-from .text import analyze, has_problem_cue, stem
+from .text import Analysis, has_problem_cue, stem
 
 if TYPE_CHECKING:
     from .parts import LayerParts
@@ -35,16 +37,6 @@ FILL_RECENT = 3
 PINNED_SHOWN = 10
 """At most this many pinned memories are shown (the oldest pins first: the section stays the same turn to turn)."""
 FILL_KINDS = {"decisions": "decision", "procedures": "procedural", "skills": "skill", "lessons": "strategy"}
-WHEN_QUESTION = re.compile(
-    r"\bwhen\b|\b(?:what|which) (?:date|day|year|month|week|time)\b|\bhow long\b|\bhow many (?:days|weeks|months|"
-    r"years)\b|\b(?:last|this|next) (?:week|weekend|month|year|summer|winter|spring|fall|autumn)\b|\bago\b|"
-    r"\b(?:19|20)\d\d\b|\b(?:january|february|march|april|june|july|august|september|october|november|december)\b|"
-    r"\b(?:in|of|early|late|mid) may\b",
-    re.IGNORECASE,
-)
-"""A question about when something happened, or about a time it names ("in May", "in 2022", "last week"):
-the context then dates the events it shows (:func:`dated`)."""
-GOAL_QUESTION = re.compile(r"\bgoals?\b|\bfocus on\b|\bpriorit", re.IGNORECASE)
 
 # Which section of the context each kind goes to, and the sections' order and titles.
 SECTIONS = [
@@ -194,15 +186,15 @@ def _rank(scores: dict[str, float], records: dict[str, Record]) -> dict[str, int
 
 def lexical_scores(
     layer: LayerParts, scope: Scope, query: str, config: RecallConfig, limit: int, extra_terms: Sequence[str] = ()
-) -> tuple[dict[str, float], dict[str, list[str]], Any]:
+) -> tuple[dict[str, float], dict[str, list[str]], Analysis]:
     """The ``limit`` memories whose terms best overlap the question's, weighted by IDF (postings only, no scan).
 
     This is BM25 with every term counted once per memory and no length normalisation: the terms a
     memory is indexed under are a set, and on the LoCoMo development split length normalisation
-    (b = 0.75) lowered recall@10 from 0.58 to 0.54 (see docs/recall.md).
+    (b = 0.75) lowered recall@10 from 0.58 to 0.54 (see docs/recall.md). ``query`` is read for the scope's
+    user unless it is a :class:`~kioko_core.reading.Query` read for them already.
     """
-    known = layer.entities.match_entities(query, user_id=scope.user_id)
-    analysis = analyze(query, known)
+    analysis = Query.of(query, scope.user_id, layer.entities).analysis
     words = {t for t in analysis.terms if t.startswith("t:")}
     numbers = [t for t in analysis.terms if t.startswith("n:")]
     weights: dict[str, float] = {t: 1.0 for t in [*words, *numbers]}
@@ -315,14 +307,16 @@ def retrieve(
 ) -> Retrieved:
     """Candidates from the postings (lexical), the vector search and (``use_links``) the links of the best
     lexical ones, fused with weighted reciprocal ranks; a bounded number of ``get`` calls, never a scan.
+    ``query`` is read for the scope's user unless it is a :class:`~kioko_core.reading.Query` read for them.
     """
     now = time.time() if now is None else now
+    read = Query.of(query, scope.user_id, layer.entities)
     goal_term = KIND_TERM + "goal"
     pool_size = max(config.candidates, config.graph_seeds if use_links else 0)
-    lexical, postings, analysis = lexical_scores(layer, scope, query, config, pool_size, [goal_term])
+    lexical, postings, analysis = lexical_scores(layer, scope, read, config, pool_size, [goal_term])
     dense: dict[str, float] = {}
     if layer.index.lookup(scope, [], 0)[0]:
-        for hit in layer.store.knn(scope, layer.embedder.embed(query), config.candidates):
+        for hit in layer.store.knn(scope, read.vector(layer.embedder), config.candidates):
             if hit.score >= config.min_vector_only or hit.id in lexical:
                 dense[hit.id] = hit.score
 
@@ -349,7 +343,7 @@ def retrieve(
         base = {i: lexical[i] for i in pool}
     ordered = sorted(base, key=lambda i: (-base[i], i))
     seeds = {i: base[i] for i in ordered[: config.graph_seeds]} if use_links else {}
-    if use_links and GOAL_QUESTION.search(query):
+    if use_links and read.about_goals:
         # a question about goals starts from them, so the decisions and procedures serving them come along
         top = max(seeds.values(), default=1.0)
         seeds.update({g.id: top for g in goals})
@@ -429,6 +423,9 @@ def recall(
     the instructions, the relations of what the query names and the session's working memory
     (:mod:`~kioko_core.context_sections`; the profile and instructions cost one kind-filtered scan, so a
     plain recall - the layer without intelligence - leaves them out and never scans).
+
+    ``query`` is read once here (a :class:`~kioko_core.reading.Query`, unless it is one read for ``user_id``
+    already) and that reading is what retrieval and the sections take.
     """
     caps = dict(section_limits or {})
     if isinstance(fill_recent, str) or any(section not in FILL_KINDS for section in fill_recent):
@@ -441,9 +438,10 @@ def recall(
         raise InvalidRecordError(f"links must be an integer >= 0, got {links!r}")
     expand = DEFAULT_LINKS if links is None else links
     now = time.time()
-    got = retrieve(layer, scope, query, config, use_links=expand > 0, now=now, include_shared=include_shared)
+    read = Query.of(query, scope.user_id, layer.entities)
+    got = retrieve(layer, scope, read, config, use_links=expand > 0, now=now, include_shared=include_shared)
     if include_shared and scope.user_id != L.SHARED_USER:
-        shared = retrieve(layer, Scope(L.SHARED_USER, None), query, config, use_links=expand > 0, now=now)
+        shared = retrieve(layer, Scope(L.SHARED_USER, None), read, config, use_links=expand > 0, now=now)
         for memory_id, score in shared.scores.items():
             got.scores[memory_id] = got.scores.get(memory_id, 0.0) + score
             got.signals.setdefault(memory_id, {}).update(shared.signals[memory_id], shared=1.0)
@@ -479,9 +477,9 @@ def recall(
             for record in _newest(layer, scope, FILL_KINDS[section], wanted):
                 recalled.setdefault(record.id, RecalledMemory(record, 0.0, {"recent": 1.0}, section))
     goals = got.goals[: min(config.goals, caps.get("goals", config.goals))]
-    about_goals = bool(GOAL_QUESTION.search(query))
-    query_words = set(analyze(query).terms)
-    named_goals = [g for g in goals if about_goals or query_words & set(g.terms)]
+    # a goal is named by the question's text alone, not by names only the user's entity graph knows
+    query_words = set(read.analysis.text_terms)
+    named_goals = [g for g in goals if read.about_goals or query_words & set(g.terms)]
     for goal in goals:
         if goal.id not in recalled:
             recalled[goal.id] = RecalledMemory(_owned(goal), 0.0, {"goal": 1.0}, "goals")
@@ -491,9 +489,9 @@ def recall(
             recalled[record.id] = RecalledMemory(record, 0.0, {"pinned": 1.0}, "pinned")
             always.add(record.id)
     shown_links = _links_section(layer, recalled, brought, always, None, now)
-    extra = CS.gather(layer, scope, query, session_id, caps) if sections else CS.Sections()
-    text = _render(recalled, shown_links, extra, now if WHEN_QUESTION.search(query) else None)
-    return Context(query=query, text=text, memories=list(recalled.values()), links=shown_links, sections=extra)
+    extra = CS.gather(layer, scope, read, session_id, caps) if sections else CS.Sections()
+    text = _render(recalled, shown_links, extra, now if read.about_when else None)
+    return Context(query=read.text, text=text, memories=list(recalled.values()), links=shown_links, sections=extra)
 
 
 def _owned(record: Record) -> Record:

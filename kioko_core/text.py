@@ -205,6 +205,26 @@ class Analysis:
     """A term's first surface form in the text, for explanations ("t:clear" -> "clearing")."""
     words: list[str] = field(default_factory=list)
     """Every content-bearing word stem, framing words included: what the offline embedder hashes."""
+    text_entities: tuple[str, ...] = ()
+    """The entity keys the text names by itself, before the names the user's entity graph knows were looked
+    for (the start of ``entities``): with ``words``, what the offline embedder hashes."""
+    text_terms: tuple[str, ...] = ()
+    """The salient terms of the text by itself, without the names the user's entity graph knows (``terms``
+    when the graph names nothing more): what an analysis without ``known_entities`` gives, from this one."""
+
+    def alone(self) -> Analysis:
+        """This analysis as the text alone gives it: what :func:`analyze` returns without ``known_entities``
+        (the names only the graph knows are dropped; the words, places and the text's own names stay)."""
+        added = {"e:" + key for key in self.entities[len(self.text_entities) :]}
+        return Analysis(
+            entities=list(self.text_entities),
+            terms=list(self.text_terms),
+            place_terms=set(self.place_terms),
+            surface={term: shown for term, shown in self.surface.items() if term not in added},
+            words=list(self.words),
+            text_entities=self.text_entities,
+            text_terms=self.text_terms,
+        )
 
 
 @lru_cache(maxsize=65536)
@@ -343,10 +363,10 @@ def _word_entry(surface: str) -> tuple[str, str | None] | None:
 
 @lru_cache(maxsize=2)
 def _scan(text: str) -> _Scan:
-    """The text-only part of :func:`analyze`, kept for the last two texts: a write analyses its text for the
-    embedder and again with the user's names for the linker, and recall its question three times (a 1 MB text
-    cost 0.9 s more for it). Two, because a long text's scan is a few MB of words, and only the text being
-    written or asked about is wanted again."""
+    """The text-only part of :func:`analyze`, kept for the last two texts. Recall and the layer's writes read
+    their text once (:mod:`kioko_core.reading`); what reads a text again is kept fast by this: the
+    intelligence's importance score before a managed write, a relink, an explanation. Two, because a long
+    text's scan is a few MB of words, and only the text being written or asked about is wanted again."""
     entities: list[str] = []
     surface: dict[str, str] = {}
     spans: list[tuple[int, int]] = []
@@ -443,6 +463,14 @@ def analyze(text: str, known_entities: Iterable[str] = ()) -> Analysis:
         in_entity = scan.covered if scan.covered is not None and len(spans) == len(scan.spans) else _Covered(spans)
         terms += [term for start, term in scan.numbers if start not in in_entity]
     analysis.terms = list(dict.fromkeys(terms))
+    analysis.text_entities = scan.entities
+    if len(spans) == len(scan.spans):
+        analysis.text_terms = tuple(analysis.terms)
+    else:  # the graph's names took a number inside them, and added terms: the text alone keeps the number
+        alone = ["e:" + key for key in scan.entities] + list(scan.word_terms)
+        if scan.covered is not None:
+            alone += [term for start, term in scan.numbers if start not in scan.covered]
+        analysis.text_terms = tuple(dict.fromkeys(alone))
     analysis.place_terms = {"e:" + key for key in scan.places} | (scan.place_words & set(analysis.terms))
     return analysis
 

@@ -24,14 +24,14 @@ def test_texts_are_deterministic_sized_and_hold_no_secret() -> None:
 
 
 def test_a_tiny_run_times_every_stage_inside_the_add_and_restores_them() -> None:
-    originals = (DropSecrets.check, OfflineEmbedder.embed, text_module.analyze)
+    originals = (DropSecrets.check, OfflineEmbedder.embed_analysis, text_module.analyze)
     clock = long_text.StageClock()
     restore = long_text.instrument(clock)
     try:
         results = long_text.measure("memory://", [5_000, 10_000], 1, clock)
     finally:
         restore()
-    assert (DropSecrets.check, OfflineEmbedder.embed, text_module.analyze) == originals
+    assert (DropSecrets.check, OfflineEmbedder.embed_analysis, text_module.analyze) == originals
     for row in results.values():
         assert set(row) == {"total", *long_text.STAGES}
         assert row["secrets"] > 0 and row["analysis"] > 0 and row["embedding"] > 0

@@ -287,6 +287,8 @@ class QueryPlanner:
         limit: int | None = None,
     ) -> RecallPlan:
         """The plan for ``query`` in ``user_id``'s memory."""
+        from ..reading import names_known
+
         scope = check_scope((user_id, agent_id))
         intents = self.intents(query)
         if (
@@ -295,7 +297,7 @@ class QueryPlanner:
             and query.strip()
             and not {"smalltalk", "feedback"} & set(intents)
         ):
-            if memory.entities.match_entities(query, user_id=scope.user_id):
+            if names_known(memory.entities, query, scope.user_id):  # recall's Query holds them: no second match
                 intents = [i for i in INTENTS if i in intents or i == "relational"]
         plan = plan_for(intents)
         return replace(plan, reason=f"{PROBLEM_REASON}; {plan.reason}") if is_problem_question(query) else plan
