@@ -1,23 +1,35 @@
-"""Single-text latency of the semantic embedder, one BLAS thread vs the library's default, idle and busy.
+"""The semantic embedder's cost per text, runtime by runtime, side by side in one run.
 
-    python benchmarks/semantic_latency.py [--texts 60] [--busy 3] [--markdown FILE]
+    python benchmarks/semantic_latency.py [--data ../shared/data/locomo] [--texts 200] [--busy 0]
+        [--markdown FILE] [--json FILE]
 
-A query or one memory is a batch of a few dozen tokens; `kioko_core.semantic` runs such small batches on
-one BLAS thread (threadpoolctl). This compares that with the default thread count, first on an idle
-machine, then with ``--busy`` processes spinning on the cores (a service under load, other programs), and
-prints median and p95 milliseconds per text side by side.
+Rows: the numpy forward pass (one BLAS thread for a small batch, as Kioko runs it, and the library's default
+threads), ONNX Runtime in float32, and ONNX Runtime int8 (Kioko's default runtime) on one and two threads.
+Columns: a question embedded alone (what a recall pays; LoCoMo questions), memories embedded through
+``embed_many`` (what ``add_many`` pays; LoCoMo turns), the tokenizer's share, and how far each runtime's
+vectors are from numpy float32 (cosine, minimum and mean over the turns). Timings are interleaved text by
+text across the rows, so a change in the machine's load falls on every row alike; the cache of repeated
+texts is bypassed (every text is new to the embedder). CPU columns are the process's CPU time (all its
+threads): on a loaded machine they are closer than the wall times to what an idle machine shows. ``--busy N`` adds N processes spinning on the cores.
+Without the LoCoMo files, generated sentences stand in.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
 import os
 import platform
 import statistics
 import sys
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]
@@ -30,64 +42,171 @@ def _spin() -> None:
         pass
 
 
-def _measure(embedder: semantic.MiniLMEmbedder, texts: list[str], one_thread: bool) -> tuple[float, float]:
+@contextmanager
+def _spinning(count: int) -> Iterator[None]:
+    spinners = [multiprocessing.Process(target=_spin, daemon=True) for _ in range(count)]
+    for spinner in spinners:
+        spinner.start()
+    if spinners:
+        time.sleep(1.0)
+    try:
+        yield
+    finally:
+        for spinner in spinners:
+            spinner.terminate()
+
+
+def locomo_texts(folder: Path, count: int) -> tuple[list[str], list[str]]:
+    """(questions, turns) from the LoCoMo files, or generated sentences when the folder is missing."""
+    questions: list[str] = []
+    turns: list[str] = []
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        sample = json.loads(path.read_text())
+        questions += [str(qa["question"]) for qa in sample.get("qa", []) if qa.get("question")]
+        number = 1
+        while isinstance(sample.get(f"session_{number}"), list):
+            turns += [f"{t['speaker']}: {t['text']}" for t in sample[f"session_{number}"] if t.get("text")]
+            number += 1
+    if not questions or not turns:
+        questions = [f"When did Caroline go to the support group number {i}?" for i in range(count)]
+        turns = [
+            f"Caroline: I went to the support group on day {i} and talked about the adoption agency."
+            for i in range(count)
+        ]
+    # spread over the files, not only the first conversation
+    step_q, step_t = max(1, len(questions) // count), max(1, len(turns) // count)
+    return questions[::step_q][:count], turns[::step_t][:count]
+
+
+class Row:
+    def __init__(self, name: str, embed_one: Callable[[str], Any], embed_many: Callable[[list[str]], Any]):
+        self.name = name
+        self.embed_one = embed_one
+        self.embed_many = embed_many
+        self.query_ms: list[float] = []
+        self.query_cpu_ms: list[float] = []
+        self.memory_ms: float = 0.0
+        self.memory_cpu_ms: float = 0.0
+        self.vectors: np.ndarray | None = None
+
+
+def _numpy_default_threads(texts: list[str]) -> np.ndarray:
     # a threshold of 0 tokens sends every batch down the default-threads path
-    semantic.SMALL_BATCH_TOKENS = 512 if one_thread else 0
-    times = []
-    for text in texts:
-        start = time.perf_counter()
-        embedder.embed(text)
-        times.append((time.perf_counter() - start) * 1000)
-    times.sort()
-    return statistics.median(times), times[min(len(times) - 1, int(len(times) * 0.95))]
+    saved = semantic.SMALL_BATCH_TOKENS
+    semantic.SMALL_BATCH_TOKENS = 0
+    try:
+        return semantic.embed_texts(semantic.shared_model(), texts)
+    finally:
+        semantic.SMALL_BATCH_TOKENS = saved
+
+
+def build_rows() -> list[Row]:
+    rows = []
+    numpy_embedder = semantic.MiniLMEmbedder(runtime="numpy")
+    rows.append(
+        Row(
+            "numpy, 1 BLAS thread (before)",
+            lambda t: numpy_embedder._encode_uncached([t]),
+            numpy_embedder._encode_uncached,
+        )
+    )
+    rows.append(Row("numpy, default BLAS threads", lambda t: _numpy_default_threads([t]), _numpy_default_threads))
+    for runtime, threads in (("onnx", 1), ("onnx-int8", 1), ("onnx-int8", 2)):
+        embedder = semantic.MiniLMEmbedder(runtime=runtime, threads=threads).load()
+        label = f"{runtime}, {threads} thread{'s' if threads > 1 else ''}" + (
+            " (Kioko's default)" if (runtime, threads) == ("onnx-int8", 1) else ""
+        )
+        rows.append(Row(label, lambda t, e=embedder: e._encode_uncached([t]), embedder._encode_uncached))
+    return rows
+
+
+def measure(rows: list[Row], questions: list[str], turns: list[str]) -> float:
+    """Fills every row; returns the tokenizer's ms per question."""
+    model = semantic.shared_model()
+    for row in rows:  # warm-up: models, sessions and BLAS loaded before anything is timed
+        row.embed_many(turns[:4])
+    for question in questions:
+        for row in rows:
+            started, cpu = time.perf_counter(), time.process_time()
+            row.embed_one(question)
+            row.query_ms.append((time.perf_counter() - started) * 1000)
+            row.query_cpu_ms.append((time.process_time() - cpu) * 1000)
+    for row in rows:
+        started, cpu = time.perf_counter(), time.process_time()
+        row.vectors = np.asarray(row.embed_many(turns))
+        row.memory_ms = (time.perf_counter() - started) * 1000 / len(turns)
+        row.memory_cpu_ms = (time.process_time() - cpu) * 1000 / len(turns)
+    started = time.perf_counter()
+    for question in questions:
+        semantic.tokenize(model, [question])
+    return (time.perf_counter() - started) * 1000 / len(questions)
+
+
+def _p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--texts", type=int, default=60, help="texts embedded one at a time per row")
-    parser.add_argument("--busy", type=int, default=3, help="spinning processes for the busy rows (0: none)")
+    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "locomo")
+    parser.add_argument("--texts", type=int, default=200, help="questions and turns per row")
+    parser.add_argument("--busy", type=int, default=0, help="spinning processes added while measuring (0: none)")
     parser.add_argument("--markdown", type=Path, help="also write the table to this file")
+    parser.add_argument("--json", type=Path, dest="json_path", help="also write the figures to this file")
     args = parser.parse_args()
 
-    load_at_start = os.getloadavg()[0]
-    embedder = semantic.MiniLMEmbedder().load()
-    texts = [
-        f"Caroline went to the support group on day {i} and talked about the adoption agency" for i in range(args.texts)
-    ]
-    embedder.embed_many(texts[:4])  # warm-up: the model and BLAS are loaded before anything is timed
-
-    rows = []
-    for load in ("idle", "busy") if args.busy else ("idle",):
-        spinners = []
-        if load == "busy":
-            spinners = [multiprocessing.Process(target=_spin, daemon=True) for _ in range(args.busy)]
-            for spinner in spinners:
-                spinner.start()
-            time.sleep(1.0)
-        try:
-            for one_thread in (False, True):
-                median, p95 = _measure(embedder, texts, one_thread)
-                rows.append((load, "1 (kioko)" if one_thread else "default", median, p95))
-        finally:
-            for spinner in spinners:
-                spinner.terminate()
-
+    questions, turns = locomo_texts(args.data, args.texts)
+    load_at_start = os.getloadavg()
+    rows = build_rows()
+    with _spinning(args.busy):
+        tokenizer_ms = measure(rows, questions, turns)
+    load_at_end = os.getloadavg()
+    reference = rows[0].vectors
+    assert reference is not None
+    results = []
+    for row in rows:
+        assert row.vectors is not None
+        cosines = (row.vectors * reference).sum(axis=1)
+        results.append(
+            {
+                "runtime": row.name,
+                "question p50 ms": round(statistics.median(row.query_ms), 2),
+                "question p95 ms": round(_p95(row.query_ms), 2),
+                "question CPU p50 ms": round(statistics.median(row.query_cpu_ms), 2),
+                "memory ms (embed_many)": round(row.memory_ms, 2),
+                "memory CPU ms": round(row.memory_cpu_ms, 2),
+                "cosine to numpy min": round(float(cosines.min()), 4),
+                "cosine to numpy mean": round(float(cosines.mean()), 4),
+            }
+        )
+    mean_tokens = statistics.mean(len(ids) for ids in semantic.tokenize(semantic.shared_model(), questions))
+    mean_turn_tokens = statistics.mean(len(ids) for ids in semantic.tokenize(semantic.shared_model(), turns))
+    header = (
+        f"{len(questions)} questions (mean {mean_tokens:.1f} tokens) and {len(turns)} turns (mean {mean_turn_tokens:.1f} "
+        f"tokens) from {'LoCoMo' if args.data.is_dir() else 'generated sentences'}; {os.cpu_count()} cores, "
+        f"{platform.machine()}, Python {platform.python_version()}; load average at start "
+        f"{load_at_start[0]:.1f} / {load_at_start[1]:.1f} / {load_at_start[2]:.1f}, at end {load_at_end[0]:.1f}"
+        f"{f'; {args.busy} spinning processes added' if args.busy else ''}. The tokenizer alone: "
+        f"{tokenizer_ms:.3f} ms per question."
+    )
+    columns = list(results[0])
     lines = [
-        f"Semantic embedder, one text at a time ({args.texts} texts), {os.cpu_count()} cores, "
-        f"Python {platform.python_version()}; busy = {args.busy} processes spinning; load average at start "
-        f"{load_at_start:.2f} (the idle rows share the cores with whatever else runs).",
+        header,
         "",
-        "| machine | BLAS threads | median ms | p95 ms |",
-        "|---|---|---:|---:|",
-        *(f"| {load} | {threads} | {median:.1f} | {p95:.1f} |" for load, threads, median, p95 in rows),
+        "| " + " | ".join(columns) + " |",
+        "|---|" + "---:|" * (len(columns) - 1),
+        *("| " + " | ".join(str(r[c]) for c in columns) + " |" for r in results),
     ]
     text = "\n".join(lines)
     print(text)
+    command = f"python benchmarks/semantic_latency.py --texts {args.texts}" + (
+        f" --busy {args.busy}" if args.busy else ""
+    )
     if args.markdown:
-        args.markdown.write_text(
-            "# Semantic embedder latency: one BLAS thread for small batches\n\n"
-            f"Command: `python benchmarks/semantic_latency.py --texts {args.texts} --busy {args.busy}`\n\n{text}\n"
-        )
+        args.markdown.write_text(f"# Semantic embedder: cost per text by runtime\n\nCommand: `{command}`\n\n{text}\n")
+    if args.json_path:
+        args.json_path.write_text(json.dumps({"command": command, "header": header, "rows": results}, indent=2) + "\n")
 
 
 if __name__ == "__main__":

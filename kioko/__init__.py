@@ -268,10 +268,13 @@ def connect(target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = No
     ``kioko+http(s)://`` URL names a Kioko service: the result is a :class:`kioko.remote.RemoteMemory`
     with the same calls (options: ``api_key``, ``timeout``, ``retries``).
 
-    ``embedder`` (an :class:`~kioko_core.embedding.Embedder` or a name: ``"offline"``, the default, or
-    ``"semantic"``, all-MiniLM-L6-v2 from the ``kioko[semantic]`` extra) may also be given in the URL as
-    ``?embedder=semantic``. The store's ``dim`` is then the embedder's unless ``dim`` is given; a ``dim``
-    that differs from the embedder's is an :class:`InvalidRecordError`.
+    ``embedder`` (an :class:`~kioko_core.embedding.Embedder` or a name: ``"semantic"``, all-MiniLM-L6-v2
+    from the ``kioko[semantic]`` extra, or ``"offline"``, lexical) may also be given in the URL as
+    ``?embedder=offline``. The store's ``dim`` is then the embedder's unless ``dim`` is given; a ``dim``
+    that differs from the embedder's is an :class:`InvalidRecordError`. Named nowhere, the embedder is
+    ``$KIOKO_EMBEDDER`` if set, else the semantic one when its extra is installed, else the offline one;
+    a default semantic embedder gives way to the offline one for a ``dim`` other than 384 and for a store
+    already made with other vectors (one made by the offline embedder keeps working as it was).
     """
     from kioko_core.layer import MemoryLayer
 
@@ -309,18 +312,32 @@ def _connect_layer(target: str | StoreURL | Mapping[str, Any] | None, **options:
     }
     # a MemoryLayer was returned and a Mapping replaced by its url above
     url = StoreURL.parse(target if target is not None else default_url())  # type: ignore[arg-type]
-    embedder, url = _take_embedder(layer_options.get("embedder"), url)
+    embedder, url, by_default = _take_embedder(layer_options.get("embedder"), url)
+    given = options.get("dim", url.query.get("dim"))
+    if by_default and given is not None and positive_int(given, "dim") != embedder.dim:
+        embedder = None  # a dim of its own without an embedder named: the offline embedder at that dim
     if embedder is not None:
-        layer_options["embedder"] = embedder
         # the embedder fixes the vector length: the store follows it unless dim is given (then they must agree)
-        given = options.get("dim", url.query.get("dim"))
         if given is None:
             options["dim"] = embedder.dim
         elif positive_int(given, "dim") != embedder.dim:
             raise InvalidRecordError(
                 f"dim={given} does not match the embedder, which makes {embedder.dim}-number vectors ({embedder!r})"
             )
-    store = open_store(url, **options)
+    try:
+        store = open_store(url, **options)
+    except InvalidRecordError:
+        if not (by_default and embedder is not None and given is None):
+            raise
+        # the default embedder's dim was refused: a store made with the offline embedder keeps it
+        options.pop("dim")
+        store = open_store(url, **options)
+        if store.dim == embedder.dim:
+            store.close()
+            raise
+        embedder = None
+    if embedder is not None:
+        layer_options["embedder"] = embedder
     try:
         return MemoryLayer(store, **layer_options)
     except BaseException:
@@ -328,18 +345,24 @@ def _connect_layer(target: str | StoreURL | Mapping[str, Any] | None, **options:
         raise
 
 
-def _take_embedder(given: Any, url: StoreURL) -> tuple[Any, StoreURL]:
-    """The embedder object (from the keyword, else ``?embedder=``) and the URL without that option.
+def _take_embedder(given: Any, url: StoreURL) -> tuple[Any, StoreURL, bool]:
+    """The embedder object (from the keyword, else ``?embedder=``, else the default), the URL without that
+    option, and whether the embedder is the default (no embedder named).
 
     ``?embedder=`` belongs to the layer, not the store, so it is taken out before the driver reads its
     options (drivers refuse options they do not know). None means: the offline embedder at the store's dim.
+    The default is :func:`kioko_core.embedding.default_embedder_name`: ``$KIOKO_EMBEDDER``, else the semantic
+    embedder when its extra is installed, else offline.
     """
-    from kioko_core.embedding import load_embedder
+    from kioko_core.embedding import default_embedder_name, load_embedder
 
     from_url = url.query.get("embedder")
     if from_url is not None:
         url = dataclasses.replace(url, query=MappingProxyType({k: v for k, v in url.query.items() if k != "embedder"}))
     name = given if given is not None else from_url
-    if name is None or (isinstance(name, str) and name.strip().lower() == "offline"):
-        return None, url
-    return (load_embedder(name) if isinstance(name, str) else name), url
+    by_default = name is None
+    if name is None:
+        name = default_embedder_name()
+    if isinstance(name, str) and name.strip().lower() == "offline":
+        return None, url, False
+    return (load_embedder(name) if isinstance(name, str) else name), url, by_default

