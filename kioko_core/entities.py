@@ -158,7 +158,9 @@ def _triple_term(subject_key: str, relation: str, object_key: str) -> str:
 class Triple(BaseModel):
     """One fact of a user's entity graph, valid from ``valid_from`` until ``valid_to`` (None: still valid)."""
 
-    model_config = ConfigDict(frozen=True)
+    # built at first use, not at import: building it here loads pydantic's plugins (a scan of every installed
+    # distribution's entry points) in every process that merely opens a layer
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     id: str
     subject: str

@@ -8,10 +8,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from .app import GRAPH, app
-from .support import Agent, Json, Store, UsageProblem, User, err, opened, out, print_json, short
+from .support import Agent, Json, Store, UsageProblem, User, err, new_table, opened, out, print_json, short
 
 
 @app.command(rich_help_panel=GRAPH)
@@ -34,7 +33,7 @@ def related(
         return print_json([related_view(i) for i in items])
     if not items:
         return out().print("nothing is linked to this memory", markup=False)
-    table = Table("score", "memory", "type", "through")
+    table = new_table("score", "memory", "type", "through")
     for item in items:
         table.add_row(
             f"{item.score:.4f}",
@@ -98,7 +97,7 @@ def explain(
     console.print(f"score {score.score:.3f}: {state}", markup=False)
     if score.why:
         console.print(f"why: {score.why}", markup=False)
-    table = Table("signal", "value")
+    table = new_table("signal", "value")
     for name, value in score.signals.items():
         table.add_row(name, f"{value:.3f}" if isinstance(value, float) else str(value))
     console.print(table)

@@ -7,10 +7,22 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
 from .app import MEMORY, app
-from .support import Agent, Json, Store, UsageProblem, User, opened, out, parse_pairs, print_json, short, when
+from .support import (
+    Agent,
+    Json,
+    Store,
+    UsageProblem,
+    User,
+    new_table,
+    opened,
+    out,
+    parse_pairs,
+    print_json,
+    short,
+    when,
+)
 
 ContentFile = Annotated[Path | None, typer.Option("--file", "-f", help="Read the content from this file (UTF-8).")]
 MaxBytes = Annotated[
@@ -109,7 +121,7 @@ def get(
     if json:
         return print_json(memory_view(record, links=links))
     console = out()
-    table = Table(show_header=False, box=None)
+    table = new_table(show_header=False, box=None)
     for key, value in (
         ("id", record.id),
         ("type", record.kind),
@@ -148,7 +160,7 @@ def list_(
         )
     if json:
         return print_json([memory_view(r) for r in records])
-    table = Table(box=None, header_style="bold")
+    table = new_table(box=None, header_style="bold")
     table.add_column("id", no_wrap=True)  # ids are copied from here: never cut
     table.add_column("type", no_wrap=True)
     table.add_column("created", no_wrap=True)

@@ -6,10 +6,9 @@ import os
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
 from .app import SMART, app
-from .support import Agent, Json, Store, UsageProblem, User, err, opened, out, print_json
+from .support import Agent, Json, Store, UsageProblem, User, err, new_table, opened, out, print_json
 
 
 @app.command(rich_help_panel=SMART)
@@ -75,7 +74,7 @@ def plan(
         markup=False,
     )
     if found.section_limits:
-        table = Table("section", "at most", box=None, header_style="bold")
+        table = new_table("section", "at most", box=None, header_style="bold")
         for section, cap in found.section_limits.items():
             table.add_row(section, str(cap))
         console.print(table)
@@ -114,7 +113,7 @@ def maintain(
         return print_json(results)
     if not results:
         return out().print("no user has turns counted yet: nothing to maintain", markup=False)
-    table = Table("user", "task", "result", box=None, header_style="bold")
+    table = new_table("user", "task", "result", box=None, header_style="bold")
     for who, done in results.items():
         for task, result in done.items():
             table.add_row(who, task, _result_text(result))

@@ -7,11 +7,10 @@ import sys
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
 from .app import STORES, app
 from .demo import DEMO_USER, run_quick_start
-from .support import Agent, Json, Store, UsageProblem, opened_layer, out, print_json
+from .support import Agent, Json, Store, UsageProblem, new_table, opened_layer, out, print_json
 
 
 @app.command(rich_help_panel=STORES)
@@ -20,7 +19,7 @@ def stores(json: Json = False) -> None:
     rows = _store_rows()
     if json:
         return print_json(rows)
-    table = Table("scheme", "driver", "installed", "capabilities", box=None, header_style="bold")
+    table = new_table("scheme", "driver", "installed", "capabilities", box=None, header_style="bold")
     for row in rows:
         installed = "yes" if row["installed"] else f"no: {row['missing']}"
         table.add_row(row["scheme"], row["driver"].rsplit(":", 1)[-1], installed, ", ".join(row["capabilities"]))
@@ -96,7 +95,7 @@ def doctor(
     checks["ok"] = True
     if json:
         return print_json(checks)
-    table = Table(show_header=False, box=None)
+    table = new_table(show_header=False, box=None)
     for key, value in checks.items():
         table.add_row(key, str(value))
     out().print(table)
