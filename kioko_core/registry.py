@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import importlib
-from importlib.metadata import entry_points
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from .driver import missing_extra
 from .store import MissingExtraError, Store, UnknownStoreError
 from .url import StoreURL
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 ENTRY_POINT_GROUP = "kioko.stores"
 
@@ -39,8 +41,16 @@ def register_store(scheme: str, target: str | type | Callable[..., Store], *, cl
     _registered[scheme] = target
 
 
+def _entry_points() -> tuple[EntryPoint, ...]:
+    # importlib.metadata (with email, socket ...) loads only when a plugin is looked for: opening a built-in
+    # scheme never needs it
+    from importlib.metadata import entry_points
+
+    return tuple(entry_points(group=ENTRY_POINT_GROUP))
+
+
 def known_schemes() -> list[str]:
-    plugins = {ep.name.lower() for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    plugins = {ep.name.lower() for ep in _entry_points()}
     return sorted(set(BUILTIN_STORES) | set(_registered) | plugins)
 
 
@@ -57,7 +67,7 @@ def _resolve(scheme: str) -> Any:
         target = _registered[scheme]
         return _load(target) if isinstance(target, str) else target
     if scheme not in BUILTIN_STORES:
-        for entry in entry_points(group=ENTRY_POINT_GROUP):
+        for entry in _entry_points():
             if entry.name.lower() == scheme:
                 try:
                     return entry.load()
