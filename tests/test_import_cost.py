@@ -130,3 +130,56 @@ def test_star_import_gives_every_public_name(tmp_path: Path) -> None:
         "import kioko\nmissing = [n for n in kioko.__all__ if n not in namespace]\nassert not missing, missing",
         tmp_path,
     )
+
+
+def test_a_cli_recall_loads_no_rich_nor_the_package_metadata(tmp_path: Path) -> None:
+    """``kioko recall`` prints plain text: rich (loaded when a command prints a table, a styled line or an
+    error) stays out, and so does the scan of installed distributions (importlib.metadata) that a pydantic
+    model built at import, or the store registry's entry points, used to cost every process."""
+    url = f"sqlite:///{tmp_path / 'm.db'}"
+    with kioko.connect(url, embedder="offline") as layer:
+        layer.add("The payments deploy failed with E1234; Ada rolled it back", user_id="ada")
+    loaded = loaded_after(
+        f"""
+        import contextlib, io
+        from kioko.cli import main
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            assert main(["recall", "what broke in the payments deploy?", "--store", "{url}", "--user", "ada"]) == 0
+        assert "E1234" in printed.getvalue(), printed.getvalue()
+        """,
+        tmp_path,
+    )
+    assert "kioko_core.recall" in loaded  # it did recall
+    assert under(loaded, ("rich", "kioko_core.intelligence.brain", "kioko_core.intelligence.planner")) == []
+
+
+def test_a_library_recall_reads_no_package_metadata(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'm.db'}"
+    with kioko.connect(url, embedder="offline") as layer:
+        layer.add("The payments deploy failed with E1234; Ada rolled it back", user_id="ada")
+    loaded = loaded_after(
+        f"""
+        import kioko
+        with kioko.connect("{url}") as layer:
+            assert "E1234" in layer.recall("what broke in the payments deploy?", user_id="ada").text
+        """,
+        tmp_path,
+    )
+    assert "kioko_core.recall" in loaded
+    assert under(loaded, ("importlib.metadata", "email", "pydantic.plugin._loader")) == []
+
+
+def test_the_cli_builds_only_the_command_it_runs() -> None:
+    """typer reads the signature of every command it builds; a run names one, and only that one is built.
+    Help, completion and a mistyped name get the whole tree (typer's own messages)."""
+    from kioko.cli import _tree_for, app
+
+    tree = _tree_for(["recall", "what broke?", "--user", "ada"])
+    assert [info.callback.__name__ for info in tree.registered_commands if info.callback] == ["recall"]
+    assert tree.registered_callback is app.registered_callback  # --debug, --version stay on the root
+    assert len(app.registered_commands) > 20  # the app itself is untouched
+    named = _tree_for(["forget-user", "--user", "ada"]).registered_commands
+    assert [info.name for info in named] == ["forget-user"]
+    for args in ([], ["--help"], ["--debug", "recall", "x"], ["recal", "x"]):
+        assert _tree_for(args) is app
