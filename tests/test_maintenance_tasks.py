@@ -153,7 +153,12 @@ def test_counters_and_the_session_log_survive_closing_and_reopening_sqlite(tmp_p
                 assert counters["new_episodes"] == i + 1
     with _layer(path, **options) as memory:
         assert len(_summaries(memory, "s1")) == 1  # the third turn, counted across restarts, folded them
-        assert set(_themes(memory)) >= {"line 3"}  # and reflection was due on the third new episode
+        # and reflection was due on the third new episode: queued in the counters (one task a turn), it runs
+        # with the next turn, in another process
+        assert memory.intelligence.scheduler.counters(memory, **U)["pending"] == ["reflect"]
+    with _layer(path, **options) as memory:
+        memory.record_turn("thanks", session_id="s1", **U)
+        assert set(_themes(memory)) >= {"line 3"}
         counters = memory.intelligence.scheduler.counters(memory, **U)
         assert counters["new_episodes"] == 0 and counters["new_importance"] == 0
 

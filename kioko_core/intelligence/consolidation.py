@@ -17,9 +17,11 @@
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections import defaultdict
+from collections.abc import Collection
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -70,13 +72,16 @@ def consolidate(
     fold_after_days: float = 30.0,
     forget_after_days: float = 90.0,
     used: set[str] | frozenset[str] = frozenset(),
+    records: list[Record] | None = None,
 ) -> dict[str, int]:
     """Run the four steps for one scope; how many memories each touched. ``used``: ids of memories a query
-    or a turn used (the scope's heat record), which never fade away."""
+    or a turn used (the scope's heat record), which never fade away. ``records``: the records the steps
+    may act on (:func:`candidates`: what changed since the last run and what time made due); default the
+    whole scope."""
     now = time.time() if now is None else now
     # one scan for the four steps: each only acts on records it re-reads or deletes by id, and a record
     # a step removed is skipped by the next (a delete of what is gone is a no-op)
-    records = list(memory.store.scan(scope))
+    records = list(memory.store.scan(scope)) if records is None else records
     # housekeeping, not forgetting (summaries and triples stay); the files are purged once, at the end
     with memory._purging_once(maintaining=True):
         result = {"expired": expire(memory, scope, now, records)}
@@ -84,6 +89,63 @@ def consolidate(
         result["merged"] = merge_duplicates(memory, scope, records)
         result["forgotten"] = forget_faded(memory, scope, now, now - forget_after_days * DAY, used, records)
     return result
+
+
+FADE_SPAN_DAYS = FADE_HALF_LIFE_DAYS * math.log2(FORGET_BELOW / FADED)
+"""The age by which every episode that can fade away (importance below FORGET_BELOW) has faded."""
+
+
+def candidates(
+    memory: MemoryLayer,
+    scope: Scope,
+    changed: Collection[str],
+    *,
+    since: float,
+    now: float,
+    expiring: Collection[str] = (),
+    fold_after_days: float = 30.0,
+    forget_after_days: float = 90.0,
+) -> list[Record]:
+    """The records a run at ``now`` acts on like a run over the whole scope, given a run over them at ``since``
+    and the ids written into the scope after it (``changed``; nothing left the scope meanwhile):
+
+    - the changed records, and ``expiring`` (memories known to carry ``expires_at``, due now);
+    - the episodes that came of folding age since (created in ``[since, now)`` minus ``fold_after_days``),
+      and with them every month summary (they say what is folded already);
+    - the episodes that may have faded away since: older than ``forget_after_days`` now, and young enough
+      then that age alone may have made them fade (:data:`FADE_SPAN_DAYS`);
+    - every memory of a kind that is merged, of the kinds a changed record has (a new duplicate's twin).
+
+    Not seen: an episode whose only use was an entry its user's heat record has dropped since (a whole
+    run sees it)."""
+    wanted = sorted(set(changed) | set(expiring))
+    found = {r.id: r for r in memory.store.get(scope, wanted) if r is not None} if wanted else {}
+    merged_kinds = {r.kind for r in found.values() if r.kind in MERGED_KINDS}
+    folding = now - fold_after_days * DAY
+    fading = now - forget_after_days * DAY
+    reads = [
+        Filter(kinds=frozenset({"episodic"}), created_after=since - fold_after_days * DAY, created_before=folding),
+        Filter(
+            kinds=frozenset({"episodic"}),
+            created_after=since - max(forget_after_days, FADE_SPAN_DAYS) * DAY,
+            created_before=fading,
+        ),
+    ]
+    if merged_kinds:
+        reads.append(Filter(kinds=frozenset(merged_kinds)))
+    for wanted_filter in reads:
+        for record in memory.store.scan(scope, wanted_filter):
+            found.setdefault(record.id, record)
+    if any(r.kind == "episodic" for r in found.values()):
+        for record in memory.store.scan(scope, Filter(kinds=frozenset({"summary"}))):
+            found.setdefault(record.id, record)
+    return list(found.values())
+
+
+def expiry(record: Record) -> float | None:
+    """When ``record`` expires (``metadata.expires_at``), or None."""
+    ends = record.metadata.get("expires_at")
+    return float(ends) if isinstance(ends, (int, float)) and not isinstance(ends, bool) else None
 
 
 def expire(memory: MemoryLayer, scope: Scope, now: float, records: list[Record] | None = None) -> int:
@@ -259,9 +321,12 @@ def _importance(record: Record) -> float:
 
 
 __all__ = [
+    "FADE_SPAN_DAYS",
+    "candidates",
     "consolidate",
     "count",
     "expire",
+    "expiry",
     "faded",
     "fold_episodes",
     "forget_faded",

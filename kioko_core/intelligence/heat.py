@@ -165,9 +165,14 @@ def pin_hot(
     max_pinned: int,
     now: float,
     unpin_below: float = UNPIN_BELOW,
-) -> dict[str, list[str]]:
+    limit: int | None = None,
+) -> dict[str, Any]:
     """Pin the hottest memories at or above ``threshold`` (at most ``max_pinned`` automatic pins, the coldest
-    give way) and unpin automatic pins below ``unpin_below``; returns ``{"pinned": [...], "unpinned": [...]}``."""
+    give way) and unpin automatic pins below ``unpin_below``; returns ``{"pinned": [...], "unpinned": [...]}``.
+
+    ``limit``: make at most that many changes, unpins first (so the automatic pins never exceed
+    ``max_pinned``); ``"more"`` then says whether changes were left. Called until none is left, the pins
+    are those one call without a limit makes (each call ranks the heat afresh)."""
     heat = heats(memory.store, where, scope, now)
     pinned = pinned_memories(memory, scope, PINS_READ)
     automatic = {r.id for r in pinned if r.metadata.get("pinned_by") == AUTO}
@@ -181,13 +186,15 @@ def pin_hot(
     unpin = sorted(automatic - keep, key=lambda i: (heat.get(i, 0.0), i))
     pin = [i for i in ranked if i in keep and i not in automatic]
     who: dict[str, Any] = {"user_id": scope.user_id, "agent_id": scope.agent_id}
-    done: dict[str, list[str]] = {"pinned": [], "unpinned": []}
-    for memory_id in unpin:
-        if _unpin_automatic(memory, memory_id, who):
-            done["unpinned"].append(memory_id)
-    for memory_id in pin:
-        if _pin_automatic(memory, memory_id, who):
+    done: dict[str, Any] = {"pinned": [], "unpinned": []}
+    changes = [(memory_id, False) for memory_id in unpin] + [(memory_id, True) for memory_id in pin]
+    for memory_id, pinning in changes[:limit]:
+        if pinning and _pin_automatic(memory, memory_id, who):
             done["pinned"].append(memory_id)
+        elif not pinning and _unpin_automatic(memory, memory_id, who):
+            done["unpinned"].append(memory_id)
+    if limit is not None:
+        done["more"] = len(changes) > limit
     return done
 
 

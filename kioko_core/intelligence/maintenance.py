@@ -47,6 +47,7 @@ import kioko_core.intelligence.consolidation as consolidation
 import kioko_core.intelligence.reflection as reflection
 import kioko_core.intelligence.summaries as summaries
 
+from .. import links as L
 from ..errors import ConflictError
 from ..kinds import deterministic_id
 from ..secrets import get_logger, redact
@@ -77,6 +78,8 @@ SESSION_EPISODE_KEY = "session"
 TASKS = ("end_sessions", "summarize", "reflect", "tend", "pin", "consolidate")
 """What :meth:`MaintenanceScheduler.run` can run (``maintain(tasks=[...])``)."""
 LINK_BATCH = 200
+TEND_LINKS = 5
+"""Memories a tend after a turn links (the rest waits for the next turn's step)."""
 PRUNE_PAGE = 100
 """Memories whose links a tend after a turn checks (the next page of a scan of the user it moves on)."""
 DANGLING_PAGE = 25
@@ -85,6 +88,16 @@ MAX_SWEEPS = 256
 """Scopes whose prune pass (and last tended generation) a process keeps, each pass holding a page of records;
 beyond, the scope whose pass started longest ago is forgotten: its next tend starts afresh (a whole-scope
 connect, a new pass)."""
+TASKS_PER_TURN = 1
+"""Due tasks a managed turn runs (the others wait in the scope's counters, first due first run)."""
+MAX_PENDING = 16
+"""Tasks the queue holds (each task at most once); a turn that finds more runs the excess too."""
+STEP_WRITES = 1
+"""Memories a step of reflection or pinning after a turn writes; the rest waits for the next turn."""
+WHOLE_EVERY = 8
+"""Every this many consolidations of a scope, one reads the whole user (what only a whole run sees)."""
+MAX_EXPIRING = 1000
+"""Memories with an expiry the counters keep track of; beyond, the next consolidation reads the whole user."""
 RETRIES = 8
 FLUSH_USES = 32
 FLUSH_SECONDS = 60.0
@@ -246,40 +259,45 @@ class MaintenanceScheduler:
         pin_every = self.pin_every if self.pins else 0
         if self.pins:
             self.note_rementions(memory, report, scope)
-        reflect_due: list[bool] = []
-
-        def count(state: dict[str, Any]) -> dict[str, Any]:
-            state["turns"] += 1
-            if session_id:
-                state["session"] = session_id
-            if link_every and state["turns"] - state["tended_at"] >= link_every:
-                state["tended_at"] = state["turns"]
-            if pin_every and state["turns"] - state["pinned_at"] >= pin_every:
-                state["pinned_at"] = state["turns"]
-            reflect_due[:] = [reflection.count(state, report, self.reflect_after)]
-            consolidation.count(state, report, self.consolidate_every)
-            return state
-
-        before, after = self._change(memory, scope, count)
-        due: list[str] = []
-        previous = before.get("session")
-        if self.end_sessions and session_id and previous and previous != session_id:
-            due.append("end_session:" + previous)
         messages = getattr(report, "messages", None) or []
-        if (
+        # the session log's own versioned write decides (once, for one process) that a fold is due
+        fold_due = bool(
             self.summarize_every
             and session_id
             and summaries.note_turn(memory, scope, session_id, messages, self.summarize_every)
-        ):
-            due.append("summarize:" + session_id)
-        if reflect_due and reflect_due[-1]:
-            due.append("reflect")
-        if after["tended_at"] != before["tended_at"]:
-            due.append("tend")
-        if after["pinned_at"] != before["pinned_at"]:
-            due.append("pin")
-        if after["consolidated_at"] != before["consolidated_at"]:
-            due.append("consolidate")
+        )
+        taken: list[str] = []
+
+        def count(state: dict[str, Any]) -> dict[str, Any]:
+            previous = state["session"]
+            state["turns"] += 1
+            if session_id:
+                state["session"] = session_id
+            due: list[str] = []
+            if self.end_sessions and session_id and previous and previous != session_id:
+                due.append("end_session:" + previous)
+            if fold_due:
+                due.append("summarize:" + str(session_id))
+            if reflection.count(state, report, self.reflect_after):
+                due.append("reflect")
+            if link_every and state["turns"] - state["tended_at"] >= link_every:
+                state["tended_at"] = state["turns"]
+                due.append("tend")
+            if pin_every and state["turns"] - state["pinned_at"] >= pin_every:
+                state["pinned_at"] = state["turns"]
+                due.append("pin")
+            if consolidation.count(state, report, self.consolidate_every):
+                due.append("consolidate")
+            # queued in the counters (a task already waiting keeps its place: it will see this turn's
+            # changes too); this turn takes the first, and more only when the queue grew past its bound
+            queue = state["pending"] + [task for task in due if task not in state["pending"]]
+            cut = max(TASKS_PER_TURN, len(queue) - MAX_PENDING)
+            taken[:] = queue[:cut]
+            state["pending"] = queue[cut:]
+            return state
+
+        self._change(memory, scope, count)
+        due = list(taken)
         if due and self.background:
             self._submit(memory, scope, due)
         elif due:
@@ -287,21 +305,38 @@ class MaintenanceScheduler:
         return due
 
     def _run_due(self, memory: MemoryLayer, scope: Scope, due: list[str]) -> None:
-        for task in due:
-            if task.startswith("end_session:"):
-                self.end_session(
-                    memory, task.split(":", 1)[1], user_id=scope.user_id, agent_id=scope.agent_id, clear=False
-                )
-            elif task.startswith("summarize:"):
-                self.summarize(memory, task.split(":", 1)[1], user_id=scope.user_id, agent_id=scope.agent_id)
-            elif task == "reflect":
-                self.reflect(memory, user_id=scope.user_id, agent_id=scope.agent_id)
-            elif task == "tend":
-                self.tend_step(memory, user_id=scope.user_id, agent_id=scope.agent_id)
-            elif task == "pin":
-                self.pin(memory, user_id=scope.user_id, agent_id=scope.agent_id)
-            elif task == "consolidate":
-                self.consolidate(memory, user_id=scope.user_id, agent_id=scope.agent_id)
+        unfinished = [task for task in due if not self._run_step(memory, scope, task)]
+        if unfinished:
+            self._requeue(memory, scope, unfinished)
+
+    def _run_step(self, memory: MemoryLayer, scope: Scope, task: str) -> bool:
+        """Run one bounded step of ``task``; False when it left work for a later turn (it is queued again)."""
+        who: dict[str, Any] = {"user_id": scope.user_id, "agent_id": scope.agent_id}
+        if task.startswith("end_session:"):
+            self.end_session(memory, task.split(":", 1)[1], clear=False, **who)
+        elif task.startswith("summarize:"):
+            self.summarize(memory, task.split(":", 1)[1], **who)
+        elif task == "reflect":
+            return not self.reflect(memory, limit=STEP_WRITES, **who).get("more")
+        elif task == "tend":
+            return not self.tend_step(memory, **who).get("more")
+        elif task == "pin":
+            return not self.pin(memory, limit=STEP_WRITES, **who).get("more")
+        elif task == "consolidate":
+            return not self.consolidate_step(memory, **who).get("more")
+        return True
+
+    def _requeue(self, memory: MemoryLayer, scope: Scope, tasks: list[str]) -> None:
+        """Put tasks that left work at the end of the scope's queue (a later turn continues them)."""
+
+        def later(state: dict[str, Any]) -> dict[str, Any]:
+            state["pending"] = state["pending"] + [task for task in tasks if task not in state["pending"]]
+            return state
+
+        try:
+            self._change(memory, scope, later)
+        except ConflictError:
+            log.info("maintenance %s of %r was not queued again: its counters kept changing", tasks, scope.user_id)
 
     def _submit(self, memory: MemoryLayer, scope: Scope, due: list[str]) -> None:
         def work() -> None:
@@ -374,15 +409,18 @@ class MaintenanceScheduler:
         """Fold the session's turns not yet summarised into its rolling summary; the summary, or None."""
         return summaries.summarize(memory, check_scope((user_id, agent_id)), session_id, self.ask)
 
-    def reflect(self, memory: MemoryLayer, *, user_id: str, agent_id: str | None = None) -> dict[str, Any]:
+    def reflect(
+        self, memory: MemoryLayer, *, user_id: str, agent_id: str | None = None, limit: int | None = None
+    ) -> dict[str, Any]:
         """Reflect on the recent episodes now: ``{"insights": [...], "themes": [...], "error": ...}`` (ids).
 
         Where the newest episodes begin is kept in the scope's counters, so a process's first reflection
-        reads from there instead of back through the user's history."""
+        reads from there instead of back through the user's history. ``limit``: write at most that many
+        themes (``"more"``: some are left for the next call)."""
         scope = check_scope((user_id, agent_id))
         kept = self.counters(memory, user_id=scope.user_id, agent_id=scope.agent_id)["episodes_since"]
         reflection.seed_episodes_hint(memory, scope, kept)
-        result = reflection.reflect(memory, scope, self.ask)
+        result = reflection.reflect(memory, scope, self.ask, limit=limit)
         since = reflection.episodes_hint(memory, scope)
         if since is not None and since != kept:
 
@@ -403,6 +441,64 @@ class MaintenanceScheduler:
         used = set(read_heat(memory.store, Scope(MAINTENANCE_USER, None), scope))
         return consolidation.consolidate(memory, scope, used=used)
 
+    def consolidate_step(self, memory: MemoryLayer, *, user_id: str, agent_id: str | None = None) -> dict[str, Any]:
+        """:meth:`consolidate` after a turn: over what changed since the scope's last consolidation and what
+        time made due since (:func:`~kioko_core.intelligence.consolidation.candidates`), not the whole user.
+        The whole user is read when the store cannot say what changed (no change log, it no longer reaches
+        back, something left the scope: often the last consolidation's own deletes), at a scope's first
+        consolidation, and every ``WHOLE_EVERY``-th one (what only a whole run sees: a use the heat record
+        dropped). ``"whole"`` in the answer says which it was."""
+        scope = check_scope((user_id, agent_id))
+        self.note_uses(memory, [], user_id=scope.user_id, agent_id=scope.agent_id)  # what recall noted first
+        used = set(read_heat(memory.store, Scope(MAINTENANCE_USER, None), scope))
+        store = memory.store
+        state = self.counters(memory, user_id=scope.user_id, agent_id=scope.agent_id)
+        now = self.clock()
+        generation = store.generation(scope) if isinstance(store, ScopeGenerations) else None
+        last, since, expiring = state["consolidated_generation"], state["consolidated_time"], state["expiring"]
+        changed = None
+        if (
+            last is not None
+            and since is not None
+            and expiring is not None
+            and isinstance(store, ScopeChanges)
+            and state["consolidations"] % WHOLE_EVERY
+        ):
+            found = store.changes_since(scope, last)
+            changed = found.ids if found is not None else None
+        if changed is None or since is None or expiring is None:
+            records = list(store.scan(scope))
+            known: dict[str, float] = {}
+        else:
+            due = [memory_id for memory_id, ends in expiring.items() if ends <= now]
+            records = consolidation.candidates(memory, scope, changed, since=since, now=now, expiring=due)
+            known = {memory_id: ends for memory_id, ends in expiring.items() if ends > now}
+        result: dict[str, Any] = consolidation.consolidate(memory, scope, now=now, used=used, records=records)
+        for record in records:  # what carries an expiry, as read now (a changed record replaces its old entry)
+            ends = consolidation.expiry(record)
+            known.pop(record.id, None)
+            if ends is not None and ends > now:
+                known[record.id] = ends
+        if result["expired"] or result["merged"] or result["forgotten"]:
+            # its own deletes would make the store unable to say what changed after ``generation``: from the
+            # generation now (a batch another process committed in between is seen by the next whole run)
+            generation = store.generation(scope) if isinstance(store, ScopeGenerations) else None
+
+        def done(counters: dict[str, Any]) -> dict[str, Any]:
+            counters["consolidated_generation"] = generation
+            counters["consolidated_time"] = now
+            counters["expiring"] = known if len(known) <= MAX_EXPIRING else None
+            counters["consolidations"] += 1
+            return counters
+
+        try:
+            self._change(memory, scope, done)
+        except ConflictError:  # the next consolidation reads the whole user
+            log.info("where the consolidation of %r stopped was not kept", scope.user_id)
+        result["whole"] = changed is None
+        result["read"] = len(records)
+        return result
+
     def tend(self, memory: MemoryLayer, *, user_id: str, agent_id: str | None = None) -> dict[str, int]:
         """Link up to 200 memories never linked; remove faded and dangling links; with ``llm``, review the
         most recent automatic links (a failing model is logged and counted, never raised)."""
@@ -413,11 +509,12 @@ class MaintenanceScheduler:
             done.update(review_links(memory, self.ask, check_scope((user_id, agent_id)), now=self.clock()))
         return done
 
-    def tend_step(self, memory: MemoryLayer, *, user_id: str, agent_id: str | None = None) -> dict[str, int]:
-        """:meth:`tend` bounded for a turn: link among the memories written since this process last tended the
-        scope (all of them when the store keeps no change log, or it no longer reaches back that far), and
-        prune the next ``PRUNE_PAGE`` memories of the user. Run often enough, it leaves the graph as
-        :meth:`tend` does."""
+    def tend_step(self, memory: MemoryLayer, *, user_id: str, agent_id: str | None = None) -> dict[str, Any]:
+        """:meth:`tend` bounded for a turn: link among the memories written since the scope was last tended (at
+        most ``TEND_LINKS`` of them; ``"more"`` when some are left), and prune the next page of a scan of the
+        user. When the store cannot say what was written (no change log, it no longer reaches back, or a
+        memory left the scope), the scan's pages are offered links too, a page per run, until a pass over
+        the user is done. Run often enough, it leaves the graph as :meth:`tend` does."""
         scope = check_scope((user_id, agent_id))
         key = (id(memory.store), scope)
         store = memory.store
@@ -433,17 +530,53 @@ class MaintenanceScheduler:
             # None also when a memory left the scope since: then a link may point to nothing (below)
             found = store.changes_since(scope, since)
             changed = found.ids if found is not None else None
-        report = memory.graph.connect(user_id=user_id, agent_id=agent_id, limit=LINK_BATCH, ids=changed)
-        if generation is not None and not report.remaining:
-            with self._tend_lock:  # what is left over the limit is read again with the whole scope next time
-                self._tended[key] = (store, generation)
-            self._note_tended(memory, scope, generation)
-        page, dangling = self._next_page(memory, scope, removed=changed is None)
+        unknown = (generation if generation is not None else -1) if changed is None else None
+        page, dangling, sweep, ended, todo, waiting = self._next_page(
+            memory, scope, removed=changed is None, link_from=unknown
+        )
+        linked = links = 0
+        more = False
+        if unknown is not None and unknown >= 0:
+            # what was written up to now is offered links by this pass or the next; what comes later, by the
+            # change log
+            self._tended_up_to(memory, scope, unknown, keep=False)
+        if changed is not None:
+            report = memory.graph.connect(user_id=user_id, agent_id=agent_id, limit=TEND_LINKS, ids=changed)
+            linked, links, more = report.memories, report.links, bool(report.remaining)
+            if generation is not None and not more:  # during a pass offering links, kept in this process only
+                self._tended_up_to(memory, scope, generation, keep=sweep.linking is None)
+        if todo:  # the never-linked memories the pass found, a few a run
+            report = memory.graph.connect(user_id=user_id, agent_id=agent_id, ids=todo)
+            linked, links = linked + report.memories, links + report.links
+        more = more or waiting
+        if ended is not None and ended.linking is not None and ended.linking >= 0:
+            self._tended_up_to(memory, scope, ended.linking)  # every memory of the pass was offered a link
         pruned = memory.graph.prune_records(page, user_id=user_id, agent_id=agent_id, dangling=dangling)
-        done = {"linked_memories": report.memories, "links": report.links, "pruned": pruned, "checked": len(page)}
+        done = {
+            "linked_memories": linked,
+            "links": links,
+            "pruned": pruned,
+            "checked": len(page),
+            "more": more,
+        }
         if self.llm is not None:
             done.update(review_links(memory, self.ask, scope, now=self.clock()))
         return done
+
+    def _tended_up_to(self, memory: MemoryLayer, scope: Scope, generation: int, *, keep: bool = True) -> None:
+        """Every memory written up to ``generation`` has been offered a link: the next tend reads what changed
+        since. ``keep``: also in the scope's counters, for the next process (not while a pass offering
+        links to what the store could not name is under way: that process would not continue it)."""
+        key = (id(memory.store), scope)
+        with self._tend_lock:
+            last = self._tended.get(key)
+            if last is None or last[0] is not memory.store or last[1] < generation:
+                self._tended.pop(key, None)
+                self._tended[key] = (memory.store, generation)
+                while len(self._tended) > MAX_SWEEPS:
+                    del self._tended[next(iter(self._tended))]
+        if keep:
+            self._note_tended(memory, scope, generation)
 
     def _note_tended(self, memory: MemoryLayer, scope: Scope, generation: int) -> None:
         """Keep, in the scope's counters, the generation up to which every memory has been offered a link, so
@@ -459,11 +592,17 @@ class MaintenanceScheduler:
         except ConflictError:
             log.info("the tended generation of %r was not kept: its counters kept changing", scope.user_id)
 
-    def _next_page(self, memory: MemoryLayer, scope: Scope, *, removed: bool) -> tuple[list[Record], bool]:
-        """The next ``PRUNE_PAGE`` memories of the scan this process moves through the scope (a new scan once
-        one ends: a memory that exists throughout is checked once per pass, as the store's scan promises),
-        and whether their links' other ends must be read (see :class:`_Sweep`). ``removed``: a memory may
-        have left the scope since the last tend (the store's change log says so, or cannot say)."""
+    def _next_page(
+        self, memory: MemoryLayer, scope: Scope, *, removed: bool, link_from: int | None
+    ) -> tuple[list[Record], bool, _Sweep, _Sweep | None, list[str], bool]:
+        """The next page of the scan this process moves through the scope (a new scan once one ends: a memory
+        that exists throughout is read once per pass, as the store's scan promises); whether their links'
+        other ends must be read (see :class:`_Sweep`); the pass the page belongs to; and that pass again when
+        this page ended it having offered every memory a link (else None); the never-linked memories to link
+        now (``TEND_LINKS``) and whether more wait. ``removed``: a memory may have left the scope since the last tend
+        (the store's change log says so, or cannot say). ``link_from``: the store's generation now when it
+        cannot say what was written since the last tend (-1: it keeps none): the pass offers its pages'
+        memories links from now on, and the next pass, which reads them all, says when every one was."""
         key = (id(memory.store), scope)
         with self._tend_lock:
             sweep = self._sweeps.get(key)
@@ -471,19 +610,37 @@ class MaintenanceScheduler:
                 sweep = self._sweeps[key] = _Sweep(memory.store, iter(memory.store.scan(scope, batch=DANGLING_PAGE)))
                 while len(self._sweeps) > MAX_SWEEPS:
                     del self._sweeps[next(iter(self._sweeps))]
-                while len(self._tended) > MAX_SWEEPS:
-                    del self._tended[next(iter(self._tended))]
+            elif link_from is not None and sweep.read:
+                # what was written since the pass began may sit in pages read already: the next pass reads all
+                sweep.partial = True
+            if link_from is not None and sweep.linking is None:
+                sweep.linking = link_from
             if removed:
                 sweep.dangling = sweep.removed = True
             size = DANGLING_PAGE if sweep.dangling else PRUNE_PAGE
             page = list(islice(sweep.scan, size))
+            sweep.read += len(page)
+            if sweep.linking is not None:  # the pass offers links to the never-linked memories of its pages
+                queued = set(sweep.unlinked)
+                sweep.unlinked.extend(
+                    r.id for r in page if r.kind in L.LINKABLE_KINDS and L.linked_at(r) is None and r.id not in queued
+                )
+            todo, sweep.unlinked = sweep.unlinked[:TEND_LINKS], sweep.unlinked[TEND_LINKS:]
+            waiting = bool(sweep.unlinked)
+            ended = None
             if len(page) < size:  # the pass is over: the next tend starts the next one
                 # a removal during this pass may have left a dangling link on a page checked before it
                 batch = DANGLING_PAGE if sweep.removed else PRUNE_PAGE
                 following = _Sweep(memory.store, iter(memory.store.scan(scope, batch=batch)))
                 following.dangling = sweep.removed
+                if sweep.linking is not None and (sweep.partial or sweep.unlinked):
+                    # not every memory was offered a link in this pass: the next one goes on with it
+                    generation = memory.store.generation(scope) if isinstance(memory.store, ScopeGenerations) else -1
+                    following.linking = generation if sweep.partial else sweep.linking
+                    following.unlinked = sweep.unlinked
                 self._sweeps[key] = following
-        return page, sweep.dangling
+                ended = sweep if sweep.linking is not None and not sweep.partial and not sweep.unlinked else None
+        return page, sweep.dangling, sweep, ended, todo, waiting
 
     # -- heat and automatic pins
 
@@ -550,12 +707,15 @@ class MaintenanceScheduler:
         ]
         self.note_uses(memory, ids, user_id=scope.user_id, agent_id=scope.agent_id)
 
-    def pin(self, memory: MemoryLayer, *, user_id: str, agent_id: str | None = None) -> dict[str, list[str]]:
+    def pin(
+        self, memory: MemoryLayer, *, user_id: str, agent_id: str | None = None, limit: int | None = None
+    ) -> dict[str, Any]:
         """Pin the hottest memories (heat >= ``pin_threshold``, at most ``max_pinned`` automatic pins) and unpin
-        automatic pins below 3; manual pins are never touched. ``{"pinned": [...], "unpinned": [...]}``."""
+        automatic pins below 3; manual pins are never touched. ``{"pinned": [...], "unpinned": [...]}``.
+        ``limit``: change at most that many pins (``"more"``: some changes are left for the next call)."""
         scope = check_scope((user_id, agent_id))
         if not self.pins:
-            return {"pinned": [], "unpinned": []}
+            return {"pinned": [], "unpinned": []} | ({"more": False} if limit is not None else {})
         self.note_uses(memory, [], user_id=scope.user_id, agent_id=scope.agent_id)  # what recall noted first
         return pin_hot(
             memory,
@@ -564,6 +724,7 @@ class MaintenanceScheduler:
             threshold=self.pin_threshold,
             max_pinned=self.max_pinned,
             now=self.clock(),
+            limit=limit,
         )
 
     def run(
@@ -631,6 +792,14 @@ class _Sweep:
         self.scan = scan
         self.dangling = True
         self.removed = False
+        self.linking: int | None = None
+        """Set while the pass also offers links to the never-linked memories of its pages (the store could not
+        say what was written): the generation it began at (-1: the store keeps none)."""
+        self.unlinked: list[str] = []
+        """Never-linked memories the pass has read and not linked yet (``TEND_LINKS`` a run)."""
+        self.partial = False
+        """It began offering links after its first pages were read."""
+        self.read = 0
 
 
 def counted_scopes(store: Any) -> list[tuple[str, str | None]]:
@@ -671,7 +840,20 @@ def _state(record: Record | None) -> dict[str, Any]:
         "consolidated_at": int(found.get("consolidated_at", 0)),
         "tended_generation": _generation_or_none(found.get("tended_generation")),
         "episodes_since": _time_or_none(found.get("episodes_since")),
+        "consolidated_generation": _generation_or_none(found.get("consolidated_generation")),
+        "consolidated_time": _time_or_none(found.get("consolidated_time")),
+        "expiring": _expiring_or_none(found.get("expiring")),
+        "consolidations": int(found.get("consolidations", 0)),
+        "pending": [t for t in found.get("pending", []) if isinstance(t, str)]
+        if isinstance(found.get("pending"), list)
+        else [],
     }
+
+
+def _expiring_or_none(value: Any) -> dict[str, float] | None:
+    if not isinstance(value, dict):
+        return None
+    return {k: float(v) for k, v in value.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
 
 
 def _time_or_none(value: Any) -> float | None:

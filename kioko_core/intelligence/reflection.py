@@ -22,6 +22,7 @@ import math
 import re
 import time
 from collections import defaultdict
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import ConflictError
@@ -133,6 +134,15 @@ def _episodes(memory: MemoryLayer, scope: Scope, since: float | None) -> list[Re
 
 def themes(memory: MemoryLayer, scope: Scope, episodes: list[Record] | None = None) -> list[Record]:
     """Write (or update in place) the recurring-theme insight of every theme of the recent episodes."""
+    return theme_step(memory, scope, episodes)[0]
+
+
+def theme_step(
+    memory: MemoryLayer, scope: Scope, episodes: list[Record] | None = None, limit: int | None = None
+) -> tuple[list[Record], int]:
+    """:func:`themes` writing at most ``limit`` insights (one already up to date costs a read, not a write):
+    the insights looked at, and how many themes were left for the next call. Called until none is left,
+    the themes are those one call without a limit writes (theirs are keyed, so a repeat is a no-op)."""
     episodes = recent_episodes(memory, scope) if episodes is None else episodes
     seen: dict[str, list[str]] = defaultdict(list)
     surface: dict[str, str] = {}
@@ -147,11 +157,21 @@ def themes(memory: MemoryLayer, scope: Scope, episodes: list[Record] | None = No
         (name for name, ids in seen.items() if len(ids) >= MIN_EPISODES),
         key=lambda name: (-len(seen[name]), name not in subjects, name),
     )[:MAX_THEMES]
-    return [_write_theme(memory, scope, surface[name], name, seen[name]) for name in chosen]
+    looked: list[Record] = []
+    wrote = 0
+    for index, name in enumerate(chosen):
+        if limit is not None and wrote >= limit:
+            return looked, len(chosen) - index
+        record, changed = _write_theme(memory, scope, surface[name], name, seen[name])
+        looked.append(record)
+        wrote += changed
+    return looked, 0
 
 
-def _candidates(text: str) -> list[tuple[str, str, bool]]:
-    """(key, as shown, is a subject) of every theme an episode of ``text`` counts for."""
+@lru_cache(maxsize=1024)
+def _candidates(text: str) -> tuple[tuple[str, str, bool], ...]:
+    """(key, as shown, is a subject) of every theme an episode of ``text`` counts for (kept for the 1,024 texts
+    last asked: a reflection after a turn reads the same 30 newest episodes as the one before, but one)."""
     # an episode stored before turns were redacted may hold a secret: never a theme, nor a theme's key
     analysis = analyze(MARKER.sub(" ", redact(text)))
     inside = {stem(w) for key in analysis.entities for w in _KEY_WORD.findall(key)}
@@ -163,7 +183,7 @@ def _candidates(text: str) -> list[tuple[str, str, bool]]:
         ):
             continue
         found.append((name, analysis.surface.get(term, name), term.startswith("e:")))
-    return found
+    return tuple(found)
 
 
 def theme_id(scope: Scope, key: str) -> str:
@@ -182,7 +202,8 @@ def theme_content(shown: str, count: int, latest: Record | None) -> str:
     return redact(f"Recurring theme: {shown} came up in {count} recent episodes{example}.")
 
 
-def _write_theme(memory: MemoryLayer, scope: Scope, shown: str, key: str, ids: list[str]) -> Record:
+def _write_theme(memory: MemoryLayer, scope: Scope, shown: str, key: str, ids: list[str]) -> tuple[Record, bool]:
+    """The theme's insight, and whether this call wrote it (False: it already said this)."""
     who: dict[str, Any] = {"user_id": scope.user_id, "agent_id": scope.agent_id}
     memory_id = theme_id(scope, key)
     evidence = ids[-10:]
@@ -198,12 +219,12 @@ def _write_theme(memory: MemoryLayer, scope: Scope, shown: str, key: str, ids: l
     existing = memory.store.get(scope, [memory_id])[0]
     if existing is None:
         try:
-            return memory.add(content, memory_type="insight", id=memory_id, metadata=metadata, **who)
+            return memory.add(content, memory_type="insight", id=memory_id, metadata=metadata, **who), True
         except ConflictError:  # another process wrote this theme just now: update theirs
             existing = memory.get(memory_id, **who)
     if existing.content == content and existing.metadata.get("evidence") == evidence:
-        return existing
-    return memory.update(memory_id, content=content, metadata=metadata, **who)
+        return existing, False
+    return memory.update(memory_id, content=content, metadata=metadata, **who), True
 
 
 def model_insights(
@@ -281,8 +302,13 @@ def _write_insight(memory: MemoryLayer, scope: Scope, kind: str, text: str, evid
     return memory.update(memory_id, metadata={"evidence": merged}, **who)
 
 
-def reflect(memory: MemoryLayer, scope: Scope, ask: Callable[[str], str] | None = None) -> dict[str, Any]:
-    """Reflect on the scope's recent episodes: with ``ask`` the model's insights, else (or when it fails) themes."""
+def reflect(
+    memory: MemoryLayer, scope: Scope, ask: Callable[[str], str] | None = None, *, limit: int | None = None
+) -> dict[str, Any]:
+    """Reflect on the scope's recent episodes: with ``ask`` the model's insights, else (or when it fails) themes.
+
+    ``limit``: offline, write at most that many themes; ``"more"`` in the answer then says some were left
+    for the next call (a model's insights come from one call and are all written)."""
     episodes = recent_episodes(memory, scope)
     result: dict[str, Any] = {"insights": [], "themes": [], "error": None}
     if ask is not None:
@@ -291,7 +317,10 @@ def reflect(memory: MemoryLayer, scope: Scope, ask: Callable[[str], str] | None 
             return result
         except Exception as error:  # a failing model never breaks maintenance: the offline themes stand in
             result["error"] = f"{type(error).__name__}: {error}"
-    result["themes"] = [r.id for r in themes(memory, scope, episodes)]
+    looked, left = theme_step(memory, scope, episodes, limit)
+    result["themes"] = [r.id for r in looked]
+    if limit is not None:
+        result["more"] = left > 0
     return result
 
 
@@ -306,5 +335,6 @@ __all__ = [
     "theme_content",
     "theme_id",
     "theme_ids",
+    "theme_step",
     "themes",
 ]
