@@ -2,7 +2,7 @@
 "record a turn" and "recall", on one user holding ``--count`` memories.
 
     python benchmarks/agent_loop.py [--stores sqlite,postgresql,memory,qdrant-edge] [--count 2000]
-        [--turns 60] [--workers 1,2,4] [--large] [--markdown PATH] [--json PATH]
+        [--turns 60] [--workers 1,2,4] [--large] [--sqlite-template PATH] [--markdown PATH] [--json PATH]
 
 One user holds ``--count`` synthetic notes (``benchmarks/synthetic.py``, linked as they are written;
 ``--large`` makes it 100,000). Two kinds of turn, through the public API only:
@@ -214,11 +214,14 @@ class Filled:
     (SQLite), a folder (Qdrant edge), a database made from it as a template (PostgreSQL); memory:// is
     filled again (it lives in one process)."""
 
-    def __init__(self, name: str, folder: Path, count: int, held: list[Any]) -> None:
+    def __init__(self, name: str, folder: Path, count: int, held: list[Any], kept: str | None = None) -> None:
         self.name, self.folder, self.count, self.user, self.copies = name, folder, count, "loop-user", 0
         self.server = ""
         if name == "sqlite":
             self.template = f"sqlite:///{folder / 'template.db'}"
+            if kept and Path(kept).exists():  # filled by an earlier run with the same --count
+                shutil.copyfile(kept, folder / "template.db")
+                return
         elif name == "qdrant-edge":
             self.template = f"qdrant+edge:///{folder / 'template'}"
         elif name == "postgresql":
@@ -239,6 +242,8 @@ class Filled:
         else:
             raise SystemExit(f"unknown store {name!r}: sqlite, postgresql, memory or qdrant-edge")
         _fill(self.template, self.user, count)
+        if name == "sqlite" and kept:  # _fill closed the store: the file holds everything
+            shutil.copyfile(folder / "template.db", kept)
 
     def copy(self) -> str:
         """A URL of a store holding what the template holds, for one row."""
@@ -287,6 +292,11 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=40, help="timed turns per worker")
     parser.add_argument("--workers", default="1,2,4")
     parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument(
+        "--sqlite-template",
+        help="a SQLite file holding the filled user: used if it exists, else filled and kept there "
+        "(filling 20,000 memories takes many minutes; the same file serves several runs of one --count)",
+    )
     parser.add_argument("--markdown")
     parser.add_argument("--json")
     args = parser.parse_args()
@@ -301,7 +311,7 @@ def main() -> None:
             folder = Path(tempfile.mkdtemp(prefix="kioko-loop-"))
             try:
                 print(f"{store}: filling", file=sys.stderr)
-                filled = Filled(store, folder, count, held)
+                filled = Filled(store, folder, count, held, args.sqlite_template)
                 for mode in modes:
                     for workers in [1] if store in SINGLE_PROCESS or "background" in mode else counts:
                         # a fresh copy per row: each row's user starts with the same --count memories

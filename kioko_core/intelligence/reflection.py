@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import ConflictError
 from ..kinds import deterministic_id
+from ..linker import KIND_TERM
 from ..secrets import MARKER, redact
 from ..store import Filter, Record, Scope
 from ..text import FRAMING_WORDS, LIGHT_VERBS, STOP_WORDS, analyze, label, stem
@@ -89,6 +90,8 @@ def recent_episodes(memory: MemoryLayer, scope: Scope, limit: int = RECENT_EPISO
     key = (id(memory.store), scope)
     now = time.time()
     hint = _CUTOFFS.get(key)
+    if hint is None:
+        hint = _newest_indexed(memory, scope, limit)
     windows = ([hint] if hint is not None else []) + [now - days * 86400.0 for days in WINDOW_DAYS]
     for since in windows:
         found = _episodes(memory, scope, since)
@@ -104,6 +107,24 @@ def recent_episodes(memory: MemoryLayer, scope: Scope, limit: int = RECENT_EPISO
         while len(_CUTOFFS) > MAX_CUTOFFS:
             del _CUTOFFS[next(iter(_CUTOFFS))]
     return found
+
+
+def _newest_indexed(memory: MemoryLayer, scope: Scope, limit: int) -> float | None:
+    """Where the ``limit`` newest episodes begin by the store's kind index (the ids under ``k:episodic``, newest
+    first): a first window to try, read in one go instead of widening back through the user's history. Only
+    a hint: the window read finds every episode after it, indexed or not, and is the answer once it holds
+    ``limit`` (else the windows widen as without it)."""
+    term = KIND_TERM + "episodic"
+    wanted = 2 * limit  # session wrap-ups are episodes too, and left out
+    ids = memory.store.postings(scope, [term], wanted).ids.get(term, [])
+    found = [
+        r
+        for r in (memory.store.get(scope, ids) if ids else [])
+        if r is not None and r.kind == "episodic" and not r.metadata.get("session_episode")
+    ]
+    if len(found) < limit:
+        return None
+    return sorted(r.created_at for r in found)[-limit]
 
 
 WINDOW_DAYS = (1.0, 16.0, 256.0, 4096.0)
