@@ -10,7 +10,9 @@ One user holds ``--count`` synthetic notes (``benchmarks/synthetic.py``, linked 
 - **plain**: ``add`` a note (linked at write time), then ``recall`` a question (``links=3``);
 - **managed**: ``kioko.intelligent()`` with its defaults: ``recall`` the turn's text, then ``record_turn``
   (the offline router decides and writes; the maintenance due after the turn runs inside it). One more
-  row runs the same with ``Intelligence(background=True)`` (the due tasks on a worker thread).
+  row runs the same with ``Intelligence(background=True)`` (the due tasks on a worker thread), and
+  ``--modes ...,managed-quiet`` one with no maintenance at all (``Intelligence(scheduler=False)``: what
+  the turn itself costs, so the managed rows show what housekeeping adds).
 
 Each worker is a process of its own (connections, caches), as several workers of one agent are; the
 workers start together (a barrier) and run ``--turns`` turns each, in a session of their own. Reported
@@ -54,6 +56,9 @@ from kioko_core.store import Scope  # noqa: E402
 
 SINGLE_PROCESS = ("memory", "qdrant-edge")
 MODES = ("plain", "managed", "managed-background")
+QUIET = "managed-quiet"
+"""Also possible: managed turns with no maintenance at all (``Intelligence(scheduler=False)``): what the turn
+itself costs, beside which the managed rows show what housekeeping adds."""
 
 
 def _open(url: str, mode: str) -> Any:
@@ -62,6 +67,9 @@ def _open(url: str, mode: str) -> Any:
     if mode == "managed":
         return kioko.intelligent(url)
     from kioko_core.intelligence import Intelligence
+
+    if mode == QUIET:
+        return kioko.intelligent(url, intelligence=Intelligence(scheduler=False))
 
     return kioko.intelligent(url, intelligence=Intelligence(background=True))
 
@@ -95,7 +103,7 @@ def worker_loop(url: str, mode: str, user: str, worker: int, turns: int, ready: 
             _turn(layer, mode, user, worker, index, notes[index + 5], questions[index % len(questions)])
             for index in range(turns)
         ]
-        if mode != "plain":
+        if mode not in ("plain", QUIET):
             layer.intelligence.scheduler.drain(120)
     out.put((worker, rows))
 
@@ -153,7 +161,7 @@ def run_memory_row(filled: Filled, mode: str, turns: int) -> dict[str, Any]:
         for index in range(5):
             _turn(layer, mode, "warm-up", 0, index, work[index], questions[index])
         rows = [_turn(layer, mode, filled.user, 0, i, work[i + 5], questions[i % len(questions)]) for i in range(turns)]
-        if mode != "plain":
+        if mode not in ("plain", QUIET):
             layer.intelligence.scheduler.drain(120)
         written = [memory_id for row in rows for memory_id in row[2]]
         records = layer.store.get(Scope(filled.user, None), written)

@@ -645,9 +645,10 @@ class MaintenanceScheduler:
     # -- heat and automatic pins
 
     def note_recalled(self, memory: MemoryLayer, memory_ids: list[str], *, user_id: str, agent_id: str | None) -> None:
-        """A query retrieved these memories on its own: a use of each, held in this process and written with
-        the scope's next managed turn, pin task or ``maintain()`` - or once ``FLUSH_USES`` uses or
-        ``FLUSH_SECONDS`` have gathered - so a recall does not pay a write (a crash loses at most those)."""
+        """A query retrieved these memories on its own (or a managed turn changed them in place): a use of each,
+        held in this process and written with the scope's next pin task, consolidation or ``maintain()`` - or
+        once ``FLUSH_USES`` uses or ``FLUSH_SECONDS`` have gathered - so neither a recall nor a turn pays a
+        write each (a crash loses at most those)."""
         if not self.pins or not memory_ids:
             return
         scope = check_scope((user_id, agent_id))
@@ -705,7 +706,10 @@ class MaintenanceScheduler:
             and op.memory_id == op.target
             and op.action in REMENTIONS
         ]
-        self.note_uses(memory, ids, user_id=scope.user_id, agent_id=scope.agent_id)
+        # held with the uses recall noted, not written by every turn (a write of the heat record a turn was
+        # most of what a median managed turn paid for housekeeping): written by the pin task, consolidation,
+        # maintain(), close(), or once enough have gathered
+        self.note_recalled(memory, ids, user_id=scope.user_id, agent_id=scope.agent_id)
 
     def pin(
         self, memory: MemoryLayer, *, user_id: str, agent_id: str | None = None, limit: int | None = None
