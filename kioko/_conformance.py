@@ -6,13 +6,17 @@ A change that makes one of them drift from the protocol (a keyword missing, a re
 
 from __future__ import annotations
 
-from kioko_core.entities import EntityGraph
+from kioko_core.entities import EntityGraph, Triple
 from kioko_core.graph import Graph
 from kioko_core.intelligence.surface import IntelligentMemory
 from kioko_core.layer import MemoryLayer
+from kioko_core.links import MemoryLink
+from kioko_core.recall import Context
+from kioko_core.store import Record
 
 from .protocol import Entities, IntelligenceCalls, Memory, MemoryGraph
 from .remote import RemoteEntities, RemoteGraph, RemoteMemory
+from .remote_async import AsyncRemoteMemory
 
 
 def layer_is_memory(layer: MemoryLayer) -> Memory:
@@ -35,3 +39,13 @@ def intelligence_calls_are_typed(calls: IntelligentMemory) -> IntelligenceCalls:
     """The layer declares the calls the intelligence installs as ``Callable[..., Any]`` (they are bound at run
     time); their implementation is checked here, signature by signature."""
     return calls
+
+
+async def async_client_is_typed(memory: AsyncRemoteMemory) -> tuple[Record, MemoryLink, list[Triple], Context]:
+    """AsyncRemoteMemory's calls, its managers' and its graphs' have the library's parameters and, awaited, its
+    return types (a drifted keyword or type fails mypy here)."""
+    goal = await memory.goals.add("ship the release", user_id="u", due="2026-12-31")
+    link = await memory.graph.link(goal.id, goal.id, "related_to", user_id="u")
+    triples = await memory.entities.relations("kioko", user_id="u", as_of=None)
+    context = await memory.recall("release", user_id="u", options=None)
+    return goal, link, triples, context

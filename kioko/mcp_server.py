@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import inspect
 import json
+import typing
 from typing import TYPE_CHECKING, Annotated, Any, Callable, Literal, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
@@ -58,7 +60,8 @@ else:  # built from the registries, so a new kind, alias or link type appears he
     MemoryType = Literal[MEMORY_TYPES]
     LinkType = Literal[tuple(sorted(LINK_TYPES))]
 
-MemoryId = Annotated[str, Field(min_length=1, max_length=200, description="a memory id, as a tool returned it")]
+MEMORY_ID = {"min_length": 1, "max_length": 200, "description": "a memory id, as a tool returned it"}
+MemoryId = Annotated[str, Field(**MEMORY_ID)]
 
 
 NOTHING_REMEMBERED = "Nothing relevant is remembered for this yet."
@@ -124,6 +127,62 @@ def _plain(text: str) -> str:
     return " ".join(text.split())
 
 
+DERIVED_TOOLS: dict[str, str] = {}
+"""tool -> the call of kioko.Memory whose parameters it takes (the others compose several calls)."""
+COMPOSED_TOOLS = {
+    "list_memories": "pages through memories() with the kind, session and text filters of kioko/listing.py",
+    "pin_memory": "pin or unpin (two operations), and the ids pinned now",
+    "explore_memories": "search, then the best match's links and related memories",
+}
+"""Tools that are no single operation, and why."""
+
+
+def operation_tool(
+    call: str,
+    *,
+    keep: tuple[str, ...],
+    rename: dict[str, str] | None = None,
+    types: dict[str, Any] | None = None,
+    fields: dict[str, dict[str, Any]] | None = None,
+    defaults: dict[str, Any] | None = None,
+) -> Callable[[Callable[[dict[str, Any]], Any]], Callable[..., Any]]:
+    """A tool whose parameters are ``call``'s, from the operations table (kioko.service.surface): the ``keep``
+    ones (never the scope: the server acts for one user), with their types, defaults and bounds there, a tool's
+    own name, type, bound, description or default where given. The body gets the call's keyword arguments."""
+    from .service import surface
+
+    table = {p.name: p for p in surface.params(call)}
+    rename = rename or {}
+    wire = {rename.get(name, name): name for name in keep}
+
+    def decorate(body: Callable[[dict[str, Any]], Any]) -> Callable[..., Any]:
+        params = []
+        for name in keep:
+            found = table[name]
+            kind = (types or {}).get(name, found.type)
+            bounds = {**found.field, **(fields or {}).get(name, {})}
+            default = (defaults or {}).get(name, found.default)
+            params.append(
+                inspect.Parameter(
+                    rename.get(name, name),
+                    inspect.Parameter.KEYWORD_ONLY,
+                    default=inspect.Parameter.empty if default is ... else default,
+                    annotation=Annotated[kind, Field(**bounds)] if bounds else kind,
+                )
+            )
+
+        def tool(**given: Any) -> Any:
+            return body({wire[name]: value for name, value in given.items()})
+
+        returns = typing.get_type_hints(body).get("return", Any)
+        tool.__signature__ = inspect.Signature(params, return_annotation=returns)  # type: ignore[attr-defined]
+        tool.__name__, tool.__doc__ = body.__name__, body.__doc__
+        DERIVED_TOOLS[body.__name__] = call
+        return tool
+
+    return decorate
+
+
 def error_text(error: BaseException) -> str:
     """The message as written (a KeyError subclass's ``str`` would wrap it in quotes)."""
     if isinstance(error, KeyError) and len(error.args) == 1 and isinstance(error.args[0], str):
@@ -156,23 +215,27 @@ def create_server(
         return fn
 
     @tool
-    def add_memory(
-        content: Annotated[str, Field(min_length=1, description="what to remember, in plain words")],
-        memory_type: MemoryType = "factual",
-        session_id: Annotated[str | None, Field(description="the conversation it belongs to")] = None,
-        metadata: Annotated[
-            dict[str, Any] | None, Field(description="facts about the memory to keep beside it (JSON values)")
-        ] = None,
-    ) -> dict[str, Any]:
+    @operation_tool(
+        "add",
+        keep=("content", "memory_type", "session_id", "metadata"),
+        types={"memory_type": MemoryType},
+        fields={
+            "content": {"description": "what to remember, in plain words"},
+            "session_id": {"description": "the conversation it belongs to"},
+            "metadata": {"description": "facts about the memory to keep beside it (JSON values)"},
+        },
+    )
+    def add_memory(args: dict[str, Any]) -> dict[str, Any]:
         """Remember one thing as it is. Returns the stored memory and the links it made to earlier memories."""
-        record = me().add(content, memory_type=memory_type, session_id=session_id, metadata=metadata)
+        record = me().add(**args)
         links = me().graph.links(record.id) if record.kind in LINKABLE_KINDS else []
         return memory_view(record, links=links)
 
     @tool
-    def get_memory(memory_id: MemoryId) -> dict[str, Any]:
+    @operation_tool("get", keep=("memory_id",), fields={"memory_id": MEMORY_ID})
+    def get_memory(args: dict[str, Any]) -> dict[str, Any]:
         """One memory by its id, with its links to other memories and why each was made."""
-        return memory_view(me().get(memory_id), links=me().graph.links(memory_id))
+        return memory_view(me().get(**args), links=me().graph.links(args["memory_id"]))
 
     @tool
     def list_memories(
@@ -191,20 +254,21 @@ def create_server(
         return [memory_view(r) for r in found]
 
     @tool
-    def update_memory(
-        memory_id: MemoryId,
-        content: Annotated[
-            str | None, Field(min_length=1, description="the corrected text (its links are derived again)")
-        ] = None,
-        metadata: Annotated[
-            dict[str, Any] | None, Field(description="keys to set in the memory's metadata (merged)")
-        ] = None,
-    ) -> dict[str, Any]:
+    @operation_tool(
+        "update",
+        keep=("memory_id", "content", "metadata"),
+        fields={
+            "memory_id": MEMORY_ID,
+            "content": {"description": "the corrected text (its links are derived again)"},
+            "metadata": {"description": "keys to set in the memory's metadata (merged)"},
+        },
+    )
+    def update_memory(args: dict[str, Any]) -> dict[str, Any]:
         """Correct a memory in place: new content, and/or metadata merged into it. Its id stays; its version goes
         up. Returns the memory as it is now, with its links."""
-        if content is None and not metadata:
+        if args.get("content") is None and not args.get("metadata"):
             raise InvalidRecordError("nothing to change: give content and/or metadata")
-        record = me().update(memory_id, content=content, metadata=metadata)
+        record = me().update(**args)
         return memory_view(record, links=me().graph.links(record.id))
 
     @tool
@@ -218,33 +282,37 @@ def create_server(
         return {**memory_view(record), "pinned": [r.id for r in me().pinned()]}
 
     @tool
-    def search_memories(
-        query: Annotated[str, Field(min_length=1)], limit: Annotated[int, Field(ge=1, le=50)] = 5
-    ) -> list[dict[str, Any]]:
+    @operation_tool(
+        "search",
+        keep=("query", "limit"),
+        fields={"query": {"min_length": 1}, "limit": {"ge": 1, "le": 50}},
+        defaults={"limit": 5},
+    )
+    def search_memories(args: dict[str, Any]) -> list[dict[str, Any]]:
         """The memories that best match a query, best first (no link expansion)."""
-        return [memory_view(r) for r in me().search(query, limit=limit)]
+        return [memory_view(r) for r in me().search(**args)]
 
     @tool
-    def get_memory_context(
-        query: Annotated[str, Field(min_length=1, description="the user's question or task")],
-        limit: Annotated[
-            int | None, Field(ge=1, le=50, description="how many memories at most (default 8, or the plan's)")
-        ] = None,
-        links: Annotated[
-            int | None,
-            Field(
-                ge=0,
-                le=20,
-                description="how many memories may come only through links to better matches (default 3, or the plan's)",
-            ),
-        ] = None,
-        session_id: str | None = None,
-    ) -> str:
+    @operation_tool(
+        "recall",
+        keep=("query", "limit", "links", "session_id"),
+        fields={
+            "query": {"min_length": 1, "description": "the user's question or task"},
+            "limit": {"ge": 1, "le": 50, "description": "how many memories at most (default 8, or the plan's)"},
+            "links": {
+                "ge": 0,
+                "le": 20,
+                "description": "how many memories may come only through links to better matches (default 3, or "
+                "the plan's)",
+            },
+        },
+    )
+    def get_memory_context(args: dict[str, Any]) -> str:
         """The context to answer with: relevant memories, procedures and lessons, open goals, and a section saying
         how these memories connect. With intelligence on, the recall planner picks the sections and caps from the
         question; a limit or links given here win over the plan's."""
-        options = RecallOptions(limit=limit, links=links)
-        return me().recall(query, session_id=session_id, options=options).text or NOTHING_REMEMBERED
+        options = RecallOptions(limit=args.pop("limit"), links=args.pop("links"))
+        return me().recall(**args, options=options).text or NOTHING_REMEMBERED
 
     @tool
     def explore_memories(
@@ -265,36 +333,39 @@ def create_server(
         }
 
     @tool
-    def learn_from_conversation(
-        messages: Annotated[
-            list[Message] | str, Field(description="the turn: the user's words, or a list of {role, content} messages")
-        ],
-        session_id: str | None = None,
-        dry_run: bool = False,
-    ) -> dict[str, Any]:
+    @operation_tool(
+        "learn",
+        keep=("messages", "session_id", "dry_run"),
+        types={"messages": list[Message] | str},
+        fields={"messages": {"description": "the turn: the user's words, or a list of {role, content} messages"}},
+    )
+    def learn_from_conversation(args: dict[str, Any]) -> dict[str, Any]:
         """Let Kioko decide what to keep from a conversation turn. With the server's intelligence on, the turn is
         routed (facts, preferences, decisions, goals ... added, updated or left alone); without it, what the user
         said is kept as an episode. Returns every operation decided and its status."""
-        turn = messages if isinstance(messages, str) else [m.model_dump() for m in messages]
-        return me().learn(turn, session_id=session_id, dry_run=dry_run).to_dict()
+        messages = args["messages"]
+        args["messages"] = messages if isinstance(messages, str) else [m.model_dump() for m in messages]
+        return me().learn(**args).to_dict()
 
     @tool
-    def link_memories(
-        source_id: MemoryId,
-        target_id: MemoryId,
-        type: LinkType = "related_to",
-        why: Annotated[str, Field(max_length=500)] = "",
-        weight: Annotated[float, Field(gt=0.0, le=1.0)] = 1.0,
-    ) -> dict[str, Any]:
+    @operation_tool(
+        "graph.link",
+        keep=("a", "b", "type", "why", "weight"),
+        rename={"a": "source_id", "b": "target_id"},
+        types={"type": LinkType},
+        fields={"a": MEMORY_ID, "b": MEMORY_ID, "why": {"max_length": 500}},
+    )
+    def link_memories(args: dict[str, Any]) -> dict[str, Any]:
         """Link two memories by hand (``source type target``, e.g. a fix ``resolves`` a problem); never fades."""
-        return link_view(me().graph.link(source_id, target_id, type=type, why=why, weight=weight))
+        return link_view(me().graph.link(**args))
 
     @tool
-    def forget_memory(memory_id: MemoryId) -> dict[str, Any]:
+    @operation_tool("delete", keep=("memory_id",), fields={"memory_id": MEMORY_ID})
+    def forget_memory(args: dict[str, Any]) -> dict[str, Any]:
         """Delete one memory; the memories linked to it forget the link."""
-        if not me().delete(memory_id):
-            raise MemoryNotFound(memory_id)
-        return {"deleted": memory_id}
+        if not me().delete(**args):
+            raise MemoryNotFound(args["memory_id"])
+        return {"deleted": args["memory_id"]}
 
     @server.prompt(
         name="remember_conversation",

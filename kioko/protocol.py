@@ -55,62 +55,62 @@ Callback = Callable[[dict[str, Any]], Any]
 class MemoryGraph(Protocol):
     """``memory.graph``: links between memories, and the user's entity graph (triples)."""
 
-    def links(self, memory_id: str, *, user_id: str | None = ..., agent_id: str | None = ...) -> list[MemoryLink]: ...
+    def links(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> list[MemoryLink]: ...
 
     def link(
         self,
         a: str,
         b: str,
-        type: str = ...,
-        weight: float = ...,
-        why: str = ...,
+        type: str = "related_to",
+        weight: float = 1.0,
+        why: str = "",
         *,
-        user_id: str | None = ...,
-        agent_id: str | None = ...,
+        user_id: str | None = None,
+        agent_id: str | None = None,
     ) -> MemoryLink: ...
 
-    def unlink(self, a: str, b: str, *, user_id: str | None = ..., agent_id: str | None = ...) -> bool: ...
+    def unlink(self, a: str, b: str, *, user_id: str | None = None, agent_id: str | None = None) -> bool: ...
 
-    def explain(self, a: str, b: str, *, user_id: str | None = ..., agent_id: str | None = ...) -> LinkScore: ...
+    def explain(self, a: str, b: str, *, user_id: str | None = None, agent_id: str | None = None) -> LinkScore: ...
 
     def related(
         self,
         memory_id: str,
-        depth: int = ...,
-        limit: int = ...,
+        depth: int = 2,
+        limit: int = 10,
         *,
-        user_id: str | None = ...,
-        agent_id: str | None = ...,
+        user_id: str | None = None,
+        agent_id: str | None = None,
     ) -> list[RelatedMemory]: ...
 
     def trace(
-        self, a: str, b: str, max_depth: int = ..., *, user_id: str | None = ..., agent_id: str | None = ...
+        self, a: str, b: str, max_depth: int = 4, *, user_id: str | None = None, agent_id: str | None = None
     ) -> list[MemoryLink]: ...
 
     def memories(
         self,
         *,
-        user_id: str | None = ...,
-        agent_id: str | None = ...,
-        center: str | None = ...,
-        depth: int = ...,
-        limit: int = ...,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        center: str | None = None,
+        depth: int = 2,
+        limit: int = 120,
     ) -> GraphDrawing: ...
 
     def connect(
         self,
         *,
-        user_id: str | None = ...,
-        agent_id: str | None = ...,
-        rebuild: bool = ...,
-        limit: int | None = ...,
-        progress: Callable[[int, int], None] | None = ...,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        rebuild: bool = False,
+        limit: int | None = None,
+        progress: Callable[[int, int], None] | None = None,
     ) -> ConnectReport: ...
 
-    def prune(self, *, user_id: str | None = ..., agent_id: str | None = ..., now: float | None = ...) -> int: ...
+    def prune(self, *, user_id: str | None = None, agent_id: str | None = None, now: float | None = None) -> int: ...
 
     def merge(
-        self, duplicate: str, survivor: str, *, user_id: str | None = ..., agent_id: str | None = ...
+        self, duplicate: str, survivor: str, *, user_id: str | None = None, agent_id: str | None = None
     ) -> Record: ...
 
     def add(
@@ -119,24 +119,24 @@ class MemoryGraph(Protocol):
         relation: str,
         object: str,
         *,
-        user_id: str | None = ...,
-        single_valued: bool | None = ...,
-        valid_from: float | None = ...,
-        source: str | None = ...,
+        user_id: str | None = None,
+        single_valued: bool | None = None,
+        valid_from: float | None = None,
+        source: str | None = None,
     ) -> Triple: ...
 
-    def delete_triple(self, triple_id: str, *, user_id: str | None = ...) -> Triple | None: ...
+    def delete_triple(self, triple_id: str, *, user_id: str | None = None) -> Triple | None: ...
 
-    def forget_entity(self, entity: str, *, user_id: str | None = ...) -> int: ...
+    def forget_entity(self, entity: str, *, user_id: str | None = None) -> int: ...
 
     def relations(
-        self, entity: str, *, user_id: str | None = ..., as_of: float | None = ..., include_invalid: bool = ...
+        self, entity: str, *, user_id: str | None = None, as_of: float | None = None, include_invalid: bool = False
     ) -> list[Triple]: ...
 
-    def neighbors(self, entity: str, *, user_id: str | None = ..., as_of: float | None = ...) -> list[str]: ...
+    def neighbors(self, entity: str, *, user_id: str | None = None, as_of: float | None = None) -> list[str]: ...
 
     def path(
-        self, a: str, b: str, *, user_id: str | None = ..., max_depth: int = ..., as_of: float | None = ...
+        self, a: str, b: str, *, user_id: str | None = None, max_depth: int = 3, as_of: float | None = None
     ) -> list[Triple]: ...
 
 
@@ -150,26 +150,24 @@ class Entities(Protocol):
         object: str,
         *,
         user_id: str,
-        single_valued: bool | None = ...,
-        valid_from: float | None = ...,
-        source: str | None = ...,
+        single_valued: bool | None = None,
+        valid_from: float | None = None,
+        source: str | None = None,
     ) -> Triple: ...
 
-    def invalidate(self, triple_id: str, *, user_id: str, at: float | None = ...) -> Triple | None: ...
+    def invalidate(self, triple_id: str, *, user_id: str, at: float | None = None) -> Triple | None: ...
 
     def delete(self, triple_id: str, *, user_id: str) -> Triple | None: ...
 
     def forget_entity(self, entity: str, *, user_id: str) -> int: ...
 
     def relations(
-        self, entity: str, *, user_id: str, as_of: float | None = ..., include_invalid: bool = ...
+        self, entity: str, *, user_id: str, as_of: float | None = None, include_invalid: bool = False
     ) -> list[Triple]: ...
 
-    def neighbors(self, entity: str, *, user_id: str, as_of: float | None = ...) -> list[str]: ...
+    def neighbors(self, entity: str, *, user_id: str, as_of: float | None = None) -> list[str]: ...
 
-    def path(
-        self, a: str, b: str, *, user_id: str, max_depth: int = ..., as_of: float | None = ...
-    ) -> list[Triple]: ...
+    def path(self, a: str, b: str, *, user_id: str, max_depth: int = 3, as_of: float | None = None) -> list[Triple]: ...
 
 
 class IntelligenceInfo(Protocol):
@@ -184,57 +182,57 @@ class IntelligenceCalls(Protocol):
     # -- the intelligence
 
     def plan(
-        self, query: str, *, user_id: str | None = ..., agent_id: str | None = ..., session_id: str | None = ...
+        self, query: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
     ) -> RecallPlan: ...
 
     def manage(
         self,
         text: Any,
         *,
-        user_id: str | None = ...,
-        agent_id: str | None = ...,
-        session_id: str | None = ...,
-        dry_run: bool = ...,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        dry_run: bool = False,
     ) -> ManageReport: ...
 
     def record_turn(
         self,
         user: str,
-        reply: str | None = ...,
+        reply: str | None = None,
         *,
-        user_id: str | None = ...,
-        agent_id: str | None = ...,
-        session_id: str | None = ...,
-        dry_run: bool = ...,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        dry_run: bool = False,
     ) -> ManageReport: ...
 
     def learn(
         self,
         messages: Any,
         *,
-        user_id: str | None = ...,
-        agent_id: str | None = ...,
-        session_id: str | None = ...,
-        dry_run: bool = ...,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        dry_run: bool = False,
     ) -> ManageReport: ...
 
     def end_session(
-        self, session_id: str, *, user_id: str | None = ..., agent_id: str | None = ...
+        self, session_id: str, *, user_id: str | None = None, agent_id: str | None = None
     ) -> Record | None: ...
 
-    def reflect(self, *, user_id: str | None = ..., agent_id: str | None = ...) -> dict[str, Any]: ...
+    def reflect(self, *, user_id: str | None = None, agent_id: str | None = None) -> dict[str, Any]: ...
 
     def maintain(
-        self, *, user_id: str | None = ..., agent_id: str | None = ..., tasks: list[str] | None = ...
+        self, *, user_id: str | None = None, agent_id: str | None = None, tasks: list[str] | None = None
     ) -> dict[str, Any]: ...
 
-    def pin(self, memory_id: str, *, user_id: str | None = ..., agent_id: str | None = ...) -> Record: ...
+    def pin(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record: ...
 
-    def unpin(self, memory_id: str, *, user_id: str | None = ..., agent_id: str | None = ...) -> Record: ...
+    def unpin(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record: ...
 
-    def pinned(self, *, user_id: str | None = ..., agent_id: str | None = ...) -> list[Record]: ...
+    def pinned(self, *, user_id: str | None = None, agent_id: str | None = None) -> list[Record]: ...
 
-    def kv(self, *, user_id: str | None = ..., agent_id: str | None = ...) -> StablePrefix: ...
+    def kv(self, *, user_id: str | None = None, agent_id: str | None = None) -> StablePrefix: ...
 
     # -- events
 
@@ -291,7 +289,7 @@ class Memory(IntelligenceCalls, Protocol):
     @property
     def scope(self) -> Scope | None: ...
 
-    def scoped(self, *, user_id: str | None = ..., agent_id: str | None = ...) -> Memory: ...
+    def scoped(self, *, user_id: str | None = None, agent_id: str | None = None) -> Memory: ...
 
     # -- memories
 
@@ -299,44 +297,44 @@ class Memory(IntelligenceCalls, Protocol):
         self,
         content: str,
         *,
-        user_id: str | None = ...,
-        agent_id: str | None = ...,
-        session_id: str | None = ...,
-        memory_type: str = ...,
-        metadata: dict[str, Any] | None = ...,
-        created_at: float | datetime | None = ...,
-        id: str | None = ...,
-        embedding: Any = ...,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        memory_type: str = "factual",
+        metadata: dict[str, Any] | None = None,
+        created_at: float | datetime | None = None,
+        id: str | None = None,
+        embedding: Any = None,
     ) -> Record: ...
 
     def add_many(
         self,
         items: Iterable[str | Mapping[str, Any]],
         *,
-        user_id: str | None = ...,
-        agent_id: str | None = ...,
-        session_id: str | None = ...,
-        memory_type: str = ...,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        memory_type: str = "factual",
     ) -> list[Record]: ...
 
-    def get(self, memory_id: str, *, user_id: str | None = ..., agent_id: str | None = ...) -> Record: ...
+    def get(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record: ...
 
     def update(
         self,
         memory_id: str,
         *,
-        user_id: str | None = ...,
-        agent_id: str | None = ...,
-        content: str | None = ...,
-        metadata: dict[str, Any] | None = ...,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        content: str | None = None,
+        metadata: dict[str, Any] | None = None,
     ) -> Record: ...
 
-    def delete(self, memory_id: str, *, user_id: str | None = ..., agent_id: str | None = ...) -> bool: ...
+    def delete(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> bool: ...
 
-    def forget_user(self, *, user_id: str | None = ..., agent_id: str | None = ...) -> int: ...
+    def forget_user(self, *, user_id: str | None = None, agent_id: str | None = None) -> int: ...
 
     def memories(
-        self, *, user_id: str | None = ..., agent_id: str | None = ..., kinds: set[str] | None = ...
+        self, *, user_id: str | None = None, agent_id: str | None = None, kinds: set[str] | None = None
     ) -> Iterator[Record]: ...
 
     # -- recall
@@ -345,51 +343,51 @@ class Memory(IntelligenceCalls, Protocol):
         self,
         query: str,
         *,
-        user_id: str | None = ...,
-        agent_id: str | None = ...,
-        session_id: str | None = ...,
-        options: RecallOptions | None = ...,
-        links: int | None = ...,
-        limit: int | None = ...,
-        include_shared: bool = ...,
-        config: Any = ...,
-        plan: Any = ...,
-        section_limits: dict[str, int] | None = ...,
-        fill_recent: list[str] | None = ...,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        options: RecallOptions | None = None,
+        links: int | None = None,
+        limit: int | None = None,
+        include_shared: bool = False,
+        config: Any = None,
+        plan: Any = None,
+        section_limits: dict[str, int] | None = None,
+        fill_recent: list[str] | None = None,
     ) -> Context: ...
 
     def context(
         self,
         query: str,
         *,
-        user_id: str | None = ...,
-        agent_id: str | None = ...,
-        session_id: str | None = ...,
-        options: RecallOptions | None = ...,
-        links: int = ...,
-        limit: int | None = ...,
-        plan: Any = ...,
-        section_limits: dict[str, int] | None = ...,
-        fill_recent: list[str] | None = ...,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        options: RecallOptions | None = None,
+        links: int | None = None,
+        limit: int | None = None,
+        plan: Any = None,
+        section_limits: dict[str, int] | None = None,
+        fill_recent: list[str] | None = None,
     ) -> Context: ...
 
     def search(
-        self, query: str, *, user_id: str | None = ..., agent_id: str | None = ..., limit: int = ...
+        self, query: str, *, user_id: str | None = None, agent_id: str | None = None, limit: int = 10
     ) -> list[Record]: ...
 
     def feedback(
         self,
-        worked: bool = ...,
+        worked: bool = True,
         *,
-        user_id: str | None = ...,
-        credited: str | None = ...,
-        session_id: str | None = ...,
-        context: Context | None = ...,
-        agent_id: str | None = ...,
-        now: float | None = ...,
+        user_id: str | None = None,
+        credited: str | None = None,
+        session_id: str | None = None,
+        context: Context | None = None,
+        agent_id: str | None = None,
+        now: float | None = None,
     ) -> list[MemoryLink]: ...
 
-    def export_lines(self, user_id: str, agent_ids: Iterable[str] = ...) -> Iterator[str]:
+    def export_lines(self, user_id: str, agent_ids: Iterable[str] = ()) -> Iterator[str]:
         """Every memory of ``user_id`` (and of ``agent_ids``) as JSON lines, the format ``kioko export`` writes."""
         ...
 

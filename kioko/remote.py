@@ -18,25 +18,15 @@ from __future__ import annotations
 import copy
 import functools
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from datetime import datetime
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from kioko_core.entities import Triple
-from kioko_core.errors import MemoryNotFound
-from kioko_core.graph import ConnectReport, GraphDrawing, RelatedMemory
-from kioko_core.intelligence.ops import ManageReport
-from kioko_core.intelligence.pins import StablePrefix
-from kioko_core.intelligence.planner import RecallPlan
-from kioko_core.linker import LinkScore
-from kioko_core.links import MemoryLink
-from kioko_core.recall import Context
-from kioko_core.recall_options import RecallOptions
 from kioko_core.secrets import get_logger
 from kioko_core.store import ConnectionLostError, InvalidRecordError, Record, Scope, check_scope
 
 from . import remote_calls as C
-from .remote_calls import IDEMPOTENT, Call, Calls, GraphCalls, error_of, where
+from .protocol import Entities, Memory, MemoryGraph
+from .remote_calls import IDEMPOTENT, Call, Calls, error_of, sent, where
 from .remote_events import EventStream
 from .remote_url import REMOTE_SCHEMES as REMOTE_SCHEMES
 from .remote_url import is_remote_url as is_remote_url
@@ -219,74 +209,28 @@ class RemoteMemory(Calls):
         view._install()
         return view
 
-    # -- writing
+    # -- every call of kioko.Memory: its signature the protocol's, its request derived from the operations table
 
-    def add(
-        self,
-        content: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        memory_type: str = "factual",
-        metadata: dict[str, Any] | None = None,
-        created_at: float | datetime | None = None,
-        id: str | None = None,
-        embedding: Any = None,
-    ) -> Record:
-        call = self._add(
-            content,
-            user_id=user_id,
-            agent_id=agent_id,
-            session_id=session_id,
-            memory_type=memory_type,
-            metadata=metadata,
-            created_at=created_at,
-            id=id,
-            embedding=embedding,
-        )
-        stored: Record = self._send(call)
-        return stored
-
-    def add_many(
-        self,
-        items: Iterable[str | Mapping[str, Any]],
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        memory_type: str = "factual",
-    ) -> list[Record]:
-        call = self._add_many(items, user_id=user_id, agent_id=agent_id, session_id=session_id, memory_type=memory_type)
-        stored: list[Record] = self._send(call)
-        return stored
-
-    def get(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record:
-        found: Record = self._send(self._get(memory_id, user_id=user_id, agent_id=agent_id))
-        return found
-
-    def update(
-        self,
-        memory_id: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        content: str | None = None,
-        metadata: dict[str, Any] | None = None,
-    ) -> Record:
-        call = self._update(memory_id, user_id=user_id, agent_id=agent_id, content=content, metadata=metadata)
-        changed: Record = self._send(call)
-        return changed
-
-    def delete(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> bool:
-        # the server answers 404 for a memory that is not there; the library's answer for it is False
-        try:
-            return bool(self._send(self._delete(memory_id, user_id=user_id, agent_id=agent_id)))
-        except MemoryNotFound:
-            return False
-
-    def forget_user(self, *, user_id: str | None = None, agent_id: str | None = None) -> int:
-        return int(self._send(self._forget_user(user_id=user_id, agent_id=agent_id)))
+    add = sent(Memory.add)
+    add_many = sent(Memory.add_many)
+    get = sent(Memory.get)
+    update = sent(Memory.update)
+    delete = sent(Memory.delete)  # a 404 is False, as the library answers for a memory that is not there
+    forget_user = sent(Memory.forget_user)
+    recall = sent(Memory.recall)
+    context = sent(Memory.context)
+    search = sent(Memory.search)
+    plan = sent(Memory.plan)
+    feedback = sent(Memory.feedback)
+    manage = sent(Memory.manage)
+    record_turn = sent(Memory.record_turn)
+    learn = sent(Memory.learn)
+    pin = sent(Memory.pin)
+    unpin = sent(Memory.unpin)
+    pinned = sent(Memory.pinned)
+    kv = sent(Memory.kv)
+    end_session = sent(Memory.end_session)
+    maintain = sent(Memory.maintain)
 
     def memories(
         self, *, user_id: str | None = None, agent_id: str | None = None, kinds: set[str] | None = None
@@ -300,185 +244,12 @@ class RemoteMemory(Calls):
             if cursor is None:
                 return
 
-    # -- reading
-
-    def recall(
-        self,
-        query: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        options: RecallOptions | None = None,
-        links: int | None = None,
-        limit: int | None = None,
-        include_shared: bool = False,
-        config: Any = None,
-        plan: Any = None,
-        section_limits: dict[str, int] | None = None,
-        fill_recent: list[str] | None = None,
-    ) -> Context:
-        call = self._recall(
-            "recall",
-            query,
-            user_id=user_id,
-            agent_id=agent_id,
-            session_id=session_id,
-            options=options,
-            links=links,
-            limit=limit,
-            include_shared=include_shared,
-            config=config,
-            plan=plan,
-            section_limits=section_limits,
-            fill_recent=fill_recent,
-        )
-        found: Context = self._send(call)
-        return found
-
-    def context(
-        self,
-        query: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        options: RecallOptions | None = None,
-        links: int | None = None,
-        limit: int | None = None,
-        plan: Any = None,
-        section_limits: dict[str, int] | None = None,
-        fill_recent: list[str] | None = None,
-    ) -> Context:
-        """Like :meth:`recall`, but follows links only when asked (``links`` defaults to 0)."""
-        call = self._context(
-            query,
-            user_id=user_id,
-            agent_id=agent_id,
-            session_id=session_id,
-            options=options,
-            links=links,
-            limit=limit,
-            plan=plan,
-            section_limits=section_limits,
-            fill_recent=fill_recent,
-        )
-        found: Context = self._send(call)
-        return found
-
-    def search(
-        self, query: str, *, user_id: str | None = None, agent_id: str | None = None, limit: int = 10
-    ) -> list[Record]:
-        found: list[Record] = self._send(self._search(query, user_id=user_id, agent_id=agent_id, limit=limit))
-        return found
-
-    def plan(
-        self, query: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
-    ) -> RecallPlan:
-        """The RecallPlan the server's recall would follow for ``query``."""
-        found: RecallPlan = self._send(self._plan(query, user_id=user_id, agent_id=agent_id, session_id=session_id))
-        return found
-
-    def feedback(
-        self,
-        worked: bool = True,
-        *,
-        user_id: str | None = None,
-        credited: str | None = None,
-        session_id: str | None = None,
-        context: Context | None = None,
-        agent_id: str | None = None,
-        now: float | None = None,
-    ) -> list[MemoryLink]:
-        call = self._feedback(
-            worked,
-            user_id=user_id,
-            credited=credited,
-            session_id=session_id,
-            context=context,
-            agent_id=agent_id,
-            now=now,
-        )
-        made: list[MemoryLink] = self._send(call)
-        return made
-
-    # -- the intelligence (executed by the server's layer)
-
-    def manage(
-        self,
-        text: Any,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        dry_run: bool = False,
-    ) -> ManageReport:
-        fields = {"text": text, "session_id": session_id, "dry_run": dry_run}
-        done: ManageReport = self._send(self._routed("manage", fields, user_id, agent_id))
-        return done
-
-    def record_turn(
-        self,
-        user: str,
-        reply: str | None = None,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        dry_run: bool = False,
-    ) -> ManageReport:
-        fields = {"user": user, "reply": reply, "session_id": session_id, "dry_run": dry_run}
-        done: ManageReport = self._send(self._routed("record_turn", fields, user_id, agent_id))
-        return done
-
-    def learn(
-        self,
-        messages: Any,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        dry_run: bool = False,
-    ) -> ManageReport:
-        fields = {"messages": messages, "session_id": session_id, "dry_run": dry_run}
-        done: ManageReport = self._send(self._routed("learn", fields, user_id, agent_id))
-        return done
-
     @property
     def intelligence(self) -> RemoteIntelligence | None:
         """The server's intelligence (``.stats()``), or None when it serves a layer without one."""
         if self._has_intelligence is None:
             self._has_intelligence = bool(self._send(self._intelligence())["enabled"])
         return RemoteIntelligence(self) if self._has_intelligence else None
-
-    # -- pins, the stable prefix and maintenance
-
-    def pin(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record:
-        pinned: Record = self._send(self._pin(memory_id, True, user_id=user_id, agent_id=agent_id))
-        return pinned
-
-    def unpin(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record:
-        unpinned: Record = self._send(self._pin(memory_id, False, user_id=user_id, agent_id=agent_id))
-        return unpinned
-
-    def pinned(self, *, user_id: str | None = None, agent_id: str | None = None) -> list[Record]:
-        found: list[Record] = self._send(self._pinned(user_id=user_id, agent_id=agent_id))
-        return found
-
-    def kv(self, *, user_id: str | None = None, agent_id: str | None = None) -> StablePrefix:
-        prefix: StablePrefix = self._send(self._kv(user_id=user_id, agent_id=agent_id))
-        return prefix
-
-    def end_session(self, session_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record | None:
-        episode: Record | None = self._send(self._end_session(session_id, user_id=user_id, agent_id=agent_id))
-        return episode
-
-    def maintain(
-        self, *, user_id: str | None = None, agent_id: str | None = None, tasks: list[str] | None = None
-    ) -> dict[str, Any]:
-        """``{user: {task: result}}`` from the server; without ``user_id`` every user (an admin key only)."""
-        done: dict[str, Any] = self._send(self._maintain(user_id=user_id, agent_id=agent_id, tasks=tasks))
-        return done
 
     def reflect(self, *, user_id: str | None = None, agent_id: str | None = None) -> dict[str, Any]:
         """Reflect on the user's recent episodes now, on the server: ``{"insights": [ids], "themes": [ids],
@@ -557,136 +328,26 @@ class RemoteGraph:
 
     def __init__(self, remote: RemoteMemory) -> None:
         self._remote = remote
-        self._calls = GraphCalls(remote)
 
     def __repr__(self) -> str:
         return f"RemoteGraph({self._remote!r})"
 
-    def links(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> list[MemoryLink]:
-        found: list[MemoryLink] = self._remote._send(self._calls.links(memory_id, user_id=user_id, agent_id=agent_id))
-        return found
-
-    def link(
-        self,
-        a: str,
-        b: str,
-        type: str = "related_to",
-        weight: float = 1.0,
-        why: str = "",
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-    ) -> MemoryLink:
-        made: MemoryLink = self._remote._send(
-            self._calls.link(a, b, type, weight, why, user_id=user_id, agent_id=agent_id)
-        )
-        return made
-
-    def unlink(self, a: str, b: str, *, user_id: str | None = None, agent_id: str | None = None) -> bool:
-        return bool(self._remote._send(self._calls.unlink(a, b, user_id=user_id, agent_id=agent_id)))
-
-    def explain(self, a: str, b: str, *, user_id: str | None = None, agent_id: str | None = None) -> LinkScore:
-        score: LinkScore = self._remote._send(self._calls.explain(a, b, user_id=user_id, agent_id=agent_id))
-        return score
-
-    def related(
-        self,
-        memory_id: str,
-        depth: int = 2,
-        limit: int = 10,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-    ) -> list[RelatedMemory]:
-        call = self._calls.related(memory_id, depth, limit, user_id=user_id, agent_id=agent_id)
-        found: list[RelatedMemory] = self._remote._send(call)
-        return found
-
-    def trace(
-        self, a: str, b: str, max_depth: int = 4, *, user_id: str | None = None, agent_id: str | None = None
-    ) -> list[MemoryLink]:
-        found: list[MemoryLink] = self._remote._send(
-            self._calls.trace(a, b, max_depth, user_id=user_id, agent_id=agent_id)
-        )
-        return found
-
-    def memories(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        center: str | None = None,
-        depth: int = 2,
-        limit: int = 120,
-    ) -> GraphDrawing:
-        call = self._calls.memories(user_id=user_id, agent_id=agent_id, center=center, depth=depth, limit=limit)
-        drawn: GraphDrawing = self._remote._send(call)
-        return drawn
-
-    def connect(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        rebuild: bool = False,
-        limit: int | None = None,
-        progress: Callable[[int, int], None] | None = None,
-    ) -> ConnectReport:
-        """Runs on the server in one call; ``progress`` is called once, at the end."""
-        call = self._calls.connect(user_id=user_id, agent_id=agent_id, rebuild=rebuild, limit=limit)
-        done: ConnectReport = self._remote._send(call)
-        if progress is not None:
-            progress(done.memories, done.memories)
-        return done
-
-    def prune(self, *, user_id: str | None = None, agent_id: str | None = None, now: float | None = None) -> int:
-        return int(self._remote._send(self._calls.prune(user_id=user_id, agent_id=agent_id, now=now)))
-
-    def merge(
-        self, duplicate: str, survivor: str, *, user_id: str | None = None, agent_id: str | None = None
-    ) -> Record:
-        kept: Record = self._remote._send(self._calls.merge(duplicate, survivor, user_id=user_id, agent_id=agent_id))
-        return kept
-
-    def add(
-        self,
-        subject: str,
-        relation: str,
-        object: str,
-        *,
-        user_id: str | None = None,
-        single_valued: bool | None = None,
-        valid_from: float | None = None,
-        source: str | None = None,
-    ) -> Triple:
-        return self._remote.entities.add(
-            subject,
-            relation,
-            object,
-            user_id=user_id,
-            single_valued=single_valued,
-            valid_from=valid_from,
-            source=source,
-        )
-
-    def delete_triple(self, triple_id: str, *, user_id: str | None = None) -> Triple | None:
-        return self._remote.entities.delete(triple_id, user_id=user_id)
-
-    def forget_entity(self, entity: str, *, user_id: str | None = None) -> int:
-        return self._remote.entities.forget_entity(entity, user_id=user_id)
-
-    def relations(
-        self, entity: str, *, user_id: str | None = None, as_of: float | None = None, include_invalid: bool = False
-    ) -> list[Triple]:
-        return self._remote.entities.relations(entity, user_id=user_id, as_of=as_of, include_invalid=include_invalid)
-
-    def neighbors(self, entity: str, *, user_id: str | None = None, as_of: float | None = None) -> list[str]:
-        return self._remote.entities.neighbors(entity, user_id=user_id, as_of=as_of)
-
-    def path(
-        self, a: str, b: str, *, user_id: str | None = None, max_depth: int = 3, as_of: float | None = None
-    ) -> list[Triple]:
-        return self._remote.entities.path(a, b, user_id=user_id, max_depth=max_depth, as_of=as_of)
+    links = sent(MemoryGraph.links)
+    link = sent(MemoryGraph.link)
+    unlink = sent(MemoryGraph.unlink)
+    explain = sent(MemoryGraph.explain)
+    related = sent(MemoryGraph.related)
+    trace = sent(MemoryGraph.trace)
+    memories = sent(MemoryGraph.memories)
+    connect = sent(MemoryGraph.connect)  # runs on the server in one call; progress is called once, at the end
+    prune = sent(MemoryGraph.prune)
+    merge = sent(MemoryGraph.merge)
+    add = sent(MemoryGraph.add)
+    delete_triple = sent(MemoryGraph.delete_triple)
+    forget_entity = sent(MemoryGraph.forget_entity)
+    relations = sent(MemoryGraph.relations)
+    neighbors = sent(MemoryGraph.neighbors)
+    path = sent(MemoryGraph.path)
 
 
 class RemoteEntities:
@@ -694,64 +355,17 @@ class RemoteEntities:
 
     def __init__(self, remote: RemoteMemory) -> None:
         self._remote = remote
-        self._calls = GraphCalls(remote)
 
     def __repr__(self) -> str:
         return f"RemoteEntities({self._remote!r})"
 
-    def add(
-        self,
-        subject: str,
-        relation: str,
-        object: str,
-        *,
-        user_id: str | None = None,
-        single_valued: bool | None = None,
-        valid_from: float | None = None,
-        source: str | None = None,
-    ) -> Triple:
-        call = self._calls.add(
-            subject,
-            relation,
-            object,
-            user_id=user_id,
-            single_valued=single_valued,
-            valid_from=valid_from,
-            source=source,
-        )
-        made: Triple = self._remote._send(call)
-        return made
-
-    def invalidate(self, triple_id: str, *, user_id: str | None = None, at: float | None = None) -> Triple | None:
-        closed: Triple | None = self._remote._send(self._calls.invalidate(triple_id, user_id=user_id, at=at))
-        return closed
-
-    def delete(self, triple_id: str, *, user_id: str | None = None) -> Triple | None:
-        """Delete one triple, no history kept; None when the user's graph has none."""
-        gone: Triple | None = self._remote._send(self._calls.delete(triple_id, user_id=user_id))
-        return gone
-
-    def forget_entity(self, entity: str, *, user_id: str | None = None) -> int:
-        """Delete every triple naming ``entity``, history included; how many."""
-        return int(self._remote._send(self._calls.forget_entity(entity, user_id=user_id)))
-
-    def relations(
-        self, entity: str, *, user_id: str | None = None, as_of: float | None = None, include_invalid: bool = False
-    ) -> list[Triple]:
-        call = self._calls.relations(entity, user_id=user_id, as_of=as_of, include_invalid=include_invalid)
-        found: list[Triple] = self._remote._send(call)
-        return found
-
-    def neighbors(self, entity: str, *, user_id: str | None = None, as_of: float | None = None) -> list[str]:
-        return list(self._remote._send(self._calls.neighbors(entity, user_id=user_id, as_of=as_of)))
-
-    def path(
-        self, a: str, b: str, *, user_id: str | None = None, max_depth: int = 3, as_of: float | None = None
-    ) -> list[Triple]:
-        found: list[Triple] = self._remote._send(
-            self._calls.path(a, b, user_id=user_id, max_depth=max_depth, as_of=as_of)
-        )
-        return found
+    add = sent(Entities.add)
+    invalidate = sent(Entities.invalidate)
+    delete = sent(Entities.delete)
+    forget_entity = sent(Entities.forget_entity)
+    relations = sent(Entities.relations)
+    neighbors = sent(Entities.neighbors)
+    path = sent(Entities.path)
 
 
 # -- the typed managers

@@ -11,29 +11,54 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
-from datetime import datetime
+from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
-from kioko_core.errors import MemoryNotFound
-from kioko_core.intelligence.ops import ManageReport
-from kioko_core.intelligence.pins import StablePrefix
-from kioko_core.intelligence.planner import RecallPlan
-from kioko_core.links import MemoryLink
-from kioko_core.recall import Context
-from kioko_core.recall_options import RecallOptions
 from kioko_core.store import ConnectionLostError, InvalidRecordError, Record, Scope, check_scope
 
 from . import remote_calls as C
+from .protocol import Entities, Memory, MemoryGraph
 from .remote import DEFAULT_TIMEOUT, _error, _stats, auth_headers, base_url, import_httpx, ndjson
-from .remote_calls import IDEMPOTENT, Call, Calls, GraphCalls, where
+from .remote_async_managers import (
+    MANAGERS,
+    AsyncDecisions,
+    AsyncEpisodes,
+    AsyncFacts,
+    AsyncGoals,
+    AsyncInsights,
+    AsyncInstructions,
+    AsyncKnowledge,
+    AsyncPreferences,
+    AsyncProcedures,
+    AsyncProfile,
+    AsyncSkills,
+    AsyncStrategies,
+    AsyncSummaries,
+    AsyncWorkingMemory,
+)
+from .remote_calls import IDEMPOTENT, Call, Calls, sent_async, where
 from .remote_events import Callback, EventStream
-from .service import surface
 
 
 class AsyncRemoteMemory(Calls):
     """The layer's API over HTTP, for asyncio code. Every call is a coroutine; ``memories`` and
     ``export_lines`` are async iterators."""
+
+    goals: AsyncGoals
+    decisions: AsyncDecisions
+    procedures: AsyncProcedures
+    strategies: AsyncStrategies
+    lessons: AsyncStrategies
+    skills: AsyncSkills
+    episodes: AsyncEpisodes
+    facts: AsyncFacts
+    preferences: AsyncPreferences
+    knowledge: AsyncKnowledge
+    insights: AsyncInsights
+    summaries: AsyncSummaries
+    instructions: AsyncInstructions
+    profile: AsyncProfile
+    working: AsyncWorkingMemory
 
     def __init__(
         self,
@@ -58,11 +83,11 @@ class AsyncRemoteMemory(Calls):
         self._install()
 
     def _install(self) -> None:
-        self.graph = AsyncRemoteGraph(self, C.GRAPH_CALLS + C.GRAPH_ENTITY_CALLS)
-        self.entities = AsyncRemoteGraph(self, C.ENTITY_CALLS)
-        for name in surface.MANAGERS:
-            setattr(self, name, AsyncRemoteManager(self, name))
-        self.lessons = self.strategies  # type: ignore[attr-defined]
+        self.graph = AsyncRemoteGraph(self)
+        self.entities = AsyncRemoteEntities(self)
+        for name, manager in MANAGERS.items():
+            setattr(self, name, manager(self))
+        self.lessons = self.strategies
         self.intelligence = AsyncRemoteIntelligence(self)
 
     async def _send(self, call: Call) -> Any:
@@ -127,261 +152,43 @@ class AsyncRemoteMemory(Calls):
         view._install()
         return view
 
-    # -- memories
+    # -- every call of kioko.Memory, awaited: the protocol's signature, the request derived from the operations table
 
-    async def add(
-        self,
-        content: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        memory_type: str = "factual",
-        metadata: dict[str, Any] | None = None,
-        created_at: float | datetime | None = None,
-        id: str | None = None,
-        embedding: Any = None,
-    ) -> Record:
-        call = self._add(
-            content,
-            user_id=user_id,
-            agent_id=agent_id,
-            session_id=session_id,
-            memory_type=memory_type,
-            metadata=metadata,
-            created_at=created_at,
-            id=id,
-            embedding=embedding,
-        )
-        stored: Record = await self._send(call)
-        return stored
-
-    async def add_many(
-        self,
-        items: Iterable[str | Mapping[str, Any]],
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        memory_type: str = "factual",
-    ) -> list[Record]:
-        call = self._add_many(items, user_id=user_id, agent_id=agent_id, session_id=session_id, memory_type=memory_type)
-        stored: list[Record] = await self._send(call)
-        return stored
-
-    async def get(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record:
-        found: Record = await self._send(self._get(memory_id, user_id=user_id, agent_id=agent_id))
-        return found
-
-    async def update(
-        self,
-        memory_id: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        content: str | None = None,
-        metadata: dict[str, Any] | None = None,
-    ) -> Record:
-        call = self._update(memory_id, user_id=user_id, agent_id=agent_id, content=content, metadata=metadata)
-        changed: Record = await self._send(call)
-        return changed
-
-    async def delete(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> bool:
-        try:
-            return bool(await self._send(self._delete(memory_id, user_id=user_id, agent_id=agent_id)))
-        except MemoryNotFound:
-            return False
-
-    async def forget_user(self, *, user_id: str | None = None, agent_id: str | None = None) -> int:
-        return int(await self._send(self._forget_user(user_id=user_id, agent_id=agent_id)))
+    add = sent_async(Memory.add)
+    add_many = sent_async(Memory.add_many)
+    get = sent_async(Memory.get)
+    update = sent_async(Memory.update)
+    delete = sent_async(Memory.delete)  # a 404 is False, as the library answers for a memory that is not there
+    forget_user = sent_async(Memory.forget_user)
+    recall = sent_async(Memory.recall)
+    context = sent_async(Memory.context)
+    search = sent_async(Memory.search)
+    plan = sent_async(Memory.plan)
+    feedback = sent_async(Memory.feedback)
+    manage = sent_async(Memory.manage)
+    record_turn = sent_async(Memory.record_turn)
+    learn = sent_async(Memory.learn)
+    pin = sent_async(Memory.pin)
+    unpin = sent_async(Memory.unpin)
+    pinned = sent_async(Memory.pinned)
+    kv = sent_async(Memory.kv)
+    end_session = sent_async(Memory.end_session)
+    maintain = sent_async(Memory.maintain)
 
     async def memories(
         self, *, user_id: str | None = None, agent_id: str | None = None, kinds: set[str] | None = None
     ) -> AsyncIterator[Record]:
-        """Every memory of a scope, a page at a time (``async for record in memory.memories(...)``)."""
-        from . import remote
-
+        """Every memory of a scope, a page at a time."""
         cursor = None
         while True:
-            call = self._page(user_id=user_id, agent_id=agent_id, kinds=kinds, cursor=cursor, size=remote.PAGE)
-            page = await self._send(call)
+            page = await self._send(
+                self._page(user_id=user_id, agent_id=agent_id, kinds=kinds, cursor=cursor, size=C.PAGE)
+            )
             for record in C.records(page["items"]):
                 yield record
             cursor = page["next_cursor"]
             if cursor is None:
                 return
-
-    # -- recall
-
-    async def recall(
-        self,
-        query: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        options: RecallOptions | None = None,
-        links: int | None = None,
-        limit: int | None = None,
-        include_shared: bool = False,
-        config: Any = None,
-        plan: Any = None,
-        section_limits: dict[str, int] | None = None,
-        fill_recent: list[str] | None = None,
-    ) -> Context:
-        call = self._recall(
-            "recall",
-            query,
-            user_id=user_id,
-            agent_id=agent_id,
-            session_id=session_id,
-            options=options,
-            links=links,
-            limit=limit,
-            include_shared=include_shared,
-            config=config,
-            plan=plan,
-            section_limits=section_limits,
-            fill_recent=fill_recent,
-        )
-        found: Context = await self._send(call)
-        return found
-
-    async def context(
-        self,
-        query: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        options: RecallOptions | None = None,
-        links: int | None = None,
-        limit: int | None = None,
-        plan: Any = None,
-        section_limits: dict[str, int] | None = None,
-        fill_recent: list[str] | None = None,
-    ) -> Context:
-        call = self._context(
-            query,
-            user_id=user_id,
-            agent_id=agent_id,
-            session_id=session_id,
-            options=options,
-            links=links,
-            limit=limit,
-            plan=plan,
-            section_limits=section_limits,
-            fill_recent=fill_recent,
-        )
-        found: Context = await self._send(call)
-        return found
-
-    async def search(
-        self, query: str, *, user_id: str | None = None, agent_id: str | None = None, limit: int = 10
-    ) -> list[Record]:
-        found: list[Record] = await self._send(self._search(query, user_id=user_id, agent_id=agent_id, limit=limit))
-        return found
-
-    async def plan(
-        self, query: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
-    ) -> RecallPlan:
-        found: RecallPlan = await self._send(
-            self._plan(query, user_id=user_id, agent_id=agent_id, session_id=session_id)
-        )
-        return found
-
-    async def feedback(
-        self,
-        worked: bool = True,
-        *,
-        user_id: str | None = None,
-        credited: str | None = None,
-        session_id: str | None = None,
-        context: Context | None = None,
-        agent_id: str | None = None,
-        now: float | None = None,
-    ) -> list[MemoryLink]:
-        call = self._feedback(
-            worked,
-            user_id=user_id,
-            credited=credited,
-            session_id=session_id,
-            context=context,
-            agent_id=agent_id,
-            now=now,
-        )
-        made: list[MemoryLink] = await self._send(call)
-        return made
-
-    # -- the intelligence
-
-    async def manage(
-        self,
-        text: Any,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        dry_run: bool = False,
-    ) -> ManageReport:
-        fields = {"text": text, "session_id": session_id, "dry_run": dry_run}
-        done: ManageReport = await self._send(self._routed("manage", fields, user_id, agent_id))
-        return done
-
-    async def record_turn(
-        self,
-        user: str,
-        reply: str | None = None,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        dry_run: bool = False,
-    ) -> ManageReport:
-        fields = {"user": user, "reply": reply, "session_id": session_id, "dry_run": dry_run}
-        done: ManageReport = await self._send(self._routed("record_turn", fields, user_id, agent_id))
-        return done
-
-    async def learn(
-        self,
-        messages: Any,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        dry_run: bool = False,
-    ) -> ManageReport:
-        fields = {"messages": messages, "session_id": session_id, "dry_run": dry_run}
-        done: ManageReport = await self._send(self._routed("learn", fields, user_id, agent_id))
-        return done
-
-    async def pin(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record:
-        pinned: Record = await self._send(self._pin(memory_id, True, user_id=user_id, agent_id=agent_id))
-        return pinned
-
-    async def unpin(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record:
-        unpinned: Record = await self._send(self._pin(memory_id, False, user_id=user_id, agent_id=agent_id))
-        return unpinned
-
-    async def pinned(self, *, user_id: str | None = None, agent_id: str | None = None) -> list[Record]:
-        found: list[Record] = await self._send(self._pinned(user_id=user_id, agent_id=agent_id))
-        return found
-
-    async def kv(self, *, user_id: str | None = None, agent_id: str | None = None) -> StablePrefix:
-        prefix: StablePrefix = await self._send(self._kv(user_id=user_id, agent_id=agent_id))
-        return prefix
-
-    async def end_session(
-        self, session_id: str, *, user_id: str | None = None, agent_id: str | None = None
-    ) -> Record | None:
-        episode: Record | None = await self._send(self._end_session(session_id, user_id=user_id, agent_id=agent_id))
-        return episode
-
-    async def maintain(
-        self, *, user_id: str | None = None, agent_id: str | None = None, tasks: list[str] | None = None
-    ) -> dict[str, Any]:
-        done: dict[str, Any] = await self._send(self._maintain(user_id=user_id, agent_id=agent_id, tasks=tasks))
-        return done
 
     async def reflect(self, *, user_id: str | None = None, agent_id: str | None = None) -> dict[str, Any]:
         done = await self.maintain(user_id=user_id, agent_id=agent_id, tasks=["reflect"])
@@ -441,51 +248,48 @@ class AsyncRemoteIntelligence:
 
 
 class AsyncRemoteGraph:
-    """``memory.graph`` / ``memory.entities``: each call of RemoteGraph / RemoteEntities, awaited."""
+    """``memory.graph``: each call of RemoteGraph, awaited."""
 
-    def __init__(self, remote: AsyncRemoteMemory, names: tuple[str, ...]) -> None:
-        self._remote, self._names = remote, names
-        self._calls = GraphCalls(remote)
-
-    def __getattr__(self, name: str) -> Callable[..., Awaitable[Any]]:
-        if name.startswith("_") or name not in self._names:
-            raise AttributeError(name)
-        build = getattr(self._calls, C.GRAPH_NAMES.get(name, name))
-        remote = self._remote
-
-        async def call(*args: Any, **kwargs: Any) -> Any:
-            progress = kwargs.pop("progress", None) if name == "connect" else None
-            done = await remote._send(build(*args, **kwargs))
-            if progress is not None:
-                progress(done.memories, done.memories)
-            return done
-
-        call.__name__ = name
-        call.__doc__ = build.__doc__
-        return call
-
-
-class AsyncRemoteManager:
-    """``memory.goals`` ...: the library manager's calls (the same signatures), each one awaited."""
-
-    def __init__(self, remote: AsyncRemoteMemory, name: str) -> None:
-        self._remote, self._name = remote, name
-        self.kind = getattr(surface.manager_class(name), "kind", "")
+    def __init__(self, remote: AsyncRemoteMemory) -> None:
+        self._remote = remote
 
     def __repr__(self) -> str:
-        return f"AsyncRemoteManager({self._name!r})"
+        return f"AsyncRemoteGraph({self._remote!r})"
 
-    def __getattr__(self, method: str) -> Callable[..., Awaitable[Any]]:
-        if method.startswith("_") or surface.operation(self._name, method) is None:
-            raise AttributeError(f"memory.{self._name} has no call {method!r} over HTTP")
-        remote, manager = self._remote, self._name
+    links = sent_async(MemoryGraph.links)
+    link = sent_async(MemoryGraph.link)
+    unlink = sent_async(MemoryGraph.unlink)
+    explain = sent_async(MemoryGraph.explain)
+    related = sent_async(MemoryGraph.related)
+    trace = sent_async(MemoryGraph.trace)
+    memories = sent_async(MemoryGraph.memories)
+    connect = sent_async(MemoryGraph.connect)  # runs on the server in one call; progress is called once, at the end
+    prune = sent_async(MemoryGraph.prune)
+    merge = sent_async(MemoryGraph.merge)
+    add = sent_async(MemoryGraph.add)
+    delete_triple = sent_async(MemoryGraph.delete_triple)
+    forget_entity = sent_async(MemoryGraph.forget_entity)
+    relations = sent_async(MemoryGraph.relations)
+    neighbors = sent_async(MemoryGraph.neighbors)
+    path = sent_async(MemoryGraph.path)
 
-        async def call(*args: Any, **kwargs: Any) -> Any:
-            return await remote._send(C.manager_call(remote, manager, method, args, dict(kwargs)))
 
-        call.__name__ = method
-        call.__doc__ = getattr(surface.manager_class(manager), method).__doc__
-        return call
+class AsyncRemoteEntities:
+    """``memory.entities``: each call of RemoteEntities, awaited."""
+
+    def __init__(self, remote: AsyncRemoteMemory) -> None:
+        self._remote = remote
+
+    def __repr__(self) -> str:
+        return f"AsyncRemoteEntities({self._remote!r})"
+
+    add = sent_async(Entities.add)
+    invalidate = sent_async(Entities.invalidate)
+    delete = sent_async(Entities.delete)
+    forget_entity = sent_async(Entities.forget_entity)
+    relations = sent_async(Entities.relations)
+    neighbors = sent_async(Entities.neighbors)
+    path = sent_async(Entities.path)
 
 
 __all__ = ["AsyncRemoteMemory"]

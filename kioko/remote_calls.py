@@ -10,15 +10,17 @@ out is the server's to decide (an API key bound to one user acts for that user).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Coroutine, Iterable, Mapping
 from datetime import date, datetime
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 from urllib.parse import quote
 
+from kioko_core.errors import MemoryNotFound
 from kioko_core.intelligence.planner import RecallPlan
 from kioko_core.recall import Context
-from kioko_core.recall_options import RecallOptions
+from kioko_core.recall_options import RECALL_KNOBS, RecallOptions
 from kioko_core.store import InvalidRecordError, KiokoError, Record, Scope
 
 from .service import errors as _service_errors  # noqa: F401  (Unauthorized, Forbidden ... for error_in)
@@ -74,7 +76,7 @@ def _who(bound: Scope | None, user_id: str | None, agent_id: str | None) -> tupl
 
 
 class Calls:
-    """The Calls of the memory surface; a client mixes this in and sends them."""
+    """What a client of the memory surface holds: the scope a :meth:`scoped` view is bound to."""
 
     _bound: Scope | None = None
 
@@ -82,396 +84,241 @@ class Calls:
         user, agent = _who(self._bound, user_id, agent_id)
         return {"user_id": user, "agent_id": agent}
 
-    # -- memories
-
-    def _add(
-        self,
-        content: str,
-        *,
-        user_id: str | None,
-        agent_id: str | None,
-        session_id: str | None,
-        memory_type: str,
-        metadata: dict[str, Any] | None,
-        created_at: float | datetime | None,
-        id: str | None,
-        embedding: Any,
-    ) -> Call:
-        body = {
-            "content": content,
-            **self._scope_of(user_id, agent_id),
-            "session_id": session_id,
-            "memory_type": memory_type,
-            "metadata": metadata,
-            "created_at": jsonable(created_at),
-            "id": id,
-            "embedding": _vector(embedding),
-        }
-        return Call(*where("add"), body=present(body), decode=record_in)
-
-    def _add_many(
-        self,
-        items: Iterable[str | Mapping[str, Any]],
-        *,
-        user_id: str | None,
-        agent_id: str | None,
-        session_id: str | None,
-        memory_type: str,
-    ) -> Call:
-        listed = [{"content": i} if isinstance(i, str) else {k: jsonable(v) for k, v in dict(i).items()} for i in items]
-        body = {
-            "items": listed,
-            **self._scope_of(user_id, agent_id),
-            "session_id": session_id,
-            "memory_type": memory_type,
-        }
-        return Call(*where("add_many"), body=present(body), decode=records)
-
-    def _get(self, memory_id: str, *, user_id: str | None, agent_id: str | None) -> Call:
-        return Call(*where("get", memory_id=memory_id), params=self._scope_of(user_id, agent_id), decode=record_in)
-
-    def _update(
-        self,
-        memory_id: str,
-        *,
-        user_id: str | None,
-        agent_id: str | None,
-        content: str | None,
-        metadata: dict[str, Any] | None,
-    ) -> Call:
-        body = {**self._scope_of(user_id, agent_id), "content": content, "metadata": metadata}
-        return Call(*where("update", memory_id=memory_id), body=present(body), decode=record_in)
-
-    def _delete(self, memory_id: str, *, user_id: str | None, agent_id: str | None) -> Call:
-        return Call(
-            *where("delete", memory_id=memory_id),
-            params=self._scope_of(user_id, agent_id),
-            decode=_field("deleted"),
-        )
-
-    def _forget_user(self, *, user_id: str | None, agent_id: str | None) -> Call:
-        user, agent = _who(self._bound, user_id, agent_id)
-        if user is None:
-            raise InvalidRecordError("forget_user needs user_id (or call it on memory.scoped(user_id=...))")
-        return Call(*where("forget_user", user_id=user), params={"agent_id": agent}, decode=_field("deleted"))
-
     def _page(
         self, *, user_id: str | None, agent_id: str | None, kinds: set[str] | None, cursor: str | None, size: int
     ) -> Call:
         params = {**self._scope_of(user_id, agent_id), "kind": sorted(kinds) if kinds else None}
         return Call(*where("memories"), params={**params, "limit": size, "cursor": cursor})
 
-    # -- recall
-
-    def _recall(
-        self,
-        call: str,
-        query: str,
-        *,
-        user_id: str | None,
-        agent_id: str | None,
-        session_id: str | None,
-        options: RecallOptions | None,
-        links: int | None,
-        limit: int | None,
-        include_shared: bool,
-        config: Any,
-        plan: Any,
-        section_limits: dict[str, int] | None,
-        fill_recent: list[str] | None,
-    ) -> Call:
-        if not isinstance(query, str):
-            raise InvalidRecordError("query must be a string")
-        knobs = RecallOptions.merge(
-            options,
-            links=links,
-            limit=limit,
-            include_shared=include_shared,
-            config=config,
-            plan=plan,
-            section_limits=section_limits,
-            fill_recent=fill_recent,
-        )
-        config = knobs.keywords()["config"]
-        if dataclasses.is_dataclass(config) and not isinstance(config, type):
-            config = dataclasses.asdict(config)  # a RecallConfig travels as its fields
-        body = {
-            "query": query,
-            **self._scope_of(user_id, agent_id),
-            "session_id": session_id,
-            "links": knobs.links,
-            "limit": knobs.limit,
-            **({"include_shared": knobs.include_shared or None, "config": config} if call == "recall" else {}),
-            **planned(knobs.plan, knobs.section_limits, knobs.fill_recent),
-        }
-        return Call(*where(call), body=present(body), decode=context_in)
-
-    def _context(
-        self,
-        query: str,
-        *,
-        user_id: str | None,
-        agent_id: str | None,
-        session_id: str | None,
-        options: RecallOptions | None,
-        links: int | None,
-        limit: int | None,
-        plan: Any,
-        section_limits: dict[str, int] | None,
-        fill_recent: list[str] | None,
-    ) -> Call:
-        """``context`` is recall with ``links`` 0 unless asked; options /v1/context does not take (the shared
-        knowledge base, a RecallConfig) send it to /v1/recall, with the same links default."""
-        knobs = RecallOptions.merge(
-            options, links=links, limit=limit, plan=plan, section_limits=section_limits, fill_recent=fill_recent
-        )
-        if knobs.links is None:
-            knobs = knobs.replace(links=0)
-        call = "recall" if knobs.include_shared or knobs.config is not None else "context"
-        return self._recall(
-            call,
-            query,
-            user_id=user_id,
-            agent_id=agent_id,
-            session_id=session_id,
-            options=knobs,
-            links=None,
-            limit=None,
-            include_shared=False,
-            config=None,
-            plan=None,
-            section_limits=None,
-            fill_recent=None,
-        )
-
-    def _search(self, query: str, *, user_id: str | None, agent_id: str | None, limit: int) -> Call:
-        body = {"query": query, **self._scope_of(user_id, agent_id), "limit": limit}
-        return Call(*where("search"), body=present(body), decode=records)
-
-    def _plan(self, query: str, *, user_id: str | None, agent_id: str | None, session_id: str | None) -> Call:
-        if not isinstance(query, str):
-            raise InvalidRecordError("query must be a string")
-        body = {"query": query, **self._scope_of(user_id, agent_id), "session_id": session_id}
-        return Call(*where("plan"), body=present(body), decode=plan_in)
-
-    def _feedback(
-        self,
-        worked: bool,
-        *,
-        user_id: str | None,
-        credited: str | None,
-        session_id: str | None,
-        context: Context | None,
-        agent_id: str | None,
-        now: float | None,
-    ) -> Call:
-        body = {
-            "worked": worked,
-            **self._scope_of(user_id, agent_id),
-            "credited": credited,
-            "session_id": session_id,
-            "context": jsonable(context),
-            "now": now,
-        }
-        return Call(*where("feedback"), body=present(body), decode=lambda found: [link_in(k) for k in found])
-
-    # -- the intelligence (executed by the server's layer)
-
-    def _routed(self, call: str, fields: dict[str, Any], user_id: str | None, agent_id: str | None) -> Call:
-        body = {**fields, **self._scope_of(user_id, agent_id)}
-        return Call(*where(call), body=present(body), decode=report)
-
-    def _pin(self, memory_id: str, pinned: bool, *, user_id: str | None, agent_id: str | None) -> Call:
-        if pinned:
-            return Call(
-                *where("pin", memory_id=memory_id), body=present(self._scope_of(user_id, agent_id)), decode=record_in
-            )
-        return Call(*where("unpin", memory_id=memory_id), params=self._scope_of(user_id, agent_id), decode=record_in)
-
-    def _pinned(self, *, user_id: str | None, agent_id: str | None) -> Call:
-        return Call(*where("pinned"), params=self._scope_of(user_id, agent_id), decode=records)
-
-    def _kv(self, *, user_id: str | None, agent_id: str | None) -> Call:
-        return Call(*where("kv"), params=self._scope_of(user_id, agent_id), decode=prefix_in)
-
-    def _end_session(self, session_id: str, *, user_id: str | None, agent_id: str | None) -> Call:
-        return Call(
-            *where("end_session", session_id=session_id),
-            body=present(self._scope_of(user_id, agent_id)),
-            decode=lambda found: record_in(found) if found is not None else None,
-        )
-
-    def _maintain(self, *, user_id: str | None, agent_id: str | None, tasks: list[str] | None) -> Call:
-        body = {**self._scope_of(user_id, agent_id), "tasks": jsonable(tasks)}
-        return Call(*where("maintain"), body=present(body))
-
     def _intelligence(self) -> Call:
         return Call(*where("intelligence"))
 
 
-class GraphCalls:
-    """``memory.graph``'s and ``memory.entities``' Calls."""
-
-    def __init__(self, calls: Calls) -> None:
-        self._calls = calls
-
-    def _scope_of(self, user_id: str | None, agent_id: str | None) -> dict[str, Any]:
-        return self._calls._scope_of(user_id, agent_id)
-
-    def _user(self, user_id: str | None) -> dict[str, Any]:
-        return {"user_id": _who(self._calls._bound, user_id, None)[0]}
-
-    def links(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Call:
-        return Call(*where("graph.links", memory_id=memory_id), params=self._scope_of(user_id, agent_id), decode=_links)
-
-    def link(
-        self,
-        a: str,
-        b: str,
-        type: str = "related_to",
-        weight: float = 1.0,
-        why: str = "",
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-    ) -> Call:
-        body = {"target": b, "type": type, "weight": weight, "why": why, **self._scope_of(user_id, agent_id)}
-        return Call(*where("graph.link", memory_id=a), body=present(body), decode=link_in)
-
-    def unlink(self, a: str, b: str, *, user_id: str | None = None, agent_id: str | None = None) -> Call:
-        return Call(
-            *where("graph.unlink", memory_id=a, target=b),
-            params=self._scope_of(user_id, agent_id),
-            decode=_field("unlinked"),
-        )
-
-    def explain(self, a: str, b: str, *, user_id: str | None = None, agent_id: str | None = None) -> Call:
-        return Call(
-            *where("graph.explain", memory_id=a, target=b),
-            params=self._scope_of(user_id, agent_id),
-            decode=score_in,
-        )
-
-    def related(
-        self,
-        memory_id: str,
-        depth: int = 2,
-        limit: int = 10,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-    ) -> Call:
-        params = {**self._scope_of(user_id, agent_id), "depth": depth, "limit": limit}
-        return Call(
-            *where("graph.related", memory_id=memory_id),
-            params=params,
-            decode=lambda found: [related_in(r) for r in found],
-        )
-
-    def trace(
-        self, a: str, b: str, max_depth: int = 4, *, user_id: str | None = None, agent_id: str | None = None
-    ) -> Call:
-        params = {**self._scope_of(user_id, agent_id), "max_depth": max_depth}
-        return Call(*where("graph.trace", memory_id=a, target=b), params=params, decode=_links)
-
-    def memories(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        center: str | None = None,
-        depth: int = 2,
-        limit: int = 120,
-    ) -> Call:
-        params = {**self._scope_of(user_id, agent_id), "center": center, "depth": depth, "limit": limit}
-        return Call(*where("graph.memories"), params=params, decode=drawing)
-
-    def connect(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        rebuild: bool = False,
-        limit: int | None = None,
-    ) -> Call:
-        body = {**self._scope_of(user_id, agent_id), "rebuild": rebuild, "limit": limit}
-        return Call(*where("graph.connect"), body=present(body), decode=connect_report)
-
-    def prune(self, *, user_id: str | None = None, agent_id: str | None = None, now: float | None = None) -> Call:
-        if now is not None:
-            raise InvalidRecordError("prune(now=...) is not available over HTTP; the server prunes as of its clock")
-        return Call(*where("graph.prune"), body=present(self._scope_of(user_id, agent_id)), decode=_field("result"))
-
-    def merge(self, duplicate: str, survivor: str, *, user_id: str | None = None, agent_id: str | None = None) -> Call:
-        body = {"survivor": survivor, **self._scope_of(user_id, agent_id)}
-        return Call(*where("graph.merge", memory_id=duplicate), body=present(body), decode=record_in)
-
-    # -- the entity graph
-
-    def add(
-        self,
-        subject: str,
-        relation: str,
-        object: str,
-        *,
-        user_id: str | None = None,
-        single_valued: bool | None = None,
-        valid_from: float | None = None,
-        source: str | None = None,
-    ) -> Call:
-        body = {
-            "subject": subject,
-            "relation": relation,
-            "object": object,
-            **self._user(user_id),
-            "single_valued": single_valued,
-            "valid_from": valid_from,
-            "source": source,
-        }
-        return Call(*where("entities.add"), body=present(body), decode=triple_in)
-
-    def invalidate(self, triple_id: str, *, user_id: str | None = None, at: float | None = None) -> Call:
-        body = {**self._user(user_id), "at": at}
-        return Call(
-            *where("entities.invalidate", triple_id=triple_id),
-            body=present(body),
-            decode=lambda found: triple_in(found) if found is not None else None,
-        )
-
-    def delete(self, triple_id: str, *, user_id: str | None = None) -> Call:
-        return Call(
-            *where("entities.delete", triple_id=triple_id),
-            params=self._user(user_id),
-            decode=lambda found: triple_in(found) if found is not None else None,
-        )
-
-    def forget_entity(self, entity: str, *, user_id: str | None = None) -> Call:
-        return Call(
-            *where("entities.forget_entity", entity=entity), params=self._user(user_id), decode=_field("deleted")
-        )
-
-    def relations(
-        self, entity: str, *, user_id: str | None = None, as_of: float | None = None, include_invalid: bool = False
-    ) -> Call:
-        params = {**self._user(user_id), "as_of": as_of, "include_invalid": include_invalid}
-        return Call(*where("entities.relations", entity=entity), params=params, decode=_triples)
-
-    def neighbors(self, entity: str, *, user_id: str | None = None, as_of: float | None = None) -> Call:
-        params = {**self._user(user_id), "as_of": as_of}
-        return Call(*where("entities.neighbors", entity=entity), params=params)
-
-    def path(
-        self, a: str, b: str, *, user_id: str | None = None, max_depth: int = 3, as_of: float | None = None
-    ) -> Call:
-        params = {**self._user(user_id), "max_depth": max_depth, "as_of": as_of}
-        return Call(*where("entities.path", entity=a, other=b), params=params, decode=_triples)
+# -- every other call: derived from its signature (kioko.protocol) and its row of the operations table
 
 
-GRAPH_CALLS = ("links", "link", "unlink", "explain", "related", "trace", "memories", "connect", "prune", "merge")
-ENTITY_CALLS = ("add", "invalidate", "delete", "forget_entity", "relations", "neighbors", "path")
-GRAPH_ENTITY_CALLS = ("add", "delete_triple", "forget_entity", "relations", "neighbors", "path")
-"""The entity graph's calls that ``memory.graph`` has too (``graph.delete_triple`` is ``entities.delete``)."""
-GRAPH_NAMES = {"delete_triple": "delete"}
+OWNERS = {"Memory": "", "IntelligenceCalls": "", "MemoryGraph": "graph", "Entities": "entities"}
+"""The protocol class a method is written in -> the prefix of its call's name (``graph.link``)."""
+
+
+def call_name(method: Any) -> str:
+    """``"graph.link"`` for ``MemoryGraph.link``, ``"add"`` for ``Memory.add``."""
+    owner, _, name = method.__qualname__.rpartition(".")
+    prefix = OWNERS[owner]
+    return f"{prefix}.{name}" if prefix else name
+
+
+def derived(
+    calls: Calls,
+    call: str,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    *,
+    written_in: Mapping[str, type] | None = None,
+) -> Call:
+    """The request of ``call(*args, **kwargs)``: the arguments bound to the call's signature in the protocol
+    (a keyword it does not take is a TypeError, as in the library), the scope filled in from a scoped view,
+    and each argument placed where its row of :data:`kioko.service.surface.MEMORY_ROUTES` says (path, body or
+    query, under its wire name); an argument left out is not sent (the server applies the same default)."""
+    sig = surface.signature(call, written_in=written_in)
+    try:
+        given = dict(sig.bind(*args, **kwargs).arguments)
+    except TypeError as error:
+        raise TypeError(f"{call}(): {error}") from None
+    if "user_id" in sig.parameters:
+        user, agent = _who(calls._bound, given.get("user_id"), given.get("agent_id"))
+        given["user_id"] = user
+        if "agent_id" in sig.parameters:
+            given["agent_id"] = agent
+    target = call
+    prepare = PREPARE.get(surface.route(call).call)
+    if prepare is not None:
+        target, given = prepare(call, given)
+    found = surface.route(target)
+    path, body, query = found.path, {}, {}
+    for param in surface.params(target, written_in=written_in):
+        value = given.get(param.name)
+        if value is None:
+            continue
+        value = OUTGOING.get(param.name, jsonable)(value)
+        if param.where == "path":
+            path = path.replace("{" + param.wire + "}", seg(value, param.wire))
+        elif param.where == "body":
+            body[param.wire] = value
+        else:
+            query[param.wire] = value
+    if "{" in path:
+        missing = ", ".join(found.path_params)
+        raise InvalidRecordError(f"{call} needs {missing} (or call it on memory.scoped(user_id=...))")
+    decode = decoder(call, written_in=written_in)
+    if found.in_body:
+        return Call(found.verb, path, params=query or None, body=body, decode=decode)
+    return Call(found.verb, path, params=query, decode=decode)
+
+
+def _recall_knobs(call: str, given: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """recall / context: ``options`` and the keywords beside it as one RecallOptions, sent as its fields.
+    ``context`` follows links only when asked; options /v1/context does not take (the shared knowledge base,
+    a RecallConfig) send it to /v1/recall, with the same links default."""
+    if not isinstance(given.get("query"), str):
+        raise InvalidRecordError("query must be a string")
+    knobs = RecallOptions.merge(given.pop("options", None), **{k: given.pop(k) for k in RECALL_KNOBS if k in given})
+    if call == "context":
+        if knobs.links is None:
+            knobs = knobs.replace(links=0)
+        if knobs.include_shared or knobs.config is not None:
+            call = "recall"
+    return call, {**given, **knobs.keywords()}
+
+
+def _query_is_text(call: str, given: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    if not isinstance(given.get("query"), str):
+        raise InvalidRecordError("query must be a string")
+    return call, given
+
+
+def _server_clock(call: str, given: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    if given.pop("now", None) is not None:
+        raise InvalidRecordError("prune(now=...) is not available over HTTP; the server prunes as of its clock")
+    return call, given
+
+
+PREPARE: dict[str, Callable[[str, dict[str, Any]], tuple[str, dict[str, Any]]]] = {
+    "recall": _recall_knobs,
+    "context": _recall_knobs,
+    "plan": _query_is_text,
+    "graph.prune": _server_clock,
+}
+"""What a client does before sending a call (the table's ``local`` parameters: recall's options, prune's clock)."""
+
+
+def _items(items: Iterable[str | Mapping[str, Any]]) -> list[dict[str, Any]]:
+    return [{"content": i} if isinstance(i, str) else {k: jsonable(v) for k, v in dict(i).items()} for i in items]
+
+
+def _config(config: Any) -> Any:
+    if dataclasses.is_dataclass(config) and not isinstance(config, type):
+        return dataclasses.asdict(config)  # a RecallConfig travels as its fields
+    return jsonable(config)
+
+
+def _plan(plan: Any) -> Any:
+    return planned(plan, None, None)["plan"]
+
+
+OUTGOING: dict[str, Callable[[Any], Any]] = {
+    "embedding": lambda embedding: _vector(embedding),
+    "items": _items,
+    "config": _config,
+    "plan": _plan,
+}
+"""An argument's JSON where :func:`jsonable` is not enough (by parameter name)."""
+
+
+def _optional(decode: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return lambda found: decode(found) if found is not None else None
+
+
+DECODERS: dict[str, Callable[[Any], Any]] = {
+    "Record": record_in,
+    "Record | None": _optional(record_in),
+    "list[Record]": lambda found: records(found),
+    "Context": context_in,
+    "RecallPlan": plan_in,
+    "ManageReport": lambda found: report(found),
+    "StablePrefix": prefix_in,
+    "MemoryLink": link_in,
+    "list[MemoryLink]": lambda found: _links(found),
+    "LinkScore": score_in,
+    "list[RelatedMemory]": lambda found: [related_in(r) for r in found],
+    "GraphDrawing": lambda found: drawing(found),
+    "ConnectReport": lambda found: connect_report(found),
+    "Triple": triple_in,
+    "Triple | None": _optional(triple_in),
+    "list[Triple]": lambda found: _triples(found),
+    "list[str]": list,
+    "bool": bool,
+    "int": int,
+    "dict[str, Any]": dict,
+}
+"""The library's value from the JSON answer, by the return type the protocol writes."""
+
+
+def decoder(call: str, *, written_in: Mapping[str, type] | None = None) -> Callable[[Any], Any]:
+    returns = surface.signature(call, written_in=written_in).return_annotation
+    try:
+        decode = DECODERS[returns]
+    except KeyError:
+        raise TypeError(f"{call} returns {returns}: no decoder for it in kioko.remote_calls.DECODERS") from None
+    field = surface.route(call).answer
+    if field:
+        return lambda answer: decode(answer[field])
+    return decode
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def sent(method: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate[Any, P], R]:
+    """A client method that is the protocol's ``method``: its signature (for mypy and ``inspect``), its request
+    derived from the operations table, sent by the client's ``_send``."""
+    call = call_name(method)
+    found = surface.route(call)
+
+    def send(self: Any, *args: P.args, **kwargs: P.kwargs) -> R:
+        client = getattr(self, "_remote", self)
+        request = derived(client, call, args, kwargs)
+        try:
+            result: R = client._send(request)
+        except MemoryNotFound:
+            if found.absent is None:
+                raise
+            return found.absent  # type: ignore[no-any-return]
+        after = AFTER.get(call)
+        if after is not None:
+            after(args, kwargs, result)
+        return result
+
+    return _derived_from(send, method, call)
+
+
+def sent_async(method: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate[Any, P], Coroutine[Any, Any, R]]:
+    """:func:`sent` for AsyncRemoteMemory: the same request, awaited."""
+    call = call_name(method)
+    found = surface.route(call)
+
+    async def send(self: Any, *args: P.args, **kwargs: P.kwargs) -> R:
+        client = getattr(self, "_remote", self)
+        request = derived(client, call, args, kwargs)
+        try:
+            result: R = await client._send(request)
+        except MemoryNotFound:
+            if found.absent is None:
+                raise
+            return found.absent  # type: ignore[no-any-return]
+        after = AFTER.get(call)
+        if after is not None:
+            after(args, kwargs, result)
+        return result
+
+    return _derived_from(send, method, call)
+
+
+def _derived_from(send: Any, method: Any, call: str) -> Any:
+    functools.update_wrapper(send, method)  # name, doc and (through __wrapped__) the protocol's signature
+    send.__operation__ = call
+    return send
+
+
+def _progress(args: tuple[Any, ...], kwargs: dict[str, Any], done: Any) -> None:
+    """``graph.connect(progress=...)``: the server connects in one call; progress is told once, at the end."""
+    progress = kwargs.get("progress")
+    if progress is not None:
+        progress(done.memories, done.memories)
+
+
+AFTER: dict[str, Callable[[tuple[Any, ...], dict[str, Any], Any], None]] = {"graph.connect": _progress}
 
 
 # -- the typed managers: each call is the row of kioko.service.surface it names
@@ -634,3 +481,17 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, tuple | set | frozenset):
         return list(value)
     return value
+
+
+def awaited(method: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate[Any, P], Coroutine[Any, Any, R]]:
+    """An AsyncRemoteMemory manager's call: the library manager's ``method`` (its signature, for mypy and
+    ``inspect``), its request the operation of the managers' table it names, awaited."""
+    name = method.__name__
+
+    async def send(self: Any, *args: P.args, **kwargs: P.kwargs) -> R:
+        remote = self._remote
+        result: R = await remote._send(manager_call(remote, self._manager, name, args, dict(kwargs)))
+        return result
+
+    functools.update_wrapper(send, method)
+    return send

@@ -19,6 +19,7 @@ from .errors import InvalidRecordError
 
 if TYPE_CHECKING:
     from .recall import Context
+    from .recall_options import RecallOptions
     from .store import Record, Scope
 
 
@@ -40,13 +41,10 @@ class LayerHooks:
         query: str,
         scope: Scope,
         session_id: str | None,
-        plan: Any,
-        links: int | None,
-        limit: int | None,
-        section_limits: dict[str, int] | None,
-        fill_recent: list[str] | None,
+        options: RecallOptions,
     ) -> FollowedPlan | None:
-        """The plan recall follows (its caps win over the call's), or None to recall with the call's options.
+        """The plan recall follows (``options.plan``, with the call's other options winning over its caps), or
+        None to recall with the call's options.
 
         ``query`` is the recall's :class:`~kioko_core.reading.Query`: a ``str`` that also holds what recall
         read from it (the names the user's graph knows), so a planner need not read it again."""

@@ -616,24 +616,22 @@ class MemoryLayer:
         ``options`` (a :class:`~kioko_core.recall_options.RecallOptions`) holds the same knobs as one value; a
         keyword given beside it wins.
         """
-        if options is not None:
-            knobs = RecallOptions.merge(
-                options,
-                links=links,
-                limit=limit,
-                include_shared=include_shared,
-                config=config,
-                plan=plan,
-                section_limits=section_limits,
-                fill_recent=fill_recent,
-            ).keywords()
-            links, limit, include_shared, config = (
-                knobs["links"],
-                knobs["limit"],
-                knobs["include_shared"],
-                knobs["config"],
-            )
-            plan, section_limits, fill_recent = knobs["plan"], knobs["section_limits"], knobs["fill_recent"]
+        knobs = RecallOptions.merge(
+            options,
+            links=links,
+            limit=limit,
+            include_shared=include_shared,
+            config=config,
+            plan=plan,
+            section_limits=section_limits,
+            fill_recent=fill_recent,
+        )
+        links, limit, include_shared, config = (
+            knobs.links,
+            knobs.limit,
+            knobs.include_shared,
+            knobs.keywords()["config"],
+        )
         if not isinstance(query, str):
             raise InvalidRecordError("query must be a string")
         self.limits.check_query(query)
@@ -642,9 +640,8 @@ class MemoryLayer:
         scope = self._scope(user_id, agent_id)
         # read once: the planner, retrieval and the sections take this reading of the question
         read = Query.of(query, scope.user_id, self.entities)
-        followed = self.hooks.plan_recall(
-            self, read, scope, session_id, plan, links, limit, section_limits, fill_recent
-        )
+        followed = self.hooks.plan_recall(self, read, scope, session_id, knobs)
+        section_limits, fill_recent = knobs.keywords()["section_limits"], knobs.keywords()["fill_recent"]
         if followed is not None:
             links, limit = followed.links, followed.limit
             section_limits, fill_recent = followed.section_limits, followed.fill_recent

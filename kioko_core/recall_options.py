@@ -85,3 +85,5 @@ class RecallOptions:
 
 
 _FIELDS = frozenset(f.name for f in dataclasses.fields(RecallOptions))
+RECALL_KNOBS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(RecallOptions))
+"""The names of recall's knobs, in order: the keywords recall takes beside ``options``."""

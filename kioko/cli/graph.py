@@ -5,20 +5,25 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from .app import GRAPH, app
+from .derived import from_operation
 from .support import Agent, Json, Store, UsageProblem, User, err, new_table, opened, out, print_json, short
 
 
 @app.command(rich_help_panel=GRAPH)
+@from_operation(
+    "graph.related",
+    arguments={"memory_id": "The memory to start from."},
+    options={"depth": ("--depth",), "limit": ("--limit", "-n")},
+    helps={"depth": "Links to follow.", "limit": "How many, best first."},
+)
 def related(
     *,
-    memory_id: Annotated[str, typer.Argument(help="The memory to start from.")],
-    depth: Annotated[int, typer.Option("--depth", min=1, max=6, help="Links to follow.")] = 2,
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 10,
+    args: dict[str, Any],
     user: User,
     store: Store = None,
     agent: Agent = None,
@@ -28,7 +33,7 @@ def related(
     from ..views import related_view
 
     with opened(store) as memory:
-        items = memory.graph.related(memory_id, depth=depth, limit=limit, user_id=user, agent_id=agent)
+        items = memory.graph.related(**args, user_id=user, agent_id=agent)
     if json:
         return print_json([related_view(i) for i in items])
     if not items:
@@ -76,10 +81,12 @@ def link(
 
 
 @app.command(rich_help_panel=GRAPH)
+@from_operation(
+    "graph.explain", arguments={"a": "One memory.", "b": "The other memory."}, rename={"a": "first", "b": "second"}
+)
 def explain(
     *,
-    first: Annotated[str, typer.Argument(help="One memory.")],
-    second: Annotated[str, typer.Argument(help="The other memory.")],
+    args: dict[str, Any],
     user: User,
     store: Store = None,
     agent: Agent = None,
@@ -89,7 +96,7 @@ def explain(
     from ..views import score_view
 
     with opened(store) as memory:
-        score = memory.graph.explain(first, second, user_id=user, agent_id=agent)
+        score = memory.graph.explain(**args, user_id=user, agent_id=agent)
     if json:
         return print_json(score_view(score))
     console = out()
@@ -104,11 +111,15 @@ def explain(
 
 
 @app.command(rich_help_panel=GRAPH)
+@from_operation(
+    "graph.trace",
+    arguments={"a": "Where the chain starts.", "b": "Where it should end."},
+    options={"max_depth": ("--max-depth",)},
+    rename={"a": "first", "b": "second"},
+)
 def trace(
     *,
-    first: Annotated[str, typer.Argument(help="Where the chain starts.")],
-    second: Annotated[str, typer.Argument(help="Where it should end.")],
-    max_depth: Annotated[int, typer.Option("--max-depth", min=1, max=8)] = 4,
+    args: dict[str, Any],
     user: User,
     store: Store = None,
     agent: Agent = None,
@@ -118,11 +129,11 @@ def trace(
     from ..views import link_view
 
     with opened(store) as memory:
-        chain = memory.graph.trace(first, second, max_depth=max_depth, user_id=user, agent_id=agent)
+        chain = memory.graph.trace(**args, user_id=user, agent_id=agent)
     if json:
         return print_json([link_view(k) for k in chain])
     if not chain:
-        return out().print(f"no chain of at most {max_depth} links joins them", markup=False)
+        return out().print(f"no chain of at most {args['max_depth']} links joins them", markup=False)
     for step, found in enumerate(chain, 1):
         out().print(f"{step}. {found.line()}\n   why: {found.why or '-'}", markup=False)
 

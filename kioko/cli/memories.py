@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from .app import MEMORY, app
+from .derived import from_operation
 from .support import (
     Agent,
     Json,
@@ -199,9 +200,10 @@ def update(
 
 
 @app.command(rich_help_panel=MEMORY)
+@from_operation("delete", arguments={"memory_id": "The memory's id."})
 def delete(
     *,
-    memory_id: Annotated[str, typer.Argument(help="The memory's id.")],
+    args: dict[str, Any],
     user: User,
     store: Store = None,
     agent: Agent = None,
@@ -210,8 +212,9 @@ def delete(
     """Delete one memory; the memories linked to it forget the link."""
     from kioko_core.errors import MemoryNotFound
 
+    memory_id = args["memory_id"]
     with opened(store) as memory:
-        if not memory.delete(memory_id, user_id=user, agent_id=agent):
+        if not memory.delete(**args, user_id=user, agent_id=agent):
             raise MemoryNotFound(memory_id, user)
     if json:
         return print_json({"deleted": memory_id})

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from .app import SMART, app
+from .derived import from_operation
 from .support import Agent, Json, Store, UsageProblem, User, err, new_table, opened, out, print_json
 
 
@@ -51,10 +52,16 @@ def manage(
 
 
 @app.command(rich_help_panel=SMART)
+@from_operation(
+    "plan",
+    arguments={"query": "The question or task."},
+    options={"session_id": ("--session",)},
+    helps={"session_id": "The current conversation."},
+    rename={"query": "question", "session_id": "session"},
+)
 def plan(
     *,
-    question: Annotated[str, typer.Argument(help="The question or task.")],
-    session: Annotated[str | None, typer.Option("--session", help="The current conversation.")] = None,
+    args: dict[str, Any],
     user: User,
     store: Store = None,
     agent: Agent = None,
@@ -62,7 +69,7 @@ def plan(
 ) -> None:
     """The plan recall would follow for a question: its intents, why, a cap per context section, links."""
     with opened(store) as memory:
-        found = memory.plan(question, user_id=user, agent_id=agent, session_id=session)
+        found = memory.plan(**args, user_id=user, agent_id=agent)
     if json:
         return print_json(found.to_dict())
     console = out()
@@ -160,9 +167,10 @@ def _result_text(result: Any) -> str:
 
 
 @app.command("end-session", rich_help_panel=SMART)
+@from_operation("end_session", arguments={"session_id": "The session to wrap up."}, rename={"session_id": "session"})
 def end_session(
     *,
-    session: Annotated[str, typer.Argument(help="The session to wrap up.")],
+    args: dict[str, Any],
     user: User,
     store: Store = None,
     agent: Agent = None,
@@ -172,11 +180,13 @@ def end_session(
     from ..views import memory_view
 
     with opened(store) as memory:
-        episode = memory.end_session(session, user_id=user, agent_id=agent)
+        episode = memory.end_session(**args, user_id=user, agent_id=agent)
     if json:
         return print_json(memory_view(episode) if episode is not None else None)
     if episode is None:
-        return out().print(f"session {session} had nothing lasting to keep (its scratchpad is cleared)", markup=False)
+        return out().print(
+            f"session {args['session_id']} had nothing lasting to keep (its scratchpad is cleared)", markup=False
+        )
     out().print(f"episode {episode.id}: {episode.content}", markup=False)
 
 

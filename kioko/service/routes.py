@@ -16,11 +16,13 @@ from kioko_core.kind_registry import canonical_kind
 from kioko_core.layer import MemoryLayer
 from kioko_core.links import link_entries
 from kioko_core.recall import Context, RecalledMemory
+from kioko_core.recall_options import RECALL_KNOBS, RecallOptions
 from kioko_core.store import Filter, InvalidRecordError, Record, Scope
 
 from .auth import Principal
 from .deps import ERROR_RESPONSES, Service, authorized, principal, service
 from .exchange import OWN_AGENTS, export_lines, export_scopes, import_lines
+from .served import served
 from .wire import context_out, link_out, plan_in, record_out, related_out, score_out, triple_out
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
@@ -75,39 +77,23 @@ def _event(svc: Service, name: str, record: Record | None = None, **extra: Any) 
 # --------------------------------------------------------------------------- memories
 
 
-@router.post("/memories", tags=["memories"], response_model=S.RecordOut, status_code=201)
-def add_memory(body: S.MemoryCreate, svc: Service = Depends(service), who: Principal = Depends(principal)):
+@served(router, "add", tags=["memories"], response_model=S.RecordOut, status_code=201)
+def add_memory(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Store a memory (and, with linking on, link it); 422 SecretDropped for a credential."""
-    authorized(who, body.user_id, body.agent_id)
+    authorized(who, args["user_id"], args["agent_id"])
     with svc.write_lock:
-        stored = svc.layer.add(
-            body.content,
-            user_id=body.user_id,
-            agent_id=body.agent_id,
-            session_id=body.session_id,
-            memory_type=body.memory_type,
-            metadata=body.metadata,
-            created_at=body.created_at,
-            id=body.id,
-            embedding=body.embedding,
-        )
+        stored = svc.layer.add(**args)
     _event(svc, "memory.added", stored)
     return record_out(stored)
 
 
-@router.post("/memories/batch", tags=["memories"], response_model=list[S.RecordOut], status_code=201)
-def add_memories(body: S.MemoryBatch, svc: Service = Depends(service), who: Principal = Depends(principal)):
+@served(router, "add_many", tags=["memories"], response_model=list[S.RecordOut], status_code=201)
+def add_memories(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Store many memories in order (``add_many``): every item is checked first, so a bad one stores nothing."""
-    authorized(who, body.user_id, body.agent_id)
-    items = [{k: v for k, v in item.model_dump().items() if v is not None} for item in body.items]
+    authorized(who, args["user_id"], args["agent_id"])
+    args["items"] = [{k: v for k, v in item.items() if v is not None} for item in args["items"]]
     with svc.write_lock:
-        stored = svc.layer.add_many(
-            items,
-            user_id=body.user_id,
-            agent_id=body.agent_id,
-            session_id=body.session_id,
-            memory_type=body.memory_type,
-        )
+        stored = svc.layer.add_many(**args)
     for record in stored:
         _event(svc, "memory.added", record)
     return [record_out(r) for r in stored]
@@ -164,120 +150,77 @@ def _cursor_in(cursor: str | None) -> str | None:
         raise InvalidRecordError("cursor is not one this server handed out; start again without it") from None
 
 
-@router.get("/memories/{memory_id}", tags=["memories"], response_model=S.RecordOut)
-def get_memory(
-    memory_id: str,
-    user_id: str = UserQ,
-    agent_id: str | None = AgentQ,
-    svc: Service = Depends(service),
-    who: Principal = Depends(principal),
-):
+@served(router, "get", tags=["memories"], response_model=S.RecordOut)
+def get_memory(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """The memory, or 404 when it is not in this scope."""
-    authorized(who, user_id, agent_id)
-    return rendered(record_out(svc.layer.get(memory_id, user_id=user_id, agent_id=agent_id)))
+    authorized(who, args["user_id"], args["agent_id"])
+    return rendered(record_out(svc.layer.get(**args)))
 
 
-@router.patch("/memories/{memory_id}", tags=["memories"], response_model=S.RecordOut)
-def update_memory(
-    memory_id: str, body: S.MemoryPatch, svc: Service = Depends(service), who: Principal = Depends(principal)
-):
+@served(router, "update", tags=["memories"], response_model=S.RecordOut)
+def update_memory(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Change the content (links are derived again) and/or merge metadata."""
-    authorized(who, body.user_id, body.agent_id)
+    authorized(who, args["user_id"], args["agent_id"])
     with svc.write_lock:
-        stored = svc.layer.update(
-            memory_id, user_id=body.user_id, agent_id=body.agent_id, content=body.content, metadata=body.metadata
-        )
+        stored = svc.layer.update(**args)
     _event(svc, "memory.updated", stored)
     return record_out(stored)
 
 
-@router.delete("/memories/{memory_id}", tags=["memories"], response_model=S.Deleted)
-def delete_memory(
-    memory_id: str,
-    user_id: str = UserQ,
-    agent_id: str | None = AgentQ,
-    svc: Service = Depends(service),
-    who: Principal = Depends(principal),
-):
+@served(router, "delete", tags=["memories"], response_model=S.Deleted)
+def delete_memory(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Delete a memory; its neighbours forget their links to it. 404 MemoryNotFound when there is none."""
+    user_id, agent_id = args["user_id"], args["agent_id"]
     authorized(who, user_id, agent_id)
     with svc.write_lock:
-        deleted = svc.layer.delete(memory_id, user_id=user_id, agent_id=agent_id)
+        deleted = svc.layer.delete(**args)
     if not deleted:
-        raise MemoryNotFound(memory_id, user_id)
-    _event(svc, "memory.deleted", None, user_id=user_id, agent_id=agent_id, id=memory_id)
+        raise MemoryNotFound(args["memory_id"], user_id)
+    _event(svc, "memory.deleted", None, user_id=user_id, agent_id=agent_id, id=args["memory_id"])
     return {"deleted": True}
 
 
 # --------------------------------------------------------------------------- recall
 
 
-@router.post("/recall", tags=["recall"], response_model=S.ContextOut)
-def recall(body: S.RecallIn, svc: Service = Depends(service), who: Principal = Depends(principal)):
+@served(router, "recall", tags=["recall"], response_model=S.ContextOut)
+def recall(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """The context for a question: what it retrieves, what their links bring, how they connect."""
-    authorized(who, body.user_id, body.agent_id)
-    found = svc.layer.recall(
-        body.query,
-        user_id=body.user_id,
-        agent_id=body.agent_id,
-        session_id=body.session_id,
-        links=body.links,
-        limit=body.limit,
-        include_shared=body.include_shared,
-        config=body.config,
-        **_planned(body),
-    )
-    return rendered(context_out(found))
+    authorized(who, args["user_id"], args["agent_id"])
+    return rendered(context_out(svc.layer.recall(**recall_arguments(args))))
 
 
-def _planned(body: S.Planned) -> dict[str, Any]:
-    """The plan and the options that win over it, as the library takes them (a plan object as a RecallPlan)."""
-    plan: Any = body.plan
-    if isinstance(plan, S.PlanIn):
-        plan = plan_in(plan.model_dump())
-    return {"plan": plan, "section_limits": body.section_limits, "fill_recent": body.fill_recent}
+def recall_arguments(args: dict[str, Any]) -> dict[str, Any]:
+    """recall's (or context's) arguments with its knobs as one RecallOptions (a plan object as a RecallPlan)."""
+    knobs = {name: args.pop(name) for name in RECALL_KNOBS if name in args}
+    if isinstance(knobs.get("plan"), dict):
+        knobs["plan"] = plan_in(knobs["plan"])
+    return {**args, "options": RecallOptions(**knobs)}
 
 
-@router.post("/context", tags=["recall"], response_model=S.ContextOut)
-def context(body: S.ContextIn, svc: Service = Depends(service), who: Principal = Depends(principal)):
+@served(router, "context", tags=["recall"], response_model=S.ContextOut)
+def context(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Like recall, following links only when asked (``links`` defaults to 0)."""
-    authorized(who, body.user_id, body.agent_id)
-    found = svc.layer.context(
-        body.query,
-        user_id=body.user_id,
-        agent_id=body.agent_id,
-        session_id=body.session_id,
-        links=body.links,
-        limit=body.limit,
-        **_planned(body),
-    )
-    return rendered(context_out(found))
+    authorized(who, args["user_id"], args["agent_id"])
+    return rendered(context_out(svc.layer.context(**recall_arguments(args))))
 
 
-@router.post("/search", tags=["recall"], response_model=list[S.RecordOut])
-def search(body: S.SearchIn, svc: Service = Depends(service), who: Principal = Depends(principal)):
+@served(router, "search", tags=["recall"], response_model=list[S.RecordOut])
+def search(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """The memories that best match the query (no link expansion)."""
-    authorized(who, body.user_id, body.agent_id)
-    found = svc.layer.search(body.query, user_id=body.user_id, agent_id=body.agent_id, limit=body.limit)
-    return rendered([record_out(r) for r in found])
+    authorized(who, args["user_id"], args["agent_id"])
+    return rendered([record_out(r) for r in svc.layer.search(**args)])
 
 
-@router.post("/feedback", tags=["recall"], response_model=list[S.LinkOut])
-def feedback(body: S.FeedbackIn, svc: Service = Depends(service), who: Principal = Depends(principal)):
+@served(router, "feedback", tags=["recall"], response_model=list[S.LinkOut])
+def feedback(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """ "That worked": link the credited fix to its session's problems, strengthen the links used together."""
-    scope = authorized(who, body.user_id, body.agent_id)
+    scope = authorized(who, args["user_id"], args["agent_id"])
+    args["context"] = context_from_ids(svc.layer, scope, args["context"])
     with svc.write_lock:
-        made = svc.layer.feedback(
-            body.worked,
-            user_id=body.user_id,
-            agent_id=body.agent_id,
-            credited=body.credited,
-            session_id=body.session_id,
-            context=context_from_ids(svc.layer, scope, body.context),
-            now=body.now,
-        )
+        made = svc.layer.feedback(**args)
     for link in made:
-        svc.emit("memory.linked", {"user_id": body.user_id, "agent_id": body.agent_id, "link": link_out(link)})
+        svc.emit("memory.linked", {"user_id": args["user_id"], "agent_id": args["agent_id"], "link": link_out(link)})
     return [link_out(k) for k in made]
 
 
@@ -292,137 +235,84 @@ def context_from_ids(layer: MemoryLayer, scope: Scope, ids: list[str] | None) ->
 # --------------------------------------------------------------------------- memory links
 
 
-@router.get("/memories/{memory_id}/links", tags=["graph"], response_model=list[S.LinkOut])
-def links(
-    memory_id: str,
-    user_id: str = UserQ,
-    agent_id: str | None = AgentQ,
-    svc: Service = Depends(service),
-    who: Principal = Depends(principal),
-):
+@served(router, "graph.links", tags=["graph"], response_model=list[S.LinkOut])
+def links(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """The links of a memory, strongest first (by ``weight_now``: the weight after fading since last seen)."""
-    authorized(who, user_id, agent_id)
+    authorized(who, args["user_id"], args["agent_id"])
     now, half_life = time.time(), svc.layer.linker.config.half_life_days
-    return [
-        {**link_out(k), "weight_now": round(k.faded(now, half_life), 4)}
-        for k in svc.layer.graph.links(memory_id, user_id=user_id, agent_id=agent_id)
-    ]
+    return [{**link_out(k), "weight_now": round(k.faded(now, half_life), 4)} for k in svc.layer.graph.links(**args)]
 
 
-@router.post("/memories/{memory_id}/links", tags=["graph"], response_model=S.LinkOut, status_code=201)
-def link(memory_id: str, body: S.LinkIn, svc: Service = Depends(service), who: Principal = Depends(principal)):
+@served(router, "graph.link", tags=["graph"], response_model=S.LinkOut, status_code=201)
+def link(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Link by hand (never fades); 409 LinkConflict where a stronger author's link exists."""
-    authorized(who, body.user_id, body.agent_id)
+    authorized(who, args["user_id"], args["agent_id"])
     with svc.write_lock:
-        made = svc.layer.graph.link(
-            memory_id, body.target, body.type, body.weight, body.why, user_id=body.user_id, agent_id=body.agent_id
-        )
-    svc.emit("memory.linked", {"user_id": body.user_id, "agent_id": body.agent_id, "link": link_out(made)})
+        made = svc.layer.graph.link(**args)
+    svc.emit("memory.linked", {"user_id": args["user_id"], "agent_id": args["agent_id"], "link": link_out(made)})
     return link_out(made)
 
 
-@router.delete("/memories/{memory_id}/links/{target}", tags=["graph"], response_model=S.Unlinked)
-def unlink(
-    memory_id: str,
-    target: str,
-    user_id: str = UserQ,
-    agent_id: str | None = AgentQ,
-    svc: Service = Depends(service),
-    who: Principal = Depends(principal),
-):
+@served(router, "graph.unlink", tags=["graph"], response_model=S.Unlinked)
+def unlink(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Remove the link from both memories (and remember it, so linking does not redo it)."""
+    user_id, agent_id = args["user_id"], args["agent_id"]
     authorized(who, user_id, agent_id)
     with svc.write_lock:
-        done = svc.layer.graph.unlink(memory_id, target, user_id=user_id, agent_id=agent_id)
+        done = svc.layer.graph.unlink(**args)
     if done:
-        svc.emit("memory.unlinked", {"user_id": user_id, "agent_id": agent_id, "source": memory_id, "target": target})
+        svc.emit(
+            "memory.unlinked", {"user_id": user_id, "agent_id": agent_id, "source": args["a"], "target": args["b"]}
+        )
     return {"unlinked": done}
 
 
-@router.get("/memories/{memory_id}/links/{target}/explain", tags=["graph"], response_model=S.LinkScoreOut)
-def explain(
-    memory_id: str,
-    target: str,
-    user_id: str = UserQ,
-    agent_id: str | None = AgentQ,
-    svc: Service = Depends(service),
-    who: Principal = Depends(principal),
-):
+@served(router, "graph.explain", tags=["graph"], response_model=S.LinkScoreOut)
+def explain(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """The evidence between two memories, scored from scratch."""
-    authorized(who, user_id, agent_id)
-    return score_out(svc.layer.graph.explain(memory_id, target, user_id=user_id, agent_id=agent_id))
+    authorized(who, args["user_id"], args["agent_id"])
+    return score_out(svc.layer.graph.explain(**args))
 
 
-@router.get("/memories/{memory_id}/related", tags=["graph"], response_model=list[S.RelatedOut])
-def related(
-    memory_id: str,
-    user_id: str = UserQ,
-    agent_id: str | None = AgentQ,
-    depth: int = Query(2, ge=1, le=6),
-    limit: int = Query(10, ge=1, le=200),
-    svc: Service = Depends(service),
-    who: Principal = Depends(principal),
-):
+@served(router, "graph.related", tags=["graph"], response_model=list[S.RelatedOut])
+def related(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Spreading activation from one memory: what is connected, best first, with the chain of links."""
-    authorized(who, user_id, agent_id)
-    return [
-        related_out(r) for r in svc.layer.graph.related(memory_id, depth, limit, user_id=user_id, agent_id=agent_id)
-    ]
+    authorized(who, args["user_id"], args["agent_id"])
+    return [related_out(r) for r in svc.layer.graph.related(**args)]
 
 
-@router.get("/memories/{memory_id}/trace/{target}", tags=["graph"], response_model=list[S.LinkOut])
-def trace(
-    memory_id: str,
-    target: str,
-    user_id: str = UserQ,
-    agent_id: str | None = AgentQ,
-    max_depth: int = Query(4, ge=1, le=8),
-    svc: Service = Depends(service),
-    who: Principal = Depends(principal),
-):
+@served(router, "graph.trace", tags=["graph"], response_model=list[S.LinkOut])
+def trace(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """The shortest chain of links from one memory to another (empty when none)."""
-    authorized(who, user_id, agent_id)
-    return [
-        link_out(k) for k in svc.layer.graph.trace(memory_id, target, max_depth, user_id=user_id, agent_id=agent_id)
-    ]
+    authorized(who, args["user_id"], args["agent_id"])
+    return [link_out(k) for k in svc.layer.graph.trace(**args)]
 
 
-@router.post("/memories/{memory_id}/merge", tags=["graph"], response_model=S.RecordOut)
-def merge(memory_id: str, body: S.MergeIn, svc: Service = Depends(service), who: Principal = Depends(principal)):
+@served(router, "graph.merge", tags=["graph"], response_model=S.RecordOut)
+def merge(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Move this duplicate's links to ``survivor`` and delete it."""
-    authorized(who, body.user_id, body.agent_id)
+    user_id, agent_id = args["user_id"], args["agent_id"]
+    authorized(who, user_id, agent_id)
     with svc.write_lock:
-        kept = svc.layer.graph.merge(memory_id, body.survivor, user_id=body.user_id, agent_id=body.agent_id)
-    _event(svc, "memory.deleted", None, user_id=body.user_id, agent_id=body.agent_id, id=memory_id)
+        kept = svc.layer.graph.merge(**args)
+    _event(svc, "memory.deleted", None, user_id=user_id, agent_id=agent_id, id=args["duplicate"])
     _event(svc, "memory.updated", kept)
     return record_out(kept)
 
 
-@router.get("/graph/memories", tags=["graph"], response_model=S.GraphOut)
-def graph_memories(
-    user_id: str = UserQ,
-    agent_id: str | None = AgentQ,
-    center: str | None = None,
-    depth: int = Query(2, ge=1, le=6),
-    limit: int = Query(120, ge=1, le=2000),
-    svc: Service = Depends(service),
-    who: Principal = Depends(principal),
-):
+@served(router, "graph.memories", tags=["graph"], response_model=S.GraphOut)
+def graph_memories(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Nodes, edges and stats for drawing, around ``center`` or for the whole scope."""
-    authorized(who, user_id, agent_id)
-    return _plain(svc.layer.graph.memories(user_id=user_id, agent_id=agent_id, center=center, depth=depth, limit=limit))
+    authorized(who, args["user_id"], args["agent_id"])
+    return _plain(svc.layer.graph.memories(**args))
 
 
-@router.post("/graph/connect", tags=["graph"], response_model=S.ConnectOut)
-def graph_connect(body: S.ConnectIn, svc: Service = Depends(service), who: Principal = Depends(principal)):
+@served(router, "graph.connect", tags=["graph"], response_model=S.ConnectOut)
+def graph_connect(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Link memories never linked (``rebuild``: re-derive every automatic link)."""
-    authorized(who, body.user_id, body.agent_id)
+    authorized(who, args["user_id"], args["agent_id"])
     with svc.write_lock:
-        return _plain(
-            svc.layer.graph.connect(
-                user_id=body.user_id, agent_id=body.agent_id, rebuild=body.rebuild, limit=body.limit
-            )
-        )
+        return _plain(svc.layer.graph.connect(**args))
 
 
 def _plain(result: Any) -> Any:
@@ -430,128 +320,83 @@ def _plain(result: Any) -> Any:
     return result.to_dict() if hasattr(result, "to_dict") else result
 
 
-@router.post("/graph/prune", tags=["graph"], response_model=S.Result)
-def graph_prune(body: S.ScopeIn, svc: Service = Depends(service), who: Principal = Depends(principal)):
+@served(router, "graph.prune", tags=["graph"], response_model=S.Result)
+def graph_prune(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Remove faded links and links to memories that no longer exist; ``result`` is how many."""
-    authorized(who, body.user_id, body.agent_id)
+    authorized(who, args["user_id"], args["agent_id"])
     with svc.write_lock:
-        return {"result": svc.layer.graph.prune(user_id=body.user_id, agent_id=body.agent_id)}
+        return {"result": svc.layer.graph.prune(**args)}
 
 
 # --------------------------------------------------------------------------- the entity graph
 
 
-@router.post("/entities/triples", tags=["graph"], response_model=S.TripleOut, status_code=201)
-def add_triple(body: S.TripleIn, svc: Service = Depends(service), who: Principal = Depends(principal)):
+@served(router, "entities.add", tags=["graph"], response_model=S.TripleOut, status_code=201)
+def add_triple(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Add ``(subject) -relation-> (object)`` to the user's entity graph (idempotent while valid)."""
-    authorized(who, body.user_id)
+    authorized(who, args["user_id"])
     with svc.write_lock:
-        triple = svc.layer.graph.add(
-            body.subject,
-            body.relation,
-            body.object,
-            user_id=body.user_id,
-            single_valued=body.single_valued,
-            valid_from=body.valid_from,
-            source=body.source,
-        )
+        triple = svc.layer.entities.add(**args)
     return triple_out(triple)
 
 
-@router.post("/entities/triples/{triple_id}/invalidate", tags=["graph"], response_model=S.TripleOut | None)
-def invalidate_triple(
-    triple_id: str, body: S.InvalidateIn, svc: Service = Depends(service), who: Principal = Depends(principal)
-):
+@served(router, "entities.invalidate", tags=["graph"], response_model=S.TripleOut | None)
+def invalidate_triple(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Close a triple (kept as history); null when the user's graph has no such triple."""
-    authorized(who, body.user_id)
+    authorized(who, args["user_id"])
     with svc.write_lock:
-        triple = svc.layer.entities.invalidate(triple_id, user_id=body.user_id, at=body.at)
+        triple = svc.layer.entities.invalidate(**args)
     return triple_out(triple) if triple is not None else None
 
 
-@router.delete("/entities/triples/{triple_id}", tags=["graph"], response_model=S.TripleOut | None)
-def delete_triple(
-    triple_id: str, user_id: str = UserQ, svc: Service = Depends(service), who: Principal = Depends(principal)
-):
+@served(router, "entities.delete", tags=["graph"], response_model=S.TripleOut | None)
+def delete_triple(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Delete one triple, no history kept (forgetting a fact no memory asserted); the triple, or null."""
-    authorized(who, user_id)
+    authorized(who, args["user_id"])
     with svc.write_lock:
-        triple = svc.layer.entities.delete(triple_id, user_id=user_id)
+        triple = svc.layer.entities.delete(**args)
     return triple_out(triple) if triple is not None else None
 
 
-@router.delete("/entities/{entity}", tags=["graph"], response_model=S.Count)
-def forget_entity(
-    entity: str, user_id: str = UserQ, svc: Service = Depends(service), who: Principal = Depends(principal)
-):
+@served(router, "entities.forget_entity", tags=["graph"], response_model=S.Count)
+def forget_entity(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Delete every triple naming the entity (subject or object), history included: how many."""
-    authorized(who, user_id)
+    authorized(who, args["user_id"])
     with svc.write_lock:
-        return {"deleted": svc.layer.entities.forget_entity(entity, user_id=user_id)}
+        return {"deleted": svc.layer.entities.forget_entity(**args)}
 
 
-@router.get("/entities/{entity}/relations", tags=["graph"], response_model=list[S.TripleOut])
-def relations(
-    entity: str,
-    user_id: str = UserQ,
-    as_of: float | None = None,
-    include_invalid: bool = False,
-    svc: Service = Depends(service),
-    who: Principal = Depends(principal),
-):
+@served(router, "entities.relations", tags=["graph"], response_model=list[S.TripleOut])
+def relations(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """The triples about an entity valid now (or ``as_of``; ``include_invalid`` adds history)."""
-    authorized(who, user_id)
-    return [
-        triple_out(t)
-        for t in svc.layer.graph.relations(entity, user_id=user_id, as_of=as_of, include_invalid=include_invalid)
-    ]
+    authorized(who, args["user_id"])
+    return [triple_out(t) for t in svc.layer.entities.relations(**args)]
 
 
-@router.get("/entities/{entity}/neighbors", tags=["graph"], response_model=list[str])
-def neighbors(
-    entity: str,
-    user_id: str = UserQ,
-    as_of: float | None = None,
-    svc: Service = Depends(service),
-    who: Principal = Depends(principal),
-):
+@served(router, "entities.neighbors", tags=["graph"], response_model=list[str])
+def neighbors(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Entities one valid relation away."""
-    authorized(who, user_id)
-    return svc.layer.graph.neighbors(entity, user_id=user_id, as_of=as_of)
+    authorized(who, args["user_id"])
+    return svc.layer.entities.neighbors(**args)
 
 
-@router.get("/entities/{entity}/path/{other}", tags=["graph"], response_model=list[S.TripleOut])
-def entity_path(
-    entity: str,
-    other: str,
-    user_id: str = UserQ,
-    max_depth: int = Query(3, ge=0, le=6),
-    as_of: float | None = None,
-    svc: Service = Depends(service),
-    who: Principal = Depends(principal),
-):
+@served(router, "entities.path", tags=["graph"], response_model=list[S.TripleOut])
+def entity_path(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """The shortest chain of valid triples between two entities."""
-    authorized(who, user_id)
-    return [
-        triple_out(t) for t in svc.layer.graph.path(entity, other, user_id=user_id, max_depth=max_depth, as_of=as_of)
-    ]
+    authorized(who, args["user_id"])
+    return [triple_out(t) for t in svc.layer.entities.path(**args)]
 
 
 # --------------------------------------------------------------------------- users
 
 
-@router.delete("/users/{user_id}/memories", tags=["users"], response_model=S.Count)
-def forget_user(
-    request: Request,
-    user_id: str,
-    agent_id: str | None = AgentQ,
-    svc: Service = Depends(service),
-    who: Principal = Depends(principal),
-):
+@served(router, "forget_user", tags=["users"], response_model=S.Count)
+def forget_user(svc: Service, who: Principal, args: dict[str, Any], request: Request) -> Any:
     """Delete every memory of a scope (and, for the user's own scope, their entity graph and webhooks)."""
+    user_id, agent_id = args["user_id"], args["agent_id"]
     authorized(who, user_id, agent_id)
     with svc.write_lock:
-        removed = svc.layer.forget_user(user_id=user_id, agent_id=agent_id)
+        removed = svc.layer.forget_user(**args)
     if agent_id is None:
         _forget_webhooks(request, user_id)
     svc.emit("memory.deleted", {"user_id": user_id, "agent_id": agent_id, "all": True, "count": removed})

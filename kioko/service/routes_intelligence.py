@@ -7,46 +7,11 @@ from typing import Any
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, Field
 
-import kioko.service.schemas as S
-
 from .auth import Principal
 from .deps import ERROR_RESPONSES, Service, authorized, principal, service
+from .served import served
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES, tags=["intelligence"])
-
-
-class Message(S.Strict):
-    role: str = Field(min_length=1, max_length=50)
-    content: str
-
-
-class ManageIn(S.TextBody):
-    LEGACY_TEXT = "text"
-    content: str | list[Message] = Field(description="the user's words, or the turn's messages")
-    text: str | list[Message] | None = S.legacy_text_field("text")
-    user_id: str = S.UserId
-    agent_id: str | None = S.AgentId
-    session_id: str | None = None
-    dry_run: bool = False
-
-
-class TurnIn(S.TextBody):
-    LEGACY_TEXT = "user"
-    content: str = Field(description="what the user said")
-    user: str | None = S.legacy_text_field("user")
-    reply: str | None = Field(None, description="what the agent answered")
-    user_id: str = S.UserId
-    agent_id: str | None = S.AgentId
-    session_id: str | None = None
-    dry_run: bool = False
-
-
-class LearnIn(S.Strict):
-    messages: str | list[Message]
-    user_id: str = S.UserId
-    agent_id: str | None = S.AgentId
-    session_id: str | None = None
-    dry_run: bool = False
 
 
 class ReportOut(BaseModel):
@@ -74,53 +39,30 @@ class IntelligenceOut(BaseModel):
     )
 
 
-def _messages(value: str | list[Message]) -> Any:
-    return value if isinstance(value, str) else [m.model_dump() for m in value]
-
-
-@router.post("/manage", response_model=ReportOut)
-def manage(body: ManageIn, svc: Service = Depends(service), who: Principal = Depends(principal)):
+@served(router, "manage", response_model=ReportOut)
+def manage(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Decide (and unless ``dry_run``, apply) the memory operations for one turn."""
-    authorized(who, body.user_id, body.agent_id)
+    authorized(who, args["user_id"], args["agent_id"])
     with svc.write_lock:
-        report = svc.layer.manage(
-            _messages(body.content),
-            user_id=body.user_id,
-            agent_id=body.agent_id,
-            session_id=body.session_id,
-            dry_run=body.dry_run,
-        )
+        report = svc.layer.manage(**args)
     return report.to_dict()
 
 
-@router.post("/turns", response_model=ReportOut)
-def record_turn(body: TurnIn, svc: Service = Depends(service), who: Principal = Depends(principal)):
+@served(router, "record_turn", response_model=ReportOut)
+def record_turn(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """One exchange of the agent loop: the user's words and the agent's reply."""
-    authorized(who, body.user_id, body.agent_id)
+    authorized(who, args["user_id"], args["agent_id"])
     with svc.write_lock:
-        report = svc.layer.record_turn(
-            body.content,
-            body.reply,
-            user_id=body.user_id,
-            agent_id=body.agent_id,
-            session_id=body.session_id,
-            dry_run=body.dry_run,
-        )
+        report = svc.layer.record_turn(**args)
     return report.to_dict()
 
 
-@router.post("/learn", response_model=ReportOut)
-def learn(body: LearnIn, svc: Service = Depends(service), who: Principal = Depends(principal)):
+@served(router, "learn", response_model=ReportOut)
+def learn(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Learn from a conversation (routed when the layer has an intelligence)."""
-    authorized(who, body.user_id, body.agent_id)
+    authorized(who, args["user_id"], args["agent_id"])
     with svc.write_lock:
-        report = svc.layer.learn(
-            _messages(body.messages),
-            user_id=body.user_id,
-            agent_id=body.agent_id,
-            session_id=body.session_id,
-            dry_run=body.dry_run,
-        )
+        report = svc.layer.learn(**args)
     return report.to_dict()
 
 

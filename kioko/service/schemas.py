@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
+import kioko.service.surface as surface
 from kioko_core.links import LINK_TYPES
 
+from .surface import USER_ID_HELP
+
 Id = Field(min_length=1, max_length=200)
-USER_ID_HELP = (
-    "whose memories, one of the API key's users; a key bound to one user may leave it out (the server fills in "
-    "that user before the request is checked)"
-)
 UserId = Field(min_length=1, max_length=200, description=USER_ID_HELP)
 AgentId = Field(None, min_length=1, max_length=200, description="one of the user's agents (its own scope)")
 LinkType = Literal[tuple(sorted(LINK_TYPES))]  # type: ignore[valid-type]
@@ -121,18 +122,6 @@ class RecordOut(BaseModel):
     )
 
 
-class MemoryCreate(Strict):
-    content: str = Field(min_length=1, description="up to the layer's content limit (413 TooLargeError beyond)")
-    user_id: str = UserId
-    agent_id: str | None = AgentId
-    session_id: str | None = None
-    memory_type: str = "factual"
-    metadata: dict[str, Any] | None = None
-    created_at: float | None = None
-    id: str | None = Field(None, min_length=1, max_length=200)
-    embedding: list[float] | None = Field(None, description="the memory's vector, when the caller computed it")
-
-
 class BatchItem(Strict):
     content: str = Field(min_length=1)
     memory_type: str | None = None
@@ -140,21 +129,6 @@ class BatchItem(Strict):
     metadata: dict[str, Any] | None = None
     created_at: float | None = None
     id: str | None = Field(None, min_length=1, max_length=200)
-
-
-class MemoryBatch(Strict):
-    items: list[BatchItem] = Field(max_length=1000)
-    user_id: str = UserId
-    agent_id: str | None = AgentId
-    session_id: str | None = None
-    memory_type: str = "factual"
-
-
-class MemoryPatch(Strict):
-    user_id: str = UserId
-    agent_id: str | None = AgentId
-    content: str | None = Field(None, min_length=1)
-    metadata: dict[str, Any] | None = None
 
 
 class Page(BaseModel):
@@ -195,45 +169,6 @@ class PlanOut(BaseModel):
     links: int
     fill_recent: list[str]
     limit: int | None = None
-
-
-class Planned(Strict):
-    """What recall and context take besides the query: the plan to follow and the options that win over it."""
-
-    plan: Literal["auto"] | bool | PlanIn | None = Field(
-        None,
-        description='"auto" plans from the query\'s intents (the default when the served layer has intelligence), '
-        "false does not (the default without), or a plan object to follow",
-    )
-    section_limits: dict[str, int] | None = Field(None, description='caps per context section, e.g. {"procedures": 0}')
-    fill_recent: list[str] | None = Field(None, max_length=20, description='sections to fill, e.g. ["decisions"]')
-
-
-class RecallIn(Planned):
-    query: str
-    user_id: str = UserId
-    agent_id: str | None = AgentId
-    session_id: str | None = None
-    links: int | None = Field(None, ge=0, le=50, description="linked memories to add; the default plan when omitted")
-    limit: int | None = Field(None, ge=1, le=200)
-    include_shared: bool = False
-    config: dict[str, Any] | None = Field(None, description="RecallConfig fields to change for this call")
-
-
-class ContextIn(Planned):
-    query: str
-    user_id: str = UserId
-    agent_id: str | None = AgentId
-    session_id: str | None = None
-    links: int = Field(0, ge=0, le=50)
-    limit: int | None = Field(None, ge=1, le=200)
-
-
-class SearchIn(Strict):
-    query: str
-    user_id: str = UserId
-    agent_id: str | None = AgentId
-    limit: int = Field(10, ge=1, le=200)
 
 
 class LinkOut(BaseModel):
@@ -288,26 +223,7 @@ class ContextOut(BaseModel):
     )
 
 
-class FeedbackIn(Strict):
-    user_id: str = UserId
-    agent_id: str | None = AgentId
-    worked: bool = True
-    credited: str | None = Field(None, min_length=1, max_length=200)
-    session_id: str | None = None
-    context: list[str] | None = Field(None, max_length=200, description="ids of the memories the recall returned")
-    now: float | None = None
-
-
 # --------------------------------------------------------------------------- graph
-
-
-class LinkIn(Strict):
-    target: str = Id
-    type: LinkType = "related_to"  # type: ignore[valid-type]
-    weight: float = Field(1.0, gt=0.0, le=1.0)
-    why: str = Field("", max_length=2000)
-    user_id: str = UserId
-    agent_id: str | None = AgentId
 
 
 class Unlinked(BaseModel):
@@ -331,13 +247,6 @@ class LinkScoreOut(BaseModel):
     target: str = ""
 
 
-class ConnectIn(Strict):
-    user_id: str = UserId
-    agent_id: str | None = AgentId
-    rebuild: bool = False
-    limit: int | None = Field(None, ge=1)
-
-
 class ConnectOut(BaseModel):
     memories: int
     links: int
@@ -350,16 +259,6 @@ class GraphOut(BaseModel):
     nodes: list[dict[str, Any]]
     edges: list[dict[str, Any]]
     stats: dict[str, Any]
-
-
-class TripleIn(Strict):
-    subject: str = Field(min_length=1, max_length=1000)
-    relation: str = Field(min_length=1, max_length=200)
-    object: str = Field(min_length=1, max_length=1000)
-    user_id: str = UserId
-    single_valued: bool | None = None
-    valid_from: float | None = None
-    source: str | None = None
 
 
 class TripleOut(BaseModel):
@@ -375,28 +274,12 @@ class TripleOut(BaseModel):
     created_at: float
 
 
-class InvalidateIn(Strict):
-    user_id: str = UserId
-    at: float | None = None
-
-
 # --------------------------------------------------------------------------- service
 
 
 class Health(BaseModel):
     status: str
     store: str | None = None
-
-
-class ScopeIn(Strict):
-    user_id: str = UserId
-    agent_id: str | None = AgentId
-
-
-class MergeIn(Strict):
-    survivor: str = Id
-    user_id: str = UserId
-    agent_id: str | None = AgentId
 
 
 class ImportOut(BaseModel):
@@ -410,3 +293,78 @@ class WhoAmI(BaseModel):
     admin: bool = Field(description="the key may act for every user")
     users: list[str] | None = Field(description="the users the key may act for, sorted; null for an admin key")
     agents: list[str] | None = Field(None, description="the only agents it may act for; null: any")
+
+
+# --------------------------------------------------------------------------- requests, from the operations table
+
+
+class Message(Strict):
+    role: str = Field(min_length=1, max_length=50)
+    content: str
+
+
+PLAN = Literal["auto"] | bool | PlanIn | None
+WIRE_TYPES: dict[str, Any] = {
+    "items": list[BatchItem],
+    "plan": PLAN,
+    "type": LinkType,
+    "manage.content": str | list[Message],
+    "messages": str | list[Message],
+}
+"""The wire types the operations table leaves to the server (``surface.SCHEMA``): ``"call.name"`` or ``"name"``."""
+
+
+def wire_type(call: str, param: surface.Param) -> Any:
+    if param.type != surface.SCHEMA:
+        return param.type
+    own = surface.route(call).call
+    return WIRE_TYPES.get(f"{own}.{param.wire}", WIRE_TYPES.get(param.wire))
+
+
+def request_model(call: str, *, written_in: Mapping[str, type] | None = None) -> type[Strict]:
+    """The JSON body of ``call``'s operation, built from its signature and its row of the operations table
+    (:data:`kioko.service.surface.MEMORY_ROUTES`): one field per parameter the body carries."""
+    if written_in is None:
+        return _request_model(call)
+    return _build(call, written_in)
+
+
+@functools.cache
+def _request_model(call: str) -> type[Strict]:
+    model = _build(call, None)
+    name = model.__name__
+    other = _BY_NAME.setdefault(name, model)
+    if other is not model:
+        # one body shared by several operations (ScopeIn): the same fields, or the table is wrong
+        if _shape(other) != _shape(model):
+            raise TypeError(f"{call}: request model {name} differs from another operation's of that name")
+        return other
+    return model
+
+
+_BY_NAME: dict[str, type[Strict]] = {}
+
+
+def _shape(model: type[BaseModel]) -> list[tuple[str, str]]:
+    return [(name, repr(info)) for name, info in model.model_fields.items()]
+
+
+def _build(call: str, written_in: Mapping[str, type] | None) -> type[Strict]:
+    found = surface.route(call)
+    fields: dict[str, Any] = {}
+    text: Any = None
+    for param in surface.params(call, written_in=written_in):
+        if param.where != "body":
+            continue
+        kind = wire_type(call, param)
+        fields[param.wire] = (kind, Field(param.default, **param.field))
+        if param.wire == "content":
+            text = kind
+    base: type[Strict] = Strict
+    if found.legacy:
+        # the route's older name of its text, still accepted (the validator moves it to content)
+        fields[found.legacy] = (text | None, legacy_text_field(found.legacy))
+        base = type(f"{found.model}Text", (TextBody,), {"LEGACY_TEXT": found.legacy, "__module__": __name__})
+    name = found.model or "".join(part.capitalize() for part in found.call.replace(".", "_").split("_")) + "In"
+    model: type[Strict] = create_model(name, __base__=base, __module__=__name__, **fields)
+    return model

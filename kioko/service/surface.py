@@ -12,8 +12,9 @@ import functools
 import inspect
 import operator
 import typing
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from typing import Any, get_args, get_origin
 
 from kioko_core import kinds as K
@@ -129,13 +130,6 @@ def manager_class(manager: str) -> type:
     return K.MANAGERS[manager]
 
 
-def signature(op: Operation) -> inspect.Signature:
-    """The method's signature without ``self``."""
-    method = getattr(manager_class(op.manager), op.method)
-    sig = inspect.signature(method)
-    return sig.replace(parameters=[p for p in sig.parameters.values() if p.name != "self"])
-
-
 def wire_hints(op: Operation) -> dict[str, Any]:
     """Per parameter (path ones and client-only ones excluded): the type it has on the wire."""
     method = getattr(manager_class(op.manager), op.method)
@@ -184,64 +178,315 @@ def returns(op: Operation) -> str:
     return "value"
 
 
-# -- the rest of kioko.Memory: each public call as one REST operation
+# -- the rest of kioko.Memory: each public call as one REST operation, with its parameters
+#
+# A call's parameters are written once, in its signature in kioko.protocol (names, order, types, defaults).
+# The row below says how they travel: the verb and path ({names} in the path are path parameters, the others
+# the JSON body of a POST/PUT/PATCH or the query string of a GET/DELETE), a parameter's name on the wire
+# where it differs (``graph.link(a, b)``: ``memory_id`` in the path, ``target`` in the body), the JSON type
+# and bounds a parameter has on the wire (WIRE below, or the row's own), and the parameters no request
+# carries (answered by the client). From that the server builds its request models and endpoint parameters
+# (kioko.service.schemas.request_model, kioko.service.served) and both HTTP clients build their requests
+# (kioko.remote_calls.derived): a new keyword in the protocol appears in all of them at once.
+
+
+SCHEMA = "schema"
+"""A wire type the server's schemas give (``kioko.service.schemas.WIRE_TYPES``: a plan object, a batch item, the
+messages of a turn, the link types): the clients send the value as JSON."""
+
+
+@dataclass(frozen=True)
+class Wire:
+    """How one parameter travels: its JSON type (None: its annotation, which must then be plain JSON), the
+    pydantic ``Field`` bounds and description, and whether the wire requires it whatever its default."""
+
+    type: Any = None
+    field: Mapping[str, Any] = dataclass_field(default_factory=dict)
+    required: bool = False
+    default: Any = inspect.Parameter.empty
+
+
+USER_ID_HELP = (
+    "whose memories, one of the API key's users; a key bound to one user may leave it out (the server fills in "
+    "that user before the request is checked)"
+)
+ID = {"min_length": 1, "max_length": 200}
+WIRE: dict[str, Wire] = {
+    # over HTTP every call names its user (a key bound to one user: the gate fills it in before validation)
+    "user_id": Wire(str, {**ID, "description": USER_ID_HELP}, required=True),
+    "agent_id": Wire(str | None, {**ID, "description": "one of the user's agents (its own scope)"}),
+    "session_id": Wire(str | None),
+    "metadata": Wire(dict[str, Any] | None),
+    "created_at": Wire(float | None),  # Unix seconds (the clients convert a datetime)
+    "embedding": Wire(list[float] | None, {"description": "the memory's vector, when the caller computed it"}),
+    "section_limits": Wire(dict[str, int] | None, {"description": 'caps per context section, e.g. {"procedures": 0}'}),
+    "fill_recent": Wire(list[str] | None, {"max_length": 20, "description": 'sections to fill, e.g. ["decisions"]'}),
+    "config": Wire(dict[str, Any] | None, {"description": "RecallConfig fields to change for this call"}),
+    "plan": Wire(
+        SCHEMA,  # "auto", a bool or a plan object
+        {
+            "description": '"auto" plans from the query\'s intents (the default when the served layer has '
+            "intelligence), false does not (the default without), or a plan object to follow"
+        },
+    ),
+}
+"""Parameters that travel the same way on every route that has them."""
+
+SCOPE_IN = "ScopeIn"
+"""The body of a write that names only its scope (pin, end_session, graph.prune)."""
 
 
 @dataclass(frozen=True)
 class Route:
     """A call of :class:`kioko.Memory` (``"add"``), of its graph (``"graph.link"``) or of its entity graph
-    (``"entities.add"``) as the REST operation that executes it; ``{names}`` in the path are its arguments."""
+    (``"entities.add"``) as the REST operation that executes it; ``{names}`` in the path are its arguments.
+
+    ``model``: the request body's name in the API document; ``wire``: parameter -> its name on the wire;
+    ``fields``: a parameter's wire type and bounds on this route (over :data:`WIRE`); ``local``: parameters
+    no request carries, and why; ``legacy``: an older wire name of the text still accepted (deprecated);
+    ``answer``: the field of the JSON answer that holds the value; ``absent``: the value when the server
+    answers 404 (``delete`` of a missing memory is False, as in the library); ``composed``: why the clients
+    build this call by hand (a stream, pages), empty when they derive it from the row.
+    """
 
     call: str
     verb: str
     path: str
+    model: str = ""
+    wire: Mapping[str, str] = dataclass_field(default_factory=dict)
+    fields: Mapping[str, Wire] = dataclass_field(default_factory=dict)
+    local: Mapping[str, str] = dataclass_field(default_factory=dict)
+    legacy: str = ""
+    answer: str = ""
+    absent: Any = None
+    composed: str = ""
 
+    @property
+    def path_params(self) -> list[str]:
+        return [part[1:-1] for part in self.path.split("/") if part.startswith("{")]
+
+    @property
+    def in_body(self) -> bool:
+        return self.verb in ("POST", "PUT", "PATCH")
+
+
+SCOPE_ONLY = {"user_id": Wire(str, {**ID, "description": USER_ID_HELP}, required=True)}
+RECALL_LIMIT = Wire(int | None, {"ge": 1, "le": 200})
+RECALL_LINKS = Wire(
+    int | None, {"ge": 0, "le": 50, "description": "linked memories to add; the default plan when omitted"}
+)
+OPTIONS_LOCAL = {"options": "a RecallOptions travels as its fields (the keywords of the same names)"}
+TRIPLE_ID = Wire(str | None, ID)
 
 MEMORY_ROUTES: tuple[Route, ...] = (
-    Route("add", "POST", "/v1/memories"),
-    Route("add_many", "POST", "/v1/memories/batch"),
-    Route("memories", "GET", "/v1/memories"),
+    Route(
+        "add",
+        "POST",
+        "/v1/memories",
+        model="MemoryCreate",
+        fields={
+            "content": Wire(str, {"min_length": 1, "description": "up to the layer's content limit (413 beyond)"}),
+            "id": Wire(str | None, ID),
+        },
+    ),
+    Route(
+        "add_many",
+        "POST",
+        "/v1/memories/batch",
+        model="MemoryBatch",
+        fields={"items": Wire(SCHEMA, {"max_length": 1000})},
+    ),
+    Route("memories", "GET", "/v1/memories", composed="pages of memories (limit, cursor), read as one iterator"),
     Route("get", "GET", "/v1/memories/{memory_id}"),
-    Route("update", "PATCH", "/v1/memories/{memory_id}"),
-    Route("delete", "DELETE", "/v1/memories/{memory_id}"),
-    Route("forget_user", "DELETE", "/v1/users/{user_id}/memories"),
-    Route("recall", "POST", "/v1/recall"),
-    Route("context", "POST", "/v1/context"),
-    Route("search", "POST", "/v1/search"),
-    Route("plan", "POST", "/v1/plan"),
-    Route("feedback", "POST", "/v1/feedback"),
-    Route("manage", "POST", "/v1/manage"),
-    Route("record_turn", "POST", "/v1/turns"),
-    Route("learn", "POST", "/v1/learn"),
-    Route("pin", "POST", "/v1/memories/{memory_id}/pin"),
+    Route(
+        "update",
+        "PATCH",
+        "/v1/memories/{memory_id}",
+        model="MemoryPatch",
+        fields={"content": Wire(str | None, {"min_length": 1})},
+    ),
+    Route("delete", "DELETE", "/v1/memories/{memory_id}", answer="deleted", absent=False),
+    Route("forget_user", "DELETE", "/v1/users/{user_id}/memories", answer="deleted"),
+    Route(
+        "recall",
+        "POST",
+        "/v1/recall",
+        model="RecallIn",
+        fields={"query": Wire(str), "links": RECALL_LINKS, "limit": RECALL_LIMIT},
+        local=OPTIONS_LOCAL,
+    ),
+    Route(
+        "context",
+        "POST",
+        "/v1/context",
+        model="ContextIn",
+        fields={"query": Wire(str), "links": Wire(int | None, {"ge": 0, "le": 50}), "limit": RECALL_LIMIT},
+        local=OPTIONS_LOCAL,
+    ),
+    Route("search", "POST", "/v1/search", model="SearchIn", fields={"limit": Wire(int, {"ge": 1, "le": 200})}),
+    Route("plan", "POST", "/v1/plan", model="PlanQuery"),
+    Route(
+        "feedback",
+        "POST",
+        "/v1/feedback",
+        model="FeedbackIn",
+        fields={
+            "credited": Wire(str | None, ID),
+            "context": Wire(
+                list[str] | None, {"max_length": 200, "description": "ids of the memories the recall returned"}
+            ),
+        },
+    ),
+    Route(
+        "manage",
+        "POST",
+        "/v1/manage",
+        model="ManageIn",
+        wire={"text": "content"},
+        legacy="text",
+        fields={"content": Wire(SCHEMA, {"description": "the user's words, or the turn's messages"})},
+    ),
+    Route(
+        "record_turn",
+        "POST",
+        "/v1/turns",
+        model="TurnIn",
+        wire={"user": "content"},
+        legacy="user",
+        fields={
+            "content": Wire(str, {"description": "what the user said"}),
+            "reply": Wire(str | None, {"description": "what the agent answered"}),
+        },
+    ),
+    Route("learn", "POST", "/v1/learn", model="LearnIn", fields={"messages": Wire(SCHEMA)}),
+    Route("pin", "POST", "/v1/memories/{memory_id}/pin", model=SCOPE_IN),
     Route("unpin", "DELETE", "/v1/memories/{memory_id}/pin"),
     Route("pinned", "GET", "/v1/pins"),
     Route("kv", "GET", "/v1/kv"),
-    Route("end_session", "POST", "/v1/sessions/{session_id}/end"),
-    Route("maintain", "POST", "/v1/maintain"),
-    Route("intelligence", "GET", "/v1/intelligence"),
-    Route("on", "GET", "/v1/events"),
-    Route("export_lines", "GET", "/v1/export"),
-    Route("import_lines", "POST", "/v1/import"),
+    Route("end_session", "POST", "/v1/sessions/{session_id}/end", model=SCOPE_IN),
+    Route(
+        "maintain",
+        "POST",
+        "/v1/maintain",
+        model="MaintainIn",
+        fields={
+            "user_id": Wire(
+                str | None,
+                {
+                    **ID,
+                    "description": "one user; omitted: every user (an admin key only); a key bound to one user may "
+                    "leave it out (the server fills in that user)",
+                },
+            ),
+            "tasks": Wire(
+                list[str] | None,
+                {
+                    "max_length": 50,
+                    "description": "the scheduler's task names; omitted: all of them (422 for an unknown one)",
+                },
+            ),
+        },
+    ),
+    Route("intelligence", "GET", "/v1/intelligence", composed="a property: whether the server has one, its stats"),
+    Route("on", "GET", "/v1/events", composed="a server-sent event stream read on a thread of its own"),
+    Route("export_lines", "GET", "/v1/export", composed="a stream of JSON lines"),
+    Route("import_lines", "POST", "/v1/import", composed="a body of JSON lines"),
     Route("graph.links", "GET", "/v1/memories/{memory_id}/links"),
-    Route("graph.link", "POST", "/v1/memories/{memory_id}/links"),
-    Route("graph.unlink", "DELETE", "/v1/memories/{memory_id}/links/{target}"),
-    Route("graph.explain", "GET", "/v1/memories/{memory_id}/links/{target}/explain"),
-    Route("graph.related", "GET", "/v1/memories/{memory_id}/related"),
-    Route("graph.trace", "GET", "/v1/memories/{memory_id}/trace/{target}"),
-    Route("graph.memories", "GET", "/v1/graph/memories"),
-    Route("graph.connect", "POST", "/v1/graph/connect"),
-    Route("graph.prune", "POST", "/v1/graph/prune"),
-    Route("graph.merge", "POST", "/v1/memories/{memory_id}/merge"),
-    Route("entities.add", "POST", "/v1/entities/triples"),
-    Route("entities.invalidate", "POST", "/v1/entities/triples/{triple_id}/invalidate"),
+    Route(
+        "graph.link",
+        "POST",
+        "/v1/memories/{memory_id}/links",
+        model="LinkIn",
+        wire={"a": "memory_id", "b": "target"},
+        fields={
+            "target": Wire(str, ID),
+            "type": Wire(SCHEMA),  # the link types of kioko_core.links
+            "weight": Wire(float, {"gt": 0.0, "le": 1.0}),
+            "why": Wire(str, {"max_length": 2000}),
+        },
+    ),
+    Route(
+        "graph.unlink",
+        "DELETE",
+        "/v1/memories/{memory_id}/links/{target}",
+        wire={"a": "memory_id", "b": "target"},
+        answer="unlinked",
+    ),
+    Route(
+        "graph.explain",
+        "GET",
+        "/v1/memories/{memory_id}/links/{target}/explain",
+        wire={"a": "memory_id", "b": "target"},
+    ),
+    Route(
+        "graph.related",
+        "GET",
+        "/v1/memories/{memory_id}/related",
+        fields={"depth": Wire(int, {"ge": 1, "le": 6}), "limit": Wire(int, {"ge": 1, "le": 200})},
+    ),
+    Route(
+        "graph.trace",
+        "GET",
+        "/v1/memories/{memory_id}/trace/{target}",
+        wire={"a": "memory_id", "b": "target"},
+        fields={"max_depth": Wire(int, {"ge": 1, "le": 8})},
+    ),
+    Route(
+        "graph.memories",
+        "GET",
+        "/v1/graph/memories",
+        fields={"depth": Wire(int, {"ge": 1, "le": 6}), "limit": Wire(int, {"ge": 1, "le": 2000})},
+    ),
+    Route(
+        "graph.connect",
+        "POST",
+        "/v1/graph/connect",
+        model="ConnectIn",
+        fields={"limit": Wire(int | None, {"ge": 1})},
+        local={"progress": "the server connects in one call; the client calls progress once, at the end"},
+    ),
+    Route(
+        "graph.prune",
+        "POST",
+        "/v1/graph/prune",
+        model=SCOPE_IN,
+        answer="result",
+        local={"now": "the server prunes as of its own clock"},
+    ),
+    Route(
+        "graph.merge",
+        "POST",
+        "/v1/memories/{memory_id}/merge",
+        model="MergeIn",
+        wire={"duplicate": "memory_id"},
+        fields={"survivor": Wire(str, ID)},
+    ),
+    Route(
+        "entities.add",
+        "POST",
+        "/v1/entities/triples",
+        model="TripleIn",
+        fields={
+            "subject": Wire(str, {"min_length": 1, "max_length": 1000}),
+            "relation": Wire(str, {"min_length": 1, "max_length": 200}),
+            "object": Wire(str, {"min_length": 1, "max_length": 1000}),
+        },
+    ),
+    Route("entities.invalidate", "POST", "/v1/entities/triples/{triple_id}/invalidate", model="InvalidateIn"),
     Route("entities.delete", "DELETE", "/v1/entities/triples/{triple_id}"),
-    Route("entities.forget_entity", "DELETE", "/v1/entities/{entity}"),
+    Route("entities.forget_entity", "DELETE", "/v1/entities/{entity}", answer="deleted"),
     Route("entities.relations", "GET", "/v1/entities/{entity}/relations"),
     Route("entities.neighbors", "GET", "/v1/entities/{entity}/neighbors"),
-    Route("entities.path", "GET", "/v1/entities/{entity}/path/{other}"),
+    Route(
+        "entities.path",
+        "GET",
+        "/v1/entities/{entity}/path/{other}",
+        wire={"a": "entity", "b": "other"},
+        fields={"max_depth": Wire(int, {"ge": 0, "le": 6})},
+    ),
 )
-"""Where each call of the protocol is executed over HTTP (RemoteMemory and AsyncRemoteMemory send these)."""
+"""Where and how each call of the protocol is executed over HTTP (the server serves these, RemoteMemory and
+AsyncRemoteMemory send them)."""
 
 ROUTE_ALIASES = {
     "graph.add": "entities.add",
@@ -255,6 +500,19 @@ ROUTE_ALIASES = {
 }
 """Calls that are another call's operation: the graph's entity calls, ``off`` (the same event stream) and
 ``reflect`` (``maintain`` with the one task)."""
+
+CLIENT_COMPOSED = {
+    "off": "stops a callback of the event stream on() opened",
+    "reflect": "maintain with the one task, its result unwrapped",
+}
+"""Aliases a client answers with another call (besides the rows whose ``composed`` says why)."""
+
+SERVICE_ONLY = {
+    "/v1/whoami": "what the API key may do: a question about the service's key, not about memories",
+    "/v1/webhooks": "the service's webhook registrations (a library listens with on())",
+    "/v1/webhooks/{webhook_id}": "one webhook registration",
+}
+"""REST paths under /v1 that are no call of kioko.Memory, and why."""
 
 CLIENT_SIDE = {
     "scoped": "binds the scope in the client; every call of the view names it",
@@ -271,3 +529,79 @@ def route(call: str) -> Route:
         if found.call == name:
             return found
     raise KeyError(f"{call!r} has no operation in kioko.service.surface.MEMORY_ROUTES")
+
+
+# -- a call's parameters, from its signature in kioko.protocol
+
+
+def protocols() -> dict[str, type]:
+    """Where each call's signature is written: ``"add"`` in Memory, ``"graph.link"`` in MemoryGraph ..."""
+    import kioko.protocol as protocol
+
+    return {"": protocol.Memory, "graph": protocol.MemoryGraph, "entities": protocol.Entities}
+
+
+def signature(call: str | Operation, *, written_in: Mapping[str, type] | None = None) -> inspect.Signature:
+    """The parameters of ``call`` (without ``self``) as the protocol writes them; a typed manager's
+    :class:`Operation`: its library method's. ``written_in`` replaces the protocols (a test grows one)."""
+    if isinstance(call, Operation):
+        method = getattr(manager_class(call.manager), call.method)
+    else:
+        owner, _, name = call.rpartition(".")
+        method = getattr((written_in or protocols())[owner], name)
+    sig = inspect.signature(method)
+    return sig.replace(parameters=[p for p in sig.parameters.values() if p.name != "self"])
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a call as it travels: its name in Python and on the wire, where (``path``, ``body``
+    or ``query``), its JSON type, its default (``...``: required) and its Field bounds."""
+
+    name: str
+    wire: str
+    where: str
+    type: Any
+    default: Any
+    field: Mapping[str, Any]
+
+
+JSON_NAMES = {"Any": Any, "None": None}
+
+
+def _annotation(call: str, param: inspect.Parameter) -> Any:
+    """A parameter's annotation as a type, for the plain JSON ones (``str | None``, ``dict[str, Any]``); a
+    parameter with another type needs its wire type in the row or in :data:`WIRE`."""
+    hint = param.annotation
+    if isinstance(hint, str):
+        try:
+            hint = eval(hint, {"__builtins__": __builtins__}, JSON_NAMES)  # noqa: S307 - our own annotations
+        except NameError:
+            raise TypeError(f"{call}({param.name}): {hint} is not JSON; give its wire type in surface.WIRE") from None
+    return hint
+
+
+def params(call: str, *, written_in: Mapping[str, type] | None = None) -> list[Param]:
+    """``call``'s parameters that a request carries, in the signature's order (path ones first)."""
+    found = route(call)
+    sig = signature(call, written_in=written_in)
+    out: list[Param] = []
+    for param in sig.parameters.values():
+        if param.name in found.local or param.kind in (param.VAR_KEYWORD, param.VAR_POSITIONAL):
+            continue
+        wire = found.wire.get(param.name, param.name)
+        spec = found.fields.get(wire) or WIRE.get(wire) or Wire()
+        where = "path" if wire in found.path_params else "body" if found.in_body else "query"
+        kind = str if where == "path" else spec.type if spec.type is not None else _annotation(call, param)
+        default = spec.default if spec.default is not inspect.Parameter.empty else param.default
+        if spec.required or default is inspect.Parameter.empty or where == "path":
+            default = ...
+        out.append(Param(param.name, wire, where, kind, default, spec.field))
+    out.sort(key=lambda p: p.where != "path")
+    return out
+
+
+def to_library(call: str, given: Mapping[str, Any]) -> dict[str, Any]:
+    """Wire names -> the call's keyword arguments (``{"memory_id": a, "target": b}`` -> ``{"a": ..., "b": ...}``)."""
+    back = {p.wire: p.name for p in params(call)}
+    return {back.get(name, name): value for name, value in given.items()}

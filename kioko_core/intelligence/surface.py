@@ -26,6 +26,7 @@ from .turn import messages_of, redacted_messages
 
 if TYPE_CHECKING:
     from ..layer import MemoryLayer
+    from ..recall_options import RecallOptions
     from .brain import Intelligence
     from .maintenance import MaintenanceScheduler
     from .planner import RecallPlan
@@ -99,13 +100,9 @@ class IntelligenceHooks(LayerHooks):
         query: str,
         scope: Scope,
         session_id: str | None,
-        plan: Any,
-        links: int | None,
-        limit: int | None,
-        section_limits: dict[str, int] | None,
-        fill_recent: list[str] | None,
+        options: RecallOptions,
     ) -> RecallPlan | None:
-        return _recall_plan(layer, query, scope, session_id, plan, links, limit, section_limits, fill_recent)
+        return _recall_plan(layer, query, scope, session_id, options)
 
     def after_recall(self, layer: Any, context: Any, scope: Scope, session_id: str | None) -> None:
         _note_recall(layer, context, scope.user_id, scope.agent_id, session_id)
@@ -350,13 +347,12 @@ def _recall_plan(
     query: str,
     scope: Scope,
     session_id: str | None,
-    plan: Any,
-    links: int | None,
-    limit: int | None,
-    section_limits: dict[str, int] | None,
-    fill_recent: list[str] | None,
+    options: RecallOptions,
 ) -> RecallPlan | None:
-    """The plan recall follows, explicit options applied; None for a plain recall (no plan asked for)."""
+    """The plan recall follows, the call's explicit options applied; None for a plain recall (no plan asked for)."""
+    plan, links, limit = options.plan, options.links, options.limit
+    knobs = options.keywords()
+    section_limits, fill_recent = knobs["section_limits"], knobs["fill_recent"]
     if plan is None:
         plan = "auto" if layer.intelligence is not None else False
     if plan is False and section_limits is None and fill_recent is None:
