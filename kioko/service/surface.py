@@ -285,7 +285,9 @@ MEMORY_ROUTES: tuple[Route, ...] = (
         "/v1/memories",
         model="MemoryCreate",
         fields={
-            "content": Wire(str, {"min_length": 1, "description": "up to the layer's content limit (413 beyond)"}),
+            "content": Wire(
+                str, {"min_length": 1, "description": "up to the layer's content limit (413 TooLargeError beyond)"}
+            ),
             "id": Wire(str | None, ID),
         },
     ),
