@@ -1,7 +1,7 @@
 """What write-time linking costs per write, on every store: MemoryLayer.add with auto_link on and off.
 
     python benchmarks/linking_write_times.py [--stores memory,sqlite,postgresql,qdrant+local]
-        [--count 2000] [--seed 7] [--markdown PATH]
+        [--count 2000] [--seed 7] [--markdown PATH] [--layouts apart,record]
 
 For each store, the same seeded notes (``benchmarks/synthetic.py``: 20 topics; events written in
 sessions with problems and fixes minutes apart, goals, decisions, procedures, lessons, facts) are
@@ -45,6 +45,7 @@ from synthetic import Note, entity_relations, generate_notes  # noqa: E402
 import kioko  # noqa: E402
 from kioko_core import links as L  # noqa: E402
 from kioko_core.layer import MemoryLayer  # noqa: E402
+from kioko_core.layer_store import LayerStore  # noqa: E402
 from kioko_core.store import Scope, Store  # noqa: E402
 
 STORES = ("memory", "sqlite", "postgresql", "qdrant+local")
@@ -159,25 +160,35 @@ def timed(write: Callable[[], object]) -> tuple[float, float]:
     return (time.perf_counter() - started) * 1000.0, (time.process_time() - cpu) * 1000.0
 
 
-def measure(name: str, notes: list[Note], workdir: Path) -> Result:
-    """Write every note once through a linking layer and once through a plain one, alternating."""
+def measure(name: str, notes: list[Note], workdir: Path, layouts: tuple[str, ...] = ("apart",)) -> list[Result]:
+    """Write every note once through a plain layer and once per layout through a linking one, alternating.
+
+    ``layouts``: where the linking layers keep links: ``apart`` (entry by entry, on a store with
+    :class:`~kioko_core.link_store.LinkStore`; inside the records on any other) and ``record`` (inside the
+    records whatever the store can: the layout before the capability), each in a user of its own.
+    """
     with ExitStack() as stack:
         store = stack.enter_context(open_store(name, stack, workdir))
         run = uuid.uuid4().hex[:8]
-        linked_user, unlinked_user = f"bench-linked-{run}", f"bench-unlinked-{run}"
-        linking, plain = MemoryLayer(store, auto_link=True), MemoryLayer(store, auto_link=False)
+        unlinked_user = f"bench-unlinked-{run}"
+        plain = MemoryLayer(store, auto_link=False)
+        linking = {
+            layout: (
+                MemoryLayer(LayerStore(store, links_apart=layout == "apart"), auto_link=True),
+                f"bench-{layout}-{run}",
+            )
+            for layout in layouts
+        }
         for subject, relation, obj in entity_relations():
-            for layer, user in ((linking, linked_user), (plain, unlinked_user)):
+            for layer, user in [*linking.values(), (plain, unlinked_user)]:
                 layer.graph.add(subject, relation, obj, user_id=user)
-        linked_ms: list[float] = []
-        unlinked_ms: list[float] = []
-        linked_cpu: list[float] = []
-        unlinked_cpu: list[float] = []
+        times: dict[str, tuple[list[float], list[float]]] = {key: ([], []) for key in [*layouts, "plain"]}
         for number, note in enumerate(notes):
-            pairs = [(linking, linked_user, linked_ms, linked_cpu), (plain, unlinked_user, unlinked_ms, unlinked_cpu)]
+            pairs = [(layer, user, times[layout]) for layout, (layer, user) in linking.items()]
+            pairs.append((plain, unlinked_user, times["plain"]))
             if number % 2:
-                pairs.reverse()  # neither mode always goes first
-            for layer, user, times, cpu_times in pairs:
+                pairs.reverse()  # no mode always goes first
+            for layer, user, (walls, cpus) in pairs:
                 wall, cpu = timed(
                     lambda layer=layer, user=user: layer.add(
                         note.content,
@@ -187,13 +198,21 @@ def measure(name: str, notes: list[Note], workdir: Path) -> Result:
                         created_at=note.created_at,
                     )
                 )
-                times.append(wall)
-                cpu_times.append(cpu)
-        degrees = [len(L.link_entries(record)) for record in store.scan(Scope(linked_user))]
-        unlinked_links = sum(len(L.link_entries(record)) for record in store.scan(Scope(unlinked_user)))
+                walls.append(wall)
+                cpus.append(cpu)
+        reader = LayerStore(store)  # reads either layout
+        unlinked_links = sum(len(L.link_entries(record)) for record in reader.scan(Scope(unlinked_user)))
         if unlinked_links:
             raise AssertionError(f"the unlinked user holds {unlinked_links} link entries")
-        return Result(name, len(notes), linked_ms, unlinked_ms, linked_cpu, unlinked_cpu, degrees, sum(degrees) // 2)
+        results = []
+        for layout, (_, user) in linking.items():
+            degrees = [len(L.link_entries(record)) for record in reader.scan(Scope(user))]
+            label = name if layouts == ("apart",) else f"{name} (links {layout})"
+            walls, cpus = times[layout]
+            results.append(
+                Result(label, len(notes), walls, times["plain"][0], cpus, times["plain"][1], degrees, sum(degrees) // 2)
+            )
+        return results
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -202,7 +221,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--count", type=int, default=2000, help="notes written per mode and store")
     parser.add_argument("--seed", type=int, default=7, help="the synthetic notes' seed")
     parser.add_argument("--markdown", type=Path, help="also write the table to this file")
+    parser.add_argument(
+        "--layouts",
+        default="apart",
+        help="where linked writes keep links, comma-separated: apart (entry by entry where the store can), "
+        "record (inside the records, the layout before); both run side by side in one pass",
+    )
     args = parser.parse_args(argv)
+    layouts = tuple(dict.fromkeys(x.strip() for x in args.layouts.split(",") if x.strip()))
+    if not layouts or set(layouts) - {"apart", "record"}:
+        parser.error("--layouts takes apart and/or record")
     names = [s.strip() for s in args.stores.split(",") if s.strip()]
     unknown = [n for n in names if n not in STORES]
     if unknown:
@@ -214,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
         for name in names:
             print(f"{name}: writing {len(notes):,} notes twice ...", file=sys.stderr, flush=True)
             started = time.perf_counter()
-            results.append(measure(name, notes, workdir))
+            results.extend(measure(name, notes, workdir, layouts))
             print(f"{name}: done in {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

@@ -63,6 +63,7 @@ _EXPORTS = {
     "IsolationContract": "isolation",
     "GenerationContract": "generations",
     "ChangesContract": "generations",
+    "LinkStoreContract": "link_store",
     "StateMachineContract": "stateful",
     "DIM": "support",
     "check_knn": "support",

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from kioko_core.link_store import LinkChange, LinkStore
 from kioko_core.store import (
     Capabilities,
     Filter,
@@ -66,6 +67,9 @@ class CountingStore:
         self.inner = inner
         if generations and isinstance(inner, ScopeGenerations):
             self.generation = self._generation  # an attribute only when the inner store counts
+        if isinstance(inner, LinkStore):  # links kept apart: passed on, a read counted as ``links``, a batch
+            self.links = self._links  # as ``update_many`` (the one batch a write is)
+            self.update_with_links = self._update_with_links
         self.capabilities: Capabilities = inner.capabilities
         self.dim: int = inner.dim
         self.calls: Counter[str] = Counter()
@@ -93,6 +97,14 @@ class CountingStore:
     def _generation(self, scope: Scope) -> int:
         self._note("generation", scope)
         return self.inner.generation(scope)  # type: ignore[attr-defined]
+
+    def _links(self, scope: Scope, ids: Sequence[str]) -> list[list[dict[str, Any]]]:
+        self._note("links", scope, ids)
+        return self.inner.links(scope, ids)  # type: ignore[attr-defined,no-any-return]
+
+    def _update_with_links(self, ops: Sequence[Op], changes: Sequence[LinkChange]) -> Any:
+        self._note("update_many", ops, changes)
+        return self.inner.update_with_links(ops, changes)  # type: ignore[attr-defined]
 
     def get(self, scope: Scope, ids: Sequence[str]) -> list[Record | None]:
         self._note("get", scope, ids)

@@ -7,6 +7,7 @@ from .inputs import ArgumentContract, InputRuleContract, OptionContract
 from .isolation import IsolationContract
 from .knn import KnnContract
 from .lifecycle import CrashContract, LifecycleContract, MultiProcessContract, PersistenceContract
+from .link_store import LinkStoreContract
 from .postings import PostingsContract
 from .records import AtomicityContract, GetContract, UpdateManyContract, ValidationContract, VersionContract
 from .scan import ScanContract
@@ -31,6 +32,7 @@ CONTRACT_CLASSES = (
     CrashContract,
     GenerationContract,
     ChangesContract,
+    LinkStoreContract,
     StateMachineContract,
 )
 """Each part of the contract, in the order a failure report lists them."""

@@ -75,6 +75,13 @@ ADDED: dict[str, Addition] = {
         "generation) -> ScopeChangeSet of every id written since, or None when it cannot say exactly",
         optional=True,
     ),
+    "LinkStoreContract": Addition(
+        5,
+        "nothing, or implement kioko_core.link_store.LinkStore: links(scope, ids) and update_with_links(ops, "
+        "changes), keeping each memory's link entries apart from its record (one per other memory, in the order "
+        "last put), applied with the record batch as one unit, bumping the owner's version once per call",
+        optional=True,
+    ),
 }
 """Keyed by contract class name, or ``Class.test_name`` for a single test added to an older class."""
 
@@ -85,6 +92,7 @@ CHANGES: dict[int, str] = {
     "tie order (KnnContract.test_ties_are_broken_by_id)",
     3: "optional ScopeGenerations (GenerationContract)",
     4: "optional ScopeChanges (ChangesContract)",
+    5: "optional LinkStore: links kept entry by entry apart from the record (LinkStoreContract)",
 }
 """One line per version: what it added."""
 

@@ -2,13 +2,13 @@
 ``--json`` and the MCP tools all answer with these functions.
 
 A memory is ``{id, user_id, agent_id, kind, content, metadata, session_id, created_at, updated_at, version,
-entities, linked_at, links}``. ``metadata`` is exactly what the user stored: the layer's bookkeeping (kept
-inside the stored record's metadata, under ``_kioko``, until the stores give it a place of its own) is shown
-as ``entities`` (what the memory is about), ``linked_at`` (when the linker last linked it; None: never) and
-``links`` (its links, as :func:`link_view` shapes a link: ``source`` and ``target`` ids, the other memory's
-label and type where it was read). The vector and the index terms are the store's business and never shown.
-A recalled memory is the same shape with ``score``, ``signals`` and ``section``; a related one with
-``score`` and ``path``.
+entities, linked_at, links}``. ``metadata`` is exactly what the user stored: the layer's bookkeeping
+(``Record.system``; kept by the store under the metadata key ``_kioko``, its links entry by entry where the
+store can, see :mod:`kioko_core.layer_store`) is shown as ``entities`` (what the memory is about),
+``linked_at`` (when the linker last linked it; None: never) and ``links`` (its links, as :func:`link_view`
+shapes a link: ``source`` and ``target`` ids, the other memory's label and type where it was read). The vector
+and the index terms are the store's business and never shown. A recalled memory is the same shape with
+``score``, ``signals`` and ``section``; a related one with ``score`` and ``path``.
 """
 
 from __future__ import annotations

@@ -12,9 +12,11 @@ from typing import Any
 import numpy as np
 
 from kioko_core.driver import DIM, Option, StoreBase, positive_int
+from kioko_core.link_store import LinkChange, apply_change, validate_changes
 from kioko_core.store import (
     DEFAULT_DIM,
     Capabilities,
+    ConflictError,
     Delete,
     Filter,
     Neighbor,
@@ -24,6 +26,7 @@ from kioko_core.store import (
     Scope,
     check_scope,
     plan_batch,
+    validate_ops,
 )
 from kioko_core.url import StoreURL
 
@@ -74,6 +77,9 @@ class MemoryStore(StoreBase):
         self._forgotten_generation = 0
         """Above every generation a purged scope had: what a scope without a count reads, and counts on from,
         so a cache of a forgotten scope's state can never match the count of the scope written anew."""
+        self._links: dict[str, dict[str, dict[str, Any]]] = {}
+        """Per record id (unique across the store), its link entries by the other memory's id, in the order
+        last put (:class:`~kioko_core.link_store.LinkStore`)."""
         self._lock = threading.RLock()
 
     @classmethod
@@ -147,26 +153,87 @@ class MemoryStore(StoreBase):
     def do_update_many(self, ops: list[Op]) -> list[Record | None]:
         with self._lock:
             planned = self._plan(ops)
-            touched: set[Scope] = set()
-            for op, stored, exists in planned:
-                if stored is not None:
-                    old = self._records.get(stored.id)
-                    if old is not None and (old.scope, old.created_at, old.terms) == (
-                        stored.scope,
-                        stored.created_at,
-                        stored.terms,
-                    ):
-                        # a neighbour whose links changed keeps its place in every postings list
-                        self._replace(stored)
-                        touched.add(stored.scope)
-                        continue
-                    touched.update(self._remove(stored.id, replacing=True), [stored.scope])
-                    self._insert(stored)
-                elif exists and isinstance(op, Delete):
-                    touched.update(self._remove(op.id))
-            for scope in touched:
-                self._generations[scope] = self._generations.get(scope, self._forgotten_generation) + 1
+            self._count(self._apply(planned))
             return [_copy(s) if s is not None else None for _, s, _ in planned]
+
+    def _count(self, touched: set[Scope]) -> None:
+        """One committed batch touched these scopes (ScopeGenerations)."""
+        for scope in touched:
+            self._generations[scope] = self._generations.get(scope, self._forgotten_generation) + 1
+
+    def _apply(self, planned: list[tuple[Op, Record | None, bool]]) -> set[Scope]:
+        """Apply a planned batch; the scopes it touched."""
+        touched: set[Scope] = set()
+        for op, stored, exists in planned:
+            if stored is not None:
+                old = self._records.get(stored.id)
+                if old is not None and (old.scope, old.created_at, old.terms) == (
+                    stored.scope,
+                    stored.created_at,
+                    stored.terms,
+                ):
+                    # a neighbour whose links changed keeps its place in every postings list
+                    self._replace(stored)
+                    touched.add(stored.scope)
+                    continue
+                touched.update(self._remove(stored.id, replacing=True), [stored.scope])
+                self._insert(stored)
+            elif exists and isinstance(op, Delete):
+                touched.update(self._remove(op.id))
+        return touched
+
+    # -- links, entry by entry (LinkStore)
+
+    def links(self, scope: Scope, ids: Sequence[str]) -> list[list[dict[str, Any]]]:
+        """Each id's link entries in the order last put (:class:`~kioko_core.link_store.LinkStore`)."""
+        scope = check_scope(scope)
+        with self._lock:
+            answer: list[list[dict[str, Any]]] = []
+            for memory_id in ids:
+                record = self._records.get(memory_id) if isinstance(memory_id, str) else None
+                held = self._links.get(memory_id) if record is not None and record.scope == scope else None
+                answer.append([_plain_copy(entry) for entry in held.values()] if held else [])
+            return answer
+
+    def update_with_links(
+        self, ops: Sequence[Op], changes: Sequence[LinkChange]
+    ) -> tuple[list[Record | None], list[int | None]]:
+        """``ops`` and then ``changes``, as one unit (:class:`~kioko_core.link_store.LinkStore`)."""
+        checked, edits = validate_ops(ops, self.dim), validate_changes(changes)
+        with self._lock:
+            planned = self._plan(checked)
+            after: dict[str, Record | None] = {}
+            for op, stored, exists in planned:
+                if stored is not None or exists:  # a delete of another scope's id leaves it as it is
+                    after[op.id if isinstance(op, Delete) else op.record.id] = stored
+            written = set(after)
+
+            def owner(change: LinkChange) -> Record | None:
+                found = after[change.owner] if change.owner in after else self._records.get(change.owner)
+                return found if found is not None and found.scope == change.scope else None
+
+            for change in edits:
+                found = owner(change)
+                if change.expected_version is not None and (found is None or found.version != change.expected_version):
+                    held = "missing" if found is None else f"at version {found.version}"
+                    raise ConflictError(f"record {change.owner!r} is {held}, expected {change.expected_version}")
+            touched = self._apply(planned)
+            versions: list[int | None] = []
+            bumped: dict[str, int] = {}
+            for change in edits:
+                found = owner(change)
+                if found is None:
+                    versions.append(None)
+                    continue
+                apply_change(self._links.setdefault(change.owner, {}), change)
+                if change.owner not in written and change.owner not in bumped:
+                    current = self._records[change.owner]
+                    self._records[change.owner] = current.model_copy(update={"version": current.version + 1})
+                    bumped[change.owner] = current.version + 1
+                touched.add(change.scope)
+                versions.append(self._records[change.owner].version)
+            self._count(touched)
+            return [_copy(s) if s is not None else None for _, s, _ in planned], versions
 
     def _plan(self, ops: Sequence[Op]) -> list[tuple[Op, Record | None, bool]]:
         """Check every op against the state the batch would see, before anything changes."""
@@ -202,6 +269,8 @@ class MemoryStore(StoreBase):
         record = self._records.pop(record_id, None)
         if record is None:
             return []
+        if not replacing:
+            self._links.pop(record_id, None)  # a deleted record's links go with it
         scope = record.scope
         vectors = self._vectors.get(scope)
         if vectors is not None and not replacing:

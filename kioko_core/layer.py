@@ -38,6 +38,7 @@ from .kinds import (
     WorkingMemory,
 )
 from .kinds import install as install_kinds
+from .layer_store import LayerStore
 from .limits import Limits
 from .linker import LinkerConfig, MemoryLinker, content_term, index_terms, pin_terms, structural_targets
 from .reading import Draft, Query, embed_read, read_content, reads_analysis
@@ -135,7 +136,10 @@ class MemoryLayer:
         intelligence: Any = None,
         auto_graph: bool = False,
     ) -> None:
-        self.store = store
+        # the store as the layer uses it: each record's bookkeeping (links, entities) in Record.system, kept
+        # where this store keeps it (kioko_core.layer_store)
+        self.store: LayerStore = store if isinstance(store, LayerStore) else LayerStore(store)
+        store = self.store
         self.limits = Limits.build(limits)
         self.auto_link = auto_link
         self.embedder = _build_embedder(embedder, store)
@@ -276,9 +280,10 @@ class MemoryLayer:
                 agent_id=scope.agent_id,
                 kind=kind,
                 content=content,
-                # a linked kind carries the bookkeeping key from the start: the caller's own "links" is
-                # then never taken for the links of a memory stored before the key existed
-                metadata={**(metadata or {}), L.BOOKKEEPING: {}} if kind in L.LINKABLE_KINDS else dict(metadata or {}),
+                metadata=dict(metadata or {}),
+                # a linked kind carries its bookkeeping from the start (stored under the key even empty: the
+                # caller's own "links" is then never taken for the links of a memory stored before the key)
+                system={} if kind in L.LINKABLE_KINDS else None,
                 session_id=session_id,
                 created_at=when if when is not None else now,
                 updated_at=now,

@@ -138,11 +138,12 @@ class MemoryLink:
 # --------------------------------------------------------------------------- the layer's bookkeeping
 
 BOOKKEEPING = "_kioko"
-"""The one metadata key the layer keeps to itself: ``metadata["_kioko"]`` holds a memory's ``links`` (its
-adjacency list), ``entities`` (what the analysis found it is about), ``linked_at`` (when the linker last
-saw it) and ``unlinked`` (ids a person unlinked). Every other key of a memory's metadata is the caller's
-and round-trips exactly. A caller cannot write this key: :meth:`MemoryLayer.add` refuses it and
-:meth:`MemoryLayer.update` keeps the stored value whatever is passed under it."""
+"""Where a store without a place of its own for it keeps the layer's bookkeeping: ``metadata["_kioko"]`` holds
+a memory's ``links`` (its adjacency list), ``entities`` (what the analysis found it is about), ``linked_at``
+(when the linker last saw it) and ``unlinked`` (ids a person unlinked). The layer reads it into
+:attr:`Record.system <kioko_core.store.Record.system>` (:class:`~kioko_core.layer_store.LayerStore`), so a record
+the layer returns carries the caller's metadata exactly as stored and the bookkeeping beside it. A caller cannot
+write this key: :meth:`MemoryLayer.add` refuses it and :meth:`MemoryLayer.update` ignores it."""
 
 
 LEGACY_KEYS = ("links", "entities", "linked_at", "unlinked")
@@ -188,39 +189,62 @@ def _legacy_split(record: Record) -> tuple[dict[str, Any], dict[str, Any]] | Non
     return own, kept
 
 
-def upgraded(record: Record) -> Record:
-    """``record`` with its bookkeeping under :data:`BOOKKEEPING` (the same record if it is there already).
+def split_stored(record: Record) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """(the caller's metadata, the bookkeeping or None) of ``record``: its own :attr:`~Record.system` when the layer
+    read or built it, else what a store keeps (``metadata["_kioko"]``, or the layout before that key)."""
+    if record.system is not None:
+        return record.metadata, record.system
+    metadata = record.metadata
+    stored = metadata.get(BOOKKEEPING)
+    if isinstance(stored, dict):
+        return user_metadata(metadata), stored
+    if record.kind in LINKABLE_KINDS:
+        split = _legacy_split(record)
+        if split is not None:
+            return split
+        return metadata, {}
+    return metadata, None
 
-    A memory stored before the move is read correctly without it (:func:`bookkeeping` reads the legacy
-    keys); the layer upgrades a memory whenever it writes it, keeping its version, so the write still
-    expects the version that was read.
-    """
-    split = _legacy_split(record)
-    if split is None or not split[1]:
+
+def upgraded(record: Record) -> Record:
+    """``record`` with the caller's metadata in ``metadata`` and the bookkeeping in ``system`` (the same record
+    when it has them so already). Its version is kept, so a write of it still expects the version read."""
+    if record.system is not None:
         return record
-    own, kept = split
-    return record.model_copy(update={"metadata": {**own, BOOKKEEPING: kept}})
+    own, system = split_stored(record)
+    if system is None:
+        return record
+    return record.model_copy(update={"metadata": own, "system": system})
+
+
+def stored_metadata(record: Record) -> dict[str, Any]:
+    """The metadata a store without a place for the bookkeeping keeps: the caller's, and the bookkeeping under
+    :data:`BOOKKEEPING` (stamped, even empty, on every linked kind, so a caller's own ``"links"`` is never read
+    as the layout before it)."""
+    own, system = split_stored(record)
+    if system is None or (not system and record.kind not in LINKABLE_KINDS):
+        return own
+    return {**own, BOOKKEEPING: system}
 
 
 def bookkeeping(record: Record) -> dict[str, Any]:
-    """The layer's bookkeeping of ``record`` (read only; empty when it has none; legacy keys read too)."""
-    value = record.metadata.get(BOOKKEEPING)
-    if isinstance(value, dict):
-        return value
-    split = _legacy_split(record)
-    return split[1] if split is not None else {}
+    """The layer's bookkeeping of ``record`` (read only; empty when it has none; the stored layouts read too)."""
+    system = record.system
+    if system is not None:
+        return system
+    return split_stored(record)[1] or {}
 
 
 def with_bookkeeping(record: Record, **fields: Any) -> Record:
     """A copy of ``record`` with bookkeeping ``fields`` set (``links=``, ``entities=``, ``linked_at=`` ...)."""
-    record = upgraded(record)
-    metadata = dict(record.metadata)
-    metadata[BOOKKEEPING] = {**bookkeeping(record), **fields}
-    return record.model_copy(update={"metadata": metadata})
+    own, system = split_stored(record)
+    return record.model_copy(update={"metadata": own, "system": {**(system or {}), **fields}})
 
 
 def user_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
-    """``metadata`` without the layer's bookkeeping: exactly what the caller stored."""
+    """``metadata`` without the layer's bookkeeping key: exactly what the caller stored."""
+    if BOOKKEEPING not in metadata:
+        return metadata
     return {key: value for key, value in metadata.items() if key != BOOKKEEPING}
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 # The protocol's errors live in errors.py beside the layer's own; they are part of this module's
 # interface, so a driver imports them from here (`X as X` marks each as re-exported).
@@ -40,7 +40,7 @@ from .errors import UnknownStoreError as UnknownStoreError
 DEFAULT_DIM = 256
 """Vector length a store accepts unless opened with another ``dim`` (the offline embedder's)."""
 
-CONTRACT_VERSION = 4
+CONTRACT_VERSION = 5
 """The version of the store contract this Kioko holds drivers to; it grows when the contract suite gains a
 test a driver written before may fail (or an optional capability). A driver may say which version it was
 written for with a ``contract_version`` class attribute; ``python -m contract_tests`` then lists what
@@ -90,6 +90,16 @@ class Record(BaseModel):
     created_at: float = Field(default_factory=time.time)
     updated_at: float = Field(default_factory=time.time)
     version: int = 0
+    system: dict[str, Any] | None = None
+    """The memory layer's bookkeeping of a memory, apart from the caller's ``metadata``: ``links`` (its adjacency
+    entries), ``entities``, ``linked_at``, ``unlinked`` (see :mod:`kioko_core.links`). None on a record the layer
+    did not read or build. Not a driver's concern: the layer folds it into what it hands a store (the metadata
+    key ``_kioko``, and the link entries of a :class:`~kioko_core.link_store.LinkStore`) and a driver never
+    stores or returns it (:class:`~kioko_core.layer_store.LayerStore`)."""
+
+    _read: Any = PrivateAttr(default=None)
+    # what the layer's store read this record as (kioko_core.layer_store): a change of its links alone is then
+    # written as link entries, without rewriting the record (model_copy keeps it)
 
     @property
     def scope(self) -> Scope:

@@ -23,6 +23,7 @@ import kioko
 from kioko_backends.memory import MemoryStore
 from kioko_core import links as L
 from kioko_core.layer import MemoryLayer
+from kioko_core.layer_store import LayerStore
 from kioko_core.store import Record, Scope, Store
 
 STORE_NAMES = ("memory", "sqlite", "postgresql", "qdrant-local")
@@ -225,7 +226,8 @@ def entry_between(layer: MemoryLayer, owner: Record | str, other: Record | str, 
 
 
 def scope_records(store: Store, scope: Scope) -> list[Record]:
-    return list(store.scan(scope))
+    """The scope's records as the layer reads them (links and entities in ``system``, wherever the store keeps them)."""
+    return list((store if isinstance(store, LayerStore) else LayerStore(store)).scan(scope))
 
 
 def link_triples(records: list[Record]) -> set[tuple[str, str, str]]:

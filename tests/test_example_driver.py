@@ -44,10 +44,11 @@ SKIPPABLE_BECAUSE = (
     "has no password",
     "ScopeGenerations is optional",
     "ScopeChanges is optional",
+    "LinkStore is optional",
 )
 """Why a contract test may skip on the example: it declares multi_process=False, its URL has no password,
-and it has neither of the optional capabilities a third-party driver need not have (a per-scope write
-counter, a change log).
+and it has none of the optional capabilities a third-party driver need not have (a per-scope write
+counter, a change log, links kept apart).
 
 A skip for any other reason (persistent=False, say) means the example stopped being what the guide says.
 """
@@ -85,7 +86,7 @@ stored = layer.add("Kumar prefers green tea in the morning", user_id="kumar")
 layer.close()
 again = kioko.connect(url)
 [found] = again.store.get(kioko.Scope("kumar"), [stored.id])
-print(type(again.store).__name__, again.store.dim, found.content, found.version)
+print(type(again.store.driver).__name__, again.store.dim, found.content, found.version)
 again.close()
 """
 

@@ -145,8 +145,15 @@ def test_the_ast_check_allows_relative_and_ordinary_imports() -> None:
 
 # --------------------------------------------------------------------------- drivers see only the protocol
 
-PROTOCOL_MODULES = ("kioko_core.store", "kioko_core.errors", "kioko_core.driver", "kioko_core.url")
-"""What a driver may import from kioko_core: the protocol, its errors, the optional driver base, and StoreURL."""
+PROTOCOL_MODULES = (
+    "kioko_core.store",
+    "kioko_core.link_store",
+    "kioko_core.errors",
+    "kioko_core.driver",
+    "kioko_core.url",
+)
+"""What a driver may import from kioko_core: the protocol (and its optional LinkStore capability), its errors, the
+optional driver base, and StoreURL."""
 
 DRIVER_SOURCES = sorted((PROJECT_ROOT / "kioko_backends").rglob("*.py")) + [
     PROJECT_ROOT / "docs" / "example_driver" / "kioko_jsonl.py"
@@ -163,7 +170,7 @@ def core_imports_beyond_protocol(source: str, filename: str = "<source>") -> lis
 
 
 def test_drivers_import_nothing_of_the_core_but_the_protocol() -> None:
-    """kioko_backends and the example driver import only kioko_core.store, .errors, .driver and .url."""
+    """kioko_backends and the example driver import only kioko_core.store, .link_store, .errors, .driver and .url."""
     assert len(DRIVER_SOURCES) >= 5, f"expected the drivers under {PROJECT_ROOT / 'kioko_backends'}"
     found = [
         hit

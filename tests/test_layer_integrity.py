@@ -176,7 +176,7 @@ def test_a_sqlite_file_written_before_the_bookkeeping_key_reads_its_links_and_up
         "rule": ("Always answer in German.", "instruction", {"links": [entry("fix", "out")]}),
     }
     with kioko.connect(url) as old:
-        old.store.update_many(
+        old.store.driver.update_many(  # the driver itself: stored exactly in the old shape
             [
                 Upsert(
                     record=Record(

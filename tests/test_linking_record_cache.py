@@ -73,11 +73,12 @@ def test_cached_records_are_the_stored_ones_after_links_deletes_and_hand_links(c
     ]
 
     def check() -> int:
-        """Every record the cache holds for the scope equals the store's copy; the number checked."""
+        """Every record the cache holds for the scope equals the store's copy (as the layer reads it: links and
+        entities in ``system``); the number checked."""
         held = layer.index._scopes.get(scope)
         cached = dict(held.records) if held is not None else {}
         for record_id, record in cached.items():
-            stored = counted_store.get(scope, [record_id])[0]
+            stored = layer.store.get(scope, [record_id])[0]
             assert stored is not None, record_id
             assert stored.model_dump(exclude={"embedding"}) == record.model_dump(exclude={"embedding"}), record_id
             assert stored.embedding is not None and record.embedding is not None

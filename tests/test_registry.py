@@ -327,7 +327,7 @@ OPEN_BY_ENTRY_POINT = """
     except kioko.UnknownStoreError as error:
         print(json.dumps({"opened": False, "known": kioko.known_schemes(), "error": str(error)}))
     else:
-        store = layer.store
+        store = layer.store.driver
         store.update_many([Upsert(record=Record(id="a", user_id="u", kind="note", embedding=[1, 0, 0, 0]))])
         print(json.dumps({
             "opened": True, "class": type(store).__module__ + "." + type(store).__name__, "dim": store.dim,
@@ -376,7 +376,7 @@ def test_without_the_distribution_the_scheme_is_unknown(tmp_path: Path) -> None:
 def test_connect_takes_a_config_dict() -> None:
     """``{"url": ..., **options}`` opens the URL with the options."""
     layer = kioko.connect({"url": "memory://", "dim": 5})
-    assert isinstance(layer.store, MemoryStore) and layer.store.dim == 5
+    assert isinstance(layer.store.driver, MemoryStore) and layer.store.dim == 5
 
 
 def test_connect_refuses_a_config_dict_without_url() -> None:
@@ -394,4 +394,4 @@ def test_connect_without_a_target_uses_kioko_url(monkeypatch: pytest.MonkeyPatch
     """With no argument, KIOKO_URL names the store."""
     monkeypatch.setenv("KIOKO_URL", "memory://?dim=7")
     layer = kioko.connect()
-    assert isinstance(layer.store, MemoryStore) and layer.store.dim == 7
+    assert isinstance(layer.store.driver, MemoryStore) and layer.store.dim == 7

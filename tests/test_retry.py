@@ -7,6 +7,7 @@ lost update deterministically in one process; tests/drills does it with real pro
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import pytest
 
@@ -14,6 +15,7 @@ from kioko_backends.memory import MemoryStore
 from kioko_core import links as L
 from kioko_core import retry
 from kioko_core.layer import MemoryLayer
+from kioko_core.link_store import LinkChange
 from kioko_core.store import ConflictError, Op, Record, Scope, Upsert
 
 USER = "kumar"
@@ -34,6 +36,15 @@ class RacingStore(MemoryStore):
         self.interjections: list[Callable[[], object] | None] = []
 
     def update_many(self, ops: Sequence[Op]) -> list[Record | None]:
+        self._race()
+        return super().update_many(ops)
+
+    def update_with_links(self, ops: Sequence[Op], changes: Sequence[LinkChange]) -> Any:
+        """The layer's batch on a store that keeps links apart: raced the same way."""
+        self._race()
+        return super().update_with_links(ops, changes)
+
+    def _race(self) -> None:
         self.batches += 1
         if self.interjections:
             interjection = self.interjections.pop(0)
@@ -49,7 +60,6 @@ class RacingStore(MemoryStore):
             super().update_many(
                 [Upsert(record=current.model_copy(update={"metadata": theirs}), expected_version=current.version)]
             )
-        return super().update_many(ops)
 
 
 @pytest.fixture

@@ -107,10 +107,17 @@ class FailingOnce(MemoryStore):
         self.fail_at, self.calls = fail_at, 0
 
     def update_many(self, ops: Any) -> Any:
+        self._fail_on_cue()
+        return super().update_many(ops)
+
+    def update_with_links(self, ops: Any, changes: Any) -> Any:  # the batch of a layer over links kept apart
+        self._fail_on_cue()
+        return super().update_with_links(ops, changes)
+
+    def _fail_on_cue(self) -> None:
         self.calls += 1
         if self.calls == self.fail_at:
             raise StoreError("the store went away")
-        return super().update_many(ops)
 
 
 def test_an_import_cut_off_by_the_store_says_what_it_wrote_and_completes_when_run_again() -> None:

@@ -83,7 +83,8 @@ def doctor(
     checks: dict = {"kioko": __version__, "python": platform.python_version(), "store_url": _redact(url)}
     _check_exists(url, given=store is not None)
     with opened_layer(url) as memory:
-        checks["driver"] = type(memory.store).__module__ + ":" + type(memory.store).__name__
+        driver = getattr(memory.store, "driver", memory.store)  # the layer's store wraps the driver
+        checks["driver"] = type(driver).__module__ + ":" + type(driver).__name__
         checks["dim"] = getattr(memory.store, "dim", None)
         caps = getattr(memory.store, "capabilities", None)
         checks["capabilities"] = {k: v for k, v in asdict(caps).items() if k != "notes"} if caps else {}

@@ -143,7 +143,7 @@ def create_app(
     def readyz(svc: Service = Depends(service)) -> dict[str, Any]:
         """The store answers a read."""
         svc.layer.store.get(Scope("@readyz"), ["ping"])
-        return {"status": "ready", "store": type(svc.layer.store).__name__}
+        return {"status": "ready", "store": type(getattr(svc.layer.store, "driver", svc.layer.store)).__name__}
 
     @app.get("/v1/whoami", tags=["users"], response_model=WhoAmI, responses={401: ERROR_RESPONSES[401]})
     async def whoami(who: Principal = Depends(principal)) -> dict[str, Any]:

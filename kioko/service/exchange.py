@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from kioko_core import links as L
 from kioko_core.entities import GRAPH_AGENT
 from kioko_core.scoped import SESSIONS_AGENT
 from kioko_core.secrets import DropSecrets, redact, redact_value
@@ -197,7 +198,9 @@ def _read(lines: Iterable[str | bytes]) -> Iterator[Record]:
 
 
 def same(a: Record, b: Record) -> bool:
-    """Equal in everything an export carries except the store's version counter."""
+    """Equal in everything an export carries except the store's version counter (the bookkeeping compared as the
+    layer reads it, wherever each record carries it)."""
+    a, b = L.upgraded(a), L.upgraded(b)
     if a.model_dump(exclude={"embedding", "version"}) != b.model_dump(exclude={"embedding", "version"}):
         return False
     if a.embedding is None or b.embedding is None:

@@ -53,7 +53,8 @@ def record_out(record: Record) -> dict[str, Any]:
 def stored_out(record: Record) -> dict[str, Any]:
     """A record exactly as stored, bookkeeping, index terms and vector included: what an export carries."""
     data = {name: getattr(record, name) for name in STORED_FIELDS}
-    data["metadata"] = dict(record.metadata)
+    # the stored shape whatever store it came from: the bookkeeping (links included) under the metadata key
+    data["metadata"] = dict(L.stored_metadata(record))
     data["terms"] = list(record.terms)
     data["embedding"] = vector_out(record.embedding)
     return data

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import functools
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """Bumped whenever the table layout changes; a file written by a newer Kioko is refused.
-2: ``kioko_term_df``; 3: a term's df row goes when its last posting does; 4: ``kioko_changes`` (files of
-1 to 3 upgrade when opened)."""
+2: ``kioko_term_df``; 3: a term's df row goes when its last posting does; 4: ``kioko_changes``; 5:
+``kioko_links`` (files of 1 to 4 upgrade when opened)."""
 
 CHANGES_KEPT = 256
 """Generations per scope whose written ids ``kioko_changes`` keeps: a cache further behind rebuilds."""
@@ -22,6 +22,12 @@ _NO_AGENT = ""
 _CREATE_CHANGES = """CREATE TABLE IF NOT EXISTS kioko_changes (
     user_id TEXT NOT NULL, agent_id TEXT NOT NULL, generation INTEGER NOT NULL, id TEXT NOT NULL,
     PRIMARY KEY (user_id, agent_id, generation, id)) WITHOUT ROWID"""
+
+# Schema 5: each memory's link entries (LinkStore), one row per (owner, other memory); a put replaces the row,
+# which takes a new rowid above every other, so rowid order is the order entries were last put. Record ids
+# are unique across the file, so the owner alone says whose they are (its scope is its record's).
+_CREATE_LINKS = """CREATE TABLE IF NOT EXISTS kioko_links (
+    owner TEXT NOT NULL, other TEXT NOT NULL, entry TEXT NOT NULL, UNIQUE (owner, other))"""
 
 # The tables as SQLAlchemy Core created them before the driver wrote its SQL itself; files made then
 # and files made now are the same. IF NOT EXISTS makes creating them safe to repeat.
@@ -46,6 +52,7 @@ _SCHEMA = (
         user_id TEXT NOT NULL, agent_id TEXT NOT NULL, with_terms INTEGER NOT NULL,
         generation INTEGER NOT NULL, PRIMARY KEY (user_id, agent_id)) WITHOUT ROWID""",
     _CREATE_CHANGES,
+    _CREATE_LINKS,
 )
 
 # Schema 2: df per (scope, term), kept exact by triggers, so every writer (whatever its code) keeps it.
@@ -93,6 +100,10 @@ _REWRITE_RECORD = (
     "updated_at = ?, version = ? WHERE id = ?"
 )
 _DELETE_RECORD = "DELETE FROM kioko_records WHERE id = ?"
+_DELETE_LINKS = "DELETE FROM kioko_links WHERE owner = ?"
+_DELETE_LINK = "DELETE FROM kioko_links WHERE owner = ? AND other = ?"
+_PUT_LINK = "INSERT OR REPLACE INTO kioko_links (owner, other, entry) VALUES (?, ?, ?)"
+_BUMP_VERSION = "UPDATE kioko_records SET version = version + 1 WHERE id = ?"
 _INSERT_POSTING = "INSERT INTO kioko_postings (user_id, agent_id, term, id, created_at) VALUES (?, ?, ?, ?, ?)"
 _DELETE_POSTINGS = "DELETE FROM kioko_postings WHERE id = ?"
 _DELETE_POSTING = "DELETE FROM kioko_postings WHERE id = ? AND term = ?"
@@ -140,6 +151,15 @@ def _marks(count: int) -> str:
 def _select_by_ids(count: int) -> str:
     """Records of one scope among ``count`` ids (callers pad to a power of two, so few shapes exist)."""
     return f"SELECT {_COLUMNS} FROM kioko_records WHERE id IN ({_marks(count)}) AND {_IN_SCOPE}"
+
+
+@functools.cache
+def _select_links(count: int) -> str:
+    """The link entries of ``count`` owners of one scope, in the order they were last put."""
+    return (
+        "SELECT l.owner, l.entry FROM kioko_links l JOIN kioko_records r ON r.id = l.owner "
+        f"WHERE l.owner IN ({_marks(count)}) AND r.user_id = ? AND r.agent_id = ? ORDER BY l.rowid"
+    )
 
 
 @functools.cache

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import threading
@@ -13,9 +14,11 @@ from typing import Any, ContextManager
 import numpy as np
 
 from kioko_core.driver import Option, StoreBase, non_negative_float, positive_float, positive_int
+from kioko_core.link_store import LinkChange, validate_changes
 from kioko_core.store import (
     DEFAULT_DIM,
     Capabilities,
+    ConflictError,
     Delete,
     Filter,
     InvalidRecordError,
@@ -28,6 +31,8 @@ from kioko_core.store import (
     StoreError,
     Upsert,
     check_scope,
+    is_storable_text,
+    validate_ops,
 )
 from kioko_core.url import StoreURL
 
@@ -36,13 +41,17 @@ from .._changes import REMOVAL, batch_changes, changes_from_rows
 from .._sqlite_vectors import GraphFiles, VectorCache
 from .connection import _configure, _database_path, _describe, _switch_to_wal
 from .planning import _Plan, _plan, _scope_deltas, _vector_changes
-from .rows import _ID_CHUNK, _decode_record, _encode_record, _id_chunks, _Row, _scope_values, _State
+from .rows import _ID_CHUNK, _decode_record, _encode_record, _id_chunks, _json, _Row, _scope_values, _State
 from .statements import (
     _BUMP_SCOPE,
+    _BUMP_VERSION,
     _CHANGES_SINCE,
     _COLUMNS,
     _COUNT_TERMS,
     _CREATE_CHANGES,
+    _CREATE_LINKS,
+    _DELETE_LINK,
+    _DELETE_LINKS,
     _DELETE_POSTING,
     _DELETE_POSTINGS,
     _DELETE_RECORD,
@@ -56,6 +65,7 @@ from .statements import (
     _META_EXISTS,
     _NO_AGENT,
     _PRUNE_CHANGES,
+    _PUT_LINK,
     _RAISE_FORGOTTEN_GENERATION,
     _READ_META,
     _REWRITE_RECORD,
@@ -73,6 +83,7 @@ from .statements import (
     SCHEMA_VERSION,
     _marks,
     _select_by_ids,
+    _select_links,
     _select_states,
     _terms_df,
 )
@@ -358,6 +369,7 @@ class SQLiteStore(StoreBase):
             version = int(stored.get("schema_version", SCHEMA_VERSION))
             if version < SCHEMA_VERSION:
                 connection.execute(_CREATE_CHANGES)  # empty: caches of older generations rebuild
+                connection.execute(_CREATE_LINKS)  # empty: links written before stay in the records' metadata
                 connection.execute(_DROP_SCHEMA_2_UNCOUNT)
                 for statement in _TERM_COUNTS:
                     connection.execute(statement)
@@ -586,6 +598,112 @@ class SQLiteStore(StoreBase):
             for row, version in zip(rows, plan.versions)
         ]
 
+    # -- links, entry by entry (LinkStore)
+
+    def links(self, scope: Scope, ids: Sequence[str]) -> list[list[dict[str, Any]]]:
+        """Each id's link entries in the order last put (:class:`~kioko_core.link_store.LinkStore`)."""
+        scope = check_scope(scope)
+        wanted = list(dict.fromkeys(i for i in ids if isinstance(i, str) and is_storable_text(i)))
+        found: dict[str, list[dict[str, Any]]] = {}
+        for chunk in _id_chunks(wanted):
+            for owner, entry in self._one_read(_select_links(len(chunk)), (*chunk, *_scope_values(scope))):
+                found.setdefault(owner, []).append(json.loads(entry))
+        return [[dict(e) for e in found.get(i, ())] if isinstance(i, str) else [] for i in ids]
+
+    def update_with_links(
+        self, ops: Sequence[Op], changes: Sequence[LinkChange]
+    ) -> tuple[list[Record | None], list[int | None]]:
+        """``ops`` and then ``changes`` in one transaction (:class:`~kioko_core.link_store.LinkStore`)."""
+        checked, edits = validate_ops(ops, self.dim), validate_changes(changes)
+        if not edits:
+            return (self.do_update_many(checked) if checked else []), []
+        rows = [_encode_record(op.record) if isinstance(op, Upsert) else None for op in checked]
+        puts = [[(other, _json(entry)) for other, entry in change.put] for change in edits]
+        touched = list(dict.fromkeys([op.id if isinstance(op, Delete) else op.record.id for op in checked]))
+        owners = list(dict.fromkeys(change.owner for change in edits))
+        with self._writing() as connection:
+            current = self._read_states(connection, list(dict.fromkeys(touched + owners)))
+            plan = _plan(checked, current)
+            after: dict[str, tuple[Scope, int] | None] = {}  # each owner once the ops are applied
+            for owner in owners:
+                if owner in plan.final:
+                    index = plan.final[owner]
+                    row = rows[index] if index is not None else None
+                    version = plan.versions[index] if index is not None else None
+                    after[owner] = (row.scope, version) if row is not None and version is not None else None
+                else:
+                    held = current.get(owner)
+                    after[owner] = (held.scope, held.version) if held is not None else None
+            live = []
+            for change in edits:
+                found = after[change.owner]
+                present = found is not None and found[0] == change.scope
+                if change.expected_version is not None and (
+                    found is None or not present or found[1] != change.expected_version
+                ):
+                    shown = f"at version {found[1]}" if present and found is not None else "missing"
+                    raise ConflictError(f"record {change.owner!r} is {shown}, expected {change.expected_version}")
+                live.append(present)
+            generations = self._apply(connection, plan, rows, current) if checked else {}
+            bumped: dict[str, Scope] = {}
+            applied = [(change, entries) for change, entries, present in zip(edits, puts, live) if present]
+            # one owner per change (what the layer sends): three statements for the whole call, in the order one
+            # change applies them (clear, drop, put); an owner changed twice is applied change by change
+            steps = [applied] if len({c.owner for c, _ in applied}) == len(applied) else [[one] for one in applied]
+            for step in steps:
+                cleared = [(c.owner,) for c, _ in step if c.replace]
+                dropped = [(c.owner, other) for c, _ in step for other in c.drop]
+                put = [(c.owner, other, entry) for c, entries in step for other, entry in entries]
+                if cleared:
+                    connection.executemany(_DELETE_LINKS, cleared)
+                if dropped:
+                    connection.executemany(_DELETE_LINK, dropped)
+                if put:
+                    connection.executemany(_PUT_LINK, put)
+            for change, _ in applied:
+                if change.owner not in plan.final:
+                    bumped[change.owner] = change.scope
+            if bumped:
+                connection.executemany(_BUMP_VERSION, [(owner,) for owner in bumped])
+                self._count_link_writes(connection, bumped, plan, rows, current, generations)
+        changes_made = _vector_changes(plan, rows, current)
+        self._vectors.advance(generations, changes_made)
+        left = {before for _, before, now_in, _ in changes_made if before is not None and now_in != before}
+        if left:
+            self._vectors.removed(left)
+        stored = [
+            _decode_record(row.stamped(version)) if row is not None and version is not None else None
+            for row, version in zip(rows, plan.versions)
+        ]
+        versions: list[int | None] = []
+        for change, present in zip(edits, live):
+            final = after[change.owner]
+            versions.append(None if not present or final is None else final[1] + (change.owner in bumped))
+        return stored, versions
+
+    def _count_link_writes(
+        self,
+        raw: sqlite3.Connection,
+        owners: dict[str, Scope],
+        plan: _Plan,
+        rows: list[_Row | None],
+        current: dict[str, _State],
+        generations: dict[Scope, int],
+    ) -> None:
+        """The owners whose links alone changed are records this batch wrote: their scopes advance (once per
+        batch, with the ops' own scopes) and the change log names them."""
+        counted = set(_scope_deltas(plan, rows, current))
+        for scope in dict.fromkeys(owners.values()):
+            if scope not in counted:
+                if self._vectors.holds(scope):
+                    generations[scope] = self._generation(raw, scope)
+                raw.execute(_BUMP_SCOPE, (*_scope_values(scope), 0))
+            generation = self._generation(raw, scope)
+            values = _scope_values(scope)
+            raw.executemany(
+                _LOG_CHANGE, [(*values, generation, owner) for owner, where in owners.items() if where == scope]
+            )
+
     def _read_states(self, raw: sqlite3.Connection, ids: Sequence[str]) -> dict[str, _State]:
         current: dict[str, _State] = {}
         for chunk in _id_chunks(ids):
@@ -603,6 +721,7 @@ class SQLiteStore(StoreBase):
         gone = [(i,) for i, index in plan.final.items() if index is None and i in current]
         if gone:
             raw.executemany(_DELETE_RECORD, gone)
+            raw.executemany(_DELETE_LINKS, gone)  # a deleted record's links go with it
         stored: list[tuple[Any, ...]] = []
         rewritten: list[tuple[Any, ...]] = []
         for record_id, index in plan.final.items():
