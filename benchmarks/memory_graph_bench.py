@@ -70,6 +70,7 @@ from benchmarks.synthetic import Note, entity_relations, generate_notes, generat
 from contract_tests.counting import CountingStore  # noqa: E402
 from kioko_core import links as L  # noqa: E402
 from kioko_core.layer import MemoryLayer  # noqa: E402
+from kioko_core.layer_store import LayerStore  # noqa: E402
 from kioko_core.linker import index_terms  # noqa: E402
 from kioko_core.store import Filter, Record, Scope, Store, Upsert  # noqa: E402
 
@@ -474,9 +475,10 @@ def link_question_seeds(layer: MemoryLayer, questions: Sequence[str], settings: 
 
 def link_statistics(store: Store) -> dict[str, Any]:
     """Links per memory over the memories that were linked (``linked_at`` set)."""
+    reader = store if isinstance(store, LayerStore) else LayerStore(store)  # links wherever the store keeps them
     counts = [
         len(L.link_entries(record))
-        for record in store.scan(SCOPE, Filter(kinds=frozenset(L.LINKABLE_KINDS)))
+        for record in reader.scan(SCOPE, Filter(kinds=frozenset(L.LINKABLE_KINDS)))
         if L.linked_at(record) is not None
     ]
     return {
