@@ -30,34 +30,77 @@ def from_operation(
     helps: dict[str, str] | None = None,
     rename: dict[str, str] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    from ..service import surface
-
-    table = {p.name: p for p in surface.params(call)}
     arguments, options, helps, rename = arguments or {}, options or {}, helps or {}, rename or {}
 
     def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
-        hints = typing.get_type_hints(command, include_extras=True)
+        DERIVED_COMMANDS[command.__name__] = (call, dict(rename))
+        return DerivedCommand(command, call, arguments, options, helps, rename)
+
+    return decorate
+
+
+class DerivedCommand:
+    """A command whose signature (what typer reads to build it) is made from the operations table the first
+    time it is asked for: the table (kioko.service.surface, with the store's models, numpy and pydantic) then
+    loads only for a command that is built, not for every ``kioko`` call (``kioko --version`` or ``kioko
+    recall`` import every command module)."""
+
+    def __init__(
+        self,
+        command: Callable[..., Any],
+        call: str,
+        arguments: dict[str, str],
+        options: dict[str, tuple[str, ...]],
+        helps: dict[str, str],
+        rename: dict[str, str],
+    ) -> None:
+        self.command, self.call = command, call
+        self.arguments, self.options, self.helps, self.rename = arguments, options, helps, rename
+        self.__name__, self.__doc__, self.__module__ = command.__name__, command.__doc__, command.__module__
+        self.__qualname__ = command.__qualname__
+        self._signature: inspect.Signature | None = None
+        self.back = {rename.get(name, name): name for name in [*arguments, *options]}
+
+    def __call__(self, **given: Any) -> Any:
+        args = {self.back[name]: given.pop(name) for name in list(given) if name in self.back}
+        return self.command(args=args, **given)
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        if self._signature is None:
+            self._signature = self._made()
+        return self._signature
+
+    @property
+    def __annotations__(self) -> dict[str, Any]:  # type: ignore[override]
+        return {p.name: p.annotation for p in self.__signature__.parameters.values()}
+
+    def _made(self) -> inspect.Signature:
+        from ..service import surface
+
+        table = {p.name: p for p in surface.params(self.call)}
+        hints = typing.get_type_hints(self.command, include_extras=True)
         made: list[inspect.Parameter] = []
-        for name, help_text in arguments.items():
+        for name, help_text in self.arguments.items():
             found = table[name]
             made.append(
                 inspect.Parameter(
-                    rename.get(name, name),
+                    self.rename.get(name, name),
                     inspect.Parameter.KEYWORD_ONLY,
                     annotation=Annotated[found.type, typer.Argument(help=help_text)],
                 )
             )
-        for name, flags in options.items():
+        for name, flags in self.options.items():
             found = table[name]
             bounds = {"min": found.field.get("ge"), "max": found.field.get("le")}
             option = typer.Option(
                 *flags,
-                help=helps.get(name, found.field.get("description")),
+                help=self.helps.get(name, found.field.get("description")),
                 **{k: v for k, v in bounds.items() if v is not None},
             )
             made.append(
                 inspect.Parameter(
-                    rename.get(name, name),
+                    self.rename.get(name, name),
                     inspect.Parameter.KEYWORD_ONLY,
                     default=found.default,
                     annotation=Annotated[found.type, option],
@@ -65,20 +108,7 @@ def from_operation(
             )
         own = [
             p.replace(annotation=hints[p.name])
-            for p in inspect.signature(command).parameters.values()
+            for p in inspect.signature(self.command).parameters.values()
             if p.name != "args"
         ]
-        back = {rename.get(name, name): name for name in [*arguments, *options]}
-
-        def run(**given: Any) -> Any:
-            args = {back[name]: given.pop(name) for name in list(given) if name in back}
-            return command(args=args, **given)
-
-        signature = inspect.Signature([*made, *own], return_annotation=None)
-        run.__signature__ = signature  # type: ignore[attr-defined]
-        run.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()}
-        run.__name__, run.__doc__, run.__module__ = command.__name__, command.__doc__, command.__module__
-        DERIVED_COMMANDS[command.__name__] = (call, dict(rename))
-        return run
-
-    return decorate
+        return inspect.Signature([*made, *own], return_annotation=None)
