@@ -51,7 +51,7 @@ from intelligence_turns import turn_text  # noqa: E402
 from synthetic import generate_notes, generate_questions  # noqa: E402
 
 import kioko  # noqa: E402
-from kioko_core import links as L  # noqa: E402
+from kioko_core.linking import links as L  # noqa: E402
 from kioko_core.store import Scope  # noqa: E402
 
 SINGLE_PROCESS = ("memory", "qdrant-edge")

@@ -34,8 +34,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 from synthetic import entity_relations, generate_notes  # noqa: E402
 
 import kioko  # noqa: E402
-from kioko_core import entities, layer, linker, store  # noqa: E402
+from kioko_core import entities, layer, store  # noqa: E402
 from kioko_core.layer import MemoryLayer  # noqa: E402
+from kioko_core.linking import linker  # noqa: E402
 
 SPENT: dict[str, float] = defaultdict(float)
 

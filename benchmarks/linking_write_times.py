@@ -43,9 +43,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks"), str(ROOT / "tests")]
 from synthetic import Note, entity_relations, generate_notes  # noqa: E402
 
 import kioko  # noqa: E402
-from kioko_core import links as L  # noqa: E402
 from kioko_core.layer import MemoryLayer  # noqa: E402
 from kioko_core.layer_store import LayerStore  # noqa: E402
+from kioko_core.linking import links as L  # noqa: E402
 from kioko_core.store import Scope, Store  # noqa: E402
 
 STORES = ("memory", "sqlite", "postgresql", "qdrant+local")

@@ -47,7 +47,7 @@ if str(ROOT) not in sys.path:  # run as a script from a checkout: the packages l
     sys.path.insert(0, str(ROOT))
 
 import kioko  # noqa: E402
-from kioko_core import links as L  # noqa: E402
+from kioko_core.linking import links as L  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}

@@ -33,7 +33,7 @@ sys.path[:0] = [str(Path(__file__).parent), str(Path(__file__).parent.parent)]  
 from synthetic import generate_notes, generate_questions  # noqa: E402
 
 from kioko.service.wire import record_in  # noqa: E402
-from kioko_core.links import link_entries  # noqa: E402
+from kioko_core.linking.links import link_entries  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results"
 USER = "bench-user"

@@ -10,7 +10,7 @@ from kioko_core.entities import EntityGraph, Triple
 from kioko_core.graph import Graph
 from kioko_core.intelligence.surface import IntelligentMemory
 from kioko_core.layer import MemoryLayer
-from kioko_core.links import MemoryLink
+from kioko_core.linking.links import MemoryLink
 from kioko_core.recall import Context
 from kioko_core.store import Record
 

@@ -42,7 +42,7 @@ LINK_COLOURS = {
     "part_of": "#b45309",
     "related_to": "#94a3b8",
 }
-"""One colour per link type (kioko_core.links.LINK_TYPES; a test checks every type has one)."""
+"""One colour per link type (kioko_core.linking.links.LINK_TYPES; a test checks every type has one)."""
 
 OTHER_LINK = "#475569"
 """The colour of a link whose type this page does not know (a newer store's)."""

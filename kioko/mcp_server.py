@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from kioko_core.errors import InvalidRecordError, KiokoError, MemoryNotFound, MissingExtraError
 from kioko_core.kind_registry import KINDS, LINKABLE_KINDS
-from kioko_core.links import LINK_TYPES
+from kioko_core.linking.links import LINK_TYPES
 from kioko_core.recall_options import RecallOptions
 
 from .listing import newest

@@ -42,8 +42,8 @@ if TYPE_CHECKING:
         Summaries,
         WorkingMemory,
     )
-    from kioko_core.linker import LinkScore
-    from kioko_core.links import MemoryLink
+    from kioko_core.linking.linker import LinkScore
+    from kioko_core.linking.links import MemoryLink
     from kioko_core.recall import Context
     from kioko_core.recall_options import RecallOptions
     from kioko_core.store import Record, Scope

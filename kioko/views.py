@@ -17,7 +17,7 @@ import dataclasses
 import math
 from typing import Any
 
-from kioko_core import links as L
+from kioko_core.linking import links as L
 from kioko_core.store import Record
 
 MEMORY_FIELDS = (

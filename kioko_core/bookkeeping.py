@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import links as L
 from .errors import InvalidRecordError
+from .linking import links as L
 from .scoped import RESERVED_PREFIX
 from .store import Delete, Filter, Record, Scope, Store, Upsert
 

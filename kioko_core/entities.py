@@ -28,7 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from .index import IndexCache
+from .linking.index import IndexCache
 from .secrets import DropSecrets
 from .store import (
     ConflictError,

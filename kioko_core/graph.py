@@ -8,11 +8,11 @@ from dataclasses import asdict, dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, Callable
 
-from . import links as L
-from .activation import Neighbourhood, gather, spread
 from .errors import InvalidRecordError, MemoryNotFound
-from .linker import LinkScore
-from .relink import Outcome, RelinkBatch
+from .linking import links as L
+from .linking.activation import Neighbourhood, gather, spread
+from .linking.linker import LinkScore
+from .linking.relink import Outcome, RelinkBatch
 from .retry import retry_conflicts, retrying
 from .store import Filter, Record, Scope, Upsert
 

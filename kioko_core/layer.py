@@ -12,14 +12,12 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from pydantic import ValidationError
 
-from . import links as L
 from .bookkeeping import Bookkeeping
 from .embedding import Embedder, OfflineEmbedder, embed_many, load_embedder
 from .entities import EntityGraph
 from .errors import IdTaken, InvalidRecordError, MemoryNotFound
 from .graph import Graph
 from .hooks import LayerHooks, exchange, extend
-from .index import INDEX_SWEEP_SECONDS, IndexCache
 from .kind_registry import canonical_kind
 from .kinds import (
     Decisions,
@@ -40,7 +38,9 @@ from .kinds import (
 from .kinds import install as install_kinds
 from .layer_store import LayerStore
 from .limits import Limits
-from .linker import LinkerConfig, MemoryLinker, content_term, index_terms, pin_terms, structural_targets
+from .linking import links as L
+from .linking.index import INDEX_SWEEP_SECONDS, IndexCache
+from .linking.linker import LinkerConfig, MemoryLinker, content_term, index_terms, pin_terms, structural_targets
 from .reading import Draft, Query, embed_read, read_content, reads_analysis
 from .recall import Context, RecallConfig, recall
 from .recall_options import RecallOptions

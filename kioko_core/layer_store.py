@@ -1,7 +1,7 @@
 """The store as the memory layer sees it: each record's bookkeeping in :attr:`Record.system`, wherever it is kept.
 
 A driver stores records; the layer also keeps, per memory, its links, entities and a few stamps
-(:mod:`kioko_core.links`). :class:`LayerStore` wraps the driver and is the one place that knows where those live:
+(:mod:`kioko_core.linking.links`). :class:`LayerStore` wraps the driver and is the one place that knows where those live:
 
 - on every store, the caller's metadata and the bookkeeping travel apart above this module: a record read
   comes back with ``metadata`` exactly as the caller stored it and the bookkeeping in ``system``; a record
@@ -24,8 +24,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import links as L
 from .link_store import LinkChange, LinkStore
+from .linking import links as L
 from .store import Capabilities, Delete, Filter, Neighbor, Op, Postings, Record, Scope, Store, Upsert
 
 Entry = dict[str, Any]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from . import links as L
+from .linking import links as L
 from .recall import Context, problem_memories
 from .store import Record, Scope, Upsert
 

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from .embedding import Embedder
     from .entities import EntityGraph
-    from .index import IndexCache
-    from .linker import MemoryLinker
-    from .links import MemoryLink
+    from .linking.index import IndexCache
+    from .linking.linker import MemoryLinker
+    from .linking.links import MemoryLink
     from .secrets import DropSecrets
     from .store import Record, Scope, Store
 

@@ -148,7 +148,7 @@ class Draft:
 
 
 class ContentReader(Protocol):
-    """What reads a memory's content with the user's names (:meth:`~kioko_core.linker.MemoryLinker.analyze`)."""
+    """What reads a memory's content with the user's names (:meth:`~kioko_core.linking.linker.MemoryLinker.analyze`)."""
 
     def analyze(self, content: str, user_id: str) -> Analysis: ...
 

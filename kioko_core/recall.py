@@ -11,15 +11,15 @@ from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 
 from . import context_sections as CS
-from . import links as L
-from .activation import strongest
-from .index import ENTITY_BOOST, idf, nominates
 from .kind_registry import section_of
-from .linker import KIND_TERM, PIN_TERM, TURN_BEFORE_WHY
+from .linking import links as L
+from .linking.activation import strongest
+from .linking.index import ENTITY_BOOST, idf, nominates
+from .linking.linker import KIND_TERM, PIN_TERM, TURN_BEFORE_WHY
+from .linking.scoring import vote
 from .reading import GOAL_QUESTION as GOAL_QUESTION  # the patterns live with the Query now
 from .reading import WHEN_QUESTION as WHEN_QUESTION
 from .reading import Query
-from .scoring import vote
 from .store import Filter, InvalidRecordError, Record, Scope, check_scope
 from .text import Analysis, has_problem_cue, stem
 

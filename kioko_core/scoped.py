@@ -13,7 +13,7 @@ another user or agent there is refused.
 from __future__ import annotations
 
 from .errors import InvalidRecordError
-from .links import SHARED_USER
+from .linking.links import SHARED_USER
 from .store import Scope, check_scope
 
 RESERVED_PREFIX = "@"

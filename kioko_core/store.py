@@ -92,7 +92,7 @@ class Record(BaseModel):
     version: int = 0
     system: dict[str, Any] | None = None
     """The memory layer's bookkeeping of a memory, apart from the caller's ``metadata``: ``links`` (its adjacency
-    entries), ``entities``, ``linked_at``, ``unlinked`` (see :mod:`kioko_core.links`). None on a record the layer
+    entries), ``entities``, ``linked_at``, ``unlinked`` (see :mod:`kioko_core.linking.links`). None on a record the layer
     did not read or build. Not a driver's concern: the layer folds it into what it hands a store (the metadata
     key ``_kioko``, and the link entries of a :class:`~kioko_core.link_store.LinkStore`) and a driver never
     stores or returns it (:class:`~kioko_core.layer_store.LayerStore`)."""
@@ -300,7 +300,7 @@ class Store(Protocol):
 class ScopeGenerations(Protocol):
     """Optional, for a store several processes share: a cheap way to tell that a scope has changed.
 
-    The core caches term statistics per scope (:class:`kioko_core.index.IndexCache`); a store that
+    The core caches term statistics per scope (:class:`kioko_core.linking.index.IndexCache`); a store that
     implements this lets the cache see another process's writes at once instead of after its ttl.
     """
 

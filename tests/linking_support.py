@@ -21,9 +21,9 @@ from services import store_unavailable
 
 import kioko
 from kioko_backends.memory import MemoryStore
-from kioko_core import links as L
 from kioko_core.layer import MemoryLayer
 from kioko_core.layer_store import LayerStore
+from kioko_core.linking import links as L
 from kioko_core.store import Record, Scope, Store
 
 STORE_NAMES = ("memory", "sqlite", "postgresql", "qdrant-local")

@@ -17,7 +17,7 @@ from kioko.mcp_server import create_server
 from kioko.remote_calls import report
 from kioko.service.wire import link_in, record_in
 from kioko_core.errors import KiokoError
-from kioko_core.links import MemoryLink
+from kioko_core.linking.links import MemoryLink
 from kioko_core.store import Record
 
 TOOLS = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import kioko
-from kioko_core import links as L
+from kioko_core.linking import links as L
 from kioko_core.store import InvalidRecordError
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import kioko
 from benchmarks import memory_graph_bench as bench
 from benchmarks.synthetic import TOPICS, generate_notes, generate_questions
-from kioko_core import links as L
+from kioko_core.linking import links as L
 
 
 def test_quick_run_on_memory_writes_every_required_key(tmp_path: Path) -> None:

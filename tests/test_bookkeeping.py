@@ -15,8 +15,8 @@ import pytest
 
 import kioko
 import kioko_core
-from kioko_core import links as L
 from kioko_core.errors import ConflictError, InvalidRecordError, SecretDropped
+from kioko_core.linking import links as L
 from kioko_core.scoped import SESSIONS_AGENT
 from kioko_core.store import Delete, Record, Scope, Upsert
 

@@ -1,4 +1,4 @@
-"""connect() plans memories one by one and stores them a batch at a time (kioko_core/relink.py): the links
+"""connect() plans memories one by one and stores them a batch at a time (kioko_core/linking/relink.py): the links
 are the ones relinking each memory in a write of its own makes, and a batch another writer got into is
 redone from the store, keeping that writer's change. Every test runs on every store of the matrix."""
 
@@ -15,9 +15,9 @@ from linking_support import (  # noqa: F401  (fixtures are found by name)
 )
 
 from benchmarks.synthetic import entity_relations, generate_notes
-from kioko_core import links as L
 from kioko_core.layer import MemoryLayer
-from kioko_core.relink import RelinkBatch, relink_one
+from kioko_core.linking import links as L
+from kioko_core.linking.relink import RelinkBatch, relink_one
 from kioko_core.store import Scope, Store
 
 NOTES = generate_notes(90, seed=11)

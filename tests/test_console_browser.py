@@ -30,7 +30,7 @@ from console_support import (
 
 import kioko
 from kioko.cli import DEMO_USER, run_quick_start
-from kioko_core.links import link_entries, linked_at
+from kioko_core.linking.links import link_entries, linked_at
 from kioko_core.store import Scope
 
 UNPINNABLE = {"profile", "instruction", "working"}

@@ -17,7 +17,7 @@ import kioko
 from benchmarks.synthetic import generate_notes
 from kioko.cli import app, run_quick_start
 from kioko.graph_html import LINK_COLOURS, OTHER_LINK, to_dot
-from kioko_core import links as L
+from kioko_core.linking import links as L
 
 
 def rgb(colour: str) -> str:

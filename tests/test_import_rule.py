@@ -184,7 +184,7 @@ def test_drivers_import_nothing_of_the_core_but_the_protocol() -> None:
     "statement",
     [
         "from kioko_core.layer import MemoryLayer",
-        "import kioko_core.linker",
+        "import kioko_core.linking.linker",
         "from kioko_core import registry",
         "from kioko import connect",
         "def late():\n    from kioko_core.text import analyse",

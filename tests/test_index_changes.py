@@ -18,7 +18,7 @@ import pytest
 
 import kioko
 from contract_tests.support import make_record
-from kioko_core.index import IndexCache
+from kioko_core.linking.index import IndexCache
 from kioko_core.store import Delete, Record, Scope, ScopeChanges, Store, Upsert
 
 TERMS = [f"t:{word}" for word in ("pump", "valve", "seal", "line", "encoder", "cable", "drive", "guard")]

@@ -13,7 +13,7 @@ from kioko_backends.memory import MemoryStore
 from kioko_core import kinds
 from kioko_core.kinds import KindMismatch, deterministic_id, install
 from kioko_core.layer import MemoryLayer, MemoryNotFound
-from kioko_core.links import LINKABLE_KINDS, link_entries
+from kioko_core.linking.links import LINKABLE_KINDS, link_entries
 from kioko_core.store import InvalidRecordError, Record, Scope
 
 U = "kumar"

@@ -15,9 +15,9 @@ from linking_support import layer, linking_stores, make_layer, matrix_store, sto
 
 import kioko
 from contract_tests.counting import CountingStore
-from kioko_core import links as L
 from kioko_core.errors import ConflictError, IdTaken, InvalidRecordError
 from kioko_core.layer import MemoryLayer
+from kioko_core.linking import links as L
 from kioko_core.store import Record, Scope, Upsert
 
 OWN = {

@@ -21,10 +21,10 @@ import pytest
 
 import kioko
 from benchmarks.synthetic import generate_notes, generate_questions
-from kioko_core import links as L
 from kioko_core.layer import MemoryLayer
 from kioko_core.layer_store import LayerStore
 from kioko_core.link_store import LinkStore
+from kioko_core.linking import links as L
 from kioko_core.store import Record, Scope, Upsert
 
 USER = "kumar"

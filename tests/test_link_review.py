@@ -8,9 +8,9 @@ import re
 import pytest
 
 import kioko
-from kioko_core import links as L
 from kioko_core.intelligence import Intelligence
 from kioko_core.intelligence.link_review import KEPT_WEIGHT, parse_review, review_links
+from kioko_core.linking import links as L
 from kioko_core.store import Scope
 
 U = {"user_id": "kumar"}

@@ -25,8 +25,8 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from kioko_backends.memory import MemoryStore
 from kioko_backends.sqlite import SQLiteStore
-from kioko_core import links as L
 from kioko_core.layer import MemoryLayer
+from kioko_core.linking import links as L
 from kioko_core.store import Delete, Scope, Store
 
 MAX_DEGREE = 2

@@ -20,9 +20,9 @@ import kioko
 from contract_tests.counting import CountingStore
 from contract_tests.support import make_record
 from kioko_backends.memory import MemoryStore
-from kioko_core import links as L
-from kioko_core.index import IndexCache
 from kioko_core.layer import MemoryLayer
+from kioko_core.linking import links as L
+from kioko_core.linking.index import IndexCache
 from kioko_core.store import Scope, ScopeGenerations, Store, Upsert
 
 TURNS = (

@@ -12,11 +12,11 @@ import math
 import pytest
 
 from kioko_backends.memory import MemoryStore
-from kioko_core import links as L
-from kioko_core.index import idf, is_hub, nominates, term_weight
 from kioko_core.layer import MemoryLayer
-from kioko_core.linker import prior
-from kioko_core.scoring import Side
+from kioko_core.linking import links as L
+from kioko_core.linking.index import idf, is_hub, nominates, term_weight
+from kioko_core.linking.linker import prior
+from kioko_core.linking.scoring import Side
 from kioko_core.store import Record, Scope
 from kioko_core.text import analyze
 

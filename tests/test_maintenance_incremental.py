@@ -15,9 +15,9 @@ import time
 import pytest
 
 import kioko
-from kioko_core import links as L
 from kioko_core.intelligence import Intelligence, maintenance, reflection
 from kioko_core.intelligence.maintenance import DANGLING_PAGE, PRUNE_PAGE, TEND_LINKS, MaintenanceScheduler
+from kioko_core.linking import links as L
 from kioko_core.store import Delete, Filter, Scope, Upsert
 
 U = {"user_id": "kumar"}

@@ -22,7 +22,7 @@ import kioko
 from kioko_core import text
 from kioko_core.embedding import OfflineEmbedder
 from kioko_core.entities import EntityGraph
-from kioko_core.links import SHARED_USER
+from kioko_core.linking.links import SHARED_USER
 from kioko_core.reading import Query
 from kioko_core.text import analyze
 

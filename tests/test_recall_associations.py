@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import kioko
-from kioko_core import links as L
+from kioko_core.linking import links as L
 from kioko_core.recall import WHEN_QUESTION, dated
 
 U = "asha"

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from kioko_backends.memory import MemoryStore
-from kioko_core import links as L
 from kioko_core import retry
 from kioko_core.layer import MemoryLayer
 from kioko_core.link_store import LinkChange
+from kioko_core.linking import links as L
 from kioko_core.store import ConflictError, Op, Record, Scope, Upsert
 
 USER = "kumar"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kioko_core.linker import LinkerConfig
-from kioko_core.scoring import Side, Stats, link_type, score_pair, vote
+from kioko_core.linking.linker import LinkerConfig
+from kioko_core.linking.scoring import Side, Stats, link_type, score_pair, vote
 from kioko_core.store import Record
 from kioko_core.text import analyze
 

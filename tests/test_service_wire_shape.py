@@ -19,7 +19,7 @@ from kioko.cli import app as cli_app
 from kioko.remote import RemoteMemory
 from kioko.service.wire import context_in, record_in, related_in
 from kioko.views import MEMORY_FIELDS, memory_view
-from kioko_core import links as L
+from kioko_core.linking import links as L
 
 U = "kumar"
 NOTE = {"ticket": "OPS-17", "tags": ["line-3", "e217"]}

@@ -36,8 +36,8 @@ from kioko_core.errors import MemoryNotFound
 from kioko_core.intelligence.ops import ManageReport
 from kioko_core.intelligence.pins import StablePrefix
 from kioko_core.intelligence.planner import RecallPlan
-from kioko_core.linker import LinkScore
-from kioko_core.links import MemoryLink
+from kioko_core.linking.linker import LinkScore
+from kioko_core.linking.links import MemoryLink
 from kioko_core.recall import Context
 from kioko_core.store import InvalidRecordError, KiokoError, Record
 

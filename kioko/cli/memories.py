@@ -58,7 +58,7 @@ def add(
     json: Json = False,
 ) -> None:
     """Store a memory; it is linked to earlier memories at write time."""
-    from kioko_core.links import LINKABLE_KINDS
+    from kioko_core.linking.links import LINKABLE_KINDS
 
     from ..views import memory_view
 

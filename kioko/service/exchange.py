@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from kioko_core import links as L
 from kioko_core.entities import GRAPH_AGENT
+from kioko_core.linking import links as L
 from kioko_core.scoped import SESSIONS_AGENT
 from kioko_core.secrets import DropSecrets, redact, redact_value
 from kioko_core.store import InvalidRecordError, KiokoError, Record, Scope, Upsert, check_scope

@@ -14,7 +14,7 @@ import kioko.service.schemas as S
 from kioko_core.errors import MemoryNotFound
 from kioko_core.kind_registry import canonical_kind
 from kioko_core.layer import MemoryLayer
-from kioko_core.links import link_entries
+from kioko_core.linking.links import link_entries
 from kioko_core.recall import Context, RecalledMemory
 from kioko_core.recall_options import RECALL_KNOBS, RecallOptions
 from kioko_core.store import Filter, InvalidRecordError, Record, Scope

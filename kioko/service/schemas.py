@@ -9,7 +9,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 import kioko.service.surface as surface
-from kioko_core.links import LINK_TYPES
+from kioko_core.linking.links import LINK_TYPES
 
 from .surface import USER_ID_HELP
 

@@ -402,7 +402,7 @@ MEMORY_ROUTES: tuple[Route, ...] = (
         wire={"a": "memory_id", "b": "target"},
         fields={
             "target": Wire(str, ID),
-            "type": Wire(SCHEMA),  # the link types of kioko_core.links
+            "type": Wire(SCHEMA),  # the link types of kioko_core.linking.links
             "weight": Wire(float, {"gt": 0.0, "le": 1.0}),
             "why": Wire(str, {"max_length": 2000}),
         },

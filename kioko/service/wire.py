@@ -18,14 +18,14 @@ from typing import Any
 import numpy as np
 
 from kioko.views import context_view, link_view, memory_view, related_view, score_view, triple_view
-from kioko_core import links as L
 from kioko_core.context_sections import Sections
 from kioko_core.entities import Triple
 from kioko_core.graph import RelatedMemory
 from kioko_core.intelligence.pins import StablePrefix
 from kioko_core.intelligence.planner import RecallPlan
-from kioko_core.linker import LinkScore
-from kioko_core.links import MemoryLink
+from kioko_core.linking import links as L
+from kioko_core.linking.linker import LinkScore
+from kioko_core.linking.links import MemoryLink
 from kioko_core.recall import Context, RecalledMemory
 from kioko_core.store import KiokoError, Record
 

@@ -25,9 +25,9 @@ from collections.abc import Collection
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from .. import links as L
 from ..errors import ConflictError, MemoryNotFound
 from ..kinds import deterministic_id
+from ..linking import links as L
 from ..scoped import SESSIONS_AGENT
 from ..secrets import redact
 from ..store import Filter, Record, Scope

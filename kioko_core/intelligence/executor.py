@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
-from .. import links as L
 from ..kind_registry import KINDS
+from ..linking import links as L
 from ..secrets import SecretDropped, get_logger, redact, redact_value, secret_kinds
 from ..store import InvalidRecordError, KiokoError, Record, Scope, check_scope
 from ..text import label

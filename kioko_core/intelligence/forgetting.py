@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any, Callable
 import kioko_core.intelligence.consolidation as consolidation
 import kioko_core.intelligence.reflection as reflection
 
-from .. import links as L
 from ..kinds import deterministic_id
+from ..linking import links as L
 from ..secrets import redact
 from ..store import Filter, Record, Scope
 from .heat import forget_uses

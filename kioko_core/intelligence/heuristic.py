@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import kioko_core.intelligence.rules as R
 
-from ..linker import KIND_TERM
+from ..linking.linker import KIND_TERM
 from ..store import Record, Scope, check_scope
 from ..text import STOP_WORDS, stem
 from .language import (

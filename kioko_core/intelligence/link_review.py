@@ -17,8 +17,8 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .. import links as L
 from ..kind_registry import LINKABLE_KINDS
+from ..linking import links as L
 from ..retry import retry_conflicts
 from ..secrets import get_logger
 from ..store import Filter, Record, Scope

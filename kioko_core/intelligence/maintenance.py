@@ -47,9 +47,9 @@ import kioko_core.intelligence.consolidation as consolidation
 import kioko_core.intelligence.reflection as reflection
 import kioko_core.intelligence.summaries as summaries
 
-from .. import links as L
 from ..errors import ConflictError
 from ..kinds import deterministic_id
+from ..linking import links as L
 from ..secrets import get_logger, redact
 from ..store import (
     Delete,

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import ConflictError
 from ..kinds import deterministic_id
-from ..linker import KIND_TERM
+from ..linking.linker import KIND_TERM
 from ..secrets import MARKER, redact
 from ..store import Filter, Record, Scope
 from ..text import FRAMING_WORDS, LIGHT_VERBS, STOP_WORDS, analyze, label, stem

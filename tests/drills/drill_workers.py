@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import kioko
-from kioko_core import links as L
+from kioko_core.linking import links as L
 from kioko_core.store import Record, Scope
 
 BARRIER_TIMEOUT = 120.0

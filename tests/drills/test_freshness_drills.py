@@ -19,8 +19,8 @@ import drill_workers as drills
 import pytest
 
 import kioko
-from kioko_core import links as L
 from kioko_core.layer import MemoryLayer
+from kioko_core.linking import links as L
 from kioko_core.store import Scope, ScopeGenerations
 
 pytestmark = pytest.mark.drill

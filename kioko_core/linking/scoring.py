@@ -2,7 +2,7 @@
 
 Nothing here reads or writes a store: each function takes the two memories as :class:`Side` values and
 the term statistics as :class:`Stats`, so the rules can be read and tested on their own. The I/O (which
-candidates to load, the statistics to fetch, what to store) is :class:`~kioko_core.linker.MemoryLinker`'s.
+candidates to load, the statistics to fetch, what to store) is :class:`~kioko_core.linking.linker.MemoryLinker`'s.
 
 :func:`vote` is the candidate nomination both the linker and recall use: every salient term votes its
 weight for each memory its postings list.
@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Protocol
 
+from ..kind_registry import SEMANTIC_NOUNS, noun, prior
+from ..store import Record, cosine
+from ..text import Analysis, has_fix_cue, has_problem_cue, has_progress_cue
 from .index import is_hub, term_weight
-from .kind_registry import SEMANTIC_NOUNS, noun, prior
-from .store import Record, cosine
-from .text import Analysis, has_fix_cue, has_problem_cue, has_progress_cue
 
 TWO_HOURS = 7200.0
 MEANS = frozenset({"decision", "procedure", "skill", "event"})
@@ -27,7 +27,7 @@ MEANS = frozenset({"decision", "procedure", "skill", "event"})
 
 
 class ScoringConstants(Protocol):
-    """The constants scoring reads (a :class:`~kioko_core.linker.LinkerConfig` has them)."""
+    """The constants scoring reads (a :class:`~kioko_core.linking.linker.LinkerConfig` has them)."""
 
     h: float
     """The similarity scale of the sem signal (the ranker's min_vector_only)."""

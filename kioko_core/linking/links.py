@@ -7,11 +7,11 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 # read through this module too (L.LinkConflict, L.LINKABLE_KINDS ...): re-exported by name
-from .errors import LinkConflict as LinkConflict
-from .kind_registry import KIND_NOUNS as KIND_NOUNS
-from .kind_registry import LINKABLE_KINDS as LINKABLE_KINDS
-from .kind_registry import noun as noun
-from .store import Record, Scope
+from ..errors import LinkConflict as LinkConflict
+from ..kind_registry import KIND_NOUNS as KIND_NOUNS
+from ..kind_registry import LINKABLE_KINDS as LINKABLE_KINDS
+from ..kind_registry import noun as noun
+from ..store import Record, Scope
 
 # Who made a link, strongest first: a weaker author never replaces a stronger one's link.
 AUTHORS = ("structure", "manual", "feedback", "llm", "auto")
@@ -55,7 +55,7 @@ def faded_weight(weight: float, by: str, seen: float, now: float | None = None, 
 
 
 def record_label(record: Record) -> str:
-    from .text import label
+    from ..text import label
 
     title = record.metadata.get("title")
     return label(title if isinstance(title, str) and title else record.content)

@@ -9,15 +9,11 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from . import links as L
-from .embedding import Embedder, OfflineEmbedder
-from .entities import EntityGraph
-from .index import IndexCache, nominates
-from .kind_registry import prior  # noqa: F401  (the priors were read from here)
-from .scoring import TWO_HOURS, Evidence, Side, Stats, explanation, link_type, score_pair, vote  # noqa: F401
-from .scoring import LinkScore as LinkScore  # read through this module too (kioko.remote, the service)
-from .secrets import get_logger
-from .store import (
+from ..embedding import Embedder, OfflineEmbedder
+from ..entities import EntityGraph
+from ..kind_registry import prior  # noqa: F401  (the priors were read from here)
+from ..secrets import get_logger
+from ..store import (
     ConflictError,
     IdTaken,
     InvalidRecordError,
@@ -29,7 +25,11 @@ from .store import (
     check_record,
     cosines,
 )
-from .text import Analysis, analyze
+from ..text import Analysis, analyze
+from . import links as L
+from .index import IndexCache, nominates
+from .scoring import TWO_HOURS, Evidence, Side, Stats, explanation, link_type, score_pair, vote  # noqa: F401
+from .scoring import LinkScore as LinkScore  # read through this module too (kioko.remote, the service)
 
 log = get_logger("kioko.linker")
 

@@ -15,7 +15,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
-from .store import Record, Scope, ScopeChanges, ScopeGenerations, Store
+from ..store import Record, Scope, ScopeChanges, ScopeGenerations, Store
 
 VIRTUAL_MEMORIES = 20
 MAX_CHANGED_RECORDS = 400
