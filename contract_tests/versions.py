@@ -4,7 +4,7 @@ The suite tags each test added after version 1 with the version that added it: a
 in its failure (a note under the assertion), with what a driver must add to pass it, so that the author
 of a driver written against an older guide learns what changed instead of meeting unexplained failures.
 ``docs/drivers.md`` ("For driver authors: what changed") is the same list in words; a test
-(tests/test_contract_versions.py) keeps the two and :data:`kioko_core.store.CONTRACT_VERSION` in step.
+(tests/drivers/test_contract_versions.py) keeps the two and :data:`kioko_core.store.CONTRACT_VERSION` in step.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Checked by mypy, never run for its result: each surface is a :class:`kioko.Memory`.
 
 A change that makes one of them drift from the protocol (a keyword missing, a return type changed) fails
-``mypy`` here; tests/test_surface.py checks the same at run time.
+``mypy`` here; tests/service/test_surface.py checks the same at run time.
 """
 
 from __future__ import annotations

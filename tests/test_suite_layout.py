@@ -50,3 +50,12 @@ def test_no_test_module_imports_another_modules_tests() -> None:
         if (names := imported_test_modules(path.read_text(encoding="utf-8")))
     }
     assert offenders == {}, f"test modules importing another test module (share a support module instead): {offenders}"
+
+
+def test_every_test_module_lives_in_an_area_folder() -> None:
+    """tests/ is grouped by area (docs/architecture.md, "Tests"); only this check of the suite itself sits next
+    to conftest.py."""
+    flat = sorted(path.name for path in TESTS.glob("test_*.py") if path.name != Path(__file__).name)
+    assert flat == [], f"put these test modules in the folder of their area: {flat}"
+    areas = {path.parent.name for path in TESTS.rglob("test_*.py") if path.parent != TESTS}
+    assert {"core", "drivers", "intelligence", "service", "cli"} <= areas, areas

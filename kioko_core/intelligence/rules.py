@@ -3,7 +3,7 @@ it is for; :mod:`heuristic` holds the builders that turn a row's match into oper
 which the tables are tried.
 
 A new phrasing is one row: its ``example`` is checked to match its own row (and to route to its ``op``) by
-``tests/test_router_phrasings.py``; ``tests/test_router_rules.py`` shows that a row added to a table routes a
+``tests/intelligence/test_router_phrasings.py``; ``tests/intelligence/test_router_rules.py`` shows that a row added to a table routes a
 phrasing nothing routed before. The rows of a table are tried in order and the first that matches wins
 (and whose :attr:`Row.needs` holds); their named groups are what the table's builder reads, and a row's
 ``options`` say how the builder treats it (instead of the row's position, so adding or reordering rows

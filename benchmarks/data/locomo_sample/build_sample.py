@@ -1,7 +1,7 @@
 """Writes sample.json: a short conversation in LoCoMo's file layout, written by the Kioko project.
 
 LoCoMo itself (CC BY-NC 4.0) stays out of the repository; this conversation is our own text, with our
-own evidence labels, so the recall-quality smoke test (tests/test_locomo_sample.py) runs wherever the
+own evidence labels, so the recall-quality smoke test (tests/bench/test_locomo_sample.py) runs wherever the
 repository is checked out, GitHub's runners included. Run this file to regenerate sample.json after
 editing the turns or questions below.
 """
