@@ -274,6 +274,11 @@ class MaintenanceScheduler:
             if session_id:
                 state["session"] = session_id
             due: list[str] = []
+            # pins first: they decide what the cacheable prefix (kv) holds, so a pin queued behind a
+            # summary would change that prefix one turn later than the turn that made the memory hot
+            if pin_every and state["turns"] - state["pinned_at"] >= pin_every:
+                state["pinned_at"] = state["turns"]
+                due.append("pin")
             if self.end_sessions and session_id and previous and previous != session_id:
                 due.append("end_session:" + previous)
             if fold_due:
@@ -283,9 +288,6 @@ class MaintenanceScheduler:
             if link_every and state["turns"] - state["tended_at"] >= link_every:
                 state["tended_at"] = state["turns"]
                 due.append("tend")
-            if pin_every and state["turns"] - state["pinned_at"] >= pin_every:
-                state["pinned_at"] = state["turns"]
-                due.append("pin")
             if consolidation.count(state, report, self.consolidate_every):
                 due.append("consolidate")
             # queued in the counters (a task already waiting keeps its place: it will see this turn's

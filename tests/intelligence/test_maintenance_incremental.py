@@ -330,8 +330,9 @@ def test_reflection_and_pins_a_write_a_step_end_where_one_whole_run_ends(tmp_pat
 
 
 def test_a_turn_runs_one_due_task_and_the_others_wait_in_the_counters(tmp_path) -> None:
-    """On the 10th turn of a session both the summary and the pin task are due: the turn runs the first, the
-    next turn the other; the queue is kept in the store's counters, so another process takes it up."""
+    """On the 10th turn of a session both the summary and the pin task are due: the turn runs the pin task (pins
+    decide the cacheable prefix, so they go first), the next turn the summary; the queue is kept in the store's
+    counters, so another process takes it up."""
     path = f"sqlite:///{tmp_path / 'queue.db'}"
     options = {"reflect_after": 0, "consolidate_every": 0}
     with kioko.MemoryLayer(kioko.open_store(path), intelligence=Intelligence(**options)) as memory:
@@ -340,11 +341,11 @@ def test_a_turn_runs_one_due_task_and_the_others_wait_in_the_counters(tmp_path) 
             memory.record_turn(f"checked station {i} on line 3", session_id="s1", **U)
         assert scheduler.counters(memory, **U)["pending"] == []
         ran = scheduler.after_turn(memory, None, session_id="s1", **U)
-        assert ran == ["summarize:s1"]
-        assert scheduler.counters(memory, **U)["pending"] == ["pin"]
+        assert ran == ["pin"]
+        assert scheduler.counters(memory, **U)["pending"] == ["summarize:s1"]
     with kioko.MemoryLayer(kioko.open_store(path), intelligence=Intelligence(**options)) as memory:
         scheduler = memory.intelligence.scheduler
-        assert scheduler.after_turn(memory, None, session_id="s1", **U) == ["pin"]
+        assert scheduler.after_turn(memory, None, session_id="s1", **U) == ["summarize:s1"]
         assert scheduler.counters(memory, **U)["pending"] == []
         # a queue past its bound runs the excess at once: nothing due is ever dropped
 
