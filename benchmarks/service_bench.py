@@ -32,7 +32,7 @@ import httpx
 sys.path[:0] = [str(Path(__file__).parent), str(Path(__file__).parent.parent)]  # synthetic, and this checkout
 from synthetic import generate_notes, generate_questions  # noqa: E402
 
-from kioko.service.wire import record_in  # noqa: E402
+from kioko.api.wire import record_in  # noqa: E402
 from kioko_core.linking.links import link_entries  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results"

@@ -2,7 +2,7 @@
 as a service does: ``layer.export_lines(user_id)`` / ``layer.import_lines(lines)`` are the calls RemoteMemory
 and AsyncRemoteMemory make over ``GET /v1/export`` and ``POST /v1/import``.
 
-The format and its checks are :mod:`kioko.service.exchange` (the service's routes and ``kioko export`` /
+The format and its checks are :mod:`kioko.api.exchange` (the service's routes and ``kioko export`` /
 ``kioko import`` use it too), loaded on the first call. Importing this module registers it; ``kioko``
 does when it builds a layer.
 """
@@ -19,12 +19,12 @@ class LayerExchange:
     """Kioko's JSON-lines export over a layer's store (it holds nothing)."""
 
     def export_lines(self, layer: Any, user_id: str, agent_ids: Iterable[str]) -> Iterator[str]:
-        from .service.exchange import export_lines
+        from .api.exchange import export_lines
 
         return export_lines(layer, user_id, agent_ids)
 
     def import_lines(self, layer: Any, lines: Iterable[str | bytes], *, allowed: Any = None) -> dict[str, int]:
-        from .service.exchange import import_lines
+        from .api.exchange import import_lines
 
         return import_lines(layer, lines, allowed=allowed)
 

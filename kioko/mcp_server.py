@@ -33,8 +33,8 @@ from .views import link_view, memory_view, related_view
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
+    from .api.auth import KeyFile, KeyRing, Principal
     from .protocol import Memory
-    from .service.auth import KeyFile, KeyRing, Principal
 
 SERVER_NAME = "kioko"
 INSTRUCTIONS = (
@@ -146,10 +146,10 @@ def operation_tool(
     fields: dict[str, dict[str, Any]] | None = None,
     defaults: dict[str, Any] | None = None,
 ) -> Callable[[Callable[[dict[str, Any]], Any]], Callable[..., Any]]:
-    """A tool whose parameters are ``call``'s, from the operations table (kioko.service.surface): the ``keep``
+    """A tool whose parameters are ``call``'s, from the operations table (kioko.api.operations): the ``keep``
     ones (never the scope: the server acts for one user), with their types, defaults and bounds there, a tool's
     own name, type, bound, description or default where given. The body gets the call's keyword arguments."""
-    from .service import surface
+    from .api import operations as surface
 
     table = {p.name: p for p in surface.params(call)}
     rename = rename or {}
@@ -471,7 +471,7 @@ def _scope_of(memory: Memory, user_id: str | None, agent_id: str | None, keys: A
 def caller_of(principal: Principal, user_id: str | None, agent_id: str | None) -> tuple[str, str | None]:
     """The (user, agent) a key acts as on this server: its one user (and agent), or the ``--user`` chosen at
     start when the key may act for several (an admin key: any). Forbidden when neither decides."""
-    from .service.errors import Forbidden
+    from .api.errors import Forbidden
 
     if principal.admin or len(principal.users) != 1:
         if user_id is None:
@@ -519,7 +519,7 @@ class _KeyGate:
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        from .service.errors import Forbidden, Unauthorized
+        from .api.errors import Forbidden, Unauthorized
 
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or []}
         auth = headers.get("authorization", "")
@@ -584,7 +584,7 @@ def run(
 
     keys = None
     if api_keys:
-        from .service.auth import KeyFile
+        from .api.auth import KeyFile
 
         keys = KeyFile(api_keys)
     memory = open_memory(url, intelligence=intelligence)

@@ -25,12 +25,12 @@ from kioko_core.secrets import get_logger
 from kioko_core.store import ConnectionLostError, InvalidRecordError, Record, Scope, check_scope
 
 from . import remote_calls as C
+from .api import operations as surface
 from .protocol import Entities, Memory, MemoryGraph
 from .remote_calls import IDEMPOTENT, Call, Calls, error_of, sent, where
 from .remote_events import EventStream
 from .remote_url import REMOTE_SCHEMES as REMOTE_SCHEMES
 from .remote_url import is_remote_url as is_remote_url
-from .service import surface
 
 if TYPE_CHECKING:
     from kioko_core.kinds import (
@@ -282,7 +282,7 @@ class RemoteMemory(Calls):
     # -- export and import
 
     def export_lines(self, user_id: str, agent_ids: Iterable[str] = ()) -> Iterator[str]:
-        """The server's export of ``user_id`` as JSON lines, streamed (see :mod:`kioko.service.exchange`)."""
+        """The server's export of ``user_id`` as JSON lines, streamed (see :mod:`kioko.api.exchange`)."""
         params = {"user_id": user_id, "agent_id": list(agent_ids) or None}
         with self._http.stream(*where("export_lines"), params={k: v for k, v in params.items() if v}) as response:
             if response.status_code >= 400:
@@ -316,7 +316,7 @@ class RemoteIntelligence:
 
 
 def _stats(answer: dict[str, Any]) -> dict[str, int]:
-    from .service.errors import Forbidden
+    from .api.errors import Forbidden
 
     if answer.get("stats") is None:
         raise Forbidden("the intelligence's stats are shown to an admin key only")
@@ -376,7 +376,7 @@ _MANAGER_CLASSES: dict[str, type] = {}
 
 def remote_manager(remote: RemoteMemory, name: str) -> Any:
     """``remote.goals`` ...: an instance of a subclass of the library's manager class (so it has the same
-    type and signatures), every public call of which is the operation of :mod:`kioko.service.surface`
+    type and signatures), every public call of which is the operation of :mod:`kioko.api.operations`
     it names, sent to the server. A call without an operation is refused when the class is made."""
     cls = _MANAGER_CLASSES.get(name)
     if cls is None:
@@ -390,7 +390,7 @@ def _derive(name: str) -> type:
     library = surface.manager_class(name)
     missing = [m for m in C.manager_methods(name) if surface.operation(name, m) is None]
     if missing:
-        raise TypeError(f"memory.{name} has calls without an operation in kioko.service.surface: {missing}")
+        raise TypeError(f"memory.{name} has calls without an operation in kioko.api.operations: {missing}")
 
     def sending(method: str, original: Any) -> Any:
         @functools.wraps(original)  # name, doc and (through __wrapped__) the library's signature

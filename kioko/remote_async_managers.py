@@ -1,6 +1,6 @@
 """AsyncRemoteMemory's typed managers: ``await memory.goals.add(...)`` has the library's ``Goals.add``
 signature and returns its type (mypy and ``inspect`` see both), and sends the operation of the managers'
-table (kioko/service/surface.py) it names.
+table (kioko/api/operations.py) it names.
 
 Rendered from that table by tests/managers_source.py (a test fails when a manager's calls change): do not
 edit by hand.

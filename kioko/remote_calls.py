@@ -23,19 +23,9 @@ from kioko_core.recall import Context
 from kioko_core.recall_options import RECALL_KNOBS, RecallOptions
 from kioko_core.store import InvalidRecordError, KiokoError, Record, Scope
 
-from .service import errors as _service_errors  # noqa: F401  (Unauthorized, Forbidden ... for error_in)
-from .service import surface
-from .service.wire import (
-    context_in,
-    error_in,
-    link_in,
-    plan_in,
-    prefix_in,
-    record_in,
-    related_in,
-    score_in,
-    triple_in,
-)
+from .api import errors as _service_errors  # noqa: F401  (Unauthorized, Forbidden ... for error_in)
+from .api import operations as surface
+from .api.wire import context_in, error_in, link_in, plan_in, prefix_in, record_in, related_in, score_in, triple_in
 
 IDEMPOTENT = frozenset({"GET", "PUT", "DELETE", "HEAD"})
 PAGE = 500
@@ -53,7 +43,7 @@ class Call:
 
 
 def where(call: str, **segments: str) -> tuple[str, str]:
-    """The verb and path of ``call``'s operation (:data:`kioko.service.surface.MEMORY_ROUTES`), its ``{names}``
+    """The verb and path of ``call``'s operation (:data:`kioko.api.operations.MEMORY_ROUTES`), its ``{names}``
     filled with the arguments given (each checked non-empty and quoted)."""
     found = surface.route(call)
     path = found.path
@@ -118,7 +108,7 @@ def derived(
 ) -> Call:
     """The request of ``call(*args, **kwargs)``: the arguments bound to the call's signature in the protocol
     (a keyword it does not take is a TypeError, as in the library), the scope filled in from a scoped view,
-    and each argument placed where its row of :data:`kioko.service.surface.MEMORY_ROUTES` says (path, body or
+    and each argument placed where its row of :data:`kioko.api.operations.MEMORY_ROUTES` says (path, body or
     query, under its wire name); an argument left out is not sent (the server applies the same default)."""
     sig = surface.signature(call, written_in=written_in)
     try:
@@ -321,7 +311,7 @@ def _progress(args: tuple[Any, ...], kwargs: dict[str, Any], done: Any) -> None:
 AFTER: dict[str, Callable[[tuple[Any, ...], dict[str, Any], Any], None]] = {"graph.connect": _progress}
 
 
-# -- the typed managers: each call is the row of kioko.service.surface it names
+# -- the typed managers: each call is the row of kioko.api.operations it names
 
 
 def manager_call(calls: Calls, manager: str, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Call:

@@ -91,7 +91,7 @@ def extend(layer: Any, **options: Any) -> None:
 
 
 class Exchange(Protocol):
-    """Kioko's export format, which lives above the core (:mod:`kioko.service.exchange`): what
+    """Kioko's export format, which lives above the core (:mod:`kioko.api.exchange`): what
     :meth:`~kioko_core.layer.MemoryLayer.export_lines` and ``import_lines`` call."""
 
     def export_lines(self, layer: Any, user_id: str, agent_ids: Iterable[str]) -> Iterator[str]: ...

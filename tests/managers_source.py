@@ -4,12 +4,12 @@ manager gains or loses a call)."""
 
 from __future__ import annotations
 
+from kioko.api import operations as surface
 from kioko.remote_calls import manager_methods
-from kioko.service import surface
 
 HEAD = '''"""AsyncRemoteMemory's typed managers: ``await memory.goals.add(...)`` has the library's ``Goals.add``
 signature and returns its type (mypy and ``inspect`` see both), and sends the operation of the managers'
-table (kioko/service/surface.py) it names.
+table (kioko/api/operations.py) it names.
 
 Rendered from that table by tests/managers_source.py (a test fails when a manager's calls change): do not
 edit by hand.

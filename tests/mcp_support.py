@@ -13,9 +13,9 @@ from typing import Any
 import anyio
 from mcp import Client
 
+from kioko.api.wire import link_in, record_in
 from kioko.mcp_server import create_server
 from kioko.remote_calls import report
-from kioko.service.wire import link_in, record_in
 from kioko_core.errors import KiokoError
 from kioko_core.linking.links import MemoryLink
 from kioko_core.store import Record

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 import kioko
+from kioko.http import create_app
+from kioko.http.live import LiveServer
 from kioko.remote import RemoteMemory
-from kioko.service import create_app
-from kioko.service.live import LiveServer
 from kioko_backends.memory import MemoryStore
 from kioko_core.layer import MemoryLayer
 

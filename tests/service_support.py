@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 import kioko
-from kioko.service import create_app
-from kioko.service.live import LiveServer
+from kioko.http import create_app
+from kioko.http.live import LiveServer
 
 
 @contextmanager

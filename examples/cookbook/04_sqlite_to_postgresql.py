@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 
 import kioko
-from kioko.service.exchange import export_lines, import_lines  # the CLI's kioko export / kioko import
+from kioko.api.exchange import export_lines, import_lines  # the CLI's kioko export / kioko import
 
 USER = "cookbook-move"  # a user of its own: the target may be a database in use
 folder = Path(tempfile.mkdtemp())

@@ -6,7 +6,7 @@ python examples/cookbook/05_export_import.py
 import json
 
 import kioko
-from kioko.service.exchange import export_lines, import_lines  # the CLI's kioko export / kioko import
+from kioko.api.exchange import export_lines, import_lines  # the CLI's kioko export / kioko import
 
 with kioko.connect("memory://", auto_link=True) as here:
     user = "kumar"

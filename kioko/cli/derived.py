@@ -1,5 +1,5 @@
 """Commands that are one call of :class:`kioko.Memory`: their arguments and options are the call's parameters,
-from the operations table (kioko/service/surface.py), as the REST routes, the HTTP clients and the MCP tools
+from the operations table (kioko/api/operations.py), as the REST routes, the HTTP clients and the MCP tools
 take theirs.
 
 ``@from_operation("graph.related", arguments={"memory_id": "The memory to start from."}, options={"depth":
@@ -41,7 +41,7 @@ def from_operation(
 
 class DerivedCommand:
     """A command whose signature (what typer reads to build it) is made from the operations table the first
-    time it is asked for: the table (kioko.service.surface, with the store's models, numpy and pydantic) then
+    time it is asked for: the table (kioko.api.operations, with the store's models, numpy and pydantic) then
     loads only for a command that is built, not for every ``kioko`` call (``kioko --version`` or ``kioko
     recall`` import every command module)."""
 
@@ -76,7 +76,7 @@ class DerivedCommand:
         return {p.name: p.annotation for p in self.__signature__.parameters.values()}
 
     def _made(self) -> inspect.Signature:
-        from ..service import surface
+        from ..api import operations as surface
 
         table = {p.name: p for p in surface.params(self.call)}
         hints = typing.get_type_hints(self.command, include_extras=True)

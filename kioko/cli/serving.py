@@ -129,7 +129,7 @@ def serve(
     ] = None,
 ) -> int:
     """The REST API under /v1 (docs at /docs) on uvicorn: every user's memories, bounded by API keys."""
-    from ..service.serve import serve as run
+    from ..http.serve import serve as run
 
     return run(
         store=store,
@@ -168,8 +168,8 @@ def ui(
     """The console in your browser: serves the API and the console on 127.0.0.1 and opens /ui/."""
     from urllib.parse import quote
 
-    from ..service.serve import open_when_ready
-    from ..service.serve import serve as run
+    from ..http.serve import open_when_ready
+    from ..http.serve import serve as run
 
     address = f"http://127.0.0.1:{port}/ui/?user={quote(user or DEMO_USER)}"
     print(f"kioko ui: the console is at {address}", flush=True)
@@ -195,7 +195,7 @@ def keys_new(
     ] = None,
 ) -> int:
     """Make an API key for kioko serve: only its SHA-256 goes to the file; the key is printed once."""
-    from ..service.auth import add_key
+    from ..api.auth import add_key
 
     if not admin and not user:
         raise UsageProblem("give --user (repeatable) or --admin")
@@ -221,7 +221,7 @@ def keys_rotate(
     name: Annotated[str, typer.Option("--name", help="The key to give a new secret.")],
 ) -> int:
     """A new secret for a key, same rights: printed once; a running server refuses the old one at once."""
-    from ..service.auth import rotate_key
+    from ..api.auth import rotate_key
 
     print(rotate_key(file, name))
     err().print(f"(the key {name!r} in {file} has a new secret; the old one no longer works)", markup=False)
@@ -235,7 +235,7 @@ def keys_revoke(
     name: Annotated[str, typer.Option("--name", help="The key to take out.")],
 ) -> int:
     """Take a key out of the file: a running server refuses it from its next request."""
-    from ..service.auth import revoke_key
+    from ..api.auth import revoke_key
 
     revoke_key(file, name)
     err().print(f"revoked {name!r} in {file}", markup=False)

@@ -133,7 +133,7 @@ def _maintain(memory: Any, user: str | None, agent: str | None, tasks: list[str]
 
     from kioko_core.intelligence.maintenance import counted_scopes
 
-    from ..service.wire import jsonable
+    from ..api.wire import jsonable
 
     if user is not None:
         return jsonable(memory.maintain(user_id=user, agent_id=agent, tasks=tasks))

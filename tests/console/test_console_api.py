@@ -12,10 +12,10 @@ import pytest
 from service_support import live_service
 
 import kioko
+from kioko.api.auth import add_key
 from kioko.console import STATIC
-from kioko.service import create_app
-from kioko.service.auth import add_key
-from kioko.service.live import LiveServer
+from kioko.http import create_app
+from kioko.http.live import LiveServer
 from kioko_core.store import Upsert
 
 U = "ana"

@@ -12,7 +12,7 @@ import pytest
 from console_support import console_errors, find, kioko_serve, require_browser, start_browser, tab, typed, wait
 
 import kioko
-from kioko.service.auth import add_key
+from kioko.api.auth import add_key
 from kioko_core.store import Scope
 
 TENANT = "ana"

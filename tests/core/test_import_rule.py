@@ -362,8 +362,8 @@ def test_the_circle_check_allows_a_package_and_its_modules() -> None:
 
 def test_kioko_has_no_import_circle() -> None:
     """No two modules of the kioko package (the surfaces) import each other, directly or through others: the
-    service's routes take what they share with the app from kioko.service.deps, never from the app."""
+    service's routes take what they share with the app from kioko.http.deps, never from the app."""
     root = PROJECT_ROOT / "kioko"
     modules = {module_name(p): (p.read_text(encoding="utf-8"), p.name == "__init__.py") for p in root.rglob("*.py")}
-    assert "kioko.service.app" in modules and "kioko.service.routes" in modules
+    assert "kioko.http.app" in modules and "kioko.http.routes" in modules
     assert import_circles(modules) == []

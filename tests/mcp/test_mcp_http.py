@@ -25,7 +25,7 @@ from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from mcp_support import TOOLS, result  # noqa: E402
 
 import kioko  # noqa: E402
-from kioko.service.auth import add_key  # noqa: E402
+from kioko.api.auth import add_key  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 STARTUP = 60.0

@@ -91,9 +91,9 @@ def seeded(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
     """The store the MCP server serves: a layer, or (``kioko mcp --store http://...``) a Kioko service's
     client talking to a real server on loopback."""
     if request.param == "service":
+        from kioko.http import create_app
+        from kioko.http.live import LiveServer
         from kioko.remote import RemoteMemory
-        from kioko.service import create_app
-        from kioko.service.live import LiveServer
 
         layer = kioko.connect("memory://", auto_link=True)
         with LiveServer(create_app(layer)) as live, RemoteMemory(live.url) as remote:

@@ -30,7 +30,7 @@ import pytest
 from psycopg import sql
 
 import kioko
-from kioko.service.exchange import export_lines
+from kioko.api.exchange import export_lines
 from kioko_core.intelligence import consolidation, reflection
 from kioko_core.intelligence.executor import OpExecutor
 from kioko_core.intelligence.ops import MemoryOp

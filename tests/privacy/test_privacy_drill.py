@@ -30,10 +30,10 @@ from services import store_unavailable
 from typer.testing import CliRunner
 
 import kioko
+from kioko.api.exchange import export_lines
 from kioko.cli import app as cli
-from kioko.service import create_app
-from kioko.service.exchange import export_lines
-from kioko.service.live import LiveServer
+from kioko.http import create_app
+from kioko.http.live import LiveServer
 from kioko_core.errors import KiokoError
 from kioko_core.layer import MemoryLayer
 from kioko_core.secrets import DropSecrets

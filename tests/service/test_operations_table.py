@@ -1,4 +1,4 @@
-"""The operations table (kioko/service/surface.py): every call of kioko.Memory has its REST operation, the
+"""The operations table (kioko/api/operations.py): every call of kioko.Memory has its REST operation, the
 server serves each one, and the HTTP clients take their verbs and paths from it (none written by hand)."""
 
 from __future__ import annotations
@@ -11,12 +11,13 @@ from typing import Any, Protocol
 import pytest
 
 import kioko
-import kioko.service.schemas as S
+import kioko.http.schemas as S
+from kioko.api import operations as surface
+from kioko.http import create_app, served
 from kioko.protocol import Entities, Memory, MemoryGraph
 from kioko.remote import RemoteEntities, RemoteGraph, RemoteMemory
 from kioko.remote_async import AsyncRemoteEntities, AsyncRemoteGraph, AsyncRemoteMemory
 from kioko.remote_calls import Calls, derived, manager_methods, missing_operations
-from kioko.service import create_app, served, surface
 from kioko_core.store import Record
 
 ROOT = Path(__file__).resolve().parents[2]

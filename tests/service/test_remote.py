@@ -10,9 +10,9 @@ from service_support import live_service
 
 import kioko
 import kioko.remote as remote_module
+from kioko.http import create_app
+from kioko.http.live import LiveServer
 from kioko.remote import RemoteMemory
-from kioko.service import create_app
-from kioko.service.live import LiveServer
 from kioko_core.limits import TooLargeError
 from kioko_core.store import ConnectionLostError, InvalidRecordError, StoreError
 

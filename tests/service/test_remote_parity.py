@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 import kioko
+from kioko.api.auth import add_key
+from kioko.api.errors import Forbidden
+from kioko.http import create_app
+from kioko.http.live import LiveServer
 from kioko.remote import RemoteMemory
-from kioko.service import create_app
-from kioko.service.auth import add_key
-from kioko.service.errors import Forbidden
-from kioko.service.live import LiveServer
 from kioko_core.entities import Triple
 from kioko_core.kinds import MANAGERS
 from kioko_core.store import InvalidRecordError

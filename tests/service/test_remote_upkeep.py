@@ -15,11 +15,11 @@ from plan_support import plant
 from remote_support import remote_for, served_store, server  # noqa: F401  (fixtures)
 
 import kioko
+from kioko.api.auth import KeyRing, hash_key
+from kioko.api.errors import Forbidden
+from kioko.http import create_app
+from kioko.http.live import LiveServer
 from kioko.remote import RemoteMemory
-from kioko.service import create_app
-from kioko.service.auth import KeyRing, hash_key
-from kioko.service.errors import Forbidden
-from kioko.service.live import LiveServer
 from kioko_core.intelligence.planner import RecallPlan
 
 U = {"user_id": "kumar"}

@@ -324,8 +324,8 @@ def test_threads_sets_how_many_requests_run_at_once_and_serve_picks_two_for_a_st
     from fastapi.testclient import TestClient
 
     import kioko
-    from kioko.service import create_app
-    from kioko.service.serve import IN_PROCESS_THREADS, default_threads
+    from kioko.http import create_app
+    from kioko.http.serve import IN_PROCESS_THREADS, default_threads
 
     def tokens(client: TestClient) -> float:
         return client.portal.call(lambda: anyio.to_thread.current_default_thread_limiter().total_tokens)

@@ -9,8 +9,9 @@ import httpx
 import pytest
 
 import kioko
-from kioko.service import create_app, surface
-from kioko.service.live import LiveServer
+from kioko.api import operations as surface
+from kioko.http import create_app
+from kioko.http.live import LiveServer
 
 U = "kumar"
 OLDER_NAMES = {"title", "text", "user"}

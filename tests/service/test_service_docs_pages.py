@@ -11,8 +11,8 @@ import pytest
 from fastapi import FastAPI
 
 import kioko
-from kioko.service import create_app
-from kioko.service.live import LiveServer
+from kioko.http import create_app
+from kioko.http.live import LiveServer
 
 pytest.importorskip("fastapi_offline", reason="the API pages' assets come with the service extra (fastapi-offline)")
 

@@ -10,8 +10,8 @@ import time
 import httpx
 from service_support import Receiver, live_service, receiver  # noqa: F401  (fixture)
 
-from kioko.service.events import Dispatcher, verify
-from kioko.service.webhook_guard import WebhookGuard
+from kioko.api.webhook_guard import WebhookGuard
+from kioko.http.events import Dispatcher, verify
 
 U = "kumar"
 LOOPBACK = ["127.0.0.1"]  # the receivers here listen on loopback, which webhooks may reach only when allowed

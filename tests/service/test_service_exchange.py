@@ -11,8 +11,8 @@ import pytest
 from service_support import live_service
 
 import kioko
+from kioko.api.exchange import export_lines, export_scopes, import_lines, same
 from kioko.cli import main, run_quick_start
-from kioko.service.exchange import export_lines, export_scopes, import_lines, same
 from kioko_core.store import InvalidRecordError
 
 

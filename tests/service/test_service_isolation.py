@@ -15,7 +15,7 @@ import httpx
 import pytest
 from service_support import live_service
 
-from kioko.service.auth import add_key
+from kioko.api.auth import add_key
 
 ATTACKER, VICTIM, MARKER = "kumar", "krutika", "zebrafinch"
 
@@ -245,7 +245,7 @@ def test_keys_are_required_and_admin_may_act_for_anyone(tenants) -> None:
 
 def test_remote_memory_raises_the_typed_errors(tenants) -> None:
     import kioko
-    from kioko.service.errors import Forbidden, Unauthorized
+    from kioko.api.errors import Forbidden, Unauthorized
     from kioko_core.layer import MemoryNotFound
 
     server, layer, attacker, victim, keys, ids = tenants

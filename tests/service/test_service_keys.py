@@ -17,10 +17,10 @@ import pytest
 from service_support import live_service
 
 import kioko
+from kioko.api.auth import Rate, add_key, parse_rate, revoke_key, rotate_key
+from kioko.api.errors import TooManyRequests
 from kioko.cli import main
-from kioko.service.auth import Rate, add_key, parse_rate, revoke_key, rotate_key
-from kioko.service.errors import TooManyRequests
-from kioko.service.gate import Buckets
+from kioko.http.gate import Buckets
 from kioko_core.store import InvalidRecordError, Scope
 
 U, OTHER = "kumar", "asha"
@@ -257,7 +257,7 @@ def test_rotation_and_revocation_without_a_restart_from_the_cli(
     ],
 )
 def test_a_bad_key_entry_is_refused(tmp_path: Path, entry: dict[str, Any], problem: str) -> None:
-    from kioko.service.auth import KeyRing
+    from kioko.api.auth import KeyRing
 
     base = {"name": "k", "sha256": "a" * 64, "users": [U]}
     with pytest.raises(InvalidRecordError, match=problem):

@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 from service_support import live_service
 
-from kioko.service.auth import add_key
+from kioko.api.auth import add_key
 
 
 def _status(server_url: str, key: str) -> int:

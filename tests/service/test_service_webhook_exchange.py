@@ -11,8 +11,8 @@ import pytest
 from service_support import Receiver, live_service, receiver  # noqa: F401  (fixture)
 
 import kioko
-from kioko.service.exchange import BATCH, export_lines, import_lines
-from kioko.service.webhook_records import WEBHOOK_AGENT
+from kioko.api.exchange import BATCH, export_lines, import_lines
+from kioko.api.webhook_records import WEBHOOK_AGENT
 from kioko_backends.memory import MemoryStore
 from kioko_core.layer import MemoryLayer
 from kioko_core.store import Scope, StoreError

@@ -24,7 +24,7 @@ import httpx
 import pytest
 from service_support import live_service
 
-from kioko.service.webhook_guard import WebhookGuard, WebhookRefused
+from kioko.api.webhook_guard import WebhookGuard, WebhookRefused
 
 U = "kumar"
 
@@ -158,7 +158,7 @@ def test_a_loopback_listener_gets_nothing_unless_allowed_even_from_a_stored_regi
         assert api.post("/v1/webhooks", json={"url": listener.url, "user_id": U}).status_code == 422
         # a registration already in the store (made before the guard, or by an operator's import) is
         # checked again when delivering: refused, not retried, and no connection is opened
-        from kioko.service.webhook_records import WEBHOOK_AGENT, WEBHOOK_KIND
+        from kioko.api.webhook_records import WEBHOOK_AGENT, WEBHOOK_KIND
         from kioko_core.store import Record, Upsert
 
         stored = Record(

@@ -15,9 +15,9 @@ from service_support import live_service
 from typer.testing import CliRunner
 
 import kioko
+from kioko.api.wire import context_in, record_in, related_in
 from kioko.cli import app as cli_app
 from kioko.remote import RemoteMemory
-from kioko.service.wire import context_in, record_in, related_in
 from kioko.views import MEMORY_FIELDS, memory_view
 from kioko_core.linking import links as L
 
@@ -147,7 +147,7 @@ def test_answers_of_a_server_before_the_one_shape_are_still_read() -> None:
 
 def test_the_api_document_describes_the_one_shape() -> None:
     """The OpenAPI models name exactly the fields memory_view writes (a field added to one shows in the other)."""
-    from kioko.service import schemas as S
+    from kioko.http import schemas as S
 
     assert list(S.RecordOut.model_fields) == list(MEMORY_FIELDS)
     assert set(S.RecalledOut.model_fields) == set(MEMORY_FIELDS) | {"score", "signals", "section"}

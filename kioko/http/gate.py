@@ -1,7 +1,7 @@
 """What an API key may do, checked before a route runs: its rate, read-only, its users, its body size.
 
 One ASGI middleware in front of the routes. For a request to a route that takes an API key (it depends
-on :func:`~kioko.service.deps.principal`), it authenticates the key once and then, in this order:
+on :func:`~kioko.http.deps.principal`), it authenticates the key once and then, in this order:
 
 * **rate**: a key with a ``rate_limit`` spends a token of its own bucket per request; an empty bucket
   is a 429 with ``Retry-After`` (whole seconds until the next token). Buckets are per process and kept
@@ -36,9 +36,9 @@ from starlette.routing import compile_path
 
 from kioko_core.store import KiokoError
 
-from .auth import Principal, Rate
-from .errors import PayloadTooLarge, TooManyRequests, status_of
-from .wire import error_out
+from ..api.auth import Principal, Rate
+from ..api.errors import PayloadTooLarge, TooManyRequests, status_of
+from ..api.wire import error_out
 
 READS_BY_POST = frozenset({"/v1/recall", "/v1/context", "/v1/search", "/v1/plan"})
 """POST routes that change nothing (their questions travel as a body); a read-only key may call them."""

@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, Field
 
-from .auth import Principal
+from ..api.auth import Principal
 from .deps import ERROR_RESPONSES, Service, authorized, principal, service
 from .served import served
 

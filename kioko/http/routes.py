@@ -10,7 +10,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-import kioko.service.schemas as S
+import kioko.http.schemas as S
 from kioko_core.errors import MemoryNotFound
 from kioko_core.kind_registry import canonical_kind
 from kioko_core.layer import MemoryLayer
@@ -19,11 +19,11 @@ from kioko_core.recall import Context, RecalledMemory
 from kioko_core.recall_options import RECALL_KNOBS, RecallOptions
 from kioko_core.store import Filter, InvalidRecordError, Record, Scope
 
-from .auth import Principal
+from ..api.auth import Principal
+from ..api.exchange import OWN_AGENTS, export_lines, export_scopes, import_lines
+from ..api.wire import context_out, link_out, plan_in, record_out, related_out, score_out, triple_out
 from .deps import ERROR_RESPONSES, Service, authorized, principal, service
-from .exchange import OWN_AGENTS, export_lines, export_scopes, import_lines
 from .served import served
-from .wire import context_out, link_out, plan_in, record_out, related_out, score_out, triple_out
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
 MAX_PAGE = 1000

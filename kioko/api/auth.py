@@ -29,7 +29,7 @@ from kioko_core.store import InvalidRecordError
 
 from .errors import Forbidden, Unauthorized
 
-log = get_logger("kioko.service")
+log = get_logger("kioko.http")
 
 ENV_KEYS_FILE = "KIOKO_API_KEYS"
 KEY_PREFIX = "kk_"

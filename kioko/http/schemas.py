@@ -8,10 +8,10 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
-import kioko.service.surface as surface
+import kioko.api.operations as surface
 from kioko_core.linking.links import LINK_TYPES
 
-from .surface import USER_ID_HELP
+from ..api.operations import USER_ID_HELP
 
 Id = Field(min_length=1, max_length=200)
 UserId = Field(min_length=1, max_length=200, description=USER_ID_HELP)
@@ -323,7 +323,7 @@ def wire_type(call: str, param: surface.Param) -> Any:
 
 def request_model(call: str, *, written_in: Mapping[str, type] | None = None) -> type[Strict]:
     """The JSON body of ``call``'s operation, built from its signature and its row of the operations table
-    (:data:`kioko.service.surface.MEMORY_ROUTES`): one field per parameter the body carries."""
+    (:data:`kioko.api.operations.MEMORY_ROUTES`): one field per parameter the body carries."""
     if written_in is None:
         return _request_model(call)
     return _build(call, written_in)

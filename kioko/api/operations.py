@@ -186,12 +186,12 @@ def returns(op: Operation) -> str:
 # where it differs (``graph.link(a, b)``: ``memory_id`` in the path, ``target`` in the body), the JSON type
 # and bounds a parameter has on the wire (WIRE below, or the row's own), and the parameters no request
 # carries (answered by the client). From that the server builds its request models and endpoint parameters
-# (kioko.service.schemas.request_model, kioko.service.served) and both HTTP clients build their requests
+# (kioko.http.schemas.request_model, kioko.http.served) and both HTTP clients build their requests
 # (kioko.remote_calls.derived): a new keyword in the protocol appears in all of them at once.
 
 
 SCHEMA = "schema"
-"""A wire type the server's schemas give (``kioko.service.schemas.WIRE_TYPES``: a plan object, a batch item, the
+"""A wire type the server's schemas give (``kioko.http.schemas.WIRE_TYPES``: a plan object, a batch item, the
 messages of a turn, the link types): the clients send the value as JSON."""
 
 
@@ -530,7 +530,7 @@ def route(call: str) -> Route:
     for found in MEMORY_ROUTES:
         if found.call == name:
             return found
-    raise KeyError(f"{call!r} has no operation in kioko.service.surface.MEMORY_ROUTES")
+    raise KeyError(f"{call!r} has no operation in kioko.api.operations.MEMORY_ROUTES")
 
 
 # -- a call's parameters, from its signature in kioko.protocol

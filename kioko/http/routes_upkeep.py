@@ -11,13 +11,13 @@ from typing import Any
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
-import kioko.service.schemas as S
+import kioko.http.schemas as S
 from kioko_core.store import InvalidRecordError, Record
 
-from .auth import Principal
+from ..api.auth import Principal
+from ..api.wire import jsonable, plan_out, prefix_out, record_out
 from .deps import ERROR_RESPONSES, Service, authorized
 from .served import served
-from .wire import jsonable, plan_out, prefix_out, record_out
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES, tags=["intelligence"])
 

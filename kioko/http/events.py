@@ -33,16 +33,16 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
-import kioko.service.schemas as S
+import kioko.http.schemas as S
 from kioko_core.secrets import get_logger
 from kioko_core.store import Delete, Filter, Record, Scope, Upsert
 
-from .auth import Principal
+from ..api.auth import Principal
+from ..api.webhook_guard import WebhookGuard, WebhookRefused
+from ..api.webhook_records import EVENTS, MIN_SECRET, WEBHOOK_AGENT, WEBHOOK_KIND, check_events, check_url
 from .deps import ERROR_RESPONSES, Service, authorized, principal, service
-from .webhook_guard import WebhookGuard, WebhookRefused
-from .webhook_records import EVENTS, MIN_SECRET, WEBHOOK_AGENT, WEBHOOK_KIND, check_events, check_url
 
-log = get_logger("kioko.service.webhooks")
+log = get_logger("kioko.http.webhooks")
 
 QUEUE_SIZE = 10_000
 RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0)

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .auth import ENV_KEYS_FILE
+from ..api.auth import ENV_KEYS_FILE
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765

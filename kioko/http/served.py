@@ -15,10 +15,10 @@ from typing import Any, TypeVar
 
 from fastapi import APIRouter, Body, Depends, Query, Request
 
-import kioko.service.schemas as S
-import kioko.service.surface as surface
+import kioko.api.operations as surface
+import kioko.http.schemas as S
 
-from .auth import Principal
+from ..api.auth import Principal
 from .deps import Service, principal, service
 
 Handler = TypeVar("Handler", bound=Callable[..., Any])

@@ -27,16 +27,16 @@ from kioko_core.layer import MemoryLayer
 from kioko_core.secrets import get_logger
 from kioko_core.store import KiokoError, Scope
 
+from ..api.auth import KeyFile, KeyRing, Principal
+from ..api.errors import PayloadTooLarge, status_of
+from ..api.webhook_guard import Resolver, WebhookGuard
+from ..api.wire import error_out
 from . import docs_pages
-from .auth import KeyFile, KeyRing, Principal
 from .deps import ERROR_RESPONSES, Service, principal, service
-from .errors import PayloadTooLarge, status_of
 from .gate import Gate
 from .schemas import Health, WhoAmI
-from .webhook_guard import Resolver, WebhookGuard
-from .wire import error_out
 
-log = get_logger("kioko.service")
+log = get_logger("kioko.http")
 # the HTTP library Kioko's client, webhooks and providers use logs every request's URL at INFO, and a memory
 # or session id in a path may hold a secret: its lines are redacted like Kioko's own
 get_logger("httpx")

@@ -1,7 +1,7 @@
 """Kioko as a service: ``create_app(layer)`` (FastAPI) and what ``kioko serve`` runs.
 
 Importing this package needs no web framework; ``create_app`` imports FastAPI when called, so
-RemoteMemory (which shares :mod:`kioko.service.wire`) works with httpx alone.
+RemoteMemory (which shares :mod:`kioko.api.wire`) works with httpx alone.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 
 def create_app(layer: Any, **options: Any) -> Any:
-    """The FastAPI app serving ``layer`` under /v1 (see :func:`kioko.service.app.create_app`)."""
+    """The FastAPI app serving ``layer`` under /v1 (see :func:`kioko.http.app.create_app`)."""
     try:
         from .app import create_app as build
     except ImportError as error:

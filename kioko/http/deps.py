@@ -2,9 +2,9 @@
 (:class:`Service`), the request's API key (:func:`principal`), the scope a request may act in
 (:func:`authorized`) and the error answers every route documents.
 
-The app (:mod:`kioko.service.app`) builds the routers and the routers import this module, never the app,
+The app (:mod:`kioko.http.app`) builds the routers and the routers import this module, never the app,
 so the service's modules import downward only. (They import their siblings by name, ``import
-kioko.service.schemas as S``, not ``from . import schemas``: that names the package, whose ``create_app``
+kioko.http.schemas as S``, not ``from . import schemas``: that names the package, whose ``create_app``
 imports the app.)
 """
 
@@ -20,9 +20,9 @@ from kioko_core.layer import MemoryLayer
 from kioko_core.scoped import user_scope
 from kioko_core.store import Scope
 
-from .auth import OPEN, KeyFile, KeyRing, Principal
+from ..api.auth import OPEN, KeyFile, KeyRing, Principal
+from ..api.webhook_guard import WebhookGuard
 from .schemas import ErrorOut
-from .webhook_guard import WebhookGuard
 
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorOut, "description": text}

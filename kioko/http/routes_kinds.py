@@ -1,6 +1,6 @@
 """Routes of the typed managers (``/v1/goals``, ``/v1/decisions`` ... ``/v1/profile``, ``/v1/working``).
 
-Built from :data:`kioko.service.surface.OPERATIONS`: each route's body or query parameters are the
+Built from :data:`kioko.api.operations.OPERATIONS`: each route's body or query parameters are the
 method's own keyword arguments, so the OpenAPI schema documents exactly what the Python call takes.
 """
 
@@ -12,13 +12,13 @@ from typing import Any
 from fastapi import APIRouter, Body, Depends, Path, Query
 from pydantic import create_model
 
-import kioko.service.schemas as S
-import kioko.service.surface as surface
+import kioko.api.operations as surface
+import kioko.http.schemas as S
 
-from .auth import Principal
+from ..api.auth import Principal
+from ..api.wire import record_out
 from .deps import ERROR_RESPONSES, Service, authorized, principal, service
 from .routes import _event, context_from_ids
-from .wire import record_out
 
 EVENTS = {
     "add": "memory.added",
