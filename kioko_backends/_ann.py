@@ -56,10 +56,26 @@ def usearch_available() -> bool:
     return importlib.util.find_spec("usearch") is not None
 
 
+def load_usearch() -> Any:
+    """``usearch.index``, with ONNX Runtime (the semantic embedder's) loaded first when it is installed.
+
+    Both are pybind11 extensions built apart, and the second to load reuses the first's pybind11 state:
+    loaded after usearch, ONNX Runtime crashes the interpreter (a segmentation fault, seen in the suite
+    and reproduced with the two imports alone); loaded before it, both work.
+    """
+    first = "usearch.compiled" not in sys.modules  # once usearch is in, loading ONNX Runtime is the crash itself
+    if first and "onnxruntime" not in sys.modules and importlib.util.find_spec("onnxruntime") is not None:
+        try:
+            importlib.import_module("onnxruntime")
+        except ImportError:
+            pass  # a broken ONNX Runtime is the embedder's to report; the graph does not need it
+    return importlib.import_module("usearch.index")
+
+
 def require_usearch() -> None:
     """Raise the install hint when the ``ann`` extra is missing."""
     try:
-        import usearch.index  # noqa: F401
+        load_usearch()
     except ImportError as error:
         raise MissingExtraError(
             "approximate knn needs usearch: pip install 'kioko[ann]' (or open the store with ?ann=false for exact knn)"
@@ -80,7 +96,7 @@ class HnswGraph:
     """
 
     def __init__(self, dim: int, index: Any = None) -> None:
-        from usearch.index import Index
+        Index = load_usearch().Index
 
         self.dim = dim
         self.index = index or Index(
@@ -116,7 +132,7 @@ class HnswGraph:
     @classmethod
     def load(cls, path: str, unit_rows: np.ndarray, nodes: Sequence[int]) -> HnswGraph:
         """The graph saved at ``path`` for these rows, slot j in node ``nodes[j]``."""
-        from usearch.index import Index
+        Index = load_usearch().Index
 
         index = Index.restore(path, expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
         if index is None or index.ndim != unit_rows.shape[1] or len(nodes) != len(unit_rows):

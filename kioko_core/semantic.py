@@ -330,8 +330,11 @@ CACHE_SIZE = 4096
 
 
 def default_runtime() -> str:
-    """``"onnx-int8"`` when ONNX Runtime is installed (``kioko[semantic]`` brings it), else ``"numpy"``."""
-    if importlib.util.find_spec("onnxruntime") is not None:
+    """``"onnx-int8"`` when ONNX Runtime is installed (``kioko[semantic]`` brings it) and can still be loaded,
+    else ``"numpy"``."""
+    from .semantic_onnx import onnxruntime_loadable
+
+    if importlib.util.find_spec("onnxruntime") is not None and onnxruntime_loadable():
         return "onnx-int8"
     return "numpy"
 

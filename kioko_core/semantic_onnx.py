@@ -22,6 +22,7 @@ Batching does not pay here anyway: the matmuls are compute-bound at one text (~0
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -31,6 +32,16 @@ import numpy as np
 
 from . import onnx_proto as proto
 from .errors import MissingExtraError
+
+
+def onnxruntime_loadable() -> bool:
+    """False when usearch (``kioko[ann]``) was loaded before ONNX Runtime in this process.
+
+    Both are pybind11 extensions built apart; ONNX Runtime loaded after usearch crashes the interpreter (a
+    segmentation fault, reproduced with the two imports alone). Kioko's own HNSW graph loads ONNX Runtime
+    first (``kioko_backends._ann.load_usearch``), so this is only a process that imported usearch first itself.
+    """
+    return "onnxruntime" in sys.modules or "usearch.compiled" not in sys.modules
 
 
 class TransformerWeights(Protocol):
@@ -204,6 +215,11 @@ class OnnxEncoder:
     """
 
     def __init__(self, model: TransformerWeights, *, quantize: bool = True, threads: int = 1) -> None:
+        if not onnxruntime_loadable():
+            raise MissingExtraError(
+                "ONNX Runtime cannot be loaded after usearch in one process (the interpreter would crash): "
+                "import onnxruntime first, or use MiniLMEmbedder(runtime='numpy')"
+            )
         try:
             import onnxruntime
         except ImportError as error:

@@ -9,6 +9,7 @@ since its stores hold 8-dimensional vectors.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 from collections import Counter, defaultdict
@@ -47,6 +48,12 @@ _patient_http_defaults()
 # users have too (inherited by the servers and CLIs it starts); the semantic default has tests of its own
 # (test_semantic.py), and KIOKO_EMBEDDER=semantic make test runs the whole suite on it.
 os.environ.setdefault("KIOKO_EMBEDDER", "offline")
+
+# ONNX Runtime (the semantic embedder) crashes the interpreter when it loads after usearch (both pybind11
+# extensions; kioko_backends._ann.load_usearch loads it first for the same reason). Test modules import
+# usearch directly (pytest.importorskip), so the suite loads ONNX Runtime before any of them.
+if importlib.util.find_spec("onnxruntime") is not None:
+    importlib.import_module("onnxruntime")
 _outcomes: dict[str, Counter[str]] = defaultdict(Counter)
 
 
