@@ -281,6 +281,14 @@ class IndexCache:
         """
         old, new = set(old_terms), set(new_terms)
         with self._lock:
+            if old and not new:
+                # a delete: the words a lookup found nowhere (df 0) leave every cached scope, not only this
+                # one: they may be the deleted memory's own words asked of another scope (a linked write asks
+                # the shared knowledge base for its words), and a forgotten memory's words must not stay in
+                # the process (the forget drill found them in the shared scope's cache, on PostgreSQL)
+                for cached in self._scopes.values():
+                    for term in [t for t, entry in cached.terms.items() if entry.df == 0]:
+                        del cached.terms[term]
             stats = self._scopes.get(scope)
             if stats is None:
                 return

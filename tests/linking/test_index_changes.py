@@ -134,3 +134,23 @@ def test_the_log_keeps_no_id_of_a_deleted_record(
         with psycopg.connect(request.getfixturevalue("postgresql_store_url")) as conn:
             rows = conn.execute(f"SELECT id FROM {table}_changes WHERE user_id = %s", [scope.user_id]).fetchall()
     assert rows == [("",)]  # one removal mark, no id
+
+
+def test_a_delete_lets_words_found_nowhere_go_from_every_cached_scope() -> None:
+    """A linked write asks the shared knowledge base for the new memory's words: found nowhere there, they were
+    kept in that scope's cache (df 0) after the memory was forgotten (the forget drill saw it on PostgreSQL)."""
+    store = kioko.open_store("memory://")
+    mine, shared = Scope(user_id="u"), Scope(user_id="@shared")
+    store.update_many(
+        [
+            Upsert(record=make_record(mine, "r1", terms=["t:quenword"])),
+            Upsert(record=make_record(shared, "s1", terms=["t:other"])),
+        ]
+    )
+    cache = IndexCache(store)
+    assert cache.lookup(mine, ["t:quenword"])[1] == {"t:quenword": 1}
+    assert cache.lookup(shared, ["t:quenword", "t:other"])[1] == {"t:quenword": 0, "t:other": 1}
+    store.update_many([Delete(scope=mine, id="r1")])
+    cache.record_write(mine, "r1", ["t:quenword"], [])
+    assert not any("quenword" in term for stats in cache._scopes.values() for term in stats.terms)
+    assert cache.lookup(shared, ["t:other"])[1] == {"t:other": 1}  # what the shared scope holds stays right
