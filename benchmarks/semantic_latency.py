@@ -142,6 +142,87 @@ def measure(rows: list[Row], questions: list[str], turns: list[str]) -> float:
     return (time.perf_counter() - started) * 1000 / len(questions)
 
 
+# --------------------------------------------------------------------------- ingest: add_many, whole
+
+
+INGEST_ROWS = (
+    ("offline embedder (no model)", "offline", True),
+    ("semantic, embedded first, then linked (before)", "semantic", False),
+    ("semantic, embedded ahead in a thread (now)", "semantic", True),
+)
+
+
+def _embed_all_first(embedder: Any, texts: Any) -> Any:
+    """add_many's previous order: every vector computed in one call before the first write."""
+    from kioko_core.embedding import embed_many
+
+    return iter(embed_many(embedder, list(texts)))
+
+
+def measure_ingest(folder: Path, names: list[str], rounds: int) -> list[dict[str, Any]]:
+    """``add_many`` of whole LoCoMo conversations (linking on, ``memory://``), the rows interleaved conversation
+    by conversation and round by round; the model is loaded before anything is timed, and the cache of
+    repeated texts is emptied before each semantic ingest (every text is new to the embedder)."""
+    import uuid
+
+    import kioko
+    import kioko_core.layer as layer_module
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from locomo_recall import load_conversation
+
+    conversations = [load_conversation(folder / f"{name}.json") for name in names]
+    minilm = semantic.MiniLMEmbedder().load()
+    ahead = layer_module.embed_ahead
+    spent: dict[str, list[tuple[float, float, int]]] = {label: [] for label, _, _ in INGEST_ROWS}
+    for _ in range(rounds):
+        for conversation in conversations:
+            items = [
+                {
+                    "content": t.document,
+                    "session_id": t.session,
+                    "created_at": t.created_at,
+                    "memory_type": "episodic",
+                    "id": uuid.uuid5(uuid.NAMESPACE_URL, f"locomo/{conversation.name}/{t.dia_id}").hex,
+                }
+                for t in conversation.turns
+            ]
+            for label, name, embeds_ahead in INGEST_ROWS:
+                layer = kioko.connect("memory://", auto_link=True, embedder=minilm if name == "semantic" else name)
+                minilm.clear_cache()
+                layer_module.embed_ahead = ahead if embeds_ahead else _embed_all_first  # type: ignore[assignment]
+                try:
+                    started, cpu = time.perf_counter(), time.process_time()
+                    layer.add_many(items, user_id="ingest")
+                    spent[label].append((time.perf_counter() - started, time.process_time() - cpu, len(items)))
+                finally:
+                    layer_module.embed_ahead = ahead
+                    layer.close()
+    rows = []
+    for label, runs in spent.items():
+        wall = [1000 * w / n for w, _, n in runs]
+        cpu = [1000 * c / n for _, c, n in runs]
+        rows.append(
+            {
+                "ingest (add_many, linking on)": label,
+                "wall ms/memory median": round(statistics.median(wall), 2),
+                "wall ms/memory min": round(min(wall), 2),
+                "CPU ms/memory median": round(statistics.median(cpu), 2),
+                "CPU ms/memory min": round(min(cpu), 2),
+            }
+        )
+    return rows
+
+
+def _table(rows: list[dict[str, Any]]) -> list[str]:
+    columns = list(rows[0])
+    return [
+        "| " + " | ".join(columns) + " |",
+        "|---|" + "---:|" * (len(columns) - 1),
+        *("| " + " | ".join(str(r[c]) for c in columns) + " |" for r in rows),
+    ]
+
+
 def _p95(values: list[float]) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))]
@@ -154,7 +235,16 @@ def main() -> None:
     parser.add_argument("--busy", type=int, default=0, help="spinning processes added while measuring (0: none)")
     parser.add_argument("--markdown", type=Path, help="also write the table to this file")
     parser.add_argument("--json", type=Path, dest="json_path", help="also write the figures to this file")
+    parser.add_argument(
+        "--ingest",
+        default="",
+        help="also time add_many of these LoCoMo conversations (file stems, e.g. 26,30), before/after side by side",
+    )
+    parser.add_argument("--rounds", type=int, default=2, help="rounds of the ingest rows (interleaved)")
+    parser.add_argument("--ingest-only", action="store_true", help="skip the per-text table")
     args = parser.parse_args()
+    if args.ingest_only:
+        return ingest_main(args)
 
     questions, turns = locomo_texts(args.data, args.texts)
     load_at_start = os.getloadavg()
@@ -207,6 +297,25 @@ def main() -> None:
         args.markdown.write_text(f"# Semantic embedder: cost per text by runtime\n\nCommand: `{command}`\n\n{text}\n")
     if args.json_path:
         args.json_path.write_text(json.dumps({"command": command, "header": header, "rows": results}, indent=2) + "\n")
+
+
+def ingest_main(args: argparse.Namespace) -> None:
+    load_at_start = os.getloadavg()
+    rows = measure_ingest(args.data, [n for n in args.ingest.split(",") if n], args.rounds)
+    load_at_end = os.getloadavg()
+    header = (
+        f"add_many of LoCoMo conversations {args.ingest} ({args.rounds} rounds, rows interleaved), memory://, "
+        f"auto_link on; {os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}; load "
+        f"average at start {load_at_start[0]:.1f} / {load_at_start[1]:.1f} / {load_at_start[2]:.1f}, at end "
+        f"{load_at_end[0]:.1f}. CPU is the process's (every thread's) time."
+    )
+    text = "\n".join([header, "", *_table(rows)])
+    print(text)
+    command = f"python benchmarks/semantic_latency.py --ingest-only --ingest {args.ingest} --rounds {args.rounds}"
+    if args.markdown:
+        args.markdown.write_text(f"# Semantic embedder: ingest cost per memory\n\nCommand: `{command}`\n\n{text}\n")
+    if args.json_path:
+        args.json_path.write_text(json.dumps({"command": command, "header": header, "rows": rows}, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -5,6 +5,10 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import queue
+import threading
+from collections import deque
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Protocol, runtime_checkable
 
@@ -81,6 +85,70 @@ def embed_many(embedder: Embedder, texts: list[str]) -> list[np.ndarray]:
     if callable(batch):
         return list(batch(texts))
     return [embedder.embed(text) for text in texts]
+
+
+AHEAD_FIRST = 8
+"""Texts embedded before the first write of :func:`embed_ahead` (its errors come before anything is written)."""
+AHEAD_CHUNK = 32
+
+
+def embed_ahead(embedder: Embedder, texts: Sequence[str]) -> Iterator[np.ndarray]:
+    """Every text's vector in order, computed in a background thread ahead of the caller's use of them.
+
+    ``add_many`` links each memory as its vector arrives, while the next ones are being embedded: a model
+    embedder (ONNX Runtime runs without the interpreter lock) uses one core while the linker uses the
+    other. Only for an embedder that says it may be called from another thread (``thread_safe = True``)
+    and a batch larger than the first chunk; otherwise one :func:`embed_many` call, as before. The first
+    chunk is embedded before this returns, so a missing model or library raises before anything is
+    written (an error in a later chunk is raised where its first vector is asked for: the memories before
+    it are stored); the worker stops at its next chunk once the caller drops the iterator.
+    """
+    if len(texts) <= AHEAD_FIRST or not getattr(embedder, "thread_safe", False):
+        return iter(embed_many(embedder, list(texts)))
+    first = embed_many(embedder, list(texts[:AHEAD_FIRST]))
+    return _Ahead(embedder, texts, first)
+
+
+_Chunk = list[np.ndarray] | BaseException | None
+
+
+class _Ahead(Iterator[np.ndarray]):
+    """The iterator :func:`embed_ahead` returns: chunks handed over by a worker thread through a queue."""
+
+    def __init__(self, embedder: Embedder, texts: Sequence[str], first: list[np.ndarray]) -> None:
+        self._ready: deque[np.ndarray] = deque(first)
+        self._chunks: queue.SimpleQueue[_Chunk] = queue.SimpleQueue()
+        self._stop = threading.Event()
+        rest = list(texts[len(first) :])
+        # the worker holds the queue and the event, not this iterator: dropping the iterator stops it
+        worker = threading.Thread(
+            target=_embed_chunks, args=(embedder, rest, self._chunks, self._stop), name="kioko-embed", daemon=True
+        )
+        worker.start()
+
+    def __next__(self) -> np.ndarray:
+        if not self._ready:
+            chunk = self._chunks.get()
+            if chunk is None:
+                raise StopIteration
+            if isinstance(chunk, BaseException):
+                raise chunk
+            self._ready.extend(chunk)
+        return self._ready.popleft()
+
+    def __del__(self) -> None:
+        self._stop.set()
+
+
+def _embed_chunks(embedder: Embedder, rest: list[str], out: queue.SimpleQueue[_Chunk], stop: threading.Event) -> None:
+    try:
+        for start in range(0, len(rest), AHEAD_CHUNK):
+            if stop.is_set():
+                break
+            out.put(embed_many(embedder, rest[start : start + AHEAD_CHUNK]))
+    except BaseException as error:  # handed to the caller, raised where it asks for the vector
+        out.put(error)
+    out.put(None)
 
 
 EMBEDDER_NAMES = ("offline", "semantic", "minilm")

@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 from pydantic import ValidationError
 
 from .bookkeeping import Bookkeeping
-from .embedding import Embedder, OfflineEmbedder, embed_many, load_embedder
+from .embedding import Embedder, OfflineEmbedder, embed_ahead, load_embedder
 from .entities import EntityGraph
 from .errors import IdTaken, InvalidRecordError, MemoryNotFound
 from .graph import Graph
@@ -372,10 +372,11 @@ class MemoryLayer:
 
         Each item is a content string or a dict of ``add``'s arguments (``content``, ``memory_type``,
         ``session_id``, ``metadata``, ``created_at``, ``id``); ``session_id`` and ``memory_type`` given
-        here are the defaults. Every item is checked before anything is written, and the embeddings are
-        computed in one batch, so a bad item stores nothing (the offline embedder, which cannot fail, embeds
-        each memory from the one reading of its text its add makes). Linking runs in order: each memory can
-        link to the ones before it.
+        here are the defaults. Every item is checked before anything is written, so a bad item stores nothing
+        (the offline embedder, which cannot fail, embeds each memory from the one reading of its text its add
+        makes). A model embedder embeds in batches, ahead of the writes in a thread of its own
+        (:func:`~kioko_core.embedding.embed_ahead`): its first batch before anything is written, so a missing
+        model stores nothing. Linking runs in order: each memory can link to the ones before it.
         """
         prepared: list[dict[str, Any]] = []
         for position, item in enumerate(items):
@@ -398,7 +399,8 @@ class MemoryLayer:
         # an embedder that reads the analysis (the offline one) is handed the one reading each add makes (after
         # that memory's secret check, as the linker's was); any other embeds the batch first, as one call
         texts = [f["content"] for f in prepared]
-        vectors = [None] * len(texts) if reads_analysis(self.embedder) else embed_many(self.embedder, texts)
+        # (a model embedder runs ahead in a thread: memory i is linked while the next ones are embedded)
+        vectors = [None] * len(texts) if reads_analysis(self.embedder) else embed_ahead(self.embedder, texts)
         return [
             self.add(user_id=user_id, agent_id=agent_id, embedding=vector, **fields)
             for fields, vector in zip(prepared, vectors)

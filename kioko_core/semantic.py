@@ -75,6 +75,8 @@ class MiniLMModel:
     layers: tuple[_Layer, ...]
     heads: int
     eps: float
+    prepared: Path | None = None
+    """The prepared copy in the user's cache this model was read from or written to (None: not kept)."""
 
     @property
     def dim(self) -> int:
@@ -105,61 +107,106 @@ def _config_eps(config: dict[str, Any]) -> float:
     return float(config.get("layer_norm_eps", 1e-12))
 
 
-def load_model(path: Path | None = None) -> MiniLMModel:
-    """Read the tokenizer and weights from the model zip (no caching: see :func:`shared_model`)."""
+LAYER_ARRAYS = tuple(_Layer.__dataclass_fields__)
+EMBEDDING_ARRAYS = ("word", "position", "token_type", "emb_ln_g", "emb_ln_b")
+
+
+def read_zip(path: Path | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any], str]:
+    """The model package's zip read: float32 arrays in the forward pass' layout (named ``layer{i}.{field}``
+    and as in :data:`EMBEDDING_ARRAYS`), the constants, and the tokenizer's JSON."""
     try:
         from safetensors.numpy import load as load_safetensors
-        from tokenizers import Tokenizer
     except ImportError as error:
         raise _missing(error) from error
     with zipfile.ZipFile(path or model_zip_path()) as archive:
         config = json.loads(archive.read("config.json"))
         pooling = json.loads(archive.read("1_Pooling/config.json"))
-        tokenizer = Tokenizer.from_str(archive.read("tokenizer.json").decode("utf-8"))
+        tokenizer = archive.read("tokenizer.json").decode("utf-8")
         weights = load_safetensors(archive.read("model.safetensors"))
     if not pooling.get("pooling_mode_mean_tokens") or config.get("hidden_act") != "gelu":
         raise MissingExtraError("the model package holds a model other than all-MiniLM-L6-v2 (mean pooling, GELU)")
-    # the file asks for fixed 128-token padding and truncation; we pad per batch and cut at MAX_TOKENS
-    tokenizer.no_padding()
-    tokenizer.enable_truncation(max_length=MAX_TOKENS)
 
     def w(name: str) -> np.ndarray:
         return np.ascontiguousarray(weights[name], dtype=np.float32)
 
-    layers = []
+    arrays = {
+        "word": w("embeddings.word_embeddings.weight"),
+        "position": w("embeddings.position_embeddings.weight"),
+        "token_type": w("embeddings.token_type_embeddings.weight"),
+        "emb_ln_g": w("embeddings.LayerNorm.weight"),
+        "emb_ln_b": w("embeddings.LayerNorm.bias"),
+    }
     for i in range(int(config["num_hidden_layers"])):
         p = f"encoder.layer.{i}."
         attention = p + "attention.self."
-        layers.append(
-            _Layer(
-                # torch Linear stores (out, in); transposing once makes every forward step x @ W
-                qkv_w=np.ascontiguousarray(
-                    np.concatenate([w(attention + part + ".weight").T for part in ("query", "key", "value")], axis=1)
-                ),
-                qkv_b=np.concatenate([w(attention + part + ".bias") for part in ("query", "key", "value")]),
-                out_w=np.ascontiguousarray(w(p + "attention.output.dense.weight").T),
-                out_b=w(p + "attention.output.dense.bias"),
-                ln1_g=w(p + "attention.output.LayerNorm.weight"),
-                ln1_b=w(p + "attention.output.LayerNorm.bias"),
-                up_w=np.ascontiguousarray(w(p + "intermediate.dense.weight").T),
-                up_b=w(p + "intermediate.dense.bias"),
-                down_w=np.ascontiguousarray(w(p + "output.dense.weight").T),
-                down_b=w(p + "output.dense.bias"),
-                ln2_g=w(p + "output.LayerNorm.weight"),
-                ln2_b=w(p + "output.LayerNorm.bias"),
-            )
-        )
+        layer = {
+            # torch Linear stores (out, in); transposing once makes every forward step x @ W
+            "qkv_w": np.concatenate([w(attention + part + ".weight").T for part in ("query", "key", "value")], axis=1),
+            "qkv_b": np.concatenate([w(attention + part + ".bias") for part in ("query", "key", "value")]),
+            "out_w": w(p + "attention.output.dense.weight").T,
+            "out_b": w(p + "attention.output.dense.bias"),
+            "ln1_g": w(p + "attention.output.LayerNorm.weight"),
+            "ln1_b": w(p + "attention.output.LayerNorm.bias"),
+            "up_w": w(p + "intermediate.dense.weight").T,
+            "up_b": w(p + "intermediate.dense.bias"),
+            "down_w": w(p + "output.dense.weight").T,
+            "down_b": w(p + "output.dense.bias"),
+            "ln2_g": w(p + "output.LayerNorm.weight"),
+            "ln2_b": w(p + "output.LayerNorm.bias"),
+        }
+        arrays |= {f"layer{i}.{name}": np.ascontiguousarray(value) for name, value in layer.items()}
+    constants = {
+        "layers": int(config["num_hidden_layers"]),
+        "heads": int(config["num_attention_heads"]),
+        "eps": _config_eps(config),
+    }
+    return arrays, constants, tokenizer
+
+
+def model_from(
+    arrays: dict[str, np.ndarray], constants: dict[str, Any], tokenizer_json: str, prepared: Path | None = None
+) -> MiniLMModel:
+    """The model made of :func:`read_zip`'s parts (or their prepared copy, :mod:`kioko_core.semantic_cache`)."""
+    try:
+        from tokenizers import Tokenizer
+    except ImportError as error:
+        raise _missing(error) from error
+    tokenizer = Tokenizer.from_str(tokenizer_json)
+    # the file asks for fixed 128-token padding and truncation; we pad per batch and cut at MAX_TOKENS
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(max_length=MAX_TOKENS)
+    layers = tuple(
+        _Layer(**{name: arrays[f"layer{i}.{name}"] for name in LAYER_ARRAYS}) for i in range(int(constants["layers"]))
+    )
     return MiniLMModel(
         tokenizer=tokenizer,
-        word=w("embeddings.word_embeddings.weight"),
-        position=w("embeddings.position_embeddings.weight"),
-        token_type=w("embeddings.token_type_embeddings.weight"),
-        emb_ln_g=w("embeddings.LayerNorm.weight"),
-        emb_ln_b=w("embeddings.LayerNorm.bias"),
-        layers=tuple(layers),
-        heads=int(config["num_attention_heads"]),
-        eps=_config_eps(config),
+        **{name: arrays[name] for name in EMBEDDING_ARRAYS},
+        layers=layers,
+        heads=int(constants["heads"]),
+        eps=float(constants["eps"]),
+        prepared=prepared,
     )
+
+
+def load_model(path: Path | None = None) -> MiniLMModel:
+    """Read the tokenizer and weights from the model zip (no caching: see :func:`shared_model`)."""
+    return model_from(*read_zip(path))
+
+
+def load_prepared_model() -> MiniLMModel:
+    """The model from its prepared copy in the user's cache, made from the zip first if there is none."""
+    from . import semantic_cache
+
+    path = model_zip_path()
+    folder: Path | None = semantic_cache.prepared_dir(path)
+    assert folder is not None
+    found = semantic_cache.load_prepared(folder)
+    if found is not None:
+        return model_from(*found, prepared=folder)
+    arrays, constants, tokenizer = read_zip(path)
+    if not semantic_cache.save_prepared(folder, arrays, constants, tokenizer):
+        folder = None
+    return model_from(arrays, constants, tokenizer, prepared=folder)
 
 
 _model: MiniLMModel | None = None
@@ -172,7 +219,7 @@ def shared_model() -> MiniLMModel:
     if _model is None:
         with _model_lock:
             if _model is None:
-                _model = load_model()
+                _model = load_prepared_model()
     return _model
 
 
@@ -383,6 +430,9 @@ class MiniLMEmbedder:
 
     dim = 384
     lexical = False
+    thread_safe = True
+    """May embed from another thread (``add_many`` embeds ahead of its writes): the model and the ONNX session
+    are shared read-only, the cache has its own lock."""
 
     def __init__(self, batch_size: int = BATCH_SIZE, runtime: str | None = None, threads: int = 1) -> None:
         if runtime is not None and runtime not in RUNTIMES:

@@ -1,9 +1,10 @@
 """all-MiniLM-L6-v2 on ONNX Runtime: the same weights as :mod:`kioko_core.semantic`, as a graph built in memory.
 
 No ONNX file ships or is downloaded: the graph is written (:mod:`kioko_core.onnx_proto`) from the weights
-:func:`kioko_core.semantic.shared_model` already read out of the model package, once per process, and handed
-to ONNX Runtime as bytes. The embedding layer runs in numpy before the graph (its 47 MB word table stays
-out of it); the graph holds the 6 transformer layers and the pooling. Two precisions:
+:func:`kioko_core.semantic.shared_model` already read out of the model package, and handed to ONNX Runtime as
+bytes; the first process keeps it beside the prepared weights in the user's cache
+(:mod:`kioko_core.semantic_cache`), so the next ones read it from there. The embedding layer runs in numpy
+before the graph (its 47 MB word table stays out of it); the graph holds the 6 transformer layers and the pooling. Two precisions:
 
 - ``"onnx-int8"`` (the default runtime): the 24 dense layers (query/key/value, attention output, the two
   feed-forward ones) run as int8 matmuls: weights quantised once, per output column, symmetric; each
@@ -231,7 +232,15 @@ class OnnxEncoder:
         options.inter_op_num_threads = 1
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.log_severity_level = 3  # warnings about unused initialisers are noise
-        blob = build_graph(model, quantize=quantize, weight_bits=self.weight_bits)
+        # the graph is kept beside the prepared weights (:mod:`kioko_core.semantic_cache`), when they were kept
+        from .semantic_cache import cached_file
+
+        name = f"graph-{'int8' if quantize else 'float32'}-{self.weight_bits}bit.onnx"
+        blob = cached_file(
+            getattr(model, "prepared", None),
+            name,
+            lambda: build_graph(model, quantize=quantize, weight_bits=self.weight_bits),
+        )
         self._session = onnxruntime.InferenceSession(blob, options, providers=["CPUExecutionProvider"])
 
     def __call__(self, embedded: np.ndarray, mask: np.ndarray) -> np.ndarray:

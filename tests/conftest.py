@@ -9,9 +9,12 @@ since its stores hold 8-dimensional vectors.
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import os
+import shutil
 import sys
+import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from pathlib import Path
@@ -48,6 +51,11 @@ _patient_http_defaults()
 # users have too (inherited by the servers and CLIs it starts); the semantic default has tests of its own
 # (test_semantic.py), and KIOKO_EMBEDDER=semantic make test runs the whole suite on it.
 os.environ.setdefault("KIOKO_EMBEDDER", "offline")
+# The semantic model's prepared copy (kioko_core.semantic_cache) goes to a folder of the run's own, not the
+# user's cache: inherited by the servers and CLIs the suite starts, so only the run's first embedding prepares it.
+if not os.environ.get("KIOKO_CACHE_DIR"):
+    os.environ["KIOKO_CACHE_DIR"] = tempfile.mkdtemp(prefix="kioko-test-cache-")
+    atexit.register(shutil.rmtree, os.environ["KIOKO_CACHE_DIR"], True)
 
 # ONNX Runtime (the semantic embedder) crashes the interpreter when it loads after usearch (both pybind11
 # extensions; kioko_backends._ann.load_usearch loads it first for the same reason). Test modules import

@@ -233,6 +233,17 @@ def test_batched_equals_one_by_one(runtime):
     assert embedder.embed_many([]) == []
 
 
+def test_add_many_embeds_ahead_and_stores_the_vectors_add_would(embedder):
+    from kioko_core.semantic import _cache
+
+    texts = [f"Caroline went to support group meeting number {i} and talked about adoption." for i in range(40)]
+    layer = kioko.connect("memory://", embedder=embedder, auto_link=True)
+    stored = layer.add_many(texts, user_id=USER)
+    for record, text in zip(stored, texts):
+        _cache.clear()
+        np.testing.assert_array_equal(np.asarray(record.embedding, dtype=np.float32), embedder.embed(text))
+
+
 def test_text_is_cut_at_256_tokens(embedder):
     from kioko_core.semantic import MAX_TOKENS, shared_model, tokenize
 
