@@ -15,6 +15,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from .errors import InvalidRecordError
+from .held_texts import keeps_text
 from .text import Analysis, analyze
 
 
@@ -29,6 +30,7 @@ class Embedder(Protocol):
     def embed(self, text: str) -> np.ndarray: ...
 
 
+@keeps_text
 @lru_cache(maxsize=131072)
 def _bucket(feature: str, dim: int) -> tuple[int, float]:
     digest = hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest()

@@ -28,6 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from .held_texts import forget_texts
 from .linking.index import IndexCache
 from .secrets import DropSecrets
 from .store import (
@@ -449,9 +450,11 @@ class EntityGraph:
         return removed
 
     def forget_cached(self, user_id: str) -> None:
-        """Drop what this process keeps of the user's graph (their triples were deleted)."""
+        """Drop what this process keeps of the user's graph (their triples were deleted), and the caches
+        keyed by text, which may hold the triples' words."""
         if self._read_cache is not None:
             self._read_cache.invalidate(_graph_scope(user_id))
+        forget_texts()
 
     # -- reads
 

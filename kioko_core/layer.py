@@ -17,6 +17,7 @@ from .embedding import Embedder, OfflineEmbedder, embed_ahead, load_embedder
 from .entities import EntityGraph
 from .errors import IdTaken, InvalidRecordError, MemoryNotFound
 from .graph import Graph
+from .held_texts import forget_texts
 from .hooks import LayerHooks, exchange, extend
 from .kind_registry import canonical_kind
 from .kinds import (
@@ -536,6 +537,8 @@ class MemoryLayer:
         if derived:
             self.entities.forget_source(deleted.id, user_id=scope.user_id)  # the triples it asserted
         self.hooks.on_delete(self, scope, deleted, derived=derived)
+        if derived:  # a housekeeping delete's words live on in the fold or the survivor: the caches may keep them
+            forget_texts()
         self._purge()
         return True
 
@@ -748,6 +751,7 @@ class MemoryLayer:
         if scopes[0].agent_id is None:
             self.entities.forget_cached(scopes[0].user_id)
         self.hooks.on_forget(self, scopes[0])
+        forget_texts()
         self._purge(scopes)
         return removed
 

@@ -35,6 +35,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .errors import InvalidRecordError, MissingExtraError
+from .held_texts import keeps_text
 
 MAX_TOKENS = 256
 """The longest input in tokens, [CLS] and [SEP] included (sentence-transformers' max_seq_length)."""
@@ -413,7 +414,7 @@ class _VectorCache:
             self._items.clear()
 
 
-_cache = _VectorCache(CACHE_SIZE)
+_cache = keeps_text(_VectorCache(CACHE_SIZE))
 
 
 class MiniLMEmbedder:

@@ -10,6 +10,7 @@ from typing import Iterable, Iterator
 
 import snowballstemmer
 
+from .held_texts import keeps_text
 from .regex_literals import anchor, anchored_finditer, casefolded
 
 # --------------------------------------------------------------------------- vocabularies
@@ -164,6 +165,7 @@ LOOKBEHIND_CHARS = 64
 a framing prefix. A fixed window keeps each look constant-time, so analysis stays linear in the text."""
 
 
+@keeps_text
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """Snowball (Porter 2) stem of a lower-case word, cached: the same words recur in every memory."""
@@ -227,6 +229,7 @@ class Analysis:
         )
 
 
+@keeps_text
 @lru_cache(maxsize=65536)
 def _is_distinctive(word: str) -> bool:
     """ALLCAPS, CamelCase or containing a digit: a name even at the start of a sentence."""
@@ -361,6 +364,7 @@ def _word_entry(surface: str) -> tuple[str, str | None] | None:
     return stemmed, "t:" + stemmed
 
 
+@keeps_text
 @lru_cache(maxsize=2)
 def _scan(text: str) -> _Scan:
     """The text-only part of :func:`analyze`, kept for the last two texts. Recall and the layer's writes read
@@ -475,18 +479,21 @@ def analyze(text: str, known_entities: Iterable[str] = ()) -> Analysis:
     return analysis
 
 
+@keeps_text
 @lru_cache(maxsize=65536)
 def has_problem_cue(text: str) -> bool:
     """A fault, error, failure, jam ... is reported."""
     return PROBLEM_CUES.search(text) is not None
 
 
+@keeps_text
 @lru_cache(maxsize=65536)
 def has_fix_cue(text: str) -> bool:
     """A fix is reported: fixed, found it, root cause, was loose, replaced ..."""
     return FIX_CUES.search(text) is not None
 
 
+@keeps_text
 @lru_cache(maxsize=65536)
 def has_progress_cue(text: str) -> bool:
     """Progress is reported: finished, shipped, passed, 60 % ..."""

@@ -11,6 +11,7 @@ import re
 from datetime import datetime
 from functools import lru_cache
 
+from ..held_texts import keeps_text
 from ..text import STOP_WORDS, analyze, stem
 from .rules import CHATTER, PROCEDURE, first, instruction_rule, plain
 
@@ -201,6 +202,7 @@ whole entire actual finally just yesterday today tonight morning week month year
 _CONTENT_TOKEN = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+(?:\.\d+)?")
 
 
+@keeps_text
 @lru_cache(maxsize=8192)
 def content_words(text: str, keep_generic: bool = True) -> tuple[str, ...]:
     """Stems of the words that carry meaning: no stop words, ``'s`` cut, numbers kept ("line 3")."""
@@ -484,6 +486,7 @@ def _parse(phrase: str, now: datetime, prefer: str) -> datetime | None:
     return _parse_at(phrase.lower(), now.replace(second=0, microsecond=0), prefer)
 
 
+@keeps_text
 @lru_cache(maxsize=1024)
 def _parse_at(phrase: str, now: datetime, prefer: str) -> datetime | None:
     """dateparser costs a millisecond or more a call: the same phrase in the same minute is parsed once."""

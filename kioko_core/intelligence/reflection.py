@@ -26,6 +26,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import ConflictError
+from ..held_texts import keeps_text
 from ..kinds import deterministic_id
 from ..linking.linker import KIND_TERM
 from ..secrets import MARKER, redact
@@ -189,6 +190,7 @@ def theme_step(
     return looked, 0
 
 
+@keeps_text
 @lru_cache(maxsize=1024)
 def _candidates(text: str) -> tuple[tuple[str, str, bool], ...]:
     """(key, as shown, is a subject) of every theme an episode of ``text`` counts for (kept for the 1,024 texts
