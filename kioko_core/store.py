@@ -100,6 +100,8 @@ class Record(BaseModel):
     _read: Any = PrivateAttr(default=None)
     # what the layer's store read this record as (kioko_core.layer_store): a change of its links alone is then
     # written as link entries, without rewriting the record (model_copy keeps it)
+    _side: Any = PrivateAttr(default=None)
+    # the linker's view of this record as a candidate (kioko_core.linking.scoring.Side.of_stored), made once
 
     @property
     def scope(self) -> Scope:

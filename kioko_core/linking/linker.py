@@ -198,7 +198,7 @@ class MemoryLinker:
             candidates = [c for c in candidates if head is not None and c.id not in chain]
             if head is not None:
                 loaded[head.id] = head
-        sides = [Side.of(c) for c in candidates]
+        sides = [Side.of_stored(c) for c in candidates]
         if candidates:
             extra = {t for side in sides for t in side.terms if t not in df}
             if extra:
@@ -633,7 +633,13 @@ def _first(records: list[Record | None]) -> Record | None:
 
 def _may_link(record: Record, other: Record) -> bool:
     """Same scope, a linkable kind, not history (superseded), not a chunk of the same document."""
-    if other.id == record.id or other.scope != record.scope or other.kind not in L.LINKABLE_KINDS:
+    # the scopes compared field by field: building two Scope tuples per candidate cost more than the test
+    if (
+        other.id == record.id
+        or other.user_id != record.user_id
+        or other.agent_id != record.agent_id
+        or other.kind not in L.LINKABLE_KINDS
+    ):
         return False
     if other.metadata.get("superseded_by"):
         return False

@@ -13,7 +13,6 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any, Protocol
 
 from ..kind_registry import SEMANTIC_NOUNS, noun, prior
@@ -73,19 +72,16 @@ class Side:
     terms: list[str]
     entities: list[str]
     surface: dict[str, str] = field(default_factory=dict)
+    # read about ten times per scored pair (type, prior, gate, signals): derived once per side, when it is made
+    # (set here rather than as cached properties, whose first read per side cost more than the read itself)
+    noun: str = field(init=False, repr=False, compare=False)
+    term_set: frozenset[str] = field(init=False, repr=False, compare=False)
+    entity_set: frozenset[str] = field(init=False, repr=False, compare=False)
 
-    @cached_property
-    def noun(self) -> str:
-        # read about ten times per scored pair (type, prior, gate): looked up once per side
-        return noun(self.record.kind)
-
-    @cached_property
-    def term_set(self) -> frozenset[str]:
-        return frozenset(self.terms)
-
-    @cached_property
-    def entity_set(self) -> frozenset[str]:
-        return frozenset(self.entities)
+    def __post_init__(self) -> None:
+        self.noun = noun(self.record.kind)
+        self.term_set = frozenset(self.terms)
+        self.entity_set = frozenset(self.entities)
 
     @classmethod
     def of(cls, record: Record, analysis: Analysis | None = None) -> Side:
@@ -95,6 +91,18 @@ class Side:
             return cls(record, terms, list(analysis.entities), analysis.surface)
         terms = [t for t in record.terms if t.startswith(("e:", "t:"))]
         return cls(record, terms, [t[2:] for t in terms if t.startswith("e:")])
+
+    @classmethod
+    def of_stored(cls, record: Record) -> Side:
+        """``Side.of(record)``, made once per record object: the linker scores the same cached neighbours write
+        after write. Kept on the record itself (so it lives exactly as long as the record) and used only while
+        it is that very record's: a copy of it (``model_copy`` keeps private attributes) makes its own."""
+        held = record._side
+        if held is not None and held.record is record:
+            return held  # type: ignore[no-any-return]
+        side = cls.of(record)
+        record._side = side
+        return side
 
 
 @dataclass
