@@ -1,7 +1,7 @@
 """Evidence recall on LoCoMo: does Kioko find the turns a question is about, next to plain BM25?
 
     python benchmarks/locomo_recall.py [--data ../shared/data/locomo] [--store sqlite|memory]
-        [--systems kioko,kioko-links,kioko-nolink,bm25] [--embedder offline|semantic|offline,semantic]
+        [--systems kioko,kioko-links,kioko-nolink,bm25,mem0] [--embedder offline|semantic|offline,semantic]
         [--quick] [--json PATH] [--markdown PATH] [--plot PATH]
 
 LoCoMo (Maharana et al., ACL 2024) holds long multi-session conversations whose questions name the
@@ -17,10 +17,16 @@ Systems, all in one run on the same data:
 - ``kioko-links``: linking on, ``recall(links=3, limit=10)``: the same budget of 10 memories, up to 3
   of them brought by links;
 - ``kioko-nolink``: linking off (``kioko.connect``), ``links=0``;
-- ``bm25``: bm25s over the same "Speaker: text" documents (Snowball stemming, English stopwords).
+- ``bm25``: bm25s over the same "Speaker: text" documents (Snowball stemming, English stopwords);
+- ``mem0``: Mem0 OSS (``pip install 'kioko[peer]'``) with the same embedder as the Kioko rows, offline: its
+  default vector store (Qdrant local mode), ``add(infer=False)`` one turn at a time (no LLM is called; a
+  guard counts calls), ``search(top_k=10)``; telemetry off, every network connection refused. Its BM25 and
+  entity boosts need fastembed's and spaCy's downloaded models, which this offline run does not have, so
+  its search is its dense search with its own scoring (``mem0_system``).
 
 Figures are deterministic (no random ids take part in ranking) except the times: ingest ms per memory
-(``add_many``) and recall p50/p95 per question. ``--quick`` (one conversation, 50 questions) is the CI
+(``add_many``; an embedder's model is loaded before the first ingest is timed) and recall p50/p95 per
+question. ``--quick`` (one conversation, 50 questions) is the CI
 smoke run. Use the development split only for tuning: it is the only one in this repository.
 """
 
@@ -199,6 +205,45 @@ def kioko_system(
     return ingest
 
 
+def mem0_system(embedder: Any) -> Callable[[Conversation, str], Ingested]:
+    """Mem0 OSS (``kioko[peer]``) with the same embedder as Kioko's rows, set up as in ``mem0_peer.py``: its
+    default vector store (Qdrant local mode) in the scratch folder, ``add(infer=False)`` (each turn stored as
+    it is: no LLM, none is called), ``search(top_k=10)`` with Mem0's own ranking, telemetry off and every
+    network connection refused. One ``add`` per turn, its LoCoMo id in the metadata."""
+    from contextlib import ExitStack
+
+    from benchmarks.mem0_peer import NetworkAttempt, no_network, open_mem0
+    from kioko_core.embedding import OfflineEmbedder
+
+    model = OfflineEmbedder() if embedder in (None, "offline") else embedder
+
+    def ingest(conversation: Conversation, folder: str) -> Ingested:
+        stack = ExitStack()
+        attempts = stack.enter_context(no_network())
+        peer = stack.enter_context(open_mem0(Path(folder) / f"mem0-{conversation.name}", embedder=model))
+        user = f"locomo-{conversation.name}"
+        getattr(model, "clear_cache", lambda: None)()
+        started, cpu = time.perf_counter(), time.process_time()
+        for t in conversation.turns:
+            message = [{"role": "user", "content": t.document}]
+            peer.memory.add(message, user_id=user, metadata={"dia_id": t.dia_id}, infer=False)
+        seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu
+
+        def retrieve(question: str) -> list[str]:
+            found = peer.memory.search(question, filters={"user_id": user}, top_k=BUDGET)["results"]
+            return [str((hit.get("metadata") or {}).get("dia_id")) for hit in found]
+
+        def close() -> None:
+            calls, tried = list(peer.guard.calls), list(attempts)
+            stack.close()
+            if calls or tried:
+                raise NetworkAttempt(f"Mem0 called its LLM {len(calls)} times / tried the network: {tried}")
+
+        return Ingested(retrieve, seconds, close, ingest_cpu_seconds=cpu_seconds)
+
+    return ingest
+
+
 def bm25_system(conversation: Conversation, folder: str) -> Ingested:
     import bm25s
     import Stemmer
@@ -275,6 +320,8 @@ def systems_by_name(
         "kioko-nolink": kioko_system(auto_link=False, links=0, store=store, embedder=embedder),
         "bm25": bm25_system,
     }
+    if "mem0" in names:  # imported only when asked for: its package is the peer extra
+        table["mem0"] = mem0_system(embedder)
     unknown = [n for n in names if n not in table]
     if unknown:
         raise SystemExit(f"unknown systems {unknown}; choose from {sorted(table)}")
@@ -353,6 +400,7 @@ def markdown(results: list[dict[str, Any]], header: dict[str, Any]) -> str:
         f"Evidence ids fixed: {header['evidence_fixed']}, dropped: {header['evidence_dropped']}  ",
         f"Load average when it started: {header['load']}  ",
         "Parts: " + "; ".join(f"{p} = conversations {', '.join(c)}" for p, c in header.get("parts", {}).items()),
+        *([f"Mem0 OSS: {header['mem0']}  "] if header.get("mem0") else []),
         "",
         "| system | R@5 | R@10 | "
         + " | ".join(f"R@10 {c}" for c in CATEGORIES.values())
@@ -447,6 +495,13 @@ def make_embedder(name: str) -> Any:
     return load_embedder(name)
 
 
+def loaded(embedder: Any) -> Any:
+    """The embedder with its model loaded: a process pays that once, before its first embedding
+    (``benchmarks/startup.py --embedder semantic`` measures it); the first conversation's ingest must not."""
+    load = getattr(embedder, "load", None)
+    return load() if callable(load) else embedder
+
+
 def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", default=str(DEFAULT_DATA), help="folder of LoCoMo conversation files")
@@ -485,9 +540,9 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     results: list[dict[str, Any]] = []
     names = [s for s in args.systems.split(",") if s]
     for position, embedder_name in enumerate(e for e in args.embedder.split(",") if e):
-        # a baseline that embeds nothing runs once, with the first embedder
-        wanted = [n for n in names if position == 0 or n.startswith("kioko")]
-        systems = systems_by_name(wanted, args.store, make_embedder(embedder_name))
+        # a baseline that embeds nothing runs once, with the first embedder; Mem0 runs with each, as Kioko
+        wanted = [n for n in names if position == 0 or n.startswith("kioko") or n == "mem0"]
+        systems = systems_by_name(wanted, args.store, loaded(make_embedder(embedder_name)))
         label = "" if embedder_name == "offline" else f" ({embedder_name})"
         asked = [c for c in conversations if any(c in members for members in parts.values())]
         results += [row.summary() for row in run(asked, systems, label, parts)]
@@ -505,6 +560,10 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
         "evidence_fixed": sum(c.evidence_fixed for c in conversations),
         "evidence_dropped": sum(c.evidence_dropped for c in conversations),
     }
+    if "mem0" in names:
+        from benchmarks.mem0_peer import mem0_version
+
+        header["mem0"] = f"mem0ai {mem0_version()}, Qdrant local mode, add(infer=False), search(top_k={BUDGET})"
     text = markdown(results, header)
     print(text)
     if args.json_path:

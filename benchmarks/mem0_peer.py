@@ -167,16 +167,17 @@ class LlmGuard:
 # --------------------------------------------------------------------------- Mem0 configured offline
 
 
-def offline_embedding_class(mem0: Any, embedder: OfflineEmbedder) -> Any:
-    """A mem0 embedding model that answers with Kioko's offline vectors (mem0 calls ``embed(text, action)``)."""
+def offline_embedding_class(mem0: Any, embedder: Any) -> Any:
+    """A mem0 embedding model that answers with a Kioko embedder's vectors (the offline one, or the semantic
+    one for LoCoMo); mem0 calls ``embed(text, action)``."""
     from mem0.embeddings.base import EmbeddingBase
 
-    class KiokoOfflineEmbedding(EmbeddingBase):  # type: ignore[misc]
+    class KiokoEmbedding(EmbeddingBase):  # type: ignore[misc]
         def embed(self, text: str, memory_action: str | None = None) -> list[float]:
             vector: np.ndarray = embedder.embed(text)
             return vector.tolist()  # type: ignore[no-any-return]
 
-    return KiokoOfflineEmbedding
+    return KiokoEmbedding
 
 
 @dataclass
@@ -187,10 +188,16 @@ class Mem0Instance:
 
 
 @contextmanager
-def open_mem0(workdir: Path, dim: int = 256, postgres_url: str | None = None) -> Iterator[Mem0Instance]:
-    """A fresh Mem0 ``Memory`` in ``workdir``: Kioko's embedder, an LLM that is never called, and Qdrant local
-    mode, or with ``postgres_url`` a pgvector table of its own (dropped afterwards)."""
+def open_mem0(
+    workdir: Path, dim: int = 256, postgres_url: str | None = None, embedder: Any = None
+) -> Iterator[Mem0Instance]:
+    """A fresh Mem0 ``Memory`` in ``workdir``: Kioko's embedder (``embedder``, else the offline one at ``dim``),
+    an LLM that is never called, and Qdrant local mode, or with ``postgres_url`` a pgvector table of its own
+    (dropped afterwards)."""
     mem0 = load_mem0()
+    if embedder is None:
+        embedder = OfflineEmbedder(dim)
+    dim = int(embedder.dim)
     workdir.mkdir(parents=True, exist_ok=True)
     placeholder = "placeholder-key-never-used"  # the OpenAI clients need a key to be built; no call is made
     vector_store: dict[str, Any] = {
@@ -215,7 +222,7 @@ def open_mem0(workdir: Path, dim: int = 256, postgres_url: str | None = None) ->
     }
     memory = mem0.Memory.from_config(config)
     # mem0 2.2 has no registry for custom embedders; Memory calls self.embedding_model.embed(text, action)
-    memory.embedding_model = offline_embedding_class(mem0, OfflineEmbedder(dim))()
+    memory.embedding_model = offline_embedding_class(mem0, embedder)()
     guard = LlmGuard()
     guard.install(memory.llm)
     try:

@@ -2,6 +2,7 @@
 answer of ``/healthz``), several runs each, next to plain interpreters doing nothing.
 
     python benchmarks/startup.py [--runs 10] [--count 2000] [--tree before=/path/to/old/checkout ...]
+        [--embedder offline|semantic] [--only 'kioko recall,...']
 
 Rows: ``python -c pass`` and ``python -c "import sqlite3"`` (what any Python program pays), ``import kioko``,
 ``kioko --version``, ``kioko recall`` on a SQLite file holding ``--count`` memories of one user
@@ -118,16 +119,18 @@ def time_serve(row: Row, env: dict[str, str], store: str, cwd: str) -> tuple[flo
             server.wait()
 
 
-def fill(path: Path, count: int) -> str:
+def fill(path: Path, count: int, embedder: str = "offline") -> str:
     from synthetic import generate_notes
 
     import kioko
 
     url = f"sqlite:///{path}"
     notes = generate_notes(count, seed=28)
-    # the offline embedder, as every earlier run of this benchmark (connect() now defaults to the semantic one
-    # where its extra is installed); the file's 256-number vectors keep it when `kioko recall` opens the file
-    with kioko.connect(url, auto_link=True, embedder="offline") as layer:
+    # the offline embedder by default, as every earlier run of this benchmark (connect() now defaults to the
+    # semantic one where its extra is installed); the file's 256-number vectors keep it when `kioko recall`
+    # opens the file. With "semantic" the file holds 384-number vectors, and `kioko recall` (no embedder named)
+    # embeds the question with the semantic model: the first embedding of its process.
+    with kioko.connect(url, auto_link=True, embedder=embedder) as layer:
         layer.add_many(
             [{"content": n.content, "memory_type": n.memory_type, "session_id": n.session_id} for n in notes],
             user_id=USER,
@@ -185,15 +188,29 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=2000)
     parser.add_argument("--tree", action="append", default=[], metavar="NAME=DIR")
     parser.add_argument("--out", type=Path, help="write the table (.md) and the raw times (.json) here")
+    parser.add_argument(
+        "--embedder",
+        choices=("offline", "semantic"),
+        default="offline",
+        help="what the file is filled with (semantic: kioko recall embeds its question with the model; the "
+        "model's prepared copy goes to a KIOKO_CACHE_DIR inside the scratch folder, made by the warm-up run)",
+    )
+    parser.add_argument("--only", default="", help="comma-separated row names to keep (e.g. 'kioko recall')")
     args = parser.parse_args()
     trees = dict(item.split("=", 1) for item in args.tree) or {"this": str(ROOT)}
     trees = {name: str(Path(tree).resolve()) for name, tree in trees.items()}
 
     with tempfile.TemporaryDirectory(prefix="kioko-startup-") as folder:
         started = time.perf_counter()
-        url = fill(Path(folder) / "bench.db", args.count)
+        if args.embedder == "semantic":
+            os.environ["KIOKO_CACHE_DIR"] = str(Path(folder) / "cache")  # inherited by every timed process
+            os.environ.pop("KIOKO_EMBEDDER", None)
+        url = fill(Path(folder) / "bench.db", args.count, args.embedder)
         print(f"filled {args.count} memories in {time.perf_counter() - started:.1f} s", file=sys.stderr)
         rows = build_rows(trees, url)
+        if args.only:
+            kept = {name.strip() for name in args.only.split(",")}
+            rows = rows[:1] + [row for row in rows[1:] if row.name in kept]
         for run in range(args.warmup + args.runs):
             for row in rows:
                 env = environment(trees.get(row.tree or ""))
@@ -206,7 +223,8 @@ def main() -> None:
             print(f"run {run + 1}/{args.warmup + args.runs}", file=sys.stderr)
 
     header = (
-        f"{args.runs} runs per row (after {args.warmup} untimed), {args.count} memories, "
+        f"{args.runs} runs per row (after {args.warmup} untimed), {args.count} memories "
+        f"({args.embedder} embedder), "
         f"Python {platform.python_version()}, {os.cpu_count()} CPUs, load average at the end "
         f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}; trees: "
         + ", ".join(f"{name}={tree}" for name, tree in trees.items())

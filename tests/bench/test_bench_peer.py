@@ -132,3 +132,20 @@ def test_ratios_are_kioko_over_the_peer_and_absent_where_either_is_missing() -> 
         "recall3_ratio": None,
     }
     assert mem0_peer.ratios(kioko, {"add_ms": None, "search_ms": 0.0})["write_off_ratio"] is None
+
+
+@needs_mem0
+def test_locomo_mem0_row_runs_offline_with_kiokos_embedder(tmp_path: Path) -> None:
+    from benchmarks import locomo_recall
+
+    if not locomo_recall.DEFAULT_DATA.is_dir():
+        pytest.skip(f"no LoCoMo files at {locomo_recall.DEFAULT_DATA}")
+    target = tmp_path / "locomo.json"
+    results = locomo_recall.main(
+        ["--quick", "--store", "memory", "--systems", "mem0,bm25", "--embedder", "offline", "--json", str(target)]
+    )
+    assert [r["system"] for r in results] == ["mem0", "bm25"]
+    mem0_row = results[0]
+    # Mem0 stored every turn and its search found evidence (a broken adapter, ids lost in metadata: 0)
+    assert mem0_row["R@10"] > 0.05 and mem0_row["ingest ms/memory"] > 0
+    assert "mem0ai" in json.loads(target.read_text())["header"]["mem0"]
