@@ -1,7 +1,7 @@
 """What write-time linking costs per write, on every store: MemoryLayer.add with auto_link on and off.
 
     python benchmarks/linking_write_times.py [--stores memory,sqlite,postgresql,qdrant+local]
-        [--count 2000] [--seed 7] [--markdown PATH] [--layouts apart,record]
+        [--count 2000] [--seed 7] [--markdown PATH] [--layouts apart,record] [--fill 0]
 
 For each store, the same seeded notes (``benchmarks/synthetic.py``: 20 topics; events written in
 sessions with problems and fixes minutes apart, goals, decisions, procedures, lessons, facts) are
@@ -15,6 +15,11 @@ store and mode, the ratio of the medians, the median CPU time of this process pe
 other processes load, wall-clock times grow with the wait for a core; the CPU time much less, so the two
 modes can be compared there; a server's own work is not in it) and its ratio, and the links per memory
 (mean and max, counting every link a memory holds) of the linked user once all notes are written.
+
+``--fill N``: before the timed adds, every user gets N earlier notes of the same generator written in
+batches with linking off (records built as ``memory_graph_bench.py`` builds its fill: the layer's analysis,
+entities and offline embedding), so the timed adds measure writes into a store of N memories per user; the
+filled memories hold no links (as most of that benchmark's 1,000,000 did: connect() reaches the oldest only).
 
 PostgreSQL: ``KIOKO_TEST_POSTGRES_URL`` if set, else the test suite's ``tests/services.py`` helper
 (an embedded PostgreSQL 18 with pgvector in a temporary directory), stopped at the end. SQLite and
@@ -46,7 +51,7 @@ import kioko  # noqa: E402
 from kioko_core.layer import MemoryLayer  # noqa: E402
 from kioko_core.layer_store import LayerStore  # noqa: E402
 from kioko_core.linking import links as L  # noqa: E402
-from kioko_core.store import Scope, Store  # noqa: E402
+from kioko_core.store import Record, Scope, Store, Upsert  # noqa: E402
 
 STORES = ("memory", "sqlite", "postgresql", "qdrant+local")
 
@@ -160,7 +165,37 @@ def timed(write: Callable[[], object]) -> tuple[float, float]:
     return (time.perf_counter() - started) * 1000.0, (time.process_time() - cpu) * 1000.0
 
 
-def measure(name: str, notes: list[Note], workdir: Path, layouts: tuple[str, ...] = ("apart",)) -> list[Result]:
+def fill_users(store: Store, records: list[Record], users: list[str]) -> None:
+    """The same filled notes in each user (ids of their own: ids are unique across a store), batch by batch in
+    turn, so every user's share of the indexes grows alike."""
+    from memory_graph_bench import FILL_BATCH
+
+    started = time.perf_counter()
+    for start in range(0, len(records), FILL_BATCH):
+        for tag, user in enumerate(users):
+            batch = records[start : start + FILL_BATCH]
+            store.update_many(
+                [
+                    Upsert(record=r.model_copy(update={"id": f"{r.id}-{tag}", "user_id": user}), expected_version=0)
+                    for r in batch
+                ]
+            )
+        done = min(start + FILL_BATCH, len(records))
+        if done % (20 * FILL_BATCH) == 0 or done == len(records):
+            print(
+                f"  filled {done:,} of {len(records):,} per user ({time.perf_counter() - started:.0f} s)",
+                file=sys.stderr,
+                flush=True,
+            )
+
+
+def measure(
+    name: str,
+    notes: list[Note],
+    workdir: Path,
+    layouts: tuple[str, ...] = ("apart",),
+    filled: list[Record] | None = None,
+) -> list[Result]:
     """Write every note once through a plain layer and once per layout through a linking one, alternating.
 
     ``layouts``: where the linking layers keep links: ``apart`` (entry by entry, on a store with
@@ -182,6 +217,8 @@ def measure(name: str, notes: list[Note], workdir: Path, layouts: tuple[str, ...
         for subject, relation, obj in entity_relations():
             for layer, user in [*linking.values(), (plain, unlinked_user)]:
                 layer.graph.add(subject, relation, obj, user_id=user)
+        if filled:
+            fill_users(store, filled, [user for _, user in linking.values()] + [unlinked_user])
         times: dict[str, tuple[list[float], list[float]]] = {key: ([], []) for key in [*layouts, "plain"]}
         for number, note in enumerate(notes):
             pairs = [(layer, user, times[layout]) for layout, (layer, user) in linking.items()]
@@ -222,6 +259,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7, help="the synthetic notes' seed")
     parser.add_argument("--markdown", type=Path, help="also write the table to this file")
     parser.add_argument(
+        "--fill", type=int, default=0, help="memories written per user, linking off, before the timed adds"
+    )
+    parser.add_argument(
         "--layouts",
         default="apart",
         help="where linked writes keep links, comma-separated: apart (entry by entry where the store can), "
@@ -235,20 +275,30 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [n for n in names if n not in STORES]
     if unknown:
         parser.error(f"unknown store(s) {unknown}; choose from {', '.join(STORES)}")
-    notes = generate_notes(args.count, seed=args.seed)
+    if args.fill < 0:
+        parser.error("--fill takes a count >= 0")
+    everything = generate_notes(args.fill + args.count, seed=args.seed)
+    notes = everything[args.fill :]
+    filled: list[Record] | None = None
+    if args.fill:
+        from memory_graph_bench import build_records
+
+        print(f"building {args.fill:,} filled memories ...", file=sys.stderr, flush=True)
+        filled = build_records(everything[: args.fill], args.seed, progress=False)
     workdir = Path(tempfile.mkdtemp(prefix="kioko-linking-bench-"))
     results: list[Result] = []
     try:
         for name in names:
             print(f"{name}: writing {len(notes):,} notes twice ...", file=sys.stderr, flush=True)
             started = time.perf_counter()
-            results.extend(measure(name, notes, workdir, layouts))
+            results.extend(measure(name, notes, workdir, layouts, filled))
             print(f"{name}: done in {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     table = "\n".join([HEADER] + [r.row() for r in results])
     context = (
-        f"{args.count:,} synthetic notes (seed {args.seed}), one add per note and mode; Python "
+        (f"{args.fill:,} memories per user first (linking off), then " if args.fill else "")
+        + f"{args.count:,} synthetic notes (seed {args.seed}), one add per note and mode; offline embedder; Python "
         f"{platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs"
     )
     print(table)

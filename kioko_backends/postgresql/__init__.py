@@ -23,6 +23,11 @@ Layout (``{p}`` is the ``?table=`` prefix, ``kioko`` by default, so several stor
     Per scope and generation, the ids the batch wrote into the scope (ScopeChanges), for the last
     ``CHANGES_KEPT`` generations; a batch that removed a record from the scope leaves one row of id
     ``''`` instead, and the removed ids' rows go in the same transaction (see ``_changes.py``).
+``{p}_links``
+    Per (user, owner, other memory), a link entry of the owner (LinkStore: the layer's links, apart from the
+    records), as ``json`` kept as written, numbered by ``{p}_links_order`` when put, so an owner's entries read
+    in the order they were last put. Written in the records' transaction; a new link writes two rows and bumps
+    both memories' versions, instead of rewriting both records (see ``links.py``).
 ``{p}_meta``
     ``schema_version`` and ``dim``, so a reopen with another vector length fails loudly, and the layout.
 
@@ -34,7 +39,8 @@ Several hosts in the URL (``h1:p1,h2:p2`` with ``target_session_attrs=read-write
 
 Round trips: a read is one; knn is one (its settings, the HNSW query and an exact fallback travel in
 one pipeline); update_many is two (lock and read versions, then write and commit), or one for a batch
-that only inserts ids with ``expected_version=0``.
+that only inserts ids with ``expected_version=0``; update_with_links is two, its owners locked with the
+ops' rows; links is one.
 """
 
 from .schema import SCHEMA_VERSION

@@ -12,6 +12,11 @@ the state it finds on the new primary says which: every op of the batch carries 
   is sent again, and its version checks still hold against any writer that came in between;
 - anything else (another writer moved a record meanwhile, or a batch without versions): the call raises
   :class:`~kioko_core.store.ConnectionLostError`, saying the outcome is unknown.
+
+A call with link changes (LinkStore) is one transaction, so its ops tell for the whole call; it qualifies when
+every change whose owner no op writes carries ``expected_version`` (the layer's do). Without ops only the
+owners' versions can tell, and only one way: all still at ``expected_version`` means nothing was applied (a
+commit would have moved each by one); anything else is unknown.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from kioko_core.link_store import LinkChange
 from kioko_core.store import Delete, Op, Record, Scope, stamped
 
 from .pool import _Pool
@@ -50,38 +56,68 @@ class _Recovery:
         return recovered
 
 
-def repeatable(ops: Sequence[Op]) -> bool:
-    """True when a lost batch's outcome can be read back from the store: every op versioned, ids distinct."""
-    ids = [op.id if isinstance(op, Delete) else op.record.id for op in ops]
-    return all(op.expected_version is not None for op in ops) and len(set(ids)) == len(ids)
+def repeatable(ops: Sequence[Op], changes: Sequence[LinkChange] = ()) -> bool:
+    """True when a lost batch's outcome can be read back from the store: every op versioned, ids distinct, and
+    every link change of an owner no op writes versioned."""
+    ids = [_id(op) for op in ops]
+    return (
+        all(op.expected_version is not None for op in ops)
+        and len(set(ids)) == len(ids)
+        and all(change.expected_version is not None for change in changes if change.owner not in ids)
+    )
 
 
-def outcome(ops: Sequence[Op], read: Callable[[Scope, list[str]], dict[str, Record]]) -> str:
+def outcome(
+    ops: Sequence[Op],
+    read: Callable[[Scope, list[str]], dict[str, Record]],
+    changes: Sequence[LinkChange] = (),
+) -> str:
     """APPLIED, UNTOUCHED or UNKNOWN for a ``repeatable`` batch, from the records ``read(scope, ids)`` finds."""
+    if not ops:
+        owners: dict[Scope, list[str]] = defaultdict(list)
+        for change in changes:
+            owners[change.scope].append(change.owner)
+        found = {key: record for scope, ids in owners.items() for key, record in read(scope, ids).items()}
+        still = all((found[c.owner].version if c.owner in found else 0) == c.expected_version for c in changes)
+        return UNTOUCHED if still else UNKNOWN
     ids_by_scope: dict[Scope, list[str]] = defaultdict(list)
     for op in ops:
-        if isinstance(op, Delete):
-            ids_by_scope[op.scope].append(op.id)
-        else:
-            ids_by_scope[op.record.scope].append(op.record.id)
-    found: dict[str, Record] = {}
+        ids_by_scope[op.scope if isinstance(op, Delete) else op.record.scope].append(_id(op))
+    current: dict[str, Record] = {}
     for scope, ids in ids_by_scope.items():
-        found.update(read(scope, ids))
+        current.update(read(scope, ids))
     applied = untouched = True
     for op in ops:
         expected = op.expected_version or 0
-        current = found.get(op.id if isinstance(op, Delete) else op.record.id)
-        untouched &= (current.version if current is not None else 0) == expected
+        held = current.get(_id(op))
+        untouched &= (held.version if held is not None else 0) == expected
         if isinstance(op, Delete):
-            applied &= current is None
+            applied &= held is None
         else:
-            applied &= current is not None and _same(current, stamped(op.record, expected))
+            applied &= held is not None and _same(held, stamped(op.record, expected))
     return APPLIED if applied else UNTOUCHED if untouched else UNKNOWN
 
 
 def results(ops: Sequence[Op]) -> list[Record | None]:
     """What update_many returns for a batch found applied: each upsert's stored record, None per delete."""
     return [None if isinstance(op, Delete) else stamped(op.record, op.expected_version or 0) for op in ops]
+
+
+def link_versions(ops: Sequence[Op], changes: Sequence[LinkChange]) -> list[int | None]:
+    """Per change of a call found applied, its owner's version after it (what update_with_links returns)."""
+    final = {_id(op): record for op, record in zip(ops, results(ops))}
+    versions: list[int | None] = []
+    for change in changes:
+        if change.owner in final:
+            record = final[change.owner]
+            versions.append(record.version if record is not None and record.scope == change.scope else None)
+        else:
+            versions.append((change.expected_version or 0) + 1)
+    return versions
+
+
+def _id(op: Op) -> str:
+    return op.id if isinstance(op, Delete) else op.record.id
 
 
 def _same(stored: Record, written: Record) -> bool:

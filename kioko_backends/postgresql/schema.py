@@ -20,11 +20,13 @@ from kioko_core.store import (
 from .pool import _transaction
 from .tables import _Names
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """Bumped whenever the tables change shape; a store refuses tables newer than it understands.
 2: ``{p}_term_df`` (tables of schema 1 gain it, counted from their postings, when first opened).
 3: ``{p}_scopes.generation`` (older tables gain it at 0, the generation of a scope never written).
-4: ``{p}_changes`` (created empty: caches of older generations rebuild once)."""
+4: ``{p}_changes`` (created empty: caches of older generations rebuild once).
+5: ``{p}_links`` and its sequence (created empty: links written before stay in the records' metadata, where the
+layer still reads them, and move to the table when their memory is written)."""
 
 _SCHEMA_LOCK_KEY = 0x6B696F6B6F  # "kioko": one advisory lock for all schema work, across prefixes
 _HNSW_MAX_DIM_VECTOR = 2000  # pgvector's HNSW limit for `vector`; up to 4000 it can index a halfvec cast
@@ -187,6 +189,21 @@ class _Schema:
                     PRIMARY KEY (user_id, agent_id, generation, id)
                 ){}"""
             ).format(n.changes, by_user),
+            # LinkStore: one row per (owner, other memory); a put takes the next number of the sequence, so an
+            # owner's entries read in `seq` order are in the order they were last put. Record ids are unique
+            # across users, so (user_id, owner, other) is a key, and it holds the user for the partitions.
+            sql.SQL("CREATE SEQUENCE IF NOT EXISTS {}").format(n.link_order),
+            sql.SQL(
+                """CREATE TABLE IF NOT EXISTS {} (
+                    user_id text COLLATE "C" NOT NULL,
+                    agent_id text COLLATE "C" NOT NULL,
+                    owner text COLLATE "C" NOT NULL,
+                    other text COLLATE "C" NOT NULL,
+                    seq bigint NOT NULL,
+                    entry json NOT NULL,
+                    PRIMARY KEY (user_id, owner, other)
+                ){}"""
+            ).format(n.links, by_user),
         ]
         if partitions or citus:
             statements += [
@@ -195,7 +212,7 @@ class _Schema:
                     'CREATE TABLE IF NOT EXISTS {} (id text COLLATE "C" PRIMARY KEY, user_id text COLLATE "C" NOT NULL)'
                 ).format(n.sharded_ids),
             ]
-            for table in ("records", "postings", "scopes", "term_df", "changes"):
+            for table in ("records", "postings", "scopes", "term_df", "changes", "links"):
                 for remainder in range(partitions or 0):
                     statements.append(
                         sql.SQL(
@@ -227,7 +244,7 @@ class _Schema:
                     sql.SQL("SELECT create_distributed_table({}, 'user_id', colocate_with => {})").format(
                         sql.Literal(f"{n.prefix}_{table}"), sql.Literal(f"{n.prefix}_records")
                     )
-                    for table in ("postings", "scopes", "term_df", "changes")
+                    for table in ("postings", "scopes", "term_df", "changes", "links")
                 ),
                 sql.SQL("SELECT create_distributed_table({}, 'id')").format(sql.Literal(f"{n.prefix}_ids")),
                 sql.SQL("SELECT create_reference_table({})").format(sql.Literal(f"{n.prefix}_meta")),

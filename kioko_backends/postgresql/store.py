@@ -18,6 +18,7 @@ from psycopg.types import TypeInfo
 
 from kioko_core.driver import StoreBase, non_negative_float, positive_int, text
 from kioko_core.errors import ExperimentalWarning
+from kioko_core.link_store import LinkChange, validate_changes
 from kioko_core.store import (
     DEFAULT_DIM,
     Capabilities,
@@ -35,13 +36,16 @@ from kioko_core.store import (
     ScopeChangeSet,
     StoreError,
     check_scope,
+    is_storable_text,
     stamped,
+    validate_ops,
 )
 from kioko_core.url import StoreURL
 
 from .._changes import changes_from_rows
 from .._rows import row_fields
-from .failover import APPLIED, UNKNOWN, _Recovery, outcome, repeatable, results
+from .failover import APPLIED, UNKNOWN, _Recovery, link_versions, outcome, repeatable, results
+from .links import LinkWrites, plan_links, send_links
 from .pool import _end_transaction, _fetch, _NotConnected, _pipeline, _Pool, _scrub, _store_error, _transaction
 from .routing import INSERT_POSITION, WAIT_FOR_REPLICA, _Replicas, insert_position
 from .schema import _ann_expression, _Schema
@@ -522,11 +526,40 @@ class PostgresStore(StoreBase, _Schema):
     # ------------------------------------------------------------------ writes
 
     def do_update_many(self, ops: list[Op]) -> list[Record | None]:
+        return self._recovering(ops, [])[0]
+
+    def update_with_links(
+        self, ops: Sequence[Op], changes: Sequence[LinkChange]
+    ) -> tuple[list[Record | None], list[int | None]]:
+        """``ops`` and then ``changes`` in one transaction (:class:`~kioko_core.link_store.LinkStore`)."""
+        checked, edits = validate_ops(ops, self.dim), validate_changes(changes)
+        if not edits:
+            return (self.do_update_many(checked) if checked else []), []
+        return self._recovering(checked, edits)
+
+    def links(self, scope: Scope, ids: Sequence[str]) -> list[list[dict[str, Any]]]:
+        """Each id's link entries in the order last put (:class:`~kioko_core.link_store.LinkStore`); read where
+        ``get`` reads, so a record and its links come from the same server."""
+        scope = check_scope(scope)
+        wanted = list(dict.fromkeys(i for i in ids if isinstance(i, str) and is_storable_text(i)))
+        found: dict[str, list[dict[str, Any]]] = {}
+        if wanted:
+            query = sql.SQL(
+                "SELECT owner, entry FROM {} WHERE user_id = %s AND agent_id = %s AND owner = ANY(%s::text[]) "
+                "ORDER BY owner, seq"
+            ).format(self._names.links)
+            rows = self._read(lambda conn: _fetch(conn, query, [scope.user_id, _agent(scope), wanted]), search=False)
+            for owner, entry in rows:
+                found.setdefault(owner, []).append(entry)
+        return [[dict(e) for e in found.get(i, ())] if isinstance(i, str) else [] for i in ids]
+
+    def _recovering(self, ops: list[Op], changes: list[LinkChange]) -> tuple[list[Record | None], list[int | None]]:
+        """One write call (records, and link changes if any) with the failover rule of ``failover.py``."""
         encoded = _encode_records(ops)
         recovery = _Recovery(self._pool)
         while True:
             try:
-                return self._update_once(ops, encoded)
+                return self._update_once(ops, encoded, changes)
             except _LostBeforeWriting as lost:
                 # the connection died before any write was sent, so nothing was applied: try again
                 if not recovery.again():
@@ -536,14 +569,15 @@ class PostgresStore(StoreBase, _Schema):
                     raise
             except ConnectionLostError as lost:
                 # sent, perhaps committed: repeated only when the new primary shows which (failover.py)
-                if self.failover_wait <= 0 or not repeatable(ops) or not recovery.again():
+                if self.failover_wait <= 0 or not repeatable(ops, changes) or not recovery.again():
                     raise
-                found = outcome(ops, self._get_on_primary)
+                found = outcome(ops, self._get_on_primary, changes)
                 self.lost_writes[found] += 1
                 if found == APPLIED:
                     if self._replicas is not None:  # the commit's position was not learnt: take the primary's
                         self._replicas.seen(self._on_primary(insert_position))
-                    return [None if r is None else r.model_copy(deep=True) for r in results(ops)]
+                    stored = [None if r is None else r.model_copy(deep=True) for r in results(ops)]
+                    return stored, link_versions(ops, changes)
                 if found == UNKNOWN:
                     raise ConnectionLostError(
                         f"{lost}\nA server accepts writes again, but the records of this batch are neither as it "
@@ -551,12 +585,14 @@ class PostgresStore(StoreBase, _Schema):
                         "them again before retrying."
                     ) from None
 
-    def _update_once(self, ops: list[Op], encoded: dict[int, Any]) -> list[Record | None]:
-        if _only_inserts(ops):
-            return self._insert_only(ops, encoded)
+    def _update_once(
+        self, ops: list[Op], encoded: dict[int, Any], changes: list[LinkChange]
+    ) -> tuple[list[Record | None], list[int | None]]:
+        if not changes and _only_inserts(ops):
+            return self._insert_only(ops, encoded), []
         for attempt in range(1, _WRITE_ATTEMPTS + 1):
             try:
-                return self._write(ops, encoded)
+                return self._write(ops, encoded, changes)
             except (pg_errors.UniqueViolation, pg_errors.DeadlockDetected, pg_errors.SerializationFailure) as error:
                 # another process inserted one of our new ids (or locked in the other order) between
                 # our read and our write; rereading the versions decides whether that is a conflict
@@ -592,8 +628,15 @@ class PostgresStore(StoreBase, _Schema):
             ) from None
         return [r.model_copy(deep=True) for r in stored]
 
-    def _write(self, ops: Sequence[Op], encoded: dict[int, Any]) -> list[Record | None]:
-        keys = list(dict.fromkeys(op.id if isinstance(op, Delete) else op.record.id for op in ops))
+    def _write(
+        self, ops: Sequence[Op], encoded: dict[int, Any], changes: Sequence[LinkChange]
+    ) -> tuple[list[Record | None], list[int | None]]:
+        # the link changes' owners are locked with the ops' rows: their versions are checked and bumped
+        keys = list(
+            dict.fromkeys(
+                [op.id if isinstance(op, Delete) else op.record.id for op in ops] + [c.owner for c in changes]
+            )
+        )
         names = self._names
         columns = "SELECT id, user_id, agent_id, version, terms, created_at, embedding IS NOT NULL FROM {} "
         users: list[str] = []
@@ -601,7 +644,10 @@ class PostgresStore(StoreBase, _Schema):
             # Tables split by user: lock only the batch's users' rows (one partition, or one Citus shard,
             # per user), and learn from {p}_ids which of the other ids belong to other users. The owners
             # are read first, so a row locked after is the newer truth.
-            users = sorted({op.scope.user_id if isinstance(op, Delete) else op.record.user_id for op in ops})
+            users = sorted(
+                {op.scope.user_id if isinstance(op, Delete) else op.record.user_id for op in ops}
+                | {change.scope.user_id for change in changes}
+            )
             # one user (the usual batch) is an equality, which Citus routes to that user's shard alone
             one_user = len(users) == 1
             lock = sql.SQL(
@@ -631,8 +677,9 @@ class PostgresStore(StoreBase, _Schema):
                         else {}
                     )
                     planned = _plan(ops, existing, foreign)
+                    links, versions = plan_links(changes, planned, existing)
                     writes_sent = True
-                    self._queue_writes(cursor, planned, existing, encoded)
+                    self._queue_writes(cursor, planned, existing, encoded, links)
                     cursor.execute("COMMIT")
                     position = self._queue_position(conn)
                 # leaving the pipeline syncs: round trip 2
@@ -641,7 +688,7 @@ class PostgresStore(StoreBase, _Schema):
                 if not writes_sent and self._pool.is_connection_failure(error):
                     raise _LostBeforeWriting(error) from None
                 raise
-        return [s.model_copy(deep=True) if s is not None else None for _, s, _ in planned]
+        return [s.model_copy(deep=True) if s is not None else None for _, s, _ in planned], versions
 
     def _queue_writes(
         self,
@@ -649,8 +696,9 @@ class PostgresStore(StoreBase, _Schema):
         planned: list[tuple[Op, Record | None, bool]],
         existing: dict[str, _Existing],
         encoded: dict[int, Any],
+        links: LinkWrites,
     ) -> None:
-        """Queue the statements that take the locked rows to the batch's final state."""
+        """Queue the statements that take the locked rows (and the owners' links) to the batch's final state."""
         writes = _Writes()
         final: dict[str, tuple[Record | None, int]] = {}
         for position, (op, stored, exists) in enumerate(planned):
@@ -671,7 +719,10 @@ class PostgresStore(StoreBase, _Schema):
                 writes.insert(record, encoded[position])
             else:
                 writes.update(before, record, encoded[position])
+        for row in links.bumped:
+            writes.touch(row)
         writes.send(cursor, self._names)
+        send_links(cursor, self._names, links)
 
     def _commit(self, writes: _Writes) -> None:
         """Send ``writes`` in one transaction and one round trip."""

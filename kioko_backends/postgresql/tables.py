@@ -23,6 +23,9 @@ class _Names:
         self.scopes = sql.Identifier(f"{prefix}_scopes")
         self.term_df = sql.Identifier(f"{prefix}_term_df")
         self.changes = sql.Identifier(f"{prefix}_changes")
+        self.links = sql.Identifier(f"{prefix}_links")
+        self.link_order = sql.Identifier(f"{prefix}_links_order")
+        """The sequence that numbers link entries as they are put: an owner's entries read in this order."""
         self.sharded_ids = sql.Identifier(f"{prefix}_ids")
         self.sharded = False
         """True for tables split by user (partitioned): ids then live in {p}_ids too, and writes name the user."""

@@ -116,6 +116,11 @@ class _Writes:
         self._postings(before, None)
         self._count(before.scope, bool(before.terms), before.has_embedding, sign=-1)
 
+    def touch(self, row: _Existing) -> None:
+        """A locked row whose links alone changed (LinkStore): a record the batch wrote, its terms unchanged."""
+        self.finals.append((row.id, row.scope, row.scope))
+        self._count(row.scope, False, False)
+
     def _postings(self, before: _Existing | None, record: Record | None) -> None:
         """Only the difference: a record whose scope, terms and created_at stay put touches no posting."""
         keep: set[str] = set()

@@ -63,6 +63,7 @@ def test_tables_are_partitioned_by_user(database: str) -> None:
             "parts_scopes": "h",
             "parts_term_df": "h",
             "parts_changes": "h",
+            "parts_links": "h",
         }
         partitions = conn.execute(
             "SELECT count(*) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhparent WHERE c.relname = 'parts_records'"

@@ -1,7 +1,7 @@
 """Links kept entry by entry (LinkStore) or inside the records: the same links, weights and recall either way.
 
 The same seeded workload (linked adds, a content update, deletes, a hand link and unlink, feedback) is written
-through two layers over two stores of one kind: one keeping links apart (memory:// and SQLite implement
+through two layers over two stores of one kind: one keeping links apart (memory://, SQLite and PostgreSQL implement
 :class:`~kioko_core.link_store.LinkStore`), one keeping them inside the records as before the capability
 (``LayerStore(store, links_apart=False)``). Every link of every memory must be the same, in the same order,
 with the same weights (their faded weights too), and recall must answer the same.
@@ -13,6 +13,7 @@ on a store that now keeps links apart, and moves to it memory by memory as they 
 from __future__ import annotations
 
 import sqlite3
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -31,12 +32,16 @@ USER = "kumar"
 NOTES = 150
 
 
-def _layers(kind: str, tmp_path: Path) -> Iterator[tuple[MemoryLayer, MemoryLayer]]:
-    urls = (
-        ("memory://", "memory://")
-        if kind == "memory"
-        else (f"sqlite:///{tmp_path / 'apart.db'}", f"sqlite:///{tmp_path / 'record.db'}")
-    )
+def _layers(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple[MemoryLayer, MemoryLayer]]:
+    if kind == "memory":
+        urls = ("memory://", "memory://")
+    elif kind == "sqlite":
+        urls = (f"sqlite:///{tmp_path / 'apart.db'}", f"sqlite:///{tmp_path / 'record.db'}")
+    else:  # tables of their own in the session's server, fresh for each run
+        server = request.getfixturevalue("postgresql_store_url")
+        prefix = f"layouts_{uuid.uuid4().hex[:8]}"
+        joiner = "&" if "?" in server else "?"
+        urls = (f"{server}{joiner}table={prefix}_a", f"{server}{joiner}table={prefix}_r")
     apart_store, record_store = kioko.open_store(urls[0]), kioko.open_store(urls[1])
     assert isinstance(apart_store, LinkStore)
     apart = MemoryLayer(LayerStore(apart_store), auto_link=True)
@@ -49,9 +54,9 @@ def _layers(kind: str, tmp_path: Path) -> Iterator[tuple[MemoryLayer, MemoryLaye
         inside.close()
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "postgresql"])
 def both(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[MemoryLayer, MemoryLayer]]:
-    yield from _layers(request.param, tmp_path)
+    yield from _layers(request.param, tmp_path, request)
 
 
 def _workload(layer: MemoryLayer) -> None:
