@@ -1,6 +1,6 @@
 """What write-time linking costs per write, on every store: MemoryLayer.add with auto_link on and off.
 
-    python benchmarks/linking_write_times.py [--stores memory,sqlite,postgresql,qdrant+local]
+    python benchmarks/linking_write_times.py [--stores memory,sqlite,postgresql,qdrant+local,qdrant+edge]
         [--count 2000] [--seed 7] [--markdown PATH] [--layouts apart,record] [--fill 0]
 
 For each store, the same seeded notes (``benchmarks/synthetic.py``: 20 topics; events written in
@@ -23,7 +23,7 @@ filled memories hold no links (as most of that benchmark's 1,000,000 did: connec
 
 PostgreSQL: ``KIOKO_TEST_POSTGRES_URL`` if set, else the test suite's ``tests/services.py`` helper
 (an embedded PostgreSQL 18 with pgvector in a temporary directory), stopped at the end. SQLite and
-Qdrant local use a temporary directory, removed at the end; PostgreSQL gets tables of its own, dropped.
+Qdrant local and edge use a temporary directory, removed at the end; PostgreSQL gets tables of its own, dropped.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ from kioko_core.layer_store import LayerStore  # noqa: E402
 from kioko_core.linking import links as L  # noqa: E402
 from kioko_core.store import Record, Scope, Store, Upsert  # noqa: E402
 
-STORES = ("memory", "sqlite", "postgresql", "qdrant+local")
+STORES = ("memory", "sqlite", "postgresql", "qdrant+local", "qdrant+edge")
 
 
 @dataclass
@@ -139,8 +139,8 @@ def open_store(name: str, stack: ExitStack, workdir: Path) -> Iterator[Store]:
         url = "memory://"
     elif name == "sqlite":
         url = f"sqlite:///{workdir / f'linking-{uuid.uuid4().hex[:8]}.db'}"
-    elif name == "qdrant+local":
-        url = f"qdrant+local:///{workdir / f'qdrant-{uuid.uuid4().hex[:8]}'}"
+    elif name in ("qdrant+local", "qdrant+edge"):
+        url = f"{name}:///{workdir / f'qdrant-{uuid.uuid4().hex[:8]}'}"
     elif name == "postgresql":
         base = stack.enter_context(postgres_url())
         prefix = f"bench_{uuid.uuid4().hex[:8]}"

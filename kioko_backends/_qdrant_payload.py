@@ -13,6 +13,7 @@ import json
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -43,8 +44,11 @@ INDEXED_FIELDS: dict[str, tuple[str, bool]] = {
 """Payload indexes an engine with indexes gets (a server, an edge shard)."""
 
 
+@lru_cache(maxsize=65536)
 def point_id(record_id: str) -> str:
-    """The Qdrant point id of a record id (a uuid5, since Qdrant takes only UUIDs and integers)."""
+    """The Qdrant point id of a record id (a uuid5, since Qdrant takes only UUIDs and integers).
+
+    Cached: a linked write asks for the ids of a few dozen candidates and neighbours, again and again."""
     return str(uuid.uuid5(ID_NAMESPACE, record_id))
 
 

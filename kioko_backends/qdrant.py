@@ -30,6 +30,9 @@ How a record is kept
     payload field, which filters and ``postings`` order by. ``scope`` is the JSON of
     ``[user_id, agent_id]``: one exact keyword per scope, in which ``agent_id=None`` is its own value
     and no user or agent name can collide with another.
+    A memory's links (:class:`~kioko_core.link_store.LinkStore`) are one payload-only point per memory
+    beside its record, written in the same request as the batch's records, so a new link writes the two
+    memories' small adjacency points and not their records (:mod:`kioko_backends._qdrant_links`).
 
 Server and local mode
     On a server the store creates payload indexes (``scope`` as the tenant key, ``user_id``, ``kind``,
@@ -61,11 +64,11 @@ from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedR
 from qdrant_client.local.persistence import STORAGE_FILE_NAME
 
 from kioko_core.driver import DIM, Option, StoreBase, flag, positive_int, text
+from kioko_core.link_store import LinkChange, validate_changes
 from kioko_core.store import (
     DEFAULT_DIM,
     Capabilities,
     ConnectionLostError,
-    Delete,
     Filter,
     InvalidRecordError,
     KiokoError,
@@ -75,11 +78,22 @@ from kioko_core.store import (
     Record,
     Scope,
     StoreError,
-    Upsert,
-    plan_batch,
+    check_scope,
+    is_storable_text,
+    validate_ops,
 )
 from kioko_core.url import StoreURL
 
+from ._qdrant_links import (
+    ENTRIES,
+    VERSION_FIELDS,
+    LinkedBatch,
+    answer_links,
+    ids_to_read,
+    links_point_id,
+    plan_linked,
+    read_points,
+)
 from ._qdrant_payload import (
     DENSE,
     FORMAT,
@@ -87,10 +101,7 @@ from ._qdrant_payload import (
     POSTING_FIELDS,
     ConditionKit,
     conditions,
-    metadata_json,
-    payload,
     point_id,
-    record,
     scope_key,
 )
 
@@ -102,6 +113,9 @@ KIT = ConditionKit(
     time_range=lambda key, gte, lt: models.FieldCondition(key=key, range=models.Range(gte=gte, lt=lt)),
     has_ids=lambda ids: models.HasIdCondition(has_id=list(ids)),
 )
+
+WITHOUT_ENTRIES = models.PayloadSelectorExclude(exclude=[ENTRIES])
+"""A record read takes every field of the records and only the version of their adjacency points."""
 
 _SERVER_PAGE = 4096
 """Points per scroll request to a server (a few payload fields each, so pages can be large)."""
@@ -542,13 +556,12 @@ class QdrantStore(StoreBase):
         with self._guard(), self._translated("reading records"):
             points = self._client.retrieve(
                 self.collection,
-                ids=[point_id(i) for i in ids],
-                with_payload=True,
+                ids=[point_id(i) for i in ids] + [links_point_id(i) for i in ids],
+                with_payload=WITHOUT_ENTRIES,
                 with_vectors=False,
                 shard_key_selector=self.shard_key(scope.user_id),
             )
-        records = (record(point.payload) for point in points)
-        return {r.id: r for r in records if r.scope == scope}
+        return read_points(scope, [point.payload for point in points])
 
     def do_postings(self, scope: Scope, asked: list[str], limit: int) -> Postings:
         """Document frequencies and newest ids per term; see the two strategies below."""
@@ -680,13 +693,13 @@ class QdrantStore(StoreBase):
             with self._guard(), self._translated("scanning records"):
                 points = self._client.retrieve(
                     self.collection,
-                    ids=[point_id(i) for i in chunk],
-                    with_payload=True,
+                    ids=[point_id(i) for i in chunk] + [links_point_id(i) for i in chunk],
+                    with_payload=WITHOUT_ENTRIES,
                     with_vectors=False,
                     shard_key_selector=shard,
                 )
-            records = [record(p.payload) for p in points]
-            chosen = [r for r in records if r.scope == scope and (filter is None or filter.matches(r))]
+            records = read_points(scope, [p.payload for p in points]).values()
+            chosen = [r for r in records if filter is None or filter.matches(r)]
             yield from sorted(chosen, key=lambda r: r.id)
 
     def _list_ids(self, query_filter: Any, shard: str | None) -> list[str]:
@@ -696,40 +709,40 @@ class QdrantStore(StoreBase):
     # -- writes
 
     def do_update_many(self, ops: list[Op]) -> list[Record | None]:
-        """Read the stored versions (one request), plan like the reference, then write in one request.
+        return self._write(ops, []).answers
 
-        The write is one batch-update request holding the upserts and the deletes, split only when
-        it would exceed a server's request size. The read-plan-write runs under a lock shared by
-        every store of this collection in this process, so version checks hold between its threads.
+    def update_with_links(
+        self, ops: Sequence[Op], changes: Sequence[LinkChange]
+    ) -> tuple[list[Record | None], list[int | None]]:
+        """``ops`` and then ``changes`` in the one write ``update_many`` makes (:mod:`kioko_backends._qdrant_links`)."""
+        checked, edits = validate_ops(ops, self.dim), validate_changes(changes)
+        if not checked and not edits:
+            return [], []
+        batch = self._write(checked, edits)
+        return batch.answers, batch.versions
+
+    def _write(self, ops: list[Op], changes: list[LinkChange]) -> LinkedBatch:
+        """Read the touched points (one request), plan like the reference, then write in one request.
+
+        The write is one batch-update request holding the record upserts and deletes and the adjacency points
+        of the links changed (:mod:`kioko_backends._qdrant_links`), split only when it would exceed a server's
+        request size. The read-plan-write runs under a lock shared by every store of this collection in this
+        process, so version checks hold between its threads.
         """
-        metadata = {id(op): metadata_json(op.record) for op in ops if isinstance(op, Upsert)}
-        touched = list(dict.fromkeys(op.id if isinstance(op, Delete) else op.record.id for op in ops))
         with self._lock:
             with self._guard(), self._translated("reading versions"):
                 points = self._client.retrieve(
-                    self.collection,
-                    ids=[point_id(i) for i in touched],
-                    with_payload=["id", "user_id", "agent_id", "version"],
-                    with_vectors=False,
+                    self.collection, ids=ids_to_read(ops, changes), with_payload=VERSION_FIELDS, with_vectors=False
                 )
-            current = {
-                p.payload["id"]: (Scope(p.payload["user_id"], p.payload["agent_id"]), p.payload["version"])
-                for p in points
-            }
-            planned = plan_batch(ops, current)
-            final: dict[str, tuple[Op, Record | None]] = {}
-            for op, stored, exists in planned:
-                key = op.id if isinstance(op, Delete) else op.record.id
-                if stored is not None or exists:
-                    final[key] = (op, stored)
+            batch = plan_linked(ops, changes, [p.payload for p in points])
             # with shard keys, each point is written under its user's key, and removed from the key
             # of the user it had (a batch may delete an id and reuse it for another user)
             upserts: dict[str | None, list[Any]] = {}
             deletes: dict[str | None, list[models.ExtendedPointId]] = {}
-            for key, (op, stored) in final.items():
-                before = current.get(key)
-                old_shard = self.shard_key(before[0].user_id) if before is not None else None
-                if stored is None:
+            for key, (stored, written) in batch.records.items():
+                before = batch.scopes_before.get(key)
+                old_shard = self.shard_key(before.user_id) if before is not None else None
+                if stored is None or written is None:
                     deletes.setdefault(old_shard, []).append(point_id(key))
                     continue
                 shard = self.shard_key(stored.user_id)
@@ -739,9 +752,16 @@ class QdrantStore(StoreBase):
                     models.PointStruct(
                         id=point_id(stored.id),
                         vector={DENSE: stored.embedding.tolist()} if stored.embedding is not None else {},
-                        payload=payload(stored, metadata[id(op)]),
+                        payload=written,
                     )
                 )
+            for owner, (scope, adjacency) in batch.adjacency.items():
+                shard = self.shard_key(scope.user_id)
+                if adjacency is None:
+                    deletes.setdefault(shard, []).append(links_point_id(owner))
+                else:
+                    point = models.PointStruct(id=links_point_id(owner), vector={}, payload=adjacency)
+                    upserts.setdefault(shard, []).append(point)
             requests: list[list[models.UpdateOperation]] = [
                 [models.UpsertOperation(upsert=models.PointsList(points=chunk, shard_key=shard))]
                 for shard, points_of_shard in upserts.items()
@@ -757,7 +777,24 @@ class QdrantStore(StoreBase):
             for operations in requests:
                 with self._guard(), self._translated("writing records"):
                     self._client.batch_update_points(self.collection, operations, wait=True, **ordering)
-        return [record(payload(stored, metadata[id(op)])) if stored is not None else None for op, stored, _ in planned]
+        return batch
+
+    def links(self, scope: Scope, ids: Sequence[str]) -> list[list[dict[str, Any]]]:
+        """Each id's link entries in the order last put: its adjacency point, all read in one request."""
+        scope = check_scope(scope)
+        asked = list(ids)
+        wanted = list(dict.fromkeys(i for i in asked if isinstance(i, str) and is_storable_text(i)))
+        if not wanted:
+            return [[] for _ in asked]
+        with self._guard(), self._translated("reading links"):
+            points = self._client.retrieve(
+                self.collection,
+                ids=[links_point_id(i) for i in wanted],
+                with_payload=True,
+                with_vectors=False,
+                shard_key_selector=self.shard_key(scope.user_id),
+            )
+        return answer_links(scope, asked, [p.payload for p in points])
 
     # -- closing
 
@@ -845,7 +882,9 @@ class QdrantStore(StoreBase):
         size = 0
         for point in points:
             # a vector component is ~20 characters of JSON, plus its base64 copy in the payload
-            estimate = 512 + 26 * self.dim + len(point.payload["content"]) * 2 + len(point.payload["metadata"]) * 2
+            held = point.payload
+            text = len(held.get("content", "")) + len(held.get("metadata", "")) + len(held.get(ENTRIES, ""))
+            estimate = 512 + (26 * self.dim if point.vector else 0) + text * 2
             if chunks[-1] and size + estimate > _WRITE_BYTES:
                 chunks.append([])
                 size = 0

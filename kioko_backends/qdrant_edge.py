@@ -25,6 +25,8 @@ How a record is kept
     :mod:`kioko_backends._qdrant_payload`): one point per record, the named vector ``dense`` (cosine),
     the record's exact values in the payload, and the same payload indexes as on a server (``scope``
     as the tenant key).
+    Links (:class:`~kioko_core.link_store.LinkStore`) too: one payload-only adjacency point per memory
+    with links, in the batch's upsert (:mod:`kioko_backends._qdrant_links`).
 
 Limits
     One process per directory: the shard's write-ahead log is locked by the process that opened it.
@@ -38,7 +40,7 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -47,10 +49,10 @@ import numpy as np
 import qdrant_edge as edge
 
 from kioko_core.driver import DIM, Option, StoreBase, positive_int
+from kioko_core.link_store import LinkChange, validate_changes
 from kioko_core.store import (
     DEFAULT_DIM,
     Capabilities,
-    Delete,
     Filter,
     InvalidRecordError,
     KiokoError,
@@ -60,11 +62,22 @@ from kioko_core.store import (
     Record,
     Scope,
     StoreError,
-    Upsert,
-    plan_batch,
+    check_scope,
+    is_storable_text,
+    validate_ops,
 )
 from kioko_core.url import StoreURL
 
+from ._qdrant_links import (
+    ENTRIES,
+    VERSION_FIELDS,
+    LinkedBatch,
+    answer_links,
+    ids_to_read,
+    links_point_id,
+    plan_linked,
+    read_points,
+)
 from ._qdrant_payload import (
     DENSE,
     FORMAT,
@@ -72,10 +85,7 @@ from ._qdrant_payload import (
     POSTING_FIELDS,
     ConditionKit,
     conditions,
-    metadata_json,
-    payload,
     point_id,
-    record,
     scope_key,
 )
 
@@ -83,6 +93,9 @@ META_FILE = "kioko.json"
 SHARD_DIR = "shard"
 
 DEFAULT_OPTIMIZE_EVERY = 50_000
+
+WITHOUT_ENTRIES = edge.PayloadSelector.Exclude([ENTRIES])
+"""A record read takes every field of the records and only the version of their adjacency points."""
 
 _PAGE = 4096
 """Points per scroll request (a few payload fields each, so pages can be large)."""
@@ -321,9 +334,12 @@ class QdrantEdgeStore(StoreBase):
 
     def do_get(self, scope: Scope, ids: list[str]) -> dict[str, Record]:
         with self._translated("reading records"):
-            points = self._shard.retrieve([point_id(i) for i in ids], with_payload=True, with_vector=False)
-        records = (record(p.payload) for p in points)
-        return {r.id: r for r in records if r.scope == scope}
+            points = self._shard.retrieve(
+                [point_id(i) for i in ids] + [links_point_id(i) for i in ids],
+                with_payload=WITHOUT_ENTRIES,
+                with_vector=False,
+            )
+        return read_points(scope, [p.payload for p in points])
 
     def do_postings(self, scope: Scope, asked: list[str], limit: int) -> Postings:
         """Indexed requests: a count, one ordered query per term in one batch, then counts and ties where needed.
@@ -403,49 +419,61 @@ class QdrantEdgeStore(StoreBase):
         for start in range(0, len(ids), batch):
             chunk = ids[start : start + batch]
             with self._translated("scanning records"):
-                points = self._shard.retrieve([point_id(i) for i in chunk], with_payload=True, with_vector=False)
-            records = [record(p.payload) for p in points]
-            chosen = [r for r in records if r.scope == scope and (filter is None or filter.matches(r))]
+                points = self._shard.retrieve(
+                    [point_id(i) for i in chunk] + [links_point_id(i) for i in chunk],
+                    with_payload=WITHOUT_ENTRIES,
+                    with_vector=False,
+                )
+            records = read_points(scope, [p.payload for p in points]).values()
+            chosen = [r for r in records if filter is None or filter.matches(r)]
             yield from sorted(chosen, key=lambda r: r.id)
 
     # -- writes
 
     def do_update_many(self, ops: list[Op]) -> list[Record | None]:
-        """Read the stored versions, plan like the reference, then one upsert and one delete.
+        return self._write(ops, []).answers
 
-        The read-plan-write runs under the directory's lock, shared by every store of this process
-        that opened it (the only process that can), so version checks hold.
+    def update_with_links(
+        self, ops: Sequence[Op], changes: Sequence[LinkChange]
+    ) -> tuple[list[Record | None], list[int | None]]:
+        """``ops`` and then ``changes`` in the one write ``update_many`` makes (:mod:`kioko_backends._qdrant_links`)."""
+        checked, edits = validate_ops(ops, self.dim), validate_changes(changes)
+        if not checked and not edits:
+            return [], []
+        batch = self._write(checked, edits)
+        return batch.answers, batch.versions
+
+    def _write(self, ops: list[Op], changes: list[LinkChange]) -> LinkedBatch:
+        """Read the touched points, plan like the reference, then one upsert and one delete.
+
+        The upsert holds the records and the adjacency points of the links changed, the delete the records
+        deleted and their adjacency points (:mod:`kioko_backends._qdrant_links`). The read-plan-write runs
+        under the directory's lock, shared by every store of this process that opened it (the only process
+        that can), so version checks hold.
         """
         handle = self._handle
         if handle is None or self._closed:
             raise StoreError(f"{self!r} is closed; open the URL again")
-        metadata = {id(op): metadata_json(op.record) for op in ops if isinstance(op, Upsert)}
-        touched = list(dict.fromkeys(op.id if isinstance(op, Delete) else op.record.id for op in ops))
         with handle.lock, self._translated("writing records"):
             shard = self._shard
-            points = shard.retrieve(
-                [point_id(i) for i in touched], with_payload=["id", "user_id", "agent_id", "version"], with_vector=False
-            )
-            current = {
-                p.payload["id"]: (Scope(p.payload["user_id"], p.payload["agent_id"]), p.payload["version"])
-                for p in points
-            }
-            planned = plan_batch(ops, current)
-            final: dict[str, tuple[Op, Record | None]] = {}
-            for op, stored, exists in planned:
-                key = op.id if isinstance(op, Delete) else op.record.id
-                if stored is not None or exists:
-                    final[key] = (op, stored)
+            points = shard.retrieve(ids_to_read(ops, changes), with_payload=VERSION_FIELDS, with_vector=False)
+            batch = plan_linked(ops, changes, [p.payload for p in points])
             upserts = [
                 edge.Point(
                     point_id(stored.id),
                     {DENSE: stored.embedding.tolist()} if stored.embedding is not None else {},
-                    payload(stored, metadata[id(op)]),
+                    written,
                 )
-                for op, stored in final.values()
-                if stored is not None
+                for stored, written in batch.records.values()
+                if stored is not None and written is not None
             ]
-            deletes: list[Any] = [point_id(key) for key, (_, stored) in final.items() if stored is None]
+            upserts += [
+                edge.Point(links_point_id(owner), {}, adjacency)
+                for owner, (_, adjacency) in batch.adjacency.items()
+                if adjacency is not None
+            ]
+            deletes: list[Any] = [point_id(key) for key, (stored, _) in batch.records.items() if stored is None]
+            deletes += [links_point_id(owner) for owner, (_, adjacency) in batch.adjacency.items() if adjacency is None]
             if upserts:
                 shard.update(edge.UpdateOperation.upsert_points(upserts))
             if deletes:
@@ -454,7 +482,18 @@ class QdrantEdgeStore(StoreBase):
             if self.optimize_every and handle.written >= self.optimize_every:
                 shard.optimize()
                 handle.written = 0
-        return [record(payload(stored, metadata[id(op)])) if stored is not None else None for op, stored, _ in planned]
+        return batch
+
+    def links(self, scope: Scope, ids: Sequence[str]) -> list[list[dict[str, Any]]]:
+        """Each id's link entries in the order last put: its adjacency point, all read in one request."""
+        scope = check_scope(scope)
+        asked = list(ids)
+        wanted = list(dict.fromkeys(i for i in asked if isinstance(i, str) and is_storable_text(i)))
+        if not wanted:
+            return [[] for _ in asked]
+        with self._translated("reading links"):
+            points = self._shard.retrieve([links_point_id(i) for i in wanted], with_payload=True, with_vector=False)
+        return answer_links(scope, asked, [p.payload for p in points])
 
     def optimize(self) -> bool:
         """Run Qdrant's optimizers now (merge segments, build HNSW); True if any segment changed.

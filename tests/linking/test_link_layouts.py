@@ -1,10 +1,10 @@
 """Links kept entry by entry (LinkStore) or inside the records: the same links, weights and recall either way.
 
 The same seeded workload (linked adds, a content update, deletes, a hand link and unlink, feedback) is written
-through two layers over two stores of one kind: one keeping links apart (memory://, SQLite and PostgreSQL implement
-:class:`~kioko_core.link_store.LinkStore`), one keeping them inside the records as before the capability
-(``LayerStore(store, links_apart=False)``). Every link of every memory must be the same, in the same order,
-with the same weights (their faded weights too), and recall must answer the same.
+through two layers over two stores of one kind (memory://, SQLite, PostgreSQL, Qdrant local and edge all implement
+:class:`~kioko_core.link_store.LinkStore`): one keeping links apart, one keeping them inside the records as
+before the capability (``LayerStore(store, links_apart=False)``). Every link of every memory must be the same,
+in the same order, with the same weights (their faded weights too), and recall must answer the same.
 
 A store file written before (links in ``metadata["_kioko"]``, and the layout before that key) reads as before
 on a store that now keeps links apart, and moves to it memory by memory as they are written.
@@ -37,6 +37,9 @@ def _layers(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterat
         urls = ("memory://", "memory://")
     elif kind == "sqlite":
         urls = (f"sqlite:///{tmp_path / 'apart.db'}", f"sqlite:///{tmp_path / 'record.db'}")
+    elif kind.startswith("qdrant"):
+        scheme = kind.replace("-", "+")
+        urls = (f"{scheme}:///{tmp_path / 'apart'}", f"{scheme}:///{tmp_path / 'record'}")
     else:  # tables of their own in the session's server, fresh for each run
         server = request.getfixturevalue("postgresql_store_url")
         prefix = f"layouts_{uuid.uuid4().hex[:8]}"
@@ -54,7 +57,7 @@ def _layers(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterat
         inside.close()
 
 
-@pytest.fixture(params=["memory", "sqlite", "postgresql"])
+@pytest.fixture(params=["memory", "sqlite", "postgresql", "qdrant-local", "qdrant-edge"])
 def both(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[MemoryLayer, MemoryLayer]]:
     yield from _layers(request.param, tmp_path, request)
 
@@ -139,6 +142,34 @@ def test_a_link_write_leaves_the_neighbours_records_alone(tmp_path: Path) -> Non
         assert set(rows) == {(first.id, second.id), (second.id, first.id)}
         assert "links" not in before[0]
         assert [e["id"] for e in L.link_entries(layer.get(first.id, user_id=USER))] == [second.id]
+    finally:
+        layer.close()
+
+
+def test_a_link_write_leaves_the_neighbours_qdrant_point_alone(tmp_path: Path) -> None:
+    """On Qdrant (local mode, whose points are rows of an sqlite file) a new memory's links go to two small
+    adjacency points: the neighbour's record point is not written again, yet its version moves by one."""
+    layer = kioko.connect(f"qdrant+local:///{tmp_path / 'points'}", auto_link=True)
+    storage = tmp_path / "points" / "collection" / "kioko" / "storage.sqlite"
+
+    def rows() -> dict[str, tuple[int, bytes]]:
+        with sqlite3.connect(storage) as raw:
+            return {key: (rowid, point) for key, rowid, point in raw.execute("SELECT id, rowid, point FROM points")}
+
+    try:
+        first = layer.add("Line 3 stopped with the encoder fault E-217.", user_id=USER, memory_type="episodic")
+        before = rows()
+        assert len(before) == 1, "a memory without links is one point"
+        second = layer.add(
+            "Reseated the encoder cable after fault E-217 on line 3.", user_id=USER, memory_type="episodic"
+        )
+        after = rows()
+        assert all(after[key] == held for key, held in before.items()), "the neighbour's point is not rewritten"
+        assert len(after) == 4, "the new memory's point and the two memories' adjacency points"
+        again = layer.get(first.id, user_id=USER)
+        assert again.version == first.version + 1 and again.metadata == first.metadata
+        assert [e["id"] for e in L.link_entries(again)] == [second.id]
+        assert [e["id"] for e in L.link_entries(layer.get(second.id, user_id=USER))] == [first.id]
     finally:
         layer.close()
 
