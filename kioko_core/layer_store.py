@@ -26,7 +26,7 @@ from typing import Any
 
 from .link_store import LinkChange, LinkStore
 from .linking import links as L
-from .store import Capabilities, Delete, Filter, Neighbor, Op, Postings, Record, Scope, Store, Upsert
+from .store import Capabilities, Delete, Filter, Neighbor, Op, Postings, Record, Scope, Store, Upsert, record_copy
 
 Entry = dict[str, Any]
 
@@ -177,10 +177,10 @@ class LayerStore:
         if not isinstance(record, Record) or record.system is None:
             return op  # written as the caller built it (an import's stored shape, a driver-level record)
         system = record.system if keep_links else {k: v for k, v in record.system.items() if k != "links"}
-        bare = record.model_copy(update={"system": system})
+        bare = record_copy(record, {"system": system})
         metadata = L.stored_metadata(bare)
         return Upsert(
-            record=record.model_copy(update={"metadata": metadata, "system": None}),
+            record=record_copy(record, {"metadata": metadata, "system": None}),
             expected_version=op.expected_version,
         )
 
@@ -253,7 +253,7 @@ class LayerStore:
         read = record._read
         assert isinstance(read, _Read)
         system = {**read.rest, "links": entries} if entries else dict(read.rest)
-        written = record.model_copy(update={"system": system, "version": version})
+        written = record_copy(record, {"system": system, "version": version})
         written._read = _Read(version, [dict(e) for e in entries], read.rest, read.fields, False)
         return written
 

@@ -25,6 +25,7 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
+from pydantic_core import PydanticUndefined
 
 # The protocol's errors live in errors.py beside the layer's own; they are part of this module's
 # interface, so a driver imports them from here (`X as X` marks each as re-exported).
@@ -152,6 +153,31 @@ class Record(BaseModel):
             if name == "embedding" and value is not None:
                 value = f"<float32[{value.shape[0]}]>"
             yield name, value
+
+
+_set_attribute = object.__setattr__
+
+
+def record_copy(record: Record, update: Mapping[str, Any]) -> Record:
+    """``record.model_copy(update=update)``, made directly: the same copy (fields, fields set and private
+    attributes kept, ``update``'s fields replaced without validation) in about half the time. A linked write
+    copies a dozen records (each new link changes two), which made pydantic's generic copy a visible part of it."""
+    copied = type(record).__new__(type(record))
+    values = record.__dict__.copy()
+    values.update(update)
+    _set_attribute(copied, "__dict__", values)
+    extra = record.__pydantic_extra__
+    _set_attribute(copied, "__pydantic_extra__", None if extra is None else dict(extra))
+    fields_set = set(record.__pydantic_fields_set__)
+    fields_set.update(update)
+    _set_attribute(copied, "__pydantic_fields_set__", fields_set)
+    private = record.__pydantic_private__
+    _set_attribute(
+        copied,
+        "__pydantic_private__",
+        None if private is None else {k: v for k, v in private.items() if v is not PydanticUndefined},
+    )
+    return copied
 
 
 class Upsert(BaseModel):

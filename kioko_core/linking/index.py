@@ -126,7 +126,16 @@ class IndexCache:
                 # a scope known to have nothing indexed (most users' shared knowledge base, asked at every
                 # linked write) answers every term with df 0 and no ids, without a call to the store
                 return 0, dict.fromkeys(wanted, 0), {t: [] for t in wanted}
-            missing = [t for t in wanted if not self._fresh(stats.terms.get(t), limit, now)]
+            # a cached entry serves while its ttl lasts, if it was fetched with as large a limit or holds every
+            # posting (tested inline: a write asks about twenty terms, several times)
+            cached, ttl = stats.terms, self.ttl
+            missing = [
+                t
+                for t in wanted
+                if (entry := cached.get(t)) is None
+                or now - entry.fetched_at > ttl
+                or not (entry.limit >= limit or len(entry.ids) >= entry.df)
+            ]
             if missing or now - stats.fetched_at > self.ttl:
                 result = self.store.postings(scope, missing, limit)
                 stats.n, stats.fetched_at = result.n, now
@@ -194,12 +203,6 @@ class IndexCache:
         stats.fetched_at = 0.0  # n is read again with the next postings call, this lookup's
         self.refreshes["changes"] += 1
         return True
-
-    def _fresh(self, entry: _Term | None, limit: int, now: float) -> bool:
-        if entry is None or now - entry.fetched_at > self.ttl:
-            return False
-        # cached ids are enough when they were fetched with as large a limit, or hold every posting
-        return entry.limit >= limit or len(entry.ids) >= entry.df
 
     def records(self, scope: Scope, ids: Sequence[str]) -> dict[str, Record]:
         """The records of ``scope`` among ``ids``, by id (missing ones left out), as of the last :meth:`lookup`.

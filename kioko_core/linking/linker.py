@@ -244,6 +244,13 @@ class MemoryLinker:
             return unwritten[record_id]
         return _first(self.store.get(scope, [record_id]))
 
+    def _far(self, scope: Scope, record_id: str, unwritten: Mapping[str, Record] | None) -> Record | None:
+        """The memory at the far end of a link the degree cap drops, read as the candidates are (the index cache,
+        whose records are the store's at its generation): a linked write drops one most of the time, and a read
+        of the store for it was half the cap's time. A cached copy older than the store's is a conflict at the
+        write (its expected version), which re-plans with the cache emptied, as for any candidate."""
+        return self._records(scope, [record_id], unwritten).get(record_id)
+
     def _across(
         self,
         record: Record,
@@ -451,7 +458,7 @@ class MemoryLinker:
                     me = L.drop_link(me, other_id)
                     made = [k for k in made if {k.source, k.target} != {record.id, other_id}]
                 else:
-                    far = updated.get(loser) or loaded.get(loser) or self._record(record.scope, loser, unwritten)
+                    far = updated.get(loser) or loaded.get(loser) or self._far(record.scope, loser, unwritten)
                     if far is not None:
                         updated[loser] = L.drop_link(far, other_id)
                 dropped += 1
@@ -460,7 +467,7 @@ class MemoryLinker:
         for loser in L.weakest_capped(me, self.config.max_degree, now, self.config.half_life_days):
             me = L.drop_link(me, loser)
             made = [k for k in made if {k.source, k.target} != {record.id, loser}]
-            far = updated.get(loser) or loaded.get(loser) or self._record(record.scope, loser, unwritten)
+            far = updated.get(loser) or loaded.get(loser) or self._far(record.scope, loser, unwritten)
             if far is not None and far.scope == record.scope:  # a shared memory holds no half to drop
                 updated[loser] = L.drop_link(far, record.id)
             dropped += 1

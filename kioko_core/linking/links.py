@@ -11,7 +11,7 @@ from ..errors import LinkConflict as LinkConflict
 from ..kind_registry import KIND_NOUNS as KIND_NOUNS
 from ..kind_registry import LINKABLE_KINDS as LINKABLE_KINDS
 from ..kind_registry import noun as noun
-from ..store import Record, Scope
+from ..store import Record, Scope, record_copy
 
 # Who made a link, strongest first: a weaker author never replaces a stronger one's link.
 AUTHORS = ("structure", "manual", "feedback", "llm", "auto")
@@ -238,7 +238,7 @@ def bookkeeping(record: Record) -> dict[str, Any]:
 def with_bookkeeping(record: Record, **fields: Any) -> Record:
     """A copy of ``record`` with bookkeeping ``fields`` set (``links=``, ``entities=``, ``linked_at=`` ...)."""
     own, system = split_stored(record)
-    return record.model_copy(update={"metadata": own, "system": {**(system or {}), **fields}})
+    return record_copy(record, {"metadata": own, "system": {**(system or {}), **fields}})
 
 
 def user_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
