@@ -2,6 +2,7 @@
 
     python benchmarks/linking_write_times.py [--stores memory,sqlite,postgresql,qdrant+local,qdrant+edge]
         [--count 2000] [--seed 7] [--markdown PATH] [--layouts apart,record] [--fill 0]
+        [--tree NAME=DIR ...]
 
 For each store, the same seeded notes (``benchmarks/synthetic.py``: 20 topics; events written in
 sessions with problems and fixes minutes apart, goals, decisions, procedures, lessons, facts) are
@@ -21,6 +22,12 @@ batches with linking off (records built as ``memory_graph_bench.py`` builds its 
 entities and offline embedding), so the timed adds measure writes into a store of N memories per user; the
 filled memories hold no links (as most of that benchmark's 1,000,000 did: connect() reaches the oldest only).
 
+``--tree NAME=DIR`` (repeatable) compares source trees (e.g. ``before=`` a ``git worktree`` of an older
+commit, ``after=.``): each tree's own copy of this script runs the whole benchmark with ``PYTHONPATH=DIR``, all
+trees at the same time (one process each), and their rows are printed in one table with the tree's name and
+the load average at the start and the end. Each tree's linked and plain writes still alternate inside its own
+process, so every ratio is measured under one load, and the trees share the machine's.
+
 PostgreSQL: ``KIOKO_TEST_POSTGRES_URL`` if set, else the test suite's ``tests/services.py`` helper
 (an embedded PostgreSQL 18 with pgvector in a temporary directory), stopped at the end. SQLite and
 Qdrant local and edge use a temporary directory, removed at the end; PostgreSQL gets tables of its own, dropped.
@@ -33,6 +40,7 @@ import os
 import platform
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -267,7 +275,19 @@ def main(argv: list[str] | None = None) -> int:
         help="where linked writes keep links, comma-separated: apart (entry by entry where the store can), "
         "record (inside the records, the layout before); both run side by side in one pass",
     )
+    parser.add_argument(
+        "--tree",
+        action="append",
+        default=[],
+        metavar="NAME=DIR",
+        help="run the benchmark in each source tree DIR at the same time and print one table (repeatable)",
+    )
     args = parser.parse_args(argv)
+    if args.tree:
+        trees = dict(item.split("=", 1) for item in args.tree if "=" in item)
+        if len(trees) != len(args.tree):
+            parser.error("--tree takes NAME=DIR")
+        return compare_trees(args, {name: Path(tree).resolve() for name, tree in trees.items()})
     layouts = tuple(dict.fromkeys(x.strip() for x in args.layouts.split(",") if x.strip()))
     if not layouts or set(layouts) - {"apart", "record"}:
         parser.error("--layouts takes apart and/or record")
@@ -300,6 +320,49 @@ def main(argv: list[str] | None = None) -> int:
         (f"{args.fill:,} memories per user first (linking off), then " if args.fill else "")
         + f"{args.count:,} synthetic notes (seed {args.seed}), one add per note and mode; offline embedder; Python "
         f"{platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs"
+    )
+    print(table)
+    print(f"\n{context}")
+    if args.markdown:
+        args.markdown.write_text(table + f"\n\n{context}\n")
+    return 0
+
+
+def compare_trees(args: argparse.Namespace, trees: dict[str, Path]) -> int:
+    """The benchmark run by each tree's own script, all at once; their table rows printed as one table."""
+    options = ["--stores", args.stores, "--count", str(args.count), "--seed", str(args.seed), "--layouts", args.layouts]
+    if args.fill:
+        options += ["--fill", str(args.fill)]
+    load_before = os.getloadavg()
+    running = {}
+    for name, tree in trees.items():
+        script = tree / "benchmarks" / "linking_write_times.py"
+        if not script.is_file():
+            raise SystemExit(f"--tree {name}: {script} does not exist")
+        env = {**os.environ, "PYTHONPATH": str(tree)}
+        running[name] = subprocess.Popen(
+            [sys.executable, str(script), *options], cwd=tree, env=env, stdout=subprocess.PIPE, text=True
+        )
+    rows: list[str] = []
+    for name, process in running.items():
+        out, _ = process.communicate()
+        if process.returncode:
+            raise SystemExit(f"--tree {name}: the benchmark exited with {process.returncode}")
+        # the tree's table without its header: every row starts with its store's name
+        rows += [
+            f"| {name} {line}"
+            for line in out.splitlines()
+            if line.startswith("| ") and not line.startswith("| store |")
+        ]
+    load_after = os.getloadavg()
+    header = HEADER.splitlines()
+    table = "\n".join(["| tree " + header[0], "|---" + header[1], *rows])
+    context = (
+        f"{args.count:,} synthetic notes (seed {args.seed}) per tree, the trees run at the same time; trees: "
+        + ", ".join(f"{name}={tree}" for name, tree in trees.items())
+        + f"; load average at the start {' / '.join(f'{x:.1f}' for x in load_before)}, at the end "
+        + " / ".join(f"{x:.1f}" for x in load_after)
+        + f"; Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs"
     )
     print(table)
     print(f"\n{context}")
