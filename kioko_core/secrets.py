@@ -35,6 +35,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from . import errors as _errors
 from .errors import SecretDropped
+from .held_texts import keeps_text
 from .regex_literals import Anchor, anchor, anchored_finditer, casefolded, required_literals
 
 # The layer's own metadata key (links, entity keys, ids): never the caller's text. Every other key is checked.
@@ -413,6 +414,27 @@ def _found(text: str) -> Iterator[tuple[_Detector, re.Match[str]]]:
                 yield detector, match
 
 
+REMEMBERED_CHARS = 1024
+"""Texts up to this long have their screening remembered (:data:`REMEMBERED_TEXTS` of them, the least recently
+screened giving way): Kioko's own records are written again and again with the same strings (a heat record's
+256 memory ids, a session log's waiting turns), and screening a memory id costs about 0.1 ms."""
+REMEMBERED_TEXTS = 8192
+
+
+def _kinds_in(text: str) -> tuple[str, ...]:
+    found: list[str] = []
+    for detector, match in _found(text):
+        kind = _kind(detector, match)
+        if kind not in found:
+            found.append(kind)
+    return tuple(found)
+
+
+# the detectors never change in a process, so a text's answer is the same every time it is screened; the
+# texts are memories' words, emptied by a forget like every cache keyed by text
+_remembered_kinds = keeps_text(functools.lru_cache(maxsize=REMEMBERED_TEXTS)(_kinds_in))
+
+
 def _kind(detector: _Detector, match: re.Match[str]) -> str:
     """A named key's kind comes from its name ("session token" is a token); the others from the detector."""
     if detector.pattern is not _NAMED_KEY:
@@ -441,12 +463,7 @@ class DropSecrets:
         """The kinds of secret in ``text``, in the order of the detectors, each once; ``[]`` when clean."""
         if not isinstance(text, str) or not text:
             return []
-        found: list[str] = []
-        for detector, match in _found(text):
-            kind = _kind(detector, match)
-            if kind not in found:
-                found.append(kind)
-        return found
+        return list(_remembered_kinds(text) if len(text) <= REMEMBERED_CHARS else _kinds_in(text))
 
     def check_record(self, content: str, metadata: Mapping[str, Any] | None = None) -> list[str]:
         """Like :meth:`check`, over the content and every string in the metadata (``key: value`` pairs too)."""
