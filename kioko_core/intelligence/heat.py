@@ -179,7 +179,7 @@ def pin_hot(
     manual = {r.id for r in pinned} - automatic
     candidates = [i for i, h in heat.items() if h >= threshold and i not in manual and i not in automatic]
     # only memories that may be shown can be pinned (not superseded, still there, of a recallable kind)
-    contenders = [i for i in candidates if _pinnable(memory, scope, i)]
+    contenders = _pinnable(memory, scope, candidates)
     staying = [i for i in automatic if heat.get(i, 0.0) >= unpin_below]
     ranked = sorted(set(staying) | set(contenders), key=lambda i: (-heat.get(i, 0.0), i))
     keep = set(ranked[:max_pinned])
@@ -198,16 +198,20 @@ def pin_hot(
     return done
 
 
-def _pinnable(memory: MemoryLayer, scope: Scope, memory_id: str) -> bool:
+def _pinnable(memory: MemoryLayer, scope: Scope, memory_ids: list[str]) -> list[str]:
+    """Those of ``memory_ids`` that may be pinned, in their order: one read for all of them (one each cost a
+    pin step ~35 reads)."""
     from ..kind_registry import LINKABLE_KINDS
 
-    found = memory.store.get(scope, [memory_id])[0]
-    return (
-        found is not None
-        and found.kind in LINKABLE_KINDS
-        and not found.metadata.get("superseded_by")
-        and found.metadata.get("pinned_by") != "manual"  # pinned or unpinned by hand: a person decided
-    )
+    found = memory.store.get(scope, memory_ids) if memory_ids else []
+    return [
+        memory_id
+        for memory_id, record in zip(memory_ids, found)
+        if record is not None
+        and record.kind in LINKABLE_KINDS
+        and not record.metadata.get("superseded_by")
+        and record.metadata.get("pinned_by") != "manual"  # pinned or unpinned by hand: a person decided
+    ]
 
 
 def _pin_automatic(memory: MemoryLayer, memory_id: str, who: dict[str, Any]) -> bool:

@@ -178,7 +178,8 @@ class _Reading:
         self.scope: Scope = check_scope((turn.user_id, turn.agent_id))
         self.who = {"user_id": turn.user_id, "agent_id": turn.agent_id}
         self.ops: list[MemoryOp] = []
-        self._scanned: dict[str, list[Record]] = {}
+        self._whole: dict[str, list[str]] = {}
+        """Terms whose every posting this turn has read (their lists were longer than :data:`POSTINGS_LIMIT`)."""
         self._relations: list[tuple[str, str]] = []
         """(relation, value) of profile slots, added after the turn's other ops as the spec lists them."""
         graph = router.graph if router.graph is not None else getattr(memory, "auto_graph", False)
@@ -221,27 +222,29 @@ class _Reading:
         """Memories of ``kind`` holding a content word of ``mention``, found through the term index.
 
         A turn must not cost more as the store grows, so goals and decisions are not scanned: the
-        postings of the kind and of the mention's words are intersected. Only when a term is more
-        frequent than :data:`POSTINGS_LIMIT` (its postings would be cut) does it fall back to a scan.
+        postings of the kind and of the mention's words are intersected, and only the memories in the
+        intersection are read. A term more frequent than :data:`POSTINGS_LIMIT` (its postings cut at the
+        limit) has its whole list read - ids only, an index walk - so the intersection stays exact: reading
+        every memory of the kind instead cost a turn ~0.4 s at 20,000 memories (1,073 goals).
         """
         words = [w for w in content_words(mention, keep_generic=False) if not w.isdigit()]
         if not words:
             return []
         kind_term, terms = KIND_TERM + KIND_OF_MEMORY[kind], ["t:" + w for w in words]
         postings = self.memory.store.postings(self.scope, [kind_term, *terms], POSTINGS_LIMIT)
-        if any(postings.df.get(t, 0) > POSTINGS_LIMIT for t in [kind_term, *terms]):
-            found = self._scanned.get(kind)
-            if found is None:
-                found = self._scanned[kind] = sorted(
-                    self.memory.memories(kinds={KIND_OF_MEMORY[kind]}, **self.who), key=lambda r: (r.created_at, r.id)
-                )
-            return found
-        holding = [set(postings.ids.get(t, ())) for t in terms if postings.df.get(t, 0) or not every]
+        ids_of = dict(postings.ids)
+        cut = [t for t in [kind_term, *terms] if postings.df.get(t, 0) > POSTINGS_LIMIT]
+        unread = [t for t in cut if t not in self._whole]
+        if unread:
+            whole = self.memory.store.postings(self.scope, unread, max(postings.df[t] for t in unread))
+            self._whole.update({t: whole.ids.get(t, []) for t in unread})
+        ids_of.update({t: self._whole[t] for t in cut})
+        holding = [set(ids_of.get(t, ())) for t in terms if postings.df.get(t, 0) or not every]
         if every:  # words the index does not keep (framing words such as "user") do not narrow it
             words_ids = set.intersection(*holding) if holding else set()
         else:
             words_ids = set().union(*holding)
-        ids = set(postings.ids.get(kind_term, ())) & words_ids
+        ids = set(ids_of.get(kind_term, ())) & words_ids
         records = [r for r in self.memory.store.get(self.scope, sorted(ids)) if r is not None] if ids else []
         return sorted((r for r in records if r.kind == KIND_OF_MEMORY[kind]), key=lambda r: (r.created_at, r.id))
 

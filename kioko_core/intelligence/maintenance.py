@@ -24,7 +24,10 @@ counts survive a restart and are shared by every process using the store) and ru
   episodes into summaries, merge duplicates, forget faded episodes (:mod:`.consolidation`).
 
 The counter write is versioned: of two processes finishing a turn at once, exactly one sees the session
-switch or the due task and runs it. Nothing here raises into the turn (the Intelligence catches it).
+switch or the due task and runs it. It is the turn's one bookkeeping batch: the session log's turn is
+written with it. Due tasks wait in the counters (``pending``), one runs a turn, and a turn that wrote
+memories leaves it to the next one that wrote none (at most ``defer_after_writes`` turns in a row).
+Nothing here raises into the turn (the Intelligence catches it).
 
 A turn never waits for a pass over the whole user: each task after a turn reads what changed since its
 last run (the pins: one heat record and the pinned memories; a summary: the session's new turns; a
@@ -90,6 +93,8 @@ beyond, the scope whose pass started longest ago is forgotten: its next tend sta
 connect, a new pass)."""
 TASKS_PER_TURN = 1
 """Due tasks a managed turn runs (the others wait in the scope's counters, first due first run)."""
+MAX_DEFERRED = 4
+"""Turns in a row that wrote memories and so left the due step to a later turn; the next one runs it anyway."""
 MAX_PENDING = 16
 """Tasks the queue holds (each task at most once); a turn that finds more runs the excess too."""
 STEP_WRITES = 1
@@ -134,6 +139,10 @@ class MaintenanceScheduler:
     task off. ``llm`` (a prompt -> text callable) reviews recent automatic links when the graph is tended,
     writes the session summaries and reflects; a failing model, or one that does not answer within
     ``timeout`` seconds, falls back to the offline way.
+
+    A turn that wrote memories (each a linked write) leaves the due step to the next turn that wrote none
+    (small talk, a question), for at most ``defer_after_writes`` (4) turns in a row; 0 or None: the step
+    runs on the turn it falls due.
     """
 
     def __init__(
@@ -151,6 +160,7 @@ class MaintenanceScheduler:
         consolidate_every: int | None = 200,
         llm: Any = None,
         timeout: float | None = None,
+        defer_after_writes: int | None = MAX_DEFERRED,
     ) -> None:
         for name, value in (("pin_every", pin_every), ("max_pinned", max_pinned)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
@@ -168,6 +178,7 @@ class MaintenanceScheduler:
         self.link_every = _every("link_every", link_every)
         self.summarize_every = _every("summarize_every", summarize_every)
         self.consolidate_every = _every("consolidate_every", consolidate_every)
+        self.defer_after_writes = _every("defer_after_writes", defer_after_writes)
         self.reflect_after = float(reflect_after or 0)
         self.pin_every = pin_every or 0
         self.pin_threshold = float(pin_threshold or 0)
@@ -196,7 +207,8 @@ class MaintenanceScheduler:
             f"MaintenanceScheduler(link_every={self.link_every}, end_sessions={self.end_sessions}, "
             f"background={self.background}, pin_every={self.pin_every}, pin_threshold={self.pin_threshold:g}, "
             f"max_pinned={self.max_pinned}, summarize_every={self.summarize_every}, "
-            f"reflect_after={self.reflect_after:g}, consolidate_every={self.consolidate_every})"
+            f"reflect_after={self.reflect_after:g}, consolidate_every={self.consolidate_every}, "
+            f"defer_after_writes={self.defer_after_writes})"
         )
 
     @property
@@ -209,16 +221,23 @@ class MaintenanceScheduler:
     def counters(self, memory: MemoryLayer, *, user_id: str, agent_id: str | None = None) -> dict[str, Any]:
         """The scope's counters: ``turns``, ``session`` (the last one), ``tended_at`` / ``pinned_at`` (the turn
         of the last tend / pin task), ``new_importance`` / ``new_episodes`` (since the last reflection),
-        ``operations`` (applied) and ``consolidated_at`` (the operation count at the last consolidation)."""
+        ``operations`` (applied) and ``consolidated_at`` (the operation count at the last consolidation),
+        ``pending`` (the due tasks waiting) and ``deferred`` (turns in a row that left them waiting)."""
         scope = check_scope((user_id, agent_id))
         found = memory.store.get(Scope(MAINTENANCE_USER, None), [_counter_id(scope)])[0]
         return _state(found)
 
-    def _change(self, memory: MemoryLayer, scope: Scope, change: Any) -> tuple[dict[str, Any], dict[str, Any]]:
-        """Apply ``change(state) -> state`` to the counter record with a versioned write; (before, after)."""
+    def _change(
+        self, memory: MemoryLayer, scope: Scope, change: Any, also: Callable[[], list[Upsert]] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Apply ``change(state) -> state`` to the counter record with a versioned write; (before, after).
+
+        ``also``: more versioned writes, made afresh on every try before ``change`` runs (it may depend on what
+        they read), written in the same batch: a conflict on any of them reads them all again."""
         where = Scope(MAINTENANCE_USER, None)
         memory_id = _counter_id(scope)
         for _ in range(RETRIES):
+            ops: list[Upsert | Delete] = list(also()) if also is not None else []
             current = memory.store.get(where, [memory_id])[0]
             before = _state(current)
             after = change(dict(before))
@@ -235,7 +254,7 @@ class MaintenanceScheduler:
             )
             try:
                 memory.bookkeeping.update_many(
-                    [Upsert(record=record, expected_version=current.version if current else 0)]
+                    [*ops, Upsert(record=record, expected_version=current.version if current else 0)]
                 )
             except ConflictError:
                 continue  # another process counted at the same time: read again
@@ -260,13 +279,19 @@ class MaintenanceScheduler:
         if self.pins:
             self.note_rementions(memory, report, scope)
         messages = getattr(report, "messages", None) or []
-        # the session log's own versioned write decides (once, for one process) that a fold is due
-        fold_due = bool(
-            self.summarize_every
-            and session_id
-            and summaries.note_turn(memory, scope, session_id, messages, self.summarize_every)
-        )
+        fold: dict[str, bool] = {"due": False}
+        noted: Callable[[], list[Upsert]] | None = None
+        if self.summarize_every and session_id:
+            every, session = self.summarize_every, session_id
+
+            def noted() -> list[Upsert]:
+                # the session log's versioned write decides (once, for one process) that a fold is due; it is
+                # written in the counters' batch (one write a turn, not two), so "summarize:s" is queued with it
+                op, fold["due"] = summaries.turn_op(memory, scope, session, messages, every)
+                return [op]
+
         taken: list[str] = []
+        light = not any(_writes_memory(op) for op in getattr(report, "ops", []))
 
         def count(state: dict[str, Any]) -> dict[str, Any]:
             previous = state["session"]
@@ -281,7 +306,7 @@ class MaintenanceScheduler:
                 due.append("pin")
             if self.end_sessions and session_id and previous and previous != session_id:
                 due.append("end_session:" + previous)
-            if fold_due:
+            if fold["due"]:
                 due.append("summarize:" + str(session_id))
             if reflection.count(state, report, self.reflect_after):
                 due.append("reflect")
@@ -293,12 +318,16 @@ class MaintenanceScheduler:
             # queued in the counters (a task already waiting keeps its place: it will see this turn's
             # changes too); this turn takes the first, and more only when the queue grew past its bound
             queue = state["pending"] + [task for task in due if task not in state["pending"]]
-            cut = max(TASKS_PER_TURN, len(queue) - MAX_PENDING)
+            # a turn that wrote memories (a linked write each) leaves the step to a lighter turn, for at most
+            # MAX_DEFERRED turns in a row: a step on top of a write made the slowest turns
+            runs = light or state["deferred"] >= self.defer_after_writes
+            cut = max(TASKS_PER_TURN if runs else 0, len(queue) - MAX_PENDING)
             taken[:] = queue[:cut]
             state["pending"] = queue[cut:]
+            state["deferred"] = 0 if taken or not queue else state["deferred"] + 1
             return state
 
-        self._change(memory, scope, count)
+        self._change(memory, scope, count, also=noted)
         due = list(taken)
         if due and self.background:
             self._submit(memory, scope, due)
@@ -829,6 +858,12 @@ def forget_counters(store: Bookkeeping, scope: Scope) -> None:
     summaries.forget_logs(store, scope)
 
 
+def _writes_memory(op: Any) -> bool:
+    """An op of the turn that wrote a memory (the scratchpad's ``working.*`` is not one: it is no linked write)."""
+    name = str(getattr(op, "op", "") or "")
+    return getattr(op, "status", None) == "applied" and not name.startswith("working.")
+
+
 def _counter_id(scope: Scope) -> str:
     return deterministic_id(COUNTER_KIND, scope, "counters")
 
@@ -850,6 +885,7 @@ def _state(record: Record | None) -> dict[str, Any]:
         "consolidated_time": _time_or_none(found.get("consolidated_time")),
         "expiring": _expiring_or_none(found.get("expiring")),
         "consolidations": int(found.get("consolidations", 0)),
+        "deferred": int(found.get("deferred", 0)),
         "pending": [t for t in found.get("pending", []) if isinstance(t, str)]
         if isinstance(found.get("pending"), list)
         else [],

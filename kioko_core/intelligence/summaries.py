@@ -58,6 +58,19 @@ Updated summary:"""
 
 def note_turn(memory: MemoryLayer, scope: Scope, session_id: str, messages: list[dict[str, str]], every: int) -> bool:
     """Add the turn to the session's log; True when this turn makes a fold due (:func:`take_waiting` then)."""
+    return bool(_change_log(memory, scope, session_id, _noting(messages, every)))
+
+
+def turn_op(
+    memory: MemoryLayer, scope: Scope, session_id: str, messages: list[dict[str, str]], every: int
+) -> tuple[Upsert, bool]:
+    """:func:`note_turn` not written yet: the log's versioned write, and whether it makes a fold due. The caller
+    writes it in a batch of its own (the maintenance counters' write after a turn), read again on a conflict."""
+    op, due = _log_op(memory, scope, session_id, _noting(messages, every))
+    return op, bool(due)
+
+
+def _noting(messages: list[dict[str, str]], every: int) -> Callable[[dict[str, Any]], tuple[dict[str, Any], bool]]:
     text = turn_text(messages)
 
     def change(state: dict[str, Any]) -> tuple[dict[str, Any], bool]:
@@ -69,7 +82,7 @@ def note_turn(memory: MemoryLayer, scope: Scope, session_id: str, messages: list
             return state, True
         return state, False
 
-    return bool(_change_log(memory, scope, session_id, change))
+    return change
 
 
 def take_waiting(memory: MemoryLayer, scope: Scope, session_id: str) -> list[str]:
@@ -301,29 +314,40 @@ def _change_log(
     change: Callable[[dict[str, Any]], tuple[dict[str, Any], Any]],
 ) -> Any:
     """Apply ``change`` to the session's log with a versioned write; what it returned for the state it wrote."""
-    where = Scope(scope.user_id, SESSIONS_AGENT)
-    log_id = _log_id(scope, session_id)
     for _ in range(RETRIES):
-        current = memory.store.get(where, [log_id])[0]
-        state, taken = change(_log_state(current))
-        now = time.time()
-        record = Record(
-            id=log_id,
-            user_id=scope.user_id,
-            agent_id=SESSIONS_AGENT,
-            kind=LOG_KIND,
-            content=f"turns of session {session_id} not yet summarised",
-            metadata={**state, "agent_id": scope.agent_id, "session_id": session_id},
-            session_id=session_id,
-            created_at=current.created_at if current is not None else now,
-            updated_at=now,
-        )
+        op, taken = _log_op(memory, scope, session_id, change)
         try:
-            memory.bookkeeping.update_many([Upsert(record=record, expected_version=current.version if current else 0)])
+            memory.bookkeeping.update_many([op])
         except ConflictError:
             continue  # another process noted a turn at the same time: read again
         return taken
     raise ConflictError(f"the log of session {session_id!r} kept changing under this write")
+
+
+def _log_op(
+    memory: MemoryLayer,
+    scope: Scope,
+    session_id: str,
+    change: Callable[[dict[str, Any]], tuple[dict[str, Any], Any]],
+) -> tuple[Upsert, Any]:
+    """The versioned write of ``change`` applied to the session's log as read now, and what ``change`` returned."""
+    where = Scope(scope.user_id, SESSIONS_AGENT)
+    log_id = _log_id(scope, session_id)
+    current = memory.store.get(where, [log_id])[0]
+    state, taken = change(_log_state(current))
+    now = time.time()
+    record = Record(
+        id=log_id,
+        user_id=scope.user_id,
+        agent_id=SESSIONS_AGENT,
+        kind=LOG_KIND,
+        content=f"turns of session {session_id} not yet summarised",
+        metadata={**state, "agent_id": scope.agent_id, "session_id": session_id},
+        session_id=session_id,
+        created_at=current.created_at if current is not None else now,
+        updated_at=now,
+    )
+    return Upsert(record=record, expected_version=current.version if current else 0), taken
 
 
 __all__ = [
@@ -338,6 +362,7 @@ __all__ = [
     "summarize",
     "summary_id",
     "take_waiting",
+    "turn_op",
     "turn_text",
     "waiting_sessions",
 ]

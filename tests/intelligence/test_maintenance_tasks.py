@@ -36,7 +36,10 @@ def url(request, tmp_path):
 
 
 def _layer(url: str, **options) -> kioko.MemoryLayer:
-    return kioko.MemoryLayer(kioko.open_store(url), intelligence=Intelligence(**options))
+    # these tests say on which turn a task falls due: it runs on that turn, not on the next turn that wrote
+    # nothing (defer_after_writes has its own tests in test_turn_bookkeeping.py)
+    scheduler = MaintenanceScheduler(defer_after_writes=0, **options)
+    return kioko.MemoryLayer(kioko.open_store(url), intelligence=Intelligence(scheduler=scheduler))
 
 
 def _summaries(memory, session_id: str) -> list:
