@@ -20,6 +20,7 @@ anything is written), then write the outcome in one update. Link entries ride in
 from __future__ import annotations
 
 import json
+import threading
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -96,6 +97,37 @@ def answer_links(scope: Scope, ids: Sequence[Any], payloads: Iterable[Mapping[st
     key = scope_key(scope)
     held = {p[LINKS_OF]: p for p in payloads if is_adjacency(p) and p[LINK_SCOPE] == key}
     return [list(entries_of(held.get(i)).values()) if isinstance(i, str) else [] for i in ids]
+
+
+@dataclass
+class WriteCount:
+    """Write starts and ends through this process, on a store no other process can write (RecentAdjacency)."""
+
+    value: int = 0
+
+
+class RecentAdjacency:
+    """The adjacency points a thread's last record read fetched, so that the ``links`` call the layer makes right
+    after it (for the same memories) needs no second request.
+
+    Only for a store that one process alone writes (local mode, edge: the directory is locked): ``writes`` is
+    that process's count of write starts and ends, taken before the read; an answer is given only while it has
+    not moved, was even (no write half done) and for ids the read asked, so it is what a fresh read would return.
+    """
+
+    def __init__(self) -> None:
+        self._held = threading.local()
+
+    def keep(self, writes: int, scope: Scope, ids: Sequence[str], payloads: list[Mapping[str, Any]]) -> None:
+        self._held.last = (writes, scope, frozenset(ids), [p for p in payloads if is_adjacency(p)])
+
+    def answer(
+        self, writes: int, scope: Scope, ids: Sequence[Any], wanted: Sequence[str]
+    ) -> list[list[dict[str, Any]]] | None:
+        last = getattr(self._held, "last", None)
+        if last is None or last[0] != writes or writes % 2 or last[1] != scope or not last[2].issuperset(wanted):
+            return None  # written since, read while a write was half done, or other memories
+        return answer_links(scope, ids, last[3])
 
 
 def ids_to_read(ops: Sequence[Op], changes: Sequence[LinkChange]) -> list[str]:

@@ -53,7 +53,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, ClassVar
 
@@ -88,6 +88,8 @@ from ._qdrant_links import (
     ENTRIES,
     VERSION_FIELDS,
     LinkedBatch,
+    RecentAdjacency,
+    WriteCount,
     answer_links,
     ids_to_read,
     links_point_id,
@@ -170,6 +172,7 @@ class _LocalHandle:
     client: Any
     lock: threading.RLock
     users: int
+    writes: WriteCount = field(default_factory=WriteCount)
 
 
 _local_handles: dict[str, _LocalHandle] = {}
@@ -256,6 +259,7 @@ class QdrantStore(StoreBase):
         address: str = "qdrant://?",
         shard_keys: int | None = None,
         replication_factor: int | None = None,
+        writes: WriteCount | None = None,
     ) -> None:
         """Use ``client`` (a ``QdrantClient``) and create ``collection`` if it does not exist.
 
@@ -286,6 +290,10 @@ class QdrantStore(StoreBase):
         # which postings strategy runs; a test may force the server's on a local store to exercise it
         self._postings_by_holders = self._local
         self._lock = lock if lock is not None else threading.RLock()
+        # local mode: one process writes the directory, so a record read's adjacency points can serve the links
+        # read that follows it (RecentAdjacency); a server has other writers, so it reads links afresh
+        self._writes = writes if writes is not None else WriteCount() if self._local else None
+        self._recent = RecentAdjacency()
         self.shard_keys = shard_keys
         self._replication_factor = replication_factor
         if self._local and local_path == ":memory:":
@@ -347,6 +355,7 @@ class QdrantStore(StoreBase):
             release=lambda: _release_local(path),
             fsync=options["fsync"],
             address=url.render(),
+            writes=handle.writes,
         )
 
     @classmethod
@@ -553,15 +562,21 @@ class QdrantStore(StoreBase):
     # -- reads
 
     def do_get(self, scope: Scope, ids: list[str]) -> dict[str, Record]:
+        """The records and their adjacency points in one request (local mode keeps the adjacency points for the
+        ``links`` call that follows: :class:`~kioko_backends._qdrant_links.RecentAdjacency`)."""
         with self._guard(), self._translated("reading records"):
+            writes = self._writes.value if self._writes is not None else -1
             points = self._client.retrieve(
                 self.collection,
                 ids=[point_id(i) for i in ids] + [links_point_id(i) for i in ids],
-                with_payload=WITHOUT_ENTRIES,
+                with_payload=True if self._writes is not None else WITHOUT_ENTRIES,
                 with_vectors=False,
                 shard_key_selector=self.shard_key(scope.user_id),
             )
-        return read_points(scope, [point.payload for point in points])
+        payloads = [point.payload for point in points]
+        if self._writes is not None:
+            self._recent.keep(writes, scope, ids, payloads)
+        return read_points(scope, payloads)
 
     def do_postings(self, scope: Scope, asked: list[str], limit: int) -> Postings:
         """Document frequencies and newest ids per term; see the two strategies below."""
@@ -729,7 +744,7 @@ class QdrantStore(StoreBase):
         request size. The read-plan-write runs under a lock shared by every store of this collection in this
         process, so version checks hold between its threads.
         """
-        with self._lock:
+        with self._lock, self._counted():
             with self._guard(), self._translated("reading versions"):
                 points = self._client.retrieve(
                     self.collection, ids=ids_to_read(ops, changes), with_payload=VERSION_FIELDS, with_vectors=False
@@ -786,6 +801,10 @@ class QdrantStore(StoreBase):
         wanted = list(dict.fromkeys(i for i in asked if isinstance(i, str) and is_storable_text(i)))
         if not wanted:
             return [[] for _ in asked]
+        if self._writes is not None:
+            recent = self._recent.answer(self._writes.value, scope, asked, wanted)
+            if recent is not None:
+                return recent
         with self._guard(), self._translated("reading links"):
             points = self._client.retrieve(
                 self.collection,
@@ -816,6 +835,17 @@ class QdrantStore(StoreBase):
                 pass
 
     # -- helpers
+
+    @contextmanager
+    def _counted(self) -> Iterator[None]:
+        """A write moves the count at its start and its end, so a read overlapping it is never reused."""
+        if self._writes is not None:
+            self._writes.value += 1
+        try:
+            yield
+        finally:
+            if self._writes is not None:
+                self._writes.value += 1
 
     def _guard(self) -> AbstractContextManager[Any]:
         """Local mode is not thread-safe, so its calls take the directory's lock; a server needs none."""

@@ -72,6 +72,7 @@ from ._qdrant_links import (
     ENTRIES,
     VERSION_FIELDS,
     LinkedBatch,
+    RecentAdjacency,
     answer_links,
     ids_to_read,
     links_point_id,
@@ -148,6 +149,8 @@ class _Handle:
     users: int
     written: int = 0
     """Points written since the last optimization (through this process)."""
+    writes: int = 0
+    """Writes begun and ended through this process, the only one that can write the shard (RecentAdjacency)."""
 
 
 _handles: dict[str, _Handle] = {}
@@ -300,6 +303,7 @@ class QdrantEdgeStore(StoreBase):
         self.optimize_every = non_negative_int(optimize_every, "optimize_every")
         self._closed = False
         self._handle: _Handle | None = _acquire(path, self.dim, indexing_threshold)
+        self._recent = RecentAdjacency()
 
     @classmethod
     def local_path(cls, url: StoreURL) -> str | None:
@@ -333,13 +337,17 @@ class QdrantEdgeStore(StoreBase):
     # -- reads
 
     def do_get(self, scope: Scope, ids: list[str]) -> dict[str, Record]:
+        """The records and their adjacency points in one request; the adjacency points are kept for the
+        ``links`` call that follows (:class:`~kioko_backends._qdrant_links.RecentAdjacency`)."""
+        handle = self._handle
+        writes = handle.writes if handle is not None else -1
         with self._translated("reading records"):
             points = self._shard.retrieve(
-                [point_id(i) for i in ids] + [links_point_id(i) for i in ids],
-                with_payload=WITHOUT_ENTRIES,
-                with_vector=False,
+                [point_id(i) for i in ids] + [links_point_id(i) for i in ids], with_payload=True, with_vector=False
             )
-        return read_points(scope, [p.payload for p in points])
+        payloads = [p.payload for p in points]
+        self._recent.keep(writes, scope, ids, payloads)
+        return read_points(scope, payloads)
 
     def do_postings(self, scope: Scope, asked: list[str], limit: int) -> Postings:
         """Indexed requests: a count, one ordered query per term in one batch, then counts and ties where needed.
@@ -454,7 +462,7 @@ class QdrantEdgeStore(StoreBase):
         handle = self._handle
         if handle is None or self._closed:
             raise StoreError(f"{self!r} is closed; open the URL again")
-        with handle.lock, self._translated("writing records"):
+        with handle.lock, self._translated("writing records"), self._counted(handle):
             shard = self._shard
             points = shard.retrieve(ids_to_read(ops, changes), with_payload=VERSION_FIELDS, with_vector=False)
             batch = plan_linked(ops, changes, [p.payload for p in points])
@@ -491,6 +499,10 @@ class QdrantEdgeStore(StoreBase):
         wanted = list(dict.fromkeys(i for i in asked if isinstance(i, str) and is_storable_text(i)))
         if not wanted:
             return [[] for _ in asked]
+        handle = self._handle
+        recent = self._recent.answer(handle.writes, scope, asked, wanted) if handle is not None else None
+        if recent is not None:
+            return recent
         with self._translated("reading links"):
             points = self._shard.retrieve([links_point_id(i) for i in wanted], with_payload=True, with_vector=False)
         return answer_links(scope, asked, [p.payload for p in points])
@@ -520,6 +532,15 @@ class QdrantEdgeStore(StoreBase):
             _release(self.path)
 
     # -- helpers
+
+    @contextmanager
+    def _counted(self, handle: _Handle) -> Iterator[None]:
+        """A write moves the count at its start and its end, so a read overlapping it is never reused."""
+        handle.writes += 1
+        try:
+            yield
+        finally:
+            handle.writes += 1
 
     @contextmanager
     def _translated(self, doing: str) -> Iterator[None]:
