@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from kioko_core.held_texts import keeps_text
 from kioko_core.link_store import LinkChange, apply_change
 from kioko_core.store import ConflictError, Delete, Op, Record, Scope, Upsert, plan_batch
 
@@ -44,6 +45,7 @@ VERSION_FIELDS = ["id", "user_id", "agent_id", "version", LINKS_OF, LINK_SCOPE, 
 """What a write reads of the touched points (a record's scope and version, an adjacency point whole)."""
 
 
+@keeps_text  # memory ids: a forgotten one must not stay in the process
 @lru_cache(maxsize=65536)
 def links_point_id(owner: str) -> str:
     """The point id of ``owner``'s adjacency point (cached, as :func:`~kioko_backends._qdrant_payload.point_id`)."""

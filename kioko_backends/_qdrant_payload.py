@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from kioko_core.held_texts import keeps_text
 from kioko_core.store import Filter, Record, Scope
 
 DENSE = "dense"
@@ -44,6 +45,7 @@ INDEXED_FIELDS: dict[str, tuple[str, bool]] = {
 """Payload indexes an engine with indexes gets (a server, an edge shard)."""
 
 
+@keeps_text  # memory ids: a forgotten one must not stay in the process
 @lru_cache(maxsize=65536)
 def point_id(record_id: str) -> str:
     """The Qdrant point id of a record id (a uuid5, since Qdrant takes only UUIDs and integers).

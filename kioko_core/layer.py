@@ -373,7 +373,8 @@ class MemoryLayer:
 
         Each item is a content string or a dict of ``add``'s arguments (``content``, ``memory_type``,
         ``session_id``, ``metadata``, ``created_at``, ``id``); ``session_id`` and ``memory_type`` given
-        here are the defaults. Every item is checked before anything is written, so a bad item stores nothing
+        here are the defaults. Every item is checked before anything is written (a secret in any of them too:
+        :class:`~kioko_core.secrets.SecretDropped`, and no text of the batch is embedded), so a bad item stores nothing
         (the offline embedder, which cannot fail, embeds each memory from the one reading of its text its add
         makes). A model embedder embeds in batches, ahead of the writes in a thread of its own
         (:func:`~kioko_core.embedding.embed_ahead`): its first batch before anything is written, so a missing
@@ -396,6 +397,10 @@ class MemoryLayer:
             )
             self.limits.check_content(fields["content"])
             timestamp(fields.get("created_at"), f"item {position}: created_at")
+            # before any text is embedded: a model embedder keeps the vectors of the texts it saw, by text
+            self.secrets.enforce(
+                fields["content"], fields.get("metadata"), user_id, agent_id, fields["session_id"], fields.get("id")
+            )
             prepared.append(fields)
         # an embedder that reads the analysis (the offline one) is handed the one reading each add makes (after
         # that memory's secret check, as the linker's was); any other embeds the batch first, as one call

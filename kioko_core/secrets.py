@@ -30,6 +30,8 @@ import binascii
 import functools
 import logging
 import re
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
@@ -415,8 +417,8 @@ def _found(text: str) -> Iterator[tuple[_Detector, re.Match[str]]]:
 
 
 REMEMBERED_CHARS = 1024
-"""Texts up to this long have their screening remembered (:data:`REMEMBERED_TEXTS` of them, the least recently
-screened giving way): Kioko's own records are written again and again with the same strings (a heat record's
+"""Texts up to this long are remembered when found clean (:data:`REMEMBERED_TEXTS` of them, the least recently
+screened giving way; a secret is never kept): Kioko's own records are written again and again with the same strings (a heat record's
 256 memory ids, a session log's waiting turns), and screening a memory id costs about 0.1 ms."""
 REMEMBERED_TEXTS = 8192
 
@@ -430,9 +432,45 @@ def _kinds_in(text: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-# the detectors never change in a process, so a text's answer is the same every time it is screened; the
-# texts are memories' words, emptied by a forget like every cache keyed by text
-_remembered_kinds = keeps_text(functools.lru_cache(maxsize=REMEMBERED_TEXTS)(_kinds_in))
+class _CleanTexts:
+    """The short texts last screened and found clean, least recently screened first out. Only clean ones: a
+    text that held a secret is refused and never kept, so it is screened again (and refused again) each time."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.hits = self.misses = 0
+        self._items: OrderedDict[str, None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __contains__(self, text: object) -> bool:
+        return text in self._items
+
+    def check(self, text: str) -> list[str]:
+        with self._lock:
+            if text in self._items:
+                self._items.move_to_end(text)
+                self.hits += 1
+                return []
+            self.misses += 1
+        found = list(_kinds_in(text))
+        if not found:
+            with self._lock:
+                self._items[text] = None
+                while len(self._items) > self.size:
+                    self._items.popitem(last=False)
+        return found
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+# the detectors never change in a process, so a clean text stays clean; the texts are memories' words, emptied
+# by a forget like every cache keyed by text
+_clean_cache = keeps_text(_CleanTexts(REMEMBERED_TEXTS))
 
 
 def _kind(detector: _Detector, match: re.Match[str]) -> str:
@@ -463,7 +501,7 @@ class DropSecrets:
         """The kinds of secret in ``text``, in the order of the detectors, each once; ``[]`` when clean."""
         if not isinstance(text, str) or not text:
             return []
-        return list(_remembered_kinds(text) if len(text) <= REMEMBERED_CHARS else _kinds_in(text))
+        return _clean_cache.check(text) if len(text) <= REMEMBERED_CHARS else list(_kinds_in(text))
 
     def check_record(self, content: str, metadata: Mapping[str, Any] | None = None) -> list[str]:
         """Like :meth:`check`, over the content and every string in the metadata (``key: value`` pairs too)."""

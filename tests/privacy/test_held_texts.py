@@ -132,3 +132,18 @@ def test_a_forget_empties_the_sentence_vectors_of_the_semantic_embedder() -> Non
     assert len(semantic._cache._items) > 0
     assert memory.delete(first.id, user_id="held-vectors")
     assert len(semantic._cache._items) == 0
+
+
+@pytest.mark.skipif(importlib.util.find_spec("onnxruntime") is None, reason="the semantic extra is not installed")
+def test_a_batch_holding_a_secret_stores_and_embeds_nothing() -> None:
+    from kioko_core import semantic
+    from kioko_core.secrets import SecretDropped
+
+    memory = kioko.connect("memory://?embedder=semantic", auto_link=True)
+    semantic._cache.clear()
+    texts = [f"Note {n} about the Marrowvale depot's opening hours" for n in range(12)]
+    texts[10] = "the deploy key is AKIAIOSFODNN7EXAMPLE, keep it safe"
+    with pytest.raises(SecretDropped):
+        memory.add_many(texts, user_id="held-batch")
+    assert list(memory.memories(user_id="held-batch")) == []
+    assert len(semantic._cache._items) == 0  # the batch was refused before any of it was embedded

@@ -11,7 +11,7 @@ import pytest
 from kioko_core.bookkeeping import Bookkeeping
 from kioko_core.intelligence.heat import note_uses
 from kioko_core.registry import open_store
-from kioko_core.secrets import REMEMBERED_CHARS, DropSecrets, SecretDropped, _remembered_kinds
+from kioko_core.secrets import REMEMBERED_CHARS, DropSecrets, SecretDropped, _clean_cache
 from kioko_core.store import Scope
 
 SECRET = "db password: hunter2-Xq9!zz"
@@ -23,6 +23,7 @@ def test_a_secret_is_refused_every_time_it_is_screened() -> None:
     assert first == ["password"]
     first.append("changed by the caller")  # the caller's list is its own: the remembered answer is untouched
     assert screen.check(SECRET) == ["password"]
+    assert SECRET not in _clean_cache  # only clean texts are remembered: a refused secret is kept nowhere
     for _ in range(2):
         with pytest.raises(SecretDropped):
             screen.enforce("ordinary words", {"note": SECRET})
@@ -30,9 +31,9 @@ def test_a_secret_is_refused_every_time_it_is_screened() -> None:
 
 def test_a_long_text_is_screened_afresh_and_answered_the_same() -> None:
     long = "word " * (REMEMBERED_CHARS // 5 + 1) + SECRET
-    before = _remembered_kinds.cache_info()
+    before = len(_clean_cache)
     assert DropSecrets().check(long) == ["password"] == DropSecrets().check(long)
-    assert _remembered_kinds.cache_info().currsize == before.currsize  # not kept
+    assert len(_clean_cache) == before  # not kept
 
 
 def test_writing_a_heat_record_again_screens_no_memory_id_anew() -> None:
@@ -40,8 +41,8 @@ def test_writing_a_heat_record_again_screens_no_memory_id_anew() -> None:
     ids = [uuid.uuid4().hex for _ in range(256)]
     where, scope = Scope("@maintenance", None), Scope("kumar", None)
     note_uses(store, where, scope, [(i, 1000.0) for i in ids])
-    first = _remembered_kinds.cache_info()
+    first = (_clean_cache.hits, _clean_cache.misses)
     note_uses(store, where, scope, [(ids[0], 2000.0)])  # the record is written whole again: 256 ids
-    again = _remembered_kinds.cache_info()
-    assert again.misses == first.misses
-    assert again.hits - first.hits >= 256
+    again = (_clean_cache.hits, _clean_cache.misses)
+    assert again[1] == first[1]
+    assert again[0] - first[0] >= 256
