@@ -1,6 +1,6 @@
 """Evidence recall on LoCoMo: does Kioko find the turns a question is about, next to plain BM25?
 
-    python benchmarks/locomo_recall.py [--data ../shared/data/locomo] [--store sqlite|memory]
+    python benchmarks/locomo_recall.py [--data ../shared/data/locomo] [--store sqlite|memory|postgresql]
         [--systems kioko,kioko-links,kioko-nolink,bm25,mem0] [--embedder offline|semantic|offline,semantic]
         [--quick] [--json PATH] [--markdown PATH] [--plot PATH]
 
@@ -24,6 +24,10 @@ Systems, all in one run on the same data:
   entity boosts need fastembed's and spaCy's downloaded models, which this offline run does not have, so
   its search is its dense search with its own scoring (``mem0_system``).
 
+``--store postgresql``: tables of their own per conversation and system in ``KIOKO_TEST_POSTGRES_URL``, else
+in the test suite's embedded server (``tests/services.py``), started for the run and stopped at its end
+(tables made in a server given by the variable stay there).
+
 Figures are deterministic (no random ids take part in ranking) except the times: ingest ms per memory
 (``add_many``; an embedder's model is loaded before the first ingest is timed) and recall p50/p95 per
 question. ``--quick`` (one conversation, 50 questions) is the CI
@@ -42,7 +46,8 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -157,10 +162,42 @@ class Ingested:
     """The process's CPU time for the ingest (on a loaded machine, closer to the idle wall time)."""
 
 
+_POSTGRES: list[str] = []
+"""--store postgresql: the server's URL, set by main for the run."""
+
+
 def _store_url(store: str, folder: str, name: str) -> str:
     if store == "memory":
         return "memory://"
+    if store == "postgresql":
+        base = _POSTGRES[0]
+        table = "locomo_" + re.sub(r"[^a-z0-9]+", "_", name.lower()) + "_" + os.path.basename(folder)[-8:].lower()
+        table = re.sub(r"[^a-z0-9_]", "_", table)[:40]
+        return base + ("&" if "?" in base else "?") + f"table={table}"
     return f"sqlite:///{os.path.join(folder, name + '.db')}"
+
+
+@contextmanager
+def _postgres_for_run(store: str) -> Iterator[None]:
+    """``KIOKO_TEST_POSTGRES_URL``, else the test suite's embedded server for the run (--store postgresql)."""
+    if store != "postgresql":
+        yield
+        return
+    if os.environ.get("KIOKO_TEST_POSTGRES_URL"):
+        _POSTGRES[:] = [os.environ["KIOKO_TEST_POSTGRES_URL"]]
+        yield
+        return
+    sys.path.insert(0, str(ROOT / "tests"))
+    import services  # tests/services.py: the server the test matrix uses
+
+    service = services.start_postgres()
+    try:
+        if not service.available:
+            raise SystemExit(f"PostgreSQL could not start: {service.how}")
+        _POSTGRES[:] = [service.url]  # type: ignore[list-item]
+        yield
+    finally:
+        service.stop()
 
 
 def kioko_system(
@@ -505,7 +542,7 @@ def loaded(embedder: Any) -> Any:
 def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", default=str(DEFAULT_DATA), help="folder of LoCoMo conversation files")
-    parser.add_argument("--store", choices=("sqlite", "memory"), default="sqlite")
+    parser.add_argument("--store", choices=("sqlite", "memory", "postgresql"), default="sqlite")
     parser.add_argument("--systems", default="kioko,kioko-links,kioko-nolink,bm25")
     parser.add_argument(
         "--embedder",
@@ -545,7 +582,8 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
         systems = systems_by_name(wanted, args.store, loaded(make_embedder(embedder_name)))
         label = "" if embedder_name == "offline" else f" ({embedder_name})"
         asked = [c for c in conversations if any(c in members for members in parts.values())]
-        results += [row.summary() for row in run(asked, systems, label, parts)]
+        with _postgres_for_run(args.store):
+            results += [row.summary() for row in run(asked, systems, label, parts)]
     header = {
         "command": "python benchmarks/locomo_recall.py " + " ".join(argv if argv is not None else sys.argv[1:]),
         "commit": _commit(),
