@@ -148,3 +148,20 @@ def test_the_write_time_benchmark_runs_and_prints_its_table(tmp_path, capsys) ->
         cells = dict(zip(columns, (cell.strip() for cell in row.strip("|").split("|"))))
         assert cells["writes"] == "40" and int(cells["links per memory, max"]) >= 1  # some memory is linked
         assert float(cells["linked CPU median (ms)"]) > 0 and float(cells["unlinked CPU median (ms)"]) > 0
+
+
+def test_the_write_time_benchmark_fills_each_user_first(capsys) -> None:  # type: ignore[no-untyped-def]
+    """--fill N: every user holds N memories before the timed adds (the links-per-memory mean counts them)."""
+    from benchmarks import linking_write_times as bench
+
+    assert bench.main(["--stores", "memory", "--count", "10", "--fill", "120", "--layouts", "apart,record"]) == 0
+    printed = capsys.readouterr().out
+    rows = [line for line in printed.splitlines() if line.startswith("| memory")]
+    assert len(rows) == 2 and "120 memories per user first" in printed
+    columns = [cell.strip() for cell in bench.HEADER.splitlines()[0].strip("|").split("|")]
+    for row in rows:
+        cells = dict(zip(columns, (cell.strip() for cell in row.strip("|").split("|"))))
+        links = int(cells["links"].replace(",", ""))
+        # 130 memories: the mean is twice the links over all of them, not over the 10 written linked
+        assert cells["writes"] == "10" and links > 0
+        assert abs(float(cells["links per memory, mean"]) - 2 * links / 130) < 0.02
