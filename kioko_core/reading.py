@@ -35,6 +35,23 @@ WHEN_QUESTION = re.compile(
 )
 """A question about when something happened, or about a time it names ("in May", "in 2022", "last week"):
 the context then dates the events it shows (:func:`~kioko_core.recall.dated`)."""
+ASKS_WHEN = re.compile(
+    r"\bwhen\b|\b(?:what|which) (?:date|day|year|month|week|time)\b|\bhow long\b|\bhow many (?:days|weeks|months|"
+    r"years)\b",
+    re.IGNORECASE,
+)
+"""A question that asks for a time ("when did ...", "how long ...", "what year ..."), not one that only names a
+time ("what did she do in May?"): retrieval then prefers the memories that tell a time (:data:`TELLS_TIME`)."""
+TELLS_TIME = re.compile(
+    r"\b(?:yesterday|today|tonight|tomorrow|recently|ago|since|"
+    r"(?:last|this|next) (?:week|weekend|month|year|night|time|morning|summer|winter|spring|fall|autumn)|"
+    r"(?:a|one|two|three|four|five|few|couple of) (?:days|weeks|months|years)|"
+    r"(?:on|this|last|next) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+    r"january|february|march|april|june|july|august|september|october|november|december|(?:19|20)\d\d)\b",
+    re.IGNORECASE,
+)
+"""A memory's text that tells when something happened: a day relative to when it was said ("yesterday", "last
+week", "two weeks ago", "on Sunday"), a month or a year. ("May" is left out: the verb is far more common.)"""
 GOAL_QUESTION = re.compile(r"\bgoals?\b|\bfocus on\b|\bpriorit", re.IGNORECASE)
 """A question about goals or priorities: retrieval starts from the open goals, and every open goal is named."""
 
@@ -55,7 +72,7 @@ class Query(str):
     - ``known``: the keys of the entities that graph knows which the question names, in order of mention;
     - ``analysis``: :func:`~kioko_core.text.analyze` of the question with those names;
     - ``about_goals`` / ``about_when``: whether it asks about goals (:data:`GOAL_QUESTION`) or about a time
-      (:data:`WHEN_QUESTION`).
+      (:data:`WHEN_QUESTION`); ``asks_when``: whether it asks for a time (:data:`ASKS_WHEN`).
 
     Build one with :meth:`read` (or :meth:`of`, which keeps a Query already read for the same user). The
     query's vector is made on first use by :meth:`vector` and kept (retrieval of a second scope reuses it).
@@ -66,6 +83,7 @@ class Query(str):
     analysis: Analysis
     about_goals: bool
     about_when: bool
+    asks_when: bool
     _vector: tuple[Any, np.ndarray] | None
 
     def __new__(cls, text: str, *, user_id: str, known: tuple[str, ...], analysis: Analysis) -> Query:
@@ -75,6 +93,7 @@ class Query(str):
         query.analysis = analysis
         query.about_goals = GOAL_QUESTION.search(text) is not None
         query.about_when = WHEN_QUESTION.search(text) is not None
+        query.asks_when = ASKS_WHEN.search(text) is not None
         query._vector = None
         return query
 
@@ -181,6 +200,8 @@ def embed_read(embedder: Embedder, text: str, analysis: Analysis | None) -> np.n
 
 
 __all__ = [
+    "ASKS_WHEN",
+    "TELLS_TIME",
     "Draft",
     "GOAL_QUESTION",
     "Query",

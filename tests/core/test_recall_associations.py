@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 
 import kioko
 from kioko_core.linking import links as L
+from kioko_core.reading import ASKS_WHEN, TELLS_TIME
 from kioko_core.recall import WHEN_QUESTION, dated
 
 U = "asha"
@@ -96,3 +97,31 @@ def test_cross_new_links_a_weaker_pair_across_sessions() -> None:
         found[cross_new] = L.entry_for(memory.get(later.id, user_id=U), first.id)
     assert found[0] is None
     assert found[2] is not None and found[2]["type"] == "related_to" and found[2]["w"] < 0.35
+
+
+def test_a_question_asking_when_ranks_the_memory_that_tells_the_time_first() -> None:
+    """Two turns match the question; the one saying when ("last week") shares fewer of its words. Asked when,
+    it comes first; asked anything else, or with ``when_weight`` 0, the better word match stays first."""
+    memory = kioko.connect("memory://", auto_link=False)
+    talk = _turn(memory, "Mel: The pottery class made bowls, the class teacher loves pottery.", "s2", MAY_8)
+    told = _turn(memory, "Mel: I joined a pottery course last week!", "s1", MAY_8 - 20 * 86400)
+
+    def order(question: str, **config: float) -> list[str]:
+        ids = [m.record.id for m in memory.recall(question, user_id=U, links=0, config=config or None).memories]
+        return [i for i in ids if i in (talk.id, told.id)]
+
+    assert order("When did Mel join the pottery class?") == [told.id, talk.id]
+    assert order("When did Mel join the pottery class?", when_weight=0.0) == [talk.id, told.id]
+    assert order("Did Mel join the pottery class?") == [talk.id, told.id]
+    assert order("What did Mel join at the pottery class in May 2023?") == [talk.id, told.id], "names a time only"
+
+
+def test_what_asks_for_a_time_and_what_tells_one() -> None:
+    for asked in ("When did she move?", "What year was it?", "How long has he been painting?", "how many weeks?"):
+        assert ASKS_WHEN.search(asked), asked
+    for other in ("What did she do in May 2023?", "Where did he go last week?", "Who came?"):
+        assert not ASKS_WHEN.search(other), other
+    for told in ("I went yesterday", "two weeks ago", "last Sunday we met", "in July", "back in 2019", "recently"):
+        assert TELLS_TIME.search(told), told
+    for other in ("May I come?", "I may go", "the weekday menu", "a sunday roast recipe"):
+        assert not TELLS_TIME.search(other), other
