@@ -208,9 +208,18 @@ class StoreBase:
 
     def get(self, scope: Scope, ids: Sequence[str]) -> list[Record | None]:
         scope = check_scope(scope)
+        asked, wanted = self._asked(ids)
+        return self._in_order(asked, self.do_get(scope, wanted) if wanted else {})
+
+    @staticmethod
+    def _asked(ids: Sequence[str]) -> tuple[list[Any], list[str]]:
+        """The ids as asked, and those a record can have, once each (what ``do_get`` is given)."""
         asked = _sequence(ids, "ids")
-        wanted = list(dict.fromkeys(i for i in asked if is_storable_text(i)))
-        found = self.do_get(scope, wanted) if wanted else {}
+        return asked, list(dict.fromkeys(i for i in asked if is_storable_text(i)))
+
+    @staticmethod
+    def _in_order(asked: Sequence[Any], found: Mapping[str, Record]) -> list[Record | None]:
+        """``get``'s answer from what ``do_get`` found: per asked id, in order, a record of its own or None."""
         answer: list[Record | None] = []
         handed_out: set[str] = set()
         for record_id in asked:

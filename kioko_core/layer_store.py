@@ -24,7 +24,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .link_store import LinkChange, LinkStore
+from .link_store import LinkChange, LinkedGet, LinkStore
 from .linking import links as L
 from .store import Capabilities, Delete, Filter, Neighbor, Op, Postings, Record, Scope, Store, Upsert, record_copy
 
@@ -73,6 +73,9 @@ class LayerStore:
         the two layouts on one driver; a store written one way reads right the other way)."""
         self.driver = driver
         self._links: LinkStore | None = driver if links_apart and isinstance(driver, LinkStore) else None
+        self._linked_get: LinkedGet | None = (
+            driver if self._links is not None and isinstance(driver, LinkedGet) else None
+        )
         self.capabilities: Capabilities = driver.capabilities
         self.dim: int = driver.dim
 
@@ -93,7 +96,13 @@ class LayerStore:
     # -- reads
 
     def get(self, scope: Scope, ids: Sequence[str]) -> list[Record | None]:
-        return self._lifted(scope, self.driver.get(scope, ids))
+        if self._linked_get is None:
+            return self._lifted(scope, self.driver.get(scope, ids))
+        records, held = self._linked_get.get_with_links(scope, ids)  # one round trip instead of two
+        return [
+            None if r is None else self._lift(r, held.get(r.id) if r.kind in L.LINKABLE_KINDS else None)
+            for r in records
+        ]
 
     def scan(self, scope: Scope, filter: Filter | None = None, batch: int = 500) -> Iterator[Record]:
         found = self.driver.scan(scope, filter, batch)

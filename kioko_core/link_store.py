@@ -68,6 +68,19 @@ class LinkStore(Protocol):
         ...
 
 
+@runtime_checkable
+class LinkedGet(Protocol):
+    """Optional, for a LinkStore whose database can answer a record read and its link entries in one round
+    trip: the layer then reads a memory once instead of ``get`` followed by ``links``."""
+
+    def get_with_links(
+        self, scope: Scope, ids: Sequence[str]
+    ) -> tuple[list[Record | None], dict[str, list[dict[str, Any]]]]:
+        """What ``get(scope, ids)`` answers, and per id found the entries ``links`` would answer (ids without
+        entries may be left out)."""
+        ...
+
+
 def validate_changes(changes: Sequence[LinkChange]) -> list[LinkChange]:
     """Check every change before anything is written: :class:`InvalidRecordError` for a malformed one."""
     if isinstance(changes, (str, bytes, LinkChange)) or not isinstance(changes, Sequence):

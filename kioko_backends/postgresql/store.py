@@ -298,6 +298,25 @@ class PostgresStore(StoreBase, _Schema):
         rows = self._read(lambda conn: _fetch(conn, query, [ids, scope.user_id, _agent(scope)]), search=False)
         return {row[0]: self._record(row) for row in rows}
 
+    def get_with_links(
+        self, scope: Scope, ids: Sequence[str]
+    ) -> tuple[list[Record | None], dict[str, list[dict[str, Any]]]]:
+        """``get`` and ``links`` in one statement (:class:`~kioko_core.link_store.LinkedGet`): each record row
+        carries its entries, aggregated in the order last put (``json_agg`` keeps each entry's text)."""
+        scope = check_scope(scope)
+        asked, wanted = self._asked(ids)
+        if not wanted:
+            return self._in_order(asked, {}), {}
+        query = sql.SQL(
+            "SELECT {}, (SELECT json_agg(l.entry ORDER BY l.seq) FROM {} AS l WHERE l.user_id = r.user_id "
+            "AND l.agent_id = r.agent_id AND l.owner = r.id) FROM {} AS r "
+            "WHERE r.id = ANY(%s::text[]) AND r.user_id = %s AND r.agent_id = %s"
+        ).format(_RECORD_COLUMNS, self._names.links, self._names.records)
+        rows = self._read(lambda conn: _fetch(conn, query, [wanted, scope.user_id, _agent(scope)]), search=False)
+        found = {row[0]: self._record(row[:-1]) for row in rows}
+        held = {row[0]: [dict(e) for e in row[-1]] for row in rows if row[-1]}
+        return self._in_order(asked, found), held
+
     def _get_on_primary(self, scope: Scope, ids: list[str]) -> dict[str, Record]:
         query = sql.SQL("SELECT {} FROM {} WHERE id = ANY(%s::text[]) AND user_id = %s AND agent_id = %s").format(
             _RECORD_COLUMNS, self._names.records
