@@ -13,6 +13,7 @@ import pytest
 
 import kioko
 from contract_tests.support import make_record, new_scope
+from kioko_core.layer_store import LayerStore
 from kioko_core.link_store import LinkChange
 from kioko_core.linking import links as L
 from kioko_core.store import Record, Upsert
@@ -146,3 +147,41 @@ def test_which_lost_link_calls_are_repeated(database: str) -> None:
         store.update_with_links([], [again])  # type: ignore[attr-defined]
         assert outcome([], read, [again]) == UNKNOWN
         assert store.links(scope, [owner.id, fresh.id]) == [[], [{"id": owner.id}]]  # type: ignore[attr-defined]
+
+
+def test_a_layer_read_takes_records_and_entries_in_one_statement(database: str) -> None:
+    """get_with_links (LinkedGet) answers exactly what get then links answer, in one read: entries in the order
+    last put, their numbers as stored, duplicates and unknown ids as get gives them; the layer's get uses it."""
+    scope, other = new_scope(agent_id="planner"), new_scope()
+    with kioko.open_store(_url(database, f"joined_{uuid.uuid4().hex[:6]}")) as store:
+        a, b, c = (make_record(scope, kind="episodic") for _ in range(3))
+        elsewhere = make_record(other)
+        store.update_many([Upsert(record=r, expected_version=0) for r in (a, b, c, elsewhere)])
+        odd = {"id": c.id, "w": 0.1 + 0.2, "tiny": 1e-300, "big": 12345678901234567890, "text": "é\u2028"}
+        store.update_with_links(  # type: ignore[attr-defined]
+            [],
+            [
+                LinkChange(scope, a.id, put=((b.id, {"id": b.id, "w": 0.5}), (c.id, odd))),
+                LinkChange(scope, a.id, put=((b.id, {"id": b.id, "w": 0.7}),)),  # b again: now last
+                LinkChange(other, elsewhere.id, put=((a.id, {"id": a.id}),)),
+            ],
+        )
+        asked = [a.id, "missing", c.id, a.id, elsewhere.id, "x\x00"]
+        records, held = store.get_with_links(scope, asked)  # type: ignore[attr-defined]
+        assert records == store.get(scope, asked)
+        assert records[0] is not records[3], "every position gets an object of its own"
+        found = [r.id for r in records if r is not None]
+        assert [held.get(i, []) for i in found] == store.links(scope, found)  # type: ignore[attr-defined]
+        assert held == {a.id: [odd, {"id": b.id, "w": 0.7}]}
+
+        reads = 0
+        read = store._read  # type: ignore[attr-defined]
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            nonlocal reads
+            reads += 1
+            return read(*args, **kwargs)
+
+        store._read = counted  # type: ignore[attr-defined]
+        assert [r.id for r in LayerStore(store).get(scope, [a.id, b.id]) if r] == [a.id, b.id]
+        assert reads == 1, "the layer read records and entries in one statement"
