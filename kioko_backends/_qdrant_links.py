@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from kioko_core.held_texts import keeps_text
+from kioko_core.driver import keeps_text
 from kioko_core.link_store import LinkChange, apply_change
 from kioko_core.store import ConflictError, Delete, Op, Record, Scope, Upsert, plan_batch
 

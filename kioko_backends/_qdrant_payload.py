@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from kioko_core.held_texts import keeps_text
+from kioko_core.driver import keeps_text
 from kioko_core.store import Filter, Record, Scope
 
 DENSE = "dense"

@@ -9,7 +9,9 @@ instead gives it, for free and the same on every store:
   filter), so a bad argument is the same :class:`~kioko_core.store.InvalidRecordError` everywhere;
 - id and term de-duplication and answer ordering, the knn order and tie rule, the empty-filter and
   empty-batch shortcuts, and :func:`~kioko_core.store.validate_ops` before any write;
-- ``with store: ...`` support.
+- ``with store: ...`` support;
+- :func:`keeps_text`, for a module-wide cache keyed by memory ids or texts (a point-id map, say): registered,
+  it is emptied when a memory or a user is forgotten, so nothing forgotten stays in the process.
 
 The driver then implements five hooks (``do_get``, ``do_postings``, ``do_knn``, ``do_scan``,
 ``do_update_many``), an ``open_url`` class method and ``close``. Each hook receives arguments that
@@ -24,6 +26,7 @@ from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
+from .held_texts import keeps_text as keeps_text  # for drivers: see the module's docstring
 from .store import (
     DEFAULT_DIM,
     Capabilities,
