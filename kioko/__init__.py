@@ -103,6 +103,8 @@ _LAZY = {
     **dict.fromkeys(("Capabilities", "Delete", "Filter", "Record", "Scope", "Store", "Upsert"), "kioko_core.store"),
     "StoreURL": "kioko_core.url",
     "RecallOptions": "kioko_core.recall_options",
+    "RemoteMemory": "kioko.remote",
+    "AsyncRemoteMemory": "kioko.remote_async",
 }
 
 
@@ -184,6 +186,8 @@ __all__ = [
     "KindMismatch",
     "LinkConflict",
     "SecretDropped",
+    "RemoteMemory",
+    "AsyncRemoteMemory",
 ]
 __version__ = "0.1.0"
 

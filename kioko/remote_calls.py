@@ -25,7 +25,7 @@ from kioko_core.store import InvalidRecordError, KiokoError, Record, Scope
 
 from .api import errors as _service_errors  # noqa: F401  (Unauthorized, Forbidden ... for error_in)
 from .api import operations as surface
-from .api.wire import context_in, error_in, link_in, plan_in, prefix_in, record_in, related_in, score_in, triple_in
+from .api.wire import context_in, error_in, link_in, memory_in, plan_in, prefix_in, related_in, score_in, triple_in
 
 IDEMPOTENT = frozenset({"GET", "PUT", "DELETE", "HEAD"})
 PAGE = 500
@@ -210,8 +210,8 @@ def _optional(decode: Callable[[Any], Any]) -> Callable[[Any], Any]:
 
 
 DECODERS: dict[str, Callable[[Any], Any]] = {
-    "Record": record_in,
-    "Record | None": _optional(record_in),
+    "Record": memory_in,
+    "Record | None": _optional(memory_in),
     "list[Record]": lambda found: records(found),
     "Context": context_in,
     "RecallPlan": plan_in,
@@ -367,17 +367,17 @@ def missing_operations() -> list[str]:
 
 def _decoded(kind: str, answer: Any, default: Any) -> Any:
     if kind == "record":
-        return record_in(answer)
+        return memory_in(answer)
     if kind == "records":
         return records(answer)
     if kind == "record?":
-        return record_in(answer) if answer is not None else None
+        return memory_in(answer) if answer is not None else None
     value = answer["result"]
     return default if value is None else value
 
 
 def records(found: Any) -> list[Record]:
-    return [record_in(r) for r in found]
+    return [memory_in(r) for r in found]
 
 
 def _links(found: Any) -> list[Any]:

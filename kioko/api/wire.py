@@ -81,6 +81,13 @@ def record_in(data: dict[str, Any]) -> Record:
     return Record(**fields)
 
 
+def memory_in(data: dict[str, Any]) -> Record:
+    """The Record the library returns for a memory's JSON: the caller's metadata in ``metadata`` (without the
+    ``_kioko`` key) and the bookkeeping (links, entities) in ``system``, as the layer reads it. What the remote
+    clients decode every memory with, sync and async alike; :func:`record_in` keeps the stored shape (imports)."""
+    return L.upgraded(record_in(data))
+
+
 def vector_out(vector: np.ndarray | None) -> str | None:
     if vector is None:
         return None
@@ -106,7 +113,7 @@ def context_out(context: Context) -> dict[str, Any]:
 
 def _recalled_in(data: dict[str, Any]) -> RecalledMemory:
     # a server before the one wire shape nested the memory under "record"
-    record = record_in(data["record"] if "record" in data else data)
+    record = memory_in(data["record"] if "record" in data else data)
     return RecalledMemory(record, data["score"], dict(data["signals"]), data["section"])
 
 
@@ -114,10 +121,10 @@ def sections_in(data: dict[str, Any] | None) -> Sections:
     """The context's unsearched sections; a server without them sends none (an empty Sections)."""
     data = data or {}
     return Sections(
-        profile=[record_in(r) for r in data.get("profile", [])],
-        instructions=[record_in(r) for r in data.get("instructions", [])],
+        profile=[memory_in(r) for r in data.get("profile", [])],
+        instructions=[memory_in(r) for r in data.get("instructions", [])],
         relations=[triple_in(t) for t in data.get("relations", [])],
-        working=[record_in(r) for r in data.get("working", [])],
+        working=[memory_in(r) for r in data.get("working", [])],
     )
 
 
@@ -156,7 +163,7 @@ def related_out(item: RelatedMemory) -> dict[str, Any]:
 
 
 def related_in(data: dict[str, Any]) -> RelatedMemory:
-    record = record_in(data["record"] if "record" in data else data)
+    record = memory_in(data["record"] if "record" in data else data)
     return RelatedMemory(record, data["score"], [link_in(k) for k in data["path"]])
 
 
