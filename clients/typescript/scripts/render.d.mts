@@ -1,0 +1,1 @@
+export function renderTypes(document: object): Promise<string>;
