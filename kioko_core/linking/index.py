@@ -86,13 +86,16 @@ class IndexCache:
         """``sweep_every`` (seconds; None: never): at a lookup at least this long after the last sweep, the
         other cached scopes whose store generation moved (another process wrote, or forgot the user) are
         dropped, at most :data:`SWEEP_SCOPES` of them checked per sweep, in turn. Without it a scope's
-        cache catches up only at its own next lookup, and keeps what another process deleted until then."""
+        cache catches up only at its own next lookup, and keeps what another process deleted until then.
+
+        ``clock`` (seconds) times every freshness rule here, the ``ttl`` and the sweeps: a test fixes it (or
+        moves it on) so what a lookup reads from the store never depends on how fast the machine ran."""
         self.store = store
         self.ttl = ttl
         self.clock = clock
         self.max_records = max_records
         self.sweep_every = sweep_every
-        self._swept_at = time.monotonic()
+        self._swept_at = clock()
         self._sweep_cursor = 0
         self._scopes: dict[Scope, _ScopeStats] = {}
         self._lock = threading.RLock()
@@ -151,9 +154,10 @@ class IndexCache:
         next lookup to catch up by those changes (cheaper than starting afresh)."""
         if self.sweep_every is None or self._generation is None:
             return
-        now = time.monotonic()
+        now = self.clock()
         with self._lock:
-            if now - self._swept_at < self.sweep_every:
+            # a wall clock set back sweeps at once rather than a long while later
+            if self._swept_at <= now < self._swept_at + self.sweep_every:
                 return
             self._swept_at = now
             others = [s for s in self._scopes if s != reading]

@@ -244,12 +244,31 @@ class MemoryLinker:
             return unwritten[record_id]
         return _first(self.store.get(scope, [record_id]))
 
-    def _far(self, scope: Scope, record_id: str, unwritten: Mapping[str, Record] | None) -> Record | None:
-        """The memory at the far end of a link the degree cap drops, read as the candidates are (the index cache,
-        whose records are the store's at its generation): a linked write drops one most of the time, and a read
-        of the store for it was half the cap's time. A cached copy older than the store's is a conflict at the
-        write (its expected version), which re-plans with the cache emptied, as for any candidate."""
-        return self._records(scope, [record_id], unwritten).get(record_id)
+    def _far_ends(
+        self,
+        record: Record,
+        me: Record,
+        updated: Mapping[str, Record],
+        loaded: Mapping[str, Record],
+        now: float,
+        unwritten: Mapping[str, Record] | None,
+    ) -> dict[str, Record]:
+        """The memories at the far end of every link the degree cap may drop, in one read, as the candidates
+        are read (the index cache, whose records are the store's at its generation): a linked write drops one
+        most of the time. Read one at a time, a write made as many reads as the cap dropped links to memories
+        it had not loaded, a number set by which neighbours were full, i.e. by how the random ids broke ties:
+        a write's store calls were then not bounded. The ids asked are a superset of those the cap drops (a
+        record that loses a link before its own cap is checked drops a subset of these). A cached copy older
+        than the store's is a conflict at the write (its expected version), which re-plans with the cache
+        emptied, as for any candidate."""
+        config = self.config
+        wanted = {
+            loser
+            for owner in (*updated.values(), me)
+            for loser in L.weakest_capped(owner, config.max_degree, now, config.half_life_days)
+            if loser not in updated and loser not in loaded and loser != record.id
+        }
+        return self._records(record.scope, sorted(wanted), unwritten) if wanted else {}
 
     def _across(
         self,
@@ -451,6 +470,7 @@ class MemoryLinker:
             if link_kind == "supersedes" and (updated.get(target_id) or loaded.get(target_id)) is not None:
                 me = self._take_over(me, target_id, updated, loaded, now, unwritten)
         dropped = 0
+        far_ends = self._far_ends(record, me, updated, loaded, now, unwritten)
         for other_id in list(updated):
             for loser in L.weakest_capped(updated[other_id], self.config.max_degree, now, self.config.half_life_days):
                 updated[other_id] = L.drop_link(updated[other_id], loser)
@@ -458,7 +478,7 @@ class MemoryLinker:
                     me = L.drop_link(me, other_id)
                     made = [k for k in made if {k.source, k.target} != {record.id, other_id}]
                 else:
-                    far = updated.get(loser) or loaded.get(loser) or self._far(record.scope, loser, unwritten)
+                    far = updated.get(loser) or loaded.get(loser) or far_ends.get(loser)
                     if far is not None:
                         updated[loser] = L.drop_link(far, other_id)
                 dropped += 1
@@ -467,7 +487,7 @@ class MemoryLinker:
         for loser in L.weakest_capped(me, self.config.max_degree, now, self.config.half_life_days):
             me = L.drop_link(me, loser)
             made = [k for k in made if {k.source, k.target} != {record.id, loser}]
-            far = updated.get(loser) or loaded.get(loser) or self._far(record.scope, loser, unwritten)
+            far = updated.get(loser) or loaded.get(loser) or far_ends.get(loser)
             if far is not None and far.scope == record.scope:  # a shared memory holds no half to drop
                 updated[loser] = L.drop_link(far, record.id)
             dropped += 1
