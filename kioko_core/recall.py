@@ -217,17 +217,19 @@ def lexical_scores(
         related = layer.entities.related_entities(analysis.entities, user_id=scope.user_id) if analysis.entities else {}
         for other in (o for rels in related.values() for o, _ in rels if o not in analysis.entities):
             weights.setdefault("e:" + other, ENTITY_BOOST * config.related_entity_weight)
-    n, df, postings = layer.index.lookup(scope, list(weights) + list(extra_terms), layer.linker.config.postings_limit)
-    scores = dict(
-        vote(
-            weights,
-            postings,
-            lambda t: idf(df.get(t, 0), n) * weights[t],
-            limit,
-            nominates=lambda t: nominates(df.get(t, 0), n),
-        )
+    # every posting of every term that nominates, however many the user holds: the linker's postings_limit
+    # is a cost bound for writes, and recall bounded by it never saw a common term's older memories
+    n, df, postings = layer.index.lookup_all(
+        scope,
+        list(weights) + list(extra_terms),
+        lambda t, count, size: t in weights and nominates(count, size),
+        max(layer.linker.config.postings_limit, config.goals),
     )
-    return scores, postings, analysis
+    voting = {t: idf(df[t], n) * weights[t] for t in weights if df[t] and nominates(df[t], n)}
+    top = layer.index.exact_top(scope, voting, limit)
+    if top is None:  # a list left the cache in between (a delete): the same scores, counted here
+        top = vote(voting, postings, voting.__getitem__, limit)
+    return dict(top), postings, analysis
 
 
 def graph_scores(

@@ -15,7 +15,10 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
+import numpy as np
+
 from ..store import Record, Scope, ScopeChanges, ScopeGenerations, Store
+from .term_rows import RowTable, top_k
 
 VIRTUAL_MEMORIES = 20
 MAX_CHANGED_RECORDS = 400
@@ -56,6 +59,9 @@ class _Term:
     ids: list[str]
     limit: int
     fetched_at: float
+    rows: np.ndarray | None = None
+    """``ids`` as the scope's rows (:class:`~kioko_core.linking.term_rows.RowTable`), in any order; made by the
+    first exact scoring that needs them, kept in step by writes (None: not made, or a delete dropped them)."""
 
 
 @dataclass
@@ -70,6 +76,8 @@ class _ScopeStats:
     itself): the changes after it are everything another writer may have done."""
     records: OrderedDict[str, Record] = field(default_factory=OrderedDict)
     """Records as the store holds them at ``generation``, least recently used first (see IndexCache.records)."""
+    table: RowTable = field(default_factory=RowTable)
+    """Row numbers of the ids the exact scoring has seen (see :meth:`IndexCache.exact_top`)."""
 
 
 class IndexCache:
@@ -147,6 +155,46 @@ class IndexCache:
             df = {t: stats.terms[t].df for t in wanted}
             ids = {t: stats.terms[t].ids[:limit] for t in wanted}
             return stats.n, df, ids
+
+    def lookup_all(
+        self, scope: Scope, terms: Iterable[str], wanted: Callable[[str, int, int], bool], first: int = 0
+    ) -> tuple[int, dict[str, int], dict[str, list[str]]]:
+        """As :meth:`lookup`, with every id of each term for which ``wanted(term, df, n)`` holds (the others: up to
+        ``first`` newest).
+
+        Recall's exact scoring asks for every posting of the terms that nominate; the linker's lookups stay
+        bounded. A term not cached costs two postings calls at most: its df (with ``first`` ids), then, if
+        ``wanted`` and longer, its whole list (one call for all such terms). A cached whole list costs none.
+        """
+        terms = list(dict.fromkeys(terms))
+        n, df, ids = self.lookup(scope, terms, first)
+        for _ in range(2):  # a write in between may grow a list past the limit just asked: then once more
+            short = [t for t in terms if df[t] and len(ids[t]) < df[t] and wanted(t, df[t], n)]
+            if not short:
+                break
+            n, more, longer = self.lookup(scope, short, max(df[t] for t in short))
+            df.update(more)
+            ids.update(longer)
+        return n, df, ids
+
+    def exact_top(self, scope: Scope, weights: dict[str, float], limit: int) -> list[tuple[str, float]] | None:
+        """The ``limit`` ids with the highest sum of ``weights`` over their terms, best first (ties by id), from
+        the cached posting lists; None when a term's list is not cached whole (then score what :meth:`lookup_all`
+        returned with :func:`~kioko_core.linking.scoring.vote`). Equal to ``vote`` over whole lists, to the bit."""
+        with self._lock:
+            stats = self._scopes.get(scope)
+            if stats is None:
+                return None
+            weighted = []
+            for term, weight in weights.items():
+                entry = stats.terms.get(term)
+                if entry is None or len(entry.ids) < entry.df:
+                    return None
+                if entry.rows is None:
+                    entry.rows = stats.table.rows(entry.ids)
+                weighted.append((entry.rows, weight))
+            table = stats.table
+            return top_k(table, weighted, limit)
 
     def _sweep(self, reading: Scope) -> None:
         """Drop the cached scopes (other than ``reading``) from which another writer removed a record (a delete,
@@ -313,11 +361,14 @@ class IndexCache:
                     entry.df = max(0, entry.df - 1)
                     if record_id in entry.ids:
                         entry.ids.remove(record_id)
+                        entry.rows = None
             for term in new - old:
                 entry = stats.terms.get(term)
                 if entry is not None:
                     entry.df += 1
                     entry.ids.insert(0, record_id)
+                    if entry.rows is not None:
+                        entry.rows = np.append(entry.rows, np.int32(stats.table.row(record_id)))
             if old and not new:
                 # a delete: the words no memory of the scope holds any more leave the cache (a deleted memory's
                 # words, and names a lookup found nowhere); asking for one again costs one postings call
