@@ -295,7 +295,7 @@ def create_server(
     @tool
     @operation_tool(
         "recall",
-        keep=("query", "limit", "links", "session_id"),
+        keep=("query", "limit", "links", "session_id", "budget"),
         fields={
             "query": {"min_length": 1, "description": "the user's question or task"},
             "limit": {"ge": 1, "le": 50, "description": "how many memories at most (default 8, or the plan's)"},
@@ -310,8 +310,9 @@ def create_server(
     def get_memory_context(args: dict[str, Any]) -> str:
         """The context to answer with: relevant memories, procedures and lessons, open goals, and a section saying
         how these memories connect. With intelligence on, the recall planner picks the sections and caps from the
-        question; a limit or links given here win over the plan's."""
-        options = RecallOptions(limit=args.pop("limit"), links=args.pop("links"))
+        question; a limit or links given here win over the plan's. The text stays within budget tokens (about
+        four characters each, 2000 by default): a memory too long for it is cut with a marker."""
+        options = RecallOptions(limit=args.pop("limit"), links=args.pop("links"), budget=args.pop("budget"))
         return me().recall(**args, options=options).text or NOTHING_REMEMBERED
 
     @tool

@@ -354,6 +354,7 @@ class Memory(IntelligenceCalls, Protocol):
         plan: Any = None,
         section_limits: dict[str, int] | None = None,
         fill_recent: list[str] | None = None,
+        budget: int | None = None,
     ) -> Context: ...
 
     def context(
@@ -369,6 +370,7 @@ class Memory(IntelligenceCalls, Protocol):
         plan: Any = None,
         section_limits: dict[str, int] | None = None,
         fill_recent: list[str] | None = None,
+        budget: int | None = None,
     ) -> Context: ...
 
     def search(

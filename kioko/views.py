@@ -109,6 +109,10 @@ def context_view(context: Any) -> dict[str, Any]:
         "links": [link_view(k) for k in context.links],
         "plan": _json_safe(plan.to_dict()) if plan is not None else None,
         "sections": sections_view(context),
+        "budget": getattr(context, "budget", None),
+        "tokens": getattr(context, "tokens", 0),
+        "cut": list(getattr(context, "cut", [])),
+        "dropped": list(getattr(context, "dropped", [])),
     }
 
 

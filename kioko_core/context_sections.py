@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .context_budget import Block, Line
+from .context_budget import render as budget_render
 from .reading import names_known
 from .store import Filter, Record, Scope
 
@@ -85,23 +87,25 @@ def relations_for(layer: LayerParts, user_id: str, query: str, count: int) -> li
     return list(chosen.values())[:count]
 
 
-def render(sections: Sections, where: str) -> list[str]:
-    """The blocks of ``where`` (``"top"``: profile and instructions; ``"graph"``; ``"working"``)."""
-    blocks: list[str] = []
-    parts: list[tuple[str, list[str]]] = []
+def blocks(sections: Sections, where: str) -> list[Block]:
+    """The blocks of ``where`` (``"top"``: profile and instructions; ``"graph"``; ``"working"``), each line
+    naming the memory it shows (a relation names none)."""
+    parts: list[tuple[str, list[Line]]] = []
     if where == "top":
         parts = [
-            ("profile", [r.content for r in sections.profile]),
-            ("instructions", [r.content for r in sections.instructions]),
+            ("profile", [Line(r.content, r.id) for r in sections.profile]),
+            ("instructions", [Line(r.content, r.id) for r in sections.instructions]),
         ]
     elif where == "graph":
-        parts = [("graph", [t.line() for t in sections.relations])]
+        parts = [("graph", [Line(t.line()) for t in sections.relations])]
     elif where == "working":
-        parts = [("working", [r.content for r in sections.working])]
-    for name, lines in parts:
-        if lines:
-            blocks.append(SECTION_TITLES[name] + "\n" + "\n".join(f"- {line}" for line in lines))
-    return blocks
+        parts = [("working", [Line(r.content, r.id) for r in sections.working])]
+    return [Block(name, SECTION_TITLES[name], lines) for name, lines in parts if lines]
 
 
-__all__ = ["DEFAULT_CAPS", "SECTION_TITLES", "Sections", "gather", "relations_for", "render"]
+def render(sections: Sections, where: str) -> list[str]:
+    """The blocks of ``where`` as text, without a budget."""
+    return [budget_render([block]) for block in blocks(sections, where)]
+
+
+__all__ = ["DEFAULT_CAPS", "SECTION_TITLES", "Sections", "blocks", "gather", "relations_for", "render"]

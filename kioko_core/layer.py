@@ -611,6 +611,7 @@ class MemoryLayer:
         plan: Any = None,
         section_limits: dict[str, int] | None = None,
         fill_recent: list[str] | None = None,
+        budget: int | None = None,
     ) -> Context:
         """The context for ``query``: the ``limit`` best memories (default 8), how they connect.
 
@@ -628,6 +629,10 @@ class MemoryLayer:
         With intelligence the context also shows the profile and instructions (first), the entity graph's
         relations of what the query names and the session's working memory (``ctx.sections``).
 
+        ``budget``: the tokens the text may take (default 2,000, ``RecallConfig.budget``); a memory too long
+        for it is cut with a marker, and what does not fit gives way in the order of
+        :data:`~kioko_core.context_budget.PRIORITY` (``ctx.tokens``, ``ctx.cut``, ``ctx.dropped``).
+
         ``options`` (a :class:`~kioko_core.recall_options.RecallOptions`) holds the same knobs as one value; a
         keyword given beside it wins.
         """
@@ -640,6 +645,7 @@ class MemoryLayer:
             plan=plan,
             section_limits=section_limits,
             fill_recent=fill_recent,
+            budget=budget,
         )
         links, limit, include_shared, config = (
             knobs.links,
@@ -673,6 +679,7 @@ class MemoryLayer:
             section_limits=section_limits,
             fill_recent=fill_recent or (),
             sections=self.intelligence is not None,
+            budget=knobs.budget,
         )
         context.plan = followed
         self.hooks.after_recall(self, context, scope, session_id)  # what "that worked" will credit
@@ -691,6 +698,7 @@ class MemoryLayer:
         plan: Any = None,
         section_limits: dict[str, int] | None = None,
         fill_recent: list[str] | None = None,
+        budget: int | None = None,
     ) -> Context:
         """Like :meth:`recall`, but follows links only when asked (``links`` defaults to 0, here or in ``options``)."""
         if links is None and (options is None or options.links is None):
@@ -706,13 +714,17 @@ class MemoryLayer:
             plan=plan,
             section_limits=section_limits,
             fill_recent=fill_recent,
+            budget=budget,
         )
 
     def search(
         self, query: str, *, user_id: str | None = None, agent_id: str | None = None, limit: int = 10
     ) -> list[Record]:
         """The memories that best match ``query`` (hybrid retrieval, no link expansion)."""
-        ctx = self.recall(query, user_id=user_id, agent_id=agent_id, links=0, limit=limit, plan=False)
+        # a search returns records, not a text: the context's budget must not thin its results
+        ctx = self.recall(
+            query, user_id=user_id, agent_id=agent_id, links=0, limit=limit, plan=False, config={"budget": None}
+        )
         return [m.record for m in ctx.memories if "rrf" in m.signals]
 
     def feedback(

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 
+from . import context_budget as CB
 from . import context_sections as CS
 from .kind_registry import section_of
 from .linking import links as L
@@ -78,6 +79,14 @@ class Context:
     sections: CS.Sections = field(default_factory=CS.Sections)
     """What the context shows besides the searched memories: ``profile``, ``instructions`` (records),
     ``relations`` (entity-graph triples about what the query names) and ``working`` (the session's scratchpad)."""
+    budget: int | None = None
+    """The token budget the text was fitted to (None: none), see :mod:`~kioko_core.context_budget`."""
+    tokens: int = 0
+    """The text's size in tokens, as :func:`~kioko_core.context_budget.count_tokens` counts them."""
+    cut: list[str] = field(default_factory=list)
+    """Ids of the memories the text shows only in part (each line ends with the cut marker)."""
+    dropped: list[str] = field(default_factory=list)
+    """Ids of the memories recall found but the budget left out of the text (and out of ``memories``)."""
 
     def __str__(self) -> str:
         return self.text
@@ -129,6 +138,10 @@ class RecallConfig:
     group yesterday", not by the other turns about the group. On the LoCoMo development split (parts A / B,
     links=3) 0.3 raised temporal R@5 by 0.052 / 0.006 and lowered no category at R@10 (docs/recall.md); 0
     turns it off."""
+    budget: int | None = CB.DEFAULT_BUDGET
+    """Tokens the context's text may take (counted as :func:`~kioko_core.context_budget.count_tokens` does);
+    what gives way first is :data:`~kioko_core.context_budget.PRIORITY`; None: no budget. ``recall(...,
+    budget=N)`` sets it for one call."""
     fusion: str = "sum"
     """How the rankings are joined: "sum" (each signal's scores divided by its best candidate's, weighted and
     added; the graph starts from that sum) or "rrf" (weighted reciprocal ranks of the lexical+graph and the
@@ -136,6 +149,7 @@ class RecallConfig:
     offline one they tie (0.676 / 0.678)."""
 
     def __post_init__(self) -> None:
+        CB.check_budget(self.budget, "recall budget")
         if self.fusion not in ("sum", "rrf"):
             raise InvalidRecordError(f"recall fusion must be 'sum' or 'rrf', got {self.fusion!r}")
         for name in ("candidates", "limit", "goals", "graph_seeds"):
@@ -430,6 +444,7 @@ def recall(
     section_limits: dict[str, int] | None = None,
     fill_recent: Sequence[str] = (),
     sections: bool = False,
+    budget: int | None = None,
 ) -> Context:
     """The context for ``query``: the ``limit`` best memories, up to ``links`` of them brought by links only.
 
@@ -439,6 +454,10 @@ def recall(
     the instructions, the relations of what the query names and the session's working memory
     (:mod:`~kioko_core.context_sections`; the profile and instructions cost one kind-filtered scan, so a
     plain recall - the layer without intelligence - leaves them out and never scans).
+
+    ``budget`` (tokens; None: the config's, 2,000 by default) bounds the text: see
+    :mod:`~kioko_core.context_budget`. Memories it leaves out of the text leave ``memories`` too
+    (``ctx.dropped`` names them).
 
     ``query`` is read once here (a :class:`~kioko_core.reading.Query`, unless it is one read for ``user_id``
     already) and that reading is what retrieval and the sections take.
@@ -450,6 +469,8 @@ def recall(
     config = RecallConfig.build(config if config is not None else getattr(layer, "recall_config", None))
     if limit is not None:
         config = RecallConfig.build(config, limit=limit)
+    if budget is not None:
+        config = RecallConfig.build(config, budget=CB.check_budget(budget))
     if links is not None and (isinstance(links, bool) or not isinstance(links, int) or links < 0):
         raise InvalidRecordError(f"links must be an integer >= 0, got {links!r}")
     expand = DEFAULT_LINKS if links is None else links
@@ -506,8 +527,19 @@ def recall(
             always.add(record.id)
     shown_links = _links_section(layer, recalled, brought, always, None, now)
     extra = CS.gather(layer, scope, read, session_id, caps) if sections else CS.Sections()
-    text = _render(recalled, shown_links, extra, now if read.about_when else None)
-    return Context(query=read.text, text=text, memories=list(recalled.values()), links=shown_links, sections=extra)
+    fitted = CB.fit(_blocks(recalled, shown_links, extra, now if read.about_when else None), config.budget)
+    left_out = set(fitted.dropped)
+    return Context(
+        query=read.text,
+        text=fitted.text,
+        memories=[m for m in recalled.values() if m.record.id not in left_out],
+        links=[k for k in shown_links if k.source not in left_out and k.target not in left_out],
+        sections=extra,
+        budget=config.budget,
+        tokens=fitted.tokens,
+        cut=fitted.cut,
+        dropped=fitted.dropped,
+    )
 
 
 def _owned(record: Record) -> Record:
@@ -601,25 +633,30 @@ def _links_section(
     return sorted(chosen, key=order)
 
 
-def _render(
+def _blocks(
     recalled: dict[str, RecalledMemory], shown_links: list[L.MemoryLink], extra: CS.Sections, now: float | None
-) -> str:
-    """The context's text; ``now`` given (a question about when), events of earlier days show their date."""
+) -> list[CB.Block]:
+    """The context's blocks in the order the text shows them; ``now`` given (a question about when), events of
+    earlier days show their date."""
     today = datetime.fromtimestamp(now, UTC).date() if now is not None else None
     # the profile and instructions first: the same from turn to turn, so a prompt cache keeps them
-    blocks: list[str] = CS.render(extra, "top")
+    blocks: list[CB.Block] = CS.blocks(extra, "top")
     for section, title in SECTIONS:
         if section == "goals":
-            blocks += CS.render(extra, "graph")
+            blocks += CS.blocks(extra, "graph")
         members = [m for m in recalled.values() if m.section == section]
         members.sort(key=lambda m: (-m.score, -m.signals.get("linked", 0.0), m.record.created_at))
         if members:
-            lines = [goal_line(m.record) if section == "goals" else dated(m.record, today) for m in members]
-            blocks.append(title + "\n" + "\n".join(f"- {line}" for line in lines))
-    blocks += CS.render(extra, "working")
+            lines = [
+                CB.Line(goal_line(m.record) if section == "goals" else dated(m.record, today), m.record.id)
+                for m in members
+            ]
+            blocks.append(CB.Block(section, title, lines))
+    blocks += CS.blocks(extra, "working")
     if shown_links:
-        blocks.append("How these memories connect:\n" + "\n".join(f"- {link.line()}" for link in shown_links))
-    return "\n\n".join(blocks)
+        lines = [CB.Line(link.line(), needs=(link.source, link.target)) for link in shown_links]
+        blocks.append(CB.Block("links", "How these memories connect:", lines))
+    return blocks
 
 
 def dated(record: Record, today: date | None) -> str:

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+from .context_budget import check_budget
 from .errors import InvalidRecordError
 
 
@@ -24,7 +25,8 @@ class RecallOptions:
     ``limit``: how many memories (default 8); ``include_shared``: add the shared knowledge base;
     ``config``: :class:`~kioko_core.recall.RecallConfig` fields changed for the call (a RecallConfig or a
     mapping of its fields); ``plan``: ``"auto"``, ``False`` or a ``RecallPlan``; ``section_limits``
-    (``{"procedures": 0}``) and ``fill_recent`` (``("decisions",)``) win over the plan's.
+    (``{"procedures": 0}``) and ``fill_recent`` (``("decisions",)``) win over the plan's; ``budget``: the
+    tokens the context's text may take (:mod:`~kioko_core.context_budget`; None: the config's, 2,000).
     """
 
     links: int | None = None
@@ -34,8 +36,10 @@ class RecallOptions:
     plan: Any = None
     section_limits: Mapping[str, int] | None = None
     fill_recent: tuple[str, ...] | None = None
+    budget: int | None = None
 
     def __post_init__(self) -> None:
+        check_budget(self.budget, "RecallOptions.budget")
         for name in ("links", "limit"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
@@ -81,6 +85,7 @@ class RecallOptions:
             "plan": self.plan,
             "section_limits": dict(self.section_limits) if self.section_limits is not None else None,
             "fill_recent": list(self.fill_recent) if self.fill_recent is not None else None,
+            "budget": self.budget,
         }
 
 

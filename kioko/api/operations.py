@@ -222,6 +222,14 @@ WIRE: dict[str, Wire] = {
     "section_limits": Wire(dict[str, int] | None, {"description": 'caps per context section, e.g. {"procedures": 0}'}),
     "fill_recent": Wire(list[str] | None, {"max_length": 20, "description": 'sections to fill, e.g. ["decisions"]'}),
     "config": Wire(dict[str, Any] | None, {"description": "RecallConfig fields to change for this call"}),
+    "budget": Wire(
+        int | None,
+        {
+            "ge": 1,
+            "le": 1_000_000,
+            "description": "tokens the context's text may take (about 4 characters each); default 2000",
+        },
+    ),
     "plan": Wire(
         SCHEMA,  # "auto", a bool or a plan object
         {

@@ -137,6 +137,11 @@ def context_in(data: dict[str, Any]) -> Context:
         links=[link_in(k) for k in data["links"]],
         plan=plan,
         sections=sections_in(data.get("sections")),
+        # a server before the context budget sends none of these
+        budget=data.get("budget"),
+        tokens=int(data.get("tokens") or 0),
+        cut=list(data.get("cut") or []),
+        dropped=list(data.get("dropped") or []),
     )
 
 

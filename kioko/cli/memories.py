@@ -257,6 +257,10 @@ def recall(
         int | None, typer.Option("--limit", "-n", min=1, help="Memories in the context (default 8, or the plan's).")
     ] = None,
     session: Annotated[str | None, typer.Option("--session", help="The current conversation.")] = None,
+    budget: Annotated[
+        int | None,
+        typer.Option("--budget", min=1, help="Tokens the context may take (about 4 characters each; default 2000)."),
+    ] = None,
     plan: Annotated[
         str | None,
         typer.Option(
@@ -279,7 +283,7 @@ def recall(
     if planned == "?":
         raise UsageProblem(f"--plan must be auto or off, not {plan!r}")
     with opened(store) as memory:
-        options = RecallOptions(links=links, limit=limit, plan=planned)  # the value every surface takes
+        options = RecallOptions(links=links, limit=limit, plan=planned, budget=budget)  # the value every surface takes
         context = memory.recall(question, user_id=user, agent_id=agent, session_id=session, options=options)
     if json:
         return print_json(context_view(context))

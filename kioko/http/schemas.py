@@ -221,6 +221,10 @@ class ContextOut(BaseModel):
         description="what the context shows besides its memories (with intelligence): the profile, the "
         "instructions, the entity graph's relations of what the query names, the session's working memory",
     )
+    budget: int | None = Field(None, description="the tokens the text was fitted to (null: no budget)")
+    tokens: int = Field(0, description="the text's size in tokens (characters / 4, rounded up)")
+    cut: list[str] = Field([], description="ids of the memories the text shows only in part, ending in the cut marker")
+    dropped: list[str] = Field([], description="ids of the memories the budget left out of the text and memories")
 
 
 # --------------------------------------------------------------------------- graph

@@ -35,7 +35,7 @@ CALLS: dict[str, tuple[str, dict[str, str | None]]] = {
     "search_memories": ("search", {"query": "query", "limit": "limit"}),
     "get_memory_context": (
         "recall",
-        {"query": "query", "limit": "limit", "links": "links", "session_id": "session_id"},
+        {"query": "query", "limit": "limit", "links": "links", "session_id": "session_id", "budget": "budget"},
     ),
     "explore_memories": ("graph.related", {"query": None, "depth": "depth", "limit": "limit"}),
     "learn_from_conversation": ("learn", {"messages": "messages", "session_id": "session_id", "dry_run": "dry_run"}),

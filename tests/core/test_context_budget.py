@@ -1,0 +1,132 @@
+"""The context budget: a recall's text stays within its token budget on every surface, a memory too long for it
+is cut with a visible marker (never dropped whole for its length alone), and a tight budget gives way in the
+documented priority order (instructions and safety-relevant facts last)."""
+
+from __future__ import annotations
+
+import pytest
+from remote_support import fresh_url, serving
+
+import kioko
+from kioko_core import context_budget as CB
+from kioko_core.store import InvalidRecordError
+
+U = {"user_id": "maya"}
+LONG = "The conveyor manual for line 3 says: " + " ".join(
+    f"section {i} checks the belt tension and the drive temperature." for i in range(1700)
+)
+
+
+@pytest.fixture(params=["library", "remote"])
+def open_memory(request, tmp_path):
+    """Opens a layer over memory:// (``remote``: served on loopback and reached through RemoteMemory)."""
+    if request.param == "library":
+        opened: list = []
+
+        def build(**options):
+            opened.append(kioko.connect("memory://", **options))
+            return opened[-1]
+
+        yield build
+        for item in opened:
+            item.close()
+        return
+    with serving() as serve:
+        yield lambda **options: serve(kioko.connect(fresh_url("memory", tmp_path), **options))
+
+
+def test_a_100_kb_memory_gives_a_bounded_context_with_the_marker(open_memory) -> None:
+    """One memory of more than 100 KB: the default context stays within the default budget, shows the memory's
+    start and ends it with the cut marker; the memory itself is in ``ctx.memories`` whole."""
+    assert len(LONG) > 100_000
+    memory = open_memory()
+    stored = memory.add(LONG, **U)
+    memory.add("Station 12 uses a Siemens drive.", **U)
+    ctx = memory.recall("What does the conveyor manual say about belt tension?", **U)
+    assert ctx.budget == CB.DEFAULT_BUDGET
+    assert CB.count_tokens(ctx.text) <= CB.DEFAULT_BUDGET
+    assert ctx.tokens == CB.count_tokens(ctx.text)
+    assert "The conveyor manual for line 3 says: section 0 checks" in ctx.text
+    assert "more characters]" in ctx.text
+    assert ctx.cut == [stored.id]
+    assert [m.content for m in ctx.memories if m.id == stored.id] == [LONG]
+
+
+def test_an_explicit_budget_bounds_every_context_and_keeps_instructions_first(open_memory) -> None:
+    """``budget=N`` on each call; the instructions survive the tightest budgets, the relevant memories give way
+    (each one either shown, cut with the marker, or named in ``ctx.dropped`` and absent from ``ctx.memories``)."""
+    memory = open_memory(intelligence=True)
+    memory.instructions.add("Always answer in German.", **U)
+    ids = [
+        memory.add(f"Line 3 fault number {i}: the drive on line 3 stopped with error E-{200 + i}.", **U).id
+        for i in range(8)
+    ]
+    question = "What happened with the drive on line 3?"
+    full = memory.recall(question, **U)
+    assert full.dropped == [] and "Always answer in German." in full.text
+    for budget in (30, 45, 60, 90, 140, 400):
+        ctx = memory.recall(question, budget=budget, **U)
+        assert ctx.budget == budget
+        assert CB.count_tokens(ctx.text) <= budget
+        assert "Always answer in German." in ctx.text
+        shown = {m.id for m in ctx.memories}
+        for memory_id in ids:
+            assert (memory_id in shown) != (memory_id in ctx.dropped)
+        assert len(ctx.dropped) < len(ids) or budget < 60
+    assert memory.context(question, budget=30, **U).tokens <= 30
+
+
+def test_a_tight_budget_drops_lower_sections_before_higher_ones() -> None:
+    """Open goals rank below the retrieved memories: a budget with room for one of them keeps the memory."""
+    with kioko.connect("memory://") as memory:
+        goal = memory.goals.add("Stabilise line 3 by November 30 and keep the drives under 60 degrees", **U)
+        fact = memory.add("The drive on station 12 was replaced in March.", **U)
+        roomy = memory.recall("When was the drive on station 12 replaced?", **U)
+        assert {fact.id, goal.id} <= {m.id for m in roomy.memories}
+        tight = memory.recall(
+            "When was the drive on station 12 replaced?", budget=CB.count_tokens(roomy.text) - 10, **U
+        )
+        assert fact.id in {m.id for m in tight.memories}
+        assert goal.id in tight.dropped and goal.id not in {m.id for m in tight.memories}
+
+
+def test_fit_never_exceeds_the_budget() -> None:
+    """Every budget from 1 to 400 tokens over blocks of short and very long lines: the text counts at most the
+    budget, and a line is either kept whole, cut with the marker, or named as dropped."""
+    blocks = [
+        CB.Block("memories", "Relevant memories:", [CB.Line("x" * n, f"m{n}") for n in (5, 90, 2000, 17, 40_000)]),
+        CB.Block("instructions", "Instructions:", [CB.Line("Answer briefly.", "i1")]),
+        CB.Block("links", "How these memories connect:", [CB.Line("m5 relates to m90", needs=("m5", "m90"))]),
+    ]
+    for budget in range(1, 401):
+        fitted = CB.fit(blocks, budget)
+        assert CB.count_tokens(fitted.text) <= budget, budget
+        for n in (5, 90, 2000, 17, 40_000):
+            whole = f"- {'x' * n}\n" in fitted.text + "\n"
+            cut = f"m{n}" in fitted.cut
+            assert whole + cut + (f"m{n}" in fitted.dropped) == 1, (budget, n)
+        if "m5 relates to m90" in fitted.text:
+            assert "m5" not in fitted.dropped and "m90" not in fitted.dropped
+
+
+def test_tokens_are_counted_as_documented_and_bad_budgets_refused() -> None:
+    assert CB.count_tokens("") == 0
+    assert CB.count_tokens("abcd") == 1 and CB.count_tokens("abcde") == 2
+    with kioko.connect("memory://") as memory:
+        memory.add(LONG, **U)
+        for bad in (0, -5, True, "100", 2.5):
+            with pytest.raises(InvalidRecordError, match="budget"):
+                memory.recall("conveyor manual", budget=bad, **U)  # type: ignore[arg-type]
+        unbounded = memory.recall("conveyor manual", config={"budget": None}, **U)
+        assert unbounded.budget is None and LONG in unbounded.text
+    with kioko.connect("memory://", recall_config={"budget": 300}) as memory:
+        memory.add(LONG, **U)
+        assert memory.recall("conveyor manual", **U).tokens <= 300
+
+
+def test_search_is_not_thinned_by_the_budget() -> None:
+    """search() returns records, not a text: twenty long matches all come back with the default budget."""
+    with kioko.connect("memory://") as memory:
+        for i in range(20):
+            memory.add(f"Pump {i} report: " + "the impeller wears out early. " * 200, **U)
+        assert len(memory.search("impeller wears out", limit=20, **U)) == 20
