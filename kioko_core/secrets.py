@@ -53,6 +53,9 @@ class _Detector:
     group: str | int = 0
     accept: Callable[[re.Match[str]], bool] | None = None
     """Optional test of a match: it only counts when this returns True (a value that looks like a secret)."""
+    anchored: bool = True
+    """Whether a long text is searched from the pattern's anchors (:func:`_found`); False for a pattern whose first
+    character is common (a digit), where ``re``'s own scan for it is several times faster."""
 
     def matches(self, text: str) -> Iterator[re.Match[str]]:
         for match in self.pattern.finditer(text):
@@ -120,6 +123,8 @@ def _secret_value(test: Callable[[str], bool]) -> Callable[[re.Match[str]], bool
 
 _SEPARATOR = r"\s*(?:[:=]|=>|\s(?:is|was|are)\b)\s*"
 _QUALIFIER = r"(?:\s+(?:for|to|of|on|at)(?:\s+[\w.@/-]+){1,4}?)?"
+_PHRASE_SEPARATOR = r"\s*(?:[:=]|=>|->|\s-|\s(?:is|was|are)\b)\s*"
+"""Between a passphrase's name and its words: as :data:`_SEPARATOR`, or a dash ("passphrase - maple river ...")."""
 
 _PASSWORD = re.compile(
     r"\b(?:[A-Za-z0-9]+[_-])*(?:passwords?|passwd|passphrase|pwd)"
@@ -256,6 +261,108 @@ def _phrase_counts(match: re.Match[str]) -> bool:
     return len(words) >= 4 and not any(word in _PHRASE_DESCRIBING for word in words)
 
 
+# ---- card numbers: Luhn-valid, of a card network's prefix and length, laid out as cards are printed
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for position, char in enumerate(reversed(digits)):
+        value = int(char)
+        if position % 2:
+            value = value * 2 - 9 if value > 4 else value * 2
+        total += value
+    return total % 10 == 0
+
+
+# (first digits, lengths): Visa, Mastercard (51-55 and 2221-2720), Mir, American Express, Discover, JCB, Diners Club,
+# UnionPay, Maestro. A number of another prefix is an id that happens to pass the check digit (one in ten do).
+_CARD_RANGES: tuple[tuple[int, int, frozenset[int]], ...] = (
+    (4, 4, frozenset({13, 16, 19})),
+    (51, 55, frozenset({16})),
+    (2221, 2720, frozenset({16})),
+    (2200, 2204, frozenset({16, 17, 18, 19})),
+    (34, 34, frozenset({15})),
+    (37, 37, frozenset({15})),
+    (6011, 6011, frozenset(range(16, 20))),
+    (644, 649, frozenset(range(16, 20))),
+    (65, 65, frozenset(range(16, 20))),
+    (3528, 3589, frozenset(range(16, 20))),
+    (300, 305, frozenset(range(14, 20))),
+    (36, 36, frozenset(range(14, 20))),
+    (38, 39, frozenset(range(16, 20))),
+    (62, 62, frozenset(range(16, 20))),
+    (5018, 5018, frozenset(range(12, 20))),
+    (5020, 5020, frozenset(range(12, 20))),
+    (5038, 5038, frozenset(range(12, 20))),
+    (5893, 5893, frozenset(range(12, 20))),
+    (6304, 6304, frozenset(range(12, 20))),
+    (6759, 6759, frozenset(range(12, 20))),
+    (6761, 6763, frozenset(range(12, 20))),
+)
+
+
+def _card_network(digits: str) -> bool:
+    for low, high, lengths in _CARD_RANGES:
+        width = len(str(low))
+        if low <= int(digits[:width]) <= high and len(digits) in lengths:
+            return True
+    return False
+
+
+def _card_layout(groups: list[int]) -> bool:
+    """How cards print their numbers: fours with a shorter last group (4-4-4-4, 4-4-4-4-3), or 4-6-5 / 4-6-4."""
+    if groups in ([4, 6, 5], [4, 6, 4]):
+        return True
+    return len(groups) >= 3 and all(g == 4 for g in groups[:-1]) and 1 <= groups[-1] <= 4
+
+
+# A label right before the number that says what else it is: "order id 4000...", "tracking number ...".
+_NOT_A_CARD = re.compile(
+    r"\b(?:orders?|tracking|track|isbn(?:-1[03])?|invoice|ticket|ref|reference|serial|imei|phone|tel|fax|mobile"
+    r"|ids?|part|confirmation|barcode|ean|upc|gtin|case|build|iban|sku|booking|shipment|parcel|transaction|txn"
+    r"|receipt|policy|customer|member|membership)"
+    r"(?:\s+(?:number|no|num|id|code))?\s*[:#.]*\s*$",
+    re.IGNORECASE,
+)
+
+
+def _card_counts(match: re.Match[str]) -> bool:
+    raw, separator = match.group("secret"), match.group("sep")  # the pattern keeps to one separator
+    if separator:
+        groups = raw.split(separator)
+        if not _card_layout([len(group) for group in groups]):
+            return False  # 4-4-4-4 is how a card prints, 4-4-4-4-4 or 4-6-4-1 is something else
+        digits = "".join(groups)
+    else:
+        digits = raw
+    if not (13 <= len(digits) <= 19 and _luhn(digits) and _card_network(digits)):
+        return False
+    return not _NOT_A_CARD.search(match.string[max(0, match.start() - 40) : match.start()])
+
+
+# ---- a passphrase named after its words: "velvet tiger orchard lamp is the passphrase"
+
+# Words between "is the" and "passphrase" that describe what follows, so the words before are no phrase:
+# "a long random sentence is the best password".
+_RANKING = _DESCRIPTIVE | frozenset("best worst ideal perfect usual typical kind sort type recommended".split())
+
+
+def _phrase_before_counts(match: re.Match[str]) -> bool:
+    """Four or more plain words just before "is the passphrase", none describing one, read back from the verb."""
+    if any(word.lower() in _RANKING for word in (match.group("between") or "").split()):
+        return False
+    words: list[str] = []
+    for word in reversed(re.split(r"[ -]", match.group("secret").lower())):
+        if word in _PHRASE_ENDS or word in _PHRASE_DESCRIBING or word in _CONNECTIVES:
+            break
+        words.append(word)
+    return len(words) >= 4
+
+
+# words that lead into a sentence rather than being part of a phrase ("I think", "remember")
+_CONNECTIVES = frozenset("think guess believe remember note say said says told tell".split())
+
+
 # A variable whose name says it holds a credential, set in a .env file or a shell (KEY=value).
 # PWD and PASS only after a prefix (DB_PWD, SMTP_PASS): a shell's own PWD is the working directory.
 _ENV_SECRET_NAME = (
@@ -304,7 +411,7 @@ _EXTRA_DETECTORS: tuple[_Detector, ...] = (
         "password",
         re.compile(
             r"\b(?:pass\s?phrase|seed\s+phrase|recovery\s+phrase|mnemonic)"
-            + _SEPARATOR
+            + _PHRASE_SEPARATOR
             + r"""['"]?(?P<secret>[A-Za-z]+(?:[ -][A-Za-z]+){3,23})['"]?(?P<rest>.{0,12})""",
             re.IGNORECASE,
         ),
@@ -318,12 +425,36 @@ _EXTRA_DETECTORS: tuple[_Detector, ...] = (
         re.compile(
             r"\b(?:passwords?|passwd|pwd|passcode)"
             + _QUALIFIER
-            + _SEPARATOR
+            + _PHRASE_SEPARATOR
             + r"""['"]?(?P<secret>[A-Za-z]+(?:[ -][A-Za-z]+){3,23})['"]?(?P<rest>.{0,12})""",
             re.IGNORECASE,
         ),
         "secret",
         _phrase_counts,
+    ),
+    # the words first, then what they are: "velvet tiger orchard lamp is the passphrase"
+    _Detector(
+        "password",
+        re.compile(
+            r"(?P<secret>[A-Za-z]+(?:[ -][A-Za-z]+){3,23})\s+(?:is|was)\s+(?:(?:the|my|our|your|his|her|their)\s+)?"
+            r"(?P<between>(?:[A-Za-z]+\s+){0,2}?)(?:pass\s?phrase|password|passwd)\b",
+            re.IGNORECASE,
+        ),
+        "secret",
+        _phrase_before_counts,
+    ),
+    # a card number (13-19 digits, spaced or dashed as printed, or not at all), whatever is around it; every
+    # network's numbers start with 2-6, which also gives the screen its literals. The look-behinds come after
+    # that first digit so that re scans for it (a pattern opening with a look-behind is tried at every position)
+    _Detector(
+        "card_number",
+        re.compile(
+            r"(?P<secret>[2-6](?<![\w+#/.-].)(?<!\d[ -].)(?:\d{12,18}|\d{3}(?P<sep>[ -])(?:\d{4}|\d{6})(?:(?P=sep)\d{1,5}){1,3}))"
+            r"(?![\w/-]|[.,]\d)"
+        ),
+        "secret",
+        _card_counts,
+        anchored=False,
     ),
     # a URL's query string: ?password=..., &sslpassword=..., &api_key=...
     _Detector(
@@ -386,7 +517,9 @@ class _Screen:
 def _screens() -> tuple[_Screen, ...]:
     return tuple(
         _Screen(
-            required_literals(detector.pattern), bool(detector.pattern.flags & re.IGNORECASE), anchor(detector.pattern)
+            required_literals(detector.pattern),
+            bool(detector.pattern.flags & re.IGNORECASE),
+            anchor(detector.pattern) if detector.anchored else None,
         )
         for detector in _DETECTORS
     )
@@ -491,7 +624,7 @@ class DropSecrets:
     raises :class:`SecretDropped` when the content or any string in the metadata holds one. Kinds:
     ``api_key``, ``token``, ``aws_access_key``, ``github_token``, ``gitlab_token``, ``slack_token``,
     ``slack_webhook``, ``jwt``, ``bearer_token``, ``basic_auth``, ``password``, ``pin``, ``private_key``,
-    ``connection_string``, ``env_secret``. Stateless and thread-safe: one instance can serve every write.
+    ``connection_string``, ``env_secret``, ``card_number``. Stateless and thread-safe: one instance can serve every write.
 
     Besides the content and metadata, every other text a write stores (user, agent and session ids, a
     link's ``why``, an entity triple's names) is passed to :meth:`enforce` and checked the same way.

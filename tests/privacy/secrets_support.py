@@ -23,4 +23,6 @@ SECRETS = [
     ("-----BEGIN RSA PRIVATE KEY-----\nMIIEexampleexample\n-----END RSA PRIVATE KEY-----", "private_key", "MIIE"),
     ("-----BEGIN OPENSSH PRIVATE KEY-----", "private_key", "OPENSSH"),
     ("postgresql://kumar:s3cretpw@db.local:5432/kioko", "connection_string", "s3cretpw"),
+    ("my card is 4111 1111 1111 1111, exp 12/27", "card_number", "1111 1111 1111"),
+    ("note: velvet tiger orchard lamp is the passphrase", "password", "orchard lamp"),
 ]
