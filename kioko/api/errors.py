@@ -28,6 +28,20 @@ class TooManyRequests(ServiceError):
     """The API key is over its request rate (HTTP 429, with ``Retry-After`` in seconds)."""
 
 
+class HostNotAllowed(ServiceError):
+    """The request's ``Host`` is not a name this server answers to (HTTP 400): a DNS rebinding, or a
+    name to add with ``--allowed-host``."""
+
+
+class CrossSiteRefused(Forbidden):
+    """A request a page of another site sent (its ``Origin`` or ``Sec-Fetch-Site`` says so), or a browser's
+    request without the console's token on a server without keys (HTTP 403)."""
+
+
+class UnsupportedMediaType(ServiceError):
+    """A write whose body is not ``application/json`` (NDJSON for an import) (HTTP 415)."""
+
+
 class WebhookRefused(InvalidRecordError):
     """A webhook URL the server will not call (HTTP 422 at registration); the message says why."""
 
@@ -39,6 +53,8 @@ class RequestInvalid(InvalidRecordError):
 STATUS_BY_NAME = {
     "Unauthorized": 401,
     "Forbidden": 403,
+    "HostNotAllowed": 400,
+    "UnsupportedMediaType": 415,
     "PayloadTooLarge": 413,
     "TooManyRequests": 429,
     "TooLargeError": 413,

@@ -69,6 +69,26 @@ def mcp(
     run(store, user, agent, transport=transport, intelligence=intelligence, host=host, port=port, api_keys=api_keys)
 
 
+AllowedHosts = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--allowed-host",
+        metavar="NAME",
+        help="A host name the server answers to besides its address and loopback names (repeatable; "
+        "a proxy's name, say). Other Host headers are refused (DNS rebinding).",
+    ),
+]
+CorsOrigins = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--cors-origin",
+        metavar="ORIGIN",
+        help="An origin (https://app.example.com) whose pages may call the API: CORS headers for it, and its "
+        "writes accepted (repeatable; by default no other site's page may).",
+    ),
+]
+
+
 @app.command(rich_help_panel=SERVE)
 def serve(
     *,
@@ -127,6 +147,8 @@ def serve(
         list[str] | None,
         typer.Option("--webhook-only", metavar="HOST", help="The only hosts webhooks may name (repeatable)."),
     ] = None,
+    allowed_host: AllowedHosts = None,
+    cors_origin: CorsOrigins = None,
 ) -> int:
     """The REST API under /v1 (docs at /docs) on uvicorn: every user's memories, bounded by API keys."""
     from ..http.serve import serve as run
@@ -145,6 +167,8 @@ def serve(
         threads=threads,
         webhook_allow=webhook_allow,
         webhook_only=webhook_only,
+        allowed_hosts=allowed_host,
+        cors_origins=cors_origin,
     )
 
 
@@ -164,6 +188,8 @@ def ui(
         bool, typer.Option("--intelligence", help="Link and route turns through the offline intelligence.")
     ] = False,
     no_browser: Annotated[bool, typer.Option("--no-browser", help="Print the address; open no browser.")] = False,
+    allowed_host: AllowedHosts = None,
+    cors_origin: CorsOrigins = None,
 ) -> int:
     """The console in your browser: serves the API and the console on 127.0.0.1 and opens /ui/."""
     from urllib.parse import quote
@@ -175,7 +201,15 @@ def ui(
     print(f"kioko ui: the console is at {address}", flush=True)
     if not no_browser:
         open_when_ready(f"http://127.0.0.1:{port}/healthz", address)
-    return run(store=store, host="127.0.0.1", port=port, api_keys=api_keys, intelligence=intelligence)
+    return run(
+        store=store,
+        host="127.0.0.1",
+        port=port,
+        api_keys=api_keys,
+        intelligence=intelligence,
+        allowed_hosts=allowed_host,
+        cors_origins=cors_origin,
+    )
 
 
 @app.command("keys-new", rich_help_panel=SERVE)

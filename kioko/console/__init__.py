@@ -29,14 +29,31 @@ HEADERS = [
 ]
 
 
+TOKEN_SLOT = b'<meta name="kioko-console" content="">'
+"""Where the page gets its server's console token (kioko.http.browser), filled in as the page is served."""
+
+
 def mount(app: Any) -> None:
     """Serve the console at ``/ui/`` of a FastAPI/Starlette ``app`` (``/ui`` redirects there)."""
-    from starlette.responses import RedirectResponse
+    from starlette.requests import Request
+    from starlette.responses import HTMLResponse, RedirectResponse
     from starlette.staticfiles import StaticFiles
 
     @app.get(MOUNT, include_in_schema=False)
     async def console_root() -> RedirectResponse:
         return RedirectResponse(MOUNT + "/", status_code=307)
+
+    # the page itself, with the server's token in it: only a page of this origin can read it (no CORS header),
+    # so only this console's requests carry it; never cached, as the token changes with each server start
+    async def console_page(request: Request) -> HTMLResponse:
+        token = str(getattr(request.app.state, "console_token", "") or "")
+        page = (STATIC / "index.html").read_bytes()
+        filled = TOKEN_SLOT.replace(b'content=""', b'content="' + token.encode("ascii") + b'"')
+        headers = {k.decode(): v.decode() for k, v in HEADERS} | {"cache-control": "no-store"}
+        return HTMLResponse(page.replace(TOKEN_SLOT, filled, 1), headers=headers)
+
+    for path in (MOUNT + "/", MOUNT + "/index.html"):
+        app.add_route(path, console_page, methods=["GET", "HEAD"], include_in_schema=False)
 
     app.mount(MOUNT, _Headers(StaticFiles(directory=STATIC, html=True)), name="console")
 

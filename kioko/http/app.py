@@ -31,7 +31,7 @@ from ..api.auth import KeyFile, KeyRing, Principal
 from ..api.errors import PayloadTooLarge, status_of
 from ..api.webhook_guard import Resolver, WebhookGuard
 from ..api.wire import error_out
-from . import docs_pages
+from . import browser, docs_pages
 from .deps import ERROR_RESPONSES, Service, principal, service
 from .gate import Gate
 from .schemas import Health, WhoAmI
@@ -74,6 +74,9 @@ def create_app(
     close_layer: bool = False,
     threads: int | None = None,
     console: bool = True,
+    allowed_hosts: Iterable[str] | None = None,
+    cors_origins: Iterable[str] = (),
+    console_token: str | None = None,
 ) -> FastAPI:
     """The REST API over ``layer``.
 
@@ -96,9 +99,15 @@ def create_app(
     threads keep a read beside a write, while the default 40 make every request share the core in slices and
     cost more CPU each. None leaves the limiter as it is.
     ``console``: serve the browser console at ``/ui`` (static files that use only the ``/v1`` API).
+    ``allowed_hosts``: the names the server answers to besides the address a request came in on (and loopback
+    names on a loopback address); None: those only without keys, any with keys. ``cors_origins``: the other
+    origins whose pages may call the API (CORS headers, changes from them accepted). ``console_token``: the
+    token this server's console page sends (a random one when None; ``kioko serve --workers`` gives all its
+    processes one). See :mod:`kioko.http.browser`.
     """
     if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
         raise ValueError(f"threads must be an integer >= 1 or None, got {threads!r}")
+    cors = [str(origin) for origin in cors_origins]
     keys = KeyFile(api_keys) if isinstance(api_keys, (str, Path, os.PathLike)) else api_keys
     svc = Service(layer, keys, int(body_limit))
     svc.webhook_guard = WebhookGuard(webhook_allow, only=webhook_hosts, resolve=webhook_resolver)
@@ -125,13 +134,23 @@ def create_app(
     )
     app.state.kioko = svc
     app.state.on_stop = []
+    app.state.console_token = console_token or browser.new_token()
     _errors(app)
     docs_pages.mount(app, "/v1/openapi.json")
-    # outermost first: the request log sees every answer, the gate's 401/403/413/429 included
+    # added innermost first: the request log sees every answer (the browser guard's 400/403/415 and the gate's
+    # 401/403/413/429 included); the browser guard answers before the gate reads a body
     app.add_middleware(_BodyLimit, limit=svc.body_limit, import_limit=int(import_limit))
     app.add_middleware(
         Gate, service=svc, principal=principal, body_limit=svc.body_limit, import_limit=int(import_limit)
     )
+    app.add_middleware(
+        browser.BrowserGuard,
+        service=svc,
+        token=app.state.console_token,
+        allowed_hosts=None if allowed_hosts is None else list(allowed_hosts),
+        cors_origins=cors,
+    )
+    browser.add_cors(app, cors)
     app.add_middleware(_RequestLog)
 
     @app.get("/healthz", tags=["admin"], response_model=Health)

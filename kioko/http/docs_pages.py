@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
-from fastapi.responses import JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.requests import Request
 from starlette.staticfiles import StaticFiles
 
@@ -45,7 +45,7 @@ def mount(app: Any, openapi_url: str) -> None:
         if folder is None:
             return missing()
         root = request.scope.get("root_path", "")
-        return get_swagger_ui_html(
+        page = get_swagger_ui_html(
             openapi_url=root + openapi_url,
             title="Kioko API",
             swagger_js_url=f"{root}{ASSETS}/swagger-ui-bundle.js",
@@ -54,6 +54,7 @@ def mount(app: Any, openapi_url: str) -> None:
             # Swagger UI would otherwise show a badge fetched from its public validator
             swagger_ui_parameters={"validatorUrl": None},
         )
+        return _with_token(page, getattr(request.app.state, "console_token", None))
 
     @app.get("/redoc", include_in_schema=False)
     async def redoc(request: Request) -> Any:
@@ -67,3 +68,15 @@ def mount(app: Any, openapi_url: str) -> None:
             redoc_favicon_url=f"{root}{ASSETS}/favicon.png",
             with_google_fonts=False,
         )
+
+
+def _with_token(page: HTMLResponse, token: str | None) -> HTMLResponse:
+    """The page with "Try it out" sending the server's console token (kioko.http.browser: a server without
+    keys serves a browser's API calls only with it). The token is URL-safe base64: nothing to escape."""
+    marker = b"SwaggerUIBundle({"
+    html = bytes(page.body)
+    if token is None or marker not in html:
+        return page
+    intercept = f'requestInterceptor: (r) => {{ r.headers["X-Kioko-Console"] = "{token}"; return r; }},'
+    body = html.replace(marker, marker + b"\n" + intercept.encode("ascii"), 1)
+    return HTMLResponse(body, headers={"cache-control": "no-store"})

@@ -19,6 +19,7 @@ class LiveServer:
     def __init__(self, app: Any, *, host: str = "127.0.0.1", log_level: str = "warning") -> None:
         import uvicorn
 
+        self.app = app
         self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._socket.bind((host, 0))

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..api.auth import ENV_KEYS_FILE
+from .browser import new_token
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -76,6 +77,8 @@ def serve(
     threads: int | None = None,
     webhook_allow: list[str] | None = None,
     webhook_only: list[str] | None = None,
+    allowed_hosts: list[str] | None = None,
+    cors_origins: list[str] | None = None,
     out: Any = None,
 ) -> int:
     """Run the service until interrupted (SIGINT / SIGTERM end it gracefully: requests in flight finish).
@@ -87,7 +90,9 @@ def serve(
     :data:`IN_PROCESS_THREADS` for a store in the process (memory://, SQLite) and leaves the default (40)
     for a database server, whose requests mostly wait on the network.
     ``webhook_allow``: hosts, addresses or networks webhooks may reach although not public (and over
-    http); ``webhook_only``: the only hosts webhooks may name (see ``create_app``).
+    http); ``webhook_only``: the only hosts webhooks may name (see ``create_app``). ``allowed_hosts``: names
+    the server answers to besides its address (``--allowed-host``); ``cors_origins``: other origins whose pages
+    may call it (``--cors-origin``); see :mod:`kioko.http.browser`.
     """
     with _built_without_collections():
         import uvicorn
@@ -98,7 +103,16 @@ def serve(
 
     out = out if out is not None else sys.stderr
 
-    keys_file = api_keys or os.environ.get(ENV_KEYS_FILE) or None
+    named = api_keys if api_keys is not None else os.environ.get(ENV_KEYS_FILE)
+    if named is not None and not named.strip():
+        # an empty setting is a mistake, not a choice: serving without keys is asked for by naming no key file
+        print(
+            f"kioko serve: the key file is named as empty (--api-keys or {ENV_KEYS_FILE}); name a key file, "
+            "or give none (and unset the variable) to serve without keys on loopback",
+            file=out,
+        )
+        return 2
+    keys_file = named or None
     if keys_file is None and not is_loopback(host):
         print(
             f"kioko serve: refusing to listen on {host} without API keys; pass --api-keys FILE "
@@ -118,6 +132,10 @@ def serve(
         "threads": threads if threads is not None else default_threads(url),
         "webhook_allow": list(webhook_allow or []),
         "webhook_only": list(webhook_only) if webhook_only else None,
+        "allowed_hosts": list(allowed_hosts) if allowed_hosts else None,
+        "cors_origins": list(cors_origins or []),
+        # one console token for every worker process: the page one of them served calls them all
+        "console_token": new_token(),
     }
     if workers > 1 and url.split(":", 1)[0].lower() == "memory":
         print("kioko serve: memory:// lives in one process; --workers needs a store several can open", file=out)
@@ -131,8 +149,15 @@ def serve(
             file=out,
         )
     else:
-        print(f"kioko serve: {len(app.state.kioko.keys)} API key(s) from {keys_file}", file=out)
+        count = len(app.state.kioko.keys)
+        print(f"kioko serve: {count} API key(s) from {keys_file}", file=out)
+        if count == 0:
+            print("kioko serve: every request is refused until a key is added (kioko keys-new)", file=out)
     guard = app.state.kioko.webhook_guard
+    if allowed_hosts:
+        print(f"kioko serve: also answers to the host(s) {', '.join(allowed_hosts)}", file=out)
+    if cors_origins:
+        print(f"kioko serve: pages of {', '.join(cors_origins)} may call the API (CORS)", file=out)
     if guard.allowed:
         print(f"kioko serve: webhooks may also reach {', '.join(guard.allowed)} (over http too)", file=out)
     where = f"http://{_hostport(host, port)}"
@@ -162,7 +187,8 @@ def serve(
 
 WORKER_CONFIG = "KIOKO_SERVE_WORKER_CONFIG"
 """How ``kioko serve --workers N`` tells its worker processes (its children) what to serve, as JSON: the
-store URL as given (a password in it included) and the key file's path, never a key."""
+store URL as given (a password in it included), the key file's path (never a key) and the console token all
+the processes share."""
 
 
 def _layer(config: dict[str, Any]) -> Any:
@@ -195,6 +221,9 @@ def _app_options(config: dict[str, Any]) -> dict[str, Any]:
         "threads": config.get("threads"),
         "webhook_allow": config.get("webhook_allow") or (),
         "webhook_hosts": set(config["webhook_only"]) if config.get("webhook_only") else None,
+        "allowed_hosts": config.get("allowed_hosts"),
+        "cors_origins": config.get("cors_origins") or (),
+        "console_token": config.get("console_token"),
     }
 
 

@@ -22,8 +22,13 @@ export const session = {
   set user(value) { sessionStorage.setItem(USER_SLOT, value); },
 };
 
+// The server's console token, put in the page as the server sends it: a server without API keys answers a
+// browser's API calls only with it, so a page of another site (which cannot read this page) cannot drive it.
+const TOKEN = document.querySelector('meta[name="kioko-console"]')?.content || "";
+
 function headers(extra = {}) {
   const out = { Accept: "application/json", ...extra };
+  if (TOKEN) out["X-Kioko-Console"] = TOKEN;
   const key = session.key;
   if (key) out.Authorization = `Bearer ${key}`;
   return out;
