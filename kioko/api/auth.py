@@ -109,9 +109,8 @@ class KeyRing:
     """The keys a server accepts, as hashes."""
 
     def __init__(self, entries: Iterable[tuple[str, Principal]]) -> None:
+        # no entries is a ring that refuses every key (the last key revoked): never a server without keys
         self._entries = [(bytes.fromhex(digest), principal) for digest, principal in entries]
-        if not self._entries:
-            raise InvalidRecordError("the API key file holds no keys")
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -133,6 +132,8 @@ class KeyRing:
 
     def authenticate(self, presented: str | None) -> Principal:
         """The principal of ``presented``, or :class:`Unauthorized`. Every entry is compared, found or not."""
+        if not self._entries:
+            raise Unauthorized("this server's API key file holds no keys: every request is refused")
         if not presented:
             raise Unauthorized("an API key is required: send 'Authorization: Bearer <key>'")
         digest = hashlib.sha256(presented.encode("utf-8")).digest()
@@ -150,7 +151,9 @@ class KeyFile:
 
     Every request compares the file's modification time, size and inode with the last read: one
     ``stat``, no read. A change that does not parse (a half-written file, a typo) keeps the keys in
-    force and logs why, so a bad edit never locks everyone out or lets anyone in.
+    force and logs why, so a bad edit never locks everyone out. A file with no keys left (the last one
+    revoked) or no file at all refuses every request: revoking a key always revokes it, and a server given
+    a key file never falls back to serving without keys.
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
@@ -173,6 +176,10 @@ class KeyFile:
             with self._lock:
                 if stamp != self._seen:
                     self._seen = stamp
+                    if stamp is None:
+                        self._ring = KeyRing(())
+                        log.error("API key file %s is gone: every request is refused until it is back", self.path)
+                        return self._ring
                     try:
                         self._ring = KeyRing.from_file(self.path)
                         log.info("API keys reloaded from %s: %d key(s)", self.path, len(self._ring))

@@ -1,5 +1,6 @@
 """The API key file is read again when it changes: a key added while the server runs works at once, a key
-removed stops working, and a file that does not parse keeps the keys in force."""
+removed stops working (the last one too), a file that does not parse keeps the keys in force, and a file that
+is gone refuses every key."""
 
 from __future__ import annotations
 
@@ -28,8 +29,8 @@ def test_the_key_file_is_read_again_when_it_changes(tmp_path: Path) -> None:
         kept = keys_file.read_text()
         keys_file.write_text(kept[: len(kept) // 2])  # a half-written file: the keys in force stay
         assert _status(server.url, first) == 200 and _status(server.url, second) == 200
-        keys_file.unlink()  # so does a missing one
-        assert _status(server.url, second) == 200
+        keys_file.unlink()  # a key file that is gone holds no keys: nobody is let in by it
+        assert _status(server.url, second) == 401 and _status(server.url, first) == 401
 
         data = json.loads(kept)
         data["keys"] = [k for k in data["keys"] if k["name"] != "kumar-laptop"]
