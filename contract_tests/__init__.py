@@ -7,7 +7,7 @@ Two ways to run it:
 * From a shell, ``python -m contract_tests URL [pytest options]`` runs the whole suite against any
   store URL and exits non-zero if anything fails.
 
-It needs pytest and hypothesis (``pip install 'kioko[test]'``).
+It needs pytest and hypothesis: ``pip install 'kioko[contract]'`` (not ``kioko[test]``, the project's own test stack).
 """
 
 from __future__ import annotations

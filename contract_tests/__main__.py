@@ -112,7 +112,7 @@ def contract_lines(declared: Any) -> list[str]:
     changed = since(declared)
     return [
         f"contract version {CONTRACT_VERSION}; the store was written for {declared}, and since then the contract "
-        "added (docs/drivers.md, 'For driver authors: what changed'):",
+        "added (docs/drivers-changes.md):",
         *(f"  {line}" for line in changed),
     ]
 

@@ -25,7 +25,7 @@ from kioko_core.store import (
 )
 
 from .base import StoreContractBase
-from .support import make_record, new_scope
+from .support import as_stored, make_record, new_scope, unique
 
 
 class GenerationContract(StoreContractBase):
@@ -55,6 +55,38 @@ class GenerationContract(StoreContractBase):
         assert counter.generation(scope) == start[scope] + 3
         assert counter.generation(other) == start[other] + 1
         assert counter.generation(untouched) == start[untouched], "a scope no batch touched must not move"
+
+    def test_only_a_batch_that_changes_a_record_of_the_scope_counts(self, store: Store, scope: Scope) -> None:
+        """What touching a scope means: the batch, as a whole, leaves a record of the scope written (inserted or
+        replaced, even unchanged: its version moves) or takes one away. A delete of a missing id, a delete of
+        another scope's id (which looks missing and leaves that record be), a record inserted and deleted again
+        in one batch and an empty batch touch nothing; a batch touching a scope counts once, whatever its size."""
+        counter = self.counting(store)
+        other = new_scope()
+        mine, theirs = make_record(scope, terms=["alpha"]), make_record(other, terms=["alpha"])
+        store.update_many([Upsert(record=mine)])
+        store.update_many([Upsert(record=theirs)])
+        start = {s: counter.generation(s) for s in (scope, other)}
+
+        def moved() -> dict[Scope, int]:
+            return {s: counter.generation(s) - start[s] for s in (scope, other)}
+
+        store.update_many([Delete(id=unique("missing"), scope=scope)])
+        assert moved() == {scope: 0, other: 0}, "a delete of a missing id changes nothing"
+        store.update_many([Delete(id=theirs.id, scope=scope)])
+        assert moved() == {scope: 0, other: 0}, "a delete of another scope's id changes nothing, in either scope"
+        assert store.get(other, [theirs.id]) == [as_stored(theirs, 1)]
+        passing = make_record(scope, terms=["alpha"])
+        store.update_many([Upsert(record=passing), Delete(id=passing.id, scope=scope)])
+        assert moved() == {scope: 0, other: 0}, "a record inserted and deleted in one batch leaves the scope as it was"
+        store.update_many([])
+        assert moved() == {scope: 0, other: 0}, "an empty batch commits nothing"
+        store.update_many([Upsert(record=mine, expected_version=1)])
+        assert moved() == {scope: 1, other: 0}, "rewriting a record unchanged still moves its version"
+        store.update_many(
+            [Delete(id=mine.id, scope=scope), Delete(id=theirs.id, scope=scope), Delete(id=mine.id, scope=scope)]
+        )
+        assert moved() == {scope: 2, other: 0}, "a batch that takes a record away counts once, and only there"
 
     def test_a_refused_batch_advances_nothing(self, store: Store, scope: Scope) -> None:
         counter = self.counting(store)

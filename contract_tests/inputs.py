@@ -11,13 +11,25 @@ from __future__ import annotations
 
 import datetime
 import decimal
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
 
+from kioko_core.link_store import LinkChange, LinkStore
 from kioko_core.registry import open_store
-from kioko_core.store import Filter, InvalidRecordError, Record, Scope, Store, Upsert
+from kioko_core.store import (
+    Delete,
+    Filter,
+    InvalidRecordError,
+    Record,
+    Scope,
+    ScopeChanges,
+    ScopeGenerations,
+    Store,
+    Upsert,
+)
 
 from .base import StoreContractBase
 from .support import DIM, as_stored, make_record, unique, vectors
@@ -65,6 +77,42 @@ REFUSED_METADATA: dict[str, Any] = {
     "a value with a lone surrogate": {"note": "\udc80"},
     "a lone surrogate deep inside": {"a": [{"b": {"c": ["ok", "\ud800"]}}]},
 }
+
+
+UNHOLDABLE_TEXT = {"a NUL": "who\x00", "a lone surrogate": "who\ud800"}
+"""Text no record can hold (:data:`kioko_core.store.INPUT_RULE`), sent where a read or a delete takes a scope or a
+filter value: refused with InvalidRecordError before the driver sees it (StoreBase and check_scope do it)."""
+
+UNHOLDABLE_FILTERS: dict[str, Filter] = {
+    "NUL in kinds": Filter(kinds=frozenset({"note", "note\x00"})),
+    "lone surrogate in kinds": Filter(kinds=frozenset({"\udfff"})),
+    "NUL in session_id": Filter(session_id="s\x00"),
+    "lone surrogate in session_id": Filter(session_id="s\ud800"),
+    "NUL in ids": Filter(ids=frozenset({"ok", "id\x00"})),
+    "lone surrogate in ids": Filter(ids=frozenset({"\ud83d"})),
+    "created_after NaN": Filter(created_after=NAN),
+    "created_before NaN": Filter(created_before=NAN),
+    # model_construct skips pydantic's checks, as a careless caller could
+    "kinds as a bare string": Filter.model_construct(kinds="note"),
+    "ids as a list": Filter.model_construct(ids=["a", "b"]),
+    "session_id not a string": Filter.model_construct(session_id=7),
+    "created_after as text": Filter.model_construct(created_after="yesterday"),
+}
+
+
+def _refused_by_all(calls: dict[str, Callable[[], object]]) -> None:
+    """Each call raises InvalidRecordError; the failure names every call that did not."""
+    let_through = []
+    for name, call in calls.items():
+        try:
+            call()
+        except InvalidRecordError:
+            continue
+        except Exception as error:  # noqa: BLE001 - reported: a database error where the typed one belongs
+            let_through.append(f"{name} raised {type(error).__name__}: {error}")
+        else:
+            let_through.append(f"{name} answered instead of raising InvalidRecordError")
+    assert not let_through, "; ".join(let_through)
 
 
 class InputRuleContract(StoreContractBase):
@@ -170,6 +218,46 @@ class ArgumentContract(StoreContractBase):
             store.knn(scope, np.ones(DIM), k=1, filter={"kinds": ["fact"]})  # type: ignore[arg-type]
         with pytest.raises(InvalidRecordError):
             list(store.scan(scope, filter="fact"))  # type: ignore[arg-type]
+
+    @pytest.mark.parametrize("field", ["user_id", "agent_id"])
+    @pytest.mark.parametrize("text", sorted(UNHOLDABLE_TEXT))
+    def test_a_scope_no_record_can_have_is_refused(self, store: Store, scope: Scope, field: str, text: str) -> None:
+        """A NUL or a lone surrogate in a scope's user_id or agent_id: InvalidRecordError from every method that
+        takes a scope (the optional ones a store has too), not None, not a database error; nothing changes."""
+        bad = UNHOLDABLE_TEXT[text]
+        broken = Scope(bad, None) if field == "user_id" else Scope(scope.user_id, bad)
+        record = make_record(scope, terms=["t"], embedding=vectors(1, seed=10)[0])
+        store.update_many([Upsert(record=record)])
+        calls: dict[str, Callable[[], object]] = {
+            "get": lambda: store.get(broken, [record.id]),
+            "postings": lambda: store.postings(broken, ["t"], limit=3),
+            "knn": lambda: store.knn(broken, np.ones(DIM), k=3),
+            "scan": lambda: list(store.scan(broken)),
+            "update_many with a Delete": lambda: store.update_many([Delete(id=record.id, scope=broken)]),
+        }
+        if isinstance(store, ScopeGenerations):
+            calls["generation"] = lambda: store.generation(broken)  # type: ignore[attr-defined]
+        if isinstance(store, ScopeChanges):
+            calls["changes_since"] = lambda: store.changes_since(broken, 0)  # type: ignore[attr-defined]
+        if isinstance(store, LinkStore):
+            calls["links"] = lambda: store.links(broken, [record.id])  # type: ignore[attr-defined]
+            change = LinkChange(broken, record.id, put=(("other", {"w": 1.0}),))
+            calls["update_with_links"] = lambda: store.update_with_links([], [change])  # type: ignore[attr-defined]
+        _refused_by_all(calls)
+        assert store.get(scope, [record.id]) == [as_stored(record, 1)]
+
+    @pytest.mark.parametrize("case", sorted(UNHOLDABLE_FILTERS))
+    def test_a_filter_value_no_record_can_have_is_refused(self, store: Store, scope: Scope, case: str) -> None:
+        """kinds, session_id or ids holding a NUL or a lone surrogate, a NaN bound, a value of the wrong type:
+        InvalidRecordError from knn and scan, as for a scope (a NaN bound matched all or nothing by database)."""
+        flt = UNHOLDABLE_FILTERS[case]
+        store.update_many([Upsert(record=make_record(scope, embedding=vectors(1, seed=11)[0]))])
+        _refused_by_all(
+            {
+                "knn": lambda: store.knn(scope, np.ones(DIM), k=3, filter=flt),
+                "scan": lambda: list(store.scan(scope, flt)),
+            }
+        )
 
     def test_an_empty_filter_set_matches_nothing(self, store: Store, scope: Scope) -> None:
         """kinds or ids given as an empty set match no record."""

@@ -114,6 +114,50 @@ class LinkStoreContract(StoreContractBase):
                 [], [LinkChange(scope, "never-written", put=(("a", _entry("a")),), expected_version=1)]
             )
 
+    def test_a_changes_expected_version_is_read_after_the_ops_and_before_the_bump(
+        self, store: Store, scope: Scope
+    ) -> None:
+        """A change's expected_version is the owner's version once the call's ops ran and before the call's own
+        step: the same for every change of one owner in one call. A skipped change answers None."""
+        links = self.linking(store)
+        owner = make_record(scope)
+        links.update_with_links([Upsert(record=owner)], [])  # version 1
+        with pytest.raises(ConflictError):  # an op of the call wrote the owner: 1 is the version before the ops
+            links.update_with_links(
+                [Upsert(record=owner, expected_version=1)],
+                [LinkChange(scope, owner.id, put=(("a", _entry("a")),), expected_version=1)],
+            )
+        assert [r.version for r in store.get(scope, [owner.id]) if r is not None] == [1]
+        _, versions = links.update_with_links(
+            [Upsert(record=owner, expected_version=1)],
+            [LinkChange(scope, owner.id, put=(("a", _entry("a")),), expected_version=2)],
+        )
+        assert versions == [2], "the op's step is the owner's only one in the call"
+        _, versions = links.update_with_links(
+            [],
+            [
+                LinkChange(scope, owner.id, put=(("b", _entry("b")),), expected_version=2),
+                LinkChange(scope, owner.id, put=(("c", _entry("c")),), expected_version=2),
+            ],
+        )
+        assert versions == [3, 3], "both changes are checked against 2, and the call steps the version once"
+        with pytest.raises(ConflictError):  # a later change of the call does not see the call's own step
+            links.update_with_links(
+                [],
+                [
+                    LinkChange(scope, owner.id, drop=("a",), expected_version=3),
+                    LinkChange(scope, owner.id, drop=("b",), expected_version=4),
+                ],
+            )
+        assert [e["id"] for e in links.links(scope, [owner.id])[0]] == ["a", "b", "c"]
+        passing = make_record(scope)
+        _, versions = links.update_with_links(
+            [Upsert(record=passing), Delete(id=passing.id, scope=scope)],
+            [LinkChange(scope, passing.id, put=(("a", _entry("a")),)), LinkChange(scope, owner.id, drop=("c",))],
+        )
+        assert versions == [None, 4], "a change whose owner is gone once the ops ran is skipped, and says None"
+        assert links.links(scope, [passing.id, owner.id]) == [[], [_entry("a"), _entry("b")]]
+
     def test_a_conflicting_op_applies_no_change(self, store: Store, scope: Scope) -> None:
         links = self.linking(store)
         owner = make_record(scope)

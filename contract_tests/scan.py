@@ -30,6 +30,16 @@ class ScanContract(StoreContractBase):
         check_scan_order([r.id for r in scanned])
         assert scanned == sorted((as_stored(r, 1) for r in records), key=lambda r: r.id)
 
+    def test_ids_beyond_the_basic_plane_come_in_code_point_order(self, store: Store, scope: Scope) -> None:
+        """Code point order is UTF-8 byte order, not UTF-16's: U+1F600 comes after U+FF5A, where a store
+        comparing UTF-16 code units (surrogate pairs sort below U+E000) would put it before."""
+        base = unique("plane")
+        suffixes = ["\uff5a", "\U0001f600", "\ue000", "\U00010000", "z", "\u00e9", "\ufffd", "\ud7ff"]
+        records = [make_record(scope, f"{base}-{suffix}") for suffix in suffixes]
+        store.update_many([Upsert(record=r) for r in records])
+        for batch in (1, 3, 500):
+            assert [r.id for r in store.scan(scope, batch=batch)] == sorted(r.id for r in records), f"batch={batch}"
+
     def test_an_empty_scope_yields_nothing(self, store: Store, scope: Scope) -> None:
         """No records, no pages, no error."""
         assert list(store.scan(scope)) == []

@@ -3,7 +3,7 @@
 The suite tags each test added after version 1 with the version that added it: a failing one says so
 in its failure (a note under the assertion), with what a driver must add to pass it, so that the author
 of a driver written against an older guide learns what changed instead of meeting unexplained failures.
-``docs/drivers.md`` ("For driver authors: what changed") is the same list in words; a test
+``docs/drivers-changes.md`` (Store contract versions) is the same list in words; a test
 (tests/drivers/test_contract_versions.py) keeps the two and :data:`kioko_core.store.CONTRACT_VERSION` in step.
 """
 
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from kioko_core.store import CONTRACT_VERSION
 
-GUIDE = "docs/drivers.md, 'For driver authors: what changed'"
+GUIDE = "docs/drivers-changes.md"
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class Addition:
 INPUT_RULE_MUST = (
     "run kioko_core.store.validate_ops(ops, self.dim) before writing anything in update_many, so that every "
     "record breaking the input rule raises InvalidRecordError with nothing of its batch written (StoreBase's "
-    "update_many does), and treat an id, term or scope holding a NUL or a lone surrogate as one no record has "
+    "update_many does), and treat an id or term holding a NUL or a lone surrogate as one no record has "
     "(get answers None, postings df 0: StoreBase drops them before do_get/do_postings)"
 )
 
@@ -75,6 +75,37 @@ ADDED: dict[str, Addition] = {
         "generation) -> ScopeChangeSet of every id written since, or None when it cannot say exactly",
         optional=True,
     ),
+    "ArgumentContract.test_a_scope_no_record_can_have_is_refused": Addition(
+        6,
+        "refuse a scope whose user_id or agent_id holds a NUL or a lone surrogate with InvalidRecordError in every "
+        "method taking a scope (get, postings, knn, scan, a Delete in update_many, and generation, changes_since, "
+        "links and update_with_links when the store has them): call kioko_core.store.check_scope on every scope "
+        "(StoreBase's methods, validate_ops and validate_changes do)",
+    ),
+    "ArgumentContract.test_a_filter_value_no_record_can_have_is_refused": Addition(
+        6,
+        "refuse a Filter whose kinds, session_id or ids hold a NUL or a lone surrogate, whose created_after or "
+        "created_before is NaN, or whose values have the wrong type, with InvalidRecordError from knn and scan: "
+        "call kioko_core.store.check_filter (StoreBase's knn and scan do)",
+    ),
+    "GenerationContract.test_only_a_batch_that_changes_a_record_of_the_scope_counts": Addition(
+        6,
+        "move generation(scope) only for a batch whose net effect writes a record of the scope or takes one away: "
+        "not for a delete of a missing id or of another scope's id, nor for a record inserted and deleted in one "
+        "batch (count the scopes of the ids plan_batch finds or writes, before and after the batch)",
+        optional=True,
+    ),
+    "ScanContract.test_ids_beyond_the_basic_plane_come_in_code_point_order": Addition(
+        6,
+        "order scan by id in code point order (UTF-8 bytes, Python's str order), also for characters beyond "
+        'U+FFFF, which UTF-16 order puts below U+E000 (PostgreSQL: COLLATE "C"; SQLite\'s default BINARY is right)',
+    ),
+    "LinkStoreContract.test_a_changes_expected_version_is_read_after_the_ops_and_before_the_bump": Addition(
+        6,
+        "check every change's expected_version against its owner's version after the call's ops and before the "
+        "call's own bump (the same number for two changes of one owner), and answer None for a skipped change",
+        optional=True,
+    ),
     "LinkStoreContract": Addition(
         5,
         "nothing, or implement kioko_core.link_store.LinkStore: links(scope, ids) and update_with_links(ops, "
@@ -93,6 +124,9 @@ CHANGES: dict[int, str] = {
     3: "optional ScopeGenerations (GenerationContract)",
     4: "optional ScopeChanges (ChangesContract)",
     5: "optional LinkStore: links kept entry by entry apart from the record (LinkStoreContract)",
+    6: "text no record can hold refused in a scope and in Filter values (ArgumentContract), what touching a scope "
+    "means for generations (GenerationContract), code point order beyond U+FFFF (ScanContract), a link change's "
+    "expected_version after the ops and before the bump (LinkStoreContract)",
 }
 """One line per version: what it added."""
 

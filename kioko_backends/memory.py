@@ -162,9 +162,19 @@ class MemoryStore(StoreBase):
             self._generations[scope] = self._generations.get(scope, self._forgotten_generation) + 1
 
     def _apply(self, planned: list[tuple[Op, Record | None, bool]]) -> set[Scope]:
-        """Apply a planned batch; the scopes it touched."""
-        touched: set[Scope] = set()
+        """Apply a planned batch; the scopes it touched: those of the records it left written or took away.
+
+        Counted from the batch's net effect, as the SQL stores count it (docs/drivers.md, "touching a scope"):
+        a record inserted and deleted again by one batch leaves its scope as it was, and a delete of a missing
+        id or of another scope's touches nothing."""
+        before: dict[str, Scope | None] = {}
         for op, stored, exists in planned:
+            if stored is None and not exists:
+                continue  # a delete that finds nothing (or another scope's record) changes nothing
+            record_id = op.id if isinstance(op, Delete) else op.record.id
+            if record_id not in before:
+                old = self._records.get(record_id)
+                before[record_id] = old.scope if old is not None else None
             if stored is not None:
                 old = self._records.get(stored.id)
                 if old is not None and (old.scope, old.created_at, old.terms) == (
@@ -174,12 +184,15 @@ class MemoryStore(StoreBase):
                 ):
                     # a neighbour whose links changed keeps its place in every postings list
                     self._replace(stored)
-                    touched.add(stored.scope)
                     continue
-                touched.update(self._remove(stored.id, replacing=True), [stored.scope])
+                self._remove(stored.id, replacing=True)
                 self._insert(stored)
-            elif exists and isinstance(op, Delete):
-                touched.update(self._remove(op.id))
+            else:
+                self._remove(record_id)
+        touched: set[Scope] = set()
+        for record_id, scope in before.items():
+            now = self._records.get(record_id)
+            touched.update(s for s in (scope, now.scope if now is not None else None) if s is not None)
         return touched
 
     # -- links, entry by entry (LinkStore)

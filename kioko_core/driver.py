@@ -6,7 +6,8 @@ instead gives it, for free and the same on every store:
 - option parsing for ``from_url``: keyword options win over ``?key=`` query values, each is parsed by its
   :class:`Option`, and an unknown or misspelt one is refused with the list of known ones;
 - the argument checks of ``get``, ``postings``, ``knn`` and ``scan`` (scope, limits, query vector,
-  filter), so a bad argument is the same :class:`~kioko_core.store.InvalidRecordError` everywhere;
+  filter), so a bad argument is the same :class:`~kioko_core.store.InvalidRecordError` everywhere; a scope or
+  a filter value holding a NUL or a lone surrogate never reaches a hook;
 - id and term de-duplication and answer ordering, the knn order and tie rule, the empty-filter and
   empty-batch shortcuts, and :func:`~kioko_core.store.validate_ops` before any write;
 - ``with store: ...`` support;
@@ -38,6 +39,7 @@ from .store import (
     Postings,
     Record,
     Scope,
+    check_filter,
     check_limit,
     check_query_vector,
     check_scope,
@@ -247,7 +249,7 @@ class StoreBase:
         self, scope: Scope, vector: Sequence[float] | np.ndarray, k: int, filter: Filter | None = None
     ) -> list[Neighbor]:
         scope, k = check_scope(scope), check_limit("k", k)
-        query = check_query_vector(vector, self.dim)
+        query, filter = check_query_vector(vector, self.dim), check_filter(filter)
         if k == 0 or _matches_nothing(filter):
             return []
         candidates = self.do_knn(scope, query, k, filter)
@@ -258,6 +260,7 @@ class StoreBase:
         scope = check_scope(scope)
         if check_limit("batch", batch) == 0:
             raise InvalidRecordError("batch must be at least 1")
+        filter = check_filter(filter)
         if _matches_nothing(filter):
             return iter(())
         return self.do_scan(scope, filter, batch)
@@ -306,8 +309,5 @@ def _sequence(values: Any, name: str) -> list[Any]:
 
 
 def _matches_nothing(filter: Filter | None) -> bool:
-    if filter is None:
-        return False
-    if not isinstance(filter, Filter):
-        raise InvalidRecordError(f"filter must be a Filter or None, got {type(filter).__name__}")
-    return filter.kinds == frozenset() or filter.ids == frozenset()
+    """Whether a checked filter (:func:`~kioko_core.store.check_filter`) leaves no record to match."""
+    return filter is not None and (filter.kinds == frozenset() or filter.ids == frozenset())

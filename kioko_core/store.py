@@ -41,11 +41,11 @@ from .errors import UnknownStoreError as UnknownStoreError
 DEFAULT_DIM = 256
 """Vector length a store accepts unless opened with another ``dim`` (the offline embedder's)."""
 
-CONTRACT_VERSION = 5
+CONTRACT_VERSION = 6
 """The version of the store contract this Kioko holds drivers to; it grows when the contract suite gains a
 test a driver written before may fail (or an optional capability). A driver may say which version it was
 written for with a ``contract_version`` class attribute; ``python -m contract_tests`` then lists what
-changed since. What each version added: ``contract_tests/versions.py`` and docs/drivers.md."""
+changed since. What each version added: ``contract_tests/versions.py`` and docs/drivers-changes.md."""
 
 
 # --------------------------------------------------------------------------- values
@@ -59,7 +59,11 @@ class Scope(NamedTuple):
 
 
 def check_scope(scope: Scope | tuple[object, ...]) -> Scope:
-    """Return ``scope`` as a :class:`Scope`, or raise :class:`InvalidRecordError` if it is malformed."""
+    """Return ``scope`` as a :class:`Scope`, or raise :class:`InvalidRecordError` if it is malformed.
+
+    A user or agent id holding a NUL or a lone surrogate is malformed too: no record can be in such a scope
+    (:data:`INPUT_RULE`), and PostgreSQL or UTF-8 would fail on it in the driver instead, each its own way.
+    """
     if not isinstance(scope, tuple) or len(scope) != 2:
         raise InvalidRecordError(f"scope must be (user_id, agent_id), got {scope!r}")
     user_id, agent_id = scope
@@ -67,6 +71,8 @@ def check_scope(scope: Scope | tuple[object, ...]) -> Scope:
         raise InvalidRecordError("user_id must be a non-empty string")
     if agent_id is not None and (not isinstance(agent_id, str) or not agent_id):
         raise InvalidRecordError("agent_id must be None or a non-empty string")
+    if not is_storable_text(user_id) or agent_id is not None and not is_storable_text(agent_id):
+        raise InvalidRecordError("a scope's user_id and agent_id are text without NUL characters or lone surrogates")
     return Scope(user_id, agent_id)
 
 
@@ -223,6 +229,37 @@ class Filter(BaseModel):
             and (self.created_before is None or record.created_at < self.created_before)
             and (self.ids is None or record.id in self.ids)
         )
+
+
+def check_filter(filter: Filter | None) -> Filter | None:
+    """``filter`` if every value it sets is one a record can hold, else :class:`InvalidRecordError`.
+
+    The same rule as a scope's: ``kinds``, ``session_id`` and ``ids`` are text without a NUL or a lone surrogate
+    (a database would fail on them, each its own way), and a ``created_*`` bound is a number that is not NaN
+    (NaN compares differently in SQL, numpy and Python). A :class:`Filter` built with ``model_construct`` or
+    changed in place skips pydantic's checks, so the types are checked here too.
+    """
+    if filter is None:
+        return None
+    if not isinstance(filter, Filter):
+        raise InvalidRecordError(f"filter must be a Filter or None, got {type(filter).__name__}")
+    for name in ("kinds", "ids"):
+        values = getattr(filter, name)
+        if values is not None and (
+            not isinstance(values, frozenset) or not all(is_storable_text(value) for value in values)
+        ):
+            raise InvalidRecordError(
+                f"Filter.{name} must be a set of strings without NUL characters or lone surrogates, got {values!r}"
+            )
+    if filter.session_id is not None and not is_storable_text(filter.session_id):
+        raise InvalidRecordError(
+            f"Filter.session_id must be a string without NUL characters or lone surrogates, got {filter.session_id!r}"
+        )
+    for name in ("created_after", "created_before"):
+        bound = getattr(filter, name)
+        if bound is not None and (type(bound) not in (int, float) or math.isnan(bound)):
+            raise InvalidRecordError(f"Filter.{name} must be None or a number (not NaN), got {bound!r}")
+    return filter
 
 
 class Postings(NamedTuple):

@@ -180,6 +180,51 @@ def test_drivers_import_nothing_of_the_core_but_the_protocol() -> None:
     assert found == []
 
 
+GUIDE = PROJECT_ROOT / "docs" / "drivers.md"
+PROTOCOL_SUPPORT = ("kioko_core.held_texts",)
+"""What the protocol modules themselves may import besides each other: ``kioko_core.driver`` re-exports
+``held_texts.keeps_text`` for drivers."""
+
+
+def modules_the_guide_allows(guide: str) -> set[str]:
+    """The modules docs/drivers.md's import rule lists: the bullets after "A driver imports from Kioko only"."""
+    rule = guide.split("A driver imports from Kioko only the protocol side", 1)[1].split("\n\n", 2)[1]
+    return {line.split("`")[1] for line in rule.splitlines() if line.startswith("- `kioko_core.")}
+
+
+def test_the_guide_names_exactly_the_modules_drivers_may_import() -> None:
+    """The import rule a driver author reads is the one this file enforces: a LinkStore driver needs
+    kioko_core.link_store, and an outsider once found the guide naming three modules where five are allowed."""
+    assert modules_the_guide_allows(GUIDE.read_text(encoding="utf-8")) == set(PROTOCOL_MODULES)
+
+
+def test_the_guide_check_sees_a_missing_module() -> None:
+    guide = (
+        "A driver imports from Kioko only the protocol side, these:\n\n"
+        "- `kioko_core.store`: records;\n- `kioko_core.driver`: the base class.\n\nAll of them.\n"
+    )
+    assert modules_the_guide_allows(guide) == {"kioko_core.store", "kioko_core.driver"} != set(PROTOCOL_MODULES)
+
+
+def test_the_protocol_modules_import_only_each_other() -> None:
+    """The arrows point one way: a driver -> the protocol modules -> nothing of the layer. Were kioko_core.store or
+    kioko_core.link_store to import the layer (or a module importing it), every driver would load it too."""
+    allowed = set(PROTOCOL_MODULES) | set(PROTOCOL_SUPPORT)
+    found = {}
+    for module in allowed:
+        path = PROJECT_ROOT / (module.replace(".", "/") + ".py")
+        names = every_import(path.read_text(encoding="utf-8"), module)
+        beyond = sorted(
+            name
+            for name in names
+            if name.split(".")[0] in ("kioko_core", "kioko")
+            and not any(name == ok or name.startswith(ok + ".") for ok in allowed)
+        )
+        if beyond:
+            found[module] = beyond
+    assert found == {}
+
+
 @pytest.mark.parametrize(
     "statement",
     [

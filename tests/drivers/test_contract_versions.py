@@ -29,6 +29,7 @@ from kioko_core.url import StoreURL
 
 ROOT = Path(kioko.__file__).resolve().parent.parent
 GUIDE = ROOT / "docs" / "drivers.md"
+VERSIONS_PAGE = ROOT / "docs" / "drivers-changes.md"
 
 LAST_MONTHS_DRIVER = '''
 from kioko_backends.memory import MemoryStore
@@ -110,7 +111,7 @@ def test_a_failing_newer_test_says_which_version_added_it_and_what_to_add(tmp_pa
     assert result.returncode == 1, result.stdout[-3000:]
     flat = " ".join(result.stdout.split())
     assert "Contract version 2 (of" in flat and "The store declares contract_version=1." in flat
-    assert "a bare string where a list of ids or terms belongs" in flat and "docs/drivers.md" in flat
+    assert "a bare string where a list of ids or terms belongs" in flat and "docs/drivers-changes.md" in flat
 
 
 def test_the_cli_lists_what_changed_since_the_drivers_version_and_what_a_failed_part_needs(tmp_path: Path) -> None:
@@ -151,10 +152,12 @@ def test_versions_changelog_and_guide_agree() -> None:
     assert addition_for("KnnContract", "test_ties_are_broken_by_id") is ADDED["KnnContract.test_ties_are_broken_by_id"]
     assert addition_for("KnnContract", "test_k_zero_returns_nothing") is None
     assert len(since(None)) == CONTRACT_VERSION and since(CONTRACT_VERSION) == []
-    guide = GUIDE.read_text(encoding="utf-8")
-    section = guide.split("## For driver authors: what changed", 1)[1].split("\n## ", 1)[0]
+    page = VERSIONS_PAGE.read_text(encoding="utf-8")
     for version in CHANGES:
-        assert f"### Version {version}" in section, f"docs/drivers.md has no entry for contract version {version}"
+        assert f"\n## Version {version} (" in page, (
+            f"docs/drivers-changes.md has no entry for contract version {version}"
+        )
+    assert "](drivers-changes.md)" in GUIDE.read_text(encoding="utf-8"), "the guide does not link the versions page"
 
 
 def test_a_third_party_driver_states_its_own_install_hint() -> None:
