@@ -42,6 +42,10 @@ class UnsupportedMediaType(ServiceError):
     """A write whose body is not ``application/json`` (NDJSON for an import) (HTTP 415)."""
 
 
+class TooManyWebhooks(ServiceError):
+    """The user already has as many webhooks as the server allows (HTTP 409); delete one to register another."""
+
+
 class WebhookRefused(InvalidRecordError):
     """A webhook URL the server will not call (HTTP 422 at registration); the message says why."""
 
@@ -57,6 +61,7 @@ STATUS_BY_NAME = {
     "UnsupportedMediaType": 415,
     "PayloadTooLarge": 413,
     "TooManyRequests": 429,
+    "TooManyWebhooks": 409,
     "TooLargeError": 413,
     "MemoryNotFound": 404,
     "LinkConflict": 409,

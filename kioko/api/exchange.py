@@ -10,8 +10,9 @@ verifying after a move: keep an export as safe as the key file).
 
 Import writes records as they are, without linking them again (their links travel with them), and
 skips a record the store already holds unchanged, so importing twice changes nothing. Every record
-is checked first (the file whole, the scopes it may fill, secrets, webhook registrations, vector
-length), so a bad file writes nothing. Records are then written 200 at a time: a store that fails
+is checked first, as the API checks a write (the file whole, the scopes it may fill and the kinds they
+hold, secrets, sizes, webhook registrations and their number, vector length), so a bad file writes
+nothing; the file is read twice rather than held, so memory stays flat whatever its size. Records are then written 200 at a time: a store that fails
 midway (unreachable, or a concurrent writer) keeps the whole batches before it, the error says how
 many records were written, and running the same import again completes it (what is there is
 skipped). The store stamps its own version counter, so ``version`` is the one field that may differ
@@ -21,19 +22,26 @@ after a move.
 from __future__ import annotations
 
 import json
+import math
+import tempfile
 import time
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
-from kioko_core.entities import GRAPH_AGENT
+from kioko_core.entities import GRAPH_AGENT, TRIPLE_KIND
+from kioko_core.intelligence.summaries import LOG_KIND
+from kioko_core.kind_registry import MEMORY_TYPES
 from kioko_core.linking import links as L
-from kioko_core.scoped import SESSIONS_AGENT
+from kioko_core.linking.links import SHARED_USER
+from kioko_core.scoped import RESERVED_PREFIX, SESSIONS_AGENT
 from kioko_core.secrets import DropSecrets, redact, redact_value
 from kioko_core.store import InvalidRecordError, KiokoError, Record, Scope, Upsert, check_scope
 
-from .webhook_records import WEBHOOK_AGENT, check_registration
+from .errors import TooManyWebhooks
+from .webhook_records import WEBHOOK_AGENT, WEBHOOK_KIND, check_registration
 from .wire import record_in, stored_out
 
 FORMAT = "kioko-export"
@@ -100,66 +108,185 @@ def _line(data: dict[str, Any]) -> str:
 
 
 def import_lines(
-    layer: Any, lines: Iterable[str | bytes], *, allowed: Any = None, webhook_guard: Any = None
+    layer: Any,
+    lines: Iterable[str | bytes],
+    *,
+    allowed: Any = None,
+    webhook_guard: Any = None,
+    webhook_limit: int | None = None,
 ) -> dict[str, int]:
     """Restore an export into ``layer``'s store; returns ``{"records", "written", "unchanged"}``.
 
     ``allowed(user_id, agent_id)`` is called for every record's scope before anything is written (the
     service passes its key check); ``webhook_guard`` (a WebhookGuard) checks where an imported
     registration points as a registration is checked (None: its form only; deliveries are still
-    guarded). The whole stream is read and checked first: a malformed line, a missing end line or one
-    bad record writes nothing. A store failure while writing raises the store's error, its
-    message saying how many records were written; the same import run again completes it.
+    guarded); ``webhook_limit``: the most registrations a user may have once the import is in (None: no cap).
+
+    An import is a write like any other: each record is checked as the API checks what it writes
+    (:func:`check_imported`: the scope, the kind its scope holds, secrets, the content's size, finite times, a
+    webhook registration's target), so a file cannot plant what the routes would refuse. The whole stream
+    is read and checked first: a malformed line, a missing end line or one bad record writes nothing. It is
+    read twice, never held: a file that can seek is read again from where it started, any other stream is
+    spooled to a temporary file (in memory up to :data:`SPOOL_IN_MEMORY` bytes) while it is checked, so
+    memory stays flat whatever the size of the export. A store failure while writing raises the store's
+    error, its message saying how many records were written; the same import run again completes it.
     """
-    records = list(_read(lines))
-    for scope in {r.scope for r in records}:
-        if allowed is not None:
-            allowed(scope.user_id, scope.agent_id)
-    dim = getattr(layer.store, "dim", None)
-    for record in records:
-        if record.agent_id == WEBHOOK_AGENT:
-            check_registration(record, webhook_guard)  # its signing secret belongs there
-        else:
-            # an import is a write like any other: a hand-made file must not smuggle in a secret
-            layer.secrets.enforce(record.content, record.metadata)
-        if dim is not None and record.embedding is not None and record.embedding.shape[0] != dim:
-            raise InvalidRecordError(
-                f"record {record.id!r} has a {record.embedding.shape[0]}-dimensional vector; "
-                f"this store holds {dim} (open it with ?dim={record.embedding.shape[0]})"
+    with _rereadable(lines) as again:
+        records = 0
+        scopes: set[Scope] = set()
+        hooks: dict[str, set[str]] = {}
+        dim = getattr(layer.store, "dim", None)
+        for record in _read(again.first()):
+            if allowed is not None and record.scope not in scopes:
+                allowed(record.user_id, record.agent_id)
+            scopes.add(record.scope)
+            check_imported(layer, record, webhook_guard, dim)
+            if record.agent_id == WEBHOOK_AGENT:
+                hooks.setdefault(record.user_id, set()).add(record.id)
+            records += 1
+        if webhook_limit is not None:
+            _check_webhook_limit(layer, hooks, webhook_limit)
+        written = unchanged = 0
+        try:
+            for batch in _batches(_read(again.second(), checked=True), BATCH):
+                by_scope: dict[Scope, list[Record]] = {}
+                for record in batch:
+                    by_scope.setdefault(record.scope, []).append(record)
+                ops: list[Upsert] = []
+                for scope, group in by_scope.items():
+                    for record, current in zip(group, layer.store.get(scope, [r.id for r in group])):
+                        if current is not None and same(current, record):
+                            unchanged += 1
+                        else:
+                            ops.append(Upsert(record=record, expected_version=current.version if current else 0))
+                if ops:
+                    layer.store.update_many(ops)
+                    written += len(ops)
+        except KiokoError as error:
+            # the same error (its type says what failed, and its HTTP status), told what the import got done
+            error.args = (
+                f"{error} (the import stopped after writing {written} of {records} records, "
+                f"{unchanged} were already there; run the same import again to complete it)",
             )
-    written = unchanged = 0
+            raise
+        finally:
+            for scope in scopes:
+                layer.index.invalidate(scope)  # the layer's cached term statistics must see the new records
+    return {"records": records, "written": written, "unchanged": unchanged}
+
+
+SPOOL_IN_MEMORY = 4 * 1024 * 1024
+"""Bytes of a non-seekable import kept in memory while it is checked; beyond, the spool is a temporary file."""
+
+
+class _Twice:
+    """An import's lines, readable twice: once to check them, once to write them."""
+
+    def __init__(self, lines: Iterable[str | bytes]) -> None:
+        self._lines = lines
+        self._spool: Any = None
+        self._start: int | None = None
+        seekable = getattr(lines, "seekable", None)
+        if callable(seekable) and seekable():
+            self._start = lines.tell()  # type: ignore[attr-defined]
+        else:
+            self._spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY, mode="w+b")
+
+    def first(self) -> Iterator[str | bytes]:
+        if self._spool is None:
+            yield from self._lines
+            return
+        for line in self._lines:
+            data = line.encode("utf-8") if isinstance(line, str) else line
+            self._spool.write(data if data.endswith(b"\n") else data + b"\n")
+            yield line
+
+    def second(self) -> Iterator[str | bytes]:
+        if self._spool is None:
+            self._lines.seek(self._start)  # type: ignore[attr-defined]
+            return iter(self._lines)
+        self._spool.seek(0)
+        return iter(self._spool)
+
+    def close(self) -> None:
+        if self._spool is not None:
+            self._spool.close()
+
+
+@contextmanager
+def _rereadable(lines: Iterable[str | bytes]) -> Iterator[_Twice]:
+    twice = _Twice(lines)
     try:
-        for start in range(0, len(records), BATCH):
-            batch = records[start : start + BATCH]
-            by_scope: dict[Scope, list[Record]] = {}
-            for record in batch:
-                by_scope.setdefault(record.scope, []).append(record)
-            ops: list[Upsert] = []
-            for scope, group in by_scope.items():
-                for record, current in zip(group, layer.store.get(scope, [r.id for r in group])):
-                    if current is not None and same(current, record):
-                        unchanged += 1
-                    else:
-                        ops.append(Upsert(record=record, expected_version=current.version if current else 0))
-            if ops:
-                layer.store.update_many(ops)
-                written += len(ops)
-    except KiokoError as error:
-        # the same error (its type says what failed, and its HTTP status), told what the import got done
-        error.args = (
-            f"{error} (the import stopped after writing {written} of {len(records)} records, "
-            f"{unchanged} were already there; run the same import again to complete it)",
-        )
-        raise
+        yield twice
     finally:
-        for scope in {r.scope for r in records}:
-            layer.index.invalidate(scope)  # the layer's cached term statistics must see the new records
-    return {"records": len(records), "written": written, "unchanged": unchanged}
+        twice.close()
 
 
-def _read(lines: Iterable[str | bytes]) -> Iterator[Record]:
+def _batches(records: Iterable[Record], size: int) -> Iterator[list[Record]]:
+    batch: list[Record] = []
+    for record in records:
+        batch.append(record)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+_KIND_OF_OWN_SCOPE = {GRAPH_AGENT: TRIPLE_KIND, SESSIONS_AGENT: LOG_KIND, WEBHOOK_AGENT: WEBHOOK_KIND}
+"""What each of Kioko's own scopes of a user holds; the user's and their agents' scopes hold memories."""
+
+
+def check_imported(layer: Any, record: Record, webhook_guard: Any = None, dim: int | None = None) -> None:
+    """InvalidRecordError (or SecretDropped, TooLargeError) unless ``record`` is one the API could have written:
+    a user's or agent's scope (the reserved ones only as the export carries them), the kind that scope holds,
+    no secret, content within the layer's limit, finite times, a vector of the store's length, and in
+    ``@webhooks`` a registration ``POST /v1/webhooks`` would have accepted."""
+    scope = check_scope(record.scope)
+    if scope.user_id.startswith(RESERVED_PREFIX) and scope.user_id != SHARED_USER:
+        raise InvalidRecordError(f"record {record.id!r}: user_id {scope.user_id!r} is reserved and cannot be imported")
+    agent = scope.agent_id
+    if agent is not None and agent.startswith(RESERVED_PREFIX) and agent not in OWN_AGENTS:
+        raise InvalidRecordError(f"record {record.id!r}: agent_id {agent!r} is reserved and cannot be imported")
+    if not (math.isfinite(record.created_at) and math.isfinite(record.updated_at)):
+        raise InvalidRecordError(f"record {record.id!r}: created_at and updated_at must be finite")
+    if agent == WEBHOOK_AGENT:
+        check_registration(record, webhook_guard)  # its signing secret belongs there
+    else:
+        expected = _KIND_OF_OWN_SCOPE.get(agent or "")
+        if expected is not None and record.kind != expected:
+            raise InvalidRecordError(f"record {record.id!r}: {agent!r} holds {expected!r} records, not {record.kind!r}")
+        if expected is None:
+            if record.kind not in MEMORY_TYPES:
+                raise InvalidRecordError(
+                    f"record {record.id!r}: unknown kind {record.kind!r}; a memory is one of {sorted(MEMORY_TYPES)}"
+                )
+            limits = getattr(layer, "limits", None)
+            if limits is not None:
+                limits.check_content(record.content)
+        # an import is a write like any other: a hand-made file must not smuggle in a secret
+        layer.secrets.enforce(record.content, record.metadata, record.id, record.session_id)
+    if dim is not None and record.embedding is not None and record.embedding.shape[0] != dim:
+        raise InvalidRecordError(
+            f"record {record.id!r} has a {record.embedding.shape[0]}-dimensional vector; "
+            f"this store holds {dim} (open it with ?dim={record.embedding.shape[0]})"
+        )
+
+
+def _check_webhook_limit(layer: Any, imported: dict[str, set[str]], limit: int) -> None:
+    for user_id, ids in imported.items():
+        held = {r.id for r in layer.store.scan(Scope(user_id, WEBHOOK_AGENT))}
+        if len(held | ids) > limit:
+            raise TooManyWebhooks(
+                f"user {user_id!r} would have {len(held | ids)} webhooks after this import; the limit is {limit}"
+            )
+
+
+def _read(lines: Iterable[str | bytes], checked: bool = False) -> Iterator[Record]:
+    """The records of an export's lines; the header, the end line and its count are checked as they come (a
+    second read of lines already ``checked`` skips that)."""
     header = end = None
-    found: list[Record] = []
+    count = 0
     for number, raw in enumerate(lines, 1):
         text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
         if not text.strip():
@@ -185,16 +312,19 @@ def _read(lines: Iterable[str | bytes]) -> Iterator[Record]:
         if not isinstance(data.get("record"), dict):
             raise InvalidRecordError(f'line {number}: expected {{"record": ...}}')
         try:
-            found.append(record_in(data["record"]))
+            record = record_in(data["record"])
         except (ValueError, TypeError, KeyError) as error:
             raise InvalidRecordError(f"line {number}: not a valid record: {error}") from None
+        count += 1
+        yield record
+    if checked:
+        return
     if header is None:
         raise InvalidRecordError("the import is empty")
-    if end is None or end.get("records") != len(found):
+    if not isinstance(end, dict) or end.get("records") != count:
         raise InvalidRecordError(
             "the import ends early (no end line, or fewer records than it announced); nothing was written"
         )
-    yield from found
 
 
 def same(a: Record, b: Record) -> bool:

@@ -45,6 +45,8 @@ DEFAULT_BODY_LIMIT = 1_000_000
 """Bytes a request body may have unless ``create_app(body_limit=...)`` says otherwise (413 beyond)."""
 DEFAULT_IMPORT_LIMIT = 256_000_000
 """Bytes of one ``POST /v1/import`` (an export is large by nature; ``import_limit=`` changes it)."""
+DEFAULT_WEBHOOKS_PER_USER = 20
+"""Webhooks one user may register (``webhooks_per_user=``; 409 ``TooManyWebhooks`` beyond, imports included)."""
 
 TAGS = [
     {"name": "memories", "description": "Write, read, list, update and delete memories, plain and typed."},
@@ -77,6 +79,7 @@ def create_app(
     allowed_hosts: Iterable[str] | None = None,
     cors_origins: Iterable[str] = (),
     console_token: str | None = None,
+    webhooks_per_user: int | None = DEFAULT_WEBHOOKS_PER_USER,
 ) -> FastAPI:
     """The REST API over ``layer``.
 
@@ -104,6 +107,7 @@ def create_app(
     origins whose pages may call the API (CORS headers, changes from them accepted). ``console_token``: the
     token this server's console page sends (a random one when None; ``kioko serve --workers`` gives all its
     processes one). See :mod:`kioko.http.browser`.
+    ``webhooks_per_user``: the most webhooks one user may have (registered or imported; None: no cap).
     """
     if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
         raise ValueError(f"threads must be an integer >= 1 or None, got {threads!r}")
@@ -111,6 +115,7 @@ def create_app(
     keys = KeyFile(api_keys) if isinstance(api_keys, (str, Path, os.PathLike)) else api_keys
     svc = Service(layer, keys, int(body_limit))
     svc.webhook_guard = WebhookGuard(webhook_allow, only=webhook_hosts, resolve=webhook_resolver)
+    svc.webhook_limit = _positive_or_none("webhooks_per_user", webhooks_per_user)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -191,6 +196,12 @@ def create_app(
 
         mount(app)
     return app
+
+
+def _positive_or_none(name: str, value: int | None) -> int | None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        raise ValueError(f"{name} must be an integer >= 1 or None, got {value!r}")
+    return value
 
 
 # --------------------------------------------------------------------------- errors

@@ -56,6 +56,8 @@ class Service:
         existing = getattr(layer, "events", None)
         self.bus = existing if isinstance(existing, EventBus) else EventBus()
         self.webhook_guard = WebhookGuard()
+        self.webhook_limit: int | None = None
+        """The most webhooks one user may register (None: no cap); ``create_app(webhooks_per_user=...)``."""
 
     def emit(self, event: str, payload: dict[str, Any]) -> None:
         """Tell the bus's subscribers (webhooks, event streams) about a write; a failing one is only logged."""

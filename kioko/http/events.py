@@ -38,6 +38,7 @@ from kioko_core.secrets import get_logger
 from kioko_core.store import Delete, Filter, Record, Scope, Upsert
 
 from ..api.auth import Principal
+from ..api.errors import TooManyWebhooks
 from ..api.webhook_guard import WebhookGuard, WebhookRefused
 from ..api.webhook_records import EVENTS, MIN_SECRET, WEBHOOK_AGENT, WEBHOOK_KIND, check_events, check_url
 from .deps import ERROR_RESPONSES, Service, authorized, principal, service
@@ -270,6 +271,16 @@ def register(
     authorized(who, body.user_id)
     check_url(body.url, svc.webhook_guard)
     check_events(body.events)
+    with svc.write_lock:  # two registrations at once must not both pass the count
+        if svc.webhook_limit is not None and len(hooks.of(body.user_id)) >= svc.webhook_limit:
+            raise TooManyWebhooks(
+                f"user {body.user_id!r} has {svc.webhook_limit} webhooks, the most this server allows; "
+                "delete one to register another"
+            )
+        return _registered(body, svc, hooks)
+
+
+def _registered(body: WebhookIn, svc: Service, hooks: Webhooks) -> dict[str, Any]:
     record = Record(
         id="wh" + uuid.uuid4().hex,
         user_id=body.user_id,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import tempfile
 import time
 from typing import Any
 
@@ -20,7 +21,7 @@ from kioko_core.recall_options import RECALL_KNOBS, RecallOptions
 from kioko_core.store import Filter, InvalidRecordError, Record, Scope
 
 from ..api.auth import Principal
-from ..api.exchange import OWN_AGENTS, export_lines, export_scopes, import_lines
+from ..api.exchange import OWN_AGENTS, SPOOL_IN_MEMORY, export_lines, export_scopes, import_lines
 from ..api.wire import context_out, link_out, plan_in, record_out, related_out, score_out, triple_out
 from .deps import ERROR_RESPONSES, Service, authorized, principal, service
 from .served import served
@@ -454,23 +455,31 @@ def export(
 )
 async def import_(request: Request, svc: Service = Depends(service), who: Principal = Depends(principal)):
     """Restore an export (the body is its JSON lines); importing the same export twice changes nothing."""
-    body = await request.body()
+    # the body goes to a spool (memory up to a few MB, then a temporary file) as it arrives, and the import
+    # reads it from there twice (checks, then writes in batches): memory stays flat whatever the upload's size
+    spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY, mode="w+b")
 
     def run() -> dict[str, int]:
+        spool.seek(0)
         with svc.write_lock:
             try:
                 return import_lines(
                     svc.layer,
-                    body.decode("utf-8", errors="strict").splitlines(),
+                    spool,
                     allowed=lambda user, agent: _importable(who, user, agent),
                     webhook_guard=svc.webhook_guard,
+                    webhook_limit=svc.webhook_limit,
                 )
             finally:
                 _forget_webhooks(request, None)  # registrations may have come with the import
 
     try:
+        async for chunk in request.stream():
+            spool.write(chunk)
         result = await run_in_threadpool(run)
     except UnicodeDecodeError:
         raise InvalidRecordError("the import is not UTF-8 text") from None
+    finally:
+        spool.close()
     svc.emit("memory.imported", {"records": result["records"], "written": result["written"]})
     return result
