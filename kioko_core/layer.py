@@ -49,6 +49,7 @@ from .retry import retry_conflicts
 from .scoped import USER_OWNED_AGENTS, resolve
 from .secrets import DropSecrets
 from .store import Delete, Filter, Record, Scope, Store, Upsert, metadata_problem
+from .telemetry import count, snapshot, stage, staged, timed
 from .text import Analysis
 from .values import timestamp
 
@@ -201,6 +202,7 @@ class MemoryLayer:
 
     # -- writing
 
+    @timed("add")
     def add(
         self,
         content: str,
@@ -360,6 +362,7 @@ class MemoryLayer:
             )
         return kind
 
+    @timed("add_many")
     def add_many(
         self,
         items: Iterable[str | Mapping[str, Any]],
@@ -412,12 +415,14 @@ class MemoryLayer:
             for fields, vector in zip(prepared, vectors)
         ]
 
+    @staged("add.analyse")
     def _read(self, content: str, kind: str, user_id: str, *, embedded: bool) -> Analysis | None:
         """The one analysis a write of ``content`` needs (:func:`~kioko_core.reading.read_content`)."""
         return read_content(
             self.linker, self.embedder, content, user_id, linked=kind in L.LINKABLE_KINDS, embedded=embedded
         )
 
+    @staged("add.write")
     def _write(self, draft: Draft, previous: Record | None, replace: bool = False) -> Record:
         """Store the draft's record: a linked kind indexed under its analysis' terms (read now if the draft has
         none) and, with ``auto_link``, linked."""
@@ -429,7 +434,7 @@ class MemoryLayer:
             stored = self.store.update_many(
                 [Upsert(record=record.model_copy(update={"terms": []}), expected_version=expected)]
             )[0]
-            return stored  # type: ignore[return-value]
+            return _counted(stored, previous)  # type: ignore[arg-type]
         analysis = draft.analysis or self.linker.analyze(record.content, record.user_id)
         terms = index_terms(analysis.terms, record)
         record = L.with_bookkeeping(record, entities=list(analysis.entities)).model_copy(update={"terms": terms})
@@ -438,9 +443,10 @@ class MemoryLayer:
                 [Upsert(record=record, expected_version=(previous.version if previous is not None else 0))]
             )[0]
             self.index.record_write(record.scope, record.id, previous.terms if previous else [], record.terms)
-            return stored  # type: ignore[return-value]
-        linked: Record = self.linker.write(record, analysis, previous)[0]
-        return linked
+            return _counted(stored, previous)  # type: ignore[arg-type]
+        with stage("add.link"):  # the linker plans the links and writes the record with them
+            linked: Record = self.linker.write(record, analysis, previous)[0]
+        return _counted(linked, previous)
 
     def get(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record:
         """The memory, or :class:`MemoryNotFound` if it is not in this scope."""
@@ -450,6 +456,7 @@ class MemoryLayer:
             raise MemoryNotFound(memory_id, scope.user_id)
         return L.upgraded(found)
 
+    @timed("update")
     def update(
         self,
         memory_id: str,
@@ -527,6 +534,7 @@ class MemoryLayer:
             return stored  # type: ignore[return-value]
         return self._write(Draft(changed, checked[content][0] if content is not None else None), previous=current)
 
+    @timed("delete")
     def delete(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> bool:
         """Delete a memory and every trace of it; False if it did not exist.
 
@@ -542,6 +550,8 @@ class MemoryLayer:
         if derived:
             self.entities.forget_source(deleted.id, user_id=scope.user_id)  # the triples it asserted
         self.hooks.on_delete(self, scope, deleted, derived=derived)
+        if derived:
+            count("memories_forgotten_total")
         if derived:  # a housekeeping delete's words live on in the fold or the survivor: the caches may keep them
             forget_texts()
         self._purge()
@@ -596,6 +606,7 @@ class MemoryLayer:
 
     # -- reading
 
+    @timed("recall")
     def recall(
         self,
         query: str,
@@ -660,7 +671,8 @@ class MemoryLayer:
             config = RecallConfig.build(self.recall_config, **config)
         scope = self._scope(user_id, agent_id)
         # read once: the planner, retrieval and the sections take this reading of the question
-        read = Query.of(query, scope.user_id, self.entities)
+        with stage("recall.read"):
+            read = Query.of(query, scope.user_id, self.entities)
         followed = self.hooks.plan_recall(self, read, scope, session_id, knobs)
         section_limits, fill_recent = knobs.keywords()["section_limits"], knobs.keywords()["fill_recent"]
         if followed is not None:
@@ -685,6 +697,7 @@ class MemoryLayer:
         self.hooks.after_recall(self, context, scope, session_id)  # what "that worked" will credit
         return context
 
+    @timed("context")
     def context(
         self,
         query: str,
@@ -717,6 +730,7 @@ class MemoryLayer:
             budget=budget,
         )
 
+    @timed("search")
     def search(
         self, query: str, *, user_id: str | None = None, agent_id: str | None = None, limit: int = 10
     ) -> list[Record]:
@@ -752,6 +766,7 @@ class MemoryLayer:
         scope, moment = self._scope(user_id, agent_id), time.time() if now is None else now
         return retry_conflicts("feedback", lambda: apply_feedback(self, scope, credited, session_id, context, moment))
 
+    @timed("forget_user")
     def forget_user(self, *, user_id: str | None = None, agent_id: str | None = None) -> int:
         """Delete every memory of a scope (and, for the user's own scope, their entity graph and what else of
         Kioko's belongs to them, such as webhook registrations). Returns the count."""
@@ -770,7 +785,15 @@ class MemoryLayer:
         self.hooks.on_forget(self, scopes[0])
         forget_texts()
         self._purge(scopes)
+        count("memories_forgotten_total", removed)
         return removed
+
+    def stats(self) -> dict[str, Any]:
+        """What this process has done, as plain numbers (:func:`kioko_core.telemetry.snapshot`): operations by
+        outcome and their timings, memories written, linked, superseded and forgotten, the index cache's hits and
+        rebuilds, maintenance runs, webhook deliveries, refused secrets. Process-wide, like the Prometheus
+        series ``kioko serve`` exposes at ``/metrics`` (docs/operations.md)."""
+        return snapshot()
 
     def memories(
         self, *, user_id: str | None = None, agent_id: str | None = None, kinds: set[str] | None = None
@@ -819,3 +842,13 @@ def _described(error: Exception) -> str:
     if isinstance(error, ValidationError):
         return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
     return str(error)
+
+
+def _counted(stored: Record, previous: Record | None) -> Record:
+    """``stored`` as written; a new memory counts as written, with the links it was given at once."""
+    if previous is None:
+        count("memories_written_total", kind=stored.kind)
+        made = len(L.link_entries(stored))
+        if made:
+            count("memories_linked_total", made)
+    return stored

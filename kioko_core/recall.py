@@ -22,6 +22,7 @@ from .reading import GOAL_QUESTION as GOAL_QUESTION  # the patterns live with th
 from .reading import TELLS_TIME, Query
 from .reading import WHEN_QUESTION as WHEN_QUESTION
 from .store import Filter, InvalidRecordError, Record, Scope, check_scope
+from .telemetry import staged
 from .text import Analysis, has_problem_cue, stem
 
 if TYPE_CHECKING:
@@ -207,6 +208,7 @@ def _rank(scores: dict[str, float], records: dict[str, Record]) -> dict[str, int
     return {key: rank for rank, key in enumerate(ordered, 1)}
 
 
+@staged("recall.candidates")
 def lexical_scores(
     layer: LayerParts, scope: Scope, query: str, config: RecallConfig, limit: int, extra_terms: Sequence[str] = ()
 ) -> tuple[dict[str, float], dict[str, list[str]], Analysis]:
@@ -246,6 +248,7 @@ def lexical_scores(
     return dict(top), postings, analysis
 
 
+@staged("recall.links")
 def graph_scores(
     seeds: dict[str, float],
     records: dict[str, Record],
@@ -320,6 +323,7 @@ class Retrieved:
     linked_only: set[str]
 
 
+@staged("recall.retrieve")
 def retrieve(
     layer: LayerParts,
     scope: Scope,
@@ -633,6 +637,7 @@ def _links_section(
     return sorted(chosen, key=order)
 
 
+@staged("recall.context")
 def _blocks(
     recalled: dict[str, RecalledMemory], shown_links: list[L.MemoryLink], extra: CS.Sections, now: float | None
 ) -> list[CB.Block]:

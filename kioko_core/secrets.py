@@ -39,6 +39,7 @@ from . import errors as _errors
 from .errors import SecretDropped
 from .held_texts import keeps_text
 from .regex_literals import Anchor, anchor, anchored_finditer, casefolded, required_literals
+from .telemetry import count
 
 # The layer's own metadata key (links, entity keys, ids): never the caller's text. Every other key is checked.
 _BOOKKEEPING_KEYS = frozenset({"_kioko"})
@@ -651,6 +652,8 @@ class DropSecrets:
             if isinstance(text, str):
                 kinds += [kind for kind in self.check(text) if kind not in kinds]
         if kinds:
+            for kind in kinds:
+                count("secrets_refused_total", kind=kind)
             raise SecretDropped(kinds)
 
     def __call__(self, content: str, metadata: Mapping[str, Any] | None = None) -> None:

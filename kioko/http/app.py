@@ -19,16 +19,17 @@ from typing import Any
 import anyio.to_thread
 from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from kioko_core.layer import MemoryLayer
 from kioko_core.secrets import get_logger
 from kioko_core.store import KiokoError, Scope
+from kioko_core.telemetry import count, observe
 
 from ..api.auth import KeyFile, KeyRing, Principal
-from ..api.errors import PayloadTooLarge, status_of
+from ..api.errors import Forbidden, PayloadTooLarge, status_of
 from ..api.webhook_guard import Resolver, WebhookGuard
 from ..api.wire import error_out
 from . import browser, docs_pages
@@ -168,6 +169,17 @@ def create_app(
         """The store answers a read."""
         svc.layer.store.get(Scope("@readyz"), ["ping"])
         return {"status": "ready", "store": type(getattr(svc.layer.store, "driver", svc.layer.store)).__name__}
+
+    @app.get("/metrics", tags=["admin"], include_in_schema=True, responses={401: ERROR_RESPONSES[401]})
+    def metrics(who: Principal = Depends(principal)) -> Response:
+        """Kioko's counters and timings in the Prometheus text format (docs/operations.md lists the series).
+        Per-key figures carry the key's name, never the key; on a server with keys only an admin key may read."""
+        if not who.admin:
+            raise Forbidden("the metrics cover every user: only an admin key may read them")
+        from kioko.metrics import exposition
+
+        body, content_type = exposition()
+        return Response(body, media_type=content_type)
 
     @app.get("/v1/whoami", tags=["users"], response_model=WhoAmI, responses={401: ERROR_RESPONSES[401]})
     async def whoami(who: Principal = Depends(principal)) -> dict[str, Any]:
@@ -329,6 +341,7 @@ class _RequestLog:
         try:
             await self.app(scope, receive, tagged)
         finally:
+            _measure(scope, status, time.perf_counter() - started)
             log.info(
                 "%s %s %s %.1fms request_id=%s",
                 scope.get("method"),
@@ -337,3 +350,15 @@ class _RequestLog:
                 (time.perf_counter() - started) * 1000,
                 request_id,
             )
+
+
+def _measure(scope: dict, status: int, seconds: float) -> None:
+    """The request in ``http_requests_total`` and ``http_request_seconds``: by the route's template (never the
+    path itself, whose ids would make a series per memory) and the API key's name (never the key)."""
+    route = scope.get("route")
+    template = getattr(route, "path", None) or "unmatched"
+    who = scope.get("kioko.principal")
+    key = getattr(who, "name", None) or "-"
+    method = str(scope.get("method", ""))
+    count("http_requests_total", route=template, method=method, status=status, key=key)
+    observe("http_request_seconds", seconds, route=template, method=method)

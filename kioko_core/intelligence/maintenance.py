@@ -64,6 +64,7 @@ from ..store import (
     Upsert,
     check_scope,
 )
+from ..telemetry import timed
 from .heat import forget_heat, note_uses, pin_hot, read_heat
 from .link_review import review_links
 from .llm import as_ask
@@ -340,6 +341,7 @@ class MaintenanceScheduler:
         if unfinished:
             self._requeue(memory, scope, unfinished)
 
+    @timed("maintenance_step")
     def _run_step(self, memory: MemoryLayer, scope: Scope, task: str) -> bool:
         """Run one bounded step of ``task``; False when it left work for a later turn (it is queued again)."""
         who: dict[str, Any] = {"user_id": scope.user_id, "agent_id": scope.agent_id}
@@ -762,6 +764,7 @@ class MaintenanceScheduler:
             limit=limit,
         )
 
+    @timed("maintain")
     def run(
         self,
         memory: MemoryLayer,

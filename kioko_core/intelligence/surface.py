@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ..hooks import LayerHooks, register_extension
 from ..recall import DEFAULT_LINKS, pinned_memories
 from ..store import InvalidRecordError, Record, Scope
+from ..telemetry import timed
 from .events import Callback, EventBus
 from .executor import OpExecutor
 from .ops import ManageReport, MemoryOp
@@ -153,6 +154,7 @@ class IntelligentMemory:
 
     # -- managed writes
 
+    @timed("manage")
     def manage(
         self,
         text: Any,
@@ -174,6 +176,7 @@ class IntelligentMemory:
         )
         return report
 
+    @timed("record_turn")
     def record_turn(
         self,
         user: str,
@@ -194,6 +197,7 @@ class IntelligentMemory:
             messages.append({"role": "assistant", "content": reply})
         return self.learn(messages, user_id=user_id, agent_id=agent_id, session_id=session_id, dry_run=dry_run)
 
+    @timed("learn")
     def learn(
         self,
         messages: Any,

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..errors import ConflictError, InvalidRecordError
 from ..store import Record
+from ..telemetry import count
 from .base import (
     KindManager,
     _metadata,
@@ -289,6 +290,7 @@ class Decisions(_OutcomeMixin, KindManager):
                 f"decision {old_id!r} was superseded by {winner!r} at the same moment; nothing of this call was "
                 f"kept: supersede {winner!r} instead"
             )
+        count("memories_superseded_total")
         return new
 
     def current(self, *, user_id: str | None = None, agent_id: str | None = None) -> list[Record]:
