@@ -47,6 +47,21 @@ class Sections:
     working: list[Record] = field(default_factory=list)
 
 
+def replaced(record: Record) -> bool:
+    """Superseded, or in conflict with a newer memory that shows it in its "(was: ...)" note."""
+    return bool(record.metadata.get("superseded_by") or record.metadata.get("conflicted_by"))
+
+
+def with_was(record: Record) -> str:
+    """A memory's text, with "(was: ...)" when it may replace an older one (the router was not sure)."""
+    was = record.metadata.get("was")
+    if not isinstance(was, str) or not was.strip():
+        return record.content
+    text = record.content.rstrip()
+    end = "." if text.endswith(".") else ""
+    return f"{text[: len(text) - len(end)].rstrip()} (was: {was.strip().rstrip('.')}){end}"
+
+
 def cap(caps: dict[str, int], section: str) -> int:
     return max(0, int(caps.get(section, DEFAULT_CAPS[section])))
 
@@ -55,7 +70,8 @@ def gather(layer: LayerParts, scope: Scope, query: str, session_id: str | None, 
     """The profile (by slot), instructions (oldest first), relations and working memory for one context."""
     found = Sections()
     if cap(caps, "profile") or cap(caps, "instructions"):
-        stable = list(layer.store.scan(scope, Filter(kinds=STABLE_KINDS)))
+        # a slot value or an instruction that a newer one replaced stays in the history, not in the context
+        stable = [r for r in layer.store.scan(scope, Filter(kinds=STABLE_KINDS)) if not replaced(r)]
         profile = sorted(
             (r for r in stable if r.kind == "profile"), key=lambda r: (str(r.metadata.get("slot", "")), r.id)
         )
@@ -94,7 +110,7 @@ def blocks(sections: Sections, where: str) -> list[Block]:
     if where == "top":
         parts = [
             ("profile", [Line(r.content, r.id) for r in sections.profile]),
-            ("instructions", [Line(r.content, r.id) for r in sections.instructions]),
+            ("instructions", [Line(with_was(r), r.id) for r in sections.instructions]),
         ]
     elif where == "graph":
         parts = [("graph", [Line(t.line()) for t in sections.relations])]
@@ -108,4 +124,14 @@ def render(sections: Sections, where: str) -> list[str]:
     return [budget_render([block]) for block in blocks(sections, where)]
 
 
-__all__ = ["DEFAULT_CAPS", "SECTION_TITLES", "Sections", "blocks", "gather", "relations_for", "render"]
+__all__ = [
+    "DEFAULT_CAPS",
+    "SECTION_TITLES",
+    "Sections",
+    "blocks",
+    "gather",
+    "relations_for",
+    "render",
+    "replaced",
+    "with_was",
+]

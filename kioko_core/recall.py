@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -429,9 +430,24 @@ def retrieve(
     return Retrieved(kept, {i: signals[i] for i in kept}, records, goals, linked_only)
 
 
+SESSION_OR_PERIOD = re.compile(
+    r"\b(?:session|conversation|chat|last time|earlier today|recap|summar(?:y|ise|ize)|catch me up|"
+    r"(?:we|you and i|i) (?:discussed|talked|spoke|covered|went over)|(?:discuss|talk|speak|cover)(?:ed)? (?:last|earlier)|"
+    r"yesterday|(?:last|this|past) (?:week|weekend|month|year|summer|winter|spring|fall|autumn|quarter)|"
+    r"(?:in|during|of|early|late|mid) (?:january|february|march|april|may|june|july|august|september|october|"
+    r"november|december)|(?:19|20)\d\d)\b",
+    re.IGNORECASE,
+)
+"""A question about a session or a period: only then does a context show summaries (of sessions, of months)."""
+
+
+def about_a_period(query: str) -> bool:
+    return SESSION_OR_PERIOD.search(query) is not None
+
+
 def _may_show(record: Record) -> bool:
     """Same filters as retrieval: not superseded, a memory (not bookkeeping), not working memory."""
-    return record.kind in L.LINKABLE_KINDS and not record.metadata.get("superseded_by")
+    return record.kind in L.LINKABLE_KINDS and not CS.replaced(record)
 
 
 def recall(
@@ -498,6 +514,8 @@ def recall(
         section = section_of(got.records[memory_id].kind)
         if shown.get(section, 0) >= caps.get(section, config.limit):
             continue
+        if got.records[memory_id].kind == "summary" and not about_a_period(read.text):
+            continue  # a summary restates; it earns a place only when the question is about its session or period
         if memory_id in got.linked_only:
             if len(brought) >= expand:
                 continue
@@ -673,11 +691,11 @@ def dated(record: Record, today: date | None) -> str:
     are shown as they are (the context of other questions stays as the spec shows it).
     """
     if today is None or record.kind != "episodic" or not record.created_at:
-        return record.content
+        return CS.with_was(record)
     day = datetime.fromtimestamp(record.created_at, UTC).date()
     if day >= today:
-        return record.content
-    return f"{record.content} ({day.day} {day.strftime('%B')} {day.year})"
+        return CS.with_was(record)
+    return f"{CS.with_was(record)} ({day.day} {day.strftime('%B')} {day.year})"
 
 
 def goal_line(record: Record) -> str:

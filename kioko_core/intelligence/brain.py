@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from ..secrets import DropSecrets, get_logger
 from ..store import KiokoError, check_scope
+from . import slots
 from .events import LINKED, MANAGED
 from .executor import OpExecutor
 from .heuristic import HeuristicRouter
@@ -211,6 +212,12 @@ class Intelligence:
                     },
                 )
 
+        try:  # a newer value of a slot supersedes the older memory, whichever router proposed it
+            slots.resolve(memory, report.ops, scope, turn.text("user"))
+        except KiokoError:
+            raise
+        except Exception:  # never a half-written turn: the ops apply as the router proposed them
+            log.exception("finding the slots a turn replaces failed")
         OpExecutor(memory, on_link=linked).apply(
             report.ops,
             user_id=turn.user_id,
@@ -220,6 +227,8 @@ class Intelligence:
             router=report.router,
             context=_served(memory, turn.user_id, turn.agent_id, session_id)[1],
         )
+        if not dry_run:
+            slots.apply(memory, report.ops, scope)
         if not dry_run and any(op.action == "outcome" and op.status == APPLIED for op in report.ops):
             _forget_served(memory, turn)  # one "thanks, that worked" counts once
         if not dry_run and replies is not None and turn.session_id and turn.text("assistant"):

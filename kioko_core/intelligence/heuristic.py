@@ -55,6 +55,8 @@ if TYPE_CHECKING:
 CAPTURES = ("rules", "selective", "all")
 SERVED_KINDS = {"procedural": "procedure", "skill": "skill", "strategy": "strategy"}
 FORGET_COVERAGE = 0.75
+FORGET_FILLERS = frozenset({"thing", "things", "stuff", "bit", "info", "information", "details", "detail", "part"})
+"""Words that only frame what to forget ("the metformin thing"): they need not be in the memory."""
 RELATED_LIMIT = 10
 POSTINGS_LIMIT = 500
 """Goals and decisions are looked up by the index while their words are rarer than this in the scope."""
@@ -256,7 +258,7 @@ class _Reading:
     def sentence(self, text: str) -> None:
         if self.router.feedback and self.feedback(text):
             return
-        if self.forget(text):
+        if self.forget_kind(text) or self.forget(text):
             return
         if gate_reason(text) is not None:
             return
@@ -325,6 +327,20 @@ class _Reading:
 
     # -- forgetting
 
+    def forget_kind(self, text: str) -> bool:
+        """ "Forget all my preferences", "clear every goal from your memory": every memory of that kind goes."""
+        found = R.FORGET_KIND.match(R.ASK_TO.sub("", bare(text), count=1))
+        if found is None:
+            return False
+        kind = R.FORGET_KINDS[found.group("kind").lower()]
+        records = list(self.memory.memories(kinds={kind}, **self.who))
+        for record in records:
+            self.add("memory.delete", target=record.id, reason=f"the user asked to forget every {kind} memory")
+        if not records:
+            op = self.add("memory.delete", reason=f"the user asked to forget every {kind} memory")
+            op.status, op.error = SKIPPED, f"the user has no {kind} memories"
+        return True
+
     def forget(self, text: str) -> bool:
         found = R.first(R.FORGET, R.ASK_TO.sub("", bare(text), count=1))
         if found is None:
@@ -345,7 +361,7 @@ class _Reading:
             if record is not None:
                 self.add("memory.delete", target=record.id, reason=f"the user asked to forget their {key}")
                 return True
-        words = tuple(w for w in content_words(about_user(phrase)) if w != "user")
+        words = tuple(w for w in content_words(about_user(phrase)) if w != "user" and w not in FORGET_FILLERS)
         hits = [r for r in self.related(phrase, limit=50) if _loose_coverage(words, r.content) >= FORGET_COVERAGE]
         for record in hits:
             self.add("memory.delete", target=record.id, reason=f"the user asked to forget {phrase!r}")

@@ -442,6 +442,12 @@ _HEDGE = re.compile(
     r"temporarily|for the moment|kind of|sort of)\b",
     re.IGNORECASE,
 )
+_CHANGE = re.compile(
+    r"\b(?:switched|changed|moved|anymore|any more|no longer|these days|nowadays|instead|correction|"
+    r"from now on|replaced|ditched)\b",
+    re.IGNORECASE,
+)
+"""A change of something the user said before: a newer value of a slot matters as much as the old one did."""
 _NUMBER = re.compile(r"(?<![\w-])\d+(?:[.,:/]\d+)*%?(?![\w-])")
 SHORT_WORDS = 5
 
@@ -452,6 +458,8 @@ def importance(kind: str, text: str) -> float:
     if _EXPLICIT.search(text):
         score += 0.2
     if _STAKES.search(text):
+        score += 0.1
+    if _CHANGE.search(text):
         score += 0.1
     entities = analyze(text).entities
     numbers = [n for n in _NUMBER.findall(text) if not any(n in e for e in entities)]

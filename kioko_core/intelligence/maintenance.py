@@ -279,7 +279,8 @@ class MaintenanceScheduler:
         pin_every = self.pin_every if self.pins else 0
         if self.pins:
             self.note_rementions(memory, report, scope)
-        messages = getattr(report, "messages", None) or []
+        # what the turn stored rides along in the log: a summary never repeats what a memory already says
+        messages = (getattr(report, "messages", None) or []) + summaries.stored_lines(getattr(report, "ops", []))
         fold: dict[str, bool] = {"due": False}
         noted: Callable[[], list[Upsert]] | None = None
         if self.summarize_every and session_id:

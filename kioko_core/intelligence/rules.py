@@ -361,7 +361,11 @@ GOAL: tuple[Row, ...] = (
         r"(?P<title>.+)$",
         "My main aim this semester is to get an A in statistics",
     ),
-    row("goal.add", r"^goal\s*:\s*(?P<title>.+)$", "Goal: ship v2 of the API before Christmas"),
+    row(
+        "goal.add",
+        r"^(?:another\s+|new\s+|my\s+)?goal(?:\s+for\s+(?:this|the|next)\s+\w+)?\s*:\s*(?P<title>.+)$",
+        "Goal: ship v2 of the API before Christmas",
+    ),
     row(
         "goal.add",
         rf"^(?:{_IM}\s+(?:also\s+|really\s+|still\s+)?|)(?:aiming|trying|hoping|planning|determined|"
@@ -754,10 +758,13 @@ POINTER = re.compile(
 CHATTER = re.compile(
     r"^(?:let's(?!\s+(?:use|go with|stick with|switch|pick|choose|move|keep))|let us|let me|imagine|suppose|"
     r"remind me|never mind|nevermind|if (?:i|we) (?:were|had|could)|"
-    r"i'll get back|i will get back|i see what you mean|i see|i think so|i guess|that sounds|sounds good|"
+    r"i'll get back|i will get back|i see what you mean|i see(?!\s+[\w.])|i think so|i guess|that sounds|sounds good|"
     r"that's (?:interesting|great|fine|ok|okay|cool|fair|true|right|not what)|no,? that's not|it depends|"
     r"i'm not sure|i am not sure|not sure|i'm just curious|just curious|i was wondering|great question|"
-    r"good question|wait|hmm+|hm+|sure|of course|go ahead|bye|see you)\b",
+    r"good question|wait|hmm+|hm+|sure|of course|go ahead|bye|see you|haha+|hehe|lol|lmao|wow|phew|what a relief|"
+    r"nice one|(?:thanks|thank you)(?: so much| a lot)?,? (?:that|this|it) (?:was|is|'s) (?:really |very |so |super )?"
+    r"(?:helpful|useful|great|nice|interesting|impressive)|that (?:was|is|'s) (?:really |very |so |super )?"
+    r"(?:helpful|useful|impressive|interesting|amazing|awesome))\b",
     re.IGNORECASE,
 )
 """Conversation about the conversation: nothing to remember, even when it is not small talk."""
@@ -808,6 +815,25 @@ FORGET: tuple[Row, ...] = (
 """A request to forget; what to forget (``phrase``) is matched against the user's memories. Read after
 :data:`ASK_TO` ("Could you please ...") is cut."""
 ASK_TO = re.compile(r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?|please\s+)", re.IGNORECASE)
+FORGET_KINDS = {
+    "preferences": "preference",
+    "likes": "preference",
+    "instructions": "instruction",
+    "rules": "instruction",
+    "goals": "goal",
+    "decisions": "decision",
+    "procedures": "procedural",
+    "facts": "factual",
+    "lessons": "strategy",
+}
+"""The kinds a request can forget as a whole ("forget all my preferences"), by the word it names them with."""
+FORGET_KIND = re.compile(
+    r"^(?:please\s+)?(?:forget|delete|remove|erase|clear|wipe|drop)\s+(?:all|every(?:thing)?|any)\s+(?:of\s+)?"
+    r"(?:my|the|your)?\s*(?P<kind>" + "|".join(FORGET_KINDS) + r")\b"
+    r"(?!\s+(?:about|of|on|regarding|for)\b)",
+    re.IGNORECASE,
+)
+"""A request to forget a whole kind of memory; "forget all my goals about X" is about X, not the kind."""
 FORGET_FRAME = re.compile(
     r"^(?:what (?:i|we) (?:said|told you|mentioned) (?:about|on)|anything (?:about|on)|everything (?:about|on)|"
     r"the (?:note|thing|bit|part|memory|fact|stuff) (?:about|on)|about)\s+",

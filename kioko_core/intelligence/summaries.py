@@ -15,6 +15,7 @@ model rewrites the summary with the new turns; a failing model falls back to the
 
 from __future__ import annotations
 
+import re
 import time
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -45,7 +46,9 @@ RETRIES = 8
 SUMMARY_PROMPT = """\
 You keep a running summary of a conversation between a user and an assistant.
 Rewrite the summary so that it also covers the new turns. Keep names, numbers, identifiers, decisions,
-results and open problems; leave out small talk. At most 120 words, plain prose, no preamble.
+results and open problems; leave out small talk, requests to forget something, and what the "stored:" lines
+already keep as memories (say only what they do not). At most 120 words, plain prose, no preamble; answer
+nothing at all when nothing is left to say.
 
 Summary so far:
 {summary}
@@ -248,33 +251,78 @@ def fold(
     return memory._update(memory_id, scope, change)
 
 
+STORED_FIELDS = ("text", "title", "chosen", "value")
+COVERED = 0.6
+"""A statement is already kept when a memory the same turn stored holds this share of its salient words."""
+FORGET_REQUEST = re.compile(
+    r"\b(?:forget|don't remember|do not remember|stop remembering|unlearn)\b|"
+    r"\b(?:remove|delete|erase|clear|wipe|drop)\b.*\b(?:memor(?:y|ies)|you know|you have|on record|about)\b",
+    re.IGNORECASE,
+)
+"""A request to forget: never itself kept in a summary (it would keep what it asks to forget)."""
+
+
+def stored_lines(ops: Any) -> list[dict[str, str]]:
+    """``stored`` lines for the session log: the text of each memory a turn's applied ops wrote."""
+    lines = []
+    for op in ops or []:
+        if getattr(op, "status", None) != "applied" or str(getattr(op, "op", "")).startswith("working."):
+            continue
+        fields = getattr(op, "fields", {}) or {}
+        said = " ".join(str(fields[k]) for k in STORED_FIELDS if isinstance(fields.get(k), (str, int, float)))
+        if fields.get("key") and "value" in fields:
+            said = f"{fields['key']} {said}"
+        if said.strip():
+            lines.append({"role": "stored", "content": said})
+    return lines
+
+
 def turn_text(messages: list[dict[str, str]]) -> str:
-    """One line per message of the turn, user and assistant only, each cut to :data:`MAX_TURN_CHARS`."""
+    """One line per message of the turn (user, assistant, and what the turn stored), each cut to
+    :data:`MAX_TURN_CHARS`."""
     lines = []
     for message in messages or []:
         role, content = message.get("role"), " ".join(str(message.get("content", "")).split())
-        if role in ("user", "assistant") and content:
+        if role in ("user", "assistant", "stored") and content:
             lines.append(f"{role}: {content[:MAX_TURN_CHARS]}")
     return "\n".join(lines)
 
 
+def _kept(said: str, stored: list[set[str]]) -> bool:
+    words = _salient(said)
+    return bool(words) and any(len(words & held) >= COVERED * len(words) for held in stored)
+
+
 def offline_points(turns: list[str]) -> list[str]:
-    """The :data:`NEW_POINTS` most informative statements of the user in ``turns``, in the order said."""
+    """The :data:`NEW_POINTS` most informative statements of the user in ``turns``, in the order said, leaving
+    out what a memory of the same turn keeps already and requests to forget (a summary says only what the
+    session's memories do not)."""
     found: list[tuple[float, int, str]] = []
-    for line in (line for turn in turns for line in turn.splitlines()):
-        if not line.startswith("user: "):
-            continue
-        for said in sentences(line[len("user: ") :]):
-            if gate_reason(said) is not None or len(said.split()) < 4:
+    for turn in turns:
+        lines = turn.splitlines()
+        stored = [_salient(line[len("stored: ") :]) for line in lines if line.startswith("stored: ")]
+        for line in lines:
+            if not line.startswith("user: "):
                 continue
-            point = about_user(plain(said.strip()))  # "Hi, I'm Maya, I work at X" -> "User is Maya, they work at X."
-            point = point if len(point) <= MAX_POINT_CHARS else point[: MAX_POINT_CHARS - 1].rstrip() + "…"
-            if point[-1] not in ".!?…":
-                point += "."
-            if all(point != p for _, _, p in found):
-                found.append((importance("episodic", said), len(found), point))
+            found += _points(line[len("user: ") :], stored, len(found), [p for _, _, p in found])
     best = sorted(found, key=lambda item: (-item[0], item[1]))[:NEW_POINTS]
     return [point for _, _, point in sorted(best, key=lambda item: item[1])]
+
+
+def _points(text: str, stored: list[set[str]], start: int, seen: list[str]) -> list[tuple[float, int, str]]:
+    found: list[tuple[float, int, str]] = []
+    for said in sentences(text):
+        if gate_reason(said) is not None or len(said.split()) < 4:
+            continue
+        if FORGET_REQUEST.search(said) or _kept(said, stored):
+            continue
+        point = about_user(plain(said.strip()))  # "Hi, I'm Maya, I work at X" -> "User is Maya, they work at X."
+        point = point if len(point) <= MAX_POINT_CHARS else point[: MAX_POINT_CHARS - 1].rstrip() + "…"
+        if point[-1] not in ".!?…":
+            point += "."
+        if point not in seen and all(point != p for _, _, p in found):
+            found.append((importance("episodic", said), start + len(found), point))
+    return found
 
 
 def _model_summary(ask: Callable[[str], str], summary: str, turns: list[str]) -> str | None:

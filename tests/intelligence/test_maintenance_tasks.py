@@ -72,24 +72,27 @@ def test_every_n_turns_of_a_session_fold_into_one_keyed_summary_updated_in_place
         memory.record_turn("The encoder cable on line 3 was loose and we reseated it.", session_id="s1", **U)
         [first] = _summaries(memory, "s1")
         assert first.kind == "summary" and first.id == S.summary_id(KUMAR, "s1")
-        assert "INC-4521" in first.content and "encoder cable" in first.content and "thanks" not in first.content
+        assert "INC-4521" in first.content and "thanks" not in first.content  # the scratchpad is no memory
+        # the episode keeps the cable already: a summary says only what the session's memories do not
+        assert "encoder cable" not in first.content
+        assert any("encoder cable" in r.content for r in memory.memories(kinds={"episodic"}, **U))
         assert first.metadata["turns_folded"] == 3 and S.session_log(memory, KUMAR, "s1")["waiting"] == []
         # another session counts on its own; its turns never reach s1's summary
-        for text in ("The OPC UA endpoint 3 timed out on line 3.", "hello", "ok"):
+        for text in ("Maybe the OPC UA endpoint 3 is flaky this week.", "hello", "ok"):
             memory.record_turn(text, session_id="s2", **U)
-        memory.record_turn("Station 12 now uses the new barcode scanner firmware.", session_id="s1", **U)
+        memory.record_turn("Maybe the barcode scanner at station 12 is slower than usual today.", session_id="s1", **U)
         memory.record_turn("Can you check the logs?", session_id="s1", **U)
-        assert "Station 12" not in memory.get(first.id, **U).content  # two turns: not due yet
+        assert "station 12" not in memory.get(first.id, **U).content  # two turns: not due yet
         memory.record_turn("We replaced the drive fan on line 3 as well.", session_id="s1", **U)
         [again] = _summaries(memory, "s1")
-        assert again.id == first.id and "Station 12" in again.content and "INC-4521" in again.content
+        assert again.id == first.id and "station 12" in again.content and "INC-4521" in again.content
         assert "OPC UA" not in again.content and "OPC UA" in _summaries(memory, "s2")[0].content
         assert again.metadata["turns_folded"] == 6
 
 
 def test_end_session_also_summarises_the_conversation_and_zero_turns_summaries_off(url) -> None:
     with _layer(url, summarize_every=10) as memory:
-        memory.record_turn("The OPC UA endpoint 3 timed out on line 3 this morning.", session_id="s1", **U)
+        memory.record_turn("Maybe the OPC UA endpoint 3 is flaky this week.", session_id="s1", **U)
         assert _summaries(memory, "s1") == []
         memory.end_session("s1", **U)
         [summary] = _summaries(memory, "s1")
@@ -145,7 +148,8 @@ def test_a_model_writes_the_summary_and_a_failing_model_falls_back_offline(url) 
 def test_counters_and_the_session_log_survive_closing_and_reopening_sqlite(tmp_path) -> None:
     path = f"sqlite:///{tmp_path / 'restart.db'}"
     options = {"summarize_every": 3, "reflect_after": 1.0, "consolidate_every": 0}
-    texts = [EPISODES[0], EPISODES[1], EPISODES[2]]
+    # each turn also says something no memory keeps (a hedge below the importance bar): the summary's matter
+    texts = [f"{EPISODES[i]} Maybe the fan on line {i + 4} is noisy today." for i in range(3)]
     for i, text in enumerate(texts):
         with _layer(path, **options) as memory:  # a new process, in effect, for every turn
             memory.record_turn(text, session_id="s1", **U)
@@ -378,7 +382,10 @@ def _maintain_worker(path: str, worker: int, barrier, results) -> None:
         with kioko.MemoryLayer(kioko.open_store(path), intelligence=brain) as memory:
             barrier.wait(60)
             for i in range(6):
-                text = f"Station {worker}{i} reported error E-217 on line 3 during shift {i}."
+                text = (
+                    f"Station {worker}{i} reported error E-217 on line 3 during shift {i}. "
+                    f"Maybe the fan at station {worker}{i} is noisy today."
+                )
                 memory.record_turn(text, session_id="shared", **U)
             for _ in range(2):
                 memory.maintain(**U)

@@ -36,25 +36,45 @@ def _episode(report: object) -> str:
 
 
 def test_delete_rewrites_the_session_summary_and_log_without_the_memory(memory: MemoryLayer) -> None:
+    # each turn says something beside what its memory keeps (a hedge below the importance bar): the summary
+    # holds only that, and a point carrying a word only the deleted memory had goes with it
     flute = _episode(
-        memory.record_turn("I started learning the zorbanian flute with teacher Ilvanka", user_id=U, session_id="s")
+        memory.record_turn(
+            "I started learning the zorbanian flute with teacher Ilvanka. Maybe the zorbanian scales are harder "
+            "than I thought.",
+            user_id=U,
+            session_id="s",
+        )
     )
-    memory.record_turn("My sister Brenna moved to Lisbon in May", user_id=U, session_id="s")
+    memory.record_turn(
+        "My sister Brenna moved to Lisbon in May. Maybe Brenna misses the rain a bit today.", user_id=U, session_id="s"
+    )
     memory.end_session("s", user_id=U)
-    waiting = _episode(memory.record_turn("I repaired the Quillon tandem bicycle on Sunday", user_id=U, session_id="s"))
+    waiting = _episode(
+        memory.record_turn(
+            "I repaired the Quillon tandem bicycle on Sunday. Maybe the Quillon frame needs new paint too.",
+            user_id=U,
+            session_id="s",
+        )
+    )
     scope = Scope(U, None)
     assert summaries.session_log(memory, scope, "s")["waiting"]  # the last turn waits for the next fold
 
     assert memory.delete(flute, user_id=U) and memory.delete(waiting, user_id=U)
     summary = memory.get(summaries.summary_id(scope, "s"), user_id=U)
     assert "zorbanian" not in summary.content.lower() and "ilvanka" not in str(summary.metadata).lower()
-    assert "Brenna moved to Lisbon" in summary.content  # rewritten, not dropped: the other point stays
+    assert "Brenna misses the rain" in summary.content  # rewritten, not dropped: the other point stays
     assert summaries.session_log(memory, scope, "s")["waiting"] == []
 
 
 def test_a_summary_left_with_nothing_to_say_is_deleted(memory: MemoryLayer) -> None:
     only = _episode(
-        memory.record_turn("I started learning the zorbanian flute with teacher Ilvanka", user_id=U, session_id="s")
+        memory.record_turn(
+            "I started learning the zorbanian flute with teacher Ilvanka. Maybe the zorbanian scales are harder "
+            "than I thought.",
+            user_id=U,
+            session_id="s",
+        )
     )
     memory.end_session("s", user_id=U)
     summary_id = summaries.summary_id(Scope(U, None), "s")
@@ -124,12 +144,17 @@ def test_sqlite_forget_user_drops_the_scope_row_and_never_reuses_its_count(tmp_p
 
 def test_housekeeping_deletes_keep_the_summary(memory: MemoryLayer) -> None:
     """Clearing the scratchpad at the end of a session and consolidation are not forgetting."""
-    memory.record_turn("I started learning the zorbanian flute with teacher Ilvanka", user_id=U, session_id="s")
+    memory.record_turn(
+        "I started learning the zorbanian flute with teacher Ilvanka. Maybe the zorbanian scales are harder than "
+        "I thought.",
+        user_id=U,
+        session_id="s",
+    )
     memory.working.set("task", "learning the zorbanian flute with teacher Ilvanka", user_id=U, session_id="s")
     memory.end_session("s", user_id=U)  # folds the turn into the summary, then clears the scratchpad
     assert memory.working.all(user_id=U, session_id="s") == {}
     summary = memory.get(summaries.summary_id(Scope(U, None), "s"), user_id=U)
-    assert "zorbanian flute" in summary.content
+    assert "zorbanian scales" in summary.content
     fact = memory.add("Quenby works at the Marrowgate depot", user_id=U)
     memory.graph.add("Quenby", "works at", "Marrowgate depot", user_id=U, source=fact.id)
     with memory._purging_once(maintaining=True):  # noqa: SLF001 - how consolidation deletes

@@ -1,0 +1,395 @@
+"""Supersede by slot: a newer value of the same slot replaces the older memory, whatever kind either was routed to.
+
+A *slot* is a subject and an attribute (the user's editor, the dog's name, the report's due date); its
+*value* is what changes (Neovim, Rex, March 21). No model is needed to recognise one; two ways, in order:
+
+1. **The turn names the old value.** "moved from X to Y", "replaced X with Y", "Y instead of X",
+   "not X but Y", "Y, not X", "left / sold / ditched / skipping X", "X isn't ... anymore", "X retired",
+   "don't ... X anymore", "no more X". Every current memory of the user whose words hold all of X's words
+   (stemmed, through the term index) is the old value's memory: it is superseded (sure).
+2. **Same frame, another value.** A memory's *frame* is its content words without its values (numbers,
+   dates, weekdays, names, identifiers) and without change words ("now", "moved", "actually" ...); "due"
+   and "deadline" count as one word. An older memory shares the slot when the frames share at least
+   half of the smaller one (at least one word), each holds a value of the same type (a date, a number, a
+   name or an identifier) and the old value is not in the new text. With a change cue in the turn ("now",
+   "these days", "correction", "actually", "moved to", "pushed back" ...) or the same frame word for word,
+   it is superseded; without one the router is not sure: both memories stay current, the new one carries
+   the conflict (``metadata.conflicts_with``) and is shown first with "(was: ...)", the old one leaves the
+   context.
+
+Superseding marks the old memory ``metadata.superseded_by`` (the new one gets ``supersedes``), as
+decisions always did: it stays in the history (``as_of`` reads, the console's "show superseded") and leaves
+every context. An old memory that is a decision is replaced through ``decision.supersede``; a change-phrased
+turn that the router took for an event ("I've moved on from X to Y") is stored as the kind of the memory
+it replaces. An old memory holding other clauses beside the old value ("for notes I use Notion and for
+tasks I use Todoist") is updated in place, the old value replaced by the new one, when the turn names both.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
+
+from ..store import Filter, Record, Scope
+from ..text import analyze
+from .ops import APPLIED, MemoryOp
+
+if TYPE_CHECKING:
+    from ..layer import MemoryLayer
+
+VALUE_KINDS = frozenset(
+    {
+        "factual",
+        "preference",
+        "semantic",
+        "instruction",
+        "episodic",
+        "goal",
+        "decision",
+        "procedural",
+        "strategy",
+        "profile",
+    }
+)
+"""Kinds of memory that hold a current value (a newer value of their slot supersedes them)."""
+ADDING = frozenset({"fact", "preference", "knowledge", "instruction", "episode", "goal", "decision", "procedure"})
+"""Operation kinds whose ``add`` may carry a newer value of a slot."""
+UNINDEXED = frozenset({"instruction", "profile"})
+"""Kinds the term index does not keep: read by kind (the context reads them the same way)."""
+CANDIDATES = 40
+"""At most this many memories per term are read as candidates for one slot."""
+WAS_CHARS = 120
+"""How much of the old memory a "(was: ...)" note quotes."""
+
+_NP = r"(?:the |my |our |a |an |his |her |their )?([\w][\w.+#/'-]*(?:\s+[\w][\w.+#/'-]*){0,3}?)"
+_STOP = (
+    r"(?=\s*(?:[,.;:!?)]|$|\s(?:to|for|with|and|but|because|since|as|now|anymore|any more|in favou?r|over|last|this|at|on|in|after|"
+    r"yesterday|today)\b))"
+)
+_CHANGE_VERB = r"(?:moved|moving|switched|switching|changed|changing|migrated|migrating|went|gone|upgraded|transitioned|swapped|converted|moved on)"
+_EXPLICIT = [
+    re.compile(rf"\b{_CHANGE_VERB}\b[^.;]*?\bfrom\s+{_NP}\s+(?:to|for|in favou?r of)\b", re.IGNORECASE),
+    re.compile(
+        rf"\b(?:replaced|swapped|ditched|dropped|traded|exchanged)\s+(?:out\s+)?{_NP}\s+(?:with|for)\b", re.IGNORECASE
+    ),
+    re.compile(rf"\binstead of\s+{_NP}{_STOP}", re.IGNORECASE),
+    re.compile(rf"\bnot\s+{_NP},?\s+but\b", re.IGNORECASE),
+    re.compile(rf",\s*not\s+{_NP}\s*(?:[,.;!]|$)", re.IGNORECASE),
+    re.compile(
+        rf"\b(?:left|quit|sold|ditched|dropped|outgrown|outgrew|skipping|skipped|replaced|moved on from|gave up on|"
+        rf"got rid of|gave away|stopped using|no longer use|no longer using)\s+{_NP}{_STOP}",
+        re.IGNORECASE,
+    ),
+    re.compile(rf"\bgave\s+(?:the|my)\s+{_NP}\s+(?:to|away)\b", re.IGNORECASE),
+    re.compile(
+        rf"\b(?:don't|do not|doesn't|does not|didn't|won't|no longer)\s+\w+(?:\s+to)?\s+{_NP}\s+(?:anymore|any more)\b",
+        re.IGNORECASE,
+    ),
+    re.compile(rf"\bno(?:\s+more)?\s+{_NP}\s+(?:anymore|any more)\b", re.IGNORECASE),
+    re.compile(rf"\bno more\s+{_NP}{_STOP}", re.IGNORECASE),
+]
+# "Ravi isn't my mentor", "Helga retired", "Acme was too expensive", "8 was unrealistic": the subject before
+_SUBJECT_GONE = re.compile(
+    r"(?:^|[,.;:]\s*|\b(?:and|but|so)\s+)((?:[A-Z][\w.'-]*\s+){0,2}[A-Z][\w.'-]*|\d[\w.,%]*)\s+"
+    r"(?:isn't|is not|aren't|are not|is no longer|are no longer|retired|was too|were too|was unrealistic|"
+    r"was wrong|was a mistake)\b"
+)
+_NEW_VALUE = re.compile(
+    rf"\b(?:from\s+.+?\s+(?:to|for)|replaced\s+.+?\s+with|ditched\s+.+?\s+for|swapped\s+.+?\s+for)\s+{_NP}{_STOP}",
+    re.IGNORECASE,
+)
+CUE = re.compile(
+    r"\b(?:now|nowadays|these days|anymore|any more|no longer|actually|correction|corrected|instead|"
+    r"changed?|switch(?:ed)?|moved|pushed|postponed|delayed|brought forward|extended|rescheduled|updated?|"
+    r"from now on|not .+ but|new|turns out|i meant|scratch that|got promoted|went up|went down|"
+    r"consolidated|grew|dropped|down to|up to)\b",
+    re.IGNORECASE,
+)
+_CHANGE_WORDS = frozenset(
+    "now nowaday day these anymor actual correct correct instead chang switch move push postpon delay "
+    "extend reschedul updat new turn meant scratch got went consolid grew drop down up back forward "
+    "realli still current use alway decid also".split()
+)
+_SAME_WORD = {"deadlin": "due", "due": "due"}
+_MONTHS = (
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec"
+).split()
+_WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
+_NUMBER_WORDS = "zero one two three four five six seven eight nine ten eleven twelve twenty thirty half".split()
+_DATE = re.compile(
+    rf"\b(?:(?:{'|'.join(_MONTHS)})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?(?:\s+of)?\s+(?:{'|'.join(_MONTHS)})"
+    rf"|\d{{1,2}}(?:st|nd|rd|th)|(?:{'|'.join(_WEEKDAYS)})s?|(?:{'|'.join(_MONTHS[:12])}))\b",
+    re.IGNORECASE,
+)
+_NUMBER = re.compile(rf"\b(?:\d+(?:[.,]\d+)*%?|{'|'.join(_NUMBER_WORDS)})\b", re.IGNORECASE)
+_IDENT = re.compile(r"\b(?=[\w/.-]*\d)(?=[\w/.-]*[A-Za-z])[\w][\w/.-]*\w\b")
+_NAME = re.compile(r"(?<![.!?:]\s)(?<!^)\b[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*")
+_NOT_NAMES = frozenset({"User", "I", "I'm", "I've", "I'd", "I'll", "Goal", "Decision", "Summary", "Session"})
+_PRONOUNS = frozenset("it that this them one there those these he she they him her something anything".split())
+
+
+@dataclass
+class Slot:
+    """What one text says about a slot: its frame words and its values by type."""
+
+    frame: set[str]
+    values: dict[str, set[str]] = field(default_factory=dict)
+
+
+def read_slot(text: str) -> Slot:
+    values: dict[str, set[str]] = {}
+    rest = text
+    for kind, pattern in (("date", _DATE), ("id", _IDENT), ("number", _NUMBER)):
+        for found in pattern.findall(rest):
+            values.setdefault(kind, set()).add(found.lower().rstrip("."))
+        rest = pattern.sub(" ", rest)
+    for found in _NAME.findall(rest):
+        words = [w for w in found.split() if w not in _NOT_NAMES]
+        if words:
+            values.setdefault("name", set()).add(" ".join(words).lower())
+    named = {w for name in values.get("name", ()) for w in name.split()}
+    frame = set()
+    for term in analyze(_NAME.sub(" ", rest), []).terms:
+        if not term.startswith("t:"):
+            continue
+        word = term[2:]
+        if word in _CHANGE_WORDS or word in named or len(word) < 3:
+            continue
+        frame.add(_SAME_WORD.get(word, word))
+    return Slot(frame, values)
+
+
+def old_values(text: str) -> list[str]:
+    """The old values a change-phrased text names ("moved from X to Y" -> X)."""
+    found: list[str] = []
+    for pattern in _EXPLICIT:
+        found += [m.group(1) for m in pattern.finditer(text)]
+    found += [m.group(1) for m in _SUBJECT_GONE.finditer(text)]
+    kept = []
+    for value in found:
+        value = re.sub(r"^(?:the|my|our|a|an)\s+", "", value.strip(" ,.'\""), flags=re.IGNORECASE)
+        words = value.lower().split()
+        if not words or all(w in _PRONOUNS for w in words) or (len(value) < 2 and not value.isdigit()):
+            continue
+        if value not in kept:
+            kept.append(value)
+    return kept
+
+
+def new_value(text: str) -> str | None:
+    found = _NEW_VALUE.search(text)
+    return found.group(1).strip(" ,.") if found else None
+
+
+def _terms(text: str) -> list[str]:
+    return [t for t in analyze(text, []).terms if t.startswith(("t:", "e:", "n:"))]
+
+
+def _current(record: Record | None) -> bool:
+    return (
+        record is not None
+        and record.kind in VALUE_KINDS
+        and not record.metadata.get("superseded_by")
+        and not record.metadata.get("session_summary")
+        and record.metadata.get("status", "open") not in ("done", "dropped")
+    )
+
+
+def _holding(memory: MemoryLayer, scope: Scope, terms: list[str], every: bool) -> list[Record]:
+    """Current memories of the scope holding all (``every``) or any of ``terms``: the indexed kinds through the
+    term index, instructions and profile slots (which the index does not keep; a user has few) read by kind."""
+    if not terms:
+        return []
+    postings = memory.store.postings(scope, terms, CANDIDATES)
+    sets = [set(postings.ids.get(t, ())) for t in terms]
+    ids = set.intersection(*sets) if every else set().union(*sets)
+    found = [r for r in memory.store.get(scope, sorted(ids)) if r is not None and _current(r)] if ids else []
+    wanted = set(terms)
+    for record in memory.store.scan(scope, Filter(kinds=UNINDEXED)):
+        if not _current(record) or record.id in ids:
+            continue
+        held = set(_terms(record.content))
+        if (wanted <= held) if every else (wanted & held):
+            found.append(record)
+    return found
+
+
+@dataclass
+class Replaced:
+    """An older memory a new one replaces: ``sure`` supersedes it, else the conflict is marked."""
+
+    record: Record
+    sure: bool
+    old: str | None = None
+    new: str | None = None
+
+
+def same_slot(memory: MemoryLayer, scope: Scope, text: str, turn_text: str, goal: bool = False) -> list[Replaced]:
+    """The user's current memories that ``text`` (one op's text, from ``turn_text``) gives a newer value of."""
+    found: dict[str, Replaced] = {}
+    newer = new_value(text) or new_value(turn_text)
+    mine = read_slot(text)
+    for old in old_values(text) or old_values(turn_text):
+        old_terms = _terms(old)
+        if not old_terms:
+            continue
+        for record in _holding(memory, scope, old_terms, every=True):
+            if old.replace(".", "").isdigit() and not (read_slot(record.content).frame & mine.frame):
+                continue  # a bare number names a value only inside the same frame ("lose 8 kilos")
+            found.setdefault(record.id, Replaced(record, True, old, newer))
+    if found:
+        return list(found.values())
+    if not mine.frame or not mine.values:
+        return []
+    cue = bool(CUE.search(turn_text))
+    lowered = text.lower()
+    for record in _holding(
+        memory, scope, ["t:" + w for w in sorted(mine.frame) if w != "due"] + _due_terms(mine), False
+    ):
+        if record.kind == "goal" and not goal:
+            continue  # an event about a goal is progress on it, not a new value of it
+        theirs = read_slot(record.content)
+        shared = mine.frame & theirs.frame
+        if not shared or 2 * len(shared) < min(len(mine.frame), len(theirs.frame)):
+            continue
+        types = [t for t in mine.values if t in theirs.values]
+        if not types:
+            continue
+        stale = [v for t in types for v in theirs.values[t] if v not in mine.values[t] and v not in lowered]
+        if not stale:
+            continue
+        sure = cue or mine.frame == theirs.frame
+        found.setdefault(record.id, Replaced(record, sure, None, None))
+    return list(found.values())
+
+
+def _due_terms(slot: Slot) -> list[str]:
+    return ["t:due", "t:deadlin"] if "due" in slot.frame else []
+
+
+def _op_text(op: MemoryOp) -> str:
+    f = op.fields
+    if op.kind == "procedure":
+        return f"{f.get('title') or ''}: " + " ".join(s for s in f.get("steps") or [] if isinstance(s, str))
+    return str(f.get("text") or f.get("title") or f.get("chosen") or "")
+
+
+def resolve(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_text: str) -> None:
+    """Before the ops apply: find what each ``add`` replaces and say so in its fields (a dry run shows it too).
+
+    ``fields["supersedes"]`` (sure) and ``fields["conflicts_with"]`` (unsure) list the old ids; an op whose
+    old memory is a decision becomes ``decision.supersede``; an event that replaces a memory of another kind
+    is stored as that kind.
+    """
+    claimed: set[str] = set()
+    for op in ops:
+        if op.status not in ("planned",) or op.action != "add" or op.kind not in ADDING:
+            continue
+        text = _op_text(op)
+        if not text.strip():
+            continue
+        found = same_slot(memory, scope, text, turn_text, op.kind == "goal")
+        replaced = [r for r in found if r.record.id not in claimed]
+        if not replaced:
+            continue
+        claimed.update(r.record.id for r in replaced)
+        sure = [r for r in replaced if r.sure]
+        decisions = [r.record for r in sure if r.record.kind == "decision"]
+        if decisions and op.kind != "decision":
+            op.op, op.target = "decision.supersede", decisions[0].id
+            op.fields = {"text": text}
+            sure = [r for r in sure if r.record.id != decisions[0].id]
+        elif decisions and op.kind == "decision":
+            op.op, op.target = "decision.supersede", decisions[0].id
+            sure = [r for r in sure if r.record.id != decisions[0].id]
+        profiles = [r.record for r in sure if r.record.kind == "profile"]
+        value = _slot_value(text, profiles[0]) if profiles and op.kind != "decision" else None
+        if value is not None:
+            op.op, op.target = "profile.set", None
+            op.fields = {"key": profiles[0].metadata.get("slot"), "value": value}
+            continue
+        if op.kind == "episode" and sure:
+            kinds = [r.record.kind for r in sure if r.record.kind in _HELD_KINDS]
+            if kinds:
+                op.op = f"{_OP_OF.get(kinds[0], 'fact')}.add"
+        rewrites = [r for r in sure if r.new and r.old and _compound(r.record.content, r.old)]
+        if rewrites:
+            op.fields["rewrites"] = [[r.record.id, r.old, r.new] for r in rewrites]
+        plain = [r.record.id for r in sure if r not in rewrites]
+        if plain:
+            op.fields["supersedes"] = plain
+        unsure = [r.record.id for r in replaced if not r.sure]
+        if unsure:
+            op.fields["conflicts_with"] = unsure
+        op.reason = (op.reason + "; " if op.reason else "") + "a newer value of the same slot"
+
+
+_HELD_KINDS = ("factual", "preference", "semantic", "instruction")
+"""What an event that replaces a memory is stored as instead: the kind of the memory it replaces."""
+_OP_OF = {
+    "factual": "fact",
+    "preference": "preference",
+    "semantic": "knowledge",
+    "instruction": "instruction",
+    "goal": "goal",
+    "procedural": "procedure",
+    "strategy": "strategy",
+}
+
+
+def _compound(content: str, old: str) -> bool:
+    """Does ``content`` hold other clauses beside the one naming ``old``?"""
+    parts = [p for p in re.split(r",\s*|;\s*|\s+and\s+|\s+but\s+", content) if p.strip()]
+    return len(parts) > 1 and any(old.lower() not in p.lower() and read_slot(p).values for p in parts)
+
+
+def apply(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope) -> None:
+    """After the ops applied: mark what each replaced (``superseded_by`` / ``conflicts_with`` and ``was``)."""
+    who: dict[str, Any] = {"user_id": scope.user_id, "agent_id": scope.agent_id}
+    for op in ops:
+        if op.status != APPLIED or not op.memory_id:
+            continue
+        f = op.fields
+        old_ids = [i for i in f.get("supersedes", []) if isinstance(i, str)]
+        for rid, old, new in f.get("rewrites", []):
+            record = memory.store.get(scope, [rid])[0]
+            if record is not None and _current(record):
+                text = re.sub(re.escape(old), new, record.content, flags=re.IGNORECASE)
+                memory.update(rid, content=text, **who)
+        unsure = [i for i in f.get("conflicts_with", []) if isinstance(i, str)]
+        new_id = op.memory_id
+        for rid in old_ids:
+            if rid != new_id:
+                # a mark already there (a concurrent supersede) is kept: the first replacement is the one in force
+                memory._update(rid, scope, _marking(new_id))
+        if old_ids:
+            memory.update(op.memory_id, metadata={"supersedes": old_ids[0]}, **who)
+        if unsure:
+            olds = [r for r in memory.store.get(scope, unsure) if r is not None and r.id != op.memory_id]
+            if olds:
+                was = "; ".join(r.content[:WAS_CHARS] for r in olds)
+                memory.update(op.memory_id, metadata={"conflicts_with": [r.id for r in olds], "was": was}, **who)
+                for r in olds:
+                    memory.update(r.id, metadata={"conflicted_by": op.memory_id}, **who)
+
+
+def _marking(new_id: str) -> Callable[[Record], tuple[str | None, dict[str, Any] | None]]:
+    def change(fresh: Record) -> tuple[str | None, dict[str, Any] | None]:
+        return None, {} if fresh.metadata.get("superseded_by") else {"superseded_by": new_id}
+
+    return change
+
+
+def _slot_value(text: str, profile: Record) -> str | None:
+    """The new value ``text`` gives a profile slot: "my new manager is Tomasz Nowak" -> "Tomasz Nowak"."""
+    slot = profile.metadata.get("slot")
+    if not isinstance(slot, str) or not slot:
+        return None
+    words = r"\s+".join(re.escape(w) for w in slot.split("_"))
+    found = re.search(rf"\b{words}\s+(?:is|are|will be|=)\s+(?:now\s+)?([^,.;!?]+)", text, re.IGNORECASE)
+    if found is None:
+        return None
+    value = found.group(1).strip()
+    return value if 0 < len(value) <= 80 else None

@@ -1,0 +1,195 @@
+"""Memory that stays true (#33): a newer value of a slot supersedes the older memory whatever its kind, summaries
+say only what the memories do not and show only when asked about their session, small talk stores nothing,
+and "forget all my X" forgets a whole kind.
+
+Real layers on memory:// and SQLite files, driven through the agent loop (record_turn, end_session, recall).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import kioko
+from kioko_core.intelligence import slots
+from kioko_core.intelligence import summaries as S
+from kioko_core.store import Scope
+
+U = {"user_id": "mira"}
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def memory(request, tmp_path):
+    url = "memory://" if request.param == "memory" else f"sqlite:///{tmp_path / 'truth.db'}"
+    with kioko.intelligent(url) as layer:
+        yield layer
+
+
+def _turns(memory, sessions: list[list[str]]) -> None:
+    for n, turns in enumerate(sessions, 1):
+        for text in turns:
+            memory.recall(text, session_id=f"s{n}", **U)
+            memory.record_turn(text, "Okay.", session_id=f"s{n}", **U)
+        memory.end_session(f"s{n}", **U)
+
+
+def _current(memory, word: str) -> list[str]:
+    return [
+        r.content
+        for r in memory.memories(**U)
+        if word.lower() in r.content.lower() and not r.metadata.get("superseded_by")
+    ]
+
+
+def test_a_change_phrased_turn_supersedes_a_fact_and_is_not_a_plain_episode(memory) -> None:
+    _turns(memory, [["I spend most of my day in VS Code, it's my editor for everything."]])
+    report = memory.record_turn("I've moved on from VS Code to Neovim, it's much snappier.", session_id="s2", **U)
+    [op] = [o for o in report.ops if o.status == "applied"]
+    assert op.op == "fact.add" and op.fields["supersedes"]  # the kind of what it replaces, not episode.add
+    old = memory.get(op.fields["supersedes"][0], **U)
+    assert "VS Code" in old.content
+    assert old.metadata["superseded_by"] == op.memory_id  # kept in the history, marked
+    text = memory.recall("Which code editor do I use?", session_id="p", **U).text
+    assert "Neovim" in text and "editor for everything" not in text
+
+
+CHANGES = [
+    (
+        "My dog is called Max, he's a beagle.",
+        "Correction: the dog is Rex, not Max.",
+        "What's my dog's name?",
+        "Rex",
+        "called Max",
+    ),
+    (
+        "I like listening to jazz while I work.",
+        "Actually I don't listen to jazz anymore, lo-fi beats work better now.",
+        "What do I listen to while I work?",
+        "lo-fi",
+        "listening to jazz while",
+    ),
+    (
+        "Please always answer me in English.",
+        "From now on answer in French, I'm practising.",
+        "Which language should you reply in?",
+        "French",
+        "in English",
+    ),
+    (
+        "The quarterly report is due on March 14.",
+        "The quarterly report deadline moved to March 21.",
+        "When is the quarterly report due?",
+        "March 21",
+        "March 14",
+    ),
+    (
+        "We host everything on AWS.",
+        "We've migrated our hosting from AWS to Hetzner to cut costs.",
+        "Where do we host our services?",
+        "Hetzner",
+        "everything on AWS",
+    ),
+    (
+        "My manager is Helga Brandt.",
+        "Helga retired, my new manager is Tomasz Nowak.",
+        "Who is my manager?",
+        "Tomasz",
+        "Helga Brandt",
+    ),
+]
+
+
+@pytest.mark.parametrize(("first", "then", "question", "new", "old"), CHANGES)
+def test_a_newer_value_of_the_same_slot_leaves_the_context_whatever_kind_held_the_old(
+    memory, first, then, question, new, old
+) -> None:
+    _turns(memory, [[first], [then]])
+    text = memory.recall(question, session_id="p", **U).text
+    assert new in text and old not in text, text
+    # the superseded memory is still there, for as_of reads and the console's "show superseded"
+    assert any(old in r.content for r in memory.memories(**U)) or memory.profile.get("manager", **U) == "Tomasz Nowak"
+
+
+def test_a_compound_memory_is_rewritten_in_place_and_keeps_its_other_clause(memory) -> None:
+    _turns(
+        memory,
+        [["For notes I use Notion and for tasks I use Todoist."], ["I ditched Notion for Obsidian, Todoist stays."]],
+    )
+    assert _current(memory, "Notion") == [] or all("ditched" in t for t in _current(memory, "Notion"))
+    text = memory.recall("Which task app do I use?", session_id="p", **U).text
+    assert "Todoist" in text
+
+
+def test_an_unsure_match_keeps_both_marks_the_conflict_and_shows_the_newer_with_was(memory) -> None:
+    _turns(memory, [["The standup meeting room is Atlas."]])
+    # no change cue, frames not identical: not sure it replaces the old one
+    report = memory.record_turn("The standup room for the design team is Borealis.", session_id="s2", **U)
+    [op] = [o for o in report.ops if o.status == "applied"]
+    assert op.fields.get("conflicts_with") and not op.fields.get("supersedes")
+    old = memory.get(op.fields["conflicts_with"][0], **U)
+    assert not old.metadata.get("superseded_by") and old.metadata["conflicted_by"] == op.memory_id
+    text = memory.recall("Which room is the standup meeting in?", session_id="p", **U).text
+    assert "Borealis" in text and "(was: The standup meeting room is Atlas" in text
+    assert text.count("Atlas") == 1  # only inside the note: the old memory is not listed on its own
+
+
+def test_a_name_elsewhere_or_a_different_slot_is_not_superseded(memory) -> None:
+    _turns(memory, [["My goal is to finish the platform upgrade by December."]])
+    report = memory.record_turn(
+        "I finished the Kafka migration and I'm now 50% done with the platform upgrade.", session_id="s2", **U
+    )
+    assert not any(o.fields.get("supersedes") for o in report.ops)
+    assert [g.content for g in memory.goals.list(**U)] == ["Goal: Finish the platform upgrade by December."]
+
+
+def test_slot_reading_without_a_model() -> None:
+    assert slots.old_values("We switched from Qdrant to pgvector because we run Postgres") == ["Qdrant"]
+    assert slots.old_values("Correction: the dog is Rex, not Max.") == ["Max"]
+    assert slots.old_values("Ravi isn't my mentor anymore, Lucia took over.") == ["Ravi"]
+    assert slots.old_values("I left Siemens in March, I'm at Bosch now.") == ["Siemens"]
+    assert slots.old_values("I like both tea and coffee.") == []
+    due = slots.read_slot("The quarterly report deadline moved to March 21")
+    assert due.frame == {"quarter", "report", "due"} and due.values == {"date": {"march 21"}}
+
+
+def test_small_talk_and_thanks_store_nothing(memory) -> None:
+    for text in ("thanks a lot, that was really helpful!", "haha nice one", "haha yes, what a relief", "wow"):
+        report = memory.record_turn(text, "Glad to help.", session_id="s1", **U)
+        assert [o for o in report.ops if o.status == "applied"] == [], text
+    memory.end_session("s1", **U)
+    assert list(memory.memories(**U)) == []
+
+
+def test_a_summary_holds_only_what_no_memory_keeps_and_never_a_forget_request(memory) -> None:
+    scope = Scope("mira", None)
+    memory.record_turn("The encoder cable on line 3 was loose and we reseated it.", session_id="s1", **U)
+    memory.record_turn("Maybe the drive fan on line 3 sounds a bit odd today.", session_id="s1", **U)
+    memory.record_turn("My colleague Marco prefers meetings after lunch.", session_id="s1", **U)
+    memory.record_turn("Forget everything about Marco, he left the company.", session_id="s1", **U)
+    memory.end_session("s1", **U)
+    summary = memory.store.get(scope, [S.summary_id(scope, "s1")])[0]
+    assert summary is not None and "drive fan" in summary.content
+    assert "encoder cable" not in summary.content  # the episode keeps it: never repeated verbatim
+    assert "Marco" not in summary.content  # the request to forget is not kept either
+
+
+def test_a_session_with_nothing_new_to_say_writes_no_summary(memory) -> None:
+    scope = Scope("mira", None)
+    _turns(memory, [["The encoder cable on line 3 was loose and we reseated it."]])
+    assert memory.store.get(scope, [S.summary_id(scope, "s1")])[0] is None
+
+
+def test_a_summary_is_shown_only_for_a_question_about_its_session_or_period(memory) -> None:
+    _turns(memory, [["Maybe the drive fan on line 3 sounds a bit odd today."]])
+    assert "Summary of session" not in memory.recall("Is the drive fan on line 3 odd?", session_id="p", **U).text
+    asked = memory.recall("What did we discuss last session about the drive fan?", session_id="p", **U).text
+    assert "Summary of session s1" in asked
+
+
+def test_forget_all_of_a_kind_forgets_that_kind_only(memory) -> None:
+    _turns(memory, [["I like dark roast coffee.", "I prefer window seats on trains.", "My dog is called Rex."]])
+    report = memory.record_turn("Forget all my preferences, I want to start fresh.", session_id="s2", **U)
+    assert {o.op for o in report.ops if o.status == "applied"} == {"memory.delete"}
+    assert [r for r in memory.memories(kinds={"preference"}, **U)] == []
+    assert _current(memory, "Rex")
+    # "forget all my goals about X" is about X, not the whole kind
+    assert slots is not None
