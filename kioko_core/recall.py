@@ -39,7 +39,13 @@ FILL_RECENT = 3
 """At most this many newest memories fill an empty section named in ``fill_recent``."""
 PINNED_SHOWN = 10
 """At most this many pinned memories are shown (the oldest pins first: the section stays the same turn to turn)."""
-FILL_KINDS = {"decisions": "decision", "procedures": "procedural", "skills": "skill", "lessons": "strategy"}
+FILL_KINDS = {
+    "decisions": "decision",
+    "procedures": "procedural",
+    "skills": "skill",
+    "lessons": "strategy",
+    "memories": "factual",  # a question about the user that shares no word with what they said: their newest facts
+}
 
 # Which section of the context each kind goes to, and the sections' order and titles.
 SECTIONS = [
@@ -360,7 +366,11 @@ def retrieve(
     # through the index cache: a question asked again (or a memory just written) is not read and decoded
     # again; the records are the cache's own, so what recall hands out is a copy (:func:`_owned`)
     records = layer.index.records(scope, wanted) if wanted else {}
-    goals = [records[i] for i in goal_ids if i in records and records[i].metadata.get("status", "open") == "open"]
+    goals = [
+        records[i]
+        for i in goal_ids
+        if i in records and records[i].metadata.get("status", "open") == "open" and not CS.replaced(records[i])
+    ]
 
     if config.fusion == "sum":
         # each signal scaled to its best candidate, then added: the graph then starts from both

@@ -53,7 +53,7 @@ RETRIEVED_SECTIONS = ("memories", "decisions", "procedures", "skills", "lessons"
 SECTION_NAMES = frozenset(RETRIEVED_SECTIONS + ("goals", "pinned", "profile", "instructions", "graph", "working"))
 """Every section a plan or ``section_limits`` may cap: the retrieved ones, the open goals, the pins, the
 profile, the instructions, the entity graph's relations (``graph``) and the session's working memory."""
-FILLABLE = frozenset({"decisions", "procedures", "skills", "lessons"})
+FILLABLE = frozenset({"decisions", "procedures", "skills", "lessons", "memories"})
 """Sections ``fill_recent`` may fill with the newest memories of their kind when the search finds none."""
 INTENTS = (
     "howto",
@@ -98,7 +98,12 @@ TABLE: dict[str, _Row] = {
     ),
     "goals": _Row(_caps(0, 2, 0, 0, 0), 4, "a question about goals: every open goal, decisions that serve them"),
     "temporal": _Row(_caps(10, 0, 0, 0, 0), 2, "a question about when: more events", limit=10),
-    "personal": _Row(_caps(8, 2, 0, 0, 0, profile=30), 1, "a question about the user: personal facts, no procedures"),
+    "personal": _Row(
+        _caps(8, 2, 0, 0, 0, profile=30),
+        1,
+        "a question about the user: personal facts, no procedures",
+        fill_recent=("memories",),
+    ),
     "relational": _Row({"graph": 15}, 6, "names someone or something the graph knows: more linked memories"),
     "knowledge": _Row(_caps(6, 2, 2, 0, 1, graph=8), 2, "a knowledge question: facts and knowledge first"),
     "skills": _Row(_caps(2, 1, 2, 4, 2), 2, "asks for a skill or template: skills first"),

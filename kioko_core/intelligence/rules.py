@@ -916,7 +916,8 @@ SLOT_MENTION = re.compile(r"^(?:my|the user's)\s+(.+)$", re.IGNORECASE)
 MOVED: tuple[Row, ...] = (
     row(
         "profile.set",
-        r"^(?:i|we)\s*(?:have\s+|'ve\s+|just\s+)*(?:moved|relocated)\s+to\s+(?P<place>.+)$",
+        r"^(?:(?:big |good |great |some )?news[,:!]?\s+|so,?\s+|well,?\s+|also,?\s+|btw,?\s+|by the way,?\s+)?"
+        r"(?:i|we)\s*(?:have\s+|'ve\s+|just\s+|finally\s+)*(?:moved|relocated)\s+to\s+(?P<place>.+)$",
         "We just moved to Lisbon",
     ),
 )
@@ -924,7 +925,8 @@ MOVED: tuple[Row, ...] = (
 TIME_TAIL = re.compile(
     r"\s+(?:last|this|yesterday|today|tonight|earlier|(?:a|an|one|two|three|four|five|six|\d+)\s+(?:minutes?|hours?|days?|"
     r"weeks?|months?|years?)|in\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|in\s+\d{4}|"
-    r"on\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b.*$",
+    r"on\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day|over\s+the\s+(?:summer|winter|spring|autumn|fall|weekend|"
+    r"holidays?))\b.*$",
     re.IGNORECASE,
 )
 """A time at the end of a mention ("the Berlin marathon last Sunday", "to Austin in March"): not part of it."""

@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..store import Filter, Record, Scope
 from ..text import analyze
-from .ops import APPLIED, MemoryOp
+from .language import about_user
+from .ops import APPLIED, SKIPPED, MemoryOp
 
 if TYPE_CHECKING:
     from ..layer import MemoryLayer
@@ -126,7 +127,25 @@ _DATE = re.compile(
 _NUMBER = re.compile(rf"\b(?:\d+(?:[.,]\d+)*%?|{'|'.join(_NUMBER_WORDS)})\b", re.IGNORECASE)
 _IDENT = re.compile(r"\b(?=[\w/.-]*\d)(?=[\w/.-]*[A-Za-z])[\w][\w/.-]*\w\b")
 _NAME = re.compile(r"(?<![.!?:]\s)(?<!^)\b[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*")
-_NOT_NAMES = frozenset({"User", "I", "I'm", "I've", "I'd", "I'll", "Goal", "Decision", "Summary", "Session"})
+_NOT_NAMES = frozenset(
+    {
+        "User",
+        "I",
+        "I'm",
+        "I've",
+        "I'd",
+        "I'll",
+        "Goal",
+        "Decision",
+        "Summary",
+        "Session",
+        "Dr",
+        "Mr",
+        "Mrs",
+        "Ms",
+        "Prof",
+    }
+)
 _PRONOUNS = frozenset("it that this them one there those these he she they him her something anything".split())
 
 
@@ -138,9 +157,13 @@ class Slot:
     values: dict[str, set[str]] = field(default_factory=dict)
 
 
+_TITLE_DOT = re.compile(r"\b(Dr|Mr|Mrs|Ms|Mx|St|Prof|Jr|Sr)\.", re.IGNORECASE)
+"""A title's dot is no sentence end: "Dr. Okafor" is a name."""
+
+
 def read_slot(text: str) -> Slot:
     values: dict[str, set[str]] = {}
-    rest = text
+    rest = _TITLE_DOT.sub(r"\1", text)
     for kind, pattern in (("date", _DATE), ("id", _IDENT), ("number", _NUMBER)):
         for found in pattern.findall(rest):
             values.setdefault(kind, set()).add(found.lower().rstrip("."))
@@ -224,6 +247,8 @@ class Replaced:
     sure: bool
     old: str | None = None
     new: str | None = None
+    sentence: str | None = None
+    """The whole sentence, when only it names the slot ("I switched dentists, I see Dr. Okafor now")."""
 
 
 def same_slot(memory: MemoryLayer, scope: Scope, text: str, turn_text: str, goal: bool = False) -> list[Replaced]:
@@ -241,6 +266,9 @@ def same_slot(memory: MemoryLayer, scope: Scope, text: str, turn_text: str, goal
             found.setdefault(record.id, Replaced(record, True, old, newer))
     if found:
         return list(found.values())
+    # the op's own words, with those of the sentence it came from ("I switched dentists, I see Dr. Okafor now")
+    own, whole = set(mine.frame), _sentence_of(text, turn_text)
+    mine = Slot(mine.frame | read_slot(whole).frame, mine.values)
     if not mine.frame or not mine.values:
         return []
     cue = bool(CUE.search(turn_text))
@@ -252,17 +280,35 @@ def same_slot(memory: MemoryLayer, scope: Scope, text: str, turn_text: str, goal
             continue  # an event about a goal is progress on it, not a new value of it
         theirs = read_slot(record.content)
         shared = mine.frame & theirs.frame
-        if not shared or 2 * len(shared) < min(len(mine.frame), len(theirs.frame)):
-            continue
         types = [t for t in mine.values if t in theirs.values]
-        if not types:
+        if not shared or not types:
+            continue
+        # a date moved with a change cue ("taxes are due October 31 now") needs one shared word, else half
+        if 2 * len(shared) < min(len(mine.frame), len(theirs.frame)) and not (cue and "date" in types):
             continue
         stale = [v for t in types for v in theirs.values[t] if v not in mine.values[t] and v not in lowered]
         if not stale:
             continue
         sure = cue or mine.frame == theirs.frame
-        found.setdefault(record.id, Replaced(record, sure, None, None))
+        found.setdefault(record.id, Replaced(record, sure, None, None, None if shared & own else whole))
     return list(found.values())
+
+
+def _give_way(ops: list[MemoryOp], kept: MemoryOp, sentence: str) -> None:
+    words = set(_terms(sentence))
+    for other in ops:
+        if other is kept or other.status != "planned" or other.action != "add":
+            continue
+        mine = set(_terms(_op_text(other)))
+        if mine and mine <= words:
+            other.status, other.error = SKIPPED, "part of a change the turn keeps whole"
+
+
+def _sentence_of(text: str, turn_text: str) -> str:
+    """The sentence of the turn that ``text`` (an op's rewrite of part of it) shares most words with."""
+    words = set(_terms(text))
+    said = [s for s in re.split(r"(?<=[.!?])\s+", _TITLE_DOT.sub(r"\1", turn_text)) if s.strip()]
+    return max(said, key=lambda s: len(words & set(_terms(s))), default="")
 
 
 def _due_terms(slot: Slot) -> list[str]:
@@ -276,6 +322,66 @@ def _op_text(op: MemoryOp) -> str:
     return str(f.get("text") or f.get("title") or f.get("chosen") or "")
 
 
+CORRECTION = re.compile(
+    r"\b(?:actually|correction|i meant|sorry|oops|my mistake|miscounted|misspoke|i was wrong|to be precise|"
+    r"rather)\b",
+    re.IGNORECASE,
+)
+"""A correction of something said before, which often names only the new value ("actually it's 45")."""
+
+
+def corrections(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_text: str) -> None:
+    """A correction the router kept nothing of ("Actually it's 45 tomato plants, I miscounted"): when its
+    frame and value type name exactly one current memory, that memory's text with the new value is added
+    (and supersedes it)."""
+    said = [_op_text(op) for op in ops if op.status == "planned"]
+    for sentence_text in re.split(r"(?<=[.!?])\s+", _TITLE_DOT.sub(r"\1", turn_text)):
+        if not CORRECTION.search(sentence_text):
+            continue
+        mine = read_slot(sentence_text)
+        if not mine.values or any(_covers(text, sentence_text) for text in said):
+            continue
+        matches = []
+        for record in _holding(memory, scope, ["t:" + w for w in sorted(mine.frame)], False):
+            theirs = read_slot(record.content)
+            types = [t for t in mine.values if len(mine.values[t]) == 1 and len(theirs.values.get(t, ())) == 1]
+            shared = mine.frame & theirs.frame
+            if types and shared and 2 * len(shared) >= min(len(mine.frame), len(theirs.frame)):
+                matches.append((record, types[0]))
+        if len(matches) != 1:
+            continue  # none, or not sure which: nothing is guessed
+        record, kind = matches[0]
+        old = next(iter(read_slot(record.content).values[kind]))
+        new = next(iter(mine.values[kind]))
+        found = re.search(re.escape(old), record.content, re.IGNORECASE)
+        if found is None or old == new or record.kind not in _OP_OF:
+            continue
+        shown = _original(sentence_text, new)
+        text = record.content[: found.start()] + shown + record.content[found.end() :]
+        ops.append(
+            MemoryOp(
+                f"{_OP_OF[record.kind]}.add",
+                fields={"text": text, "supersedes": [record.id]},
+                reason="a correction: the same slot with another value",
+                importance=record.metadata.get("importance")
+                if isinstance(record.metadata.get("importance"), float)
+                else 0.6,
+                confidence=0.7,
+            )
+        )
+
+
+def _original(text: str, value: str) -> str:
+    """``value`` as ``text`` spells it (the slot reading lowers case)."""
+    found = re.search(re.escape(value), text, re.IGNORECASE)
+    return found.group(0) if found else value
+
+
+def _covers(stored: str, said: str) -> bool:
+    words = set(_terms(said))
+    return bool(words) and 2 * len(words & set(_terms(stored))) >= len(words)
+
+
 def resolve(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_text: str) -> None:
     """Before the ops apply: find what each ``add`` replaces and say so in its fields (a dry run shows it too).
 
@@ -283,9 +389,10 @@ def resolve(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_text: s
     old memory is a decision becomes ``decision.supersede``; an event that replaces a memory of another kind
     is stored as that kind.
     """
+    corrections(memory, ops, scope, turn_text)
     claimed: set[str] = set()
     for op in ops:
-        if op.status not in ("planned",) or op.action != "add" or op.kind not in ADDING:
+        if op.status not in ("planned",) or op.action != "add" or op.kind not in ADDING or op.fields.get("supersedes"):
             continue
         text = _op_text(op)
         if not text.strip():
@@ -317,6 +424,11 @@ def resolve(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_text: s
         rewrites = [r for r in sure if r.new and r.old and _compound(r.record.content, r.old)]
         if rewrites:
             op.fields["rewrites"] = [[r.record.id, r.old, r.new] for r in rewrites]
+        widened = next((r.sentence for r in sure if r.sentence), None)
+        if widened and "text" in op.fields:
+            # the op alone does not name the slot: the sentence does, and the other ops of it give way
+            op.fields["text"] = about_user(widened.strip())
+            _give_way(ops, op, widened)
         plain = [r.record.id for r in sure if r not in rewrites]
         if plain:
             op.fields["supersedes"] = plain
