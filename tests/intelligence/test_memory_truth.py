@@ -193,3 +193,8 @@ def test_forget_all_of_a_kind_forgets_that_kind_only(memory) -> None:
     assert _current(memory, "Rex")
     # "forget all my goals about X" is about X, not the whole kind
     assert slots is not None
+
+
+def test_a_question_about_the_user_that_shares_no_word_brings_their_newest_facts(memory) -> None:
+    _turns(memory, [["I manage the warehouse in Rotterdam."]])
+    assert "Rotterdam" in memory.recall("What do you know about me?", session_id="p", **U).text

@@ -130,7 +130,7 @@ def test_a_custom_planner_is_used_and_a_bad_one_is_refused() -> None:
         {"section_limits": {"skills": True}},
         {"section_limits": [("skills", 1)]},
         {"fill_recent": "decisions"},
-        {"fill_recent": ["memories"]},
+        {"fill_recent": ["goals"]},
         {"links": -1},
         {"links": 1.5},
         {"limit": 0},
@@ -270,7 +270,7 @@ def test_search_is_never_planned(smart) -> None:
         {"plan": {"intents": []}},
         {"section_limits": {"relations": 2}},
         {"section_limits": {"skills": -1}},
-        {"fill_recent": ["memories"]},
+        {"fill_recent": ["goals"]},
         {"fill_recent": "decisions"},
     ],
 )
