@@ -40,7 +40,11 @@ SERIES: dict[str, tuple[str, str]] = {
     "memories_linked_total": ("counter", "Links made between memories at write time or by maintenance."),
     "memories_superseded_total": ("counter", "Memories superseded by a newer one."),
     "memories_forgotten_total": ("counter", "Memories deleted (a forget, not housekeeping)."),
-    "index_cache_total": ("counter", "The index cache's reads of a scope: hit (kept) or rebuild (read again)."),
+    "index_cache_total": (
+        "counter",
+        "The index cache's lookups: hit (answered from the cache), fetch (postings read from the store), and "
+        "rebuild (a scope changed by another writer, started afresh).",
+    ),
     "webhook_deliveries_total": ("counter", "Webhook deliveries, by outcome (delivered or failed)."),
     "secrets_refused_total": ("counter", "Writes refused because the text held a secret, by kind of secret."),
     "http_requests_total": ("counter", "HTTP requests served, by route template, method, status and API key name."),

@@ -18,6 +18,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 
 from ..store import Record, Scope, ScopeChanges, ScopeGenerations, Store
+from ..telemetry import count
 from .term_rows import RowTable, top_k
 
 VIRTUAL_MEMORIES = 20
@@ -130,6 +131,7 @@ class IndexCache:
                 if stats is None or not self._catch_up(scope, stats):
                     if stats is not None:
                         self.refreshes["rebuilds"] += 1
+                        count("index_cache_total", outcome="rebuild")
                     stats = self._scopes[scope] = _ScopeStats(generation=generation, synced=generation)
             elif generation is not None:
                 stats.synced = generation  # its own batches alone since the last read: all of them seen
@@ -147,7 +149,9 @@ class IndexCache:
                 or now - entry.fetched_at > ttl
                 or not (entry.limit >= limit or len(entry.ids) >= entry.df)
             ]
-            if missing or now - stats.fetched_at > self.ttl:
+            fetching = bool(missing) or now - stats.fetched_at > self.ttl
+            count("index_cache_total", outcome="fetch" if fetching else "hit")
+            if fetching:
                 result = self.store.postings(scope, missing, limit)
                 stats.n, stats.fetched_at = result.n, now
                 for term in missing:

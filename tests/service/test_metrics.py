@@ -77,6 +77,8 @@ def test_metrics_show_requests_operations_and_writes_after_a_recall_and_a_write(
     assert moved("kioko_memories_linked_total") >= 1, "the fix was linked to the fault at write time"
     assert moved("kioko_memories_forgotten_total") == 1
     assert moved("kioko_http_request_seconds_count", route="/v1/recall", method="POST") == 1
+    assert moved("kioko_index_cache_total", outcome="fetch") >= 1, "the first write read postings from the store"
+    assert moved("kioko_index_cache_total", outcome="hit") >= 1, "a later lookup was answered from the cache"
 
 
 def test_a_refused_secret_is_counted_by_kind_and_the_secret_is_nowhere_in_the_metrics(served: httpx.Client) -> None:
