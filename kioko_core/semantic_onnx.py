@@ -6,12 +6,13 @@ bytes; the first process keeps it beside the prepared weights in the user's cach
 (:mod:`kioko_core.semantic_cache`), so the next ones read it from there. The embedding layer runs in numpy
 before the graph (its 47 MB word table stays out of it); the graph holds the 6 transformer layers and the pooling. Two precisions:
 
-- ``"onnx-int8"`` (the default runtime): the 24 dense layers (query/key/value, attention output, the two
-  feed-forward ones) run as int8 matmuls: weights quantised once, per output column, symmetric; each
-  activation quantised on the fly (``DynamicQuantizeMatMul``). Attention, layer norms, GELU and pooling
-  stay in float32. About three times faster than float32 on one core; vectors are within cosine ~0.99 of
+- ``"onnx"`` (the default runtime): the graph in float32, within 1e-6 of the numpy forward pass on every
+  CPU measured (``benchmarks/embedder_spread.py``).
+- ``"onnx-int8"``: the 24 dense layers (query/key/value, attention output, the two feed-forward ones) run
+  as int8 matmuls: weights quantised once, per output column, symmetric, to 7 bits (:data:`WEIGHT_BITS`);
+  each activation quantised on the fly (``DynamicQuantizeMatMul``). Attention, layer norms, GELU and
+  pooling stay in float32. About twice as fast as float32 on one core; vectors are within cosine ~0.99 of
   the float32 ones (benchmarks/semantic_latency.py; recall on LoCoMo: docs/recall.md).
-- ``"onnx"``: the same graph in float32 (within 1e-5 of the numpy forward pass; about as fast as it).
 
 A text is run alone (a batch of one): an activation's quantisation scale is taken over the whole batch, so
 in a batch a text's int8 vector would depend on its neighbours; alone it does not, and no padding is paid.
@@ -26,7 +27,6 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -63,21 +63,12 @@ OPSET = 17
 MS_DOMAIN = "com.microsoft"
 
 
-def has_vnni() -> bool:
-    """True when the CPU has int8 dot-product instructions (x86 VNNI, or not x86 at all).
-
-    x86 without VNNI multiplies uint8 activations by int8 weights in 16-bit pairs that can saturate; weights
-    kept to 7 bits (-63..63) cannot, at a small cost in precision (ONNX Runtime's ``reduce_range``).
-    """
-    import platform
-
-    if platform.machine().lower() not in {"x86_64", "amd64", "i386", "i686", "x86"}:
-        return True
-    try:
-        flags = Path("/proc/cpuinfo").read_text(errors="replace")
-    except OSError:
-        return False  # not Linux: assume the worst, 7-bit weights are safe everywhere
-    return " avx512_vnni" in flags or " avx_vnni" in flags
+WEIGHT_BITS = 7
+"""int8 weights are kept to -63..63 (ONNX Runtime's ``reduce_range``) on every CPU. x86 without VNNI (AVX2 alone)
+multiplies uint8 activations by int8 weights in 16-bit pairs, which 8-bit weights can saturate and 7-bit ones
+cannot; the integer products then add up exactly on every instruction set. Choosing 8 bits where the CPU had
+VNNI made the int8 graph itself differ between machines (#38: cosine 0.967 against float32 on an AVX2 host,
+0.974 on an AVX-512 one, for the same text; ``benchmarks/embedder_spread.py``)."""
 
 
 def quantize_columns(weight: np.ndarray, bits: int = 8) -> tuple[np.ndarray, np.ndarray]:
@@ -226,7 +217,7 @@ class OnnxEncoder:
         except ImportError as error:
             raise _missing(error) from error
         self.quantize = quantize
-        self.weight_bits = 8 if has_vnni() else 7
+        self.weight_bits = WEIGHT_BITS
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1

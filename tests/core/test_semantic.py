@@ -2,7 +2,8 @@
 
 The model is loaded once for the module. The numpy and ONNX float32 outputs are checked against values
 published for sentence-transformers' all-MiniLM-L6-v2 and against a slow, separately written forward pass
-below; the int8 runtime (the default) against float32 and on what a semantic embedder must do.
+below; the default runtime (ONNX Runtime float32) to float32 rounding of numpy, on every CPU; the int8 runtime
+against float32, and on what a semantic embedder must do.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def _loaded(runtime: str | None = None):
 
 @pytest.fixture(scope="module")
 def embedder():
-    """The default runtime (ONNX Runtime int8 when installed)."""
+    """The default runtime (ONNX Runtime float32 when installed)."""
     return _loaded()
 
 
@@ -149,20 +150,88 @@ INT8_TEXTS = [
     "ok",
     "the quick brown fox jumps over the lazy dog " * 12,
 ]
+ROUNDING = 1e-5
+"""How far the default runtime's numbers may be from numpy's: float32 rounding. Measured on AVX-512 (VNNI), AVX2
+and SSE2 kernels (benchmarks/results/embedder-spread/): at most 3.3e-7. int8 moves a number by up to 0.05, so
+a CPU stays 30x inside this and a quantised or otherwise changed default lands 1000x outside it."""
 
 
-def test_int8_default_stays_close_to_float32(embedder):
+def test_default_is_float32_to_rounding_on_any_cpu(embedder):
     from kioko_core.semantic import MiniLMEmbedder, default_runtime
 
-    assert default_runtime() == embedder.runtime == "onnx-int8"  # the extra brings ONNX Runtime
+    assert default_runtime() == embedder.runtime == "onnx"  # the extra brings ONNX Runtime
     exact = MiniLMEmbedder(runtime="numpy").embed_many(INT8_TEXTS)
-    quantised = embedder.embed_many(INT8_TEXTS)
-    cosines = [cosine(a, b) for a, b in zip(exact, quantised)]
-    # int8 moves a vector a little (benchmarks/semantic_latency.py: mean ~0.99 on LoCoMo), never far
-    assert min(cosines) > 0.97, cosines
-    assert max(cosines) < 1.0 - 1e-6, "int8 vectors identical to float32: the quantised graph did not run"
-    for vector in quantised:
+    got = embedder.embed_many(INT8_TEXTS)
+    assert max(float(np.abs(a - b).max()) for a, b in zip(exact, got)) < ROUNDING
+    for vector in got:
         assert vector.dtype == np.float32 and abs(float(np.linalg.norm(vector)) - 1.0) < 1e-5
+
+
+def test_int8_stays_close_to_float32_with_the_same_graph_on_every_cpu():
+    from kioko_core.semantic import shared_model
+    from kioko_core.semantic_onnx import WEIGHT_BITS, shared_encoder
+
+    int8 = _loaded("onnx-int8")
+    # one graph everywhere: 7-bit weights cannot saturate AVX2's 16-bit pairs, so the integer products add up
+    # exactly on every instruction set; 8 bits on a CPU with VNNI only (the rule before #38) made the graph
+    # itself differ between machines
+    assert shared_encoder(shared_model(), quantize=True).weight_bits == WEIGHT_BITS == 7
+    exact = _loaded("numpy").embed_many(INT8_TEXTS)
+    quantised = int8.embed_many(INT8_TEXTS)
+    cosines = [cosine(a, b) for a, b in zip(exact, quantised)]
+    # int8 moves a vector a little, never far: 0.967-0.994 on these texts on every CPU measured (a property of
+    # the graph, not of the CPU); 6-bit weights or one scale per matrix fall below these bounds
+    assert min(cosines) > 0.95 and sum(cosines) / len(cosines) > 0.985, cosines
+    assert max(cosines) < 1.0 - 1e-6, "int8 vectors identical to float32: the quantised graph did not run"
+
+
+PEOPLE = ["Caroline", "Melanie", "Jon", "Gina", "Priya", "Tomasz"]
+DOINGS = [
+    "went hiking in the mountains near the lake",
+    "adopted a rescue puppy from the shelter",
+    "started pottery classes on Tuesday evenings",
+    "lost the job at the bank and opened a dance studio",
+    "painted a sunrise over the harbour",
+    "ran a half marathon in under two hours",
+    "moved to a flat by the river with a small garden",
+]
+QUESTIONS = [
+    "Who has a new dog?",
+    "What did Jon do after he lost his banking job?",
+    "Which hobby involves clay?",
+    "Who did a long running race?",
+    "Where does Priya live now?",
+    "Who made a painting of the morning sky?",
+    "Who went walking in the hills?",
+]
+
+
+def _ranked(url: str, runtime: str) -> list[list[str]]:
+    """Each question's recalled memory ids, best first, with a reader on ``runtime``."""
+    from kioko_core.semantic import MiniLMEmbedder
+
+    reader = kioko.connect(url, embedder=MiniLMEmbedder(runtime=runtime))
+    try:
+        return [[m.record.id for m in reader.recall(q, user_id=USER, links=0, limit=8).memories] for q in QUESTIONS]
+    finally:
+        reader.store.close()
+
+
+def test_a_store_written_on_one_host_recalls_alike_from_another(embedder, tmp_path):
+    """Two hosts, simulated by two kernel paths for the same float32 model: ONNX Runtime's (the writer,
+    the default) and numpy's BLAS (the reader): the same memories come back in the same order. Two real
+    CPUs differ less than these two paths do (benchmarks/results/embedder-spread/). An int8 reader, the
+    default on one host before #38, moves rankings: the comparison can see an embedder difference."""
+    url = f"sqlite:///{tmp_path / 'written-here.db'}"
+    writer = kioko.connect(url, embedder=embedder)
+    writer.add_many(
+        [f"{person} {doing}." for i, person in enumerate(PEOPLE) for doing in DOINGS[i % 3 :: 2]], user_id=USER
+    )
+    writer.store.close()
+    here = _ranked(url, "onnx")
+    assert all(here), "every question recalls something"
+    assert _ranked(url, "numpy") == here
+    assert _ranked(url, "onnx-int8") != here
 
 
 def test_int8_weights_quantised_per_column():
