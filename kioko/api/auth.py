@@ -4,7 +4,8 @@ A key file is JSON: ``{"keys": [{"name": "kumar-laptop", "sha256": "<hex>", "use
 {"name": "dashboard", "sha256": "<hex>", "users": ["kumar"], "scopes": ["read"],
 "rate_limit": "120/minute", "body_limit": 20000}, {"name": "ops", "sha256": "<hex>", "admin": true}]}``.
 ``scopes`` is ``["read", "write"]`` unless it says ``["read"]`` (a read-only key); ``rate_limit`` is
-``N/second``, ``N/minute`` or ``N/hour`` (429 beyond); ``body_limit`` is bytes per request body (413). Only the SHA-256 of a key is kept, on disk
+``N/second``, ``N/minute`` or ``N/hour`` (429 beyond); ``body_limit`` is bytes per request body (413);
+``concurrency`` is how many of the key's requests run at once (the server's default when left out). Only the SHA-256 of a key is kept, on disk
 and in memory: keys are long random strings (``kioko keys-new`` makes them), so a fast hash is
 enough, and a leaked file names no key. A presented key is hashed and compared with every entry
 in constant time, so the time taken says nothing about which entry came close.
@@ -61,6 +62,8 @@ class Principal:
     rate_limit: Rate | None = None
     body_limit: int | None = None
     """Bytes per request body for this key (the server's own limit applies too)."""
+    concurrency: int | None = None
+    """Requests of this key the server runs at once (more wait their turn, then 429); None: the server's default."""
     key_id: str = ""
     """The key's SHA-256 (what its rate is counted under; never the key)."""
 
@@ -236,6 +239,11 @@ def _entry(index: int, entry: Any) -> tuple[str, Principal]:
     body_limit = entry.get("body_limit")
     if body_limit is not None and (isinstance(body_limit, bool) or not isinstance(body_limit, int) or body_limit < 1):
         raise InvalidRecordError(f"API key entry {name!r}: 'body_limit' is a number of bytes >= 1")
+    concurrency = entry.get("concurrency")
+    if concurrency is not None and (
+        isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1
+    ):
+        raise InvalidRecordError(f"API key entry {name!r}: 'concurrency' is a number of requests >= 1")
     digest = digest.lower()
     return digest, Principal(
         name,
@@ -245,6 +253,7 @@ def _entry(index: int, entry: Any) -> tuple[str, Principal]:
         read_only="write" not in scopes,
         rate_limit=rate,
         body_limit=body_limit,
+        concurrency=concurrency,
         key_id=digest,
     )
 
@@ -280,6 +289,7 @@ def add_key(
     read_only: bool = False,
     rate_limit: str | None = None,
     body_limit: int | None = None,
+    concurrency: int | None = None,
 ) -> str:
     """Make a new key, add its hash to the file at ``path`` (created if missing) and return the key."""
     file = Path(path)
@@ -300,6 +310,8 @@ def add_key(
         entry["rate_limit"] = rate_limit
     if body_limit is not None:
         entry["body_limit"] = body_limit
+    if concurrency is not None:
+        entry["concurrency"] = concurrency
     _entry(len(data["keys"]), entry)  # refuse an entry the server would refuse
     data["keys"].append(entry)
     _write(file, data)

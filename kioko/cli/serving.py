@@ -149,6 +149,18 @@ def serve(
     ] = None,
     allowed_host: AllowedHosts = None,
     cors_origin: CorsOrigins = None,
+    key_concurrency: Annotated[
+        int | None,
+        typer.Option(
+            "--key-concurrency",
+            min=1,
+            help="Requests of one API key run at once; more wait their turn (default 2; a key's own "
+            "'concurrency' wins).",
+        ),
+    ] = None,
+    webhooks_per_user: Annotated[
+        int | None, typer.Option("--webhooks-per-user", min=1, help="Webhooks one user may have (default 20).")
+    ] = None,
 ) -> int:
     """The REST API under /v1 (docs at /docs) on uvicorn: every user's memories, bounded by API keys."""
     from ..http.serve import serve as run
@@ -169,6 +181,8 @@ def serve(
         webhook_only=webhook_only,
         allowed_hosts=allowed_host,
         cors_origins=cors_origin,
+        key_concurrency=key_concurrency,
+        webhooks_per_user=webhooks_per_user,
     )
 
 
@@ -227,6 +241,12 @@ def keys_new(
     body_limit: Annotated[
         int | None, typer.Option("--body-limit", min=1, help="Bytes per request body for this key (413).")
     ] = None,
+    concurrency: Annotated[
+        int | None,
+        typer.Option(
+            "--concurrency", min=1, help="This key's requests run at once (others wait; the server's default)."
+        ),
+    ] = None,
 ) -> int:
     """Make an API key for kioko serve: only its SHA-256 goes to the file; the key is printed once."""
     from ..api.auth import add_key
@@ -242,6 +262,7 @@ def keys_new(
         read_only=read_only,
         rate_limit=rate_limit,
         body_limit=body_limit,
+        concurrency=concurrency,
     )
     print(key)
     err().print(f"(only its SHA-256 was written to {file}; this is the one time the key is shown)", markup=False)

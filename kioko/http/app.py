@@ -34,7 +34,7 @@ from ..api.webhook_guard import Resolver, WebhookGuard
 from ..api.wire import error_out
 from . import browser, docs_pages
 from .deps import ERROR_RESPONSES, Service, principal, service
-from .gate import Gate
+from .gate import Flights, Gate
 from .schemas import Health, WhoAmI
 
 log = get_logger("kioko.http")
@@ -46,6 +46,12 @@ DEFAULT_BODY_LIMIT = 1_000_000
 """Bytes a request body may have unless ``create_app(body_limit=...)`` says otherwise (413 beyond)."""
 DEFAULT_IMPORT_LIMIT = 256_000_000
 """Bytes of one ``POST /v1/import`` (an export is large by nature; ``import_limit=`` changes it)."""
+DEFAULT_KEY_CONCURRENCY = 2
+"""Requests of one API key that run at once (``key_concurrency=``; a key file entry's ``concurrency`` overrides it).
+Two: one key cannot hold every worker thread of a server over memory:// or SQLite (two threads), so another
+key's read runs beside its writes (``benchmarks/tenant_flood.py``)."""
+DEFAULT_KEY_WAITING = 64
+"""Requests of one API key that wait their turn (``key_waiting=``); one more is a 429 at once."""
 DEFAULT_WEBHOOKS_PER_USER = 20
 """Webhooks one user may register (``webhooks_per_user=``; 409 ``TooManyWebhooks`` beyond, imports included)."""
 
@@ -81,6 +87,8 @@ def create_app(
     cors_origins: Iterable[str] = (),
     console_token: str | None = None,
     webhooks_per_user: int | None = DEFAULT_WEBHOOKS_PER_USER,
+    key_concurrency: int | None = DEFAULT_KEY_CONCURRENCY,
+    key_waiting: int = DEFAULT_KEY_WAITING,
 ) -> FastAPI:
     """The REST API over ``layer``.
 
@@ -109,6 +117,9 @@ def create_app(
     token this server's console page sends (a random one when None; ``kioko serve --workers`` gives all its
     processes one). See :mod:`kioko.http.browser`.
     ``webhooks_per_user``: the most webhooks one user may have (registered or imported; None: no cap).
+    ``key_concurrency``: requests of one API key run at once (None: no limit; a key's own ``concurrency`` wins,
+    and admin keys have only their own); ``key_waiting``: how many more wait their turn before a 429. A server
+    without keys has no per-key limits.
     """
     if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
         raise ValueError(f"threads must be an integer >= 1 or None, got {threads!r}")
@@ -117,6 +128,7 @@ def create_app(
     svc = Service(layer, keys, int(body_limit))
     svc.webhook_guard = WebhookGuard(webhook_allow, only=webhook_hosts, resolve=webhook_resolver)
     svc.webhook_limit = _positive_or_none("webhooks_per_user", webhooks_per_user)
+    svc.flights = Flights()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -147,7 +159,13 @@ def create_app(
     # 401/403/413/429 included); the browser guard answers before the gate reads a body
     app.add_middleware(_BodyLimit, limit=svc.body_limit, import_limit=int(import_limit))
     app.add_middleware(
-        Gate, service=svc, principal=principal, body_limit=svc.body_limit, import_limit=int(import_limit)
+        Gate,
+        service=svc,
+        principal=principal,
+        body_limit=svc.body_limit,
+        import_limit=int(import_limit),
+        concurrency=_positive_or_none("key_concurrency", key_concurrency),
+        waiting=int(key_waiting),
     )
     app.add_middleware(
         browser.BrowserGuard,

@@ -57,6 +57,8 @@ class Service:
         self.bus = existing if isinstance(existing, EventBus) else EventBus()
         self.webhook_guard = WebhookGuard()
         self.webhook_limit: int | None = None
+        self.flights: Any = None
+        """Whose requests run and whose wait (:class:`kioko.http.gate.Flights`, set by ``create_app``)."""
         """The most webhooks one user may register (None: no cap); ``create_app(webhooks_per_user=...)``."""
 
     def emit(self, event: str, payload: dict[str, Any]) -> None:

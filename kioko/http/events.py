@@ -20,11 +20,11 @@ import hashlib
 import heapq
 import hmac
 import json
-import queue
 import secrets
 import threading
 import time
 import uuid
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -46,8 +46,16 @@ from .deps import ERROR_RESPONSES, Service, authorized, principal, service
 log = get_logger("kioko.http.webhooks")
 
 QUEUE_SIZE = 10_000
+"""Deliveries held at once over every user (queued, being sent or waiting to be retried); more are dropped."""
+USER_QUEUE = 1_000
+"""Deliveries of one user waiting to be sent; more of that user's are dropped."""
+WORKERS = 4
+"""Threads posting deliveries."""
+PER_USER = 1
+"""Deliveries of one user posted at once: a user's slow receivers hold one thread, never the others'."""
 RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0)
 TIMEOUT = 5.0
+"""Seconds one delivery attempt may take (connecting, sending and the answer) before it counts as failed."""
 SSE_QUEUE = 1000
 SSE_HEARTBEAT = 15.0
 ALL = "*"
@@ -85,56 +93,122 @@ class _Delivery:
     event: str = field(compare=False)
     body: bytes = field(compare=False)
     delivery_id: str = field(compare=False)
+    user_id: str = field(compare=False, default="")
 
 
 class Dispatcher:
-    """The bounded queue and the thread that posts deliveries, retrying with backoff."""
+    """Per-user queues of deliveries and a few threads that post them, each user in turn, retrying with backoff.
+
+    Every user's deliveries wait in a queue of their own (at most ``user_queue``; ``queue_size`` over all
+    users), and ``workers`` threads take the users in turn, at most ``per_user`` deliveries of one user at
+    once. A user whose receivers are slow or hang (each attempt ends at ``timeout``) holds at most
+    ``per_user`` threads: the other users' deliveries go on with the rest. A full queue drops the delivery
+    (counted in ``dropped``); a write never waits for a delivery.
+    """
 
     def __init__(
         self,
         *,
         guard: WebhookGuard | None = None,
         queue_size: int = QUEUE_SIZE,
+        user_queue: int = USER_QUEUE,
         retry_delays: tuple[float, ...] = RETRY_DELAYS,
         timeout: float = TIMEOUT,
+        workers: int = WORKERS,
+        per_user: int = PER_USER,
     ) -> None:
         self.retry_delays = retry_delays
-        self.queue: queue.Queue[_Delivery | None] = queue.Queue(maxsize=queue_size)
+        self.queue_size, self.user_queue, self.per_user = queue_size, user_queue, per_user
         self.dropped = self.delivered = self.failed = self.refused = 0
         self._guard, self._timeout = guard or WebhookGuard(), timeout
         self._client: Any = None
-        """The HTTP client, made by the delivery thread for the first delivery: importing httpx and building
-        its TLS context cost a server's start-up a few hundred milliseconds, paid before any webhook exists."""
+        """The HTTP client, made for the first delivery: importing httpx and building its TLS context cost a
+        server's start-up a few hundred milliseconds, paid before any webhook exists. Shared by the threads
+        (its connection pool is thread-safe)."""
+        self._cond = threading.Condition()
+        self._ready: OrderedDict[str, deque[_Delivery]] = OrderedDict()
+        """Deliveries due now, per user, the users in the order they are served (the one just served goes last)."""
+        self._busy: dict[str, int] = {}
         self._retries: list[_Delivery] = []
-        self._thread = threading.Thread(target=self._run, name="kioko-webhooks", daemon=True)
-        self._thread.start()
+        self._held = 0
+        """Deliveries queued, being sent or waiting for a retry (what ``queue_size`` bounds)."""
+        self._closing = False
+        self._threads = [
+            threading.Thread(target=self._run, name=f"kioko-webhooks-{n}", daemon=True) for n in range(workers)
+        ]
+        for thread in self._threads:
+            thread.start()
 
-    def submit(self, url: str, secret: str, event: str, payload: dict[str, Any]) -> bool:
+    def submit(self, url: str, secret: str, event: str, payload: dict[str, Any], user_id: str = "") -> bool:
         delivery_id = uuid.uuid4().hex
         body = json.dumps(
             {"id": delivery_id, "event": event, "created_at": time.time(), "data": payload}, separators=(",", ":")
         ).encode("utf-8")
-        try:
-            self.queue.put_nowait(_Delivery(0.0, 0, url, secret, event, body, delivery_id))
-            return True
-        except queue.Full:
-            self.dropped += 1
+        with self._cond:
+            waiting = self._ready.get(user_id)
+            if self._held >= self.queue_size or (waiting is not None and len(waiting) >= self.user_queue):
+                self.dropped += 1
+                full = True
+            else:
+                self._ready.setdefault(user_id, deque()).append(
+                    _Delivery(0.0, 0, url, secret, event, body, delivery_id, user_id)
+                )
+                self._held += 1
+                self._cond.notify()
+                full = False
+        if full:
             log.warning("webhook queue full: dropped %s for %s", event, _host(url))
-            return False
+        return not full
+
+    def pending(self, user_id: str) -> int:
+        """The user's deliveries waiting to be sent now (retries apart)."""
+        with self._cond:
+            return len(self._ready.get(user_id, ()))
+
+    def _next(self) -> _Delivery | None:
+        """The next delivery to send (the caller holds the condition): the first user in turn with one due and
+        fewer than ``per_user`` being sent."""
+        now = time.monotonic()
+        while self._retries and self._retries[0].due <= now:
+            item = heapq.heappop(self._retries)
+            self._ready.setdefault(item.user_id, deque()).append(item)
+        for user_id, waiting in self._ready.items():
+            if self._busy.get(user_id, 0) < self.per_user:
+                item = waiting.popleft()
+                if waiting:
+                    self._ready.move_to_end(user_id)
+                else:
+                    del self._ready[user_id]
+                self._busy[user_id] = self._busy.get(user_id, 0) + 1
+                return item
+        return None
 
     def _run(self) -> None:
         while True:
-            wait = max(0.0, self._retries[0].due - time.monotonic()) if self._retries else None
+            with self._cond:
+                item = self._next()
+                while item is None:
+                    if self._closing:
+                        return
+                    wait = max(0.0, self._retries[0].due - time.monotonic()) if self._retries else None
+                    self._cond.wait(timeout=wait)
+                    item = self._next()
+            again = False
             try:
-                item = self.queue.get(timeout=wait)
-            except queue.Empty:
-                item = heapq.heappop(self._retries)
-            else:
-                if item is None:
-                    return
-            self._send(item)
+                again = self._send(item)
+            finally:
+                with self._cond:
+                    self._busy[item.user_id] -= 1
+                    if not self._busy[item.user_id]:
+                        del self._busy[item.user_id]
+                    if again:
+                        heapq.heappush(self._retries, item)
+                    else:
+                        self._held -= 1
+                    self._cond.notify_all()
 
-    def _send(self, item: _Delivery) -> None:
+    def _send(self, item: _Delivery) -> bool:
+        """Post one delivery; True when it is to be tried again (its ``due`` set)."""
         timestamp = f"{time.time():.3f}"
         headers = {
             "Content-Type": "application/json",
@@ -149,7 +223,7 @@ class Dispatcher:
         except WebhookRefused as error:  # the target is (now) internal: trying again would not change that
             self.refused += 1
             log.warning("webhook delivery %s refused: %s", item.delivery_id, error)
-            return
+            return False
         except Exception as error:  # any failure to deliver is retried the same way
             log.info("webhook delivery to %s failed: %s", _host(item.url), type(error).__name__)
             ok = False
@@ -158,31 +232,34 @@ class Dispatcher:
         elif item.attempt < len(self.retry_delays):
             item.due = time.monotonic() + self.retry_delays[item.attempt]
             item.attempt += 1
-            heapq.heappush(self._retries, item)
+            return True
         else:
             self.failed += 1
             log.warning(
                 "webhook delivery %s to %s given up after %d tries", item.delivery_id, _host(item.url), item.attempt + 1
             )
+        return False
 
     def _http(self) -> Any:
-        """The client (only the delivery thread calls this, so it is made once)."""
-        if self._client is None:
-            import httpx
+        """The client, made once (under the condition: two threads may ask for it first at once)."""
+        with self._cond:
+            if self._client is None:
+                import httpx
 
-            # every connection goes to the address the guard checked just before (no proxy from the
-            # environment, which would connect elsewhere), and a redirect is an answer, not a new target
-            self._client = httpx.Client(
-                transport=self._guard.transport(), timeout=self._timeout, follow_redirects=False, trust_env=False
-            )
-        return self._client
+                # every connection goes to the address the guard checked just before (no proxy from the
+                # environment, which would connect elsewhere), and a redirect is an answer, not a new target
+                self._client = httpx.Client(
+                    transport=self._guard.transport(), timeout=self._timeout, follow_redirects=False, trust_env=False
+                )
+            return self._client
 
     def close(self) -> None:
-        try:
-            self.queue.put(None, timeout=1)
-        except queue.Full:
-            pass
-        self._thread.join(timeout=5)
+        with self._cond:
+            self._closing = True
+            self._ready.clear()
+            self._cond.notify_all()
+        for thread in self._threads:
+            thread.join(timeout=5)
         if self._client is not None:
             self._client.close()
 
@@ -226,7 +303,7 @@ class Webhooks:
             wanted = hook.metadata.get("events")
             if not wanted or event in wanted:
                 data = {k: v for k, v in payload.items() if k != "event"}
-                self.dispatcher.submit(hook.metadata["url"], hook.metadata["secret"], event, data)
+                self.dispatcher.submit(hook.metadata["url"], hook.metadata["secret"], event, data, user_id)
 
 
 class WebhookIn(S.Strict):

@@ -13,6 +13,11 @@ on :func:`~kioko.http.deps.principal`), it authenticates the key once and then, 
   it fails. A key bound to one user may leave ``user_id`` out of any route that takes one: the gate
   fills it in.
 * **body**: a key's ``body_limit`` bounds its request bodies (413), under the server's own limit.
+* **concurrency**: a key runs at most ``concurrency`` requests at once (its key file entry, else the server's
+  ``key_concurrency``; admin keys only by their own entry). Its further requests wait their turn in order,
+  before their bodies are read, and past ``key_waiting`` waiting ones a request is a 429 at once, so one key
+  flooding the server holds a bounded share of its worker threads and the other keys' requests go on.
+  ``GET /v1/events`` streams are not counted.
 
 What each route takes is read from the app's own routes (their parameters and body models) on the first
 request, so a route added later is covered without a list to keep. The routes still check the key
@@ -21,10 +26,12 @@ themselves (agents, nested user ids): the gate only answers earlier, it does not
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import re
 import time
+from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -42,6 +49,8 @@ from ..api.wire import error_out
 
 READS_BY_POST = frozenset({"/v1/recall", "/v1/context", "/v1/search", "/v1/plan"})
 """POST routes that change nothing (their questions travel as a body); a read-only key may call them."""
+STREAMS = frozenset({"/v1/events"})
+"""Routes whose answer streams for as long as the client listens: not counted among a key's running requests."""
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
@@ -128,10 +137,22 @@ class Buckets:
 class Gate:
     """The middleware (see the module's text). It runs on the event loop: its state needs no lock."""
 
-    def __init__(self, app: Any, service: Any, principal: Any, body_limit: int, import_limit: int) -> None:
+    def __init__(
+        self,
+        app: Any,
+        service: Any,
+        principal: Any,
+        body_limit: int,
+        import_limit: int,
+        concurrency: int | None = None,
+        waiting: int = 64,
+    ) -> None:
         self.app, self.svc, self.principal = app, service, principal
         self.body_limit, self.import_limit = body_limit, import_limit
+        self.concurrency, self.waiting = concurrency, waiting
         self.buckets = Buckets()
+        # the app's (what a test or an operator reads: whose requests run, whose wait), or one of its own
+        self.flights: Flights = getattr(service, "flights", None) or Flights()
         self._rules: list[RouteRule] | None = None
         self._by_head: dict[str, list[RouteRule]] = {}
         self._anywhere: list[RouteRule] = []
@@ -178,6 +199,34 @@ class Gate:
                     return await _answer(error, send, {"retry-after": str(retry)})
             if rule.write:
                 who.check_write()
+        except KiokoError as error:
+            return await _answer(error, send)
+        limit = self.concurrency_of(who)
+        if limit is None or rule.path in STREAMS:
+            return await self._checked(scope, receive, send, who, rule, path_params)
+        # the turn is taken before the body is read: a key's waiting requests cost the server nothing
+        if not await self.flights.enter(who.key_id, limit, self.waiting):
+            busy = TooManyRequests(
+                f"this API key ({who.name}) has {limit} requests running and {self.waiting} waiting, its most; "
+                "retry when one has finished"
+            )
+            return await _answer(busy, send, {"retry-after": "1"})
+        try:
+            await self._checked(scope, receive, send, who, rule, path_params)
+        finally:
+            self.flights.leave(who.key_id)
+
+    def concurrency_of(self, who: Principal) -> int | None:
+        """How many of ``who``'s requests run at once: its key's own number, else the server's (admin keys
+        are held only by their own number)."""
+        if who.concurrency is not None:
+            return who.concurrency
+        return None if who.admin else self.concurrency
+
+    async def _checked(
+        self, scope: dict, receive: Any, send: Any, who: Principal, rule: RouteRule, path_params: dict[str, Any]
+    ) -> None:
+        try:
             if who.admin:
                 return await self.app(scope, receive, send)
             if "user_id" in path_params:
@@ -193,6 +242,61 @@ class Gate:
         except KiokoError as error:
             return await _answer(error, send)
         await self.app(scope, receive, send)
+
+
+class Flights:
+    """The requests of each key running now, and those waiting their turn (first come, first served).
+
+    Used on the event loop only (the gate's), so it needs no lock. A waiting request is a future; a request
+    that finishes hands its turn to the first waiter, so the count of running requests never goes over the
+    limit and no waiter is passed over.
+    """
+
+    def __init__(self) -> None:
+        self.running: dict[str, int] = {}
+        self.queued: dict[str, deque[asyncio.Future[None]]] = {}
+        self.peak: dict[str, int] = {}
+        """The most requests of each key seen running at once (what the tests read)."""
+
+    def waiting(self, key_id: str) -> int:
+        return len(self.queued.get(key_id, ()))
+
+    async def enter(self, key_id: str, limit: int, waiting: int) -> bool:
+        """Take a turn for ``key_id`` (wait for one while ``limit`` run); False when ``waiting`` already wait."""
+        queue = self.queued.setdefault(key_id, deque())
+        if self.running.get(key_id, 0) < limit and not queue:
+            self._start(key_id)
+            return True
+        if len(queue) >= waiting:
+            return False
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        queue.append(turn)
+        try:
+            await turn
+        except BaseException:  # the client went away while waiting
+            if turn in queue:
+                queue.remove(turn)
+            elif turn.done() and not turn.cancelled():
+                self.leave(key_id)  # the turn was handed over just now: pass it on
+            raise
+        return True
+
+    def _start(self, key_id: str) -> None:
+        running = self.running[key_id] = self.running.get(key_id, 0) + 1
+        self.peak[key_id] = max(self.peak.get(key_id, 0), running)
+
+    def leave(self, key_id: str) -> None:
+        """One request of ``key_id`` finished: its turn goes to the first waiter, else the count drops."""
+        queue = self.queued.get(key_id)
+        while queue:
+            turn = queue.popleft()
+            if not turn.done():
+                turn.set_result(None)  # the turn passes on: the running count stays as it is
+                return
+        self.running[key_id] -= 1
+        if not self.running[key_id]:
+            del self.running[key_id]
+            self.queued.pop(key_id, None)
 
 
 def _head(path: str) -> str:

@@ -79,6 +79,8 @@ def serve(
     webhook_only: list[str] | None = None,
     allowed_hosts: list[str] | None = None,
     cors_origins: list[str] | None = None,
+    key_concurrency: int | None = None,
+    webhooks_per_user: int | None = None,
     out: Any = None,
 ) -> int:
     """Run the service until interrupted (SIGINT / SIGTERM end it gracefully: requests in flight finish).
@@ -92,7 +94,8 @@ def serve(
     ``webhook_allow``: hosts, addresses or networks webhooks may reach although not public (and over
     http); ``webhook_only``: the only hosts webhooks may name (see ``create_app``). ``allowed_hosts``: names
     the server answers to besides its address (``--allowed-host``); ``cors_origins``: other origins whose pages
-    may call it (``--cors-origin``); see :mod:`kioko.http.browser`.
+    may call it (``--cors-origin``); see :mod:`kioko.http.browser`. ``key_concurrency``: requests of one API
+    key run at once, ``webhooks_per_user``: webhooks one user may have (None: ``create_app``'s defaults).
     """
     with _built_without_collections():
         import uvicorn
@@ -134,6 +137,8 @@ def serve(
         "webhook_only": list(webhook_only) if webhook_only else None,
         "allowed_hosts": list(allowed_hosts) if allowed_hosts else None,
         "cors_origins": list(cors_origins or []),
+        "key_concurrency": key_concurrency,
+        "webhooks_per_user": webhooks_per_user,
         # one console token for every worker process: the page one of them served calls them all
         "console_token": new_token(),
     }
@@ -223,6 +228,8 @@ def _app_options(config: dict[str, Any]) -> dict[str, Any]:
         "webhook_hosts": set(config["webhook_only"]) if config.get("webhook_only") else None,
         "allowed_hosts": config.get("allowed_hosts"),
         "cors_origins": config.get("cors_origins") or (),
+        # left out when not given, so create_app's documented defaults apply
+        **{name: config[name] for name in ("key_concurrency", "webhooks_per_user") if config.get(name) is not None},
         "console_token": config.get("console_token"),
     }
 
