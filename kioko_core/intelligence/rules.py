@@ -314,7 +314,8 @@ INSTRUCTION: tuple[Row, ...] = (
     row(
         "instruction.add",
         r"^(?:please\s+|pls\s+|just\s+)?(?P<rule>(?:keep|don't|do not|stop|use|be|avoid|skip|include|format|"
-        r"address me|call me|give me|no need to|no more|less|more|write|reply|answer|respond|explain things)\b.+)$",
+        r"address me|call me|give me|no need to|no more|no\s+[\w-]+(?:\s+[\w-]+)?\s+(?:anymore|any more|please)|less|"
+        r"more|write|reply|answer|respond|explain things)\b.+)$",
         "Keep your answers short please",
         needs=about_answering,
     ),

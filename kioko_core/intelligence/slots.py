@@ -56,6 +56,10 @@ VALUE_KINDS = frozenset(
 """Kinds of memory that hold a current value (a newer value of their slot supersedes them)."""
 ADDING = frozenset({"fact", "preference", "knowledge", "instruction", "episode", "goal", "decision", "procedure"})
 """Operation kinds whose ``add`` may carry a newer value of a slot."""
+_STATED_KINDS = frozenset({"factual", "preference", "profile", "instruction", "decision", "goal", "procedural"})
+"""Kinds that state the user's own value: naming the old value is enough to find them."""
+_ABOUT_USER = re.compile(r"\b(?:I|I'm|I've|my|we|we're|our|User|User's)\b")
+"""A memory in the user's own words (or rewritten about them), whatever kind it was routed to."""
 UNINDEXED = frozenset({"instruction", "profile"})
 """Kinds the term index does not keep: read by kind (the context reads them the same way)."""
 CANDIDATES = 40
@@ -66,7 +70,7 @@ WAS_CHARS = 120
 _NP = r"(?:the |my |our |a |an |his |her |their )?([\w][\w.+#/'-]*(?:\s+[\w][\w.+#/'-]*){0,3}?)"
 _STOP = (
     r"(?=\s*(?:[,.;:!?)]|$|\s(?:to|for|with|and|but|because|since|as|now|anymore|any more|in favou?r|over|last|this|at|on|in|after|"
-    r"yesterday|today)\b))"
+    r"yesterday|today|these days|nowadays|lately)\b))"
 )
 _CHANGE_VERB = r"(?:moved|moving|switched|switching|changed|changing|migrated|migrating|went|gone|upgraded|transitioned|swapped|converted|moved on)"
 _EXPLICIT = [
@@ -83,18 +87,31 @@ _EXPLICIT = [
         re.IGNORECASE,
     ),
     re.compile(rf"\bgave\s+(?:the|my)\s+{_NP}\s+(?:to|away)\b", re.IGNORECASE),
+    re.compile(rf"\b(?:stopped|quit|gave up|no longer)\s+\w+ing\s+{_NP}{_STOP}", re.IGNORECASE),
     re.compile(
         rf"\b(?:don't|do not|doesn't|does not|didn't|won't|no longer)\s+\w+(?:\s+to)?\s+{_NP}\s+(?:anymore|any more)\b",
         re.IGNORECASE,
     ),
     re.compile(rf"\bno(?:\s+more)?\s+{_NP}\s+(?:anymore|any more)\b", re.IGNORECASE),
     re.compile(rf"\bno more\s+{_NP}{_STOP}", re.IGNORECASE),
+    re.compile(
+        rf"\b(?:i'm|i am|we're|we are)\s+(?:done with|off|over|sick of|tired of|through with)\s+{_NP}{_STOP}",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"(?:^|[,;]\s*|\b(?:and|but|so)\s+)(?:the\s+)?([a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+(?:is|are|was|were)\s+too\b"
+    ),
+    # a preference stated against the old one: "prefer tea to coffee", "more into cycling than running"
+    re.compile(rf"\bprefer(?:s|red)?\s+.+?\s+(?:to|over)\s+{_NP}{_STOP}", re.IGNORECASE),
+    re.compile(rf"\b(?:more into|more of a|rather)\s+.+?\s+than\s+{_NP}{_STOP}", re.IGNORECASE),
+    re.compile(rf"\brather than\s+{_NP}{_STOP}", re.IGNORECASE),
 ]
 # "Ravi isn't my mentor", "Helga retired", "Acme was too expensive", "8 was unrealistic": the subject before
 _SUBJECT_GONE = re.compile(
     r"(?:^|[,.;:]\s*|\b(?:and|but|so)\s+)((?:[A-Z][\w.'-]*\s+){0,2}[A-Z][\w.'-]*|\d[\w.,%]*)\s+"
     r"(?:isn't|is not|aren't|are not|is no longer|are no longer|retired|was too|were too|was unrealistic|"
-    r"was wrong|was a mistake)\b"
+    r"was wrong|was a mistake|is gone|are gone|is out|is history|is over|moved away|passed away|left the|"
+    r"is leaving|quit)\b"
 )
 _NEW_VALUE = re.compile(
     rf"\b(?:from\s+.+?\s+(?:to|for)|replaced\s+.+?\s+with|ditched\s+.+?\s+for|swapped\s+.+?\s+for)\s+{_NP}{_STOP}",
@@ -104,13 +121,13 @@ CUE = re.compile(
     r"\b(?:now|nowadays|these days|anymore|any more|no longer|actually|correction|corrected|instead|"
     r"changed?|switch(?:ed)?|moved|pushed|postponed|delayed|brought forward|extended|rescheduled|updated?|"
     r"from now on|not .+ but|new|turns out|i meant|scratch that|got promoted|went up|went down|"
-    r"consolidated|grew|dropped|down to|up to)\b",
+    r"consolidated|grew|dropped|down to|up to|turned|slipped|raised|lowered|reorg)\b",
     re.IGNORECASE,
 )
 _CHANGE_WORDS = frozenset(
     "now nowaday day these anymor actual correct correct instead chang switch move push postpon delay "
     "extend reschedul updat new turn meant scratch got went consolid grew drop down up back forward "
-    "realli still current use alway decid also".split()
+    "realli still current use alway decid also week month year ago last old slip rais lower honest".split()
 )
 _SAME_WORD = {"deadlin": "due", "due": "due"}
 _MONTHS = (
@@ -260,38 +277,66 @@ def same_slot(memory: MemoryLayer, scope: Scope, text: str, turn_text: str, goal
         old_terms = _terms(old)
         if not old_terms:
             continue
+        sentence_frame = mine.frame | read_slot(_sentence_of(text, turn_text)).frame
         for record in _holding(memory, scope, old_terms, every=True):
-            if old.replace(".", "").isdigit() and not (read_slot(record.content).frame & mine.frame):
+            about = read_slot(record.content).frame & sentence_frame
+            if old.replace(".", "").isdigit() and not about:
                 continue  # a bare number names a value only inside the same frame ("lose 8 kilos")
+            if record.kind not in _STATED_KINDS and not about and not _ABOUT_USER.search(record.content):
+                continue  # knowledge or an event that merely names X ("Siemens released a PLC") is no value of the user's
             found.setdefault(record.id, Replaced(record, True, old, newer))
     if found:
         return list(found.values())
     # the op's own words, with those of the sentence it came from ("I switched dentists, I see Dr. Okafor now")
     own, whole = set(mine.frame), _sentence_of(text, turn_text)
     mine = Slot(mine.frame | read_slot(whole).frame, mine.values)
-    if not mine.frame or not mine.values:
-        return []
     cue = bool(CUE.search(turn_text))
+    liking = bool(_LIKING.search(text))
+    if not mine.frame or not (mine.values or (cue and liking)):
+        return []
     lowered = text.lower()
-    for record in _holding(
-        memory, scope, ["t:" + w for w in sorted(mine.frame) if w != "due"] + _due_terms(mine), False
-    ):
+    names = [n for n in mine.values.get("name", ()) if n.split()]
+    terms = ["t:" + w for w in sorted(mine.frame) if w != "due"] + _due_terms(mine)
+    terms += ["t:" + w for n in names for w in _terms_of_name(n)]
+    for record in _holding(memory, scope, terms, False):
         if record.kind == "goal" and not goal:
             continue  # an event about a goal is progress on it, not a new value of it
         theirs = read_slot(record.content)
-        shared = mine.frame & theirs.frame
-        types = [t for t in mine.values if t in theirs.values]
+        # a name both say is part of the slot, not its value ("Python 3.9" -> "Python 3.12", "Kofi ... Accra")
+        both = mine.values.get("name", set()) & theirs.values.get("name", set())
+        shared = (mine.frame & theirs.frame) | both
+        mine_values = {t: v - both for t, v in mine.values.items() if v - both}
+        their_values = {t: v - both for t, v in theirs.values.items() if v - both}
+        types = [t for t in mine_values if t in their_values]
+        if shared and not types and cue and liking and _LIKING.search(record.content):
+            # "I'd rather do the evening shift now" after "I prefer the morning shift": a liking replaced
+            if (mine.frame - theirs.frame - _LIKING_WORDS) and (theirs.frame - mine.frame - _LIKING_WORDS):
+                found.setdefault(record.id, Replaced(record, True, None, None, None if shared & own else whole))
+            continue
         if not shared or not types:
             continue
         # a date moved with a change cue ("taxes are due October 31 now") needs one shared word, else half
         if 2 * len(shared) < min(len(mine.frame), len(theirs.frame)) and not (cue and "date" in types):
             continue
-        stale = [v for t in types for v in theirs.values[t] if v not in mine.values[t] and v not in lowered]
+        stale = [v for t in types for v in their_values[t] if v not in mine_values[t] and v not in lowered]
         if not stale:
             continue
         sure = cue or mine.frame == theirs.frame
         found.setdefault(record.id, Replaced(record, sure, None, None, None if shared & own else whole))
     return list(found.values())
+
+
+_LIKING = re.compile(
+    r"\b(?:prefer|prefers|preferred|rather|like|likes|love|loves|favou?rite|enjoy|enjoys|into|fan of|go-to|"
+    r"usually|always|my thing)\b",
+    re.IGNORECASE,
+)
+"""A statement of what the user likes or usually does: its slot's values are often plain words (tea, evening)."""
+_LIKING_WORDS = frozenset("prefer rather like love favourit favorit enjoy fan usual alway thing".split())
+
+
+def _terms_of_name(name: str) -> list[str]:
+    return [t[2:] for t in _terms(name) if t.startswith("t:")]
 
 
 def _give_way(ops: list[MemoryOp], kept: MemoryOp, sentence: str) -> None:
