@@ -1,0 +1,46 @@
+"""benchmarks/user_scale.py: its filler is spoken as the flags say, and a small run reports every column."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmarks import locomo_recall as locomo
+from benchmarks import user_scale as bench
+
+DATA = locomo.DEFAULT_DATA
+
+
+def _need_data() -> None:
+    if not (DATA / "26.json").exists():
+        pytest.skip(f"the LoCoMo development split is not at {DATA} (it lives in the project's shared/ folder)")
+
+
+def test_renamed_filler_is_spoken_by_the_asked_conversations_speakers() -> None:
+    _need_data()
+    conversations = {p.stem: locomo.load_conversation(p) for p in sorted(DATA.glob("*.json"))}
+    asked, others = conversations["26"], [c for name, c in conversations.items() if name != "26"]
+    theirs = {s for c in others for s in bench._speakers(c)}
+    renamed = list(itertools.islice(bench.filler(asked, others, renamed=True), 2_000))
+    assert {speaker for speaker, _ in renamed} == set(bench._speakers(asked))
+    assert not any(name in text.split() for _, text in renamed for name in theirs)
+    own = list(itertools.islice(bench.filler(asked, others, renamed=False), 2_000))
+    assert {speaker for speaker, _ in own} <= theirs
+    assert own == list(itertools.islice(bench.filler(asked, others, renamed=False), 2_000)), "seeded: reproducible"
+
+
+def test_a_small_run_on_memory_reports_each_size(tmp_path: Path) -> None:
+    _need_data()
+    target = tmp_path / "scale.json"
+    result = bench.main(["--store", "memory", "--sizes", "450,520", "--json", str(target), "--fill", "store"])
+    rows = result["rows"]
+    assert [r["held"] for r in rows] == [450, 520]
+    for row in rows:
+        assert 0.0 <= row["r5"] <= row["r10"] <= 1.0 and 0.0 <= row["bm25_r10"] <= 1.0
+        assert row["knn_recall_vs_exact"] == 1.0  # below exact_below the knn is exact
+    assert json.loads(target.read_text())["header"]["fill"] == "store"
+    again = bench.main(["--store", "memory", "--sizes", "450,520"])
+    assert [r["r10"] for r in again["rows"]] == [r["r10"] for r in rows], "add_many and store batches rank alike"
