@@ -297,7 +297,9 @@ def connect(target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = No
 def _connect_layer(target: str | StoreURL | Mapping[str, Any] | None, **options: Any) -> MemoryLayer:
     """:func:`connect` for a store URL (not a service's): always a MemoryLayer."""
     from kioko_core.driver import positive_int
+    from kioko_core.embedding import EMBEDDER_NAMES
     from kioko_core.errors import InvalidRecordError, UnknownStoreError
+    from kioko_core.format_mark import EmbedderMismatchError
     from kioko_core.layer import MemoryLayer
     from kioko_core.registry import open_store
     from kioko_core.url import StoreURL
@@ -312,7 +314,8 @@ def _connect_layer(target: str | StoreURL | Mapping[str, Any] | None, **options:
     layer_options = {
         k: options.pop(k)
         for k in list(options)
-        if k in {"auto_link", "linker", "embedder", "limits", "recall_config", "intelligence", "auto_graph"}
+        if k
+        in {"auto_link", "linker", "embedder", "limits", "recall_config", "intelligence", "auto_graph", "mark_store"}
     }
     # a MemoryLayer was returned and a Mapping replaced by its url above
     url = StoreURL.parse(target if target is not None else default_url())  # type: ignore[arg-type]
@@ -331,6 +334,8 @@ def _connect_layer(target: str | StoreURL | Mapping[str, Any] | None, **options:
     try:
         store = open_store(url, **options)
     except InvalidRecordError:
+        if not by_default and embedder is not None and given is None:
+            _refuse_other_embedder(url, options, embedder)
         if not (by_default and embedder is not None and given is None):
             raise
         # the default embedder's dim was refused: a store made with the offline embedder keeps it
@@ -343,10 +348,33 @@ def _connect_layer(target: str | StoreURL | Mapping[str, Any] | None, **options:
     if embedder is not None:
         layer_options["embedder"] = embedder
     try:
-        return MemoryLayer(store, **layer_options)
+        try:
+            return MemoryLayer(store, **layer_options)
+        except EmbedderMismatchError as mismatch:
+            if not by_default or mismatch.stored[1] != store.dim or mismatch.stored[0] not in EMBEDDER_NAMES:
+                raise EmbedderMismatchError(mismatch.stored, mismatch.given, url.render()) from None
+            # no embedder named: the one that wrote the store (two machines with different extras agree)
+            layer_options["embedder"] = mismatch.stored[0]
+            return MemoryLayer(store, **layer_options)
     except BaseException:
         store.close()
         raise
+
+
+def _refuse_other_embedder(url: StoreURL, options: dict[str, Any], embedder: Any) -> None:
+    """A store that refused the named embedder's vector length: when its mark names the embedder that wrote it,
+    say so (and how to move the store) instead of the driver's bare dimension error; else return."""
+    from kioko_core.format_mark import EmbedderMismatchError, embedder_name, read_mark
+    from kioko_core.registry import open_store
+
+    store = open_store(url, **{k: v for k, v in options.items() if k != "dim"})
+    try:
+        mark, _ = read_mark(store)
+    finally:
+        store.close()
+    if mark is not None:
+        given = (embedder_name(embedder), int(embedder.dim))
+        raise EmbedderMismatchError((mark.embedder, mark.dim), given, url.render()) from None
 
 
 def _take_embedder(given: Any, url: StoreURL) -> tuple[Any, StoreURL, bool]:

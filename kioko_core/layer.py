@@ -16,6 +16,7 @@ from .bookkeeping import Bookkeeping
 from .embedding import Embedder, OfflineEmbedder, embed_ahead, load_embedder
 from .entities import EntityGraph
 from .errors import IdTaken, InvalidRecordError, MemoryNotFound
+from .format_mark import check_store
 from .graph import Graph
 from .held_texts import forget_texts
 from .hooks import LayerHooks, exchange, extend
@@ -137,6 +138,7 @@ class MemoryLayer:
         recall_config: RecallConfig | dict[str, Any] | None = None,
         intelligence: Any = None,
         auto_graph: bool = False,
+        mark_store: bool = True,
     ) -> None:
         # the store as the layer uses it: each record's bookkeeping (links, entities) in Record.system, kept
         # where this store keeps it (kioko_core.layer_store)
@@ -145,6 +147,10 @@ class MemoryLayer:
         self.limits = Limits.build(limits)
         self.auto_link = auto_link
         self.embedder = _build_embedder(embedder, store)
+        # read once here: a newer format or another embedder's vectors are refused before anything is read
+        self.store_mark = check_store(store, self.embedder, write=mark_store)
+        """The store's format and embedder (:mod:`kioko_core.format_mark`); ``mark_store=False`` checks an
+        unmarked store without marking it (``kioko doctor`` writes nothing)."""
         self.entities = EntityGraph(store)
         # sweeps: a memory another process deleted leaves this process's cache within a second of its next
         # lookup of any scope, not only at that scope's (docs/privacy.md)
