@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # the names below are loaded on first use (see __getattr__): 
         StoreError,
         UnknownStoreError,
     )
+    from kioko_core.format_mark import EmbedderMismatchError, FormatTooNewError
     from kioko_core.intelligence import (
         OPERATIONS,
         ChatModel,
@@ -74,6 +75,7 @@ _LAZY = {
         ),
         "kioko_core.errors",
     ),
+    **dict.fromkeys(("EmbedderMismatchError", "FormatTooNewError"), "kioko_core.format_mark"),
     **dict.fromkeys(
         (
             "OPERATIONS",
@@ -186,6 +188,8 @@ __all__ = [
     "KindMismatch",
     "LinkConflict",
     "SecretDropped",
+    "EmbedderMismatchError",
+    "FormatTooNewError",
     "RemoteMemory",
     "AsyncRemoteMemory",
 ]

@@ -72,7 +72,8 @@ def doctor(
     agent: Agent = None,
     json: Json = False,
 ) -> None:
-    """Check a store: can it be opened, the versions, the vector dimension, and (with --user) the counts."""
+    """Check a store, writing nothing: versions, format and embedder, size, knn index, pending maintenance,
+    (with --user) the counts, and what to do about each warning."""
     import platform
     from collections import Counter
     from dataclasses import asdict
@@ -82,7 +83,11 @@ def doctor(
     url = store or default_url()
     checks: dict = {"kioko": __version__, "python": platform.python_version(), "store_url": _redact(url)}
     _check_exists(url, given=store is not None)
-    with opened_layer(url) as memory:
+    from .health import store_health
+
+    warnings: list[dict] = []
+    # mark_store=False: an unmarked store is checked, not marked; doctor writes nothing
+    with opened_layer(url, mark_store=False) as memory:
         driver = getattr(memory.store, "driver", memory.store)  # the layer's store wraps the driver
         checks["driver"] = type(driver).__module__ + ":" + type(driver).__name__
         checks["dim"] = getattr(memory.store, "dim", None)
@@ -93,13 +98,19 @@ def doctor(
             checks["user"] = user
             checks["memories"] = dict(sorted(counts.items()))
             checks["total"] = sum(counts.values())
+        facts, warnings = store_health(memory, _redact(url), user=user, total=checks.get("total"))
+        checks.update(facts)
+    checks["warnings"] = warnings
     checks["ok"] = True
     if json:
         return print_json(checks)
     table = new_table(show_header=False, box=None)
     for key, value in checks.items():
-        table.add_row(key, str(value))
+        if key != "warnings":
+            table.add_row(key, str(value))
     out().print(table)
+    for warning in warnings:
+        out().print(f"warning: {warning['warning']}\n  do: {warning['do']}", style="yellow", markup=False)
     out().print("store opened: OK", style="green", markup=False)
 
 

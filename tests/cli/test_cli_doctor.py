@@ -1,0 +1,62 @@
+"""``kioko doctor`` reports the store's mark, size, knn index and pending maintenance, and writes nothing."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from cli_support import as_json, ok
+
+import kioko
+from kioko_core.format_mark import FORMAT_VERSION, read_mark
+from kioko_core.intelligence.maintenance import COUNTER_KIND, MAINTENANCE_USER
+from kioko_core.store import Record, Upsert
+
+
+def _digests(folder: Path) -> dict[str, str]:
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def test_doctor_reports_the_mark_sizes_index_and_pending_work_and_writes_nothing(tmp_path: Path) -> None:
+    folder = tmp_path / "store"
+    folder.mkdir()
+    url = f"sqlite:///{folder / 'k.db'}"
+    with kioko.connect(url, embedder="offline") as memory:
+        memory.add("The PLC network uses 10.20.0.0/16.", user_id="kumar")
+        # a maintenance task queued for kumar, as a managed turn leaves one
+        memory.store.update_many(
+            [
+                Upsert(
+                    record=Record(
+                        id="counter-kumar",
+                        user_id=MAINTENANCE_USER,
+                        kind=COUNTER_KIND,
+                        metadata={"user_id": "kumar", "agent_id": None, "turns": 3, "pending": ["tend"]},
+                    )
+                )
+            ]
+        )
+    before = _digests(folder)
+    checks = as_json("doctor", "--store", url, "--user", "kumar")
+    assert checks["format"] == FORMAT_VERSION and checks["embedder"] == "offline" and checks["embedder_dim"] == 256
+    assert checks["size_bytes"] >= (folder / "k.db").stat().st_size > 0
+    assert checks["ann"] in ("on", "off") and checks["pending_maintenance"] == {"kumar": 1}
+    [warning] = checks["warnings"]
+    assert "1 maintenance task" in warning["warning"] and "kioko maintain" in warning["do"]
+    shown = ok("doctor", "--store", url).stdout
+    assert "warning: 1 maintenance task" in shown and "do: " in shown
+    assert _digests(folder) == before, "doctor changed a file of the store"
+
+
+def test_doctor_reports_an_unmarked_store_without_marking_it(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    store = kioko.open_store(f"sqlite:///{path}")  # written by the driver alone: no layer, no mark
+    store.update_many([Upsert(record=Record(id="a", user_id="kumar", kind="factual", content="An old note."))])
+    store.close()
+    before = _digests(tmp_path)
+    checks = as_json("doctor", "--store", f"sqlite:///{path}")
+    assert checks["format"] is None and "no format mark" in checks["warnings"][0]["warning"]
+    assert _digests(tmp_path) == before
+    store = kioko.open_store(f"sqlite:///{path}")
+    assert read_mark(store) == (None, 0), "doctor marked the store"
+    store.close()
