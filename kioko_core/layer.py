@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 from pydantic import ValidationError
 
 from .bookkeeping import Bookkeeping
+from .bulk import BatchAdd
 from .embedding import Embedder, OfflineEmbedder, embed_ahead, load_embedder
 from .entities import EntityGraph
 from .errors import IdTaken, InvalidRecordError, MemoryNotFound
@@ -104,6 +105,9 @@ class MemoryLayer:
     instructions: Instructions
     profile: Profile
     working: WorkingMemory
+
+    _screened: bool = False
+    """True on the view add_many writes its batches through: every item passed the secret screen before."""
 
     # What the intelligence package installs on every layer (kioko_core.intelligence.surface); the core
     # only calls ``hooks`` and reads whether an intelligence is attached.
@@ -271,7 +275,8 @@ class MemoryLayer:
         overwritten in one write."""
         kind = self._check_new(content, memory_type, metadata)
         self.limits.check_content(content)
-        self.secrets.enforce(content, metadata, user_id, agent_id, session_id, id)  # secrets never become memories
+        if not self._screened:  # secrets never become memories (add_many screens its whole batch first)
+            self.secrets.enforce(content, metadata, user_id, agent_id, session_id, id)
         scope = self._scope(user_id, agent_id)
         existing = self._existing_copy(scope, content, kind, session_id) if id is None else None
         if existing is not None and (created_at is None or timestamp(created_at) == existing.created_at):
@@ -387,7 +392,13 @@ class MemoryLayer:
         (the offline embedder, which cannot fail, embeds each memory from the one reading of its text its add
         makes). A model embedder embeds in batches, ahead of the writes in a thread of its own
         (:func:`~kioko_core.embedding.embed_ahead`): its first batch before anything is written, so a missing
-        model stores nothing. Linking runs in order: each memory can link to the ones before it.
+        model stores nothing. Linking runs in order: each memory can link to the ones before it, and makes the
+        links its ``add`` would have made.
+
+        The memories are stored a batch at a time (a few hundred: one ``update_many``, one transaction each, see
+        :mod:`kioko_core.bulk`); if an item fails when it is written (an ``id`` already taken), the items before
+        it are stored, as one by one, and the error is raised. The records returned are as stored once their
+        batch was written (a memory's links to later memories of its batch included).
         """
         prepared: list[dict[str, Any]] = []
         for position, item in enumerate(items):
@@ -416,10 +427,8 @@ class MemoryLayer:
         texts = [f["content"] for f in prepared]
         # (a model embedder runs ahead in a thread: memory i is linked while the next ones are embedded)
         vectors = [None] * len(texts) if reads_analysis(self.embedder) else embed_ahead(self.embedder, texts)
-        return [
-            self.add(user_id=user_id, agent_id=agent_id, embedding=vector, **fields)
-            for fields, vector in zip(prepared, vectors)
-        ]
+        # stored a batch at a time (one write each), every memory planned as its add would plan it (kioko_core.bulk)
+        return BatchAdd(self, user_id, agent_id).run(zip(prepared, vectors))
 
     @staged("add.analyse")
     def _read(self, content: str, kind: str, user_id: str, *, embedded: bool) -> Analysis | None:

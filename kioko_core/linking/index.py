@@ -12,8 +12,10 @@ import math
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -378,6 +380,51 @@ class IndexCache:
                 # words, and names a lookup found nowhere); asking for one again costs one postings call
                 for term in [t for t, entry in stats.terms.items() if entry.df == 0]:
                     del stats.terms[term]
+
+    @contextmanager
+    def staged(self, store: Any) -> Iterator[None]:
+        """Read through ``store`` (a :class:`~kioko_core.linking.pending.PendingStore`: the store with a batch's
+        writes held) until the block ends; other threads wait for the block (the cache then describes writes
+        no one else may see yet). The batch's writes are recorded as usual (:meth:`record_linked_write`), so
+        the cache evolves exactly as it would write by write; :meth:`committed_batch` reconciles it after."""
+        with self._lock:
+            saved = (self.store, self._generation, self._changes)
+            self.store = store
+            if self._generation is not None:
+                self._generation = store.generation
+            if self._changes is not None:
+                self._changes = store.changes_since
+            try:
+                yield
+            finally:
+                self.store, self._generation, self._changes = saved
+
+    def committed_batch(
+        self, scope: Scope, before: int | None, writes: int, stored: Sequence[Record], keep: Collection[str]
+    ) -> None:
+        """``writes`` held writes of ``scope`` (recorded one by one while :meth:`staged`) were committed as one
+        ``update_many``, which returned ``stored``; the store's generation was ``before`` when the batch began.
+
+        The term statistics already describe the batch. The generation becomes ``before + 1`` (the store's count
+        after one batch) if the cache followed the held writes all along, else the scope starts afresh; the
+        cached records of the batch (held copies, versions counted write by write) give way to ``stored``
+        (those with ids in ``keep``: the memories handed to the caller are not cached, as after a lone write).
+        """
+        with self._lock:
+            stats = self._scopes.get(scope)
+            if stats is None:
+                return
+            if stats.generation is not None:
+                if before is None or stats.generation != before + writes:
+                    del self._scopes[scope]
+                    return
+                stats.generation = before + 1
+                if stats.synced is not None:
+                    stats.synced = min(stats.synced, before)
+            for record in stored:
+                stats.records.pop(record.id, None)
+            if stats.generation is not None:
+                self._keep(stats, [r for r in stored if r.id in keep])
 
     def invalidate(self, scope: Scope | None = None) -> None:
         with self._lock:

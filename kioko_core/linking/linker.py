@@ -676,16 +676,20 @@ def _may_link(record: Record, other: Record) -> bool:
 
 def structural_targets(record: Record) -> list[tuple[str, str]]:
     """(target id, link type) the memory's own fields name: parent goal, superseded decision, evidence."""
-    meta = record.metadata
+    return structural_targets_of(record.kind, record.metadata, record.id)
+
+
+def structural_targets_of(kind: str, meta: Mapping[str, Any], record_id: str | None) -> list[tuple[str, str]]:
+    """:func:`structural_targets` of a memory of ``kind`` with metadata ``meta`` (before its record is built)."""
     targets: list[tuple[str, str]] = []
-    if record.kind == "goal" and isinstance(meta.get("parent"), str):
+    if kind == "goal" and isinstance(meta.get("parent"), str):
         targets.append((meta["parent"], "part_of"))
-    if record.kind == "decision" and isinstance(meta.get("supersedes"), str):
+    if kind == "decision" and isinstance(meta.get("supersedes"), str):
         targets.append((meta["supersedes"], "supersedes"))
     for key in ("evidence", "episodes"):
         if isinstance(meta.get(key), list):
             targets += [(i, "derived_from") for i in meta[key] if isinstance(i, str)]
-    return [(t, k) for t, k in dict.fromkeys(targets) if t != record.id]
+    return [(t, k) for t, k in dict.fromkeys(targets) if t != record_id]
 
 
 def _auto_link(
