@@ -35,6 +35,7 @@ from ..store import Filter, Record, Scope
 from ..text import analyze
 from .language import about_user
 from .ops import APPLIED, SKIPPED, MemoryOp
+from .summaries import summary_content
 
 if TYPE_CHECKING:
     from ..layer import MemoryLayer
@@ -322,7 +323,7 @@ def same_slot(memory: MemoryLayer, scope: Scope, text: str, turn_text: str, goal
         if not stale:
             continue
         sure = cue or mine.frame == theirs.frame
-        found.setdefault(record.id, Replaced(record, sure, None, None, None if shared & own else whole))
+        found.setdefault(record.id, Replaced(record, sure, stale[0], None, None if shared & own else whole))
     return list(found.values())
 
 
@@ -474,6 +475,9 @@ def resolve(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_text: s
             # the op alone does not name the slot: the sentence does, and the other ops of it give way
             op.fields["text"] = about_user(widened.strip())
             _give_way(ops, op, widened)
+        changed = sorted({r.old for r in sure if r.old})
+        if changed:
+            op.fields["old_values"] = changed  # what a session summary may still say: dropped from it
         plain = [r.record.id for r in sure if r not in rewrites]
         if plain:
             op.fields["supersedes"] = plain
@@ -523,6 +527,9 @@ def apply(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope) -> None:
                 memory._update(rid, scope, _marking(new_id))
         if old_ids:
             memory.update(op.memory_id, metadata={"supersedes": old_ids[0]}, **who)
+        values = [v for v in f.get("old_values", []) if isinstance(v, str) and v.strip()]
+        if values and (old_ids or f.get("rewrites")):
+            stale_summaries(memory, scope, values)
         if unsure:
             olds = [r for r in memory.store.get(scope, unsure) if r is not None and r.id != op.memory_id]
             if olds:
@@ -530,6 +537,42 @@ def apply(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope) -> None:
                 memory.update(op.memory_id, metadata={"conflicts_with": [r.id for r in olds], "was": was}, **who)
                 for r in olds:
                     memory.update(r.id, metadata={"conflicted_by": op.memory_id}, **who)
+
+
+def stale_summaries(memory: MemoryLayer, scope: Scope, values: list[str]) -> int:
+    """Drop from the user's session summaries the points that state a value a newer session replaced; a
+    summary left with no point is deleted. Returns how many summaries changed."""
+    changed = 0
+    for value in values:
+        pattern = re.compile(r"(?<!\w)" + re.escape(value) + r"(?!\w)", re.IGNORECASE)
+        for record in _summaries_holding(memory, scope, _terms(value)):
+            points = [p for p in record.metadata.get("points", []) if isinstance(p, str)]
+            kept = [p for p in points if not pattern.search(p)]
+            if kept == points and not pattern.search(str(record.metadata.get("summary", ""))):
+                continue
+            changed += 1
+            if not kept:
+                memory.delete(record.id, user_id=scope.user_id, agent_id=scope.agent_id)
+                continue
+            memory._update(record.id, scope, _rewriting(str(record.session_id or ""), kept))
+    return changed
+
+
+def _rewriting(session: str, kept: list[str]) -> Callable[[Record], tuple[str | None, dict[str, Any] | None]]:
+    def change(_: Record) -> tuple[str | None, dict[str, Any] | None]:
+        body = " ".join(kept)
+        return summary_content(session, body), {"points": kept, "summary": body}
+
+    return change
+
+
+def _summaries_holding(memory: MemoryLayer, scope: Scope, terms: list[str]) -> list[Record]:
+    if not terms:
+        return []
+    postings = memory.store.postings(scope, terms, CANDIDATES)
+    ids = set.intersection(*[set(postings.ids.get(t, ())) for t in terms])
+    found = memory.store.get(scope, sorted(ids)) if ids else []
+    return [r for r in found if r is not None and r.kind == "summary" and r.metadata.get("session_summary")]
 
 
 def _marking(new_id: str) -> Callable[[Record], tuple[str | None, dict[str, Any] | None]]:

@@ -341,6 +341,10 @@ def _content(session_id: str, body: str) -> str:
     return f"Summary of session {session_id}: {body}"
 
 
+summary_content = _content
+"""A session summary's text from its body (what :mod:`.slots` writes back after dropping a replaced value)."""
+
+
 def _log_id(scope: Scope, session_id: str) -> str:
     return deterministic_id(LOG_KIND, scope, session_id)
 

@@ -198,3 +198,14 @@ def test_forget_all_of_a_kind_forgets_that_kind_only(memory) -> None:
 def test_a_question_about_the_user_that_shares_no_word_brings_their_newest_facts(memory) -> None:
     _turns(memory, [["I manage the warehouse in Rotterdam."]])
     assert "Rotterdam" in memory.recall("What do you know about me?", session_id="p", **U).text
+
+
+def test_a_summary_point_a_newer_session_replaced_is_dropped_from_it(memory) -> None:
+    scope = Scope("mira", None)
+    # a summary point no memory keeps (a hedge below the importance bar) naming the old value
+    _turns(memory, [["I use Trello for the chores. Maybe Trello is a bit slow on my old phone today."]])
+    summary = memory.store.get(scope, [S.summary_id(scope, "s1")])[0]
+    assert summary is not None and "Trello" in summary.content
+    report = memory.record_turn("I switched from Trello to Notion for the chores.", session_id="s2", **U)
+    assert any(o.fields.get("supersedes") for o in report.ops)
+    assert memory.store.get(scope, [S.summary_id(scope, "s1")])[0] is None  # its only point said Trello

@@ -126,8 +126,10 @@ def test_a_turn_that_wrote_leaves_its_step_to_a_turn_that_wrote_nothing(tmp_path
         assert ran == [[], [], [], ["ran"]]
         counters = scheduler.counters(memory, user_id=U)
         assert counters["pending"] == [] and counters["deferred"] == 0
-        summary = memory.store.get(KUMAR, [S.summary_id(KUMAR, "s1")])[0]
-        assert summary is not None and summary.metadata["turns_folded"] == 7
+        # every turn was folded (none waits); each one's statement is kept by a memory, so no summary repeats it
+        log = S.session_log(memory, KUMAR, "s1")
+        assert log["turns"] == 7 and log["waiting"] == []
+        assert memory.store.get(KUMAR, [S.summary_id(KUMAR, "s1")])[0] is None
 
 
 # --------------------------------------------------------------------------- the goal lookup
