@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import threading
-import time
 
 import numpy as np
 import pytest
 
 import kioko
-from kioko_core.embedding import AHEAD_FIRST, OfflineEmbedder, embed_ahead, embed_many
+from kioko_core.embedding import AHEAD_CHUNK, AHEAD_FIRST, OfflineEmbedder, embed_ahead, embed_many
 from kioko_core.errors import InvalidRecordError
 
 TEXTS = [f"note {i}: the blue heron came back to pond number {i % 7}" for i in range(100)]
@@ -24,10 +23,9 @@ class ThreadedOffline:
     lexical = True
     thread_safe = True
 
-    def __init__(self, refuse: str | None = None, pause: float = 0.0) -> None:
+    def __init__(self, refuse: str | None = None) -> None:
         self.offline = OfflineEmbedder(256)
         self.refuse = refuse
-        self.pause = pause
         self.threads: set[int] = set()
         self.embedded = 0
 
@@ -38,7 +36,6 @@ class ThreadedOffline:
         self.threads.add(threading.get_ident())
         if self.refuse in texts:
             raise InvalidRecordError(f"refused: {self.refuse}")
-        time.sleep(self.pause)
         self.embedded += len(texts)
         return [self.offline.embed(text) for text in texts]
 
@@ -90,13 +87,25 @@ def test_add_many_with_an_embedder_ahead_stores_what_add_would():
 
 
 def test_dropping_the_iterator_stops_the_worker():
-    embedder = ThreadedOffline(pause=0.02)  # 0.02 s a chunk: 2.5 s for the 4,000 texts, were it not stopped
+    embedder = ThreadedOffline()
+    # the worker's first chunk is held until the caller has dropped the iterator, so what follows does not
+    # depend on how fast either thread ran: that chunk finishes, and the worker asks for no other
+    held = threading.Event()
+    plain = embedder.embed_many
+
+    def gated(texts: list[str]) -> list[np.ndarray]:
+        if threading.current_thread().name == "kioko-embed":
+            assert held.wait(timeout=60), "the test never released the worker"
+        return plain(texts)
+
+    embedder.embed_many = gated  # type: ignore[method-assign]
     texts = TEXTS * 40
     vectors = embed_ahead(embedder, texts)
     next(vectors)
     del vectors
+    held.set()
     worker = [t for t in threading.enumerate() if t.name == "kioko-embed"]
     for thread in worker:
-        thread.join(timeout=30)
+        thread.join(timeout=60)
     assert not any(t.is_alive() for t in worker)
-    assert embedder.embedded < len(texts) / 2
+    assert embedder.embedded == AHEAD_FIRST + AHEAD_CHUNK, embedder.embedded

@@ -8,6 +8,7 @@ against float32, and on what a semantic embedder must do.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -70,9 +71,12 @@ def test_matches_published_values(float32_embedder):
     np.testing.assert_allclose(vector[:5], published, atol=1e-4)
 
 
+@functools.cache
 def _slow_reference(text: str) -> np.ndarray:
     """A plain BERT forward pass, one token and one head at a time in float64, written apart from
-    kioko_core.semantic: only the tokenizer and the weight file are shared."""
+    kioko_core.semantic: only the tokenizer and the weight file are shared. Kept per text: both float32
+    runtimes are checked against it, and it was the slowest part of the module (35 s for each runtime in a
+    2-worker run at load 21, the same two texts computed twice)."""
     from safetensors.numpy import load
     from tokenizers import Tokenizer
 

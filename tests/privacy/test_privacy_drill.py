@@ -268,7 +268,7 @@ def _plant_service(layer: MemoryLayer, take: Callable[..., Secret], where: Where
             response = api.request(method.upper(), path, json=body, params={"user_id": U} if method == "get" else None)
             where.add("service output", response.text)
             assert response.status_code == status, (path, response.status_code, response.text)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 60
         while len(receiver.bodies) < 3 and time.monotonic() < deadline:
             time.sleep(0.05)
         time.sleep(0.3)  # the last deliveries of the calls above
