@@ -40,6 +40,7 @@ from .errors import SecretDropped
 from .held_texts import keeps_text
 from .regex_literals import Anchor, anchor, anchored_finditer, casefolded, required_literals
 from .telemetry import count
+from .url import mask_credentials
 
 # The layer's own metadata key (links, entity keys, ids): never the caller's text. Every other key is checked.
 _BOOKKEEPING_KEYS = frozenset({"_kioko"})
@@ -777,14 +778,20 @@ class RedactingFilter(logging.Filter):
             message = record.getMessage()
         except Exception:  # a malformed call: leave it to the handler's own error path
             return True
-        record.msg, record.args = redact(message), None
+        record.msg, record.args = scrub(message), None
         if record.exc_info and not record.exc_text:
-            record.exc_text = redact(logging.Formatter().formatException(record.exc_info))
+            record.exc_text = scrub(logging.Formatter().formatException(record.exc_info))
         elif record.exc_text:
-            record.exc_text = redact(record.exc_text)
+            record.exc_text = scrub(record.exc_text)
         if record.stack_info:
-            record.stack_info = redact(record.stack_info)
+            record.stack_info = scrub(record.stack_info)
         return True
+
+
+def scrub(text: str) -> str:
+    """What a log line or an error message may show of ``text``: every URL's password as ``***``
+    (``https://user:***@host/...``, whatever the password looks like), then :func:`redact`."""
+    return redact(mask_credentials(text))
 
 
 _FILTER = RedactingFilter()
@@ -799,7 +806,7 @@ def get_logger(name: str) -> logging.Logger:
     return logger
 
 
-_errors.scrub_messages(redact)  # every KiokoError's message is redacted from now on
+_errors.scrub_messages(scrub)  # every KiokoError's message is redacted from now on
 
 
 __all__ = [
@@ -812,5 +819,6 @@ __all__ = [
     "marker",
     "redact",
     "redact_value",
+    "scrub",
     "secret_kinds",
 ]

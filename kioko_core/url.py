@@ -147,3 +147,33 @@ def _mask(text: str) -> str:
     return re.sub(
         r"([?&;])([^=&;#]+)=([^&;#]*)", lambda m: f"{m[1]}{m[2]}=***" if is_secret_param(m[2]) else m[0], text
     )
+
+
+_URL_IN_TEXT = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\s\"'<>`]+")
+
+
+def masked_url(url: str) -> str:
+    """``url`` with its password shown as ``***`` (``https://user:***@host/...``) and the values of its secret
+    query parameters too (``?token=***``); the rest as given. For webhook URLs, proxies and any URL a log line
+    or an answer names (a store URL has :meth:`StoreURL.render`)."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return _mask(url)
+    cut = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
+    authority, tail = rest[:cut], rest[cut:]
+    if "@" in authority:
+        userinfo, _, hostport = authority.rpartition("@")
+        user, colon, password = userinfo.partition(":")
+        if colon and password:
+            authority = f"{user}:***@{hostport}"
+    tail = re.sub(
+        r"([?&;])([^=&;#]+)=([^&;#]*)", lambda m: f"{m[1]}{m[2]}=***" if is_secret_param(m[2]) else m[0], tail
+    )
+    return f"{scheme}://{authority}{tail}"
+
+
+def mask_credentials(text: str) -> str:
+    """Every URL in ``text`` through :func:`masked_url` (the log filter runs every Kioko log line through it)."""
+    if "://" not in text:
+        return text
+    return _URL_IN_TEXT.sub(lambda m: masked_url(m[0]), text)

@@ -41,6 +41,8 @@ log = get_logger("kioko.http")
 # the HTTP library Kioko's client, webhooks and providers use logs every request's URL at INFO, and a memory
 # or session id in a path may hold a secret: its lines are redacted like Kioko's own
 get_logger("httpx")
+# uvicorn logs a route's uncaught exception with its traceback, which may quote a URL with its password
+get_logger("uvicorn.error")
 
 DEFAULT_BODY_LIMIT = 1_000_000
 """Bytes a request body may have unless ``create_app(body_limit=...)`` says otherwise (413 beyond)."""

@@ -36,6 +36,7 @@ from pydantic import BaseModel, Field
 import kioko.http.schemas as S
 from kioko_core.secrets import get_logger
 from kioko_core.store import Delete, Filter, Record, Scope, Upsert
+from kioko_core.url import masked_url
 
 from ..api.auth import Principal
 from ..api.errors import TooManyWebhooks
@@ -265,7 +266,8 @@ class Dispatcher:
 
 
 def _host(url: str) -> str:
-    return urlsplit(url).netloc  # logs name the receiver, never the path (it may hold a token)
+    # logs name the receiver, never the path (it may hold a token) nor the user and password before the host
+    return urlsplit(url).netloc.rpartition("@")[2]
 
 
 # --------------------------------------------------------------------------- registrations
@@ -325,7 +327,7 @@ class WebhookOut(BaseModel):
 def _hook_out(record: Record, *, with_secret: bool = False) -> dict[str, Any]:
     return {
         "id": record.id,
-        "url": record.metadata["url"],
+        "url": masked_url(record.metadata["url"]),  # the password it carries is sent, never shown again
         "user_id": record.user_id,
         "events": record.metadata.get("events"),
         "created_at": record.created_at,

@@ -170,6 +170,7 @@ def serve(
     logging.basicConfig(
         level=getattr(logging, log_level.upper(), logging.INFO), format="%(asctime)s %(name)s %(message)s"
     )
+    _scrub_every_line()
     # uvicorn's own access log prints the query string (user ids); the service logs one line per request itself
     if workers > 1:
         layer.close()  # opened above to check the store and print what is served; each worker opens its own
@@ -214,6 +215,7 @@ def worker_app() -> Any:
         level=getattr(logging, str(config["log_level"]).upper(), logging.INFO),
         format=f"%(asctime)s %(name)s pid={os.getpid()} %(message)s",
     )
+    _scrub_every_line()
     with _built_without_collections():
         return create_app(_layer(config), close_layer=True, **_app_options(config))
 
@@ -232,6 +234,16 @@ def _app_options(config: dict[str, Any]) -> dict[str, Any]:
         **{name: config[name] for name in ("key_concurrency", "webhooks_per_user") if config.get(name) is not None},
         "console_token": config.get("console_token"),
     }
+
+
+def _scrub_every_line() -> None:
+    """The redacting filter on the root logger's handlers too: a line of any library (the store's driver,
+    uvicorn, a provider's client) is redacted as Kioko's own are, URL passwords shown as ``***``."""
+    from kioko_core.secrets import RedactingFilter
+
+    for handler in logging.root.handlers:
+        if not any(isinstance(f, RedactingFilter) for f in handler.filters):
+            handler.addFilter(RedactingFilter())
 
 
 def _model(target: str) -> Any:
