@@ -45,7 +45,10 @@ SERIES: dict[str, tuple[str, str]] = {
         "The index cache's lookups: hit (answered from the cache), fetch (postings read from the store), and "
         "rebuild (a scope changed by another writer, started afresh).",
     ),
-    "webhook_deliveries_total": ("counter", "Webhook deliveries, by outcome (delivered or failed)."),
+    "webhook_deliveries_total": (
+        "counter",
+        "Webhook delivery attempts, by outcome: delivered, retried (to be tried again), failed (given up), refused.",
+    ),
     "secrets_refused_total": ("counter", "Writes refused because the text held a secret, by kind of secret."),
     "http_requests_total": ("counter", "HTTP requests served, by route template, method, status and API key name."),
     "http_request_seconds": ("histogram", "Duration of HTTP requests, by route template and method."),

@@ -36,6 +36,7 @@ from pydantic import BaseModel, Field
 import kioko.http.schemas as S
 from kioko_core.secrets import get_logger
 from kioko_core.store import Delete, Filter, Record, Scope, Upsert
+from kioko_core.telemetry import count
 from kioko_core.url import masked_url
 
 from ..api.auth import Principal
@@ -223,6 +224,7 @@ class Dispatcher:
             ok = 200 <= self._http().post(item.url, content=item.body, headers=headers).status_code < 300
         except WebhookRefused as error:  # the target is (now) internal: trying again would not change that
             self.refused += 1
+            count("webhook_deliveries_total", outcome="refused")
             log.warning("webhook delivery %s refused: %s", item.delivery_id, error)
             return False
         except Exception as error:  # any failure to deliver is retried the same way
@@ -230,12 +232,15 @@ class Dispatcher:
             ok = False
         if ok:
             self.delivered += 1
+            count("webhook_deliveries_total", outcome="delivered")
         elif item.attempt < len(self.retry_delays):
+            count("webhook_deliveries_total", outcome="retried")
             item.due = time.monotonic() + self.retry_delays[item.attempt]
             item.attempt += 1
             return True
         else:
             self.failed += 1
+            count("webhook_deliveries_total", outcome="failed")
             log.warning(
                 "webhook delivery %s to %s given up after %d tries", item.delivery_id, _host(item.url), item.attempt + 1
             )

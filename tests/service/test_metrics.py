@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import time
 
 import httpx
 import pytest
@@ -123,6 +124,28 @@ def test_with_keys_metrics_carry_key_names_never_keys_and_only_an_admin_reads_th
             assert admin_key not in answer.text
     finally:
         layer.close()
+
+
+def test_webhook_deliveries_are_counted_by_outcome() -> None:
+    from service_support import Receiver
+
+    from kioko.api.webhook_guard import WebhookGuard
+    from kioko.http.events import Dispatcher
+
+    receiver = Receiver(fail_first=1)  # the first try fails, the retry is delivered
+    dispatcher = Dispatcher(guard=WebhookGuard(["127.0.0.1"]), retry_delays=(0.0,))
+    before = {o: telemetry.counter_value("webhook_deliveries_total", outcome=o) for o in ("retried", "delivered")}
+    try:
+        assert dispatcher.submit(receiver.url, "s" * 32, "memory.added", {"n": 1})
+        receiver.wait_for(2)
+        # the receiver has both requests; the dispatcher counts the delivery once the answer is back
+        deadline = time.monotonic() + 30
+        while dispatcher.delivered < 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        dispatcher.close()
+    for outcome in ("retried", "delivered"):
+        assert telemetry.counter_value("webhook_deliveries_total", outcome=outcome) == before[outcome] + 1, outcome
 
 
 def test_stats_in_process_move_with_the_library_calls() -> None:
