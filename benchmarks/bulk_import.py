@@ -58,13 +58,13 @@ def locomo_turns() -> list[dict[str, Any]]:
     turns: list[dict[str, Any]] = []
     for path in sorted(LOCOMO.glob("*.json")):
         conversation = json.loads(path.read_text())
-        sessions = sorted(
-            (int(m.group(1)), key) for key in conversation if (m := re.fullmatch(r"session_(\d+)", key))
-        )
+        sessions = sorted((int(m.group(1)), key) for key in conversation if (m := re.fullmatch(r"session_(\d+)", key)))
         for number, key in sessions:
             start = _when(conversation[f"{key}_date_time"])
             for position, turn in enumerate(conversation[key]):
-                text = turn["text"] + (f" [shares a photo of {turn['blip_caption']}]" if turn.get("blip_caption") else "")
+                text = turn["text"] + (
+                    f" [shares a photo of {turn['blip_caption']}]" if turn.get("blip_caption") else ""
+                )
                 turns.append(
                     {
                         "content": f"{turn['speaker']}: {text}",
