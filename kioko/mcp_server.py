@@ -6,7 +6,7 @@ keys (:func:`http_app`), the user is the one the request's key names, checked be
 scope - a typo, or another user's memory - is a tool error saying it was not found, never data.
 
 Tools: add_memory, get_memory, list_memories, update_memory, pin_memory, search_memories,
-get_memory_context, explore_memories, learn_from_conversation, link_memories, forget_memory.
+get_memory_context, explore_memories, learn_from_conversation, link_memories, forget_memory, forget_about.
 Prompts: remember_conversation, what_do_you_know. Resources: ``kioko://memories/{memory_id}`` and
 ``kioko://goals``. A refused call (bad arguments, an unknown id) answers one sentence saying why.
 """
@@ -367,6 +367,19 @@ def create_server(
         if not me().delete(**args):
             raise MemoryNotFound(args["memory_id"])
         return {"deleted": args["memory_id"]}
+
+    @tool
+    @operation_tool(
+        "forget_about",
+        keep=("subject", "dry_run"),
+        fields={"dry_run": {"description": "true: only list what would go"}},
+        defaults={"dry_run": False},
+    )
+    def forget_about(args: dict[str, Any]) -> dict[str, Any]:
+        """Forget everything about a person, place or thing the user names: every memory naming it, the entity
+        graph's relations of it, and what summaries and session logs say of it. Use it when the user asks to
+        forget everything about someone or something; dry_run lists what would go."""
+        return me().forget_about(**args)
 
     @server.prompt(
         name="remember_conversation",

@@ -333,6 +333,10 @@ class Memory(IntelligenceCalls, Protocol):
 
     def forget_user(self, *, user_id: str | None = None, agent_id: str | None = None) -> int: ...
 
+    def forget_about(
+        self, subject: str, *, user_id: str | None = None, agent_id: str | None = None, dry_run: bool = False
+    ) -> dict[str, Any]: ...
+
     def memories(
         self, *, user_id: str | None = None, agent_id: str | None = None, kinds: set[str] | None = None
     ) -> Iterator[Record]: ...

@@ -217,6 +217,7 @@ class RemoteMemory(Calls):
     update = sent(Memory.update)
     delete = sent(Memory.delete)  # a 404 is False, as the library answers for a memory that is not there
     forget_user = sent(Memory.forget_user)
+    forget_about = sent(Memory.forget_about)
     recall = sent(Memory.recall)
     context = sent(Memory.context)
     search = sent(Memory.search)

@@ -160,6 +160,7 @@ class AsyncRemoteMemory(Calls):
     update = sent_async(Memory.update)
     delete = sent_async(Memory.delete)  # a 404 is False, as the library answers for a memory that is not there
     forget_user = sent_async(Memory.forget_user)
+    forget_about = sent_async(Memory.forget_about)
     recall = sent_async(Memory.recall)
     context = sent_async(Memory.context)
     search = sent_async(Memory.search)

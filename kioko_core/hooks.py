@@ -57,6 +57,18 @@ class LayerHooks:
         """``deleted`` is gone from ``scope`` (with its links and its own triples): erase what else was made of it.
         ``derived`` False for housekeeping deletes, which keep what was derived from the memory's content."""
 
+    def forget_subject(
+        self, layer: Any, scope: Scope, names: Callable[[str], bool], summaries: list[Record], *, dry_run: bool
+    ) -> list[str]:
+        """``forget_about``: remove (``dry_run``: only describe) what else of ``scope`` names the subject
+        (``names(text)``) besides its memories, e.g. the turns waiting in session logs; ``summaries`` are the
+        session summaries that name it, to rewrite without it. Returns a line for each thing removed.
+        The core alone keeps no such thing: its summaries (there are none without a summariser) are deleted."""
+        if not dry_run:
+            for summary in summaries:
+                layer.delete(summary.id, user_id=scope.user_id, agent_id=scope.agent_id)
+        return [f"session summary {s.id}" for s in summaries]
+
     def on_forget(self, layer: Any, scope: Scope) -> None:
         """Every memory of ``scope`` is gone (``forget_user``): drop what else belongs to it."""
 

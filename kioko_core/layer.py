@@ -781,6 +781,22 @@ class MemoryLayer:
         scope, moment = self._scope(user_id, agent_id), time.time() if now is None else now
         return retry_conflicts("feedback", lambda: apply_feedback(self, scope, credited, session_id, context, moment))
 
+    def forget_about(
+        self, subject: str, *, user_id: str | None = None, agent_id: str | None = None, dry_run: bool = False
+    ) -> dict[str, Any]:
+        """Forget everything about ``subject`` ("Krutika", "the Lisbon project"): every memory of the scope
+        that names it, deleted as :meth:`delete` deletes (links, triples, what was derived, caches), the
+        profile, instruction and scratchpad slots that name it, the entity graph's triples of what it names
+        (history included), the points of session summaries and the turns waiting in session logs that name
+        it. ``dry_run`` only lists what would go. Returns ``{"subject", "dry_run", "memories": [{"id", "kind",
+        "content"}], "relations": [lines], "traces": [lines], "deleted"}`` (see
+        :mod:`kioko_core.subject_forget` for what "names" means)."""
+        from .subject_forget import forget_about
+
+        if not isinstance(dry_run, bool):
+            raise InvalidRecordError(f"dry_run must be True or False, got {dry_run!r}")
+        return forget_about(self, self._scope(user_id, agent_id), subject, dry_run=dry_run).to_dict()
+
     @timed("forget_user")
     def forget_user(self, *, user_id: str | None = None, agent_id: str | None = None) -> int:
         """Delete every memory of a scope (and, for the user's own scope, their entity graph and what else of

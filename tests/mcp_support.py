@@ -32,6 +32,7 @@ TOOLS = {
     "learn_from_conversation",
     "link_memories",
     "forget_memory",
+    "forget_about",
 }
 
 

@@ -318,6 +318,18 @@ MEMORY_ROUTES: tuple[Route, ...] = (
     Route("delete", "DELETE", "/v1/memories/{memory_id}", answer="deleted", absent=False),
     Route("forget_user", "DELETE", "/v1/users/{user_id}/memories", answer="deleted"),
     Route(
+        "forget_about",
+        "POST",
+        "/v1/forget",
+        model="ForgetAboutIn",
+        fields={
+            "subject": Wire(
+                str, {"min_length": 1, "max_length": 200, "description": "who or what to forget, e.g. 'Krutika'"}
+            ),
+            "dry_run": Wire(bool, {"description": "only list what would go"}),
+        },
+    ),
+    Route(
         "recall",
         "POST",
         "/v1/recall",

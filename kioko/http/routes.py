@@ -404,6 +404,21 @@ def forget_user(svc: Service, who: Principal, args: dict[str, Any], request: Req
     return {"deleted": removed}
 
 
+@served(router, "forget_about", tags=["users"], response_model=dict[str, Any])
+def forget_about(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
+    """Forget everything about a subject: every memory naming it, its entity-graph triples, the summary points
+    and waiting session turns naming it (``dry_run``: only list them)."""
+    user_id, agent_id = args["user_id"], args["agent_id"]
+    authorized(who, user_id, agent_id)
+    if args.get("dry_run"):
+        return svc.layer.forget_about(**args)
+    with svc.write_lock:
+        found = svc.layer.forget_about(**args)
+    for memory in found["memories"]:
+        _event(svc, "memory.deleted", None, user_id=user_id, agent_id=agent_id, id=memory["id"])
+    return found
+
+
 # --------------------------------------------------------------------------- export and import
 
 

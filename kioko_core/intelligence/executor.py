@@ -109,12 +109,27 @@ class OpExecutor:
             if not op.description:
                 op.description = describe(op, None)
             _redacted(op)
+        if not dry_run:
+            self._forget_subjects(ops, scope)
         return ops
+
+    def _forget_subjects(self, ops: list[MemoryOp], scope: Scope) -> None:
+        """After a turn's ``memory.delete`` ops of a subject ("forget everything about P", ``fields.subject``)
+        applied: ``forget_about(P)`` takes what they do not (the triples of P, summary points and waiting session
+        turns naming P, and any memory naming P written since the router looked)."""
+        subjects = [op.fields.get("subject") for op in ops if op.op == "memory.delete" and op.status == APPLIED]
+        for subject in dict.fromkeys(s for s in subjects if isinstance(s, str)):
+            try:
+                self.memory.forget_about(subject, user_id=scope.user_id, agent_id=scope.agent_id)
+            except KiokoError:  # the deletes themselves are done; a sweep that fails is logged, not raised
+                log.exception("forgetting everything about a subject failed")
 
     def _target(self, op: MemoryOp, scope: Scope) -> Record | None:
         """The op's target, read again in the turn's scope: a router can never reach another user's memory."""
         if op.action not in TARGETED or op.kind in ("relation",):
             return None
+        if op.op == "memory.delete" and not op.target and op.fields.get("subject"):
+            return None  # a subject with no memory of its own left: the sweep after the ops takes the rest
         if not isinstance(op.target, str) or not op.target:
             raise Skip(f"{op.op} needs a target memory")
         found = self.memory.store.get(scope, [op.target])[0]
@@ -266,8 +281,10 @@ class OpExecutor:
         raise Skip("no such relation in the user's graph")
 
     def _memory(self, op: MemoryOp, scope: Scope, session_id: str | None, target: Record | None, router: str) -> Any:
-        assert target is not None
         who = {"user_id": scope.user_id, "agent_id": scope.agent_id}
+        if op.action == "delete" and target is None:
+            return None  # a subject's traces only (fields.subject): see _forget_subjects
+        assert target is not None
         if op.action == "delete":
             self.memory.delete(target.id, **who)
             return None
@@ -339,6 +356,8 @@ def describe(op: MemoryOp, target: Record | None) -> str:
         return f"({f.get('subject')}) -{f.get('relation')}-> ({f.get('object')})"
     if op.action == "add":
         return quote(_added_content(op))
+    if name is None and op.op == "memory.delete" and f.get("subject"):
+        return f"everything about {quote(str(f['subject']))}"
     if name is None:
         return quote(str(op.target)) if op.target else ""
     if op.action == "progress":

@@ -21,11 +21,12 @@ import kioko_core.intelligence.reflection as reflection
 
 from ..kinds import deterministic_id
 from ..linking import links as L
+from ..scoped import SESSIONS_AGENT
 from ..secrets import redact
 from ..store import Filter, Record, Scope
 from .heat import forget_uses
 from .maintenance import MAINTENANCE_USER, SESSION_EPISODE_KEY, MaintenanceScheduler
-from .summaries import _salient, forget_memory
+from .summaries import LOG_KIND, _change_log, _content, _salient, forget_memory
 
 WORKING_KIND = "working"
 """A session's scratchpad slots (:class:`~kioko_core.kinds.WorkingMemory`)."""
@@ -241,4 +242,58 @@ def forget_held(layer: MemoryLayer, scope: Scope, memory_ids: set[str] | None = 
         scheduler.forget_held(layer, scope, memory_ids)
 
 
-__all__ = ["erase_traces", "forget_held", "served_note"]
+def forget_subject(
+    layer: MemoryLayer, scope: Scope, names: Callable[[str], bool], summaries: list[Record], *, dry_run: bool
+) -> list[str]:
+    """What ``forget_about`` takes besides memories: the points of session summaries that name the subject (a
+    summary left with none, or a model's prose that still names it, is deleted), the turns waiting in the
+    scope's session logs that name it, and the agent's last replies this process holds for the scope.
+    Returns a line for each thing taken (``dry_run``: that would be)."""
+    lines: list[str] = []
+    for summary in summaries:
+        points = [p for p in summary.metadata.get("points", []) if isinstance(p, str)]
+        kept = [p for p in points if not names(p)]
+        session = str(summary.session_id or summary.metadata.get("session_id") or "")
+        if not kept or names(_content(session, " ".join(kept))):
+            lines.append(f"the summary of session {session} (deleted: nothing left to say)")
+            if not dry_run:
+                layer.delete(summary.id, user_id=scope.user_id, agent_id=scope.agent_id)
+            continue
+        lines.append(f"{len(points) - len(kept)} point(s) of the summary of session {session}")
+        if dry_run:
+            continue
+
+        def rewrite(
+            current: Record, session: str = session, kept: list[str] = kept
+        ) -> tuple[str | None, dict[str, Any] | None]:
+            now_kept = [p for p in current.metadata.get("points", []) if isinstance(p, str) and not names(p)]
+            body = " ".join(now_kept or kept)
+            return _content(session, body), {"points": now_kept or kept, "summary": body, "by": "offline"}
+
+        layer._update(summary.id, scope, rewrite)
+    where = Scope(scope.user_id, SESSIONS_AGENT)
+    logs = [r for r in layer.store.scan(where) if r.kind == LOG_KIND and r.metadata.get("agent_id") == scope.agent_id]
+    for log in logs:
+        waiting = [t for t in log.metadata.get("waiting", []) if isinstance(t, str)]
+        naming = [t for t in waiting if names(t)]
+        if not naming:
+            continue
+        session = str(log.metadata.get("session_id", ""))
+        lines.append(f"{len(naming)} turn(s) waiting in the log of session {session}")
+        if not dry_run:
+
+            def drop_turns(state: dict[str, Any]) -> tuple[dict[str, Any], None]:
+                state["waiting"] = [turn for turn in state["waiting"] if not names(turn)]
+                return state, None
+
+            _change_log(layer, scope, session, drop_turns)
+    if not dry_run:
+
+        def about(key: tuple[Any, ...]) -> bool:
+            return key[0] == scope.user_id and (scope.agent_id is None or key[1] == scope.agent_id)
+
+        vars(layer)["_replies"].forget(about)  # a reply may name the subject; it only helps credit feedback
+    return lines
+
+
+__all__ = ["erase_traces", "forget_held", "forget_subject", "served_note"]

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 import kioko_core.intelligence.rules as R
 
 from ..linking.linker import KIND_TERM
-from ..store import Record, Scope, check_scope
+from ..store import InvalidRecordError, Record, Scope, check_scope
 from ..text import STOP_WORDS, stem
 from .language import (
     _IRREGULAR_PAST,
@@ -354,6 +354,8 @@ class _Reading:
                 "forgetting everything is never done from a conversation; use memory.forget_user(...) explicitly",
             )
             return True
+        if R.FORGET_SUBJECT.search(R.ASK_TO.sub("", bare(text), count=1)) and self.forget_subject(phrase):
+            return True
         slot = R.SLOT_MENTION.match(phrase)
         if slot and slot.group(1).lower() in R.SLOTS:
             key = R.SLOTS[slot.group(1).lower()]
@@ -368,6 +370,23 @@ class _Reading:
         if not hits:
             op = self.add("memory.delete", reason=f"the user asked to forget {phrase!r}")
             op.status, op.error = SKIPPED, "nothing in the user's memories matched"
+        return True
+
+    def forget_subject(self, subject: str) -> bool:
+        """ "Forget everything about P": a ``memory.delete`` for each memory naming P (``fields.subject``; the
+        executor then sweeps P's triples, summary points and session turns with ``memory.forget_about``).
+        False when P names nothing (only common words): the sentence is read as a plain forget."""
+        try:
+            found = self.memory.forget_about(subject, dry_run=True, **self.who)
+        except InvalidRecordError:
+            return False
+        reason = f"the user asked to forget everything about {subject!r}"
+        for item in found["memories"]:
+            self.add("memory.delete", target=item["id"], subject=subject, reason=reason)
+        if not found["memories"]:
+            op = self.add("memory.delete", subject=subject, reason=reason)
+            if not (found["relations"] or found["traces"]):
+                op.status, op.error = SKIPPED, "nothing in the user's memories names it"
         return True
 
     # -- extraction: procedures, lessons, instructions

@@ -281,6 +281,10 @@ class MaintenanceScheduler:
             self.note_rementions(memory, report, scope)
         # what the turn stored rides along in the log: a summary never repeats what a memory already says
         messages = (getattr(report, "messages", None) or []) + summaries.stored_lines(getattr(report, "ops", []))
+        if any(getattr(op, "op", "") == "memory.delete" for op in getattr(report, "ops", [])):
+            # a request to forget is counted but not logged: its words (and the reply's) would otherwise
+            # be what the session's summary keeps of what the user asked to have forgotten
+            messages = []
         fold: dict[str, bool] = {"due": False}
         noted: Callable[[], list[Upsert]] | None = None
         if self.summarize_every and session_id:

@@ -815,6 +815,14 @@ FORGET: tuple[Row, ...] = (
 )
 """A request to forget; what to forget (``phrase``) is matched against the user's memories. Read after
 :data:`ASK_TO` ("Could you please ...") is cut."""
+FORGET_SUBJECT = re.compile(
+    r"\b(?:everything|anything|all)\s+(?:that\s+)?(?:(?:you|i|we)\s+(?:know|remember|have stored|'ve stored|have|keep|"
+    r"said|told you|mentioned)\s+)?(?:about|on|regarding|concerning)\s+|\bmemories\s+(?:about|of|on|regarding)\s+|"
+    r"\bwhat (?:i|we) (?:said|told you|mentioned) (?:about|on)\s+",
+    re.IGNORECASE,
+)
+"""A forget of a subject, not of one statement ("forget everything about Krutika", "erase all your memories of
+the Lisbon project", "forget what I said about Jonas"): every memory naming it goes (``memory.forget_about``)."""
 ASK_TO = re.compile(r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?|please\s+)", re.IGNORECASE)
 FORGET_KINDS = {
     "preferences": "preference",

@@ -113,6 +113,13 @@ class IntelligenceHooks(LayerHooks):
 
         erase_traces(layer, scope, deleted, derived=derived)
 
+    def forget_subject(
+        self, layer: Any, scope: Scope, names: Callable[[str], bool], summaries: list[Record], *, dry_run: bool
+    ) -> list[str]:
+        from .forgetting import forget_subject
+
+        return forget_subject(layer, scope, names, summaries, dry_run=dry_run)
+
     def on_forget(self, layer: Any, scope: Scope) -> None:
         from .forgetting import forget_held
         from .maintenance import forget_counters

@@ -44,6 +44,7 @@ CALLS: dict[str, tuple[str, dict[str, str | None]]] = {
         {"source_id": "a", "target_id": "b", "type": "type", "why": "why", "weight": "weight"},
     ),
     "forget_memory": ("delete", {"memory_id": "memory_id"}),
+    "forget_about": ("forget_about", {"subject": "subject", "dry_run": "dry_run"}),
 }
 
 
