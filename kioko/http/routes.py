@@ -404,7 +404,7 @@ def forget_user(svc: Service, who: Principal, args: dict[str, Any], request: Req
     return {"deleted": removed}
 
 
-@served(router, "forget_about", tags=["users"], response_model=dict[str, Any])
+@served(router, "forget_about", tags=["users"], response_model=S.ForgetAboutOut)
 def forget_about(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Forget everything about a subject: every memory naming it, its entity-graph triples, the summary points
     and waiting session turns naming it (``dry_run``: only list them)."""

@@ -144,6 +144,23 @@ class Count(BaseModel):
     deleted: int
 
 
+class ForgottenOut(BaseModel):
+    id: str
+    kind: str
+    content: str
+
+
+class ForgetAboutOut(BaseModel):
+    """What forgetting a subject removed (``dry_run``: would remove)."""
+
+    subject: str
+    dry_run: bool
+    memories: list[ForgottenOut] = Field(description="every memory naming the subject")
+    relations: list[str] = Field(description="the entity graph's triples of what the subject names, as lines")
+    traces: list[str] = Field(description="summary points and waiting session turns naming it, described")
+    deleted: int = Field(description="memories deleted (0 in a dry run)")
+
+
 class Result(BaseModel):
     result: Any
 

@@ -222,6 +222,13 @@ export class KiokoClient {
     return this.request("delete", "/v1/memories/{memory_id}", { path: { memory_id: memoryId }, query });
   }
 
+  /** Forgets everything about a subject ("Krutika"): every memory naming it, its entity-graph relations, the summary
+   * points and waiting session turns naming it. `{ dry_run: true }` only lists what would go. */
+  forgetAbout(subject: string, options: Partial<Rest<Body<"/v1/forget", "post">, "subject">> = {}): Promise<Answer<"/v1/forget", "post">> {
+    const body = { ...this.scope, ...options, subject } as Body<"/v1/forget", "post">;
+    return this.request("post", "/v1/forget", { body });
+  }
+
   /** One page of a user's memories, newest first; pass the answer's cursor for the next page. */
   list(options: Query<"/v1/memories", "get"> = {} as Query<"/v1/memories", "get">): Promise<Answer<"/v1/memories", "get">> {
     return this.request("get", "/v1/memories", { query: { ...this.scope, ...options } as Query<"/v1/memories", "get"> });

@@ -103,6 +103,29 @@ describe("recall", () => {
     const planned = await kumar.context("what fixed the E-217 fault on line 3?");
     assert.ok(planned.memories.some((m) => m.id === fix.id));
   });
+
+  test("a budget bounds the context; a memory too long for it is cut with a marker", async () => {
+    const kumar = memory.scoped({ user_id: freshUser("kumar") });
+    const long = "The conveyor manual says: " + "check the belt tension and the drive temperature. ".repeat(2000);
+    const stored = await kumar.add(long);
+    const context = await kumar.recall("what does the conveyor manual say about belt tension?", { budget: 200 });
+    assert.equal(context.budget, 200);
+    assert.ok(Math.ceil(context.text.length / 4) <= 200 && context.tokens <= 200, context.text);
+    assert.match(context.text, /\[\.\.\. cut: [\d,]+ more characters\]/);
+    assert.deepEqual(context.cut, [stored.id]);
+  });
+
+  test("forgetAbout lists, then forgets, every memory naming a subject", async () => {
+    const kumar = memory.scoped({ user_id: freshUser("kumar") });
+    await kumar.add("Krutika prefers short status reports.");
+    await kumar.add("The cafeteria serves lasagne on Thursdays.");
+    const listed = await kumar.forgetAbout("Krutika", { dry_run: true });
+    assert.deepEqual(listed.memories.map((m) => m.content), ["Krutika prefers short status reports."]);
+    assert.equal(listed.deleted, 0);
+    const done = await kumar.forgetAbout("Krutika");
+    assert.equal(done.deleted, 1);
+    assert.doesNotMatch((await kumar.recall("who is Krutika?")).text, /Krutika/);
+  });
 });
 
 describe("managers", () => {

@@ -526,6 +526,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/forget": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Forget About
+         * @description Forget everything about a subject: every memory naming it, its entity-graph triples, the summary points
+         *     and waiting session turns naming it (``dry_run``: only list them).
+         */
+        post: operations["forget_about_v1_forget_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/goals": {
         parameters: {
             query?: never;
@@ -2019,6 +2040,11 @@ export interface components {
              */
             agent_id?: string | null;
             /**
+             * Budget
+             * @description tokens the context's text may take (about 4 characters each); default 2000
+             */
+            budget?: number | null;
+            /**
              * Fill Recent
              * @description sections to fill, e.g. ["decisions"]
              */
@@ -2051,6 +2077,23 @@ export interface components {
         };
         /** ContextOut */
         ContextOut: {
+            /**
+             * Budget
+             * @description the tokens the text was fitted to (null: no budget)
+             */
+            budget?: number | null;
+            /**
+             * Cut
+             * @description ids of the memories the text shows only in part, ending in the cut marker
+             * @default []
+             */
+            cut: string[];
+            /**
+             * Dropped
+             * @description ids of the memories the budget left out of the text and memories
+             * @default []
+             */
+            dropped: string[];
             /** Links */
             links: components["schemas"]["LinkOut"][];
             /** Memories */
@@ -2063,6 +2106,12 @@ export interface components {
             sections?: components["schemas"]["SectionsOut"];
             /** Text */
             text: string;
+            /**
+             * Tokens
+             * @description the text's size in tokens (characters / 4, rounded up)
+             * @default 0
+             */
+            tokens: number;
         };
         /** Count */
         Count: {
@@ -2335,6 +2384,69 @@ export interface components {
              * @default true
              */
             worked: boolean;
+        };
+        /** ForgetAboutIn */
+        ForgetAboutIn: {
+            /**
+             * Agent Id
+             * @description one of the user's agents (its own scope)
+             */
+            agent_id?: string | null;
+            /**
+             * Dry Run
+             * @description only list what would go
+             * @default false
+             */
+            dry_run: boolean;
+            /**
+             * Subject
+             * @description who or what to forget, e.g. 'Krutika'
+             */
+            subject: string;
+            /**
+             * User Id
+             * @description whose memories, one of the API key's users; a key bound to one user may leave it out (the server fills in that user before the request is checked)
+             */
+            user_id: string;
+        };
+        /**
+         * ForgetAboutOut
+         * @description What forgetting a subject removed (``dry_run``: would remove).
+         */
+        ForgetAboutOut: {
+            /**
+             * Deleted
+             * @description memories deleted (0 in a dry run)
+             */
+            deleted: number;
+            /** Dry Run */
+            dry_run: boolean;
+            /**
+             * Memories
+             * @description every memory naming the subject
+             */
+            memories: components["schemas"]["ForgottenOut"][];
+            /**
+             * Relations
+             * @description the entity graph's triples of what the subject names, as lines
+             */
+            relations: string[];
+            /** Subject */
+            subject: string;
+            /**
+             * Traces
+             * @description summary points and waiting session turns naming it, described
+             */
+            traces: string[];
+        };
+        /** ForgottenOut */
+        ForgottenOut: {
+            /** Content */
+            content: string;
+            /** Id */
+            id: string;
+            /** Kind */
+            kind: string;
         };
         /** GoalsAddIn */
         GoalsAddIn: {
@@ -3222,6 +3334,11 @@ export interface components {
              * @description one of the user's agents (its own scope)
              */
             agent_id?: string | null;
+            /**
+             * Budget
+             * @description tokens the context's text may take (about 4 characters each); default 2000
+             */
+            budget?: number | null;
             /**
              * Config
              * @description RecallConfig fields to change for this call
@@ -6824,6 +6941,102 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LinkOut"][];
+                };
+            };
+            /** @description no valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the API key may not act for this user or agent, or is read-only */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description no such memory in this scope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description a conflicting link or a concurrent change */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description request body over the server's limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description invalid input, or a secret in a write */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the API key is over its rate limit (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the store is unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    forget_about_v1_forget_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ForgetAboutIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForgetAboutOut"];
                 };
             };
             /** @description no valid API key */
