@@ -28,12 +28,13 @@ tasks I use Todoist") is updated in place, the old value replaced by the new one
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..store import Filter, Record, Scope
 from ..text import analyze
-from .language import about_user
+from .language import about_user, due_date
 from .ops import APPLIED, SKIPPED, MemoryOp
 from .summaries import summary_content
 
@@ -109,10 +110,10 @@ _EXPLICIT = [
 ]
 # "Ravi isn't my mentor", "Helga retired", "Acme was too expensive", "8 was unrealistic": the subject before
 _SUBJECT_GONE = re.compile(
-    r"(?:^|[,.;:]\s*|\b(?:and|but|so)\s+)((?:[A-Z][\w.'-]*\s+){0,2}[A-Z][\w.'-]*|\d[\w.,%]*)\s+"
+    r"(?:^|[,.;:]\s*|\b(?:and|but|so)\s+)(?:(?:the|my|our)\s+)?((?:[A-Z][\w.'-]*\s+){0,2}[A-Z][\w.'-]*|\d[\w.,%]*)\s+"
     r"(?:isn't|is not|aren't|are not|is no longer|are no longer|retired|was too|were too|was unrealistic|"
     r"was wrong|was a mistake|is gone|are gone|is out|is history|is over|moved away|passed away|left the|"
-    r"is leaving|quit)\b"
+    r"is leaving|quit|broke|died|is broken|was stolen|got stolen)\b"
 )
 _NEW_VALUE = re.compile(
     rf"\b(?:from\s+.+?\s+(?:to|for)|replaced\s+.+?\s+with|ditched\s+.+?\s+for|swapped\s+.+?\s+for)\s+{_NP}{_STOP}",
@@ -122,13 +123,15 @@ CUE = re.compile(
     r"\b(?:now|nowadays|these days|anymore|any more|no longer|actually|correction|corrected|instead|"
     r"changed?|switch(?:ed)?|moved|pushed|postponed|delayed|brought forward|extended|rescheduled|updated?|"
     r"from now on|not .+ but|new|turns out|i meant|scratch that|got promoted|went up|went down|"
-    r"consolidated|grew|dropped|down to|up to|turned|slipped|raised|lowered|reorg)\b",
+    r"consolidated|grew|dropped|down to|up to|turned|slipped|raised|lowered|reorg|relocated|retrained|rebooked|"
+    r"went back|lately|extended|upgraded|downgraded|migrated)\b",
     re.IGNORECASE,
 )
 _CHANGE_WORDS = frozenset(
     "now nowaday day these anymor actual correct correct instead chang switch move push postpon delay "
     "extend reschedul updat new turn meant scratch got went consolid grew drop down up back forward "
-    "realli still current use alway decid also week month year ago last old slip rais lower honest".split()
+    "realli still current use alway decid also week month year ago last old slip rais lower honest reloc "
+    "retrain rebook late".split()
 )
 _SAME_WORD = {"deadlin": "due", "due": "due"}
 _MONTHS = (
@@ -275,7 +278,8 @@ def same_slot(memory: MemoryLayer, scope: Scope, text: str, turn_text: str, goal
     newer = new_value(text) or new_value(turn_text)
     mine = read_slot(text)
     for old in old_values(text) or old_values(turn_text):
-        old_terms = _terms(old)
+        # its words (an entity term would miss "ThinkPad" inside "ThinkPad X1"; the words do not)
+        old_terms = [t for t in _terms(old) if not t.startswith("e:")]
         if not old_terms:
             continue
         sentence_frame = mine.frame | read_slot(_sentence_of(text, turn_text)).frame
@@ -293,25 +297,29 @@ def same_slot(memory: MemoryLayer, scope: Scope, text: str, turn_text: str, goal
     mine = Slot(mine.frame | read_slot(whole).frame, mine.values)
     cue = bool(CUE.search(turn_text))
     liking = bool(_LIKING.search(text))
-    if not mine.frame or not (mine.values or (cue and liking)):
+    if not mine.frame or not (mine.values or cue):
         return []
-    lowered = text.lower()
+    lowered = (text + " " + whole).lower()
     names = [n for n in mine.values.get("name", ()) if n.split()]
     terms = ["t:" + w for w in sorted(mine.frame) if w != "due"] + _due_terms(mine)
     terms += ["t:" + w for n in names for w in _terms_of_name(n)]
     for record in _holding(memory, scope, terms, False):
-        if record.kind == "goal" and not goal:
-            continue  # an event about a goal is progress on it, not a new value of it
+        if record.kind == "goal" and not (goal or (_DEADLINE.search(turn_text) and "date" in mine.values)):
+            continue  # an event about a goal is progress on it, not a new value of it (a moved deadline is)
         theirs = read_slot(record.content)
         # a name both say is part of the slot, not its value ("Python 3.9" -> "Python 3.12", "Kofi ... Accra")
-        both = mine.values.get("name", set()) & theirs.values.get("name", set())
+        both = {n for n in theirs.values.get("name", set()) if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", lowered)}
         shared = (mine.frame & theirs.frame) | both
         mine_values = {t: v - both for t, v in mine.values.items() if v - both}
         their_values = {t: v - both for t, v in theirs.values.items() if v - both}
         types = [t for t in mine_values if t in their_values]
-        if shared and not types and cue and liking and _LIKING.search(record.content):
-            # "I'd rather do the evening shift now" after "I prefer the morning shift": a liking replaced
-            if (mine.frame - theirs.frame - _LIKING_WORDS) and (theirs.frame - mine.frame - _LIKING_WORDS):
+        if shared and not types and cue:
+            # plain words as the value: "I'd rather do the evening shift now" after "I prefer the morning shift"
+            # (a liking), "my husband works as a nurse these days" after "... works as a teacher" (two shared words)
+            mine_own, their_own = mine.frame - theirs.frame - _LIKING_WORDS, theirs.frame - mine.frame - _LIKING_WORDS
+            liked = liking and _LIKING.search(record.content)
+            close = len(shared) >= 2 and 2 * len(shared) >= min(len(mine.frame), len(theirs.frame))
+            if mine_own and their_own and (liked or close):
                 found.setdefault(record.id, Replaced(record, True, None, None, None if shared & own else whole))
             continue
         if not shared or not types:
@@ -338,6 +346,27 @@ _LIKING_WORDS = frozenset("prefer rather like love favourit favorit enjoy fan us
 
 def _terms_of_name(name: str) -> list[str]:
     return [t[2:] for t in _terms(name) if t.startswith("t:")]
+
+
+_DEADLINE = re.compile(
+    r"\b(?:due|deadline|extended|postponed|pushed|moved|slipped|rescheduled|brought forward|delayed)\b", re.IGNORECASE
+)
+
+
+def _move_goal(op: MemoryOp, replaced: Replaced, text: str) -> bool:
+    """ "The audit deadline got extended to next Wednesday": the goal's date changes (``goal.update``)."""
+    record, old = replaced.record, replaced.old or ""
+    new = next(iter(read_slot(text).values.get("date", ())), None)
+    found = re.search(re.escape(old), record.content, re.IGNORECASE) if old else None
+    if new is None or found is None:
+        return False
+    title = record.content[: found.start()] + _original(text, new) + record.content[found.end() :]
+    title = re.sub(r"^goal:\s*", "", title, flags=re.IGNORECASE).rstrip(".")
+    due = due_date(title, datetime.now(UTC))
+    op.op, op.target = "goal.update", record.id
+    op.fields = {"title": title, **({"due": due[1]} if due else {})}
+    op.reason = (op.reason + "; " if op.reason else "") + "the goal's date moved"
+    return True
 
 
 def _give_way(ops: list[MemoryOp], kept: MemoryOp, sentence: str) -> None:
@@ -463,6 +492,15 @@ def resolve(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_text: s
             op.op, op.target = "profile.set", None
             op.fields = {"key": profiles[0].metadata.get("slot"), "value": value}
             continue
+        goals = [r for r in sure if r.record.kind == "goal" and op.kind != "goal"]
+        if goals and _move_goal(op, goals[0], text):
+            continue
+        if goals:  # not a moved date: the goal is left to an op of the turn that names it
+            claimed -= {r.record.id for r in goals}
+            sure = [r for r in sure if r not in goals]
+            replaced = [r for r in replaced if r not in goals]
+            if not replaced:
+                continue
         if op.kind == "episode" and sure:
             kinds = [r.record.kind for r in sure if r.record.kind in _HELD_KINDS]
             if kinds:

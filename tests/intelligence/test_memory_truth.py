@@ -54,6 +54,27 @@ def test_a_change_phrased_turn_supersedes_a_fact_and_is_not_a_plain_episode(memo
 
 CHANGES = [
     (
+        "My sister Ama lives in Kumasi.",
+        "Ama relocated to London in spring.",
+        "Where does Ama live?",
+        "London",
+        "Kumasi",
+    ),
+    (
+        "My husband works as a teacher.",
+        "My husband retrained and works as a nurse these days.",
+        "What does my husband do?",
+        "nurse",
+        "teacher",
+    ),
+    (
+        "We use Python 3.9 for the service.",
+        "We upgraded the service to Python 3.12.",
+        "Which Python version does the service use?",
+        "3.12",
+        "3.9",
+    ),
+    (
         "My dog is called Max, he's a beagle.",
         "Correction: the dog is Rex, not Max.",
         "What's my dog's name?",
@@ -209,3 +230,10 @@ def test_a_summary_point_a_newer_session_replaced_is_dropped_from_it(memory) -> 
     report = memory.record_turn("I switched from Trello to Notion for the chores.", session_id="s2", **U)
     assert any(o.fields.get("supersedes") for o in report.ops)
     assert memory.store.get(scope, [S.summary_id(scope, "s1")])[0] is None  # its only point said Trello
+
+
+def test_a_moved_deadline_updates_the_goal_it_belongs_to(memory) -> None:
+    _turns(memory, [["I have to finish the audit by Friday."], ["The audit deadline got extended to next Wednesday."]])
+    [goal] = memory.goals.list(**U)
+    assert "Wednesday" in goal.content and "Friday" not in goal.content
+    assert "Friday" not in memory.recall("When is the audit deadline?", session_id="p", **U).text
