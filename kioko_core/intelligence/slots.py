@@ -28,8 +28,8 @@ tasks I use Todoist") is updated in place, the old value replaced by the new one
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..store import Filter, Record, Scope
