@@ -17,7 +17,9 @@ on :func:`~kioko.http.deps.principal`), it authenticates the key once and then, 
   ``key_concurrency``; admin keys only by their own entry). Its further requests wait their turn in order,
   before their bodies are read, and past ``key_waiting`` waiting ones a request is a 429 at once, so one key
   flooding the server holds a bounded share of its worker threads and the other keys' requests go on.
-  ``GET /v1/events`` streams are not counted.
+  ``GET /v1/events`` streams are not counted. Writes then take turns here, on the event loop (the store's
+  writes take turns anyway): a write waiting for the one before it holds no worker thread, so a server with
+  two threads always has one for reads.
 
 What each route takes is read from the app's own routes (their parameters and body models) on the first
 request, so a route added later is covered without a list to keep. The routes still check the key
@@ -153,6 +155,7 @@ class Gate:
         self.buckets = Buckets()
         # the app's (what a test or an operator reads: whose requests run, whose wait), or one of its own
         self.flights: Flights = getattr(service, "flights", None) or Flights()
+        self._write_turn: asyncio.Lock | None = None
         self._rules: list[RouteRule] | None = None
         self._by_head: dict[str, list[RouteRule]] = {}
         self._anywhere: list[RouteRule] = []
@@ -203,7 +206,7 @@ class Gate:
             return await _answer(error, send)
         limit = self.concurrency_of(who)
         if limit is None or rule.path in STREAMS:
-            return await self._checked(scope, receive, send, who, rule, path_params)
+            return await self._written(scope, receive, send, who, rule, path_params)
         # the turn is taken before the body is read: a key's waiting requests cost the server nothing
         if not await self.flights.enter(who.key_id, limit, self.waiting):
             busy = TooManyRequests(
@@ -212,9 +215,22 @@ class Gate:
             )
             return await _answer(busy, send, {"retry-after": "1"})
         try:
-            await self._checked(scope, receive, send, who, rule, path_params)
+            await self._written(scope, receive, send, who, rule, path_params)
         finally:
             self.flights.leave(who.key_id)
+
+    async def _written(
+        self, scope: dict, receive: Any, send: Any, who: Principal, rule: RouteRule, path_params: dict[str, Any]
+    ) -> None:
+        """A write waits for the one before it here, on the event loop: the store's writes take turns anyway (the
+        service's write lock), and one waiting on that lock in a worker thread would hold a thread that a read
+        of another key needs (a server over memory:// or SQLite runs two)."""
+        if not rule.write or rule.path in STREAMS:
+            return await self._checked(scope, receive, send, who, rule, path_params)
+        if self._write_turn is None:
+            self._write_turn = asyncio.Lock()
+        async with self._write_turn:
+            await self._checked(scope, receive, send, who, rule, path_params)
 
     def concurrency_of(self, who: Principal) -> int | None:
         """How many of ``who``'s requests run at once: its key's own number, else the server's (admin keys
