@@ -55,6 +55,8 @@ if TYPE_CHECKING:  # the names below are loaded on first use (see __getattr__): 
     from kioko_core.store import Capabilities, Delete, Filter, Record, Scope, Store, Upsert
     from kioko_core.url import StoreURL
 
+    from .reembedding import reembed
+
 # Where each public name lives. A CLI call, a serverless worker or `kioko --version` pays only for what it
 # touches: numpy, pydantic, the intelligence and the drivers load when a name that needs them is first used.
 _LAZY = {
@@ -102,6 +104,7 @@ _LAZY = {
     "Limits": "kioko_core.limits",
     "TooLargeError": "kioko_core.limits",
     **dict.fromkeys(("known_schemes", "open_store", "register_store"), "kioko_core.registry"),
+    "reembed": "kioko.reembedding",
     **dict.fromkeys(("Capabilities", "Delete", "Filter", "Record", "Scope", "Store", "Upsert"), "kioko_core.store"),
     "StoreURL": "kioko_core.url",
     "RecallOptions": "kioko_core.recall_options",
@@ -145,6 +148,7 @@ __all__ = [
     "register_store",
     "known_schemes",
     "open_store",
+    "reembed",
     "Memory",
     "MemoryLayer",
     "RecallOptions",
@@ -325,7 +329,7 @@ def _connect_layer(target: str | StoreURL | Mapping[str, Any] | None, **options:
     url = StoreURL.parse(target if target is not None else default_url())  # type: ignore[arg-type]
     embedder, url, by_default = _take_embedder(layer_options.get("embedder"), url)
     given = options.get("dim", url.query.get("dim"))
-    if by_default and given is not None and positive_int(given, "dim") != embedder.dim:
+    if by_default and embedder is not None and given is not None and positive_int(given, "dim") != embedder.dim:
         embedder = None  # a dim of its own without an embedder named: the offline embedder at that dim
     if embedder is not None:
         # the embedder fixes the vector length: the store follows it unless dim is given (then they must agree)
@@ -400,5 +404,5 @@ def _take_embedder(given: Any, url: StoreURL) -> tuple[Any, StoreURL, bool]:
     if name is None:
         name = default_embedder_name()
     if isinstance(name, str) and name.strip().lower() == "offline":
-        return None, url, False
+        return None, url, by_default
     return (load_embedder(name) if isinstance(name, str) else name), url, by_default

@@ -96,6 +96,11 @@ class MemoryStore(StoreBase):
             found = [self._records.get(i) for i in ids]
         return {r.id: _copy(r) for r in found if r is not None and r.scope == scope}
 
+    def scopes(self) -> list[tuple[str, str | None]]:
+        """Every (user_id, agent_id) holding a record (an optional listing ``kioko reembed`` walks)."""
+        with self._lock:
+            return list({(r.user_id, r.agent_id) for r in self._records.values()})
+
     def generation(self, scope: Scope) -> int:
         """The number of committed batches that touched ``scope``: :class:`~kioko_core.store.ScopeGenerations`."""
         with self._lock:

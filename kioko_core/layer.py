@@ -210,6 +210,28 @@ class MemoryLayer:
         """
         return self._view(bound=self._bound, auto_link=True, owns_store=self._owns_store)
 
+    def reembed(
+        self,
+        embedder: Embedder | str,
+        *,
+        users: list[str] | None = None,
+        batch: int = 200,
+        progress: Callable[[int], None] | None = None,
+    ) -> Any:
+        """Make every memory's vector again with ``embedder`` (of this store's vector length), in place, and use
+        it from now on; links, history and metadata are untouched. Resumable after a kill (the store's mark
+        keeps the scopes done). ``users``: only these users' scopes, for a driver that cannot list its scopes.
+        A store of another vector length moves with :func:`kioko.reembed` (``kioko reembed``). Returns a
+        :class:`~kioko_core.reembed.ReembedReport`."""
+        from .reembed import reembed_in_place, scopes_to_reembed
+
+        model = load_embedder(embedder) if isinstance(embedder, str) else embedder
+        scopes = scopes_to_reembed(self.store, users, moving=model.dim != self.store.dim)
+        report = reembed_in_place(self.store, model, scopes, batch=batch, progress=progress)
+        self.embedder = self.linker.embedder = model
+        self.store_mark = check_store(self.store, model)
+        return report
+
     # -- writing
 
     @timed("add")

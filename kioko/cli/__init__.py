@@ -5,7 +5,7 @@ Each command takes ``--store URL`` (default ``$KIOKO_URL``, then a SQLite file i
 the exit status is 2 for a command used wrongly and 1 for one that failed (``--debug`` adds the traceback).
 
 One module per group of commands, in the order ``kioko --help`` lists them: :mod:`.memories`,
-:mod:`.graph`, :mod:`.smart` (intelligence), :mod:`.serving`, :mod:`.exchange` and :mod:`.stores`; what
+:mod:`.graph`, :mod:`.smart` (intelligence), :mod:`.serving`, :mod:`.exchange`, :mod:`.stores` and :mod:`.upkeep`; what
 they share is in :mod:`.support`, the quick start's data in :mod:`.demo`.
 """
 
@@ -22,7 +22,7 @@ import typer
 from .app import app, print_version
 from .demo import DEMO_USER, run_quick_start
 
-COMMAND_MODULES = ("memories", "graph", "smart", "serving", "exchange", "stores")
+COMMAND_MODULES = ("memories", "graph", "smart", "serving", "exchange", "stores", "upkeep")
 """Each adds its commands to ``app`` when imported; ``kioko --help`` shows the groups in this order."""
 
 for _name in COMMAND_MODULES:

@@ -438,6 +438,12 @@ class SQLiteStore(StoreBase):
                         rows[row[0]] = row
         return {record_id: _decode_record(row) for record_id, row in rows.items()}
 
+    def scopes(self) -> list[tuple[str, str | None]]:
+        """Every (user_id, agent_id) holding a record: what ``kioko reembed`` walks (an optional listing)."""
+        with self._reading(snapshot=False) as raw:
+            rows = raw.execute("SELECT DISTINCT user_id, agent_id FROM kioko_records").fetchall()
+        return [(user, agent if agent != _NO_AGENT else None) for user, agent in rows]
+
     def generation(self, scope: Scope) -> int:
         """The scope's write counter (``kioko_scopes.generation``), shared by every process: ScopeGenerations."""
         found = self._one_read(_SCOPE_GENERATION, _scope_values(check_scope(scope)))
