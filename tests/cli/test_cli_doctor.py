@@ -60,3 +60,14 @@ def test_doctor_reports_an_unmarked_store_without_marking_it(tmp_path: Path) -> 
     store = kioko.open_store(f"sqlite:///{path}")
     assert read_mark(store) == (None, 0), "doctor marked the store"
     store.close()
+
+
+def test_backup_and_restore_from_the_command_line(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'k.db'}"
+    ok("add", "The PLC network uses 10.20.0.0/16.", "--store", url, "--user", "kumar")
+    made = as_json("backup", str(tmp_path / "k.backup"), "--store", url)
+    assert made["how"] == "sqlite-backup-api" and (tmp_path / "k.backup").exists()
+    restored = f"sqlite:///{tmp_path / 'back.db'}"
+    assert as_json("restore", str(tmp_path / "k.backup"), "--store", restored)["how"] == "sqlite-backup-api"
+    listed = [m["content"] for m in as_json("list", "--store", restored, "--user", "kumar")]
+    assert listed == ["The PLC network uses 10.20.0.0/16."]
