@@ -41,6 +41,8 @@ from kioko_core.secrets import DropSecrets, redact, redact_value
 from kioko_core.store import InvalidRecordError, KiokoError, Record, Scope, Upsert, check_scope
 
 from .errors import TooManyWebhooks
+from .json_depth import message as depth_message
+from .json_depth import too_deep
 from .webhook_records import WEBHOOK_AGENT, WEBHOOK_KIND, check_registration
 from .wire import record_in, stored_out
 
@@ -291,6 +293,8 @@ def _read(lines: Iterable[str | bytes], checked: bool = False) -> Iterator[Recor
         text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
         if not text.strip():
             continue
+        if too_deep(text.encode("utf-8", "surrogatepass")):  # the parser recurses per level: check first
+            raise InvalidRecordError(f"line {number} of the import: {depth_message()}")
         try:
             data = json.loads(text)
         except ValueError as error:

@@ -30,6 +30,8 @@ from kioko_core.telemetry import count, observe
 
 from ..api.auth import KeyFile, KeyRing, Principal
 from ..api.errors import Forbidden, PayloadTooLarge, status_of
+from ..api.json_depth import message as depth_message
+from ..api.json_depth import too_deep
 from ..api.webhook_guard import Resolver, WebhookGuard
 from ..api.wire import error_out
 from . import browser, docs_pages
@@ -255,7 +257,9 @@ def _errors(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, error: StarletteHTTPException) -> JSONResponse:
-        kind = {404: "NotFound", 405: "MethodNotAllowed", 413: "PayloadTooLarge"}.get(error.status_code, "HTTPError")
+        kind = {404: "NotFound", 405: "MethodNotAllowed", 413: "PayloadTooLarge", 422: "RequestInvalid"}.get(
+            error.status_code, "HTTPError"
+        )
         return JSONResponse(
             {"error": {"type": kind, "message": str(error.detail)}},
             status_code=error.status_code,
@@ -303,18 +307,34 @@ class _BodyLimit:
         if declared is not None and declared.isdigit() and int(declared) > limit:
             return await _too_large(limit, send)
         seen = 0
+        # a JSON body is kept while it arrives (it is under the limit, and the route reads it whole anyway) to
+        # measure its depth before the route parses it; an import checks its own lines as it reads them
+        importing = scope.get("path", "").endswith("/v1/import")
+        kept: list[bytes] | None = [] if not importing and _is_json(scope) else None
 
         async def counted() -> dict:
             nonlocal seen
             message = await receive()
             if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
+                chunk = message.get("body", b"")
+                seen += len(chunk)
                 if seen > limit:
                     # FastAPI turns other exceptions from body reading into a 400; an HTTPException passes
                     raise HTTPException(413, f"the request body is over {limit} bytes")
+                if kept is not None:
+                    kept.append(chunk)
+                    if not message.get("more_body", False) and too_deep(b"".join(kept)):
+                        raise HTTPException(422, depth_message())
             return message
 
         await self.app(scope, counted, send)
+
+
+def _is_json(scope: dict) -> bool:
+    for name, value in scope.get("headers") or []:
+        if name == b"content-type":
+            return value.split(b";", 1)[0].strip().lower() == b"application/json"
+    return False
 
 
 async def _too_large(limit: int, send: Any) -> None:

@@ -43,10 +43,12 @@ from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from starlette.routing import compile_path
 
-from kioko_core.store import KiokoError
+from kioko_core.store import InvalidRecordError, KiokoError
 
 from ..api.auth import Principal, Rate
 from ..api.errors import PayloadTooLarge, TooManyRequests, status_of
+from ..api.json_depth import message as depth_message
+from ..api.json_depth import too_deep
 from ..api.wire import error_out
 
 READS_BY_POST = frozenset({"/v1/recall", "/v1/context", "/v1/search", "/v1/plan"})
@@ -363,6 +365,8 @@ async def _body_user(scope: dict, receive: Any, who: Principal, limit: int) -> A
         if not message.get("more_body", False):
             break
     body = b"".join(chunks)
+    if too_deep(body):  # checked before parsing: the parser recurses per level
+        raise InvalidRecordError(depth_message())
     try:
         data = json.loads(body) if body else None
     except ValueError:
@@ -372,7 +376,10 @@ async def _body_user(scope: dict, receive: Any, who: Principal, limit: int) -> A
             who.check_user(data["user_id"])
         elif "user_id" not in data and who.bound_user is not None:
             data["user_id"] = who.bound_user
-            body = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+            try:
+                body = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+            except UnicodeEncodeError:  # a lone surrogate (JSON's "\\ud800"): no text to store or pass on
+                raise InvalidRecordError("the body holds a lone surrogate (not a Unicode character)") from None
             headers = [(k, v) for k, v in scope.get("headers") or [] if k != b"content-length"]
             scope["headers"] = headers + [(b"content-length", str(len(body)).encode("ascii"))]
     return _replay(body, receive)
