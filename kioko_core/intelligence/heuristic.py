@@ -1031,7 +1031,7 @@ def _choice(raw: str | None) -> str:
         return ""
     text = R.TAIL.sub("", bare(raw))
     # "TimescaleDB for the telemetry": the purpose goes first, or the lead's "for" would take the choice with it
-    cut = re.sub(r"\s+(?:for|as|in|on|at|from|with|because|since)\s+.*$", "", text, flags=re.IGNORECASE)
+    cut = re.sub(r"\s+(?:for|as)\s+.*$", "", text, flags=re.IGNORECASE)
     led = R.CHOICE_LEAD.sub("", cut, count=1) if cut != text else ""
     text = led if led.strip() else (R.CHOICE_LEAD.sub("", text, count=1) or text)
     text = re.sub(r"^(?:we|i)\s+(?:now\s+|just\s+|will\s+|'ll\s+)?", "", text, flags=re.IGNORECASE)

@@ -89,7 +89,7 @@ _REQUEST_START = re.compile(
     r"^(?:please\s+|pls\s+|kindly\s+)?(?:can you|could you|would you|will you|help me|tell me|show me|give me|"
     r"let me know|explain|summari[sz]e|write|draft|translate|list|find|search|look up|check|create|generate|"
     r"make|compose|rewrite|fix|debug|review|compare|calculate|compute|convert|suggest|recommend|describe|"
-    r"analy[sz]e|plan|outline|delete|remove|clear|drop|run|open|send|book|schedule|set up|install|update|wipe|"
+    r"analy[sz]e|plan(?![^:?]{0,60}:)|outline|delete|remove|clear|drop|run|open|send|book|schedule|set up|install|update|wipe|"
     r"reinstall|restart|reboot|revert|roll back|rollback|restore|upload|download|rename|copy|cancel|archive|"
     r"brainstorm|remind me|"
     r"refactor|implement|build|add|format|read|go|continue|proceed|repeat|try|show|print|sort)\b",

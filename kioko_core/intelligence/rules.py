@@ -675,6 +675,12 @@ PROCEDURE: tuple[Row, ...] = (
     ),
     row(
         "procedure.add",
+        r"^(?:my\s+|our\s+|the\s+)?(?P<head>(?:[\w-]+\s+){0,2}?plan(?:\s+(?:for|to|of)\s+[^:]{3,}?)?|"
+        r"(?:[\w-]+\s+){0,2}?steps)\s*(?:is|are)?\s*:\s*(?P<steps>.+)$",
+        "Plan for the office move: first pack the lab equipment, then book the movers, then update the address",
+    ),
+    row(
+        "procedure.add",
         r"^(?P<head>(?:recipe|instructions|steps|checklist) for [^:]{3,}?|[^:,]{3,40}?\s+works like this)\s*:\s*"
         r"(?P<steps>.+)$",
         "Rolling back works like this: revert the merge commit, wait for the pipeline, then check the dashboards",
