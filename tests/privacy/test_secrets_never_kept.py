@@ -64,8 +64,9 @@ def test_a_refused_turn_is_logged_redacted_and_end_session_survives(db: str) -> 
     assert len(log["waiting"]) == 2 and "[redacted: aws_access_key]" in log["waiting"][0]
     assert leaked(everything(memory)) == []
     memory.end_session("c1", user_id=U)  # raised SecretDropped and lost the log
-    summary = memory.get(summary_id(Scope(U, None), "c1"), user_id=U)
-    assert "Frankfurt" in summary.content
+    summary = memory.get(summary_id(Scope(U, None), "c1"), user_id=U)  # written from the redacted log
+    # the move is kept by its own memory, so the summary (which repeats no memory) does not say it again
+    assert "Frankfurt" not in summary.content and any("Frankfurt" in r.content for r in memory.memories(user_id=U))
     assert leaked(everything(memory)) == []
     memory.close()
 
