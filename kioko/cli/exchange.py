@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Callable, Iterable, Iterator
 from typing import Annotated, Any
 
 import typer
@@ -37,22 +39,48 @@ def import_(
     file: Annotated[str, typer.Argument(help="The export's JSON lines ('-' for stdin).")],
     store: Store = None,
     api_key: Annotated[str | None, typer.Option("--api-key", help="For a service URL.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> int:
-    """Restore an export into a store or a service; importing twice changes nothing."""
+    """Restore an export into a store or a service; importing twice changes nothing (with a progress bar)."""
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+
     from .. import connect
 
     # the file is opened before the store, so a mistyped name neither reaches nor creates a store
     source = sys.stdin if file == "-" else _export_file(file)
-    with source:
+    console = err()
+    # a bar only where a person watches (never into a pipe or a log file): the export's bytes read and checked,
+    # of the file's size (stdin's is not known); the import writes once the whole stream is checked
+    show = not quiet and console.is_terminal
+    size = None if file == "-" else os.path.getsize(file)
+    with (
+        source,
+        Progress(
+            TextColumn("importing"),
+            BarColumn(),
+            DownloadColumn(),
+            TimeRemainingColumn(),
+            console=console,
+            disable=not show,
+        ) as bar,
+    ):
+        task = bar.add_task("importing", total=size)
         memory: Any = connect(store, **({"api_key": api_key} if api_key else {}))
         try:
-            result = memory.import_lines(source)
+            result = memory.import_lines(_counted(source, lambda n: bar.advance(task, n)))
         finally:
             memory.close()
     err().print(
         f"{result['records']} records: {result['written']} written, {result['unchanged']} already there", markup=False
     )
     return 0
+
+
+def _counted(lines: Iterable[str], advance: Callable[[int], None]) -> Iterator[str]:
+    """``lines``, each one's size in bytes passed to ``advance`` as it is read."""
+    for line in lines:
+        advance(len(line.encode("utf-8", "surrogatepass")))
+        yield line
 
 
 def _export_file(path: str) -> Any:

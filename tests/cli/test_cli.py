@@ -136,7 +136,7 @@ def test_links_related_explain_trace_and_graph(url: str, tmp_path: Path) -> None
 
 
 def test_connect_links_old_memories_and_its_bar_stays_out_of_json_and_pipes(url: str) -> None:
-    with kioko.connect(url) as memory:  # written with linking off
+    with kioko.connect(url, auto_link=False) as memory:  # written with linking off
         for n in range(6):
             memory.add(f"Pump P-{n % 2} on line 3 leaks oil at the seal, report {n}.", user_id="kumar")
     user = ("--store", url, "--user", "kumar")
@@ -148,6 +148,23 @@ def test_connect_links_old_memories_and_its_bar_stays_out_of_json_and_pipes(url:
     report = json.loads(ok("connect", "--rebuild", "--json", *user, env={"TTY_COMPATIBLE": "1"}).stdout)
     assert report["memories"] == 6 and report["links"] > 0
     assert not BAR.search(kioko_cli("connect", "--rebuild", "--json", *user, env={"TTY_COMPATIBLE": "1"}).stderr)
+
+
+def test_import_shows_a_bar_on_a_terminal_only(url: str, tmp_path: Path) -> None:
+    with kioko.connect(url) as memory:
+        memory.add_many([f"Pump P-{n} on line 3 leaks oil at the seal." for n in range(5)], user_id="kumar")
+        lines = list(memory.export_lines("kumar"))
+    export = tmp_path / "kumar.jsonl"
+    export.write_text("".join(lines))
+    target = f"sqlite:///{tmp_path / 'copy.db'}"
+    terminal = {"TTY_COMPATIBLE": "1", "TTY_INTERACTIVE": "1", "NO_COLOR": "1"}
+    shown = ok("import", str(export), "--store", target, env=terminal)
+    assert "━" in shown.stderr and "importing" in shown.stderr and "5 records: 5 written" in shown.stderr
+    again = ok("import", str(export), "--store", target)  # CliRunner's streams are not terminals
+    assert not BAR.search(again.stderr) and "5 already there" in again.stderr
+    assert not BAR.search(ok("import", str(export), "--store", target, "--quiet", env=terminal).stderr)
+    with kioko.connect(target) as copy:
+        assert len(list(copy.memories(user_id="kumar"))) == 5
 
 
 def test_each_invocation_on_memory_works_on_its_own() -> None:
