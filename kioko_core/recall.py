@@ -22,6 +22,8 @@ from .linking.scoring import vote
 from .reading import GOAL_QUESTION as GOAL_QUESTION  # the patterns live with the Query now
 from .reading import TELLS_TIME, Query
 from .reading import WHEN_QUESTION as WHEN_QUESTION
+from .safety import SAFETY_TERM, bears_on
+from .safety import SHOWN as SAFETY_SHOWN
 from .store import Filter, InvalidRecordError, Record, Scope, check_scope
 from .telemetry import staged
 from .text import Analysis, has_problem_cue, stem
@@ -57,6 +59,7 @@ SECTIONS = [
     ("goals", "Open goals:"),
     ("pinned", "Keep in mind (frequently needed):"),
 ]
+SAFETY_TITLE = "Keep in mind for this question (health, safety, hard rules):"
 RELATIONS_FIRST = {"derived_from": 1}  # provenance after relations
 AUTHOR_ORDER = {"auto": 0, "llm": 0, "structure": 1, "feedback": 2, "manual": 3}
 
@@ -553,6 +556,12 @@ def recall(
         if goal.id not in recalled:
             recalled[goal.id] = RecalledMemory(_owned(goal), 0.0, {"goal": 1.0}, "goals")
     always = {g.id for g in goals} - ({g.id for g in named_goals} if named_goals else set())
+    if sections:  # what the user said about allergies, health, access needs and hard rules, where it matters
+        for record in safety_memories(layer, scope, read.text, caps.get("safety", SAFETY_SHOWN)):
+            found = recalled.get(record.id)
+            recalled[record.id] = RecalledMemory(
+                found.record if found else record, found.score if found else 0.0, {"safety": 1.0}, "safety"
+            )
     for record in pinned_memories(layer, scope, caps.get("pinned", PINNED_SHOWN)):
         if record.id not in recalled:  # retrieved on its own merit, it stays in its section
             recalled[record.id] = RecalledMemory(record, 0.0, {"pinned": 1.0}, "pinned")
@@ -607,6 +616,17 @@ def pinned_memories(layer: LayerParts, scope: Scope, count: int = PINNED_SHOWN) 
         else []
     )
     return sorted(found, key=lambda r: (r.created_at, r.id))[:count]
+
+
+def safety_memories(layer: LayerParts, scope: Scope, question: str, count: int = SAFETY_SHOWN) -> list[Record]:
+    """The user's safety facts (:mod:`~kioko_core.safety`) that ``question`` bears on, oldest first (one postings
+    call and one get, never a scan)."""
+    if count <= 0 or not question.strip():
+        return []
+    ids = layer.index.lookup(scope, [SAFETY_TERM], 50)[2].get(SAFETY_TERM, [])
+    found = [r for r in layer.store.get(scope, ids) if r is not None and _may_show(r)] if ids else []
+    chosen = [r for r in found if bears_on(r.content, question)]
+    return sorted(chosen, key=lambda r: (r.created_at, r.id))[:count]
 
 
 def _newest(layer: LayerParts, scope: Scope, kind: str, count: int) -> list[Record]:
@@ -674,6 +694,10 @@ def _blocks(
     today = datetime.fromtimestamp(now, UTC).date() if now is not None else None
     # the profile and instructions first: the same from turn to turn, so a prompt cache keeps them
     blocks: list[CB.Block] = CS.blocks(extra, "top")
+    safety = [m for m in recalled.values() if m.section == "safety"]
+    if safety:
+        lines = [CB.Line(dated(m.record, today), m.record.id) for m in safety]
+        blocks.append(CB.Block("safety", SAFETY_TITLE, lines))
     for section, title in SECTIONS:
         if section == "goals":
             blocks += CS.blocks(extra, "graph")

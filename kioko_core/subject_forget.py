@@ -77,11 +77,41 @@ def subject_words(subject: object) -> list[str]:
     if len(subject) > MAX_SUBJECT_CHARS:
         raise InvalidRecordError(f"a subject to forget is at most {MAX_SUBJECT_CHARS} characters")
     words = list(dict.fromkeys(t for t in analyze(subject, []).terms if t.startswith("t:")))
+    named = [w for w in words if w not in _GENERIC]
+    words = named or words  # "Project Falcon" is Falcon; "the project" alone is still a subject
     if not words:
         raise InvalidRecordError(
             f"{subject!r} names nothing to forget (only common words); name the person, place or thing"
         )
     return words
+
+
+GENERIC_WORDS = (
+    "project",
+    "team",
+    "company",
+    "deal",
+    "client",
+    "customer",
+    "product",
+    "app",
+    "account",
+    "meeting",
+    "plan",
+    "thing",
+    "stuff",
+    "topic",
+    "person",
+    "guy",
+    "colleague",
+    "friend",
+    "codename",
+    "initiative",
+    "program",
+)
+"""Words that say what kind of thing a subject is, not which: "everything about Project Falcon" is about every
+memory naming Falcon ("The Falcon deal closes in Q3"), not only those that also say "project"."""
+_GENERIC = frozenset(t for word in GENERIC_WORDS for t in analyze(word, []).terms if t.startswith("t:"))
 
 
 def _same(a: str, b: str) -> bool:

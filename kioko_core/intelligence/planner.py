@@ -50,9 +50,12 @@ if TYPE_CHECKING:
 
 RETRIEVED_SECTIONS = ("memories", "decisions", "procedures", "skills", "lessons")
 """The context sections retrieval fills (and a plan may cap)."""
-SECTION_NAMES = frozenset(RETRIEVED_SECTIONS + ("goals", "pinned", "profile", "instructions", "graph", "working"))
+SECTION_NAMES = frozenset(
+    RETRIEVED_SECTIONS + ("goals", "pinned", "profile", "instructions", "graph", "working", "safety")
+)
 """Every section a plan or ``section_limits`` may cap: the retrieved ones, the open goals, the pins, the
-profile, the instructions, the entity graph's relations (``graph``) and the session's working memory."""
+profile, the instructions, the entity graph's relations (``graph``), the session's working memory and the
+safety facts the question bears on (``safety``, default 5)."""
 FILLABLE = frozenset({"decisions", "procedures", "skills", "lessons", "memories"})
 """Sections ``fill_recent`` may fill with the newest memories of their kind when the search finds none."""
 INTENTS = (

@@ -12,6 +12,7 @@ import numpy as np
 from ..embedding import Embedder, OfflineEmbedder
 from ..entities import EntityGraph
 from ..kind_registry import prior  # noqa: F401  (the priors were read from here)
+from ..safety import SAFETY_TERM, is_safety_relevant
 from ..secrets import get_logger
 from ..store import (
     ConflictError,
@@ -633,10 +634,13 @@ class MemoryLinker:
 
 def index_terms(salient: list[str], record: Record) -> list[str]:
     """What a memory is indexed under: its salient terms, its session, its kind (for recency lists) and
-    its content key (to find an exact copy without a scan); a pinned memory also under :data:`PIN_TERM`."""
+    its content key (to find an exact copy without a scan); a pinned memory also under :data:`PIN_TERM`, a
+    safety-relevant fact of the user (an allergy, an access need ...) under :data:`~kioko_core.safety.SAFETY_TERM`."""
     extra = [SESSION_TERM + record.session_id] if record.session_id else []
     if record.metadata.get("pinned") is True:
         extra.append(PIN_TERM)
+    if is_safety_relevant(record.kind, record.content):
+        extra.append(SAFETY_TERM)
     return list(salient) + extra + [KIND_TERM + record.kind, content_term(record.content)]
 
 
