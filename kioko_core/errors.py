@@ -71,6 +71,11 @@ class IdTaken(ConflictError):
     """
 
 
+class IdUnavailable(IdTaken):
+    """A new memory's id is taken in a scope the caller does not see (HTTP 404, as for an id that is not
+    there): the answer does not confirm that another user's memory has it."""
+
+
 class InvalidRecordError(StoreError, ValueError):
     """A record or argument is malformed (wrong vector length, NaN, bad scope ...). Nothing was written."""
 
@@ -127,6 +132,7 @@ __all__ = [
     "ConflictError",
     "ConnectionLostError",
     "IdTaken",
+    "IdUnavailable",
     "InvalidRecordError",
     "KindMismatch",
     "KiokoError",

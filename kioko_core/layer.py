@@ -16,7 +16,7 @@ from .bookkeeping import Bookkeeping
 from .bulk import BatchAdd
 from .embedding import Embedder, OfflineEmbedder, embed_ahead, load_embedder
 from .entities import EntityGraph
-from .errors import IdTaken, InvalidRecordError, MemoryNotFound
+from .errors import IdTaken, IdUnavailable, InvalidRecordError, MemoryNotFound
 from .format_mark import check_store
 from .graph import Graph
 from .held_texts import forget_texts
@@ -53,7 +53,7 @@ from .secrets import DropSecrets
 from .store import Delete, Filter, Record, Scope, Store, Upsert, metadata_problem
 from .telemetry import count, snapshot, stage, staged, timed
 from .text import Analysis
-from .values import timestamp
+from .values import check_id, timestamp
 
 
 def _build_embedder(embedder: Embedder | str | None, store: Store) -> Embedder:
@@ -266,6 +266,8 @@ class MemoryLayer:
         is raised at once as :class:`~kioko_core.errors.IdTaken` (a ``ConflictError`` that no retry can
         resolve): ``add`` never replaces a memory (use :meth:`update`).
         """
+        if id is not None:
+            check_id(id)
         return self._add(
             content,
             user_id=user_id,
@@ -337,10 +339,11 @@ class MemoryLayer:
         except IdTaken:
             if id is None:
                 raise
-            # raised at once, never retried: ids are unique across the store and this one stays taken
-            raise IdTaken(
-                f"the id {id!r} is taken by a memory of another scope (or one added at the same moment); ids are "
-                "unique across the store, so add without an id or choose another"
+            # raised at once, never retried: ids are unique across the store and this one stays taken. The
+            # message does not say where: another user's memory is not confirmed to exist
+            raise IdUnavailable(
+                f"the id {id!r} cannot be used here; ids are unique across the store, so add without an id or "
+                "choose another"
             ) from None
 
     def _existing_copy(self, scope: Scope, content: str, memory_type: str, session_id: str | None) -> Record | None:
@@ -432,6 +435,8 @@ class MemoryLayer:
             unknown = set(fields) - {"content", "memory_type", "session_id", "metadata", "created_at", "id"}
             if unknown:
                 raise InvalidRecordError(f"item {position}: unknown fields {sorted(unknown)}")
+            if fields.get("id") is not None:
+                check_id(fields["id"], f"item {position}: id")
             fields.setdefault("session_id", session_id)
             fields.setdefault("memory_type", memory_type)
             self._check_new(

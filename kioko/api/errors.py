@@ -64,6 +64,7 @@ STATUS_BY_NAME = {
     "TooManyWebhooks": 409,
     "TooLargeError": 413,
     "MemoryNotFound": 404,
+    "IdUnavailable": 404,
     "LinkConflict": 409,
     "ConflictError": 409,
     "InvalidRecordError": 422,

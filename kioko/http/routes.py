@@ -108,8 +108,9 @@ def list_memories(
         None, description="memory types to keep (repeat the parameter); aliases (fact, lesson ...) are accepted"
     ),
     session_id: str | None = None,
-    created_after: float | None = None,
-    created_before: float | None = None,
+    # finite Unix seconds: NaN and infinities are a 422 here, as in a memory's created_at
+    created_after: float | None = Query(None, allow_inf_nan=False),
+    created_before: float | None = Query(None, allow_inf_nan=False),
     limit: int = Query(50, ge=1, le=MAX_PAGE),
     cursor: str | None = Query(None, max_length=400),
     svc: Service = Depends(service),

@@ -129,15 +129,17 @@ def test_add_with_an_existing_id_is_a_conflict_and_changes_nothing(layer: Memory
 
 
 def test_add_with_another_scopes_id_fails_at_once_and_says_why(layer: MemoryLayer, user: str) -> None:
-    """No retry can free an id another scope holds: one batch is tried, then a typed IdTaken (a ConflictError)."""
+    """No retry can free an id another scope holds: one batch is tried, then a typed IdTaken (a ConflictError;
+    its subclass IdUnavailable, whose message does not say that another scope's memory has the id)."""
     theirs = layer.add("Line 3 stopped with the encoder fault E-217.", user_id=user, memory_type="episodic")
     counting = CountingStore(layer.store)
     mine = MemoryLayer(counting, auto_link=True)
     mine.add("Line 3 encoder fault E-217 again, on the night shift.", user_id=user + "-other", memory_type="episodic")
     counting.reset()
-    with pytest.raises(IdTaken, match="another scope.*choose another"):
+    with pytest.raises(IdTaken, match="cannot be used here.*choose another") as taken:
         mine.add("Line 3 encoder fault E-217, third time.", user_id=user + "-other", id=theirs.id)
     assert counting.calls["update_many"] == 1
+    assert type(taken.value).__name__ == "IdUnavailable" and "scope" not in str(taken.value)
     assert issubclass(IdTaken, ConflictError)
     assert layer.get(theirs.id, user_id=user).content == theirs.content
 
