@@ -1,4 +1,4 @@
-"""The memory commands: add, get, list, update, delete, forget-user, recall."""
+"""The memory commands: add, get, list, update, delete, forget-user, forget-about, recall."""
 
 from __future__ import annotations
 
@@ -238,6 +238,29 @@ def forget_user(
     if json:
         return print_json({"user_id": user, "agent_id": agent, "deleted": removed})
     out().print(f"deleted {removed} records of user {user}", markup=False)
+
+
+@app.command("forget-about", rich_help_panel=MEMORY)
+def forget_about(
+    *,
+    subject: Annotated[str, typer.Argument(help="Who or what to forget, e.g. 'Krutika' or 'Project Falcon'.")],
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only list what would go.")] = False,
+    user: User,
+    store: Store = None,
+    agent: Agent = None,
+    json: Json = False,
+) -> None:
+    """Forget everything about a subject: every memory naming it, its entity-graph relations, the summary points
+    and waiting session turns naming it (docs/privacy.md)."""
+    with opened(store) as memory:
+        found = memory.forget_about(subject, user_id=user, agent_id=agent, dry_run=dry_run)
+    if json:
+        return print_json(found)
+    verb = "would delete" if dry_run else "deleted"
+    lines = [f"{verb} {m['kind']} {m['id']}: {m['content']}" for m in found["memories"]]
+    lines += [f"{verb} relation: {line}" for line in found["relations"]]
+    lines += [f"{verb} {line}" for line in found["traces"]]
+    out().print("\n".join(lines) or f"nothing names {subject!r}", markup=False)
 
 
 @app.command(rich_help_panel=MEMORY)

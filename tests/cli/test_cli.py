@@ -30,6 +30,7 @@ def test_help_reads_as_a_table_of_contents_and_version() -> None:
         "update",
         "delete",
         "forget-user",
+        "forget-about",
         "recall",
         "related",
         "link",
