@@ -318,7 +318,7 @@ def _read(lines: Iterable[str | bytes], checked: bool = False) -> Iterator[Recor
         try:
             record = record_in(data["record"])
         except (ValueError, TypeError, KeyError) as error:
-            raise InvalidRecordError(f"line {number}: not a valid record: {error}") from None
+            raise InvalidRecordError(f"line {number}: not a valid record: {_problems(error)}") from None
         count += 1
         yield record
     if checked:
@@ -340,3 +340,19 @@ def same(a: Record, b: Record) -> bool:
     if a.embedding is None or b.embedding is None:
         return a.embedding is None and b.embedding is None
     return bool(np.array_equal(a.embedding, b.embedding))
+
+
+def _problems(error: Exception) -> str:
+    """A record's problems as ``field: message``; pydantic's own text adds a documentation URL per problem,
+    which an API's error body should not carry."""
+    listed = getattr(error, "errors", None)
+    if not callable(listed):
+        return str(error)
+    try:
+        problems = listed(include_url=False)
+    except TypeError:
+        return str(error)
+    return "; ".join(
+        f"{'.'.join(str(p) for p in problem.get('loc', ())) or 'record'}: {problem.get('msg', 'invalid')}"
+        for problem in problems[:10]
+    )

@@ -61,3 +61,20 @@ def test_over_http_ids_and_bounds_are_4xx_and_another_users_id_is_not_confirmed(
             for bound in ("nan", "inf", "-inf"):
                 answer = as_ana.get("/v1/memories", params={"created_after": bound})
                 assert answer.status_code == 422, (bound, answer.text)
+
+
+def test_an_import_error_names_the_field_without_pydantics_urls() -> None:
+    header = '{"format": "kioko-export", "version": 1, "user_id": "ana", "agent_ids": []}'
+    bad = [
+        ('{"id": 5, "user_id": "ana", "kind": "factual", "content": "x"}', "id: "),
+        ('{"id": "n1", "user_id": "ana", "kind": "factual", "content": "x", "created_at": "soon"}', "created_at: "),
+    ]
+    with live_service("memory://") as (server, _):
+        for record, field in bad:
+            body = f'{header}\n{{"record": {record}}}\n'.encode()
+            answer = httpx.post(
+                f"{server.url}/v1/import", content=body, headers={"Content-Type": "application/x-ndjson"}
+            )
+            assert answer.status_code == 422, answer.text
+            message = answer.json()["error"]["message"]
+            assert field in message and "http" not in message and "pydantic" not in message, message
