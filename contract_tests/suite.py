@@ -11,6 +11,7 @@ from .link_store import LinkStoreContract
 from .postings import PostingsContract
 from .records import AtomicityContract, GetContract, UpdateManyContract, ValidationContract, VersionContract
 from .scan import ScanContract
+from .scopes import ReservedScopeContract, ScopeListingContract
 from .stateful import StateMachineContract
 
 CONTRACT_CLASSES = (
@@ -33,6 +34,8 @@ CONTRACT_CLASSES = (
     GenerationContract,
     ChangesContract,
     LinkStoreContract,
+    ReservedScopeContract,
+    ScopeListingContract,
     StateMachineContract,
 )
 """Each part of the contract, in the order a failure report lists them."""

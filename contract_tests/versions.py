@@ -113,6 +113,17 @@ ADDED: dict[str, Addition] = {
         "last put), applied with the record batch as one unit, bumping the owner's version once per call",
         optional=True,
     ),
+    "ReservedScopeContract": Addition(
+        7,
+        "store records of a user id beginning with '@' like any other: the layer keeps the store's mark (format "
+        "and embedder) as a record of user '@kioko' (a driver on StoreBase passes without a change)",
+    ),
+    "ScopeListingContract": Addition(
+        7,
+        "nothing, or a scopes() method listing every (user_id, agent_id) that holds a record and no other, which "
+        "kioko reembed walks (a store without it re-embeds the users it is told, in place)",
+        optional=True,
+    ),
 }
 """Keyed by contract class name, or ``Class.test_name`` for a single test added to an older class."""
 
@@ -127,6 +138,8 @@ CHANGES: dict[int, str] = {
     6: "text no record can hold refused in a scope and in Filter values (ArgumentContract), what touching a scope "
     "means for generations (GenerationContract), code point order beyond U+FFFF (ScanContract), a link change's "
     "expected_version after the ops and before the bump (LinkStoreContract)",
+    7: "the store's mark in the reserved scope '@kioko' (ReservedScopeContract), an optional scopes() listing "
+    "(ScopeListingContract)",
 }
 """One line per version: what it added."""
 

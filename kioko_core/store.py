@@ -41,7 +41,7 @@ from .errors import UnknownStoreError as UnknownStoreError
 DEFAULT_DIM = 256
 """Vector length a store accepts unless opened with another ``dim`` (the offline embedder's)."""
 
-CONTRACT_VERSION = 6
+CONTRACT_VERSION = 7
 """The version of the store contract this Kioko holds drivers to; it grows when the contract suite gains a
 test a driver written before may fail (or an optional capability). A driver may say which version it was
 written for with a ``contract_version`` class attribute; ``python -m contract_tests`` then lists what

@@ -45,10 +45,11 @@ SKIPPABLE_BECAUSE = (
     "ScopeGenerations is optional",
     "ScopeChanges is optional",
     "LinkStore is optional",
+    "scopes() listing (optional)",
 )
 """Why a contract test may skip on the example: it declares multi_process=False, its URL has no password,
 and it has none of the optional capabilities a third-party driver need not have (a per-scope write
-counter, a change log, links kept apart).
+counter, a change log, links kept apart, a scope listing).
 
 A skip for any other reason (persistent=False, say) means the example stopped being what the guide says.
 """
