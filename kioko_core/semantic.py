@@ -12,7 +12,7 @@ that do not change its vector.
 
 The forward pass below is the numpy reference (``runtime="numpy"``). :class:`MiniLMEmbedder` runs the same
 weights on ONNX Runtime when it is installed, in float32 by default (:mod:`kioko_core.semantic_onnx`): about
-twice as fast on one core, vectors within 1e-6 of these on every CPU, so a store written on one machine is
+twice as fast on one core, vectors within float32 rounding of these (3.3e-7 measured), so a store written on one machine is
 read alike on another (int8, ``runtime="onnx-int8"``, is twice as fast again, its vectors within cosine
 ~0.99 of float32; docs/recall.md, "Vectors across machines").
 
@@ -385,8 +385,8 @@ def default_runtime() -> str:
 
     float32 rather than int8: int8 vectors move by up to 0.05 in one number from float32, and until #38 by a
     different amount on a CPU with VNNI than on one without, so two hosts embedded the same text apart (the
-    top 10 of 13 questions in 30 moved); float32 ones differ by rounding alone, ~1e-6, on every CPU and
-    kernel path measured, at about twice int8's CPU per text (``benchmarks/embedder_spread.py``)."""
+    top 10 of 13 questions in 30 moved); float32 ones differ by rounding alone (3.3e-7 between
+    ONNX Runtime's and numpy's kernels), at about twice int8's CPU per text (``benchmarks/embedder_spread.py``)."""
     from .semantic_onnx import onnxruntime_loadable
 
     if importlib.util.find_spec("onnxruntime") is not None and onnxruntime_loadable():

@@ -6,7 +6,7 @@ bytes; the first process keeps it beside the prepared weights in the user's cach
 (:mod:`kioko_core.semantic_cache`), so the next ones read it from there. The embedding layer runs in numpy
 before the graph (its 47 MB word table stays out of it); the graph holds the 6 transformer layers and the pooling. Two precisions:
 
-- ``"onnx"`` (the default runtime): the graph in float32, within 1e-6 of the numpy forward pass on every
+- ``"onnx"`` (the default runtime): the graph in float32, within 3.3e-7 of the numpy forward pass on the
   CPU measured (``benchmarks/embedder_spread.py``).
 - ``"onnx-int8"``: the 24 dense layers (query/key/value, attention output, the two feed-forward ones) run
   as int8 matmuls: weights quantised once, per output column, symmetric, to 7 bits (:data:`WEIGHT_BITS`);
