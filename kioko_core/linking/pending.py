@@ -89,14 +89,28 @@ class PendingStore:
         for term in merged:
             df[term] = df.get(term, 0) + len(self._holders[term])
         if limit > 0 and merged:
-            # newest created_at first, ties by id, as the store orders them: the stored ids' times are read (a
-            # term the cache has not seen since an earlier memory of the batch took it: seldom)
-            stored = sorted({i for t in merged for i in ids.get(t, [])})
-            when = {r.id: r.created_at for r in self.get(scope, stored) if r is not None}
+            # newest created_at first, ties by id, as the store orders them (a term the cache has not seen since an
+            # earlier memory of the batch took it, or one whose entry expired). The held records go first where
+            # they are newer than the newest stored holder (an import in time order): only that one's time is
+            # read; otherwise every stored holder's.
+            when = self._times(scope, [ids[t][0] for t in merged if ids.get(t)])
+            later = {
+                t
+                for t in merged
+                if ids.get(t) and (ids[t][0] not in when or not self._holders[t][-1] < (-when[ids[t][0]], ids[t][0]))
+            }
+            when.update(self._times(scope, sorted({i for t in later for i in ids[t][1:]})))
             for term in merged:
-                keyed = [(-when[i], i) for i in ids.get(term, []) if i in when] + self._holders[term]
+                if term not in later:  # every held record is newer than every stored one
+                    ids[term] = ([i for _, i in self._holders[term]] + ids.get(term, []))[:limit]
+                    continue
+                keyed = [(-when[i], i) for i in ids[term] if i in when] + self._holders[term]
                 ids[term] = [i for _, i in sorted(keyed)[:limit]]
         return Postings(n=result.n + self._with_terms, df=df, ids=ids)
+
+    def _times(self, scope: Scope, ids: list[str]) -> dict[str, float]:
+        """``created_at`` of the stored records among ``ids`` (one read; missing ones left out)."""
+        return {r.id: r.created_at for r in self.get(scope, ids) if r is not None} if ids else {}
 
     def knn(self, scope: Scope, vector: Any, k: int, filter: Filter | None = None) -> list[Neighbor]:
         hits = self.base.knn(scope, vector, k, filter)
