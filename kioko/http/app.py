@@ -19,7 +19,7 @@ from typing import Any
 import anyio.to_thread
 from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -192,7 +192,16 @@ def create_app(
         svc.layer.store.get(Scope("@readyz"), ["ping"])
         return {"status": "ready", "store": type(getattr(svc.layer.store, "driver", svc.layer.store)).__name__}
 
-    @app.get("/metrics", tags=["admin"], include_in_schema=True, responses={401: ERROR_RESPONSES[401]})
+    @app.get(
+        "/metrics",
+        tags=["admin"],
+        response_class=PlainTextResponse,
+        responses={
+            200: {"description": "the Prometheus text format (version 1.0.0)"},
+            401: ERROR_RESPONSES[401],
+            403: ERROR_RESPONSES[403],
+        },
+    )
     def metrics(who: Principal = Depends(principal)) -> Response:
         """Kioko's counters and timings in the Prometheus text format (docs/operations.md lists the series).
         Per-key figures carry the key's name, never the key; on a server with keys only an admin key may read."""

@@ -380,6 +380,13 @@ class IndexCache:
                 # words, and names a lookup found nowhere); asking for one again costs one postings call
                 for term in [t for t, entry in stats.terms.items() if entry.df == 0]:
                     del stats.terms[term]
+                # the row table keeps every id it ever gave a row, and a forgotten memory's id must not stay in
+                # the process (the forget drill): the scope's rows start afresh, each list's rows made again
+                # from its ids at its next exact ranking (a cost proportional to the postings asked, on a delete)
+                if record_id in stats.table.row_of:
+                    stats.table = RowTable()
+                    for entry in stats.terms.values():
+                        entry.rows = None
 
     @contextmanager
     def staged(self, store: Any) -> Iterator[None]:
