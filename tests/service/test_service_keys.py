@@ -148,6 +148,10 @@ def test_a_read_only_key_reads(served: tuple[Any, dict[str, str]]) -> None:
         refused = reader.delete(f"/v1/memories/{made['id']}", params={"user_id": U})
         assert refused.status_code == 403 and refused.json()["error"]["type"] == "Forbidden"
         assert reader.get(f"/v1/memories/{made['id']}", params={"user_id": U}).status_code == 200  # still there
+    # the module's server is shared: what this test wrote goes, so another test's listing of the user sees only
+    # its own memories in any order (random order had this one in the bound key's list)
+    with httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {keys['writer']}"}) as writer:
+        assert writer.delete(f"/v1/memories/{made['id']}", params={"user_id": U}).status_code == 200
 
 
 def test_rate_limits_are_per_key_and_say_when_to_retry(tmp_path: Path) -> None:
