@@ -100,11 +100,16 @@ def test_an_imported_registration_is_checked_like_a_registration(change: dict[st
 
 
 class FailingOnce(MemoryStore):
-    """A memory store that fails its ``fail_at``-th batch write once, as a store that went away would."""
+    """A memory store that fails its ``fail_at``-th batch write once, as a store that went away would.
+
+    Writes are counted from :meth:`arm` on: the layer built over the store writes its store mark first."""
 
     def __init__(self, fail_at: int) -> None:
         super().__init__()
-        self.fail_at, self.calls = fail_at, 0
+        self.fail_at, self.calls = fail_at, -1
+
+    def arm(self) -> None:
+        self.calls = 0
 
     def update_many(self, ops: Any) -> Any:
         self._fail_on_cue()
@@ -115,6 +120,8 @@ class FailingOnce(MemoryStore):
         return super().update_with_links(ops, changes)
 
     def _fail_on_cue(self) -> None:
+        if self.calls < 0:  # not armed yet
+            return
         self.calls += 1
         if self.calls == self.fail_at:
             raise StoreError("the store went away")
@@ -124,7 +131,9 @@ def test_an_import_cut_off_by_the_store_says_what_it_wrote_and_completes_when_ru
     with kioko.connect("memory://", auto_link=False) as source:
         source.add_many([f"Station {i} runs the line 3 conveyor." for i in range(BATCH + 50)], user_id=U)
         dump = list(export_lines(source, U))
-    target = MemoryLayer(FailingOnce(fail_at=2), auto_link=False)
+    store = FailingOnce(fail_at=2)  # the second batch fails: the first (BATCH records) stays written
+    target = MemoryLayer(store, auto_link=False)
+    store.arm()
     with pytest.raises(StoreError) as failed:
         import_lines(target, dump)
     assert f"after writing {BATCH} of {BATCH + 50} records" in str(failed.value)
