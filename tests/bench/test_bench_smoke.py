@@ -72,8 +72,10 @@ def test_counting_store_counts_each_call_and_delegates() -> None:
     """The proxy answers like the store it wraps and counts one call per method call."""
     counter = bench.CountingStore(kioko.open_store("memory://"))
     layer = kioko.MemoryLayer(counter, auto_link=True)
+    marked = counter.calls["update_many"]  # a new store gets its format mark when the first layer opens it (#36)
+    assert marked == 1
     layer.add("Line 3 jammed again at the light curtain.", user_id="u", memory_type="episodic")
-    assert counter.calls["update_many"] == 1
+    assert counter.calls["update_many"] - marked == 1
     assert counter.dim == counter.inner.dim and counter.capabilities == counter.inner.capabilities
     before = counter.snapshot()
     layer.recall("line 3 jam", user_id="u", links=0)
