@@ -33,6 +33,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..store import Filter, Record, Scope
+from ..telemetry import count
 from ..text import analyze
 from .language import about_user, due_date
 from .ops import APPLIED, SKIPPED, MemoryOp
@@ -563,6 +564,7 @@ def apply(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope) -> None:
             if rid != new_id:
                 # a mark already there (a concurrent supersede) is kept: the first replacement is the one in force
                 memory._update(rid, scope, _marking(new_id))
+                count("memories_superseded_total")
         if old_ids:
             memory.update(op.memory_id, metadata={"supersedes": old_ids[0]}, **who)
         values = [v for v in f.get("old_values", []) if isinstance(v, str) and v.strip()]

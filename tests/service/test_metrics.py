@@ -167,6 +167,17 @@ def test_stats_in_process_move_with_the_library_calls() -> None:
     assert any(r["labels"].get("outcome") == "SecretDropped" for r in stats["counters"]["operations_total"])
 
 
+def test_a_correction_that_supersedes_is_counted() -> None:
+    memory = kioko.intelligent("memory://")
+    try:
+        memory.record_turn("My editor is Vim.", user_id=U)
+        before = telemetry.counter_value("memories_superseded_total")
+        memory.record_turn("I switched from Vim to Helix last month.", user_id=U)
+        assert telemetry.counter_value("memories_superseded_total") == before + 1
+    finally:
+        memory.close()
+
+
 def test_an_unknown_series_is_refused() -> None:
     with pytest.raises(KeyError, match="not one of Kioko's series"):
         telemetry.count("made_up_total")
