@@ -174,12 +174,27 @@ def contract_store_url(request: pytest.FixtureRequest, matrix_store: str) -> str
 _store_of_test: dict[str, str] = {}
 
 
+def _keep_file_order(items: list[pytest.Item]) -> None:
+    """Tests of a module marked ``in_order`` run in the order the file defines them, wherever the random order
+    put the module: each leaves the state the next one starts from (a killed primary, a promoted standby)."""
+    slots = [i for i, item in enumerate(items) if item.get_closest_marker("in_order") is not None]
+
+    def defined(item: pytest.Item) -> tuple[str, int, str]:
+        function = getattr(item, "function", None)
+        line = function.__code__.co_firstlineno if function is not None else 0
+        return (str(item.path), line, item.nodeid)
+
+    for slot, item in zip(slots, sorted((items[i] for i in slots), key=defined)):
+        items[slot] = item
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Note each test's matrix store; mark the Qdrant server's tests skipped up front when it cannot start.
 
     Deciding before the run (an environment variable, a Docker ping) turns a hundred identical skips
     into one folded line per file in the summary, and the store matrix section names the reason.
     """
+    _keep_file_order(items)
     qdrant_server_missing: str | None = None
     for item in items:
         callspec = getattr(item, "callspec", None)

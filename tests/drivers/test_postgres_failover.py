@@ -23,6 +23,8 @@ import kioko
 from kioko_core.store import ConnectionLostError, Delete, InvalidRecordError, Record, Scope, Upsert
 
 pytest.importorskip("psycopg")
+# the tests share one cluster and the later ones need what the earlier left (the failover kills the primary)
+pytestmark = pytest.mark.in_order
 
 import replication  # noqa: E402 (tests/ is on the path: conftest puts it there)
 
