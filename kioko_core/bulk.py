@@ -17,16 +17,24 @@ from __future__ import annotations
 import copy
 import itertools
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .kind_registry import canonical_kind
 from .linking.linker import structural_targets_of
 from .linking.pending import PendingStore
+from .parts import KindsHost
 from .store import ConflictError, Record, Scope, ScopeGenerations
 from .values import timestamp
 
-if TYPE_CHECKING:
-    from .layer import MemoryLayer
+
+class BulkHost(KindsHost, Protocol):
+    """What a batched add goes through (the layer, which imports this module: so not the layer by name): the
+    layer's writes, its flag that the batch was screened for secrets, and its lookup of a stored copy."""
+
+    _screened: bool
+
+    def _existing_copy(self, scope: Scope, content: str, memory_type: str, session_id: str | None) -> Record | None: ...
+
 
 BATCH = 256
 """Memories planned before their batch is written. The index cache serves this process's other threads only
@@ -36,7 +44,7 @@ between batches (a batch describes writes no one may read yet), so a batch stays
 class BatchAdd:
     """Adds prepared items (``add``'s keyword arguments, already checked) for one scope, a batch at a time."""
 
-    def __init__(self, layer: MemoryLayer, user_id: str | None, agent_id: str | None, size: int = BATCH) -> None:
+    def __init__(self, layer: BulkHost, user_id: str | None, agent_id: str | None, size: int = BATCH) -> None:
         self._layer = layer
         self._user_id, self._agent_id = user_id, agent_id
         self._scope = layer._scope(user_id, agent_id)
@@ -53,7 +61,7 @@ class BatchAdd:
             first = self._batch(itertools.chain([first], source), out)
         return out
 
-    def _add(self, layer: MemoryLayer, fields: dict[str, Any], vector: Any) -> Record:
+    def _add(self, layer: BulkHost, fields: dict[str, Any], vector: Any) -> Record:
         return layer.add(user_id=self._user_id, agent_id=self._agent_id, embedding=vector, **fields)
 
     def _batch(
@@ -114,17 +122,17 @@ class BatchAdd:
         return stored
 
 
-def _held_view(layer: MemoryLayer, held: PendingStore) -> MemoryLayer:
+def _held_view(layer: BulkHost, held: PendingStore) -> BulkHost:
     """The layer writing into ``held``: its own index cache (staged on ``held``), a linker reading ``held``."""
     view = copy.copy(layer)
-    view.store = held  # type: ignore[assignment]
-    view._screened = True  # add_many screened every item for secrets before anything was embedded
-    view.linker = copy.copy(layer.linker)
-    view.linker.store = held
+    linker = copy.copy(layer.linker)
+    linker.store = held
+    # the copy's own store and linker (BulkHost, like the layer's users, reads them as properties)
+    vars(view).update(store=held, linker=linker, _screened=True)  # _screened: add_many screened every item first
     return view
 
 
-def _alone(view: MemoryLayer, scope: Scope, fields: dict[str, Any]) -> bool:
+def _alone(view: BulkHost, scope: Scope, fields: dict[str, Any]) -> bool:
     """Whether this item's add writes more than a held batch stands for (see the module)."""
     kind = canonical_kind(fields["memory_type"])
     metadata = fields.get("metadata")
