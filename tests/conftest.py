@@ -177,15 +177,18 @@ _store_of_test: dict[str, str] = {}
 def _keep_file_order(items: list[pytest.Item]) -> None:
     """Tests of a module marked ``in_order`` run in the order the file defines them, wherever the random order
     put the module: each leaves the state the next one starts from (a killed primary, a promoted standby)."""
-    slots = [i for i, item in enumerate(items) if item.get_closest_marker("in_order") is not None]
+    slots: dict[str, list[int]] = {}  # each module's own places in the run, reordered among themselves
+    for i, item in enumerate(items):
+        if item.get_closest_marker("in_order") is not None:
+            slots.setdefault(str(item.path), []).append(i)
 
-    def defined(item: pytest.Item) -> tuple[str, int, str]:
+    def defined(item: pytest.Item) -> tuple[int, str]:
         function = getattr(item, "function", None)
-        line = function.__code__.co_firstlineno if function is not None else 0
-        return (str(item.path), line, item.nodeid)
+        return (function.__code__.co_firstlineno if function is not None else 0, item.nodeid)
 
-    for slot, item in zip(slots, sorted((items[i] for i in slots), key=defined)):
-        items[slot] = item
+    for places in slots.values():
+        for slot, item in zip(places, sorted((items[i] for i in places), key=defined)):
+            items[slot] = item
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -33,6 +33,10 @@ from kioko.cli import DEMO_USER, run_quick_start
 from kioko_core.linking.links import link_entries, linked_at
 from kioko_core.store import Scope
 
+# the tests drive one browser through one console session: each starts on the page the one before left,
+# and the last checks every earlier one's screenshot
+pytestmark = pytest.mark.in_order
+
 UNPINNABLE = {"profile", "instruction", "working"}
 """Kinds the server refuses to pin (kioko_core.intelligence.pins), for which the console shows no Pin button."""
 BACKFILL_USER = "backfill-user"

@@ -15,6 +15,9 @@ import kioko
 from kioko.api.auth import add_key
 from kioko_core.store import Scope
 
+# the tests share one browser and server: each starts from the key and page the one before left
+pytestmark = pytest.mark.in_order
+
 TENANT = "ana"
 
 
