@@ -1,6 +1,6 @@
 """Does the memory stay true over a conversation? End states of an agent loop, scene by scene.
 
-    python benchmarks/memory_truth.py [--split dev,heldout] [--llm SPEC] [--scene ID]
+    python benchmarks/memory_truth.py [--split dev,dev2,heldout,heldout2] [--llm SPEC] [--scene ID]
         [--markdown PATH] [--json PATH]
 
 A scene is a few sessions of an agent loop for a fresh user, through the public API only: for every
@@ -26,6 +26,12 @@ from the router's patterns), then split once: within each class, in the order wr
 5th ... scene is ``dev`` (``benchmarks/data/memory_truth_dev.jsonl``) and the 2nd, 4th ... ``heldout``
 (``memory_truth_heldout.jsonl``). Tuning reads only the dev half: the markdown lists the dev half's
 failures and only counts for the held-out half.
+
+Later scene sets follow the same pattern, one file per half: every ``memory_truth_devN.jsonl`` is a half
+the tuning reads, every ``memory_truth_heldoutN.jsonl`` one it never reads; each file is reported as its
+own row, and only ``dev*`` failures are ever listed or shown with ``--scene``. ``heldout2`` was written
+by another hand, in another voice, before any of the tuning that followed it, to check that what was
+tuned on ``dev``/``dev2`` carries over to phrasings nobody tuned on.
 
 Offline by default (``kioko.intelligent("memory://")``, no network). ``--llm SPEC`` measures the model
 router as well (a ``module:function`` prompt -> text callable or a provider string); without it that row
@@ -55,7 +61,19 @@ from kioko_core.scoped import SESSIONS_AGENT  # noqa: E402
 from kioko_core.store import Scope  # noqa: E402
 
 DATA = ROOT / "benchmarks" / "data"
-SPLITS = ("dev", "heldout")
+_SPLIT_FILE = re.compile(r"memory_truth_((?:dev|heldout)\d*)\.jsonl")
+
+
+def splits_present() -> list[str]:
+    """Every half with a scene file, dev halves first: ``dev``, ``dev2``, ..., ``heldout``, ``heldout2``, ..."""
+    found = [m.group(1) for path in DATA.glob("memory_truth_*.jsonl") if (m := _SPLIT_FILE.fullmatch(path.name))]
+    return sorted(found, key=lambda name: (not name.startswith("dev"), len(name), name))
+
+
+def is_dev(split: str) -> bool:
+    return split.startswith("dev")
+
+
 REPLIES = ("Got it.", "Okay, noted.", "Sure, I'll keep that in mind.", "Understood.")
 GRAPH_AGENT = "@graph"
 _WAS_NOTE = re.compile(r"\(was:[^)]*\)", re.IGNORECASE)
@@ -63,7 +81,7 @@ _WAS_NOTE = re.compile(r"\(was:[^)]*\)", re.IGNORECASE)
 _HISTORICAL_BEFORE = re.compile(
     r"\b(?:not|n't|no longer|never|instead of|rather than|from|was|were|used to|formerly|previously|"
     r"replaced|over|left|ditched|dropped|sold|quit|skipping|gave up on|moved on from|outgrown|"
-    r"stopped|retired|no more)\b[^.;:]{0,40}$",
+    r"stopped|retired|no more|gone off|went off|scrap|scrapped|swapped|traded in|vetoed)\b[^.;:]{0,40}$",
     re.IGNORECASE,
 )
 _HISTORICAL_AFTER = re.compile(r"^[^.;:]{0,30}\b(?:anymore|any more|no longer|was too|is over)\b", re.IGNORECASE)
@@ -288,7 +306,7 @@ def report(runs: dict[str, dict[str, list[SceneResult]]], command: str, seconds:
         for split, results in halves.items():
             lines.append(row(split, summarise(results)))
         lines.append(row("**all**", summarise(every)))
-        lines += ["", "Per class (both halves; the held-out half's figures in brackets):", ""]
+        lines += ["", "Per class (every half; the held-out halves' figures on their own):", ""]
         lines += [
             "| class | probes right | held out | stale | forgets incomplete | false writes | context mean |",
             "|---|---:|---:|---:|---:|---:|---:|",
@@ -296,15 +314,17 @@ def report(runs: dict[str, dict[str, list[SceneResult]]], command: str, seconds:
         classes = sorted({r.scene.cls for r in every})
         for cls in classes:
             s = summarise([r for r in every if r.scene.cls == cls])
-            h = summarise([r for r in halves.get("heldout", []) if r.scene.cls == cls])
+            h = summarise(
+                [r for split, half in halves.items() if not is_dev(split) for r in half if r.scene.cls == cls]
+            )
             lines.append(
                 f"| {cls} | {pct(s['right'], s['probes'])} | {pct(h['right'], h['probes'])} | {s['stale']} | "
                 f"{s['forgets_incomplete']}/{s['forget_scenes']} | {pct(s['false_writes'], s['noop_turns'])} | "
                 f"{s['context_chars_mean']:,} |"
             )
-        dev = halves.get("dev", [])
+        dev = [r for split, half in halves.items() if is_dev(split) for r in half]
         failures = [(r, p) for r in dev for p in r.probes if not p.right]
-        lines += ["", f"### Dev failures ({len(failures)} probes; the held-out half's are not listed)", ""]
+        lines += ["", f"### Dev failures ({len(failures)} probes; the held-out halves' are not listed)", ""]
         for r, p in failures:
             lines.append(f"- **{r.scene.id}** ({r.scene.cls}) {p.question!r}")
             for m in p.missing:
@@ -321,18 +341,19 @@ def report(runs: dict[str, dict[str, list[SceneResult]]], command: str, seconds:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--split", default="dev,heldout", help="dev, heldout or both (comma-separated)")
+    parser.add_argument("--split", help="halves to run, comma-separated (default: every scene file's half)")
     parser.add_argument("--llm", help="measure the LLM router too: module:function or a provider string")
     parser.add_argument("--scene", help="run one dev scene and print its contexts and writes")
     parser.add_argument("--markdown", type=Path)
     parser.add_argument("--json", type=Path, dest="json_path")
     args = parser.parse_args(argv)
-    splits = [s.strip() for s in args.split.split(",") if s.strip()]
+    present = splits_present()
+    splits = [s.strip() for s in args.split.split(",") if s.strip()] if args.split else present
     for split in splits:
-        if split not in SPLITS:
-            parser.error(f"unknown split {split!r} (dev, heldout)")
+        if split not in present:
+            parser.error(f"unknown split {split!r} ({', '.join(present)})")
     if args.scene:
-        found = [s for s in load("dev") if s.id == args.scene]
+        found = [s for split in present if is_dev(split) for s in load(split) if s.id == args.scene]
         if not found:
             parser.error(f"no dev scene {args.scene!r} (held-out scenes are not shown one by one)")
         result = measure("offline", None, found)[0]
