@@ -31,7 +31,10 @@ Later scene sets follow the same pattern, one file per half: every ``memory_trut
 the tuning reads, every ``memory_truth_heldoutN.jsonl`` one it never reads; each file is reported as its
 own row, and only ``dev*`` failures are ever listed or shown with ``--scene``. ``heldout2`` was written
 by another hand, in another voice, before any of the tuning that followed it, to check that what was
-tuned on ``dev``/``dev2`` carries over to phrasings nobody tuned on.
+tuned on ``dev``/``dev2`` carries over to phrasings nobody tuned on. ``dev_forget``/``heldout_forget`` hold the
+forgets (one item, a subject named later only as "he"/"she", a whole kind), summaries across sessions,
+small talk, safety facts and the context budget, written before the changes they measure. A probe may
+set ``max_chars``: its context must be no longer (the budget scenes, at the default budget).
 
 Offline by default (``kioko.intelligent("memory://")``, no network). ``--llm SPEC`` measures the model
 router as well (a ``module:function`` prompt -> text callable or a provider string); without it that row
@@ -61,7 +64,7 @@ from kioko_core.scoped import SESSIONS_AGENT  # noqa: E402
 from kioko_core.store import Scope  # noqa: E402
 
 DATA = ROOT / "benchmarks" / "data"
-_SPLIT_FILE = re.compile(r"memory_truth_((?:dev|heldout)\d*)\.jsonl")
+_SPLIT_FILE = re.compile(r"memory_truth_((?:dev|heldout)(?:\d*|_[a-z]+))\.jsonl")
 
 
 def splits_present() -> list[str]:
@@ -98,6 +101,7 @@ class Probe:
     question: str
     show: list[str]
     not_current: list[str]
+    max_chars: int | None = None
 
 
 @dataclass
@@ -121,7 +125,7 @@ def load(split: str) -> list[Scene]:
             [Turn(t) if isinstance(t, str) else Turn(t["u"], bool(t.get("noop"))) for t in session]
             for session in raw["sessions"]
         ]
-        probes = [Probe(p["q"], p.get("show", []), p.get("not_current", [])) for p in raw["probes"]]
+        probes = [Probe(p["q"], p.get("show", []), p.get("not_current", []), p.get("max_chars")) for p in raw["probes"]]
         scenes.append(
             Scene(
                 raw["id"],
@@ -222,6 +226,8 @@ def run_scene(memory: Any, scene: Scene, tag: str) -> SceneResult:
     for probe in scene.probes:
         text = memory.recall(probe.question, user_id=user, session_id=probe_session).text
         missing = [entry for entry in probe.show if not shown(text, entry)]
+        if probe.max_chars is not None and len(text) > probe.max_chars:
+            missing.append(f"a context within {probe.max_chars:,} characters (got {len(text):,})")
         stale = [f"{entry}: {line}" for entry in probe.not_current for line in shown_as_current(text, entry)]
         results.append(
             ProbeResult(scene.id, scene.cls, probe.question, not missing and not stale, missing, stale, len(text), text)
