@@ -158,6 +158,9 @@ class OpExecutor:
         metadata: dict[str, Any] = {"managed_by": router or "manage"}
         if op.importance is not None:
             metadata["importance"] = round(float(op.importance), 3)
+        about = op.fields.get("about")
+        if isinstance(about, list) and all(isinstance(a, str) for a in about):
+            metadata["about"] = about  # the categories the memory names a thing of (indexed under their words)
         return {"user_id": scope.user_id, "agent_id": scope.agent_id, "metadata": metadata}
 
     def _typed(self, op: MemoryOp, scope: Scope, session_id: str | None, target: Record | None, router: str) -> Any:

@@ -840,6 +840,8 @@ class _Reading:
         if slot:
             key = R.SLOTS[slot.group(1).lower()]
             value = re.sub(r"^(?:called|named)\s+", "", bare(slot.group(2)), flags=re.IGNORECASE)
+            if key == "phone_number" and len(re.findall(r"\d", value)) < 5:
+                return None  # "my phone is a Galaxy S21" names the handset, not a number to call
             return [(key, value, _RELATION_OF_SLOT.get(key))]
         return None
 

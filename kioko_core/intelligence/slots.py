@@ -35,8 +35,11 @@ from typing import TYPE_CHECKING, Any, Callable
 from ..store import Filter, Record, Scope
 from ..telemetry import count
 from ..text import analyze
+from .categories import about as categories_about
+from .categories import mentions
 from .language import about_user, due_date
 from .ops import APPLIED, SKIPPED, MemoryOp
+from .profile_changes import profile_changes
 from .summaries import summary_content
 
 if TYPE_CHECKING:
@@ -295,6 +298,9 @@ def same_slot(memory: MemoryLayer, scope: Scope, text: str, turn_text: str, goal
         return list(found.values())
     # the op's own words, with those of the sentence it came from ("I switched dentists, I see Dr. Okafor now")
     own, whole = set(mine.frame), _sentence_of(text, turn_text)
+    by_category = same_category(memory, scope, text, whole, turn_text)
+    if by_category:
+        return by_category
     mine = Slot(mine.frame | read_slot(whole).frame, mine.values)
     cue = bool(CUE.search(turn_text))
     liking = bool(_LIKING.search(text))
@@ -335,6 +341,65 @@ def same_slot(memory: MemoryLayer, scope: Scope, text: str, turn_text: str, goal
         found.setdefault(record.id, Replaced(record, sure, stale[0], None, None if shared & own else whole))
     return list(found.values())
 
+
+_USERS_OWN = re.compile(r"\b(?:I|I'm|I've|I'd|my|mine|we|we're|we've|our|User|User's|me)\b", re.IGNORECASE)
+"""A statement about the user's own things (a category value is the user's only when the text says so)."""
+_SOMEONE_ELSES = re.compile(
+    r"\b(?:my|our|User's)\s+(?:wife|husband|partner|son|daughter|kids?|children|mum|mom|dad|father|mother|"
+    r"brother|sister|friend|colleague|boss|manager|neighbou?r|team|company|client)('s)?\b|\b(?:he|she|they|his|her|their)\s+"
+    r"(?:uses?|has|have|drives?|switched|prefers?|likes?)\b",
+    re.IGNORECASE,
+)
+"""A sentence about someone else's things ("my son uses Chrome"): no value of the user's own."""
+_NO_SUBJECT = re.compile(
+    r"^\W*(?:(?:just|finally|recently|so|and|also|then)\s+)*(?:got|bought|switched|moved|went|started|picked up|ordered|"
+    r"upgraded|installed|tried|traded|changed|swapped|using|use|drive|driving|run|running)\b",
+    re.IGNORECASE,
+)
+"""A turn that leaves its subject out ("Just got the new iPhone 15", "Bought a MacBook ...") speaks of the user."""
+
+
+def same_category(memory: MemoryLayer, scope: Scope, text: str, sentence: str, turn_text: str) -> list[Replaced]:
+    """The user's current memories naming another value of a category ``text`` names (see :mod:`.categories`):
+    "I switched to Brave" after "my browser of choice is Firefox". A category of one value at a time replaces
+    on a change cue or a liking (else: unsure, the conflict is marked); one of several values only when the
+    two statements also share a word of their own ("favourite language")."""
+    said = f"{text} {sentence}"
+    new = mentions(said)
+    if not new or _SOMEONE_ELSES.search(said):
+        return []
+    if not (_USERS_OWN.search(said) or _NO_SUBJECT.search(text) or _NO_SUBJECT.search(sentence)):
+        return []
+    lowered = said.lower()
+    sure = bool(CUE.search(turn_text) or CORRECTION.search(turn_text) or _LIKING.search(said))
+    frame = read_slot(said).frame
+    found: dict[str, Replaced] = {}
+    for category in dict.fromkeys(m.category for m in new):
+        values = {m.value for m in new if m.category is category}
+        terms = sorted({"t:" + w for v in category.values if v not in values for w in _terms_of_name(v)})
+        for record in _holding(memory, scope, terms, False):
+            if record.id in found or _SOMEONE_ELSES.search(record.content):
+                continue
+            if not (_USERS_OWN.search(record.content) or record.kind in _STATED_KINDS):
+                continue  # knowledge that merely names a browser is no value of the user's
+            if record.kind == "profile" and record.metadata.get("slot") in _NOT_A_CATEGORY_SLOT:
+                continue  # "I work at Google" is an employer, not a search engine
+            theirs = [m for m in mentions(record.content) if m.category is category]
+            if not theirs or any(m.value in values for m in theirs):
+                continue  # names the new value too: a comparison or the same thing
+            old = [m for m in theirs if not re.search(rf"(?<!\w){re.escape(m.value)}(?!\w)", lowered)]
+            if not old:
+                continue
+            if not category.single:
+                nouns = {w for noun in category.nouns for w in _terms_of_name(noun)}
+                if not (read_slot(record.content).frame & frame) - nouns - {"use", "user"}:
+                    continue
+            found[record.id] = Replaced(record, sure, old[0].said, new[0].said)
+    return list(found.values())
+
+
+_NOT_A_CATEGORY_SLOT = frozenset({"employer", "name", "team", "hometown", "location", "language"})
+"""Profile slots whose value may be spelled like a product ("Google", "Rust", "Java") but is not one."""
 
 _LIKING = re.compile(
     r"\b(?:prefer|prefers|preferred|rather|like|likes|love|loves|favou?rite|enjoy|enjoys|into|fan of|go-to|"
@@ -414,6 +479,8 @@ def corrections(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_tex
     for sentence_text in re.split(r"(?<=[.!?])\s+", _TITLE_DOT.sub(r"\1", turn_text)):
         if not CORRECTION.search(sentence_text):
             continue
+        if _category_correction(memory, ops, scope, sentence_text, turn_text, said):
+            continue
         mine = read_slot(sentence_text)
         if not mine.values or any(_covers(text, sentence_text) for text in said):
             continue
@@ -447,6 +514,57 @@ def corrections(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_tex
         )
 
 
+def _category_correction(
+    memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, sentence: str, turn_text: str, said: list[str]
+) -> bool:
+    """ "Actually it's a Pixel 8 I use": the one memory naming another value of the category gets the new value
+    (the whole value: not "iPhone 8" from "iPhone 12" and a number)."""
+    # the clause that makes the correction: "Actually it's a Pixel 8 I use, I gave the iPhone to my son"
+    clause = next((c for c in re.split(r",\s*|;\s*|\s+-+\s+", sentence) if CORRECTION.search(c)), sentence)
+    if any(_covers(text, clause) for text in said):
+        return False
+    found = [r for r in same_category(memory, scope, clause, clause, turn_text) if r.sure and r.old and r.new]
+    if len(found) != 1:
+        return False
+    replaced = found[0]
+    record, old, new = replaced.record, replaced.old or "", replaced.new or ""
+    if record.kind == "profile" and isinstance(record.metadata.get("slot"), str):
+        ops.append(
+            MemoryOp(
+                "profile.set",
+                fields={"key": record.metadata["slot"], "value": new},
+                reason="a correction: the same slot with another value",
+                confidence=0.7,
+            )
+        )
+        return True
+    if record.kind not in _OP_OF:
+        return False
+    text = _swap(record.content, old, new)
+    importance = record.metadata.get("importance")
+    ops.append(
+        MemoryOp(
+            f"{_OP_OF[record.kind]}.add",
+            fields={"text": text, "supersedes": [record.id]},
+            reason="a correction: the same slot with another value",
+            importance=importance if isinstance(importance, float) else 0.6,
+            confidence=0.7,
+        )
+    )
+    return True
+
+
+def _swap(content: str, old: str, new: str) -> str:
+    """``content`` with ``old`` replaced by ``new``, its article agreeing ("an iPhone" -> "a Pixel")."""
+    found = re.search(rf"(?:\b(an?)\s+)?{re.escape(old)}", content, re.IGNORECASE)
+    if found is None:
+        return content
+    article = ""
+    if found.group(1):
+        article = ("an " if new[:1].lower() in "aeiou" else "a ") if found.group(1).islower() else "A "
+    return content[: found.start()] + article + new + content[found.end() :]
+
+
 def _original(text: str, value: str) -> str:
     """``value`` as ``text`` spells it (the slot reading lowers case)."""
     found = re.search(re.escape(value), text, re.IGNORECASE)
@@ -466,6 +584,12 @@ def resolve(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_text: s
     is stored as that kind.
     """
     corrections(memory, ops, scope, turn_text)
+    profile_changes(memory, ops, scope, turn_text)
+    for op in ops:
+        if op.status == "planned" and op.action == "add" and op.kind in ADDING:
+            about = categories_about(_op_text(op))
+            if about:
+                op.fields["about"] = about
     claimed: set[str] = set()
     for op in ops:
         if op.status not in ("planned",) or op.action != "add" or op.kind not in ADDING or op.fields.get("supersedes"):

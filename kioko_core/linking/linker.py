@@ -635,8 +635,13 @@ class MemoryLinker:
 def index_terms(salient: list[str], record: Record) -> list[str]:
     """What a memory is indexed under: its salient terms, its session, its kind (for recency lists) and
     its content key (to find an exact copy without a scan); a pinned memory also under :data:`PIN_TERM`, a
-    safety-relevant fact of the user (an allergy, an access need ...) under :data:`~kioko_core.safety.SAFETY_TERM`."""
+    safety-relevant fact of the user (an allergy, an access need ...) under :data:`~kioko_core.safety.SAFETY_TERM`;
+    one the router saw name a thing of a known category ("Pixel 8": a phone) also under the category's words
+    (``metadata.about``), so "what phone do I have?" finds it."""
     extra = [SESSION_TERM + record.session_id] if record.session_id else []
+    about = record.metadata.get("about")
+    if isinstance(about, list):
+        extra += [t for noun in about if isinstance(noun, str) for t in analyze(noun).terms if t.startswith("t:")]
     if record.metadata.get("pinned") is True:
         extra.append(PIN_TERM)
     if is_safety_relevant(record.kind, record.content):
