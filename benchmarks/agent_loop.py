@@ -67,7 +67,7 @@ def _open(url: str, mode: str) -> Any:
         return kioko.connect(url, auto_link=True)
     if mode == "managed":
         return kioko.intelligent(url)
-    from kioko_core.intelligence import Intelligence
+    from kioko_intelligence import Intelligence
 
     if mode == QUIET:
         return kioko.intelligent(url, intelligence=Intelligence(scheduler=False))

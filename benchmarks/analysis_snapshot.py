@@ -60,7 +60,7 @@ def sample(data: Path) -> list[str]:
 def fingerprints(root: Path, texts: list[str]) -> list[str]:
     """Run in a process that has imported nothing of this tree, so ``kioko_core`` comes from ``root``."""
     sys.path.insert(0, str(root))
-    from kioko_core import text as text_module
+    from kioko_core.reading import analysis as text_module
 
     prints = []
     for number, text in enumerate(texts):

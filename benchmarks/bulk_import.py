@@ -9,7 +9,7 @@ after the one before. Ids are fixed (``t000001`` ...), so ties break alike and t
 
 For each size, on a fresh SQLite file, with linking on and the offline embedder:
 
-- **batched**: one ``add_many`` call (kioko_core/bulk.py: a batch of memories planned as ``add`` plans them, stored
+- **batched**: one ``add_many`` call (kioko_core/layer/bulk.py: a batch of memories planned as ``add`` plans them, stored
   in one transaction);
 - **one by one**: ``add`` per memory, which is what ``add_many`` did before (up to ``--before-max`` memories: at
   6-15 ms a memory, 100,000 take 10 to 25 minutes).

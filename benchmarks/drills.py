@@ -28,10 +28,10 @@ import drill_workers as drills  # noqa: E402
 
 import kioko  # noqa: E402
 from kioko_backends.memory import MemoryStore  # noqa: E402
-from kioko_core.layer import MemoryLayer  # noqa: E402
-from kioko_core.secrets import DropSecrets  # noqa: E402
+from kioko_core.layer.memory_layer import MemoryLayer  # noqa: E402
+from kioko_core.privacy.secrets import DropSecrets  # noqa: E402
+from kioko_core.reading.analysis import analyze  # noqa: E402
 from kioko_core.store import Scope  # noqa: E402
-from kioko_core.text import analyze  # noqa: E402
 
 
 def _user(tag: str) -> str:

@@ -44,8 +44,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]
 
-import kioko_core.semantic as semantic  # noqa: E402
-from kioko_core.semantic_onnx import build_graph  # noqa: E402
+import kioko_core.embedding.semantic as semantic  # noqa: E402
+from kioko_core.embedding.semantic_onnx import build_graph  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo"
 CRAFTED = [
@@ -85,7 +85,7 @@ Encoder = Callable[[str], np.ndarray]
 
 
 def onnx_encoder(quantize: bool, weight_bits: int, optimise: bool) -> Encoder:
-    """One text per run, one thread: Kioko's way (kioko_core.semantic_onnx.OnnxEncoder), settings apart."""
+    """One text per run, one thread: Kioko's way (kioko_core.embedding.semantic_onnx.OnnxEncoder), settings apart."""
     import onnxruntime
 
     model = semantic.shared_model()

@@ -28,7 +28,7 @@ from synthetic import generate_notes  # noqa: E402
 
 import kioko  # noqa: E402
 from kioko_backends.sqlite import store as sqlite_backend  # noqa: E402  (the module that calls _configure)
-from kioko_core.layer import MemoryLayer  # noqa: E402
+from kioko_core.layer.memory_layer import MemoryLayer  # noqa: E402
 
 _configure = sqlite_backend._configure
 

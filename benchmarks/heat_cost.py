@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]
 
 import kioko  # noqa: E402
-from kioko_core.intelligence import Intelligence  # noqa: E402
+from kioko_intelligence import Intelligence  # noqa: E402
 
 USER = "kumar"
 QUESTIONS = [

@@ -35,7 +35,7 @@ os.environ.setdefault("KIOKO_EMBEDDER", "offline")
 from synthetic import entity_relations, generate_notes  # noqa: E402
 
 import kioko  # noqa: E402
-from kioko_core.layer import MemoryLayer  # noqa: E402
+from kioko_core.layer.memory_layer import MemoryLayer  # noqa: E402
 from kioko_core.store import Scope  # noqa: E402
 
 USER = "digest"

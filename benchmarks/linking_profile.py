@@ -34,8 +34,10 @@ sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 from synthetic import entity_relations, generate_notes  # noqa: E402
 
 import kioko  # noqa: E402
-from kioko_core import entities, layer, store  # noqa: E402
-from kioko_core.layer import MemoryLayer  # noqa: E402
+from kioko_core import store  # noqa: E402
+from kioko_core.graph import entities  # noqa: E402
+from kioko_core.layer import memory_layer as layer  # noqa: E402
+from kioko_core.layer.memory_layer import MemoryLayer  # noqa: E402
 from kioko_core.linking import linker  # noqa: E402
 
 SPENT: dict[str, float] = defaultdict(float)
@@ -111,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         timed(layer.MemoryLayer, "_existing_copy", "layer._existing_copy")
         timed(type(memory.secrets), "enforce", "secrets.enforce")
         timed(type(memory.embedder), "embed", "embed")
-        import kioko_core.driver as driver  # the base class calls validate_ops through its own name
+        import kioko_core.store.driver as driver  # the base class calls validate_ops through its own name
 
         driver.validate_ops = store.validate_ops
         per_add: list[float] = []

@@ -56,8 +56,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks"), str(ROOT / "tests")]
 from synthetic import Note, entity_relations, generate_notes  # noqa: E402
 
 import kioko  # noqa: E402
-from kioko_core.layer import MemoryLayer  # noqa: E402
-from kioko_core.layer_store import LayerStore  # noqa: E402
+from kioko_core.layer.memory_layer import MemoryLayer  # noqa: E402
+from kioko_core.layer.records import LayerStore  # noqa: E402
 from kioko_core.linking import links as L  # noqa: E402
 from kioko_core.store import Record, Scope, Store, Upsert  # noqa: E402
 
@@ -207,7 +207,7 @@ def measure(
     """Write every note once through a plain layer and once per layout through a linking one, alternating.
 
     ``layouts``: where the linking layers keep links: ``apart`` (entry by entry, on a store with
-    :class:`~kioko_core.link_store.LinkStore`; inside the records on any other) and ``record`` (inside the
+    :class:`~kioko_core.store.link_store.LinkStore`; inside the records on any other) and ``record`` (inside the
     records whatever the store can: the layout before the capability), each in a user of its own.
     """
     with ExitStack() as stack:

@@ -250,7 +250,7 @@ def mem0_system(embedder: Any) -> Callable[[Conversation, str], Ingested]:
     from contextlib import ExitStack
 
     from benchmarks.mem0_peer import NetworkAttempt, no_network, open_mem0
-    from kioko_core.embedding import OfflineEmbedder
+    from kioko_core.embedding.embedders import OfflineEmbedder
 
     model = OfflineEmbedder() if embedder in (None, "offline") else embedder
 
@@ -524,10 +524,10 @@ def make_embedder(name: str) -> Any:
     if name == "offline":
         return "offline"
     if name.startswith("semantic:"):
-        from kioko_core.semantic import MiniLMEmbedder
+        from kioko_core.embedding.semantic import MiniLMEmbedder
 
         return MiniLMEmbedder(runtime=name.split(":", 1)[1])
-    from kioko_core.embedding import load_embedder
+    from kioko_core.embedding.embedders import load_embedder
 
     return load_embedder(name)
 

@@ -9,7 +9,7 @@ on a SQLite file, each into a fresh user so no add links to another. Reports the
 whole add and of its stages, measured inside the real add:
 
 - secrets: ``DropSecrets.check`` (every text a write stores is scanned for credentials);
-- analysis: ``kioko_core.text.analyze`` and its text scan (entities, terms, word stems);
+- analysis: ``kioko_core.reading.analysis.analyze`` and its text scan (entities, terms, word stems);
 - embedding: the embedder's own work, analysis excluded (the offline embedder hashes the analysed words);
 - rest: everything else (limits, duplicate check, linking, index and store writes).
 
@@ -40,9 +40,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 from synthetic import generate_notes  # noqa: E402
 
 import kioko  # noqa: E402
-import kioko_core.embedding as embedding_module  # noqa: E402
-import kioko_core.secrets as secrets_module  # noqa: E402
-import kioko_core.text as text_module  # noqa: E402
+import kioko_core.embedding.embedders as embedding_module  # noqa: E402
+import kioko_core.privacy.secrets as secrets_module  # noqa: E402
+import kioko_core.reading.analysis as text_module  # noqa: E402
 
 STAGES = ("secrets", "analysis", "embedding", "rest")
 

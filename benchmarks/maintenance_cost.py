@@ -35,9 +35,9 @@ from intelligence_turns import turn_text  # noqa: E402
 from synthetic import generate_notes  # noqa: E402
 
 import kioko  # noqa: E402
-from kioko_core.intelligence.language import importance  # noqa: E402
-from kioko_core.intelligence.maintenance import TASKS  # noqa: E402
-from kioko_core.kind_registry import canonical_kind  # noqa: E402
+from kioko_core.kinds.registry import canonical_kind  # noqa: E402
+from kioko_intelligence.language import importance  # noqa: E402
+from kioko_intelligence.maintenance import TASKS  # noqa: E402
 
 USER, SESSION = "bench-user", "bench-session"
 

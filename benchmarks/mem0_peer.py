@@ -1,7 +1,7 @@
 """Mem0 OSS as a peer column of the memory-graph benchmark (``--peer mem0``; ``pip install 'kioko[peer]'``).
 
 Mem0 gets the same texts, the same user and the same 256-dimensional vectors as Kioko (an adapter around
-Kioko's :class:`~kioko_core.embedding.OfflineEmbedder` replaces its embedding model) and stores them in its
+Kioko's :class:`~kioko_core.embedding.embedders.OfflineEmbedder` replaces its embedding model) and stores them in its
 default vector store, Qdrant local mode, in a temporary directory. Memories are added with
 ``infer=False``, so Mem0 stores each text as it is instead of asking an LLM for facts: the LLM object
 Mem0's constructor insists on gets a placeholder key, and a guard counts every call to it (there must be
@@ -37,8 +37,8 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from kioko_core.embedding import OfflineEmbedder
-from kioko_core.recall import RecallConfig
+from kioko_core.embedding.embedders import OfflineEmbedder
+from kioko_core.recall.hybrid import RecallConfig
 
 PEERS = ("mem0", "mem0-pgvector")
 INSTALL_HINT = "pip install 'kioko[peer]' (mem0ai)"

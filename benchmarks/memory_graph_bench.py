@@ -68,8 +68,8 @@ from benchmarks import mem0_peer  # noqa: E402
 from benchmarks.kept_fills import KEEPABLE, KeptFills, records_digest  # noqa: E402
 from benchmarks.synthetic import Note, entity_relations, generate_notes, generate_questions  # noqa: E402
 from contract_tests.counting import CountingStore  # noqa: E402
-from kioko_core.layer import MemoryLayer  # noqa: E402
-from kioko_core.layer_store import LayerStore  # noqa: E402
+from kioko_core.layer.memory_layer import MemoryLayer  # noqa: E402
+from kioko_core.layer.records import LayerStore  # noqa: E402
 from kioko_core.linking import links as L  # noqa: E402
 from kioko_core.linking.linker import index_terms  # noqa: E402
 from kioko_core.store import Filter, Record, Scope, Store, Upsert  # noqa: E402

@@ -60,7 +60,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]
 
 import kioko  # noqa: E402
-from kioko_core.scoped import SESSIONS_AGENT  # noqa: E402
+from kioko_core.layer.scoped import SESSIONS_AGENT  # noqa: E402
 from kioko_core.store import Scope  # noqa: E402
 
 DATA = ROOT / "benchmarks" / "data"

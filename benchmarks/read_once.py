@@ -12,7 +12,7 @@ batches of 20), then asks ``--questions`` questions four ways: ``recall`` (links
 ``recall(include_shared=True)`` and, on a layer with intelligence over the same store, a planned recall (the
 planner, retrieval and the context's sections). CPU time of the process per call (``time.process_time``),
 median per process; the table shows the median over the rounds. Then, untimed, the calls of
-``kioko_core.text.analyze`` and ``EntityGraph.match_entities`` per call are counted with a profile hook.
+``kioko_core.reading.analysis.analyze`` and ``EntityGraph.match_entities`` per call are counted with a profile hook.
 
 Without ``--tree`` this checkout alone is measured.
 """
@@ -45,8 +45,8 @@ def child(count: int, batch: int, questions: int) -> dict[str, Any]:
     from synthetic import entity_relations, generate_notes, generate_questions
 
     import kioko
-    from kioko_core import text
-    from kioko_core.entities import EntityGraph
+    from kioko_core.graph.entities import EntityGraph
+    from kioko_core.reading import analysis as text
 
     notes = generate_notes(count + batch, seed=7)
     asked = generate_questions(questions, seed=7)

@@ -29,7 +29,7 @@ if str(ROOT) not in sys.path:  # run as a script from a checkout: the packages l
 import kioko  # noqa: E402
 from benchmarks import memory_graph_bench as bench  # noqa: E402
 from benchmarks.synthetic import generate_notes, generate_questions  # noqa: E402
-from kioko_core.layer import MemoryLayer  # noqa: E402
+from kioko_core.layer.memory_layer import MemoryLayer  # noqa: E402
 
 
 def filled_layer(url: str, size: int, questions: Sequence[str], settings: bench.Settings) -> tuple[MemoryLayer, dict]:

@@ -31,9 +31,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 from synthetic import generate_notes, generate_questions  # noqa: E402
 
 import kioko  # noqa: E402
-from kioko_core.embedding import embed_many, load_embedder  # noqa: E402
-from kioko_core.layer_store import LayerStore  # noqa: E402
-from kioko_core.reembed import listed_scopes  # noqa: E402
+from kioko_core.embedding.embedders import embed_many, load_embedder  # noqa: E402
+from kioko_core.layer.records import LayerStore  # noqa: E402
+from kioko_core.layer.reembed import listed_scopes  # noqa: E402
 
 USER = "reembed-bench"
 

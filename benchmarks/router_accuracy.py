@@ -49,10 +49,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]
 
 import kioko  # noqa: E402
-from kioko_core.intelligence import Intelligence  # noqa: E402
-from kioko_core.intelligence.language import rewrite_vocabulary  # noqa: E402
-from kioko_core.intelligence.ops import SKIPPED, ManageReport  # noqa: E402
-from kioko_core.intelligence.providers import is_provider_string  # noqa: E402
+from kioko_intelligence import Intelligence  # noqa: E402
+from kioko_intelligence.language import rewrite_vocabulary  # noqa: E402
+from kioko_intelligence.ops import SKIPPED, ManageReport  # noqa: E402
+from kioko_intelligence.providers import is_provider_string  # noqa: E402
 
 DATA = ROOT / "benchmarks" / "data" / "router_turns.jsonl"
 SESSION = "bench-session"

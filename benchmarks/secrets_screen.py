@@ -21,7 +21,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "drills"), str(ROOT / "tests" / 
 import drill_tables as tables  # noqa: E402
 from secrets_corpus import HALVES  # noqa: E402
 
-from kioko_core.secrets import DropSecrets  # noqa: E402
+from kioko_core.privacy.secrets import DropSecrets  # noqa: E402
 
 
 def row(name: str, secrets: list[str], look_alikes: list[str], show: bool) -> str:

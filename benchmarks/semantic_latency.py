@@ -34,7 +34,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]
 
-import kioko_core.semantic as semantic  # noqa: E402
+import kioko_core.embedding.semantic as semantic  # noqa: E402
 
 
 def _spin() -> None:
@@ -154,7 +154,7 @@ INGEST_ROWS = (
 
 def _embed_all_first(embedder: Any, texts: Any) -> Any:
     """add_many's previous order: every vector computed in one call before the first write."""
-    from kioko_core.embedding import embed_many
+    from kioko_core.embedding.embedders import embed_many
 
     return iter(embed_many(embedder, list(texts)))
 
@@ -166,7 +166,7 @@ def measure_ingest(folder: Path, names: list[str], rounds: int) -> list[dict[str
     import uuid
 
     import kioko
-    import kioko_core.layer as layer_module
+    import kioko_core.layer.memory_layer as layer_module
 
     sys.path.insert(0, str(ROOT / "benchmarks"))
     from locomo_recall import load_conversation

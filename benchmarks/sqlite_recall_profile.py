@@ -30,7 +30,7 @@ if str(ROOT) not in sys.path:  # run as a script from a checkout: the packages l
 import kioko  # noqa: E402
 from benchmarks import memory_graph_bench as bench  # noqa: E402
 from benchmarks.synthetic import generate_questions  # noqa: E402
-from kioko_core.layer import MemoryLayer  # noqa: E402
+from kioko_core.layer.memory_layer import MemoryLayer  # noqa: E402
 
 SCHEMA_1 = (
     "DROP TRIGGER kioko_postings_count",

@@ -58,7 +58,7 @@ from benchmarks.locomo_recall import (  # noqa: E402
     _commit,
     load_conversation,
 )
-from kioko_core.reading import Query  # noqa: E402
+from kioko_core.reading.query_and_draft import Query  # noqa: E402
 from kioko_core.store import Scope, Upsert  # noqa: E402
 
 STORES = ("memory", "sqlite", "postgresql", "qdrant-edge")

@@ -21,13 +21,12 @@ from typing import Any
 
 import pytest
 
-from kioko_core.registry import open_store
-from kioko_core.store import CONTRACT_VERSION, KiokoError
-from kioko_core.url import StoreURL
-
 # only light imports before pytest starts: the contract modules must be imported under its assert rewriting
-from . import URL_ENVIRONMENT_VARIABLE
-from .versions import ADDED, since
+from contract_tests import URL_ENVIRONMENT_VARIABLE
+from contract_tests.versions import ADDED, since
+from kioko_core.store import CONTRACT_VERSION, KiokoError
+from kioko_core.store.registry import open_store
+from kioko_core.store.url import StoreURL
 
 DIM = 8
 """The vector length the suite opens stores with (``contract_tests.support.DIM``)."""
@@ -64,7 +63,7 @@ class ContractTally:
             self.skip_reasons[part].add(str(report.longrepr[2]).removeprefix("Skipped: "))
 
     def summary(self) -> str:
-        from .suite import CONTRACT_CLASSES  # imported by the run by now
+        from contract_tests.suite import CONTRACT_CLASSES  # imported by the run by now
 
         order = [cls.__name__ for cls in CONTRACT_CLASSES] + sorted(
             set(self.outcomes) - {cls.__name__ for cls in CONTRACT_CLASSES}

@@ -5,10 +5,9 @@ from __future__ import annotations
 import traceback
 from typing import Any
 
-from kioko_core.registry import open_store
+from contract_tests.support import make_record
 from kioko_core.store import ConflictError, Scope, Upsert
-
-from .support import make_record
+from kioko_core.store.registry import open_store
 
 MAX_RETRIES = 10_000
 """Give up on one increment after this many conflicts: a store that never lets a write through is broken."""

@@ -8,11 +8,10 @@ from typing import Any, ClassVar
 
 import pytest
 
-from kioko_core.registry import open_store
+from contract_tests.support import DIM, new_scope
+from contract_tests.versions import Addition, addition_for
 from kioko_core.store import Capabilities, Scope, Store
-
-from .support import DIM, new_scope
-from .versions import Addition, addition_for
+from kioko_core.store.registry import open_store
 
 
 class StoreContractBase:

@@ -6,10 +6,9 @@ import os
 
 import pytest
 
+from contract_tests import TEST_MODULES, URL_ENVIRONMENT_VARIABLE
 from kioko_core.store import CONTRACT_VERSION
-from kioko_core.url import StoreURL
-
-from . import TEST_MODULES, URL_ENVIRONMENT_VARIABLE
+from kioko_core.store.url import StoreURL
 
 # `python -m contract_tests` imports this package before pytest starts; registering again here,
 # before the test module pulls the contract modules in, still gets their asserts rewritten

@@ -25,7 +25,6 @@ from typing import Any
 
 import numpy as np
 
-from kioko_core.link_store import LinkChange, LinkStore
 from kioko_core.store import (
     Capabilities,
     Filter,
@@ -38,6 +37,7 @@ from kioko_core.store import (
     Store,
     StoreError,
 )
+from kioko_core.store.link_store import LinkChange, LinkStore
 
 FailWhen = Callable[[str, tuple[Any, ...]], bool]
 """``fail_when(method, args)``: True makes that call raise :class:`InjectedFailure` instead of running."""

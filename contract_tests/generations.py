@@ -13,6 +13,8 @@ import threading
 
 import pytest
 
+from contract_tests.base import StoreContractBase
+from contract_tests.support import as_stored, make_record, new_scope, unique
 from kioko_core.store import (
     ConflictError,
     Delete,
@@ -23,9 +25,6 @@ from kioko_core.store import (
     Store,
     Upsert,
 )
-
-from .base import StoreContractBase
-from .support import as_stored, make_record, new_scope, unique
 
 
 class GenerationContract(StoreContractBase):

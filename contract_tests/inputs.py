@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from kioko_core.link_store import LinkChange, LinkStore
-from kioko_core.registry import open_store
+from contract_tests.base import StoreContractBase
+from contract_tests.support import DIM, as_stored, make_record, unique, vectors
 from kioko_core.store import (
     Delete,
     Filter,
@@ -30,9 +30,8 @@ from kioko_core.store import (
     Store,
     Upsert,
 )
-
-from .base import StoreContractBase
-from .support import DIM, as_stored, make_record, unique, vectors
+from kioko_core.store.link_store import LinkChange, LinkStore
+from kioko_core.store.registry import open_store
 
 NAN, INF = float("nan"), float("inf")
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from contract_tests.base import StoreContractBase
+from contract_tests.support import as_stored, make_record, unique, vectors
 from kioko_core.store import ConflictError, Delete, Filter, IdTaken, Record, Scope, Store, Upsert
-
-from .base import StoreContractBase
-from .support import as_stored, make_record, unique, vectors
 
 
 class IsolationContract(StoreContractBase):

@@ -13,10 +13,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from contract_tests.base import StoreContractBase
+from contract_tests.support import BASE_TIME, DIM, check_knn, make_record, unique, vectors
 from kioko_core.store import Delete, Filter, InvalidRecordError, Record, Scope, Store, Upsert
-
-from .base import StoreContractBase
-from .support import BASE_TIME, DIM, check_knn, make_record, unique, vectors
 
 MIN_RECALL = 0.9
 """Mean recall an approximate store must reach over one test's queries."""

@@ -9,12 +9,11 @@ from typing import Any, Callable
 
 import pytest
 
+from contract_tests import _workers
+from contract_tests.base import StoreContractBase
+from contract_tests.support import as_stored, check_knn, make_record, unique, vectors
 from kioko_core.store import ConflictError, Delete, Filter, Scope, Store, Upsert
-from kioko_core.url import StoreURL
-
-from . import _workers
-from .base import StoreContractBase
-from .support import as_stored, check_knn, make_record, unique, vectors
+from kioko_core.store.url import StoreURL
 
 WORKER_PATIENCE = 300.0
 """Seconds to wait for a child process's result before calling it hung (a guard, not a timing check)."""

@@ -1,5 +1,5 @@
 """``LinkStoreContract``: the optional capability that keeps each memory's links entry by entry
-(:class:`~kioko_core.link_store.LinkStore`). A store without ``links`` / ``update_with_links`` skips these
+(:class:`~kioko_core.store.link_store.LinkStore`). A store without ``links`` / ``update_with_links`` skips these
 tests (the layer then keeps links inside the records' metadata, which every store can hold).
 """
 
@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from kioko_core.link_store import LinkChange, LinkStore
+from contract_tests.base import StoreContractBase
+from contract_tests.support import make_record, new_scope
 from kioko_core.store import (
     ConflictError,
     Delete,
@@ -18,9 +19,7 @@ from kioko_core.store import (
     Store,
     Upsert,
 )
-
-from .base import StoreContractBase
-from .support import make_record, new_scope
+from kioko_core.store.link_store import LinkChange, LinkStore
 
 
 def _entry(other: str, weight: float = 0.5, **more: object) -> dict[str, object]:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from contract_tests.base import StoreContractBase
+from contract_tests.support import BASE_TIME, make_record, unique
 from kioko_core.store import Delete, InvalidRecordError, Scope, Store, Upsert
-
-from .base import StoreContractBase
-from .support import BASE_TIME, make_record, unique
 
 
 class PostingsContract(StoreContractBase):

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from contract_tests.base import StoreContractBase
+from contract_tests.support import BASE_TIME, DIM, as_stored, make_record, new_scope, unique, vectors
 from kioko_core.store import (
     ConflictError,
     Delete,
@@ -17,9 +19,6 @@ from kioko_core.store import (
     StoreError,
     Upsert,
 )
-
-from .base import StoreContractBase
-from .support import BASE_TIME, DIM, as_stored, make_record, new_scope, unique, vectors
 
 
 def snapshot(store: Store, scope: Scope, ids: list[str], terms: list[str]) -> tuple:

@@ -6,10 +6,9 @@ import random
 
 import pytest
 
+from contract_tests.base import StoreContractBase
+from contract_tests.support import BASE_TIME, as_stored, check_scan_order, make_record, unique, vectors
 from kioko_core.store import Delete, Filter, Scope, Store, Upsert
-
-from .base import StoreContractBase
-from .support import BASE_TIME, as_stored, check_scan_order, make_record, unique, vectors
 
 
 class ScanContract(StoreContractBase):

@@ -1,6 +1,6 @@
 """``ReservedScopeContract`` and ``ScopeListingContract``: what the store's mark and ``kioko reembed`` ask.
 
-The layer keeps its mark (the store's format and embedder, :mod:`kioko_core.format_mark`) as a record of the
+The layer keeps its mark (the store's format and embedder, :mod:`kioko_core.store.format_mark`) as a record of the
 reserved user ``"@kioko"``; a driver stores it like any other record, and the first test checks that a user id
 beginning with ``@`` round-trips. The optional ``scopes()`` listing lets ``kioko reembed`` (and a backup) walk
 every scope of a store; a store without it skips those tests.
@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import pytest
 
+from contract_tests.base import StoreContractBase
+from contract_tests.support import as_stored, make_record, new_scope, unique
 from kioko_core.store import Delete, Scope, Store, Upsert
-
-from .base import StoreContractBase
-from .support import as_stored, make_record, new_scope, unique
 
 MARK_USER = "@kioko"
 

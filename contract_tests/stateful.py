@@ -22,6 +22,8 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
+from contract_tests.base import StoreContractBase
+from contract_tests.support import BASE_TIME, check_knn, vectors
 from kioko_backends.memory import MemoryStore
 from kioko_core.store import (
     ConflictError,
@@ -34,9 +36,6 @@ from kioko_core.store import (
     Store,
     Upsert,
 )
-
-from .base import StoreContractBase
-from .support import BASE_TIME, check_knn, vectors
 
 ID_POOL = 6
 VOCABULARY = ("alpha", "beta", "gamma", "délta", "🙂")

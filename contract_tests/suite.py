@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
-from .generations import ChangesContract, GenerationContract
-from .inputs import ArgumentContract, InputRuleContract, OptionContract
-from .isolation import IsolationContract
-from .knn import KnnContract
-from .lifecycle import CrashContract, LifecycleContract, MultiProcessContract, PersistenceContract
-from .link_store import LinkStoreContract
-from .postings import PostingsContract
-from .records import AtomicityContract, GetContract, UpdateManyContract, ValidationContract, VersionContract
-from .scan import ScanContract
-from .scopes import ReservedScopeContract, ScopeListingContract
-from .stateful import StateMachineContract
+from contract_tests.generations import ChangesContract, GenerationContract
+from contract_tests.inputs import ArgumentContract, InputRuleContract, OptionContract
+from contract_tests.isolation import IsolationContract
+from contract_tests.knn import KnnContract
+from contract_tests.lifecycle import CrashContract, LifecycleContract, MultiProcessContract, PersistenceContract
+from contract_tests.link_store import LinkStoreContract
+from contract_tests.postings import PostingsContract
+from contract_tests.records import (
+    AtomicityContract,
+    GetContract,
+    UpdateManyContract,
+    ValidationContract,
+    VersionContract,
+)
+from contract_tests.scan import ScanContract
+from contract_tests.scopes import ReservedScopeContract, ScopeListingContract
+from contract_tests.stateful import StateMachineContract
 
 CONTRACT_CLASSES = (
     LifecycleContract,

@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from . import URL_ENVIRONMENT_VARIABLE
-from .suite import StoreContractSuite
+from contract_tests import URL_ENVIRONMENT_VARIABLE
+from contract_tests.suite import StoreContractSuite
 
 
 class TestStoreAtURL(StoreContractSuite):

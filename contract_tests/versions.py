@@ -108,7 +108,7 @@ ADDED: dict[str, Addition] = {
     ),
     "LinkStoreContract": Addition(
         5,
-        "nothing, or implement kioko_core.link_store.LinkStore: links(scope, ids) and update_with_links(ops, "
+        "nothing, or implement kioko_core.store.link_store.LinkStore: links(scope, ids) and update_with_links(ops, "
         "changes), keeping each memory's link entries apart from its record (one per other memory, in the order "
         "last put), applied with the record batch as one unit, bumping the owner's version once per call",
         optional=True,

@@ -8,9 +8,10 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Mapping, overload
 
-from .protocol import Memory
+from kioko.protocol import Memory
 
 if TYPE_CHECKING:  # the names below are loaded on first use (see __getattr__): `import kioko` stays quick
+    from kioko.reembedding import reembed
     from kioko_core.errors import (
         ConflictError,
         ConnectionLostError,
@@ -25,8 +26,14 @@ if TYPE_CHECKING:  # the names below are loaded on first use (see __getattr__): 
         StoreError,
         UnknownStoreError,
     )
-    from kioko_core.format_mark import EmbedderMismatchError, FormatTooNewError
-    from kioko_core.intelligence import (
+    from kioko_core.layer.memory_layer import MemoryLayer
+    from kioko_core.privacy.limits import Limits, TooLargeError
+    from kioko_core.recall.options import RecallOptions
+    from kioko_core.store import Capabilities, Delete, Filter, Record, Scope, Store, Upsert
+    from kioko_core.store.format_mark import EmbedderMismatchError, FormatTooNewError
+    from kioko_core.store.registry import known_schemes, open_store, register_store
+    from kioko_core.store.url import StoreURL
+    from kioko_intelligence import (
         OPERATIONS,
         ChatModel,
         HeuristicRouter,
@@ -41,21 +48,13 @@ if TYPE_CHECKING:  # the names below are loaded on first use (see __getattr__): 
         RuleBasedExtractor,
         StablePrefix,
     )
-    from kioko_core.intelligence.providers import (
+    from kioko_intelligence.providers import (
         MissingAPIKeyError,
         ProviderConfigError,
         ProviderError,
         UnknownProviderError,
         chat_model,
     )
-    from kioko_core.layer import MemoryLayer
-    from kioko_core.limits import Limits, TooLargeError
-    from kioko_core.recall_options import RecallOptions
-    from kioko_core.registry import known_schemes, open_store, register_store
-    from kioko_core.store import Capabilities, Delete, Filter, Record, Scope, Store, Upsert
-    from kioko_core.url import StoreURL
-
-    from .reembedding import reembed
 
 # Where each public name lives. A CLI call, a serverless worker or `kioko --version` pays only for what it
 # touches: numpy, pydantic, the intelligence and the drivers load when a name that needs them is first used.
@@ -77,7 +76,7 @@ _LAZY = {
         ),
         "kioko_core.errors",
     ),
-    **dict.fromkeys(("EmbedderMismatchError", "FormatTooNewError"), "kioko_core.format_mark"),
+    **dict.fromkeys(("EmbedderMismatchError", "FormatTooNewError"), "kioko_core.store.format_mark"),
     **dict.fromkeys(
         (
             "OPERATIONS",
@@ -94,22 +93,22 @@ _LAZY = {
             "RuleBasedExtractor",
             "StablePrefix",
         ),
-        "kioko_core.intelligence",
+        "kioko_intelligence",
     ),
     **dict.fromkeys(
         ("MissingAPIKeyError", "ProviderConfigError", "ProviderError", "UnknownProviderError", "chat_model"),
-        "kioko_core.intelligence.providers",
+        "kioko_intelligence.providers",
     ),
-    "MemoryLayer": "kioko_core.layer",
-    "Limits": "kioko_core.limits",
-    "TooLargeError": "kioko_core.limits",
-    **dict.fromkeys(("known_schemes", "open_store", "register_store"), "kioko_core.registry"),
+    "MemoryLayer": "kioko_core.layer.memory_layer",
+    "Limits": "kioko_core.privacy.limits",
+    "TooLargeError": "kioko_core.privacy.limits",
+    **dict.fromkeys(("known_schemes", "open_store", "register_store"), "kioko_core.store.registry"),
     "reembed": "kioko.reembedding",
     **dict.fromkeys(("Capabilities", "Delete", "Filter", "Record", "Scope", "Store", "Upsert"), "kioko_core.store"),
-    "StoreURL": "kioko_core.url",
-    "RecallOptions": "kioko_core.recall_options",
-    "RemoteMemory": "kioko.remote",
-    "AsyncRemoteMemory": "kioko.remote_async",
+    "StoreURL": "kioko_core.store.url",
+    "RecallOptions": "kioko_core.recall.options",
+    "RemoteMemory": "kioko.remote.client",
+    "AsyncRemoteMemory": "kioko.remote.async_client",
 }
 
 
@@ -134,9 +133,8 @@ def _with_intelligence() -> None:
     """Register the intelligence's layer extension (importing the package does; its heavy parts stay unloaded):
     every layer Kioko's API builds has ``manage``, ``record_turn``, ``plan`` ..., as when ``import kioko``
     imported the whole intelligence; and the export format its ``export_lines`` / ``import_lines`` use."""
-    import kioko_core.intelligence  # noqa: F401
-
-    from . import layer_exchange  # noqa: F401
+    import kioko_intelligence  # noqa: F401
+    from kioko import layer_exchange  # noqa: F401
 
 
 __all__ = [
@@ -230,8 +228,8 @@ def intelligent(
     :meth:`MemoryLayer.with_linking`); the layer given is not changed.
     """
     from kioko_core.errors import UnknownStoreError
-    from kioko_core.intelligence import Intelligence
-    from kioko_core.layer import MemoryLayer
+    from kioko_core.layer.memory_layer import MemoryLayer
+    from kioko_intelligence import Intelligence
 
     if isinstance(target, str) and target.split(":", 1)[0].lower() in ("http", "https"):
         raise UnknownStoreError(
@@ -240,7 +238,7 @@ def intelligent(
         )
     brain = options.pop("intelligence", None) or Intelligence(router, llm=llm)
     if isinstance(target, MemoryLayer):
-        from kioko_core.intelligence import enable
+        from kioko_intelligence import enable
 
         view = target.with_linking()  # a new layer over the same store: the layer given is left as it was
         enable(view, brain)  # composed onto the view: routing on, managed turns feed the entity graph
@@ -277,10 +275,10 @@ def connect(target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = No
     ``target`` is a URL (``"sqlite:///kioko.db"``, ``"memory://"``, ``"postgresql://..."``,
     ``"qdrant+local:///path"``, a bare ``*.db`` path), a dict ``{"url": ..., **options}``, an existing
     MemoryLayer (returned as it is), or None for :func:`default_url`. An ``http(s)://`` or
-    ``kioko+http(s)://`` URL names a Kioko service: the result is a :class:`kioko.remote.RemoteMemory`
+    ``kioko+http(s)://`` URL names a Kioko service: the result is a :class:`kioko.remote.client.RemoteMemory`
     with the same calls (options: ``api_key``, ``timeout``, ``retries``).
 
-    ``embedder`` (an :class:`~kioko_core.embedding.Embedder` or a name: ``"semantic"``, all-MiniLM-L6-v2
+    ``embedder`` (an :class:`~kioko_core.embedding.embedders.Embedder` or a name: ``"semantic"``, all-MiniLM-L6-v2
     from the ``kioko[semantic]`` extra, or ``"offline"``, lexical) may also be given in the URL as
     ``?embedder=offline``. The store's ``dim`` is then the embedder's unless ``dim`` is given; a ``dim``
     that differs from the embedder's is an :class:`InvalidRecordError`. Named nowhere, the embedder is
@@ -288,14 +286,13 @@ def connect(target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = No
     a default semantic embedder gives way to the offline one for a ``dim`` other than 384 and for a store
     already made with other vectors (one made by the offline embedder keeps working as it was).
     """
-    from kioko_core.layer import MemoryLayer
-
-    from .remote_url import is_remote_url
+    from kioko.remote.url import is_remote_url
+    from kioko_core.layer.memory_layer import MemoryLayer
 
     if isinstance(target, MemoryLayer):
         return target
     if is_remote_url(target):
-        from .remote import RemoteMemory
+        from kioko.remote.client import RemoteMemory
 
         options.pop("auto_link", None)  # linking is the server's setting
         return RemoteMemory(str(target), **options)
@@ -304,13 +301,13 @@ def connect(target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = No
 
 def _connect_layer(target: str | StoreURL | Mapping[str, Any] | None, **options: Any) -> MemoryLayer:
     """:func:`connect` for a store URL (not a service's): always a MemoryLayer."""
-    from kioko_core.driver import positive_int
-    from kioko_core.embedding import EMBEDDER_NAMES
+    from kioko_core.embedding.embedders import EMBEDDER_NAMES
     from kioko_core.errors import InvalidRecordError, UnknownStoreError
-    from kioko_core.format_mark import EmbedderMismatchError
-    from kioko_core.layer import MemoryLayer
-    from kioko_core.registry import open_store
-    from kioko_core.url import StoreURL
+    from kioko_core.layer.memory_layer import MemoryLayer
+    from kioko_core.store.driver import positive_int
+    from kioko_core.store.format_mark import EmbedderMismatchError
+    from kioko_core.store.registry import open_store
+    from kioko_core.store.url import StoreURL
 
     _with_intelligence()
     if isinstance(target, Mapping):
@@ -372,8 +369,8 @@ def _connect_layer(target: str | StoreURL | Mapping[str, Any] | None, **options:
 def _refuse_other_embedder(url: StoreURL, options: dict[str, Any], embedder: Any) -> None:
     """A store that refused the named embedder's vector length: when its mark names the embedder that wrote it,
     say so (and how to move the store) instead of the driver's bare dimension error; else return."""
-    from kioko_core.format_mark import EmbedderMismatchError, embedder_name, read_mark
-    from kioko_core.registry import open_store
+    from kioko_core.store.format_mark import EmbedderMismatchError, embedder_name, read_mark
+    from kioko_core.store.registry import open_store
 
     store = open_store(url, **{k: v for k, v in options.items() if k != "dim"})
     try:
@@ -391,10 +388,10 @@ def _take_embedder(given: Any, url: StoreURL) -> tuple[Any, StoreURL, bool]:
 
     ``?embedder=`` belongs to the layer, not the store, so it is taken out before the driver reads its
     options (drivers refuse options they do not know). None means: the offline embedder at the store's dim.
-    The default is :func:`kioko_core.embedding.default_embedder_name`: ``$KIOKO_EMBEDDER``, else the semantic
+    The default is :func:`kioko_core.embedding.embedders.default_embedder_name`: ``$KIOKO_EMBEDDER``, else the semantic
     embedder when its extra is installed, else offline.
     """
-    from kioko_core.embedding import default_embedder_name, load_embedder
+    from kioko_core.embedding.embedders import default_embedder_name, load_embedder
 
     from_url = url.query.get("embedder")
     if from_url is not None:

@@ -6,17 +6,16 @@ A change that makes one of them drift from the protocol (a keyword missing, a re
 
 from __future__ import annotations
 
-from kioko_core.entities import EntityGraph, Triple
-from kioko_core.graph import Graph
-from kioko_core.intelligence.surface import IntelligentMemory
-from kioko_core.layer import MemoryLayer
+from kioko.protocol import Entities, IntelligenceCalls, Memory, MemoryGraph
+from kioko.remote.async_client import AsyncRemoteMemory
+from kioko.remote.client import RemoteEntities, RemoteGraph, RemoteMemory
+from kioko_core.graph.entities import EntityGraph, Triple
+from kioko_core.graph.facade import Graph
+from kioko_core.layer.memory_layer import MemoryLayer
 from kioko_core.linking.links import MemoryLink
-from kioko_core.recall import Context
+from kioko_core.recall.hybrid import Context
 from kioko_core.store import Record
-
-from .protocol import Entities, IntelligenceCalls, Memory, MemoryGraph
-from .remote import RemoteEntities, RemoteGraph, RemoteMemory
-from .remote_async import AsyncRemoteMemory
+from kioko_intelligence.surface import IntelligentMemory
 
 
 def layer_is_memory(layer: MemoryLayer) -> Memory:

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from kioko_core.errors import InvalidRecordError
-from kioko_core.registry import _resolve
-from kioko_core.url import StoreURL
+from kioko_core.store.registry import _resolve
+from kioko_core.store.url import StoreURL
 
 
 def _sqlite_path(url: str) -> str | None:
@@ -61,7 +61,7 @@ def backup(url: str, dest: str, *, users: Sequence[str] = ()) -> dict[str, Any]:
             "this store's driver cannot list its users: name each with --user (each is exported to DEST/USER.jsonl),"
             " or use the database's own tool (pg_dump for PostgreSQL, a snapshot for a Qdrant server)"
         )
-    from . import _connect_layer
+    from kioko import _connect_layer
 
     os.makedirs(dest, exist_ok=True)
     records = 0
@@ -90,7 +90,7 @@ def restore(source: str, url: str) -> dict[str, Any]:
             raise InvalidRecordError(f"{path} exists: restore into a new path (a restore never overwrites a store)")
         pages = _copy_sqlite(source, path)
         return {"how": "sqlite-backup-api", "store": path, "pages": pages}
-    from . import _connect_layer
+    from kioko import _connect_layer
 
     written = 0
     with _connect_layer(url) as memory:

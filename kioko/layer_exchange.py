@@ -1,4 +1,4 @@
-"""The export format as the core's :class:`~kioko_core.hooks.Exchange`, so a local layer exports and imports
+"""The export format as the core's :class:`~kioko_core.layer.hooks.Exchange`, so a local layer exports and imports
 as a service does: ``layer.export_lines(user_id)`` / ``layer.import_lines(lines)`` are the calls RemoteMemory
 and AsyncRemoteMemory make over ``GET /v1/export`` and ``POST /v1/import``.
 
@@ -12,19 +12,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from kioko_core.hooks import register_exchange
+from kioko_core.layer.hooks import register_exchange
 
 
 class LayerExchange:
     """Kioko's JSON-lines export over a layer's store (it holds nothing)."""
 
     def export_lines(self, layer: Any, user_id: str, agent_ids: Iterable[str]) -> Iterator[str]:
-        from .api.exchange import export_lines
+        from kioko.api.exchange import export_lines
 
         return export_lines(layer, user_id, agent_ids)
 
     def import_lines(self, layer: Any, lines: Iterable[str | bytes], *, allowed: Any = None) -> dict[str, int]:
-        from .api.exchange import import_lines
+        from kioko.api.exchange import import_lines
 
         return import_lines(layer, lines, allowed=allowed)
 

@@ -22,19 +22,18 @@ from typing import TYPE_CHECKING, Annotated, Any, Callable, Literal, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
+from kioko.listing import newest
+from kioko.views import link_view, memory_view, related_view
 from kioko_core.errors import InvalidRecordError, KiokoError, MemoryNotFound, MissingExtraError
-from kioko_core.kind_registry import KINDS, LINKABLE_KINDS
+from kioko_core.kinds.registry import KINDS, LINKABLE_KINDS
 from kioko_core.linking.links import LINK_TYPES
-from kioko_core.recall_options import RecallOptions
-
-from .listing import newest
-from .views import link_view, memory_view, related_view
+from kioko_core.recall.options import RecallOptions
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
-    from .api.auth import KeyFile, KeyRing, Principal
-    from .protocol import Memory
+    from kioko.api.auth import KeyFile, KeyRing, Principal
+    from kioko.protocol import Memory
 
 SERVER_NAME = "kioko"
 INSTRUCTIONS = (
@@ -149,7 +148,7 @@ def operation_tool(
     """A tool whose parameters are ``call``'s, from the operations table (kioko.api.operations): the ``keep``
     ones (never the scope: the server acts for one user), with their types, defaults and bounds there, a tool's
     own name, type, bound, description or default where given. The body gets the call's keyword arguments."""
-    from .api import operations as surface
+    from kioko.api import operations as surface
 
     table = {p.name: p for p in surface.params(call)}
     rename = rename or {}
@@ -485,7 +484,7 @@ def _scope_of(memory: Memory, user_id: str | None, agent_id: str | None, keys: A
 def caller_of(principal: Principal, user_id: str | None, agent_id: str | None) -> tuple[str, str | None]:
     """The (user, agent) a key acts as on this server: its one user (and agent), or the ``--user`` chosen at
     start when the key may act for several (an admin key: any). Forbidden when neither decides."""
-    from .api.errors import Forbidden
+    from kioko.api.errors import Forbidden
 
     if principal.admin or len(principal.users) != 1:
         if user_id is None:
@@ -533,7 +532,7 @@ class _KeyGate:
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        from .api.errors import Forbidden, Unauthorized
+        from kioko.api.errors import Forbidden, Unauthorized
 
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or []}
         auth = headers.get("authorization", "")
@@ -565,14 +564,14 @@ async def _refuse(send: Any, status: int, kind: str, message: str) -> None:
 
 
 def _version() -> str:
-    from . import __version__
+    from kioko import __version__
 
     return __version__
 
 
 def open_memory(url: str | None, *, intelligence: bool = False) -> Memory:
     """The layer ``kioko mcp`` serves: linking on; with ``intelligence``, turns are routed as well."""
-    from . import connect, default_url, intelligent
+    from kioko import connect, default_url, intelligent
 
     target = url or default_url()
     return intelligent(target) if intelligence else connect(target, auto_link=True)
@@ -598,7 +597,7 @@ def run(
 
     keys = None
     if api_keys:
-        from .api.auth import KeyFile
+        from kioko.api.auth import KeyFile
 
         keys = KeyFile(api_keys)
     memory = open_memory(url, intelligence=intelligence)

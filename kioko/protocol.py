@@ -1,6 +1,6 @@
 """``kioko.Memory``: the one declared type of Kioko's public surface.
 
-A local :class:`kioko.MemoryLayer` and a :class:`kioko.remote.RemoteMemory` (a Kioko service over HTTP)
+A local :class:`kioko.MemoryLayer` and a :class:`kioko.remote.client.RemoteMemory` (a Kioko service over HTTP)
 both satisfy it, and mypy checks that they do (``kioko/_conformance.py``), so code written against
 ``kioko.Memory`` runs on either: ``kioko.connect(url)`` is typed ``-> Memory``.
 
@@ -21,11 +21,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from kioko_core.entities import Triple
-    from kioko_core.graph import ConnectReport, GraphDrawing, RelatedMemory
-    from kioko_core.intelligence.ops import ManageReport
-    from kioko_core.intelligence.pins import StablePrefix
-    from kioko_core.intelligence.planner import RecallPlan
+    from kioko_core.graph.entities import Triple
+    from kioko_core.graph.facade import ConnectReport, GraphDrawing, RelatedMemory
     from kioko_core.kinds import (
         Decisions,
         Episodes,
@@ -44,9 +41,12 @@ if TYPE_CHECKING:
     )
     from kioko_core.linking.linker import LinkScore
     from kioko_core.linking.links import MemoryLink
-    from kioko_core.recall import Context
-    from kioko_core.recall_options import RecallOptions
+    from kioko_core.recall.hybrid import Context
+    from kioko_core.recall.options import RecallOptions
     from kioko_core.store import Record, Scope
+    from kioko_intelligence.ops import ManageReport
+    from kioko_intelligence.pins import StablePrefix
+    from kioko_intelligence.planner import RecallPlan
 
 Callback = Callable[[dict[str, Any]], Any]
 """An event handler: called with the event's payload (``payload["event"]`` names it)."""
@@ -177,7 +177,7 @@ class IntelligenceInfo(Protocol):
 
 
 class IntelligenceCalls(Protocol):
-    """The intelligence's part of :class:`Memory` (what ``kioko_core.intelligence`` installs on a layer)."""
+    """The intelligence's part of :class:`Memory` (what ``kioko_intelligence`` installs on a layer)."""
 
     # -- the intelligence
 

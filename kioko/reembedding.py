@@ -1,4 +1,4 @@
-"""``kioko.reembed(url, embedder)``: a store moved to another embedder (:mod:`kioko_core.reembed` does the work).
+"""``kioko.reembed(url, embedder)``: a store moved to another embedder (:mod:`kioko_core.layer.reembed` does the work).
 
 The store is opened by its driver, not through a layer: a layer would refuse it, its mark naming the old
 embedder. Same vector length: in place. Another length: into ``to`` (a store URL), or, for a store kept in a
@@ -13,13 +13,13 @@ import shutil
 from dataclasses import replace
 from typing import Sequence
 
-from kioko_core.embedding import Embedder, load_embedder
+from kioko_core.embedding.embedders import Embedder, load_embedder
 from kioko_core.errors import InvalidRecordError
-from kioko_core.format_mark import check_format, read_mark
-from kioko_core.layer_store import LayerStore
-from kioko_core.reembed import BATCH, Progress, ReembedReport, reembed_in_place, reembed_into, scopes_to_reembed
-from kioko_core.registry import _resolve, open_store
-from kioko_core.url import StoreURL
+from kioko_core.layer.records import LayerStore
+from kioko_core.layer.reembed import BATCH, Progress, ReembedReport, reembed_in_place, reembed_into, scopes_to_reembed
+from kioko_core.store.format_mark import check_format, read_mark
+from kioko_core.store.registry import _resolve, open_store
+from kioko_core.store.url import StoreURL
 
 WORK_SUFFIX = ".reembed"
 """The new store being filled, beside a local store (kept until the run finishes: a rerun resumes it)."""

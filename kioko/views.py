@@ -4,7 +4,7 @@
 A memory is ``{id, user_id, agent_id, kind, content, metadata, session_id, created_at, updated_at, version,
 entities, linked_at, links}``. ``metadata`` is exactly what the user stored: the layer's bookkeeping
 (``Record.system``; kept by the store under the metadata key ``_kioko``, its links entry by entry where the
-store can, see :mod:`kioko_core.layer_store`) is shown as ``entities`` (what the memory is about),
+store can, see :mod:`kioko_core.layer.records`) is shown as ``entities`` (what the memory is about),
 ``linked_at`` (when the linker last linked it; None: never) and ``links`` (its links, as :func:`link_view`
 shapes a link: ``source`` and ``target`` ids, the other memory's label and type where it was read). The vector
 and the index terms are the store's business and never shown. A recalled memory is the same shape with

@@ -233,7 +233,7 @@ class HnswGraph:
 
 def ann_choice(value: Any, name: str) -> bool | None:
     """The ``ann`` option: ``true``/``false`` as :func:`flag` reads them, or ``auto`` (None)."""
-    from kioko_core.driver import flag
+    from kioko_core.store.driver import flag
 
     if isinstance(value, str) and value.strip().lower() == "auto":
         return None

@@ -9,9 +9,8 @@ from collections.abc import Callable, Collection, Sequence
 
 import numpy as np
 
+from kioko_backends._ann import CANDIDATES, AnnSettings, HnswGraph
 from kioko_core.store import Neighbor
-
-from ._ann import CANDIDATES, AnnSettings, HnswGraph
 
 KeepMatching = Callable[[list[str]], Collection[str]]
 """Given candidate ids, the ones a knn filter accepts."""

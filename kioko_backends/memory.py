@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from kioko_core.driver import DIM, Option, StoreBase, positive_int
-from kioko_core.link_store import LinkChange, apply_change, validate_changes
+from kioko_backends._ann import DEFAULT_EXACT_BELOW, AnnSettings, ann_choice, settings_for
+from kioko_backends._vectors import VectorMatrix
 from kioko_core.store import (
     DEFAULT_DIM,
     Capabilities,
@@ -28,10 +28,9 @@ from kioko_core.store import (
     plan_batch,
     validate_ops,
 )
-from kioko_core.url import StoreURL
-
-from ._ann import DEFAULT_EXACT_BELOW, AnnSettings, ann_choice, settings_for
-from ._vectors import VectorMatrix
+from kioko_core.store.driver import DIM, Option, StoreBase, positive_int
+from kioko_core.store.link_store import LinkChange, apply_change, validate_changes
+from kioko_core.store.url import StoreURL
 
 
 class MemoryStore(StoreBase):
@@ -79,7 +78,7 @@ class MemoryStore(StoreBase):
         so a cache of a forgotten scope's state can never match the count of the scope written anew."""
         self._links: dict[str, dict[str, dict[str, Any]]] = {}
         """Per record id (unique across the store), its link entries by the other memory's id, in the order
-        last put (:class:`~kioko_core.link_store.LinkStore`)."""
+        last put (:class:`~kioko_core.store.link_store.LinkStore`)."""
         self._lock = threading.RLock()
 
     @classmethod
@@ -203,7 +202,7 @@ class MemoryStore(StoreBase):
     # -- links, entry by entry (LinkStore)
 
     def links(self, scope: Scope, ids: Sequence[str]) -> list[list[dict[str, Any]]]:
-        """Each id's link entries in the order last put (:class:`~kioko_core.link_store.LinkStore`)."""
+        """Each id's link entries in the order last put (:class:`~kioko_core.store.link_store.LinkStore`)."""
         scope = check_scope(scope)
         with self._lock:
             answer: list[list[dict[str, Any]]] = []
@@ -216,7 +215,7 @@ class MemoryStore(StoreBase):
     def update_with_links(
         self, ops: Sequence[Op], changes: Sequence[LinkChange]
     ) -> tuple[list[Record | None], list[int | None]]:
-        """``ops`` and then ``changes``, as one unit (:class:`~kioko_core.link_store.LinkStore`)."""
+        """``ops`` and then ``changes``, as one unit (:class:`~kioko_core.store.link_store.LinkStore`)."""
         checked, edits = validate_ops(ops, self.dim), validate_changes(changes)
         with self._lock:
             planned = self._plan(checked)

@@ -29,7 +29,7 @@ _scrub: Callable[[str], str] | None = None
 
 
 def scrub_messages(redact: Callable[[str], str]) -> None:
-    """Redact every error message with ``redact`` from now on (:mod:`kioko_core.secrets` installs its own
+    """Redact every error message with ``redact`` from now on (:mod:`kioko_core.privacy.secrets` installs its own
     when imported; it imports this module, so this module cannot import it)."""
     global _scrub
     _scrub = redact

@@ -51,7 +51,7 @@ _patient_http_defaults()
 # users have too (inherited by the servers and CLIs it starts); the semantic default has tests of its own
 # (test_semantic.py), and KIOKO_EMBEDDER=semantic make test runs the whole suite on it.
 os.environ.setdefault("KIOKO_EMBEDDER", "offline")
-# The semantic model's prepared copy (kioko_core.semantic_cache) goes to a folder of the run's own, not the
+# The semantic model's prepared copy (kioko_core.embedding.semantic_cache) goes to a folder of the run's own, not the
 # user's cache: inherited by the servers and CLIs the suite starts, so only the run's first embedding prepares it.
 if not os.environ.get("KIOKO_CACHE_DIR"):
     os.environ["KIOKO_CACHE_DIR"] = tempfile.mkdtemp(prefix="kioko-test-cache-")

@@ -21,8 +21,8 @@ from services import store_unavailable
 
 import kioko
 from kioko_backends.memory import MemoryStore
-from kioko_core.layer import MemoryLayer
-from kioko_core.layer_store import LayerStore
+from kioko_core.layer.memory_layer import MemoryLayer
+from kioko_core.layer.records import LayerStore
 from kioko_core.linking import links as L
 from kioko_core.store import Record, Scope, Store
 

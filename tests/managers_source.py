@@ -1,11 +1,11 @@
-"""The source of kioko/remote_async_managers.py, rendered from the managers' table (test_operations_table checks
-that the module is this; run ``python tests/managers_source.py > kioko/remote_async_managers.py`` after a
+"""The source of kioko/remote/async_managers.py, rendered from the managers' table (test_operations_table checks
+that the module is this; run ``python tests/managers_source.py > kioko/remote/async_managers.py`` after a
 manager gains or loses a call)."""
 
 from __future__ import annotations
 
 from kioko.api import operations as surface
-from kioko.remote_calls import manager_methods
+from kioko.remote.calls import manager_methods
 
 HEAD = '''"""AsyncRemoteMemory's typed managers: ``await memory.goals.add(...)`` has the library's ``Goals.add``
 signature and returns its type (mypy and ``inspect`` see both), and sends the operation of the managers'

@@ -15,7 +15,7 @@ from mcp import Client
 
 from kioko.api.wire import link_in, record_in
 from kioko.mcp_server import create_server
-from kioko.remote_calls import report
+from kioko.remote.calls import report
 from kioko_core.errors import KiokoError
 from kioko_core.linking.links import MemoryLink
 from kioko_core.store import Record

@@ -18,9 +18,9 @@ import pytest
 import kioko
 from kioko.http import create_app
 from kioko.http.live import LiveServer
-from kioko.remote import RemoteMemory
+from kioko.remote.client import RemoteMemory
 from kioko_backends.memory import MemoryStore
-from kioko_core.layer import MemoryLayer
+from kioko_core.layer.memory_layer import MemoryLayer
 
 
 @pytest.fixture(scope="module", params=["memory", "sqlite"])

@@ -9,7 +9,7 @@ replay would, appends it, and applies what it decoded, so memory always equals w
 
 URL: ``jsonl:///absolute/path/to/memories.jsonl`` (optionally ``?dim=384``).
 
-It subclasses Kioko's optional :class:`~kioko_core.driver.StoreBase`, which checks every argument,
+It subclasses Kioko's optional :class:`~kioko_core.store.driver.StoreBase`, which checks every argument,
 validates every batch and parses the options, then calls the ``do_*`` hooks below.
 """
 
@@ -24,7 +24,6 @@ from typing import Any
 
 import numpy as np
 
-from kioko_core.driver import DIM, Option, StoreBase
 from kioko_core.store import (
     DEFAULT_DIM,
     Capabilities,
@@ -38,7 +37,8 @@ from kioko_core.store import (
     StoreError,
     plan_batch,
 )
-from kioko_core.url import StoreURL
+from kioko_core.store.driver import DIM, Option, StoreBase
+from kioko_core.store.url import StoreURL
 
 try:
     import fcntl

@@ -25,10 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from kioko_core.secrets import get_logger
+from kioko.api.errors import Forbidden, Unauthorized
+from kioko_core.privacy.secrets import get_logger
 from kioko_core.store import InvalidRecordError
-
-from .errors import Forbidden, Unauthorized
 
 log = get_logger("kioko.http")
 

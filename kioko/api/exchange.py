@@ -31,20 +31,19 @@ from typing import Any
 
 import numpy as np
 
-from kioko_core.entities import GRAPH_AGENT, TRIPLE_KIND
-from kioko_core.intelligence.summaries import LOG_KIND
-from kioko_core.kind_registry import MEMORY_TYPES
+from kioko.api.errors import TooManyWebhooks
+from kioko.api.json_depth import message as depth_message
+from kioko.api.json_depth import too_deep
+from kioko.api.webhook_records import WEBHOOK_AGENT, WEBHOOK_KIND, check_registration
+from kioko.api.wire import record_in, stored_out
+from kioko_core.graph.entities import GRAPH_AGENT, TRIPLE_KIND
+from kioko_core.kinds.registry import MEMORY_TYPES
+from kioko_core.layer.scoped import RESERVED_PREFIX, SESSIONS_AGENT
 from kioko_core.linking import links as L
 from kioko_core.linking.links import SHARED_USER
-from kioko_core.scoped import RESERVED_PREFIX, SESSIONS_AGENT
-from kioko_core.secrets import DropSecrets, redact, redact_value
+from kioko_core.privacy.secrets import DropSecrets, redact, redact_value
 from kioko_core.store import InvalidRecordError, KiokoError, Record, Scope, Upsert, check_scope
-
-from .errors import TooManyWebhooks
-from .json_depth import message as depth_message
-from .json_depth import too_deep
-from .webhook_records import WEBHOOK_AGENT, WEBHOOK_KIND, check_registration
-from .wire import record_in, stored_out
+from kioko_intelligence.summaries import LOG_KIND
 
 FORMAT = "kioko-export"
 FORMAT_VERSION = 1

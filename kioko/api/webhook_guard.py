@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from .errors import WebhookRefused
+from kioko.api.errors import WebhookRefused
 
 if TYPE_CHECKING:
     import httpx

@@ -9,10 +9,9 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from kioko_core.scoped import WEBHOOKS_AGENT
+from kioko.api.webhook_guard import WebhookGuard, WebhookRefused
+from kioko_core.layer.scoped import WEBHOOKS_AGENT
 from kioko_core.store import InvalidRecordError, Record
-
-from .webhook_guard import WebhookGuard, WebhookRefused
 
 WEBHOOK_AGENT = WEBHOOKS_AGENT
 WEBHOOK_KIND = "webhook"

@@ -18,16 +18,16 @@ from typing import Any
 import numpy as np
 
 from kioko.views import context_view, link_view, memory_view, related_view, score_view, triple_view
-from kioko_core.context_sections import Sections
-from kioko_core.entities import Triple
-from kioko_core.graph import RelatedMemory
-from kioko_core.intelligence.pins import StablePrefix
-from kioko_core.intelligence.planner import RecallPlan
+from kioko_core.graph.entities import Triple
+from kioko_core.graph.facade import RelatedMemory
 from kioko_core.linking import links as L
 from kioko_core.linking.linker import LinkScore
 from kioko_core.linking.links import MemoryLink
-from kioko_core.recall import Context, RecalledMemory
+from kioko_core.recall.hybrid import Context, RecalledMemory
+from kioko_core.recall.sections import Sections
 from kioko_core.store import KiokoError, Record
+from kioko_intelligence.pins import StablePrefix
+from kioko_intelligence.planner import RecallPlan
 
 STORED_FIELDS = (
     "id",
@@ -230,7 +230,7 @@ def _message(error: BaseException) -> str:
 
 def error_class(name: str) -> type[KiokoError] | None:
     """The KiokoError subclass called ``name`` (wherever the core defines it), or None."""
-    import kioko_core.layer  # noqa: F401  (imports every module that defines a public error)
+    import kioko_core.layer.memory_layer  # noqa: F401  (imports every module that defines a public error)
 
     pending: list[type[KiokoError]] = [KiokoError]
     while pending:

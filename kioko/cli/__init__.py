@@ -19,8 +19,8 @@ from typing import Sequence
 
 import typer
 
-from .app import app, print_version
-from .demo import DEMO_USER, run_quick_start
+from kioko.cli.app import app, print_version
+from kioko.cli.demo import DEMO_USER, run_quick_start
 
 COMMAND_MODULES = ("memories", "graph", "smart", "serving", "exchange", "stores", "upkeep")
 """Each adds its commands to ``app`` when imported; ``kioko --help`` shows the groups in this order."""

@@ -2,6 +2,6 @@
 
 import sys
 
-from . import main
+from kioko.cli import main
 
 sys.exit(main())

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from .support import KiokoGroup
+from kioko.cli.support import KiokoGroup
 
 app = typer.Typer(
     name="kioko",
@@ -28,7 +28,7 @@ STORES = "Stores and diagnostics"
 
 
 def print_version() -> None:
-    from .. import __version__
+    from kioko import __version__
 
     print(f"kioko {__version__}")
 

@@ -76,7 +76,7 @@ class DerivedCommand:
         return {p.name: p.annotation for p in self.__signature__.parameters.values()}
 
     def _made(self) -> inspect.Signature:
-        from ..api import operations as surface
+        from kioko.api import operations as surface
 
         table = {p.name: p for p in surface.params(self.call)}
         hints = typing.get_type_hints(self.command, include_extras=True)

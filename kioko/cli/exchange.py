@@ -9,8 +9,8 @@ from typing import Annotated, Any
 
 import typer
 
-from .app import STORES, app
-from .support import Store, UsageProblem, User, err
+from kioko.cli.app import STORES, app
+from kioko.cli.support import Store, UsageProblem, User, err
 
 
 @app.command("export", rich_help_panel=STORES)
@@ -22,7 +22,7 @@ def export_(
     api_key: Annotated[str | None, typer.Option("--api-key", help="For a service URL.")] = None,
 ) -> int:
     """Every memory of a user as JSON lines on stdout: links, entity triples, history, exact vectors."""
-    from .. import connect
+    from kioko import connect
 
     memory: Any = connect(store, **({"api_key": api_key} if api_key else {}))
     try:
@@ -44,7 +44,7 @@ def import_(
     """Restore an export into a store or a service; importing twice changes nothing (with a progress bar)."""
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from .. import connect
+    from kioko import connect
 
     # the file is opened before the store, so a mistyped name neither reaches nor creates a store
     source = sys.stdin if file == "-" else _export_file(file)

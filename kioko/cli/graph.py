@@ -9,9 +9,9 @@ from typing import Annotated, Any
 
 import typer
 
-from .app import GRAPH, app
-from .derived import from_operation
-from .support import Agent, Json, Store, UsageProblem, User, err, new_table, opened, out, print_json, short
+from kioko.cli.app import GRAPH, app
+from kioko.cli.derived import from_operation
+from kioko.cli.support import Agent, Json, Store, UsageProblem, User, err, new_table, opened, out, print_json, short
 
 
 @app.command(rich_help_panel=GRAPH)
@@ -30,7 +30,7 @@ def related(
     json: Json = False,
 ) -> None:
     """What is connected to a memory, best first, with the chain of links to each."""
-    from ..views import related_view
+    from kioko.views import related_view
 
     with opened(store) as memory:
         items = memory.graph.related(**args, user_id=user, agent_id=agent)
@@ -66,7 +66,7 @@ def link(
     json: Json = False,
 ) -> None:
     """Link two memories by hand (a manual link never fades), or --remove the link between them."""
-    from ..views import link_view
+    from kioko.views import link_view
 
     with opened(store) as memory:
         if remove:
@@ -93,7 +93,7 @@ def explain(
     json: Json = False,
 ) -> None:
     """Why two memories are (or are not) linked: every signal, scored from scratch."""
-    from ..views import score_view
+    from kioko.views import score_view
 
     with opened(store) as memory:
         score = memory.graph.explain(**args, user_id=user, agent_id=agent)
@@ -126,7 +126,7 @@ def trace(
     json: Json = False,
 ) -> None:
     """The shortest chain of links from one memory to another."""
-    from ..views import link_view
+    from kioko.views import link_view
 
     with opened(store) as memory:
         chain = memory.graph.trace(**args, user_id=user, agent_id=agent)
@@ -207,7 +207,7 @@ def graph(
     json: Json = False,
 ) -> None:
     """The memory graph: Graphviz DOT, JSON, or a self-contained HTML page to open in a browser."""
-    from ..graph_html import to_dot, to_html
+    from kioko.graph_html import to_dot, to_html
 
     chosen = "json" if json else output_format.lower()
     if chosen not in ("dot", "json", "html"):

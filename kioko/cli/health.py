@@ -12,7 +12,7 @@ from typing import Any
 
 def store_health(memory: Any, url: str, *, user: str | None, total: int | None) -> tuple[dict[str, Any], list[dict]]:
     """(facts, warnings): the store's format and embedder, its size on disk, its knn index, pending tasks."""
-    from kioko_core.format_mark import FORMAT_VERSION, read_mark
+    from kioko_core.store.format_mark import FORMAT_VERSION, read_mark
 
     facts: dict[str, Any] = {}
     warnings: list[dict[str, str]] = []
@@ -57,8 +57,8 @@ def store_health(memory: Any, url: str, *, user: str | None, total: int | None) 
 
 def _size_on_disk(memory: Any, url: str) -> int | None:
     """Bytes of the store's file or directory (with SQLite's -wal/-shm and .ann/), None for a server."""
-    from kioko_core import registry
-    from kioko_core.url import StoreURL
+    from kioko_core.store import registry
+    from kioko_core.store.url import StoreURL
 
     parsed = StoreURL.parse(url)
     locate = getattr(registry._resolve(parsed.scheme), "local_path", None)
@@ -96,8 +96,8 @@ def _exact_below(memory: Any) -> int:
 
 def _pending_maintenance(memory: Any) -> dict[str, int]:
     """Tasks queued in the maintenance counters, per ``user`` (or ``user/agent``)."""
-    from kioko_core.intelligence.maintenance import COUNTER_KIND, MAINTENANCE_USER
     from kioko_core.store import Scope
+    from kioko_intelligence.maintenance import COUNTER_KIND, MAINTENANCE_USER
 
     pending: dict[str, int] = {}
     for record in memory.store.scan(Scope(MAINTENANCE_USER, None)):

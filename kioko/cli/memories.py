@@ -8,9 +8,9 @@ from typing import Annotated, Any
 
 import typer
 
-from .app import MEMORY, app
-from .derived import from_operation
-from .support import (
+from kioko.cli.app import MEMORY, app
+from kioko.cli.derived import from_operation
+from kioko.cli.support import (
     Agent,
     Json,
     Store,
@@ -58,9 +58,8 @@ def add(
     json: Json = False,
 ) -> None:
     """Store a memory; it is linked to earlier memories at write time."""
+    from kioko.views import memory_view
     from kioko_core.linking.links import LINKABLE_KINDS
-
-    from ..views import memory_view
 
     text = _content_of(text, file)
     if text is None:
@@ -114,7 +113,7 @@ def get(
     json: Json = False,
 ) -> None:
     """Show one memory and its links."""
-    from ..views import memory_view
+    from kioko.views import memory_view
 
     with opened(store) as memory:
         record = memory.get(memory_id, user_id=user, agent_id=agent)
@@ -152,8 +151,8 @@ def list_(
     json: Json = False,
 ) -> None:
     """List a user's memories, newest first."""
-    from ..listing import newest
-    from ..views import memory_view
+    from kioko.listing import newest
+    from kioko.views import memory_view
 
     with opened(store) as memory:
         records = newest(
@@ -187,7 +186,7 @@ def update(
     json: Json = False,
 ) -> None:
     """Change a memory's content and/or merge metadata into it."""
-    from ..views import memory_view
+    from kioko.views import memory_view
 
     text = _content_of(text, file)
     if text is None and not meta:
@@ -298,9 +297,8 @@ def recall(
     json: Json = False,
 ) -> None:
     """The context for a question: relevant memories, procedures, lessons, open goals, and how they connect."""
-    from kioko_core.recall_options import RecallOptions
-
-    from ..views import context_view
+    from kioko.views import context_view
+    from kioko_core.recall.options import RecallOptions
 
     planned = {None: None, "auto": "auto", "off": False}.get(plan, "?")
     if planned == "?":

@@ -7,9 +7,9 @@ from typing import Annotated
 
 import typer
 
-from .app import SERVE, app
-from .demo import DEMO_USER
-from .support import Agent, Store, UsageProblem, err
+from kioko.cli.app import SERVE, app
+from kioko.cli.demo import DEMO_USER
+from kioko.cli.support import Agent, Store, UsageProblem, err
 
 
 @app.command(rich_help_panel=SERVE)
@@ -49,7 +49,7 @@ def mcp(
     agent: Agent = None,
 ) -> None:
     """Serve the user's memories to an MCP client (Claude Desktop, Cursor ...). The user is fixed here."""
-    from ..mcp_server import require_mcp, run
+    from kioko.mcp_server import require_mcp, run
 
     if transport not in ("stdio", "http"):
         raise UsageProblem(f"--transport must be stdio or http, not {transport!r}")
@@ -163,7 +163,7 @@ def serve(
     ] = None,
 ) -> int:
     """The REST API under /v1 (docs at /docs) on uvicorn: every user's memories, bounded by API keys."""
-    from ..http.serve import serve as run
+    from kioko.http.serve import serve as run
 
     return run(
         store=store,
@@ -208,8 +208,8 @@ def ui(
     """The console in your browser: serves the API and the console on 127.0.0.1 and opens /ui/."""
     from urllib.parse import quote
 
-    from ..http.serve import open_when_ready
-    from ..http.serve import serve as run
+    from kioko.http.serve import open_when_ready
+    from kioko.http.serve import serve as run
 
     address = f"http://127.0.0.1:{port}/ui/?user={quote(user or DEMO_USER)}"
     print(f"kioko ui: the console is at {address}", flush=True)
@@ -249,7 +249,7 @@ def keys_new(
     ] = None,
 ) -> int:
     """Make an API key for kioko serve: only its SHA-256 goes to the file; the key is printed once."""
-    from ..api.auth import add_key
+    from kioko.api.auth import add_key
 
     if not admin and not user:
         raise UsageProblem("give --user (repeatable) or --admin")
@@ -276,7 +276,7 @@ def keys_rotate(
     name: Annotated[str, typer.Option("--name", help="The key to give a new secret.")],
 ) -> int:
     """A new secret for a key, same rights: printed once; a running server refuses the old one at once."""
-    from ..api.auth import rotate_key
+    from kioko.api.auth import rotate_key
 
     print(rotate_key(file, name))
     err().print(f"(the key {name!r} in {file} has a new secret; the old one no longer works)", markup=False)
@@ -290,7 +290,7 @@ def keys_revoke(
     name: Annotated[str, typer.Option("--name", help="The key to take out.")],
 ) -> int:
     """Take a key out of the file: a running server refuses it from its next request."""
-    from ..api.auth import revoke_key
+    from kioko.api.auth import revoke_key
 
     revoke_key(file, name)
     err().print(f"revoked {name!r} in {file}", markup=False)

@@ -7,9 +7,9 @@ from typing import Annotated, Any
 
 import typer
 
-from .app import SMART, app
-from .derived import from_operation
-from .support import Agent, Json, Store, UsageProblem, User, err, new_table, opened, out, print_json
+from kioko.cli.app import SMART, app
+from kioko.cli.derived import from_operation
+from kioko.cli.support import Agent, Json, Store, UsageProblem, User, err, new_table, opened, out, print_json
 
 
 @app.command(rich_help_panel=SMART)
@@ -33,9 +33,8 @@ def manage(
     json: Json = False,
 ) -> None:
     """Decide (and apply) the memory operations for one turn: offline, or with --llm one model call."""
-    from kioko_core.intelligence.providers import is_provider_string
-
-    from ..remote_url import is_remote_url
+    from kioko.remote.url import is_remote_url
+    from kioko_intelligence.providers import is_provider_string
 
     if llm is not None and not is_provider_string(llm):
         raise UsageProblem(
@@ -106,7 +105,7 @@ def maintain(
     json: Json = False,
 ) -> None:
     """Run maintenance now (wrap sessions up, link what was never linked ...), for one user or every user."""
-    from kioko_core.intelligence.maintenance import TASKS
+    from kioko_intelligence.maintenance import TASKS
 
     wanted = [t.strip() for given in tasks or () for t in given.split(",") if t.strip()] if tasks else None
     unknown = [t for t in wanted or () if t not in TASKS]
@@ -131,9 +130,8 @@ def _maintain(memory: Any, user: str | None, agent: str | None, tasks: list[str]
     """``memory.maintain`` one scope at a time, with a progress bar over the users when there are several."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from kioko_core.intelligence.maintenance import counted_scopes
-
-    from ..api.wire import jsonable
+    from kioko.api.wire import jsonable
+    from kioko_intelligence.maintenance import counted_scopes
 
     if user is not None:
         return jsonable(memory.maintain(user_id=user, agent_id=agent, tasks=tasks))
@@ -177,7 +175,7 @@ def end_session(
     json: Json = False,
 ) -> None:
     """Wrap a session up now: its task and lasting scratchpad notes become its episode; the scratchpad is cleared."""
-    from ..views import memory_view
+    from kioko.views import memory_view
 
     with opened(store) as memory:
         episode = memory.end_session(**args, user_id=user, agent_id=agent)
@@ -217,7 +215,7 @@ def unpin(
 
 
 def _pin(memory_id: str, pinned: bool, user: str, store: str | None, agent: str | None, json: bool) -> None:
-    from ..views import memory_view
+    from kioko.views import memory_view
 
     with opened(store) as memory:
         record = (memory.pin if pinned else memory.unpin)(memory_id, user_id=user, agent_id=agent)

@@ -8,9 +8,9 @@ from typing import Annotated, Any
 
 import typer
 
-from .app import STORES, app
-from .demo import DEMO_USER, run_quick_start
-from .support import Agent, Json, Store, UsageProblem, new_table, opened_layer, out, print_json
+from kioko.cli.app import STORES, app
+from kioko.cli.demo import DEMO_USER, run_quick_start
+from kioko.cli.support import Agent, Json, Store, UsageProblem, new_table, opened_layer, out, print_json
 
 
 @app.command(rich_help_panel=STORES)
@@ -29,8 +29,8 @@ def stores(json: Json = False) -> None:
 def _store_rows() -> list[dict[str, Any]]:
     from dataclasses import fields
 
-    from kioko_core import registry
     from kioko_core.errors import MissingExtraError
+    from kioko_core.store import registry
 
     rows = []
     for scheme in registry.known_schemes():
@@ -78,12 +78,12 @@ def doctor(
     from collections import Counter
     from dataclasses import asdict
 
-    from .. import __version__, default_url
+    from kioko import __version__, default_url
 
     url = store or default_url()
     checks: dict = {"kioko": __version__, "python": platform.python_version(), "store_url": _redact(url)}
     _check_exists(url, given=store is not None)
-    from .health import store_health
+    from kioko.cli.health import store_health
 
     warnings: list[dict] = []
     # mark_store=False: an unmarked store is checked, not marked; doctor writes nothing
@@ -117,11 +117,10 @@ def doctor(
 def _check_exists(url: str, *, given: bool) -> None:
     """Refuse a store file or directory that is not there: opening would create an empty one, and doctor
     would then call a mistyped path healthy. The default store may be new (it is made on first use)."""
-    from kioko_core import registry
+    from kioko.remote.url import is_remote_url
     from kioko_core.errors import KiokoError
-    from kioko_core.url import StoreURL
-
-    from ..remote_url import is_remote_url
+    from kioko_core.store import registry
+    from kioko_core.store.url import StoreURL
 
     if not given or is_remote_url(url):
         return

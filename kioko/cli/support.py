@@ -28,9 +28,9 @@ if TYPE_CHECKING:  # the layer (numpy, pydantic, the drivers) loads when a comma
     from rich.console import Console
     from rich.table import Table
 
-    from kioko_core.layer import MemoryLayer
+    from kioko_core.layer.memory_layer import MemoryLayer
 
-from ..protocol import Memory
+from kioko.protocol import Memory
 
 USAGE, FAILURE = 2, 1
 
@@ -94,7 +94,7 @@ def print_json(data: Any) -> None:
 @contextmanager
 def opened(store: str | None, **options: Any) -> Iterator[Memory]:
     """The memory on ``store`` (or the default store; a service's URL gives its client), closed afterwards."""
-    from .. import connect, default_url
+    from kioko import connect, default_url
 
     memory = connect(store or default_url(), **options)
     try:
@@ -106,8 +106,8 @@ def opened(store: str | None, **options: Any) -> Iterator[Memory]:
 @contextmanager
 def opened_layer(store: str | None, **options: Any) -> Iterator[MemoryLayer]:
     """The local layer on ``store`` (a command that reads the store underneath; a service's URL is refused)."""
-    from .. import _connect_layer, default_url
-    from ..remote_url import is_remote_url
+    from kioko import _connect_layer, default_url
+    from kioko.remote.url import is_remote_url
 
     url = store or default_url()
     if is_remote_url(url):
@@ -133,7 +133,7 @@ def classify(error: BaseException) -> tuple[int, str]:
         where = context.command_path if context is not None else "kioko"
         code = getattr(error, "exit_code", USAGE)
         return code, f"{error.format_message()} (see: {where} --help)"
-    from kioko_core.limits import TooLargeError
+    from kioko_core.privacy.limits import TooLargeError
 
     if isinstance(error, TooLargeError) and error.what == "content":
         # the library's message names kioko.connect's option; on the command line it is --max-bytes

@@ -6,8 +6,8 @@ from typing import Annotated
 
 import typer
 
-from .app import STORES, app
-from .support import Json, Store, err, out, print_json
+from kioko.cli.app import STORES, app
+from kioko.cli.support import Json, Store, err, out, print_json
 
 
 @app.command(rich_help_panel=STORES)
@@ -32,9 +32,9 @@ def reembed(
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from .. import default_url
-    from ..reembedding import reembed as run
-    from .stores import _check_exists, _redact
+    from kioko import default_url
+    from kioko.cli.stores import _check_exists, _redact
+    from kioko.reembedding import reembed as run
 
     url = store or default_url()
     _check_exists(url, given=store is not None)
@@ -88,8 +88,8 @@ def backup(
     json: Json = False,
 ) -> None:
     """Copy a store while it is in use: SQLite by its online backup API, any other store by exports per user."""
-    from .. import default_url
-    from ..backups import backup as run
+    from kioko import default_url
+    from kioko.backups import backup as run
 
     result = run(store or default_url(), dest, users=user or [])
     if json:
@@ -105,8 +105,8 @@ def restore(
     json: Json = False,
 ) -> None:
     """Put a backup back: into a new SQLite file, or (exports) into any store."""
-    from .. import default_url
-    from ..backups import restore as run
+    from kioko import default_url
+    from kioko.backups import restore as run
 
     result = run(source, store or default_url())
     if json:

@@ -12,7 +12,7 @@ from typing import Any
 def create_app(layer: Any, **options: Any) -> Any:
     """The FastAPI app serving ``layer`` under /v1 (see :func:`kioko.http.app.create_app`)."""
     try:
-        from .app import create_app as build
+        from kioko.http.app import create_app as build
     except ImportError as error:
         from kioko_core.store import MissingExtraError
 

@@ -23,21 +23,20 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from kioko_core.layer import MemoryLayer
-from kioko_core.secrets import get_logger
+from kioko.api.auth import KeyFile, KeyRing, Principal
+from kioko.api.errors import Forbidden, PayloadTooLarge, status_of
+from kioko.api.json_depth import message as depth_message
+from kioko.api.json_depth import too_deep
+from kioko.api.webhook_guard import Resolver, WebhookGuard
+from kioko.api.wire import error_out
+from kioko.http import browser, docs_pages
+from kioko.http.deps import ERROR_RESPONSES, Service, principal, service
+from kioko.http.gate import Flights, Gate
+from kioko.http.schemas import Health, WhoAmI
+from kioko_core.layer.memory_layer import MemoryLayer
+from kioko_core.privacy.secrets import get_logger
 from kioko_core.store import KiokoError, Scope
 from kioko_core.telemetry import count, observe
-
-from ..api.auth import KeyFile, KeyRing, Principal
-from ..api.errors import Forbidden, PayloadTooLarge, status_of
-from ..api.json_depth import message as depth_message
-from ..api.json_depth import too_deep
-from ..api.webhook_guard import Resolver, WebhookGuard
-from ..api.wire import error_out
-from . import browser, docs_pages
-from .deps import ERROR_RESPONSES, Service, principal, service
-from .gate import Flights, Gate
-from .schemas import Health, WhoAmI
 
 log = get_logger("kioko.http")
 # the HTTP library Kioko's client, webhooks and providers use logs every request's URL at INFO, and a memory
@@ -223,14 +222,14 @@ def create_app(
             "agents": None if who.agents is None else sorted(who.agents),
         }
 
-    from . import routes, routes_intelligence, routes_kinds, routes_upkeep
+    from kioko.http import routes, routes_intelligence, routes_kinds, routes_upkeep
 
     app.include_router(routes.router)
     app.include_router(routes_kinds.build_router())
     app.include_router(routes_intelligence.router)
     app.include_router(routes_upkeep.router)
     if webhooks:
-        from . import events
+        from kioko.http import events
 
         app.include_router(events.router)
         events.install(app, svc)

@@ -34,10 +34,9 @@ from urllib.parse import urlsplit
 
 from fastapi.responses import JSONResponse
 
+from kioko.api.errors import CrossSiteRefused, HostNotAllowed, UnsupportedMediaType, status_of
+from kioko.api.wire import error_out
 from kioko_core.store import KiokoError
-
-from ..api.errors import CrossSiteRefused, HostNotAllowed, UnsupportedMediaType, status_of
-from ..api.wire import error_out
 
 CONSOLE_HEADER = "X-Kioko-Console"
 """The header the console's page sends its server's token in."""

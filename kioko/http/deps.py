@@ -15,14 +15,13 @@ from typing import Any
 
 from fastapi import Request
 
-from kioko_core.intelligence.events import EventBus
-from kioko_core.layer import MemoryLayer
-from kioko_core.scoped import user_scope
+from kioko.api.auth import OPEN, KeyFile, KeyRing, Principal
+from kioko.api.webhook_guard import WebhookGuard
+from kioko.http.schemas import ErrorOut
+from kioko_core.layer.memory_layer import MemoryLayer
+from kioko_core.layer.scoped import user_scope
 from kioko_core.store import Scope
-
-from ..api.auth import OPEN, KeyFile, KeyRing, Principal
-from ..api.webhook_guard import WebhookGuard
-from .schemas import ErrorOut
+from kioko_intelligence.events import EventBus
 
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorOut, "description": text}

@@ -34,16 +34,15 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
 import kioko.http.schemas as S
-from kioko_core.secrets import get_logger
+from kioko.api.auth import Principal
+from kioko.api.errors import TooManyWebhooks
+from kioko.api.webhook_guard import WebhookGuard, WebhookRefused
+from kioko.api.webhook_records import EVENTS, MIN_SECRET, WEBHOOK_AGENT, WEBHOOK_KIND, check_events, check_url
+from kioko.http.deps import ERROR_RESPONSES, Service, authorized, principal, service
+from kioko_core.privacy.secrets import get_logger
 from kioko_core.store import Delete, Filter, Record, Scope, Upsert
+from kioko_core.store.url import masked_url
 from kioko_core.telemetry import count
-from kioko_core.url import masked_url
-
-from ..api.auth import Principal
-from ..api.errors import TooManyWebhooks
-from ..api.webhook_guard import WebhookGuard, WebhookRefused
-from ..api.webhook_records import EVENTS, MIN_SECRET, WEBHOOK_AGENT, WEBHOOK_KIND, check_events, check_url
-from .deps import ERROR_RESPONSES, Service, authorized, principal, service
 
 log = get_logger("kioko.http.webhooks")
 

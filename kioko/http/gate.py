@@ -43,13 +43,12 @@ from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from starlette.routing import compile_path
 
+from kioko.api.auth import Principal, Rate
+from kioko.api.errors import PayloadTooLarge, TooManyRequests, status_of
+from kioko.api.json_depth import message as depth_message
+from kioko.api.json_depth import too_deep
+from kioko.api.wire import error_out
 from kioko_core.store import InvalidRecordError, KiokoError
-
-from ..api.auth import Principal, Rate
-from ..api.errors import PayloadTooLarge, TooManyRequests, status_of
-from ..api.json_depth import message as depth_message
-from ..api.json_depth import too_deep
-from ..api.wire import error_out
 
 READS_BY_POST = frozenset({"/v1/recall", "/v1/context", "/v1/search", "/v1/plan"})
 """POST routes that change nothing (their questions travel as a body); a read-only key may call them."""

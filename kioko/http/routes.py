@@ -12,19 +12,18 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 import kioko.http.schemas as S
+from kioko.api.auth import Principal
+from kioko.api.exchange import OWN_AGENTS, SPOOL_IN_MEMORY, export_lines, export_scopes, import_lines
+from kioko.api.wire import context_out, link_out, plan_in, record_out, related_out, score_out, triple_out
+from kioko.http.deps import ERROR_RESPONSES, Service, authorized, principal, service
+from kioko.http.served import served
 from kioko_core.errors import MemoryNotFound
-from kioko_core.kind_registry import canonical_kind
-from kioko_core.layer import MemoryLayer
+from kioko_core.kinds.registry import canonical_kind
+from kioko_core.layer.memory_layer import MemoryLayer
 from kioko_core.linking.links import link_entries
-from kioko_core.recall import Context, RecalledMemory
-from kioko_core.recall_options import RECALL_KNOBS, RecallOptions
+from kioko_core.recall.hybrid import Context, RecalledMemory
+from kioko_core.recall.options import RECALL_KNOBS, RecallOptions
 from kioko_core.store import Filter, InvalidRecordError, Record, Scope
-
-from ..api.auth import Principal
-from ..api.exchange import OWN_AGENTS, SPOOL_IN_MEMORY, export_lines, export_scopes, import_lines
-from ..api.wire import context_out, link_out, plan_in, record_out, related_out, score_out, triple_out
-from .deps import ERROR_RESPONSES, Service, authorized, principal, service
-from .served import served
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES)
 MAX_PAGE = 1000

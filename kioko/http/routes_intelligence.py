@@ -7,9 +7,9 @@ from typing import Any
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, Field
 
-from ..api.auth import Principal
-from .deps import ERROR_RESPONSES, Service, authorized, principal, service
-from .served import served
+from kioko.api.auth import Principal
+from kioko.http.deps import ERROR_RESPONSES, Service, authorized, principal, service
+from kioko.http.served import served
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES, tags=["intelligence"])
 

@@ -14,11 +14,10 @@ from pydantic import create_model
 
 import kioko.api.operations as surface
 import kioko.http.schemas as S
-
-from ..api.auth import Principal
-from ..api.wire import record_out
-from .deps import ERROR_RESPONSES, Service, authorized, principal, service
-from .routes import _event, context_from_ids
+from kioko.api.auth import Principal
+from kioko.api.wire import record_out
+from kioko.http.deps import ERROR_RESPONSES, Service, authorized, principal, service
+from kioko.http.routes import _event, context_from_ids
 
 EVENTS = {
     "add": "memory.added",

@@ -12,12 +12,11 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
 import kioko.http.schemas as S
+from kioko.api.auth import Principal
+from kioko.api.wire import jsonable, plan_out, prefix_out, record_out
+from kioko.http.deps import ERROR_RESPONSES, Service, authorized
+from kioko.http.served import served
 from kioko_core.store import InvalidRecordError, Record
-
-from ..api.auth import Principal
-from ..api.wire import jsonable, plan_out, prefix_out, record_out
-from .deps import ERROR_RESPONSES, Service, authorized
-from .served import served
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES, tags=["intelligence"])
 

@@ -9,9 +9,8 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 import kioko.api.operations as surface
+from kioko.api.operations import USER_ID_HELP
 from kioko_core.linking.links import LINK_TYPES
-
-from ..api.operations import USER_ID_HELP
 
 Id = Field(min_length=1, max_length=200)
 UserId = Field(min_length=1, max_length=200, description=USER_ID_HELP)

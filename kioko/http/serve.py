@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from ..api.auth import ENV_KEYS_FILE
-from .browser import new_token
+from kioko.api.auth import ENV_KEYS_FILE
+from kioko.http.browser import new_token
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -101,8 +101,7 @@ def serve(
         import uvicorn
 
         from kioko import default_url
-
-        from .app import DEFAULT_BODY_LIMIT, create_app
+        from kioko.http.app import DEFAULT_BODY_LIMIT, create_app
 
     out = out if out is not None else sys.stderr
 
@@ -208,7 +207,7 @@ def _layer(config: dict[str, Any]) -> Any:
 
 def worker_app() -> Any:
     """The app one worker process of ``kioko serve --workers N`` serves (uvicorn calls this factory)."""
-    from .app import create_app
+    from kioko.http.app import create_app
 
     config = json.loads(os.environ[WORKER_CONFIG])
     logging.basicConfig(  # the request log lines of this process, as the single-process server has them
@@ -239,7 +238,7 @@ def _app_options(config: dict[str, Any]) -> dict[str, Any]:
 def _scrub_every_line() -> None:
     """The redacting filter on the root logger's handlers too: a line of any library (the store's driver,
     uvicorn, a provider's client) is redacted as Kioko's own are, URL passwords shown as ``***``."""
-    from kioko_core.secrets import RedactingFilter
+    from kioko_core.privacy.secrets import RedactingFilter
 
     for handler in logging.root.handlers:
         if not any(isinstance(f, RedactingFilter) for f in handler.filters):
@@ -251,8 +250,8 @@ def _model(target: str) -> Any:
     is, for the intelligence to open; ``package.module:name`` -> the model callable it names."""
     import importlib
 
-    from kioko_core.intelligence.providers import is_provider_string
     from kioko_core.store import InvalidRecordError
+    from kioko_intelligence.providers import is_provider_string
 
     if is_provider_string(target):
         return target

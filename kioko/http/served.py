@@ -17,9 +17,8 @@ from fastapi import APIRouter, Body, Depends, Query, Request
 
 import kioko.api.operations as surface
 import kioko.http.schemas as S
-
-from ..api.auth import Principal
-from .deps import Service, principal, service
+from kioko.api.auth import Principal
+from kioko.http.deps import Service, principal, service
 
 Handler = TypeVar("Handler", bound=Callable[..., Any])
 

@@ -6,6 +6,6 @@
 - :mod:`kioko.integrations.agno`: ``KiokoTools`` (``kioko[agno]``)
 
 Nothing here is imported by ``import kioko``: a framework is loaded only when its module is. Every module
-uses only the calls a local :class:`kioko.MemoryLayer` and a :class:`kioko.remote.RemoteMemory` share
+uses only the calls a local :class:`kioko.MemoryLayer` and a :class:`kioko.remote.client.RemoteMemory` share
 (:class:`~kioko.integrations.memory.Memory`), so each works on both.
 """

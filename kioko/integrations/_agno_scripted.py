@@ -11,7 +11,7 @@ from typing import Any
 from agno.models.base import Model
 from agno.models.response import ModelResponse
 
-from ._script import Call, Script, ToolCall, latest_user_text
+from kioko.integrations._script import Call, Script, ToolCall, latest_user_text
 
 
 @dataclass

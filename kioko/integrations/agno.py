@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from kioko.integrations.memory import Memory
+from kioko.integrations.tools import memory_tools
 from kioko_core.errors import MissingExtraError
-
-from .memory import Memory
-from .tools import memory_tools
 
 try:
     from agno.tools import Toolkit

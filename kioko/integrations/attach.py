@@ -33,10 +33,9 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from kioko.integrations._script import latest_user_text
+from kioko.integrations.memory import Memory
 from kioko_core.errors import InvalidRecordError
-
-from ._script import latest_user_text
-from .memory import Memory
 
 __all__ = ["attach", "detach", "attached"]
 

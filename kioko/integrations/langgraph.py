@@ -34,9 +34,8 @@ from typing import Any
 
 import numpy as np
 
+from kioko.integrations.memory import Memory
 from kioko_core.errors import IdTaken, InvalidRecordError, KiokoError, MemoryNotFound, MissingExtraError
-
-from .memory import Memory
 
 try:
     from langgraph.store.base import (

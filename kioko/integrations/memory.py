@@ -1,5 +1,5 @@
 """The memory an integration works on: :class:`kioko.Memory`, which a local :class:`kioko.MemoryLayer` and a
-:class:`kioko.remote.RemoteMemory` both are, so every integration works on a local store and on a Kioko service
+:class:`kioko.remote.client.RemoteMemory` both are, so every integration works on a local store and on a Kioko service
 alike. The integrations call only add, get, update, delete, recall, memories and record_turn of it.
 """
 
@@ -8,9 +8,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from kioko.protocol import Memory
 from kioko_core.errors import MissingExtraError
-
-from ..protocol import Memory
 
 __all__ = ["Memory", "require"]
 

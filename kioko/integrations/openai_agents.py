@@ -19,11 +19,10 @@ import json
 import threading
 from typing import Any
 
+from kioko.integrations.memory import Memory
+from kioko.integrations.tools import memory_tools
 from kioko_core.errors import IdTaken, MemoryNotFound, MissingExtraError, SecretDropped
-from kioko_core.secrets import REDACTED, DropSecrets, redact
-
-from .memory import Memory
-from .tools import memory_tools
+from kioko_core.privacy.secrets import REDACTED, DropSecrets, redact
 
 try:
     from agents import FunctionTool, function_tool

@@ -15,7 +15,7 @@ import json
 from typing import Any
 
 # the values a script works with live in ._script, which the Agno half imports too (no circle through here)
-from ._script import Call, Script, ToolCall, latest_user_text
+from kioko.integrations._script import Call, Script, ToolCall, latest_user_text
 
 __all__ = ["ToolCall", "Call", "ScriptedAgentsModel", "agno_model", "latest_user_text"]
 
@@ -94,6 +94,6 @@ class ScriptedAgentsModel(_AgentsModel):  # type: ignore[misc,valid-type]
 
 def agno_model(script: Script) -> Any:
     """An Agno ``Model`` answering by ``script`` (``kioko[agno]``); its calls are kept in ``model.calls``."""
-    from ._agno_scripted import ScriptedAgnoModel
+    from kioko.integrations._agno_scripted import ScriptedAgnoModel
 
     return ScriptedAgnoModel(script=script)

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from kioko.integrations.memory import Memory
 from kioko_core.errors import KiokoError, SecretDropped
-
-from .memory import Memory
 
 __all__ = ["memory_tools"]
 

@@ -43,10 +43,10 @@ that only inserts ids with ``expected_version=0``; update_with_links is two, its
 ops' rows; links is one.
 """
 
-from .schema import SCHEMA_VERSION
-from .store import PostgresStore
-from .url import DEFAULT_POOL_SIZE, DEFAULT_TABLE, KIOKO_QUERY_KEYS, OPTIONS
-from .writes import CHANGES_KEPT
+from kioko_backends.postgresql.schema import SCHEMA_VERSION
+from kioko_backends.postgresql.store import PostgresStore
+from kioko_backends.postgresql.url import DEFAULT_POOL_SIZE, DEFAULT_TABLE, KIOKO_QUERY_KEYS, OPTIONS
+from kioko_backends.postgresql.writes import CHANGES_KEPT
 
 __all__ = [
     "CHANGES_KEPT",

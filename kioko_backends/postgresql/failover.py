@@ -27,10 +27,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from kioko_core.link_store import LinkChange
+from kioko_backends.postgresql.pool import _Pool
 from kioko_core.store import Delete, Op, Record, Scope, stamped
-
-from .pool import _Pool
+from kioko_core.store.link_store import LinkChange
 
 APPLIED, UNTOUCHED, UNKNOWN = "applied", "untouched", "unknown"
 

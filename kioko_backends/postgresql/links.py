@@ -16,11 +16,10 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from kioko_core.link_store import LinkChange
+from kioko_backends.postgresql.tables import _Names
+from kioko_backends.postgresql.writes import _columns, _Existing
 from kioko_core.store import ConflictError, Delete, Op, Record, Scope
-
-from .tables import _Names
-from .writes import _columns, _Existing
+from kioko_core.store.link_store import LinkChange
 
 _Planned = list[tuple[Op, Record | None, bool]]
 

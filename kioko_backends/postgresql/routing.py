@@ -16,7 +16,7 @@ from collections import Counter
 
 import psycopg
 
-from .pool import _Pool
+from kioko_backends.postgresql.pool import _Pool
 
 _REPLAYED = "SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_lsn() END) - '0/0'"
 INSERT_POSITION = "SELECT pg_current_wal_insert_lsn() - '0/0'"

@@ -12,13 +12,12 @@ from psycopg import errors as pg_errors
 from psycopg import sql
 from psycopg.types import TypeInfo
 
+from kioko_backends.postgresql.pool import _transaction
+from kioko_backends.postgresql.tables import _Names
 from kioko_core.store import (
     InvalidRecordError,
     StoreError,
 )
-
-from .pool import _transaction
-from .tables import _Names
 
 SCHEMA_VERSION = 5
 """Bumped whenever the tables change shape; a store refuses tables newer than it understands.

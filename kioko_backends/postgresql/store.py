@@ -16,9 +16,40 @@ from psycopg import errors as pg_errors
 from psycopg import sql
 from psycopg.types import TypeInfo
 
-from kioko_core.driver import StoreBase, non_negative_float, positive_int, text
+from kioko_backends._changes import changes_from_rows
+from kioko_backends._rows import row_fields
+from kioko_backends.postgresql.failover import APPLIED, UNKNOWN, _Recovery, link_versions, outcome, repeatable, results
+from kioko_backends.postgresql.links import LinkWrites, plan_links, send_links
+from kioko_backends.postgresql.pool import (
+    _end_transaction,
+    _fetch,
+    _NotConnected,
+    _pipeline,
+    _Pool,
+    _scrub,
+    _store_error,
+    _transaction,
+)
+from kioko_backends.postgresql.routing import INSERT_POSITION, WAIT_FOR_REPLICA, _Replicas, insert_position
+from kioko_backends.postgresql.schema import _ann_expression, _Schema
+from kioko_backends.postgresql.tables import _RECORD_COLUMNS, _agent, _filter_sql, _forgotten_generation, _Names
+from kioko_backends.postgresql.url import (
+    DEFAULT_FAILOVER_WAIT,
+    DEFAULT_POOL_SIZE,
+    DEFAULT_TABLE,
+    OPTIONS,
+    _conninfo,
+    _replica_conninfo,
+)
+from kioko_backends.postgresql.writes import (
+    _encode_records,
+    _Existing,
+    _LostBeforeWriting,
+    _only_inserts,
+    _plan,
+    _Writes,
+)
 from kioko_core.errors import ExperimentalWarning
-from kioko_core.link_store import LinkChange, validate_changes
 from kioko_core.store import (
     DEFAULT_DIM,
     Capabilities,
@@ -40,18 +71,9 @@ from kioko_core.store import (
     stamped,
     validate_ops,
 )
-from kioko_core.url import StoreURL
-
-from .._changes import changes_from_rows
-from .._rows import row_fields
-from .failover import APPLIED, UNKNOWN, _Recovery, link_versions, outcome, repeatable, results
-from .links import LinkWrites, plan_links, send_links
-from .pool import _end_transaction, _fetch, _NotConnected, _pipeline, _Pool, _scrub, _store_error, _transaction
-from .routing import INSERT_POSITION, WAIT_FOR_REPLICA, _Replicas, insert_position
-from .schema import _ann_expression, _Schema
-from .tables import _RECORD_COLUMNS, _agent, _filter_sql, _forgotten_generation, _Names
-from .url import DEFAULT_FAILOVER_WAIT, DEFAULT_POOL_SIZE, DEFAULT_TABLE, OPTIONS, _conninfo, _replica_conninfo
-from .writes import _encode_records, _Existing, _LostBeforeWriting, _only_inserts, _plan, _Writes
+from kioko_core.store.driver import StoreBase, non_negative_float, positive_int, text
+from kioko_core.store.link_store import LinkChange, validate_changes
+from kioko_core.store.url import StoreURL
 
 _TABLE_PREFIX = re.compile(r"[a-z_][a-z0-9_]{0,39}")
 _EXACT_KNN_BELOW = 2000  # scopes with at most this many vectors are scored exactly (about as fast as HNSW there)
@@ -301,7 +323,7 @@ class PostgresStore(StoreBase, _Schema):
     def get_with_links(
         self, scope: Scope, ids: Sequence[str]
     ) -> tuple[list[Record | None], dict[str, list[dict[str, Any]]]]:
-        """``get`` and ``links`` in one statement (:class:`~kioko_core.link_store.LinkedGet`): each record row
+        """``get`` and ``links`` in one statement (:class:`~kioko_core.store.link_store.LinkedGet`): each record row
         carries its entries, aggregated in the order last put (``json_agg`` keeps each entry's text)."""
         scope = check_scope(scope)
         asked, wanted = self._asked(ids)
@@ -550,14 +572,14 @@ class PostgresStore(StoreBase, _Schema):
     def update_with_links(
         self, ops: Sequence[Op], changes: Sequence[LinkChange]
     ) -> tuple[list[Record | None], list[int | None]]:
-        """``ops`` and then ``changes`` in one transaction (:class:`~kioko_core.link_store.LinkStore`)."""
+        """``ops`` and then ``changes`` in one transaction (:class:`~kioko_core.store.link_store.LinkStore`)."""
         checked, edits = validate_ops(ops, self.dim), validate_changes(changes)
         if not edits:
             return (self.do_update_many(checked) if checked else []), []
         return self._recovering(checked, edits)
 
     def links(self, scope: Scope, ids: Sequence[str]) -> list[list[dict[str, Any]]]:
-        """Each id's link entries in the order last put (:class:`~kioko_core.link_store.LinkStore`); read where
+        """Each id's link entries in the order last put (:class:`~kioko_core.store.link_store.LinkStore`); read where
         ``get`` reads, so a record and its links come from the same server."""
         scope = check_scope(scope)
         wanted = list(dict.fromkeys(i for i in ids if isinstance(i, str) and is_storable_text(i)))

@@ -7,13 +7,12 @@ from typing import Any
 import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from kioko_core.driver import DIM, Option, non_negative_float, positive_int, text
+from kioko_backends.postgresql.pool import _scrub
 from kioko_core.store import (
     InvalidRecordError,
 )
-from kioko_core.url import StoreURL
-
-from .pool import _scrub
+from kioko_core.store.driver import DIM, Option, non_negative_float, positive_int, text
+from kioko_core.store.url import StoreURL
 
 DEFAULT_TABLE = "kioko"
 DEFAULT_POOL_SIZE = 4

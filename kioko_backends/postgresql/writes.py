@@ -10,6 +10,8 @@ import psycopg
 from psycopg import sql
 from psycopg.types.json import Json
 
+from kioko_backends._changes import REMOVAL, batch_changes
+from kioko_backends.postgresql.tables import _forgotten_generation, _Names
 from kioko_core.store import (
     Op,
     Record,
@@ -17,9 +19,6 @@ from kioko_core.store import (
     Upsert,
     plan_batch,
 )
-
-from .._changes import REMOVAL, batch_changes
-from .tables import _forgotten_generation, _Names
 
 CHANGES_KEPT = 256
 """Generations per scope whose written ids ``{p}_changes`` keeps: a cache further behind rebuilds."""

@@ -36,8 +36,8 @@ sqlite3 keeps prepared. A linked write makes three or four reads and one write; 
 and transaction machinery would cost more than the statements themselves.
 """
 
-from .statements import CHANGES_KEPT, SCHEMA_VERSION
-from .store import DEFAULT_TIMEOUT, DEFAULT_VECTOR_CACHE_MB, MAX_PATCHED_VECTORS, SQLiteStore
+from kioko_backends.sqlite.statements import CHANGES_KEPT, SCHEMA_VERSION
+from kioko_backends.sqlite.store import DEFAULT_TIMEOUT, DEFAULT_VECTOR_CACHE_MB, MAX_PATCHED_VECTORS, SQLiteStore
 
 __all__ = [
     "CHANGES_KEPT",

@@ -10,7 +10,7 @@ from kioko_core.store import (
     InvalidRecordError,
     StoreError,
 )
-from kioko_core.url import StoreURL
+from kioko_core.store.url import StoreURL
 
 
 def _switch_to_wal(connection: sqlite3.Connection, timeout: float) -> None:

@@ -6,14 +6,13 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from kioko_backends.sqlite.rows import _Row, _State
+from kioko_backends.sqlite.vectors import VectorChange
 from kioko_core.store import (
     Op,
     Scope,
     plan_batch,
 )
-
-from .._sqlite_vectors import VectorChange
-from .rows import _Row, _State
 
 # --------------------------------------------------------------------------- planning a batch
 

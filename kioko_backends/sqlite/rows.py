@@ -11,13 +11,12 @@ from typing import Any
 
 import numpy as np
 
+from kioko_backends._rows import row_fields
+from kioko_backends.sqlite.statements import _NO_AGENT
 from kioko_core.store import (
     Record,
     Scope,
 )
-
-from .._rows import row_fields
-from .statements import _NO_AGENT
 
 _VECTOR_DTYPE = np.dtype("<f4")
 

@@ -13,36 +13,21 @@ from typing import Any, ContextManager
 
 import numpy as np
 
-from kioko_core.driver import Option, StoreBase, non_negative_float, positive_float, positive_int
-from kioko_core.link_store import LinkChange, validate_changes
-from kioko_core.store import (
-    DEFAULT_DIM,
-    Capabilities,
-    ConflictError,
-    Delete,
-    Filter,
-    InvalidRecordError,
-    Neighbor,
-    Op,
-    Postings,
-    Record,
-    Scope,
-    ScopeChangeSet,
-    StoreError,
-    Upsert,
-    check_scope,
-    is_storable_text,
-    validate_ops,
+from kioko_backends._ann import DEFAULT_EXACT_BELOW, AnnSettings, ann_choice, settings_for
+from kioko_backends._changes import REMOVAL, batch_changes, changes_from_rows
+from kioko_backends.sqlite.connection import _configure, _database_path, _describe, _switch_to_wal
+from kioko_backends.sqlite.planning import _Plan, _plan, _scope_deltas, _vector_changes
+from kioko_backends.sqlite.rows import (
+    _ID_CHUNK,
+    _decode_record,
+    _encode_record,
+    _id_chunks,
+    _json,
+    _Row,
+    _scope_values,
+    _State,
 )
-from kioko_core.url import StoreURL
-
-from .._ann import DEFAULT_EXACT_BELOW, AnnSettings, ann_choice, settings_for
-from .._changes import REMOVAL, batch_changes, changes_from_rows
-from .._sqlite_vectors import GraphFiles, VectorCache
-from .connection import _configure, _database_path, _describe, _switch_to_wal
-from .planning import _Plan, _plan, _scope_deltas, _vector_changes
-from .rows import _ID_CHUNK, _decode_record, _encode_record, _id_chunks, _json, _Row, _scope_values, _State
-from .statements import (
+from kioko_backends.sqlite.statements import (
     _BUMP_SCOPE,
     _BUMP_VERSION,
     _CHANGES_SINCE,
@@ -87,6 +72,29 @@ from .statements import (
     _select_states,
     _terms_df,
 )
+from kioko_backends.sqlite.vectors import GraphFiles, VectorCache
+from kioko_core.store import (
+    DEFAULT_DIM,
+    Capabilities,
+    ConflictError,
+    Delete,
+    Filter,
+    InvalidRecordError,
+    Neighbor,
+    Op,
+    Postings,
+    Record,
+    Scope,
+    ScopeChangeSet,
+    StoreError,
+    Upsert,
+    check_scope,
+    is_storable_text,
+    validate_ops,
+)
+from kioko_core.store.driver import Option, StoreBase, non_negative_float, positive_float, positive_int
+from kioko_core.store.link_store import LinkChange, validate_changes
+from kioko_core.store.url import StoreURL
 
 DEFAULT_TIMEOUT = 30.0
 """Seconds a connection waits for another connection's write lock before giving up."""
@@ -607,7 +615,7 @@ class SQLiteStore(StoreBase):
     # -- links, entry by entry (LinkStore)
 
     def links(self, scope: Scope, ids: Sequence[str]) -> list[list[dict[str, Any]]]:
-        """Each id's link entries in the order last put (:class:`~kioko_core.link_store.LinkStore`)."""
+        """Each id's link entries in the order last put (:class:`~kioko_core.store.link_store.LinkStore`)."""
         scope = check_scope(scope)
         wanted = list(dict.fromkeys(i for i in ids if isinstance(i, str) and is_storable_text(i)))
         found: dict[str, list[dict[str, Any]]] = {}
@@ -619,7 +627,7 @@ class SQLiteStore(StoreBase):
     def update_with_links(
         self, ops: Sequence[Op], changes: Sequence[LinkChange]
     ) -> tuple[list[Record | None], list[int | None]]:
-        """``ops`` and then ``changes`` in one transaction (:class:`~kioko_core.link_store.LinkStore`)."""
+        """``ops`` and then ``changes`` in one transaction (:class:`~kioko_core.store.link_store.LinkStore`)."""
         checked, edits = validate_ops(ops, self.dim), validate_changes(changes)
         if not edits:
             return (self.do_update_many(checked) if checked else []), []

@@ -36,19 +36,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..errors import KindMismatch
-from ..kind_registry import KINDS, KindInfo
-from .base import MAX_HISTORY, MAX_NOTES, KindManager, _TextManager, deterministic_id
-from .know_how import Procedures, Skills, Strategies
-from .knowing import Episodes, Facts, Insights, Knowledge, Preferences, Summaries
-from .plans import GOAL_DONE as GOAL_DONE
-from .plans import GOAL_DROPPED as GOAL_DROPPED
-from .plans import GOAL_OPEN as GOAL_OPEN
-from .plans import Decisions, Goals
-from .unlinked import Instructions, Profile, WorkingMemory
+from kioko_core.errors import KindMismatch
+from kioko_core.kinds.base import MAX_HISTORY, MAX_NOTES, KindManager, _TextManager, deterministic_id
+from kioko_core.kinds.know_how import Procedures, Skills, Strategies
+from kioko_core.kinds.knowing import Episodes, Facts, Insights, Knowledge, Preferences, Summaries
+from kioko_core.kinds.plans import GOAL_DONE as GOAL_DONE
+from kioko_core.kinds.plans import GOAL_DROPPED as GOAL_DROPPED
+from kioko_core.kinds.plans import GOAL_OPEN as GOAL_OPEN
+from kioko_core.kinds.plans import Decisions, Goals
+from kioko_core.kinds.registry import KINDS, KindInfo
+from kioko_core.kinds.unlinked import Instructions, Profile, WorkingMemory
 
 if TYPE_CHECKING:
-    from ..parts import KindsHost
+    from kioko_core.layer.parts import KindsHost
 
 # --------------------------------------------------------------------------- wiring
 

@@ -9,11 +9,11 @@ import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Callable
 
-from ..errors import InvalidRecordError, KindMismatch
-from ..store import Filter, Record, Scope
+from kioko_core.errors import InvalidRecordError, KindMismatch
+from kioko_core.store import Filter, Record, Scope
 
 if TYPE_CHECKING:
-    from ..parts import KindsHost
+    from kioko_core.layer.parts import KindsHost
 
 MAX_NOTES = 20
 """Progress and outcome notes kept on a memory; older ones give way (the memory must stay small)."""

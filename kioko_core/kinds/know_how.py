@@ -7,15 +7,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ..errors import InvalidRecordError
-from ..store import Record
-from .base import (
-    KindManager,
-    _metadata,
-    _OutcomeMixin,
-    _text,
-    _TextManager,
-)
+from kioko_core.errors import InvalidRecordError
+from kioko_core.kinds.base import KindManager, _metadata, _OutcomeMixin, _text, _TextManager
+from kioko_core.store import Record
 
 _STEP_NUMBER = re.compile(r"^\s*(?:step\s*)?\d+\s*[.):]\s*", re.IGNORECASE)
 

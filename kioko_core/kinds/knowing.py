@@ -7,14 +7,9 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from ..errors import MemoryNotFound
-from ..store import Record
-from .base import (
-    KindManager,
-    _ids,
-    _text,
-    _TextManager,
-)
+from kioko_core.errors import MemoryNotFound
+from kioko_core.kinds.base import KindManager, _ids, _text, _TextManager
+from kioko_core.store import Record
 
 # --------------------------------------------------------------------------- facts, events, knowledge
 

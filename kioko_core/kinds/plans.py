@@ -9,17 +9,10 @@ from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Any
 
-from ..errors import ConflictError, InvalidRecordError
-from ..store import Record
-from ..telemetry import count
-from .base import (
-    KindManager,
-    _metadata,
-    _noted,
-    _OutcomeMixin,
-    _sentence,
-    _text,
-)
+from kioko_core.errors import ConflictError, InvalidRecordError
+from kioko_core.kinds.base import KindManager, _metadata, _noted, _OutcomeMixin, _sentence, _text
+from kioko_core.store import Record
+from kioko_core.telemetry import count
 
 GOAL_OPEN, GOAL_DONE, GOAL_DROPPED = "open", "done", "dropped"
 _DECISION_FRAMING = re.compile(

@@ -5,22 +5,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ConflictError, InvalidRecordError, MemoryNotFound
-from ..kind_registry import kind_info
-from ..store import Delete, Record, Scope
-from .base import (
-    KindManager,
-    _metadata,
-    _scan,
-    _sentence,
-    _slot,
-    _text,
-    _value,
-    deterministic_id,
-)
+from kioko_core.errors import ConflictError, InvalidRecordError, MemoryNotFound
+from kioko_core.kinds.base import KindManager, _metadata, _scan, _sentence, _slot, _text, _value, deterministic_id
+from kioko_core.kinds.registry import kind_info
+from kioko_core.store import Delete, Record, Scope
 
 if TYPE_CHECKING:
-    from ..parts import KindsHost
+    from kioko_core.layer.parts import KindsHost
 
 
 # --------------------------------------------------------------------------- never linked: instructions, profile, working

@@ -14,8 +14,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ..store import Record, Scope, Store
-from . import links as L
+from kioko_core.linking import links as L
+from kioko_core.store import Record, Scope, Store
 
 SUPERSEDED_PASS_ON = 0.3
 

@@ -19,9 +19,9 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from ..store import Record, Scope, ScopeChanges, ScopeGenerations, Store
-from ..telemetry import count
-from .term_rows import RowTable, top_k
+from kioko_core.linking.term_rows import RowTable, top_k
+from kioko_core.store import Record, Scope, ScopeChanges, ScopeGenerations, Store
+from kioko_core.telemetry import count
 
 VIRTUAL_MEMORIES = 20
 MAX_CHANGED_RECORDS = 400

@@ -9,12 +9,19 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..embedding import Embedder, OfflineEmbedder
-from ..entities import EntityGraph
-from ..kind_registry import prior  # noqa: F401  (the priors were read from here)
-from ..safety import SAFETY_TERM, is_safety_relevant
-from ..secrets import get_logger
-from ..store import (
+from kioko_core.embedding.embedders import Embedder, OfflineEmbedder
+from kioko_core.graph.entities import EntityGraph
+from kioko_core.kinds.registry import prior  # noqa: F401  (the priors were read from here)
+from kioko_core.linking import links as L
+from kioko_core.linking.index import IndexCache, nominates
+from kioko_core.linking.scoring import TWO_HOURS, Evidence, Side, Stats, explanation, link_type, score_pair, vote  # noqa: F401
+from kioko_core.linking.scoring import (
+    LinkScore as LinkScore,  # read through this module too (kioko.remote.client, the service)
+)
+from kioko_core.privacy.secrets import get_logger
+from kioko_core.reading.analysis import Analysis, analyze
+from kioko_core.recall.safety import SAFETY_TERM, is_safety_relevant
+from kioko_core.store import (
     ConflictError,
     IdTaken,
     InvalidRecordError,
@@ -26,11 +33,6 @@ from ..store import (
     check_record,
     cosines,
 )
-from ..text import Analysis, analyze
-from . import links as L
-from .index import IndexCache, nominates
-from .scoring import TWO_HOURS, Evidence, Side, Stats, explanation, link_type, score_pair, vote  # noqa: F401
-from .scoring import LinkScore as LinkScore  # read through this module too (kioko.remote, the service)
 
 log = get_logger("kioko.linker")
 
@@ -635,7 +637,7 @@ class MemoryLinker:
 def index_terms(salient: list[str], record: Record) -> list[str]:
     """What a memory is indexed under: its salient terms, its session, its kind (for recency lists) and
     its content key (to find an exact copy without a scan); a pinned memory also under :data:`PIN_TERM`, a
-    safety-relevant fact of the user (an allergy, an access need ...) under :data:`~kioko_core.safety.SAFETY_TERM`;
+    safety-relevant fact of the user (an allergy, an access need ...) under :data:`~kioko_core.recall.safety.SAFETY_TERM`;
     one the router saw name a thing of a known category ("Pixel 8": a phone) also under the category's words
     (``metadata.about``), so "what phone do I have?" finds it."""
     extra = [SESSION_TERM + record.session_id] if record.session_id else []

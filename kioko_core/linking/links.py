@@ -7,11 +7,11 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 # read through this module too (L.LinkConflict, L.LINKABLE_KINDS ...): re-exported by name
-from ..errors import LinkConflict as LinkConflict
-from ..kind_registry import KIND_NOUNS as KIND_NOUNS
-from ..kind_registry import LINKABLE_KINDS as LINKABLE_KINDS
-from ..kind_registry import noun as noun
-from ..store import Record, Scope, record_copy
+from kioko_core.errors import LinkConflict as LinkConflict
+from kioko_core.kinds.registry import KIND_NOUNS as KIND_NOUNS
+from kioko_core.kinds.registry import LINKABLE_KINDS as LINKABLE_KINDS
+from kioko_core.kinds.registry import noun as noun
+from kioko_core.store import Record, Scope, record_copy
 
 # Who made a link, strongest first: a weaker author never replaces a stronger one's link.
 AUTHORS = ("structure", "manual", "feedback", "llm", "auto")
@@ -55,7 +55,7 @@ def faded_weight(weight: float, by: str, seen: float, now: float | None = None, 
 
 
 def record_label(record: Record) -> str:
-    from ..text import label
+    from kioko_core.reading.analysis import label
 
     title = record.metadata.get("title")
     return label(title if isinstance(title, str) and title else record.content)
@@ -141,7 +141,7 @@ BOOKKEEPING = "_kioko"
 """Where a store without a place of its own for it keeps the layer's bookkeeping: ``metadata["_kioko"]`` holds
 a memory's ``links`` (its adjacency list), ``entities`` (what the analysis found it is about), ``linked_at``
 (when the linker last saw it) and ``unlinked`` (ids a person unlinked). The layer reads it into
-:attr:`Record.system <kioko_core.store.Record.system>` (:class:`~kioko_core.layer_store.LayerStore`), so a record
+:attr:`Record.system <kioko_core.store.Record.system>` (:class:`~kioko_core.layer.records.LayerStore`), so a record
 the layer returns carries the caller's metadata exactly as stored and the bookkeeping beside it. A caller cannot
 write this key: :meth:`MemoryLayer.add` refuses it and :meth:`MemoryLayer.update` ignores it."""
 

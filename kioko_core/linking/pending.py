@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..store import (
+from kioko_core.store import (
     Filter,
     Neighbor,
     Op,

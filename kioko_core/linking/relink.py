@@ -13,13 +13,13 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING
 
-from ..retry import retry_conflicts
-from ..store import ConflictError, Record, Scope, Upsert
-from . import links as L
-from .linker import index_terms
+from kioko_core.linking import links as L
+from kioko_core.linking.linker import index_terms
+from kioko_core.store import ConflictError, Record, Scope, Upsert
+from kioko_core.store.retry import retry_conflicts
 
 if TYPE_CHECKING:
-    from ..parts import LayerParts
+    from kioko_core.layer.parts import LayerParts
 
 BATCH = 32
 """Memories planned before their changes are written: large enough that a session's turns share a write,

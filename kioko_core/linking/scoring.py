@@ -15,10 +15,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..kind_registry import SEMANTIC_NOUNS, noun, prior
-from ..store import Record, cosine
-from ..text import Analysis, has_fix_cue, has_problem_cue, has_progress_cue
-from .index import is_hub, term_weight
+from kioko_core.kinds.registry import SEMANTIC_NOUNS, noun, prior
+from kioko_core.linking.index import is_hub, term_weight
+from kioko_core.reading.analysis import Analysis, has_fix_cue, has_problem_cue, has_progress_cue
+from kioko_core.store import Record, cosine
 
 TWO_HOURS = 7200.0
 MEANS = frozenset({"decision", "procedure", "skill", "event"})

@@ -6,9 +6,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from kioko_core import text as text_module
-from kioko_core.embedding import OfflineEmbedder
-from kioko_core.secrets import DropSecrets
+from kioko_core.embedding.embedders import OfflineEmbedder
+from kioko_core.privacy.secrets import DropSecrets
+from kioko_core.reading import analysis as text_module
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 

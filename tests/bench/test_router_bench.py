@@ -11,7 +11,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
 import router_accuracy  # noqa: E402
 
-from kioko_core.intelligence.ops import OPERATIONS  # noqa: E402
+from kioko_intelligence.ops import OPERATIONS  # noqa: E402
 
 QUICK_FLOOR = 0.93
 """The quick subset's offline accuracy may not fall below this (measured: see benchmarks/results/router/)."""

@@ -16,7 +16,7 @@ from cli_support import BAR, as_json, kioko_cli, ok
 
 import kioko
 from kioko.cli import main
-from kioko_core import registry
+from kioko_core.store import registry
 
 ROOT = Path(__file__).resolve().parents[2]
 

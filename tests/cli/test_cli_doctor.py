@@ -8,9 +8,9 @@ from pathlib import Path
 from cli_support import as_json, ok
 
 import kioko
-from kioko_core.format_mark import FORMAT_VERSION, read_mark
-from kioko_core.intelligence.maintenance import COUNTER_KIND, MAINTENANCE_USER
 from kioko_core.store import Record, Upsert
+from kioko_core.store.format_mark import FORMAT_VERSION, read_mark
+from kioko_intelligence.maintenance import COUNTER_KIND, MAINTENANCE_USER
 
 
 def _digests(folder: Path) -> dict[str, str]:

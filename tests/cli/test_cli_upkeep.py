@@ -12,7 +12,7 @@ import pytest
 from cli_support import BAR, as_json, kioko_cli, ok
 
 import kioko
-from kioko_core.intelligence.maintenance import TASKS
+from kioko_intelligence.maintenance import TASKS
 
 DEBUGGING = "I'm debugging ticket INC-4521, the drive shows error E-217 on line 3."
 TERMINAL = {"TTY_COMPATIBLE": "1", "TTY_INTERACTIVE": "1", "NO_COLOR": "1"}

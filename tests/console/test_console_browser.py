@@ -38,7 +38,7 @@ from kioko_core.store import Scope
 pytestmark = pytest.mark.in_order
 
 UNPINNABLE = {"profile", "instruction", "working"}
-"""Kinds the server refuses to pin (kioko_core.intelligence.pins), for which the console shows no Pin button."""
+"""Kinds the server refuses to pin (kioko_intelligence.pins), for which the console shows no Pin button."""
 BACKFILL_USER = "backfill-user"
 BACKFILL = [
     "The boiler on floor {n} was serviced and the pressure valve on floor {n} replaced.",

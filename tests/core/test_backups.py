@@ -11,7 +11,7 @@ import pytest
 import kioko
 from benchmarks.synthetic import generate_notes, generate_questions
 from kioko.backups import backup, restore
-from kioko_core.layer_store import LayerStore
+from kioko_core.layer.records import LayerStore
 from kioko_core.store import Scope
 
 USER = "kumar"

@@ -16,8 +16,8 @@ import pytest
 import kioko
 import kioko_core
 from kioko_core.errors import ConflictError, InvalidRecordError, SecretDropped
+from kioko_core.layer.scoped import SESSIONS_AGENT
 from kioko_core.linking import links as L
-from kioko_core.scoped import SESSIONS_AGENT
 from kioko_core.store import Delete, Record, Scope, Upsert
 
 INTELLIGENCE_DIR = Path(kioko_core.__file__).parent / "intelligence"

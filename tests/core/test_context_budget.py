@@ -8,7 +8,7 @@ import pytest
 from remote_support import fresh_url, serving
 
 import kioko
-from kioko_core import context_budget as CB
+from kioko_core.recall import budget as CB
 from kioko_core.store import InvalidRecordError
 
 U = {"user_id": "maya"}

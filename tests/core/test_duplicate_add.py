@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import kioko
-from kioko_core.layer import MemoryLayer
+from kioko_core.layer.memory_layer import MemoryLayer
 from kioko_core.store import InvalidRecordError
 
 TEXT = "The Halvorsen pump on line 4 was replaced in March."

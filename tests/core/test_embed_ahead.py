@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import kioko
-from kioko_core.embedding import AHEAD_CHUNK, AHEAD_FIRST, OfflineEmbedder, embed_ahead, embed_many
+from kioko_core.embedding.embedders import AHEAD_CHUNK, AHEAD_FIRST, OfflineEmbedder, embed_ahead, embed_many
 from kioko_core.errors import InvalidRecordError
 
 TEXTS = [f"note {i}: the blue heron came back to pond number {i % 7}" for i in range(100)]

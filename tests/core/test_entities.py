@@ -14,7 +14,7 @@ import pytest
 
 from contract_tests.counting import CountingStore
 from kioko_backends.memory import MemoryStore
-from kioko_core.entities import (
+from kioko_core.graph.entities import (
     GRAPH_AGENT,
     SINGLE_VALUED,
     EntityGraph,
@@ -561,6 +561,6 @@ def test_reads_refuse_empty_users_entities_and_bad_times(graph: EntityGraph) -> 
     ],
 )
 def test_a_greeting_is_not_part_of_the_name_it_greets(text: str, name: str) -> None:
-    from kioko_core.text import analyze
+    from kioko_core.reading.analysis import analyze
 
     assert analyze(text).entities == [name]

@@ -1,4 +1,4 @@
-"""The store's mark (kioko_core.format_mark): every store records its format and the embedder that wrote it.
+"""The store's mark (kioko_core.store.format_mark): every store records its format and the embedder that wrote it.
 
 Stores written in each earlier format the repository can produce (the bookkeeping at the top of the metadata;
 under ``metadata["_kioko"]`` with links inside the records, on an SQLite file of schema 4; links apart but no
@@ -17,7 +17,10 @@ import pytest
 
 import kioko
 from benchmarks.synthetic import generate_notes, generate_questions
-from kioko_core.format_mark import (
+from kioko_core.layer.records import LayerStore
+from kioko_core.linking import links as L
+from kioko_core.store import Record, Scope, Upsert
+from kioko_core.store.format_mark import (
     FORMAT_VERSION,
     MARK_ID,
     MARK_SCOPE,
@@ -27,9 +30,6 @@ from kioko_core.format_mark import (
     read_mark,
     write_mark,
 )
-from kioko_core.layer_store import LayerStore
-from kioko_core.linking import links as L
-from kioko_core.store import Record, Scope, Upsert
 
 USER = "kumar"
 NOTES = 120

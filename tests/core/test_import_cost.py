@@ -25,23 +25,23 @@ HEAVY_FOR_IMPORT = (
     "numpy",
     "pydantic",
     "kioko_core.store",
-    "kioko_core.layer",
-    "kioko_core.intelligence",
+    "kioko_core.layer.memory_layer",
+    "kioko_intelligence",
     "kioko_backends",
-    "kioko.remote",
+    "kioko.remote.client",
     "httpx",
     "usearch",
 )
 """Top-level names (a package and everything under it) that ``import kioko`` must not load."""
 
 INTELLIGENCE_ONLY = (
-    "kioko_core.intelligence.brain",
-    "kioko_core.intelligence.heuristic",
-    "kioko_core.intelligence.rules",
-    "kioko_core.intelligence.planner",
-    "kioko_core.intelligence.maintenance",
-    "kioko_core.intelligence.llm",
-    "kioko_core.intelligence.providers",
+    "kioko_intelligence.brain",
+    "kioko_intelligence.heuristic",
+    "kioko_intelligence.rules",
+    "kioko_intelligence.planner",
+    "kioko_intelligence.maintenance",
+    "kioko_intelligence.llm",
+    "kioko_intelligence.providers",
     "usearch",
 )
 """What a layer without intelligence, adding and recalling a few memories, must not load."""
@@ -85,7 +85,7 @@ def test_a_plain_recall_loads_no_router_planner_or_maintenance(tmp_path: Path) -
         """,
         tmp_path,
     )
-    assert "kioko_backends.sqlite" in loaded and "kioko_core.recall" in loaded  # it did store and recall
+    assert "kioko_backends.sqlite" in loaded and "kioko_core.recall.hybrid" in loaded  # it did store and recall
     assert under(loaded, INTELLIGENCE_ONLY) == []
 
 
@@ -107,7 +107,7 @@ def test_layers_still_get_the_intelligence_calls(tmp_path: Path) -> None:
 
 def test_the_cli_version_loads_no_store(tmp_path: Path) -> None:
     loaded = loaded_after("import sys\nsys.argv = ['kioko', '--version']\nfrom kioko.cli import main\nmain()", tmp_path)
-    assert under(loaded, ("numpy", "kioko_core.store", "kioko_core.layer", "kioko_backends")) == []
+    assert under(loaded, ("numpy", "kioko_core.store", "kioko_core.layer.memory_layer", "kioko_backends")) == []
 
 
 @pytest.mark.parametrize("name", kioko.__all__)
@@ -150,8 +150,8 @@ def test_a_cli_recall_loads_no_rich_nor_the_package_metadata(tmp_path: Path) -> 
         """,
         tmp_path,
     )
-    assert "kioko_core.recall" in loaded  # it did recall
-    assert under(loaded, ("rich", "kioko_core.intelligence.brain", "kioko_core.intelligence.planner")) == []
+    assert "kioko_core.recall.hybrid" in loaded  # it did recall
+    assert under(loaded, ("rich", "kioko_intelligence.brain", "kioko_intelligence.planner")) == []
 
 
 def test_a_library_recall_reads_no_package_metadata(tmp_path: Path) -> None:
@@ -166,7 +166,7 @@ def test_a_library_recall_reads_no_package_metadata(tmp_path: Path) -> None:
         """,
         tmp_path,
     )
-    assert "kioko_core.recall" in loaded
+    assert "kioko_core.recall.hybrid" in loaded
     assert under(loaded, ("importlib.metadata", "email", "pydantic.plugin._loader")) == []
 
 

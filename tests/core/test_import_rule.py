@@ -95,7 +95,7 @@ def forbidden_imports(source: str, filename: str = "<source>") -> list[str]:
 def test_importing_every_kioko_core_module_loads_no_driver_library() -> None:
     """After importing all of kioko_core in a fresh interpreter, no driver library is in sys.modules."""
     loaded = modules_loaded([], walk_package="kioko_core")
-    assert "kioko_core.store" in loaded and "kioko_core.registry" in loaded
+    assert "kioko_core.store" in loaded and "kioko_core.store.registry" in loaded
     assert offenders(loaded, FORBIDDEN) == []
 
 
@@ -147,10 +147,10 @@ def test_the_ast_check_allows_relative_and_ordinary_imports() -> None:
 
 PROTOCOL_MODULES = (
     "kioko_core.store",
-    "kioko_core.link_store",
+    "kioko_core.store.link_store",
     "kioko_core.errors",
-    "kioko_core.driver",
-    "kioko_core.url",
+    "kioko_core.store.driver",
+    "kioko_core.store.url",
 )
 """What a driver may import from kioko_core: the protocol (and its optional LinkStore capability), its errors, the
 optional driver base, and StoreURL."""
@@ -181,8 +181,8 @@ def test_drivers_import_nothing_of_the_core_but_the_protocol() -> None:
 
 
 GUIDE = PROJECT_ROOT / "docs" / "drivers.md"
-PROTOCOL_SUPPORT = ("kioko_core.held_texts",)
-"""What the protocol modules themselves may import besides each other: ``kioko_core.driver`` re-exports
+PROTOCOL_SUPPORT = ("kioko_core.privacy.held_texts",)
+"""What the protocol modules themselves may import besides each other: ``kioko_core.store.driver`` re-exports
 ``held_texts.keeps_text`` for drivers."""
 
 
@@ -194,26 +194,27 @@ def modules_the_guide_allows(guide: str) -> set[str]:
 
 def test_the_guide_names_exactly_the_modules_drivers_may_import() -> None:
     """The import rule a driver author reads is the one this file enforces: a LinkStore driver needs
-    kioko_core.link_store, and an outsider once found the guide naming three modules where five are allowed."""
+    kioko_core.store.link_store, and an outsider once found the guide naming three modules where five are allowed."""
     assert modules_the_guide_allows(GUIDE.read_text(encoding="utf-8")) == set(PROTOCOL_MODULES)
 
 
 def test_the_guide_check_sees_a_missing_module() -> None:
     guide = (
         "A driver imports from Kioko only the protocol side, these:\n\n"
-        "- `kioko_core.store`: records;\n- `kioko_core.driver`: the base class.\n\nAll of them.\n"
+        "- `kioko_core.store`: records;\n- `kioko_core.store.driver`: the base class.\n\nAll of them.\n"
     )
-    assert modules_the_guide_allows(guide) == {"kioko_core.store", "kioko_core.driver"} != set(PROTOCOL_MODULES)
+    assert modules_the_guide_allows(guide) == {"kioko_core.store", "kioko_core.store.driver"} != set(PROTOCOL_MODULES)
 
 
 def test_the_protocol_modules_import_only_each_other() -> None:
     """The arrows point one way: a driver -> the protocol modules -> nothing of the layer. Were kioko_core.store or
-    kioko_core.link_store to import the layer (or a module importing it), every driver would load it too."""
+    kioko_core.store.link_store to import the layer (or a module importing it), every driver would load it too."""
     allowed = set(PROTOCOL_MODULES) | set(PROTOCOL_SUPPORT)
     found = {}
     for module in allowed:
-        path = PROJECT_ROOT / (module.replace(".", "/") + ".py")
-        names = every_import(path.read_text(encoding="utf-8"), module)
+        folder = PROJECT_ROOT / module.replace(".", "/")
+        path = folder / "__init__.py" if folder.is_dir() else folder.with_suffix(".py")
+        names = every_import(path.read_text(encoding="utf-8"), module, path.name == "__init__.py")
         beyond = sorted(
             name
             for name in names
@@ -228,11 +229,11 @@ def test_the_protocol_modules_import_only_each_other() -> None:
 @pytest.mark.parametrize(
     "statement",
     [
-        "from kioko_core.layer import MemoryLayer",
+        "from kioko_core.layer.memory_layer import MemoryLayer",
         "import kioko_core.linking.linker",
         "from kioko_core import registry",
         "from kioko import connect",
-        "def late():\n    from kioko_core.text import analyse",
+        "def late():\n    from kioko_core.reading.analysis import analyse",
     ],
 )
 def test_the_driver_check_finds_core_imports(statement: str) -> None:
@@ -242,8 +243,8 @@ def test_the_driver_check_finds_core_imports(statement: str) -> None:
 
 def test_the_driver_check_allows_the_protocol() -> None:
     source = (
-        "from kioko_core.store import Record\nfrom kioko_core.driver import StoreBase\n"
-        "import kioko_core.url\nfrom kioko_core import store\nimport numpy\n"
+        "from kioko_core.store import Record\nfrom kioko_core.store.driver import StoreBase\n"
+        "import kioko_core.store.url\nfrom kioko_core import store\nimport numpy\n"
         "from kioko_core.errors import StoreError\nfrom kioko_core import errors\n"
     )
     assert core_imports_beyond_protocol(source) == []
@@ -251,14 +252,14 @@ def test_the_driver_check_allows_the_protocol() -> None:
 
 # --------------------------------------------------------------------------- the arrow points one way: intelligence -> core
 
-INTELLIGENCE = "kioko_core.intelligence"
-CORE_OUTSIDE_INTELLIGENCE = sorted(
-    p for p in CORE_DIR.rglob("*.py") if "intelligence" not in p.relative_to(CORE_DIR).parts
-)
+INTELLIGENCE = "kioko_intelligence"
+INTELLIGENCE_DIR = PROJECT_ROOT / INTELLIGENCE
+CORE_OUTSIDE_INTELLIGENCE = sorted(CORE_DIR.rglob("*.py"))
+"""The whole core: the intelligence is a package of its own beside it (until the house move of issue 37)."""
 
 
 def module_name(path: Path) -> str:
-    """``kioko_core/recall.py`` -> ``kioko_core.recall``; a package's ``__init__.py`` -> the package."""
+    """``kioko_core/recall/hybrid.py`` -> ``kioko_core.recall.hybrid``; a package's ``__init__.py`` -> the package."""
     return ".".join(path.relative_to(PROJECT_ROOT).with_suffix("").parts).removesuffix(".__init__")
 
 
@@ -289,8 +290,8 @@ def intelligence_imports(source: str, module: str) -> list[str]:
 
 
 def test_nothing_in_the_core_outside_intelligence_imports_it() -> None:
-    """kioko_core outside intelligence/ never imports kioko_core.intelligence: not at module level, not in a
-    function, not for types. The intelligence installs itself on the layer (kioko_core.hooks)."""
+    """kioko_core outside intelligence/ never imports kioko_intelligence: not at module level, not in a
+    function, not for types. The intelligence installs itself on the layer (kioko_core.layer.hooks)."""
     assert len(CORE_OUTSIDE_INTELLIGENCE) > 20, f"expected kioko_core's modules under {CORE_DIR}"
     found = {
         str(path.relative_to(PROJECT_ROOT)): hits
@@ -303,30 +304,30 @@ def test_nothing_in_the_core_outside_intelligence_imports_it() -> None:
 @pytest.mark.parametrize(
     "statement",
     [
-        "from .intelligence.surface import IntelligentMemory",
-        "from . import intelligence",
-        "from .intelligence import Intelligence",
-        "import kioko_core.intelligence.brain",
-        "from kioko_core.intelligence.ops import MemoryOp",
-        "def late():\n    from .intelligence.forgetting import erase_traces",
-        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .intelligence.planner import RecallPlan",
+        "from kioko_intelligence.surface import IntelligentMemory",
+        "import kioko_intelligence",
+        "from kioko_intelligence import Intelligence",
+        "import kioko_intelligence.brain as brain",
+        "from kioko_intelligence.ops import MemoryOp",
+        "def late():\n    from kioko_intelligence.forgetting import erase_traces",
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from kioko_intelligence.planner import RecallPlan",
     ],
 )
 def test_the_intelligence_check_finds_every_form_of_import(statement: str) -> None:
-    """The check can fail: relative, absolute, package, function-local and type-only imports are all seen."""
-    assert intelligence_imports(statement, "kioko_core.layer") != []
+    """The check can fail: module, package, aliased, function-local and type-only imports are all seen."""
+    assert intelligence_imports(statement, "kioko_core.layer.memory_layer") != []
 
 
 def test_the_intelligence_check_allows_the_core() -> None:
-    source = "from .store import Record\nfrom .hooks import LayerHooks\nimport kioko_core.recall\nfrom . import links\n"
-    assert intelligence_imports(source, "kioko_core.layer") == []
+    source = "from .store import Record\nfrom .hooks import LayerHooks\nimport kioko_core.recall.hybrid\nfrom . import links\n"
+    assert intelligence_imports(source, "kioko_core.layer.memory_layer") == []
 
 
 def test_importing_the_core_outside_intelligence_loads_no_intelligence() -> None:
     """In a fresh interpreter the layer and every core module outside intelligence/ load without it."""
     names = [module_name(path) for path in CORE_OUTSIDE_INTELLIGENCE]
     loaded = modules_loaded(names)
-    assert "kioko_core.layer" in loaded and "kioko_core.hooks" in loaded
+    assert "kioko_core.layer.memory_layer" in loaded and "kioko_core.layer.hooks" in loaded
     assert sorted(m for m in loaded if m.startswith(INTELLIGENCE)) == []
 
 
@@ -359,11 +360,11 @@ def import_circles(modules: dict[str, tuple[str, bool]]) -> list[tuple[str, str]
 
 def test_kioko_core_has_no_import_circle() -> None:
     """No two modules of kioko_core import each other, directly or through others: the algorithms take the
-    Protocols of kioko_core.parts, not the layer that imports them; the intelligence's modules import each
+    Protocols of kioko_core.layer.parts, not the layer that imports them; the intelligence's modules import each
     other by name, not through their package."""
-    sources = sorted(CORE_DIR.rglob("*.py"))
+    sources = sorted(CORE_DIR.rglob("*.py")) + sorted(INTELLIGENCE_DIR.rglob("*.py"))
     modules = {module_name(p): (p.read_text(encoding="utf-8"), p.name == "__init__.py") for p in sources}
-    assert len(modules) > 40 and "kioko_core.intelligence.brain" in modules
+    assert len(modules) > 40 and "kioko_intelligence.brain" in modules
     assert import_circles(modules) == []
 
 
@@ -371,9 +372,9 @@ def test_kioko_core_has_no_import_circle() -> None:
     "modules",
     [
         {  # direct, one of them type-only
-            "kioko_core.layer": ("from .recall import recall", False),
-            "kioko_core.recall": (
-                "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .layer import X",
+            "kioko_core.layer.memory_layer": ("from kioko_core.recall.hybrid import recall", False),
+            "kioko_core.recall.hybrid": (
+                "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..layer.memory_layer import X",
                 False,
             ),
         },
@@ -403,6 +404,24 @@ def test_the_circle_check_allows_a_package_and_its_modules() -> None:
         "kioko_core.store": ("", False),
     }
     assert import_circles(modules) == []
+
+
+def test_the_intelligence_imports_no_surface() -> None:
+    """intelligence -> core, surfaces -> the public API: kioko_intelligence never imports kioko (the surfaces), so
+    the library's layer can be made intelligent without loading a CLI, a server or a client."""
+    found = {
+        str(path.relative_to(PROJECT_ROOT)): hits
+        for path in sorted(INTELLIGENCE_DIR.rglob("*.py"))
+        if (
+            hits := sorted(
+                n
+                for n in every_import(path.read_text(encoding="utf-8"), module_name(path))
+                if n.split(".")[0] == "kioko"
+            )
+        )
+    }
+    assert len(list(INTELLIGENCE_DIR.rglob("*.py"))) > 15
+    assert found == {}
 
 
 def test_kioko_has_no_import_circle() -> None:

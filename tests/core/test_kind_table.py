@@ -1,4 +1,4 @@
-"""One table of kinds (kioko_core.kind_registry.KINDS): the other lists are derived from it, and a new kind
+"""One table of kinds (kioko_core.kinds.registry.KINDS): the other lists are derived from it, and a new kind
 is one row.
 
 The subprocess test adds a row to the table before anything reads it (the registry's source, with the
@@ -15,9 +15,10 @@ import textwrap
 from pathlib import Path
 
 import kioko
-from kioko_core import kind_registry, kinds
-from kioko_core.intelligence import executor, ops
-from kioko_core.layer import MemoryLayer
+from kioko_core import kinds
+from kioko_core.kinds import registry as kind_registry
+from kioko_core.layer.memory_layer import MemoryLayer
+from kioko_intelligence import executor, ops
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,21 +43,21 @@ ONE_MORE_ROW = textwrap.dedent("""
     import importlib.util, json, sys
     from pathlib import Path
 
-    path = Path("kioko_core/kind_registry.py")
+    path = Path("kioko_core/kinds/registry.py")
     source = path.read_text()
     anchor = '    KindInfo("profile",'
     assert source.count(anchor) == 1
     row = '    KindInfo("note", "note", "notes", True, "memories", ("jotting",), manager_class="TextManager", op="note"),\\n'
-    spec = importlib.util.spec_from_loader("kioko_core.kind_registry", loader=None, origin=str(path))
+    spec = importlib.util.spec_from_loader("kioko_core.kinds.registry", loader=None, origin=str(path))
     module = importlib.util.module_from_spec(spec)
     module.__file__, module.__package__ = str(path), "kioko_core"
     import kioko_core  # the package first, so the registry's relative imports resolve
-    sys.modules["kioko_core.kind_registry"] = module
+    sys.modules["kioko_core.kinds.registry"] = module
     exec(compile(source.replace(anchor, row + anchor), str(path), "exec"), module.__dict__)
 
     import kioko
-    from kioko_core.intelligence.ops import KIND_OF_MEMORY
-    from kioko_core.kind_registry import LINKABLE_KINDS, canonical_kind, section_of
+    from kioko_intelligence.ops import KIND_OF_MEMORY
+    from kioko_core.kinds.registry import LINKABLE_KINDS, canonical_kind, section_of
 
     with kioko.connect("memory://", auto_link=True) as memory:
         by_manager = memory.notes.add("Kumar deploys the billing service every Friday", user_id="kumar")

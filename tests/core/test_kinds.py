@@ -12,7 +12,7 @@ from remote_support import REMOTE_SURFACES, remote_surface, server  # noqa: F401
 from kioko_backends.memory import MemoryStore
 from kioko_core import kinds
 from kioko_core.kinds import KindMismatch, deterministic_id, install
-from kioko_core.layer import MemoryLayer, MemoryNotFound
+from kioko_core.layer.memory_layer import MemoryLayer, MemoryNotFound
 from kioko_core.linking.links import LINKABLE_KINDS, link_entries
 from kioko_core.store import InvalidRecordError, Record, Scope
 

@@ -1,6 +1,6 @@
-"""The core layer stands alone; the intelligence composes itself onto it through kioko_core.hooks.
+"""The core layer stands alone; the intelligence composes itself onto it through kioko_core.layer.hooks.
 
-A fresh interpreter that never imports kioko_core.intelligence gets a working layer with the no-op hooks
+A fresh interpreter that never imports kioko_intelligence gets a working layer with the no-op hooks
 (write, recall, delete, forget, close) and no intelligence calls; importing the package registers its
 extension, and every layer built afterwards has the calls and the hooks. In this process (where ``kioko``
 is imported) every layer has them, each view's calls act for that view.
@@ -15,16 +15,16 @@ import textwrap
 from pathlib import Path
 
 import kioko
-from kioko_core.hooks import LayerHooks
-from kioko_core.intelligence.surface import HOOKS, PUBLIC_CALLS
+from kioko_core.layer.hooks import LayerHooks
+from kioko_intelligence.surface import HOOKS, PUBLIC_CALLS
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 CORE_ALONE = textwrap.dedent("""
     import json, sys
     from kioko_core.errors import InvalidRecordError
-    from kioko_core.layer import MemoryLayer
-    from kioko_core.registry import open_store
+    from kioko_core.layer.memory_layer import MemoryLayer
+    from kioko_core.store.registry import open_store
 
     out = {}
     layer = MemoryLayer(open_store("memory://"), auto_link=True)
@@ -44,8 +44,8 @@ CORE_ALONE = textwrap.dedent("""
     except InvalidRecordError as error:
         out["refused"] = str(error)
     layer.close()
-    out["intelligence_loaded_before"] = sorted(m for m in sys.modules if m.startswith("kioko_core.intelligence"))
-    import kioko_core.intelligence  # registers its extension: layers built from now on get it
+    out["intelligence_loaded_before"] = sorted(m for m in sys.modules if m.startswith("kioko_intelligence"))
+    import kioko_intelligence  # registers its extension: layers built from now on get it
     later = MemoryLayer(open_store("memory://"), intelligence="heuristic")
     out["later_hooks"] = type(later.hooks).__name__
     out["later_report"] = later.record_turn("I prefer tea over coffee", user_id="kumar").router

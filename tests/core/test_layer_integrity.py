@@ -16,7 +16,7 @@ from linking_support import layer, linking_stores, make_layer, matrix_store, sto
 import kioko
 from contract_tests.counting import CountingStore
 from kioko_core.errors import ConflictError, IdTaken, InvalidRecordError
-from kioko_core.layer import MemoryLayer
+from kioko_core.layer.memory_layer import MemoryLayer
 from kioko_core.linking import links as L
 from kioko_core.store import Record, Scope, Upsert
 

@@ -11,11 +11,11 @@ import pytest
 from linking_support import linking_stores, matrix_store, store, user  # noqa: F401  (fixtures)
 
 import kioko
-from kioko_core.layer import MemoryLayer
-from kioko_core.limits import DEFAULT_CONTENT_BYTES, DEFAULT_QUERY_BYTES, Limits, TooLargeError
+from kioko_core.layer.memory_layer import MemoryLayer
 from kioko_core.linking import links as link_bookkeeping
+from kioko_core.privacy.limits import DEFAULT_CONTENT_BYTES, DEFAULT_QUERY_BYTES, Limits, TooLargeError
+from kioko_core.reading.analysis import analyze
 from kioko_core.store import InvalidRecordError
-from kioko_core.text import analyze
 
 
 def _units(n: int) -> str:

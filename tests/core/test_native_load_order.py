@@ -41,8 +41,8 @@ def test_after_usearch_loaded_by_hand_the_embedder_says_so_instead_of_crashing()
     done = _run(
         "import usearch.index\n"
         "from kioko_core.errors import MissingExtraError\n"
-        "from kioko_core.semantic import default_runtime\n"
-        "from kioko_core.semantic_onnx import OnnxEncoder\n"
+        "from kioko_core.embedding.semantic import default_runtime\n"
+        "from kioko_core.embedding.semantic_onnx import OnnxEncoder\n"
         "print(default_runtime())\n"
         "try:\n"
         "    OnnxEncoder(None)\n"

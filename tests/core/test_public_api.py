@@ -69,8 +69,8 @@ def test_a_missing_memory_raises_the_exported_class() -> None:
 
 def test_every_kind_of_the_registry_has_its_declared_manager_on_the_layer() -> None:
     """The registry names each kind's manager attribute; MemoryLayer declares it (for type checkers) and has it."""
-    from kioko_core.kind_registry import KINDS
-    from kioko_core.layer import MemoryLayer
+    from kioko_core.kinds.registry import KINDS
+    from kioko_core.layer.memory_layer import MemoryLayer
 
     declared = MemoryLayer.__annotations__
     with kioko.connect("memory://") as memory:
@@ -109,7 +109,7 @@ def test_an_unknown_memory_type_is_refused_naming_the_known_ones() -> None:
 
 
 def test_section_of_and_noun_read_the_registry() -> None:
-    from kioko_core.kind_registry import noun, section_of
+    from kioko_core.kinds.registry import noun, section_of
 
     assert section_of("decision") == "decisions" and section_of("strategy") == "lessons"
     assert section_of("factual") == "memories" and section_of("no-such-kind") == "memories"
@@ -121,7 +121,8 @@ def test_section_of_and_noun_read_the_registry() -> None:
 
 def test_the_analysis_and_the_entity_graph_key_names_with_one_function() -> None:
     """``"*Kioko*"`` is the entity ``kioko`` both to the text analysis and to the entity graph."""
-    from kioko_core import entities, text
+    from kioko_core.graph import entities
+    from kioko_core.reading import analysis as text
 
     assert entities.entity_key is text.entity_key
     assert text.entity_key("*Kioko*") == text.entity_key("Kioko") == "kioko"

@@ -3,7 +3,7 @@ memory, and the user's entity graph is matched once, whatever reads the text aft
 the context's sections; the embedder and the linker).
 
 The calls are counted with an interpreter profile hook (``sys.setprofile``) on the code objects of
-:func:`kioko_core.text.analyze` and :meth:`EntityGraph.match_entities`: every call is seen, however a module
+:func:`kioko_core.reading.analysis.analyze` and :meth:`EntityGraph.match_entities`: every call is seen, however a module
 imported the function, and the functions run as they always do.
 """
 
@@ -19,12 +19,12 @@ from typing import Any
 import pytest
 
 import kioko
-from kioko_core import text
-from kioko_core.embedding import OfflineEmbedder
-from kioko_core.entities import EntityGraph
+from kioko_core.embedding.embedders import OfflineEmbedder
+from kioko_core.graph.entities import EntityGraph
 from kioko_core.linking.links import SHARED_USER, entities_of
-from kioko_core.reading import Query
-from kioko_core.text import analyze
+from kioko_core.reading import analysis as text
+from kioko_core.reading.analysis import analyze
+from kioko_core.reading.query_and_draft import Query
 
 USER = "kumar"
 QUESTION = "What did Kumar do about Line 3 on press 4?"

@@ -23,7 +23,7 @@ from remote_support import server  # noqa: F401  (a fixture: the live server of 
 import kioko
 from contract_tests.counting import CountingStore
 from kioko_backends.memory import MemoryStore
-from kioko_core.layer import MemoryLayer, MemoryNotFound
+from kioko_core.layer.memory_layer import MemoryLayer, MemoryNotFound
 from kioko_core.linking import links as L
 from kioko_core.linking.activation import personalized_pagerank
 from kioko_core.store import Scope

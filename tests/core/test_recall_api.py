@@ -7,10 +7,10 @@ from collections.abc import Iterator
 import pytest
 from remote_support import served
 
-from kioko.remote import RemoteMemory
+from kioko.remote.client import RemoteMemory
 from kioko_backends.memory import MemoryStore
-from kioko_core.layer import MemoryLayer
-from kioko_core.recall import RecallConfig
+from kioko_core.layer.memory_layer import MemoryLayer
+from kioko_core.recall.hybrid import RecallConfig
 from kioko_core.store import InvalidRecordError
 
 U = "recall-api"

@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 
 import kioko
 from kioko_core.linking import links as L
-from kioko_core.reading import ASKS_WHEN, TELLS_TIME
-from kioko_core.recall import WHEN_QUESTION, dated
+from kioko_core.reading.query_and_draft import ASKS_WHEN, TELLS_TIME
+from kioko_core.recall.hybrid import WHEN_QUESTION, dated
 
 U = "asha"
 MAY_8 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC).timestamp()

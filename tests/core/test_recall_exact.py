@@ -11,12 +11,12 @@ from __future__ import annotations
 import pytest
 from linking_support import layer, linking_stores, make_layer, matrix_store, store, user  # noqa: F401  (fixtures)
 
-from kioko_core.layer import MemoryLayer
+from kioko_core.layer.memory_layer import MemoryLayer
 from kioko_core.linking.index import IndexCache, idf, nominates
 from kioko_core.linking.scoring import vote
 from kioko_core.linking.term_rows import RowTable, top_k
-from kioko_core.reading import Query
-from kioko_core.recall import RecallConfig, lexical_scores
+from kioko_core.reading.query_and_draft import Query
+from kioko_core.recall.hybrid import RecallConfig, lexical_scores
 from kioko_core.store import Scope, Store
 
 SIZE = 300

@@ -22,11 +22,11 @@ import pytest
 
 import kioko
 from benchmarks.synthetic import generate_notes
-from kioko_core.embedding import OfflineEmbedder
-from kioko_core.format_mark import read_mark
-from kioko_core.layer_store import LayerStore
-from kioko_core.reembed import listed_scopes
+from kioko_core.embedding.embedders import OfflineEmbedder
+from kioko_core.layer.records import LayerStore
+from kioko_core.layer.reembed import listed_scopes
 from kioko_core.store import Record
+from kioko_core.store.format_mark import read_mark
 
 ROOT = Path(__file__).resolve().parents[2]
 SEMANTIC = all(

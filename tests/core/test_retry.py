@@ -12,11 +12,10 @@ from typing import Any
 import pytest
 
 from kioko_backends.memory import MemoryStore
-from kioko_core import retry
-from kioko_core.layer import MemoryLayer
-from kioko_core.link_store import LinkChange
+from kioko_core.layer.memory_layer import MemoryLayer
 from kioko_core.linking import links as L
-from kioko_core.store import ConflictError, Op, Record, Scope, Upsert
+from kioko_core.store import ConflictError, Op, Record, Scope, Upsert, retry
+from kioko_core.store.link_store import LinkChange
 
 USER = "kumar"
 

@@ -20,10 +20,10 @@ import numpy as np
 import pytest
 
 import kioko
-from kioko_core.embedding import OfflineEmbedder, load_embedder
+from kioko_core.embedding.embedders import OfflineEmbedder, load_embedder
 from kioko_core.errors import InvalidRecordError, MissingExtraError
-from kioko_core.layer import MemoryLayer
-from kioko_core.registry import open_store
+from kioko_core.layer.memory_layer import MemoryLayer
+from kioko_core.store.registry import open_store
 
 USER = "alice"
 
@@ -33,7 +33,7 @@ def _under_ci() -> bool:
 
 
 def _loaded(runtime: str | None = None):
-    from kioko_core.semantic import MiniLMEmbedder
+    from kioko_core.embedding.semantic import MiniLMEmbedder
 
     try:
         return MiniLMEmbedder(runtime=runtime).load()
@@ -74,13 +74,13 @@ def test_matches_published_values(float32_embedder):
 @functools.cache
 def _slow_reference(text: str) -> np.ndarray:
     """A plain BERT forward pass, one token and one head at a time in float64, written apart from
-    kioko_core.semantic: only the tokenizer and the weight file are shared. Kept per text: both float32
+    kioko_core.embedding.semantic: only the tokenizer and the weight file are shared. Kept per text: both float32
     runtimes are checked against it, and it was the slowest part of the module (35 s for each runtime in a
     2-worker run at load 21, the same two texts computed twice)."""
     from safetensors.numpy import load
     from tokenizers import Tokenizer
 
-    from kioko_core.semantic import model_zip_path
+    from kioko_core.embedding.semantic import model_zip_path
 
     with zipfile.ZipFile(model_zip_path()) as archive:
         config = json.loads(archive.read("config.json"))
@@ -162,7 +162,7 @@ stays 30x inside this and a quantised or otherwise changed default lands 1000x o
 
 
 def test_default_is_float32_to_rounding_on_any_cpu(embedder):
-    from kioko_core.semantic import MiniLMEmbedder, default_runtime
+    from kioko_core.embedding.semantic import MiniLMEmbedder, default_runtime
 
     assert default_runtime() == embedder.runtime == "onnx"  # the extra brings ONNX Runtime
     exact = MiniLMEmbedder(runtime="numpy").embed_many(INT8_TEXTS)
@@ -173,8 +173,8 @@ def test_default_is_float32_to_rounding_on_any_cpu(embedder):
 
 
 def test_int8_stays_close_to_float32_with_the_same_graph_on_every_cpu():
-    from kioko_core.semantic import shared_model
-    from kioko_core.semantic_onnx import WEIGHT_BITS, shared_encoder
+    from kioko_core.embedding.semantic import shared_model
+    from kioko_core.embedding.semantic_onnx import WEIGHT_BITS, shared_encoder
 
     int8 = _loaded("onnx-int8")
     # one graph everywhere: 7-bit weights cannot saturate AVX2's 16-bit pairs, so the integer products add up
@@ -213,7 +213,7 @@ QUESTIONS = [
 
 def _ranked(url: str, runtime: str) -> list[list[str]]:
     """Each question's recalled memory ids, best first, with a reader on ``runtime``."""
-    from kioko_core.semantic import MiniLMEmbedder
+    from kioko_core.embedding.semantic import MiniLMEmbedder
 
     reader = kioko.connect(url, embedder=MiniLMEmbedder(runtime=runtime))
     try:
@@ -240,7 +240,7 @@ def test_a_store_written_on_one_host_recalls_alike_from_another(embedder, tmp_pa
 
 
 def test_int8_weights_quantised_per_column():
-    from kioko_core.semantic_onnx import quantize_columns
+    from kioko_core.embedding.semantic_onnx import quantize_columns
 
     weight = np.array([[0.5, -2.0, 0.0], [-1.0, 1.0, 0.0], [0.25, 0.5, 0.0]], dtype=np.float32)
     for bits, top in ((8, 127), (7, 63)):
@@ -253,7 +253,7 @@ def test_int8_weights_quantised_per_column():
 
 
 def test_repeated_texts_come_from_the_cache(embedder):
-    from kioko_core.semantic import _cache, _VectorCache
+    from kioko_core.embedding.semantic import _cache, _VectorCache
 
     text = "A question asked twice about the red hatchback."
     first = embedder.embed(text)
@@ -292,7 +292,7 @@ def test_paraphrases_are_close_and_unrelated_texts_far(embedder):
 
 @pytest.mark.parametrize("runtime", ["numpy", "onnx-int8"])
 def test_batched_equals_one_by_one(runtime):
-    from kioko_core.semantic import _cache
+    from kioko_core.embedding.semantic import _cache
 
     embedder = _loaded(runtime)
     # lengths from 1 word to ~100 tokens, more texts than one batch, so padding and several batches occur
@@ -308,7 +308,7 @@ def test_batched_equals_one_by_one(runtime):
 
 
 def test_add_many_embeds_ahead_and_stores_the_vectors_add_would(embedder):
-    from kioko_core.semantic import _cache
+    from kioko_core.embedding.semantic import _cache
 
     texts = [f"Caroline went to support group meeting number {i} and talked about adoption." for i in range(40)]
     layer = kioko.connect("memory://", embedder=embedder, auto_link=True)
@@ -319,7 +319,7 @@ def test_add_many_embeds_ahead_and_stores_the_vectors_add_would(embedder):
 
 
 def test_text_is_cut_at_256_tokens(embedder):
-    from kioko_core.semantic import MAX_TOKENS, shared_model, tokenize
+    from kioko_core.embedding.semantic import MAX_TOKENS, shared_model, tokenize
 
     long_text = "the quick brown fox jumps over the lazy dog " * 40  # ~360 tokens
     assert len(tokenize(shared_model(), [long_text])[0]) == MAX_TOKENS == 256
@@ -328,7 +328,7 @@ def test_text_is_cut_at_256_tokens(embedder):
 
 
 def test_names_and_sharing(embedder):
-    from kioko_core.semantic import MiniLMEmbedder, shared_model
+    from kioko_core.embedding.semantic import MiniLMEmbedder, shared_model
 
     assert isinstance(load_embedder("semantic"), MiniLMEmbedder)
     assert isinstance(load_embedder("MiniLM"), MiniLMEmbedder)
@@ -343,7 +343,7 @@ def test_names_and_sharing(embedder):
 
 def test_importing_kioko_does_not_import_the_extra():
     code = (
-        "import sys, kioko, kioko_core.embedding, kioko_core.semantic, kioko_core.semantic_onnx; "
+        "import sys, kioko, kioko_core.embedding.embedders, kioko_core.embedding.semantic, kioko_core.embedding.semantic_onnx; "
         "print(sorted(m for m in ('tokenizers', 'safetensors', 'all_minilm_l6_v2', 'onnx', 'onnxruntime') "
         "if m in sys.modules))"
     )
@@ -419,7 +419,7 @@ def _blas_threads() -> list[int]:
 def test_small_batches_use_one_blas_thread_and_restore_the_default(embedder):
     import threading
 
-    from kioko_core.semantic import _blas_threads_for
+    from kioko_core.embedding.semantic import _blas_threads_for
 
     before = _blas_threads()
     with _blas_threads_for(10):
@@ -447,8 +447,8 @@ def no_setting(monkeypatch):
 
 
 def test_semantic_is_the_default_where_installed(embedder, no_setting, monkeypatch):
-    from kioko_core.embedding import default_embedder_name, semantic_available
-    from kioko_core.semantic import MiniLMEmbedder
+    from kioko_core.embedding.embedders import default_embedder_name, semantic_available
+    from kioko_core.embedding.semantic import MiniLMEmbedder
 
     assert semantic_available() and default_embedder_name() == "semantic"
     layer = kioko.connect("memory://")
@@ -471,7 +471,7 @@ def test_semantic_is_the_default_where_installed(embedder, no_setting, monkeypat
 
 
 def test_a_store_keeps_the_embedder_it_was_made_with(embedder, no_setting, tmp_path):
-    from kioko_core.semantic import MiniLMEmbedder
+    from kioko_core.embedding.semantic import MiniLMEmbedder
 
     lexical = f"sqlite:///{tmp_path / 'lexical.db'}"
     made = kioko.connect(lexical, embedder="offline")

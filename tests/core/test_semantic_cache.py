@@ -1,4 +1,4 @@
-"""The semantic model's prepared copy in the user's cache (kioko_core.semantic_cache): written once, atomically,
+"""The semantic model's prepared copy in the user's cache (kioko_core.embedding.semantic_cache): written once, atomically,
 read back identical, ignored when damaged or unwritable, keyed by the weights and the code."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kioko_core import semantic_cache
+from kioko_core.embedding import semantic_cache
 from kioko_core.errors import MissingExtraError
 
 
@@ -25,7 +25,7 @@ def cache(tmp_path, monkeypatch) -> Path:
 
 
 def _zip_or_skip() -> Path:
-    from kioko_core.semantic import model_zip_path
+    from kioko_core.embedding.semantic import model_zip_path
 
     try:
         return model_zip_path()
@@ -99,8 +99,8 @@ def test_the_key_follows_the_weights(tmp_path):
 
 
 def test_the_prepared_model_embeds_as_the_zip_does(cache):
-    from kioko_core import semantic
-    from kioko_core.semantic_onnx import OnnxEncoder
+    from kioko_core.embedding import semantic
+    from kioko_core.embedding.semantic_onnx import OnnxEncoder
 
     _zip_or_skip()
     fresh = semantic.load_prepared_model()  # nothing in the cache: read from the zip, then written
@@ -125,7 +125,7 @@ def test_the_prepared_model_embeds_as_the_zip_does(cache):
 def test_a_second_process_reads_the_copy_the_first_wrote(cache):
     _zip_or_skip()
     script = (
-        "from kioko_core.semantic import MiniLMEmbedder, shared_model\n"
+        "from kioko_core.embedding.semantic import MiniLMEmbedder, shared_model\n"
         "import numpy as np, sys\n"
         "v = MiniLMEmbedder().embed('I drive a red automobile.')\n"
         "print(type(shared_model().word).__name__, float(v[0]), float(v[1]))\n"

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kioko_core import text as text_module
-from kioko_core.regex_literals import anchored_finditer, casefolded
-from kioko_core.text import ASSET_NOUNS, analyze, entity_key
+from kioko_core.reading import analysis as text_module
+from kioko_core.reading.analysis import ASSET_NOUNS, analyze, entity_key
+from kioko_core.reading.regex_literals import anchored_finditer, casefolded
 
 
 @pytest.mark.parametrize("noun", ASSET_NOUNS)

@@ -12,7 +12,7 @@ from drill_tables import BAD_INPUTS, GOOD, outcome, stored_state
 from linking_support import layer, linking_stores, make_layer, matrix_store, store, user  # noqa: F401
 
 from kioko_backends.memory import MemoryStore
-from kioko_core.layer import MemoryLayer
+from kioko_core.layer.memory_layer import MemoryLayer
 
 pytestmark = pytest.mark.drill
 

@@ -16,7 +16,7 @@ import drill_workers as drills
 import pytest
 
 import kioko
-from kioko_core.layer import MemoryLayer
+from kioko_core.layer.memory_layer import MemoryLayer
 from kioko_core.store import Scope
 
 pytestmark = pytest.mark.drill

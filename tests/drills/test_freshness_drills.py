@@ -19,7 +19,7 @@ import drill_workers as drills
 import pytest
 
 import kioko
-from kioko_core.layer import MemoryLayer
+from kioko_core.layer.memory_layer import MemoryLayer
 from kioko_core.linking import links as L
 from kioko_core.store import Scope, ScopeGenerations
 

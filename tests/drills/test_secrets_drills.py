@@ -9,9 +9,9 @@ from drill_tables import LOOK_ALIKES, SECRETS
 from linking_support import layer, linking_stores, make_layer, matrix_store, store, user  # noqa: F401
 
 import kioko
-from kioko_core.secrets import DropSecrets, SecretDropped, redact
+from kioko_core.privacy.secrets import DropSecrets, SecretDropped, redact
 from kioko_core.store import Scope
-from kioko_core.url import StoreURL
+from kioko_core.store.url import StoreURL
 
 pytestmark = pytest.mark.drill
 

@@ -21,11 +21,11 @@ import pytest
 import kioko
 from contract_tests import CONTRACT_CLASSES
 from contract_tests.versions import ADDED, CHANGES, addition_for, since
-from kioko_core.driver import DIM, OPTIONAL_DIM, missing_extra, read_options
 from kioko_core.errors import MissingExtraError
-from kioko_core.registry import open_store
 from kioko_core.store import CONTRACT_VERSION, Record, Scope, Upsert, cosines, reference_cosines
-from kioko_core.url import StoreURL
+from kioko_core.store.driver import DIM, OPTIONAL_DIM, missing_extra, read_options
+from kioko_core.store.registry import open_store
+from kioko_core.store.url import StoreURL
 
 ROOT = Path(kioko.__file__).resolve().parent.parent
 GUIDE = ROOT / "docs" / "drivers.md"
@@ -172,7 +172,7 @@ def test_an_entry_point_missing_its_library_names_its_package(tmp_path: Path, mo
     (site / "kioko_needs_lib.py").write_text("import kioko_no_such_library_h28\n", encoding="utf-8")
     (site / "kioko_own_hint.py").write_text(
         textwrap.dedent("""
-            from kioko_core.driver import missing_extra
+            from kioko_core.store.driver import missing_extra
             try:
                 import kioko_no_such_library_h28
             except ImportError as error:

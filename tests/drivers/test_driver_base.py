@@ -1,4 +1,4 @@
-"""StoreBase and the option parsing every built-in driver shares (kioko_core.driver)."""
+"""StoreBase and the option parsing every built-in driver shares (kioko_core.store.driver)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import kioko
-from kioko_core.driver import Option, StoreBase, flag, positive_float, positive_int, read_options
 from kioko_core.store import InvalidRecordError, Record, Scope, Upsert
-from kioko_core.url import StoreURL
+from kioko_core.store.driver import Option, StoreBase, flag, positive_float, positive_int, read_options
+from kioko_core.store.url import StoreURL
 
 
 def test_a_misspelt_sqlite_option_names_the_known_ones(tmp_path: Path) -> None:

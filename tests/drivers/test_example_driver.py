@@ -79,7 +79,7 @@ print("done", flush=True)
 CONNECT_THROUGH_ENTRY_POINT = """
 import sys
 import kioko
-from kioko_core import registry
+from kioko_core.store import registry
 url = sys.argv[1]
 assert not registry._registered, "this check must not rely on register_store"
 layer = kioko.connect(url)

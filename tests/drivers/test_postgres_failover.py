@@ -279,7 +279,7 @@ def test_urls_with_several_hosts_and_replicas() -> None:
     from psycopg.conninfo import conninfo_to_dict
 
     from kioko_backends.postgresql.url import _conninfo, _replica_conninfo
-    from kioko_core.url import StoreURL
+    from kioko_core.store.url import StoreURL
 
     url = StoreURL.parse("postgresql://u:pw@10.0.0.1:5432,db2,[::1]:5433/app?target_session_attrs=read-write")
     assert url.hosts == (("10.0.0.1", 5432), ("db2", None), ("::1", 5433))

@@ -13,10 +13,10 @@ import pytest
 
 import kioko
 from contract_tests.support import make_record, new_scope
-from kioko_core.layer_store import LayerStore
-from kioko_core.link_store import LinkChange
+from kioko_core.layer.records import LayerStore
 from kioko_core.linking import links as L
 from kioko_core.store import Record, Upsert
+from kioko_core.store.link_store import LinkChange
 
 psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not installed")
 SCHEMA_VERSION = pytest.importorskip("kioko_backends.postgresql").SCHEMA_VERSION

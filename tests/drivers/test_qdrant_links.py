@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 import kioko
-from kioko_core.link_store import LinkChange, LinkStore
 from kioko_core.store import Delete, Record, Scope, Upsert
+from kioko_core.store.link_store import LinkChange, LinkStore
 
 SCOPE = Scope("ines")
 

@@ -20,14 +20,14 @@ from typing import Any
 import pytest
 
 from contract_tests import StoreContractSuite
-from kioko_core.driver import read_options
-from kioko_core.registry import register_store
 from kioko_core.store import InvalidRecordError
-from kioko_core.url import StoreURL
+from kioko_core.store.driver import read_options
+from kioko_core.store.registry import register_store
+from kioko_core.store.url import StoreURL
 
 qdrant_client = pytest.importorskip("qdrant_client", reason="the qdrant extra is not installed")
 
-from kioko_backends.qdrant import QdrantStore  # noqa: E402
+from kioko_backends.qdrant.store import QdrantStore  # noqa: E402
 
 SCHEME = "qdrant+sharded-local-test"
 
@@ -82,7 +82,7 @@ class TestShardKeyPathContract(StoreContractSuite):
 
 
 def test_a_user_has_one_stable_key_and_users_spread_over_all(sharded_url: str) -> None:
-    from kioko_core.registry import open_store
+    from kioko_core.store.registry import open_store
 
     with open_store(sharded_url, dim=8) as store:
         assert isinstance(store, QdrantStore) and store.shard_keys == 4
@@ -99,7 +99,7 @@ def test_a_user_has_one_stable_key_and_users_spread_over_all(sharded_url: str) -
 
 def test_the_bucket_count_is_fixed_when_the_collection_is_made(tmp_path: Path) -> None:
     url = f"{SCHEME}:///{tmp_path / 'fixed'}"
-    from kioko_core.registry import open_store
+    from kioko_core.store.registry import open_store
 
     with open_store(url, dim=8):
         pass
@@ -108,7 +108,7 @@ def test_the_bucket_count_is_fixed_when_the_collection_is_made(tmp_path: Path) -
 
 
 def test_shard_options_are_refused_in_local_mode(tmp_path: Path) -> None:
-    from kioko_core.registry import open_store
+    from kioko_core.store.registry import open_store
 
     with pytest.raises(InvalidRecordError, match="local mode has no shards"):
         open_store(f"qdrant+local:///{tmp_path / 'q'}?shard_keys=4", dim=8)

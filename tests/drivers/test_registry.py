@@ -17,11 +17,10 @@ import pytest
 
 import kioko
 from kioko_backends.memory import MemoryStore
-from kioko_core import registry
-from kioko_core.layer import MemoryLayer
-from kioko_core.registry import known_schemes, open_store, register_store
-from kioko_core.store import KiokoError, MissingExtraError, UnknownStoreError
-from kioko_core.url import StoreURL
+from kioko_core.layer.memory_layer import MemoryLayer
+from kioko_core.store import KiokoError, MissingExtraError, UnknownStoreError, registry
+from kioko_core.store.registry import known_schemes, open_store, register_store
+from kioko_core.store.url import StoreURL
 
 PROJECT_ROOT = Path(kioko.__file__).resolve().parent.parent
 SECRET = "s3cr3t-Pa55"
@@ -188,7 +187,7 @@ def test_an_unknown_scheme_names_the_known_ones() -> None:
 MISSING_LIBRARY = """
     import json, sys
     sys.modules[{library!r}] = None  # what Python does for a package that is not installed: import fails
-    from kioko_core.registry import open_store
+    from kioko_core.store.registry import open_store
     try:
         open_store({url!r}, dim=8)
     except ImportError as error:

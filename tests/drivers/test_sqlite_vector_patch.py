@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 import kioko
-from kioko_backends._sqlite_vectors import ScopeVectors
+from kioko_backends.sqlite.vectors import ScopeVectors
 from kioko_core.store import Delete, Scope, Upsert
 
 SCOPE = Scope("kumar", None)

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 import pytest
 
 import kioko
-from kioko_core.intelligence.planner import PROBLEM_REASON, QueryPlanner, is_problem_question
-from kioko_core.recall import goal_line
+from kioko_core.recall.hybrid import goal_line
+from kioko_intelligence.planner import PROBLEM_REASON, QueryPlanner, is_problem_question
 
 U = "maya"
 PROBLEM = "the nightly job died again with OOM-137, what do I do?"

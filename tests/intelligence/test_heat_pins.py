@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 import kioko
-from kioko_core.intelligence import Intelligence
-from kioko_core.intelligence.heat import heat_of, heats
-from kioko_core.intelligence.maintenance import MAINTENANCE_USER, MaintenanceScheduler
 from kioko_core.store import Scope
+from kioko_intelligence import Intelligence
+from kioko_intelligence.heat import heat_of, heats
+from kioko_intelligence.maintenance import MAINTENANCE_USER, MaintenanceScheduler
 
 U = {"user_id": "kumar"}
 DAY = 86400.0

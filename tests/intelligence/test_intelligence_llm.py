@@ -16,9 +16,9 @@ import intelligence_models as model
 import pytest
 
 import kioko
-from kioko_core.intelligence import DEFAULT_MANAGE_PROMPT, Intelligence, LLMRouter
-from kioko_core.intelligence.summaries import SUMMARY_PROMPT
-from kioko_core.layer import MemoryLayer
+from kioko_core.layer.memory_layer import MemoryLayer
+from kioko_intelligence import DEFAULT_MANAGE_PROMPT, Intelligence, LLMRouter
+from kioko_intelligence.summaries import SUMMARY_PROMPT
 
 U, OTHER, S = "kumar", "krutika", "s1"
 GOAL = "Cut unplanned downtime on line 3 by 20%"
@@ -133,7 +133,7 @@ def test_a_model_naming_another_users_memory_reaches_nothing(memory: MemoryLayer
 
 def test_ownership_is_checked_again_by_the_executor(memory: MemoryLayer) -> None:
     """Even a router that hands the executor another user's real id reaches nothing."""
-    from kioko_core.intelligence import MemoryOp, OpExecutor
+    from kioko_intelligence import MemoryOp, OpExecutor
 
     theirs = memory.facts.add("Krutika likes tea.", user_id=OTHER)
     ops = OpExecutor(memory).apply([MemoryOp("memory.delete", target=theirs.id)], user_id=U)
@@ -258,7 +258,7 @@ def test_the_json_config_imports_the_model(tmp_path: Path) -> None:
 
 
 def test_a_bad_import_is_a_typed_error() -> None:
-    from kioko_core.intelligence import IntelligenceConfigError
+    from kioko_intelligence import IntelligenceConfigError
 
     with pytest.raises(IntelligenceConfigError, match="could not import"):
         kioko.connect({"url": "memory://", "intelligence": {"type": "llm", "llm": {"$import": "nowhere.at_all:ask"}}})

@@ -12,8 +12,8 @@ import intelligence_models as model
 from intelligence_support import TRANSCRIPT
 from linking_support import layer, linking_stores, make_layer, matrix_store, store, user  # noqa: F401
 
-from kioko_core.intelligence import Intelligence
-from kioko_core.layer import MemoryLayer
+from kioko_core.layer.memory_layer import MemoryLayer
+from kioko_intelligence import Intelligence
 
 S = "s1"
 

@@ -15,9 +15,9 @@ from intelligence_support import TRANSCRIPT
 from remote_support import served
 
 import kioko
-from kioko.remote import RemoteMemory
-from kioko_core.intelligence import ManageReport, MemoryOp
-from kioko_core.layer import MemoryLayer
+from kioko.remote.client import RemoteMemory
+from kioko_core.layer.memory_layer import MemoryLayer
+from kioko_intelligence import ManageReport, MemoryOp
 
 U = "kumar"
 S = "s1"
@@ -349,7 +349,7 @@ def test_a_hedged_short_statement_is_skipped_for_low_importance(memory: MemoryLa
 
 
 def test_capture_rules_keeps_only_what_rules_recognise() -> None:
-    from kioko_core.intelligence import HeuristicRouter, Intelligence
+    from kioko_intelligence import HeuristicRouter, Intelligence
 
     layer = kioko.connect("memory://", intelligence=Intelligence(router=HeuristicRouter(capture="rules")))
     report = layer.record_turn("OPC UA servers listen on port 4840 by default. I love hiking.", user_id=U)
@@ -357,7 +357,7 @@ def test_capture_rules_keeps_only_what_rules_recognise() -> None:
 
 
 def test_capture_all_keeps_low_importance_statements() -> None:
-    from kioko_core.intelligence import Intelligence
+    from kioko_intelligence import Intelligence
 
     layer = kioko.connect("memory://", intelligence=Intelligence(capture="all"))
     report = layer.record_turn("I think maybe it's raining.", user_id=U)
@@ -380,7 +380,7 @@ def test_extra_rules_run_before_the_built_in_ones() -> None:
     """HeuristicRouter(extractor=RuleBasedExtractor(extra_rules=[...])): a pattern of the user's own."""
     import re
 
-    from kioko_core.intelligence import HeuristicRouter, Intelligence, RuleBasedExtractor
+    from kioko_intelligence import HeuristicRouter, Intelligence, RuleBasedExtractor
 
     def shift(sentence: str, turn) -> list[MemoryOp] | None:
         found = re.match(r"^I work the (\w+) shift", sentence)
@@ -396,7 +396,7 @@ def test_extra_rules_run_before_the_built_in_ones() -> None:
 
 
 def test_a_relation_holding_a_secret_is_dropped() -> None:
-    from kioko_core.intelligence import OpExecutor
+    from kioko_intelligence import OpExecutor
 
     layer = kioko.intelligent("memory://")
     ops = OpExecutor(layer).apply(
@@ -416,7 +416,7 @@ def test_goals_and_decisions_are_found_by_the_index_and_by_a_scan_when_words_are
     memory: MemoryLayer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With every term more frequent than the postings limit, the router scans the kind instead: same ops."""
-    from kioko_core.intelligence import heuristic
+    from kioko_intelligence import heuristic
 
     for text, expected in TRANSCRIPT[:2]:
         assert lines(say(memory, text)) == expected

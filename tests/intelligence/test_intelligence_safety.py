@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import kioko
-from kioko_core.entities import GRAPH_AGENT
-from kioko_core.layer import MemoryLayer
-from kioko_core.secrets import DropSecrets
+from kioko_core.graph.entities import GRAPH_AGENT
+from kioko_core.layer.memory_layer import MemoryLayer
+from kioko_core.privacy.secrets import DropSecrets
 from kioko_core.store import InvalidRecordError, KiokoError, Scope
 
 U, OTHER, S = "kumar", "krutika", "s1"

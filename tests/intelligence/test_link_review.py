@@ -8,10 +8,10 @@ import re
 import pytest
 
 import kioko
-from kioko_core.intelligence import Intelligence
-from kioko_core.intelligence.link_review import KEPT_WEIGHT, parse_review, review_links
 from kioko_core.linking import links as L
 from kioko_core.store import Scope
+from kioko_intelligence import Intelligence
+from kioko_intelligence.link_review import KEPT_WEIGHT, parse_review, review_links
 
 U = {"user_id": "kumar"}
 GOAL = "Ship the Kioko memory layer by December 15"

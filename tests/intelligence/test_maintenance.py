@@ -8,9 +8,9 @@ import pytest
 from remote_support import fresh_url, serving
 
 import kioko
-from kioko_core.intelligence import Intelligence
-from kioko_core.intelligence.maintenance import MaintenanceScheduler
 from kioko_core.linking import links as L
+from kioko_intelligence import Intelligence
+from kioko_intelligence.maintenance import MaintenanceScheduler
 
 U = {"user_id": "kumar"}
 DEBUGGING = "I'm debugging ticket INC-4521, the drive shows error E-217 on line 3."

@@ -15,10 +15,10 @@ import time
 import pytest
 
 import kioko
-from kioko_core.intelligence import Intelligence, maintenance, reflection
-from kioko_core.intelligence.maintenance import DANGLING_PAGE, PRUNE_PAGE, TEND_LINKS, MaintenanceScheduler
 from kioko_core.linking import links as L
 from kioko_core.store import Delete, Filter, Scope, Upsert
+from kioko_intelligence import Intelligence, maintenance, reflection
+from kioko_intelligence.maintenance import DANGLING_PAGE, PRUNE_PAGE, TEND_LINKS, MaintenanceScheduler
 
 U = {"user_id": "kumar"}
 SCOPE = Scope("kumar", None)
@@ -178,7 +178,7 @@ def test_the_newest_episodes_read_through_windows_are_those_of_a_whole_scan(tmp_
 
 def test_a_process_keeps_the_passes_of_a_bounded_number_of_scopes(monkeypatch) -> None:
     """A service tends many users: what it keeps per user (a page of records) does not grow with them."""
-    from kioko_core.intelligence import maintenance
+    from kioko_intelligence import maintenance
 
     monkeypatch.setattr(maintenance, "MAX_SWEEPS", 3)
     scheduler = MaintenanceScheduler()
@@ -261,7 +261,7 @@ def test_consolidation_after_turns_reads_what_changed_and_leaves_what_a_whole_ru
     """Two SQLite stores seeded alike, one consolidated over the whole user at each run, the other by the step
     a turn runs (incremental from its second run: the change log and the time windows); a day apart, with
     writes between. Same memories, contents and folded months; the second step reads a fraction of the user."""
-    from kioko_core.intelligence import consolidation
+    from kioko_intelligence import consolidation
 
     now = [time.time()]
     whole = kioko.connect(f"sqlite:///{tmp_path / 'whole.db'}", auto_link=True)

@@ -14,10 +14,10 @@ import traceback
 import pytest
 
 import kioko
-from kioko_core.intelligence import Intelligence
-from kioko_core.intelligence import summaries as S
-from kioko_core.intelligence.maintenance import MaintenanceScheduler
 from kioko_core.store import Scope
+from kioko_intelligence import Intelligence
+from kioko_intelligence import summaries as S
+from kioko_intelligence.maintenance import MaintenanceScheduler
 
 U = {"user_id": "kumar"}
 KUMAR = Scope("kumar", None)

@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 
 import kioko
-from kioko_core.intelligence import slots
-from kioko_core.intelligence import summaries as S
 from kioko_core.store import Scope
+from kioko_intelligence import slots
+from kioko_intelligence import summaries as S
 
 U = {"user_id": "mira"}
 

@@ -31,8 +31,8 @@ from kioko import (
     chat_model,
 )
 from kioko.cli import main
-from kioko_core.intelligence import Intelligence
-from kioko_core.intelligence.providers import ProviderHTTPError, ProviderTimeout
+from kioko_intelligence import Intelligence
+from kioko_intelligence.providers import ProviderHTTPError, ProviderTimeout
 
 U, S = "kumar", "s1"
 KEY = "sk-proj-kioko-TEST-7f3a91c2d4e85b06aa19"

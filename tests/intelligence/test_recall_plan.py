@@ -7,9 +7,9 @@ from plan_support import plant
 from remote_support import fresh_url, serving
 
 import kioko
-from kioko_core.intelligence import Intelligence, QueryPlanner, RecallPlan
-from kioko_core.intelligence.brain import IntelligenceConfigError
-from kioko_core.intelligence.planner import TABLE, plan_for
+from kioko_intelligence import Intelligence, QueryPlanner, RecallPlan
+from kioko_intelligence.brain import IntelligenceConfigError
+from kioko_intelligence.planner import TABLE, plan_for
 
 # (query, intents, links, the caps it must set) - one row per intent of the spec's table
 ROWS = [
@@ -299,7 +299,7 @@ class Scripted:
 
 @pytest.mark.parametrize("memory", ["library"], indirect=True)  # installs a planner in this process
 def test_the_llm_planner_follows_a_valid_answer_and_drops_unknown_intents(memory) -> None:
-    from kioko_core.intelligence.planner import LLMPlanner
+    from kioko_intelligence.planner import LLMPlanner
 
     model = Scripted('```json\n{"intents": ["decision", "weather"], "reason": "asks why"}\n```', '{"intents": []}')
     planner = LLMPlanner(model)
@@ -315,7 +315,7 @@ def test_the_llm_planner_follows_a_valid_answer_and_drops_unknown_intents(memory
     "answer", ["not json at all", '{"intents": "howto"}', '{"intents": ["weather"]}', RuntimeError("model down")]
 )
 def test_the_llm_planner_falls_back_offline_on_a_bad_answer_or_an_error(memory, answer) -> None:
-    from kioko_core.intelligence.planner import LLMPlanner
+    from kioko_intelligence.planner import LLMPlanner
 
     planner = LLMPlanner(Scripted(answer))
     plan = planner.plan(memory, "How do I reset the safety relay?", user_id="kumar")
@@ -323,7 +323,7 @@ def test_the_llm_planner_falls_back_offline_on_a_bad_answer_or_an_error(memory, 
 
 
 def test_plan_with_llm_is_off_by_default() -> None:
-    from kioko_core.intelligence.planner import LLMPlanner
+    from kioko_intelligence.planner import LLMPlanner
 
     model = Scripted('{"intents": ["skills"]}')
     assert isinstance(Intelligence(llm=model).planner, QueryPlanner)

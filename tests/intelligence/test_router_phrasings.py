@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 import kioko
-from kioko_core.intelligence import rules as R
-from kioko_core.intelligence.language import about_user, rewrite_vocabulary
-from kioko_core.intelligence.ops import SKIPPED, ManageReport
-from kioko_core.intelligence.summaries import offline_points
+from kioko_intelligence import rules as R
+from kioko_intelligence.language import about_user, rewrite_vocabulary
+from kioko_intelligence.ops import SKIPPED, ManageReport
+from kioko_intelligence.summaries import offline_points
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 

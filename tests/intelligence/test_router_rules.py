@@ -1,4 +1,4 @@
-"""The offline router's English as tables (kioko_core/intelligence/rules.py): every row's example routes to
+"""The offline router's English as tables (kioko_intelligence/rules.py): every row's example routes to
 the row's operation, a row added to a table routes a phrasing nothing routed before, and a row's options
 (not its position) decide how its table's builder treats it.
 
@@ -12,8 +12,8 @@ import re
 import pytest
 
 import kioko
-from kioko_core.intelligence import rules as R
-from kioko_core.intelligence.ops import SKIPPED, ManageReport
+from kioko_intelligence import rules as R
+from kioko_intelligence.ops import SKIPPED, ManageReport
 
 GIVEN: dict[str, list[str]] = {
     "COMPLETE": ["My goal is to pass the Azure exam.", "My goal is to finish the platform upgrade by December."],

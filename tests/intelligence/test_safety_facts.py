@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 import kioko
-from kioko_core import safety
-from kioko_core.recall import SAFETY_TITLE
+from kioko_core.recall import safety
+from kioko_core.recall.hybrid import SAFETY_TITLE
 
 S = {"user_id": "maya", "session_id": "s1"}
 U = {"user_id": "maya"}

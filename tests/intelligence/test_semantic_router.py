@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 import kioko
-from kioko_core.intelligence import Intelligence, IntelligenceConfigError
-from kioko_core.intelligence.brain import offline_router
-from kioko_core.intelligence.heuristic import HeuristicRouter
-from kioko_core.intelligence.semantic_router import PROTOTYPES, SemanticRouter
+from kioko_intelligence import Intelligence, IntelligenceConfigError
+from kioko_intelligence.brain import offline_router
+from kioko_intelligence.heuristic import HeuristicRouter
+from kioko_intelligence.semantic_router import PROTOTYPES, SemanticRouter
 
 
 def test_routers_are_named_and_an_unknown_name_is_a_typed_error() -> None:

@@ -1,7 +1,7 @@
 """Supersede by a category world knowledge names (#33): "I switched to Brave" after "my browser is Firefox";
 and a profile slot the user has, changed in a clause the router read as something else.
 
-The lexicon itself (kioko_core.intelligence.categories) and the agent loop on real layers (memory:// and a
+The lexicon itself (kioko_intelligence.categories) and the agent loop on real layers (memory:// and a
 SQLite file): the newer value replaces the older, someone else's thing does not, a category of several values
 needs a word of its own in common, and the memory is found by the category's name.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 import kioko
-from kioko_core.intelligence import categories
+from kioko_intelligence import categories
 
 U = {"user_id": "noor"}
 

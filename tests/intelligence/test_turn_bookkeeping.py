@@ -10,12 +10,12 @@ from typing import Any
 
 import kioko
 from contract_tests.counting import CountingStore
-from kioko_core.intelligence import Intelligence
-from kioko_core.intelligence import summaries as S
-from kioko_core.intelligence.heuristic import POSTINGS_LIMIT, HeuristicRouter, _Reading
-from kioko_core.intelligence.maintenance import COUNTER_KIND, MaintenanceScheduler
-from kioko_core.intelligence.turn import Turn
 from kioko_core.store import Scope, Upsert
+from kioko_intelligence import Intelligence
+from kioko_intelligence import summaries as S
+from kioko_intelligence.heuristic import POSTINGS_LIMIT, HeuristicRouter, _Reading
+from kioko_intelligence.maintenance import COUNTER_KIND, MaintenanceScheduler
+from kioko_intelligence.turn import Turn
 
 U = "kumar"
 KUMAR = Scope(U, None)

@@ -1,4 +1,4 @@
-"""add_many plans each memory as add() would and stores a batch of them in one write (kioko_core/bulk.py): the links,
+"""add_many plans each memory as add() would and stores a batch of them in one write (kioko_core/layer/bulk.py): the links,
 terms and bookkeeping are the ones adding the same items one by one makes; a batch another writer got into is
 added again one by one from the store; an item that fails stores the ones before it. Every test runs on every
 store of the matrix."""
@@ -18,9 +18,9 @@ from linking_support import (  # noqa: F401  (fixtures are found by name)
 )
 
 from benchmarks.synthetic import entity_relations, generate_notes
-from kioko_core.bulk import BatchAdd, _held_view
 from kioko_core.errors import IdTaken
-from kioko_core.layer import MemoryLayer
+from kioko_core.layer.bulk import BatchAdd, _held_view
+from kioko_core.layer.memory_layer import MemoryLayer
 from kioko_core.linking import links as L
 from kioko_core.linking.pending import PendingStore
 from kioko_core.store import Scope, Store

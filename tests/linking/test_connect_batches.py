@@ -15,7 +15,7 @@ from linking_support import (  # noqa: F401  (fixtures are found by name)
 )
 
 from benchmarks.synthetic import entity_relations, generate_notes
-from kioko_core.layer import MemoryLayer
+from kioko_core.layer.memory_layer import MemoryLayer
 from kioko_core.linking import links as L
 from kioko_core.linking.relink import RelinkBatch, relink_one
 from kioko_core.store import Scope, Store

@@ -2,7 +2,7 @@
 
 The same seeded workload (linked adds, a content update, deletes, a hand link and unlink, feedback) is written
 through two layers over two stores of one kind (memory://, SQLite, PostgreSQL, Qdrant local and edge all implement
-:class:`~kioko_core.link_store.LinkStore`): one keeping links apart, one keeping them inside the records as
+:class:`~kioko_core.store.link_store.LinkStore`): one keeping links apart, one keeping them inside the records as
 before the capability (``LayerStore(store, links_apart=False)``). Every link of every memory must be the same,
 in the same order, with the same weights (their faded weights too), and recall must answer the same.
 
@@ -22,11 +22,11 @@ import pytest
 
 import kioko
 from benchmarks.synthetic import generate_notes, generate_questions
-from kioko_core.layer import MemoryLayer
-from kioko_core.layer_store import LayerStore
-from kioko_core.link_store import LinkStore
+from kioko_core.layer.memory_layer import MemoryLayer
+from kioko_core.layer.records import LayerStore
 from kioko_core.linking import links as L
 from kioko_core.store import Record, Scope, Upsert
+from kioko_core.store.link_store import LinkStore
 
 USER = "kumar"
 NOTES = 150
@@ -157,7 +157,7 @@ def test_a_link_write_leaves_the_neighbours_qdrant_point_alone(tmp_path: Path) -
             return {key: (rowid, point) for key, rowid, point in raw.execute("SELECT id, rowid, point FROM points")}
 
     try:
-        marked = len(rows())  # the store's mark (kioko_core.format_mark) is a point of its own
+        marked = len(rows())  # the store's mark (kioko_core.store.format_mark) is a point of its own
         first = layer.add("Line 3 stopped with the encoder fault E-217.", user_id=USER, memory_type="episodic")
         before = rows()
         assert len(before) == marked + 1, "a memory without links is one point"

@@ -29,8 +29,8 @@ from linking_support import (  # noqa: F401  (fixtures are found by name)
 )
 
 from contract_tests.counting import CountingStore, InjectedFailure
-from kioko_core.entities import GRAPH_AGENT
-from kioko_core.layer import MemoryLayer, MemoryNotFound
+from kioko_core.graph.entities import GRAPH_AGENT
+from kioko_core.layer.memory_layer import MemoryLayer, MemoryNotFound
 from kioko_core.linking import links as L
 from kioko_core.store import Delete, InvalidRecordError, Scope, Store
 

@@ -29,7 +29,7 @@ from linking_support import (  # noqa: F401  (fixtures are found by name)
 )
 from remote_support import server  # noqa: F401  (a fixture: the live server of the remote surfaces)
 
-from kioko_core.layer import MemoryLayer
+from kioko_core.layer.memory_layer import MemoryLayer
 from kioko_core.linking import links as L
 from kioko_core.linking.index import term_weight
 from kioko_core.store import Scope

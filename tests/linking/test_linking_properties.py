@@ -25,7 +25,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from kioko_backends.memory import MemoryStore
 from kioko_backends.sqlite import SQLiteStore
-from kioko_core.layer import MemoryLayer
+from kioko_core.layer.memory_layer import MemoryLayer
 from kioko_core.linking import links as L
 from kioko_core.store import Delete, Scope, Store
 

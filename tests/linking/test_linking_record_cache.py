@@ -20,7 +20,7 @@ import kioko
 from contract_tests.counting import CountingStore
 from contract_tests.support import make_record
 from kioko_backends.memory import MemoryStore
-from kioko_core.layer import MemoryLayer
+from kioko_core.layer.memory_layer import MemoryLayer
 from kioko_core.linking import links as L
 from kioko_core.linking.index import IndexCache
 from kioko_core.store import Scope, ScopeGenerations, Store, Upsert

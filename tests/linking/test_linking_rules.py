@@ -12,13 +12,13 @@ import math
 import pytest
 
 from kioko_backends.memory import MemoryStore
-from kioko_core.layer import MemoryLayer
+from kioko_core.layer.memory_layer import MemoryLayer
 from kioko_core.linking import links as L
 from kioko_core.linking.index import idf, is_hub, nominates, term_weight
 from kioko_core.linking.linker import prior
 from kioko_core.linking.scoring import Side
+from kioko_core.reading.analysis import analyze
 from kioko_core.store import Record, Scope
-from kioko_core.text import analyze
 
 U = "kumar"
 T0 = 1_790_000_000.0
@@ -525,7 +525,7 @@ def test_the_same_authors_newer_manual_link_replaces_the_older_one(layer: Memory
 
 
 def test_a_link_by_hand_is_checked(layer: MemoryLayer) -> None:
-    from kioko_core.layer import MemoryNotFound
+    from kioko_core.layer.memory_layer import MemoryNotFound
     from kioko_core.store import InvalidRecordError
 
     a = add(layer, "User likes green tea.", "preference")

@@ -14,9 +14,9 @@ import pytest
 from linking_support import linking_stores, matrix_store, store, user  # noqa: F401  (fixtures)
 
 from contract_tests.counting import CountingStore
-from kioko_core.layer import MemoryLayer
-from kioko_core.link_store import LinkStore
+from kioko_core.layer.memory_layer import MemoryLayer
 from kioko_core.store import Store
+from kioko_core.store.link_store import LinkStore
 
 WRITES = 60
 """Writes per test: enough that the later ones run against a store with dozens of linkable memories."""

@@ -6,8 +6,8 @@ import pytest
 
 from kioko_core.linking.linker import LinkerConfig
 from kioko_core.linking.scoring import Side, Stats, link_type, score_pair, vote
+from kioko_core.reading.analysis import analyze
 from kioko_core.store import Record
-from kioko_core.text import analyze
 
 
 def test_vote_sums_each_terms_weight_per_id_and_ranks_best_first_ties_by_id() -> None:

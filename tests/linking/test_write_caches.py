@@ -21,7 +21,7 @@ import pytest
 
 import kioko
 from benchmarks.synthetic import generate_notes
-from kioko_core.layer import MemoryLayer
+from kioko_core.layer.memory_layer import MemoryLayer
 from kioko_core.linking import links as L
 from kioko_core.linking.scoring import Side, vote
 from kioko_core.store import Record, record_copy

@@ -94,7 +94,7 @@ def seeded(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
     if request.param == "service":
         from kioko.http import create_app
         from kioko.http.live import LiveServer
-        from kioko.remote import RemoteMemory
+        from kioko.remote.client import RemoteMemory
 
         layer = kioko.connect("memory://", auto_link=True)
         with LiveServer(create_app(layer)) as live, RemoteMemory(live.url) as remote:

@@ -17,7 +17,7 @@ from mcp_support import TOOLS, result, run  # noqa: E402
 import kioko  # noqa: E402
 from kioko.cli import run_quick_start  # noqa: E402
 from kioko.mcp_server import LinkType, MemoryType, create_server  # noqa: E402
-from kioko_core.kind_registry import KINDS, MEMORY_TYPES  # noqa: E402
+from kioko_core.kinds.registry import KINDS, MEMORY_TYPES  # noqa: E402
 from kioko_core.linking import links as L  # noqa: E402
 
 ALIASES = [alias for info in KINDS for alias in info.aliases]

@@ -11,7 +11,7 @@ import pytest
 from remote_support import fresh_url, serving
 
 import kioko
-from kioko_core.scoped import SESSIONS_AGENT
+from kioko_core.layer.scoped import SESSIONS_AGENT
 from kioko_core.store import InvalidRecordError, Scope
 
 U = {"user_id": "kumar"}

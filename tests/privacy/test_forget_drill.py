@@ -31,11 +31,11 @@ from psycopg import sql
 
 import kioko
 from kioko.api.exchange import export_lines
-from kioko_core.intelligence import consolidation, reflection
-from kioko_core.intelligence.executor import OpExecutor
-from kioko_core.intelligence.ops import MemoryOp
-from kioko_core.layer import MemoryLayer
+from kioko_core.layer.memory_layer import MemoryLayer
 from kioko_core.store import Scope
+from kioko_intelligence import consolidation, reflection
+from kioko_intelligence.executor import OpExecutor
+from kioko_intelligence.ops import MemoryOp
 
 sys.path.insert(0, str(Path(__file__).parent))
 from forget_drill_support import SecondProcess  # noqa: E402

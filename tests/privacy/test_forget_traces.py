@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 
 import kioko
-from kioko_core.entities import GRAPH_AGENT
-from kioko_core.intelligence import consolidation, reflection, summaries
-from kioko_core.intelligence.heat import read_heat
-from kioko_core.intelligence.maintenance import MAINTENANCE_USER
-from kioko_core.layer import MemoryLayer
+from kioko_core.graph.entities import GRAPH_AGENT
+from kioko_core.layer.memory_layer import MemoryLayer
 from kioko_core.store import Scope
+from kioko_intelligence import consolidation, reflection, summaries
+from kioko_intelligence.heat import read_heat
+from kioko_intelligence.maintenance import MAINTENANCE_USER
 
 U = "maren"
 

@@ -1,4 +1,4 @@
-"""A forget empties every cache of the process keyed by text (kioko_core/held_texts.py).
+"""A forget empties every cache of the process keyed by text (kioko_core/privacy/held_texts.py).
 
 Module-wide caches (stems, cue tests, the offline embedder's feature buckets, the router's content words,
 reflection's theme candidates, the semantic embedder's sentence vectors) are shared by every layer and
@@ -19,14 +19,14 @@ from typing import Any
 import pytest
 
 import kioko
-from kioko_core import held_texts
 from kioko_core.errors import KiokoError
+from kioko_core.privacy import held_texts
 
 _LRU = type(functools.lru_cache(maxsize=1)(lambda: None))
 
 # caches whose keys are never a memory's words: what they are keyed by
 NOT_TEXT = {
-    "kioko_core.secrets._screens": "no argument: the detectors' compiled literals",
+    "kioko_core.privacy.secrets._screens": "no argument: the detectors' compiled literals",
     "kioko.http.schemas._request_model": "an operation's name from the operations table",
     "kioko_backends.sqlite.statements._select_by_ids": "a count of ids: the SQL statement's shape",
     "kioko_backends.sqlite.statements._select_links": "a count of ids: the SQL statement's shape",
@@ -76,10 +76,12 @@ def _caches() -> dict[str, Any]:
 def test_every_cache_keyed_by_text_is_emptied_by_a_forget() -> None:
     caches = _caches()  # imports every module first: each registers its caches as it loads
     registered = {id(c) for c in held_texts.registered()}
-    assert "kioko_core.text.stem" in caches, sorted(caches)  # the walk finds them: it cannot pass by finding none
+    assert "kioko_core.reading.analysis.stem" in caches, sorted(
+        caches
+    )  # the walk finds them: it cannot pass by finding none
     unaccounted = sorted(name for name, cache in caches.items() if id(cache) not in registered and name not in NOT_TEXT)
     assert not unaccounted, (
-        f"{unaccounted}: register with kioko_core.held_texts.keeps_text, or add to NOT_TEXT saying what the keys are"
+        f"{unaccounted}: register with kioko_core.privacy.held_texts.keeps_text, or add to NOT_TEXT saying what the keys are"
     )
     stale = sorted(set(NOT_TEXT) - set(caches))
     assert not stale, f"{stale} are in NOT_TEXT but no longer exist"
@@ -117,14 +119,16 @@ def test_each_way_of_forgetting_empties_the_caches(how: str) -> None:
     memory = kioko.connect("memory://", auto_link=True, intelligence=True)
     first = _fill(memory, "held-texts")
     filled = _sizes()
-    assert filled["kioko_core.text.stem"] > 0 and filled["kioko_core.text.has_problem_cue"] > 0, filled
+    assert (
+        filled["kioko_core.reading.analysis.stem"] > 0 and filled["kioko_core.reading.analysis.has_problem_cue"] > 0
+    ), filled
     FORGETS[how](memory, "held-texts", first)
     assert {name: size for name, size in _sizes().items() if size} == {}
 
 
 @pytest.mark.skipif(importlib.util.find_spec("onnxruntime") is None, reason="the semantic extra is not installed")
 def test_a_forget_empties_the_sentence_vectors_of_the_semantic_embedder() -> None:
-    from kioko_core import semantic
+    from kioko_core.embedding import semantic
 
     memory = kioko.connect("memory://?embedder=semantic", auto_link=True)
     first = memory.add("Quendra's locker code is ZX-4821-QT at the Marrowvale depot", user_id="held-vectors")
@@ -136,8 +140,8 @@ def test_a_forget_empties_the_sentence_vectors_of_the_semantic_embedder() -> Non
 
 @pytest.mark.skipif(importlib.util.find_spec("onnxruntime") is None, reason="the semantic extra is not installed")
 def test_a_batch_holding_a_secret_stores_and_embeds_nothing() -> None:
-    from kioko_core import semantic
-    from kioko_core.secrets import SecretDropped
+    from kioko_core.embedding import semantic
+    from kioko_core.privacy.secrets import SecretDropped
 
     memory = kioko.connect("memory://?embedder=semantic", auto_link=True)
     semantic._cache.clear()

@@ -35,8 +35,8 @@ from kioko.cli import app as cli
 from kioko.http import create_app
 from kioko.http.live import LiveServer
 from kioko_core.errors import KiokoError
-from kioko_core.layer import MemoryLayer
-from kioko_core.secrets import DropSecrets
+from kioko_core.layer.memory_layer import MemoryLayer
+from kioko_core.privacy.secrets import DropSecrets
 from kioko_core.store import Scope
 
 STORE_NAMES = ("memory", "sqlite", "postgresql", "qdrant-local")

@@ -14,8 +14,8 @@ from secrets_support import SECRETS
 
 from kioko_backends.memory import MemoryStore
 from kioko_core.kinds import install
-from kioko_core.layer import MemoryLayer
-from kioko_core.secrets import MARKER, DropSecrets, SecretDropped, redact
+from kioko_core.layer.memory_layer import MemoryLayer
+from kioko_core.privacy.secrets import MARKER, DropSecrets, SecretDropped, redact
 from kioko_core.store import InvalidRecordError, Scope
 
 U = "kumar"

@@ -8,7 +8,7 @@ import pytest
 from secrets_corpus import HELD, TUNE
 
 import kioko
-from kioko_core.secrets import DropSecrets, redact
+from kioko_core.privacy.secrets import DropSecrets, redact
 
 KNOWN_FALSE_REFUSALS = {
     "a good passphrase is four or five random words": "the one-word password detector takes 'four' as the "

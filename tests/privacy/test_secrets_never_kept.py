@@ -19,11 +19,11 @@ from typer.testing import CliRunner
 import kioko
 from kioko.cli import app
 from kioko_core.errors import KiokoError, MemoryNotFound, SecretDropped
-from kioko_core.intelligence import MemoryOp, OpExecutor
-from kioko_core.intelligence.summaries import session_log, summary_id
-from kioko_core.scoped import SESSIONS_AGENT
-from kioko_core.secrets import DropSecrets, redact
+from kioko_core.layer.scoped import SESSIONS_AGENT
+from kioko_core.privacy.secrets import DropSecrets, redact
 from kioko_core.store import Record, Scope, Upsert
+from kioko_intelligence import MemoryOp, OpExecutor
+from kioko_intelligence.summaries import session_log, summary_id
 
 AWS_KEY = "AKIAIOSFODNN7EXAMPLE"
 AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
@@ -209,7 +209,7 @@ def test_every_kioko_logger_redacts() -> None:
         for n, line in enumerate(path.read_text().splitlines(), 1)
         if "logging.getLogger(" in line
     ]
-    assert plain == [], "log through kioko_core.secrets.get_logger: " + ", ".join(plain)
+    assert plain == [], "log through kioko_core.privacy.secrets.get_logger: " + ", ".join(plain)
 
 
 def test_redaction_names_the_detector_and_redacted_text_is_clean() -> None:
@@ -225,7 +225,7 @@ def test_a_telegram_bot_token_ending_in_a_dash_is_a_secret() -> None:
 
 
 def test_a_model_never_sees_a_secret_in_a_turn_or_a_query() -> None:
-    from kioko_core.intelligence import Intelligence
+    from kioko_intelligence import Intelligence
 
     prompts: list[str] = []
 

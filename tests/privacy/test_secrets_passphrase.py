@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import kioko
-from kioko_core.secrets import DropSecrets, redact
+from kioko_core.privacy.secrets import DropSecrets, redact
 
 PHRASES = [
     "my password is correct horse battery staple",

@@ -8,11 +8,11 @@ import uuid
 
 import pytest
 
-from kioko_core.bookkeeping import Bookkeeping
-from kioko_core.intelligence.heat import note_uses
-from kioko_core.registry import open_store
-from kioko_core.secrets import REMEMBERED_CHARS, DropSecrets, SecretDropped, _clean_cache
+from kioko_core.layer.bookkeeping import Bookkeeping
+from kioko_core.privacy.secrets import REMEMBERED_CHARS, DropSecrets, SecretDropped, _clean_cache
 from kioko_core.store import Scope
+from kioko_core.store.registry import open_store
+from kioko_intelligence.heat import note_uses
 
 SECRET = "db password: hunter2-Xq9!zz"
 

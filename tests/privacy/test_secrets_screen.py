@@ -1,7 +1,7 @@
 """The literal screen in front of DropSecrets' detectors is sound: it never skips a detector that would match.
 
 DropSecrets runs a detector only on texts that contain one of the literals every match of that detector
-must contain (read from the compiled pattern by ``kioko_core.regex_literals``). A wrong literal would let
+must contain (read from the compiled pattern by ``kioko_core.reading.regex_literals``). A wrong literal would let
 a credential through, so: the literals are checked against every match of every detector on texts
 generated from the detector's own pattern; every positive example in the tests is still caught, alone
 and at the end of a ~1 MB text; the screened scan answers exactly what running every detector answers;
@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kioko_backends.memory import MemoryStore
-from kioko_core.layer import MemoryLayer
-from kioko_core.regex_literals import anchor, anchored_finditer, casefolded, required_literals
-from kioko_core.secrets import _DETECTORS, ANCHORED_FROM, DropSecrets, SecretDropped, _kind, _screens, redact
+from kioko_core.layer.memory_layer import MemoryLayer
+from kioko_core.privacy.secrets import _DETECTORS, ANCHORED_FROM, DropSecrets, SecretDropped, _kind, _screens, redact
+from kioko_core.reading.regex_literals import anchor, anchored_finditer, casefolded, required_literals
 from kioko_core.store import Scope
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "drills"))

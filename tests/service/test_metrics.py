@@ -14,7 +14,7 @@ from kioko.api.auth import KeyRing
 from kioko.http import create_app
 from kioko.http.live import LiveServer
 from kioko_core import telemetry
-from kioko_core.secrets import SecretDropped
+from kioko_core.privacy.secrets import SecretDropped
 
 U = "metrics-user"
 

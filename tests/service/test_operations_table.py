@@ -15,9 +15,9 @@ import kioko.http.schemas as S
 from kioko.api import operations as surface
 from kioko.http import create_app, served
 from kioko.protocol import Entities, Memory, MemoryGraph
-from kioko.remote import RemoteEntities, RemoteGraph, RemoteMemory
-from kioko.remote_async import AsyncRemoteEntities, AsyncRemoteGraph, AsyncRemoteMemory
-from kioko.remote_calls import Calls, derived, manager_methods, missing_operations
+from kioko.remote.async_client import AsyncRemoteEntities, AsyncRemoteGraph, AsyncRemoteMemory
+from kioko.remote.calls import Calls, derived, manager_methods, missing_operations
+from kioko.remote.client import RemoteEntities, RemoteGraph, RemoteMemory
 from kioko_core.store import Record
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -234,7 +234,7 @@ def test_the_async_managers_are_rendered_from_the_managers_table() -> None:
 
 
 def test_the_async_managers_have_the_library_signatures() -> None:
-    from kioko.remote_async_managers import MANAGERS
+    from kioko.remote.async_managers import MANAGERS
 
     for name, manager in MANAGERS.items():
         library = surface.manager_class(name)

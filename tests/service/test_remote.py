@@ -9,11 +9,11 @@ import pytest
 from service_support import live_service
 
 import kioko
-import kioko.remote as remote_module
+import kioko.remote.client as remote_module
 from kioko.http import create_app
 from kioko.http.live import LiveServer
-from kioko.remote import RemoteMemory
-from kioko_core.limits import TooLargeError
+from kioko.remote.client import RemoteMemory
+from kioko_core.privacy.limits import TooLargeError
 from kioko_core.store import ConnectionLostError, InvalidRecordError, StoreError
 
 U = "kumar"

@@ -8,7 +8,7 @@ import socket
 import pytest
 from service_support import live_service
 
-from kioko.remote_async import AsyncRemoteMemory
+from kioko.remote.async_client import AsyncRemoteMemory
 from kioko_core.store import ConnectionLostError, InvalidRecordError
 
 U = "kumar"

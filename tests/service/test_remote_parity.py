@@ -16,8 +16,8 @@ from kioko.api.auth import add_key
 from kioko.api.errors import Forbidden
 from kioko.http import create_app
 from kioko.http.live import LiveServer
-from kioko.remote import RemoteMemory
-from kioko_core.entities import Triple
+from kioko.remote.client import RemoteMemory
+from kioko_core.graph.entities import Triple
 from kioko_core.kinds import MANAGERS
 from kioko_core.store import InvalidRecordError
 
@@ -139,7 +139,7 @@ def test_a_scoped_view_fills_in_and_guards_its_user(admin: RemoteMemory) -> None
 
 
 def test_every_manager_call_has_an_operation() -> None:
-    from kioko.remote_calls import missing_operations
+    from kioko.remote.calls import missing_operations
 
     assert missing_operations() == []
     assert admin_alias_is_same()

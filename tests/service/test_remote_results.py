@@ -208,8 +208,8 @@ def test_a_remote_memory_carries_the_librarys_metadata_and_bookkeeping_apart() -
 
 
 def test_both_clients_are_exported_by_kioko() -> None:
-    from kioko.remote import RemoteMemory
-    from kioko.remote_async import AsyncRemoteMemory
+    from kioko.remote.async_client import AsyncRemoteMemory
+    from kioko.remote.client import RemoteMemory
 
     assert kioko.RemoteMemory is RemoteMemory and kioko.AsyncRemoteMemory is AsyncRemoteMemory
     assert {"RemoteMemory", "AsyncRemoteMemory"} <= set(kioko.__all__)

@@ -19,8 +19,8 @@ from kioko.api.auth import KeyRing, hash_key
 from kioko.api.errors import Forbidden
 from kioko.http import create_app
 from kioko.http.live import LiveServer
-from kioko.remote import RemoteMemory
-from kioko_core.intelligence.planner import RecallPlan
+from kioko.remote.client import RemoteMemory
+from kioko_intelligence.planner import RecallPlan
 
 U = {"user_id": "kumar"}
 

@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 
 import kioko
 from kioko.cli import app as cli_app
-from kioko.remote import RemoteMemory
-from kioko_core.kind_registry import MEMORY_TYPES
+from kioko.remote.client import RemoteMemory
+from kioko_core.kinds.registry import MEMORY_TYPES
 
 U = "kumar"
 

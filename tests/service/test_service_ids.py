@@ -13,7 +13,7 @@ from service_support import live_service
 import kioko
 from kioko.api.auth import add_key
 from kioko_core.errors import IdTaken, IdUnavailable, InvalidRecordError
-from kioko_core.values import EARLIEST, LATEST
+from kioko_core.layer.values import EARLIEST, LATEST
 
 BAD_IDS = ["a/b", "../x", "a b", "a?b", "a#b", "a%2Fb", "", "x" * 201, "ключ", "a\nb"]
 GOOD_IDS = ["note-1", "user:42", "a.b_c", "x" * 200, "team@site", "v1+2=3~"]

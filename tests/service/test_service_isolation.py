@@ -246,7 +246,7 @@ def test_keys_are_required_and_admin_may_act_for_anyone(tenants) -> None:
 def test_remote_memory_raises_the_typed_errors(tenants) -> None:
     import kioko
     from kioko.api.errors import Forbidden, Unauthorized
-    from kioko_core.layer import MemoryNotFound
+    from kioko_core.layer.memory_layer import MemoryNotFound
 
     server, layer, attacker, victim, keys, ids = tenants
     with kioko.connect(server.url, api_key=keys[ATTACKER]) as remote:

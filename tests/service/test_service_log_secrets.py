@@ -14,8 +14,8 @@ import pytest
 import services
 from console_support import free_port, kioko_serve
 
-from kioko_core.secrets import get_logger
-from kioko_core.url import mask_credentials, masked_url
+from kioko_core.privacy.secrets import get_logger
+from kioko_core.store.url import mask_credentials, masked_url
 
 HOOK_PASSWORD = "hookPa55-7f2c9e41"
 HOOK_TOKEN = "tok-90d1c4be77"

@@ -14,7 +14,7 @@ import kioko
 from kioko.api.exchange import BATCH, export_lines, import_lines
 from kioko.api.webhook_records import WEBHOOK_AGENT
 from kioko_backends.memory import MemoryStore
-from kioko_core.layer import MemoryLayer
+from kioko_core.layer.memory_layer import MemoryLayer
 from kioko_core.store import Scope, StoreError
 
 U = "kumar"

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 import kioko
 from kioko.api.wire import context_in, record_in, related_in
 from kioko.cli import app as cli_app
-from kioko.remote import RemoteMemory
+from kioko.remote.client import RemoteMemory
 from kioko.views import MEMORY_FIELDS, memory_view
 from kioko_core.linking import links as L
 

@@ -29,17 +29,17 @@ from console_support import kioko_serve
 import kioko
 from kioko import Memory, RecallOptions
 from kioko.protocol import export_lines, import_lines
-from kioko.remote import RemoteMemory
-from kioko.remote_async import AsyncRemoteMemory
-from kioko_core.entities import Triple
+from kioko.remote.async_client import AsyncRemoteMemory
+from kioko.remote.client import RemoteMemory
 from kioko_core.errors import MemoryNotFound
-from kioko_core.intelligence.ops import ManageReport
-from kioko_core.intelligence.pins import StablePrefix
-from kioko_core.intelligence.planner import RecallPlan
+from kioko_core.graph.entities import Triple
 from kioko_core.linking.linker import LinkScore
 from kioko_core.linking.links import MemoryLink
-from kioko_core.recall import Context
+from kioko_core.recall.hybrid import Context
 from kioko_core.store import InvalidRecordError, KiokoError, Record
+from kioko_intelligence.ops import ManageReport
+from kioko_intelligence.pins import StablePrefix
+from kioko_intelligence.planner import RecallPlan
 
 
 @dataclass(frozen=True)
@@ -454,7 +454,7 @@ def test_a_bound_library_view_exports_and_imports_its_own_user_only(user: str) -
 def test_a_core_layer_without_kioko_says_what_export_needs() -> None:
     code = (
         "from kioko_backends.memory import MemoryStore\n"
-        "from kioko_core.layer import MemoryLayer\n"
+        "from kioko_core.layer.memory_layer import MemoryLayer\n"
         "from kioko_core.errors import InvalidRecordError\n"
         "try:\n    MemoryLayer(MemoryStore()).export_lines('u')\n"
         "except InvalidRecordError as error:\n    print(error)\n"

@@ -4,7 +4,7 @@ import { api, scope, session } from "./api.js";
 import { h, clear, field, guarded, status, when, short, number, KINDS, kindChip, LINK_TYPES } from "./ui.js";
 
 const PAGE = 50;
-// kinds the server refuses to pin (kioko_core.intelligence.pins: the profile and instructions are always in
+// kinds the server refuses to pin (kioko_intelligence.pins: the profile and instructions are always in
 // the prefix, working memory belongs to its session); no Pin button for them rather than a 422
 const UNPINNABLE_KINDS = new Set(["profile", "instruction", "working"]);
 

@@ -1,0 +1,1 @@
+"""``qdrant://``, ``qdrant+local://`` (:mod:`.store`) and ``qdrant+edge://`` (:mod:`.edge`)."""

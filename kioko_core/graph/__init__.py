@@ -1,0 +1,1 @@
+"""The entity graph (who and what is related, with temporal validity) and ``memory.graph``."""

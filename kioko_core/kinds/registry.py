@@ -1,0 +1,190 @@
+"""The kinds of memory, in one table: what each is called, how it is stored, whether it links, where it shows.
+
+Every module that needs a fact about a kind reads it here: the layer (which ``memory_type`` values it
+accepts, which kinds it links), the managers (which attribute of the layer holds each, and which class
+manages it: :data:`kioko_core.kinds.MANAGERS`), the links and the linker (the noun a kind goes by in link
+lines and the priors), recall (the context section), the intelligence (the operation kind that names it:
+``intelligence.ops.KIND_OF_MEMORY`` and the executor's managers).
+
+=============  ===========  ===================  =====  ==========  ==================  ===========  ============
+kind           noun         manager attribute    links  section     also ``memory_type``  operation    manager class
+=============  ===========  ===================  =====  ==========  ==================  ===========  ============
+factual        fact         facts                yes    memories    fact                fact         Facts
+preference     preference   preferences          yes    memories                        preference   Preferences
+episodic       event        episodes             yes    memories    episode, event      episode      Episodes
+semantic       knowledge    knowledge            yes    memories    knowledge           knowledge    Knowledge
+goal           goal         goals                yes    goals                           goal         Goals
+procedural     procedure    procedures           yes    procedures  procedure           procedure    Procedures
+skill          skill        skills               yes    skills                          skill        Skills
+strategy       lesson       strategies, lessons  yes    lessons     lesson              strategy     Strategies
+decision       decision     decisions            yes    decisions                       decision     Decisions
+insight        insight      insights             yes    memories                        insight      Insights
+summary        insight      summaries            yes    memories                                     Summaries
+instruction    instruction  instructions         no     memories                        instruction  Instructions
+working        working      working              no     memories                        working      WorkingMemory
+profile        profile      profile              no     memories                        profile      Profile
+=============  ===========  ===================  =====  ==========  ==================  ===========  ============
+
+``kind`` is what :class:`~kioko_core.store.Record` stores; an alias is only ever an input spelling
+(``memory.add(..., memory_type="fact")`` stores ``factual``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kioko_core.errors import InvalidRecordError
+
+
+@dataclass(frozen=True)
+class KindInfo:
+    """One kind of memory."""
+
+    name: str
+    """The stored ``Record.kind`` ("factual")."""
+    noun: str
+    """What it is called in link lines and the priors table ("fact")."""
+    manager: str
+    """The attribute of :class:`~kioko_core.layer.memory_layer.MemoryLayer` that manages it ("facts")."""
+    links: bool
+    """Whether the linker links it (instructions, profile slots and working memory never link)."""
+    section: str
+    """The section of a recalled context it is shown in ("memories", "decisions" ...)."""
+    aliases: tuple[str, ...] = ()
+    """Other ``memory_type`` spellings accepted for it."""
+    semantic: bool = False
+    """What someone knows (facts, preferences, knowledge, insights) rather than did or plans: it *informs*."""
+    manager_aliases: tuple[str, ...] = ()
+    """Further attributes of the layer for the same manager (``lessons`` for ``strategies``)."""
+    manager_class: str = "TextManager"
+    """The class in :mod:`kioko_core.kinds` that manages it (``"Goals"``); a class of its own kind, or
+    ``"TextManager"``, which manages whatever kind its row names."""
+    op: str | None = None
+    """The kind an operation of the intelligence names it by (``"fact.add"``, ``"episode.add"``), or None
+    when no operation writes it (summaries are maintenance's)."""
+
+
+# fmt: off
+KINDS: tuple[KindInfo, ...] = (
+    KindInfo("factual", "fact", "facts", True, "memories", ("fact",), semantic=True, manager_class="Facts", op="fact"),
+    KindInfo("preference", "preference", "preferences", True, "memories", semantic=True, manager_class="Preferences", op="preference"),
+    KindInfo("episodic", "event", "episodes", True, "memories", ("episode", "event"), manager_class="Episodes", op="episode"),
+    KindInfo("semantic", "knowledge", "knowledge", True, "memories", ("knowledge",), semantic=True, manager_class="Knowledge", op="knowledge"),
+    KindInfo("goal", "goal", "goals", True, "goals", manager_class="Goals", op="goal"),
+    KindInfo("procedural", "procedure", "procedures", True, "procedures", ("procedure",), manager_class="Procedures", op="procedure"),
+    KindInfo("skill", "skill", "skills", True, "skills", manager_class="Skills", op="skill"),
+    KindInfo("strategy", "lesson", "strategies", True, "lessons", ("lesson",), manager_aliases=("lessons",),
+             manager_class="Strategies", op="strategy"),
+    KindInfo("decision", "decision", "decisions", True, "decisions", manager_class="Decisions", op="decision"),
+    KindInfo("insight", "insight", "insights", True, "memories", semantic=True, manager_class="Insights", op="insight"),
+    KindInfo("summary", "insight", "summaries", True, "memories", semantic=True, manager_class="Summaries"),
+    KindInfo("instruction", "instruction", "instructions", False, "memories", manager_class="Instructions", op="instruction"),
+    KindInfo("working", "working", "working", False, "memories", manager_class="WorkingMemory", op="working"),
+    KindInfo("profile", "profile", "profile", False, "memories", manager_class="Profile", op="profile"),
+)
+# fmt: on
+"""The one table of kinds: adding a kind is adding a row (``manager_class="TextManager"`` for a kind whose
+memory is just its text), plus its attribute's annotation on MemoryLayer for type checkers."""
+
+_BY_NAME = {info.name: info for info in KINDS}
+_BY_SPELLING = {**{alias: info for info in KINDS for alias in info.aliases}, **_BY_NAME}
+
+MEMORY_TYPES: frozenset[str] = frozenset(_BY_NAME)
+"""Every stored kind."""
+LINKABLE_KINDS: frozenset[str] = frozenset(info.name for info in KINDS if info.links)
+"""The kinds the linker links."""
+KIND_NOUNS: dict[str, str] = {info.name: info.noun for info in KINDS if info.links}
+"""Linked kind -> its noun (the link lines' and the priors' vocabulary)."""
+SEMANTIC_NOUNS: frozenset[str] = frozenset(info.noun for info in KINDS if info.semantic)
+OP_KINDS: dict[str, str] = {info.op: info.name for info in KINDS if info.op}
+"""Operation kind -> the stored kind ("fact" -> "factual"): what the intelligence's operations name."""
+
+
+def kind_info(memory_type: str) -> KindInfo:
+    """The kind ``memory_type`` names (its stored name or an alias); :class:`InvalidRecordError` otherwise."""
+    info = _BY_SPELLING.get(memory_type) if isinstance(memory_type, str) else None
+    if info is None:
+        raise InvalidRecordError(
+            f"unknown memory_type {memory_type!r}; use one of {sorted(MEMORY_TYPES)} "
+            f"(or {', '.join(sorted(set(_BY_SPELLING) - MEMORY_TYPES))})"
+        )
+    return info
+
+
+def canonical_kind(memory_type: str) -> str:
+    """The stored name of ``memory_type``: ``canonical_kind("fact") == "factual"``."""
+    return kind_info(memory_type).name
+
+
+def noun(kind: str) -> str:
+    """What a stored kind is called in link lines ("factual" -> "fact"); an unknown kind is its own noun."""
+    info = _BY_NAME.get(kind)
+    return info.noun if info is not None else kind
+
+
+def section_of(kind: str) -> str:
+    """The context section a stored kind is shown in ("decision" -> "decisions"); "memories" by default."""
+    info = _BY_NAME.get(kind)
+    return info.section if info is not None else "memories"
+
+
+# --------------------------------------------------------------------------- priors (linking, step 4)
+
+_PRIORS: dict[frozenset[str], float] = {
+    frozenset(pair): value
+    for pair, value in [
+        (("decision", "goal"), 1.00),
+        (("lesson", "procedure"), 1.00),
+        (("lesson", "skill"), 0.90),
+        (("lesson", "event"), 0.90),
+        (("event", "procedure"), 0.90),
+        (("event", "insight"), 0.90),
+        (("procedure", "goal"), 0.85),
+        (("event", "goal"), 0.85),
+        (("event", "event"), 0.85),
+        (("event", "decision"), 0.85),
+        (("knowledge", "procedure"), 0.85),
+        (("knowledge", "decision"), 0.85),
+        (("procedure", "skill"), 0.85),
+        (("lesson", "decision"), 0.85),
+        (("goal", "goal"), 0.80),
+        (("decision", "decision"), 0.80),
+        (("decision", "procedure"), 0.80),
+        (("skill", "goal"), 0.70),
+        (("fact", "goal"), 0.70),
+        (("lesson", "goal"), 0.70),
+        (("insight", "goal"), 0.70),
+    ]
+}
+
+
+def prior(a: str, b: str) -> float:
+    """prior(noun a, noun b), symmetric: how plausible a link between the two kinds is before any evidence.
+
+    Pairs the spec gives as a range get its middle: preferences 0.50, other pairs with a semantic kind
+    0.70 ("facts, knowledge and the rest: 0.60 - 0.75"), everything else 0.60.
+    """
+    pair = frozenset((a, b))
+    if pair in _PRIORS:
+        return _PRIORS[pair]
+    if "preference" in pair:
+        return 0.50
+    if pair & SEMANTIC_NOUNS:
+        return 0.70
+    return 0.60
+
+
+__all__ = [
+    "KINDS",
+    "KIND_NOUNS",
+    "KindInfo",
+    "LINKABLE_KINDS",
+    "MEMORY_TYPES",
+    "OP_KINDS",
+    "SEMANTIC_NOUNS",
+    "canonical_kind",
+    "kind_info",
+    "noun",
+    "prior",
+    "section_of",
+]

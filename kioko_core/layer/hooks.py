@@ -1,0 +1,131 @@
+"""The layer's turning points, where a package above the core may act: the core never imports that package.
+
+:class:`~kioko_core.layer.memory_layer.MemoryLayer` calls its ``hooks`` (a :class:`LayerHooks`) when it plans a recall,
+after a recall, after a delete, when a user is forgotten, when a view of it is made and when it closes.
+Here every hook does nothing, so the core works alone. The intelligence package
+(:mod:`kioko_intelligence.surface`) registers an extension with :func:`register_extension`; every
+layer built afterwards runs it, and it installs its own hooks and its public calls (``manage``,
+``record_turn``, ``plan``, ``maintain`` ...) on the layer by composition. This is the drivers' pattern
+(:func:`kioko_core.store.registry.register_store`) turned upwards: the arrow points from the intelligence to
+the core, never back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Protocol
+
+from kioko_core.errors import InvalidRecordError
+
+if TYPE_CHECKING:
+    from kioko_core.recall.hybrid import Context
+    from kioko_core.recall.options import RecallOptions
+    from kioko_core.store import Record, Scope
+
+
+class FollowedPlan(Protocol):
+    """What recall reads of a plan: the caps it follows (a :class:`~kioko_intelligence.planner.RecallPlan`)."""
+
+    links: int
+    limit: int | None
+    section_limits: dict[str, int]
+    fill_recent: list[str]
+
+
+class LayerHooks:
+    """The no-op hooks: a layer with these recalls as asked, deletes only the record and its links, holds nothing."""
+
+    def plan_recall(
+        self,
+        layer: Any,
+        query: str,
+        scope: Scope,
+        session_id: str | None,
+        options: RecallOptions,
+    ) -> FollowedPlan | None:
+        """The plan recall follows (``options.plan``, with the call's other options winning over its caps), or
+        None to recall with the call's options.
+
+        ``query`` is the recall's :class:`~kioko_core.reading.query_and_draft.Query`: a ``str`` that also holds what recall
+        read from it (the names the user's graph knows), so a planner need not read it again."""
+        return None
+
+    def after_recall(self, layer: Any, context: Context, scope: Scope, session_id: str | None) -> None:
+        """What recall gave the agent (``context``), once it is built."""
+
+    def on_delete(self, layer: Any, scope: Scope, deleted: Record, *, derived: bool) -> None:
+        """``deleted`` is gone from ``scope`` (with its links and its own triples): erase what else was made of it.
+        ``derived`` False for housekeeping deletes, which keep what was derived from the memory's content."""
+
+    def forget_subject(
+        self, layer: Any, scope: Scope, names: Callable[[str], bool], summaries: list[Record], *, dry_run: bool
+    ) -> list[str]:
+        """``forget_about``: remove (``dry_run``: only describe) what else of ``scope`` names the subject
+        (``names(text)``) besides its memories, e.g. the turns waiting in session logs; ``summaries`` are the
+        session summaries that name it, to rewrite without it. Returns a line for each thing removed.
+        The core alone keeps no such thing: its summaries (there are none without a summariser) are deleted."""
+        if not dry_run:
+            for summary in summaries:
+                layer.delete(summary.id, user_id=scope.user_id, agent_id=scope.agent_id)
+        return [f"session summary {s.id}" for s in summaries]
+
+    def on_forget(self, layer: Any, scope: Scope) -> None:
+        """Every memory of ``scope`` is gone (``forget_user``): drop what else belongs to it."""
+
+    def on_view(self, view: Any) -> None:
+        """``view`` was made from a layer (:meth:`~kioko_core.layer.memory_layer.MemoryLayer.scoped`, ``with_linking``)."""
+
+    def on_close(self, layer: Any) -> None:
+        """The layer is closing its store: write what is still held in this process."""
+
+
+Extension = Callable[..., None]
+"""``extension(layer, intelligence=..., auto_graph=...)``: installs a package's hooks and calls on a new layer."""
+
+_extensions: list[Extension] = []
+
+
+def register_extension(extension: Extension) -> None:
+    """Run ``extension`` on every layer built from now on (registering the same one twice runs it once)."""
+    if extension not in _extensions:
+        _extensions.append(extension)
+
+
+def extend(layer: Any, **options: Any) -> None:
+    """Run the registered extensions on a new layer; options that no extension is there to take are an error."""
+    if not _extensions and any(value not in (None, False) for value in options.values()):
+        named = ", ".join(sorted(k for k, v in options.items() if v not in (None, False)))
+        raise InvalidRecordError(
+            f"{named} needs Kioko's intelligence, which is not loaded: import kioko (or kioko_intelligence) first"
+        )
+    for extension in _extensions:
+        extension(layer, **options)
+
+
+class Exchange(Protocol):
+    """Kioko's export format, which lives above the core (:mod:`kioko.api.exchange`): what
+    :meth:`~kioko_core.layer.memory_layer.MemoryLayer.export_lines` and ``import_lines`` call."""
+
+    def export_lines(self, layer: Any, user_id: str, agent_ids: Iterable[str]) -> Iterator[str]: ...
+
+    def import_lines(self, layer: Any, lines: Iterable[str | bytes], *, allowed: Any = None) -> dict[str, int]: ...
+
+
+_exchange: list[Exchange] = []
+
+
+def register_exchange(exchange: Exchange) -> None:
+    """The export format every layer's ``export_lines`` / ``import_lines`` use from now on (``kioko`` registers it)."""
+    _exchange[:] = [exchange]
+
+
+def exchange() -> Exchange:
+    """The registered export format; without one (kioko never imported) a clear error."""
+    if not _exchange:
+        raise InvalidRecordError(
+            "export and import need Kioko's export format, which is not loaded: import kioko first"
+        )
+    return _exchange[0]
+
+
+__all__ = ["Exchange", "FollowedPlan", "LayerHooks", "exchange", "extend", "register_exchange", "register_extension"]

@@ -1,0 +1,1 @@
+"""Recall: hybrid retrieval, spreading activation, and the context it writes within a budget."""

@@ -1,0 +1,764 @@
+"""recall(): hybrid retrieval fused with RRF, spreading activation over the links, and the context text."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from typing import TYPE_CHECKING, Any
+
+from kioko_core.kinds.registry import section_of
+from kioko_core.linking import links as L
+from kioko_core.linking.activation import strongest
+from kioko_core.linking.index import ENTITY_BOOST, idf, nominates
+from kioko_core.linking.linker import KIND_TERM, PIN_TERM, TURN_BEFORE_WHY
+from kioko_core.linking.scoring import vote
+from kioko_core.reading.analysis import Analysis, has_problem_cue, stem
+from kioko_core.reading.query_and_draft import GOAL_QUESTION as GOAL_QUESTION  # the patterns live with the Query now
+from kioko_core.reading.query_and_draft import TELLS_TIME, Query
+from kioko_core.reading.query_and_draft import WHEN_QUESTION as WHEN_QUESTION
+from kioko_core.recall import budget as CB
+from kioko_core.recall import sections as CS
+from kioko_core.recall.safety import SAFETY_TERM, bears_on
+from kioko_core.recall.safety import SHOWN as SAFETY_SHOWN
+from kioko_core.store import Filter, InvalidRecordError, Record, Scope, check_scope
+from kioko_core.telemetry import staged
+
+if TYPE_CHECKING:
+    from kioko_core.layer.parts import LayerParts
+
+RRF_K = 60
+ASSOCIATIONS = frozenset({"related_to", "follows"})
+"""Link types that say two memories go together but not how (see :func:`keep_related`)."""
+DEFAULT_LINKS = 3
+MAX_LINK_LINES = 6
+LINES_PER_MEMORY = 2
+FILL_RECENT = 3
+"""At most this many newest memories fill an empty section named in ``fill_recent``."""
+PINNED_SHOWN = 10
+"""At most this many pinned memories are shown (the oldest pins first: the section stays the same turn to turn)."""
+FILL_KINDS = {
+    "decisions": "decision",
+    "procedures": "procedural",
+    "skills": "skill",
+    "lessons": "strategy",
+    "memories": "factual",  # a question about the user that shares no word with what they said: their newest facts
+}
+
+# Which section of the context each kind goes to, and the sections' order and titles.
+SECTIONS = [
+    ("memories", "Relevant memories:"),
+    ("decisions", "Decisions in force:"),
+    ("procedures", "Procedures that may apply:"),
+    ("skills", "Skills:"),
+    ("lessons", "Lessons from earlier attempts:"),
+    ("goals", "Open goals:"),
+    ("pinned", "Keep in mind (frequently needed):"),
+]
+SAFETY_TITLE = "Keep in mind for this question (health, safety, hard rules):"
+RELATIONS_FIRST = {"derived_from": 1}  # provenance after relations
+AUTHOR_ORDER = {"auto": 0, "llm": 0, "structure": 1, "feedback": 2, "manual": 3}
+
+
+@dataclass
+class RecalledMemory:
+    """A memory in a context: the record, its fused score, and why it is there (``signals``)."""
+
+    record: Record
+    score: float
+    signals: dict[str, float] = field(default_factory=dict)
+    section: str = "memories"
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.record, name)  # id, content, kind, metadata ... read through
+
+
+@dataclass
+class Context:
+    """What recall returns: the text for the agent, the memories with their signals, and the links shown."""
+
+    query: str
+    text: str
+    memories: list[RecalledMemory]
+    links: list[L.MemoryLink]
+    plan: Any = None
+    """The :class:`~kioko_intelligence.planner.RecallPlan` followed (explicit options applied), or None."""
+    sections: CS.Sections = field(default_factory=CS.Sections)
+    """What the context shows besides the searched memories: ``profile``, ``instructions`` (records),
+    ``relations`` (entity-graph triples about what the query names) and ``working`` (the session's scratchpad)."""
+    budget: int | None = None
+    """The token budget the text was fitted to (None: none), see :mod:`~kioko_core.recall.budget`."""
+    tokens: int = 0
+    """The text's size in tokens, as :func:`~kioko_core.recall.budget.count_tokens` counts them."""
+    cut: list[str] = field(default_factory=list)
+    """Ids of the memories the text shows only in part (each line ends with the cut marker)."""
+    dropped: list[str] = field(default_factory=list)
+    """Ids of the memories recall found but the budget left out of the text (and out of ``memories``)."""
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
+class RecallConfig:
+    """How recall retrieves and ranks; every field can be set per layer (``MemoryLayer(recall={...})``).
+
+    The defaults were chosen on the LoCoMo development split (``benchmarks/locomo_recall.py``).
+    """
+
+    candidates: int = 20
+    """Pool per signal: how many candidates the vector search nominates, and how many lexical ones are kept."""
+    limit: int = 8
+    """How many memories recall returns (retrieved and linked together)."""
+    min_vector_only: float = 0.3
+    """h: a memory only the vector search found must be at least this similar."""
+    goals: int = 10
+    """Open goals shown in the context's goal section (they come on top of ``limit``)."""
+    lexical_weight: float = 1.0
+    """RRF weight of the lexical ranking (query terms weighted by IDF, plus the graph signal when on)."""
+    dense_weight: float | None = None
+    """Weight of the vector signal; None: for a semantic embedder 0.5 with "sum" fusion (0.3-0.7 measured
+    alike, 2.0 far worse) and 1.0 with "rrf"; 0 for a lexical embedder (the offline embedder hashes the
+    words the lexical ranking counts, and weighing it in lowered recall@10 on LoCoMo from 0.667 to 0.652;
+    its matches still join the list, after the others)."""
+    entity_terms: bool = True
+    """Count a named entity of the question (``e:...``) when its words are not already counted as words."""
+    related_entity_weight: float = 0.5
+    """Weight of an entity the user's entity graph relates to one the question names, relative to the name."""
+    graph_weight: float = 0.7
+    """beta: a memory gains beta x (its strongest linked seed's lexical score x the link's weight)."""
+    graph_seeds: int = 10
+    """How many of the best lexical candidates pass their score on along their links."""
+    context_link_weight: float = 1.0
+    """The weight a ``follows`` link (an event and the one just before it in its session) carries in ranking."""
+    linked_share_words: bool = True
+    """A memory that only an automatic association (``related_to``, or ``follows`` within a session) brings or
+    lifts must share a word or name with the question (a name every memory carries counts here), unless
+    the link is to the turn just before or after (a reply is read with its question even when it repeats
+    none of its words). Typed links and links a person made are followed as they are. On the LoCoMo development split (parts A / B) this
+    raised open-domain R@10 by 0.023 on both parts and lowered no category."""
+    when_weight: float = 0.3
+    """A question that asks for a time ("when did ...", "how long ...": :data:`~kioko_core.reading.query_and_draft.ASKS_WHEN`):
+    a memory found for it whose text tells a time ("yesterday", "last week", "two weeks ago", a month or a year:
+    :data:`~kioko_core.reading.query_and_draft.TELLS_TIME`) gains this much, in units of the best lexical match (with "rrf"
+    fusion: of one first rank). "When did she go to the support group?" is answered by "I went to a support
+    group yesterday", not by the other turns about the group. On the LoCoMo development split (parts A / B,
+    links=3) 0.3 raised temporal R@5 by 0.052 / 0.006 and lowered no category at R@10 (docs/recall.md); 0
+    turns it off."""
+    budget: int | None = CB.DEFAULT_BUDGET
+    """Tokens the context's text may take (counted as :func:`~kioko_core.recall.budget.count_tokens` does);
+    what gives way first is :data:`~kioko_core.recall.budget.PRIORITY`; None: no budget. ``recall(...,
+    budget=N)`` sets it for one call."""
+    fusion: str = "sum"
+    """How the rankings are joined: "sum" (each signal's scores divided by its best candidate's, weighted and
+    added; the graph starts from that sum) or "rrf" (weighted reciprocal ranks of the lexical+graph and the
+    vector rankings). With the semantic embedder "sum" gave R@10 0.709 on LoCoMo, "rrf" 0.699; with the
+    offline one they tie (0.676 / 0.678)."""
+
+    def __post_init__(self) -> None:
+        CB.check_budget(self.budget, "recall budget")
+        if self.fusion not in ("sum", "rrf"):
+            raise InvalidRecordError(f"recall fusion must be 'sum' or 'rrf', got {self.fusion!r}")
+        for name in ("candidates", "limit", "goals", "graph_seeds"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < (0 if name == "goals" else 1):
+                raise InvalidRecordError(f"recall {name} must be a positive integer, got {value!r}")
+        for name in (
+            "min_vector_only",
+            "lexical_weight",
+            "dense_weight",
+            "related_entity_weight",
+            "graph_weight",
+            "context_link_weight",
+            "when_weight",
+        ):
+            value = getattr(self, name)
+            if value is None and name == "dense_weight":
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+                raise InvalidRecordError(f"recall {name} must be a finite number >= 0, got {value!r}")
+
+    @classmethod
+    def build(cls, options: RecallConfig | dict[str, Any] | None = None, **more: Any) -> RecallConfig:
+        known = {f.name for f in dataclasses.fields(cls)}
+        # checked before dataclasses.replace, which would raise a bare TypeError for a misspelt option
+        unknown = set(more) - known
+        if isinstance(options, RecallConfig):
+            if unknown:
+                raise InvalidRecordError(f"unknown recall option(s) {sorted(unknown)}; known: {sorted(known)}")
+            return dataclasses.replace(options, **more) if more else options
+        values = {**(options or {}), **more}
+        unknown = set(values) - known
+        if unknown:
+            raise InvalidRecordError(f"unknown recall option(s) {sorted(unknown)}; known: {sorted(known)}")
+        return cls(**values)
+
+
+def _order_key(scores: dict[str, float], records: dict[str, Record]) -> Any:
+    """Best first; ties go to the newer memory, then the content, and only then the id: never random."""
+
+    def key(memory_id: str) -> tuple[float, float, str, str]:
+        record = records.get(memory_id)
+        return (
+            -scores[memory_id],
+            -(record.created_at if record else 0.0),
+            record.content if record else "",
+            memory_id,
+        )
+
+    return key
+
+
+def _rank(scores: dict[str, float], records: dict[str, Record]) -> dict[str, int]:
+    ordered = sorted(scores, key=_order_key(scores, records))
+    return {key: rank for rank, key in enumerate(ordered, 1)}
+
+
+@staged("recall.candidates")
+def lexical_scores(
+    layer: LayerParts, scope: Scope, query: str, config: RecallConfig, limit: int, extra_terms: Sequence[str] = ()
+) -> tuple[dict[str, float], dict[str, list[str]], Analysis]:
+    """The ``limit`` memories whose terms best overlap the question's, weighted by IDF (postings only, no scan).
+
+    This is BM25 with every term counted once per memory and no length normalisation: the terms a
+    memory is indexed under are a set, and on the LoCoMo development split length normalisation
+    (b = 0.75) lowered recall@10 from 0.58 to 0.54 (see docs/recall.md). ``query`` is read for the scope's
+    user unless it is a :class:`~kioko_core.reading.query_and_draft.Query` read for them already.
+    """
+    analysis = Query.of(query, scope.user_id, layer.entities).analysis
+    words = {t for t in analysis.terms if t.startswith("t:")}
+    numbers = [t for t in analysis.terms if t.startswith("n:")]
+    weights: dict[str, float] = {t: 1.0 for t in [*words, *numbers]}
+    if config.entity_terms:
+        for term in analysis.terms:
+            key = term[2:]
+            # a name whose words the question already counts ("Caroline") would be counted twice; a name
+            # with a number or code in it ("line 3", "E-217") says more than its words, so it counts
+            if term.startswith("e:") and not all(w.isalpha() and "t:" + stem(w) in words for w in key.split()):
+                weights[term] = ENTITY_BOOST
+        related = layer.entities.related_entities(analysis.entities, user_id=scope.user_id) if analysis.entities else {}
+        for other in (o for rels in related.values() for o, _ in rels if o not in analysis.entities):
+            weights.setdefault("e:" + other, ENTITY_BOOST * config.related_entity_weight)
+    # every posting of every term that nominates, however many the user holds: the linker's postings_limit
+    # is a cost bound for writes, and recall bounded by it never saw a common term's older memories
+    n, df, postings = layer.index.lookup_all(
+        scope,
+        list(weights) + list(extra_terms),
+        lambda t, count, size: t in weights and nominates(count, size),
+        max(layer.linker.config.postings_limit, config.goals),
+    )
+    voting = {t: idf(df[t], n) * weights[t] for t in weights if df[t] and nominates(df[t], n)}
+    top = layer.index.exact_top(scope, voting, limit)
+    if top is None:  # a list left the cache in between (a delete): the same scores, counted here
+        top = vote(voting, postings, voting.__getitem__, limit)
+    return dict(top), postings, analysis
+
+
+@staged("recall.links")
+def graph_scores(
+    seeds: dict[str, float],
+    records: dict[str, Record],
+    config: RecallConfig,
+    linker_config: Any,
+    now: float,
+    include_shared: bool,
+    vouched: dict[str, float] | None = None,
+) -> dict[str, float]:
+    """What the links add: each memory gets its strongest linked seed's score times the link's weight.
+
+    A conversation's turns are read with their neighbours ("Yes, last Sunday!" answers the turn before),
+    so a ``follows`` link carries ``context_link_weight``; other links their faded weight. ``vouched``, when
+    given, receives what the links that say more than an association add: a typed link (a lesson refines
+    a procedure, a fix resolves a fault), one a person, feedback or a memory's own fields made, and the
+    turn-before link (see :func:`keep_related`).
+    """
+    gained: dict[str, float] = {}
+    for seed_id, seed_score in seeds.items():
+        record = records.get(seed_id)
+        if record is None or seed_score <= 0:
+            continue
+        for other, entry, weight in strongest(
+            record, linker_config.max_degree, linker_config.min_weight, linker_config.half_life_days, now
+        ):
+            if entry.get("shared") and not include_shared:
+                continue
+            if entry.get("type") == "follows":
+                weight = config.context_link_weight
+            gained[other] = max(gained.get(other, 0.0), seed_score * weight)
+            if vouched is not None and (
+                entry.get("by", "auto") not in L.CAPPED_AUTHORS
+                or entry.get("type") not in ASSOCIATIONS
+                or str(entry.get("why", "")).startswith(TURN_BEFORE_WHY)
+            ):
+                vouched[other] = max(vouched.get(other, 0.0), seed_score * weight)
+    return gained
+
+
+def keep_related(
+    gained: dict[str, float], vouched: dict[str, float], records: dict[str, Record], asked: set[str]
+) -> dict[str, float]:
+    """What the links add, kept only for memories that share a term with the question (``asked``).
+
+    On LoCoMo a seed's neighbour that shares no word or name with the question was almost never what was
+    asked for (0 of 660 such neighbours on multi-hop questions, 3 of 2,058 on single-hop ones, part A),
+    yet it took one of the few places the links have. Such a memory keeps only what the links that say
+    more than an association give it (``vouched``): a typed link ("lesson refines procedure" brings a
+    lesson that repeats none of the question's words, as the spec's quick start shows), one a person,
+    feedback or the memory's own fields made, and the turn-before link, since a reply ("Yes, last
+    Sunday!") is read with the question it answers. Only ``related_to`` and ``follows`` links the
+    algorithm guessed need the shared term.
+    """
+    kept: dict[str, float] = {}
+    for memory_id, value in gained.items():
+        record = records.get(memory_id)
+        if record is not None and not asked.isdisjoint(record.terms):
+            kept[memory_id] = value
+        elif vouched.get(memory_id, 0.0) > 0:
+            kept[memory_id] = vouched[memory_id]
+    return kept
+
+
+@dataclass
+class Retrieved:
+    """The fused ranking of one scope: score and signals per memory, the records read, the open goals."""
+
+    scores: dict[str, float]
+    signals: dict[str, dict[str, float]]
+    records: dict[str, Record]
+    goals: list[Record]
+    linked_only: set[str]
+
+
+@staged("recall.retrieve")
+def retrieve(
+    layer: LayerParts,
+    scope: Scope,
+    query: str,
+    config: RecallConfig,
+    *,
+    use_links: bool = True,
+    now: float | None = None,
+    include_shared: bool = False,
+) -> Retrieved:
+    """Candidates from the postings (lexical), the vector search and (``use_links``) the links of the best
+    lexical ones, fused with weighted reciprocal ranks; a bounded number of ``get`` calls, never a scan.
+    ``query`` is read for the scope's user unless it is a :class:`~kioko_core.reading.query_and_draft.Query` read for them.
+    """
+    now = time.time() if now is None else now
+    read = Query.of(query, scope.user_id, layer.entities)
+    goal_term = KIND_TERM + "goal"
+    pool_size = max(config.candidates, config.graph_seeds if use_links else 0)
+    lexical, postings, analysis = lexical_scores(layer, scope, read, config, pool_size, [goal_term])
+    dense: dict[str, float] = {}
+    if layer.index.lookup(scope, [], 0)[0]:
+        for hit in layer.store.knn(scope, read.vector(layer.embedder), config.candidates):
+            if hit.score >= config.min_vector_only or hit.id in lexical:
+                dense[hit.id] = hit.score
+
+    dense_weight = config.dense_weight
+    if dense_weight is None:
+        dense_weight = 0.0 if getattr(layer.embedder, "lexical", False) else (0.5 if config.fusion == "sum" else 1.0)
+    by_score = sorted(lexical, key=lambda i: (-lexical[i], i))
+    pool = by_score[:pool_size]
+    goal_ids = postings.get(goal_term, [])[: config.goals]
+    wanted = list(dict.fromkeys(pool + list(dense) + goal_ids))
+    # through the index cache: a question asked again (or a memory just written) is not read and decoded
+    # again; the records are the cache's own, so what recall hands out is a copy (:func:`_owned`)
+    records = layer.index.records(scope, wanted) if wanted else {}
+    goals = [
+        records[i]
+        for i in goal_ids
+        if i in records and records[i].metadata.get("status", "open") == "open" and not CS.replaced(records[i])
+    ]
+
+    if config.fusion == "sum":
+        # each signal scaled to its best candidate, then added: the graph then starts from both
+        top_lexical = max(lexical.values(), default=0.0) or 1.0
+        top_dense = max(dense.values(), default=0.0) or 1.0
+        base = {i: lexical[i] / top_lexical for i in pool}
+        for memory_id, value in dense.items():
+            base[memory_id] = base.get(memory_id, 0.0) + dense_weight * value / top_dense
+    else:
+        base = {i: lexical[i] for i in pool}
+    ordered = sorted(base, key=lambda i: (-base[i], i))
+    seeds = {i: base[i] for i in ordered[: config.graph_seeds]} if use_links else {}
+    if use_links and read.about_goals:
+        # a question about goals starts from them, so the decisions and procedures serving them come along
+        top = max(seeds.values(), default=1.0)
+        seeds.update({g.id: top for g in goals})
+
+    vouched: dict[str, float] = {}
+    gained = graph_scores(seeds, records, config, layer.linker.config, now, include_shared, vouched) if seeds else {}
+    if gained and config.linked_share_words:
+        # the linked memories are read now (at most graph_seeds x max_degree, through the index cache) to
+        # see whether they share a term with the question
+        unread = [i for i in gained if i not in records]
+        if unread:
+            records.update(layer.index.records(scope, unread))
+        gained = keep_related(gained, vouched, records, set(analysis.terms))
+    combined = dict(base)
+    for memory_id, value in gained.items():
+        combined[memory_id] = combined.get(memory_id, 0.0) + config.graph_weight * value
+    # a linked memory not read yet is read only if it could make the list
+    top_combined = sorted(combined, key=lambda i: (-combined[i], i))[: config.candidates]
+    missing = [i for i in top_combined if i not in records]
+    if missing:
+        records.update(layer.index.records(scope, missing))
+    combined = {i: v for i, v in combined.items() if i in records and i in top_combined}
+    dense = {i: v for i, v in dense.items() if i in records}
+
+    fused: dict[str, float] = {}
+    signals: dict[str, dict[str, float]] = {}
+    if config.fusion == "sum":
+        for memory_id in list(combined) + [i for i in dense if i not in combined]:
+            fused[memory_id] = combined.get(memory_id, base.get(memory_id, 0.0)) / (RRF_K + 1)
+    else:
+        for scores, weight in ((combined, config.lexical_weight), (dense, dense_weight)):
+            for memory_id, rank in _rank(scores, records).items():
+                fused[memory_id] = fused.get(memory_id, 0.0) + weight / (RRF_K + rank)
+    for memory_id in fused:
+        found = signals.setdefault(memory_id, {})
+        if memory_id in lexical:
+            found["lexical"] = round(lexical[memory_id], 4)
+        if memory_id in dense:
+            found["dense"] = round(dense[memory_id], 4)
+        if gained.get(memory_id):
+            found["graph"] = round(gained[memory_id], 4)
+    shown = [i for i in fused if _may_show(records[i])]
+    # recency only orders what the other signals found: it never nominates on its own
+    newest = _rank({i: records[i].created_at for i in shown}, records)
+    kept = {i: fused[i] + 0.1 / (RRF_K + newest[i]) for i in shown}
+    if read.asks_when and config.when_weight:
+        # after the links: a linked memory that tells the time is as good an answer as a retrieved one
+        for memory_id in kept:
+            if TELLS_TIME.search(records[memory_id].content):
+                kept[memory_id] += config.when_weight / (RRF_K + 1)
+    for memory_id, score in kept.items():
+        signals[memory_id]["rrf"] = round(score, 6)
+    linked_only = {i for i in kept if i not in lexical and i not in dense}
+    return Retrieved(kept, {i: signals[i] for i in kept}, records, goals, linked_only)
+
+
+SESSION_OR_PERIOD = re.compile(
+    r"\b(?:session|conversation|chat|last time|earlier today|recap|summar(?:y|ise|ize)|catch me up|"
+    r"(?:we|you and i|i) (?:discussed|talked|spoke|covered|went over)|(?:discuss|talk|speak|cover)(?:ed)? (?:last|earlier)|"
+    r"yesterday|(?:last|this|past) (?:week|weekend|month|year|summer|winter|spring|fall|autumn|quarter)|"
+    r"(?:in|during|of|early|late|mid) (?:january|february|march|april|may|june|july|august|september|october|"
+    r"november|december)|(?:19|20)\d\d)\b",
+    re.IGNORECASE,
+)
+"""A question about a session or a period: only then does a context show summaries (of sessions, of months)."""
+
+
+def about_a_period(query: str) -> bool:
+    return SESSION_OR_PERIOD.search(query) is not None
+
+
+def _may_show(record: Record) -> bool:
+    """Same filters as retrieval: not superseded, a memory (not bookkeeping), not working memory."""
+    return record.kind in L.LINKABLE_KINDS and not CS.replaced(record)
+
+
+def recall(
+    layer: LayerParts,
+    query: str,
+    *,
+    user_id: str,
+    agent_id: str | None = None,
+    session_id: str | None = None,
+    links: int | None = None,
+    limit: int | None = None,
+    include_shared: bool = False,
+    config: RecallConfig | dict[str, Any] | None = None,
+    section_limits: dict[str, int] | None = None,
+    fill_recent: Sequence[str] = (),
+    sections: bool = False,
+    budget: int | None = None,
+) -> Context:
+    """The context for ``query``: the ``limit`` best memories, up to ``links`` of them brought by links only.
+
+    ``section_limits`` caps how many memories a section shows (``{"procedures": 0}``; ``goals`` caps the open
+    goals); ``fill_recent`` names sections filled with their newest memories (decisions: in force) when the
+    search put none there. Without either, the ranking is the plain one. ``sections`` adds the profile,
+    the instructions, the relations of what the query names and the session's working memory
+    (:mod:`~kioko_core.recall.sections`; the profile and instructions cost one kind-filtered scan, so a
+    plain recall - the layer without intelligence - leaves them out and never scans).
+
+    ``budget`` (tokens; None: the config's, 2,000 by default) bounds the text: see
+    :mod:`~kioko_core.recall.budget`. Memories it leaves out of the text leave ``memories`` too
+    (``ctx.dropped`` names them).
+
+    ``query`` is read once here (a :class:`~kioko_core.reading.query_and_draft.Query`, unless it is one read for ``user_id``
+    already) and that reading is what retrieval and the sections take.
+    """
+    caps = dict(section_limits or {})
+    if isinstance(fill_recent, str) or any(section not in FILL_KINDS for section in fill_recent):
+        raise InvalidRecordError(f"fill_recent can fill {sorted(FILL_KINDS)}, got {fill_recent!r}")
+    scope = check_scope((user_id, agent_id))
+    config = RecallConfig.build(config if config is not None else getattr(layer, "recall_config", None))
+    if limit is not None:
+        config = RecallConfig.build(config, limit=limit)
+    if budget is not None:
+        config = RecallConfig.build(config, budget=CB.check_budget(budget))
+    if links is not None and (isinstance(links, bool) or not isinstance(links, int) or links < 0):
+        raise InvalidRecordError(f"links must be an integer >= 0, got {links!r}")
+    expand = DEFAULT_LINKS if links is None else links
+    now = time.time()
+    read = Query.of(query, scope.user_id, layer.entities)
+    got = retrieve(layer, scope, read, config, use_links=expand > 0, now=now, include_shared=include_shared)
+    if include_shared and scope.user_id != L.SHARED_USER:
+        shared = retrieve(layer, Scope(L.SHARED_USER, None), read, config, use_links=expand > 0, now=now)
+        for memory_id, score in shared.scores.items():
+            got.scores[memory_id] = got.scores.get(memory_id, 0.0) + score
+            got.signals.setdefault(memory_id, {}).update(shared.signals[memory_id], shared=1.0)
+        got.records.update(shared.records)
+        got.linked_only |= {i for i in shared.linked_only if i not in got.signals or "rrf" not in got.signals[i]}
+
+    chosen: list[str] = []
+    brought: set[str] = set()
+    shown: dict[str, int] = {}
+    for memory_id in sorted(got.scores, key=_order_key(got.scores, got.records)):
+        if len(chosen) >= config.limit:
+            break
+        section = section_of(got.records[memory_id].kind)
+        if shown.get(section, 0) >= caps.get(section, config.limit):
+            continue
+        if got.records[memory_id].kind == "summary" and not about_a_period(read.text):
+            continue  # a summary restates; it earns a place only when the question is about its session or period
+        if memory_id in got.linked_only:
+            if len(brought) >= expand:
+                continue
+            brought.add(memory_id)
+        chosen.append(memory_id)
+        shown[section] = shown.get(section, 0) + 1
+    strongest_seed = max((got.signals[i].get("lexical", 0.0) for i in got.signals), default=0.0) or 1.0
+    recalled: dict[str, RecalledMemory] = {}
+    for memory_id in chosen:
+        record = got.records[memory_id]
+        signals = got.signals[memory_id]
+        if memory_id in brought:  # what only a link brought says how strongly, relative to the best match
+            signals = {"linked": round(min(1.0, signals.get("graph", 0.0) / strongest_seed), 4)}
+        recalled[memory_id] = RecalledMemory(_owned(record), got.scores[memory_id], signals, section_of(record.kind))
+    for section in fill_recent:
+        wanted = min(FILL_RECENT, caps.get(section, FILL_RECENT))
+        if wanted > 0 and not any(m.section == section for m in recalled.values()):
+            for record in _newest(layer, scope, FILL_KINDS[section], wanted):
+                recalled.setdefault(record.id, RecalledMemory(record, 0.0, {"recent": 1.0}, section))
+    goals = got.goals[: min(config.goals, caps.get("goals", config.goals))]
+    # a goal is named by the question's text alone, not by names only the user's entity graph knows
+    query_words = set(read.analysis.text_terms)
+    named_goals = [g for g in goals if read.about_goals or query_words & set(g.terms)]
+    for goal in goals:
+        if goal.id not in recalled:
+            recalled[goal.id] = RecalledMemory(_owned(goal), 0.0, {"goal": 1.0}, "goals")
+    always = {g.id for g in goals} - ({g.id for g in named_goals} if named_goals else set())
+    if sections:  # what the user said about allergies, health, access needs and hard rules, where it matters
+        for record in safety_memories(layer, scope, read.text, caps.get("safety", SAFETY_SHOWN)):
+            found = recalled.get(record.id)
+            recalled[record.id] = RecalledMemory(
+                found.record if found else record, found.score if found else 0.0, {"safety": 1.0}, "safety"
+            )
+    for record in pinned_memories(layer, scope, caps.get("pinned", PINNED_SHOWN)):
+        if record.id not in recalled:  # retrieved on its own merit, it stays in its section
+            recalled[record.id] = RecalledMemory(record, 0.0, {"pinned": 1.0}, "pinned")
+            always.add(record.id)
+    shown_links = _links_section(layer, recalled, brought, always, None, now)
+    extra = CS.gather(layer, scope, read, session_id, caps) if sections else CS.Sections()
+    fitted = CB.fit(_blocks(recalled, shown_links, extra, now if read.about_when else None), config.budget)
+    left_out = set(fitted.dropped)
+    return Context(
+        query=read.text,
+        text=fitted.text,
+        memories=[m for m in recalled.values() if m.record.id not in left_out],
+        links=[k for k in shown_links if k.source not in left_out and k.target not in left_out],
+        sections=extra,
+        budget=config.budget,
+        tokens=fitted.tokens,
+        cut=fitted.cut,
+        dropped=fitted.dropped,
+    )
+
+
+def _owned(record: Record) -> Record:
+    """A copy of a record the index cache holds, for the caller to keep and change as they like."""
+    vector = record.embedding
+    return record.model_copy(
+        update={
+            "metadata": _json_copy(record.metadata),
+            "terms": list(record.terms),
+            "embedding": vector.copy() if vector is not None else None,
+        }
+    )
+
+
+def _json_copy(value: Any) -> Any:
+    """A copy of JSON-shaped metadata (dicts, lists, plain values): what a deep copy does, without its bookkeeping."""
+    kind = type(value)
+    if kind is dict:
+        return {key: _json_copy(inner) for key, inner in value.items()}
+    if kind is list:
+        return [_json_copy(inner) for inner in value]
+    return value
+
+
+def pinned_memories(layer: LayerParts, scope: Scope, count: int = PINNED_SHOWN) -> list[Record]:
+    """The scope's pinned memories, oldest first (one postings call and one get, never a scan)."""
+    if count <= 0:
+        return []
+    ids = layer.index.lookup(scope, [PIN_TERM], 4 * count)[2].get(PIN_TERM, [])
+    found = (
+        [r for r in layer.store.get(scope, ids) if r is not None and r.metadata.get("pinned") is True and _may_show(r)]
+        if ids
+        else []
+    )
+    return sorted(found, key=lambda r: (r.created_at, r.id))[:count]
+
+
+def safety_memories(layer: LayerParts, scope: Scope, question: str, count: int = SAFETY_SHOWN) -> list[Record]:
+    """The user's safety facts (:mod:`~kioko_core.recall.safety`) that ``question`` bears on, oldest first (one postings
+    call and one get, never a scan)."""
+    if count <= 0 or not question.strip():
+        return []
+    ids = layer.index.lookup(scope, [SAFETY_TERM], 50)[2].get(SAFETY_TERM, [])
+    found = [r for r in layer.store.get(scope, ids) if r is not None and _may_show(r)] if ids else []
+    chosen = [r for r in found if bears_on(r.content, question)]
+    return sorted(chosen, key=lambda r: (r.created_at, r.id))[:count]
+
+
+def _newest(layer: LayerParts, scope: Scope, kind: str, count: int) -> list[Record]:
+    """The newest ``count`` memories of ``kind`` the context may show (a replaced decision is not in force)."""
+    term = KIND_TERM + kind
+    ids = layer.index.lookup(scope, [term], 4 * count + 8)[2].get(term, [])
+    found = [r for r in layer.store.get(scope, ids) if r is not None and _may_show(r)] if ids else []
+    return sorted(found, key=lambda r: (-r.created_at, r.id))[:count]
+
+
+def _links_section(
+    layer: LayerParts, recalled: dict[str, RecalledMemory], brought: set[str], always: set[str], hood: Any, now: float
+) -> list[L.MemoryLink]:
+    """Links among the context's memories, in the spec's order, at most 6, at most 2 per memory while others wait."""
+    found: dict[tuple[str, str], L.MemoryLink] = {}
+    for memory_id, memory in recalled.items():
+        for entry in L.link_entries(memory.record):
+            other = entry["id"]
+            if other not in recalled or other == memory_id:
+                continue
+            if memory_id in always and other in always:
+                continue  # goals and their sub-goals explain nothing unless the question is about them
+            key = (min(memory_id, other), max(memory_id, other))
+            if key not in found:
+                found[key] = L.MemoryLink.from_entry(memory.record, entry, recalled[other].record)
+    half_life = layer.linker.config.half_life_days
+
+    def order(link: L.MemoryLink) -> tuple[int, int, int, float, str, str]:
+        brings = 0 if (link.source in brought or link.target in brought) else 1
+        return (
+            brings,
+            RELATIONS_FIRST.get(link.type, 0),
+            AUTHOR_ORDER.get(link.by, 0),
+            -link.faded(now, half_life),
+            link.source,
+            link.target,
+        )
+
+    ranked = sorted(found.values(), key=order)
+    chosen: list[L.MemoryLink] = []
+    uses: dict[str, int] = {}
+    for link in ranked:
+        if (
+            len(chosen) < MAX_LINK_LINES
+            and uses.get(link.source, 0) < LINES_PER_MEMORY
+            and uses.get(link.target, 0) < LINES_PER_MEMORY
+        ):
+            chosen.append(link)
+            uses[link.source] = uses.get(link.source, 0) + 1
+            uses[link.target] = uses.get(link.target, 0) + 1
+    for link in ranked:  # nothing else is waiting: the remaining slots go to the ones held back
+        if len(chosen) >= MAX_LINK_LINES:
+            break
+        if link not in chosen:
+            chosen.append(link)
+    return sorted(chosen, key=order)
+
+
+@staged("recall.context")
+def _blocks(
+    recalled: dict[str, RecalledMemory], shown_links: list[L.MemoryLink], extra: CS.Sections, now: float | None
+) -> list[CB.Block]:
+    """The context's blocks in the order the text shows them; ``now`` given (a question about when), events of
+    earlier days show their date."""
+    today = datetime.fromtimestamp(now, UTC).date() if now is not None else None
+    # the profile and instructions first: the same from turn to turn, so a prompt cache keeps them
+    blocks: list[CB.Block] = CS.blocks(extra, "top")
+    safety = [m for m in recalled.values() if m.section == "safety"]
+    if safety:
+        lines = [CB.Line(dated(m.record, today), m.record.id) for m in safety]
+        blocks.append(CB.Block("safety", SAFETY_TITLE, lines))
+    for section, title in SECTIONS:
+        if section == "goals":
+            blocks += CS.blocks(extra, "graph")
+        members = [m for m in recalled.values() if m.section == section]
+        members.sort(key=lambda m: (-m.score, -m.signals.get("linked", 0.0), m.record.created_at))
+        if members:
+            lines = [
+                CB.Line(goal_line(m.record) if section == "goals" else dated(m.record, today), m.record.id)
+                for m in members
+            ]
+            blocks.append(CB.Block(section, title, lines))
+    blocks += CS.blocks(extra, "working")
+    if shown_links:
+        lines = [CB.Line(link.line(), needs=(link.source, link.target)) for link in shown_links]
+        blocks.append(CB.Block("links", "How these memories connect:", lines))
+    return blocks
+
+
+def dated(record: Record, today: date | None) -> str:
+    """A memory as the context shows it; with ``today`` (a question about when), an event of an earlier day
+    ends with its date, "(8 May 2023)".
+
+    "I went to a support group yesterday" answers "when did she go?" only with the day it was said. An
+    event of today, any other kind of memory, and every memory for a question that is not about when,
+    are shown as they are (the context of other questions stays as the spec shows it).
+    """
+    if today is None or record.kind != "episodic" or not record.created_at:
+        return CS.with_was(record)
+    day = datetime.fromtimestamp(record.created_at, UTC).date()
+    if day >= today:
+        return CS.with_was(record)
+    return f"{CS.with_was(record)} ({day.day} {day.strftime('%B')} {day.year})"
+
+
+def goal_line(record: Record) -> str:
+    """A goal as the context shows it: its text with the progress and due date the router stored.
+
+    ``Goal: Run the Berlin marathon (30 %, due April).``; a goal with neither shows its text as it is.
+    """
+    meta = record.metadata
+    extra: list[str] = []
+    progress = meta.get("progress")
+    if isinstance(progress, (int, float)) and not isinstance(progress, bool) and progress > 0:
+        extra.append(f"{round(float(progress) * 100)} %")
+    due = meta.get("due")
+    if isinstance(due, str) and due.strip():
+        extra.append(f"due {due.strip()}")
+    if not extra:
+        return record.content
+    text = record.content.rstrip()
+    end = "." if text.endswith(".") else ""
+    return f"{text[: len(text) - len(end)].rstrip()} ({', '.join(extra)}){end}"
+
+
+def problem_memories(layer: LayerParts, scope: Scope, session_id: str, since: float) -> list[Record]:
+    """Episodes and facts of a session written since ``since`` with a problem cue (for feedback)."""
+    ids = layer.index.lookup(scope, ["s:" + session_id], 30)[2].get("s:" + session_id, [])
+    found = [r for r in layer.store.get(scope, ids) if r is not None] if ids else []
+    return [
+        r for r in found if r.kind in ("episodic", "factual") and r.created_at >= since and has_problem_cue(r.content)
+    ]
+
+
+__all__ = ["Context", "RecalledMemory", "recall", "retrieve", "idf", "Filter", "goal_line"]

@@ -1,0 +1,131 @@
+"""Safety-relevant facts: what the user said about allergies, diets, health, access needs and hard rules, found at
+write time without a model and brought to the questions they bear on.
+
+A memory of the user (a fact, preference or event about them: "User is allergic to peanuts.", "I use a
+wheelchair", "User never flies") whose text matches one of :data:`CLASSES` is indexed under
+:data:`SAFETY_TERM` when it is written (:func:`is_safety_relevant`), so a recall finds the user's safety facts
+with one postings call. A question bears on such a fact (:func:`bears_on`) when they share a topic
+(:data:`TOPICS`: cooking and restaurants for an allergy or a diet, travel and venues for a disability, health
+and exercise for a condition) or a content word ("a good dessert with nuts?" and "allergic to nuts"). The
+context shows those facts right after the profile and instructions, and a tight budget keeps them before
+anything retrieved (:data:`~kioko_core.recall.budget.PRIORITY`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from kioko_core.reading.analysis import analyze
+
+SAFETY_TERM = "x:safety"
+SAFETY_KINDS = frozenset({"factual", "preference", "episodic"})
+"""Kinds whose memories may be safety facts: what the user said about themselves (not general knowledge)."""
+SHOWN = 5
+"""At most this many safety facts in one context (a question rarely bears on more)."""
+
+_WORD = r"\b(?:{})\b"
+
+
+def _any(words: str) -> re.Pattern[str]:
+    return re.compile(_WORD.format(words), re.IGNORECASE)
+
+
+CLASSES: dict[str, re.Pattern[str]] = {
+    "allergy": _any(
+        r"allerg\w*|anaphyla\w*|epi-?pen|intoleran\w*|can(?:'t|not) (?:eat|have|tolerate|digest)|react(?:s|ion)? badly to"
+    ),
+    "diet": _any(
+        r"vegan|vegetarian|pescatarian|halal|kosher|gluten[- ]free|dairy[- ]free|lactose|coeliac|celiac|"
+        r"(?:don't|do not|doesn't|does not|never|won't) (?:eat|drink)|no (?:pork|beef|meat|fish|alcohol|dairy|sugar)|"
+        r"teetotal\w*|sober"
+    ),
+    "medical": _any(
+        r"asthma\w*|epilep\w*|diabet\w*|pregnan\w*|heart (?:condition|problem)s?|blood pressure|hypertension|"
+        r"migraines?|panic attacks?|insulin|seizures?|arthritis|chronic \w+|medication|pacemaker|bad (?:knee|back|hip)s?|"
+        r"(?:kidney|liver) (?:disease|problem)s?|celiac|coeliac"
+    ),
+    "access": _any(
+        r"wheelchair|mobility|crutch(?:es)?|walker|walking (?:stick|cane)|blind|visually impaired|low vision|"
+        r"deaf|hard of hearing|hearing aid|sign language|(?:can't|cannot|can not) (?:walk|climb|use stairs|see|hear)|"
+        r"step-free|disabilit\w*|disabled|screen reader"
+    ),
+    "constraint": _any(r"never|always|under no circumstances|must not|mustn't|not allowed to|can't stand"),
+}
+"""What makes a statement safety-relevant, by class (an allergy, a diet, a medical condition, an access need, a
+hard rule the user keeps: "never", "always")."""
+
+ABOUT_USER = re.compile(r"^\s*(?:user\b|i\b|i'm\b|i've\b|my\b|me\b)", re.IGNORECASE)
+"""A statement about the user: the router writes "User ...", a hand-written fact may keep "I ..."."""
+
+TOPICS: dict[str, re.Pattern[str]] = {
+    "food": _any(
+        r"eat\w*|ate|food\w*|cook\w*|recipes?|dinner|lunch|breakfast|brunch|meals?|snacks?|restaurants?|cafes?|"
+        r"menus?|dish(?:es)?|cuisine|bake|baking|dessert|grocer\w*|takeaway|take-out|order (?:in|food)|drinks?|"
+        r"pizza|sushi|curry|pasta|salad|sandwich\w*|cake|cookies?|bar|pub|wine|beer|cocktails?|party|picnic|"
+        r"nuts?|peanuts?|milk|cheese|bread|eggs?|shellfish|seafood|fish|meat|chicken|pork|beef"
+    ),
+    "travel": _any(
+        r"trips?|travel\w*|flights?|fly|flies|flew|flying|planes?|airports?|hotels?|hostel|vacation|holiday|visit\w*|tour\w*|"
+        r"venues?|museums?|concerts?|theat(?:re|er)|stadium|events?|conference|festival|city|cities|trains?|"
+        r"train station|cruise|book(?:ing)? (?:a|the) (?:room|table|seat)|sightseeing|itinerar\w*|weekend away|abroad|"
+        r"hike|hiking|walk\w*|stairs|outing|day out"
+    ),
+    "health": _any(
+        r"health\w*|doctor|medic\w*|medicine|pills?|drugs?|pain\w*|sick|ill|symptoms?|exercis\w*|workout\w*|gym|"
+        r"run|running|marathon|sports?|yoga|training|fitness|diet\w*|hike|hiking|swim\w*|vaccin\w*|pharmac\w*|"
+        r"hospital|dentist|sleep"
+    ),
+}
+"""What a question is about, as far as safety facts go."""
+
+CLASS_TOPICS = {
+    "allergy": {"food", "health"},
+    "diet": {"food"},
+    "medical": {"health"},
+    "access": {"travel", "health"},
+    "constraint": set(),
+}
+"""The topics a class bears on whatever its words (a peanut allergy on any question about food); a hard rule
+bears on the topics its own words name ("User never flies": travel)."""
+
+
+FRAMING = frozenset(
+    "t:" + w for w in ("never", "alwai", "always", "must", "use", "get", "have", "make", "take", "go", "need", "like")
+)
+"""Words a rule or a statement is framed with: sharing one says nothing about the question's subject."""
+
+
+def classes_of(text: str) -> set[str]:
+    """The safety classes ``text`` states about the user (empty for a statement about something else)."""
+    if not ABOUT_USER.match(text):
+        return set()
+    return {name for name, pattern in CLASSES.items() if pattern.search(text)}
+
+
+def is_safety_relevant(kind: str, text: str) -> bool:
+    """Whether a memory of ``kind`` with ``text`` is indexed under :data:`SAFETY_TERM` when written."""
+    return kind in SAFETY_KINDS and bool(classes_of(text))
+
+
+def topics_of(text: str) -> set[str]:
+    return {name for name, pattern in TOPICS.items() if pattern.search(text)}
+
+
+def _words(text: str) -> set[str]:
+    return {t for t in analyze(text, []).terms if t.startswith("t:") and t != "t:user"}
+
+
+def bears_on(fact: str, question: str) -> bool:
+    """Whether the safety fact ``fact`` matters for ``question``: a shared topic (the fact's class's topics and
+    those its words name) or a shared content word (the framing words of a hard rule aside)."""
+    classes = classes_of(fact)
+    if not classes:
+        return False
+    asked = topics_of(question)
+    topics = set().union(*(CLASS_TOPICS[c] for c in classes)) | topics_of(fact)
+    if asked & topics:
+        return True
+    return bool((_words(fact) - FRAMING) & _words(question))
+
+
+__all__ = ["CLASSES", "SAFETY_TERM", "TOPICS", "bears_on", "classes_of", "is_safety_relevant", "topics_of"]

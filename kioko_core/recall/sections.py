@@ -1,0 +1,137 @@
+"""The context's sections that are not searched for: the profile, the instructions, the relations the
+user's entity graph holds about what the question names, and the session's working memory.
+
+The profile and the instructions are the stable part of every context (the same from turn to turn until
+they change, so they come first). Relations come from the entity graph for the entities the question
+names (``"Who is Krutika?"`` -> ``Kumar reports to Krutika``). Working memory is the session's scratchpad
+(the task, the ticket, the error code), shown only to a recall that names the session.
+
+Each section has a default cap; a plan or ``section_limits`` changes it (``{"profile": 30}`` for a
+personal question, ``{"graph": 0}`` for small talk). The profile and instructions are read with one
+kind-filtered scan (they are never indexed by words), the working memory with one more when there is a
+session, the relations with one postings call and one get.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from kioko_core.reading.query_and_draft import names_known
+from kioko_core.recall.budget import Block, Line
+from kioko_core.recall.budget import render as budget_render
+from kioko_core.store import Filter, Record, Scope
+
+if TYPE_CHECKING:
+    from kioko_core.graph.entities import Triple
+    from kioko_core.layer.parts import LayerParts
+
+STABLE_KINDS = frozenset({"profile", "instruction"})
+DEFAULT_CAPS = {"profile": 10, "instructions": 10, "graph": 5, "working": 10}
+"""How many profile slots, instructions, relations and scratchpad slots a context shows by default."""
+SECTION_TITLES = {
+    "profile": "About the user:",
+    "instructions": "Instructions:",
+    "graph": "Known relations:",
+    "working": "Working memory (this session):",
+}
+
+
+@dataclass
+class Sections:
+    """What a context shows besides the searched memories."""
+
+    profile: list[Record] = field(default_factory=list)
+    instructions: list[Record] = field(default_factory=list)
+    relations: list[Triple] = field(default_factory=list)
+    working: list[Record] = field(default_factory=list)
+
+
+def replaced(record: Record) -> bool:
+    """Superseded, or in conflict with a newer memory that shows it in its "(was: ...)" note."""
+    return bool(record.metadata.get("superseded_by") or record.metadata.get("conflicted_by"))
+
+
+def with_was(record: Record) -> str:
+    """A memory's text, with "(was: ...)" when it may replace an older one (the router was not sure)."""
+    was = record.metadata.get("was")
+    if not isinstance(was, str) or not was.strip():
+        return record.content
+    text = record.content.rstrip()
+    end = "." if text.endswith(".") else ""
+    return f"{text[: len(text) - len(end)].rstrip()} (was: {was.strip().rstrip('.')}){end}"
+
+
+def cap(caps: dict[str, int], section: str) -> int:
+    return max(0, int(caps.get(section, DEFAULT_CAPS[section])))
+
+
+def gather(layer: LayerParts, scope: Scope, query: str, session_id: str | None, caps: dict[str, int]) -> Sections:
+    """The profile (by slot), instructions (oldest first), relations and working memory for one context."""
+    found = Sections()
+    if cap(caps, "profile") or cap(caps, "instructions"):
+        # a slot value or an instruction that a newer one replaced stays in the history, not in the context
+        stable = [r for r in layer.store.scan(scope, Filter(kinds=STABLE_KINDS)) if not replaced(r)]
+        profile = sorted(
+            (r for r in stable if r.kind == "profile"), key=lambda r: (str(r.metadata.get("slot", "")), r.id)
+        )
+        instructions = sorted((r for r in stable if r.kind == "instruction"), key=lambda r: (r.created_at, r.id))
+        found.profile = profile[: cap(caps, "profile")]
+        found.instructions = instructions[: cap(caps, "instructions")]
+    if session_id and cap(caps, "working"):
+        scratch = layer.store.scan(scope, Filter(kinds=frozenset({"working"}), session_id=session_id))
+        found.working = sorted(scratch, key=lambda r: (r.created_at, r.id))[: cap(caps, "working")]
+    if cap(caps, "graph") and query.strip():
+        found.relations = relations_for(layer, scope.user_id, query, cap(caps, "graph"))
+    return found
+
+
+def relations_for(layer: LayerParts, user_id: str, query: str, count: int) -> list[Triple]:
+    """The valid relations of the entities ``query`` names, in the order it names them, each once (the names a
+    :class:`~kioko_core.reading.query_and_draft.Query` read for ``user_id`` holds are not matched again)."""
+    entities: Any = getattr(layer, "entities", None)
+    if entities is None:
+        return []
+    keys = names_known(entities, query, user_id)
+    if not keys:
+        return []
+    chosen: dict[str, Triple] = {}
+    related = entities.related_entities(keys, user_id=user_id)
+    for key in keys:
+        for _, triple in sorted(related.get(key, []), key=lambda pair: (pair[1].valid_from, pair[1].id)):
+            chosen.setdefault(triple.id, triple)
+    return list(chosen.values())[:count]
+
+
+def blocks(sections: Sections, where: str) -> list[Block]:
+    """The blocks of ``where`` (``"top"``: profile and instructions; ``"graph"``; ``"working"``), each line
+    naming the memory it shows (a relation names none)."""
+    parts: list[tuple[str, list[Line]]] = []
+    if where == "top":
+        parts = [
+            ("profile", [Line(r.content, r.id) for r in sections.profile]),
+            ("instructions", [Line(with_was(r), r.id) for r in sections.instructions]),
+        ]
+    elif where == "graph":
+        parts = [("graph", [Line(t.line()) for t in sections.relations])]
+    elif where == "working":
+        parts = [("working", [Line(r.content, r.id) for r in sections.working])]
+    return [Block(name, SECTION_TITLES[name], lines) for name, lines in parts if lines]
+
+
+def render(sections: Sections, where: str) -> list[str]:
+    """The blocks of ``where`` as text, without a budget."""
+    return [budget_render([block]) for block in blocks(sections, where)]
+
+
+__all__ = [
+    "DEFAULT_CAPS",
+    "SECTION_TITLES",
+    "Sections",
+    "blocks",
+    "gather",
+    "relations_for",
+    "render",
+    "replaced",
+    "with_was",
+]

@@ -1,0 +1,759 @@
+"""Supersede by slot: a newer value of the same slot replaces the older memory, whatever kind either was routed to.
+
+A *slot* is a subject and an attribute (the user's editor, the dog's name, the report's due date); its
+*value* is what changes (Neovim, Rex, March 21). No model is needed to recognise one; two ways, in order:
+
+1. **The turn names the old value.** "moved from X to Y", "replaced X with Y", "Y instead of X",
+   "not X but Y", "Y, not X", "left / sold / ditched / skipping X", "X isn't ... anymore", "X retired",
+   "don't ... X anymore", "no more X". Every current memory of the user whose words hold all of X's words
+   (stemmed, through the term index) is the old value's memory: it is superseded (sure).
+2. **Same frame, another value.** A memory's *frame* is its content words without its values (numbers,
+   dates, weekdays, names, identifiers) and without change words ("now", "moved", "actually" ...); "due"
+   and "deadline" count as one word. An older memory shares the slot when the frames share at least
+   half of the smaller one (at least one word), each holds a value of the same type (a date, a number, a
+   name or an identifier) and the old value is not in the new text. With a change cue in the turn ("now",
+   "these days", "correction", "actually", "moved to", "pushed back" ...) or the same frame word for word,
+   it is superseded; without one the router is not sure: both memories stay current, the new one carries
+   the conflict (``metadata.conflicts_with``) and is shown first with "(was: ...)", the old one leaves the
+   context.
+
+Superseding marks the old memory ``metadata.superseded_by`` (the new one gets ``supersedes``), as
+decisions always did: it stays in the history (``as_of`` reads, the console's "show superseded") and leaves
+every context. An old memory that is a decision is replaced through ``decision.supersede``; a change-phrased
+turn that the router took for an event ("I've moved on from X to Y") is stored as the kind of the memory
+it replaces. An old memory holding other clauses beside the old value ("for notes I use Notion and for
+tasks I use Todoist") is updated in place, the old value replaced by the new one, when the turn names both.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Callable
+
+from kioko_core.reading.analysis import analyze
+from kioko_core.store import Filter, Record, Scope
+from kioko_core.telemetry import count
+from kioko_intelligence.categories import about as categories_about
+from kioko_intelligence.categories import mentions
+from kioko_intelligence.language import about_user, due_date
+from kioko_intelligence.ops import APPLIED, SKIPPED, MemoryOp
+from kioko_intelligence.profile_changes import profile_changes
+from kioko_intelligence.summaries import summary_content
+
+if TYPE_CHECKING:
+    from kioko_core.layer.memory_layer import MemoryLayer
+
+VALUE_KINDS = frozenset(
+    {
+        "factual",
+        "preference",
+        "semantic",
+        "instruction",
+        "episodic",
+        "goal",
+        "decision",
+        "procedural",
+        "strategy",
+        "profile",
+    }
+)
+"""Kinds of memory that hold a current value (a newer value of their slot supersedes them)."""
+ADDING = frozenset({"fact", "preference", "knowledge", "instruction", "episode", "goal", "decision", "procedure"})
+"""Operation kinds whose ``add`` may carry a newer value of a slot."""
+_STATED_KINDS = frozenset({"factual", "preference", "profile", "instruction", "decision", "goal", "procedural"})
+"""Kinds that state the user's own value: naming the old value is enough to find them."""
+_ABOUT_USER = re.compile(r"\b(?:I|I'm|I've|my|we|we're|our|User|User's)\b")
+"""A memory in the user's own words (or rewritten about them), whatever kind it was routed to."""
+UNINDEXED = frozenset({"instruction", "profile"})
+"""Kinds the term index does not keep: read by kind (the context reads them the same way)."""
+CANDIDATES = 40
+"""At most this many memories per term are read as candidates for one slot."""
+WAS_CHARS = 120
+"""How much of the old memory a "(was: ...)" note quotes."""
+
+_NP = r"(?:the |my |our |a |an |his |her |their )?([\w][\w.+#/'-]*(?:\s+[\w][\w.+#/'-]*){0,3}?)"
+_STOP = (
+    r"(?=\s*(?:[,.;:!?)]|$|\s(?:to|for|with|and|but|because|since|as|now|anymore|any more|in favou?r|over|last|this|at|on|in|after|"
+    r"yesterday|today|these days|nowadays|lately)\b))"
+)
+_CHANGE_VERB = r"(?:moved|moving|switched|switching|changed|changing|migrated|migrating|went|gone|upgraded|transitioned|swapped|converted|moved on)"
+_EXPLICIT = [
+    re.compile(rf"\b{_CHANGE_VERB}\b[^.;]*?\bfrom\s+{_NP}\s+(?:to|for|in favou?r of)\b", re.IGNORECASE),
+    re.compile(
+        rf"\b(?:replaced|swapped|ditched|dropped|traded|exchanged)\s+(?:out\s+)?{_NP}\s+(?:with|for)\b", re.IGNORECASE
+    ),
+    re.compile(rf"\binstead of\s+{_NP}{_STOP}", re.IGNORECASE),
+    re.compile(rf"\bnot\s+{_NP},?\s+but\b", re.IGNORECASE),
+    re.compile(rf",\s*not\s+{_NP}\s*(?:[,.;!]|$)", re.IGNORECASE),
+    re.compile(
+        rf"\b(?:left|quit|sold|ditched|dropped|outgrown|outgrew|skipping|skipped|replaced|moved on from|gave up on|"
+        rf"got rid of|gave away|stopped using|no longer use|no longer using)\s+{_NP}{_STOP}",
+        re.IGNORECASE,
+    ),
+    re.compile(rf"\bgave\s+(?:the|my)\s+{_NP}\s+(?:to|away)\b", re.IGNORECASE),
+    re.compile(rf"\b(?:stopped|quit|gave up|no longer)\s+\w+ing\s+{_NP}{_STOP}", re.IGNORECASE),
+    re.compile(
+        rf"\b(?:don't|do not|doesn't|does not|didn't|won't|no longer)\s+\w+(?:\s+to)?\s+{_NP}\s+(?:anymore|any more)\b",
+        re.IGNORECASE,
+    ),
+    re.compile(rf"\bno(?:\s+more)?\s+{_NP}\s+(?:anymore|any more)\b", re.IGNORECASE),
+    re.compile(rf"\bno more\s+{_NP}{_STOP}", re.IGNORECASE),
+    re.compile(
+        rf"\b(?:i'm|i am|we're|we are)\s+(?:done with|off|over|sick of|tired of|through with)\s+{_NP}{_STOP}",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"(?:^|[,;]\s*|\b(?:and|but|so)\s+)(?:the\s+)?([a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+(?:is|are|was|were)\s+too\b"
+    ),
+    # a preference stated against the old one: "prefer tea to coffee", "more into cycling than running"
+    re.compile(rf"\bprefer(?:s|red)?\s+.+?\s+(?:to|over)\s+{_NP}{_STOP}", re.IGNORECASE),
+    re.compile(rf"\b(?:more into|more of a|rather)\s+.+?\s+than\s+{_NP}{_STOP}", re.IGNORECASE),
+    re.compile(rf"\brather than\s+{_NP}{_STOP}", re.IGNORECASE),
+]
+# "Ravi isn't my mentor", "Helga retired", "Acme was too expensive", "8 was unrealistic": the subject before
+_SUBJECT_GONE = re.compile(
+    r"(?:^|[,.;:]\s*|\b(?:and|but|so)\s+)(?:(?:the|my|our)\s+)?((?:[A-Z][\w.'-]*\s+){0,2}[A-Z][\w.'-]*|\d[\w.,%]*)\s+"
+    r"(?:isn't|is not|aren't|are not|is no longer|are no longer|retired|was too|were too|was unrealistic|"
+    r"was wrong|was a mistake|is gone|are gone|is out|is history|is over|moved away|passed away|left the|"
+    r"is leaving|quit|broke|died|is broken|was stolen|got stolen)\b"
+)
+_NEW_VALUE = re.compile(
+    rf"\b(?:from\s+.+?\s+(?:to|for)|replaced\s+.+?\s+with|ditched\s+.+?\s+for|swapped\s+.+?\s+for)\s+{_NP}{_STOP}",
+    re.IGNORECASE,
+)
+CUE = re.compile(
+    r"\b(?:now|nowadays|these days|anymore|any more|no longer|actually|correction|corrected|instead|"
+    r"changed?|switch(?:ed)?|moved|pushed|postponed|delayed|brought forward|extended|rescheduled|updated?|"
+    r"from now on|not .+ but|new|turns out|i meant|scratch that|got promoted|went up|went down|"
+    r"consolidated|grew|dropped|down to|up to|turned|slipped|raised|lowered|reorg|relocated|retrained|rebooked|"
+    r"went back|lately|extended|upgraded|downgraded|migrated)\b",
+    re.IGNORECASE,
+)
+_CHANGE_WORDS = frozenset(
+    "now nowaday day these anymor actual correct correct instead chang switch move push postpon delay "
+    "extend reschedul updat new turn meant scratch got went consolid grew drop down up back forward "
+    "realli still current use alway decid also week month year ago last old slip rais lower honest reloc "
+    "retrain rebook late".split()
+)
+_SAME_WORD = {"deadlin": "due", "due": "due"}
+_MONTHS = (
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec"
+).split()
+_WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
+_NUMBER_WORDS = "zero one two three four five six seven eight nine ten eleven twelve twenty thirty half".split()
+_DATE = re.compile(
+    rf"\b(?:(?:{'|'.join(_MONTHS)})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?(?:\s+of)?\s+(?:{'|'.join(_MONTHS)})"
+    rf"|\d{{1,2}}(?:st|nd|rd|th)|(?:{'|'.join(_WEEKDAYS)})s?|(?:{'|'.join(_MONTHS[:12])}))\b",
+    re.IGNORECASE,
+)
+_NUMBER = re.compile(rf"\b(?:\d+(?:[.,]\d+)*%?|{'|'.join(_NUMBER_WORDS)})\b", re.IGNORECASE)
+_IDENT = re.compile(r"\b(?=[\w/.-]*\d)(?=[\w/.-]*[A-Za-z])[\w][\w/.-]*\w\b")
+_NAME = re.compile(r"(?<![.!?:]\s)(?<!^)\b[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*")
+_NOT_NAMES = frozenset(
+    {
+        "User",
+        "I",
+        "I'm",
+        "I've",
+        "I'd",
+        "I'll",
+        "Goal",
+        "Decision",
+        "Summary",
+        "Session",
+        "Dr",
+        "Mr",
+        "Mrs",
+        "Ms",
+        "Prof",
+    }
+)
+_PRONOUNS = frozenset("it that this them one there those these he she they him her something anything".split())
+
+
+@dataclass
+class Slot:
+    """What one text says about a slot: its frame words and its values by type."""
+
+    frame: set[str]
+    values: dict[str, set[str]] = field(default_factory=dict)
+
+
+_TITLE_DOT = re.compile(r"\b(Dr|Mr|Mrs|Ms|Mx|St|Prof|Jr|Sr)\.", re.IGNORECASE)
+"""A title's dot is no sentence end: "Dr. Okafor" is a name."""
+
+
+def read_slot(text: str) -> Slot:
+    values: dict[str, set[str]] = {}
+    rest = _TITLE_DOT.sub(r"\1", text)
+    for kind, pattern in (("date", _DATE), ("id", _IDENT), ("number", _NUMBER)):
+        for found in pattern.findall(rest):
+            values.setdefault(kind, set()).add(found.lower().rstrip("."))
+        rest = pattern.sub(" ", rest)
+    for found in _NAME.findall(rest):
+        words = [w for w in found.split() if w not in _NOT_NAMES]
+        if words:
+            values.setdefault("name", set()).add(" ".join(words).lower())
+    named = {w for name in values.get("name", ()) for w in name.split()}
+    frame = set()
+    for term in analyze(_NAME.sub(" ", rest), []).terms:
+        if not term.startswith("t:"):
+            continue
+        word = term[2:]
+        if word in _CHANGE_WORDS or word in named or len(word) < 3:
+            continue
+        frame.add(_SAME_WORD.get(word, word))
+    return Slot(frame, values)
+
+
+def old_values(text: str) -> list[str]:
+    """The old values a change-phrased text names ("moved from X to Y" -> X)."""
+    found: list[str] = []
+    for pattern in _EXPLICIT:
+        found += [m.group(1) for m in pattern.finditer(text)]
+    found += [m.group(1) for m in _SUBJECT_GONE.finditer(text)]
+    kept = []
+    for value in found:
+        value = re.sub(r"^(?:the|my|our|a|an)\s+", "", value.strip(" ,.'\""), flags=re.IGNORECASE)
+        words = value.lower().split()
+        if not words or all(w in _PRONOUNS for w in words) or (len(value) < 2 and not value.isdigit()):
+            continue
+        if value not in kept:
+            kept.append(value)
+    return kept
+
+
+def new_value(text: str) -> str | None:
+    found = _NEW_VALUE.search(text)
+    return found.group(1).strip(" ,.") if found else None
+
+
+def _terms(text: str) -> list[str]:
+    return [t for t in analyze(text, []).terms if t.startswith(("t:", "e:", "n:"))]
+
+
+def _current(record: Record | None) -> bool:
+    return (
+        record is not None
+        and record.kind in VALUE_KINDS
+        and not record.metadata.get("superseded_by")
+        and not record.metadata.get("session_summary")
+        and record.metadata.get("status", "open") not in ("done", "dropped")
+    )
+
+
+def _holding(memory: MemoryLayer, scope: Scope, terms: list[str], every: bool) -> list[Record]:
+    """Current memories of the scope holding all (``every``) or any of ``terms``: the indexed kinds through the
+    term index, instructions and profile slots (which the index does not keep; a user has few) read by kind."""
+    if not terms:
+        return []
+    postings = memory.store.postings(scope, terms, CANDIDATES)
+    sets = [set(postings.ids.get(t, ())) for t in terms]
+    ids = set.intersection(*sets) if every else set().union(*sets)
+    found = [r for r in memory.store.get(scope, sorted(ids)) if r is not None and _current(r)] if ids else []
+    wanted = set(terms)
+    for record in memory.store.scan(scope, Filter(kinds=UNINDEXED)):
+        if not _current(record) or record.id in ids:
+            continue
+        held = set(_terms(record.content))
+        if (wanted <= held) if every else (wanted & held):
+            found.append(record)
+    return found
+
+
+@dataclass
+class Replaced:
+    """An older memory a new one replaces: ``sure`` supersedes it, else the conflict is marked."""
+
+    record: Record
+    sure: bool
+    old: str | None = None
+    new: str | None = None
+    sentence: str | None = None
+    """The whole sentence, when only it names the slot ("I switched dentists, I see Dr. Okafor now")."""
+
+
+def same_slot(memory: MemoryLayer, scope: Scope, text: str, turn_text: str, goal: bool = False) -> list[Replaced]:
+    """The user's current memories that ``text`` (one op's text, from ``turn_text``) gives a newer value of."""
+    found: dict[str, Replaced] = {}
+    newer = new_value(text) or new_value(turn_text)
+    mine = read_slot(text)
+    for old in old_values(text) or old_values(turn_text):
+        # its words (an entity term would miss "ThinkPad" inside "ThinkPad X1"; the words do not)
+        old_terms = [t for t in _terms(old) if not t.startswith("e:")]
+        if not old_terms:
+            continue
+        sentence_frame = mine.frame | read_slot(_sentence_of(text, turn_text)).frame
+        for record in _holding(memory, scope, old_terms, every=True):
+            about = read_slot(record.content).frame & sentence_frame
+            if old.replace(".", "").isdigit() and not about:
+                continue  # a bare number names a value only inside the same frame ("lose 8 kilos")
+            if record.kind not in _STATED_KINDS and not about and not _ABOUT_USER.search(record.content):
+                continue  # knowledge or an event that merely names X ("Siemens released a PLC") is no value of the user's
+            found.setdefault(record.id, Replaced(record, True, old, newer))
+    if found:
+        return list(found.values())
+    # the op's own words, with those of the sentence it came from ("I switched dentists, I see Dr. Okafor now")
+    own, whole = set(mine.frame), _sentence_of(text, turn_text)
+    by_category = same_category(memory, scope, text, whole, turn_text)
+    if by_category:
+        return by_category
+    mine = Slot(mine.frame | read_slot(whole).frame, mine.values)
+    cue = bool(CUE.search(turn_text))
+    liking = bool(_LIKING.search(text))
+    if not mine.frame or not (mine.values or cue):
+        return []
+    lowered = (text + " " + whole).lower()
+    names = [n for n in mine.values.get("name", ()) if n.split()]
+    terms = ["t:" + w for w in sorted(mine.frame) if w != "due"] + _due_terms(mine)
+    terms += ["t:" + w for n in names for w in _terms_of_name(n)]
+    for record in _holding(memory, scope, terms, False):
+        if record.kind == "goal" and not (goal or (_DEADLINE.search(turn_text) and "date" in mine.values)):
+            continue  # an event about a goal is progress on it, not a new value of it (a moved deadline is)
+        theirs = read_slot(record.content)
+        # a name both say is part of the slot, not its value ("Python 3.9" -> "Python 3.12", "Kofi ... Accra")
+        both = {n for n in theirs.values.get("name", set()) if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", lowered)}
+        shared = (mine.frame & theirs.frame) | both
+        mine_values = {t: v - both for t, v in mine.values.items() if v - both}
+        their_values = {t: v - both for t, v in theirs.values.items() if v - both}
+        types = [t for t in mine_values if t in their_values]
+        if shared and not types and cue:
+            # plain words as the value: "I'd rather do the evening shift now" after "I prefer the morning shift"
+            # (a liking), "my husband works as a nurse these days" after "... works as a teacher" (two shared words)
+            mine_own, their_own = mine.frame - theirs.frame - _LIKING_WORDS, theirs.frame - mine.frame - _LIKING_WORDS
+            liked = liking and _LIKING.search(record.content)
+            close = len(shared) >= 2 and 2 * len(shared) >= min(len(mine.frame), len(theirs.frame))
+            if mine_own and their_own and (liked or close):
+                found.setdefault(record.id, Replaced(record, True, None, None, None if shared & own else whole))
+            continue
+        if not shared or not types:
+            continue
+        # a date moved with a change cue ("taxes are due October 31 now") needs one shared word, else half
+        if 2 * len(shared) < min(len(mine.frame), len(theirs.frame)) and not (cue and "date" in types):
+            continue
+        stale = [v for t in types for v in their_values[t] if v not in mine_values[t] and v not in lowered]
+        if not stale:
+            continue
+        sure = cue or mine.frame == theirs.frame
+        found.setdefault(record.id, Replaced(record, sure, stale[0], None, None if shared & own else whole))
+    return list(found.values())
+
+
+_USERS_OWN = re.compile(r"\b(?:I|I'm|I've|I'd|my|mine|we|we're|we've|our|User|User's|me)\b", re.IGNORECASE)
+"""A statement about the user's own things (a category value is the user's only when the text says so)."""
+_SOMEONE_ELSES = re.compile(
+    r"\b(?:my|our|User's)\s+(?:wife|husband|partner|son|daughter|kids?|children|mum|mom|dad|father|mother|"
+    r"brother|sister|friend|colleague|boss|manager|neighbou?r|team|company|client)('s)?\b|\b(?:he|she|they|his|her|their)\s+"
+    r"(?:uses?|has|have|drives?|switched|prefers?|likes?)\b",
+    re.IGNORECASE,
+)
+"""A sentence about someone else's things ("my son uses Chrome"): no value of the user's own."""
+_NO_SUBJECT = re.compile(
+    r"^\W*(?:(?:just|finally|recently|so|and|also|then)\s+)*(?:got|bought|switched|moved|went|started|picked up|ordered|"
+    r"upgraded|installed|tried|traded|changed|swapped|using|use|drive|driving|run|running)\b",
+    re.IGNORECASE,
+)
+"""A turn that leaves its subject out ("Just got the new iPhone 15", "Bought a MacBook ...") speaks of the user."""
+
+
+def same_category(memory: MemoryLayer, scope: Scope, text: str, sentence: str, turn_text: str) -> list[Replaced]:
+    """The user's current memories naming another value of a category ``text`` names (see :mod:`.categories`):
+    "I switched to Brave" after "my browser of choice is Firefox". A category of one value at a time replaces
+    on a change cue or a liking (else: unsure, the conflict is marked); one of several values only when the
+    two statements also share a word of their own ("favourite language")."""
+    said = f"{text} {sentence}"
+    new = mentions(said)
+    if not new or _SOMEONE_ELSES.search(said):
+        return []
+    if not (_USERS_OWN.search(said) or _NO_SUBJECT.search(text) or _NO_SUBJECT.search(sentence)):
+        return []
+    lowered = said.lower()
+    sure = bool(CUE.search(turn_text) or CORRECTION.search(turn_text) or _LIKING.search(said))
+    frame = read_slot(said).frame
+    found: dict[str, Replaced] = {}
+    for category in dict.fromkeys(m.category for m in new):
+        values = {m.value for m in new if m.category is category}
+        terms = sorted({"t:" + w for v in category.values if v not in values for w in _terms_of_name(v)})
+        for record in _holding(memory, scope, terms, False):
+            if record.id in found or _SOMEONE_ELSES.search(record.content):
+                continue
+            if not (_USERS_OWN.search(record.content) or record.kind in _STATED_KINDS):
+                continue  # knowledge that merely names a browser is no value of the user's
+            if record.kind == "profile" and record.metadata.get("slot") in _NOT_A_CATEGORY_SLOT:
+                continue  # "I work at Google" is an employer, not a search engine
+            theirs = [m for m in mentions(record.content) if m.category is category]
+            if not theirs or any(m.value in values for m in theirs):
+                continue  # names the new value too: a comparison or the same thing
+            old = [m for m in theirs if not re.search(rf"(?<!\w){re.escape(m.value)}(?!\w)", lowered)]
+            if not old:
+                continue
+            if not category.single:
+                nouns = {w for noun in category.nouns for w in _terms_of_name(noun)}
+                if not (read_slot(record.content).frame & frame) - nouns - {"use", "user"}:
+                    continue
+            found[record.id] = Replaced(record, sure, old[0].said, new[0].said)
+    return list(found.values())
+
+
+_NOT_A_CATEGORY_SLOT = frozenset({"employer", "name", "team", "hometown", "location", "language"})
+"""Profile slots whose value may be spelled like a product ("Google", "Rust", "Java") but is not one."""
+
+_LIKING = re.compile(
+    r"\b(?:prefer|prefers|preferred|rather|like|likes|love|loves|favou?rite|enjoy|enjoys|into|fan of|go-to|"
+    r"usually|always|my thing)\b",
+    re.IGNORECASE,
+)
+"""A statement of what the user likes or usually does: its slot's values are often plain words (tea, evening)."""
+_LIKING_WORDS = frozenset("prefer rather like love favourit favorit enjoy fan usual alway thing".split())
+
+
+def _terms_of_name(name: str) -> list[str]:
+    return [t[2:] for t in _terms(name) if t.startswith("t:")]
+
+
+_DEADLINE = re.compile(
+    r"\b(?:due|deadline|extended|postponed|pushed|moved|slipped|rescheduled|brought forward|delayed)\b", re.IGNORECASE
+)
+
+
+def _move_goal(op: MemoryOp, replaced: Replaced, text: str) -> bool:
+    """ "The audit deadline got extended to next Wednesday": the goal's date changes (``goal.update``)."""
+    record, old = replaced.record, replaced.old or ""
+    new = next(iter(read_slot(text).values.get("date", ())), None)
+    found = re.search(re.escape(old), record.content, re.IGNORECASE) if old else None
+    if new is None or found is None:
+        return False
+    title = record.content[: found.start()] + _original(text, new) + record.content[found.end() :]
+    title = re.sub(r"^goal:\s*", "", title, flags=re.IGNORECASE).rstrip(".")
+    due = due_date(title, datetime.now(UTC))
+    op.op, op.target = "goal.update", record.id
+    op.fields = {"title": title, **({"due": due[1]} if due else {})}
+    op.reason = (op.reason + "; " if op.reason else "") + "the goal's date moved"
+    return True
+
+
+def _give_way(ops: list[MemoryOp], kept: MemoryOp, sentence: str) -> None:
+    words = set(_terms(sentence))
+    for other in ops:
+        if other is kept or other.status != "planned" or other.action != "add":
+            continue
+        mine = set(_terms(_op_text(other)))
+        if mine and mine <= words:
+            other.status, other.error = SKIPPED, "part of a change the turn keeps whole"
+
+
+def _sentence_of(text: str, turn_text: str) -> str:
+    """The sentence of the turn that ``text`` (an op's rewrite of part of it) shares most words with."""
+    words = set(_terms(text))
+    said = [s for s in re.split(r"(?<=[.!?])\s+", _TITLE_DOT.sub(r"\1", turn_text)) if s.strip()]
+    return max(said, key=lambda s: len(words & set(_terms(s))), default="")
+
+
+def _due_terms(slot: Slot) -> list[str]:
+    return ["t:due", "t:deadlin"] if "due" in slot.frame else []
+
+
+def _op_text(op: MemoryOp) -> str:
+    f = op.fields
+    if op.kind == "procedure":
+        return f"{f.get('title') or ''}: " + " ".join(s for s in f.get("steps") or [] if isinstance(s, str))
+    return str(f.get("text") or f.get("title") or f.get("chosen") or "")
+
+
+CORRECTION = re.compile(
+    r"\b(?:actually|correction|i meant|sorry|oops|my mistake|miscounted|misspoke|i was wrong|to be precise|"
+    r"rather)\b",
+    re.IGNORECASE,
+)
+"""A correction of something said before, which often names only the new value ("actually it's 45")."""
+
+
+def corrections(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_text: str) -> None:
+    """A correction the router kept nothing of ("Actually it's 45 tomato plants, I miscounted"): when its
+    frame and value type name exactly one current memory, that memory's text with the new value is added
+    (and supersedes it)."""
+    said = [_op_text(op) for op in ops if op.status == "planned"]
+    for sentence_text in re.split(r"(?<=[.!?])\s+", _TITLE_DOT.sub(r"\1", turn_text)):
+        if not CORRECTION.search(sentence_text):
+            continue
+        if _category_correction(memory, ops, scope, sentence_text, turn_text, said):
+            continue
+        mine = read_slot(sentence_text)
+        if not mine.values or any(_covers(text, sentence_text) for text in said):
+            continue
+        matches = []
+        for record in _holding(memory, scope, ["t:" + w for w in sorted(mine.frame)], False):
+            theirs = read_slot(record.content)
+            types = [t for t in mine.values if len(mine.values[t]) == 1 and len(theirs.values.get(t, ())) == 1]
+            shared = mine.frame & theirs.frame
+            if types and shared and 2 * len(shared) >= min(len(mine.frame), len(theirs.frame)):
+                matches.append((record, types[0]))
+        if len(matches) != 1:
+            continue  # none, or not sure which: nothing is guessed
+        record, kind = matches[0]
+        old = next(iter(read_slot(record.content).values[kind]))
+        new = next(iter(mine.values[kind]))
+        found = re.search(re.escape(old), record.content, re.IGNORECASE)
+        if found is None or old == new or record.kind not in _OP_OF:
+            continue
+        shown = _original(sentence_text, new)
+        text = record.content[: found.start()] + shown + record.content[found.end() :]
+        ops.append(
+            MemoryOp(
+                f"{_OP_OF[record.kind]}.add",
+                fields={"text": text, "supersedes": [record.id]},
+                reason="a correction: the same slot with another value",
+                importance=record.metadata.get("importance")
+                if isinstance(record.metadata.get("importance"), float)
+                else 0.6,
+                confidence=0.7,
+            )
+        )
+
+
+def _category_correction(
+    memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, sentence: str, turn_text: str, said: list[str]
+) -> bool:
+    """ "Actually it's a Pixel 8 I use": the one memory naming another value of the category gets the new value
+    (the whole value: not "iPhone 8" from "iPhone 12" and a number)."""
+    # the clause that makes the correction: "Actually it's a Pixel 8 I use, I gave the iPhone to my son"
+    clause = next((c for c in re.split(r",\s*|;\s*|\s+-+\s+", sentence) if CORRECTION.search(c)), sentence)
+    if any(_covers(text, clause) for text in said):
+        return False
+    found = [r for r in same_category(memory, scope, clause, clause, turn_text) if r.sure and r.old and r.new]
+    if len(found) != 1:
+        return False
+    replaced = found[0]
+    record, old, new = replaced.record, replaced.old or "", replaced.new or ""
+    if record.kind == "profile" and isinstance(record.metadata.get("slot"), str):
+        ops.append(
+            MemoryOp(
+                "profile.set",
+                fields={"key": record.metadata["slot"], "value": new},
+                reason="a correction: the same slot with another value",
+                confidence=0.7,
+            )
+        )
+        return True
+    if record.kind not in _OP_OF:
+        return False
+    text = _swap(record.content, old, new)
+    importance = record.metadata.get("importance")
+    ops.append(
+        MemoryOp(
+            f"{_OP_OF[record.kind]}.add",
+            fields={"text": text, "supersedes": [record.id]},
+            reason="a correction: the same slot with another value",
+            importance=importance if isinstance(importance, float) else 0.6,
+            confidence=0.7,
+        )
+    )
+    return True
+
+
+def _swap(content: str, old: str, new: str) -> str:
+    """``content`` with ``old`` replaced by ``new``, its article agreeing ("an iPhone" -> "a Pixel")."""
+    found = re.search(rf"(?:\b(an?)\s+)?{re.escape(old)}", content, re.IGNORECASE)
+    if found is None:
+        return content
+    article = ""
+    if found.group(1):
+        article = ("an " if new[:1].lower() in "aeiou" else "a ") if found.group(1).islower() else "A "
+    return content[: found.start()] + article + new + content[found.end() :]
+
+
+def _original(text: str, value: str) -> str:
+    """``value`` as ``text`` spells it (the slot reading lowers case)."""
+    found = re.search(re.escape(value), text, re.IGNORECASE)
+    return found.group(0) if found else value
+
+
+def _covers(stored: str, said: str) -> bool:
+    words = set(_terms(said))
+    return bool(words) and 2 * len(words & set(_terms(stored))) >= len(words)
+
+
+def resolve(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_text: str) -> None:
+    """Before the ops apply: find what each ``add`` replaces and say so in its fields (a dry run shows it too).
+
+    ``fields["supersedes"]`` (sure) and ``fields["conflicts_with"]`` (unsure) list the old ids; an op whose
+    old memory is a decision becomes ``decision.supersede``; an event that replaces a memory of another kind
+    is stored as that kind.
+    """
+    corrections(memory, ops, scope, turn_text)
+    profile_changes(memory, ops, scope, turn_text)
+    for op in ops:
+        if op.status == "planned" and op.action == "add" and op.kind in ADDING:
+            about = categories_about(_op_text(op))
+            if about:
+                op.fields["about"] = about
+    claimed: set[str] = set()
+    for op in ops:
+        if op.status not in ("planned",) or op.action != "add" or op.kind not in ADDING or op.fields.get("supersedes"):
+            continue
+        text = _op_text(op)
+        if not text.strip():
+            continue
+        found = same_slot(memory, scope, text, turn_text, op.kind == "goal")
+        replaced = [r for r in found if r.record.id not in claimed]
+        if not replaced:
+            continue
+        claimed.update(r.record.id for r in replaced)
+        sure = [r for r in replaced if r.sure]
+        decisions = [r.record for r in sure if r.record.kind == "decision"]
+        if decisions and op.kind != "decision":
+            op.op, op.target = "decision.supersede", decisions[0].id
+            op.fields = {"text": text}
+            sure = [r for r in sure if r.record.id != decisions[0].id]
+        elif decisions and op.kind == "decision":
+            op.op, op.target = "decision.supersede", decisions[0].id
+            sure = [r for r in sure if r.record.id != decisions[0].id]
+        profiles = [r.record for r in sure if r.record.kind == "profile"]
+        value = _slot_value(text, profiles[0]) if profiles and op.kind != "decision" else None
+        if value is not None:
+            op.op, op.target = "profile.set", None
+            op.fields = {"key": profiles[0].metadata.get("slot"), "value": value}
+            continue
+        goals = [r for r in sure if r.record.kind == "goal" and op.kind != "goal"]
+        if goals and _move_goal(op, goals[0], text):
+            continue
+        if goals:  # not a moved date: the goal is left to an op of the turn that names it
+            claimed -= {r.record.id for r in goals}
+            sure = [r for r in sure if r not in goals]
+            replaced = [r for r in replaced if r not in goals]
+            if not replaced:
+                continue
+        if op.kind == "episode" and sure:
+            kinds = [r.record.kind for r in sure if r.record.kind in _HELD_KINDS]
+            if kinds:
+                op.op = f"{_OP_OF.get(kinds[0], 'fact')}.add"
+        rewrites = [r for r in sure if r.new and r.old and _compound(r.record.content, r.old)]
+        if rewrites:
+            op.fields["rewrites"] = [[r.record.id, r.old, r.new] for r in rewrites]
+        widened = next((r.sentence for r in sure if r.sentence), None)
+        if widened and "text" in op.fields:
+            # the op alone does not name the slot: the sentence does, and the other ops of it give way
+            op.fields["text"] = about_user(widened.strip())
+            _give_way(ops, op, widened)
+        changed = sorted({r.old for r in sure if r.old})
+        if changed:
+            op.fields["old_values"] = changed  # what a session summary may still say: dropped from it
+        plain = [r.record.id for r in sure if r not in rewrites]
+        if plain:
+            op.fields["supersedes"] = plain
+        unsure = [r.record.id for r in replaced if not r.sure]
+        if unsure:
+            op.fields["conflicts_with"] = unsure
+        op.reason = (op.reason + "; " if op.reason else "") + "a newer value of the same slot"
+
+
+_HELD_KINDS = ("factual", "preference", "semantic", "instruction")
+"""What an event that replaces a memory is stored as instead: the kind of the memory it replaces."""
+_OP_OF = {
+    "factual": "fact",
+    "preference": "preference",
+    "semantic": "knowledge",
+    "instruction": "instruction",
+    "goal": "goal",
+    "procedural": "procedure",
+    "strategy": "strategy",
+}
+
+
+def _compound(content: str, old: str) -> bool:
+    """Does ``content`` hold other clauses beside the one naming ``old``?"""
+    parts = [p for p in re.split(r",\s*|;\s*|\s+and\s+|\s+but\s+", content) if p.strip()]
+    return len(parts) > 1 and any(old.lower() not in p.lower() and read_slot(p).values for p in parts)
+
+
+def apply(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope) -> None:
+    """After the ops applied: mark what each replaced (``superseded_by`` / ``conflicts_with`` and ``was``)."""
+    who: dict[str, Any] = {"user_id": scope.user_id, "agent_id": scope.agent_id}
+    for op in ops:
+        if op.status != APPLIED or not op.memory_id:
+            continue
+        f = op.fields
+        old_ids = [i for i in f.get("supersedes", []) if isinstance(i, str)]
+        for rid, old, new in f.get("rewrites", []):
+            record = memory.store.get(scope, [rid])[0]
+            if record is not None and _current(record):
+                text = re.sub(re.escape(old), new, record.content, flags=re.IGNORECASE)
+                memory.update(rid, content=text, **who)
+        unsure = [i for i in f.get("conflicts_with", []) if isinstance(i, str)]
+        new_id = op.memory_id
+        for rid in old_ids:
+            if rid != new_id:
+                # a mark already there (a concurrent supersede) is kept: the first replacement is the one in force
+                memory._update(rid, scope, _marking(new_id))
+                count("memories_superseded_total")
+        if old_ids:
+            memory.update(op.memory_id, metadata={"supersedes": old_ids[0]}, **who)
+        values = [v for v in f.get("old_values", []) if isinstance(v, str) and v.strip()]
+        if values and (old_ids or f.get("rewrites")):
+            stale_summaries(memory, scope, values)
+        if unsure:
+            olds = [r for r in memory.store.get(scope, unsure) if r is not None and r.id != op.memory_id]
+            if olds:
+                was = "; ".join(r.content[:WAS_CHARS] for r in olds)
+                memory.update(op.memory_id, metadata={"conflicts_with": [r.id for r in olds], "was": was}, **who)
+                for r in olds:
+                    memory.update(r.id, metadata={"conflicted_by": op.memory_id}, **who)
+
+
+def stale_summaries(memory: MemoryLayer, scope: Scope, values: list[str]) -> int:
+    """Drop from the user's session summaries the points that state a value a newer session replaced; a
+    summary left with no point is deleted. Returns how many summaries changed."""
+    changed = 0
+    for value in values:
+        pattern = re.compile(r"(?<!\w)" + re.escape(value) + r"(?!\w)", re.IGNORECASE)
+        for record in _summaries_holding(memory, scope, _terms(value)):
+            points = [p for p in record.metadata.get("points", []) if isinstance(p, str)]
+            kept = [p for p in points if not pattern.search(p)]
+            if kept == points and not pattern.search(str(record.metadata.get("summary", ""))):
+                continue
+            changed += 1
+            if not kept:
+                memory.delete(record.id, user_id=scope.user_id, agent_id=scope.agent_id)
+                continue
+            memory._update(record.id, scope, _rewriting(str(record.session_id or ""), kept))
+    return changed
+
+
+def _rewriting(session: str, kept: list[str]) -> Callable[[Record], tuple[str | None, dict[str, Any] | None]]:
+    def change(_: Record) -> tuple[str | None, dict[str, Any] | None]:
+        body = " ".join(kept)
+        return summary_content(session, body), {"points": kept, "summary": body}
+
+    return change
+
+
+def _summaries_holding(memory: MemoryLayer, scope: Scope, terms: list[str]) -> list[Record]:
+    if not terms:
+        return []
+    postings = memory.store.postings(scope, terms, CANDIDATES)
+    ids = set.intersection(*[set(postings.ids.get(t, ())) for t in terms])
+    found = memory.store.get(scope, sorted(ids)) if ids else []
+    return [r for r in found if r is not None and r.kind == "summary" and r.metadata.get("session_summary")]
+
+
+def _marking(new_id: str) -> Callable[[Record], tuple[str | None, dict[str, Any] | None]]:
+    def change(fresh: Record) -> tuple[str | None, dict[str, Any] | None]:
+        return None, {} if fresh.metadata.get("superseded_by") else {"superseded_by": new_id}
+
+    return change
+
+
+def _slot_value(text: str, profile: Record) -> str | None:
+    """The new value ``text`` gives a profile slot: "my new manager is Tomasz Nowak" -> "Tomasz Nowak"."""
+    slot = profile.metadata.get("slot")
+    if not isinstance(slot, str) or not slot:
+        return None
+    words = r"\s+".join(re.escape(w) for w in slot.split("_"))
+    found = re.search(rf"\b{words}\s+(?:is|are|will be|=)\s+(?:now\s+)?([^,.;!?]+)", text, re.IGNORECASE)
+    if found is None:
+        return None
+    value = found.group(1).strip()
+    return value if 0 < len(value) <= 80 else None
