@@ -213,7 +213,7 @@ class Intelligence:
                 )
 
         try:  # a newer value of a slot supersedes the older memory, whichever router proposed it
-            slots.resolve(memory, report.ops, scope, turn.text("user"))
+            slots.resolve(memory, report.ops, scope, turn.text("user"), turn.session_id)
         except KiokoError:
             raise
         except Exception:  # never a half-written turn: the ops apply as the router proposed them

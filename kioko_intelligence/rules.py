@@ -727,7 +727,7 @@ _DOING = (
     r"debugging|fixing|investigating|working on|looking into|troubleshooting|trying to fix|analy[sz]ing|testing|"
     r"reviewing|writing|preparing|setting up|migrating|deploying|handling|dealing with|configuring|installing|"
     r"upgrading|repairing|diagnosing|focused on|focusing on|in the middle of|busy with|chasing|tracking down|"
-    r"refactoring|building|drafting|cleaning up|triaging"
+    r"refactoring|building|drafting|cleaning up|triaging|editing|rewriting"
 )
 TASK: tuple[Row, ...] = (
     row(
@@ -999,7 +999,8 @@ IDENTIFIERS: tuple[Row, ...] = (
     ),
     row(
         "working.set",
-        r"(?<![\w:/.])((?:~|\.{1,2})?(?:/[\w.-]+){2,}/?|[A-Za-z]:\\(?:[\w.-]+\\)*[\w.-]+)",
+        r"(?<![\w:/.])((?:~|\.{1,2})?(?:/[\w.-]+){2,}/?|[A-Za-z]:\\(?:[\w.-]+\\)*[\w.-]+)"
+        r"|(?<![\w:/.@-])([\w-]+(?:/[\w.-]+)+\.[A-Za-z]{1,5})\b",
         "The log is at /var/log/app/error.log",
         0,
         slot="file",

@@ -39,8 +39,12 @@ from kioko_intelligence.categories import about as categories_about
 from kioko_intelligence.categories import mentions
 from kioko_intelligence.language import about_user, due_date
 from kioko_intelligence.ops import APPLIED, SKIPPED, MemoryOp
+from kioko_intelligence.plan_changes import attach as attach_rewrites
+from kioko_intelligence.plan_changes import dropped as dropped_items
+from kioko_intelligence.plan_changes import keyed as keyed_items
 from kioko_intelligence.profile_changes import profile_changes
 from kioko_intelligence.summaries import summary_content
+from kioko_intelligence.working_changes import working_changes
 
 if TYPE_CHECKING:
     from kioko_core.layer.memory_layer import MemoryLayer
@@ -576,7 +580,9 @@ def _covers(stored: str, said: str) -> bool:
     return bool(words) and 2 * len(words & set(_terms(stored))) >= len(words)
 
 
-def resolve(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_text: str) -> None:
+def resolve(
+    memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_text: str, session_id: str | None = None
+) -> None:
     """Before the ops apply: find what each ``add`` replaces and say so in its fields (a dry run shows it too).
 
     ``fields["supersedes"]`` (sure) and ``fields["conflicts_with"]`` (unsure) list the old ids; an op whose
@@ -585,12 +591,21 @@ def resolve(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_text: s
     """
     corrections(memory, ops, scope, turn_text)
     profile_changes(memory, ops, scope, turn_text)
+    working_changes(memory, ops, scope, session_id, turn_text)
     for op in ops:
         if op.status == "planned" and op.action == "add" and op.kind in ADDING:
             about = categories_about(_op_text(op))
             if about:
                 op.fields["about"] = about
-    claimed: set[str] = set()
+
+    def holding(terms: list[str]) -> list[Record]:
+        return _holding(memory, scope, terms, every=True)
+
+    def words(text: str) -> list[str]:
+        return [t for t in _terms(text) if t.startswith("t:")]
+
+    # one item of a plan or list changed: rewritten in place, the memory is not superseded whole
+    claimed = attach_rewrites(ops, keyed_items(holding, words, turn_text) + dropped_items(holding, words, turn_text))
     for op in ops:
         if op.status not in ("planned",) or op.action != "add" or op.kind not in ADDING or op.fields.get("supersedes"):
             continue
@@ -632,7 +647,7 @@ def resolve(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_text: s
                 op.op = f"{_OP_OF.get(kinds[0], 'fact')}.add"
         rewrites = [r for r in sure if r.new and r.old and _compound(r.record.content, r.old)]
         if rewrites:
-            op.fields["rewrites"] = [[r.record.id, r.old, r.new] for r in rewrites]
+            op.fields.setdefault("rewrites", []).extend([r.record.id, r.old, r.new] for r in rewrites)
         widened = next((r.sentence for r in sure if r.sentence), None)
         if widened and "text" in op.fields:
             # the op alone does not name the slot: the sentence does, and the other ops of it give way

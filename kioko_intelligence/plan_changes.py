@@ -1,0 +1,111 @@
+"""One item of a plan or list changes; the rest of it stays.
+
+A plan, a schedule or a list is one memory of several items ("Exam prep: week one algebra, week two
+geometry, week three past papers"; "Holiday plan: 1. Three nights in Rome. 2. Florence. 3. Venice."). A
+later turn that changes one item must rewrite that item in place, not replace the whole memory (the other
+items are still true) nor leave it as it was. Two shapes are read, both without a model:
+
+- **keyed**: "Week two is statistics now": a clause *key is value* with a change cue, where a memory holds
+  the same key followed by another value ("week two geometry") -> "week two statistics";
+- **dropped and replaced**: "We cut Venice from the holiday, we'll finish in Bologna": the turn names an
+  item it removes (the old values :func:`.slots.old_values` reads) and exactly one new name in the same
+  sentence that the memory does not hold -> "Venice" becomes "Bologna".
+
+The rewrite rides on an ``add`` of the same turn (``fields["rewrites"]``), applied after it; the memory's
+version history keeps the old text.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from kioko_core.store import Record
+from kioko_intelligence.ops import MemoryOp
+
+_KEYED = re.compile(
+    r"^(?:(?:actually|so|and|but|ok|okay|update|change of plan)\W+)*(?:the\s+|my\s+|our\s+)?"
+    r"(?P<key>[\w'-]+(?:\s+[\w'-]+){0,2}?)\s+(?:is|are|will be)\s+(?:now\s+)?(?P<value>[^,;]+?)"
+    r"(?:\s+(?:now|instead|these days|from now on|from here on))?\W*$",
+    re.IGNORECASE,
+)
+_CHANGED = re.compile(r"\b(?:now|instead|these days|from now on|from here on|changed?|moved|switched)\b", re.IGNORECASE)
+_NOT_KEYS = frozenset(
+    "it that this there he she they we i which what who everything nothing something user one mine".split()
+)
+_ITEMS = re.compile(r",\s*|;\s*|\s+then\s+|\s+and\s+|\s*\d+[.)]\s+")
+_DROPS = re.compile(
+    r"\b(?:cut|drop|dropped|dropping|skip|skipped|skipping|removed?|removing|scrapp?(?:ed|ing)?|took out|taking out|"
+    r"leave out|leaving out|left out)\s+(?:the\s+)?(?P<old>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)"
+)
+"""An item dropped by name ("We cut Venice from the holiday", "skipping Porto")."""
+_NAME = re.compile(r"(?<![.!?:]\s)(?<!^)\b[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*")
+
+
+def _items(content: str) -> list[str]:
+    return [p for p in _ITEMS.split(content) if p and p.strip(" .:")]
+
+
+def _clauses(turn_text: str) -> list[str]:
+    return [c for c in re.split(r"(?<=[.!?])\s+|,\s*|;\s*", turn_text) if c and c.strip()]
+
+
+def keyed(
+    holding: Callable[[list[str]], list[Record]], terms: Callable[[str], list[str]], turn_text: str
+) -> list[tuple[Record, str, str]]:
+    """(memory, old item value, new value) for each "key is value" clause of the turn with a change cue."""
+    found = []
+    for clause in _clauses(turn_text):
+        match = _KEYED.match(clause.strip())
+        if match is None or not _CHANGED.search(clause):
+            continue
+        key, value = match.group("key").strip(), match.group("value").strip(" .")
+        if key.lower().split()[0] in _NOT_KEYS or not terms(key) or not value:
+            continue
+        pattern = re.compile(
+            rf"\b{re.escape(key)}\b\s*(?:is|are|:|-|\u2013)?\s*(?P<old>[^,;.]+?)(?=\s*(?:[,;.]|\s(?:and|then)\s|$))",
+            re.IGNORECASE,
+        )
+        for record in holding(terms(key)):
+            if len(_items(record.content)) < 2:
+                continue  # one value only: the slot rules supersede it whole
+            old = pattern.search(record.content)
+            if old is None:
+                continue
+            before = old.group("old").strip()
+            if before and before.lower() != value.lower() and value.lower() not in record.content.lower():
+                found.append((record, before, value))
+    return found
+
+
+def dropped(
+    holding: Callable[[list[str]], list[Record]], terms: Callable[[str], list[str]], turn_text: str
+) -> list[tuple[Record, str, str]]:
+    """(memory, dropped item, its replacement) when the turn removes an item of a list and names one new name."""
+    found = []
+    for old in dict.fromkeys(m.group("old") for m in _DROPS.finditer(turn_text)):
+        sentence = next((s for s in re.split(r"(?<=[.!?])\s+", turn_text) if old in s), "")
+        names = [n for n in _NAME.findall(sentence) if n != old and old not in n]
+        for record in holding(terms(old)):
+            items = _items(record.content)
+            if len(items) < 3 or not any(re.search(rf"\b{re.escape(old)}\b", i) for i in items):
+                continue  # a plan of several items, the dropped one among them
+            fresh = [n for n in dict.fromkeys(names) if n.lower() not in record.content.lower()]
+            if len(fresh) == 1:
+                found.append((record, old, fresh[0]))
+    return found
+
+
+def attach(ops: list[MemoryOp], rewrites: list[tuple[Record, str, str]]) -> set[str]:
+    """Put the rewrites on the turn's first planned ``add``; the ids of the memories they rewrite."""
+    carrier = next((op for op in ops if op.status == "planned" and op.action == "add"), None)
+    if carrier is None or not rewrites:
+        return set()
+    have = carrier.fields.setdefault("rewrites", [])
+    done: set[str] = set()
+    for record, old, new in rewrites:
+        if record.id not in done:
+            have.append([record.id, old, new])
+            done.add(record.id)
+    carrier.fields.setdefault("old_values", sorted({old for _, old, _ in rewrites}))
+    return done

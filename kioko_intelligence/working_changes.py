@@ -1,0 +1,79 @@
+"""The session's scratchpad follows the user when they move on to another thing of the same shape.
+
+"Debugging on host web-03", then "web-03 looks healthy, the problem is on web-07, I'm on that box now":
+the task is now about web-07. A scratchpad value (the task, a ticket, a file) holding an identifier is
+rewritten with the turn's new identifier of the same shape (a path for a path, a code with the same letters
+for a code) when the turn says the user moved on ("on to", "switched over to", "the problem is on",
+"I'm on ... now"). Without such words another identifier is only mentioned ("there's also a related ticket
+OPS-2998"): the scratchpad keeps what it holds, and when the session's task is about the identifier a slot
+holds, a router's ``working.set`` of that slot to the merely mentioned one is skipped.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from kioko_core.store import Scope
+from kioko_intelligence.ops import SKIPPED, MemoryOp
+
+if TYPE_CHECKING:
+    from kioko_core.layer.memory_layer import MemoryLayer
+
+MOVE_ON = re.compile(
+    r"\b(?:on to|onto|moving on to|moved on to|switch(?:ed|ing)?(?:\s+over)?\s+to|jump(?:ed|ing)?(?:\s+over)?\s+to|"
+    r"over to|now on|(?:i'm|i am|we're|we are)\s+on\b.*\bnow|(?:the\s+)?(?:real\s+)?(?:problem|issue|bug|culprit|fault)\s+"
+    r"(?:is|was)\s+(?:on|in|at)|now it's|it's actually)\b",
+    re.IGNORECASE,
+)
+"""Words that say the user's attention moved to another thing."""
+_TOKEN = re.compile(
+    r"(?<![\w/.-])(?:[\w.-]*/[\w./-]*\w|[\w-]+\.[A-Za-z]{1,5}\b|[A-Za-z]+[-_]?\d[\w-]*|#\d+)(?![\w/-])",
+)
+"""An identifier: a path, a file name, a code with letters and digits (web-03, OPS-3310, C2065), a #number."""
+
+
+def _shape(token: str) -> tuple[str, str]:
+    if "/" in token or re.search(r"\.[A-Za-z]{1,5}$", token):
+        return ("path", "")
+    if token.startswith("#"):
+        return ("number", "")
+    letters = re.match(r"[A-Za-z]+", token)
+    return ("code", letters.group(0).lower() if letters else "")
+
+
+def working_changes(
+    memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, session_id: str | None, turn_text: str
+) -> None:
+    """Add a ``working.set`` rewriting each scratchpad value whose identifier the turn moved on from; without
+    a move, skip one that would overwrite the identifier the session's task is about."""
+    if not session_id:
+        return
+    pad = memory.working.all(user_id=scope.user_id, agent_id=scope.agent_id, session_id=session_id)
+    if not MOVE_ON.search(turn_text):
+        task = pad.get("task")
+        for op in ops:
+            key, held = op.fields.get("key"), pad.get(str(op.fields.get("key")))
+            if op.op != "working.set" or op.status != "planned" or key == "task" or not isinstance(held, str):
+                continue
+            if isinstance(task, str) and held in task and op.fields.get("value") != held:
+                op.status, op.error = SKIPPED, f"only mentioned: the session's task is still about {held}"
+        return
+    planned = {op.fields.get("key") for op in ops if op.op == "working.set" and op.status == "planned"}
+    said = _TOKEN.findall(turn_text)
+    for key, value in pad.items():
+        if key in planned or not isinstance(value, str):
+            continue
+        for old in _TOKEN.findall(value):
+            newer = [t for t in dict.fromkeys(said) if t != old and t not in value and _shape(t) == _shape(old)]
+            if len(newer) != 1:
+                continue  # none, or not sure which one the user moved to
+            ops.append(
+                MemoryOp(
+                    "working.set",
+                    fields={"key": key, "value": value.replace(old, newer[0])},
+                    reason="the user moved on to another thing of the same kind",
+                    confidence=0.7,
+                )
+            )
+            break

@@ -1,0 +1,69 @@
+"""The session's scratchpad follows the user to the next thing of the same shape, an identifier only
+mentioned leaves it alone, and one item of a plan or list is rewritten in place (#33).
+
+Real layers (memory:// and a SQLite file) through the agent loop.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import kioko
+
+U = {"user_id": "ines"}
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def memory(request, tmp_path):
+    url = "memory://" if request.param == "memory" else f"sqlite:///{tmp_path / 'items.db'}"
+    with kioko.intelligent(url) as layer:
+        yield layer
+
+
+def _say(memory, turns: list[str], session: str = "s1") -> None:
+    for text in turns:
+        memory.record_turn(text, "Okay.", session_id=session, **U)
+
+
+def test_the_task_follows_the_user_to_the_next_host(memory) -> None:
+    _say(memory, ["Debugging on host web-03.", "web-03 looks healthy, the problem is on web-07, I'm on that box now."])
+    assert memory.working.all(session_id="s1", **U)["task"] == "Debugging on host web-07"
+
+
+def test_a_relative_file_path_is_the_sessions_file_and_moving_on_rewrites_the_task(memory) -> None:
+    _say(memory, ["I'm editing src/api/users.py.", "Done there, on to src/api/orders.py."])
+    pad = memory.working.all(session_id="s1", **U)
+    assert pad["file"] == "src/api/orders.py" and pad["task"] == "Editing src/api/orders.py"
+
+
+def test_an_identifier_only_mentioned_does_not_overwrite_the_one_the_task_is_about(memory) -> None:
+    _say(memory, ["Working on JIRA-5521, the login redirect bug.", "JIRA-5400 looks like a duplicate, ignoring it."])
+    assert memory.working.all(session_id="s1", **U)["ticket"] == "JIRA-5521"
+    _say(memory, ["Switching over to JIRA-5400 now, the redirect can wait."])
+    pad = memory.working.all(session_id="s1", **U)
+    assert pad["ticket"] == "JIRA-5400"
+
+
+def _current(memory, word: str) -> list[str]:
+    return [r.content for r in memory.memories(**U) if word in r.content and not r.metadata.get("superseded_by")]
+
+
+def test_one_keyed_item_of_a_list_is_rewritten_and_the_others_stay(memory) -> None:
+    _say(memory, ["Exam prep: week one algebra, week two geometry, week three past papers."])
+    _say(memory, ["Week two is statistics now, geometry moves to the weekend."], "s2")
+    [plan] = _current(memory, "Exam prep")
+    assert "week two statistics" in plan and "week one algebra" in plan and "past papers" in plan
+
+
+def test_a_dropped_step_takes_the_one_new_name_of_the_sentence(memory) -> None:
+    _say(memory, ["Holiday plan: three nights in Rome, then Florence, then Venice."])
+    _say(memory, ["We cut Venice from the holiday, we'll finish in Bologna."], "s2")
+    [plan] = _current(memory, "Rome")
+    assert "Bologna" in plan and "Venice" not in plan and "Florence" in plan
+
+
+def test_a_plain_statement_with_is_rewrites_nothing(memory) -> None:
+    _say(memory, ["Exam prep: week one algebra, week two geometry, week three past papers."])
+    _say(memory, ["Week two is going to be hard."], "s2")  # no change cue: not a new value of the item
+    [plan] = _current(memory, "Exam prep")
+    assert "week two geometry" in plan
