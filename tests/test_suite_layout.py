@@ -43,7 +43,8 @@ def test_the_finder_sees_every_spelling_of_a_test_import() -> None:
 
 
 def test_no_test_module_imports_another_modules_tests() -> None:
-    assert (TESTS / "conftest.py").exists() and len(list(TESTS.rglob("test_*.py"))) > 50
+    assert (TESTS / "conftest.py").exists()
+    assert len(list(TESTS.rglob("test_*.py"))) > 50
     offenders = {
         str(path.relative_to(TESTS)): names
         for path in sorted(TESTS.rglob("*.py"))

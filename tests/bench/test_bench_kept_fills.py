@@ -29,21 +29,28 @@ def test_keep_fills_and_stops_then_reuse_times_a_copy(tmp_path: Path) -> None:
     database = kept / "sqlite-40-seed7.db"
     manifest = json.loads((kept / "sqlite-40-seed7.json").read_text())
     assert filled["kept"] == str(kept / "sqlite-40-seed7.json")
-    assert filled["fill_s"] is not None and filled["recall3_ms"] is None  # nothing timed after the fill
-    assert manifest["size"] == 40 and manifest["fill"]["fill_s"] == filled["fill_s"]
+    assert filled["fill_s"] is not None  # nothing timed after the fill
+    assert filled["recall3_ms"] is None
+    assert manifest["size"] == 40
+    assert manifest["fill"]["fill_s"] == filled["fill_s"]
     before = stat(database)
 
     timed = run("--sizes", "40", "--reuse", str(kept))
-    assert timed["error"] is None and timed["skipped"] is None
-    assert timed["recall3_ms"] is not None and timed["write_on_ms"] is not None
-    assert timed["fill_s"] == filled["fill_s"] and timed["reused_fill"]["kept_at"] == manifest["kept_at"]
+    assert timed["error"] is None
+    assert timed["skipped"] is None
+    assert timed["recall3_ms"] is not None
+    assert timed["write_on_ms"] is not None
+    assert timed["fill_s"] == filled["fill_s"]
+    assert timed["reused_fill"]["kept_at"] == manifest["kept_at"]
     assert stat(database) == before  # the writes went to the copy: the kept file can be timed again
     assert run("--sizes", "40", "--reuse", str(kept))["error"] is None
 
 
 def test_reuse_fills_a_size_that_was_not_kept(tmp_path: Path) -> None:
     result = run("--sizes", "30", "--reuse", str(tmp_path))
-    assert result["error"] is None and "reused_fill" not in result and result["recall0_ms"] is not None
+    assert result["error"] is None
+    assert "reused_fill" not in result
+    assert result["recall0_ms"] is not None
 
 
 def test_a_kept_file_written_since_is_refused(tmp_path: Path) -> None:
@@ -53,7 +60,8 @@ def test_a_kept_file_written_since_is_refused(tmp_path: Path) -> None:
     os.utime(database, ns=(mtime + 10**9, mtime + 10**9))  # what a later write to the file would change
     result = run("--sizes", "40", "--reuse", str(tmp_path))
     assert result["recall0_ms"] is None
-    assert "KeptFillError" in result["error"] and "changed after it was kept" in result["error"]
+    assert "KeptFillError" in result["error"]
+    assert "changed after it was kept" in result["error"]
 
 
 def test_a_fill_of_other_records_or_without_manifest_is_refused(tmp_path: Path) -> None:
@@ -70,5 +78,6 @@ def test_a_fill_of_other_records_or_without_manifest_is_refused(tmp_path: Path) 
 def test_a_failed_fill_leaves_no_manifest(tmp_path: Path) -> None:
     # a phase budget no fill can meet: the cell stops mid-fill, and nothing may later pass for a whole fill
     result = run("--sizes", "1200", "--keep", str(tmp_path), "--phase-budget", "0.001")
-    assert result["skipped"] and "filling" in result["skipped"]
+    assert result["skipped"]
+    assert "filling" in result["skipped"]
     assert not (tmp_path / "sqlite-1200-seed7.json").exists()

@@ -44,20 +44,28 @@ def test_peer_column_measures_mem0_and_reports_ratios(tmp_path: Path) -> None:
     )
     peer = json.loads(target.read_text())["peer"]
     assert peer == json.loads(json.dumps(report["peer"]))
-    assert peer["name"] == "mem0" and peer["version"] == mem0_peer.mem0_version() and peer["skipped"] is None
+    assert peer["name"] == "mem0"
+    assert peer["version"] == mem0_peer.mem0_version()
+    assert peer["skipped"] is None
     (cell,) = peer["results"]
-    assert cell["size"] == 60 and cell["skipped"] is None and cell["error"] is None, cell
+    assert cell["size"] == 60, cell
+    assert cell["skipped"] is None, cell
+    assert cell["error"] is None, cell
     assert cell["llm_calls"] == 0
-    assert cell["adds"] == 2 * 3 and cell["searches"] == 3  # both of Kioko's write modes' notes; every question
+    assert cell["adds"] == 2 * 3  # both of Kioko's write modes' notes; every question
+    assert cell["searches"] == 3
     for key in ("fill_s", "add_ms", "add_p95_ms", "search_ms", "search_p95_ms"):
-        assert isinstance(cell[key], float) and cell[key] > 0, key
+        assert isinstance(cell[key], float), key
+        assert cell[key] > 0, key
     (row,) = peer["ratios"]
     kioko = report["results"][0]
-    assert row["store"] == "memory" and row["size"] == 60
+    assert row["store"] == "memory"
+    assert row["size"] == 60
     assert row["write_off_ratio"] == round(kioko["write_off_ms"] / cell["add_ms"], 3)
     assert row["recall3_ratio"] == round(kioko["recall3_ms"] / cell["search_ms"], 3)
     table = (tmp_path / "bench.md").read_text()
-    assert "| mem0 | 60 |" in table and "Kioko / Mem0" in table
+    assert "| mem0 | 60 |" in table
+    assert "Kioko / Mem0" in table
 
 
 @needs_mem0
@@ -69,7 +77,8 @@ def test_mem0_gets_kiokos_vectors_and_finds_what_was_added(tmp_path: Path) -> No
             peer.memory.add(text, user_id="u", infer=False)
         peer.memory.add("Another user's note about line 3 jams.", user_id="someone-else", infer=False)
         found = peer.memory.search("line 3 jam", filters={"user_id": "u"}, top_k=5)["results"]
-        assert found and found[0]["memory"] == "Line 3 jammed again at the light curtain."
+        assert found
+        assert found[0]["memory"] == "Line 3 jammed again at the light curtain."
         assert all(hit["user_id"] == "u" for hit in found)
         assert peer.guard.calls == []
     assert not (tmp_path / "mem0").exists()  # its files go with it
@@ -87,8 +96,12 @@ def test_mem0_on_pgvector_runs_offline_but_for_its_server_and_drops_its_table(
     result = mem0_peer.run_mem0_cell(
         8, "u", notes[:8], notes[8:], ["line 3 jam", "light curtain"], settings, tmp_path / "p", postgresql_store_url
     )
-    assert result["peer"] == "mem0-pgvector" and result["error"] is None and result["skipped"] is None, result
-    assert result["llm_calls"] == 0 and result["adds"] == 2 and result["searches"] == 2
+    assert result["peer"] == "mem0-pgvector", result
+    assert result["error"] is None, result
+    assert result["skipped"] is None, result
+    assert result["llm_calls"] == 0
+    assert result["adds"] == 2
+    assert result["searches"] == 2
     assert result["search_returned_mean"] == 8  # top_k is Kioko's limit, and all 8 memories are similar
     with psycopg.connect(postgresql_store_url) as connection:
         tables = connection.execute("SELECT tablename FROM pg_tables WHERE tablename LIKE 'mem0_p%'").fetchall()
@@ -147,5 +160,6 @@ def test_locomo_mem0_row_runs_offline_with_kiokos_embedder(tmp_path: Path) -> No
     assert [r["system"] for r in results] == ["mem0", "bm25"]
     mem0_row = results[0]
     # Mem0 stored every turn and its search found evidence (a broken adapter, ids lost in metadata: 0)
-    assert mem0_row["R@10"] > 0.05 and mem0_row["ingest ms/memory"] > 0
+    assert mem0_row["R@10"] > 0.05
+    assert mem0_row["ingest ms/memory"] > 0
     assert "mem0ai" in json.loads(target.read_text())["header"]["mem0"]

@@ -37,15 +37,21 @@ def test_quick_run_on_memory_writes_every_required_key(tmp_path: Path) -> None:
     (result,) = written["results"]
     for key in bench.REQUIRED_KEYS + bench.P95_KEYS:
         assert key in result, key
-    assert result["store"] == "memory" and result["size"] == 60
-    assert result["skipped"] is None and result["error"] is None
+    assert result["store"] == "memory"
+    assert result["size"] == 60
+    assert result["skipped"] is None
+    assert result["error"] is None
     for key in ("write_off_ms", "write_on_ms", "recall0_ms", "recall3_ms", "connect_ms_per_memory", "links_mean"):
-        assert isinstance(result[key], float) and result[key] >= 0, key
-    assert isinstance(result["links_max"], int) and result["links_max"] >= 1
-    assert result["connect"]["all"] and result["connect"]["memories"] == 60
+        assert isinstance(result[key], float), key
+        assert result[key] >= 0, key
+    assert isinstance(result["links_max"], int)
+    assert result["links_max"] >= 1
+    assert result["connect"]["all"]
+    assert result["connect"]["memories"] == 60
     assert result["calls_per_write_off"]["update_many"] == 1.0  # one batch per write, linking or not
     assert result["calls_per_write_on"]["update_many"] == 1.0
-    assert written["machine"]["cores"] and written["settings"]["writes"] == 3
+    assert written["machine"]["cores"]
+    assert written["settings"]["writes"] == 3
     assert "| memory | 60 |" in (tmp_path / "bench.md").read_text()
 
 
@@ -76,7 +82,8 @@ def test_counting_store_counts_each_call_and_delegates() -> None:
     assert marked == 1
     layer.add("Line 3 jammed again at the light curtain.", user_id="u", memory_type="episodic")
     assert counter.calls["update_many"] - marked == 1
-    assert counter.dim == counter.inner.dim and counter.capabilities == counter.inner.capabilities
+    assert counter.dim == counter.inner.dim
+    assert counter.capabilities == counter.inner.capabilities
     before = counter.snapshot()
     layer.recall("line 3 jam", user_id="u", links=0)
     assert (counter.snapshot() - before)["knn"] == 1
@@ -89,11 +96,14 @@ def test_synthetic_notes_are_deterministic_and_mixed() -> None:
     assert notes != generate_notes(800, seed=12)
     assert [n.created_at for n in notes] == sorted(n.created_at for n in notes)
     assert {n.memory_type for n in notes} == {"episodic", "goal", "decision", "procedural", "strategy", "factual"}
-    assert {n.topic for n in notes} == {t.key for t in TOPICS} and len(TOPICS) == 20
+    assert {n.topic for n in notes} == {t.key for t in TOPICS}
+    assert len(TOPICS) == 20
     sessions = [n.session_id for n in notes if n.session_id]
     assert max(sessions.count(s) for s in set(sessions)) >= 3
     questions = generate_questions(30, seed=11)
-    assert len(questions) == 30 and len(set(questions)) >= 25 and questions == generate_questions(30, seed=11)
+    assert len(questions) == 30
+    assert len(set(questions)) >= 25
+    assert questions == generate_questions(30, seed=11)
 
 
 def test_intelligence_turns_benchmark_runs_and_reports_every_row(tmp_path: Path) -> None:
@@ -102,6 +112,7 @@ def test_intelligence_turns_benchmark_runs_and_reports_every_row(tmp_path: Path)
 
     result = intelligence_turns.run("memory", count=40, turns=len(intelligence_turns.TURNS), seed=3)
     assert result["all"]["n"] == len(intelligence_turns.TURNS) == result["routing"]["n"]
-    assert result["gated"]["n"] >= 5 and result["writing"]["n"] >= 10
+    assert result["gated"]["n"] >= 5
+    assert result["writing"]["n"] >= 10
     assert result["operations_applied"] >= result["writing"]["n"]
     assert "| all turns |" in intelligence_turns.markdown(result, "test")

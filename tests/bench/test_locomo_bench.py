@@ -20,12 +20,14 @@ def _need_data() -> None:
 def test_conversations_load_with_sessions_dates_and_normalised_evidence() -> None:
     _need_data()
     conversation = bench.load_conversation(DATA / "26.json")
-    assert conversation.turns[0].dia_id == "D1:1" and conversation.turns[0].session == "session_1"
+    assert conversation.turns[0].dia_id == "D1:1"
+    assert conversation.turns[0].session == "session_1"
     assert conversation.turns[0].document.startswith(conversation.turns[0].speaker + ": ")
     stamps = [t.created_at for t in conversation.turns]
     assert stamps == sorted(stamps), "turns keep the conversation's order in time"
     known = {t.dia_id for t in conversation.turns}
-    assert conversation.questions and all(q.evidence <= known for q in conversation.questions)
+    assert conversation.questions
+    assert all(q.evidence <= known for q in conversation.questions)
     assert {q.category for q in conversation.questions} <= set(bench.CATEGORIES)
 
 
@@ -40,7 +42,8 @@ def test_quick_run_reports_recall_for_every_system(tmp_path: Path) -> None:
         assert 0.0 <= row["R@5"] <= row["R@10"] <= 1.0
         assert row["recall p50 ms"] >= 0
     written = json.loads(target.read_text())
-    assert written["header"]["questions"] == 50 and written["results"] == results
+    assert written["header"]["questions"] == 50
+    assert written["results"] == results
     # retrieval finds something on real data: a broken pipeline scores 0
     assert all(r["R@10"] > 0.1 for r in results)
 

@@ -17,9 +17,11 @@ SAMPLE = Path(bench.__file__).resolve().parent / "data" / "locomo_sample"
 
 def test_the_sample_loads_with_every_category_and_known_evidence() -> None:
     conversation = bench.load_conversation(SAMPLE / "sample.json")
-    assert len(conversation.turns) == 41 and len({t.session for t in conversation.turns}) == 4
+    assert len(conversation.turns) == 41
+    assert len({t.session for t in conversation.turns}) == 4
     assert {q.category for q in conversation.questions} == set(bench.CATEGORIES)
-    assert conversation.evidence_fixed == 0 and conversation.evidence_dropped == 0
+    assert conversation.evidence_fixed == 0
+    assert conversation.evidence_dropped == 0
     multi_hop = [q for q in conversation.questions if q.category == 1]
     # a multi-hop question's evidence spans sessions: the graph's job, not one turn's words
     assert all(len({e.split(":")[0] for e in q.evidence}) > 1 for q in multi_hop)

@@ -67,10 +67,12 @@ def test_a_configured_model_is_measured_beside_the_offline_router() -> None:
     items = [i for i in router_accuracy.load() if i.section in ("none", "goal.add")][:12]
     results = router_accuracy.run(items, llm=ask)
     figures, outcomes = results["llm"]
-    assert figures["items"] == len(items) and calls  # the gate skips small talk; the goals reach the model
+    assert figures["items"] == len(items)  # the gate skips small talk; the goals reach the model
+    assert calls
     assert all(o.report.router == "llm" for o in outcomes if not o.report.skipped)
     nothing = [o for o in outcomes if o.item.expects_nothing]
-    assert all(o.correct for o in nothing) and figures["false_writes"] == 0
+    assert all(o.correct for o in nothing)
+    assert figures["false_writes"] == 0
     assert figures["correct"] == len(nothing)  # a model that answers nothing misses every goal
 
 
@@ -83,4 +85,5 @@ def test_the_llm_column_routes_through_a_provider_string() -> None:
     with ModelServer() as server:
         results = router_accuracy.run(items, f"openai-compatible:{server.url}/v1#bench-model")
     assert set(results) >= {"offline", "llm"}
-    assert server.requests and {r["json"]["model"] for r in server.requests} == {"bench-model"}
+    assert server.requests
+    assert {r["json"]["model"] for r in server.requests} == {"bench-model"}

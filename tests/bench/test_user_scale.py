@@ -39,7 +39,8 @@ def test_a_small_run_on_memory_reports_each_size(tmp_path: Path) -> None:
     rows = result["rows"]
     assert [r["held"] for r in rows] == [450, 520]
     for row in rows:
-        assert 0.0 <= row["r5"] <= row["r10"] <= 1.0 and 0.0 <= row["bm25_r10"] <= 1.0
+        assert 0.0 <= row["r5"] <= row["r10"] <= 1.0
+        assert 0.0 <= row["bm25_r10"] <= 1.0
         assert row["knn_recall_vs_exact"] == 1.0  # below exact_below the knn is exact
     assert json.loads(target.read_text())["header"]["fill"] == "store"
     again = bench.main(["--store", "memory", "--sizes", "450,520"])

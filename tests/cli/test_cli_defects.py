@@ -32,7 +32,8 @@ def kioko_cli(*args: str, stdin: str | None = None) -> Any:
 
 def one_line(result: Any) -> str:
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("kioko: "), result.output
+    assert len(lines) == 1, result.output
+    assert lines[0].startswith("kioko: "), result.output
     assert "Traceback" not in result.output
     return lines[0]
 
@@ -48,7 +49,9 @@ def test_importing_a_file_that_is_not_there_is_one_line_and_makes_no_store(tmp_p
     result = kioko_cli("import", str(tmp_path / "missing.jsonl"), "--store", f"sqlite:///{db}")
     assert result.exit_code != 0
     line = one_line(result)
-    assert "missing.jsonl" in line and "FileNotFoundError" not in line and "Errno" not in line
+    assert "missing.jsonl" in line
+    assert "FileNotFoundError" not in line
+    assert "Errno" not in line
     assert not db.exists()  # the file is looked at before any store is opened
 
 
@@ -57,13 +60,15 @@ def test_doctor_on_a_mistyped_path_creates_nothing_and_is_not_ok(tmp_path: Path,
     for store in ("typo.db", "sqlite:///typo.db", f"sqlite:///{tmp_path / 'sub' / 'typo2.db'}", "qdrant+local:///qd"):
         result = kioko_cli("doctor", "--store", store)
         assert result.exit_code == 1, (store, result.output)
-        assert "no store at" in one_line(result) and "OK" not in result.stdout
+        assert "no store at" in one_line(result)
+        assert "OK" not in result.stdout
     assert sorted(p.name for p in tmp_path.iterdir()) == []
     # an existing store still checks out
     with kioko.connect(f"sqlite:///{tmp_path / 'real.db'}") as memory:
         memory.add("The PLC network uses 10.20.0.0/16.", user_id="kumar")
     checked = kioko_cli("doctor", "--store", "real.db", "--json")
-    assert checked.exit_code == 0 and json.loads(checked.stdout)["ok"] is True
+    assert checked.exit_code == 0
+    assert json.loads(checked.stdout)["ok"] is True
 
 
 def test_a_long_text_from_stdin_or_a_file(tmp_path: Path) -> None:
@@ -74,7 +79,8 @@ def test_a_long_text_from_stdin_or_a_file(tmp_path: Path) -> None:
     user = ("--store", url, "--user", "kumar", "--json")
 
     refused = kioko_cli("add", "--file", str(source), *user)
-    assert refused.exit_code == 2 and "--max-bytes 300000" in one_line(refused)  # the limit, named as an option
+    assert refused.exit_code == 2  # the limit, named as an option
+    assert "--max-bytes 300000" in one_line(refused)
 
     from_file = kioko_cli("add", "--file", str(source), "--max-bytes", "400000", "--type", "knowledge", *user)
     assert from_file.exit_code == 0, from_file.output
@@ -83,8 +89,10 @@ def test_a_long_text_from_stdin_or_a_file(tmp_path: Path) -> None:
     with kioko.connect(url) as memory:
         first = memory.get(json.loads(from_file.stdout)["id"], user_id="kumar")
         second = memory.get(json.loads(from_stdin.stdout)["id"], user_id="kumar")
-    assert first.content == text and first.kind == "semantic"
-    assert second.content == text.upper() and second.session_id == "s1"
+    assert first.content == text
+    assert first.kind == "semantic"
+    assert second.content == text.upper()
+    assert second.session_id == "s1"
 
     # update takes the same: --text - (stdin) or --file, with --max-bytes
     changed = kioko_cli(

@@ -38,13 +38,18 @@ def test_doctor_reports_the_mark_sizes_index_and_pending_work_and_writes_nothing
         )
     before = _digests(folder)
     checks = as_json("doctor", "--store", url, "--user", "kumar")
-    assert checks["format"] == FORMAT_VERSION and checks["embedder"] == "offline" and checks["embedder_dim"] == 256
+    assert checks["format"] == FORMAT_VERSION
+    assert checks["embedder"] == "offline"
+    assert checks["embedder_dim"] == 256
     assert checks["size_bytes"] >= (folder / "k.db").stat().st_size > 0
-    assert checks["ann"] in ("on", "off") and checks["pending_maintenance"] == {"kumar": 1}
+    assert checks["ann"] in ("on", "off")
+    assert checks["pending_maintenance"] == {"kumar": 1}
     [warning] = checks["warnings"]
-    assert "1 maintenance task" in warning["warning"] and "kioko maintain" in warning["do"]
+    assert "1 maintenance task" in warning["warning"]
+    assert "kioko maintain" in warning["do"]
     shown = ok("doctor", "--store", url).stdout
-    assert "warning: 1 maintenance task" in shown and "do: " in shown
+    assert "warning: 1 maintenance task" in shown
+    assert "do: " in shown
     assert _digests(folder) == before, "doctor changed a file of the store"
 
 
@@ -55,7 +60,8 @@ def test_doctor_reports_an_unmarked_store_without_marking_it(tmp_path: Path) -> 
     store.close()
     before = _digests(tmp_path)
     checks = as_json("doctor", "--store", f"sqlite:///{path}")
-    assert checks["format"] is None and "no format mark" in checks["warnings"][0]["warning"]
+    assert checks["format"] is None
+    assert "no format mark" in checks["warnings"][0]["warning"]
     assert _digests(tmp_path) == before
     store = kioko.open_store(f"sqlite:///{path}")
     assert read_mark(store) == (None, 0), "doctor marked the store"
@@ -66,7 +72,8 @@ def test_backup_and_restore_from_the_command_line(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'k.db'}"
     ok("add", "The PLC network uses 10.20.0.0/16.", "--store", url, "--user", "kumar")
     made = as_json("backup", str(tmp_path / "k.backup"), "--store", url)
-    assert made["how"] == "sqlite-backup-api" and (tmp_path / "k.backup").exists()
+    assert made["how"] == "sqlite-backup-api"
+    assert (tmp_path / "k.backup").exists()
     restored = f"sqlite:///{tmp_path / 'back.db'}"
     assert as_json("restore", str(tmp_path / "k.backup"), "--store", restored)["how"] == "sqlite-backup-api"
     listed = [m["content"] for m in as_json("list", "--store", restored, "--user", "kumar")]

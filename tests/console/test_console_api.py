@@ -24,22 +24,29 @@ U = "ana"
 def test_the_console_is_served_at_ui_with_its_headers(tmp_path: Path) -> None:
     with live_service(f"sqlite:///{tmp_path / 'k.db'}") as (server, _):
         page = httpx.get(f"{server.url}/ui/")
-        assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+        assert page.status_code == 200
+        assert page.headers["content-type"].startswith("text/html")
         # the page as shipped, with this server's console token filled in (kioko.http.browser)
         token = server.app.state.console_token
-        assert len(token) >= 40 and page.text.count(token) == 1
+        assert len(token) >= 40
+        assert page.text.count(token) == 1
         assert page.text.replace(token, "") == (STATIC / "index.html").read_text(encoding="utf-8")
         policy = page.headers["content-security-policy"]
-        assert "default-src 'self'" in policy and "connect-src 'self'" in policy and "script-src 'self'" in policy
+        assert "default-src 'self'" in policy
+        assert "connect-src 'self'" in policy
+        assert "script-src 'self'" in policy
         assert page.headers["referrer-policy"] == "no-referrer"
         moved = httpx.get(f"{server.url}/ui", follow_redirects=False)
-        assert moved.status_code == 307 and moved.headers["location"] == "/ui/"
+        assert moved.status_code == 307
+        assert moved.headers["location"] == "/ui/"
         script = httpx.get(f"{server.url}/ui/vendor/cytoscape/cytoscape.esm.min.js")
-        assert script.status_code == 200 and "javascript" in script.headers["content-type"]
+        assert script.status_code == 200
+        assert "javascript" in script.headers["content-type"]
         assert httpx.get(f"{server.url}/ui/vendor/cytoscape/LICENSE").status_code == 200
         for module in sorted((STATIC / "js").glob("*.js")):
             answer = httpx.get(f"{server.url}/ui/js/{module.name}")
-            assert answer.status_code == 200 and "javascript" in answer.headers["content-type"], module.name
+            assert answer.status_code == 200, module.name
+            assert "javascript" in answer.headers["content-type"], module.name
         assert httpx.get(f"{server.url}/ui/../pyproject.toml").status_code == 404
         # the console's routes are not part of the API's schema
         assert not [p for p in httpx.get(f"{server.url}/v1/openapi.json").json()["paths"] if p.startswith("/ui")]
@@ -63,7 +70,8 @@ def test_whoami_names_the_key_and_its_users(tmp_path: Path) -> None:
         boss = httpx.get(f"{server.url}/v1/whoami", headers={"X-API-Key": admin}).json()
         assert boss == {"name": "ops", "admin": True, "users": None, "agents": None}
         nobody = httpx.get(f"{server.url}/v1/whoami")
-        assert nobody.status_code == 401 and tenant not in nobody.text
+        assert nobody.status_code == 401
+        assert tenant not in nobody.text
     with live_service(f"sqlite:///{tmp_path / 'open.db'}") as (server, _):
         assert httpx.get(f"{server.url}/v1/whoami").json()["admin"] is True
 
@@ -80,7 +88,8 @@ def test_links_carry_their_faded_weight(tmp_path: Path) -> None:
         links = httpx.get(f"{server.url}/v1/memories/{a.id}/links", params={"user_id": U}).json()
         by_other = {k["source"] if k["target"] == a.id else k["target"]: k for k in links}
         auto = by_other[b.id]
-        assert auto["by"] == "auto" and auto["weight_now"] == pytest.approx(auto["weight"], abs=1e-3)
+        assert auto["by"] == "auto"
+        assert auto["weight_now"] == pytest.approx(auto["weight"], abs=1e-3)
         assert by_other[manual.id]["weight_now"] == 0.8
         # a link last seen a year ago has faded by half a year's half-lives (180 days by default)
         stale = layer.get(a.id, user_id=U)
@@ -122,6 +131,8 @@ def test_intelligence_counts_are_for_an_admin_only(tmp_path: Path) -> None:
         said = {"text": "We decided to use pgvector because we already run Postgres.", "user_id": U}
         assert httpx.post(f"{server.url}/v1/manage", json=said, headers={"X-API-Key": tenant}).status_code == 200
         mine = httpx.get(f"{server.url}/v1/intelligence", headers={"X-API-Key": tenant}).json()
-        assert mine["enabled"] is True and mine["stats"] is None
+        assert mine["enabled"] is True
+        assert mine["stats"] is None
         everyone = httpx.get(f"{server.url}/v1/intelligence", headers={"X-API-Key": admin}).json()
-        assert everyone["stats"]["turns"] == 1 and everyone["stats"]["operations"] >= 1
+        assert everyone["stats"]["turns"] == 1
+        assert everyone["stats"]["operations"] >= 1

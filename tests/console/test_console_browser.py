@@ -157,7 +157,8 @@ def test_add_a_memory_and_see_its_links(browser: Any, store: str) -> None:
     assert items, "a memory about line 3 and E-217 links to the demo's line 3 events"
     memory_id = wait(browser, "#memory-detail code").text
     stored = memory_of(store, DEMO_USER, memory_id)
-    assert stored.kind == "episodic" and "E-217" in stored.content
+    assert stored.kind == "episodic"
+    assert "E-217" in stored.content
     shown = {(i.get_attribute("data-source"), i.get_attribute("data-target")) for i in items}
     in_store = {(memory_id, e["id"]) if e["dir"] == "out" else (e["id"], memory_id) for e in link_entries(stored)}
     assert shown == in_store
@@ -185,14 +186,16 @@ def test_link_card_explains_and_unlink_removes_the_link(browser: Any, store: str
     )
     assert facts["by"].startswith("auto")
     assert facts["rule"].startswith("kind rule:")
-    assert facts["why"] and facts["why"] != "(none recorded)"
+    assert facts["why"]
+    assert facts["why"] != "(none recorded)"
     now, stored_weight = float(facts["weight-now"].split()[0]), float(facts["weight"].split()[0])
     assert 0 < now <= stored_weight <= 1
     with kioko.connect(store) as memory:
         link = next(
             k for k in memory.graph.links(source, user_id=DEMO_USER) if {k.source, k.target} == {source, target}
         )
-    assert facts["why"] == link.why and abs(stored_weight - link.weight) < 0.001
+    assert facts["why"] == link.why
+    assert abs(stored_weight - link.weight) < 0.001
     browser.save_screenshot(str(shots / "graph-link-card.png"))
     wait(browser, "#unlink-button").click()
     wait(browser, "#status", "Unlinked")
@@ -218,7 +221,8 @@ def test_recall_shows_the_context_and_each_memorys_signals(browser: Any, shots: 
     assert "E-217" in plain.find_element("css selector", ".context-text").text
     rows0 = plain.find_elements("css selector", "tbody tr")
     rows3 = linked.find_elements("css selector", "tbody tr")
-    assert rows0 and len(rows3) >= len(rows0)
+    assert rows0
+    assert len(rows3) >= len(rows0)
     signals = {s.get_attribute("data-signal") for s in linked.find_elements("css selector", "[data-signal]")}
     assert "lexical" in signals or "dense" in signals, signals
     assert "linked" in signals, "links 3 brings memories through their links, and says so"
@@ -243,7 +247,8 @@ def test_playground_previews_then_applies_a_turn(browser: Any, store: str, shots
     assert [r.kind for r in made] == ["decision"]
     # the links the write made are listed under the operation, as many as the store holds
     shown = [li.text for li in find(browser, ".turn[data-applied=true] .op[data-op='decision.add'] .op-links li")]
-    assert shown and all(line.startswith("linked: ") for line in shown)
+    assert shown
+    assert all(line.startswith("linked: ") for line in shown)
     assert len(shown) == len(link_entries(made[0]))
     browser.save_screenshot(str(shots / "playground.png"))
     # the same turn reached the Activity tab live, as a managed event and as the memory it added
@@ -253,7 +258,8 @@ def test_playground_previews_then_applies_a_turn(browser: Any, store: str, shots
 
     Select(wait(browser, "#activity-filter")).select_by_value("intelligence")
     rows = find(browser, "#activity-rows tr[data-event]")
-    assert rows and {r.get_attribute("data-event") for r in rows} == {"memory.managed"}
+    assert rows
+    assert {r.get_attribute("data-event") for r in rows} == {"memory.managed"}
     Select(wait(browser, "#activity-filter")).select_by_value("")
     browser.save_screenshot(str(shots / "activity.png"))
     no_errors(browser)
@@ -307,7 +313,8 @@ def test_switch_user_and_link_unlinked_memories(browser: Any, store: str) -> Non
     wait(browser, "#connect-note", "12 memories linked")
     assert float(wait(browser, "#connect-progress").get_attribute("value")) == 12
     records = records_of(store, BACKFILL_USER)
-    assert len(records) == 12 and all(linked_at(r) is not None for r in records)
+    assert len(records) == 12
+    assert all(linked_at(r) is not None for r in records)
     assert sum(len(link_entries(r)) for r in records) > 0
     wait(browser, "#graph-edges .edge-item")
     # back to the demo user for the tests after this one

@@ -42,7 +42,8 @@ def test_kioko_ui_serves_the_console_and_opens_it(tmp_path: Path) -> None:
             time.sleep(0.1)
         assert opened.read_text().splitlines() == [address]
         page = httpx.get(address)
-        assert page.status_code == 200 and "Kioko console" in page.text
+        assert page.status_code == 200
+        assert "Kioko console" in page.text
         answer = httpx.get(f"http://127.0.0.1:{port}/v1/memories", params={"user_id": DEMO_USER}).json()
         assert [m["content"] for m in answer["items"]] == ["Line 3 keeps faulting with error E-217."]
         assert httpx.get(f"http://127.0.0.1:{port}/v1/intelligence").json()["enabled"] is True

@@ -34,7 +34,8 @@ def write_page(url: str, user: str, target: Path, limit: int = 120) -> None:
 
 
 def test_every_link_type_has_its_colour_and_no_rule_overrides_it(tmp_path: Path) -> None:
-    assert set(LINK_COLOURS) == set(L.LINK_TYPES) and OTHER_LINK not in LINK_COLOURS.values()
+    assert set(LINK_COLOURS) == set(L.LINK_TYPES)
+    assert OTHER_LINK not in LINK_COLOURS.values()
     assert len(set(LINK_COLOURS.values())) == len(LINK_COLOURS)
     url = f"sqlite:///{tmp_path / 'g.db'}"
     with kioko.connect(url, auto_link=True) as memory:
@@ -82,9 +83,11 @@ def test_the_page_in_a_browser_colours_links_with_arrowheads_and_a_legend(browse
     assert len(lines) >= 5
     for line in lines:
         assert line["stroke"] == rgb(LINK_COLOURS[line["type"]]), line  # its type's colour, not the grey
-        assert line["marker"] == f"arrow-{line['type']}" and line["head"] == rgb(LINK_COLOURS[line["type"]]), line
+        assert line["marker"] == f"arrow-{line['type']}", line
+        assert line["head"] == rgb(LINK_COLOURS[line["type"]]), line
     types = {line["type"] for line in lines}
-    assert {"resolves", "serves"} <= types and len({line["stroke"] for line in lines}) == len(types)
+    assert {"resolves", "serves"} <= types
+    assert len({line["stroke"] for line in lines}) == len(types)
     legend = browser.execute_script(
         """return {links: [...document.querySelectorAll('#legend-links li')].map(li => [li.dataset.type,
                      getComputedStyle(li.querySelector('line')).stroke]),

@@ -21,7 +21,8 @@ def test_add_many_stores_in_order_and_links_like_add():
     for item in items:
         one_by_one.add(**({"content": item} if isinstance(item, str) else item), user_id="u")
     assert [r.content for r in stored] == [i if isinstance(i, str) else i["content"] for i in items]
-    assert stored[0].session_id == "s1" and stored[0].created_at == 1000.0
+    assert stored[0].session_id == "s1"
+    assert stored[0].created_at == 1000.0
     got = {r.content: sorted((e["type"]) for e in L.link_entries(r)) for r in batch.memories(user_id="u")}
     want = {r.content: sorted((e["type"]) for e in L.link_entries(r)) for r in one_by_one.memories(user_id="u")}
     assert got == want
@@ -58,4 +59,5 @@ def test_adding_the_same_memory_again_returns_the_stored_one(make_layer_url="mem
     batch = layer.add_many(
         ["The canteen serves curry on Fridays.", "The canteen serves curry on Fridays."], user_id="w"
     )
-    assert batch[0].id == batch[1].id and len(list(layer.memories(user_id="w"))) == 1
+    assert batch[0].id == batch[1].id
+    assert len(list(layer.memories(user_id="w"))) == 1

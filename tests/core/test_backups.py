@@ -40,7 +40,8 @@ def _same_answers(one: dict[str, list[tuple[str, float]]], other: dict[str, list
     assert one.keys() == other.keys()
     for question, hits in one.items():
         assert [i for i, _ in hits] == [i for i, _ in other[question]], question
-        assert hits and all(abs(a - b) <= 1e-6 for (_, a), (_, b) in zip(hits, other[question])), question
+        assert hits, question
+        assert all(abs(a - b) <= 1e-6 for (_, a), (_, b) in zip(hits, other[question])), question
 
 
 def _records(url: str, scope: Scope) -> dict[str, object]:
@@ -55,7 +56,8 @@ def test_a_restored_sqlite_backup_answers_every_recall_identically(tmp_path: Pat
     url = f"sqlite:///{tmp_path / 'k.db'}"
     _fill(url, 200)
     result = backup(url, str(tmp_path / "k.backup"))
-    assert result["how"] == "sqlite-backup-api" and result["bytes"] > 0
+    assert result["how"] == "sqlite-backup-api"
+    assert result["bytes"] > 0
     restored = f"sqlite:///{tmp_path / 'restored.db'}"
     restore(str(tmp_path / "k.backup"), restored)
     _same_answers(_answers(restored), _answers(url))
@@ -110,10 +112,12 @@ def test_other_stores_back_up_as_exports_per_user(tmp_path: Path) -> None:
     with pytest.raises(kioko.InvalidRecordError, match="name each with --user"):
         backup(source, str(tmp_path / "none"))
     result = backup(source, str(tmp_path / "exports"), users=[USER])
-    assert result["how"] == "export" and (tmp_path / "exports" / "kumar.jsonl").exists()
+    assert result["how"] == "export"
+    assert (tmp_path / "exports" / "kumar.jsonl").exists()
     target = f"sqlite:///{tmp_path / 'target.db'}"
     restored = restore(str(tmp_path / "exports"), target)
-    assert restored["how"] == "import" and restored["written"] >= 60
+    assert restored["how"] == "import"
+    assert restored["written"] >= 60
     _same_answers(_answers(target), _answers(source))
     with pytest.raises(kioko.InvalidRecordError, match="nothing on disk"):
         backup("memory://", str(tmp_path / "m"))

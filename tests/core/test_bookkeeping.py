@@ -76,7 +76,8 @@ def test_a_link_edit_changes_the_links_and_nothing_else(memory: kioko.MemoryLaye
     a = memory.add("The parser ships on Friday", user_id="kumar")
     b = memory.add("The lexer must come before the parser", user_id="kumar")
     a, b = memory.store.get(Scope("kumar"), [a.id, b.id])
-    assert a is not None and b is not None
+    assert a is not None
+    assert b is not None
     link = L.MemoryLink(
         source=a.id, target=b.id, type="depends_on", weight=0.7, why="order", by="llm", at=1.0, seen=1.0
     )

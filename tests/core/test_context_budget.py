@@ -63,7 +63,8 @@ def test_an_explicit_budget_bounds_every_context_and_keeps_instructions_first(op
     ]
     question = "What happened with the drive on line 3?"
     full = memory.recall(question, **U)
-    assert full.dropped == [] and "Always answer in German." in full.text
+    assert full.dropped == []
+    assert "Always answer in German." in full.text
     for budget in (30, 45, 60, 90, 140, 400):
         ctx = memory.recall(question, budget=budget, **U)
         assert ctx.budget == budget
@@ -87,7 +88,8 @@ def test_a_tight_budget_drops_lower_sections_before_higher_ones() -> None:
             "When was the drive on station 12 replaced?", budget=CB.count_tokens(roomy.text) - 10, **U
         )
         assert fact.id in {m.id for m in tight.memories}
-        assert goal.id in tight.dropped and goal.id not in {m.id for m in tight.memories}
+        assert goal.id in tight.dropped
+        assert goal.id not in {m.id for m in tight.memories}
 
 
 def test_fit_never_exceeds_the_budget() -> None:
@@ -106,19 +108,22 @@ def test_fit_never_exceeds_the_budget() -> None:
             cut = f"m{n}" in fitted.cut
             assert whole + cut + (f"m{n}" in fitted.dropped) == 1, (budget, n)
         if "m5 relates to m90" in fitted.text:
-            assert "m5" not in fitted.dropped and "m90" not in fitted.dropped
+            assert "m5" not in fitted.dropped
+            assert "m90" not in fitted.dropped
 
 
 def test_tokens_are_counted_as_documented_and_bad_budgets_refused() -> None:
     assert CB.count_tokens("") == 0
-    assert CB.count_tokens("abcd") == 1 and CB.count_tokens("abcde") == 2
+    assert CB.count_tokens("abcd") == 1
+    assert CB.count_tokens("abcde") == 2
     with kioko.connect("memory://") as memory:
         memory.add(LONG, **U)
         for bad in (0, -5, True, "100", 2.5):
             with pytest.raises(InvalidRecordError, match="budget"):
                 memory.recall("conveyor manual", budget=bad, **U)  # type: ignore[arg-type]
         unbounded = memory.recall("conveyor manual", config={"budget": None}, **U)
-        assert unbounded.budget is None and LONG in unbounded.text
+        assert unbounded.budget is None
+        assert LONG in unbounded.text
     with kioko.connect("memory://", recall_config={"budget": 300}) as memory:
         memory.add(LONG, **U)
         assert memory.recall("conveyor manual", **U).tokens <= 300

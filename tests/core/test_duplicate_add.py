@@ -53,8 +53,10 @@ def test_new_metadata_on_a_duplicate_is_merged_into_the_stored_memory(layer: Mem
     assert len(list(layer.memories(user_id="u"))) == 1
     stored = layer.get(first.id, user_id="u")
     assert stored.metadata["source"] == "ticket-4711"  # a key given wins, as update() merges
-    assert stored.metadata["site"] == "Oslo" and stored.metadata["urgent"] is True
-    assert again.metadata == stored.metadata and stored.version == first.version + 1
+    assert stored.metadata["site"] == "Oslo"
+    assert stored.metadata["urgent"] is True
+    assert again.metadata == stored.metadata
+    assert stored.version == first.version + 1
 
 
 def test_a_duplicate_bringing_nothing_new_writes_nothing(layer: MemoryLayer) -> None:

@@ -89,7 +89,8 @@ def test_triple_line_and_valid_at() -> None:
     )
     assert triple.line() == "Kumar reports to Krutika"
     assert not triple.valid_at(9.9)
-    assert triple.valid_at(10.0) and triple.valid_at(19.9)
+    assert triple.valid_at(10.0)
+    assert triple.valid_at(19.9)
     assert not triple.valid_at(20.0)
     assert triple.model_copy(update={"valid_to": None}).valid_at(1e12)
 
@@ -124,9 +125,12 @@ def test_add_stores_a_triple_record_in_the_users_graph_scope(graph: EntityGraph,
         "manual",
     )
     record = store.get(Scope(U, GRAPH_AGENT), [triple.id])[0]
-    assert record is not None and record.kind == "triple" and record.content == "Kioko uses pgvector"
+    assert record is not None
+    assert record.kind == "triple"
+    assert record.content == "Kioko uses pgvector"
     assert {"e:kioko", "e:pgvector", "r:uses"} <= set(record.terms)
-    assert record.metadata["valid_to"] is None and record.metadata["source"] == "manual"
+    assert record.metadata["valid_to"] is None
+    assert record.metadata["source"] == "manual"
     # never mixed into a memory scope: the user's memory scopes have no records and no postings
     assert store.get(Scope(U, None), [triple.id]) == [None]
     assert store.postings(Scope(U, None), ["e:kioko"], 10).n == 0
@@ -197,7 +201,9 @@ def test_invalidate_closes_a_triple_and_keeps_it_as_history(graph: EntityGraph) 
     """invalidate sets valid_to; the fact disappears from current reads but stays readable as of before."""
     triple = graph.add("Kioko", "uses", "Redis", user_id=U, valid_from=100.0)
     closed = graph.invalidate(triple.id, user_id=U, at=300.0)
-    assert closed is not None and closed.id == triple.id and closed.valid_to == 300.0
+    assert closed is not None
+    assert closed.id == triple.id
+    assert closed.valid_to == 300.0
     assert graph.relations("Kioko", user_id=U) == []
     assert [t.id for t in graph.relations("Kioko", user_id=U, as_of=200.0)] == [triple.id]
     assert graph.invalidate(triple.id, user_id=U, at=999.0) == closed  # already closed: unchanged
@@ -218,7 +224,8 @@ def test_invalidate_before_valid_from_is_refused(graph: EntityGraph) -> None:
     with pytest.raises(InvalidRecordError, match="at=100.0"):
         graph.invalidate(triple.id, user_id=U, at=50.0)
     retracted = graph.invalidate(triple.id, user_id=U, at=100.0)
-    assert retracted is not None and not retracted.valid_at(100.0)
+    assert retracted is not None
+    assert not retracted.valid_at(100.0)
 
 
 def test_re_adding_after_invalidation_creates_a_new_triple(graph: EntityGraph) -> None:
@@ -226,7 +233,8 @@ def test_re_adding_after_invalidation_creates_a_new_triple(graph: EntityGraph) -
     first = graph.add("Kioko", "uses", "Redis", user_id=U, valid_from=100.0)
     graph.invalidate(first.id, user_id=U, at=200.0)
     second = graph.add("Kioko", "uses", "Redis", user_id=U, valid_from=300.0)
-    assert second.id != first.id and second.valid_to is None
+    assert second.id != first.id
+    assert second.valid_to is None
     assert [(t.valid_from, t.valid_to) for t in graph.relations("Kioko", user_id=U, include_invalid=True)] == [
         (100.0, 200.0),
         (300.0, None),
@@ -485,7 +493,8 @@ def test_linker_reads_use_one_postings_and_at_most_one_get_and_never_scan(store:
 
     counting.calls.clear()
     related = graph.related_entities(["kioko", "pgvector", "service 7", "nothing"], user_id=U)
-    assert len(related["kioko"]) == 30 and len(related["pgvector"]) == 30
+    assert len(related["kioko"]) == 30
+    assert len(related["pgvector"]) == 30
     assert counting.calls == Counter({"postings": 1, "get": 1})
 
     counting.calls.clear()

@@ -117,7 +117,8 @@ def test_a_new_store_is_marked_on_first_open(tmp_path: Path) -> None:
     raw = kioko.open_store(f"sqlite:///{tmp_path / 'new.db'}")
     mark, version = read_mark(raw)
     raw.close()
-    assert mark == StoreMark(FORMAT_VERSION, "offline", 256) and version == 1
+    assert mark == StoreMark(FORMAT_VERSION, "offline", 256)
+    assert version == 1
 
 
 def _marked(path: Path, **fields: Any) -> None:
@@ -158,8 +159,11 @@ def test_another_embedder_is_refused_naming_both_and_the_fix(tmp_path: Path) -> 
     with pytest.raises(EmbedderMismatchError) as caught:
         kioko.connect(url, embedder="offline")
     message = str(caught.value)
-    assert "'semantic'" in message and "'offline'" in message and f"kioko reembed --store {url}" in message
-    assert caught.value.stored == ("semantic", 256) and caught.value.given == ("offline", 256)
+    assert "'semantic'" in message
+    assert "'offline'" in message
+    assert f"kioko reembed --store {url}" in message
+    assert caught.value.stored == ("semantic", 256)
+    assert caught.value.given == ("offline", 256)
 
 
 def test_another_vector_length_names_the_embedders_not_only_the_numbers(tmp_path: Path) -> None:

@@ -85,7 +85,8 @@ def test_a_plain_recall_loads_no_router_planner_or_maintenance(tmp_path: Path) -
         """,
         tmp_path,
     )
-    assert "kioko_backends.sqlite" in loaded and "kioko_core.recall.hybrid" in loaded  # it did store and recall
+    assert "kioko_backends.sqlite" in loaded  # it did store and recall
+    assert "kioko_core.recall.hybrid" in loaded
     assert under(loaded, INTELLIGENCE_ONLY) == []
 
 

@@ -95,7 +95,8 @@ def forbidden_imports(source: str, filename: str = "<source>") -> list[str]:
 def test_importing_every_kioko_core_module_loads_no_driver_library() -> None:
     """After importing all of kioko_core in a fresh interpreter, no driver library is in sys.modules."""
     loaded = modules_loaded([], walk_package="kioko_core")
-    assert "kioko_core.store" in loaded and "kioko_core.store.registry" in loaded
+    assert "kioko_core.store" in loaded
+    assert "kioko_core.store.registry" in loaded
     assert offenders(loaded, FORBIDDEN) == []
 
 
@@ -327,7 +328,8 @@ def test_importing_the_core_outside_intelligence_loads_no_intelligence() -> None
     """In a fresh interpreter the layer and every core module outside intelligence/ load without it."""
     names = [module_name(path) for path in CORE_OUTSIDE_INTELLIGENCE]
     loaded = modules_loaded(names)
-    assert "kioko_core.layer.memory_layer" in loaded and "kioko_core.layer.hooks" in loaded
+    assert "kioko_core.layer.memory_layer" in loaded
+    assert "kioko_core.layer.hooks" in loaded
     assert sorted(m for m in loaded if m.startswith(INTELLIGENCE)) == []
 
 
@@ -364,7 +366,8 @@ def test_kioko_core_has_no_import_circle() -> None:
     other by name, not through their package."""
     sources = sorted(CORE_DIR.rglob("*.py")) + sorted(INTELLIGENCE_DIR.rglob("*.py"))
     modules = {module_name(p): (p.read_text(encoding="utf-8"), p.name == "__init__.py") for p in sources}
-    assert len(modules) > 40 and "kioko_intelligence.brain" in modules
+    assert len(modules) > 40
+    assert "kioko_intelligence.brain" in modules
     assert import_circles(modules) == []
 
 
@@ -429,5 +432,6 @@ def test_kioko_has_no_import_circle() -> None:
     service's routes take what they share with the app from kioko.http.deps, never from the app."""
     root = PROJECT_ROOT / "kioko"
     modules = {module_name(p): (p.read_text(encoding="utf-8"), p.name == "__init__.py") for p in root.rglob("*.py")}
-    assert "kioko.http.app" in modules and "kioko.http.routes" in modules
+    assert "kioko.http.app" in modules
+    assert "kioko.http.routes" in modules
     assert import_circles(modules) == []

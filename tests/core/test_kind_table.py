@@ -83,8 +83,11 @@ def test_a_new_kind_is_one_row() -> None:
     )
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)
-    assert out["stored"] == ["note", "note"] and out["listed"] == ["note", "note"]
-    assert out["canonical"] == "note" and out["linkable"] and out["section"] == "memories"
+    assert out["stored"] == ["note", "note"]
+    assert out["listed"] == ["note", "note"]
+    assert out["canonical"] == "note"
+    assert out["linkable"]
+    assert out["section"] == "memories"
     assert out["op"] == "note"
     assert out["recalled"] == ["note", "note"]
     assert out["linked"] >= 1  # the linker links the new kind like any other (two facts with these texts link too)

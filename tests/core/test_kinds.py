@@ -114,10 +114,12 @@ def test_goal_content_title_and_open_status(memory: MemoryLayer) -> None:
     goal = memory.goals.add("Ship the Kioko memory layer by December 15", user_id=U, due="2025-12-15")
     assert goal.content == "Goal: Ship the Kioko memory layer by December 15."
     assert goal.metadata["title"] == "Ship the Kioko memory layer by December 15"
-    assert goal.metadata["status"] == "open" and goal.metadata["progress"] == 0.0
+    assert goal.metadata["status"] == "open"
+    assert goal.metadata["progress"] == 0.0
     assert goal.metadata["due"] == "2025-12-15"
     again = memory.goals.add("Goal: Pass the Azure exam.", user_id=U, due=datetime(2026, 3, 31).date())
-    assert again.content == "Goal: Pass the Azure exam." and again.metadata["title"] == "Pass the Azure exam"
+    assert again.content == "Goal: Pass the Azure exam."
+    assert again.metadata["title"] == "Pass the Azure exam"
     assert again.metadata["due"] == "2026-03-31"
 
 
@@ -156,15 +158,19 @@ def test_goal_progress_complete_drop_and_open(memory: MemoryLayer) -> None:
     third = memory.goals.add("Learn Rust", user_id=U)
 
     moved = memory.goals.progress(first.id, 0.6, user_id=U, note="60% done with stabilising line 3")
-    assert moved.metadata["progress"] == 0.6 and moved.metadata["status"] == "open"
+    assert moved.metadata["progress"] == 0.6
+    assert moved.metadata["status"] == "open"
     assert moved.metadata["notes"][-1]["text"] == "60% done with stabilising line 3"
     noted = memory.goals.progress(first.id, user_id=U, note="replaced the encoder cable")
-    assert noted.metadata["progress"] == 0.6 and len(noted.metadata["notes"]) == 2
+    assert noted.metadata["progress"] == 0.6
+    assert len(noted.metadata["notes"]) == 2
 
     done = memory.goals.complete(second.id, user_id=U)
-    assert done.metadata["status"] == "done" and done.metadata["progress"] == 1.0
+    assert done.metadata["status"] == "done"
+    assert done.metadata["progress"] == 1.0
     dropped = memory.goals.drop(third.id, user_id=U, reason="no time")
-    assert dropped.metadata["status"] == "dropped" and dropped.metadata["reason"] == "no time"
+    assert dropped.metadata["status"] == "dropped"
+    assert dropped.metadata["reason"] == "no time"
     assert [g.id for g in memory.goals.open(user_id=U)] == [first.id]
 
     finished = memory.goals.progress(first.id, 1.0, user_id=U)
@@ -219,7 +225,8 @@ def test_decision_content_keeps_or_adds_the_framing(memory: MemoryLayer) -> None
         rationale="it is fast",
     )
     assert plain.content == "Decision: use Qdrant for the maintenance notes because it is fast."
-    assert plain.metadata["chosen"] == "Qdrant" and plain.metadata["options"] == ["Qdrant", "pgvector"]
+    assert plain.metadata["chosen"] == "Qdrant"
+    assert plain.metadata["options"] == ["Qdrant", "pgvector"]
     said = memory.decisions.add("We decided to use pgvector because we already run Postgres.", user_id=U)
     assert said.content == "We decided to use pgvector because we already run Postgres."
 
@@ -235,7 +242,8 @@ def test_supersede_links_and_moves_the_served_goal(memory: MemoryLayer) -> None:
     assert (sup.source, sup.target, sup.type, sup.by) == (new.id, old.id, "supersedes", "structure")
     [served] = links_between(memory, new.id, goal.id)
     assert (served.source, served.target, served.type) == (new.id, goal.id, "serves")
-    assert served.taken_from == old.id and served.weight == pytest.approx(0.9 * 0.6, abs=0.01)
+    assert served.taken_from == old.id
+    assert served.weight == pytest.approx(0.9 * 0.6, abs=0.01)
 
     old_now = memory.get(old.id, user_id=U)
     assert [(e["id"], e["type"]) for e in link_entries(old_now)] == [(new.id, "supersedes")]
@@ -307,7 +315,8 @@ def test_lesson_refines_procedure_with_the_spec_labels(memory: MemoryLayer) -> N
         "reset the drive before reopening the guard", user_id=U, context="clearing conveyor jams"
     )
     assert lesson.content == "For clearing conveyor jams: reset the drive before reopening the guard"
-    assert lesson.kind == "strategy" and lesson.metadata["context"] == "clearing conveyor jams"
+    assert lesson.kind == "strategy"
+    assert lesson.metadata["context"] == "clearing conveyor jams"
     [link] = links_between(memory, lesson.id, procedure.id)
     assert link.line() == (
         'lesson "For clearing conveyor jams: reset the drive before reopenin…" refines '
@@ -367,7 +376,8 @@ def test_insight_is_derived_from_its_evidence(memory: MemoryLayer) -> None:
 def test_summary_is_derived_from_its_episodes(memory: MemoryLayer) -> None:
     episode = memory.episodes.add("Swapped the encoder cable on line 3.", user_id=U)
     summary = memory.summaries.add("Week 12: line 3 encoder work", user_id=U, episodes=[episode.id])
-    assert summary.kind == "summary" and summary.metadata["episodes"] == [episode.id]
+    assert summary.kind == "summary"
+    assert summary.metadata["episodes"] == [episode.id]
     assert [link.type for link in links_between(memory, summary.id, episode.id)] == ["derived_from"]
 
 
@@ -387,7 +397,8 @@ def test_evidence_must_exist_in_the_scope(memory: MemoryLayer) -> None:
 def test_profile_set_replaces_one_record_per_slot(memory: MemoryLayer) -> None:
     """set writes one record per slot: a second set replaces the value under the same id."""
     first = memory.profile.set("location", "Pune", user_id=U)
-    assert first.content == "User's location is Pune." and first.kind == "profile"
+    assert first.content == "User's location is Pune."
+    assert first.kind == "profile"
     second = memory.profile.set("Location", "Hyderabad", user_id=U)
     assert second.id == first.id == deterministic_id("profile", Scope(U), "location")
     assert memory.profile.get("location", user_id=U) == "Hyderabad"
@@ -407,7 +418,8 @@ def test_profile_slots_are_per_user_and_never_linked(memory: MemoryLayer) -> Non
     assert memory.profile.get("name", user_id=U) == "Kumar"
     memory.facts.add("User's name is Kumar and he lives in Pune.", user_id=U)
     stored = memory.get(mine.id, user_id=U)
-    assert stored.terms == [] and link_entries(stored) == []
+    assert stored.terms == []
+    assert link_entries(stored) == []
     with pytest.raises(InvalidRecordError):
         memory.profile.set("", "x", user_id=U)
     with pytest.raises(InvalidRecordError):
@@ -434,15 +446,19 @@ def test_working_memory_is_per_session(memory: MemoryLayer) -> None:
 def test_working_memory_is_never_linked_and_can_be_promoted(memory: MemoryLayer) -> None:
     slot = memory.working.set("root cause", "loose encoder cable on line 3", user_id=U, session_id="s1")
     assert slot.content == "root cause: loose encoder cable on line 3"
-    assert slot.terms == [] and link_entries(memory.get(slot.id, user_id=U)) == []
+    assert slot.terms == []
+    assert link_entries(memory.get(slot.id, user_id=U)) == []
     kept = memory.working.promote("root_cause", user_id=U, session_id="s1")
-    assert kept.kind == "episodic" and kept.content == slot.content and kept.session_id == "s1"
+    assert kept.kind == "episodic"
+    assert kept.content == slot.content
+    assert kept.session_id == "s1"
     assert memory.working.all(user_id=U, session_id="s1") == {}
 
 
 def test_instructions_add_list_remove(memory: MemoryLayer) -> None:
     rule = memory.instructions.add("Always answer in German.", user_id=U)
-    assert rule.kind == "instruction" and rule.terms == []
+    assert rule.kind == "instruction"
+    assert rule.terms == []
     assert [r.id for r in memory.instructions.list(user_id=U)] == [rule.id]
     assert memory.instructions.remove(rule.id, user_id=U) is True
     assert memory.instructions.list(user_id=U) == []
@@ -536,8 +552,10 @@ def test_agent_and_session_and_metadata_are_passed_through(memory: MemoryLayer) 
     goal = memory.goals.add(
         "Ship Kioko", user_id=U, agent_id="planner", session_id="s9", metadata={"source": "chat", "status": "bogus"}
     )
-    assert goal.agent_id == "planner" and goal.session_id == "s9"
-    assert goal.metadata["source"] == "chat" and goal.metadata["status"] == "open"
+    assert goal.agent_id == "planner"
+    assert goal.session_id == "s9"
+    assert goal.metadata["source"] == "chat"
+    assert goal.metadata["status"] == "open"
     with pytest.raises(MemoryNotFound):
         memory.goals.get(goal.id, user_id=U)  # another scope than (kumar, planner)
     assert [g.id for g in memory.goals.open(user_id=U, agent_id="planner")] == [goal.id]
@@ -601,7 +619,8 @@ def test_two_supersedes_at_the_same_moment_leave_one_decision_in_force(tmp_path)
             old = memory.decisions.add("use Qdrant for the maintenance notes because it is fast", user_id=U)
             answers = _supersede_twice_at_once(memory, old.id)
             kept = [a for a in answers if isinstance(a, str)]
-            assert len(kept) == 1 and len(answers) == 2, answers
+            assert len(kept) == 1, answers
+            assert len(answers) == 2, answers
             assert [d.id for d in memory.decisions.current(user_id=U)] == kept
             assert memory.get(old.id, user_id=U).metadata["superseded_by"] == kept[0]
             assert [d.id for d in memory.decisions.chain(old.id, user_id=U)] == [old.id, kept[0]]

@@ -60,12 +60,16 @@ def test_the_core_layer_works_alone_with_no_op_hooks() -> None:
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)
     assert out["intelligence_loaded_before"] == []
-    assert out["hooks"] == "LayerHooks" and out["calls"] == []
+    assert out["hooks"] == "LayerHooks"
+    assert out["calls"] == []
     assert out["recalled"][:1] == [out["first"]]  # the no-op plan leaves the call's options to recall
     assert out["plan"] == "None"
-    assert out["deleted"] is True and out["forgotten"] == 1
-    assert out["refused"] is not None and "intelligence" in out["refused"]
-    assert out["later_hooks"] == "IntelligenceHooks" and out["later_report"] == "heuristic"
+    assert out["deleted"] is True
+    assert out["forgotten"] == 1
+    assert out["refused"] is not None
+    assert "intelligence" in out["refused"]
+    assert out["later_hooks"] == "IntelligenceHooks"
+    assert out["later_report"] == "heuristic"
 
 
 def test_every_layer_gets_the_intelligence_by_composition() -> None:
@@ -78,8 +82,11 @@ def test_every_layer_gets_the_intelligence_by_composition() -> None:
             assert callable(getattr(memory, name)), name
         assert memory.intelligence is None
         smart = kioko.intelligent(memory)
-        assert smart.intelligence is not None and smart.auto_graph and smart.auto_link
-        assert memory.intelligence is None and not memory.auto_graph  # the layer given is left as it was
+        assert smart.intelligence is not None
+        assert smart.auto_graph
+        assert smart.auto_link
+        assert memory.intelligence is None  # the layer given is left as it was
+        assert not memory.auto_graph
 
 
 def test_a_views_calls_act_for_the_view() -> None:

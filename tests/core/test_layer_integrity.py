@@ -139,7 +139,8 @@ def test_add_with_another_scopes_id_fails_at_once_and_says_why(layer: MemoryLaye
     with pytest.raises(IdTaken, match="cannot be used here.*choose another") as taken:
         mine.add("Line 3 encoder fault E-217, third time.", user_id=user + "-other", id=theirs.id)
     assert counting.calls["update_many"] == 1
-    assert type(taken.value).__name__ == "IdUnavailable" and "scope" not in str(taken.value)
+    assert type(taken.value).__name__ == "IdUnavailable"
+    assert "scope" not in str(taken.value)
     assert issubclass(IdTaken, ConflictError)
     assert layer.get(theirs.id, user_id=user).content == theirs.content
 
@@ -212,12 +213,16 @@ def test_a_sqlite_file_written_before_the_bookkeeping_key_reads_its_links_and_up
         # a write upgrades: a forged entry the caller then puts under "links" is plain data
         layer.update("fix", user_id=user, metadata={"links": [entry("note", "out")]})
         fix = layer.store.get(Scope(user), ["fix"])[0]
-        assert fix is not None and [e["id"] for e in L.bookkeeping(fix)["links"]] == ["fault"]
+        assert fix is not None
+        assert [e["id"] for e in L.bookkeeping(fix)["links"]] == ["fault"]
         assert fix.metadata["links"] == [entry("note", "out")]
         layer.graph.unlink("fix", "fault", user_id=user)
         fault = layer.store.get(Scope(user), ["fault"])[0]
-        assert fault is not None and "links" not in fault.metadata and L.link_entries(fault) == []
-        assert L.was_unlinked(fault, "note") and L.was_unlinked(fault, "fix")
+        assert fault is not None
+        assert "links" not in fault.metadata
+        assert L.link_entries(fault) == []
+        assert L.was_unlinked(fault, "note")
+        assert L.was_unlinked(fault, "fix")
         assert layer.graph.links("fix", user_id=user) == []
 
 

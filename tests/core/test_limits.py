@@ -46,7 +46,9 @@ def test_content_over_the_limit_is_refused_and_nothing_is_stored(limited: Memory
     kept = limited.add("Line 3 keeps faulting with error E-217.", user_id=user)
     with pytest.raises(TooLargeError) as raised:
         limited.add("word " * 500, user_id=user)
-    assert raised.value.what == "content" and raised.value.size == 2_500 and raised.value.limit == 2_000
+    assert raised.value.what == "content"
+    assert raised.value.size == 2_500
+    assert raised.value.limit == 2_000
     assert "content_bytes" in str(raised.value)
     with pytest.raises(TooLargeError):
         limited.update(kept.id, user_id=user, content="Line 3 " * 400)
@@ -67,7 +69,8 @@ def test_query_over_the_limit_is_refused(limited: MemoryLayer, user: str) -> Non
     for call in (limited.recall, limited.context, limited.search):
         with pytest.raises(TooLargeError) as raised:
             call("line 3 " * 100, user_id=user)
-        assert isinstance(raised.value, InvalidRecordError) and raised.value.what == "query"
+        assert isinstance(raised.value, InvalidRecordError)
+        assert raised.value.what == "query"
     assert limited.recall("line 3 fault", user_id=user).memories
 
 

@@ -52,7 +52,8 @@ def test_the_store_protocol_module_re_exports_the_same_error_classes() -> None:
 def test_memory_not_found_names_the_id_and_reads_as_a_sentence() -> None:
     """MemoryNotFound is a KeyError for dict-like code, but its message is not shown in quotes."""
     error = kioko.MemoryNotFound("m1", "kumar")
-    assert isinstance(error, KeyError) and error.memory_id == "m1"
+    assert isinstance(error, KeyError)
+    assert error.memory_id == "m1"
     assert str(error) == "no memory 'm1' for user 'kumar'"
 
 
@@ -111,9 +112,12 @@ def test_an_unknown_memory_type_is_refused_naming_the_known_ones() -> None:
 def test_section_of_and_noun_read_the_registry() -> None:
     from kioko_core.kinds.registry import noun, section_of
 
-    assert section_of("decision") == "decisions" and section_of("strategy") == "lessons"
-    assert section_of("factual") == "memories" and section_of("no-such-kind") == "memories"
-    assert noun("strategy") == "lesson" and noun("summary") == "insight"
+    assert section_of("decision") == "decisions"
+    assert section_of("strategy") == "lessons"
+    assert section_of("factual") == "memories"
+    assert section_of("no-such-kind") == "memories"
+    assert noun("strategy") == "lesson"
+    assert noun("summary") == "insight"
 
 
 # --------------------------------------------------------------------------- one rule, one place
@@ -126,7 +130,8 @@ def test_the_analysis_and_the_entity_graph_key_names_with_one_function() -> None
 
     assert entities.entity_key is text.entity_key
     assert text.entity_key("*Kioko*") == text.entity_key("Kioko") == "kioko"
-    assert text.entity_key(".NET") == ".net" and text.entity_key("(pgvector),") == "pgvector"
+    assert text.entity_key(".NET") == ".net"
+    assert text.entity_key("(pgvector),") == "pgvector"
     with kioko.connect("memory://") as memory:
         memory.graph.add("*Kioko*", "uses", "pgvector", user_id="kumar")
         assert [t.object for t in memory.graph.relations("Kioko", user_id="kumar")] == ["pgvector"]
@@ -186,7 +191,8 @@ def test_a_scoped_view_is_a_full_layer_bound_to_its_scope() -> None:
     """``memory.scoped(user_id="k").goals.add("x")`` works; managers, graph, recall all act for the view's scope."""
     with kioko.connect("memory://", auto_link=True) as memory:
         kumar = memory.scoped(user_id="kumar")
-        assert isinstance(kumar, kioko.MemoryLayer) and kumar.scope == kioko.Scope("kumar", None)
+        assert isinstance(kumar, kioko.MemoryLayer)
+        assert kumar.scope == kioko.Scope("kumar", None)
         goal = kumar.goals.add("Ship the Kioko memory layer")
         decision = kumar.decisions.add("Use pgvector for the Kioko memory layer's vectors")
         kumar.profile.set("name", "Kumar")
@@ -215,13 +221,16 @@ def test_a_scoped_view_is_a_full_layer_bound_to_its_scope() -> None:
 def test_intelligent_does_not_change_the_layer_it_is_given() -> None:
     plain = kioko.connect("memory://")
     linking = kioko.intelligent(plain)
-    assert plain.auto_link is False and linking.auto_link is True and linking.store is plain.store
+    assert plain.auto_link is False
+    assert linking.auto_link is True
+    assert linking.store is plain.store
     goal = plain.goals.add("Ship the Kioko memory layer", user_id="kumar")
     decision = linking.decisions.add("Use pgvector for the Kioko memory layer", user_id="kumar")
     assert [k.target for k in linking.graph.links(decision.id, user_id="kumar")] == [goal.id]
     unlinked = plain.decisions.add("Use pgvector for the Kioko memory layer, again", user_id="kumar")
     assert plain.graph.links(unlinked.id, user_id="kumar") == []
-    assert linking.with_linking().auto_link and linking.auto_link
+    assert linking.with_linking().auto_link
+    assert linking.auto_link
     linking.close()
 
 

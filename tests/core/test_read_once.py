@@ -104,7 +104,9 @@ def test_a_plain_recall_reads_its_question_once(layer: kioko.MemoryLayer, call: 
         _, calls = counted(lambda: layer.recall(QUESTION, user_id=USER, include_shared=True))
         assert calls == {"analyze": 2, "match": 2}
         return
-    assert context.memories and context.query == QUESTION and type(context.query) is str
+    assert context.memories
+    assert context.query == QUESTION
+    assert type(context.query) is str
     assert calls == {"analyze": 1, "match": 1}
 
 
@@ -113,11 +115,13 @@ def test_a_planned_recall_with_sections_reads_its_question_once(url: str) -> Non
         memory.entities.add("Kumar", "maintains", "Line 3", user_id=USER)
         memory.add("Line 3 jammed again at the infeed", user_id=USER, memory_type="episodic")
         context, calls = counted(lambda: memory.recall(QUESTION, user_id=USER))
-        assert context.plan is not None and "relational" in context.plan.intents  # the planner saw the names
+        assert context.plan is not None  # the planner saw the names
+        assert "relational" in context.plan.intents
         assert [t.line() for t in context.sections.relations]  # the sections showed what the names relate
         assert calls == {"analyze": 1, "match": 1}
         planned, calls = counted(lambda: memory.plan(QUESTION, user_id=USER))
-        assert planned.intents == context.plan.intents and calls == {"match": 1}
+        assert planned.intents == context.plan.intents
+        assert calls == {"match": 1}
 
 
 @pytest.mark.parametrize(
@@ -136,12 +140,14 @@ def test_one_reading_gives_what_two_gave(content: str) -> None:
     known = ["kumar", "route 66", "seal 7", "line 3"]
     read = analyze(content, known)
     alone = analyze(content)
-    assert list(read.text_terms) == alone.terms and list(read.text_entities) == alone.entities
+    assert list(read.text_terms) == alone.terms
+    assert list(read.text_entities) == alone.entities
     assert read.alone() == alone
     embedder = OfflineEmbedder(64)
     assert embedder.embed_analysis(read).tolist() == embedder.embed(content).tolist()
     if "route 66" in content.lower():
-        assert "n:66" in alone.terms and "n:66" not in read.terms  # the case text_terms exists for
+        assert "n:66" in alone.terms  # the case text_terms exists for
+        assert "n:66" not in read.terms
 
 
 def test_a_query_is_its_text_and_is_reused_only_for_its_user() -> None:
@@ -155,9 +161,13 @@ def test_a_query_is_its_text_and_is_reused_only_for_its_user() -> None:
 
     names = Names(["pgvector"])
     query = Query.read("do we still use pgvector?", USER, names)
-    assert query == "do we still use pgvector?" and query.known == ("pgvector",) and not query.about_goals
+    assert query == "do we still use pgvector?"
+    assert query.known == ("pgvector",)
+    assert not query.about_goals
     assert "e:pgvector" in query.analysis.terms
-    assert Query.of(query, USER, names) is query and names.calls == 1
+    assert Query.of(query, USER, names) is query
+    assert names.calls == 1
     other = Query.of(query, "someone-else", Names([]))
-    assert other.known == () and "e:pgvector" not in other.analysis.terms  # another user's graph: read anew
+    assert other.known == ()  # another user's graph: read anew
+    assert "e:pgvector" not in other.analysis.terms
     assert Query.read("when is our goal due?", USER, None).about_when

@@ -64,7 +64,8 @@ def test_quick_start_context_reads_as_the_spec(layer: MemoryLayer, user: str) ->
     lesson = by_id[qs.lesson.id]
     assert "rrf" not in lesson.signals, "the question's words must not retrieve the lesson"
     assert 0 < lesson.signals["linked"] <= 1
-    assert qs.tea.id not in by_id and qs.plc.id not in by_id
+    assert qs.tea.id not in by_id
+    assert qs.plc.id not in by_id
 
 
 @OVER_HTTP
@@ -147,7 +148,9 @@ def test_write_makes_bounded_store_calls(user: str, generations: bool) -> None:
     # postings: the exact-copy check, the linker's terms, the entity graph's names; get: the candidates and
     # the far ends of the links the degree cap drops (each get brings its links); generation: the caches'
     # freshness checks when the store counts its writes
-    assert calls["get"] <= 2 and calls["links"] <= 2 and calls["postings"] <= 3, calls
+    assert calls["get"] <= 2, calls
+    assert calls["links"] <= 2, calls
+    assert calls["postings"] <= 3, calls
     assert sum(calls.values()) <= 8, calls
 
 
@@ -200,7 +203,8 @@ def test_shared_knowledge_links_live_only_on_the_users_memory(make_layer, user: 
         "The S7-1500 on line 3 refuses OPC UA connections from the SCADA host.", user_id=user, memory_type="episodic"
     )
     entry = L.entry_for(layer.get(mine.id, user_id=user), shared.id)
-    assert entry is not None and entry.get("shared") is True
+    assert entry is not None
+    assert entry.get("shared") is True
     assert L.link_entries(layer.get(shared.id, user_id=L.SHARED_USER)) == []
     assert [k.target for k in layer.graph.links(mine.id, user_id=user)] == [shared.id]
     question = "OPC UA on the S7-1500"
@@ -231,7 +235,10 @@ def test_feedback_links_the_fix_and_strengthens_what_was_used(layer: MemoryLayer
     before = L.entry_for(layer.get(qs.fix.id, user_id=user), qs.fault.id)
     layer.feedback(user_id=user, credited=qs.procedure.id, session_id="s9", context=ctx)
     made = L.entry_for(layer.get(qs.procedure.id, user_id=user), problem.id)
-    assert made is not None and made["type"] == "resolves" and made["by"] == "feedback" and made["w"] == 0.8
+    assert made is not None
+    assert made["type"] == "resolves"
+    assert made["by"] == "feedback"
+    assert made["w"] == 0.8
     assert made["dir"] == "out"
     assert L.entry_for(layer.get(qs.procedure.id, user_id=user), stale.id) is None, "older than 6 hours"
     after = L.entry_for(layer.get(qs.fix.id, user_id=user), qs.fault.id)
@@ -249,14 +256,18 @@ def test_related_and_trace_follow_the_links(layer: MemoryLayer, user: str) -> No
     assert related[0].record.id == qs.procedure.id
     assert [k.type for k in related[0].path] == ["refines"]
     deeper = {r.record.id: r for r in related}
-    assert qs.jam.id in deeper and [k.type for k in deeper[qs.jam.id].path] == ["refines", "applies_to"]
+    assert qs.jam.id in deeper
+    assert [k.type for k in deeper[qs.jam.id].path] == ["refines", "applies_to"]
     chain = layer.graph.trace(qs.lesson.id, qs.fault.id, user_id=user)
-    assert len(chain) == 3 and chain[0].source == qs.lesson.id
+    assert len(chain) == 3
+    assert chain[0].source == qs.lesson.id
     assert layer.graph.trace(qs.tea.id, qs.fault.id, user_id=user) == []
     drawing = layer.graph.memories(user_id=user)
-    assert drawing.stats.nodes == 9 and drawing.stats.edges == 6
+    assert drawing.stats.nodes == 9
+    assert drawing.stats.edges == 6
     assert {n.id for n in drawing.nodes} >= {e.source for e in drawing.edges} | {e.target for e in drawing.edges}
-    assert drawing.to_dict()["stats"]["edges"] == 6 and drawing.to_dict()["edges"][0]["line"] == drawing.edges[0].line
+    assert drawing.to_dict()["stats"]["edges"] == 6
+    assert drawing.to_dict()["edges"][0]["line"] == drawing.edges[0].line
     scoped = layer.scoped(user_id=user)
     assert [k.line() for k in scoped.graph.links(qs.lesson.id)] == [
         k.line() for k in layer.graph.links(qs.lesson.id, user_id=user)
@@ -329,7 +340,8 @@ def test_recall_leaves_superseded_decisions_out(layer: MemoryLayer, user: str) -
         metadata={"supersedes": old.id},
     )
     ids = {m.record.id for m in layer.recall("which vector store does Kioko use?", user_id=user).memories}
-    assert new.id in ids and old.id not in ids
+    assert new.id in ids
+    assert old.id not in ids
     assert Scope(user) == layer.get(new.id, user_id=user).scope
 
 
@@ -361,9 +373,11 @@ def test_what_recall_hands_out_is_the_callers_to_change(layer: MemoryLayer, user
     again = layer.recall(QUESTION, user_id=user)
     assert again.text == first.text or [m.record.id for m in again.memories] == [m.record.id for m in first.memories]
     for memory in again.memories:
-        assert "scribbled" not in memory.record.metadata and memory.record.terms
+        assert "scribbled" not in memory.record.metadata
+        assert memory.record.terms
         stored = layer.store.get(Scope(user), [memory.record.id])[0]
-        assert "scribbled" not in stored.metadata and stored.terms == memory.record.terms
+        assert "scribbled" not in stored.metadata
+        assert stored.terms == memory.record.terms
     assert layer.recall(QUESTION, user_id=user).links == again.links
 
 
@@ -375,4 +389,5 @@ def test_recall_sees_a_write_another_layer_made_to_the_same_file(tmp_path, user:
         assert "cabinet B" in mine.recall("where is the spare encoder cable?", user_id=user).text
         theirs.update(note.id, user_id=user, content="The spare encoder cable for line 3 moved to cabinet D.")
         text = mine.recall("where is the spare encoder cable?", user_id=user).text
-        assert "cabinet D" in text and "cabinet B" not in text
+        assert "cabinet D" in text
+        assert "cabinet B" not in text

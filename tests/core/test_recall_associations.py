@@ -30,7 +30,9 @@ def test_an_association_sharing_no_word_with_the_question_is_not_brought() -> No
     reply = _turn(memory, "Asha: Loved every minute, thanks for asking!", "s1", MAY_8 + 60)
     other = _turn(memory, "Asha: Enjoy your Saturday at the farmers market, Ben!", "s2", MAY_8 + 3 * 86400)
     link = L.entry_for(memory.get(other.id, user_id=U), asked.id)
-    assert link is not None and link["type"] == "related_to" and link["by"] == "auto"
+    assert link is not None
+    assert link["type"] == "related_to"
+    assert link["by"] == "auto"
 
     question = "How was the chess tournament?"
     ids = [m.record.id for m in memory.recall(question, user_id=U, links=3).memories]
@@ -57,7 +59,8 @@ def test_a_question_about_when_dates_the_events_of_earlier_days() -> None:
     when = memory.recall("When did Ben go to the climbing gym?", user_id=U).text
     assert "- Ben: I went to a climbing gym in the old brewery yesterday. (8 May 2023)" in when
     what = memory.recall("What did Ben go to?", user_id=U).text
-    assert "climbing gym in the old brewery yesterday." in what and "(8 May 2023)" not in what
+    assert "climbing gym in the old brewery yesterday." in what
+    assert "(8 May 2023)" not in what
     # an event of today and a fact are shown as they are, even for a question about when
     assert dated(today, datetime.now(UTC).date()) == today.content
     assert dated(fact, datetime.now(UTC).date()) == fact.content
@@ -93,10 +96,13 @@ def test_cross_new_links_a_weaker_pair_across_sessions() -> None:
             MAY_8 + 86400 * 30,
         )
         score = memory.linker.explain(first, later)
-        assert score.signals["evidence"] and 0.25 <= score.score < 0.35
+        assert score.signals["evidence"]
+        assert 0.25 <= score.score < 0.35
         found[cross_new] = L.entry_for(memory.get(later.id, user_id=U), first.id)
     assert found[0] is None
-    assert found[2] is not None and found[2]["type"] == "related_to" and found[2]["w"] < 0.35
+    assert found[2] is not None
+    assert found[2]["type"] == "related_to"
+    assert found[2]["w"] < 0.35
 
 
 def test_a_question_asking_when_ranks_the_memory_that_tells_the_time_first() -> None:

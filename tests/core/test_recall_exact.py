@@ -73,7 +73,8 @@ def test_recall_ranks_a_users_oldest_match_first_past_the_linkers_bound(make_lay
     ids = _fill(layer, user)
     scope = Scope(user)
     n, df, _ = layer.index.lookup(scope, ["t:lantern", "t:meadow", "t:copper"], 0)
-    assert n == SIZE and all(layer.linker.config.postings_limit < count <= max(50, 0.2 * n) for count in df.values())
+    assert n == SIZE
+    assert all(layer.linker.config.postings_limit < count <= max(50, 0.2 * n) for count in df.values())
     scores, _, _ = lexical_scores(layer, scope, QUESTION, RecallConfig(), 20)
     assert next(iter(scores)) == ids[0]
     assert list(scores.items()) == _reference(store, scope, QUESTION, layer, 20)

@@ -21,7 +21,8 @@ def test_frozen_and_keywords_win() -> None:
     merged = RecallOptions.merge(options, limit=8, links=None, include_shared=False)
     assert (merged.limit, merged.links, merged.include_shared) == (8, 0, False)
     assert RecallOptions.merge(None, include_shared=True).include_shared is True
-    assert options.replace(limit=2).limit == 2 and options.limit == 4
+    assert options.replace(limit=2).limit == 2
+    assert options.limit == 4
 
 
 @pytest.mark.parametrize(

@@ -86,12 +86,14 @@ def test_offline_to_semantic_keeps_every_link_history_and_metadata(tmp_path: Pat
     assert any(r["metadata"].get("superseded_by") for r in before.values())
 
     report = kioko.reembed(url, "semantic")
-    assert report.reembedded == sum(r["has_vector"] for r in before.values()) and report.dim == 384
+    assert report.reembedded == sum(r["has_vector"] for r in before.values())
+    assert report.dim == 384
     assert _snapshot(url) == before
     vectors = _vectors(url)
     assert {v.shape[0] for v in vectors.values()} == {384}
     with kioko.connect(url) as memory:  # no embedder named: the mark's
-        assert memory.store_mark.embedder == "semantic" and memory.embedder.dim == 384
+        assert memory.store_mark.embedder == "semantic"
+        assert memory.embedder.dim == 384
         hits = memory.search("On which weekday do we deploy?", user_id="kumar", limit=5)
         assert any("Thursdays" in h.content for h in hits), [h.content for h in hits]
     with pytest.raises(kioko.EmbedderMismatchError):
@@ -117,7 +119,8 @@ def test_memory_reembed_in_place_with_an_embedder_of_the_same_length(tmp_path: P
     with kioko.connect(url, embedder="offline") as memory:
         done: list[int] = []
         report = memory.reembed(Salted(), progress=done.append)
-        assert sum(done) >= report.reembedded > 0 and memory.store_mark.embedder == "salted"
+        assert sum(done) >= report.reembedded > 0
+        assert memory.store_mark.embedder == "salted"
         assert memory.search("deploy Thursdays", user_id="kumar", limit=3)
     assert _snapshot(url) == before
     new_vectors = _vectors(url)
@@ -167,12 +170,14 @@ def test_a_run_killed_with_sigkill_finishes_when_started_again(tmp_path: Path) -
     again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr
     result = json.loads(again.stdout)
-    assert result["resumed_after"] >= interrupted and result["embedder"] == "semantic"
+    assert result["resumed_after"] >= interrupted
+    assert result["embedder"] == "semantic"
     assert not work.exists()
     assert _snapshot(url) == before
     assert {v.shape[0] for v in _vectors(url).values()} == {384}
     with kioko.connect(url) as memory:
-        assert memory.store_mark.embedder == "semantic" and memory.store_mark.reembed is None
+        assert memory.store_mark.embedder == "semantic"
+        assert memory.store_mark.reembed is None
 
 
 def test_a_server_store_of_another_length_needs_a_destination(tmp_path: Path) -> None:
@@ -198,7 +203,9 @@ def test_records_without_vectors_are_copied_as_they_were(tmp_path: Path) -> None
         name = "wide"
 
     report = kioko.reembed(url, Wide(512))
-    assert report.copied == 1 and report.reembedded == 0
+    assert report.copied == 1
+    assert report.reembedded == 0
     store = kioko.open_store(url)
-    assert store.dim == 512 and store.get(kioko.Scope("@maintenance"), ["note"])[0].metadata == {"turns": 2}
+    assert store.dim == 512
+    assert store.get(kioko.Scope("@maintenance"), ["note"])[0].metadata == {"turns": 2}
     store.close()

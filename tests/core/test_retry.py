@@ -105,7 +105,8 @@ def test_links_survive_racing_writers(racing) -> None:
     store.races = 2
     layer.graph.link(target, other.id, why="same plant", user_id=USER)
     first, second = layer.get(target, user_id=USER), layer.get(other.id, user_id=USER)
-    assert first.metadata["theirs-0"] and first.metadata["theirs-1"]
+    assert first.metadata["theirs-0"]
+    assert first.metadata["theirs-1"]
     assert any(e["id"] == other.id for e in L.link_entries(first))
     assert any(e["id"] == target for e in L.link_entries(second))
 

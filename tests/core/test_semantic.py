@@ -67,7 +67,8 @@ def test_matches_published_values(float32_embedder):
     # fastembed's tests (tests/test_text_onnx_embeddings.py, CANONICAL_VECTOR_VALUES)
     published = np.array([-0.034478, 0.03102, 0.00673, 0.02611, -0.039362])
     vector = float32_embedder.embed("hello world")
-    assert vector.shape == (384,) and vector.dtype == np.float32
+    assert vector.shape == (384,)
+    assert vector.dtype == np.float32
     np.testing.assert_allclose(vector[:5], published, atol=1e-4)
 
 
@@ -169,7 +170,8 @@ def test_default_is_float32_to_rounding_on_any_cpu(embedder):
     got = embedder.embed_many(INT8_TEXTS)
     assert max(float(np.abs(a - b).max()) for a, b in zip(exact, got)) < ROUNDING
     for vector in got:
-        assert vector.dtype == np.float32 and abs(float(np.linalg.norm(vector)) - 1.0) < 1e-5
+        assert vector.dtype == np.float32
+        assert abs(float(np.linalg.norm(vector)) - 1.0) < 1e-5
 
 
 def test_int8_stays_close_to_float32_with_the_same_graph_on_every_cpu():
@@ -186,7 +188,8 @@ def test_int8_stays_close_to_float32_with_the_same_graph_on_every_cpu():
     cosines = [cosine(a, b) for a, b in zip(exact, quantised)]
     # int8 moves a vector a little, never far: 0.967-0.994 on these texts here; 0.967 was also the AVX2 figure (a property of
     # the graph, not of the CPU); 6-bit weights or one scale per matrix fall below these bounds
-    assert min(cosines) > 0.95 and sum(cosines) / len(cosines) > 0.985, cosines
+    assert min(cosines) > 0.95, cosines
+    assert sum(cosines) / len(cosines) > 0.985, cosines
     assert max(cosines) < 1.0 - 1e-6, "int8 vectors identical to float32: the quantised graph did not run"
 
 
@@ -245,9 +248,12 @@ def test_int8_weights_quantised_per_column():
     weight = np.array([[0.5, -2.0, 0.0], [-1.0, 1.0, 0.0], [0.25, 0.5, 0.0]], dtype=np.float32)
     for bits, top in ((8, 127), (7, 63)):
         quantised, scale = quantize_columns(weight, bits)
-        assert quantised.dtype == np.int8 and scale.dtype == np.float32
+        assert quantised.dtype == np.int8
+        assert scale.dtype == np.float32
         # each column's largest magnitude maps to the top value; an all-zero column keeps scale 1
-        assert quantised[1, 0] == -top and quantised[0, 1] == -top and (quantised[:, 2] == 0).all()
+        assert quantised[1, 0] == -top
+        assert quantised[0, 1] == -top
+        assert (quantised[:, 2] == 0).all()
         np.testing.assert_allclose(scale, [1.0 / top, 2.0 / top, 1.0])
         np.testing.assert_allclose(quantised * scale, weight, atol=np.max(scale[:2]) / 2 + 1e-7)
 
@@ -258,16 +264,19 @@ def test_repeated_texts_come_from_the_cache(embedder):
     text = "A question asked twice about the red hatchback."
     first = embedder.embed(text)
     cached = _cache.get((embedder.runtime, text))
-    assert cached is not None and np.array_equal(cached, first)
+    assert cached is not None
+    assert np.array_equal(cached, first)
     first[:] = 0.0  # the caller's copy, not the cache's
     assert np.array_equal(embedder.embed(text), cached)
     # a text repeated inside one batch is embedded once and returned at every place
     a, b, c = embedder.embed_many(["twice in one batch", "once", "twice in one batch"])
-    assert np.array_equal(a, c) and not np.array_equal(a, b)
+    assert np.array_equal(a, c)
+    assert not np.array_equal(a, b)
     bounded = _VectorCache(2)
     for key in ("x", "y", "z"):
         bounded.put(("r", key), np.zeros(1, dtype=np.float32))
-    assert bounded.get(("r", "x")) is None and bounded.get(("r", "z")) is not None
+    assert bounded.get(("r", "x")) is None
+    assert bounded.get(("r", "z")) is not None
 
 
 def test_unit_length_and_identical_texts(embedder):
@@ -276,7 +285,8 @@ def test_unit_length_and_identical_texts(embedder):
     assert abs(float(np.linalg.norm(a)) - 1.0) < 1e-5
     assert cosine(a, b) == pytest.approx(1.0, abs=1e-6)
     empty = embedder.embed("")
-    assert empty.shape == (384,) and abs(float(np.linalg.norm(empty)) - 1.0) < 1e-5
+    assert empty.shape == (384,)
+    assert abs(float(np.linalg.norm(empty)) - 1.0) < 1e-5
 
 
 def test_paraphrases_are_close_and_unrelated_texts_far(embedder):
@@ -284,7 +294,8 @@ def test_paraphrases_are_close_and_unrelated_texts_far(embedder):
         ["A man is playing a guitar.", "Someone plays the guitar.", "The stock market fell sharply today."]
     )
     assert cosine(guitar, plays) > 0.6
-    assert cosine(guitar, market) < 0.2 and cosine(plays, market) < 0.2
+    assert cosine(guitar, market) < 0.2
+    assert cosine(plays, market) < 0.2
     # what the lexical embedder cannot do: no shared word, still close
     car, automobile = embedder.embed_many(["I bought a new car.", "purchased an automobile"])
     assert cosine(car, automobile) > cosine(car, market) + 0.3
@@ -377,7 +388,9 @@ def _check_recall(layer: MemoryLayer) -> None:
 
 def test_connect_memory_with_semantic_embedder(embedder):
     layer = kioko.connect("memory://", embedder="semantic")
-    assert layer.store.dim == 384 and layer.embedder.dim == 384 and not layer.embedder.lexical
+    assert layer.store.dim == 384
+    assert layer.embedder.dim == 384
+    assert not layer.embedder.lexical
     _check_recall(layer)
 
 
@@ -406,7 +419,9 @@ def test_dim_that_contradicts_the_embedder_is_refused(embedder, tmp_path):
 
 def test_offline_by_name_keeps_the_store_dim():
     layer = kioko.connect("memory://?dim=64&embedder=offline")
-    assert layer.store.dim == 64 and layer.embedder.dim == 64 and layer.embedder.lexical
+    assert layer.store.dim == 64
+    assert layer.embedder.dim == 64
+    assert layer.embedder.lexical
     assert kioko.connect("memory://", embedder="offline").embedder.dim == 256
 
 
@@ -450,9 +465,11 @@ def test_semantic_is_the_default_where_installed(embedder, no_setting, monkeypat
     from kioko_core.embedding.embedders import default_embedder_name, semantic_available
     from kioko_core.embedding.semantic import MiniLMEmbedder
 
-    assert semantic_available() and default_embedder_name() == "semantic"
+    assert semantic_available()
+    assert default_embedder_name() == "semantic"
     layer = kioko.connect("memory://")
-    assert isinstance(layer.embedder, MiniLMEmbedder) and layer.store.dim == 384
+    assert isinstance(layer.embedder, MiniLMEmbedder)
+    assert layer.store.dim == 384
     # the question a lexical embedder leaves with an empty context
     layer.add_many(["I drive a red automobile.", "My sister moved to Berlin."], user_id=USER)
     assert layer.recall("what car do I have?", user_id=USER, limit=1).memories[0].content == "I drive a red automobile."
@@ -462,9 +479,11 @@ def test_semantic_is_the_default_where_installed(embedder, no_setting, monkeypat
     assert kioko.connect("memory://?embedder=offline").embedder.lexical
     assert kioko.connect("memory://", embedder="offline").embedder.lexical
     other = kioko.connect("memory://?dim=64")
-    assert other.embedder.lexical and other.embedder.dim == 64
+    assert other.embedder.lexical
+    assert other.embedder.dim == 64
     monkeypatch.setenv("KIOKO_EMBEDDER", "offline")
-    assert default_embedder_name() == "offline" and kioko.connect("memory://").embedder.lexical
+    assert default_embedder_name() == "offline"
+    assert kioko.connect("memory://").embedder.lexical
     monkeypatch.setenv("KIOKO_EMBEDDER", "bert")
     with pytest.raises(InvalidRecordError, match="KIOKO_EMBEDDER='bert' names no embedder"):
         kioko.connect("memory://")
@@ -479,11 +498,13 @@ def test_a_store_keeps_the_embedder_it_was_made_with(embedder, no_setting, tmp_p
     made.store.close()
     # opened by default, a file of 256-number vectors goes on with the offline embedder, as it was made
     again = kioko.connect(lexical)
-    assert again.embedder.lexical and again.store.dim == 256
+    assert again.embedder.lexical
+    assert again.store.dim == 256
     assert again.recall("error E-217", user_id=USER, limit=1).memories[0].content.startswith("Line 3")
     again.store.close()
     meaning = f"sqlite:///{tmp_path / 'semantic.db'}"
     kioko.connect(meaning).store.close()
     reopened = kioko.connect(meaning)
-    assert isinstance(reopened.embedder, MiniLMEmbedder) and reopened.store.dim == 384
+    assert isinstance(reopened.embedder, MiniLMEmbedder)
+    assert reopened.store.dim == 384
     reopened.store.close()

@@ -46,7 +46,8 @@ def test_arrays_written_and_mapped_back_unchanged(cache):
         np.testing.assert_array_equal(arrays[name], array)
         assert arrays[name].ctypes.data % semantic_cache.ALIGN == 0
         assert not arrays[name].flags.writeable
-    assert constants == {"heads": 12} and tokenizer == '{"t": 1}'
+    assert constants == {"heads": 12}
+    assert tokenizer == '{"t": 1}'
     assert [p.name for p in folder.parent.iterdir()] == [folder.name]  # no staging folder left
 
 
@@ -104,9 +105,11 @@ def test_the_prepared_model_embeds_as_the_zip_does(cache):
 
     _zip_or_skip()
     fresh = semantic.load_prepared_model()  # nothing in the cache: read from the zip, then written
-    assert fresh.prepared is not None and (fresh.prepared / semantic_cache.ARRAYS).is_file()
+    assert fresh.prepared is not None
+    assert (fresh.prepared / semantic_cache.ARRAYS).is_file()
     again = semantic.load_prepared_model()  # read back from the cache
-    assert again.prepared == fresh.prepared and isinstance(again.word, np.memmap)
+    assert again.prepared == fresh.prepared
+    assert isinstance(again.word, np.memmap)
     texts = ["I drive a red automobile.", "what car do I have?"]
     np.testing.assert_array_equal(semantic.embed_texts(fresh, texts), semantic.embed_texts(again, texts))
     assert not [p for p in fresh.prepared.iterdir() if p.name.startswith("graph-")]
@@ -136,5 +139,6 @@ def test_a_second_process_reads_the_copy_the_first_wrote(cache):
         for _ in range(2)
     ]
     # the first read the zip (plain arrays), the second mapped the prepared copy; the same vector both times
-    assert runs[0].split()[0] == "ndarray" and runs[1].split()[0] == "memmap"
+    assert runs[0].split()[0] == "ndarray"
+    assert runs[1].split()[0] == "memmap"
     assert runs[0].split()[1:] == runs[1].split()[1:]

@@ -78,8 +78,11 @@ def test_a_url_with_a_secret_query_parameter_is_masked() -> None:
     """sslpassword=, api_key= and the like never show in a StoreURL's repr or str, nor in a connect error."""
     url = StoreURL.parse("postgresql://kumar:pw9@db:5432/app?sslmode=require&sslpassword=hunter22&x_api_key=k1")
     for shown in (repr(url), str(url)):
-        assert "hunter22" not in shown and "pw9" not in shown and "k1" not in shown
+        assert "hunter22" not in shown
+        assert "pw9" not in shown
+        assert "k1" not in shown
         assert "sslmode=require" in shown
     with pytest.raises(kioko.KiokoError) as raised:
         kioko.connect("postgresql://kumar:pw9@127.0.0.1:1/app?sslpassword=hunter22&connect_timeout=1")
-    assert "hunter22" not in str(raised.value) and "pw9" not in str(raised.value)
+    assert "hunter22" not in str(raised.value)
+    assert "pw9" not in str(raised.value)

@@ -62,7 +62,8 @@ def test_a_large_scope_is_searched_through_the_graph_with_high_recall() -> None:
     for query in clustered(40, seed=2):
         truth = {records[j].id for j in np.argsort(-(unit @ query))[:10]}
         found.append(len(truth & {n.id for n in store.knn(scope, query, 10)}) / 10)
-    assert isinstance(store, MemoryStore) and store._vectors[scope].graph is not None
+    assert isinstance(store, MemoryStore)
+    assert store._vectors[scope].graph is not None
     assert len(store._vectors[scope].graph) == 3000
     assert float(np.mean(found)) >= 0.95, f"recall@10 {np.mean(found):.3f}"
 
@@ -79,9 +80,12 @@ def test_copies_of_one_vector_share_a_node_and_all_come_back() -> None:
         assert {n.id for n in store.knn(scope, texts[j], 25)} == copies
     assert isinstance(store, MemoryStore)
     graph = store._vectors[scope].graph
-    assert graph is not None and len(graph.members) == 60 and len(graph) == 1500
+    assert graph is not None
+    assert len(graph.members) == 60
+    assert len(graph) == 1500
     store.update_many([Delete(id=r.id, scope=scope) for r in records[:60]])  # one copy of each text goes
-    assert len(graph.members) == 60 and len(graph) == 1440
+    assert len(graph.members) == 60
+    assert len(graph) == 1440
     assert {n.id for n in store.knn(scope, texts[5], 24)} == {r.id for r in records[65::60]}
 
 
@@ -104,7 +108,8 @@ def test_ann_false_keeps_knn_exact() -> None:
     scope = new_scope()
     store.update_many([Upsert(record=make_record(scope, embedding=v)) for v in vectors(50, seed=6)])
     store.knn(scope, vectors(1, seed=7)[0], 3)
-    assert isinstance(store, MemoryStore) and store._vectors[scope].graph is None
+    assert isinstance(store, MemoryStore)
+    assert store._vectors[scope].graph is None
 
 
 @pytest.mark.parametrize("option", ["ann=maybe", "exact_below=0", "exact_below=-3"])

@@ -135,7 +135,8 @@ def test_the_suite_fails_a_store_with_one_defect(mutant_site: Path, scheme: str)
     _, parts = MUTANT_CHECKS[scheme]
     result = run_contract_cli(f"{scheme}://", "-k", parts, site=mutant_site)
     assert result.returncode == 1, f"the defect in {scheme}:// went unnoticed:\n{result.stdout[-3000:]}"
-    assert "FAIL " in result.stdout and " failed" in result.stdout
+    assert "FAIL " in result.stdout
+    assert " failed" in result.stdout
 
 
 def test_the_cli_passes_the_reference_store_and_summarises_each_part() -> None:
@@ -150,10 +151,12 @@ def test_the_cli_passes_the_reference_store_and_summarises_each_part() -> None:
 def test_the_cli_counts_no_test_run_as_a_failure() -> None:
     """A selection that matches nothing (pytest's status 5) exits 1, not 0."""
     result = run_contract_cli("memory://", "-k", "no_contract_test_has_this_name")
-    assert result.returncode == 1 and "no contract test ran" in result.stderr
+    assert result.returncode == 1
+    assert "no contract test ran" in result.stderr
 
 
 def test_the_cli_refuses_a_store_it_cannot_open() -> None:
     """An unknown scheme stops the run before pytest, with status 2 and the known schemes."""
     result = run_contract_cli("nosuchstore://")
-    assert result.returncode == 2 and "known schemes" in result.stderr
+    assert result.returncode == 2
+    assert "known schemes" in result.stderr

@@ -91,7 +91,8 @@ def test_k_selects_a_contract_part_in_a_drivers_own_test_file(tmp_path: Path) ->
     with_plugin = child([*base, "-k", "KnnContract", "-p", "contract_tests.conftest"], tmp_path)
     assert plain.returncode == 0, plain.stdout[-2000:] + plain.stderr[-2000:]
     knn_ids = [line for line in plain.stdout.splitlines() if "::test_" in line]
-    assert knn_ids and all("TestMyStore::" in line for line in knn_ids)
+    assert knn_ids
+    assert all("TestMyStore::" in line for line in knn_ids)
     assert {line.split("::")[-1].split("[")[0] for line in knn_ids} == {
         name
         for name in vars(CONTRACT_CLASSES[[c.__name__ for c in CONTRACT_CLASSES].index("KnnContract")])
@@ -110,8 +111,10 @@ def test_a_failing_newer_test_says_which_version_added_it_and_what_to_add(tmp_pa
     )
     assert result.returncode == 1, result.stdout[-3000:]
     flat = " ".join(result.stdout.split())
-    assert "Contract version 2 (of" in flat and "The store declares contract_version=1." in flat
-    assert "a bare string where a list of ids or terms belongs" in flat and "docs/drivers-changes.md" in flat
+    assert "Contract version 2 (of" in flat
+    assert "The store declares contract_version=1." in flat
+    assert "a bare string where a list of ids or terms belongs" in flat
+    assert "docs/drivers-changes.md" in flat
 
 
 def test_the_cli_lists_what_changed_since_the_drivers_version_and_what_a_failed_part_needs(tmp_path: Path) -> None:
@@ -134,7 +137,8 @@ def test_a_passing_store_is_untouched_by_the_notes() -> None:
     test = vars(CONTRACT_CLASSES[[c.__name__ for c in CONTRACT_CLASSES].index("ArgumentContract")])[
         "test_a_bad_k_is_refused"
     ]
-    assert test.ArgumentContract is True and hasattr(test, "pytestmark")
+    assert test.ArgumentContract is True
+    assert hasattr(test, "pytestmark")
     with open_store("memory://", dim=8) as store:
         for k in (-1, 1.5, "3", None):
             test(None, store=store, scope=kioko.Scope("versions-user", None), k=k)
@@ -148,10 +152,12 @@ def test_versions_changelog_and_guide_agree() -> None:
         assert cls_name in names, key
         if test_name:
             assert test_name in vars(names[cls_name]), key
-        assert 2 <= addition.version <= CONTRACT_VERSION and cls_name in CHANGES[addition.version], key
+        assert 2 <= addition.version <= CONTRACT_VERSION, key
+        assert cls_name in CHANGES[addition.version], key
     assert addition_for("KnnContract", "test_ties_are_broken_by_id") is ADDED["KnnContract.test_ties_are_broken_by_id"]
     assert addition_for("KnnContract", "test_k_zero_returns_nothing") is None
-    assert len(since(None)) == CONTRACT_VERSION and since(CONTRACT_VERSION) == []
+    assert len(since(None)) == CONTRACT_VERSION
+    assert since(CONTRACT_VERSION) == []
     page = VERSIONS_PAGE.read_text(encoding="utf-8")
     for version in CHANGES:
         assert f"\n## Version {version} (" in page, (
@@ -162,7 +168,8 @@ def test_versions_changelog_and_guide_agree() -> None:
 
 def test_a_third_party_driver_states_its_own_install_hint() -> None:
     error = missing_extra("duckdb", None, ImportError("no duckdb", name="duckdb"), install="pip install 'kioko-duck'")
-    assert "pip install 'kioko-duck'" in str(error) and "kioko[" not in str(error)
+    assert "pip install 'kioko-duck'" in str(error)
+    assert "kioko[" not in str(error)
     assert "pip install 'kioko[postgresql]'" in str(missing_extra("postgresql", "postgresql", ImportError("x")))
 
 

@@ -18,7 +18,8 @@ def test_a_misspelt_sqlite_option_names_the_known_ones(tmp_path: Path) -> None:
     with pytest.raises(InvalidRecordError) as raised:
         kioko.open_store(f"sqlite:///{tmp_path / 'x.db'}?timout=5")
     message = str(raised.value)
-    assert "'timout'" in message and "ann, dim, exact_below, timeout, vector_cache_mb" in message
+    assert "'timout'" in message
+    assert "ann, dim, exact_below, timeout, vector_cache_mb" in message
     assert not (tmp_path / "x.db").exists(), "nothing may be created for a refused URL"
 
 
@@ -69,9 +70,11 @@ def test_get_hands_out_an_independent_copy_per_position() -> None:
         [Upsert(record=Record(id="a", user_id="u", kind="note", metadata={"n": [1]}, embedding=np.ones(4)))]
     )
     first, second = store.get(Scope("u"), ["a", "a"])
-    assert first == second and first is not second
+    assert first == second
+    assert first is not second
     first.metadata["n"].append(2)
-    assert second.metadata == {"n": [1]} and store.get(Scope("u"), ["a"])[0].metadata == {"n": [1]}
+    assert second.metadata == {"n": [1]}
+    assert store.get(Scope("u"), ["a"])[0].metadata == {"n": [1]}
 
 
 def test_a_subclass_without_hooks_says_what_is_missing() -> None:

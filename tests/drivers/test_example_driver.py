@@ -121,7 +121,8 @@ def scratch_site(tmp_path: Path, with_entry_point: bool) -> Path:
 def load_driver(site: Path) -> ModuleType:
     """The scratch copy of the driver module, loaded under a private name without touching sys.path."""
     spec = importlib.util.spec_from_file_location(f"kioko_jsonl_copy_{abs(hash(site))}", site / "kioko_jsonl.py")
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -143,7 +144,8 @@ def assert_suite_passed(result: subprocess.CompletedProcess[str]) -> None:
     totals = [line for line in output.splitlines() if re.search(r"\d+ passed.* in [\d.]+s", line)]
     assert totals, f"no pytest summary line in the output:\n{output[-3000:]}"
     counts = {outcome: int(number) for number, outcome in re.findall(r"(\d+) (\w+)", totals[-1])}
-    assert counts.get("passed", 0) >= 100 and not counts.get("failed"), totals[-1]
+    assert counts.get("passed", 0) >= 100, totals[-1]
+    assert not counts.get("failed"), totals[-1]
     reasons = set(re.findall(r"SKIPPED \[\d+\] [^:]+:\d+: (.+)", output))
     unexpected = [reason for reason in reasons if not any(allowed in reason for allowed in SKIPPABLE_BECAUSE)]
     assert not unexpected, f"contract tests skipped for reasons the example should not have: {unexpected}"
@@ -219,7 +221,8 @@ def test_a_killed_writer_leaves_its_batch_whole_or_absent(tmp_path: Path) -> Non
             text=True,
         )
         try:
-            assert writer.stdout is not None and writer.stdout.readline().strip() == "ready"
+            assert writer.stdout is not None
+            assert writer.stdout.readline().strip() == "ready"
             time.sleep(delay)  # not a timing assertion: it only varies where the kill lands
         finally:
             writer.kill()

@@ -145,7 +145,8 @@ def test_recall_served_by_a_replica_sees_another_process_writes(cluster: dict[st
             ),
         )
         served = reader.store.reads_served
-        assert served.get("replica", 0) >= 2 and served.get("primary", 0) == 0, served
+        assert served.get("replica", 0) >= 2, served
+        assert served.get("primary", 0) == 0, served
         print(f"\nrecall on the replica saw another process's memory {lag * 1000:.0f} ms after it was acknowledged")
 
 
@@ -292,7 +293,8 @@ def test_urls_with_several_hosts_and_replicas() -> None:
     )
     replica = conninfo_to_dict(_replica_conninfo(_conninfo(url), "r1:6432,r2"))
     assert (replica["host"], replica["port"], replica["target_session_attrs"]) == ("r1,r2", "6432,", "any")
-    assert replica["load_balance_hosts"] == "random" and replica["application_name"] == "kioko (reads)"
+    assert replica["load_balance_hosts"] == "random"
+    assert replica["application_name"] == "kioko (reads)"
     single = conninfo_to_dict(_replica_conninfo(_conninfo(StoreURL.parse("postgresql://u@p:6000/app")), "r1"))
     assert (single["host"], single["port"]) == ("r1", "6000")
     with pytest.raises(InvalidRecordError, match="replicas"):

@@ -76,19 +76,23 @@ def test_schema_4_tables_gain_links_and_keep_reading_the_links_in_their_records(
         with psycopg.connect(database) as conn:
             version = conn.execute(f"SELECT value FROM {table}_meta WHERE key = 'schema_version'").fetchone()
             kind = conn.execute("SELECT relkind FROM pg_class WHERE relname = %s", [f"{table}_links"]).fetchone()
-        assert version == (str(SCHEMA_VERSION),) and SCHEMA_VERSION == 5
+        assert version == (str(SCHEMA_VERSION),)
+        assert SCHEMA_VERSION == 5
         assert kind == (("p",) if layout == "partitioned" else ("r",))
         assert layer.store.keeps_links_apart
         a = layer.get("a", user_id=USER)
-        assert a.metadata == {"ticket": "T-1"} and L.link_entries(a) == [_entry("b", "out", 0.7)]
+        assert a.metadata == {"ticket": "T-1"}
+        assert L.link_entries(a) == [_entry("b", "out", 0.7)]
         layer.update("a", user_id=USER, metadata={"ticket": "T-2"})  # written: a's links move to {p}_links
         with psycopg.connect(database) as conn:
             stored = dict(conn.execute(f"SELECT id, metadata::text FROM {table}_records").fetchall())
             rows = conn.execute(f"SELECT owner, other, entry::text FROM {table}_links").fetchall()
-        assert '"links"' not in stored["a"] and '"links"' in stored["b"], "b was not written: as it was"
+        assert '"links"' not in stored["a"], "b was not written: as it was"
+        assert '"links"' in stored["b"], "b was not written: as it was"
         assert [(owner, other) for owner, other, _ in rows] == [("a", "b")]
         a = layer.get("a", user_id=USER)
-        assert a.metadata == {"ticket": "T-2"} and L.link_entries(a) == [_entry("b", "out", 0.7)]
+        assert a.metadata == {"ticket": "T-2"}
+        assert L.link_entries(a) == [_entry("b", "out", 0.7)]
         assert L.link_entries(layer.get("b", user_id=USER)) == [_entry("a", "in", 0.7)]
     finally:
         layer.close()

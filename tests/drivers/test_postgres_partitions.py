@@ -73,7 +73,8 @@ def test_tables_are_partitioned_by_user(database: str) -> None:
         placed = conn.execute("SELECT user_id, count(DISTINCT tableoid) FROM parts_records GROUP BY user_id").fetchall()
         assert {count for _, count in placed} == {1}
         spread = conn.execute("SELECT count(DISTINCT tableoid) FROM parts_records").fetchone()
-        assert spread is not None and spread[0] > 1
+        assert spread is not None
+        assert spread[0] > 1
         # the HNSW index reaches every partition
         hnsw = conn.execute(
             "SELECT count(*) FROM pg_indexes WHERE tablename LIKE 'parts_records_p%' AND indexdef LIKE '%hnsw%'"
@@ -111,7 +112,8 @@ def test_an_id_stays_unique_across_users_and_can_change_user(database: str) -> N
         moved = store.update_many(
             [Delete(id="shared-id", scope=Scope("ana")), Upsert(record=record("bo", 7, "shared-id"))]
         )
-        assert moved[1] is not None and moved[1].user_id == "bo"
+        assert moved[1] is not None
+        assert moved[1].user_id == "bo"
         assert store.get(Scope("ana"), ["shared-id"]) == [None]
         assert store.get(Scope("bo"), ["shared-id"])[0] == moved[1]
         assert store.postings(Scope("ana"), ["shared"], 5).df == {"shared": 0}
@@ -145,7 +147,8 @@ def test_a_read_replica_serves_knn_and_postings(database: str) -> None:
             after = conn.execute(
                 "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'kioko (reads)'"
             ).fetchone()
-        assert after is not None and after[0] >= 1
+        assert after is not None
+        assert after[0] >= 1
     with pytest.raises(InvalidRecordError, match="read_host"):
         kioko.open_store(with_query(database, table="replica"), dim=8, read_host=":5432")
 

@@ -99,7 +99,8 @@ def test_one_directory_is_one_shard_per_process(tmp_path: Path) -> None:
             check=True,
         )
         answer = json.loads(result.stdout.strip().splitlines()[-1])
-        assert answer["type"] == "StoreError" and "another process" in answer["message"], answer
+        assert answer["type"] == "StoreError", answer
+        assert "another process" in answer["message"], answer
         first.close()
         assert second.get(Scope("u"), ["r00001"])[0] is not None
     finally:

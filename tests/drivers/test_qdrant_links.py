@@ -40,7 +40,8 @@ def test_links_after_a_read_see_every_write_since(url: str) -> None:
     store = kioko.open_store(url)
     second = kioko.open_store(url)  # the same directory, shared in this process
     try:
-        assert isinstance(store, LinkStore) and isinstance(second, LinkStore)
+        assert isinstance(store, LinkStore)
+        assert isinstance(second, LinkStore)
         store.update_many([Upsert(record=_record(i)) for i in ("a", "b", "c")])
         store.update_with_links([], [LinkChange(SCOPE, "a", put=(("b", _entry("b", 0.5)),))])
 

@@ -85,7 +85,8 @@ def test_a_user_has_one_stable_key_and_users_spread_over_all(sharded_url: str) -
     from kioko_core.store.registry import open_store
 
     with open_store(sharded_url, dim=8) as store:
-        assert isinstance(store, QdrantStore) and store.shard_keys == 4
+        assert isinstance(store, QdrantStore)
+        assert store.shard_keys == 4
         assert store.shard_key("ana") == store.shard_key("ana")
         # blake2b, not Python's salted hash: the same in every process; this value is pinned so a
         # change of the hash (which would strand every user's points under the old key) fails here

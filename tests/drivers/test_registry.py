@@ -111,7 +111,8 @@ def test_with_query_returns_a_new_url() -> None:
     """with_query merges values into a copy and leaves the original alone."""
     url = StoreURL.parse("sqlite:///k.db?dim=8")
     changed = url.with_query(dim="16", timeout="5")
-    assert dict(changed.query) == {"dim": "16", "timeout": "5"} and dict(url.query) == {"dim": "8"}
+    assert dict(changed.query) == {"dim": "16", "timeout": "5"}
+    assert dict(url.query) == {"dim": "8"}
 
 
 @pytest.mark.parametrize("bad", ["", "   ", "not a url", "kumar:" + SECRET + "@dbhost/kioko", None, 42])
@@ -127,7 +128,8 @@ def test_a_bad_port_is_refused_without_showing_the_password() -> None:
     """A port that is not a number is a clear error, and the password in the URL stays hidden."""
     with pytest.raises(UnknownStoreError) as raised:
         StoreURL.parse(f"postgresql://kumar:{SECRET}@dbhost:port/kioko")
-    assert "port" in str(raised.value) and SECRET not in str(raised.value)
+    assert "port" in str(raised.value)
+    assert SECRET not in str(raised.value)
 
 
 # --------------------------------------------------------------------------- password masking
@@ -137,7 +139,8 @@ def test_repr_and_str_mask_the_password() -> None:
     """repr, str, f-strings and %-formatting show *** where the password was."""
     url = StoreURL.parse(f"postgresql://kumar:{SECRET}@dbhost/kioko")
     for shown in (repr(url), str(url), f"{url}", "%s %r" % (url, url), repr([url]), url.render()):
-        assert SECRET not in shown and "***" in shown, shown
+        assert SECRET not in shown, shown
+        assert "***" in shown, shown
     assert SECRET in url.render(hide_password=False)
     assert url.password == SECRET
 
@@ -153,7 +156,8 @@ def test_repr_and_str_mask_the_password() -> None:
 def test_secrets_in_the_query_or_as_an_api_key_are_masked(text: str) -> None:
     """An API key or password given as a query parameter or an empty-user password is hidden too."""
     url = StoreURL.parse(text)
-    assert SECRET not in repr(url) and SECRET not in str(url)
+    assert SECRET not in repr(url)
+    assert SECRET not in str(url)
     assert SECRET in url.render(hide_password=False)
 
 
@@ -181,7 +185,8 @@ def test_an_unknown_scheme_names_the_known_ones() -> None:
     message = str(raised.value)
     for scheme in ("memory", "sqlite", "postgresql", "qdrant", "qdrant+local", "qdrant+edge"):
         assert scheme in message
-    assert "kioko.stores" in message and "register_store" in message
+    assert "kioko.stores" in message
+    assert "register_store" in message
 
 
 MISSING_LIBRARY = """
@@ -216,7 +221,8 @@ def test_a_missing_driver_library_names_the_extra_to_install(library: str, url: 
 
 def test_missing_extra_error_is_an_import_error() -> None:
     """Code that already catches ImportError for optional libraries keeps working."""
-    assert issubclass(MissingExtraError, ImportError) and issubclass(MissingExtraError, KiokoError)
+    assert issubclass(MissingExtraError, ImportError)
+    assert issubclass(MissingExtraError, KiokoError)
 
 
 # --------------------------------------------------------------------------- register_store
@@ -249,9 +255,11 @@ def test_a_registered_class_opens_with_the_parsed_url_and_options(clean_registry
     """``from_url`` receives a StoreURL and every option given to open_store."""
     register_store("recording", RecordingStore)
     store = open_store("recording://here/there?x=1", dim=12, flavour="plain")
-    assert isinstance(store, RecordingStore) and store.dim == 12
+    assert isinstance(store, RecordingStore)
+    assert store.dim == 12
     url, options = store.opened_with
-    assert isinstance(url, StoreURL) and (url.host, url.path, dict(url.query)) == ("here", "/there", {"x": "1"})
+    assert isinstance(url, StoreURL)
+    assert (url.host, url.path, dict(url.query)) == ("here", "/there", {"x": "1"})
     assert options == {"dim": 12, "flavour": "plain"}
 
 
@@ -265,7 +273,8 @@ def test_a_registered_factory_without_from_url_is_called(clean_registry: None) -
 
     register_store("factory", factory)
     assert open_store("factory://", dim=6).dim == 6
-    assert calls[0][0].scheme == "factory" and calls[0][1] == {"dim": 6}
+    assert calls[0][0].scheme == "factory"
+    assert calls[0][1] == {"dim": 6}
 
 
 def test_schemes_are_case_insensitive_and_listed(clean_registry: None) -> None:
@@ -360,13 +369,15 @@ def test_an_installed_distribution_registers_its_scheme_by_entry_point(tmp_path:
     assert answer["opened"], answer
     assert answer["class"] == "kioko_thirdparty_driver.ThirdPartyStore"
     assert (answer["dim"], answer["path"], answer["found"]) == (4, "/data", ["a"])
-    assert "thirdparty" in answer["known"] and "sqlite" in answer["known"]
+    assert "thirdparty" in answer["known"]
+    assert "sqlite" in answer["known"]
 
 
 def test_without_the_distribution_the_scheme_is_unknown(tmp_path: Path) -> None:
     """The control: the same script fails with UnknownStoreError when the distribution is not on the path."""
     answer = run_python(OPEN_BY_ENTRY_POINT)
-    assert not answer["opened"] and "thirdparty" not in answer["known"]
+    assert not answer["opened"]
+    assert "thirdparty" not in answer["known"]
 
 
 # --------------------------------------------------------------------------- kioko.connect
@@ -375,7 +386,8 @@ def test_without_the_distribution_the_scheme_is_unknown(tmp_path: Path) -> None:
 def test_connect_takes_a_config_dict() -> None:
     """``{"url": ..., **options}`` opens the URL with the options."""
     layer = kioko.connect({"url": "memory://", "dim": 5})
-    assert isinstance(layer.store.driver, MemoryStore) and layer.store.dim == 5
+    assert isinstance(layer.store.driver, MemoryStore)
+    assert layer.store.dim == 5
 
 
 def test_connect_refuses_a_config_dict_without_url() -> None:
@@ -386,11 +398,13 @@ def test_connect_refuses_a_config_dict_without_url() -> None:
 
 def test_connect_returns_an_existing_layer_as_it_is() -> None:
     layer = kioko.connect("memory://")
-    assert kioko.connect(layer) is layer and isinstance(layer, MemoryLayer)
+    assert kioko.connect(layer) is layer
+    assert isinstance(layer, MemoryLayer)
 
 
 def test_connect_without_a_target_uses_kioko_url(monkeypatch: pytest.MonkeyPatch) -> None:
     """With no argument, KIOKO_URL names the store."""
     monkeypatch.setenv("KIOKO_URL", "memory://?dim=7")
     layer = kioko.connect()
-    assert isinstance(layer.store.driver, MemoryStore) and layer.store.dim == 7
+    assert isinstance(layer.store.driver, MemoryStore)
+    assert layer.store.dim == 7

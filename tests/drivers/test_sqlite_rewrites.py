@@ -55,8 +55,10 @@ def test_an_update_keeping_scope_kind_and_session_rewrites_only_its_row(tmp_path
     stored = store.get(scope, [first.id])[0]
     assert stored is not None
     assert (stored.content, stored.metadata, stored.terms) == (changed.content, changed.metadata, first.terms)
-    assert stored.updated_at == changed.updated_at and stored.version == first.version + 1
-    assert stored.embedding is not None and np.array_equal(stored.embedding, vector)
+    assert stored.updated_at == changed.updated_at
+    assert stored.version == first.version + 1
+    assert stored.embedding is not None
+    assert np.array_equal(stored.embedding, vector)
     # the untouched index entries still find it, and the postings still hold both terms
     assert [r.id for r in store.scan(scope, Filter(kinds=frozenset({first.kind}), session_id="s1"))] == [first.id]
     assert store.postings(scope, ["t:pump", "t:valve"], 10).ids == {"t:pump": [first.id], "t:valve": [first.id]}

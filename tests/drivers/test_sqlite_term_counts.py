@@ -37,7 +37,8 @@ def test_df_is_the_postings_count_through_inserts_rewrites_and_deletes(tmp_path:
     assert isinstance(store, SQLiteStore)
     scopes = [new_scope(), new_scope()]
     write_many(store, scopes, seed=1)
-    assert kept(path) == counted(path) and counted(path)
+    assert kept(path) == counted(path)
+    assert counted(path)
     for scope in scopes:
         postings = store.postings(scope, [*TERMS, "t:nothing"], 0)
         truth = counted(path)
@@ -67,7 +68,8 @@ def test_a_schema_1_file_is_upgraded_when_opened(tmp_path: Path) -> None:
         assert raw.execute("SELECT value FROM kioko_meta WHERE key = 'schema_version'").fetchone()[0] == str(
             SCHEMA_VERSION
         )
-    assert kept(path) == counted(path) and counted(path)
+    assert kept(path) == counted(path)
+    assert counted(path)
     reopened.update_many([Delete(id=r.id, scope=r.scope) for r in records[:5]])
     reopened.update_many([Upsert(record=make_record(scopes[0], terms=TERMS[:3]))])
     assert kept(path) == counted(path)
@@ -113,7 +115,8 @@ def test_a_schema_2_file_is_upgraded_when_opened(tmp_path: Path) -> None:
         assert raw.execute("SELECT value FROM kioko_meta WHERE key = 'schema_version'").fetchone()[0] == str(
             SCHEMA_VERSION
         )
-    assert kept(path) == counted(path) and counted(path)
+    assert kept(path) == counted(path)
+    assert counted(path)
     reopened.update_many([Delete(id=r.id, scope=r.scope) for r in records[:20]])
     assert kept(path) == counted(path)
     reopened.close()
@@ -132,8 +135,11 @@ def test_schema_3_files_gain_the_change_log(tmp_path: Path) -> None:
     with kioko.open_store(f"sqlite:///{path}") as reopened:
         assert isinstance(reopened, SQLiteStore)
         before = reopened.generation(scope)
-        assert before > 0 and reopened.changes_since(scope, before - 1) is None  # written before the log
+        assert before > 0  # written before the log
+        assert reopened.changes_since(scope, before - 1) is None
         record = make_record(scope, terms=["t:pump"])
         reopened.update_many([Upsert(record=record)])
         answer = reopened.changes_since(scope, before)
-        assert answer is not None and answer.ids == {record.id} and answer.generation == before + 1
+        assert answer is not None
+        assert answer.ids == {record.id}
+        assert answer.generation == before + 1

@@ -68,8 +68,10 @@ def test_openai_agents_sdk_agent(memory) -> None:
     wrapped = agent.instructions
     kioko.attach(agent, memory, user_id="kumar")  # again: the same wrapping, not a second one
     assert agent.instructions is wrapped
-    assert kioko.detach(agent) and not kioko.detach(agent)
-    assert agent.instructions == "Be brief." and agent.hooks is None
+    assert kioko.detach(agent)
+    assert not kioko.detach(agent)
+    assert agent.instructions == "Be brief."
+    assert agent.hooks is None
     assert asyncio.run(Runner.run(agent, "Which database do we use for billing?")).final_output == "I do not know."
 
 
@@ -88,7 +90,9 @@ def test_openai_agents_sdk_hooks_of_the_agent_still_run(memory) -> None:
     agent.hooks = hooks
     kioko.attach(agent, memory, user_id="kumar")
     asyncio.run(Runner.run(agent, "The billing migration is 50% done."))
-    assert seen[0] == "start" and seen[1].startswith("end ") and len(seen) == 2
+    assert seen[0] == "start"
+    assert seen[1].startswith("end ")
+    assert len(seen) == 2
     assert goal_progress(memory) == 0.5
     kioko.detach(agent)
     assert agent.hooks is hooks
@@ -99,12 +103,14 @@ def test_agno_agent_attach_and_detach(memory) -> None:
     agent = AgnoAgent(model=model, instructions="Be brief.", telemetry=False)
     kioko.attach(agent, memory, user_id="kumar")
     assert agent.run("Which database do we use for billing?").content.startswith("Per our decision: Decision: billing")
-    assert f"{HEADER}\n" in model.calls[-1].instructions and "Be brief." in model.calls[-1].instructions
+    assert f"{HEADER}\n" in model.calls[-1].instructions
+    assert "Be brief." in model.calls[-1].instructions
     agent.run("The billing migration is 30% done.")
     assert goal_progress(memory) == 0.3
     assert asyncio.run(agent.arun("Which database do we use for billing?")).content.startswith("Per our decision")
     kioko.detach(agent)
-    assert agent.instructions == "Be brief." and "run" not in agent.__dict__
+    assert agent.instructions == "Be brief."
+    assert "run" not in agent.__dict__
     assert agent.run("Which database do we use for billing?").content == "I do not know."
 
 
@@ -173,7 +179,8 @@ def test_any_object_with_run(memory) -> None:
     bot = Bot()
     kioko.attach(bot, memory, user_id="kumar")
     assert bot.run("Which database do we use for billing?") == "ok"
-    assert bot.seen[0].startswith(HEADER) and bot.seen[0].endswith("\n\nWhich database do we use for billing?")
+    assert bot.seen[0].startswith(HEADER)
+    assert bot.seen[0].endswith("\n\nWhich database do we use for billing?")
     assert "PostgreSQL" in bot.seen[0]
     bot.run("The billing migration is 90% done.")
     assert goal_progress(memory) == 0.9

@@ -62,8 +62,11 @@ def test_documents_carry_the_signals_links_and_metadata() -> None:
         docs = KiokoRetriever(memory=layer, user_id="u", k=2).invoke("error E-217")
         assert [d.page_content for d in docs] == [fault.content, fix.content]
         first, second = (d.metadata for d in docs)
-        assert first["id"] == fault.id and first["kind"] == "factual" and first["metadata"] == {"source": "pager"}
-        assert first["signals"]["lexical"] > 0 and first["score"] > second["score"]
+        assert first["id"] == fault.id
+        assert first["kind"] == "factual"
+        assert first["metadata"] == {"source": "pager"}
+        assert first["signals"]["lexical"] > 0
+        assert first["score"] > second["score"]
         assert set(second["signals"]) == {"linked"}  # only the link brought the fix
         assert (
             first["links"]

@@ -24,7 +24,9 @@ def test_a_value_comes_back_equal_and_is_a_kioko_memory_of_the_scope(layer) -> N
     value = {"text": "Kumar prefers PostgreSQL for billing", "tags": ["db", 3, 2.5, True, None], "n": {"a": {"b": []}}}
     store.put(("memories", "prefs"), "db", value)
     item = store.get(("memories", "prefs"), "db")
-    assert item is not None and item.value == value and item.key == "db"
+    assert item is not None
+    assert item.value == value
+    assert item.key == "db"
     assert item.namespace == ("memories", "prefs")
     kept = list(layer.memories(user_id="kumar"))
     assert [m.content for m in kept] == ["Kumar prefers PostgreSQL for billing\ndb"]
@@ -33,7 +35,8 @@ def test_a_value_comes_back_equal_and_is_a_kioko_memory_of_the_scope(layer) -> N
     assert store.get(("memories", "prefs"), "db").value == {"text": "Kumar now prefers SQLite"}
     assert len(list(layer.memories(user_id="kumar"))) == 1
     store.delete(("memories", "prefs"), "db")
-    assert store.get(("memories", "prefs"), "db") is None and list(layer.memories(user_id="kumar")) == []
+    assert store.get(("memories", "prefs"), "db") is None
+    assert list(layer.memories(user_id="kumar")) == []
 
 
 @pytest.mark.parametrize("value", [{"t": (1, 2)}, {1: "x"}, {"when": object()}, {"x": float("nan")}])
@@ -70,7 +73,8 @@ def test_search_is_recall_with_links_followed_and_scores(layer) -> None:
     assert found[0].score > found[1].score > found[2].score == 0.0  # the tea note: matched the (empty) filter only
     assert all(i.namespace == ("notes",) for i in found)
     linked = [m for m in layer.recall("error E-217", user_id="ana").memories if m.id == ids["fix"]]
-    assert linked and "linked" in linked[0].signals
+    assert linked
+    assert "linked" in linked[0].signals
     assert [i.key for i in store.search(("notes",), query="tea", filter={"text": "Ana likes tea"})] == ["tea"]
     assert [i.key for i in store.search(("notes",), query="E-217", limit=1)] == ["fault"]
 

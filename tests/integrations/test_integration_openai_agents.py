@@ -31,7 +31,8 @@ def test_the_session_protocol(layer) -> None:
     async def scenario() -> None:
         session = KiokoSession("chat-1", layer, user_id="kumar")
         assert isinstance(session, Session)
-        assert await session.get_items() == [] and await session.pop_item() is None
+        assert await session.get_items() == []
+        assert await session.pop_item() is None
         await session.add_items([message("user", "hi"), message("assistant", "hello"), message("user", "bye")])
         assert await session.get_items() == [
             message("user", "hi"),
@@ -45,7 +46,8 @@ def test_the_session_protocol(layer) -> None:
         assert [i["content"] for i in await session.get_items()] == ["hi", "hello", "again"]
         other = KiokoSession("chat-2", layer, user_id="kumar")
         stranger = KiokoSession("chat-1", layer, user_id="ana")  # same session name, another user
-        assert await other.get_items() == [] and await stranger.get_items() == []
+        assert await other.get_items() == []
+        assert await stranger.get_items() == []
         await session.clear_session()
         assert await session.get_items() == []
         # the items never reach recall as the user's knowledge
@@ -66,9 +68,11 @@ def test_secrets_are_never_kept(layer) -> None:
         )
         items = await session.get_items()
         assert items[0] == message("user", "my key is [redacted: aws_access_key], deploy please")
-        assert "hunter2x!" not in str(items[1]) and items[1]["call_id"] == "c1"
+        assert "hunter2x!" not in str(items[1])
+        assert items[1]["call_id"] == "c1"
         stored = " ".join(f"{r.content} {r.metadata}" for r in layer.memories(user_id="kumar"))
-        assert "AKIAIOSFODNN7EXAMPLE" not in stored and "hunter2x!" not in stored
+        assert "AKIAIOSFODNN7EXAMPLE" not in stored
+        assert "hunter2x!" not in stored
 
     asyncio.run(scenario())
 

@@ -23,7 +23,8 @@ def test_retriever_session_tools_and_attach_on_a_service() -> None:
 
         docs = KiokoRetriever(memory=remote, user_id="kumar", k=1).invoke("billing database")
         assert [d.page_content for d in docs] == ["Kumar chose PostgreSQL for the billing service"]
-        assert docs[0].metadata["kind"] == "decision" and docs[0].metadata["signals"]["lexical"] > 0
+        assert docs[0].metadata["kind"] == "decision"
+        assert docs[0].metadata["signals"]["lexical"] > 0
 
         def model(instructions: str, user: str, results: list[str]):
             return results[-1] if results else ToolCall("recall", {"query": user})
@@ -33,7 +34,8 @@ def test_retriever_session_tools_and_attach_on_a_service() -> None:
         answer = asyncio.run(Runner.run(agent, "Which database for billing?", session=session)).final_output
         assert "PostgreSQL" in answer
         items = asyncio.run(session.get_items())
-        assert items[0] == {"role": "user", "content": "Which database for billing?"} and len(items) == 4
+        assert items[0] == {"role": "user", "content": "Which database for billing?"}
+        assert len(items) == 4
         assert asyncio.run(session.pop_item())["type"] == "message"
         asyncio.run(session.clear_session())
         assert asyncio.run(session.get_items()) == []

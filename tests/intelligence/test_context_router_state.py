@@ -79,7 +79,8 @@ def test_goal_line_formats() -> None:
 def test_a_problem_question_is_planned_as_howto_and_strategy(query: str) -> None:
     assert is_problem_question(query)
     intents = QueryPlanner(use_graph=False).intents(query)
-    assert {"howto", "strategy"} <= set(intents) and "personal" not in intents
+    assert {"howto", "strategy"} <= set(intents)
+    assert "personal" not in intents
 
 
 @pytest.mark.parametrize(
@@ -113,7 +114,8 @@ def test_a_problem_question_brings_the_lessons_and_fixes_linked_to_the_error(mem
     ):
         memory.episodes.add(noise, user_id=U)
     plan = memory.plan(PROBLEM, user_id=U)
-    assert plan.intents == ["howto", "strategy"] and plan.reason.startswith(PROBLEM_REASON)
+    assert plan.intents == ["howto", "strategy"]
+    assert plan.reason.startswith(PROBLEM_REASON)
     context = memory.recall(PROBLEM, user_id=U)
     assert section(context.text, "Relevant memories:")[0] == f"- {failure.content}"
     assert section(context.text, "Procedures that may apply:") == [f"- {fix.content}"]
@@ -139,5 +141,6 @@ def test_the_issue_turns_end_to_end(memory: kioko.MemoryLayer) -> None:
     assert goals == ["- Goal: Run the Berlin marathon (60 %)."]
     text = memory.recall(PROBLEM, user_id=U).text
     lessons = section(text, "Lessons from earlier attempts:")
-    assert len(lessons) == 1 and "check the executor memory first" in lessons[0]
+    assert len(lessons) == 1
+    assert "check the executor memory first" in lessons[0]
     assert "- Fixed it: the root cause was the executor memory." in section(text, "Relevant memories:")

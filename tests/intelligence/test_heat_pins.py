@@ -82,7 +82,8 @@ def test_five_differently_worded_questions_pin_a_fact_and_it_cools_down_unused(u
         assert scheduler.pin(memory, **U) == {"pinned": [], "unpinned": []}  # 4 * 0.975 + 0.906 < 5
         memory.recall("Is the PLC subnet a /16?", **U)
         assert scheduler.pin(memory, **U) == {"pinned": [subnet], "unpinned": []}
-        assert _automatic(memory) == [subnet] and other not in _automatic(memory)
+        assert _automatic(memory) == [subnet]
+        assert other not in _automatic(memory)
         assert "Keep in mind (frequently needed):\n- " + SUBNET in memory.kv(**U).text
         # shown in the pinned section is not a use: ten questions about something else leave its heat alone
         before = _heat(memory, subnet, clock)
@@ -150,7 +151,8 @@ def test_at_most_max_pinned_automatic_pins_the_coldest_give_way_and_manual_pins_
         memory.unpin(manual, **U)
         for _ in range(8):
             scheduler.note_uses(memory, [manual], user_id="kumar", agent_id=None)
-        assert scheduler.pin(memory, **U)["pinned"] == [] and memory.pinned(**U) == []
+        assert scheduler.pin(memory, **U)["pinned"] == []
+        assert memory.pinned(**U) == []
 
 
 def test_heat_belongs_to_its_user_and_is_forgotten_with_them(url) -> None:
@@ -177,7 +179,8 @@ def test_pins_off_means_no_uses_counted_and_no_pin_task(url) -> None:
         for _ in range(6):
             memory.recall("PLC network subnet", **U)
         assert heats(memory.store, Scope(MAINTENANCE_USER, None), Scope("kumar", None), clock()) == {}
-        assert scheduler.pin(memory, **U) == {"pinned": [], "unpinned": []} and subnet
+        assert scheduler.pin(memory, **U) == {"pinned": [], "unpinned": []}
+        assert subnet
     assert Intelligence(pin_threshold=8, max_pinned=3).scheduler.max_pinned == 3
     for bad in ({"max_pinned": -1}, {"pin_threshold": "5"}, {"pin_every": 1.5}, {"clock": 5}):
         with pytest.raises(kioko.InvalidRecordError):
@@ -201,7 +204,8 @@ def test_heat_survives_a_restart_and_the_pinned_prefix_stays_byte_identical(tmp_
         memory.recall("Which drive does station 12 use?", **U)
         memory.facts.add("Station 12 uses a Siemens drive.", **U)
         second = memory.kv(**U)
-        assert second.text.encode() == first.text.encode() and second.digest == first.digest
+        assert second.text.encode() == first.text.encode()
+        assert second.digest == first.digest
         assert (
             first.text == "About the user:\n- User's name is Kumar.\n\nKeep in mind (frequently needed):\n- " + SUBNET
         )

@@ -67,7 +67,8 @@ def test_the_four_turns_of_the_spec_with_a_stand_in_model(memory: MemoryLayer) -
 
     second = turn(memory, "My API key is sk-EXAMPLE-not-a-real-key-000, keep it for later.")
     assert (second.router, second.model_calls) == ("llm", 1)
-    assert second.ops[0].status == "skipped" and second.ops[0].error.startswith("rejected by a processor")
+    assert second.ops[0].status == "skipped"
+    assert second.ops[0].error.startswith("rejected by a processor")
     assert second.summary().splitlines()[1].startswith('fact.add "User\'s API key is [redacted: api_key]"')
     assert not any("sk-EXAMPLE" in prompt for prompt in model.CALLS)
 
@@ -95,9 +96,11 @@ def test_the_prompt_shows_refs_goals_decisions_working_memory_and_today(memory: 
     memory.working.set("ticket", "INC-4521", user_id=U, session_id=S)
     turn(memory, "The line 3 drive tripped again.")
     prompt = model.CALLS[-1]
-    assert f"g1: [goal] {GOAL}" in prompt and "d1: [decision] use pgvector" in prompt
+    assert f"g1: [goal] {GOAL}" in prompt
+    assert "d1: [decision] use pgvector" in prompt
     assert "m1: [factual] The line 3 drive is a Siemens G120" in prompt
-    assert "ticket: INC-4521" in prompt and "user: The line 3 drive tripped again." in prompt
+    assert "ticket: INC-4521" in prompt
+    assert "user: The line 3 drive tripped again." in prompt
     import datetime
 
     assert datetime.date.today().isoformat() in prompt
@@ -127,7 +130,8 @@ def test_a_model_naming_another_users_memory_reaches_nothing(memory: MemoryLayer
         ]
     }
     report = turn(memory, "Krutika's badge number changed last week.")
-    assert all(op.status == "skipped" for op in report.ops) and len(report.ops) == 2
+    assert all(op.status == "skipped" for op in report.ops)
+    assert len(report.ops) == 2
     assert memory.get(theirs.id, user_id=OTHER).content == "Krutika's badge number is 4471."
 
 
@@ -137,7 +141,8 @@ def test_ownership_is_checked_again_by_the_executor(memory: MemoryLayer) -> None
 
     theirs = memory.facts.add("Krutika likes tea.", user_id=OTHER)
     ops = OpExecutor(memory).apply([MemoryOp("memory.delete", target=theirs.id)], user_id=U)
-    assert ops[0].status == "skipped" and memory.get(theirs.id, user_id=OTHER)
+    assert ops[0].status == "skipped"
+    assert memory.get(theirs.id, user_id=OTHER)
 
 
 def test_small_talk_and_questions_never_reach_the_model_four_calls_for_fourteen_turns(memory: MemoryLayer) -> None:
@@ -180,7 +185,8 @@ def test_a_failing_model_falls_back_to_the_offline_router(memory: MemoryLayer, a
     model.SCRIPT["I love hiking."] = answer
     report = turn(memory, "I love hiking.")
     assert (report.router, report.model_calls, report.error) == ("llm->heuristic", 1, error)
-    assert [op.op for op in report.ops] == ["preference.add"] and report.ops[0].status == "applied"
+    assert [op.op for op in report.ops] == ["preference.add"]
+    assert report.ops[0].status == "applied"
 
 
 def test_a_hanging_model_times_out_and_falls_back() -> None:
@@ -193,7 +199,8 @@ def test_a_hanging_model_times_out_and_falls_back() -> None:
     memory = kioko.intelligent("memory://", intelligence=Intelligence(llm=hangs, timeout=0.2))
     try:
         report = memory.record_turn("I love hiking.", user_id=U)
-        assert report.router == "llm->heuristic" and report.error.startswith("TimeoutError")
+        assert report.router == "llm->heuristic"
+        assert report.error.startswith("TimeoutError")
         assert [r.content for r in memory.memories(user_id=U)] == ["User loves hiking."]
     finally:
         release.set()
@@ -234,7 +241,8 @@ def test_objects_with_invoke_or_run_work_as_models() -> None:
     for llm in (ChatModel(), Agent()):
         memory = kioko.intelligent("memory://", llm=llm)
         report = memory.record_turn("I have two kids.", user_id=U)
-        assert report.router == "llm" and report.applied[0].op == "fact.add"
+        assert report.router == "llm"
+        assert report.applied[0].op == "fact.add"
 
 
 def test_a_prompt_template_must_keep_the_placeholders() -> None:

@@ -74,5 +74,6 @@ def test_a_dry_run_writes_nothing_on_every_store(make_layer, user: str) -> None:
     report = memory.manage(
         " ".join(text for text, _ in TRANSCRIPT[3:6]) + " Forget my name.", user_id=user, session_id=S, dry_run=True
     )
-    assert len(report.ops) == 4 and {op.status for op in report.ops} == {"planned"}
+    assert len(report.ops) == 4
+    assert {op.status for op in report.ops} == {"planned"}
     assert state() == before

@@ -74,10 +74,13 @@ def test_the_seven_turn_transcript_produces_exactly_the_listed_operations(memory
         report = memory.record_turn(text, "Noted.", user_id=U, session_id=S)
         assert lines(report) == expected, f"{text!r}\n{report.summary()}"
         assert all(op.status == "applied" for op in report.ops), report.summary()
-        assert report.router == "heuristic" and report.model_calls == 0
-    assert report.skipped == "small talk" and report.summary() == "nothing to remember (small talk)"
+        assert report.router == "heuristic"
+        assert report.model_calls == 0
+    assert report.skipped == "small talk"
+    assert report.summary() == "nothing to remember (small talk)"
     goal = memory.goals.list(user_id=U)[0]
-    assert goal.metadata["progress"] == 0.6 and goal.metadata["status"] == "open"
+    assert goal.metadata["progress"] == 0.6
+    assert goal.metadata["status"] == "open"
     assert memory.profile.all(user_id=U) == {"name": "Kumar", "location": "Pune"}
     assert memory.working.all(user_id=U, session_id=S) == {
         "ticket": "INC-4521",
@@ -150,7 +153,8 @@ def test_a_goal_with_its_due_date(memory: MemoryLayer) -> None:
 def test_a_restated_goal_is_not_added_twice(memory: MemoryLayer) -> None:
     say(memory, "My goal is to pass the Azure exam by March 31.")
     report = say(memory, "My goal is to pass the Azure exam.")
-    assert report.ops[0].status == "skipped" and "already an open goal" in report.ops[0].error
+    assert report.ops[0].status == "skipped"
+    assert "already an open goal" in report.ops[0].error
     assert len(memory.goals.list(user_id=U)) == 1
 
 
@@ -158,7 +162,8 @@ def test_progress_on_a_piece_counts_as_progress_on_the_goal(memory: MemoryLayer)
     say(memory, "My goal is to pass the Azure exam by March 31.")
     report = say(memory, "I'm about 60% done with the Azure exam prep.")
     op = only(report, "goal.progress")
-    assert op.status == "applied" and op.fields["progress"] == 0.6
+    assert op.status == "applied"
+    assert op.fields["progress"] == 0.6
     assert memory.goals.open(user_id=U)[0].metadata["progress"] == 0.6
 
 
@@ -201,7 +206,8 @@ def test_a_number_change_is_an_update_with_history(memory: MemoryLayer) -> None:
     report = say(memory, "I have three kids.")
     op = only(report, "fact.update")
     facts = memory.facts.list(user_id=U)
-    assert len(facts) == 1 and facts[0].content == "User has three kids."
+    assert len(facts) == 1
+    assert facts[0].content == "User has three kids."
     assert facts[0].metadata["history"][0]["content"] == "User has two kids."
     assert op.target == facts[0].id
 
@@ -244,7 +250,8 @@ def test_clear_all_memories_about_the_plc_deletes_them(memory: MemoryLayer) -> N
 
 def test_a_forget_that_matches_nothing_is_reported_as_skipped(memory: MemoryLayer) -> None:
     report = say(memory, "Forget that I own a boat.")
-    assert report.ops[0].status == "skipped" and "nothing" in report.ops[0].error
+    assert report.ops[0].status == "skipped"
+    assert "nothing" in report.ops[0].error
 
 
 def test_the_debugging_task_and_identifiers_go_to_the_scratchpad(memory: MemoryLayer) -> None:
@@ -265,13 +272,15 @@ def test_that_worked_credits_the_procedure_the_last_recall_gave_once(memory: Mem
     memory.recall("How do I reset the relay?", user_id=U, session_id=S)
     report = memory.record_turn("That worked, thanks!", "Glad the reset helped.", user_id=U, session_id=S)
     op = only(report, "procedure.outcome")
-    assert op.status == "applied" and op.fields["worked"] is True
+    assert op.status == "applied"
+    assert op.fields["worked"] is True
     procedure = memory.procedures.list(user_id=U)[0]
     assert procedure.metadata["successes"] == 1
     resolves = [k for k in memory.graph.links(procedure.id, user_id=U) if k.type == "resolves"]
     assert [(k.target, k.by) for k in resolves] == [(problem.memory_id, "feedback")]
     again = memory.record_turn("That worked, thanks!", "", user_id=U, session_id=S)
-    assert not again.ops and memory.procedures.list(user_id=U)[0].metadata["successes"] == 1
+    assert not again.ops
+    assert memory.procedures.list(user_id=U)[0].metadata["successes"] == 1
 
 
 def test_a_procedure_from_to_then_finally(memory: MemoryLayer) -> None:
@@ -299,7 +308,8 @@ def test_general_knowledge_goes_to_the_users_own_scope(memory: MemoryLayer) -> N
     report = say(memory, "OPC UA servers listen on port 4840 by default.")
     assert [op.op for op in report.ops] == ["knowledge.add"]
     stored = memory.knowledge.list(user_id=U)
-    assert len(stored) == 1 and stored[0].user_id == U
+    assert len(stored) == 1
+    assert stored[0].user_id == U
     assert stored[0].metadata["importance"] >= 0.4
 
 
@@ -331,14 +341,16 @@ def test_a_plain_preference_stays_a_preference(memory: MemoryLayer) -> None:
 )
 def test_the_gate_skips_small_talk_and_requests(memory: MemoryLayer, text: str, reason: str) -> None:
     report = say(memory, text)
-    assert report.ops == [] and report.skipped == reason
+    assert report.ops == []
+    assert report.skipped == reason
     assert not list(memory.memories(user_id=U))
 
 
 def test_a_remember_request_is_never_gated(memory: MemoryLayer) -> None:
     report = say(memory, "Remember that my wife is allergic to peanuts.")
     op = only(report, "fact.add")
-    assert op.fields["text"] == "User's wife is allergic to peanuts." and op.importance >= 0.9
+    assert op.fields["text"] == "User's wife is allergic to peanuts."
+    assert op.importance >= 0.9
 
 
 def test_a_hedged_short_statement_is_skipped_for_low_importance(memory: MemoryLayer) -> None:
@@ -369,7 +381,8 @@ def test_the_report_is_json_safe_and_reads_well(memory: MemoryLayer) -> None:
 
     report = say(memory, "I'm Kumar, I live in Pune. My goal is to stabilise line 3 by November 30.")
     data = json.loads(json.dumps(report.to_dict()))
-    assert data["router"] == "heuristic" and len(data["ops"]) == 5
+    assert data["router"] == "heuristic"
+    assert len(data["ops"]) == 5
     assert {"op", "description", "reason", "importance", "confidence", "status", "error", "linked"} <= set(
         data["ops"][0]
     )
@@ -408,7 +421,8 @@ def test_a_relation_holding_a_secret_is_dropped() -> None:
         ],
         user_id=U,
     )
-    assert ops[0].status == "skipped" and "secret" in ops[0].error
+    assert ops[0].status == "skipped"
+    assert "secret" in ops[0].error
     assert layer.graph.relations("user", user_id=U) == []
 
 

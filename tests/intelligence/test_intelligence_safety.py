@@ -74,7 +74,8 @@ def test_a_dry_run_plans_every_op_and_writes_nothing(memory: MemoryLayer) -> Non
         "Forget that I love hiking. I'm debugging ticket INC-4521."
     )
     report = memory.manage(text, user_id=U, session_id=S, dry_run=True)
-    assert report.dry_run and {op.status for op in report.ops} == {"planned"}
+    assert report.dry_run
+    assert {op.status for op in report.ops} == {"planned"}
     assert {
         "profile.set",
         "episode.add",
@@ -96,7 +97,8 @@ def test_a_dry_run_plans_every_op_and_writes_nothing(memory: MemoryLayer) -> Non
 def test_an_empty_turn_is_a_report_with_nothing_to_remember(memory: MemoryLayer) -> None:
     for text in ["", "   ", "\n"]:
         report = memory.record_turn(text, user_id=U)
-        assert report.ops == [] and report.skipped == "empty"
+        assert report.ops == []
+        assert report.skipped == "empty"
     assert snapshot(memory, U) == []
 
 
@@ -132,7 +134,8 @@ def test_secrets_are_dropped_by_the_offline_router_too(memory: MemoryLayer) -> N
     report = memory.record_turn(
         "My API key is sk-EXAMPLE-not-a-real-key-000, keep it for later. My password is hunter2.", user_id=U
     )
-    assert report.ops and all(op.status == "skipped" for op in report.ops)
+    assert report.ops
+    assert all(op.status == "skipped" for op in report.ops)
     assert all("rejected by a processor" in op.error for op in report.ops)
     assert snapshot(memory, U) == []
 
@@ -154,9 +157,12 @@ def test_events_report_managed_turns_and_new_links_and_a_failing_listener_breaks
     assert report.ops[0].status == "applied"
     managed = [e for e in seen if e["event"] == "memory.managed"]
     linked = [e for e in seen if e["event"] == "memory.linked"]
-    assert len(managed) == 2 and managed[1]["ops"][0]["op"] == "decision.supersede"
-    assert any(e["type"] == "supersedes" for e in linked) and all(e["user_id"] == U for e in linked)
-    assert memory.off("memory.managed", broken) and not memory.off("memory.managed", broken)
+    assert len(managed) == 2
+    assert managed[1]["ops"][0]["op"] == "decision.supersede"
+    assert any(e["type"] == "supersedes" for e in linked)
+    assert all(e["user_id"] == U for e in linked)
+    assert memory.off("memory.managed", broken)
+    assert not memory.off("memory.managed", broken)
 
 
 # --------------------------------------------------------------------------- plain layers
@@ -173,7 +179,8 @@ def test_learn_without_intelligence_keeps_the_user_messages_as_episodes() -> Non
         user_id=U,
         session_id=S,
     )
-    assert report.router == "plain" and [op.status for op in report.ops] == ["applied", "applied"]
+    assert report.router == "plain"
+    assert [op.status for op in report.ops] == ["applied", "applied"]
     assert sorted(r.content for r in memory.memories(user_id=U)) == ["The line 3 drive tripped.", "thanks!"]
     assert memory.intelligence is None
     assert memory.manage("I have two kids.", user_id=U).router == "heuristic"  # on demand, offline
@@ -188,8 +195,12 @@ def test_intelligent_on_an_existing_layer_turns_everything_on() -> None:
     """The layer returned has linking, the graph and intelligence on; the layer given is left as it was."""
     layer = kioko.connect("memory://")
     smart = kioko.intelligent(layer)
-    assert smart.auto_link and smart.auto_graph and smart.intelligence is not None and smart.store is layer.store
-    assert not layer.auto_link and not layer.auto_graph
+    assert smart.auto_link
+    assert smart.auto_graph
+    assert smart.intelligence is not None
+    assert smart.store is layer.store
+    assert not layer.auto_link
+    assert not layer.auto_graph
 
 
 # --------------------------------------------------------------------------- property

@@ -100,7 +100,8 @@ def test_keep_retype_and_drop(url) -> None:
         assert done == {"reviewed": 2, "kept": 1, "retyped": 1, "dropped": 0}
         kept = _entry(memory, ids["decision"], ids["goal"])
         assert (kept["by"], kept["type"], kept["dir"], kept["why"]) == ("llm", "serves", "out", "ok")
-        assert kept["w"] >= KEPT_WEIGHT and _entry(memory, ids["goal"], ids["decision"])["by"] == "llm"
+        assert kept["w"] >= KEPT_WEIGHT
+        assert _entry(memory, ids["goal"], ids["decision"])["by"] == "llm"
         retyped = _entry(memory, ids["event"], ids["fact"])  # B (the event) is now the source
         assert (retyped["by"], retyped["type"], retyped["dir"]) == ("llm", "informs", "out")
         # reviewed links are no longer automatic: the next review has nothing to show
@@ -112,7 +113,8 @@ def test_keep_retype_and_drop(url) -> None:
         ids = _plant(memory)
         model = Model(lambda prompt: {"links": [{"pair": pair_of(prompt, FACT), "keep": False}]})
         assert review_links(memory, model, Scope("kumar", None))["dropped"] == 1
-        assert _entry(memory, ids["fact"], ids["event"]) is None and _entry(memory, ids["event"], ids["fact"]) is None
+        assert _entry(memory, ids["fact"], ids["event"]) is None
+        assert _entry(memory, ids["event"], ids["fact"]) is None
         memory.graph.connect(rebuild=True, **U)  # remembered as unlinked: the algorithm does not make it again
         assert _entry(memory, ids["fact"], ids["event"]) is None
         assert _entry(memory, ids["decision"], ids["goal"])["by"] == "auto"
@@ -133,7 +135,8 @@ def test_a_malformed_answer_or_a_failing_model_leaves_every_link_and_never_break
     with kioko.connect(url, intelligence=Intelligence(llm=Model(lambda prompt: answer))) as memory:
         ids = _plant(memory)
         done = memory.maintain(tasks=["tend"], **U)["kumar"]["tend"]
-        assert done["reviewed"] == 0 and {"linked_memories", "links", "pruned"} <= set(done)
+        assert done["reviewed"] == 0
+        assert {"linked_memories", "links", "pruned"} <= set(done)
         assert "review_error" in done
         assert _entry(memory, ids["decision"], ids["goal"])["by"] == "auto"
 
@@ -187,6 +190,7 @@ def test_the_scheduler_reviews_when_it_tends_with_the_intelligences_model(url) -
     with kioko.connect(url, intelligence=Intelligence(llm=model)) as memory:
         _plant(memory)
         done = memory.maintain(tasks=["tend"], **U)["kumar"]["tend"]
-        assert len(model.prompts) == 1 and done["reviewed"] == 1
+        assert len(model.prompts) == 1
+        assert done["reviewed"] == 1
     with kioko.connect(url, intelligence=True) as memory:  # no model: no review
         assert "reviewed" not in memory.maintain(tasks=["tend"], **U)["kumar"]["tend"]

@@ -47,16 +47,19 @@ def test_end_session_keeps_the_task_and_lasting_slots_as_one_keyed_episode(open_
             episode.content
             == "Session s1: Debugging the E-217 drive fault on line 3; root cause: a loose encoder cable."
         )
-        assert episode.kind == "episodic" and episode.session_id == "s1"
+        assert episode.kind == "episodic"
+        assert episode.session_id == "s1"
         assert memory.working.all(session_id="s1", **U) == {}  # an explicit call clears the scratchpad
         # wrapping the session up again updates the same episode
         memory.working.set("fix", "reseated the cable", session_id="s1", **U)
         again = memory.end_session("s1", **U)
-        assert again.id == episode.id and again.content.endswith("fix: reseated the cable.")
+        assert again.id == episode.id
+        assert again.content.endswith("fix: reseated the cable.")
         assert [r.id for r in _episodes(memory, "s1")] == [episode.id]
         # nothing lasting: no episode, the scratchpad is still cleared
         memory.working.set("ticket", "INC-9", session_id="s2", **U)
-        assert memory.end_session("s2", **U) is None and memory.working.all(session_id="s2", **U) == {}
+        assert memory.end_session("s2", **U) is None
+        assert memory.working.all(session_id="s2", **U) == {}
         with pytest.raises(kioko.InvalidRecordError):
             memory.end_session("", **U)
 
@@ -70,7 +73,8 @@ def test_a_session_switch_wraps_the_last_session_up_and_keeps_its_scratchpad(url
         assert _episodes(memory, "s1") == []
         memory.record_turn("Good morning!", session_id="s2", **U)
         wrapped = _episodes(memory, "s1")
-        assert len(wrapped) == 1 and "INC-4521" in wrapped[0].content
+        assert len(wrapped) == 1
+        assert "INC-4521" in wrapped[0].content
         assert memory.working.all(session_id="s1", **U) == scratch  # sessions interleave: kept
         memory.record_turn("back to it", session_id="s1", **U)
         memory.record_turn("and again", session_id="s2", **U)
@@ -148,7 +152,8 @@ def test_two_layers_on_one_store_count_every_turn_once(tmp_path) -> None:
         thread.start()
     for thread in threads:
         thread.join()
-    assert sorted(map(len, done)) == [0, 1] and len(_episodes(layers[0], "a")) == 1
+    assert sorted(map(len, done)) == [0, 1]
+    assert len(_episodes(layers[0], "a")) == 1
     for layer in layers:
         layer.close()
 
@@ -160,10 +165,13 @@ def test_maintain_runs_for_one_user_or_every_counted_user(open_memory) -> None:
             "I'm debugging ticket INC-7, the pump shows error P-3 on line 5.", session_id="t1", user_id="asha"
         )
         every = memory.maintain(tasks=["end_sessions"])
-        assert set(every) == {"kumar", "asha"} and all(len(r["end_sessions"]) == 1 for r in every.values())
-        assert len(_episodes(memory, "s1")) == 1 and "task" in memory.working.all(session_id="s1", **U)
+        assert set(every) == {"kumar", "asha"}
+        assert all(len(r["end_sessions"]) == 1 for r in every.values())
+        assert len(_episodes(memory, "s1")) == 1
+        assert "task" in memory.working.all(session_id="s1", **U)
         one = memory.maintain(**U)
-        assert set(one) == {"kumar"} and set(one["kumar"]) == {
+        assert set(one) == {"kumar"}
+        assert set(one["kumar"]) == {
             "end_sessions",
             "summarize",
             "reflect",
@@ -186,11 +194,13 @@ def test_a_failing_scheduler_never_breaks_the_turn_and_false_turns_it_off() -> N
 
     with kioko.MemoryLayer(kioko.open_store("memory://"), intelligence=Intelligence(scheduler=Broken())) as memory:
         report = memory.record_turn(DEBUGGING, session_id="s1", **U)
-        assert report.ops and memory.intelligence.stats()["maintenance_errors"] == 1
+        assert report.ops
+        assert memory.intelligence.stats()["maintenance_errors"] == 1
     with kioko.MemoryLayer(kioko.open_store("memory://"), intelligence=Intelligence(scheduler=False)) as memory:
         memory.record_turn(DEBUGGING, session_id="s1", **U)
         memory.record_turn("hello", session_id="s2", **U)
-        assert memory.intelligence.scheduler is None and _episodes(memory, "s1") == []
+        assert memory.intelligence.scheduler is None
+        assert _episodes(memory, "s1") == []
     with pytest.raises(kioko.InvalidRecordError):
         MaintenanceScheduler(link_every=-1)
 
@@ -209,5 +219,6 @@ def test_background_maintenance_runs_the_due_tasks_on_a_worker_thread(url) -> No
         memory.record_turn("Good morning!", session_id="s2", **U)
         assert scheduler.drain(timeout=30)
         assert len(_episodes(memory, "s1")) == 1
-        assert seen and seen[0].startswith("kioko-maintenance")
+        assert seen
+        assert seen[0].startswith("kioko-maintenance")
     assert Intelligence(background=True).scheduler.background

@@ -140,7 +140,8 @@ def test_a_tend_after_a_turn_links_only_what_was_written_since_the_last(tmp_path
             del layer.store.scan
         assert report["linked_memories"] == 3
         connect_scans = [f for f in scanned if f is not None and f.kinds]
-        assert connect_scans and all(f.ids is not None and len(f.ids) <= 6 for f in connect_scans)
+        assert connect_scans
+        assert all(f.ids is not None and len(f.ids) <= 6 for f in connect_scans)
 
 
 def test_the_newest_episodes_read_through_windows_are_those_of_a_whole_scan(tmp_path) -> None:
@@ -187,7 +188,8 @@ def test_a_process_keeps_the_passes_of_a_bounded_number_of_scopes(monkeypatch) -
             layer.add(_text(1), user_id=user)
             layer.add(_text(6), user_id=user)
             assert scheduler.tend_step(layer, user_id=user)["checked"] == 2
-        assert len(scheduler._sweeps) == 3 and len(scheduler._tended) <= 3
+        assert len(scheduler._sweeps) == 3
+        assert len(scheduler._tended) <= 3
         assert {key[1].user_id for key in scheduler._sweeps} == {"c", "d", "e"}
 
 
@@ -275,7 +277,8 @@ def test_consolidation_after_turns_reads_what_changed_and_leaves_what_a_whole_ru
         assert {k: first[k] for k in ("expired", "folded", "merged", "forgotten")} == consolidation.consolidate(
             whole, SCOPE, now=now[0]
         )
-        assert first["expired"] == 1 and first["merged"] == 1
+        assert first["expired"] == 1
+        assert first["merged"] == 1
         for layer in (whole, steps):
             _between(layer, now[0])
         now[0] += DAY
@@ -290,7 +293,8 @@ def test_consolidation_after_turns_reads_what_changed_and_leaves_what_a_whole_ru
         assert _contents(steps) == _contents(whole)
         now[0] += 0.5 * DAY  # nothing changed, the later expiry came due: found through the counters
         third = scheduler.consolidate_step(steps, **U)
-        assert third["whole"] is False and third["expired"] == 1
+        assert third["whole"] is False
+        assert third["expired"] == 1
         assert consolidation.consolidate(whole, SCOPE, now=now[0])["expired"] == 1
         assert _contents(steps) == _contents(whole)
     finally:
@@ -315,14 +319,16 @@ def test_reflection_and_pins_a_write_a_step_end_where_one_whole_run_ends(tmp_pat
         while results[-1]["more"] and len(results) < 10:
             results.append(scheduler.reflect(steps, limit=1, **U))
         assert len(results) == len(expected)  # one theme written a step
-        assert results[-1]["themes"] == expected and not results[-1]["more"]
+        assert results[-1]["themes"] == expected
+        assert not results[-1]["more"]
         assert _contents(steps) == _contents(whole)
         for layer in layers:
             scheduler.note_uses(layer, [f"e{i:02d}" for i in range(5) for _ in range(3)], **U, agent_id=None)
         pinned = scheduler.pin(whole, **U)["pinned"]
         assert len(pinned) == 3
         step_pins = [scheduler.pin(steps, limit=1, **U) for _ in range(4)]
-        assert [len(p["pinned"]) for p in step_pins] == [1, 1, 1, 0] and not step_pins[2]["more"]
+        assert [len(p["pinned"]) for p in step_pins] == [1, 1, 1, 0]
+        assert not step_pins[2]["more"]
         assert sorted(i for p in step_pins for i in p["pinned"]) == sorted(pinned)
     finally:
         for layer in layers:

@@ -71,12 +71,15 @@ def test_every_n_turns_of_a_session_fold_into_one_keyed_summary_updated_in_place
         assert S.session_log(memory, KUMAR, "s1")["turns"] == 2
         memory.record_turn("The encoder cable on line 3 was loose and we reseated it.", session_id="s1", **U)
         [first] = _summaries(memory, "s1")
-        assert first.kind == "summary" and first.id == S.summary_id(KUMAR, "s1")
-        assert "INC-4521" in first.content and "thanks" not in first.content  # the scratchpad is no memory
+        assert first.kind == "summary"
+        assert first.id == S.summary_id(KUMAR, "s1")
+        assert "INC-4521" in first.content  # the scratchpad is no memory
+        assert "thanks" not in first.content
         # the episode keeps the cable already: a summary says only what the session's memories do not
         assert "encoder cable" not in first.content
         assert any("encoder cable" in r.content for r in memory.memories(kinds={"episodic"}, **U))
-        assert first.metadata["turns_folded"] == 3 and S.session_log(memory, KUMAR, "s1")["waiting"] == []
+        assert first.metadata["turns_folded"] == 3
+        assert S.session_log(memory, KUMAR, "s1")["waiting"] == []
         # another session counts on its own; its turns never reach s1's summary
         for text in ("Maybe the OPC UA endpoint 3 is flaky this week.", "hello", "ok"):
             memory.record_turn(text, session_id="s2", **U)
@@ -85,8 +88,11 @@ def test_every_n_turns_of_a_session_fold_into_one_keyed_summary_updated_in_place
         assert "station 12" not in memory.get(first.id, **U).content  # two turns: not due yet
         memory.record_turn("We replaced the drive fan on line 3 as well.", session_id="s1", **U)
         [again] = _summaries(memory, "s1")
-        assert again.id == first.id and "station 12" in again.content and "INC-4521" in again.content
-        assert "OPC UA" not in again.content and "OPC UA" in _summaries(memory, "s2")[0].content
+        assert again.id == first.id
+        assert "station 12" in again.content
+        assert "INC-4521" in again.content
+        assert "OPC UA" not in again.content
+        assert "OPC UA" in _summaries(memory, "s2")[0].content
         assert again.metadata["turns_folded"] == 6
 
 
@@ -96,14 +102,16 @@ def test_end_session_also_summarises_the_conversation_and_zero_turns_summaries_o
         assert _summaries(memory, "s1") == []
         memory.end_session("s1", **U)
         [summary] = _summaries(memory, "s1")
-        assert "OPC UA endpoint 3" in summary.content and S.session_log(memory, KUMAR, "s1")["waiting"] == []
+        assert "OPC UA endpoint 3" in summary.content
+        assert S.session_log(memory, KUMAR, "s1")["waiting"] == []
         memory.end_session("s1", **U)  # nothing waiting: the summary stays as it is
         assert [r.version for r in _summaries(memory, "s1")] == [summary.version]
     with _layer(url, summarize_every=0) as memory:
         for _ in range(3):
             memory.record_turn("The conveyor on line 5 jammed during the late shift.", session_id="off", **U)
         memory.end_session("off", **U)
-        assert _summaries(memory, "off") == [] and S.session_log(memory, KUMAR, "off")["turns"] == 0
+        assert _summaries(memory, "off") == []
+        assert S.session_log(memory, KUMAR, "off")["turns"] == 0
 
 
 def test_the_session_logs_are_the_users_own_and_go_with_them(url) -> None:
@@ -142,7 +150,8 @@ def test_a_model_writes_the_summary_and_a_failing_model_falls_back_offline(url) 
             assert expected in summary.content
             assert summary.metadata["by"] == ("llm" if llm is model else "offline")
             memory.forget_user(**U)
-    assert "New turns:" in prompts[0] and "E-217" in prompts[0]
+    assert "New turns:" in prompts[0]
+    assert "E-217" in prompts[0]
 
 
 def test_counters_and_the_session_log_survive_closing_and_reopening_sqlite(tmp_path) -> None:
@@ -156,7 +165,8 @@ def test_counters_and_the_session_log_survive_closing_and_reopening_sqlite(tmp_p
             counters = memory.intelligence.scheduler.counters(memory, **U)
             assert counters["turns"] == i + 1
             if i < 2:
-                assert _summaries(memory, "s1") == [] and _themes(memory) == {}
+                assert _summaries(memory, "s1") == []
+                assert _themes(memory) == {}
                 assert counters["new_episodes"] == i + 1
     with _layer(path, **options) as memory:
         assert len(_summaries(memory, "s1")) == 1  # the third turn, counted across restarts, folded them
@@ -167,7 +177,8 @@ def test_counters_and_the_session_log_survive_closing_and_reopening_sqlite(tmp_p
         memory.record_turn("thanks", session_id="s1", **U)
         assert set(_themes(memory)) >= {"line 3"}
         counters = memory.intelligence.scheduler.counters(memory, **U)
-        assert counters["new_episodes"] == 0 and counters["new_importance"] == 0
+        assert counters["new_episodes"] == 0
+        assert counters["new_importance"] == 0
 
 
 # --------------------------------------------------------------------------- reflect
@@ -179,13 +190,17 @@ def test_reflection_waits_for_the_importance_sum_and_three_new_episodes(url) -> 
         memory.record_turn(EPISODES[0], session_id="s1", **U)
         memory.record_turn(EPISODES[1], session_id="s1", **U)
         counters = brain.scheduler.counters(memory, **U)
-        assert counters["new_episodes"] == 2 and counters["new_importance"] >= 1.0  # importance alone is not enough
+        assert counters["new_episodes"] == 2  # importance alone is not enough
+        assert counters["new_importance"] >= 1.0
         assert _themes(memory) == {}
         memory.record_turn(EPISODES[2], session_id="s1", **U)
         themes = _themes(memory)
-        assert set(themes) == {"line 3"} and len(themes["line 3"]) == 1
+        assert set(themes) == {"line 3"}
+        assert len(themes["line 3"]) == 1
         [theme] = themes["line 3"]
-        assert theme.kind == "insight" and theme.metadata["reflection"] is True and len(theme.metadata["evidence"]) == 3
+        assert theme.kind == "insight"
+        assert theme.metadata["reflection"] is True
+        assert len(theme.metadata["evidence"]) == 3
         assert "line" not in themes  # the word only came up inside "line 3": it gives way to the subject
         assert brain.scheduler.counters(memory, **U)["new_episodes"] == 0
     with _layer(url, summarize_every=0, reflect_after=0) as memory:
@@ -205,7 +220,8 @@ def test_themes_are_updated_in_place_and_words_outside_subjects_count(url) -> No
         memory.add("A shift handover note mentions the jam on line 5.", memory_type="episodic", **U)
         second = memory.maintain(tasks=["reflect"], **U)["kumar"]["reflect"]
         themes = _themes(memory)
-        assert theme_id in second["themes"] and [r.id for r in themes["line 3"]] == [theme_id]
+        assert theme_id in second["themes"]
+        assert [r.id for r in themes["line 3"]] == [theme_id]
         assert "came up in 4 recent episodes" in themes["line 3"][0].content
         assert "e-217" in themes  # an identifier is a subject of its own
         assert "shift" in themes  # a plain word, said outside any subject, in three episodes
@@ -244,12 +260,17 @@ def test_reflection_with_a_model_stores_insights_with_their_evidence(url) -> Non
         }
         model, prompts = _scripted("Here you go:\n```json\n" + json.dumps(answer) + "\n```")
         result = MaintenanceScheduler(llm=model).reflect(memory, **U)
-        assert result["error"] is None and result["themes"] == [] and len(result["insights"]) == 2
+        assert result["error"] is None
+        assert result["themes"] == []
+        assert len(result["insights"]) == 2
         lesson, preference = (memory.get(i, **U) for i in result["insights"])
-        assert lesson.kind == "strategy" and lesson.metadata["reflection"] is True
+        assert lesson.kind == "strategy"
+        assert lesson.metadata["reflection"] is True
         assert lesson.metadata["evidence"] == [episodes[0].id, episodes[2].id]
-        assert preference.kind == "preference" and preference.metadata["evidence"] == [episodes[0].id]
-        assert "e1: Yesterday line 3 stopped" in prompts[0] and "P-3" not in prompts[0]
+        assert preference.kind == "preference"
+        assert preference.metadata["evidence"] == [episodes[0].id]
+        assert "e1: Yesterday line 3 stopped" in prompts[0]
+        assert "P-3" not in prompts[0]
         assert [r for r in memory.memories(user_id="asha") if r.metadata.get("reflection")] == []
         # the same insight found again is the same memory
         again = MaintenanceScheduler(llm=model).reflect(memory, **U)
@@ -265,8 +286,11 @@ def test_a_malformed_or_failing_model_never_breaks_reflection(url, answer) -> No
             memory.add(text, memory_type="episodic", **U)
         model, prompts = _scripted(answer)
         result = MaintenanceScheduler(llm=model).reflect(memory, **U)
-        assert prompts and result["insights"] == [] and result["error"]
-        assert result["themes"] and set(_themes(memory)) == {"line 3"}  # the offline themes stood in
+        assert prompts
+        assert result["insights"] == []
+        assert result["error"]
+        assert result["themes"]  # the offline themes stood in
+        assert set(_themes(memory)) == {"line 3"}
         assert [r for r in memory.memories(**U) if r.metadata.get("reflection") and not r.metadata.get("theme")] == []
         # and through a managed turn, the failure never reaches the turn
         brain = Intelligence(scheduler=MaintenanceScheduler(llm=model, reflect_after=0.1, summarize_every=1))
@@ -287,7 +311,8 @@ def test_consolidation_runs_every_n_applied_operations(url) -> None:
         memory.add("Station 12 uses a Zebra scanner!", memory_type="fact", **U)
         memory.record_turn(EPISODES[0], session_id="s1", **U)
         counters = scheduler.counters(memory, **U)
-        assert counters["operations"] < 3 and counters["consolidated_at"] == 0
+        assert counters["operations"] < 3
+        assert counters["consolidated_at"] == 0
         assert len(list(memory.memories(kinds={"fact"}, **U))) == 2
         while scheduler.counters(memory, **U)["consolidated_at"] == 0:
             memory.record_turn(EPISODES[1 + scheduler.counters(memory, **U)["turns"] % 3], session_id="s1", **U)
@@ -340,10 +365,15 @@ def test_consolidation_expires_folds_merges_and_forgets(url) -> None:
         result = memory.maintain(tasks=["consolidate"], **U)["kumar"]["consolidate"]
         assert result == {"expired": 1, "folded": 7, "merged": 1, "forgotten": 1}
         ids = {r.id for r in memory.memories(**U)}
-        assert expired.id not in ids and current.id in ids
-        assert faded.id not in ids and used.id in ids and heated.id in ids and fresh.id in ids
+        assert expired.id not in ids
+        assert current.id in ids
+        assert faded.id not in ids
+        assert used.id in ids
+        assert heated.id in ids
+        assert fresh.id in ids
         assert unscored.id in ids  # added by hand, never scored: not the intelligence's to forget
-        assert copy.id not in ids and keep.id in ids
+        assert copy.id not in ids
+        assert keep.id in ids
         assert goal.id in {x for link in memory.graph.links(keep.id, **U) for x in (link.source, link.target)}  # moved
         months = [r for r in memory.memories(kinds={"summary"}, **U) if r.metadata.get("month")]
         assert sum(len(m.metadata["folded"]) for m in months) == 7
@@ -411,9 +441,11 @@ def test_two_processes_maintaining_one_user_write_each_summary_and_theme_once(tm
         [summary] = _summaries(memory, "shared")
         assert summary.metadata["turns_folded"] == 12  # every turn folded once, none twice
         log = S.session_log(memory, KUMAR, "shared")
-        assert log["turns"] == 12 and log["waiting"] == []
+        assert log["turns"] == 12
+        assert log["waiting"] == []
         themes = _themes(memory)
-        assert themes and all(len(records) == 1 for records in themes.values())
+        assert themes
+        assert all(len(records) == 1 for records in themes.values())
         assert {"line 3", "e-217"} <= set(themes)
         points = summary.metadata["points"]
         assert len(points) == len(set(points))
@@ -434,7 +466,8 @@ def test_a_model_that_hangs_is_given_up_after_the_timeout(url) -> None:
             for text in EPISODES:
                 memory.add(text, memory_type="episodic", **U)
             result = brain.scheduler.reflect(memory, **U)
-            assert result["error"].startswith("TimeoutError") and set(_themes(memory)) == {"line 3"}
+            assert result["error"].startswith("TimeoutError")
+            assert set(_themes(memory)) == {"line 3"}
         with pytest.raises(kioko.InvalidRecordError):
             MaintenanceScheduler(llm=hanging, timeout=0)
     finally:

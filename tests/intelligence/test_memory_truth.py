@@ -44,12 +44,14 @@ def test_a_change_phrased_turn_supersedes_a_fact_and_is_not_a_plain_episode(memo
     _turns(memory, [["I spend most of my day in VS Code, it's my editor for everything."]])
     report = memory.record_turn("I've moved on from VS Code to Neovim, it's much snappier.", session_id="s2", **U)
     [op] = [o for o in report.ops if o.status == "applied"]
-    assert op.op == "fact.add" and op.fields["supersedes"]  # the kind of what it replaces, not episode.add
+    assert op.op == "fact.add"  # the kind of what it replaces, not episode.add
+    assert op.fields["supersedes"]
     old = memory.get(op.fields["supersedes"][0], **U)
     assert "VS Code" in old.content
     assert old.metadata["superseded_by"] == op.memory_id  # kept in the history, marked
     text = memory.recall("Which code editor do I use?", session_id="p", **U).text
-    assert "Neovim" in text and "editor for everything" not in text
+    assert "Neovim" in text
+    assert "editor for everything" not in text
 
 
 CHANGES = [
@@ -125,7 +127,8 @@ def test_a_newer_value_of_the_same_slot_leaves_the_context_whatever_kind_held_th
 ) -> None:
     _turns(memory, [[first], [then]])
     text = memory.recall(question, session_id="p", **U).text
-    assert new in text and old not in text, text
+    assert new in text, text
+    assert old not in text, text
     # the superseded memory is still there, for as_of reads and the console's "show superseded"
     assert any(old in r.content for r in memory.memories(**U)) or memory.profile.get("manager", **U) == "Tomasz Nowak"
 
@@ -145,11 +148,14 @@ def test_an_unsure_match_keeps_both_marks_the_conflict_and_shows_the_newer_with_
     # no change cue, frames not identical: not sure it replaces the old one
     report = memory.record_turn("The standup room for the design team is Borealis.", session_id="s2", **U)
     [op] = [o for o in report.ops if o.status == "applied"]
-    assert op.fields.get("conflicts_with") and not op.fields.get("supersedes")
+    assert op.fields.get("conflicts_with")
+    assert not op.fields.get("supersedes")
     old = memory.get(op.fields["conflicts_with"][0], **U)
-    assert not old.metadata.get("superseded_by") and old.metadata["conflicted_by"] == op.memory_id
+    assert not old.metadata.get("superseded_by")
+    assert old.metadata["conflicted_by"] == op.memory_id
     text = memory.recall("Which room is the standup meeting in?", session_id="p", **U).text
-    assert "Borealis" in text and "(was: The standup meeting room is Atlas" in text
+    assert "Borealis" in text
+    assert "(was: The standup meeting room is Atlas" in text
     assert text.count("Atlas") == 1  # only inside the note: the old memory is not listed on its own
 
 
@@ -169,7 +175,8 @@ def test_slot_reading_without_a_model() -> None:
     assert slots.old_values("I left Siemens in March, I'm at Bosch now.") == ["Siemens"]
     assert slots.old_values("I like both tea and coffee.") == []
     due = slots.read_slot("The quarterly report deadline moved to March 21")
-    assert due.frame == {"quarter", "report", "due"} and due.values == {"date": {"march 21"}}
+    assert due.frame == {"quarter", "report", "due"}
+    assert due.values == {"date": {"march 21"}}
 
 
 def test_small_talk_and_thanks_store_nothing(memory) -> None:
@@ -188,7 +195,8 @@ def test_a_summary_holds_only_what_no_memory_keeps_and_never_a_forget_request(me
     memory.record_turn("Forget everything about Marco, he left the company.", session_id="s1", **U)
     memory.end_session("s1", **U)
     summary = memory.store.get(scope, [S.summary_id(scope, "s1")])[0]
-    assert summary is not None and "drive fan" in summary.content
+    assert summary is not None
+    assert "drive fan" in summary.content
     assert "encoder cable" not in summary.content  # the episode keeps it: never repeated verbatim
     assert "Marco" not in summary.content  # the request to forget is not kept either
 
@@ -226,7 +234,8 @@ def test_a_summary_point_a_newer_session_replaced_is_dropped_from_it(memory) -> 
     # a summary point no memory keeps (a hedge below the importance bar) naming the old value
     _turns(memory, [["I use Trello for the chores. Maybe Trello is a bit slow on my old phone today."]])
     summary = memory.store.get(scope, [S.summary_id(scope, "s1")])[0]
-    assert summary is not None and "Trello" in summary.content
+    assert summary is not None
+    assert "Trello" in summary.content
     report = memory.record_turn("I switched from Trello to Notion for the chores.", session_id="s2", **U)
     assert any(o.fields.get("supersedes") for o in report.ops)
     assert memory.store.get(scope, [S.summary_id(scope, "s1")])[0] is None  # its only point said Trello
@@ -235,5 +244,6 @@ def test_a_summary_point_a_newer_session_replaced_is_dropped_from_it(memory) -> 
 def test_a_moved_deadline_updates_the_goal_it_belongs_to(memory) -> None:
     _turns(memory, [["I have to finish the audit by Friday."], ["The audit deadline got extended to next Wednesday."]])
     [goal] = memory.goals.list(**U)
-    assert "Wednesday" in goal.content and "Friday" not in goal.content
+    assert "Wednesday" in goal.content
+    assert "Friday" not in goal.content
     assert "Friday" not in memory.recall("When is the audit deadline?", session_id="p", **U).text

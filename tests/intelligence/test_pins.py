@@ -46,14 +46,17 @@ def test_a_pinned_memory_is_in_every_context_right_after_the_goals(open_memory) 
         text = memory.recall("Which drive does station 12 use?", **U).text
         assert text.index("Open goals:") < text.index("Keep in mind (frequently needed):\n- " + SUBNET)
         shown = [m for m in memory.recall("Which drive does station 12 use?", **U).memories if m.id == subnet]
-        assert shown[0].section == "pinned" and shown[0].signals == {"pinned": 1.0}
+        assert shown[0].section == "pinned"
+        assert shown[0].signals == {"pinned": 1.0}
         # retrieved on its own it stays in its section, once
         found = [m for m in memory.recall("PLC network subnet", **U).memories if m.id == subnet]
-        assert len(found) == 1 and found[0].section == "memories"
+        assert len(found) == 1
+        assert found[0].section == "memories"
         assert SUBNET in memory.recall("thanks!", **U, plan="auto").text
         assert SUBNET not in memory.recall("station 12", **U, section_limits={"pinned": 0}).text
         memory.unpin(subnet, **U)
-        assert memory.pinned(**U) == [] and "Keep in mind" not in memory.recall("station 12", **U).text
+        assert memory.pinned(**U) == []
+        assert "Keep in mind" not in memory.recall("station 12", **U).text
 
 
 def test_pins_stay_through_a_content_update_and_a_reopen(tmp_path) -> None:
@@ -66,7 +69,8 @@ def test_pins_stay_through_a_content_update_and_a_reopen(tmp_path) -> None:
         assert [r.id for r in memory.pinned(**U)] == [subnet]
     with kioko.connect(path) as memory:
         assert [r.id for r in memory.pinned(**U)] == [subnet]
-        assert memory.kv(**U).text == before.text and "(VLAN 20)" in before.text
+        assert memory.kv(**U).text == before.text
+        assert "(VLAN 20)" in before.text
 
 
 def test_pins_belong_to_their_user(open_memory) -> None:
@@ -102,7 +106,8 @@ def test_the_stable_prefix_is_byte_identical_across_turns_that_do_not_change_it(
             "About the user:\n- User's name is Kumar.\n\nInstructions:\n- Answer in short sentences."
             "\n\nKeep in mind (frequently needed):\n- " + SUBNET
         )
-        assert first.memory_ids[-1] == subnet and str(first) == first.text
+        assert first.memory_ids[-1] == subnet
+        assert str(first) == first.text
         for turn in (
             "Which drive does station 12 use?",
             "Line 3 stopped again with error E-217.",
@@ -113,7 +118,9 @@ def test_the_stable_prefix_is_byte_identical_across_turns_that_do_not_change_it(
             memory.record_turn(turn, "Noted.", session_id="s1", **U)
             memory.profile.set("name", "Kumar", **U)  # set again to the same value
             again = memory.kv(**U)
-            assert again.text.encode() == first.text.encode() and again.digest == first.digest
+            assert again.text.encode() == first.text.encode()
+            assert again.digest == first.digest
         memory.profile.set("location", "Pune", **U)
         changed = memory.kv(**U)
-        assert changed.digest != first.digest and "User's location is Pune." in changed.text
+        assert changed.digest != first.digest
+        assert "User's location is Pune." in changed.text

@@ -90,7 +90,8 @@ def test_openai_sends_model_prompt_and_bearer_key_and_applies_the_answer(
     assert request["json"]["temperature"] == 0
     [message] = request["json"]["messages"]
     assert message["role"] == "user"
-    assert f"user: {PROGRESS}" in message["content"] and f"g1: [goal] {GOAL} (0% done)" in message["content"]
+    assert f"user: {PROGRESS}" in message["content"]
+    assert f"g1: [goal] {GOAL} (0% done)" in message["content"]
     memory.close()
 
 
@@ -106,7 +107,8 @@ def test_azure_uses_the_deployment_path_api_version_and_api_key_header(
     [request] = server.requests
     assert request["path"] == "/openai/deployments/prod-gpt4o/chat/completions"
     assert request["query"] == {"api-version": "2024-06-01"}
-    assert request["headers"]["api-key"] == KEY and "authorization" not in request["headers"]
+    assert request["headers"]["api-key"] == KEY
+    assert "authorization" not in request["headers"]
     monkeypatch.setenv("AZURE_OPENAI_API_VERSION", "2025-01-01-preview")  # the Azure-specific name wins
     chat_model("azure:prod-gpt4o")("hello")
     assert server.requests[-1]["query"] == {"api-version": "2025-01-01-preview"}
@@ -120,7 +122,8 @@ def test_ollama_reads_ollama_host_and_sends_no_key(server: ModelServer, monkeypa
     assert model.url == f"{server.url}/v1/chat/completions"
     assert model("Say hi") == '{"operations": []}'
     [request] = server.requests
-    assert request["json"]["model"] == "llama3.1:8b" and "authorization" not in request["headers"]
+    assert request["json"]["model"] == "llama3.1:8b"
+    assert "authorization" not in request["headers"]
     monkeypatch.delenv("OLLAMA_HOST")
     assert chat_model("ollama:llama3.1").url == "http://127.0.0.1:11434/v1/chat/completions"
 
@@ -151,11 +154,13 @@ def test_openai_compatible_sends_its_own_key_variable_only(
 def test_a_bad_answer_falls_back_to_the_offline_router(server: ModelServer, reply: Reply, error: str) -> None:
     server.script.append(reply)
     memory, report = progress_turn(fast(server))
-    assert report.router == "llm->heuristic" and report.model_calls == 1
+    assert report.router == "llm->heuristic"
+    assert report.model_calls == 1
     assert error in (report.error or "")
     assert len(server.requests) == 1  # none of these is retried
     # the offline router decided: the turn is not lost
-    assert report.ops and all(op.status == "applied" for op in report.ops)
+    assert report.ops
+    assert all(op.status == "applied" for op in report.ops)
     memory.close()
 
 
@@ -178,7 +183,8 @@ def test_a_model_that_hangs_times_out_once_and_the_offline_router_decides(server
     server.script.append(Reply(delay=1.5))
     memory, report = progress_turn(fast(server, timeout=0.3))
     assert report.router == "llm->heuristic"
-    assert report.error is not None and report.error.startswith("ProviderTimeout: openai-compatible:test-model")
+    assert report.error is not None
+    assert report.error.startswith("ProviderTimeout: openai-compatible:test-model")
     assert len(server.requests) == 1  # a read timeout is not retried
     memory.close()
 
@@ -198,7 +204,8 @@ def test_429_waits_for_retry_after_then_succeeds(server: ModelServer) -> None:
 def test_a_retry_after_longer_than_max_wait_falls_back_at_once(server: ModelServer) -> None:
     server.script.append(Reply(status=429, body={"error": {"message": "quota"}}, headers={"Retry-After": "120"}))
     memory, report = progress_turn(fast(server, max_wait=1.0))
-    assert report.router == "llm->heuristic" and "asks to wait 120 s" in (report.error or "")
+    assert report.router == "llm->heuristic"
+    assert "asks to wait 120 s" in (report.error or "")
     assert len(server.requests) == 1
     memory.close()
 
@@ -216,7 +223,8 @@ def test_5xx_is_retried_a_bounded_number_of_times(server: ModelServer) -> None:
     model = fast(server, max_retries=1)
     with pytest.raises(ProviderHTTPError) as failed:
         model("hello")
-    assert failed.value.status == 502 and len(server.requests) == 2
+    assert failed.value.status == 502
+    assert len(server.requests) == 2
     assert len(server.script) == 3
     memory.close()
 
@@ -228,7 +236,8 @@ def test_a_refused_connection_is_retried_then_falls_back(caplog: pytest.LogCaptu
     model = chat_model(f"openai-compatible:http://127.0.0.1:{port}/v1#m", max_wait=0.05, max_retries=2)
     caplog.set_level(logging.WARNING, logger="kioko.intelligence.providers")
     memory, report = progress_turn(model)
-    assert report.router == "llm->heuristic" and "ProviderConnectionError" in (report.error or "")
+    assert report.router == "llm->heuristic"
+    assert "ProviderConnectionError" in (report.error or "")
     retries = [r.getMessage() for r in caplog.records]
     assert [line.split("(")[-1] for line in retries] == ["attempt 2 of 3)", "attempt 3 of 3)"]
     assert all(
@@ -269,7 +278,8 @@ def test_the_key_is_in_no_log_error_report_or_repr(
     for fragment in (KEY, KEY[-12:], KEY[8:24]):
         assert fragment not in everything
     assert all(r["headers"]["authorization"] == f"Bearer {KEY}" for r in server.requests)
-    assert "_key" not in vars(model) and KEY not in repr(vars(model))  # read from the environment at each call
+    assert "_key" not in vars(model)  # read from the environment at each call
+    assert KEY not in repr(vars(model))
     memory.close()
 
 
@@ -337,7 +347,8 @@ def test_kioko_serve_intelligence_llm_takes_a_provider_string(server: ModelServe
                 )
                 break
             except httpx.ConnectError:
-                assert process.poll() is None and time.monotonic() < deadline, "kioko serve did not start"
+                assert process.poll() is None, "kioko serve did not start"
+                assert time.monotonic() < deadline, "kioko serve did not start"
                 time.sleep(0.2)
         assert answer.status_code == 200, answer.text
         report = answer.json()
@@ -347,4 +358,5 @@ def test_kioko_serve_intelligence_llm_takes_a_provider_string(server: ModelServe
     finally:
         process.terminate()
         output, _ = process.communicate(timeout=20)
-    assert KEY not in output and "kioko serve" in output
+    assert KEY not in output
+    assert "kioko serve" in output

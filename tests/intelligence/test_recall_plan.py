@@ -50,18 +50,23 @@ def test_each_intent_row_of_the_table(memory, query, intents, links, caps) -> No
         assert plan.section_limits[section] == cap, section
     assert plan.reason
     if not intents:
-        assert plan.section_limits == {} and plan.fill_recent == [] and plan.limit is None
+        assert plan.section_limits == {}
+        assert plan.fill_recent == []
+        assert plan.limit is None
 
 
 def test_the_decision_plan_fills_an_empty_decision_section_and_the_temporal_plan_asks_for_more() -> None:
     assert plan_for(["decision"]).fill_recent == ["decisions"]
     assert plan_for(["temporal"]).limit == 10
-    assert plan_for(["howto"]).fill_recent == [] and plan_for(["howto"]).limit is None
+    assert plan_for(["howto"]).fill_recent == []
+    assert plan_for(["howto"]).limit is None
 
 
 def test_small_talk_retrieves_nothing_and_a_question_retrieves() -> None:
-    assert not plan_for(["smalltalk"]).retrieves and not plan_for(["feedback"]).retrieves
-    assert plan_for(["howto"]).retrieves and plan_for([]).retrieves
+    assert not plan_for(["smalltalk"]).retrieves
+    assert not plan_for(["feedback"]).retrieves
+    assert plan_for(["howto"]).retrieves
+    assert plan_for([]).retrieves
 
 
 def test_several_intents_the_largest_cap_wins_per_section(memory) -> None:
@@ -69,16 +74,21 @@ def test_several_intents_the_largest_cap_wins_per_section(memory) -> None:
     assert plan.intents == ["howto", "decision"]
     for section in ("memories", "decisions", "procedures", "skills", "lessons"):
         assert plan.section_limits[section] == max(TABLE["howto"].caps[section], TABLE["decision"].caps[section])
-    assert plan.section_limits["decisions"] == 5 and plan.section_limits["procedures"] == 3
+    assert plan.section_limits["decisions"] == 5
+    assert plan.section_limits["procedures"] == 3
     assert plan.section_limits["skills"] == 2  # howto needs skills, so the decision plan's 0 does not drop them
-    assert plan.links == 4 and plan.fill_recent == ["decisions"]
-    assert "how-to" in plan.reason and "decision" in plan.reason
+    assert plan.links == 4
+    assert plan.fill_recent == ["decisions"]
+    assert "how-to" in plan.reason
+    assert "decision" in plan.reason
 
 
 def test_small_talk_with_a_question_is_planned_for_the_question(memory) -> None:
     plan = memory.plan("thanks! that worked. When did line 3 stop last week?", user_id="kumar")
     assert plan.intents == ["temporal", "feedback"]
-    assert plan.section_limits["memories"] == 10 and plan.links == 2 and plan.retrieves
+    assert plan.section_limits["memories"] == 10
+    assert plan.links == 2
+    assert plan.retrieves
 
 
 @pytest.mark.parametrize("memory", ["library"], indirect=True)  # left out over HTTP before
@@ -87,13 +97,15 @@ def test_an_entity_the_users_graph_knows_adds_relational(memory) -> None:
     assert memory.plan(query, user_id="kumar").intents == []
     memory.entities.add("Krutika", "works_at", "Acme", user_id="kumar")
     planned = memory.plan(query, user_id="kumar")
-    assert planned.intents == ["relational"] and planned.links == 6
+    assert planned.intents == ["relational"]
+    assert planned.links == 6
     # only this user's graph counts, and the graph can be left out
     assert memory.plan(query, user_id="asha").intents == []
     assert QueryPlanner(use_graph=False).plan(memory, query, user_id="kumar").intents == []
     # a known entity widens the graph without lifting a how-to's caps
     both = memory.plan("How do I calibrate Krutika's pump?", user_id="kumar")
-    assert both.intents == ["howto", "relational"] and both.links == 6
+    assert both.intents == ["howto", "relational"]
+    assert both.links == 6
     assert both.section_limits == {**TABLE["howto"].caps, "graph": 15}  # relational only lifts the relations
 
 
@@ -180,19 +192,25 @@ def test_without_intelligence_recall_is_plain_and_plan_false_is_the_same(memory)
     assert plain.plan is None
     assert _sections(plain)["memories"] == 6  # no cap without a plan
     same = memory.recall(query, user_id="kumar", plan=False)
-    assert [m.id for m in same.memories] == [m.id for m in plain.memories] and same.text == plain.text
+    assert [m.id for m in same.memories] == [m.id for m in plain.memories]
+    assert same.text == plain.text
     planned = memory.recall(query, user_id="kumar", plan="auto")
-    assert planned.plan.intents == ["howto"] and _sections(planned)["memories"] == 3
+    assert planned.plan.intents == ["howto"]
+    assert _sections(planned)["memories"] == 3
 
 
 def test_with_intelligence_recall_plans_by_default_and_caps_each_section(smart) -> None:
     ctx = smart.recall("How do I reset the safety relay?", user_id="kumar")
-    assert ctx.plan is not None and ctx.plan.intents == ["howto"]
+    assert ctx.plan is not None
+    assert ctx.plan.intents == ["howto"]
     sections = _sections(ctx)
-    assert sections["memories"] == 3 and sections["procedures"] == 1 and sections["lessons"] == 1
+    assert sections["memories"] == 3
+    assert sections["procedures"] == 1
+    assert sections["lessons"] == 1
     assert "Procedures that may apply:" in ctx.text
     plain = smart.recall("How do I reset the safety relay?", user_id="kumar", plan=False)
-    assert plain.plan is None and _sections(plain)["memories"] == 6
+    assert plain.plan is None
+    assert _sections(plain)["memories"] == 6
 
 
 def test_explicit_options_win_over_the_plan(smart) -> None:
@@ -204,18 +222,26 @@ def test_explicit_options_win_over_the_plan(smart) -> None:
         links=0,
         limit=6,
     )
-    assert "procedures" not in _sections(ctx) and _sections(ctx)["memories"] == 5
-    assert ctx.plan.section_limits["procedures"] == 0 and ctx.plan.section_limits["lessons"] == 3
-    assert ctx.plan.links == 0 and ctx.plan.limit == 6 and ctx.plan.intents == ["howto"]
+    assert "procedures" not in _sections(ctx)
+    assert _sections(ctx)["memories"] == 5
+    assert ctx.plan.section_limits["procedures"] == 0
+    assert ctx.plan.section_limits["lessons"] == 3
+    assert ctx.plan.links == 0
+    assert ctx.plan.limit == 6
+    assert ctx.plan.intents == ["howto"]
     # options alone, no plan: the options are followed and shown as the plan
     only = smart.recall("safety relay", user_id="kumar", plan=False, section_limits={"memories": 1})
-    assert _sections(only)["memories"] == 1 and only.plan.intents == [] and only.plan.section_limits == {"memories": 1}
+    assert _sections(only)["memories"] == 1
+    assert only.plan.intents == []
+    assert only.plan.section_limits == {"memories": 1}
 
 
 def test_a_plan_built_by_hand_is_followed(smart) -> None:
     mine = RecallPlan(intents=["skills"], reason="mine", section_limits={"memories": 2, "lessons": 0}, links=0)
     ctx = smart.recall("safety relay", user_id="kumar", plan=mine)
-    assert ctx.plan.reason == "mine" and _sections(ctx)["memories"] == 2 and "lessons" not in _sections(ctx)
+    assert ctx.plan.reason == "mine"
+    assert _sections(ctx)["memories"] == 2
+    assert "lessons" not in _sections(ctx)
 
 
 def test_fill_recent_brings_the_newest_decisions_in_force(smart) -> None:
@@ -224,13 +250,15 @@ def test_fill_recent_brings_the_newest_decisions_in_force(smart) -> None:
     ctx = smart.recall(query, user_id="kumar")
     assert ctx.plan.fill_recent == ["decisions"]
     decisions = [m for m in ctx.memories if m.section == "decisions"]
-    assert len(decisions) == 2 and all(m.signals == {"recent": 1.0} for m in decisions)
+    assert len(decisions) == 2
+    assert all(m.signals == {"recent": 1.0} for m in decisions)
     assert "Decisions in force:" in ctx.text
     # a superseded decision is history, not in force
     old = next(d for d in smart.decisions.list(user_id="kumar") if "Qdrant" in d.content)
     smart.decisions.supersede(old.id, "Decision: use pgvector for the maintenance notes.", user_id="kumar")
     shown = [m.content for m in smart.recall(query, user_id="kumar").memories if m.section == "decisions"]
-    assert any("pgvector" in c for c in shown) and not any("Qdrant" in c for c in shown)
+    assert any("pgvector" in c for c in shown)
+    assert not any("Qdrant" in c for c in shown)
     # the same on request, without a plan; and never another user's decisions
     asked = smart.recall(query, user_id="kumar", plan=False, fill_recent=["decisions"])
     assert [m.content for m in asked.memories if m.section == "decisions"] == shown
@@ -240,12 +268,14 @@ def test_fill_recent_brings_the_newest_decisions_in_force(smart) -> None:
 def test_fill_recent_leaves_a_section_the_search_filled_alone(smart) -> None:
     ctx = smart.recall("Why did we decide to store alarms in Postgres?", user_id="kumar")
     decisions = [m for m in ctx.memories if m.section == "decisions"]
-    assert decisions and all("recent" not in m.signals for m in decisions)
+    assert decisions
+    assert all("recent" not in m.signals for m in decisions)
 
 
 def test_small_talk_shows_only_the_goals(smart) -> None:
     ctx = smart.recall("thanks!", user_id="kumar")
-    assert ctx.plan.intents == ["smalltalk"] and set(_sections(ctx)) == {"goals"}
+    assert ctx.plan.intents == ["smalltalk"]
+    assert set(_sections(ctx)) == {"goals"}
     assert ctx.text.startswith("Open goals:")
     assert smart.recall("thanks!", user_id="kumar", section_limits={"goals": 0}).memories == []
 
@@ -255,7 +285,8 @@ def test_the_temporal_plan_lifts_the_limit(memory) -> None:
         memory.episodes.add(f"Line 3 stopped for a jam on day {day}.", user_id="kumar")
     assert len(memory.recall("line 3 jam", user_id="kumar").memories) == 8
     ctx = memory.recall("When did line 3 stop for a jam?", user_id="kumar", plan="auto")
-    assert ctx.plan.limit == 10 and len(ctx.memories) == 10
+    assert ctx.plan.limit == 10
+    assert len(ctx.memories) == 10
 
 
 def test_search_is_never_planned(smart) -> None:
@@ -304,7 +335,9 @@ def test_the_llm_planner_follows_a_valid_answer_and_drops_unknown_intents(memory
     model = Scripted('```json\n{"intents": ["decision", "weather"], "reason": "asks why"}\n```', '{"intents": []}')
     planner = LLMPlanner(model)
     plan = planner.plan(memory, "which database won?", user_id="kumar")
-    assert plan.intents == ["decision"] and plan.reason == "the model: asks why" and plan.fill_recent == ["decisions"]
+    assert plan.intents == ["decision"]
+    assert plan.reason == "the model: asks why"
+    assert plan.fill_recent == ["decisions"]
     assert "which database won?" in model.prompts[0]
     assert planner.plan(memory, "station 12", user_id="kumar").intents == []  # none fits: the general plan
     assert (planner.calls, planner.fallbacks) == (2, 0)
@@ -319,7 +352,8 @@ def test_the_llm_planner_falls_back_offline_on_a_bad_answer_or_an_error(memory, 
 
     planner = LLMPlanner(Scripted(answer))
     plan = planner.plan(memory, "How do I reset the safety relay?", user_id="kumar")
-    assert plan.intents == ["howto"] and planner.fallbacks == 1
+    assert plan.intents == ["howto"]
+    assert planner.fallbacks == 1
 
 
 def test_plan_with_llm_is_off_by_default() -> None:
@@ -331,6 +365,7 @@ def test_plan_with_llm_is_off_by_default() -> None:
     try:
         assert isinstance(layer.intelligence.planner, LLMPlanner)
         ctx = layer.recall("anything at all", user_id="kumar")
-        assert ctx.plan.intents == ["skills"] and len(model.prompts) == 1
+        assert ctx.plan.intents == ["skills"]
+        assert len(model.prompts) == 1
     finally:
         layer.close()

@@ -33,7 +33,8 @@ def test_a_clause_no_rule_knows_is_classified_by_its_nearest_prototypes() -> Non
         rules.close()
         semantic.close()
     assert [op.op for op in by_rules.ops] == ["episode.add"]
-    assert [op.op for op in by_meaning.ops] == ["strategy.add"] and by_meaning.router == "semantic"
+    assert [op.op for op in by_meaning.ops] == ["strategy.add"]
+    assert by_meaning.router == "semantic"
     assert by_meaning.ops[0].fields["text"] == said  # the user's words
     assert [op.op for op in kept.ops] == ["decision.add"]  # what a rule recognises, the rule decides
 

@@ -69,7 +69,8 @@ def test_a_conflict_on_the_session_log_writes_neither_and_both_are_read_again(tm
     with kioko.MemoryLayer(counting, intelligence=Intelligence()) as memory:
         memory.record_turn("thanks!", "Noted.", user_id=U, session_id="s1")
         log = S.session_log(memory, KUMAR, "s1")
-        assert cut_in and log["turns"] == 2
+        assert cut_in
+        assert log["turns"] == 2
         assert log["waiting"] == ["user: the other process's turn", "user: thanks!\nassistant: Noted."]
         assert MaintenanceScheduler().counters(memory, user_id=U)["turns"] == 1
         assert _batches(counting) == [["session_log", COUNTER_KIND]] * 2  # the refused one, then the written one
@@ -88,7 +89,8 @@ def test_a_fold_due_in_the_log_is_queued_in_the_same_batch(tmp_path) -> None:
         assert memory.intelligence.stats()["maintenance"] == 1
         assert S.session_log(memory, KUMAR, "s1")["waiting"] == []
         summary = memory.store.get(KUMAR, [S.summary_id(KUMAR, "s1")])[0]
-        assert summary is not None and "E-217" in summary.content
+        assert summary is not None
+        assert "E-217" in summary.content
 
 
 WRITES = [
@@ -125,10 +127,12 @@ def test_a_turn_that_wrote_leaves_its_step_to_a_turn_that_wrote_nothing(tmp_path
         ran = [turn(WRITES[i].format(n=2)) for i in range(4)]
         assert ran == [[], [], [], ["ran"]]
         counters = scheduler.counters(memory, user_id=U)
-        assert counters["pending"] == [] and counters["deferred"] == 0
+        assert counters["pending"] == []
+        assert counters["deferred"] == 0
         # every turn was folded (none waits); each one's statement is kept by a memory, so no summary repeats it
         log = S.session_log(memory, KUMAR, "s1")
-        assert log["turns"] == 7 and log["waiting"] == []
+        assert log["turns"] == 7
+        assert log["waiting"] == []
         assert memory.store.get(KUMAR, [S.summary_id(KUMAR, "s1")])[0] is None
 
 
@@ -193,7 +197,8 @@ def test_the_pin_step_reads_its_candidates_in_one_read() -> None:
         memory.update(ids[-1], metadata={"superseded_by": ids[0]}, user_id=U)
         counting.reset()
         first = scheduler.pin(memory, user_id=U, limit=1)
-        assert first["pinned"] == [ids[-2]] and first["more"] is True
+        assert first["pinned"] == [ids[-2]]
+        assert first["more"] is True
         assert counting.calls["get"] <= 6, counting.calls  # one read per candidate made it 20 and more
         while scheduler.pin(memory, user_id=U, limit=1)["more"]:
             pass

@@ -132,7 +132,8 @@ def same_links_as_one_by_one(store: Store, user: str, size: int, order: Any) -> 
     assert returned[60].id == returned[30].id == returned[75].id  # the copies are the memory stored
     assert returned[75].metadata == {"source": "import"}
     for record in returned:  # as stored once its batch was written (later batches may have linked it since)
-        assert record.content == stored[record.id].content and 1 <= record.version <= stored[record.id].version
+        assert record.content == stored[record.id].content
+        assert 1 <= record.version <= stored[record.id].version
     assert L.link_entries(returned[-1]) == L.link_entries(stored[returned[-1].id])
 
 
@@ -147,7 +148,8 @@ def test_add_many_writes_a_batch_at_once(store: Store, user: str) -> None:
     assert generation(Scope(user)) == before + 1  # one update_many for all sixty memories and their links
     assert sum(len(L.link_entries(r)) for r in stored) > 0
     again = layer.add("Line 3 keeps faulting with error E-217.", user_id=user)  # the index cache follows the store
-    assert again.version == 1 and generation(Scope(user)) == before + 2
+    assert again.version == 1
+    assert generation(Scope(user)) == before + 2
 
 
 def test_a_batch_another_writer_got_into_is_added_again_one_by_one(store: Store, user: str) -> None:
@@ -179,7 +181,8 @@ def test_a_batch_another_writer_got_into_is_added_again_one_by_one(store: Store,
     for record in records.values():  # both halves of every link
         for entry in L.link_entries(record):
             mirror = L.entry_for(records[entry["id"]], record.id)
-            assert mirror is not None and mirror["dir"] != entry["dir"]
+            assert mirror is not None
+            assert mirror["dir"] != entry["dir"]
 
 
 def test_an_item_that_fails_stores_the_ones_before_it(store: Store, user: str) -> None:
@@ -212,7 +215,8 @@ def test_a_held_batch_reads_as_the_store_reads_once_it_is_written(store: Store, 
     view = _held_view(layer, held)
     for item in held_part:  # what add writes, held
         view.add(user_id=user, **item)
-    assert held.writes == len(held_part) and layer.store.get(scope, [held_part[0]["id"]]) == [None]
+    assert held.writes == len(held_part)
+    assert layer.store.get(scope, [held_part[0]["id"]]) == [None]
     terms = sorted({t for r in held.records.values() for t in r.terms})[:80]
     probe = next(iter(held.records.values())).embedding
     before = (held.postings(scope, terms, 3), held.knn(scope, probe, 7), held.get(scope, [held_part[3]["id"]]))
@@ -222,4 +226,5 @@ def test_a_held_batch_reads_as_the_store_reads_once_it_is_written(store: Store, 
     after = (layer.store.postings(scope, terms, 3), layer.store.knn(scope, probe, 7))
     assert before[0] == after[0]
     assert [n.id for n in before[1]] == [n.id for n in after[1]]
-    assert before[2][0] is not None and before[2][0].content == held_part[3]["content"]
+    assert before[2][0] is not None
+    assert before[2][0].content == held_part[3]["content"]

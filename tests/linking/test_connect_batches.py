@@ -78,7 +78,8 @@ def test_batched_connect_makes_the_links_one_write_per_memory_makes(store: Store
         made.update(frozenset((k.source, k.target)) for k in relinked[0])
         dropped += relinked[1]
 
-    assert report.memories == len(NOTES) and (report.links, report.dropped) == (len(made), dropped)
+    assert report.memories == len(NOTES)
+    assert (report.links, report.dropped) == (len(made), dropped)
     assert report.links > len(NOTES)  # a real backfill: most memories gained links
     expected = links_by_number(store, alone)
     assert links_by_number(store, batched) == expected
@@ -107,4 +108,5 @@ def test_a_batch_another_writer_got_into_is_redone_and_keeps_that_writer_s_chang
     for record in records.values():  # both halves of every link
         for entry in L.link_entries(record):
             mirror = L.entry_for(records[entry["id"]], record.id)
-            assert mirror is not None and mirror["dir"] != entry["dir"]
+            assert mirror is not None
+            assert mirror["dir"] != entry["dir"]

@@ -50,7 +50,9 @@ def same_as_fresh(cache: IndexCache, store: Store, scope: Scope, rng: random.Ran
     held = cache._scopes[scope].records
     for record_id, record in held.items():
         [stored] = store.get(scope, [record_id])
-        assert stored is not None and stored.version == record.version and stored.terms == record.terms
+        assert stored is not None
+        assert stored.version == record.version
+        assert stored.terms == record.terms
 
 
 def test_a_cache_catches_up_by_what_another_writer_changed(handles: tuple[Store, Store]) -> None:

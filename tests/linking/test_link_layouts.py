@@ -49,7 +49,8 @@ def _layers(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterat
     assert isinstance(apart_store, LinkStore)
     apart = MemoryLayer(LayerStore(apart_store), auto_link=True)
     inside = MemoryLayer(LayerStore(record_store, links_apart=False), auto_link=True)
-    assert apart.store.keeps_links_apart and not inside.store.keeps_links_apart
+    assert apart.store.keeps_links_apart
+    assert not inside.store.keeps_links_apart
     try:
         yield apart, inside
     finally:
@@ -138,7 +139,8 @@ def test_a_link_write_leaves_the_neighbours_records_alone(tmp_path: Path) -> Non
         with sqlite3.connect(path) as raw:
             after = raw.execute("SELECT metadata, version FROM kioko_records WHERE id = ?", (first.id,)).fetchone()
             rows = raw.execute("SELECT owner, other FROM kioko_links ORDER BY rowid").fetchall()
-        assert after[0] == before[0] and after[1] == before[1] + 1, "only its version moves"
+        assert after[0] == before[0], "only its version moves"
+        assert after[1] == before[1] + 1, "only its version moves"
         assert set(rows) == {(first.id, second.id), (second.id, first.id)}
         assert "links" not in before[0]
         assert [e["id"] for e in L.link_entries(layer.get(first.id, user_id=USER))] == [second.id]
@@ -168,7 +170,8 @@ def test_a_link_write_leaves_the_neighbours_qdrant_point_alone(tmp_path: Path) -
         assert all(after[key] == held for key, held in before.items()), "the neighbour's point is not rewritten"
         assert len(after) == marked + 4, "the new memory's point and the two memories' adjacency points"
         again = layer.get(first.id, user_id=USER)
-        assert again.version == first.version + 1 and again.metadata == first.metadata
+        assert again.version == first.version + 1
+        assert again.metadata == first.metadata
         assert [e["id"] for e in L.link_entries(again)] == [second.id]
         assert [e["id"] for e in L.link_entries(layer.get(second.id, user_id=USER))] == [first.id]
     finally:
@@ -232,9 +235,12 @@ def test_a_store_written_before_reads_as_before_and_moves_links_out_when_written
     try:
         assert layer.store.keeps_links_apart
         a, b, c = (layer.get(i, user_id=USER) for i in "abc")
-        assert a.metadata == {"ticket": "T-1"} and b.metadata == {} and c.metadata == {"links": ["https://runbook"]}
+        assert a.metadata == {"ticket": "T-1"}
+        assert b.metadata == {}
+        assert c.metadata == {"links": ["https://runbook"]}
         assert L.link_entries(a) == [entry("b", "out", 0.7), entry("c", "in", 0.5)]
-        assert L.link_entries(c) == [entry("a", "out", 0.5)] and L.entities_of(c) == ["e-217"]
+        assert L.link_entries(c) == [entry("a", "out", 0.5)]
+        assert L.entities_of(c) == ["e-217"]
         assert [(k.source, k.target) for k in layer.graph.links("a", user_id=USER)] == [("a", "b"), ("c", "a")]
 
         layer.update("a", user_id=USER, metadata={"ticket": "T-2"})  # a write moves a's links out of its record
@@ -242,10 +248,12 @@ def test_a_store_written_before_reads_as_before_and_moves_links_out_when_written
         with sqlite3.connect(path) as raw:
             stored = {i: m for i, m in raw.execute("SELECT id, metadata FROM kioko_records")}
             rows = raw.execute("SELECT owner, other FROM kioko_links ORDER BY rowid").fetchall()
-        assert '"links"' not in stored["a"] and '"links"' not in stored["b"]
+        assert '"links"' not in stored["a"]
+        assert '"links"' not in stored["b"]
         assert rows == [("a", "c")]
         a = layer.get("a", user_id=USER)
-        assert a.metadata == {"ticket": "T-2"} and L.link_entries(a) == [entry("c", "in", 0.5)]
+        assert a.metadata == {"ticket": "T-2"}
+        assert L.link_entries(a) == [entry("c", "in", 0.5)]
         assert L.link_entries(layer.get("b", user_id=USER)) == []
         assert L.link_entries(layer.get("c", user_id=USER)) == [entry("a", "out", 0.5)], "c was not written: as it was"
     finally:
@@ -263,9 +271,12 @@ def test_a_record_the_layer_returns_carries_the_callers_metadata_exactly() -> No
     for record in (layer.get(first.id, user_id=USER), *layer.memories(user_id=USER)):
         assert L.BOOKKEEPING not in record.metadata
     got = layer.get(first.id, user_id=USER)
-    assert got.metadata == mine and got.system is not None
-    assert [e["dir"] for e in got.system["links"]] and "e-217" in got.system["entities"]
+    assert got.metadata == mine
+    assert got.system is not None
+    assert [e["dir"] for e in got.system["links"]]
+    assert "e-217" in got.system["entities"]
     hit = layer.recall("encoder fault", user_id=USER).memories[0].record
-    assert L.BOOKKEEPING not in hit.metadata and hit.system is not None
+    assert L.BOOKKEEPING not in hit.metadata
+    assert hit.system is not None
     assert layer.store.get(Scope(USER), [first.id])[0].metadata == mine  # type: ignore[union-attr]
     layer.close()

@@ -304,7 +304,8 @@ def test_new_content_re_derives_links_and_replaces_term_statistics(layer: Memory
     assert (df, ids) == ({"e:db-17": 1}, {"e:db-17": [again.id]})
     third = layer.add("DB-17 replica lag alarm fired during the backup.", user_id=user, memory_type="episodic")
     linked = {e["id"] for e in entries(layer, third, user)}
-    assert again.id in linked and lag.id not in linked
+    assert again.id in linked
+    assert lag.id not in linked
     assert_symmetric(layer, user)
 
 
@@ -461,7 +462,8 @@ def test_a_new_decision_that_found_the_goal_itself_just_drops_the_old_link(layer
         metadata={"supersedes": old.id},
     )
     [to_goal] = [e for e in entries(layer, new, user) if e["id"] == goal.id]
-    assert to_goal["by"] == "auto" and "from" not in to_goal  # its own link, not a copy
+    assert to_goal["by"] == "auto"  # its own link, not a copy
+    assert "from" not in to_goal
     assert [e["id"] for e in entries(layer, goal, user)] == [new.id]
     assert [(e["type"], e["by"]) for e in entries(layer, old, user)] == [("supersedes", "structure")]
     assert_symmetric(layer, user)
@@ -576,8 +578,11 @@ def test_a_superseded_decisions_backfill_links_go_to_the_newest_decision(
     assert [(e["id"], e["type"]) for e in entries(linking, old, user)] == [(new.id, "supersedes")]
     assert old.id not in {e["id"] for e in entries(linking, goal, user)}
     on_goal = entry_between(linking, goal, new, user)
-    assert on_goal is not None and on_goal["type"] == "serves" and on_goal["dir"] == "in"
-    assert on_goal["from"] == old.id and on_goal["why"] == "via Kioko uses pgvector"
+    assert on_goal is not None
+    assert on_goal["type"] == "serves"
+    assert on_goal["dir"] == "in"
+    assert on_goal["from"] == old.id
+    assert on_goal["why"] == "via Kioko uses pgvector"
     assert entry_between(linking, new, goal, user)["from"] == old.id
     assert_symmetric(linking, user)
 
@@ -591,8 +596,10 @@ def test_connect_backfills_memories_written_without_linking(make_layer: Callable
     linking = make_layer()
     seen: list[tuple[int, int]] = []
     first = linking.graph.connect(user_id=user, limit=4, progress=lambda done, total: seen.append((done, total)))
-    assert first.memories == 4 and seen == [(1, 4), (2, 4), (3, 4), (4, 4)]
-    assert isinstance(first.duration_ms, float) and first.duration_ms >= 0
+    assert first.memories == 4
+    assert seen == [(1, 4), (2, 4), (3, 4), (4, 4)]
+    assert isinstance(first.duration_ms, float)
+    assert first.duration_ms >= 0
     rest = linking.graph.connect(user_id=user)
     assert rest.memories == 5
     assert all(isinstance(L.linked_at(fresh(linking, r, user)), float) for r in quick.named().values())
@@ -660,7 +667,8 @@ def test_a_failing_link_write_stores_the_memory_without_links_and_connect_links_
     failing["on"] = False
     stored = layer.get(fix.id, user_id=user)
     assert stored.content == "Found it: the encoder cable on line 3 was loose."
-    assert L.link_entries(stored) == [] and L.linked_at(stored) is None
+    assert L.link_entries(stored) == []
+    assert L.linked_at(stored) is None
     report = layer.graph.connect(user_id=user)
     assert report.memories == 1
     assert entry_between(layer, fix, fault, user)["type"] == "resolves"
@@ -681,7 +689,8 @@ def test_no_link_crosses_users_or_agents(layer: MemoryLayer, user: str) -> None:
         own = {r.id for r in records}
         for record in records:
             linked = {e["id"] for e in entries(layer, record, u, agent)}
-            assert linked and linked <= own
+            assert linked
+            assert linked <= own
 
 
 CONCURRENT_NOTES = [

@@ -99,11 +99,14 @@ def test_fix_resolves_fault_with_the_spec_numbers(layer: MemoryLayer, user: str,
     assert signals["share"] == pytest.approx(0.156, abs=0.0005)
     assert signals["sem"] == 1.0
     assert signals["cos"] >= 0.3  # ours is 0.33; anything at or above h = 0.3 saturates sem
-    assert signals["time"] == 1.0 and signals["cue"] == 1.0 and signals["bridge"] == 0.0
+    assert signals["time"] == 1.0
+    assert signals["cue"] == 1.0
+    assert signals["bridge"] == 0.0
     assert signals["raw"] == pytest.approx(0.787, abs=0.0005)
     assert signals["prior"] == 0.85
     assert result.score == 0.669
-    assert result.linked and result.type == "resolves"
+    assert result.linked
+    assert result.type == "resolves"
     assert (result.source, result.target) == (quick.fix.id, quick.fault.id)
     assert WHY_FIX_FAULT.match(result.why), result.why
     # the shared words alone would not have linked them: 0.156 < 0.3
@@ -123,7 +126,8 @@ def test_fix_fault_link_is_stored_on_both_memories(layer: MemoryLayer, user: str
     )
     out = [e for e in entries(layer, quick.fix, user) if e["id"] == quick.fault.id]
     into = [e for e in entries(layer, quick.fault, user) if e["id"] == quick.fix.id]
-    assert [e["dir"] for e in out] == ["out"] and [e["dir"] for e in into] == ["in"]
+    assert [e["dir"] for e in out] == ["out"]
+    assert [e["dir"] for e in into] == ["in"]
     assert {k: v for k, v in out[0].items() if k not in ("id", "dir")} == {
         k: v for k, v in into[0].items() if k not in ("id", "dir")
     }
@@ -140,7 +144,8 @@ def test_decision_serves_goal_through_the_entity_graph(layer: MemoryLayer, user:
     assert result.signals["raw"] == pytest.approx(0.6)
     assert result.signals["prior"] == 1.0
     assert result.score == 0.6
-    assert result.linked and result.type == "serves"
+    assert result.linked
+    assert result.type == "serves"
     assert (result.source, result.target) == (quick.decision.id, quick.goal.id)
     assert result.why == "via Kioko uses pgvector"
     [link] = layer.graph.links(quick.goal.id, user_id=user)
@@ -166,7 +171,8 @@ def test_lesson_refines_procedure(layer: MemoryLayer, user: str, quick: QuickSta
     assert result.signals["raw"] == pytest.approx(1 - (1 - 0.8 * 0.487) * (1 - 0.25), abs=0.001)
     assert result.signals["prior"] == 1.0
     assert result.score == 0.542
-    assert result.linked and result.type == "refines"
+    assert result.linked
+    assert result.type == "refines"
     assert (result.source, result.target) == (quick.lesson.id, quick.procedure.id)
     for word in ("drive", "clearing", "reset"):
         assert word in result.why.split(";")[0]
@@ -179,8 +185,11 @@ def test_lesson_refines_procedure(layer: MemoryLayer, user: str, quick: QuickSta
 def test_green_tea_and_the_plc_subnet_are_not_linked(layer: MemoryLayer, user: str, quick: QuickStart) -> None:
     """Nothing shared, no meaning in common: raw 0, no link - and neither memory is linked to anything."""
     result = layer.graph.explain(quick.tea.id, quick.plc.id, user_id=user)
-    assert result.signals["share"] == 0.0 and result.signals["sem"] == 0.0 and result.signals["raw"] == 0.0
-    assert result.score == 0.0 and not result.linked
+    assert result.signals["share"] == 0.0
+    assert result.signals["sem"] == 0.0
+    assert result.signals["raw"] == 0.0
+    assert result.score == 0.0
+    assert not result.linked
     assert layer.graph.links(quick.tea.id, user_id=user) == []
     assert layer.graph.links(quick.plc.id, user_id=user) == []
 
@@ -209,7 +218,8 @@ def test_a_hub_does_not_bridge_everything(layer: MemoryLayer, user: str) -> None
     result = layer.graph.explain(telemetry.id, lesson.id, user_id=user)
     assert result.signals["bridge"] == 0.4
     assert result.signals["share"] == 0.0
-    assert not result.linked and result.score < 0.35
+    assert not result.linked
+    assert result.score < 0.35
     assert result.why == "via Line 3 has conveyor"
     assert layer.graph.links(telemetry.id, user_id=user) == []
     assert layer.graph.links(lesson.id, user_id=user) == []
@@ -224,7 +234,8 @@ def test_without_the_hub_the_same_bridge_is_full_but_still_links_only_a_means_to
     lesson = layer.add(CONVEYOR_LESSON, user_id=user, memory_type="strategy")
     result = layer.graph.explain(telemetry.id, lesson.id, user_id=user)
     assert result.signals["bridge"] == 1.0
-    assert not result.signals["evidence"] and not result.linked
+    assert not result.signals["evidence"]
+    assert not result.linked
     assert result.type == "related_to"  # only the graph connects them: the type says no more than that
     assert layer.graph.links(lesson.id, user_id=user) == []
 
@@ -245,7 +256,8 @@ def test_quick_start_makes_none_of_the_spurious_links_section_4_warns_about(
     """Tea and the PLC subnet stay alone; the goal is linked to its decision only, not to the fault events."""
     linked = named_links(quick, layer, user)
     touching = lambda name: {triple for triple in linked if name in (triple[0], triple[2])}  # noqa: E731
-    assert touching("tea") == set() and touching("plc") == set()
+    assert touching("tea") == set()
+    assert touching("plc") == set()
     assert touching("goal") == {("decision", "serves", "goal")}
     for event in ("jam", "fault", "fix"):
         assert not touching(event) & {(event, t, "goal") for t in ("advances", "concerns", "related_to")}
@@ -282,7 +294,8 @@ def test_every_linked_memory_records_entities_and_linked_at(layer: MemoryLayer, 
         assert isinstance(L.linked_at(stored), float)
         for entry in L.link_entries(stored):
             assert set(entry) >= {"id", "type", "dir", "w", "by", "why", "at", "seen"}
-            assert math.isfinite(entry["w"]) and 0 < entry["w"] <= 1
+            assert math.isfinite(entry["w"])
+            assert 0 < entry["w"] <= 1
 
 
 def test_backfill_with_connect_links_the_quick_start_as_writing_would(

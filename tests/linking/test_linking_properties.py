@@ -214,7 +214,8 @@ class LinkGraphMachine(RuleBasedStateMachine):
             made = self.layer.graph.link(a, b, kind, weight, user_id=scope.user_id, agent_id=scope.agent_id)
         except L.LinkConflict:
             existing = L.entry_for(self.layer.get(a, user_id=scope.user_id, agent_id=scope.agent_id), b)
-            assert existing is not None and existing["by"] == "structure"
+            assert existing is not None
+            assert existing["by"] == "structure"
         else:
             assert made.by == "manual"
 

@@ -81,7 +81,8 @@ def test_cached_records_are_the_stored_ones_after_links_deletes_and_hand_links(c
             stored = layer.store.get(scope, [record_id])[0]
             assert stored is not None, record_id
             assert stored.model_dump(exclude={"embedding"}) == record.model_dump(exclude={"embedding"}), record_id
-            assert stored.embedding is not None and record.embedding is not None
+            assert stored.embedding is not None
+            assert record.embedding is not None
             assert stored.embedding.tolist() == record.embedding.tolist()
         return len(cached)
 
@@ -137,7 +138,10 @@ def test_an_empty_scope_answers_from_the_cache_until_a_write_fills_it(counted_st
     fact = other.add("Pump 7 leaks coolant near the E-41 valve.", user_id=L.SHARED_USER, memory_type="factual")
     n, df, ids = cache.lookup(shared, ["t:pump", "t:seal"], 10)
     assert counting.calls["postings"] == 2
-    assert n == 1 and df["t:pump"] == 1 and ids["t:pump"] == [fact.id] and df["t:seal"] == 0
+    assert n == 1
+    assert df["t:pump"] == 1
+    assert ids["t:pump"] == [fact.id]
+    assert df["t:seal"] == 0
 
     mine = Scope("empty-" + uuid.uuid4().hex[:8], None)
     assert cache.lookup(mine, ["t:pump"], 10)[0] == 0

@@ -135,10 +135,14 @@ def test_entities_weigh_half_again_as_much_as_words() -> None:
 
 
 def test_hubs_and_nominating_terms_follow_the_spec_thresholds() -> None:
-    assert is_hub(4, 9) and not is_hub(3, 9)  # max(4, 0.15 n)
-    assert is_hub(15, 100) and not is_hub(14, 100)
-    assert nominates(50, 100) and not nominates(51, 100)  # max(50, 0.2 n)
-    assert nominates(200, 1000) and not nominates(201, 1000)
+    assert is_hub(4, 9)  # max(4, 0.15 n)
+    assert not is_hub(3, 9)
+    assert is_hub(15, 100)
+    assert not is_hub(14, 100)
+    assert nominates(50, 100)  # max(50, 0.2 n)
+    assert not nominates(51, 100)
+    assert nominates(200, 1000)
+    assert not nominates(201, 1000)
 
 
 # --------------------------------------------------------------------------- step 2: candidates
@@ -353,7 +357,9 @@ def test_an_event_is_linked_to_the_turn_before_it_in_its_session() -> None:
         created_at=T0 + 120,
     )
     entry = next(e for e in L.link_entries(layer.get(answer.id, user_id=U)) if e["id"] == asked.id)
-    assert entry["type"] == "follows" and entry["dir"] == "out" and entry["w"] == pytest.approx(0.35)
+    assert entry["type"] == "follows"
+    assert entry["dir"] == "out"
+    assert entry["w"] == pytest.approx(0.35)
     assert "turn before" in entry["why"]
     assert not any(
         e["id"] == answer.id and e["type"] == "follows" for e in L.link_entries(layer.get(elsewhere.id, user_id=U))
@@ -480,7 +486,8 @@ def test_a_fix_resolves_a_problem_recorded_before_it_and_not_one_that_came_back_
     back = add(layer, "Line 3 faulting with error E-217 again.", session_id="s1", created_at=T0 + 600)
     assert layer.graph.explain(fix, fault, user_id=U).type == "resolves"
     after = layer.graph.explain(fix, back, user_id=U)
-    assert after.type == "follows" and (after.source, after.target) == (back, fix)
+    assert after.type == "follows"
+    assert (after.source, after.target) == (back, fix)
 
 
 def test_events_of_a_session_follow_each_other_later_to_earlier(layer: MemoryLayer) -> None:
@@ -505,7 +512,8 @@ def test_only_the_entity_graph_links_a_means_to_its_end_and_keeps_its_type(layer
     assert layer.graph.explain(decision, goal, user_id=U).type == "serves"
     assert decision in linked_ids(layer, goal)
     fact_goal = layer.graph.explain(fact, goal, user_id=U)
-    assert fact_goal.signals["bridge"] == 1.0 and not fact_goal.linked
+    assert fact_goal.signals["bridge"] == 1.0
+    assert not fact_goal.linked
     assert fact not in linked_ids(layer, goal)
 
 
@@ -548,10 +556,13 @@ def test_analysing_a_text_again_with_known_names_adds_them_and_changing_an_answe
     named = analyze(text, ["pgvector", "krutika", "kumar", "4842", "unmentioned"])
     assert plain.entities == ["line 3", "krutika"]  # "Kumar" opens the sentence: no name by itself
     assert named.entities == ["line 3", "krutika", "pgvector", "kumar", "4842"]
-    assert "n:4842" in plain.terms and "n:4842" not in named.terms  # counted through the name it is part of
+    assert "n:4842" in plain.terms  # counted through the name it is part of
+    assert "n:4842" not in named.terms
     assert named.terms[:5] == ["e:line 3", "e:krutika", "e:pgvector", "e:kumar", "e:4842"]
     plain.entities.append("mutated")
     plain.terms.clear()
     plain.surface.clear()
     again = analyze(text)
-    assert again.entities == ["line 3", "krutika"] and again.terms and again.surface["e:line 3"] == "line 3"
+    assert again.entities == ["line 3", "krutika"]
+    assert again.terms
+    assert again.surface["e:line 3"] == "line 3"

@@ -83,12 +83,16 @@ def test_writes_never_scan_and_make_a_bounded_number_of_store_calls(store: Store
         assert calls["get"] <= MAX_CALLS_PER_WRITE["get"]
         assert calls["knn"] == knn_per_write
     for calls in edits:
-        assert calls["update_many"] == 1 and calls["postings"] <= 6 and calls["get"] <= 5
+        assert calls["update_many"] == 1
+        assert calls["postings"] <= 6
+        assert calls["get"] <= 5
     for calls in deletes:
         # the record and its neighbours, then what forgetting it reads (docs/privacy.md): the triples it
         # asserted (one postings), its heat entry, its session's log and summary (three gets), the memories
         # made from it (its month summary, themes, session episode, derived_from links: one get); never a scan
-        assert calls["update_many"] == 1 and calls["postings"] <= 1 and calls["get"] <= 6, calls
+        assert calls["update_many"] == 1, calls
+        assert calls["postings"] <= 1, calls
+        assert calls["get"] <= 6, calls
         # on a store keeping links apart, a get of memories reads their link entries with it (one query more)
         assert calls["links"] <= calls["get"], calls
         assert set(calls) <= {"get", "update_many", "postings", "links"}, calls
@@ -144,12 +148,15 @@ def test_the_write_time_benchmark_runs_and_prints_its_table(tmp_path, capsys) ->
     assert bench.main(["--stores", "memory,sqlite", "--count", "40", "--markdown", str(target)]) == 0
     printed = capsys.readouterr().out
     rows = [line for line in printed.splitlines() if line.startswith("| memory") or line.startswith("| sqlite")]
-    assert len(rows) == 2 and target.read_text().startswith(bench.HEADER)
+    assert len(rows) == 2
+    assert target.read_text().startswith(bench.HEADER)
     columns = [cell.strip() for cell in bench.HEADER.splitlines()[0].strip("|").split("|")]
     for row in rows:
         cells = dict(zip(columns, (cell.strip() for cell in row.strip("|").split("|"))))
-        assert cells["writes"] == "40" and int(cells["links per memory, max"]) >= 1  # some memory is linked
-        assert float(cells["linked CPU median (ms)"]) > 0 and float(cells["unlinked CPU median (ms)"]) > 0
+        assert cells["writes"] == "40"  # some memory is linked
+        assert int(cells["links per memory, max"]) >= 1
+        assert float(cells["linked CPU median (ms)"]) > 0
+        assert float(cells["unlinked CPU median (ms)"]) > 0
 
 
 def test_the_write_time_benchmark_fills_each_user_first(capsys) -> None:  # type: ignore[no-untyped-def]
@@ -159,11 +166,13 @@ def test_the_write_time_benchmark_fills_each_user_first(capsys) -> None:  # type
     assert bench.main(["--stores", "memory", "--count", "10", "--fill", "120", "--layouts", "apart,record"]) == 0
     printed = capsys.readouterr().out
     rows = [line for line in printed.splitlines() if line.startswith("| memory")]
-    assert len(rows) == 2 and "120 memories per user first" in printed
+    assert len(rows) == 2
+    assert "120 memories per user first" in printed
     columns = [cell.strip() for cell in bench.HEADER.splitlines()[0].strip("|").split("|")]
     for row in rows:
         cells = dict(zip(columns, (cell.strip() for cell in row.strip("|").split("|"))))
         links = int(cells["links"].replace(",", ""))
         # 130 memories: the mean is twice the links over all of them, not over the 10 written linked
-        assert cells["writes"] == "10" and links > 0
+        assert cells["writes"] == "10"
+        assert links > 0
         assert abs(float(cells["links per memory, mean"]) - 2 * links / 130) < 0.02

@@ -60,6 +60,9 @@ def test_a_pair_sharing_its_rare_names_is_scored_linked_without_any_store() -> N
     df = {term: 2 for term in set(m.terms) | set(c.terms)}
     stats = Stats(n=50, df=df)
     ev = score_pair(m, c, stats, LinkerConfig(), lexical=True)
-    assert ev.evidence and ev.share >= 0.3 and ev.type == "serves" and ev.score >= LinkerConfig().threshold
+    assert ev.evidence
+    assert ev.share >= 0.3
+    assert ev.type == "serves"
+    assert ev.score >= LinkerConfig().threshold
     unrelated = _side("goal", "Goal: Learn the cello.", "z")
     assert not score_pair(m, unrelated, Stats(n=50, df=df), LinkerConfig(), lexical=True).evidence

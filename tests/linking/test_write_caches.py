@@ -83,11 +83,13 @@ def test_the_record_cache_changes_no_link_version_or_bookkeeping(layers: tuple[M
     with_cache, without = _stored(cached), _stored(uncached)
     assert with_cache == without
     degrees = [len(entries) for _, entries, _ in with_cache.values()]
-    assert sum(degrees) > NOTES and max(degrees) == 4, "the workload should link most memories, up to the cap"
+    assert sum(degrees) > NOTES, "the workload should link most memories, up to the cap"
+    assert max(degrees) == 4, "the workload should link most memories, up to the cap"
     assert len(cached.index._scopes[cached._scope(USER, None)].records) > 20, "the cached layer used its cache"
     # and what both wrote is whole: every link has its two halves (the cap drops both, the far one read from the cache)
     halves = {(owner, e["id"], e["type"]) for owner, (_, entries, _) in with_cache.items() for e in entries}
-    assert halves and all((other, owner, kind) in halves for owner, other, kind in halves)
+    assert halves
+    assert all((other, owner, kind) in halves for owner, other, kind in halves)
 
 
 def test_a_side_is_made_once_per_record_object_and_never_for_a_copy() -> None:
@@ -128,8 +130,10 @@ def test_record_copy_is_model_copy() -> None:
         assert got.__pydantic_fields_set__ == want.__pydantic_fields_set__
         assert got.__pydantic_private__ == want.__pydantic_private__
         assert got.__pydantic_extra__ == want.__pydantic_extra__
-        assert got.__dict__ is not record.__dict__ and got.__pydantic_private__ is not record.__pydantic_private__
-    assert record.version == 3 and record.system == {"links": [{"id": "b", "dir": "out", "type": "follows"}]}
+        assert got.__dict__ is not record.__dict__
+        assert got.__pydantic_private__ is not record.__pydantic_private__
+    assert record.version == 3
+    assert record.system == {"links": [{"id": "b", "dir": "out", "type": "follows"}]}
 
 
 def _vote_before(terms: list[str], postings: dict[str, list[str]], weight: Any, limit: int, exclude: str | None) -> Any:

@@ -98,7 +98,8 @@ def test_the_http_transport_lists_the_tools_and_calls_one(store: str) -> None:
 
         tools, context = session(url, script)
     assert tools == TOOLS
-    assert "E-217" in context and "P-3" not in context
+    assert "E-217" in context
+    assert "P-3" not in context
 
 
 def test_with_api_keys_the_key_names_the_user_and_no_key_is_refused(store: str, tmp_path: Path) -> None:
@@ -110,13 +111,16 @@ def test_with_api_keys_the_key_names_the_user_and_no_key_is_refused(store: str, 
     with kioko_mcp("--store", store, "--api-keys", str(keys)) as url:
         for headers in ({}, {"Authorization": "Bearer kk_not-a-key"}):
             refused = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, headers=headers)
-            assert refused.status_code == 401 and refused.json()["error"]["type"] == "Unauthorized"
+            assert refused.status_code == 401
+            assert refused.json()["error"]["type"] == "Unauthorized"
         # the tools write: a read-only key is refused whole
         read_only = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, headers={"X-API-Key": reader})
-        assert read_only.status_code == 403 and "read-only" in read_only.json()["error"]["message"]
+        assert read_only.status_code == 403
+        assert "read-only" in read_only.json()["error"]["message"]
         # an admin key may act for anyone, so this server (started without --user) cannot tell whom: 403
         chosen = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, headers={"X-API-Key": admin})
-        assert chosen.status_code == 403 and "--user" in chosen.json()["error"]["message"]
+        assert chosen.status_code == 403
+        assert "--user" in chosen.json()["error"]["message"]
 
         async def mine(client: Any) -> Any:
             assert {t.name for t in (await client.list_tools()).tools} == TOOLS
@@ -126,7 +130,8 @@ def test_with_api_keys_the_key_names_the_user_and_no_key_is_refused(store: str, 
 
         added, found = session(url, mine, kumar)
         assert added["user_id"] == "kumar"
-        assert {m["user_id"] for m in found} == {"kumar"} and not any("P-3" in m["content"] for m in found)
+        assert {m["user_id"] for m in found} == {"kumar"}
+        assert not any("P-3" in m["content"] for m in found)
 
         async def theirs(client: Any) -> Any:
             found = result(await client.call_tool("search_memories", {"query": "line fault leaks seal cable"}))
@@ -134,8 +139,10 @@ def test_with_api_keys_the_key_names_the_user_and_no_key_is_refused(store: str, 
             return found, taken
 
         found, taken = session(url, theirs, asha)
-        assert [m["user_id"] for m in found] == ["asha"] and "P-3" in found[0]["content"]
-        assert taken.is_error and "no memory" in taken.content[0].text  # kumar's memory is not asha's to delete
+        assert [m["user_id"] for m in found] == ["asha"]
+        assert "P-3" in found[0]["content"]
+        assert taken.is_error  # kumar's memory is not asha's to delete
+        assert "no memory" in taken.content[0].text
     with kioko.connect(store) as memory:
         assert memory.get(added["id"], user_id="kumar").content == "The encoder cable was loose."
 
@@ -146,7 +153,8 @@ def test_with_api_keys_the_key_names_the_user_and_no_key_is_refused(store: str, 
 
         assert [m["user_id"] for m in session(url, as_admin, admin)] == ["asha"]
         wrong = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, headers={"X-API-Key": kumar})
-        assert wrong.status_code == 403 and json.loads(wrong.text)["error"]["type"] == "Forbidden"
+        assert wrong.status_code == 403
+        assert json.loads(wrong.text)["error"]["type"] == "Forbidden"
 
 
 @pytest.mark.parametrize(
@@ -163,4 +171,5 @@ def test_mcp_usage_errors(store: str, args: list[str], says: str) -> None:
     from kioko.cli import app
 
     outcome = CliRunner().invoke(app, ["mcp", "--store", store, *args], env={"KIOKO_USER": "", "KIOKO_API_KEYS": ""})
-    assert outcome.exit_code == 2 and says in outcome.stderr, outcome.output
+    assert outcome.exit_code == 2, outcome.output
+    assert says in outcome.stderr, outcome.output

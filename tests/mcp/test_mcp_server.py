@@ -91,24 +91,30 @@ def test_every_tool_called(seeded: Any) -> None:
 
     out = run(create_server(memory, "kumar"), script)
     added = out["add"]
-    assert added["kind"] == "episodic" and added["user_id"] == "kumar"
-    assert added["links"] and all(k["why"] for k in added["links"])  # linked at write time, with the evidence
+    assert added["kind"] == "episodic"
+    assert added["user_id"] == "kumar"
+    assert added["links"]  # linked at write time, with the evidence
+    assert all(k["why"] for k in added["links"])
     assert memory.get(added["id"], user_id="kumar").content.startswith("The E-217 fault")
-    assert ids["fix"] in [m["id"] for m in out["search"]] and len(out["search"]) <= 3
+    assert ids["fix"] in [m["id"] for m in out["search"]]
+    assert len(out["search"]) <= 3
     assert "Line 3 keeps faulting with error E-217" in out["context"]
     assert "How these memories connect:" in out["context"]
     explore = out["explore"]
     assert explore["match"]["id"] == ids["fix"]
     assert {k["target"] for k in explore["links"]} >= {ids["fault"], ids["jam"]}
     assert all(k["why"] and k["line"] for k in explore["links"])
-    assert explore["related"] and all(r["path"] for r in explore["related"])
+    assert explore["related"]
+    assert all(r["path"] for r in explore["related"])
     learned = out["learn"]
-    assert learned["router"] == "plain" and [op["status"] for op in learned["ops"]] == ["applied"]
+    assert learned["router"] == "plain"
+    assert [op["status"] for op in learned["ops"]] == ["applied"]
     assert any(
         r.content == "The spare encoder cables are in cabinet B." and r.session_id == "s2"
         for r in memory.memories(user_id="kumar")
     )
-    assert out["link"]["by"] == "manual" and out["link"]["type"] == "applies_to"
+    assert out["link"]["by"] == "manual"
+    assert out["link"]["type"] == "applies_to"
     assert any(
         k.target == ids["fault"] and k.by == "manual" for k in memory.graph.links(ids["procedure"], user_id="kumar")
     )
@@ -121,7 +127,8 @@ def test_learning_goes_through_the_intelligence_when_it_is_on() -> None:
     from kioko.mcp_server import open_memory
 
     plain = open_memory("memory://")
-    assert plain.auto_link and plain.intelligence is None
+    assert plain.auto_link
+    assert plain.intelligence is None
     plain.close()
     with open_memory("memory://", intelligence=True) as memory:  # what `kioko mcp --intelligence` serves
         report = run(
@@ -182,7 +189,9 @@ def test_resources_a_memory_and_the_goals(seeded: Any) -> None:
         return json.loads(one.contents[0].text), json.loads(goals.contents[0].text)
 
     one, goals = run(create_server(memory, "kumar"), script)
-    assert one["id"] == ids["fix"] and one["links"] and "embedding" not in one
+    assert one["id"] == ids["fix"]
+    assert one["links"]
+    assert "embedding" not in one
     assert [g["id"] for g in goals] == [ids["goal"]]
 
 
@@ -208,9 +217,12 @@ def test_two_users_servers_on_one_store_never_see_each_other(tmp_path: Path) -> 
             return out
 
         out = run(bob, script)
-        assert out["search"] == [] and out["explore"]["match"] is None and out["goals"] == []
+        assert out["search"] == []
+        assert out["explore"]["match"] is None
+        assert out["goals"] == []
         assert "locker" not in out["context"]
-        assert out["forget"].is_error and out["link"].is_error
+        assert out["forget"].is_error
+        assert out["link"].is_error
         # an extra argument naming a user is refused by the schema or ignored; it never switches user
         smuggled = out["smuggled"]
         assert smuggled.is_error or result(smuggled) == []

@@ -59,20 +59,24 @@ def test_get_list_update_and_pin_a_memory(seeded: Any) -> None:
         }
 
     out = run(create_server(memory, "kumar"), script)
-    assert out["get"]["id"] == ids["fix"] and ids["fault"] in {k["target"] for k in out["get"]["links"]}
+    assert out["get"]["id"] == ids["fix"]
+    assert ids["fault"] in {k["target"] for k in out["get"]["links"]}
     assert all(k["why"] for k in out["get"]["links"])
     everything = [m["id"] for m in out["all"]]
-    assert set(everything) == set(ids.values()) and everything[0] == ids["plc"]  # newest first
+    assert set(everything) == set(ids.values())  # newest first
+    assert everything[0] == ids["plc"]
     assert [m["id"] for m in out["events"]] == [ids["fix"], ids["fault"]]
     assert {m["id"] for m in out["lessons"]} == {ids["lesson"], ids["plc"]}  # aliases as the CLI takes them
     assert {m["id"] for m in out["session"]} == {ids["jam"], ids["fault"], ids["fix"]}
     assert {m["id"] for m in out["text"]} == {ids["jam"], ids["fault"], ids["fix"], ids["procedure"]}
     assert out["badge"] == []  # another user's memory is never listed
-    assert out["update"]["id"] == ids["tea"] and out["update"]["version"] == 2
+    assert out["update"]["id"] == ids["tea"]
+    assert out["update"]["version"] == 2
     assert out["update"]["metadata"]["since"] == 2024
     assert memory.get(ids["tea"], user_id="kumar").content == "User likes jasmine tea."
     assert text_of(out["nothing"]) == "nothing to change: give content and/or metadata"
-    assert out["pin"]["pinned"] == [ids["plc"]] and "10.20.0.0/16" in out["context"]
+    assert out["pin"]["pinned"] == [ids["plc"]]
+    assert "10.20.0.0/16" in out["context"]
     assert out["unpin"]["pinned"] == []
 
 
@@ -98,14 +102,20 @@ def test_a_refused_call_is_one_sentence_without_the_validators_address(seeded: A
 
     answers = run(create_server(memory, "kumar"), script)
     for answer in answers:
-        assert "pydantic" not in answer and "http" not in answer and "\n" not in answer, answer
-        assert "Error executing tool" not in answer and "validation error" not in answer, answer
+        assert "pydantic" not in answer, answer
+        assert "http" not in answer, answer
+        assert "\n" not in answer, answer
+        assert "Error executing tool" not in answer, answer
+        assert "validation error" not in answer, answer
         assert answer.endswith((".", "'")), answer
     assert answers[0].startswith("add_memory was called with bad arguments: memory_type: input should be")
-    assert "'lesson'" in answers[0] and "'rumour'" not in answers[0]  # the choices, never the value given
+    assert "'lesson'" in answers[0]  # the choices, never the value given
+    assert "'rumour'" not in answers[0]
     assert answers[1] == "add_memory was called with bad arguments: content is required."
-    assert "limit" in answers[3] and "greater than or equal to 1" in answers[3]
-    assert answers[6] == "no memory 'nope' for user 'kumar'" and answers[7] == answers[6]
+    assert "limit" in answers[3]
+    assert "greater than or equal to 1" in answers[3]
+    assert answers[6] == "no memory 'nope' for user 'kumar'"
+    assert answers[7] == answers[6]
     assert "messages" in answers[8]
     assert sorted(r.id for r in memory.memories(user_id="kumar")) == before
 
@@ -134,7 +144,8 @@ def test_the_prompts_remember_a_conversation_and_tell_what_is_known(seeded: Any)
     assert [a.name for a in listed["what_do_you_know"].arguments] == ["topic"]
     assert listed["what_do_you_know"].arguments[0].required
     (message,) = remember.messages
-    assert message.role == "user" and "learn_from_conversation" in message.content.text
+    assert message.role == "user"
+    assert "learn_from_conversation" in message.content.text
     assert 'session_id "s9"' in message.content.text
     (message,) = known.messages
     assert "Clear a conveyor jam on line 3" in message.content.text  # the recall itself, not a pointer to it
@@ -168,4 +179,6 @@ def test_no_description_has_runs_of_spaces_or_line_breaks(seeded: Any) -> None:
     texts += [(p.name, p.description or "") for p in prompts]
     assert len(texts) > 20
     for where, text in texts:
-        assert text and not re.search(r"\s{2,}|\n", text) and text == text.strip(), (where, text)
+        assert text, (where, text)
+        assert not re.search(r"\s{2,}|\n", text), (where, text)
+        assert text == text.strip(), (where, text)

@@ -26,7 +26,8 @@ class SecondProcess:
         )
 
     def ask(self, command: str) -> Any:
-        assert self.process.stdin is not None and self.process.stdout is not None
+        assert self.process.stdin is not None
+        assert self.process.stdout is not None
         self.process.stdin.write(command + "\n")
         self.process.stdin.flush()
         return json.loads(self.process.stdout.readline())

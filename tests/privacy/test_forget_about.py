@@ -69,7 +69,8 @@ def test_forget_about_lists_then_removes_everything_naming_the_subject(open_memo
     assert "krutika" in before
 
     listed = memory.forget_about("Krutika", dry_run=True, **U)
-    assert listed["dry_run"] is True and listed["deleted"] == 0
+    assert listed["dry_run"] is True
+    assert listed["deleted"] == 0
     assert {m["content"] for m in listed["memories"]} == {
         "User's manager is Krutika.",
         "Krutika prefers short status reports on Fridays.",
@@ -80,7 +81,8 @@ def test_forget_about_lists_then_removes_everything_naming_the_subject(open_memo
     assert stored_texts(layer) == before  # a dry run removes nothing
 
     done = memory.forget_about("Krutika", **U)
-    assert done["deleted"] == 3 and {m["id"] for m in done["memories"]} == {m["id"] for m in listed["memories"]}
+    assert done["deleted"] == 3
+    assert {m["id"] for m in done["memories"]} == {m["id"] for m in listed["memories"]}
     assert "krutika" not in stored_texts(layer)
     assert memory.graph.relations("Krutika", include_invalid=True, **U) == []
     assert "Krutika" not in memory.recall("Who is Krutika?", **U).text
@@ -99,10 +101,12 @@ def test_saying_forget_everything_about_someone_forgets_them_and_stores_no_reque
         memory.record_turn(turn, "Noted.", **S)
     report = memory.record_turn("Please forget everything about Krutika.", "Done, I have forgotten Krutika.", **S)
     deletes = [op for op in report.ops if op.op == "memory.delete"]
-    assert len(deletes) == 3 and all(op.status == "applied" for op in deletes)
+    assert len(deletes) == 3
+    assert all(op.status == "applied" for op in deletes)
     memory.end_session("s1", **U)
     texts = stored_texts(layer)
-    assert "krutika" not in texts and "forget" not in texts
+    assert "krutika" not in texts
+    assert "forget" not in texts
     assert "User is allergic to peanuts." in {r.content for r in memory.memories(**U)}
 
 
@@ -126,7 +130,8 @@ def test_a_summary_point_naming_the_subject_is_removed_and_the_others_kept(tmp_p
             **U,
         )
         listed = memory.forget_about("Krutika", dry_run=True, **U)
-        assert listed["memories"] == [] and len(listed["traces"]) == 2
+        assert listed["memories"] == []
+        assert len(listed["traces"]) == 2
         memory.forget_about("Krutika", **U)
         after = memory.get(made.id, **U)
         assert after.content == "Summary of session s1: The line 3 drive was replaced."

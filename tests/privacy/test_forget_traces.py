@@ -60,9 +60,11 @@ def test_delete_rewrites_the_session_summary_and_log_without_the_memory(memory: 
     scope = Scope(U, None)
     assert summaries.session_log(memory, scope, "s")["waiting"]  # the last turn waits for the next fold
 
-    assert memory.delete(flute, user_id=U) and memory.delete(waiting, user_id=U)
+    assert memory.delete(flute, user_id=U)
+    assert memory.delete(waiting, user_id=U)
     summary = memory.get(summaries.summary_id(scope, "s"), user_id=U)
-    assert "zorbanian" not in summary.content.lower() and "ilvanka" not in str(summary.metadata).lower()
+    assert "zorbanian" not in summary.content.lower()
+    assert "ilvanka" not in str(summary.metadata).lower()
     assert "Brenna misses the rain" in summary.content  # rewritten, not dropped: the other point stays
     assert summaries.session_log(memory, scope, "s")["waiting"] == []
 
@@ -118,7 +120,9 @@ def test_sqlite_zeroes_deleted_bytes_and_empties_the_wal(tmp_path: Path) -> None
         assert (tmp_path / "erase.db-wal").stat().st_size == 0  # checkpointed and truncated, the store still open
         for file in files:
             data = file.read_bytes()
-            assert b"Ottoline" not in data and b"ZQ-88121" not in data and gone.id.encode() not in data, file
+            assert b"Ottoline" not in data, file
+            assert b"ZQ-88121" not in data, file
+            assert gone.id.encode() not in data, file
         assert layer.store._connection().execute("PRAGMA secure_delete").fetchone()[0] == 1  # noqa: SLF001
     finally:
         layer.close()
@@ -200,7 +204,8 @@ def test_delete_rewrites_the_month_summary_that_folded_the_episode(tmp_path: Pat
         memory.delete(gone, user_id=U)
         summary = memory.get(summary_id, user_id=U)
         assert summary.content == "In November 2023 (1 events): Visited the harbour museum with Anke."
-        assert gone not in json.dumps(summary.metadata) and summary.metadata["folded"] == [kept]
+        assert gone not in json.dumps(summary.metadata)
+        assert summary.metadata["folded"] == [kept]
         memory.delete(kept, user_id=U)  # nothing left to show: the summary goes too
         assert memory.store.get(scope, [summary_id])[0] is None
 
@@ -274,7 +279,8 @@ def test_delete_rewrites_the_session_episode_without_what_quoted_the_memory(memo
     memory.working.set("task", "order more coffee", user_id=U, session_id="s")
     memory.working.set("result", "badge ZX-4821 works again", user_id=U, session_id="s")
     episode = memory.end_session("s", user_id=U)
-    assert episode is not None and "ZX-4821" in episode.content
+    assert episode is not None
+    assert "ZX-4821" in episode.content
     memory.delete(fact, user_id=U)
     assert memory.get(episode.id, user_id=U).content == "Session s: order more coffee."
 
@@ -338,16 +344,20 @@ def test_a_deleted_vector_leaves_the_saved_ann_graph(tmp_path: Path) -> None:
     other.knn(scope, unit, 5)  # another handle holds it too, and will not look again before closing
     store.close()
     saved = tmp_path / "ann.db.ann"
-    assert needle in _graph_bytes(saved) and gone.id.encode() in _graph_bytes(saved)  # control: it is there
+    assert needle in _graph_bytes(saved)  # control: it is there
+    assert gone.id.encode() in _graph_bytes(saved)
 
     store = open_store()
     store.knn(scope, unit, 5)  # the saved graph, loaded
     store.update_many([Delete(id=gone.id, scope=scope)])
-    assert needle not in _graph_bytes(saved) and gone.id.encode() not in _graph_bytes(saved)  # at once
+    assert needle not in _graph_bytes(saved)  # at once
+    assert gone.id.encode() not in _graph_bytes(saved)
     other.close()  # its graph is of an older state: not saved over the files
     store.close()  # saved again, built afresh (usearch only marks a removed node)
     data = _graph_bytes(saved)
-    assert data and needle not in data and gone.id.encode() not in data
+    assert data
+    assert needle not in data
+    assert gone.id.encode() not in data
     reopened = open_store()
     assert gone.id not in {n.id for n in reopened.knn(scope, unit, 10)}
     reopened.close()
@@ -403,7 +413,9 @@ def test_qdrant_local_holds_no_deleted_payload_or_vector_in_memory(tmp_path: Pat
         assert live, "qdrant-client's in-process lists changed: this test no longer looks in the right place"
         layer.delete(gone.id, user_id=U)
         held = "\n".join(held_strings([collection.payload, list(collection.ids)]))
-        assert "ZQ-88121" not in held and "Ottoline" not in held and gone.id not in held
+        assert "ZQ-88121" not in held
+        assert "Ottoline" not in held
+        assert gone.id not in held
         assert not np.any(next(iter(collection.vectors.values()))[live[0]])  # its vector zeroed, not kept
         assert [m.record.content for m in layer.recall("canteen curry", user_id=U).memories][:1] == [
             "The canteen serves curry on Fridays"

@@ -31,7 +31,8 @@ def test_a_card_number_or_a_passphrase_is_refused(text: str) -> None:
     kinds = DropSecrets().check(text)
     assert kinds, text
     cleaned = redact(text)
-    assert "[redacted: " in cleaned and DropSecrets().check(cleaned) == [], cleaned
+    assert "[redacted: " in cleaned, cleaned
+    assert DropSecrets().check(cleaned) == [], cleaned
 
 
 @pytest.mark.parametrize("text", _look_alikes())

@@ -61,12 +61,14 @@ def test_a_refused_turn_is_logged_redacted_and_end_session_survives(db: str) -> 
     assert [op.status for op in report.ops] == ["skipped"]
     memory.record_turn("We are moving the billing service to Frankfurt next week.", "ok", user_id=U, session_id="c1")
     log = session_log(memory, Scope(U, None), "c1")
-    assert len(log["waiting"]) == 2 and "[redacted: aws_access_key]" in log["waiting"][0]
+    assert len(log["waiting"]) == 2
+    assert "[redacted: aws_access_key]" in log["waiting"][0]
     assert leaked(everything(memory)) == []
     memory.end_session("c1", user_id=U)  # raised SecretDropped and lost the log
     summary = memory.get(summary_id(Scope(U, None), "c1"), user_id=U)  # written from the redacted log
     # the move is kept by its own memory, so the summary (which repeats no memory) does not say it again
-    assert "Frankfurt" not in summary.content and any("Frankfurt" in r.content for r in memory.memories(user_id=U))
+    assert "Frankfurt" not in summary.content
+    assert any("Frankfurt" in r.content for r in memory.memories(user_id=U))
     assert leaked(everything(memory)) == []
     memory.close()
 
@@ -77,7 +79,8 @@ def test_the_export_holds_no_secret(db: str) -> None:
     memory.close()
     result = CliRunner().invoke(app, ["export", "--user", U, "--store", db])
     assert result.exit_code == 0, result.output
-    assert '"session_log"' in result.output and leaked(result.output) == []
+    assert '"session_log"' in result.output
+    assert leaked(result.output) == []
 
 
 def test_manage_never_shows_the_secret(db: str) -> None:
@@ -86,16 +89,21 @@ def test_manage_never_shows_the_secret(db: str) -> None:
     memory.on("*", events.append)
     for dry_run in (True, False):
         report = memory.manage(f"Remember my AWS key {AWS_KEY}", user_id=U, dry_run=dry_run)
-        assert report.ops and all(op.status == "skipped" for op in report.ops), report.summary()
+        assert report.ops, report.summary()
+        assert all(op.status == "skipped" for op in report.ops), report.summary()
         assert "aws_access_key" in report.summary()
         shown = report.summary() + json.dumps(report.to_dict()) + repr(report) + str(report.ops)
         assert leaked(shown) == [], shown
-    assert events and leaked(json.dumps(events)) == []
+    assert events
+    assert leaked(json.dumps(events)) == []
     memory.close()
     result = CliRunner().invoke(app, ["manage", f"Remember my AWS key {AWS_KEY}", "--user", U, "--store", db])
-    assert result.exit_code == 0 and "aws_access_key" in result.output and leaked(result.output) == [], result.output
+    assert result.exit_code == 0, result.output
+    assert "aws_access_key" in result.output, result.output
+    assert leaked(result.output) == [], result.output
     result = CliRunner().invoke(app, ["manage", TURN, "--user", U, "--store", db, "--json"])
-    assert result.exit_code == 0 and leaked(result.output) == [], result.output
+    assert result.exit_code == 0, result.output
+    assert leaked(result.output) == [], result.output
 
 
 def test_learn_without_intelligence_reports_no_secret() -> None:
@@ -136,7 +144,8 @@ def test_error_messages_never_repeat_a_secret() -> None:
     memory = kioko.connect("memory://")
     with pytest.raises(MemoryNotFound) as missing:
         memory.get(f"my key {AWS_KEY}", user_id=U)
-    assert leaked(str(missing.value)) == [] and "[redacted: aws_access_key]" in str(missing.value)
+    assert leaked(str(missing.value)) == []
+    assert "[redacted: aws_access_key]" in str(missing.value)
     assert leaked(str(KiokoError(f"token {AWS_KEY} refused"))) == []
 
 
@@ -172,14 +181,16 @@ def test_maintenance_survives_secrets_already_kept_and_export_redacts_them(db: s
     result = memory.maintain(user_id=U)
     assert set(result[U]) == {"end_sessions", "summarize", "reflect", "tend", "pin", "consolidate"}
     derived = [r for r in memory.memories(user_id=U) if not r.id.startswith("old-")]
-    assert derived and leaked("\n".join(dumped(r) for r in derived)) == []
+    assert derived
+    assert leaked("\n".join(dumped(r) for r in derived)) == []
     assert leaked(everything(memory).replace(_old_records(memory), "")) == []
     memory.close()
     exported = CliRunner().invoke(app, ["export", "--user", U, "--store", db])
     assert exported.exit_code == 0, exported.output
     # the old records go out redacted; the link reasons the linker wrote between them name the key's
     # lower-cased words (akiaiosfodnn7example), which no detector can tell from a word: docs/privacy.md
-    assert AWS_KEY not in exported.output and exported.output.count("[redacted: aws_access_key]") >= 4
+    assert AWS_KEY not in exported.output
+    assert exported.output.count("[redacted: aws_access_key]") >= 4
 
 
 def _old_records(memory: Any) -> str:
@@ -195,7 +206,8 @@ def test_log_lines_are_redacted(caplog: pytest.LogCaptureFixture) -> None:
     memory.on("memory.managed", broken)
     with caplog.at_level(logging.DEBUG):
         memory.record_turn(TURN, "ok", user_id=U, session_id="c1")
-    assert "listener failed" in caplog.text and leaked(caplog.text) == [], caplog.text
+    assert "listener failed" in caplog.text, caplog.text
+    assert leaked(caplog.text) == [], caplog.text
 
 
 def test_every_kioko_logger_redacts() -> None:
@@ -236,7 +248,8 @@ def test_a_model_never_sees_a_secret_in_a_turn_or_a_query() -> None:
     memory = kioko.intelligent("memory://", intelligence=Intelligence(llm=model, plan_with_llm=True))
     memory.record_turn(TURN, f"Stored {AWS_KEY}? No.", user_id=U, session_id="c1")
     memory.recall(f"what did I do with {AWS_KEY}", user_id=U)
-    assert len(prompts) >= 2 and leaked("\n".join(prompts)) == []
+    assert len(prompts) >= 2
+    assert leaked("\n".join(prompts)) == []
     assert "[redacted: aws_access_key]" in prompts[0]
 
 

@@ -153,7 +153,9 @@ def test_most_detectors_have_anchors() -> None:
 )
 def test_anchors_read_from_patterns(pattern: str, literals: set[str], lead: str) -> None:
     found = anchor(re.compile(pattern))
-    assert found is not None and found.literals == literals and "".join(sorted(found.lead)) == lead
+    assert found is not None
+    assert found.literals == literals
+    assert "".join(sorted(found.lead)) == lead
 
 
 @pytest.mark.parametrize("pattern", [r"\w+@x", r".*token", r"(?:\d+:)?AA", r"\b[^a]token"])

@@ -43,7 +43,8 @@ def admin(served: Any) -> Iterator[RemoteMemory]:
 
 def test_both_surfaces_are_a_memory(admin: RemoteMemory) -> None:
     layer = kioko.connect("memory://")
-    assert isinstance(layer, kioko.Memory) and isinstance(admin, kioko.Memory)
+    assert isinstance(layer, kioko.Memory)
+    assert isinstance(admin, kioko.Memory)
     assert isinstance(admin.scoped(user_id=U), kioko.Memory)
     layer.close()
 
@@ -52,7 +53,8 @@ def test_a_user_bound_key_may_omit_user_id(served: Any) -> None:
     server, layer, keys = served
     with kioko.connect(server.url, api_key=keys["kumar"]) as remote:
         stored = remote.add("Kumar keeps his notes in one place.")
-        assert stored.user_id == U and remote.get(stored.id).id == stored.id
+        assert stored.user_id == U
+        assert remote.get(stored.id).id == stored.id
         assert layer.get(stored.id, user_id=U).content == stored.content
         assert stored.id in [r.id for r in remote.memories()]
         assert remote.goals.add("Ship the remote client").user_id == U
@@ -84,19 +86,23 @@ def test_managers_are_the_library_types_with_the_library_signatures(admin: Remot
 
 def test_entities_intelligence_stats_and_pin_types(admin: RemoteMemory, served: Any) -> None:
     triple = admin.entities.add("Kumar", "works at", "Acme", user_id=U)
-    assert isinstance(triple, Triple) and triple.relation == "works_at"
+    assert isinstance(triple, Triple)
+    assert triple.relation == "works_at"
     assert [t.id for t in admin.entities.relations("Kumar", user_id=U)] == [triple.id]
     assert [n.lower() for n in admin.entities.neighbors("Kumar", user_id=U)] == ["acme"]
     closed = admin.entities.invalidate(triple.id, user_id=U)
-    assert closed is not None and closed.valid_to is not None
+    assert closed is not None
+    assert closed.valid_to is not None
     admin.record_turn("I prefer tea over coffee.", user_id=U, session_id="s1")
     assert admin.intelligence is not None
     stats = admin.intelligence.stats()
-    assert stats == served[1].intelligence.stats() and stats["turns"] >= 1
+    assert stats == served[1].intelligence.stats()
+    assert stats["turns"] >= 1
     fact = admin.add("The office is on the third floor.", user_id=U)
     assert admin.pin(fact.id, user_id=U).metadata["pinned"] is True
     report = admin.manage("Remember that the car is blue.", user_id=U)
-    assert type(report).__name__ == "ManageReport" and report.ops
+    assert type(report).__name__ == "ManageReport"
+    assert report.ops
 
 
 def test_stats_need_an_admin_key(served: Any) -> None:
@@ -120,16 +126,19 @@ def test_events_on_and_off(served: Any) -> None:
         assert remote.on("memory.added", listener) is listener
         stored = remote.add("An event for Kumar.")
         assert arrived.wait(15), "no event arrived"
-        assert heard[0]["event"] == "memory.added" and heard[0]["memory"]["id"] == stored.id
+        assert heard[0]["event"] == "memory.added"
+        assert heard[0]["memory"]["id"] == stored.id
         assert remote.off("memory.added", listener) is True
         assert remote.off("memory.added", listener) is False
 
 
 def test_a_scoped_view_fills_in_and_guards_its_user(admin: RemoteMemory) -> None:
     kumar = admin.scoped(user_id=U)
-    assert kumar.scope is not None and kumar.scope.user_id == U
+    assert kumar.scope is not None
+    assert kumar.scope.user_id == U
     goal = kumar.goals.add("Bound goal")
-    assert goal.user_id == U and kumar.goals.get(goal.id).id == goal.id
+    assert goal.user_id == U
+    assert kumar.goals.get(goal.id).id == goal.id
     with pytest.raises(InvalidRecordError, match="bound to user"):
         kumar.get(goal.id, user_id="someone-else")
     with pytest.raises(InvalidRecordError, match="bound to user"):

@@ -198,7 +198,8 @@ def test_a_remote_memory_carries_the_librarys_metadata_and_bookkeeping_apart() -
         with LiveServer(create_app(layer)) as server, kioko.RemoteMemory(server.url) as remote:
             for memory_id in (first.id, second.id):
                 local, far = layer.get(memory_id, user_id=U), remote.get(memory_id, user_id=U)
-                assert far.metadata == local.metadata and L.BOOKKEEPING not in far.metadata
+                assert far.metadata == local.metadata
+                assert L.BOOKKEEPING not in far.metadata
                 assert L.entities_of(far) == L.entities_of(local)
                 assert [e["id"] for e in L.link_entries(far)] == [e["id"] for e in L.link_entries(local)]
             listed = {r.id: r.metadata for r in remote.memories(user_id=U)}
@@ -211,5 +212,6 @@ def test_both_clients_are_exported_by_kioko() -> None:
     from kioko.remote.async_client import AsyncRemoteMemory
     from kioko.remote.client import RemoteMemory
 
-    assert kioko.RemoteMemory is RemoteMemory and kioko.AsyncRemoteMemory is AsyncRemoteMemory
+    assert kioko.RemoteMemory is RemoteMemory
+    assert kioko.AsyncRemoteMemory is AsyncRemoteMemory
     assert {"RemoteMemory", "AsyncRemoteMemory"} <= set(kioko.__all__)

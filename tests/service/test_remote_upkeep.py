@@ -107,9 +107,12 @@ def test_reflect_runs_on_the_server_and_answers_what_the_library_answers(open_me
         for day in (1, 2, 3):
             memory.episodes.add(f"Line 3 stopped on day {day}: the conveyor jammed at guard B.", **U)
         done = memory.reflect(**U)
-        assert set(done) == {"insights", "themes", "error"} and done["error"] is None and done["insights"] == []
+        assert set(done) == {"insights", "themes", "error"}
+        assert done["error"] is None
+        assert done["insights"] == []
         themes = [memory.get(i, **U) for i in done["themes"]]
-        assert themes and any("line 3" in t.content.lower() for t in themes)
+        assert themes
+        assert any("line 3" in t.content.lower() for t in themes)
         assert all(t.metadata["reflection"] is True for t in themes)
         assert memory.reflect(**U)["themes"] == done["themes"]  # updated in place, not written again
         assert memory.scoped(**U).reflect() == memory.reflect(**U)

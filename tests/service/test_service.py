@@ -28,14 +28,17 @@ def add(api: httpx.Client, content: str, **fields) -> dict:
 def test_memory_crud_and_cursor_pages(api: httpx.Client) -> None:
     made = [add(api, f"Note {i} about the conveyor on line {i}.", session_id="s1") for i in range(5)]
     got = api.get(f"/v1/memories/{made[0]['id']}", params={"user_id": U}).json()
-    assert got["content"] == "Note 0 about the conveyor on line 0." and got["session_id"] == "s1"
+    assert got["content"] == "Note 0 about the conveyor on line 0."
+    assert got["session_id"] == "s1"
 
     changed = api.patch(
         f"/v1/memories/{made[0]['id']}",
         json={"user_id": U, "content": "Note zero, rewritten.", "metadata": {"checked": True}},
     )
-    assert changed.status_code == 200 and changed.json()["content"] == "Note zero, rewritten."
-    assert changed.json()["metadata"]["checked"] is True and changed.json()["version"] > got["version"]
+    assert changed.status_code == 200
+    assert changed.json()["content"] == "Note zero, rewritten."
+    assert changed.json()["metadata"]["checked"] is True
+    assert changed.json()["version"] > got["version"]
 
     seen, cursor, pages = [], None, 0
     while True:
@@ -46,18 +49,21 @@ def test_memory_crud_and_cursor_pages(api: httpx.Client) -> None:
         cursor = page["next_cursor"]
         if cursor is None:
             break
-    assert pages == 3 and seen == sorted(m["id"] for m in made)
+    assert pages == 3
+    assert seen == sorted(m["id"] for m in made)
     assert api.get("/v1/memories", params={"user_id": U, "kind": "goal"}).json()["items"] == []
 
     assert api.delete(f"/v1/memories/{made[1]['id']}", params={"user_id": U}).json() == {"deleted": True}
     assert api.delete(f"/v1/memories/{made[1]['id']}", params={"user_id": U}).status_code == 404
     missing = api.get(f"/v1/memories/{made[1]['id']}", params={"user_id": U})
-    assert missing.status_code == 404 and missing.json()["error"]["type"] == "MemoryNotFound"
+    assert missing.status_code == 404
+    assert missing.json()["error"]["type"] == "MemoryNotFound"
 
 
 def test_typed_managers(api: httpx.Client) -> None:
     goal = api.post("/v1/goals", json={"title": "Ship the memory layer by December 15", "user_id": U}).json()
-    assert goal["kind"] == "goal" and goal["metadata"]["status"] == "open"
+    assert goal["kind"] == "goal"
+    assert goal["metadata"]["status"] == "open"
     progressed = api.post(f"/v1/goals/{goal['id']}/progress", json={"fraction": 0.5, "user_id": U}).json()
     assert progressed["metadata"]["progress"] == 0.5
     assert [g["id"] for g in api.get("/v1/goals/open", params={"user_id": U}).json()] == [goal["id"]]
@@ -76,7 +82,8 @@ def test_typed_managers(api: httpx.Client) -> None:
     assert used["metadata"]["successes"] == 1
 
     mismatch = api.get(f"/v1/goals/{proc['id']}", params={"user_id": U})
-    assert mismatch.status_code == 422 and mismatch.json()["error"]["type"] == "KindMismatch"
+    assert mismatch.status_code == 422
+    assert mismatch.json()["error"]["type"] == "KindMismatch"
 
     assert api.put("/v1/profile/slots/name", json={"value": "Kumar", "user_id": U}).status_code == 200
     assert api.get("/v1/profile/slots/name", params={"user_id": U}).json() == {"result": "Kumar"}
@@ -98,15 +105,18 @@ def test_graph_table_of_section_11(api: httpx.Client) -> None:
         f"/v1/memories/{tea['id']}/links",
         json={"target": fault["id"], "type": "related_to", "why": "tea break after the fault", "user_id": U},
     )
-    assert made.status_code == 201 and made.json()["by"] == "manual"
+    assert made.status_code == 201
+    assert made.json()["by"] == "manual"
     explained = api.get(f"/v1/memories/{tea['id']}/links/{fault['id']}/explain", params={"user_id": U}).json()
     assert set(explained) >= {"score", "linked", "type", "why", "signals"}
     related = api.get(f"/v1/memories/{tea['id']}/related", params={"user_id": U, "depth": 2}).json()
     assert {r["id"] for r in related} >= {fault["id"]}
     trace = api.get(f"/v1/memories/{tea['id']}/trace/{fix['id']}", params={"user_id": U}).json()
-    assert trace and trace[0]["source"] == tea["id"]
+    assert trace
+    assert trace[0]["source"] == tea["id"]
     drawn = api.get("/v1/graph/memories", params={"user_id": U}).json()
-    assert drawn["stats"]["nodes"] == 3 and drawn["stats"]["edges"] >= 2
+    assert drawn["stats"]["nodes"] == 3
+    assert drawn["stats"]["edges"] >= 2
     assert api.delete(f"/v1/memories/{tea['id']}/links/{fault['id']}", params={"user_id": U}).json() == {
         "unlinked": True
     }
@@ -116,12 +126,14 @@ def test_graph_table_of_section_11(api: httpx.Client) -> None:
     goal = api.post("/v1/goals", json={"title": "Keep line 3 running", "user_id": U}).json()
     sub = api.post("/v1/goals", json={"title": "Replace the encoder cable", "parent": goal["id"], "user_id": U}).json()
     conflict = api.post(f"/v1/memories/{sub['id']}/links", json={"target": goal["id"], "user_id": U})
-    assert conflict.status_code == 409 and conflict.json()["error"]["type"] == "LinkConflict"
+    assert conflict.status_code == 409
+    assert conflict.json()["error"]["type"] == "LinkConflict"
 
     triple = api.post(
         "/v1/entities/triples", json={"subject": "Kioko", "relation": "uses", "object": "pgvector", "user_id": U}
     )
-    assert triple.status_code == 201 and triple.json()["relation"] == "uses"
+    assert triple.status_code == 201
+    assert triple.json()["relation"] == "uses"
     relations = api.get("/v1/entities/Kioko/relations", params={"user_id": U}).json()
     assert [t["object"] for t in relations] == ["pgvector"]
     assert api.get("/v1/entities/pgvector/neighbors", params={"user_id": U}).json() == ["Kioko"]
@@ -132,7 +144,8 @@ def test_recall_context_search_feedback(api: httpx.Client) -> None:
     fault = add(api, "Line 3 keeps faulting with error E-217.", session_id="s1", memory_type="episodic")
     fix = add(api, "Found it: the encoder cable on line 3 was loose.", session_id="s1", memory_type="episodic")
     recalled = api.post("/v1/recall", json={"query": "line 3 faulting E-217", "user_id": U}).json()
-    assert "E-217" in recalled["text"] and recalled["memories"][0]["id"] in {fault["id"], fix["id"]}
+    assert "E-217" in recalled["text"]
+    assert recalled["memories"][0]["id"] in {fault["id"], fix["id"]}
     context = api.post("/v1/context", json={"query": "line 3", "user_id": U}).json()
     assert context["memories"]
     found = api.post("/v1/search", json={"query": "encoder cable", "user_id": U, "limit": 1}).json()
@@ -153,8 +166,10 @@ def test_bad_input_is_a_typed_4xx_never_a_500(api: httpx.Client) -> None:
     secret = api.post(
         "/v1/memories", json={"content": "the deploy key is sk-abcdefghijklmnopqrstuvwx12345678", "user_id": U}
     )
-    assert secret.status_code == 422 and secret.json()["error"]["type"] == "SecretDropped"
-    assert "sk-abc" not in secret.text and secret.json()["error"]["kinds"] == ["api_key"]
+    assert secret.status_code == 422
+    assert secret.json()["error"]["type"] == "SecretDropped"
+    assert "sk-abc" not in secret.text
+    assert secret.json()["error"]["kinds"] == ["api_key"]
     for body in (
         {"content": "no user"},
         {"content": "", "user_id": U},
@@ -162,7 +177,8 @@ def test_bad_input_is_a_typed_4xx_never_a_500(api: httpx.Client) -> None:
         {"content": "x", "user_id": U, "memory_type": "gossip"},
     ):
         response = api.post("/v1/memories", json=body)
-        assert response.status_code == 422 and response.json()["error"]["type"] in {
+        assert response.status_code == 422
+        assert response.json()["error"]["type"] in {
             "RequestInvalid",
             "InvalidRecordError",
         }
@@ -173,7 +189,8 @@ def test_bad_input_is_a_typed_4xx_never_a_500(api: httpx.Client) -> None:
     assert api.get("/v1/memories", params={"user_id": U, "cursor": "%%%"}).status_code == 422
     for reserved in ({"agent_id": "@webhooks"}, {"agent_id": "@graph"}):  # Kioko's own scopes are not listable
         response = api.get("/v1/memories", params={"user_id": U, **reserved})
-        assert response.status_code == 422 and "reserved" in response.json()["error"]["message"]
+        assert response.status_code == 422
+        assert "reserved" in response.json()["error"]["message"]
     assert api.put("/v1/memories").status_code == 405
     assert api.get("/v1/nothing-here").json()["error"]["type"] == "NotFound"
 
@@ -182,11 +199,14 @@ def test_body_limit_health_request_ids_and_openapi(tmp_path: Path) -> None:
     with live_service(f"sqlite:///{tmp_path / 'small.db'}", body_limit=2000) as (server, layer):
         with httpx.Client(base_url=server.url) as api:
             big = api.post("/v1/memories", json={"content": "word " * 1000, "user_id": U})
-            assert big.status_code == 413 and big.json()["error"]["type"] == "PayloadTooLarge"
+            assert big.status_code == 413
+            assert big.json()["error"]["type"] == "PayloadTooLarge"
             ok = api.post("/v1/memories", json={"content": "small", "user_id": U}, headers={"x-request-id": "r-1"})
-            assert ok.status_code == 201 and ok.headers["x-request-id"] == "r-1"
+            assert ok.status_code == 201
+            assert ok.headers["x-request-id"] == "r-1"
             made = {api.get("/healthz").headers["x-request-id"] for _ in range(3)}
-            assert len(made) == 3 and "r-1" not in made  # one id per request when the client sends none
+            assert len(made) == 3  # one id per request when the client sends none
+            assert "r-1" not in made
             assert api.get("/healthz").json()["status"] == "ok"
             assert api.get("/readyz").json()["status"] == "ready"
             spec = api.get("/v1/openapi.json").json()
@@ -208,7 +228,8 @@ def test_body_limit_health_request_ids_and_openapi(tmp_path: Path) -> None:
             assert api.get("/docs").status_code == 200
             layer.store.close()  # the store goes away under a running server
             gone = api.get("/v1/memories/x", params={"user_id": U})
-            assert gone.status_code == 503 and gone.json()["error"]["type"] == "StoreError"
+            assert gone.status_code == 503
+            assert gone.json()["error"]["type"] == "StoreError"
             assert api.get("/readyz").status_code == 503
 
 
@@ -250,7 +271,8 @@ def test_kioko_serve_runs_the_service_with_intelligence_and_stops_on_sigterm(tmp
     try:
         url, deadline = f"http://127.0.0.1:{port}", time.monotonic() + 60
         while True:
-            assert process.poll() is None and time.monotonic() < deadline, "kioko serve did not start"
+            assert process.poll() is None, "kioko serve did not start"
+            assert time.monotonic() < deadline, "kioko serve did not start"
             try:
                 if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
                     break
@@ -291,7 +313,8 @@ def test_kioko_serve_with_two_workers_serves_one_store_from_two_processes(tmp_pa
     try:
         url, deadline = f"http://127.0.0.1:{port}", time.monotonic() + 90
         while True:
-            assert process.poll() is None and time.monotonic() < deadline, "kioko serve --workers 2 did not start"
+            assert process.poll() is None, "kioko serve --workers 2 did not start"
+            assert time.monotonic() < deadline, "kioko serve --workers 2 did not start"
             try:
                 if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
                     break
@@ -341,7 +364,8 @@ def test_threads_sets_how_many_requests_run_at_once_and_serve_picks_two_for_a_st
                 create_app(layer, threads=wrong)
     assert default_threads("memory://") == default_threads("sqlite:///m.db") == IN_PROCESS_THREADS == 2
     assert default_threads("notes.db") == 2
-    assert default_threads("postgresql://u@db/kioko") is None and default_threads("qdrant://q:6333/m") is None
+    assert default_threads("postgresql://u@db/kioko") is None
+    assert default_threads("qdrant://q:6333/m") is None
 
 
 def test_kioko_serve_refuses_threads_below_one() -> None:

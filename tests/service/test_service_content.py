@@ -38,18 +38,22 @@ def test_every_typed_add_takes_content_and_its_older_name(api: httpx.Client, op:
     by_older = api.post(op.url, json={older: f"Ship the {op.manager} audit", "user_id": U, **extra})
     assert by_older.status_code == 201, by_older.text
     both = api.post(op.url, json={older: "one", "content": "two", "user_id": U, **extra})
-    assert both.status_code == 422 and "not both" in both.json()["error"]["message"]
+    assert both.status_code == 422
+    assert "not both" in both.json()["error"]["message"]
     missing = api.post(op.url, json={"user_id": U, **extra})
-    assert missing.status_code == 422 and "content" in missing.json()["error"]["message"]
+    assert missing.status_code == 422
+    assert "content" in missing.json()["error"]["message"]
 
 
 def test_an_update_and_a_supersede_take_content(api: httpx.Client) -> None:
     goal = api.post("/v1/goals", json={"content": "Cut scrap on line 2", "user_id": U}).json()
     changed = api.patch(f"/v1/goals/{goal['id']}", json={"content": "Cut scrap on line 3", "user_id": U})
-    assert changed.status_code == 200 and "line 3" in changed.json()["content"]
+    assert changed.status_code == 200
+    assert "line 3" in changed.json()["content"]
     old = api.post("/v1/decisions", json={"content": "Use SQLite for the pilot", "user_id": U}).json()
     new = api.post(f"/v1/decisions/{old['id']}/supersede", json={"content": "Use PostgreSQL", "user_id": U})
-    assert new.status_code == 200 and "PostgreSQL" in new.json()["content"]
+    assert new.status_code == 200
+    assert "PostgreSQL" in new.json()["content"]
 
 
 @pytest.mark.parametrize(("path", "older"), [("/v1/manage", "text"), ("/v1/turns", "user")])
@@ -66,9 +70,11 @@ def test_the_api_document_names_content_and_marks_the_older_names_deprecated(api
     bodies = [f"{_camel(op.manager)}AddIn" for op in ADDS] + ["DecisionsSupersedeIn", "ManageIn", "TurnIn"]
     for name in bodies:
         props, required = schemas[name]["properties"], schemas[name].get("required", [])
-        assert "content" in props and "content" in required, name
+        assert "content" in props, name
+        assert "content" in required, name
         older = [field for field in OLDER_NAMES & set(props) if props[field].get("deprecated")]
-        assert len(older) == 1 and older[0] not in required, (name, older)
+        assert len(older) == 1, (name, older)
+        assert older[0] not in required, (name, older)
 
 
 def _camel(name: str) -> str:

@@ -55,7 +55,8 @@ def test_an_unknown_kind_filter_is_a_422_naming_the_kinds_and_an_alias_is_read(
     refused = api.get("/v1/memories", params={"user_id": U, "kind": "nosuch"})
     assert refused.status_code == 422
     message = refused.json()["error"]["message"]
-    assert "nosuch" in message and all(kind in message for kind in MEMORY_TYPES)
+    assert "nosuch" in message
+    assert all(kind in message for kind in MEMORY_TYPES)
     # "fact" is the registry's alias of the stored kind "factual"
     found = api.get("/v1/memories", params={"user_id": U, "kind": "fact"}).json()["items"]
     assert fact["id"] in [m["id"] for m in found]
@@ -73,9 +74,11 @@ def test_explain_reports_a_manual_link_between_memories_with_no_evidence(
     assert made["by"] == "manual"
     for first, second in ((fix, fault), (fault, fix)):  # asked either way round, the link is the same
         explained = api.get(f"/v1/memories/{first['id']}/links/{second['id']}/explain", params={"user_id": U}).json()
-        assert explained["linked"] is True and explained["type"] == "resolves", explained
+        assert explained["linked"] is True, explained
+        assert explained["type"] == "resolves", explained
         assert (explained["source"], explained["target"]) == (fix["id"], fault["id"])
-        assert explained["score"] == 1.0 and explained["signals"]["link_weight"] == 1.0
+        assert explained["score"] == 1.0
+        assert explained["signals"]["link_weight"] == 1.0
         assert explained["why"] == "linked by hand"
 
     # the CLI reads the same core answer
@@ -87,7 +90,8 @@ def test_explain_reports_a_manual_link_between_memories_with_no_evidence(
         layer.graph.link(a.id, b.id, "resolves", user_id=U)
     shown = CliRunner().invoke(cli_app, ["explain", a.id, b.id, "--user", U, "--store", url])
     assert shown.exit_code == 0, shown.output
-    assert "linked as resolves" in shown.stdout and "not linked" not in shown.stdout
+    assert "linked as resolves" in shown.stdout
+    assert "not linked" not in shown.stdout
 
 
 def test_not_found_messages_are_not_doubled_in_the_cli_and_mcp(tmp_path: Path) -> None:
@@ -110,7 +114,9 @@ def test_not_found_messages_are_not_doubled_in_the_cli_and_mcp(tmp_path: Path) -
 
     answer = anyio.run(forget)
     text = answer.content[0].text
-    assert answer.is_error and text.count("no memory") == 1 and "0123abcd" in text, text
+    assert answer.is_error, text
+    assert text.count("no memory") == 1, text
+    assert "0123abcd" in text, text
 
 
 def test_the_api_document_says_a_bound_key_may_leave_user_id_out(served: tuple[Any, httpx.Client]) -> None:

@@ -46,13 +46,15 @@ def test_the_api_pages_name_only_their_own_files_and_those_load(
     prefix = "" if where == "alone" else "/kioko"
     with httpx.Client(timeout=30) as client:
         answer = client.get(base + page)
-        assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/html")
+        assert answer.status_code == 200
+        assert answer.headers["content-type"].startswith("text/html")
         html = answer.text
         # nothing of another origin: no CDN, no web fonts, no validator badge, no remote favicon
         assert ANY_ADDRESS.findall(html) == [], ANY_ADDRESS.findall(html)
         refs = _references(html)
         scripts = [r for r in refs if r.endswith(".js")]
-        assert scripts and all(r.startswith(prefix + "/docs-assets/") for r in scripts), refs
+        assert scripts, refs
+        assert all(r.startswith(prefix + "/docs-assets/") for r in scripts), refs
         openapi = f"{prefix}/v1/openapi.json"
         assert openapi in html
         origin = httpx.URL(base).copy_with(path="/", query=None)

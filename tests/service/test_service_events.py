@@ -28,7 +28,8 @@ def test_a_failing_subscriber_never_fails_a_write_and_manage_events_reach_the_bu
         layer.on("*", seen.append)
         made = api.post("/v1/memories", json={"content": "Line 3 keeps faulting.", "user_id": U})
         assert made.status_code == 201
-        assert [p["event"] for p in seen] == ["memory.added"] and seen[0]["memory"]["id"] == made.json()["id"]
+        assert [p["event"] for p in seen] == ["memory.added"]
+        assert seen[0]["memory"]["id"] == made.json()["id"]
         layer.manage("My name is Kumar and I live in Pune.", user_id=U)  # the library's own events, same bus
         assert "memory.managed" in [p["event"] for p in seen]
 
@@ -71,7 +72,8 @@ def test_a_failing_receiver_is_retried_with_the_same_delivery() -> None:
             api.post("/v1/memories", json={"content": "A note.", "user_id": U})
             got = receiver.wait_for(3)
             ids = {r["headers"]["X-Kioko-Delivery"] for r in got}
-            assert len(got) == 3 and len(ids) == 1
+            assert len(got) == 3
+            assert len(ids) == 1
             dispatcher = server._server.config.app.state.webhooks.dispatcher
             deadline = time.monotonic() + 60  # the receiver records a POST before the dispatcher reads its answer
             while dispatcher.delivered < 1 and time.monotonic() < deadline:
@@ -88,7 +90,8 @@ def test_writes_never_wait_for_a_hanging_receiver(receiver: Receiver) -> None:
         statuses = [
             api.post("/v1/memories", json={"content": f"Note {i}.", "user_id": U}).status_code for i in range(10)
         ]
-        assert statuses == [201] * 10 and receiver.received == []  # every write done, nothing delivered yet
+        assert statuses == [201] * 10  # every write done, nothing delivered yet
+        assert receiver.received == []
         receiver.gate.set()
         assert len(receiver.wait_for(10)) == 10
 
@@ -98,7 +101,9 @@ def test_a_full_queue_drops_deliveries_instead_of_blocking(receiver: Receiver) -
     dispatcher = Dispatcher(guard=WebhookGuard(LOOPBACK), queue_size=2, retry_delays=())
     try:
         accepted = [dispatcher.submit(receiver.url, "s" * 32, "memory.added", {"n": i}) for i in range(6)]
-        assert accepted[:2] == [True, True] and accepted.count(False) >= 3 and dispatcher.dropped >= 3
+        assert accepted[:2] == [True, True]
+        assert accepted.count(False) >= 3
+        assert dispatcher.dropped >= 3
     finally:
         receiver.gate.set()
         dispatcher.close()

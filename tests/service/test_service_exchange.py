@@ -48,7 +48,8 @@ def test_round_trip_across_the_four_stores_is_lossless(tmp_path: Path, postgresq
     try:
         seed(layers[0], user)
         original = records(layers[0], user)
-        assert len(original) > 12 and any(k[0] == "@graph" for k in original)
+        assert len(original) > 12
+        assert any(k[0] == "@graph" for k in original)
         for source, target in zip(layers, layers[1:]):
             dump = list(export_lines(source, user, ["bot"]))
             assert import_lines(target, dump) == {"records": len(original), "written": len(original), "unchanged": 0}
@@ -126,12 +127,14 @@ def test_the_turns_of_open_sessions_move_with_the_user(tmp_path: Path) -> None:
         for turn in ("The conveyor on line 3 jammed again.", "I cleared it and restarted the line."):
             source.record_turn(turn, "Noted.", user_id=user, session_id="s1")
         logged = {r.id: r for r in source.store.scan(export_scopes(user)[3])}
-        assert export_scopes(user)[3].agent_id == "@sessions" and logged
+        assert export_scopes(user)[3].agent_id == "@sessions"
+        assert logged
         dump = list(export_lines(source, user))
         assert json.loads(dump[0])["agent_ids"] == []  # Kioko's own scopes are not agents of the user
         import_lines(target, dump)
         moved = {r.id: r for r in target.store.scan(export_scopes(user)[3])}
-        assert sorted(moved) == sorted(logged) and all(same(logged[i], moved[i]) for i in logged)
+        assert sorted(moved) == sorted(logged)
+        assert all(same(logged[i], moved[i]) for i in logged)
     finally:
         source.close()
         target.close()

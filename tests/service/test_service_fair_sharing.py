@@ -66,7 +66,8 @@ def test_a_key_runs_at_most_its_limit_at_once_and_the_rest_wait_their_turn(keyed
             writer.start()
         _until(lambda: svc.flights.running.get(key_id) == 2 and svc.flights.waiting(key_id) == 2, "2 run, 2 wait")
         over = httpx.post(f"{server.url}/v1/memories", json={"content": "One more."}, headers=flood)
-        assert over.status_code == 429 and over.json()["error"]["type"] == "TooManyRequests"
+        assert over.status_code == 429
+        assert over.json()["error"]["type"] == "TooManyRequests"
         assert over.headers["retry-after"] == "1"
         # another key is not held up by the first one's queue
         other = {"authorization": f"Bearer {keys['other']}"}
@@ -132,11 +133,14 @@ def test_one_users_hanging_receivers_do_not_hold_up_another_users_deliveries() -
             _until(lambda: dispatcher.pending("ana") == 5, "one of ana's six deliveries taken, five waiting")
             assert api.post("/v1/memories", json={"content": "Ben's note.", "user_id": "ben"}).status_code == 201
             delivered = quick.wait_for(1)
-            assert len(delivered) == 1 and b"Ben's note." in delivered[0]["body"]
-            assert slow.received == [] and slower.received == []  # ana's receivers still hold her first delivery
+            assert len(delivered) == 1
+            assert b"Ben's note." in delivered[0]["body"]
+            assert slow.received == []  # ana's receivers still hold her first delivery
+            assert slower.received == []
             slow.gate.set()
             slower.gate.set()
-            assert len(slow.wait_for(3)) == 3 and len(slower.wait_for(3)) == 3
+            assert len(slow.wait_for(3)) == 3
+            assert len(slower.wait_for(3)) == 3
     finally:
         for receiver in (slow, slower, quick):
             receiver.gate.set()

@@ -106,17 +106,21 @@ def test_every_route_checks_the_key_its_scope_and_its_user(served: tuple[Any, di
             status, message = _call(reader, method, own, params={}, body=body)
             if write:
                 writes += 1
-                assert status == 403 and "read-only" in message, (where, status, message)
+                assert status == 403, (where, status, message)
+                assert "read-only" in message, (where, status, message)
             else:  # a read: the key and its one user are enough (user_id left out and filled in)
-                assert "read-only" not in message and "user_id" not in message, (where, status, message)
+                assert "read-only" not in message, (where, status, message)
+                assert "user_id" not in message, (where, status, message)
 
             if query_user or path_user or body_user:
                 user_routes += 1
                 params = {"user_id": OTHER} if query_user else {}
                 other_body = {"user_id": OTHER} if body_user else body
                 status, message = _call(writer, method, _fill(path, operation, OTHER), params=params, body=other_body)
-                assert status == 403 and OTHER in message, (where, status, message)
-    assert writes > 40 and user_routes > 60
+                assert status == 403, (where, status, message)
+                assert OTHER in message, (where, status, message)
+    assert writes > 40
+    assert user_routes > 60
 
 
 def test_a_bound_key_leaves_user_id_out_and_an_admin_key_is_not_bound(served: tuple[Any, dict[str, str]]) -> None:
@@ -125,7 +129,8 @@ def test_a_bound_key_leaves_user_id_out_and_an_admin_key_is_not_bound(served: tu
     admin = httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {keys['admin']}"})
     with writer, admin:
         made = writer.post("/v1/memories", json={"content": "Line 3 keeps faulting after the valve swap."})
-        assert made.status_code == 201 and made.json()["user_id"] == U
+        assert made.status_code == 201
+        assert made.json()["user_id"] == U
         assert [m["id"] for m in writer.get("/v1/memories").json()["items"]] == [made.json()["id"]]
         assert (
             writer.post("/v1/recall", json={"query": "line 3 fault"}).json()["memories"][0]["id"] == made.json()["id"]
@@ -146,7 +151,8 @@ def test_a_read_only_key_reads(served: tuple[Any, dict[str, str]]) -> None:
         assert reader.post("/v1/recall", json={"query": "Pune office", "user_id": U}).status_code == 200
         assert reader.get("/v1/export", params={"user_id": U}).status_code == 200
         refused = reader.delete(f"/v1/memories/{made['id']}", params={"user_id": U})
-        assert refused.status_code == 403 and refused.json()["error"]["type"] == "Forbidden"
+        assert refused.status_code == 403
+        assert refused.json()["error"]["type"] == "Forbidden"
         assert reader.get(f"/v1/memories/{made['id']}", params={"user_id": U}).status_code == 200  # still there
     # the module's server is shared: what this test wrote goes, so another test's listing of the user sees only
     # its own memories in any order (random order had this one in the bound key's list)
@@ -165,14 +171,16 @@ def test_rate_limits_are_per_key_and_say_when_to_retry(tmp_path: Path) -> None:
 
         assert [get(slow).status_code for _ in range(3)] == [200, 200, 200]
         limited = get(slow)
-        assert limited.status_code == 429 and limited.json()["error"]["type"] == "TooManyRequests"
+        assert limited.status_code == 429
+        assert limited.json()["error"]["type"] == "TooManyRequests"
         assert 1 <= int(limited.headers["retry-after"]) <= 20  # one token comes back every 20 s
         with kioko.connect(server.url, api_key=slow) as remote, pytest.raises(TooManyRequests):
             remote.pinned(user_id=U)  # RemoteMemory raises the same type
         assert [get(free).status_code for _ in range(5)] == [200] * 5  # another key's own budget
         assert httpx.get(f"{server.url}/healthz").status_code == 200  # what needs no key is not counted
         fresh = rotate_key(keys_file, "slow")  # a rotated key is a new key: a full bucket, old key refused
-        assert get(fresh).status_code == 200 and get(slow).status_code == 401
+        assert get(fresh).status_code == 200
+        assert get(slow).status_code == 401
 
 
 def test_a_token_bucket_refills_at_its_pace() -> None:
@@ -181,7 +189,8 @@ def test_a_token_bucket_refills_at_its_pace() -> None:
     assert buckets.take("k", rate, now=0.0) == pytest.approx(0.5)
     assert buckets.take("k", rate, now=0.25) == pytest.approx(0.25)  # half a token back
     assert buckets.take("k", rate, now=0.5) == 0.0
-    assert buckets.take("k", rate, now=10.0) == 0.0 and buckets.take("k", rate, now=10.0) == 0.0  # capped at 2
+    assert buckets.take("k", rate, now=10.0) == 0.0  # capped at 2
+    assert buckets.take("k", rate, now=10.0) == 0.0
     assert buckets.take("k", rate, now=10.0) > 0
     assert buckets.take("other", rate, now=10.0) == 0.0
 
@@ -194,7 +203,8 @@ def test_a_keys_body_limit_is_a_413_declared_or_streamed(tmp_path: Path) -> None
     with live_service("memory://", api_keys=keys_file) as (server, layer):
         with httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {small}"}) as api:
             declared = api.post("/v1/memories", json={"content": text, "user_id": U})
-            assert declared.status_code == 413 and declared.json()["error"]["type"] == "PayloadTooLarge"
+            assert declared.status_code == 413
+            assert declared.json()["error"]["type"] == "PayloadTooLarge"
             body = json.dumps({"content": text, "user_id": U}).encode()
             streamed = api.post(
                 "/v1/memories", content=iter([body[:200], body[200:]]), headers={"content-type": "application/json"}
@@ -222,8 +232,10 @@ def test_rotation_and_revocation_without_a_restart_from_the_cli(
     assert main(["keys-new", "--file", str(keys_file), "--name", "ops", "--admin", "--rate-limit", "100/minute"]) == 0
     ops = capsys.readouterr().out.strip()
     stored = json.loads(keys_file.read_text())["keys"]
-    assert stored[0]["scopes"] == ["read"] and stored[1]["rate_limit"] == "100/minute"
-    assert old not in keys_file.read_text() and oct(keys_file.stat().st_mode & 0o777) == "0o600"
+    assert stored[0]["scopes"] == ["read"]
+    assert stored[1]["rate_limit"] == "100/minute"
+    assert old not in keys_file.read_text()
+    assert oct(keys_file.stat().st_mode & 0o777) == "0o600"
     with live_service("memory://", api_keys=keys_file) as (server, layer):
 
         def status(key: str, method: str = "GET") -> int:
@@ -234,13 +246,17 @@ def test_rotation_and_revocation_without_a_restart_from_the_cli(
                 json={"content": "A note."} if method == "POST" else None,
             ).status_code
 
-        assert status(old) == 200 and status(old, "POST") == 403
+        assert status(old) == 200
+        assert status(old, "POST") == 403
         assert main(["keys-rotate", "--file", str(keys_file), "--name", "bot"]) == 0
         new = capsys.readouterr().out.strip()
-        assert new != old and status(old) == 401
-        assert status(new) == 200 and status(new, "POST") == 403  # same rights, new secret
+        assert new != old
+        assert status(old) == 401
+        assert status(new) == 200  # same rights, new secret
+        assert status(new, "POST") == 403
         assert main(["keys-revoke", "--file", str(keys_file), "--name", "bot"]) == 0
-        assert status(new) == 401 and status(ops) == 422  # the admin key stays (and names no user)
+        assert status(new) == 401  # the admin key stays (and names no user)
+        assert status(ops) == 422
     with pytest.raises(InvalidRecordError, match="no key named"):
         revoke_key(keys_file, "bot")
     with pytest.raises(InvalidRecordError, match="already has a key named"):
@@ -266,4 +282,5 @@ def test_a_bad_key_entry_is_refused(tmp_path: Path, entry: dict[str, Any], probl
     base = {"name": "k", "sha256": "a" * 64, "users": [U]}
     with pytest.raises(InvalidRecordError, match=problem):
         KeyRing.from_config({"keys": [{**base, **entry}]})
-    assert parse_rate(" 5 / second ") == Rate(5, 1.0) and str(parse_rate("7/hour")) == "7/hour"
+    assert parse_rate(" 5 / second ") == Rate(5, 1.0)
+    assert str(parse_rate("7/hour")) == "7/hour"

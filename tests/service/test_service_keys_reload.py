@@ -24,15 +24,19 @@ def test_the_key_file_is_read_again_when_it_changes(tmp_path: Path) -> None:
     with live_service("memory://", api_keys=keys_file) as (server, layer):
         assert _status(server.url, first) == 200
         second = add_key(keys_file, name="kumar-phone", users=["kumar"])  # the server is not restarted
-        assert _status(server.url, second) == 200 and _status(server.url, first) == 200
+        assert _status(server.url, second) == 200
+        assert _status(server.url, first) == 200
 
         kept = keys_file.read_text()
         keys_file.write_text(kept[: len(kept) // 2])  # a half-written file: the keys in force stay
-        assert _status(server.url, first) == 200 and _status(server.url, second) == 200
+        assert _status(server.url, first) == 200
+        assert _status(server.url, second) == 200
         keys_file.unlink()  # a key file that is gone holds no keys: nobody is let in by it
-        assert _status(server.url, second) == 401 and _status(server.url, first) == 401
+        assert _status(server.url, second) == 401
+        assert _status(server.url, first) == 401
 
         data = json.loads(kept)
         data["keys"] = [k for k in data["keys"] if k["name"] != "kumar-laptop"]
         keys_file.write_text(json.dumps(data))
-        assert _status(server.url, first) == 401 and _status(server.url, second) == 200
+        assert _status(server.url, first) == 401
+        assert _status(server.url, second) == 200

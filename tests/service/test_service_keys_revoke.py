@@ -35,20 +35,26 @@ def test_rotation_and_revocation_over_a_running_server(tmp_path: Path) -> None:
     ana = add_key(keys, name="ana-laptop", users=["ana"])
     ops = add_key(keys, name="ops", admin=True)
     with kioko_serve("memory://", "--api-keys", str(keys), log=tmp_path / "serve.log") as base:
-        assert _status(base, ana) == 200 and _status(base, ops) == 200 and _status(base, None) == 401
+        assert _status(base, ana) == 200
+        assert _status(base, ops) == 200
+        assert _status(base, None) == 401
 
         rotated = _cli("keys-rotate", "--file", str(keys), "--name", "ana-laptop")
-        assert rotated.startswith("kk_") and rotated != ana
-        assert _status(base, ana) == 401 and _status(base, rotated) == 200
+        assert rotated.startswith("kk_")
+        assert rotated != ana
+        assert _status(base, ana) == 401
+        assert _status(base, rotated) == 200
 
         _cli("keys-revoke", "--file", str(keys), "--name", "ana-laptop")
-        assert _status(base, rotated) == 401 and _status(base, ops) == 200
+        assert _status(base, rotated) == 401
+        assert _status(base, ops) == 200
 
         _cli("keys-revoke", "--file", str(keys), "--name", "ops")  # the last key of the file
         assert json.loads(keys.read_text()) == {"keys": []}
         assert _status(base, ops) == 401
         # no key, no fallback: a request without one acts for nobody, reads and writes alike
-        assert _status(base, None) == 401 and _status(base, None, "/v1/export?user_id=ana") == 401
+        assert _status(base, None) == 401
+        assert _status(base, None, "/v1/export?user_id=ana") == 401
         write = httpx.post(f"{base}/v1/memories", json={"content": "x", "user_id": "ana"}, timeout=30)
         assert write.status_code == 401
         assert _status(base, None, "/healthz") == 200
@@ -56,7 +62,10 @@ def test_rotation_and_revocation_over_a_running_server(tmp_path: Path) -> None:
         again = add_key(keys, name="ops-2", admin=True)  # a key added afterwards works without a restart
         assert _status(base, again) == 200
     log = (tmp_path / "serve.log").read_text()
-    assert ana not in log and ops not in log and rotated not in log and again not in log
+    assert ana not in log
+    assert ops not in log
+    assert rotated not in log
+    assert again not in log
 
 
 def test_an_empty_key_file_refuses_everything_from_the_start(tmp_path: Path) -> None:
@@ -64,7 +73,8 @@ def test_an_empty_key_file_refuses_everything_from_the_start(tmp_path: Path) -> 
     keys.write_text('{"keys": []}')
     log = tmp_path / "serve.log"
     with kioko_serve("memory://", "--api-keys", str(keys), log=log) as base:
-        assert _status(base, None) == 401 and _status(base, "kk_guess") == 401
+        assert _status(base, None) == 401
+        assert _status(base, "kk_guess") == 401
         assert httpx.get(f"{base}/v1/memories?user_id=ana", timeout=30).status_code == 401
     assert "every request is refused" in log.read_text()
 
@@ -83,4 +93,5 @@ def test_an_empty_key_setting_does_not_start_a_server_without_keys(tmp_path: Pat
         text=True,
         timeout=120,
     )
-    assert done.returncode == 2 and "named as empty" in done.stderr + done.stdout
+    assert done.returncode == 2
+    assert "named as empty" in done.stderr + done.stdout

@@ -72,7 +72,8 @@ def test_json_nested_past_the_limit_is_a_422(served: tuple[str, Any, Any], who: 
     header = json.dumps({"format": "kioko-export", "version": 1, "user_id": "ana", "agent_ids": []})
     lines = (header + "\n" + '{"record": ' + deep + "}\n").encode()
     answer = httpx.post(f"{base}/v1/import", content=lines, headers={**headers, "Content-Type": "application/x-ndjson"})
-    assert answer.status_code == 422 and "deep" in answer.text, answer.text
+    assert answer.status_code == 422, answer.text
+    assert "deep" in answer.text, answer.text
 
 
 def _body_routes(base: str, headers: dict[str, str]) -> list[tuple[str, str, dict[str, Any]]]:

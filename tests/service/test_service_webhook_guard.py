@@ -124,10 +124,12 @@ def test_internal_targets_are_refused_at_registration_with_the_reason(listener: 
             answer = api.post("/v1/webhooks", json={"url": url, "user_id": U})
             assert answer.status_code == 422, (url, answer.text)
             error = answer.json()["error"]
-            assert error["type"] == "WebhookRefused" and reason in error["message"], (url, error)
+            assert error["type"] == "WebhookRefused", (url, error)
+            assert reason in error["message"], (url, error)
         assert api.get("/v1/webhooks", params={"user_id": U}).json() == []
         api.post("/v1/memories", json={"content": "Line 3 keeps faulting.", "user_id": U})
-    assert listener.connections == 0 and listener.received == []
+    assert listener.connections == 0
+    assert listener.received == []
 
 
 def test_a_public_https_target_passes_and_the_operator_can_allow_hosts_addresses_and_networks() -> None:
@@ -174,8 +176,10 @@ def test_a_loopback_listener_gets_nothing_unless_allowed_even_from_a_stored_regi
         api.post("/v1/memories", json={"content": "Line 3 keeps faulting.", "user_id": U})
         _until(lambda: _dispatcher(server).refused == 1)
         time.sleep(0.3)
-        assert listener.connections == 0 and listener.received == []
-        assert _dispatcher(server).delivered == 0 and _dispatcher(server).failed == 0
+        assert listener.connections == 0
+        assert listener.received == []
+        assert _dispatcher(server).delivered == 0
+        assert _dispatcher(server).failed == 0
 
     with (
         live_service("memory://", webhook_allow=["127.0.0.1"]) as (server, layer),
@@ -206,7 +210,8 @@ def test_a_name_that_rebinds_to_loopback_after_registration_is_refused_at_connec
         _until(lambda: _dispatcher(server).refused == 1)
         time.sleep(0.3)
     assert asked == ["hooks.rebind.test", "hooks.rebind.test"]  # once to register, once to connect
-    assert listener.connections == 0 and listener.received == []
+    assert listener.connections == 0
+    assert listener.received == []
 
 
 def test_delivery_connects_to_the_checked_address_and_keeps_the_name_in_the_host_header(listener: Listener) -> None:
@@ -224,7 +229,8 @@ def test_delivery_connects_to_the_checked_address_and_keeps_the_name_in_the_host
         api.post("/v1/memories", json={"content": "Line 3 keeps faulting.", "user_id": U})
         _until(lambda: len(listener.received) == 1)
     got = listener.received[0]
-    assert got["headers"]["Host"] == f"hooks.internal.test:{listener.port}" and got["path"] == "/hook?token=t1"
+    assert got["headers"]["Host"] == f"hooks.internal.test:{listener.port}"
+    assert got["path"] == "/hook?token=t1"
 
 
 def test_redirects_are_not_followed() -> None:
@@ -238,7 +244,8 @@ def test_redirects_are_not_followed() -> None:
             api.post("/v1/webhooks", json={"url": bouncer.url, "user_id": U})
             api.post("/v1/memories", json={"content": "Line 3 keeps faulting.", "user_id": U})
             _until(lambda: len(bouncer.received) >= 2)  # a 307 is a failed delivery, tried again later
-        assert target.connections == 0 and target.received == []
+        assert target.connections == 0
+        assert target.received == []
     finally:
         bouncer.close()
         target.close()
@@ -258,7 +265,8 @@ def test_kioko_serve_webhook_allow(tmp_path: Path, listener: Listener) -> None:
     try:
         url, deadline = f"http://127.0.0.1:{port}", time.monotonic() + 60
         while True:
-            assert process.poll() is None and time.monotonic() < deadline, "kioko serve did not start"
+            assert process.poll() is None, "kioko serve did not start"
+            assert time.monotonic() < deadline, "kioko serve did not start"
             try:
                 if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
                     break
@@ -267,7 +275,8 @@ def test_kioko_serve_webhook_allow(tmp_path: Path, listener: Listener) -> None:
         with httpx.Client(base_url=url) as api:
             assert api.post("/v1/webhooks", json={"url": listener.url, "user_id": U}).status_code == 201
             refused = api.post("/v1/webhooks", json={"url": "http://192.168.1.10/hook", "user_id": U})
-            assert refused.status_code == 422 and "private" in refused.text
+            assert refused.status_code == 422
+            assert "private" in refused.text
             api.post("/v1/memories", json={"content": "Line 3 keeps faulting.", "user_id": U})
             _until(lambda: len(listener.received) == 1)
     finally:

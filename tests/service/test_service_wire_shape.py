@@ -54,7 +54,9 @@ def _memories_in(value: Any) -> Iterator[dict[str, Any]]:
 
 def _check_shape(memory: dict[str, Any], extra: set[str] = frozenset()) -> None:  # type: ignore[assignment]
     assert set(memory) == set(MEMORY_FIELDS) | extra, sorted(set(memory) ^ (set(MEMORY_FIELDS) | extra))
-    assert L.BOOKKEEPING not in memory["metadata"] and "terms" not in memory and "type" not in memory
+    assert L.BOOKKEEPING not in memory["metadata"]
+    assert "terms" not in memory
+    assert "type" not in memory
 
 
 def test_every_answer_with_a_memory_has_the_one_shape(served: tuple[Any, Any, httpx.Client, dict[str, Any]]) -> None:
@@ -62,10 +64,13 @@ def test_every_answer_with_a_memory_has_the_one_shape(served: tuple[Any, Any, ht
     fault, fix = made["fault"], made["fix"]
     got = api.get(f"/v1/memories/{fault['id']}", params={"user_id": U}).json()
     _check_shape(got)
-    assert got["metadata"] == NOTE and got["kind"] == "factual" and "line 3" in got["entities"]
+    assert got["metadata"] == NOTE
+    assert got["kind"] == "factual"
+    assert "line 3" in got["entities"]
     # the write-time link, on both ends, as a link of its own (source -> target), not inside metadata
     assert [(k["source"], k["target"]) for k in got["links"]] == [(fix["id"], fault["id"])]
-    assert got["links"][0]["by"] == "auto" and got["links"][0]["why"]
+    assert got["links"][0]["by"] == "auto"
+    assert got["links"][0]["why"]
     answers = {
         "add": [fault, fix],
         "list": api.get("/v1/memories", params={"user_id": U}).json(),
@@ -84,7 +89,8 @@ def test_every_answer_with_a_memory_has_the_one_shape(served: tuple[Any, Any, ht
     for memory in recalled["memories"]:  # a recall result is the memory itself, with how it was found
         _check_shape(memory, {"score", "signals", "section"})
     text = json.dumps([answers, recalled])
-    assert L.BOOKKEEPING not in text and '"terms"' not in text
+    assert L.BOOKKEEPING not in text
+    assert '"terms"' not in text
 
 
 def test_the_cli_and_the_library_views_show_the_same_shape_as_rest(
@@ -99,8 +105,11 @@ def test_the_cli_and_the_library_views_show_the_same_shape_as_rest(
     shown = CliRunner().invoke(cli_app, ["get", stored.id, "--user", U, "--store", url, "--json"])
     assert shown.exit_code == 0, shown.output
     data = json.loads(shown.stdout)
-    assert set(MEMORY_FIELDS) <= set(data) and data["kind"] == "factual" and data["metadata"] == NOTE
-    assert "type" not in data and "terms" not in data
+    assert set(MEMORY_FIELDS) <= set(data)
+    assert data["kind"] == "factual"
+    assert data["metadata"] == NOTE
+    assert "type" not in data
+    assert "terms" not in data
 
 
 def test_remote_records_keep_their_links_and_entities_and_the_user_metadata(
@@ -111,7 +120,8 @@ def test_remote_records_keep_their_links_and_entities_and_the_user_metadata(
     with RemoteMemory(server.url) as remote:
         far = remote.get(made["fault"]["id"], user_id=U)
         assert L.user_metadata(far.metadata) == NOTE
-        assert L.link_entries(far) == L.link_entries(local) and L.entities_of(far) == L.entities_of(local)
+        assert L.link_entries(far) == L.link_entries(local)
+        assert L.entities_of(far) == L.entities_of(local)
         context = remote.recall("what fixed E-217?", user_id=U)
         assert {m.record.id for m in context.memories} >= {made["fix"]["id"]}
         assert all(m.record.content and m.record.kind for m in context.memories)
@@ -132,7 +142,8 @@ def test_answers_of_a_server_before_the_one_shape_are_still_read() -> None:
         "updated_at": 1.0,
         "version": 1,
     }
-    assert L.entities_of(record_in(old)) == ["line 3"] and record_in(old).terms == ["t:line"]
+    assert L.entities_of(record_in(old)) == ["line 3"]
+    assert record_in(old).terms == ["t:line"]
     context = context_in(
         {
             "query": "q",
@@ -141,7 +152,8 @@ def test_answers_of_a_server_before_the_one_shape_are_still_read() -> None:
             "links": [],
         }
     )
-    assert context.memories[0].record.id == "m1" and context.memories[0].score == 0.5
+    assert context.memories[0].record.id == "m1"
+    assert context.memories[0].score == 0.5
     assert related_in({"record": old, "score": 0.4, "path": []}).record.content == "Line 3 faults."
 
 

@@ -178,7 +178,8 @@ def test_one_memory_added_read_corrected_listed_and_forgotten(memory: Memory, us
     got = memory.get(stored.id, user_id=user)
     assert (got.id, got.content, got.kind, got.metadata["room"]) == (stored.id, stored.content, "factual", "cellar")
     changed = memory.update(stored.id, user_id=user, content="The boiler is serviced every November.")
-    assert changed.id == stored.id and changed.version > stored.version
+    assert changed.id == stored.id
+    assert changed.version > stored.version
     assert memory.get(stored.id, user_id=user).content == "The boiler is serviced every November."
     tea = memory.add("Tea after lunch.", user_id=user, memory_type="preference")
     assert {r.id for r in memory.memories(user_id=user)} == {stored.id, tea.id}
@@ -199,7 +200,9 @@ def test_search_context_and_a_link_made_by_hand(memory: Memory, user: str) -> No
     link = memory.graph.link(cable.id, fault.id, "resolves", 0.9, "swap the cable", user_id=user)
     assert (link.source, link.type, link.target, link.why) == (cable.id, "resolves", fault.id, "swap the cable")
     text = memory.recall("line 3 error E-217", user_id=user).text
-    assert "E-217" in text and "cabinet B" in text and "resolves" in text  # the linked fix comes with the fault
+    assert "E-217" in text  # the linked fix comes with the fault
+    assert "cabinet B" in text
+    assert "resolves" in text
 
 
 @ALSO_MCP
@@ -208,7 +211,8 @@ def test_pins_and_a_learned_turn(memory: Memory, user: str) -> None:
     assert memory.pin(fact.id, user_id=user).metadata["pinned"] is True
     assert memory.unpin(fact.id, user_id=user).metadata["pinned"] is False
     learned = memory.learn([{"role": "user", "content": "I live in Nairobi."}], user_id=user, session_id="s1")
-    assert isinstance(learned, ManageReport) and learned.ops
+    assert isinstance(learned, ManageReport)
+    assert learned.ops
     assert any("Nairobi" in r.content for r in memory.memories(user_id=user))
 
 
@@ -221,8 +225,12 @@ def test_refusals_are_one_clear_sentence(memory: Memory, user: str) -> None:
     assert str(missing.value) == f"no memory 'no-such-id' for user {user!r}"
     for caught in (bad_kind, missing):
         text = str(caught.value)
-        assert isinstance(caught.value, KiokoError) and text.strip() == text and "\n" not in text
-        assert "pydantic" not in text and "Traceback" not in text and "memory_type" in str(bad_kind.value)
+        assert isinstance(caught.value, KiokoError)
+        assert text.strip() == text
+        assert "\n" not in text
+        assert "pydantic" not in text
+        assert "Traceback" not in text
+        assert "memory_type" in str(bad_kind.value)
 
 
 def test_another_users_memory_is_not_there(memory: Memory, user: str) -> None:
@@ -233,7 +241,8 @@ def test_another_users_memory_is_not_there(memory: Memory, user: str) -> None:
     with pytest.raises(MemoryNotFound):
         memory.update(mine.id, user_id=other, content="Taken over.")
     assert memory.delete(mine.id, user_id=other) is False
-    assert list(memory.memories(user_id=other)) == [] and memory.search("safe code", user_id=other) == []
+    assert list(memory.memories(user_id=other)) == []
+    assert memory.search("safe code", user_id=other) == []
     assert memory.get(mine.id, user_id=user).content == mine.content
 
 
@@ -241,13 +250,15 @@ def test_another_users_memory_is_not_there(memory: Memory, user: str) -> None:
 def test_the_entity_graph(memory: Memory, user: str) -> None:
     works = memory.entities.add("Kumar", "works at", "Acme", user_id=user)
     memory.entities.add("Acme", "is based in", "Pune", user_id=user)
-    assert isinstance(works, Triple) and (works.subject, works.relation, works.object) == ("Kumar", "works_at", "Acme")
+    assert isinstance(works, Triple)
+    assert (works.subject, works.relation, works.object) == ("Kumar", "works_at", "Acme")
     assert [t.id for t in memory.entities.relations("Kumar", user_id=user)] == [works.id]
     assert memory.entities.neighbors("Acme", user_id=user) == sorted(memory.entities.neighbors("Acme", user_id=user))
     assert set(memory.entities.neighbors("Acme", user_id=user)) == {"Kumar", "Pune"}
     assert [t.object for t in memory.entities.path("Kumar", "Pune", user_id=user)] == ["Acme", "Pune"]
     closed = memory.entities.invalidate(works.id, user_id=user)
-    assert closed is not None and closed.id == works.id
+    assert closed is not None
+    assert closed.id == works.id
     assert memory.entities.relations("Kumar", user_id=user) == []
     assert [t.id for t in memory.entities.relations("Kumar", user_id=user, include_invalid=True)] == [works.id]
     assert memory.entities.relations("Kumar", user_id=f"{user}-other", include_invalid=True) == []
@@ -258,7 +269,9 @@ def test_the_entity_graph(memory: Memory, user: str) -> None:
 @ALSO_STORES
 def test_memories_round_trip(memory: Memory, user: str) -> None:
     stored = memory.add("The boiler is serviced every October.", user_id=user, metadata={"room": "cellar"})
-    assert isinstance(stored, Record) and stored.user_id == user and stored.metadata["room"] == "cellar"
+    assert isinstance(stored, Record)
+    assert stored.user_id == user
+    assert stored.metadata["room"] == "cellar"
     assert memory.get(stored.id, user_id=user).content == stored.content
     changed = memory.update(stored.id, user_id=user, content="The boiler is serviced every November.")
     assert "November" in changed.content
@@ -277,7 +290,8 @@ def test_memories_round_trip(memory: Memory, user: str) -> None:
 
 def test_typed_managers(memory: Memory, user: str) -> None:
     goal = memory.goals.add("Ship the surface suite", user_id=user)
-    assert isinstance(goal, Record) and goal.kind == "goal"
+    assert isinstance(goal, Record)
+    assert goal.kind == "goal"
     assert [g.id for g in memory.goals.open(user_id=user)] == [goal.id]
     memory.goals.complete(goal.id, user_id=user)
     assert memory.goals.open(user_id=user) == []
@@ -295,7 +309,8 @@ def test_recall_options_and_keywords_agree(memory: Memory, user: str) -> None:
     by_keywords = memory.recall("line 3 error E-217", user_id=user, limit=2, links=0, plan=False)
     options = RecallOptions(limit=2, links=0, plan=False)
     by_options = memory.recall("line 3 error E-217", user_id=user, options=options)
-    assert isinstance(by_options, Context) and 0 < len(by_options.memories) <= 2
+    assert isinstance(by_options, Context)
+    assert 0 < len(by_options.memories) <= 2
     assert [m.record.id for m in by_options.memories] == [m.record.id for m in by_keywords.memories]
     narrower = memory.recall("line 3 error E-217", user_id=user, options=options, limit=1)  # a keyword wins
     assert [m.record.id for m in narrower.memories] == [by_options.memories[0].record.id]
@@ -309,10 +324,12 @@ def test_graph_and_entities(memory: Memory, user: str) -> None:
     a = memory.add("The build fails on the CI runner.", user_id=user, memory_type="episodic")
     b = memory.add("Pinning the compiler version fixed the build.", user_id=user, memory_type="procedural")
     link = memory.graph.link(b.id, a.id, "resolves", 0.9, "pinned the compiler", user_id=user)
-    assert isinstance(link, MemoryLink) and link.type == "resolves"
+    assert isinstance(link, MemoryLink)
+    assert link.type == "resolves"
     assert any(k.target == a.id for k in memory.graph.links(b.id, user_id=user))
     explained = memory.graph.explain(b.id, a.id, user_id=user)
-    assert isinstance(explained, LinkScore) and explained.linked
+    assert isinstance(explained, LinkScore)
+    assert explained.linked
     assert memory.graph.unlink(b.id, a.id, user_id=user) is True
     triple = memory.graph.add("Kumar", "works at", "Acme", user_id=user)
     assert isinstance(triple, Triple)
@@ -323,21 +340,25 @@ def test_graph_and_entities(memory: Memory, user: str) -> None:
 
 def test_intelligence_pins_and_maintenance(memory: Memory, user: str) -> None:
     report = memory.manage("Remember that my car is blue.", user_id=user, session_id="s1")
-    assert isinstance(report, ManageReport) and report.ops
+    assert isinstance(report, ManageReport)
+    assert report.ops
     turn = memory.record_turn("I prefer tea over coffee.", "Noted.", user_id=user, session_id="s1")
     assert isinstance(turn, ManageReport)
     assert isinstance(memory.learn([{"role": "user", "content": "I live in Nairobi."}], user_id=user), ManageReport)
     fact = memory.add("The office is on the third floor.", user_id=user)
     pinned = memory.pin(fact.id, user_id=user)
-    assert isinstance(pinned, Record) and pinned.metadata["pinned"] is True
+    assert isinstance(pinned, Record)
+    assert pinned.metadata["pinned"] is True
     assert [r.id for r in memory.pinned(user_id=user)] == [fact.id]
     prefix = memory.kv(user_id=user)
-    assert isinstance(prefix, StablePrefix) and fact.id in prefix.memory_ids
+    assert isinstance(prefix, StablePrefix)
+    assert fact.id in prefix.memory_ids
     assert memory.unpin(fact.id, user_id=user).metadata["pinned"] is False
     episode = memory.end_session("s1", user_id=user)
     assert episode is None or isinstance(episode, Record)
     assert isinstance(memory.maintain(user_id=user, tasks=["pin"]), dict)
-    assert memory.intelligence is not None and isinstance(memory.intelligence.stats(), dict)
+    assert memory.intelligence is not None
+    assert isinstance(memory.intelligence.stats(), dict)
 
 
 def test_events_on_and_off(memory: Memory, user: str) -> None:
@@ -353,7 +374,8 @@ def test_events_on_and_off(memory: Memory, user: str) -> None:
     try:
         memory.manage("Remember that the meeting moved to Friday.", user_id=user)
         assert arrived.wait(15), "no memory.managed event arrived"
-        assert heard[0]["event"] == "memory.managed" and heard[0]["user_id"] == user
+        assert heard[0]["event"] == "memory.managed"
+        assert heard[0]["user_id"] == user
     finally:
         assert memory.off("memory.managed", listener) is True
     assert memory.off("memory.managed", listener) is False
@@ -364,13 +386,15 @@ def test_export_and_import(memory: Memory, user: str) -> None:
     kept = memory.add("The spare key is under the blue pot.", user_id=user)
     memory.graph.add("Kumar", "keeps", "the spare key", user_id=user)
     lines = list(memory.export_lines(user))
-    assert json.loads(lines[0])["format"] == "kioko-export" and json.loads(lines[-1])["end"]["records"] >= 2
+    assert json.loads(lines[0])["format"] == "kioko-export"
+    assert json.loads(lines[-1])["end"]["records"] >= 2
     assert any(kept.id in line for line in lines)
     memory.forget_user(user_id=user)
     with pytest.raises(MemoryNotFound):
         memory.get(kept.id, user_id=user)
     done = memory.import_lines(lines)
-    assert done["records"] == done["written"] >= 2 and done["unchanged"] == 0
+    assert done["records"] == done["written"] >= 2
+    assert done["unchanged"] == 0
     assert memory.get(kept.id, user_id=user).content == kept.content
     assert [t.object for t in memory.entities.relations("Kumar", user_id=user)] == ["the spare key"]
     again = memory.import_lines(lines)  # importing twice changes nothing
@@ -391,7 +415,8 @@ def test_an_export_is_checked_whole_before_anything_is_written(memory: Memory, u
 def test_a_scoped_view(memory: Memory, user: str) -> None:
     view = memory.scoped(user_id=user)
     stored = view.add("Bound to one user.")
-    assert stored.user_id == user and view.get(stored.id).id == stored.id
+    assert stored.user_id == user
+    assert view.get(stored.id).id == stored.id
     assert view.goals.add("A bound goal").user_id == user
     with pytest.raises(InvalidRecordError):
         view.get(stored.id, user_id=f"{user}-other")
@@ -433,7 +458,8 @@ def _parameters(call: Any, drop_self: bool = False) -> list[tuple[str, Any]]:
 def test_connect_returns_a_remote_memory_for_http_urls(server: Served) -> None:
     for url in (server.url, "kioko+" + server.url):
         with kioko.connect(url) as remote:
-            assert isinstance(remote, RemoteMemory) and remote.url == server.url
+            assert isinstance(remote, RemoteMemory)
+            assert remote.url == server.url
 
 
 def test_a_bound_library_view_exports_and_imports_its_own_user_only(user: str) -> None:
@@ -443,7 +469,8 @@ def test_a_bound_library_view_exports_and_imports_its_own_user_only(user: str) -
         mine = view.add("The spare key is under the blue pot.")
         layer.add("Someone else's note.", user_id=other)
         lines = list(view.export_lines())  # the view fills in its user
-        assert any(mine.id in line for line in lines) and not any("Someone else" in line for line in lines)
+        assert any(mine.id in line for line in lines)
+        assert not any("Someone else" in line for line in lines)
         with pytest.raises(InvalidRecordError):
             list(view.export_lines(other))
         with pytest.raises(InvalidRecordError):
