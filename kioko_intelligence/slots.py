@@ -314,6 +314,7 @@ def same_slot(memory: MemoryLayer, scope: Scope, text: str, turn_text: str, goal
     names = [n for n in mine.values.get("name", ()) if n.split()]
     terms = ["t:" + w for w in sorted(mine.frame) if w != "due"] + _due_terms(mine)
     terms += ["t:" + w for n in names for w in _terms_of_name(n)]
+    loose: list[Replaced] = []
     for record in _holding(memory, scope, terms, False):
         if record.kind == "goal" and not (goal or (_DEADLINE.search(turn_text) and "date" in mine.values)):
             continue  # an event about a goal is progress on it, not a new value of it (a moved deadline is)
@@ -332,6 +333,8 @@ def same_slot(memory: MemoryLayer, scope: Scope, text: str, turn_text: str, goal
             close = len(shared) >= 2 and 2 * len(shared) >= min(len(mine.frame), len(theirs.frame))
             if mine_own and their_own and (liked or close):
                 found.setdefault(record.id, Replaced(record, True, None, None, None if shared & own else whole))
+            elif mine_own and their_own and _one_topic(record, shared, lowered):
+                loose.append(Replaced(record, False, None, None, None if shared & own else whole))
             continue
         if not shared or not types:
             continue
@@ -339,11 +342,39 @@ def same_slot(memory: MemoryLayer, scope: Scope, text: str, turn_text: str, goal
         if 2 * len(shared) < min(len(mine.frame), len(theirs.frame)) and not (cue and "date" in types):
             continue
         stale = [v for t in types for v in their_values[t] if v not in mine_values[t] and v not in lowered]
+        if not stale and cue and any(mine_values[t] > their_values[t] for t in types):
+            # the new statement restates the slot with more ("every Sunday" -> "Sunday and Wednesday now")
+            found.setdefault(record.id, Replaced(record, True, None, None, None if shared & own else whole))
+            continue
         if not stale:
             continue
         sure = cue or mine.frame == theirs.frame
         found.setdefault(record.id, Replaced(record, sure, stale[0], None, None if shared & own else whole))
+    if not found and len(loose) == 1 and _STRONG_CUE.search(turn_text):
+        return loose  # one statement of the user's on the one topic, a plain change word: a marked conflict
     return list(found.values())
+
+
+_STRONG_CUE = re.compile(
+    r"\b(?:these days|nowadays|now|anymore|any more|no longer|instead|switched|changed|from now on|from here on|lately)\b",
+    re.IGNORECASE,
+)
+_GENERIC = frozenset(
+    "user have has take get make use work thing time way lot good fine well like want need go come day also just "
+    "really start stop keep feel think know see look".split()
+)
+"""Words too common to make two statements one topic on their own."""
+
+
+def _one_topic(record: Record, shared: set[str], said: str) -> bool:
+    """Do an older statement of the user's and the new one share one topic word (not a common one)?"""
+    return (
+        bool(shared - _GENERIC - _LIKING_WORDS)
+        and bool(_USERS_OWN.search(record.content) or record.kind in _STATED_KINDS)
+        # an instruction is the user's own, said as an order ("Write dates day-month-year from now on")
+        and bool(_USERS_OWN.search(said) or record.kind == "instruction")
+        and len(record.content.split()) <= 16
+    )
 
 
 _USERS_OWN = re.compile(r"\b(?:I|I'm|I've|I'd|my|mine|we|we're|we've|our|User|User's|me)\b", re.IGNORECASE)

@@ -67,3 +67,45 @@ def test_a_plain_statement_with_is_rewrites_nothing(memory) -> None:
     _say(memory, ["Week two is going to be hard."], "s2")  # no change cue: not a new value of the item
     [plan] = _current(memory, "Exam prep")
     assert "week two geometry" in plan
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "question", "new", "old"),
+    [
+        (
+            "I take my coffee black.",
+            "These days I have my coffee with oat milk.",
+            "How do I take my coffee?",
+            "oat milk",
+            "black",
+        ),
+        (
+            "Use the US date format, month first.",
+            "Write dates day-month-year from now on.",
+            "How should you write dates?",
+            "day-month-year",
+            "US date format",
+        ),
+    ],
+)
+def test_one_shared_topic_word_and_a_change_word_mark_a_conflict_the_newer_shown_first(
+    memory, before, after, question, new, old
+) -> None:
+    _say(memory, [before])
+    _say(memory, [after], "s2")
+    text = memory.recall(question, session_id="probe", **U).text
+    assert new in text
+    assert old not in text.split("(was:")[0]  # only as the newer one's "(was: ...)"
+
+
+def test_a_topic_word_alone_without_a_change_word_keeps_both(memory) -> None:
+    _say(memory, ["I take my coffee black."])
+    _say(memory, ["I have my coffee at the bakery on Fridays."], "s2")
+    assert _current(memory, "black")
+    assert not [r for r in memory.memories(**U) if r.metadata.get("conflicts_with")]
+
+
+def test_a_slot_restated_with_more_values_supersedes(memory) -> None:
+    _say(memory, ["I water the fern every Sunday."])
+    _say(memory, ["The fern gets watered twice a week now, Sunday and Wednesday."], "s2")
+    assert not _current(memory, "every Sunday")
