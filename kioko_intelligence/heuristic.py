@@ -324,11 +324,9 @@ class _Reading:
 
     # -- forgetting
 
-    # -- forgetting
-
     def forget_kind(self, text: str) -> bool:
         """ "Forget all my preferences", "clear every goal from your memory": every memory of that kind goes."""
-        found = R.FORGET_KIND.match(R.ASK_TO.sub("", bare(text), count=1))
+        found = R.FORGET_KIND.match(_forget_request(text))
         if found is None:
             return False
         kind = R.FORGET_KINDS[found.group("kind").lower()]
@@ -341,11 +339,17 @@ class _Reading:
         return True
 
     def forget(self, text: str) -> bool:
-        found = R.first(R.FORGET, R.ASK_TO.sub("", bare(text), count=1))
+        request = _forget_request(text)
+        found = R.first(R.FORGET, request)
         if found is None:
-            return False
+            if not R.FORGET_THAT.match(request):
+                return False
+            op = self.add("memory.delete", reason="a request to erase what was just named")
+            op.status, op.error = SKIPPED, "what to erase is named by the sentence before (read there)"
+            return True
         phrase = found[1].group("phrase")
         phrase = R.FORGET_FRAME.sub("", R.CUT.split(bare(phrase), maxsplit=1)[0], count=1)
+        phrase = R.FORGET_TAIL.sub("", phrase).strip()
         if phrase.lower() in R.EVERYTHING or not content_words(phrase):
             op = self.add("memory.delete", reason="a request to forget everything")
             op.status, op.error = (
@@ -353,7 +357,7 @@ class _Reading:
                 "forgetting everything is never done from a conversation; use memory.forget_user(...) explicitly",
             )
             return True
-        if R.FORGET_SUBJECT.search(R.ASK_TO.sub("", bare(text), count=1)) and self.forget_subject(phrase):
+        if (R.FORGET_SUBJECT.search(request) or _proper_name(phrase)) and self.forget_subject(phrase):
             return True
         slot = R.SLOT_MENTION.match(phrase)
         if slot and slot.group(1).lower() in R.SLOTS:
@@ -363,7 +367,11 @@ class _Reading:
                 self.add("memory.delete", target=record.id, reason=f"the user asked to forget their {key}")
                 return True
         words = tuple(w for w in content_words(about_user(phrase)) if w != "user" and w not in FORGET_FILLERS)
-        hits = [r for r in self.related(phrase, limit=50) if _loose_coverage(words, r.content) >= FORGET_COVERAGE]
+        aliases = {w: _aliases(w) for w in words}
+        query = " ".join([phrase, *(a for found in aliases.values() for a in found)])
+        hits = [
+            r for r in self.related(query, limit=50) if _loose_coverage(words, r.content, aliases) >= FORGET_COVERAGE
+        ]
         for record in hits:
             self.add("memory.delete", target=record.id, reason=f"the user asked to forget {phrase!r}")
         if not hits:
@@ -1017,13 +1025,42 @@ def _chatter(text: str) -> bool:
     return bool(R.CHATTER.match(text)) and len(text.split()) <= 8
 
 
-def _loose_coverage(words: tuple[str, ...], text: str) -> float:
-    """Like :func:`coverage`, a word also counting when it shares its first five letters ("allergy", "allergic")."""
+def _loose_coverage(words: tuple[str, ...], text: str, aliases: dict[str, tuple[str, ...]] | None = None) -> float:
+    """Like :func:`coverage`, a word also counting when it shares its first five letters ("allergy", "allergic")
+    or when one of its ``aliases`` is in the text ("salary" for "User earns 85k")."""
     if not words:
         return 0.0
     have = set(content_words(text))
-    hits = sum(1 for w in words if w in have or (len(w) >= 5 and any(h[:5] == w[:5] for h in have)))
+
+    def held(word: str) -> bool:
+        return word in have or (len(word) >= 5 and any(h[:5] == word[:5] for h in have))
+
+    hits = sum(1 for w in words if held(w) or any(held(a) for a in (aliases or {}).get(w, ())))
     return hits / len(words)
+
+
+def _forget_request(text: str) -> str:
+    """A sentence as the forget rules read it: without "Could you please" and "Actually, ..." before it."""
+    said = bare(text)
+    for _ in range(2):
+        said = R.ASK_TO.sub("", R.FORGET_LEAD.sub("", said, count=1), count=1)
+    return said
+
+
+def _aliases(word: str) -> tuple[str, ...]:
+    """The stems of the words a memory may name ``word``'s thing by (:data:`~kioko_intelligence.rules.FORGET_ALIASES`)."""
+    for name, others in R.FORGET_ALIASES.items():
+        if stem(name) == word:
+            return tuple(stem(o) for o in others)
+    return ()
+
+
+def _proper_name(phrase: str) -> bool:
+    """ "Tom", "Dr. Okafor", "Northwind Traders": a name alone, forgotten as a subject ("forget Tom entirely")."""
+    words = phrase.split()
+    if not 1 <= len(words) <= 3 or words[0].lower() in ("my", "the", "our", "your"):
+        return False
+    return all(w[:1].isupper() and w.rstrip(".").replace("-", "").replace("'", "").isalpha() for w in words)
 
 
 def _choice(raw: str | None) -> str:

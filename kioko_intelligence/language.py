@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from kioko_core.privacy.held_texts import keeps_text
 from kioko_core.reading.analysis import STOP_WORDS, analyze, stem
-from kioko_intelligence.rules import CHATTER, PROCEDURE, first, instruction_rule, plain
+from kioko_intelligence.rules import CHATTER, FORGET_NOT_GATED, PROCEDURE, first, instruction_rule, plain
 
 # --------------------------------------------------------------------------- sentences and clauses
 
@@ -98,7 +98,7 @@ _REQUEST_START = re.compile(
 _NEVER_GATED = re.compile(
     r"\b(?:remember|don't forget|do not forget|note that|keep in mind|from now on|going forward|in future|"
     r"always|never(?!\s+mind)|forget|lesson|learned|learnt|note to self|next time)\b|\b(?:your|the assistant's) memor(?:y|ies)\b|"
-    r"\bmemories (?:about|of|on|regarding)\b|\beverything (?:that )?you (?:know|remember|have)\b",
+    r"\bmemories (?:about|of|on|regarding)\b|\beverything (?:that )?you (?:know|remember|have)\b|" + FORGET_NOT_GATED,
     re.IGNORECASE,
 )
 _WORD_TOKEN = re.compile(r"[a-z']+|[^\sa-z']+")

@@ -801,9 +801,33 @@ FORGET: tuple[Row, ...] = (
     ),
     row(
         "memory.delete",
-        r"^(?:please\s+)?(?:delete|remove|erase|clear|wipe)\s+(?P<phrase>.+?)\s+(?:from|out of|in)\s+"
-        r"(?:your|the assistant's|kioko's)\s+(?:memory|memories|notes)\b",
+        r"^(?:i'd|i would)\s+(?:rather|prefer)\s+(?:that\s+)?you\s+(?:didn't|did not|don't|do not|not|never)\s+"
+        r"(?:keep|store|remember|hold on to|save|record)\s+(?P<phrase>.+)$",
+        "I'd rather you didn't keep my old address",
+    ),
+    row(
+        "memory.delete",
+        r"^(?:i\s+)?(?:don't|do not)\s+(?:want|need)\s+you\s+to\s+(?:keep|store|remember|hold on to|save)\s+"
+        r"(?P<phrase>.+)$",
+        "I don't want you to keep my old address",
+    ),
+    row(
+        "memory.delete",
+        r"^(?:please\s+)?(?:don't|do not|stop)\s+(?:keep|keeping|store|storing|hold on to|holding on to)\s+"
+        r"(?P<phrase>my\s+.+)$",
+        "Please stop storing my old address",
+    ),
+    row(
+        "memory.delete",
+        r"^(?:please\s+)?(?:delete|remove|erase|clear|wipe|drop|scratch|purge|get rid of)\s+(?P<phrase>.+?)\s+"
+        r"(?:from|out of|in)\s+(?:your\s+|the assistant's\s+|kioko's\s+|the\s+)?(?:memory|memories|notes|records)\b",
         "Please delete my old address from your memory",
+    ),
+    row(
+        "memory.delete",
+        r"^(?:please\s+)?(?:delete|remove|erase|clear|wipe|drop|scratch|purge)\s+(?P<phrase>(?:everything|anything|all)\s+"
+        r"(?:about|on|regarding|concerning)\s+.+)$",
+        "Scratch everything about the Lisbon project",
     ),
     row(
         "memory.delete",
@@ -820,7 +844,37 @@ FORGET: tuple[Row, ...] = (
     ),
 )
 """A request to forget; what to forget (``phrase``) is matched against the user's memories. Read after
-:data:`ASK_TO` ("Could you please ...") is cut."""
+:data:`ASK_TO` ("Could you please ...") and :data:`FORGET_LEAD` ("Actually, ...") are cut."""
+FORGET_THAT = re.compile(r"^(?:please\s+)?(?:delete|erase|wipe|remove)\s+(?:it|that|this)$", re.IGNORECASE)
+"""A request to erase what the sentence before named ("Please erase it"): nothing of its own to forget or keep."""
+FORGET_LEAD = re.compile(
+    r"^(?:(?:actually|on second thought|come to think of it|in fact|oh|and|also|ok(?:ay)?|hmm+|so|well|wait|"
+    r"one more thing|by the way|btw)\b[,!:]?\s+)+",
+    re.IGNORECASE,
+)
+"""Words that open a request to forget without changing it ("Actually, forget everything about Priyanka")."""
+FORGET_TAIL = re.compile(
+    r"\s+(?:from|out of|in)\s+(?:your\s+|the\s+)?(?:memory|memories|notes|records)\b.*$|"
+    r"\s+(?:that\s+)?(?:i|we)\s+(?:gave|told|said to|mentioned to|shared with)\s+you\b.*$|"
+    r"\s+(?:that\s+)?you\s+(?:have|know|keep|stored|have stored|remember)\b.*$|"
+    r"\s+(?:entirely|completely|altogether|for good|please|as well|too|at all)$",
+    re.IGNORECASE,
+)
+"""Words after what to forget that only point at the memory ("the plate I gave you", "Tom entirely")."""
+FORGET_ALIASES = {
+    "salary": ("earn", "income", "paid", "pay", "wage"),
+    "income": ("earn", "salary", "paid"),
+    "weight": ("weigh", "kilo", "kilos", "kg", "pounds", "stone"),
+    "birthday": ("born", "birth"),
+    "address": ("street", "road", "avenue", "lane", "live"),
+    "licence": ("license", "registration", "reg"),
+    "license": ("licence", "registration", "reg"),
+    "password": ("passcode", "code", "pin"),
+    "pin": ("code", "passcode"),
+    "medication": ("take", "tablet", "pill", "prescription"),
+}
+"""Words a request names a thing by that its memory may not use ("forget my salary" for "I earn 85k"): a word
+of the request counts as found when one of its aliases is."""
 FORGET_SUBJECT = re.compile(
     r"\b(?:everything|anything|all)\s+(?:that\s+)?(?:(?:you|i|we)\s+(?:know|remember|have stored|'ve stored|have|keep|"
     r"said|told you|mentioned)\s+)?(?:about|on|regarding|concerning)\s+|\bmemories\s+(?:about|of|on|regarding)\s+|"
@@ -832,7 +886,9 @@ the Lisbon project", "forget what I said about Jonas"): every memory naming it g
 ASK_TO = re.compile(r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?|please\s+)", re.IGNORECASE)
 FORGET_KINDS = {
     "preferences": "preference",
+    "likes and dislikes": "preference",
     "likes": "preference",
+    "dislikes": "preference",
     "instructions": "instruction",
     "rules": "instruction",
     "goals": "goal",
@@ -843,12 +899,24 @@ FORGET_KINDS = {
 }
 """The kinds a request can forget as a whole ("forget all my preferences"), by the word it names them with."""
 FORGET_KIND = re.compile(
-    r"^(?:please\s+)?(?:forget|delete|remove|erase|clear|wipe|drop)\s+(?:all|every(?:thing)?|any)\s+(?:of\s+)?"
-    r"(?:my|the|your)?\s*(?P<kind>" + "|".join(FORGET_KINDS) + r")\b"
+    r"^(?:please\s+)?(?:forget|delete|remove|erase|clear|wipe|drop|reset|scratch|purge)\s+(?:out\s+)?"
+    r"(?:(?:all|every(?:thing)?|any)\s+(?:of\s+)?(?:my|the|your)?|my|your)\s*(?P<kind>"
+    + "|".join(FORGET_KINDS)
+    + r")\b"
     r"(?!\s+(?:about|of|on|regarding|for)\b)",
     re.IGNORECASE,
 )
-"""A request to forget a whole kind of memory; "forget all my goals about X" is about X, not the kind."""
+"""A request to forget a whole kind of memory ("drop all the instructions I gave you", "clear out my
+preferences"); "forget all my goals about X" is about X, not the kind. Without "all" the kind must be the
+user's ("my"/"your"): "delete the decisions table" is about the user's work."""
+FORGET_NOT_GATED = (
+    r"\b(?:delete|remove|erase|clear|wipe|drop|reset|scratch|purge)\s+(?:out\s+)?(?:all\s+|every\s+|any\s+)?"
+    r"(?:of\s+)?(?:my|the|your)\s+(?:" + "|".join(FORGET_KINDS) + r")\b|"
+    r"\bfrom (?:your |the )?memor(?:y|ies)\b|\brather you (?:didn't|did not|don't|not)\b|"
+    r"\b(?:don't|do not) (?:want|need) you to (?:keep|store|remember)\b|\b(?:don't|do not|stop) (?:keep|store)(?:ing)? my\b"
+)
+"""Requests to forget that read like requests to the assistant ("Drop all the instructions I gave you"):
+the gate lets them through (:func:`~kioko_intelligence.language.gate_reason`)."""
 FORGET_FRAME = re.compile(
     r"^(?:what (?:i|we) (?:said|told you|mentioned) (?:about|on)|anything (?:about|on)|everything (?:about|on)|"
     r"the (?:note|thing|bit|part|memory|fact|stuff) (?:about|on)|about)\s+",

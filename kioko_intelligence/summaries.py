@@ -260,6 +260,12 @@ FORGET_REQUEST = re.compile(
     re.IGNORECASE,
 )
 """A request to forget: never itself kept in a summary (it would keep what it asks to forget)."""
+ABOUT_THE_REPLY = re.compile(
+    r"^(?:that|this|your|the)\s+(?:last\s+)?(?:answer|reply|response|suggestion|explanation|idea|tip|advice|one)\b|"
+    r"\b(?:well done|spot on|good job|great job|nice work|nailed it|you're right|you are right|let me think)\b",
+    re.IGNORECASE,
+)
+"""A remark on the assistant's answer ("That answer was spot on, well done"): about the reply, not the user."""
 
 
 def stored_lines(ops: Any) -> list[dict[str, str]]:
@@ -289,8 +295,11 @@ def turn_text(messages: list[dict[str, str]]) -> str:
 
 
 def _kept(said: str, stored: list[set[str]]) -> bool:
+    """Whether the turn's memories keep ``said`` already: one of them, or all of them together (a compound
+    statement split into a profile slot and a fact), holds :data:`COVERED` of its salient words."""
     words = _salient(said)
-    return bool(words) and any(len(words & held) >= COVERED * len(words) for held in stored)
+    together = set().union(*stored) if stored else set()
+    return bool(words) and len(words & together) >= COVERED * len(words)
 
 
 def offline_points(turns: list[str]) -> list[str]:
@@ -314,7 +323,7 @@ def _points(text: str, stored: list[set[str]], start: int, seen: list[str]) -> l
     for said in sentences(text):
         if gate_reason(said) is not None or len(said.split()) < 4:
             continue
-        if FORGET_REQUEST.search(said) or _kept(said, stored):
+        if FORGET_REQUEST.search(said) or ABOUT_THE_REPLY.search(said) or _kept(said, stored):
             continue
         point = about_user(plain(said.strip()))  # "Hi, I'm Maya, I work at X" -> "User is Maya, they work at X."
         point = point if len(point) <= MAX_POINT_CHARS else point[: MAX_POINT_CHARS - 1].rstrip() + "…"

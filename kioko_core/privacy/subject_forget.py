@@ -9,13 +9,19 @@ its links, its triples, what maintenance derived from it and the process's cache
 them (docs/privacy.md).
 
 Words are compared as the index stems them ("peanuts" is "peanut"); two stems of five letters or more
-where one begins the other are the same word ("allergi" in "allergy", "allerg" in "allergic"). A memory
-that speaks of the subject only by a pronoun ("she moved to Berlin") does not name it and stays: telling
-who "she" is needs a model.
+where one begins the other are the same word ("allergi" in "allergy", "allerg" in "allergic").
+
+A memory that speaks of the subject only by a pronoun goes too when the pronoun can only be the subject's
+(:func:`pronoun_followers`): it was written in the same session after a memory naming the subject, with no
+other name in between ("My sister Dana is a nurse." ... "She works night shifts." ... "She runs."). A
+memory that names someone else ("Sam said she ...") ends the chain, and "they"/"their" next to "User" is
+the user (the router writes "I" as "User ... their"), so it never counts. The summary points and waiting
+turns that say what such a memory says go with it.
 """
 
 from __future__ import annotations
 
+import re
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Protocol
@@ -127,8 +133,74 @@ def names(text: str, words: list[str]) -> bool:
     return all(any(_same(word, have) for have in held) for word in words)
 
 
-def _namer(words: list[str]) -> Callable[[str], bool]:
-    return lambda text: names(text, words)
+def _namer(words: list[str], followers: list[Record] | None = None) -> Callable[[str], bool]:
+    said = [set(_terms(r.content)) for r in followers or []]
+    said = [terms for terms in said if len(terms) >= 2]
+
+    def namer(text: str) -> bool:
+        if names(text, words):
+            return True
+        held = set(_terms(text))
+        return any(terms <= held for terms in said)
+
+    return namer
+
+
+def _terms(text: str) -> list[str]:
+    return [t for t in analyze(text, []).terms if t.startswith("t:")]
+
+
+_HE_SHE = re.compile(r"\b(?:he|she|him|her|his|hers|he's|she's|himself|herself)\b", re.IGNORECASE)
+_THEY = re.compile(r"\b(?:they|them|their|theirs|they're|themselves)\b", re.IGNORECASE)
+_USER = re.compile(r"\bUser(?:'s)?\b")
+_NAME = re.compile(r"(?<![.!?:]\s)(?<!^)\b[A-Z][a-z][\w'-]*")
+_NOT_NAMES = frozenset(
+    """User I January February March April May June July August September October November December Monday Tuesday
+    Wednesday Thursday Friday Saturday Sunday Summary""".split()
+)
+CHAIN = 8
+"""How many memories after the last one naming the subject a pronoun may still point back to it."""
+
+
+def _pronoun(text: str) -> bool:
+    """A third person that is not the user ("she", "his"; "they" only in a memory not about "User")."""
+    return bool(_HE_SHE.search(text) or (_THEY.search(text) and not _USER.search(text)))
+
+
+def _other_name(text: str, words: list[str]) -> bool:
+    """Whether ``text`` names someone or something by a capitalised name that is not the subject's."""
+    for found in _NAME.finditer(text):
+        if found.group(0) not in _NOT_NAMES and not names(found.group(0), words):
+            return True
+    first = text.split(" ", 1)[0].strip(",.:;")
+    return bool(first[:1].isupper() and first not in _NOT_NAMES and not _pronoun(first) and not names(first, words))
+
+
+def pronoun_followers(layer: ForgettingLayer, scope: Scope, words: list[str], named: list[Record]) -> list[Record]:
+    """The memories of the sessions of ``named`` that speak of the subject only by a pronoun (see the module's
+    docstring): one scan of each such session's memories (a handful), oldest first."""
+    followers: dict[str, Record] = {}
+    named_ids = {r.id for r in named}
+    for session in dict.fromkeys(r.session_id for r in named if r.session_id and r.kind != "summary"):
+        records = sorted(
+            (r for r in layer.store.scan(scope, Filter(session_id=session)) if r.kind not in ("summary", "working")),
+            key=lambda r: (r.created_at, r.id),
+        )
+        since: int | None = None  # memories since the last one naming the subject; None: no chain
+        for record in records:
+            if record.id in named_ids or names(record.content, words):
+                since = 0
+                continue
+            if since is None:
+                continue
+            since += 1
+            pronoun = _pronoun(record.content)
+            starts_with_other = _other_name(record.content.split(" ", 1)[0], words)
+            if pronoun and not starts_with_other and since <= CHAIN:
+                followers[record.id] = record
+            elif _other_name(record.content, words) or since > CHAIN:
+                since = None
+    return sorted(followers.values(), key=lambda r: (r.created_at, r.id))
 
 
 def memories_naming(layer: ForgettingLayer, scope: Scope, words: list[str]) -> list[Record]:
@@ -158,9 +230,12 @@ def forget_about(layer: ForgettingLayer, scope: Scope, subject: str, *, dry_run:
     words = subject_words(subject)
     result = SubjectForget(subject=subject, dry_run=dry_run)
     found = memories_naming(layer, scope, words)
+    followers = pronoun_followers(layer, scope, words, found)
+    namer = _namer(words, followers)
     # a session's summary is rewritten without what names the subject (by the hooks), not deleted whole
     summaries = [r for r in found if r.kind == "summary" and r.metadata.get("session_summary")]
-    result.memories = [r for r in found if r not in summaries]
+    summaries += [r for r in _summaries_of(layer, scope, followers) if r not in summaries and _says(r, namer)]
+    result.memories = [r for r in found if r not in summaries] + followers
     keys = entity_keys(layer, scope, subject)
     seen: set[str] = set()
     for key in keys:
@@ -169,7 +244,7 @@ def forget_about(layer: ForgettingLayer, scope: Scope, subject: str, *, dry_run:
                 seen.add(triple.id)
                 result.relations.append(triple)
     if dry_run:
-        result.traces = layer.hooks.forget_subject(layer, scope, _namer(words), summaries, dry_run=True)
+        result.traces = layer.hooks.forget_subject(layer, scope, namer, summaries, dry_run=True)
         return result
     with layer._purging_once():
         for record in result.memories:
@@ -178,8 +253,24 @@ def forget_about(layer: ForgettingLayer, scope: Scope, subject: str, *, dry_run:
             layer.entities.forget_entity(key, user_id=scope.user_id)
         # after the deletes: what their own traces left (a summary point naming the subject that no deleted
         # memory carried, a turn of another session's log)
-        result.traces = layer.hooks.forget_subject(layer, scope, _namer(words), summaries, dry_run=False)
+        result.traces = layer.hooks.forget_subject(layer, scope, namer, summaries, dry_run=False)
     return result
 
 
-__all__ = ["SubjectForget", "forget_about", "memories_naming", "names", "subject_words"]
+def _summaries_of(layer: ForgettingLayer, scope: Scope, records: list[Record]) -> list[Record]:
+    """The session summaries of the sessions ``records`` were written in."""
+    found: list[Record] = []
+    for session in dict.fromkeys(r.session_id for r in records if r.session_id):
+        found += [
+            r
+            for r in layer.store.scan(scope, Filter(kinds=frozenset({"summary"}), session_id=session))
+            if r.metadata.get("session_summary")
+        ]
+    return found
+
+
+def _says(summary: Record, namer: Callable[[str], bool]) -> bool:
+    return any(isinstance(p, str) and namer(p) for p in summary.metadata.get("points", [])) or namer(summary.content)
+
+
+__all__ = ["SubjectForget", "forget_about", "memories_naming", "names", "pronoun_followers", "subject_words"]

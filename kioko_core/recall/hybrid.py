@@ -12,6 +12,7 @@ from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 
 from kioko_core.kinds.registry import section_of
+from kioko_core.layer.scoped import SESSIONS_AGENT
 from kioko_core.linking import links as L
 from kioko_core.linking.activation import strongest
 from kioko_core.linking.index import ENTITY_BOOST, idf, nominates
@@ -23,7 +24,7 @@ from kioko_core.reading.query_and_draft import TELLS_TIME, Query
 from kioko_core.reading.query_and_draft import WHEN_QUESTION as WHEN_QUESTION
 from kioko_core.recall import budget as CB
 from kioko_core.recall import sections as CS
-from kioko_core.recall.safety import SAFETY_TERM, bears_on
+from kioko_core.recall.safety import READ_TERMS, SAFETY_TERM, bears_on, is_safety_relevant
 from kioko_core.recall.safety import SHOWN as SAFETY_SHOWN
 from kioko_core.store import Filter, InvalidRecordError, Record, Scope, check_scope
 from kioko_core.telemetry import staged
@@ -458,6 +459,37 @@ def about_a_period(query: str) -> bool:
     return SESSION_OR_PERIOD.search(query) is not None
 
 
+RECAP = re.compile(
+    r"\b(?:(?P<first>(?:very )?first|earliest) (?:session|conversation|chat|time we (?:talked|spoke))|"
+    r"last time|(?:last|previous|earlier|other) (?:session|conversation|chat)|"
+    r"(?:we|you and i) (?:discussed|talked about|spoke about|covered|went over|did|decided) (?:before|earlier|last))\b",
+    re.IGNORECASE,
+)
+"""A question about one earlier session ("what did we talk about last time?", "in our first session"): the
+context shows that session's memories, which a summary never repeats."""
+RECAP_SHOWN = 8
+
+
+def session_recalled(layer: LayerParts, scope: Scope, question: str, session_id: str | None) -> list[Record]:
+    """The memories of the earlier session ``question`` asks about (:data:`RECAP`), oldest first: the first
+    session, or the last one before ``session_id``. Sessions are known from their logs (one small record per
+    managed session); asked only for such a question, never on the hot path."""
+    asked = RECAP.search(question)
+    if asked is None:
+        return []
+    logs = [
+        r
+        for r in layer.store.scan(Scope(scope.user_id, SESSIONS_AGENT))
+        if r.session_id and r.session_id != session_id and r.metadata.get("agent_id") == scope.agent_id
+    ]
+    if not logs:
+        return []
+    logs.sort(key=lambda r: (r.created_at, r.id))
+    target = (logs[0] if asked.group("first") else logs[-1]).session_id
+    found = [r for r in layer.store.scan(scope, Filter(session_id=target)) if _may_show(r)]
+    return sorted(found, key=lambda r: (r.created_at, r.id))[:RECAP_SHOWN]
+
+
 def _may_show(record: Record) -> bool:
     """Same filters as retrieval: not superseded, a memory (not bookkeeping), not working memory."""
     return record.kind in L.LINKABLE_KINDS and not CS.replaced(record)
@@ -562,6 +594,10 @@ def recall(
             recalled[record.id] = RecalledMemory(
                 found.record if found else record, found.score if found else 0.0, {"safety": 1.0}, "safety"
             )
+    if sections:  # "what did we talk about last time?": that session's memories, summary or not
+        for record in session_recalled(layer, scope, read.text, session_id):
+            if record.id not in recalled:
+                recalled[record.id] = RecalledMemory(record, 0.0, {"session": 1.0}, section_of(record.kind))
     for record in pinned_memories(layer, scope, caps.get("pinned", PINNED_SHOWN)):
         if record.id not in recalled:  # retrieved on its own merit, it stays in its section
             recalled[record.id] = RecalledMemory(record, 0.0, {"pinned": 1.0}, "pinned")
@@ -618,14 +654,24 @@ def pinned_memories(layer: LayerParts, scope: Scope, count: int = PINNED_SHOWN) 
     return sorted(found, key=lambda r: (r.created_at, r.id))[:count]
 
 
+SAFETY_READ = 10
+"""Newest memories per safety word looked at by :func:`safety_memories` (and the marked ones: at most 50)."""
+
+
 def safety_memories(layer: LayerParts, scope: Scope, question: str, count: int = SAFETY_SHOWN) -> list[Record]:
     """The user's safety facts (:mod:`~kioko_core.recall.safety`) that ``question`` bears on, oldest first (one postings
-    call and one get, never a scan)."""
+    call and one get, never a scan). Those indexed under :data:`~kioko_core.recall.safety.SAFETY_TERM` when written, and
+    those written before that a few words of :data:`~kioko_core.recall.safety.READ_TERMS` find, recognised here."""
     if count <= 0 or not question.strip():
         return []
-    ids = layer.index.lookup(scope, [SAFETY_TERM], 50)[2].get(SAFETY_TERM, [])
+    postings = layer.index.lookup(scope, [SAFETY_TERM, *READ_TERMS], 50)[2]
+    marked = postings.get(SAFETY_TERM, [])
+    ids = list(dict.fromkeys([*marked, *(i for t in READ_TERMS for i in postings.get(t, [])[:SAFETY_READ])]))
     found = [r for r in layer.store.get(scope, ids) if r is not None and _may_show(r)] if ids else []
-    chosen = [r for r in found if bears_on(r.content, question)]
+    known = set(marked)
+    chosen = [
+        r for r in found if (r.id in known or is_safety_relevant(r.kind, r.content)) and bears_on(r.content, question)
+    ]
     return sorted(chosen, key=lambda r: (r.created_at, r.id))[:count]
 
 

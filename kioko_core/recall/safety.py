@@ -42,14 +42,18 @@ CLASSES: dict[str, re.Pattern[str]] = {
     "medical": _any(
         r"asthma\w*|epilep\w*|diabet\w*|pregnan\w*|heart (?:condition|problem)s?|blood pressure|hypertension|"
         r"migraines?|panic attacks?|insulin|seizures?|arthritis|chronic \w+|medication|pacemaker|bad (?:knee|back|hip)s?|"
-        r"(?:kidney|liver) (?:disease|problem)s?|celiac|coeliac"
+        r"(?:kidney|liver) (?:disease|problem)s?|celiac|coeliac|warfarin|blood thinners?|anticoagulants?|statins?|"
+        r"antidepressants?|chemo\w*"
     ),
     "access": _any(
         r"wheelchair|mobility|crutch(?:es)?|walker|walking (?:stick|cane)|blind|visually impaired|low vision|"
         r"deaf|hard of hearing|hearing aid|sign language|(?:can't|cannot|can not) (?:walk|climb|use stairs|see|hear)|"
         r"step-free|disabilit\w*|disabled|screen reader"
     ),
-    "constraint": _any(r"never|always|under no circumstances|must not|mustn't|not allowed to|can't stand"),
+    "constraint": _any(
+        r"never|always|under no circumstances|must not|mustn't|not allowed to|can't stand|"
+        r"(?:have|has|need|needs) to be careful (?:with|about)|(?:must|need to|have to|should) (?:avoid|stay away from)"
+    ),
 }
 """What makes a statement safety-relevant, by class (an allergy, a diet, a medical condition, an access need, a
 hard rule the user keeps: "never", "always")."""
@@ -73,7 +77,8 @@ TOPICS: dict[str, re.Pattern[str]] = {
     "health": _any(
         r"health\w*|doctor|medic\w*|medicine|pills?|drugs?|pain\w*|sick|ill|symptoms?|exercis\w*|workout\w*|gym|"
         r"run|running|marathon|sports?|yoga|training|fitness|diet\w*|hike|hiking|swim\w*|vaccin\w*|pharmac\w*|"
-        r"hospital|dentist|sleep"
+        r"hospital|dentist|sleep|headaches?|aches?|fever|flu|colds?|cough\w*|painkillers?|ibuprofen|aspirin|"
+        r"paracetamol|tablets?|take for"
     ),
 }
 """What a question is about, as far as safety facts go."""
@@ -88,6 +93,17 @@ CLASS_TOPICS = {
 """The topics a class bears on whatever its words (a peanut allergy on any question about food); a hard rule
 bears on the topics its own words name ("User never flies": travel)."""
 
+
+READ_WORDS = (
+    "allergic allergy allergies anaphylaxis intolerant vegan vegetarian lactose coeliac celiac gluten halal kosher "
+    "asthma epilepsy epileptic diabetes diabetic pregnant insulin seizures arthritis wheelchair deaf blind crutches "
+    "disability disabled warfarin migraines pacemaker"
+)
+READ_TERMS = tuple(dict.fromkeys(t for t in analyze(READ_WORDS, []).terms if t.startswith("t:")))
+"""The index terms of the words a safety fact is most often stated with. A memory written before
+:data:`SAFETY_TERM` was given (or before its class knew a word) is not under it; recall also looks these terms
+up and recognises the facts at read (:func:`is_safety_relevant`), so an old "User is allergic to shellfish."
+is shown without waiting for its next write."""
 
 FRAMING = frozenset(
     "t:" + w for w in ("never", "alwai", "always", "must", "use", "get", "have", "make", "take", "go", "need", "like")
@@ -128,4 +144,13 @@ def bears_on(fact: str, question: str) -> bool:
     return bool((_words(fact) - FRAMING) & _words(question))
 
 
-__all__ = ["CLASSES", "SAFETY_TERM", "TOPICS", "bears_on", "classes_of", "is_safety_relevant", "topics_of"]
+__all__ = [
+    "CLASSES",
+    "READ_TERMS",
+    "SAFETY_TERM",
+    "TOPICS",
+    "bears_on",
+    "classes_of",
+    "is_safety_relevant",
+    "topics_of",
+]
