@@ -65,6 +65,25 @@ if importlib.util.find_spec("onnxruntime") is not None:
 _outcomes: dict[str, Counter[str]] = defaultdict(Counter)
 
 
+@pytest.fixture(autouse=True)
+def _contexts_within_their_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every context any test builds in this process stays within its budget (the default one, 2,000 tokens,
+    when the test gave none): a context that outgrows it fails the test that built it (#33)."""
+    from kioko_core.recall import budget
+
+    fit = budget.fit
+
+    def checked(blocks: list[budget.Block], tokens: int | None) -> budget.Fitted:
+        fitted = fit(blocks, tokens)
+        if tokens is not None:
+            assert budget.count_tokens(fitted.text) <= tokens, (
+                f"a context of {budget.count_tokens(fitted.text)} tokens over its budget of {tokens}"
+            )
+        return fitted
+
+    monkeypatch.setattr(budget, "fit", checked)
+
+
 @pytest.fixture(scope="session")
 def session_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A directory for the session's file-backed stores."""

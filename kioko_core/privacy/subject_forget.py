@@ -176,6 +176,12 @@ def _other_name(text: str, words: list[str]) -> bool:
     return bool(first[:1].isupper() and first not in _NOT_NAMES and not _pronoun(first) and not names(first, words))
 
 
+def _written_at(record: Record) -> tuple[float, str]:
+    """When a memory was written: its linking time (an episode's ``created_at`` is when it happened, "today")."""
+    linked = (record.system or {}).get("linked_at")
+    return (float(linked) if isinstance(linked, (int, float)) else record.created_at, record.id)
+
+
 def pronoun_followers(layer: ForgettingLayer, scope: Scope, words: list[str], named: list[Record]) -> list[Record]:
     """The memories of the sessions of ``named`` that speak of the subject only by a pronoun (see the module's
     docstring): one scan of each such session's memories (a handful), oldest first."""
@@ -184,7 +190,7 @@ def pronoun_followers(layer: ForgettingLayer, scope: Scope, words: list[str], na
     for session in dict.fromkeys(r.session_id for r in named if r.session_id and r.kind != "summary"):
         records = sorted(
             (r for r in layer.store.scan(scope, Filter(session_id=session)) if r.kind not in ("summary", "working")),
-            key=lambda r: (r.created_at, r.id),
+            key=_written_at,
         )
         since: int | None = None  # memories since the last one naming the subject; None: no chain
         for record in records:

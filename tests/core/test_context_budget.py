@@ -135,3 +135,46 @@ def test_search_is_not_thinned_by_the_budget() -> None:
         for i in range(20):
             memory.add(f"Pump {i} report: " + "the impeller wears out early. " * 200, **U)
         assert len(memory.search("impeller wears out", limit=20, **U)) == 20
+
+
+SHAPES = [
+    "What does the conveyor manual say about belt tension?",
+    "What should I cook tonight?",
+    "What did we talk about last time?",
+    "What did we do in our first session?",
+    "When is the audit?",
+    "What are my goals?",
+    "How do I restart the line?",
+    "Who is Krutika?",
+    "Tell me everything you know about me.",
+    "What did we decide about the database?",
+    "Summarise last week.",
+    "x",
+]
+
+
+def test_a_default_recall_stays_within_the_default_budget_whatever_the_shape() -> None:
+    """A huge memory: every section filled past its share (instructions, profile, safety facts, goals, decisions,
+    procedures, a session's scratchpad, long memories, session summaries); every question shape's default context
+    stays within :data:`~kioko_core.recall.budget.DEFAULT_BUDGET` (conftest also checks every test's contexts)."""
+    with kioko.intelligent("memory://") as memory:
+        memory.add(LONG, **U)
+        for i in range(40):
+            memory.instructions.add(f"Always mention rule {i} about the line {i} belt before answering.", **U)
+            memory.profile.set(f"detail_{i}", f"value {i} of the long profile " * 5, **U)
+            memory.add(f"User is allergic to ingredient {i} and never eats dish {i}.", memory_type="factual", **U)
+            memory.goals.add(f"Finish the audit part {i} for line {i}", **U)
+            memory.decisions.add(f"We decided to use database {i} for the line {i} notes.", **U)
+            memory.add(f"Krutika reviewed section {i} of the manual. " + "It was long. " * 60, **U)
+        for session in ("s1", "s2"):
+            for i in range(12):
+                memory.record_turn(
+                    f"I restarted line {i} after the jam, the audit is on day {i}.", "Okay.", **U, session_id=session
+                )
+            memory.end_session(session, **U)
+        memory.record_turn("The ticket is INC-4471 and the host is db-7.", "Okay.", **U, session_id="s3")
+        for question in SHAPES:
+            ctx = memory.recall(question, **U, session_id="s3")
+            assert ctx.budget == CB.DEFAULT_BUDGET, question
+            assert CB.count_tokens(ctx.text) <= CB.DEFAULT_BUDGET, (question, CB.count_tokens(ctx.text))
+            assert len(ctx.text) <= CB.DEFAULT_BUDGET * CB.CHARS_PER_TOKEN, question

@@ -1,0 +1,137 @@
+"""Forgets that forget (#33): a subject's memories that name it only as "he"/"she" go with it, a whole kind and
+one item go when asked in the ways people ask, the request itself is never stored, and another user's memories,
+the same words included, are never touched."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import kioko
+from kioko_core.layer.scoped import SESSIONS_AGENT
+from kioko_core.store import Scope
+
+OTHER = "someone-else"
+
+
+def stored_texts(memory: Any, user_id: str) -> str:
+    """Every text the store holds for the user: memories, the entity graph and the session logs, as one string."""
+    parts = []
+    for agent in (None, "@graph", SESSIONS_AGENT):
+        for record in memory.store.scan(Scope(user_id, agent)):
+            parts += [record.content, repr(record.metadata)]
+    return "\n".join(parts).lower()
+
+
+def say(memory: Any, user_id: str, *sessions: list[str]) -> None:
+    for number, turns in enumerate(sessions, start=1):
+        for turn in turns:
+            memory.record_turn(turn, "Okay.", user_id=user_id, session_id=f"s{number}")
+        memory.end_session(f"s{number}", user_id=user_id)
+
+
+DANA = [
+    "My sister Dana just started a new job as a nurse.",
+    "She works night shifts at St. Mary's hospital.",
+    "She's also training for the Berlin marathon.",
+    "I had lunch with my colleague Sam today.",
+    "She thinks the new office is too far away.",
+    "I took my kids to their swimming lesson.",
+]
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def memory(request, tmp_path):
+    url = "memory://" if request.param == "memory" else f"sqlite:///{tmp_path / 'forget.db'}"
+    with kioko.intelligent(url) as opened:
+        yield opened
+
+
+def test_a_pronoun_after_the_subject_is_the_subject_until_another_name(memory) -> None:
+    say(memory, "dana-brother", DANA)
+    say(memory, OTHER, DANA)
+    before_other = stored_texts(memory, OTHER)
+
+    listed = memory.forget_about("Dana", user_id="dana-brother", dry_run=True)
+    contents = [m["content"] for m in listed["memories"]]
+    assert any("night shifts" in c for c in contents) and any("Berlin marathon" in c for c in contents)
+    # "she" after Sam is named is Sam; "their" next to User is the user
+    assert not any("office" in c or "swimming" in c for c in contents)
+    assert "night shifts" in stored_texts(memory, "dana-brother")  # a dry run removes nothing
+
+    done = memory.forget_about("Dana", user_id="dana-brother")
+    assert done["deleted"] == len(listed["memories"])
+    left = stored_texts(memory, "dana-brother")
+    for gone in ("dana", "night shifts", "st. mary", "berlin marathon"):
+        assert gone not in left, gone
+    assert "office" in left and "swimming" in left
+    assert stored_texts(memory, OTHER) == before_other  # another user's identical memories are theirs
+
+
+@pytest.mark.parametrize(
+    ("request_text", "gone", "kept"),
+    [
+        ("Drop all the instructions I gave you about how to answer.", ["bullet points", "emojis"], ["dublin"]),
+        ("Please clear out my preferences, they're outdated.", ["aisle seats", "coffee black"], ["dublin"]),
+        ("Actually, I'd rather you didn't keep my birthday. Please erase it.", ["14 march"], ["aisle seats"]),
+        ("Please don't remember my salary, remove it.", ["85k"], ["dublin", "aisle seats"]),
+        ("Forget the licence plate I gave you.", ["kx19"], ["skoda"]),
+        ("Forget Tom entirely, we're not friends anymore.", ["tom", "cargo airline"], ["skoda"]),
+    ],
+)
+def test_a_request_to_forget_takes_what_it_names_and_is_never_stored(memory, request_text, gone, kept) -> None:
+    first = [
+        "Always reply in bullet points.",
+        "Never use emojis when talking to me.",
+        "I work as a nurse in Dublin.",
+        "I prefer aisle seats when flying.",
+        "I like my coffee black, no sugar.",
+        "My birthday is on 14 March.",
+        "I earn 85k a year at the agency.",
+        "My car's licence plate is KX19 TPZ.",
+        "I drive a blue Skoda Octavia.",
+        "I went hiking with my friend Tom last weekend.",
+        "He's a pilot for a cargo airline.",
+    ]
+    say(memory, "asker", first, [request_text])
+    say(memory, OTHER, first)
+    before_other = stored_texts(memory, OTHER)
+    left = stored_texts(memory, "asker")
+    for word in gone:
+        assert word not in left, (request_text, word)
+    for word in kept:
+        assert word in left, (request_text, word)
+    request_words = {"rather", "outdated", "entirely", "remove it", "drop all", "i gave you"}
+    assert not any(word in left for word in request_words), left
+    assert stored_texts(memory, OTHER) == before_other
+
+
+def test_a_request_to_forget_everything_is_not_acted_on_and_not_stored(memory) -> None:
+    say(
+        memory,
+        "wiper",
+        ["I live in Lisbon and I do ceramics on weekends."],
+        ["Please wipe your memory of me completely."],
+    )
+    left = stored_texts(memory, "wiper")
+    assert "ceramics" in left and "wipe" not in left
+
+
+def test_a_remark_on_the_answer_is_no_summary_point(memory) -> None:
+    say(memory, "critic", ["I'm a structural engineer.", "That answer was spot on, well done."])
+    assert "spot on" not in stored_texts(memory, "critic")
+
+
+def test_a_recap_question_shows_the_memories_of_that_session(memory) -> None:
+    say(
+        memory,
+        "recap",
+        ["Today I set up the CI pipeline with GitHub Actions."],
+        ["I started a pottery class."],
+        ["My favourite tea is genmaicha."],
+    )
+    first = memory.recall("What did we do in our first session?", user_id="recap", session_id="now").text
+    last = memory.recall("What did we talk about last time?", user_id="recap", session_id="now").text
+    assert "GitHub Actions" in first and "genmaicha" in last
+    assert "genmaicha" not in first
