@@ -41,7 +41,7 @@ from kioko_core.layer.records import LayerStore
 from kioko_core.layer.scoped import USER_OWNED_AGENTS, resolve
 from kioko_core.layer.values import check_id, timestamp
 from kioko_core.linking import links as L
-from kioko_core.linking.index import INDEX_SWEEP_SECONDS, IndexCache
+from kioko_core.linking.index import INDEX_SWEEP_SECONDS, IndexCache, one_read
 from kioko_core.linking.linker import (
     LinkerConfig,
     MemoryLinker,
@@ -719,29 +719,31 @@ class MemoryLayer:
         if isinstance(config, dict):
             config = RecallConfig.build(self.recall_config, **config)
         scope = self._scope(user_id, agent_id)
-        # read once: the planner, retrieval and the sections take this reading of the question
-        with stage("recall.read"):
-            read = Query.of(query, scope.user_id, self.entities)
-        followed = self.hooks.plan_recall(self, read, scope, session_id, knobs)
-        section_limits, fill_recent = knobs.keywords()["section_limits"], knobs.keywords()["fill_recent"]
-        if followed is not None:
-            links, limit = followed.links, followed.limit
-            section_limits, fill_recent = followed.section_limits, followed.fill_recent
-        context = recall(
-            self,
-            read,
-            user_id=scope.user_id,
-            agent_id=scope.agent_id,
-            session_id=session_id,
-            links=links,
-            limit=limit,
-            include_shared=include_shared,
-            config=config or self.recall_config,
-            section_limits=section_limits,
-            fill_recent=fill_recent or (),
-            sections=self.intelligence is not None,
-            budget=knobs.budget,
-        )
+        # one generation read per scope for the whole recall (a round trip each on PostgreSQL), see one_read
+        with one_read():
+            # read once: the planner, retrieval and the sections take this reading of the question
+            with stage("recall.read"):
+                read = Query.of(query, scope.user_id, self.entities)
+            followed = self.hooks.plan_recall(self, read, scope, session_id, knobs)
+            section_limits, fill_recent = knobs.keywords()["section_limits"], knobs.keywords()["fill_recent"]
+            if followed is not None:
+                links, limit = followed.links, followed.limit
+                section_limits, fill_recent = followed.section_limits, followed.fill_recent
+            context = recall(
+                self,
+                read,
+                user_id=scope.user_id,
+                agent_id=scope.agent_id,
+                session_id=session_id,
+                links=links,
+                limit=limit,
+                include_shared=include_shared,
+                config=config or self.recall_config,
+                section_limits=section_limits,
+                fill_recent=fill_recent or (),
+                sections=self.intelligence is not None,
+                budget=knobs.budget,
+            )
         context.plan = followed
         self.hooks.after_recall(self, context, scope, session_id)  # what "that worked" will credit
         return context

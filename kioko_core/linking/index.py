@@ -14,6 +14,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
@@ -31,6 +32,30 @@ INDEX_SWEEP_SECONDS = 1.0
 """How often a layer's index cache also checks its other cached scopes for records other processes removed."""
 SWEEP_SCOPES = 64
 """Cached scopes one sweep checks (one generation read each), taken in turn: a sweep's cost is bounded."""
+
+
+_ONE_READ: ContextVar[dict[tuple[int, Scope], int] | None] = ContextVar("kioko_index_one_read", default=None)
+"""Within :func:`one_read`: each cache's generation of each scope, as first read in the block."""
+
+
+@contextmanager
+def one_read() -> Iterator[None]:
+    """Within the block, every :class:`IndexCache` reads a scope's store generation once, at its first lookup.
+
+    A recall makes several lookups of the same scope (its words, the pins, the entity graph's names); on a
+    store across a network each generation read is a round trip (three or four of a recall's five on
+    PostgreSQL). What the block's lookups see is then the store as of its first read of that scope, as one
+    statement would: another process's write made meanwhile is seen at the next block. This process's own
+    writes in the block are recorded in the cache as usual. Nested blocks share the outermost one's reads.
+    """
+    if _ONE_READ.get() is not None:
+        yield
+        return
+    token = _ONE_READ.set({})
+    try:
+        yield
+    finally:
+        _ONE_READ.reset(token)
 
 
 def idf(df: int, n: int) -> float:
@@ -124,7 +149,7 @@ class IndexCache:
         now = self.clock()
         # read before the postings: they then show at least this generation, and a write in between is a
         # mismatch at the next lookup
-        generation = self._generation(scope) if self._generation is not None else None
+        generation = self._read_generation(scope) if self._generation is not None else None
         with self._lock:
             stats = self._scopes.get(scope)
             if stats is None or stats.generation != generation:
@@ -135,6 +160,9 @@ class IndexCache:
                         self.refreshes["rebuilds"] += 1
                         count("index_cache_total", outcome="rebuild")
                     stats = self._scopes[scope] = _ScopeStats(generation=generation, synced=generation)
+                memo = _ONE_READ.get()
+                if memo is not None and stats.generation is not None:
+                    memo[(id(self), scope)] = stats.generation  # caught up: the block's later lookups agree
             elif generation is not None:
                 stats.synced = generation  # its own batches alone since the last read: all of them seen
             if stats.n == 0 and stats.fetched_at and now - stats.fetched_at <= self.ttl:
@@ -161,6 +189,18 @@ class IndexCache:
             df = {t: stats.terms[t].df for t in wanted}
             ids = {t: stats.terms[t].ids[:limit] for t in wanted}
             return stats.n, df, ids
+
+    def _read_generation(self, scope: Scope) -> int:
+        """The store's generation of ``scope``, read once per :func:`one_read` block."""
+        assert self._generation is not None
+        memo = _ONE_READ.get()
+        if memo is None:
+            return self._generation(scope)
+        key = (id(self), scope)
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = self._generation(scope)
+        return found
 
     def lookup_all(
         self, scope: Scope, terms: Iterable[str], wanted: Callable[[str, int, int], bool], first: int = 0
