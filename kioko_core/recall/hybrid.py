@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from kioko_core.layer.parts import LayerParts
 
 RRF_K = 60
+RECENCY_WEIGHT = 0.1
+"""Recency's weight in the fused score: it orders what the other signals found, never nominates on its own."""
 ASSOCIATIONS = frozenset({"related_to", "follows"})
 """Link types that say two memories go together but not how (see :func:`keep_related`)."""
 DEFAULT_LINKS = 3
@@ -334,6 +336,22 @@ class Retrieved:
     linked_only: set[str]
 
 
+def _dense_cannot_place(lexical: dict[str, float], config: RecallConfig, dense_weight: float, read: Query) -> bool:
+    """True when the vector search could not put a memory of its own among the ``limit`` best: its weight is 0
+    (a lexical embedder's default), so a memory only it finds scores no more than the recency and time-telling
+    bonuses, and ``limit`` lexical candidates already score more than those. The vector search is the largest
+    cost of a recall in a large scope (an HNSW walk), and then it is skipped."""
+    if dense_weight != 0 or len(lexical) < config.limit:
+        return False
+    ceiling = RECENCY_WEIGHT + (config.when_weight if read.asks_when else 0.0)  # in units of one first rank
+    ordered = sorted(lexical.values(), reverse=True)
+    weakest = ordered[config.limit - 1]
+    if config.fusion == "sum":  # a lexical score counts relative to the best one
+        return weakest > ceiling * ordered[0]
+    # "rrf": the limit-th of the lexical (and graph) ranking gains lexical_weight / (RRF_K + limit) at least
+    return config.lexical_weight * (RRF_K + 1) / (RRF_K + config.limit) > ceiling
+
+
 @staged("recall.retrieve")
 def retrieve(
     layer: LayerParts,
@@ -354,15 +372,14 @@ def retrieve(
     goal_term = KIND_TERM + "goal"
     pool_size = max(config.candidates, config.graph_seeds if use_links else 0)
     lexical, postings, analysis = lexical_scores(layer, scope, read, config, pool_size, [goal_term])
-    dense: dict[str, float] = {}
-    if layer.index.lookup(scope, [], 0)[0]:
-        for hit in layer.store.knn(scope, read.vector(layer.embedder), config.candidates):
-            if hit.score >= config.min_vector_only or hit.id in lexical:
-                dense[hit.id] = hit.score
-
     dense_weight = config.dense_weight
     if dense_weight is None:
         dense_weight = 0.0 if getattr(layer.embedder, "lexical", False) else (0.5 if config.fusion == "sum" else 1.0)
+    dense: dict[str, float] = {}
+    if not _dense_cannot_place(lexical, config, dense_weight, read) and layer.index.lookup(scope, [], 0)[0]:
+        for hit in layer.store.knn(scope, read.vector(layer.embedder), config.candidates):
+            if hit.score >= config.min_vector_only or hit.id in lexical:
+                dense[hit.id] = hit.score
     by_score = sorted(lexical, key=lambda i: (-lexical[i], i))
     pool = by_score[:pool_size]
     goal_ids = postings.get(goal_term, [])[: config.goals]
@@ -430,9 +447,16 @@ def retrieve(
         if gained.get(memory_id):
             found["graph"] = round(gained[memory_id], 4)
     shown = [i for i in fused if _may_show(records[i])]
-    # recency only orders what the other signals found: it never nominates on its own
+    # recency only orders what the other signals found: it never nominates on its own. A memory only a signal
+    # of weight 0 found (the vector search beside a lexical embedder) is ranked by recency among everything
+    # shown, but does not push the others down the recency order: they then rank alike whether or not that
+    # search ran (see _dense_cannot_place)
     newest = _rank({i: records[i].created_at for i in shown}, records)
-    kept = {i: fused[i] + 0.1 / (RRF_K + newest[i]) for i in shown}
+    if dense_weight == 0:
+        weightless = {i for i in dense if i not in lexical and not gained.get(i)}
+        if weightless:
+            newest.update(_rank({i: records[i].created_at for i in shown if i not in weightless}, records))
+    kept = {i: fused[i] + RECENCY_WEIGHT / (RRF_K + newest[i]) for i in shown}
     if read.asks_when and config.when_weight:
         # after the links: a linked memory that tells the time is as good an answer as a retrieved one
         for memory_id in kept:
