@@ -278,6 +278,10 @@ def connect(target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = No
     ``kioko+http(s)://`` URL names a Kioko service: the result is a :class:`kioko.remote.client.RemoteMemory`
     with the same calls (options: ``api_key``, ``timeout``, ``retries``).
 
+    Every new memory is linked at write time (``auto_link=True`` by default); a bulk loader that links
+    afterwards passes ``auto_link=False`` and runs ``memory.graph.connect()`` (or ``kioko connect``) when
+    it is done: the links are the same.
+
     ``embedder`` (an :class:`~kioko_core.embedding.embedders.Embedder` or a name: ``"semantic"``, all-MiniLM-L6-v2
     from the ``kioko[semantic]`` extra, or ``"offline"``, lexical) may also be given in the URL as
     ``?embedder=offline``. The store's ``dim`` is then the embedder's unless ``dim`` is given; a ``dim``
@@ -296,6 +300,7 @@ def connect(target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = No
 
         options.pop("auto_link", None)  # linking is the server's setting
         return RemoteMemory(str(target), **options)
+    options.setdefault("auto_link", True)  # links at write time, as the README promises
     return _connect_layer(target, **options)
 
 

@@ -12,7 +12,8 @@ import kioko
 from benchmarks.synthetic import generate_notes, generate_questions
 from kioko.backups import backup, restore
 from kioko_core.layer.records import LayerStore
-from kioko_core.store import Scope
+from kioko_core.linking import links as L
+from kioko_core.store import Record, Scope
 
 USER = "kumar"
 
@@ -44,7 +45,7 @@ def _same_answers(one: dict[str, list[tuple[str, float]]], other: dict[str, list
         assert all(abs(a - b) <= 1e-6 for (_, a), (_, b) in zip(hits, other[question])), question
 
 
-def _records(url: str, scope: Scope) -> dict[str, object]:
+def _records(url: str, scope: Scope) -> dict[str, Record]:
     store = LayerStore(kioko.open_store(url))
     try:
         return {r.id: r for r in store.scan(scope)}
@@ -98,9 +99,14 @@ def test_a_backup_taken_while_a_writer_runs_is_one_consistent_snapshot(tmp_path:
     restore(str(tmp_path / "busy.backup"), f"sqlite:///{copied}")
     now = _records(url, Scope(USER))
     kept = _records(f"sqlite:///{copied}", Scope(USER))
-    # a snapshot: the memories written before it, each exactly as stored, and no half of any write
+    # a snapshot: the memories written before it, as stored then (a later linked write may have added a link to
+    # one since), and no half of any write: each link's other half is in the snapshot too
     assert 100 + 5 <= len(kept) <= 100 + during + 1
-    assert all(now[memory_id] == record for memory_id, record in kept.items())
+    assert all(now[memory_id].content == record.content for memory_id, record in kept.items())
+    for memory_id, record in kept.items():
+        for entry in L.link_entries(record):
+            assert L.entry_for(kept[entry["id"]], memory_id) is not None
+    assert any(L.link_entries(r) for r in kept.values())  # the writer linked
     shift_notes = sorted(int(r.content.split()[2].rstrip(":")) for r in kept.values() if r.content.startswith("Shift"))
     assert shift_notes == list(range(len(shift_notes))), "the snapshot holds a prefix of the writer's memories"
 

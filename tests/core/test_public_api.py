@@ -219,7 +219,7 @@ def test_a_scoped_view_is_a_full_layer_bound_to_its_scope() -> None:
 
 
 def test_intelligent_does_not_change_the_layer_it_is_given() -> None:
-    plain = kioko.connect("memory://")
+    plain = kioko.connect("memory://", auto_link=False)  # linking off (the default is on): the change would show
     linking = kioko.intelligent(plain)
     assert plain.auto_link is False
     assert linking.auto_link is True

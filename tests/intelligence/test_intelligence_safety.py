@@ -193,7 +193,8 @@ def test_a_service_url_is_rejected_by_intelligent() -> None:
 
 def test_intelligent_on_an_existing_layer_turns_everything_on() -> None:
     """The layer returned has linking, the graph and intelligence on; the layer given is left as it was."""
-    layer = kioko.connect("memory://")
+    # a layer with linking off (connect() links by default), so "left as it was" shows in auto_link as well
+    layer = kioko.connect("memory://", auto_link=False)
     smart = kioko.intelligent(layer)
     assert smart.auto_link
     assert smart.auto_graph
@@ -201,6 +202,12 @@ def test_intelligent_on_an_existing_layer_turns_everything_on() -> None:
     assert smart.store is layer.store
     assert not layer.auto_link
     assert not layer.auto_graph
+    assert layer.intelligence is None
+    default = kioko.connect("memory://")
+    assert default.auto_link  # links by default
+    assert not default.auto_graph  # the entity graph is intelligence's
+    assert kioko.intelligent(default).auto_graph
+    assert not default.auto_graph
 
 
 # --------------------------------------------------------------------------- property

@@ -103,7 +103,8 @@ def test_counters_live_in_the_store_and_survive_a_restart(tmp_path) -> None:
 
 
 def test_tend_runs_every_link_every_turns_and_links_what_was_never_linked(url) -> None:
-    with kioko.connect(url) as plain:
+    # memories a bulk loader wrote with linking off (connect() links by default): tend links them later
+    with kioko.connect(url, auto_link=False) as plain:
         first = plain.add("Line 3 keeps faulting with error E-217.", memory_type="episodic", **U)
         plain.add("Error E-217 on line 3 means the encoder cable is loose.", **U)
         assert L.linked_at(plain.get(first.id, **U)) is None
