@@ -20,25 +20,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from kioko_core.layer.declared_managers import KindManagers
+
 if TYPE_CHECKING:
     from kioko_core.graph.entities import Triple
     from kioko_core.graph.facade import ConnectReport, GraphDrawing, RelatedMemory
-    from kioko_core.kinds import (
-        Decisions,
-        Episodes,
-        Facts,
-        Goals,
-        Insights,
-        Instructions,
-        Knowledge,
-        Preferences,
-        Procedures,
-        Profile,
-        Skills,
-        Strategies,
-        Summaries,
-        WorkingMemory,
-    )
     from kioko_core.linking.linker import LinkScore
     from kioko_core.linking.links import MemoryLink
     from kioko_core.recall.hybrid import Context
@@ -242,41 +228,11 @@ class IntelligenceCalls(Protocol):
 
 
 @runtime_checkable
-class Memory(IntelligenceCalls, Protocol):
-    """Kioko's public surface: what a local layer and a remote service both answer, with the same types."""
+class Memory(KindManagers, IntelligenceCalls, Protocol):
+    """Kioko's public surface: what a local layer and a remote service both answer, with the same types.
 
-    # -- the typed managers
-
-    @property
-    def goals(self) -> Goals: ...
-    @property
-    def decisions(self) -> Decisions: ...
-    @property
-    def procedures(self) -> Procedures: ...
-    @property
-    def strategies(self) -> Strategies: ...
-    @property
-    def lessons(self) -> Strategies: ...
-    @property
-    def skills(self) -> Skills: ...
-    @property
-    def episodes(self) -> Episodes: ...
-    @property
-    def facts(self) -> Facts: ...
-    @property
-    def preferences(self) -> Preferences: ...
-    @property
-    def knowledge(self) -> Knowledge: ...
-    @property
-    def insights(self) -> Insights: ...
-    @property
-    def summaries(self) -> Summaries: ...
-    @property
-    def instructions(self) -> Instructions: ...
-    @property
-    def profile(self) -> Profile: ...
-    @property
-    def working(self) -> WorkingMemory: ...
+    The typed managers (``memory.goals`` ...) are :class:`~kioko_core.layer.declared_managers.KindManagers`'.
+    """
 
     # -- the graphs and the intelligence
 

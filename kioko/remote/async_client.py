@@ -16,48 +16,17 @@ from typing import Any
 
 from kioko.protocol import Entities, Memory, MemoryGraph
 from kioko.remote import calls as C
-from kioko.remote.async_managers import (
-    MANAGERS,
-    AsyncDecisions,
-    AsyncEpisodes,
-    AsyncFacts,
-    AsyncGoals,
-    AsyncInsights,
-    AsyncInstructions,
-    AsyncKnowledge,
-    AsyncPreferences,
-    AsyncProcedures,
-    AsyncProfile,
-    AsyncSkills,
-    AsyncStrategies,
-    AsyncSummaries,
-    AsyncWorkingMemory,
-)
+from kioko.remote.async_managers import MANAGERS, AsyncKindManagers
 from kioko.remote.calls import IDEMPOTENT, Call, Calls, sent_async, where
 from kioko.remote.client import DEFAULT_TIMEOUT, _error, _stats, auth_headers, base_url, import_httpx, ndjson
 from kioko.remote.events import Callback, EventStream
+from kioko_core.kinds import attribute_names
 from kioko_core.store import ConnectionLostError, InvalidRecordError, Record, Scope, check_scope
 
 
-class AsyncRemoteMemory(Calls):
+class AsyncRemoteMemory(AsyncKindManagers, Calls):
     """The layer's API over HTTP, for asyncio code. Every call is a coroutine; ``memories`` and
     ``export_lines`` are async iterators."""
-
-    goals: AsyncGoals
-    decisions: AsyncDecisions
-    procedures: AsyncProcedures
-    strategies: AsyncStrategies
-    lessons: AsyncStrategies
-    skills: AsyncSkills
-    episodes: AsyncEpisodes
-    facts: AsyncFacts
-    preferences: AsyncPreferences
-    knowledge: AsyncKnowledge
-    insights: AsyncInsights
-    summaries: AsyncSummaries
-    instructions: AsyncInstructions
-    profile: AsyncProfile
-    working: AsyncWorkingMemory
 
     def __init__(
         self,
@@ -84,9 +53,8 @@ class AsyncRemoteMemory(Calls):
     def _install(self) -> None:
         self.graph = AsyncRemoteGraph(self)
         self.entities = AsyncRemoteEntities(self)
-        for name, manager in MANAGERS.items():
-            setattr(self, name, manager(self))
-        self.lessons = self.strategies
+        built = {name: manager(self) for name, manager in MANAGERS.items()}
+        self._managers = {name: built[own] for name, own in attribute_names().items() if own in built}
         self.intelligence = AsyncRemoteIntelligence(self)
 
     async def _send(self, call: Call) -> Any:

@@ -1,17 +1,19 @@
 """AsyncRemoteMemory's typed managers: ``await memory.goals.add(...)`` has the library's ``Goals.add``
 signature and returns its type (mypy and ``inspect`` see both), and sends the operation of the managers'
-table (kioko/api/operations.py) it names.
+table (kioko/api/operations.py) it names. :class:`AsyncKindManagers` declares them on AsyncRemoteMemory, one
+property per manager attribute of the kinds registry.
 
-Rendered from that table by tests/managers_source.py (a test fails when a manager's calls change): do not
-edit by hand.
+Rendered from those tables by tests/managers_source.py (a test fails when a manager's calls change): do not
+edit by hand (``python tests/managers_source.py --write``).
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from kioko.remote.calls import awaited
 from kioko_core import kinds as K
+from kioko_core.layer.declared_managers import manager_of
 
 
 class AsyncManager:
@@ -186,8 +188,90 @@ MANAGERS: dict[str, type[AsyncManager]] = {
     "profile": AsyncProfile,
     "working": AsyncWorkingMemory,
 }
+
+
+class AsyncKindManagers:
+    """``memory.goals`` ... of an AsyncRemoteMemory: one awaited manager per kind of memory, read-only."""
+
+    @property
+    def facts(self) -> AsyncFacts:
+        """``memory.facts``: the factual memories (``AsyncFacts``)."""
+        return cast("AsyncFacts", manager_of(self, "facts"))
+
+    @property
+    def preferences(self) -> AsyncPreferences:
+        """``memory.preferences``: the preference memories (``AsyncPreferences``)."""
+        return cast("AsyncPreferences", manager_of(self, "preferences"))
+
+    @property
+    def episodes(self) -> AsyncEpisodes:
+        """``memory.episodes``: the episodic memories (``AsyncEpisodes``)."""
+        return cast("AsyncEpisodes", manager_of(self, "episodes"))
+
+    @property
+    def knowledge(self) -> AsyncKnowledge:
+        """``memory.knowledge``: the semantic memories (``AsyncKnowledge``)."""
+        return cast("AsyncKnowledge", manager_of(self, "knowledge"))
+
+    @property
+    def goals(self) -> AsyncGoals:
+        """``memory.goals``: the goal memories (``AsyncGoals``)."""
+        return cast("AsyncGoals", manager_of(self, "goals"))
+
+    @property
+    def procedures(self) -> AsyncProcedures:
+        """``memory.procedures``: the procedural memories (``AsyncProcedures``)."""
+        return cast("AsyncProcedures", manager_of(self, "procedures"))
+
+    @property
+    def skills(self) -> AsyncSkills:
+        """``memory.skills``: the skill memories (``AsyncSkills``)."""
+        return cast("AsyncSkills", manager_of(self, "skills"))
+
+    @property
+    def strategies(self) -> AsyncStrategies:
+        """``memory.strategies``: the strategy memories (``AsyncStrategies``)."""
+        return cast("AsyncStrategies", manager_of(self, "strategies"))
+
+    @property
+    def lessons(self) -> AsyncStrategies:
+        """``memory.lessons``: the same manager as ``memory.strategies``."""
+        return cast("AsyncStrategies", manager_of(self, "strategies"))
+
+    @property
+    def decisions(self) -> AsyncDecisions:
+        """``memory.decisions``: the decision memories (``AsyncDecisions``)."""
+        return cast("AsyncDecisions", manager_of(self, "decisions"))
+
+    @property
+    def insights(self) -> AsyncInsights:
+        """``memory.insights``: the insight memories (``AsyncInsights``)."""
+        return cast("AsyncInsights", manager_of(self, "insights"))
+
+    @property
+    def summaries(self) -> AsyncSummaries:
+        """``memory.summaries``: the summary memories (``AsyncSummaries``)."""
+        return cast("AsyncSummaries", manager_of(self, "summaries"))
+
+    @property
+    def instructions(self) -> AsyncInstructions:
+        """``memory.instructions``: the instruction memories (``AsyncInstructions``)."""
+        return cast("AsyncInstructions", manager_of(self, "instructions"))
+
+    @property
+    def working(self) -> AsyncWorkingMemory:
+        """``memory.working``: the working memories (``AsyncWorkingMemory``)."""
+        return cast("AsyncWorkingMemory", manager_of(self, "working"))
+
+    @property
+    def profile(self) -> AsyncProfile:
+        """``memory.profile``: the profile memories (``AsyncProfile``)."""
+        return cast("AsyncProfile", manager_of(self, "profile"))
+
+
 __all__ = [
     "AsyncManager",
+    "AsyncKindManagers",
     "MANAGERS",
     "AsyncGoals",
     "AsyncDecisions",

@@ -28,27 +28,13 @@ from kioko.remote.calls import IDEMPOTENT, Call, Calls, error_of, sent, where
 from kioko.remote.events import EventStream
 from kioko.remote.url import REMOTE_SCHEMES as REMOTE_SCHEMES
 from kioko.remote.url import is_remote_url as is_remote_url
+from kioko_core.kinds import attribute_names
+from kioko_core.layer.declared_managers import KindManagers
 from kioko_core.privacy.secrets import get_logger
 from kioko_core.store import ConnectionLostError, InvalidRecordError, Record, Scope, check_scope
 
 if TYPE_CHECKING:
     from kioko.protocol import Callback
-    from kioko_core.kinds import (
-        Decisions,
-        Episodes,
-        Facts,
-        Goals,
-        Insights,
-        Instructions,
-        Knowledge,
-        Preferences,
-        Procedures,
-        Profile,
-        Skills,
-        Strategies,
-        Summaries,
-        WorkingMemory,
-    )
 
 # the HTTP library logs every request's URL at INFO; a memory or session id in a path may hold a secret
 get_logger("httpx")
@@ -87,25 +73,9 @@ def ndjson(lines: Iterable[str | bytes]) -> bytes:
     return text.encode("utf-8")
 
 
-class RemoteMemory(Calls):
+class RemoteMemory(KindManagers, Calls):
     """The layer's API over HTTP (a :class:`kioko.Memory`). :func:`kioko.connect` with an ``http(s)://`` URL
     builds one."""
-
-    goals: Goals
-    decisions: Decisions
-    procedures: Procedures
-    strategies: Strategies
-    lessons: Strategies
-    skills: Skills
-    episodes: Episodes
-    facts: Facts
-    preferences: Preferences
-    knowledge: Knowledge
-    insights: Insights
-    summaries: Summaries
-    instructions: Instructions
-    profile: Profile
-    working: WorkingMemory
 
     def __init__(
         self,
@@ -133,9 +103,8 @@ class RemoteMemory(Calls):
     def _install(self) -> None:
         self.graph = RemoteGraph(self)
         self.entities = RemoteEntities(self)
-        for name in surface.MANAGERS:
-            setattr(self, name, remote_manager(self, name))
-        self.lessons = self.strategies
+        built = {name: remote_manager(self, name) for name in surface.MANAGERS}
+        self._managers = {name: built[own] for name, own in attribute_names().items() if own in built}
 
     # -- transport
 

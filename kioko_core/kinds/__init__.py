@@ -74,17 +74,24 @@ MANAGERS: dict[str, type] = {info.manager: _manager_class(info) for info in KIND
 """Attribute name on a MemoryLayer -> manager class (both from the kind registry's rows)."""
 
 
-def install(layer: KindsHost) -> None:
-    """Attach every typed manager to ``layer`` (``layer.goals``, ``layer.decisions`` ...; ``lessons`` = strategies).
+def attribute_names() -> dict[str, str]:
+    """Every attribute a memory holds a manager under -> the row's own attribute (``lessons`` -> ``strategies``)."""
+    return {name: info.manager for info in KINDS for name in (info.manager, *info.manager_aliases)}
 
-    :class:`MemoryLayer` does this itself; the attributes are declared on the class for type checkers.
+
+def managers_for(layer: KindsHost) -> dict[str, KindManager]:
+    """One typed manager of every kind for ``layer``, under its attribute and its aliases (``lessons`` is
+    ``strategies``): what the layer's declared properties return (:mod:`kioko_core.layer.declared_managers`).
+
+    :class:`MemoryLayer` keeps them as its ``_managers`` (each view its own, bound to the view's scope).
     """
+    built: dict[str, KindManager] = {}
     for info in KINDS:
         manager = MANAGERS[info.manager](layer)
         if not getattr(type(manager), "kind", ""):  # a TextManager: the row says which kind
             manager.kind, manager.noun = info.name, info.op or info.noun
-        for name in (info.manager, *info.manager_aliases):
-            setattr(layer, name, manager)
+        built[info.manager] = manager
+    return {name: built[own] for name, own in attribute_names().items()}
 
 
 # in the order the reference page (docs/reference/kinds.md) shows them
@@ -109,6 +116,7 @@ __all__ = [
     "Instructions",
     "Profile",
     "WorkingMemory",
+    "attribute_names",
     "deterministic_id",
-    "install",
+    "managers_for",
 ]

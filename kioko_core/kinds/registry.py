@@ -84,7 +84,7 @@ KINDS: tuple[KindInfo, ...] = (
 )
 # fmt: on
 """The one table of kinds: adding a kind is adding a row (``manager_class="TextManager"`` for a kind whose
-memory is just its text), plus its attribute's annotation on MemoryLayer for type checkers."""
+memory is just its text), plus its property, rendered by ``python tests/managers_source.py --write``."""
 
 _BY_NAME = {info.name: info for info in KINDS}
 _BY_SPELLING = {**{alias: info for info in KINDS for alias in info.aliases}, **_BY_NAME}

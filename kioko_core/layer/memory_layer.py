@@ -8,7 +8,7 @@ import time
 import uuid
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
 from pydantic import ValidationError
 
@@ -16,26 +16,11 @@ from kioko_core.embedding.embedders import Embedder, OfflineEmbedder, embed_ahea
 from kioko_core.errors import IdTaken, IdUnavailable, InvalidRecordError, MemoryNotFound
 from kioko_core.graph.entities import EntityGraph
 from kioko_core.graph.facade import Graph
-from kioko_core.kinds import (
-    Decisions,
-    Episodes,
-    Facts,
-    Goals,
-    Insights,
-    Instructions,
-    Knowledge,
-    Preferences,
-    Procedures,
-    Profile,
-    Skills,
-    Strategies,
-    Summaries,
-    WorkingMemory,
-)
-from kioko_core.kinds import install as install_kinds
+from kioko_core.kinds import managers_for
 from kioko_core.kinds.registry import canonical_kind
 from kioko_core.layer.bookkeeping import Bookkeeping
 from kioko_core.layer.bulk import BatchAdd
+from kioko_core.layer.declared_managers import KindManagers
 from kioko_core.layer.hooks import LayerHooks, exchange, extend
 from kioko_core.layer.records import LayerStore
 from kioko_core.layer.scoped import USER_OWNED_AGENTS, resolve
@@ -78,7 +63,7 @@ def _build_embedder(embedder: Embedder | str | None, store: Store) -> Embedder:
     return embedder
 
 
-class MemoryLayer:
+class MemoryLayer(KindManagers):
     """A memory layer over one store. Use :func:`kioko.connect` to build one from a URL.
 
     ``auto_link`` links every new memory at write time (spec section 3); ``linker`` overrides the
@@ -94,24 +79,6 @@ class MemoryLayer:
     ``maintain`` and the rest on every layer, and its :class:`~kioko_core.layer.hooks.LayerHooks` (see
     :mod:`kioko_core.layer.hooks`); the core itself never imports it.
     """
-
-    # The typed managers (kind_registry names each kind's attribute; kinds.install attaches them).
-    goals: Goals
-    decisions: Decisions
-    procedures: Procedures
-    strategies: Strategies
-    lessons: Strategies
-    """The same manager as :attr:`strategies`."""
-    skills: Skills
-    episodes: Episodes
-    facts: Facts
-    preferences: Preferences
-    knowledge: Knowledge
-    insights: Insights
-    summaries: Summaries
-    instructions: Instructions
-    profile: Profile
-    working: WorkingMemory
 
     _screened: bool = False
     """True on the view add_many writes its batches through: every item passed the secret screen before."""
@@ -137,6 +104,15 @@ class MemoryLayer:
     end_session: Callable[..., Any]
     reflect: Callable[..., Any]
     maintain: Callable[..., Any]
+
+    if not TYPE_CHECKING:  # run time only: for mypy, a name KindManagers does not declare stays an error
+
+        def __getattr__(self, name: str) -> Any:
+            # a kind added to the registry whose property is not rendered yet (tests/managers_source.py --write)
+            held = self.__dict__.get("_managers")
+            if held is not None and name in held:
+                return held[name]
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def __init__(
         self,
@@ -174,7 +150,8 @@ class MemoryLayer:
         self.secrets = DropSecrets()
         self.bookkeeping = Bookkeeping(store, self.secrets)
         """Where the intelligence writes its own records and link edits, checked (:mod:`kioko_core.layer.bookkeeping`)."""
-        install_kinds(self)
+        self._managers = managers_for(self)
+        """The typed managers (``self.goals`` ...: :class:`KindManagers` declares them), bound to this layer."""
         self._bound: Scope | None = None
         self._owns_store = True
         self._deferred = threading.local()
@@ -192,7 +169,7 @@ class MemoryLayer:
         view = copy.copy(self)
         view._bound, view.auto_link, view._owns_store = bound, auto_link, owns_store
         view.graph = Graph(view)
-        install_kinds(view)
+        view._managers = managers_for(view)
         self.hooks.on_view(view)
         return view
 

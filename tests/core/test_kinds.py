@@ -11,7 +11,7 @@ from remote_support import REMOTE_SURFACES, remote_surface, server  # noqa: F401
 
 from kioko_backends.memory import MemoryStore
 from kioko_core import kinds
-from kioko_core.kinds import KindMismatch, deterministic_id, install
+from kioko_core.kinds import KindMismatch, deterministic_id
 from kioko_core.layer.memory_layer import MemoryLayer, MemoryNotFound
 from kioko_core.linking.links import LINKABLE_KINDS, link_entries
 from kioko_core.store import InvalidRecordError, Record, Scope
@@ -28,7 +28,6 @@ LIBRARY_ONLY = pytest.mark.parametrize("memory", ["library"], indirect=True)
 def _surface(request: pytest.FixtureRequest, tmp_path: Path, *, auto_link: bool) -> Iterator[MemoryLayer]:
     if request.param == "library":
         layer = MemoryLayer(MemoryStore(), auto_link=auto_link)
-        install(layer)
         yield layer
         layer.close()
         return
@@ -61,7 +60,7 @@ def entry(record: Record, other: str) -> dict[str, Any] | None:
 
 
 @LIBRARY_ONLY
-def test_install_attaches_every_manager_and_lessons_is_strategies(memory: MemoryLayer) -> None:
+def test_every_manager_is_declared_and_lessons_is_strategies(memory: MemoryLayer) -> None:
     """Every manager the issue names is an attribute of the layer; lessons and strategies are one manager."""
     for name in (
         "goals",

@@ -13,7 +13,6 @@ from remote_support import REMOTE_SURFACES, remote_surface, server  # noqa: F401
 from secrets_support import SECRETS
 
 from kioko_backends.memory import MemoryStore
-from kioko_core.kinds import install
 from kioko_core.layer.memory_layer import MemoryLayer
 from kioko_core.privacy.secrets import MARKER, DropSecrets, SecretDropped, redact
 from kioko_core.store import InvalidRecordError, Scope
@@ -64,7 +63,6 @@ def memory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MemoryLay
             yield remote
         return
     layer = MemoryLayer(MemoryStore(), auto_link=True)
-    install(layer)
     yield layer
     layer.close()
 

@@ -67,8 +67,8 @@ def test_the_server_serves_every_operation() -> None:
 
 
 def test_the_clients_take_every_path_from_the_table() -> None:
-    for module in ("remote.py", "remote_async.py", "remote_calls.py", "remote_events.py"):
-        text = (ROOT / "kioko" / module).read_text(encoding="utf-8")
+    for module in ("client.py", "async_client.py", "calls.py", "events.py"):
+        text = (ROOT / "kioko" / "remote" / module).read_text(encoding="utf-8")
         assert re.findall(r"[\"']/v1/", text) == [], f"kioko/{module} writes a /v1 path by hand"
 
 
@@ -226,11 +226,29 @@ def test_every_request_model_has_every_parameter_of_its_call() -> None:
         assert {p.name for p in surface.params(route.call)} == set(sig.parameters) - set(route.local), route.call
 
 
-def test_the_async_managers_are_rendered_from_the_managers_table() -> None:
-    from managers_source import render
+def test_the_managers_declarations_are_rendered_from_the_tables() -> None:
+    """The managers' properties (kioko_core/layer/declared_managers.py) and AsyncRemoteMemory's managers
+    (kioko/remote/async_managers.py) are what the kinds registry and the managers' table render to."""
+    from managers_source import RENDERED
 
-    module = ROOT / "kioko" / "remote_async_managers.py"
-    assert module.read_text(encoding="utf-8") == render(), "run: python tests/managers_source.py > " + str(module)
+    for module, render in RENDERED.items():
+        assert module.read_text(encoding="utf-8") == render(), "run: python tests/managers_source.py --write"
+
+
+def test_a_drifted_declaration_is_seen(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check can fail: a registry with one more row renders another property than the module holds."""
+    import dataclasses
+
+    import managers_source
+
+    from kioko_core.kinds import registry
+
+    extra = dataclasses.replace(registry.KINDS[0], name="note", manager="notes", manager_aliases=())
+    monkeypatch.setattr(managers_source, "KINDS", (*registry.KINDS, extra))
+    monkeypatch.setitem(managers_source.MANAGERS, "notes", managers_source.MANAGERS["facts"])
+    rendered = managers_source.render_declared()
+    assert "def notes(self) -> Facts:" in rendered
+    assert managers_source.DECLARED.read_text(encoding="utf-8") != rendered
 
 
 def test_the_async_managers_have_the_library_signatures() -> None:
