@@ -179,6 +179,30 @@ CATEGORIES: tuple[Category, ...] = (
         "music service", True, ("spotify", "apple music", "tidal", "deezer", "youtube music"), ("music", "streaming")
     ),
     Category(
+        "email service",
+        True,
+        ("gmail", "fastmail", "outlook", "hotmail", "proton mail", "protonmail", "yahoo mail", "icloud mail"),
+        ("email", "mail"),
+    ),
+    Category(
+        "streaming service",
+        False,
+        ("netflix", "disney+", "hulu", "prime video", "hbo max", "apple tv+", "paramount+"),
+        ("streaming", "tv"),
+    ),
+    Category(
+        "ci service",
+        True,
+        ("jenkins", "github actions", "gitlab ci", "circleci", "travis ci", "buildkite", "teamcity"),
+        ("ci", "continuous integration"),
+    ),
+    Category(
+        "web framework",
+        False,
+        ("react", "svelte", "vue", "angular", "django", "flask", "rails", "laravel", "next.js", "fastapi"),
+        ("framework",),
+    ),
+    Category(
         "programming language",
         False,
         (

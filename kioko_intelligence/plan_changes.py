@@ -104,7 +104,7 @@ def attach(ops: list[MemoryOp], rewrites: list[tuple[Record, str, str]]) -> set[
     have = carrier.fields.setdefault("rewrites", [])
     done: set[str] = set()
     for record, old, new in rewrites:
-        if record.id not in done:
+        if [record.id, old, new] not in have:
             have.append([record.id, old, new])
             done.add(record.id)
     carrier.fields.setdefault("old_values", sorted({old for _, old, _ in rewrites}))

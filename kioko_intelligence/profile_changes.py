@@ -11,9 +11,9 @@ router's to read, so nothing here can write a slot out of small talk.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
-from kioko_core.store import Filter, Scope
+from kioko_core.store import Filter, Record, Scope
 from kioko_intelligence.language import bare
 from kioko_intelligence.ops import MemoryOp
 from kioko_intelligence.rules import NAME_WORDS, PROFILE, SLOTS, TAIL, first, plain
@@ -43,8 +43,31 @@ RELATIONS = {
     "manager": re.compile(
         rf"\b(?i:i|we)\s+(?i:now\s+)?(?i:report(?:ing)?)\s+(?i:directly\s+)?(?i:to)\s+(?P<v>{NAME_WORDS})"
     ),
+    "location": re.compile(
+        rf"(?:^|\b(?i:i|we)\s+|(?<=,\s)|(?<=\band\s))(?i:(?:have\s+|'ve\s+|just\s+|finally\s+|recently\s+)*)"
+        rf"(?i:moved|relocated|moving|relocating)\s+(?i:back\s+)?(?i:home\s+)?(?i:over\s+)?(?i:to)\s+(?P<v>{NAME_WORDS})"
+    ),
+    "employer": re.compile(
+        rf"(?i:\b(?:starting at|started at|start at|i'm now at|now working (?:at|for)|(?:i|we) now work (?:at|for)))\s+"
+        rf"(?P<v>{NAME_WORDS})|(?i:\bjoined|\bjoining)\s+(?i:(?:a|an)\s+(?:[\w-]+\s+)?(?:startup|company|firm|agency|"
+        rf"consultancy|studio|lab|bank|practice)\s+(?:called|named)\s+)(?P<w>{NAME_WORDS})"
+    ),
 }
-"""A slot set by a relation rather than named: "I report to Dev Patel" (a manager)."""
+"""A slot set by a relation rather than named: "I report to Dev Patel" (a manager), "Moved back home to
+Galway" (where the user lives), "starting at Nestle on Monday", "I joined a startup called Loomly"."""
+HELD = {
+    "manager": re.compile(
+        rf"\b(?i:manager|boss)\s+(?i:is)\s+(?P<v>{NAME_WORDS})|\b(?i:reports?)\s+(?i:to)\s+(?P<w>{NAME_WORDS})"
+    ),
+    "location": re.compile(rf"\b(?i:live|lives|living|based|reside|resides)\s+(?i:in)\s+(?P<v>{NAME_WORDS})"),
+    "employer": re.compile(rf"\b(?i:work|works|working)\s+(?i:at|for)\s+(?P<v>{NAME_WORDS})"),
+}
+"""How a memory that is not a profile slot holds the same relation: "User lives in Austin and works at Dell"."""
+_HELD_TERMS = {
+    "manager": ["t:manag", "t:boss", "t:report"],
+    "location": ["t:live", "t:base", "t:resid"],
+    "employer": ["t:work"],
+}
 _CHANGE_LEAD = re.compile(
     r"^(?:(?:actually|correction|update|big news|news|so|well|oh|and|but|also|now|these days|nowadays)\W+)+",
     re.IGNORECASE,
@@ -89,8 +112,30 @@ def stated(clause: str) -> list[tuple[str, str]]:
     for slot, pattern in RELATIONS.items():
         relation = pattern.search(clause)
         if relation:
-            slots.append((slot, bare(relation.group("v"))))
+            slots.append((slot, bare(relation.group("v") or relation.groupdict().get("w") or "")))
     return slots
+
+
+def relation_rewrites(
+    holding: Callable[[list[str]], list[Record]], mine: Callable[[str], bool], turn_text: str
+) -> list[tuple[Record, str, str]]:
+    """(memory, old value, new value) for each memory of the user's holding a relation the turn gives a new
+    value ("User lives in Austin and work at Dell", then "We moved to Denver and I joined a startup called
+    Loomly"): the value is rewritten in place, the memory's other clauses kept."""
+    found = []
+    for slot, pattern in RELATIONS.items():
+        said = pattern.search(turn_text)
+        if said is None:
+            continue
+        new = bare(said.group("v") or said.groupdict().get("w") or "")
+        for record in holding(_HELD_TERMS[slot]):
+            if record.kind == "profile" or not mine(record.content) or new.lower() in record.content.lower():
+                continue
+            held = HELD[slot].search(record.content)
+            old = (held.group("v") or held.groupdict().get("w")) if held else None
+            if old and new:
+                found.append((record, bare(old), new))
+    return found
 
 
 def _clauses(turn_text: str) -> list[str]:

@@ -42,7 +42,7 @@ from kioko_intelligence.ops import APPLIED, SKIPPED, MemoryOp
 from kioko_intelligence.plan_changes import attach as attach_rewrites
 from kioko_intelligence.plan_changes import dropped as dropped_items
 from kioko_intelligence.plan_changes import keyed as keyed_items
-from kioko_intelligence.profile_changes import profile_changes
+from kioko_intelligence.profile_changes import profile_changes, relation_rewrites
 from kioko_intelligence.summaries import summary_content
 from kioko_intelligence.working_changes import working_changes
 
@@ -190,9 +190,13 @@ _TITLE_DOT = re.compile(r"\b(Dr|Mr|Mrs|Ms|Mx|St|Prof|Jr|Sr)\.", re.IGNORECASE)
 """A title's dot is no sentence end: "Dr. Okafor" is a name."""
 
 
+_STEP_NUMBER = re.compile(r"(?:^|(?<=[\s:;]))\d{1,2}[.)](?=\s)")
+"""A list's step number ("1) Order the cake"): no value of the slot."""
+
+
 def read_slot(text: str) -> Slot:
     values: dict[str, set[str]] = {}
-    rest = _TITLE_DOT.sub(r"\1", text)
+    rest = _STEP_NUMBER.sub(" ", _TITLE_DOT.sub(r"\1", text))
     for kind, pattern in (("date", _DATE), ("id", _IDENT), ("number", _NUMBER)):
         for found in pattern.findall(rest):
             values.setdefault(kind, set()).add(found.lower().rstrip("."))
@@ -316,7 +320,9 @@ def same_slot(memory: MemoryLayer, scope: Scope, text: str, turn_text: str, goal
     terms += ["t:" + w for n in names for w in _terms_of_name(n)]
     loose: list[Replaced] = []
     for record in _holding(memory, scope, terms, False):
-        if record.kind == "goal" and not (goal or (_DEADLINE.search(turn_text) and "date" in mine.values)):
+        if record.kind == "goal" and not (
+            goal or (_DEADLINE.search(turn_text) and "date" in mine.values) or _AIM.search(text)
+        ):
             continue  # an event about a goal is progress on it, not a new value of it (a moved deadline is)
         theirs = read_slot(record.content)
         # a name both say is part of the slot, not its value ("Python 3.9" -> "Python 3.12", "Kofi ... Accra")
@@ -341,7 +347,10 @@ def same_slot(memory: MemoryLayer, scope: Scope, text: str, turn_text: str, goal
         # a date moved with a change cue ("taxes are due October 31 now") needs one shared word, else half
         if 2 * len(shared) < min(len(mine.frame), len(theirs.frame)) and not (cue and "date" in types):
             continue
-        stale = [v for t in types for v in their_values[t] if v not in mine_values[t] and v not in lowered]
+        # a type the new text only repeats part of ("... on Saturday" of a plan with Monday, Friday, Saturday)
+        # changes nothing of that type: the stale values are of the types it says something new in
+        changed = [t for t in types if mine_values[t] - their_values[t]] or types
+        stale = [v for t in changed for v in sorted(their_values[t]) if v not in mine_values[t] and v not in lowered]
         if not stale and cue and any(mine_values[t] > their_values[t] for t in types):
             # the new statement restates the slot with more ("every Sunday" -> "Sunday and Wednesday now")
             found.setdefault(record.id, Replaced(record, True, None, None, None if shared & own else whole))
@@ -349,7 +358,11 @@ def same_slot(memory: MemoryLayer, scope: Scope, text: str, turn_text: str, goal
         if not stale:
             continue
         sure = cue or mine.frame == theirs.frame
-        found.setdefault(record.id, Replaced(record, sure, stale[0], None, None if shared & own else whole))
+        kind = next(t for t in types if stale[0] in their_values[t])
+        fresh = sorted(mine_values[kind] - their_values[kind])
+        # a date, number or id swapped in place of the old one (a name is too often a step's first word)
+        newer_value = _original(text + " " + whole, fresh[0]) if len(fresh) == 1 and kind != "name" else None
+        found.setdefault(record.id, Replaced(record, sure, stale[0], newer_value, None if shared & own else whole))
     if not found and len(loose) == 1 and _STRONG_CUE.search(turn_text):
         return loose  # one statement of the user's on the one topic, a plain change word: a marked conflict
     return list(found.values())
@@ -467,6 +480,25 @@ def _move_goal(op: MemoryOp, replaced: Replaced, text: str) -> bool:
     op.op, op.target = "goal.update", record.id
     op.fields = {"title": title, **({"due": due[1]} if due else {})}
     op.reason = (op.reason + "; " if op.reason else "") + "the goal's date moved"
+    return True
+
+
+_AIM = re.compile(r"\b(?:goal|target|aim|aiming)\b", re.IGNORECASE)
+"""A text that names a goal's target: a new number of it is the goal's, not progress on it."""
+
+
+def _renumber_goal(op: MemoryOp, replaced: Replaced, text: str) -> bool:
+    """ "I bumped my reading goal up to 30 books": the goal's number changes (``goal.update``)."""
+    record, old, new = replaced.record, replaced.old or "", replaced.new
+    if not new or not old or not _AIM.search(text):
+        return False
+    found = re.search(rf"(?<!\w){re.escape(old)}(?!\w)", record.content, re.IGNORECASE)
+    if found is None:
+        return False
+    title = record.content[: found.start()] + new + record.content[found.end() :]
+    op.op, op.target = "goal.update", record.id
+    op.fields = {"title": re.sub(r"^goal:\s*", "", title, flags=re.IGNORECASE).rstrip(".")}
+    op.reason = (op.reason + "; " if op.reason else "") + "the goal's target changed"
     return True
 
 
@@ -636,7 +668,15 @@ def resolve(
         return [t for t in _terms(text) if t.startswith("t:")]
 
     # one item of a plan or list changed: rewritten in place, the memory is not superseded whole
-    claimed = attach_rewrites(ops, keyed_items(holding, words, turn_text) + dropped_items(holding, words, turn_text))
+    def users_own(text: str) -> bool:
+        return bool(_USERS_OWN.search(text)) and not _SOMEONE_ELSES.search(text)
+
+    def any_of(terms: list[str]) -> list[Record]:
+        return _holding(memory, scope, terms, every=False)
+
+    found_rewrites = relation_rewrites(any_of, users_own, turn_text)
+    found_rewrites += keyed_items(holding, words, turn_text) + dropped_items(holding, words, turn_text)
+    claimed = attach_rewrites(ops, found_rewrites)
     for op in ops:
         if op.status not in ("planned",) or op.action != "add" or op.kind not in ADDING or op.fields.get("supersedes"):
             continue
@@ -664,7 +704,7 @@ def resolve(
             op.fields = {"key": profiles[0].metadata.get("slot"), "value": value}
             continue
         goals = [r for r in sure if r.record.kind == "goal" and op.kind != "goal"]
-        if goals and _move_goal(op, goals[0], text):
+        if goals and (_move_goal(op, goals[0], text) or _renumber_goal(op, goals[0], text)):
             continue
         if goals:  # not a moved date: the goal is left to an op of the turn that names it
             claimed -= {r.record.id for r in goals}
@@ -726,7 +766,7 @@ def apply(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope) -> None:
         for rid, old, new in f.get("rewrites", []):
             record = memory.store.get(scope, [rid])[0]
             if record is not None and _current(record):
-                text = re.sub(re.escape(old), new, record.content, flags=re.IGNORECASE)
+                text = re.sub(rf"(?<!\w){re.escape(old)}(?!\w)", new, record.content, flags=re.IGNORECASE)
                 memory.update(rid, content=text, **who)
         unsure = [i for i in f.get("conflicts_with", []) if isinstance(i, str)]
         new_id = op.memory_id

@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 
 MOVE_ON = re.compile(
     r"\b(?:on to|onto|moving on to|moved on to|switch(?:ed|ing)?(?:\s+over)?\s+to|jump(?:ed|ing)?(?:\s+over)?\s+to|"
-    r"over to|now on|(?:i'm|i am|we're|we are)\s+on\b.*\bnow|(?:the\s+)?(?:real\s+)?(?:problem|issue|bug|culprit|fault)\s+"
+    r"over to|now on|now (?:i'm|i am|we're|we are) on|(?:resolved|fixed|done|closed|sorted),?\s+(?:now|next)|next up is|"
+    r"(?:i'm|i am|we're|we are)\s+on\b.*\bnow|(?:the\s+)?(?:real\s+)?(?:problem|issue|bug|culprit|fault)\s+"
     r"(?:is|was)\s+(?:on|in|at)|now it's|it's actually)\b",
     re.IGNORECASE,
 )

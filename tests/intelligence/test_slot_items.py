@@ -109,3 +109,31 @@ def test_a_slot_restated_with_more_values_supersedes(memory) -> None:
     _say(memory, ["I water the fern every Sunday."])
     _say(memory, ["The fern gets watered twice a week now, Sunday and Wednesday."], "s2")
     assert not _current(memory, "every Sunday")
+
+
+def test_a_relation_the_turn_changes_is_rewritten_in_a_memory_of_several_clauses(memory) -> None:
+    _say(memory, ["I live in Austin and work at Dell."])
+    _say(memory, ["We moved to Denver and I joined a startup called Loomly."], "s2")
+    [held] = _current(memory, "lives in")
+    assert "Denver" in held and "Loomly" in held
+    assert "Austin" not in held and "Dell" not in held
+
+
+def test_joining_a_club_is_no_new_employer(memory) -> None:
+    _say(memory, ["I work at Dell."])
+    _say(memory, ["I joined a book club called Readers last week."], "s2")
+    assert _current(memory, "Dell")
+
+
+def test_a_changed_goal_target_updates_the_goal(memory) -> None:
+    _say(memory, ["My goal this year is to read 24 books."])
+    _say(memory, ["I bumped my reading goal up to 30 books this year."], "s2")
+    [goal] = [g.content for g in memory.memories(**U) if g.kind == "goal"]
+    assert "30 books" in goal
+
+
+def test_a_number_changed_in_one_step_of_a_plan_keeps_the_other_steps(memory) -> None:
+    _say(memory, ["Party plan: order the cake on Monday, decorate on Friday, guests arrive Saturday at 7."])
+    _say(memory, ["Guests now arrive at 6 on Saturday."], "s2")
+    [plan] = _current(memory, "Party plan")
+    assert "Saturday at 6" in plan and "Decorate on Friday" in plan
