@@ -7,10 +7,24 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 from typing import Any, TextIO
 
 DEMO_USER = "kumar-demo"
 """The user ``kioko demo`` writes for (and ``kioko ui`` opens with)."""
+
+DEMO_FILE = "demo.db"
+"""The demo's own SQLite file, beside the default store in the user's data directory."""
+
+
+def demo_url() -> str:
+    """Where ``kioko demo`` writes unless told otherwise: a store of its own, so that trying Kioko never puts
+    a plant engineer's nine memories into the user's default store (nor ``$KIOKO_URL``'s)."""
+    from platformdirs import user_data_dir
+
+    folder = Path(user_data_dir("kioko", appauthor=False))
+    folder.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{folder / DEMO_FILE}"
 
 
 def run_quick_start(memory: Any, user: str, out: TextIO = sys.stdout) -> dict[str, str]:

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from kioko.cli.app import SERVE, app
-from kioko.cli.demo import DEMO_USER
+from kioko.cli.demo import DEMO_USER, demo_url
 from kioko.cli.support import Agent, Store, UsageProblem, err
 
 
@@ -188,6 +188,7 @@ def serve(
 
 @app.command(rich_help_panel=SERVE)
 def ui(
+    ctx: typer.Context,
     *,
     store: Store = None,
     port: Annotated[int, typer.Option("--port", help="Port to listen on (loopback only).")] = 8765,
@@ -202,11 +203,21 @@ def ui(
         bool, typer.Option("--intelligence", help="Link and route turns through the offline intelligence.")
     ] = False,
     no_browser: Annotated[bool, typer.Option("--no-browser", help="Print the address; open no browser.")] = False,
+    demo: Annotated[
+        bool, typer.Option("--demo", help="Open the store `kioko demo` wrote (its own file), on the demo's user.")
+    ] = False,
     allowed_host: AllowedHosts = None,
     cors_origin: CorsOrigins = None,
 ) -> int:
     """The console in your browser: serves the API and the console on 127.0.0.1 and opens /ui/."""
     from urllib.parse import quote
+
+    if demo:
+        # typer may carry its own copy of click, so the source is compared by name, not by click's enum
+        source = ctx.get_parameter_source("store")
+        if source is not None and source.name == "COMMANDLINE":
+            raise UsageProblem("--demo opens the demo's own store: give --demo or --store, not both")
+        store, user = demo_url(), user or DEMO_USER
 
     from kioko.http.serve import open_when_ready
     from kioko.http.serve import serve as run

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from kioko.cli.app import STORES, app
-from kioko.cli.demo import DEMO_USER, run_quick_start
+from kioko.cli.demo import DEMO_USER, demo_url, run_quick_start
 from kioko.cli.support import Agent, Json, Store, UsageProblem, new_table, opened_layer, out, print_json
 
 
@@ -151,20 +151,31 @@ def demo(
     user: Annotated[
         str, typer.Option("--user", "-u", help="The demo's user; their memories are replaced.")
     ] = DEMO_USER,
-    store: Store = None,
+    store: Annotated[
+        str | None,
+        typer.Option(
+            "--store",
+            "-s",
+            metavar="URL",
+            help="Where the demo writes (default: a store of its own, demo.db in your data directory; never "
+            "$KIOKO_URL, so your own memories are left alone).",
+        ),
+    ] = None,
     json: Json = False,
 ) -> None:
     """Run the quick start: nine memories, the links they make, and one recall that follows them."""
     import io
 
     captured = io.StringIO()
-    with opened_layer(store, auto_link=True) as memory:
+    with opened_layer(store or demo_url(), auto_link=True) as memory:
         memory.forget_user(user_id=user)  # the demo starts from the same memories every run
         ids = run_quick_start(memory, user, out=captured if json else sys.stdout)
         described = repr(memory.store)
     if json:
         return print_json({"user_id": user, "store": described, "ids": ids, "output": captured.getvalue()})
     print(f"\n(store: {described}; user {user!r})")
+    if store is None:
+        print("See them in the console: kioko ui --demo")
 
 
 @app.command(

@@ -320,3 +320,23 @@ def test_the_installed_command_end_to_end(url: str) -> None:
     assert failed.returncode == 1
     assert failed.stderr.startswith("kioko: no memory")
     assert "\x1b[" not in failed.stderr
+
+
+def test_the_demo_writes_to_a_store_of_its_own(tmp_path: Path) -> None:
+    """Trying Kioko never fills the user's own store: without --store the demo writes demo.db in the data
+    directory, whatever $KIOKO_URL says, and says how to open it in the console."""
+    own = tmp_path / "mine.db"
+    env = {"XDG_DATA_HOME": str(tmp_path / "data"), "KIOKO_URL": f"sqlite:///{own}", "KIOKO_EMBEDDER": "offline"}
+    shown = as_json("demo", env=env)
+    demo_file = tmp_path / "data" / "kioko" / "demo.db"
+    assert str(demo_file) in shown["store"]
+    assert not own.exists()
+    with kioko.connect(f"sqlite:///{demo_file}") as memory:
+        assert len(list(memory.memories(user_id=shown["user_id"]))) == 9
+    assert "kioko ui --demo" in ok("demo", env=env).stdout
+
+
+def test_the_console_opens_the_demo_or_a_store_not_both() -> None:
+    refused = kioko_cli("ui", "--demo", "--store", "memory://", "--no-browser")
+    assert refused.exit_code == 2
+    assert "not both" in refused.stderr
