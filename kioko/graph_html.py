@@ -13,19 +13,10 @@ import html
 import json
 from typing import Any
 
-KIND_COLOURS = {
-    "goal": "#d97706",
-    "decision": "#2563eb",
-    "episodic": "#6b7280",
-    "factual": "#059669",
-    "semantic": "#0d9488",
-    "preference": "#db2777",
-    "procedural": "#7c3aed",
-    "skill": "#9333ea",
-    "strategy": "#c026d3",
-    "insight": "#ca8a04",
-    "summary": "#4b5563",
-}
+from kioko_core.kinds.registry import KINDS
+
+KIND_COLOURS = {info.name: info.colour for info in KINDS}
+"""One colour per kind: the registry's, which the console shows too (``GET /v1/kinds``)."""
 
 LINK_COLOURS = {
     "resolves": "#16a34a",

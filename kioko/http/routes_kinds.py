@@ -18,6 +18,7 @@ from kioko.api.auth import Principal
 from kioko.api.wire import record_out
 from kioko.http.deps import ERROR_RESPONSES, Service, authorized, principal, service
 from kioko.http.routes import _event, context_from_ids
+from kioko_core.kinds.registry import KINDS
 
 EVENTS = {
     "add": "memory.added",
@@ -30,9 +31,36 @@ EVENTS = {
 
 def build_router() -> APIRouter:
     router = APIRouter(responses=ERROR_RESPONSES)
+    router.add_api_route(
+        "/v1/kinds", list_kinds, methods=["GET"], tags=["memories"], response_model=list[S.KindOut], name="kinds"
+    )
     for op in surface.OPERATIONS:
         _add_route(router, op)
     return router
+
+
+def list_kinds() -> list[dict[str, Any]]:
+    """The kinds of memory this server stores, from the kind registry: names, routes, operations, colours.
+
+    Open like ``/healthz``: it is the same for every user and holds no memory, and the console reads it before
+    it has a key."""
+    return [
+        {
+            "name": info.name,
+            "noun": info.noun,
+            "called": info.called,
+            "aliases": list(info.aliases),
+            "manager": info.manager,
+            "path": f"/v1/{surface.URL_NAME.get(info.manager, info.manager)}",
+            "section": info.section,
+            "links": info.links,
+            "keyed": info.keyed,
+            "operation": info.op,
+            "actions": list(info.actions) if info.op else [],
+            "colour": info.colour,
+        }
+        for info in KINDS
+    ]
 
 
 def _response_model(kind: str) -> Any:

@@ -121,6 +121,23 @@ class RecordOut(BaseModel):
     )
 
 
+class KindOut(BaseModel):
+    """One kind of memory, as the kind registry's row says (``GET /v1/kinds``; the console reads it)."""
+
+    name: str = Field(description="what a memory of this kind stores as its kind (memory_type)")
+    noun: str = Field(description="what link lines call it")
+    called: str = Field(description="what a person calls it (messages, the console)")
+    aliases: list[str] = Field(description="other memory_type spellings accepted for it")
+    manager: str = Field(description="the layer's attribute that manages it (memory.goals)")
+    path: str = Field(description="where its routes live (/v1/goals)")
+    section: str = Field(description="the section of a recalled context it shows in")
+    links: bool = Field(description="whether the linker links it")
+    keyed: bool = Field(description="held by key (profile slots, working memory) rather than by text")
+    operation: str | None = Field(description="the kind the intelligence's operations name it by (fact.add)")
+    actions: list[str] = Field(description="what those operations may do (add, update, outcome ...)")
+    colour: str = Field(description="its colour on the console and the graph page")
+
+
 class BatchItem(Strict):
     content: str = Field(min_length=1)
     memory_type: str | None = None

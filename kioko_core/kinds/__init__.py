@@ -89,7 +89,7 @@ def managers_for(layer: KindsHost) -> dict[str, KindManager]:
     for info in KINDS:
         manager = MANAGERS[info.manager](layer)
         if not getattr(type(manager), "kind", ""):  # a TextManager: the row says which kind
-            manager.kind, manager.noun = info.name, info.op or info.noun
+            manager.kind, manager.noun = info.name, info.called
         built[info.manager] = manager
     return {name: built[own] for name, own in attribute_names().items()}
 

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Callable
 
 from kioko_core.errors import InvalidRecordError, KindMismatch
+from kioko_core.kinds.registry import row_of_class
 from kioko_core.store import Filter, Record, Scope
 
 if TYPE_CHECKING:
@@ -96,13 +97,24 @@ def _noted(metadata: dict[str, Any], entry: dict[str, Any]) -> list[dict[str, An
 # --------------------------------------------------------------------------- the base
 
 
-class KindManager:
-    """What every typed manager has: get, list, update and delete restricted to its own kind."""
+class RegisteredManager:
+    """A manager class whose kind is the registry row naming it (``manager_class="Goals"``): the row is the one
+    place a kind is spelled, so the class never repeats it."""
 
     kind: str = ""
     """The ``memory_type`` this manager stores (``Record.kind``)."""
     noun: str = ""
-    """What it is called in messages ("goal", "lesson")."""
+    """What it is called in messages ("goal", "lesson"): the row's ``called``."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        row = row_of_class(cls.__name__)
+        if row is not None:
+            cls.kind, cls.noun = row.name, row.called
+
+
+class KindManager(RegisteredManager):
+    """What every typed manager has: get, list, update and delete restricted to its own kind."""
 
     def __init__(self, layer: KindsHost) -> None:
         self._layer = layer

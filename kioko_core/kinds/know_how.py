@@ -20,8 +20,6 @@ _STEP_NUMBER = re.compile(r"^\s*(?:step\s*)?\d+\s*[.):]\s*", re.IGNORECASE)
 class Procedures(_OutcomeMixin, KindManager):
     """``memory.procedures``: how to do something, step by step, with how often it worked."""
 
-    kind, noun = "procedural", "procedure"
-
     def add(
         self,
         title: str,
@@ -111,8 +109,6 @@ def _procedure_content(title: str, steps: list[str]) -> str:
 class Strategies(_OutcomeMixin, KindManager):
     """``memory.strategies`` (also ``memory.lessons``): what was learned, optionally for which situation."""
 
-    kind, noun = "strategy", "lesson"
-
     def add(
         self,
         text: str,
@@ -143,8 +139,6 @@ class Strategies(_OutcomeMixin, KindManager):
 
 class Skills(_OutcomeMixin, _TextManager):
     """``memory.skills``: something the agent can do (a prompt template, a tool recipe), with its track record."""
-
-    kind, noun = "skill", "skill"
 
     def add(
         self,

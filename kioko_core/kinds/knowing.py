@@ -17,13 +17,9 @@ from kioko_core.store import Record
 class Episodes(_TextManager):
     """``memory.episodes``: what happened (``created_at`` dates it; ``session_id`` ties it to a conversation)."""
 
-    kind, noun = "episodic", "episode"
-
 
 class Facts(_TextManager):
     """``memory.facts``: what is true about the user or their world; an update keeps the old value in history."""
-
-    kind, noun = "factual", "fact"
 
     def verify(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record:
         """Mark the fact as confirmed now (``metadata.verified_at``)."""
@@ -33,13 +29,9 @@ class Facts(_TextManager):
 class Preferences(_TextManager):
     """``memory.preferences``: what the user likes or prefers."""
 
-    kind, noun = "preference", "preference"
-
 
 class Knowledge(_TextManager):
     """``memory.knowledge``: general knowledge in the user's own scope (memory_type ``semantic``)."""
-
-    kind, noun = "semantic", "knowledge"
 
     def add(
         self,
@@ -101,7 +93,7 @@ class _DerivedManager(KindManager):
 class Insights(_DerivedManager):
     """``memory.insights``: a higher-level conclusion (reflection), linked ``derived_from`` its evidence."""
 
-    kind, noun, evidence_field = "insight", "insight", "evidence"
+    evidence_field = "evidence"
 
     def add(
         self,
@@ -129,7 +121,7 @@ class Insights(_DerivedManager):
 class Summaries(_DerivedManager):
     """``memory.summaries``: a summary of episodes (consolidation), linked ``derived_from`` each of them."""
 
-    kind, noun, evidence_field = "summary", "summary", "episodes"
+    evidence_field = "episodes"
 
     def add(
         self,

@@ -30,8 +30,6 @@ class Goals(KindManager):
     A goal with ``parent`` is linked ``part_of`` its parent goal (a structural link, never fades).
     """
 
-    kind, noun = "goal", "goal"
-
     def add(
         self,
         title: str,
@@ -193,8 +191,6 @@ class Decisions(_OutcomeMixin, KindManager):
     The new decision carries ``metadata.supersedes``; the linker then links it ``supersedes`` the old one
     and moves the old decision's links (the goal it served ...) to it.
     """
-
-    kind, noun = "decision", "decision"
 
     def add(
         self,

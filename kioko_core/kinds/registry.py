@@ -3,8 +3,12 @@
 Every module that needs a fact about a kind reads it here: the layer (which ``memory_type`` values it
 accepts, which kinds it links), the managers (which attribute of the layer holds each, and which class
 manages it: :data:`kioko_core.kinds.MANAGERS`), the links and the linker (the noun a kind goes by in link
-lines and the priors), recall (the context section), the intelligence (the operation kind that names it:
-``intelligence.ops.KIND_OF_MEMORY`` and the executor's managers).
+lines and the priors), recall (the context section), the intelligence (the operation kind that names it,
+its actions and its starting importance: ``kioko_intelligence.ops.OPERATIONS``, :func:`kind_of`), the service's
+``GET /v1/kinds`` (which the console reads) and the graph page (the display colour).
+
+Each row also says what a person calls the kind (``called``: the managers' messages and the console) and
+whether it is held by key (profile slots, working memory). The table below shows the main columns.
 
 =============  ===========  ===================  =====  ==========  ==================  ===========  ============
 kind           noun         manager attribute    links  section     also ``memory_type``  operation    manager class
@@ -62,25 +66,54 @@ class KindInfo:
     op: str | None = None
     """The kind an operation of the intelligence names it by (``"fact.add"``, ``"episode.add"``), or None
     when no operation writes it (summaries are maintenance's)."""
+    actions: tuple[str, ...] = ("add", "update", "delete")
+    """What an operation of this kind may do (``"goal.progress"``): the spec's table "The operations"."""
+    importance: float = 0.6
+    """The importance the router starts a new memory of this kind at, before the turn's own cues."""
+    called: str = ""
+    """What its manager calls it in messages and the console shows (the noun when empty): an episode is an
+    "event" in link lines but "episode" to a person, a summary an "insight" in link lines but "summary"."""
+    colour: str = "#9aa0a6"
+    """Its colour on the console and the graph page."""
+    keyed: bool = False
+    """Held by key rather than by text (profile slots, working memory): no text routes, no ``memory_type``."""
+
+    def __post_init__(self) -> None:
+        if not self.called:
+            object.__setattr__(self, "called", self.noun)
 
 
 # fmt: off
 KINDS: tuple[KindInfo, ...] = (
-    KindInfo("factual", "fact", "facts", True, "memories", ("fact",), semantic=True, manager_class="Facts", op="fact"),
-    KindInfo("preference", "preference", "preferences", True, "memories", semantic=True, manager_class="Preferences", op="preference"),
-    KindInfo("episodic", "event", "episodes", True, "memories", ("episode", "event"), manager_class="Episodes", op="episode"),
-    KindInfo("semantic", "knowledge", "knowledge", True, "memories", ("knowledge",), semantic=True, manager_class="Knowledge", op="knowledge"),
-    KindInfo("goal", "goal", "goals", True, "goals", manager_class="Goals", op="goal"),
-    KindInfo("procedural", "procedure", "procedures", True, "procedures", ("procedure",), manager_class="Procedures", op="procedure"),
-    KindInfo("skill", "skill", "skills", True, "skills", manager_class="Skills", op="skill"),
+    KindInfo("factual", "fact", "facts", True, "memories", ("fact",), semantic=True, manager_class="Facts", op="fact",
+             actions=("add", "update", "delete", "verify"), colour="#4e79a7"),
+    KindInfo("preference", "preference", "preferences", True, "memories", semantic=True, manager_class="Preferences",
+             op="preference", colour="#f28e2b"),
+    KindInfo("episodic", "event", "episodes", True, "memories", ("episode", "event"), manager_class="Episodes",
+             op="episode", actions=("add", "delete"), importance=0.45, called="episode", colour="#e15759"),
+    KindInfo("semantic", "knowledge", "knowledge", True, "memories", ("knowledge",), semantic=True,
+             manager_class="Knowledge", op="knowledge", importance=0.55, colour="#76b7b2"),
+    KindInfo("goal", "goal", "goals", True, "goals", manager_class="Goals", op="goal",
+             actions=("add", "update", "progress", "complete", "drop", "delete"), importance=0.75, colour="#59a14f"),
+    KindInfo("procedural", "procedure", "procedures", True, "procedures", ("procedure",), manager_class="Procedures",
+             op="procedure", actions=("add", "outcome", "delete"), importance=0.7, colour="#edc948"),
+    KindInfo("skill", "skill", "skills", True, "skills", manager_class="Skills", op="skill", actions=("outcome",),
+             colour="#b07aa1"),
     KindInfo("strategy", "lesson", "strategies", True, "lessons", ("lesson",), manager_aliases=("lessons",),
-             manager_class="Strategies", op="strategy"),
-    KindInfo("decision", "decision", "decisions", True, "decisions", manager_class="Decisions", op="decision"),
-    KindInfo("insight", "insight", "insights", True, "memories", semantic=True, manager_class="Insights", op="insight"),
-    KindInfo("summary", "insight", "summaries", True, "memories", semantic=True, manager_class="Summaries"),
-    KindInfo("instruction", "instruction", "instructions", False, "memories", manager_class="Instructions", op="instruction"),
-    KindInfo("working", "working", "working", False, "memories", manager_class="WorkingMemory", op="working"),
-    KindInfo("profile", "profile", "profile", False, "memories", manager_class="Profile", op="profile"),
+             manager_class="Strategies", op="strategy", actions=("add", "outcome", "delete"), importance=0.7,
+             colour="#ff9da7"),
+    KindInfo("decision", "decision", "decisions", True, "decisions", manager_class="Decisions", op="decision",
+             actions=("add", "supersede", "outcome", "delete"), importance=0.75, colour="#9c755f"),
+    KindInfo("insight", "insight", "insights", True, "memories", semantic=True, manager_class="Insights", op="insight",
+             actions=("add",), colour="#bab0ac"),
+    KindInfo("summary", "insight", "summaries", True, "memories", semantic=True, manager_class="Summaries",
+             actions=(), called="summary", colour="#8cd17d"),
+    KindInfo("instruction", "instruction", "instructions", False, "memories", manager_class="Instructions",
+             op="instruction", importance=0.8, colour="#86bcb6"),
+    KindInfo("working", "working", "working", False, "memories", manager_class="WorkingMemory", op="working",
+             actions=("set", "remove", "promote"), importance=0.5, colour="#d4a6c8", keyed=True),
+    KindInfo("profile", "profile", "profile", False, "memories", manager_class="Profile", op="profile",
+             actions=("set", "remove"), importance=0.7, colour="#a0cbe8", keyed=True),
 )
 # fmt: on
 """The one table of kinds: adding a kind is adding a row (``manager_class="TextManager"`` for a kind whose
@@ -98,6 +131,27 @@ KIND_NOUNS: dict[str, str] = {info.name: info.noun for info in KINDS if info.lin
 SEMANTIC_NOUNS: frozenset[str] = frozenset(info.noun for info in KINDS if info.semantic)
 OP_KINDS: dict[str, str] = {info.op: info.name for info in KINDS if info.op}
 """Operation kind -> the stored kind ("fact" -> "factual"): what the intelligence's operations name."""
+
+
+_BY_OP = {info.op: info for info in KINDS if info.op}
+_BY_CLASS = {info.manager_class: info for info in KINDS if info.manager_class != "TextManager"}
+
+
+def kind_of(op_kind: str) -> str:
+    """The stored kind an operation's kind names: ``kind_of("fact") == "factual"``; KeyError for a kind no
+    operation names (what the intelligence reads instead of spelling stored kinds)."""
+    return _BY_OP[op_kind].name
+
+
+def op_of(kind: str) -> str | None:
+    """The operation kind that names a stored kind (``op_of("episodic") == "episode"``), None when none does."""
+    info = _BY_NAME.get(kind)
+    return info.op if info is not None else None
+
+
+def row_of_class(class_name: str) -> KindInfo | None:
+    """The row that names ``class_name`` as its manager class (a manager class takes its kind from it)."""
+    return _BY_CLASS.get(class_name)
 
 
 def kind_info(memory_type: str) -> KindInfo:
@@ -184,6 +238,9 @@ __all__ = [
     "SEMANTIC_NOUNS",
     "canonical_kind",
     "kind_info",
+    "kind_of",
+    "op_of",
+    "row_of_class",
     "noun",
     "prior",
     "section_of",

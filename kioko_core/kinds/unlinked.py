@@ -6,7 +6,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from kioko_core.errors import ConflictError, InvalidRecordError, MemoryNotFound
-from kioko_core.kinds.base import KindManager, _metadata, _scan, _sentence, _slot, _text, _value, deterministic_id
+from kioko_core.kinds.base import (
+    KindManager,
+    RegisteredManager,
+    _metadata,
+    _scan,
+    _sentence,
+    _slot,
+    _text,
+    _value,
+    deterministic_id,
+)
 from kioko_core.kinds.registry import kind_info
 from kioko_core.store import Delete, Record, Scope
 
@@ -19,8 +29,6 @@ if TYPE_CHECKING:
 
 class Instructions(KindManager):
     """``memory.instructions``: standing rules for how to answer ("always answer in German"). Never linked."""
-
-    kind, noun = "instruction", "instruction"
 
     def add(
         self,
@@ -47,14 +55,12 @@ class Instructions(KindManager):
         return self.delete(memory_id, user_id=user_id, agent_id=agent_id)
 
 
-class Profile:
+class Profile(RegisteredManager):
     """``memory.profile``: one value per slot (name, location, phone_number ...). Never linked.
 
     Each slot is one ``profile`` record with an id derived from the user, agent and slot, so ``set``
     replaces the value in a single write; ``created_at`` is when the value was set.
     """
-
-    kind = "profile"
 
     def __init__(self, layer: KindsHost) -> None:
         self._layer = layer
@@ -117,13 +123,11 @@ class Profile:
         return _scan(self._layer, self._layer._scope(user_id, agent_id), self.kind)
 
 
-class WorkingMemory:
+class WorkingMemory(RegisteredManager):
     """``memory.working``: a session's scratchpad (task, ticket, error code ...). Never linked.
 
     One ``working`` record per (user, agent, session, key), with a derived id, so ``set`` replaces.
     """
-
-    kind = "working"
 
     def __init__(self, layer: KindsHost) -> None:
         self._layer = layer

@@ -1,7 +1,7 @@
 // The console's shell: the API key, the user, the tabs, and the calls one tab makes into another.
 
 import { api, session } from "./api.js";
-import { status, guarded, clear, h } from "./ui.js";
+import { status, guarded, clear, h, loadKinds } from "./ui.js";
 import { openLinkCard } from "./linkcard.js";
 import * as memories from "./memories.js";
 import * as graph from "./graph.js";
@@ -108,7 +108,9 @@ async function start() {
   switchUser(session.user);
 }
 
-function boot() {
+async function boot() {
+  // the kinds (names, colours) come from the server before any tab lists them
+  await guarded("Kinds", () => loadKinds(api));
   for (const [name, module] of Object.entries(MODULES)) {
     tabs[name] = module.create(document.getElementById(`panel-${name}`), ctx);
   }

@@ -28,7 +28,8 @@ export function create(panel, ctx) {
       h("button", { type: "button", id: "connect-button", onclick: () => guarded("Link unlinked memories", connect) }, "Link unlinked memories"),
       progress, connectNote));
   const legend = h("div", { class: "legend", id: "graph-legend" },
-    KINDS.slice(0, 11).map(([name, noun]) => h("span", {}, h("span", { class: "swatch", style: { background: KIND_COLOUR[name] } }), noun)),
+    KINDS.filter((kind) => kind.links).map(({ name, called }) =>
+      h("span", {}, h("span", { class: "swatch", style: { background: KIND_COLOUR[name] } }), called)),
     Object.entries(LINK_TYPES).map(([, [colour, reads]]) => h("span", {}, h("span", { class: "line", style: { borderColor: colour } }), reads)),
     h("span", {}, h("span", { class: "line dashed", style: { borderColor: "#2f2f2f" } }), "structure"),
     h("span", {}, h("span", { class: "line", style: { borderColor: FIX_THAT_WORKED } }), "a fix that worked"));

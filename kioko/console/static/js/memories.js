@@ -6,11 +6,12 @@ import { h, clear, field, guarded, status, when, short, number, KINDS, kindChip,
 const PAGE = 50;
 // kinds the server refuses to pin (kioko_intelligence.pins: the profile and instructions are always in
 // the prefix, working memory belongs to its session); no Pin button for them rather than a 422
-const UNPINNABLE_KINDS = new Set(["profile", "instruction", "working"]);
+// the kinds the linker never links (instructions, profile slots, working memory) are not pinned either
+const unpinnable = (kind) => KINDS.some((k) => k.name === kind && !k.links);
 
 export function create(panel, ctx) {
   const kind = h("select", { name: "kind" }, h("option", { value: "" }, "any kind"),
-    KINDS.map(([name, noun]) => h("option", { value: name }, `${noun} (${name})`)));
+    KINDS.map(({ name, called }) => h("option", { value: name }, `${called} (${name})`)));
   const session_ = h("input", { name: "session", placeholder: "session id", maxlength: 200 });
   const text = h("input", { name: "text", type: "search", placeholder: "words in the memory" });
   const pinned = h("input", { type: "checkbox", name: "pinned" });
@@ -110,7 +111,7 @@ export function create(panel, ctx) {
       field("Content", content),
       h("div", { class: "row" },
         h("button", { type: "button", class: "primary", onclick: () => save(record, content.value) }, "Save"),
-        UNPINNABLE_KINDS.has(record.kind) ? null
+        unpinnable(record.kind) ? null
           : h("button", { type: "button", id: "pin-button", onclick: () => pin(record, !isPinned) }, isPinned ? "Unpin" : "Pin"),
         h("button", { type: "button", onclick: () => ctx.showInGraph(record.id) }, "Show in graph"),
         h("button", { type: "button", class: "danger", onclick: () => remove(record) }, "Delete")),
@@ -165,7 +166,7 @@ export function create(panel, ctx) {
   }
 
   function openAdd() {
-    const addKind = h("select", { id: "add-kind" }, KINDS.map(([name, noun]) => h("option", { value: name }, `${noun} (${name})`)));
+    const addKind = h("select", { id: "add-kind" }, KINDS.map(({ name, called }) => h("option", { value: name }, `${called} (${name})`)));
     const addContent = h("textarea", { id: "add-content", rows: 4, required: true });
     const addSession = h("input", { id: "add-session", maxlength: 200 });
     const addMeta = h("textarea", { id: "add-metadata", rows: 2, placeholder: '{"source": "console"}' });

@@ -71,15 +71,17 @@ export function field(label, control) {
   return h("div", { class: "field" }, h("label", { for: control.id }, label), control);
 }
 
-// kinds as stored, in the order a person thinks of them, with the colour the graph gives them
-export const KINDS = [
-  ["factual", "fact", "#4e79a7"], ["preference", "preference", "#f28e2b"], ["episodic", "event", "#e15759"],
-  ["semantic", "knowledge", "#76b7b2"], ["goal", "goal", "#59a14f"], ["procedural", "procedure", "#edc948"],
-  ["skill", "skill", "#b07aa1"], ["strategy", "lesson", "#ff9da7"], ["decision", "decision", "#9c755f"],
-  ["insight", "insight", "#bab0ac"], ["summary", "summary", "#8cd17d"], ["instruction", "instruction", "#86bcb6"],
-  ["working", "working", "#d4a6c8"], ["profile", "profile", "#a0cbe8"],
-];
-export const KIND_COLOUR = Object.fromEntries(KINDS.map(([name, , colour]) => [name, colour]));
+// The kinds of memory, as the server's kind registry says (GET /v1/kinds: name, what a person calls it, colour ...),
+// in the registry's order; loadKinds() fills them before the tabs are built, so no kind is spelled here.
+export const KINDS = [];
+export const KIND_COLOUR = {};
+
+export async function loadKinds(api) {
+  const kinds = await api("GET", "/kinds");
+  KINDS.splice(0, KINDS.length, ...kinds);
+  for (const kind of kinds) KIND_COLOUR[kind.name] = kind.colour;
+  return KINDS;
+}
 
 // link types: the colour of their edges and how they read (spec: graph memory, section 2)
 export const LINK_TYPES = {
