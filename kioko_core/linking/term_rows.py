@@ -15,6 +15,7 @@ order is the same (score descending, then id).
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Sequence
 
 import numpy as np
@@ -58,10 +59,15 @@ def top_k(table: RowTable, weighted: Sequence[tuple[np.ndarray, float]], limit: 
     values = np.concatenate([np.full(len(r), w, dtype=np.float64) for r, w in weighted])
     scores = np.bincount(rows, weights=values, minlength=size)
     held = np.flatnonzero(np.bincount(rows, minlength=size)) if len(weighted) > 1 else np.unique(rows)
-    if len(held) > limit:
-        # every row scoring at least the limit-th best score: the ties at the cut are settled by id below
-        cut = -np.partition(-scores[held], limit - 1)[limit - 1]
-        held = held[scores[held] >= cut]
     ids = table.ids
-    ranked = sorted(((ids[r], float(scores[r])) for r in held.tolist()), key=lambda kv: (-kv[1], kv[0]))
-    return ranked[:limit]
+    if len(held) <= limit:
+        return sorted(((ids[r], float(scores[r])) for r in held.tolist()), key=lambda kv: (-kv[1], kv[0]))
+    # the rows above the limit-th best score (fewer than limit), then the smallest ids among those tied with it:
+    # in a large scope hundreds of memories can tie at the cut (one common word), and only the few places left
+    # are settled by id, without sorting them all
+    held_scores = scores[held]
+    cut = -np.partition(-held_scores, limit - 1)[limit - 1]
+    above = held[held_scores > cut]
+    ranked = sorted(((ids[r], float(scores[r])) for r in above.tolist()), key=lambda kv: (-kv[1], kv[0]))
+    tied = heapq.nsmallest(limit - len(ranked), [ids[r] for r in held[held_scores == cut].tolist()])
+    return ranked + [(memory_id, float(cut)) for memory_id in tied]

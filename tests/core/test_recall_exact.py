@@ -112,6 +112,20 @@ def test_top_k_equals_vote_to_the_bit(limit: int) -> None:
     assert got == vote(weights, postings, weights.__getitem__, limit)
 
 
+@pytest.mark.parametrize("limit", [1, 4, 10, 250])
+def test_top_k_settles_many_ties_at_the_cut_by_id_as_vote_does(limit: int) -> None:
+    """Hundreds of memories tied at the cut (one common word), their rows in another order than their ids: the
+    places left go to the smallest ids, as in ``vote``."""
+    import hashlib
+
+    common = [hashlib.sha1(str(i).encode()).hexdigest() for i in range(300)]  # row order is not id order
+    postings = {"common": common, "rare": common[7:10] + ["zz-only-rare"], "other": common[100:103]}
+    weights = {"common": 0.5, "rare": 2.0, "other": 0.5}
+    table = RowTable()
+    got = top_k(table, [(table.rows(postings[t]), w) for t, w in weights.items()], limit)
+    assert got == vote(weights, postings, weights.__getitem__, limit)
+
+
 def test_a_list_dropped_between_lookup_and_scoring_falls_back_to_counting(store: Store, make_layer, user: str) -> None:
     """exact_top says None rather than score from a list it does not hold whole."""
     layer = make_layer(auto_link=False, linker=BOUND)
