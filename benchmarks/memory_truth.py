@@ -36,10 +36,11 @@ forgets (one item, a subject named later only as "he"/"she", a whole kind), summ
 small talk, safety facts and the context budget, written before the changes they measure. A probe may
 set ``max_chars``: its context must be no longer (the budget scenes, at the default budget).
 
-Offline by default (``kioko.intelligent("memory://")``, no network). ``--llm SPEC`` measures the model
-router as well (a ``module:function`` prompt -> text callable or a provider string); without it that row
-is skipped with the reason printed. The context size is the context text's length in characters and
-in approximate tokens (characters / 4).
+Offline by default (``kioko.intelligent("memory://")``, no network). ``--llm SPEC`` (or ``$KIOKO_BENCH_LLM``)
+measures the model router as well: a provider string as the intelligence opens one (``openai:gpt-4o-mini``,
+its key read from the environment) or a ``module:function`` prompt -> text callable. When no model is
+configured, or its key is missing, that row is skipped with the reason printed (and kept in the report).
+The context size is the context text's length in characters and in approximate tokens (characters / 4).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -236,19 +238,44 @@ def run_scene(memory: Any, scene: Scene, tag: str) -> SceneResult:
     return SceneResult(scene, results, noop_turns, false_writes, still, writes)
 
 
-def model(spec: str) -> Any:
-    """``module:function`` imported, else the spec as ``kioko.intelligent(llm=...)`` takes it."""
-    module, _, name = spec.partition(":")
-    if name and re.fullmatch(r"[\w.]+", module) and re.fullmatch(r"[\w.]+", name):
+LLM_ENV = "KIOKO_BENCH_LLM"
+"""The model the LLM row measures when ``--llm`` is not given (the same spellings as ``--llm``)."""
+
+
+def configured_llm(spec: str | None) -> tuple[Any, str | None]:
+    """The model the LLM row measures and None, or None and why the row is skipped.
+
+    ``spec`` (else ``$KIOKO_BENCH_LLM``) is a provider string as the intelligence opens one
+    (``openai:gpt-4o-mini``, ``ollama:llama3.1`` ...: :func:`kioko_intelligence.providers.chat_model`, which
+    reads the key from the environment and refuses at once when it is missing), or ``module:function`` (a
+    ``prompt -> text`` callable). Nothing here calls the model: a model that is configured but failing is
+    measured as it is (the router then decides offline, and the row says so by matching the offline one).
+    """
+    from kioko_intelligence.providers import chat_model, is_provider_string
+
+    spec = spec or os.environ.get(LLM_ENV) or None
+    if not spec:
+        return None, (
+            f"no model is configured: give --llm SPEC or set {LLM_ENV} to a provider string whose key is in the "
+            "environment (openai:<model>, azure:<deployment>, ollama:<model>, openai-compatible:<url>#<model>) "
+            "or to module:function"
+        )
+    if is_provider_string(spec):
         try:
-            return getattr(importlib.import_module(module), name)
-        except ImportError:
-            pass
-    return spec
+            return chat_model(spec), None
+        except kioko.KiokoError as error:
+            return None, f"{spec}: {error}"
+    module, _, name = spec.partition(":")
+    if not (name and re.fullmatch(r"[\w.]+", module) and re.fullmatch(r"[\w.]+", name)):
+        return None, f"{spec!r} is neither a provider string nor module:function"
+    try:
+        return getattr(importlib.import_module(module), name), None
+    except (ImportError, AttributeError) as error:
+        return None, f"cannot import {spec!r}: {error}"
 
 
-def measure(router: str, llm: str | None, scenes: list[Scene]) -> list[SceneResult]:
-    memory = kioko.intelligent("memory://", llm=model(llm)) if llm else kioko.intelligent("memory://")
+def measure(router: str, llm: Any, scenes: list[Scene]) -> list[SceneResult]:
+    memory = kioko.intelligent("memory://", llm=llm) if llm is not None else kioko.intelligent("memory://")
     try:
         return [run_scene(memory, scene, router) for scene in scenes]
     finally:
@@ -348,7 +375,9 @@ def report(runs: dict[str, dict[str, list[SceneResult]]], command: str, seconds:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--split", help="halves to run, comma-separated (default: every scene file's half)")
-    parser.add_argument("--llm", help="measure the LLM router too: module:function or a provider string")
+    parser.add_argument(
+        "--llm", help=f"measure the LLM router too: a provider string or module:function (default: ${LLM_ENV})"
+    )
     parser.add_argument("--scene", help="run one dev scene and print its contexts and writes")
     parser.add_argument("--markdown", type=Path)
     parser.add_argument("--json", type=Path, dest="json_path")
@@ -371,12 +400,11 @@ def main(argv: list[str] | None = None) -> int:
             print("still stored:", s)
         return 0
     started = time.time()
-    routers: dict[str, str | None] = {"offline": None}
-    skipped = None
-    if args.llm:
-        routers["llm"] = args.llm
+    routers: dict[str, Any] = {"offline": None}
+    llm, skipped = configured_llm(args.llm)
+    if llm is not None:
+        routers["llm"] = llm
     else:
-        skipped = "no --llm given: no model is configured for this run"
         print(f"LLM router: skipped ({skipped})")
     runs: dict[str, dict[str, list[SceneResult]]] = {}
     for router, llm in routers.items():
@@ -409,6 +437,8 @@ def main(argv: list[str] | None = None) -> int:
             }
             for router, halves in runs.items()
         }
+        if skipped:
+            data["llm_skipped"] = skipped
         args.json_path.write_text(json.dumps(data, indent=2), encoding="utf-8")
     return 0
 

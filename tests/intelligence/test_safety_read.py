@@ -14,12 +14,14 @@ def unmark(memory: kioko.MemoryLayer, memory_id: str) -> None:
     """The memory as a store written before safety facts were marked holds it: without the safety term."""
     scope = Scope("old-timer", None)
     record = memory.store.get(scope, [memory_id])[0]
-    assert record is not None and SAFETY_TERM in record.terms
+    assert record is not None
+    assert SAFETY_TERM in record.terms
     bare = record.model_copy(update={"terms": [t for t in record.terms if t != SAFETY_TERM]})
     memory.store.update_many([Upsert(record=bare, expected_version=record.version)])
     memory.index.invalidate(scope)
     again = memory.store.get(scope, [memory_id])[0]
-    assert again is not None and SAFETY_TERM not in again.terms
+    assert again is not None
+    assert SAFETY_TERM not in again.terms
 
 
 def test_an_unmarked_allergy_is_shown_for_food_and_not_for_laptops() -> None:

@@ -55,7 +55,8 @@ def test_a_pronoun_after_the_subject_is_the_subject_until_another_name(memory) -
 
     listed = memory.forget_about("Dana", user_id="dana-brother", dry_run=True)
     contents = [m["content"] for m in listed["memories"]]
-    assert any("night shifts" in c for c in contents) and any("Berlin marathon" in c for c in contents)
+    assert any("night shifts" in c for c in contents)
+    assert any("Berlin marathon" in c for c in contents)
     # "she" after Sam is named is Sam; "their" next to User is the user
     assert not any("office" in c or "swimming" in c for c in contents)
     assert "night shifts" in stored_texts(memory, "dana-brother")  # a dry run removes nothing
@@ -65,7 +66,8 @@ def test_a_pronoun_after_the_subject_is_the_subject_until_another_name(memory) -
     left = stored_texts(memory, "dana-brother")
     for gone in ("dana", "night shifts", "st. mary", "berlin marathon"):
         assert gone not in left, gone
-    assert "office" in left and "swimming" in left
+    assert "office" in left
+    assert "swimming" in left
     assert stored_texts(memory, OTHER) == before_other  # another user's identical memories are theirs
 
 
@@ -115,7 +117,8 @@ def test_a_request_to_forget_everything_is_not_acted_on_and_not_stored(memory) -
         ["Please wipe your memory of me completely."],
     )
     left = stored_texts(memory, "wiper")
-    assert "ceramics" in left and "wipe" not in left
+    assert "ceramics" in left
+    assert "wipe" not in left
 
 
 def test_a_remark_on_the_answer_is_no_summary_point(memory) -> None:
@@ -133,5 +136,6 @@ def test_a_recap_question_shows_the_memories_of_that_session(memory) -> None:
     )
     first = memory.recall("What did we do in our first session?", user_id="recap", session_id="now").text
     last = memory.recall("What did we talk about last time?", user_id="recap", session_id="now").text
-    assert "GitHub Actions" in first and "genmaicha" in last
+    assert "GitHub Actions" in first
+    assert "genmaicha" in last
     assert "genmaicha" not in first
