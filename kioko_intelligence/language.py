@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from kioko_core.privacy.held_texts import keeps_text
 from kioko_core.reading.analysis import STOP_WORDS, analyze, stem
-from kioko_intelligence.rules import CHATTER, FORGET_NOT_GATED, PROCEDURE, first, instruction_rule, plain
+from kioko_intelligence.rules import CHATTER, CHATTER_WHOLE, FORGET_NOT_GATED, PROCEDURE, first, instruction_rule, plain
 
 # --------------------------------------------------------------------------- sentences and clauses
 
@@ -159,7 +159,7 @@ def gate_reason(sentence_text: str) -> str | None:
         return None if statements_before_question(sentence_text) else "a question"
     if is_request(sentence_text):
         return "a request to the assistant"
-    if CHATTER.match(said) and len(said.split()) <= 8:
+    if (CHATTER.match(said) and len(said.split()) <= 8) or CHATTER_WHOLE.fullmatch(said):
         return "chatter"
     return None
 

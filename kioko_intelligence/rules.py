@@ -775,6 +775,20 @@ CHATTER = re.compile(
     re.IGNORECASE,
 )
 """Conversation about the conversation: nothing to remember, even when it is not small talk."""
+CHATTER_WHOLE = re.compile(
+    r"(?:(?:ok(?:ay)?|great|perfect|nice|cool|good|sure|right|alright|ha+|yes|yeah|hmm+|oh)[,!.]?\s+)*"
+    r"(?:sounds like a plan|good to know(?:,? thanks)?|love it|interesting(?:,? tell me more)?|tell me more|"
+    r"(?:that's |this is )?exactly what i (?:needed|wanted|was looking for)|"
+    r"great (?:suggestion|idea|tip|advice)(?:,? i'll (?:try|use) (?:it|that|this))?|"
+    r"i'll (?:think about|try|check|look into|give) (?:it|that|this)(?: a (?:go|try|shot))?|"
+    r"i will (?:think about|try|check) (?:it|that|this)|"
+    r"sorry,? i was (?:away|busy|afk|distracted)(?: for a (?:bit|while|moment|minute|second))?|"
+    r"you're (?:right|a star|the best|amazing|a lifesaver)|my (?:mistake|bad)|fair (?:point|enough)|"
+    r"(?:that )?makes (?:a lot of |total )?sense(?:,? thanks(?: for explaining)?)?)",
+    re.IGNORECASE,
+)
+"""A whole sentence of reaction to the conversation ("Sounds like a plan", "Great suggestion, I'll try it",
+"Sorry, I was away for a bit"): it must be all the sentence says, so "Perfect, I moved to Berlin" is read."""
 
 # --------------------------------------------------------------------------- feedback on what was served
 
@@ -792,6 +806,13 @@ FEEDBACK_BAD = re.compile(
 
 # --------------------------------------------------------------------------- forgetting
 
+FORGET_POINTER = re.compile(
+    r"\b(?:stored?|storing|on (?:record|file)|remember\w*|memor(?:y|ies)|(?:keep|keeping|have|hold) (?:it|that|this|them)|"
+    r"you (?:have|know|keep))\b",
+    re.IGNORECASE,
+)
+"""What makes "delete my X" a request to forget: the sentence also points at what the assistant keeps ("..., I
+don't want it stored"); "delete the staging database" alone is about the user's work."""
 FORGET: tuple[Row, ...] = (
     row(
         "memory.delete",
@@ -814,8 +835,20 @@ FORGET: tuple[Row, ...] = (
     row(
         "memory.delete",
         r"^(?:please\s+)?(?:don't|do not|stop)\s+(?:keep|keeping|store|storing|hold on to|holding on to)\s+"
-        r"(?P<phrase>my\s+.+)$",
+        r"(?P<phrase>(?:my|the|that|this)\s+.+)$",
         "Please stop storing my old address",
+    ),
+    row(
+        "memory.delete",
+        r"^(?:(?:there's\s+|there is\s+)?no need to remember|you (?:can|may|could) (?:forget|drop|delete)|"
+        r"you (?:don't|do not) need to (?:remember|keep))\s+(?:about\s+)?(?P<phrase>.+)$",
+        "No need to remember my old address anymore",
+    ),
+    row(
+        "memory.delete",
+        r"^(?:please\s+)?(?:delete|remove|erase|get rid of|drop|scratch|clear)\s+(?P<phrase>(?:my|the|that|this)\s+.+)$",
+        "Delete my old address, I don't want it stored",
+        needs=lambda text: FORGET_POINTER.search(text) is not None,
     ),
     row(
         "memory.delete",
@@ -857,7 +890,7 @@ FORGET_TAIL = re.compile(
     r"\s+(?:from|out of|in)\s+(?:your\s+|the\s+)?(?:memory|memories|notes|records)\b.*$|"
     r"\s+(?:that\s+)?(?:i|we)\s+(?:gave|told|said to|mentioned to|shared with)\s+you\b.*$|"
     r"\s+(?:that\s+)?you\s+(?:have|know|keep|stored|have stored|remember)\b.*$|"
-    r"\s+(?:entirely|completely|altogether|for good|please|as well|too|at all)$",
+    r"\s+(?:entirely|completely|altogether|for good|please|as well|too|at all|anymore|any more|any longer|now)$",
     re.IGNORECASE,
 )
 """Words after what to forget that only point at the memory ("the plate I gave you", "Tom entirely")."""
@@ -913,7 +946,10 @@ FORGET_NOT_GATED = (
     r"\b(?:delete|remove|erase|clear|wipe|drop|reset|scratch|purge)\s+(?:out\s+)?(?:all\s+|every\s+|any\s+)?"
     r"(?:of\s+)?(?:my|the|your)\s+(?:" + "|".join(FORGET_KINDS) + r")\b|"
     r"\bfrom (?:your |the )?memor(?:y|ies)\b|\brather you (?:didn't|did not|don't|not)\b|"
-    r"\b(?:don't|do not) (?:want|need) you to (?:keep|store|remember)\b|\b(?:don't|do not|stop) (?:keep|store)(?:ing)? my\b"
+    r"\b(?:don't|do not) (?:want|need) you to (?:keep|store|remember)\b|"
+    r"\b(?:don't|do not|stop) (?:keep|store)(?:ing)? (?:my|the|that|this)\b|\bno need to remember\b|"
+    r"\b(?:delete|remove|erase|wipe|scratch|purge|drop|clear)\s+(?:everything|anything|all)\s+(?:about|on|regarding)\b|"
+    r"\byou (?:can|may|could) (?:forget|drop|delete)\b|\b(?:don't|do not) want (?:it|that|this|them) (?:stored|kept|on record)\b"
 )
 """Requests to forget that read like requests to the assistant ("Drop all the instructions I gave you"):
 the gate lets them through (:func:`~kioko_intelligence.language.gate_reason`)."""
