@@ -93,11 +93,12 @@ _EXPLICIT = [
     re.compile(rf",\s*not\s+{_NP}\s*(?:[,.;!]|$)", re.IGNORECASE),
     re.compile(
         rf"\b(?:left|quit|sold|ditched|dropped|outgrown|outgrew|skipping|skipped|replaced|moved on from|gave up on|"
-        rf"got rid of|gave away|stopped using|no longer use|no longer using)\s+{_NP}{_STOP}",
+        rf"got rid of|gave away|stopped using|no longer use|no longer using|cancelled|canceled|cancelling|"
+        rf"unsubscribed from)\s+{_NP}{_STOP}",
         re.IGNORECASE,
     ),
     re.compile(rf"\bgave\s+(?:the|my)\s+{_NP}\s+(?:to|away)\b", re.IGNORECASE),
-    re.compile(rf"\b(?:stopped|quit|gave up|no longer)\s+\w+ing\s+{_NP}{_STOP}", re.IGNORECASE),
+    re.compile(rf"\b(?:stopped|stop|quit|gave up|no longer)\s+\w+ing\s+{_NP}{_STOP}", re.IGNORECASE),
     re.compile(
         rf"\b(?:don't|do not|doesn't|does not|didn't|won't|no longer)\s+\w+(?:\s+to)?\s+{_NP}\s+(?:anymore|any more)\b",
         re.IGNORECASE,
@@ -331,10 +332,19 @@ def same_slot(memory: MemoryLayer, scope: Scope, text: str, turn_text: str, goal
         mine_values = {t: v - both for t, v in mine.values.items() if v - both}
         their_values = {t: v - both for t, v in theirs.values.items() if v - both}
         types = [t for t in mine_values if t in their_values]
+        if _howto_changed(record, mine.frame, turn_text):
+            # "The descaling is different with the new machine: ..." after "To descale the coffee machine, ..."
+            found.setdefault(record.id, Replaced(record, True, None, None, None if shared & own else whole))
+            continue
+        if _howto_title(record) is not None and not types:
+            continue  # a how-to is replaced by a turn saying it is done differently, not by one that uses it
         if shared and not types and cue:
             # plain words as the value: "I'd rather do the evening shift now" after "I prefer the morning shift"
             # (a liking), "my husband works as a nurse these days" after "... works as a teacher" (two shared words)
-            mine_own, their_own = mine.frame - theirs.frame - _LIKING_WORDS, theirs.frame - mine.frame - _LIKING_WORDS
+            # a name only the new text has is its own value too ("Ethiopian food" after "Thai food")
+            mine_names = {n for n in mine_values.get("name", ())}
+            mine_own = (mine.frame | mine_names) - theirs.frame - _LIKING_WORDS
+            their_own = theirs.frame - mine.frame - _LIKING_WORDS
             liked = liking and _LIKING.search(record.content)
             close = len(shared) >= 2 and 2 * len(shared) >= min(len(mine.frame), len(theirs.frame))
             if mine_own and their_own and (liked or close):
@@ -734,6 +744,68 @@ def resolve(
         if unsure:
             op.fields["conflicts_with"] = unsure
         op.reason = (op.reason + "; " if op.reason else "") + "a newer value of the same slot"
+    unrouted(memory, ops, scope, turn_text)
+
+
+_HOWTO = re.compile(r"^\s*(?:to|how to)\s+([^,:;]+)[,:;]", re.IGNORECASE)
+_PLAN_TITLE = re.compile(r"^\s*([^:]{3,60}):")
+_HOWTO_CHANGE = re.compile(
+    r"\b(?:different|differently|changed|new (?:way|process|procedure|steps|routine)|no longer|anymore|any more|now|"
+    r"instead|replaced|correction|actually|from now on)\b",
+    re.IGNORECASE,
+)
+"""Words that say how something is done changed (a plain "new" is not enough: "my new machine works")."""
+
+
+def _howto_changed(record: Record, frame: set[str], turn_text: str) -> bool:
+    """Does the turn say, with a change word, how the task a how-to memory is about ("To descale the coffee
+    machine, ...", a procedure's title) is done now? Half the task's words must be in the new text."""
+    if not _HOWTO_CHANGE.search(turn_text):
+        return False
+    title = _howto_title(record)
+    if title is None:
+        return False
+    words = read_slot(title.group(1)).frame
+    return bool(words) and 2 * len(words & frame) >= len(words) and len(words & frame) >= 1
+
+
+def _howto_title(record: Record) -> re.Match[str] | None:
+    return _HOWTO.match(record.content) or (_PLAN_TITLE.match(record.content) if record.kind == "procedural" else None)
+
+
+_QUESTION = re.compile(r"\?\s*$")
+
+
+def unrouted(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_text: str) -> None:
+    """A change the router kept nothing of ("We replaced Tunnelblick with WireGuard, you just toggle the office
+    tunnel"): when the turn names exactly one current memory it changes (surely: it names the old value or has a
+    change cue), the turn is stored as that memory's kind; the old one is rewritten in place when the turn names
+    both values (a how-to keeps its other steps), else superseded."""
+    if any(op.status == "planned" for op in ops) or _QUESTION.search(turn_text):
+        return
+    if not (CUE.search(turn_text) or _HOWTO_CHANGE.search(turn_text) or old_values(turn_text)):
+        return
+    found = [r for r in same_slot(memory, scope, turn_text, turn_text) if r.sure and r.record.kind in _OP_OF]
+    if len(found) != 1:
+        return  # none, or not sure which: nothing is guessed
+    replaced = found[0]
+    kind = "knowledge" if replaced.record.kind == "procedural" else _OP_OF[replaced.record.kind]
+    fields: dict[str, Any] = {"text": about_user(turn_text.strip())}
+    if replaced.old and replaced.new and _compound(replaced.record.content, replaced.old):
+        fields["rewrites"] = [[replaced.record.id, replaced.old, replaced.new]]
+    else:
+        fields["supersedes"] = [replaced.record.id]
+    if replaced.old:
+        fields["old_values"] = [replaced.old]
+    ops.append(
+        MemoryOp(
+            f"{kind}.add",
+            fields=fields,
+            reason="a change of a memory the router kept nothing of",
+            importance=0.6,
+            confidence=0.7,
+        )
+    )
 
 
 _HELD_KINDS = ("factual", "preference", "semantic", "instruction")

@@ -137,3 +137,40 @@ def test_a_number_changed_in_one_step_of_a_plan_keeps_the_other_steps(memory) ->
     _say(memory, ["Guests now arrive at 6 on Saturday."], "s2")
     [plan] = _current(memory, "Party plan")
     assert "Saturday at 6" in plan and "Decorate on Friday" in plan
+
+
+def test_a_how_to_said_to_be_done_differently_is_superseded(memory) -> None:
+    _say(memory, ["To descale the coffee machine, fill the tank with descaler and run two cycles."])
+    _say(memory, ["The descaling is different with the new machine: you hold the steam button for 5 seconds."], "s2")
+    assert not _current(memory, "run two cycles")
+    assert _current(memory, "steam button")
+
+
+def test_a_change_the_router_kept_nothing_of_rewrites_the_how_to_it_names(memory) -> None:
+    _say(memory, ["To connect to the VPN, open Tunnelblick and pick the office profile."])
+    _say(memory, ["We replaced Tunnelblick with WireGuard, you just toggle the office tunnel."], "s2")
+    assert _current(memory, "To connect to the VPN, open WireGuard")
+
+
+def test_a_how_to_merely_used_again_is_kept(memory) -> None:
+    _say(memory, ["To descale the coffee machine, fill the tank with descaler and run two cycles."])
+    _say(memory, ["I descaled the coffee machine today, it works like new."], "s2")
+    assert _current(memory, "run two cycles")
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "old"),
+    [
+        ("We watch everything on Netflix.", "Cancelled Netflix, we're on Disney+ now.", "Netflix"),
+        ("Feel free to use emojis in replies.", "Please stop using emojis, they look unprofessional.", "Feel free"),
+        (
+            "Thai food is my absolute favourite.",
+            "Lately I'm really into Ethiopian food, it's my new favourite.",
+            "Thai",
+        ),
+    ],
+)
+def test_more_ways_of_saying_the_old_value_is_gone(memory, before, after, old) -> None:
+    _say(memory, [before])
+    _say(memory, [after], "s2")
+    assert not [c for c in _current(memory, old) if c.startswith(before[:12])]
