@@ -360,13 +360,15 @@ class _Reading:
         if (R.FORGET_SUBJECT.search(request) or _proper_name(phrase)) and self.forget_subject(phrase):
             return True
         slot = R.SLOT_MENTION.match(phrase)
+        words = tuple(w for w in content_words(about_user(phrase)) if w != "user" and w not in FORGET_FILLERS)
         if slot and slot.group(1).lower() in R.SLOTS:
             key = R.SLOTS[slot.group(1).lower()]
             record = self.memory.profile.record(key, **self.who)
             if record is not None:
                 self.add("memory.delete", target=record.id, reason=f"the user asked to forget their {key}")
                 return True
-        words = tuple(w for w in content_words(about_user(phrase)) if w != "user" and w not in FORGET_FILLERS)
+            # a slot kept as a plain memory ("User's work email is ..."): the slot's own words name it
+            words = content_words(key.replace("_", " "))
         aliases = {w: _aliases(w) for w in words}
         query = " ".join([phrase, *(a for found in aliases.values() for a in found)])
         hits = [
@@ -382,7 +384,8 @@ class _Reading:
     def forget_subject(self, subject: str) -> bool:
         """ "Forget everything about P": a ``memory.delete`` for each memory naming P (``fields.subject``; the
         executor then sweeps P's triples, summary points and session turns with ``memory.forget_about``).
-        False when P names nothing (only common words): the sentence is read as a plain forget."""
+        False when P names nothing (only common words) or nothing of the user's names it: the sentence is then
+        read as a forget of one item ("forget what I told you about my weight" finds "User weighs 70 kilos")."""
         try:
             found = self.memory.forget_about(subject, dry_run=True, **self.who)
         except InvalidRecordError:
@@ -391,9 +394,9 @@ class _Reading:
         for item in found["memories"]:
             self.add("memory.delete", target=item["id"], subject=subject, reason=reason)
         if not found["memories"]:
-            op = self.add("memory.delete", subject=subject, reason=reason)
             if not (found["relations"] or found["traces"]):
-                op.status, op.error = SKIPPED, "nothing in the user's memories names it"
+                return False  # "forget what I told you about my weight": read as one item ("User weighs ...")
+            self.add("memory.delete", subject=subject, reason=reason)
         return True
 
     # -- extraction: procedures, lessons, instructions

@@ -905,6 +905,7 @@ FORGET_ALIASES = {
     "password": ("passcode", "code", "pin"),
     "pin": ("code", "passcode"),
     "medication": ("take", "tablet", "pill", "prescription"),
+    "bank": ("account", "sort", "iban", "card"),
 }
 """Words a request names a thing by that its memory may not use ("forget my salary" for "I earn 85k"): a word
 of the request counts as found when one of its aliases is."""

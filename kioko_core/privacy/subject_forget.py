@@ -182,9 +182,22 @@ def _written_at(record: Record) -> tuple[float, str]:
     return (float(linked) if isinstance(linked, (int, float)) else record.created_at, record.id)
 
 
-def pronoun_followers(layer: ForgettingLayer, scope: Scope, words: list[str], named: list[Record]) -> list[Record]:
+def name_words(subject: str, words: list[str]) -> list[str]:
+    """The words of the subject's proper name, when it has one beside other words ("the Globex pitch" -> globex);
+    else none."""
+    names_in = [w for w in re.findall(r"[A-Za-z][\w'-]*", subject) if w[:1].isupper()]
+    found = [t for t in subject_words(" ".join(names_in))] if names_in else []
+    found = [t for t in found if t in words]
+    return found if found and len(found) < len(words) else []
+
+
+def pronoun_followers(
+    layer: ForgettingLayer, scope: Scope, words: list[str], named: list[Record], short: list[str] | None = None
+) -> list[Record]:
     """The memories of the sessions of ``named`` that speak of the subject only by a pronoun (see the module's
-    docstring): one scan of each such session's memories (a handful), oldest first."""
+    docstring), or, in a session that named the whole subject, by its proper name alone (``short``: "The Globex
+    buyer said ..." after "We're pitching to Globex"): one scan of each such session's memories (a handful),
+    oldest first."""
     followers: dict[str, Record] = {}
     named_ids = {r.id for r in named}
     for session in dict.fromkeys(r.session_id for r in named if r.session_id and r.kind != "summary"):
@@ -195,6 +208,10 @@ def pronoun_followers(layer: ForgettingLayer, scope: Scope, words: list[str], na
         since: int | None = None  # memories since the last one naming the subject; None: no chain
         for record in records:
             if record.id in named_ids or names(record.content, words):
+                since = 0
+                continue
+            if short and names(record.content, short):
+                followers[record.id] = record
                 since = 0
                 continue
             if since is None:
@@ -236,7 +253,7 @@ def forget_about(layer: ForgettingLayer, scope: Scope, subject: str, *, dry_run:
     words = subject_words(subject)
     result = SubjectForget(subject=subject, dry_run=dry_run)
     found = memories_naming(layer, scope, words)
-    followers = pronoun_followers(layer, scope, words, found)
+    followers = pronoun_followers(layer, scope, words, found, name_words(subject, words))
     namer = _namer(words, followers)
     # a session's summary is rewritten without what names the subject (by the hooks), not deleted whole
     summaries = [r for r in found if r.kind == "summary" and r.metadata.get("session_summary")]

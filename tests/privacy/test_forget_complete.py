@@ -139,3 +139,26 @@ def test_a_recap_question_shows_the_memories_of_that_session(memory) -> None:
     assert "GitHub Actions" in first
     assert "genmaicha" in last
     assert "genmaicha" not in first
+
+
+def test_a_subject_with_a_name_takes_what_its_session_said_under_the_name_alone(memory) -> None:
+    """ "The Globex pitch": in the session that named the pitch, "The Globex buyer ..." is about it too; a later
+    session's memory naming Globex for something else is not."""
+    say(
+        memory,
+        "pitcher",
+        ["We're pitching to Globex next Tuesday.", "The Globex buyer said the budget is tight."],
+        ["Globex also sponsors our football team."],
+        ["Forget all about the Globex pitch, it got cancelled."],
+    )
+    left = stored_texts(memory, "pitcher")
+    assert "pitching" not in left
+    assert "budget is tight" not in left
+    assert "football" in left
+
+
+def test_a_forget_of_what_was_said_about_a_thing_finds_it_by_its_other_words(memory) -> None:
+    say(memory, "swimmer", ["I weigh 70 kilos.", "I swim twice a week."], ["Forget what I told you about my weight."])
+    left = stored_texts(memory, "swimmer")
+    assert "70 kilos" not in left
+    assert "twice a week" in left
