@@ -52,7 +52,7 @@ from intelligence_turns import turn_text  # noqa: E402
 from synthetic import generate_notes, generate_questions  # noqa: E402
 
 import kioko  # noqa: E402
-from kioko_core.linking import links as L  # noqa: E402
+from kioko_core.linking import links  # noqa: E402
 from kioko_core.store import Scope  # noqa: E402
 
 SINGLE_PROCESS = ("memory", "qdrant-edge")
@@ -135,7 +135,7 @@ def _cross_share(url: str, user: str, written: dict[int, list[str]]) -> tuple[fl
         frozenset((r.id, e["id"])): by[r.id] != by[e["id"]]
         for r in records
         if r is not None
-        for e in L.link_entries(r)
+        for e in links.link_entries(r)
         if e["id"] in by and e["id"] != r.id
     }
     return (sum(pairs.values()) / len(pairs) if pairs else None), len(pairs)
@@ -166,7 +166,9 @@ def run_memory_row(filled: Filled, mode: str, turns: int) -> dict[str, Any]:
             layer.intelligence.scheduler.drain(120)
         written = [memory_id for row in rows for memory_id in row[2]]
         records = layer.store.get(Scope(filled.user, None), written)
-        among = {frozenset((r.id, e["id"])) for r in records if r for e in L.link_entries(r) if e["id"] in set(written)}
+        among = {
+            frozenset((r.id, e["id"])) for r in records if r for e in links.link_entries(r) if e["id"] in set(written)
+        }
     return _row("memory", mode, 1, filled.count, rows, 0.0 if among else None, len(among))
 
 

@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]
 
 import kioko  # noqa: E402
-from kioko_core.linking import links as L  # noqa: E402
+from kioko_core.linking import links  # noqa: E402
 from kioko_core.store import Scope  # noqa: E402
 
 LOCOMO = Path("/work/shared/data/locomo")
@@ -103,11 +103,11 @@ def digest(layer: Any) -> tuple[int, str]:
     entries = 0
     for record in sorted(layer.store.scan(Scope(USER)), key=lambda r: r.id):
         system = dict(record.system or {})
-        links = [{k: v for k, v in e.items() if k not in ("at", "seen")} for e in L.link_entries(record)]
+        kept = [{k: v for k, v in e.items() if k not in ("at", "seen")} for e in links.link_entries(record)]
         system.pop("links", None)
         system.pop("linked_at", None)
-        entries += len(links)
-        row = {"id": record.id, "links": links, "system": system, "terms": record.terms}
+        entries += len(kept)
+        row = {"id": record.id, "links": kept, "system": system, "terms": record.terms}
         hashed.update(json.dumps(row, sort_keys=True, default=str).encode())
     return entries, hashed.hexdigest()
 

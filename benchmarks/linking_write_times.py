@@ -58,7 +58,7 @@ from synthetic import Note, entity_relations, generate_notes  # noqa: E402
 import kioko  # noqa: E402
 from kioko_core.layer.memory_layer import MemoryLayer  # noqa: E402
 from kioko_core.layer.records import LayerStore  # noqa: E402
-from kioko_core.linking import links as L  # noqa: E402
+from kioko_core.linking import links  # noqa: E402
 from kioko_core.store import Record, Scope, Store, Upsert  # noqa: E402
 
 STORES = ("memory", "sqlite", "postgresql", "qdrant+local", "qdrant+edge")
@@ -246,12 +246,12 @@ def measure(
                 walls.append(wall)
                 cpus.append(cpu)
         reader = LayerStore(store)  # reads either layout
-        unlinked_links = sum(len(L.link_entries(record)) for record in reader.scan(Scope(unlinked_user)))
+        unlinked_links = sum(len(links.link_entries(record)) for record in reader.scan(Scope(unlinked_user)))
         if unlinked_links:
             raise AssertionError(f"the unlinked user holds {unlinked_links} link entries")
         results = []
         for layout, (_, user) in linking.items():
-            degrees = [len(L.link_entries(record)) for record in reader.scan(Scope(user))]
+            degrees = [len(links.link_entries(record)) for record in reader.scan(Scope(user))]
             label = name if layouts == ("apart",) else f"{name} (links {layout})"
             walls, cpus = times[layout]
             results.append(

@@ -58,7 +58,7 @@ if str(ROOT) not in sys.path:  # run as a script from a checkout: the packages l
     sys.path.insert(0, str(ROOT))
 
 import kioko  # noqa: E402
-from kioko_core.linking import links as L  # noqa: E402
+from kioko_core.linking import links  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
@@ -201,11 +201,11 @@ def _postgres_for_run(store: str) -> Iterator[None]:
 
 
 def kioko_system(
-    *, auto_link: bool, links: int, store: str, embedder: Any = None
+    *, auto_link: bool, recall_links: int, store: str, embedder: Any = None
 ) -> Callable[[Conversation, str], Ingested]:
     def ingest(conversation: Conversation, folder: str) -> Ingested:
         options: dict[str, Any] = {"embedder": embedder} if embedder is not None else {}
-        url = _store_url(store, folder, f"{conversation.name}-{'linked' if auto_link else 'plain'}-{links}")
+        url = _store_url(store, folder, f"{conversation.name}-{'linked' if auto_link else 'plain'}-{recall_links}")
         layer = kioko.connect(url, auto_link=auto_link, **options)
         user = f"locomo-{conversation.name}"
         # the semantic embedder keeps recent texts' vectors: every system embeds its turns and questions afresh
@@ -227,12 +227,12 @@ def kioko_system(
         )
         seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu
         dia_of = {r.id: t.dia_id for r, t in zip(records, conversation.turns)}
-        links_total = sum(len(L.link_entries(r)) for r in layer.memories(user_id=user)) if auto_link else None
+        links_total = sum(len(links.link_entries(r)) for r in layer.memories(user_id=user)) if auto_link else None
 
         shown = [""]
 
         def retrieve(question: str) -> list[str]:
-            context = layer.recall(question, user_id=user, links=links, limit=BUDGET)
+            context = layer.recall(question, user_id=user, links=recall_links, limit=BUDGET)
             shown[0] = context.text
             return [dia_of[m.record.id] for m in context.memories if m.record.id in dia_of]
 
@@ -352,9 +352,9 @@ def systems_by_name(
     names: Sequence[str], store: str, embedder: Any
 ) -> dict[str, Callable[[Conversation, str], Ingested]]:
     table: dict[str, Callable[[Conversation, str], Ingested]] = {
-        "kioko": kioko_system(auto_link=True, links=0, store=store, embedder=embedder),
-        "kioko-links": kioko_system(auto_link=True, links=3, store=store, embedder=embedder),
-        "kioko-nolink": kioko_system(auto_link=False, links=0, store=store, embedder=embedder),
+        "kioko": kioko_system(auto_link=True, recall_links=0, store=store, embedder=embedder),
+        "kioko-links": kioko_system(auto_link=True, recall_links=3, store=store, embedder=embedder),
+        "kioko-nolink": kioko_system(auto_link=False, recall_links=0, store=store, embedder=embedder),
         "bm25": bm25_system,
     }
     if "mem0" in names:  # imported only when asked for: its package is the peer extra

@@ -70,7 +70,7 @@ from benchmarks.synthetic import Note, entity_relations, generate_notes, generat
 from contract_tests.counting import CountingStore  # noqa: E402
 from kioko_core.layer.memory_layer import MemoryLayer  # noqa: E402
 from kioko_core.layer.records import LayerStore  # noqa: E402
-from kioko_core.linking import links as L  # noqa: E402
+from kioko_core.linking import links  # noqa: E402
 from kioko_core.linking.linker import index_terms  # noqa: E402
 from kioko_core.store import Filter, Record, Scope, Store, Upsert  # noqa: E402
 
@@ -263,7 +263,7 @@ def record_for(layer: MemoryLayer, note: Note, record_id: str) -> Record:
         agent_id=None,
         kind=note.memory_type,
         content=note.content,
-        metadata={L.BOOKKEEPING: {"entities": list(analysis.entities)}},
+        metadata={links.BOOKKEEPING: {"entities": list(analysis.entities)}},
         session_id=note.session_id,
         created_at=note.created_at,
         updated_at=note.created_at,
@@ -454,7 +454,7 @@ def link_question_seeds(layer: MemoryLayer, questions: Sequence[str], settings: 
         wanted += [m.record.id for m in context.memories if "rrf" in m.signals]
         budget.check(done)
     unlinked = [
-        r for r in layer.store.get(SCOPE, list(dict.fromkeys(wanted))) if r is not None and L.linked_at(r) is None
+        r for r in layer.store.get(SCOPE, list(dict.fromkeys(wanted))) if r is not None and links.linked_at(r) is None
     ]
     budget = Budget(settings.phase_budget, "linking the questions' memories", len(unlinked), after=5)
     for done, record in enumerate(
@@ -477,9 +477,9 @@ def link_statistics(store: Store) -> dict[str, Any]:
     """Links per memory over the memories that were linked (``linked_at`` set)."""
     reader = store if isinstance(store, LayerStore) else LayerStore(store)  # links wherever the store keeps them
     counts = [
-        len(L.link_entries(record))
-        for record in reader.scan(SCOPE, Filter(kinds=frozenset(L.LINKABLE_KINDS)))
-        if L.linked_at(record) is not None
+        len(links.link_entries(record))
+        for record in reader.scan(SCOPE, Filter(kinds=frozenset(links.LINKABLE_KINDS)))
+        if links.linked_at(record) is not None
     ]
     return {
         "links_mean": round(statistics.mean(counts), 2) if counts else None,
@@ -502,14 +502,14 @@ def time_recalls(
     for number, question in enumerate(
         tqdm(questions, desc=f"  {label} recall", unit="q", disable=not settings.progress, leave=False, mininterval=1.0)
     ):
-        for links in (0, 3) if number % 2 == 0 else (3, 0):
+        for expand in (0, 3) if number % 2 == 0 else (3, 0):
             layer.index.invalidate(SCOPE)
             before = counter.snapshot()
             started = time.perf_counter()
-            context = layer.recall(question, user_id=USER, links=links)
-            times[links].append((time.perf_counter() - started) * 1000.0)
-            calls[links].append(counter.snapshot() - before)
-            returned[links].append(len(context.memories))
+            context = layer.recall(question, user_id=USER, links=expand)
+            times[expand].append((time.perf_counter() - started) * 1000.0)
+            calls[expand].append(counter.snapshot() - before)
+            returned[expand].append(len(context.memories))
         budget.check(len(questions) + 2 * (number + 1))
     brought = [
         sum(1 for m in layer.recall(q, user_id=USER, links=3).memories if "linked" in m.signals) for q in questions
@@ -840,11 +840,11 @@ def markdown_report(
             reason = r.get("skipped") or f"error: {r.get('error')}"
             lines.append(f"| {r['store']} | {r['size']} | skipped: {reason} |||||||| |")
             continue
-        links = "-" if r["links_mean"] is None else f"{r['links_mean']:.1f} / {r['links_max']}"
+        degree = "-" if r["links_mean"] is None else f"{r['links_mean']:.1f} / {r['links_max']}"
         lines.append(
             f"| {r['store']} | {r['size']} | {_ms(r['write_off_ms'], r['write_off_p95_ms'])} | "
             f"{_ms(r['write_on_ms'], r['write_on_p95_ms'])} | {_ms(r['recall0_ms'], r['recall0_p95_ms'])} | "
-            f"{_ms(r['recall3_ms'], r['recall3_p95_ms'])} | {_connect_cell(r)} | {links} | "
+            f"{_ms(r['recall3_ms'], r['recall3_p95_ms'])} | {_connect_cell(r)} | {degree} | "
             f"{_calls(r, 'calls_per_write_off', 'calls_per_write_on')} | "
             f"{_calls(r, 'calls_per_recall0', 'calls_per_recall3')} |"
         )

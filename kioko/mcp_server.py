@@ -148,9 +148,9 @@ def operation_tool(
     """A tool whose parameters are ``call``'s, from the operations table (kioko.api.operations): the ``keep``
     ones (never the scope: the server acts for one user), with their types, defaults and bounds there, a tool's
     own name, type, bound, description or default where given. The body gets the call's keyword arguments."""
-    from kioko.api import operations as surface
+    from kioko.api import operations
 
-    table = {p.name: p for p in surface.params(call)}
+    table = {p.name: p for p in operations.params(call)}
     rename = rename or {}
     wire = {rename.get(name, name): name for name in keep}
 

@@ -17,7 +17,7 @@ import dataclasses
 import math
 from typing import Any
 
-from kioko_core.linking import links as L
+from kioko_core.linking.links import MemoryLink, entities_of, link_entries, linked_at, user_metadata
 from kioko_core.store import Record
 
 MEMORY_FIELDS = (
@@ -38,7 +38,7 @@ MEMORY_FIELDS = (
 """The fields of a memory, in the order they are shown."""
 
 
-def memory_view(record: Record, *, links: list[L.MemoryLink] | None = None) -> dict[str, Any]:
+def memory_view(record: Record, *, links: list[MemoryLink] | None = None) -> dict[str, Any]:
     """A memory as every surface shows it; ``links`` (already resolved, with the other ends' labels) replace
     the record's own adjacency list when given."""
     return {
@@ -47,17 +47,17 @@ def memory_view(record: Record, *, links: list[L.MemoryLink] | None = None) -> d
         "agent_id": record.agent_id,
         "kind": record.kind,
         "content": record.content,
-        "metadata": _json_safe(L.user_metadata(record.metadata)),
+        "metadata": _json_safe(user_metadata(record.metadata)),
         "session_id": record.session_id,
         "created_at": record.created_at,
         "updated_at": record.updated_at,
         "version": record.version,
-        "entities": L.entities_of(record),
-        "linked_at": L.linked_at(record),
+        "entities": entities_of(record),
+        "linked_at": linked_at(record),
         "links": (
             [link_view(k) for k in links]
             if links is not None
-            else [_stored_link(record, e) for e in L.link_entries(record)]
+            else [_stored_link(record, e) for e in link_entries(record)]
         ),
     }
 
@@ -79,7 +79,7 @@ def _stored_link(record: Record, entry: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def link_view(link: L.MemoryLink) -> dict[str, Any]:
+def link_view(link: MemoryLink) -> dict[str, Any]:
     """A link: ``source`` -> ``target``, its type, weight, author (``by``), why, when made and last seen, the
     two ends' labels and types, and ``line``, the sentence it reads as."""
     data = dataclasses.asdict(link)

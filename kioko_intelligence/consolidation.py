@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from kioko_core.errors import ConflictError, MemoryNotFound
 from kioko_core.kinds import deterministic_id
 from kioko_core.layer.scoped import SESSIONS_AGENT
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.privacy.secrets import redact
 from kioko_core.reading.analysis import label
 from kioko_core.store import Filter, Record, Scope
@@ -304,7 +304,7 @@ def faded(record: Record, now: float) -> bool:
     importance = _importance(record)
     if importance >= FORGET_BELOW or meta.get("session_episode") or any(meta.get(key) for key in USE_KEYS):
         return False
-    if any(entry.get("by", "auto") in VOUCHING_AUTHORS for entry in L.link_entries(record)):
+    if any(entry.get("by", "auto") in VOUCHING_AUTHORS for entry in links.link_entries(record)):
         return False  # a person, feedback or a model vouched for one of its links
     age_days = max(0.0, now - record.created_at) / DAY  # updated_at moves with every link written to it
     return bool(importance * 0.5 ** (age_days / FADE_HALF_LIFE_DAYS) < FADED)

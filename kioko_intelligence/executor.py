@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable
 
 from kioko_core.kinds.registry import KINDS
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.privacy.secrets import SecretDropped, get_logger, redact, redact_value, secret_kinds
 from kioko_core.reading.analysis import label
 from kioko_core.store import InvalidRecordError, KiokoError, Record, Scope, check_scope
@@ -54,7 +54,9 @@ def _percent(value: Any) -> str:
 class OpExecutor:
     """Applies ops for one scope of one layer; ``on_link`` hears about every new link (for events)."""
 
-    def __init__(self, memory: MemoryLayer, *, on_link: Callable[[L.MemoryLink, Record], None] | None = None) -> None:
+    def __init__(
+        self, memory: MemoryLayer, *, on_link: Callable[[links.MemoryLink, Record], None] | None = None
+    ) -> None:
         self.memory = memory
         self.on_link = on_link
 
@@ -146,7 +148,7 @@ class OpExecutor:
         self, op: MemoryOp, scope: Scope, session_id: str | None, target: Record | None, router: str
     ) -> None:
         handler = getattr(self, f"_{op.kind}", None) or self._typed
-        before = {e["id"] for e in L.link_entries(target)} if target is not None else set()
+        before = {e["id"] for e in links.link_entries(target)} if target is not None else set()
         written = handler(op, scope, session_id, target, router)
         if isinstance(written, Record):
             op.memory_id = written.id
@@ -308,14 +310,14 @@ class OpExecutor:
     # -- links
 
     def _report_links(self, op: MemoryOp, written: Record, before: set[str]) -> None:
-        fresh = [e for e in L.link_entries(written) if e["id"] not in before]
+        fresh = [e for e in links.link_entries(written) if e["id"] not in before]
         if not fresh:
             return
-        others = L.fetch_others(self.memory.store, written, fresh)
+        others = links.fetch_others(self.memory.store, written, fresh)
         for entry, other in zip(fresh, others):
             if other is None:
                 continue
-            link = L.MemoryLink.from_entry(written, entry, other)
+            link = links.MemoryLink.from_entry(written, entry, other)
             op.linked.append(link.line())
             if self.on_link is not None:
                 self.on_link(link, written)

@@ -20,7 +20,7 @@ import kioko_intelligence.consolidation as consolidation
 import kioko_intelligence.reflection as reflection
 from kioko_core.kinds import deterministic_id
 from kioko_core.layer.scoped import SESSIONS_AGENT
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.privacy.secrets import redact
 from kioko_core.store import Filter, Record, Scope
 from kioko_intelligence.heat import forget_uses
@@ -71,7 +71,7 @@ def _rewrite_derived(memory: MemoryLayer, scope: Scope, deleted: Record) -> set[
     - the **session's episode** (end_session's wrap-up) drops the parts that carry the memory or quote it; an
       episode left with none goes.
     """
-    wanted = [e["id"] for e in L.link_entries(deleted) if e.get("type") == "derived_from" and e.get("dir") == "in"]
+    wanted = [e["id"] for e in links.link_entries(deleted) if e.get("type") == "derived_from" and e.get("dir") == "in"]
     if deleted.kind == "episodic" and not deleted.metadata.get("session_episode"):
         wanted.append(consolidation.month_summary_id(scope, consolidation.month_of(deleted.created_at)))
         wanted += reflection.theme_ids(scope, deleted.content)

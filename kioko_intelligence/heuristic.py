@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-import kioko_intelligence.rules as R
+import kioko_intelligence.rules as rules
 from kioko_core.linking.linker import KIND_TERM
 from kioko_core.reading.analysis import STOP_WORDS, stem
 from kioko_core.store import InvalidRecordError, Record, Scope, check_scope
@@ -74,7 +74,7 @@ def _place_like(name: str) -> bool:
         return False
     for word in words:
         letters = word.replace("-", "").replace("'", "").replace(".", "")
-        if not letters.isalpha() or not word[0].isupper() or word.lower() in R.TOOLISH:
+        if not letters.isalpha() or not word[0].isupper() or word.lower() in rules.TOOLISH:
             return False
         if len(letters) > 1 and (letters.isupper() or any(c.isupper() for c in letters[1:])):
             return False
@@ -82,13 +82,13 @@ def _place_like(name: str) -> bool:
 
 
 def _is_past(text: str) -> bool:
-    if R.PAST_AUX.search(text):
+    if rules.PAST_AUX.search(text):
         return True
-    without_passive = R.PASSIVE.sub(" ", text)
+    without_passive = rules.PASSIVE.sub(" ", text)
     for word in re.findall(r"[a-z']+", without_passive.lower()):
         if word in _IRREGULAR_PAST and word not in ("read", "put", "set", "cut", "let", "hit", "quit", "shut"):
             return True
-        if len(word) > 4 and word.endswith("ed") and word not in R.NOT_PAST:
+        if len(word) > 4 and word.endswith("ed") and word not in rules.NOT_PAST:
             return True
     return False
 
@@ -159,7 +159,7 @@ class HeuristicRouter:
             return RouteResult(skipped=reason, router=self.name)
         reading = _Reading(self, memory, turn)
         texts = sentences(turn.text("user"))
-        marks = [t for t in texts if R.GOOD_TO_KNOW.match(R.plain(bare(t)))]
+        marks = [t for t in texts if rules.GOOD_TO_KNOW.match(rules.plain(bare(t)))]
         if marks and len(marks) < len(texts):  # "Turns out X. Good to know for next time."
             reading.lesson_of([t for t in texts if t not in marks], turn.text("user"))
         else:
@@ -261,7 +261,7 @@ class _Reading:
             return
         if gate_reason(text) is not None:
             return
-        said = R.plain(bare(text))
+        said = rules.plain(bare(text))
         if _chatter(said):
             return
         for rule in self.router.extractor.extra_rules:
@@ -275,12 +275,12 @@ class _Reading:
             for part in statements_before_question(text):
                 self.clause(part, text)
             return
-        remembered = R.REMEMBER_PREFIX.match(said)
+        remembered = rules.REMEMBER_PREFIX.match(said)
         explicit = remembered is not None and remembered.end() > 0
-        body = R.plain(R.REMEMBER_PREFIX.sub("", said, count=1))
-        changed = R.CHANGE_LEAD.match(body)
+        body = rules.plain(rules.REMEMBER_PREFIX.sub("", said, count=1))
+        changed = rules.CHANGE_LEAD.match(body)
         if changed:
-            body = R.plain(body[changed.end() :])
+            body = rules.plain(body[changed.end() :])
         if self.switch(body, changed is not None):
             return
         if self.working_memory(body):
@@ -289,7 +289,7 @@ class _Reading:
             self.clause(part, text, explicit)
 
     def clause(self, text: str, whole: str, explicit: bool = False) -> None:
-        text = R.plain(bare(text))
+        text = rules.plain(bare(text))
         if not text:
             return
         if self.profile(text) or self.goal_state(text) or self.decision(text, whole):
@@ -303,8 +303,8 @@ class _Reading:
     # -- feedback
 
     def feedback(self, text: str) -> bool:
-        worked = R.FEEDBACK_OK.search(text) is not None
-        failed = R.FEEDBACK_BAD.search(text) is not None
+        worked = rules.FEEDBACK_OK.search(text) is not None
+        failed = rules.FEEDBACK_BAD.search(text) is not None
         if not (worked or failed):
             return False
         served = [r for r in self.turn.served if r.kind in SERVED_KINDS]
@@ -326,10 +326,10 @@ class _Reading:
 
     def forget_kind(self, text: str) -> bool:
         """ "Forget all my preferences", "clear every goal from your memory": every memory of that kind goes."""
-        found = R.FORGET_KIND.match(_forget_request(text))
+        found = rules.FORGET_KIND.match(_forget_request(text))
         if found is None:
             return False
-        kind = R.FORGET_KINDS[found.group("kind").lower()]
+        kind = rules.FORGET_KINDS[found.group("kind").lower()]
         records = list(self.memory.memories(kinds={kind}, **self.who))
         for record in records:
             self.add("memory.delete", target=record.id, reason=f"the user asked to forget every {kind} memory")
@@ -340,29 +340,29 @@ class _Reading:
 
     def forget(self, text: str) -> bool:
         request = _forget_request(text)
-        found = R.first(R.FORGET, request)
+        found = rules.first(rules.FORGET, request)
         if found is None:
-            if not R.FORGET_THAT.match(request):
+            if not rules.FORGET_THAT.match(request):
                 return False
             op = self.add("memory.delete", reason="a request to erase what was just named")
             op.status, op.error = SKIPPED, "what to erase is named by the sentence before (read there)"
             return True
         phrase = found[1].group("phrase")
-        phrase = R.FORGET_FRAME.sub("", R.CUT.split(bare(phrase), maxsplit=1)[0], count=1)
-        phrase = R.FORGET_TAIL.sub("", phrase).strip()
-        if phrase.lower() in R.EVERYTHING or not content_words(phrase):
+        phrase = rules.FORGET_FRAME.sub("", rules.CUT.split(bare(phrase), maxsplit=1)[0], count=1)
+        phrase = rules.FORGET_TAIL.sub("", phrase).strip()
+        if phrase.lower() in rules.EVERYTHING or not content_words(phrase):
             op = self.add("memory.delete", reason="a request to forget everything")
             op.status, op.error = (
                 SKIPPED,
                 "forgetting everything is never done from a conversation; use memory.forget_user(...) explicitly",
             )
             return True
-        if (R.FORGET_SUBJECT.search(request) or _proper_name(phrase)) and self.forget_subject(phrase):
+        if (rules.FORGET_SUBJECT.search(request) or _proper_name(phrase)) and self.forget_subject(phrase):
             return True
-        slot = R.SLOT_MENTION.match(phrase)
+        slot = rules.SLOT_MENTION.match(phrase)
         words = tuple(w for w in content_words(about_user(phrase)) if w != "user" and w not in FORGET_FILLERS)
-        if slot and slot.group(1).lower() in R.SLOTS:
-            key = R.SLOTS[slot.group(1).lower()]
+        if slot and slot.group(1).lower() in rules.SLOTS:
+            key = rules.SLOTS[slot.group(1).lower()]
             record = self.memory.profile.record(key, **self.who)
             if record is not None:
                 self.add("memory.delete", target=record.id, reason=f"the user asked to forget their {key}")
@@ -402,16 +402,18 @@ class _Reading:
     # -- extraction: procedures, lessons, instructions
 
     def procedure(self, text: str) -> bool:
-        found = R.first(R.PROCEDURE, text)
+        found = rules.first(rules.PROCEDURE, text)
         if not found:
             return False
         row, match = found
         groups = match.groupdict()
         rest = match.group("steps").strip()
-        steps = [capitalised(R.STEP_START.sub("", s.strip(" ,;"), count=1)) for s in R.STEP_SPLIT.split(rest) if s]
+        steps = [
+            capitalised(rules.STEP_START.sub("", s.strip(" ,;"), count=1)) for s in rules.STEP_SPLIT.split(rest) if s
+        ]
         steps = [s for s in steps if s and len(s.split()) <= 25]
         loose = "loose" in row.options
-        if len(steps) < 2 or (loose and len(steps) < 3 and not R.SEQUENCE.search(rest)):
+        if len(steps) < 2 or (loose and len(steps) < 3 and not rules.SEQUENCE.search(rest)):
             return False
         if groups.get("task"):
             title = "How to " + groups["task"].strip()
@@ -429,7 +431,7 @@ class _Reading:
         return True
 
     def lesson(self, text: str) -> bool:
-        found = R.first(R.LESSON, text)
+        found = rules.first(rules.LESSON, text)
         if not found:
             return False
         row, match = found
@@ -437,7 +439,7 @@ class _Reading:
         if row.template:  # "In hindsight, we should have ..." as said, "Never again will I ..." as "Never ..."
             body = row.template.format(text=text, lesson=body)
         context = match.groupdict().get("context")
-        split = None if context else R.LESSON_CONTEXT.match(body)
+        split = None if context else rules.LESSON_CONTEXT.match(body)
         if split:
             context, body = split.group(1).strip(), split.group(2)
         self.add(
@@ -451,18 +453,18 @@ class _Reading:
 
     def lesson_of(self, texts: list[str], whole: str) -> None:
         """ "Turns out X. Good to know for next time.": the other sentences are the lesson."""
-        body = " ".join(sentence(capitalised(R.plain(bare(t)))) for t in texts)
+        body = " ".join(sentence(capitalised(rules.plain(bare(t)))) for t in texts)
         self.add("strategy.add", text=body, reason="a lesson learned", text_for_importance=whole)
 
     def instruction(self, text: str) -> bool:
-        rule = R.instruction_rule(text)
+        rule = rules.instruction_rule(text)
         if rule is None:
             return False
         rule = re.sub(r"^(?:please|pls|just)\s+", "", bare(rule), flags=re.IGNORECASE)
         rule = re.sub(r"\s*,?\s+(?:please|pls|thanks|thank you)$", "", rule, flags=re.IGNORECASE)
         self.add(
             "instruction.add",
-            text=about_user(rule) if R.FIRST_PERSON.match(rule) else sentence(capitalised(rule)),
+            text=about_user(rule) if rules.FIRST_PERSON.match(rule) else sentence(capitalised(rule)),
             reason="a standing instruction for every answer",
             text_for_importance=text,
         )
@@ -472,7 +474,7 @@ class _Reading:
 
     def switch(self, text: str, changed: bool = False) -> bool:
         """A choice replaced: a row of ``rules.SWITCH``, or a change cue naming a decision in force."""
-        found = R.first(R.SWITCH, text)
+        found = rules.first(rules.SWITCH, text)
         if found:
             row, match = found
             groups = match.groupdict()
@@ -480,7 +482,7 @@ class _Reading:
             why = groups.get("why")
             old = _choice(groups["old"]) if groups.get("old") else None
             if "may_be_a_move" in row.options and old and text.lower().startswith("i") and not groups.get("topic0"):
-                a_move = R.first(R.MOVED, text) is not None or re.search(r"\b(?:moved|relocated)\b", text, re.I)
+                a_move = rules.first(rules.MOVED, text) is not None or re.search(r"\b(?:moved|relocated)\b", text, re.I)
                 if a_move and self.move(text, old, new):
                     return True
             if old is None:
@@ -493,19 +495,19 @@ class _Reading:
             if not new:
                 return False
             needs_decision = "needs_decision" in row.options or (
-                "needs_decision_unless_chosen" in row.options and not R.CHOOSING.search(groups["new"])
+                "needs_decision_unless_chosen" in row.options and not rules.CHOOSING.search(groups["new"])
             )
             if needs_decision and not self.replaced(old):
                 return False
             return self.replace_decision(text, old, new, why)
-        moved = R.first(R.MOVED, text)
-        if moved and self.move(text, None, R.TIME_TAIL.sub("", bare(moved[1].group("place")))):
+        moved = rules.first(rules.MOVED, text)
+        if moved and self.move(text, None, rules.TIME_TAIL.sub("", bare(moved[1].group("place")))):
             return True
         return self.switch_by_cue(text, changed)
 
     def switch_by_cue(self, text: str, changed: bool) -> bool:
         """ "Airflow is out, we're on Dagster now": a current decision's choice named with a change cue and another name."""
-        if not (changed or R.CHANGE_CUE.search(text)):
+        if not (changed or rules.CHANGE_CUE.search(text)):
             return False
         names = _names(text)
         if len(names) < 2:
@@ -518,7 +520,7 @@ class _Reading:
             new = next((n for n in names if n.lower() != old.lower() and n.lower() not in content), None)
             if new is None:
                 continue
-            why = R.RATIONALE.split(text, maxsplit=1)
+            why = rules.RATIONALE.split(text, maxsplit=1)
             return self.replace_decision(text, old, new, bare(why[1]) if len(why) > 1 else None)
         return False
 
@@ -541,7 +543,7 @@ class _Reading:
         )
 
     def move(self, text: str, old: str | None, new: str) -> bool:
-        new = R.TIME_TAIL.sub("", new)
+        new = rules.TIME_TAIL.sub("", new)
         if not _place_like(new) or (old is not None and not _place_like(old)):
             return False
         known = self.memory.profile.get("location", **self.who)
@@ -572,7 +574,7 @@ class _Reading:
             chosen = str(decision.metadata.get("chosen", ""))
             if (chosen and chosen.lower() == old.lower()) or (old_words and coverage(old_words, decision.content) == 1):
                 body = _decision_body(decision.content)
-                base = R.RATIONALE.split(body, maxsplit=1)[0]
+                base = rules.RATIONALE.split(body, maxsplit=1)[0]
                 replaced = (
                     _replace_choice(base, old, new) if old.lower() in base.lower() else f"use {new} instead of {old}"
                 )
@@ -602,7 +604,7 @@ class _Reading:
         return True
 
     def decision(self, text: str, whole: str) -> bool:
-        found = R.first(R.DECISION, text)
+        found = rules.first(rules.DECISION, text)
         if not found:
             return False
         row, match = found
@@ -621,8 +623,8 @@ class _Reading:
             and not re.match(r"^(?:to\s|use\s|go\s|stick\s|not\s|against\s)", body, re.IGNORECASE)
         ):
             body = f"{'stick with' if 'stick' in verb else 'go with'} {body}"
-        parts = R.RATIONALE.split(body, maxsplit=1)
-        chosen = R.CHOSEN.search(parts[0])
+        parts = rules.RATIONALE.split(body, maxsplit=1)
+        chosen = rules.CHOSEN.search(parts[0])
         self.add(
             "decision.add",
             text=body,
@@ -636,11 +638,11 @@ class _Reading:
     # -- goals
 
     def goal(self, text: str, whole: str) -> bool:
-        found = R.first(R.GOAL, text)
+        found = rules.first(rules.GOAL, text)
         if not found:
             return False
-        title = capitalised(R.TAIL.sub("", bare(found[1].group("title"))))
-        if len(title.split()) < 2 or R.NO_AIM.match(title):
+        title = capitalised(rules.TAIL.sub("", bare(found[1].group("title"))))
+        if len(title.split()) < 2 or rules.NO_AIM.match(title):
             return False
         due = due_date(title, self.turn.now)
         core = title[: title.lower().rfind(" " + due[0].lower().split()[0])] if due else title
@@ -672,11 +674,11 @@ class _Reading:
         """Progress ("60% done with X", "12 of the 24 books"), completion and giving up, on an open goal."""
         if self.progress(text):
             return True
-        for rows, action in ((R.COMPLETE, "complete"), (R.DROP, "drop")):
-            found = R.first(rows, text)
+        for rows, action in ((rules.COMPLETE, "complete"), (rules.DROP, "drop")):
+            found = rules.first(rows, text)
             if found and self.goal_done(text, _mention(found[1]), action):
                 return True
-        own = R.OWN_VERB.match(text)
+        own = rules.OWN_VERB.match(text)
         if own:
             mention = _mention_text(own.group("rest"))
             goal = self.find_goal(mention)
@@ -708,7 +710,7 @@ class _Reading:
         return True
 
     def progress(self, text: str) -> bool:
-        count = R.COUNT_OF.search(text)
+        count = rules.COUNT_OF.search(text)
         fraction: float | None = None
         mentions: list[str] = []
         if count:
@@ -742,12 +744,12 @@ class _Reading:
 
     def progress_by_amount(self, text: str) -> bool:
         """ "I've saved about 7000 so far towards the house deposit": the share of the goal's own number."""
-        amount = R.SO_FAR.search(text)
+        amount = rules.SO_FAR.search(text)
         if amount is None:
             return False
         said = amount.group("amount") or amount.group("amount2")
         done = float(said.replace(",", ""))
-        goal = self.find_goal(R.NUMBERS.sub(" ", R.HEDGES.sub(" ", text)))
+        goal = self.find_goal(rules.NUMBERS.sub(" ", rules.HEDGES.sub(" ", text)))
         if goal is None:
             return False
         totals = [
@@ -778,7 +780,7 @@ class _Reading:
         if not (self.router.working and self.turn.session_id):
             return False
         found = False
-        for identifier in R.IDENTIFIERS:
+        for identifier in rules.IDENTIFIERS:
             key, match = identifier.slot, identifier.pattern.search(text)
             if match:
                 value = next(g for g in match.groups() if g)
@@ -788,12 +790,12 @@ class _Reading:
                     continue
                 found = True
                 self.add("working.set", key=key, value=value, reason=f"a {key.replace('_', ' ')} of this session")
-        return found and R.POINTER.match(text) is not None
+        return found and rules.POINTER.match(text) is not None
 
     def task(self, text: str) -> bool:
         if not (self.router.working and self.turn.session_id):
             return False
-        found = R.first(R.TASK, text)
+        found = rules.first(rules.TASK, text)
         if not found:
             return False
         self.add(
@@ -807,9 +809,9 @@ class _Reading:
     # -- profile, preferences, relations
 
     def profile(self, text: str) -> bool:
-        slots = self.slots(R.TAIL.sub("", R.NOT_TAIL.sub("", text)))
+        slots = self.slots(rules.TAIL.sub("", rules.NOT_TAIL.sub("", text)))
         if slots is None and "," in text:
-            parts = [R.TAIL.sub("", p.strip()) for p in text.split(",") if p.strip()]
+            parts = [rules.TAIL.sub("", p.strip()) for p in text.split(",") if p.strip()]
             read = [self.slots(p) if not re.fullmatch(r"\d{1,3}", p) else [("age", p, None)] for p in parts]
             if len(parts) > 1 and all(r for r in read):
                 slots = [slot for r in read for slot in (r or [])]
@@ -833,7 +835,7 @@ class _Reading:
     def slots(self, text: str) -> list[tuple[str, str, str | None]] | None:
         """The profile slots a clause states: (slot, value, relation for the graph), or None."""
         text = bare(text)
-        found = R.first(R.PROFILE, text)
+        found = rules.first(rules.PROFILE, text)
         if found:
             groups = {k: v for k, v in found[1].groupdict().items() if v}
             groups.pop("when", None)
@@ -843,12 +845,12 @@ class _Reading:
                 (_SLOT_OF_GROUP[key], bare(value), _RELATION_OF_SLOT.get(_SLOT_OF_GROUP[key]))
                 for key, value in groups.items()
             ]
-        lower = R.LOWER_LOCATION.match(text) if text == text.lower() else None
+        lower = rules.LOWER_LOCATION.match(text) if text == text.lower() else None
         if lower:
             return [("location", lower.group("location"), "lives_in")]
-        slot = R.SLOT.match(text)
+        slot = rules.SLOT.match(text)
         if slot:
-            key = R.SLOTS[slot.group(1).lower()]
+            key = rules.SLOTS[slot.group(1).lower()]
             value = re.sub(r"^(?:called|named)\s+", "", bare(slot.group(2)), flags=re.IGNORECASE)
             if key == "phone_number" and len(re.findall(r"\d", value)) < 5:
                 return None  # "my phone is a Galaxy S21" names the handset, not a number to call
@@ -856,11 +858,11 @@ class _Reading:
         return None
 
     def preference(self, text: str, whole: str) -> bool:
-        found = R.first(R.PREFERENCE, text)
+        found = rules.first(rules.PREFERENCE, text)
         if not found:
             return False
-        statement = about_user(text) if R.FIRST_PERSON.match(text) else sentence(capitalised(text))
-        if R.ANSWERING.search(found[1].group("what") or ""):
+        statement = about_user(text) if rules.FIRST_PERSON.match(text) else sentence(capitalised(text))
+        if rules.ANSWERING.search(found[1].group("what") or ""):
             self.add(
                 "instruction.add",
                 text=statement,
@@ -874,7 +876,7 @@ class _Reading:
     def relation(self, text: str) -> bool:
         if not self.graph:
             return False
-        found = R.first(R.RELATION, text)
+        found = rules.first(rules.RELATION, text)
         if not found:
             return False
         match = found[1]
@@ -892,9 +894,9 @@ class _Reading:
     def classify(self, text: str, whole: str, explicit: bool = False) -> None:
         if self.router.capture == "rules" or gate_reason(text) is not None:
             return
-        if len(text.split()) < 3 and self.router.capture != "all" and not R.ATTRIBUTE.match(text):
+        if len(text.split()) < 3 and self.router.capture != "all" and not rules.ATTRIBUTE.match(text):
             return
-        if _chatter(text) or (R.YOU.search(text) and not explicit) or R.DEICTIC.match(text):
+        if _chatter(text) or (rules.YOU.search(text) and not explicit) or rules.DEICTIC.match(text):
             return  # about the conversation or the assistant, or a "that" only the conversation explains
         label = self.router.kind_of_clause(text)
         if label is not None:
@@ -904,12 +906,12 @@ class _Reading:
         if kind is None:
             return
         if (
-            R.NUMBERS.search(text)
-            and (kind == "fact" or R.NUMBER_CHANGE.search(text))
+            rules.NUMBERS.search(text)
+            and (kind == "fact" or rules.NUMBER_CHANGE.search(text))
             and self.number_update(text, whole)
         ):
             return
-        content = about_user(text) if R.FIRST_PERSON.match(text) else sentence(capitalised(text))
+        content = about_user(text) if rules.FIRST_PERSON.match(text) else sentence(capitalised(text))
         fields: dict[str, Any] = {"text": content}
         if kind == "episode":
             moment = when(text, self.turn.now)
@@ -928,10 +930,10 @@ class _Reading:
 
     def by_meaning(self, label: str, text: str, whole: str) -> None:
         """The op of a clause the router classified by meaning (``kind_of_clause``)."""
-        said = about_user(text) if R.FIRST_PERSON.match(text) else sentence(capitalised(text))
+        said = about_user(text) if rules.FIRST_PERSON.match(text) else sentence(capitalised(text))
         reason = f"nearest to the {label} prototypes"
         if label == "goal":
-            self.add("goal.add", title=capitalised(R.TAIL.sub("", text)), reason=reason, text_for_importance=whole)
+            self.add("goal.add", title=capitalised(rules.TAIL.sub("", text)), reason=reason, text_for_importance=whole)
         elif label == "decision":
             self.add("decision.add", text=bare(text), reason=reason, text_for_importance=whole)
         elif label == "lesson":
@@ -945,11 +947,11 @@ class _Reading:
         The same words once numbers are masked, or the same counted thing ("35 km a week" after "20 km a
         week", "1 cat" after "2 cats") with another word in common or a thing that is not a unit of time.
         """
-        content = about_user(text) if R.FIRST_PERSON.match(text) else sentence(capitalised(text))
+        content = about_user(text) if rules.FIRST_PERSON.match(text) else sentence(capitalised(text))
         masked = _masked(content)
         counted = _quantities(content)
         words = set(content_words(content)) - {"user"}
-        for record in self.by_words("fact", R.NUMBERS.sub(" ", content), every=not counted):
+        for record in self.by_words("fact", rules.NUMBERS.sub(" ", content), every=not counted):
             if record.content == content:
                 continue
             same = _masked(record.content) == masked
@@ -957,7 +959,9 @@ class _Reading:
                 before = _quantities(record.content)
                 things = [t for t in counted if t in before and counted[t] != before[t]]
                 shared = words & (set(content_words(record.content)) - {"user"}) - set(things)
-                same = bool(things) and (bool(shared - R.NUMBER_STEMS) or any(t not in R.TIME_UNITS for t in things))
+                same = bool(things) and (
+                    bool(shared - rules.NUMBER_STEMS) or any(t not in rules.TIME_UNITS for t in things)
+                )
             if same:
                 self.add(
                     "fact.update",
@@ -989,17 +993,17 @@ _WHY = {
 
 def _kind_of(text: str) -> str | None:
     """fact (first-person present), episode (past, a time cue, ongoing) or knowledge (impersonal)."""
-    if R.ONGOING.search(text) or has_time_cue(text) or _is_past(text):
+    if rules.ONGOING.search(text) or has_time_cue(text) or _is_past(text):
         return "episode"
-    if R.FIRST_PERSON.match(text):
+    if rules.FIRST_PERSON.match(text):
         return "fact"
-    if R.YOU.search(text):
+    if rules.YOU.search(text):
         return None  # about the assistant or the conversation, not the user's world
     return "knowledge"
 
 
 def _masked(text: str) -> tuple[str, ...]:
-    return content_words(R.NUMBERS.sub(" 0 ", text.lower()))
+    return content_words(rules.NUMBERS.sub(" 0 ", text.lower()))
 
 
 def _decision_body(content: str) -> str:
@@ -1025,7 +1029,7 @@ _RELATION_OF_SLOT = {"name": "named", "location": "lives_in", "employer": "works
 
 
 def _chatter(text: str) -> bool:
-    return bool(R.CHATTER.match(text)) and len(text.split()) <= 8
+    return bool(rules.CHATTER.match(text)) and len(text.split()) <= 8
 
 
 def _loose_coverage(words: tuple[str, ...], text: str, aliases: dict[str, tuple[str, ...]] | None = None) -> float:
@@ -1046,13 +1050,13 @@ def _forget_request(text: str) -> str:
     """A sentence as the forget rules read it: without "Could you please" and "Actually, ..." before it."""
     said = bare(text)
     for _ in range(2):
-        said = R.ASK_TO.sub("", R.FORGET_LEAD.sub("", said, count=1), count=1)
+        said = rules.ASK_TO.sub("", rules.FORGET_LEAD.sub("", said, count=1), count=1)
     return said
 
 
 def _aliases(word: str) -> tuple[str, ...]:
     """The stems of the words a memory may name ``word``'s thing by (:data:`~kioko_intelligence.rules.FORGET_ALIASES`)."""
-    for name, others in R.FORGET_ALIASES.items():
+    for name, others in rules.FORGET_ALIASES.items():
         if stem(name) == word:
             return tuple(stem(o) for o in others)
     return ()
@@ -1070,11 +1074,11 @@ def _choice(raw: str | None) -> str:
     """The choice a phrase names: "We're going with Dagster" -> "Dagster", "the Polestar 2 in the end" -> "Polestar 2"."""
     if not raw:
         return ""
-    text = R.TAIL.sub("", bare(raw))
+    text = rules.TAIL.sub("", bare(raw))
     # "TimescaleDB for the telemetry": the purpose goes first, or the lead's "for" would take the choice with it
     cut = re.sub(r"\s+(?:for|as)\s+.*$", "", text, flags=re.IGNORECASE)
-    led = R.CHOICE_LEAD.sub("", cut, count=1) if cut != text else ""
-    text = led if led.strip() else (R.CHOICE_LEAD.sub("", text, count=1) or text)
+    led = rules.CHOICE_LEAD.sub("", cut, count=1) if cut != text else ""
+    text = led if led.strip() else (rules.CHOICE_LEAD.sub("", text, count=1) or text)
     text = re.sub(r"^(?:we|i)\s+(?:now\s+|just\s+|will\s+|'ll\s+)?", "", text, flags=re.IGNORECASE)
     text = re.sub(r"^(?:an?|the|our|my)\s+", "", text, flags=re.IGNORECASE)
     text = re.sub(r"\s+(?:for|as|in|on|at|from|with|because|since)\s+.*$", "", text, flags=re.IGNORECASE)
@@ -1086,7 +1090,7 @@ def _names(text: str) -> list[str]:
     found = []
     for match in re.finditer(r"[A-Z][\w.+#-]*(?:\s+[A-Z0-9][\w.+#-]*)*", text):
         words = match.group(0).split()
-        while words and words[0].lower().strip(".,") in R.SENTENCE_WORDS | STOP_WORDS:
+        while words and words[0].lower().strip(".,") in rules.SENTENCE_WORDS | STOP_WORDS:
             words = words[1:]
         name = bare(" ".join(words))
         if name and name not in found:
@@ -1115,7 +1119,7 @@ def _replace_choice(base: str, old: str, new: str) -> str:
 
 
 def _mention_text(text: str) -> str:
-    return R.TIME_TAIL.sub("", bare(R.CUT.split(bare(text), maxsplit=1)[0]))
+    return rules.TIME_TAIL.sub("", bare(rules.CUT.split(bare(text), maxsplit=1)[0]))
 
 
 def _mention(match: re.Match[str]) -> str:
@@ -1124,7 +1128,7 @@ def _mention(match: re.Match[str]) -> str:
 
 
 def _without_goal_words(mention: str) -> str:
-    return " ".join(w for w in mention.split() if w.lower().strip(".,!?") not in R.GOAL_WORDS)
+    return " ".join(w for w in mention.split() if w.lower().strip(".,!?") not in rules.GOAL_WORDS)
 
 
 def _did_goal_verb(verb: str, title: str) -> bool:
@@ -1133,17 +1137,17 @@ def _did_goal_verb(verb: str, title: str) -> bool:
     if not words:
         return False
     base, verb = words[0].lower(), verb.lower()
-    return verb in (R.PAST_OF.get(base), base + "ed", base + "d", base[:-1] + "ied" if base.endswith("y") else None)
+    return verb in (rules.PAST_OF.get(base), base + "ed", base + "d", base[:-1] + "ied" if base.endswith("y") else None)
 
 
 def _progress_figure(text: str) -> tuple[float, str, str] | None:
     """A progress figure next to a progress word: (fraction, the text before it, the phrase after the word)."""
     best = None
-    for figure in R.PROGRESS_FIGURE.finditer(text):
-        word = R.PROGRESS_WORD.search(text, figure.end())
+    for figure in rules.PROGRESS_FIGURE.finditer(text):
+        word = rules.PROGRESS_WORD.search(text, figure.end())
         near_after = word is not None and word.start() - figure.end() <= 12
         word_before = None
-        for candidate in R.PROGRESS_WORD.finditer(text[max(0, figure.start() - 40) : figure.start()]):
+        for candidate in rules.PROGRESS_WORD.finditer(text[max(0, figure.start() - 40) : figure.start()]):
             word_before = candidate
         if re.search(r"\bat\s+(?:about\s+|roughly\s+|around\s+)?$", text[: figure.start()], re.IGNORECASE):
             near_after, word_before = True, None
@@ -1152,14 +1156,14 @@ def _progress_figure(text: str) -> tuple[float, str, str] | None:
         if figure.group("number"):
             fraction = min(1.0, float(figure.group("number")) / 100.0)
         else:
-            fraction = R.FRACTIONS[figure.group("fraction").lower()]
+            fraction = rules.FRACTIONS[figure.group("fraction").lower()]
         after = text[word.end() :] if near_after and word is not None else text[figure.end() :]
         if not near_after and word_before is not None:
             offset = max(0, figure.start() - 40) + word_before.end()
             after = text[offset : figure.start()]
         after = re.sub(r"^\s*(?:done|complete|there|of the way)?\s*(?:with|on|in|through|into|of|for)?\s+", " ", after)
-        before = R.HEDGES.sub(" ", text[: figure.start()])
-        best = (fraction, before, bare(R.CUT.split(R.HEDGES.sub(" ", after).strip(), maxsplit=1)[0]))
+        before = rules.HEDGES.sub(" ", text[: figure.start()])
+        best = (fraction, before, bare(rules.CUT.split(rules.HEDGES.sub(" ", after).strip(), maxsplit=1)[0]))
         if near_after:
             break
     return best
@@ -1168,8 +1172,8 @@ def _progress_figure(text: str) -> tuple[float, str, str] | None:
 def _quantities(text: str) -> dict[str, str]:
     """The counted things of a text and their numbers: "User has 3 cats" -> {"cat": "3"}."""
     found: dict[str, str] = {}
-    for number, thing in R.QUANTITY.findall(text):
+    for number, thing in rules.QUANTITY.findall(text):
         key = stem(thing.lower())
-        if key not in STOP_WORDS and thing.lower() not in R.NUMBER_WORDS:
+        if key not in STOP_WORDS and thing.lower() not in rules.NUMBER_WORDS:
             found.setdefault(key, number.lower())
     return found

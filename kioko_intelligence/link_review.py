@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kioko_core.kinds.registry import LINKABLE_KINDS
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.privacy.secrets import get_logger
 from kioko_core.store import Filter, Record, Scope
 from kioko_core.store.retry import retry_conflicts
@@ -35,7 +35,7 @@ KEPT_WEIGHT = 0.7
 """A link the model keeps weighs at least this much."""
 LABEL_CHARS = 200
 WHY_CHARS = 200
-MODEL_TYPES = frozenset(L.LINK_TYPES - {"part_of", "supersedes", "derived_from"})
+MODEL_TYPES = frozenset(links.LINK_TYPES - {"part_of", "supersedes", "derived_from"})
 """Types a model may give a link: the structural ones follow from a memory's own fields, never from a review."""
 
 DEFAULT_REVIEW_PROMPT = """\
@@ -64,7 +64,7 @@ def recent_automatic(memory: MemoryLayer, scope: Scope, count: int = REVIEWED) -
     records = {r.id: r for r in memory.store.scan(scope, Filter(kinds=frozenset(LINKABLE_KINDS)))}
     found: list[tuple[float, str, str, dict[str, Any]]] = []
     for record in records.values():
-        for entry in L.link_entries(record):
+        for entry in links.link_entries(record):
             if entry.get("by", "auto") != "auto" or entry.get("shared") or entry["id"] not in records:
                 continue
             if entry.get("dir") == "out":
@@ -90,8 +90,8 @@ def review_prompt(pairs: list[_Pair], template: str = DEFAULT_REVIEW_PROMPT) -> 
     for pair in pairs:
         why = f" ({pair.why})" if pair.why else ""
         lines.append(
-            f"{pair.name}: A = [{L.noun(pair.a.kind)}] {_quoted(pair.a.content)}\n"
-            f"    B = [{L.noun(pair.b.kind)}] {_quoted(pair.b.content)}\n"
+            f"{pair.name}: A = [{links.noun(pair.a.kind)}] {_quoted(pair.a.content)}\n"
+            f"    B = [{links.noun(pair.b.kind)}] {_quoted(pair.b.content)}\n"
             f"    proposed: A {pair.type} B{why}"
         )
     return template.format(types=", ".join(sorted(MODEL_TYPES)), pairs="\n".join(lines))
@@ -166,19 +166,19 @@ def _apply(memory: MemoryLayer, scope: Scope, pair: _Pair, verdict: dict[str, An
         a, b = memory.store.get(scope, [pair.a.id, pair.b.id])
         if a is None or b is None:
             return None
-        entry = L.entry_for(a, b.id)
+        entry = links.entry_for(a, b.id)
         if entry is None or entry.get("by", "auto") != "auto":
             return None  # gone or taken over by a stronger author since the prompt was built
         if not keep:
             memory.bookkeeping.rewrite_links(
                 [
-                    (a, L.remember_unlinked(L.drop_link(a, b.id), b.id)),
-                    (b, L.remember_unlinked(L.drop_link(b, a.id), a.id)),
+                    (a, links.remember_unlinked(links.drop_link(a, b.id), b.id)),
+                    (b, links.remember_unlinked(links.drop_link(b, a.id), a.id)),
                 ]
             )
             return "dropped"
         source, target = (a, b) if side == "A" else (b, a)
-        link = L.MemoryLink(
+        link = links.MemoryLink(
             source=source.id,
             target=target.id,
             type=link_type,
@@ -188,7 +188,7 @@ def _apply(memory: MemoryLayer, scope: Scope, pair: _Pair, verdict: dict[str, An
             at=float(entry.get("at", now)),
             seen=now,
         )
-        memory.bookkeeping.rewrite_links([(a, L.put_link(a, link)), (b, L.put_link(b, link))])
+        memory.bookkeeping.rewrite_links([(a, links.put_link(a, link)), (b, links.put_link(b, link))])
         same = link_type == pair.type and (entry.get("dir") == "out") == (side == "A")
         return "kept" if same else "retyped"
 

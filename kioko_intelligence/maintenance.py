@@ -51,7 +51,7 @@ import kioko_intelligence.reflection as reflection
 import kioko_intelligence.summaries as summaries
 from kioko_core.errors import ConflictError
 from kioko_core.kinds import deterministic_id
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.privacy.secrets import get_logger, redact
 from kioko_core.store import (
     Delete,
@@ -571,7 +571,7 @@ class MaintenanceScheduler:
         page, dangling, sweep, ended, todo, waiting = self._next_page(
             memory, scope, removed=changed is None, link_from=unknown
         )
-        linked = links = 0
+        linked = made = 0
         more = False
         if unknown is not None and unknown >= 0:
             # what was written up to now is offered links by this pass or the next; what comes later, by the
@@ -579,19 +579,19 @@ class MaintenanceScheduler:
             self._tended_up_to(memory, scope, unknown, keep=False)
         if changed is not None:
             report = memory.graph.connect(user_id=user_id, agent_id=agent_id, limit=TEND_LINKS, ids=changed)
-            linked, links, more = report.memories, report.links, bool(report.remaining)
+            linked, made, more = report.memories, report.links, bool(report.remaining)
             if generation is not None and not more:  # during a pass offering links, kept in this process only
                 self._tended_up_to(memory, scope, generation, keep=sweep.linking is None)
         if todo:  # the never-linked memories the pass found, a few a run
             report = memory.graph.connect(user_id=user_id, agent_id=agent_id, ids=todo)
-            linked, links = linked + report.memories, links + report.links
+            linked, made = linked + report.memories, made + report.links
         more = more or waiting
         if ended is not None and ended.linking is not None and ended.linking >= 0:
             self._tended_up_to(memory, scope, ended.linking)  # every memory of the pass was offered a link
         pruned = memory.graph.prune_records(page, user_id=user_id, agent_id=agent_id, dangling=dangling)
         done = {
             "linked_memories": linked,
-            "links": links,
+            "links": made,
             "pruned": pruned,
             "checked": len(page),
             "more": more,
@@ -660,7 +660,9 @@ class MaintenanceScheduler:
             if sweep.linking is not None:  # the pass offers links to the never-linked memories of its pages
                 queued = set(sweep.unlinked)
                 sweep.unlinked.extend(
-                    r.id for r in page if r.kind in L.LINKABLE_KINDS and L.linked_at(r) is None and r.id not in queued
+                    r.id
+                    for r in page
+                    if r.kind in links.LINKABLE_KINDS and links.linked_at(r) is None and r.id not in queued
                 )
             todo, sweep.unlinked = sweep.unlinked[:TEND_LINKS], sweep.unlinked[TEND_LINKS:]
             waiting = bool(sweep.unlinked)

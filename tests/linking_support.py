@@ -23,7 +23,7 @@ import kioko
 from kioko_backends.memory import MemoryStore
 from kioko_core.layer.memory_layer import MemoryLayer
 from kioko_core.layer.records import LayerStore
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.store import Record, Scope, Store
 
 STORE_NAMES = ("memory", "sqlite", "postgresql", "qdrant-local")
@@ -217,12 +217,12 @@ def fresh(layer: MemoryLayer, record: Record | str, user: str, agent: str | None
 
 def entries(layer: MemoryLayer, record: Record | str, user: str, agent: str | None = None) -> list[dict[str, Any]]:
     """The link entries stored on a memory (its adjacency list, foreign entries left out)."""
-    return L.link_entries(fresh(layer, record, user, agent))
+    return links.link_entries(fresh(layer, record, user, agent))
 
 
 def entry_between(layer: MemoryLayer, owner: Record | str, other: Record | str, user: str) -> dict[str, Any] | None:
     other_id = other if isinstance(other, str) else other.id
-    return L.entry_for(fresh(layer, owner, user), other_id)
+    return links.entry_for(fresh(layer, owner, user), other_id)
 
 
 def scope_records(store: Store, scope: Scope) -> list[Record]:
@@ -234,7 +234,7 @@ def link_triples(records: list[Record]) -> set[tuple[str, str, str]]:
     """Every link among ``records`` as (source id, type, target id), read from the out entries."""
     found = set()
     for record in records:
-        for entry in L.link_entries(record):
+        for entry in links.link_entries(record):
             if entry["dir"] == "out":
                 found.add((record.id, entry["type"], entry["id"]))
     return found

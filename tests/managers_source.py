@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from kioko.api import operations as surface
+from kioko.api import operations
 from kioko.remote.calls import manager_methods
 from kioko_core.kinds import MANAGERS
 from kioko_core.kinds.registry import KINDS
@@ -70,7 +70,7 @@ from __future__ import annotations
 from typing import Any, ClassVar, cast
 
 from kioko.remote.calls import awaited
-from kioko_core import kinds as K
+from kioko_core import kinds
 from kioko_core.layer.declared_managers import manager_of
 
 
@@ -81,7 +81,7 @@ class AsyncManager:
 
     def __init__(self, remote: Any) -> None:
         self._remote = remote
-        self.kind = getattr(K.MANAGERS[self._manager], "kind", "")
+        self.kind = getattr(kinds.MANAGERS[self._manager], "kind", "")
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
@@ -124,15 +124,15 @@ def render_declared() -> str:
 
 def render_async() -> str:
     parts = [ASYNC_HEAD]
-    for manager in surface.MANAGERS:
-        library = surface.manager_class(manager).__name__
+    for manager in operations.MANAGERS:
+        library = operations.manager_class(manager).__name__
         lines = [f"\n\nclass Async{library}(AsyncManager):", f'    _manager = "{manager}"']
-        lines += [f"    {name} = awaited(K.{library}.{name})" for name in sorted(manager_methods(manager))]
+        lines += [f"    {name} = awaited(kinds.{library}.{name})" for name in sorted(manager_methods(manager))]
         parts.append("\n".join(lines) + "\n")
-    classes = [f"Async{surface.manager_class(m).__name__}" for m in surface.MANAGERS]
-    entries = "".join(f'    "{m}": {cls},\n' for m, cls in zip(surface.MANAGERS, classes, strict=True))
+    classes = [f"Async{operations.manager_class(m).__name__}" for m in operations.MANAGERS]
+    entries = "".join(f'    "{m}": {cls},\n' for m, cls in zip(operations.MANAGERS, classes, strict=True))
     parts.append(f"\n\nMANAGERS: dict[str, type[AsyncManager]] = {{\n{entries}}}\n")
-    type_of = {info.manager: f"Async{surface.manager_class(info.manager).__name__}" for info in KINDS}
+    type_of = {info.manager: f"Async{operations.manager_class(info.manager).__name__}" for info in KINDS}
     properties = _properties(type_of, "``{}``")
     parts.append(
         "\n\nclass AsyncKindManagers:\n"

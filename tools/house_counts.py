@@ -97,7 +97,7 @@ def short_aliases() -> list[str]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 for alias in node.names:
-                    if alias.asname and len(alias.asname) <= 2 and alias.asname not in ("np", "pd", "nx", "op"):
+                    if alias.asname and len(alias.asname) <= 2 and alias.asname not in ("np", "pd", "nx", "op", "st"):
                         found.append(f"{path}:{node.lineno} {alias.name} as {alias.asname}")
     return found
 

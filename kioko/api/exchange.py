@@ -39,7 +39,7 @@ from kioko.api.wire import record_in, stored_out
 from kioko_core.graph.entities import GRAPH_AGENT, TRIPLE_KIND
 from kioko_core.kinds.registry import MEMORY_TYPES
 from kioko_core.layer.scoped import RESERVED_PREFIX, SESSIONS_AGENT
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.linking.links import SHARED_USER
 from kioko_core.privacy.secrets import DropSecrets, redact, redact_value
 from kioko_core.store import InvalidRecordError, KiokoError, Record, Scope, Upsert, check_scope
@@ -333,7 +333,7 @@ def _read(lines: Iterable[str | bytes], checked: bool = False) -> Iterator[Recor
 def same(a: Record, b: Record) -> bool:
     """Equal in everything an export carries except the store's version counter (the bookkeeping compared as the
     layer reads it, wherever each record carries it)."""
-    a, b = L.upgraded(a), L.upgraded(b)
+    a, b = links.upgraded(a), links.upgraded(b)
     if a.model_dump(exclude={"embedding", "version"}) != b.model_dump(exclude={"embedding", "version"}):
         return False
     if a.embedding is None or b.embedding is None:

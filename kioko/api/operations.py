@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from typing import Any, get_args, get_origin
 
-from kioko_core import kinds as K
+from kioko_core import kinds
 from kioko_core.store import Record
 
 TEXT_MANAGERS = (
@@ -127,7 +127,7 @@ def operation(manager: str, method: str) -> Operation | None:
 
 
 def manager_class(manager: str) -> type:
-    return K.MANAGERS[manager]
+    return kinds.MANAGERS[manager]
 
 
 def wire_hints(op: Operation) -> dict[str, Any]:

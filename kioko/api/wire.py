@@ -20,7 +20,7 @@ import numpy as np
 from kioko.views import context_view, link_view, memory_view, related_view, score_view, triple_view
 from kioko_core.graph.entities import Triple
 from kioko_core.graph.facade import RelatedMemory
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.linking.linker import LinkScore
 from kioko_core.linking.links import MemoryLink
 from kioko_core.recall.hybrid import Context, RecalledMemory
@@ -54,7 +54,7 @@ def stored_out(record: Record) -> dict[str, Any]:
     """A record exactly as stored, bookkeeping, index terms and vector included: what an export carries."""
     data = {name: getattr(record, name) for name in STORED_FIELDS}
     # the stored shape whatever store it came from: the bookkeeping (links included) under the metadata key
-    data["metadata"] = dict(L.stored_metadata(record))
+    data["metadata"] = dict(links.stored_metadata(record))
     data["terms"] = list(record.terms)
     data["embedding"] = vector_out(record.embedding)
     return data
@@ -65,7 +65,7 @@ def record_in(data: dict[str, Any]) -> Record:
     server before the one wire shape, whose metadata carried the bookkeeping itself)."""
     fields = {name: data[name] for name in STORED_FIELDS if name in data}
     metadata = dict(data.get("metadata") or {})
-    if L.BOOKKEEPING not in metadata:
+    if links.BOOKKEEPING not in metadata:
         kept: dict[str, Any] = {}
         if data.get("links"):
             kept["links"] = [link_in(k).entry(data["id"]) for k in data["links"]]
@@ -74,7 +74,7 @@ def record_in(data: dict[str, Any]) -> Record:
         if data.get("linked_at") is not None:
             kept["linked_at"] = data["linked_at"]
         if kept:
-            metadata[L.BOOKKEEPING] = kept
+            metadata[links.BOOKKEEPING] = kept
     fields["metadata"] = metadata
     if data.get("embedding") is not None:
         fields["embedding"] = vector_in(data["embedding"])
@@ -85,7 +85,7 @@ def memory_in(data: dict[str, Any]) -> Record:
     """The Record the library returns for a memory's JSON: the caller's metadata in ``metadata`` (without the
     ``_kioko`` key) and the bookkeeping (links, entities) in ``system``, as the layer reads it. What the remote
     clients decode every memory with, sync and async alike; :func:`record_in` keeps the stored shape (imports)."""
-    return L.upgraded(record_in(data))
+    return links.upgraded(record_in(data))
 
 
 def vector_out(vector: np.ndarray | None) -> str | None:

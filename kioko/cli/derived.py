@@ -76,9 +76,9 @@ class DerivedCommand:
         return {p.name: p.annotation for p in self.__signature__.parameters.values()}
 
     def _made(self) -> inspect.Signature:
-        from kioko.api import operations as surface
+        from kioko.api import operations
 
-        table = {p.name: p for p in surface.params(self.call)}
+        table = {p.name: p for p in operations.params(self.call)}
         hints = typing.get_type_hints(self.command, include_extras=True)
         made: list[inspect.Parameter] = []
         for name, help_text in self.arguments.items():

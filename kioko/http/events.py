@@ -33,7 +33,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
-import kioko.http.schemas as S
+import kioko.http.schemas as schemas
 from kioko.api.auth import Principal
 from kioko.api.errors import TooManyWebhooks
 from kioko.api.webhook_guard import WebhookGuard, WebhookRefused
@@ -312,9 +312,9 @@ class Webhooks:
                 self.dispatcher.submit(hook.metadata["url"], hook.metadata["secret"], event, data, user_id)
 
 
-class WebhookIn(S.Strict):
+class WebhookIn(schemas.Strict):
     url: str = Field(min_length=8, max_length=2000, description="http(s) URL that receives the POSTs")
-    user_id: str = S.UserId
+    user_id: str = schemas.UserId
     events: list[str] | None = Field(None, description=f"any of {list(EVENTS)}; all when omitted")
     secret: str | None = Field(None, min_length=MIN_SECRET, max_length=200, description="generated when omitted")
 
@@ -379,7 +379,7 @@ def _registered(body: WebhookIn, svc: Service, hooks: Webhooks) -> dict[str, Any
 
 @router.get("/webhooks", response_model=list[WebhookOut])
 def list_webhooks(
-    user_id: str = Query(min_length=1, max_length=200, description=S.USER_ID_HELP),
+    user_id: str = Query(min_length=1, max_length=200, description=schemas.USER_ID_HELP),
     who: Principal = Depends(principal),
     hooks: Webhooks = Depends(_hooks),
 ):
@@ -388,10 +388,10 @@ def list_webhooks(
     return [_hook_out(r) for r in hooks.of(user_id)]
 
 
-@router.delete("/webhooks/{webhook_id}", response_model=S.Deleted)
+@router.delete("/webhooks/{webhook_id}", response_model=schemas.Deleted)
 def delete_webhook(
     webhook_id: str,
-    user_id: str = Query(min_length=1, max_length=200, description=S.USER_ID_HELP),
+    user_id: str = Query(min_length=1, max_length=200, description=schemas.USER_ID_HELP),
     svc: Service = Depends(service),
     who: Principal = Depends(principal),
     hooks: Webhooks = Depends(_hooks),

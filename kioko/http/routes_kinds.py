@@ -12,8 +12,8 @@ from typing import Any
 from fastapi import APIRouter, Body, Depends, Path, Query
 from pydantic import create_model
 
-import kioko.api.operations as surface
-import kioko.http.schemas as S
+import kioko.http.schemas as schemas
+from kioko.api import operations
 from kioko.api.auth import Principal
 from kioko.api.wire import record_out
 from kioko.http.deps import ERROR_RESPONSES, Service, authorized, principal, service
@@ -32,9 +32,9 @@ EVENTS = {
 def build_router() -> APIRouter:
     router = APIRouter(responses=ERROR_RESPONSES)
     router.add_api_route(
-        "/v1/kinds", list_kinds, methods=["GET"], tags=["memories"], response_model=list[S.KindOut], name="kinds"
+        "/v1/kinds", list_kinds, methods=["GET"], tags=["memories"], response_model=list[schemas.KindOut], name="kinds"
     )
-    for op in surface.OPERATIONS:
+    for op in operations.OPERATIONS:
         _add_route(router, op)
     return router
 
@@ -51,7 +51,7 @@ def list_kinds() -> list[dict[str, Any]]:
             "called": info.called,
             "aliases": list(info.aliases),
             "manager": info.manager,
-            "path": f"/v1/{surface.URL_NAME.get(info.manager, info.manager)}",
+            "path": f"/v1/{operations.URL_NAME.get(info.manager, info.manager)}",
             "section": info.section,
             "links": info.links,
             "keyed": info.keyed,
@@ -64,13 +64,18 @@ def list_kinds() -> list[dict[str, Any]]:
 
 
 def _response_model(kind: str) -> Any:
-    return {"record": S.RecordOut, "records": list[S.RecordOut], "record?": S.RecordOut | None, "value": S.Result}[kind]
+    return {
+        "record": schemas.RecordOut,
+        "records": list[schemas.RecordOut],
+        "record?": schemas.RecordOut | None,
+        "value": schemas.Result,
+    }[kind]
 
 
-def _add_route(router: APIRouter, op: surface.Operation) -> None:
-    sig = surface.signature(op)
-    hints = surface.wire_hints(op)
-    kind = surface.returns(op)
+def _add_route(router: APIRouter, op: operations.Operation) -> None:
+    sig = operations.signature(op)
+    hints = operations.wire_hints(op)
+    kind = operations.returns(op)
     params = [
         inspect.Parameter("svc", inspect.Parameter.KEYWORD_ONLY, default=Depends(service), annotation=Service),
         inspect.Parameter("who", inspect.Parameter.KEYWORD_ONLY, default=Depends(principal), annotation=Principal),
@@ -91,10 +96,12 @@ def _add_route(router: APIRouter, op: surface.Operation) -> None:
             if name == text:
                 # the text travels as content, as on POST /v1/memories; the method's own name stays an alias
                 fields["content"] = (hint, ... if required else default)
-                fields[name] = (hint | None, S.legacy_text_field(name))
+                fields[name] = (hint | None, schemas.legacy_text_field(name))
                 continue
-            fields[name] = (hint, S.UserId if name == "user_id" else ... if required else default)
-        base: type[S.Strict] = type("TextIn", (S.TextBody,), {"LEGACY_TEXT": text}) if text else S.Strict
+            fields[name] = (hint, schemas.UserId if name == "user_id" else ... if required else default)
+        base: type[schemas.Strict] = (
+            type("TextIn", (schemas.TextBody,), {"LEGACY_TEXT": text}) if text else schemas.Strict
+        )
         model = create_model(f"{_camel(op.manager)}{_camel(op.method)}In", __base__=base, **fields)
         params.append(inspect.Parameter("body", inspect.Parameter.KEYWORD_ONLY, annotation=model, default=Body()))
     else:
@@ -102,7 +109,7 @@ def _add_route(router: APIRouter, op: surface.Operation) -> None:
             default = sig.parameters[name].default
             default = ... if default is inspect.Parameter.empty or name == "user_id" else default
             query = (
-                Query(default, min_length=1, max_length=200, description=S.USER_ID_HELP)
+                Query(default, min_length=1, max_length=200, description=schemas.USER_ID_HELP)
                 if name == "user_id"
                 else Query(default, min_length=1, max_length=200)
                 if name in ("agent_id", "session_id")
@@ -166,7 +173,7 @@ def _out(kind: str, result: Any) -> Any:
     return {"result": result}
 
 
-def _notify(svc: Service, op: surface.Operation, given: dict[str, Any], result: Any) -> None:
+def _notify(svc: Service, op: operations.Operation, given: dict[str, Any], result: Any) -> None:
     user_id, agent_id = given.get("user_id"), given.get("agent_id")
     if hasattr(result, "content") and hasattr(result, "user_id"):
         _event(svc, EVENTS.get(op.method, "memory.updated"), result)
@@ -183,8 +190,8 @@ def _notify(svc: Service, op: surface.Operation, given: dict[str, Any], result: 
         )
 
 
-def _summary(op: surface.Operation) -> str:
-    doc = inspect.getdoc(getattr(surface.manager_class(op.manager), op.method)) or ""
+def _summary(op: operations.Operation) -> str:
+    doc = inspect.getdoc(getattr(operations.manager_class(op.manager), op.method)) or ""
     return f"``memory.{op.manager}.{op.method}``: {doc}"
 
 

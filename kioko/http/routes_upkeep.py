@@ -11,7 +11,7 @@ from typing import Any
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
-import kioko.http.schemas as S
+import kioko.http.schemas as schemas
 from kioko.api.auth import Principal
 from kioko.api.wire import jsonable, plan_out, prefix_out, record_out
 from kioko.http.deps import ERROR_RESPONSES, Service, authorized
@@ -20,7 +20,7 @@ from kioko_core.store import InvalidRecordError, Record
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES, tags=["intelligence"])
 
-UserQ = Query(min_length=1, max_length=200, description=S.USER_ID_HELP)
+UserQ = Query(min_length=1, max_length=200, description=schemas.USER_ID_HELP)
 AgentQ = Query(None, min_length=1, max_length=200)
 
 
@@ -30,14 +30,14 @@ class PrefixOut(BaseModel):
     memory_ids: list[str]
 
 
-@served(router, "plan", response_model=S.PlanOut)
+@served(router, "plan", response_model=schemas.PlanOut)
 def plan(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """The plan recall would follow for the query: intents, why, a cap per section, links."""
     authorized(who, args["user_id"], args["agent_id"])
     return plan_out(svc.layer.plan(**args))
 
 
-@served(router, "pin", response_model=S.RecordOut)
+@served(router, "pin", response_model=schemas.RecordOut)
 def pin(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Pin a memory: every context shows it under "Keep in mind"; it joins the stable prefix."""
     authorized(who, args["user_id"], args["agent_id"])
@@ -47,7 +47,7 @@ def pin(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     return record_out(record)
 
 
-@served(router, "unpin", response_model=S.RecordOut)
+@served(router, "unpin", response_model=schemas.RecordOut)
 def unpin(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Unpin a memory (one that was not pinned comes back as it is)."""
     authorized(who, args["user_id"], args["agent_id"])
@@ -57,7 +57,7 @@ def unpin(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     return record_out(record)
 
 
-@served(router, "pinned", response_model=list[S.RecordOut])
+@served(router, "pinned", response_model=list[schemas.RecordOut])
 def pinned(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """The scope's pinned memories, oldest pin first."""
     authorized(who, args["user_id"], args["agent_id"])
@@ -71,7 +71,7 @@ def kv(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     return prefix_out(svc.layer.kv(**args))
 
 
-@served(router, "end_session", response_model=S.RecordOut | None)
+@served(router, "end_session", response_model=schemas.RecordOut | None)
 def end_session(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Wrap a session up now: its task and lasting scratchpad slots become its episode; null when it had none."""
     authorized(who, args["user_id"], args["agent_id"])

@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
-import kioko.api.operations as surface
+from kioko.api import operations
 from kioko.api.operations import USER_ID_HELP
 from kioko_core.linking.links import LINK_TYPES
 
@@ -351,10 +351,10 @@ WIRE_TYPES: dict[str, Any] = {
 """The wire types the operations table leaves to the server (``surface.SCHEMA``): ``"call.name"`` or ``"name"``."""
 
 
-def wire_type(call: str, param: surface.Param) -> Any:
-    if param.type != surface.SCHEMA:
+def wire_type(call: str, param: operations.Param) -> Any:
+    if param.type != operations.SCHEMA:
         return param.type
-    own = surface.route(call).call
+    own = operations.route(call).call
     return WIRE_TYPES.get(f"{own}.{param.wire}", WIRE_TYPES.get(param.wire))
 
 
@@ -387,10 +387,10 @@ def _shape(model: type[BaseModel]) -> list[tuple[str, str]]:
 
 
 def _build(call: str, written_in: Mapping[str, type] | None) -> type[Strict]:
-    found = surface.route(call)
+    found = operations.route(call)
     fields: dict[str, Any] = {}
     text: Any = None
-    for param in surface.params(call, written_in=written_in):
+    for param in operations.params(call, written_in=written_in):
         if param.where != "body":
             continue
         kind = wire_type(call, param)

@@ -15,8 +15,8 @@ from typing import Any, TypeVar
 
 from fastapi import APIRouter, Body, Depends, Query, Request
 
-import kioko.api.operations as surface
-import kioko.http.schemas as S
+import kioko.http.schemas as schemas
+from kioko.api import operations
 from kioko.api.auth import Principal
 from kioko.http.deps import Service, principal, service
 
@@ -28,11 +28,11 @@ SERVED: dict[str, str] = {}
 
 def served(router: APIRouter, call: str, **route: Any) -> Callable[[Handler], Handler]:
     """Serve ``call`` (``handler(svc, who, args)``) at its operation's verb and path on ``router``."""
-    found = surface.route(call)
+    found = operations.route(call)
     if found.call != call or found.composed:
         raise TypeError(f"{call} is not an operation the table derives (alias or composed)")
-    wanted = surface.params(call)
-    model = S.request_model(call) if any(p.where == "body" for p in wanted) else None
+    wanted = operations.params(call)
+    model = schemas.request_model(call) if any(p.where == "body" for p in wanted) else None
     signature = [
         inspect.Parameter("request", inspect.Parameter.KEYWORD_ONLY, annotation=Request),
         inspect.Parameter("svc", inspect.Parameter.KEYWORD_ONLY, default=Depends(service), annotation=Service),
@@ -63,7 +63,7 @@ def served(router: APIRouter, call: str, **route: Any) -> Callable[[Handler], Ha
             body = given.pop("body", None)
             if body is not None:
                 given.update(body.model_dump(exclude={legacy} if legacy else None))
-            args = surface.to_library(call, given)
+            args = operations.to_library(call, given)
             return handler(svc, who, args, request) if wants_request else handler(svc, who, args)
 
         endpoint.__signature__ = inspect.Signature(signature)  # type: ignore[attr-defined]

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
 from kioko.protocol import Entities, Memory, MemoryGraph
-from kioko.remote import calls as C
+from kioko.remote import calls
 from kioko.remote.async_managers import MANAGERS, AsyncKindManagers
 from kioko.remote.calls import IDEMPOTENT, Call, Calls, sent_async, where
 from kioko.remote.client import DEFAULT_TIMEOUT, _error, _stats, auth_headers, base_url, import_httpx, ndjson
@@ -108,7 +108,7 @@ class AsyncRemoteMemory(AsyncKindManagers, Calls):
     def scoped(self, *, user_id: str | None = None, agent_id: str | None = None) -> AsyncRemoteMemory:
         """The same calls with ``user_id`` (and ``agent_id``) bound (not a coroutine: nothing is sent)."""
         if self._bound is not None:
-            user, agent = C._who(self._bound, user_id, agent_id)
+            user, agent = calls._who(self._bound, user_id, agent_id)
         else:
             if user_id is None:
                 raise InvalidRecordError("scoped() needs user_id")
@@ -150,9 +150,9 @@ class AsyncRemoteMemory(AsyncKindManagers, Calls):
         cursor = None
         while True:
             page = await self._send(
-                self._page(user_id=user_id, agent_id=agent_id, kinds=kinds, cursor=cursor, size=C.PAGE)
+                self._page(user_id=user_id, agent_id=agent_id, kinds=kinds, cursor=cursor, size=calls.PAGE)
             )
-            for record in C.records(page["items"]):
+            for record in calls.records(page["items"]):
                 yield record
             cursor = page["next_cursor"]
             if cursor is None:

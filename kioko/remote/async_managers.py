@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, ClassVar, cast
 
 from kioko.remote.calls import awaited
-from kioko_core import kinds as K
+from kioko_core import kinds
 from kioko_core.layer.declared_managers import manager_of
 
 
@@ -23,7 +23,7 @@ class AsyncManager:
 
     def __init__(self, remote: Any) -> None:
         self._remote = remote
-        self.kind = getattr(K.MANAGERS[self._manager], "kind", "")
+        self.kind = getattr(kinds.MANAGERS[self._manager], "kind", "")
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
@@ -31,145 +31,145 @@ class AsyncManager:
 
 class AsyncGoals(AsyncManager):
     _manager = "goals"
-    add = awaited(K.Goals.add)
-    complete = awaited(K.Goals.complete)
-    delete = awaited(K.Goals.delete)
-    drop = awaited(K.Goals.drop)
-    get = awaited(K.Goals.get)
-    list = awaited(K.Goals.list)
-    open = awaited(K.Goals.open)
-    progress = awaited(K.Goals.progress)
-    reopen = awaited(K.Goals.reopen)
-    subgoals = awaited(K.Goals.subgoals)
-    update = awaited(K.Goals.update)
+    add = awaited(kinds.Goals.add)
+    complete = awaited(kinds.Goals.complete)
+    delete = awaited(kinds.Goals.delete)
+    drop = awaited(kinds.Goals.drop)
+    get = awaited(kinds.Goals.get)
+    list = awaited(kinds.Goals.list)
+    open = awaited(kinds.Goals.open)
+    progress = awaited(kinds.Goals.progress)
+    reopen = awaited(kinds.Goals.reopen)
+    subgoals = awaited(kinds.Goals.subgoals)
+    update = awaited(kinds.Goals.update)
 
 
 class AsyncDecisions(AsyncManager):
     _manager = "decisions"
-    add = awaited(K.Decisions.add)
-    chain = awaited(K.Decisions.chain)
-    current = awaited(K.Decisions.current)
-    delete = awaited(K.Decisions.delete)
-    get = awaited(K.Decisions.get)
-    list = awaited(K.Decisions.list)
-    outcome = awaited(K.Decisions.outcome)
-    supersede = awaited(K.Decisions.supersede)
-    update = awaited(K.Decisions.update)
+    add = awaited(kinds.Decisions.add)
+    chain = awaited(kinds.Decisions.chain)
+    current = awaited(kinds.Decisions.current)
+    delete = awaited(kinds.Decisions.delete)
+    get = awaited(kinds.Decisions.get)
+    list = awaited(kinds.Decisions.list)
+    outcome = awaited(kinds.Decisions.outcome)
+    supersede = awaited(kinds.Decisions.supersede)
+    update = awaited(kinds.Decisions.update)
 
 
 class AsyncProcedures(AsyncManager):
     _manager = "procedures"
-    add = awaited(K.Procedures.add)
-    delete = awaited(K.Procedures.delete)
-    get = awaited(K.Procedures.get)
-    list = awaited(K.Procedures.list)
-    outcome = awaited(K.Procedures.outcome)
-    update = awaited(K.Procedures.update)
+    add = awaited(kinds.Procedures.add)
+    delete = awaited(kinds.Procedures.delete)
+    get = awaited(kinds.Procedures.get)
+    list = awaited(kinds.Procedures.list)
+    outcome = awaited(kinds.Procedures.outcome)
+    update = awaited(kinds.Procedures.update)
 
 
 class AsyncStrategies(AsyncManager):
     _manager = "strategies"
-    add = awaited(K.Strategies.add)
-    delete = awaited(K.Strategies.delete)
-    get = awaited(K.Strategies.get)
-    list = awaited(K.Strategies.list)
-    outcome = awaited(K.Strategies.outcome)
-    update = awaited(K.Strategies.update)
+    add = awaited(kinds.Strategies.add)
+    delete = awaited(kinds.Strategies.delete)
+    get = awaited(kinds.Strategies.get)
+    list = awaited(kinds.Strategies.list)
+    outcome = awaited(kinds.Strategies.outcome)
+    update = awaited(kinds.Strategies.update)
 
 
 class AsyncSkills(AsyncManager):
     _manager = "skills"
-    add = awaited(K.Skills.add)
-    delete = awaited(K.Skills.delete)
-    get = awaited(K.Skills.get)
-    list = awaited(K.Skills.list)
-    outcome = awaited(K.Skills.outcome)
-    update = awaited(K.Skills.update)
+    add = awaited(kinds.Skills.add)
+    delete = awaited(kinds.Skills.delete)
+    get = awaited(kinds.Skills.get)
+    list = awaited(kinds.Skills.list)
+    outcome = awaited(kinds.Skills.outcome)
+    update = awaited(kinds.Skills.update)
 
 
 class AsyncEpisodes(AsyncManager):
     _manager = "episodes"
-    add = awaited(K.Episodes.add)
-    delete = awaited(K.Episodes.delete)
-    get = awaited(K.Episodes.get)
-    list = awaited(K.Episodes.list)
-    update = awaited(K.Episodes.update)
+    add = awaited(kinds.Episodes.add)
+    delete = awaited(kinds.Episodes.delete)
+    get = awaited(kinds.Episodes.get)
+    list = awaited(kinds.Episodes.list)
+    update = awaited(kinds.Episodes.update)
 
 
 class AsyncFacts(AsyncManager):
     _manager = "facts"
-    add = awaited(K.Facts.add)
-    delete = awaited(K.Facts.delete)
-    get = awaited(K.Facts.get)
-    list = awaited(K.Facts.list)
-    update = awaited(K.Facts.update)
-    verify = awaited(K.Facts.verify)
+    add = awaited(kinds.Facts.add)
+    delete = awaited(kinds.Facts.delete)
+    get = awaited(kinds.Facts.get)
+    list = awaited(kinds.Facts.list)
+    update = awaited(kinds.Facts.update)
+    verify = awaited(kinds.Facts.verify)
 
 
 class AsyncPreferences(AsyncManager):
     _manager = "preferences"
-    add = awaited(K.Preferences.add)
-    delete = awaited(K.Preferences.delete)
-    get = awaited(K.Preferences.get)
-    list = awaited(K.Preferences.list)
-    update = awaited(K.Preferences.update)
+    add = awaited(kinds.Preferences.add)
+    delete = awaited(kinds.Preferences.delete)
+    get = awaited(kinds.Preferences.get)
+    list = awaited(kinds.Preferences.list)
+    update = awaited(kinds.Preferences.update)
 
 
 class AsyncKnowledge(AsyncManager):
     _manager = "knowledge"
-    add = awaited(K.Knowledge.add)
-    delete = awaited(K.Knowledge.delete)
-    get = awaited(K.Knowledge.get)
-    list = awaited(K.Knowledge.list)
-    update = awaited(K.Knowledge.update)
+    add = awaited(kinds.Knowledge.add)
+    delete = awaited(kinds.Knowledge.delete)
+    get = awaited(kinds.Knowledge.get)
+    list = awaited(kinds.Knowledge.list)
+    update = awaited(kinds.Knowledge.update)
 
 
 class AsyncInsights(AsyncManager):
     _manager = "insights"
-    add = awaited(K.Insights.add)
-    delete = awaited(K.Insights.delete)
-    get = awaited(K.Insights.get)
-    list = awaited(K.Insights.list)
-    update = awaited(K.Insights.update)
+    add = awaited(kinds.Insights.add)
+    delete = awaited(kinds.Insights.delete)
+    get = awaited(kinds.Insights.get)
+    list = awaited(kinds.Insights.list)
+    update = awaited(kinds.Insights.update)
 
 
 class AsyncSummaries(AsyncManager):
     _manager = "summaries"
-    add = awaited(K.Summaries.add)
-    delete = awaited(K.Summaries.delete)
-    get = awaited(K.Summaries.get)
-    list = awaited(K.Summaries.list)
-    update = awaited(K.Summaries.update)
+    add = awaited(kinds.Summaries.add)
+    delete = awaited(kinds.Summaries.delete)
+    get = awaited(kinds.Summaries.get)
+    list = awaited(kinds.Summaries.list)
+    update = awaited(kinds.Summaries.update)
 
 
 class AsyncInstructions(AsyncManager):
     _manager = "instructions"
-    add = awaited(K.Instructions.add)
-    delete = awaited(K.Instructions.delete)
-    get = awaited(K.Instructions.get)
-    list = awaited(K.Instructions.list)
-    remove = awaited(K.Instructions.remove)
-    update = awaited(K.Instructions.update)
+    add = awaited(kinds.Instructions.add)
+    delete = awaited(kinds.Instructions.delete)
+    get = awaited(kinds.Instructions.get)
+    list = awaited(kinds.Instructions.list)
+    remove = awaited(kinds.Instructions.remove)
+    update = awaited(kinds.Instructions.update)
 
 
 class AsyncProfile(AsyncManager):
     _manager = "profile"
-    all = awaited(K.Profile.all)
-    get = awaited(K.Profile.get)
-    list = awaited(K.Profile.list)
-    record = awaited(K.Profile.record)
-    remove = awaited(K.Profile.remove)
-    set = awaited(K.Profile.set)
+    all = awaited(kinds.Profile.all)
+    get = awaited(kinds.Profile.get)
+    list = awaited(kinds.Profile.list)
+    record = awaited(kinds.Profile.record)
+    remove = awaited(kinds.Profile.remove)
+    set = awaited(kinds.Profile.set)
 
 
 class AsyncWorkingMemory(AsyncManager):
     _manager = "working"
-    all = awaited(K.WorkingMemory.all)
-    clear = awaited(K.WorkingMemory.clear)
-    get = awaited(K.WorkingMemory.get)
-    promote = awaited(K.WorkingMemory.promote)
-    remove = awaited(K.WorkingMemory.remove)
-    set = awaited(K.WorkingMemory.set)
+    all = awaited(kinds.WorkingMemory.all)
+    clear = awaited(kinds.WorkingMemory.clear)
+    get = awaited(kinds.WorkingMemory.get)
+    promote = awaited(kinds.WorkingMemory.promote)
+    remove = awaited(kinds.WorkingMemory.remove)
+    set = awaited(kinds.WorkingMemory.set)
 
 
 MANAGERS: dict[str, type[AsyncManager]] = {

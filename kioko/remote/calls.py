@@ -18,7 +18,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 from urllib.parse import quote
 
 from kioko.api import errors as _service_errors  # noqa: F401  (Unauthorized, Forbidden ... for error_in)
-from kioko.api import operations as surface
+from kioko.api import operations
 from kioko.api.wire import context_in, error_in, link_in, memory_in, plan_in, prefix_in, related_in, score_in, triple_in
 from kioko_core.errors import MemoryNotFound
 from kioko_core.recall.hybrid import Context
@@ -44,7 +44,7 @@ class Call:
 def where(call: str, **segments: str) -> tuple[str, str]:
     """The verb and path of ``call``'s operation (:data:`kioko.api.operations.MEMORY_ROUTES`), its ``{names}``
     filled with the arguments given (each checked non-empty and quoted)."""
-    found = surface.route(call)
+    found = operations.route(call)
     path = found.path
     for name, value in segments.items():
         if "{" + name + "}" not in path:
@@ -109,7 +109,7 @@ def derived(
     (a keyword it does not take is a TypeError, as in the library), the scope filled in from a scoped view,
     and each argument placed where its row of :data:`kioko.api.operations.MEMORY_ROUTES` says (path, body or
     query, under its wire name); an argument left out is not sent (the server applies the same default)."""
-    sig = surface.signature(call, written_in=written_in)
+    sig = operations.signature(call, written_in=written_in)
     try:
         given = dict(sig.bind(*args, **kwargs).arguments)
     except TypeError as error:
@@ -120,12 +120,12 @@ def derived(
         if "agent_id" in sig.parameters:
             given["agent_id"] = agent
     target = call
-    prepare = PREPARE.get(surface.route(call).call)
+    prepare = PREPARE.get(operations.route(call).call)
     if prepare is not None:
         target, given = prepare(call, given)
-    found = surface.route(target)
+    found = operations.route(target)
     path, body, query = found.path, {}, {}
-    for param in surface.params(target, written_in=written_in):
+    for param in operations.params(target, written_in=written_in):
         value = given.get(param.name)
         if value is None:
             continue
@@ -234,12 +234,12 @@ DECODERS: dict[str, Callable[[Any], Any]] = {
 
 
 def decoder(call: str, *, written_in: Mapping[str, type] | None = None) -> Callable[[Any], Any]:
-    returns = surface.signature(call, written_in=written_in).return_annotation
+    returns = operations.signature(call, written_in=written_in).return_annotation
     try:
         decode = DECODERS[returns]
     except KeyError:
         raise TypeError(f"{call} returns {returns}: no decoder for it in kioko.remote.calls.DECODERS") from None
-    field = surface.route(call).answer
+    field = operations.route(call).answer
     if field:
         return lambda answer: decode(answer[field])
     return decode
@@ -253,7 +253,7 @@ def sent(method: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate[Any, 
     """A client method that is the protocol's ``method``: its signature (for mypy and ``inspect``), its request
     derived from the operations table, sent by the client's ``_send``."""
     call = call_name(method)
-    found = surface.route(call)
+    found = operations.route(call)
 
     def send(self: Any, *args: P.args, **kwargs: P.kwargs) -> R:
         client = getattr(self, "_remote", self)
@@ -275,7 +275,7 @@ def sent(method: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate[Any, 
 def sent_async(method: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate[Any, P], Coroutine[Any, Any, R]]:
     """:func:`sent` for AsyncRemoteMemory: the same request, awaited."""
     call = call_name(method)
-    found = surface.route(call)
+    found = operations.route(call)
 
     async def send(self: Any, *args: P.args, **kwargs: P.kwargs) -> R:
         client = getattr(self, "_remote", self)
@@ -316,10 +316,10 @@ AFTER: dict[str, Callable[[tuple[Any, ...], dict[str, Any], Any], None]] = {"gra
 def manager_call(calls: Calls, manager: str, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Call:
     """The Call of ``memory.<manager>.<method>(*args, **kwargs)``, arguments checked against the library's own
     signature (so a keyword the library does not take is a TypeError here, as it is locally)."""
-    op = surface.operation(manager, method)
+    op = operations.operation(manager, method)
     if op is None:
         raise AttributeError(f"memory.{manager} has no call {method!r} over HTTP")
-    sig = surface.signature(op)
+    sig = operations.signature(op)
     if calls._bound is not None:
         user, agent = _who(calls._bound, kwargs.pop("user_id", None), kwargs.pop("agent_id", None))
         kwargs["user_id"] = user
@@ -335,7 +335,7 @@ def manager_call(calls: Calls, manager: str, method: str, args: tuple[Any, ...],
     for name in op.path_params:
         path = path.replace("{" + name + "}", seg(given.pop(name), name))
     values = {k: jsonable(v) for k, v in given.items()}
-    kind = surface.returns(op)
+    kind = operations.returns(op)
 
     def decode(answer: Any) -> Any:
         return _decoded(kind, answer, default)
@@ -347,7 +347,7 @@ def manager_call(calls: Calls, manager: str, method: str, args: tuple[Any, ...],
 
 def manager_methods(manager: str) -> dict[str, Any]:
     """The public calls of the library's manager class ``manager`` (name -> function), aliases included."""
-    cls = surface.manager_class(manager)
+    cls = operations.manager_class(manager)
     return {name: member for name, member in inspect.getmembers(cls, inspect.isfunction) if not name.startswith("_")}
 
 
@@ -355,9 +355,9 @@ def missing_operations() -> list[str]:
     """``manager.method`` for every public call of a manager that has no row in the operations table."""
     return sorted(
         f"{manager}.{name}"
-        for manager in surface.MANAGERS
+        for manager in operations.MANAGERS
         for name in manager_methods(manager)
-        if surface.operation(manager, name) is None
+        if operations.operation(manager, name) is None
     )
 
 

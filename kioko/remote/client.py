@@ -21,9 +21,9 @@ import time
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from kioko.api import operations as surface
+from kioko.api import operations
 from kioko.protocol import Entities, Memory, MemoryGraph
-from kioko.remote import calls as C
+from kioko.remote import calls
 from kioko.remote.calls import IDEMPOTENT, Call, Calls, error_of, sent, where
 from kioko.remote.events import EventStream
 from kioko.remote.url import REMOTE_SCHEMES as REMOTE_SCHEMES
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 get_logger("httpx")
 
 DEFAULT_TIMEOUT = 30.0
-PAGE = C.PAGE
+PAGE = calls.PAGE
 
 
 def base_url(url: str) -> str:
@@ -103,7 +103,7 @@ class RemoteMemory(KindManagers, Calls):
     def _install(self) -> None:
         self.graph = RemoteGraph(self)
         self.entities = RemoteEntities(self)
-        built = {name: remote_manager(self, name) for name in surface.MANAGERS}
+        built = {name: remote_manager(self, name) for name in operations.MANAGERS}
         self._managers = {name: built[own] for name, own in attribute_names().items() if own in built}
 
     # -- transport
@@ -165,7 +165,7 @@ class RemoteMemory(KindManagers, Calls):
         """The same calls with ``user_id`` (and ``agent_id``) bound, managers and graph included, as on a
         MemoryLayer; naming another user or agent in a call of the view raises InvalidRecordError."""
         if self._bound is not None:
-            user, agent = C._who(self._bound, user_id, agent_id)
+            user, agent = calls._who(self._bound, user_id, agent_id)
         else:
             if user_id is None:
                 raise InvalidRecordError("scoped() needs user_id")
@@ -207,7 +207,7 @@ class RemoteMemory(KindManagers, Calls):
         cursor = None
         while True:
             page = self._send(self._page(user_id=user_id, agent_id=agent_id, kinds=kinds, cursor=cursor, size=PAGE))
-            yield from C.records(page["items"])
+            yield from calls.records(page["items"])
             cursor = page["next_cursor"]
             if cursor is None:
                 return
@@ -355,8 +355,8 @@ def remote_manager(remote: RemoteMemory, name: str) -> Any:
 
 
 def _derive(name: str) -> type:
-    library = surface.manager_class(name)
-    missing = [m for m in C.manager_methods(name) if surface.operation(name, m) is None]
+    library = operations.manager_class(name)
+    missing = [m for m in calls.manager_methods(name) if operations.operation(name, m) is None]
     if missing:
         raise TypeError(f"memory.{name} has calls without an operation in kioko.api.operations: {missing}")
 
@@ -364,11 +364,11 @@ def _derive(name: str) -> type:
         @functools.wraps(original)  # name, doc and (through __wrapped__) the library's signature
         def call(self: Any, *args: Any, **kwargs: Any) -> Any:
             remote = self._remote
-            return remote._send(C.manager_call(remote, self._manager, method, args, kwargs))
+            return remote._send(calls.manager_call(remote, self._manager, method, args, kwargs))
 
         return call
 
-    members: dict[str, Any] = {m: sending(m, f) for m, f in C.manager_methods(name).items()}
+    members: dict[str, Any] = {m: sending(m, f) for m, f in calls.manager_methods(name).items()}
     members["__init__"] = _no_init
     members["__repr__"] = lambda self: f"Remote{library.__name__}()"
     members["__module__"] = __name__

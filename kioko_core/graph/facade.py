@@ -9,9 +9,10 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Callable
 
 from kioko_core.errors import InvalidRecordError, MemoryNotFound
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.linking.activation import Neighbourhood, gather, spread
 from kioko_core.linking.linker import LinkScore
+from kioko_core.linking.links import MemoryLink
 from kioko_core.linking.relink import Outcome, RelinkBatch
 from kioko_core.store import Filter, Record, Scope, Upsert
 from kioko_core.store.retry import retry_conflicts, retrying
@@ -27,7 +28,7 @@ class RelatedMemory:
 
     record: Record
     score: float
-    path: list[L.MemoryLink]
+    path: list[MemoryLink]
 
 
 @dataclass(frozen=True)
@@ -133,14 +134,14 @@ class Graph:
 
     # -- memory links: reading
 
-    def links(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> list[L.MemoryLink]:
+    def links(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> list[MemoryLink]:
         """Every link of a memory, strongest (faded weight) first; links to vanished memories are skipped."""
         layer = self._layer
         record = layer.get(memory_id, user_id=user_id, agent_id=agent_id)
-        entries = L.link_entries(record)
-        others = L.fetch_others(layer.store, record, entries) if entries else []
+        entries = links.link_entries(record)
+        others = links.fetch_others(layer.store, record, entries) if entries else []
         now = time.time()
-        found = [L.MemoryLink.from_entry(record, e, o) for e, o in zip(entries, others) if o is not None]
+        found = [MemoryLink.from_entry(record, e, o) for e, o in zip(entries, others) if o is not None]
         return sorted(found, key=lambda k: (-k.faded(now, layer.linker.config.half_life_days), k.source, k.target))
 
     def explain(self, a: str, b: str, *, user_id: str | None = None, agent_id: str | None = None) -> LinkScore:
@@ -154,10 +155,10 @@ class Graph:
         first = self._layer.get(a, user_id=user_id, agent_id=agent_id)
         second = self._layer.get(b, user_id=user_id, agent_id=agent_id)
         scored = self._layer.linker.explain(first, second)
-        entry = L.entry_for(first, second.id)
+        entry = links.entry_for(first, second.id)
         if entry is None:
             return scored
-        stored = L.MemoryLink.from_entry(first, entry, second)
+        stored = MemoryLink.from_entry(first, entry, second)
         if stored.by == "auto":
             # the linker's own link: the evidence found now is its account (it may have faded since)
             return replace(scored, linked=True)
@@ -201,21 +202,21 @@ class Graph:
         )[:limit]
         return [RelatedMemory(hood.records[i], round(activation[i], 6), self._chain(hood, start.id, i)) for i in ranked]
 
-    def _chain(self, hood: Neighbourhood, start: str, end: str) -> list[L.MemoryLink]:
-        path: list[L.MemoryLink] = []
+    def _chain(self, hood: Neighbourhood, start: str, end: str) -> list[MemoryLink]:
+        path: list[MemoryLink] = []
         node = end
         while node != start and node in hood.parents:
             parent = hood.parents[node]
             key = (min(parent, node), max(parent, node))
             owner, entry = hood.entries[key]
             other = node if owner == parent else parent
-            path.append(L.MemoryLink.from_entry(hood.records[owner], entry, hood.records.get(other)))
+            path.append(MemoryLink.from_entry(hood.records[owner], entry, hood.records.get(other)))
             node = parent
         return list(reversed(path))
 
     def trace(
         self, a: str, b: str, max_depth: int = 4, *, user_id: str | None = None, agent_id: str | None = None
-    ) -> list[L.MemoryLink]:
+    ) -> list[MemoryLink]:
         """The shortest chain of links from ``a`` to ``b`` (breadth first; superseded decisions included)."""
         layer = self._layer
         start = layer.get(a, user_id=user_id, agent_id=agent_id)
@@ -226,7 +227,7 @@ class Graph:
         for _ in range(max_depth):
             wanted: list[str] = []
             for record in frontier:
-                for entry in L.link_entries(record):
+                for entry in links.link_entries(record):
                     if entry["id"] not in seen and entry["id"] not in parents:
                         parents[entry["id"]] = (record.id, entry)
                         wanted.append(entry["id"])
@@ -236,11 +237,11 @@ class Graph:
             for record in found:
                 seen[record.id] = record
             if b in seen:
-                chain: list[L.MemoryLink] = []
+                chain: list[MemoryLink] = []
                 node = b
                 while node != start.id:
                     owner, entry = parents[node]
-                    chain.append(L.MemoryLink.from_entry(seen[owner], entry, seen[node]))
+                    chain.append(MemoryLink.from_entry(seen[owner], entry, seen[node]))
                     node = owner
                 return list(reversed(chain))
             frontier = found
@@ -266,16 +267,16 @@ class Graph:
             records = list(hood.records.values())
         else:
             records = []
-            for record in layer.store.scan(scope, Filter(kinds=frozenset(L.LINKABLE_KINDS))):
+            for record in layer.store.scan(scope, Filter(kinds=frozenset(links.LINKABLE_KINDS))):
                 records.append(record)
                 if len(records) >= limit:
                     break
         present = {r.id: r for r in records}
         edges: dict[tuple[str, str], GraphEdge] = {}
         for record in records:
-            for entry in L.link_entries(record):
+            for entry in links.link_entries(record):
                 if entry["id"] in present:
-                    link = L.MemoryLink.from_entry(record, entry, present[entry["id"]])
+                    link = MemoryLink.from_entry(record, entry, present[entry["id"]])
                     if (link.source, link.target) not in edges:
                         edges[link.source, link.target] = GraphEdge(
                             link.source, link.target, link.type, link.weight, link.by, link.why, link.line()
@@ -284,9 +285,9 @@ class Graph:
             GraphNode(
                 r.id,
                 r.kind,
-                L.noun(r.kind),
-                L.record_label(r),
-                len(L.link_entries(r)),
+                links.noun(r.kind),
+                links.record_label(r),
+                len(links.link_entries(r)),
                 bool(r.metadata.get("superseded_by")),
             )
             for r in records
@@ -314,10 +315,10 @@ class Graph:
         *,
         user_id: str | None = None,
         agent_id: str | None = None,
-    ) -> L.MemoryLink:
+    ) -> MemoryLink:
         """Link ``a`` to ``b`` by hand (never fades). Raises LinkConflict where a stronger link exists."""
-        if type not in L.LINK_TYPES:
-            raise InvalidRecordError(f"unknown link type {type!r}; use one of {sorted(L.LINK_TYPES)}")
+        if type not in links.LINK_TYPES:
+            raise InvalidRecordError(f"unknown link type {type!r}; use one of {sorted(links.LINK_TYPES)}")
         if a == b:
             raise InvalidRecordError("a memory cannot be linked to itself")
         if not 0.0 < float(weight) <= 1.0:
@@ -326,11 +327,11 @@ class Graph:
         layer.secrets.enforce("", None, why)  # the why is stored on both memories
         scope = self._layer._scope(user_id, agent_id)
         first, second = _both(layer, scope, a, b)
-        existing = L.entry_for(first, b)
+        existing = links.entry_for(first, b)
         if existing is not None:
-            rank = L.author_rank(existing.get("by", "auto"))
-            if rank < L.author_rank("manual"):
-                raise L.LinkConflict(
+            rank = links.author_rank(existing.get("by", "auto"))
+            if rank < links.author_rank("manual"):
+                raise links.LinkConflict(
                     f"{a} and {b} are already joined by a {existing.get('by')} link ({existing.get('type')}); "
                     "a manual link cannot replace it"
                 )
@@ -340,20 +341,20 @@ class Graph:
                 and float(existing.get("w", 0)) == round(float(weight), 4)
                 and existing.get("why", "") == why
             )
-            if rank == L.author_rank("manual") and same:
-                return L.MemoryLink.from_entry(first, existing, second)  # already there: nothing to store
+            if rank == links.author_rank("manual") and same:
+                return MemoryLink.from_entry(first, existing, second)  # already there: nothing to store
             # otherwise the same author's newer link replaces the older one
         now = time.time()
-        link = L.MemoryLink(source=a, target=b, type=type, weight=float(weight), why=why, by="manual", at=now, seen=now)
-        first_stored = L.forget_unlinked(L.put_link(first, link), b)
-        second_stored = L.forget_unlinked(L.put_link(second, link), a)
+        link = MemoryLink(source=a, target=b, type=type, weight=float(weight), why=why, by="manual", at=now, seen=now)
+        first_stored = links.forget_unlinked(links.put_link(first, link), b)
+        second_stored = links.forget_unlinked(links.put_link(second, link), a)
         layer.store.update_many(
             [
                 Upsert(record=first_stored, expected_version=first.version),
                 Upsert(record=second_stored, expected_version=second.version),
             ]
         )
-        return L.MemoryLink.from_entry(L.put_link(first, link), link.entry(a), second)
+        return MemoryLink.from_entry(links.put_link(first, link), link.entry(a), second)
 
     @retrying("unlink")
     def unlink(self, a: str, b: str, *, user_id: str | None = None, agent_id: str | None = None) -> bool:
@@ -365,11 +366,11 @@ class Graph:
         layer = self._layer
         scope = self._layer._scope(user_id, agent_id)
         found = layer.store.get(scope, [a, b])
-        linked = any(r is not None and L.entry_for(r, other) is not None for r, other in zip(found, (b, a)))
+        linked = any(r is not None and links.entry_for(r, other) is not None for r, other in zip(found, (b, a)))
         if linked:
             layer.store.update_many(
                 [
-                    Upsert(record=L.remember_unlinked(L.drop_link(r, other), other), expected_version=r.version)
+                    Upsert(record=links.remember_unlinked(links.drop_link(r, other), other), expected_version=r.version)
                     for r, other in zip(found, (b, a))
                     if r is not None
                 ]
@@ -396,11 +397,11 @@ class Graph:
         layer = self._layer
         started = time.perf_counter()
         scope = self._layer._scope(user_id, agent_id)
-        wanted = Filter(kinds=frozenset(L.LINKABLE_KINDS), ids=None if ids is None else frozenset(ids))
+        wanted = Filter(kinds=frozenset(links.LINKABLE_KINDS), ids=None if ids is None else frozenset(ids))
         todo = [
             (r.created_at, r.id)
             for r in (layer.store.scan(scope, wanted) if ids is None or ids else ())
-            if rebuild or L.linked_at(r) is None
+            if rebuild or links.linked_at(r) is None
         ]
         todo.sort()  # oldest first, so a backfill sees memories in the order they were written
         remaining = 0
@@ -460,7 +461,7 @@ class Graph:
         """
         layer = self._layer
         scope = self._layer._scope(user_id, agent_id)
-        mentioned = {entry["id"] for record in records for entry in L.link_entries(record)}
+        mentioned = {entry["id"] for record in records for entry in links.link_entries(record)}
         present = {record.id for record in records}
         if not dangling:
             present |= mentioned
@@ -478,7 +479,7 @@ class Graph:
         for record in records:
             # the scan already shows which memories have a link to prune; only those are read again and
             # rewritten (a target the scan missed may be newer than it: _prune_one reads it to be sure)
-            if any(_prunable(entry, present, now, layer.linker.config) for entry in L.link_entries(record)):
+            if any(_prunable(entry, present, now, layer.linker.config) for entry in links.link_entries(record)):
                 removed += retry_conflicts(
                     f"pruning memory {record.id!r}", partial(_prune_one, layer, scope, record.id, now)
                 )
@@ -494,29 +495,29 @@ class Graph:
         if duplicate == survivor:
             raise InvalidRecordError("a memory cannot be merged into itself")
         dup, keep = _both(layer, scope, duplicate, survivor)
-        entries = [e for e in L.link_entries(dup) if e["id"] != survivor]
+        entries = [e for e in links.link_entries(dup) if e["id"] != survivor]
         others = {r.id: r for r in layer.store.get(scope, [e["id"] for e in entries]) if r is not None}
-        keep = L.drop_link(keep, duplicate)
+        keep = links.drop_link(keep, duplicate)
         changed: dict[str, Record] = {}
         for entry in entries:
             other = changed.get(entry["id"]) or others.get(entry["id"])
             if other is None:
                 continue
-            other = L.drop_link(other, duplicate)
-            mine = L.entry_for(keep, other.id)
-            if mine is None or L.author_rank(entry.get("by", "auto")) < L.author_rank(mine.get("by", "auto")):
-                moved = L.MemoryLink.from_entry(dup, entry, other)
+            other = links.drop_link(other, duplicate)
+            mine = links.entry_for(keep, other.id)
+            if mine is None or links.author_rank(entry.get("by", "auto")) < links.author_rank(mine.get("by", "auto")):
+                moved = MemoryLink.from_entry(dup, entry, other)
                 moved.source = survivor if moved.source == duplicate else moved.source
                 moved.target = survivor if moved.target == duplicate else moved.target
-                keep, other = L.put_link(keep, moved), L.put_link(other, moved)
+                keep, other = links.put_link(keep, moved), links.put_link(other, moved)
             changed[other.id] = other
         # the moved links count towards the survivor's degree cap: the weakest go, on both sides
         config = layer.linker.config
-        for loser in L.weakest_capped(keep, config.max_degree, time.time(), config.half_life_days):
-            keep = L.drop_link(keep, loser)
+        for loser in links.weakest_capped(keep, config.max_degree, time.time(), config.half_life_days):
+            keep = links.drop_link(keep, loser)
             far = changed.get(loser) or others.get(loser) or layer.store.get(scope, [loser])[0]
             if far is not None:
-                changed[loser] = L.drop_link(far, survivor)
+                changed[loser] = links.drop_link(far, survivor)
         from kioko_core.store import Delete
 
         # the duplicate is deleted at the version read: a link another writer gave it meanwhile would
@@ -535,7 +536,7 @@ def _prunable(entry: dict[str, Any], present: set[str], now: float, config: Any)
     """Whether a link entry looks due for pruning: its other end was not in the scan, or it has faded."""
     if entry["id"] not in present:
         return True
-    faded = L.faded_weight(
+    faded = links.faded_weight(
         float(entry.get("w", 0)), entry.get("by", "auto"), float(entry.get("seen", 0)), now, config.half_life_days
     )
     return bool(faded < config.min_weight)
@@ -547,19 +548,19 @@ def _prune_one(layer: ScopedParts, scope: Scope, memory_id: str, now: float) -> 
     current = layer.store.get(scope, [memory_id])[0]
     if current is None:
         return 0
-    entries = L.link_entries(current)
+    entries = links.link_entries(current)
     others = layer.store.get(scope, [e["id"] for e in entries])
     ops: list[Upsert] = []
     keep = current
     removed = 0
     for entry, other in zip(entries, others):
-        faded = L.faded_weight(
+        faded = links.faded_weight(
             float(entry.get("w", 0)), entry.get("by", "auto"), float(entry.get("seen", 0)), now, config.half_life_days
         )
         if other is None or faded < config.min_weight:
-            keep = L.drop_link(keep, entry["id"])
-            if other is not None and L.entry_for(other, current.id) is not None:
-                ops.append(Upsert(record=L.drop_link(other, current.id), expected_version=other.version))
+            keep = links.drop_link(keep, entry["id"])
+            if other is not None and links.entry_for(other, current.id) is not None:
+                ops.append(Upsert(record=links.drop_link(other, current.id), expected_version=other.version))
             removed += 1
     if keep is not current:
         layer.store.update_many([Upsert(record=keep, expected_version=current.version)] + ops)

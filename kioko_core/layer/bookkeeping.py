@@ -24,7 +24,7 @@ import numpy as np
 
 from kioko_core.errors import InvalidRecordError
 from kioko_core.layer.scoped import RESERVED_PREFIX
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.store import Delete, Filter, Record, Scope, Store, Upsert
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 def reserved(scope: Scope) -> bool:
     """Whether ``scope`` is one of Kioko's own (a reserved user or agent name; the shared knowledge base is not)."""
     user, agent = scope.user_id, scope.agent_id or ""
-    return (user.startswith(RESERVED_PREFIX) and user != L.SHARED_USER) or agent.startswith(RESERVED_PREFIX)
+    return (user.startswith(RESERVED_PREFIX) and user != links.SHARED_USER) or agent.startswith(RESERVED_PREFIX)
 
 
 class Bookkeeping:
@@ -61,7 +61,7 @@ class Bookkeeping:
                     "a memory is written with add() or update()"
                 )
             if isinstance(op, Upsert):
-                if op.record.kind in L.LINKABLE_KINDS or op.record.terms:
+                if op.record.kind in links.LINKABLE_KINDS or op.record.terms:
                     raise InvalidRecordError(
                         f"a bookkeeping record is neither a linked kind nor indexed (kind {op.record.kind!r})"
                     )
@@ -93,7 +93,7 @@ def _only_links_differ(current: Record, changed: Record) -> bool:
         == (changed.id, changed.user_id, changed.agent_id, changed.kind, changed.content, changed.session_id)
         and current.terms == changed.terms
         and current.created_at == changed.created_at
-        and L.user_metadata(current.metadata) == L.user_metadata(changed.metadata)
+        and links.user_metadata(current.metadata) == links.user_metadata(changed.metadata)
     )
 
 

@@ -25,7 +25,6 @@ from kioko_core.layer.hooks import LayerHooks, exchange, extend
 from kioko_core.layer.records import LayerStore
 from kioko_core.layer.scoped import USER_OWNED_AGENTS, resolve
 from kioko_core.layer.values import check_id, timestamp
-from kioko_core.linking import links as L
 from kioko_core.linking.index import INDEX_SWEEP_SECONDS, IndexCache, one_read
 from kioko_core.linking.linker import (
     LinkerConfig,
@@ -34,6 +33,16 @@ from kioko_core.linking.linker import (
     index_terms,
     pin_terms,
     structural_targets,
+)
+from kioko_core.linking.links import (
+    BOOKKEEPING,
+    LINKABLE_KINDS,
+    MemoryLink,
+    drop_link,
+    link_entries,
+    upgraded,
+    user_metadata,
+    with_bookkeeping,
 )
 from kioko_core.privacy.held_texts import forget_texts
 from kioko_core.privacy.limits import Limits
@@ -305,7 +314,7 @@ class MemoryLayer(KindManagers):
                 metadata=dict(metadata or {}),
                 # a linked kind carries its bookkeeping from the start (stored under the key even empty: the
                 # caller's own "links" is then never taken for the links of a memory stored before the key)
-                system={} if kind in L.LINKABLE_KINDS else None,
+                system={} if kind in LINKABLE_KINDS else None,
                 session_id=session_id,
                 created_at=when if when is not None else now,
                 updated_at=now,
@@ -336,7 +345,7 @@ class MemoryLayer(KindManagers):
         Only memories that are indexed (the linkable kinds) are looked up: one postings call, no scan.
         A replaced decision is history, not a copy: deciding the same again stores a new decision.
         """
-        if memory_type not in L.LINKABLE_KINDS:
+        if memory_type not in LINKABLE_KINDS:
             return None
         key = " ".join(content.split())
         ids = self.index.lookup(scope, [content_term(content)], 8)[2].get(content_term(content), [])
@@ -376,9 +385,9 @@ class MemoryLayer(KindManagers):
         problem = metadata_problem(metadata) if metadata else None
         if problem:
             raise InvalidRecordError(f"{where}{problem}; nothing was written")
-        if metadata and L.BOOKKEEPING in metadata:
+        if metadata and BOOKKEEPING in metadata:
             raise InvalidRecordError(
-                f"{where}metadata[{L.BOOKKEEPING!r}] is the layer's own (links, entities): a new memory cannot bring it"
+                f"{where}metadata[{BOOKKEEPING!r}] is the layer's own (links, entities): a new memory cannot bring it"
             )
         return kind
 
@@ -445,7 +454,7 @@ class MemoryLayer(KindManagers):
     def _read(self, content: str, kind: str, user_id: str, *, embedded: bool) -> Analysis | None:
         """The one analysis a write of ``content`` needs (:func:`~kioko_core.reading.query_and_draft.read_content`)."""
         return read_content(
-            self.linker, self.embedder, content, user_id, linked=kind in L.LINKABLE_KINDS, embedded=embedded
+            self.linker, self.embedder, content, user_id, linked=kind in LINKABLE_KINDS, embedded=embedded
         )
 
     @staged("add.write")
@@ -456,14 +465,14 @@ class MemoryLayer(KindManagers):
         # a new memory is written with expected_version 0, so an id already taken (by a concurrent add, or in
         # another scope) is a ConflictError from the store itself, never a silent replace
         expected = None if replace else (previous.version if previous is not None else 0)
-        if record.kind not in L.LINKABLE_KINDS:
+        if record.kind not in LINKABLE_KINDS:
             stored = self.store.update_many(
                 [Upsert(record=record.model_copy(update={"terms": []}), expected_version=expected)]
             )[0]
             return _counted(stored, previous)  # type: ignore[arg-type]
         analysis = draft.analysis or self.linker.analyze(record.content, record.user_id)
         terms = index_terms(analysis.terms, record)
-        record = L.with_bookkeeping(record, entities=list(analysis.entities)).model_copy(update={"terms": terms})
+        record = with_bookkeeping(record, entities=list(analysis.entities)).model_copy(update={"terms": terms})
         if not self.auto_link:
             stored = self.store.update_many(
                 [Upsert(record=record, expected_version=(previous.version if previous is not None else 0))]
@@ -480,7 +489,7 @@ class MemoryLayer(KindManagers):
         found = self.store.get(scope, [memory_id])[0]
         if found is None:
             raise MemoryNotFound(memory_id, scope.user_id)
-        return L.upgraded(found)
+        return upgraded(found)
 
     @timed("update")
     def update(
@@ -539,13 +548,13 @@ class MemoryLayer(KindManagers):
         metadata: dict[str, Any] | None,
         checked: dict[str, tuple[Analysis | None, Any]],
     ) -> Record:
-        if current.kind in L.LINKABLE_KINDS:
+        if current.kind in LINKABLE_KINDS:
             # stamps the bookkeeping key (a memory stored before it existed moves its links under it), so
             # that a "links" key the caller adds is never read as legacy links
-            current = L.with_bookkeeping(current)
+            current = with_bookkeeping(current)
         changes: dict[str, Any] = {"updated_at": time.time()}
         if metadata is not None:
-            merged = {**current.metadata, **L.user_metadata(metadata)}
+            merged = {**current.metadata, **user_metadata(metadata)}
             changes["metadata"] = merged
         if content is not None:
             changes["content"] = content
@@ -590,11 +599,11 @@ class MemoryLayer(KindManagers):
             current = self.store.get(scope, [memory_id])[0]
             if current is None:
                 return None
-            neighbours = [e["id"] for e in L.link_entries(current)]
+            neighbours = [e["id"] for e in link_entries(current)]
             ops: list[Any] = [Delete(id=memory_id, scope=scope, expected_version=current.version)]
             for other in self.store.get(scope, neighbours) if neighbours else []:
                 if other is not None:
-                    ops.append(Upsert(record=L.drop_link(other, memory_id), expected_version=other.version))
+                    ops.append(Upsert(record=drop_link(other, memory_id), expected_version=other.version))
             self.store.update_many(ops)
             self.index.record_write(scope, memory_id, current.terms, [])
             return current
@@ -779,7 +788,7 @@ class MemoryLayer(KindManagers):
         context: Context | None = None,
         agent_id: str | None = None,
         now: float | None = None,
-    ) -> list[L.MemoryLink]:
+    ) -> list[MemoryLink]:
         """ "That worked": link the credited fix to its session's problems, strengthen the links used together.
 
         The credited procedure / skill / lesson / fix gets a ``resolves`` link (weight 0.8, by feedback) to
@@ -844,7 +853,7 @@ class MemoryLayer(KindManagers):
     ) -> Iterator[Record]:
         """Every memory of a scope (a scan: for maintenance and exports, not for the hot path)."""
         kinds_filter = Filter(kinds=frozenset(canonical_kind(k) for k in kinds)) if kinds else None
-        yield from map(L.upgraded, self.store.scan(self._scope(user_id, agent_id), kinds_filter))
+        yield from map(upgraded, self.store.scan(self._scope(user_id, agent_id), kinds_filter))
 
     # -- export and import (the format lives above the core: ``kioko`` registers it, see hooks.exchange)
 
@@ -892,7 +901,7 @@ def _counted(stored: Record, previous: Record | None) -> Record:
     """``stored`` as written; a new memory counts as written, with the links it was given at once."""
     if previous is None:
         count("memories_written_total", kind=stored.kind)
-        made = len(L.link_entries(stored))
+        made = len(link_entries(stored))
         if made:
             count("memories_linked_total", made)
     return stored

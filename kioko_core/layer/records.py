@@ -24,7 +24,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.store import (
     Capabilities,
     Delete,
@@ -112,7 +112,7 @@ class LayerStore:
             return self._lifted(scope, self.driver.get(scope, ids))
         records, held = self._linked_get.get_with_links(scope, ids)  # one round trip instead of two
         return [
-            None if r is None else self._lift(r, held.get(r.id) if r.kind in L.LINKABLE_KINDS else None)
+            None if r is None else self._lift(r, held.get(r.id) if r.kind in links.LINKABLE_KINDS else None)
             for r in records
         ]
 
@@ -144,7 +144,7 @@ class LayerStore:
     def _lifted(self, scope: Scope, records: list[Record | None]) -> list[Record | None]:
         adjacency: dict[str, list[Entry]] = {}
         if self._links is not None:
-            wanted = [r.id for r in records if r is not None and r.kind in L.LINKABLE_KINDS]
+            wanted = [r.id for r in records if r is not None and r.kind in links.LINKABLE_KINDS]
             if wanted:
                 adjacency = dict(zip(wanted, self._links.links(scope, wanted)))
         return [None if r is None else self._lift(r, adjacency.get(r.id)) for r in records]
@@ -155,9 +155,9 @@ class LayerStore:
         Changed in place: a driver hands out a fresh object per read (the protocol's copies)."""
         if record.system is not None:
             return record  # a driver keeping what it was given (memory:// copies it): nothing of ours in it
-        if L.BOOKKEEPING not in record.metadata and record.kind not in L.LINKABLE_KINDS:
+        if links.BOOKKEEPING not in record.metadata and record.kind not in links.LINKABLE_KINDS:
             return record  # Kioko's own records, entity triples: no bookkeeping
-        own, system = L.split_stored(record)
+        own, system = links.split_stored(record)
         system = dict(system or {})
         in_record = "links" in system and self._links is not None
         if in_record or self._links is None:
@@ -199,7 +199,7 @@ class LayerStore:
             return op  # written as the caller built it (an import's stored shape, a driver-level record)
         system = record.system if keep_links else {k: v for k, v in record.system.items() if k != "links"}
         bare = record_copy(record, {"system": system})
-        metadata = L.stored_metadata(bare)
+        metadata = links.stored_metadata(bare)
         return Upsert(
             record=record_copy(record, {"metadata": metadata, "system": None}),
             expected_version=op.expected_version,
@@ -216,7 +216,7 @@ class LayerStore:
         for op in ops:
             record = op.record if isinstance(op, Upsert) else None
             if record is None or not isinstance(record, Record) or record.system is None:
-                if record is not None and isinstance(record, Record) and record.kind in L.LINKABLE_KINDS:
+                if record is not None and isinstance(record, Record) and record.kind in links.LINKABLE_KINDS:
                     op = self._lifted_op(op)  # type: ignore[arg-type]
                     record = op.record
                 else:
@@ -266,7 +266,7 @@ class LayerStore:
 
     def _lifted_op(self, op: Upsert) -> Upsert:
         """An upsert of a record built in the stored shape (``metadata["_kioko"]``): as the layer's."""
-        return Upsert(record=L.upgraded(op.record), expected_version=op.expected_version)
+        return Upsert(record=links.upgraded(op.record), expected_version=op.expected_version)
 
     @staticmethod
     def _relinked(record: Record, entries: list[Entry], version: int) -> Record:

@@ -14,7 +14,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.store import Record, Scope, Store
 
 SUPERSEDED_PASS_ON = 0.3
@@ -108,7 +108,7 @@ def gather(
                 if other not in hood.records and other not in wanted:
                     if len(hood.records) + len(wanted) >= max_nodes:
                         continue
-                    wanted[other] = L.entry_scope(record, entry)
+                    wanted[other] = links.entry_scope(record, entry)
                     hood.parents.setdefault(other, record.id)
         if not wanted:
             break
@@ -130,8 +130,8 @@ def strongest(
 ) -> list[tuple[str, dict[str, Any], float]]:
     """The memory's ``fanout`` strongest links by faded weight, those below ``min_weight`` left out."""
     found = []
-    for entry in L.link_entries(record):
-        weight = L.faded_weight(
+    for entry in links.link_entries(record):
+        weight = links.faded_weight(
             float(entry.get("w", 0)), entry.get("by", "auto"), float(entry.get("seen", 0)), now, half_life_days
         )
         if weight >= min_weight:

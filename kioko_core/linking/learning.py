@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.recall.hybrid import Context, problem_memories
 from kioko_core.store import Record, Scope, Upsert
 
@@ -18,10 +18,10 @@ HEBBIAN_RATE = 0.2
 
 def apply_feedback(
     layer: LayerParts, scope: Scope, credited: str | None, session_id: str | None, context: Context | None, now: float
-) -> list[L.MemoryLink]:
+) -> list[links.MemoryLink]:
     """Link the credited fix to the problems it solved and strengthen the links used together, in one batch."""
     changed: dict[str, Record] = {}
-    made: list[L.MemoryLink] = []
+    made: list[links.MemoryLink] = []
 
     def current(record: Record) -> Record:
         return changed.get(record.id, record)
@@ -42,10 +42,10 @@ def apply_feedback(
         problems.pop(fix.id, None)
         fresh = {r.id: r for r in layer.store.get(scope, list(problems)) if r is not None} if problems else {}
         for problem in fresh.values():
-            existing = L.entry_for(current(fix), problem.id)
-            if existing is not None and L.author_rank(existing.get("by", "auto")) < L.author_rank("feedback"):
+            existing = links.entry_for(current(fix), problem.id)
+            if existing is not None and links.author_rank(existing.get("by", "auto")) < links.author_rank("feedback"):
                 continue
-            link = L.MemoryLink(
+            link = links.MemoryLink(
                 source=fix.id,
                 target=problem.id,
                 type="resolves",
@@ -55,8 +55,8 @@ def apply_feedback(
                 at=now,
                 seen=now,
             )
-            changed[fix.id] = L.put_link(current(fix), link)
-            changed[problem.id] = L.put_link(current(problem), link)
+            changed[fix.id] = links.put_link(current(fix), link)
+            changed[problem.id] = links.put_link(current(problem), link)
             made.append(link)
 
     fresh_pairs = {frozenset((k.source, k.target)) for k in made}
@@ -65,15 +65,15 @@ def apply_feedback(
         latest = {r.id: r for r in layer.store.get(scope, list(given)) if r is not None} if given else {}
         for memory_id, record in latest.items():
             record = changed.get(memory_id, record)
-            for entry in L.link_entries(record):
+            for entry in links.link_entries(record):
                 other = entry["id"]
                 if other not in latest or memory_id > other or frozenset((memory_id, other)) in fresh_pairs:
                     continue  # each pair once; a link made by this feedback is not also strengthened
                 partner = changed.get(other, latest[other])
                 strengthened = _strengthen(entry, now)
-                link = L.MemoryLink.from_entry(record, strengthened, partner)
-                changed[memory_id] = L.put_link(record, link)
-                changed[other] = L.put_link(partner, link)
+                link = links.MemoryLink.from_entry(record, strengthened, partner)
+                changed[memory_id] = links.put_link(record, link)
+                changed[other] = links.put_link(partner, link)
                 record = changed[memory_id]
                 made.append(link)
     if changed:

@@ -12,7 +12,7 @@ import numpy as np
 from kioko_core.embedding.embedders import Embedder, OfflineEmbedder
 from kioko_core.graph.entities import EntityGraph
 from kioko_core.kinds.registry import prior  # noqa: F401  (the priors were read from here)
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.linking.index import IndexCache, nominates
 from kioko_core.linking.scoring import TWO_HOURS, Evidence, Side, Stats, explanation, link_type, score_pair, vote  # noqa: F401
 from kioko_core.linking.scoring import (
@@ -97,7 +97,7 @@ class Plan:
     """What one write will store: the records to upsert (with the versions they were read at) and the links."""
 
     ops: list[Op]
-    links: list[L.MemoryLink]
+    links: list[links.MemoryLink]
     dropped: int = 0
 
 
@@ -186,7 +186,7 @@ class MemoryLinker:
             ]
         structural = structural_targets(record)
         old_auto = (
-            [e["id"] for e in L.link_entries(previous) if e.get("by") in L.CAPPED_AUTHORS and not e.get("from")]
+            [e["id"] for e in links.link_entries(previous) if e.get("by") in links.CAPPED_AUTHORS and not e.get("from")]
             if previous is not None
             else []
         )
@@ -215,7 +215,7 @@ class MemoryLinker:
             if ev.evidence and ev.score >= config.threshold:
                 scored.append((candidate, ev))
         if (
-            record.user_id != L.SHARED_USER
+            record.user_id != links.SHARED_USER
             and config.shared_candidates > 0
             and not record.metadata.get("superseded_by")
         ):
@@ -268,7 +268,7 @@ class MemoryLinker:
         wanted = {
             loser
             for owner in (*updated.values(), me)
-            for loser in L.weakest_capped(owner, config.max_degree, now, config.half_life_days)
+            for loser in links.weakest_capped(owner, config.max_degree, now, config.half_life_days)
             if loser not in updated and loser not in loaded and loser != record.id
         }
         return self._records(record.scope, sorted(wanted), unwritten) if wanted else {}
@@ -368,7 +368,7 @@ class MemoryLinker:
     ) -> list[tuple[Record, Evidence]]:
         """Up to 12 candidates from the shared knowledge base, scored with its own statistics."""
         config = self.config
-        shared_scope = Scope(L.SHARED_USER, None)
+        shared_scope = Scope(links.SHARED_USER, None)
         n, df, postings = self.index.lookup(shared_scope, m.terms, config.postings_limit)
         if n == 0:
             return []
@@ -388,7 +388,7 @@ class MemoryLinker:
             [
                 r
                 for r in self.store.get(shared_scope, top)
-                if r is not None and r.kind in L.LINKABLE_KINDS and not r.metadata.get("superseded_by")
+                if r is not None and r.kind in links.LINKABLE_KINDS and not r.metadata.get("superseded_by")
             ]
             if top
             else []
@@ -420,20 +420,20 @@ class MemoryLinker:
         """Step 7: both adjacency lists, the degree cap, one batch of versioned upserts."""
         updated: dict[str, Record] = {}
         me = record
-        made: list[L.MemoryLink] = []
+        made: list[links.MemoryLink] = []
         # a re-derive drops the memory's own automatic links first (taken-over ones stay)
         if previous is not None:
-            for entry in L.link_entries(previous):
-                if entry.get("by") in L.CAPPED_AUTHORS and not entry.get("from"):
-                    me = L.drop_link(me, entry["id"])
+            for entry in links.link_entries(previous):
+                if entry.get("by") in links.CAPPED_AUTHORS and not entry.get("from"):
+                    me = links.drop_link(me, entry["id"])
                     other = updated.get(entry["id"]) or loaded.get(entry["id"])
                     if other is not None:
-                        updated[other.id] = L.drop_link(other, record.id)
+                        updated[other.id] = links.drop_link(other, record.id)
         for target_id, link_kind in structural:
             partner = updated.get(target_id) or loaded.get(target_id)
             if partner is None:
                 continue
-            link = L.MemoryLink(
+            link = links.MemoryLink(
                 source=record.id,
                 target=target_id,
                 type=link_kind,
@@ -443,31 +443,31 @@ class MemoryLinker:
                 at=now,
                 seen=now,
             )
-            me, updated[target_id] = L.put_link(me, link), L.put_link(partner, link)
+            me, updated[target_id] = links.put_link(me, link), links.put_link(partner, link)
             made.append(link)
         for candidate, ev in chosen:
             if candidate.scope != record.scope:
                 # the shared knowledge base: stored on the user's memory only, never on shared data
                 link = _auto_link(record.id, candidate.id, ev, now, shared=True)
-                me = L.put_link(me, link)
+                me = links.put_link(me, link)
                 made.append(link)
                 continue
             current = updated.get(candidate.id) or candidate
             if head is not None:
                 owner = updated.get(head.id) or head
-                if L.entry_for(owner, candidate.id) is not None or L.was_unlinked(owner, candidate.id):
+                if links.entry_for(owner, candidate.id) is not None or links.was_unlinked(owner, candidate.id):
                     continue  # the newest decision already has (or a person removed) a link to this memory
                 link = _auto_link(head.id, candidate.id, ev, now, taken_from=record.id)
-                updated[head.id], updated[candidate.id] = L.put_link(owner, link), L.put_link(current, link)
+                updated[head.id], updated[candidate.id] = links.put_link(owner, link), links.put_link(current, link)
                 made.append(link)
                 continue
-            existing = L.entry_for(current, record.id)
-            if existing is not None and L.author_rank(existing.get("by", "auto")) < L.author_rank("auto"):
+            existing = links.entry_for(current, record.id)
+            if existing is not None and links.author_rank(existing.get("by", "auto")) < links.author_rank("auto"):
                 continue  # a stronger author already joins them
-            if L.was_unlinked(me, candidate.id) or L.was_unlinked(current, record.id):
+            if links.was_unlinked(me, candidate.id) or links.was_unlinked(current, record.id):
                 continue  # a person removed this link: the algorithm does not bring it back
             link = _auto_link(record.id, candidate.id, ev, now)
-            me, updated[candidate.id] = L.put_link(me, link), L.put_link(current, link)
+            me, updated[candidate.id] = links.put_link(me, link), links.put_link(current, link)
             made.append(link)
         for target_id, link_kind in structural:
             if link_kind == "supersedes" and (updated.get(target_id) or loaded.get(target_id)) is not None:
@@ -475,26 +475,28 @@ class MemoryLinker:
         dropped = 0
         far_ends = self._far_ends(record, me, updated, loaded, now, unwritten)
         for other_id in list(updated):
-            for loser in L.weakest_capped(updated[other_id], self.config.max_degree, now, self.config.half_life_days):
-                updated[other_id] = L.drop_link(updated[other_id], loser)
+            for loser in links.weakest_capped(
+                updated[other_id], self.config.max_degree, now, self.config.half_life_days
+            ):
+                updated[other_id] = links.drop_link(updated[other_id], loser)
                 if loser == record.id:
-                    me = L.drop_link(me, other_id)
+                    me = links.drop_link(me, other_id)
                     made = [k for k in made if {k.source, k.target} != {record.id, other_id}]
                 else:
                     far = updated.get(loser) or loaded.get(loser) or far_ends.get(loser)
                     if far is not None:
-                        updated[loser] = L.drop_link(far, other_id)
+                        updated[loser] = links.drop_link(far, other_id)
                 dropped += 1
         # the memory being written is capped too: max_new may exceed a small max_degree, and a takeover
         # brings the replaced decision's links on top of the new ones
-        for loser in L.weakest_capped(me, self.config.max_degree, now, self.config.half_life_days):
-            me = L.drop_link(me, loser)
+        for loser in links.weakest_capped(me, self.config.max_degree, now, self.config.half_life_days):
+            me = links.drop_link(me, loser)
             made = [k for k in made if {k.source, k.target} != {record.id, loser}]
             far = updated.get(loser) or loaded.get(loser) or far_ends.get(loser)
             if far is not None and far.scope == record.scope:  # a shared memory holds no half to drop
-                updated[loser] = L.drop_link(far, record.id)
+                updated[loser] = links.drop_link(far, record.id)
             dropped += 1
-        me = L.with_bookkeeping(me, entities=[t[2:] for t in me.terms if t.startswith("e:")], linked_at=now)
+        me = links.with_bookkeeping(me, entities=[t[2:] for t in me.terms if t.startswith("e:")], linked_at=now)
         ops: list[Op] = [Upsert(record=me, expected_version=previous.version if previous is not None else 0)]
         for other in updated.values():
             ops.append(Upsert(record=other, expected_version=other.version))
@@ -518,7 +520,7 @@ class MemoryLinker:
         old = updated.get(old_id) or loaded[old_id]
         if old.metadata.get("superseded_by"):
             return me
-        entries = [e for e in L.link_entries(old) if e["id"] != me.id and e.get("by") != "structure"]
+        entries = [e for e in links.link_entries(old) if e["id"] != me.id and e.get("by") != "structure"]
         missing = [e["id"] for e in entries if e["id"] not in updated and e["id"] not in loaded]
         if missing:
             if unwritten:
@@ -527,17 +529,17 @@ class MemoryLinker:
                 loaded.update({r.id: r for r in self.store.get(me.scope, missing) if r is not None})
         for entry in entries:
             other = updated.get(entry["id"]) or loaded.get(entry["id"])
-            moves = entry.get("by") in L.CAPPED_AUTHORS
+            moves = entry.get("by") in links.CAPPED_AUTHORS
             if moves:
-                old = L.drop_link(old, entry["id"])
+                old = links.drop_link(old, entry["id"])
                 if other is not None:
-                    other = L.drop_link(other, old_id)
-            if other is None or L.entry_for(me, other.id) is not None:
+                    other = links.drop_link(other, old_id)
+            if other is None or links.entry_for(me, other.id) is not None:
                 if other is not None:
                     updated[other.id] = other
                 continue
             outgoing = entry.get("dir") == "out"
-            link = L.MemoryLink(
+            link = links.MemoryLink(
                 source=me.id if outgoing else other.id,
                 target=other.id if outgoing else me.id,
                 type=entry.get("type", "related_to"),
@@ -548,7 +550,7 @@ class MemoryLinker:
                 seen=float(entry.get("seen", now)),
                 taken_from=old_id,
             )
-            me, updated[other.id] = L.put_link(me, link), L.put_link(other, link)
+            me, updated[other.id] = links.put_link(me, link), links.put_link(other, link)
         metadata = dict(old.metadata)
         metadata["superseded_by"] = me.id
         updated[old_id] = old.model_copy(update={"metadata": metadata})
@@ -676,7 +678,7 @@ def _may_link(record: Record, other: Record) -> bool:
         other.id == record.id
         or other.user_id != record.user_id
         or other.agent_id != record.agent_id
-        or other.kind not in L.LINKABLE_KINDS
+        or other.kind not in links.LINKABLE_KINDS
     ):
         return False
     if other.metadata.get("superseded_by"):
@@ -705,10 +707,10 @@ def structural_targets_of(kind: str, meta: Mapping[str, Any], record_id: str | N
 
 def _auto_link(
     written: str, other: str, ev: Evidence, now: float, *, shared: bool = False, taken_from: str | None = None
-) -> L.MemoryLink:
+) -> links.MemoryLink:
     """The algorithm's link between the memory ``written`` and ``other``, directed as the evidence says."""
     source, target = (written, other) if ev.source_is_first else (other, written)
-    return L.MemoryLink(
+    return links.MemoryLink(
         source=source,
         target=target,
         type=ev.type,

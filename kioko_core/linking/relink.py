@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING
 
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.linking.linker import index_terms
 from kioko_core.store import ConflictError, Record, Scope, Upsert
 from kioko_core.store.retry import retry_conflicts
@@ -25,7 +25,7 @@ BATCH = 32
 """Memories planned before their changes are written: large enough that a session's turns share a write,
 small enough that a batch lost to another writer costs little to redo one memory at a time."""
 
-Outcome = tuple[str, tuple[list[L.MemoryLink], int] | None]
+Outcome = tuple[str, tuple[list[links.MemoryLink], int] | None]
 """(memory id, (links made, links dropped)), or None for a memory that was gone."""
 
 
@@ -40,7 +40,7 @@ class RelinkBatch:
         """id -> the record as the batch will store it (its version counts the batch's changes to it)."""
         self._expected: dict[str, int] = {}
         """id -> the version it was read at: the one write of the batch expects it there."""
-        self._planned: list[tuple[str, list[L.MemoryLink], int]] = []
+        self._planned: list[tuple[str, list[links.MemoryLink], int]] = []
 
     def relink(self, memory_id: str) -> list[Outcome]:
         """Plan ``memory_id``'s links; returns the outcomes of the memories written by now (oldest first)."""
@@ -84,15 +84,15 @@ class RelinkBatch:
             layer.index.record_linked_write(self._scope, written, terms, terms)
         else:
             layer.index.invalidate(self._scope)
-        return [(memory_id, (links, dropped)) for memory_id, links, dropped in planned]
+        return [(memory_id, (made, dropped)) for memory_id, made, dropped in planned]
 
-    def _alone(self, memory_id: str) -> tuple[list[L.MemoryLink], int] | None:
+    def _alone(self, memory_id: str) -> tuple[list[links.MemoryLink], int] | None:
         return retry_conflicts(
             f"linking memory {memory_id!r}", partial(relink_one, self._layer, self._scope, memory_id)
         )
 
 
-def relink_one(layer: LayerParts, scope: Scope, memory_id: str) -> tuple[list[L.MemoryLink], int] | None:
+def relink_one(layer: LayerParts, scope: Scope, memory_id: str) -> tuple[list[links.MemoryLink], int] | None:
     """Re-derive one memory's automatic links from its stored version, in a write of its own; None if it is gone."""
     current = layer.store.get(scope, [memory_id])[0]
     if current is None:

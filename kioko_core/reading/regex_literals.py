@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from re import _constants as _c  # type: ignore[attr-defined]  # the parser re.compile uses (3.11+)
+from re import _constants  # type: ignore[attr-defined]  # the parser re.compile uses (3.11+)
 from re import _parser as _sre_parse  # type: ignore[attr-defined]
 from typing import Any, Iterator
 
@@ -138,23 +138,23 @@ def _sequence(items: list[tuple[Any, Any]], ignorecase: bool) -> _Info:
 
 
 def _node(op: Any, av: Any, ignorecase: bool) -> _Info:
-    if op is _c.LITERAL:
+    if op is _constants.LITERAL:
         return _char_class([(op, av)], ignorecase)
-    if op is _c.IN:
+    if op is _constants.IN:
         return _char_class(av, ignorecase)
-    if op in (_c.AT, _c.ASSERT, _c.ASSERT_NOT):
+    if op in (_constants.AT, _constants.ASSERT, _constants.ASSERT_NOT):
         return _EMPTY
-    if op is _c.SUBPATTERN:
+    if op is _constants.SUBPATTERN:
         _group, add_flags, del_flags, pattern = av
         if add_flags or del_flags:
             return _UNKNOWN  # (?i:...) and the like change how literals match: not worth the care
         return _sequence(list(pattern), ignorecase)
-    if op is getattr(_c, "ATOMIC_GROUP", None):
+    if op is getattr(_constants, "ATOMIC_GROUP", None):
         return _sequence(list(av), ignorecase)
-    if op is _c.BRANCH:
+    if op is _constants.BRANCH:
         _, branches = av
         return _branch([_sequence(list(branch), ignorecase) for branch in branches])
-    if op in (_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", None)):
+    if op in (_constants.MAX_REPEAT, _constants.MIN_REPEAT, getattr(_constants, "POSSESSIVE_REPEAT", None)):
         low, high, pattern = av
         item = _sequence(list(pattern), ignorecase)
         if low == high == 1:
@@ -200,9 +200,9 @@ def _shortest_prefixes(strings: set[str] | frozenset[str]) -> set[str]:
 def _char_class(items: list[tuple[Any, Any]], ignorecase: bool) -> _Info:
     characters: set[str] = set()
     for op, av in items:
-        if op is _c.LITERAL:
+        if op is _constants.LITERAL:
             characters.add(chr(av))
-        elif op is _c.RANGE:
+        elif op is _constants.RANGE:
             low, high = av
             if high - low >= SMALL_CLASS:
                 return _UNKNOWN
@@ -247,7 +247,7 @@ def anchor(pattern: re.Pattern[str]) -> Anchor | None:
     items = list(_sre_parse.parse(pattern.pattern, pattern.flags))
     lead: set[str] = set()
     for index, (op, av) in enumerate(items):
-        if op in (_c.AT, _c.ASSERT, _c.ASSERT_NOT):
+        if op in (_constants.AT, _constants.ASSERT, _constants.ASSERT_NOT):
             continue
         starts = _usable(_sequence(items[index:], ignorecase).prefix)
         if starts is not None:
@@ -261,16 +261,16 @@ def anchor(pattern: re.Pattern[str]) -> Anchor | None:
 
 def _characters(op: Any, av: Any, ignorecase: bool) -> set[str] | None:
     """Every character a part can consume (more is fine, fewer is not), or None if not a small known set."""
-    if op in (_c.AT, _c.ASSERT, _c.ASSERT_NOT):
+    if op in (_constants.AT, _constants.ASSERT, _constants.ASSERT_NOT):
         return set()
-    if op is _c.LITERAL:
+    if op is _constants.LITERAL:
         return _cased(chr(av), ignorecase)
-    if op is _c.IN:
+    if op is _constants.IN:
         found: set[str] = set()
         for item, value in av:
-            if item is _c.LITERAL:
+            if item is _constants.LITERAL:
                 more = _cased(chr(value), ignorecase)
-            elif item is _c.RANGE and value[1] - value[0] < MAX_LEAD:
+            elif item is _constants.RANGE and value[1] - value[0] < MAX_LEAD:
                 more = set()
                 for code in range(value[0], value[1] + 1):
                     cased = _cased(chr(code), ignorecase)
@@ -283,12 +283,12 @@ def _characters(op: Any, av: Any, ignorecase: bool) -> set[str] | None:
                 return None
             found |= more
         return found
-    if op is _c.SUBPATTERN:
+    if op is _constants.SUBPATTERN:
         _group, add_flags, del_flags, pattern = av
         return None if add_flags or del_flags else _all_characters(list(pattern), ignorecase)
-    if op in (_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", None)):
+    if op in (_constants.MAX_REPEAT, _constants.MIN_REPEAT, getattr(_constants, "POSSESSIVE_REPEAT", None)):
         return _all_characters(list(av[2]), ignorecase)
-    if op is _c.BRANCH:
+    if op is _constants.BRANCH:
         found = set()
         for branch in av[1]:
             more = _all_characters(list(branch), ignorecase)

@@ -13,17 +13,17 @@ from typing import TYPE_CHECKING, Any
 
 from kioko_core.kinds.registry import section_of
 from kioko_core.layer.scoped import SESSIONS_AGENT
-from kioko_core.linking import links as L
 from kioko_core.linking.activation import strongest
 from kioko_core.linking.index import ENTITY_BOOST, idf, nominates
 from kioko_core.linking.linker import KIND_TERM, PIN_TERM, TURN_BEFORE_WHY
+from kioko_core.linking.links import CAPPED_AUTHORS, LINKABLE_KINDS, SHARED_USER, MemoryLink, link_entries
 from kioko_core.linking.scoring import vote
 from kioko_core.reading.analysis import Analysis, has_problem_cue, stem
 from kioko_core.reading.query_and_draft import GOAL_QUESTION as GOAL_QUESTION  # the patterns live with the Query now
 from kioko_core.reading.query_and_draft import TELLS_TIME, Query
 from kioko_core.reading.query_and_draft import WHEN_QUESTION as WHEN_QUESTION
-from kioko_core.recall import budget as CB
-from kioko_core.recall import sections as CS
+from kioko_core.recall import budget as context_budget
+from kioko_core.recall import sections as context_sections
 from kioko_core.recall.safety import READ_TERMS, SAFETY_TERM, bears_on, is_safety_relevant
 from kioko_core.recall.safety import SHOWN as SAFETY_SHOWN
 from kioko_core.store import Filter, InvalidRecordError, Record, Scope, check_scope
@@ -87,10 +87,10 @@ class Context:
     query: str
     text: str
     memories: list[RecalledMemory]
-    links: list[L.MemoryLink]
+    links: list[MemoryLink]
     plan: Any = None
     """The :class:`~kioko_intelligence.planner.RecallPlan` followed (explicit options applied), or None."""
-    sections: CS.Sections = field(default_factory=CS.Sections)
+    sections: context_sections.Sections = field(default_factory=context_sections.Sections)
     """What the context shows besides the searched memories: ``profile``, ``instructions`` (records),
     ``relations`` (entity-graph triples about what the query names) and ``working`` (the session's scratchpad)."""
     budget: int | None = None
@@ -152,7 +152,7 @@ class RecallConfig:
     group yesterday", not by the other turns about the group. On the LoCoMo development split (parts A / B,
     links=3) 0.3 raised temporal R@5 by 0.052 / 0.006 and lowered no category at R@10 (docs/recall.md); 0
     turns it off."""
-    budget: int | None = CB.DEFAULT_BUDGET
+    budget: int | None = context_budget.DEFAULT_BUDGET
     """Tokens the context's text may take (counted as :func:`~kioko_core.recall.budget.count_tokens` does);
     what gives way first is :data:`~kioko_core.recall.budget.PRIORITY`; None: no budget. ``recall(...,
     budget=N)`` sets it for one call."""
@@ -163,7 +163,7 @@ class RecallConfig:
     offline one they tie (0.676 / 0.678)."""
 
     def __post_init__(self) -> None:
-        CB.check_budget(self.budget, "recall budget")
+        context_budget.check_budget(self.budget, "recall budget")
         if self.fusion not in ("sum", "rrf"):
             raise InvalidRecordError(f"recall fusion must be 'sum' or 'rrf', got {self.fusion!r}")
         for name in ("candidates", "limit", "goals", "graph_seeds"):
@@ -293,7 +293,7 @@ def graph_scores(
                 weight = config.context_link_weight
             gained[other] = max(gained.get(other, 0.0), seed_score * weight)
             if vouched is not None and (
-                entry.get("by", "auto") not in L.CAPPED_AUTHORS
+                entry.get("by", "auto") not in CAPPED_AUTHORS
                 or entry.get("type") not in ASSOCIATIONS
                 or str(entry.get("why", "")).startswith(TURN_BEFORE_WHY)
             ):
@@ -390,7 +390,9 @@ def retrieve(
     goals = [
         records[i]
         for i in goal_ids
-        if i in records and records[i].metadata.get("status", "open") == "open" and not CS.replaced(records[i])
+        if i in records
+        and records[i].metadata.get("status", "open") == "open"
+        and not context_sections.replaced(records[i])
     ]
 
     if config.fusion == "sum":
@@ -516,7 +518,7 @@ def session_recalled(layer: LayerParts, scope: Scope, question: str, session_id:
 
 def _may_show(record: Record) -> bool:
     """Same filters as retrieval: not superseded, a memory (not bookkeeping), not working memory."""
-    return record.kind in L.LINKABLE_KINDS and not CS.replaced(record)
+    return record.kind in LINKABLE_KINDS and not context_sections.replaced(record)
 
 
 def recall(
@@ -559,15 +561,15 @@ def recall(
     if limit is not None:
         config = RecallConfig.build(config, limit=limit)
     if budget is not None:
-        config = RecallConfig.build(config, budget=CB.check_budget(budget))
+        config = RecallConfig.build(config, budget=context_budget.check_budget(budget))
     if links is not None and (isinstance(links, bool) or not isinstance(links, int) or links < 0):
         raise InvalidRecordError(f"links must be an integer >= 0, got {links!r}")
     expand = DEFAULT_LINKS if links is None else links
     now = time.time()
     read = Query.of(query, scope.user_id, layer.entities)
     got = retrieve(layer, scope, read, config, use_links=expand > 0, now=now, include_shared=include_shared)
-    if include_shared and scope.user_id != L.SHARED_USER:
-        shared = retrieve(layer, Scope(L.SHARED_USER, None), read, config, use_links=expand > 0, now=now)
+    if include_shared and scope.user_id != SHARED_USER:
+        shared = retrieve(layer, Scope(SHARED_USER, None), read, config, use_links=expand > 0, now=now)
         for memory_id, score in shared.scores.items():
             got.scores[memory_id] = got.scores.get(memory_id, 0.0) + score
             got.signals.setdefault(memory_id, {}).update(shared.signals[memory_id], shared=1.0)
@@ -627,8 +629,8 @@ def recall(
             recalled[record.id] = RecalledMemory(record, 0.0, {"pinned": 1.0}, "pinned")
             always.add(record.id)
     shown_links = _links_section(layer, recalled, brought, always, None, now)
-    extra = CS.gather(layer, scope, read, session_id, caps) if sections else CS.Sections()
-    fitted = CB.fit(_blocks(recalled, shown_links, extra, now if read.about_when else None), config.budget)
+    extra = context_sections.gather(layer, scope, read, session_id, caps) if sections else context_sections.Sections()
+    fitted = context_budget.fit(_blocks(recalled, shown_links, extra, now if read.about_when else None), config.budget)
     left_out = set(fitted.dropped)
     return Context(
         query=read.text,
@@ -709,11 +711,11 @@ def _newest(layer: LayerParts, scope: Scope, kind: str, count: int) -> list[Reco
 
 def _links_section(
     layer: LayerParts, recalled: dict[str, RecalledMemory], brought: set[str], always: set[str], hood: Any, now: float
-) -> list[L.MemoryLink]:
+) -> list[MemoryLink]:
     """Links among the context's memories, in the spec's order, at most 6, at most 2 per memory while others wait."""
-    found: dict[tuple[str, str], L.MemoryLink] = {}
+    found: dict[tuple[str, str], MemoryLink] = {}
     for memory_id, memory in recalled.items():
-        for entry in L.link_entries(memory.record):
+        for entry in link_entries(memory.record):
             other = entry["id"]
             if other not in recalled or other == memory_id:
                 continue
@@ -721,10 +723,10 @@ def _links_section(
                 continue  # goals and their sub-goals explain nothing unless the question is about them
             key = (min(memory_id, other), max(memory_id, other))
             if key not in found:
-                found[key] = L.MemoryLink.from_entry(memory.record, entry, recalled[other].record)
+                found[key] = MemoryLink.from_entry(memory.record, entry, recalled[other].record)
     half_life = layer.linker.config.half_life_days
 
-    def order(link: L.MemoryLink) -> tuple[int, int, int, float, str, str]:
+    def order(link: MemoryLink) -> tuple[int, int, int, float, str, str]:
         brings = 0 if (link.source in brought or link.target in brought) else 1
         return (
             brings,
@@ -736,7 +738,7 @@ def _links_section(
         )
 
     ranked = sorted(found.values(), key=order)
-    chosen: list[L.MemoryLink] = []
+    chosen: list[MemoryLink] = []
     uses: dict[str, int] = {}
     for link in ranked:
         if (
@@ -757,32 +759,35 @@ def _links_section(
 
 @staged("recall.context")
 def _blocks(
-    recalled: dict[str, RecalledMemory], shown_links: list[L.MemoryLink], extra: CS.Sections, now: float | None
-) -> list[CB.Block]:
+    recalled: dict[str, RecalledMemory],
+    shown_links: list[MemoryLink],
+    extra: context_sections.Sections,
+    now: float | None,
+) -> list[context_budget.Block]:
     """The context's blocks in the order the text shows them; ``now`` given (a question about when), events of
     earlier days show their date."""
     today = datetime.fromtimestamp(now, UTC).date() if now is not None else None
     # the profile and instructions first: the same from turn to turn, so a prompt cache keeps them
-    blocks: list[CB.Block] = CS.blocks(extra, "top")
+    blocks: list[context_budget.Block] = context_sections.blocks(extra, "top")
     safety = [m for m in recalled.values() if m.section == "safety"]
     if safety:
-        lines = [CB.Line(dated(m.record, today), m.record.id) for m in safety]
-        blocks.append(CB.Block("safety", SAFETY_TITLE, lines))
+        lines = [context_budget.Line(dated(m.record, today), m.record.id) for m in safety]
+        blocks.append(context_budget.Block("safety", SAFETY_TITLE, lines))
     for section, title in SECTIONS:
         if section == "goals":
-            blocks += CS.blocks(extra, "graph")
+            blocks += context_sections.blocks(extra, "graph")
         members = [m for m in recalled.values() if m.section == section]
         members.sort(key=lambda m: (-m.score, -m.signals.get("linked", 0.0), m.record.created_at))
         if members:
             lines = [
-                CB.Line(goal_line(m.record) if section == "goals" else dated(m.record, today), m.record.id)
+                context_budget.Line(goal_line(m.record) if section == "goals" else dated(m.record, today), m.record.id)
                 for m in members
             ]
-            blocks.append(CB.Block(section, title, lines))
-    blocks += CS.blocks(extra, "working")
+            blocks.append(context_budget.Block(section, title, lines))
+    blocks += context_sections.blocks(extra, "working")
     if shown_links:
-        lines = [CB.Line(link.line(), needs=(link.source, link.target)) for link in shown_links]
-        blocks.append(CB.Block("links", "How these memories connect:", lines))
+        lines = [context_budget.Line(link.line(), needs=(link.source, link.target)) for link in shown_links]
+        blocks.append(context_budget.Block("links", "How these memories connect:", lines))
     return blocks
 
 
@@ -795,11 +800,11 @@ def dated(record: Record, today: date | None) -> str:
     are shown as they are (the context of other questions stays as the spec shows it).
     """
     if today is None or record.kind != "episodic" or not record.created_at:
-        return CS.with_was(record)
+        return context_sections.with_was(record)
     day = datetime.fromtimestamp(record.created_at, UTC).date()
     if day >= today:
-        return CS.with_was(record)
-    return f"{CS.with_was(record)} ({day.day} {day.strftime('%B')} {day.year})"
+        return context_sections.with_was(record)
+    return f"{context_sections.with_was(record)} ({day.day} {day.strftime('%B')} {day.year})"
 
 
 def goal_line(record: Record) -> str:

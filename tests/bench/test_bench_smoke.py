@@ -8,7 +8,7 @@ from pathlib import Path
 import kioko
 from benchmarks import memory_graph_bench as bench
 from benchmarks.synthetic import TOPICS, generate_notes, generate_questions
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 
 
 def test_quick_run_on_memory_writes_every_required_key(tmp_path: Path) -> None:
@@ -68,7 +68,7 @@ def test_bulk_records_equal_what_add_stores() -> None:
         created_at=note.created_at,
         id="same-id",
     )
-    built = L.upgraded(bench.record_for(layer, note, "same-id"))  # the stored shape, read as the layer reads it
+    built = links.upgraded(bench.record_for(layer, note, "same-id"))  # the stored shape, read as the layer reads it
     ignored = {"updated_at", "version"}
     assert built.model_dump(exclude=ignored | {"embedding"}) == added.model_dump(exclude=ignored | {"embedding"})
     assert (built.embedding == added.embedding).all()

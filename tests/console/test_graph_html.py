@@ -17,7 +17,7 @@ import kioko
 from benchmarks.synthetic import generate_notes
 from kioko.cli import app, run_quick_start
 from kioko.graph_html import LINK_COLOURS, OTHER_LINK, to_dot
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 
 
 def rgb(colour: str) -> str:
@@ -34,7 +34,7 @@ def write_page(url: str, user: str, target: Path, limit: int = 120) -> None:
 
 
 def test_every_link_type_has_its_colour_and_no_rule_overrides_it(tmp_path: Path) -> None:
-    assert set(LINK_COLOURS) == set(L.LINK_TYPES)
+    assert set(LINK_COLOURS) == set(links.LINK_TYPES)
     assert OTHER_LINK not in LINK_COLOURS.values()
     assert len(set(LINK_COLOURS.values())) == len(LINK_COLOURS)
     url = f"sqlite:///{tmp_path / 'g.db'}"

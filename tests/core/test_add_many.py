@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import kioko
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.store import InvalidRecordError
 
 
@@ -23,8 +23,8 @@ def test_add_many_stores_in_order_and_links_like_add():
     assert [r.content for r in stored] == [i if isinstance(i, str) else i["content"] for i in items]
     assert stored[0].session_id == "s1"
     assert stored[0].created_at == 1000.0
-    got = {r.content: sorted((e["type"]) for e in L.link_entries(r)) for r in batch.memories(user_id="u")}
-    want = {r.content: sorted((e["type"]) for e in L.link_entries(r)) for r in one_by_one.memories(user_id="u")}
+    got = {r.content: sorted((e["type"]) for e in links.link_entries(r)) for r in batch.memories(user_id="u")}
+    want = {r.content: sorted((e["type"]) for e in links.link_entries(r)) for r in one_by_one.memories(user_id="u")}
     assert got == want
     assert got["Found it: the encoder cable on line 3 was loose."]  # linked to the fault before it
 
@@ -45,7 +45,7 @@ def test_adding_the_same_memory_again_returns_the_stored_one(make_layer_url="mem
     again = layer.add("Line 3  keeps faulting with error E-217. ", user_id="u", memory_type="episodic", session_id="s1")
     assert again.id == first.id
     assert len(list(layer.memories(user_id="u"))) == 1
-    assert not any(e["id"] == first.id for e in L.link_entries(layer.get(first.id, user_id="u")))
+    assert not any(e["id"] == first.id for e in links.link_entries(layer.get(first.id, user_id="u")))
     # another scope, kind or session is another memory
     assert (
         layer.add("Line 3 keeps faulting with error E-217.", user_id="v", memory_type="episodic", session_id="s1").id

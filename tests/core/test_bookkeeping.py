@@ -17,7 +17,7 @@ import kioko
 import kioko_core
 from kioko_core.errors import ConflictError, InvalidRecordError, SecretDropped
 from kioko_core.layer.scoped import SESSIONS_AGENT
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.store import Delete, Record, Scope, Upsert
 
 INTELLIGENCE_DIR = Path(kioko_core.__file__).parent / "intelligence"
@@ -78,13 +78,13 @@ def test_a_link_edit_changes_the_links_and_nothing_else(memory: kioko.MemoryLaye
     a, b = memory.store.get(Scope("kumar"), [a.id, b.id])
     assert a is not None
     assert b is not None
-    link = L.MemoryLink(
+    link = links.MemoryLink(
         source=a.id, target=b.id, type="depends_on", weight=0.7, why="order", by="llm", at=1.0, seen=1.0
     )
-    memory.bookkeeping.rewrite_links([(a, L.put_link(a, link)), (b, L.put_link(b, link))])
+    memory.bookkeeping.rewrite_links([(a, links.put_link(a, link)), (b, links.put_link(b, link))])
     assert [k.target for k in memory.graph.links(a.id, user_id="kumar") if k.type == "depends_on"] == [b.id]
     with pytest.raises(ConflictError):  # read before the edit above: stale
-        memory.bookkeeping.rewrite_links([(a, L.drop_link(a, b.id))])
+        memory.bookkeeping.rewrite_links([(a, links.drop_link(a, b.id))])
     fresh = memory.store.get(Scope("kumar"), [a.id])[0]
     assert fresh is not None
     for changed in (

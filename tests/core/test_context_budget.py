@@ -8,7 +8,7 @@ import pytest
 from remote_support import fresh_url, serving
 
 import kioko
-from kioko_core.recall import budget as CB
+from kioko_core.recall import budget
 from kioko_core.store import InvalidRecordError
 
 U = {"user_id": "maya"}
@@ -43,9 +43,9 @@ def test_a_100_kb_memory_gives_a_bounded_context_with_the_marker(open_memory) ->
     stored = memory.add(LONG, **U)
     memory.add("Station 12 uses a Siemens drive.", **U)
     ctx = memory.recall("What does the conveyor manual say about belt tension?", **U)
-    assert ctx.budget == CB.DEFAULT_BUDGET
-    assert CB.count_tokens(ctx.text) <= CB.DEFAULT_BUDGET
-    assert ctx.tokens == CB.count_tokens(ctx.text)
+    assert ctx.budget == budget.DEFAULT_BUDGET
+    assert budget.count_tokens(ctx.text) <= budget.DEFAULT_BUDGET
+    assert ctx.tokens == budget.count_tokens(ctx.text)
     assert "The conveyor manual for line 3 says: section 0 checks" in ctx.text
     assert "more characters]" in ctx.text
     assert ctx.cut == [stored.id]
@@ -65,15 +65,15 @@ def test_an_explicit_budget_bounds_every_context_and_keeps_instructions_first(op
     full = memory.recall(question, **U)
     assert full.dropped == []
     assert "Always answer in German." in full.text
-    for budget in (30, 45, 60, 90, 140, 400):
-        ctx = memory.recall(question, budget=budget, **U)
-        assert ctx.budget == budget
-        assert CB.count_tokens(ctx.text) <= budget
+    for tokens in (30, 45, 60, 90, 140, 400):
+        ctx = memory.recall(question, budget=tokens, **U)
+        assert ctx.budget == tokens
+        assert budget.count_tokens(ctx.text) <= tokens
         assert "Always answer in German." in ctx.text
         shown = {m.id for m in ctx.memories}
         for memory_id in ids:
             assert (memory_id in shown) != (memory_id in ctx.dropped)
-        assert len(ctx.dropped) < len(ids) or budget < 60
+        assert len(ctx.dropped) < len(ids) or tokens < 60
     assert memory.context(question, budget=30, **U).tokens <= 30
 
 
@@ -85,7 +85,7 @@ def test_a_tight_budget_drops_lower_sections_before_higher_ones() -> None:
         roomy = memory.recall("When was the drive on station 12 replaced?", **U)
         assert {fact.id, goal.id} <= {m.id for m in roomy.memories}
         tight = memory.recall(
-            "When was the drive on station 12 replaced?", budget=CB.count_tokens(roomy.text) - 10, **U
+            "When was the drive on station 12 replaced?", budget=budget.count_tokens(roomy.text) - 10, **U
         )
         assert fact.id in {m.id for m in tight.memories}
         assert goal.id in tight.dropped
@@ -96,26 +96,28 @@ def test_fit_never_exceeds_the_budget() -> None:
     """Every budget from 1 to 400 tokens over blocks of short and very long lines: the text counts at most the
     budget, and a line is either kept whole, cut with the marker, or named as dropped."""
     blocks = [
-        CB.Block("memories", "Relevant memories:", [CB.Line("x" * n, f"m{n}") for n in (5, 90, 2000, 17, 40_000)]),
-        CB.Block("instructions", "Instructions:", [CB.Line("Answer briefly.", "i1")]),
-        CB.Block("links", "How these memories connect:", [CB.Line("m5 relates to m90", needs=("m5", "m90"))]),
+        budget.Block(
+            "memories", "Relevant memories:", [budget.Line("x" * n, f"m{n}") for n in (5, 90, 2000, 17, 40_000)]
+        ),
+        budget.Block("instructions", "Instructions:", [budget.Line("Answer briefly.", "i1")]),
+        budget.Block("links", "How these memories connect:", [budget.Line("m5 relates to m90", needs=("m5", "m90"))]),
     ]
-    for budget in range(1, 401):
-        fitted = CB.fit(blocks, budget)
-        assert CB.count_tokens(fitted.text) <= budget, budget
+    for tokens in range(1, 401):
+        fitted = budget.fit(blocks, tokens)
+        assert budget.count_tokens(fitted.text) <= tokens, tokens
         for n in (5, 90, 2000, 17, 40_000):
             whole = f"- {'x' * n}\n" in fitted.text + "\n"
             cut = f"m{n}" in fitted.cut
-            assert whole + cut + (f"m{n}" in fitted.dropped) == 1, (budget, n)
+            assert whole + cut + (f"m{n}" in fitted.dropped) == 1, (tokens, n)
         if "m5 relates to m90" in fitted.text:
             assert "m5" not in fitted.dropped
             assert "m90" not in fitted.dropped
 
 
 def test_tokens_are_counted_as_documented_and_bad_budgets_refused() -> None:
-    assert CB.count_tokens("") == 0
-    assert CB.count_tokens("abcd") == 1
-    assert CB.count_tokens("abcde") == 2
+    assert budget.count_tokens("") == 0
+    assert budget.count_tokens("abcd") == 1
+    assert budget.count_tokens("abcde") == 2
     with kioko.connect("memory://") as memory:
         memory.add(LONG, **U)
         for bad in (0, -5, True, "100", 2.5):

@@ -18,7 +18,7 @@ import pytest
 import kioko
 from benchmarks.synthetic import generate_notes, generate_questions
 from kioko_core.layer.records import LayerStore
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.store import Record, Scope, Upsert
 from kioko_core.store.format_mark import (
     FORMAT_VERSION,
@@ -49,9 +49,9 @@ def reference() -> Any:
     scopes = [Scope(USER, None), Scope(USER, "@graph")]
     records = {scope: list(layer.store.scan(scope)) for scope in scopes}
     answers = {q: [r.id for r in layer.search(q, user_id=USER, limit=10)] for q in generate_questions(8)}
-    links = {r.id: L.link_entries(r) for r in records[scopes[0]]}
-    assert sum(map(len, links.values())) > NOTES, "the reference must be linked for the test to mean anything"
-    yield records, answers, links
+    adjacency = {r.id: links.link_entries(r) for r in records[scopes[0]]}
+    assert sum(map(len, adjacency.values())) > NOTES, "the reference must be linked for the test to mean anything"
+    yield records, answers, adjacency
     layer.close()
 
 
@@ -71,7 +71,7 @@ def _write(path: Path, layout: int, records: dict[Scope, list[Record]]) -> None:
             elif layout == 1:  # the layer's keys beside the caller's
                 ops.append(Upsert(record=_bare(record, {**record.metadata, **record.system})))
             elif layout == 2:  # under "_kioko", links included
-                ops.append(Upsert(record=_bare(record, {**record.metadata, L.BOOKKEEPING: record.system})))
+                ops.append(Upsert(record=_bare(record, {**record.metadata, links.BOOKKEEPING: record.system})))
             else:
                 ops.append(Upsert(record=_bare(record, record.metadata).model_copy(update={"system": record.system})))
     if layout == 3:
@@ -89,7 +89,7 @@ def _write(path: Path, layout: int, records: dict[Scope, list[Record]]) -> None:
 def test_a_store_of_each_earlier_format_is_marked_and_reads_as_written(
     layout: int, reference: Any, tmp_path: Path
 ) -> None:
-    records, answers, links = reference
+    records, answers, adjacency = reference
     path = tmp_path / f"format{layout}.db"
     _write(path, layout, records)
     raw = kioko.open_store(f"sqlite:///{path}")
@@ -100,8 +100,8 @@ def test_a_store_of_each_earlier_format_is_marked_and_reads_as_written(
     try:
         assert layer.store_mark == StoreMark(FORMAT_VERSION, "offline", 256)
         assert read_mark(layer.store)[0] == layer.store_mark, "the upgrade is written, not only reported"
-        for memory_id, entries in links.items():
-            assert L.link_entries(layer.get(memory_id, user_id=USER)) == entries
+        for memory_id, entries in adjacency.items():
+            assert links.link_entries(layer.get(memory_id, user_id=USER)) == entries
         for question, ids in answers.items():
             assert [r.id for r in layer.search(question, user_id=USER, limit=10)] == ids, question
     finally:

@@ -17,7 +17,7 @@ import kioko
 from contract_tests.counting import CountingStore
 from kioko_core.errors import ConflictError, IdTaken, InvalidRecordError
 from kioko_core.layer.memory_layer import MemoryLayer
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.store import Record, Scope, Upsert
 
 OWN = {
@@ -30,11 +30,11 @@ OWN = {
 
 
 def user_part(metadata: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in metadata.items() if k != L.BOOKKEEPING}
+    return {k: v for k, v in metadata.items() if k != links.BOOKKEEPING}
 
 
 def all_entries(layer: MemoryLayer, user: str) -> list[tuple[str, dict[str, Any]]]:
-    return [(r.id, e) for r in layer.memories(user_id=user) for e in L.link_entries(r)]
+    return [(r.id, e) for r in layer.memories(user_id=user) for e in links.link_entries(r)]
 
 
 def test_a_users_own_metadata_round_trips_exactly_through_linking_and_updates(layer: MemoryLayer, user: str) -> None:
@@ -45,8 +45,8 @@ def test_a_users_own_metadata_round_trips_exactly_through_linking_and_updates(la
     layer.add("Line 3 stopped again with the encoder fault E-217.", user_id=user, memory_type="episodic")
     stored = layer.get(first.id, user_id=user)
     assert user_part(stored.metadata) == OWN
-    assert L.link_entries(stored), "the two memories link, and the links live in the bookkeeping"
-    assert "line 3" in L.entities_of(stored)
+    assert links.link_entries(stored), "the two memories link, and the links live in the bookkeeping"
+    assert "line 3" in links.entities_of(stored)
     layer.update(first.id, user_id=user, metadata={"ticket": "T-9"})
     assert user_part(layer.get(first.id, user_id=user).metadata) == {**OWN, "ticket": "T-9"}
     layer.update(first.id, user_id=user, content="Kumar replaced the encoder cable on Line 3.")
@@ -70,19 +70,21 @@ def test_a_forged_link_entry_in_metadata_links_nothing(layer: MemoryLayer, user:
     }
     mine = layer.add("Kumar's payroll export runs on Mondays.", user_id=user, metadata={"links": [forged]})
     assert layer.graph.links(mine.id, user_id=user) == []
-    assert L.link_entries(layer.get(mine.id, user_id=user)) == []
-    assert L.link_entries(layer.get(theirs.id, user_id=other_user)) == []
+    assert links.link_entries(layer.get(mine.id, user_id=user)) == []
+    assert links.link_entries(layer.get(theirs.id, user_id=other_user)) == []
     context = layer.recall("payroll export", user_id=user, links=3)
     assert theirs.id not in {m.record.id for m in context.memories}
 
 
 def test_a_new_memory_cannot_bring_bookkeeping_and_nothing_is_stored(layer: MemoryLayer, user: str) -> None:
     target = layer.add("The staging database is db-17.", user_id=user)
-    forged = {L.BOOKKEEPING: {"links": [{"id": target.id, "type": "serves", "dir": "out", "w": 1.0, "by": "manual"}]}}
+    forged = {
+        links.BOOKKEEPING: {"links": [{"id": target.id, "type": "serves", "dir": "out", "w": 1.0, "by": "manual"}]}
+    }
     with pytest.raises(InvalidRecordError, match="_kioko"):
         layer.add("Goal: move staging to db-18.", user_id=user, memory_type="goal", metadata=forged)
     assert [r.id for r in layer.memories(user_id=user)] == [target.id]
-    assert L.link_entries(layer.get(target.id, user_id=user)) == []
+    assert links.link_entries(layer.get(target.id, user_id=user)) == []
 
 
 def test_an_update_cannot_create_alter_or_remove_link_entries(layer: MemoryLayer, user: str) -> None:
@@ -100,7 +102,7 @@ def test_an_update_cannot_create_alter_or_remove_link_entries(layer: MemoryLayer
         {"unlinked": [fault.id]},
         "not even a dict",
     ):
-        layer.update(fix.id, user_id=user, metadata={L.BOOKKEEPING: forged, "note": "checked"})
+        layer.update(fix.id, user_id=user, metadata={links.BOOKKEEPING: forged, "note": "checked"})
     assert sorted(all_entries(layer, user), key=str) == before
     current = layer.get(fix.id, user_id=user)
     layer.update(fix.id, user_id=user, metadata={**current.metadata, "note": "round trip"})  # read-modify-write works
@@ -206,23 +208,23 @@ def test_a_sqlite_file_written_before_the_bookkeeping_key_reads_its_links_and_up
             "ticket": "T-9",
         }
         assert user_part(layer.get("note", user_id=user).metadata) == {"links": ["https://docs/spares"]}
-        assert L.link_entries(layer.get("note", user_id=user)) == []
-        assert L.link_entries(layer.get("rule", user_id=user)) == []  # never a linked kind: its "links" is data
-        assert L.linked_at(layer.get("fix", user_id=user)) == now
+        assert links.link_entries(layer.get("note", user_id=user)) == []
+        assert links.link_entries(layer.get("rule", user_id=user)) == []  # never a linked kind: its "links" is data
+        assert links.linked_at(layer.get("fix", user_id=user)) == now
 
         # a write upgrades: a forged entry the caller then puts under "links" is plain data
         layer.update("fix", user_id=user, metadata={"links": [entry("note", "out")]})
         fix = layer.store.get(Scope(user), ["fix"])[0]
         assert fix is not None
-        assert [e["id"] for e in L.bookkeeping(fix)["links"]] == ["fault"]
+        assert [e["id"] for e in links.bookkeeping(fix)["links"]] == ["fault"]
         assert fix.metadata["links"] == [entry("note", "out")]
         layer.graph.unlink("fix", "fault", user_id=user)
         fault = layer.store.get(Scope(user), ["fault"])[0]
         assert fault is not None
         assert "links" not in fault.metadata
-        assert L.link_entries(fault) == []
-        assert L.was_unlinked(fault, "note")
-        assert L.was_unlinked(fault, "fix")
+        assert links.link_entries(fault) == []
+        assert links.was_unlinked(fault, "note")
+        assert links.was_unlinked(fault, "fix")
         assert layer.graph.links("fix", user_id=user) == []
 
 

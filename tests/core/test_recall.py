@@ -24,7 +24,7 @@ import kioko
 from contract_tests.counting import CountingStore
 from kioko_backends.memory import MemoryStore
 from kioko_core.layer.memory_layer import MemoryLayer, MemoryNotFound
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.linking.activation import personalized_pagerank
 from kioko_core.store import Scope
 
@@ -173,7 +173,7 @@ def test_users_never_see_each_other(make_layer, user: str) -> None:
     with pytest.raises(MemoryNotFound):
         layer.get(theirs.fix.id, user_id=user)
     for record in theirs.named().values():
-        for entry in L.link_entries(layer.get(record.id, user_id=other)):
+        for entry in links.link_entries(layer.get(record.id, user_id=other)):
             assert entry["id"] in their_ids
 
 
@@ -186,8 +186,8 @@ def test_agents_are_separate_scopes(make_layer, user: str) -> None:
     b = layer.add(
         "Found it: the encoder cable on line 3 was loose.", user_id=user, memory_type="episodic", session_id="s"
     )
-    assert L.link_entries(layer.get(a.id, user_id=user, agent_id="ops")) == []
-    assert L.link_entries(layer.get(b.id, user_id=user)) == []
+    assert links.link_entries(layer.get(a.id, user_id=user, agent_id="ops")) == []
+    assert links.link_entries(layer.get(b.id, user_id=user)) == []
     assert {m.record.id for m in layer.recall(QUESTION, user_id=user, agent_id="ops").memories} == {a.id}
 
 
@@ -196,16 +196,16 @@ def test_shared_knowledge_links_live_only_on_the_users_memory(make_layer, user: 
     layer = make_layer()
     shared = layer.add(
         "OPC UA servers listen on port 4840; the S7-1500 exposes OPC UA when enabled.",
-        user_id=L.SHARED_USER,
+        user_id=links.SHARED_USER,
         memory_type="semantic",
     )
     mine = layer.add(
         "The S7-1500 on line 3 refuses OPC UA connections from the SCADA host.", user_id=user, memory_type="episodic"
     )
-    entry = L.entry_for(layer.get(mine.id, user_id=user), shared.id)
+    entry = links.entry_for(layer.get(mine.id, user_id=user), shared.id)
     assert entry is not None
     assert entry.get("shared") is True
-    assert L.link_entries(layer.get(shared.id, user_id=L.SHARED_USER)) == []
+    assert links.link_entries(layer.get(shared.id, user_id=links.SHARED_USER)) == []
     assert [k.target for k in layer.graph.links(mine.id, user_id=user)] == [shared.id]
     question = "OPC UA on the S7-1500"
     assert shared.id not in {m.record.id for m in layer.recall(question, user_id=user).memories}
@@ -232,19 +232,19 @@ def test_feedback_links_the_fix_and_strengthens_what_was_used(layer: MemoryLayer
         created_at=now - 7 * 3600,
     )
     ctx = layer.recall(QUESTION, user_id=user)
-    before = L.entry_for(layer.get(qs.fix.id, user_id=user), qs.fault.id)
+    before = links.entry_for(layer.get(qs.fix.id, user_id=user), qs.fault.id)
     layer.feedback(user_id=user, credited=qs.procedure.id, session_id="s9", context=ctx)
-    made = L.entry_for(layer.get(qs.procedure.id, user_id=user), problem.id)
+    made = links.entry_for(layer.get(qs.procedure.id, user_id=user), problem.id)
     assert made is not None
     assert made["type"] == "resolves"
     assert made["by"] == "feedback"
     assert made["w"] == 0.8
     assert made["dir"] == "out"
-    assert L.entry_for(layer.get(qs.procedure.id, user_id=user), stale.id) is None, "older than 6 hours"
-    after = L.entry_for(layer.get(qs.fix.id, user_id=user), qs.fault.id)
+    assert links.entry_for(layer.get(qs.procedure.id, user_id=user), stale.id) is None, "older than 6 hours"
+    after = links.entry_for(layer.get(qs.fix.id, user_id=user), qs.fault.id)
     assert after["w"] == pytest.approx(before["w"] + 0.2 * (1 - before["w"]), abs=1e-4)
     assert after["seen"] >= now
-    mirror = L.entry_for(layer.get(qs.fault.id, user_id=user), qs.fix.id)
+    mirror = links.entry_for(layer.get(qs.fault.id, user_id=user), qs.fix.id)
     assert mirror["w"] == after["w"]
 
 

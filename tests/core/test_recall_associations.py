@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import kioko
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.reading.query_and_draft import ASKS_WHEN, TELLS_TIME
 from kioko_core.recall.hybrid import WHEN_QUESTION, dated
 
@@ -29,7 +29,7 @@ def test_an_association_sharing_no_word_with_the_question_is_not_brought() -> No
     asked = _turn(memory, "Ben: Did you enjoy the chess tournament on Saturday?", "s1", MAY_8)
     reply = _turn(memory, "Asha: Loved every minute, thanks for asking!", "s1", MAY_8 + 60)
     other = _turn(memory, "Asha: Enjoy your Saturday at the farmers market, Ben!", "s2", MAY_8 + 3 * 86400)
-    link = L.entry_for(memory.get(other.id, user_id=U), asked.id)
+    link = links.entry_for(memory.get(other.id, user_id=U), asked.id)
     assert link is not None
     assert link["type"] == "related_to"
     assert link["by"] == "auto"
@@ -98,7 +98,7 @@ def test_cross_new_links_a_weaker_pair_across_sessions() -> None:
         score = memory.linker.explain(first, later)
         assert score.signals["evidence"]
         assert 0.25 <= score.score < 0.35
-        found[cross_new] = L.entry_for(memory.get(later.id, user_id=U), first.id)
+        found[cross_new] = links.entry_for(memory.get(later.id, user_id=U), first.id)
     assert found[0] is None
     assert found[2] is not None
     assert found[2]["type"] == "related_to"

@@ -13,7 +13,7 @@ import pytest
 
 from kioko_backends.memory import MemoryStore
 from kioko_core.layer.memory_layer import MemoryLayer
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.store import ConflictError, Op, Record, Scope, Upsert, retry
 from kioko_core.store.link_store import LinkChange
 
@@ -107,8 +107,8 @@ def test_links_survive_racing_writers(racing) -> None:
     first, second = layer.get(target, user_id=USER), layer.get(other.id, user_id=USER)
     assert first.metadata["theirs-0"]
     assert first.metadata["theirs-1"]
-    assert any(e["id"] == other.id for e in L.link_entries(first))
-    assert any(e["id"] == target for e in L.link_entries(second))
+    assert any(e["id"] == other.id for e in links.link_entries(first))
+    assert any(e["id"] == target for e in links.link_entries(second))
 
 
 def test_a_write_that_always_loses_fails_loudly_and_applies_nothing(racing, monkeypatch) -> None:
@@ -145,8 +145,8 @@ def test_a_merge_retries_when_the_duplicate_gained_a_link_meanwhile(racing) -> N
     layer.graph.merge(target, survivor.id, user_id=USER)
     records = list(store.scan(Scope(USER)))
     assert target not in {r.id for r in records}
-    assert not [(r.id, e["id"]) for r in records for e in L.link_entries(r) if e["id"] == target]
-    assert L.entry_for(layer.get(third.id, user_id=USER), survivor.id) is not None
+    assert not [(r.id, e["id"]) for r in records for e in links.link_entries(r) if e["id"] == target]
+    assert links.entry_for(layer.get(third.id, user_id=USER), survivor.id) is not None
 
 
 def test_promoting_a_working_key_set_again_meanwhile_keeps_the_newer_value(racing) -> None:

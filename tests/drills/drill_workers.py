@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import kioko
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.store import Record, Scope
 
 BARRIER_TIMEOUT = 120.0
@@ -207,14 +207,14 @@ def check_graph(records: Iterable[Record]) -> GraphCheck:
     by_id = {r.id: r for r in records}
     check = GraphCheck(records=len(by_id))
     for record in by_id.values():
-        for entry in L.link_entries(record):
+        for entry in links.link_entries(record):
             if entry.get("shared"):
                 continue  # a link into the shared knowledge base is stored on the user's side only
             check.links += 1
             other = by_id.get(entry["id"])
             if other is None:
                 check.dangling.append((record.id, entry["id"]))
-            elif L.entry_for(other, record.id) is None:
+            elif links.entry_for(other, record.id) is None:
                 check.asymmetric.append((record.id, entry["id"]))
     return check
 
@@ -229,7 +229,7 @@ def cross_process_links(records: Iterable[Record], writer_of: dict[str, str]) ->
     seen: set[frozenset[str]] = set()
     across = 0
     for record in records:
-        for entry in L.link_entries(record):
+        for entry in links.link_entries(record):
             pair = frozenset((record.id, entry["id"]))
             if pair in seen or entry["id"] not in writer_of or record.id not in writer_of:
                 continue

@@ -20,7 +20,7 @@ import pytest
 
 import kioko
 from kioko_core.layer.memory_layer import MemoryLayer
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.store import Scope, ScopeGenerations
 
 pytestmark = pytest.mark.drill
@@ -70,8 +70,8 @@ def test_a_warm_process_links_to_what_another_process_just_wrote(shared_url: str
             drills.add_memories, [(shared_url, user, ["The encoder cable on line 3: loose, again."])]
         )
         mine = layer.add("Loose encoder cable, line 3.", user_id=user, memory_type="episodic")
-        assert L.entry_for(layer.get(mine.id, user_id=user), theirs) is not None
-        assert L.entry_for(layer.get(theirs, user_id=user), mine.id) is not None
+        assert links.entry_for(layer.get(mine.id, user_id=user), theirs) is not None
+        assert links.entry_for(layer.get(theirs, user_id=user), mine.id) is not None
 
 
 def test_a_warm_process_recalls_what_another_process_just_wrote(shared_url: str) -> None:

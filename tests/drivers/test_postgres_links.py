@@ -14,7 +14,7 @@ import pytest
 import kioko
 from contract_tests.support import make_record, new_scope
 from kioko_core.layer.records import LayerStore
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.store import Record, Upsert
 from kioko_core.store.link_store import LinkChange
 
@@ -82,7 +82,7 @@ def test_schema_4_tables_gain_links_and_keep_reading_the_links_in_their_records(
         assert layer.store.keeps_links_apart
         a = layer.get("a", user_id=USER)
         assert a.metadata == {"ticket": "T-1"}
-        assert L.link_entries(a) == [_entry("b", "out", 0.7)]
+        assert links.link_entries(a) == [_entry("b", "out", 0.7)]
         layer.update("a", user_id=USER, metadata={"ticket": "T-2"})  # written: a's links move to {p}_links
         with psycopg.connect(database) as conn:
             stored = dict(conn.execute(f"SELECT id, metadata::text FROM {table}_records").fetchall())
@@ -92,8 +92,8 @@ def test_schema_4_tables_gain_links_and_keep_reading_the_links_in_their_records(
         assert [(owner, other) for owner, other, _ in rows] == [("a", "b")]
         a = layer.get("a", user_id=USER)
         assert a.metadata == {"ticket": "T-2"}
-        assert L.link_entries(a) == [_entry("b", "out", 0.7)]
-        assert L.link_entries(layer.get("b", user_id=USER)) == [_entry("a", "in", 0.7)]
+        assert links.link_entries(a) == [_entry("b", "out", 0.7)]
+        assert links.link_entries(layer.get("b", user_id=USER)) == [_entry("a", "in", 0.7)]
     finally:
         layer.close()
 
@@ -120,7 +120,7 @@ def test_a_link_write_leaves_the_neighbours_rows_alone(database: str) -> None:
             rows = conn.execute(f"SELECT owner, other FROM {table}_links ORDER BY seq").fetchall()
         assert after == (before[0], before[1] + 1), "only its version moves"
         assert set(rows) == {(first.id, second.id), (second.id, first.id)}
-        assert [e["id"] for e in L.link_entries(layer.get(first.id, user_id=USER))] == [second.id]
+        assert [e["id"] for e in links.link_entries(layer.get(first.id, user_id=USER))] == [second.id]
     finally:
         layer.close()
 

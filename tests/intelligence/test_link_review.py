@@ -8,7 +8,7 @@ import re
 import pytest
 
 import kioko
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.store import Scope
 from kioko_intelligence import Intelligence
 from kioko_intelligence.link_review import KEPT_WEIGHT, parse_review, review_links
@@ -61,7 +61,7 @@ def _plant(memory, user_id: str = "kumar") -> dict[str, str]:
 
 
 def _entry(memory, a: str, b: str, user_id: str = "kumar") -> dict | None:
-    return L.entry_for(memory.get(a, user_id=user_id), b)
+    return links.entry_for(memory.get(a, user_id=user_id), b)
 
 
 def test_the_prompt_shows_the_newest_automatic_links_in_the_specs_shape(url) -> None:

@@ -8,7 +8,7 @@ import pytest
 from remote_support import fresh_url, serving
 
 import kioko
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_intelligence import Intelligence
 from kioko_intelligence.maintenance import MaintenanceScheduler
 
@@ -107,13 +107,13 @@ def test_tend_runs_every_link_every_turns_and_links_what_was_never_linked(url) -
     with kioko.connect(url, auto_link=False) as plain:
         first = plain.add("Line 3 keeps faulting with error E-217.", memory_type="episodic", **U)
         plain.add("Error E-217 on line 3 means the encoder cable is loose.", **U)
-        assert L.linked_at(plain.get(first.id, **U)) is None
+        assert links.linked_at(plain.get(first.id, **U)) is None
         brain = Intelligence(scheduler=MaintenanceScheduler(link_every=3))
         memory = kioko.MemoryLayer(plain.store, intelligence=brain)
         for turn in ("hi", "thanks", "ok"):
             memory.record_turn(turn, session_id="s1", **U)
         assert brain.scheduler.counters(memory, **U)["tended_at"] == 3
-        assert L.linked_at(memory.get(first.id, **U)) is not None
+        assert links.linked_at(memory.get(first.id, **U)) is not None
         assert memory.graph.links(first.id, **U)
         memory.record_turn("hi again", session_id="s1", **U)
         assert brain.scheduler.counters(memory, **U)["tended_at"] == 3

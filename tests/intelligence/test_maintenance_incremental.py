@@ -15,7 +15,7 @@ import time
 import pytest
 
 import kioko
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.store import Delete, Filter, Scope, Upsert
 from kioko_intelligence import Intelligence, maintenance, reflection
 from kioko_intelligence.maintenance import DANGLING_PAGE, PRUNE_PAGE, TEND_LINKS, MaintenanceScheduler
@@ -62,24 +62,24 @@ def _damage(layer) -> None:
     store = layer.store
     faded = 0
     for record in sorted(store.scan(SCOPE), key=lambda r: r.id):
-        entries = L.link_entries(record)
+        entries = links.link_entries(record)
         if faded < 3 and entries and not entries[0].get("by", "auto") == "manual":
             other = store.get(SCOPE, [entries[0]["id"]])[0]
             weak = [{**e, "w": 0.01} if e["id"] == other.id else e for e in entries]
-            back = [{**e, "w": 0.01} if e["id"] == record.id else e for e in L.link_entries(other)]
+            back = [{**e, "w": 0.01} if e["id"] == record.id else e for e in links.link_entries(other)]
             store.update_many(
                 [
-                    Upsert(record=L.set_entries(record, weak), expected_version=record.version),
-                    Upsert(record=L.set_entries(other, back), expected_version=other.version),
+                    Upsert(record=links.set_entries(record, weak), expected_version=record.version),
+                    Upsert(record=links.set_entries(other, back), expected_version=other.version),
                 ]
             )
             faded += 1
-    gone = [r.id for r in store.scan(SCOPE) if len(L.link_entries(r)) >= 2][:2]
+    gone = [r.id for r in store.scan(SCOPE) if len(links.link_entries(r)) >= 2][:2]
     store.update_many([Delete(id=memory_id, scope=SCOPE) for memory_id in gone])
 
 
 def _links(layer) -> dict[str, list[tuple[str, str]]]:
-    return {r.id: sorted((e["id"], e.get("type", "")) for e in L.link_entries(r)) for r in layer.store.scan(SCOPE)}
+    return {r.id: sorted((e["id"], e.get("type", "")) for e in links.link_entries(r)) for r in layer.store.scan(SCOPE)}
 
 
 def test_tending_after_turns_leaves_the_links_a_whole_user_tend_leaves(layers) -> None:
@@ -93,7 +93,7 @@ def test_tending_after_turns_leaves_the_links_a_whole_user_tend_leaves(layers) -
         _seed(layer, 40, 24, linked=False)  # never linked: the next tends link them
         _damage(layer)
     before = _links(steps)
-    assert any(not links for links in before.values())  # there is work to do
+    assert any(not found for found in before.values())  # there is work to do
     whole_report = scheduler.tend(whole, **U)
     # the pass under way and the next (which reads the memories seeded after the first began), and the
     # never-linked memories they found, TEND_LINKS a step

@@ -15,8 +15,7 @@ import pytest
 
 import kioko
 from kioko_core.store import Scope
-from kioko_intelligence import Intelligence
-from kioko_intelligence import summaries as S
+from kioko_intelligence import Intelligence, summaries
 from kioko_intelligence.maintenance import MaintenanceScheduler
 
 U = {"user_id": "kumar"}
@@ -68,18 +67,18 @@ def test_every_n_turns_of_a_session_fold_into_one_keyed_summary_updated_in_place
         )
         memory.record_turn("thanks!", session_id="s1", **U)
         assert _summaries(memory, "s1") == []
-        assert S.session_log(memory, KUMAR, "s1")["turns"] == 2
+        assert summaries.session_log(memory, KUMAR, "s1")["turns"] == 2
         memory.record_turn("The encoder cable on line 3 was loose and we reseated it.", session_id="s1", **U)
         [first] = _summaries(memory, "s1")
         assert first.kind == "summary"
-        assert first.id == S.summary_id(KUMAR, "s1")
+        assert first.id == summaries.summary_id(KUMAR, "s1")
         assert "INC-4521" in first.content  # the scratchpad is no memory
         assert "thanks" not in first.content
         # the episode keeps the cable already: a summary says only what the session's memories do not
         assert "encoder cable" not in first.content
         assert any("encoder cable" in r.content for r in memory.memories(kinds={"episodic"}, **U))
         assert first.metadata["turns_folded"] == 3
-        assert S.session_log(memory, KUMAR, "s1")["waiting"] == []
+        assert summaries.session_log(memory, KUMAR, "s1")["waiting"] == []
         # another session counts on its own; its turns never reach s1's summary
         for text in ("Maybe the OPC UA endpoint 3 is flaky this week.", "hello", "ok"):
             memory.record_turn(text, session_id="s2", **U)
@@ -103,7 +102,7 @@ def test_end_session_also_summarises_the_conversation_and_zero_turns_summaries_o
         memory.end_session("s1", **U)
         [summary] = _summaries(memory, "s1")
         assert "OPC UA endpoint 3" in summary.content
-        assert S.session_log(memory, KUMAR, "s1")["waiting"] == []
+        assert summaries.session_log(memory, KUMAR, "s1")["waiting"] == []
         memory.end_session("s1", **U)  # nothing waiting: the summary stays as it is
         assert [r.version for r in _summaries(memory, "s1")] == [summary.version]
     with _layer(url, summarize_every=0) as memory:
@@ -111,18 +110,18 @@ def test_end_session_also_summarises_the_conversation_and_zero_turns_summaries_o
             memory.record_turn("The conveyor on line 5 jammed during the late shift.", session_id="off", **U)
         memory.end_session("off", **U)
         assert _summaries(memory, "off") == []
-        assert S.session_log(memory, KUMAR, "off")["turns"] == 0
+        assert summaries.session_log(memory, KUMAR, "off")["turns"] == 0
 
 
 def test_the_session_logs_are_the_users_own_and_go_with_them(url) -> None:
     with _layer(url, summarize_every=5) as memory:
         memory.record_turn("The conveyor on line 5 jammed during the late shift.", session_id="s1", **U)
         memory.record_turn("Line 7 was down for an hour.", session_id="t1", user_id="asha")
-        assert [r.content for r in memory.memories(**U) if r.kind == S.LOG_KIND] == []  # not among memories
+        assert [r.content for r in memory.memories(**U) if r.kind == summaries.LOG_KIND] == []  # not among memories
         assert "line 5" not in memory.recall("line 5 conveyor", user_id="asha").text
         memory.forget_user(**U)
-        assert S.session_log(memory, KUMAR, "s1")["turns"] == 0
-        assert S.session_log(memory, Scope("asha", None), "t1")["turns"] == 1
+        assert summaries.session_log(memory, KUMAR, "s1")["turns"] == 0
+        assert summaries.session_log(memory, Scope("asha", None), "t1")["turns"] == 1
 
 
 def test_a_model_writes_the_summary_and_a_failing_model_falls_back_offline(url) -> None:
@@ -440,7 +439,7 @@ def test_two_processes_maintaining_one_user_write_each_summary_and_theme_once(tm
     with kioko.connect(path) as memory:
         [summary] = _summaries(memory, "shared")
         assert summary.metadata["turns_folded"] == 12  # every turn folded once, none twice
-        log = S.session_log(memory, KUMAR, "shared")
+        log = summaries.session_log(memory, KUMAR, "shared")
         assert log["turns"] == 12
         assert log["waiting"] == []
         themes = _themes(memory)

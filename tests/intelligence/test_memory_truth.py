@@ -11,8 +11,7 @@ import pytest
 
 import kioko
 from kioko_core.store import Scope
-from kioko_intelligence import slots
-from kioko_intelligence import summaries as S
+from kioko_intelligence import slots, summaries
 
 U = {"user_id": "mira"}
 
@@ -194,7 +193,7 @@ def test_a_summary_holds_only_what_no_memory_keeps_and_never_a_forget_request(me
     memory.record_turn("My colleague Marco prefers meetings after lunch.", session_id="s1", **U)
     memory.record_turn("Forget everything about Marco, he left the company.", session_id="s1", **U)
     memory.end_session("s1", **U)
-    summary = memory.store.get(scope, [S.summary_id(scope, "s1")])[0]
+    summary = memory.store.get(scope, [summaries.summary_id(scope, "s1")])[0]
     assert summary is not None
     assert "drive fan" in summary.content
     assert "encoder cable" not in summary.content  # the episode keeps it: never repeated verbatim
@@ -204,7 +203,7 @@ def test_a_summary_holds_only_what_no_memory_keeps_and_never_a_forget_request(me
 def test_a_session_with_nothing_new_to_say_writes_no_summary(memory) -> None:
     scope = Scope("mira", None)
     _turns(memory, [["The encoder cable on line 3 was loose and we reseated it."]])
-    assert memory.store.get(scope, [S.summary_id(scope, "s1")])[0] is None
+    assert memory.store.get(scope, [summaries.summary_id(scope, "s1")])[0] is None
 
 
 def test_a_summary_is_shown_only_for_a_question_about_its_session_or_period(memory) -> None:
@@ -233,12 +232,12 @@ def test_a_summary_point_a_newer_session_replaced_is_dropped_from_it(memory) -> 
     scope = Scope("mira", None)
     # a summary point no memory keeps (a hedge below the importance bar) naming the old value
     _turns(memory, [["I use Trello for the chores. Maybe Trello is a bit slow on my old phone today."]])
-    summary = memory.store.get(scope, [S.summary_id(scope, "s1")])[0]
+    summary = memory.store.get(scope, [summaries.summary_id(scope, "s1")])[0]
     assert summary is not None
     assert "Trello" in summary.content
     report = memory.record_turn("I switched from Trello to Notion for the chores.", session_id="s2", **U)
     assert any(o.fields.get("supersedes") for o in report.ops)
-    assert memory.store.get(scope, [S.summary_id(scope, "s1")])[0] is None  # its only point said Trello
+    assert memory.store.get(scope, [summaries.summary_id(scope, "s1")])[0] is None  # its only point said Trello
 
 
 def test_a_moved_deadline_updates_the_goal_it_belongs_to(memory) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import kioko
-from kioko_intelligence import rules as R
+from kioko_intelligence import rules
 from kioko_intelligence.language import about_user, rewrite_vocabulary
 from kioko_intelligence.ops import SKIPPED, ManageReport
 from kioko_intelligence.summaries import offline_points
@@ -138,16 +138,16 @@ SEARCHED = {"IDENTIFIERS"}
 """Tables whose rows are searched anywhere in a sentence rather than matched from its start."""
 
 
-@pytest.mark.parametrize("table", sorted(R.TABLES))
+@pytest.mark.parametrize("table", sorted(rules.TABLES))
 def test_every_row_matches_its_own_example(table: str) -> None:
-    for index, row in enumerate(R.TABLES[table]):
+    for index, row in enumerate(rules.TABLES[table]):
         if table in SEARCHED:
             assert row.pattern.search(row.example) is not None, (table, index, row.example)
             continue
-        said = R.TAIL.sub("", R.plain(row.example))
-        match = R.first((row,), said)
+        said = rules.TAIL.sub("", rules.plain(row.example))
+        match = rules.first((row,), said)
         assert match is not None, (table, index, row.example)
-        assert R.first(R.TABLES[table], said) is not None
+        assert rules.first(rules.TABLES[table], said) is not None
 
 
 _TOKEN = re.compile(r"[a-z0-9]+")

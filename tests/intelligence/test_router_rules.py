@@ -12,7 +12,7 @@ import re
 import pytest
 
 import kioko
-from kioko_intelligence import rules as R
+from kioko_intelligence import rules
 from kioko_intelligence.ops import SKIPPED, ManageReport
 
 GIVEN: dict[str, list[str]] = {
@@ -55,9 +55,9 @@ def written(report: ManageReport) -> list[str]:
     return [op.op for op in report.ops if op.status != SKIPPED]
 
 
-@pytest.mark.parametrize("table", sorted(R.TABLES))
+@pytest.mark.parametrize("table", sorted(rules.TABLES))
 def test_every_row_routes_its_own_example_to_its_operation(table: str) -> None:
-    for index, row in enumerate(R.TABLES[table]):
+    for index, row in enumerate(rules.TABLES[table]):
         report = route(row.example, GIVEN.get(table, []))
         if row.example in GATED:
             assert report.skipped == GATED[row.example], (table, index, report.summary())
@@ -74,9 +74,13 @@ def test_a_row_added_to_a_table_routes_a_new_phrasing(monkeypatch: pytest.Monkey
     assert "goal.add" not in written(before[1])
 
     monkeypatch.setattr(
-        R, "LESSON", (*R.LESSON, R.row("strategy.add", r"^moral of the story\s*[:,]\s*(?P<lesson>.+)$", lesson))
+        rules,
+        "LESSON",
+        (*rules.LESSON, rules.row("strategy.add", r"^moral of the story\s*[:,]\s*(?P<lesson>.+)$", lesson)),
     )
-    monkeypatch.setattr(R, "GOAL", (*R.GOAL, R.row("goal.add", r"^on my bucket list\s*:\s*(?P<title>.+)$", goal)))
+    monkeypatch.setattr(
+        rules, "GOAL", (*rules.GOAL, rules.row("goal.add", r"^on my bucket list\s*:\s*(?P<title>.+)$", goal))
+    )
     after = route(lesson), route(goal)
 
     assert written(after[0]) == ["strategy.add"], after[0].summary()
@@ -89,8 +93,10 @@ def test_a_row_template_shapes_what_is_kept(monkeypatch: pytest.MonkeyPatch) -> 
     said = "Lesson for the team: never deploy on a Friday"
     plain = route(said)
     assert [op.fields["text"] for op in plain.ops if op.op == "strategy.add"] == ["Never deploy on a Friday."]
-    shaped = R.row("strategy.add", r"^lesson for the team\s*:\s*(?P<lesson>.+)$", said, template="Team rule: {lesson}")
-    monkeypatch.setattr(R, "LESSON", (shaped, *R.LESSON))
+    shaped = rules.row(
+        "strategy.add", r"^lesson for the team\s*:\s*(?P<lesson>.+)$", said, template="Team rule: {lesson}"
+    )
+    monkeypatch.setattr(rules, "LESSON", (shaped, *rules.LESSON))
     assert [op.fields["text"] for op in route(said).ops if op.op == "strategy.add"] == [
         "Team rule: never deploy on a Friday."
     ]
@@ -102,13 +108,13 @@ def test_a_row_put_in_front_changes_nothing_the_other_rows_do(table: str, monkey
     shifts every other row by one, and each example still routes to the same operations."""
     given = GIVEN.get(table, [])
     table = table.split()[0]
-    rows = R.TABLES[table]
+    rows = rules.TABLES[table]
     before = [[(op.op, op.fields) for op in route(r.example, given).ops] for r in rows]
-    monkeypatch.setattr(R, table, (R.row(rows[0].op, r"^(?!)", "nothing"), *rows))
+    monkeypatch.setattr(rules, table, (rules.row(rows[0].op, r"^(?!)", "nothing"), *rows))
     after = [[(op.op, op.fields) for op in route(r.example, given).ops] for r in rows]
     assert after == before
 
 
 def test_an_unknown_row_option_is_refused() -> None:
     with pytest.raises(ValueError, match=re.escape("unknown row options ['need_decision']")):
-        R.row("decision.supersede", r"^x$", "x", options=("need_decision",))
+        rules.row("decision.supersede", r"^x$", "x", options=("need_decision",))

@@ -11,8 +11,7 @@ from typing import Any
 import kioko
 from contract_tests.counting import CountingStore
 from kioko_core.store import Scope, Upsert
-from kioko_intelligence import Intelligence
-from kioko_intelligence import summaries as S
+from kioko_intelligence import Intelligence, summaries
 from kioko_intelligence.heuristic import POSTINGS_LIMIT, HeuristicRouter, _Reading
 from kioko_intelligence.maintenance import COUNTER_KIND, MaintenanceScheduler
 from kioko_intelligence.turn import Turn
@@ -45,7 +44,7 @@ def test_a_managed_turn_writes_its_session_log_and_counters_in_one_batch(tmp_pat
         for text in ("thanks!", "ok", "How do I reset the safety relay?"):  # gated: no memory, no due task
             memory.record_turn(text, "Noted.", user_id=U, session_id="s1")
         assert _batches(counting) == [["session_log", COUNTER_KIND]] * 3
-        assert S.session_log(memory, KUMAR, "s1")["turns"] == 3
+        assert summaries.session_log(memory, KUMAR, "s1")["turns"] == 3
         assert MaintenanceScheduler().counters(memory, user_id=U)["turns"] == 3
 
 
@@ -63,12 +62,12 @@ def test_a_conflict_on_the_session_log_writes_neither_and_both_are_read_again(tm
             and any(isinstance(op, Upsert) and op.record.kind == COUNTER_KIND for op in args[0])
         ):
             cut_in.append(True)
-            S.note_turn(other, KUMAR, "s1", [{"role": "user", "content": "the other process's turn"}], 10)
+            summaries.note_turn(other, KUMAR, "s1", [{"role": "user", "content": "the other process's turn"}], 10)
 
     counting = _Watched(kioko.open_store(path), before_call=before)
     with kioko.MemoryLayer(counting, intelligence=Intelligence()) as memory:
         memory.record_turn("thanks!", "Noted.", user_id=U, session_id="s1")
-        log = S.session_log(memory, KUMAR, "s1")
+        log = summaries.session_log(memory, KUMAR, "s1")
         assert cut_in
         assert log["turns"] == 2
         assert log["waiting"] == ["user: the other process's turn", "user: thanks!\nassistant: Noted."]
@@ -87,8 +86,8 @@ def test_a_fold_due_in_the_log_is_queued_in_the_same_batch(tmp_path) -> None:
         assert memory.intelligence.stats()["maintenance"] == 0
         memory.record_turn("thanks!", "", user_id=U, session_id="s1")
         assert memory.intelligence.stats()["maintenance"] == 1
-        assert S.session_log(memory, KUMAR, "s1")["waiting"] == []
-        summary = memory.store.get(KUMAR, [S.summary_id(KUMAR, "s1")])[0]
+        assert summaries.session_log(memory, KUMAR, "s1")["waiting"] == []
+        summary = memory.store.get(KUMAR, [summaries.summary_id(KUMAR, "s1")])[0]
         assert summary is not None
         assert "E-217" in summary.content
 
@@ -121,7 +120,7 @@ def test_a_turn_that_wrote_leaves_its_step_to_a_turn_that_wrote_nothing(tmp_path
         assert turn(WRITES[1].format(n=1)) == []  # the fold fell due on a turn that wrote: it waits
         assert scheduler.counters(memory, user_id=U)["pending"] == ["summarize:s1"]
         assert turn("ok") == ["ran"]  # a turn that wrote nothing runs it
-        assert S.session_log(memory, KUMAR, "s1")["waiting"] == []
+        assert summaries.session_log(memory, KUMAR, "s1")["waiting"] == []
         # writing turns only: due again on the 1st (two turns after the last fold), left by the 1st, 2nd and
         # 3rd, run by the 4th
         ran = [turn(WRITES[i].format(n=2)) for i in range(4)]
@@ -130,10 +129,10 @@ def test_a_turn_that_wrote_leaves_its_step_to_a_turn_that_wrote_nothing(tmp_path
         assert counters["pending"] == []
         assert counters["deferred"] == 0
         # every turn was folded (none waits); each one's statement is kept by a memory, so no summary repeats it
-        log = S.session_log(memory, KUMAR, "s1")
+        log = summaries.session_log(memory, KUMAR, "s1")
         assert log["turns"] == 7
         assert log["waiting"] == []
-        assert memory.store.get(KUMAR, [S.summary_id(KUMAR, "s1")])[0] is None
+        assert memory.store.get(KUMAR, [summaries.summary_id(KUMAR, "s1")])[0] is None
 
 
 # --------------------------------------------------------------------------- the goal lookup

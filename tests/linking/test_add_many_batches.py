@@ -21,7 +21,7 @@ from benchmarks.synthetic import entity_relations, generate_notes
 from kioko_core.errors import IdTaken
 from kioko_core.layer.bulk import BatchAdd, _held_view
 from kioko_core.layer.memory_layer import MemoryLayer
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.linking.pending import PendingStore
 from kioko_core.store import Scope, Store
 
@@ -68,7 +68,9 @@ def snapshot(store: Store, user_id: str, prefix: str) -> dict[str, Any]:
     for record in scope_records(store, Scope(user_id)):
         system = {k: v for k, v in (record.system or {}).items() if k not in ("links", "linked_at")}
         found[plain(record.id)] = {
-            "links": [(plain(e["id"]), e["type"], e["dir"], e["w"], e["by"], e["why"]) for e in L.link_entries(record)],
+            "links": [
+                (plain(e["id"]), e["type"], e["dir"], e["w"], e["by"], e["why"]) for e in links.link_entries(record)
+            ],
             "terms": record.terms,
             "metadata": {k: plain(v) for k, v in record.metadata.items()},
             "system": system,
@@ -134,7 +136,7 @@ def same_links_as_one_by_one(store: Store, user: str, size: int, order: Any) -> 
     for record in returned:  # as stored once its batch was written (later batches may have linked it since)
         assert record.content == stored[record.id].content
         assert 1 <= record.version <= stored[record.id].version
-    assert L.link_entries(returned[-1]) == L.link_entries(stored[returned[-1].id])
+    assert links.link_entries(returned[-1]) == links.link_entries(stored[returned[-1].id])
 
 
 def test_add_many_writes_a_batch_at_once(store: Store, user: str) -> None:
@@ -146,7 +148,7 @@ def test_add_many_writes_a_batch_at_once(store: Store, user: str) -> None:
     before = generation(Scope(user))
     stored = layer.add_many([item["content"] for item in items(user, 60)], user_id=user, memory_type="episodic")
     assert generation(Scope(user)) == before + 1  # one update_many for all sixty memories and their links
-    assert sum(len(L.link_entries(r)) for r in stored) > 0
+    assert sum(len(links.link_entries(r)) for r in stored) > 0
     again = layer.add("Line 3 keeps faulting with error E-217.", user_id=user)  # the index cache follows the store
     assert again.version == 1
     assert generation(Scope(user)) == before + 2
@@ -175,12 +177,12 @@ def test_a_batch_another_writer_got_into_is_added_again_one_by_one(store: Store,
     records = {r.id: r for r in scope_records(store, Scope(user))}
     assert sorted(r.content for r in records.values()) == sorted([fault.content, *(i["content"] for i in later)])
     assert records[fault.id].metadata["checked"] is True
-    assert L.link_entries(records[fault.id])  # linked after the writer's change, which stays
+    assert links.link_entries(records[fault.id])  # linked after the writer's change, which stays
     if generation is not None:  # the batch's write was refused: each memory was written on its own
         assert generation(Scope(user)) == before + 1 + len(later)
     for record in records.values():  # both halves of every link
-        for entry in L.link_entries(record):
-            mirror = L.entry_for(records[entry["id"]], record.id)
+        for entry in links.link_entries(record):
+            mirror = links.entry_for(records[entry["id"]], record.id)
             assert mirror is not None
             assert mirror["dir"] != entry["dir"]
 

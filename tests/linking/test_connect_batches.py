@@ -16,7 +16,7 @@ from linking_support import (  # noqa: F401  (fixtures are found by name)
 
 from benchmarks.synthetic import entity_relations, generate_notes
 from kioko_core.layer.memory_layer import MemoryLayer
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.linking.relink import RelinkBatch, relink_one
 from kioko_core.store import Scope, Store
 
@@ -55,7 +55,7 @@ def links_by_number(store: Store, user_id: str) -> dict[str, list[tuple[Any, ...
     """Every memory's link entries (times left out), ids without their prefix so two users compare."""
     return {
         r.id[1:]: sorted(
-            (e["id"][1:], e["type"], e["dir"], e["w"], e["by"], e["why"], e.get("from")) for e in L.link_entries(r)
+            (e["id"][1:], e["type"], e["dir"], e["w"], e["by"], e["why"], e.get("from")) for e in links.link_entries(r)
         )
         for r in scope_records(store, Scope(user_id))
     }
@@ -103,10 +103,10 @@ def test_a_batch_another_writer_got_into_is_redone_and_keeps_that_writer_s_chang
     assert [memory_id for memory_id, _ in outcomes] == order
     records = {r.id: r for r in scope_records(store, scope)}
     assert records[order[5]].metadata["checked"] is True
-    assert all(L.linked_at(records[i]) is not None for i in order)
+    assert all(links.linked_at(records[i]) is not None for i in order)
     assert sum(len(relinked[0]) for _, relinked in outcomes if relinked is not None) > 0
     for record in records.values():  # both halves of every link
-        for entry in L.link_entries(record):
-            mirror = L.entry_for(records[entry["id"]], record.id)
+        for entry in links.link_entries(record):
+            mirror = links.entry_for(records[entry["id"]], record.id)
             assert mirror is not None
             assert mirror["dir"] != entry["dir"]

@@ -24,7 +24,7 @@ import kioko
 from benchmarks.synthetic import generate_notes, generate_questions
 from kioko_core.layer.memory_layer import MemoryLayer
 from kioko_core.layer.records import LayerStore
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.store import Record, Scope, Upsert
 from kioko_core.store.link_store import LinkStore
 
@@ -81,7 +81,7 @@ def _workload(layer: MemoryLayer) -> None:
             layer.delete("n020", user_id=USER)
             layer.update("n030", user_id=USER, metadata={"ticket": "T-30"})
     layer.graph.link("n040", "n041", "informs", 0.9, "checked by hand", user_id=USER)
-    first = L.link_entries(layer.get("n050", user_id=USER))
+    first = links.link_entries(layer.get("n050", user_id=USER))
     if first:
         layer.graph.unlink("n050", first[0]["id"], user_id=USER)
     context = layer.recall("conveyor jam on line 3", user_id=USER, links=3)
@@ -92,7 +92,7 @@ def _links(layer: MemoryLayer) -> dict[str, list[dict[str, Any]]]:
     """Every memory's entries in order, without the wall-clock stamps of when they were made."""
     found = {}
     for record in layer.memories(user_id=USER):
-        found[record.id] = [{k: v for k, v in e.items() if k not in ("at", "seen")} for e in L.link_entries(record)]
+        found[record.id] = [{k: v for k, v in e.items() if k not in ("at", "seen")} for e in links.link_entries(record)]
     return found
 
 
@@ -143,7 +143,7 @@ def test_a_link_write_leaves_the_neighbours_records_alone(tmp_path: Path) -> Non
         assert after[1] == before[1] + 1, "only its version moves"
         assert set(rows) == {(first.id, second.id), (second.id, first.id)}
         assert "links" not in before[0]
-        assert [e["id"] for e in L.link_entries(layer.get(first.id, user_id=USER))] == [second.id]
+        assert [e["id"] for e in links.link_entries(layer.get(first.id, user_id=USER))] == [second.id]
     finally:
         layer.close()
 
@@ -172,8 +172,8 @@ def test_a_link_write_leaves_the_neighbours_qdrant_point_alone(tmp_path: Path) -
         again = layer.get(first.id, user_id=USER)
         assert again.version == first.version + 1
         assert again.metadata == first.metadata
-        assert [e["id"] for e in L.link_entries(again)] == [second.id]
-        assert [e["id"] for e in L.link_entries(layer.get(second.id, user_id=USER))] == [first.id]
+        assert [e["id"] for e in links.link_entries(again)] == [second.id]
+        assert [e["id"] for e in links.link_entries(layer.get(second.id, user_id=USER))] == [first.id]
     finally:
         layer.close()
 
@@ -238,9 +238,9 @@ def test_a_store_written_before_reads_as_before_and_moves_links_out_when_written
         assert a.metadata == {"ticket": "T-1"}
         assert b.metadata == {}
         assert c.metadata == {"links": ["https://runbook"]}
-        assert L.link_entries(a) == [entry("b", "out", 0.7), entry("c", "in", 0.5)]
-        assert L.link_entries(c) == [entry("a", "out", 0.5)]
-        assert L.entities_of(c) == ["e-217"]
+        assert links.link_entries(a) == [entry("b", "out", 0.7), entry("c", "in", 0.5)]
+        assert links.link_entries(c) == [entry("a", "out", 0.5)]
+        assert links.entities_of(c) == ["e-217"]
         assert [(k.source, k.target) for k in layer.graph.links("a", user_id=USER)] == [("a", "b"), ("c", "a")]
 
         layer.update("a", user_id=USER, metadata={"ticket": "T-2"})  # a write moves a's links out of its record
@@ -253,9 +253,11 @@ def test_a_store_written_before_reads_as_before_and_moves_links_out_when_written
         assert rows == [("a", "c")]
         a = layer.get("a", user_id=USER)
         assert a.metadata == {"ticket": "T-2"}
-        assert L.link_entries(a) == [entry("c", "in", 0.5)]
-        assert L.link_entries(layer.get("b", user_id=USER)) == []
-        assert L.link_entries(layer.get("c", user_id=USER)) == [entry("a", "out", 0.5)], "c was not written: as it was"
+        assert links.link_entries(a) == [entry("c", "in", 0.5)]
+        assert links.link_entries(layer.get("b", user_id=USER)) == []
+        assert links.link_entries(layer.get("c", user_id=USER)) == [entry("a", "out", 0.5)], (
+            "c was not written: as it was"
+        )
     finally:
         layer.close()
 
@@ -269,14 +271,14 @@ def test_a_record_the_layer_returns_carries_the_callers_metadata_exactly() -> No
     )
     layer.add("Reseated the encoder cable after fault E-217.", user_id=USER, memory_type="episodic")
     for record in (layer.get(first.id, user_id=USER), *layer.memories(user_id=USER)):
-        assert L.BOOKKEEPING not in record.metadata
+        assert links.BOOKKEEPING not in record.metadata
     got = layer.get(first.id, user_id=USER)
     assert got.metadata == mine
     assert got.system is not None
     assert [e["dir"] for e in got.system["links"]]
     assert "e-217" in got.system["entities"]
     hit = layer.recall("encoder fault", user_id=USER).memories[0].record
-    assert L.BOOKKEEPING not in hit.metadata
+    assert links.BOOKKEEPING not in hit.metadata
     assert hit.system is not None
     assert layer.store.get(Scope(USER), [first.id])[0].metadata == mine  # type: ignore[union-attr]
     layer.close()

@@ -31,7 +31,7 @@ from linking_support import (  # noqa: F401  (fixtures are found by name)
 from contract_tests.counting import CountingStore, InjectedFailure
 from kioko_core.graph.entities import GRAPH_AGENT
 from kioko_core.layer.memory_layer import MemoryLayer, MemoryNotFound
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.store import Delete, InvalidRecordError, Scope, Store
 
 DAY = 86400.0
@@ -52,10 +52,10 @@ def assert_symmetric(layer: MemoryLayer, user: str) -> None:
     """Every entry has its mirror on the other memory: opposite dir, same type, weight and author."""
     records = {r.id: r for r in scope_records(layer.store, Scope(user))}
     for record in records.values():
-        for entry in L.link_entries(record):
+        for entry in links.link_entries(record):
             other = records.get(entry["id"])
             assert other is not None, f"{record.id} links to {entry['id']}, which is gone"
-            mirror = L.entry_for(other, record.id)
+            mirror = links.entry_for(other, record.id)
             assert mirror is not None, f"{entry['id']} lacks the other half of {record.id}'s link"
             assert mirror["dir"] != entry["dir"]
             assert (mirror["type"], mirror["w"], mirror["by"]) == (entry["type"], entry["w"], entry["by"])
@@ -82,7 +82,7 @@ def test_a_manual_link_where_a_structural_one_exists_raises_link_conflict(layer:
     )
     before = (entries(layer, sub, user), entries(layer, goal, user))
     for a, b in ((sub.id, goal.id), (goal.id, sub.id)):
-        with pytest.raises(L.LinkConflict):
+        with pytest.raises(links.LinkConflict):
             layer.graph.link(a, b, "related_to", user_id=user)
     assert (entries(layer, sub, user), entries(layer, goal, user)) == before
 
@@ -139,15 +139,15 @@ def test_automatic_model_and_feedback_links_fade_with_a_180_day_half_life(by: st
     seen = T0
     for days in (0, 45, 180, 360, 1000):
         expected = 0.8 * 0.5 ** (days / 180)
-        assert L.faded_weight(0.8, by, seen, seen + days * DAY) == pytest.approx(expected, rel=1e-12)
-    link = L.MemoryLink(source="a", target="b", weight=0.6, by=by, seen=seen)
+        assert links.faded_weight(0.8, by, seen, seen + days * DAY) == pytest.approx(expected, rel=1e-12)
+    link = links.MemoryLink(source="a", target="b", weight=0.6, by=by, seen=seen)
     assert link.faded(seen + 180 * DAY) == pytest.approx(0.3)
 
 
 @pytest.mark.parametrize("by", ["manual", "structure"])
 def test_manual_and_structural_links_never_fade(by: str) -> None:
-    assert L.faded_weight(0.8, by, T0, T0 + 5000 * DAY) == 0.8
-    assert L.MemoryLink(source="a", target="b", weight=0.4, by=by, seen=T0).faded(T0 + 5000 * DAY) == 0.4
+    assert links.faded_weight(0.8, by, T0, T0 + 5000 * DAY) == 0.8
+    assert links.MemoryLink(source="a", target="b", weight=0.4, by=by, seen=T0).faded(T0 + 5000 * DAY) == 0.4
 
 
 def test_the_degree_cap_ranks_automatic_links_by_faded_weight_and_ignores_other_authors() -> None:
@@ -162,10 +162,10 @@ def test_the_degree_cap_ranks_automatic_links_by_faded_weight_and_ignores_other_
         {"id": "feedback", "type": "resolves", "dir": "out", "w": 0.1, "by": "feedback", "seen": T0},
         {"id": "manual", "type": "related_to", "dir": "out", "w": 0.1, "by": "manual", "seen": T0},
     ]
-    record = Record(id="m", user_id="u", kind="episodic", metadata={L.BOOKKEEPING: {"links": stored}})
-    assert L.weakest_capped(record, 3, now, 180.0) == []
-    assert L.weakest_capped(record, 2, now, 180.0) == ["old-strong"]
-    assert L.weakest_capped(record, 1, now, 180.0) == ["old-strong", "fresh-weak"]
+    record = Record(id="m", user_id="u", kind="episodic", metadata={links.BOOKKEEPING: {"links": stored}})
+    assert links.weakest_capped(record, 3, now, 180.0) == []
+    assert links.weakest_capped(record, 2, now, 180.0) == ["old-strong"]
+    assert links.weakest_capped(record, 1, now, 180.0) == ["old-strong", "fresh-weak"]
 
 
 def test_prune_removes_links_faded_below_a_tenth_and_keeps_manual_and_structural(
@@ -221,7 +221,7 @@ PUMP_NOTES = [
 
 
 def capped(layer: MemoryLayer, memory_id: str, user: str) -> dict[str, float]:
-    return {e["id"]: e["w"] for e in L.capped_entries(fresh(layer, memory_id, user))}
+    return {e["id"]: e["w"] for e in links.capped_entries(fresh(layer, memory_id, user))}
 
 
 def test_the_degree_cap_lets_the_weakest_automatic_link_go_on_both_sides(
@@ -266,7 +266,7 @@ def test_a_new_memory_itself_keeps_at_most_max_degree_automatic_links(
     newest = layer.add("The E-41 valve on pump 7 leaks coolant again.", user_id=user, memory_type="episodic")
     assert len(capped(layer, newest.id, user)) == 3
     for record in scope_records(layer.store, Scope(user)):
-        assert len(L.capped_entries(record)) <= 3
+        assert len(links.capped_entries(record)) <= 3
     assert_symmetric(layer, user)
 
 
@@ -296,7 +296,7 @@ def test_new_content_re_derives_links_and_replaces_term_statistics(layer: Memory
     assert entry_between(layer, again, lag, user) is not None
     layer.update(lag.id, user_id=user, content="The quarterly report job finished early.")
     assert pair_entries(layer, lag.id, again.id, user) == ([], [])
-    assert L.entities_of(fresh(layer, lag, user)) == []
+    assert links.entities_of(fresh(layer, lag, user)) == []
     postings = layer.store.postings(scope, ["e:db-17", "t:replica"], 10)
     assert postings.ids == {"e:db-17": [again.id], "t:replica": [again.id]}
     assert postings.df == {"e:db-17": 1, "t:replica": 1}
@@ -361,7 +361,7 @@ def test_merge_moves_the_duplicates_links_to_the_survivor(layer: MemoryLayer, us
     for entry in moved:
         mine = entry_between(layer, quick.fix, entry["id"], user)
         assert mine is not None, f"the link to {entry['id']} did not move"
-        if L.author_rank(entry["by"]) <= L.author_rank(mine["by"]):
+        if links.author_rank(entry["by"]) <= links.author_rank(mine["by"]):
             assert (mine["type"], mine["dir"], mine["by"]) == (entry["type"], entry["dir"], entry["by"])
         assert duplicate.id not in {e["id"] for e in entries(layer, entry["id"], user)}
     manual = entry_between(layer, quick.fix, quick.plc, user)
@@ -386,7 +386,7 @@ def test_merge_keeps_the_survivor_within_the_degree_cap(make_layer: Callable[...
     duplicate, survivor = notes[0], notes[3]
     layer.graph.merge(duplicate.id, survivor.id, user_id=user)
     for record in scope_records(layer.store, Scope(user)):
-        assert len(L.capped_entries(record)) <= 2
+        assert len(links.capped_entries(record)) <= 2
     assert_symmetric(layer, user)
 
 
@@ -442,8 +442,8 @@ def test_supersede_takes_over_the_old_decisions_links_at_90_percent(
     assert (kept["id"], kept["type"], kept["dir"], kept["by"]) == (new.id, "supersedes", "in", "structure")
     assert fresh(layer, old, user).metadata["superseded_by"] == new.id
     assert {e["id"] for e in entries(layer, decisions["goal"], user)} == {new.id}
-    links = {(k.source, k.type, k.target): k for k in layer.graph.links(new.id, user_id=user)}
-    assert links[(new.id, "serves", decisions["goal"])].taken_from == old
+    by_ends = {(k.source, k.type, k.target): k for k in layer.graph.links(new.id, user_id=user)}
+    assert by_ends[(new.id, "serves", decisions["goal"])].taken_from == old
     assert_symmetric(layer, user)
 
 
@@ -602,7 +602,7 @@ def test_connect_backfills_memories_written_without_linking(make_layer: Callable
     assert first.duration_ms >= 0
     rest = linking.graph.connect(user_id=user)
     assert rest.memories == 5
-    assert all(isinstance(L.linked_at(fresh(linking, r, user)), float) for r in quick.named().values())
+    assert all(isinstance(links.linked_at(fresh(linking, r, user)), float) for r in quick.named().values())
     assert (quick.fix.id, "resolves", quick.fault.id) in link_triples(scope_records(linking.store, Scope(user)))
     assert_symmetric(linking, user)
 
@@ -618,7 +618,7 @@ def test_entries_that_are_not_link_dicts_are_left_alone(layer: MemoryLayer, user
         memory_type="procedural",
         metadata={"links": [RUNBOOK, {"note": "not a link"}]},
     )
-    foreign = lambda: [e for e in fresh(layer, own, user).metadata["links"] if not L.is_link_entry(e)]  # noqa: E731
+    foreign = lambda: [e for e in fresh(layer, own, user).metadata["links"] if not links.is_link_entry(e)]  # noqa: E731
     assert foreign() == [RUNBOOK, {"note": "not a link"}]
     assert entries(layer, own, user), "the procedure should have been linked"
     layer.graph.link(own.id, quick.tea.id, "related_to", user_id=user)
@@ -667,8 +667,8 @@ def test_a_failing_link_write_stores_the_memory_without_links_and_connect_links_
     failing["on"] = False
     stored = layer.get(fix.id, user_id=user)
     assert stored.content == "Found it: the encoder cable on line 3 was loose."
-    assert L.link_entries(stored) == []
-    assert L.linked_at(stored) is None
+    assert links.link_entries(stored) == []
+    assert links.linked_at(stored) is None
     report = layer.graph.connect(user_id=user)
     assert report.memories == 1
     assert entry_between(layer, fix, fault, user)["type"] == "resolves"
@@ -729,7 +729,7 @@ def test_concurrent_writers_keep_both_halves_of_every_link(store: Store, user: s
     assert len(records) == 36
     assert link_triples(records), "the writers should have linked something"
     for record in records:
-        assert len(L.capped_entries(record)) <= 4
+        assert len(links.capped_entries(record)) <= 4
     assert_symmetric(layer, user)
 
 
@@ -754,5 +754,5 @@ def test_a_link_a_person_removed_is_not_made_again(layer: MemoryLayer, user: str
     assert entry_between(layer, quick.fault, quick.fix, user) is None
     layer.graph.link(quick.fix.id, quick.fault.id, "resolves", user_id=user)
     assert entry_between(layer, quick.fix, quick.fault, user)["by"] == "manual"
-    assert not L.was_unlinked(fresh(layer, quick.fix, user), quick.fault.id)
+    assert not links.was_unlinked(fresh(layer, quick.fix, user), quick.fault.id)
     assert_symmetric(layer, user)

@@ -30,7 +30,7 @@ from linking_support import (  # noqa: F401  (fixtures are found by name)
 from remote_support import server  # noqa: F401  (a fixture: the live server of the remote surfaces)
 
 from kioko_core.layer.memory_layer import MemoryLayer
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.linking.index import term_weight
 from kioko_core.store import Scope
 
@@ -214,7 +214,7 @@ def test_a_hub_does_not_bridge_everything(layer: MemoryLayer, user: str) -> None
     lesson = layer.add(CONVEYOR_LESSON, user_id=user, memory_type="strategy")
     stats = layer.store.postings(Scope(user), ["e:line 3"], 0)
     assert stats.df["e:line 3"] >= max(4, 0.15 * stats.n)  # line 3 is a hub
-    assert "conveyor" in L.entities_of(layer.get(lesson.id, user_id=user))  # known to the entity graph
+    assert "conveyor" in links.entities_of(layer.get(lesson.id, user_id=user))  # known to the entity graph
     result = layer.graph.explain(telemetry.id, lesson.id, user_id=user)
     assert result.signals["bridge"] == 0.4
     assert result.signals["share"] == 0.0
@@ -286,13 +286,13 @@ def test_quick_start_link_lines_read_as_the_spec_prints_them(layer: MemoryLayer,
 def test_every_linked_memory_records_entities_and_linked_at(layer: MemoryLayer, user: str, quick: QuickStart) -> None:
     """Section 2's storage: entities caches what a memory is about, linked_at marks the linker saw it."""
     fix = layer.get(quick.fix.id, user_id=user)
-    assert L.entities_of(fix) == ["line 3"]
-    assert L.entities_of(layer.get(quick.fault.id, user_id=user)) == ["e-217", "line 3"]
-    assert "pgvector" in L.entities_of(layer.get(quick.decision.id, user_id=user))
+    assert links.entities_of(fix) == ["line 3"]
+    assert links.entities_of(layer.get(quick.fault.id, user_id=user)) == ["e-217", "line 3"]
+    assert "pgvector" in links.entities_of(layer.get(quick.decision.id, user_id=user))
     for record in quick.named().values():
         stored = layer.get(record.id, user_id=user)
-        assert isinstance(L.linked_at(stored), float)
-        for entry in L.link_entries(stored):
+        assert isinstance(links.linked_at(stored), float)
+        for entry in links.link_entries(stored):
             assert set(entry) >= {"id", "type", "dir", "w", "by", "why", "at", "seen"}
             assert math.isfinite(entry["w"])
             assert 0 < entry["w"] <= 1
@@ -304,7 +304,7 @@ def test_backfill_with_connect_links_the_quick_start_as_writing_would(
     """Memories written without linking get section 1's links from connect(); a second connect has no work."""
     quick = seed_quickstart(make_layer(auto_link=False), user)
     unlinked = make_layer(auto_link=False)
-    assert all(L.link_entries(r) == [] for r in scope_records(unlinked.store, Scope(user)))
+    assert all(links.link_entries(r) == [] for r in scope_records(unlinked.store, Scope(user)))
     linking = make_layer()
     report = linking.graph.connect(user_id=user)
     assert set(report.to_dict()) == {"memories", "links", "dropped", "duration_ms", "remaining"}

@@ -26,7 +26,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 from kioko_backends.memory import MemoryStore
 from kioko_backends.sqlite import SQLiteStore
 from kioko_core.layer.memory_layer import MemoryLayer
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.store import Delete, Scope, Store
 
 MAX_DEGREE = 2
@@ -165,7 +165,7 @@ class LinkGraphMachine(RuleBasedStateMachine):
         kept = self.layer.get(self._choose(scope, second), user_id=scope.user_id, agent_id=scope.agent_id)
         if kept.metadata.get("superseded_by"):
             return  # consolidation merges into a live memory, not into history
-        neighbours = [e["id"] for e in L.link_entries(kept) if e["id"] in self.live[scope]]
+        neighbours = [e["id"] for e in links.link_entries(kept) if e["id"] in self.live[scope]]
         anyone = [i for i in self.live[scope] if i != kept.id]
         others = neighbours if neighbours and first % 2 == 0 else anyone
         duplicate = others[first % len(others)]
@@ -212,8 +212,8 @@ class LinkGraphMachine(RuleBasedStateMachine):
             return
         try:
             made = self.layer.graph.link(a, b, kind, weight, user_id=scope.user_id, agent_id=scope.agent_id)
-        except L.LinkConflict:
-            existing = L.entry_for(self.layer.get(a, user_id=scope.user_id, agent_id=scope.agent_id), b)
+        except links.LinkConflict:
+            existing = links.entry_for(self.layer.get(a, user_id=scope.user_id, agent_id=scope.agent_id), b)
             assert existing is not None
             assert existing["by"] == "structure"
         else:
@@ -255,11 +255,11 @@ class LinkGraphMachine(RuleBasedStateMachine):
             records = {r.id: r for r in self.store.scan(scope)}
             assert set(records) == set(self.live[scope])
             for record in records.values():
-                capped = L.capped_entries(record)
+                capped = links.capped_entries(record)
                 assert len(capped) <= MAX_DEGREE, f"{record.id} holds {len(capped)} automatic links"
                 if record.kind == "decision" and record.metadata.get("superseded_by"):
                     assert capped == [], f"replaced decision {record.id} holds automatic links"
-                for entry in L.link_entries(record):
+                for entry in links.link_entries(record):
                     other_id = entry["id"]
                     assert other_id not in self.gone, f"{record.id} still links to deleted {other_id}"
                     assert everywhere.get(other_id, scope) == scope, f"{record.id} links across scopes"
@@ -267,7 +267,7 @@ class LinkGraphMachine(RuleBasedStateMachine):
                         continue
                     other = records.get(other_id)
                     assert other is not None, f"{record.id} links to missing {other_id}"
-                    mirror = L.entry_for(other, record.id)
+                    mirror = links.entry_for(other, record.id)
                     assert mirror is not None, f"{other_id} lacks the other half of {record.id}'s link"
                     assert mirror["dir"] == ("in" if entry["dir"] == "out" else "out")
                     assert (mirror["type"], mirror["w"], mirror["by"]) == (entry["type"], entry["w"], entry["by"])

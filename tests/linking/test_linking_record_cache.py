@@ -21,7 +21,7 @@ from contract_tests.counting import CountingStore
 from contract_tests.support import make_record
 from kioko_backends.memory import MemoryStore
 from kioko_core.layer.memory_layer import MemoryLayer
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.linking.index import IndexCache
 from kioko_core.store import Scope, ScopeGenerations, Store, Upsert
 
@@ -94,7 +94,7 @@ def test_cached_records_are_the_stored_ones_after_links_deletes_and_hand_links(c
     check()
     follow_up = layer.add(TURNS[1], user_id=user, memory_type="episodic", session_id="s1", created_at=T0 + 900)
     check()
-    assert written[1].id not in {e["id"] for e in L.link_entries(layer.get(follow_up.id, user_id=user))}
+    assert written[1].id not in {e["id"] for e in links.link_entries(layer.get(follow_up.id, user_id=user))}
 
 
 def test_another_layers_change_is_seen_by_the_next_linked_write(counted_store: Store) -> None:
@@ -114,7 +114,7 @@ def test_another_layers_change_is_seen_by_the_next_linked_write(counted_store: S
         session_id="s2",
         created_at=T0,
     )
-    linked = {e["id"] for e in L.link_entries(a.get(later.id, user_id=user))}
+    linked = {e["id"] for e in links.link_entries(a.get(later.id, user_id=user))}
     assert tea.id in linked
 
 
@@ -122,7 +122,7 @@ def test_an_empty_scope_answers_from_the_cache_until_a_write_fills_it(counted_st
     """The shared knowledge base of most users is empty and every linked write asks it: once the cache knows
     the scope has nothing indexed, it answers df 0 without a postings call, and a write seen by the cache,
     or made by another layer (the scope's generation moves), is found at the next lookup."""
-    shared = Scope(L.SHARED_USER, None)
+    shared = Scope(links.SHARED_USER, None)
     counting = CountingStore(counted_store, generations=True)
     cache = IndexCache(counting)
     assert cache.lookup(shared, ["t:pump", "t:valve"], 10) == (
@@ -135,7 +135,7 @@ def test_an_empty_scope_answers_from_the_cache_until_a_write_fills_it(counted_st
     assert counting.calls["postings"] == 1  # known empty: no call
 
     other = MemoryLayer(counted_store)  # its own cache: this one learns of the write from the generation
-    fact = other.add("Pump 7 leaks coolant near the E-41 valve.", user_id=L.SHARED_USER, memory_type="factual")
+    fact = other.add("Pump 7 leaks coolant near the E-41 valve.", user_id=links.SHARED_USER, memory_type="factual")
     n, df, ids = cache.lookup(shared, ["t:pump", "t:seal"], 10)
     assert counting.calls["postings"] == 2
     assert n == 1

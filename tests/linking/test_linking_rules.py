@@ -13,7 +13,7 @@ import pytest
 
 from kioko_backends.memory import MemoryStore
 from kioko_core.layer.memory_layer import MemoryLayer
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.linking.index import idf, is_hub, nominates, term_weight
 from kioko_core.linking.linker import prior
 from kioko_core.linking.scoring import Side
@@ -35,7 +35,7 @@ def add(layer: MemoryLayer, text: str, kind: str = "episodic", **options) -> str
 
 
 def linked_ids(layer: MemoryLayer, memory_id: str, user: str = U, agent: str | None = None) -> set[str]:
-    return {e["id"] for e in L.link_entries(layer.get(memory_id, user_id=user, agent_id=agent))}
+    return {e["id"] for e in links.link_entries(layer.get(memory_id, user_id=user, agent_id=agent))}
 
 
 # --------------------------------------------------------------------------- step 0: who takes part
@@ -166,7 +166,7 @@ def test_candidates_of_another_agent_or_user_are_discarded(layer: MemoryLayer) -
         session_id="s1",
         created_at=T0 + 60,
     )
-    [only] = L.link_entries(layer.get(fix.id, user_id=U, agent_id="planner"))
+    [only] = links.link_entries(layer.get(fix.id, user_id=U, agent_id="planner"))
     assert layer.get(only["id"], user_id=U, agent_id="planner").agent_id == "planner"
 
 
@@ -333,7 +333,7 @@ def test_a_raised_threshold_turns_a_link_away() -> None:
         created_at=T0 + 20,
     )
     assert strict.graph.explain(fix.id, fault.id, user_id=U).score < 0.7
-    assert L.link_entries(strict.get(fix.id, user_id=U)) == []
+    assert links.link_entries(strict.get(fix.id, user_id=U)) == []
 
 
 def test_an_event_is_linked_to_the_turn_before_it_in_its_session() -> None:
@@ -356,13 +356,13 @@ def test_an_event_is_linked_to_the_turn_before_it_in_its_session() -> None:
         session_id="other",
         created_at=T0 + 120,
     )
-    entry = next(e for e in L.link_entries(layer.get(answer.id, user_id=U)) if e["id"] == asked.id)
+    entry = next(e for e in links.link_entries(layer.get(answer.id, user_id=U)) if e["id"] == asked.id)
     assert entry["type"] == "follows"
     assert entry["dir"] == "out"
     assert entry["w"] == pytest.approx(0.35)
     assert "turn before" in entry["why"]
     assert not any(
-        e["id"] == answer.id and e["type"] == "follows" for e in L.link_entries(layer.get(elsewhere.id, user_id=U))
+        e["id"] == answer.id and e["type"] == "follows" for e in links.link_entries(layer.get(elsewhere.id, user_id=U))
     )
     off = MemoryLayer(MemoryStore(), auto_link=True, linker={"link_turns": False})
     a = off.add(
@@ -375,7 +375,7 @@ def test_an_event_is_linked_to_the_turn_before_it_in_its_session() -> None:
         session_id="chat",
         created_at=T0 + 60,
     )
-    assert not any(e["id"] == a.id for e in L.link_entries(off.get(b.id, user_id=U)))
+    assert not any(e["id"] == a.id for e in links.link_entries(off.get(b.id, user_id=U)))
 
 
 def test_unknown_linker_options_are_refused() -> None:
@@ -526,8 +526,8 @@ def test_the_same_authors_newer_manual_link_replaces_the_older_one(layer: Memory
     layer.graph.link(tea, plc, "related_to", 0.5, "first thought", user_id=U)
     newer = layer.graph.link(plc, tea, "informs", 0.9, "second thought", user_id=U)
     assert (newer.source, newer.type, newer.weight, newer.why) == (plc, "informs", 0.9, "second thought")
-    [on_tea] = L.link_entries(layer.get(tea, user_id=U))
-    [on_plc] = L.link_entries(layer.get(plc, user_id=U))
+    [on_tea] = links.link_entries(layer.get(tea, user_id=U))
+    [on_plc] = links.link_entries(layer.get(plc, user_id=U))
     assert (on_tea["dir"], on_tea["type"], on_tea["why"]) == ("in", "informs", "second thought")
     assert (on_plc["dir"], on_plc["type"], on_plc["w"]) == ("out", "informs", 0.9)
 
@@ -546,7 +546,7 @@ def test_a_link_by_hand_is_checked(layer: MemoryLayer) -> None:
         layer.graph.link(a, b, weight=1.5, user_id=U)
     with pytest.raises(MemoryNotFound):
         layer.graph.link(a, b, user_id="someone-else")
-    assert L.link_entries(layer.get(a, user_id=U)) == []
+    assert links.link_entries(layer.get(a, user_id=U)) == []
 
 
 def test_analysing_a_text_again_with_known_names_adds_them_and_changing_an_answer_changes_no_other() -> None:

@@ -22,7 +22,7 @@ import pytest
 import kioko
 from benchmarks.synthetic import generate_notes
 from kioko_core.layer.memory_layer import MemoryLayer
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.linking.scoring import Side, vote
 from kioko_core.store import Record, record_copy
 
@@ -70,7 +70,7 @@ def _stored(layer: MemoryLayer) -> dict[str, tuple[int, list[dict[str, Any]], di
     """Per memory: its version, its entries in order (without when they were made), its other bookkeeping."""
     found = {}
     for record in layer.memories(user_id=USER):
-        entries = [{k: v for k, v in e.items() if k not in ("at", "seen")} for e in L.link_entries(record)]
+        entries = [{k: v for k, v in e.items() if k not in ("at", "seen")} for e in links.link_entries(record)]
         rest = {k: v for k, v in (record.system or {}).items() if k not in ("links", "linked_at")}
         found[record.id] = (record.version, entries, rest)
     return found

@@ -18,7 +18,7 @@ import kioko  # noqa: E402
 from kioko.cli import run_quick_start  # noqa: E402
 from kioko.mcp_server import LinkType, MemoryType, create_server  # noqa: E402
 from kioko_core.kinds.registry import KINDS, MEMORY_TYPES  # noqa: E402
-from kioko_core.linking import links as L  # noqa: E402
+from kioko_core.linking import links  # noqa: E402
 
 ALIASES = [alias for info in KINDS for alias in info.aliases]
 
@@ -35,7 +35,7 @@ def test_the_typed_choices_match_the_core() -> None:
     # every kind and alias of the registry (keyed kinds have their own calls), as the CLI accepts them
     assert set(MemoryType.__args__) == (MEMORY_TYPES | set(ALIASES)) - {"profile", "working"}
     assert {"lesson", "fact", "knowledge"} <= set(MemoryType.__args__)
-    assert set(LinkType.__args__) == set(L.LINK_TYPES)
+    assert set(LinkType.__args__) == set(links.LINK_TYPES)
 
 
 def test_tools_are_listed_with_schemas_and_no_way_to_name_a_user(seeded: Any) -> None:

@@ -11,9 +11,8 @@ from typing import Any, Protocol
 import pytest
 
 import kioko
-import kioko.http.schemas as S
-from kioko.api import operations as surface
-from kioko.http import create_app, served
+from kioko.api import operations
+from kioko.http import create_app, schemas, served
 from kioko.protocol import Entities, Memory, MemoryGraph
 from kioko.remote.async_client import AsyncRemoteEntities, AsyncRemoteGraph, AsyncRemoteMemory
 from kioko.remote.calls import Calls, derived, manager_methods, missing_operations
@@ -29,13 +28,13 @@ def _calls_without_an_operation(memory: type, graph: type, entities: type) -> li
     names = [n for n in dir(memory) if not n.startswith("_")]
     names += [f"graph.{n}" for n in dir(graph) if not n.startswith("_")]
     names += [f"entities.{n}" for n in dir(entities) if not n.startswith("_")]
-    managers = set(surface.MANAGERS) | {"lessons", "graph", "entities"}
+    managers = set(operations.MANAGERS) | {"lessons", "graph", "entities"}
     missing = []
     for name in names:
-        if name in managers or name in surface.CLIENT_SIDE:
+        if name in managers or name in operations.CLIENT_SIDE:
             continue
         try:
-            surface.route(name)
+            operations.route(name)
         except KeyError:
             missing.append(name)
     return missing
@@ -60,7 +59,7 @@ def test_the_server_serves_every_operation() -> None:
     with kioko.connect("memory://") as layer:
         spec: dict[str, Any] = create_app(layer).openapi()
     served = {(verb.upper(), path) for path, item in spec["paths"].items() for verb in item}
-    for route in surface.MEMORY_ROUTES:
+    for route in operations.MEMORY_ROUTES:
         # the served path names its parameters as the route does, or by their own names: compare the shapes
         shape = re.sub(r"\{[^}]+\}", "{}", route.path)
         assert any(verb == route.verb and re.sub(r"\{[^}]+\}", "{}", p) == shape for verb, p in served), route
@@ -94,9 +93,9 @@ def _hand_written(client: type, prefix: str) -> list[str]:
         call = prefix + name
         if getattr(member, "__operation__", None) == call:
             continue
-        composed = call in surface.CLIENT_COMPOSED or name in CLIENT_MEMBERS and prefix == ""
+        composed = call in operations.CLIENT_COMPOSED or name in CLIENT_MEMBERS and prefix == ""
         try:
-            composed = composed or bool(surface.route(call).composed)
+            composed = composed or bool(operations.route(call).composed)
         except KeyError:
             pass
         if not composed:
@@ -108,7 +107,7 @@ def test_every_remote_method_is_derived_from_its_operation() -> None:
     for client, prefix in CLIENTS:
         assert _hand_written(client, prefix) == [], client.__name__
     # and every derived operation has its method on both clients
-    for route in surface.MEMORY_ROUTES:
+    for route in operations.MEMORY_ROUTES:
         if route.composed:
             continue
         owner, _, name = route.call.rpartition(".")
@@ -129,19 +128,19 @@ def _underived_routes(app: Any) -> list[str]:
     """The app's /v1 routes that neither an operation of the table derived nor the table lists as the service's own."""
     from fastapi.routing import APIRoute
 
-    derived = {(r.verb, r.path): r.call for r in surface.MEMORY_ROUTES}
-    managers = {(op.verb, op.url) for op in surface.OPERATIONS}
+    derived = {(r.verb, r.path): r.call for r in operations.MEMORY_ROUTES}
+    managers = {(op.verb, op.url) for op in operations.OPERATIONS}
     found = []
     for route in app.routes:
         if not isinstance(route, APIRoute) or not route.path.startswith("/v1/"):
             continue
         for verb in route.methods:
             call = derived.get((verb, route.path))
-            if (verb, route.path) in managers or route.path in surface.SERVICE_ONLY:
+            if (verb, route.path) in managers or route.path in operations.SERVICE_ONLY:
                 continue
             if call is None:
                 found.append(f"{verb} {route.path}")
-            elif not surface.route(call).composed and served.SERVED.get(call) != route.name:
+            elif not operations.route(call).composed and served.SERVED.get(call) != route.name:
                 found.append(f"{verb} {route.path}")
     return found
 
@@ -186,14 +185,14 @@ class Grown(Memory, Protocol):
 
 
 def test_a_new_keyword_appears_in_the_request_model_the_routes_and_the_clients() -> None:
-    written_in = {**surface.protocols(), "": Grown}
+    written_in = {**operations.protocols(), "": Grown}
     # the REST request model (and so the OpenAPI schema) has every keyword of the method
-    model = S.request_model("add", written_in=written_in)
-    assert set(model.model_fields) == set(surface.signature("add", written_in=written_in).parameters)
+    model = schemas.request_model("add", written_in=written_in)
+    assert set(model.model_fields) == set(operations.signature("add", written_in=written_in).parameters)
     assert model.model_fields["importance"].default is None
-    assert "importance" not in S.request_model("add").model_fields
+    assert "importance" not in schemas.request_model("add").model_fields
     # a GET's keyword becomes a query parameter of the route
-    assert [(p.wire, p.where) for p in surface.params("get", written_in=written_in)] == [
+    assert [(p.wire, p.where) for p in operations.params("get", written_in=written_in)] == [
         ("memory_id", "path"),
         ("user_id", "query"),
         ("agent_id", "query"),
@@ -215,15 +214,15 @@ def test_a_new_keyword_appears_in_the_request_model_the_routes_and_the_clients()
 
 
 def test_every_request_model_has_every_parameter_of_its_call() -> None:
-    for route in surface.MEMORY_ROUTES:
+    for route in operations.MEMORY_ROUTES:
         if route.composed or not route.in_body:
             continue
-        sig = surface.signature(route.call)
-        carried = {p.wire for p in surface.params(route.call)}
-        fields = set(S.request_model(route.call).model_fields) - ({route.legacy} if route.legacy else set())
+        sig = operations.signature(route.call)
+        carried = {p.wire for p in operations.params(route.call)}
+        fields = set(schemas.request_model(route.call).model_fields) - ({route.legacy} if route.legacy else set())
         path = set(route.path_params)
         assert fields == carried - path, route.call
-        assert {p.name for p in surface.params(route.call)} == set(sig.parameters) - set(route.local), route.call
+        assert {p.name for p in operations.params(route.call)} == set(sig.parameters) - set(route.local), route.call
 
 
 def test_the_managers_declarations_are_rendered_from_the_tables() -> None:
@@ -255,7 +254,7 @@ def test_the_async_managers_have_the_library_signatures() -> None:
     from kioko.remote.async_managers import MANAGERS
 
     for name, manager in MANAGERS.items():
-        library = surface.manager_class(name)
+        library = operations.manager_class(name)
         for method, function in manager_methods(name).items():
             assert inspect.signature(getattr(manager, method)) == inspect.signature(function), f"{name}.{method}"
             assert inspect.iscoroutinefunction(getattr(manager, method)), f"{name}.{method}"
@@ -276,7 +275,7 @@ def test_every_mcp_tool_takes_its_parameters_from_its_operation() -> None:
         tools = {tool.name: tool for tool in run(mcp_server.create_server(layer, "u"), listed).tools}
     assert set(tools) == set(mcp_server.DERIVED_TOOLS) | set(mcp_server.COMPOSED_TOOLS)
     for name, call in mcp_server.DERIVED_TOOLS.items():
-        table = {p.name: p for p in surface.params(call)}
+        table = {p.name: p for p in operations.params(call)}
         arguments = tools[name].input_schema["properties"]
         # each argument is a parameter of the call (under the tool's own name where it has one)
         renamed = {"source_id": "a", "target_id": "b"}
@@ -293,7 +292,7 @@ def test_the_cli_commands_of_one_operation_take_its_parameters() -> None:
     assert {"related", "trace", "explain"} <= set(DERIVED_COMMANDS)
     assert {"delete", "plan", "end_session"} <= set(DERIVED_COMMANDS)
     for name, (call, renamed) in DERIVED_COMMANDS.items():
-        table = {renamed.get(p.name, p.name): p for p in surface.params(call)}
+        table = {renamed.get(p.name, p.name): p for p in operations.params(call)}
         for option in commands[name.replace("_", "-")].params:
             found = table.get(option.name)
             if found is None:

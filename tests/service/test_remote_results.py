@@ -21,7 +21,7 @@ import pytest
 import kioko
 from kioko.http import create_app
 from kioko.http.live import LiveServer
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.store import Record
 
 U = "kumar"
@@ -74,8 +74,8 @@ def _plain(value: Any, ids: _Ids) -> Any:
     if isinstance(value, Record):
         data = value.model_dump(exclude={"embedding", "created_at", "updated_at", "version", "terms", "system"})
         data["id"] = ids(value.id)
-        data["entities"] = sorted(L.entities_of(value))
-        data["links"] = sorted((ids(e["id"]), e.get("type")) for e in L.link_entries(value))
+        data["entities"] = sorted(links.entities_of(value))
+        data["links"] = sorted((ids(e["id"]), e.get("type")) for e in links.link_entries(value))
         return data
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
@@ -199,9 +199,9 @@ def test_a_remote_memory_carries_the_librarys_metadata_and_bookkeeping_apart() -
             for memory_id in (first.id, second.id):
                 local, far = layer.get(memory_id, user_id=U), remote.get(memory_id, user_id=U)
                 assert far.metadata == local.metadata
-                assert L.BOOKKEEPING not in far.metadata
-                assert L.entities_of(far) == L.entities_of(local)
-                assert [e["id"] for e in L.link_entries(far)] == [e["id"] for e in L.link_entries(local)]
+                assert links.BOOKKEEPING not in far.metadata
+                assert links.entities_of(far) == links.entities_of(local)
+                assert [e["id"] for e in links.link_entries(far)] == [e["id"] for e in links.link_entries(local)]
             listed = {r.id: r.metadata for r in remote.memories(user_id=U)}
             assert listed == {first.id: {"cup": "blue"}, second.id: {}}
     finally:

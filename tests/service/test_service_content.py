@@ -9,13 +9,13 @@ import httpx
 import pytest
 
 import kioko
-from kioko.api import operations as surface
+from kioko.api import operations
 from kioko.http import create_app
 from kioko.http.live import LiveServer
 
 U = "kumar"
 OLDER_NAMES = {"title", "text", "user"}
-ADDS = [op for op in surface.OPERATIONS if op.method == "add"]
+ADDS = [op for op in operations.OPERATIONS if op.method == "add"]
 
 
 @pytest.fixture(scope="module")
@@ -29,8 +29,8 @@ def api() -> Iterator[httpx.Client]:
 
 
 @pytest.mark.parametrize("op", ADDS, ids=[op.url for op in ADDS])
-def test_every_typed_add_takes_content_and_its_older_name(api: httpx.Client, op: surface.Operation) -> None:
-    older = next(iter(surface.signature(op).parameters))  # the call's positional text: title or text
+def test_every_typed_add_takes_content_and_its_older_name(api: httpx.Client, op: operations.Operation) -> None:
+    older = next(iter(operations.signature(op).parameters))  # the call's positional text: title or text
     extra: dict[str, Any] = {"steps": ["Open valve 2."]} if op.manager == "procedures" else {}
     by_content = api.post(op.url, json={"content": f"Ship the {op.manager} report", "user_id": U, **extra})
     assert by_content.status_code == 201, by_content.text

@@ -19,7 +19,7 @@ from kioko.api.wire import context_in, record_in, related_in
 from kioko.cli import app as cli_app
 from kioko.remote.client import RemoteMemory
 from kioko.views import MEMORY_FIELDS, memory_view
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 
 U = "kumar"
 NOTE = {"ticket": "OPS-17", "tags": ["line-3", "e217"]}
@@ -54,7 +54,7 @@ def _memories_in(value: Any) -> Iterator[dict[str, Any]]:
 
 def _check_shape(memory: dict[str, Any], extra: set[str] = frozenset()) -> None:  # type: ignore[assignment]
     assert set(memory) == set(MEMORY_FIELDS) | extra, sorted(set(memory) ^ (set(MEMORY_FIELDS) | extra))
-    assert L.BOOKKEEPING not in memory["metadata"]
+    assert links.BOOKKEEPING not in memory["metadata"]
     assert "terms" not in memory
     assert "type" not in memory
 
@@ -89,7 +89,7 @@ def test_every_answer_with_a_memory_has_the_one_shape(served: tuple[Any, Any, ht
     for memory in recalled["memories"]:  # a recall result is the memory itself, with how it was found
         _check_shape(memory, {"score", "signals", "section"})
     text = json.dumps([answers, recalled])
-    assert L.BOOKKEEPING not in text
+    assert links.BOOKKEEPING not in text
     assert '"terms"' not in text
 
 
@@ -119,9 +119,9 @@ def test_remote_records_keep_their_links_and_entities_and_the_user_metadata(
     local = layer.get(made["fault"]["id"], user_id=U)
     with RemoteMemory(server.url) as remote:
         far = remote.get(made["fault"]["id"], user_id=U)
-        assert L.user_metadata(far.metadata) == NOTE
-        assert L.link_entries(far) == L.link_entries(local)
-        assert L.entities_of(far) == L.entities_of(local)
+        assert links.user_metadata(far.metadata) == NOTE
+        assert links.link_entries(far) == links.link_entries(local)
+        assert links.entities_of(far) == links.entities_of(local)
         context = remote.recall("what fixed E-217?", user_id=U)
         assert {m.record.id for m in context.memories} >= {made["fix"]["id"]}
         assert all(m.record.content and m.record.kind for m in context.memories)
@@ -142,7 +142,7 @@ def test_answers_of_a_server_before_the_one_shape_are_still_read() -> None:
         "updated_at": 1.0,
         "version": 1,
     }
-    assert L.entities_of(record_in(old)) == ["line 3"]
+    assert links.entities_of(record_in(old)) == ["line 3"]
     assert record_in(old).terms == ["t:line"]
     context = context_in(
         {
@@ -159,8 +159,8 @@ def test_answers_of_a_server_before_the_one_shape_are_still_read() -> None:
 
 def test_the_api_document_describes_the_one_shape() -> None:
     """The OpenAPI models name exactly the fields memory_view writes (a field added to one shows in the other)."""
-    from kioko.http import schemas as S
+    from kioko.http import schemas
 
-    assert list(S.RecordOut.model_fields) == list(MEMORY_FIELDS)
-    assert set(S.RecalledOut.model_fields) == set(MEMORY_FIELDS) | {"score", "signals", "section"}
-    assert set(S.RelatedOut.model_fields) == set(MEMORY_FIELDS) | {"score", "path"}
+    assert list(schemas.RecordOut.model_fields) == list(MEMORY_FIELDS)
+    assert set(schemas.RecalledOut.model_fields) == set(MEMORY_FIELDS) | {"score", "signals", "section"}
+    assert set(schemas.RelatedOut.model_fields) == set(MEMORY_FIELDS) | {"score", "path"}
