@@ -12,7 +12,7 @@ import kioko
 from benchmarks.synthetic import generate_notes, generate_questions
 from kioko.backups import backup, restore
 from kioko_core.layer.records import LayerStore
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.store import Record, Scope
 
 USER = "kumar"
@@ -104,9 +104,9 @@ def test_a_backup_taken_while_a_writer_runs_is_one_consistent_snapshot(tmp_path:
     assert 100 + 5 <= len(kept) <= 100 + during + 1
     assert all(now[memory_id].content == record.content for memory_id, record in kept.items())
     for memory_id, record in kept.items():
-        for entry in L.link_entries(record):
-            assert L.entry_for(kept[entry["id"]], memory_id) is not None
-    assert any(L.link_entries(r) for r in kept.values())  # the writer linked
+        for entry in links.link_entries(record):
+            assert links.entry_for(kept[entry["id"]], memory_id) is not None
+    assert any(links.link_entries(r) for r in kept.values())  # the writer linked
     shift_notes = sorted(int(r.content.split()[2].rstrip(":")) for r in kept.values() if r.content.startswith("Shift"))
     assert shift_notes == list(range(len(shift_notes))), "the snapshot holds a prefix of the writer's memories"
 

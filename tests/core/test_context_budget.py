@@ -177,6 +177,6 @@ def test_a_default_recall_stays_within_the_default_budget_whatever_the_shape() -
         memory.record_turn("The ticket is INC-4471 and the host is db-7.", "Okay.", **U, session_id="s3")
         for question in SHAPES:
             ctx = memory.recall(question, **U, session_id="s3")
-            assert ctx.budget == CB.DEFAULT_BUDGET, question
-            assert CB.count_tokens(ctx.text) <= CB.DEFAULT_BUDGET, (question, CB.count_tokens(ctx.text))
-            assert len(ctx.text) <= CB.DEFAULT_BUDGET * CB.CHARS_PER_TOKEN, question
+            assert ctx.budget == budget.DEFAULT_BUDGET, question
+            assert budget.count_tokens(ctx.text) <= budget.DEFAULT_BUDGET, (question, budget.count_tokens(ctx.text))
+            assert len(ctx.text) <= budget.DEFAULT_BUDGET * budget.CHARS_PER_TOKEN, question
