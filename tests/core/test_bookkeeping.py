@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 
 import kioko
-import kioko_core
+import kioko_intelligence
 from kioko_core.errors import ConflictError, InvalidRecordError, SecretDropped
 from kioko_core.layer.scoped import SESSIONS_AGENT
 from kioko_core.linking import links
 from kioko_core.store import Delete, Record, Scope, Upsert
 
-INTELLIGENCE_DIR = Path(kioko_core.__file__).parent / "intelligence"
+INTELLIGENCE_DIR = Path(kioko_intelligence.__file__).parent
 
 
 @pytest.fixture(params=["memory", "sqlite"])
