@@ -69,7 +69,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, cast
 
-from kioko.remote.calls import awaited
+from kioko.remote.calls import forward_manager_async
 from kioko_core import kinds
 from kioko_core.layer.declared_managers import manager_of
 
@@ -127,7 +127,9 @@ def render_async() -> str:
     for manager in operations.MANAGERS:
         library = operations.manager_class(manager).__name__
         lines = [f"\n\nclass Async{library}(AsyncManager):", f'    _manager = "{manager}"']
-        lines += [f"    {name} = awaited(kinds.{library}.{name})" for name in sorted(manager_methods(manager))]
+        lines += [
+            f"    {name} = forward_manager_async(kinds.{library}.{name})" for name in sorted(manager_methods(manager))
+        ]
         parts.append("\n".join(lines) + "\n")
     classes = [f"Async{operations.manager_class(m).__name__}" for m in operations.MANAGERS]
     entries = "".join(f'    "{m}": {cls},\n' for m, cls in zip(operations.MANAGERS, classes, strict=True))

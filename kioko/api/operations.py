@@ -186,7 +186,7 @@ def returns(op: Operation) -> str:
 # where it differs (``graph.link(a, b)``: ``memory_id`` in the path, ``target`` in the body), the JSON type
 # and bounds a parameter has on the wire (WIRE below, or the row's own), and the parameters no request
 # carries (answered by the client). From that the server builds its request models and endpoint parameters
-# (kioko.http.schemas.request_model, kioko.http.served) and both HTTP clients build their requests
+# (kioko.http.schemas.request_model, kioko.http.call_routes) and both HTTP clients build their requests
 # (kioko.remote.calls.derived): a new keyword in the protocol appears in all of them at once.
 
 

@@ -15,8 +15,8 @@ import kioko.http.schemas as schemas
 from kioko.api.auth import Principal
 from kioko.api.exchange import OWN_AGENTS, SPOOL_IN_MEMORY, export_lines, export_scopes, import_lines
 from kioko.api.wire import context_out, link_out, plan_in, record_out, related_out, score_out, triple_out
+from kioko.http.call_routes import serve_call
 from kioko.http.deps import ERROR_RESPONSES, Service, authorized, principal, service
-from kioko.http.served import served
 from kioko_core.errors import MemoryNotFound
 from kioko_core.kinds.registry import canonical_kind
 from kioko_core.layer.memory_layer import MemoryLayer
@@ -33,7 +33,7 @@ UserQ = Query(min_length=1, max_length=200, description=schemas.USER_ID_HELP)
 AgentQ = Query(None, min_length=1, max_length=200)
 
 
-def rendered(data: Any) -> Any:
+def render_json(data: Any) -> Any:
     """The answer as JSON, rendered here on the worker thread.
 
     FastAPI checks a plain function endpoint's return value against its response_model on one more hop
@@ -77,7 +77,7 @@ def _event(svc: Service, name: str, record: Record | None = None, **extra: Any) 
 # --------------------------------------------------------------------------- memories
 
 
-@served(router, "add", tags=["memories"], response_model=schemas.RecordOut, status_code=201)
+@serve_call(router, "add", tags=["memories"], response_model=schemas.RecordOut, status_code=201)
 def add_memory(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Store a memory (and, with linking on, link it); 422 SecretDropped for a credential."""
     authorized(who, args["user_id"], args["agent_id"])
@@ -87,7 +87,7 @@ def add_memory(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     return record_out(stored)
 
 
-@served(router, "add_many", tags=["memories"], response_model=list[schemas.RecordOut], status_code=201)
+@serve_call(router, "add_many", tags=["memories"], response_model=list[schemas.RecordOut], status_code=201)
 def add_memories(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Store many memories in order (``add_many``): every item is checked first, so a bad one stores nothing."""
     authorized(who, args["user_id"], args["agent_id"])
@@ -133,7 +133,7 @@ def list_memories(
             break
     more = len(items) > limit
     items = items[:limit]
-    return rendered(
+    return render_json(
         {"items": [record_out(r) for r in items], "next_cursor": _cursor_out(items[-1].id) if more else None}
     )
 
@@ -151,14 +151,14 @@ def _cursor_in(cursor: str | None) -> str | None:
         raise InvalidRecordError("cursor is not one this server handed out; start again without it") from None
 
 
-@served(router, "get", tags=["memories"], response_model=schemas.RecordOut)
+@serve_call(router, "get", tags=["memories"], response_model=schemas.RecordOut)
 def get_memory(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """The memory, or 404 when it is not in this scope."""
     authorized(who, args["user_id"], args["agent_id"])
-    return rendered(record_out(svc.layer.get(**args)))
+    return render_json(record_out(svc.layer.get(**args)))
 
 
-@served(router, "update", tags=["memories"], response_model=schemas.RecordOut)
+@serve_call(router, "update", tags=["memories"], response_model=schemas.RecordOut)
 def update_memory(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Change the content (links are derived again) and/or merge metadata."""
     authorized(who, args["user_id"], args["agent_id"])
@@ -168,7 +168,7 @@ def update_memory(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     return record_out(stored)
 
 
-@served(router, "delete", tags=["memories"], response_model=schemas.Deleted)
+@serve_call(router, "delete", tags=["memories"], response_model=schemas.Deleted)
 def delete_memory(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Delete a memory; its neighbours forget their links to it. 404 MemoryNotFound when there is none."""
     user_id, agent_id = args["user_id"], args["agent_id"]
@@ -184,11 +184,11 @@ def delete_memory(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
 # --------------------------------------------------------------------------- recall
 
 
-@served(router, "recall", tags=["recall"], response_model=schemas.ContextOut)
+@serve_call(router, "recall", tags=["recall"], response_model=schemas.ContextOut)
 def recall(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """The context for a question: what it retrieves, what their links bring, how they connect."""
     authorized(who, args["user_id"], args["agent_id"])
-    return rendered(context_out(svc.layer.recall(**recall_arguments(args))))
+    return render_json(context_out(svc.layer.recall(**recall_arguments(args))))
 
 
 def recall_arguments(args: dict[str, Any]) -> dict[str, Any]:
@@ -199,21 +199,21 @@ def recall_arguments(args: dict[str, Any]) -> dict[str, Any]:
     return {**args, "options": RecallOptions(**knobs)}
 
 
-@served(router, "context", tags=["recall"], response_model=schemas.ContextOut)
+@serve_call(router, "context", tags=["recall"], response_model=schemas.ContextOut)
 def context(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Like recall, following links only when asked (``links`` defaults to 0)."""
     authorized(who, args["user_id"], args["agent_id"])
-    return rendered(context_out(svc.layer.context(**recall_arguments(args))))
+    return render_json(context_out(svc.layer.context(**recall_arguments(args))))
 
 
-@served(router, "search", tags=["recall"], response_model=list[schemas.RecordOut])
+@serve_call(router, "search", tags=["recall"], response_model=list[schemas.RecordOut])
 def search(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """The memories that best match the query (no link expansion)."""
     authorized(who, args["user_id"], args["agent_id"])
-    return rendered([record_out(r) for r in svc.layer.search(**args)])
+    return render_json([record_out(r) for r in svc.layer.search(**args)])
 
 
-@served(router, "feedback", tags=["recall"], response_model=list[schemas.LinkOut])
+@serve_call(router, "feedback", tags=["recall"], response_model=list[schemas.LinkOut])
 def feedback(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """ "That worked": link the credited fix to its session's problems, strengthen the links used together."""
     scope = authorized(who, args["user_id"], args["agent_id"])
@@ -236,7 +236,7 @@ def context_from_ids(layer: MemoryLayer, scope: Scope, ids: list[str] | None) ->
 # --------------------------------------------------------------------------- memory links
 
 
-@served(router, "graph.links", tags=["graph"], response_model=list[schemas.LinkOut])
+@serve_call(router, "graph.links", tags=["graph"], response_model=list[schemas.LinkOut])
 def links(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """The links of a memory, strongest first (by ``weight_now``: the weight after fading since last seen)."""
     authorized(who, args["user_id"], args["agent_id"])
@@ -244,7 +244,7 @@ def links(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     return [{**link_out(k), "weight_now": round(k.faded(now, half_life), 4)} for k in svc.layer.graph.links(**args)]
 
 
-@served(router, "graph.link", tags=["graph"], response_model=schemas.LinkOut, status_code=201)
+@serve_call(router, "graph.link", tags=["graph"], response_model=schemas.LinkOut, status_code=201)
 def link(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Link by hand (never fades); 409 LinkConflict where a stronger author's link exists."""
     authorized(who, args["user_id"], args["agent_id"])
@@ -254,7 +254,7 @@ def link(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     return link_out(made)
 
 
-@served(router, "graph.unlink", tags=["graph"], response_model=schemas.Unlinked)
+@serve_call(router, "graph.unlink", tags=["graph"], response_model=schemas.Unlinked)
 def unlink(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Remove the link from both memories (and remember it, so linking does not redo it)."""
     user_id, agent_id = args["user_id"], args["agent_id"]
@@ -268,28 +268,28 @@ def unlink(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     return {"unlinked": done}
 
 
-@served(router, "graph.explain", tags=["graph"], response_model=schemas.LinkScoreOut)
+@serve_call(router, "graph.explain", tags=["graph"], response_model=schemas.LinkScoreOut)
 def explain(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """The evidence between two memories, scored from scratch."""
     authorized(who, args["user_id"], args["agent_id"])
     return score_out(svc.layer.graph.explain(**args))
 
 
-@served(router, "graph.related", tags=["graph"], response_model=list[schemas.RelatedOut])
+@serve_call(router, "graph.related", tags=["graph"], response_model=list[schemas.RelatedOut])
 def related(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Spreading activation from one memory: what is connected, best first, with the chain of links."""
     authorized(who, args["user_id"], args["agent_id"])
     return [related_out(r) for r in svc.layer.graph.related(**args)]
 
 
-@served(router, "graph.trace", tags=["graph"], response_model=list[schemas.LinkOut])
+@serve_call(router, "graph.trace", tags=["graph"], response_model=list[schemas.LinkOut])
 def trace(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """The shortest chain of links from one memory to another (empty when none)."""
     authorized(who, args["user_id"], args["agent_id"])
     return [link_out(k) for k in svc.layer.graph.trace(**args)]
 
 
-@served(router, "graph.merge", tags=["graph"], response_model=schemas.RecordOut)
+@serve_call(router, "graph.merge", tags=["graph"], response_model=schemas.RecordOut)
 def merge(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Move this duplicate's links to ``survivor`` and delete it."""
     user_id, agent_id = args["user_id"], args["agent_id"]
@@ -301,14 +301,14 @@ def merge(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     return record_out(kept)
 
 
-@served(router, "graph.memories", tags=["graph"], response_model=schemas.GraphOut)
+@serve_call(router, "graph.memories", tags=["graph"], response_model=schemas.GraphOut)
 def graph_memories(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Nodes, edges and stats for drawing, around ``center`` or for the whole scope."""
     authorized(who, args["user_id"], args["agent_id"])
     return _plain(svc.layer.graph.memories(**args))
 
 
-@served(router, "graph.connect", tags=["graph"], response_model=schemas.ConnectOut)
+@serve_call(router, "graph.connect", tags=["graph"], response_model=schemas.ConnectOut)
 def graph_connect(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Link memories never linked (``rebuild``: re-derive every automatic link)."""
     authorized(who, args["user_id"], args["agent_id"])
@@ -321,7 +321,7 @@ def _plain(result: Any) -> Any:
     return result.to_dict() if hasattr(result, "to_dict") else result
 
 
-@served(router, "graph.prune", tags=["graph"], response_model=schemas.Result)
+@serve_call(router, "graph.prune", tags=["graph"], response_model=schemas.Result)
 def graph_prune(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Remove faded links and links to memories that no longer exist; ``result`` is how many."""
     authorized(who, args["user_id"], args["agent_id"])
@@ -332,7 +332,7 @@ def graph_prune(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
 # --------------------------------------------------------------------------- the entity graph
 
 
-@served(router, "entities.add", tags=["graph"], response_model=schemas.TripleOut, status_code=201)
+@serve_call(router, "entities.add", tags=["graph"], response_model=schemas.TripleOut, status_code=201)
 def add_triple(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Add ``(subject) -relation-> (object)`` to the user's entity graph (idempotent while valid)."""
     authorized(who, args["user_id"])
@@ -341,7 +341,7 @@ def add_triple(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     return triple_out(triple)
 
 
-@served(router, "entities.invalidate", tags=["graph"], response_model=schemas.TripleOut | None)
+@serve_call(router, "entities.invalidate", tags=["graph"], response_model=schemas.TripleOut | None)
 def invalidate_triple(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Close a triple (kept as history); null when the user's graph has no such triple."""
     authorized(who, args["user_id"])
@@ -350,7 +350,7 @@ def invalidate_triple(svc: Service, who: Principal, args: dict[str, Any]) -> Any
     return triple_out(triple) if triple is not None else None
 
 
-@served(router, "entities.delete", tags=["graph"], response_model=schemas.TripleOut | None)
+@serve_call(router, "entities.delete", tags=["graph"], response_model=schemas.TripleOut | None)
 def delete_triple(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Delete one triple, no history kept (forgetting a fact no memory asserted); the triple, or null."""
     authorized(who, args["user_id"])
@@ -359,7 +359,7 @@ def delete_triple(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     return triple_out(triple) if triple is not None else None
 
 
-@served(router, "entities.forget_entity", tags=["graph"], response_model=schemas.Count)
+@serve_call(router, "entities.forget_entity", tags=["graph"], response_model=schemas.Count)
 def forget_entity(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Delete every triple naming the entity (subject or object), history included: how many."""
     authorized(who, args["user_id"])
@@ -367,21 +367,21 @@ def forget_entity(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
         return {"deleted": svc.layer.entities.forget_entity(**args)}
 
 
-@served(router, "entities.relations", tags=["graph"], response_model=list[schemas.TripleOut])
+@serve_call(router, "entities.relations", tags=["graph"], response_model=list[schemas.TripleOut])
 def relations(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """The triples about an entity valid now (or ``as_of``; ``include_invalid`` adds history)."""
     authorized(who, args["user_id"])
     return [triple_out(t) for t in svc.layer.entities.relations(**args)]
 
 
-@served(router, "entities.neighbors", tags=["graph"], response_model=list[str])
+@serve_call(router, "entities.neighbors", tags=["graph"], response_model=list[str])
 def neighbors(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Entities one valid relation away."""
     authorized(who, args["user_id"])
     return svc.layer.entities.neighbors(**args)
 
 
-@served(router, "entities.path", tags=["graph"], response_model=list[schemas.TripleOut])
+@serve_call(router, "entities.path", tags=["graph"], response_model=list[schemas.TripleOut])
 def entity_path(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """The shortest chain of valid triples between two entities."""
     authorized(who, args["user_id"])
@@ -391,7 +391,7 @@ def entity_path(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
 # --------------------------------------------------------------------------- users
 
 
-@served(router, "forget_user", tags=["users"], response_model=schemas.Count)
+@serve_call(router, "forget_user", tags=["users"], response_model=schemas.Count)
 def forget_user(svc: Service, who: Principal, args: dict[str, Any], request: Request) -> Any:
     """Delete every memory of a scope (and, for the user's own scope, their entity graph and webhooks)."""
     user_id, agent_id = args["user_id"], args["agent_id"]
@@ -404,7 +404,7 @@ def forget_user(svc: Service, who: Principal, args: dict[str, Any], request: Req
     return {"deleted": removed}
 
 
-@served(router, "forget_about", tags=["users"], response_model=schemas.ForgetAboutOut)
+@serve_call(router, "forget_about", tags=["users"], response_model=schemas.ForgetAboutOut)
 def forget_about(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Forget everything about a subject: every memory naming it, its entity-graph triples, the summary points
     and waiting session turns naming it (``dry_run``: only list them)."""

@@ -8,8 +8,8 @@ from fastapi import APIRouter, Depends
 from pydantic import BaseModel, Field
 
 from kioko.api.auth import Principal
+from kioko.http.call_routes import serve_call
 from kioko.http.deps import ERROR_RESPONSES, Service, authorized, principal, service
-from kioko.http.served import served
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES, tags=["intelligence"])
 
@@ -39,7 +39,7 @@ class IntelligenceOut(BaseModel):
     )
 
 
-@served(router, "manage", response_model=ReportOut)
+@serve_call(router, "manage", response_model=ReportOut)
 def manage(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Decide (and unless ``dry_run``, apply) the memory operations for one turn."""
     authorized(who, args["user_id"], args["agent_id"])
@@ -48,7 +48,7 @@ def manage(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     return report.to_dict()
 
 
-@served(router, "record_turn", response_model=ReportOut)
+@serve_call(router, "record_turn", response_model=ReportOut)
 def record_turn(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """One exchange of the agent loop: the user's words and the agent's reply."""
     authorized(who, args["user_id"], args["agent_id"])
@@ -57,7 +57,7 @@ def record_turn(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     return report.to_dict()
 
 
-@served(router, "learn", response_model=ReportOut)
+@serve_call(router, "learn", response_model=ReportOut)
 def learn(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Learn from a conversation (routed when the layer has an intelligence)."""
     authorized(who, args["user_id"], args["agent_id"])

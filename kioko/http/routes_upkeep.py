@@ -14,8 +14,8 @@ from pydantic import BaseModel, Field
 import kioko.http.schemas as schemas
 from kioko.api.auth import Principal
 from kioko.api.wire import jsonable, plan_out, prefix_out, record_out
+from kioko.http.call_routes import serve_call
 from kioko.http.deps import ERROR_RESPONSES, Service, authorized
-from kioko.http.served import served
 from kioko_core.store import InvalidRecordError, Record
 
 router = APIRouter(prefix="/v1", responses=ERROR_RESPONSES, tags=["intelligence"])
@@ -30,14 +30,14 @@ class PrefixOut(BaseModel):
     memory_ids: list[str]
 
 
-@served(router, "plan", response_model=schemas.PlanOut)
+@serve_call(router, "plan", response_model=schemas.PlanOut)
 def plan(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """The plan recall would follow for the query: intents, why, a cap per section, links."""
     authorized(who, args["user_id"], args["agent_id"])
     return plan_out(svc.layer.plan(**args))
 
 
-@served(router, "pin", response_model=schemas.RecordOut)
+@serve_call(router, "pin", response_model=schemas.RecordOut)
 def pin(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Pin a memory: every context shows it under "Keep in mind"; it joins the stable prefix."""
     authorized(who, args["user_id"], args["agent_id"])
@@ -47,7 +47,7 @@ def pin(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     return record_out(record)
 
 
-@served(router, "unpin", response_model=schemas.RecordOut)
+@serve_call(router, "unpin", response_model=schemas.RecordOut)
 def unpin(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Unpin a memory (one that was not pinned comes back as it is)."""
     authorized(who, args["user_id"], args["agent_id"])
@@ -57,21 +57,21 @@ def unpin(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     return record_out(record)
 
 
-@served(router, "pinned", response_model=list[schemas.RecordOut])
+@serve_call(router, "pinned", response_model=list[schemas.RecordOut])
 def pinned(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """The scope's pinned memories, oldest pin first."""
     authorized(who, args["user_id"], args["agent_id"])
     return [record_out(r) for r in svc.layer.pinned(**args)]
 
 
-@served(router, "kv", response_model=PrefixOut)
+@serve_call(router, "kv", response_model=PrefixOut)
 def kv(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """The stable prefix for a provider's prompt cache (compare ``digest`` to know when it changed)."""
     authorized(who, args["user_id"], args["agent_id"])
     return prefix_out(svc.layer.kv(**args))
 
 
-@served(router, "end_session", response_model=schemas.RecordOut | None)
+@serve_call(router, "end_session", response_model=schemas.RecordOut | None)
 def end_session(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Wrap a session up now: its task and lasting scratchpad slots become its episode; null when it had none."""
     authorized(who, args["user_id"], args["agent_id"])
@@ -86,7 +86,7 @@ def end_session(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     return record_out(episode)
 
 
-@served(router, "maintain", response_model=dict[str, dict[str, Any]])
+@serve_call(router, "maintain", response_model=dict[str, dict[str, Any]])
 def maintain(svc: Service, who: Principal, args: dict[str, Any]) -> Any:
     """Run maintenance now for one user, or (admin key) for every user with turns counted.
 

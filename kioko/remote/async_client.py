@@ -17,7 +17,7 @@ from typing import Any
 from kioko.protocol import Entities, Memory, MemoryGraph
 from kioko.remote import calls
 from kioko.remote.async_managers import MANAGERS, AsyncKindManagers
-from kioko.remote.calls import IDEMPOTENT, Call, Calls, sent_async, where
+from kioko.remote.calls import IDEMPOTENT, Call, Calls, forward_async, where
 from kioko.remote.client import DEFAULT_TIMEOUT, _error, _stats, auth_headers, base_url, import_httpx, ndjson
 from kioko.remote.events import Callback, EventStream
 from kioko_core.kinds import attribute_names
@@ -121,27 +121,27 @@ class AsyncRemoteMemory(AsyncKindManagers, Calls):
 
     # -- every call of kioko.Memory, awaited: the protocol's signature, the request derived from the operations table
 
-    add = sent_async(Memory.add)
-    add_many = sent_async(Memory.add_many)
-    get = sent_async(Memory.get)
-    update = sent_async(Memory.update)
-    delete = sent_async(Memory.delete)  # a 404 is False, as the library answers for a memory that is not there
-    forget_user = sent_async(Memory.forget_user)
-    forget_about = sent_async(Memory.forget_about)
-    recall = sent_async(Memory.recall)
-    context = sent_async(Memory.context)
-    search = sent_async(Memory.search)
-    plan = sent_async(Memory.plan)
-    feedback = sent_async(Memory.feedback)
-    manage = sent_async(Memory.manage)
-    record_turn = sent_async(Memory.record_turn)
-    learn = sent_async(Memory.learn)
-    pin = sent_async(Memory.pin)
-    unpin = sent_async(Memory.unpin)
-    pinned = sent_async(Memory.pinned)
-    kv = sent_async(Memory.kv)
-    end_session = sent_async(Memory.end_session)
-    maintain = sent_async(Memory.maintain)
+    add = forward_async(Memory.add)
+    add_many = forward_async(Memory.add_many)
+    get = forward_async(Memory.get)
+    update = forward_async(Memory.update)
+    delete = forward_async(Memory.delete)  # a 404 is False, as the library answers for a memory that is not there
+    forget_user = forward_async(Memory.forget_user)
+    forget_about = forward_async(Memory.forget_about)
+    recall = forward_async(Memory.recall)
+    context = forward_async(Memory.context)
+    search = forward_async(Memory.search)
+    plan = forward_async(Memory.plan)
+    feedback = forward_async(Memory.feedback)
+    manage = forward_async(Memory.manage)
+    record_turn = forward_async(Memory.record_turn)
+    learn = forward_async(Memory.learn)
+    pin = forward_async(Memory.pin)
+    unpin = forward_async(Memory.unpin)
+    pinned = forward_async(Memory.pinned)
+    kv = forward_async(Memory.kv)
+    end_session = forward_async(Memory.end_session)
+    maintain = forward_async(Memory.maintain)
 
     async def memories(
         self, *, user_id: str | None = None, agent_id: str | None = None, kinds: set[str] | None = None
@@ -224,22 +224,22 @@ class AsyncRemoteGraph:
     def __repr__(self) -> str:
         return f"AsyncRemoteGraph({self._remote!r})"
 
-    links = sent_async(MemoryGraph.links)
-    link = sent_async(MemoryGraph.link)
-    unlink = sent_async(MemoryGraph.unlink)
-    explain = sent_async(MemoryGraph.explain)
-    related = sent_async(MemoryGraph.related)
-    trace = sent_async(MemoryGraph.trace)
-    memories = sent_async(MemoryGraph.memories)
-    connect = sent_async(MemoryGraph.connect)  # runs on the server in one call; progress is called once, at the end
-    prune = sent_async(MemoryGraph.prune)
-    merge = sent_async(MemoryGraph.merge)
-    add = sent_async(MemoryGraph.add)
-    delete_triple = sent_async(MemoryGraph.delete_triple)
-    forget_entity = sent_async(MemoryGraph.forget_entity)
-    relations = sent_async(MemoryGraph.relations)
-    neighbors = sent_async(MemoryGraph.neighbors)
-    path = sent_async(MemoryGraph.path)
+    links = forward_async(MemoryGraph.links)
+    link = forward_async(MemoryGraph.link)
+    unlink = forward_async(MemoryGraph.unlink)
+    explain = forward_async(MemoryGraph.explain)
+    related = forward_async(MemoryGraph.related)
+    trace = forward_async(MemoryGraph.trace)
+    memories = forward_async(MemoryGraph.memories)
+    connect = forward_async(MemoryGraph.connect)  # runs on the server in one call; progress is called once, at the end
+    prune = forward_async(MemoryGraph.prune)
+    merge = forward_async(MemoryGraph.merge)
+    add = forward_async(MemoryGraph.add)
+    delete_triple = forward_async(MemoryGraph.delete_triple)
+    forget_entity = forward_async(MemoryGraph.forget_entity)
+    relations = forward_async(MemoryGraph.relations)
+    neighbors = forward_async(MemoryGraph.neighbors)
+    path = forward_async(MemoryGraph.path)
 
 
 class AsyncRemoteEntities:
@@ -251,13 +251,13 @@ class AsyncRemoteEntities:
     def __repr__(self) -> str:
         return f"AsyncRemoteEntities({self._remote!r})"
 
-    add = sent_async(Entities.add)
-    invalidate = sent_async(Entities.invalidate)
-    delete = sent_async(Entities.delete)
-    forget_entity = sent_async(Entities.forget_entity)
-    relations = sent_async(Entities.relations)
-    neighbors = sent_async(Entities.neighbors)
-    path = sent_async(Entities.path)
+    add = forward_async(Entities.add)
+    invalidate = forward_async(Entities.invalidate)
+    delete = forward_async(Entities.delete)
+    forget_entity = forward_async(Entities.forget_entity)
+    relations = forward_async(Entities.relations)
+    neighbors = forward_async(Entities.neighbors)
+    path = forward_async(Entities.path)
 
 
 __all__ = ["AsyncRemoteMemory"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, cast
 
-from kioko.remote.calls import awaited
+from kioko.remote.calls import forward_manager_async
 from kioko_core import kinds
 from kioko_core.layer.declared_managers import manager_of
 
@@ -31,145 +31,145 @@ class AsyncManager:
 
 class AsyncGoals(AsyncManager):
     _manager = "goals"
-    add = awaited(kinds.Goals.add)
-    complete = awaited(kinds.Goals.complete)
-    delete = awaited(kinds.Goals.delete)
-    drop = awaited(kinds.Goals.drop)
-    get = awaited(kinds.Goals.get)
-    list = awaited(kinds.Goals.list)
-    open = awaited(kinds.Goals.open)
-    progress = awaited(kinds.Goals.progress)
-    reopen = awaited(kinds.Goals.reopen)
-    subgoals = awaited(kinds.Goals.subgoals)
-    update = awaited(kinds.Goals.update)
+    add = forward_manager_async(kinds.Goals.add)
+    complete = forward_manager_async(kinds.Goals.complete)
+    delete = forward_manager_async(kinds.Goals.delete)
+    drop = forward_manager_async(kinds.Goals.drop)
+    get = forward_manager_async(kinds.Goals.get)
+    list = forward_manager_async(kinds.Goals.list)
+    open = forward_manager_async(kinds.Goals.open)
+    progress = forward_manager_async(kinds.Goals.progress)
+    reopen = forward_manager_async(kinds.Goals.reopen)
+    subgoals = forward_manager_async(kinds.Goals.subgoals)
+    update = forward_manager_async(kinds.Goals.update)
 
 
 class AsyncDecisions(AsyncManager):
     _manager = "decisions"
-    add = awaited(kinds.Decisions.add)
-    chain = awaited(kinds.Decisions.chain)
-    current = awaited(kinds.Decisions.current)
-    delete = awaited(kinds.Decisions.delete)
-    get = awaited(kinds.Decisions.get)
-    list = awaited(kinds.Decisions.list)
-    outcome = awaited(kinds.Decisions.outcome)
-    supersede = awaited(kinds.Decisions.supersede)
-    update = awaited(kinds.Decisions.update)
+    add = forward_manager_async(kinds.Decisions.add)
+    chain = forward_manager_async(kinds.Decisions.chain)
+    current = forward_manager_async(kinds.Decisions.current)
+    delete = forward_manager_async(kinds.Decisions.delete)
+    get = forward_manager_async(kinds.Decisions.get)
+    list = forward_manager_async(kinds.Decisions.list)
+    outcome = forward_manager_async(kinds.Decisions.outcome)
+    supersede = forward_manager_async(kinds.Decisions.supersede)
+    update = forward_manager_async(kinds.Decisions.update)
 
 
 class AsyncProcedures(AsyncManager):
     _manager = "procedures"
-    add = awaited(kinds.Procedures.add)
-    delete = awaited(kinds.Procedures.delete)
-    get = awaited(kinds.Procedures.get)
-    list = awaited(kinds.Procedures.list)
-    outcome = awaited(kinds.Procedures.outcome)
-    update = awaited(kinds.Procedures.update)
+    add = forward_manager_async(kinds.Procedures.add)
+    delete = forward_manager_async(kinds.Procedures.delete)
+    get = forward_manager_async(kinds.Procedures.get)
+    list = forward_manager_async(kinds.Procedures.list)
+    outcome = forward_manager_async(kinds.Procedures.outcome)
+    update = forward_manager_async(kinds.Procedures.update)
 
 
 class AsyncStrategies(AsyncManager):
     _manager = "strategies"
-    add = awaited(kinds.Strategies.add)
-    delete = awaited(kinds.Strategies.delete)
-    get = awaited(kinds.Strategies.get)
-    list = awaited(kinds.Strategies.list)
-    outcome = awaited(kinds.Strategies.outcome)
-    update = awaited(kinds.Strategies.update)
+    add = forward_manager_async(kinds.Strategies.add)
+    delete = forward_manager_async(kinds.Strategies.delete)
+    get = forward_manager_async(kinds.Strategies.get)
+    list = forward_manager_async(kinds.Strategies.list)
+    outcome = forward_manager_async(kinds.Strategies.outcome)
+    update = forward_manager_async(kinds.Strategies.update)
 
 
 class AsyncSkills(AsyncManager):
     _manager = "skills"
-    add = awaited(kinds.Skills.add)
-    delete = awaited(kinds.Skills.delete)
-    get = awaited(kinds.Skills.get)
-    list = awaited(kinds.Skills.list)
-    outcome = awaited(kinds.Skills.outcome)
-    update = awaited(kinds.Skills.update)
+    add = forward_manager_async(kinds.Skills.add)
+    delete = forward_manager_async(kinds.Skills.delete)
+    get = forward_manager_async(kinds.Skills.get)
+    list = forward_manager_async(kinds.Skills.list)
+    outcome = forward_manager_async(kinds.Skills.outcome)
+    update = forward_manager_async(kinds.Skills.update)
 
 
 class AsyncEpisodes(AsyncManager):
     _manager = "episodes"
-    add = awaited(kinds.Episodes.add)
-    delete = awaited(kinds.Episodes.delete)
-    get = awaited(kinds.Episodes.get)
-    list = awaited(kinds.Episodes.list)
-    update = awaited(kinds.Episodes.update)
+    add = forward_manager_async(kinds.Episodes.add)
+    delete = forward_manager_async(kinds.Episodes.delete)
+    get = forward_manager_async(kinds.Episodes.get)
+    list = forward_manager_async(kinds.Episodes.list)
+    update = forward_manager_async(kinds.Episodes.update)
 
 
 class AsyncFacts(AsyncManager):
     _manager = "facts"
-    add = awaited(kinds.Facts.add)
-    delete = awaited(kinds.Facts.delete)
-    get = awaited(kinds.Facts.get)
-    list = awaited(kinds.Facts.list)
-    update = awaited(kinds.Facts.update)
-    verify = awaited(kinds.Facts.verify)
+    add = forward_manager_async(kinds.Facts.add)
+    delete = forward_manager_async(kinds.Facts.delete)
+    get = forward_manager_async(kinds.Facts.get)
+    list = forward_manager_async(kinds.Facts.list)
+    update = forward_manager_async(kinds.Facts.update)
+    verify = forward_manager_async(kinds.Facts.verify)
 
 
 class AsyncPreferences(AsyncManager):
     _manager = "preferences"
-    add = awaited(kinds.Preferences.add)
-    delete = awaited(kinds.Preferences.delete)
-    get = awaited(kinds.Preferences.get)
-    list = awaited(kinds.Preferences.list)
-    update = awaited(kinds.Preferences.update)
+    add = forward_manager_async(kinds.Preferences.add)
+    delete = forward_manager_async(kinds.Preferences.delete)
+    get = forward_manager_async(kinds.Preferences.get)
+    list = forward_manager_async(kinds.Preferences.list)
+    update = forward_manager_async(kinds.Preferences.update)
 
 
 class AsyncKnowledge(AsyncManager):
     _manager = "knowledge"
-    add = awaited(kinds.Knowledge.add)
-    delete = awaited(kinds.Knowledge.delete)
-    get = awaited(kinds.Knowledge.get)
-    list = awaited(kinds.Knowledge.list)
-    update = awaited(kinds.Knowledge.update)
+    add = forward_manager_async(kinds.Knowledge.add)
+    delete = forward_manager_async(kinds.Knowledge.delete)
+    get = forward_manager_async(kinds.Knowledge.get)
+    list = forward_manager_async(kinds.Knowledge.list)
+    update = forward_manager_async(kinds.Knowledge.update)
 
 
 class AsyncInsights(AsyncManager):
     _manager = "insights"
-    add = awaited(kinds.Insights.add)
-    delete = awaited(kinds.Insights.delete)
-    get = awaited(kinds.Insights.get)
-    list = awaited(kinds.Insights.list)
-    update = awaited(kinds.Insights.update)
+    add = forward_manager_async(kinds.Insights.add)
+    delete = forward_manager_async(kinds.Insights.delete)
+    get = forward_manager_async(kinds.Insights.get)
+    list = forward_manager_async(kinds.Insights.list)
+    update = forward_manager_async(kinds.Insights.update)
 
 
 class AsyncSummaries(AsyncManager):
     _manager = "summaries"
-    add = awaited(kinds.Summaries.add)
-    delete = awaited(kinds.Summaries.delete)
-    get = awaited(kinds.Summaries.get)
-    list = awaited(kinds.Summaries.list)
-    update = awaited(kinds.Summaries.update)
+    add = forward_manager_async(kinds.Summaries.add)
+    delete = forward_manager_async(kinds.Summaries.delete)
+    get = forward_manager_async(kinds.Summaries.get)
+    list = forward_manager_async(kinds.Summaries.list)
+    update = forward_manager_async(kinds.Summaries.update)
 
 
 class AsyncInstructions(AsyncManager):
     _manager = "instructions"
-    add = awaited(kinds.Instructions.add)
-    delete = awaited(kinds.Instructions.delete)
-    get = awaited(kinds.Instructions.get)
-    list = awaited(kinds.Instructions.list)
-    remove = awaited(kinds.Instructions.remove)
-    update = awaited(kinds.Instructions.update)
+    add = forward_manager_async(kinds.Instructions.add)
+    delete = forward_manager_async(kinds.Instructions.delete)
+    get = forward_manager_async(kinds.Instructions.get)
+    list = forward_manager_async(kinds.Instructions.list)
+    remove = forward_manager_async(kinds.Instructions.remove)
+    update = forward_manager_async(kinds.Instructions.update)
 
 
 class AsyncProfile(AsyncManager):
     _manager = "profile"
-    all = awaited(kinds.Profile.all)
-    get = awaited(kinds.Profile.get)
-    list = awaited(kinds.Profile.list)
-    record = awaited(kinds.Profile.record)
-    remove = awaited(kinds.Profile.remove)
-    set = awaited(kinds.Profile.set)
+    all = forward_manager_async(kinds.Profile.all)
+    get = forward_manager_async(kinds.Profile.get)
+    list = forward_manager_async(kinds.Profile.list)
+    record = forward_manager_async(kinds.Profile.record)
+    remove = forward_manager_async(kinds.Profile.remove)
+    set = forward_manager_async(kinds.Profile.set)
 
 
 class AsyncWorkingMemory(AsyncManager):
     _manager = "working"
-    all = awaited(kinds.WorkingMemory.all)
-    clear = awaited(kinds.WorkingMemory.clear)
-    get = awaited(kinds.WorkingMemory.get)
-    promote = awaited(kinds.WorkingMemory.promote)
-    remove = awaited(kinds.WorkingMemory.remove)
-    set = awaited(kinds.WorkingMemory.set)
+    all = forward_manager_async(kinds.WorkingMemory.all)
+    clear = forward_manager_async(kinds.WorkingMemory.clear)
+    get = forward_manager_async(kinds.WorkingMemory.get)
+    promote = forward_manager_async(kinds.WorkingMemory.promote)
+    remove = forward_manager_async(kinds.WorkingMemory.remove)
+    set = forward_manager_async(kinds.WorkingMemory.set)
 
 
 MANAGERS: dict[str, type[AsyncManager]] = {

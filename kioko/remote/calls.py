@@ -97,7 +97,7 @@ def call_name(method: Any) -> str:
     return f"{prefix}.{name}" if prefix else name
 
 
-def derived(
+def build_call(
     calls: Calls,
     call: str,
     args: tuple[Any, ...],
@@ -192,7 +192,7 @@ def _config(config: Any) -> Any:
 
 
 def _plan(plan: Any) -> Any:
-    return planned(plan, None, None)["plan"]
+    return encode_plan(plan, None, None)["plan"]
 
 
 OUTGOING: dict[str, Callable[[Any], Any]] = {
@@ -249,7 +249,7 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
-def sent(method: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate[Any, P], R]:
+def forward(method: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate[Any, P], R]:
     """A client method that is the protocol's ``method``: its signature (for mypy and ``inspect``), its request
     derived from the operations table, sent by the client's ``_send``."""
     call = call_name(method)
@@ -257,7 +257,7 @@ def sent(method: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate[Any, 
 
     def send(self: Any, *args: P.args, **kwargs: P.kwargs) -> R:
         client = getattr(self, "_remote", self)
-        request = derived(client, call, args, kwargs)
+        request = build_call(client, call, args, kwargs)
         try:
             result: R = client._send(request)
         except MemoryNotFound:
@@ -269,17 +269,17 @@ def sent(method: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate[Any, 
             after(args, kwargs, result)
         return result
 
-    return _derived_from(send, method, call)
+    return _adopt_signature(send, method, call)
 
 
-def sent_async(method: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate[Any, P], Coroutine[Any, Any, R]]:
+def forward_async(method: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate[Any, P], Coroutine[Any, Any, R]]:
     """:func:`sent` for AsyncRemoteMemory: the same request, awaited."""
     call = call_name(method)
     found = operations.route(call)
 
     async def send(self: Any, *args: P.args, **kwargs: P.kwargs) -> R:
         client = getattr(self, "_remote", self)
-        request = derived(client, call, args, kwargs)
+        request = build_call(client, call, args, kwargs)
         try:
             result: R = await client._send(request)
         except MemoryNotFound:
@@ -291,10 +291,10 @@ def sent_async(method: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate
             after(args, kwargs, result)
         return result
 
-    return _derived_from(send, method, call)
+    return _adopt_signature(send, method, call)
 
 
-def _derived_from(send: Any, method: Any, call: str) -> Any:
+def _adopt_signature(send: Any, method: Any, call: str) -> Any:
     functools.update_wrapper(send, method)  # name, doc and (through __wrapped__) the protocol's signature
     send.__operation__ = call
     return send
@@ -338,7 +338,7 @@ def manager_call(calls: Calls, manager: str, method: str, args: tuple[Any, ...],
     kind = operations.returns(op)
 
     def decode(answer: Any) -> Any:
-        return _decoded(kind, answer, default)
+        return _decode_as(kind, answer, default)
 
     if op.verb in ("POST", "PUT", "PATCH"):
         return Call(op.verb, path, body=values, decode=decode)
@@ -364,7 +364,7 @@ def missing_operations() -> list[str]:
 # -- values
 
 
-def _decoded(kind: str, answer: Any, default: Any) -> Any:
+def _decode_as(kind: str, answer: Any, default: Any) -> Any:
     if kind == "record":
         return memory_in(answer)
     if kind == "records":
@@ -434,7 +434,7 @@ def seg(value: Any, name: str = "id") -> str:
     return quote(value, safe="")
 
 
-def planned(plan: Any, section_limits: Any, fill_recent: Any) -> dict[str, Any]:
+def encode_plan(plan: Any, section_limits: Any, fill_recent: Any) -> dict[str, Any]:
     """recall's plan arguments as JSON; a plan that is not "auto", a bool or a RecallPlan is refused as the
     library refuses it (a dict is not a plan: only a RecallPlan has been checked)."""
     if isinstance(plan, RecallPlan):
@@ -472,7 +472,9 @@ def jsonable(value: Any) -> Any:
     return value
 
 
-def awaited(method: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate[Any, P], Coroutine[Any, Any, R]]:
+def forward_manager_async(
+    method: Callable[Concatenate[Any, P], R],
+) -> Callable[Concatenate[Any, P], Coroutine[Any, Any, R]]:
     """An AsyncRemoteMemory manager's call: the library manager's ``method`` (its signature, for mypy and
     ``inspect``), its request the operation of the managers' table it names, awaited."""
     name = method.__name__

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from kioko.api import operations
 from kioko.protocol import Entities, Memory, MemoryGraph
 from kioko.remote import calls
-from kioko.remote.calls import IDEMPOTENT, Call, Calls, error_of, sent, where
+from kioko.remote.calls import IDEMPOTENT, Call, Calls, error_of, forward, where
 from kioko.remote.events import EventStream
 from kioko.remote.url import REMOTE_SCHEMES as REMOTE_SCHEMES
 from kioko.remote.url import is_remote_url as is_remote_url
@@ -178,27 +178,27 @@ class RemoteMemory(KindManagers, Calls):
 
     # -- every call of kioko.Memory: its signature the protocol's, its request derived from the operations table
 
-    add = sent(Memory.add)
-    add_many = sent(Memory.add_many)
-    get = sent(Memory.get)
-    update = sent(Memory.update)
-    delete = sent(Memory.delete)  # a 404 is False, as the library answers for a memory that is not there
-    forget_user = sent(Memory.forget_user)
-    forget_about = sent(Memory.forget_about)
-    recall = sent(Memory.recall)
-    context = sent(Memory.context)
-    search = sent(Memory.search)
-    plan = sent(Memory.plan)
-    feedback = sent(Memory.feedback)
-    manage = sent(Memory.manage)
-    record_turn = sent(Memory.record_turn)
-    learn = sent(Memory.learn)
-    pin = sent(Memory.pin)
-    unpin = sent(Memory.unpin)
-    pinned = sent(Memory.pinned)
-    kv = sent(Memory.kv)
-    end_session = sent(Memory.end_session)
-    maintain = sent(Memory.maintain)
+    add = forward(Memory.add)
+    add_many = forward(Memory.add_many)
+    get = forward(Memory.get)
+    update = forward(Memory.update)
+    delete = forward(Memory.delete)  # a 404 is False, as the library answers for a memory that is not there
+    forget_user = forward(Memory.forget_user)
+    forget_about = forward(Memory.forget_about)
+    recall = forward(Memory.recall)
+    context = forward(Memory.context)
+    search = forward(Memory.search)
+    plan = forward(Memory.plan)
+    feedback = forward(Memory.feedback)
+    manage = forward(Memory.manage)
+    record_turn = forward(Memory.record_turn)
+    learn = forward(Memory.learn)
+    pin = forward(Memory.pin)
+    unpin = forward(Memory.unpin)
+    pinned = forward(Memory.pinned)
+    kv = forward(Memory.kv)
+    end_session = forward(Memory.end_session)
+    maintain = forward(Memory.maintain)
 
     def memories(
         self, *, user_id: str | None = None, agent_id: str | None = None, kinds: set[str] | None = None
@@ -300,22 +300,22 @@ class RemoteGraph:
     def __repr__(self) -> str:
         return f"RemoteGraph({self._remote!r})"
 
-    links = sent(MemoryGraph.links)
-    link = sent(MemoryGraph.link)
-    unlink = sent(MemoryGraph.unlink)
-    explain = sent(MemoryGraph.explain)
-    related = sent(MemoryGraph.related)
-    trace = sent(MemoryGraph.trace)
-    memories = sent(MemoryGraph.memories)
-    connect = sent(MemoryGraph.connect)  # runs on the server in one call; progress is called once, at the end
-    prune = sent(MemoryGraph.prune)
-    merge = sent(MemoryGraph.merge)
-    add = sent(MemoryGraph.add)
-    delete_triple = sent(MemoryGraph.delete_triple)
-    forget_entity = sent(MemoryGraph.forget_entity)
-    relations = sent(MemoryGraph.relations)
-    neighbors = sent(MemoryGraph.neighbors)
-    path = sent(MemoryGraph.path)
+    links = forward(MemoryGraph.links)
+    link = forward(MemoryGraph.link)
+    unlink = forward(MemoryGraph.unlink)
+    explain = forward(MemoryGraph.explain)
+    related = forward(MemoryGraph.related)
+    trace = forward(MemoryGraph.trace)
+    memories = forward(MemoryGraph.memories)
+    connect = forward(MemoryGraph.connect)  # runs on the server in one call; progress is called once, at the end
+    prune = forward(MemoryGraph.prune)
+    merge = forward(MemoryGraph.merge)
+    add = forward(MemoryGraph.add)
+    delete_triple = forward(MemoryGraph.delete_triple)
+    forget_entity = forward(MemoryGraph.forget_entity)
+    relations = forward(MemoryGraph.relations)
+    neighbors = forward(MemoryGraph.neighbors)
+    path = forward(MemoryGraph.path)
 
 
 class RemoteEntities:
@@ -327,13 +327,13 @@ class RemoteEntities:
     def __repr__(self) -> str:
         return f"RemoteEntities({self._remote!r})"
 
-    add = sent(Entities.add)
-    invalidate = sent(Entities.invalidate)
-    delete = sent(Entities.delete)
-    forget_entity = sent(Entities.forget_entity)
-    relations = sent(Entities.relations)
-    neighbors = sent(Entities.neighbors)
-    path = sent(Entities.path)
+    add = forward(Entities.add)
+    invalidate = forward(Entities.invalidate)
+    delete = forward(Entities.delete)
+    forget_entity = forward(Entities.forget_entity)
+    relations = forward(Entities.relations)
+    neighbors = forward(Entities.neighbors)
+    path = forward(Entities.path)
 
 
 # -- the typed managers

@@ -12,10 +12,10 @@ import pytest
 
 import kioko
 from kioko.api import operations
-from kioko.http import create_app, schemas, served
+from kioko.http import call_routes, create_app, schemas
 from kioko.protocol import Entities, Memory, MemoryGraph
 from kioko.remote.async_client import AsyncRemoteEntities, AsyncRemoteGraph, AsyncRemoteMemory
-from kioko.remote.calls import Calls, derived, manager_methods, missing_operations
+from kioko.remote.calls import Calls, build_call, manager_methods, missing_operations
 from kioko.remote.client import RemoteEntities, RemoteGraph, RemoteMemory
 from kioko_core.store import Record
 
@@ -128,19 +128,19 @@ def _underived_routes(app: Any) -> list[str]:
     """The app's /v1 routes that neither an operation of the table derived nor the table lists as the service's own."""
     from fastapi.routing import APIRoute
 
-    derived = {(r.verb, r.path): r.call for r in operations.MEMORY_ROUTES}
+    routed = {(r.verb, r.path): r.call for r in operations.MEMORY_ROUTES}
     managers = {(op.verb, op.url) for op in operations.OPERATIONS}
     found = []
     for route in app.routes:
         if not isinstance(route, APIRoute) or not route.path.startswith("/v1/"):
             continue
         for verb in route.methods:
-            call = derived.get((verb, route.path))
+            call = routed.get((verb, route.path))
             if (verb, route.path) in managers or route.path in operations.SERVICE_ONLY:
                 continue
             if call is None:
                 found.append(f"{verb} {route.path}")
-            elif not operations.route(call).composed and served.SERVED.get(call) != route.name:
+            elif not operations.route(call).composed and call_routes.SERVED.get(call) != route.name:
                 found.append(f"{verb} {route.path}")
     return found
 
@@ -200,17 +200,17 @@ def test_a_new_keyword_appears_in_the_request_model_the_routes_and_the_clients()
     ]
     # both clients send it (one request builder), under its name, where the row says
     calls = Calls()
-    sent = derived(calls, "add", ("hi",), {"user_id": "u", "importance": 0.5}, written_in=written_in)
+    sent = build_call(calls, "add", ("hi",), {"user_id": "u", "importance": 0.5}, written_in=written_in)
     assert (sent.verb, sent.path, sent.body) == (
         "POST",
         "/v1/memories",
         {"content": "hi", "user_id": "u", "importance": 0.5},
     )
-    got = derived(calls, "get", ("m1",), {"user_id": "u", "fresh": True}, written_in=written_in)
+    got = build_call(calls, "get", ("m1",), {"user_id": "u", "fresh": True}, written_in=written_in)
     assert (got.verb, got.path, got.params) == ("GET", "/v1/memories/m1", {"user_id": "u", "fresh": True})
     # the current protocol refuses it, as the library does
     with pytest.raises(TypeError, match="importance"):
-        derived(calls, "add", ("hi",), {"user_id": "u", "importance": 0.5})
+        build_call(calls, "add", ("hi",), {"user_id": "u", "importance": 0.5})
 
 
 def test_every_request_model_has_every_parameter_of_its_call() -> None:

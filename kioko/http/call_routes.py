@@ -1,4 +1,4 @@
-"""Routes derived from the operations table: ``@served(router, "graph.link", ...)`` serves a call of
+"""Routes derived from the operations table: ``@serve_call(router, "graph.link", ...)`` serves a call of
 :class:`kioko.Memory` at its row's verb and path, with the parameters its signature and row give.
 
 The decorated handler receives the service, the caller and the call's arguments under their Python names
@@ -26,7 +26,7 @@ SERVED: dict[str, str] = {}
 """call -> the endpoint that serves it (each derived route registers here; a test compares it with the table)."""
 
 
-def served(router: APIRouter, call: str, **route: Any) -> Callable[[Handler], Handler]:
+def serve_call(router: APIRouter, call: str, **route: Any) -> Callable[[Handler], Handler]:
     """Serve ``call`` (``handler(svc, who, args)``) at its operation's verb and path on ``router``."""
     found = operations.route(call)
     if found.call != call or found.composed:
