@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from kioko_core.errors import ConflictError, MemoryNotFound
-from kioko_core.kinds import deterministic_id
+from kioko_core.kinds import Episodes, Facts, Insights, Knowledge, Preferences, Strategies, Summaries, deterministic_id
 from kioko_core.layer.scoped import SESSIONS_AGENT
 from kioko_core.linking import links
 from kioko_core.privacy.secrets import redact
@@ -39,7 +39,8 @@ if TYPE_CHECKING:
 
 DAY = 86400.0
 IDLE_SESSION_DAYS = 7
-MERGED_KINDS = frozenset({"factual", "preference", "semantic", "insight", "strategy"})
+MERGED_KINDS = frozenset(manager.kind for manager in (Facts, Preferences, Knowledge, Insights, Strategies))
+"""What someone knows or learned, where two memories saying the same are merged (each kind from its registry row)."""
 FORGET_BELOW = 0.5
 """Only episodes less important than this can fade away."""
 FADE_HALF_LIFE_DAYS = 30.0
@@ -124,9 +125,9 @@ def candidates(
     folding = now - fold_after_days * DAY
     fading = now - forget_after_days * DAY
     reads = [
-        Filter(kinds=frozenset({"episodic"}), created_after=since - fold_after_days * DAY, created_before=folding),
+        Filter(kinds=frozenset({Episodes.kind}), created_after=since - fold_after_days * DAY, created_before=folding),
         Filter(
-            kinds=frozenset({"episodic"}),
+            kinds=frozenset({Episodes.kind}),
             created_after=since - max(forget_after_days, FADE_SPAN_DAYS) * DAY,
             created_before=fading,
         ),
@@ -136,8 +137,8 @@ def candidates(
     for wanted_filter in reads:
         for record in memory.store.scan(scope, wanted_filter):
             found.setdefault(record.id, record)
-    if any(r.kind == "episodic" for r in found.values()):
-        for record in memory.store.scan(scope, Filter(kinds=frozenset({"summary"}))):
+    if any(r.kind == Episodes.kind for r in found.values()):
+        for record in memory.store.scan(scope, Filter(kinds=frozenset({Summaries.kind}))):
             found.setdefault(record.id, record)
     return list(found.values())
 
@@ -182,10 +183,12 @@ def expire(memory: MemoryLayer, scope: Scope, now: float, records: list[Record] 
 def fold_episodes(memory: MemoryLayer, scope: Scope, before: float, records: list[Record] | None = None) -> int:
     """Summarise the episodes older than ``before`` not folded yet, one summary per month; how many were folded."""
     records = (
-        list(memory.store.scan(scope, Filter(kinds=frozenset({"episodic", "summary"})))) if records is None else records
+        list(memory.store.scan(scope, Filter(kinds=frozenset({Episodes.kind, Summaries.kind}))))
+        if records is None
+        else records
     )
-    episodes = [r for r in records if r.kind == "episodic"]
-    summaries = [r for r in records if r.kind == "summary" and r.metadata.get("month")]
+    episodes = [r for r in records if r.kind == Episodes.kind]
+    summaries = [r for r in records if r.kind == Summaries.kind and r.metadata.get("month")]
     folded = {i for s in summaries for i in s.metadata.get("folded", []) if isinstance(i, str)}
     months: dict[str, list[Record]] = defaultdict(list)
     for episode in episodes:
@@ -205,7 +208,7 @@ def month_of(created_at: float) -> str:
 
 def month_summary_id(scope: Scope, month: str) -> str:
     """The id of the scope's summary of ``month``'s episodes (one per month, updated in place)."""
-    return deterministic_id("summary", scope, "episodes", month)
+    return deterministic_id(Summaries.kind, scope, "episodes", month)
 
 
 def month_content(month: str, total: int, shown: list[Record]) -> str:
@@ -243,7 +246,7 @@ def _write_month(memory: MemoryLayer, scope: Scope, month: str, new: list[Record
         try:
             return memory.add(
                 content,
-                memory_type="summary",
+                memory_type=Summaries.kind,
                 id=memory_id,
                 created_at=max(r.created_at for r in new),
                 metadata=metadata,
@@ -288,8 +291,8 @@ def forget_faded(
     """Delete the episodes older than ``before`` that never mattered (none of ``used``) and have faded."""
     who: dict[str, Any] = {"user_id": scope.user_id, "agent_id": scope.agent_id}
     gone = 0
-    found = memory.store.scan(scope, Filter(kinds=frozenset({"episodic"}))) if records is None else records
-    for episode in [r for r in found if r.kind == "episodic"]:
+    found = memory.store.scan(scope, Filter(kinds=frozenset({Episodes.kind}))) if records is None else records
+    for episode in [r for r in found if r.kind == Episodes.kind]:
         if episode.created_at >= before or episode.id in used or not faded(episode, now):
             continue
         gone += 1 if memory.delete(episode.id, **who) else 0

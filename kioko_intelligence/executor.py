@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
+from kioko_core.kinds import MANAGERS, Decisions, Episodes, Goals, Insights, Procedures, Strategies
 from kioko_core.kinds.registry import KINDS
 from kioko_core.linking import links
 from kioko_core.privacy.secrets import SecretDropped, get_logger, redact, redact_value, secret_kinds
@@ -22,9 +23,19 @@ if TYPE_CHECKING:
 
 log = get_logger("kioko.intelligence")
 
-MANAGER_OF = {info.op: info.manager for info in KINDS if info.op and info.op not in ("profile", "working")}
-"""Operation kind -> the layer attribute of its typed manager (from the kind registry; profile and working
-have operations of their own, ``set`` / ``remove``, applied before this table is read)."""
+MANAGER_OF = {info.op: info.manager for info in KINDS if info.op and not info.keyed}
+"""Operation kind -> the layer attribute of its typed manager (from the kind registry; the kinds held by key,
+profile and working, have operations of their own, ``set`` / ``remove``, applied before this table is read)."""
+KEYED_OPS = frozenset(info.op for info in KINDS if info.op and info.keyed)
+"""Operation kinds of the kinds held by key (``profile.set``, ``working.set``)."""
+
+
+def manages(op_kind: str, manager_class: type) -> bool:
+    """Whether ``op_kind``'s memories are managed by ``manager_class``: the manager class, from the kind's
+    registry row, decides which fields an operation of that kind takes (a goal's title, a lesson's context)."""
+    attribute = MANAGER_OF.get(op_kind)
+    return attribute is not None and issubclass(MANAGERS[attribute], manager_class)
+
 
 QUOTE_WIDTH = 70
 """How much of a memory's text a description quotes before cutting it with an ellipsis."""
@@ -173,9 +184,9 @@ class OpExecutor:
         if op.action == "add":
             common = self._common(op, scope, session_id, router)
             common["session_id"] = session_id
-            if op.kind == "goal":
+            if manages(op.kind, Goals):
                 return manager.add(f.get("title") or f.get("text"), due=f.get("due"), parent=f.get("parent"), **common)
-            if op.kind == "decision":
+            if manages(op.kind, Decisions):
                 return manager.add(
                     f.get("text") or f.get("chosen"),
                     title=f.get("title"),
@@ -184,18 +195,18 @@ class OpExecutor:
                     rationale=f.get("rationale"),
                     **common,
                 )
-            if op.kind == "procedure":
+            if manages(op.kind, Procedures):
                 return manager.add(f.get("title"), f.get("steps"), **common)
-            if op.kind == "strategy":
+            if manages(op.kind, Strategies):
                 return manager.add(f.get("text"), context=f.get("context"), **common)
-            if op.kind == "insight":
+            if manages(op.kind, Insights):
                 return manager.add(f.get("text"), evidence=f.get("evidence"), **common)
-            if op.kind == "episode" and f.get("created_at") is not None:
+            if manages(op.kind, Episodes) and f.get("created_at") is not None:
                 common["created_at"] = f["created_at"]
             return manager.add(f.get("text"), **common)
         assert target is not None
         if op.action == "update":
-            if op.kind == "goal":
+            if manages(op.kind, Goals):
                 return manager.update(target.id, title=f.get("title") or f.get("text"), due=f.get("due"), **who)
             return manager.update(target.id, text=f.get("text"), **who)
         if op.action == "delete":
@@ -299,7 +310,7 @@ class OpExecutor:
             if manager_name is None:
                 raise Skip(f"a {target.kind} memory is changed through its own calls (profile.set, working.set)")
             manager = getattr(self.memory, manager_name)
-            if target.kind == "goal":
+            if issubclass(type(manager), Goals):  # a goal's text is its title
                 return manager.update(target.id, title=text, **who)
             return manager.update(target.id, text=text, **who)
         pinned = op.action == "pin"
@@ -354,7 +365,7 @@ def describe(op: MemoryOp, target: Record | None) -> str:
     """A readable description: ``goal.progress`` -> ``"Stabilise line 3 by November 30" -> 60%``."""
     f = op.fields
     name = _target_label(target) if target is not None else None
-    if op.kind in ("profile", "working"):
+    if op.kind in KEYED_OPS:
         key = f.get("key") or f.get("slot")
         return f"{key} = {f['value']}" if op.action == "set" and "value" in f else str(key)
     if op.kind == "relation":
@@ -394,20 +405,20 @@ def _sentence(text: str) -> str:
 def _added_content(op: MemoryOp) -> str:
     """How the memory an ``add`` writes will read (the managers' content conventions, procedures numbered)."""
     f = op.fields
-    if op.kind == "goal":
+    if manages(op.kind, Goals):
         return f"Goal: {_sentence(f.get('title') or f.get('text') or '')}"
-    if op.kind == "decision":
+    if manages(op.kind, Decisions):
         text = str(f.get("text") or f.get("chosen") or "")
         return (
             _sentence(text)
             if text.lower().startswith(("decision:", "we decided", "i decided"))
             else f"Decision: {_sentence(text)}"
         )
-    if op.kind == "procedure":
+    if manages(op.kind, Procedures):
         steps = f.get("steps") or []
         return f"{f.get('title')}: " + " ".join(
             f"{n}. {_sentence(s[:1].upper() + s[1:])}" for n, s in enumerate(steps, 1) if isinstance(s, str) and s
         )
-    if op.kind == "strategy" and f.get("context"):
+    if manages(op.kind, Strategies) and f.get("context"):
         return f"For {f['context']}: {f.get('text')}"
     return str(f.get("text", ""))

@@ -11,6 +11,7 @@ import re
 from datetime import datetime
 from functools import lru_cache
 
+from kioko_core.kinds.registry import KINDS
 from kioko_core.privacy.held_texts import keeps_text
 from kioko_core.reading.analysis import STOP_WORDS, analyze, stem
 from kioko_intelligence.rules import CHATTER, CHATTER_WHOLE, FORGET_NOT_GATED, PROCEDURE, first, instruction_rule, plain
@@ -410,22 +411,12 @@ def about_user(text: str) -> str:
 # --------------------------------------------------------------------------- importance
 
 BASE_IMPORTANCE = {
-    "instruction": 0.8,
-    "goal": 0.75,
-    "decision": 0.75,
-    "procedure": 0.7,
-    "strategy": 0.7,
-    "profile": 0.7,
-    "fact": 0.6,
-    "preference": 0.6,
-    "insight": 0.6,
-    "knowledge": 0.55,
-    "working": 0.5,
-    "episode": 0.45,
-    "skill": 0.6,
+    **{info.op: info.importance for info in KINDS if info.op},
     "relation": 0.6,
     "memory": 0.6,
 }
+"""Operation kind -> the importance its new memory starts at: a kind's from its registry row (instructions
+highest, episodes lowest), a link's and an edit's the middle."""
 _EXPLICIT = re.compile(
     r"\b(?:remember|important|importantly|must|crucial|don't forget|do not forget|note that|"
     r"keep in mind)\b",

@@ -17,8 +17,10 @@ import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Callable
 
+from kioko_core.kinds import Decisions, Goals, Procedures
 from kioko_core.reading.analysis import label
 from kioko_core.store import Record
+from kioko_intelligence.executor import KEYED_OPS, MANAGER_OF, manages
 from kioko_intelligence.heuristic import QUERY_CHARS, HeuristicRouter
 from kioko_intelligence.language import importance
 from kioko_intelligence.ops import OPERATIONS, ROUTER_FALLBACK, ROUTER_LLM, SKIPPED, MemoryOp, RouteResult, split_op
@@ -82,24 +84,26 @@ Answer with JSON only, for example
 or {{"operations": []}} when nothing is worth remembering.
 """
 
-_TEXT_KINDS = ("fact", "preference", "instruction", "knowledge", "episode", "strategy", "insight")
 REQUIRED: dict[str, tuple[str, ...]] = {
-    "profile.set": ("key", "value"),
-    "profile.remove": ("key",),
-    **{f"{kind}.add": ("text",) for kind in _TEXT_KINDS},
-    **{f"{kind}.update": ("target", "text") for kind in ("fact", "preference", "instruction", "knowledge", "memory")},
-    "goal.add": ("title",),
-    "goal.update": ("target",),
-    "goal.progress": ("target", "progress"),
-    "decision.add": ("text",),
-    "decision.supersede": ("target", "text"),
-    "procedure.add": ("title", "steps"),
-    **{f"{kind}.outcome": ("target", "worked") for kind in ("decision", "procedure", "skill", "strategy")},
+    # the kinds held by key: a slot and, to set it, its value
+    **{
+        f"{kind}.{action}": ("key", "value") if action == "set" else ("key",)
+        for kind in KEYED_OPS
+        for action in OPERATIONS[kind]
+    },
+    # the text kinds (registry rows whose operations add, update or report an outcome)
+    **{f"{kind}.add": ("text",) for kind in MANAGER_OF if "add" in OPERATIONS[kind]},
+    **{f"{kind}.update": ("target", "text") for kind in MANAGER_OF if "update" in OPERATIONS[kind]},
+    "memory.update": ("target", "text"),
+    **{f"{kind}.outcome": ("target", "worked") for kind in MANAGER_OF if "outcome" in OPERATIONS[kind]},
+    # what a manager class takes instead of a text (a goal's title, a procedure's steps, a decision's successor)
+    **{f"{kind}.add": ("title",) for kind in MANAGER_OF if manages(kind, Goals)},
+    **{f"{kind}.update": ("target",) for kind in MANAGER_OF if manages(kind, Goals)},
+    **{f"{kind}.progress": ("target", "progress") for kind in MANAGER_OF if manages(kind, Goals)},
+    **{f"{kind}.supersede": ("target", "text") for kind in MANAGER_OF if manages(kind, Decisions)},
+    **{f"{kind}.add": ("title", "steps") for kind in MANAGER_OF if manages(kind, Procedures)},
     "relation.add": ("subject", "relation", "object"),
     "relation.remove": ("subject", "relation", "object"),
-    "working.set": ("key", "value"),
-    "working.remove": ("key",),
-    "working.promote": ("key",),
 }
 """Fields an op must carry; every other action that is not an add needs just a ``target``."""
 
@@ -345,9 +349,9 @@ def validate(proposed: Any, refs: dict[str, Record]) -> MemoryOp | None:
         return None
     raw = {_ALIASES.get(k, k): v for k, v in proposed.items()}
     fields = {k: v for k, v in raw.items() if k in _FIELDS and v is not None}
-    if kind == "decision" and "text" not in fields and isinstance(fields.get("chosen"), str):
+    if manages(kind, Decisions) and "text" not in fields and isinstance(fields.get("chosen"), str):
         fields["text"] = f"use {fields['chosen']}"
-    if kind == "goal" and action == "add" and "title" not in fields and isinstance(fields.get("text"), str):
+    if manages(kind, Goals) and action == "add" and "title" not in fields and isinstance(fields.get("text"), str):
         fields["title"] = fields.pop("text")
     if "progress" in fields:
         fields["progress"] = _fraction(fields["progress"])

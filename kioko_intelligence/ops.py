@@ -11,27 +11,16 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-from kioko_core.kinds.registry import OP_KINDS
+from kioko_core.kinds.registry import KINDS, OP_KINDS
 from kioko_core.privacy.secrets import redact
 
 OPERATIONS: dict[str, tuple[str, ...]] = {
-    "profile": ("set", "remove"),
-    "fact": ("add", "update", "delete", "verify"),
-    "preference": ("add", "update", "delete"),
-    "instruction": ("add", "update", "delete"),
-    "knowledge": ("add", "update", "delete"),
-    "episode": ("add", "delete"),
-    "goal": ("add", "update", "progress", "complete", "drop", "delete"),
-    "decision": ("add", "supersede", "outcome", "delete"),
-    "procedure": ("add", "outcome", "delete"),
-    "skill": ("outcome",),
-    "strategy": ("add", "outcome", "delete"),
+    **{info.op: info.actions for info in KINDS if info.op},
     "relation": ("add", "remove"),
-    "working": ("set", "remove", "promote"),
-    "insight": ("add",),
     "memory": ("update", "delete", "pin", "unpin"),
 }
-"""Kind -> the actions an operation of that kind may take (the spec's table "The operations")."""
+"""Kind -> the actions an operation of that kind may take (the spec's table "The operations"): a kind's from
+its registry row, then the two that name no kind (a link, any memory by id)."""
 
 KIND_OF_MEMORY: dict[str, str] = dict(OP_KINDS)
 """Operation kind -> the ``memory_type`` (``Record.kind``) its memories are stored as (the kind registry's

@@ -26,7 +26,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable
 
 from kioko_core.errors import ConflictError
-from kioko_core.kinds import deterministic_id
+from kioko_core.kinds import Episodes, Facts, Insights, Knowledge, Preferences, Strategies, deterministic_id
+from kioko_core.kinds.registry import OP_KINDS
 from kioko_core.linking.linker import KIND_TERM
 from kioko_core.privacy.held_texts import keeps_text
 from kioko_core.privacy.secrets import MARKER, redact
@@ -46,12 +47,8 @@ MAX_THEMES = 5
 """At most this many themes per reflection, the most frequent first (subjects win ties)."""
 MODEL_EPISODES = 20
 MAX_INSIGHT_CHARS = 500
-INSIGHT_KINDS = {
-    "fact": "factual",
-    "preference": "preference",
-    "knowledge": "semantic",
-    "lesson": "strategy",
-}
+INSIGHT_KINDS = {manager.noun: manager.kind for manager in (Facts, Preferences, Knowledge, Strategies)}
+"""What a model may file an insight as ("fact", "lesson" ...) -> the stored kind (each from its registry row)."""
 _UNTHEMED = STOP_WORDS | FRAMING_WORDS | LIGHT_VERBS | GENERIC_WORDS
 _KEY_WORD = re.compile(r"[a-z]+")
 
@@ -71,7 +68,7 @@ def count(state: dict[str, Any], report: Any, reflect_after: float) -> bool:
     """Add the turn's new memories to the counters; True (and the counters reset) when reflection is due."""
     added = [op for op in getattr(report, "applied", []) or [] if op.action == "add"]
     state["new_importance"] = round(state["new_importance"] + sum(float(op.importance or 0.0) for op in added), 3)
-    state["new_episodes"] += sum(1 for op in added if op.kind == "episode")
+    state["new_episodes"] += sum(1 for op in added if OP_KINDS.get(op.kind) == Episodes.kind)
     if reflect_after and state["new_importance"] >= reflect_after and state["new_episodes"] >= MIN_NEW_EPISODES:
         state["new_importance"], state["new_episodes"] = 0.0, 0
         return True
@@ -115,13 +112,13 @@ def _newest_indexed(memory: MemoryLayer, scope: Scope, limit: int) -> float | No
     first): a first window to try, read in one go instead of widening back through the user's history. Only
     a hint: the window read finds every episode after it, indexed or not, and is the answer once it holds
     ``limit`` (else the windows widen as without it)."""
-    term = KIND_TERM + "episodic"
+    term = KIND_TERM + Episodes.kind
     wanted = 2 * limit  # session wrap-ups are episodes too, and left out
     ids = memory.store.postings(scope, [term], wanted).ids.get(term, [])
     found = [
         r
         for r in (memory.store.get(scope, ids) if ids else [])
-        if r is not None and r.kind == "episodic" and not r.metadata.get("session_episode")
+        if r is not None and r.kind == Episodes.kind and not r.metadata.get("session_episode")
     ]
     if len(found) < limit:
         return None
@@ -150,7 +147,7 @@ def seed_episodes_hint(memory: MemoryLayer, scope: Scope, since: float | None) -
 
 
 def _episodes(memory: MemoryLayer, scope: Scope, since: float | None) -> list[Record]:
-    wanted = Filter(kinds=frozenset({"episodic"}), created_after=since)
+    wanted = Filter(kinds=frozenset({Episodes.kind}), created_after=since)
     return [r for r in memory.store.scan(scope, wanted) if not r.metadata.get("session_episode")]
 
 
@@ -211,7 +208,7 @@ def _candidates(text: str) -> tuple[tuple[str, str, bool], ...]:
 
 def theme_id(scope: Scope, key: str) -> str:
     """The id of the scope's insight about theme ``key`` (one per theme, updated in place)."""
-    return deterministic_id("insight", scope, "theme", key)
+    return deterministic_id(Insights.kind, scope, "theme", key)
 
 
 def theme_ids(scope: Scope, text: str) -> list[str]:
@@ -242,7 +239,7 @@ def _write_theme(memory: MemoryLayer, scope: Scope, shown: str, key: str, ids: l
     existing = memory.store.get(scope, [memory_id])[0]
     if existing is None:
         try:
-            return memory.add(content, memory_type="insight", id=memory_id, metadata=metadata, **who), True
+            return memory.add(content, memory_type=Insights.kind, id=memory_id, metadata=metadata, **who), True
         except ConflictError:  # another process wrote this theme just now: update theirs
             existing = memory.get(memory_id, **who)
     if existing.content == content and existing.metadata.get("evidence") == evidence:

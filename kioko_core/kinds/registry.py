@@ -228,11 +228,40 @@ def prior(a: str, b: str) -> float:
     return 0.60
 
 
+# --------------------------------------------------------------------------- link types (linking, step 6)
+
+PAIR_TYPES: dict[tuple[str, str], str] = {
+    **{(means, "goal"): "serves" for means in ("decision", "procedure", "skill")},
+    ("event", "goal"): "advances",
+    **{(known, "goal"): "informs" for known in ("knowledge", "fact", "preference", "insight", "lesson")},
+    **{("lesson", done): "refines" for done in ("procedure", "skill", "decision")},
+    ("lesson", "event"): "learned_from",
+    ("procedure", "event"): "applies_to",
+    ("skill", "event"): "applies_to",
+    ("event", "decision"): "informs",
+    **{
+        (known, used): "informs"
+        for known in sorted(SEMANTIC_NOUNS)
+        for used in ("decision", "procedure", "skill", "lesson")
+    },
+}
+"""(source noun, target noun) -> the type of the link, where the two kinds alone decide it (the spec's step 6).
+An event and a goal: "advances" when the event reads as progress, "concerns" otherwise (the linker reads the
+event's text: :func:`kioko_core.linking.scoring.link_type`); two events: by their texts and sessions."""
+
+MEANS: frozenset[str] = frozenset(
+    x for (x, y), kind in PAIR_TYPES.items() if y == "goal" and kind in ("serves", "advances")
+)
+"""Nouns of what serves a goal: a bridge alone is evidence enough between one of these and a goal."""
+
+
 __all__ = [
     "KINDS",
     "KIND_NOUNS",
     "KindInfo",
     "LINKABLE_KINDS",
+    "MEANS",
+    "PAIR_TYPES",
     "MEMORY_TYPES",
     "OP_KINDS",
     "SEMANTIC_NOUNS",

@@ -15,14 +15,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from kioko_core.kinds.registry import SEMANTIC_NOUNS, noun, prior
+from kioko_core.kinds.registry import MEANS, PAIR_TYPES, noun, prior
 from kioko_core.linking.index import is_hub, term_weight
 from kioko_core.reading.analysis import Analysis, has_fix_cue, has_problem_cue, has_progress_cue
 from kioko_core.store import Record, cosine
 
 TWO_HOURS = 7200.0
-MEANS = frozenset({"decision", "procedure", "skill", "event"})
-"""Nouns of what serves a goal: a bridge alone is evidence enough between one of these and a goal."""
 
 
 class ScoringConstants(Protocol):
@@ -217,28 +215,11 @@ def link_type(m: Side, c: Side) -> tuple[str, bool]:
     """Step 6: the type, and whether ``m`` is the link's source."""
     a, b = m.noun, c.noun
     for first, second, flipped in ((m, c, False), (c, m, True)):
-        x, y = first.noun, second.noun
-        kind: str | None = None
-        if y == "goal" and x == "decision":
-            kind = "serves"
-        elif y == "goal" and x in ("procedure", "skill"):
-            kind = "serves"
-        elif y == "goal" and x == "event":
+        kind = PAIR_TYPES.get((first.noun, second.noun))
+        if kind == "advances":  # an event and a goal: progress advances it, anything else concerns it
             content = first.record.content
             progress = (has_progress_cue(content) or has_fix_cue(content)) and not has_problem_cue(content)
             kind = "advances" if progress else "concerns"
-        elif y == "goal" and x in ("knowledge", "fact", "preference", "insight", "lesson"):
-            kind = "informs"
-        elif x == "lesson" and y in ("procedure", "skill", "decision"):
-            kind = "refines"
-        elif x == "lesson" and y == "event":
-            kind = "learned_from"
-        elif x in ("procedure", "skill") and y == "event":
-            kind = "applies_to"
-        elif x == "event" and y == "decision":
-            kind = "informs"
-        elif x in SEMANTIC_NOUNS and y in ("decision", "procedure", "skill", "lesson"):
-            kind = "informs"
         if kind is not None:
             return kind, not flipped
     if a == "event" and b == "event":

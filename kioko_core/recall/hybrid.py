@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 
-from kioko_core.kinds.registry import section_of
+from kioko_core.kinds import Episodes, Facts, Goals, Summaries
+from kioko_core.kinds.registry import KINDS, section_of
 from kioko_core.layer.scoped import SESSIONS_AGENT
 from kioko_core.linking.activation import strongest
 from kioko_core.linking.index import ENTITY_BOOST, idf, nominates
@@ -45,12 +46,11 @@ FILL_RECENT = 3
 PINNED_SHOWN = 10
 """At most this many pinned memories are shown (the oldest pins first: the section stays the same turn to turn)."""
 FILL_KINDS = {
-    "decisions": "decision",
-    "procedures": "procedural",
-    "skills": "skill",
-    "lessons": "strategy",
-    "memories": "factual",  # a question about the user that shares no word with what they said: their newest facts
+    **{info.section: info.name for info in KINDS if info.section not in ("memories", "goals")},
+    "memories": Facts.kind,  # a question about the user that shares no word with what they said: their newest facts
 }
+"""A section ``fill_recent`` may fill -> the kind whose newest memories fill it (a section of one kind, from the
+registry; the open goals are always shown)."""
 
 # Which section of the context each kind goes to, and the sections' order and titles.
 SECTIONS = [
@@ -369,7 +369,7 @@ def retrieve(
     """
     now = time.time() if now is None else now
     read = Query.of(query, scope.user_id, layer.entities)
-    goal_term = KIND_TERM + "goal"
+    goal_term = KIND_TERM + Goals.kind
     pool_size = max(config.candidates, config.graph_seeds if use_links else 0)
     lexical, postings, analysis = lexical_scores(layer, scope, read, config, pool_size, [goal_term])
     dense_weight = config.dense_weight
@@ -585,7 +585,7 @@ def recall(
         section = section_of(got.records[memory_id].kind)
         if shown.get(section, 0) >= caps.get(section, config.limit):
             continue
-        if got.records[memory_id].kind == "summary" and not about_a_period(read.text):
+        if got.records[memory_id].kind == Summaries.kind and not about_a_period(read.text):
             continue  # a summary restates; it earns a place only when the question is about its session or period
         if memory_id in got.linked_only:
             if len(brought) >= expand:
@@ -799,7 +799,7 @@ def dated(record: Record, today: date | None) -> str:
     event of today, any other kind of memory, and every memory for a question that is not about when,
     are shown as they are (the context of other questions stays as the spec shows it).
     """
-    if today is None or record.kind != "episodic" or not record.created_at:
+    if today is None or record.kind != Episodes.kind or not record.created_at:
         return context_sections.with_was(record)
     day = datetime.fromtimestamp(record.created_at, UTC).date()
     if day >= today:
@@ -832,7 +832,9 @@ def problem_memories(layer: LayerParts, scope: Scope, session_id: str, since: fl
     ids = layer.index.lookup(scope, ["s:" + session_id], 30)[2].get("s:" + session_id, [])
     found = [r for r in layer.store.get(scope, ids) if r is not None] if ids else []
     return [
-        r for r in found if r.kind in ("episodic", "factual") and r.created_at >= since and has_problem_cue(r.content)
+        r
+        for r in found
+        if r.kind in (Episodes.kind, Facts.kind) and r.created_at >= since and has_problem_cue(r.content)
     ]
 
 
