@@ -43,14 +43,12 @@ INSTRUCTIONS = (
     "linked to a memory and why."
 )
 
-KEYED_KINDS = frozenset({"profile", "working"})
-"""Kinds stored under a key by their own calls (profile slots, the session scratchpad): not for add_memory."""
-
 MEMORY_TYPES: tuple[str, ...] = tuple(
-    spelling for info in KINDS if info.name not in KEYED_KINDS for spelling in (info.name, *info.aliases)
+    spelling for info in KINDS if not info.keyed for spelling in (info.name, *info.aliases)
 )
 """What ``memory_type`` accepts: every kind of the registry and its aliases (``fact``, ``lesson``...), as the
-library and the CLI do."""
+library and the CLI do; not the kinds held by key (profile slots, the session scratchpad), which have calls of
+their own."""
 
 if TYPE_CHECKING:
     MemoryType = str

@@ -18,26 +18,16 @@ from dataclasses import field as dataclass_field
 from typing import Any, get_args, get_origin
 
 from kioko_core import kinds
+from kioko_core.kinds.registry import KINDS
 from kioko_core.store import Record
 
-TEXT_MANAGERS = (
-    "goals",
-    "decisions",
-    "procedures",
-    "strategies",
-    "skills",
-    "episodes",
-    "facts",
-    "preferences",
-    "knowledge",
-    "insights",
-    "summaries",
-    "instructions",
-)
-MANAGERS = TEXT_MANAGERS + ("profile", "working")
+TEXT_MANAGERS: tuple[str, ...] = tuple(info.manager for info in KINDS if not info.keyed)
+"""The managers of the kinds held by text, in the kind registry's order: each has the same five routes."""
+MANAGERS = TEXT_MANAGERS + tuple(info.manager for info in KINDS if info.keyed)
 URL_NAME = {"strategies": "lessons"}
 """Where a manager's routes live when its URL name differs from its attribute (``/v1/lessons``)."""
-OUTCOMES = ("decisions", "procedures", "strategies", "skills")
+OUTCOMES = tuple(manager for manager in TEXT_MANAGERS if hasattr(kinds.MANAGERS[manager], "outcome"))
+"""The managers whose memories report an outcome (``decisions.outcome`` ...): their class has the call."""
 
 # parameters whose Python type does not travel as JSON as it is
 WIRE_TYPES: dict[str, Any] = {

@@ -24,6 +24,7 @@ from kioko.cli.support import (
     short,
     when,
 )
+from kioko_core.kinds.registry import KINDS
 
 ContentFile = Annotated[Path | None, typer.Option("--file", "-f", help="Read the content from this file (UTF-8).")]
 MaxBytes = Annotated[
@@ -47,7 +48,7 @@ def add(
         typer.Option(
             "--type",
             "-t",
-            help="factual, episodic, decision, goal, preference, procedural, semantic, skill, strategy ...",
+            help=f"The kind: {', '.join(info.name for info in KINDS if not info.keyed)} (or an alias: fact, lesson ...).",
         ),
     ] = "factual",
     session: Annotated[str | None, typer.Option("--session", help="The conversation it belongs to.")] = None,

@@ -29,73 +29,6 @@ class AsyncManager:
         return f"{type(self).__name__}()"
 
 
-class AsyncGoals(AsyncManager):
-    _manager = "goals"
-    add = forward_manager_async(kinds.Goals.add)
-    complete = forward_manager_async(kinds.Goals.complete)
-    delete = forward_manager_async(kinds.Goals.delete)
-    drop = forward_manager_async(kinds.Goals.drop)
-    get = forward_manager_async(kinds.Goals.get)
-    list = forward_manager_async(kinds.Goals.list)
-    open = forward_manager_async(kinds.Goals.open)
-    progress = forward_manager_async(kinds.Goals.progress)
-    reopen = forward_manager_async(kinds.Goals.reopen)
-    subgoals = forward_manager_async(kinds.Goals.subgoals)
-    update = forward_manager_async(kinds.Goals.update)
-
-
-class AsyncDecisions(AsyncManager):
-    _manager = "decisions"
-    add = forward_manager_async(kinds.Decisions.add)
-    chain = forward_manager_async(kinds.Decisions.chain)
-    current = forward_manager_async(kinds.Decisions.current)
-    delete = forward_manager_async(kinds.Decisions.delete)
-    get = forward_manager_async(kinds.Decisions.get)
-    list = forward_manager_async(kinds.Decisions.list)
-    outcome = forward_manager_async(kinds.Decisions.outcome)
-    supersede = forward_manager_async(kinds.Decisions.supersede)
-    update = forward_manager_async(kinds.Decisions.update)
-
-
-class AsyncProcedures(AsyncManager):
-    _manager = "procedures"
-    add = forward_manager_async(kinds.Procedures.add)
-    delete = forward_manager_async(kinds.Procedures.delete)
-    get = forward_manager_async(kinds.Procedures.get)
-    list = forward_manager_async(kinds.Procedures.list)
-    outcome = forward_manager_async(kinds.Procedures.outcome)
-    update = forward_manager_async(kinds.Procedures.update)
-
-
-class AsyncStrategies(AsyncManager):
-    _manager = "strategies"
-    add = forward_manager_async(kinds.Strategies.add)
-    delete = forward_manager_async(kinds.Strategies.delete)
-    get = forward_manager_async(kinds.Strategies.get)
-    list = forward_manager_async(kinds.Strategies.list)
-    outcome = forward_manager_async(kinds.Strategies.outcome)
-    update = forward_manager_async(kinds.Strategies.update)
-
-
-class AsyncSkills(AsyncManager):
-    _manager = "skills"
-    add = forward_manager_async(kinds.Skills.add)
-    delete = forward_manager_async(kinds.Skills.delete)
-    get = forward_manager_async(kinds.Skills.get)
-    list = forward_manager_async(kinds.Skills.list)
-    outcome = forward_manager_async(kinds.Skills.outcome)
-    update = forward_manager_async(kinds.Skills.update)
-
-
-class AsyncEpisodes(AsyncManager):
-    _manager = "episodes"
-    add = forward_manager_async(kinds.Episodes.add)
-    delete = forward_manager_async(kinds.Episodes.delete)
-    get = forward_manager_async(kinds.Episodes.get)
-    list = forward_manager_async(kinds.Episodes.list)
-    update = forward_manager_async(kinds.Episodes.update)
-
-
 class AsyncFacts(AsyncManager):
     _manager = "facts"
     add = forward_manager_async(kinds.Facts.add)
@@ -115,6 +48,15 @@ class AsyncPreferences(AsyncManager):
     update = forward_manager_async(kinds.Preferences.update)
 
 
+class AsyncEpisodes(AsyncManager):
+    _manager = "episodes"
+    add = forward_manager_async(kinds.Episodes.add)
+    delete = forward_manager_async(kinds.Episodes.delete)
+    get = forward_manager_async(kinds.Episodes.get)
+    list = forward_manager_async(kinds.Episodes.list)
+    update = forward_manager_async(kinds.Episodes.update)
+
+
 class AsyncKnowledge(AsyncManager):
     _manager = "knowledge"
     add = forward_manager_async(kinds.Knowledge.add)
@@ -122,6 +64,64 @@ class AsyncKnowledge(AsyncManager):
     get = forward_manager_async(kinds.Knowledge.get)
     list = forward_manager_async(kinds.Knowledge.list)
     update = forward_manager_async(kinds.Knowledge.update)
+
+
+class AsyncGoals(AsyncManager):
+    _manager = "goals"
+    add = forward_manager_async(kinds.Goals.add)
+    complete = forward_manager_async(kinds.Goals.complete)
+    delete = forward_manager_async(kinds.Goals.delete)
+    drop = forward_manager_async(kinds.Goals.drop)
+    get = forward_manager_async(kinds.Goals.get)
+    list = forward_manager_async(kinds.Goals.list)
+    open = forward_manager_async(kinds.Goals.open)
+    progress = forward_manager_async(kinds.Goals.progress)
+    reopen = forward_manager_async(kinds.Goals.reopen)
+    subgoals = forward_manager_async(kinds.Goals.subgoals)
+    update = forward_manager_async(kinds.Goals.update)
+
+
+class AsyncProcedures(AsyncManager):
+    _manager = "procedures"
+    add = forward_manager_async(kinds.Procedures.add)
+    delete = forward_manager_async(kinds.Procedures.delete)
+    get = forward_manager_async(kinds.Procedures.get)
+    list = forward_manager_async(kinds.Procedures.list)
+    outcome = forward_manager_async(kinds.Procedures.outcome)
+    update = forward_manager_async(kinds.Procedures.update)
+
+
+class AsyncSkills(AsyncManager):
+    _manager = "skills"
+    add = forward_manager_async(kinds.Skills.add)
+    delete = forward_manager_async(kinds.Skills.delete)
+    get = forward_manager_async(kinds.Skills.get)
+    list = forward_manager_async(kinds.Skills.list)
+    outcome = forward_manager_async(kinds.Skills.outcome)
+    update = forward_manager_async(kinds.Skills.update)
+
+
+class AsyncStrategies(AsyncManager):
+    _manager = "strategies"
+    add = forward_manager_async(kinds.Strategies.add)
+    delete = forward_manager_async(kinds.Strategies.delete)
+    get = forward_manager_async(kinds.Strategies.get)
+    list = forward_manager_async(kinds.Strategies.list)
+    outcome = forward_manager_async(kinds.Strategies.outcome)
+    update = forward_manager_async(kinds.Strategies.update)
+
+
+class AsyncDecisions(AsyncManager):
+    _manager = "decisions"
+    add = forward_manager_async(kinds.Decisions.add)
+    chain = forward_manager_async(kinds.Decisions.chain)
+    current = forward_manager_async(kinds.Decisions.current)
+    delete = forward_manager_async(kinds.Decisions.delete)
+    get = forward_manager_async(kinds.Decisions.get)
+    list = forward_manager_async(kinds.Decisions.list)
+    outcome = forward_manager_async(kinds.Decisions.outcome)
+    supersede = forward_manager_async(kinds.Decisions.supersede)
+    update = forward_manager_async(kinds.Decisions.update)
 
 
 class AsyncInsights(AsyncManager):
@@ -152,16 +152,6 @@ class AsyncInstructions(AsyncManager):
     update = forward_manager_async(kinds.Instructions.update)
 
 
-class AsyncProfile(AsyncManager):
-    _manager = "profile"
-    all = forward_manager_async(kinds.Profile.all)
-    get = forward_manager_async(kinds.Profile.get)
-    list = forward_manager_async(kinds.Profile.list)
-    record = forward_manager_async(kinds.Profile.record)
-    remove = forward_manager_async(kinds.Profile.remove)
-    set = forward_manager_async(kinds.Profile.set)
-
-
 class AsyncWorkingMemory(AsyncManager):
     _manager = "working"
     all = forward_manager_async(kinds.WorkingMemory.all)
@@ -172,21 +162,31 @@ class AsyncWorkingMemory(AsyncManager):
     set = forward_manager_async(kinds.WorkingMemory.set)
 
 
+class AsyncProfile(AsyncManager):
+    _manager = "profile"
+    all = forward_manager_async(kinds.Profile.all)
+    get = forward_manager_async(kinds.Profile.get)
+    list = forward_manager_async(kinds.Profile.list)
+    record = forward_manager_async(kinds.Profile.record)
+    remove = forward_manager_async(kinds.Profile.remove)
+    set = forward_manager_async(kinds.Profile.set)
+
+
 MANAGERS: dict[str, type[AsyncManager]] = {
-    "goals": AsyncGoals,
-    "decisions": AsyncDecisions,
-    "procedures": AsyncProcedures,
-    "strategies": AsyncStrategies,
-    "skills": AsyncSkills,
-    "episodes": AsyncEpisodes,
     "facts": AsyncFacts,
     "preferences": AsyncPreferences,
+    "episodes": AsyncEpisodes,
     "knowledge": AsyncKnowledge,
+    "goals": AsyncGoals,
+    "procedures": AsyncProcedures,
+    "skills": AsyncSkills,
+    "strategies": AsyncStrategies,
+    "decisions": AsyncDecisions,
     "insights": AsyncInsights,
     "summaries": AsyncSummaries,
     "instructions": AsyncInstructions,
-    "profile": AsyncProfile,
     "working": AsyncWorkingMemory,
+    "profile": AsyncProfile,
 }
 
 
@@ -273,18 +273,18 @@ __all__ = [
     "AsyncManager",
     "AsyncKindManagers",
     "MANAGERS",
-    "AsyncGoals",
-    "AsyncDecisions",
-    "AsyncProcedures",
-    "AsyncStrategies",
-    "AsyncSkills",
-    "AsyncEpisodes",
     "AsyncFacts",
     "AsyncPreferences",
+    "AsyncEpisodes",
     "AsyncKnowledge",
+    "AsyncGoals",
+    "AsyncProcedures",
+    "AsyncSkills",
+    "AsyncStrategies",
+    "AsyncDecisions",
     "AsyncInsights",
     "AsyncSummaries",
     "AsyncInstructions",
-    "AsyncProfile",
     "AsyncWorkingMemory",
+    "AsyncProfile",
 ]
