@@ -148,7 +148,7 @@ _MONTHS = (
     "jan feb mar apr jun jul aug sep sept oct nov dec"
 ).split()
 _WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
-_NUMBER_WORDS = "zero one two three four five six seven eight nine ten eleven twelve twenty thirty half".split()
+_NUMBER_WORDS = "zero one two three four five six seven eight nine ten eleven twelve twenty thirty half quarter".split()
 _DATE = re.compile(
     rf"\b(?:(?:{'|'.join(_MONTHS)})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?(?:\s+of)?\s+(?:{'|'.join(_MONTHS)})"
     rf"|\d{{1,2}}(?:st|nd|rd|th)|(?:{'|'.join(_WEEKDAYS)})s?|(?:{'|'.join(_MONTHS[:12])}))\b",
@@ -322,7 +322,7 @@ def same_slot(memory: MemoryLayer, scope: Scope, text: str, turn_text: str, goal
     loose: list[Replaced] = []
     for record in _holding(memory, scope, terms, False):
         if record.kind == "goal" and not (
-            goal or (_DEADLINE.search(turn_text) and "date" in mine.values) or _AIM.search(text)
+            goal or (_DEADLINE.search(turn_text) and "date" in mine.values) or _AIM.search(text) or _progress(record)
         ):
             continue  # an event about a goal is progress on it, not a new value of it (a moved deadline is)
         theirs = read_slot(record.content)
@@ -360,7 +360,11 @@ def same_slot(memory: MemoryLayer, scope: Scope, text: str, turn_text: str, goal
         # a type the new text only repeats part of ("... on Saturday" of a plan with Monday, Friday, Saturday)
         # changes nothing of that type: the stale values are of the types it says something new in
         changed = [t for t in types if mine_values[t] - their_values[t]] or types
-        stale = [v for t in changed for v in sorted(their_values[t]) if v not in mine_values[t] and v not in lowered]
+        stale = [
+            v for t in changed for v in sorted(their_values[t]) if v not in mine_values[t] and not _says(lowered, v)
+        ]
+        if record.kind == "goal":
+            stale.sort(key=lambda v: not _progress(record, v))  # a goal changes in its progress, not its aim
         if not stale and cue and any(mine_values[t] > their_values[t] for t in types):
             # the new statement restates the slot with more ("every Sunday" -> "Sunday and Wednesday now")
             found.setdefault(record.id, Replaced(record, True, None, None, None if shared & own else whole))
@@ -495,6 +499,20 @@ def _move_goal(op: MemoryOp, replaced: Replaced, text: str) -> bool:
 
 _AIM = re.compile(r"\b(?:goal|target|aim|aiming)\b", re.IGNORECASE)
 """A text that names a goal's target: a new number of it is the goal's, not progress on it."""
+
+
+def _says(text: str, value: str) -> bool:
+    """Is ``value`` a word (or words) of ``text``, not a part of one ("a" is not in "actually")?"""
+    return re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text) is not None
+
+
+_PROGRESS = re.compile(r"[;,]\s*(?:and\s+)?(?:right now|currently|so far|at the moment|now)\b[^;]*$", re.IGNORECASE)
+
+
+def _progress(record: Record, old: str | None = None) -> bool:
+    """Does a goal carry its progress in a clause of its own ("...; right now I manage 400 m"), holding ``old``?"""
+    found = _PROGRESS.search(record.content)
+    return found is not None and (old is None or _says(found.group(0).lower(), old.lower()))
 
 
 def _renumber_goal(op: MemoryOp, replaced: Replaced, text: str) -> bool:
@@ -713,7 +731,12 @@ def resolve(
             op.op, op.target = "profile.set", None
             op.fields = {"key": profiles[0].metadata.get("slot"), "value": value}
             continue
-        goals = [r for r in sure if r.record.kind == "goal" and op.kind != "goal"]
+        # a goal whose progress clause holds the old value ("...; right now I manage 400 m") is rewritten there
+        goals = [
+            r
+            for r in sure
+            if r.record.kind == "goal" and op.kind != "goal" and not (r.new and r.old and _progress(r.record, r.old))
+        ]
         if goals and (_move_goal(op, goals[0], text) or _renumber_goal(op, goals[0], text)):
             continue
         if goals:  # not a moved date: the goal is left to an op of the turn that names it
@@ -838,8 +861,10 @@ def apply(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope) -> None:
         for rid, old, new in f.get("rewrites", []):
             record = memory.store.get(scope, [rid])[0]
             if record is not None and _current(record):
-                text = re.sub(rf"(?<!\w){re.escape(old)}(?!\w)", new, record.content, flags=re.IGNORECASE)
-                memory.update(rid, content=text, **who)
+                swap = re.compile(rf"(?<!\w){re.escape(old)}(?!\w)", re.IGNORECASE)
+                title = record.metadata.get("title")
+                retitled = {"title": swap.sub(new, title)} if isinstance(title, str) and swap.search(title) else None
+                memory.update(rid, content=swap.sub(new, record.content), metadata=retitled, **who)
         unsure = [i for i in f.get("conflicts_with", []) if isinstance(i, str)]
         new_id = op.memory_id
         for rid in old_ids:

@@ -17,7 +17,14 @@ from kioko_core.layer.scoped import SESSIONS_AGENT
 from kioko_core.linking.activation import strongest
 from kioko_core.linking.index import ENTITY_BOOST, idf, nominates
 from kioko_core.linking.linker import KIND_TERM, PIN_TERM, TURN_BEFORE_WHY
-from kioko_core.linking.links import CAPPED_AUTHORS, LINKABLE_KINDS, SHARED_USER, MemoryLink, link_entries
+from kioko_core.linking.links import (
+    CAPPED_AUTHORS,
+    LINKABLE_KINDS,
+    SHARED_USER,
+    MemoryLink,
+    link_entries,
+    record_label,
+)
 from kioko_core.linking.scoring import vote
 from kioko_core.reading.analysis import Analysis, has_problem_cue, stem
 from kioko_core.reading.query_and_draft import GOAL_QUESTION as GOAL_QUESTION  # the patterns live with the Query now
@@ -786,9 +793,25 @@ def _blocks(
             blocks.append(context_budget.Block(section, title, lines))
     blocks += context_sections.blocks(extra, "working")
     if shown_links:
-        lines = [context_budget.Line(link.line(), needs=(link.source, link.target)) for link in shown_links]
+        lines = [
+            context_budget.Line(_as_now(link, recalled).line(), needs=(link.source, link.target))
+            for link in shown_links
+        ]
         blocks.append(context_budget.Block("links", "How these memories connect:", lines))
     return blocks
+
+
+def _as_now(link: MemoryLink, recalled: dict[str, RecalledMemory]) -> MemoryLink:
+    """The link with its ends labelled as they read now: a label is written when the link is, and a memory
+    rewritten since ("... right now I manage 700 m") must not show its old words through it."""
+    source, target = recalled.get(link.source), recalled.get(link.target)
+    if source is None and target is None:
+        return link
+    return dataclasses.replace(
+        link,
+        source_label=record_label(source.record) if source is not None else link.source_label,
+        target_label=record_label(target.record) if target is not None else link.target_label,
+    )
 
 
 def dated(record: Record, today: date | None) -> str:
