@@ -51,6 +51,8 @@ from kioko_intelligence.turn import Turn
 if TYPE_CHECKING:
     from kioko_core.layer.memory_layer import MemoryLayer
 
+# Kinds are named here by design: the rule router reads English, and its rules' labels ("goal", "lesson", "fact",
+# "episode" ...) are the operations it writes (kioko_intelligence.ops.OPERATIONS, the registry's op column).
 CAPTURES = ("rules", "selective", "all")
 SERVED_KINDS = {"procedural": "procedure", "skill": "skill", "strategy": "strategy"}
 FORGET_COVERAGE = 0.75

@@ -58,6 +58,8 @@ profile, the instructions, the entity graph's relations (``graph``), the session
 safety facts the question bears on (``safety``, default 5)."""
 FILLABLE = frozenset({"decisions", "procedures", "skills", "lessons", "memories"})
 """Sections ``fill_recent`` may fill with the newest memories of their kind when the search finds none."""
+# The intents and sections share words with the kinds (a "decision" question, the "profile" section) but name
+# what a question asks and what a context shows, not stored kinds: nothing here is looked up in the registry.
 INTENTS = (
     "howto",
     "decision",

@@ -918,6 +918,8 @@ FORGET_SUBJECT = re.compile(
 """A forget of a subject, not of one statement ("forget everything about Krutika", "erase all your memories of
 the Lisbon project", "forget what I said about Jonas"): every memory naming it goes (``memory.forget_about``)."""
 ASK_TO = re.compile(r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?|please\s+)", re.IGNORECASE)
+# Kinds are named here by design: these are the English words people use for a kind of memory ("my likes",
+# "the rules") and the kind each means, vocabulary the registry's names are not.
 FORGET_KINDS = {
     "preferences": "preference",
     "likes and dislikes": "preference",

@@ -23,6 +23,8 @@ THRESHOLD = 0.5
 """The least cosine between a clause and its nearest prototype for the class to count."""
 MARGIN = 0.04
 """How much nearer (in mean cosine of the best three) the winning class must be than the next one."""
+# Kinds are named here by design: this router's classes are the labels its example sentences are written
+# for (the heuristic router's labels: operation kinds, "lesson", "nothing"), each with sentences of that kind.
 DECIDING = frozenset({"goal", "preference", "instruction", "lesson", "decision", "nothing"})
 """Classes that overrule the rules' grammar; for fact, episode and knowledge the rules decide."""
 

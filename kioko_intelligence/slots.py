@@ -49,6 +49,8 @@ from kioko_intelligence.working_changes import working_changes
 if TYPE_CHECKING:
     from kioko_core.layer.memory_layer import MemoryLayer
 
+# Which kinds hold a current value, state the user's own value, or are rewritten as which operation is this
+# module's supersede policy per kind, kept beside the rules that apply it (not yet columns of the registry).
 VALUE_KINDS = frozenset(
     {
         "factual",
