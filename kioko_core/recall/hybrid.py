@@ -52,6 +52,8 @@ FILL_RECENT = 3
 """At most this many newest memories fill an empty section named in ``fill_recent``."""
 PINNED_SHOWN = 10
 """At most this many pinned memories are shown (the oldest pins first: the section stays the same turn to turn)."""
+ABOUT_THE_USER = re.compile(r"User\b")
+"""An event the router wrote about the user ("User is training to be a pilot"), not about someone else."""
 FILL_KINDS = {
     **{info.section: info.name for info in KINDS if info.section not in ("memories", "goals")},
     "memories": Facts.kind,  # a question about the user that shares no word with what they said: their newest facts
@@ -611,7 +613,11 @@ def recall(
     for section in fill_recent:
         wanted = min(FILL_RECENT, caps.get(section, FILL_RECENT))
         if wanted > 0 and not any(m.section == section for m in recalled.values()):
-            for record in _newest(layer, scope, FILL_KINDS[section], wanted):
+            newest = _newest(layer, scope, FILL_KINDS[section], wanted)
+            if section == "memories":  # "what do you know about me?": what they did is about them too
+                newest += [r for r in _newest(layer, scope, "episodic", wanted) if ABOUT_THE_USER.match(r.content)]
+                newest = sorted(newest, key=lambda r: (-r.created_at, r.id))[:wanted]
+            for record in newest:
                 recalled.setdefault(record.id, RecalledMemory(record, 0.0, {"recent": 1.0}, section))
     goals = got.goals[: min(config.goals, caps.get("goals", config.goals))]
     # a goal is named by the question's text alone, not by names only the user's entity graph knows
