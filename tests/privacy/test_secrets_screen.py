@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 
 from kioko_backends.memory import MemoryStore
 from kioko_core.layer.memory_layer import MemoryLayer
-from kioko_core.privacy.secrets import _DETECTORS, ANCHORED_FROM, DropSecrets, SecretDropped, _kind, _screens, redact
+from kioko_core.privacy.secret_detectors import DETECTORS, kind_of
+from kioko_core.privacy.secrets import ANCHORED_FROM, DropSecrets, SecretDropped, _screens, redact
 from kioko_core.reading.regex_literals import anchor, anchored_finditer, casefolded, required_literals
 from kioko_core.store import Scope
 
@@ -34,9 +35,9 @@ EXAMPLES = [text for text, _kind_name, _secret in SECRETS] + list(DRILL_SECRETS.
 def unscreened(text: str) -> list[str]:
     """What DropSecrets.check answered before the screen: every detector run on the whole text."""
     found: list[str] = []
-    for detector in _DETECTORS:
+    for detector in DETECTORS:
         for match in detector.matches(text):
-            kind = _kind(detector, match)
+            kind = kind_of(detector, match)
             if kind not in found:
                 found.append(kind)
     return found
@@ -56,9 +57,7 @@ def holds_literal(index: int, text: str) -> bool:
 
 def test_most_detectors_have_literals() -> None:
     """The screen only pays if it applies: all but the catch-all detectors have literals."""
-    without = [
-        detector.pattern.pattern[:40] for detector, screen in zip(_DETECTORS, _screens()) if screen.needs is None
-    ]
+    without = [detector.pattern.pattern[:40] for detector, screen in zip(DETECTORS, _screens()) if screen.needs is None]
     assert without == [], without
 
 
@@ -109,14 +108,14 @@ def test_casefolding_covers_every_character_re_matches_to_an_ascii_letter() -> N
 
 def _around(detector_index: int) -> st.SearchStrategy[str]:
     """A text with a match of the detector's pattern somewhere in it, amid random and ordinary text."""
-    pattern = _DETECTORS[detector_index].pattern
+    pattern = DETECTORS[detector_index].pattern
     filler = st.text(alphabet=st.characters(codec="utf-8"), max_size=12) | st.sampled_from(
         ["", " ", "the token was rotated ", "\n", "Line 3 keeps faulting. "]
     )
     return st.tuples(filler, st.from_regex(pattern, fullmatch=True), filler).map("".join)
 
 
-@pytest.mark.parametrize("index", range(len(_DETECTORS)), ids=[f"{i}-{d.kind}" for i, d in enumerate(_DETECTORS)])
+@pytest.mark.parametrize("index", range(len(DETECTORS)), ids=[f"{i}-{d.kind}" for i, d in enumerate(DETECTORS)])
 # health checks judge how fast and how large generation is (AKCp needs 60+ characters), not the property
 @settings(max_examples=50, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
@@ -124,7 +123,7 @@ def test_every_match_of_a_detector_contains_one_of_its_literals(index: int, data
     """On texts generated from the detector's own pattern, every match the pattern finds holds a literal,
     and the screened check answers what running every detector answers."""
     text = data.draw(_around(index))
-    for match in _DETECTORS[index].pattern.finditer(text):
+    for match in DETECTORS[index].pattern.finditer(text):
         assert holds_literal(index, match.group()), (match.group(), _screens()[index].needs)
         assert holds_literal(index, text)
     assert DropSecrets().check(text) == unscreened(text)
@@ -138,7 +137,7 @@ ANCHORED = [index for index, screen in enumerate(_screens()) if screen.starts is
 def test_most_detectors_have_anchors() -> None:
     """Where matches start is read for all but a few detectors (those with a character category before
     their literal run the plain search, which is as right, only slower)."""
-    assert len(ANCHORED) >= len(_DETECTORS) - 3
+    assert len(ANCHORED) >= len(DETECTORS) - 3
 
 
 @pytest.mark.parametrize(
@@ -167,20 +166,20 @@ def _ascii_around(index: int) -> st.SearchStrategy[str]:
     """ASCII text with several matches of the detector's pattern in it (the anchored search needs text whose
     case-folded form is as long as itself, which ASCII always is)."""
     ascii_text = st.characters(codec="ascii")
-    piece = st.from_regex(_DETECTORS[index].pattern, fullmatch=True, alphabet=ascii_text) | st.sampled_from(
+    piece = st.from_regex(DETECTORS[index].pattern, fullmatch=True, alphabet=ascii_text) | st.sampled_from(
         ["", " ", "the token was rotated ", "\n", "api_key", "my password is ", "pin: ", "x", "-", "__"]
     )
     return st.lists(piece | st.text(alphabet=ascii_text, max_size=6), min_size=1, max_size=8).map("".join)
 
 
-@pytest.mark.parametrize("index", ANCHORED, ids=[f"{i}-{_DETECTORS[i].kind}" for i in ANCHORED])
+@pytest.mark.parametrize("index", ANCHORED, ids=[f"{i}-{DETECTORS[i].kind}" for i in ANCHORED])
 # as above: generated texts may be slow or large to make, which says nothing about the search
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_anchored_search_finds_what_finditer_finds(index: int, data: st.DataObject) -> None:
     """Trying a detector only where a match can start gives the very matches of re's own search."""
     text = data.draw(_ascii_around(index))
-    pattern, screen = _DETECTORS[index].pattern, _screens()[index]
+    pattern, screen = DETECTORS[index].pattern, _screens()[index]
     assert screen.starts is not None
     folded = casefolded(text) if screen.ignorecase else text
     expected = [(m.span(), m.groupdict()) for m in pattern.finditer(text)]
@@ -233,15 +232,15 @@ SHAPES = [
 ]
 
 
-@pytest.mark.parametrize("index", range(len(_DETECTORS)), ids=[f"{i}-{d.kind}" for i, d in enumerate(_DETECTORS)])
+@pytest.mark.parametrize("index", range(len(DETECTORS)), ids=[f"{i}-{d.kind}" for i, d in enumerate(DETECTORS)])
 def test_each_detector_fires_on_an_example(index: int) -> None:
     """No detector is left without a positive case, and on each of its cases the screened check reports
     its kind, as running every detector does."""
-    detector = _DETECTORS[index]
+    detector = DETECTORS[index]
     texts = [text for text in EXAMPLES + SHAPES if list(detector.matches(text))]
     assert texts, f"no example for detector {index} ({detector.kind})"
     for text in texts:
-        assert _kind(detector, next(detector.matches(text))) in DropSecrets().check(text) == unscreened(text)
+        assert kind_of(detector, next(detector.matches(text))) in DropSecrets().check(text) == unscreened(text)
 
 
 # --------------------------------------------------------------------------- long texts
