@@ -1,9 +1,10 @@
 """The inverted index cache: per-scope term statistics from ``Store.postings``, kept fresh by writes.
 
 The write path asks only for the terms it needs; nothing here ever scans a scope. On a store that
-counts writes per scope (:class:`~kioko_core.store.ScopeGenerations`: SQLite, PostgreSQL) another process's
-write is seen at the next lookup; on any other store when a cached entry expires (``ttl``, 10 minutes
-by default), so staleness is bounded.
+counts writes per scope (:class:`~kioko_core.store.ScopeGenerations`: memory://, SQLite, PostgreSQL) another
+process's write is seen at the next lookup, and entries never expire (what a write links to never depends on
+the wall clock); on any other store (Qdrant) when a cached entry expires (``ttl``, 10 minutes by default), so
+staleness is bounded.
 """
 
 from __future__ import annotations
@@ -165,29 +166,37 @@ class IndexCache:
                     memo[(id(self), scope)] = stats.generation  # caught up: the block's later lookups agree
             elif generation is not None:
                 stats.synced = generation  # its own batches alone since the last read: all of them seen
-            if stats.n == 0 and stats.fetched_at and now - stats.fetched_at <= self.ttl:
+            # the ttl bounds how long another process's write goes unseen; where the store counts its writes the
+            # generation shows every such write at once, so entries never expire there: a lookup's answer (and so
+            # a write's links) then never depends on the wall clock, e.g. on how long an import has been running
+            ttl = self.ttl if generation is None else math.inf
+            if stats.n == 0 and stats.fetched_at and now - stats.fetched_at <= ttl:
                 # a scope known to have nothing indexed (most users' shared knowledge base, asked at every
                 # linked write) answers every term with df 0 and no ids, without a call to the store
                 return 0, dict.fromkeys(wanted, 0), {t: [] for t in wanted}
             # a cached entry serves while its ttl lasts, if it was fetched with as large a limit or holds every
             # posting (tested inline: a write asks about twenty terms, several times)
-            cached, ttl = stats.terms, self.ttl
-            missing = [
-                t
-                for t in wanted
-                if (entry := cached.get(t)) is None
-                or now - entry.fetched_at > ttl
-                or not (entry.limit >= limit or len(entry.ids) >= entry.df)
-            ]
-            fetching = bool(missing) or now - stats.fetched_at > self.ttl
+            cached = stats.terms
+            if ttl == math.inf and limit == 0:  # counts alone (a write's candidates' terms: hundreds of them)
+                missing = [t for t in wanted if t not in cached]
+            else:
+                missing = [
+                    t
+                    for t in wanted
+                    if (entry := cached.get(t)) is None
+                    or now - entry.fetched_at > ttl
+                    or not (entry.limit >= limit or len(entry.ids) >= entry.df)
+                ]
+            fetching = bool(missing) or not stats.fetched_at or now - stats.fetched_at > ttl
             count("index_cache_total", outcome="fetch" if fetching else "hit")
             if fetching:
                 result = self.store.postings(scope, missing, limit)
                 stats.n, stats.fetched_at = result.n, now
                 for term in missing:
                     stats.terms[term] = _Term(result.df.get(term, 0), list(result.ids.get(term, [])), limit, now)
-            df = {t: stats.terms[t].df for t in wanted}
-            ids = {t: stats.terms[t].ids[:limit] for t in wanted}
+            terms = stats.terms
+            df = {t: terms[t].df for t in wanted}
+            ids = {t: terms[t].ids[:limit] for t in wanted} if limit else {t: [] for t in wanted}
             return stats.n, df, ids
 
     def _read_generation(self, scope: Scope) -> int:
@@ -411,9 +420,15 @@ class IndexCache:
             for term in new - old:
                 entry = stats.terms.get(term)
                 if entry is not None:
+                    cut = len(entry.ids) < entry.df
                     entry.df += 1
                     entry.ids.insert(0, record_id)
-                    if entry.rows is not None:
+                    if cut and len(entry.ids) > entry.limit:
+                        # a list cut at its limit stays cut there (lookups hand out no more), rather than growing
+                        # with every write for as long as its entry lives
+                        del entry.ids[entry.limit :]
+                        entry.rows = None
+                    elif entry.rows is not None:
                         entry.rows = np.append(entry.rows, np.int32(stats.table.row(record_id)))
             if old and not new:
                 # a delete: the words no memory of the scope holds any more leave the cache (a deleted memory's
