@@ -122,11 +122,32 @@ class BatchAdd:
         return stored
 
 
+class _BatchGraph:
+    """The entity graph as a batch reads it: a user whose graph holds nothing has no names to match, asked once
+    per batch (a held batch writes no triple: :class:`PendingStore` holds the memories' scope alone), instead of
+    matching every memory's word n-grams against the empty graph."""
+
+    def __init__(self, graph: Any) -> None:
+        self._graph = graph
+        self._empty: dict[str, bool] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._graph, name)
+
+    def match_entities(self, text: str, *, user_id: str) -> list[str]:
+        """The graph's names in ``text`` (none while the user's graph is empty)."""
+        empty = self._empty.get(user_id)
+        if empty is None:
+            empty = self._empty[user_id] = self._graph.known(user_id=user_id) == 0
+        return [] if empty else self._graph.match_entities(text, user_id=user_id)
+
+
 def _held_view(layer: BulkHost, held: PendingStore) -> BulkHost:
     """The layer writing into ``held``: its own index cache (staged on ``held``), a linker reading ``held``."""
     view = copy.copy(layer)
     linker = copy.copy(layer.linker)
     linker.store = held
+    vars(linker)["graph"] = _BatchGraph(linker.graph)  # stands in for the EntityGraph (its other calls pass through)
     # the copy's own store and linker (BulkHost, like the layer's users, reads them as properties)
     vars(view).update(store=held, linker=linker, _screened=True)  # _screened: add_many screened every item first
     return view

@@ -60,6 +60,13 @@ def vote(
     # ranking is by (votes, id), so where it stood in the dict changes nothing
     if exclude is not None:
         votes.pop(exclude, None)
+    if len(votes) > limit > 0:
+        # the votes of the limit-th best decide: every id above it is in, those at it compete by id (a sort of the
+        # floats alone, then of the few kept, instead of a Python key call per id)
+        cut = sorted(votes.values(), reverse=True)[limit - 1]
+        kept = [kv for kv in votes.items() if kv[1] >= cut]
+        kept.sort(key=lambda kv: (-kv[1], kv[0]))
+        return kept[:limit]
     return heapq.nsmallest(limit, votes.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
@@ -107,6 +114,21 @@ class Side:
         return side
 
 
+class _Weights(dict[str, float]):
+    """w(t) of every term asked, computed at its first reading (``weights[term]``) from the statistics' df and n:
+    the sums below read it with ``map``, without a Python call per term once a term is known."""
+
+    __slots__ = ("df", "n")
+
+    def __init__(self, df: dict[str, int], n: int) -> None:
+        super().__init__()
+        self.df, self.n = df, n
+
+    def __missing__(self, term: str) -> float:
+        weight = self[term] = term_weight(term, self.df.get(term, 0), self.n)
+        return weight
+
+
 @dataclass
 class Stats:
     """n and df for every term the evidence needs, plus the bridge relations of the new memory."""
@@ -115,22 +137,24 @@ class Stats:
     df: dict[str, int]
     bridges: dict[str, list[tuple[str, Any]]] = field(default_factory=dict)
 
-    _weights: dict[str, float] = field(default_factory=dict)
+    _weights: _Weights = field(init=False, repr=False, compare=False)
+    _totals: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._weights = _Weights(self.df, self.n)
 
     def w(self, term: str) -> float:
-        weight = self._weights.get(term)
-        if weight is None:
-            weight = self._weights[term] = term_weight(term, self.df.get(term, 0), self.n)
-        return weight
+        return self._weights[term]
+
+    def sum_w(self, terms: Iterable[str]) -> float:
+        """The sum of the terms' weights, in order (the same additions as one by one)."""
+        return sum(map(self._weights.__getitem__, terms))
 
     def total(self, side: Side) -> float:
         """W(S): the sum of a memory's term weights, memoised per memory for one write."""
-        weights = self._weights
-        key = "\x00" + side.record.id
-        value = weights.get(key)
+        value = self._totals.get(side.record.id)
         if value is None:
-            # the weights are read from the memo inline: this sum runs over every candidate's terms
-            value = weights[key] = sum(weights[t] if t in weights else self.w(t) for t in side.terms)
+            value = self._totals[side.record.id] = self.sum_w(side.terms)
         return value
 
     def hub(self, term: str) -> bool:
@@ -170,7 +194,7 @@ def share_signal(m: Side, c: Side, stats: Stats, place_terms: set[str]) -> tuple
     if not shared:
         return 0.0, []
     smaller = min(stats.total(m), stats.total(c))
-    value = sum(stats.w(t) for t in shared) / smaller if smaller > 0 else 0.0
+    value = stats.sum_w(shared) / smaller if smaller > 0 else 0.0
     # where something happened (a hub, a line number) is weak common ground: halve once
     if all(stats.hub(t) or t in place_terms for t in shared):
         value /= 2.0
