@@ -6,7 +6,7 @@ The first half of ``--count`` seeded notes (``benchmarks/synthetic.py``) fills o
 of the second half is then added one at a time with linking on (``--plain``: off), and the CPU time of
 this process spent in each step is summed and divided by the number of adds. CPU time rather than
 wall-clock time, so a machine other processes load still shows where this process works. The steps
-nest (``linker.plan`` holds ``score_pair``, ``store.get`` ...), so the rows do not add up to the total.
+nest (``linker.plan`` holds ``score_candidates``, ``store.get`` ...), so the rows do not add up to the total.
 
 ``--connect`` measures the backfill instead: all ``--count`` notes are stored through ``add_many`` with
 linking off, then one ``memory.graph.connect()`` links every one of them; the figures are per memory
@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         timed(entities.EntityGraph, "match_entities", "graph.match_entities")
         timed(entities.EntityGraph, "related_entities", "graph.related_entities")
         timed(linker, "analyze", "text.analyze")
-        timed(linker, "score_pair", "score_pair")
+        timed(linker, "score_candidates", "score_candidates")
         for method in ("plan", "_store_plan", "_shared"):
             timed(linker.MemoryLinker, method, f"linker.{method}")
         timed(layer.MemoryLayer, "_existing_copy", "layer._existing_copy")

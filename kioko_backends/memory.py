@@ -33,6 +33,12 @@ from kioko_core.store.link_store import LinkChange, apply_change, validate_chang
 from kioko_core.store.url import StoreURL
 
 
+
+
+def _scope_of(record: Record) -> Scope:
+    """``record.scope``, built here: the store's write path asks it of each record several times."""
+    return Scope(record.user_id, record.agent_id)
+
 class MemoryStore(StoreBase):
     """Everything in dictionaries; gone when the process ends. ``memory://`` opens a new, empty one."""
 
@@ -149,7 +155,7 @@ class MemoryStore(StoreBase):
             with self._lock:
                 records = [self._records.get(i) for i in order[start : start + batch]]
             for record in records:
-                if record is not None and record.scope == scope and (filter is None or filter.matches(record)):
+                if record is not None and _scope_of(record) == scope and (filter is None or filter.matches(record)):
                     yield _copy(record)
 
     # -- writes
@@ -178,11 +184,11 @@ class MemoryStore(StoreBase):
             record_id = op.id if isinstance(op, Delete) else op.record.id
             if record_id not in before:
                 old = self._records.get(record_id)
-                before[record_id] = old.scope if old is not None else None
+                before[record_id] = _scope_of(old) if old is not None else None
             if stored is not None:
                 old = self._records.get(stored.id)
-                if old is not None and (old.scope, old.created_at, old.terms) == (
-                    stored.scope,
+                if old is not None and (_scope_of(old), old.created_at, old.terms) == (
+                    _scope_of(stored),
                     stored.created_at,
                     stored.terms,
                 ):
@@ -196,7 +202,7 @@ class MemoryStore(StoreBase):
         touched: set[Scope] = set()
         for record_id, scope in before.items():
             now = self._records.get(record_id)
-            touched.update(s for s in (scope, now.scope if now is not None else None) if s is not None)
+            touched.update(s for s in (scope, _scope_of(now) if now is not None else None) if s is not None)
         return touched
 
     # -- links, entry by entry (LinkStore)
@@ -208,7 +214,7 @@ class MemoryStore(StoreBase):
             answer: list[list[dict[str, Any]]] = []
             for memory_id in ids:
                 record = self._records.get(memory_id) if isinstance(memory_id, str) else None
-                held = self._links.get(memory_id) if record is not None and record.scope == scope else None
+                held = self._links.get(memory_id) if record is not None and _scope_of(record) == scope else None
                 answer.append([_plain_copy(entry) for entry in held.values()] if held else [])
             return answer
 
@@ -227,7 +233,7 @@ class MemoryStore(StoreBase):
 
             def owner(change: LinkChange) -> Record | None:
                 found = after[change.owner] if change.owner in after else self._records.get(change.owner)
-                return found if found is not None and found.scope == change.scope else None
+                return found if found is not None and _scope_of(found) == change.scope else None
 
             for change in edits:
                 found = owner(change)
@@ -255,13 +261,13 @@ class MemoryStore(StoreBase):
     def _plan(self, ops: Sequence[Op]) -> list[tuple[Op, Record | None, bool]]:
         """Check every op against the state the batch would see, before anything changes."""
         touched = {op.id if isinstance(op, Delete) else op.record.id for op in ops}
-        current = {i: (self._records[i].scope, self._records[i].version) for i in touched if i in self._records}
+        current = {i: (_scope_of(self._records[i]), self._records[i].version) for i in touched if i in self._records}
         return plan_batch(ops, current)
 
     def _replace(self, record: Record) -> Record:
         """Store ``record`` over the record of its id, with its vector; postings and scope sets are the caller's."""
         record = _copy(record)
-        vectors = self._vectors.get(record.scope)
+        vectors = self._vectors.get(_scope_of(record))
         if vectors is not None:
             if record.embedding is not None:
                 vectors.put(record.id, record.embedding)  # a replaced record's row is overwritten in place
@@ -272,7 +278,7 @@ class MemoryStore(StoreBase):
 
     def _insert(self, record: Record) -> None:
         record = self._replace(record)
-        scope = record.scope
+        scope = _scope_of(record)
         self._by_scope[scope].add(record.id)
         key = (-record.created_at, record.id)
         postings = self._postings[scope]
@@ -288,7 +294,7 @@ class MemoryStore(StoreBase):
             return []
         if not replacing:
             self._links.pop(record_id, None)  # a deleted record's links go with it
-        scope = record.scope
+        scope = _scope_of(record)
         vectors = self._vectors.get(scope)
         if vectors is not None and not replacing:
             vectors.remove(record_id)  # an upsert keeps the row: the insert that follows sets it

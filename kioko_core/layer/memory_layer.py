@@ -39,6 +39,7 @@ from kioko_core.linking.links import (
     LINKABLE_KINDS,
     MemoryLink,
     drop_link,
+    entries_in,
     link_entries,
     upgraded,
     user_metadata,
@@ -302,24 +303,29 @@ class MemoryLayer(KindManagers):
                 return merged
         now = time.time()
         when = timestamp(created_at)
-        # read once: the embedder (when it reads an analysis) and the linker take this one
-        analysis = self._read(content, kind, scope.user_id, embedded=embedding is not None)
+        fields = {
+            "id": id or uuid.uuid4().hex,
+            "user_id": scope.user_id,
+            "agent_id": scope.agent_id,
+            "kind": kind,
+            "content": content,
+            "metadata": dict(metadata or {}),
+            "session_id": session_id,
+            "created_at": when if when is not None else now,
+            "updated_at": now,
+        }
         try:
-            record = Record(
-                id=id or uuid.uuid4().hex,
-                user_id=scope.user_id,
-                agent_id=scope.agent_id,
-                kind=kind,
-                content=content,
-                metadata=dict(metadata or {}),
-                # a linked kind carries its bookkeeping from the start (stored under the key even empty: the
-                # caller's own "links" is then never taken for the links of a memory stored before the key)
-                system={} if kind in LINKABLE_KINDS else None,
-                session_id=session_id,
-                created_at=when if when is not None else now,
-                updated_at=now,
-                embedding=embed_read(self.embedder, content, analysis) if embedding is None else embedding,
-            )
+            # read once: the embedder (when it reads an analysis), the index and the linker take this reading;
+            # a linked kind carries its bookkeeping from the start (stored under the key even empty: the caller's
+            # own "links" is then never taken for the links of a memory stored before the key)
+            with stage("add.analyse"):
+                draft = Draft.read(
+                    fields,
+                    names=self.entities,
+                    embedder=self.embedder,
+                    linked=kind in LINKABLE_KINDS,
+                    embedding=embedding,
+                )
         except (ValidationError, TypeError, ValueError) as error:
             if isinstance(error, InvalidRecordError):
                 raise
@@ -328,7 +334,7 @@ class MemoryLayer(KindManagers):
         if id is not None and not replace and self.store.get(scope, [id])[0] is not None:
             raise IdTaken(f"a memory {id!r} already exists; change it with update(), or add without an id")
         try:
-            return self._write(Draft(record, analysis), previous=None, replace=replace)
+            return self._write(draft, previous=None, replace=replace)
         except IdTaken:
             if id is None:
                 raise
@@ -471,8 +477,9 @@ class MemoryLayer(KindManagers):
             )[0]
             return _counted(stored, previous)  # type: ignore[arg-type]
         analysis = draft.analysis or self.linker.analyze(record.content, record.user_id)
-        terms = index_terms(analysis.terms, record)
-        record = with_bookkeeping(record, entities=list(analysis.entities)).model_copy(update={"terms": terms})
+        if not draft.indexed:  # an update's draft: its record is indexed under its new reading here
+            terms = index_terms(analysis.terms, record)
+            record = with_bookkeeping(record, entities=list(analysis.entities)).model_copy(update={"terms": terms})
         if not self.auto_link:
             stored = self.store.update_many(
                 [Upsert(record=record, expected_version=(previous.version if previous is not None else 0))]
@@ -901,7 +908,7 @@ def _counted(stored: Record, previous: Record | None) -> Record:
     """``stored`` as written; a new memory counts as written, with the links it was given at once."""
     if previous is None:
         count("memories_written_total", kind=stored.kind)
-        made = len(link_entries(stored))
+        made = len(entries_in(stored.system)) if stored.system is not None else 0
         if made:
             count("memories_linked_total", made)
     return stored

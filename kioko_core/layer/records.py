@@ -198,8 +198,12 @@ class LayerStore:
         if not isinstance(record, Record) or record.system is None:
             return op  # written as the caller built it (an import's stored shape, a driver-level record)
         system = record.system if keep_links else {k: v for k, v in record.system.items() if k != "links"}
-        bare = record_copy(record, {"system": system})
-        metadata = links.stored_metadata(bare)
+        # the caller's metadata and the bookkeeping under its key (stamped, even empty, on every linked kind)
+        metadata = (
+            record.metadata
+            if not system and record.kind not in links.LINKABLE_KINDS
+            else {**record.metadata, links.BOOKKEEPING: system}
+        )
         return Upsert(
             record=record_copy(record, {"metadata": metadata, "system": None}),
             expected_version=op.expected_version,
@@ -238,7 +242,7 @@ class LayerStore:
                 put, drop = _diff(read.entries, entries)
                 plan.append(("links", len(changes), entries, op))
                 changes.append(
-                    LinkChange(record.scope, record.id, put=put, drop=drop, expected_version=op.expected_version)
+                    LinkChange(_scope_of(record), record.id, put=put, drop=drop, expected_version=op.expected_version)
                 )
                 continue
             plan.append(("op", len(record_ops), entries, op))
@@ -246,11 +250,11 @@ class LayerStore:
             if read is not None and not read.in_record:
                 put, drop = _diff(read.entries, entries)
                 if put or drop:
-                    changes.append(LinkChange(record.scope, record.id, put=put, drop=drop))
+                    changes.append(LinkChange(_scope_of(record), record.id, put=put, drop=drop))
             elif entries or op.expected_version != 0:
                 # written afresh (a new memory, a record built elsewhere, one whose links were in the record)
                 changes.append(
-                    LinkChange(record.scope, record.id, put=tuple((e["id"], e) for e in entries), replace=True)
+                    LinkChange(_scope_of(record), record.id, put=tuple((e["id"], e) for e in entries), replace=True)
                 )
         stored, versions = self._links.update_with_links(record_ops, changes)
         answer: list[Record | None] = []
@@ -277,6 +281,11 @@ class LayerStore:
         written = record_copy(record, {"system": system, "version": version})
         written._read = _Read(version, [dict(e) for e in entries], read.rest, read.fields, False)
         return written
+
+
+def _scope_of(record: Record) -> Scope:
+    """``record.scope``, built here (a write asks it of every record of its batch)."""
+    return Scope(record.user_id, record.agent_id)
 
 
 def _a_list(ops: Any) -> bool:

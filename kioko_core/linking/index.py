@@ -362,11 +362,22 @@ class IndexCache:
         The neighbours are cached as written; the memory itself is not (the caller gets that very object
         and may change it), so its next use reads it from the store.
         """
-        self.record_write(scope, stored[0].id, old_terms, new_terms, others_changed=False)
+        self.record_written_with(scope, stored[0].id, old_terms, new_terms, stored[1:])
+
+    def record_written_with(
+        self,
+        scope: Scope,
+        record_id: str,
+        old_terms: Sequence[str],
+        new_terms: Sequence[str],
+        neighbours: Sequence[Record],
+    ) -> None:
+        """:meth:`record_linked_write` of the memory ``record_id`` and the ``neighbours`` its batch wrote."""
+        self.record_write(scope, record_id, old_terms, new_terms, others_changed=False)
         with self._lock:
             stats = self._scopes.get(scope)
             if stats is not None and stats.generation is not None:
-                self._keep(stats, [r for r in stored[1:] if r.scope == scope])
+                self._keep(stats, [r for r in neighbours if r.scope == scope])
 
     def forget_records(self, scope: Scope) -> None:
         """Drop the cached records of ``scope`` (a write conflicted: some were older than the store's)."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import time
 from dataclasses import dataclass, fields, replace
 from typing import Any, Mapping
@@ -14,13 +13,32 @@ from kioko_core.graph.entities import EntityGraph
 from kioko_core.kinds.registry import prior  # noqa: F401  (the priors were read from here)
 from kioko_core.linking import links
 from kioko_core.linking.index import IndexCache, nominates
-from kioko_core.linking.scoring import TWO_HOURS, Evidence, Side, Stats, explanation, link_type, score_pair, vote  # noqa: F401
+from kioko_core.linking.scoring import (  # noqa: F401
+    TWO_HOURS,
+    Evidence,
+    Side,
+    Stats,
+    explain_chosen,
+    explanation,
+    link_type,
+    score_candidates,
+    score_pair,
+    vote,
+)
 from kioko_core.linking.scoring import (
     LinkScore as LinkScore,  # read through this module too (kioko.remote.client, the service)
 )
 from kioko_core.privacy.secrets import get_logger
 from kioko_core.reading.analysis import Analysis, analyze
-from kioko_core.recall.safety import SAFETY_TERM, is_safety_relevant
+
+# what a memory is indexed under is the reading's (the draft's terms); read through this module too
+from kioko_core.reading.query_and_draft import CONTENT_TERM as CONTENT_TERM
+from kioko_core.reading.query_and_draft import KIND_TERM as KIND_TERM
+from kioko_core.reading.query_and_draft import PIN_TERM as PIN_TERM
+from kioko_core.reading.query_and_draft import SESSION_TERM as SESSION_TERM
+from kioko_core.reading.query_and_draft import content_term as content_term
+from kioko_core.reading.query_and_draft import index_terms as index_terms
+from kioko_core.reading.query_and_draft import pin_terms as pin_terms
 from kioko_core.store import (
     ConflictError,
     IdTaken,
@@ -40,11 +58,6 @@ TURN_WEIGHT = 0.35
 """The weight of a link to the turn before (when the pair's own evidence scores lower)."""
 TURN_BEFORE_WHY = "the turn before it in the same session"
 """How a turn-before link's ``why`` starts: recall tells it from the other links of a session by it."""
-SESSION_TERM = "s:"
-KIND_TERM = "k:"
-CONTENT_TERM = "h:"
-PIN_TERM = "x:pinned"
-"""The term a pinned memory is indexed under, so the pinned section is one postings call, never a scan."""
 
 
 @dataclass
@@ -101,6 +114,50 @@ class Plan:
     dropped: int = 0
 
 
+class _OwnLinks:
+    """The adjacency list of the memory being written, changed in place while its links are planned.
+
+    The memory's record is built once, from :meth:`system`, when the plan is complete, rather than copied at
+    every link put or dropped (as a neighbour is: each neighbour is a record of its own in the batch). The
+    operations are :func:`~kioko_core.linking.links.put_link`'s, ``drop_link``'s and ``entry_for``'s."""
+
+    def __init__(self, memory_id: str, system: dict[str, Any]) -> None:
+        self.id = memory_id
+        self._system = system
+        self.entries = links.entries_in(system)
+        unlinked = system.get("unlinked")
+        self._unlinked = {i for i in unlinked if isinstance(i, str)} if isinstance(unlinked, list) else set()
+        self._changed = False
+
+    def put(self, link: links.MemoryLink) -> None:
+        other = link.target if self.id == link.source else link.source
+        self.entries = [e for e in self.entries if e["id"] != other] + [link.entry(self.id)]
+        self._changed = True
+
+    def drop(self, other_id: str) -> None:
+        self.entries = [e for e in self.entries if e["id"] != other_id]
+        self._changed = True
+
+    def entry_for(self, other_id: str) -> dict[str, Any] | None:
+        return next((e for e in self.entries if e["id"] == other_id), None)
+
+    def was_unlinked(self, other_id: str) -> bool:
+        return other_id in self._unlinked
+
+    def system(self, **fields: Any) -> dict[str, Any]:
+        """The memory's bookkeeping with its links as planned and ``fields`` set."""
+        system = dict(self._system)
+        if self._changed:
+            system["links"] = self.entries
+        system.update(fields)
+        return system
+
+
+def _scope_of(record: Record) -> Scope:
+    """``record.scope``, built here: the plan takes the scope once instead of asking the record each time."""
+    return Scope(record.user_id, record.agent_id)
+
+
 class MemoryLinker:
     """Links each new memory to the memories it belongs with, using nothing but the Store protocol."""
 
@@ -151,7 +208,7 @@ class MemoryLinker:
         relinks); they are read from there instead of the store, so the plan sees them as written.
         """
         now = time.time() if now is None else now
-        scope = record.scope
+        scope = _scope_of(record)
         m = Side.of(record, analysis)
         config = self.config
         bridges = self.graph.related_entities(m.entities, user_id=record.user_id) if m.entities else {}
@@ -209,8 +266,10 @@ class MemoryLinker:
                 df.update(more)
         scored: list[tuple[Record, Evidence]] = []
         evaluated: dict[str, Evidence] = {}  # every candidate's evidence, kept for the turn-before rule
-        for candidate, side, cos in zip(candidates, sides, self._cosines(record, candidates)):
-            ev = score_pair(m, side, stats, config, self.embedder.lexical, analysis.place_terms, False, cos)
+        cosines_found = self._cosines(record.embedding, candidates)
+        # every candidate scored in one call (the new memory's side goes to the scoring once, not once a pair)
+        evidence = score_candidates(m, sides, cosines_found, stats, config, self.embedder.lexical, analysis.place_terms)
+        for candidate, ev in zip(candidates, evidence):
             evaluated[candidate.id] = ev
             if ev.evidence and ev.score >= config.threshold:
                 scored.append((candidate, ev))
@@ -227,11 +286,8 @@ class MemoryLinker:
         turn_before = self._turn_before(record, candidates, chosen, evaluated)
         if turn_before is not None:
             chosen.append(turn_before)
-        for _, ev in chosen:  # explanations only for the links that are made
-            if not ev._context:
-                continue  # already explained
-            ev.why = explanation(m, ev._context[0], ev, ev._context[1], ev._context[2], ev._stats or stats)
-        return self._store_plan(record, previous, chosen, structural, loaded, now, head, unwritten)
+        explain_chosen(m, [ev for _, ev in chosen], stats)  # explanations only for the links that are made
+        return self._store_plan(record, scope, previous, chosen, structural, loaded, now, head, unwritten)
 
     def _records(self, scope: Scope, ids: list[str], unwritten: Mapping[str, Record] | None) -> dict[str, Record]:
         """The records of ``scope`` among ``ids``: unwritten ones as the caller holds them, the others cached."""
@@ -249,8 +305,9 @@ class MemoryLinker:
 
     def _far_ends(
         self,
-        record: Record,
-        me: Record,
+        record_id: str,
+        scope: Scope,
+        me: _OwnLinks,
         updated: Mapping[str, Record],
         loaded: Mapping[str, Record],
         now: float,
@@ -265,13 +322,14 @@ class MemoryLinker:
         than the store's is a conflict at the write (its expected version), which re-plans with the cache
         emptied, as for any candidate."""
         config = self.config
+        adjacency = [links.link_entries(owner) for owner in updated.values()] + [me.entries]
         wanted = {
             loser
-            for owner in (*updated.values(), me)
-            for loser in links.weakest_capped(owner, config.max_degree, now, config.half_life_days)
-            if loser not in updated and loser not in loaded and loser != record.id
+            for entries in adjacency
+            for loser in links.weakest_of(entries, config.max_degree, now, config.half_life_days)
+            if loser not in updated and loser not in loaded and loser != record_id
         }
-        return self._records(record.scope, sorted(wanted), unwritten) if wanted else {}
+        return self._records(scope, sorted(wanted), unwritten) if wanted else {}
 
     def _across(
         self,
@@ -333,17 +391,17 @@ class MemoryLinker:
         return before, ev
 
     @staticmethod
-    def _cosines(record: Record, candidates: list[Record]) -> list[float | None]:
-        """Each candidate's cosine with ``record`` (None where either has no embedding), in one product."""
-        if record.embedding is None:
+    def _cosines(embedding: np.ndarray | None, candidates: list[Record]) -> list[float | None]:
+        """Each candidate's cosine with ``embedding`` (None where either has none), in one product."""
+        if embedding is None:
             return [None] * len(candidates)
         ids: list[str] = []
         vectors: list[np.ndarray] = []
         for candidate in candidates:
-            if candidate.embedding is not None and candidate.embedding.shape == record.embedding.shape:
+            if candidate.embedding is not None and candidate.embedding.shape == embedding.shape:
                 ids.append(candidate.id)
                 vectors.append(candidate.embedding)
-        found = dict(zip(ids, cosines(record.embedding, vectors)))
+        found = dict(zip(ids, cosines(embedding, vectors)))
         return [found.get(c.id) for c in candidates]
 
     def _newest_decision(
@@ -397,10 +455,10 @@ class MemoryLinker:
         if extra:
             stats.df.update(self.index.lookup(shared_scope, extra, 0)[1])
         scored = []
-        for candidate in found:
-            ev = score_pair(
-                m, Side.of(candidate), stats, config, self.embedder.lexical, analysis.place_terms, with_why=False
-            )
+        sides = [Side.of(candidate) for candidate in found]
+        no_cosines = [None] * len(found)  # score_pair computes each (the shared memories are not in the product)
+        evidence = score_candidates(m, sides, no_cosines, stats, config, self.embedder.lexical, analysis.place_terms)
+        for candidate, ev in zip(found, evidence):
             if ev.evidence and ev.score >= config.threshold:
                 ev._stats = stats
                 scored.append((candidate, ev))
@@ -409,6 +467,7 @@ class MemoryLinker:
     def _store_plan(
         self,
         record: Record,
+        scope: Scope,
         previous: Record | None,
         chosen: list[tuple[Record, Evidence]],
         structural: list[tuple[str, str]],
@@ -417,15 +476,19 @@ class MemoryLinker:
         head: Record | None = None,
         unwritten: Mapping[str, Record] | None = None,
     ) -> Plan:
-        """Step 7: both adjacency lists, the degree cap, one batch of versioned upserts."""
+        """Step 7: both adjacency lists, the degree cap, one batch of versioned upserts.
+
+        The new memory's own links are gathered in an :class:`_OwnLinks` and its record is built once, at the
+        end; the neighbours are changed copy by copy (each is a record of its own in the batch)."""
         updated: dict[str, Record] = {}
-        me = record
+        system = record.system if record.system is not None else links.bookkeeping(record)
+        me = _OwnLinks(record.id, system)
         made: list[links.MemoryLink] = []
         # a re-derive drops the memory's own automatic links first (taken-over ones stay)
         if previous is not None:
             for entry in links.link_entries(previous):
                 if entry.get("by") in links.CAPPED_AUTHORS and not entry.get("from"):
-                    me = links.drop_link(me, entry["id"])
+                    me.drop(entry["id"])
                     other = updated.get(entry["id"]) or loaded.get(entry["id"])
                     if other is not None:
                         updated[other.id] = links.drop_link(other, record.id)
@@ -443,13 +506,14 @@ class MemoryLinker:
                 at=now,
                 seen=now,
             )
-            me, updated[target_id] = links.put_link(me, link), links.put_link(partner, link)
+            me.put(link)
+            updated[target_id] = links.put_link(partner, link)
             made.append(link)
         for candidate, ev in chosen:
-            if candidate.scope != record.scope:
+            if candidate.scope != scope:
                 # the shared knowledge base: stored on the user's memory only, never on shared data
                 link = _auto_link(record.id, candidate.id, ev, now, shared=True)
-                me = links.put_link(me, link)
+                me.put(link)
                 made.append(link)
                 continue
             current = updated.get(candidate.id) or candidate
@@ -464,23 +528,24 @@ class MemoryLinker:
             existing = links.entry_for(current, record.id)
             if existing is not None and links.author_rank(existing.get("by", "auto")) < links.author_rank("auto"):
                 continue  # a stronger author already joins them
-            if links.was_unlinked(me, candidate.id) or links.was_unlinked(current, record.id):
+            if me.was_unlinked(candidate.id) or links.was_unlinked(current, record.id):
                 continue  # a person removed this link: the algorithm does not bring it back
             link = _auto_link(record.id, candidate.id, ev, now)
-            me, updated[candidate.id] = links.put_link(me, link), links.put_link(current, link)
+            me.put(link)
+            updated[candidate.id] = links.put_link(current, link)
             made.append(link)
         for target_id, link_kind in structural:
             if link_kind == "supersedes" and (updated.get(target_id) or loaded.get(target_id)) is not None:
-                me = self._take_over(me, target_id, updated, loaded, now, unwritten)
+                self._take_over(me, scope, target_id, updated, loaded, now, unwritten)
         dropped = 0
-        far_ends = self._far_ends(record, me, updated, loaded, now, unwritten)
+        far_ends = self._far_ends(record.id, scope, me, updated, loaded, now, unwritten)
         for other_id in list(updated):
             for loser in links.weakest_capped(
                 updated[other_id], self.config.max_degree, now, self.config.half_life_days
             ):
                 updated[other_id] = links.drop_link(updated[other_id], loser)
                 if loser == record.id:
-                    me = links.drop_link(me, other_id)
+                    me.drop(other_id)
                     made = [k for k in made if {k.source, k.target} != {record.id, other_id}]
                 else:
                     far = updated.get(loser) or loaded.get(loser) or far_ends.get(loser)
@@ -489,28 +554,30 @@ class MemoryLinker:
                 dropped += 1
         # the memory being written is capped too: max_new may exceed a small max_degree, and a takeover
         # brings the replaced decision's links on top of the new ones
-        for loser in links.weakest_capped(me, self.config.max_degree, now, self.config.half_life_days):
-            me = links.drop_link(me, loser)
+        for loser in links.weakest_of(me.entries, self.config.max_degree, now, self.config.half_life_days):
+            me.drop(loser)
             made = [k for k in made if {k.source, k.target} != {record.id, loser}]
             far = updated.get(loser) or loaded.get(loser) or far_ends.get(loser)
-            if far is not None and far.scope == record.scope:  # a shared memory holds no half to drop
+            if far is not None and far.scope == scope:  # a shared memory holds no half to drop
                 updated[loser] = links.drop_link(far, record.id)
             dropped += 1
-        me = links.with_bookkeeping(me, entities=[t[2:] for t in me.terms if t.startswith("e:")], linked_at=now)
-        ops: list[Op] = [Upsert(record=me, expected_version=previous.version if previous is not None else 0)]
+        entities = [t[2:] for t in record.terms if t.startswith("e:")]
+        written = record.model_copy(update={"system": me.system(entities=entities, linked_at=now)})
+        ops: list[Op] = [Upsert(record=written, expected_version=previous.version if previous is not None else 0)]
         for other in updated.values():
             ops.append(Upsert(record=other, expected_version=other.version))
         return Plan(ops=ops, links=made, dropped=dropped)
 
     def _take_over(
         self,
-        me: Record,
+        me: _OwnLinks,
+        scope: Scope,
         old_id: str,
         updated: dict[str, Record],
         loaded: dict[str, Record],
         now: float,
         unwritten: Mapping[str, Record] | None = None,
-    ) -> Record:
+    ) -> None:
         """Section 5: the new decision takes over the replaced one's links at 90 % of their weight.
 
         Links the algorithm made move (the old decision keeps only its supersedes link); links a person
@@ -519,14 +586,14 @@ class MemoryLinker:
         """
         old = updated.get(old_id) or loaded[old_id]
         if old.metadata.get("superseded_by"):
-            return me
+            return
         entries = [e for e in links.link_entries(old) if e["id"] != me.id and e.get("by") != "structure"]
         missing = [e["id"] for e in entries if e["id"] not in updated and e["id"] not in loaded]
         if missing:
             if unwritten:
-                loaded.update(self._records(me.scope, missing, unwritten))
+                loaded.update(self._records(scope, missing, unwritten))
             else:
-                loaded.update({r.id: r for r in self.store.get(me.scope, missing) if r is not None})
+                loaded.update({r.id: r for r in self.store.get(scope, missing) if r is not None})
         for entry in entries:
             other = updated.get(entry["id"]) or loaded.get(entry["id"])
             moves = entry.get("by") in links.CAPPED_AUTHORS
@@ -534,7 +601,7 @@ class MemoryLinker:
                 old = links.drop_link(old, entry["id"])
                 if other is not None:
                     other = links.drop_link(other, old_id)
-            if other is None or links.entry_for(me, other.id) is not None:
+            if other is None or me.entry_for(other.id) is not None:
                 if other is not None:
                     updated[other.id] = other
                 continue
@@ -550,11 +617,11 @@ class MemoryLinker:
                 seen=float(entry.get("seen", now)),
                 taken_from=old_id,
             )
-            me, updated[other.id] = links.put_link(me, link), links.put_link(other, link)
+            me.put(link)
+            updated[other.id] = links.put_link(other, link)
         metadata = dict(old.metadata)
         metadata["superseded_by"] = me.id
         updated[old_id] = old.model_copy(update={"metadata": metadata})
-        return me
 
     def write(
         self,
@@ -573,7 +640,7 @@ class MemoryLinker:
                 raise  # the memory's own id is taken: planning the links again cannot change that
             except ConflictError:
                 # a record read from the cache may have been older than the store's (another thread's write)
-                self.index.forget_records(record.scope)
+                self.index.forget_records(_scope_of(record))
                 if previous is not None:
                     # ``record`` was built from ``previous``: re-planning it would write a stale copy back
                     # over the other writer's change, so the caller starts again from a fresh read
@@ -603,12 +670,13 @@ class MemoryLinker:
 
     def _note_writes(self, ops: list[Op], stored: list[Record | None], previous: Record | None) -> None:
         first = ops[0].record  # type: ignore[union-attr]
-        written = [r for r in stored if r is not None]
-        old_terms = previous.terms if previous is not None else []
-        if len(written) == len(ops):
-            self.index.record_linked_write(first.scope, written, old_terms, first.terms)
+        scope, terms, old_terms = _scope_of(first), first.terms, previous.terms if previous is not None else []
+        neighbours = [r for r in stored[1:] if r is not None]
+        if stored and stored[0] is not None and len(neighbours) == len(ops) - 1:
+            # the index is told the memory's id and terms, and given the neighbours as written
+            self.index.record_written_with(scope, first.id, old_terms, terms, neighbours)
         else:  # not what a linker's batch returns: keep nothing of it
-            self.index.record_write(first.scope, first.id, old_terms, first.terms)
+            self.index.record_write(scope, first.id, old_terms, terms)
 
     # -- explain
 
@@ -634,37 +702,6 @@ class MemoryLinker:
             source=source,
             target=target,
         )
-
-
-def index_terms(salient: list[str], record: Record) -> list[str]:
-    """What a memory is indexed under: its salient terms, its session, its kind (for recency lists) and
-    its content key (to find an exact copy without a scan); a pinned memory also under :data:`PIN_TERM`, a
-    safety-relevant fact of the user (an allergy, an access need ...) under :data:`~kioko_core.recall.safety.SAFETY_TERM`;
-    one the router saw name a thing of a known category ("Pixel 8": a phone) also under the category's words
-    (``metadata.about``), so "what phone do I have?" finds it."""
-    extra = [SESSION_TERM + record.session_id] if record.session_id else []
-    about = record.metadata.get("about")
-    if isinstance(about, list):
-        extra += [t for noun in about if isinstance(noun, str) for t in analyze(noun).terms if t.startswith("t:")]
-    if record.metadata.get("pinned") is True:
-        extra.append(PIN_TERM)
-    if is_safety_relevant(record.kind, record.content):
-        extra.append(SAFETY_TERM)
-    return list(salient) + extra + [KIND_TERM + record.kind, content_term(record.content)]
-
-
-def pin_terms(record: Record) -> list[str]:
-    """The record's terms with :data:`PIN_TERM` as its metadata says (a memory that is not indexed has none)."""
-    terms = [t for t in record.terms if t != PIN_TERM]
-    if terms and record.metadata.get("pinned") is True:
-        terms.append(PIN_TERM)
-    return terms
-
-
-def content_term(content: str) -> str:
-    """``h:`` and a digest of the content with its whitespace collapsed: the same text, the same term."""
-    digest = hashlib.blake2b(" ".join(content.split()).encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
-    return CONTENT_TERM + digest
 
 
 def _first(records: list[Record | None]) -> Record | None:

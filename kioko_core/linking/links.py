@@ -275,7 +275,12 @@ def is_link_entry(entry: Any) -> bool:
 
 def link_entries(record: Record) -> list[dict[str, Any]]:
     """The memory's adjacency entries (one per linked memory), from the layer's bookkeeping only."""
-    entries = bookkeeping(record).get("links")
+    return entries_in(bookkeeping(record))
+
+
+def entries_in(system: dict[str, Any]) -> list[dict[str, Any]]:
+    """The well-formed adjacency entries of a memory's bookkeeping ``system`` (its :attr:`Record.system`)."""
+    entries = system.get("links")
     if not isinstance(entries, list):
         return []
     # is_link_entry, inline: a linked write reads a dozen memories' entries several times each
@@ -341,7 +346,14 @@ def weakest_capped(
     record: Record, max_degree: int, now: float, half_life_days: float, protect: str | None = None
 ) -> list[str]:
     """Ids whose automatic links must go so ``record`` keeps at most ``max_degree`` of them, weakest first."""
-    entries = capped_entries(record)
+    return weakest_of(link_entries(record), max_degree, now, half_life_days, protect)
+
+
+def weakest_of(
+    all_entries: list[dict[str, Any]], max_degree: int, now: float, half_life_days: float, protect: str | None = None
+) -> list[str]:
+    """:func:`weakest_capped` of a memory whose adjacency entries are ``all_entries``."""
+    entries = [e for e in all_entries if e.get("by") in CAPPED_AUTHORS]
     excess = len(entries) - max_degree
     if excess <= 0:
         return []

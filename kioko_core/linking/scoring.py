@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from kioko_core.kinds.registry import MEANS, PAIR_TYPES, noun, prior
 from kioko_core.linking.index import is_hub, term_weight
-from kioko_core.reading.analysis import Analysis, has_fix_cue, has_problem_cue, has_progress_cue
+from kioko_core.reading.analysis import Analysis, cues_of
 from kioko_core.store import Record, cosine
 
 TWO_HOURS = 7200.0
@@ -86,11 +86,18 @@ class Side:
     noun: str = field(init=False, repr=False, compare=False)
     term_set: frozenset[str] = field(init=False, repr=False, compare=False)
     entity_set: frozenset[str] = field(init=False, repr=False, compare=False)
+    _cues: tuple[bool, bool, bool] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.noun = noun(self.record.kind)
         self.term_set = frozenset(self.terms)
         self.entity_set = frozenset(self.entities)
+
+    def cues(self) -> tuple[bool, bool, bool]:
+        """(a fix, a problem, progress) named in the memory's text: read once per side, not once per pair."""
+        if self._cues is None:
+            self._cues = cues_of(self.record.content)
+        return self._cues
 
     @classmethod
     def of(cls, record: Record, analysis: Analysis | None = None) -> Side:
@@ -224,8 +231,7 @@ def bridge_signal(m: Side, c: Side, stats: Stats) -> tuple[float, str]:
 def event_link_type(m: Side, c: Side) -> tuple[str, bool]:
     """resolves (fix after problem) / follows (same session, later -> earlier) / related_to."""
     a, b = m.record, c.record
-    a_fix, b_fix = has_fix_cue(a.content), has_fix_cue(b.content)
-    a_problem, b_problem = has_problem_cue(a.content), has_problem_cue(b.content)
+    (a_fix, a_problem, _), (b_fix, b_problem, _) = m.cues(), c.cues()
     if a_fix and b_problem and not b_fix and a.created_at >= b.created_at:
         return "resolves", True
     if b_fix and a_problem and not a_fix and b.created_at >= a.created_at:
@@ -241,8 +247,8 @@ def link_type(m: Side, c: Side) -> tuple[str, bool]:
     for first, second, flipped in ((m, c, False), (c, m, True)):
         kind = PAIR_TYPES.get((first.noun, second.noun))
         if kind == "advances":  # an event and a goal: progress advances it, anything else concerns it
-            content = first.record.content
-            progress = (has_progress_cue(content) or has_fix_cue(content)) and not has_problem_cue(content)
+            fix, problem, progressing = first.cues()
+            progress = (progressing or fix) and not problem
             kind = "advances" if progress else "concerns"
         if kind is not None:
             return kind, not flipped
@@ -303,6 +309,28 @@ def score_pair(
     ev.why = explanation(m, shared, ev, bridge_why, apart, stats) if with_why else ""
     ev._context = (shared, bridge_why, apart)
     return ev
+
+
+def score_candidates(
+    m: Side,
+    sides: Sequence[Side],
+    cosines: Sequence[float | None],
+    stats: Stats,
+    config: ScoringConstants,
+    lexical: bool,
+    place_terms: set[str] | None = None,
+) -> list[Evidence]:
+    """:func:`score_pair` of ``m`` with every side of ``sides`` (``cosines`` theirs with ``m``, in order), without
+    their explanations (:func:`explain_chosen` writes those of the links made)."""
+    return [score_pair(m, side, stats, config, lexical, place_terms, False, cos) for side, cos in zip(sides, cosines)]
+
+
+def explain_chosen(m: Side, chosen: Iterable[Evidence], stats: Stats) -> None:
+    """Write the ``why`` of each evidence in ``chosen`` scored by :func:`score_candidates` (one with no context
+    left, e.g. the turn before's, is explained already)."""
+    for ev in chosen:
+        if ev._context:
+            ev.why = explanation(m, ev._context[0], ev, ev._context[1], ev._context[2], ev._stats or stats)
 
 
 def explanation(m: Side, shared: list[str], ev: Evidence, bridge_why: str, apart: float, stats: Stats) -> str:

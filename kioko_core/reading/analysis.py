@@ -500,6 +500,11 @@ def has_progress_cue(text: str) -> bool:
     return PROGRESS_CUES.search(text) is not None
 
 
+def cues_of(text: str) -> tuple[bool, bool, bool]:
+    """(:func:`has_fix_cue`, :func:`has_problem_cue`, :func:`has_progress_cue`) of ``text``, asked at once."""
+    return has_fix_cue(text), has_problem_cue(text), has_progress_cue(text)
+
+
 _LABEL_PREFIX = re.compile(
     r"^\s*(?:(?:goal|decision|lesson|procedure|fact|note|insight|summary|event|skill|strategy)\s*:\s*"
     r"|we (?:have )?decided (?:to |that )?|i (?:have )?decided (?:to |that )?)",

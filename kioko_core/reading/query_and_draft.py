@@ -14,11 +14,13 @@ Recall and a write each read their text once, at their top, and hand what they r
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from kioko_core.reading.analysis import Analysis, analyze
+from kioko_core.recall.safety import SAFETY_TERM, is_safety_relevant
 
 if TYPE_CHECKING:
     import numpy as np
@@ -156,14 +158,71 @@ def names_known(entities: NameMatcher | None, query: str, user_id: str) -> list[
 # --------------------------------------------------------------------------- the write path
 
 
+SESSION_TERM = "s:"
+KIND_TERM = "k:"
+CONTENT_TERM = "h:"
+PIN_TERM = "x:pinned"
+"""The term a pinned memory is indexed under, so the pinned section is one postings call, never a scan."""
+
+
 @dataclass(frozen=True)
 class Draft:
     """A memory about to be written, read once: the record (its embedding made from ``analysis`` when the
     embedder reads one) and the analysis the linker and the index take (None: not read, because the kind is
-    not linked and the embedder did not need it)."""
+    not linked and the embedder did not need it).
+
+    ``indexed``: the record already carries its index terms and the entities of ``analysis`` (a draft
+    :meth:`read` made); otherwise the write adds them."""
 
     record: Record
     analysis: Analysis | None = None
+    indexed: bool = False
+
+    @classmethod
+    def read(
+        cls,
+        fields: dict[str, Any],
+        *,
+        names: NameMatcher | None,
+        embedder: Embedder,
+        linked: bool,
+        embedding: Any = None,
+    ) -> Draft:
+        """A new memory's draft, its text read once: ``fields`` are the :class:`~kioko_core.store.Record`'s
+        (``content``, ``user_id``, ``kind`` ...); ``linked`` for a kind that is linked and indexed (it is read
+        with the names ``names`` knows for the user, indexed under its terms and given its entities), and
+        ``embedding`` a vector given (else one is made, from the reading when the embedder reads one).
+
+        A :class:`pydantic.ValidationError` (or TypeError) of a malformed field is the caller's to word."""
+        from kioko_core.store import Record
+
+        content, user_id = fields["content"], fields["user_id"]
+        analysis: Analysis | None = None
+        if linked:
+            analysis = analyze(content, _names(names, content, user_id))
+        elif embedding is None and reads_analysis(embedder):
+            analysis = analyze(content)
+        vector = embed_read(embedder, content, analysis) if embedding is None else embedding
+        record = Record(**fields, embedding=vector, system={} if linked else None)
+        if analysis is None or not linked:
+            return cls(record, analysis)
+        terms = index_terms(analysis.terms, record)
+        system = {"entities": list(analysis.entities)}
+        return cls(record.model_copy(update={"terms": terms, "system": system}), analysis, indexed=True)
+
+
+def _names(names: NameMatcher | None, content: str, user_id: str) -> list[str]:
+    """The entity keys the user's graph knows that ``content`` names; none when the graph cannot answer (linking
+    never breaks a write: the text is then read without the graph's names)."""
+    if names is None:
+        return []
+    try:
+        return names.match_entities(content, user_id=user_id)
+    except Exception:
+        from kioko_core.privacy.secrets import get_logger
+
+        get_logger("kioko.linker").exception("the entity graph could not match entities; analysing without its names")
+        return []
 
 
 class ContentReader(Protocol):
@@ -199,15 +258,53 @@ def embed_read(embedder: Embedder, text: str, analysis: Analysis | None) -> np.n
     return embedder.embed(text)
 
 
+def index_terms(salient: list[str], record: Record) -> list[str]:
+    """What a memory is indexed under: its salient terms, its session, its kind (for recency lists) and
+    its content key (to find an exact copy without a scan); a pinned memory also under :data:`PIN_TERM`, a
+    safety-relevant fact of the user (an allergy, an access need ...) under :data:`~kioko_core.recall.safety.SAFETY_TERM`;
+    one the router saw name a thing of a known category ("Pixel 8": a phone) also under the category's words
+    (``metadata.about``), so "what phone do I have?" finds it."""
+    extra = [SESSION_TERM + record.session_id] if record.session_id else []
+    about = record.metadata.get("about")
+    if isinstance(about, list):
+        extra += [t for noun in about if isinstance(noun, str) for t in analyze(noun).terms if t.startswith("t:")]
+    if record.metadata.get("pinned") is True:
+        extra.append(PIN_TERM)
+    if is_safety_relevant(record.kind, record.content):
+        extra.append(SAFETY_TERM)
+    return list(salient) + extra + [KIND_TERM + record.kind, content_term(record.content)]
+
+
+def pin_terms(record: Record) -> list[str]:
+    """The record's terms with :data:`PIN_TERM` as its metadata says (a memory that is not indexed has none)."""
+    terms = [t for t in record.terms if t != PIN_TERM]
+    if terms and record.metadata.get("pinned") is True:
+        terms.append(PIN_TERM)
+    return terms
+
+
+def content_term(content: str) -> str:
+    """``h:`` and a digest of the content with its whitespace collapsed: the same text, the same term."""
+    digest = hashlib.blake2b(" ".join(content.split()).encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+    return CONTENT_TERM + digest
+
+
 __all__ = [
     "ASKS_WHEN",
+    "CONTENT_TERM",
+    "KIND_TERM",
+    "PIN_TERM",
+    "SESSION_TERM",
     "TELLS_TIME",
     "Draft",
     "GOAL_QUESTION",
     "Query",
     "WHEN_QUESTION",
+    "content_term",
     "embed_read",
+    "index_terms",
     "names_known",
+    "pin_terms",
     "read_content",
     "reads_analysis",
 ]
