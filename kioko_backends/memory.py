@@ -33,11 +33,10 @@ from kioko_core.store.link_store import LinkChange, apply_change, validate_chang
 from kioko_core.store.url import StoreURL
 
 
-
-
 def _scope_of(record: Record) -> Scope:
     """``record.scope``, built here: the store's write path asks it of each record several times."""
     return Scope(record.user_id, record.agent_id)
+
 
 class MemoryStore(StoreBase):
     """Everything in dictionaries; gone when the process ends. ``memory://`` opens a new, empty one."""
