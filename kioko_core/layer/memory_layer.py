@@ -19,6 +19,7 @@ from kioko_core.layer.bookkeeping import Bookkeeping
 from kioko_core.layer.bulk import BatchAdd
 from kioko_core.layer.declared_managers import KindManagers
 from kioko_core.layer.hooks import LayerHooks, exchange, extend
+from kioko_core.layer.migrate import move_legacy_layouts
 from kioko_core.layer.records import LayerStore
 from kioko_core.layer.scoped import USER_OWNED_AGENTS, resolve
 from kioko_core.layer.values import check_id, timestamp
@@ -39,7 +40,7 @@ from kioko_core.reading.query_and_draft import Query, reads_analysis
 from kioko_core.recall.hybrid import Context, RecallConfig, recall
 from kioko_core.recall.options import RecallOptions
 from kioko_core.store import Delete, Filter, Record, Scope, Store
-from kioko_core.store.format_mark import check_store
+from kioko_core.store.format_mark import FORMAT_VERSION, check_store
 from kioko_core.store.retry import retry_conflicts
 from kioko_core.telemetry import count, snapshot, stage, timed
 
@@ -131,7 +132,11 @@ class MemoryLayer(KindManagers, WritePath):
         self.auto_link = auto_link
         self.embedder = _build_embedder(embedder, store)
         # read once here: a newer format or another embedder's vectors are refused before anything is read
-        self.store_mark = check_store(store, self.embedder, write=mark_store)
+        self.store_mark = check_store(
+            store, self.embedder, write=mark_store, upgrade=lambda: move_legacy_layouts(self.store)
+        )
+        # a store of the current format holds no record in the layout before the bookkeeping key: reads skip the check
+        store.legacy = not mark_store or self.store_mark.format < FORMAT_VERSION
         """The store's format and embedder (:mod:`kioko_core.store.format_mark`); ``mark_store=False`` checks an
         unmarked store without marking it (``kioko doctor`` writes nothing)."""
         self.entities = EntityGraph(store)

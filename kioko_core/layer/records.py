@@ -90,6 +90,10 @@ class LayerStore:
         )
         self.capabilities: Capabilities = driver.capabilities
         self.dim: int = driver.dim
+        self.legacy = True
+        """Whether the store may hold memories in format 1's layout (bookkeeping at the top of the metadata),
+        so that each record read is checked for it. The layer turns it off for a store marked with format 4,
+        from which they were moved once (:mod:`kioko_core.store.format_mark`, :mod:`kioko_core.layer.migrate`)."""
 
     # whatever else a caller asks of the driver (generation, changes_since, purge, path ...)
     def __getattr__(self, name: str) -> Any:
@@ -157,8 +161,16 @@ class LayerStore:
             return record  # a driver keeping what it was given (memory:// copies it): nothing of ours in it
         if links.BOOKKEEPING not in record.metadata and record.kind not in links.LINKABLE_KINDS:
             return record  # Kioko's own records, entity triples: no bookkeeping
-        own, system = links.split_stored(record)
-        system = dict(system or {})
+        if self.legacy:
+            own, kept = links.split_stored(record)
+            system = dict(kept or {})
+        else:  # the bookkeeping key or nothing: read here, without a check for the layout before it
+            metadata = record.metadata
+            stored = metadata.get(links.BOOKKEEPING)
+            if isinstance(stored, dict):
+                own, system = {k: v for k, v in metadata.items() if k != links.BOOKKEEPING}, dict(stored)
+            else:
+                own, system = metadata, {}
         in_record = "links" in system and self._links is not None
         if in_record or self._links is None:
             stored = system.get("links")

@@ -29,7 +29,15 @@ from kioko_core.errors import ConflictError, InvalidRecordError
 from kioko_core.layer.records import LayerStore
 from kioko_core.layer.scoped import USER_OWNED_AGENTS
 from kioko_core.store import Record, Scope, Upsert, record_copy
-from kioko_core.store.format_mark import FORMAT_VERSION, MARK_SCOPE, StoreMark, embedder_name, read_mark, write_mark
+from kioko_core.store.format_mark import (
+    FORMAT_VERSION,
+    MARK_SCOPE,
+    UNMIGRATED,
+    StoreMark,
+    embedder_name,
+    read_mark,
+    write_mark,
+)
 
 BATCH = 200
 """Records re-embedded and written per batch: one ``embed_many`` call and one ``update_many``."""
@@ -101,7 +109,9 @@ def _start(store: LayerStore, embedder: Embedder, *, fresh_dest: bool) -> tuple[
     name, dim = embedder_name(embedder), int(embedder.dim)
     mark, version = read_mark(store)
     if mark is None:
-        mark = StoreMark(FORMAT_VERSION, name if fresh_dest else "", dim if fresh_dest else store.dim)
+        # an unmarked store being re-embedded in place may hold format 1's layout: the next layer opening it moves it
+        fresh = FORMAT_VERSION if fresh_dest else UNMIGRATED
+        mark = StoreMark(fresh, name if fresh_dest else "", dim if fresh_dest else store.dim)
     cursor = mark.reembed or {}
     if cursor.get("embedder") == name and cursor.get("dim") == dim:
         done = {str(s) for s in cursor.get("done", [])}
@@ -122,7 +132,7 @@ def _scope_done(store: LayerStore, mark: StoreMark, version: int, key: str) -> t
 
 
 def _finish(store: LayerStore, mark: StoreMark, version: int, embedder: Embedder) -> None:
-    done = StoreMark(FORMAT_VERSION, embedder_name(embedder), int(embedder.dim), mark.kioko, mark.driver_layout)
+    done = StoreMark(mark.format, embedder_name(embedder), int(embedder.dim), mark.kioko, mark.driver_layout)
     write_mark(store, done, version)
 
 

@@ -153,12 +153,13 @@ caller's URLs stayed first); ``entities``, ``linked_at`` and ``unlinked`` were t
 overwrote a caller's ``entities``)."""
 
 
-def _legacy_split(record: Record) -> tuple[dict[str, Any], dict[str, Any]] | None:
+def legacy_split(record: Record) -> tuple[dict[str, Any], dict[str, Any]] | None:
     """(the caller's metadata, the bookkeeping) of a memory stored before :data:`BOOKKEEPING`; None otherwise.
 
     Such a memory is one of a linked kind with no bookkeeping key: since the move, every write of a linked
     kind by the layer stores the key (an update stamps it first), so a caller's own ``"links"`` on a newer
-    memory is never read as links. Of the legacy ``links`` list only
+    memory is never read as links. A store marked with format 4 holds no such memory (they were moved once,
+    :mod:`kioko_core.layer.migrate`), and the layer reads its records without this check. Of the legacy ``links`` list only
     well-formed adjacency entries move; anything else in it (a caller's URLs) stays the caller's.
     """
     metadata = record.metadata
@@ -199,7 +200,7 @@ def split_stored(record: Record) -> tuple[dict[str, Any], dict[str, Any] | None]
     if isinstance(stored, dict):
         return user_metadata(metadata), stored
     if record.kind in LINKABLE_KINDS:
-        split = _legacy_split(record)
+        split = legacy_split(record)
         if split is not None:
             return split
         return metadata, {}

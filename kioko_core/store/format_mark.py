@@ -4,9 +4,11 @@ The mark is one record the layer keeps in a reserved scope (:data:`MARK_SCOPE`, 
 needs nothing of a driver but what every driver does already: store a record and give it back. It is read
 once when a layer is built (:func:`check_store`) and written there when missing:
 
-- a store with no mark (new, or written before marks existed) is marked with :data:`FORMAT_VERSION` and the
-  embedder opening it. Every earlier layout (:data:`FORMATS`) reads as it is (each record moves to the
-  current layout when it is next written), so no migration runs: the mark is the whole upgrade;
+- a store with no mark (new, or written before marks existed), or marked with an older format, is upgraded
+  once: the layer's ``upgrade`` moves what format 1 left at the top of memories' metadata under the
+  bookkeeping key (:mod:`kioko_core.layer.migrate`), and the store is marked with :data:`FORMAT_VERSION` and
+  the embedder opening it. A driver that cannot list its scopes cannot be walked: its store is marked
+  :data:`UNMIGRATED` (its records are then read in every earlier layout, as before format 4);
 - a mark with a format newer than :data:`FORMAT_VERSION` (a newer Kioko wrote it) is refused with
   :class:`FormatTooNewError` before anything is read the wrong way;
 - a mark naming another embedder, or another vector length, than the layer's is refused with
@@ -20,8 +22,8 @@ refused the same way (docs/drivers-optional.md).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Callable
 
 from kioko_core.errors import ConflictError, KiokoError
 from kioko_core.store import Record, Scope, Upsert
@@ -31,15 +33,19 @@ MARK_SCOPE = Scope("@kioko", None)
 MARK_ID = "kioko-format"
 MARK_KIND = "store_mark"
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 """The format of the layout this code writes."""
 FORMATS = {
     1: "bookkeeping (links, entities, linked_at) at the top of a memory's metadata",
     2: "bookkeeping under metadata['_kioko'], links inside each record",
     3: "links kept entry by entry where the driver is a LinkStore; the store marked with its format and embedder",
+    4: "format 3 with no memory left in format 1's layout (moved once, when the store was marked 4)",
 }
-"""Every format a store may hold, oldest first. Formats 1 and 2 were never marked: an unmarked store is read
-as whichever of them each record holds (:func:`kioko_core.linking.links.split_stored`)."""
+"""Every format a store may hold, oldest first. Formats 1 and 2 were never marked. A store below format 4 may
+hold format 1's layout, and its records are read in every layout (:func:`kioko_core.linking.links.split_stored`);
+a store of format 4 holds only the bookkeeping key, and its records are read by it alone."""
+UNMIGRATED = 3
+"""The format a store is marked with when its upgrade to :data:`FORMAT_VERSION` could not walk it."""
 
 
 class FormatTooNewError(KiokoError):
@@ -164,9 +170,13 @@ def write_mark(store: Any, mark: StoreMark, expected_version: int) -> None:
     store.update_many([Upsert(record=record, expected_version=expected_version)])
 
 
-def check_store(store: Any, embedder: Any, *, write: bool = True) -> StoreMark:
+def check_store(
+    store: Any, embedder: Any, *, write: bool = True, upgrade: Callable[[], bool] | None = None
+) -> StoreMark:
     """Read the store's mark and check it against this code and ``embedder``; mark an unmarked store.
 
+    ``upgrade`` moves a store below :data:`FORMAT_VERSION` to it (True when done, False when it cannot walk
+    the store); it runs before the mark is written, so an upgrade cut short runs again at the next open.
     ``write=False`` (``kioko doctor``) checks without writing: an unmarked store is answered with the mark it
     would be given. Raises :class:`FormatTooNewError` or :class:`EmbedderMismatchError`.
     """
@@ -184,6 +194,12 @@ def check_store(store: Any, embedder: Any, *, write: bool = True) -> StoreMark:
         fresh = StoreMark(FORMAT_VERSION, name, dim, "", _driver_layout(store), kept)
         if not write:
             return fresh
+        if mark is None or mark.format < FORMAT_VERSION:
+            moved = upgrade is not None and upgrade()
+            if not moved:
+                fresh = replace(fresh, format=max(mark.format if mark is not None else 0, UNMIGRATED))
+                if mark is not None and mark.format == fresh.format and mark.driver_layout == fresh.driver_layout:
+                    return mark  # nothing moved and nothing to note: no write at every open
         try:
             write_mark(store, fresh, version)
         except ConflictError:
@@ -201,6 +217,7 @@ __all__ = [
     "EmbedderMismatchError",
     "FormatTooNewError",
     "StoreMark",
+    "UNMIGRATED",
     "check_format",
     "check_store",
     "embedder_name",

@@ -18,7 +18,8 @@ from contract_tests.counting import CountingStore
 from kioko_core.errors import ConflictError, IdTaken, InvalidRecordError
 from kioko_core.layer.memory_layer import MemoryLayer
 from kioko_core.linking import links
-from kioko_core.store import Record, Scope, Upsert
+from kioko_core.store import Delete, Record, Scope, Upsert
+from kioko_core.store.format_mark import FORMAT_VERSION, MARK_ID, MARK_SCOPE
 
 OWN = {
     "entities": ["mine"],
@@ -147,10 +148,11 @@ def test_add_with_another_scopes_id_fails_at_once_and_says_why(layer: MemoryLaye
     assert layer.get(theirs.id, user_id=user).content == theirs.content
 
 
-def test_a_sqlite_file_written_before_the_bookkeeping_key_reads_its_links_and_upgrades_on_write(tmp_path) -> None:
+def test_a_sqlite_file_written_before_the_bookkeeping_key_is_moved_once_when_opened(tmp_path) -> None:
     """Memories stored with the old shape (links, entities, linked_at, unlinked at the top of the metadata)
-    keep their links; a caller's own items under "links" stay the caller's; the layer's next write moves
-    the bookkeeping under metadata["_kioko"]. A kind that was never linked never has legacy links."""
+    keep their links; a caller's own items under "links" stay the caller's; the layer opening the store
+    moves the bookkeeping under metadata["_kioko"] once (format 4) and reads by that key alone from then on.
+    A kind that was never linked never has legacy links."""
     url = f"sqlite:///{tmp_path / 'legacy.db'}"
     user, now = "kumar", 1_700_000_000.0
 
@@ -198,7 +200,15 @@ def test_a_sqlite_file_written_before_the_bookkeeping_key_reads_its_links_and_up
                 for memory_id, (text, kind, metadata) in legacy.items()
             ]
         )
+        # a file of that time carried no format mark
+        old.store.driver.update_many([Delete(id=MARK_ID, scope=MARK_SCOPE)])
     with kioko.connect(url, auto_link=True) as layer:
+        assert layer.store_mark.format == FORMAT_VERSION
+        assert not layer.store.legacy
+        moved = {r.id: r.metadata for r in layer.store.driver.scan(Scope(user)) if r.id in legacy}
+        assert set(moved) == set(legacy)
+        assert [i for i, metadata in moved.items() if links.BOOKKEEPING in metadata] == ["fault", "fix", "note"]
+        assert moved["rule"] == legacy["rule"][2]  # never a linked kind: left as it was
         assert [(k.source, k.target, k.type) for k in layer.graph.links("fix", user_id=user)] == [
             ("fix", "fault", "resolves")
         ]
@@ -239,3 +249,19 @@ def test_a_memory_the_store_refuses_is_a_typed_error_not_a_linking_failure(
             layer.add("Line 3 stopped again with the encoder\x00 fault E-217.", user_id=user, memory_type="episodic")
     assert "linking" not in caplog.text
     assert len(list(layer.memories(user_id=user))) == 1
+
+
+def test_a_store_of_the_current_format_is_read_by_the_bookkeeping_key_alone(tmp_path) -> None:
+    """Format 4 holds no memory in the layout before the key, so reads do not look for it: a record a driver
+    was handed in that layout afterwards keeps its "links" as the caller's data and links nothing."""
+    url = f"sqlite:///{tmp_path / 'current.db'}"
+    entry = {"id": "other", "type": "related_to", "dir": "out", "w": 0.9, "by": "auto", "why": "", "at": 0.0}
+    with kioko.connect(url) as layer:
+        assert layer.store_mark.format == FORMAT_VERSION
+        assert not layer.store.legacy
+        text = "Line 3 stopped with the encoder fault E-217."
+        record = Record(id="late", user_id="kumar", kind="episodic", content=text, metadata={"links": [entry]})
+        layer.store.driver.update_many([Upsert(record=record)])
+        read = layer.get("late", user_id="kumar")
+        assert read.metadata == {"links": [entry]}
+        assert links.link_entries(read) == []
