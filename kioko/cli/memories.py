@@ -24,7 +24,6 @@ from kioko.cli.support import (
     short,
     when,
 )
-from kioko_core.kinds.registry import KINDS
 
 ContentFile = Annotated[Path | None, typer.Option("--file", "-f", help="Read the content from this file (UTF-8).")]
 MaxBytes = Annotated[
@@ -48,7 +47,7 @@ def add(
         typer.Option(
             "--type",
             "-t",
-            help=f"The kind: {', '.join(info.name for info in KINDS if not info.keyed)} (or an alias: fact, lesson ...).",
+            help="factual, episodic, decision, goal, preference, procedural, semantic, skill, strategy ...",
         ),
     ] = "factual",
     session: Annotated[str | None, typer.Option("--session", help="The conversation it belongs to.")] = None,
