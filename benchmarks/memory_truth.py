@@ -81,7 +81,8 @@ def is_dev(split: str) -> bool:
 
 REPLIES = ("Got it.", "Okay, noted.", "Sure, I'll keep that in mind.", "Understood.")
 GRAPH_AGENT = "@graph"
-_WAS_NOTE = re.compile(r"\(was:[^)]*\)", re.IGNORECASE)
+# the note runs to the line's last ")": what it quotes may hold brackets of its own ("1) Dig the beds")
+_WAS_NOTE = re.compile(r"\(was:.*\)", re.IGNORECASE)
 # words that, just before a value in the same line, make its mention historical rather than current
 _HISTORICAL_BEFORE = re.compile(
     r"\b(?:not|n't|no longer|never|instead of|rather than|from|was|were|used to|formerly|previously|"

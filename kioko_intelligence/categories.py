@@ -110,6 +110,7 @@ CATEGORIES: tuple[Category, ...] = (
             "nissan",
             "renault",
             "peugeot",
+            "fiat",
             "subaru",
             "mazda",
         ),

@@ -103,6 +103,7 @@ def stated(clause: str) -> list[tuple[str, str]]:
     """The profile slots a clause states through the router's own rows, change words cut ("I'm a pastry chef
     now" -> job_title), or through a relation ("I report to Dev Patel")."""
     text = TAIL.sub("", bare(plain(_CHANGE_LEAD.sub("", clause.strip()))))
+    text = re.sub(r"^(i'm|i am|we're|we are)\s+(?:now|currently)\s+", r"\1 ", text, flags=re.IGNORECASE)
     found = first(PROFILE, text)
     slots: list[tuple[str, str]] = []
     if found:

@@ -727,7 +727,7 @@ _DOING = (
     r"debugging|fixing|investigating|working on|looking into|troubleshooting|trying to fix|analy[sz]ing|testing|"
     r"reviewing|writing|preparing|setting up|migrating|deploying|handling|dealing with|configuring|installing|"
     r"upgrading|repairing|diagnosing|focused on|focusing on|in the middle of|busy with|chasing|tracking down|"
-    r"refactoring|building|drafting|cleaning up|triaging|editing|rewriting"
+    r"refactoring|building|drafting|cleaning up|triaging|editing|rewriting|patching|updating"
 )
 TASK: tuple[Row, ...] = (
     row(
@@ -745,6 +745,11 @@ TASK: tuple[Row, ...] = (
         "working.set",
         rf"^(?:currently|still)\s+(?P<task>(?:{_DOING})\b.+)$",
         "Still debugging the memory leak in the worker",
+    ),
+    row(
+        "working.set",
+        rf"^(?P<task>(?:{_DOING})\s+(?:\w+\s+){{0,3}}?[\w/.-]*\d[\w/.-]*\b.*)$",
+        "Patching server db-02 tonight",
     ),
     row(
         "working.set",

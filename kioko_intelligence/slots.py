@@ -117,12 +117,13 @@ _EXPLICIT = [
     # a preference stated against the old one: "prefer tea to coffee", "more into cycling than running"
     re.compile(rf"\bprefer(?:s|red)?\s+.+?\s+(?:to|over)\s+{_NP}{_STOP}", re.IGNORECASE),
     re.compile(rf"\b(?:more into|more of a|rather)\s+.+?\s+than\s+{_NP}{_STOP}", re.IGNORECASE),
+    re.compile(rf"\b(?:works|work|is|are)\s+better\s+than\s+{_NP}{_STOP}", re.IGNORECASE),
     re.compile(rf"\brather than\s+{_NP}{_STOP}", re.IGNORECASE),
 ]
 # "Ravi isn't my mentor", "Helga retired", "Acme was too expensive", "8 was unrealistic": the subject before
 _SUBJECT_GONE = re.compile(
-    r"(?:^|[,.;:]\s*|\b(?:and|but|so)\s+)(?:(?:the|my|our)\s+)?((?:[A-Z][\w.'-]*\s+){0,2}[A-Z][\w.'-]*|\d[\w.,%]*)\s+"
-    r"(?:isn't|is not|aren't|are not|is no longer|are no longer|retired|was too|were too|was unrealistic|"
+    r"(?:^|[,.;:]\s*|\b(?:and|but|so)\s+)(?:(?:the|my|our)\s+)?((?:[A-Z][\w.'-]*\s+){0,2}[A-Z][\w.-]*?|\d[\w.,%]*)(?:\s+|'s\s+)"
+    r"(?:isn't|is not|gone\b|aren't|are not|is no longer|are no longer|retired|was too|were too|was unrealistic|"
     r"was wrong|was a mistake|is gone|are gone|is out|is history|is over|moved away|passed away|left the|"
     r"is leaving|quit|broke|died|is broken|was stolen|got stolen)\b"
 )
@@ -156,9 +157,11 @@ _DATE = re.compile(
     rf"|\d{{1,2}}(?:st|nd|rd|th)|(?:{'|'.join(_WEEKDAYS)})s?|(?:{'|'.join(_MONTHS[:12])}))\b",
     re.IGNORECASE,
 )
+_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
 _NUMBER = re.compile(rf"\b(?:\d+(?:[.,]\d+)*%?|{'|'.join(_NUMBER_WORDS)})\b", re.IGNORECASE)
 _IDENT = re.compile(r"\b(?=[\w/.-]*\d)(?=[\w/.-]*[A-Za-z])[\w][\w/.-]*\w\b")
-_NAME = re.compile(r"(?<![.!?:]\s)(?<!^)\b[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*")
+_NAME = re.compile(r"(?<![.!?:]\s)(?<!^)\b(?:[A-Z]|[ie][A-Z])[\w'-]*(?:\s+[A-Z][\w'-]*)*")
+"""A name: capitalised words, or a product spelled iPad / eBay."""
 _NOT_NAMES = frozenset(
     {
         "User",
@@ -200,7 +203,7 @@ _STEP_NUMBER = re.compile(r"(?:^|(?<=[\s:;]))\d{1,2}[.)](?=\s)")
 def read_slot(text: str) -> Slot:
     values: dict[str, set[str]] = {}
     rest = _STEP_NUMBER.sub(" ", _TITLE_DOT.sub(r"\1", text))
-    for kind, pattern in (("date", _DATE), ("id", _IDENT), ("number", _NUMBER)):
+    for kind, pattern in (("email", _EMAIL), ("date", _DATE), ("id", _IDENT), ("number", _NUMBER)):
         for found in pattern.findall(rest):
             values.setdefault(kind, set()).add(found.lower().rstrip("."))
         rest = pattern.sub(" ", rest)
@@ -309,14 +312,15 @@ def same_slot(memory: MemoryLayer, scope: Scope, text: str, turn_text: str, goal
         return list(found.values())
     # the op's own words, with those of the sentence it came from ("I switched dentists, I see Dr. Okafor now")
     own, whole = set(mine.frame), _sentence_of(text, turn_text)
-    by_category = same_category(memory, scope, text, whole, turn_text)
-    if by_category:
-        return by_category
+    # a category's values, then the frame rules for the op's other values ("a new work email, sam@newco.io,
+    # and they gave me a Pixel": the phone by category, the email by frame)
+    for replaced in same_category(memory, scope, text, whole, turn_text):
+        found.setdefault(replaced.record.id, replaced)
     mine = Slot(mine.frame | read_slot(whole).frame, mine.values)
     cue = bool(CUE.search(turn_text))
     liking = bool(_LIKING.search(text))
-    if not mine.frame or not (mine.values or cue):
-        return []
+    if not mine.frame or not (mine.values or cue or _HOWTO_CHANGE.search(turn_text)):
+        return list(found.values())
     lowered = (text + " " + whole).lower()
     names = [n for n in mine.values.get("name", ()) if n.split()]
     terms = ["t:" + w for w in sorted(mine.frame) if w != "due"] + _due_terms(mine)
@@ -775,7 +779,7 @@ def resolve(
 _HOWTO = re.compile(r"^\s*(?:to|how to)\s+([^,:;]+)[,:;]", re.IGNORECASE)
 _PLAN_TITLE = re.compile(r"^\s*([^:]{3,60}):")
 _HOWTO_CHANGE = re.compile(
-    r"\b(?:different|differently|changed|new (?:way|process|procedure|steps|routine)|no longer|anymore|any more|now|"
+    r"\b(?:different|differently|changed|new (?:way|process|procedure|steps|routine)|better way|no longer|anymore|any more|now|"
     r"instead|replaced|correction|actually|from now on)\b",
     re.IGNORECASE,
 )

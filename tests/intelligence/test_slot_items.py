@@ -174,3 +174,26 @@ def test_more_ways_of_saying_the_old_value_is_gone(memory, before, after, old) -
     _say(memory, [before])
     _say(memory, [after], "s2")
     assert not [c for c in _current(memory, old) if c.startswith(before[:12])]
+
+
+def test_a_subjectless_task_with_an_identifier_is_the_sessions_task_and_follows_a_move(memory) -> None:
+    _say(memory, ["Patching server db-02 tonight.", "db-02 went fine. Moving on to db-05."])
+    assert memory.working.all(session_id="s1", **U)["task"] == "Patching server db-05 tonight"
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "old"),
+    [
+        ("My work email is sam@oldco.com.", "New job means a new work email, sam@newco.io.", "oldco"),
+        ("We have a red Fiat Panda.", "The Panda's gone; our car is a grey Skoda Octavia now.", "Panda"),
+        (
+            "When you summarise meetings, use bullet points.",
+            "For meeting summaries, a short paragraph works better than bullets.",
+            "bullet points",
+        ),
+    ],
+)
+def test_still_more_ways_a_value_is_replaced(memory, before, after, old) -> None:
+    _say(memory, [before])
+    _say(memory, [after], "s2")
+    assert not [c for c in _current(memory, old) if c.lower().startswith(before[:10].lower())]
