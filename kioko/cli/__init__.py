@@ -5,30 +5,39 @@ Each command takes ``--store URL`` (default ``$KIOKO_URL``, then a SQLite file i
 the exit status is 2 for a command used wrongly and 1 for one that failed (``--debug`` adds the traceback).
 
 One module per group of commands, in the order ``kioko --help`` lists them: :mod:`.memories`,
-:mod:`.graph`, :mod:`.smart` (intelligence), :mod:`.serving`, :mod:`.exchange`, :mod:`.stores` and :mod:`.upkeep`; what
-they share is in :mod:`.support`, the quick start's data in :mod:`.demo`.
+:mod:`.graph`, :mod:`.smart` (intelligence), :mod:`.serving`, :mod:`.exchange`, :mod:`.stores` and :mod:`.upkeep`; each
+lists its commands in a ``COMMANDS`` table, which :func:`make_app` adds to the app (importing a module registers
+nothing). What they share is in :mod:`.support`, the quick start's data in :mod:`.demo`.
 """
 
 from __future__ import annotations
 
 import copy
 import gc
-import importlib
 import sys
 from typing import Sequence
 
 import typer
 
-from kioko.cli.app import app, print_version
+from kioko.cli import exchange, graph, memories, serving, smart, stores, upkeep
+from kioko.cli.app import print_version, root
 from kioko.cli.demo import DEMO_USER, run_quick_start
 
-COMMAND_MODULES = ("memories", "graph", "smart", "serving", "exchange", "stores", "upkeep")
-"""Each adds its commands to ``app`` when imported; ``kioko --help`` shows the groups in this order."""
 
-for _name in COMMAND_MODULES:
-    importlib.import_module(f"{__name__}.{_name}")
+def make_app() -> typer.Typer:
+    """The ``kioko`` command's typer app, every command module's ``COMMANDS`` added in the order ``kioko --help``
+    shows the groups: memories, graph, intelligence, serving, export and import, stores, upkeep."""
+    app = root()
+    for module in (memories, graph, smart, serving, exchange, stores, upkeep):
+        for command in module.COMMANDS:
+            app.command(command.name, **command.options)(command.callback)
+    return app
 
-__all__ = ["DEMO_USER", "app", "main", "run_quick_start"]
+
+app = make_app()
+"""The ``kioko`` command (typer), built once from the command modules' tables."""
+
+__all__ = ["DEMO_USER", "app", "main", "make_app", "run_quick_start"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -9,11 +9,10 @@ from typing import Annotated, Any
 
 import typer
 
-from kioko.cli.app import STORES, app
+from kioko.cli.app import STORES, Command
 from kioko.cli.support import Store, UsageProblem, User, err
 
 
-@app.command("export", rich_help_panel=STORES)
 def export_(
     *,
     user: User,
@@ -33,7 +32,6 @@ def export_(
     return 0
 
 
-@app.command("import", rich_help_panel=STORES)
 def import_(
     *,
     file: Annotated[str, typer.Argument(help="The export's JSON lines ('-' for stdin).")],
@@ -92,3 +90,10 @@ def _export_file(path: str) -> Any:
         raise UsageProblem(f"{path!r} is a directory, not an export file") from None
     except OSError as error:
         raise UsageProblem(f"cannot read {path!r}: {error.strerror or error}") from None
+
+
+COMMANDS = (
+    Command(export_, "export", rich_help_panel=STORES),
+    Command(import_, "import", rich_help_panel=STORES),
+)
+"""This module's commands, in the order ``kioko --help`` lists them (:func:`kioko.cli.make_app` adds them)."""

@@ -9,12 +9,11 @@ from typing import Annotated, Any
 
 import typer
 
-from kioko.cli.app import GRAPH, app
+from kioko.cli.app import GRAPH, Command
 from kioko.cli.derived import from_operation
 from kioko.cli.support import Agent, Json, Store, UsageProblem, User, err, new_table, opened, out, print_json, short
 
 
-@app.command(rich_help_panel=GRAPH)
 @from_operation(
     "graph.related",
     arguments={"memory_id": "The memory to start from."},
@@ -49,7 +48,6 @@ def related(
     out().print(table)
 
 
-@app.command(rich_help_panel=GRAPH)
 def link(
     *,
     source: Annotated[str, typer.Argument(help="The memory the link goes from.")],
@@ -80,7 +78,6 @@ def link(
     out().print(f"linked: {made.line()}", markup=False)
 
 
-@app.command(rich_help_panel=GRAPH)
 @from_operation(
     "graph.explain", arguments={"a": "One memory.", "b": "The other memory."}, rename={"a": "first", "b": "second"}
 )
@@ -110,7 +107,6 @@ def explain(
     console.print(table)
 
 
-@app.command(rich_help_panel=GRAPH)
 @from_operation(
     "graph.trace",
     arguments={"a": "Where the chain starts.", "b": "Where it should end."},
@@ -138,7 +134,6 @@ def trace(
         out().print(f"{step}. {found.line()}\n   why: {found.why or '-'}", markup=False)
 
 
-@app.command(rich_help_panel=GRAPH)
 def connect(
     *,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Re-derive every automatic link.")] = False,
@@ -193,7 +188,6 @@ def connect(
     )
 
 
-@app.command(rich_help_panel=GRAPH)
 def graph(
     *,
     output_format: Annotated[str, typer.Option("--format", "-f", help="dot, json or html.")] = "html",
@@ -229,3 +223,14 @@ def graph(
         err().print(
             f"wrote {output} ({drawn['stats']['nodes']} memories, {drawn['stats']['edges']} links)", markup=False
         )
+
+
+COMMANDS = (
+    Command(related, rich_help_panel=GRAPH),
+    Command(link, rich_help_panel=GRAPH),
+    Command(explain, rich_help_panel=GRAPH),
+    Command(trace, rich_help_panel=GRAPH),
+    Command(connect, rich_help_panel=GRAPH),
+    Command(graph, rich_help_panel=GRAPH),
+)
+"""This module's commands, in the order ``kioko --help`` lists them (:func:`kioko.cli.make_app` adds them)."""

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from kioko.cli.app import MEMORY, app
+from kioko.cli.app import MEMORY, Command
 from kioko.cli.derived import from_operation
 from kioko.cli.support import (
     Agent,
@@ -34,7 +34,6 @@ MaxBytes = Annotated[
 ]
 
 
-@app.command(rich_help_panel=MEMORY)
 def add(
     *,
     text: Annotated[
@@ -103,7 +102,6 @@ def _content_of(text: str | None, file: Path | None) -> str | None:
     return text
 
 
-@app.command(rich_help_panel=MEMORY)
 def get(
     *,
     memory_id: Annotated[str, typer.Argument(help="The memory's id.")],
@@ -138,7 +136,6 @@ def get(
         )
 
 
-@app.command("list", rich_help_panel=MEMORY)
 def list_(
     *,
     memory_type: Annotated[list[str] | None, typer.Option("--type", "-t", help="Only these types.")] = None,
@@ -170,7 +167,6 @@ def list_(
     out().print(table)
 
 
-@app.command(rich_help_panel=MEMORY)
 def update(
     *,
     memory_id: Annotated[str, typer.Argument(help="The memory's id.")],
@@ -198,7 +194,6 @@ def update(
     out().print(f"updated {record.id} (version {record.version})", markup=False)
 
 
-@app.command(rich_help_panel=MEMORY)
 @from_operation("delete", arguments={"memory_id": "The memory's id."})
 def delete(
     *,
@@ -220,7 +215,6 @@ def delete(
     out().print(f"deleted {memory_id}", markup=False)
 
 
-@app.command("forget-user", rich_help_panel=MEMORY)
 def forget_user(
     *,
     yes: Annotated[bool, typer.Option("--yes", help="Confirm: delete every memory of the user.")] = False,
@@ -239,7 +233,6 @@ def forget_user(
     out().print(f"deleted {removed} records of user {user}", markup=False)
 
 
-@app.command("forget-about", rich_help_panel=MEMORY)
 def forget_about(
     *,
     subject: Annotated[str, typer.Argument(help="Who or what to forget, e.g. 'Krutika' or 'Project Falcon'.")],
@@ -262,7 +255,6 @@ def forget_about(
     out().print("\n".join(lines) or f"nothing names {subject!r}", markup=False)
 
 
-@app.command(rich_help_panel=MEMORY)
 def recall(
     *,
     question: Annotated[str, typer.Argument(help="The question or task.")],
@@ -309,3 +301,16 @@ def recall(
     if json:
         return print_json(context_view(context))
     print(context.text or "(nothing relevant is remembered)")
+
+
+COMMANDS = (
+    Command(add, rich_help_panel=MEMORY),
+    Command(get, rich_help_panel=MEMORY),
+    Command(list_, "list", rich_help_panel=MEMORY),
+    Command(update, rich_help_panel=MEMORY),
+    Command(delete, rich_help_panel=MEMORY),
+    Command(forget_user, "forget-user", rich_help_panel=MEMORY),
+    Command(forget_about, "forget-about", rich_help_panel=MEMORY),
+    Command(recall, rich_help_panel=MEMORY),
+)
+"""This module's commands, in the order ``kioko --help`` lists them (:func:`kioko.cli.make_app` adds them)."""

@@ -7,12 +7,11 @@ from typing import Annotated
 
 import typer
 
-from kioko.cli.app import SERVE, app
+from kioko.cli.app import SERVE, Command
 from kioko.cli.demo import DEMO_USER, demo_url
 from kioko.cli.support import Agent, Store, UsageProblem, err
 
 
-@app.command(rich_help_panel=SERVE)
 def mcp(
     *,
     transport: Annotated[str, typer.Option("--transport", help="stdio (for a desktop client) or http.")] = "stdio",
@@ -89,7 +88,6 @@ CorsOrigins = Annotated[
 ]
 
 
-@app.command(rich_help_panel=SERVE)
 def serve(
     *,
     store: Store = None,
@@ -186,7 +184,6 @@ def serve(
     )
 
 
-@app.command(rich_help_panel=SERVE)
 def ui(
     ctx: typer.Context,
     *,
@@ -237,7 +234,6 @@ def ui(
     )
 
 
-@app.command("keys-new", rich_help_panel=SERVE)
 def keys_new(
     *,
     file: Annotated[Path, typer.Option("--file", help="The JSON key file (created if missing).")],
@@ -280,7 +276,6 @@ def keys_new(
     return 0
 
 
-@app.command("keys-rotate", rich_help_panel=SERVE)
 def keys_rotate(
     *,
     file: Annotated[Path, typer.Option("--file", help="The JSON key file.")],
@@ -294,7 +289,6 @@ def keys_rotate(
     return 0
 
 
-@app.command("keys-revoke", rich_help_panel=SERVE)
 def keys_revoke(
     *,
     file: Annotated[Path, typer.Option("--file", help="The JSON key file.")],
@@ -306,3 +300,14 @@ def keys_revoke(
     revoke_key(file, name)
     err().print(f"revoked {name!r} in {file}", markup=False)
     return 0
+
+
+COMMANDS = (
+    Command(mcp, rich_help_panel=SERVE),
+    Command(serve, rich_help_panel=SERVE),
+    Command(ui, rich_help_panel=SERVE),
+    Command(keys_new, "keys-new", rich_help_panel=SERVE),
+    Command(keys_rotate, "keys-rotate", rich_help_panel=SERVE),
+    Command(keys_revoke, "keys-revoke", rich_help_panel=SERVE),
+)
+"""This module's commands, in the order ``kioko --help`` lists them (:func:`kioko.cli.make_app` adds them)."""

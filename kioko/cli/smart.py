@@ -7,12 +7,11 @@ from typing import Annotated, Any
 
 import typer
 
-from kioko.cli.app import SMART, app
+from kioko.cli.app import SMART, Command
 from kioko.cli.derived import from_operation
 from kioko.cli.support import Agent, Json, Store, UsageProblem, User, err, new_table, opened, out, print_json
 
 
-@app.command(rich_help_panel=SMART)
 def manage(
     *,
     text: Annotated[str, typer.Argument(help="One turn: what the user said.")],
@@ -50,7 +49,6 @@ def manage(
     print(result.summary() + ("\n(dry run: nothing was written)" if dry_run else ""))
 
 
-@app.command(rich_help_panel=SMART)
 @from_operation(
     "plan",
     arguments={"query": "The question or task."},
@@ -86,7 +84,6 @@ def plan(
         console.print(table)
 
 
-@app.command(rich_help_panel=SMART)
 def maintain(
     *,
     user: Annotated[
@@ -164,7 +161,6 @@ def _result_text(result: Any) -> str:
     return str(result)
 
 
-@app.command("end-session", rich_help_panel=SMART)
 @from_operation("end_session", arguments={"session_id": "The session to wrap up."}, rename={"session_id": "session"})
 def end_session(
     *,
@@ -188,7 +184,6 @@ def end_session(
     out().print(f"episode {episode.id}: {episode.content}", markup=False)
 
 
-@app.command(rich_help_panel=SMART)
 def pin(
     *,
     memory_id: Annotated[str, typer.Argument(help="The memory to pin.")],
@@ -201,7 +196,6 @@ def pin(
     _pin(memory_id, True, user, store, agent, json)
 
 
-@app.command(rich_help_panel=SMART)
 def unpin(
     *,
     memory_id: Annotated[str, typer.Argument(help="The memory to unpin.")],
@@ -223,3 +217,14 @@ def _pin(memory_id: str, pinned: bool, user: str, store: str | None, agent: str 
     if json:
         return print_json({**memory_view(record), "pinned": now})
     out().print(f"{'pinned' if pinned else 'unpinned'} {record.id} ({len(now)} pinned now)", markup=False)
+
+
+COMMANDS = (
+    Command(manage, rich_help_panel=SMART),
+    Command(plan, rich_help_panel=SMART),
+    Command(maintain, rich_help_panel=SMART),
+    Command(end_session, "end-session", rich_help_panel=SMART),
+    Command(pin, rich_help_panel=SMART),
+    Command(unpin, rich_help_panel=SMART),
+)
+"""This module's commands, in the order ``kioko --help`` lists them (:func:`kioko.cli.make_app` adds them)."""

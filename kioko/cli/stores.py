@@ -8,12 +8,11 @@ from typing import Annotated, Any
 
 import typer
 
-from kioko.cli.app import STORES, app
+from kioko.cli.app import STORES, Command
 from kioko.cli.demo import DEMO_USER, demo_url, run_quick_start
 from kioko.cli.support import Agent, Json, Store, UsageProblem, new_table, opened_layer, out, print_json
 
 
-@app.command(rich_help_panel=STORES)
 def stores(json: Json = False) -> None:
     """The registered URL schemes: their drivers, what each promises, and which extras are missing."""
     rows = _store_rows()
@@ -63,7 +62,6 @@ def _store_rows() -> list[dict[str, Any]]:
     return rows
 
 
-@app.command(rich_help_panel=STORES)
 def doctor(
     user: Annotated[
         str | None, typer.Option("--user", "-u", envvar="KIOKO_USER", help="Also count this user's memories by type.")
@@ -145,7 +143,6 @@ def _redact(url: str) -> str:
     return url
 
 
-@app.command(rich_help_panel=STORES)
 def demo(
     *,
     user: Annotated[
@@ -178,9 +175,6 @@ def demo(
         print("See them in the console: kioko ui --demo")
 
 
-@app.command(
-    hidden=True, context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []}
-)
 def bench(ctx: typer.Context) -> None:
     """Removed: the benchmarks are not installed with the package; this says where they are."""
     # kept as a hidden command so that the old spelling gets a pointer rather than "No such command"
@@ -188,3 +182,16 @@ def bench(ctx: typer.Context) -> None:
         "kioko bench is no longer a command: the benchmarks live in a clone of the repository; run "
         "python benchmarks/memory_graph_bench.py --quick there (docs/scaling.md shows its results)"
     )
+
+
+COMMANDS = (
+    Command(stores, rich_help_panel=STORES),
+    Command(doctor, rich_help_panel=STORES),
+    Command(demo, rich_help_panel=STORES),
+    Command(
+        bench,
+        hidden=True,
+        context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []},
+    ),
+)
+"""This module's commands, in the order ``kioko --help`` lists them (:func:`kioko.cli.make_app` adds them)."""

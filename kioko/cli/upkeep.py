@@ -6,11 +6,10 @@ from typing import Annotated
 
 import typer
 
-from kioko.cli.app import STORES, app
+from kioko.cli.app import STORES, Command
 from kioko.cli.support import Json, Store, err, out, print_json
 
 
-@app.command(rich_help_panel=STORES)
 def reembed(
     *,
     embedder: Annotated[str, typer.Option("--embedder", "-e", help="The new embedder: offline or semantic.")],
@@ -77,7 +76,6 @@ def reembed(
     )
 
 
-@app.command(rich_help_panel=STORES)
 def backup(
     *,
     dest: Annotated[str, typer.Argument(help="A new file (SQLite) or directory (exports) to write.")],
@@ -97,7 +95,6 @@ def backup(
     out().print(f"backed up to {result['dest']} ({result['how']})", markup=False)
 
 
-@app.command(rich_help_panel=STORES)
 def restore(
     *,
     source: Annotated[str, typer.Argument(help="What kioko backup wrote.")],
@@ -112,3 +109,11 @@ def restore(
     if json:
         return print_json(result)
     out().print(f"restored {source} ({result['how']})", markup=False)
+
+
+COMMANDS = (
+    Command(reembed, rich_help_panel=STORES),
+    Command(backup, rich_help_panel=STORES),
+    Command(restore, rich_help_panel=STORES),
+)
+"""This module's commands, in the order ``kioko --help`` lists them (:func:`kioko.cli.make_app` adds them)."""
