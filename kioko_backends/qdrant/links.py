@@ -236,3 +236,27 @@ def plan_linked(ops: Sequence[Op], changes: Sequence[LinkChange], found: Iterabl
     for key, (scope, entries, version) in edited.items():
         batch.adjacency[key] = (scope, adjacency_payload(key, scope, entries, version))
     return batch
+
+
+_WRITE_BYTES = 16_000_000
+"""Rough JSON size at which a write to a server is split: half its default 32 MB request limit."""
+
+
+def write_chunks(points: list[Any], dim: int) -> list[list[Any]]:
+    """The points in as few requests as a server takes: one, unless they are so large that it would refuse the
+    request's size (local mode takes any size in one)."""
+    if not points:
+        return []
+    chunks: list[list[Any]] = [[]]
+    size = 0
+    for point in points:
+        # a vector component is ~20 characters of JSON, plus its base64 copy in the payload
+        held = point.payload
+        text = len(held.get("content", "")) + len(held.get("metadata", "")) + len(held.get(ENTRIES, ""))
+        estimate = 512 + (26 * dim if point.vector else 0) + text * 2
+        if chunks[-1] and size + estimate > _WRITE_BYTES:
+            chunks.append([])
+            size = 0
+        chunks[-1].append(point)
+        size += estimate
+    return chunks

@@ -48,21 +48,19 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from functools import partial
 from typing import Any, ClassVar
 
-import httpx
 import numpy as np
 from qdrant_client import QdrantClient, models
-from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
-from qdrant_client.local.persistence import STORAGE_FILE_NAME
+from qdrant_client.http.exceptions import UnexpectedResponse
 
+from kioko_backends.qdrant.failures import scrub, translate_errors
 from kioko_backends.qdrant.links import (
     ENTRIES,
     VERSION_FIELDS,
@@ -74,6 +72,15 @@ from kioko_backends.qdrant.links import (
     links_point_id,
     plan_linked,
     read_points,
+    write_chunks,
+)
+from kioko_backends.qdrant.local import (
+    LOCAL_CAPABILITIES,
+    LOCAL_NOTES,
+    LocalMode,
+    acquire_local,
+    directory_of,
+    release_local,
 )
 from kioko_backends.qdrant.payload import (
     DENSE,
@@ -88,10 +95,8 @@ from kioko_backends.qdrant.payload import (
 from kioko_core.store import (
     DEFAULT_DIM,
     Capabilities,
-    ConnectionLostError,
     Filter,
     InvalidRecordError,
-    KiokoError,
     Neighbor,
     Op,
     Postings,
@@ -124,9 +129,6 @@ _SERVER_PAGE = 4096
 _LOCAL_PAGE = 2**31 - 1
 """Local mode scrolls in one page: each of its requests costs a pass over every point anyway."""
 
-_WRITE_BYTES = 16_000_000
-"""Rough JSON size at which a write to a server is split: half its default 32 MB request limit."""
-
 SERVER_CAPABILITIES = Capabilities(
     transactions=False,
     native_knn=True,
@@ -143,76 +145,12 @@ SERVER_CAPABILITIES = Capabilities(
     ),
 )
 
-_LOCAL_NOTES = (
-    "local mode: knn is exact brute force in numpy; count and scroll ignore payload indexes and test "
-    "every point in Python, so postings and scan slow down linearly past ~20k points",
-    "local mode: no transactions; one process per directory (qdrant-client locks it); opening the "
-    "same directory again in this process shares one client",
-)
-
-LOCAL_CAPABILITIES = Capabilities(
-    transactions=False,
-    native_knn=False,
-    persistent=True,
-    multi_process=False,
-    approximate_knn=False,
-    notes=_LOCAL_NOTES,
-)
-"""What a ``qdrant+local`` store on a directory promises (``:memory:`` is not persistent)."""
-
 
 # --------------------------------------------------------------------------- shared clients and locks
 
 
-@dataclass
-class _LocalHandle:
-    """One local-mode client per directory, shared by every store of this process that opens it."""
-
-    client: Any
-    lock: threading.RLock
-    users: int
-    writes: WriteCount = field(default_factory=WriteCount)
-
-
-_local_handles: dict[str, _LocalHandle] = {}
 _server_locks: dict[tuple[str, int, str], threading.RLock] = {}
 _registry_lock = threading.Lock()
-
-
-def _acquire_local(path: str) -> _LocalHandle:
-    key = os.path.realpath(path)
-    with _registry_lock:
-        handle = _local_handles.get(key)
-        if handle is None:
-            try:
-                # our own lock serialises every call, so sqlite's same-thread check only gets in the way
-                client = QdrantClient(path=path, force_disable_check_same_thread=True)
-            except RuntimeError as error:
-                if "already accessed" in str(error):
-                    raise StoreError(
-                        f"the Qdrant local directory {path!r} is open in another process; local mode "
-                        "allows one process per directory, use a Qdrant server to share a store"
-                    ) from None
-                raise StoreError(f"could not open the Qdrant local directory {path!r}: {error}") from None
-            except OSError as error:
-                raise StoreError(f"could not open the Qdrant local directory {path!r}: {error}") from None
-            handle = _LocalHandle(client=client, lock=threading.RLock(), users=0)
-            _local_handles[key] = handle
-        handle.users += 1
-        return handle
-
-
-def _release_local(path: str) -> None:
-    key = os.path.realpath(path)
-    with _registry_lock:
-        handle = _local_handles.get(key)
-        if handle is None:
-            return
-        handle.users -= 1
-        if handle.users <= 0:
-            del _local_handles[key]
-            with handle.lock:
-                handle.client.close()
 
 
 def _server_lock(host: str, port: int, collection: str) -> threading.RLock:
@@ -223,7 +161,7 @@ def _server_lock(host: str, port: int, collection: str) -> threading.RLock:
 # --------------------------------------------------------------------------- the store
 
 
-class QdrantStore(StoreBase):
+class QdrantStore(LocalMode, StoreBase):
     """A Kioko store in one Qdrant collection, on a server or in qdrant-client's local mode.
 
     Open it with :meth:`from_url` (``kioko.connect("qdrant://localhost:6333/memories")``); the
@@ -299,7 +237,7 @@ class QdrantStore(StoreBase):
             self.capabilities = replace(
                 LOCAL_CAPABILITIES,
                 persistent=False,
-                notes=_LOCAL_NOTES + ("each qdrant+local://:memory: URL opened is a new, empty store",),
+                notes=LOCAL_NOTES + ("each qdrant+local://:memory: URL opened is a new, empty store",),
             )
         elif self._local:
             self.capabilities = LOCAL_CAPABILITIES
@@ -317,7 +255,7 @@ class QdrantStore(StoreBase):
         """The directory a ``qdrant+local`` URL names (None for ``:memory:`` and a server); opening creates it."""
         if url.scheme != "qdrant+local":
             return None
-        path = _local_path(url)
+        path = directory_of(url)
         return None if path == ":memory:" else os.path.abspath(path)
 
     @classmethod
@@ -339,19 +277,19 @@ class QdrantStore(StoreBase):
             raise InvalidRecordError(
                 "shard_keys and replication_factor are for a Qdrant cluster (qdrant://); local mode has no shards"
             )
-        path = _local_path(url)
+        path = directory_of(url)
         collection = options["collection"] or DEFAULT_COLLECTION
         if path == ":memory:":
             client = QdrantClient(location=":memory:")
             return cls(client, collection, options["dim"], local_path=path, address=url.render())
-        handle = _acquire_local(path)
+        handle = acquire_local(path)
         return cls(
             handle.client,
             collection,
             options["dim"],
             local_path=path,
             lock=handle.lock,
-            release=lambda: _release_local(path),
+            release=lambda: release_local(path),
             fsync=options["fsync"],
             address=url.render(),
             writes=handle.writes,
@@ -376,7 +314,7 @@ class QdrantStore(StoreBase):
                 check_compatibility=False,
             )
         except ValueError as error:
-            raise InvalidRecordError(f"bad Qdrant URL {address}: {_scrub(str(error), api_key)}") from None
+            raise InvalidRecordError(f"bad Qdrant URL {address}: {scrub(str(error), api_key)}") from None
         return cls(
             client,
             collection,
@@ -419,79 +357,6 @@ class QdrantStore(StoreBase):
         elif self._local_path != ":memory:" and not self._fsync:
             with self._guard():
                 self._relax_local_sync()
-
-    def _relax_local_sync(self) -> None:
-        """Switch the collection's sqlite file in local mode to WAL.
-
-        qdrant-client commits every point on its own, and in sqlite's default rollback-journal mode
-        each commit waits for the disk several times (~15 ms a point here); in WAL mode one wait per
-        commit remains, about four times faster. The journal mode is a property of the file, so it is
-        set through a connection of our own, with qdrant-client's public API and objects untouched:
-        the file is ``<directory>/collection/<name>/storage.sqlite`` (``STORAGE_FILE_NAME`` of
-        ``qdrant_client.local.persistence``). ``?fsync=true`` leaves the file as qdrant-client made it.
-        If a release moves the file, this quietly does nothing.
-        """
-        if self._local_path is None:
-            return
-        path = os.path.join(self._local_path, "collection", self.collection, STORAGE_FILE_NAME)
-        if not os.path.isfile(path):
-            return
-        try:
-            connection = sqlite3.connect(path, timeout=5)
-            try:
-                connection.execute("PRAGMA journal_mode=WAL").fetchall()
-            finally:
-                connection.close()
-        except sqlite3.Error:
-            pass
-
-    def purge(self, scopes: Any = ()) -> bool:
-        """Local mode: rewrite the collection's sqlite file without the free pages deleted points left
-        (``VACUUM``, then the WAL checkpointed and truncated), so their payloads cannot be read from the
-        directory. qdrant-client's own connection deletes without zeroing and cannot be reached through
-        its public API, so a connection of Kioko's does it, under the directory's lock. A server keeps its
-        own segments (deleted points go at its next optimisation): nothing to do here, False. The cost
-        grows with the file: local mode is for small collections."""
-        if self._local_path is None:
-            return False
-        self._scrub_deleted_points()
-        if self._local_path == ":memory:":
-            return False
-        path = os.path.join(self._local_path, "collection", self.collection, STORAGE_FILE_NAME)
-        if not os.path.isfile(path):
-            return False
-        with self._lock:
-            try:
-                connection = sqlite3.connect(path, timeout=5, isolation_level=None)
-                try:
-                    connection.execute("VACUUM")
-                    busy = connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
-                finally:
-                    connection.close()
-            except sqlite3.Error:
-                return False
-        return int(busy) == 0
-
-    def _scrub_deleted_points(self) -> None:
-        """Local mode: empty the payloads and zero the vectors qdrant-client still holds in this process for
-        deleted points. It only marks a deleted point (``deleted[idx]``) and keeps its payload (the memory's
-        text) and vector in its lists until the directory is opened again; every read masks a marked point, and
-        an upsert of the same id overwrites the slot, so emptying it changes no answer. These are
-        qdrant-client's internals (its ``LocalCollection``), not its API: when a release changes them this
-        does nothing, and the payloads stay in memory until the next open, as before (docs/privacy.md)."""
-        collection = getattr(getattr(self._client, "_client", None), "collections", {}).get(self.collection)
-        deleted, payload = getattr(collection, "deleted", None), getattr(collection, "payload", None)
-        vectors = getattr(collection, "vectors", None)
-        if not isinstance(deleted, np.ndarray) or not isinstance(payload, list) or not isinstance(vectors, dict):
-            return
-        with self._lock:
-            for idx in np.flatnonzero(deleted[: len(payload)]).tolist():
-                if not payload[idx]:
-                    continue  # scrubbed by an earlier purge (a Kioko point always has a payload)
-                payload[idx] = {}
-                for rows in vectors.values():
-                    if isinstance(rows, np.ndarray) and idx < len(rows):
-                        rows[idx] = 0
 
     def _check_collection(self, info: Any) -> None:
         vectors = info.config.params.vectors
@@ -779,7 +644,9 @@ class QdrantStore(StoreBase):
             requests: list[list[models.UpdateOperation]] = [
                 [models.UpsertOperation(upsert=models.PointsList(points=chunk, shard_key=shard))]
                 for shard, points_of_shard in upserts.items()
-                for chunk in self._write_chunks(points_of_shard)
+                for chunk in (
+                    [points_of_shard] if self._local and points_of_shard else write_chunks(points_of_shard, self.dim)
+                )
             ]
             for shard, ids_of_shard in deletes.items():
                 delete = models.DeleteOperation(delete=models.PointIdsList(points=ids_of_shard, shard_key=shard))
@@ -855,42 +722,8 @@ class QdrantStore(StoreBase):
         """Turn qdrant-client and transport errors into Kioko errors that never show the API key."""
         if self._closed or self._client is None:
             raise StoreError(f"{self!r} is closed; open the URL again")
-        try:
+        with translate_errors(doing, self._address, self.collection, self._api_key):
             yield
-        except KiokoError:
-            raise
-        except UnexpectedResponse as error:
-            raise self._http_error(error, doing) from None
-        except (ResponseHandlingException, httpx.TransportError, ConnectionError, TimeoutError) as error:
-            cause = getattr(error, "source", error)
-            what = f"{type(cause).__name__}: {cause}"
-            advice = (
-                "it did not answer in time; raise ?timeout=SECONDS if it is busy"
-                if "Timeout" in what
-                else "check that it is running and reachable"
-            )
-            raise ConnectionLostError(
-                f"lost the Qdrant server at {self._address} while {doing} ({_scrub(what, self._api_key)}); {advice}"
-            ) from None
-        except (RuntimeError, ValueError, OSError) as error:
-            raise StoreError(
-                f"Qdrant failed while {doing} in {self._address}: {_scrub(str(error), self._api_key)}"
-            ) from None
-
-    def _http_error(self, error: Any, doing: str) -> StoreError:
-        status = error.status_code
-        detail = _scrub(error.content[:300].decode("utf-8", "replace"), self._api_key)
-        if status in (401, 403):
-            return StoreError(
-                f"the Qdrant server at {self._address} refused the API key (HTTP {status}) while {doing}; "
-                "pass the key in the URL (qdrant://:KEY@host), ?api_key= or QDRANT_API_KEY"
-            )
-        if status == 404:
-            return StoreError(
-                f"collection {self.collection!r} is gone from {self._address} (HTTP 404 while {doing}); "
-                "it was deleted while this store was open: open the URL again to recreate it"
-            )
-        return StoreError(f"the Qdrant server at {self._address} answered HTTP {status} while {doing}: {detail}")
 
     def _concurrently(self, calls: Sequence[Callable[[], Any]]) -> list[Any]:
         """Run independent requests side by side on a server; one after another in local mode.
@@ -902,24 +735,6 @@ class QdrantStore(StoreBase):
         if self._executor is None:
             self._executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="kioko-qdrant")
         return [future.result() for future in [self._executor.submit(call) for call in calls]]
-
-    def _write_chunks(self, points: list[Any]) -> list[list[Any]]:
-        """One chunk, unless the points are so large that a server would refuse the request's size."""
-        if self._local or not points:
-            return [points] if points else []
-        chunks: list[list[Any]] = [[]]
-        size = 0
-        for point in points:
-            # a vector component is ~20 characters of JSON, plus its base64 copy in the payload
-            held = point.payload
-            text = len(held.get("content", "")) + len(held.get("metadata", "")) + len(held.get(ENTRIES, ""))
-            estimate = 512 + (26 * self.dim if point.vector else 0) + text * 2
-            if chunks[-1] and size + estimate > _WRITE_BYTES:
-                chunks.append([])
-                size = 0
-            chunks[-1].append(point)
-            size += estimate
-        return chunks
 
     def _count(self, query_filter: Any, shard: str | None) -> int:
         return int(
@@ -972,25 +787,3 @@ class QdrantStore(StoreBase):
 
 def _match(models: Any, key: str, value: str) -> Any:
     return models.FieldCondition(key=key, match=models.MatchValue(value=value))
-
-
-def _local_path(url: StoreURL) -> str:
-    """The directory of a ``qdrant+local`` URL: three slashes relative, four absolute, or ``:memory:``."""
-    if url.host:
-        raise InvalidRecordError(
-            f"{url.render()!r} names a host; local mode takes a directory: qdrant+local:///relative/dir, "
-            "qdrant+local:////absolute/dir or qdrant+local://:memory:"
-        )
-    if url.path == ":memory:":
-        return ":memory:"
-    path = url.path[1:] if url.path.startswith("/") else url.path
-    if not path:
-        raise InvalidRecordError(
-            "a qdrant+local URL needs a directory: qdrant+local:///relative/dir, qdrant+local:////absolute/dir "
-            "or qdrant+local://:memory:"
-        )
-    return path
-
-
-def _scrub(text: str, secret: str | None) -> str:
-    return text.replace(secret, "***") if secret else text
