@@ -6,6 +6,9 @@ each read it had to send to the primary. A replica serves a read only once it ha
 at least that new); otherwise the read goes to the primary. So a process always sees its own writes, and never
 sees the store go back in time. What another process wrote shows on a replica after the replication delay.
 A replica that does not answer sends the read to the primary too.
+
+:class:`ReadRouting` holds :class:`~kioko_backends.postgresql.store.PostgresStore`'s reads: on a replica that has
+caught up, else on the primary (repeated after a dead connection, or waited for through a failover).
 """
 
 from __future__ import annotations
@@ -13,10 +16,21 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
+from typing import TypeVar
 
 import psycopg
+from psycopg import errors as pg_errors
 
-from kioko_backends.postgresql.pool import _Pool
+from kioko_backends.postgresql.failover import _Recovery
+from kioko_backends.postgresql.pool import _end_transaction, _NotConnected, _Pool, _store_error
+from kioko_backends.postgresql.url import _replica_conninfo
+from kioko_core.store import InvalidRecordError, StoreError
+from kioko_core.store.driver import text
+from kioko_core.store.url import StoreURL
+
+T = TypeVar("T")
+_BEHIND = object()  # a replica read refused: the replica has not replayed what this process has seen
 
 _REPLAYED = "SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_lsn() END) - '0/0'"
 INSERT_POSITION = "SELECT pg_current_wal_insert_lsn() - '0/0'"
@@ -75,3 +89,121 @@ class _Replicas:
         with self._lock:
             self._replayed[server] = max(self._replayed.get(server, 0), replayed)
         return replayed >= needed
+
+
+class ReadRouting:
+    """PostgresStore's reads: on a replica when one may serve them and has caught up, else on the primary."""
+
+    url: StoreURL
+    failover_wait: float
+    _pool: _Pool
+    _replicas: _Replicas | None
+    _configure: Callable[[psycopg.Connection], None]
+    _connection_error: Callable[[BaseException, bool], StoreError]
+
+    def _replica_pool(
+        self, conninfo: str, size: int, replicas: str | None, read_host: str | None, replica_reads: str | None
+    ) -> _Replicas | None:
+        asked = [value for value in (replicas, self.url.query.get("replicas")) if value is not None][:1]
+        asked += [value for value in (read_host, self.url.query.get("read_host")) if value is not None][:1]
+        if len(asked) == 2:
+            raise InvalidRecordError("give replicas or its older name read_host, not both")
+        reads = replica_reads if replica_reads is not None else self.url.query.get("replica_reads", "search")
+        if reads not in ("search", "all"):
+            raise InvalidRecordError(f"replica_reads must be 'search' or 'all', got {reads!r}")
+        if not asked:
+            return None
+        hosts = text(asked[0], "replicas")
+        pool = _Pool(
+            _replica_conninfo(conninfo, hosts),
+            size,
+            self._configure,
+            self._connection_error,
+            wait_for_connection=WAIT_FOR_REPLICA,
+        )
+        return _Replicas(pool, hosts, everything=reads == "all")
+
+    @property
+    def read_host(self) -> str | None:
+        """The replicas' hosts as given (``?replicas=`` or ``?read_host=``), or None."""
+        return None if self._replicas is None else self._replicas.hosts
+
+    @property
+    def reads_served(self) -> dict[str, int]:
+        """Of the reads replicas may serve (``replica_reads``): how many a replica served (``replica``), how many
+        the primary served instead (``primary``: no replica had caught up with this process, or none answered),
+        how many times a replica did not answer (``replica lost``) or cancelled a read in a conflict with its
+        recovery (``replica conflict``). Empty without replicas."""
+        return {} if self._replicas is None else dict(self._replicas.served)
+
+    def _read(self, work: Callable[[psycopg.Connection], T], *, search: bool) -> T:
+        """Run a read on a replica when one may serve it (``search``: recall's reads), else on the primary."""
+        replicas = self._replicas
+        if replicas is None or not (search or replicas.everything):
+            return self._on_primary(work)
+        served = self._on_replica(replicas, work)
+        if served is not _BEHIND:
+            replicas.served["replica"] += 1
+            return served  # type: ignore[return-value]
+        # what the primary shows now, a replica must show before it serves this process again
+        value, position = self._on_primary(lambda conn: (work(conn), insert_position(conn)))
+        replicas.seen(position)
+        replicas.served["primary"] += 1
+        return value
+
+    def _on_replica(self, replicas: _Replicas, work: Callable[[psycopg.Connection], T]) -> T | object:
+        """``work`` on a replica that has caught up with this process, or ``_BEHIND`` (also when none answers)."""
+        if not replicas.available():
+            return _BEHIND
+        try:
+            with replicas.pool.connection() as conn:
+                try:
+                    if not replicas.caught_up(conn):
+                        return _BEHIND
+                    return work(conn)
+                finally:
+                    _end_transaction(conn)
+        except _NotConnected:
+            replicas.lost()
+            return _BEHIND
+        except (pg_errors.SerializationFailure, pg_errors.DeadlockDetected):
+            # a hot standby cancels a query that holds back its replay (a conflict with recovery)
+            replicas.served["replica conflict"] += 1
+            return _BEHIND
+        except psycopg.OperationalError as error:
+            if not replicas.pool.is_connection_failure(error):
+                raise _store_error(error, self.url.password) from error
+            replicas.lost()
+            return _BEHIND
+        except psycopg.Error as error:
+            raise _store_error(error, self.url.password) from error
+        except UnicodeEncodeError as error:
+            raise InvalidRecordError(
+                f"an argument cannot be encoded as UTF-8 ({error.reason}), so PostgreSQL cannot compare it"
+            ) from None
+
+    def _on_primary(self, work: Callable[[psycopg.Connection], T]) -> T:
+        """Run a read on the primary; a read is safe to repeat, so after a dead connection it is repeated once,
+        or, with a failover wait, as soon as a server accepts again within the wait."""
+        recovery = _Recovery(self._pool)
+        while True:
+            try:
+                with self._pool.connection() as conn:
+                    try:
+                        return work(conn)
+                    finally:
+                        _end_transaction(conn)
+            except _NotConnected:
+                if self.failover_wait <= 0 or not recovery.again():
+                    raise
+            except psycopg.OperationalError as error:
+                if not self._pool.is_connection_failure(error):
+                    raise _store_error(error, self.url.password) from error
+                if not recovery.again():
+                    raise self._connection_error(error, False) from None  # not while connecting
+            except psycopg.Error as error:
+                raise _store_error(error, self.url.password) from error
+            except UnicodeEncodeError as error:
+                raise InvalidRecordError(
+                    f"an argument cannot be encoded as UTF-8 ({error.reason}), so PostgreSQL cannot compare it"
+                ) from None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import warnings
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
@@ -30,7 +30,7 @@ from kioko_backends.postgresql.pool import (
     _store_error,
     _transaction,
 )
-from kioko_backends.postgresql.routing import INSERT_POSITION, WAIT_FOR_REPLICA, _Replicas, insert_position
+from kioko_backends.postgresql.routing import INSERT_POSITION, ReadRouting, insert_position
 from kioko_backends.postgresql.schema import _ann_expression, _Schema
 from kioko_backends.postgresql.tables import _RECORD_COLUMNS, _agent, _filter_sql, _forgotten_generation, _Names
 from kioko_backends.postgresql.url import (
@@ -39,7 +39,6 @@ from kioko_backends.postgresql.url import (
     DEFAULT_TABLE,
     OPTIONS,
     _conninfo,
-    _replica_conninfo,
 )
 from kioko_backends.postgresql.writes import (
     _encode_records,
@@ -79,12 +78,11 @@ _TABLE_PREFIX = re.compile(r"[a-z_][a-z0-9_]{0,39}")
 _EXACT_KNN_BELOW = 2000  # scopes with at most this many vectors are scored exactly (about as fast as HNSW there)
 _WRITE_ATTEMPTS = 4  # a lost race on a new id or a deadlock is retried; versions are re-read each time
 _MAX_PARTITIONS = 1024
-_BEHIND = object()  # a replica read refused: the replica has not replayed what this process has seen
 
 T = TypeVar("T")
 
 
-class PostgresStore(StoreBase, _Schema):
+class PostgresStore(ReadRouting, StoreBase, _Schema):
     """Records in PostgreSQL tables; knn on pgvector's HNSW index, re-ranked exactly in Python.
 
     Open with ``kioko.connect("postgresql://user:pass@host:5432/db?dim=384&table=kioko")``. Unknown
@@ -201,41 +199,6 @@ class PostgresStore(StoreBase, _Schema):
         if self._replicas is not None:
             # a replica serves nothing older than the store as this open found it (its tables, first of all)
             self._replicas.seen(self._on_primary(insert_position))
-
-    def _replica_pool(
-        self, conninfo: str, size: int, replicas: str | None, read_host: str | None, replica_reads: str | None
-    ) -> _Replicas | None:
-        asked = [value for value in (replicas, self.url.query.get("replicas")) if value is not None][:1]
-        asked += [value for value in (read_host, self.url.query.get("read_host")) if value is not None][:1]
-        if len(asked) == 2:
-            raise InvalidRecordError("give replicas or its older name read_host, not both")
-        reads = replica_reads if replica_reads is not None else self.url.query.get("replica_reads", "search")
-        if reads not in ("search", "all"):
-            raise InvalidRecordError(f"replica_reads must be 'search' or 'all', got {reads!r}")
-        if not asked:
-            return None
-        hosts = text(asked[0], "replicas")
-        pool = _Pool(
-            _replica_conninfo(conninfo, hosts),
-            size,
-            self._configure,
-            self._connection_error,
-            wait_for_connection=WAIT_FOR_REPLICA,
-        )
-        return _Replicas(pool, hosts, everything=reads == "all")
-
-    @property
-    def read_host(self) -> str | None:
-        """The replicas' hosts as given (``?replicas=`` or ``?read_host=``), or None."""
-        return None if self._replicas is None else self._replicas.hosts
-
-    @property
-    def reads_served(self) -> dict[str, int]:
-        """Of the reads replicas may serve (``replica_reads``): how many a replica served (``replica``), how many
-        the primary served instead (``primary``: no replica had caught up with this process, or none answered),
-        how many times a replica did not answer (``replica lost``) or cancelled a read in a conflict with its
-        recovery (``replica conflict``). Empty without replicas."""
-        return {} if self._replicas is None else dict(self._replicas.served)
 
     @classmethod
     def open_url(cls, url: StoreURL, options: dict[str, Any]) -> PostgresStore:
@@ -491,78 +454,6 @@ class PostgresStore(StoreBase, _Schema):
             embedding=None if embedding is None else _as_array(embedding),
         )
         return Record.model_construct(**fields)
-
-    def _read(self, work: Callable[[psycopg.Connection], T], *, search: bool) -> T:
-        """Run a read on a replica when one may serve it (``search``: recall's reads), else on the primary."""
-        replicas = self._replicas
-        if replicas is None or not (search or replicas.everything):
-            return self._on_primary(work)
-        served = self._on_replica(replicas, work)
-        if served is not _BEHIND:
-            replicas.served["replica"] += 1
-            return served  # type: ignore[return-value]
-        # what the primary shows now, a replica must show before it serves this process again
-        value, position = self._on_primary(lambda conn: (work(conn), insert_position(conn)))
-        replicas.seen(position)
-        replicas.served["primary"] += 1
-        return value
-
-    def _on_replica(self, replicas: _Replicas, work: Callable[[psycopg.Connection], T]) -> T | object:
-        """``work`` on a replica that has caught up with this process, or ``_BEHIND`` (also when none answers)."""
-        if not replicas.available():
-            return _BEHIND
-        try:
-            with replicas.pool.connection() as conn:
-                try:
-                    if not replicas.caught_up(conn):
-                        return _BEHIND
-                    return work(conn)
-                finally:
-                    _end_transaction(conn)
-        except _NotConnected:
-            replicas.lost()
-            return _BEHIND
-        except (pg_errors.SerializationFailure, pg_errors.DeadlockDetected):
-            # a hot standby cancels a query that holds back its replay (a conflict with recovery)
-            replicas.served["replica conflict"] += 1
-            return _BEHIND
-        except psycopg.OperationalError as error:
-            if not replicas.pool.is_connection_failure(error):
-                raise _store_error(error, self.url.password) from error
-            replicas.lost()
-            return _BEHIND
-        except psycopg.Error as error:
-            raise _store_error(error, self.url.password) from error
-        except UnicodeEncodeError as error:
-            raise InvalidRecordError(
-                f"an argument cannot be encoded as UTF-8 ({error.reason}), so PostgreSQL cannot compare it"
-            ) from None
-
-    def _on_primary(self, work: Callable[[psycopg.Connection], T]) -> T:
-        """Run a read on the primary; a read is safe to repeat, so after a dead connection it is repeated once,
-        or, with a failover wait, as soon as a server accepts again within the wait."""
-        recovery = _Recovery(self._pool)
-        while True:
-            try:
-                with self._pool.connection() as conn:
-                    try:
-                        return work(conn)
-                    finally:
-                        _end_transaction(conn)
-            except _NotConnected:
-                if self.failover_wait <= 0 or not recovery.again():
-                    raise
-            except psycopg.OperationalError as error:
-                if not self._pool.is_connection_failure(error):
-                    raise _store_error(error, self.url.password) from error
-                if not recovery.again():
-                    raise self._connection_error(error, connecting=False) from None
-            except psycopg.Error as error:
-                raise _store_error(error, self.url.password) from error
-            except UnicodeEncodeError as error:
-                raise InvalidRecordError(
-                    f"an argument cannot be encoded as UTF-8 ({error.reason}), so PostgreSQL cannot compare it"
-                ) from None
 
     # ------------------------------------------------------------------ writes
 

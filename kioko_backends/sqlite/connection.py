@@ -1,10 +1,14 @@
-"""Opening the file: its path from the URL, each connection's settings, WAL mode, sqlite3's errors as Kioko's."""
+"""Opening the file: its path from the URL, each connection's settings, WAL mode, sqlite3's errors as Kioko's, and
+:class:`ThreadConnections`, the store's one connection per thread and process and its transactions."""
 
 from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from kioko_core.store import (
     InvalidRecordError,
@@ -102,3 +106,100 @@ def _describe(error: BaseException, path: str, timeout: float) -> StoreError:
     if "disk is full" in text or "disk i/o" in text:
         return StoreError(f"SQLite could not write {path} ({error}): free disk space or check the device")
     return StoreError(f"SQLite error on {path}: {error}")
+
+
+class ThreadConnections:
+    """SQLiteStore's connections: one per thread and process (a ``:memory:`` database's one, shared under the
+    store's guard), the stale ones of ended threads closed, and a transaction on this thread's connection."""
+
+    path: str
+    _timeout: float
+    _closed: bool
+    _pid: int
+    _memory_connection: sqlite3.Connection | None
+    _connections: dict[tuple[int, int], sqlite3.Connection]
+    _connections_lock: threading.Lock
+
+    def _connection(self) -> sqlite3.Connection:
+        """This thread's own sqlite3 connection to the file, opened on first use.
+
+        Keyed by process as well as thread: after a fork the child opens its own and never touches
+        (not even to close) the ones it inherited, which SQLite forbids.
+        """
+        if self._memory_connection is not None:
+            return self._memory_connection
+        key = (os.getpid(), threading.get_ident())
+        connection = self._connections.get(key)
+        if connection is None:
+            connection = self._open_connection(key)
+        return connection
+
+    def _new_connection(self) -> sqlite3.Connection:
+        connection = sqlite3.connect(self.path, timeout=self._timeout, check_same_thread=False, isolation_level=None)
+        try:
+            _configure(connection, int(self._timeout * 1000))
+        except BaseException:
+            connection.close()
+            raise
+        return connection
+
+    def _open_connection(self, key: tuple[int, int]) -> sqlite3.Connection:
+        threading.current_thread()  # a thread not started by threading gets listed, so it is never pruned
+        connection = self._new_connection()
+        with self._connections_lock:
+            if self._closed:  # close() ran meanwhile: keep nothing open behind its back
+                connection.close()
+                raise StoreError(f"{self!r} is closed; open the URL again to keep using it")
+            # threads that ended leave their connection behind; a new thread is the time to close those
+            alive = {thread.ident for thread in threading.enumerate()}
+            for stale in [k for k in self._connections if k[0] == key[0] and k[1] not in alive]:
+                self._connections.pop(stale).close()
+            self._connections[key] = connection
+        return connection
+
+    def _forget_connection(self, connection: sqlite3.Connection) -> None:
+        """Drop this thread's connection after a failure left it in doubt; the next use opens another."""
+        with self._connections_lock:
+            key = (os.getpid(), threading.get_ident())
+            if self._connections.get(key) is connection:
+                del self._connections[key]
+        try:
+            connection.close()
+        except sqlite3.Error:
+            pass
+
+    def _close_connections(self) -> None:
+        """Close this process's per-thread connections (a forked child leaves its parent's alone)."""
+        pid = os.getpid()
+        with self._connections_lock:
+            for key in [k for k in self._connections if k[0] == pid]:
+                self._connections.pop(key).close()
+            memory, self._memory_connection = getattr(self, "_memory_connection", None), None
+        if memory is not None and pid == self._pid:
+            memory.close()
+
+    @contextmanager
+    def _transaction(self, begin: str | None) -> Iterator[sqlite3.Connection]:
+        """Run the body in ``begin`` ... COMMIT on this thread's connection (ROLLBACK if it raises).
+
+        ``begin`` None runs the body's statements in autocommit: each is its own snapshot.
+        """
+        connection = self._connection()
+        if connection.in_transaction:  # a read inside a read on this thread shares its snapshot
+            if begin is not None and begin != "BEGIN":
+                raise RuntimeError("a write transaction cannot start inside a read on the same thread")
+            yield connection
+            return
+        if begin is not None:
+            connection.execute(begin)
+        try:
+            yield connection
+            if connection.in_transaction:
+                connection.execute("COMMIT")
+        except BaseException:
+            if connection.in_transaction:
+                try:
+                    connection.execute("ROLLBACK")
+                except sqlite3.Error:
+                    self._forget_connection(connection)
+            raise
