@@ -21,7 +21,7 @@ from linking_support import (  # noqa: F401  (fixtures are found by name)
 
 from benchmarks.synthetic import generate_notes
 from kioko_core.layer.memory_layer import MemoryLayer
-from kioko_core.linking import links as L
+from kioko_core.linking import links
 from kioko_core.store import Scope, ScopeGenerations, Store
 
 # small bounds, so the postings lists are cut the way a store of thousands cuts them
@@ -56,7 +56,7 @@ def shuffled_in_time(prefix: str, count: int) -> list[dict[str, Any]]:
 
 def links_of(store: Store, user_id: str, prefix: str) -> dict[str, list[tuple[Any, ...]]]:
     return {
-        r.id.removeprefix(prefix): [(e["id"].removeprefix(prefix), e["type"], e["w"]) for e in L.link_entries(r)]
+        r.id.removeprefix(prefix): [(e["id"].removeprefix(prefix), e["type"], e["w"]) for e in links.link_entries(r)]
         for r in scope_records(store, Scope(user_id))
     }
 
