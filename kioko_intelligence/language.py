@@ -77,7 +77,7 @@ cool nice sounds perfect awesome excellent yes yeah yep yup no nope nah alright 
 hehe wow super brilliant amazing fantastic neat indeed exactly agreed understood noted welcome np
 problem worries all gotcha makes sense true the for your help that's that is helpful hmm hm oh ah
 sorry hear glad meet pleasure mistake bad i'm to my there go ahead talk tomorrow asking exactly what needed
-curious just mind never
+curious just mind never mate buddy pal folks ta heaps legend star cheerio
 """.split()
 )
 _QUESTION_START = re.compile(

@@ -167,7 +167,12 @@ def test_a_forget_of_what_was_said_about_a_thing_finds_it_by_its_other_words(mem
 def test_reactions_store_nothing_and_what_the_user_did_is_shown_when_asked_about_them(memory) -> None:
     """Whole-sentence reactions are no write; "What do you know about me?" shows the user's newest facts and
     events (an event about the user is about them), not someone else's."""
-    reactions = ["Sounds like a plan.", "Great suggestion, I'll try it.", "Sorry, I was away for a bit."]
+    reactions = [
+        "Sounds like a plan.",
+        "Great suggestion, I'll try it.",
+        "Sorry, I was away for a bit.",
+        "brilliant, cheers mate",
+    ]
     for text in reactions:
         report = memory.record_turn(text, "Okay.", user_id="pilot", session_id="s1")
         assert [op for op in report.ops if op.status == "applied"] == [], text
