@@ -2,6 +2,9 @@
 it is for; :mod:`heuristic` holds the builders that turn a row's match into operations, and the order in
 which the tables are tried.
 
+The module is a table of data rows, one row a phrasing, and is as long as its rows (issue #37 leaves such a
+module whole, however long): the code that acts on the rows lives in :mod:`heuristic`.
+
 A new phrasing is one row: its ``example`` is checked to match its own row (and to route to its ``op``) by
 ``tests/intelligence/test_router_phrasings.py``; ``tests/intelligence/test_router_rules.py`` shows that a row added to a table routes a
 phrasing nothing routed before. The rows of a table are tried in order and the first that matches wins

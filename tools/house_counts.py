@@ -103,9 +103,13 @@ def short_aliases() -> list[str]:
 
 
 def long_modules() -> list[str]:
+    """Source modules over 800 lines, except a table of data rows that says so in its docstring."""
     found = []
     for path in python_files(SOURCES):
-        lines = len(path.read_text(encoding="utf-8").splitlines())
+        source = path.read_text(encoding="utf-8")
+        lines = len(source.splitlines())
+        if "table of data rows" in (ast.get_docstring(ast.parse(source)) or ""):
+            continue
         if lines > LONG_MODULE:
             found.append(f"{path} {lines}")
     return found

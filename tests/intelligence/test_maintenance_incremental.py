@@ -17,7 +17,7 @@ import pytest
 import kioko
 from kioko_core.linking import links
 from kioko_core.store import Delete, Filter, Scope, Upsert
-from kioko_intelligence import Intelligence, maintenance, reflection
+from kioko_intelligence import Intelligence, maintenance, reflection, tending
 from kioko_intelligence.maintenance import DANGLING_PAGE, PRUNE_PAGE, TEND_LINKS, MaintenanceScheduler
 
 U = {"user_id": "kumar"}
@@ -179,9 +179,8 @@ def test_the_newest_episodes_read_through_windows_are_those_of_a_whole_scan(tmp_
 
 def test_a_process_keeps_the_passes_of_a_bounded_number_of_scopes(monkeypatch) -> None:
     """A service tends many users: what it keeps per user (a page of records) does not grow with them."""
-    from kioko_intelligence import maintenance
 
-    monkeypatch.setattr(maintenance, "MAX_SWEEPS", 3)
+    monkeypatch.setattr(tending, "MAX_SWEEPS", 3)
     scheduler = MaintenanceScheduler()
     with kioko.connect("memory://", auto_link=True) as layer:
         for user in ("a", "b", "c", "d", "e"):
