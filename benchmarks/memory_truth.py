@@ -1,6 +1,6 @@
 """Does the memory stay true over a conversation? End states of an agent loop, scene by scene.
 
-    python benchmarks/memory_truth.py [--split dev,dev2,heldout,heldout2] [--llm SPEC] [--scene ID]
+    python benchmarks/memory_truth.py [--split dev,dev2,...,heldout,heldout2,...] [--llm SPEC] [--scene ID]
         [--markdown PATH] [--json PATH]
 
 A scene is a few sessions of an agent loop for a fresh user, through the public API only: for every
@@ -29,9 +29,11 @@ failures and only counts for the held-out half.
 
 Later scene sets follow the same pattern, one file per half: every ``memory_truth_devN.jsonl`` is a half
 the tuning reads, every ``memory_truth_heldoutN.jsonl`` one it never reads; each file is reported as its
-own row, and only ``dev*`` failures are ever listed or shown with ``--scene``. ``heldout2`` was written
-by another hand, in another voice, before any of the tuning that followed it, to check that what was
-tuned on ``dev``/``dev2`` carries over to phrasings nobody tuned on. ``dev_forget``/``heldout_forget`` hold the
+own row, and only ``dev*`` failures are ever listed or shown with ``--scene``. ``heldout2`` (with
+``dev2``) was written in another voice than the first files, before any of the tuning that followed, and
+without reading the router's patterns, to check that what is tuned carries over to phrasings nobody
+tuned on; ``dev3``, ``dev4`` and ``dev5`` were written later, each run once before any change made for
+it (their first-run figures are in ``benchmarks/results/memory-truth/slots-checks.md``). ``dev_forget``/``heldout_forget`` hold the
 forgets (one item, a subject named later only as "he"/"she", a whole kind), summaries across sessions,
 small talk, safety facts and the context budget, written before the changes they measure. A probe may
 set ``max_chars``: its context must be no longer (the budget scenes, at the default budget).
