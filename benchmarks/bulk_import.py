@@ -1,6 +1,7 @@
 """A linked import: ``add_many`` of one user's conversation history on SQLite, batched (now) beside one by one (before).
 
-    python benchmarks/bulk_import.py [--sizes 10000,100000] [--before-max 10000] [--markdown PATH] [--json PATH]
+    python benchmarks/bulk_import.py [--sizes 10000,100000] [--before-max 10000] [--modes single,batched]
+        [--markdown PATH] [--json PATH]
 
 The memories are conversational turns: the LoCoMo development half (``/work/shared/data/locomo``, 2,760 turns,
 each stored as ``"Speaker: text"``, its session and time), then filler made from them until the user holds N: each
@@ -171,6 +172,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--before-max", type=int, default=10_000, help="largest size also run one by one")
+    parser.add_argument(
+        "--modes", default="single,batched", help="single (add one by one), batched (one add_many), or both"
+    )
     parser.add_argument("--markdown", type=Path)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
@@ -181,6 +185,8 @@ def main(argv: list[str] | None = None) -> int:
         for size in sizes:
             items = conversation(size)
             for batched in (False, True):
+                if ("batched" if batched else "single") not in args.modes.split(","):
+                    continue
                 if not batched and size > args.before_max:
                     continue
                 rows.append(run(items, batched, folder))
