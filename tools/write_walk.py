@@ -1,10 +1,11 @@
 """The write walk: which of the project's source files one linked ``MemoryLayer.add`` passes through, in order.
 
-    python tools/write_walk.py [--earlier 6] [--list] [--json PATH]
+    python tools/write_walk.py [--earlier 6] [--without-id] [--list] [--json PATH]
 
 A layer over ``memory://`` with the offline embedder and linking on is given ``--earlier`` memories of one user
 and session first (so the linker has candidates to read, score and link), then the one ``add`` that is walked: a
-note sharing their words, so it links. Nothing else runs while the walk is recorded.
+note sharing their words, so it links. Nothing else runs while the walk is recorded. The walked add names its
+id; ``--without-id`` walks an add without one (as most are), which first looks for a stored copy of the text.
 
 What is counted, exactly. :func:`sys.setprofile` reports every Python function call and return in the thread.
 The walk *follows the new memory's content*: a function call is followed when one of its named parameters holds
@@ -127,7 +128,7 @@ class Walk:
                     self._enter(caller, where)
 
 
-def walk_one_add(earlier: int) -> Walk:
+def walk_one_add(earlier: int, with_id: bool = True) -> Walk:
     memory = kioko.connect("memory://", auto_link=True)
     base = 1_700_000_000.0
     for number, text in enumerate((EARLIER * (1 + earlier // len(EARLIER)))[:earlier]):
@@ -147,7 +148,7 @@ def walk_one_add(earlier: int) -> Walk:
             user_id=USER,
             session_id=SESSION,
             memory_type="episodic",
-            id="walked",
+            id="walked" if with_id else None,
             created_at=base + 60 * earlier,
         )
     finally:
@@ -172,10 +173,11 @@ def figures(walk: Walk) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--earlier", type=int, default=6, help="memories added before the walked one")
+    parser.add_argument("--without-id", action="store_true", help="walk an add that names no id")
     parser.add_argument("--list", action="store_true", help="print the walk, one step a line")
     parser.add_argument("--json", type=Path, help="write the figures and the walk here")
     args = parser.parse_args()
-    walk = walk_one_add(args.earlier)
+    walk = walk_one_add(args.earlier, with_id=not args.without_id)
     result = figures(walk)
     if args.list:
         for number, (where, function) in enumerate(walk.steps, 1):

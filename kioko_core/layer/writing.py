@@ -145,7 +145,8 @@ class WritePath:
         if memory_type not in LINKABLE_KINDS:
             return None
         key = " ".join(content.split())
-        ids = self.index.lookup(scope, [content_term(content)], 8)[2].get(content_term(content), [])
+        term = content_term(content)
+        ids = self.index.lookup(scope, [term], 8)[2].get(term, [])
         for found in self.store.get(scope, ids) if ids else []:
             if (
                 found is not None
