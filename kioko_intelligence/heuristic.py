@@ -12,6 +12,9 @@ this module holds the builders. Each builder is a small method of :class:`_Readi
 first matching row of its table and returns True when it used the sentence or clause up; the order of
 the calls in :meth:`_Reading.sentence` and :meth:`_Reading.clause` is the precedence. A new phrasing
 is a row of a table; a new kind of statement is a table, a builder and its place in that order.
+The builders of goals are in :mod:`~kioko_intelligence.goal_reading`, those of forget requests in
+:mod:`~kioko_intelligence.forget_reading`, and the lookups every builder shares (the ops so far, goals and
+decisions by their words) in :mod:`~kioko_intelligence.turn_reading`; :class:`_Reading` inherits them.
 """
 
 from __future__ import annotations
@@ -21,9 +24,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import kioko_intelligence.rules as rules
-from kioko_core.linking.linker import KIND_TERM
 from kioko_core.reading.analysis import STOP_WORDS, stem
-from kioko_core.store import InvalidRecordError, Record, Scope, check_scope
+from kioko_core.store import Record
+from kioko_intelligence.forget_reading import ForgetReading
+from kioko_intelligence.goal_reading import GoalReading
 from kioko_intelligence.language import (
     _IRREGULAR_PAST,
     about_user,
@@ -32,21 +36,19 @@ from kioko_intelligence.language import (
     clauses,
     content_words,
     coverage,
-    due_date,
     gate,
     gate_reason,
     has_time_cue,
-    importance,
     is_question,
-    mention_matches,
-    names_itself,
     sentence,
     sentences,
     statements_before_question,
     when,
 )
-from kioko_intelligence.ops import KIND_OF_MEMORY, ROUTER_HEURISTIC, SKIPPED, MemoryOp, RouteResult
+from kioko_intelligence.ops import ROUTER_HEURISTIC, SKIPPED, MemoryOp, RouteResult
 from kioko_intelligence.turn import Turn
+from kioko_intelligence.turn_reading import POSTINGS_LIMIT as POSTINGS_LIMIT  # read here by llm and tests
+from kioko_intelligence.turn_reading import QUERY_CHARS as QUERY_CHARS
 
 if TYPE_CHECKING:
     from kioko_core.layer.memory_layer import MemoryLayer
@@ -55,14 +57,6 @@ if TYPE_CHECKING:
 # "episode" ...) are the operations it writes (kioko_intelligence.ops.OPERATIONS, the registry's op column).
 CAPTURES = ("rules", "selective", "all")
 SERVED_KINDS = {"procedural": "procedure", "skill": "skill", "strategy": "strategy"}
-FORGET_COVERAGE = 0.75
-FORGET_FILLERS = frozenset({"thing", "things", "stuff", "bit", "info", "information", "details", "detail", "part"})
-"""Words that only frame what to forget ("the metformin thing"): they need not be in the memory."""
-RELATED_LIMIT = 10
-POSTINGS_LIMIT = 500
-"""Goals and decisions are looked up by the index while their words are rarer than this in the scope."""
-QUERY_CHARS = 1000
-"""How much of a statement looks for related memories: the start says what it is about."""
 
 Rule = Callable[[str, Turn], "Sequence[MemoryOp] | None"]
 
@@ -171,88 +165,10 @@ class HeuristicRouter:
         return RouteResult(ops=reading.ops, router=self.name)
 
 
-class _Reading:
+class _Reading(GoalReading, ForgetReading):
     """One turn being read: the ops so far and what was looked up (open goals, decisions) for it."""
 
-    def __init__(self, router: HeuristicRouter, memory: MemoryLayer, turn: Turn) -> None:
-        self.router = router
-        self.memory = memory
-        self.turn = turn
-        self.scope: Scope = check_scope((turn.user_id, turn.agent_id))
-        self.who = {"user_id": turn.user_id, "agent_id": turn.agent_id}
-        self.ops: list[MemoryOp] = []
-        self._whole: dict[str, list[str]] = {}
-        """Terms whose every posting this turn has read (their lists were longer than :data:`POSTINGS_LIMIT`)."""
-        self._relations: list[tuple[str, str]] = []
-        """(relation, value) of profile slots, added after the turn's other ops as the spec lists them."""
-        graph = router.graph if router.graph is not None else getattr(memory, "auto_graph", False)
-        self.graph = bool(graph)
-
     # -- bookkeeping
-
-    def add(
-        self,
-        op: str,
-        *,
-        reason: str,
-        text_for_importance: str = "",
-        target: str | None = None,
-        confidence: float = 0.9,
-        **fields: Any,
-    ) -> MemoryOp:
-        kind = op.split(".", 1)[0]
-        made = MemoryOp(
-            op=op,
-            target=target,
-            fields={k: v for k, v in fields.items() if v is not None},
-            reason=reason,
-            confidence=confidence,
-            importance=importance(kind, text_for_importance) if text_for_importance else None,
-        )
-        if not any(o.op == made.op and o.target == made.target and o.fields == made.fields for o in self.ops):
-            self.ops.append(made)
-        return made
-
-    def open_goals(self, mention: str, every: bool = False) -> list[Record]:
-        """Open goals that share a word (``every``: all words) with ``mention``, oldest first."""
-        return [g for g in self.by_words("goal", mention, every) if g.metadata.get("status", "open") == "open"]
-
-    def current_decisions(self, mention: str) -> list[Record]:
-        """Decisions in force that share a word with ``mention``, oldest first."""
-        return [d for d in self.by_words("decision", mention) if not d.metadata.get("superseded_by")]
-
-    def by_words(self, kind: str, mention: str, every: bool = False) -> list[Record]:
-        """Memories of ``kind`` holding a content word of ``mention``, found through the term index.
-
-        A turn must not cost more as the store grows, so goals and decisions are not scanned: the
-        postings of the kind and of the mention's words are intersected, and only the memories in the
-        intersection are read. A term more frequent than :data:`POSTINGS_LIMIT` (its postings cut at the
-        limit) has its whole list read - ids only, an index walk - so the intersection stays exact: reading
-        every memory of the kind instead cost a turn ~0.4 s at 20,000 memories (1,073 goals).
-        """
-        words = [w for w in content_words(mention, keep_generic=False) if not w.isdigit()]
-        if not words:
-            return []
-        kind_term, terms = KIND_TERM + KIND_OF_MEMORY[kind], ["t:" + w for w in words]
-        postings = self.memory.store.postings(self.scope, [kind_term, *terms], POSTINGS_LIMIT)
-        ids_of = dict(postings.ids)
-        cut = [t for t in [kind_term, *terms] if postings.df.get(t, 0) > POSTINGS_LIMIT]
-        unread = [t for t in cut if t not in self._whole]
-        if unread:
-            whole = self.memory.store.postings(self.scope, unread, max(postings.df[t] for t in unread))
-            self._whole.update({t: whole.ids.get(t, []) for t in unread})
-        ids_of.update({t: self._whole[t] for t in cut})
-        holding = [set(ids_of.get(t, ())) for t in terms if postings.df.get(t, 0) or not every]
-        if every:  # words the index does not keep (framing words such as "user") do not narrow it
-            words_ids = set.intersection(*holding) if holding else set()
-        else:
-            words_ids = set().union(*holding)
-        ids = set(ids_of.get(kind_term, ())) & words_ids
-        records = [r for r in self.memory.store.get(self.scope, sorted(ids)) if r is not None] if ids else []
-        return sorted((r for r in records if r.kind == KIND_OF_MEMORY[kind]), key=lambda r: (r.created_at, r.id))
-
-    def related(self, text: str, limit: int = RELATED_LIMIT) -> list[Record]:
-        return self.memory.search(text[:QUERY_CHARS], limit=limit, **self.who)
 
     # -- a sentence
 
@@ -325,81 +241,6 @@ class _Reading:
         return True
 
     # -- forgetting
-
-    def forget_kind(self, text: str) -> bool:
-        """ "Forget all my preferences", "clear every goal from your memory": every memory of that kind goes."""
-        found = rules.FORGET_KIND.match(_forget_request(text))
-        if found is None:
-            return False
-        kind = rules.FORGET_KINDS[found.group("kind").lower()]
-        records = list(self.memory.memories(kinds={kind}, **self.who))
-        for record in records:
-            self.add("memory.delete", target=record.id, reason=f"the user asked to forget every {kind} memory")
-        if not records:
-            op = self.add("memory.delete", reason=f"the user asked to forget every {kind} memory")
-            op.status, op.error = SKIPPED, f"the user has no {kind} memories"
-        return True
-
-    def forget(self, text: str) -> bool:
-        request = _forget_request(text)
-        found = rules.first(rules.FORGET, request)
-        if found is None:
-            if not rules.FORGET_THAT.match(request):
-                return False
-            op = self.add("memory.delete", reason="a request to erase what was just named")
-            op.status, op.error = SKIPPED, "what to erase is named by the sentence before (read there)"
-            return True
-        phrase = found[1].group("phrase")
-        phrase = rules.FORGET_FRAME.sub("", rules.CUT.split(bare(phrase), maxsplit=1)[0], count=1)
-        phrase = rules.FORGET_TAIL.sub("", phrase).strip()
-        if phrase.lower() in rules.EVERYTHING or not content_words(phrase):
-            op = self.add("memory.delete", reason="a request to forget everything")
-            op.status, op.error = (
-                SKIPPED,
-                "forgetting everything is never done from a conversation; use memory.forget_user(...) explicitly",
-            )
-            return True
-        if (rules.FORGET_SUBJECT.search(request) or _proper_name(phrase)) and self.forget_subject(phrase):
-            return True
-        slot = rules.SLOT_MENTION.match(phrase)
-        words = tuple(w for w in content_words(about_user(phrase)) if w != "user" and w not in FORGET_FILLERS)
-        if slot and slot.group(1).lower() in rules.SLOTS:
-            key = rules.SLOTS[slot.group(1).lower()]
-            record = self.memory.profile.record(key, **self.who)
-            if record is not None:
-                self.add("memory.delete", target=record.id, reason=f"the user asked to forget their {key}")
-                return True
-            # a slot kept as a plain memory ("User's work email is ..."): the slot's own words name it
-            words = content_words(key.replace("_", " "))
-        aliases = {w: _aliases(w) for w in words}
-        query = " ".join([phrase, *(a for found in aliases.values() for a in found)])
-        hits = [
-            r for r in self.related(query, limit=50) if _loose_coverage(words, r.content, aliases) >= FORGET_COVERAGE
-        ]
-        for record in hits:
-            self.add("memory.delete", target=record.id, reason=f"the user asked to forget {phrase!r}")
-        if not hits:
-            op = self.add("memory.delete", reason=f"the user asked to forget {phrase!r}")
-            op.status, op.error = SKIPPED, "nothing in the user's memories matched"
-        return True
-
-    def forget_subject(self, subject: str) -> bool:
-        """ "Forget everything about P": a ``memory.delete`` for each memory naming P (``fields.subject``; the
-        executor then sweeps P's triples, summary points and session turns with ``memory.forget_about``).
-        False when P names nothing (only common words) or nothing of the user's names it: the sentence is then
-        read as a forget of one item ("forget what I told you about my weight" finds "User weighs 70 kilos")."""
-        try:
-            found = self.memory.forget_about(subject, dry_run=True, **self.who)
-        except InvalidRecordError:
-            return False
-        reason = f"the user asked to forget everything about {subject!r}"
-        for item in found["memories"]:
-            self.add("memory.delete", target=item["id"], subject=subject, reason=reason)
-        if not found["memories"]:
-            if not (found["relations"] or found["traces"]):
-                return False  # "forget what I told you about my weight": read as one item ("User weighs ...")
-            self.add("memory.delete", subject=subject, reason=reason)
-        return True
 
     # -- extraction: procedures, lessons, instructions
 
@@ -638,142 +479,6 @@ class _Reading:
         return True
 
     # -- goals
-
-    def goal(self, text: str, whole: str) -> bool:
-        found = rules.first(rules.GOAL, text)
-        if not found:
-            return False
-        title = capitalised(rules.TAIL.sub("", bare(found[1].group("title"))))
-        if len(title.split()) < 2 or rules.NO_AIM.match(title):
-            return False
-        due = due_date(title, self.turn.now)
-        core = title[: title.lower().rfind(" " + due[0].lower().split()[0])] if due else title
-        for goal in self.open_goals(core, every=True):
-            name = goal.metadata.get("title") or goal.content
-            if names_itself(core, name):
-                if due and due[1] != goal.metadata.get("due"):
-                    self.add(
-                        "goal.update",
-                        target=goal.id,
-                        due=due[1],
-                        reason="a restated goal with a new date",
-                        text_for_importance=whole,
-                    )
-                else:
-                    op = self.add("goal.add", title=title, reason="a goal was stated", text_for_importance=whole)
-                    op.status, op.error = SKIPPED, f"already an open goal: {name!r}"
-                return True
-        self.add(
-            "goal.add",
-            title=title,
-            due=due[1] if due else None,
-            reason="a goal was stated",
-            text_for_importance=whole,
-        )
-        return True
-
-    def goal_state(self, text: str) -> bool:
-        """Progress ("60% done with X", "12 of the 24 books"), completion and giving up, on an open goal."""
-        if self.progress(text):
-            return True
-        for rows, action in ((rules.COMPLETE, "complete"), (rules.DROP, "drop")):
-            found = rules.first(rows, text)
-            if found and self.goal_done(text, _mention(found[1]), action):
-                return True
-        own = rules.OWN_VERB.match(text)
-        if own:
-            mention = _mention_text(own.group("rest"))
-            goal = self.find_goal(mention)
-            if goal is not None and _did_goal_verb(own.group("verb"), goal.metadata.get("title") or goal.content):
-                return self.goal_done(text, mention, "complete")
-        return False
-
-    def goal_done(self, text: str, mention: str, action: str) -> bool:
-        goal = self.find_goal(mention)
-        if goal is None:
-            return False
-        name = goal.metadata.get("title") or goal.content
-        if names_itself(_without_goal_words(mention), name):
-            self.add(
-                f"goal.{action}",
-                target=goal.id,
-                text_for_importance=text,
-                reason="the goal itself was " + ("reached" if action == "complete" else "given up"),
-            )
-        else:
-            moment = when(text, self.turn.now)
-            self.add(
-                "episode.add",
-                text=about_user(text),
-                created_at=moment[1].timestamp() if moment else None,
-                reason=f"a step towards the goal {name!r}, which stays open",
-                text_for_importance=text,
-            )
-        return True
-
-    def progress(self, text: str) -> bool:
-        count = rules.COUNT_OF.search(text)
-        fraction: float | None = None
-        mentions: list[str] = []
-        if count:
-            done, total = (float(count.group(g).replace(",", "")) for g in ("done", "total"))
-            if 0 < total and done <= total:
-                fraction = done / total
-                mentions = [text[: count.start()] + " " + text[count.end() :]]
-        if fraction is None:
-            figure = _progress_figure(text)
-            if figure is not None:
-                fraction, before, after = figure
-                mentions = [after, before] if after else [before]
-            else:
-                return self.progress_by_amount(text)
-        for mention in mentions:
-            goal = self.find_goal(mention)
-            if goal is None:
-                continue
-            if fraction >= 1.0:
-                self.add("goal.complete", target=goal.id, reason="reported 100% done", text_for_importance=text)
-            else:
-                self.add(
-                    "goal.progress",
-                    target=goal.id,
-                    progress=round(fraction, 4),
-                    reason=f"reported {round(fraction * 100)}% done",
-                    text_for_importance=text,
-                )
-            return True
-        return False
-
-    def progress_by_amount(self, text: str) -> bool:
-        """ "I've saved about 7000 so far towards the house deposit": the share of the goal's own number."""
-        amount = rules.SO_FAR.search(text)
-        if amount is None:
-            return False
-        said = amount.group("amount") or amount.group("amount2")
-        done = float(said.replace(",", ""))
-        goal = self.find_goal(rules.NUMBERS.sub(" ", rules.HEDGES.sub(" ", text)))
-        if goal is None:
-            return False
-        totals = [
-            float(n.replace(",", "")) for n in re.findall(r"\b\d[\d,]*(?:\.\d+)?\b", goal.metadata.get("title") or "")
-        ]
-        if len(totals) != 1 or not 0 < done < totals[0]:
-            return False
-        self.add(
-            "goal.progress",
-            target=goal.id,
-            progress=round(done / totals[0], 4),
-            reason=f"{said} of the goal's {totals[0]:g}",
-            text_for_importance=text,
-        )
-        return True
-
-    def find_goal(self, mention: str) -> Record | None:
-        mention = _without_goal_words(mention)
-        for goal in self.open_goals(mention):
-            if mention_matches(mention, goal.metadata.get("title") or goal.content):
-                return goal
-        return None
 
     # -- working memory
 
@@ -1034,44 +739,6 @@ def _chatter(text: str) -> bool:
     return bool(rules.CHATTER.match(text)) and len(text.split()) <= 8
 
 
-def _loose_coverage(words: tuple[str, ...], text: str, aliases: dict[str, tuple[str, ...]] | None = None) -> float:
-    """Like :func:`coverage`, a word also counting when it shares its first five letters ("allergy", "allergic")
-    or when one of its ``aliases`` is in the text ("salary" for "User earns 85k")."""
-    if not words:
-        return 0.0
-    have = set(content_words(text))
-
-    def held(word: str) -> bool:
-        return word in have or (len(word) >= 5 and any(h[:5] == word[:5] for h in have))
-
-    hits = sum(1 for w in words if held(w) or any(held(a) for a in (aliases or {}).get(w, ())))
-    return hits / len(words)
-
-
-def _forget_request(text: str) -> str:
-    """A sentence as the forget rules read it: without "Could you please" and "Actually, ..." before it."""
-    said = bare(text)
-    for _ in range(2):
-        said = rules.ASK_TO.sub("", rules.FORGET_LEAD.sub("", said, count=1), count=1)
-    return said
-
-
-def _aliases(word: str) -> tuple[str, ...]:
-    """The stems of the words a memory may name ``word``'s thing by (:data:`~kioko_intelligence.rules.FORGET_ALIASES`)."""
-    for name, others in rules.FORGET_ALIASES.items():
-        if stem(name) == word:
-            return tuple(stem(o) for o in others)
-    return ()
-
-
-def _proper_name(phrase: str) -> bool:
-    """ "Tom", "Dr. Okafor", "Northwind Traders": a name alone, forgotten as a subject ("forget Tom entirely")."""
-    words = phrase.split()
-    if not 1 <= len(words) <= 3 or words[0].lower() in ("my", "the", "our", "your"):
-        return False
-    return all(w[:1].isupper() and w.rstrip(".").replace("-", "").replace("'", "").isalpha() for w in words)
-
-
 def _choice(raw: str | None) -> str:
     """The choice a phrase names: "We're going with Dagster" -> "Dagster", "the Polestar 2 in the end" -> "Polestar 2"."""
     if not raw:
@@ -1118,57 +785,6 @@ def _replace_choice(base: str, old: str, new: str) -> str:
     pattern = re.compile(rf"\b(?i:{re.escape(old)})\b(?:\s+[A-Z0-9][\w.-]*)*")
     replaced = pattern.sub(lambda _: new, base, count=1)
     return re.sub(r"\b(\w+)\s+\1\b", r"\1", replaced, flags=re.IGNORECASE)  # "release release weekly"
-
-
-def _mention_text(text: str) -> str:
-    return rules.TIME_TAIL.sub("", bare(rules.CUT.split(bare(text), maxsplit=1)[0]))
-
-
-def _mention(match: re.Match[str]) -> str:
-    groups = match.groupdict()
-    return _mention_text(groups.get("mention") or groups.get("mention2") or "")
-
-
-def _without_goal_words(mention: str) -> str:
-    return " ".join(w for w in mention.split() if w.lower().strip(".,!?") not in rules.GOAL_WORDS)
-
-
-def _did_goal_verb(verb: str, title: str) -> bool:
-    """Is ``verb`` the past of the goal's own verb ("ran" for "Run the Berlin marathon")?"""
-    words = re.sub(r"^goal\s*:\s*", "", title, flags=re.IGNORECASE).split()
-    if not words:
-        return False
-    base, verb = words[0].lower(), verb.lower()
-    return verb in (rules.PAST_OF.get(base), base + "ed", base + "d", base[:-1] + "ied" if base.endswith("y") else None)
-
-
-def _progress_figure(text: str) -> tuple[float, str, str] | None:
-    """A progress figure next to a progress word: (fraction, the text before it, the phrase after the word)."""
-    best = None
-    for figure in rules.PROGRESS_FIGURE.finditer(text):
-        word = rules.PROGRESS_WORD.search(text, figure.end())
-        near_after = word is not None and word.start() - figure.end() <= 12
-        word_before = None
-        for candidate in rules.PROGRESS_WORD.finditer(text[max(0, figure.start() - 40) : figure.start()]):
-            word_before = candidate
-        if re.search(r"\bat\s+(?:about\s+|roughly\s+|around\s+)?$", text[: figure.start()], re.IGNORECASE):
-            near_after, word_before = True, None
-        if not (near_after or word_before is not None):
-            continue
-        if figure.group("number"):
-            fraction = min(1.0, float(figure.group("number")) / 100.0)
-        else:
-            fraction = rules.FRACTIONS[figure.group("fraction").lower()]
-        after = text[word.end() :] if near_after and word is not None else text[figure.end() :]
-        if not near_after and word_before is not None:
-            offset = max(0, figure.start() - 40) + word_before.end()
-            after = text[offset : figure.start()]
-        after = re.sub(r"^\s*(?:done|complete|there|of the way)?\s*(?:with|on|in|through|into|of|for)?\s+", " ", after)
-        before = rules.HEDGES.sub(" ", text[: figure.start()])
-        best = (fraction, before, bare(rules.CUT.split(rules.HEDGES.sub(" ", after).strip(), maxsplit=1)[0]))
-        if near_after:
-            break
-    return best
 
 
 def _quantities(text: str) -> dict[str, str]:

@@ -430,11 +430,11 @@ def test_goals_and_decisions_are_found_by_the_index_and_by_a_scan_when_words_are
     memory: MemoryLayer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With every term more frequent than the postings limit, the router scans the kind instead: same ops."""
-    from kioko_intelligence import heuristic
+    from kioko_intelligence import turn_reading
 
     for text, expected in TRANSCRIPT[:2]:
         assert lines(say(memory, text)) == expected
-    monkeypatch.setattr(heuristic, "POSTINGS_LIMIT", 0)
+    monkeypatch.setattr(turn_reading, "POSTINGS_LIMIT", 0)
     for text, expected in TRANSCRIPT[4:6]:
         assert lines(say(memory, text)) == expected
 

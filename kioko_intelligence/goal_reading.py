@@ -1,0 +1,215 @@
+"""The offline router's goal builders: a new goal, a goal done or given up, progress by a figure or an amount
+(the rows are :mod:`~kioko_intelligence.rules`' ``GOAL``, ``COMPLETE`` and ``DROP``)."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import kioko_intelligence.rules as rules
+from kioko_core.store import Record
+from kioko_intelligence.language import (
+    about_user,
+    bare,
+    capitalised,
+    due_date,
+    mention_matches,
+    names_itself,
+    when,
+)
+from kioko_intelligence.ops import SKIPPED
+from kioko_intelligence.turn_reading import TurnReading
+
+if TYPE_CHECKING:
+    pass
+
+
+class GoalReading(TurnReading):
+    """The builders of a turn's goals: each returns True when it used the clause up."""
+
+    def goal(self, text: str, whole: str) -> bool:
+        found = rules.first(rules.GOAL, text)
+        if not found:
+            return False
+        title = capitalised(rules.TAIL.sub("", bare(found[1].group("title"))))
+        if len(title.split()) < 2 or rules.NO_AIM.match(title):
+            return False
+        due = due_date(title, self.turn.now)
+        core = title[: title.lower().rfind(" " + due[0].lower().split()[0])] if due else title
+        for goal in self.open_goals(core, every=True):
+            name = goal.metadata.get("title") or goal.content
+            if names_itself(core, name):
+                if due and due[1] != goal.metadata.get("due"):
+                    self.add(
+                        "goal.update",
+                        target=goal.id,
+                        due=due[1],
+                        reason="a restated goal with a new date",
+                        text_for_importance=whole,
+                    )
+                else:
+                    op = self.add("goal.add", title=title, reason="a goal was stated", text_for_importance=whole)
+                    op.status, op.error = SKIPPED, f"already an open goal: {name!r}"
+                return True
+        self.add(
+            "goal.add",
+            title=title,
+            due=due[1] if due else None,
+            reason="a goal was stated",
+            text_for_importance=whole,
+        )
+        return True
+
+    def goal_state(self, text: str) -> bool:
+        """Progress ("60% done with X", "12 of the 24 books"), completion and giving up, on an open goal."""
+        if self.progress(text):
+            return True
+        for rows, action in ((rules.COMPLETE, "complete"), (rules.DROP, "drop")):
+            found = rules.first(rows, text)
+            if found and self.goal_done(text, _mention(found[1]), action):
+                return True
+        own = rules.OWN_VERB.match(text)
+        if own:
+            mention = _mention_text(own.group("rest"))
+            goal = self.find_goal(mention)
+            if goal is not None and _did_goal_verb(own.group("verb"), goal.metadata.get("title") or goal.content):
+                return self.goal_done(text, mention, "complete")
+        return False
+
+    def goal_done(self, text: str, mention: str, action: str) -> bool:
+        goal = self.find_goal(mention)
+        if goal is None:
+            return False
+        name = goal.metadata.get("title") or goal.content
+        if names_itself(_without_goal_words(mention), name):
+            self.add(
+                f"goal.{action}",
+                target=goal.id,
+                text_for_importance=text,
+                reason="the goal itself was " + ("reached" if action == "complete" else "given up"),
+            )
+        else:
+            moment = when(text, self.turn.now)
+            self.add(
+                "episode.add",
+                text=about_user(text),
+                created_at=moment[1].timestamp() if moment else None,
+                reason=f"a step towards the goal {name!r}, which stays open",
+                text_for_importance=text,
+            )
+        return True
+
+    def progress(self, text: str) -> bool:
+        count = rules.COUNT_OF.search(text)
+        fraction: float | None = None
+        mentions: list[str] = []
+        if count:
+            done, total = (float(count.group(g).replace(",", "")) for g in ("done", "total"))
+            if 0 < total and done <= total:
+                fraction = done / total
+                mentions = [text[: count.start()] + " " + text[count.end() :]]
+        if fraction is None:
+            figure = _progress_figure(text)
+            if figure is not None:
+                fraction, before, after = figure
+                mentions = [after, before] if after else [before]
+            else:
+                return self.progress_by_amount(text)
+        for mention in mentions:
+            goal = self.find_goal(mention)
+            if goal is None:
+                continue
+            if fraction >= 1.0:
+                self.add("goal.complete", target=goal.id, reason="reported 100% done", text_for_importance=text)
+            else:
+                self.add(
+                    "goal.progress",
+                    target=goal.id,
+                    progress=round(fraction, 4),
+                    reason=f"reported {round(fraction * 100)}% done",
+                    text_for_importance=text,
+                )
+            return True
+        return False
+
+    def progress_by_amount(self, text: str) -> bool:
+        """ "I've saved about 7000 so far towards the house deposit": the share of the goal's own number."""
+        amount = rules.SO_FAR.search(text)
+        if amount is None:
+            return False
+        said = amount.group("amount") or amount.group("amount2")
+        done = float(said.replace(",", ""))
+        goal = self.find_goal(rules.NUMBERS.sub(" ", rules.HEDGES.sub(" ", text)))
+        if goal is None:
+            return False
+        totals = [
+            float(n.replace(",", "")) for n in re.findall(r"\b\d[\d,]*(?:\.\d+)?\b", goal.metadata.get("title") or "")
+        ]
+        if len(totals) != 1 or not 0 < done < totals[0]:
+            return False
+        self.add(
+            "goal.progress",
+            target=goal.id,
+            progress=round(done / totals[0], 4),
+            reason=f"{said} of the goal's {totals[0]:g}",
+            text_for_importance=text,
+        )
+        return True
+
+    def find_goal(self, mention: str) -> Record | None:
+        mention = _without_goal_words(mention)
+        for goal in self.open_goals(mention):
+            if mention_matches(mention, goal.metadata.get("title") or goal.content):
+                return goal
+        return None
+
+
+def _mention_text(text: str) -> str:
+    return rules.TIME_TAIL.sub("", bare(rules.CUT.split(bare(text), maxsplit=1)[0]))
+
+
+def _mention(match: re.Match[str]) -> str:
+    groups = match.groupdict()
+    return _mention_text(groups.get("mention") or groups.get("mention2") or "")
+
+
+def _without_goal_words(mention: str) -> str:
+    return " ".join(w for w in mention.split() if w.lower().strip(".,!?") not in rules.GOAL_WORDS)
+
+
+def _did_goal_verb(verb: str, title: str) -> bool:
+    """Is ``verb`` the past of the goal's own verb ("ran" for "Run the Berlin marathon")?"""
+    words = re.sub(r"^goal\s*:\s*", "", title, flags=re.IGNORECASE).split()
+    if not words:
+        return False
+    base, verb = words[0].lower(), verb.lower()
+    return verb in (rules.PAST_OF.get(base), base + "ed", base + "d", base[:-1] + "ied" if base.endswith("y") else None)
+
+
+def _progress_figure(text: str) -> tuple[float, str, str] | None:
+    """A progress figure next to a progress word: (fraction, the text before it, the phrase after the word)."""
+    best = None
+    for figure in rules.PROGRESS_FIGURE.finditer(text):
+        word = rules.PROGRESS_WORD.search(text, figure.end())
+        near_after = word is not None and word.start() - figure.end() <= 12
+        word_before = None
+        for candidate in rules.PROGRESS_WORD.finditer(text[max(0, figure.start() - 40) : figure.start()]):
+            word_before = candidate
+        if re.search(r"\bat\s+(?:about\s+|roughly\s+|around\s+)?$", text[: figure.start()], re.IGNORECASE):
+            near_after, word_before = True, None
+        if not (near_after or word_before is not None):
+            continue
+        if figure.group("number"):
+            fraction = min(1.0, float(figure.group("number")) / 100.0)
+        else:
+            fraction = rules.FRACTIONS[figure.group("fraction").lower()]
+        after = text[word.end() :] if near_after and word is not None else text[figure.end() :]
+        if not near_after and word_before is not None:
+            offset = max(0, figure.start() - 40) + word_before.end()
+            after = text[offset : figure.start()]
+        after = re.sub(r"^\s*(?:done|complete|there|of the way)?\s*(?:with|on|in|through|into|of|for)?\s+", " ", after)
+        before = rules.HEDGES.sub(" ", text[: figure.start()])
+        best = (fraction, before, bare(rules.CUT.split(rules.HEDGES.sub(" ", after).strip(), maxsplit=1)[0]))
+        if near_after:
+            break
+    return best
