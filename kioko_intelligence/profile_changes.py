@@ -99,6 +99,19 @@ def _said_slot(clause: str, slot: str) -> str | None:
     return value if 0 < len(value) <= 60 and len(value.split()) <= 6 else None
 
 
+_NAMED_NOW = re.compile(rf"\b(?i:it's|it is|i'm|i am|my name's|my name is)\s+(?P<v>{NAME_WORDS})")
+"""A full name said again ("so it's Maria Fernandez now"): the user's name when it shares a word with it."""
+
+
+def _renamed(clause: str, name: str) -> str | None:
+    found = _NAMED_NOW.search(clause)
+    if found is None:
+        return None
+    said = bare(found.group("v"))
+    old, new = set(name.lower().split()), set(said.lower().split())
+    return said if old & new and old != new and len(new) >= 2 else None
+
+
 def stated(clause: str) -> list[tuple[str, str]]:
     """The profile slots a clause states through the router's own rows, change words cut ("I'm a pastry chef
     now" -> job_title), or through a relation ("I report to Dev Patel")."""
@@ -156,6 +169,8 @@ def profile_changes(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn
     setting = {op.fields.get("key") for op in ops if op.op == "profile.set" and op.status == "planned"}
     for clause in _clauses(turn_text):
         found = stated(clause) + [(slot, value) for slot in have if (value := _said_slot(clause, slot))]
+        if "name" in have and (renamed := _renamed(clause, str(have["name"].metadata.get("value", "")))):
+            found.append(("name", renamed))
         for slot, value in found:
             if slot not in have or slot in setting:
                 continue

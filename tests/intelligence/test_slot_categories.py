@@ -131,3 +131,10 @@ def test_a_clause_the_router_read_otherwise_changes_a_profile_slot_the_user_has(
 def test_a_slot_the_user_does_not_have_is_left_to_the_router(memory) -> None:
     _say(memory, [["I report to Dev Patel now, it's a good change."]])
     assert memory.profile.get("manager", **U) is None  # a first statement is the router's to read
+
+
+def test_a_full_name_said_again_with_the_same_first_name_renames(memory) -> None:
+    _say(memory, [["My name is Maria Lopez."], ["I got married, so it's Maria Fernandez now."]])
+    assert memory.profile.get("name", **U) == "Maria Fernandez"
+    _say(memory, [["The team got a new lead, it's Anna Schmidt now."]])
+    assert memory.profile.get("name", **U) == "Maria Fernandez"  # no word shared: someone else
