@@ -6,7 +6,7 @@ import dataclasses
 import os
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Mapping, overload
+from typing import TYPE_CHECKING, Any, Mapping, cast, overload
 
 from kioko.protocol import Memory
 
@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # the names below are loaded on first use (see __getattr__): 
         ConflictError,
         ConnectionLostError,
         IdTaken,
+        IntelligenceNeeded,
         InvalidRecordError,
         KindMismatch,
         KiokoError,
@@ -26,7 +27,6 @@ if TYPE_CHECKING:  # the names below are loaded on first use (see __getattr__): 
         StoreError,
         UnknownStoreError,
     )
-    from kioko_core.layer.memory_layer import MemoryLayer
     from kioko_core.privacy.limits import Limits, TooLargeError
     from kioko_core.recall.options import RecallOptions
     from kioko_core.store import Capabilities, Delete, Filter, Record, Scope, Store, Upsert
@@ -55,6 +55,8 @@ if TYPE_CHECKING:  # the names below are loaded on first use (see __getattr__): 
         UnknownProviderError,
         chat_model,
     )
+    from kioko_intelligence.surface import IntelligentMemory
+    from kioko_intelligence.surface import IntelligentMemory as MemoryLayer
 
 # Where each public name lives. A CLI call, a serverless worker or `kioko --version` pays only for what it
 # touches: numpy, pydantic, the intelligence and the drivers load when a name that needs them is first used.
@@ -64,6 +66,7 @@ _LAZY = {
             "ConflictError",
             "ConnectionLostError",
             "IdTaken",
+            "IntelligenceNeeded",
             "InvalidRecordError",
             "KindMismatch",
             "KiokoError",
@@ -99,7 +102,8 @@ _LAZY = {
         ("MissingAPIKeyError", "ProviderConfigError", "ProviderError", "UnknownProviderError", "chat_model"),
         "kioko_intelligence.providers",
     ),
-    "MemoryLayer": "kioko_core.layer.memory_layer",
+    "MemoryLayer": "kioko_intelligence.surface",
+    "IntelligentMemory": "kioko_intelligence.surface",
     "Limits": "kioko_core.privacy.limits",
     "TooLargeError": "kioko_core.privacy.limits",
     **dict.fromkeys(("known_schemes", "open_store", "register_store"), "kioko_core.store.registry"),
@@ -111,6 +115,10 @@ _LAZY = {
     "AsyncRemoteMemory": "kioko.remote.async_client",
 }
 
+_NAMED = {"MemoryLayer": "IntelligentMemory"}
+"""Public names that are another name in their module: kioko.MemoryLayer is the layer with the intelligence's
+calls (the core's own class, kioko_core.layer.memory_layer.MemoryLayer, has none of them)."""
+
 
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
@@ -119,8 +127,8 @@ def __getattr__(name: str) -> Any:
     import importlib
 
     if name == "MemoryLayer":
-        _with_intelligence()  # a layer built from kioko.MemoryLayer gets manage, record_turn ... as before
-    value = getattr(importlib.import_module(module), name)
+        _with_intelligence()  # a layer's export_lines / import_lines need the export format
+    value = getattr(importlib.import_module(module), _NAMED.get(name, name))
     globals()[name] = value  # the next access is a plain module attribute
     return value
 
@@ -130,10 +138,8 @@ def __dir__() -> list[str]:
 
 
 def _with_intelligence() -> None:
-    """Register the intelligence's layer extension (importing the package does; its heavy parts stay unloaded):
-    every layer Kioko's API builds has ``manage``, ``record_turn``, ``plan`` ..., as when ``import kioko``
-    imported the whole intelligence; and the export format its ``export_lines`` / ``import_lines`` use."""
-    import kioko_intelligence  # noqa: F401
+    """Register the export format every layer's ``export_lines`` / ``import_lines`` use (the intelligence's calls
+    are methods of the layer Kioko's API builds, :class:`kioko.MemoryLayer`)."""
     from kioko import layer_exchange  # noqa: F401
 
 
@@ -149,6 +155,7 @@ __all__ = [
     "reembed",
     "Memory",
     "MemoryLayer",
+    "IntelligentMemory",
     "RecallOptions",
     "Store",
     "StoreURL",
@@ -162,6 +169,7 @@ __all__ = [
     "StoreError",
     "ConflictError",
     "IdTaken",
+    "IntelligenceNeeded",
     "InvalidRecordError",
     "ConnectionLostError",
     "UnknownStoreError",
@@ -228,7 +236,7 @@ def intelligent(
     :meth:`MemoryLayer.with_linking`); the layer given is not changed.
     """
     from kioko_core.errors import UnknownStoreError
-    from kioko_core.layer.memory_layer import MemoryLayer
+    from kioko_core.layer.memory_layer import MemoryLayer as CoreLayer
     from kioko_intelligence import Intelligence
 
     if isinstance(target, str) and target.split(":", 1)[0].lower() in ("http", "https"):
@@ -237,12 +245,12 @@ def intelligent(
             "kioko.intelligent() takes a store URL such as sqlite:///memory.db"
         )
     brain = options.pop("intelligence", None) or Intelligence(router, llm=llm)
-    if isinstance(target, MemoryLayer):
-        from kioko_intelligence import enable
+    if isinstance(target, CoreLayer):
+        from kioko_intelligence.surface import enable, with_calls
 
-        view = target.with_linking()  # a new layer over the same store: the layer given is left as it was
-        enable(view, brain)  # composed onto the view: routing on, managed turns feed the entity graph
-        return view
+        # a new layer over the same store (the layer given is left as it was), routing on, managed turns feeding
+        # the entity graph
+        return enable(with_calls(target).with_linking(), brain)
     options.setdefault("auto_link", True)
     options.setdefault("auto_graph", True)
     return _connect_layer(target, intelligence=brain, **options)
@@ -291,10 +299,12 @@ def connect(target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = No
     already made with other vectors (one made by the offline embedder keeps working as it was).
     """
     from kioko.remote.url import is_remote_url
-    from kioko_core.layer.memory_layer import MemoryLayer
+    from kioko_core.layer.memory_layer import MemoryLayer as CoreLayer
 
-    if isinstance(target, MemoryLayer):
-        return target
+    if isinstance(target, CoreLayer):
+        # returned as it is; the core's own layer (not kioko.MemoryLayer) answers the intelligence's calls with
+        # IntelligenceNeeded
+        return cast(Memory, target)
     if is_remote_url(target):
         from kioko.remote.client import RemoteMemory
 
@@ -308,11 +318,11 @@ def _connect_layer(target: str | StoreURL | Mapping[str, Any] | None, **options:
     """:func:`connect` for a store URL (not a service's): always a MemoryLayer."""
     from kioko_core.embedding.embedders import EMBEDDER_NAMES
     from kioko_core.errors import InvalidRecordError, UnknownStoreError
-    from kioko_core.layer.memory_layer import MemoryLayer
     from kioko_core.store.driver import positive_int
     from kioko_core.store.format_mark import EmbedderMismatchError
     from kioko_core.store.registry import open_store
     from kioko_core.store.url import StoreURL
+    from kioko_intelligence.surface import IntelligentMemory
 
     _with_intelligence()
     if isinstance(target, Mapping):
@@ -359,13 +369,13 @@ def _connect_layer(target: str | StoreURL | Mapping[str, Any] | None, **options:
         layer_options["embedder"] = embedder
     try:
         try:
-            return MemoryLayer(store, **layer_options)
+            return IntelligentMemory(store, **layer_options)
         except EmbedderMismatchError as mismatch:
             if not by_default or mismatch.stored[1] != store.dim or mismatch.stored[0] not in EMBEDDER_NAMES:
                 raise EmbedderMismatchError(mismatch.stored, mismatch.given, url.render()) from None
             # no embedder named: the one that wrote the store (two machines with different extras agree)
             layer_options["embedder"] = mismatch.stored[0]
-            return MemoryLayer(store, **layer_options)
+            return IntelligentMemory(store, **layer_options)
     except BaseException:
         store.close()
         raise

@@ -188,7 +188,8 @@ class IntelligenceInfo(Protocol):
 
 
 class IntelligenceCalls(Protocol):
-    """The intelligence's part of :class:`Memory` (what ``kioko_intelligence`` installs on a layer)."""
+    """The intelligence's part of :class:`Memory`: the calls of :data:`kioko_core.layer.hooks.INTELLIGENCE_CALLS`, the
+    methods of :class:`kioko_intelligence.surface.IntelligentMemory` (``kioko.MemoryLayer``) and of both clients."""
 
     # -- the intelligence
 

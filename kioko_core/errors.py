@@ -47,6 +47,12 @@ class KiokoError(Exception):
         super().__init__(*(scrub(a) if scrub is not None and isinstance(a, str) else a for a in args))
 
 
+class IntelligenceNeeded(KiokoError, AttributeError):
+    """A call of the intelligence (``manage``, ``record_turn``, ``plan`` ...) asked of a layer without it: the core's
+    :class:`~kioko_core.layer.memory_layer.MemoryLayer`. ``kioko.connect()``, ``kioko.MemoryLayer`` and
+    ``kioko.intelligent()`` build a layer that has them. An AttributeError too: ``hasattr(layer, "manage")`` is False."""
+
+
 class ExperimentalWarning(UserWarning):
     """A feature is documented as experimental: it may change or fail where its CI job is not yet green."""
 
@@ -133,6 +139,7 @@ __all__ = [
     "ConnectionLostError",
     "IdTaken",
     "IdUnavailable",
+    "IntelligenceNeeded",
     "InvalidRecordError",
     "KindMismatch",
     "KiokoError",

@@ -4,9 +4,9 @@ Offline by default (:class:`HeuristicRouter`: rules, no model, deterministic), o
 per turn (:class:`LLMRouter`). Every decision is a :class:`MemoryOp` in a :class:`ManageReport`;
 :class:`OpExecutor` applies them through the typed managers. See docs/intelligence.md.
 
-Importing this package registers :func:`.surface.install` with the core (:mod:`kioko_core.layer.hooks`): every
-:class:`~kioko_core.layer.memory_layer.MemoryLayer` built afterwards gets ``manage``, ``record_turn``, ``plan``,
-``maintain`` ... and the intelligence's hooks by composition.
+:class:`IntelligentMemory` (``kioko.MemoryLayer``: what ``kioko.connect()`` and ``kioko.intelligent()`` build) is
+the core's :class:`~kioko_core.layer.memory_layer.MemoryLayer` with ``manage``, ``record_turn``, ``plan``,
+``maintain`` ... as methods and the intelligence's hooks.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-# imported at once: importing the package registers the layer extension (surface.py keeps its own imports light)
-from kioko_intelligence.surface import IntelligentMemory, enable
+# imported at once: the layer with the intelligence's calls (surface.py keeps its own imports light)
+from kioko_intelligence.surface import IntelligentMemory, enable, with_calls
 
 if TYPE_CHECKING:
     from kioko_intelligence.brain import Intelligence, IntelligenceConfigError, build_intelligence
@@ -88,4 +88,5 @@ __all__ = [
     "chat_model",
     "enable",
     "parse_operations",
+    "with_calls",
 ]

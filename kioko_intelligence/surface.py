@@ -1,10 +1,11 @@
-"""What a MemoryLayer gains from the intelligence: manage, record_turn, learn, on / off, and the served note.
+"""Kioko's full layer: :class:`IntelligentMemory`, the core's MemoryLayer with the intelligence's calls as methods.
 
-Installed by composition: the core's :class:`~kioko_core.layer.memory_layer.MemoryLayer` knows nothing of this package.
-Importing it registers :func:`install` with :func:`kioko_core.layer.hooks.register_extension`, so every layer built
-afterwards gets the intelligence's state (``intelligence``, ``auto_graph``, ``events``), its
-:class:`IntelligenceHooks` (plan a recall, note what recall served, erase a deleted memory's traces, forget a
-user's counters, write the uses on close) and the public calls of :class:`IntelligentMemory` bound to it.
+``kioko.MemoryLayer`` is this class, and ``kioko.connect()`` and ``kioko.intelligent()`` build it: ``manage``,
+``record_turn``, ``learn``, ``plan``, pins, ``kv``, ``end_session``, ``reflect``, ``maintain``, ``on`` / ``off``
+(the names of :data:`kioko_core.layer.hooks.INTELLIGENCE_CALLS`) are declared here with their signatures, and
+its :class:`IntelligenceHooks` act at the layer's turning points (plan a recall, note what recall served,
+erase a deleted memory's traces, forget a user's counters, write the uses on close). The core's
+:class:`~kioko_core.layer.memory_layer.MemoryLayer` knows nothing of this package.
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ import dataclasses
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from kioko_core.layer.hooks import LayerHooks, register_extension
+from kioko_core.layer.hooks import LayerHooks
+from kioko_core.layer.memory_layer import MemoryLayer
 from kioko_core.recall.hybrid import DEFAULT_LINKS, pinned_memories
-from kioko_core.store import InvalidRecordError, Record, Scope
+from kioko_core.store import InvalidRecordError, Record, Scope, Store
 from kioko_core.telemetry import timed
 from kioko_intelligence.events import Callback, EventBus
 from kioko_intelligence.executor import OpExecutor
@@ -26,7 +28,9 @@ from kioko_intelligence.pins import StablePrefix, set_pinned, stable_prefix
 from kioko_intelligence.turn import messages_of, redacted_messages
 
 if TYPE_CHECKING:
-    from kioko_core.layer.memory_layer import MemoryLayer
+    from kioko_core.embedding.embedders import Embedder
+    from kioko_core.privacy.limits import Limits
+    from kioko_core.recall.hybrid import RecallConfig
     from kioko_core.recall.options import RecallOptions
     from kioko_intelligence.brain import Intelligence
     from kioko_intelligence.maintenance import MaintenanceScheduler
@@ -40,56 +44,30 @@ SERVED_KINDS = frozenset({"procedural", "skill", "strategy"})
 MAX_SESSIONS_NOTED = 1024
 """Sessions whose last recall is remembered for feedback; the oldest give way."""
 
-PUBLIC_CALLS = (
-    "on",
-    "off",
-    "manage",
-    "record_turn",
-    "learn",
-    "plan",
-    "pin",
-    "unpin",
-    "pinned",
-    "kv",
-    "end_session",
-    "reflect",
-    "maintain",
-)
-"""The calls :func:`install` puts on a layer (each bound to that layer, or to the view it is on)."""
+
+def with_calls(layer: MemoryLayer) -> IntelligentMemory:
+    """``layer`` itself when it has the intelligence's calls (a :class:`IntelligentMemory`), else a view of the core's
+    layer that has them, without an intelligence (``manage`` and ``plan`` use the offline router on demand): the same
+    store, index and linker, the same scope and linking, closing the store as ``layer`` would."""
+    if isinstance(layer, IntelligentMemory):
+        return layer
+    view = layer._view(bound=layer.scope, auto_link=layer.auto_link, owns_store=layer._owns_store)
+    # the view is a fresh shallow copy nobody else holds, and the subclass adds no part of its own but the state
+    # _hold makes: its managers and graph stay bound to it
+    view.__class__ = IntelligentMemory
+    smart = cast("IntelligentMemory", view)
+    smart._hold()
+    return smart
 
 
-def install(layer: MemoryLayer, *, intelligence: Any = None, auto_graph: bool = False) -> None:
-    """Give a new layer the intelligence's state, hooks and calls (run by the layer's constructor)."""
-    layer.events = EventBus()
-    layer.auto_graph = bool(auto_graph)
-    layer.intelligence = None
-    if intelligence is not None and intelligence is not False:
-        from kioko_intelligence.brain import build_intelligence
-
-        layer.intelligence = build_intelligence(intelligence)
-    # what this process holds for the layer, shared with its views (the router reads _served and _replies)
-    held = vars(layer)  # not the core's attributes: the layer's class does not declare them
-    held["_on_demand"] = None
-    held["_served"] = OrderedDict()  # (user, agent, session) -> (what recall served, its Context)
-    held["_served_lock"] = threading.Lock()
-    held["_replies"] = _Recent(MAX_SESSIONS_NOTED)  # (user, agent, session) -> the agent's last reply
-    layer.hooks = HOOKS
-    _bind_calls(layer)
-
-
-def enable(layer: MemoryLayer, intelligence: Any) -> None:
-    """Turn the intelligence on for ``layer`` (a fresh view, see :func:`kioko.intelligent`): it routes turns
-    with ``intelligence`` and managed turns feed the entity graph."""
+def enable(view: IntelligentMemory, intelligence: Any) -> IntelligentMemory:
+    """Turn the intelligence on for ``view`` (a fresh view of a layer, see :func:`kioko.intelligent`) and return it:
+    it routes turns with ``intelligence`` and managed turns feed the entity graph."""
     from kioko_intelligence.brain import build_intelligence
 
-    layer.auto_graph = True
-    layer.intelligence = build_intelligence(intelligence)
-
-
-def _bind_calls(layer: MemoryLayer) -> None:
-    surface = IntelligentMemory(layer)
-    for name in PUBLIC_CALLS:
-        setattr(layer, name, getattr(surface, name))
+    view.auto_graph = True
+    view.intelligence = build_intelligence(intelligence)
+    return view
 
 
 class IntelligenceHooks(LayerHooks):
@@ -127,9 +105,6 @@ class IntelligenceHooks(LayerHooks):
         forget_counters(layer.bookkeeping, scope)
         forget_held(layer, scope)
 
-    def on_view(self, view: Any) -> None:
-        _bind_calls(view)  # the calls of the layer it came from act for that layer's scope, not the view's
-
     def on_close(self, layer: Any) -> None:
         _write_uses(layer)
 
@@ -137,26 +112,67 @@ class IntelligenceHooks(LayerHooks):
 HOOKS = IntelligenceHooks()
 
 
-class IntelligentMemory:
-    """The intelligence's calls on one layer (or view); :func:`install` binds them onto it as attributes."""
+class IntelligentMemory(MemoryLayer):
+    """A memory layer with Kioko's intelligence (``kioko.MemoryLayer``): the core's layer and the calls of
+    :data:`~kioko_core.layer.hooks.INTELLIGENCE_CALLS`.
 
-    def __init__(self, layer: MemoryLayer) -> None:
-        self._layer = layer
+    ``intelligence`` (True, ``"heuristic"``, an Intelligence or a config dict) routes ``learn`` and
+    ``record_turn``; ``auto_graph`` lets managed turns add relations to the entity graph. Without
+    ``intelligence``, ``manage`` and ``plan`` use the offline router on demand and ``learn`` keeps what the
+    user said. The other options are :class:`~kioko_core.layer.memory_layer.MemoryLayer`'s.
+    """
 
-    def _scope(self, user_id: str | None, agent_id: str | None) -> Scope:
-        """The layer's scope resolution (a scoped view's user; reserved names refused)."""
-        return self._layer._scope(user_id, agent_id)
+    hooks: LayerHooks = HOOKS
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        auto_link: bool = False,
+        linker: dict[str, Any] | None = None,
+        embedder: Embedder | str | None = None,
+        limits: Limits | dict[str, Any] | None = None,
+        recall_config: RecallConfig | dict[str, Any] | None = None,
+        intelligence: Any = None,
+        auto_graph: bool = False,
+        mark_store: bool = True,
+    ) -> None:
+        super().__init__(
+            store,
+            auto_link=auto_link,
+            linker=linker,
+            embedder=embedder,
+            limits=limits,
+            recall_config=recall_config,
+            mark_store=mark_store,
+        )
+        self.auto_graph = bool(auto_graph)
+        self.intelligence = None
+        if intelligence is not None and intelligence is not False:
+            from kioko_intelligence.brain import build_intelligence
+
+            self.intelligence = build_intelligence(intelligence)
+        self._hold()
+
+    def _hold(self) -> None:
+        """What this process holds for the layer, shared with its views (the router reads _served and _replies)."""
+        self.events = EventBus()
+        """The layer's :class:`~kioko_intelligence.events.EventBus` (``on`` / ``off`` register with it)."""
+        self._on_demand: Intelligence | None = None
+        self._served: OrderedDict[Any, Any] = OrderedDict()  # (user, agent, session) -> (recall's served, Context)
+        self._served_lock = threading.Lock()
+        self._replies = _Recent(MAX_SESSIONS_NOTED)  # (user, agent, session) -> the agent's last reply
 
     # -- events
 
     def on(self, event: str, callback: Callback) -> Callback:
         """Call ``callback(payload)`` after every ``event`` (``"memory.managed"``, ``"memory.linked"``, ``"*"``)."""
-        events: EventBus = self._layer.events
+        events: EventBus = self.events
         return events.on(event, callback)
 
     def off(self, event: str, callback: Callback) -> bool:
         """Stop calling ``callback`` for ``event``."""
-        events: EventBus = self._layer.events
+        events: EventBus = self.events
         return events.off(event, callback)
 
     # -- managed writes
@@ -177,9 +193,9 @@ class IntelligentMemory:
         """
         scope = self._scope(user_id, agent_id)  # a scoped view's user; reserved names refused
         user_id, agent_id = scope.user_id, scope.agent_id
-        brain = self._layer.intelligence or _on_demand(self._layer)
+        brain = self.intelligence or _on_demand(self)
         report: ManageReport = brain.manage(
-            self._layer, text, user_id=user_id, agent_id=agent_id, session_id=session_id, dry_run=dry_run
+            self, text, user_id=user_id, agent_id=agent_id, session_id=session_id, dry_run=dry_run
         )
         return report
 
@@ -220,9 +236,9 @@ class IntelligentMemory:
         of the session.
         """
         scope = self._scope(user_id, agent_id)  # a scoped view's user; reserved names refused
-        if self._layer.intelligence is not None:
-            managed: ManageReport = self._layer.intelligence.manage(
-                self._layer,
+        if self.intelligence is not None:
+            managed: ManageReport = self.intelligence.manage(
+                self,
                 messages,
                 user_id=scope.user_id,
                 agent_id=scope.agent_id,
@@ -239,7 +255,7 @@ class IntelligentMemory:
             for m in redacted_messages(messages_of(messages))
             if m["role"] == "user" and m["content"].strip()
         ]
-        OpExecutor(self._layer).apply(
+        OpExecutor(self).apply(
             ops,
             user_id=scope.user_id,
             agent_id=scope.agent_id,
@@ -266,8 +282,8 @@ class IntelligentMemory:
         if not isinstance(query, str):
             raise InvalidRecordError("query must be a string")
         scope = self._scope(user_id, agent_id)
-        followed: RecallPlan = _brain(self._layer).plan(
-            self._layer,
+        followed: RecallPlan = _brain(self).plan(
+            self,
             query,
             user_id=scope.user_id,
             agent_id=scope.agent_id,
@@ -279,20 +295,20 @@ class IntelligentMemory:
 
     def pin(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record:
         """Pin a memory: every context shows it under "Keep in mind (frequently needed)"; it joins :meth:`kv`."""
-        return set_pinned(self._layer, memory_id, True, user_id=user_id, agent_id=agent_id)
+        return set_pinned(self, memory_id, True, user_id=user_id, agent_id=agent_id)
 
     def unpin(self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None) -> Record:
         """Unpin a memory (a memory that was not pinned is returned as it is)."""
-        return set_pinned(self._layer, memory_id, False, user_id=user_id, agent_id=agent_id)
+        return set_pinned(self, memory_id, False, user_id=user_id, agent_id=agent_id)
 
     def pinned(self, *, user_id: str | None = None, agent_id: str | None = None) -> list[Record]:
         """The scope's pinned memories, oldest pin first (at most the pinned section's 10)."""
-        return pinned_memories(self._layer, self._scope(user_id, agent_id))
+        return pinned_memories(self, self._scope(user_id, agent_id))
 
     def kv(self, *, user_id: str | None = None, agent_id: str | None = None) -> StablePrefix:
         """The stable prefix for provider prompt caches: profile, instructions and pins, byte-identical from
         turn to turn until one of them changes (``prefix.text``, ``prefix.digest``, ``prefix.memory_ids``)."""
-        return stable_prefix(self._layer, self._scope(user_id, agent_id))
+        return stable_prefix(self, self._scope(user_id, agent_id))
 
     # -- maintenance
 
@@ -300,8 +316,8 @@ class IntelligentMemory:
         """Wrap a session up now: its task and lasting scratchpad slots become the session's episode (updated
         if it was wrapped up before), and the scratchpad is cleared. Returns the episode, or None."""
         scope = self._scope(user_id, agent_id)
-        return _scheduler(self._layer).end_session(
-            self._layer,
+        return _scheduler(self).end_session(
+            self,
             session_id,
             user_id=scope.user_id,
             agent_id=scope.agent_id,
@@ -312,7 +328,7 @@ class IntelligentMemory:
         """Reflect on the user's recent episodes now (``maintain(tasks=["reflect"])`` for one user): recurring
         themes offline, insights with evidence with a model. ``{"insights": [ids], "themes": [ids], "error": ...}``."""
         scope = self._scope(user_id, agent_id)
-        return _scheduler(self._layer).reflect(self._layer, user_id=scope.user_id, agent_id=scope.agent_id)
+        return _scheduler(self).reflect(self, user_id=scope.user_id, agent_id=scope.agent_id)
 
     def maintain(
         self, *, user_id: str | None = None, agent_id: str | None = None, tasks: list[str] | None = None
@@ -320,11 +336,11 @@ class IntelligentMemory:
         """Run maintenance now (``tasks``: ``"end_sessions"``, ``"summarize"``, ``"reflect"``, ``"tend"``, ``"pin"``,
         ``"consolidate"``; default all) for one user, or for every user the scheduler has counted turns for when no
         user is given (a layer bound to a user: that user)."""
-        if user_id is None and agent_id is None and self._layer.scope is None:
-            return _scheduler(self._layer).run(self._layer, tasks=tasks)
+        if user_id is None and agent_id is None and self.scope is None:
+            return _scheduler(self).run(self, tasks=tasks)
         scope = self._scope(user_id, agent_id)
-        return _scheduler(self._layer).run(
-            self._layer,
+        return _scheduler(self).run(
+            self,
             user_id=scope.user_id,
             agent_id=scope.agent_id,
             tasks=tasks,
@@ -472,6 +488,4 @@ class _Recent:
                 self._items.popitem(last=False)
 
 
-register_extension(install)
-
-__all__ = ["HOOKS", "IntelligenceHooks", "IntelligentMemory", "enable", "install"]
+__all__ = ["HOOKS", "IntelligenceHooks", "IntelligentMemory", "enable", "with_calls"]

@@ -22,6 +22,7 @@ from kioko_core.layer.memory_layer import MemoryLayer
 from kioko_core.layer.scoped import user_scope
 from kioko_core.store import Scope
 from kioko_intelligence.events import EventBus
+from kioko_intelligence.surface import IntelligentMemory, with_calls
 
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorOut, "description": text}
@@ -47,12 +48,13 @@ class Service:
     """
 
     def __init__(self, layer: MemoryLayer, keys: KeyRing | KeyFile | None, body_limit: int) -> None:
-        self.layer = layer
+        # a core layer is served with the intelligence's calls (a view of it: manage routes offline on demand)
+        self.layer: IntelligentMemory = with_calls(layer)
         self.keys = keys
         self.body_limit = body_limit
         self.write_lock = threading.Lock()
         # the layer's own bus (``memory.on``), so manage()'s events and the routes' reach the same subscribers
-        existing = getattr(layer, "events", None)
+        existing = getattr(self.layer, "events", None)
         self.bus = existing if isinstance(existing, EventBus) else EventBus()
         self.webhook_guard = WebhookGuard()
         self.webhook_limit: int | None = None

@@ -2,12 +2,10 @@
 
 :class:`~kioko_core.layer.memory_layer.MemoryLayer` calls its ``hooks`` (a :class:`LayerHooks`) when it plans a recall,
 after a recall, after a delete, when a user is forgotten, when a view of it is made and when it closes.
-Here every hook does nothing, so the core works alone. The intelligence package
-(:mod:`kioko_intelligence.surface`) registers an extension with :func:`register_extension`; every
-layer built afterwards runs it, and it installs its own hooks and its public calls (``manage``,
-``record_turn``, ``plan``, ``maintain`` ...) on the layer by composition. This is the drivers' pattern
-(:func:`kioko_core.store.registry.register_store`) turned upwards: the arrow points from the intelligence to
-the core, never back.
+Here every hook does nothing, so the core works alone. The intelligence package subclasses the layer
+(:class:`kioko_intelligence.surface.IntelligentMemory`, what ``kioko.connect()``, ``kioko.MemoryLayer`` and
+``kioko.intelligent()`` build): its class carries its own hooks and declares the calls of
+:data:`INTELLIGENCE_CALLS` as methods. The arrow points from the intelligence to the core, never back.
 """
 
 from __future__ import annotations
@@ -79,27 +77,25 @@ class LayerHooks:
         """The layer is closing its store: write what is still held in this process."""
 
 
-Extension = Callable[..., None]
-"""``extension(layer, intelligence=..., auto_graph=...)``: installs a package's hooks and calls on a new layer."""
-
-_extensions: list[Extension] = []
-
-
-def register_extension(extension: Extension) -> None:
-    """Run ``extension`` on every layer built from now on (registering the same one twice runs it once)."""
-    if extension not in _extensions:
-        _extensions.append(extension)
-
-
-def extend(layer: Any, **options: Any) -> None:
-    """Run the registered extensions on a new layer; options that no extension is there to take are an error."""
-    if not _extensions and any(value not in (None, False) for value in options.values()):
-        named = ", ".join(sorted(k for k, v in options.items() if v not in (None, False)))
-        raise InvalidRecordError(
-            f"{named} needs Kioko's intelligence, which is not loaded: import kioko (or kioko_intelligence) first"
-        )
-    for extension in _extensions:
-        extension(layer, **options)
+INTELLIGENCE_CALLS = (
+    "on",
+    "off",
+    "manage",
+    "record_turn",
+    "learn",
+    "plan",
+    "pin",
+    "unpin",
+    "pinned",
+    "kv",
+    "end_session",
+    "reflect",
+    "maintain",
+)
+"""The intelligence's calls, the one list of their names: methods of
+:class:`~kioko_intelligence.surface.IntelligentMemory`, declared with their signatures by ``kioko.Memory``
+(``IntelligenceCalls``) and sent by both remote clients (tests/core/test_layer_hooks.py checks each has them all).
+The core's layer answers each with :class:`~kioko_core.errors.IntelligenceNeeded`."""
 
 
 class Exchange(Protocol):
@@ -128,4 +124,4 @@ def exchange() -> Exchange:
     return _exchange[0]
 
 
-__all__ = ["Exchange", "FollowedPlan", "LayerHooks", "exchange", "extend", "register_exchange", "register_extension"]
+__all__ = ["INTELLIGENCE_CALLS", "Exchange", "FollowedPlan", "LayerHooks", "exchange", "register_exchange"]

@@ -7,10 +7,10 @@ import threading
 import time
 from contextlib import contextmanager
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Self
 
 from kioko_core.embedding.embedders import Embedder, OfflineEmbedder, embed_ahead, load_embedder
-from kioko_core.errors import InvalidRecordError, MemoryNotFound
+from kioko_core.errors import IntelligenceNeeded, InvalidRecordError, MemoryNotFound
 from kioko_core.graph.entities import EntityGraph
 from kioko_core.graph.facade import Graph
 from kioko_core.kinds import managers_for
@@ -18,7 +18,7 @@ from kioko_core.kinds.registry import canonical_kind
 from kioko_core.layer.bookkeeping import Bookkeeping
 from kioko_core.layer.bulk import BatchAdd
 from kioko_core.layer.declared_managers import KindManagers
-from kioko_core.layer.hooks import LayerHooks, exchange, extend
+from kioko_core.layer.hooks import INTELLIGENCE_CALLS, LayerHooks, exchange
 from kioko_core.layer.migrate import move_legacy_layouts
 from kioko_core.layer.records import LayerStore
 from kioko_core.layer.scoped import USER_OWNED_AGENTS, resolve
@@ -70,37 +70,25 @@ class MemoryLayer(KindManagers, WritePath):
     ``recall_config`` how recall retrieves and ranks (:class:`~kioko_core.recall.hybrid.RecallConfig`).
     ``embedder`` an :class:`~kioko_core.embedding.embedders.Embedder` or a name (``"offline"``, ``"semantic"``);
     its ``dim`` must be the store's.
-    ``intelligence`` (True, ``"heuristic"``, an Intelligence or a config dict) routes ``learn`` and
-    ``record_turn``; ``auto_graph`` lets managed turns add relations to the entity graph. Both are read by
-    the intelligence package, which installs ``manage``, ``record_turn``, ``learn``, ``plan``, ``pin``,
-    ``maintain`` and the rest on every layer, and its :class:`~kioko_core.layer.hooks.LayerHooks` (see
-    :mod:`kioko_core.layer.hooks`); the core itself never imports it.
+    The typed managers (``memory.goals`` ...) are declared by :class:`KindManagers`.
+
+    This is the core's layer: it has no intelligence calls (``manage``, ``record_turn``, ``plan`` ... of
+    :data:`~kioko_core.layer.hooks.INTELLIGENCE_CALLS`); asked for one, it raises
+    :class:`~kioko_core.errors.IntelligenceNeeded`. Its subclass
+    :class:`kioko_intelligence.surface.IntelligentMemory` (``kioko.MemoryLayer``, what ``kioko.connect()`` and
+    ``kioko.intelligent()`` build) declares them, takes ``intelligence`` and ``auto_graph`` and brings its
+    :class:`~kioko_core.layer.hooks.LayerHooks`; the core itself never imports it.
     """
 
     _screened: bool = False
     """True on the view add_many writes its batches through: every item passed the secret screen before."""
 
-    # What the intelligence package installs on every layer (kioko_intelligence.surface); the core
-    # only calls ``hooks`` and reads whether an intelligence is attached.
+    # What the intelligence's subclass sets (kioko_intelligence.surface); the core only calls ``hooks`` and reads
+    # whether an intelligence is attached.
     hooks: LayerHooks = LayerHooks()
     intelligence: Any = None
     """The :class:`~kioko_intelligence.Intelligence` routing this layer's turns, or None."""
     auto_graph: bool = False
-    events: Any
-    """The layer's :class:`~kioko_intelligence.events.EventBus` (``on`` / ``off`` register with it)."""
-    on: Callable[..., Any]
-    off: Callable[..., Any]
-    manage: Callable[..., Any]
-    record_turn: Callable[..., Any]
-    learn: Callable[..., Any]
-    plan: Callable[..., Any]
-    pin: Callable[..., Any]
-    unpin: Callable[..., Any]
-    pinned: Callable[..., Any]
-    kv: Callable[..., Any]
-    end_session: Callable[..., Any]
-    reflect: Callable[..., Any]
-    maintain: Callable[..., Any]
 
     if not TYPE_CHECKING:  # run time only: for mypy, a name KindManagers does not declare stays an error
 
@@ -109,6 +97,11 @@ class MemoryLayer(KindManagers, WritePath):
             held = self.__dict__.get("_managers")
             if held is not None and name in held:
                 return held[name]
+            if name in INTELLIGENCE_CALLS:
+                raise IntelligenceNeeded(
+                    f"memory.{name} is a call of Kioko's intelligence, which this layer (the core's MemoryLayer) does "
+                    "not have: build the layer with kioko.intelligent(...), kioko.connect(...) or kioko.MemoryLayer(...)"
+                )
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def __init__(
@@ -124,6 +117,11 @@ class MemoryLayer(KindManagers, WritePath):
         auto_graph: bool = False,
         mark_store: bool = True,
     ) -> None:
+        if (intelligence is not None and intelligence is not False) or auto_graph:
+            raise InvalidRecordError(
+                "intelligence and auto_graph need Kioko's intelligence, which the core's MemoryLayer does not have: "
+                "build the layer with kioko.intelligent(...) or kioko.MemoryLayer(store, intelligence=...)"
+            )
         # the store as the layer uses it: each record's bookkeeping (links, entities) in Record.system, kept
         # where this store keeps it (kioko_core.layer.records)
         self.store: LayerStore = store if isinstance(store, LayerStore) else LayerStore(store)
@@ -157,7 +155,6 @@ class MemoryLayer(KindManagers, WritePath):
         self._owns_store = True
         self._deferred = threading.local()
         """Per thread: how deep in :meth:`_purging_once`, and whether a delete inside owes a purge."""
-        extend(self, intelligence=intelligence, auto_graph=auto_graph)
 
     # -- views
 
@@ -165,7 +162,7 @@ class MemoryLayer(KindManagers, WritePath):
         """The scope of a call: this view's, or the one named (reserved names refused, see :mod:`.scoped`)."""
         return resolve(self._bound, user_id, agent_id)
 
-    def _view(self, *, bound: Scope | None, auto_link: bool, owns_store: bool) -> MemoryLayer:
+    def _view(self, *, bound: Scope | None, auto_link: bool, owns_store: bool) -> Self:
         """A layer sharing this one's store, index, linker and embedder, with its own managers and graph."""
         view = copy.copy(self)
         view._bound, view.auto_link, view._owns_store = bound, auto_link, owns_store
@@ -179,7 +176,7 @@ class MemoryLayer(KindManagers, WritePath):
         """The scope this view is bound to (:meth:`scoped`); None for a layer that serves every user."""
         return self._bound
 
-    def scoped(self, *, user_id: str | None = None, agent_id: str | None = None) -> MemoryLayer:
+    def scoped(self, *, user_id: str | None = None, agent_id: str | None = None) -> Self:
         """This layer with ``user_id`` (and ``agent_id``) bound: a full view, managers and graph included.
 
         ``memory.scoped(user_id="kumar").goals.add("Ship Kioko")`` stores Kumar's goal; every call of the
@@ -188,7 +185,7 @@ class MemoryLayer(KindManagers, WritePath):
         """
         return self._view(bound=self._scope(user_id, agent_id), auto_link=self.auto_link, owns_store=False)
 
-    def with_linking(self) -> MemoryLayer:
+    def with_linking(self) -> Self:
         """This layer with write-time linking on, as a new layer over the same store; this one is unchanged.
 
         Closing the new layer closes the shared store. :func:`kioko.intelligent` uses this.

@@ -116,7 +116,7 @@ def test_every_public_name_resolves_to_the_object_of_its_module(name: str) -> No
     value = getattr(kioko, name)
     module = kioko._LAZY.get(name)
     if module is not None:
-        assert value is getattr(__import__(module, fromlist=[name]), name)
+        assert value is getattr(__import__(module, fromlist=[name]), kioko._NAMED.get(name, name))
     assert name in dir(kioko)
 
 

@@ -338,7 +338,7 @@ def test_no_byte_of_a_planted_secret_is_found_anywhere(
     receiver = Receiver()
     caplog.set_level(logging.DEBUG)
     layer = kioko.intelligent(url, auto_graph=True)
-    plain = MemoryLayer(layer.store, auto_link=True)  # a layer without intelligence over the same store
+    plain = kioko.MemoryLayer(layer.store, auto_link=True)  # a layer without intelligence over the same store
     events: list[dict[str, Any]] = []
     layer.on("*", events.append)
     try:
