@@ -25,6 +25,7 @@ from kioko_core.layer.memory_layer import MemoryLayer
 from kioko_core.layer.records import LayerStore
 from kioko_core.linking import links
 from kioko_core.store import Record, Scope, Store
+from kioko_intelligence.surface import IntelligentMemory
 
 STORE_NAMES = ("memory", "sqlite", "postgresql", "qdrant-local")
 """The matrix the linking tests run on, named as ``conftest.STORES`` names them."""
@@ -102,10 +103,11 @@ def user() -> str:
 
 @pytest.fixture
 def make_layer(store: Store) -> Callable[..., MemoryLayer]:
-    """``make_layer(auto_link=True, linker={...}, store=other)``: a MemoryLayer over the store under test."""
+    """``make_layer(auto_link=True, linker={...}, store=other)``: a ``kioko.MemoryLayer`` (the layer with the
+    intelligence's calls; ``intelligence=...`` is one of its options) over the store under test."""
 
     def build(*, store: Store = store, auto_link: bool = True, **options: Any) -> MemoryLayer:
-        return MemoryLayer(store, auto_link=auto_link, **options)
+        return IntelligentMemory(store, auto_link=auto_link, **options)
 
     return build
 
