@@ -249,7 +249,8 @@ def measure(layer: Any, scope: Scope, held: Held, questions: Sequence[Question],
 def write(layer: Any, items: list[dict[str, Any]], user: str, args: argparse.Namespace) -> list[Any]:
     """``add_many`` (``--fill add_many``), or (``--fill store``) the records a scratch memory:// layer with the
     same embedder makes of the items, written to the store in batches of 500 (the layer's index cache then
-    catches up by the store's changes, as after another process's writes)."""
+    catches up by the store's changes, as after another process's writes; on a store that does not count its
+    writes, Qdrant, the cache is told)."""
     if args.fill == "add_many":
         return list(layer.add_many(items, user_id=user))
     scratch = kioko.connect("memory://", auto_link=False, embedder=layer.embedder)
@@ -257,6 +258,10 @@ def write(layer: Any, items: list[dict[str, Any]], user: str, args: argparse.Nam
     scratch.close()
     for start in range(0, len(records), 500):
         layer.store.update_many([Upsert(record=r, expected_version=0) for r in records[start : start + 500]])
+    # as after another process's writes: a store that counts its writes per scope (SQLite, PostgreSQL) shows the
+    # layer's index cache they happened at its next lookup; on any other (Qdrant) the cache would go on
+    # answering from what it held until its ttl (10 minutes) ran out, so it is told here
+    layer.index.invalidate(Scope(user))
     return records
 
 
