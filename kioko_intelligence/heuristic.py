@@ -12,9 +12,8 @@ this module holds the builders. Each builder is a small method of :class:`_Readi
 first matching row of its table and returns True when it used the sentence or clause up; the order of
 the calls in :meth:`_Reading.sentence` and :meth:`_Reading.clause` is the precedence. A new phrasing
 is a row of a table; a new kind of statement is a table, a builder and its place in that order.
-The builders of goals are in :mod:`~kioko_intelligence.goal_reading`, those of forget requests in
-:mod:`~kioko_intelligence.forget_reading`, and the lookups every builder shares (the ops so far, goals and
-decisions by their words) in :mod:`~kioko_intelligence.turn_reading`; :class:`_Reading` inherits them.
+The goal builders (:mod:`~kioko_intelligence.goal_reading`), the forget builders (``forget_reading``) and the
+lookups they all share (``turn_reading``) are classes :class:`_Reading` inherits.
 """
 
 from __future__ import annotations
@@ -168,7 +167,10 @@ class HeuristicRouter:
 class _Reading(GoalReading, ForgetReading):
     """One turn being read: the ops so far and what was looked up (open goals, decisions) for it."""
 
-    # -- bookkeeping
+    def __init__(self, router: HeuristicRouter, memory: MemoryLayer, turn: Turn) -> None:
+        graph = router.graph if router.graph is not None else getattr(memory, "auto_graph", False)
+        super().__init__(memory, turn, bool(graph))
+        self.router = router
 
     # -- a sentence
 

@@ -16,7 +16,6 @@ from kioko_intelligence.turn import Turn
 
 if TYPE_CHECKING:
     from kioko_core.layer.memory_layer import MemoryLayer
-    from kioko_intelligence.heuristic import HeuristicRouter
 
 RELATED_LIMIT = 10
 POSTINGS_LIMIT = 500
@@ -28,8 +27,7 @@ QUERY_CHARS = 1000
 class TurnReading:
     """One turn being read: the ops so far and what was looked up (open goals, decisions) for it."""
 
-    def __init__(self, router: HeuristicRouter, memory: MemoryLayer, turn: Turn) -> None:
-        self.router = router
+    def __init__(self, memory: MemoryLayer, turn: Turn, graph: bool) -> None:
         self.memory = memory
         self.turn = turn
         self.scope: Scope = check_scope((turn.user_id, turn.agent_id))
@@ -39,8 +37,8 @@ class TurnReading:
         """Terms whose every posting this turn has read (their lists were longer than :data:`POSTINGS_LIMIT`)."""
         self._relations: list[tuple[str, str]] = []
         """(relation, value) of profile slots, added after the turn's other ops as the spec lists them."""
-        graph = router.graph if router.graph is not None else getattr(memory, "auto_graph", False)
-        self.graph = bool(graph)
+        self.graph = graph
+        """Whether relations between named entities are written too (the router's choice, else the layer's)."""
 
     def add(
         self,

@@ -1,4 +1,5 @@
-"""recall(): hybrid retrieval fused with RRF, spreading activation over the links, and the context text."""
+"""recall(): hybrid retrieval fused with RRF, spreading activation over the links, and the context
+(its text is written by :mod:`~kioko_core.recall.context_text`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 
 from kioko_core.kinds import Episodes, Facts, Goals, Summaries
@@ -22,8 +22,6 @@ from kioko_core.linking.links import (
     LINKABLE_KINDS,
     SHARED_USER,
     MemoryLink,
-    link_entries,
-    record_label,
 )
 from kioko_core.linking.scoring import vote
 from kioko_core.reading.analysis import Analysis, has_problem_cue, stem
@@ -32,6 +30,11 @@ from kioko_core.reading.query_and_draft import TELLS_TIME, Query
 from kioko_core.reading.query_and_draft import WHEN_QUESTION as WHEN_QUESTION
 from kioko_core.recall import budget as context_budget
 from kioko_core.recall import sections as context_sections
+from kioko_core.recall.context_text import SAFETY_TITLE as SAFETY_TITLE  # read here by tests and surfaces
+from kioko_core.recall.context_text import RecalledMemory as RecalledMemory  # a Context's memories
+from kioko_core.recall.context_text import context_blocks, links_section
+from kioko_core.recall.context_text import dated as dated
+from kioko_core.recall.context_text import goal_line as goal_line
 from kioko_core.recall.safety import READ_TERMS, SAFETY_TERM, bears_on, is_safety_relevant
 from kioko_core.recall.safety import SHOWN as SAFETY_SHOWN
 from kioko_core.store import Filter, InvalidRecordError, Record, Scope, check_scope
@@ -46,8 +49,6 @@ RECENCY_WEIGHT = 0.1
 ASSOCIATIONS = frozenset({"related_to", "follows"})
 """Link types that say two memories go together but not how (see :func:`keep_related`)."""
 DEFAULT_LINKS = 3
-MAX_LINK_LINES = 6
-LINES_PER_MEMORY = 2
 FILL_RECENT = 3
 """At most this many newest memories fill an empty section named in ``fill_recent``."""
 PINNED_SHOWN = 10
@@ -60,33 +61,6 @@ FILL_KINDS = {
 }
 """A section ``fill_recent`` may fill -> the kind whose newest memories fill it (a section of one kind, from the
 registry; the open goals are always shown)."""
-
-# Which section of the context each kind goes to, and the sections' order and titles.
-SECTIONS = [
-    ("memories", "Relevant memories:"),
-    ("decisions", "Decisions in force:"),
-    ("procedures", "Procedures that may apply:"),
-    ("skills", "Skills:"),
-    ("lessons", "Lessons from earlier attempts:"),
-    ("goals", "Open goals:"),
-    ("pinned", "Keep in mind (frequently needed):"),
-]
-SAFETY_TITLE = "Keep in mind for this question (health, safety, hard rules):"
-RELATIONS_FIRST = {"derived_from": 1}  # provenance after relations
-AUTHOR_ORDER = {"auto": 0, "llm": 0, "structure": 1, "feedback": 2, "manual": 3}
-
-
-@dataclass
-class RecalledMemory:
-    """A memory in a context: the record, its fused score, and why it is there (``signals``)."""
-
-    record: Record
-    score: float
-    signals: dict[str, float] = field(default_factory=dict)
-    section: str = "memories"
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.record, name)  # id, content, kind, metadata ... read through
 
 
 @dataclass
@@ -641,9 +615,11 @@ def recall(
         if record.id not in recalled:  # retrieved on its own merit, it stays in its section
             recalled[record.id] = RecalledMemory(record, 0.0, {"pinned": 1.0}, "pinned")
             always.add(record.id)
-    shown_links = _links_section(layer, recalled, brought, always, None, now)
+    shown_links = links_section(layer, recalled, brought, always, None, now)
     extra = context_sections.gather(layer, scope, read, session_id, caps) if sections else context_sections.Sections()
-    fitted = context_budget.fit(_blocks(recalled, shown_links, extra, now if read.about_when else None), config.budget)
+    fitted = context_budget.fit(
+        context_blocks(recalled, shown_links, extra, now if read.about_when else None), config.budget
+    )
     left_out = set(fitted.dropped)
     return Context(
         query=read.text,
@@ -720,140 +696,6 @@ def _newest(layer: LayerParts, scope: Scope, kind: str, count: int) -> list[Reco
     ids = layer.index.lookup(scope, [term], 4 * count + 8)[2].get(term, [])
     found = [r for r in layer.store.get(scope, ids) if r is not None and _may_show(r)] if ids else []
     return sorted(found, key=lambda r: (-r.created_at, r.id))[:count]
-
-
-def _links_section(
-    layer: LayerParts, recalled: dict[str, RecalledMemory], brought: set[str], always: set[str], hood: Any, now: float
-) -> list[MemoryLink]:
-    """Links among the context's memories, in the spec's order, at most 6, at most 2 per memory while others wait."""
-    found: dict[tuple[str, str], MemoryLink] = {}
-    for memory_id, memory in recalled.items():
-        for entry in link_entries(memory.record):
-            other = entry["id"]
-            if other not in recalled or other == memory_id:
-                continue
-            if memory_id in always and other in always:
-                continue  # goals and their sub-goals explain nothing unless the question is about them
-            key = (min(memory_id, other), max(memory_id, other))
-            if key not in found:
-                found[key] = MemoryLink.from_entry(memory.record, entry, recalled[other].record)
-    half_life = layer.linker.config.half_life_days
-
-    def order(link: MemoryLink) -> tuple[int, int, int, float, str, str]:
-        brings = 0 if (link.source in brought or link.target in brought) else 1
-        return (
-            brings,
-            RELATIONS_FIRST.get(link.type, 0),
-            AUTHOR_ORDER.get(link.by, 0),
-            -link.faded(now, half_life),
-            link.source,
-            link.target,
-        )
-
-    ranked = sorted(found.values(), key=order)
-    chosen: list[MemoryLink] = []
-    uses: dict[str, int] = {}
-    for link in ranked:
-        if (
-            len(chosen) < MAX_LINK_LINES
-            and uses.get(link.source, 0) < LINES_PER_MEMORY
-            and uses.get(link.target, 0) < LINES_PER_MEMORY
-        ):
-            chosen.append(link)
-            uses[link.source] = uses.get(link.source, 0) + 1
-            uses[link.target] = uses.get(link.target, 0) + 1
-    for link in ranked:  # nothing else is waiting: the remaining slots go to the ones held back
-        if len(chosen) >= MAX_LINK_LINES:
-            break
-        if link not in chosen:
-            chosen.append(link)
-    return sorted(chosen, key=order)
-
-
-@staged("recall.context")
-def _blocks(
-    recalled: dict[str, RecalledMemory],
-    shown_links: list[MemoryLink],
-    extra: context_sections.Sections,
-    now: float | None,
-) -> list[context_budget.Block]:
-    """The context's blocks in the order the text shows them; ``now`` given (a question about when), events of
-    earlier days show their date."""
-    today = datetime.fromtimestamp(now, UTC).date() if now is not None else None
-    # the profile and instructions first: the same from turn to turn, so a prompt cache keeps them
-    blocks: list[context_budget.Block] = context_sections.blocks(extra, "top")
-    safety = [m for m in recalled.values() if m.section == "safety"]
-    if safety:
-        lines = [context_budget.Line(dated(m.record, today), m.record.id) for m in safety]
-        blocks.append(context_budget.Block("safety", SAFETY_TITLE, lines))
-    for section, title in SECTIONS:
-        if section == "goals":
-            blocks += context_sections.blocks(extra, "graph")
-        members = [m for m in recalled.values() if m.section == section]
-        members.sort(key=lambda m: (-m.score, -m.signals.get("linked", 0.0), m.record.created_at))
-        if members:
-            lines = [
-                context_budget.Line(goal_line(m.record) if section == "goals" else dated(m.record, today), m.record.id)
-                for m in members
-            ]
-            blocks.append(context_budget.Block(section, title, lines))
-    blocks += context_sections.blocks(extra, "working")
-    if shown_links:
-        lines = [
-            context_budget.Line(_as_now(link, recalled).line(), needs=(link.source, link.target))
-            for link in shown_links
-        ]
-        blocks.append(context_budget.Block("links", "How these memories connect:", lines))
-    return blocks
-
-
-def _as_now(link: MemoryLink, recalled: dict[str, RecalledMemory]) -> MemoryLink:
-    """The link with its ends labelled as they read now: a label is written when the link is, and a memory
-    rewritten since ("... right now I manage 700 m") must not show its old words through it."""
-    source, target = recalled.get(link.source), recalled.get(link.target)
-    if source is None and target is None:
-        return link
-    return dataclasses.replace(
-        link,
-        source_label=record_label(source.record) if source is not None else link.source_label,
-        target_label=record_label(target.record) if target is not None else link.target_label,
-    )
-
-
-def dated(record: Record, today: date | None) -> str:
-    """A memory as the context shows it; with ``today`` (a question about when), an event of an earlier day
-    ends with its date, "(8 May 2023)".
-
-    "I went to a support group yesterday" answers "when did she go?" only with the day it was said. An
-    event of today, any other kind of memory, and every memory for a question that is not about when,
-    are shown as they are (the context of other questions stays as the spec shows it).
-    """
-    if today is None or record.kind != Episodes.kind or not record.created_at:
-        return context_sections.with_was(record)
-    day = datetime.fromtimestamp(record.created_at, UTC).date()
-    if day >= today:
-        return context_sections.with_was(record)
-    return f"{context_sections.with_was(record)} ({day.day} {day.strftime('%B')} {day.year})"
-
-
-def goal_line(record: Record) -> str:
-    """A goal as the context shows it: its text with the progress and due date the router stored.
-
-    ``Goal: Run the Berlin marathon (30 %, due April).``; a goal with neither shows its text as it is.
-    """
-    meta = record.metadata
-    extra: list[str] = []
-    progress = meta.get("progress")
-    if isinstance(progress, (int, float)) and not isinstance(progress, bool) and progress > 0:
-        extra.append(f"{round(float(progress) * 100)} %")
-    due = meta.get("due")
-    if isinstance(due, str) and due.strip():
-        extra.append(f"due {due.strip()}")
-    if not extra:
-        return record.content
-    text = record.content.rstrip()
-    end = "." if text.endswith(".") else ""
-    return f"{text[: len(text) - len(end)].rstrip()} ({', '.join(extra)}){end}"
 
 
 def problem_memories(layer: LayerParts, scope: Scope, session_id: str, since: float) -> list[Record]:
