@@ -40,13 +40,30 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, dict
         yield server, keys
 
 
+OPEN_WITHOUT_KEY = {("GET", "/v1/kinds")}
+"""Routes that answer without a key: the kinds' table is the same for every user and holds no memory, and the
+console reads it before it has a key (like ``/healthz``). Every other /v1 route is checked below."""
+
+
 def _operations(spec: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
     found = []
     for path, item in spec["paths"].items():
         for method, operation in item.items():
             if path.startswith("/v1/") and method in ("get", "post", "put", "patch", "delete"):
-                found.append((method.upper(), path, operation))
+                if (method.upper(), path) not in OPEN_WITHOUT_KEY:
+                    found.append((method.upper(), path, operation))
     return found
+
+
+def test_only_the_kinds_table_is_open_and_it_holds_no_memory(served: tuple[Any, dict[str, str]]) -> None:
+    server, _keys = served
+    spec = httpx.get(f"{server.url}/v1/openapi.json").json()
+    listed = {(method.upper(), path) for path, item in spec["paths"].items() for method in item}
+    assert OPEN_WITHOUT_KEY <= listed
+    kinds = httpx.get(f"{server.url}/v1/kinds")
+    assert kinds.status_code == 200
+    assert {row["name"] for row in kinds.json()} >= {"goal", "decision", "episodic"}
+    assert "user_id" not in kinds.text
 
 
 def _body_fields(spec: dict[str, Any], operation: dict[str, Any]) -> set[str]:
