@@ -274,9 +274,15 @@ def detach(agent: Any) -> bool:
 
 
 @overload
-def connect(target: MemoryLayer | StoreURL | Mapping[str, Any], **options: Any) -> MemoryLayer: ...
+def connect(target: MemoryLayer | StoreURL | Mapping[str, Any], **options: Any) -> MemoryLayer:
+    """A layer on a store (a MemoryLayer, a parsed URL or a config mapping): the local library."""
+
+
 @overload
-def connect(target: str | None = None, **options: Any) -> Memory: ...
+def connect(target: str | None = None, **options: Any) -> Memory:
+    """The memory a URL names: a local layer on a store, or a Kioko service's client for kioko+http(s)."""
+
+
 def connect(target: str | StoreURL | Mapping[str, Any] | MemoryLayer | None = None, **options: Any) -> Memory:
     """A :class:`kioko.Memory` on the store ``target`` names: a :class:`MemoryLayer`, or a service's client.
 

@@ -40,6 +40,7 @@ OTHER_LINK = "#475569"
 
 
 def to_dot(graph: dict[str, Any]) -> str:
+    """The memory graph as Graphviz DOT: one coloured box per memory, one labelled edge per link."""
     lines = [
         "digraph kioko {",
         '  graph [rankdir=LR, fontname="Helvetica"];',
@@ -67,6 +68,7 @@ def _dot(text: str) -> str:
 
 
 def to_html(graph: dict[str, Any], title: str) -> str:
+    """The memory graph as one self-contained HTML page (the drawing script and its data inline)."""
     # "</" cannot appear inside the inline script, whatever a memory says
     data = json.dumps(
         {

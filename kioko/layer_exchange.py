@@ -19,11 +19,13 @@ class LayerExchange:
     """Kioko's JSON-lines export over a layer's store (it holds nothing)."""
 
     def export_lines(self, layer: Any, user_id: str, agent_ids: Iterable[str]) -> Iterator[str]:
+        """The user's memories as JSON lines (``kioko export``'s format), one per memory."""
         from kioko.api.exchange import export_lines
 
         return export_lines(layer, user_id, agent_ids)
 
     def import_lines(self, layer: Any, lines: Iterable[str | bytes], *, allowed: Any = None) -> dict[str, int]:
+        """Restore JSON lines written by :meth:`export_lines`; ``{"records", "written", "unchanged"}`` counts."""
         from kioko.api.exchange import import_lines
 
         return import_lines(layer, lines, allowed=allowed)

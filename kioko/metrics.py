@@ -35,6 +35,7 @@ class KiokoCollector:
     """A ``prometheus_client`` collector that reads :func:`kioko_core.telemetry.snapshot` at each scrape."""
 
     def collect(self) -> Iterator[Any]:
+        """Kioko's counters and histograms, read from the telemetry at each scrape."""
         from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily
 
         data = telemetry.snapshot()
@@ -57,6 +58,7 @@ class KiokoCollector:
                 yield histogram
 
     def describe(self) -> Iterator[Any]:
+        """Nothing: the series are collected fresh at each scrape."""
         return iter(())  # collected fresh at each scrape: nothing to check at registration
 
 

@@ -87,10 +87,12 @@ class Principal:
             raise Forbidden(f"this API key ({self.name}) may not act for agent {agent_id!r}")
 
     def check_write(self) -> None:
+        """Refuse (403) a write by a read-only key."""
         if self.read_only:
             raise Forbidden(f"this API key ({self.name}) is read-only")
 
     def require_admin(self) -> None:
+        """Refuse (403) an admin call by a key that is not an admin key."""
         if not self.admin:
             raise Forbidden(f"this API key ({self.name}) is not an admin key")
 
@@ -100,10 +102,12 @@ OPEN = Principal("no-keys", admin=True)
 
 
 def hash_key(key: str) -> str:
+    """The SHA-256 hex digest of ``key``: what a key file keeps instead of the key."""
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
 def new_key() -> str:
+    """A new random API key (Kioko's prefix and 32 random bytes, URL-safe)."""
     return KEY_PREFIX + secrets.token_urlsafe(32)
 
 
@@ -119,6 +123,7 @@ class KeyRing:
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str]) -> KeyRing:
+        """The keys of a JSON key file (``{"keys": [...]}``); a file that cannot be read is InvalidRecordError."""
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
         except (OSError, ValueError) as error:
@@ -127,6 +132,7 @@ class KeyRing:
 
     @classmethod
     def from_config(cls, data: Any) -> KeyRing:
+        """The keys of a parsed key file; each entry is checked (name, sha256, users or admin)."""
         entries = data.get("keys") if isinstance(data, dict) else None
         if not isinstance(entries, list):
             raise InvalidRecordError('an API key file is {"keys": [{"name", "sha256", "users" | "admin"}, ...]}')
@@ -195,6 +201,7 @@ class KeyFile:
         return len(self.current())
 
     def authenticate(self, presented: str | None) -> Principal:
+        """The caller a presented key (or its absence) stands for, by the keys in force now (they may be reloaded)."""
         return self.current().authenticate(presented)
 
 

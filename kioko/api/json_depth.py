@@ -32,4 +32,5 @@ def too_deep(body: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
 
 
 def message(limit: int = MAX_JSON_DEPTH) -> str:
+    """What a body nested deeper than ``limit`` is refused with."""
     return f"the JSON body nests arrays and objects more than {limit} deep"

@@ -50,14 +50,17 @@ class Operation:
 
     @property
     def url(self) -> str:
+        """The operation's URL under ``/v1`` (the manager's URL name, then its path)."""
         return f"/v1/{URL_NAME.get(self.manager, self.manager)}{self.path}"
 
     @property
     def path_params(self) -> list[str]:
+        """The names of the path's ``{placeholders}``, in order."""
         return [part[1:-1] for part in self.path.split("/") if part.startswith("{")]
 
     @property
     def name(self) -> str:
+        """``manager.method``, as the table and the clients name the operation."""
         return f"{self.manager}.{self.method}"
 
 
@@ -109,6 +112,7 @@ ALIASES = {("instructions", "remove"): ("instructions", "delete")}
 
 
 def operation(manager: str, method: str) -> Operation | None:
+    """The manager operation ``manager.method`` (an alias resolved), or None when the table has none."""
     manager, method = ALIASES.get((manager, method), (manager, method))
     for op in OPERATIONS:
         if op.manager == manager and op.method == method:
@@ -117,6 +121,7 @@ def operation(manager: str, method: str) -> Operation | None:
 
 
 def manager_class(manager: str) -> type:
+    """The library's manager class of ``manager`` (``goals`` -> Goals), from the kinds' registry."""
     return kinds.MANAGERS[manager]
 
 
@@ -261,10 +266,12 @@ class Route:
 
     @property
     def path_params(self) -> list[str]:
+        """The names of the path's ``{placeholders}``, in order."""
         return [part[1:-1] for part in self.path.split("/") if part.startswith("{")]
 
     @property
     def in_body(self) -> bool:
+        """Whether the call's arguments travel in a JSON body (POST, PUT, PATCH) rather than the query."""
         return self.verb in ("POST", "PUT", "PATCH")
 
 

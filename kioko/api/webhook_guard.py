@@ -147,6 +147,7 @@ class WebhookGuard:
     # ---------------------------------------------------------------- the checks
 
     def allows_address(self, address: Address) -> bool:
+        """Whether the operator allowed ``address`` (one of the networks given to the guard)."""
         return any(address.version == net.version and address in net for net in self.networks)
 
     def allows_host(self, host: str) -> bool:
@@ -155,6 +156,8 @@ class WebhookGuard:
         return self.allows_address(literal) if literal is not None else _name(host) in self.names
 
     def check_address(self, host: str, address: Address) -> None:
+        """WebhookRefused unless ``address`` (what ``host`` resolved to) may receive webhooks: a private, loopback or
+        metadata address is refused unless the operator allowed it."""
         if self.allows_address(address):
             return
         reason = refusal(address)

@@ -39,6 +39,7 @@ def check_url(url: Any, guard: WebhookGuard | None) -> None:
 
 
 def check_events(events: Any) -> None:
+    """InvalidRecordError unless ``events`` is None or a list of known event names."""
     if events is None:
         return
     if not isinstance(events, list) or not all(isinstance(e, str) for e in events):

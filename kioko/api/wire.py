@@ -89,25 +89,30 @@ def memory_in(data: dict[str, Any]) -> Record:
 
 
 def vector_out(vector: np.ndarray | None) -> str | None:
+    """A vector as JSON carries it: little-endian float32 bytes in base64 (None stays None)."""
     if vector is None:
         return None
     return base64.b64encode(np.asarray(vector, dtype="<f4").tobytes()).decode("ascii")
 
 
 def vector_in(text: str) -> np.ndarray:
+    """The vector :func:`vector_out` wrote."""
     return np.frombuffer(base64.b64decode(text), dtype="<f4").astype(np.float32)
 
 
 def link_out(link: MemoryLink) -> dict[str, Any]:
+    """A memory link as every surface shows it."""
     return link_view(link)
 
 
 def link_in(data: dict[str, Any]) -> MemoryLink:
+    """The MemoryLink of a wire dict (fields the class does not know are ignored)."""
     names = {f.name for f in dataclasses.fields(MemoryLink)}
     return MemoryLink(**{k: v for k, v in data.items() if k in names})
 
 
 def context_out(context: Context) -> dict[str, Any]:
+    """A recall context as every surface shows it."""
     return context_view(context)
 
 
@@ -129,6 +134,7 @@ def sections_in(data: dict[str, Any] | None) -> Sections:
 
 
 def context_in(data: dict[str, Any]) -> Context:
+    """The Context of a wire dict, its memories, links, plan and sections included."""
     plan = plan_in(data["plan"]) if data.get("plan") is not None else None
     return Context(
         query=data["query"],
@@ -146,6 +152,7 @@ def context_in(data: dict[str, Any]) -> Context:
 
 
 def plan_out(plan: RecallPlan) -> dict[str, Any]:
+    """A recall plan as JSON."""
     return plan.to_dict()
 
 
@@ -156,36 +163,44 @@ def plan_in(data: dict[str, Any]) -> RecallPlan:
 
 
 def prefix_out(prefix: StablePrefix) -> dict[str, Any]:
+    """The stable prefix as JSON: its text, digest and the pinned memories' ids."""
     return {"text": prefix.text, "digest": prefix.digest, "memory_ids": list(prefix.memory_ids)}
 
 
 def prefix_in(data: dict[str, Any]) -> StablePrefix:
+    """The StablePrefix of a wire dict (its digest is the text's, so it need not travel back)."""
     return StablePrefix(text=data["text"], memory_ids=list(data["memory_ids"]))
 
 
 def related_out(item: RelatedMemory) -> dict[str, Any]:
+    """A related memory (record, score, chain of links) as every surface shows it."""
     return related_view(item)
 
 
 def related_in(data: dict[str, Any]) -> RelatedMemory:
+    """The RelatedMemory of a wire dict."""
     record = memory_in(data["record"] if "record" in data else data)
     return RelatedMemory(record, data["score"], [link_in(k) for k in data["path"]])
 
 
 def score_out(score: LinkScore) -> dict[str, Any]:
+    """A link score (every signal of :meth:`Graph.explain`) as every surface shows it."""
     return score_view(score)
 
 
 def score_in(data: dict[str, Any]) -> LinkScore:
+    """The LinkScore of a wire dict (fields the class does not know are ignored)."""
     names = {f.name for f in dataclasses.fields(LinkScore)}
     return LinkScore(**{k: v for k, v in data.items() if k in names})
 
 
 def triple_out(triple: Triple) -> dict[str, Any]:
+    """An entity-graph triple as every surface shows it."""
     return triple_view(triple)
 
 
 def triple_in(data: dict[str, Any]) -> Triple:
+    """The Triple of a wire dict."""
     return Triple(**data)
 
 

@@ -21,6 +21,7 @@ STORES = "Stores and diagnostics"
 
 
 def print_version() -> None:
+    """Print ``kioko <version>`` (``kioko --version``)."""
     from kioko import __version__
 
     print(f"kioko {__version__}")

@@ -30,6 +30,8 @@ def from_operation(
     helps: dict[str, str] | None = None,
     rename: dict[str, str] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A CLI command whose parameters are the library call's: ``call``'s signature and its row of the operations
+    table give the arguments and options (``arguments``, ``options``, ``helps`` and ``rename`` adjust them)."""
     arguments, options, helps, rename = arguments or {}, options or {}, helps or {}, rename or {}
 
     def decorate(command: Callable[..., Any]) -> Callable[..., Any]:

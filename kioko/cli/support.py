@@ -74,6 +74,7 @@ def out() -> Console:
 
 
 def err() -> Console:
+    """A console on stderr for messages, so stdout holds only the command's answer."""
     from rich.console import Console
 
     return Console(stderr=True, highlight=False, soft_wrap=True)
@@ -87,6 +88,7 @@ def new_table(*headers: str, **options: Any) -> Table:
 
 
 def print_json(data: Any) -> None:
+    """Print ``data`` as one indented JSON document on stdout."""
     # plain print: rich would wrap long lines and a reader must get exactly one JSON document
     print(json.dumps(data, indent=2, ensure_ascii=False, default=str))
 
@@ -120,6 +122,7 @@ def opened_layer(store: str | None, **options: Any) -> Iterator[MemoryLayer]:
 
 
 def error_text(error: BaseException) -> str:
+    """The message a person reads for ``error`` (a KeyError's own text, unquoted)."""
     if isinstance(error, KeyError) and len(error.args) == 1 and isinstance(error.args[0], str):
         return error.args[0]  # str() of a KeyError would quote the message
     return str(error) or type(error).__name__
@@ -157,6 +160,7 @@ def classify(error: BaseException) -> tuple[int, str]:
 
 
 def report(error: BaseException, debug: bool) -> int:
+    """Print ``error`` as one line on stderr (with its traceback when ``debug``); the exit code it stands for."""
     code, line = classify(error)
     if isinstance(error, TyperException) and not error.format_message().strip():
         return code  # `kioko` alone: the help was printed, there is nothing to add
@@ -169,6 +173,7 @@ def report(error: BaseException, debug: bool) -> int:
 
 
 def debugging(args: Sequence[str] | None) -> bool:
+    """Whether tracebacks are wanted: ``--debug`` among the arguments, or KIOKO_DEBUG set."""
     given = list(sys.argv[1:] if args is None else args)
     return "--debug" in given or os.environ.get("KIOKO_DEBUG", "") not in ("", "0")
 
@@ -184,6 +189,7 @@ class KiokoGroup(TyperGroup):
         standalone_mode: bool = True,
         **extra: Any,
     ) -> Any:
+        """Run the CLI; an error becomes one line on stderr and its exit code instead of a traceback."""
         try:
             result = super().main(
                 args=args, prog_name=prog_name or "kioko", complete_var=complete_var, standalone_mode=False, **extra

@@ -51,6 +51,7 @@ CORS_HEADERS = ["Authorization", "Content-Type", "X-API-Key", CONSOLE_HEADER, "X
 
 
 def new_token() -> str:
+    """A new random console token."""
     return secrets.token_urlsafe(32)
 
 
@@ -142,6 +143,7 @@ class BrowserGuard:
         await self.app(scope, receive, send)
 
     def check(self, scope: dict, headers: dict[bytes, bytes]) -> None:
+        """Refuse a request a browser page of another site sent, or one for a host this server does not answer to."""
         host = headers.get(b"host", b"").decode("latin-1")
         self.check_host(scope, host)
         method = scope.get("method", "GET")
@@ -169,6 +171,7 @@ class BrowserGuard:
                 )
 
     def check_host(self, scope: dict, host_header: str) -> None:
+        """Refuse a request whose Host header names a host this server does not answer to (DNS rebinding)."""
         if self.allowed_hosts is None and self.svc.keys is not None:
             return
         if self.allowed_hosts is not None and "*" in self.allowed_hosts:

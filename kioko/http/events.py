@@ -141,6 +141,7 @@ class Dispatcher:
             thread.start()
 
     def submit(self, url: str, secret: str, event: str, payload: dict[str, Any], user_id: str = "") -> bool:
+        """Queue one delivery of ``event``; False when the queue (or the user's share of it) is full."""
         delivery_id = uuid.uuid4().hex
         body = json.dumps(
             {"id": delivery_id, "event": event, "created_at": time.time(), "data": payload}, separators=(",", ":")
@@ -259,6 +260,7 @@ class Dispatcher:
             return self._client
 
     def close(self) -> None:
+        """Stop delivering: the queue is dropped and the delivery threads end."""
         with self._cond:
             self._closing = True
             self._ready.clear()
@@ -286,6 +288,7 @@ class Webhooks:
         self._lock = threading.Lock()
 
     def of(self, user_id: str) -> list[Record]:
+        """The user's webhook records (read once, then kept until a webhook of the user changes)."""
         with self._lock:
             if user_id not in self._cache:
                 self._cache[user_id] = list(
@@ -476,6 +479,7 @@ async def events(
 
 
 def install(app: Any, svc: Service) -> Webhooks:
+    """Serve webhooks on ``app``: deliveries of every event of the bus, closed when the app stops."""
     dispatcher = Dispatcher(guard=svc.webhook_guard)
     hooks = Webhooks(svc, dispatcher)
     svc.bus.on(ALL, hooks)

@@ -276,6 +276,7 @@ class Flights:
         """The most requests of each key seen running at once (what the tests read)."""
 
     def waiting(self, key_id: str) -> int:
+        """How many requests of the key wait their turn."""
         return len(self.queued.get(key_id, ()))
 
     async def enter(self, key_id: str, limit: int, waiting: int) -> bool:

@@ -33,6 +33,7 @@ class LiveServer:
         asyncio.run(self._server.serve(sockets=[self._socket]))
 
     def start(self, timeout: float = 20.0) -> LiveServer:
+        """Start serving on a thread; return once the server accepts connections (RuntimeError after ``timeout``)."""
         self._thread.start()
         deadline = time.monotonic() + timeout
         while not self._server.started:
@@ -42,6 +43,7 @@ class LiveServer:
         return self
 
     def stop(self) -> None:
+        """Stop the server and free its port."""
         self._server.should_exit = True
         self._thread.join(timeout=15)
         self._socket.close()
@@ -54,4 +56,5 @@ class LiveServer:
 
 
 def serve_in_thread(app: Any, **options: Any) -> LiveServer:
+    """A LiveServer for ``app`` on a loopback port (start it with :meth:`LiveServer.start`)."""
     return LiveServer(app, **options)

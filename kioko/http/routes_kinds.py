@@ -30,6 +30,7 @@ EVENTS = {
 
 
 def build_router() -> APIRouter:
+    """The routes of the kinds' managers, one per operation of the table, and ``/v1/kinds``."""
     router = APIRouter(responses=ERROR_RESPONSES)
     router.add_api_route(
         "/v1/kinds", list_kinds, methods=["GET"], tags=["memories"], response_model=list[schemas.KindOut], name="kinds"

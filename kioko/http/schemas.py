@@ -352,6 +352,7 @@ WIRE_TYPES: dict[str, Any] = {
 
 
 def wire_type(call: str, param: operations.Param) -> Any:
+    """The JSON type a parameter of ``call`` takes on the wire (its Python type, or the wire schema's)."""
     if param.type != operations.SCHEMA:
         return param.type
     own = operations.route(call).call

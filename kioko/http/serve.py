@@ -34,6 +34,7 @@ def default_threads(url: str) -> int | None:
 
 
 def is_loopback(host: str) -> bool:
+    """Whether ``host`` is this machine only (``localhost`` or a loopback address)."""
     if host == "localhost":
         return True
     try:

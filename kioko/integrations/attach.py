@@ -57,12 +57,14 @@ class Attachment:
     originals: dict[str, Any]
 
     def recall_text(self, text: str) -> str:
+        """The context the memory recalls for ``text`` (empty for an empty text)."""
         if not text.strip():
             return ""
         context = self.memory.recall(text, user_id=self.user_id, session_id=self.session_id, links=self.links)
         return context.text.strip()
 
     def record(self, text: str, reply: Any) -> None:
+        """Record one exchange (the user's ``text`` and the agent's reply) as a turn of the session."""
         if text.strip():
             self.memory.record_turn(text, _reply_text(reply) or None, user_id=self.user_id, session_id=self.session_id)
 

@@ -82,9 +82,11 @@ class LangChainEmbedder:
         self.dim = int(dim)
 
     def embed(self, text: str) -> np.ndarray:
+        """The unit vector LangChain's embeddings give ``text`` (a query)."""
         return self._unit(self._embeddings.embed_query(text))
 
     def embed_many(self, texts: list[str]) -> list[np.ndarray]:
+        """The unit vectors LangChain's embeddings give ``texts`` (documents)."""
         return [self._unit(v) for v in self._embeddings.embed_documents(texts)]
 
     def _unit(self, values: Sequence[float]) -> np.ndarray:
@@ -173,6 +175,7 @@ class KiokoStore(BaseStore):
     # -- the batch
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
+        """Run LangGraph store operations (get, search, put, list namespaces) in order, one at a time."""
         ops = list(ops)
         for op in ops:
             validate_op_namespace(op)  # a label such as "a.b" never reaches the store
@@ -180,6 +183,7 @@ class KiokoStore(BaseStore):
             return [self._run(op) for op in ops]
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        """:meth:`batch` on a worker thread."""
         return await asyncio.to_thread(self.batch, list(ops))
 
     def _run(self, op: Op) -> Result:

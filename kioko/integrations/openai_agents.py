@@ -176,15 +176,19 @@ class KiokoSession:
                 self.memory.delete(record.id, user_id=self.user_id)
 
     async def get_items(self, limit: int | None = None) -> list[Any]:
+        """The session's items, oldest first (the last ``limit`` of them)."""
         return await asyncio.to_thread(self._get, limit)
 
     async def add_items(self, items: list[Any]) -> None:
+        """Add items to the session, credentials redacted."""
         await asyncio.to_thread(self._add, list(items))
 
     async def pop_item(self) -> Any:
+        """Remove and return the session's newest item (None when there is none)."""
         return await asyncio.to_thread(self._pop)
 
     async def clear_session(self) -> None:
+        """Remove every item of the session."""
         await asyncio.to_thread(self._clear)
 
     def __repr__(self) -> str:

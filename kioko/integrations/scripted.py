@@ -64,6 +64,7 @@ class ScriptedAgentsModel(_AgentsModel):  # type: ignore[misc,valid-type]
         prompt: Any = None,
         **_: Any,
     ) -> Any:
+        """The next scripted answer, as the Agents SDK's model response."""
         user_text = latest_user_text(input)
         results = _tool_results_since_user(input)
         self.calls.append(Call(system_instructions or "", user_text, tuple(results)))
@@ -89,6 +90,7 @@ class ScriptedAgentsModel(_AgentsModel):  # type: ignore[misc,valid-type]
         return ModelResponse(output=[output], usage=Usage(), response_id=None)
 
     def stream_response(self, *args: Any, **kwargs: Any) -> Any:
+        """Not scripted: this model answers ``Runner.run`` only."""
         raise NotImplementedError("ScriptedAgentsModel answers Runner.run, not Runner.run_streamed")
 
 

@@ -103,6 +103,7 @@ class AsyncRemoteMemory(AsyncKindManagers, Calls):
 
     @property
     def scope(self) -> Scope | None:
+        """The scope this view is bound to (:meth:`scoped`); None for a client that serves every user."""
         return self._bound
 
     def scoped(self, *, user_id: str | None = None, agent_id: str | None = None) -> AsyncRemoteMemory:
@@ -159,6 +160,7 @@ class AsyncRemoteMemory(AsyncKindManagers, Calls):
                 return
 
     async def reflect(self, *, user_id: str | None = None, agent_id: str | None = None) -> dict[str, Any]:
+        """Reflect on the user's recent episodes now (the service's ``maintain(tasks=["reflect"])``)."""
         done = await self.maintain(user_id=user_id, agent_id=agent_id, tasks=["reflect"])
         return dict(next(iter(done.values()))["reflect"])
 
@@ -172,6 +174,7 @@ class AsyncRemoteMemory(AsyncKindManagers, Calls):
         return await asyncio.to_thread(self._events.on, event, callback)
 
     async def off(self, event: str, callback: Callback) -> bool:
+        """Stop calling ``callback`` for ``event``; the event stream closes when no callback is left."""
         if self._events is None:
             return False
         removed = self._events.off(event, callback)
@@ -183,6 +186,7 @@ class AsyncRemoteMemory(AsyncKindManagers, Calls):
     # -- export and import
 
     async def export_lines(self, user_id: str, agent_ids: Iterable[str] = ()) -> AsyncIterator[str]:
+        """The user's memories as JSON lines, streamed from the service's export."""
         params = {"user_id": user_id, "agent_id": list(agent_ids) or None}
         async with self._http.stream(*where("export_lines"), params={k: v for k, v in params.items() if v}) as response:
             if response.status_code >= 400:
@@ -193,6 +197,7 @@ class AsyncRemoteMemory(AsyncKindManagers, Calls):
                     yield line + "\n"
 
     async def import_lines(self, lines: Iterable[str | bytes]) -> dict[str, int]:
+        """Send JSON lines to the service's import; ``{"records", "written", "unchanged"}`` counts."""
         response = await self._http.post(
             where("import_lines")[1], content=ndjson(lines), headers={"content-type": "application/x-ndjson"}
         )
@@ -209,9 +214,11 @@ class AsyncRemoteIntelligence:
         self._remote = remote
 
     async def enabled(self) -> bool:
+        """Whether the service has an intelligence."""
         return bool((await self._remote._send(self._remote._intelligence()))["enabled"])
 
     async def stats(self) -> dict[str, int]:
+        """The service's intelligence counters."""
         return _stats(await self._remote._send(self._remote._intelligence()))
 
 

@@ -234,6 +234,7 @@ DECODERS: dict[str, Callable[[Any], Any]] = {
 
 
 def decoder(call: str, *, written_in: Mapping[str, type] | None = None) -> Callable[[Any], Any]:
+    """How the answer of ``call`` becomes the library's return type (its field of the JSON, then its decoder)."""
     returns = operations.signature(call, written_in=written_in).return_annotation
     try:
         decode = DECODERS[returns]
@@ -376,6 +377,7 @@ def _decode_as(kind: str, answer: Any, default: Any) -> Any:
 
 
 def records(found: Any) -> list[Record]:
+    """The records of a JSON list of memories."""
     return [memory_in(r) for r in found]
 
 
@@ -392,6 +394,7 @@ def _field(name: str) -> Callable[[Any], Any]:
 
 
 def drawing(data: dict[str, Any]) -> Any:
+    """The GraphDrawing of a JSON answer."""
     from kioko_core.graph.facade import GraphDrawing, GraphEdge, GraphNode, GraphStats
 
     return GraphDrawing(
@@ -402,6 +405,7 @@ def drawing(data: dict[str, Any]) -> Any:
 
 
 def connect_report(data: dict[str, Any]) -> Any:
+    """The ConnectReport of a JSON answer."""
     from kioko_core.graph.facade import ConnectReport
 
     return ConnectReport(**data)
@@ -429,6 +433,7 @@ def error_of(status: int, text: str, body: Any) -> Exception:
 
 
 def seg(value: Any, name: str = "id") -> str:
+    """``value`` as one path segment, escaped; InvalidRecordError for an empty or non-string value."""
     if not isinstance(value, str) or not value:
         raise InvalidRecordError(f"{name} must be a non-empty string, got {value!r}")
     return quote(value, safe="")
@@ -459,6 +464,7 @@ def _vector(embedding: Any) -> list[float] | None:
 
 
 def jsonable(value: Any) -> Any:
+    """``value`` as JSON carries it: times as timestamps, a Context as its memories' ids, tuples and sets as lists."""
     if isinstance(value, datetime):
         return value.timestamp()
     if isinstance(value, date):

@@ -44,10 +44,12 @@ PAGE = calls.PAGE
 
 
 def base_url(url: str) -> str:
+    """The service's base URL of a ``kioko+http(s)://`` or ``http(s)://`` URL, without a trailing slash."""
     return (url.split("+", 1)[1] if url.lower().startswith("kioko+") else url).rstrip("/")
 
 
 def auth_headers(api_key: str | None, headers: Mapping[str, str] | None) -> dict[str, str]:
+    """The request headers: those given, and the API key as a bearer token."""
     sent = dict(headers or {})
     if api_key:
         sent["Authorization"] = f"Bearer {api_key}"
@@ -55,6 +57,7 @@ def auth_headers(api_key: str | None, headers: Mapping[str, str] | None) -> dict
 
 
 def import_httpx() -> Any:
+    """httpx, or MissingExtraError naming the extra that installs it."""
     try:
         import httpx
     except ImportError:

@@ -38,10 +38,12 @@ class EventStream:
 
     @property
     def idle(self) -> bool:
+        """Whether no callback is left (the stream can close)."""
         with self._lock:
             return not any(self._callbacks.values())
 
     def on(self, event: str, callback: Callback) -> Callback:
+        """Call ``callback(payload)`` for each ``event`` the service streams (``"*"``: all); starts the stream."""
         if not isinstance(event, str) or not event:
             raise ValueError("event must be a non-empty string such as 'memory.added' or '*'")
         if not callable(callback):
@@ -52,6 +54,7 @@ class EventStream:
         return callback
 
     def off(self, event: str, callback: Callback) -> bool:
+        """Stop calling ``callback`` for ``event``; False when it was not registered."""
         with self._lock:
             listed = self._callbacks.get(event, [])
             if callback in listed:
@@ -119,6 +122,7 @@ class EventStream:
                 log.exception("an event callback for %s failed", event)
 
     def close(self) -> None:
+        """Stop the stream and its reader thread."""
         self._stop.set()
         _shut(self._response)  # wakes the reader blocked on the socket (closing the client alone may not)
         if self._http is not None:

@@ -9,4 +9,5 @@ REMOTE_SCHEMES = ("http", "https", "kioko+http", "kioko+https")
 
 
 def is_remote_url(target: Any) -> bool:
+    """Whether ``target`` is a Kioko service's URL (kioko+http(s):// or http(s)://) rather than a store's."""
     return isinstance(target, str) and target.split("://", 1)[0].lower() in REMOTE_SCHEMES and "://" in target
