@@ -11,7 +11,7 @@ from kioko_core.store import Record
 from kioko_intelligence.language import (
     about_user,
     bare,
-    capitalised,
+    capitalise,
     due_date,
     mention_matches,
     names_itself,
@@ -31,7 +31,7 @@ class GoalReading(TurnReading):
         found = rules.first(rules.GOAL, text)
         if not found:
             return False
-        title = capitalised(rules.TAIL.sub("", bare(found[1].group("title"))))
+        title = capitalise(rules.TAIL.sub("", bare(found[1].group("title"))))
         if len(title.split()) < 2 or rules.NO_AIM.match(title):
             return False
         due = due_date(title, self.turn.now)

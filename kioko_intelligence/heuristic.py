@@ -31,7 +31,7 @@ from kioko_intelligence.language import (
     _IRREGULAR_PAST,
     about_user,
     bare,
-    capitalised,
+    capitalise,
     clauses,
     content_words,
     coverage,
@@ -254,7 +254,7 @@ class _Reading(GoalReading, ForgetReading):
         groups = match.groupdict()
         rest = match.group("steps").strip()
         steps = [
-            capitalised(rules.STEP_START.sub("", s.strip(" ,;"), count=1)) for s in rules.STEP_SPLIT.split(rest) if s
+            capitalise(rules.STEP_START.sub("", s.strip(" ,;"), count=1)) for s in rules.STEP_SPLIT.split(rest) if s
         ]
         steps = [s for s in steps if s and len(s.split()) <= 25]
         loose = "loose" in row.options
@@ -263,7 +263,7 @@ class _Reading(GoalReading, ForgetReading):
         if groups.get("task"):
             title = "How to " + groups["task"].strip()
         elif groups.get("head"):
-            title = capitalised(groups["head"].strip())
+            title = capitalise(groups["head"].strip())
         else:
             title = "Steps"
         self.add(
@@ -289,7 +289,7 @@ class _Reading(GoalReading, ForgetReading):
             context, body = split.group(1).strip(), split.group(2)
         self.add(
             "strategy.add",
-            text=sentence(body) if split else sentence(capitalised(body)),
+            text=sentence(body) if split else sentence(capitalise(body)),
             context=context.strip() if context else None,
             reason="a lesson learned",
             text_for_importance=text,
@@ -298,7 +298,7 @@ class _Reading(GoalReading, ForgetReading):
 
     def lesson_of(self, texts: list[str], whole: str) -> None:
         """ "Turns out X. Good to know for next time.": the other sentences are the lesson."""
-        body = " ".join(sentence(capitalised(rules.plain(bare(t)))) for t in texts)
+        body = " ".join(sentence(capitalise(rules.plain(bare(t)))) for t in texts)
         self.add("strategy.add", text=body, reason="a lesson learned", text_for_importance=whole)
 
     def instruction(self, text: str) -> bool:
@@ -309,7 +309,7 @@ class _Reading(GoalReading, ForgetReading):
         rule = re.sub(r"\s*,?\s+(?:please|pls|thanks|thank you)$", "", rule, flags=re.IGNORECASE)
         self.add(
             "instruction.add",
-            text=about_user(rule) if rules.FIRST_PERSON.match(rule) else sentence(capitalised(rule)),
+            text=about_user(rule) if rules.FIRST_PERSON.match(rule) else sentence(capitalise(rule)),
             reason="a standing instruction for every answer",
             text_for_importance=text,
         )
@@ -510,7 +510,7 @@ class _Reading(GoalReading, ForgetReading):
         self.add(
             "working.set",
             key="task",
-            value=capitalised(found[1].group("task")),
+            value=capitalise(found[1].group("task")),
             reason="the current task of this session",
         )
         return True
@@ -570,7 +570,7 @@ class _Reading(GoalReading, ForgetReading):
         found = rules.first(rules.PREFERENCE, text)
         if not found:
             return False
-        statement = about_user(text) if rules.FIRST_PERSON.match(text) else sentence(capitalised(text))
+        statement = about_user(text) if rules.FIRST_PERSON.match(text) else sentence(capitalise(text))
         if rules.ANSWERING.search(found[1].group("what") or ""):
             self.add(
                 "instruction.add",
@@ -620,7 +620,7 @@ class _Reading(GoalReading, ForgetReading):
             and self.number_update(text, whole)
         ):
             return
-        content = about_user(text) if rules.FIRST_PERSON.match(text) else sentence(capitalised(text))
+        content = about_user(text) if rules.FIRST_PERSON.match(text) else sentence(capitalise(text))
         fields: dict[str, Any] = {"text": content}
         if kind == "episode":
             moment = when(text, self.turn.now)
@@ -639,14 +639,14 @@ class _Reading(GoalReading, ForgetReading):
 
     def by_meaning(self, label: str, text: str, whole: str) -> None:
         """The op of a clause the router classified by meaning (``kind_of_clause``)."""
-        said = about_user(text) if rules.FIRST_PERSON.match(text) else sentence(capitalised(text))
+        said = about_user(text) if rules.FIRST_PERSON.match(text) else sentence(capitalise(text))
         reason = f"nearest to the {label} prototypes"
         if label == "goal":
-            self.add("goal.add", title=capitalised(rules.TAIL.sub("", text)), reason=reason, text_for_importance=whole)
+            self.add("goal.add", title=capitalise(rules.TAIL.sub("", text)), reason=reason, text_for_importance=whole)
         elif label == "decision":
             self.add("decision.add", text=bare(text), reason=reason, text_for_importance=whole)
         elif label == "lesson":
-            self.add("strategy.add", text=sentence(capitalised(text)), reason=reason, text_for_importance=whole)
+            self.add("strategy.add", text=sentence(capitalise(text)), reason=reason, text_for_importance=whole)
         elif label in ("preference", "instruction"):
             self.add(f"{label}.add", text=said, reason=reason, text_for_importance=whole)
 
@@ -656,7 +656,7 @@ class _Reading(GoalReading, ForgetReading):
         The same words once numbers are masked, or the same counted thing ("35 km a week" after "20 km a
         week", "1 cat" after "2 cats") with another word in common or a thing that is not a unit of time.
         """
-        content = about_user(text) if rules.FIRST_PERSON.match(text) else sentence(capitalised(text))
+        content = about_user(text) if rules.FIRST_PERSON.match(text) else sentence(capitalise(text))
         masked = _masked(content)
         counted = _quantities(content)
         words = set(content_words(content)) - {"user"}

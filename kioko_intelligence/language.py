@@ -55,7 +55,7 @@ def bare(text: str) -> str:
     return text.strip().rstrip(".!?;:, ").strip()
 
 
-def capitalised(text: str) -> str:
+def capitalise(text: str) -> str:
     """The first letter upper case, when the first word is a plain word: "sk-abc1", "iPhone", "pgvector's" stay."""
     text = bare(text)
     first = text.split(" ", 1)[0]
@@ -388,7 +388,7 @@ def about_user(text: str) -> str:
     ("I like my coffee black" -> "User likes their coffee black."). Any other verb keeps the user's own
     words: no rewrite ever makes up a word ("I no longer want" -> "User no longer wants", never "noes").
     """
-    text = capitalised(text)
+    text = capitalise(text)
     head = _HEAD.match(text)
     if head:
         said = " ".join(head.group(0).lower().split())

@@ -69,14 +69,14 @@ def screened(value: Any, key: str = "") -> Any:
 KEPT_KEYS = frozenset({"role", "type", "status", "call_id", "id", "name"})
 
 
-def _blanked(value: Any, key: str = "") -> Any:
+def _blank(value: Any, key: str = "") -> Any:
     """``value`` with every string but an item's structural fields (role, type, ids) replaced by ``[REDACTED]``."""
     if isinstance(value, str):
         return value if key in KEPT_KEYS and len(value) < 100 and not any(c.isspace() for c in value) else REDACTED
     if isinstance(value, dict):
-        return {name: _blanked(inner, str(name)) for name, inner in value.items()}
+        return {name: _blank(inner, str(name)) for name, inner in value.items()}
     if isinstance(value, list):
-        return [_blanked(inner) for inner in value]
+        return [_blank(inner) for inner in value]
     return value
 
 
@@ -145,7 +145,7 @@ class KiokoSession:
                     except SecretDropped:
                         # the screen found a secret redaction alone did not remove (a value named by its
                         # key, such as {"password": ...}): the item's texts are dropped, its shape kept
-                        kept = _blanked(kept)
+                        kept = _blank(kept)
                 position += 1
 
     def _store(self, item: Any, position: int) -> None:

@@ -340,7 +340,7 @@ class QdrantEdgeStore(StoreBase):
         ``links`` call that follows (:class:`~kioko_backends.qdrant.links.RecentAdjacency`)."""
         handle = self._handle
         writes = handle.writes if handle is not None else -1
-        with self._translated("reading records"):
+        with self._translate_errors("reading records"):
             points = self._shard.retrieve(
                 [point_id(i) for i in ids] + [links_point_id(i) for i in ids], with_payload=True, with_vector=False
             )
@@ -359,7 +359,7 @@ class QdrantEdgeStore(StoreBase):
         in_scope = KIT.match("scope", scope_key(scope))
         with_terms = edge.Filter(must=[in_scope], must_not=[edge.IsEmptyCondition("terms")])
         holders = {term: edge.Filter(must=[in_scope, KIT.match("terms", term)]) for term in asked}
-        with self._translated("reading postings"):
+        with self._translate_errors("reading postings"):
             shard = self._shard
             n = self._count(with_terms)
             pages: dict[str, list[Any]] = {}
@@ -403,7 +403,7 @@ class QdrantEdgeStore(StoreBase):
         query = edge.Query.Nearest(vector.tolist(), using=DENSE)
         want = k + 1
         while True:
-            with self._translated("searching vectors"):
+            with self._translate_errors("searching vectors"):
                 points = self._shard.query(
                     edge.QueryRequest(limit=want, query=query, filter=edge.Filter(must=found), with_payload=["id"])
                 )
@@ -421,11 +421,11 @@ class QdrantEdgeStore(StoreBase):
         found = conditions(KIT, scope, filter)
         if found is None:
             return
-        with self._translated("listing records"):
+        with self._translate_errors("listing records"):
             ids = sorted(p.payload["id"] for p in self._scroll_all(edge.Filter(must=found), ["id"]))
         for start in range(0, len(ids), batch):
             chunk = ids[start : start + batch]
-            with self._translated("scanning records"):
+            with self._translate_errors("scanning records"):
                 points = self._shard.retrieve(
                     [point_id(i) for i in chunk] + [links_point_id(i) for i in chunk],
                     with_payload=WITHOUT_ENTRIES,
@@ -461,7 +461,7 @@ class QdrantEdgeStore(StoreBase):
         handle = self._handle
         if handle is None or self._closed:
             raise StoreError(f"{self!r} is closed; open the URL again")
-        with handle.lock, self._translated("writing records"), self._counted(handle):
+        with handle.lock, self._translate_errors("writing records"), self._count_write(handle):
             shard = self._shard
             points = shard.retrieve(ids_to_read(ops, changes), with_payload=VERSION_FIELDS, with_vector=False)
             batch = plan_linked(ops, changes, [p.payload for p in points])
@@ -502,7 +502,7 @@ class QdrantEdgeStore(StoreBase):
         recent = self._recent.answer(handle.writes, scope, asked, wanted) if handle is not None else None
         if recent is not None:
             return recent
-        with self._translated("reading links"):
+        with self._translate_errors("reading links"):
             points = self._shard.retrieve([links_point_id(i) for i in wanted], with_payload=True, with_vector=False)
         return answer_links(scope, asked, [p.payload for p in points])
 
@@ -514,7 +514,7 @@ class QdrantEdgeStore(StoreBase):
         handle = self._handle
         if handle is None or self._closed:
             raise StoreError(f"{self!r} is closed; open the URL again")
-        with handle.lock, self._translated("optimizing"):
+        with handle.lock, self._translate_errors("optimizing"):
             changed = bool(handle.shard.optimize())
             handle.written = 0
         return changed
@@ -533,7 +533,7 @@ class QdrantEdgeStore(StoreBase):
     # -- helpers
 
     @contextmanager
-    def _counted(self, handle: _Handle) -> Iterator[None]:
+    def _count_write(self, handle: _Handle) -> Iterator[None]:
         """A write moves the count at its start and its end, so a read overlapping it is never reused."""
         handle.writes += 1
         try:
@@ -542,7 +542,7 @@ class QdrantEdgeStore(StoreBase):
             handle.writes += 1
 
     @contextmanager
-    def _translated(self, doing: str) -> Iterator[None]:
+    def _translate_errors(self, doing: str) -> Iterator[None]:
         """Engine errors (the library raises plain ``Exception``) as :class:`StoreError` naming the store."""
         try:
             yield

@@ -328,7 +328,7 @@ class QdrantStore(LocalMode, StoreBase):
 
     def _prepare_collection(self) -> None:
         """Create the collection if needed, check its vector, and (on a server) its payload indexes."""
-        with self._guard(), self._translated("opening the collection"):
+        with self._guard(), self._translate_errors("opening the collection"):
             if not self._client.collection_exists(self.collection):
                 try:
                     sharding: dict[str, Any] = {}
@@ -388,7 +388,7 @@ class QdrantStore(LocalMode, StoreBase):
         if stored and not self._local:
             for bucket in range(stored):
                 try:
-                    with self._translated("creating shard keys"):
+                    with self._translate_errors("creating shard keys"):
                         self._client.create_shard_key(
                             self.collection, f"kioko-{bucket}", replication_factor=self._replication_factor
                         )
@@ -417,7 +417,7 @@ class QdrantStore(LocalMode, StoreBase):
                 )
             else:
                 field_schema = models.PayloadSchemaType.FLOAT
-            with self._translated(f"creating the payload index on {field_name}"):
+            with self._translate_errors(f"creating the payload index on {field_name}"):
                 self._client.create_payload_index(self.collection, field_name, field_schema=field_schema, wait=True)
 
     def __repr__(self) -> str:
@@ -428,7 +428,7 @@ class QdrantStore(LocalMode, StoreBase):
     def do_get(self, scope: Scope, ids: list[str]) -> dict[str, Record]:
         """The records and their adjacency points in one request (local mode keeps the adjacency points for the
         ``links`` call that follows: :class:`~kioko_backends.qdrant.links.RecentAdjacency`)."""
-        with self._guard(), self._translated("reading records"):
+        with self._guard(), self._translate_errors("reading records"):
             writes = self._writes.value if self._writes is not None else -1
             points = self._client.retrieve(
                 self.collection,
@@ -449,7 +449,7 @@ class QdrantStore(LocalMode, StoreBase):
             must=[in_scope], must_not=[models.IsEmptyCondition(is_empty=models.PayloadField(key="terms"))]
         )
         shard = self.shard_key(scope.user_id)
-        with self._guard(), self._translated("reading postings"):
+        with self._guard(), self._translate_errors("reading postings"):
             if self._postings_by_holders:
                 df, pages = self._postings_from_holders(in_scope, asked, shard)
                 n = self._count(with_terms, shard)
@@ -538,7 +538,7 @@ class QdrantStore(LocalMode, StoreBase):
             return []
         want = k + 1
         while True:
-            with self._guard(), self._translated("searching vectors"):
+            with self._guard(), self._translate_errors("searching vectors"):
                 points = self._client.query_points(
                     self.collection,
                     query=query,
@@ -569,7 +569,7 @@ class QdrantStore(LocalMode, StoreBase):
         ids = sorted(self._list_ids(models.Filter(must=conditions), shard))
         for start in range(0, len(ids), batch):
             chunk = ids[start : start + batch]
-            with self._guard(), self._translated("scanning records"):
+            with self._guard(), self._translate_errors("scanning records"):
                 points = self._client.retrieve(
                     self.collection,
                     ids=[point_id(i) for i in chunk] + [links_point_id(i) for i in chunk],
@@ -582,7 +582,7 @@ class QdrantStore(LocalMode, StoreBase):
             yield from sorted(chosen, key=lambda r: r.id)
 
     def _list_ids(self, query_filter: Any, shard: str | None) -> list[str]:
-        with self._guard(), self._translated("listing records"):
+        with self._guard(), self._translate_errors("listing records"):
             return [p.payload["id"] for p in self._scroll_all(query_filter, ["id"], shard)]
 
     # -- writes
@@ -608,8 +608,8 @@ class QdrantStore(LocalMode, StoreBase):
         request size. The read-plan-write runs under a lock shared by every store of this collection in this
         process, so version checks hold between its threads.
         """
-        with self._lock, self._counted():
-            with self._guard(), self._translated("reading versions"):
+        with self._lock, self._count_write():
+            with self._guard(), self._translate_errors("reading versions"):
                 points = self._client.retrieve(
                     self.collection, ids=ids_to_read(ops, changes), with_payload=VERSION_FIELDS, with_vectors=False
                 )
@@ -656,7 +656,7 @@ class QdrantStore(LocalMode, StoreBase):
                     requests.append([delete])
             ordering = {} if self._local else {"ordering": models.WriteOrdering.STRONG}
             for operations in requests:
-                with self._guard(), self._translated("writing records"):
+                with self._guard(), self._translate_errors("writing records"):
                     self._client.batch_update_points(self.collection, operations, wait=True, **ordering)
         return batch
 
@@ -671,7 +671,7 @@ class QdrantStore(LocalMode, StoreBase):
             recent = self._recent.answer(self._writes.value, scope, asked, wanted)
             if recent is not None:
                 return recent
-        with self._guard(), self._translated("reading links"):
+        with self._guard(), self._translate_errors("reading links"):
             points = self._client.retrieve(
                 self.collection,
                 ids=[links_point_id(i) for i in wanted],
@@ -703,7 +703,7 @@ class QdrantStore(LocalMode, StoreBase):
     # -- helpers
 
     @contextmanager
-    def _counted(self) -> Iterator[None]:
+    def _count_write(self) -> Iterator[None]:
         """A write moves the count at its start and its end, so a read overlapping it is never reused."""
         if self._writes is not None:
             self._writes.value += 1
@@ -718,7 +718,7 @@ class QdrantStore(LocalMode, StoreBase):
         return self._lock if self._local else nullcontext()
 
     @contextmanager
-    def _translated(self, doing: str) -> Iterator[None]:
+    def _translate_errors(self, doing: str) -> Iterator[None]:
         """Turn qdrant-client and transport errors into Kioko errors that never show the API key."""
         if self._closed or self._client is None:
             raise StoreError(f"{self!r} is closed; open the URL again")

@@ -233,7 +233,7 @@ class SQLiteStore(ThreadConnections, StoreBase):
             self._vectors = self._new_vector_cache()
 
     @contextmanager
-    def _translated(self) -> Iterator[None]:
+    def _translate_errors(self) -> Iterator[None]:
         try:
             yield
         except (sqlite3.Error, UnicodeEncodeError) as error:
@@ -247,14 +247,19 @@ class SQLiteStore(ThreadConnections, StoreBase):
         is enough for a read of a single statement.
         """
         self._check_usable()
-        with self._guard(), self._translated(), self._transaction("BEGIN" if snapshot else None) as connection:
+        with self._guard(), self._translate_errors(), self._transaction("BEGIN" if snapshot else None) as connection:
             yield connection
 
     @contextmanager
     def _writing(self) -> Iterator[sqlite3.Connection]:
         """A write transaction holding the database's write lock from its first statement."""
         self._check_usable()
-        with self._guard(), self._write_lock, self._translated(), self._transaction("BEGIN IMMEDIATE") as connection:
+        with (
+            self._guard(),
+            self._write_lock,
+            self._translate_errors(),
+            self._transaction("BEGIN IMMEDIATE") as connection,
+        ):
             yield connection
 
     # -- schema
@@ -268,7 +273,7 @@ class SQLiteStore(ThreadConnections, StoreBase):
             dim = positive_int(dim, "dim")
         self._check_usable()
         if not self._in_memory:
-            with self._translated():
+            with self._translate_errors():
                 _switch_to_wal(self._connection(), self._timeout)
         with self._reading() as connection:
             stored = self._read_meta(connection)
@@ -758,7 +763,7 @@ class SQLiteStore(ThreadConnections, StoreBase):
                         raw.execute(_FORGET_CHANGES, _scope_values(scope))  # its removal marks name the user
         if self._in_memory:
             return True
-        with self._guard(), self._write_lock, self._translated():
+        with self._guard(), self._write_lock, self._translate_errors():
             connection = self._connection()
             connection.execute(f"PRAGMA busy_timeout = {min(2000, int(self._timeout * 1000))}")
             try:

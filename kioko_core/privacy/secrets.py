@@ -37,7 +37,7 @@ from kioko_core import errors as _errors
 from kioko_core.errors import SecretDropped
 from kioko_core.privacy.held_texts import keeps_text
 from kioko_core.privacy.secret_detectors import DETECTORS, Detector, kind_of
-from kioko_core.reading.regex_literals import Anchor, anchor, anchored_finditer, casefolded, required_literals
+from kioko_core.reading.regex_literals import Anchor, anchor, anchored_finditer, casefold, required_literals
 from kioko_core.store.url import mask_credentials
 from kioko_core.telemetry import count
 
@@ -84,7 +84,7 @@ def _found(text: str) -> Iterator[tuple[Detector, re.Match[str]]]:
         haystack = text
         if screen.ignorecase:
             if folded is None:
-                folded = casefolded(text)
+                folded = casefold(text)
             haystack = folded
         if screen.needs is not None and not any(literal in haystack for literal in screen.needs):
             continue  # a match would contain one of the literals: none there, no match possible

@@ -11,7 +11,7 @@ from typing import Iterable, Iterator
 import snowballstemmer
 
 from kioko_core.privacy.held_texts import keeps_text
-from kioko_core.reading.regex_literals import anchor, anchored_finditer, casefolded
+from kioko_core.reading.regex_literals import anchor, anchored_finditer, casefold
 
 # --------------------------------------------------------------------------- vocabularies
 
@@ -394,7 +394,7 @@ def _scan(text: str) -> _Scan:
             identifier_spans.append((match.start(), match.end()))
     assets: Iterator[re.Match[str]] = _ASSET.finditer(text)
     if len(text) >= ANCHORED_FROM and _ASSET_STARTS is not None:
-        folded = casefolded(text)
+        folded = casefold(text)
         if len(folded) == len(text):
             assets = anchored_finditer(_ASSET, _ASSET_STARTS, text, folded)  # the same matches, found sooner
     for match in assets:

@@ -45,7 +45,7 @@ _IGNORECASE_ASCII = {"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"}
 _FOLD_TABLE = str.maketrans(_IGNORECASE_ASCII)
 
 
-def casefolded(text: str) -> str:
+def casefold(text: str) -> str:
     """``text`` lower-cased so that a case-insensitive literal match in it is a plain substring.
 
     ASCII text is lowered as is; other text first maps the characters IGNORECASE equates with ASCII

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from kioko_core.reading import analysis as text_module
 from kioko_core.reading.analysis import ASSET_NOUNS, analyze, entity_key
-from kioko_core.reading.regex_literals import anchored_finditer, casefolded
+from kioko_core.reading.regex_literals import anchored_finditer, casefold
 
 
 @pytest.mark.parametrize("noun", ASSET_NOUNS)
@@ -105,7 +105,7 @@ def test_place_nouns_found_from_their_anchors_as_by_the_pattern(pieces: list[str
     """Long texts look for place nouns only where a noun starts: the same matches as the pattern's search."""
     text = "".join(pieces)
     assert text_module._ASSET_STARTS is not None
-    found = anchored_finditer(text_module._ASSET, text_module._ASSET_STARTS, text, casefolded(text))
+    found = anchored_finditer(text_module._ASSET, text_module._ASSET_STARTS, text, casefold(text))
     assert [(m.span(), m.groups()) for m in found] == [
         (m.span(), m.groups()) for m in text_module._ASSET.finditer(text)
     ]

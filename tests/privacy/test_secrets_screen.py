@@ -22,7 +22,7 @@ from kioko_backends.memory import MemoryStore
 from kioko_core.layer.memory_layer import MemoryLayer
 from kioko_core.privacy.secret_detectors import DETECTORS, kind_of
 from kioko_core.privacy.secrets import ANCHORED_FROM, DropSecrets, SecretDropped, _screens, redact
-from kioko_core.reading.regex_literals import anchor, anchored_finditer, casefolded, required_literals
+from kioko_core.reading.regex_literals import anchor, anchored_finditer, casefold, required_literals
 from kioko_core.store import Scope
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "drills"))
@@ -48,7 +48,7 @@ def holds_literal(index: int, text: str) -> bool:
     screen = _screens()[index]
     if screen.needs is None:
         return True
-    haystack = casefolded(text) if screen.ignorecase else text
+    haystack = casefold(text) if screen.ignorecase else text
     return any(literal in haystack for literal in screen.needs)
 
 
@@ -97,8 +97,8 @@ def test_casefolding_covers_every_character_re_matches_to_an_ascii_letter() -> N
     everything = "".join(chr(code) for code in range(0x80, 0x110000) if not 0xD800 <= code <= 0xDFFF)
     for letter in "abcdefghijklmnopqrstuvwxyz":
         for match in re.finditer(letter, everything, re.IGNORECASE):
-            assert casefolded(match.group()) == letter, (hex(ord(match.group())), letter)
-    assert casefolded("PA\u017f\u017fWORD") == "password"
+            assert casefold(match.group()) == letter, (hex(ord(match.group())), letter)
+    assert casefold("PA\u017f\u017fWORD") == "password"
     assert DropSecrets().check("my pa\u017f\u017fword is Tr0ub4dor&3") == ["password"]
     assert DropSecrets().check("api_\u212aey = 3f9a2b7c4d5e6f708192a3b4c5d6e7f8") == ["api_key"]
 
@@ -181,7 +181,7 @@ def test_anchored_search_finds_what_finditer_finds(index: int, data: st.DataObje
     text = data.draw(_ascii_around(index))
     pattern, screen = DETECTORS[index].pattern, _screens()[index]
     assert screen.starts is not None
-    folded = casefolded(text) if screen.ignorecase else text
+    folded = casefold(text) if screen.ignorecase else text
     expected = [(m.span(), m.groupdict()) for m in pattern.finditer(text)]
     assert [(m.span(), m.groupdict()) for m in anchored_finditer(pattern, screen.starts, text, folded)] == expected
     # the same with the fallback to the plain search forced
