@@ -36,6 +36,7 @@ from kioko_core.store import Filter, Record, Scope
 from kioko_core.telemetry import count
 from kioko_intelligence.categories import about as categories_about
 from kioko_intelligence.categories import mentions
+from kioko_intelligence.labels import different_things
 from kioko_intelligence.language import about_user, due_date
 from kioko_intelligence.ops import APPLIED, SKIPPED, MemoryOp
 from kioko_intelligence.plan_changes import attach as attach_rewrites
@@ -162,6 +163,8 @@ def same_slot(memory: MemoryLayer, scope: Scope, text: str, turn_text: str, goal
             goal or (_DEADLINE.search(turn_text) and "date" in mine.values) or _AIM.search(text) or _progress(record)
         ):
             continue  # an event about a goal is progress on it, not a new value of it (a moved deadline is)
+        if not cue and not _ABOUT_USER.search(record.content) and different_things(lowered, record.content):
+            continue  # "the line 2 conveyor jammed" is another conveyor than line 1's, not its newer state
         theirs = read_slot(record.content)
         # a name both say is part of the slot, not its value ("Python 3.9" -> "Python 3.12", "Kofi ... Accra")
         both = {n for n in theirs.values.get("name", set()) if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", lowered)}
