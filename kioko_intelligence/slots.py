@@ -32,13 +32,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Callable
 
+from kioko_core.kinds import Decisions, Episodes, Goals, Instructions, Knowledge, Procedures, Profile, Summaries
+from kioko_core.kinds.registry import KINDS
 from kioko_core.store import Filter, Record, Scope
 from kioko_core.telemetry import count
 from kioko_intelligence.categories import about as categories_about
 from kioko_intelligence.categories import mentions
 from kioko_intelligence.labels import different_things
 from kioko_intelligence.language import about_user, due_date
-from kioko_intelligence.ops import APPLIED, SKIPPED, MemoryOp
+from kioko_intelligence.ops import APPLIED, KIND_OF_MEMORY, SKIPPED, MemoryOp
 from kioko_intelligence.plan_changes import attach as attach_rewrites
 from kioko_intelligence.plan_changes import dropped as dropped_items
 from kioko_intelligence.plan_changes import keyed as keyed_items
@@ -50,31 +52,23 @@ from kioko_intelligence.working_changes import working_changes
 if TYPE_CHECKING:
     from kioko_core.layer.memory_layer import MemoryLayer
 
-# Which kinds hold a current value, state the user's own value, or are rewritten as which operation is this
-# module's supersede policy per kind, kept beside the rules that apply it (not yet columns of the registry).
-VALUE_KINDS = frozenset(
-    {
-        "factual",
-        "preference",
-        "semantic",
-        "instruction",
-        "episodic",
-        "goal",
-        "decision",
-        "procedural",
-        "strategy",
-        "profile",
-    }
-)
+# The supersede policy per kind is columns of the kinds registry (holds_value, users_own, gives_values, restated):
+# the sets below are read from its rows; a kind treated specially is named by its manager class (Goals.kind).
+VALUE_KINDS = frozenset(info.name for info in KINDS if info.holds_value)
 """Kinds of memory that hold a current value (a newer value of their slot supersedes them)."""
-ADDING = frozenset({"fact", "preference", "knowledge", "instruction", "episode", "goal", "decision", "procedure"})
+ADDING = frozenset(info.op for info in KINDS if info.gives_values and info.op)
 """Operation kinds whose ``add`` may carry a newer value of a slot."""
-_STATED_KINDS = frozenset({"factual", "preference", "profile", "instruction", "decision", "goal", "procedural"})
+_STATED_KINDS = frozenset(info.name for info in KINDS if info.users_own)
 """Kinds that state the user's own value: naming the old value is enough to find them."""
 _ABOUT_USER = re.compile(r"\b(?:I|I'm|I've|my|we|we're|our|User|User's)\b")
 """A memory in the user's own words (or rewritten about them), whatever kind it was routed to."""
-UNINDEXED = frozenset({"instruction", "profile"})
-"""Kinds the term index does not keep: read by kind (the context reads them the same way)."""
+UNINDEXED = frozenset(info.name for info in KINDS if info.holds_value and not info.links)
+"""Kinds the term index does not keep (it keeps the linked ones): read by kind (the context reads them the same way)."""
+_OP_OF = {info.name: info.op for info in KINDS if info.restated and info.op}
+"""Stored kind -> the operation a correction of it is written as (a new memory of its own kind)."""
+_HELD_KINDS = frozenset(info.name for info in KINDS if info.restated and info.section == "memories")
+"""What an event that replaces a memory is stored as instead: the kind of the memory it replaces, when that is a
+plain memory (shown among the memories: not a goal, a procedure or a lesson, which have shapes of their own)."""
 CANDIDATES = 40
 """At most this many memories per term are read as candidates for one slot."""
 WAS_CHARS = 120
@@ -159,7 +153,7 @@ def same_slot(memory: MemoryLayer, scope: Scope, text: str, turn_text: str, goal
     terms += ["t:" + w for n in names for w in _terms_of_name(n)]
     loose: list[Replaced] = []
     for record in _holding(memory, scope, terms, False):
-        if record.kind == "goal" and not (
+        if record.kind == Goals.kind and not (
             goal or (_DEADLINE.search(turn_text) and "date" in mine.values) or _AIM.search(text) or _progress(record)
         ):
             continue  # an event about a goal is progress on it, not a new value of it (a moved deadline is)
@@ -203,7 +197,7 @@ def same_slot(memory: MemoryLayer, scope: Scope, text: str, turn_text: str, goal
         stale = [
             v for t in changed for v in sorted(their_values[t]) if v not in mine_values[t] and not _says(lowered, v)
         ]
-        if record.kind == "goal":
+        if record.kind == Goals.kind:
             stale.sort(key=lambda v: not _progress(record, v))  # a goal changes in its progress, not its aim
         if not stale and cue and any(mine_values[t] > their_values[t] for t in types):
             # the new statement restates the slot with more ("every Sunday" -> "Sunday and Wednesday now")
@@ -239,7 +233,7 @@ def _one_topic(record: Record, shared: set[str], said: str) -> bool:
         bool(shared - _GENERIC - _LIKING_WORDS)
         and bool(_USERS_OWN.search(record.content) or record.kind in _STATED_KINDS)
         # an instruction is the user's own, said as an order ("Write dates day-month-year from now on")
-        and bool(_USERS_OWN.search(said) or record.kind == "instruction")
+        and bool(_USERS_OWN.search(said) or record.kind == Instructions.kind)
         and len(record.content.split()) <= 16
     )
 
@@ -284,7 +278,7 @@ def same_category(memory: MemoryLayer, scope: Scope, text: str, sentence: str, t
                 continue
             if not (_USERS_OWN.search(record.content) or record.kind in _STATED_KINDS):
                 continue  # knowledge that merely names a browser is no value of the user's
-            if record.kind == "profile" and record.metadata.get("slot") in _NOT_A_CATEGORY_SLOT:
+            if record.kind == Profile.kind and record.metadata.get("slot") in _NOT_A_CATEGORY_SLOT:
                 continue  # "I work at Google" is an employer, not a search engine
             theirs = [m for m in mentions(record.content) if m.category is category]
             if not theirs or any(m.value in values for m in theirs):
@@ -391,9 +385,14 @@ def _due_terms(slot: Slot) -> list[str]:
     return ["t:due", "t:deadlin"] if "due" in slot.frame else []
 
 
+def _stored(op: MemoryOp) -> str | None:
+    """The stored kind ``op`` writes (``"fact.add"`` -> ``"factual"``), None for an operation on no kind."""
+    return KIND_OF_MEMORY.get(op.kind)
+
+
 def _op_text(op: MemoryOp) -> str:
     f = op.fields
-    if op.kind == "procedure":
+    if _stored(op) == Procedures.kind:
         return f"{f.get('title') or ''}: " + " ".join(s for s in f.get("steps") or [] if isinstance(s, str))
     return str(f.get("text") or f.get("title") or f.get("chosen") or "")
 
@@ -463,7 +462,7 @@ def _category_correction(
         return False
     replaced = found[0]
     record, old, new = replaced.record, replaced.old or "", replaced.new or ""
-    if record.kind == "profile" and isinstance(record.metadata.get("slot"), str):
+    if record.kind == Profile.kind and isinstance(record.metadata.get("slot"), str):
         ops.append(
             MemoryOp(
                 "profile.set",
@@ -551,22 +550,22 @@ def resolve(
         text = _op_text(op)
         if not text.strip():
             continue
-        found = same_slot(memory, scope, text, turn_text, op.kind == "goal")
+        found = same_slot(memory, scope, text, turn_text, _stored(op) == Goals.kind)
         replaced = [r for r in found if r.record.id not in claimed]
         if not replaced:
             continue
         claimed.update(r.record.id for r in replaced)
         sure = [r for r in replaced if r.sure]
-        decisions = [r.record for r in sure if r.record.kind == "decision"]
-        if decisions and op.kind != "decision":
+        decisions = [r.record for r in sure if r.record.kind == Decisions.kind]
+        if decisions and _stored(op) != Decisions.kind:
             op.op, op.target = "decision.supersede", decisions[0].id
             op.fields = {"text": text}
             sure = [r for r in sure if r.record.id != decisions[0].id]
-        elif decisions and op.kind == "decision":
+        elif decisions and _stored(op) == Decisions.kind:
             op.op, op.target = "decision.supersede", decisions[0].id
             sure = [r for r in sure if r.record.id != decisions[0].id]
-        profiles = [r.record for r in sure if r.record.kind == "profile"]
-        value = _slot_value(text, profiles[0]) if profiles and op.kind != "decision" else None
+        profiles = [r.record for r in sure if r.record.kind == Profile.kind]
+        value = _slot_value(text, profiles[0]) if profiles and _stored(op) != Decisions.kind else None
         if value is not None:
             op.op, op.target = "profile.set", None
             op.fields = {"key": profiles[0].metadata.get("slot"), "value": value}
@@ -575,7 +574,9 @@ def resolve(
         goals = [
             r
             for r in sure
-            if r.record.kind == "goal" and op.kind != "goal" and not (r.new and r.old and _progress(r.record, r.old))
+            if r.record.kind == Goals.kind
+            and _stored(op) != Goals.kind
+            and not (r.new and r.old and _progress(r.record, r.old))
         ]
         if goals and (_move_goal(op, goals[0], text) or _renumber_goal(op, goals[0], text)):
             continue
@@ -585,10 +586,10 @@ def resolve(
             replaced = [r for r in replaced if r not in goals]
             if not replaced:
                 continue
-        if op.kind == "episode" and sure:
+        if _stored(op) == Episodes.kind and sure:
             kinds = [r.record.kind for r in sure if r.record.kind in _HELD_KINDS]
             if kinds:
-                op.op = f"{_OP_OF.get(kinds[0], 'fact')}.add"
+                op.op = f"{_OP_OF[kinds[0]]}.add"
         rewrites = [r for r in sure if r.new and r.old and _compound(r.record.content, r.old)]
         if rewrites:
             op.fields.setdefault("rewrites", []).extend([r.record.id, r.old, r.new] for r in rewrites)
@@ -633,7 +634,9 @@ def _howto_changed(record: Record, frame: set[str], turn_text: str) -> bool:
 
 
 def _howto_title(record: Record) -> re.Match[str] | None:
-    return _HOWTO.match(record.content) or (_PLAN_TITLE.match(record.content) if record.kind == "procedural" else None)
+    return _HOWTO.match(record.content) or (
+        _PLAN_TITLE.match(record.content) if record.kind == Procedures.kind else None
+    )
 
 
 _QUESTION = re.compile(r"\?\s*$")
@@ -652,7 +655,7 @@ def unrouted(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_text: 
     if len(found) != 1:
         return  # none, or not sure which: nothing is guessed
     replaced = found[0]
-    kind = "knowledge" if replaced.record.kind == "procedural" else _OP_OF[replaced.record.kind]
+    kind = _OP_OF[Knowledge.kind] if replaced.record.kind == Procedures.kind else _OP_OF[replaced.record.kind]
     fields: dict[str, Any] = {"text": about_user(turn_text.strip())}
     if replaced.old and replaced.new and _compound(replaced.record.content, replaced.old):
         fields["rewrites"] = [[replaced.record.id, replaced.old, replaced.new]]
@@ -669,19 +672,6 @@ def unrouted(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_text: 
             confidence=0.7,
         )
     )
-
-
-_HELD_KINDS = ("factual", "preference", "semantic", "instruction")
-"""What an event that replaces a memory is stored as instead: the kind of the memory it replaces."""
-_OP_OF = {
-    "factual": "fact",
-    "preference": "preference",
-    "semantic": "knowledge",
-    "instruction": "instruction",
-    "goal": "goal",
-    "procedural": "procedure",
-    "strategy": "strategy",
-}
 
 
 def _compound(content: str, old: str) -> bool:
@@ -759,7 +749,7 @@ def _summaries_holding(memory: MemoryLayer, scope: Scope, terms: list[str]) -> l
     postings = memory.store.postings(scope, terms, CANDIDATES)
     ids = set.intersection(*[set(postings.ids.get(t, ())) for t in terms])
     found = memory.store.get(scope, sorted(ids)) if ids else []
-    return [r for r in found if r is not None and r.kind == "summary" and r.metadata.get("session_summary")]
+    return [r for r in found if r is not None and r.kind == Summaries.kind and r.metadata.get("session_summary")]
 
 
 def _marking(new_id: str) -> Callable[[Record], tuple[str | None, dict[str, Any] | None]]:

@@ -8,7 +8,9 @@ its actions and its starting importance: ``kioko_intelligence.ops.OPERATIONS``, 
 ``GET /v1/kinds`` (which the console reads) and the graph page (the display colour).
 
 Each row also says what a person calls the kind (``called``: the managers' messages and the console) and
-whether it is held by key (profile slots, working memory). The table below shows the main columns.
+whether it is held by key (profile slots, working memory), and its supersede policy (whether it holds a
+current value, states the user's own, is given values by its operation's add, is restated by a correction: read by
+``kioko_intelligence.slots``). The table below shows the main columns.
 
 =============  ===========  ===================  =====  ==========  ==================  ===========  ============
 kind           noun         manager attribute    links  section     also ``memory_type``  operation    manager class
@@ -77,6 +79,17 @@ class KindInfo:
     """Its colour on the console and the graph page."""
     keyed: bool = False
     """Held by key rather than by text (profile slots, working memory): no text routes, no ``memory_type``."""
+    holds_value: bool = False
+    """Holds a current value of a slot (the user's editor, the report's due date): a newer value of the same
+    slot supersedes it (``kioko_intelligence.slots``)."""
+    users_own: bool = False
+    """States the user's own value (a fact, a preference, a decision ...): a turn naming the old value alone
+    finds it, where knowledge or an event that merely names the value is no value of the user's."""
+    gives_values: bool = False
+    """Its operation's ``add`` may give a slot a newer value (what the supersede rules read a turn's adds for)."""
+    restated: bool = False
+    """A correction or a change the router kept nothing of is written as a new memory of its own operation
+    (a decision is superseded instead, a profile slot set, an event never restated)."""
 
     def __post_init__(self) -> None:
         if not self.called:
@@ -86,34 +99,42 @@ class KindInfo:
 # fmt: off
 KINDS: tuple[KindInfo, ...] = (
     KindInfo("factual", "fact", "facts", True, "memories", ("fact",), semantic=True, manager_class="Facts", op="fact",
-             actions=("add", "update", "delete", "verify"), colour="#4e79a7"),
+             actions=("add", "update", "delete", "verify"), colour="#4e79a7", holds_value=True, users_own=True,
+             gives_values=True, restated=True),
     KindInfo("preference", "preference", "preferences", True, "memories", semantic=True, manager_class="Preferences",
-             op="preference", colour="#f28e2b"),
+             op="preference", colour="#f28e2b", holds_value=True, users_own=True, gives_values=True, restated=True),
     KindInfo("episodic", "event", "episodes", True, "memories", ("episode", "event"), manager_class="Episodes",
-             op="episode", actions=("add", "delete"), importance=0.45, called="episode", colour="#e15759"),
+             op="episode", actions=("add", "delete"), importance=0.45, called="episode", colour="#e15759",
+             holds_value=True, gives_values=True),
     KindInfo("semantic", "knowledge", "knowledge", True, "memories", ("knowledge",), semantic=True,
-             manager_class="Knowledge", op="knowledge", importance=0.55, colour="#76b7b2"),
+             manager_class="Knowledge", op="knowledge", importance=0.55, colour="#76b7b2", holds_value=True,
+             gives_values=True, restated=True),
     KindInfo("goal", "goal", "goals", True, "goals", manager_class="Goals", op="goal",
-             actions=("add", "update", "progress", "complete", "drop", "delete"), importance=0.75, colour="#59a14f"),
+             actions=("add", "update", "progress", "complete", "drop", "delete"), importance=0.75, colour="#59a14f",
+             holds_value=True, users_own=True, gives_values=True, restated=True),
     KindInfo("procedural", "procedure", "procedures", True, "procedures", ("procedure",), manager_class="Procedures",
-             op="procedure", actions=("add", "outcome", "delete"), importance=0.7, colour="#edc948"),
+             op="procedure", actions=("add", "outcome", "delete"), importance=0.7, colour="#edc948",
+             holds_value=True, users_own=True, gives_values=True, restated=True),
     KindInfo("skill", "skill", "skills", True, "skills", manager_class="Skills", op="skill", actions=("outcome",),
              colour="#b07aa1"),
     KindInfo("strategy", "lesson", "strategies", True, "lessons", ("lesson",), manager_aliases=("lessons",),
              manager_class="Strategies", op="strategy", actions=("add", "outcome", "delete"), importance=0.7,
-             colour="#ff9da7"),
+             colour="#ff9da7", holds_value=True, restated=True),
     KindInfo("decision", "decision", "decisions", True, "decisions", manager_class="Decisions", op="decision",
-             actions=("add", "supersede", "outcome", "delete"), importance=0.75, colour="#9c755f"),
+             actions=("add", "supersede", "outcome", "delete"), importance=0.75, colour="#9c755f",
+             holds_value=True, users_own=True, gives_values=True),
     KindInfo("insight", "insight", "insights", True, "memories", semantic=True, manager_class="Insights", op="insight",
              actions=("add",), colour="#bab0ac"),
     KindInfo("summary", "insight", "summaries", True, "memories", semantic=True, manager_class="Summaries",
              actions=(), called="summary", colour="#8cd17d"),
     KindInfo("instruction", "instruction", "instructions", False, "memories", manager_class="Instructions",
-             op="instruction", importance=0.8, colour="#86bcb6"),
+             op="instruction", importance=0.8, colour="#86bcb6", holds_value=True, users_own=True,
+             gives_values=True, restated=True),
     KindInfo("working", "working", "working", False, "memories", manager_class="WorkingMemory", op="working",
              actions=("set", "remove", "promote"), importance=0.5, colour="#d4a6c8", keyed=True),
     KindInfo("profile", "profile", "profile", False, "memories", manager_class="Profile", op="profile",
-             actions=("set", "remove"), importance=0.7, colour="#a0cbe8", keyed=True),
+             actions=("set", "remove"), importance=0.7, colour="#a0cbe8", keyed=True,
+             holds_value=True, users_own=True),
 )
 # fmt: on
 """The one table of kinds: adding a kind is adding a row (``manager_class="TextManager"`` for a kind whose
