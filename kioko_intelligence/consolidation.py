@@ -293,13 +293,13 @@ def forget_faded(
     gone = 0
     found = memory.store.scan(scope, Filter(kinds=frozenset({Episodes.kind}))) if records is None else records
     for episode in [r for r in found if r.kind == Episodes.kind]:
-        if episode.created_at >= before or episode.id in used or not faded(episode, now):
+        if episode.created_at >= before or episode.id in used or not is_faded(episode, now):
             continue
         gone += 1 if memory.delete(episode.id, **who) else 0
     return gone
 
 
-def faded(record: Record, now: float) -> bool:
+def is_faded(record: Record, now: float) -> bool:
     """True for a memory that never mattered: low importance, never used, only the linker's links, faded."""
     meta = record.metadata
     if not _scored(record):
@@ -330,7 +330,7 @@ __all__ = [
     "count",
     "expire",
     "expiry",
-    "faded",
+    "is_faded",
     "fold_episodes",
     "forget_faded",
     "merge_duplicates",

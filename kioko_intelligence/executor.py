@@ -93,7 +93,7 @@ class OpExecutor:
         for op in ops:
             if op.status in (SKIPPED, FAILED):
                 op.description = op.description or describe(op, None)
-                _redacted(op)
+                _redact(op)
                 continue  # a router already decided against it (low importance, invalid)
             try:
                 kinds = secret_kinds(op.fields)
@@ -121,7 +121,7 @@ class OpExecutor:
                 op.status, op.error = FAILED, f"{type(error).__name__}: {error}"
             if not op.description:
                 op.description = describe(op, None)
-            _redacted(op)
+            _redact(op)
         if not dry_run:
             self._forget_subjects(ops, scope)
         return ops
@@ -334,7 +334,7 @@ class OpExecutor:
                 self.on_link(link, written)
 
 
-def _redacted(op: MemoryOp) -> None:
+def _redact(op: MemoryOp) -> None:
     """The op as reports, events, logs and terminals show it: a secret in its fields, its description (which
     may quote a stored memory) or its error stands as ``[redacted: kind]``. Its write, if any, is done."""
     op.fields = redact_value(op.fields)

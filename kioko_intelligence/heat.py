@@ -92,7 +92,7 @@ def note_uses(store: Bookkeeping, where: Scope, scope: Scope, used: Iterable[tup
         stored = current.metadata.get("uses") if current is not None else None
         uses: dict[str, Any] = dict(stored) if isinstance(stored, dict) else {}
         for memory_id, when in events:
-            uses[memory_id] = _counted(uses.get(memory_id), when)
+            uses[memory_id] = _count_use(uses.get(memory_id), when)
         if len(uses) > MAX_TRACKED:
             tracked = uses
             hottest = sorted(tracked, key=lambda i: (-heat_of(tracked[i], now), i))[:MAX_TRACKED]
@@ -115,7 +115,7 @@ def note_uses(store: Bookkeeping, where: Scope, scope: Scope, used: Iterable[tup
     raise ConflictError(f"the heat of {scope.user_id!r} kept changing under this write")
 
 
-def _counted(entry: Any, when: float) -> list[float]:
+def _count_use(entry: Any, when: float) -> list[float]:
     """``entry`` ([uses faded to the last use, last use]) with one more use at ``when``."""
     try:
         uses, last = float(entry[0]), float(entry[1])

@@ -90,8 +90,8 @@ def review_prompt(pairs: list[_Pair], template: str = DEFAULT_REVIEW_PROMPT) -> 
     for pair in pairs:
         why = f" ({pair.why})" if pair.why else ""
         lines.append(
-            f"{pair.name}: A = [{links.noun(pair.a.kind)}] {_quoted(pair.a.content)}\n"
-            f"    B = [{links.noun(pair.b.kind)}] {_quoted(pair.b.content)}\n"
+            f"{pair.name}: A = [{links.noun(pair.a.kind)}] {_quote(pair.a.content)}\n"
+            f"    B = [{links.noun(pair.b.kind)}] {_quote(pair.b.content)}\n"
             f"    proposed: A {pair.type} B{why}"
         )
     return template.format(types=", ".join(sorted(MODEL_TYPES)), pairs="\n".join(lines))
@@ -196,7 +196,7 @@ def _apply(memory: MemoryLayer, scope: Scope, pair: _Pair, verdict: dict[str, An
     return result
 
 
-def _quoted(text: str) -> str:
+def _quote(text: str) -> str:
     flat = " ".join(text.split())
     return repr(flat if len(flat) <= LABEL_CHARS else flat[: LABEL_CHARS - 3] + "...")
 

@@ -180,7 +180,7 @@ class MaintenanceScheduler(Tending):
         self.llm = llm
         if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0):
             raise InvalidRecordError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
-        self.ask = _redacting(_bounded(as_ask(llm), timeout)) if llm is not None else None
+        self.ask = _redacting(_with_timeout(as_ask(llm), timeout)) if llm is not None else None
         self.end_sessions = bool(end_sessions)
         self.background = bool(background)
         self._worker: ThreadPoolExecutor | None = None
@@ -741,7 +741,7 @@ def _generation_or_none(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
-def _bounded(ask: Callable[[str], str], timeout: float | None) -> Callable[[str], str]:
+def _with_timeout(ask: Callable[[str], str], timeout: float | None) -> Callable[[str], str]:
     """``ask`` that raises TimeoutError after ``timeout`` seconds (a hanging model must not stall a turn)."""
     if timeout is None:
         return ask

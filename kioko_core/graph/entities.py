@@ -334,7 +334,7 @@ class EntityGraph:
             ops = [Upsert(record=new.to_record(scope.user_id), expected_version=0)]
             for record, triple in replaced:
                 if triple.valid_from <= start:
-                    ops.append(Upsert(record=_closed(triple, start, scope.user_id), expected_version=record.version))
+                    ops.append(Upsert(record=_close(triple, start, scope.user_id), expected_version=record.version))
             try:
                 written = self.store.update_many(ops)
             except ConflictError as exc:
@@ -372,7 +372,7 @@ class EntityGraph:
                 )
             try:
                 written = self.store.update_many(
-                    [Upsert(record=_closed(triple, end, scope.user_id), expected_version=record.version)]
+                    [Upsert(record=_close(triple, end, scope.user_id), expected_version=record.version)]
                 )
             except ConflictError as exc:
                 if attempt == _WRITE_ATTEMPTS - 1:
@@ -644,7 +644,7 @@ def _as_triple(record: Record | None) -> Triple:
     return triple
 
 
-def _closed(triple: Triple, end: float, user_id: str) -> Record:
+def _close(triple: Triple, end: float, user_id: str) -> Record:
     """The record of ``triple`` with its validity ending at ``end``."""
     return triple.model_copy(update={"valid_to": end}).to_record(user_id)
 

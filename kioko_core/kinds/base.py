@@ -87,7 +87,7 @@ def deterministic_id(kind: str, scope: Scope, *parts: str) -> str:
     return uuid.uuid5(_IDS, name).hex
 
 
-def _noted(metadata: dict[str, Any], entry: dict[str, Any]) -> list[dict[str, Any]]:
+def _note(metadata: dict[str, Any], entry: dict[str, Any]) -> list[dict[str, Any]]:
     notes = (
         [n for n in metadata.get("notes", []) if isinstance(n, dict)] if isinstance(metadata.get("notes"), list) else []
     )
@@ -290,7 +290,7 @@ class _OutcomeMixin:
                 "last_used_at": now,
             }
             if noted is not None:
-                changes["notes"] = _noted(meta, {"at": now, "worked": worked, "text": noted})
+                changes["notes"] = _note(meta, {"at": now, "worked": worked, "text": noted})
             return changes
 
         changed = manager._change(memory_id, user_id=user_id, agent_id=agent_id, metadata=counted)

@@ -10,7 +10,7 @@ from datetime import date, datetime
 from typing import Any
 
 from kioko_core.errors import ConflictError, InvalidRecordError
-from kioko_core.kinds.base import KindManager, _metadata, _noted, _OutcomeMixin, _sentence, _text
+from kioko_core.kinds.base import KindManager, _metadata, _note, _OutcomeMixin, _sentence, _text
 from kioko_core.store import Record
 from kioko_core.telemetry import count
 
@@ -111,7 +111,7 @@ class Goals(KindManager):
             status = current.metadata.get("status", GOAL_OPEN)
             if status != GOAL_OPEN:
                 raise InvalidRecordError(f"goal {memory_id!r} is {status}; reopen it first (memory.goals.reopen)")
-            return {**changes, "notes": _noted(current.metadata, entry)} if note is not None else changes
+            return {**changes, "notes": _note(current.metadata, entry)} if note is not None else changes
 
         return self._change(memory_id, user_id=user_id, agent_id=agent_id, metadata=progressed)
 
@@ -129,9 +129,7 @@ class Goals(KindManager):
             memory_id,
             user_id=user_id,
             agent_id=agent_id,
-            metadata=lambda fresh: (
-                {**changes, "notes": _noted(fresh.metadata, entry)} if entry is not None else changes
-            ),
+            metadata=lambda fresh: {**changes, "notes": _note(fresh.metadata, entry)} if entry is not None else changes,
         )
 
     def drop(

@@ -375,7 +375,7 @@ def retrieve(
         for i in goal_ids
         if i in records
         and records[i].metadata.get("status", "open") == "open"
-        and not context_sections.replaced(records[i])
+        and not context_sections.is_replaced(records[i])
     ]
 
     if config.fusion == "sum":
@@ -501,7 +501,7 @@ def session_recalled(layer: LayerParts, scope: Scope, question: str, session_id:
 
 def _may_show(record: Record) -> bool:
     """Same filters as retrieval: not superseded, a memory (not bookkeeping), not working memory."""
-    return record.kind in LINKABLE_KINDS and not context_sections.replaced(record)
+    return record.kind in LINKABLE_KINDS and not context_sections.is_replaced(record)
 
 
 def recall(

@@ -47,7 +47,7 @@ class Sections:
     working: list[Record] = field(default_factory=list)
 
 
-def replaced(record: Record) -> bool:
+def is_replaced(record: Record) -> bool:
     """Superseded, or in conflict with a newer memory that shows it in its "(was: ...)" note."""
     return bool(record.metadata.get("superseded_by") or record.metadata.get("conflicted_by"))
 
@@ -71,7 +71,7 @@ def gather(layer: LayerParts, scope: Scope, query: str, session_id: str | None, 
     found = Sections()
     if cap(caps, "profile") or cap(caps, "instructions"):
         # a slot value or an instruction that a newer one replaced stays in the history, not in the context
-        stable = [r for r in layer.store.scan(scope, Filter(kinds=STABLE_KINDS)) if not replaced(r)]
+        stable = [r for r in layer.store.scan(scope, Filter(kinds=STABLE_KINDS)) if not is_replaced(r)]
         profile = sorted(
             (r for r in stable if r.kind == "profile"), key=lambda r: (str(r.metadata.get("slot", "")), r.id)
         )
@@ -132,6 +132,6 @@ __all__ = [
     "gather",
     "relations_for",
     "render",
-    "replaced",
+    "is_replaced",
     "with_was",
 ]
