@@ -680,6 +680,12 @@ def _compound(content: str, old: str) -> bool:
     return len(parts) > 1 and any(old.lower() not in p.lower() and read_slot(p).values for p in parts)
 
 
+MAX_CONFLICTS = 2
+"""An unsure match with more memories than this names no one slot (a slot holds one current value): "the drive
+shows error E-200 on line 1" looked like a new value of sixteen fault reports of other lines. Such a statement is
+stored plainly, with no "(was: ...)" and no memory marked."""
+
+
 def apply(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope) -> None:
     """After the ops applied: mark what each replaced (``superseded_by`` / ``conflicts_with`` and ``was``)."""
     who: dict[str, Any] = {"user_id": scope.user_id, "agent_id": scope.agent_id}
@@ -707,7 +713,7 @@ def apply(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope) -> None:
         values = [v for v in f.get("old_values", []) if isinstance(v, str) and v.strip()]
         if values and (old_ids or f.get("rewrites")):
             stale_summaries(memory, scope, values)
-        if unsure:
+        if 0 < len(unsure) <= MAX_CONFLICTS:
             olds = [r for r in memory.store.get(scope, unsure) if r is not None and r.id != op.memory_id]
             if olds:
                 was = "; ".join(r.content[:WAS_CHARS] for r in olds)

@@ -29,3 +29,18 @@ def test_two_things_named_by_number_both_stay_current(first: str, second: str) -
         stored = list(memory.memories(user_id="u"))
         assert sorted(r.content for r in stored) == sorted([first, second])
         assert [r.content for r in stored if r.metadata.get("superseded_by")] == []
+
+
+def test_a_statement_that_looks_like_a_new_value_of_many_memories_marks_none() -> None:
+    """A slot holds one value: an unsure match with many memories is no conflict with each of them."""
+    with kioko.intelligent("memory://?embedder=offline") as memory:
+        for line, code in ((5, 201), (6, 217), (3, 204), (4, 209), (7, 201)):
+            memory.add(f"Line {line} keeps faulting with error E-{code} during the morning shift.", user_id="u")
+        memory.record_turn(
+            "I'm debugging ticket INC-4502, the drive shows error E-200 on line 1.",
+            "Noted.",
+            user_id="u",
+            session_id="s",
+        )
+        marked = [r for r in memory.memories(user_id="u") if len(r.metadata.get("conflicts_with") or []) > 2]
+        assert marked == []
