@@ -944,6 +944,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/kinds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Kinds
+         * @description The kinds of memory this server stores, from the kind registry: names, routes, operations, colours.
+         *
+         *     Open like ``/healthz``: it is the same for every user and holds no memory, and the console reads it before
+         *     it has a key.
+         */
+        get: operations["kinds_v1_kinds_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/knowledge": {
         parameters: {
             query?: never;
@@ -2728,6 +2751,72 @@ export interface components {
              * @description whose memories, one of the API key's users; a key bound to one user may leave it out (the server fills in that user before the request is checked)
              */
             user_id: string;
+        };
+        /**
+         * KindOut
+         * @description One kind of memory, as the kind registry's row says (``GET /v1/kinds``; the console reads it).
+         */
+        KindOut: {
+            /**
+             * Actions
+             * @description what those operations may do (add, update, outcome ...)
+             */
+            actions: string[];
+            /**
+             * Aliases
+             * @description other memory_type spellings accepted for it
+             */
+            aliases: string[];
+            /**
+             * Called
+             * @description what a person calls it (messages, the console)
+             */
+            called: string;
+            /**
+             * Colour
+             * @description its colour on the console and the graph page
+             */
+            colour: string;
+            /**
+             * Keyed
+             * @description held by key (profile slots, working memory) rather than by text
+             */
+            keyed: boolean;
+            /**
+             * Links
+             * @description whether the linker links it
+             */
+            links: boolean;
+            /**
+             * Manager
+             * @description the layer's attribute that manages it (memory.goals)
+             */
+            manager: string;
+            /**
+             * Name
+             * @description what a memory of this kind stores as its kind (memory_type)
+             */
+            name: string;
+            /**
+             * Noun
+             * @description what link lines call it
+             */
+            noun: string;
+            /**
+             * Operation
+             * @description the kind the intelligence's operations name it by (fact.add)
+             */
+            operation: string | null;
+            /**
+             * Path
+             * @description where its routes live (/v1/goals)
+             */
+            path: string;
+            /**
+             * Section
+             * @description the section of a recalled context it shows in
+             */
+            section: string;
         };
         /** KnowledgeAddIn */
         KnowledgeAddIn: {
@@ -9623,6 +9712,98 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IntelligenceOut"];
+                };
+            };
+            /** @description no valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the API key may not act for this user or agent, or is read-only */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description no such memory in this scope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description a conflicting link or a concurrent change */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description request body over the server's limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description invalid input, or a secret in a write */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the API key is over its rate limit (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description the store is unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    kinds_v1_kinds_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KindOut"][];
                 };
             };
             /** @description no valid API key */
