@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from kioko.cli.app import MEMORY, Command
-from kioko.cli.derived import from_operation
+from kioko.cli.one_call import from_operation
 from kioko.cli.support import (
     Agent,
     Json,

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from kioko.cli.app import SMART, Command
-from kioko.cli.derived import from_operation
+from kioko.cli.one_call import from_operation
 from kioko.cli.support import Agent, Json, Store, UsageProblem, User, err, new_table, opened, out, print_json
 
 

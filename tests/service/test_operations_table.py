@@ -286,7 +286,7 @@ def test_the_cli_commands_of_one_operation_take_its_parameters() -> None:
     import typer.main
 
     from kioko.cli import app as cli_app
-    from kioko.cli.derived import DERIVED_COMMANDS
+    from kioko.cli.one_call import DERIVED_COMMANDS
 
     commands = typer.main.get_command(cli_app).commands  # type: ignore[attr-defined]
     assert {"related", "trace", "explain"} <= set(DERIVED_COMMANDS)
