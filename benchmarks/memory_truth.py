@@ -35,7 +35,11 @@ without reading the router's patterns, to check that what is tuned carries over 
 tuned on; ``dev3``, ``dev4`` and ``dev5`` were written later, each run once before any change made for
 it (their first-run figures are in ``benchmarks/results/memory-truth/slots-checks.md``). ``dev_forget``/``heldout_forget`` hold the
 forgets (one item, a subject named later only as "he"/"she", a whole kind), summaries across sessions,
-small talk, safety facts and the context budget, written before the changes they measure. A probe may
+small talk, safety facts and the context budget, written before the changes they measure. ``heldout3``
+(60 scenes) was written later again in new voices (a terse engineer, a chatty parent, a non-native speaker, a
+manager, phone dictation, typos) without reading the router's code, and run once as written; its class
+``keep-both`` holds statements of the world that must not supersede each other (port 9100 of one service and
+port 8443 of another). A probe may
 set ``max_chars``: its context must be no longer (the budget scenes, at the default budget).
 
 Offline by default (``kioko.intelligent("memory://")``, no network). ``--llm SPEC`` (or ``$KIOKO_BENCH_LLM``)
