@@ -39,7 +39,10 @@ small talk, safety facts and the context budget, written before the changes they
 (60 scenes) was written later again in new voices (a terse engineer, a chatty parent, a non-native speaker, a
 manager, phone dictation, typos) without reading the router's code, and run once as written; its class
 ``keep-both`` holds statements of the world that must not supersede each other (port 9100 of one service and
-port 8443 of another). A probe may
+port 8443 of another). ``dev6`` (69 scenes), written with it in other voices, is the tuners' half for the
+classes still missed: opinion reversals, opposite verbs, self-corrections inside one turn, instructions whose
+old and new versions share no word, profile, working-memory and procedure changes, questions made of
+stopwords and ``keep-both`` probes that catch a false supersede. A probe may
 set ``max_chars``: its context must be no longer (the budget scenes, at the default budget).
 
 Offline by default (``kioko.intelligent("memory://")``, no network). ``--llm SPEC`` (or ``$KIOKO_BENCH_LLM``)
