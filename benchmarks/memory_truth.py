@@ -42,7 +42,8 @@ manager, phone dictation, typos) without reading the router's code, and run once
 port 8443 of another). ``dev6`` (69 scenes), written with it in other voices, is the tuners' half for the
 classes still missed: opinion reversals, opposite verbs, self-corrections inside one turn, instructions whose
 old and new versions share no word, profile, working-memory and procedure changes, questions made of
-stopwords and ``keep-both`` probes that catch a false supersede. A probe may
+stopwords and ``keep-both`` probes that catch a false supersede; ``dev7`` (59 scenes) more of the same in
+further voices. A probe may
 set ``max_chars``: its context must be no longer (the budget scenes, at the default budget).
 
 Offline by default (``kioko.intelligent("memory://")``, no network). ``--llm SPEC`` (or ``$KIOKO_BENCH_LLM``)
