@@ -43,7 +43,8 @@ port 8443 of another). ``dev6`` (69 scenes), written with it in other voices, is
 classes still missed: opinion reversals, opposite verbs, self-corrections inside one turn, instructions whose
 old and new versions share no word, profile, working-memory and procedure changes, questions made of
 stopwords and ``keep-both`` probes that catch a false supersede; ``dev7`` (59 scenes) more of the same in
-further voices. A probe may
+further voices; ``heldout4`` (54 scenes), never read, holds the same classes as dev6/dev7 in voices of
+its own, so that what is tuned on them is measured on phrasings nobody tuned on. A probe may
 set ``max_chars``: its context must be no longer (the budget scenes, at the default budget).
 
 Offline by default (``kioko.intelligent("memory://")``, no network). ``--llm SPEC`` (or ``$KIOKO_BENCH_LLM``)
