@@ -147,9 +147,12 @@ def _held_view(layer: BulkHost, held: PendingStore) -> BulkHost:
     view = copy.copy(layer)
     linker = copy.copy(layer.linker)
     linker.store = held
-    vars(linker)["graph"] = _BatchGraph(linker.graph)  # stands in for the EntityGraph (its other calls pass through)
-    # the copy's own store and linker (BulkHost, like the layer's users, reads them as properties)
-    vars(view).update(store=held, linker=linker, _screened=True)  # _screened: add_many screened every item first
+    graph = _BatchGraph(linker.graph)  # stands in for the EntityGraph (its other calls pass through)
+    vars(linker)["graph"] = graph
+    # the copy's own store and linker (BulkHost, like the layer's users, reads them as properties); the layer's
+    # reading of a new memory asks ``entities`` for the user's names, the linker its ``graph``: both the batch's
+    vars(view).update(store=held, linker=linker, entities=graph, _screened=True)  # _screened: add_many screened
+    # every item first
     return view
 
 

@@ -264,6 +264,7 @@ class MemoryLinker:
             if extra:
                 _, more, _ = self.index.lookup(scope, extra, 0)
                 df.update(more)
+        stats.weigh()
         scored: list[tuple[Record, Evidence]] = []
         evaluated: dict[str, Evidence] = {}  # every candidate's evidence, kept for the turn-before rule
         cosines_found = self._cosines(record.embedding, candidates)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from kioko_core.kinds.registry import MEANS, PAIR_TYPES, noun, prior
-from kioko_core.linking.index import is_hub, term_weight
+from kioko_core.linking.index import ENTITY_BOOST, idf, is_hub, term_weight
 from kioko_core.reading.analysis import Analysis, cues_of
 from kioko_core.store import Record, cosine
 
@@ -113,11 +113,17 @@ class Side:
         """``Side.of(record)``, made once per record object: the linker scores the same cached neighbours write
         after write. Kept on the record itself (so it lives exactly as long as the record) and used only while
         it is that very record's: a copy of it (``model_copy`` keeps private attributes) makes its own."""
-        held = record._side
+        # the private attributes' dict read directly: pydantic's attribute lookup for a private name was a tenth of
+        # scoring a candidate
+        private = record.__pydantic_private__
+        held = private.get("_side") if private is not None else record._side
         if held is not None and held.record is record:
             return held  # type: ignore[no-any-return]
         side = cls.of(record)
-        record._side = side
+        if private is not None:
+            private["_side"] = side
+        else:
+            record._side = side
         return side
 
 
@@ -152,6 +158,20 @@ class Stats:
 
     def w(self, term: str) -> float:
         return self._weights[term]
+
+    def weigh(self) -> None:
+        """w(t) of every term of ``df`` not weighed yet, in one pass: the idf of each distinct df computed once (a
+        write's candidates bring a few hundred terms, most of them with a df shared by many), the same floats as
+        :func:`~kioko_core.linking.index.term_weight` gives term by term."""
+        weights, n = self._weights, self.n
+        of_df: dict[int, float] = {}
+        for term, count in self.df.items():
+            if term in weights:
+                continue
+            value = of_df.get(count)
+            if value is None:
+                value = of_df[count] = idf(count, n)
+            weights[term] = value * ENTITY_BOOST if term.startswith("e:") else value
 
     def sum_w(self, terms: Iterable[str]) -> float:
         """The sum of the terms' weights, in order (the same additions as one by one)."""
@@ -194,8 +214,17 @@ class Evidence:
         }
 
 
-def share_signal(m: Side, c: Side, stats: Stats, place_terms: set[str]) -> tuple[float, list[str]]:
-    """The weight of the terms both share over the smaller memory's total weight, and the shared terms."""
+def weak_terms(m: Side, stats: Stats, place_terms: set[str]) -> frozenset[str]:
+    """``m``'s terms that are weak common ground (a hub, a place): a share made of them alone is halved. Every
+    shared term is one of ``m``'s, so this is asked once per write, not once per candidate."""
+    return frozenset(t for t in m.terms if stats.hub(t) or t in place_terms)
+
+
+def share_signal(
+    m: Side, c: Side, stats: Stats, place_terms: set[str], weak: frozenset[str] | None = None
+) -> tuple[float, list[str]]:
+    """The weight of the terms both share over the smaller memory's total weight, and the shared terms
+    (``weak``: :func:`weak_terms` of ``m``, when the caller has it)."""
     theirs = c.term_set
     shared = [t for t in m.terms if t in theirs]
     if not shared:
@@ -203,7 +232,7 @@ def share_signal(m: Side, c: Side, stats: Stats, place_terms: set[str]) -> tuple
     smaller = min(stats.total(m), stats.total(c))
     value = stats.sum_w(shared) / smaller if smaller > 0 else 0.0
     # where something happened (a hub, a line number) is weak common ground: halve once
-    if all(stats.hub(t) or t in place_terms for t in shared):
+    if (weak if weak is not None else weak_terms(m, stats, place_terms)).issuperset(shared):
         value /= 2.0
     return min(1.0, value), shared
 
@@ -266,6 +295,7 @@ def score_pair(
     place_terms: set[str] | None = None,
     with_why: bool = True,
     cos: float | None = None,
+    weak: frozenset[str] | None = None,
 ) -> Evidence:
     """Steps 3-6 for one pair: every signal, the score, the gate, the type and the why.
 
@@ -274,7 +304,7 @@ def score_pair(
     """
     places = place_terms if place_terms is not None else set()
     ev = Evidence()
-    ev.share, shared = share_signal(m, c, stats, places)
+    ev.share, shared = share_signal(m, c, stats, places, weak)
     if cos is not None:
         ev.cos = cos
     elif m.record.embedding is not None and c.record.embedding is not None:
@@ -322,7 +352,9 @@ def score_candidates(
 ) -> list[Evidence]:
     """:func:`score_pair` of ``m`` with every side of ``sides`` (``cosines`` theirs with ``m``, in order), without
     their explanations (:func:`explain_chosen` writes those of the links made)."""
-    return [score_pair(m, side, stats, config, lexical, place_terms, False, cos) for side, cos in zip(sides, cosines)]
+    places = place_terms if place_terms is not None else set()
+    weak = weak_terms(m, stats, places)
+    return [score_pair(m, side, stats, config, lexical, places, False, cos, weak) for side, cos in zip(sides, cosines)]
 
 
 def explain_chosen(m: Side, chosen: Iterable[Evidence], stats: Stats) -> None:

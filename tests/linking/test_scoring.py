@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kioko_core.linking.linker import LinkerConfig
-from kioko_core.linking.scoring import Side, Stats, link_type, score_pair, vote
+from kioko_core.linking.scoring import Side, Stats, link_type, score_candidates, score_pair, vote
 from kioko_core.reading.analysis import analyze
 from kioko_core.store import Record
 
@@ -66,3 +66,37 @@ def test_a_pair_sharing_its_rare_names_is_scored_linked_without_any_store() -> N
     assert ev.score >= LinkerConfig().threshold
     unrelated = _side("goal", "Goal: Learn the cello.", "z")
     assert not score_pair(m, unrelated, Stats(n=50, df=df), LinkerConfig(), lexical=True).evidence
+
+
+def test_weighing_every_term_at_once_gives_the_floats_of_weighing_them_one_by_one() -> None:
+    """Stats.weigh (each distinct df's idf once, for a write's hundreds of candidate terms) and the lazy w(t) agree
+    to the last bit, entity terms boosted alike, at sizes where the idf is 0 for common terms and where it is not."""
+    for n in (0, 7, 19, 20, 21, 333, 100_000):
+        df = {f"t:w{d}": d for d in range(0, min(n, 400) + 3)} | {f"e:name {d}": d for d in range(0, 60, 3)}
+        lazy, eager = Stats(n=n, df=dict(df)), Stats(n=n, df=dict(df))
+        eager.weigh()
+        for term in df:
+            assert eager._weights[term] == lazy.w(term)
+        assert [eager.w(t) for t in df] == [lazy.w(t) for t in df]
+
+
+def test_scoring_candidates_together_scores_each_pair_as_alone() -> None:
+    """score_candidates (the weak-ground terms of the new memory found once per write) gives each candidate the
+    evidence score_pair gives it alone: same share, score, gate and type, a share of hubs alone halved in both."""
+    m = _side("event", "The Kioko build failed on the pgvector cable at the garage.", "m", session_id="s")
+    others = [
+        _side("event", "Fixed the pgvector cable in the garage.", "a", session_id="s"),
+        _side("event", "The garage door is stuck again.", "b"),
+        _side("goal", "Goal: Ship Kioko with pgvector.", "c"),
+        _side("event", "Learned a new song on the cello.", "d"),
+    ]
+    terms = set(m.terms).union(*(set(o.terms) for o in others))
+    df = {term: (40 if "garage" in term else 2) for term in terms}  # the garage is a hub in 100 memories
+    config = LinkerConfig()
+    together = score_candidates(m, others, [None] * len(others), Stats(n=100, df=dict(df)), config, True, {"t:garage"})
+    for side, ev in zip(others, together):
+        alone = score_pair(m, side, Stats(n=100, df=dict(df)), config, True, {"t:garage"}, with_why=False)
+        assert (ev.share, ev.score, ev.evidence, ev.type) == (alone.share, alone.score, alone.evidence, alone.type)
+    hub_only = score_pair(m, others[1], Stats(n=100, df=dict(df)), config, True, set(), with_why=False)
+    assert together[1].share == hub_only.share
+    assert 0 < together[1].share
