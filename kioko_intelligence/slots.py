@@ -116,8 +116,11 @@ class Replaced:
     """The whole sentence, when only it names the slot ("I switched dentists, I see Dr. Okafor now")."""
 
 
-def same_slot(memory: MemoryLayer, scope: Scope, text: str, turn_text: str, goal: bool = False) -> list[Replaced]:
-    """The user's current memories that ``text`` (one op's text, from ``turn_text``) gives a newer value of."""
+def same_slot(
+    memory: MemoryLayer, scope: Scope, text: str, turn_text: str, goal: bool = False, howto: bool = False
+) -> list[Replaced]:
+    """The user's current memories that ``text`` (one op's text, from ``turn_text``) gives a newer value of
+    (``goal``: the op states a goal; ``howto``: it states a procedure, which replaces only how-tos)."""
     found: dict[str, Replaced] = {}
     newer = new_value(text) or new_value(turn_text)
     mine = read_slot(text)
@@ -157,6 +160,8 @@ def same_slot(memory: MemoryLayer, scope: Scope, text: str, turn_text: str, goal
             goal or (_DEADLINE.search(turn_text) and "date" in mine.values) or _AIM.search(text) or _progress(record)
         ):
             continue  # an event about a goal is progress on it, not a new value of it (a moved deadline is)
+        if howto and _howto_title(record) is None:
+            continue  # steps for a task are no newer value of an event or a fact ("How to clear a jam on line 4")
         if not cue and not _ABOUT_USER.search(record.content) and different_things(lowered, record.content):
             continue  # "the line 2 conveyor jammed" is another conveyor than line 1's, not its newer state
         theirs = read_slot(record.content)
@@ -550,7 +555,8 @@ def resolve(
         text = _op_text(op)
         if not text.strip():
             continue
-        found = same_slot(memory, scope, text, turn_text, _stored(op) == Goals.kind)
+        stored = _stored(op)
+        found = same_slot(memory, scope, text, turn_text, stored == Goals.kind, stored == Procedures.kind)
         replaced = [r for r in found if r.record.id not in claimed]
         if not replaced:
             continue
