@@ -219,7 +219,10 @@ def percentile(values: Sequence[float], share: float) -> float:
 
 def measure(layer: Any, scope: Scope, held: Held, questions: Sequence[Question], links: int) -> dict[str, Any]:
     first_ms, warm_ms, cpu_ms, at5, at10 = [], [], [], [], []
+    sent = getattr(layer.store, "round_trips", None)  # PostgreSQL's count of requests waited for, by kind
+    warm_trips = 0
     for timed in (first_ms, warm_ms):
+        trips_before = sent.total() if sent is not None else 0
         for question in questions:
             started, cpu = time.perf_counter(), time.process_time()
             context = layer.recall(question.text, user_id=scope.user_id, links=links, limit=BUDGET)
@@ -230,6 +233,8 @@ def measure(layer: Any, scope: Scope, held: Held, questions: Sequence[Question],
                 returned = [held.dia_of.get(m.record.id, "") for m in context.memories]
                 at5.append(evidence_recall(question, returned, 5))
                 at10.append(evidence_recall(question, returned, 10))
+        if timed is warm_ms and sent is not None:
+            warm_trips = sent.total() - trips_before
     return {
         "r5": statistics.mean(at5),
         "r10": statistics.mean(at10),
@@ -243,6 +248,7 @@ def measure(layer: Any, scope: Scope, held: Held, questions: Sequence[Question],
         "recall_p95_ms": percentile(warm_ms, 0.95),
         "first_p50_ms": statistics.median(first_ms),
         "first_p95_ms": percentile(first_ms, 0.95),
+        "round_trips_per_recall": warm_trips / len(questions) if sent is not None else None,
     }
 
 
@@ -370,17 +376,20 @@ def markdown(result: dict[str, Any]) -> str:
         + ("through add_many" if h.get("fill", "add_many") == "add_many" else "written to the store in batches of 500"),
         "",
         "| memories | Kioko R@10 | x at first size | BM25 R@10 | Kioko R@5 | BM25 R@5 | recall p50 / p95 ms | "
-        "recall CPU p50 ms | load | first ask p50 / p95 ms | knn@10 vs exact | RSS MB | fill ms/memory | first knn s |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "recall CPU p50 ms | load | first ask p50 / p95 ms | knn@10 vs exact | RSS MB | fill ms/memory | first knn s | "
+        "round trips / recall |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         fill = f"{r['fill_ms_per_memory']:.2f}" if r["fill_ms_per_memory"] is not None else ""
+        trips = r.get("round_trips_per_recall")
+        shown_trips = f"{trips:.2f}" if trips is not None else ""
         lines.append(
             f"| {r['held']:,} | {r['r10']:.3f} | {r['r10'] / base['r10']:.3f} | {r['bm25_r10']:.3f} | {r['r5']:.3f} | "
             f"{r['bm25_r5']:.3f} | {r['recall_p50_ms']:.2f} / {r['recall_p95_ms']:.2f} | "
             f"{r.get('recall_cpu_p50_ms', float('nan')):.2f} | {r.get('load_while_asked', '')} | "
             f"{r['first_p50_ms']:.2f} / {r['first_p95_ms']:.2f} | {r['knn_recall_vs_exact']:.3f} | "
-            f"{r['rss_mb']:.0f} | {fill} | {r['first_knn_s']:.2f} |"
+            f"{r['rss_mb']:.0f} | {fill} | {r['first_knn_s']:.2f} | {shown_trips} |"
         )
     last = rows[-1]
     lines += [
@@ -389,7 +398,8 @@ def markdown(result: dict[str, Any]) -> str:
         f"{base['held']:,} (CPU time of this process: "
         f"{last.get('recall_cpu_p50_ms', float('nan')) / base.get('recall_cpu_p50_ms', float('nan')):.2f}x); "
         f"R@10 {last['r10'] / base['r10']:.3f}x. Load: the 1-minute load average when each size's questions were "
-        "asked (2 cores). For PostgreSQL the server's CPU time is not in the CPU column.",
+        "asked (2 cores). For PostgreSQL the server's CPU time is not in the CPU column; round trips / recall: the "
+        "requests a warm recall sent to the server and waited for (the driver's count; blank for in-process stores).",
         "",
     ]
     return "\n".join(lines)

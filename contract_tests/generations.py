@@ -18,6 +18,7 @@ from contract_tests.support import as_stored, make_record, new_scope, unique
 from kioko_core.store import (
     ConflictError,
     Delete,
+    ManyGenerations,
     Scope,
     ScopeChanges,
     ScopeChangeSet,
@@ -86,6 +87,19 @@ class GenerationContract(StoreContractBase):
             [Delete(id=mine.id, scope=scope), Delete(id=theirs.id, scope=scope), Delete(id=mine.id, scope=scope)]
         )
         assert moved() == {scope: 2, other: 0}, "a batch that takes a record away counts once, and only there"
+
+    def test_generations_reads_each_scope_as_generation_does(self, store: Store, scope: Scope) -> None:
+        """The optional ``generations(scopes)`` (ManyGenerations): each scope's count, in the order asked, a scope
+        asked twice answered twice, a scope never written as ``generation`` reads it, no scope no answer."""
+        counter = self.counting(store)
+        if not isinstance(store, ManyGenerations):
+            pytest.skip("the store has no generations(scopes) (ManyGenerations is optional): nothing to check")
+        other, untouched = new_scope(), new_scope()
+        store.update_many([Upsert(record=make_record(scope, terms=["alpha"]))])
+        store.update_many([Upsert(record=make_record(scope)), Upsert(record=make_record(other, terms=["beta"]))])
+        asked = [other, scope, untouched, scope]
+        assert store.generations(asked) == [counter.generation(s) for s in asked]
+        assert store.generations([]) == []
 
     def test_a_refused_batch_advances_nothing(self, store: Store, scope: Scope) -> None:
         counter = self.counting(store)

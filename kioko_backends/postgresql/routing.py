@@ -76,14 +76,16 @@ class _Replicas:
         self._resting_until = time.monotonic() + _RESTING
         self.pool.discard_idle()
 
-    def caught_up(self, conn: psycopg.Connection) -> bool:
-        """True when the replica behind ``conn`` has replayed everything this process has seen."""
+    def caught_up(self, conn: psycopg.Connection, counted: ReadRouting) -> bool:
+        """True when the replica behind ``conn`` has replayed everything this process has seen (a read of its
+        replay position, counted in ``counted.round_trips``, unless an earlier one already showed it)."""
         needed = self.needed
         if needed == 0:
             return True
         server = (conn.info.host, conn.info.port)
         if self._replayed.get(server, -1) >= needed:
             return True
+        counted.round_trips["position"] += 1
         row = conn.execute(_REPLAYED, prepare=False).fetchone()
         replayed = int(row[0]) if row and row[0] is not None else 0
         with self._lock:
@@ -96,6 +98,12 @@ class ReadRouting:
 
     url: StoreURL
     failover_wait: float
+    round_trips: Counter[str]
+    """Requests this store sent to a server and waited for (a statement, or a pipeline of them), by what they were
+    for (``knn``, ``postings``, ``generation``, ``get`` ..., ``write``): one per read, one more for a replica's
+    replay position when asked (``position``), one or two per record write. Opening the store, purge and failover
+    probes are not counted. A figure for benchmarks (user_scale.py's round trips per recall) and tests; counted
+    without a lock, so exact while one thread at a time uses the store."""
     _pool: _Pool
     _replicas: _Replicas | None
     _configure: Callable[[psycopg.Connection], None]
@@ -136,30 +144,32 @@ class ReadRouting:
         recovery (``replica conflict``). Empty without replicas."""
         return {} if self._replicas is None else dict(self._replicas.served)
 
-    def _read(self, work: Callable[[psycopg.Connection], T], *, search: bool) -> T:
+    def _read(self, work: Callable[[psycopg.Connection], T], *, search: bool, what: str = "read") -> T:
         """Run a read on a replica when one may serve it (``search``: recall's reads), else on the primary."""
         replicas = self._replicas
         if replicas is None or not (search or replicas.everything):
-            return self._on_primary(work)
-        served = self._on_replica(replicas, work)
+            return self._on_primary(work, what)
+        served = self._on_replica(replicas, work, what)
         if served is not _BEHIND:
             replicas.served["replica"] += 1
             return served  # type: ignore[return-value]
         # what the primary shows now, a replica must show before it serves this process again
-        value, position = self._on_primary(lambda conn: (work(conn), insert_position(conn)))
+        self.round_trips["position"] += 1  # asked after the read
+        value, position = self._on_primary(lambda conn: (work(conn), insert_position(conn)), what)
         replicas.seen(position)
         replicas.served["primary"] += 1
         return value
 
-    def _on_replica(self, replicas: _Replicas, work: Callable[[psycopg.Connection], T]) -> T | object:
+    def _on_replica(self, replicas: _Replicas, work: Callable[[psycopg.Connection], T], what: str) -> T | object:
         """``work`` on a replica that has caught up with this process, or ``_BEHIND`` (also when none answers)."""
         if not replicas.available():
             return _BEHIND
         try:
             with replicas.pool.connection() as conn:
                 try:
-                    if not replicas.caught_up(conn):
+                    if not replicas.caught_up(conn, self):
                         return _BEHIND
+                    self.round_trips[what] += 1
                     return work(conn)
                 finally:
                     _end_transaction(conn)
@@ -182,7 +192,7 @@ class ReadRouting:
                 f"an argument cannot be encoded as UTF-8 ({error.reason}), so PostgreSQL cannot compare it"
             ) from None
 
-    def _on_primary(self, work: Callable[[psycopg.Connection], T]) -> T:
+    def _on_primary(self, work: Callable[[psycopg.Connection], T], what: str = "read") -> T:
         """Run a read on the primary; a read is safe to repeat, so after a dead connection it is repeated once,
         or, with a failover wait, as soon as a server accepts again within the wait."""
         recovery = _Recovery(self._pool)
@@ -190,6 +200,7 @@ class ReadRouting:
             try:
                 with self._pool.connection() as conn:
                     try:
+                        self.round_trips[what] += 1
                         return work(conn)
                     finally:
                         _end_transaction(conn)

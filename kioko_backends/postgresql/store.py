@@ -191,6 +191,7 @@ class PostgresStore(ReadRouting, StoreBase, _Schema):
             if asked_wait is None
             else non_negative_float(asked_wait, "failover_wait")
         )
+        self.round_trips: Counter[str] = Counter()
         self._pool = _Pool(conninfo, size, self._configure, self._connection_error, self.failover_wait)
         self.lost_writes: Counter[str] = Counter()
         """Writes whose connection died after sending, by what the new primary showed: ``applied`` (returned
@@ -280,7 +281,9 @@ class PostgresStore(ReadRouting, StoreBase, _Schema):
         query = sql.SQL("SELECT {} FROM {} WHERE id = ANY(%s::text[]) AND user_id = %s AND agent_id = %s").format(
             _RECORD_COLUMNS, self._names.records
         )
-        rows = self._read(lambda conn: _fetch(conn, query, [ids, scope.user_id, _agent(scope)]), search=False)
+        rows = self._read(
+            lambda conn: _fetch(conn, query, [ids, scope.user_id, _agent(scope)]), search=False, what="get"
+        )
         return {row[0]: self._record(row) for row in rows}
 
     def get_with_links(
@@ -297,7 +300,9 @@ class PostgresStore(ReadRouting, StoreBase, _Schema):
             "AND l.agent_id = r.agent_id AND l.owner = r.id) FROM {} AS r "
             "WHERE r.id = ANY(%s::text[]) AND r.user_id = %s AND r.agent_id = %s"
         ).format(_RECORD_COLUMNS, self._names.links, self._names.records)
-        rows = self._read(lambda conn: _fetch(conn, query, [wanted, scope.user_id, _agent(scope)]), search=False)
+        rows = self._read(
+            lambda conn: _fetch(conn, query, [wanted, scope.user_id, _agent(scope)]), search=False, what="get"
+        )
         found = {row[0]: self._record(row[:-1]) for row in rows}
         held = {row[0]: [dict(e) for e in row[-1]] for row in rows if row[-1]}
         return self._in_order(asked, found), held
@@ -320,8 +325,26 @@ class PostgresStore(ReadRouting, StoreBase, _Schema):
         query = sql.SQL("SELECT coalesce((SELECT generation FROM {} WHERE user_id = %s AND agent_id = %s), {})").format(
             self._names.scopes, _forgotten_generation(self._names)
         )
-        rows = self._read(lambda conn: _fetch(conn, query, [scope.user_id, _agent(scope)]), search=True)
+        rows = self._read(
+            lambda conn: _fetch(conn, query, [scope.user_id, _agent(scope)]), search=True, what="generation"
+        )
         return int(rows[0][0]) if rows else 0
+
+    def generations(self, scopes: Sequence[Scope]) -> list[int]:
+        """Each scope's :meth:`generation`, in one statement (ManyGenerations): a recall reads its user's scope and
+        their entity graph's in one round trip, where :meth:`generation` is read."""
+        checked = [check_scope(scope) for scope in scopes]
+        if not checked:
+            return []
+        # a column per scope, each the statement generation() sends: a lookup by the tables' key (and, in tables
+        # split by user, routed to that user's partition or shard), where a join would not be
+        one = sql.SQL("coalesce((SELECT generation FROM {} WHERE user_id = %s AND agent_id = %s), {})").format(
+            self._names.scopes, _forgotten_generation(self._names)
+        )
+        query = sql.SQL("SELECT ") + sql.SQL(", ").join([one] * len(checked))
+        params = [value for scope in checked for value in (scope.user_id, _agent(scope))]
+        rows = self._read(lambda conn: _fetch(conn, query, params), search=True, what="generation")
+        return [int(value) for value in rows[0]]
 
     def changes_since(self, scope: Scope, generation: int) -> ScopeChangeSet | None:
         """The ids written into ``scope`` after ``generation`` (``{p}_changes``): ScopeChanges.
@@ -335,7 +358,7 @@ class PostgresStore(ReadRouting, StoreBase, _Schema):
                LEFT JOIN {changes} c ON c.user_id = %(u)s AND c.agent_id = %(a)s AND c.generation > %(g)s"""
         ).format(scopes=self._names.scopes, changes=self._names.changes, forgotten=_forgotten_generation(self._names))
         params = {"u": scope.user_id, "a": _agent(scope), "g": int(generation)}
-        rows = self._read(lambda conn: _fetch(conn, query, params), search=True)
+        rows = self._read(lambda conn: _fetch(conn, query, params), search=True, what="changes")
         return changes_from_rows(generation, rows)
 
     def do_postings(self, scope: Scope, terms: list[str], limit: int) -> Postings:
@@ -353,7 +376,7 @@ class PostgresStore(ReadRouting, StoreBase, _Schema):
                FROM (SELECT 1) AS one LEFT JOIN unnest(%(terms)s::text[]) AS t(term) ON true"""
         ).format(scopes=n.scopes, postings=n.postings, term_df=n.term_df)
         params = {"u": scope.user_id, "a": _agent(scope), "terms": terms, "limit": limit}
-        rows = self._read(lambda conn: _fetch(conn, query, params), search=True)
+        rows = self._read(lambda conn: _fetch(conn, query, params), search=True, what="postings")
         count = int(rows[0][0]) if rows else 0
         stats = {row[1]: (int(row[2]), list(row[3])) for row in rows if row[1] is not None}
         return Postings(
@@ -365,7 +388,7 @@ class PostgresStore(ReadRouting, StoreBase, _Schema):
     def do_knn(self, scope: Scope, query: np.ndarray, k: int, filter: Filter | None) -> list[Neighbor]:
         """Candidates from pgvector, re-scored exactly here; the base orders them and cuts at k."""
         fetch = k + min(max(k, 8), 64)  # a margin, so records tied at the k-th score come along (the tie rule)
-        rows = self._read(lambda conn: self._knn_candidates(conn, scope, query, fetch, filter), search=True)
+        rows = self._read(lambda conn: self._knn_candidates(conn, scope, query, fetch, filter), search=True, what="knn")
         seen: dict[str, Any] = {}
         for record_id, embedding in rows:
             seen.setdefault(record_id, embedding)
@@ -602,6 +625,7 @@ class PostgresStore(ReadRouting, StoreBase, _Schema):
                     if names.sharded:
                         owner_cursor.execute(owners, [keys])
                     cursor.execute(lock, lock_params)
+                    self.round_trips["write"] += 1
                     existing = {row[0]: _Existing(*row) for row in cursor.fetchall()}  # round trip 1
                     foreign = (
                         {key: Scope(user) for key, user in owner_cursor.fetchall() if user not in users}
@@ -615,6 +639,7 @@ class PostgresStore(ReadRouting, StoreBase, _Schema):
                     cursor.execute("COMMIT")
                     position = self._queue_position(conn)
                 # leaving the pipeline syncs: round trip 2
+                self.round_trips["write"] += 1
                 self._note_position(position)
             except psycopg.OperationalError as error:
                 if not writes_sent and self._pool.is_connection_failure(error):
@@ -665,6 +690,7 @@ class PostgresStore(ReadRouting, StoreBase, _Schema):
                 writes.send(cursor, self._names)
                 cursor.execute("COMMIT")
                 position = self._queue_position(conn)
+            self.round_trips["write"] += 1
             self._note_position(position)
 
     def _queue_position(self, conn: psycopg.Connection) -> psycopg.Cursor | None:

@@ -525,14 +525,22 @@ class EntityGraph:
         ("rockwell automation" over "rockwell" inside it). An entity is known while any of its triples
         is stored, history included: its name stays recognisable after the fact changed.
 
-        Exactly one postings call, no get; a text with more than :data:`MAX_MATCH_TERMS` distinct
-        n-grams is matched on its beginning.
+        At most one postings call (none for the n-grams the graph's read cache already counted, or a graph that
+        holds nothing), no get; a text with more than :data:`MAX_MATCH_TERMS` distinct n-grams is matched on its
+        beginning.
         """
         scope = _graph_scope(user_id)
         spans = _candidate_spans(str(text))
         if not spans:
             return []
-        known = self.store.postings(scope, [_entity_term(k) for k in spans], 0).df  # counts only, no ids
+        terms = [_entity_term(k) for k in spans]
+        cache = self._read_cache
+        if cache is None:
+            known = self.store.postings(scope, terms, 0).df  # counts only, no ids
+        elif cache.lookup(scope, (), 0)[0] == 0:
+            return []  # a graph that holds nothing (as the cache knows it at the scope's generation): no read
+        else:
+            known = cache.lookup(scope, terms, 0)[1]
         matches = [
             (start, end, key)
             for key, places in spans.items()

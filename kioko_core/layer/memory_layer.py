@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Se
 
 from kioko_core.embedding.embedders import Embedder, OfflineEmbedder, embed_ahead, load_embedder
 from kioko_core.errors import IntelligenceNeeded, InvalidRecordError, MemoryNotFound
-from kioko_core.graph.entities import EntityGraph
+from kioko_core.graph.entities import GRAPH_AGENT, EntityGraph
 from kioko_core.graph.facade import Graph
 from kioko_core.kinds import managers_for
 from kioko_core.kinds.registry import canonical_kind
@@ -24,7 +24,7 @@ from kioko_core.layer.records import LayerStore
 from kioko_core.layer.scoped import USER_OWNED_AGENTS, resolve
 from kioko_core.layer.values import check_id, timestamp
 from kioko_core.layer.writing import WritePath
-from kioko_core.linking.index import INDEX_SWEEP_SECONDS, IndexCache, one_read
+from kioko_core.linking.index import INDEX_SWEEP_SECONDS, IndexCache, one_read, read_ahead
 from kioko_core.linking.linker import (
     LinkerConfig,
     MemoryLinker,
@@ -471,6 +471,8 @@ class MemoryLayer(KindManagers, WritePath):
         scope = self._scope(user_id, agent_id)
         # one generation read per scope for the whole recall (a round trip each on PostgreSQL), see one_read
         with one_read():
+            # the user's scope and their entity graph's (read by the question's reading), in one read
+            read_ahead(self.store, [scope, Scope(scope.user_id, GRAPH_AGENT)])
             # read once: the planner, retrieval and the sections take this reading of the question
             with stage("recall.read"):
                 read = Query.of(query, scope.user_id, self.entities)

@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from kioko_core.linking.term_rows import RowTable, top_k
-from kioko_core.store import Record, Scope, ScopeChanges, ScopeGenerations, Store
+from kioko_core.store import ManyGenerations, Record, Scope, ScopeChanges, ScopeGenerations, Store
 from kioko_core.telemetry import count
 
 VIRTUAL_MEMORIES = 20
@@ -36,7 +36,8 @@ SWEEP_SCOPES = 64
 
 
 _ONE_READ: ContextVar[dict[tuple[int, Scope], int] | None] = ContextVar("kioko_index_one_read", default=None)
-"""Within :func:`one_read`: each cache's generation of each scope, as first read in the block."""
+"""Within :func:`one_read`: each store's generation of each scope (keyed by the store object's id), as first read
+in the block; the caches over one store (the layer's, its entity graph's) share it."""
 
 
 @contextmanager
@@ -48,6 +49,7 @@ def one_read() -> Iterator[None]:
     PostgreSQL). What the block's lookups see is then the store as of its first read of that scope, as one
     statement would: another process's write made meanwhile is seen at the next block. This process's own
     writes in the block are recorded in the cache as usual. Nested blocks share the outermost one's reads.
+    :func:`read_ahead` reads several scopes' generations in one call at the start of a block.
     """
     if _ONE_READ.get() is not None:
         yield
@@ -57,6 +59,23 @@ def one_read() -> Iterator[None]:
         yield
     finally:
         _ONE_READ.reset(token)
+
+
+def read_ahead(store: Store, scopes: Sequence[Scope]) -> None:
+    """Within :func:`one_read`: read the generations of ``scopes`` the block will look up, in one call, where
+    ``store`` offers it (:class:`~kioko_core.store.ManyGenerations`; one round trip on PostgreSQL instead of one
+    per scope). Outside a block, or on any other store, nothing happens: each is read at its first lookup.
+
+    ``store`` is the object the caches read (the layer's store), never a cache's held batch
+    (:class:`~kioko_core.linking.pending.PendingStore` answers for its own writes, which this read would miss).
+    """
+    memo = _ONE_READ.get()
+    if memo is None or not isinstance(store, ManyGenerations):
+        return
+    unread = [scope for scope in dict.fromkeys(scopes) if (id(store), scope) not in memo]
+    if unread:
+        for scope, generation in zip(unread, store.generations(unread)):
+            memo[(id(store), scope)] = int(generation)
 
 
 def idf(df: int, n: int) -> float:
@@ -163,7 +182,7 @@ class IndexCache:
                     stats = self._scopes[scope] = _ScopeStats(generation=generation, synced=generation)
                 memo = _ONE_READ.get()
                 if memo is not None and stats.generation is not None:
-                    memo[(id(self), scope)] = stats.generation  # caught up: the block's later lookups agree
+                    memo[(id(self.store), scope)] = stats.generation  # caught up: the block's later lookups agree
             elif generation is not None:
                 stats.synced = generation  # its own batches alone since the last read: all of them seen
             # the ttl bounds how long another process's write goes unseen; where the store counts its writes the
@@ -205,7 +224,7 @@ class IndexCache:
         memo = _ONE_READ.get()
         if memo is None:
             return self._generation(scope)
-        key = (id(self), scope)
+        key = (id(self.store), scope)
         found = memo.get(key)
         if found is None:
             found = memo[key] = self._generation(scope)

@@ -377,6 +377,19 @@ class ScopeGenerations(Protocol):
         ...
 
 
+@runtime_checkable
+class ManyGenerations(Protocol):
+    """Optional, beside :class:`ScopeGenerations`: several scopes' generations in one read.
+
+    A recall reads the generation of the user's scope and of their entity graph's; on a store across a network
+    each read is a round trip, and this makes them one (:func:`kioko_core.linking.index.read_ahead`).
+    """
+
+    def generations(self, scopes: Sequence[Scope]) -> list[int]:
+        """``[generation(scope) for scope in scopes]``, read together (one statement, one snapshot)."""
+        ...
+
+
 @dataclass(frozen=True)
 class ScopeChangeSet:
     """What :meth:`ScopeChanges.changes_since` answers: the records written into a scope since a generation."""
