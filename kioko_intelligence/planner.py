@@ -13,7 +13,7 @@ intent          memories  decisions  procedures  skills  lessons  graph  links  
 ==============  ========  =========  ==========  ======  =======  =====  =====  =====  ===========
 howto           3         1          3           2       3        4      3
 decision        4         5          2           0       2        6      4             decisions
-goals           0         2          0           0       0               4
+goals           3         2          2           0       0               4
 temporal        10        0          0           0       0               2      10
 personal        8         2          0           0       0               1             (profile 30)
 relational      (only the relations)                              15     6
@@ -31,6 +31,9 @@ in every context - small talk keeps them, with the goals and the pins.
 
 Several intents: per section the largest cap among the intents that cap it, the most links, the
 largest limit, every ``fill_recent``. The links per intent are graph-memory section 6's.
+
+A question that names no topic (only stop words and :data:`QUESTION_FRAMING`: "What do I like doing?") is
+``personal`` (:func:`asks_without_topic`).
 """
 
 from __future__ import annotations
@@ -101,7 +104,11 @@ TABLE: dict[str, _Row] = {
         "a question about a decision: the decision log first",
         fill_recent=("decisions",),
     ),
-    "goals": _Row(_caps(0, 2, 0, 0, 0), 4, "a question about goals: every open goal, decisions that serve them"),
+    "goals": _Row(
+        _caps(3, 2, 2, 0, 0),
+        4,
+        "a question about goals or what is next: every open goal, the plans and decisions that serve them",
+    ),
     "temporal": _Row(_caps(10, 0, 0, 0, 0), 2, "a question about when: more events", limit=10),
     "personal": _Row(
         _caps(8, 2, 0, 0, 0, profile=30),
@@ -166,6 +173,26 @@ PROBLEM_REASON = "a problem and a call for help: the fixes (procedures) and less
 def is_problem_question(query: str) -> bool:
     """Reports something going wrong and asks what to do ("the nightly job died again with OOM-137, what do I do?")."""
     return PROBLEM.search(query) is not None and ASKS_HELP.search(query) is not None
+
+
+QUESTION_FRAMING = frozenset(
+    "know knows knew tell remind remember think mind anything something everything things stuff day days lately "
+    "currently recently usually generally".split()
+)
+"""Words that frame a question rather than name its topic: "What should I know?", "Anything I should keep in mind?"."""
+
+
+def asks_without_topic(query: str) -> bool:
+    """A question made only of stop words and :data:`QUESTION_FRAMING` ("What do I like doing?", "What should I
+    know?"): it names nothing to search for, so it is about the user (the ``personal`` intent: their newest
+    facts and preferences, the whole profile)."""
+    from kioko_core.reading.analysis import analyze, stem
+    from kioko_intelligence.language import is_question
+
+    if not is_question(query):
+        return False
+    framing = {"t:" + stem(w) for w in QUESTION_FRAMING} | {"e:" + w for w in QUESTION_FRAMING}
+    return all(term in framing for term in analyze(query, []).terms)
 
 
 @dataclass
@@ -284,6 +311,8 @@ class QueryPlanner:
             found.add("feedback")
         elif query.strip() and is_small_talk(query):
             found.add("smalltalk")
+        elif not found & {"howto", "strategy"} and asks_without_topic(query):
+            found.add("personal")
         return [i for i in INTENTS if i in found]
 
     def plan(
@@ -399,6 +428,8 @@ class LLMPlanner:
 
 __all__ = [
     "DEFAULT_PLAN_PROMPT",
+    "QUESTION_FRAMING",
+    "asks_without_topic",
     "FILLABLE",
     "INTENTS",
     "LLMPlanner",

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from kioko_core.kinds import Episodes, Facts, Goals, Summaries
+from kioko_core.kinds import Episodes, Facts, Goals, Preferences, Summaries
 from kioko_core.kinds.registry import KINDS, section_of
 from kioko_core.layer.scoped import SESSIONS_AGENT
 from kioko_core.linking.activation import strongest
@@ -423,6 +423,12 @@ def retrieve(
         for scores, weight in ((combined, config.lexical_weight), (dense, dense_weight)):
             for memory_id, rank in _rank(scores, records).items():
                 fused[memory_id] = fused.get(memory_id, 0.0) + weight / (RRF_K + rank)
+    # a replaced memory the question found hands its place to the one in force now (sections.in_force)
+    replaced = [records[i] for i in fused if context_sections.is_replaced(records[i])]
+    asked = set(analysis.terms)
+    for old, new in context_sections.in_force(replaced, lambda ids: layer.index.records(scope, ids), asked).items():
+        records.setdefault(new.id, new)
+        fused[new.id] = max(fused.get(new.id, 0.0), fused[old])
     for memory_id in fused:
         found = signals.setdefault(memory_id, {})
         if memory_id in lexical:
@@ -588,7 +594,8 @@ def recall(
         wanted = min(FILL_RECENT, caps.get(section, FILL_RECENT))
         if wanted > 0 and not any(m.section == section for m in recalled.values()):
             newest = _newest(layer, scope, FILL_KINDS[section], wanted)
-            if section == "memories":  # "what do you know about me?": what they did is about them too
+            if section == "memories":  # "what do you know about me?": what they like and did is about them too
+                newest += _newest(layer, scope, Preferences.kind, wanted)
                 newest += [r for r in _newest(layer, scope, "episodic", wanted) if ABOUT_THE_USER.match(r.content)]
                 newest = sorted(newest, key=lambda r: (-r.created_at, r.id))[:wanted]
             for record in newest:

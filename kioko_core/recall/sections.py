@@ -15,7 +15,7 @@ session, the relations with one postings call and one get.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from kioko_core.reading.query_and_draft import names_known
 from kioko_core.recall.budget import Block, Line
@@ -50,6 +50,67 @@ class Sections:
 def is_replaced(record: Record) -> bool:
     """Superseded, or in conflict with a newer memory that shows it in its "(was: ...)" note."""
     return bool(record.metadata.get("superseded_by") or record.metadata.get("conflicted_by"))
+
+
+REPLACED_HOPS = 4
+"""How many replacements :func:`in_force` follows from one memory (a value changed again and again)."""
+
+
+def replacer(record: Record) -> str | None:
+    """The id of the memory that replaced ``record`` (superseded it, or is in conflict with it), or None."""
+    for key in ("superseded_by", "conflicted_by"):
+        found = record.metadata.get(key)
+        if isinstance(found, str) and found:
+            return found
+    return None
+
+
+def in_force(
+    replaced: list[Record], fetch: Callable[[list[str]], dict[str, Record]], asked: set[str]
+) -> dict[str, Record]:
+    """For each of the ``replaced`` memories a question found, the memory now in force in its place (old id ->
+    record): its replacer, or that one's, up to :data:`REPLACED_HOPS` hops, read with ``fetch`` (ids -> records)
+    once a hop. A question may share its words only with the old value ("Who is Hannah?" finds "User's
+    girlfriend is Hannah.", replaced by "she's my fiancee now."): the newer memory answers it, the old one stays
+    in the history. A memory whose chain ends in a missing record or a loop has none.
+
+    A replacement that shares words with the old memory replaced the part of it those words are in: when the
+    question's words (``asked``, index terms) found in the old memory are all outside that part, it asked
+    about another part, which the replacement does not answer ("Where do I live?" finds "User drives a Golf
+    and lives in Bristol.", replaced by "Sold the Golf, got a Tesla."): that memory has none either."""
+    current = {r.id: r for r in replaced}
+    first = dict(current)
+    seen = set(current)
+    found: dict[str, Record] = {}
+    for _ in range(REPLACED_HOPS):
+        wanted = {old: nxt for old, r in current.items() if (nxt := replacer(r)) is not None}
+        ids = sorted({i for i in wanted.values() if i not in seen})
+        read = fetch(ids) if ids else {}
+        seen.update(ids)
+        current = {}
+        for old, nxt in wanted.items():
+            record = read.get(nxt)
+            if record is None:
+                continue
+            if is_replaced(record):
+                current[old] = record
+            elif answers(first[old], record, asked):
+                found[old] = record
+        if not current:
+            break
+    return found
+
+
+def _words(record: Record) -> set[str]:
+    return {t for t in record.terms if t.startswith("t:")}
+
+
+def answers(old: Record, new: Record, asked: set[str]) -> bool:
+    """Whether ``new``, which replaced ``old``, answers what a question with the words ``asked`` found in ``old``
+    (see :func:`in_force`)."""
+    shared = _words(old) & _words(new)
+    matched = _words(old) & asked
+    return not shared or not matched or bool(matched & shared)
 
 
 def with_was(record: Record) -> str:
@@ -132,6 +193,9 @@ __all__ = [
     "gather",
     "relations_for",
     "render",
+    "answers",
+    "in_force",
     "is_replaced",
+    "replacer",
     "with_was",
 ]

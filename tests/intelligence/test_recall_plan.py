@@ -369,3 +369,43 @@ def test_plan_with_llm_is_off_by_default() -> None:
         assert len(model.prompts) == 1
     finally:
         layer.close()
+
+
+@pytest.mark.parametrize(
+    "query,topicless",
+    [
+        ("What do I like doing?", True),
+        ("What should I know?", True),
+        ("Anything I should keep in mind?", True),
+        ("what am I up to these days?", True),
+        ("Who is Krutika?", False),
+        ("What do I like to cook?", False),
+        ("Do it.", False),  # a statement, not a question
+        ("", False),
+    ],
+)
+def test_a_question_that_names_no_topic_is_about_the_user(query, topicless) -> None:
+    from kioko_intelligence.planner import asks_without_topic
+
+    assert asks_without_topic(query) is topicless
+    if topicless:
+        assert "personal" in QueryPlanner().intents(query)
+
+
+def test_a_topicless_question_shows_the_newest_preferences_and_facts(tmp_path) -> None:
+    with kioko.intelligent(f"sqlite:///{tmp_path / 'topicless.db'}") as smart:
+        smart.preferences.add("User likes hiking.", user_id="mo")
+        smart.facts.add("User works at a bakery in Porto.", user_id="mo")
+        for question in ("What do I like doing?", "What should I know?"):
+            ctx = smart.recall(question, user_id="mo")
+            assert "personal" in ctx.plan.intents
+            assert "- User likes hiking." in ctx.text, question
+            assert "- User works at a bakery in Porto." in ctx.text, question
+
+
+def test_a_what_is_next_question_shows_the_list_kept_as_a_memory(tmp_path) -> None:
+    with kioko.intelligent(f"sqlite:///{tmp_path / 'next.db'}") as smart:
+        smart.knowledge.add("Wedding to-dos: book the venue, then send invitations.", user_id="mo")
+        ctx = smart.recall("What's next on the wedding list?", user_id="mo")
+        assert ctx.plan.intents == ["goals"]
+        assert "Wedding to-dos: book the venue, then send invitations." in ctx.text
