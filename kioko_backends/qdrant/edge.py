@@ -33,6 +33,12 @@ Limits
     Inside a process the store shares one shard per directory, counted by reference, so the same URL
     can be opened several times. A batch is two engine updates (upserts, then deletes), not a
     transaction.
+
+Write counts
+    Because one process alone writes the directory, the store counts the committed batches per scope in
+    the process (:class:`~kioko_core.store.ScopeGenerations`, shared by every store of the directory), with
+    no point stored for it: the core's index cache then sees a write made beside it at its next lookup
+    rather than after its ttl, and never expires its entries (an import's links do not depend on the clock).
 """
 
 from __future__ import annotations
@@ -42,7 +48,7 @@ import os
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -124,6 +130,15 @@ CAPABILITIES = Capabilities(
 )
 
 
+def _touched(batch: LinkedBatch) -> set[str]:
+    """The scope keys a planned batch changes: those of the records it leaves written or takes away (a record
+    inserted and deleted again by the batch touches nothing) and of the owners whose links it changes."""
+    keys = {scope_key(stored.scope) for stored, _ in batch.records.values() if stored is not None}
+    keys.update(scope_key(batch.scopes_before[key]) for key in batch.records if key in batch.scopes_before)
+    keys.update(scope_key(scope) for scope, _ in batch.adjacency.values())
+    return keys
+
+
 def non_negative_int(value: Any, name: str) -> int:
     if isinstance(value, bool):
         raise InvalidRecordError(f"{name} must be a whole number >= 0, got {value!r}")
@@ -150,6 +165,12 @@ class _Handle:
     """Points written since the last optimization (through this process)."""
     writes: int = 0
     """Writes begun and ended through this process, the only one that can write the shard (RecentAdjacency)."""
+    generations: dict[str, int] = field(default_factory=dict)
+    """Per scope key, the committed batches that touched it through this process, the only one that can write
+    the shard (ScopeGenerations); counted from 0 at each open of the directory, like the caches that read it."""
+    forgotten_generation: int = 0
+    """Above every count a purged scope had: what a scope without a count reads, so a cache of a forgotten scope
+    never matches the scope written anew."""
 
 
 _handles: dict[str, _Handle] = {}
@@ -335,6 +356,23 @@ class QdrantEdgeStore(StoreBase):
 
     # -- reads
 
+    def generation(self, scope: Scope) -> int:
+        """The number of committed batches that touched ``scope``: :class:`~kioko_core.store.ScopeGenerations`.
+
+        Exact without a stored counter: one process alone can write the directory (its shard is locked), and every
+        store of this process that opens it shares the count. So the core's index cache sees a write made beside it
+        (another layer, or records written straight to the store) at its next lookup, not after its ttl."""
+        return self.generations([scope])[0]
+
+    def generations(self, scopes: Sequence[Scope]) -> list[int]:
+        """Each scope's :meth:`generation` (:class:`~kioko_core.store.ManyGenerations`)."""
+        keys = [scope_key(check_scope(scope)) for scope in scopes]
+        handle = self._handle
+        if handle is None or self._closed:
+            raise StoreError(f"{self!r} is closed; open the URL again")
+        with handle.lock:  # a write in progress is counted when it ends: read after it
+            return [handle.generations.get(key, handle.forgotten_generation) for key in keys]
+
     def do_get(self, scope: Scope, ids: list[str]) -> dict[str, Record]:
         """The records and their adjacency points in one request; the adjacency points are kept for the
         ``links`` call that follows (:class:`~kioko_backends.qdrant.links.RecentAdjacency`)."""
@@ -481,10 +519,17 @@ class QdrantEdgeStore(StoreBase):
             ]
             deletes: list[Any] = [point_id(key) for key, (stored, _) in batch.records.items() if stored is None]
             deletes += [links_point_id(owner) for owner, (_, adjacency) in batch.adjacency.items() if adjacency is None]
-            if upserts:
-                shard.update(edge.UpdateOperation.upsert_points(upserts))
-            if deletes:
-                shard.update(edge.UpdateOperation.delete_points(deletes))
+            touched = _touched(batch) if upserts or deletes else set()
+            try:
+                if upserts:
+                    shard.update(edge.UpdateOperation.upsert_points(upserts))
+                if deletes:
+                    shard.update(edge.UpdateOperation.delete_points(deletes))
+            finally:
+                # counted even when the engine failed half way: what it applied must show (a count too many only
+                # makes a cache read the scope again)
+                for key in touched:
+                    handle.generations[key] = handle.generations.get(key, handle.forgotten_generation) + 1
             handle.written += len(upserts)
             if self.optimize_every and handle.written >= self.optimize_every:
                 shard.optimize()
@@ -518,6 +563,21 @@ class QdrantEdgeStore(StoreBase):
             changed = bool(handle.shard.optimize())
             handle.written = 0
         return changed
+
+    def purge(self, scopes: Any = ()) -> bool:
+        """Drop the write counts of the emptied ``scopes`` (a forgotten user's): their names must not outlive the
+        records in this process. The shard's files are left to Qdrant's optimizer: False."""
+        handle = self._handle
+        if handle is None or self._closed:
+            raise StoreError(f"{self!r} is closed; open the URL again")
+        with handle.lock, self._translate_errors("forgetting write counts"):
+            for scope in map(check_scope, scopes):
+                key = scope_key(scope)
+                if key not in handle.generations or self._count(edge.Filter(must=[KIT.match("scope", key)])):
+                    continue
+                gone = handle.generations.pop(key)
+                handle.forgotten_generation = max(handle.forgotten_generation, gone + 1)
+        return False
 
     # -- closing
 

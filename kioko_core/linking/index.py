@@ -1,10 +1,10 @@
 """The inverted index cache: per-scope term statistics from ``Store.postings``, kept fresh by writes.
 
 The write path asks only for the terms it needs; nothing here ever scans a scope. On a store that
-counts writes per scope (:class:`~kioko_core.store.ScopeGenerations`: memory://, SQLite, PostgreSQL) another
-process's write is seen at the next lookup, and entries never expire (what a write links to never depends on
-the wall clock); on any other store (Qdrant) when a cached entry expires (``ttl``, 10 minutes by default), so
-staleness is bounded.
+counts writes per scope (:class:`~kioko_core.store.ScopeGenerations`: memory://, SQLite, PostgreSQL, Qdrant
+edge) another process's write is seen at the next lookup, and entries never expire (what a write links to never
+depends on the wall clock); on any other store (a Qdrant server, qdrant+local://) when a cached entry expires
+(``ttl``, 10 minutes by default), so staleness is bounded.
 """
 
 from __future__ import annotations

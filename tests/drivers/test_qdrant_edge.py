@@ -148,3 +148,36 @@ def test_writes_past_optimize_every_run_the_optimizer(tmp_path: Path) -> None:
         store.update_many([Upsert(record=record(Scope("u"), i, vectors[i])) for i in range(1000)])
         assert store.optimize() is False
         assert len(store.knn(Scope("u"), vectors[0], 3)) == 3
+
+
+def test_a_layers_cache_sees_records_written_beside_it_at_its_next_lookup(tmp_path: Path) -> None:
+    """The shard's write count (ScopeGenerations): one process alone writes the directory, so every write through
+    it, a second layer's or one straight to the store, shows at the next lookup; before, the cache answered from
+    what it held until its ttl (10 minutes) ran out."""
+    question = "Who calibrated the torque wrench?"
+    with kioko.connect(url(tmp_path / "s"), auto_link=False, embedder="offline") as memory:
+        memory.add("Ines checked the torque wrench on Monday", user_id="u", memory_type="episodic")
+        memory.recall(question, user_id="u", links=0)  # the question's terms are cached now
+        before = memory.store.generation(Scope("u"))
+        with kioko.connect(url(tmp_path / "s"), auto_link=False, embedder="offline") as beside:
+            written = beside.add("Ines calibrated the torque wrench on Friday", user_id="u", memory_type="episodic")
+        assert memory.store.generation(Scope("u")) == before + 1
+        n, _, ids = memory.index.lookup(Scope("u"), written.terms, 10)
+        assert n == 2
+        assert all(written.id in ids[term] for term in written.terms)
+        assert written.id in [m.record.id for m in memory.recall(question, user_id="u", links=0).memories]
+
+
+def test_a_forgotten_users_write_count_leaves_the_process(tmp_path: Path) -> None:
+    """The counts are keyed by scope, so they name the user: forgetting the user drops theirs (purge), and the
+    scope written anew counts on above it, so no cache of the forgotten scope can match it."""
+    scope = Scope("forgotten")
+    with kioko.connect(url(tmp_path / "s"), auto_link=False, embedder="offline") as memory:
+        memory.add("Ines calibrated the torque wrench", user_id="forgotten", memory_type="episodic")
+        memory.add("Someone else's note", user_id="kept", memory_type="episodic")
+        counted = memory.store.generation(scope)
+        memory.forget_user(user_id="forgotten")
+        held = memory.store.driver._handle.generations
+        assert not [key for key in held if "forgotten" in key]
+        assert [key for key in held if "kept" in key]
+        assert memory.store.generation(scope) > counted
