@@ -1,0 +1,82 @@
+"""add_many holds the cycle collector's automatic passes off while its batches run (a full pass walks every object of
+the process, and a batch's records lived long enough to start one after another: kioko_core/layer/bulk.py), and puts
+the collector back as it found it: on after an import, on after an import that failed, off if it was off, and on only
+when the last of two imports running at once ends."""
+
+from __future__ import annotations
+
+import gc
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+import kioko
+from kioko_core.errors import IdTaken
+from kioko_core.layer.bulk import BatchAdd
+
+
+def _notes(
+    seen: list[bool], count: int = 6, reached: threading.Event | None = None, hold: threading.Event | None = None
+) -> Iterator[tuple[dict, Any]]:
+    """Items for BatchAdd.run that note whether the collector runs on its own as each is planned (with ``hold``: the
+    second item says it was ``reached`` and waits for ``hold``)."""
+    for number in range(count):
+        seen.append(gc.isenabled())
+        if hold is not None and reached is not None and number == 1:
+            reached.set()
+            assert hold.wait(30)
+        yield {"content": f"Line {number} conveyor jammed twice.", "memory_type": "episodic"}, None
+
+
+@pytest.fixture
+def collector_on() -> Iterator[None]:
+    was = gc.isenabled()
+    gc.enable()
+    yield
+    if not was:
+        gc.disable()
+
+
+def test_the_collector_is_held_off_during_the_batches_and_back_on_after(collector_on: None) -> None:
+    seen: list[bool] = []
+    with kioko.connect("memory://", auto_link=True, embedder="offline") as layer:
+        stored = BatchAdd(layer, "u", None, size=2).run(_notes(seen))
+    assert len(stored) == 6
+    assert seen == [False] * 6
+    assert gc.isenabled()
+
+
+def test_the_collector_is_back_on_after_an_import_that_failed(collector_on: None) -> None:
+    with kioko.connect("memory://", auto_link=True, embedder="offline") as layer:
+        layer.add("Taken.", user_id="u", id="taken")
+        with pytest.raises(IdTaken):
+            layer.add_many(["One.", {"content": "Mine.", "id": "taken"}, "Three."], user_id="u")
+    assert gc.isenabled()
+
+
+def test_a_collector_the_caller_turned_off_stays_off(collector_on: None) -> None:
+    gc.disable()
+    with kioko.connect("memory://", auto_link=True, embedder="offline") as layer:
+        layer.add_many(["One.", "Two."], user_id="u")
+    assert not gc.isenabled()
+
+
+def test_two_imports_at_once_turn_it_back_on_when_the_last_ends(collector_on: None) -> None:
+    reached, hold = threading.Event(), threading.Event()
+    first_seen: list[bool] = []
+    second_seen: list[bool] = []
+    with kioko.connect("memory://", auto_link=True, embedder="offline") as layer:
+        first = threading.Thread(
+            target=lambda: BatchAdd(layer, "a", None, size=1).run(_notes(first_seen, reached=reached, hold=hold))
+        )
+        first.start()
+        assert reached.wait(30)  # the first import is inside its batches, waiting on ``hold``
+        BatchAdd(layer, "b", None, size=1).run(_notes(second_seen, 3))
+        assert not gc.isenabled()  # the first import still runs
+        hold.set()
+        first.join(30)
+    assert gc.isenabled()
+    assert second_seen == [False] * 3
+    assert first_seen == [False] * 6
