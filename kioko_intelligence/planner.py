@@ -19,7 +19,7 @@ personal        8         2          0           0       0               1      
 relational      (only the relations)                              15     6
 knowledge       6         2          2           0       1        8      2
 skills          2         1          2           4       2               2
-strategy        3         2          3           2       4               3
+strategy        3         2          3           2       4               3             lessons
 smalltalk       0         0          0           0       0        0      0      (the stable part stays)
 feedback        0         0          0           0       0        0      0
 (none)          default caps                                      5      3
@@ -33,7 +33,8 @@ Several intents: per section the largest cap among the intents that cap it, the 
 largest limit, every ``fill_recent``. The links per intent are graph-memory section 6's.
 
 A question that names no topic (only stop words and :data:`QUESTION_FRAMING`: "What do I like doing?") is
-``personal`` (:func:`asks_without_topic`).
+``personal`` (:func:`asks_without_topic`). A question about the user with no intent but ``personal``,
+``temporal`` or ``relational`` ("What do I study?") also fills ``memories`` (:func:`asks_about_user`).
 """
 
 from __future__ import annotations
@@ -119,7 +120,12 @@ TABLE: dict[str, _Row] = {
     "relational": _Row({"graph": 15}, 6, "names someone or something the graph knows: more linked memories"),
     "knowledge": _Row(_caps(6, 2, 2, 0, 1, graph=8), 2, "a knowledge question: facts and knowledge first"),
     "skills": _Row(_caps(2, 1, 2, 4, 2), 2, "asks for a skill or template: skills first"),
-    "strategy": _Row(_caps(3, 2, 3, 2, 4), 3, "asks how best to approach something: lessons first"),
+    "strategy": _Row(
+        _caps(3, 2, 3, 2, 4),
+        3,
+        "asks how best to approach something, or for a lesson or note: lessons first",
+        fill_recent=("lessons",),
+    ),
     "smalltalk": _Row(_caps(0, 0, 0, 0, 0, graph=0), 0, "small talk: no retrieval"),
     "feedback": _Row(_caps(0, 0, 0, 0, 0, graph=0), 0, "feedback on an answer: no retrieval"),
 }
@@ -146,6 +152,7 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
         r"\bspecification\b|\bexplain what\b",
         "skills": r"\bskills?\b|\btemplates?\b|\bprompts?\b|\bsnippets?\b|\bscripts?\b|\bdo we have an? \b",
         "strategy": r"\bbest (?:way|approach|practice)s?\b|\bhow should (?:i|we)\b|\bshould (?:i|we) (?:use|try|approach)\b|\bstrateg|\blessons?\b|"
+        r"\bnotes? to (?:self|myself)\b|^\W*what (?:was|were|is|are) (?:the|my) notes?\b|"
         r"\bwhat worked\b|\bavoid\b|\btips?\b|\badvice\b|\bmistakes?\b|\bpitfalls?\b",
     }.items()
 }
@@ -193,6 +200,23 @@ def asks_without_topic(query: str) -> bool:
         return False
     framing = {"t:" + stem(w) for w in QUESTION_FRAMING} | {"e:" + w for w in QUESTION_FRAMING}
     return all(term in framing for term in analyze(query, []).terms)
+
+
+USER_SUBJECT = re.compile(
+    r"\b(?:(?:do|did|am|was|have|had|can|could|should|will|would) i|i(?:'m| am| was))\b|\bmy\b", re.I
+)
+ABOUT_USER_INTENTS = frozenset({"personal", "temporal", "relational"})
+"""The intents (or none) of a question about the user whose search may find nothing of theirs to show."""
+
+
+def asks_about_user(query: str) -> bool:
+    """A question with the user as its subject or owner ("What do I study?", "What's my position at the firm?"):
+    when its words find none of their memories ("User is a 2nd year medic" shares no word with "study"),
+    the plan fills the ``memories`` section with their newest facts, preferences and events (``fill_recent``),
+    without the ``personal`` intent's caps (a procedure may still answer "What do I need for the visa?")."""
+    from kioko_intelligence.language import is_question
+
+    return is_question(query) and USER_SUBJECT.search(query) is not None
 
 
 @dataclass
@@ -339,6 +363,8 @@ class QueryPlanner:
             if names_known(memory.entities, query, scope.user_id):  # recall's Query holds them: no second match
                 intents = [i for i in INTENTS if i in intents or i == "relational"]
         plan = plan_for(intents)
+        if set(intents) <= ABOUT_USER_INTENTS and "memories" not in plan.fill_recent and asks_about_user(query):
+            plan = replace(plan, fill_recent=[*plan.fill_recent, "memories"])
         return replace(plan, reason=f"{PROBLEM_REASON}; {plan.reason}") if is_problem_question(query) else plan
 
 
@@ -429,6 +455,7 @@ class LLMPlanner:
 __all__ = [
     "DEFAULT_PLAN_PROMPT",
     "QUESTION_FRAMING",
+    "asks_about_user",
     "asks_without_topic",
     "FILLABLE",
     "INTENTS",

@@ -53,8 +53,11 @@ FILL_RECENT = 3
 """At most this many newest memories fill an empty section named in ``fill_recent``."""
 PINNED_SHOWN = 10
 """At most this many pinned memories are shown (the oldest pins first: the section stays the same turn to turn)."""
-ABOUT_THE_USER = re.compile(r"User\b")
-"""An event the router wrote about the user ("User is training to be a pilot"), not about someone else."""
+ABOUT_THE_USER = re.compile(
+    r"User\b|(?:[A-Z][a-z]{2,}ed|Made|Got|Went|Took|Began|Won|Lost|Left|Bought|Sold|Became|Met)\b"
+)
+"""An event the router wrote about the user ("User is training to be a pilot", or without a subject: "Made
+partner at Hart & Doyle", "Started sixth form at Hillcrest"), not about someone else ("Her fence was ...")."""
 FILL_KINDS = {
     **{info.section: info.name for info in KINDS if info.section not in ("memories", "goals")},
     "memories": Facts.kind,  # a question about the user that shares no word with what they said: their newest facts

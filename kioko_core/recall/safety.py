@@ -66,13 +66,19 @@ TOPICS: dict[str, re.Pattern[str]] = {
         r"eat\w*|ate|food\w*|cook\w*|recipes?|dinner|lunch|breakfast|brunch|meals?|snacks?|restaurants?|cafes?|"
         r"menus?|dish(?:es)?|cuisine|bake|baking|dessert|grocer\w*|takeaway|take-out|order (?:in|food)|drinks?|"
         r"pizza|sushi|curry|pasta|salad|sandwich\w*|cake|cookies?|bar|pub|wine|beer|cocktails?|party|picnic|"
-        r"nuts?|peanuts?|milk|cheese|bread|eggs?|shellfish|seafood|fish|meat|chicken|pork|beef"
+        r"nuts?|peanuts?|milk|cheese|bread|eggs?|shellfish|seafood|fish|meat|chicken|pork|beef|"
+        r"steak\w*|grill\w*|bbq|barbecue|burgers?|order (?:at|from)|what (?:should|can|could) (?:i|we) order|"
+        r"coffee|tea|smoothies?|chocolate|sweets|candy|snacks?|tapas|buffet|catering|bistro|diner|brasserie"
     ),
     "travel": _any(
         r"trips?|travel\w*|flights?|fly|flies|flew|flying|planes?|airports?|hotels?|hostel|vacation|holiday|visit\w*|tour\w*|"
         r"venues?|museums?|concerts?|theat(?:re|er)|stadium|events?|conference|festival|city|cities|trains?|"
         r"train station|cruise|book(?:ing)? (?:a|the) (?:room|table|seat)|sightseeing|itinerar\w*|weekend away|abroad|"
         r"hike|hiking|walk\w*|stairs|outing|day out"
+    ),
+    "screens": _any(
+        r"games?|gaming|video ?games?|consoles?|nintendo|playstation|xbox|vr|virtual reality|films?|movies?|cinema|"
+        r"tv|telly|series|shows?|screens?|concerts?|gigs?|clubs?|nightclub|festival|light shows?|fireworks|arcade"
     ),
     "health": _any(
         r"health\w*|doctor|medic\w*|medicine|pills?|drugs?|pain\w*|sick|ill|symptoms?|exercis\w*|workout\w*|gym|"
@@ -82,6 +88,12 @@ TOPICS: dict[str, re.Pattern[str]] = {
     ),
 }
 """What a question is about, as far as safety facts go."""
+
+WORD_TOPICS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
+    (_any(r"epilep\w*|seizures?|photosensitiv\w*|migraines?"), frozenset({"screens"})),
+)
+"""Topics a fact bears on because of a word of its own, beyond its class's: flashing screens and lights for
+photosensitive epilepsy or migraines ("Which game would you recommend?")."""
 
 CLASS_TOPICS = {
     "allergy": {"food", "health"},
@@ -139,6 +151,7 @@ def bears_on(fact: str, question: str) -> bool:
         return False
     asked = topics_of(question)
     topics = set().union(*(CLASS_TOPICS[c] for c in classes)) | topics_of(fact)
+    topics |= {t for pattern, named in WORD_TOPICS if pattern.search(fact) for t in named}
     if asked & topics:
         return True
     return bool((_words(fact) - FRAMING) & _words(question))
@@ -149,6 +162,7 @@ __all__ = [
     "READ_TERMS",
     "SAFETY_TERM",
     "TOPICS",
+    "WORD_TOPICS",
     "bears_on",
     "classes_of",
     "is_safety_relevant",

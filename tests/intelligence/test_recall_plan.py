@@ -409,3 +409,44 @@ def test_a_what_is_next_question_shows_the_list_kept_as_a_memory(tmp_path) -> No
         ctx = smart.recall("What's next on the wedding list?", user_id="mo")
         assert ctx.plan.intents == ["goals"]
         assert "Wedding to-dos: book the venue, then send invitations." in ctx.text
+
+
+@pytest.mark.parametrize(
+    "query,about",
+    [
+        ("What do I study?", True),
+        ("What did I do for work?", True),
+        ("What's my position at the firm?", True),
+        ("What is the default OPC UA port?", False),
+        ("I study medicine.", False),  # a statement
+    ],
+)
+def test_a_question_about_the_user_fills_their_newest_memories(memory, query, about) -> None:
+    from kioko_intelligence.planner import asks_about_user
+
+    assert asks_about_user(query) is about
+    assert ("memories" in memory.plan(query, user_id="kumar").fill_recent) is about
+
+
+def test_a_question_about_the_user_is_answered_by_a_memory_sharing_no_word(tmp_path) -> None:
+    with kioko.intelligent(f"sqlite:///{tmp_path / 'about.db'}") as smart:
+        smart.facts.add("User is a 2nd year medic at Edinburgh.", user_id="mo")
+        smart.episodes.add("Made partner at Hart & Doyle this spring.", user_id="mo")
+        smart.episodes.add("Her fence was repainted.", user_id="mo")
+        ctx = smart.recall("What do I study?", user_id="mo")
+        assert "- User is a 2nd year medic at Edinburgh." in ctx.text
+        # an event written without a subject is the user's; one about someone else is not
+        assert "Made partner at Hart & Doyle this spring." in ctx.text
+        assert "fence" not in ctx.text
+        # a how-to keeps its own plan: no fill with the user's facts
+        assert "memories" not in smart.plan("How do I study for the exam?", user_id="mo").fill_recent
+
+
+def test_a_question_for_a_lesson_or_a_note_fills_the_newest_lessons(tmp_path) -> None:
+    with kioko.intelligent(f"sqlite:///{tmp_path / 'lessons.db'}") as smart:
+        smart.record_turn("Lesson learned: never deploy on a Friday afternoon.", "Noted.", user_id="mo")
+        for question in ("What lesson did I learn?", "What was the note?"):
+            ctx = smart.recall(question, user_id="mo")
+            assert "strategy" in ctx.plan.intents, question
+            assert "lessons" in ctx.plan.fill_recent
+            assert "Friday afternoon" in ctx.text, question

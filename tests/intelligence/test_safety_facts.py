@@ -53,6 +53,13 @@ def test_safety_classes_are_recognised_without_a_model(text: str, classes: set[s
         ("User never drives at night.", "Can I drive to Porto after the concert tonight?", True),
         ("User is vegetarian.", "Any ideas for a dinner party menu?", True),
         ("User is vegetarian.", "How do I reset the safety relay?", False),
+        # a word of the fact names a topic beyond its class's: flashing screens for photosensitive epilepsy
+        ("User has photosensitive epilepsy.", "Which game would you recommend for me?", True),
+        ("User has diabetes.", "Which game would you recommend for me?", False),
+        ("User has photosensitive epilepsy.", "Should I switch to a new phone plan?", False),
+        ("User is strictly vegan, always check menus for them.", "What should I order at the steakhouse?", True),
+        ("User is lactose intolerant.", "How do I take my coffee?", True),
+        ("User is lactose intolerant.", "How can I make my laptop battery last longer?", False),
     ],
 )
 def test_a_question_bears_on_the_facts_of_its_topic(fact: str, question: str, bears: bool) -> None:
