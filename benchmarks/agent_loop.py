@@ -76,21 +76,24 @@ def _open(url: str, mode: str) -> Any:
 
 
 def _turn(layer: Any, mode: str, user: str, worker: int, index: int, note: Any, question: str) -> tuple:
-    """One turn: (write ms, recall ms, ids the write stored)."""
+    """One turn: (write ms, recall ms, ids the write stored, CPU ms of the turn's thread)."""
     session = f"w{worker}"
+    cpu = time.thread_time()  # the thread the agent waits on (a background row's maintenance thread left out)
     if mode == "plain":
         started = time.perf_counter()
         record = layer.add(note.content, memory_type=note.memory_type, session_id=session, user_id=user)
         wrote = time.perf_counter()
         layer.recall(question, user_id=user, links=3)
-        return (wrote - started) * 1000, (time.perf_counter() - wrote) * 1000, [record.id]
+        spent = (time.thread_time() - cpu) * 1000
+        return (wrote - started) * 1000, (time.perf_counter() - wrote) * 1000, [record.id], spent
     text = turn_text(index + 1000 * worker)
     started = time.perf_counter()
     layer.recall(text, user_id=user, session_id=session)
     recalled = time.perf_counter()
     report = layer.record_turn(text, "Noted.", user_id=user, session_id=session)
     ids = [op.memory_id for op in report.applied if op.memory_id]
-    return (time.perf_counter() - recalled) * 1000, (recalled - started) * 1000, ids
+    spent = (time.thread_time() - cpu) * 1000
+    return (time.perf_counter() - recalled) * 1000, (recalled - started) * 1000, ids, spent
 
 
 def worker_loop(url: str, mode: str, user: str, worker: int, turns: int, ready: Any, out: Any) -> None:
@@ -192,7 +195,29 @@ def _row(store: str, mode: str, workers: int, count: int, rows: list[tuple], sha
         "turn_max": max(turns),
         "cross_worker_links": share,
         "links_among_run": among,
+        "turn_cpu_p50": statistics.median(row[3] for row in rows),
+        "turn_cpu_p95": _p([row[3] for row in rows], 95),
+        # two kinds of turn: one that stores a memory (a linked write) and one that stores none; the p50 of a
+        # mix falls among the cheaper kind and its p95 among the dearer, so each kind's own spread is shown too
+        **_population("storing", [row for row in rows if row[2]]),
+        **_population("other", [row for row in rows if not row[2]]),
     }
+
+
+def _population(name: str, rows: list[tuple]) -> dict[str, Any]:
+    """Turns of one kind: how many, and their turn p50 / p95 by wall clock and by CPU (ms; None when none)."""
+    walls, cpus = [row[0] + row[1] for row in rows], [row[3] for row in rows]
+    return {
+        f"{name}_turns": len(rows),
+        f"{name}_p50": statistics.median(walls) if rows else None,
+        f"{name}_p95": _p(walls, 95) if rows else None,
+        f"{name}_cpu_p50": statistics.median(cpus) if rows else None,
+        f"{name}_cpu_p95": _p(cpus, 95) if rows else None,
+    }
+
+
+def _ratio(high: float | None, low: float | None) -> str:
+    return "-" if high is None or not low else f"{high / low:.1f}x"
 
 
 def _p(values: list[float], q: int) -> float:
@@ -356,6 +381,24 @@ def main() -> None:
             f"{r['recall_p50']:.1f} | {r['recall_p95']:.1f} | {r['turn_p50']:.1f} | {r['turn_p95']:.1f} | "
             f"{r['turn_p95'] / r['turn_p50']:.1f}x | {r['turn_max']:.0f} | {share} |"
         )
+    lines += [
+        "",
+        "The same turns by kind (wall clock and CPU time of the turn's thread, ms): turns that stored a memory, "
+        "turns that stored none.",
+        "",
+        "| store | turn | workers | turn CPU p50 | CPU p95 | CPU p95/p50 | storing turns | p50 | p95 | p95/p50 |"
+        " CPU p50 | CPU p95 | CPU p95/p50 | other turns | p50 | p95 | p95/p50 | CPU p50 | CPU p95 | CPU p95/p50 |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        cells = [f"{r['turn_cpu_p50']:.1f}", f"{r['turn_cpu_p95']:.1f}", _ratio(r["turn_cpu_p95"], r["turn_cpu_p50"])]
+        for kind in ("storing", "other"):
+            cells.append(str(r[f"{kind}_turns"]))
+            for unit in ("", "cpu_"):
+                low, high = r[f"{kind}_{unit}p50"], r[f"{kind}_{unit}p95"]
+                cells += ["-" if low is None else f"{low:.1f}", "-" if high is None else f"{high:.1f}"]
+                cells.append(_ratio(high, low))
+        lines.append(f"| {r['store']} | {r['mode']} | {r['workers']} | " + " | ".join(cells) + " |")
     footer = (
         f"\n{args.turns} timed turns per worker; embedder {os.environ.get('KIOKO_EMBEDDER') or 'default'}; "
         f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs, load average "
