@@ -732,6 +732,26 @@ _DOING = (
     r"upgrading|repairing|diagnosing|focused on|focusing on|in the middle of|busy with|chasing|tracking down|"
     r"refactoring|building|drafting|cleaning up|triaging|editing|rewriting|patching|updating"
 )
+_ING = (
+    r"(?!(?:nothing|something|anything|everything|morning|evening|thing|during|bring|string|spring|wedding|ceiling|"
+    r"building|meeting|king|ring|sing|feeling|being|having|loving|liking|hating|enjoying|hoping|thinking|wondering|"
+    r"missing|wishing|getting|going|coming|looking forward)\b)[a-z]{2,}ing"
+)
+"""An activity under way ("redlining", "plating"): a word in -ing that is not a thing ("morning") nor a state
+("feeling", "going": those say how the user is or where they will be, not what they are doing)."""
+_DONE_FIRST = (
+    r"(?:[^,]{1,40}?\b(?:done|finished|settled|out|crashed|sorted|fixed|closed|complete|completed|wrapped up|"
+    r"back with [^,]+)\s*,\s*)?"
+)
+"""What was finished, said before the next activity ("Bay 3 settled, heading to bay 7 now"): part of the task."""
+_NOW_TAIL = r"(?:right now|at the moment|currently|now|today|for now|next|tonight|this morning|this afternoon)"
+HABIT = re.compile(r"\b(?:every|each|usually|always|normally|often|most (?:days|mornings|evenings))\b", re.IGNORECASE)
+"""A habit is not the task of the session ("Running 5k every morning")."""
+STATED = re.compile(
+    r"\b(?:is|are|was|were|got|gets|has|have|had|will|would|starts?|ends?)\b|\b(?:it|that|there|he|she|they)'s\b",
+    re.IGNORECASE,
+)
+"""A verb that states something: the -ing word is a thing then ("Driving test got moved, it's July 8 now")."""
 TASK: tuple[Row, ...] = (
     row(
         "working.set",
@@ -759,6 +779,35 @@ TASK: tuple[Row, ...] = (
         r"^(?:my|our)\s+(?:current\s+|main\s+)?(?:task|focus|job for today)(?:\s+(?:right now|today|for today|"
         r"at the moment|this week))?\s+is\s+(?:to\s+)?(?P<task>.+)$",
         "My task right now is to clean up the old S3 buckets",
+    ),
+    row(
+        "working.set",
+        rf"^(?P<task>{_DONE_FIRST}(?:now\s+|currently\s+|still\s+|just\s+)*(?:{_ING}|on (?:a|the) (?:call|phone)|"
+        rf"with (?:a|the|my) \w+)\b.*?)\s*,?\s+{_NOW_TAIL}$",
+        "Doing the lambing records for the north field flock today",
+        needs=lambda text: HABIT.search(text) is None and STATED.search(text) is None,
+    ),
+    row(
+        "working.set",
+        r"^(?:currently|right now|at the moment)\s*,?\s+(?P<task>with\s+(?:a|the|my)\s+.+)$",
+        "Currently with the patient in bay 3",
+    ),
+    row(
+        "working.set",
+        rf"^(?P<task>{_DONE_FIRST}now\s+{_ING}\b.+)$",
+        "Table 9 out, now firing table 14's starters",
+        needs=lambda text: STATED.search(text) is None,
+    ),
+    row(
+        "working.set",
+        rf"^(?P<task>{_DONE_FIRST}(?:on to|onto|moving on to|turning to|next up is)\s+.+?)(?:\s+now)?$",
+        "Lambing records finished, on to the feed order now",
+    ),
+    row(
+        "working.set",
+        rf"^(?P<task>{_DONE_FIRST}{_ING}\s+(?:\w+\s+){{0,3}}?[\w/.-]*\d[\w/.-]*\b.*)$",
+        "B12 crashed, rerunning it as B13 with less memory",
+        needs=lambda text: HABIT.search(text) is None and STATED.search(text) is None,
     ),
 )
 POINTER = re.compile(

@@ -1,0 +1,87 @@
+"""How a turn is read for the session's current task (kioko_intelligence/rules.py ``TASK``).
+
+A user at work says what they are doing in many shapes besides "I'm working on X": an activity with a time
+cue ("Redlining the Acme NDA at the moment"), what they finished and what comes next ("Bay 3 settled,
+heading to bay 7 now"), a move on ("on to the feed order now"), an activity naming an identifier
+("Plating table 9's mains"). Each becomes the session's task, and the next one replaces it. A word in -ing
+that names a thing ("Driving test got moved") or a habit ("Running 5k every morning") is no task.
+
+Real layers (``kioko.intelligent("memory://")``), real routing; no mocks.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import kioko
+from kioko_intelligence.ops import SKIPPED
+
+
+def tasks(*turns: str) -> tuple[list[str | None], str]:
+    """Each turn's planned task (None when it sets none) and the context a question in the session gets."""
+    memory = kioko.intelligent("memory://")
+    try:
+        found: list[str | None] = []
+        for turn in turns:
+            report = memory.record_turn(turn, user_id="u", session_id="s")
+            set_to = [
+                op.fields["value"]
+                for op in report.ops
+                if op.op == "working.set" and op.fields.get("key") == "task" and op.status != SKIPPED
+            ]
+            found.append(set_to[-1] if set_to else None)
+        return found, memory.recall("What am I doing right now?", user_id="u", session_id="s").text
+    finally:
+        memory.close()
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "now", "before"),
+    [
+        ("Currently with the patient in bay 3.", "Bay 3 settled, heading to bay 7 now.", "bay 7", "bay 3."),
+        (
+            "doing the lambing records for the north field flock today",
+            "lambing records finished, on to the feed order now",
+            "feed order",
+            "Doing the lambing records",
+        ),
+        ("Redlining the Acme NDA at the moment.", "Turning to the Orion lease now.", "Orion lease", "Redlining"),
+        ("on a call with Pemberton Ltd right now", "pemberton done, dialling Walsh & Co next", "Walsh", "On a call"),
+        ("Plating table 9's mains.", "Table 9 out, now firing table 14's starters.", "table 14", "Plating"),
+        (
+            "Running experiment batch B12 on the cluster.",
+            "B12 crashed, rerunning it as B13 with less memory.",
+            "B13",
+            "Running experiment",
+        ),
+    ],
+)
+def test_the_next_activity_becomes_the_task_and_replaces_the_last(first: str, then: str, now: str, before: str) -> None:
+    found, context = tasks(first, then)
+    assert found[0] is not None, first
+    assert found[1] is not None, then
+    assert now in found[1]
+    assert now in context
+    assert before not in context
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Driving test got moved, it's July 8 now.",
+        "Running 5k every morning at the moment.",
+        "Feeling much better today.",
+        "Going to the dentist today.",
+    ],
+)
+def test_a_thing_a_habit_or_a_state_in_ing_is_no_task(said: str) -> None:
+    assert tasks(said)[0] == [None]
+
+
+def test_without_a_session_nothing_is_a_task() -> None:
+    memory = kioko.intelligent("memory://")
+    try:
+        report = memory.record_turn("Redlining the Acme NDA at the moment.", user_id="u")
+        assert not [op for op in report.ops if op.op == "working.set"]
+    finally:
+        memory.close()
