@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import kioko_intelligence.rules as rules
 from kioko_core.reading.analysis import stem
-from kioko_core.store import InvalidRecordError
+from kioko_core.recall.safety import TOPICS, topics_of
+from kioko_core.store import InvalidRecordError, Record
 from kioko_intelligence.language import (
     about_user,
     bare,
@@ -27,7 +29,7 @@ class ForgetReading(TurnReading):
         """ "Forget all my preferences", "clear every goal from your memory": every memory of that kind goes."""
         found = rules.FORGET_KIND.match(_forget_request(text))
         if found is None:
-            return False
+            return self.forget_category(text)
         kind = rules.FORGET_KINDS[found.group("kind").lower()]
         records = list(self.memory.memories(kinds={kind}, **self.who))
         for record in records:
@@ -35,6 +37,27 @@ class ForgetReading(TurnReading):
         if not records:
             op = self.add("memory.delete", reason=f"the user asked to forget every {kind} memory")
             op.status, op.error = SKIPPED, f"the user has no {kind} memories"
+        return True
+
+    def forget_category(self, text: str) -> bool:
+        """ "Forget all my food preferences", "clear all the deadlines you have for me", "forget all the people I've
+        told you about": every memory of the user in that category (:func:`in_category`) goes; a category named
+        but holding nothing is a skipped op, never read as an item to forget."""
+        found = FORGET_CATEGORY.match(_forget_request(text))
+        if found is None:
+            return False
+        category = found.group("category").lower()
+        qualifier = (found.group("qualifier") or found.group("after") or "").lower()
+        if category in PREFERENCE_WORDS and not qualifier:
+            return False  # the whole kind: rules.FORGET_KIND's (it names it with "my" / "all")
+        wanted = CATEGORY_KINDS.get(category)
+        records = [r for r in self.memory.memories(kinds=wanted, **self.who) if in_category(r, category, qualifier)]
+        label = f"{qualifier} {category}".strip()
+        for record in records:
+            self.add("memory.delete", target=record.id, reason=f"the user asked to forget all their {label}")
+        if not records:
+            op = self.add("memory.delete", reason=f"the user asked to forget all their {label}")
+            op.status, op.error = SKIPPED, f"the user has no memories of {label}"
         return True
 
     def forget(self, text: str) -> bool:
@@ -100,6 +123,69 @@ class ForgetReading(TurnReading):
 
 
 FORGET_COVERAGE = 0.75
+
+PREFERENCE_WORDS = frozenset({"preferences", "likes", "dislikes", "tastes"})
+PEOPLE_WORDS = {
+    "family": r"wife|husband|partner|spouse|fianc[eé]e?|son|daughter|kids?|children|child|mum|mom|mother|dad|father|"
+    r"parents?|brother|sister|siblings?|aunt|uncle|cousin|nephew|niece|grand(?:ma|pa|mother|father|son|daughter)|"
+    r"in-laws?|(?:mother|father|brother|sister|son|daughter)-in-law|stepmum|stepdad|twin",
+    "friends": r"friend|best friend|bestie|mate|buddy|pal|girlfriend|boyfriend|flatmate|roommate|housemate|neighbou?r",
+    "colleagues": r"colleague|co-?worker|boss|manager|team ?lead|mentor|mentee|client|assistant|intern|report|"
+    r"supervisor|landlord|lawyer|doctor|dentist|therapist|accountant|trainer|tutor|teacher|coach|babysitter|nanny",
+}
+"""The words a memory names a person by, per group ("User's neighbour Bill", "my aunt Rosa")."""
+_PERSON = {
+    group: re.compile(
+        rf"\b(?:user's|my|our|his|her|their)\s+(?:\w+\s+)?(?:{words})s?\b|\b(?:{words})s?,?\s+[A-Z][a-z]+",
+        re.IGNORECASE,
+    )
+    for group, words in {**PEOPLE_WORDS, "people": "|".join(PEOPLE_WORDS.values())}.items()
+}
+_NAMED_AFTER = re.compile(r"^[A-Z][a-z]+\b")
+CATEGORY_GROUPS = {
+    "people": "people",
+    "persons": "people",
+    "contacts": "people",
+    "family": "family",
+    "relatives": "family",
+    "friends": "friends",
+    "colleagues": "colleagues",
+    "coworkers": "colleagues",
+    "co-workers": "colleagues",
+}
+DEADLINE = re.compile(
+    r"\bdue\b|\bdeadlines?\b|\b(?:submit|hand(?:ed)? in|deliver|file|finish|send)\w*\b[^.]{0,40}\bby\b",
+    re.IGNORECASE,
+)
+"""A memory that states a deadline ("The design review is due on the 9th", "submit the form by Friday")."""
+CATEGORY_KINDS: dict[str, set[str] | None] = {word: {"preference"} for word in PREFERENCE_WORDS}
+FORGET_CATEGORY = re.compile(
+    r"^(?:please\s+)?(?:forget|delete|remove|erase|clear|wipe|drop|scratch|purge)\s+(?:out\s+)?"
+    r"(?:(?:all|every|any)\s+(?:of\s+)?)?(?:my|the|your)?\s*(?:(?P<qualifier>[a-z]+)\s+)?"
+    r"(?P<category>preferences|likes|dislikes|tastes|deadlines|due dates|people|persons|contacts|family|relatives|"
+    r"friends|colleagues|co-?workers)\b(?:\s+(?:about|on|for|regarding)\s+(?P<after>[a-z]+))?",
+    re.IGNORECASE,
+)
+"""A request to forget a category of the user's memories, not one kind: a kind narrowed to a topic ("all my food
+preferences", "my preferences about travel"), the deadlines, the people (or family, friends, colleagues)."""
+
+
+def in_category(record: Record, category: str, qualifier: str = "") -> bool:
+    """Whether ``record`` belongs to the category a forget names (see :data:`FORGET_CATEGORY`): a preference on
+    the qualifier's topic (:data:`~kioko_core.recall.safety.TOPICS` when it names one, else its words), a
+    memory stating a deadline (or a goal with a due date), a memory naming a person of the group."""
+    text = record.content
+    if category in PREFERENCE_WORDS:
+        if qualifier in TOPICS:
+            return qualifier in topics_of(text)
+        words = tuple(w for w in content_words(qualifier) if w not in FORGET_FILLERS)
+        return bool(words) and _loose_coverage(words, text) >= FORGET_COVERAGE
+    if category in ("deadlines", "due dates"):
+        return bool(DEADLINE.search(text)) or (record.kind == "goal" and bool(record.metadata.get("due")))
+    group = CATEGORY_GROUPS.get(category)
+    if group is None or record.kind in ("working", "summary"):
+        return False
+    return bool(_PERSON[group].search(text))
 
 
 FORGET_FILLERS = frozenset({"thing", "things", "stuff", "bit", "info", "information", "details", "detail", "part"})

@@ -1002,9 +1002,15 @@ FORGET_KIND = re.compile(
 """A request to forget a whole kind of memory ("drop all the instructions I gave you", "clear out my
 preferences"); "forget all my goals about X" is about X, not the kind. Without "all" the kind must be the
 user's ("my"/"your"): "delete the decisions table" is about the user's work."""
+FORGET_CATEGORIES = (
+    "deadlines|due dates|people|persons|contacts|family|relatives|friends|colleagues|co-?workers|"
+    r"[a-z]+ (?:preferences|likes|dislikes|tastes)"
+)
+"""What a forget may name beside a kind (:mod:`~kioko_intelligence.forget_reading`'s ``FORGET_CATEGORY``: "clear all
+the deadlines", "forget all my food preferences")."""
 FORGET_NOT_GATED = (
     r"\b(?:delete|remove|erase|clear|wipe|drop|reset|scratch|purge)\s+(?:out\s+)?(?:all\s+|every\s+|any\s+)?"
-    r"(?:of\s+)?(?:my|the|your)\s+(?:" + "|".join(FORGET_KINDS) + r")\b|"
+    r"(?:of\s+)?(?:my|the|your)\s+(?:" + "|".join(FORGET_KINDS) + "|" + FORGET_CATEGORIES + r")\b|"
     r"\bfrom (?:your |the )?memor(?:y|ies)\b|\brather you (?:didn't|did not|don't|not)\b|"
     r"\b(?:don't|do not) (?:want|need) you to (?:keep|store|remember)\b|"
     r"\b(?:don't|do not|stop) (?:keep|store)(?:ing)? (?:my|the|that|this)\b|\bno need to remember\b|"

@@ -1,0 +1,95 @@
+"""Forgetting a category of the user's memories (#33): a kind narrowed to a topic ("all my food preferences"),
+the deadlines, the people (or family, friends, colleagues). Every memory of the category goes, the others
+stay, and a category holding nothing is a skipped op, never read as an item to forget.
+
+Real layers on memory:// and SQLite files, driven through the agent loop (record_turn, end_session).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import kioko
+from kioko_core.store import Record
+from kioko_intelligence.forget_reading import FORGET_CATEGORY, in_category
+
+U = {"user_id": "ines"}
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def memory(request, tmp_path):
+    url = "memory://" if request.param == "memory" else f"sqlite:///{tmp_path / 'category.db'}"
+    with kioko.intelligent(url) as layer:
+        yield layer
+
+
+def _turns(memory, turns: list[str], session: str = "s1") -> None:
+    for text in turns:
+        memory.record_turn(text, "Okay.", session_id=session, **U)
+    memory.end_session(session, **U)
+
+
+def _holding(memory, word: str) -> list[str]:
+    return [r.content for r in memory.memories(**U) if word.lower() in r.content.lower()]
+
+
+@pytest.mark.parametrize(
+    "request_text,gone,kept",
+    [
+        ("Forget all my food preferences.", ["medium rare", "oat milk"], ["aisle seat", "Kwame"]),
+        ("Please delete my preferences about travel.", ["aisle seat"], ["medium rare", "oat milk", "Kwame"]),
+        ("Forget all the people I've told you about.", ["Kwame", "Bill"], ["medium rare", "Siemens"]),
+        ("Clear all the deadlines you have for me, the project's cancelled.", ["9th"], ["Kwame", "oat milk"]),
+        ("Wipe my family from your memory.", ["Kwame"], ["Bill", "medium rare"]),
+    ],
+)
+def test_a_forget_of_a_category_takes_every_memory_in_it_and_nothing_else(
+    memory, request_text: str, gone: list[str], kept: list[str]
+) -> None:
+    _turns(
+        memory,
+        [
+            "I like my steak medium rare.",
+            "I prefer oat milk in coffee.",
+            "I prefer an aisle seat when flying.",
+            "My brother Kwame lives in Accra.",
+            "My neighbour Bill feeds the cat.",
+            "The design review is due on the 9th.",
+            "I work at Siemens as a welder.",
+        ],
+    )
+    report = memory.record_turn(request_text, "Done.", session_id="s2", **U)
+    assert report.ops
+    assert {o.op for o in report.ops if o.status == "applied"} == {"memory.delete"}
+    for word in gone:
+        assert _holding(memory, word) == [], word
+    for word in kept:
+        assert _holding(memory, word), word
+
+
+def test_a_category_holding_nothing_is_a_skipped_op_and_deletes_nothing(memory) -> None:
+    _turns(memory, ["I work at Siemens as a welder."])
+    before = len(list(memory.memories(**U)))
+    report = memory.record_turn("Forget all my food preferences.", "Done.", session_id="s2", **U)
+    assert [o.status for o in report.ops] == ["skipped"]
+    assert len(list(memory.memories(**U))) == before
+
+
+def _record(text: str, kind: str = "factual", **metadata: str) -> Record:
+    return Record(id="r", user_id="ines", kind=kind, content=text, metadata=metadata)
+
+
+def test_what_a_category_holds() -> None:
+    assert FORGET_CATEGORY.match("forget all my food preferences").group("qualifier") == "food"
+    assert FORGET_CATEGORY.match("delete my preferences about travel").group("after") == "travel"
+    assert FORGET_CATEGORY.match("forget all about Tom") is None
+    assert in_category(_record("User likes their steak medium rare.", "preference"), "preferences", "food")
+    assert not in_category(_record("User prefers aisle seats.", "preference"), "preferences", "food")
+    assert in_category(_record("User prefers Python for scripts.", "preference"), "preferences", "python")
+    assert in_category(_record("Submit the grant form by Friday."), "deadlines")
+    assert in_category(_record("Goal: Run a marathon.", "goal", due="2027-04-01"), "deadlines")
+    assert not in_category(_record("The office closes at six."), "deadlines")
+    assert in_category(_record("User's aunt Rosa lives in Seville."), "people")
+    assert in_category(_record("My colleague Priya runs the audits."), "colleagues")
+    assert not in_category(_record("User's aunt Rosa lives in Seville."), "colleagues")
+    assert not in_category(_record("User lives in Seville."), "people")
