@@ -12,7 +12,7 @@ from kioko_core.embedding.embedders import Embedder, OfflineEmbedder
 from kioko_core.graph.entities import EntityGraph
 from kioko_core.kinds.registry import prior  # noqa: F401  (the priors were read from here)
 from kioko_core.linking import links
-from kioko_core.linking.index import IndexCache, nominates
+from kioko_core.linking.index import IndexCache, nominates, one_read
 from kioko_core.linking.scoring import (  # noqa: F401
     TWO_HOURS,
     Evidence,
@@ -635,7 +635,8 @@ class MemoryLinker:
         """Store ``record`` with its links; retry on a concurrent writer; never lose the write itself."""
         for attempt in range(attempts):
             try:
-                plan = self.plan(record, analysis, previous)
+                with one_read():  # the plan's lookups of a scope (its terms, its candidates' terms) read one generation
+                    plan = self.plan(record, analysis, previous)
                 stored = self.store.update_many(plan.ops)
             except IdTaken:
                 raise  # the memory's own id is taken: planning the links again cannot change that
