@@ -69,7 +69,7 @@ CUE = re.compile(
     r"went back|lately|extended|upgraded|downgraded|migrated)\b",
     re.IGNORECASE,
 )
-_CHANGE_WORDS = frozenset(
+CHANGE_WORDS = frozenset(
     "now nowaday day these anymor actual correct correct instead chang switch move push postpon delay "
     "extend reschedul updat new turn meant scratch got went consolid grew drop down up back forward "
     "realli still current use alway decid also week month year ago last old slip rais lower honest reloc "
@@ -147,7 +147,7 @@ def read_slot(text: str) -> Slot:
         if not term.startswith("t:"):
             continue
         word = term[2:]
-        if word in _CHANGE_WORDS or word in named or len(word) < 3:
+        if word in CHANGE_WORDS or word in named or len(word) < 3:
             continue
         frame.add(_SAME_WORD.get(word, word))
     return Slot(frame, values)

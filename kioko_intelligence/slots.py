@@ -46,6 +46,7 @@ from kioko_intelligence.plan_changes import dropped as dropped_items
 from kioko_intelligence.plan_changes import keyed as keyed_items
 from kioko_intelligence.profile_changes import profile_changes, relation_rewrites
 from kioko_intelligence.slot_reading import CUE, TITLE_DOT, Slot, new_value, old_values, read_slot, text_terms
+from kioko_intelligence.stances import reversals
 from kioko_intelligence.summaries import summary_content
 from kioko_intelligence.working_changes import working_changes
 
@@ -145,6 +146,8 @@ def same_slot(
     # and they gave me a Pixel": the phone by category, the email by frame)
     for replaced in same_category(memory, scope, text, whole, turn_text):
         found.setdefault(replaced.record.id, replaced)
+    for record in reversals(lambda terms: _holding(memory, scope, terms, False), f"{text} {whole}"):
+        found.setdefault(record.id, Replaced(record, True))  # "... is gross" after "... is the best"
     mine = Slot(mine.frame | read_slot(whole).frame, mine.values)
     cue = bool(CUE.search(turn_text))
     liking = bool(_LIKING.search(text))

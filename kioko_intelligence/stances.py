@@ -1,0 +1,103 @@
+"""A stance reversed: the same topic, the opposite judgement or action ("pineapple on pizza is gross" after
+"... is the best"; "we're closing the Leeds office" after "we're keeping the Leeds office").
+
+Such a turn names no old value and holds no value of a type (no number, date or name differs), so the slot
+rules of :mod:`.slots` do not see it; yet it is the newest word on its topic and the older one is stale. A
+*reversal* is found without a model from a small table of opposites, written for this purpose:
+
+- a judgement of the other sign: a word of praise (best, brilliant, love, handy, workable, asset ...) on one
+  side and of dislike (gross, hate, can't stand, unbearable, obstacle, nightmare ...) on the other, and not
+  both on either side;
+- an action and its opposite: keep / close, enable / disable, accept / decline, start / stop, hire / fire,
+  join / leave, approve / reject, allow / ban, buy / sell, include / remove, renew / cancel;
+- an action negated: "Not renewing the Shoreditch lease" after "We'll renew the lease on the Shoreditch studio".
+
+The two must share a topic word (not a common one: "pineapple", "office", "checkout", "offer"), and the older
+one must be a short statement (at most :data:`MAX_WORDS` words), as a stance is; then the older memory is
+superseded. Anything else is left to the slot rules.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from kioko_core.store import Record
+from kioko_intelligence.slot_reading import CHANGE_WORDS, text_terms
+
+MAX_WORDS = 20
+"""An older memory longer than this is no single stance (a report, a how-to): never reversed by this rule."""
+
+_PRAISE = re.compile(
+    r"\b(?:best|great|love[sd]?|loving|brilliant|handy|workable|asset|awesome|amazing|perfect|fantastic|"
+    r"excellent|useful|helpful|ftw|superb|delicious|tasty|enjoy(?:s|ed)?|fan of)\b",
+    re.IGNORECASE,
+)
+_DISLIKE = re.compile(
+    r"\b(?:gross|worst|hate[sd]?|hating|unbearable|obstacle|nightmare|awful|terrible|useless|annoying|overrated|"
+    r"disgusting|horrible|dislike[sd]?|rubbish|pointless|(?:can't|cannot|cannae|can not)\s+stand)\b",
+    re.IGNORECASE,
+)
+_OPPOSITES: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
+    (re.compile(rf"\b(?:{a})\b", re.IGNORECASE), re.compile(rf"\b(?:{b})\b", re.IGNORECASE))
+    for a, b in (
+        (r"keep(?:s|ing)?|kept", r"clos(?:e|es|ed|ing)|shut(?:s|ting)?(?: down)?"),
+        (r"enabl(?:e|es|ed|ing)", r"disabl(?:e|es|ed|ing)"),
+        (r"accept(?:s|ed|ing)?", r"declin(?:e|es|ed|ing)|reject(?:s|ed|ing)?|turn(?:ed|ing)? down"),
+        (r"start(?:s|ed|ing)?|resum(?:e|es|ed|ing)", r"stop(?:s|ped|ping)?|paus(?:e|es|ed|ing)"),
+        (r"hir(?:e|es|ed|ing)", r"fir(?:e|es|ed|ing)|let go"),
+        (r"join(?:s|ed|ing)?", r"leav(?:e|es|ing)|quit(?:s|ting)?"),
+        (r"approv(?:e|es|ed|ing)", r"reject(?:s|ed|ing)?|den(?:y|ies|ied)"),
+        (r"allow(?:s|ed|ing)?|permit(?:s|ted|ting)?", r"ban(?:s|ned|ning)?|forbid(?:s|den)?"),
+        (r"buy(?:s|ing)?|bought", r"sell(?:s|ing)?|sold"),
+        (r"includ(?:e|es|ed|ing)|add(?:s|ed|ing)?", r"exclud(?:e|es|ed|ing)|remov(?:e|es|ed|ing)"),
+        (r"renew(?:s|ed|ing)?", r"cancel(?:s|led|ling|ed|ing)?"),
+    )
+)
+_NEGATED = re.compile(
+    r"\b(?:not|never|no longer|don't|doesn't|won't|isn't|aren't|didn't|wouldn't|cannae)\s+(\w+)", re.IGNORECASE
+)
+_COMMON = frozenset(
+    "user have has take get make use work thing time way lot good fine well like want need go come day also just "
+    "realli start stop keep feel think know see look ok view record sai pure far".split()
+)
+"""Stems too common to make two statements one topic."""
+
+
+def _sign(text: str) -> int:
+    praise, dislike = bool(_PRAISE.search(text)), bool(_DISLIKE.search(text))
+    return 1 if praise and not dislike else -1 if dislike and not praise else 0
+
+
+def reversed_stance(new: str, old: str) -> bool:
+    """Does ``new`` take the opposite judgement or action of ``old`` (see the module's docstring)?"""
+    if _sign(new) * _sign(old) == -1:
+        return True
+    for one, other in _OPPOSITES:
+        for a, b in ((one, other), (other, one)):
+            if a.search(old) and not b.search(old) and b.search(new) and not a.search(new):
+                return True
+    said = {w.lower()[:5] for w in re.findall(r"\w+", old)}
+    denied = {w.lower()[:5] for w in _NEGATED.findall(old)}
+    return any(w.lower()[:5] in said - denied for w in _NEGATED.findall(new) if len(w) >= 4)
+
+
+def _topic(text: str) -> set[str]:
+    words = {t[2:] for t in text_terms(text.lower()) if t.startswith("t:")}
+    return {w for w in words if w not in _COMMON and w not in CHANGE_WORDS and len(w) >= 3}
+
+
+def reversals(holding: Callable[[list[str]], list[Record]], text: str) -> list[Record]:
+    """The current memories (found by ``holding(terms)``, any of them) whose stance ``text`` reverses."""
+    topic = _topic(text)
+    if not topic or not (
+        _sign(text) or _NEGATED.search(text) or any(a.search(text) or b.search(text) for a, b in _OPPOSITES)
+    ):
+        return []
+    found = []
+    for record in holding(["t:" + w for w in sorted(topic)]):
+        if len(record.content.split()) > MAX_WORDS or not (topic & _topic(record.content)):
+            continue
+        if reversed_stance(text, record.content):
+            found.append(record)
+    return found
