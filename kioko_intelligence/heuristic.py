@@ -38,6 +38,7 @@ from kioko_intelligence.language import (
     gate,
     gate_reason,
     has_time_cue,
+    is_chatter,
     is_question,
     sentence,
     sentences,
@@ -182,7 +183,7 @@ class _Reading(GoalReading, ForgetReading):
         if gate_reason(text) is not None:
             return
         said = rules.plain(bare(text))
-        if _chatter(said):
+        if is_chatter(said):
             return
         for rule in self.router.extractor.extra_rules:
             found = rule(text, self.turn)
@@ -605,7 +606,7 @@ class _Reading(GoalReading, ForgetReading):
             return
         if len(text.split()) < 3 and self.router.capture != "all" and not rules.ATTRIBUTE.match(text):
             return
-        if _chatter(text) or (rules.YOU.search(text) and not explicit) or rules.DEICTIC.match(text):
+        if is_chatter(text) or (rules.YOU.search(text) and not explicit) or rules.DEICTIC.match(text):
             return  # about the conversation or the assistant, or a "that" only the conversation explains
         label = self.router.kind_of_clause(text)
         if label is not None:
@@ -735,10 +736,6 @@ _SLOT_OF_GROUP = {
     "language": "language",
 }
 _RELATION_OF_SLOT = {"name": "named", "location": "lives_in", "employer": "works_at"}
-
-
-def _chatter(text: str) -> bool:
-    return bool(rules.CHATTER.match(text)) and len(text.split()) <= 8
 
 
 def _choice(raw: str | None) -> str:

@@ -160,9 +160,32 @@ def gate_reason(sentence_text: str) -> str | None:
         return None if statements_before_question(sentence_text) else "a question"
     if is_request(sentence_text):
         return "a request to the assistant"
-    if (CHATTER.match(said) and len(said.split()) <= 8) or CHATTER_WHOLE.fullmatch(said):
+    if is_chatter(said) or CHATTER_WHOLE.fullmatch(said):
         return "chatter"
     return None
+
+
+INTERJECTION = re.compile(
+    r"^(?:(?:wow|whoa|woah|haha+|hehe+|lol|lmao|omg|oh my god|phew|yay|woohoo|ooh|oh|ah|hmm+|hm+|ok(?:ay)?|so|well|"
+    r"guess what)\b[\s,!.…:;-]*)+",
+    re.IGNORECASE,
+)
+"""Words a turn may open with before saying something ("Wow, I got promoted", "Haha ok so my sister moved")."""
+_FIRST_PERSON_START = re.compile(r"^(?:i|i'm|i've|i'd|i'll|we|we're|we've|my|our)\b", re.IGNORECASE)
+
+
+def is_chatter(said: str) -> bool:
+    """Conversation about the conversation (:data:`CHATTER`, at most 8 words). A sentence that only opens with an
+    interjection and goes on with a statement of the user's ("Wow, I got promoted to team lead today!",
+    "Haha ok so my sister moved to Lyon") is not: what follows the interjection is judged instead ("Hmm, I
+    guess" is still chatter)."""
+    if not (CHATTER.match(said) and len(said.split()) <= 8):
+        return False
+    opened = INTERJECTION.match(said)
+    rest = said[opened.end() :] if opened else ""
+    if not rest or not _FIRST_PERSON_START.match(rest) or len(rest.split()) < 3:
+        return True
+    return bool(CHATTER.match(rest)) or CHATTER_WHOLE.fullmatch(rest) is not None
 
 
 def gate(text: str) -> str | None:

@@ -266,6 +266,15 @@ ABOUT_THE_REPLY = re.compile(
     re.IGNORECASE,
 )
 """A remark on the assistant's answer ("That answer was spot on, well done"): about the reply, not the user."""
+_ADDRESSED = re.compile(r"\b(?:you|your|yours|you're|you've)\b", re.IGNORECASE)
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|us)\b", re.IGNORECASE)
+
+
+def to_the_assistant(said: str) -> bool:
+    """A sentence said to the assistant about the assistant or the talk, with nothing of the user in it ("How very
+    kind of you to say so.", "Splendid, thank you ever so much.", "YOU ARE VERY CLEVER."): the router stores
+    nothing for it, and a summary does not keep it either. "As you know, I'm moving to Berlin" names the user."""
+    return _ADDRESSED.search(said) is not None and _FIRST_PERSON.search(said) is None
 
 
 def stored_lines(ops: Any) -> list[dict[str, str]]:
@@ -323,7 +332,7 @@ def _points(text: str, stored: list[set[str]], start: int, seen: list[str]) -> l
     for said in sentences(text):
         if gate_reason(said) is not None or len(said.split()) < 4:
             continue
-        if FORGET_REQUEST.search(said) or ABOUT_THE_REPLY.search(said) or _kept(said, stored):
+        if FORGET_REQUEST.search(said) or ABOUT_THE_REPLY.search(said) or to_the_assistant(said) or _kept(said, stored):
             continue
         point = about_user(plain(said.strip()))  # "Hi, I'm Maya, I work at X" -> "User is Maya, they work at X."
         point = point if len(point) <= MAX_POINT_CHARS else point[: MAX_POINT_CHARS - 1].rstrip() + "…"

@@ -200,6 +200,20 @@ def test_a_summary_holds_only_what_no_memory_keeps_and_never_a_forget_request(me
     assert "Marco" not in summary.content  # the request to forget is not kept either
 
 
+def test_a_summary_keeps_nothing_said_only_to_the_assistant(memory) -> None:
+    scope = Scope("mira", None)
+    memory.record_turn("Maybe the drive fan on line 3 sounds a bit odd today.", session_id="s1", **U)
+    for said in ("How very kind of you to say so.", "Splendid, thank you ever so much.", "YOU ARE VERY CLEVER."):
+        assert memory.record_turn(said, "My pleasure.", session_id="s1", **U).ops == []
+    memory.end_session("s1", **U)
+    summary = memory.store.get(scope, [summaries.summary_id(scope, "s1")])[0]
+    assert summary is not None
+    assert "drive fan" in summary.content
+    for word in ("kind of you", "ever so much", "CLEVER"):
+        assert word not in summary.content
+    assert not summaries.to_the_assistant("As you know, I'm moving to Berlin next month.")
+
+
 def test_a_session_with_nothing_new_to_say_writes_no_summary(memory) -> None:
     scope = Scope("mira", None)
     _turns(memory, [["The encoder cable on line 3 was loose and we reseated it."]])
