@@ -678,7 +678,8 @@ PROCEDURE: tuple[Row, ...] = (
     ),
     row(
         "procedure.add",
-        r"^(?:my\s+|our\s+|the\s+)?(?P<head>(?:[\w-]+\s+){0,2}?plan(?:\s+(?:for|to|of)\s+[^:]{3,}?)?|"
+        r"^(?:my\s+|our\s+|the\s+)?(?P<head>(?:[\w-]+\s+){0,2}?(?:plan|to-?dos?|to-?do list|itinerary|agenda)"
+        r"(?:\s+(?:for|to|of)\s+[^:]{3,}?)?|"
         r"(?:[\w-]+\s+){0,2}?steps)\s*(?:is|are)?\s*:\s*(?P<steps>.+)$",
         "Plan for the office move: first pack the lab equipment, then book the movers, then update the address",
     ),
@@ -735,15 +736,19 @@ _DOING = (
 _ING = (
     r"(?!(?:nothing|something|anything|everything|morning|evening|thing|during|bring|string|spring|wedding|ceiling|"
     r"building|meeting|king|ring|sing|feeling|being|having|loving|liking|hating|enjoying|hoping|thinking|wondering|"
-    r"missing|wishing|getting|going|coming|looking forward)\b)[a-z]{2,}ing"
+    r"missing|wishing|getting|going|coming|looking forward|moving)\b)[a-z]{2,}ing"
 )
 """An activity under way ("redlining", "plating"): a word in -ing that is not a thing ("morning") nor a state
-("feeling", "going": those say how the user is or where they will be, not what they are doing)."""
+("feeling", "going": those say how the user is or where they will be, not what they are doing). Nor "moving"
+("Moving on to db-05" with an identifier is a move on: ``working_changes`` rewrites the task it holds)."""
 _DONE_FIRST = (
     r"(?:[^,]{1,40}?\b(?:done|finished|settled|out|crashed|sorted|fixed|closed|complete|completed|wrapped up|"
     r"back with [^,]+)\s*,\s*)?"
 )
 """What was finished, said before the next activity ("Bay 3 settled, heading to bay 7 now"): part of the task."""
+_CODE = r"(?:\b[A-Za-z]+[-_]?\d[\w-]*|#\d+|[\w.-]*/[\w./-]*\w)"
+"""An identifier (web-03, B13, #4830, a path): moving on to one is ``working_changes``' to read, which rewrites
+the identifier in the task the session holds ("Patching server db-02 tonight" -> "... db-05 ...")."""
 _NOW_TAIL = r"(?:right now|at the moment|currently|now|today|for now|next|tonight|this morning|this afternoon)"
 HABIT = re.compile(r"\b(?:every|each|usually|always|normally|often|most (?:days|mornings|evenings))\b", re.IGNORECASE)
 """A habit is not the task of the session ("Running 5k every morning")."""
@@ -800,7 +805,7 @@ TASK: tuple[Row, ...] = (
     ),
     row(
         "working.set",
-        rf"^(?P<task>{_DONE_FIRST}(?:on to|onto|moving on to|turning to|next up is)\s+.+?)(?:\s+now)?$",
+        rf"^(?P<task>{_DONE_FIRST}(?:on to|onto|moving on to|turning to|next up is)\s+(?!.*{_CODE}).+?)(?:\s+now)?$",
         "Lambing records finished, on to the feed order now",
     ),
     row(

@@ -78,6 +78,14 @@ def test_a_thing_a_habit_or_a_state_in_ing_is_no_task(said: str) -> None:
     assert tasks(said)[0] == [None]
 
 
+def test_moving_on_to_a_numbered_place_is_the_task_and_to_an_identifier_rewrites_the_task() -> None:
+    found, context = tasks("Currently with the patient in bay 3.", "Bay 3 settled, on to bay 7 now.")
+    assert found[1] == "Bay 3 settled, on to bay 7"
+    found, context = tasks("Patching server db-02 tonight.", "db-02 went fine. Moving on to db-05.")
+    assert found[1] == "Patching server db-05 tonight"  # working_changes rewrote the identifier in the task
+    assert "Patching server db-05 tonight" in context
+
+
 def test_without_a_session_nothing_is_a_task() -> None:
     memory = kioko.intelligent("memory://")
     try:
