@@ -22,7 +22,7 @@ from kioko_intelligence.rules import CHATTER, CHATTER_WHOLE, FORGET_NOT_GATED, P
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
 _CLAUSE_SPLIT = re.compile(
     r"[;,]\s+(?=(?:and\s+|but\s+|so\s+)?(?:now\s+|next\s+|also\s+)?(?:i|i'm|i've|i'd|we|we're|we've|my|our|also|"
-    r"then|he|she|they)\b)"
+    r"then\s+(?:i|i'm|i've|i'd|we|we're|we've|my|our|he|she|they)|he|she|they)\b)"
     r"|\s+(?:and|but|so)\s+(?=(?:now\s+|next\s+|also\s+)?(?:i|i'm|i've|we|we're|my|our|he|she)\b)",
     re.IGNORECASE,
 )
