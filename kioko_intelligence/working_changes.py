@@ -60,8 +60,17 @@ def working_changes(
             if isinstance(task, str) and held in task and op.fields.get("value") != held:
                 op.status, op.error = SKIPPED, f"only mentioned: the session's task is still about {held}"
         return
-    planned = {op.fields.get("key") for op in ops if op.op == "working.set" and op.status == "planned"}
     said = _TOKEN.findall(turn_text)
+    for op in ops:
+        # the router's own "task = Moving on to db-05" says less than the held task with its identifier swapped
+        held, value = pad.get(str(op.fields.get("key"))), op.fields.get("value")
+        if op.op != "working.set" or op.status != "planned" or not isinstance(held, str) or not isinstance(value, str):
+            continue
+        if len(value.split()) <= 6 and MOVE_ON.search(value):
+            swapped = _swapped(held, said)
+            if swapped is not None:
+                op.fields["value"] = swapped
+    planned = {op.fields.get("key") for op in ops if op.op == "working.set" and op.status == "planned"}
     for key, value in pad.items():
         if key in planned or not isinstance(value, str):
             continue
@@ -78,3 +87,12 @@ def working_changes(
                 )
             )
             break
+
+
+def _swapped(value: str, said: list[str]) -> str | None:
+    """``value`` with its identifier replaced by the one new identifier of the same shape ``said`` names."""
+    for old in _TOKEN.findall(value):
+        newer = [t for t in dict.fromkeys(said) if t != old and t not in value and _shape(t) == _shape(old)]
+        if len(newer) == 1:
+            return value.replace(old, newer[0])
+    return None
