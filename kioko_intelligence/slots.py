@@ -38,6 +38,7 @@ from kioko_core.store import Filter, Record, Scope
 from kioko_core.telemetry import count
 from kioko_intelligence.categories import about as categories_about
 from kioko_intelligence.categories import mentions
+from kioko_intelligence.instruction_topics import aspects, instruction_changes
 from kioko_intelligence.labels import different_things
 from kioko_intelligence.language import about_user, due_date
 from kioko_intelligence.ops import APPLIED, KIND_OF_MEMORY, SKIPPED, MemoryOp
@@ -148,6 +149,9 @@ def same_slot(
         found.setdefault(replaced.record.id, replaced)
     for record in reversals(lambda terms: _holding(memory, scope, terms, False), f"{text} {whole}"):
         found.setdefault(record.id, Replaced(record, True))  # "... is gross" after "... is the best"
+    said = f"{text} {whole}"
+    for record in instruction_changes(lambda terms: _holding(memory, scope, terms, False), said, Instructions.kind):
+        found.setdefault(record.id, Replaced(record, True, None, None, None if aspects(text) else whole))
     mine = Slot(mine.frame | read_slot(whole).frame, mine.values)
     cue = bool(CUE.search(turn_text))
     liking = bool(_LIKING.search(text))
