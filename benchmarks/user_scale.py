@@ -11,6 +11,8 @@ at each size every question of the conversation (categories 1-4) is asked. The f
 development half's *other* conversations: each filler memory joins the first half of one of their turns
 to the second half of another, with their speakers renamed to the asked conversation's two speakers (in the
 "Speaker:" prefix and in the text), so the names a question carries do not single out its conversation.
+Each filler session (40 memories) is drawn from one session of one of them, so it is about something, as a
+user's real sessions are (``--filler mixed``: every memory from any turn, the filler of the first results).
 Filler is dated after the conversation, ten minutes apart, as a year of later talk would be.
 
 Reported per size, in one run per store: evidence recall@5 / @10 of Kioko (``recall(links=0, limit=10)``)
@@ -83,12 +85,17 @@ def _speakers(conversation: Conversation) -> list[str]:
 
 
 def filler(
-    asked: Conversation, others: Sequence[Conversation], renamed: bool, seed: int = 34
+    asked: Conversation, others: Sequence[Conversation], renamed: bool, seed: int = 34, sessions: bool = True
 ) -> Iterator[tuple[str, str]]:
     """Endless (speaker, text) filler from ``others``' turns: the first half of one turn joined to the second
     half of another of the same conversation, spoken by that conversation's own speakers, or (``renamed``) by
-    ``asked``'s two, with their names in the text renamed too."""
-    pools: list[list[tuple[str, list[str]]]] = []  # per conversation: (speaker, the turn's words)
+    ``asked``'s two, with their names in the text renamed too.
+
+    ``sessions``: each run of :data:`FILLER_SESSION` memories (one filler session) is drawn from one session of
+    one conversation, so a filler session is about something, as a user's real sessions are; without it each
+    memory comes from any turn of a conversation drawn at random, and a filler session is a mix of topics that no
+    real session is (a ranking signal that reads sessions would then profit from the filler's making alone)."""
+    pools: list[list[tuple[str, list[str]]]] = []  # per conversation, or per session: (speaker, the turn's words)
     for other in others:
         own = _speakers(other)
         targets = _speakers(asked) if renamed else own
@@ -96,13 +103,19 @@ def filler(
         for name, target in list(names.items()):  # a first name alone, as the turns address each other
             names.setdefault(name.split()[0], target.split()[0])
         rename = _renamer(names)
-        pool = [(names.get(t.speaker, t.speaker), rename(t.text).split()) for t in other.turns]
-        pools.append([(speaker, words) for speaker, words in pool if len(words) >= 2])
+        grouped: dict[str, list[tuple[str, list[str]]]] = {}
+        for turn in other.turns:
+            words = rename(turn.text).split()
+            if len(words) >= 2:
+                key = turn.session if sessions else other.name
+                grouped.setdefault(key, []).append((names.get(turn.speaker, turn.speaker), words))
+        pools.extend(pool for pool in grouped.values() if len(pool) >= 2)
     rng = random.Random(seed)
     while True:
         pool = rng.choice(pools)
-        (speaker, head), (_, tail) = rng.choice(pool), rng.choice(pool)
-        yield speaker, " ".join(head[: max(1, len(head) // 2)] + tail[len(tail) // 2 :])
+        for _ in range(FILLER_SESSION if sessions else 1):
+            (speaker, head), (_, tail) = rng.choice(pool), rng.choice(pool)
+            yield speaker, " ".join(head[: max(1, len(head) // 2)] + tail[len(tail) // 2 :])
 
 
 # --------------------------------------------------------------------------- the stores
@@ -291,6 +304,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "auto_link": args.auto_link,
         "names": args.names,
         "fill": args.fill,
+        "filler": args.filler,
         "conversation": args.conversation,
         "questions": len(questions),
         "turns": len(asked.turns),
@@ -316,7 +330,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         held = Held({r.id: t.dia_id for r, t in zip(records, asked.turns)}, [], [])
         held.texts = [t.document for t in asked.turns]
         held.ids = [r.id for r in records]
-        source = filler(asked, others, args.names == "asked")
+        source = filler(asked, others, args.names == "asked", sessions=args.filler == "sessions")
         last = max(t.created_at for t in asked.turns)
         written = 0
         for size in sizes:
@@ -371,7 +385,9 @@ def markdown(result: dict[str, Any]) -> str:
         f"Commit: {h['commit']}, {h['machine']}, load at start {h['load_at_start']}  ",
         f"Questions: conversation {h['conversation']} of the development half ({h['turns']} turns, "
         f"{h['questions']} questions); filler from the other four, spoken by "
-        f"{'their own speakers' if h['names'] == 'own' else 'its two speakers (renamed)'}; embedder {h['embedder']}; "
+        f"{'their own speakers' if h['names'] == 'own' else 'its two speakers (renamed)'}"
+        f"{', each filler session from one of their sessions' if h.get('filler') == 'sessions' else ''}; "
+        f"embedder {h['embedder']}; "
         f"linking {'on' if h['auto_link'] else 'off'} (recall links={3 if h['auto_link'] else 0}, limit=10); filler "
         + ("through add_many" if h.get("fill", "add_many") == "add_many" else "written to the store in batches of 500"),
         "",
@@ -423,6 +439,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         choices=("add_many", "store"),
         default="add_many",
         help="filler through add_many, or as records written to the store in batches (linking off)",
+    )
+    parser.add_argument(
+        "--filler",
+        choices=("sessions", "mixed"),
+        default="sessions",
+        help="each filler session drawn from one session of another conversation, or every memory from any turn",
     )
     parser.add_argument("--data", default=str(DEFAULT_DATA))
     parser.add_argument("--json", dest="json_path")

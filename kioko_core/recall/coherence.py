@@ -1,0 +1,38 @@
+"""Session coherence: a lexical candidate whose session holds other strong candidates gains a share of the best.
+
+A conversation's session is about something, and the turns that answer a question sit among other turns
+of the same session that share its words ("camping", "the kids", "July"): the question's evidence is seldom
+the only match in its session. A memory that matches as well but is alone in its session (a passing remark in
+a talk about something else) stays where its words put it. The signal reads only the candidates the postings
+already nominated (their records, through the index cache) and each one's session: what it adds does not
+depend on how many memories the user holds, only on how the best few hundred matches are grouped.
+"""
+
+from __future__ import annotations
+
+from kioko_core.store import Record
+
+SESSION_POOL = 100
+"""How many of the best lexical candidates are grouped by session (the pool is cut to ``candidates`` after)."""
+
+
+def session_coherent(lexical: dict[str, float], records: dict[str, Record], weight: float) -> dict[str, float]:
+    """``lexical`` with each candidate's score raised by ``weight`` x the best score of another candidate of its
+    session (a memory without a session, or alone in it among ``lexical``, keeps its score)."""
+    best: dict[str, list[float]] = {}  # per session: its two best scores, best first
+    for memory_id, score in lexical.items():
+        record = records.get(memory_id)
+        if record is None or not record.session_id:
+            continue
+        top = best.setdefault(record.session_id, [])
+        top.append(score)
+        top.sort(reverse=True)
+        del top[2:]
+    raised: dict[str, float] = {}
+    for memory_id, score in lexical.items():
+        record = records.get(memory_id)
+        top = best.get(record.session_id, []) if record is not None and record.session_id else []
+        # the best other candidate: the session's best, or its second when this memory is the best
+        other = (top[1] if len(top) > 1 else 0.0) if top and top[0] == score else (top[0] if top else 0.0)
+        raised[memory_id] = score + weight * other
+    return raised
