@@ -90,10 +90,20 @@ def addressed(text: str) -> bool:
     return bool(_IMPERATIVE.search(text) or _ADDRESSED.search(text))
 
 
+def changed_aspects(new: str, old: str) -> set[str]:
+    """The aspects the two set with different words, each taking one the other lacks."""
+    mine, theirs = aspects(new), aspects(old)
+    return {a for a in mine.keys() & theirs.keys() if mine[a] - theirs[a] and theirs[a] - mine[a]}
+
+
 def changed_aspect(new: str, old: str) -> bool:
     """Do the two set one aspect with different words, each taking one the other lacks?"""
-    mine, theirs = aspects(new), aspects(old)
-    return any(mine[a] - theirs[a] and theirs[a] - mine[a] for a in mine.keys() & theirs.keys())
+    return bool(changed_aspects(new, old))
+
+
+_ABOUT_USER = re.compile(r"\b(?:User|User's)\b")
+_OF_THE_USER = frozenset({"pronouns"})
+"""Aspects of the user themself: a memory rewritten about the user ("User's pronouns are she/her") sets them."""
 
 
 def instruction_changes(holding: Callable[[list[str]], list[Record]], text: str, instruction: str) -> list[Record]:
@@ -103,8 +113,13 @@ def instruction_changes(holding: Callable[[list[str]], list[Record]], text: str,
     if not mine or not addressed(text):
         return []
     terms = sorted({t for a in mine for word in ASPECTS[a] for t in text_terms(word) if t.startswith("t:")})
-    return [
-        record
-        for record in holding(terms)
-        if (record.kind == instruction or addressed(record.content)) and changed_aspect(text, record.content)
-    ]
+    found = []
+    for record in holding(terms):
+        changed = changed_aspects(text, record.content)
+        if changed and (
+            record.kind == instruction
+            or addressed(record.content)
+            or (changed & _OF_THE_USER and _ABOUT_USER.search(record.content))
+        ):
+            found.append(record)
+    return found

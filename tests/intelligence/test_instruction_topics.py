@@ -42,3 +42,12 @@ def test_adding_to_an_aspect_or_a_world_statement_changes_nothing() -> None:
         memory.record_turn("Keep your tone formal.", "Noted.", user_id="u", session_id="s1")
         memory.record_turn("The pub quiz had lots of banter last night.", "Noted.", user_id="u", session_id="s2")
         assert [r for r in memory.memories(user_id="u") if r.metadata.get("superseded_by")] == []
+
+
+def test_pronouns_said_anew_supersede_the_stored_ones() -> None:
+    with kioko.intelligent("memory://?embedder=offline") as memory:
+        memory.record_turn("My pronouns are she/her.", "Noted.", user_id="u", session_id="s1")
+        memory.record_turn("I use they/them now.", "Noted.", user_id="u", session_id="s2")
+        current = [r.content for r in memory.memories(user_id="u") if not r.metadata.get("superseded_by")]
+        assert len(current) == 1
+        assert "they/them" in current[0]
