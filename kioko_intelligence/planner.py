@@ -193,13 +193,13 @@ def asks_without_topic(query: str) -> bool:
     """A question made only of stop words and :data:`QUESTION_FRAMING` ("What do I like doing?", "What should I
     know?"): it names nothing to search for, so it is about the user (the ``personal`` intent: their newest
     facts and preferences, the whole profile)."""
-    from kioko_core.reading.analysis import analyze, stem
+    from kioko_core.reading.analysis import own_terms, stem
     from kioko_intelligence.language import is_question
 
     if not is_question(query):
         return False
     framing = {"t:" + stem(w) for w in QUESTION_FRAMING} | {"e:" + w for w in QUESTION_FRAMING}
-    return all(term in framing for term in analyze(query, []).terms)
+    return all(term in framing for term in own_terms(query))
 
 
 USER_SUBJECT = re.compile(

@@ -479,6 +479,18 @@ def analyze(text: str, known_entities: Iterable[str] = ()) -> Analysis:
     return analysis
 
 
+def own_terms(text: str) -> tuple[str, ...]:
+    """The terms of ``text`` alone, as :func:`analyze` makes them without a graph's names, read from the same
+    cached scan: a caller that only inspects a question's words (the planner's "does it name a topic?") does not
+    read the question a second time."""
+    scan = _scan(text)
+    terms = ["e:" + key for key in scan.entities] + list(scan.word_terms)
+    if scan.numbers:
+        covered = scan.covered if scan.covered is not None else _Covered(list(scan.spans))
+        terms += [term for start, term in scan.numbers if start not in covered]
+    return tuple(dict.fromkeys(terms))
+
+
 @keeps_text
 @lru_cache(maxsize=65536)
 def has_problem_cue(text: str) -> bool:
