@@ -130,8 +130,17 @@ _STEP_NUMBER = re.compile(r"(?:^|(?<=[\s:;]))\d{1,2}[.)](?=\s)")
 """A list's step number ("1) Order the cake"): no value of the slot."""
 
 
+def _shouted(text: str) -> bool:
+    """Is ``text`` written mostly in capitals ("TAKE THE BLOOD PRESSURE TABLET AT BEDTIME NOW")? Its capitals
+    then mark no names: every word would read as one."""
+    letters = [c for c in text if c.isalpha()]
+    return len(letters) >= 8 and sum(c.isupper() for c in letters) > 0.6 * len(letters)
+
+
 def read_slot(text: str) -> Slot:
     values: dict[str, set[str]] = {}
+    if _shouted(text):
+        text = text.lower()
     rest = _STEP_NUMBER.sub(" ", TITLE_DOT.sub(r"\1", text))
     for kind, pattern in (("email", _EMAIL), ("date", _DATE), ("id", _IDENT), ("number", _NUMBER)):
         for found in pattern.findall(rest):

@@ -205,3 +205,10 @@ def test_still_more_ways_a_value_is_replaced(memory, before, after, old) -> None
     _say(memory, [before])
     _say(memory, [after], "s2")
     assert not [c for c in _current(memory, old) if c.lower().startswith(before[:10].lower())]
+
+
+def test_a_turn_in_capitals_reads_its_words_not_names(memory) -> None:
+    """Capitals carry no names in a shouted turn: its words are the slot's frame, so a change is found."""
+    _say(memory, ["I TAKE MY BLOOD PRESSURE TABLET WITH BREAKFAST"])
+    _say(memory, ["DOCTOR SAYS TAKE THE BLOOD PRESSURE TABLET AT BEDTIME NOW"], "s2")
+    assert not _current(memory, "BREAKFAST")
