@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 import kioko_intelligence.rules as rules
-from kioko_core.reading.analysis import stem
+from kioko_core.reading.analysis import NAME_FRAMING, stem
 from kioko_core.recall.safety import TOPICS, topics_of
 from kioko_core.store import InvalidRecordError, Record
 from kioko_intelligence.language import (
@@ -64,6 +65,12 @@ class ForgetReading(TurnReading):
         request = _forget_request(text)
         found = rules.first(rules.FORGET, request)
         if found is None:
+            # "We broke up, please forget Marcus": the request is the sentence's last clause
+            tail = TRAILING_REQUEST.search(request)
+            if tail is not None:
+                request = _forget_request(tail.group("request"))
+                found = rules.first(rules.FORGET, request)
+        if found is None:
             if not rules.FORGET_THAT.match(request):
                 return False
             op = self.add("memory.delete", reason="a request to erase what was just named")
@@ -72,6 +79,15 @@ class ForgetReading(TurnReading):
         phrase = found[1].group("phrase")
         phrase = rules.FORGET_FRAME.sub("", rules.CUT.split(bare(phrase), maxsplit=1)[0], count=1)
         phrase = rules.FORGET_TAIL.sub("", phrase).strip()
+        related = RELATED_FRAME.match(phrase)
+        if related is not None:  # "everything related to Bluefin": a subject
+            phrase = phrase[related.end() :].strip()
+        if PRONOUN.fullmatch(phrase):  # "Jordan's out of my life, forget him": the one name the sentence says
+            named = _names_in(text)
+            if len(named) == 1 and self.forget_subject(named[0]):
+                return True
+        if related is not None and content_words(phrase) and self.forget_subject(phrase):
+            return True
         if phrase.lower() in rules.EVERYTHING or not content_words(phrase):
             op = self.add("memory.delete", reason="a request to forget everything")
             op.status, op.error = (
@@ -96,12 +112,39 @@ class ForgetReading(TurnReading):
         hits = [
             r for r in self.related(query, limit=50) if _loose_coverage(words, r.content, aliases) >= FORGET_COVERAGE
         ]
-        for record in hits:
+        if not hits and words:
+            # the search matches whole stems ("pregnancy" does not find "pregnant"); a forget is rare, so the
+            # user's memories are read once (at most SCANNED) with the looser coverage before giving up
+            hits = [r for r in _first(self.memory.store.scan(self.scope), SCANNED) if r.kind not in UNSCANNED]
+            hits = [r for r in hits if _loose_coverage(words, r.content, aliases) >= FORGET_COVERAGE]
+        for record in hits + self.replaced_by(hits):
             self.add("memory.delete", target=record.id, reason=f"the user asked to forget {phrase!r}")
         if not hits:
             op = self.add("memory.delete", reason=f"the user asked to forget {phrase!r}")
             op.status, op.error = SKIPPED, "nothing in the user's memories matched"
         return True
+
+    def replaced_by(self, records: list[Record]) -> list[Record]:
+        """The older values the ``records`` replaced (``supersedes`` / ``conflicts_with``, followed back up to
+        :data:`REPLACED_BACK` steps), not among them: a forget of an item takes its history too ("forget my locker
+        number" after "my locker changed, it's 412 now" takes 318 as well)."""
+        seen = {r.id for r in records}
+        found: list[Record] = []
+        current = records
+        for _ in range(REPLACED_BACK):
+            ids = [
+                i
+                for r in current
+                for key in ("supersedes", "conflicts_with")
+                for i in _ids(r.metadata.get(key))
+                if i not in seen
+            ]
+            if not ids:
+                break
+            seen.update(ids)
+            current = [r for r in self.memory.store.get(self.scope, ids) if r is not None]
+            found += current
+        return found
 
     def forget_subject(self, subject: str) -> bool:
         """ "Forget everything about P": a ``memory.delete`` for each memory naming P (``fields.subject``; the
@@ -123,6 +166,29 @@ class ForgetReading(TurnReading):
 
 
 FORGET_COVERAGE = 0.75
+VALUE_WORDS = frozenset({"number", "code", "pin", "id", "digit"})
+"""Words (stems) for a value written in digits: held by any memory with a digit."""
+SCANNED = 20_000
+"""At most this many of the user's memories are read when the search found nothing to forget."""
+UNSCANNED = frozenset({"summary", "working"})
+"""Kinds a forget of one item never takes whole (a summary loses the item's words when the memory goes)."""
+
+
+REPLACED_BACK = 8
+
+
+def _ids(value: object) -> list[str]:
+    if isinstance(value, str) and value:
+        return [value]
+    return [i for i in value if isinstance(i, str) and i] if isinstance(value, list) else []
+
+
+def _first(records: Iterable[Record], count: int) -> Iterator[Record]:
+    for index, record in enumerate(records):
+        if index >= count:
+            return
+        yield record
+
 
 PREFERENCE_WORDS = frozenset({"preferences", "likes", "dislikes", "tastes"})
 PEOPLE_WORDS = {
@@ -188,8 +254,11 @@ def in_category(record: Record, category: str, qualifier: str = "") -> bool:
     return bool(_PERSON[group].search(text))
 
 
-FORGET_FILLERS = frozenset({"thing", "things", "stuff", "bit", "info", "information", "details", "detail", "part"})
-"""Words that only frame what to forget ("the metformin thing"): they need not be in the memory."""
+FORGET_FILLERS = frozenset(
+    {"thing", "things", "stuff", "bit", "info", "information", "details", "detail", "part", "news", "updat", "store"}
+)
+"""Words (stems) that only frame what to forget ("the metformin thing", "the pregnancy news stored"): they need
+not be in the memory."""
 
 
 def _loose_coverage(words: tuple[str, ...], text: str, aliases: dict[str, tuple[str, ...]] | None = None) -> float:
@@ -199,7 +268,11 @@ def _loose_coverage(words: tuple[str, ...], text: str, aliases: dict[str, tuple[
         return 0.0
     have = set(content_words(text))
 
+    digits = any(c.isdigit() for c in text)
+
     def held(word: str) -> bool:
+        if word in VALUE_WORDS and digits:  # "my locker number" is "User's gym locker is 318"
+            return True
         return word in have or (len(word) >= 5 and any(h[:5] == word[:5] for h in have))
 
     hits = sum(1 for w in words if held(w) or any(held(a) for a in (aliases or {}).get(w, ())))
@@ -207,11 +280,42 @@ def _loose_coverage(words: tuple[str, ...], text: str, aliases: dict[str, tuple[
 
 
 def _forget_request(text: str) -> str:
-    """A sentence as the forget rules read it: without "Could you please" and "Actually, ..." before it."""
+    """A sentence as the forget rules read it: without "Could you please" and "Actually, ..." before it, and
+    "erase what I said about X" read as "forget what I said about X"."""
     said = bare(text)
     for _ in range(2):
         said = rules.ASK_TO.sub("", rules.FORGET_LEAD.sub("", said, count=1), count=1)
-    return said
+    return ERASE_WHAT.sub("forget ", said, count=1)
+
+
+TRAILING_REQUEST = re.compile(
+    r"[,;:\u2014-]\s*(?:so\s+|and\s+|just\s+)?(?P<request>(?:(?:can|could|would) you\s+)?(?:please\s+)?"
+    r"(?:forget|erase|delete|remove|scratch|wipe|unlearn|stop remembering)\b[^,;]*)$",
+    re.IGNORECASE,
+)
+"""A request to forget that ends a sentence after its reason ("We broke up, please forget Marcus")."""
+ERASE_WHAT = re.compile(
+    r"^(?:erase|delete|remove|scratch|wipe|drop)\s+(?=what (?:i|we) (?:said|told you|mentioned|shared)\b|"
+    r"(?:everything|anything|all)\s+(?:related to|to do with|connected (?:to|with)|concerning)\b)",
+    re.IGNORECASE,
+)
+"""An erase verb before "what I said about X" or "everything related to X": the same request as "forget ..."."""
+RELATED_FRAME = re.compile(
+    r"^(?:everything|anything|all)\s+(?:(?:that's|that is)\s+)?(?:related to|to do with|connected (?:to|with)|"
+    r"concerning|involving)\s+",
+    re.IGNORECASE,
+)
+PRONOUN = re.compile(r"him|her|them|he|she|they", re.IGNORECASE)
+_NAME = re.compile(r"\b[A-Z][a-z][\w'-]*")
+
+
+def _names_in(text: str) -> list[str]:
+    """The capitalised names a sentence says ("Jordan's out of my life" -> Jordan), framing words left out."""
+    found = [m.group(0).removesuffix("'s") for m in _NAME.finditer(text)]
+    return list(dict.fromkeys(w for w in found if w.lower() not in NAME_FRAMING and w.lower() not in _REQUEST_WORDS))
+
+
+_REQUEST_WORDS = frozenset({"please", "forget", "erase", "delete", "remove", "scratch", "wipe", "actually", "we", "i"})
 
 
 def _aliases(word: str) -> tuple[str, ...]:

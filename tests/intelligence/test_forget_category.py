@@ -93,3 +93,72 @@ def test_what_a_category_holds() -> None:
     assert in_category(_record("My colleague Priya runs the audits."), "colleagues")
     assert not in_category(_record("User's aunt Rosa lives in Seville."), "colleagues")
     assert not in_category(_record("User lives in Seville."), "people")
+
+
+@pytest.mark.parametrize(
+    "said,request_text,gone,kept",
+    [
+        # the request ends the sentence, after its reason
+        (
+            ["I'm seeing a guy called Marcus.", "Marcus is a chef in Leith."],
+            "We broke up, please forget Marcus.",
+            ["Marcus", "chef"],
+            [],
+        ),
+        # an erase verb before "what I said about X"
+        (
+            ["My colleague Sven keeps stealing my lunch.", "I cycle to work."],
+            "Erase what I said about Sven.",
+            ["Sven"],
+            ["cycle"],
+        ),
+        # "everything related to X" is a subject
+        (
+            ["Our startup is codenamed Bluefin.", "Bluefin raises its seed round in June.", "I live in Hove."],
+            "Forget everything related to Bluefin.",
+            ["Bluefin", "seed round"],
+            ["Hove"],
+        ),
+        # "forget him": the one name the sentence says
+        (
+            ["My ex, Jordan, still has my bike.", "I live in Hove."],
+            "Jordan's out of my life, forget him.",
+            ["Jordan"],
+            ["Hove"],
+        ),
+        # "news" and "stored" only frame what to forget
+        (
+            ["I'm pregnant, due in August.", "I live in Hove."],
+            "Actually please don't keep the pregnancy news stored.",
+            ["pregnant"],
+            ["Hove"],
+        ),
+    ],
+)
+def test_a_forget_said_in_other_words_forgets_and_is_never_stored(
+    memory, said: list[str], request_text: str, gone: list[str], kept: list[str]
+) -> None:
+    _turns(memory, said)
+    report = memory.record_turn(request_text, "Done.", session_id="s2", **U)
+    assert {o.op for o in report.ops} == {"memory.delete"}
+    for word in gone:
+        assert _holding(memory, word) == [], word
+    for word in kept:
+        assert _holding(memory, word), word
+
+
+def test_forget_him_with_two_names_in_the_sentence_forgets_nobody(memory) -> None:
+    _turns(memory, ["My ex, Jordan, still has my bike.", "My friend Sam fixes bikes."])
+    memory.record_turn("Jordan and Sam fell out, forget him.", "Done.", session_id="s2", **U)
+    assert _holding(memory, "Jordan")
+    assert _holding(memory, "Sam")
+
+
+def test_a_forget_of_an_item_takes_the_values_it_replaced(memory) -> None:
+    _turns(memory, ["My gym locker is 318.", "I swim on Tuesdays."])
+    _turns(memory, ["My locker changed, it's 412 now."], session="s2")
+    report = memory.record_turn("Forget my locker number.", "Done.", session_id="s3", **U)
+    assert {o.op for o in report.ops} == {"memory.delete"}
+    assert _holding(memory, "412") == []
+    assert _holding(memory, "318") == []  # the superseded value, kept in the history, goes too
+    assert _holding(memory, "Tuesdays")
