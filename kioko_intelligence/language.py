@@ -45,9 +45,28 @@ def sentences(text: str) -> list[str]:
     return found
 
 
+_WITH_USER = re.compile(
+    r"^(?:(?i:my|our)\s+[\w'-]+|(?!I\b|I')[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)\s+(?i:and\s+(?:i|me))\b"
+)
+"""A subject of two, one of them the user: "Jess and I fell out", "Lukas and me, we are separated"."""
+_THEY = re.compile(r"^(?:and\s+|but\s+|so\s+)?(?:now\s+)?(?:we|he|she|they)\b", re.IGNORECASE)
+
+
 def clauses(sentence: str) -> list[str]:
-    """Independent clauses: "I'm Kumar, I live in Pune" -> ["I'm Kumar", "I live in Pune"]."""
-    return [c.strip(" ,;") for c in _CLAUSE_SPLIT.split(sentence) if c and c.strip(" ,;")]
+    """Independent clauses: "I'm Kumar, I live in Pune" -> ["I'm Kumar", "I live in Pune"].
+
+    A subject of two with the user ("Jess and I fell out badly, we're not friends now") is not cut at its
+    "and", nor before a "we", "he", "she" or "they" that refers back to them: split there, "Jess" was lost
+    and "we're not friends now" named no one."""
+    together = _WITH_USER.match(sentence.strip())
+    parts, start = [], 0
+    for cut in _CLAUSE_SPLIT.finditer(sentence):
+        if together and (cut.start() < together.end() or _THEY.match(sentence[cut.end() :])):
+            continue
+        parts.append(sentence[start : cut.start()])
+        start = cut.end()
+    parts.append(sentence[start:])
+    return [c.strip(" ,;") for c in parts if c and c.strip(" ,;")]
 
 
 def bare(text: str) -> str:
