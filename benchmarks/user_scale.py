@@ -11,8 +11,9 @@ at each size every question of the conversation (categories 1-4) is asked. The f
 development half's *other* conversations: each filler memory joins the first half of one of their turns
 to the second half of another, with their speakers renamed to the asked conversation's two speakers (in the
 "Speaker:" prefix and in the text), so the names a question carries do not single out its conversation.
-Each filler session (40 memories) is drawn from one session of one of them, so it is about something, as a
-user's real sessions are (``--filler mixed``: every memory from any turn, the filler of the first results).
+Each filler session (40 memories) is made of a stretch of 40 consecutive turns of one of them, each half of a
+turn used once, so it is about something, as a user's real sessions are (``--filler mixed``: every memory from
+any turn, the filler of the first results).
 Filler is dated after the conversation, ten minutes apart, as a year of later talk would be.
 
 Reported per size, in one run per store: evidence recall@5 / @10 of Kioko (``recall(links=0, limit=10)``)
@@ -91,11 +92,15 @@ def filler(
     half of another of the same conversation, spoken by that conversation's own speakers, or (``renamed``) by
     ``asked``'s two, with their names in the text renamed too.
 
-    ``sessions``: each run of :data:`FILLER_SESSION` memories (one filler session) is drawn from one session of
-    one conversation, so a filler session is about something, as a user's real sessions are; without it each
-    memory comes from any turn of a conversation drawn at random, and a filler session is a mix of topics that no
-    real session is (a ranking signal that reads sessions would then profit from the filler's making alone)."""
-    pools: list[list[tuple[str, list[str]]]] = []  # per conversation, or per session: (speaker, the turn's words)
+    ``sessions``: each run of :data:`FILLER_SESSION` memories (one filler session) is made of a stretch of that many
+    consecutive turns of one conversation, each turn's first half once and each turn's second half once (joined
+    in a shuffled order): a filler session is about something, as a user's real sessions are, and holds no
+    sentence twice. Without it each memory comes from any turn of a conversation drawn at random, and a filler
+    session is a mix of topics that no real session is (a ranking signal that reads sessions then profits from
+    the filler's making alone); drawing a session's memories from a single LoCoMo session with replacement
+    instead repeats each half about twice in it, which no real session does either (such a signal then loses
+    by it)."""
+    pools: list[list[tuple[str, list[str]]]] = []  # per conversation, in order: (speaker, the turn's words)
     for other in others:
         own = _speakers(other)
         targets = _speakers(asked) if renamed else own
@@ -103,17 +108,19 @@ def filler(
         for name, target in list(names.items()):  # a first name alone, as the turns address each other
             names.setdefault(name.split()[0], target.split()[0])
         rename = _renamer(names)
-        grouped: dict[str, list[tuple[str, list[str]]]] = {}
-        for turn in other.turns:
-            words = rename(turn.text).split()
-            if len(words) >= 2:
-                key = turn.session if sessions else other.name
-                grouped.setdefault(key, []).append((names.get(turn.speaker, turn.speaker), words))
-        pools.extend(pool for pool in grouped.values() if len(pool) >= 2)
+        pool = [(names.get(t.speaker, t.speaker), rename(t.text).split()) for t in other.turns]
+        pools.append([(speaker, words) for speaker, words in pool if len(words) >= 2])
     rng = random.Random(seed)
     while True:
         pool = rng.choice(pools)
-        for _ in range(FILLER_SESSION if sessions else 1):
+        if sessions:
+            start = rng.randrange(max(1, len(pool) - FILLER_SESSION + 1))
+            stretch = pool[start : start + FILLER_SESSION]
+            tails = [words for _, words in stretch]
+            rng.shuffle(tails)
+            for (speaker, head), tail in zip(stretch, tails):
+                yield speaker, " ".join(head[: max(1, len(head) // 2)] + tail[len(tail) // 2 :])
+        else:
             (speaker, head), (_, tail) = rng.choice(pool), rng.choice(pool)
             yield speaker, " ".join(head[: max(1, len(head) // 2)] + tail[len(tail) // 2 :])
 
@@ -386,7 +393,7 @@ def markdown(result: dict[str, Any]) -> str:
         f"Questions: conversation {h['conversation']} of the development half ({h['turns']} turns, "
         f"{h['questions']} questions); filler from the other four, spoken by "
         f"{'their own speakers' if h['names'] == 'own' else 'its two speakers (renamed)'}"
-        f"{', each filler session from one of their sessions' if h.get('filler') == 'sessions' else ''}; "
+        f"{', each filler session from 40 consecutive turns of one' if h.get('filler') == 'sessions' else ''}; "
         f"embedder {h['embedder']}; "
         f"linking {'on' if h['auto_link'] else 'off'} (recall links={3 if h['auto_link'] else 0}, limit=10); filler "
         + ("through add_many" if h.get("fill", "add_many") == "add_many" else "written to the store in batches of 500"),
@@ -444,7 +451,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         "--filler",
         choices=("sessions", "mixed"),
         default="sessions",
-        help="each filler session drawn from one session of another conversation, or every memory from any turn",
+        help="each filler session from a stretch of consecutive turns of another conversation, or every memory from any turn",
     )
     parser.add_argument("--data", default=str(DEFAULT_DATA))
     parser.add_argument("--json", dest="json_path")

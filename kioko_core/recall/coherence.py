@@ -10,6 +10,9 @@ depend on how many memories the user holds, only on how the best few hundred mat
 
 from __future__ import annotations
 
+import re
+from datetime import UTC, datetime
+
 from kioko_core.store import Record
 
 SESSION_POOL = 100
@@ -36,3 +39,44 @@ def session_coherent(lexical: dict[str, float], records: dict[str, Record], weig
         other = (top[1] if len(top) > 1 else 0.0) if top and top[0] == score else (top[0] if top else 0.0)
         raised[memory_id] = score + weight * other
     return raised
+
+
+MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
+_MONTH = re.compile(r"\b(" + "|".join(MONTHS) + r")\b", re.IGNORECASE)
+_YEAR = re.compile(r"\b((?:19|20)\d\d)\b")
+
+
+def named_period(question: str) -> tuple[int | None, int | None]:
+    """(year, month) the question names ("in July", "in December 2023", "in 2022"); None for what it does not
+    name. "May" is read as the month only beside a day or a year ("on May 3", "May 2023"), not as the verb."""
+    year = _YEAR.search(question)
+    month = None
+    for found in _MONTH.finditer(question):
+        if found.group(1).lower() == "may" and not re.match(r"\s*(?:\d|,?\s*(?:19|20)\d\d)", question[found.end() :]):
+            if not re.search(
+                r"(?:\d\s*(?:st|nd|rd|th)?\s*(?:of\s+)?|\b(?:in|during|since|until|by)\s+)$", question[: found.start()]
+            ):
+                continue
+        month = MONTHS.index(found.group(1).lower()) + 1
+        break
+    return (int(year.group(1)) if year else None), month
+
+
+def in_period(created_at: float, period: tuple[int | None, int | None]) -> bool:
+    """True when a memory written at ``created_at`` (UTC) falls in ``period`` (see :func:`named_period`)."""
+    year, month = period
+    when = datetime.fromtimestamp(created_at, UTC)
+    return (year is None or when.year == year) and (month is None or when.month == month)

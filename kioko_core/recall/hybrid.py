@@ -30,7 +30,7 @@ from kioko_core.reading.query_and_draft import TELLS_TIME, Query
 from kioko_core.reading.query_and_draft import WHEN_QUESTION as WHEN_QUESTION
 from kioko_core.recall import budget as context_budget
 from kioko_core.recall import sections as context_sections
-from kioko_core.recall.coherence import SESSION_POOL, session_coherent
+from kioko_core.recall.coherence import SESSION_POOL, in_period, named_period, session_coherent
 from kioko_core.recall.context_text import SAFETY_TITLE as SAFETY_TITLE  # read here by tests and surfaces
 from kioko_core.recall.context_text import RecalledMemory as RecalledMemory  # a Context's memories
 from kioko_core.recall.context_text import context_blocks, links_section
@@ -139,6 +139,12 @@ class RecallConfig:
     category; with links followed, the links already carry a strong match's score to its session's turns, and
     both together lowered multi-hop and open-domain R@10 (0.396 -> 0.393, 0.403 -> 0.392), so it is off there.
     0 turns it off."""
+    period_weight: float = 1.0
+    """Without links followed (``links=0``): a question that names a month or a year ("in July", "in December
+    2023", "on May 3, 2023") raises each of the :data:`~kioko_core.recall.coherence.SESSION_POOL` best matches
+    written in that period by this share of the best match's score. On the LoCoMo development split it raised
+    R@10 0.655 -> 0.668 (A 0.627 -> 0.644, B 0.679 -> 0.688; temporal 0.829 -> 0.835, single-hop 0.713 ->
+    0.734) and lowered no category. 0 turns it off."""
     when_weight: float = 0.3
     """A question that asks for a time ("when did ...", "how long ...": :data:`~kioko_core.reading.query_and_draft.ASKS_WHEN`):
     a memory found for it whose text tells a time ("yesterday", "last week", "two weeks ago", a month or a year:
@@ -174,6 +180,7 @@ class RecallConfig:
             "context_link_weight",
             "when_weight",
             "session_weight",
+            "period_weight",
         ):
             value = getattr(self, name)
             if value is None and name == "dense_weight":
@@ -367,13 +374,22 @@ def retrieve(
     read = Query.of(query, scope.user_id, layer.entities)
     goal_term = KIND_TERM + Goals.kind
     pool_size = max(config.candidates, config.graph_seeds if use_links else 0)
-    cohere = config.session_weight > 0 and not use_links
+    cohere = (config.session_weight > 0 or config.period_weight > 0) and not use_links
     wide = max(pool_size, SESSION_POOL) if cohere else pool_size
     lexical, postings, analysis = lexical_scores(layer, scope, read, config, wide, [goal_term])
     matched = lexical
+    dated: set[str] = set()  # in the period the question names
     if cohere and lexical:
         # the best SESSION_POOL matches grouped by session, then cut to the pool (records through the index cache)
-        raised = session_coherent(lexical, layer.index.records(scope, list(lexical)), config.session_weight)
+        pooled = layer.index.records(scope, list(lexical))
+        raised = session_coherent(lexical, pooled, config.session_weight)
+        period = named_period(read.text) if config.period_weight else (None, None)
+        if period != (None, None):  # "in July", "in December 2023": a memory written then gains
+            best = max(lexical.values())
+            for memory_id, record in pooled.items():
+                if in_period(record.created_at, period):
+                    raised[memory_id] += config.period_weight * best
+                    dated.add(memory_id)
         lexical = {i: raised[i] for i in sorted(raised, key=lambda i: (-raised[i], i))[:pool_size]}
     dense_weight = config.dense_weight
     if dense_weight is None:
@@ -453,7 +469,9 @@ def retrieve(
         found = signals.setdefault(memory_id, {})
         if memory_id in lexical:
             found["lexical"] = round(matched[memory_id], 4)
-            if lexical[memory_id] > matched[memory_id]:
+            if memory_id in dated:
+                found["period"] = 1.0
+            elif lexical[memory_id] > matched[memory_id]:  # what the session's other matches added
                 found["session"] = round(lexical[memory_id] - matched[memory_id], 4)
         if memory_id in dense:
             found["dense"] = round(dense[memory_id], 4)

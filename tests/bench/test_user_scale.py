@@ -47,22 +47,27 @@ def test_a_small_run_on_memory_reports_each_size(tmp_path: Path) -> None:
     assert [r["r10"] for r in again["rows"]] == [r["r10"] for r in rows], "add_many and store batches rank alike"
 
 
-def test_each_filler_session_comes_from_one_session_of_another_conversation() -> None:
+def test_each_filler_session_is_a_stretch_of_one_conversation() -> None:
     _need_data()
     conversations = {p.stem: locomo.load_conversation(p) for p in sorted(DATA.glob("*.json"))}
     asked, others = conversations["26"], [c for name, c in conversations.items() if name != "26"]
-    heads: dict[tuple[str, str], set[str]] = {}  # (conversation, session) -> its turns' first words, as spoken
+    heads = {}  # conversation -> its turns' first halves, in order, as the filler begins a memory with them
     for other in others:
-        for turn in other.turns:
-            words = turn.text.split()
-            heads.setdefault((other.name, turn.session), set()).add(" ".join(words[: max(1, len(words) // 2)]))
-
-    def sources(block: list[tuple[str, str]]) -> set[tuple[str, str]]:
-        """The sessions every text of ``block`` could have begun in (its first words are one of their turns')."""
-        return {key for key, starts in heads.items() if all(any(t.startswith(s) for s in starts) for _, t in block)}
-
+        halves = [t.text.split() for t in other.turns if len(t.text.split()) >= 2]
+        heads[other.name] = [" ".join(words[: max(1, len(words) // 2)]) for words in halves]
     size = bench.FILLER_SESSION
-    coherent = list(itertools.islice(bench.filler(asked, others, renamed=False), 20 * size))
-    assert all(sources(coherent[i : i + size]) for i in range(0, len(coherent), size))
-    mixed = list(itertools.islice(bench.filler(asked, others, renamed=False, sessions=False), 20 * size))
-    assert not all(sources(mixed[i : i + size]) for i in range(0, len(mixed), size))
+
+    def one_stretch(block: list[tuple[str, str]]) -> bool:
+        """True when every text of ``block`` begins with the first half of a turn of one stretch of ``size``
+        consecutive turns of one conversation."""
+        for starts in heads.values():
+            for first in range(max(1, len(starts) - size + 1)):
+                stretch = starts[first : first + size]
+                if all(any(t == s or t.startswith(s + " ") for s in stretch) for _, t in block):
+                    return True
+        return False
+
+    coherent = list(itertools.islice(bench.filler(asked, others, renamed=False), 6 * size))
+    assert all(one_stretch(coherent[i : i + size]) for i in range(0, len(coherent), size))
+    mixed = list(itertools.islice(bench.filler(asked, others, renamed=False, sessions=False), 6 * size))
+    assert not any(one_stretch(mixed[i : i + size]) for i in range(0, len(mixed), size))

@@ -10,13 +10,14 @@ and the signal is off (the order is the plain one).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import kioko
-from kioko_core.recall.coherence import session_coherent
+from kioko_core.recall.coherence import named_period, session_coherent
 from kioko_core.store import Record
 
 QUESTION = "Where did Mel go kayaking with the dog?"
@@ -88,3 +89,38 @@ def test_each_candidate_gains_the_best_other_of_its_session() -> None:
 def test_two_best_of_a_session_tied_each_gain_the_other() -> None:
     records = {"a": _record("a", "s"), "b": _record("b", "s")}
     assert session_coherent({"a": 2.0, "b": 2.0}, records, 0.25) == {"a": 2.5, "b": 2.5}
+
+
+@pytest.mark.parametrize(
+    ("question", "period"),
+    [
+        ("When did Melanie go camping in July?", (None, 7)),
+        ("Who did Maria have dinner with on May 3, 2023?", (2023, 5)),
+        ("What did she plant in May?", (None, 5)),
+        ("May I ask what she planted?", (None, None)),
+        ("What did Joanna accomplish in January 2022?", (2022, 1)),
+        ("What happened in 2021?", (2021, None)),
+        ("What did she plant last spring?", (None, None)),
+    ],
+)
+def test_the_period_a_question_names(question: str, period: tuple[int | None, int | None]) -> None:
+    assert named_period(question) == period
+
+
+def test_a_match_written_in_the_named_month_goes_first(tmp_path: Path) -> None:
+    layer = kioko.connect("memory://", auto_link=False, embedder="offline")
+    july = datetime(2023, 7, 10, tzinfo=UTC).timestamp()
+    september = datetime(2023, 9, 10, tzinfo=UTC).timestamp()
+    layer.add_many(
+        [
+            {"content": "Mel: We went hiking up the ridge.", "created_at": july, "id": "july"},
+            {"content": "Mel: We went hiking by the river.", "created_at": september, "id": "september"},
+        ],
+        user_id="u",
+    )
+    found = layer.recall("Where did Mel go hiking in July?", user_id="u", links=0, limit=2).memories
+    assert [m.record.id for m in found] == ["july", "september"]
+    assert found[0].signals["period"] == 1.0
+    plain = layer.recall("Where did Mel go hiking in July?", user_id="u", links=0, config={"period_weight": 0})
+    assert [m.record.id for m in plain.memories] == ["september", "july"]  # recency alone
+    layer.close()
