@@ -30,6 +30,7 @@ _EXPLICIT = [
         re.IGNORECASE,
     ),
     re.compile(rf"\bgave\s+(?:the|my)\s+{_NP}\s+(?:to|away)\b", re.IGNORECASE),
+    re.compile(rf"\b(?:given|giving)\s+up(?:\s+on)?\s+{_NP}{_STOP}", re.IGNORECASE),
     re.compile(rf"\b(?:stopped|stop|quit|gave up|no longer)\s+\w+ing\s+{_NP}{_STOP}", re.IGNORECASE),
     re.compile(
         rf"\b(?:don't|do not|doesn't|does not|didn't|won't|no longer)\s+\w+(?:\s+to)?\s+{_NP}\s+(?:anymore|any more)\b",

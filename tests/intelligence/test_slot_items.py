@@ -212,3 +212,9 @@ def test_a_turn_in_capitals_reads_its_words_not_names(memory) -> None:
     _say(memory, ["I TAKE MY BLOOD PRESSURE TABLET WITH BREAKFAST"])
     _say(memory, ["DOCTOR SAYS TAKE THE BLOOD PRESSURE TABLET AT BEDTIME NOW"], "s2")
     assert not _current(memory, "BREAKFAST")
+
+
+def test_a_goal_given_up_for_a_new_one_is_superseded(memory) -> None:
+    _say(memory, ["My big goal this year is to learn the cello."])
+    _say(memory, ["I've given up the cello, my new goal is to get my scuba certification."], "s2")
+    assert not _current(memory, "cello")
