@@ -340,6 +340,12 @@ INSTRUCTION: tuple[Row, ...] = (
         "I'd like shorter responses",
         needs=about_answering,
     ),
+    row(
+        "instruction.add",
+        r"^(?P<rule>(?:strictly\s+|only\s+|just\s+)?[\w'/ -]{3,40}?(?:\s+only)?,?\s+(?:please|pls)\b(?:\s*[;,:]\s*.+)?)$",
+        "Strictly plain text please; I'm using a screen reader",
+        needs=about_answering,
+    ),
 )
 """Standing instructions. The imperatives and wishes that could be about anything count only when the
 sentence is about answering (:data:`ANSWERING`)."""
