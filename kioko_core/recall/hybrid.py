@@ -462,7 +462,11 @@ def retrieve(
     # a replaced memory the question found hands its place to the one in force now (sections.in_force)
     replaced = [records[i] for i in fused if context_sections.is_replaced(records[i])]
     asked = set(analysis.terms)
-    for old, new in context_sections.in_force(replaced, lambda ids: layer.index.records(scope, ids), asked).items():
+    # the words a memory the context may show holds (a summary is shown only for a question about its session)
+    shown_now = [records[i] for i in fused if _may_show(records[i]) and records[i].kind != Summaries.kind]
+    answered = {t for r in shown_now for t in r.terms} & asked
+    fetch = lambda ids: layer.index.records(scope, ids)  # noqa: E731
+    for old, new in context_sections.in_force(replaced, fetch, asked, answered).items():
         records.setdefault(new.id, new)
         fused[new.id] = max(fused.get(new.id, 0.0), fused[old])
     for memory_id in fused:

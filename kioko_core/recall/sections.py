@@ -14,6 +14,7 @@ session, the relations with one postings call and one get.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -66,17 +67,23 @@ def replacer(record: Record) -> str | None:
 
 
 def in_force(
-    replaced: list[Record], fetch: Callable[[list[str]], dict[str, Record]], asked: set[str]
+    replaced: list[Record],
+    fetch: Callable[[list[str]], dict[str, Record]],
+    asked: set[str],
+    answered: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> dict[str, Record]:
     """For each of the ``replaced`` memories a question found, the memory now in force in its place (old id ->
     record): its replacer, or that one's, up to :data:`REPLACED_HOPS` hops, read with ``fetch`` (ids -> records)
     once a hop. A question may share its words only with the old value ("Who is Hannah?" finds "User's
     girlfriend is Hannah.", replaced by "she's my fiancee now."): the newer memory answers it, the old one stays
-    in the history. A memory whose chain ends in a missing record or a loop has none.
+    in the history. A memory whose chain ends in a missing record or a loop has none, and so does one whose
+    words the question shares are all held by a memory in force it found as well (``answered``: "What car do
+    we have?" finds "Our car is a grey Skoda Octavia now." itself, and needs no "The Panda's gone." for "We have
+    a red Fiat Panda.").
 
-    A replacement that shares words with the old memory replaced the part of it those words are in: when the
-    question's words (``asked``, index terms) found in the old memory are all outside that part, it asked
-    about another part, which the replacement does not answer ("Where do I live?" finds "User drives a Golf
+    When the old memory joins two statements (:data:`CLAUSES`), a replacement that shares words with it
+    replaced the part those words are in: when the question's words (``asked``, index terms) found in the old
+    memory are all outside that part, it asked about another part, which the replacement does not answer ("Where do I live?" finds "User drives a Golf
     and lives in Bristol.", replaced by "Sold the Golf, got a Tesla."): that memory has none either."""
     current = {r.id: r for r in replaced}
     first = dict(current)
@@ -94,7 +101,7 @@ def in_force(
                 continue
             if is_replaced(record):
                 current[old] = record
-            elif answers(first[old], record, asked):
+            elif answers(first[old], record, asked, answered):
                 found[old] = record
         if not current:
             break
@@ -105,12 +112,20 @@ def _words(record: Record) -> set[str]:
     return {t for t in record.terms if t.startswith("t:")}
 
 
-def answers(old: Record, new: Record, asked: set[str]) -> bool:
+def answers(old: Record, new: Record, asked: set[str], answered: set[str] = frozenset()) -> bool:  # type: ignore[assignment]
     """Whether ``new``, which replaced ``old``, answers what a question with the words ``asked`` found in ``old``
-    (see :func:`in_force`)."""
-    shared = _words(old) & _words(new)
+    and memories in force do not (``answered``) (see :func:`in_force`)."""
     matched = _words(old) & asked
-    return not shared or not matched or bool(matched & shared)
+    if matched and matched <= answered:
+        return False
+    if not matched or not CLAUSES.search(old.content):
+        return True
+    shared = _words(old) & _words(new)
+    return not shared or bool(matched & shared)
+
+
+CLAUSES = re.compile(r"\band\b|;|\balso\b|\bwhile\b|\bbut\b", re.IGNORECASE)
+"""What joins two statements in one memory ("drives a Golf and lives in Bristol"): a replacement may take one."""
 
 
 def with_was(record: Record) -> str:

@@ -81,6 +81,22 @@ def test_answers_compares_the_question_words_with_the_part_replaced() -> None:
     assert not answers(old, new, {"t:live"})
     # sharing no word, the newer memory replaced all of it
     assert answers(old, _record("c", "We moved to Cardiff.", ["t:move", "t:cardiff"]), {"t:live"})
+    # one statement (no "and"): a newer one sharing words replaced all of it
+    theme = _record("d", "Dark mode ftw, light themes burn my eyes.", ["t:dark", "t:mode", "t:light", "t:theme"])
+    assert answers(theme, _record("e", "Light mode is growing on me.", ["t:light", "t:mode", "t:grow"]), {"t:theme"})
+    # the question's words are held by a memory in force it found too: nothing to bring
+    panda = _record("f", "We have a red Fiat Panda.", ["t:red", "t:fiat", "t:panda", "t:car"])
+    assert not answers(panda, _record("g", "The Panda's gone.", ["t:panda"]), {"t:car"}, {"t:car"})
+    assert answers(panda, _record("g", "The Panda's gone.", ["t:panda"]), {"t:car"}, set())
+
+
+def test_a_memory_in_force_that_answers_the_question_keeps_the_replacement_out(layer) -> None:
+    old = layer.add("We have a red Fiat Panda.", **U)
+    _replace(layer, old, "The Panda has gone to the scrapyard.")
+    layer.add("Our car is a grey Skoda Octavia now.", **U)
+    ctx = layer.recall("What car do we have?", **U)
+    assert "Skoda Octavia" in ctx.text
+    assert "scrapyard" not in ctx.text
 
 
 def test_in_force_stops_at_a_loop_a_missing_record_and_the_hop_limit() -> None:
