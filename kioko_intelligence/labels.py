@@ -12,8 +12,12 @@ from __future__ import annotations
 
 import re
 
-_LABELLED = re.compile(r"\b([A-Za-z][A-Za-z-]+)\s+#?(\d+[A-Za-z]?)\b(?!\s*(?:%|percent|kg|kilos?|km|miles?|[a-z]+s\b))")
-"""A word, then a number not followed by a unit or a plural noun ("3 kids" counts; "line 3 conveyor" names)."""
+_LABELLED = re.compile(
+    r"\b([A-Za-z][A-Za-z-]+)\s+#?(\d+[A-Za-z]?)\b"
+    r"(?!\s*(?:%|percent|kg|kilos?|km|miles?|(?!(?:was|is|has|does|goes|says|this|its|his|us|plus|less)\b)[a-z]+s\b))"
+)
+"""A word, then a number not followed by a unit or a plural noun ("3 kids" counts; "line 3 conveyor" names; "batch
+150 was harvested" names too: "was" is a verb, not a plural)."""
 _ARTICLE_LABELLED = re.compile(
     r"\b(?:the|a|an|my|our|your|their|its|this|that)\s+([A-Za-z][A-Za-z-]+)\s+#?(\d+[A-Za-z]?)\b"
     r"(?!\s*(?:%|percent|kg|kilos?|km|miles?)\b)",

@@ -99,3 +99,12 @@ def test_a_world_statement_marks_no_other_thing_replaced(first: str, second: str
         assert len(stored) == 2
         marked = [r.content for r in stored if r.metadata.get("superseded_by") or r.metadata.get("conflicted_by")]
         assert marked == []
+
+
+def test_a_verb_in_s_after_the_number_is_no_plural_noun() -> None:
+    assert labels("The Yunnan Dianhong from batch 150 was harvested in April.") == {"batch": {"150"}}
+    assert labels("We have 3 kids.") == {}
+    assert different_things(
+        "the vision camera on station 6 lost focus after the 214 batch.",
+        "The Yunnan Dianhong from batch 150 was harvested in April.",
+    )
