@@ -9,7 +9,9 @@ items are still true) nor leave it as it was. Two shapes are read, both without 
   the same key followed by another value ("week two geometry") -> "week two statistics";
 - **dropped and replaced**: "We cut Venice from the holiday, we'll finish in Bologna": the turn names an
   item it removes (the old values :func:`.slots.old_values` reads) and exactly one new name in the same
-  sentence that the memory does not hold -> "Venice" becomes "Bologna".
+  sentence that the memory does not hold -> "Venice" becomes "Bologna";
+- **dropped**: "Skip the demo video, no time" names, by its words, exactly one step of a numbered plan of
+  three or more and nothing in its place -> that step leaves the plan and the others are renumbered.
 
 The rewrite rides on an ``add`` of the same turn (``fields["rewrites"]``), applied after it; the memory's
 version history keeps the old text.
@@ -93,6 +95,42 @@ def dropped(
             fresh = [n for n in dict.fromkeys(names) if n.lower() not in record.content.lower()]
             if len(fresh) == 1:
                 found.append((record, old, fresh[0]))
+    return found or skipped(holding, terms, turn_text)
+
+
+_SKIPS = re.compile(
+    r"\b(?i:skip|skipping|drop|dropping|cut|cutting|scrap|scrapping|remove|removing|leave out|leaving out)\s+"
+    r"(?i:the\s+)?(?P<old>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,4}?)(?=\s*(?:[,;.!]|$)|\s+(?:from|for|this|since|as)\b)"
+)
+"""A step dropped by its words ("Skip the demo video, no time"), with nothing named in its place."""
+_NUMBERED = re.compile(r"(?P<n>\d+)\)\s+(?P<step>[^;]+?)(?=;\s*\d+\)|$)")
+"""The steps of a plan as the router stores it: "Plan for launch: 1) Write the docs; 2) Record the demo video"."""
+_INSTEAD = re.compile(r"\b(?:instead|replace|replaced|swap|swapped)\b", re.IGNORECASE)
+
+
+def skipped(
+    holding: Callable[[list[str]], list[Record]], terms: Callable[[str], list[str]], turn_text: str
+) -> list[tuple[Record, str, str]]:
+    """(memory, its numbered steps, the steps without the one dropped, renumbered) when the turn drops one step
+    of a plan of three or more by its own words and names nothing in its place ("instead" ... is a replacement).
+    """
+    if _INSTEAD.search(turn_text):
+        return []
+    found = []
+    for old in dict.fromkeys(m.group("old") for m in _SKIPS.finditer(turn_text)):
+        words = terms(old)
+        if not words:
+            continue
+        for record in holding(words):
+            steps = list(_NUMBERED.finditer(record.content))
+            if len(steps) < 3:
+                continue
+            named = [s for s in steps if set(words) <= set(terms(s.group("step")))]
+            if len(named) != 1:
+                continue  # the words name no step, or more than one: nothing is dropped
+            kept = [s.group("step") for s in steps if s is not named[0]]
+            span = record.content[steps[0].start() : steps[-1].end()]
+            found.append((record, span, "; ".join(f"{i}) {step}" for i, step in enumerate(kept, 1))))
     return found
 
 
