@@ -39,6 +39,9 @@ class BulkHost(KindsHost, Protocol):
     def _existing_copy(self, scope: Scope, content: str, memory_type: str, session_id: str | None) -> Record | None: ...
 
 
+FULL_PASS_BATCHES = 8
+"""Batches between two full passes of the cycle collector during an import (see :func:`_young_collections`)."""
+
 BATCH = 256
 """Memories planned before their batch is written. The index cache serves this process's other threads only
 between batches (a batch describes writes no one may read yet), so a batch stays well under a second."""
@@ -61,9 +64,14 @@ class BatchAdd:
         source = iter(items)
         with _young_collections():
             first = next(source, None)
-            while first is not None:
+            for number in itertools.count(1):
+                if first is None:
+                    break
                 first = self._batch(itertools.chain([first], source), out)
-                gc.collect(1)  # the batch's cycles, if any: the young generations only, a short pass
+                # the batch's cycles: the young generations after each batch (a short pass), every generation after
+                # every FULL_PASS_BATCHES (a cached record and its linker's view of it are a cycle: without full
+                # passes the records an import made and let go stayed until its end, 14 GB at 100,000 memories)
+                gc.collect(2 if number % FULL_PASS_BATCHES == 0 else 1)
         return out
 
     def _add(self, layer: BulkHost, fields: dict[str, Any], vector: Any) -> Record:
@@ -134,9 +142,10 @@ _importing = [0, False]  # add_many calls running in this process; whether the c
 @contextmanager
 def _young_collections() -> Iterator[None]:
     """The cycle collector's automatic passes held off while batches run (each batch collects the young generations
-    itself, :meth:`BatchAdd.run`). A batch's records live about a second, long enough to reach the oldest generation,
-    so the collector kept starting full passes, and a full pass walks every object of the process: the records an
-    import returns, the index cache, the caller's items. Those passes were a third of a batched memory's CPU past
+    itself, and every :data:`FULL_PASS_BATCHES` batches every generation: :meth:`BatchAdd.run`). A batch's records
+    live about a second, long enough to reach the oldest generation, so the collector kept starting full passes,
+    and a full pass walks every object of the process: the records an import returns, the index cache, the caller's
+    items. Those passes were a third of a batched memory's CPU past
     6,000 memories and grew with the import (cProfile and ``gc.callbacks`` of ``bulk_import``'s fill: 0.46 ms a memory
     over the first 3,000, 1.9 ms from 6,000 to 12,000). Automatic collection is restored when the last import of the
     process ends, as it was before the first began."""

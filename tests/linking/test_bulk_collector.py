@@ -14,7 +14,7 @@ import pytest
 
 import kioko
 from kioko_core.errors import IdTaken
-from kioko_core.layer.bulk import BatchAdd
+from kioko_core.layer.bulk import FULL_PASS_BATCHES, BatchAdd
 
 
 def _notes(
@@ -80,3 +80,22 @@ def test_two_imports_at_once_turn_it_back_on_when_the_last_ends(collector_on: No
     assert gc.isenabled()
     assert second_seen == [False] * 3
     assert first_seen == [False] * 6
+
+
+def test_a_long_import_still_collects_every_generation_now_and_then(collector_on: None) -> None:
+    """A cached record and the linker's view of it are a cycle: an import that only ever collected the young
+    generations kept every record it had let go until its end (14 GB at 100,000 memories)."""
+    full: list[int] = []
+
+    def note(phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and info["generation"] == 2:
+            full.append(1)
+
+    batches = FULL_PASS_BATCHES + 1
+    gc.callbacks.append(note)
+    try:
+        with kioko.connect("memory://", auto_link=True, embedder="offline") as layer:
+            BatchAdd(layer, "u", None, size=1).run(_notes([], batches))
+    finally:
+        gc.callbacks.remove(note)
+    assert len(full) >= 1
