@@ -285,7 +285,7 @@ ANSWERING = re.compile(
     r"\b(?:answers?|replies|reply|responses?|bullet points?|bullets|paragraphs?|short|shorter|concise|brief|"
     r"detailed|verbose|format(?:ting)?|tone|emojis?|(?:the|just|only|no|any|with|without|more|less) code|"
     r"code (?:examples|samples|snippets|blocks|comments)|examples|explanations?|"
-    r"markdown|tables?|jargon|prose|units|metric|imperial|sources|citations|pleasantries|apologi[sz]\w*|"
+    r"markdown|tables?|jargon|prose|units|metric|imperial|sources|citations|references|pleasantries|apologi[sz]\w*|"
     r"syntax|summar(?:y|ies|i[sz]e)|dates|english|german|french|spanish|italian|portuguese|dutch|"
     r"polish|hindi|japanese|chinese|formal|casual|direct|simple|simpler|plain|technical|emoji)\b",
     re.IGNORECASE,

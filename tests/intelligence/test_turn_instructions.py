@@ -43,3 +43,10 @@ def test_a_verbless_wish_about_answers_is_an_instruction(said: str, kept: str) -
 @pytest.mark.parametrize("said", ["Coffee please.", "The report please, by Friday."])
 def test_a_verbless_wish_about_anything_else_is_no_instruction(said: str) -> None:
     assert "instruction.add" not in [op for op, _ in planned(said)]
+
+
+def test_an_imperative_about_references_is_an_instruction_and_a_statement_about_them_is_not() -> None:
+    assert planned("Skip references; I only need the gist.") == [
+        ("instruction.add", "Skip references; I only need the gist.")
+    ]
+    assert "instruction.add" not in [op for op, _ in planned("The references are in the appendix.")]
