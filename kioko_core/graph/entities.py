@@ -28,7 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from kioko_core.linking.index import IndexCache
+from kioko_core.linking.index import IndexCache, one_read
 from kioko_core.privacy.held_texts import forget_texts
 from kioko_core.privacy.secrets import DropSecrets
 from kioko_core.reading.analysis import TRAILING_PUNCTUATION, entity_key
@@ -537,10 +537,11 @@ class EntityGraph:
         cache = self._read_cache
         if cache is None:
             known = self.store.postings(scope, terms, 0).df  # counts only, no ids
-        elif cache.lookup(scope, (), 0)[0] == 0:
-            return []  # a graph that holds nothing (as the cache knows it at the scope's generation): no read
         else:
-            known = cache.lookup(scope, terms, 0)[1]
+            with one_read():  # the emptiness check and the count are one read of the graph's generation
+                if cache.lookup(scope, (), 0)[0] == 0:
+                    return []  # a graph that holds nothing (as the cache knows it at that generation): no read
+                known = cache.lookup(scope, terms, 0)[1]
         matches = [
             (start, end, key)
             for key, places in spans.items()
