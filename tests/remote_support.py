@@ -22,6 +22,11 @@ from kioko.remote.client import RemoteMemory
 from kioko_backends.memory import MemoryStore
 from kioko_core.layer.memory_layer import MemoryLayer
 
+CALL_TIMEOUT = 600.0
+"""Seconds a test's client waits for the loopback server: the library's 30 s default is for users; on a CI
+machine with both cores busy a linked add_many could pass it, and the test would fail on the scheduler, not on
+Kioko (a run at load 15 timed one out)."""
+
 
 @pytest.fixture(scope="module", params=["memory", "sqlite"])
 def served_store(request: pytest.FixtureRequest) -> str:
@@ -48,7 +53,7 @@ def remote_for(
         url = "memory://" if served_store == "memory" else f"sqlite:///{tmp_path / uuid.uuid4().hex}.db"
         layer = make(url, auto_link=auto_link)
         app.state.kioko.layer = layer
-        remote = kioko.connect(live.url)
+        remote = kioko.connect(live.url, timeout=CALL_TIMEOUT)
         opened.extend([remote, layer])
         return remote
 
@@ -60,7 +65,7 @@ def remote_for(
 @contextmanager
 def served(layer: Any) -> Iterator[RemoteMemory]:
     """A RemoteMemory to ``layer``, served on a loopback port until the block ends."""
-    with LiveServer(create_app(layer)) as live, kioko.connect(live.url) as remote:
+    with LiveServer(create_app(layer)) as live, kioko.connect(live.url, timeout=CALL_TIMEOUT) as remote:
         yield remote
 
 
@@ -73,7 +78,7 @@ def serving() -> Iterator[Callable[[Any], RemoteMemory]]:
 
     def serve(layer: Any) -> RemoteMemory:
         app.state.kioko.layer = layer
-        remote = kioko.connect(live.url)
+        remote = kioko.connect(live.url, timeout=CALL_TIMEOUT)
         opened.extend([remote, layer])
         return remote
 
@@ -104,7 +109,7 @@ def remote_surface(
     live, app = request.getfixturevalue("server")
     layer = kioko.connect(fresh_url(surface.removeprefix("remote-"), folder), **options)
     app.state.kioko.layer = layer
-    remote = kioko.connect(live.url)
+    remote = kioko.connect(live.url, timeout=CALL_TIMEOUT)
     try:
         yield remote
     finally:
