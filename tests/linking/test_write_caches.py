@@ -10,8 +10,10 @@ workload; the helpers must agree with what they replace.
 
 from __future__ import annotations
 
+import gc
 import heapq
 import random
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -103,10 +105,28 @@ def test_a_side_is_made_once_per_record_object_and_never_for_a_copy() -> None:
         fresh.term_set,
         fresh.entity_set,
     )
-    assert Side.of_stored(record) is side
+    again = Side.of_stored(record)
+    assert again.record is record
+    assert again.term_set is side.term_set  # derived once, shared by every later use of the record
     for copy in (record.model_copy(update={"terms": ["t:valve"]}), record_copy(record, {"terms": ["t:valve"]})):
-        assert copy._side is side, "a copy keeps the private attributes"
+        assert copy._side is record._side, "a copy keeps the private attributes"
         assert Side.of_stored(copy).terms == ["t:valve"]
+
+
+def test_a_record_and_its_side_are_no_cycle() -> None:
+    """What of_stored keeps on a record refers to it weakly: a record let go is freed by reference counting, with the
+    cycle collector off (an import holds it off between its batches)."""
+    record = Record(id="a", user_id=USER, kind="episodic", content="x", terms=["t:pump", "e:line 3"])
+    Side.of_stored(record)
+    gone = weakref.ref(record)
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        del record
+        assert gone() is None
+    finally:
+        if was:
+            gc.enable()
 
 
 def test_record_copy_is_model_copy() -> None:
