@@ -44,7 +44,10 @@ classes still missed: opinion reversals, opposite verbs, self-corrections inside
 old and new versions share no word, profile, working-memory and procedure changes, questions made of
 stopwords and ``keep-both`` probes that catch a false supersede; ``dev7`` (59 scenes) more of the same in
 further voices; ``heldout4`` (54 scenes), never read, holds the same classes as dev6/dev7 in voices of
-its own, so that what is tuned on them is measured on phrasings nobody tuned on. A probe may
+its own, so that what is tuned on them is measured on phrasings nobody tuned on; ``heldout5`` (71 scenes, 89
+probes), never read, covers every class again in voices no earlier file uses (a founder dictating while
+driving, a night-shift ICU nurse, a teenage gamer, a gardener, German and Spanish grammar in English, Indian
+English, someone who hedges everything, someone who answers in fragments, an elderly letter writer). A probe may
 set ``max_chars``: its context must be no longer (the budget scenes, at the default budget).
 
 Offline by default (``kioko.intelligent("memory://")``, no network). ``--llm SPEC`` (or ``$KIOKO_BENCH_LLM``)
