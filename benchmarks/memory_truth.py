@@ -47,7 +47,8 @@ further voices; ``heldout4`` (54 scenes), never read, holds the same classes as 
 its own, so that what is tuned on them is measured on phrasings nobody tuned on; ``heldout5`` (71 scenes, 89
 probes), never read, covers every class again in voices no earlier file uses (a founder dictating while
 driving, a night-shift ICU nurse, a teenage gamer, a gardener, German and Spanish grammar in English, Indian
-English, someone who hedges everything, someone who answers in fragments, an elderly letter writer). A probe may
+English, someone who hedges everything, someone who answers in fragments, an elderly letter writer); ``dev8``
+(61 scenes, 72 probes), written with it in further voices, is the tuners' half of the same classes. A probe may
 set ``max_chars``: its context must be no longer (the budget scenes, at the default budget).
 
 Offline by default (``kioko.intelligent("memory://")``, no network). ``--llm SPEC`` (or ``$KIOKO_BENCH_LLM``)
