@@ -8,7 +8,9 @@ user turn ``recall(turn)`` then ``record_turn(turn, reply)``, and ``end_session`
 Then the agent asks its questions (``recall(question)`` in a new session, or in the last one for
 working-memory scenes) and the scene's expectations are checked:
 
-- ``show``: every entry must be in the context text (``a|b``: either);
+- ``show``: every entry must be in the context text (``a|b``: either). Entries match as whole words, each
+  word also in its simple inflections either way round (plural -s/-es/-ies, -ed, -ing: "Sunday evening" is
+  said by "Sunday evenings", "window seats" by "window seat"), for ``show``, ``not_current`` and ``gone`` alike;
 - ``not_current``: no entry may be shown as current. An occurrence is historical, and allowed, inside a
   ``(was: ...)`` note or when the words just before it in the same line say so ("not", "no longer",
   "from", "instead of", "used to" ...): "User moved from Leeds to Bristol" does not show Leeds as current,
@@ -158,11 +160,59 @@ def load(split: str) -> list[Scene]:
     return scenes
 
 
+_LETTERS = re.compile(r"([^\W\d_]+)")
+_ENDINGS = ("s", "es", "ed", "ing")
+# words ending in -s that are no plural: "news" must not be said by "new"
+_NOT_PLURALS = frozenset({"news", "series", "species", "lens", "always", "perhaps", "towards", "does"})
+
+
+def _stems(word: str) -> set[str]:
+    """``word`` and what it may be an inflection of: "evenings" -> evening, "stayed" -> stay, "baking" -> bake."""
+    w = word.lower()
+    stems = {w}
+    if w.endswith("ies") and len(w) > 4:
+        stems.add(w[:-3] + "y")
+    if w.endswith("es") and len(w) > 4 and w not in _NOT_PLURALS:
+        stems.add(w[:-2])
+    if w.endswith("s") and not w.endswith(("ss", "us", "is")) and len(w) > 3 and w not in _NOT_PLURALS:
+        stems.add(w[:-1])
+    if w.endswith("ed") and len(w) > 4:
+        stems |= {w[:-2], w[:-1]}
+    if w.endswith("ing") and len(w) > 5:
+        stems |= {w[:-3], w[:-3] + "e"}
+    return stems
+
+
+def _word_forms(word: str) -> str:
+    """A regex for ``word`` in its simple inflections (plural -s/-es/-ies, -ed/-d, -ing), either way round:
+    an expected "evening" is said by "evenings" and an expected "evenings" by "evening"."""
+    if len(word) < 3:
+        return re.escape(word)
+    forms = set()
+    for stem in _stems(word):
+        forms |= {stem + ending for ending in ("", *_ENDINGS)}
+        if stem.endswith("e"):
+            forms |= {stem + "d", stem[:-1] + "ing"}
+        if stem.endswith("y") and len(stem) > 3:
+            forms |= {stem[:-1] + "ies", stem[:-1] + "ied"}
+    return "(?:" + "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True)) + ")"
+
+
 def _pattern(value: str) -> re.Pattern[str]:
-    escaped = re.escape(value)
+    """``value`` as whole words, each word of letters standing alone in it matched in its simple inflections
+    (a word glued to digits or an underscore, "frostbyte_77", "HopsAndBarley22", is matched as written)."""
+    parts = _LETTERS.split(value)
+    body = []
+    for index, part in enumerate(parts):
+        if index % 2 == 0:
+            body.append(re.escape(part))
+            continue
+        before, after = parts[index - 1][-1:], parts[index + 1][:1]
+        glued = any(c.isalnum() or c == "_" for c in before + after)
+        body.append(re.escape(part) if glued else _word_forms(part))
     left = r"\b" if value[:1].isalnum() else ""
     right = r"\b" if value[-1:].isalnum() else ""
-    return re.compile(left + escaped + right, re.IGNORECASE)
+    return re.compile(left + "".join(body) + right, re.IGNORECASE)
 
 
 def shown(text: str, entry: str) -> bool:
