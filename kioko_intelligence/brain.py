@@ -17,6 +17,7 @@ from kioko_intelligence import slots
 from kioko_intelligence.events import LINKED, MANAGED
 from kioko_intelligence.executor import OpExecutor
 from kioko_intelligence.heuristic import HeuristicRouter
+from kioko_intelligence.holders import read_once
 from kioko_intelligence.llm import DEFAULT_MANAGE_PROMPT, LLMRouter
 from kioko_intelligence.maintenance import MaintenanceScheduler
 from kioko_intelligence.ops import APPLIED, FAILED, PLANNED, ROUTER_FALLBACK, SKIPPED, ManageReport, RouteResult
@@ -215,7 +216,8 @@ class Intelligence:
                 )
 
         try:  # a newer value of a slot supersedes the older memory, whichever router proposed it
-            slots.resolve(memory, report.ops, scope, turn.text("user"), turn.session_id)
+            with read_once(memory, scope):  # its rules ask for the same memories: each read once
+                slots.resolve(memory, report.ops, scope, turn.text("user"), turn.session_id)
         except KiokoError:
             raise
         except Exception:  # never a half-written turn: the ops apply as the router proposed them

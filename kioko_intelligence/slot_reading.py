@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
+from kioko_core.privacy.held_texts import keeps_text
 from kioko_core.reading.analysis import analyze
 
 _NP = r"(?:the |my |our |a |an |his |her |their )?([\w][\w.+#/'-]*(?:\s+[\w][\w.+#/'-]*){0,3}?)"
@@ -187,4 +189,20 @@ def new_value(text: str) -> str | None:
 
 def text_terms(text: str) -> list[str]:
     """The word, entity and name terms of ``text`` (what the term index keeps of it)."""
+    return list(_text_terms(text)) if len(text) <= KEPT_CHARS else _read_terms(text)
+
+
+KEPT_CHARS = 2000
+"""Texts up to this long have their terms kept (:func:`_text_terms`); a longer one is read at each call."""
+
+
+@keeps_text
+@lru_cache(maxsize=8192)
+def _text_terms(text: str) -> tuple[str, ...]:
+    """:func:`text_terms` kept per text: the slot rules read the same stored memories turn after turn (every
+    candidate of a stance, a category, a frame). A forget empties it (:mod:`kioko_core.privacy.held_texts`)."""
+    return tuple(_read_terms(text))
+
+
+def _read_terms(text: str) -> list[str]:
     return [t for t in analyze(text, []).terms if t.startswith(("t:", "e:", "n:"))]

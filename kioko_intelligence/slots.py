@@ -34,10 +34,11 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from kioko_core.kinds import Decisions, Episodes, Goals, Instructions, Knowledge, Procedures, Profile, Summaries
 from kioko_core.kinds.registry import KINDS
-from kioko_core.store import Filter, Record, Scope
+from kioko_core.store import Record, Scope
 from kioko_core.telemetry import count
 from kioko_intelligence.categories import about as categories_about
 from kioko_intelligence.categories import mentions
+from kioko_intelligence.holders import held_ids, held_kinds, held_records, held_terms
 from kioko_intelligence.instruction_topics import aspects, instruction_changes
 from kioko_intelligence.labels import different_things
 from kioko_intelligence.language import about_user, due_date
@@ -92,15 +93,15 @@ def _holding(memory: MemoryLayer, scope: Scope, terms: list[str], every: bool) -
     term index, instructions and profile slots (which the index does not keep; a user has few) read by kind."""
     if not terms:
         return []
-    postings = memory.store.postings(scope, terms, CANDIDATES)
-    sets = [set(postings.ids.get(t, ())) for t in terms]
+    postings = held_ids(memory, scope, terms, CANDIDATES)  # each read once per turn (holders.read_once)
+    sets = [set(postings.get(t, ())) for t in terms]
     ids = set.intersection(*sets) if every else set().union(*sets)
-    found = [r for r in memory.store.get(scope, sorted(ids)) if r is not None and _current(r)] if ids else []
+    found = [r for r in held_records(memory, scope, sorted(ids)) if r is not None and _current(r)] if ids else []
     wanted = set(terms)
-    for record in memory.store.scan(scope, Filter(kinds=UNINDEXED)):
+    for record in held_kinds(memory, scope, UNINDEXED):
         if not _current(record) or record.id in ids:
             continue
-        held = set(text_terms(record.content))
+        held = set(held_terms(memory, scope, record, text_terms))
         if (wanted <= held) if every else (wanted & held):
             found.append(record)
     return found

@@ -20,10 +20,13 @@ superseded. Anything else is left to the slot rules.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable
 
+from kioko_core.privacy.held_texts import keeps_text
 from kioko_core.store import Record
-from kioko_intelligence.slot_reading import CHANGE_WORDS, text_terms
+from kioko_intelligence.slot_reading import CHANGE_WORDS, KEPT_CHARS, text_terms
 
 MAX_WORDS = 20
 """An older memory longer than this is no single stance (a report, a how-to): never reversed by this rule."""
@@ -71,15 +74,50 @@ def _sign(text: str) -> int:
 
 def reversed_stance(new: str, old: str) -> bool:
     """Does ``new`` take the opposite judgement or action of ``old`` (see the module's docstring)?"""
-    if _sign(new) * _sign(old) == -1:
+    mine, theirs = _stance(new), _stance(old)
+    if mine.sign * theirs.sign == -1:
         return True
-    for one, other in _OPPOSITES:
-        for a, b in ((one, other), (other, one)):
-            if a.search(old) and not b.search(old) and b.search(new) and not a.search(new):
-                return True
-    said = {w.lower()[:5] for w in re.findall(r"\w+", old)}
-    denied = {w.lower()[:5] for w in _NEGATED.findall(old)}
-    return any(w.lower()[:5] in said - denied for w in _NEGATED.findall(new) if len(w) >= 4)
+    # one side of a pair of opposites alone in the old text, the other side alone in the new
+    if any(a and b and a != b for a, b in zip(theirs.sides, mine.sides)):
+        return True
+    return any(w.lower()[:5] in theirs.said - theirs.denied for w in mine.negated if len(w) >= 4)
+
+
+@dataclass(frozen=True)
+class _Stance:
+    """What :func:`reversed_stance` reads of one text, read once per text (one turn is compared with a hundred
+    stored memories, and the same memories with turn after turn)."""
+
+    sign: int
+    sides: tuple[int, ...]
+    """Per pair of opposites: 1 when only its first side is in the text, 2 when only its second, else 0."""
+    said: frozenset[str]
+    denied: frozenset[str]
+    negated: tuple[str, ...]
+
+
+def _stance(text: str) -> _Stance:
+    return _kept_stance(text) if len(text) <= KEPT_CHARS else _read_stance(text)
+
+
+@keeps_text
+@lru_cache(maxsize=8192)
+def _kept_stance(text: str) -> _Stance:
+    return _read_stance(text)
+
+
+def _read_stance(text: str) -> _Stance:
+    return _Stance(
+        _sign(text),
+        tuple(_side(bool(one.search(text)), bool(other.search(text))) for one, other in _OPPOSITES),
+        frozenset(w.lower()[:5] for w in re.findall(r"\w+", text)),
+        frozenset(w.lower()[:5] for w in _NEGATED.findall(text)),
+        tuple(_NEGATED.findall(text)),
+    )
+
+
+def _side(first: bool, second: bool) -> int:
+    return 1 if first and not second else 2 if second and not first else 0
 
 
 def _topic(text: str) -> set[str]:

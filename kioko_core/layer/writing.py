@@ -275,8 +275,8 @@ class WritePath:
             # a metadata-only change keeps the memory's links and term statistics as they are (a pin aside)
             changed = changed.model_copy(update={"terms": pin_terms(changed)})
             stored = self.store.update_many([Upsert(record=changed, expected_version=current.version)])[0]
-            if changed.terms != current.terms:
-                self.index.record_write(current.scope, current.id, current.terms, changed.terms)
+            if changed.terms != current.terms:  # this record alone was written: the others cached stay true
+                self.index.record_write(current.scope, current.id, current.terms, changed.terms, others_changed=False)
             return stored  # type: ignore[return-value]
         return self._write(Draft(changed, checked[content][0] if content is not None else None), previous=current)
 
