@@ -1,7 +1,7 @@
 """Does the memory stay true over a conversation? End states of an agent loop, scene by scene.
 
     python benchmarks/memory_truth.py [--split dev,dev2,...,heldout,heldout2,...] [--llm SPEC] [--scene ID]
-        [--markdown PATH] [--json PATH]
+        [--markdown PATH] [--json PATH] [--check]
 
 A scene is a few sessions of an agent loop for a fresh user, through the public API only: for every
 user turn ``recall(turn)`` then ``record_turn(turn, reply)``, and ``end_session`` after each session.
@@ -52,6 +52,10 @@ driving, a night-shift ICU nurse, a teenage gamer, a gardener, German and Spanis
 English, someone who hedges everything, someone who answers in fragments, an elderly letter writer); ``dev8``
 (61 scenes, 72 probes), written with it in further voices, is the tuners' half of the same classes. A probe may
 set ``max_chars``: its context must be no longer (the budget scenes, at the default budget).
+
+``--check`` runs nothing: it lists, for the dev halves, the expectations a memory storing the turns as said
+could not satisfy (an entry no turn says, a stale value a later turn says again as current), and only counts
+them for the held-out halves; a new scene file is written to pass it before its one run.
 
 Offline by default (``kioko.intelligent("memory://")``, no network). ``--llm SPEC`` (or ``$KIOKO_BENCH_LLM``)
 measures the model router as well: a provider string as the intelligence opens one (``openai:gpt-4o-mini``,
@@ -107,7 +111,10 @@ _HISTORICAL_BEFORE = re.compile(
     r"stopped|retired|no more|gone off|went off|scrap|scrapped|swapped|traded in|vetoed)\b[^.;:]{0,40}$",
     re.IGNORECASE,
 )
-_HISTORICAL_AFTER = re.compile(r"^[^.;:]{0,30}\b(?:anymore|any more|no longer|was too|is over)\b", re.IGNORECASE)
+_HISTORICAL_AFTER = re.compile(
+    r"^[^.;:]{0,30}(?:\b(?:anymore|any more|no longer|was too|is over|retired)\b|(?:'s|\bis|\bhas) gone\b)",
+    re.IGNORECASE,
+)
 
 
 @dataclass
@@ -196,6 +203,24 @@ def _word_forms(word: str) -> str:
         if stem.endswith("y") and len(stem) > 3:
             forms |= {stem[:-1] + "ies", stem[:-1] + "ied"}
     return "(?:" + "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True)) + ")"
+
+
+def check(scene: Scene) -> list[str]:
+    """What in ``scene`` a memory storing the turns as said could not satisfy: a ``show`` entry no kept turn says,
+    a ``gone`` or ``not_current`` entry no turn says, or a ``not_current`` entry a later turn says again as
+    current (outside the forget classes, whose request names what goes). Scenes are written to pass this."""
+    every = [turn for session in scene.sessions for turn in session]
+    kept = "\n".join(turn.user for turn in every if not turn.noop)
+    said = "\n".join(turn.user for turn in every)
+    problems = [f"never said: {e}" for p in scene.probes for e in p.show if not shown(kept, e)]
+    problems += [f"gone but never said: {e}" for e in scene.gone if not shown(said, e)]
+    for entry in (e for p in scene.probes for e in p.not_current):
+        saying = [turn.user for turn in every if shown(turn.user, entry)]
+        if not saying:
+            problems.append(f"not_current but never said: {entry}")
+        elif not scene.cls.startswith("forget"):
+            problems += [f"said again as current: {entry}: {t}" for t in saying[1:] if shown_as_current(t, entry)]
+    return problems
 
 
 def _pattern(value: str) -> re.Pattern[str]:
@@ -438,6 +463,20 @@ def report(runs: dict[str, dict[str, list[SceneResult]]], command: str, seconds:
     return "\n".join(lines)
 
 
+def check_files(splits: list[str]) -> int:
+    """Print every dev half's unsatisfiable expectations and only a count for the held-out halves (whose scenes
+    are never changed once run); 1 when a dev half has one."""
+    found = 0
+    for split in splits:
+        problems = [f"{scene.id}: {p}" for scene in load(split) for p in check(scene)]
+        print(f"{split}: {len(problems)} expectations no memory of the turns could satisfy")
+        if is_dev(split):
+            found += len(problems)
+            for problem in problems:
+                print("  " + problem)
+    return 1 if found else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--split", help="halves to run, comma-separated (default: every scene file's half)")
@@ -445,6 +484,9 @@ def main(argv: list[str] | None = None) -> int:
         "--llm", help=f"measure the LLM router too: a provider string or module:function (default: ${LLM_ENV})"
     )
     parser.add_argument("--scene", help="run one dev scene and print its contexts and writes")
+    parser.add_argument(
+        "--check", action="store_true", help="check the scenes' expectations against the turns instead of running"
+    )
     parser.add_argument("--markdown", type=Path)
     parser.add_argument("--json", type=Path, dest="json_path")
     args = parser.parse_args(argv)
@@ -453,6 +495,8 @@ def main(argv: list[str] | None = None) -> int:
     for split in splits:
         if split not in present:
             parser.error(f"unknown split {split!r} ({', '.join(present)})")
+    if args.check:
+        return check_files(splits)
     if args.scene:
         found = [s for split in present if is_dev(split) for s in load(split) if s.id == args.scene]
         if not found:

@@ -53,3 +53,31 @@ def test_a_stale_value_said_in_another_inflection_is_caught_as_current() -> None
 def test_an_inflected_stale_value_said_as_history_is_allowed() -> None:
     assert memory_truth.shown_as_current("User no longer prefers window seats, aisle now.", "window seat") == []
     assert memory_truth.shown_as_current("User sits in aisles (was: window seats).", "window seat") == []
+
+
+def test_a_value_said_to_have_retired_or_gone_is_history() -> None:
+    assert memory_truth.shown_as_current("Helga retired, my new manager is Tomasz Nowak.", "Helga") == []
+    assert memory_truth.shown_as_current("The Panda's gone; our car is a Skoda now.", "Panda") == []
+    assert memory_truth.shown_as_current("Helga has gone to Tokyo for the launch.", "Helga") == []
+    assert memory_truth.shown_as_current("Helga leads the launch.", "Helga") == ["Helga leads the launch."]
+
+
+def _scene(cls: str, sessions: list[list[str]], show: list[str], not_current: list[str]) -> memory_truth.Scene:
+    turns = [[memory_truth.Turn(text) for text in session] for session in sessions]
+    probe = memory_truth.Probe("q", show, not_current)
+    return memory_truth.Scene("s", cls, "dev", turns, [probe])
+
+
+def test_the_check_names_expectations_no_stored_turn_could_satisfy() -> None:
+    unsaid = _scene("fact", [["The dog is Rex."]], ["Max"], ["Rover"])
+    assert memory_truth.check(unsaid) == ["never said: Max", "not_current but never said: Rover"]
+    repeated = _scene("fact", [["The dog is Max."], ["Max is a beagle, the dog is Rex."]], ["Rex"], ["Max"])
+    assert memory_truth.check(repeated) == ["said again as current: Max: Max is a beagle, the dog is Rex."]
+    fair = _scene("fact", [["The dog is Max."], ["Correction: the dog is Rex, not Max."]], ["Rex"], ["Max"])
+    assert memory_truth.check(fair) == []
+
+
+def test_every_dev_scene_passes_the_check() -> None:
+    for split in (s for s in memory_truth.splits_present() if memory_truth.is_dev(s)):
+        problems = [f"{scene.id}: {p}" for scene in memory_truth.load(split) for p in memory_truth.check(scene)]
+        assert problems == [], split
