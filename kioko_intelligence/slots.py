@@ -48,6 +48,7 @@ from kioko_intelligence.plan_changes import dropped as dropped_items
 from kioko_intelligence.plan_changes import keyed as keyed_items
 from kioko_intelligence.profile_changes import profile_changes, relation_rewrites
 from kioko_intelligence.slot_reading import CUE, TITLE_DOT, Slot, new_value, old_values, read_slot, text_terms
+from kioko_intelligence.slot_subjects import different_subjects
 from kioko_intelligence.stances import reversals
 from kioko_intelligence.summaries import summary_content
 from kioko_intelligence.working_changes import working_changes
@@ -172,6 +173,8 @@ def same_slot(
             continue  # steps for a task are no newer value of an event or a fact ("How to clear a jam on line 4")
         if not cue and not _ABOUT_USER.search(record.content) and different_things(lowered, record.content):
             continue  # "the line 2 conveyor jammed" is another conveyor than line 1's, not its newer state
+        if not cue and different_subjects(text, record.content):
+            continue  # "The Madrid team has 5 engineers" is another team than Berlin's, not its newer size
         theirs = read_slot(record.content)
         # a name both say is part of the slot, not its value ("Python 3.9" -> "Python 3.12", "Kofi ... Accra")
         both = {n for n in theirs.values.get("name", set()) if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", lowered)}

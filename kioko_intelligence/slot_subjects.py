@@ -1,0 +1,188 @@
+"""Whose value is it? The subject a statement gives a value of, read from its words without a model.
+
+A slot is a subject and an attribute. Two statements may share the attribute (a team's size, a cat's age, a
+return's due date) and still be about two things of one kind: "The Berlin team has 8 engineers" and "The Madrid
+team has 5 engineers", "Our cat Miso is 3 years old" and "Our other cat, Tofu, is 7", "My older sister lives in
+Perth" and "My younger sister lives in Hobart", "I booked room 12" and "My colleague Asha booked room 15". Each
+such pair changes *two* things at once: who or what the statement is about, and the value. A newer value of one
+slot changes only the value.
+
+The subject is the noun phrase before the statement's first verb ("The Berlin team", "Our other cat, Tofu",
+"My wife's train to work", "db-01"). Two subjects are two things when
+
+- one is the user ("I", "we", "User") and the other another person ("my colleague Asha", "my husband");
+- they have the same head noun ("team", "sister", "return", "train") and differ in whose it is ("my train" /
+  "my wife's train"), in the names or identifiers they carry ("Miso" / "Tofu"), or in the words before the head
+  ("older" / "younger", "tax" / "VAT"; words of liking or of age such as "favourite", "new", "old" do not count:
+  "my go-to editor" is "my favourite editor");
+- neither has a head noun and both are names or identifiers that differ ("db-01" / "db-02", "Project Atlas" /
+  "Project Boreal").
+
+and each predicate holds a value of its own (a number, date, identifier or name): "Anna is my manager" and
+"Tomasz is my manager" are one slot's old and new value (the name is the value; the predicate holds none).
+Nothing here reads the store; :mod:`.slots` asks only when the turn says no word of change.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from kioko_intelligence.slot_reading import read_slot
+
+_TOKEN = re.compile(r"[A-Za-z0-9][\w'’.:/-]*[\w%]|[A-Za-z0-9%]|,")
+_USER = frozenset("i i'm i've i'd i'll we we're we've we'd we'll user me".split())
+_USERS = frozenset("my our user's".split())
+_DETERMINERS = frozenset("the a an this that these those its his her their your".split())
+_AUX = frozenset(
+    "is are was were am be been being has have had will would can could should must may might do does did "
+    "isn't aren't wasn't weren't hasn't haven't hadn't doesn't don't didn't won't can't couldn't shouldn't "
+    "gets got keeps stays remains".split()
+)
+_ADVERBS = frozenset(
+    "also still just now usually always never often already finally recently really only too currently normally "
+    "mostly generally typically sometimes".split()
+)
+_PREPOSITIONS = frozenset("to of for at in on from with by about".split())
+_SOFT = frozenset(
+    "favourite favorite go-to preferred usual main primary default regular daily new old current previous former "
+    "latest present first last next own".split()
+)
+"""Words before a head noun that say how the user likes or when, not which thing: no mark of another thing."""
+_PERSONS = frozenset(
+    "wife husband partner son daughter kid kids child children mum mom dad father mother brother sister sibling "
+    "friend colleague coworker co-worker boss manager neighbour neighbor teammate boyfriend girlfriend fiance "
+    "fiancee fiancé fiancée cousin aunt uncle grandma grandpa grandmother grandfather niece nephew flatmate "
+    "roommate housemate landlord landlady he she they".split()
+)
+_MAX_TOKENS = 8
+"""A subject longer than this is not read (a clause, not a noun phrase): no rule applies."""
+_LEAD = re.compile(r"^\W*(?:(?:so|ok|okay|oh|well|also|and|but|btw|anyway|fyi|plus)\b[,\s]*)+", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Subject:
+    """The noun phrase a statement is about, as far as its words tell."""
+
+    user: bool
+    """The user themself ("I", "we", "User", "my wife and I")."""
+    owner: str | None
+    """Whose the head is: "user" (my, our, User's), another's possessive word ("wife", "asha"), or None."""
+    head: str | None
+    """The head noun, lower case, a final plural "s" cut ("team", "sister"), or None (a name or identifier)."""
+    modifiers: frozenset[str]
+    """The words between the determiner and the head, lower case ("older", "berlin", "tax")."""
+    names: frozenset[str]
+    """Names and identifiers the subject carries, lower case ("miso", "db-01", "project atlas")."""
+    person: bool
+    """Another person than the user (a person noun as head or owner, "he", "she")."""
+    predicate: str
+    """The words after the subject."""
+
+
+def subject(text: str) -> Subject | None:
+    """The subject of ``text``'s first sentence, or None when its words do not show one plainly."""
+    first = re.split(r"(?<=[.!?;])\s+", text.strip(), maxsplit=1)[0]
+    first = _LEAD.sub("", first)
+    if re.match(r"^[^:]{0,30}:\s", first):
+        return None  # a label ("Goal: ...", "Team goal: ...") is no subject
+    tokens = [(m.group(0), m.end()) for m in _TOKEN.finditer(first)]
+    words: list[str] = []
+    end = None
+    for index, (token, stop) in enumerate(tokens):
+        low = token.lower().replace("’", "'")
+        if index == 0 and low in _USER:
+            return _user(first[stop:])
+        if index == 0 and low in ("he", "she", "they"):
+            return Subject(False, None, low, frozenset(), frozenset(), True, first[stop:])
+        if low in _AUX or low in _ADVERBS or (low.endswith("'s") and low[:-2] in ("it", "that", "there", "he", "she")):
+            end = index
+            break
+        if words and token.islower() and _verb_like(low, words[-1]):
+            end = index
+            break
+        if len(words) >= _MAX_TOKENS:
+            return None
+        words.append(token)
+    if end is None or not words:
+        return None
+    predicate = first[tokens[end - 1][1] :] if end else first
+    lowered = [w.lower().replace("’", "'") for w in words if w != ","]
+    if "i" in lowered or "me" in lowered:
+        return _user(predicate)  # "my wife and I"
+    return _phrase([w for w in words if w != ","], predicate)
+
+
+def _user(predicate: str) -> Subject:
+    return Subject(True, None, None, frozenset(), frozenset(), False, predicate)
+
+
+def _verb_like(low: str, before: str) -> bool:
+    """Is ``low`` (after the word ``before``) the statement's verb: "ships", "listens", "booked", "jammed"?"""
+    after_noun = before.lower() not in _DETERMINERS | _USERS and not before.lower().endswith("'s")
+    if not after_noun or len(low) < 4 or not low.isalpha():
+        return False
+    return (low.endswith("s") and not low.endswith(("ss", "us", "is"))) or low.endswith("ed")
+
+
+def _phrase(words: list[str], predicate: str) -> Subject:
+    owner: str | None = None
+    rest = list(words)
+    lowered = [w.lower().replace("’", "'") for w in rest]
+    if lowered and lowered[0] in _USERS | _DETERMINERS:
+        owner = "user" if lowered[0] in _USERS else None
+        rest, lowered = rest[1:], lowered[1:]
+    # a possessive inside the phrase names another owner ("my wife's train": the wife's)
+    for index, low in enumerate(lowered):
+        if low.endswith("'s") and index < len(lowered) - 1:
+            owner = low[:-2]
+            rest, lowered = rest[index + 1 :], lowered[index + 1 :]
+            break
+    # the head: the last lower-case word before a preposition (the tail "to work", "in Berlin" qualifies it)
+    cut = next((i for i, low in enumerate(lowered) if low in _PREPOSITIONS and i > 0), len(lowered))
+    core = rest[:cut]
+    names = {n for n in read_slot(" ".join(["x", *rest])).values.get("name", set())}
+    names |= {w.lower() for w in rest if re.search(r"\d", w) and re.search(r"[A-Za-z]", w)}
+    head_at = next((i for i in range(len(core) - 1, -1, -1) if _common(core[i])), None)
+    head = core[head_at].lower() if head_at is not None else None
+    modifiers = frozenset(w.lower() for w in core[:head_at] if w.lower() not in _SOFT) if head_at else frozenset()
+    if head is not None and head.endswith("s") and not head.endswith("ss"):
+        head = head[:-1]
+    person = bool(head in _PERSONS or (owner and owner != "user" and owner in _PERSONS))
+    if head is None and not names:
+        return Subject(False, owner, None, frozenset(), frozenset(), False, predicate)
+    return Subject(False, owner, head, modifiers, frozenset(names), person, predicate)
+
+
+def _common(word: str) -> bool:
+    """A common noun: lower case (a capitalised word is a name, even first in the sentence: "Project Atlas")."""
+    if not word.isalpha():
+        return False
+    return word.islower()
+
+
+def different_subjects(new_text: str, old_text: str) -> bool:
+    """Are the two statements about two things of one kind, each with a value of its own (see the module)?"""
+    new, old = subject(new_text), subject(old_text)
+    if new is None or old is None:
+        return False
+    if not (read_slot(new.predicate).values and read_slot(old.predicate).values):
+        return False  # "Tomasz is my manager" after "Anna is my manager": the name is the value
+    if new.user != old.user:
+        return (old if new.user else new).person  # "I booked room 12" / "My colleague Asha booked room 15"
+    if new.user:
+        return False
+    if new.head is not None and new.head == old.head:
+        if new.owner and old.owner and new.owner != old.owner:
+            return True  # "my train" / "my wife's train"
+        if new.names and old.names and not _overlap(new.names, old.names):
+            return True  # "our cat Miso" / "our other cat, Tofu"
+        return bool(new.modifiers and old.modifiers and not new.modifiers & old.modifiers)  # older / younger sister
+    if new.head is None and old.head is None:
+        return bool(new.names and old.names and not _overlap(new.names, old.names))  # db-01 / db-02
+    return False
+
+
+def _overlap(one: frozenset[str], other: frozenset[str]) -> bool:
+    """Does a name of one hold or sit inside a name of the other ("vs code" / "code")?"""
+    return any(a in b or b in a for a in one for b in other)

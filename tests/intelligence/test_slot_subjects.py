@@ -1,0 +1,86 @@
+"""Two things of one kind ("the Berlin team", "the Madrid team") each keep their value: the subject a statement is
+about is read from its words, and a statement about another thing of the same kind is no newer value."""
+
+from __future__ import annotations
+
+import pytest
+
+import kioko
+from kioko_intelligence.slot_subjects import different_subjects, subject
+
+
+def test_the_subject_is_the_noun_phrase_before_the_verb() -> None:
+    team = subject("The Berlin team has 8 engineers.")
+    assert team is not None
+    assert team.head == "team"
+    assert team.names == {"berlin"}
+    assert team.predicate.strip() == "has 8 engineers."
+    cat = subject("Our other cat, Tofu, is 7.")
+    assert cat is not None
+    assert (cat.owner, cat.head, cat.names) == ("user", "cat", {"tofu"})
+    train = subject("User's wife's train leaves at 8:15.")
+    assert train is not None
+    assert (train.owner, train.head, train.person) == ("wife", "train", True)
+    me = subject("I booked room 12 at the Hilton.")
+    assert me is not None
+    assert me.user
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        ("The Madrid team has 5 engineers.", "The Berlin team has 8 engineers."),  # names before one head
+        ("Our other cat, Tofu, is 7.", "Our cat Miso is 3 years old."),  # names after it
+        ("The VAT return is due February 7.", "The tax return is due January 31."),  # words before it
+        ("User's younger sister lives in Hobart.", "User's older sister lives in Perth."),
+        ("User's wife's train leaves at 8:15.", "User's train to work leaves at 7:52."),  # whose it is
+        ("User's colleague Asha booked room 15.", "User booked room 12 at the Hilton."),  # the user / a person
+        ("db-02 is at 40% disk.", "db-01 is at 91% disk."),  # identifiers alone
+        ("Project Boreal ships on the 10th.", "Project Atlas ships on the 3rd."),
+    ],
+)
+def test_two_things_of_one_kind_are_different_subjects(new: str, old: str) -> None:
+    assert different_subjects(new, old)
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        ("The Berlin team has 10 engineers.", "The Berlin team has 8 engineers."),  # the same team's new size
+        ("Tomasz is my manager.", "Anna is my manager."),  # the name is the value: the predicate holds none
+        ("My go-to editor is Neovim.", "My favourite editor is VS Code."),  # words of liking mark no other thing
+        ("My new phone number is 0161 555 0199.", "My phone number is 0161 555 0123."),
+        ("Ama relocated to London.", "Ama lives in Kumasi."),
+        ("We have 4 kids.", "We have 3 kids."),
+        ("The quarterly report is due March 21.", "The quarterly report is due on March 14."),
+    ],
+)
+def test_one_slots_old_and_new_value_have_the_same_subject(new: str, old: str) -> None:
+    assert not different_subjects(new, old)
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("The Berlin team has 8 engineers.", "The Madrid team has 5 engineers."),
+        ("Our cat Miso is 3 years old.", "Our other cat, Tofu, is 7."),
+        ("db-01 is at 91% disk.", "db-02 is at 40% disk."),
+        ("My older sister lives in Perth.", "My younger sister lives in Hobart."),
+    ],
+)
+def test_two_things_of_one_kind_both_stay_current(first: str, second: str) -> None:
+    with kioko.intelligent("memory://?embedder=offline") as memory:
+        memory.record_turn(first, "Noted.", user_id="u", session_id="s")
+        memory.record_turn(second, "Noted.", user_id="u", session_id="s")
+        stored = list(memory.memories(user_id="u"))
+        assert len(stored) == 2
+        assert [r.content for r in stored if r.metadata.get("superseded_by")] == []
+        assert [r.content for r in stored if r.metadata.get("conflicts_with")] == []
+
+
+def test_the_same_thing_with_a_new_value_still_supersedes() -> None:
+    with kioko.intelligent("memory://?embedder=offline") as memory:
+        memory.record_turn("The Berlin team has 8 engineers.", "Noted.", user_id="u", session_id="s")
+        memory.record_turn("The Berlin team has 11 engineers now.", "Noted.", user_id="u", session_id="s")
+        current = [r.content for r in memory.memories(user_id="u") if not r.metadata.get("superseded_by")]
+        assert current == ["The Berlin team has 11 engineers now."]
