@@ -140,7 +140,24 @@ def _shouted(text: str) -> bool:
     return len(letters) >= 8 and sum(c.isupper() for c in letters) > 0.6 * len(letters)
 
 
+KEPT_CHARS = 2000
+"""Texts up to this long have their reading kept (:func:`_kept_slot`, :func:`_text_terms`); a longer one is read at each call."""
+
+
 def read_slot(text: str) -> Slot:
+    """The frame and values of ``text``: a Slot of the caller's own (a copy of what is kept per text)."""
+    slot = _kept_slot(text) if len(text) <= KEPT_CHARS else _read_slot(text)
+    return Slot(set(slot.frame), {kind: set(found) for kind, found in slot.values.items()})
+
+
+@keeps_text
+@lru_cache(maxsize=8192)
+def _kept_slot(text: str) -> Slot:
+    """:func:`_read_slot` kept per text (never handed out: the callers get copies), as :func:`_text_terms`."""
+    return _read_slot(text)
+
+
+def _read_slot(text: str) -> Slot:
     values: dict[str, set[str]] = {}
     if _shouted(text):
         text = text.lower()
@@ -190,10 +207,6 @@ def new_value(text: str) -> str | None:
 def text_terms(text: str) -> list[str]:
     """The word, entity and name terms of ``text`` (what the term index keeps of it)."""
     return list(_text_terms(text)) if len(text) <= KEPT_CHARS else _read_terms(text)
-
-
-KEPT_CHARS = 2000
-"""Texts up to this long have their terms kept (:func:`_text_terms`); a longer one is read at each call."""
 
 
 @keeps_text

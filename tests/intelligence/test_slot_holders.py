@@ -5,7 +5,8 @@ holding these words", and within the block a scope's postings, records and scann
 the records through the layer's index cache. These tests check, on memory:// and a SQLite file: the answers are
 those of a fresh read; repeated asks do not read the store again; another user's reads never go through the
 block (nothing of one user is handed to another); a write of another layer on the same file, and the turn's own
-supersede mark, are seen by the next turn; and the text caches the rules use give a fresh answer every call.
+supersede mark, are seen by the next turn; and the readings of texts the rules keep are handed out as copies (a
+caller changing one changes no other).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import kioko
 from kioko_core.layer.records import LayerStore
 from kioko_core.store import Scope
 from kioko_intelligence import holders, slots
-from kioko_intelligence.slot_reading import text_terms
+from kioko_intelligence.slot_reading import read_slot, text_terms
 
 USER, OTHER = "ines", "tomas"
 WATCHED = {LayerStore.get.__code__: "get", LayerStore.postings.__code__: "postings", LayerStore.scan.__code__: "scan"}
@@ -145,3 +146,15 @@ def test_a_texts_terms_are_a_fresh_list_at_every_call() -> None:
     assert text_terms(text) == text_terms(text + "")
     assert text_terms(text)
     assert text_terms("x" * 3000 + " conveyor") == text_terms("x" * 3000 + " conveyor")  # longer: read each call
+
+
+def test_a_texts_slot_is_the_callers_own_at_every_call() -> None:
+    text = "My goal is to cut scrap on press 2 by 17% by March 31."
+    first = read_slot(text)
+    assert first.frame
+    assert first.values["number"]
+    first.frame.clear()  # what one caller changes of its slot is not what the next one reads
+    first.values["number"].add("99")
+    again = read_slot(text)
+    assert again.frame == {"cut", "scrap", "press"}
+    assert again.values == {"date": {"march 31"}, "number": {"2", "17"}}
