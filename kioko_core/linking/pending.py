@@ -140,6 +140,16 @@ class PendingStore:
         """The base's generation, plus one per held write for the batch's scope (one write, one batch)."""
         return int(self._counted.generation(scope)) + (self.writes if scope == self.scope else 0)
 
+    def generations(self, scopes: Sequence[Scope]) -> list[int]:
+        """Each scope's :meth:`generation`, held writes included: one read where the base reads several together.
+
+        Defined here, not passed through to the base: the base's answer would leave out the writes held for the
+        batch's scope, and a cache that read it would take the scope for changed behind it."""
+        asked = list(scopes)
+        many = getattr(self.base, "generations", None)
+        stored = many(asked) if many is not None else [self._counted.generation(scope) for scope in asked]
+        return [int(n) + (self.writes if scope == self.scope else 0) for scope, n in zip(asked, stored)]
+
     def changes_since(self, scope: Scope, generation: int) -> ScopeChangeSet | None:
         changes = self._counted.changes_since
         if scope != self.scope:

@@ -23,7 +23,7 @@ from kioko_core.layer.bulk import BatchAdd, _held_view
 from kioko_core.layer.memory_layer import MemoryLayer
 from kioko_core.linking import links
 from kioko_core.linking.pending import PendingStore
-from kioko_core.store import Scope, Store
+from kioko_core.store import Scope, ScopeGenerations, Store
 
 # small bounds, so the batches cut postings lists and session lists the way a store of thousands does
 TIGHT = {"postings_limit": 6, "session_candidates": 4, "candidates": 8}
@@ -230,3 +230,23 @@ def test_a_held_batch_reads_as_the_store_reads_once_it_is_written(store: Store, 
     assert [n.id for n in before[1]] == [n.id for n in after[1]]
     assert before[2][0] is not None
     assert before[2][0].content == held_part[3]["content"]
+
+
+def test_a_held_batch_counts_its_writes_in_every_generation_read(store: Store, user: str) -> None:
+    """``generations`` (several scopes in one read) answers as ``generation`` does: the batch's scope with its held
+    writes, another scope as the store has it; before the fix it passed the store's answer through."""
+    if not isinstance(store, ScopeGenerations):
+        pytest.skip(f"{type(store).__name__} does not count its writes per scope")
+    layer = MemoryLayer(store, auto_link=False)
+    scope, other = Scope(user), Scope(user, "elsewhere")
+    layer.add_many([{"content": "Stored before the batch.", "id": f"{user}-first"}], user_id=user)
+    layer.add_many([{"content": "Another agent's note.", "id": f"{user}-other"}], user_id=user, agent_id="elsewhere")
+    held = PendingStore(layer.store, scope)
+    view = _held_view(layer, held)
+    view.add(user_id=user, content="Held in the batch.", id=f"{user}-held-1")
+    view.add(user_id=user, content="Also held in the batch.", id=f"{user}-held-2")
+    assert held.writes == 2
+    expected = [store.generation(scope) + 2, store.generation(other)]
+    assert [held.generation(scope), held.generation(other)] == expected
+    assert held.generations([scope, other]) == expected
+    assert held.generations([other, scope, scope]) == [expected[1], expected[0], expected[0]]
