@@ -54,6 +54,7 @@ from typing import Any
 import numpy as np
 import qdrant_edge as edge
 
+from kioko_backends.qdrant.edge_holders import Holder, Holders
 from kioko_backends.qdrant.links import (
     ENTRIES,
     VERSION_FIELDS,
@@ -69,7 +70,6 @@ from kioko_backends.qdrant.payload import (
     DENSE,
     FORMAT,
     INDEXED_FIELDS,
-    POSTING_FIELDS,
     ConditionKit,
     conditions,
     point_id,
@@ -168,6 +168,8 @@ class _Handle:
     generations: dict[str, int] = field(default_factory=dict)
     """Per scope key, the committed batches that touched it through this process, the only one that can write
     the shard (ScopeGenerations); counted from 0 at each open of the directory, like the caches that read it."""
+    holders: Holders = field(default_factory=Holders)
+    """Record id and time of each point this process wrote or read (:mod:`kioko_backends.qdrant.edge_holders`)."""
     forgotten_generation: int = 0
     """Above every count a purged scope had: what a scope without a count reads, so a cache of a forgotten scope
     never matches the scope written anew."""
@@ -389,48 +391,47 @@ class QdrantEdgeStore(StoreBase):
     def do_postings(self, scope: Scope, asked: list[str], limit: int) -> Postings:
         """Indexed requests: a count, one ordered query per term in one batch, then counts and ties where needed.
 
-        A term's query asks for its ``limit + 1`` newest holders; a term with at most ``limit`` is
-        complete (its df is the number found). A term with more gets an exact count, and when the
-        ``limit``-th and the next share a ``created_at``, every holder at that time is read, so ties are
-        broken by id as the protocol says, not by the engine's order.
+        A term's query asks for its ``limit + 1`` newest holders, by point id alone: their record ids and times come
+        from the directory's :class:`~kioko_backends.qdrant.edge_holders.Holders` (a payload read only for points this
+        process has not written or read). A term with at most ``limit`` is complete (its df is the number found). A
+        term with more gets an exact count, and when the ``limit``-th and the next share a ``created_at``, every
+        holder at that time is read, so ties are broken by id as the protocol says, not by the engine's order.
         """
         in_scope = KIT.match("scope", scope_key(scope))
         with_terms = edge.Filter(must=[in_scope], must_not=[edge.IsEmptyCondition("terms")])
         holders = {term: edge.Filter(must=[in_scope, KIT.match("terms", term)]) for term in asked}
+        pages: dict[str, list[Holder]] = {}
         with self._translate_errors("reading postings"):
-            shard = self._shard
+            shard, known = self._shard, self._holders
             n = self._count(with_terms)
-            pages: dict[str, list[Any]] = {}
             if asked:
                 requests = [
                     edge.QueryRequest(
                         limit=limit + 1,
                         query=edge.OrderBy("created_at", edge.Direction.Desc),
                         filter=holders[term],
-                        with_payload=list(POSTING_FIELDS),
+                        with_payload=False,
                     )
                     for term in asked
                 ]
-                pages = dict(zip(asked, shard.query_batch(edge.QueryBatchRequest(requests))))
+                answered = shard.query_batch(edge.QueryBatchRequest(requests))
+                found = known.resolve(shard, [p.id for page in answered for p in page])
+                # a point deleted between the query and the read of its payload is left out, as if read after
+                pages = {term: [found[p.id] for p in page if p.id in found] for term, page in zip(asked, answered)}
             df = {term: len(pages[term]) for term in asked}
             for term in asked:
                 page = pages[term]
                 if len(page) <= limit:
                     continue
                 df[term] = self._count(holders[term])
-                cut = page[limit].payload["created_at"]
-                if limit > 0 and page[limit - 1].payload["created_at"] == cut:
+                cut = page[limit][0]
+                if limit > 0 and page[limit - 1][0] == cut:
                     tied = self._scroll_all(
-                        edge.Filter(must=[holders[term], KIT.time_range("created_at", cut, None)]),
-                        list(POSTING_FIELDS),
+                        edge.Filter(must=[holders[term], KIT.time_range("created_at", cut, None)]), False
                     )
-                    pages[term] = [p for p in page if p.payload["created_at"] > cut] + [
-                        p for p in tied if p.payload["created_at"] == cut
-                    ]
-        ids: dict[str, list[str]] = {}
-        for term in asked:
-            ordered = sorted(pages[term], key=lambda p: (-json.loads(p.payload["timestamps"])[0], p.payload["id"]))
-            ids[term] = [p.payload["id"] for p in ordered[:limit]]
+                    at_cut = known.resolve(shard, [p.id for p in tied])
+                    pages[term] = [h for h in page if h[0] > cut] + [h for h in at_cut.values() if h[0] == cut]
+        ids = {term: [i for _, i in sorted(pages[term], key=lambda h: (-h[0], h[1]))[:limit]] for term in asked}
         return Postings(n=n, df=df, ids=ids)
 
     def do_knn(self, scope: Scope, vector: np.ndarray, k: int, filter: Filter | None) -> list[Neighbor]:
@@ -525,6 +526,13 @@ class QdrantEdgeStore(StoreBase):
                     shard.update(edge.UpdateOperation.upsert_points(upserts))
                 if deletes:
                     shard.update(edge.UpdateOperation.delete_points(deletes))
+            except BaseException:
+                handle.holders.clear()  # what the engine applied is not known: read the holders again
+                raise
+            else:
+                handle.holders.wrote(
+                    (key, stored) for key, (stored, written) in batch.records.items() if stored is None or written
+                )
             finally:
                 # counted even when the engine failed half way: what it applied must show (a count too many only
                 # makes a cache read the scope again)
@@ -611,11 +619,17 @@ class QdrantEdgeStore(StoreBase):
         except Exception as error:
             raise StoreError(f"Qdrant edge failed while {doing} in {self.path!r}: {error}") from None
 
+    @property
+    def _holders(self) -> Holders:
+        if self._closed or self._handle is None:
+            raise StoreError(f"{self!r} is closed; open the URL again")
+        return self._handle.holders
+
     def _count(self, query_filter: Any) -> int:
         return int(self._shard.count(edge.CountRequest(exact=True, filter=query_filter)))
 
-    def _scroll_all(self, query_filter: Any, fields: list[str]) -> list[Any]:
-        """Every point matching ``query_filter`` with these payload fields, paged by point id."""
+    def _scroll_all(self, query_filter: Any, fields: list[str] | bool) -> list[Any]:
+        """Every point matching ``query_filter`` with these payload fields (False: none), paged by point id."""
         found: list[Any] = []
         offset = None
         while True:
