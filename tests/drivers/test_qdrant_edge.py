@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import kioko
-from kioko_core.store import Filter, InvalidRecordError, Record, Scope, StoreError, Upsert
+from kioko_core.store import Delete, Filter, InvalidRecordError, Record, Scope, StoreError, Upsert
 
 pytest.importorskip("qdrant_edge", reason="the qdrant-edge extra is not installed")
 
@@ -181,3 +181,53 @@ def test_a_forgotten_users_write_count_leaves_the_process(tmp_path: Path) -> Non
         assert not [key for key in held if "forgotten" in key]
         assert [key for key in held if "kept" in key]
         assert memory.store.generation(scope) > counted
+
+
+def test_postings_read_holders_by_point_id_with_the_same_answer(tmp_path: Path) -> None:
+    """Postings take a holder's record id and time from the directory's Holders map (kioko_backends/qdrant/edge_holders.py):
+    no payload is read for records this process wrote, the map follows updates and deletes, and a process that did
+    not write them (a reopened directory), or a map dropped at its bound, reads the payloads and answers the same."""
+    scope = Scope("holders")
+    live: dict[str, Record] = {}
+
+    def put(store: object, i: int, created: float, terms: list[str]) -> None:
+        kept = Record(id=f"h{i:03d}", user_id="holders", kind="note", content=f"note {i}", terms=terms,
+                      embedding=np.ones(4, dtype=np.float32), created_at=created, updated_at=created)  # fmt: skip
+        version = live[kept.id].version if kept.id in live else 0
+        (stored,) = store.update_many([Upsert(record=kept, expected_version=version)])  # type: ignore[attr-defined]
+        live[kept.id] = stored
+
+    def expected(term: str, limit: int) -> list[str]:
+        holding = sorted((-r.created_at, r.id) for r in live.values() if term in r.terms)
+        return [i for _, i in holding[:limit]]
+
+    terms = ["a", "b", "c"]
+
+    def check(store: object) -> None:
+        for limit in (1, 3, 7, 100):
+            answer = store.postings(scope, terms, limit)  # type: ignore[attr-defined]
+            assert answer.ids == {t: expected(t, limit) for t in terms}
+            assert answer.df == {t: len(expected(t, 1000)) for t in terms}
+
+    path = tmp_path / "holders"
+    with kioko.open_store(url(path), dim=4) as store:
+        for i in range(30):  # every third at one time: the cuts fall inside runs of equal times
+            put(store, i, 1_700_000_000.0 + (i // 3), [t for j, t in enumerate(terms) if i % (j + 2) == 0])
+        check(store)
+        holders = store._handle.holders
+        assert holders.read == 0  # every holder known from this process's writes
+        put(store, 4, 1_800_000_000.0, ["a", "c"])  # moved to newest, with other terms
+        store.update_many([Delete(id="h006", scope=scope)])
+        del live["h006"]
+        check(store)
+        assert holders.read == 0
+        holders.bound = 5  # dropped at its bound: read again from the payloads
+        put(store, 31, 1_700_000_001.0, ["b"])
+        check(store)
+        assert holders.read > 0
+    with kioko.open_store(url(path), dim=4) as again:  # a new process's view: nothing known
+        check(again)
+        read = again._handle.holders.read
+        assert read == sum(1 for r in live.values() if set(r.terms) & set(terms))  # each holder once
+        check(again)
+        assert again._handle.holders.read == read
