@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
 
 import kioko_intelligence.rules as rules
 from kioko_core.reading.analysis import NAME_FRAMING, stem
@@ -19,9 +18,6 @@ from kioko_intelligence.language import (
 from kioko_intelligence.ops import SKIPPED
 from kioko_intelligence.turn_reading import TurnReading
 
-if TYPE_CHECKING:
-    pass
-
 
 class ForgetReading(TurnReading):
     """The builders of a turn's forget requests: each returns True when it used the sentence up."""
@@ -33,11 +29,7 @@ class ForgetReading(TurnReading):
             return self.forget_category(text)
         kind = rules.FORGET_KINDS[found.group("kind").lower()]
         records = list(self.memory.memories(kinds={kind}, **self.who))
-        for record in records:
-            self.add("memory.delete", target=record.id, reason=f"the user asked to forget every {kind} memory")
-        if not records:
-            op = self.add("memory.delete", reason=f"the user asked to forget every {kind} memory")
-            op.status, op.error = SKIPPED, f"the user has no {kind} memories"
+        self.delete_all(records, f"the user asked to forget every {kind} memory", f"the user has no {kind} memories")
         return True
 
     def forget_category(self, text: str) -> bool:
@@ -54,12 +46,17 @@ class ForgetReading(TurnReading):
         wanted = CATEGORY_KINDS.get(category)
         records = [r for r in self.memory.memories(kinds=wanted, **self.who) if in_category(r, category, qualifier)]
         label = f"{qualifier} {category}".strip()
-        for record in records:
-            self.add("memory.delete", target=record.id, reason=f"the user asked to forget all their {label}")
-        if not records:
-            op = self.add("memory.delete", reason=f"the user asked to forget all their {label}")
-            op.status, op.error = SKIPPED, f"the user has no memories of {label}"
+        self.delete_all(records, f"the user asked to forget all their {label}", f"the user has no memories of {label}")
         return True
+
+    def delete_all(self, records: list[Record], reason: str, none_held: str) -> None:
+        """A ``memory.delete`` for each of ``records``; for none, one skipped op saying why (``none_held``), so the
+        report shows the request was read."""
+        for record in records:
+            self.add("memory.delete", target=record.id, reason=reason)
+        if not records:
+            op = self.add("memory.delete", reason=reason)
+            op.status, op.error = SKIPPED, none_held
 
     def forget(self, text: str) -> bool:
         request = _forget_request(text)

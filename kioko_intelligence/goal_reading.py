@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 import kioko_intelligence.rules as rules
+from kioko_core.reading.analysis import stem
 from kioko_core.store import Record
 from kioko_intelligence.language import (
     about_user,
@@ -20,8 +20,17 @@ from kioko_intelligence.language import (
 from kioko_intelligence.ops import SKIPPED
 from kioko_intelligence.turn_reading import TurnReading
 
-if TYPE_CHECKING:
-    pass
+_NUMBER = re.compile(r"\b\d[\d,]*(?:\.\d+)?\b")
+_COUNTED = re.compile(r"\b(?P<n>\d[\d,]*)\s+(?P<unit>[A-Za-z][a-z]+)\b")
+"""A count and the word it counts ("27 deals", "12 books")."""
+
+
+def count_note(goal: Record, done: float, total: float) -> str:
+    """A count of progress as the goal's line shows it, in the goal's unit when its title has one number and a
+    word after it: "7 kg of 10" for "Lose 10 kg before the wedding", "27 deals of 40", else "12 of 24"."""
+    counted = _COUNTED.findall(goal.metadata.get("title") or goal.content)
+    unit = f" {counted[0][1]}" if len(counted) == 1 and len(_NUMBER.findall(goal.content)) == 1 else ""
+    return f"{done:g}{unit} of {total:g}"
 
 
 class GoalReading(TurnReading):
@@ -103,11 +112,13 @@ class GoalReading(TurnReading):
         count = rules.COUNT_OF.search(text)
         fraction: float | None = None
         mentions: list[str] = []
+        counted: tuple[float, float] | None = None
         if count:
             done, total = (float(count.group(g).replace(",", "")) for g in ("done", "total"))
             if 0 < total and done <= total:
                 fraction = done / total
                 mentions = [text[: count.start()] + " " + text[count.end() :]]
+                counted = (done, total)
         if fraction is None:
             figure = _progress_figure(text)
             if figure is not None:
@@ -126,6 +137,7 @@ class GoalReading(TurnReading):
                     "goal.progress",
                     target=goal.id,
                     progress=round(fraction, 4),
+                    note=count_note(goal, *counted) if counted else None,
                     reason=f"reported {round(fraction * 100)}% done",
                     text_for_importance=text,
                 )
@@ -136,25 +148,44 @@ class GoalReading(TurnReading):
         """ "I've saved about 7000 so far towards the house deposit": the share of the goal's own number."""
         amount = rules.SO_FAR.search(text)
         if amount is None:
-            return False
+            return self.progress_by_unit(text)
         said = amount.group("amount") or amount.group("amount2")
         done = float(said.replace(",", ""))
         goal = self.find_goal(rules.NUMBERS.sub(" ", rules.HEDGES.sub(" ", text)))
         if goal is None:
-            return False
-        totals = [
-            float(n.replace(",", "")) for n in re.findall(r"\b\d[\d,]*(?:\.\d+)?\b", goal.metadata.get("title") or "")
-        ]
+            return self.progress_by_unit(text)
+        totals = [float(n.replace(",", "")) for n in _NUMBER.findall(goal.metadata.get("title") or "")]
         if len(totals) != 1 or not 0 < done < totals[0]:
             return False
+        return self.progress_of(goal, done, totals[0], f"{said} of the goal's {totals[0]:g}", text)
+
+    def progress_of(self, goal: Record, done: float, total: float, reason: str, text: str) -> bool:
+        """A ``goal.progress`` of ``done`` out of the goal's ``total``, the count kept as the progress note."""
         self.add(
             "goal.progress",
             target=goal.id,
-            progress=round(done / totals[0], 4),
-            reason=f"{said} of the goal's {totals[0]:g}",
+            progress=round(done / total, 4),
+            note=count_note(goal, done, total),
+            reason=reason,
             text_for_importance=text,
         )
         return True
+
+    def progress_by_unit(self, text: str) -> bool:
+        """ "Up to 27 deals closed" for the goal "40 deals": a turn saying one number, followed by the word the
+        goal counts in (its one number's next word), smaller than the goal's, and no goal word of its own ("my
+        target is 30 deals now" changes the goal, it is no progress)."""
+        numbers = list(_COUNTED.finditer(text))
+        if len(numbers) != 1 or any(w.lower() in rules.GOAL_WORDS for w in re.findall(r"[A-Za-z]+", text)):
+            return False
+        done, unit = float(numbers[0].group("n").replace(",", "")), stem(numbers[0].group("unit"))
+        for goal in self.open_goals(numbers[0].group("unit")):
+            counted = _COUNTED.findall(goal.metadata.get("title") or goal.content)
+            if len(counted) == 1 and stem(counted[0][1]) == unit:
+                total = float(counted[0][0].replace(",", ""))
+                if 0 < done < total:
+                    return self.progress_of(goal, done, total, f"{done:g} {counted[0][1]} of {total:g}", text)
+        return False
 
     def find_goal(self, mention: str) -> Record | None:
         mention = _without_goal_words(mention)

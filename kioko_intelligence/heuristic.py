@@ -590,6 +590,8 @@ class _Reading(GoalReading, ForgetReading):
         if not found:
             return False
         match = found[1]
+        if match.group("subject").lower() in rules.PRONOUN_SUBJECTS:
+            return False  # "She reports to Maria": no entity "She" (rules.PRONOUN_SUBJECTS)
         self.add(
             "relation.add",
             subject=match.group("subject"),

@@ -20,7 +20,7 @@ version history keeps the old text.
 from __future__ import annotations
 
 import re
-from typing import Callable
+from typing import Any, Callable
 
 from kioko_core.store import Record
 from kioko_intelligence.ops import MemoryOp
@@ -105,6 +105,25 @@ _SKIPS = re.compile(
 """A step dropped by its words ("Skip the demo video, no time"), with nothing named in its place."""
 _NUMBERED = re.compile(r"(?P<n>\d+)\)\s+(?P<step>[^;]+?)(?=;\s*\d+\)|$)")
 """The steps of a plan as the router stores it: "Plan for launch: 1) Write the docs; 2) Record the demo video"."""
+
+
+def rewritten(record: Record, old: str, new: str) -> tuple[str, dict[str, Any]]:
+    """The memory's text with the item ``old`` replaced by ``new``, and the metadata that changes with it: its title
+    when the title names the item, and a plan's ``steps``, read back from the new text (the changed step included)."""
+    swap = re.compile(rf"(?<!\w){re.escape(old)}(?!\w)", re.IGNORECASE)
+    title = record.metadata.get("title")
+    changed: dict[str, Any] = {"title": swap.sub(new, title)} if isinstance(title, str) and swap.search(title) else {}
+    content = swap.sub(new, record.content)
+    if isinstance(record.metadata.get("steps"), list) and (steps := steps_in(content)):
+        changed["steps"] = steps
+    return content, changed
+
+
+def steps_in(content: str) -> list[str]:
+    """The steps of a plan's text as the router stores it ("Plan: 1) Write the docs; 2) Post it" -> two steps)."""
+    return [m.group("step").strip().rstrip(".") for m in _NUMBERED.finditer(content)]
+
+
 _INSTEAD = re.compile(r"\b(?:instead|replace|replaced|swap|swapped)\b", re.IGNORECASE)
 
 

@@ -14,7 +14,7 @@ intent          memories  decisions  procedures  skills  lessons  graph  links  
 howto           3         1          3           2       3        4      3
 decision        4         5          2           0       2        6      4             decisions
 goals           3         2          2           0       0               4
-temporal        10        0          0           0       0               2      10
+temporal        10        0          2           0       0               2      10
 personal        8         2          0           0       0               1             (profile 30)
 relational      (only the relations)                              15     6
 knowledge       6         2          2           0       1        8      2
@@ -110,7 +110,7 @@ TABLE: dict[str, _Row] = {
         4,
         "a question about goals or what is next: every open goal, the plans and decisions that serve them",
     ),
-    "temporal": _Row(_caps(10, 0, 0, 0, 0), 2, "a question about when: more events", limit=10),
+    "temporal": _Row(_caps(10, 0, 2, 0, 0), 2, "a question about when: more events, and plans", limit=10),
     "personal": _Row(
         _caps(8, 2, 0, 0, 0, profile=30),
         1,

@@ -1266,6 +1266,9 @@ ATTRIBUTE = re.compile(
 )
 """A two-word first-person attribute ("I'm vegetarian", "I'm left-handed"), classified though it is short."""
 NO_AIM = re.compile(r"^\w+\s+(?:it|this|that|them|him|her)\b", re.IGNORECASE)
+PRONOUN_SUBJECTS = frozenset("he she they it we i you this that there".split())
+"""Subjects that are no name: "She reports to Maria" adds no relation. Who "she" is, the sentence does not say; an
+entity "She" would join every woman the user mentions and outlive a forget of the person."""
 DEICTIC = re.compile(r"^(?:that|this|it|these|those)(?:'s\b|\s)", re.IGNORECASE)
 NOT_TAIL = re.compile(r"\s*,\s*not\s+[^,]+$", re.IGNORECASE)
 """A correction's tail ("I live in Madrid, not Barcelona"): not part of the slot's value."""

@@ -46,6 +46,7 @@ from kioko_intelligence.ops import APPLIED, KIND_OF_MEMORY, SKIPPED, MemoryOp
 from kioko_intelligence.plan_changes import attach as attach_rewrites
 from kioko_intelligence.plan_changes import dropped as dropped_items
 from kioko_intelligence.plan_changes import keyed as keyed_items
+from kioko_intelligence.plan_changes import rewritten
 from kioko_intelligence.profile_changes import profile_changes, relation_rewrites
 from kioko_intelligence.slot_reading import CUE, TITLE_DOT, Slot, new_value, old_values, read_slot, text_terms
 from kioko_intelligence.slot_subjects import different_subjects
@@ -714,10 +715,8 @@ def apply(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope) -> None:
         for rid, old, new in f.get("rewrites", []):
             record = memory.store.get(scope, [rid])[0]
             if record is not None and _current(record):
-                swap = re.compile(rf"(?<!\w){re.escape(old)}(?!\w)", re.IGNORECASE)
-                title = record.metadata.get("title")
-                retitled = {"title": swap.sub(new, title)} if isinstance(title, str) and swap.search(title) else None
-                memory.update(rid, content=swap.sub(new, record.content), metadata=retitled, **who)
+                content, changed = rewritten(record, old, new)
+                memory.update(rid, content=content, metadata=changed or None, **who)
         unsure = [i for i in f.get("conflicts_with", []) if isinstance(i, str)]
         new_id = op.memory_id
         for rid in old_ids:

@@ -24,11 +24,12 @@ from __future__ import annotations
 import re
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
 
 from kioko_core.errors import InvalidRecordError
 from kioko_core.layer.hooks import LayerHooks
 from kioko_core.layer.parts import LayerParts
+from kioko_core.layer.scoped import SESSIONS_AGENT
 from kioko_core.reading.analysis import analyze
 from kioko_core.store import Filter, Record, Scope
 
@@ -194,23 +195,31 @@ def name_words(subject: str, words: list[str]) -> list[str]:
 def pronoun_followers(
     layer: ForgettingLayer, scope: Scope, words: list[str], named: list[Record], short: list[str] | None = None
 ) -> list[Record]:
-    """The memories of the sessions of ``named`` that speak of the subject only by a pronoun (see the module's
-    docstring), or, in a session that named the whole subject, by its proper name alone (``short``: "The Globex
-    buyer said ..." after "We're pitching to Globex"): one scan of each such session's memories (a handful),
-    oldest first."""
+    """The memories that speak of the subject only by a pronoun (see the module's docstring), or, in a session
+    that named the whole subject, by its proper name alone (``short``: "The Globex buyer said ..." after "We're
+    pitching to Globex"). The sessions of ``named`` are read (one scan of each session's memories, a handful),
+    and, while a chain is open at a session's end, the sessions begun after it in turn (:func:`sessions_after`):
+    "She got promoted to head nurse" opening the session after "My sister Dana is a nurse" is Dana's, as long
+    as no other name came between. Oldest first."""
     followers: dict[str, Record] = {}
     named_ids = {r.id for r in named}
-    for session in dict.fromkeys(r.session_id for r in named if r.session_id and r.kind != "summary"):
+    sessions = list(dict.fromkeys(r.session_id for r in named if r.session_id and r.kind != "summary"))
+    since: int | None = None  # memories since the last one naming the subject; None: no chain
+    ahead = set(sessions)
+    for session in sessions_after(layer, scope, sessions):
+        own = session in ahead  # the name alone stands for the subject only in a session that named it whole
+        if own:
+            ahead.discard(session)
+            since = None  # a session naming the subject reads its own chain from its start
         records = sorted(
             (r for r in layer.store.scan(scope, Filter(session_id=session)) if r.kind not in ("summary", "working")),
             key=_written_at,
         )
-        since: int | None = None  # memories since the last one naming the subject; None: no chain
         for record in records:
             if record.id in named_ids or names(record.content, words):
                 since = 0
                 continue
-            if short and names(record.content, short):
+            if short and own and names(record.content, short):
                 followers[record.id] = record
                 since = 0
                 continue
@@ -223,7 +232,26 @@ def pronoun_followers(
                 followers[record.id] = record
             elif _other_name(record.content, words) or since > CHAIN:
                 since = None
+        if since is None and not ahead:
+            break  # no chain open, and no session naming the subject left to read
     return sorted(followers.values(), key=lambda r: (r.created_at, r.id))
+
+
+def sessions_after(layer: ForgettingLayer, scope: Scope, sessions: list[str]) -> Iterator[str]:
+    """``sessions`` and every session of the scope begun after the first of them, in the order they began (the
+    session logs the intelligence keeps say when: one scan of the user's few session records). Without logs,
+    ``sessions`` alone."""
+    if not sessions:
+        return
+    began: dict[str, float] = {}
+    for log in layer.store.scan(Scope(scope.user_id, SESSIONS_AGENT)):
+        if log.session_id and log.metadata.get("agent_id") == scope.agent_id:
+            began[log.session_id] = min(log.created_at, began.get(log.session_id, log.created_at))
+    start = min((began[s] for s in sessions if s in began), default=None)
+    later = sorted((t, s) for s, t in began.items() if s not in sessions and start is not None and t > start)
+    ordered = sorted(((began.get(s, 0.0), s) for s in sessions), key=lambda pair: pair[0])
+    for _, session in sorted(ordered + later):
+        yield session
 
 
 def memories_naming(layer: ForgettingLayer, scope: Scope, words: list[str]) -> list[Record]:

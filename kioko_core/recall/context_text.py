@@ -6,6 +6,7 @@ the budget, which decides what fits."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
@@ -173,12 +174,16 @@ def dated(record: Record, today: date | None) -> str:
 def goal_line(record: Record) -> str:
     """A goal as the context shows it: its text with the progress and due date the router stored.
 
-    ``Goal: Run the Berlin marathon (30 %, due April).``; a goal with neither shows its text as it is.
+    ``Goal: Run the Berlin marathon (30 %, due April).``; a goal with neither shows its text as it is. Progress
+    given as a count keeps it, the count before the share: ``Goal: 40 deals (27 deals of 40, 68 %).`` ("how many have I
+    closed?" is answered by 27, not by 68 %); the note may name the goal's unit, "7 kg of 10".
     """
     meta = record.metadata
     extra: list[str] = []
     progress = meta.get("progress")
     if isinstance(progress, (int, float)) and not isinstance(progress, bool) and progress > 0:
+        count = progress_count(meta)
+        extra += [count] if count else []
         extra.append(f"{round(float(progress) * 100)} %")
     due = meta.get("due")
     if isinstance(due, str) and due.strip():
@@ -188,3 +193,16 @@ def goal_line(record: Record) -> str:
     text = record.content.rstrip()
     end = "." if text.endswith(".") else ""
     return f"{text[: len(text) - len(end)].rstrip()} ({', '.join(extra)}){end}"
+
+
+_COUNT_NOTE = re.compile(r"\d[\d,.]*(?: [A-Za-z]+)? of \d[\d,.]*")
+
+
+def progress_count(meta: dict[str, Any]) -> str | None:
+    """The count ("27 deals of 40", "12 of 24") of the newest progress note, when that note set the goal's progress as it is now."""
+    notes = meta.get("notes")
+    newest = notes[-1] if isinstance(notes, list) and notes else None
+    if not isinstance(newest, dict) or newest.get("progress") != meta.get("progress"):
+        return None
+    text = newest.get("text")
+    return text if isinstance(text, str) and _COUNT_NOTE.fullmatch(text) else None

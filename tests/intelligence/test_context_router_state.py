@@ -57,6 +57,33 @@ def test_progress_the_offline_router_stored_reaches_the_goals_section(memory: ki
     assert lines == ["- Goal: Run the Berlin marathon (50 %)."]
 
 
+@pytest.mark.parametrize(
+    ("goal", "progress", "line"),
+    [
+        (
+            "My target this quarter is 40 deals.",
+            ["Closed 18 deals so far.", "Up to 27 deals closed."],
+            "27 deals of 40, 68 %",
+        ),
+        ("My goal is to read 24 books this year.", ["I've read 12 of the 24 books."], "12 books of 24, 50 %"),
+    ],
+)
+def test_progress_given_as_a_count_shows_the_count(
+    memory: kioko.MemoryLayer, goal: str, progress: list[str], line: str
+) -> None:
+    for number, text in enumerate([goal, *progress]):
+        memory.record_turn(text, "", user_id=U, session_id=f"s{number}")
+    [shown] = section(memory.recall("How am I doing against my target?", user_id=U).text, "Open goals:")
+    assert shown.endswith(f"({line}).")
+
+
+def test_a_number_of_something_else_or_a_new_target_is_no_progress(memory: kioko.MemoryLayer) -> None:
+    memory.record_turn("My target this quarter is 40 deals.", "", user_id=U, session_id="s1")
+    for text in ("Three deals fell through, 2 customers churned.", "My target is 30 deals now."):
+        report = memory.record_turn(text, "", user_id=U, session_id="s1")
+        assert "goal.progress" not in [op.op for op in report.ops]
+
+
 def test_goal_line_formats() -> None:
     goal = kioko.Record(
         id="g", user_id=U, kind="goal", content="Goal: Ship v2", metadata={"progress": 0.333, "due": " Q3 "}

@@ -145,6 +145,10 @@ def test_a_number_changed_in_one_step_of_a_plan_keeps_the_other_steps(memory) ->
     [plan] = _current(memory, "Party plan")
     assert "Saturday at 6" in plan
     assert "Decorate on Friday" in plan
+    [record] = [r for r in memory.memories(**U) if r.content.startswith("Party plan")]
+    assert record.metadata["steps"] == ["Order the cake on Monday", "Decorate on Friday", "Guests arrive Saturday at 6"]
+    # a plan answers "when" questions: the temporal plan shows plans, not only events
+    assert "Decorate on Friday" in memory.recall("When do I decorate?", session_id="probe", **U).text
 
 
 def test_a_how_to_said_to_be_done_differently_is_superseded(memory) -> None:

@@ -71,6 +71,33 @@ def test_a_pronoun_after_the_subject_is_the_subject_until_another_name(memory) -
     assert stored_texts(memory, OTHER) == before_other  # another user's identical memories are theirs
 
 
+def test_a_pronoun_opening_a_later_session_is_the_subject_named_last(memory) -> None:
+    say(
+        memory,
+        "dana-friend",
+        ["My sister Dana just started a new job as a nurse.", "I also bought a new bike."],
+        ["She got promoted to head nurse already.", "She loves her new team at St. Mary's."],
+        ["I had lunch with my colleague Sam today.", "She thinks the new office is too far away."],
+    )
+    listed = [m["content"] for m in memory.forget_about("Dana", user_id="dana-friend", dry_run=True)["memories"]]
+    assert any("head nurse" in c for c in listed)
+    assert any("St. Mary" in c for c in listed)
+    assert not any("office" in c for c in listed)  # the "she" after Sam is Sam, in whichever session
+    memory.forget_about("Dana", user_id="dana-friend")
+    left = stored_texts(memory, "dana-friend")
+    for gone in ("dana", "head nurse", "st. mary"):
+        assert gone not in left, gone
+    assert "office" in left
+    assert "bike" in left
+
+
+def test_a_pronoun_never_becomes_an_entity_of_the_graph(memory) -> None:
+    say(memory, "graph-user", ["My sister Dana works at Acme.", "She reports to Maria.", "He works at Globex."])
+    subjects = {t.subject.lower() for t in memory.graph.relations("Maria", user_id="graph-user")}
+    subjects |= {t.subject.lower() for t in memory.graph.relations("Globex", user_id="graph-user")}
+    assert not subjects & {"she", "he"}
+
+
 @pytest.mark.parametrize(
     ("request_text", "gone", "kept"),
     [
