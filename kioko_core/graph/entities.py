@@ -102,6 +102,10 @@ MAX_NGRAM_WORDS = 4
 MAX_MATCH_TERMS = 5000
 """Distinct word n-grams one match_entities call asks about; a longer text is matched on its beginning."""
 
+GRAPH_CACHED_TERMS = 20_000
+"""Per user, the graph's read cache keeps the counts of this many n-grams, the least recently asked dropped first:
+every n-gram of every text matched is asked (most of them no entity), and they stayed until the graph changed."""
+
 GRAPH_SWEEP_SECONDS = 1.0
 """How often a read of the graph also checks the other users' cached graphs for other processes' writes."""
 
@@ -258,7 +262,9 @@ class EntityGraph:
         # that another process changed (a triple deleted, a user forgotten) is dropped at the first read of
         # any graph GRAPH_SWEEP_SECONDS after the last check, so a deleted fact does not stay in this process
         self._read_cache = (
-            IndexCache(store, sweep_every=GRAPH_SWEEP_SECONDS) if isinstance(store, ScopeGenerations) else None
+            IndexCache(store, sweep_every=GRAPH_SWEEP_SECONDS, max_terms=GRAPH_CACHED_TERMS)
+            if isinstance(store, ScopeGenerations)
+            else None
         )
 
     def __repr__(self) -> str:

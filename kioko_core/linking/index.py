@@ -9,6 +9,7 @@ depends on the wall clock); on any other store (a Qdrant server, qdrant+local://
 
 from __future__ import annotations
 
+import itertools
 import math
 import threading
 import time
@@ -101,6 +102,17 @@ def nominates(df: int, n: int) -> bool:
     return df <= max(50.0, 0.2 * n)
 
 
+def _keep_recent(terms: dict[str, _Term], asked: Sequence[str], bound: int) -> None:
+    """Move ``asked`` to the end of ``terms`` (a dict keeps insertion order: its start is then the least recently
+    asked), and drop from the start what is past ``bound``."""
+    for term in asked:
+        entry = terms.pop(term, None)
+        if entry is not None:
+            terms[term] = entry
+    for term in list(itertools.islice(terms, max(0, len(terms) - bound))):
+        del terms[term]
+
+
 @dataclass
 class _Term:
     df: int
@@ -138,8 +150,14 @@ class IndexCache:
         clock: Callable[[], float] = time.time,
         max_records: int = 20_000,
         sweep_every: float | None = None,
+        max_terms: int | None = None,
     ) -> None:
-        """``sweep_every`` (seconds; None: never): at a lookup at least this long after the last sweep, the
+        """``max_terms`` (None: no bound): per scope, at most this many terms' entries are kept, the least recently
+        asked dropped first; a dropped term costs one postings call when asked again. The entity graph's cache is
+        asked about every n-gram of every text it matches, most of them names it does not know (df 0): without a
+        bound they would stay until the graph changes.
+
+        ``sweep_every`` (seconds; None: never): at a lookup at least this long after the last sweep, the
         other cached scopes whose store generation moved (another process wrote, or forgot the user) are
         dropped, at most :data:`SWEEP_SCOPES` of them checked per sweep, in turn. Without it a scope's
         cache catches up only at its own next lookup, and keeps what another process deleted until then.
@@ -151,6 +169,7 @@ class IndexCache:
         self.clock = clock
         self.max_records = max_records
         self.sweep_every = sweep_every
+        self.max_terms = max_terms
         self._swept_at = clock()
         self._sweep_cursor = 0
         self._scopes: dict[Scope, _ScopeStats] = {}
@@ -216,6 +235,8 @@ class IndexCache:
             terms = stats.terms
             df = {t: terms[t].df for t in wanted}
             ids = {t: terms[t].ids[:limit] for t in wanted} if limit else {t: [] for t in wanted}
+            if self.max_terms is not None:
+                _keep_recent(terms, wanted, self.max_terms)
             return stats.n, df, ids
 
     def _read_generation(self, scope: Scope) -> int:

@@ -573,3 +573,28 @@ def test_a_greeting_is_not_part_of_the_name_it_greets(text: str, name: str) -> N
     from kioko_core.reading.analysis import analyze
 
     assert analyze(text).entities == [name]
+
+
+def test_the_graphs_cache_keeps_a_bounded_number_of_n_grams_least_recently_asked_dropped(store: Store) -> None:
+    """match_entities asks the graph's read cache about every n-gram of a text; the counts it keeps per user are
+    bounded (least recently asked dropped first, kioko_core.graph.entities.GRAPH_CACHED_TERMS), and a dropped one is
+    asked of the store again, with the same answer."""
+    counting = CountingStore(store, generations=True)
+    graph = EntityGraph(counting)
+    graph.add("Kioko", "uses", "pgvector", user_id=U)
+    cache = graph._read_cache
+    assert cache is not None
+    cache.max_terms = 40
+    scope = Scope(U, GRAPH_AGENT)
+    assert graph.match_entities("We chose pgvector for Kioko.", user_id=U) == ["pgvector", "kioko"]
+    for number in range(30):  # texts of new words: 100+ n-grams each, none an entity
+        assert graph.match_entities(f"word{number} alpha{number} beta{number} gamma{number} delta", user_id=U) == []
+        assert len(cache._scopes[scope].terms) <= 40
+    counting.reset()
+    again = "Why pgvector and Kioko?"
+    assert graph.match_entities(again, user_id=U) == ["pgvector", "kioko"]  # dropped long ago: asked again
+    assert counting.calls["postings"] == 1
+    counting.reset()
+    assert graph.match_entities("word29 alpha29", user_id=U) == []  # every n-gram asked recently: kept
+    assert graph.match_entities("pgvector", user_id=U) == ["pgvector"]
+    assert counting.calls["postings"] == 0
