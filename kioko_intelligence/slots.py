@@ -30,28 +30,32 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
-from kioko_core.kinds import Decisions, Episodes, Goals, Instructions, Knowledge, Procedures, Profile, Summaries
+from kioko_core.kinds import Decisions, Episodes, Goals, Instructions, Knowledge, Procedures, Profile
 from kioko_core.kinds.registry import KINDS
 from kioko_core.store import Record, Scope
-from kioko_core.telemetry import count
 from kioko_intelligence.categories import about as categories_about
 from kioko_intelligence.categories import mentions
 from kioko_intelligence.holders import held_ids, held_kinds, held_records, held_terms
 from kioko_intelligence.instruction_topics import aspects, instruction_changes
 from kioko_intelligence.labels import different_things
 from kioko_intelligence.language import about_user, due_date
-from kioko_intelligence.ops import APPLIED, KIND_OF_MEMORY, SKIPPED, MemoryOp
+from kioko_intelligence.ops import KIND_OF_MEMORY, SKIPPED, MemoryOp
 from kioko_intelligence.plan_changes import attach as attach_rewrites
 from kioko_intelligence.plan_changes import dropped as dropped_items
 from kioko_intelligence.plan_changes import keyed as keyed_items
-from kioko_intelligence.plan_changes import rewritten
 from kioko_intelligence.profile_changes import profile_changes, relation_rewrites
+from kioko_intelligence.slot_continuations import continuation
+from kioko_intelligence.slot_marks import CANDIDATES, current
+
+# marking what a turn replaced lives in slot_marks; brain.py and the tests reach it through slots as before
+from kioko_intelligence.slot_marks import VALUE_KINDS as VALUE_KINDS
+from kioko_intelligence.slot_marks import apply as apply
+from kioko_intelligence.slot_marks import stale_summaries as stale_summaries
 from kioko_intelligence.slot_reading import CUE, TITLE_DOT, Slot, new_value, old_values, read_slot, text_terms
 from kioko_intelligence.slot_subjects import different_subjects
 from kioko_intelligence.stances import reversals
-from kioko_intelligence.summaries import summary_content
 from kioko_intelligence.working_changes import working_changes
 
 if TYPE_CHECKING:
@@ -59,8 +63,6 @@ if TYPE_CHECKING:
 
 # The supersede policy per kind is columns of the kinds registry (holds_value, users_own, gives_values, restated):
 # the sets below are read from its rows; a kind treated specially is named by its manager class (Goals.kind).
-VALUE_KINDS = frozenset(info.name for info in KINDS if info.holds_value)
-"""Kinds of memory that hold a current value (a newer value of their slot supersedes them)."""
 ADDING = frozenset(info.op for info in KINDS if info.gives_values and info.op)
 """Operation kinds whose ``add`` may carry a newer value of a slot."""
 _STATED_KINDS = frozenset(info.name for info in KINDS if info.users_own)
@@ -74,20 +76,6 @@ _OP_OF = {info.name: info.op for info in KINDS if info.restated and info.op}
 _HELD_KINDS = frozenset(info.name for info in KINDS if info.restated and info.section == "memories")
 """What an event that replaces a memory is stored as instead: the kind of the memory it replaces, when that is a
 plain memory (shown among the memories: not a goal, a procedure or a lesson, which have shapes of their own)."""
-CANDIDATES = 40
-"""At most this many memories per term are read as candidates for one slot."""
-WAS_CHARS = 120
-"""How much of the old memory a "(was: ...)" note quotes."""
-
-
-def _current(record: Record | None) -> bool:
-    return (
-        record is not None
-        and record.kind in VALUE_KINDS
-        and not record.metadata.get("superseded_by")
-        and not record.metadata.get("session_summary")
-        and record.metadata.get("status", "open") not in ("done", "dropped")
-    )
 
 
 def _holding(memory: MemoryLayer, scope: Scope, terms: list[str], every: bool) -> list[Record]:
@@ -98,10 +86,10 @@ def _holding(memory: MemoryLayer, scope: Scope, terms: list[str], every: bool) -
     postings = held_ids(memory, scope, terms, CANDIDATES)  # each read once per turn (holders.read_once)
     sets = [set(postings.get(t, ())) for t in terms]
     ids = set.intersection(*sets) if every else set().union(*sets)
-    found = [r for r in held_records(memory, scope, sorted(ids)) if r is not None and _current(r)] if ids else []
+    found = [r for r in held_records(memory, scope, sorted(ids)) if r is not None and current(r)] if ids else []
     wanted = set(terms)
     for record in held_kinds(memory, scope, UNINDEXED):
-        if not _current(record) or record.id in ids:
+        if not current(record) or record.id in ids:
             continue
         held = set(held_terms(memory, scope, record, text_terms))
         if (wanted <= held) if every else (wanted & held):
@@ -626,6 +614,9 @@ def resolve(
         if unsure:
             op.fields["conflicts_with"] = unsure
         op.reason = (op.reason + "; " if op.reason else "") + "a newer value of the same slot"
+    going_on = continuation(memory, ops, scope, turn_text, _OP_OF)
+    if going_on is not None:
+        ops.append(going_on)  # "so two now" after "We own three bikes": "We own two bikes"
     unrouted(memory, ops, scope, turn_text)
 
 
@@ -696,89 +687,6 @@ def _compound(content: str, old: str) -> bool:
     """Does ``content`` hold other clauses beside the one naming ``old``?"""
     parts = [p for p in re.split(r",\s*|;\s*|\s+and\s+|\s+but\s+", content) if p.strip()]
     return len(parts) > 1 and any(old.lower() not in p.lower() and read_slot(p).values for p in parts)
-
-
-MAX_CONFLICTS = 2
-"""An unsure match with more memories than this names no one slot (a slot holds one current value): "the drive
-shows error E-200 on line 1" looked like a new value of sixteen fault reports of other lines. Such a statement is
-stored plainly, with no "(was: ...)" and no memory marked."""
-
-
-def apply(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope) -> None:
-    """After the ops applied: mark what each replaced (``superseded_by`` / ``conflicts_with`` and ``was``)."""
-    who: dict[str, Any] = {"user_id": scope.user_id, "agent_id": scope.agent_id}
-    for op in ops:
-        if op.status != APPLIED or not op.memory_id:
-            continue
-        f = op.fields
-        old_ids = [i for i in f.get("supersedes", []) if isinstance(i, str)]
-        for rid, old, new in f.get("rewrites", []):
-            record = memory.store.get(scope, [rid])[0]
-            if record is not None and _current(record):
-                content, changed = rewritten(record, old, new)
-                memory.update(rid, content=content, metadata=changed or None, **who)
-        unsure = [i for i in f.get("conflicts_with", []) if isinstance(i, str)]
-        new_id = op.memory_id
-        for rid in old_ids:
-            if rid != new_id:
-                # a mark already there (a concurrent supersede) is kept: the first replacement is the one in force
-                memory._update(rid, scope, _marking(new_id))
-                count("memories_superseded_total")
-        if old_ids:
-            memory.update(op.memory_id, metadata={"supersedes": old_ids[0]}, **who)
-        values = [v for v in f.get("old_values", []) if isinstance(v, str) and v.strip()]
-        if values and (old_ids or f.get("rewrites")):
-            stale_summaries(memory, scope, values)
-        if 0 < len(unsure) <= MAX_CONFLICTS:
-            olds = [r for r in memory.store.get(scope, unsure) if r is not None and r.id != op.memory_id]
-            if olds:
-                was = "; ".join(r.content[:WAS_CHARS] for r in olds)
-                memory.update(op.memory_id, metadata={"conflicts_with": [r.id for r in olds], "was": was}, **who)
-                for r in olds:
-                    memory.update(r.id, metadata={"conflicted_by": op.memory_id}, **who)
-
-
-def stale_summaries(memory: MemoryLayer, scope: Scope, values: list[str]) -> int:
-    """Drop from the user's session summaries the points that state a value a newer session replaced; a
-    summary left with no point is deleted. Returns how many summaries changed."""
-    changed = 0
-    for value in values:
-        pattern = re.compile(r"(?<!\w)" + re.escape(value) + r"(?!\w)", re.IGNORECASE)
-        for record in _summaries_holding(memory, scope, text_terms(value)):
-            points = [p for p in record.metadata.get("points", []) if isinstance(p, str)]
-            kept = [p for p in points if not pattern.search(p)]
-            if kept == points and not pattern.search(str(record.metadata.get("summary", ""))):
-                continue
-            changed += 1
-            if not kept:
-                memory.delete(record.id, user_id=scope.user_id, agent_id=scope.agent_id)
-                continue
-            memory._update(record.id, scope, _rewriting(str(record.session_id or ""), kept))
-    return changed
-
-
-def _rewriting(session: str, kept: list[str]) -> Callable[[Record], tuple[str | None, dict[str, Any] | None]]:
-    def change(_: Record) -> tuple[str | None, dict[str, Any] | None]:
-        body = " ".join(kept)
-        return summary_content(session, body), {"points": kept, "summary": body}
-
-    return change
-
-
-def _summaries_holding(memory: MemoryLayer, scope: Scope, terms: list[str]) -> list[Record]:
-    if not terms:
-        return []
-    postings = memory.store.postings(scope, terms, CANDIDATES)
-    ids = set.intersection(*[set(postings.ids.get(t, ())) for t in terms])
-    found = memory.store.get(scope, sorted(ids)) if ids else []
-    return [r for r in found if r is not None and r.kind == Summaries.kind and r.metadata.get("session_summary")]
-
-
-def _marking(new_id: str) -> Callable[[Record], tuple[str | None, dict[str, Any] | None]]:
-    def change(fresh: Record) -> tuple[str | None, dict[str, Any] | None]:
-        return None, {} if fresh.metadata.get("superseded_by") else {"superseded_by": new_id}
-
-    return change
 
 
 def _slot_value(text: str, profile: Record) -> str | None:
