@@ -425,10 +425,7 @@ class Graph:
                     progress(done, len(todo))
 
         # memories are planned one by one and stored a batch at a time; progress counts stored ones
-        batch = RelinkBatch(layer, scope)
-        for _, memory_id in todo:
-            count(batch.relink(memory_id))
-        count(batch.flush())
+        RelinkBatch(layer, scope).relink_all([memory_id for _, memory_id in todo], count)
         return ConnectReport(
             memories=len(todo),
             links=len(made),

@@ -15,16 +15,14 @@ changed a record the batch read, the batch's memories are added again one by one
 from __future__ import annotations
 
 import copy
-import gc
 import itertools
-import threading
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from typing import Any, Protocol
 
 from kioko_core.kinds.registry import canonical_kind
 from kioko_core.layer.parts import KindsHost
 from kioko_core.layer.values import timestamp
+from kioko_core.linking.collector import after_batch, held_off
 from kioko_core.linking.linker import structural_targets_of
 from kioko_core.linking.pending import PendingStore
 from kioko_core.store import ConflictError, Record, Scope, ScopeGenerations
@@ -38,11 +36,6 @@ class BulkHost(KindsHost, Protocol):
 
     def _existing_copy(self, scope: Scope, content: str, memory_type: str, session_id: str | None) -> Record | None: ...
 
-
-FULL_PASS_BATCHES = 64
-"""Batches between two full passes of the cycle collector during an import (see :func:`_young_collections`): a
-safety net for cycles an import lets go. The one that mattered (a cached record and the linker's view of it) is
-gone: at 12,000 memories the peak memory is the same with a full pass every 8 batches or none (404 MB)."""
 
 BATCH = 256
 """Memories planned before their batch is written. The index cache serves this process's other threads only
@@ -64,16 +57,13 @@ class BatchAdd:
         Items are taken from ``items`` as they are planned (an embedder may still be working on the next ones)."""
         out: list[Record] = []
         source = iter(items)
-        with _young_collections():
+        with held_off():  # the collector's automatic passes (kioko_core.linking.collector)
             first = next(source, None)
             for number in itertools.count(1):
                 if first is None:
                     break
                 first = self._batch(itertools.chain([first], source), out)
-                # the batch's cycles: the young generations after each batch (a short pass), every generation after
-                # every FULL_PASS_BATCHES (a full pass walks every live object; cycles an import let go would stay
-                # until its end without one: 14 GB at 100,000 memories while a record and its Side were one)
-                gc.collect(2 if number % FULL_PASS_BATCHES == 0 else 1)
+                after_batch(number)
         return out
 
     def _add(self, layer: BulkHost, fields: dict[str, Any], vector: Any) -> Record:
@@ -135,34 +125,6 @@ class BatchAdd:
         neighbours = {i for i, version in held.expected.items() if version}
         layer.index.committed_batch(self._scope, before, held.writes, list(stored.values()), neighbours)
         return stored
-
-
-_COLLECTOR = threading.Lock()
-_importing = [0, False]  # add_many calls running in this process; whether the collector was on before the first
-
-
-@contextmanager
-def _young_collections() -> Iterator[None]:
-    """The cycle collector's automatic passes held off while batches run (each batch collects the young generations
-    itself, and every :data:`FULL_PASS_BATCHES` batches every generation: :meth:`BatchAdd.run`). A batch's records
-    live about a second, long enough to reach the oldest generation, so the collector kept starting full passes,
-    and a full pass walks every object of the process: the records an import returns, the index cache, the caller's
-    items. Those passes were a third of a batched memory's CPU past
-    6,000 memories and grew with the import (cProfile and ``gc.callbacks`` of ``bulk_import``'s fill: 0.46 ms a memory
-    over the first 3,000, 1.9 ms from 6,000 to 12,000). Automatic collection is restored when the last import of the
-    process ends, as it was before the first began."""
-    with _COLLECTOR:
-        if _importing[0] == 0:
-            _importing[1] = gc.isenabled()
-            gc.disable()
-        _importing[0] += 1
-    try:
-        yield
-    finally:
-        with _COLLECTOR:
-            _importing[0] -= 1
-            if _importing[0] == 0 and _importing[1]:
-                gc.enable()
 
 
 class _BatchGraph:

@@ -10,10 +10,12 @@ planned after it must find them in the store.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from functools import partial
 from typing import TYPE_CHECKING
 
 from kioko_core.linking import links
+from kioko_core.linking.collector import after_batch, held_off
 from kioko_core.linking.linker import index_terms
 from kioko_core.store import ConflictError, Record, Scope, Upsert
 from kioko_core.store.retry import retry_conflicts
@@ -41,6 +43,16 @@ class RelinkBatch:
         self._expected: dict[str, int] = {}
         """id -> the version it was read at: the one write of the batch expects it there."""
         self._planned: list[tuple[str, list[links.MemoryLink], int]] = []
+        self._writes = 0
+
+    def relink_all(self, memory_ids: Iterable[str], outcomes: Callable[[list[Outcome]], None]) -> None:
+        """Relink ``memory_ids`` in order, each write's outcomes handed to ``outcomes``, with the cycle collector's
+        automatic passes held off (:mod:`kioko_core.linking.collector`: a rebuild's records, like an import's, live
+        long enough to start full passes that walk every object of the process); each batch collects after itself."""
+        with held_off():
+            for memory_id in memory_ids:
+                outcomes(self.relink(memory_id))
+            outcomes(self.flush())
 
     def relink(self, memory_id: str) -> list[Outcome]:
         """Plan ``memory_id``'s links; returns the outcomes of the memories written by now (oldest first)."""
@@ -78,6 +90,8 @@ class RelinkBatch:
             # a record changed since it was read: every memory again from the store, each in its own write
             layer.index.forget_records(self._scope)
             return [(memory_id, self._alone(memory_id)) for memory_id, _, _ in planned]
+        self._writes += 1
+        after_batch(self._writes)
         written = [r for r in stored if r is not None]
         terms = written[0].terms if written else []
         if len(written) == len(ops):  # relinking moved no terms: the statistics stay, the records are cached

@@ -14,7 +14,8 @@ import pytest
 
 import kioko
 from kioko_core.errors import IdTaken
-from kioko_core.layer.bulk import FULL_PASS_BATCHES, BatchAdd
+from kioko_core.layer.bulk import BatchAdd
+from kioko_core.linking.collector import FULL_PASS_BATCHES
 
 
 def _notes(
