@@ -313,6 +313,7 @@ class MemoryLinker:
         loaded: Mapping[str, Record],
         now: float,
         unwritten: Mapping[str, Record] | None,
+        capped: Mapping[str, tuple[Record, list[str]]],
     ) -> dict[str, Record]:
         """The memories at the far end of every link the degree cap may drop, in one read, as the candidates
         are read (the index cache, whose records are the store's at its generation): a linked write drops one
@@ -323,14 +324,24 @@ class MemoryLinker:
         than the store's is a conflict at the write (its expected version), which re-plans with the cache
         emptied, as for any candidate."""
         config = self.config
-        adjacency = [links.link_entries(owner) for owner in updated.values()] + [me.entries]
+        losers = [dropped for _, dropped in capped.values()]
+        losers.append(links.weakest_of(me.entries, config.max_degree, now, config.half_life_days))
         wanted = {
             loser
-            for entries in adjacency
-            for loser in links.weakest_of(entries, config.max_degree, now, config.half_life_days)
+            for dropped in losers
+            for loser in dropped
             if loser not in updated and loser not in loaded and loser != record_id
         }
         return self._records(scope, sorted(wanted), unwritten) if wanted else {}
+
+    def _capped(self, updated: Mapping[str, Record], now: float) -> dict[str, tuple[Record, list[str]]]:
+        """Each changed neighbour (as it is now) and the ids the degree cap drops from it: computed once, for
+        :meth:`_far_ends` and the cap itself (which recomputes only a neighbour a drop changed in between)."""
+        config = self.config
+        return {
+            owner_id: (owner, links.weakest_capped(owner, config.max_degree, now, config.half_life_days))
+            for owner_id, owner in updated.items()
+        }
 
     def _across(
         self,
@@ -539,11 +550,15 @@ class MemoryLinker:
             if link_kind == "supersedes" and (updated.get(target_id) or loaded.get(target_id)) is not None:
                 self._take_over(me, scope, target_id, updated, loaded, now, unwritten)
         dropped = 0
-        far_ends = self._far_ends(record.id, scope, me, updated, loaded, now, unwritten)
+        capped = self._capped(updated, now)
+        far_ends = self._far_ends(record.id, scope, me, updated, loaded, now, unwritten, capped)
         for other_id in list(updated):
-            for loser in links.weakest_capped(
-                updated[other_id], self.config.max_degree, now, self.config.half_life_days
-            ):
+            owner, losers = capped[other_id]
+            if owner is not updated[other_id]:  # a drop of an earlier neighbour's changed this one since
+                losers = links.weakest_capped(
+                    updated[other_id], self.config.max_degree, now, self.config.half_life_days
+                )
+            for loser in losers:
                 updated[other_id] = links.drop_link(updated[other_id], loser)
                 if loser == record.id:
                     me.drop(other_id)
