@@ -168,6 +168,9 @@ class _Handle:
     generations: dict[str, int] = field(default_factory=dict)
     """Per scope key, the committed batches that touched it through this process, the only one that can write
     the shard (ScopeGenerations); counted from 0 at each open of the directory, like the caches that read it."""
+    counted: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """Per scope key, (generation, records holding a term) as last counted: ``postings``' n, which Qdrant counts by
+    testing every point of the scope, is counted again only after a write touched the scope."""
     holders: Holders = field(default_factory=Holders)
     """Record id and time of each point this process wrote or read (:mod:`kioko_backends.qdrant.edge_holders`)."""
     forgotten_generation: int = 0
@@ -403,7 +406,7 @@ class QdrantEdgeStore(StoreBase):
         pages: dict[str, list[Holder]] = {}
         with self._translate_errors("reading postings"):
             shard, known = self._shard, self._holders
-            n = self._count(with_terms)
+            n = self._count_with_terms(scope, with_terms)
             if asked:
                 requests = [
                     edge.QueryRequest(
@@ -584,6 +587,7 @@ class QdrantEdgeStore(StoreBase):
                 if key not in handle.generations or self._count(edge.Filter(must=[KIT.match("scope", key)])):
                     continue
                 gone = handle.generations.pop(key)
+                handle.counted.pop(key, None)
                 handle.forgotten_generation = max(handle.forgotten_generation, gone + 1)
         return False
 
@@ -624,6 +628,27 @@ class QdrantEdgeStore(StoreBase):
         if self._closed or self._handle is None:
             raise StoreError(f"{self!r} is closed; open the URL again")
         return self._handle.holders
+
+    def _count_with_terms(self, scope: Scope, with_terms: Any) -> int:
+        """The scope's records that hold a term, counted once per generation of the scope (a count tests every point
+        of the scope: 26 ms at 10,000 memories under load, in every postings call).
+
+        The generation is read under the directory's lock (no write half done) before the count and again after it:
+        a count that a write may have overtaken is answered but not kept."""
+        handle = self._handle
+        if handle is None or self._closed:
+            raise StoreError(f"{self!r} is closed; open the URL again")
+        key = scope_key(scope)
+        with handle.lock:
+            generation = handle.generations.get(key, handle.forgotten_generation)
+            kept = handle.counted.get(key)
+        if kept is not None and kept[0] == generation:
+            return kept[1]
+        n = self._count(with_terms)
+        with handle.lock:
+            if handle.generations.get(key, handle.forgotten_generation) == generation:
+                handle.counted[key] = (generation, n)
+        return n
 
     def _count(self, query_filter: Any) -> int:
         return int(self._shard.count(edge.CountRequest(exact=True, filter=query_filter)))

@@ -208,6 +208,7 @@ def test_postings_read_holders_by_point_id_with_the_same_answer(tmp_path: Path) 
             answer = store.postings(scope, terms, limit)  # type: ignore[attr-defined]
             assert answer.ids == {t: expected(t, limit) for t in terms}
             assert answer.df == {t: len(expected(t, 1000)) for t in terms}
+            assert answer.n == sum(1 for r in live.values() if r.terms)  # counted once per write to the scope
 
     path = tmp_path / "holders"
     with kioko.open_store(url(path), dim=4) as store:
@@ -217,6 +218,9 @@ def test_postings_read_holders_by_point_id_with_the_same_answer(tmp_path: Path) 
         holders = store._handle.holders
         assert holders.read == 0  # every holder known from this process's writes
         put(store, 4, 1_800_000_000.0, ["a", "c"])  # moved to newest, with other terms
+        check(store)
+        put(store, 40, 1_800_000_001.0, [])  # a record with no term: n does not count it
+        put(store, 41, 1_800_000_002.0, ["z"])  # one with a term not asked: n counts it
         store.update_many([Delete(id="h006", scope=scope)])
         del live["h006"]
         check(store)
