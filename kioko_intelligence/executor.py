@@ -303,6 +303,8 @@ class OpExecutor:
         assert target is not None
         if op.action == "delete":
             self.memory.delete(target.id, **who)
+            for triple in [t for t in op.fields.get("triples", []) if isinstance(t, str)]:
+                self.memory.graph.delete_triple(triple, user_id=scope.user_id)  # a relation the forgotten item stated
             return None
         if op.action == "update":
             text = op.fields.get("text")

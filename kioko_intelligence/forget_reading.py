@@ -7,9 +7,10 @@ import re
 from collections.abc import Iterable, Iterator
 
 import kioko_intelligence.rules as rules
+from kioko_core.errors import KiokoError
 from kioko_core.reading.analysis import NAME_FRAMING, stem
 from kioko_core.recall.safety import TOPICS, topics_of
-from kioko_core.store import InvalidRecordError, Record
+from kioko_core.store import Filter, InvalidRecordError, Record
 from kioko_intelligence.language import (
     about_user,
     bare,
@@ -80,7 +81,7 @@ class ForgetReading(TurnReading):
         if related is not None:  # "everything related to Bluefin": a subject
             phrase = phrase[related.end() :].strip()
         if PRONOUN.fullmatch(phrase):  # "Jordan's out of my life, forget him": the one name the sentence says
-            named = _names_in(text)
+            named = self.known_names(_names_in(text))
             if len(named) == 1 and self.forget_subject(named[0]):
                 return True
         if related is not None and content_words(phrase) and self.forget_subject(phrase):
@@ -100,7 +101,10 @@ class ForgetReading(TurnReading):
             key = rules.SLOTS[slot.group(1).lower()]
             record = self.memory.profile.record(key, **self.who)
             if record is not None:
-                self.add("memory.delete", target=record.id, reason=f"the user asked to forget their {key}")
+                triples = self.stated_relations(words or (key,), [record])[1] or None
+                self.add(
+                    "memory.delete", target=record.id, reason=f"the user asked to forget their {key}", triples=triples
+                )
                 return True
             # a slot kept as a plain memory ("User's work email is ..."): the slot's own words name it
             words = content_words(key.replace("_", " "))
@@ -114,12 +118,66 @@ class ForgetReading(TurnReading):
             # user's memories are read once (at most SCANNED) with the looser coverage before giving up
             hits = [r for r in _first(self.memory.store.scan(self.scope), SCANNED) if r.kind not in UNSCANNED]
             hits = [r for r in hits if _loose_coverage(words, r.content, aliases) >= FORGET_COVERAGE]
-        for record in hits + self.replaced_by(hits):
-            self.add("memory.delete", target=record.id, reason=f"the user asked to forget {phrase!r}")
-        if not hits:
+        by_relation, triples = self.stated_relations(words, hits)
+        hits += by_relation
+        for index, record in enumerate(hits + self.replaced_by(hits)):
+            op = self.add("memory.delete", target=record.id, reason=f"the user asked to forget {phrase!r}")
+            if index == 0 and triples:
+                op.fields["triples"] = triples  # the first delete takes the relations with it
+        self.forget_given_names([r.content for r in hits], phrase)
+        if not hits and not (words and self.forget_subject(" ".join(words), expand=False)):
+            # nothing held it: what a summary point or a turn waiting in a session log says of it still goes (the
+            # subject sweep above), else the request is reported as read
             op = self.add("memory.delete", reason=f"the user asked to forget {phrase!r}")
             op.status, op.error = SKIPPED, "nothing in the user's memories matched"
         return True
+
+    def known_names(self, names: list[str]) -> list[str]:
+        """The ``names`` some memory of the user holds: "Engagement with Halvorsen ended, purge everything about
+        them" says two capitalised words, and only Halvorsen is one the memories know."""
+        if len(names) < 2:
+            return names
+        known = []
+        for name in names:
+            try:
+                if self.memory.forget_about(name, dry_run=True, **self.who)["memories"]:
+                    known.append(name)
+            except InvalidRecordError:
+                continue
+        return known
+
+    def stated_relations(self, words: tuple[str, ...], hits: list[Record]) -> tuple[list[Record], list[str]]:
+        """The user's entity-graph relations a forget of one item takes, and the profile slots it finds through
+        them. "Forget my employer" deletes "User's employer is Deloitte": the relation (user) -works_at->
+        (Deloitte) a managed turn wrote beside it goes too (a delete keeps the router's relations). "Forget where
+        I work" names no slot but the relation's verb: the slot holding its object ("User's employer is Asda")
+        is the item. Returns (the slots found through a relation, the ids of the relations to delete)."""
+        if self.scope.agent_id is not None or not words:
+            return [], []
+        try:
+            triples = [
+                t for t in self.memory.graph.relations("user", user_id=self.scope.user_id) if t.subject_key == "user"
+            ]
+        except KiokoError:
+            return [], []
+        named = [t for t in triples if set(words) & {stem(w) for w in t.relation.split("_")}] if not hits else []
+        slots: list[Record] = []
+        if named:
+            profile = list(self.memory.store.scan(self.scope, Filter(kinds=frozenset({"profile"}))))
+            slots = [r for r in profile if any(_says(r.content, t.object) for t in named)]
+        stated = hits + slots
+        return slots, [t.id for t in triples if t in named or any(_says(r.content, t.object) for r in stated)]
+
+    def forget_given_names(self, contents: list[str], phrase: str) -> None:
+        """A thing asked for by its role alone ("forget about the dog", "everything about my ex") goes with the name
+        the memories give it ("Our dog is called Biscuit", "User's ex, Jordan, ..."): everything about that name
+        goes too ("Biscuit hates the vet"). Only for a role of one word: "my sister's address" is the address."""
+        roles = [w for w in re.findall(r"[A-Za-z][\w'-]*", phrase) if w.lower() not in _ROLE_FRAMING]
+        if len(roles) != 1:
+            return
+        for name in given_names(contents, roles[0]):
+            if not any(op.fields.get("subject") == name for op in self.ops):
+                self.forget_subject(name, expand=False)
 
     def replaced_by(self, records: list[Record]) -> list[Record]:
         """The older values the ``records`` replaced (``supersedes`` / ``conflicts_with``, followed back up to
@@ -143,7 +201,7 @@ class ForgetReading(TurnReading):
             found += current
         return found
 
-    def forget_subject(self, subject: str) -> bool:
+    def forget_subject(self, subject: str, expand: bool = True) -> bool:
         """ "Forget everything about P": a ``memory.delete`` for each memory naming P (``fields.subject``; the
         executor then sweeps P's triples, summary points and session turns with ``memory.forget_about``).
         False when P names nothing (only common words) or nothing of the user's names it: the sentence is then
@@ -153,13 +211,48 @@ class ForgetReading(TurnReading):
         except InvalidRecordError:
             return False
         reason = f"the user asked to forget everything about {subject!r}"
+        slot = self.slot_holder(subject) if expand else None
         for item in found["memories"]:
             self.add("memory.delete", target=item["id"], subject=subject, reason=reason)
+        if slot is not None:  # "everything about my boss": the manager slot, and the person it names
+            self.add("memory.delete", target=slot.id, subject=subject, reason=reason)
         if not found["memories"]:
-            if not (found["relations"] or found["traces"]):
+            if not (found["relations"] or found["traces"] or slot):
                 return False  # "forget what I told you about my weight": read as one item ("User weighs ...")
             self.add("memory.delete", subject=subject, reason=reason)
+        if expand:
+            self.forget_given_names([item["content"] for item in found["memories"]], subject)
+            if slot is not None and _proper_name(str(slot.metadata.get("value", ""))):
+                self.forget_subject(str(slot.metadata["value"]), expand=False)
         return True
+
+    def slot_holder(self, subject: str) -> Record | None:
+        """The profile slot a subject names by its role ("my boss" -> manager), when it is set."""
+        slot = rules.SLOT_MENTION.match(subject.strip())
+        key = rules.SLOTS.get(slot.group(1).lower()) if slot else None
+        return self.memory.profile.record(key, **self.who) if key else None
+
+
+_ROLE_FRAMING = frozenset("my the our your about all everything anything of on at".split())
+_GIVEN = r"[A-Z][a-z][\w'-]*(?:\s+[A-Z][a-z][\w'-]*)?"
+
+
+def _says(text: str, value: str) -> bool:
+    return (
+        bool(value.strip()) and re.search(rf"(?<!\w){re.escape(value.strip())}(?!\w)", text, re.IGNORECASE) is not None
+    )
+
+
+def given_names(contents: list[str], role: str) -> list[str]:
+    """The names ``contents`` give a role, right after it ("User's ex, Jordan", "Our dog is called Biscuit", "User's
+    manager is Henrik", "my sister Dana") or right before it ("Jordan, my ex", "Henrik is my boss")."""
+    word = re.escape(role)
+    after = re.compile(
+        rf"\b(?i:{word})s?\b(?:\s*,\s*|\s+(?i:is\s+)?(?i:called|named)\s+|\s+is\s+|\s+)(?P<name>{_GIVEN})"
+    )
+    before = re.compile(rf"(?P<name>{_GIVEN}),?\s+(?i:is\s+)?(?i:user's|my|our|his|her|their|the)\s+(?i:{word})\b")
+    found = [m.group("name") for text in contents for pattern in (after, before) for m in pattern.finditer(text)]
+    return list(dict.fromkeys(n for n in found if n.split()[0].lower() not in NAME_FRAMING))
 
 
 FORGET_COVERAGE = 0.75
@@ -217,10 +310,12 @@ CATEGORY_GROUPS = {
     "co-workers": "colleagues",
 }
 DEADLINE = re.compile(
-    r"\bdue\b|\bdeadlines?\b|\b(?:submit|hand(?:ed)? in|deliver|file|finish|send)\w*\b[^.]{0,40}\bby\b",
+    r"\bdue\b|\bdeadlines?\b|\b(?:submit|hand(?:ed)? in|deliver|file|finish|send)\w*\b[^.]{0,40}\bby\b|"
+    r"\b(?:must|have to|has to|need to|needs to)\s+(?:submit|hand in|deliver|file|finish|send|complete|return)\b",
     re.IGNORECASE,
 )
-"""A memory that states a deadline ("The design review is due on the 9th", "submit the form by Friday")."""
+"""A memory that states a deadline ("The design review is due on the 9th", "submit the form by Friday", "The thesis I
+must deliver on 1 June")."""
 CATEGORY_KINDS: dict[str, set[str] | None] = {word: {"preference"} for word in PREFERENCE_WORDS}
 FORGET_CATEGORY = re.compile(
     r"^(?:please\s+)?(?:forget|delete|remove|erase|clear|wipe|drop|scratch|purge)\s+(?:out\s+)?"
@@ -287,7 +382,7 @@ def _forget_request(text: str) -> str:
 
 TRAILING_REQUEST = re.compile(
     r"[,;:\u2014-]\s*(?:so\s+|and\s+|just\s+)?(?P<request>(?:(?:can|could|would) you\s+)?(?:please\s+)?"
-    r"(?:forget|erase|delete|remove|scratch|wipe|unlearn|stop remembering)\b[^,;]*)$",
+    r"(?:forget|erase|delete|remove|scratch|wipe|purge|unlearn|stop remembering)\b[^,;]*)$",
     re.IGNORECASE,
 )
 """A request to forget that ends a sentence after its reason ("We broke up, please forget Marcus")."""

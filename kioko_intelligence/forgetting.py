@@ -51,9 +51,37 @@ def erase_traces(memory: MemoryLayer, scope: Scope, deleted: Record, *, derived:
             if memory._delete(scope, slot.id) is not None:
                 gone.add(slot.id)
         gone |= _rewrite_derived(memory, scope, deleted)
+        _unquote(memory, scope, deleted)
     forget_uses(memory.bookkeeping, Scope(MAINTENANCE_USER, None), scope, gone)
     forget_held(memory, scope, gone)
     return gone
+
+
+def _unquote(memory: MemoryLayer, scope: Scope, deleted: Record) -> None:
+    """The memories in a marked conflict with ``deleted`` let go of it: the newer one's "(was: ...)" note quoted its
+    text ("User's other client, Bexley Foods, ... (was: Client: Halvorsen Group, ...)"), and an older one it
+    replaced is in force again. Found with one get: the ids both sides of a conflict keep (``conflicted_by``,
+    ``conflicts_with``)."""
+    newer = deleted.metadata.get("conflicted_by")
+    older = deleted.metadata.get("conflicts_with")
+    ids = ([newer] if isinstance(newer, str) and newer else []) + [
+        i for i in (older if isinstance(older, list) else []) if isinstance(i, str) and i
+    ]
+    for record in memory.store.get(scope, list(dict.fromkeys(ids))) if ids else []:
+        if record is None:
+            continue
+        if record.metadata.get("conflicted_by") == deleted.id:
+            memory._update(record.id, scope, _set({"conflicted_by": ""}))
+        olds = record.metadata.get("conflicts_with")
+        if isinstance(olds, list) and deleted.id in olds:
+            parts = str(record.metadata.get("was") or "").split("; ")
+            was = "; ".join(p for p in parts if p.strip() and p.strip() not in deleted.content)
+            left = [i for i in olds if i != deleted.id]
+            memory._update(record.id, scope, _set({"conflicts_with": left, "was": was}))
+
+
+def _set(metadata: dict[str, Any]) -> Callable[[Record], tuple[str | None, dict[str, Any] | None]]:
+    return lambda _: (None, metadata)
 
 
 def _rewrite_derived(memory: MemoryLayer, scope: Scope, deleted: Record) -> set[str]:

@@ -30,7 +30,7 @@ def count_note(goal: Record, done: float, total: float) -> str:
     word after it: "7 kg of 10" for "Lose 10 kg before the wedding", "27 deals of 40", else "12 of 24"."""
     counted = _COUNTED.findall(goal.metadata.get("title") or goal.content)
     unit = f" {counted[0][1]}" if len(counted) == 1 and len(_NUMBER.findall(goal.content)) == 1 else ""
-    return f"{done:g}{unit} of {total:g}"
+    return f"{done:,g}{unit} of {total:,g}"
 
 
 class GoalReading(TurnReading):

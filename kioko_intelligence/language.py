@@ -212,8 +212,12 @@ def gate(text: str) -> str | None:
 
     Every sentence must be gated for the turn to be: "Thanks! I moved to Berlin." is routed.
     """
-    reasons = [gate_reason(s) for s in sentences(text)] or ["empty"]
+    said = sentences(text)
+    reasons = [gate_reason(s) for s in said] or ["empty"]
     if any(r is None for r in reasons):
+        pointing = [r is None and points_back(s) for s, r in zip(said, reasons)]
+        if all(p or r is not None for p, r in zip(pointing, reasons)) and any(pointing):
+            return "a reply to what was just said"
         return None
     distinct = list(dict.fromkeys(r for r in reasons if r != "empty")) or ["empty"]
     if distinct == ["small talk"]:
@@ -221,6 +225,36 @@ def gate(text: str) -> str | None:
     if distinct == ["empty"]:
         return "empty"
     return "questions or requests only" if len(distinct) > 1 else distinct[0]
+
+
+_POINTING = frozenset("it that this these those them one ones you".split())
+"""Words that point at something the conversation named, not the memory ("I'll try that", "I appreciate it")."""
+_NOT_LEXICAL = frozenset(
+    """i me my we us our you your he she they it its that this these those them one ones a an the to of in on at for
+    with about from out up down over off by as so and or but if then than just really also now today tomorrow tonight
+    later soon again still already maybe probably definitely actually honestly too very quite pretty ok okay yes yeah
+    yep no nope oh ah wow nice cool great good alright right sure please well hmm haha lol do does did doing done will
+    would can could should shall may might must be is am are was were been being have has had get got go going gonna
+    let s ll m re ve d t not n next other another some any all more much""".split()
+)
+"""Words that carry no content of their own: pronouns, auxiliaries, particles, discourse and time words."""
+_NAMED = re.compile(r"\d|(?<!^)\b(?!I\b|I')[A-Z][a-z]")
+
+
+def points_back(sentence: str) -> bool:
+    """A sentence whose only content is a verb about something the conversation named: "Okay I'll try that now",
+    "Wow, I didn't know that", "I appreciate it", "Oh nice, I'll check it out", "Alright, let's do the next one".
+    A memory of it would say nothing a later question could use ("User will try that now"). A name or a number
+    says something ("I'll do it on Friday" is kept), and so does a sentence that opens with the pointing word,
+    whose subject it is ("It's my birthday today", "That flight got cancelled")."""
+    if _NAMED.search(sentence.strip()):
+        return False
+    words = re.findall(r"[a-z]+", sentence.lower().replace("n't", " not"))
+    at = next((i for i, w in enumerate(words) if w in _POINTING), None)
+    if at is None:
+        return False
+    lexical = [i for i, w in enumerate(words) if w not in _NOT_LEXICAL]
+    return len(lexical) <= 1 and all(i < at for i in lexical) and words[0] not in _POINTING
 
 
 # --------------------------------------------------------------------------- words and mentions

@@ -373,7 +373,7 @@ GOAL: tuple[Row, ...] = (
     ),
     row(
         "goal.add",
-        r"^(?:another\s+|new\s+|my\s+)?goal(?:\s+for\s+(?:this|the|next)\s+\w+)?\s*:\s*(?P<title>.+)$",
+        r"^(?:another\s+|new\s+|my\s+)?(?:goal|target|objective)(?:\s+for\s+(?:this|the|next)\s+\w+)?\s*:\s*(?P<title>.+)$",
         "Goal: ship v2 of the API before Christmas",
     ),
     row(
@@ -916,7 +916,7 @@ FORGET: tuple[Row, ...] = (
         "memory.delete",
         r"^(?:please\s+)?(?:delete|remove|erase|get rid of|drop|scratch|clear)\s+(?P<phrase>(?:my|the|that|this)\s+.+)$",
         "Delete my old address, I don't want it stored",
-        needs=lambda text: FORGET_POINTER.search(text) is not None,
+        needs=lambda text: FORGET_POINTER.search(text) is not None or DELETE_SLOT.search(text) is not None,
     ),
     row(
         "memory.delete",
@@ -1022,6 +1022,12 @@ the deadlines", "forget all my food preferences")."""
 FORGET_NOT_GATED = (
     r"\b(?:delete|remove|erase|clear|wipe|drop|reset|scratch|purge)\s+(?:out\s+)?(?:all\s+|every\s+|any\s+)?"
     r"(?:of\s+)?(?:my|the|your)\s+(?:" + "|".join(FORGET_KINDS) + "|" + FORGET_CATEGORIES + r")\b|"
+    # "remove all deadlines": "all" and a kind or category of memory, with no "my" / "the"
+    r"\b(?:delete|remove|erase|clear|wipe|scratch|purge)\s+(?:out\s+)?(?:all|every)\s+(?:"
+    + "|".join(FORGET_KINDS)
+    + "|"
+    + FORGET_CATEGORIES
+    + r")\b|"
     r"\bfrom (?:your |the )?memor(?:y|ies)\b|\brather you (?:didn't|did not|don't|not)\b|"
     r"\b(?:don't|do not) (?:want|need) you to (?:keep|store|remember)\b|"
     r"\b(?:don't|do not|stop) (?:keep|store)(?:ing)? (?:my|the|that|this)\b|\bno need to remember\b|"
@@ -1100,6 +1106,12 @@ SLOTS = {
     "website": "website",
     "github": "github",
 }
+_DELETE_SLOT = (
+    r"\b(?:delete|remove|erase|wipe|scratch|purge)\s+my\s+(?:" + "|".join(sorted(SLOTS, key=len, reverse=True)) + r")\b"
+)
+DELETE_SLOT: re.Pattern[str] = re.compile(_DELETE_SLOT, re.IGNORECASE)
+"""A profile slot is deleted only from memory: "Delete my phone number please" is a forget (and passes the gate)."""
+FORGET_NOT_GATED += "|" + _DELETE_SLOT
 """Profile slots said as "my <slot> is <value>", by the words that name them."""
 SLOT = re.compile(
     r"^my\s+(" + "|".join(sorted(map(re.escape, SLOTS), key=len, reverse=True)) + r")\s+(?:is|=|:)\s+(.+)$",

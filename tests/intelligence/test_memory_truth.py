@@ -12,6 +12,7 @@ import pytest
 import kioko
 from kioko_core.store import Scope
 from kioko_intelligence import slots, summaries
+from kioko_intelligence.language import gate, points_back
 
 U = {"user_id": "mira"}
 
@@ -184,6 +185,37 @@ def test_small_talk_and_thanks_store_nothing(memory) -> None:
         assert [o for o in report.ops if o.status == "applied"] == [], text
     memory.end_session("s1", **U)
     assert list(memory.memories(**U)) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Okay I'll try that now.",
+        "Wow, I didn't know that.",
+        "I appreciate it.",
+        "Oh nice, I'll check it out.",
+        "Alright, let's do the next one.",
+        "Got it, I'll do that tomorrow.",
+    ],
+)
+def test_a_reply_pointing_only_at_what_was_just_said_stores_nothing(memory, text: str) -> None:
+    report = memory.record_turn(text, "You could restart the router first.", session_id="s1", **U)
+    assert [o for o in report.ops if o.status == "applied"] == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "It's my birthday today.",  # the pointing word is the subject: a statement
+        "I'll do it on Friday.",  # a name or a number says something
+        "I have 2 of them.",
+        "I take it with oat milk.",  # content after the pointing word
+        "We adopted one from the shelter.",
+    ],
+)
+def test_a_sentence_with_a_pointing_word_and_content_of_its_own_is_not_gated(text: str) -> None:
+    assert not points_back(text)
+    assert gate(text) is None
 
 
 def test_a_summary_holds_only_what_no_memory_keeps_and_never_a_forget_request(memory) -> None:

@@ -136,6 +136,64 @@ def test_a_request_to_forget_takes_what_it_names_and_is_never_stored(memory, req
     assert stored_texts(memory, OTHER) == before_other
 
 
+@pytest.mark.parametrize(
+    ("said", "request_text", "gone", "kept"),
+    [
+        # a role alone: the name the memories give it goes too
+        (
+            ["My ex, Jordan, still has my bike.", "Jordan texted me again last night."],
+            "Delete everything about my ex.",
+            ["jordan"],
+            [],
+        ),
+        (
+            ["Our dog is called Biscuit, he's a beagle.", "Biscuit hates the vet.", "I also run on Sundays."],
+            "Forget about the dog.",
+            ["biscuit", "vet"],
+            ["sundays"],
+        ),
+        (
+            ["My boss is called Henrik.", "Henrik wants the slides by Thursday."],
+            "Forget everything about my boss.",
+            ["henrik", "slides"],
+            [],
+        ),
+        # a profile slot: the relation the managed turn wrote beside it goes too, whichever way it is named
+        (["My employer is Deloitte.", "I live in Bristol."], "Please forget my employer.", ["deloitte"], ["bristol"]),
+        (["I work at Asda as a shift lead.", "I live in Bristol."], "Forget where I work.", ["asda"], ["bristol"]),
+        # "them" is the one name of the sentence the memories know; a note quoting a forgotten memory lets go of it
+        (
+            [
+                "Client: Marlow Systems, logistics, 12 depots.",
+                "Their COO wants a call every Monday.",
+                "My other client, Penrose Bakeries, is on quarterly reviews.",
+            ],
+            "Contract with Marlow is over, please purge everything about them.",
+            ["marlow", "every monday"],
+            ["penrose"],
+        ),
+        # "all" and a category without "my": the deadlines, also one said as what must be delivered on a day
+        (
+            ["The grant report I must submit on 3 March.", "The audit is due on 20 May.", "I live in Ghent."],
+            "Please clear all deadlines, they are in my calendar now.",
+            ["3 march", "20 may"],
+            ["ghent"],
+        ),
+        # held only by a summary point: the point goes ("Delete my X" of a slot is a forget, not a request)
+        (["You can note my phone number, it's 07700 900123."], "Delete my phone number please.", ["900123"], []),
+    ],
+)
+def test_a_forget_takes_the_names_relations_and_summary_points_of_what_it_names(
+    memory, said: list[str], request_text: str, gone: list[str], kept: list[str]
+) -> None:
+    say(memory, "asker", said, [request_text])
+    left = stored_texts(memory, "asker")
+    for word in gone:
+        assert word not in left, (request_text, word)
+    for word in kept:
+        assert word in left, (request_text, word)
+
+
 def test_a_request_to_forget_everything_is_not_acted_on_and_not_stored(memory) -> None:
     say(
         memory,
