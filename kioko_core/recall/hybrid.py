@@ -36,6 +36,8 @@ from kioko_core.recall.context_text import RecalledMemory as RecalledMemory  # a
 from kioko_core.recall.context_text import context_blocks, links_section
 from kioko_core.recall.context_text import dated as dated
 from kioko_core.recall.context_text import goal_line as goal_line
+from kioko_core.recall.owned import owned
+from kioko_core.recall.repeats import repeats, repeats_last, word_runs
 from kioko_core.recall.safety import READ_TERMS, SAFETY_TERM, bears_on, is_safety_relevant
 from kioko_core.recall.safety import SHOWN as SAFETY_SHOWN
 from kioko_core.store import Filter, InvalidRecordError, Record, Scope, check_scope
@@ -145,6 +147,16 @@ class RecallConfig:
     written in that period by this share of the best match's score. On the LoCoMo development split it raised
     R@10 0.655 -> 0.668 (A 0.627 -> 0.644, B 0.679 -> 0.688; temporal 0.829 -> 0.835, single-hop 0.713 ->
     0.734) and lowered no category. 0 turns it off."""
+    repeat_share: float = 0.5
+    """A memory at least this share of whose word runs (three words in a row; at least six of them) are in a memory
+    chosen before it is a repeat: it takes a place only when no other match is left for it
+    (:mod:`~kioko_core.recall.repeats`). On ``benchmarks/user_scale.py`` (conversation 26 at 10,000 memories) R@10
+    went 0.463 -> 0.498; the LoCoMo development split is unchanged (R@10 0.668 / 0.680, every category). 0 turns it
+    off."""
+    repeat_pool: int = 300
+    """Without links followed (``links=0``): how many of the best lexical matches are read, so that the places the
+    repeats leave in the pool of ``candidates`` are filled by other memories (the session and period signals
+    still read the :data:`~kioko_core.recall.coherence.SESSION_POOL` best). 0: the pool is cut as before."""
     when_weight: float = 0.3
     """A question that asks for a time ("when did ...", "how long ...": :data:`~kioko_core.reading.query_and_draft.ASKS_WHEN`):
     a memory found for it whose text tells a time ("yesterday", "last week", "two weeks ago", a month or a year:
@@ -167,9 +179,13 @@ class RecallConfig:
         context_budget.check_budget(self.budget, "recall budget")
         if self.fusion not in ("sum", "rrf"):
             raise InvalidRecordError(f"recall fusion must be 'sum' or 'rrf', got {self.fusion!r}")
-        for name in ("candidates", "limit", "goals", "graph_seeds"):
+        for name in ("candidates", "limit", "goals", "graph_seeds", "repeat_pool"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < (0 if name == "goals" else 1):
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int)
+                or value < (0 if name in ("goals", "repeat_pool") else 1)
+            ):
                 raise InvalidRecordError(f"recall {name} must be a positive integer, got {value!r}")
         for name in (
             "min_vector_only",
@@ -181,6 +197,7 @@ class RecallConfig:
             "when_weight",
             "session_weight",
             "period_weight",
+            "repeat_share",
         ):
             value = getattr(self, name)
             if value is None and name == "dense_weight":
@@ -337,6 +354,8 @@ class Retrieved:
     records: dict[str, Record]
     goals: list[Record]
     linked_only: set[str]
+    weightless: set[str] = field(default_factory=set)
+    """Memories only a signal of weight 0 found (the vector search beside a lexical embedder)."""
 
 
 def _dense_cannot_place(lexical: dict[str, float], config: RecallConfig, dense_weight: float, read: Query) -> bool:
@@ -375,22 +394,34 @@ def retrieve(
     goal_term = KIND_TERM + Goals.kind
     pool_size = max(config.candidates, config.graph_seeds if use_links else 0)
     cohere = (config.session_weight > 0 or config.period_weight > 0) and not use_links
-    wide = max(pool_size, SESSION_POOL) if cohere else pool_size
+    # the session and period signals read the SESSION_POOL best; the repeats' collapse reads further down, so
+    # that what the repeats leave is filled by other memories
+    wide = max(pool_size, SESSION_POOL, config.repeat_pool) if cohere else pool_size
     lexical, postings, analysis = lexical_scores(layer, scope, read, config, wide, [goal_term])
     matched = lexical
     dated: set[str] = set()  # in the period the question names
     if cohere and lexical:
         # the best SESSION_POOL matches grouped by session, then cut to the pool (records through the index cache)
-        pooled = layer.index.records(scope, list(lexical))
-        raised = session_coherent(lexical, pooled, config.session_weight)
+        by_lexical = sorted(lexical, key=lambda i: (-lexical[i], i))
+        near = {i: lexical[i] for i in by_lexical[:SESSION_POOL]}
+        pooled = layer.index.records(scope, by_lexical)
+        raised = session_coherent(near, pooled, config.session_weight)
         period = named_period(read.text) if config.period_weight else (None, None)
         if period != (None, None):  # "in July", "in December 2023": a memory written then gains
             best = max(lexical.values())
-            for memory_id, record in pooled.items():
-                if in_period(record.created_at, period):
+            for memory_id in near:
+                if memory_id in pooled and in_period(pooled[memory_id].created_at, period):
                     raised[memory_id] += config.period_weight * best
                     dated.add(memory_id)
-        lexical = {i: raised[i] for i in sorted(raised, key=lambda i: (-raised[i], i))[:pool_size]}
+        best_first = sorted(raised, key=lambda i: (-raised[i], i)) + by_lexical[SESSION_POOL:]
+        best_first = repeats_last(
+            best_first,
+            lambda i: pooled[i].content if i in pooled else "",
+            config.repeat_share if config.repeat_pool else 0.0,
+            pool_size,
+        )
+        raised.update((i, lexical[i]) for i in by_lexical[SESSION_POOL:])
+        lexical = {i: raised[i] for i in best_first[:pool_size]}
     dense_weight = config.dense_weight
     if dense_weight is None:
         dense_weight = 0.0 if getattr(layer.embedder, "lexical", False) else (0.5 if config.fusion == "sum" else 1.0)
@@ -404,7 +435,7 @@ def retrieve(
     goal_ids = postings.get(goal_term, [])[: config.goals]
     wanted = list(dict.fromkeys(pool + list(dense) + goal_ids))
     # through the index cache: a question asked again (or a memory just written) is not read and decoded
-    # again; the records are the cache's own, so what recall hands out is a copy (:func:`_owned`)
+    # again; the records are the cache's own, so what recall hands out is a copy (:func:`~kioko_core.recall.owned.owned`)
     records = layer.index.records(scope, wanted) if wanted else {}
     goals = [
         records[i]
@@ -487,6 +518,7 @@ def retrieve(
     # shown, but does not push the others down the recency order: they then rank alike whether or not that
     # search ran (see _dense_cannot_place)
     newest = _rank({i: records[i].created_at for i in shown}, records)
+    weightless: set[str] = set()
     if dense_weight == 0:
         weightless = {i for i in dense if i not in lexical and not gained.get(i)}
         if weightless:
@@ -500,7 +532,7 @@ def retrieve(
     for memory_id, score in kept.items():
         signals[memory_id]["rrf"] = round(score, 6)
     linked_only = {i for i in kept if i not in lexical and i not in dense}
-    return Retrieved(kept, {i: signals[i] for i in kept}, records, goals, linked_only)
+    return Retrieved(kept, {i: signals[i] for i in kept}, records, goals, linked_only, weightless & set(kept))
 
 
 SESSION_OR_PERIOD = re.compile(
@@ -612,20 +644,43 @@ def recall(
     chosen: list[str] = []
     brought: set[str] = set()
     shown: dict[str, int] = {}
-    for memory_id in sorted(got.scores, key=_order_key(got.scores, got.records)):
-        if len(chosen) >= config.limit:
-            break
-        section = section_of(got.records[memory_id].kind)
+    chosen_runs: list[frozenset[tuple[str, ...]]] = []
+    repeated: list[str] = []  # repeats of a memory chosen before them (kioko_core.recall.repeats)
+
+    def take(memory_id: str, first: bool) -> None:
+        record = got.records[memory_id]
+        section = section_of(record.kind)
         if shown.get(section, 0) >= caps.get(section, config.limit):
-            continue
-        if got.records[memory_id].kind == Summaries.kind and not about_a_period(read.text):
-            continue  # a summary restates; it earns a place only when the question is about its session or period
+            return
+        if record.kind == Summaries.kind and not about_a_period(read.text):
+            return  # a summary restates; it earns a place only when the question is about its session or period
+        runs = word_runs(record.content) if config.repeat_share else frozenset()
+        if first and config.repeat_share and any(repeats(runs, before, config.repeat_share) for before in chosen_runs):
+            repeated.append(memory_id)  # it takes a place only when the others have left one
+            return
         if memory_id in got.linked_only:
             if len(brought) >= expand:
-                continue
+                return
             brought.add(memory_id)
         chosen.append(memory_id)
+        chosen_runs.append(runs)
         shown[section] = shown.get(section, 0) + 1
+
+    for memory_id in sorted(got.scores, key=_order_key(got.scores, got.records)):
+        if memory_id in got.weightless:
+            # the repeats go before what only a signal of weight 0 found: a repeat is still a match, and the
+            # answer is the same whether or not that search ran (see _dense_cannot_place)
+            for repeat in repeated:
+                if len(chosen) < config.limit:
+                    take(repeat, first=False)
+            repeated.clear()
+        if len(chosen) >= config.limit:
+            break
+        take(memory_id, first=True)
+    for memory_id in repeated:
+        if len(chosen) >= config.limit:
+            break
+        take(memory_id, first=False)
     strongest_seed = max((got.signals[i].get("lexical", 0.0) for i in got.signals), default=0.0) or 1.0
     recalled: dict[str, RecalledMemory] = {}
     for memory_id in chosen:
@@ -633,7 +688,7 @@ def recall(
         signals = got.signals[memory_id]
         if memory_id in brought:  # what only a link brought says how strongly, relative to the best match
             signals = {"linked": round(min(1.0, signals.get("graph", 0.0) / strongest_seed), 4)}
-        recalled[memory_id] = RecalledMemory(_owned(record), got.scores[memory_id], signals, section_of(record.kind))
+        recalled[memory_id] = RecalledMemory(owned(record), got.scores[memory_id], signals, section_of(record.kind))
     for section in fill_recent:
         wanted = min(FILL_RECENT, caps.get(section, FILL_RECENT))
         if wanted > 0 and not any(m.section == section for m in recalled.values()):
@@ -650,7 +705,7 @@ def recall(
     named_goals = [g for g in goals if read.about_goals or query_words & set(g.terms)]
     for goal in goals:
         if goal.id not in recalled:
-            recalled[goal.id] = RecalledMemory(_owned(goal), 0.0, {"goal": 1.0}, "goals")
+            recalled[goal.id] = RecalledMemory(owned(goal), 0.0, {"goal": 1.0}, "goals")
     always = {g.id for g in goals} - ({g.id for g in named_goals} if named_goals else set())
     if sections:  # what the user said about allergies, health, access needs and hard rules, where it matters
         for record in safety_memories(layer, scope, read.text, caps.get("safety", SAFETY_SHOWN)):
@@ -683,28 +738,6 @@ def recall(
         cut=fitted.cut,
         dropped=fitted.dropped,
     )
-
-
-def _owned(record: Record) -> Record:
-    """A copy of a record the index cache holds, for the caller to keep and change as they like."""
-    vector = record.embedding
-    return record.model_copy(
-        update={
-            "metadata": _json_copy(record.metadata),
-            "terms": list(record.terms),
-            "embedding": vector.copy() if vector is not None else None,
-        }
-    )
-
-
-def _json_copy(value: Any) -> Any:
-    """A copy of JSON-shaped metadata (dicts, lists, plain values): what a deep copy does, without its bookkeeping."""
-    kind = type(value)
-    if kind is dict:
-        return {key: _json_copy(inner) for key, inner in value.items()}
-    if kind is list:
-        return [_json_copy(inner) for inner in value]
-    return value
 
 
 def pinned_memories(layer: LayerParts, scope: Scope, count: int = PINNED_SHOWN) -> list[Record]:
