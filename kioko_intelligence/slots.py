@@ -55,6 +55,7 @@ from kioko_intelligence.slot_marks import apply as apply
 from kioko_intelligence.slot_marks import stale_summaries as stale_summaries
 from kioko_intelligence.slot_reading import CUE, TITLE_DOT, Slot, new_value, old_values, read_slot, text_terms
 from kioko_intelligence.slot_subjects import different_subjects
+from kioko_intelligence.slot_transitions import transitions
 from kioko_intelligence.stances import reversals
 from kioko_intelligence.working_changes import working_changes
 
@@ -140,6 +141,9 @@ def same_slot(
         found.setdefault(replaced.record.id, replaced)
     for record in reversals(lambda terms: _holding(memory, scope, terms, False), f"{text} {whole}"):
         found.setdefault(record.id, Replaced(record, True))  # "... is gross" after "... is the best"
+    for record in transitions(lambda terms: _holding(memory, scope, terms, False), text):
+        # "Made partner at Hart & Doyle" after "User is a senior associate at Hart & Doyle"
+        found.setdefault(record.id, Replaced(record, True))
     said = f"{text} {whole}"
     for record in instruction_changes(lambda terms: _holding(memory, scope, terms, False), said, Instructions.kind):
         found.setdefault(record.id, Replaced(record, True, None, None, None if aspects(text) else whole))
@@ -174,6 +178,10 @@ def same_slot(
         if _howto_changed(record, mine.frame, turn_text):
             # "The descaling is different with the new machine: ..." after "To descale the coffee machine, ..."
             found.setdefault(record.id, Replaced(record, True, None, None, None if shared & own else whole))
+            continue
+        if cue and len(shared - _GENERIC) >= 2 and stepwise(record.content) and stepwise(f"{text} {whole}"):
+            # "switched to no-knead: mix, rest overnight, bake at 250" after "bread method: knead 10 min, prove ..."
+            found.setdefault(record.id, Replaced(record, True, None, None, whole))
             continue
         if _howto_title(record) is not None and not types:
             continue  # a how-to is replaced by a turn saying it is done differently, not by one that uses it
@@ -215,7 +223,9 @@ def same_slot(
         fresh = sorted(mine_values[kind] - their_values[kind])
         # a date, number or id swapped in place of the old one (a name is too often a step's first word)
         newer_value = _original(text + " " + whole, fresh[0]) if len(fresh) == 1 and kind != "name" else None
-        found.setdefault(record.id, Replaced(record, sure, stale[0], newer_value, None if shared & own else whole))
+        # steps are replaced by the whole sentence that gives them, not by the one clause the router cut out of it
+        sentence = whole if stepwise(record.content) or not shared & own else None
+        found.setdefault(record.id, Replaced(record, sure, stale[0], newer_value, sentence))
     if not found and len(loose) == 1 and _STRONG_CUE.search(turn_text):
         return loose  # one statement of the user's on the one topic, a plain change word: a marked conflict
     return list(found.values())
@@ -550,10 +560,10 @@ def resolve(
     found_rewrites += keyed_items(holding, words, turn_text) + dropped_items(holding, words, turn_text)
     claimed = attach_rewrites(ops, found_rewrites)
     for op in ops:
-        if op.status not in ("planned",) or op.action != "add" or op.kind not in ADDING or op.fields.get("supersedes"):
+        if op.status != "planned" or op.action != "add" or op.kind not in ADDING:
             continue
         text = _op_text(op)
-        if not text.strip():
+        if not text.strip() or op.fields.get("supersedes"):
             continue
         stored = _stored(op)
         found = same_slot(memory, scope, text, turn_text, stored == Goals.kind, stored == Procedures.kind)
@@ -620,7 +630,13 @@ def resolve(
     unrouted(memory, ops, scope, turn_text)
 
 
-_HOWTO = re.compile(r"^\s*(?:to|how to)\s+([^,:;]+)[,:;]", re.IGNORECASE)
+_HOWTO = re.compile(
+    r"^\s*(?:(?:to|how to)\s+([^,:;]+)[,:;]|(?:when|whenever|if)\s+([^,:;]+),\s*"
+    r"(?!(?:i|we|he|she|they|it|there|my|our|his|her|their|the|a|an|this|that)\b)[a-z])",
+    re.IGNORECASE,
+)
+"""A how-to: "To descale the coffee machine, ...", or a task said as a condition and an order ("When the label
+printer jams, open the lid ..."; not "When I was a kid, I lived in Rome")."""
 _PLAN_TITLE = re.compile(r"^\s*([^:]{3,60}):")
 _HOWTO_CHANGE = re.compile(
     r"\b(?:different|differently|changed|new (?:way|process|procedure|steps|routine)|better way|no longer|anymore|any more|now|"
@@ -638,8 +654,21 @@ def _howto_changed(record: Record, frame: set[str], turn_text: str) -> bool:
     title = _howto_title(record)
     if title is None:
         return False
-    words = read_slot(title.group(1)).frame
+    words = read_slot(next((g for g in title.groups() if g), "")).frame
     return bool(words) and 2 * len(words & frame) >= len(words) and len(words & frame) >= 1
+
+
+def stepwise(text: str) -> bool:
+    """Does ``text`` give steps: a title, a colon and three or more items ("bread method: knead 10 min, prove 2
+    hours, bake at 220"), or "first ..., then ..., then ..."?"""
+    head, colon, rest = text.partition(":")
+    if colon and len(head) <= 60 and len([p for p in re.split(r",|;|\bthen\b", rest) if p.strip()]) >= 3:
+        return True
+    return len(re.findall(r"\bthen\b", text, re.IGNORECASE)) >= 2
+
+
+_ADDED_STEP = re.compile(r"\b(?:also|as well|additionally|too|don't forget|do not forget)\b", re.IGNORECASE)
+"""A turn adding a step to a how-to rather than saying it anew ("you also need to press the feed button")."""
 
 
 def _howto_title(record: Record) -> re.Match[str] | None:
@@ -666,6 +695,11 @@ def unrouted(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_text: 
     replaced = found[0]
     kind = _OP_OF[Knowledge.kind] if replaced.record.kind == Procedures.kind else _OP_OF[replaced.record.kind]
     fields: dict[str, Any] = {"text": about_user(turn_text.strip())}
+    if _howto_title(replaced.record) is not None and _ADDED_STEP.search(turn_text):
+        # a step added ("Correction on the printer jam fix: you also need to press the feed button twice"): the
+        # how-to keeps its steps and takes the new one
+        added = turn_text.split(":", 1)[-1].strip()
+        fields["text"] = f"{replaced.record.content.rstrip()} {added[:1].upper()}{added[1:]}"
     if replaced.old and replaced.new and _compound(replaced.record.content, replaced.old):
         fields["rewrites"] = [[replaced.record.id, replaced.old, replaced.new]]
     else:
