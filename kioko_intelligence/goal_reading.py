@@ -7,7 +7,7 @@ import re
 
 import kioko_intelligence.rules as rules
 from kioko_core.reading.analysis import stem
-from kioko_core.store import Record
+from kioko_core.store import Filter, Record
 from kioko_intelligence.language import (
     about_user,
     bare,
@@ -21,7 +21,10 @@ from kioko_intelligence.ops import SKIPPED
 from kioko_intelligence.turn_reading import TurnReading
 
 _NUMBER = re.compile(r"\b\d[\d,]*(?:\.\d+)?\b")
-_COUNTED = re.compile(r"\b(?P<n>\d[\d,]*)\s+(?P<unit>[A-Za-z][a-z]+)\b")
+_SAME_TURN_SECONDS = 2.0
+_PROGRESS_KINDS = frozenset({"factual", "episodic", "semantic"})
+"""The kinds a progress said beside a goal is stored as (a fact, an event, knowledge)."""
+_COUNTED = re.compile(r"\b(?P<n>\d[\d,]*)\s+(?P<unit>[A-Za-z][a-z]+(?:-[a-z]+)*)\b")
 """A count and the word it counts ("27 deals", "12 books")."""
 
 
@@ -168,8 +171,31 @@ class GoalReading(TurnReading):
             note=count_note(goal, done, total),
             reason=reason,
             text_for_importance=text,
+            supersedes=self.progress_said_with(goal, total) or None,
         )
         return True
+
+    def progress_said_with(self, goal: Record, total: float) -> list[str]:
+        """The progress the user gave with the goal itself, stored on its own ("Goal: 50 push-ups in a row. Right
+        now I can do 20." -> "User can do 20 right now"): a newer count replaces it. A memory of the goal's own
+        turn (same session, within seconds) that is short and holds one number, below the target."""
+        window = Filter(
+            session_id=goal.session_id,
+            created_after=goal.created_at - _SAME_TURN_SECONDS,
+            created_before=goal.created_at + _SAME_TURN_SECONDS,
+        )
+        found = []
+        for record in self.memory.store.scan(self.scope, window):
+            if record.id == goal.id or record.kind not in _PROGRESS_KINDS or record.metadata.get("superseded_by"):
+                continue
+            numbers = _NUMBER.findall(record.content)
+            if (
+                len(record.content.split()) <= 12
+                and len(numbers) == 1
+                and 0 < float(numbers[0].replace(",", "")) < total
+            ):
+                found.append(record.id)
+        return found
 
     def progress_by_unit(self, text: str) -> bool:
         """ "Up to 27 deals closed" for the goal "40 deals": a turn saying one number, followed by the word the
@@ -179,7 +205,7 @@ class GoalReading(TurnReading):
         if len(numbers) != 1 or any(w.lower() in rules.GOAL_WORDS for w in re.findall(r"[A-Za-z]+", text)):
             return False
         done, unit = float(numbers[0].group("n").replace(",", "")), stem(numbers[0].group("unit"))
-        for goal in self.open_goals(numbers[0].group("unit")):
+        for goal in self.open_goals(f"{numbers[0].group('unit')} {text}"):  # "push-ups" is two terms
             counted = _COUNTED.findall(goal.metadata.get("title") or goal.content)
             if len(counted) == 1 and stem(counted[0][1]) == unit:
                 total = float(counted[0][0].replace(",", ""))

@@ -24,14 +24,21 @@ MOVE_ON = re.compile(
     r"\b(?:on to|onto|moving on to|moved on to|switch(?:ed|ing)?(?:\s+over)?\s+to|jump(?:ed|ing)?(?:\s+over)?\s+to|"
     r"over to|now on|now (?:i'm|i am|we're|we are) on|(?:resolved|fixed|done|closed|sorted),?\s+(?:now|next)|next up is|"
     r"(?:i'm|i am|we're|we are)\s+on\b.*\bnow|(?:the\s+)?(?:real\s+)?(?:problem|issue|bug|culprit|fault)\s+"
-    r"(?:is|was)\s+(?:on|in|at)|now it's|it's actually)\b",
+    r"(?:is|was)\s+(?:on|in|at)|now it's|it's actually)\b|\b(?:now|next)\s*:",
     re.IGNORECASE,
 )
 """Words that say the user's attention moved to another thing."""
 _TOKEN = re.compile(
-    r"(?<![\w/.-])(?:[\w.-]*/[\w./-]*\w|[\w-]+\.[A-Za-z]{1,5}\b|[A-Za-z]+[-_]?\d[\w-]*|#\d+)(?![\w/-])",
+    r"(?<![\w/.-])(?:[\w.-]*/[\w./-]*\w|[\w-]+\.[A-Za-z]{1,5}\b|[A-Za-z]+[-_]?\d[\w-]*|#\d+|"
+    r"(?!(?:19|20)\d\d\b)\d{3,5}(?![\d.,:%]))(?![\w/-])",
 )
-"""An identifier: a path, a file name, a code with letters and digits (web-03, OPS-3310, C2065), a #number."""
+"""An identifier: a path, a file name, a code with letters and digits (web-03, OPS-3310, C2065), a #number,
+a bare number of three to five digits that is no year ("cow 318", "room 412")."""
+_FINISHED = (
+    r"(?:'s|\s+is|\s+was|\s+has been|\s+got)?\s+(?:now\s+|all\s+|finally\s+)?(?:fixed|done|closed|merged|resolved|"
+    r"finished|sorted|shipped|deployed|completed?|handled|solved|out of the way|went fine|looks? (?:fine|healthy|ok))\b"
+)
+"""After an identifier: the user is done with it ("BUG-2211 fixed and merged", "db-02 went fine")."""
 
 
 def _shape(token: str) -> tuple[str, str]:
@@ -39,6 +46,8 @@ def _shape(token: str) -> tuple[str, str]:
         return ("path", "")
     if token.startswith("#"):
         return ("number", "")
+    if token.isdigit():
+        return ("bare", "")
     letters = re.match(r"[A-Za-z]+", token)
     return ("code", letters.group(0).lower() if letters else "")
 
@@ -51,6 +60,7 @@ def working_changes(
     if not session_id:
         return
     pad = memory.working.all(user_id=scope.user_id, agent_id=scope.agent_id, session_id=session_id)
+    _past_the_finished(ops, turn_text)
     if not MOVE_ON.search(turn_text):
         task = pad.get("task")
         for op in ops:
@@ -96,3 +106,26 @@ def _swapped(value: str, said: list[str]) -> str | None:
         if len(newer) == 1:
             return value.replace(old, newer[0])
     return None
+
+
+def finished(turn_text: str, token: str) -> bool:
+    """Does the turn say the user is done with ``token`` ("BUG-2211 fixed and merged")?"""
+    return re.search(rf"(?<![\w-]){re.escape(token)}{_FINISHED}", turn_text, re.IGNORECASE) is not None
+
+
+def _past_the_finished(ops: list[MemoryOp], turn_text: str) -> None:
+    """A router's ``working.set`` of an identifier the turn says is done takes the turn's one other identifier
+    of the same shape: "BUG-2211 fixed and merged. now: BUG-2240 flaky retry test" -> ticket BUG-2240."""
+    said = list(dict.fromkeys(_TOKEN.findall(turn_text)))
+    for op in ops:
+        value = op.fields.get("value")
+        if op.op != "working.set" or op.status != "planned" or not isinstance(value, str):
+            continue
+        for old in _TOKEN.findall(value):
+            if not finished(turn_text, old):
+                continue
+            newer = [t for t in said if t != old and _shape(t) == _shape(old) and not finished(turn_text, t)]
+            if len(newer) == 1:
+                op.fields["value"] = value.replace(old, newer[0])
+                op.reason = f"{old} is done; the user moved on to {newer[0]}"
+            break

@@ -195,7 +195,7 @@ def goal_line(record: Record) -> str:
     return f"{text[: len(text) - len(end)].rstrip()} ({', '.join(extra)}){end}"
 
 
-_COUNT_NOTE = re.compile(r"\d[\d,.]*(?: [A-Za-z]+)? of \d[\d,.]*")
+_COUNT_NOTE = re.compile(r"\d[\d,.]*(?: [A-Za-z]+(?:-[A-Za-z]+)*)? of \d[\d,.]*")
 
 
 def progress_count(meta: dict[str, Any]) -> str | None:

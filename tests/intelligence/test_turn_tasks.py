@@ -93,3 +93,23 @@ def test_without_a_session_nothing_is_a_task() -> None:
         assert not [op for op in report.ops if op.op == "working.set"]
     finally:
         memory.close()
+
+
+def test_an_identifier_said_to_be_done_gives_way_to_the_other_one_the_turn_names() -> None:
+    memory = kioko.intelligent("memory://")
+    try:
+        memory.record_turn("wip: BUG-2211 null deref in the exporter", user_id="u", session_id="s")
+        memory.record_turn("BUG-2211 fixed and merged. now: BUG-2240 flaky retry test", user_id="u", session_id="s")
+        pad = memory.working.all(user_id="u", session_id="s")
+        assert pad.get("ticket") == "BUG-2240"
+    finally:
+        memory.close()
+
+
+def test_a_bare_number_is_an_identifier_the_task_moves_on_from() -> None:
+    found, context = tasks(
+        "Seeing to cow 318, she's calving, might be a long night.",
+        "318's calved fine, heifer calf. Now it's 402 that's off her feed, vet's coming.",
+    )
+    assert "Seeing to cow 402" in context
+    assert "cow 318" not in context
