@@ -12,6 +12,7 @@ from kioko_intelligence.language import (
     about_user,
     bare,
     capitalise,
+    content_words,
     due_date,
     mention_matches,
     names_itself,
@@ -21,6 +22,15 @@ from kioko_intelligence.ops import SKIPPED
 from kioko_intelligence.turn_reading import TurnReading
 
 _NUMBER = re.compile(r"\b\d[\d,]*(?:\.\d+)?\b")
+_GOAL_CHANGE = re.compile(
+    r"^(?:i\s+|we\s+)?(?:have\s+|'ve\s+)?(?:change|changed|changing|switch|switched|update|updated|revise|revised)\s+"
+    r"(?:my\s+|our\s+|the\s+)?(?:goal|target|aim|objective)s?\s*(?::|-|\u2013|to\b)\s*(?P<rest>.+)$",
+    re.IGNORECASE,
+)
+"""A goal said as a change of goal ("I change goal: ...", "switched my target to ...")."""
+_AIM_LEAD = re.compile(
+    r"^(?:(?:i|we)\s+(?:now\s+|really\s+)?(?:want|need|aim|plan|hope|would like|'d like)\s+(?:to\s+)?)", re.IGNORECASE
+)
 _SAME_TURN_SECONDS = 2.0
 _PROGRESS_KINDS = frozenset({"factual", "episodic", "semantic"})
 """The kinds a progress said beside a goal is stored as (a fact, an event, knowledge)."""
@@ -40,6 +50,8 @@ class GoalReading(TurnReading):
     """The builders of a turn's goals: each returns True when it used the clause up."""
 
     def goal(self, text: str, whole: str) -> bool:
+        if self.goal_changed(text, whole):
+            return True
         found = rules.first(rules.GOAL, text)
         if not found:
             return False
@@ -68,6 +80,30 @@ class GoalReading(TurnReading):
             title=title,
             due=due[1] if due else None,
             reason="a goal was stated",
+            text_for_importance=whole,
+        )
+        return True
+
+    def goal_changed(self, text: str, whole: str) -> bool:
+        """ "I change goal: I want the IELTS 6.5 for study in Melbourne, TOEIC is not necessary": a goal said with
+        words of change; the new goal replaces each open goal the turn names by a word of its own (TOEIC)."""
+        changed = _GOAL_CHANGE.match(text)
+        if changed is None:
+            return False
+        title = capitalise(rules.TAIL.sub("", bare(_AIM_LEAD.sub("", changed.group("rest")).split(",")[0])))
+        if len(title.split()) < 2:
+            return False
+        named = set(content_words(whole, keep_generic=False)) - set(content_words(title))
+        old = [
+            g.id
+            for g in self.open_goals(" ".join(named))
+            if named & set(content_words(g.metadata.get("title") or g.content, keep_generic=False))
+        ]
+        self.add(
+            "goal.add",
+            title=title,
+            supersedes=old or None,
+            reason="a changed goal" + (", replacing the one the turn names" if old else ""),
             text_for_importance=whole,
         )
         return True

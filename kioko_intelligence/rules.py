@@ -117,10 +117,12 @@ LEAD_IN = re.compile(
 
 CHANGE_LEAD = re.compile(
     r"^(?:change of plans?|changed my mind|i changed my mind|we changed our minds?|on second thought|"
-    r"scratch that|update|correction)\s*[,:!.\-\u2013]*\s*",
+    r"scratch that|update|correction|(?:revert|revers|revisit|overturn|rethink|revis|chang|updat)(?:e|ed|ing)?\s+"
+    r"(?:of\s+|to\s+)?(?:the\s+|a\s+|our\s+|my\s+)?decision)\s*[,:!.\-\u2013]*\s*",
     re.IGNORECASE,
 )
-"""Lead-ins that announce a change of mind: what follows replaces a current decision when it names one."""
+"""Lead-ins that announce a change of mind ("revert decision: FastAPI -> Litestar"): what follows replaces a current
+decision when it names one."""
 
 TIME_LEAD = re.compile(
     r"^(?P<time>(?:this|next|last) (?:week|month|quarter|year|semester|term|summer|winter|spring|autumn|fall|sprint)|"
@@ -522,10 +524,11 @@ DECISION: tuple[Row, ...] = (
 CHANGE_CUE = re.compile(
     r"\b(?:switch(?:ed|ing)?|mov(?:ed|ing) (?:off|away|over|on)|migrat\w+|replac\w+|instead|rather than|"
     r"dropp(?:ed|ing)|ditch(?:ed|ing)|no longer|not anymore|anymore|is out|are out|is gone|got rid|"
-    r"took (?:its|their) place|from now on|now|over|not|moved|moving|changed|changing)\b",
+    r"took (?:its|their) place|from now on|now|over|not|moved|moving|changed|changing)\b|\s(?:->|=>|\u2192)\s",
     re.IGNORECASE,
 )
-"""A sentence naming a current decision's choice and another one with one of these replaces the decision."""
+"""A sentence naming a current decision's choice and another one with one of these (or an arrow, "FastAPI ->
+Litestar") replaces the decision."""
 
 SWITCH: tuple[Row, ...] = (
     row(

@@ -76,3 +76,45 @@ def test_another_unit_a_figure_past_the_target_or_a_new_target_is_no_progress() 
     assert "goal.progress" not in ops[1]
     assert "goal.progress" not in ops[2]
     assert "goal.progress" not in ops[3]
+
+
+def test_a_goal_said_as_a_change_replaces_the_goal_the_turn_names() -> None:
+    ops, context = run(
+        "My goal is English TOEIC 800 points this year.",
+        "I change goal: I want the IELTS 6.5 for study in Melbourne, TOEIC is not necessary.",
+        question="Which English test am I aiming for?",
+    )
+    assert ops[1] == ["goal.add"]
+    assert "IELTS 6.5" in context
+    assert "TOEIC 800" not in context
+
+
+def test_a_changed_goal_naming_no_open_goal_replaces_nothing() -> None:
+    _, context = run(
+        "My goal is to run a marathon by October.",
+        "Changed my goal: learn to swim properly this summer.",
+        question="What are my goals?",
+    )
+    assert "marathon" in context
+    assert "swim" in context
+
+
+def test_a_decision_reverted_with_an_arrow_replaces_the_decision_in_force() -> None:
+    ops, context = run(
+        "decision: use FastAPI for the new service",
+        "revert decision: FastAPI -> Litestar, we need the DTO layer",
+        question="Which framework is the new service using?",
+    )
+    assert ops[1] == ["decision.supersede"]
+    assert "use Litestar for the new service" in context
+    assert "FastAPI" not in context
+
+
+def test_revisiting_a_decision_later_with_no_colon_is_still_a_request() -> None:
+    ops, context = run(
+        "decision: use FastAPI for the new service",
+        "Revisit the decision next week",
+        question="Which framework is the new service using?",
+    )
+    assert ops[1] == []
+    assert "use FastAPI" in context
