@@ -480,9 +480,16 @@ def about_user(text: str) -> str:
                 return sentence(text)
             rewritten = "User " + lead + " ".join(words)
         text = "User" + _LATER.sub(_later, rewritten[len("User") :])
+    elif together := _WITH_SOMEONE.match(text):
+        # "My wife and I moved to Porto" -> "User and their wife moved to Porto" (not "User's wife and they ...")
+        text = f"User and their {together.group(1)}" + _LATER.sub(_later, text[together.end() :])
     elif re.match(r"^My\b", text):
         text = "User's" + _LATER.sub(_later, text[2:])
     return sentence(text)
+
+
+_WITH_SOMEONE = re.compile(r"^(?:My|Our)\s+([\w'-]+(?:\s+[\w'-]+)?)\s+and\s+I\b")
+"""A subject of the user and someone of theirs ("My wife and I ...", "Our neighbour and I ...")."""
 
 
 # --------------------------------------------------------------------------- importance

@@ -84,3 +84,11 @@ def test_the_same_thing_with_a_new_value_still_supersedes() -> None:
         memory.record_turn("The Berlin team has 11 engineers now.", "Noted.", user_id="u", session_id="s")
         current = [r.content for r in memory.memories(user_id="u") if not r.metadata.get("superseded_by")]
         assert current == ["The Berlin team has 11 engineers now."]
+
+
+def test_a_subject_of_the_user_and_someone_of_theirs_is_rewritten_whole() -> None:
+    from kioko_intelligence.language import about_user
+
+    assert about_user("My wife and I moved to Porto.") == "User and their wife moved to Porto."
+    assert about_user("My brother and I share a flat.") == "User and their brother share a flat."
+    assert about_user("My dog is called Rex.") == "User's dog is called Rex."
