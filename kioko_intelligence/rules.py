@@ -375,7 +375,7 @@ GOAL: tuple[Row, ...] = (
     ),
     row(
         "goal.add",
-        r"^(?:another\s+|new\s+|my\s+)?(?:goal|target|objective)(?:\s+for\s+(?:this|the|next)\s+\w+)?\s*:\s*(?P<title>.+)$",
+        r"^(?:another\s+|new\s+|my\s+)?goal(?:\s+for\s+(?:this|the|next)\s+\w+)?\s*:\s*(?P<title>.+)$",
         "Goal: ship v2 of the API before Christmas",
     ),
     row(

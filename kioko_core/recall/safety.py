@@ -68,7 +68,9 @@ TOPICS: dict[str, re.Pattern[str]] = {
         r"pizza|sushi|curry|pasta|salad|sandwich\w*|cake|cookies?|bar|pub|wine|beer|cocktails?|party|picnic|"
         r"nuts?|peanuts?|milk|cheese|bread|eggs?|shellfish|seafood|fish|meat|chicken|pork|beef|"
         r"steak\w*|grill\w*|bbq|barbecue|burgers?|order (?:at|from)|what (?:should|can|could) (?:i|we) order|"
-        r"coffee|tea|smoothies?|chocolate|sweets|candy|snacks?|tapas|buffet|catering|bistro|diner|brasserie"
+        r"coffee|tea|smoothies?|chocolate|sweets|candy|snacks?|tapas|buffet|catering|bistro|diner|brasserie|"
+        r"ramen|noodles?|udon|pho|soups?|dumplings?|tacos?|burritos?|kebabs?|falafel|sauces?|spices?|spicy|"
+        r"(?:should|can|could|shall) (?:i|we) order"
     ),
     "travel": _any(
         r"trips?|travel\w*|flights?|fly|flies|flew|flying|planes?|airports?|hotels?|hostel|vacation|holiday|visit\w*|tour\w*|"

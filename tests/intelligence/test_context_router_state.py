@@ -66,7 +66,7 @@ def test_progress_the_offline_router_stored_reaches_the_goals_section(memory: ki
             "27 deals of 40, 68 %",
         ),
         ("My goal is to read 24 books this year.", ["I've read 12 of the 24 books."], "12 books of 24, 50 %"),
-        ("Target: 2,000 km on the bike this year.", ["Logged 1,250 km by now."], "1,250 km of 2,000, 62 %"),
+        ("My goal is to ride 2,000 km this year.", ["Logged 1,250 km by now."], "1,250 km of 2,000, 62 %"),
     ],
 )
 def test_progress_given_as_a_count_shows_the_count(

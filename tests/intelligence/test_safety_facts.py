@@ -60,6 +60,10 @@ def test_safety_classes_are_recognised_without_a_model(text: str, classes: set[s
         ("User is strictly vegan, always check menus for them.", "What should I order at the steakhouse?", True),
         ("User is lactose intolerant.", "How do I take my coffee?", True),
         ("User is lactose intolerant.", "How can I make my laptop battery last longer?", False),
+        # a dish named, or "what should I order" with the dish in between
+        ("User has an allergy to sesame, very serious.", "Which noodle soup is good here?", True),
+        ("User is allergic to sesame.", "What ramen should we order tonight?", True),
+        ("User is allergic to sesame.", "In what order should I read the Dune books?", False),
     ],
 )
 def test_a_question_bears_on_the_facts_of_its_topic(fact: str, question: str, bears: bool) -> None:
