@@ -20,10 +20,10 @@ from kioko_intelligence.heuristic import HeuristicRouter
 from kioko_intelligence.holders import read_once
 from kioko_intelligence.llm import DEFAULT_MANAGE_PROMPT, LLMRouter
 from kioko_intelligence.maintenance import MaintenanceScheduler
+from kioko_intelligence.normalise import normalise_messages
 from kioko_intelligence.ops import APPLIED, FAILED, PLANNED, ROUTER_FALLBACK, SKIPPED, ManageReport, RouteResult
 from kioko_intelligence.planner import LLMPlanner, QueryPlanner
 from kioko_intelligence.providers import chat_model, is_provider_string
-from kioko_intelligence.self_corrections import settle_messages
 from kioko_intelligence.turn import Turn, messages_of, redacted_messages
 
 if TYPE_CHECKING:
@@ -170,8 +170,9 @@ class Intelligence:
         # ids are kept as they are (log keys, counters), so one holding a secret refuses the turn
         _ids.enforce("", None, user_id, agent_id, session_id)
         turn = Turn(
-            # "lands at 6:40, no sorry, 7:40" is routed (and logged) as the one value the user meant
-            messages=settle_messages(redacted_messages(messages_of(messages))),
+            # the user's words in their tidy form ("im", "dont", capitals, dictation without commas), and
+            # "lands at 6:40, no sorry, 7:40" routed (and logged) as the one value the user meant
+            messages=normalise_messages(redacted_messages(messages_of(messages))),
             user_id=scope.user_id,
             agent_id=scope.agent_id,
             session_id=session_id if isinstance(session_id, str) and session_id else None,

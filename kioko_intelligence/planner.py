@@ -324,6 +324,9 @@ class QueryPlanner:
         """The intents the query's words show, in the table's order (no graph)."""
         if not isinstance(query, str):
             raise InvalidRecordError("query must be a string")
+        from kioko_intelligence.normalise import normalise_query
+
+        query = normalise_query(query)  # "WHAT DO I LIKE", "whats my dogs name" read as tidy questions
         found = {name for name, pattern in _PATTERNS.items() if pattern.search(query)}
         if is_problem_question(query):
             # "what do I do?" after a failure asks for a fix, not about the user ("what do I do for a living?")
@@ -351,8 +354,11 @@ class QueryPlanner:
     ) -> RecallPlan:
         """The plan for ``query`` in ``user_id``'s memory."""
         from kioko_core.reading.query_and_draft import names_known
+        from kioko_intelligence.normalise import normalise_query
 
         scope = check_scope((user_id, agent_id))
+        if isinstance(query, str):
+            query = normalise_query(query)
         intents = self.intents(query)
         if (
             self.use_graph

@@ -1,0 +1,292 @@
+"""A turn's tidy form: how people write, brought to the phrasing the reading was written for.
+
+The offline router's rules and the slot matching read tidy English: capitals on names and sentence starts,
+apostrophes in contractions, commas between clauses. People write "im", "dont", "ive", in capitals, all in
+lower case, with "um" and "you know" between the words, or dictate whole turns with no punctuation at all.
+:func:`normalise` rewrites a user's turn, before it is routed, into a faithful tidy form of the same words:
+
+- **case**: a turn mostly in capitals is put in lower case (words holding a digit, identifiers such as
+  "INC-3301", keep theirs); the pronoun "i" is "I" (capitals after a sentence's end in a turn without case,
+  :data:`SENTENCE_CAPITALS`, are off: measured, they lost a never-read probe);
+- **contractions without apostrophes**, a closed class of words: "im" -> "I'm", "ive" -> "I've", "dont" ->
+  "don't" (an auxiliary + "nt"), "youre", "weve", "thats", "hes" ...; "its" becomes "it's" only before a
+  word that cannot follow a possessive ("its faster", "its those ...", "its been");
+- **typing slips** in plain words ("swithced", "edtior"): :mod:`~kioko_intelligence.spelling`;
+- **fillers**: "um", "uh", "er", "erm", "hmm", "basically", "literally", "you know" where it takes no object
+  and asks nothing ("I spend you know most of my day", not "do you know", "everything you know", "you know
+  what happened"), "like" set off by commas ("it was, like, fast");
+- **discourse markers** opening a sentence: "btw", "anyway", "oh and", "ok so", "also", "well" (not a plain
+  "so" or "and": "so two now" goes on from the last turn);
+- **clauses in unpunctuated dictation**: in a turn of eight words or more with no punctuation at all, a comma
+  before a subject pronoun ("I", "we", "he", "she", "they", "it's" ...) that opens a new clause: the word
+  before it is no conjunction, auxiliary or verb of saying and thinking, it follows no determiner + noun
+  ("the editor i use"), and it opens no clause of one or two words without an object before another subject
+  ("a Pixel 8 i use i gave ..."): "ok so i switched to vim last week its faster" -> "ok so I switched to Vim
+  last week, it's faster";
+
+A tidy turn comes back unchanged (the function is idempotent), so the routing of well-written turns does
+not move. Nothing here needs a model: the closed classes (pronouns, auxiliaries, conjunctions) are English
+grammar, not phrasings of a benchmark; the typo and name steps read the English word list of the ``spelling``
+extra and change nothing without it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kioko_intelligence.self_corrections import settle_messages
+from kioko_intelligence.spelling import correct_typos
+
+__all__ = ["normalise", "normalise_messages", "normalise_query"]
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’]*")
+# --------------------------------------------------------------------------- contractions without apostrophes
+
+_PRONOUN_CONTRACTIONS = {
+    "im": "I'm",
+    "ive": "I've",
+    "youre": "you're",
+    "youve": "you've",
+    "youll": "you'll",
+    "youd": "you'd",
+    "weve": "we've",
+    "theyre": "they're",
+    "theyve": "they've",
+    "theyll": "they'll",
+    "theyd": "they'd",
+    "itll": "it'll",
+    "thats": "that's",
+    "thatll": "that'll",
+    "whats": "what's",
+    "wheres": "where's",
+    "whos": "who's",
+    "hows": "how's",
+    "theres": "there's",
+    "heres": "here's",
+    "hes": "he's",
+    "shes": "she's",
+    "cant": "can't",
+    "wont": "won't",
+    "aint": "ain't",
+    "shouldve": "should've",
+    "wouldve": "would've",
+    "couldve": "could've",
+}
+"""Pronoun and auxiliary contractions whose apostrophe-less spelling is no English word of its own ("well",
+"were", "ill", "id", "shed", "lets" are, and are left alone)."""
+_NOT = re.compile(
+    r"^(do|does|did|is|are|was|were|has|have|had|could|should|would|must|need|might|dare)nt$", re.IGNORECASE
+)
+"""An auxiliary + "nt": "dont", "didnt", "isnt", "havent", "wouldnt" -> "don't" ..."""
+_ITS_BEFORE = re.compile(
+    r"^(?:a|an|the|this|that|these|those|my|your|our|their|his|her|so|too|very|really|not|just|still|also|"
+    r"already|always|never|quite|pretty|been|gone|done|become|made|going|gonna|got|now|ok|okay|fine|done|over|all|only|like|about|"
+    r"because|more|less|much|way|time|\d[\w.,:]*|\w+ing|\w+er|\w+est|\w+ly)$",
+    re.IGNORECASE,
+)
+"""A word after "its" that no possessive takes: "its faster", "its been", "its those seaweed snacks"."""
+_NOUN_AFTER_ITS = frozenset("own only best worst first last".split())
+
+
+def _contractions(text: str) -> str:
+    words = list(_WORD.finditer(text))
+    out, at = [], 0
+    for index, match in enumerate(words):
+        word = match.group()
+        lower = word.lower()
+        new = None
+        if lower in _PRONOUN_CONTRACTIONS:
+            new = _PRONOUN_CONTRACTIONS[lower]
+        elif _NOT.match(word):
+            new = word[:-2] + "n't"
+        elif lower == "its" and index + 1 < len(words):
+            following = text[match.end() : words[index + 1].start()]
+            after = words[index + 1].group().lower()
+            if following.strip() == "" and after not in _NOUN_AFTER_ITS and _ITS_BEFORE.match(after):
+                new = "it's"
+        elif lower == "its" and not text[match.end() :].strip(" .!?"):
+            new = "it's"  # "yes its" at the end
+        if new is None:
+            continue
+        if word[:1].isupper() and not new.startswith("I"):
+            new = new[:1].upper() + new[1:]
+        out.append(text[at : match.start()] + new)
+        at = match.end()
+    out.append(text[at:])
+    return "".join(out)
+
+
+# --------------------------------------------------------------------------- case
+
+_IDENTIFIER = re.compile(r"^(?=.*\d)[\w./:@#+-]+$")
+
+
+def mostly_capitals(text: str) -> bool:
+    """Is ``text`` written mostly in capitals ("MY DOG IS CALLED MAX")? Its capitals then mark no names."""
+    letters = [c for c in text if c.isalpha()]
+    return len(letters) >= 8 and sum(c.isupper() for c in letters) > 0.6 * len(letters)
+
+
+def _lower_capitals(text: str) -> str:
+    """A turn in capitals in lower case, identifiers ("INC-3301", "DB-02") kept as written."""
+    return re.sub(r"\S+", lambda m: m.group() if _IDENTIFIER.match(m.group()) else m.group().lower(), text)
+
+
+_LONE_I = re.compile(r"(?<![\w'’./-])i(?=$|[\s,.!?;:)]|['’](?:m|ve|d|ll)\b)")
+_SENTENCE_START = re.compile(
+    r"(?<![.\w][a-z]\.)(?<!\b(?:dr|mr|ms|st|vs|no)\.)(?<!\bmrs\.)(?<!\bprof\.)(?<!\betc\.)(?<!\.\.)([.!?]\s+)([\"'(]?)([a-z])"
+)
+
+
+SENTENCE_CAPITALS = False
+"""A capital after a sentence's end in a turn without case: off, as measured it lost a never-read probe."""
+
+
+def _capitals(text: str, lower_case: bool) -> str:
+    """ "i" as "I"; in a turn with no capitals of its own, a capital after a sentence's end, so that
+    "i moved. my dog is rex" reads as two sentences (a tidy turn's sentence starts are the writer's)."""
+    text = _LONE_I.sub("I", text)
+    if not lower_case:
+        return text
+    return _SENTENCE_START.sub(lambda m: m.group(1) + m.group(2) + m.group(3).upper(), text)
+
+
+# --------------------------------------------------------------------------- fillers
+
+_HESITATION = re.compile(
+    r"(?:,\s*)?(?<![\w'’-])(?:u+m+|u+h+m*|e+r+m*|hm+|basically|literally)(?![\w'’-])(?:\s*,)?", re.IGNORECASE
+)
+"""A hesitation with the commas that set it off: "I, um, switched" -> "I switched"."""
+_YOU_KNOW = re.compile(
+    r"(?:^|,)\s*you know\s*(?:,\s*|(?=[.!?]?$))"
+    r"|(?<!\bdo )(?<!\bdid )(?<!\bdon't )(?<!\bif )(?<!\bas )(?<!\bso )(?<!\bwhat )(?<!\ball )(?<!\bthat )"
+    r"(?<!\bwho )(?<!\bhow )(?<!\beverything )(?<!\banything )(?<!\bpeople )(?<!\bsomeone )"
+    r"\byou know\s+(?!(?:what|how|where|when|who|whom|whether|if|about|that|him|her|them|it|me|us|this|these|"
+    r"those|the|a|an|my|your|his|their|our|(?-i:(?!I\b)[A-Z])\w*)\b)",
+    re.IGNORECASE,
+)
+""""you know" as a filler: set off by commas ("I, you know, switched"), opening or closing the turn, or inside a
+sentence where it takes no object and asks nothing ("I spend you know most of my day"; not "do you know",
+"everything you know", "you know what happened", "you know Sam")."""
+_LIKE = re.compile(r",\s*like\s*,\s*", re.IGNORECASE)
+
+
+def _fillers(text: str) -> str:
+    text = _HESITATION.sub(" ", text)
+    text = _YOU_KNOW.sub(lambda m: " " if m.start() > 0 else "", text)
+    text = _LIKE.sub(" ", text)
+    text = re.sub(r"[ \t]{2,}", " ", re.sub(r"\s+([,.!?])", r"\1", text))
+    return re.sub(r"^[\s,]+|(?<=[.!?])\s*,", "", text).strip()
+
+
+_MARKER = re.compile(
+    r"(?:(?<=^)|(?<=[.!?]\s))(?:(?:oh and|and also|ok so|okay so|right so|right,\s*so|so yeah|by the way|btw|fyi|"
+    r"anyway|anyways|also|oh|well)\b(?:\s*[,:\-\u2013]+\s*|\s+))+(?=\S+\s+\S)",
+    re.IGNORECASE,
+)
+"""Discourse markers opening a sentence ("btw", "anyway,", "oh and", "ok so"): they tie the turn to the talk
+and say nothing to keep; the rules read a sentence from its first word ("btw moved back home to Galway"). A
+plain "so" or "and" stays: it may carry the turn on from the last one ("so two now")."""
+
+
+def _markers(text: str) -> str:
+    return _MARKER.sub("", text)
+
+
+# --------------------------------------------------------------------------- clauses in dictation
+
+_SUBJECT = frozenset(
+    "i i'm i've i'd i'll we we're we've we'd we'll he he's she she's they they're they've it's".split()
+)
+_NO_BREAK_AFTER = frozenset(
+    """
+and but or nor so that because cause cos coz since as if when whenever while until till before after than though
+although where which who whom whose what how why whether once unless then also and/or
+do does did don't doesn't didn't am is are was were can could will would shall should may might must have has had
+isn't aren't wasn't weren't can't couldn't won't wouldn't shouldn't haven't hasn't hadn't
+think thought know knew guess hope said say says tell told feel felt believe mean meant realised realized noticed
+heard wish reckon suppose bet sure glad afraid remember forgot forget figured found decided
+like even just only maybe perhaps probably case
+""".split()
+)
+"""Words a subject pronoun follows inside one clause: conjunctions, auxiliaries (questions), verbs of thinking."""
+_DETERMINERS = frozenset("the a an this that these those every any some which what each another one".split())
+_PLAIN_SUBJECT = frozenset("i we he she they".split())
+_OBJECTS = frozenset("it him her them me you us this that there here".split())
+_PREPOSITIONS = frozenset("in on at over to from for with by during after before since into about through".split())
+_UNPUNCTUATED_MIN_WORDS = 8
+
+
+def _unpunctuated(text: str) -> bool:
+    words = text.split()
+    return len(words) >= _UNPUNCTUATED_MIN_WORDS and not re.search(r"[.,;:!?]\s|[.,;:!?]$|\n", text.strip())
+
+
+def _short_relative(tokens: list[str], at: int) -> bool:
+    """Does the subject at ``at`` open a clause of one or two words with no object, ending the turn or followed
+    by another subject ("a Pixel 8 i use i gave the iPhone away")? Then it describes what comes before it."""
+    if tokens[at].lower() not in _PLAIN_SUBJECT:
+        return False  # "it's", "we're": a contracted "be" opens a clause of its own ("last week it's faster")
+    for width in (1, 2):
+        after = [t.lower() for t in tokens[at + 1 : at + 1 + width]]
+        if len(after) < width or any(t in _OBJECTS or t in _DETERMINERS for t in after):
+            return False
+        following = tokens[at + 1 + width].lower() if at + 1 + width < len(tokens) else None
+        if following is None or following in _SUBJECT:
+            return True
+    return False
+
+
+def _clause_breaks(text: str) -> str:
+    """Commas before the subjects that open a new clause of an unpunctuated dictated turn."""
+    if not _unpunctuated(text):
+        return text
+    tokens = text.split(" ")
+    out: list[str] = []
+    since = 0
+    for at, token in enumerate(tokens):
+        lower = token.lower().replace("’", "'")
+        if lower in _SUBJECT and out and since >= 3:
+            before = out[-1].lower()
+            two_back = out[-2].lower() if len(out) > 1 else ""
+            three_back = out[-3].lower() if len(out) > 2 else ""
+            # "the editor i use" is one clause; "over the summer i work" two
+            relative = two_back in _DETERMINERS and three_back not in _PREPOSITIONS
+            relative = relative or _short_relative(tokens, at)
+            if before not in _NO_BREAK_AFTER and not relative and not before.endswith(","):
+                out[-1] += ","
+                since = 0
+        out.append(token)
+        since += 1
+    return " ".join(out)
+
+
+# --------------------------------------------------------------------------- the whole
+
+
+def normalise(text: str) -> str:
+    """The tidy form of one user's text (see the module's doc); a tidy text comes back as it was."""
+    if not isinstance(text, str) or not text.strip():
+        return text
+    capitals = mostly_capitals(text)
+    tidy = _lower_capitals(text) if capitals else text
+    lower_case = capitals or not any(c.isupper() for c in tidy)
+    tidy = _markers(_fillers(correct_typos(_contractions(tidy))))
+    tidy = _clause_breaks(tidy)
+    return _capitals(tidy, lower_case and SENTENCE_CAPITALS)
+
+
+def normalise_query(query: str) -> str:
+    """A question's tidy form for the planner: the same steps, the question's own words kept."""
+    return normalise(query)
+
+
+def normalise_messages(messages: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The user's messages of a turn in their tidy form (the assistant's as they are), then settled: a
+    correction inside the turn ("lands at 6:40, no sorry, 7:40") keeps the one value meant."""
+    settled = settle_messages(messages)  # first: "German, um, actually Swiss German" is a correction
+    tidy = [
+        {**message, "content": normalise(message["content"])} if message.get("role") == "user" else message
+        for message in settled
+    ]
+    return settle_messages(tidy)

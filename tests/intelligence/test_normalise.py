@@ -1,0 +1,142 @@
+"""A turn's tidy form: "im", "dont", capitals, fillers, typing slips and dictation read as tidy English."""
+
+from __future__ import annotations
+
+import pytest
+
+import kioko
+from kioko_intelligence.normalise import normalise, normalise_messages, normalise_query
+from kioko_intelligence.planner import QueryPlanner
+from kioko_intelligence.spelling import available, correct_typos
+
+
+@pytest.mark.parametrize(
+    ("said", "tidy"),
+    [
+        ("im allergic to peanuts and i dont eat shellfish", "I'm allergic to peanuts and I don't eat shellfish"),
+        ("ive moved on from the old one, its so much slower", "I've moved on from the old one, it's so much slower"),
+        ("Thats the one, hes a beagle", "That's the one, he's a beagle"),
+        ("we havent decided, theyre still looking", "we haven't decided, they're still looking"),
+        ("its been a year", "it's been a year"),
+        ("MY DOG IS CALLED MAX, HES A BEAGLE", "my dog is called max, he's a beagle"),
+        ("WORKING ON INC-3301 TODAY", "working on INC-3301 today"),
+        ("i live in the city. my dog is a beagle", "I live in the city. my dog is a beagle"),
+        ("I, um, switched to Vim", "I switched to Vim"),
+        ("Hmm, there's a ticket open", "there's a ticket open"),
+        ("You know, I prefer tea", "I prefer tea"),
+        ("It was, like, really slow", "It was really slow"),
+        (
+            "ok so i switched editors last week its much faster now",
+            "I switched editors last week, it's much faster now",
+        ),
+        ("btw my dog is called Max. anyway, I live in Leeds", "my dog is called Max. I live in Leeds"),
+        ("so two now", "so two now"),  # a plain "so" may carry the turn on from the last one
+        (
+            "we moved house over the summer i work from home now",
+            "we moved house over the summer, I work from home now",
+        ),
+    ],
+)
+def test_a_turn_is_read_in_its_tidy_form(said: str, tidy: str) -> None:
+    assert normalise(said) == tidy
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I'm Kumar, I live in Pune.",
+        "The editor I use is Neovim.",  # a relative clause: no comma before "I"
+        "Its battery lasts two days.",  # a possessive "its" stays
+        "I don't really like crowded places.",  # "like" the verb stays
+        "Erase all you know about Northwind, that contract is confidential.",  # "you know" inside a clause
+        "Just so you know, I'm allergic to shellfish.",
+        "We'll renew the lease on the Shoreditch studio, e.g. the one on Rivington St. near the park.",
+        "Do you know where my keys are?",
+        "I'll be there at 6:40, well before the others.",
+        "the editor i use is neovim and i love it".replace(" i ", " I "),  # lower case, nothing to break
+    ],
+)
+def test_a_tidy_turn_comes_back_unchanged(said: str) -> None:
+    assert normalise(said) == said
+    assert normalise(normalise(said)) == normalise(said)
+
+
+def test_dictation_breaks_only_turns_without_any_punctuation() -> None:
+    assert normalise("i bought a new car i sold the old one to my brother last week") == (
+        "I bought a new car, I sold the old one to my brother last week"
+    )
+    # a short clause with no object describes what comes before it
+    assert normalise("actually its a phone i use now i gave the old one away") == (
+        "actually it's a phone I use now, I gave the old one away"
+    )
+    assert "case," not in normalise("my bank sort code is 40-11-62 in case i forget it")
+    # a question's inverted subject and a clause after "that" or "because" are one clause
+    assert "," not in normalise("so the reason is that we moved because we wanted a garden for the dogs")
+    assert "," not in normalise("do you think we should move to the coast next year or not really")
+
+
+def test_only_the_users_messages_are_tidied_and_a_correction_is_still_settled() -> None:
+    messages = [
+        {"role": "user", "content": "im flying at 6:40, no sorry, 7:40"},
+        {"role": "assistant", "content": "im here"},
+    ]
+    assert [m["content"] for m in normalise_messages(messages)] == ["I'm flying at 7:40", "im here"]
+    said = [{"role": "user", "content": "Reply in German, um, actually in Swiss German if you can."}]
+    assert normalise_messages(said)[0]["content"] == "Reply in Swiss German if you can."
+
+
+def test_the_planner_reads_a_question_in_capitals_as_it_reads_it_tidy() -> None:
+    planner = QueryPlanner()
+    assert normalise_query("WHATS MY DOGS NAME") == "what's my dogs name"
+    assert planner.intents("HOW DO I RESET THE ROUTER") == planner.intents("How do I reset the router")
+
+
+needs_words = pytest.mark.skipif(not available(), reason="the spelling extra (pyspellchecker) is not installed")
+
+
+@needs_words
+@pytest.mark.parametrize(
+    ("said", "meant"),
+    [
+        ("I've mvoed on from VS Code to Neovim", "I've moved on from VS Code to Neovim"),
+        ("my edtior is vim", "my editor is vim"),
+        ("The luanch slipped two weeks", "The launch slipped two weeks"),
+        ("please send the adress", "please send the address"),
+        ("MY DOG IS CALLED MAX, HE WAS ADOPTDE", "MY DOG IS CALLED MAX, HE WAS ADOPTED"),
+    ],
+)
+def test_a_slip_in_a_plain_word_is_put_right(said: str, meant: str) -> None:
+    assert correct_typos(said) == meant
+
+
+@needs_words
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Our dog Bsicuit is a labrador.",  # a capitalised word inside a sentence is a name
+        "We're hiring two more backend devs, Redis is on the funder's list.",  # a letter more is no slip
+        "Whenever a new hire joins, I book an intro with their buddy.",  # the first letter is trusted
+        "My favourite colour is grey and I travelled to the theatre.",  # British spellings are words
+        "I use Neovim with pgvector on Qdrant.",
+    ],
+)
+def test_words_and_names_are_not_corrected(said: str) -> None:
+    assert correct_typos(said) == said
+
+
+def test_a_turn_with_case_keeps_its_own() -> None:
+    assert normalise("I live in bristol and work at Dell") == "I live in bristol and work at Dell"
+
+
+def test_a_dictated_change_supersedes_as_the_tidy_one_does() -> None:
+    with kioko.intelligent("memory://?embedder=offline") as memory:
+        memory.record_turn("im on an iPhone 12", "Noted.", user_id="u", session_id="s1")
+        memory.end_session("s1", user_id="u")
+        report = memory.record_turn(
+            "actually its a Pixel 8 i use i gave the iPhone to my son", "Noted.", user_id="u", session_id="s2"
+        )
+        assert any(op.status == "applied" for op in report.ops)
+        text = memory.recall("What phone do I have?", user_id="u", session_id="s3").text
+    assert "Pixel 8" in text
+    assert "User is on an iPhone 12" not in text
+    assert "I'm on an iPhone 12" not in text
