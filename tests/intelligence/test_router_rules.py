@@ -109,10 +109,16 @@ def test_a_row_put_in_front_changes_nothing_the_other_rows_do(table: str, monkey
     given = GIVEN.get(table, [])
     table = table.split()[0]
     rows = rules.TABLES[table]
-    before = [[(op.op, op.fields) for op in route(r.example, given).ops] for r in rows]
+    before = [[(op.op, timeless(op.fields)) for op in route(r.example, given).ops] for r in rows]
     monkeypatch.setattr(rules, table, (rules.row(rows[0].op, r"^(?!)", "nothing"), *rows))
-    after = [[(op.op, op.fields) for op in route(r.example, given).ops] for r in rows]
+    after = [[(op.op, timeless(op.fields)) for op in route(r.example, given).ops] for r in rows]
     assert after == before
+
+
+def timeless(fields: dict[str, object]) -> dict[str, object]:
+    """The fields with a time read from the clock ("last month" counts back from the turn's now) kept only as
+    present: the two routings run moments apart and may fall on either side of a minute."""
+    return {key: "<a time>" if key == "created_at" else value for key, value in fields.items()}
 
 
 def test_an_unknown_row_option_is_refused() -> None:
