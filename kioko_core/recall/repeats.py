@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from functools import lru_cache
+
+from kioko_core.privacy.held_texts import keeps_text
 
 RUN = 3
 """Words in a run: two texts that share runs of three words in a row share wording, not only vocabulary."""
@@ -21,6 +24,8 @@ Mel! Your kind words mean a lot") share a few runs between turns that say differ
 _WORD = re.compile(r"\w+")
 
 
+@keeps_text
+@lru_cache(maxsize=8192)
 def word_runs(text: str) -> frozenset[tuple[str, ...]]:
     """The text's runs of :data:`RUN` consecutive words, lower-cased (a shorter text is one run)."""
     words = _WORD.findall(text.lower())
@@ -32,8 +37,11 @@ def word_runs(text: str) -> frozenset[tuple[str, ...]]:
 def repeats(runs: frozenset[tuple[str, ...]], earlier: frozenset[tuple[str, ...]], share: float) -> bool:
     """True when at least ``share`` of the shorter text's word runs, and at least :data:`SHARED_RUNS` of them (all,
     for a text with fewer), are in the other text too."""
-    smaller = min(len(runs), len(earlier))
-    shared = len(runs & earlier)
+    return _shares_enough(len(runs), len(earlier), len(runs & earlier), share)
+
+
+def _shares_enough(size: int, earlier_size: int, shared: int, share: float) -> bool:
+    smaller = min(size, earlier_size)
     return smaller > 0 and shared >= share * smaller and shared >= min(SHARED_RUNS, smaller)
 
 
@@ -43,15 +51,24 @@ def repeats_last(ids: Sequence[str], text_of: Callable[[str], str], share: float
     if share <= 0:
         return list(ids[:wanted])
     kept: list[str] = []
-    kept_runs: list[frozenset[tuple[str, ...]]] = []
+    kept_sizes: list[int] = []
+    # run -> the kept memories holding it: a candidate's shared runs with every kept memory are counted in one
+    # pass over its own runs, instead of one set intersection per kept memory (a recall ranks up to its pool)
+    holders: dict[tuple[str, ...], list[int]] = {}
     later: list[str] = []
     for memory_id in ids:
         if len(kept) >= wanted:
             break
         runs = word_runs(text_of(memory_id))
-        if any(repeats(runs, earlier, share) for earlier in kept_runs):
+        shared: dict[int, int] = {}
+        for run in runs:
+            for index in holders.get(run, ()):
+                shared[index] = shared.get(index, 0) + 1
+        if any(_shares_enough(len(runs), kept_sizes[i], count, share) for i, count in shared.items()):
             later.append(memory_id)
             continue
+        for run in runs:
+            holders.setdefault(run, []).append(len(kept))
         kept.append(memory_id)
-        kept_runs.append(runs)
+        kept_sizes.append(len(runs))
     return (kept + later)[:wanted]

@@ -76,3 +76,30 @@ def test_repeats_last_keeps_order_and_count() -> None:
     assert repeats_last(["a", "b", "c"], texts.__getitem__, 0.5, 2) == ["a", "c"]
     assert repeats_last(["a", "b", "c"], texts.__getitem__, 0.0, 2) == ["a", "b"]
     assert repeats_last(["a", "b"], texts.__getitem__, 0.5, 5) == ["a", "b"]
+
+
+def test_the_counted_collapse_is_the_pairwise_rule() -> None:
+    """repeats_last counts a candidate's shared runs through a map of the kept memories' runs; on texts built to
+    share wording in every degree, it keeps and defers exactly what comparing each pair with repeats() does."""
+    import random
+
+    words = [f"w{i}" for i in range(12)]
+    draw = random.Random(7)
+    texts = {f"m{i}": " ".join(draw.choice(words) for _ in range(draw.randint(1, 14))) for i in range(300)}
+    ids = list(texts)
+
+    def pairwise(wanted: int) -> list[str]:
+        kept: list[str] = []
+        later: list[str] = []
+        for memory_id in ids:
+            if len(kept) >= wanted:
+                break
+            runs = word_runs(texts[memory_id])
+            if any(repeats(runs, word_runs(texts[k]), 0.5) for k in kept):
+                later.append(memory_id)
+            else:
+                kept.append(memory_id)
+        return (kept + later)[:wanted]
+
+    for wanted in (5, 40, 300):
+        assert repeats_last(ids, texts.__getitem__, 0.5, wanted) == pairwise(wanted)
