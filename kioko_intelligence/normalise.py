@@ -145,8 +145,12 @@ SENTENCE_CAPITALS = False
 def _capitals(text: str, lower_case: bool) -> str:
     """ "i" as "I"; in a turn with no capitals of its own, a capital after a sentence's end, so that
     "i moved. my dog is rex" reads as two sentences (a tidy turn's sentence starts are the writer's)."""
-    text = _LONE_I.sub("I", text)
     if not lower_case:
+        return _LONE_I.sub("I", text)
+    # a turn without case stays without it: the router reads such a turn's lower-case words as names it may
+    # hold ("i live in toronto" names a place), which a capital "I" would switch off
+    text = re.sub(r"(?<![\w'’])I(?=['’](?:m|ve|d|ll)\b)", "i", text)  # "im" came back as "I'm"
+    if not SENTENCE_CAPITALS:
         return text
     return _SENTENCE_START.sub(lambda m: m.group(1) + m.group(2) + m.group(3).upper(), text)
 
@@ -190,7 +194,14 @@ plain "so" or "and" stays: it may carry the turn on from the last one ("so two n
 
 
 def _markers(text: str) -> str:
-    return _MARKER.sub("", text)
+    # a capitalised marker took the sentence's capital with it: the next word gets it back ("Cool. Also, please
+    # always answer in English" -> "Cool. Please always ..."), as the rules read a sentence from its first word
+    def drop(match: re.Match[str]) -> str:
+        rest = text[match.end() :]
+        return "\0" if match.group()[:1].isupper() and rest[:1].islower() else ""
+
+    marked = _MARKER.sub(drop, text)
+    return re.sub("\0(.)", lambda m: m.group(1).upper(), marked)
 
 
 # --------------------------------------------------------------------------- clauses in dictation
@@ -273,7 +284,7 @@ def normalise(text: str) -> str:
     lower_case = capitals or not any(c.isupper() for c in tidy)
     tidy = _markers(_fillers(correct_typos(_contractions(tidy))))
     tidy = _clause_breaks(tidy)
-    return _capitals(tidy, lower_case and SENTENCE_CAPITALS)
+    return _capitals(tidy, lower_case)
 
 
 def normalise_query(query: str) -> str:

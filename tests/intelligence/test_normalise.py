@@ -13,32 +13,42 @@ from kioko_intelligence.spelling import available, correct_typos
 @pytest.mark.parametrize(
     ("said", "tidy"),
     [
-        ("im allergic to peanuts and i dont eat shellfish", "I'm allergic to peanuts and I don't eat shellfish"),
-        ("ive moved on from the old one, its so much slower", "I've moved on from the old one, it's so much slower"),
+        ("im allergic to peanuts and i dont eat shellfish", "i'm allergic to peanuts and i don't eat shellfish"),
+        ("ive moved on from the old one, its so much slower", "i've moved on from the old one, it's so much slower"),
         ("Thats the one, hes a beagle", "That's the one, he's a beagle"),
         ("we havent decided, theyre still looking", "we haven't decided, they're still looking"),
         ("its been a year", "it's been a year"),
         ("MY DOG IS CALLED MAX, HES A BEAGLE", "my dog is called max, he's a beagle"),
         ("WORKING ON INC-3301 TODAY", "working on INC-3301 today"),
-        ("i live in the city. my dog is a beagle", "I live in the city. my dog is a beagle"),
+        ("i live in the city. my dog is a beagle", "i live in the city. my dog is a beagle"),
         ("I, um, switched to Vim", "I switched to Vim"),
         ("Hmm, there's a ticket open", "there's a ticket open"),
         ("You know, I prefer tea", "I prefer tea"),
         ("It was, like, really slow", "It was really slow"),
         (
             "ok so i switched editors last week its much faster now",
-            "I switched editors last week, it's much faster now",
+            "i switched editors last week, it's much faster now",
         ),
         ("btw my dog is called Max. anyway, I live in Leeds", "my dog is called Max. I live in Leeds"),
         ("so two now", "so two now"),  # a plain "so" may carry the turn on from the last one
         (
             "we moved house over the summer i work from home now",
-            "we moved house over the summer, I work from home now",
+            "we moved house over the summer, i work from home now",
         ),
     ],
 )
 def test_a_turn_is_read_in_its_tidy_form(said: str, tidy: str) -> None:
     assert normalise(said) == tidy
+
+
+def test_a_turn_without_case_keeps_its_pronoun_and_a_marker_leaves_its_capital() -> None:
+    """A turn with no capitals stays without them (the router reads its lower-case words as names it may hold:
+    benchmarks/router_accuracy.py's "i live in toronto" is a place); a turn with case gets "I"; a capitalised
+    marker dropped at a sentence's start hands its capital to the next word."""
+    assert normalise("i live in toronto") == "i live in toronto"
+    assert normalise("I live in Leeds, im happy") == "I live in Leeds, I'm happy"
+    assert normalise("Cool. Also, please always answer in English.") == "Cool. Please always answer in English."
+    assert normalise("btw moved back home to Galway") == "moved back home to Galway"
 
 
 @pytest.mark.parametrize(
@@ -63,11 +73,11 @@ def test_a_tidy_turn_comes_back_unchanged(said: str) -> None:
 
 def test_dictation_breaks_only_turns_without_any_punctuation() -> None:
     assert normalise("i bought a new car i sold the old one to my brother last week") == (
-        "I bought a new car, I sold the old one to my brother last week"
+        "i bought a new car, i sold the old one to my brother last week"
     )
     # a short clause with no object describes what comes before it
     assert normalise("actually its a phone i use now i gave the old one away") == (
-        "actually it's a phone I use now, I gave the old one away"
+        "actually it's a phone i use now, i gave the old one away"
     )
     assert "case," not in normalise("my bank sort code is 40-11-62 in case i forget it")
     # a question's inverted subject and a clause after "that" or "because" are one clause
@@ -80,7 +90,7 @@ def test_only_the_users_messages_are_tidied_and_a_correction_is_still_settled() 
         {"role": "user", "content": "im flying at 6:40, no sorry, 7:40"},
         {"role": "assistant", "content": "im here"},
     ]
-    assert [m["content"] for m in normalise_messages(messages)] == ["I'm flying at 7:40", "im here"]
+    assert [m["content"] for m in normalise_messages(messages)] == ["i'm flying at 7:40", "im here"]
     said = [{"role": "user", "content": "Reply in German, um, actually in Swiss German if you can."}]
     assert normalise_messages(said)[0]["content"] == "Reply in Swiss German if you can."
 
