@@ -326,7 +326,8 @@ class QueryPlanner:
             raise InvalidRecordError("query must be a string")
         from kioko_intelligence.normalise import normalise_query
 
-        query = normalise_query(query)  # "WHAT DO I LIKE", "whats my dogs name" read as tidy questions
+        tidy = normalise_query(query)  # "WHAT DO I LIKE", "whats my dogs name" read as tidy questions
+        query = query if tidy == query else tidy  # a Query read once (its names known) stays that Query
         found = {name for name, pattern in _PATTERNS.items() if pattern.search(query)}
         if is_problem_question(query):
             # "what do I do?" after a failure asks for a fix, not about the user ("what do I do for a living?")
@@ -358,7 +359,9 @@ class QueryPlanner:
 
         scope = check_scope((user_id, agent_id))
         if isinstance(query, str):
-            query = normalise_query(query)
+            tidy = normalise_query(query)
+            # an unchanged question stays the Query it came as: its names were matched once, with its terms
+            query = query if tidy == query else tidy
         intents = self.intents(query)
         if (
             self.use_graph

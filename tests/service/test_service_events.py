@@ -13,6 +13,10 @@ from service_support import Receiver, live_service, receiver  # noqa: F401  (fix
 from kioko.api.webhook_guard import WebhookGuard
 from kioko.http.events import Dispatcher, verify
 
+STREAM_WAIT = 120.0
+"""How long the listener waits for the stream's headers and lines: httpx's default 5 s read timeout was passed
+before the server answered on a machine with both cores busy (the stream itself closes after its own 3 s)."""
+
 U = "kumar"
 LOOPBACK = ["127.0.0.1"]  # the receivers here listen on loopback, which webhooks may reach only when allowed
 
@@ -114,7 +118,9 @@ def test_event_stream_sends_the_users_writes() -> None:
         lines: list[str] = []
 
         def listen() -> None:
-            with httpx.stream("GET", f"{server.url}/v1/events", params={"user_id": U, "timeout": 3}) as response:
+            with httpx.stream(
+                "GET", f"{server.url}/v1/events", params={"user_id": U, "timeout": 3}, timeout=STREAM_WAIT
+            ) as response:
                 for line in response.iter_lines():
                     lines.append(line)
 
