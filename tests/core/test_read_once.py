@@ -9,14 +9,13 @@ imported the function, and the functions run as they always do.
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 import pytest
+from call_support import calls_during
 
 import kioko
 from kioko_core.embedding.embedders import OfflineEmbedder
@@ -33,19 +32,7 @@ WATCHED = {text.analyze.__code__: "analyze", EntityGraph.match_entities.__code__
 
 def counted(action: Callable[[], Any]) -> tuple[Any, Counter[str]]:
     """What ``action`` returns, and how often it called analyze() and match_entities()."""
-    calls: Counter[str] = Counter()
-
-    def hook(frame: FrameType, event: str, arg: Any) -> None:
-        if event == "call" and frame.f_code in WATCHED:
-            calls[WATCHED[frame.f_code]] += 1
-
-    previous = sys.getprofile()
-    sys.setprofile(hook)
-    try:
-        result = action()
-    finally:
-        sys.setprofile(previous)
-    return result, calls
+    return calls_during(WATCHED, action)
 
 
 @pytest.fixture(params=["memory", "sqlite"])

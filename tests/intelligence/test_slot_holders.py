@@ -11,14 +11,13 @@ caller changing one changes no other).
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 import pytest
+from call_support import calls_during
 
 import kioko
 from kioko_core.layer.records import LayerStore
@@ -32,19 +31,7 @@ WATCHED = {LayerStore.get.__code__: "get", LayerStore.postings.__code__: "postin
 
 def reads(action: Callable[[], Any]) -> tuple[Any, Counter[str]]:
     """What ``action`` returns, and how often it called the layer's store (get, postings, scan)."""
-    calls: Counter[str] = Counter()
-
-    def hook(frame: FrameType, event: str, arg: Any) -> None:
-        if event == "call" and frame.f_code in WATCHED:
-            calls[WATCHED[frame.f_code]] += 1
-
-    previous = sys.getprofile()
-    sys.setprofile(hook)
-    try:
-        result = action()
-    finally:
-        sys.setprofile(previous)
-    return result, calls
+    return calls_during(WATCHED, action)
 
 
 @pytest.fixture(params=["memory", "sqlite"])

@@ -31,15 +31,6 @@ def _notes(
         yield {"content": f"Line {number} conveyor jammed twice.", "memory_type": "episodic"}, None
 
 
-@pytest.fixture
-def collector_on() -> Iterator[None]:
-    was = gc.isenabled()
-    gc.enable()
-    yield
-    if not was:
-        gc.disable()
-
-
 def test_the_collector_is_held_off_during_the_batches_and_back_on_after(collector_on: None) -> None:
     seen: list[bool] = []
     with kioko.connect("memory://", auto_link=True, embedder="offline") as layer:

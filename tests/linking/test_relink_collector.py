@@ -6,7 +6,6 @@ and then."""
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,15 +15,6 @@ from kioko_core.linking.collector import FULL_PASS_BATCHES
 from kioko_core.linking.relink import Outcome, RelinkBatch
 
 NOTES = [f"Line {n % 5} conveyor jammed again near bay {n % 3}." for n in range(12)]
-
-
-@pytest.fixture
-def collector_on() -> Iterator[None]:
-    was = gc.isenabled()
-    gc.enable()
-    yield
-    if not was:
-        gc.disable()
 
 
 def _stored(layer: Any, notes: list[str]) -> None:
