@@ -50,7 +50,12 @@ its own, so that what is tuned on them is measured on phrasings nobody tuned on;
 probes), never read, covers every class again in voices no earlier file uses (a founder dictating while
 driving, a night-shift ICU nurse, a teenage gamer, a gardener, German and Spanish grammar in English, Indian
 English, someone who hedges everything, someone who answers in fragments, an elderly letter writer); ``dev8``
-(61 scenes, 72 probes), written with it in further voices, is the tuners' half of the same classes. A probe may
+(61 scenes, 72 probes), written with it in further voices, is the tuners' half of the same classes; ``dev9``
+(74 scenes, 86 probes), written later for the tuners in voices no earlier file uses (a retired sailor, a PhD
+student texting between experiments, a landlord, a choir director, a sysadmin on call, a parent of twins, Polish
+and Japanese grammar, terse fragments, self-corrections mid-sentence, long rambles with the change buried in the
+middle), is weighted to changes said indirectly (a new state that implies the old one is over), common-noun
+values, forgets of one item and of a subject, things that must not replace each other and false writes. A probe may
 set ``max_chars``: its context must be no longer (the budget scenes, at the default budget).
 
 ``--check`` runs nothing: it lists, for the dev halves, the expectations a memory storing the turns as said
