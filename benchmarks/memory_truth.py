@@ -55,7 +55,10 @@ English, someone who hedges everything, someone who answers in fragments, an eld
 student texting between experiments, a landlord, a choir director, a sysadmin on call, a parent of twins, Polish
 and Japanese grammar, terse fragments, self-corrections mid-sentence, long rambles with the change buried in the
 middle), is weighted to changes said indirectly (a new state that implies the old one is over), common-noun
-values, forgets of one item and of a subject, things that must not replace each other and false writes. A probe may
+values, forgets of one item and of a subject, things that must not replace each other and false writes; ``dev10``
+(36 scenes, 42 probes), in yet other voices (a beekeeper, a London cabbie, a primary teacher, a wedding planner,
+a long-distance lorry driver, a vet nurse, French and Brazilian Portuguese grammar, one-word answers, "scratch
+that"), covers the same classes. A probe may
 set ``max_chars``: its context must be no longer (the budget scenes, at the default budget).
 
 ``--check`` runs nothing: it lists, for the dev halves, the expectations a memory storing the turns as said
