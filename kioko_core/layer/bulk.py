@@ -25,7 +25,7 @@ from kioko_core.layer.values import timestamp
 from kioko_core.linking.collector import after_batch, held_off
 from kioko_core.linking.linker import structural_targets_of
 from kioko_core.linking.pending import PendingStore
-from kioko_core.store import ConflictError, Record, Scope, ScopeGenerations
+from kioko_core.store import ConflictError, Record, Scope, ScopeGenerations, record_copy
 
 
 class BulkHost(KindsHost, Protocol):
@@ -57,7 +57,9 @@ class BatchAdd:
         Items are taken from ``items`` as they are planned (an embedder may still be working on the next ones)."""
         out: list[Record] = []
         source = iter(items)
-        with held_off():  # the collector's automatic passes (kioko_core.linking.collector)
+        # the collector's automatic passes held off (kioko_core.linking.collector); the scope's records all cached
+        # while the import runs, so its earlier memories are not read from the store again as candidates
+        with held_off(), self._layer.index.importing(self._scope):
             first = next(source, None)
             for number in itertools.count(1):
                 if first is None:
@@ -100,7 +102,7 @@ class BatchAdd:
         if stored is None:  # another writer got between: these memories again, one by one from the store
             out += [self._add(layer, *item) for item in taken[: len(added)]]
         else:
-            out += [stored.get(record.id, record) for record in added]
+            out += [_handed(stored[record.id]) if record.id in stored else record for record in added]
         if error is not None:
             raise error
         if alone is not None:
@@ -122,9 +124,30 @@ class BatchAdd:
             layer.index.invalidate(self._scope)
             raise
         stored = {r.id: r for r in written if r is not None}
-        neighbours = {i for i, version in held.expected.items() if version}
-        layer.index.committed_batch(self._scope, before, held.writes, list(stored.values()), neighbours)
+        # every record of the batch stays cached, its new memories too (a later memory's candidates): the caller is
+        # handed copies of those (see _handed)
+        layer.index.committed_batch(self._scope, before, held.writes, list(stored.values()), stored.keys())
         return stored
+
+
+def _handed(record: Record) -> Record:
+    """A copy of a stored memory the index cache keeps, for the caller: its metadata, bookkeeping, terms and vector
+    its own, so a caller changing what ``add_many`` returned never changes what the linker reads."""
+    update: dict[str, Any] = {"metadata": _copied(record.metadata), "terms": list(record.terms)}
+    if record.system is not None:
+        update["system"] = _copied(record.system)
+    if record.embedding is not None:
+        update["embedding"] = record.embedding.copy()
+    return record_copy(record, update)
+
+
+def _copied(value: Any) -> Any:
+    """A copy of a JSON-like value (dicts, lists and scalars): what a record's metadata and bookkeeping hold."""
+    if isinstance(value, dict):
+        return {k: _copied(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copied(v) for v in value]
+    return value
 
 
 class _BatchGraph:

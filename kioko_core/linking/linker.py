@@ -262,8 +262,7 @@ class MemoryLinker:
         if candidates:
             extra = {t for side in sides for t in side.terms if t not in df}
             if extra:
-                _, more, _ = self.index.lookup(scope, extra, 0)
-                df.update(more)
+                df.update(self.index.counts(scope, extra)[1])
         stats.weigh()
         scored: list[tuple[Record, Evidence]] = []
         evaluated: dict[str, Evidence] = {}  # every candidate's evidence, kept for the turn-before rule
@@ -465,7 +464,7 @@ class MemoryLinker:
         )
         extra = {t for c in found for t in c.terms if t.startswith(("e:", "t:")) and t not in stats.df}
         if extra:
-            stats.df.update(self.index.lookup(shared_scope, extra, 0)[1])
+            stats.df.update(self.index.counts(shared_scope, extra)[1])
         scored = []
         sides = [Side.of(candidate) for candidate in found]
         no_cosines = [None] * len(found)  # score_pair computes each (the shared memories are not in the product)

@@ -250,3 +250,52 @@ def test_a_held_batch_counts_its_writes_in_every_generation_read(store: Store, u
     assert [held.generation(scope), held.generation(other)] == expected
     assert held.generations([scope, other]) == expected
     assert held.generations([other, scope, scope]) == [expected[1], expected[0], expected[0]]
+
+
+def test_an_import_keeps_its_scope_cached_past_the_record_cap_and_links_the_same(store: Store, user: str) -> None:
+    """While ``add_many`` runs, the scope's records stay cached past ``max_records`` (its earlier memories are the
+    later ones' candidates), the links are those of a cache that holds a handful; afterwards the cap holds again."""
+    tight, roomy = user + "-t", user + "-r"
+    small = MemoryLayer(store, auto_link=True, linker=TIGHT)
+    small.index.max_records = small.index.import_records = 5
+    large = MemoryLayer(store, auto_link=True, linker=TIGHT)
+    large.index.max_records = 5
+    BatchAdd(small, tight, None, size=16).run((item, None) for item in items(tight, 110))
+    seen: list[int] = []
+    keep = large.index._keep
+
+    def counting(scope: Scope, stats: Any, records: Any) -> None:
+        keep(scope, stats, records)
+        seen.append(len(stats.records))
+
+    large.index._keep = counting  # type: ignore[method-assign]
+    BatchAdd(large, roomy, None, size=16).run((item, None) for item in items(roomy, 110))
+    assert snapshot(store, roomy, roomy) == snapshot(store, tight, tight)
+    driver = getattr(large.store, "driver", large.store)
+    if not isinstance(driver, ScopeGenerations):
+        return  # a store that does not count its writes caches no records
+    assert max(seen) > 50  # the import's memories stayed cached, far past the cap of 5
+    assert len(large.index._scopes[Scope(roomy)].records) <= 5  # cut back to the cap when the import ended
+
+
+def test_the_records_add_many_returns_are_the_callers_own(store: Store, user: str) -> None:
+    """The import's memories stay in the index cache for the later memories' links: a caller changing a returned
+    record (its metadata, links, terms or vector) changes nothing the linker reads."""
+    spoiled, clean = user + "-s", user + "-c"
+    layer = MemoryLayer(store, auto_link=True, linker=TIGHT)
+    notes = items(spoiled, 60)
+    first = layer.add_many([{**item, "id": spoiled + item["id"]} for item in notes[:30]], user_id=spoiled)
+    for record in first:
+        record.metadata["changed"] = True
+        record.terms.clear()
+        if record.system is not None:
+            for entry in record.system.get("links", []):
+                entry["w"] = 0.0
+        if record.embedding is not None:
+            record.embedding[:] = 0
+    layer.add_many([{**item, "id": spoiled + item["id"]} for item in notes[30:]], user_id=spoiled)
+    layer.add_many([{**item, "id": clean + item["id"]} for item in items(spoiled, 60)], user_id=clean)
+    got = snapshot(store, spoiled, spoiled + spoiled)
+    want = snapshot(store, clean, clean + spoiled)
+    assert got == want
+    assert sum(len(m["links"]) for m in got.values()) > len(got)
