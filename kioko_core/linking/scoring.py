@@ -11,7 +11,6 @@ weight for each memory its postings list.
 from __future__ import annotations
 
 import heapq
-import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -111,26 +110,28 @@ class Side:
 
     @classmethod
     def of_stored(cls, record: Record) -> Side:
-        """``Side.of(record)``, derived once per record object: the linker scores the same cached neighbours write
-        after write. What it derives (terms, entities, noun, cues) is kept on the record itself, so it lives exactly
-        as long as the record, with a weak reference to it: used only while it is that very record's (a copy of it,
-        ``model_copy`` keeping private attributes, derives its own). Nothing kept refers to the record strongly, so
-        a record and its derivation are no cycle: a record let go is freed at once, without the cycle collector (an
-        import otherwise held every record it let go until a full collection: 14 GB at 100,000 memories)."""
+        """``Side.of(record)``, derived once per record and kept with it: the linker scores the same cached neighbours
+        write after write. What it derives (terms, entities, noun, cues) is kept in the record's private attributes
+        with the very ``terms`` list and ``content`` string it was derived from and the kind: a copy that keeps them
+        (``model_copy`` / ``record_copy`` keep private attributes: a neighbour's copy with a link more, the held
+        batch's versions, the layer's relinked record) uses it too; one whose terms, text or kind were replaced
+        derives its own. Nothing kept refers to the record, so a record and its derivation are no cycle: a record
+        let go is freed at once, without the cycle collector (an import otherwise held every record it let go until
+        a full collection: 14 GB at 100,000 memories)."""
         # the private attributes' dict read directly: pydantic's attribute lookup for a private name was a tenth of
         # scoring a candidate
         private = record.__pydantic_private__
         held = private.get("_side") if private is not None else None
-        if held is not None and held[0]() is record:
+        if held is not None and held[0] is record.terms and held[1] is record.content and held[2] == record.kind:
             side = cls.__new__(cls)
-            vars(side).update(held[1])
+            vars(side).update(held[3])
             side.record = record
             return side
         side = cls.of(record)
         if private is not None:
             side.cues()  # derived now, so every later use of this record shares it
             derived = {k: v for k, v in vars(side).items() if k != "record"}
-            private["_side"] = (weakref.ref(record), derived)
+            private["_side"] = (record.terms, record.content, record.kind, derived)
         return side
 
 
