@@ -55,8 +55,9 @@ _EXPLICIT = [
 ]
 # "Ravi isn't my mentor", "Helga retired", "Acme was too expensive", "8 was unrealistic": the subject before
 _SUBJECT_GONE = re.compile(
-    r"(?:^|[,.;:]\s*|\b(?:and|but|so)\s+)(?:(?:the|my|our)\s+)?((?:[A-Z][\w.'-]*\s+){0,2}[A-Z][\w.-]*?|\d[\w.,%]*)(?:\s+|'s\s+)"
-    r"(?:isn't|is not|gone\b|aren't|are not|is no longer|are no longer|retired|was too|were too|was unrealistic|"
+    r"(?:^|[,.;:]\s*|\b(?:and|but|so)\s+)(?:(?:the|my|our)\s+)?((?:[A-Z][\w.'-]*\s+){0,2}[A-Z][\w.-]*?(?:\s+\d[\w.]*)?|\d[\w.,%]*)(?:\s+|'s\s+)"
+    r"(?:(?:(?:has|had)\s+)?(?:stepped down|resigned|retired|moved on|left(?=\s*(?:[,.;!?]|$)))|"
+    r"isn't|is not|gone\b|aren't|are not|is no longer|are no longer|retired|was too|were too|was unrealistic|"
     r"was wrong|was a mistake|is gone|are gone|is out|is history|is over|moved away|passed away|left the|"
     r"is leaving|quit|broke|died|is broken|was stolen|got stolen)\b"
 )
@@ -190,7 +191,9 @@ def old_values(text: str) -> list[str]:
     found += [m.group(1) for m in _SUBJECT_GONE.finditer(text)]
     kept = []
     for value in found:
-        value = re.sub(r"^(?:the|my|our|a|an)\s+", "", value.strip(" ,.'\""), flags=re.IGNORECASE)
+        value = re.sub(
+            r"^(?:(?:so|and|but)\s+)?(?:(?:the|my|our|a|an)\s+)?", "", value.strip(" ,.'\""), flags=re.IGNORECASE
+        )
         words = value.lower().split()
         if not words or all(w in _PRONOUNS for w in words) or (len(value) < 2 and not value.isdigit()):
             continue

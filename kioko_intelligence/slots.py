@@ -16,6 +16,8 @@ A *slot* is a subject and an attribute (the user's editor, the dog's name, the r
    it is superseded; without one the router is not sure: both memories stay current, the new one carries
    the conflict (``metadata.conflicts_with``) and is shown first with "(was: ...)", the old one leaves the
    context.
+   Plain words as the value ("toast with butter" -> "rice and miso soup" for breakfast) are one topic's
+   old and new value under the rules of :mod:`.slot_topics` (a marked conflict).
 
 Superseding marks the old memory ``metadata.superseded_by`` (the new one gets ``supersedes``), as
 decisions always did: it stays in the history (``as_of`` reads, the console's "show superseded") and leaves
@@ -55,6 +57,10 @@ from kioko_intelligence.slot_marks import apply as apply
 from kioko_intelligence.slot_marks import stale_summaries as stale_summaries
 from kioko_intelligence.slot_reading import CUE, TITLE_DOT, Slot, new_value, old_values, read_slot, text_terms
 from kioko_intelligence.slot_subjects import different_subjects
+from kioko_intelligence.slot_topics import GENERIC as _GENERIC
+from kioko_intelligence.slot_topics import LIKING_WORDS as _LIKING_WORDS
+from kioko_intelligence.slot_topics import USERS_OWN as _USERS_OWN
+from kioko_intelligence.slot_topics import one_topic, replaces_loosely
 from kioko_intelligence.slot_transitions import transitions
 from kioko_intelligence.stances import reversals
 from kioko_intelligence.working_changes import working_changes
@@ -68,7 +74,7 @@ ADDING = frozenset(info.op for info in KINDS if info.gives_values and info.op)
 """Operation kinds whose ``add`` may carry a newer value of a slot."""
 _STATED_KINDS = frozenset(info.name for info in KINDS if info.users_own)
 """Kinds that state the user's own value: naming the old value is enough to find them."""
-_ABOUT_USER = re.compile(r"\b(?:I|I'm|I've|my|we|we're|our|User|User's)\b")
+_ABOUT_USER = re.compile(r"\b(?:I|I'm|I've|[Mm]y|[Ww]e|[Ww]e're|[Oo]ur|User|User's)\b")
 """A memory in the user's own words (or rewritten about them), whatever kind it was routed to."""
 UNINDEXED = frozenset(info.name for info in KINDS if info.holds_value and not info.links)
 """Kinds the term index does not keep (it keeps the linked ones): read by kind (the context reads them the same way)."""
@@ -196,7 +202,7 @@ def same_slot(
             close = len(shared) >= 2 and 2 * len(shared) >= min(len(mine.frame), len(theirs.frame))
             if mine_own and their_own and (liked or close):
                 found.setdefault(record.id, Replaced(record, True, None, None, None if shared & own else whole))
-            elif mine_own and their_own and _one_topic(record, shared, lowered):
+            elif mine_own and their_own and _one_topic(record, shared, lowered, mine.frame):
                 loose.append(Replaced(record, False, None, None, None if shared & own else whole))
             continue
         if not shared or not types:
@@ -226,35 +232,11 @@ def same_slot(
         # steps are replaced by the whole sentence that gives them, not by the one clause the router cut out of it
         sentence = whole if stepwise(record.content) or not shared & own else None
         found.setdefault(record.id, Replaced(record, sure, stale[0], newer_value, sentence))
-    if not found and len(loose) == 1 and _STRONG_CUE.search(turn_text):
+    if not found and replaces_loosely(turn_text, len(loose)):
         return loose  # one statement of the user's on the one topic, a plain change word: a marked conflict
     return list(found.values())
 
 
-_STRONG_CUE = re.compile(
-    r"\b(?:these days|nowadays|now|anymore|any more|no longer|instead|switched|changed|from now on|from here on|lately)\b",
-    re.IGNORECASE,
-)
-_GENERIC = frozenset(
-    "user have has take get make use work thing time way lot good fine well like want need go come day also just "
-    "really start stop keep feel think know see look".split()
-)
-"""Words too common to make two statements one topic on their own."""
-
-
-def _one_topic(record: Record, shared: set[str], said: str) -> bool:
-    """Do an older statement of the user's and the new one share one topic word (not a common one)?"""
-    return (
-        bool(shared - _GENERIC - _LIKING_WORDS)
-        and bool(_USERS_OWN.search(record.content) or record.kind in _STATED_KINDS)
-        # an instruction is the user's own, said as an order ("Write dates day-month-year from now on")
-        and bool(_USERS_OWN.search(said) or record.kind == Instructions.kind)
-        and len(record.content.split()) <= 16
-    )
-
-
-_USERS_OWN = re.compile(r"\b(?:I|I'm|I've|I'd|my|mine|we|we're|we've|our|User|User's|me)\b", re.IGNORECASE)
-"""A statement about the user's own things (a category value is the user's only when the text says so)."""
 _SOMEONE_ELSES = re.compile(
     r"\b(?:my|our|User's)\s+(?:wife|husband|partner|son|daughter|kids?|children|mum|mom|dad|father|mother|"
     r"brother|sister|friend|colleague|boss|manager|neighbou?r|team|company|client)('s)?\b|\b(?:he|she|they|his|her|their)\s+"
@@ -268,6 +250,11 @@ _NO_SUBJECT = re.compile(
     re.IGNORECASE,
 )
 """A turn that leaves its subject out ("Just got the new iPhone 15", "Bought a MacBook ...") speaks of the user."""
+
+
+def _one_topic(record: Record, shared: set[str], said: str, said_frame: set[str]) -> bool:
+    stated = record.kind in _STATED_KINDS
+    return one_topic(record.content, stated, shared, said, said_frame, record.kind == Instructions.kind)
 
 
 def same_category(memory: MemoryLayer, scope: Scope, text: str, sentence: str, turn_text: str) -> list[Replaced]:
@@ -318,7 +305,6 @@ _LIKING = re.compile(
     re.IGNORECASE,
 )
 """A statement of what the user likes or usually does: its slot's values are often plain words (tea, evening)."""
-_LIKING_WORDS = frozenset("prefer rather like love favourit favorit enjoy fan usual alway thing".split())
 
 
 def _terms_of_name(name: str) -> list[str]:

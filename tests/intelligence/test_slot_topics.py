@@ -1,0 +1,127 @@
+"""Plain words as the value: a newer statement on one topic with a change word replaces the older one (a marked
+conflict), a named old holder who left gives way to the new one, and a turn that adds keeps both."""
+
+from __future__ import annotations
+
+import pytest
+
+import kioko
+from kioko_intelligence.slot_reading import old_values
+from kioko_intelligence.slot_topics import one_topic, replaces_loosely, title_words
+
+
+def _records(memory: kioko.Memory) -> list[kioko.Record]:
+    return list(memory.memories(user_id="u"))
+
+
+def _in_force(memory: kioko.Memory) -> list[str]:
+    """What a context states as current: neither superseded nor replaced by a newer memory in conflict."""
+    return [
+        r.content
+        for r in _records(memory)
+        if not r.metadata.get("superseded_by") and not r.metadata.get("conflicted_by")
+    ]
+
+
+def _two_turns(old: str, new: str) -> kioko.Memory:
+    memory = kioko.intelligent("memory://?embedder=offline")
+    memory.record_turn(old, "Noted.", user_id="u", session_id="s1")
+    memory.record_turn(new, "Noted.", user_id="u", session_id="s2")
+    return memory
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "kept"),
+    [
+        (
+            "For breakfast I eat toast with butter, is my habit.",
+            "Recently I change breakfast to rice and miso soup, toast is not good for my stomach.",
+            "miso",
+        ),
+        (
+            "My walkaround: start at the nose, go clockwise.",
+            "New company SOP, walkaround now goes anticlockwise from the left wing root.",
+            "anticlockwise",
+        ),
+        (
+            "deploy: merge to main, then `make release` on the build box",
+            "chore(deploy): releases now cut by the GitHub Action on tag push, no more make release by hand",
+            "GitHub Action",
+        ),
+    ],
+)
+def test_a_plain_value_changed_on_one_topic_is_a_marked_conflict(old: str, new: str, kept: str) -> None:
+    with _two_turns(old, new) as memory:
+        in_force = _in_force(memory)
+        assert len(in_force) == 1
+        assert kept in in_force[0]
+        newer = next(r for r in _records(memory) if kept in r.content)
+        assert newer.metadata.get("conflicts_with")
+        context = memory.recall(old, user_id="u").text
+        assert "(was: " in context
+
+
+def test_a_turn_that_adds_on_the_topic_keeps_both() -> None:
+    assert not replaces_loosely("These days I also have porridge for breakfast.", 1)
+    with _two_turns(
+        "For breakfast I eat toast with butter.", "These days I also have porridge for breakfast."
+    ) as memory:
+        assert len(_in_force(memory)) == 2
+
+
+def test_two_statements_on_the_topic_are_not_guessed_between() -> None:
+    assert replaces_loosely("Breakfast is rice now.", 1)
+    assert not replaces_loosely("Breakfast is rice now.", 2)
+    assert not replaces_loosely("Breakfast is rice.", 1)  # no word of change
+
+
+def test_a_title_names_the_slot_whoever_states_the_new_value() -> None:
+    assert title_words("User's walkaround: start at the nose, go clockwise.") == {"walkaround"}
+    assert title_words("deploy: merge to main, then make release") == {"deploy"}
+    assert title_words("Remember this, it matters: the gate code is 4411") == set()  # a title of five words
+    old = "deploy: merge to main, then make release on the build box"
+    said = "releases now cut by the GitHub Action on tag push, deploy is automatic"
+    assert one_topic(old, False, {"deploy", "releas"}, said, {"deploy", "releas", "cut", "tag"}, False)
+    # an untitled world statement and an impersonal new one are not the user's slot
+    untitled = "The build box runs the release for the team"
+    assert not one_topic(untitled, False, {"releas"}, said, {"deploy", "releas", "cut", "tag"}, False)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "current"),
+    [
+        ("Dave is my assistant coach!", "Dave's stepped down, Priyanka is my assistant coach now.", "Priyanka"),
+        ("Helga runs our book club.", "Helga has retired, so Ines runs the book club now.", "Ines"),
+        ("Marco is my running partner.", "Marco moved on, Luis is my running partner these days.", "Luis"),
+    ],
+)
+def test_a_named_old_holder_who_left_gives_way(old: str, new: str, current: str) -> None:
+    with _two_turns(old, new) as memory:
+        in_force = _in_force(memory)
+        assert len(in_force) == 1
+        assert current in in_force[0]
+
+
+def test_the_left_holder_is_the_old_value_read() -> None:
+    assert old_values("Dave's stepped down, Priyanka is my assistant coach now") == ["Dave"]
+    assert old_values("So Ravi has left.") == ["Ravi"]
+    assert old_values("Cows settle better to Classic FM now, Radio 2 was too chatty.") == ["Radio 2"]
+    assert "Ravi" not in old_values("Ravi left his keys here")  # left something, not a role: Ravi stays
+
+
+def test_a_name_with_its_number_is_the_old_value() -> None:
+    with _two_turns(
+        "Radio in the milking parlour's always on Radio 2.",
+        "Cows settle better to Classic FM, so that's what's on in the parlour now, Radio 2 was too chatty.",
+    ) as memory:
+        in_force = _in_force(memory)
+        assert len(in_force) == 1
+        assert "Classic FM" in in_force[0]
+
+
+def test_an_event_in_the_first_person_plural_names_the_users_value() -> None:
+    # "We're" at the start of the sentence speaks of the user as "we're" does
+    with _two_turns("We're selling the milk to Arla.", "Left Arla, we're with Müller on the new contract.") as memory:
+        in_force = _in_force(memory)
+        assert len(in_force) == 1
+        assert "Müller" in in_force[0]
