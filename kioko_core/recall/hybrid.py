@@ -645,7 +645,7 @@ def recall(
     chosen: list[str] = []
     brought: set[str] = set()
     shown: dict[str, int] = {}
-    chosen_runs: list[frozenset[tuple[str, ...]]] = []
+    chosen_runs: list[frozenset[str]] = []
     repeated: list[str] = []  # repeats of a memory chosen before them (kioko_core.recall.repeats)
 
     def take(memory_id: str, first: bool) -> None:

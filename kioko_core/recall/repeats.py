@@ -11,6 +11,7 @@ kept. Only the few memories being ranked are compared, so the cost does not grow
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
@@ -26,23 +27,26 @@ _WORD = re.compile(r"\w+")
 
 @keeps_text
 @lru_cache(maxsize=8192)
-def word_runs(text: str) -> frozenset[tuple[str, ...]]:
-    """The text's runs of :data:`RUN` consecutive words, lower-cased (a shorter text is one run)."""
+def word_runs(text: str) -> frozenset[str]:
+    """The text's runs of :data:`RUN` consecutive words, lower-cased, each as its words joined by a space (a
+    shorter text is one run). A word has no space in it, so two runs are equal exactly when their words are.
+    Each run is interned: the same run in two texts is one object, which the set operations comparing texts
+    recognise by identity, and which is held once however many cached texts hold it."""
     words = _WORD.findall(text.lower())
     if len(words) <= RUN:
-        return frozenset([tuple(words)]) if words else frozenset()
-    return frozenset(tuple(words[i : i + RUN]) for i in range(len(words) - RUN + 1))
+        return frozenset([sys.intern(" ".join(words))]) if words else frozenset()
+    return frozenset([sys.intern(" ".join(words[i : i + RUN])) for i in range(len(words) - RUN + 1)])
 
 
-def repeats(runs: frozenset[tuple[str, ...]], earlier: frozenset[tuple[str, ...]], share: float) -> bool:
+def repeats(runs: frozenset[str], earlier: frozenset[str], share: float) -> bool:
     """True when at least ``share`` of the shorter text's word runs, and at least :data:`SHARED_RUNS` of them (all,
     for a text with fewer), are in the other text too."""
-    return _shares_enough(len(runs), len(earlier), len(runs & earlier), share)
+    smaller = min(len(runs), len(earlier))
+    return smaller > 0 and _shares_enough(smaller, len(runs & earlier), share)
 
 
-def _shares_enough(size: int, earlier_size: int, shared: int, share: float) -> bool:
-    smaller = min(size, earlier_size)
-    return smaller > 0 and shared >= share * smaller and shared >= min(SHARED_RUNS, smaller)
+def _shares_enough(smaller: int, shared: int, share: float) -> bool:
+    return shared >= share * smaller and shared >= min(SHARED_RUNS, smaller)
 
 
 def repeats_last(ids: Sequence[str], text_of: Callable[[str], str], share: float, wanted: int) -> list[str]:
@@ -52,23 +56,33 @@ def repeats_last(ids: Sequence[str], text_of: Callable[[str], str], share: float
         return list(ids[:wanted])
     kept: list[str] = []
     kept_sizes: list[int] = []
+    every: set[str] = set()  # the runs of every kept memory
     # run -> the kept memories holding it: a candidate's shared runs with every kept memory are counted in one
-    # pass over its own runs, instead of one set intersection per kept memory (a recall ranks up to its pool)
-    holders: dict[tuple[str, ...], list[int]] = {}
+    # pass over the runs it shares with any of them (found by a set intersection, in C; often none), instead of
+    # one set intersection per kept memory (a recall ranks up to its pool)
+    holders: dict[str, list[int]] = {}
     later: list[str] = []
     for memory_id in ids:
         if len(kept) >= wanted:
             break
         runs = word_runs(text_of(memory_id))
-        shared: dict[int, int] = {}
+        if not runs.isdisjoint(every):
+            shared = [0] * len(kept)
+            for run in runs & every:
+                for index in holders[run]:
+                    shared[index] += 1
+            size = len(runs)
+            if any(count and _shares_enough(min(size, kept_sizes[i]), count, share) for i, count in enumerate(shared)):
+                later.append(memory_id)
+                continue
+        index = len(kept)
         for run in runs:
-            for index in holders.get(run, ()):
-                shared[index] = shared.get(index, 0) + 1
-        if any(_shares_enough(len(runs), kept_sizes[i], count, share) for i, count in shared.items()):
-            later.append(memory_id)
-            continue
-        for run in runs:
-            holders.setdefault(run, []).append(len(kept))
+            found = holders.get(run)
+            if found is None:
+                holders[run] = [index]
+            else:
+                found.append(index)
+        every |= runs
         kept.append(memory_id)
         kept_sizes.append(len(runs))
     return (kept + later)[:wanted]

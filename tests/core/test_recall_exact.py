@@ -126,6 +126,23 @@ def test_top_k_settles_many_ties_at_the_cut_by_id_as_vote_does(limit: int) -> No
     assert got == vote(weights, postings, weights.__getitem__, limit)
 
 
+@pytest.mark.parametrize("limit", [1, 5, 40])
+def test_top_k_in_a_large_table_settles_ties_by_id_as_vote_does(limit: int) -> None:
+    """A table far larger than the question's postings (their distinct rows alone are counted), ties at the cut
+    among ids sharing their first eight bytes, ids of other lengths and non-ASCII ones (each id's numeric key
+    only leaves out rows that are surely larger), and a table grown between two questions (its keys follow)."""
+    table = RowTable()
+    table.rows([f"other-{i}" for i in range(5_000)])  # rows no term of the question holds
+    tied = [f"memory-{i:04d}" for i in range(150, 0, -1)] + ["memory", "memory-", "memorz", "mémoire", "m", "memory\0"]
+    postings = {"common": tied, "rare": tied[3:6] + ["rare-only"], "other": tied[100:103] + ["other-17"]}
+    weights = {"common": 0.5, "rare": 2.0, "other": 0.5}
+    got = top_k(table, [(table.rows(postings[t]), w) for t, w in weights.items()], limit)
+    assert got == vote(weights, postings, weights.__getitem__, limit)
+    postings["common"] = tied + ["memory-0000", "memory-00000", "a-new-id"]  # rows added after the keys were made
+    got = top_k(table, [(table.rows(postings[t]), w) for t, w in weights.items()], limit)
+    assert got == vote(weights, postings, weights.__getitem__, limit)
+
+
 def test_a_list_dropped_between_lookup_and_scoring_falls_back_to_counting(store: Store, make_layer, user: str) -> None:
     """exact_top says None rather than score from a list it does not hold whole."""
     layer = make_layer(auto_link=False, linker=BOUND)

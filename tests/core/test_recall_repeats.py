@@ -60,8 +60,9 @@ def test_a_wider_pool_is_read_only_without_links(layer: Any) -> None:
 
 
 def test_word_runs_and_repeats() -> None:
-    assert word_runs("One two three four") == {("one", "two", "three"), ("two", "three", "four")}
-    assert word_runs("Hi there") == {("hi", "there")}
+    assert word_runs("One two three four") == {"one two three", "two three four"}
+    assert word_runs("Hi there") == {"hi there"}
+    assert word_runs("Hi there, you") != word_runs("Hi there you two")  # a run of two words is not one of three
     assert word_runs("...") == frozenset()
     first = word_runs(f"{REMARK} {ENDINGS[0]}.")
     second = word_runs(f"{REMARK} {ENDINGS[1]}.")
