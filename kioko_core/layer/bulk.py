@@ -23,9 +23,10 @@ from kioko_core.kinds.registry import canonical_kind
 from kioko_core.layer.parts import KindsHost
 from kioko_core.layer.values import timestamp
 from kioko_core.linking.collector import after_batch, held_off
+from kioko_core.linking.index import own_copy
 from kioko_core.linking.linker import structural_targets_of
 from kioko_core.linking.pending import PendingStore
-from kioko_core.store import ConflictError, Record, Scope, ScopeGenerations, record_copy
+from kioko_core.store import ConflictError, Record, Scope, ScopeGenerations
 
 
 class BulkHost(KindsHost, Protocol):
@@ -102,7 +103,7 @@ class BatchAdd:
         if stored is None:  # another writer got between: these memories again, one by one from the store
             out += [self._add(layer, *item) for item in taken[: len(added)]]
         else:
-            out += [_handed(stored[record.id]) if record.id in stored else record for record in added]
+            out += [own_copy(stored[record.id] if record.id in stored else record) for record in added]
         if error is not None:
             raise error
         if alone is not None:
@@ -125,29 +126,9 @@ class BatchAdd:
             raise
         stored = {r.id: r for r in written if r is not None}
         # every record of the batch stays cached, its new memories too (a later memory's candidates): the caller is
-        # handed copies of those (see _handed)
+        # handed copies of those (see own_copy)
         layer.index.committed_batch(self._scope, before, held.writes, list(stored.values()), stored.keys())
         return stored
-
-
-def _handed(record: Record) -> Record:
-    """A copy of a stored memory the index cache keeps, for the caller: its metadata, bookkeeping, terms and vector
-    its own, so a caller changing what ``add_many`` returned never changes what the linker reads."""
-    update: dict[str, Any] = {"metadata": _copied(record.metadata), "terms": list(record.terms)}
-    if record.system is not None:
-        update["system"] = _copied(record.system)
-    if record.embedding is not None:
-        update["embedding"] = record.embedding.copy()
-    return record_copy(record, update)
-
-
-def _copied(value: Any) -> Any:
-    """A copy of a JSON-like value (dicts, lists and scalars): what a record's metadata and bookkeeping hold."""
-    if isinstance(value, dict):
-        return {k: _copied(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copied(v) for v in value]
-    return value
 
 
 class _BatchGraph:
@@ -175,6 +156,7 @@ def _held_view(layer: BulkHost, held: PendingStore) -> BulkHost:
     view = copy.copy(layer)
     linker = copy.copy(layer.linker)
     linker.store = held
+    linker.hands_out_written = False  # the batch hands its caller copies of what it stored (own_copy)
     graph = _BatchGraph(linker.graph)  # stands in for the EntityGraph (its other calls pass through)
     vars(linker)["graph"] = graph
     # the copy's own store and linker (BulkHost, like the layer's users, reads them as properties); the layer's

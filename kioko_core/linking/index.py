@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from kioko_core.linking.term_rows import RowTable, top_k
-from kioko_core.store import ManyGenerations, Record, Scope, ScopeChanges, ScopeGenerations, Store
+from kioko_core.store import ManyGenerations, Record, Scope, ScopeChanges, ScopeGenerations, Store, record_copy
 from kioko_core.telemetry import count
 
 VIRTUAL_MEMORIES = 20
@@ -117,6 +117,26 @@ def _keep_recent(terms: dict[str, _Term], asked: Sequence[str], bound: int) -> N
             terms[term] = entry
     for term in list(itertools.islice(terms, max(0, len(terms) - bound))):
         del terms[term]
+
+
+def own_copy(record: Record) -> Record:
+    """A copy of a record the index cache keeps, for a caller: its metadata, bookkeeping, terms and vector its own, so
+    a caller changing what a write returned never changes what the linker reads."""
+    update: dict[str, Any] = {"metadata": _copied(record.metadata), "terms": list(record.terms)}
+    if record.system is not None:
+        update["system"] = _copied(record.system)
+    if record.embedding is not None:
+        update["embedding"] = record.embedding.copy()
+    return record_copy(record, update)
+
+
+def _copied(value: Any) -> Any:
+    """A copy of a JSON-like value (dicts, lists and scalars): what a record's metadata and bookkeeping hold."""
+    if isinstance(value, dict):
+        return {k: _copied(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copied(v) for v in value]
+    return value
 
 
 @dataclass
@@ -476,7 +496,8 @@ class IndexCache:
         ``new_terms``), the rest the neighbours whose links changed, as the store returned them.
 
         The neighbours are cached as written; the memory itself is not (the caller gets that very object
-        and may change it), so its next use reads it from the store.
+        and may change it), so its next use reads it from the store. (The linker's own write caches a copy of it
+        as the store returned it: the next write in its session nominates it most of the time.)
         """
         self.record_written_with(scope, stored[0].id, old_terms, new_terms, stored[1:])
 

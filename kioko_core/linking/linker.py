@@ -12,7 +12,7 @@ from kioko_core.embedding.embedders import Embedder, OfflineEmbedder
 from kioko_core.graph.entities import EntityGraph
 from kioko_core.kinds.registry import prior  # noqa: F401  (the priors were read from here)
 from kioko_core.linking import links
-from kioko_core.linking.index import IndexCache, nominates, one_read
+from kioko_core.linking.index import IndexCache, nominates, one_read, own_copy
 from kioko_core.linking.scoring import (  # noqa: F401
     TWO_HOURS,
     Evidence,
@@ -160,6 +160,10 @@ def _scope_of(record: Record) -> Scope:
 
 class MemoryLinker:
     """Links each new memory to the memories it belongs with, using nothing but the Store protocol."""
+
+    hands_out_written = True
+    """Whether the record a write stores goes to the caller (``add`` returns it): the index cache then keeps a copy of
+    it. A batch's linker (:mod:`kioko_core.layer.bulk`), whose caller is handed copies, lets the cache keep the record."""
 
     def __init__(
         self,
@@ -688,9 +692,12 @@ class MemoryLinker:
         first = ops[0].record  # type: ignore[union-attr]
         scope, terms, old_terms = _scope_of(first), first.terms, previous.terms if previous is not None else []
         neighbours = [r for r in stored[1:] if r is not None]
-        if stored and stored[0] is not None and len(neighbours) == len(ops) - 1:
-            # the index is told the memory's id and terms, and given the neighbours as written
-            self.index.record_written_with(scope, first.id, old_terms, terms, neighbours)
+        written = stored[0] if stored else None
+        if written is not None and len(neighbours) == len(ops) - 1:
+            # the index is told the memory's id and terms, and given the neighbours and the memory as written (the
+            # memory as a copy when the caller gets that very record: the next write in its session nominates it)
+            kept = own_copy(written) if self.hands_out_written else written
+            self.index.record_written_with(scope, first.id, old_terms, terms, [*neighbours, kept])
         else:  # not what a linker's batch returns: keep nothing of it
             self.index.record_write(scope, first.id, old_terms, terms)
 

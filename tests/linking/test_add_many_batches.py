@@ -299,3 +299,25 @@ def test_the_records_add_many_returns_are_the_callers_own(store: Store, user: st
     want = snapshot(store, clean, clean + spoiled)
     assert got == want
     assert sum(len(m["links"]) for m in got.values()) > len(got)
+
+
+def test_the_record_add_returns_is_the_callers_own(store: Store, user: str) -> None:
+    """A linked ``add`` leaves a copy of the memory it wrote in the index cache (the next write in its session
+    nominates it): a caller changing the record ``add`` returned changes nothing the next links read."""
+    spoiled, clean = user + "-s", user + "-c"
+    layer = MemoryLayer(store, auto_link=True, linker=TIGHT)
+    for item in items(spoiled, 40):
+        record = layer.add(user_id=spoiled, **{**item, "id": spoiled + item["id"]})
+        record.metadata["changed"] = True
+        record.terms.clear()
+        if record.system is not None:
+            for entry in record.system.get("links", []):
+                entry["w"] = 0.0
+        if record.embedding is not None:
+            record.embedding[:] = 0
+    for item in items(spoiled, 40):
+        layer.add(user_id=clean, **{**item, "id": clean + item["id"]})
+    got = snapshot(store, spoiled, spoiled + spoiled)
+    want = snapshot(store, clean, clean + spoiled)
+    assert got == want
+    assert sum(len(m["links"]) for m in got.values()) > len(got)
