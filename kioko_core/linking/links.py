@@ -296,8 +296,20 @@ def entries_in(system: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def entry_for(record: Record, other_id: str) -> dict[str, Any] | None:
-    for entry in link_entries(record):
-        if entry["id"] == other_id:
+    """The memory's well-formed entry for ``other_id`` (the first, as in :func:`link_entries`), or None."""
+    entries = bookkeeping(record).get("links")
+    if not isinstance(entries, list):
+        return None
+    # the id compared first, the rest of the form checked only for that entry: a linked write asks this of every
+    # memory it links, at up to twelve entries each
+    for entry in entries:
+        if (
+            isinstance(entry, dict)
+            and entry.get("id") == other_id
+            and isinstance(entry.get("id"), str)
+            and entry.get("dir") in ("in", "out")
+            and isinstance(entry.get("type"), str)
+        ):
             return entry
     return None
 
