@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-import math
 import re
 import time
 from collections.abc import Sequence
@@ -36,6 +34,7 @@ from kioko_core.recall.context_text import RecalledMemory as RecalledMemory  # a
 from kioko_core.recall.context_text import context_blocks, links_section
 from kioko_core.recall.context_text import dated as dated
 from kioko_core.recall.context_text import goal_line as goal_line
+from kioko_core.recall.options import RecallConfig as RecallConfig  # its home was here: callers import it from here
 from kioko_core.recall.owned import owned
 from kioko_core.recall.repeats import repeats, repeats_last, word_runs
 from kioko_core.recall.safety import READ_TERMS, SAFETY_TERM, bears_on, is_safety_relevant
@@ -93,133 +92,6 @@ class Context:
 
     def __str__(self) -> str:
         return self.text
-
-
-@dataclass(frozen=True)
-class RecallConfig:
-    """How recall retrieves and ranks; every field can be set per layer (``MemoryLayer(recall={...})``).
-
-    The defaults were chosen on the LoCoMo development split (``benchmarks/locomo_recall.py``).
-    """
-
-    candidates: int = 20
-    """Pool per signal: how many candidates the vector search nominates, and how many lexical ones are kept."""
-    limit: int = 8
-    """How many memories recall returns (retrieved and linked together)."""
-    min_vector_only: float = 0.3
-    """h: a memory only the vector search found must be at least this similar."""
-    goals: int = 10
-    """Open goals shown in the context's goal section (they come on top of ``limit``)."""
-    lexical_weight: float = 1.0
-    """RRF weight of the lexical ranking (query terms weighted by IDF, plus the graph signal when on)."""
-    dense_weight: float | None = None
-    """Weight of the vector signal; None: for a semantic embedder 0.5 with "sum" fusion (0.3-0.7 measured
-    alike, 2.0 far worse) and 1.0 with "rrf"; 0 for a lexical embedder (the offline embedder hashes the
-    words the lexical ranking counts, and weighing it in lowered recall@10 on LoCoMo from 0.667 to 0.652;
-    its matches still join the list, after the others)."""
-    entity_terms: bool = True
-    """Count a named entity of the question (``e:...``) when its words are not already counted as words."""
-    related_entity_weight: float = 0.5
-    """Weight of an entity the user's entity graph relates to one the question names, relative to the name."""
-    graph_weight: float = 0.7
-    """beta: a memory gains beta x (its strongest linked seed's lexical score x the link's weight)."""
-    graph_seeds: int = 10
-    """How many of the best lexical candidates pass their score on along their links."""
-    context_link_weight: float = 1.0
-    """The weight a ``follows`` link (an event and the one just before it in its session) carries in ranking."""
-    linked_share_words: bool = True
-    """A memory that only an automatic association (``related_to``, or ``follows`` within a session) brings or
-    lifts must share a word or name with the question (a name every memory carries counts here), unless
-    the link is to the turn just before or after (a reply is read with its question even when it repeats
-    none of its words). Typed links and links a person made are followed as they are. On the LoCoMo development split (parts A / B) this
-    raised open-domain R@10 by 0.023 on both parts and lowered no category."""
-    session_weight: float = 0.1
-    """Without links followed (``links=0``): a lexical candidate gains this share of the best score of another
-    candidate of its session, among the :data:`~kioko_core.recall.coherence.SESSION_POOL` best (a question's
-    evidence seldom stands alone in its session; see :mod:`~kioko_core.recall.coherence`). On the LoCoMo
-    development split it raised R@10 from 0.619 to 0.655 (A 0.595 -> 0.627, B 0.639 -> 0.679) and lowered no
-    category; with links followed, the links already carry a strong match's score to its session's turns, and
-    both together lowered multi-hop and open-domain R@10 (0.396 -> 0.393, 0.403 -> 0.392), so it is off there.
-    0 turns it off."""
-    period_weight: float = 1.0
-    """Without links followed (``links=0``): a question that names a month or a year ("in July", "in December
-    2023", "on May 3, 2023") raises each of the :data:`~kioko_core.recall.coherence.SESSION_POOL` best matches
-    written in that period by this share of the best match's score. On the LoCoMo development split it raised
-    R@10 0.655 -> 0.668 (A 0.627 -> 0.644, B 0.679 -> 0.688; temporal 0.829 -> 0.835, single-hop 0.713 ->
-    0.734) and lowered no category. 0 turns it off."""
-    repeat_share: float = 0.5
-    """A memory at least this share of whose word runs (three words in a row; at least six of them) are in a memory
-    chosen before it is a repeat: it takes a place only when no other match is left for it
-    (:mod:`~kioko_core.recall.repeats`). On ``benchmarks/user_scale.py`` (conversation 26 at 10,000 memories) R@10
-    went 0.463 -> 0.498; the LoCoMo development split is unchanged (R@10 0.668 / 0.680, every category). 0 turns it
-    off."""
-    repeat_pool: int = 100
-    """Without links followed (``links=0``): how many of the best lexical matches are read, so that the places the
-    repeats leave in the pool of ``candidates`` are filled by other memories (the session and period signals
-    still read the :data:`~kioko_core.recall.coherence.SESSION_POOL` best). 0: the pool is cut as before. 100 at
-    100,000 memories: R@10 0.448 at 2.1x the CPU of a recall at 1,000; 300: 0.455 at 8x (docs/recall.md)."""
-    when_weight: float = 0.3
-    """A question that asks for a time ("when did ...", "how long ...": :data:`~kioko_core.reading.query_and_draft.ASKS_WHEN`):
-    a memory found for it whose text tells a time ("yesterday", "last week", "two weeks ago", a month or a year:
-    :data:`~kioko_core.reading.query_and_draft.TELLS_TIME`) gains this much, in units of the best lexical match (with "rrf"
-    fusion: of one first rank). "When did she go to the support group?" is answered by "I went to a support
-    group yesterday", not by the other turns about the group. On the LoCoMo development split (parts A / B,
-    links=3) 0.3 raised temporal R@5 by 0.052 / 0.006 and lowered no category at R@10 (docs/recall.md); 0
-    turns it off."""
-    budget: int | None = context_budget.DEFAULT_BUDGET
-    """Tokens the context's text may take (counted as :func:`~kioko_core.recall.budget.count_tokens` does);
-    what gives way first is :data:`~kioko_core.recall.budget.PRIORITY`; None: no budget. ``recall(...,
-    budget=N)`` sets it for one call."""
-    fusion: str = "sum"
-    """How the rankings are joined: "sum" (each signal's scores divided by its best candidate's, weighted and
-    added; the graph starts from that sum) or "rrf" (weighted reciprocal ranks of the lexical+graph and the
-    vector rankings). With the semantic embedder "sum" gave R@10 0.709 on LoCoMo, "rrf" 0.699; with the
-    offline one they tie (0.676 / 0.678)."""
-
-    def __post_init__(self) -> None:
-        context_budget.check_budget(self.budget, "recall budget")
-        if self.fusion not in ("sum", "rrf"):
-            raise InvalidRecordError(f"recall fusion must be 'sum' or 'rrf', got {self.fusion!r}")
-        for name in ("candidates", "limit", "goals", "graph_seeds", "repeat_pool"):
-            value = getattr(self, name)
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, int)
-                or value < (0 if name in ("goals", "repeat_pool") else 1)
-            ):
-                raise InvalidRecordError(f"recall {name} must be a positive integer, got {value!r}")
-        for name in (
-            "min_vector_only",
-            "lexical_weight",
-            "dense_weight",
-            "related_entity_weight",
-            "graph_weight",
-            "context_link_weight",
-            "when_weight",
-            "session_weight",
-            "period_weight",
-            "repeat_share",
-        ):
-            value = getattr(self, name)
-            if value is None and name == "dense_weight":
-                continue
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-                raise InvalidRecordError(f"recall {name} must be a finite number >= 0, got {value!r}")
-
-    @classmethod
-    def build(cls, options: RecallConfig | dict[str, Any] | None = None, **more: Any) -> RecallConfig:
-        known = {f.name for f in dataclasses.fields(cls)}
-        # checked before dataclasses.replace, which would raise a bare TypeError for a misspelt option
-        unknown = set(more) - known
-        if isinstance(options, RecallConfig):
-            if unknown:
-                raise InvalidRecordError(f"unknown recall option(s) {sorted(unknown)}; known: {sorted(known)}")
-            return dataclasses.replace(options, **more) if more else options
-        values = {**(options or {}), **more}
-        unknown = set(values) - known
-        if unknown:
-            raise InvalidRecordError(f"unknown recall option(s) {sorted(unknown)}; known: {sorted(known)}")
-        return cls(**values)
 
 
 def _order_key(scores: dict[str, float], records: dict[str, Record]) -> Any:
