@@ -11,12 +11,16 @@ depend on how many memories the user holds, only on how the best few hundred mat
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
+from kioko_core.reading.query_and_draft import SESSION_TERM
 from kioko_core.store import Record
 
 SESSION_POOL = 100
 """How many of the best lexical candidates are grouped by session (the pool is cut to ``candidates`` after)."""
+MATES_READ = 100
+"""At most this many memories of one session are read for :func:`session_mates` (its newest)."""
 
 
 def session_coherent(lexical: dict[str, float], records: dict[str, Record], weight: float) -> dict[str, float]:
@@ -39,6 +43,48 @@ def session_coherent(lexical: dict[str, float], records: dict[str, Record], weig
         other = (top[1] if len(top) > 1 else 0.0) if top and top[0] == score else (top[0] if top else 0.0)
         raised[memory_id] = score + weight * other
     return raised
+
+
+def session_mates(
+    near: dict[str, float],
+    records: dict[str, Record],
+    weights: dict[str, float],
+    sessions: int,
+    members_of: Callable[[Sequence[str]], dict[str, list[str]]],
+    read: Callable[[Sequence[str]], dict[str, Record]],
+) -> dict[str, float]:
+    """The other memories of the sessions of the ``sessions`` best of ``near`` (scores by id; ``records``: those of
+    every memory ranked already) that hold a term of ``weights`` (the question's terms and their weights): id -> the sum of the weights
+    of the terms each holds, as the lexical ranking scores it. Their records are added to ``records``.
+
+    Past a few thousand memories, a question's word that its evidence holds is held by hundreds of other memories
+    too, and an evidence that matches by one word falls out of the best few hundred matches, where the session
+    signal (:func:`session_coherent`) could have lifted it. Its session's stronger matches are still there, and
+    their sessions are few: reading those sessions (``members_of``: the ids under a session's term, at most
+    :data:`MATES_READ` each; ``read``: records by id) brings it back, at a cost that does not grow with the user's
+    memory.
+    """
+    chosen: list[str] = []
+    for memory_id in sorted(near, key=lambda i: (-near[i], i)):
+        record = records.get(memory_id)
+        if record is not None and record.session_id and record.session_id not in chosen:
+            chosen.append(record.session_id)
+            if len(chosen) >= sessions:
+                break
+    if not chosen:
+        return {}
+    members = members_of([SESSION_TERM + session for session in chosen])
+    # ``records`` holds every memory ranked already (those past ``near`` too): only the others are read
+    unseen = [i for session in chosen for i in members.get(SESSION_TERM + session, []) if i not in records]
+    mates: dict[str, float] = {}
+    for memory_id, record in (read(unseen) if unseen else {}).items():
+        score = 0.0
+        for term in record.terms:
+            score += weights.get(term, 0.0)
+        if score > 0:
+            mates[memory_id] = score
+            records[memory_id] = record
+    return mates
 
 
 MONTHS = (

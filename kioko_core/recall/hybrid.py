@@ -7,6 +7,7 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from kioko_core.kinds import Episodes, Facts, Goals, Preferences, Summaries
@@ -28,7 +29,14 @@ from kioko_core.reading.query_and_draft import TELLS_TIME, Query
 from kioko_core.reading.query_and_draft import WHEN_QUESTION as WHEN_QUESTION
 from kioko_core.recall import budget as context_budget
 from kioko_core.recall import sections as context_sections
-from kioko_core.recall.coherence import SESSION_POOL, in_period, named_period, session_coherent
+from kioko_core.recall.coherence import (
+    MATES_READ,
+    SESSION_POOL,
+    in_period,
+    named_period,
+    session_coherent,
+    session_mates,
+)
 from kioko_core.recall.context_text import SAFETY_TITLE as SAFETY_TITLE  # read here by tests and surfaces
 from kioko_core.recall.context_text import RecalledMemory as RecalledMemory  # a Context's memories
 from kioko_core.recall.context_text import context_blocks, links_section
@@ -116,14 +124,21 @@ def _rank(scores: dict[str, float], records: dict[str, Record]) -> dict[str, int
 
 @staged("recall.candidates")
 def lexical_scores(
-    layer: LayerParts, scope: Scope, query: str, config: RecallConfig, limit: int, extra_terms: Sequence[str] = ()
+    layer: LayerParts,
+    scope: Scope,
+    query: str,
+    config: RecallConfig,
+    limit: int,
+    extra_terms: Sequence[str] = (),
+    voted: dict[str, float] | None = None,
 ) -> tuple[dict[str, float], dict[str, list[str]], Analysis]:
     """The ``limit`` memories whose terms best overlap the question's, weighted by IDF (postings only, no scan).
 
     This is BM25 with every term counted once per memory and no length normalisation: the terms a
     memory is indexed under are a set, and on the LoCoMo development split length normalisation
     (b = 0.75) lowered recall@10 from 0.58 to 0.54 (see docs/recall.md). ``query`` is read for the scope's
-    user unless it is a :class:`~kioko_core.reading.query_and_draft.Query` read for them already.
+    user unless it is a :class:`~kioko_core.reading.query_and_draft.Query` read for them already. ``voted``, when
+    given, receives each term that scored and its weight.
     """
     analysis = Query.of(query, scope.user_id, layer.entities).analysis
     words = {t for t in analysis.terms if t.startswith("t:")}
@@ -148,6 +163,8 @@ def lexical_scores(
         max(layer.linker.config.postings_limit, config.goals),
     )
     voting = {t: idf(df[t], n) * weights[t] for t in weights if df[t] and nominates(df[t], n)}
+    if voted is not None:
+        voted.update(voting)
     top = layer.index.exact_top(scope, voting, limit)
     if top is None:  # a list left the cache in between (a delete): the same scores, counted here
         top = vote(voting, postings, voting.__getitem__, limit)
@@ -270,7 +287,8 @@ def retrieve(
     # the session and period signals read the SESSION_POOL best; the repeats' collapse reads further down, so
     # that what the repeats leave is filled by other memories
     wide = max(pool_size, SESSION_POOL, config.repeat_pool) if cohere else pool_size
-    lexical, postings, analysis = lexical_scores(layer, scope, read, config, wide, [goal_term])
+    voting: dict[str, float] = {}
+    lexical, postings, analysis = lexical_scores(layer, scope, read, config, wide, [goal_term], voting)
     matched = lexical
     dated: set[str] = set()  # in the period the question names
     if cohere and lexical:
@@ -278,6 +296,13 @@ def retrieve(
         by_lexical = sorted(lexical, key=lambda i: (-lexical[i], i))
         near = {i: lexical[i] for i in by_lexical[:SESSION_POOL]}
         pooled = layer.index.records(scope, by_lexical)
+        if config.session_mates:  # the best matches' sessions lend their other matches (records read into pooled)
+            members = lambda terms: layer.index.lookup(scope, terms, MATES_READ)[2]  # noqa: E731
+            mates = session_mates(
+                near, pooled, voting, config.session_mates, members, partial(layer.index.records, scope)
+            )
+            near.update(mates)
+            lexical.update(mates)
         raised = session_coherent(near, pooled, config.session_weight)
         period = named_period(read.text) if config.period_weight else (None, None)
         if period != (None, None):  # "in July", "in December 2023": a memory written then gains

@@ -73,12 +73,19 @@ class RecallConfig:
     written in that period by this share of the best match's score. On the LoCoMo development split it raised
     R@10 0.655 -> 0.668 (A 0.627 -> 0.644, B 0.679 -> 0.688; temporal 0.829 -> 0.835, single-hop 0.713 ->
     0.734) and lowered no category. 0 turns it off."""
-    repeat_share: float = 0.5
+    session_mates: int = 3
+    """Without links followed (``links=0``): the sessions of this many of the best matches lend their other memories
+    that share a word with the question to the candidates, scored by their own words (the session signal then
+    lifts them): a question's evidence that holds one of its words sits among the session's stronger matches,
+    while past a few thousand memories hundreds of memories elsewhere hold that word too and the evidence is no
+    longer among the :data:`~kioko_core.recall.coherence.SESSION_POOL` best (see
+    :func:`~kioko_core.recall.coherence.session_mates`). 0 turns it off."""
+    repeat_share: float = 0.4
     """A memory at least this share of whose word runs (three words in a row; at least six of them) are in a memory
     chosen before it is a repeat: it takes a place only when no other match is left for it
-    (:mod:`~kioko_core.recall.repeats`). On ``benchmarks/user_scale.py`` (conversation 26 at 10,000 memories) R@10
-    went 0.463 -> 0.498; the LoCoMo development split is unchanged (R@10 0.668 / 0.680, every category). 0 turns it
-    off."""
+    (:mod:`~kioko_core.recall.repeats`). On ``benchmarks/user_scale.py`` (conversation 26 at 10,000 memories) 0.5
+    raised R@10 0.463 -> 0.498 and 0.4 (with ``session_mates``) to 0.518; the LoCoMo development split is unchanged
+    at R@10 (0.668 / 0.680) at either, 0.35 lowered part A's ``links=0`` R@10 (0.644 -> 0.643). 0 turns it off."""
     repeat_pool: int = 100
     """Without links followed (``links=0``): how many of the best lexical matches are read, so that the places the
     repeats leave in the pool of ``candidates`` are filled by other memories (the session and period signals
@@ -106,12 +113,12 @@ class RecallConfig:
         context_budget.check_budget(self.budget, "recall budget")
         if self.fusion not in ("sum", "rrf"):
             raise InvalidRecordError(f"recall fusion must be 'sum' or 'rrf', got {self.fusion!r}")
-        for name in ("candidates", "limit", "goals", "graph_seeds", "repeat_pool"):
+        for name in ("candidates", "limit", "goals", "graph_seeds", "repeat_pool", "session_mates"):
             value = getattr(self, name)
             if (
                 isinstance(value, bool)
                 or not isinstance(value, int)
-                or value < (0 if name in ("goals", "repeat_pool") else 1)
+                or value < (0 if name in ("goals", "repeat_pool", "session_mates") else 1)
             ):
                 raise InvalidRecordError(f"recall {name} must be a positive integer, got {value!r}")
         for name in (

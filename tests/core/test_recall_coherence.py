@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 import kioko
-from kioko_core.recall.coherence import named_period, session_coherent
+from kioko_core.recall.coherence import named_period, session_coherent, session_mates
 from kioko_core.store import Record
 
 QUESTION = "Where did Mel go kayaking with the dog?"
@@ -124,3 +124,71 @@ def test_a_match_written_in_the_named_month_goes_first(tmp_path: Path) -> None:
     plain = layer.recall("Where did Mel go hiking in July?", user_id="u", links=0, config={"period_weight": 0})
     assert [m.record.id for m in plain.memories] == ["september", "july"]  # recency alone
     layer.close()
+
+
+PLACES = ("Lisbon", "Oslo", "Kyoto", "Quito", "Perth", "Cusco", "Hanoi", "Tunis", "Leeds", "Split")
+MOODS = ("long", "short", "rainy", "sunny", "cheap", "costly", "quiet", "busy", "late", "early", "odd", "calm", "wild")
+
+
+@pytest.mark.parametrize("store", ["memory", "sqlite"])
+def test_a_one_word_match_is_found_through_its_sessions_stronger_matches(store: str, tmp_path: Path) -> None:
+    """The evidence holds one word of the question ("trip"), as do 130 memories in other sessions whose ids sort
+    first (so they win the tie for the SESSION_POOL best matches); its session holds the question's strongest
+    match. With ``session_mates`` the session lends the evidence back and the session signal lifts it into the
+    first ten; without, it never becomes a candidate."""
+    url = "memory://" if store == "memory" else f"sqlite:///{tmp_path / 'mates.db'}"
+    layer = kioko.connect(url, auto_link=False, embedder="offline")
+    start = 1_700_000_000.0
+    rows = [
+        {"content": "Sam: How was the kayaking trip, Mel?", "session_id": "lake", "id": "e0"},
+        {"content": "Ann: Hot cocoa from a thermos, best part of the trip.", "session_id": "lake", "id": "e1"},
+        {"content": "Sam: Sounds lovely, I want to come next time.", "session_id": "lake", "id": "e2"},
+    ]
+    rows += [
+        {
+            "content": f"Sam: The {MOODS[i % len(MOODS)]} trip to {PLACES[i % len(PLACES)]} was number {i}.",
+            "session_id": f"travel-{i // 20}",
+            "id": f"a{i:03d}",
+        }
+        for i in range(130)
+    ]
+    # other talk, so that "trip" (in 131 of 800 memories) is no word most memories hold
+    rows += [
+        {"content": f"Sam: Note {i} says the {PLACES[i % 10]} office opens at {i % 12 + 1}.", "id": f"n{i:03d}"}
+        for i in range(670)
+    ]
+    layer.add_many([{**row, "created_at": start + 60.0 * i} for i, row in enumerate(rows)], user_id="u")
+    question = "What did Mel have on the kayaking trip?"
+    found = [m.record.id for m in layer.recall(question, user_id="u", links=0, limit=10).memories]
+    assert "e1" in found
+    assert found[0] == "e0"
+    plain = [
+        m.record.id
+        for m in layer.recall(question, user_id="u", links=0, limit=10, config={"session_mates": 0}).memories
+    ]
+    assert "e1" not in plain
+    layer.close()
+
+
+def test_session_mates_scores_the_mates_by_their_words() -> None:
+    records = {"a": _record("a", "s1"), "b": _record("b", "s2")}
+    held = {
+        "c": Record(id="c", user_id="u", kind="episodic", content="c", session_id="s1", terms=["t:trip", "t:cocoa"]),
+        "d": Record(id="d", user_id="u", kind="episodic", content="d", session_id="s1", terms=["t:weather"]),
+        "e": Record(id="e", user_id="u", kind="episodic", content="e", session_id="s2", terms=["t:trip", "t:kayak"]),
+    }
+    sessions = {"s:s1": ["a", "c", "d"], "s:s2": ["b", "e"]}
+    asked: list[list[str]] = []
+
+    def members(terms: Any) -> dict[str, list[str]]:
+        asked.append(list(terms))
+        return {t: sessions[t] for t in terms}
+
+    read = lambda ids: {i: held[i] for i in ids}  # noqa: E731
+    mates = session_mates({"a": 5.0, "b": 3.0}, records, {"t:trip": 1.5, "t:kayak": 4.0}, 1, members, read)
+    assert mates == {"c": 1.5}  # only the best match's session; "d" holds no word of the question
+    assert asked == [["s:s1"]]
+    assert records["c"] is held["c"]
+    assert session_mates({"a": 5.0, "b": 3.0}, records, {"t:trip": 1.5, "t:kayak": 4.0}, 2, members, read) == {
+        "e": 5.5
+    }  # "c" is among the records ranked already now
