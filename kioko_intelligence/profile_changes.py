@@ -73,6 +73,13 @@ _CHANGE_LEAD = re.compile(
     re.IGNORECASE,
 )
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_WHEN_LEAD = re.compile(
+    r"^(?:from|since|as of|starting|beginning|in)\s+(?:next\s+|this\s+|last\s+)?(?:january|february|march|april|may|june|"
+    r"july|august|september|october|november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
+    r"week|month|year|today|tomorrow|the \w+)\b,?\s+(?=(?:i|we)\b)",
+    re.IGNORECASE,
+)
+"""A time the change starts said first ("From April I am working at Denso"): the statement is what follows."""
 
 
 def _said_slot(clause: str, slot: str) -> str | None:
@@ -115,7 +122,7 @@ def _renamed(clause: str, name: str) -> str | None:
 def stated(clause: str) -> list[tuple[str, str]]:
     """The profile slots a clause states through the router's own rows, change words cut ("I'm a pastry chef
     now" -> job_title), or through a relation ("I report to Dev Patel")."""
-    text = TAIL.sub("", bare(plain(_CHANGE_LEAD.sub("", clause.strip()))))
+    text = TAIL.sub("", bare(plain(_CHANGE_LEAD.sub("", _WHEN_LEAD.sub("", clause.strip())))))
     text = re.sub(r"^(i'm|i am|we're|we are)\s+(?:now|currently)\s+", r"\1 ", text, flags=re.IGNORECASE)
     found = first(PROFILE, text)
     slots: list[tuple[str, str]] = []

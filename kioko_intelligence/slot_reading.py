@@ -27,7 +27,7 @@ _EXPLICIT = [
     re.compile(rf",\s*not\s+{_NP}\s*(?:[,.;!]|$)", re.IGNORECASE),
     re.compile(
         rf"\b(?:left|quit|sold|ditched|dropped|outgrown|outgrew|skipping|skipped|replaced|moved on from|gave up on|"
-        rf"got rid of|gave away|stopped using|no longer use|no longer using|cancelled|canceled|cancelling|"
+        rf"got rid of|gave away|stopped using|no longer use|no longer using|cancelled|canceled|cancelling|scrap|scrapped|"
         rf"unsubscribed from)\s+{_NP}{_STOP}",
         re.IGNORECASE,
     ),
@@ -94,6 +94,15 @@ _DATE = re.compile(
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
 _NUMBER = re.compile(rf"\b(?:\d+(?:[.,]\d+)*%?|{'|'.join(_NUMBER_WORDS)})\b", re.IGNORECASE)
 _IDENT = re.compile(r"\b(?=[\w/.-]*\d)(?=[\w/.-]*[A-Za-z])[\w][\w/.-]*\w\b")
+_HOLDER = re.compile(
+    r"(?:^|(?<=[.!?]\s))\s*([A-Z][a-z][\w-]*)(?:'s|\s+is|\s+was)\s+(?:now\s+)?(?:my|our|the|his|her|their)\b"
+)
+"""A name that opens its sentence as the holder of a role: "Joanne's my transport manager", "Sophie is the twins'
+childminder" (the value of the slot "my transport manager"; a capital opening a sentence marks no name otherwise)."""
+_NOT_HOLDERS = frozenset(
+    "This That It There Here He She They We What Which Who Everything Nothing Today Tomorrow Yesterday Now Mine "
+    "Yours Ours Everyone Someone Nobody Something Anything Life Work Home Dinner Lunch Breakfast".split()
+)
 _NAME = re.compile(r"(?<![.!?:]\s)(?<!^)\b(?:[A-Z]|[ie][A-Z])[\w'-]*(?:\s+[A-Z][\w'-]*)*")
 """A name: capitalised words, or a product spelled iPad / eBay."""
 _NOT_NAMES = frozenset(
@@ -167,6 +176,10 @@ def _read_slot(text: str) -> Slot:
         for found in pattern.findall(rest):
             values.setdefault(kind, set()).add(found.lower().rstrip("."))
         rest = pattern.sub(" ", rest)
+    for found in _HOLDER.findall(rest):
+        if found not in _NOT_HOLDERS:
+            values.setdefault("name", set()).add(found.lower())
+            rest = re.sub(rf"\b{re.escape(found)}\b", " ", rest)
     for found in _NAME.findall(rest):
         words = [w for w in found.split() if w not in _NOT_NAMES]
         if words:

@@ -44,7 +44,7 @@ LIKING_WORDS = frozenset("prefer rather like love favourit favorit enjoy fan usu
 USERS_OWN = re.compile(r"\b(?:I|I'm|I've|I'd|my|mine|we|we're|we've|our|User|User's|me)\b", re.IGNORECASE)
 """A statement about the user's own things (a category value is the user's only when the text says so)."""
 ADDING = re.compile(
-    r"\b(?:also|as well|another|in addition|additionally|besides|both)\b|\btoo(?=\s*(?:[,.;!?)]|$))", re.IGNORECASE
+    r"\b(?:also|as well|another|in addition|additionally|besides)\b|\btoo(?=\s*(?:[,.;!?)]|$))", re.IGNORECASE
 )
 """A turn that adds a value beside the old one rather than replacing it."""
 _TITLE = re.compile(r"^\s*(?:(?:User's|my|our)\s+)?([^:,.;!?]{2,40}?)\s*:", re.IGNORECASE)

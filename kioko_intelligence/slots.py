@@ -176,7 +176,7 @@ def same_slot(
             continue  # "The Madrid team has 5 engineers" is another team than Berlin's, not its newer size
         theirs = read_slot(record.content)
         # a name both say is part of the slot, not its value ("Python 3.9" -> "Python 3.12", "Kofi ... Accra")
-        both = {n for n in theirs.values.get("name", set()) if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", lowered)}
+        both = {n for n in theirs.values.get("name", set()) if _says(lowered, n, plural=True)}
         shared = (mine.frame & theirs.frame) | both
         mine_values = {t: v - both for t, v in mine.values.items() if v - both}
         their_values = {t: v - both for t, v in theirs.values.items() if v - both}
@@ -195,9 +195,7 @@ def same_slot(
             # plain words as the value: "I'd rather do the evening shift now" after "I prefer the morning shift"
             # (a liking), "my husband works as a nurse these days" after "... works as a teacher" (two shared words)
             # a name only the new text has is its own value too ("Ethiopian food" after "Thai food")
-            mine_names = {n for n in mine_values.get("name", ())}
-            mine_own = (mine.frame | mine_names) - theirs.frame - _LIKING_WORDS
-            their_own = theirs.frame - mine.frame - _LIKING_WORDS
+            mine_own, their_own = _own_words(mine, theirs, mine_values)
             liked = liking and _LIKING.search(record.content)
             close = len(shared) >= 2 and 2 * len(shared) >= min(len(mine.frame), len(theirs.frame))
             if mine_own and their_own and (liked or close):
@@ -209,6 +207,10 @@ def same_slot(
             continue
         # a date moved with a change cue ("taxes are due October 31 now") needs one shared word, else half
         if 2 * len(shared) < min(len(mine.frame), len(theirs.frame)) and not (cue and "date" in types):
+            if cue and all(_own_words(mine, theirs, mine_values)) and _one_topic(record, shared, lowered, mine.frame):
+                # too few shared words for the typed rule, one topic all the same ("I'm only the club treasurer
+                # now" after "I'm commodore of the Looe sailing club"): the value is the words, not the name
+                loose.append(Replaced(record, False, None, None, None if shared & own else whole))
             continue
         # a type the new text only repeats part of ("... on Saturday" of a plan with Monday, Friday, Saturday)
         # changes nothing of that type: the stale values are of the types it says something new in
@@ -250,6 +252,12 @@ _NO_SUBJECT = re.compile(
     re.IGNORECASE,
 )
 """A turn that leaves its subject out ("Just got the new iPhone 15", "Bought a MacBook ...") speaks of the user."""
+
+
+def _own_words(mine: Slot, theirs: Slot, mine_values: dict[str, set[str]]) -> tuple[set[str], set[str]]:
+    """The frame words (and the new text's names) each of two statements has that the other lacks."""
+    mine_own = (mine.frame | mine_values.get("name", set())) - theirs.frame - _LIKING_WORDS
+    return mine_own, theirs.frame - mine.frame - _LIKING_WORDS
 
 
 def _one_topic(record: Record, shared: set[str], said: str, said_frame: set[str]) -> bool:
@@ -336,9 +344,12 @@ _AIM = re.compile(r"\b(?:goal|target|aim|aiming)\b", re.IGNORECASE)
 """A text that names a goal's target: a new number of it is the goal's, not progress on it."""
 
 
-def _says(text: str, value: str) -> bool:
-    """Is ``value`` a word (or words) of ``text``, not a part of one ("a" is not in "actually")?"""
-    return re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text) is not None
+def _says(text: str, value: str, plural: bool = False) -> bool:
+    """Is ``value`` a word (or words) of ``text``, not a part of one ("a" is not in "actually")? With ``plural``, a
+    name said in the plural or possessive is said too ("the Harpers" says "Harper"; a weekday is another matter:
+    "Fridays nobody shows up" does not keep "every other Friday")."""
+    tail = r"(?:'?s|es)?" if plural else ""
+    return re.search(rf"(?<!\w){re.escape(value)}{tail}(?!\w)", text) is not None
 
 
 _PROGRESS = re.compile(r"[;,]\s*(?:and\s+)?(?:right now|currently|so far|at the moment|now)\b[^;]*$", re.IGNORECASE)

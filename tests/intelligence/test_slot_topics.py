@@ -125,3 +125,60 @@ def test_an_event_in_the_first_person_plural_names_the_users_value() -> None:
         in_force = _in_force(memory)
         assert len(in_force) == 1
         assert "Müller" in in_force[0]
+
+
+def test_a_name_opening_its_sentence_as_a_roles_holder_is_the_value() -> None:
+    from kioko_intelligence.slot_reading import read_slot
+
+    assert read_slot("Joanne's my transport manager since Monday").values["name"] == {"joanne"}
+    assert read_slot("Sophie is the twins' childminder").values["name"] == {"sophie"}
+    assert "name" not in read_slot("This is my favourite mug").values  # a pronoun holds no role
+    with _two_turns(
+        "My transport manager is Kev.", "Joanne's my transport manager since Monday, sharp as a tack."
+    ) as m:
+        in_force = _in_force(m)
+        assert len(in_force) == 1
+        assert "Joanne" in in_force[0]
+
+
+def test_one_topic_with_too_few_shared_words_for_the_typed_rule() -> None:
+    # "God" and "Looe" are names, but the value is the role: one shared topic word and a change word
+    with _two_turns(
+        "I'm commodore of the Looe sailing club this year.",
+        "I'm only the club treasurer now, which means spreadsheets, God help me.",
+    ) as memory:
+        in_force = _in_force(memory)
+        assert len(in_force) == 1
+        assert "treasurer" in in_force[0]
+
+
+def test_a_name_said_in_the_plural_is_the_same_name() -> None:
+    with _two_turns(
+        "The Harper wedding is on 14 June at Ripley Castle.",
+        "Castle had a burst pipe in the great hall; the Harpers are marrying on 21 June now, same venue.",
+    ) as memory:
+        in_force = _in_force(memory)
+        assert len(in_force) == 1
+        assert "21 June" in in_force[0]
+
+
+def test_a_weekday_said_in_the_plural_is_still_the_old_value() -> None:
+    with _two_turns("Retro is every other Friday.", "Retros are moving to Thursdays, Fridays nobody shows up.") as m:
+        assert len(_in_force(m)) == 1
+
+
+def test_scrapping_names_the_old_value() -> None:
+    assert "Nature Methods" in old_values("my supervisor said scrap Nature Methods, we're sending it to eLife")
+
+
+def test_a_time_said_first_does_not_hide_the_employer() -> None:
+    with _two_turns(
+        "I am working at Toyota as engineer of quality.",
+        "From April I am working at Denso, different company, same work of quality.",
+    ) as memory:
+        current = [
+            r.metadata.get("value")
+            for r in _records(memory)
+            if r.metadata.get("slot") == "employer" and not r.metadata.get("superseded_by")
+        ]
+        assert current == ["Denso"]
