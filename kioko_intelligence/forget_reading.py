@@ -387,11 +387,13 @@ TRAILING_REQUEST = re.compile(
 )
 """A request to forget that ends a sentence after its reason ("We broke up, please forget Marcus")."""
 ERASE_WHAT = re.compile(
-    r"^(?:erase|delete|remove|scratch|wipe|drop)\s+(?=what (?:i|we) (?:said|told you|mentioned|shared)\b|"
-    r"(?:everything|anything|all)\s+(?:related to|to do with|connected (?:to|with)|concerning)\b)",
+    r"^(?:erase|delete|remove|scratch|wipe|drop)\s+(?=(?:everything|anything|all)\s+(?:related to|to do with|"
+    r"connected (?:to|with)|concerning)\b)|" + rules.DISMISS_SAID,
     re.IGNORECASE,
 )
-"""An erase verb before "what I said about X" or "everything related to X": the same request as "forget ..."."""
+"""An erase verb before "everything related to X", or a verb dismissing what was said before a pointer at it
+("scrap what I said about X", "never mind the Lisbon thing", :data:`~kioko_intelligence.rules.DISMISS_SAID`): the
+same request as "forget ..."."""
 RELATED_FRAME = re.compile(
     r"^(?:everything|anything|all)\s+(?:(?:that's|that is)\s+)?(?:related to|to do with|connected (?:to|with)|"
     r"concerning|involving)\s+",

@@ -24,6 +24,10 @@ lower case, with "um" and "you know" between the words, or dictate whole turns w
   ("a Pixel 8 i use i gave ..."): "ok so i switched to vim last week its faster" -> "ok so I switched to Vim
   last week, it's faster";
 
+- **pictographs**: emoji (and their joiners and variation selectors) are taken out, a word's space kept: the
+  rules read a sentence to its end ("so that's 6 now 😭❤️" is "so that's 6 now", the count the last turn
+  named), and an emoji says nothing a later question asks for.
+
 A tidy turn comes back unchanged (the function is idempotent), so the routing of well-written turns does
 not move. Nothing here needs a model: the closed classes (pronouns, auxiliaries, conjunctions) are English
 grammar, not phrasings of a benchmark; the typo and name steps read the English word list of the ``spelling``
@@ -34,6 +38,7 @@ from __future__ import annotations
 
 import re
 
+from kioko_intelligence.list_turns import fold_lists
 from kioko_intelligence.self_corrections import settle_messages
 from kioko_intelligence.spelling import correct_typos
 
@@ -275,9 +280,33 @@ def _clause_breaks(text: str) -> str:
 # --------------------------------------------------------------------------- the whole
 
 
+_PICTOGRAPHS = "[\U0001f000-\U0001faff\u2600-\u27bf\u2b50\u2b55\u2b1b\u2b1c\ufe0f\u200d\u20e3]"
+_PICTOGRAPH = re.compile(
+    rf"(?:(?<=^)|(?<=[.,!?;:\n]))[ \t]*(?:{_PICTOGRAPHS}[ \t]*)+|[ \t]*(?:{_PICTOGRAPHS}[ \t]*)+(?=$|[.,!?;:\n])",
+    re.MULTILINE,
+)
+"""Emoji opening or closing a sentence or a clause ("so that's 6 now 😭❤️"); one standing for a word between
+words ("I love 🍕 and pasta") stays."""
+
+
+def _without_pictographs(text: str) -> str:
+    if not _PICTOGRAPH.search(text):
+        return text
+
+    def gap(match: re.Match[str]) -> str:
+        # between two words ("Done. 🎉 Next") a space stays; before a stop or at either end, nothing
+        inside = 0 < match.start() and match.end() < len(text) and text[match.end()] not in ".,!?;:\n"
+        return " " if inside else ""
+
+    return _PICTOGRAPH.sub(gap, text).strip()
+
+
 def normalise(text: str) -> str:
     """The tidy form of one user's text (see the module's doc); a tidy text comes back as it was."""
     if not isinstance(text, str) or not text.strip():
+        return text
+    text = _without_pictographs(text)
+    if not text.strip():
         return text
     capitals = mostly_capitals(text)
     tidy = _lower_capitals(text) if capitals else text
@@ -293,11 +322,12 @@ def normalise_query(query: str) -> str:
 
 
 def normalise_messages(messages: list[dict[str, str]]) -> list[dict[str, str]]:
-    """The user's messages of a turn in their tidy form (the assistant's as they are), then settled: a
+    """The user's messages of a turn in their tidy form (the assistant's as they are; a list one item a line
+    under a heading folded into one sentence, :mod:`~kioko_intelligence.list_turns`), then settled: a
     correction inside the turn ("lands at 6:40, no sorry, 7:40") keeps the one value meant."""
     settled = settle_messages(messages)  # first: "German, um, actually Swiss German" is a correction
     tidy = [
-        {**message, "content": normalise(message["content"])} if message.get("role") == "user" else message
+        {**message, "content": normalise(fold_lists(message["content"]))} if message.get("role") == "user" else message
         for message in settled
     ]
     return settle_messages(tidy)

@@ -175,7 +175,7 @@ _EMPLOYER_LOWER = r"(?P<employer>the [a-z][\w-]*(?: [a-z][\w-]*){0,2})"
 PROFILE: tuple[Row, ...] = (
     row(
         "profile.set",
-        rf"^(?i:my name is|my name's|name's|name is|i'm|i am|call me|they call me|people call me|"
+        rf"^(?i:my name is|my name's|name's|name is|i'm|i am|(?:just |please |you can )?call me|they call me|people call me|"
         rf"everyone calls me)\s+(?P<name>{_NAME})$",
         "They call me Mo",
         0,
@@ -331,6 +331,14 @@ INSTRUCTION: tuple[Row, ...] = (
     ),
     row(
         "instruction.add",
+        r"^(?P<rule>(?:(?:my|the|your|new|updated?|to)\s+){0,2}(?:(?:output|answer|answering|reply|response|"
+        r"writing|formatting|format)\s+(?:prefs|preferences|rules|style|guidelines)|(?:prefs|preferences|rules|style|"
+        r"guidelines)\s+(?:for|on)\s+(?:the\s+|your\s+|my\s+)?(?:output|answers?|replies|responses?|formatting|"
+        r"writing))\s*:\s*.+)$",
+        "Preferences for output: executive summary first, max 5 bullets",
+    ),
+    row(
+        "instruction.add",
         r"^(?P<rule>(?:when|whenever|if)\s+you\s+.+)$",
         "When you write SQL for me, use Postgres syntax",
         needs=about_answering,
@@ -375,7 +383,8 @@ GOAL: tuple[Row, ...] = (
     ),
     row(
         "goal.add",
-        r"^(?:another\s+|new\s+|my\s+)?goal(?:\s+for\s+(?:this|the|next)\s+\w+)?\s*:\s*(?P<title>.+)$",
+        r"^(?:another\s+|new\s+|my\s+)?(?:goal|target|aim|objective)(?:\s+for\s+(?:this|the|next)\s+\w+)?\s*:\s*"
+        r"(?P<title>.+)$",
         "Goal: ship v2 of the API before Christmas",
     ),
     row(
@@ -411,6 +420,14 @@ GOAL: tuple[Row, ...] = (
         "I've set myself a target of 10,000 steps a day",
     ),
     row("goal.add", r"^the plan is to\s+(?P<title>.+)$", "The plan is to launch the beta in June"),
+    row(
+        "goal.add",
+        r"^(?:(?:my\s+|the\s+)?[\w'-]+(?:\s+[\w'-]+)?\s+(?:says|said|wants me|told me|recommends|reckons)\s+"
+        r"(?:that\s+)?)?(?:i|we)\s+(?:should|must|need to|have to|ought to|am supposed to|'m supposed to)\s+"
+        r"(?P<title>[a-z][\w'-]*\s+(?:[\w'-]+\s+){0,3}?\d[\d,.]*\s*[\w'%-]+(?:\s+[\w'-]+){0,3}?\s+"
+        r"(?:a|per|each|every)\s+(?:day|night|week|month|year)\b.*)$",
+        "Doctor says I should do 6000 steps a day",
+    ),
 )
 """Goals and aims: "my goal is", "I'm aiming to", "I want to <a verb of doing> ...", "the plan is to"."""
 
@@ -672,6 +689,7 @@ PROCEDURE: tuple[Row, ...] = (
         "procedure.add",
         r"^(?:to|how to|in order to)\s+(?P<task>[^,:]{3,}?)\s*[,:]\s*(?P<steps>.+)$",
         "To reset the safety relay, switch off the breaker, then press reset for 5 seconds",
+        needs=lambda text: first(INSTRUCTION, text) is None,
     ),
     row(
         "procedure.add",
@@ -847,7 +865,7 @@ CHATTER = re.compile(
 )
 """Conversation about the conversation: nothing to remember, even when it is not small talk."""
 CHATTER_WHOLE = re.compile(
-    r"(?:(?:ok(?:ay)?|great|perfect|nice|cool|good|sure|right|alright|ha+|yes|yeah|hmm+|oh)[,!.]?\s+)*"
+    r"(?:(?:ok(?:ay)?|great|perfect|nice|cool|good|sure|right|alright|ha+|yes|yeah|hmm+|oh|ah)[,!.]?\s+)*"
     r"(?:sounds like a plan|good to know(?:,? thanks)?|love it|interesting(?:,? tell me more)?|tell me more|"
     r"(?:that's |this is )?exactly what i (?:needed|wanted|was looking for)|"
     r"great (?:suggestion|idea|tip|advice)(?:,? i'll (?:try|use) (?:it|that|this))?|"
@@ -855,7 +873,8 @@ CHATTER_WHOLE = re.compile(
     r"i will (?:think about|try|check) (?:it|that|this)|"
     r"sorry,? i was (?:away|busy|afk|distracted)(?: for a (?:bit|while|moment|minute|second))?|"
     r"you're (?:right|a star|the best|amazing|a lifesaver)|my (?:mistake|bad)|fair (?:point|enough)|"
-    r"(?:that )?makes (?:a lot of |total )?sense(?:,? thanks(?: for explaining)?)?)",
+    r"(?:that )?makes (?:a lot of |total )?sense(?:,? thanks(?: for explaining)?)?|"
+    r"(?:that|this|which) explains (?:it|that|a lot|everything|why))",
     re.IGNORECASE,
 )
 """A whole sentence of reaction to the conversation ("Sounds like a plan", "Great suggestion, I'll try it",
@@ -887,7 +906,7 @@ don't want it stored"); "delete the staging database" alone is about the user's 
 FORGET: tuple[Row, ...] = (
     row(
         "memory.delete",
-        r"^(?:please\s+)?(?:forget|don't remember|do not remember|stop remembering|unlearn)\s+"
+        r"^(?:please\s+)?(?:let's\s+|let us\s+)?(?:forget|don't remember|do not remember|stop remembering|unlearn)\s+"
         r"(?:about\s+|that\s+)?(?P<phrase>.+)$",
         "Forget about my trip to Berlin",
     ),
@@ -899,6 +918,18 @@ FORGET: tuple[Row, ...] = (
     ),
     row(
         "memory.delete",
+        r"^(?:i'd|i would)\s+(?:rather|prefer)\s+(?:(?:that\s+)?you\s+|it\s+if\s+you\s+)(?:just\s+)?"
+        r"(?:forgot|forget|deleted|erased|dropped|let go of)\s+(?:about\s+)?(?P<phrase>.+)$",
+        "I'd prefer you forgot about my old address",
+    ),
+    row(
+        "memory.delete",
+        r"^(?:please\s+)?(?:just\s+)?pretend\s+(?:that\s+)?(?:i|we)\s+never\s+(?:told you|said|mentioned|shared)\s+"
+        r"(?:anything\s+)?(?:about\s+)?(?P<phrase>.+)$",
+        "Pretend I never told you about my old address",
+    ),
+    row(
+        "memory.delete",
         r"^(?:i\s+)?(?:don't|do not)\s+(?:want|need)\s+you\s+to\s+(?:keep|store|remember|hold on to|save)\s+"
         r"(?P<phrase>.+)$",
         "I don't want you to keep my old address",
@@ -906,13 +937,13 @@ FORGET: tuple[Row, ...] = (
     row(
         "memory.delete",
         r"^(?:please\s+)?(?:don't|do not|stop)\s+(?:keep|keeping|store|storing|hold on to|holding on to)\s+"
-        r"(?P<phrase>(?:my|the|that|this)\s+.+)$",
+        r"(?P<phrase>(?:my|the|that|this|anything|everything)\s+.+)$",
         "Please stop storing my old address",
     ),
     row(
         "memory.delete",
         r"^(?:(?:there's\s+|there is\s+)?no need to remember|you (?:can|may|could) (?:forget|drop|delete)|"
-        r"you (?:don't|do not) need to (?:remember|keep))\s+(?:about\s+)?(?P<phrase>.+)$",
+        r"you (?:don't|do not) need to (?:remember|keep|know))\s+(?:about\s+)?(?P<phrase>.+)$",
         "No need to remember my old address anymore",
     ),
     row(
@@ -929,7 +960,7 @@ FORGET: tuple[Row, ...] = (
     ),
     row(
         "memory.delete",
-        r"^(?:please\s+)?(?:delete|remove|erase|clear|wipe|drop|scratch|purge)\s+(?P<phrase>(?:everything|anything|all)\s+"
+        r"^(?:please\s+)?(?:delete|remove|erase|clear|wipe|drop|scratch|purge|get rid of)\s+(?P<phrase>(?:everything|anything|all)\s+"
         r"(?:about|on|regarding|concerning)\s+.+)$",
         "Scratch everything about the Lisbon project",
     ),
@@ -961,7 +992,8 @@ FORGET_TAIL = re.compile(
     r"\s+(?:from|out of|in)\s+(?:your\s+|the\s+)?(?:memory|memories|notes|records)\b.*$|"
     r"\s+(?:that\s+)?(?:i|we)\s+(?:gave|told|said to|mentioned to|shared with)\s+you\b.*$|"
     r"\s+(?:that\s+)?you\s+(?:have|know|keep|stored|have stored|remember)\b.*$|"
-    r"\s+(?:entirely|completely|altogether|for good|please|as well|too|at all|anymore|any more|any longer|now)$",
+    r"\s+(?:entirely|completely|altogether|for good|please|as well|too|at all|anymore|any more|any longer|now)$|"
+    r"\s+(?:ever\s+)?happened$",
     re.IGNORECASE,
 )
 """Words after what to forget that only point at the memory ("the plate I gave you", "Tom entirely")."""
@@ -983,7 +1015,8 @@ of the request counts as found when one of its aliases is."""
 FORGET_SUBJECT = re.compile(
     r"\b(?:everything|anything|all)\s+(?:that\s+)?(?:(?:you|i|we)\s+(?:know|remember|have stored|'ve stored|have|keep|"
     r"said|told you|mentioned)\s+)?(?:about|on|regarding|concerning)\s+|\bmemories\s+(?:about|of|on|regarding)\s+|"
-    r"\bwhat (?:i|we) (?:said|told you|mentioned) (?:about|on)\s+",
+    r"\bwhat (?:i|we) (?:said|told you|mentioned) (?:about|on)\s+|"
+    r"\bwhat you (?:know|have|remember|have stored|'ve stored|'ve got) (?:about|on)\s+|\b(?:any|every|all) mentions? of\s+",
     re.IGNORECASE,
 )
 """A forget of a subject, not of one statement ("forget everything about Krutika", "erase all your memories of
@@ -1034,13 +1067,32 @@ FORGET_NOT_GATED = (
     r"\bfrom (?:your |the )?memor(?:y|ies)\b|\brather you (?:didn't|did not|don't|not)\b|"
     r"\b(?:don't|do not) (?:want|need) you to (?:keep|store|remember)\b|"
     r"\b(?:don't|do not|stop) (?:keep|store)(?:ing)? (?:my|the|that|this)\b|\bno need to remember\b|"
-    r"\b(?:delete|remove|erase|wipe|scratch|purge|drop|clear)\s+(?:everything|anything|all)\s+(?:about|on|regarding)\b|"
+    r"\b(?:delete|remove|erase|wipe|scratch|purge|drop|clear|get rid of)\s+(?:everything|anything|all)\s+(?:about|on|regarding)\b|"
     r"\byou (?:can|may|could) (?:forget|drop|delete)\b|\b(?:don't|do not) want (?:it|that|this|them) (?:stored|kept|on record)\b"
 )
 """Requests to forget that read like requests to the assistant ("Drop all the instructions I gave you"):
 the gate lets them through (:func:`~kioko_intelligence.language.gate_reason`)."""
+SAID_POINTER = (
+    r"(?:the|my|that|this|our)\s+(?:[\w'-]+\s+){0,3}?(?:thing|stuff|bit|part|business)\b(?!\s+(?:is|was|are|were)\b)"
+)
+"""What points at something the user said ("the bit about my knee", "the Lisbon thing"): after "scrap", "ignore",
+"never mind" ... it makes the sentence a request to forget (:data:`DISMISS_SAID`)."""
+DISMISS_SAID = (
+    r"^(?:(?:actually|oh|ok(?:ay)?|so|and|also|wait|sorry|yeah|no)\b[,!]?\s+)*"
+    r"(?:(?:can|could|would|will)\s+you\s+|you can\s+|please\s+|just\s+)*"
+    r"(?:(?:scrap|bin|ignore|disregard|never\s*mind|strike|cross out|scratch|erase|delete|remove|wipe|drop|"
+    r"get rid of|clear)\s+(?=what (?:i|we) (?:said|told you|mentioned|shared)\b|what you (?:know|have|remember|"
+    r"have stored|'ve stored|'ve got) (?:about|on)\b|(?:any|every|all) mentions? of\b|"
+    r"(?:the|that|this)\s+(?:bit|bits|part|stuff|thing|things)\s+(?:about|on|regarding)\b)|"
+    rf"(?:scrap|bin|ignore|disregard|never\s*mind|strike|cross out|scratch)\s+(?={SAID_POINTER}))"
+)
+"""A verb that dismisses what was said, before "what I said" or a pointer at it ("Scrap what I said about Dmitri",
+"Never mind the Lisbon thing", "You can ignore the bit about my knee"): read as "forget ..."."""
+FORGET_NOT_GATED += "|" + DISMISS_SAID
 FORGET_FRAME = re.compile(
     r"^(?:what (?:i|we) (?:said|told you|mentioned) (?:about|on)|anything (?:about|on)|everything (?:about|on)|"
+    r"(?:that\s+)?(?:i|we)\s+(?:ever\s+)?(?:mentioned|said|told you)(?:\s+(?:anything\s+)?about)?|"
+    r"what you (?:know|have|remember|have stored|'ve stored|'ve got) (?:about|on)|(?:any|every|all) mentions? of|"
     r"the (?:note|thing|bit|part|memory|fact|stuff) (?:about|on)|about)\s+",
     re.IGNORECASE,
 )
@@ -1145,11 +1197,14 @@ TIME_TAIL = re.compile(
 # --------------------------------------------------------------------------- what a sentence says in passing
 
 REMEMBER_PREFIX = re.compile(
-    r"^(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?(?:remember|note to self|note|keep in mind|don't forget|"
-    r"do not forget)\s*"
-    r"(?:that\s+|:\s*)?",
+    r"^(?:(?:(?:can|could|would|will)\s+you\s+|(?:i|we)\s*(?:would like|'d like|want|need)\s+you\s+to\s+)?"
+    r"(?:please\s+)?(?:remember|note to self|note|keep in mind|don't forget|do not forget)\s*(?:that\s+|:\s*)?|"
+    r"(?:i|we)\s*(?:would like|'d like|want|need)\s+you\s+to\s+(?:please\s+)?(?=call me\b|address me\b)|"
+    r"(?:as\s+)?(?:i|we)\s+(?:already\s+)?(?:told|said to)\s+you,?\s+(?:that\s+)?(?=(?:i|i'm|i've|my|we|we're|our)\b))",
     re.IGNORECASE,
 )
+"""What opens a statement the user wants kept ("remember that ...", "I need you to remember ...", "I'd like you to call
+me Sam") or says again ("I told you my sister lives in Leeds"): the statement is read without it."""
 CHOSEN = re.compile(
     r"\b(?:use|using|adopt|go with|pick|choose|switch to|move to|buy|hire|deploy|run)\s+"
     r"(?:the\s+|a\s+|an\s+)?([\w.+#/-]+)",

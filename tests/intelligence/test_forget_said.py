@@ -1,0 +1,67 @@
+"""Forgetting what was said, asked with a verb that dismisses it (#33): "Scrap what I said about Dmitri", "You can
+ignore the bit about my knee", "Never mind the Lisbon thing". The first was stored as an event (a false write,
+and Dmitri kept), the third gated as chatter (Lisbon kept). Now each is read as "forget ...": the memories it
+points at go, the others stay, and the request itself is never stored.
+
+A dismissing verb forgets only with a pointer at something said ("what I said", "the ... thing / bit / stuff /
+part"): "Never mind, the weather's fine" and "Scrap the old shed" stay what they were.
+
+Real layers on memory:// and SQLite files, driven through the agent loop (record_turn, end_session).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import kioko
+
+U = {"user_id": "noor"}
+SAID = [
+    "My knee has been sore since the marathon.",
+    "We're thinking of a trip to Lisbon in May.",
+    "My colleague Dmitri is moving to Oslo.",
+    "I play the cello in a community orchestra.",
+]
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def memory(request, tmp_path):
+    url = "memory://" if request.param == "memory" else f"sqlite:///{tmp_path / 'said.db'}"
+    with kioko.intelligent(url) as layer:
+        yield layer
+
+
+def _after(memory, request_text: str) -> tuple[list[str], list[str]]:
+    """The memories' texts after the request, and what the request's own turn wrote."""
+    for text in SAID:
+        memory.record_turn(text, "Okay.", session_id="s1", **U)
+    memory.end_session("s1", **U)
+    report = memory.record_turn(request_text, "Done.", session_id="s2", **U)
+    memory.end_session("s2", **U)
+    written = [op.op for op in report.ops if op.status == "applied" and not op.op.startswith("memory.")]
+    return [r.content for r in memory.memories(**U)], written
+
+
+@pytest.mark.parametrize(
+    "request_text,gone",
+    [
+        ("Scrap what I said about Dmitri.", "Dmitri"),
+        ("You can ignore the bit about my knee.", "knee"),
+        ("Never mind the Lisbon thing.", "Lisbon"),
+        ("Actually, disregard the cello stuff.", "cello"),
+        ("Just bin what I told you about Lisbon.", "Lisbon"),
+    ],
+)
+def test_a_dismissed_statement_is_forgotten_and_the_request_not_stored(memory, request_text: str, gone: str) -> None:
+    left, written = _after(memory, request_text)
+    assert not [t for t in left if gone.lower() in t.lower()]
+    assert len(left) == len(SAID) - 1
+    assert written == []
+    assert not [t for t in left if "scrap" in t.lower() or "never mind" in t.lower() or "ignore" in t.lower()]
+
+
+@pytest.mark.parametrize("request_text", ["Never mind, the weather's fine today.", "Ignore me, just thinking aloud."])
+def test_a_dismissal_pointing_at_nothing_said_forgets_nothing(memory, request_text: str) -> None:
+    left, _ = _after(memory, request_text)
+    for text in ("knee", "Lisbon", "Dmitri", "cello"):
+        assert [t for t in left if text in t]
