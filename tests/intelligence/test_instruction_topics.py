@@ -51,3 +51,15 @@ def test_pronouns_said_anew_supersede_the_stored_ones() -> None:
         current = [r.content for r in memory.memories(user_id="u") if not r.metadata.get("superseded_by")]
         assert len(current) == 1
         assert "they/them" in current[0]
+
+
+def test_a_length_said_in_plain_words_is_the_length_aspect() -> None:
+    old = "pls keep replies super short, i'm reading you between pipetting steps"
+    new = "writing up now so i've got all the time in the world, go into full detail with references"
+    assert changed_aspect(new, old)
+    assert not changed_aspect("Short answers, in detail when I ask.", "Keep it short and in detail when I ask.")
+    with kioko.intelligent("memory://?embedder=offline") as memory:
+        memory.record_turn(old, "Noted.", user_id="u", session_id="s1")
+        memory.record_turn(new, "Noted.", user_id="u", session_id="s2")
+        replaced = [r.content for r in memory.memories(user_id="u") if r.metadata.get("superseded_by")]
+        assert replaced == ["Keep replies super short, i'm reading you between pipetting steps."]
