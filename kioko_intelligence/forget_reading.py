@@ -82,6 +82,8 @@ class ForgetReading(TurnReading):
             phrase = phrase[related.end() :].strip()
         if PRONOUN.fullmatch(phrase):  # "Jordan's out of my life, forget him": the one name the sentence says
             named = self.known_names(_names_in(text))
+            if not named:  # "Gary Holt has paid up and gone. Wipe everything you've got on him": the turn's
+                named = self.known_names(_full_names(self.turn.text("user").replace(text, " ")))
             if len(named) == 1 and self.forget_subject(named[0]):
                 return True
         if related is not None and content_words(phrase) and self.forget_subject(phrase):
@@ -377,11 +379,22 @@ def _forget_request(text: str) -> str:
     said = bare(text)
     for _ in range(2):
         said = rules.ASK_TO.sub("", rules.FORGET_LEAD.sub("", said, count=1), count=1)
+    said = _SAME_VERB.sub(lambda m: _SAME_VERBS[m.group(0).lower().split()[0]], said, count=1)
     return ERASE_WHAT.sub("forget ", said, count=1)
 
 
+_SAME_VERBS = {"scrub": "delete", "ditch": "delete", "hang": "hold on to", "hold": "hold on to"}
+_SAME_VERB = re.compile(
+    r"(?<=^)(?:scrub|ditch)\b|(?<=\bnot )(?:hang|hold)\s+on(?:to|\s+to)\b|(?<=n't )(?:hang|hold)\s+on(?:to|\s+to)\b",
+    re.IGNORECASE,
+)
+"""Verbs said for the ones the rows read: "scrub that number" is "delete that number", "don't hang on to my badge
+number" is "don't hold on to ..."."""
+
+
 TRAILING_REQUEST = re.compile(
-    r"[,;:\u2014-]\s*(?:so\s+|and\s+|just\s+)?(?P<request>(?:(?:can|could|would) you\s+)?(?:please\s+)?"
+    r"[,;:\u2014-]\s*(?:so\s+|and\s+|just\s+)?(?P<request>(?:(?:can|could|would) you\s+|you (?:can|may|could)\s+)?"
+    r"(?:please\s+)?"
     r"(?:forget|erase|delete|remove|scratch|wipe|purge|unlearn|stop remembering)\b[^,;]*)$",
     re.IGNORECASE,
 )
@@ -399,7 +412,12 @@ RELATED_FRAME = re.compile(
     r"concerning|involving)\s+",
     re.IGNORECASE,
 )
-PRONOUN = re.compile(r"him|her|them|he|she|they", re.IGNORECASE)
+PRONOUN = re.compile(
+    r"him|her|them|he|she|they|(?:all of|the whole of)\s+(?:it|them|that)|(?:that|this)\s+(?:family|lot|couple|lad|guy)",
+    re.IGNORECASE,
+)
+"""What stands for the one name the request's sentence (or its turn) says: "forget him", "forget all of it" after
+"The Bruges tour is off", "everything about that family" after "The Draper boy has moved schools"."""
 _NAME = re.compile(r"\b[A-Z][a-z][\w'-]*")
 
 
@@ -409,7 +427,24 @@ def _names_in(text: str) -> list[str]:
     return list(dict.fromkeys(w for w in found if w.lower() not in NAME_FRAMING and w.lower() not in _REQUEST_WORDS))
 
 
-_REQUEST_WORDS = frozenset({"please", "forget", "erase", "delete", "remove", "scratch", "wipe", "actually", "we", "i"})
+_REQUEST_WORDS = frozenset(
+    "please forget erase delete remove scratch wipe actually we i drop purge clear scrub ditch bin scrap ignore "
+    "disregard never pretend let's can could would you just so and".split()
+)
+_FULL_NAME = re.compile(r"\b[A-Z][a-z][\w'-]*(?:\s+[A-Z][a-z][\w'-]*)*")
+
+
+def _full_names(text: str) -> list[str]:
+    """The names ``text`` says, a run of capitalised words as one ("Gary Holt has paid up" -> "Gary Holt"); a
+    sentence's first word only when it is no framing or request word ("The Draper boy" -> "Draper")."""
+    found = []
+    for match in _FULL_NAME.finditer(text):
+        words = [w.removesuffix("'s") for w in match.group(0).split()]
+        while words and (words[0].lower() in NAME_FRAMING or words[0].lower() in _REQUEST_WORDS):
+            words = words[1:]
+        if words:
+            found.append(" ".join(words))
+    return list(dict.fromkeys(found))
 
 
 def _aliases(word: str) -> tuple[str, ...]:

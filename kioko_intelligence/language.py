@@ -97,7 +97,7 @@ hehe wow super brilliant amazing fantastic neat indeed exactly agreed understood
 problem worries all gotcha makes sense true the for your help that's that is helpful hmm hm oh ah
 sorry hear glad meet pleasure mistake bad i'm to my there go ahead talk tomorrow asking exactly what needed
 curious just mind never mate buddy pal folks ta heaps legend star cheerio
-lovely love sorted then brill ace speak catch at
+lovely love sorted then brill ace speak catch at off out
 """.split()
 )
 _QUESTION_START = re.compile(

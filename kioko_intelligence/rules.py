@@ -853,7 +853,7 @@ POINTER = re.compile(
 
 CHATTER = re.compile(
     r"^(?:let's(?!\s+(?:use|go with|stick with|switch|pick|choose|move|keep))|let us|let me|imagine|suppose|"
-    r"remind me|never mind|nevermind|if (?:i|we) (?:were|had|could)|"
+    r"remind me|never mind|nevermind|if (?:i|we) (?:were|had|could)|(?:ha+,?\s+)?if only\b(?!\s+\w+\s+\w+)|"
     r"i'll get back|i will get back|i see what you mean|i see(?!\s+[\w.])|i think so|i guess|that sounds|sounds good|"
     r"that's (?:interesting|great|fine|ok|okay|cool|fair|true|right|not what)|no,? that's not|it depends|"
     r"i'm not sure|i am not sure|not sure|i'm just curious|just curious|i was wondering|great question|"
@@ -898,7 +898,7 @@ FEEDBACK_BAD = re.compile(
 
 FORGET_POINTER = re.compile(
     r"\b(?:stored?|storing|on (?:record|file)|remember\w*|memor(?:y|ies)|(?:keep|keeping|have|hold) (?:it|that|this|them)|"
-    r"you (?:have|know|keep))\b",
+    r"you (?:have|know|keep)|(?:i|we) (?:gave|told|sent) you)\b",
     re.IGNORECASE,
 )
 """What makes "delete my X" a request to forget: the sentence also points at what the assistant keeps ("..., I
@@ -967,7 +967,8 @@ FORGET: tuple[Row, ...] = (
     row(
         "memory.delete",
         r"^(?:please\s+)?(?:delete|remove|erase|clear|wipe|forget)\s+(?:everything|all|anything)\s+"
-        r"(?:that\s+)?(?:you know|you remember|you have stored|you've stored|you have|you keep)\s+"
+        r"(?:that\s+)?(?:you know|you remember|you have stored|you've stored|you've got|you have got|you have|you've|"
+        r"you keep)\s+"
         r"(?:about|on|of|regarding)\s+(?P<phrase>.+)$",
         "Erase everything you know about my ex",
     ),

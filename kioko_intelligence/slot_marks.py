@@ -50,17 +50,18 @@ stored plainly, with no "(was: ...)" and no memory marked."""
 def apply(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope) -> None:
     """After the ops applied: mark what each replaced (``superseded_by`` / ``conflicts_with`` and ``was``)."""
     who: dict[str, Any] = {"user_id": scope.user_id, "agent_id": scope.agent_id}
+    gone = _forgotten(memory, ops, scope)
     for op in ops:
-        if op.status != APPLIED or not op.memory_id:
+        if op.status != APPLIED or not op.memory_id or op.memory_id in gone:
             continue
         f = op.fields
-        old_ids = [i for i in f.get("supersedes", []) if isinstance(i, str)]
+        old_ids = [i for i in f.get("supersedes", []) if isinstance(i, str) and i not in gone]
         for rid, old, new in f.get("rewrites", []):
             record = memory.store.get(scope, [rid])[0]
             if record is not None and current(record):
                 content, changed = rewritten(record, old, new)
                 memory.update(rid, content=content, metadata=changed or None, **who)
-        unsure = [i for i in f.get("conflicts_with", []) if isinstance(i, str)]
+        unsure = [i for i in f.get("conflicts_with", []) if isinstance(i, str) and i not in gone]
         new_id = op.memory_id
         for rid in old_ids:
             if rid != new_id:
@@ -79,6 +80,20 @@ def apply(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope) -> None:
                 memory.update(op.memory_id, metadata={"conflicts_with": [r.id for r in olds], "was": was}, **who)
                 for r in olds:
                     memory.update(r.id, metadata={"conflicted_by": op.memory_id}, **who)
+
+
+def _forgotten(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope) -> set[str]:
+    """The memories the turn's ops name that its own forget removed: "The Bruges tour is off. Forget all of it"
+    stores the first sentence, then the forget of Bruges sweeps it away; it is not marked after that. Read only
+    when the turn forgot something (one get)."""
+    if not any(op.action == "delete" and op.status == APPLIED for op in ops):
+        return set()
+    named = {op.memory_id for op in ops if op.status == APPLIED and op.memory_id}
+    for op in ops:
+        for key in ("supersedes", "conflicts_with"):
+            named.update(i for i in op.fields.get(key, []) if isinstance(i, str))
+    ids = sorted(i for i in named if i)
+    return {i for i, record in zip(ids, memory.store.get(scope, ids)) if record is None}
 
 
 def stale_summaries(memory: MemoryLayer, scope: Scope, values: list[str]) -> int:

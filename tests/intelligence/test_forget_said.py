@@ -65,3 +65,64 @@ def test_a_dismissal_pointing_at_nothing_said_forgets_nothing(memory, request_te
     left, _ = _after(memory, request_text)
     for text in ("knee", "Lisbon", "Dmitri", "cello"):
         assert [t for t in left if text in t]
+
+
+# -- a forget whose subject the turn's other sentence names, and other verbs
+
+
+@pytest.mark.parametrize(
+    "said,request_text,gone,kept",
+    [
+        (
+            ["Gary Holt in flat 4 is three months behind on the rent.", "The boiler in flat 1 is brand new."],
+            "Gary Holt has paid up and gone. Wipe everything you've got on him, I don't want it on file.",
+            "Gary",
+            "boiler",
+        ),
+        (
+            ["My mentor at the beekeeping association is Clive Barrow.", "My apiary is at Hollins Farm."],
+            "Clive and I have fallen out over the swarm business. Drop everything about him, please.",
+            "Clive",
+            "Hollins",
+        ),
+        (
+            ["A parent, Mr Draper, keeps emailing me about homework.", "My class has 28 children."],
+            "The Draper boy has moved schools, so you can forget everything about that family.",
+            "Draper",
+            "28 children",
+        ),
+        (
+            ["We're planning a choir tour to Bruges next June.", "My accompanist is Mrs Lin."],
+            "The Bruges tour is off. Forget all of it.",
+            "Bruges",
+            "Mrs Lin",
+        ),
+    ],
+)
+def test_a_pronoun_in_a_forget_is_the_name_the_turn_says(
+    memory, said: list[str], request_text: str, gone: str, kept: str
+) -> None:
+    for text in said:
+        memory.record_turn(text, "Okay.", session_id="s1", **U)
+    memory.end_session("s1", **U)
+    memory.record_turn(request_text, "Done.", session_id="s2", **U)  # the turn's own statement is swept too
+    left = [r.content for r in memory.memories(**U)]
+    assert not [t for t in left if gone in t]
+    assert [t for t in left if kept in t]
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "Scrub that pension number I gave you, my daughter says it shouldn't be floating about.",
+        "Don't hang on to my pension number, the union says not to give it out.",
+    ],
+)
+def test_other_verbs_of_forgetting_one_item(memory, request_text: str) -> None:
+    memory.record_turn("My navy pension reference is PN-77310.", "Okay.", session_id="s1", **U)
+    memory.record_turn("My daughter lives up in Bodmin.", "Okay.", session_id="s1", **U)
+    memory.end_session("s1", **U)
+    memory.record_turn(request_text, "Done.", session_id="s2", **U)
+    left = [r.content for r in memory.memories(**U)]
+    assert not [t for t in left if "PN-77310" in t]
+    assert [t for t in left if "Bodmin" in t]

@@ -33,6 +33,8 @@ def memory(request: pytest.FixtureRequest, tmp_path: Path):  # type: ignore[no-u
         "No worries at all.",
         "Brill, speak tomorrow",
         "Catch you later!",
+        "ha, if only",
+        "right, off out",
         "👍",
     ],
 )
