@@ -6,15 +6,19 @@ lower case, with "um" and "you know" between the words, or dictate whole turns w
 :func:`normalise` rewrites a user's turn, before it is routed, into a faithful tidy form of the same words:
 
 - **case**: a turn mostly in capitals is put in lower case (words holding a digit, identifiers such as
-  "INC-3301", keep theirs); the pronoun "i" is "I" (capitals after a sentence's end in a turn without case,
-  :data:`SENTENCE_CAPITALS`, are off: measured, they lost a never-read probe);
+  "INC-3301", keep theirs); a turn without case then gets a careful writer's capitals (sentence starts, "I",
+  days, months, languages, rare words as names: :mod:`~kioko_intelligence.casing`); in a turn with case the
+  pronoun "i" is "I";
 - **contractions without apostrophes**, a closed class of words: "im" -> "I'm", "ive" -> "I've", "dont" ->
   "don't" (an auxiliary + "nt"), "youre", "weve", "thats", "hes" ...; "its" becomes "it's" only before a
   word that cannot follow a possessive ("its faster", "its those ...", "its been");
 - **typing slips** in plain words ("swithced", "edtior"): :mod:`~kioko_intelligence.spelling`;
 - **fillers**: "um", "uh", "er", "erm", "hmm", "basically", "literally", "you know" where it takes no object
   and asks nothing ("I spend you know most of my day", not "do you know", "everything you know", "you know
-  what happened"), "like" set off by commas ("it was, like, fast");
+  what happened") or before a comma, "I mean" inside a sentence ("the old I mean one"), "like" before a comma
+  ("it was, like, fast", "I like, work as a barista") or after a preposition ("on like the payments team");
+  the first comma of a filler set off by two stays where the word before can end a clause ("now, uh,
+  finished" -> "now, finished");
 - **discourse markers** opening a sentence: "btw", "anyway", "oh and", "ok so", "also", "well" (not a plain
   "so" or "and": "so two now" goes on from the last turn);
 - **clauses in unpunctuated dictation**: in a turn of eight words or more with no punctuation at all, a comma
@@ -38,6 +42,7 @@ from __future__ import annotations
 
 import re
 
+from kioko_intelligence.casing import recase
 from kioko_intelligence.list_turns import fold_lists
 from kioko_intelligence.self_corrections import settle_messages
 from kioko_intelligence.spelling import correct_typos
@@ -143,6 +148,8 @@ _SENTENCE_START = re.compile(
 )
 
 
+RECASE = True
+"""A turn without case given a careful writer's capitals (:func:`~kioko_intelligence.casing.recase`)."""
 SENTENCE_CAPITALS = False
 """A capital after a sentence's end in a turn without case: off, as measured it lost a never-read probe."""
 
@@ -166,25 +173,60 @@ _HESITATION = re.compile(
     r"(?:,\s*)?(?<![\w'’-])(?:u+m+|u+h+m*|e+r+m*|hm+|basically|literally)(?![\w'’-])(?:\s*,)?", re.IGNORECASE
 )
 """A hesitation with the commas that set it off: "I, um, switched" -> "I switched"."""
+_KNOW_BEFORE = (
+    r"(?<!\bdo )(?<!\bdid )(?<!\bdon't )(?<!\bif )(?<!\bas )(?<!\bso )(?<!\bwhat )(?<!\ball )(?<!\bthat )"
+    r"(?<!\bwho )(?<!\bhow )(?<!\beverything )(?<!\banything )(?<!\bpeople )(?<!\bsomeone )"
+)
 _YOU_KNOW = re.compile(
     r"(?:^|,)\s*you know\s*(?:,\s*|(?=[.!?]?$))"
-    r"|(?<!\bdo )(?<!\bdid )(?<!\bdon't )(?<!\bif )(?<!\bas )(?<!\bso )(?<!\bwhat )(?<!\ball )(?<!\bthat )"
-    r"(?<!\bwho )(?<!\bhow )(?<!\beverything )(?<!\banything )(?<!\bpeople )(?<!\bsomeone )"
+    rf"|(?:,\s*)?{_KNOW_BEFORE}\byou know\s*,\s*"
+    rf"|{_KNOW_BEFORE}"
     r"\byou know\s+(?!(?:what|how|where|when|who|whom|whether|if|about|that|him|her|them|it|me|us|this|these|"
     r"those|the|a|an|my|your|his|their|our|(?-i:(?!I\b)[A-Z])\w*)\b)",
     re.IGNORECASE,
 )
-""""you know" as a filler: set off by commas ("I, you know, switched"), opening or closing the turn, or inside a
-sentence where it takes no object and asks nothing ("I spend you know most of my day"; not "do you know",
-"everything you know", "you know what happened", "you know Sam")."""
-_LIKE = re.compile(r",\s*like\s*,\s*", re.IGNORECASE)
+""""you know" as a filler: set off by commas ("I, you know, switched"), followed by a comma ("my laptop you know,
+is"), opening or closing the turn, or inside a sentence where it takes no object and asks nothing ("I spend
+you know most of my day"; not "do you know", "everything you know", "you know what happened", "you know Sam")."""
+_I_MEAN = re.compile(
+    r"(?<=[\w%])(?<!\bno)(?<!\bsorry)(?<!\bwhat)(?<!\bif)(?<!\bor)(?<!\bwell)(?<!\bknow)\s*(,?)\s*\bI mean\b\s*,?\s*(?=\w)",
+    re.IGNORECASE,
+)
+""""I mean" inside a sentence, after a word ("the old I mean one is disconnected", "way, I mean, through"):
+a correction ("3:40, no, I mean 4:40") was settled before; what stays takes nothing back."""
+_LIKE = re.compile(
+    r"(,?)\s*(?<!\bwould )(?<!['’]d )(?<!\bdo )(?<!n't )(?<!\bdoes )(?<!\bdid )(?<!\bwhat I )(?<!\bwhat we )"
+    r"(?<!\blook )(?<!\blooks )(?<!\bfeel )(?<!\bfeels )(?<!\bsounds )(?<!\bseems )\blike\s*,\s*",
+    re.IGNORECASE,
+)
+_LIKE_AFTER = re.compile(r"\b(on|in|at|for|to|from|with|of|about|by|into|is|are|was|were)\s+like\s+(?=[\w'’])", re.I)
+""""like" as a filler: followed by a comma ("I like, work as a barista", "the marathon like, prep"; not after
+"would", "do", "don't"), or right after a preposition or "is" ("I'm on like the payments team")."""
+_CLAUSE_GOES_ON = frozenset(
+    """i we you he she they it my our your his her their the a an this that these those to of in on at for from
+    with by about into is are was were am be been have has had do does did will would can could should must
+    and or but""".split()
+)
+"""Words after which no clause ends: a filler set off by commas after one of them takes both commas with it
+("I, um, switched"); after any other word the first comma stays ("a chef now, uh, finished my training")."""
+
+
+def _filler_gone(text: str, match: re.Match[str], lead: bool | None = None) -> str:
+    lead = match.group().lstrip()[:1] == "," if lead is None else lead
+    if not lead or match.start() == 0:
+        return " " if match.start() > 0 else ""
+    before = re.findall(r"[\w'’]+", text[: match.start()])
+    return ", " if before and before[-1].lower() not in _CLAUSE_GOES_ON else " "
 
 
 def _fillers(text: str) -> str:
-    text = _HESITATION.sub(" ", text)
-    text = _YOU_KNOW.sub(lambda m: " " if m.start() > 0 else "", text)
-    text = _LIKE.sub(" ", text)
+    text = _HESITATION.sub(lambda m: _filler_gone(text, m), text)
+    text = _YOU_KNOW.sub(lambda m: _filler_gone(text, m), text)
+    text = _I_MEAN.sub(lambda m: _filler_gone(text, m, bool(m.group(1))), text)
+    text = _LIKE.sub(lambda m: _filler_gone(text, m, bool(m.group(1))), text)
+    text = _LIKE_AFTER.sub(r"\1 ", text)
     text = re.sub(r"[ \t]{2,}", " ", re.sub(r"\s+([,.!?])", r"\1", text))
+    text = re.sub(r",(?:\s*,)+", ",", text)
     return re.sub(r"^[\s,]+|(?<=[.!?])\s*,", "", text).strip()
 
 
@@ -253,17 +295,58 @@ def _short_relative(tokens: list[str], at: int) -> bool:
     return False
 
 
+_OPENERS = frozenset(
+    """just please right so but then now also actually anyway we you he she they it it's my our the this that
+    there what how when where why can could would will do don't did is are let's thanks thank sorry no yes ok
+    okay oh well maybe still sadly luckily honestly today tomorrow yesterday tonight currently never always
+    turns turned""".split()
+)
+"""Words that open sentences and are never names: written with a capital inside a run-on that keeps its case
+("in a row Right now I can do 20", "my birthday Please erase it"), each one starts a sentence."""
+_NOUN_PHRASE = frozenset("my our your his her their the".split())
+_PHRASE_STARTS = frozenset("a an this that these those".split())
+_BE = frozenset("is are was were isn't aren't wasn't weren't".split())
+_NO_BREAK_BEFORE_PHRASE = frozenset(
+    """of as than like near under without within all both half each because if whether unless until when
+    while where what which who how that so and or but nor see saw realise realize notice expect assume""".split()
+)
+
+
+def _states(tokens: list[str], at: int) -> bool:
+    """Does the noun phrase at ``at`` ("my work laptop", "the first one") take a "be" within three words,
+    before another phrase or subject starts ("... my work laptop is a MacBook")?"""
+    for token in tokens[at + 1 : at + 4]:
+        lower = token.lower().replace("’", "'")
+        if lower in _BE:
+            return True
+        if lower in _NOUN_PHRASE or lower in _SUBJECT or lower in _PHRASE_STARTS:
+            return False
+    return False
+
+
 def _clause_breaks(text: str) -> str:
-    """Commas before the subjects that open a new clause of an unpunctuated dictated turn."""
+    """Commas before the subjects, and the noun phrases that take a "be", opening a new clause of an
+    unpunctuated dictated turn; a full stop before a capitalised sentence opener in a run-on with case."""
     if not _unpunctuated(text):
         return text
     tokens = text.split(" ")
+    cased = any(c.isupper() for c in text) and any(c.islower() for c in text)
     out: list[str] = []
     since = 0
     for at, token in enumerate(tokens):
         lower = token.lower().replace("’", "'")
-        if lower in _SUBJECT and out and since >= 3:
-            before = out[-1].lower()
+        before = out[-1].lower() if out else ""
+        if (
+            cased
+            and out
+            and token[:1].isupper()
+            and lower in _OPENERS
+            and at + 1 < len(tokens)
+            and not tokens[at + 1][:1].isupper()
+        ):
+            out[-1] += "."
+            since = 0
+        elif lower in _SUBJECT and out and since >= 3:
             two_back = out[-2].lower() if len(out) > 1 else ""
             three_back = out[-3].lower() if len(out) > 2 else ""
             # "the editor i use" is one clause; "over the summer i work" two
@@ -272,6 +355,19 @@ def _clause_breaks(text: str) -> str:
             if before not in _NO_BREAK_AFTER and not relative and not before.endswith(","):
                 out[-1] += ","
                 since = 0
+        elif (
+            lower in _NOUN_PHRASE
+            and out
+            and since >= 3
+            and before not in _NO_BREAK_AFTER
+            and before not in _PREPOSITIONS
+            and before not in _NO_BREAK_BEFORE_PHRASE
+            and before not in _DETERMINERS
+            and not before.endswith(",")
+            and _states(tokens, at)
+        ):
+            out[-1] += ","  # "IT replaced my ThinkPad my work laptop is a MacBook Pro now"
+            since = 0
         out.append(token)
         since += 1
     return " ".join(out)
@@ -301,8 +397,10 @@ def _without_pictographs(text: str) -> str:
     return _PICTOGRAPH.sub(gap, text).strip()
 
 
-def normalise(text: str) -> str:
-    """The tidy form of one user's text (see the module's doc); a tidy text comes back as it was."""
+def normalise(text: str, *, question: bool = False) -> str:
+    """The tidy form of one user's text (see the module's doc); a tidy text comes back as it was. A
+    ``question`` without case keeps it: the planner's names are matched without case, and a question it
+    would not change stays the :class:`~kioko_core.reading.query_and_draft.Query` it came as."""
     if not isinstance(text, str) or not text.strip():
         return text
     text = _without_pictographs(text)
@@ -313,12 +411,14 @@ def normalise(text: str) -> str:
     lower_case = capitals or not any(c.isupper() for c in tidy)
     tidy = _markers(_fillers(correct_typos(_contractions(tidy))))
     tidy = _clause_breaks(tidy)
+    if lower_case and RECASE and not question:
+        return recase(tidy)
     return _capitals(tidy, lower_case)
 
 
 def normalise_query(query: str) -> str:
     """A question's tidy form for the planner: the same steps, the question's own words kept."""
-    return normalise(query)
+    return normalise(query, question=True)
 
 
 def normalise_messages(messages: list[dict[str, str]]) -> list[dict[str, str]]:

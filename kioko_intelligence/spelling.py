@@ -24,7 +24,7 @@ import threading
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["available", "correct_typos", "word_count"]
+__all__ = ["american_known", "available", "correct_typos", "word_count"]
 
 MIN_LETTERS = 5
 MIN_COUNT = 500
@@ -75,6 +75,20 @@ def _known(word: str, counts: Any) -> bool:
     if word in counts:
         return True
     return any(pattern.search(word) and pattern.sub(repl, word) in counts for pattern, repl in _AMERICAN)
+
+
+def american_known(word: str, least: int = 1) -> bool:
+    """Is ``word`` (lower case) a British spelling of a word the list counts ``least`` times or more ("colour",
+    "organise", "neighbour")? False without the word list."""
+    counts = _frequencies()
+    if counts is None:
+        return False
+    for pattern, repl in _AMERICAN:
+        if pattern.search(word):
+            american = pattern.sub(repl, word)
+            if american in counts and counts[american] >= least:
+                return True
+    return False
 
 
 def _slips(word: str) -> set[str]:

@@ -13,27 +13,27 @@ from kioko_intelligence.spelling import available, correct_typos
 @pytest.mark.parametrize(
     ("said", "tidy"),
     [
-        ("im allergic to peanuts and i dont eat shellfish", "i'm allergic to peanuts and i don't eat shellfish"),
-        ("ive moved on from the old one, its so much slower", "i've moved on from the old one, it's so much slower"),
+        ("im allergic to peanuts and i dont eat fish", "I'm allergic to peanuts and I don't eat fish"),
+        ("ive moved on from the old one, its so much slower", "I've moved on from the old one, it's so much slower"),
         ("Thats the one, hes a beagle", "That's the one, he's a beagle"),
-        ("we havent decided, theyre still looking", "we haven't decided, they're still looking"),
-        ("its been a year", "it's been a year"),
-        ("MY DOG IS CALLED MAX, HES A BEAGLE", "my dog is called max, he's a beagle"),
-        ("WORKING ON INC-3301 TODAY", "working on INC-3301 today"),
-        ("i live in the city. my dog is a beagle", "i live in the city. my dog is a beagle"),
+        ("we havent decided, theyre still looking", "We haven't decided, they're still looking"),
+        ("its been a year", "It's been a year"),
+        ("MY DOG IS CALLED MAX, HES A BEAGLE", "My dog is called Max, he's a beagle"),
+        ("WORKING ON INC-3301 TODAY", "Working on INC-3301 today"),
+        ("i live in the city. my dog is a beagle", "I live in the city. My dog is a beagle"),
         ("I, um, switched to Vim", "I switched to Vim"),
         ("Hmm, there's a ticket open", "there's a ticket open"),
         ("You know, I prefer tea", "I prefer tea"),
         ("It was, like, really slow", "It was really slow"),
         (
             "ok so i switched editors last week its much faster now",
-            "i switched editors last week, it's much faster now",
+            "I switched editors last week, it's much faster now",
         ),
         ("btw my dog is called Max. anyway, I live in Leeds", "my dog is called Max. I live in Leeds"),
-        ("so two now", "so two now"),  # a plain "so" may carry the turn on from the last one
+        ("so two now", "So two now"),  # a plain "so" may carry the turn on from the last one
         (
             "we moved house over the summer i work from home now",
-            "we moved house over the summer, i work from home now",
+            "We moved house over the summer, I work from home now",
         ),
     ],
 )
@@ -41,14 +41,19 @@ def test_a_turn_is_read_in_its_tidy_form(said: str, tidy: str) -> None:
     assert normalise(said) == tidy
 
 
-def test_a_turn_without_case_keeps_its_pronoun_and_a_marker_leaves_its_capital() -> None:
-    """A turn with no capitals stays without them (the router reads its lower-case words as names it may hold:
-    benchmarks/router_accuracy.py's "i live in toronto" is a place); a turn with case gets "I"; a capitalised
-    marker dropped at a sentence's start hands its capital to the next word."""
-    assert normalise("i live in toronto") == "i live in toronto"
+def test_a_turn_without_case_is_recased_and_a_marker_leaves_its_capital() -> None:
+    """A turn with no capitals gets a careful writer's ("i live in toronto" names a place the router reads by
+    its capital); a turn with case keeps its own and gets "I"; a capitalised marker dropped at a sentence's
+    start hands its capital to the next word."""
+    assert normalise("i live in toronto") == "I live in Toronto"
     assert normalise("I live in Leeds, im happy") == "I live in Leeds, I'm happy"
     assert normalise("Cool. Also, please always answer in English.") == "Cool. Please always answer in English."
     assert normalise("btw moved back home to Galway") == "moved back home to Galway"
+
+
+def test_a_question_without_case_keeps_it() -> None:
+    """The planner matches names without case; a question it does not change stays the Query it came as."""
+    assert normalise_query("where does priya live") == "where does priya live"
 
 
 @pytest.mark.parametrize(
@@ -73,11 +78,11 @@ def test_a_tidy_turn_comes_back_unchanged(said: str) -> None:
 
 def test_dictation_breaks_only_turns_without_any_punctuation() -> None:
     assert normalise("i bought a new car i sold the old one to my brother last week") == (
-        "i bought a new car, i sold the old one to my brother last week"
+        "I bought a new car, I sold the old one to my brother last week"
     )
     # a short clause with no object describes what comes before it
     assert normalise("actually its a phone i use now i gave the old one away") == (
-        "actually it's a phone i use now, i gave the old one away"
+        "Actually it's a phone I use now, I gave the old one away"
     )
     assert "case," not in normalise("my bank sort code is 40-11-62 in case i forget it")
     # a question's inverted subject and a clause after "that" or "because" are one clause
@@ -85,12 +90,54 @@ def test_dictation_breaks_only_turns_without_any_punctuation() -> None:
     assert "," not in normalise("do you think we should move to the coast next year or not really")
 
 
+@pytest.mark.parametrize(
+    ("said", "tidy"),
+    [
+        ("My work laptop you know, is a ThinkPad X1.", "My work laptop is a ThinkPad X1."),
+        (
+            "IT replaced my ThinkPad, I mean, my laptop is a Mac now.",
+            "IT replaced my ThinkPad, my laptop is a Mac now.",
+        ),
+        ("New number, the old I mean one is disconnected.", "New number, the old one is disconnected."),
+        (
+            "I'm a pastry chef now, uh, finished my training in May.",
+            "I'm a pastry chef now, finished my training in May.",
+        ),
+        (
+            "Training is going well, I'm 70% done with the marathon like, prep.",
+            "Training is going well, I'm 70% done with the marathon prep.",
+        ),
+        ("I like, work as a barista.", "I work as a barista."),
+        ("I'm on like the payments team.", "I'm on the payments team."),
+        (
+            "Switch to English, basically my German isn't good enough.",
+            "Switch to English, my German isn't good enough.",
+        ),
+    ],
+)
+def test_fillers_go_and_the_clause_breaks_they_sat_on_stay(said: str, tidy: str) -> None:
+    assert normalise(said) == tidy
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "No, I mean Thursday.",  # "I mean" after "no" takes something back
+        "I would like, if possible, a window seat.",
+        "What I like, honestly, is jazz.",
+        "It looks like, from here, a fox.",
+    ],
+)
+def test_like_and_i_mean_that_carry_meaning_stay(said: str) -> None:
+    assert normalise(said) == said
+
+
 def test_only_the_users_messages_are_tidied_and_a_correction_is_still_settled() -> None:
     messages = [
         {"role": "user", "content": "im flying at 6:40, no sorry, 7:40"},
         {"role": "assistant", "content": "im here"},
     ]
-    assert [m["content"] for m in normalise_messages(messages)] == ["i'm flying at 7:40", "im here"]
+    assert [m["content"] for m in normalise_messages(messages)] == ["I'm flying at 7:40", "im here"]
     said = [{"role": "user", "content": "Reply in German, um, actually in Swiss German if you can."}]
     assert normalise_messages(said)[0]["content"] == "Reply in Swiss German if you can."
 

@@ -47,7 +47,7 @@ def test_small_talk_stores_nothing(memory, said: str) -> None:  # type: ignore[n
 @pytest.mark.parametrize(
     ("said", "read"),
     [
-        ("so that's 6 now 😭❤️", "so that's 6 now"),
+        ("so that's 6 now 😭❤️", "So that's 6 now"),  # a turn without case gets its capitals
         ("🎉 Got the job!", "Got the job!"),
         ("Done ✅, moving on", "Done, moving on"),
         ("Done. 🎉 Next one", "Done. Next one"),
