@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import pytest
 
-import kioko
-
 U = {"user_id": "noor"}
 SAID = [
     "My knee has been sore since the marathon.",
@@ -22,13 +20,6 @@ SAID = [
     "My colleague Dmitri is moving to Oslo.",
     "I play the cello in a community orchestra.",
 ]
-
-
-@pytest.fixture(params=["memory", "sqlite"])
-def memory(request, tmp_path):
-    url = "memory://" if request.param == "memory" else f"sqlite:///{tmp_path / 'said.db'}"
-    with kioko.intelligent(url) as layer:
-        yield layer
 
 
 def _after(memory, request_text: str) -> tuple[list[str], list[str]]:

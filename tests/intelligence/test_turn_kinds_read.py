@@ -10,19 +10,9 @@ Real layers (``kioko.intelligent`` on memory:// and SQLite), real routing; no mo
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-import kioko
 from kioko_intelligence.list_turns import fold_lists
-
-
-@pytest.fixture(params=["memory", "sqlite"])
-def memory(request: pytest.FixtureRequest, tmp_path: Path):  # type: ignore[no-untyped-def]
-    layer = kioko.intelligent("memory://" if request.param == "memory" else f"sqlite:///{tmp_path / 'kinds.db'}")
-    yield layer
-    layer.close()
 
 
 def ops_of(memory, said: str, session: str = "s1") -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]

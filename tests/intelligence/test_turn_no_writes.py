@@ -9,19 +9,9 @@ Real layers (``kioko.intelligent`` on memory:// and SQLite), real routing; no mo
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-import kioko
 from kioko_intelligence.normalise import normalise
-
-
-@pytest.fixture(params=["memory", "sqlite"])
-def memory(request: pytest.FixtureRequest, tmp_path: Path):  # type: ignore[no-untyped-def]
-    layer = kioko.intelligent("memory://" if request.param == "memory" else f"sqlite:///{tmp_path / 'talk.db'}")
-    yield layer
-    layer.close()
 
 
 @pytest.mark.parametrize(

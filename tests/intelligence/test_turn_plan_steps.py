@@ -10,20 +10,9 @@ Real layers (``kioko.intelligent("memory://")`` and SQLite), real routing; no mo
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-import kioko
-
 PLAN = "Plan for launch: write the docs, record the demo video, post on Hacker News."
-
-
-@pytest.fixture(params=["memory", "sqlite"])
-def memory(request: pytest.FixtureRequest, tmp_path: Path):  # type: ignore[no-untyped-def]
-    layer = kioko.intelligent("memory://" if request.param == "memory" else f"sqlite:///{tmp_path / 'plan.db'}")
-    yield layer
-    layer.close()
 
 
 def plans_after(memory, said: str) -> list[str]:  # type: ignore[no-untyped-def]
