@@ -87,9 +87,24 @@ def _rare(word: str) -> bool:
     count = word_count(word)
     if count is None:
         return False
-    if count and _INFLECTED.search(word):
-        return False  # "migrated", "emailing", "subscribers": a rare form of a word, no name
+    if _INFLECTED.search(word) and (count or _known_stem(word)):
+        return False  # "migrated", "emailing", "subscribers", "pipetting": a rare form of a word, no name
     return count < RARE_COUNT and not american_known(word, RARE_COUNT)
+
+
+def _known_stem(word: str) -> bool:
+    """Is ``word`` a form the word list lacks of a word it holds ("pipetting" of "pipette", "geocached" of
+    "geocache")? The suffix cut off, with an "e" put back or a doubled last letter undone."""
+    suffix = _INFLECTED.search(word)
+    if suffix is None:
+        return False
+    stem = word[: suffix.start()]
+    if len(stem) < 3:
+        return False
+    candidates = {stem, stem + "e"}
+    if len(stem) > 3 and stem[-1] == stem[-2]:
+        candidates.add(stem[:-1])
+    return any(word_count(candidate) for candidate in candidates)
 
 
 def _in_token(text: str, match: re.Match[str]) -> bool:

@@ -39,6 +39,12 @@ def test_rare_words_are_names_and_common_ones_are_not() -> None:
 
 
 @needs_words
+def test_a_form_the_word_list_lacks_of_a_word_it_holds_is_no_name() -> None:
+    # "pipetting" is not in the word list, "pipette" is: a rare form of a word, as "migrated" is
+    assert recase("i'm reading you between pipetting steps") == "I'm reading you between pipetting steps"
+
+
+@needs_words
 def test_letters_said_one_by_one_are_capitals() -> None:
     assert recase("now on pr #4830, the gp said aws") == "Now on PR #4830, the GP said AWS"
     assert recase("i ran 5 km") == "I ran 5 km"

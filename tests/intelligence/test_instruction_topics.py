@@ -62,4 +62,4 @@ def test_a_length_said_in_plain_words_is_the_length_aspect() -> None:
         memory.record_turn(old, "Noted.", user_id="u", session_id="s1")
         memory.record_turn(new, "Noted.", user_id="u", session_id="s2")
         replaced = [r.content for r in memory.memories(user_id="u") if r.metadata.get("superseded_by")]
-        assert replaced == ["Keep replies super short, i'm reading you between pipetting steps."]
+        assert replaced == ["Keep replies super short, I'm reading you between pipetting steps."]

@@ -66,11 +66,12 @@ def test_a_conflict_on_the_session_log_writes_neither_and_both_are_read_again(tm
 
     counting = _Watched(kioko.open_store(path), before_call=before)
     with kioko.MemoryLayer(counting, intelligence=Intelligence()) as memory:
-        memory.record_turn("thanks!", "Noted.", user_id=U, session_id="s1")
+        # written with its capital: the log keeps a turn's tidy form, and a caseless "thanks!" is recased
+        memory.record_turn("Thanks!", "Noted.", user_id=U, session_id="s1")
         log = summaries.session_log(memory, KUMAR, "s1")
         assert cut_in
         assert log["turns"] == 2
-        assert log["waiting"] == ["user: the other process's turn", "user: thanks!\nassistant: Noted."]
+        assert log["waiting"] == ["user: the other process's turn", "user: Thanks!\nassistant: Noted."]
         assert MaintenanceScheduler().counters(memory, user_id=U)["turns"] == 1
         assert _batches(counting) == [["session_log", COUNTER_KIND]] * 2  # the refused one, then the written one
     other.close()
