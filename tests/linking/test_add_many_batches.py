@@ -278,6 +278,17 @@ def test_an_import_keeps_its_scope_cached_past_the_record_cap_and_links_the_same
     assert len(large.index._scopes[Scope(roomy)].records) <= 5  # cut back to the cap when the import ended
 
 
+def _spoil(record: Any) -> None:
+    """Change every part of a returned record the linker reads: its metadata, terms, link weights and vector."""
+    record.metadata["changed"] = True
+    record.terms.clear()
+    if record.system is not None:
+        for entry in record.system.get("links", []):
+            entry["w"] = 0.0
+    if record.embedding is not None:
+        record.embedding[:] = 0
+
+
 def test_the_records_add_many_returns_are_the_callers_own(store: Store, user: str) -> None:
     """The import's memories stay in the index cache for the later memories' links: a caller changing a returned
     record (its metadata, links, terms or vector) changes nothing the linker reads."""
@@ -286,13 +297,7 @@ def test_the_records_add_many_returns_are_the_callers_own(store: Store, user: st
     notes = items(spoiled, 60)
     first = layer.add_many([{**item, "id": spoiled + item["id"]} for item in notes[:30]], user_id=spoiled)
     for record in first:
-        record.metadata["changed"] = True
-        record.terms.clear()
-        if record.system is not None:
-            for entry in record.system.get("links", []):
-                entry["w"] = 0.0
-        if record.embedding is not None:
-            record.embedding[:] = 0
+        _spoil(record)
     layer.add_many([{**item, "id": spoiled + item["id"]} for item in notes[30:]], user_id=spoiled)
     layer.add_many([{**item, "id": clean + item["id"]} for item in items(spoiled, 60)], user_id=clean)
     got = snapshot(store, spoiled, spoiled + spoiled)
@@ -307,14 +312,7 @@ def test_the_record_add_returns_is_the_callers_own(store: Store, user: str) -> N
     spoiled, clean = user + "-s", user + "-c"
     layer = MemoryLayer(store, auto_link=True, linker=TIGHT)
     for item in items(spoiled, 40):
-        record = layer.add(user_id=spoiled, **{**item, "id": spoiled + item["id"]})
-        record.metadata["changed"] = True
-        record.terms.clear()
-        if record.system is not None:
-            for entry in record.system.get("links", []):
-                entry["w"] = 0.0
-        if record.embedding is not None:
-            record.embedding[:] = 0
+        _spoil(layer.add(user_id=spoiled, **{**item, "id": spoiled + item["id"]}))
     for item in items(spoiled, 40):
         layer.add(user_id=clean, **{**item, "id": clean + item["id"]})
     got = snapshot(store, spoiled, spoiled + spoiled)
