@@ -58,7 +58,14 @@ middle), is weighted to changes said indirectly (a new state that implies the ol
 values, forgets of one item and of a subject, things that must not replace each other and false writes; ``dev10``
 (36 scenes, 42 probes), in yet other voices (a beekeeper, a London cabbie, a primary teacher, a wedding planner,
 a long-distance lorry driver, a vet nurse, French and Brazilian Portuguese grammar, one-word answers, "scratch
-that"), covers the same classes. A probe may
+that"), covers the same classes; ``dev11``
+(42 scenes, 72 probes, 45 noop turns), written later again before any change made for it, holds only forgets (of one
+item, of a subject named by a relation or by "whatever you have on", of a whole kind said as "likes and dislikes" or
+"due dates"; an item forgotten out of a memory that says more, something said "off the record") and small talk,
+thanks, acknowledgements and questions to the assistant, in voices no earlier file uses (an Australian electrician, a
+Scots fisherman, a barrister, a museum curator, a pastor, a stand-up comic, a mountain rescue volunteer, a dungeon
+master, a ballet teacher, a Texan rancher, a Canadian hockey coach, Singapore English, Italian and Russian grammar in
+English); its first run is in ``benchmarks/results/memory-truth/dev11-first-run.md``. A probe may
 set ``max_chars``: its context must be no longer (the budget scenes, at the default budget).
 
 ``--check`` runs nothing: it lists, for the dev halves, the expectations a memory storing the turns as said
