@@ -30,6 +30,7 @@ on this tree, and recall asks for ``links=3``).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import platform
@@ -158,6 +159,48 @@ def store_url(store: str, folder: str) -> Iterator[str]:
         raise SystemExit(f"unknown store {store!r}; one of {', '.join(STORES)}")
 
 
+class ServerCpu:
+    """CPU time the PostgreSQL server's client backends spent, read from /proc (the embedded server runs on this
+    machine): the backends serving the layer's pool, found through ``pg_stat_activity`` on a connection of its
+    own, which is left out. Background work (autovacuum after a fill, the checkpointer) is not counted. On a
+    server on another machine, or any other store, :meth:`seconds` is None."""
+
+    def __init__(self, url: str | None) -> None:
+        self._conn: Any = None
+        if url is None:
+            return
+        try:
+            import psycopg
+
+            # libpq refuses Kioko's own query parameter, the table store_url added
+            self._conn = psycopg.connect(re.sub(r"[?&]table=[^&]*$", "", url), autocommit=True)
+        except Exception:  # no server CPU column rather than no run
+            self._conn = None
+
+    def seconds(self) -> float | None:
+        if self._conn is None:
+            return None
+        pids = [
+            row[0]
+            for row in self._conn.execute(
+                "SELECT pid FROM pg_stat_activity WHERE backend_type = 'client backend' "
+                "AND datname = current_database() AND pid <> pg_backend_pid()"
+            ).fetchall()
+        ]
+        ticks = 0
+        for pid in pids:
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:  # not on this machine, or ended
+                return None
+            ticks += int(fields[11]) + int(fields[12])  # utime, stime
+        return ticks / os.sysconf("SC_CLK_TCK")
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+
+
 def rss_mb() -> float:
     """This process's resident memory now (VmRSS), in MB."""
     try:
@@ -238,12 +281,17 @@ def percentile(values: Sequence[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(share * (len(ordered) - 1))))]
 
 
-def measure(layer: Any, scope: Scope, held: Held, questions: Sequence[Question], links: int) -> dict[str, Any]:
+def measure(
+    layer: Any, scope: Scope, held: Held, questions: Sequence[Question], links: int, server: ServerCpu
+) -> dict[str, Any]:
     first_ms, warm_ms, cpu_ms, at5, at10 = [], [], [], [], []
+    answers = hashlib.sha256()  # the warm answers, in order: a speed-only change leaves it as it was
     sent = getattr(layer.store, "round_trips", None)  # PostgreSQL's count of requests waited for, by kind
     warm_trips = 0
+    server_s: float | None = None
     for timed in (first_ms, warm_ms):
         trips_before = sent.total() if sent is not None else 0
+        server_before = server.seconds() if timed is warm_ms else None
         for question in questions:
             started, cpu = time.perf_counter(), time.process_time()
             context = layer.recall(question.text, user_id=scope.user_id, links=links, limit=BUDGET)
@@ -252,10 +300,14 @@ def measure(layer: Any, scope: Scope, held: Held, questions: Sequence[Question],
                 cpu_ms.append((time.process_time() - cpu) * 1000)
             if timed is warm_ms:
                 returned = [held.dia_of.get(m.record.id, "") for m in context.memories]
+                answers.update(("\x1f".join(m.record.id for m in context.memories) + "\x1e").encode())
                 at5.append(evidence_recall(question, returned, 5))
                 at10.append(evidence_recall(question, returned, 10))
         if timed is warm_ms and sent is not None:
             warm_trips = sent.total() - trips_before
+        server_after = server.seconds() if server_before is not None else None
+        if server_before is not None and server_after is not None:
+            server_s = server_after - server_before
     return {
         "r5": statistics.mean(at5),
         "r10": statistics.mean(at10),
@@ -265,6 +317,9 @@ def measure(layer: Any, scope: Scope, held: Held, questions: Sequence[Question],
         },
         "recall_p50_ms": statistics.median(warm_ms),
         "recall_cpu_p50_ms": statistics.median(cpu_ms),
+        "recall_cpu_p95_ms": percentile(cpu_ms, 0.95),
+        "server_cpu_ms_per_recall": server_s * 1000 / len(questions) if server_s is not None else None,
+        "answers_digest": answers.hexdigest()[:16],
         "load_while_asked": round(os.getloadavg()[0], 1),
         "recall_p95_ms": percentile(warm_ms, 0.95),
         "first_p50_ms": statistics.median(first_ms),
@@ -320,6 +375,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="user-scale-") as folder, store_url(args.store, folder) as url:
         layer = kioko.connect(url, auto_link=args.auto_link, embedder=args.embedder)
+        server = ServerCpu(url if args.store == "postgresql" else None)
         started = time.perf_counter()
         records = layer.add_many(
             [
@@ -376,7 +432,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             layer.store.knn(scope, np.asarray(layer.embedder.embed("warm the index")), KNN_K)
             first_knn_s = time.perf_counter() - started
             row: dict[str, Any] = {"size": size, "held": n}
-            row.update(measure(layer, scope, held, questions, links))
+            row.update(measure(layer, scope, held, questions, links, server))
             row["rss_mb"] = rss_mb()
             row["fill_ms_per_memory"] = fill_s * 1000 / len(batch) if batch else None
             row["optimize_s"] = optimize_s
@@ -387,6 +443,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             rows.append(row)
             print(json.dumps(row), file=sys.stderr, flush=True)
         header["conversation_fill_ms_per_memory"] = conversation_s * 1000 / len(asked.turns)
+        server.close()
         layer.close()
     return {"header": header, "rows": rows}
 
@@ -408,20 +465,23 @@ def markdown(result: dict[str, Any]) -> str:
         + ("through add_many" if h.get("fill", "add_many") == "add_many" else "written to the store in batches of 500"),
         "",
         "| memories | Kioko R@10 | x at first size | BM25 R@10 | Kioko R@5 | BM25 R@5 | recall p50 / p95 ms | "
-        "recall CPU p50 ms | load | first ask p50 / p95 ms | knn@10 vs exact | RSS MB | fill ms/memory | first knn s | "
-        "round trips / recall |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "recall CPU p50 / p95 ms | server CPU ms / recall | load | first ask p50 / p95 ms | knn@10 vs exact | RSS MB | "
+        "fill ms/memory | first knn s | round trips / recall | answers digest |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         fill = f"{r['fill_ms_per_memory']:.2f}" if r["fill_ms_per_memory"] is not None else ""
         trips = r.get("round_trips_per_recall")
         shown_trips = f"{trips:.2f}" if trips is not None else ""
+        server = r.get("server_cpu_ms_per_recall")
+        shown_server = f"{server:.2f}" if server is not None else ""
         lines.append(
             f"| {r['held']:,} | {r['r10']:.3f} | {r['r10'] / base['r10']:.3f} | {r['bm25_r10']:.3f} | {r['r5']:.3f} | "
             f"{r['bm25_r5']:.3f} | {r['recall_p50_ms']:.2f} / {r['recall_p95_ms']:.2f} | "
-            f"{r.get('recall_cpu_p50_ms', float('nan')):.2f} | {r.get('load_while_asked', '')} | "
+            f"{r.get('recall_cpu_p50_ms', float('nan')):.2f} / {r.get('recall_cpu_p95_ms', float('nan')):.2f} | "
+            f"{shown_server} | {r.get('load_while_asked', '')} | "
             f"{r['first_p50_ms']:.2f} / {r['first_p95_ms']:.2f} | {r['knn_recall_vs_exact']:.3f} | "
-            f"{r['rss_mb']:.0f} | {fill} | {r['first_knn_s']:.2f} | {shown_trips} |"
+            f"{r['rss_mb']:.0f} | {fill} | {r['first_knn_s']:.2f} | {shown_trips} | {r.get('answers_digest', '')} |"
         )
     last = rows[-1]
     optimized = [r for r in rows if r.get("optimize_s") is not None]
@@ -438,8 +498,11 @@ def markdown(result: dict[str, Any]) -> str:
         f"{base['held']:,} (CPU time of this process: "
         f"{last.get('recall_cpu_p50_ms', float('nan')) / base.get('recall_cpu_p50_ms', float('nan')):.2f}x); "
         f"R@10 {last['r10'] / base['r10']:.3f}x. Load: the 1-minute load average when each size's questions were "
-        "asked (2 cores). For PostgreSQL the server's CPU time is not in the CPU column; round trips / recall: the "
-        "requests a warm recall sent to the server and waited for (the driver's count; blank for in-process stores).",
+        "asked (2 cores). Recall CPU: this process's; for PostgreSQL the server's is apart, server CPU ms / recall "
+        "(its client backends' CPU over the warm pass, a mean: blank where the server is not on this machine); round "
+        "trips / recall: the requests a warm recall sent to the server and waited for (the driver's count; blank for "
+        "in-process stores). Answers digest: the warm answers' ids in order, so a speed-only change shows it "
+        "answered the same.",
         "",
     ]
     return "\n".join(lines)
