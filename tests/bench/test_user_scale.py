@@ -42,9 +42,13 @@ def test_a_small_run_on_memory_reports_each_size(tmp_path: Path) -> None:
         assert 0.0 <= row["r5"] <= row["r10"] <= 1.0
         assert 0.0 <= row["bm25_r10"] <= 1.0
         assert row["knn_recall_vs_exact"] == 1.0  # below exact_below the knn is exact
+        assert row["recall_cpu_p95_ms"] >= row["recall_cpu_p50_ms"]
+        assert row["server_cpu_ms_per_recall"] is None, "an in-process store has no server"
     assert json.loads(target.read_text())["header"]["fill"] == "store"
     again = bench.main(["--store", "memory", "--sizes", "450,520"])
     assert [r["r10"] for r in again["rows"]] == [r["r10"] for r in rows], "add_many and store batches rank alike"
+    assert [r["answers_digest"] for r in again["rows"]] == [r["answers_digest"] for r in rows]
+    assert rows[0]["answers_digest"] != rows[1]["answers_digest"], "the filler added at 520 changes some answers"
 
 
 def test_each_filler_session_is_a_stretch_of_one_conversation() -> None:
@@ -71,3 +75,14 @@ def test_each_filler_session_is_a_stretch_of_one_conversation() -> None:
     assert all(one_stretch(coherent[i : i + size]) for i in range(0, len(coherent), size))
     mixed = list(itertools.islice(bench.filler(asked, others, renamed=False, sessions=False), 6 * size))
     assert not any(one_stretch(mixed[i : i + size]) for i in range(0, len(mixed), size))
+
+
+def test_on_postgresql_the_servers_cpu_is_counted_apart(
+    postgresql_store_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _need_data()
+    monkeypatch.setenv("KIOKO_TEST_POSTGRES_URL", postgresql_store_url)
+    (row,) = bench.main(["--store", "postgresql", "--sizes", "450", "--fill", "store"])["rows"]
+    assert row["server_cpu_ms_per_recall"] is not None, "the test server runs on this machine"
+    assert row["server_cpu_ms_per_recall"] > 0.0, "150 recalls' queries cost the server some CPU"
+    assert row["round_trips_per_recall"] >= 1.0
