@@ -15,6 +15,7 @@ from kioko_core.linking import links
 from kioko_core.linking.index import IndexCache, nominates, one_read, own_copy
 from kioko_core.linking.scoring import (  # noqa: F401
     TWO_HOURS,
+    Evaluated,
     Evidence,
     Side,
     Stats,
@@ -268,15 +269,14 @@ class MemoryLinker:
             if extra:
                 df.update(self.index.counts(scope, extra)[1])
         stats.weigh()
-        scored: list[tuple[Record, Evidence]] = []
-        evaluated: dict[str, Evidence] = {}  # every candidate's evidence, kept for the turn-before rule
         cosines_found = self._cosines(record.embedding, candidates)
-        # every candidate scored in one call (the new memory's side goes to the scoring once, not once a pair)
-        evidence = score_candidates(m, sides, cosines_found, stats, config, self.embedder.lexical, analysis.place_terms)
-        for candidate, ev in zip(candidates, evidence):
-            evaluated[candidate.id] = ev
-            if ev.evidence and ev.score >= config.threshold:
-                scored.append((candidate, ev))
+        # the candidates that may be linked scored in one call, the others when asked for (the turn before)
+        floor = min(config.threshold, config.cross_threshold) if config.cross_new > 0 else config.threshold
+        evaluated = Evaluated(
+            m, sides, cosines_found, stats, config, self.embedder.lexical, analysis.place_terms, floor
+        )
+        found = [(c, evaluated.get(c.id)) for c in candidates]
+        scored = [(c, ev) for c, ev in found if ev is not None and ev.evidence and ev.score >= config.threshold]
         if (
             record.user_id != links.SHARED_USER
             and config.shared_candidates > 0

@@ -359,7 +359,10 @@ def weakest_capped(
     record: Record, max_degree: int, now: float, half_life_days: float, protect: str | None = None
 ) -> list[str]:
     """Ids whose automatic links must go so ``record`` keeps at most ``max_degree`` of them, weakest first."""
-    return weakest_of(link_entries(record), max_degree, now, half_life_days, protect)
+    held = bookkeeping(record).get("links")
+    if not isinstance(held, list) or len(held) <= max_degree:
+        return []  # no more entries than the cap, so no more well-formed automatic ones (asked of every neighbour)
+    return weakest_of(entries_in({"links": held}), max_degree, now, half_life_days, protect)
 
 
 def weakest_of(

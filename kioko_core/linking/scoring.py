@@ -304,15 +304,17 @@ def score_pair(
     with_why: bool = True,
     cos: float | None = None,
     weak: frozenset[str] | None = None,
+    share: tuple[float, list[str]] | None = None,
 ) -> Evidence:
     """Steps 3-6 for one pair: every signal, the score, the gate, the type and the why.
 
     ``cos`` is the pair's cosine when the caller computed it already (the linker does, for all its
-    candidates in one product); None computes it here.
+    candidates in one product); None computes it here. ``share``: :func:`share_signal`'s answer, when the caller
+    has it.
     """
     places = place_terms if place_terms is not None else set()
     ev = Evidence()
-    ev.share, shared = share_signal(m, c, stats, places, weak)
+    ev.share, shared = share if share is not None else share_signal(m, c, stats, places, weak)
     if cos is not None:
         ev.cos = cos
     elif m.record.embedding is not None and c.record.embedding is not None:
@@ -363,6 +365,67 @@ def score_candidates(
     places = place_terms if place_terms is not None else set()
     weak = weak_terms(m, stats, places)
     return [score_pair(m, side, stats, config, lexical, places, False, cos, weak) for side, cos in zip(sides, cosines)]
+
+
+class Evaluated(dict[str, Evidence]):
+    """The evidence of one write's candidates by id (:func:`score_pair` without the why): those whose score may reach
+    ``floor`` scored at once, any other the first time it is asked for (``evaluated[id]``; ``get`` and ``in`` see
+    only those scored). A link needs a score at or above the threshold, and most candidates a write's vote
+    nominates share too little to come near it: their type, bridge and gate were a third of a write's scoring.
+
+    Which candidates wait is decided by a bound of the score computed as :func:`score_pair` computes it, with the
+    one signal not yet known, the problem-fix cue (it needs the type), at its largest where it may hold: each factor
+    of the bound is at least the score's own, and rounding keeps that order, so a candidate left waiting could
+    never have been linked. A candidate without a given cosine is scored at once."""
+
+    def __init__(
+        self,
+        m: Side,
+        sides: Sequence[Side],
+        cosines: Sequence[float | None],
+        stats: Stats,
+        config: ScoringConstants,
+        lexical: bool,
+        place_terms: set[str] | None,
+        floor: float,
+    ) -> None:
+        super().__init__()
+        self._args = (m, stats, config, lexical, place_terms if place_terms is not None else set())
+        self._weak = weak_terms(m, stats, self._args[4])
+        self._waiting: dict[str, tuple[Side, float | None]] = {}
+        for side, cos in zip(sides, cosines):
+            share = share_signal(m, side, stats, self._args[4], self._weak)
+            if cos is not None and _score_bound(m, side, stats, config, lexical, cos, share) < floor:
+                self._waiting[side.record.id] = (side, cos)
+            else:
+                self[side.record.id] = self._score(side, cos, share)
+
+    def _score(self, side: Side, cos: float | None, share: tuple[float, list[str]] | None) -> Evidence:
+        m, stats, config, lexical, places = self._args
+        return score_pair(m, side, stats, config, lexical, places, False, cos, self._weak, share)
+
+    def __missing__(self, record_id: str) -> Evidence:
+        side, cos = self._waiting.pop(record_id)  # a KeyError for an id that was no candidate, as a dict's
+        ev = self[record_id] = self._score(side, cos, None)
+        return ev
+
+
+def _score_bound(
+    m: Side, c: Side, stats: Stats, config: ScoringConstants, lexical: bool, cos: float, share: tuple[float, list[str]]
+) -> float:
+    """At least :func:`score_pair`'s score of the pair (see :class:`Evaluated`): its very arithmetic, the cue taken
+    as 1.0 wherever it may be (a shared term, one session, at most two hours apart) whatever the type."""
+    half = config.h / 2.0
+    sem = min(1.0, max(0.0, (cos - half) / half))
+    bridge = bridge_signal(m, c, stats)[0]
+    a, b = m.record, c.record
+    same_session = bool(a.session_id) and a.session_id == b.session_id
+    apart = abs(a.created_at - b.created_at)
+    time = (1.0 if apart <= TWO_HOURS else 0.5) if same_session else 0.0
+    cue = 1.0 if same_session and apart <= TWO_HOURS and share[1] else 0.0
+    omega = 0.25 if lexical else 0.5
+    raw = 1.0 - ((1 - 0.8 * share[0]) * (1 - omega * sem) * (1 - 0.6 * bridge) * (1 - 0.35 * time) * (1 - 0.5 * cue))
+    return prior(m.noun, c.noun) * raw
 
 
 def explain_chosen(m: Side, chosen: Iterable[Evidence], stats: Stats) -> None:

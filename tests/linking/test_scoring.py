@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kioko_core.linking.linker import LinkerConfig
-from kioko_core.linking.scoring import Side, Stats, link_type, score_candidates, score_pair, vote
+from kioko_core.linking.scoring import Evaluated, Side, Stats, link_type, score_candidates, score_pair, vote
 from kioko_core.reading.analysis import analyze
 from kioko_core.store import Record
 
@@ -100,3 +100,55 @@ def test_scoring_candidates_together_scores_each_pair_as_alone() -> None:
     hub_only = score_pair(m, others[1], Stats(n=100, df=dict(df)), config, True, set(), with_why=False)
     assert together[1].share == hub_only.share
     assert 0 < together[1].share
+
+
+def test_candidates_left_unscored_are_those_that_could_not_link_and_score_as_before_when_asked() -> None:
+    """Evaluated scores at once only the candidates whose score may reach the floor; every one left waiting scores
+    below it when asked for (the turn-before rule asks), and each evidence, scored at once or later, is the one
+    score_candidates gives: same share, cosine, score, gate and type, a fix after its problem in one session too."""
+    fix = "Fixed the Kioko build: the pgvector cable at the garage was loose."
+    m = _side("event", fix, "m", session_id="s", created_at=10_000.0)
+    others = [
+        _side("event", "The Kioko build failed on the pgvector cable.", "a", session_id="s", created_at=9_000.0),
+        _side("event", "The garage door is stuck again.", "b", session_id="s", created_at=9_500.0),
+        _side("goal", "Goal: Ship Kioko with pgvector.", "c"),
+        _side("event", "Learned a new song on the cello.", "d", session_id="s", created_at=1_000.0),
+        _side("event", "Bought bread at the market.", "e"),
+        _side("factual", "The cello teacher lives near the market.", "f"),
+        # one weak shared word in a long problem of the same session: linked on the problem-fix cue alone
+        _side(
+            "event",
+            "The loose shelf, the squeaky door, the broken window and the leaking tap need work.",
+            "g",
+            session_id="s",
+            created_at=9_500.0,
+        ),
+    ]
+    terms = set(m.terms).union(*(set(o.terms) for o in others))
+    df = {term: (40 if "garage" in term else 2) for term in terms}
+    config = LinkerConfig()
+    cosines: list[float | None] = [0.9, 0.2, 0.5, 0.0, 0.1, None, 0.0]
+    every = score_candidates(m, others, cosines, Stats(n=100, df=dict(df)), config, True, {"t:garage"})
+    evaluated = Evaluated(m, others, cosines, Stats(n=100, df=dict(df)), config, True, {"t:garage"}, config.threshold)
+    waiting = [side.record.id for side in others if side.record.id not in evaluated]
+    assert waiting  # the cello and the bread share nothing with the fix
+    assert "a" in evaluated  # the problem it fixes, one session, within two hours
+    assert "g" in evaluated
+    assert every[-1].cue == 1.0
+    assert every[-1].share < 0.15
+    assert every[-1].score >= config.threshold
+    assert every[0].type == "resolves"
+    assert every[0].score >= config.threshold
+    for side, ev in zip(others, every):
+        got = evaluated[side.record.id]  # a waiting one is scored now
+        assert (got.share, got.cos, got.score, got.evidence, got.type) == (
+            ev.share,
+            ev.cos,
+            ev.score,
+            ev.evidence,
+            ev.type,
+        )
+        if side.record.id in waiting:
+            assert ev.score < config.threshold
+    with pytest.raises(KeyError):
+        evaluated["not a candidate"]
