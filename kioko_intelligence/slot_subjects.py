@@ -11,6 +11,7 @@ The subject is the noun phrase before the statement's first verb ("The Berlin te
 "My wife's train to work", "db-01"). Two subjects are two things when
 
 - one is the user ("I", "we", "User") and the other another person ("my colleague Asha", "my husband");
+- both are persons named by two head nouns ("my sister" / "my brother"; a pronoun may stand for either);
 - they have the same head noun ("team", "sister", "return", "train") and differ in whose it is ("my train" /
   "my wife's train"), in the names or identifiers they carry ("Miso" / "Tofu"), or in the words before the head
   ("older" / "younger", "tax" / "VAT"; words of liking or of age such as "favourite", "new", "old" do not count:
@@ -55,6 +56,8 @@ _PERSONS = frozenset(
     "fiancee fiancé fiancée cousin aunt uncle grandma grandpa grandmother grandfather niece nephew flatmate "
     "roommate housemate landlord landlady he she they".split()
 )
+_PRONOUN_HEADS = frozenset({None, "he", "she", "they"})
+"""A subject that names no person of its own: a pronoun stands for one said before."""
 _MAX_TOKENS = 8
 """A subject longer than this is not read (a clause, not a noun phrase): no rule applies."""
 _LEAD = re.compile(r"^\W*(?:(?:so|ok|okay|oh|well|also|and|but|btw|anyway|fyi|plus)\b[,\s]*)+", re.IGNORECASE)
@@ -172,6 +175,8 @@ def different_subjects(new_text: str, old_text: str) -> bool:
         return (old if new.user else new).person  # "I booked room 12" / "My colleague Asha booked room 15"
     if new.user:
         return False
+    if _two_persons(new, old):
+        return True  # "my sister works at Siemens" / "my brother works at Bosch"
     if new.head is not None and new.head == old.head:
         if new.owner and old.owner and new.owner != old.owner:
             return True  # "my train" / "my wife's train"
@@ -186,3 +191,32 @@ def different_subjects(new_text: str, old_text: str) -> bool:
 def _overlap(one: frozenset[str], other: frozenset[str]) -> bool:
     """Does a name of one hold or sit inside a name of the other ("vs code" / "code")?"""
     return any(a in b or b in a for a in one for b in other)
+
+
+def named_subjects(new_text: str, old_text: str) -> bool:
+    """Do the two statements open on two named things ("My daughter Ana studies ..." / "My older son Rafael
+    studies ...") or two persons ("my sister ..." / "my brother ...")? Their names are then who each is about,
+    not an old and a new value of one slot."""
+    new, old = subject(new_text), subject(old_text)
+    if new is None or old is None:
+        return False
+    if _two_persons(new, old):
+        return True
+    return bool(new.names and old.names) and not _overlap(new.names, old.names)
+
+
+def _two_persons(new: Subject, old: Subject) -> bool:
+    """Are the subjects two persons by their head nouns ("my sister" / "my brother"; "they" may be either)?"""
+    heads = {new.head, old.head}
+    return new.person and old.person and len(heads) == 2 and not heads & _PRONOUN_HEADS
+
+
+def subject_words(text: str) -> set[str]:
+    """The frame words and names of the noun phrase ``text`` is about, up to its head ("The torque sensor on line
+    2 was ..." -> {"torqu", "sensor"}; "Office DNS runs on ..." -> {"offic", "dns"}); empty when its words do not
+    show one plainly."""
+    found = subject(text)
+    if found is None or found.user:
+        return set()
+    words = [*found.modifiers, *([found.head] if found.head else [])]
+    return read_slot(" ".join(words)).frame | {w for name in found.names for w in name.split()}

@@ -17,6 +17,16 @@ newer one says it changed. Here, without a model:
   when the two statements are about two subjects (:func:`.slot_subjects.different_subjects`), and when more than
   one older memory is on the topic (the router does not guess which).
 
+A second loose rule needs no change word: **one topic, another name**. The newer statement names a thing (a
+capitalised name: "Raspberry Pi", "Butterflies") the older one does not, the older names one the newer does not
+("Dell", "Caterpillars"), they share a topic word (or a name both say: "DNS", "Harper") that is what the older is
+about (its subject or title) or the noun both names qualify ("the Caterpillars room"), and the newer gives no
+other value of a type the older holds (a day, a number) that the older lacks: "DNS is on a Raspberry Pi in the
+comms cupboard" after "Office DNS runs on the old Dell tower", "they moved up to the Butterflies room" after "The
+twins are in the Caterpillars room". A newer state that names its thing says the older one's thing is over as
+plainly as a change word does. Only when exactly one older memory is on the topic so, said in an earlier session,
+and the turn does not add.
+
 The router is then not sure, and says so: both memories stay, the newer carries the conflict and is shown first
 with "(was: ...)", the older leaves the context (the policy of docs/intelligence.md for an unsure change).
 Nothing here reads the store; :func:`.slots.same_slot` hands in the candidates.
@@ -76,3 +86,36 @@ def one_topic(content: str, stated: bool, shared: set[str], said: str, said_fram
 def replaces_loosely(turn_text: str, candidates: int) -> bool:
     """Does the turn replace the one older memory on its topic (``candidates`` found), though unsure?"""
     return candidates == 1 and bool(STRONG_CUE.search(turn_text)) and not ADDING.search(turn_text)
+
+
+def named_topic(topic: set[str], old: str, new: str, about: set[str]) -> bool:
+    """Is a shared topic word what the older statement (``old``; ``about``: the words of what it is about, its
+    subject) is about or titled, or the noun a name qualifies in both ("the Caterpillars room" / "the Butterflies
+    room")? A word shared elsewhere ("line 2" of a sensor replaced by Maria and of dashboards on Grafana) says
+    only that the two touch one thing."""
+    head, colon, _ = old.partition(":")
+    title = read_slot(head) if colon and len(head) <= 60 else None
+    titled = title.frame | {w for name in title.values.get("name", ()) for w in name.split()} if title else set()
+    if topic & (about | titled):
+        return True
+    return any(all(re.search(rf"\b[A-Z][\w'-]*\s+{re.escape(w)}", t) for t in (old, new)) for w in topic)
+
+
+def names_another(
+    mine_values: dict[str, set[str]], their_values: dict[str, set[str]], shared: set[str], said: str
+) -> bool:
+    """Do a newer statement (its values ``mine_values``, its text ``said``, lower case) and an older one
+    (``their_values``), sharing the frame words and names ``shared``, name two things on one topic, with no other
+    value of the newer's telling them apart (the rule "one topic, another name" of the module)?"""
+    if not shared - GENERIC - LIKING_WORDS or ADDING.search(said):
+        return False
+    new_names = mine_values.get("name", set())
+    old_names = {n for n in their_values.get("name", set()) if not _said(said, n)}
+    if not new_names or not old_names:
+        return False
+    # another day, number or id beside the new name marks another thing ("port 8443 of the billing service")
+    return all(values <= their_values.get(kind, set()) for kind, values in mine_values.items() if kind != "name")
+
+
+def _said(text: str, value: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(value)}(?:'?s|es)?(?!\w)", text) is not None

@@ -56,11 +56,11 @@ from kioko_intelligence.slot_marks import VALUE_KINDS as VALUE_KINDS
 from kioko_intelligence.slot_marks import apply as apply
 from kioko_intelligence.slot_marks import stale_summaries as stale_summaries
 from kioko_intelligence.slot_reading import CUE, TITLE_DOT, Slot, new_value, old_values, read_slot, text_terms
-from kioko_intelligence.slot_subjects import different_subjects
+from kioko_intelligence.slot_subjects import different_subjects, named_subjects, subject_words
 from kioko_intelligence.slot_topics import GENERIC as _GENERIC
 from kioko_intelligence.slot_topics import LIKING_WORDS as _LIKING_WORDS
 from kioko_intelligence.slot_topics import USERS_OWN as _USERS_OWN
-from kioko_intelligence.slot_topics import one_topic, replaces_loosely
+from kioko_intelligence.slot_topics import named_topic, names_another, one_topic, replaces_loosely
 from kioko_intelligence.slot_transitions import transitions
 from kioko_intelligence.stances import reversals
 from kioko_intelligence.working_changes import working_changes
@@ -117,10 +117,17 @@ class Replaced:
 
 
 def same_slot(
-    memory: MemoryLayer, scope: Scope, text: str, turn_text: str, goal: bool = False, howto: bool = False
+    memory: MemoryLayer,
+    scope: Scope,
+    text: str,
+    turn_text: str,
+    goal: bool = False,
+    howto: bool = False,
+    session_id: str | None = None,
 ) -> list[Replaced]:
     """The user's current memories that ``text`` (one op's text, from ``turn_text``) gives a newer value of
-    (``goal``: the op states a goal; ``howto``: it states a procedure, which replaces only how-tos)."""
+    (``goal``: the op states a goal; ``howto``: it states a procedure, which replaces only how-tos; ``session_id``:
+    the turn's session, whose own memories a new state naming another thing does not replace)."""
     found: dict[str, Replaced] = {}
     newer = new_value(text) or new_value(turn_text)
     mine = read_slot(text)
@@ -163,6 +170,7 @@ def same_slot(
     terms = ["t:" + w for w in sorted(mine.frame) if w != "due"] + _due_terms(mine)
     terms += ["t:" + w for n in names for w in _terms_of_name(n)]
     loose: list[Replaced] = []
+    named: list[Replaced] = []  # one topic, another name, no change word: a marked conflict when alone
     for record in _holding(memory, scope, terms, False):
         if record.kind == Goals.kind and not (
             goal or (_DEADLINE.search(turn_text) and "date" in mine.values) or _AIM.search(text) or _progress(record)
@@ -211,6 +219,15 @@ def same_slot(
                 # too few shared words for the typed rule, one topic all the same ("I'm only the club treasurer
                 # now" after "I'm commodore of the Looe sailing club"): the value is the words, not the name
                 loose.append(Replaced(record, False, None, None, None if shared & own else whole))
+            elif (
+                names_another(mine_values, their_values, shared, lowered)
+                and named_topic(shared - _GENERIC, record.content, text, subject_words(record.content))
+                and not named_subjects(text, record.content)
+                and not (session_id and record.session_id == session_id)
+            ):
+                # "DNS is on a Raspberry Pi in the comms cupboard" after "Office DNS runs on the old Dell tower"; in
+                # one session two named things said turn after turn are more often a list than a change
+                named.append(Replaced(record, False, None, None, None if shared & own else whole))
             continue
         # a type the new text only repeats part of ("... on Saturday" of a plan with Monday, Friday, Saturday)
         # changes nothing of that type: the stale values are of the types it says something new in
@@ -236,6 +253,8 @@ def same_slot(
         found.setdefault(record.id, Replaced(record, sure, stale[0], newer_value, sentence))
     if not found and replaces_loosely(turn_text, len(loose)):
         return loose  # one statement of the user's on the one topic, a plain change word: a marked conflict
+    if not found and not loose and len(named) == 1 and not _QUESTION.search(turn_text):
+        return named  # one older memory naming another thing on the topic: a marked conflict
     return list(found.values())
 
 
@@ -563,7 +582,7 @@ def resolve(
         if not text.strip() or op.fields.get("supersedes"):
             continue
         stored = _stored(op)
-        found = same_slot(memory, scope, text, turn_text, stored == Goals.kind, stored == Procedures.kind)
+        found = same_slot(memory, scope, text, turn_text, stored == Goals.kind, stored == Procedures.kind, session_id)
         replaced = [r for r in found if r.record.id not in claimed]
         if not replaced:
             continue

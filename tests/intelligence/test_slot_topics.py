@@ -7,7 +7,8 @@ import pytest
 
 import kioko
 from kioko_intelligence.slot_reading import old_values
-from kioko_intelligence.slot_topics import one_topic, replaces_loosely, title_words
+from kioko_intelligence.slot_subjects import named_subjects
+from kioko_intelligence.slot_topics import names_another, one_topic, replaces_loosely, title_words
 
 
 def _records(memory: kioko.Memory) -> list[kioko.Record]:
@@ -182,3 +183,82 @@ def test_a_time_said_first_does_not_hide_the_employer() -> None:
             if r.metadata.get("slot") == "employer" and not r.metadata.get("superseded_by")
         ]
         assert current == ["Denso"]
+
+
+# one topic, another name: a newer state naming its thing, no change word
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "kept"),
+    [
+        (
+            "The office printer is an old Brother laser by the kitchen.",
+            "The office printer is a Kyocera in the copy room until further notice.",
+            "Kyocera",
+        ),
+        (
+            "Caterer for the Lindqvist party: Fennel and Fig, booked.",
+            "Harbour Kitchen are doing the Lindqvist food, deposit paid this morning.",
+            "Harbour Kitchen",
+        ),
+        (
+            "The kids are in the Otters group at swimming.",
+            "They went up to the Dolphins group and they're thrilled.",
+            "Dolphins",
+        ),
+    ],
+)
+def test_a_new_state_naming_another_thing_on_the_topic_is_a_marked_conflict(old: str, new: str, kept: str) -> None:
+    with _two_turns(old, new) as memory:
+        in_force = _in_force(memory)
+        assert len(in_force) == 1
+        assert kept in in_force[0]
+        newer = next(r for r in _records(memory) if kept in r.content)
+        assert newer.metadata.get("conflicts_with")
+        assert "(was: " in memory.recall(old, user_id="u").text
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # two named people, each the subject of their own statement
+        ("My daughter Ana studies medicine in Porto.", "My son Rafael studies law in Braga."),
+        # two persons of the user's
+        ("My sister works at Siemens in Munich.", "My brother works at Bosch in Stuttgart."),
+        # a turn that adds
+        (
+            "The office printer is an old Brother laser by the kitchen.",
+            "Got a Kyocera colour printer for the copy room too.",
+        ),
+        # another value of a type beside the new name: another thing
+        ("The billing API listens on port 8443 behind Nginx.", "The auth API listens on port 9100 behind Envoy."),
+    ],
+)
+def test_another_name_on_the_topic_keeps_both_when_it_names_another_thing(old: str, new: str) -> None:
+    with _two_turns(old, new) as memory:
+        assert len(_in_force(memory)) == 2
+
+
+def test_two_named_things_said_in_one_session_are_a_list_not_a_change() -> None:
+    with kioko.intelligent("memory://?embedder=offline") as memory:
+        for said in (
+            "The office printer is an old Brother laser by the kitchen.",
+            "The scanner next to the printer in the hallway is a Canon flatbed.",
+        ):
+            memory.record_turn(said, "Noted.", user_id="u", session_id="s1")
+        assert len(_in_force(memory)) == 2
+
+
+def test_names_another_reads_the_values_of_the_two_statements() -> None:
+    said = "dns is on a raspberry pi in the comms cupboard"
+    assert names_another({"name": {"raspberry pi"}}, {"name": {"dell", "dns"}}, {"dns"}, said)
+    assert not names_another({"name": {"raspberry pi"}}, {"name": {"dell"}}, {"use"}, said)  # a common word only
+    assert not names_another({"name": {"raspberry pi"}}, {"name": {"dns"}}, {"dns"}, said)  # the old name is said
+    assert not names_another({}, {"name": {"dell"}}, {"dns"}, said)  # the new statement names nothing
+    assert not names_another({"name": {"envoy"}, "number": {"9100"}}, {"name": {"nginx"}}, {"listen"}, said)
+
+
+def test_named_subjects_are_two_things_each_statement_is_about() -> None:
+    assert named_subjects("My son Rafael studies law.", "My daughter Ana studies medicine.")
+    assert named_subjects("My brother lives in Hobart.", "My sister lives in Perth.")
+    assert not named_subjects("DNS is on a Raspberry Pi.", "Office DNS runs on the old Dell tower.")
