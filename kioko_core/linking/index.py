@@ -328,7 +328,12 @@ class IndexCache:
         return found
 
     def lookup_all(
-        self, scope: Scope, terms: Iterable[str], wanted: Callable[[str, int, int], bool], first: int = 0
+        self,
+        scope: Scope,
+        terms: Iterable[str],
+        wanted: Callable[[str, int, int], bool],
+        first: int = 0,
+        whole_ids: bool = True,
     ) -> tuple[int, dict[str, int], dict[str, list[str]]]:
         """As :meth:`lookup`, with every id of each term for which ``wanted(term, df, n)`` holds (the others: up to
         ``first`` newest).
@@ -336,16 +341,23 @@ class IndexCache:
         Recall's exact scoring asks for every posting of the terms that nominate; the linker's lookups stay
         bounded. A term not cached costs two postings calls at most: its df (with ``first`` ids), then, if
         ``wanted`` and longer, its whole list (one call for all such terms). A cached whole list costs none.
+        ``whole_ids`` False: those lists are made whole in the cache (for :meth:`exact_top`) but only their
+        ``first`` ids are returned; a copy of a common word's list is tens of thousands of ids at 100,000.
         """
         terms = list(dict.fromkeys(terms))
         n, df, ids = self.lookup(scope, terms, first)
+        whole: set[str] = set()  # made whole in the cache, ids not returned (``whole_ids`` False)
         for _ in range(2):  # a write in between may grow a list past the limit just asked: then once more
-            short = [t for t in terms if df[t] and len(ids[t]) < df[t] and wanted(t, df[t], n)]
+            short = [t for t in terms if t not in whole and df[t] and len(ids[t]) < df[t] and wanted(t, df[t], n)]
             if not short:
                 break
-            n, more, longer = self.lookup(scope, short, max(df[t] for t in short))
+            asked = max(df[t] for t in short)
+            n, more, longer = self._lookup(scope, short, asked, whole_ids)
             df.update(more)
-            ids.update(longer)
+            if longer is not None:
+                ids.update(longer)
+            else:
+                whole.update(t for t in short if more[t] <= asked)
         return n, df, ids
 
     def exact_top(self, scope: Scope, weights: dict[str, float], limit: int) -> list[tuple[str, float]] | None:

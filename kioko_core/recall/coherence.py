@@ -10,6 +10,7 @@ depend on how many memories the user holds, only on how the best few hundred mat
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -26,21 +27,32 @@ MATES_READ = 100
 def session_coherent(lexical: dict[str, float], records: dict[str, Record], weight: float) -> dict[str, float]:
     """``lexical`` with each candidate's score raised by ``weight`` x the best score of another candidate of its
     session (a memory without a session, or alone in it among ``lexical``, keeps its score)."""
-    best: dict[str, list[float]] = {}  # per session: its two best scores, best first
+    # per session: its best score and its second (equal to the best when two tie), in one pass without a list
+    # per session: a recall groups a few hundred candidates
+    first: dict[str, float] = {}
+    second: dict[str, float] = {}
+    sessions: list[str | None] = []
     for memory_id, score in lexical.items():
         record = records.get(memory_id)
-        if record is None or not record.session_id:
+        session = record.session_id if record is not None and record.session_id else None
+        sessions.append(session)
+        if session is None:
             continue
-        top = best.setdefault(record.session_id, [])
-        top.append(score)
-        top.sort(reverse=True)
-        del top[2:]
+        best = first.get(session)
+        if best is None:
+            first[session] = score
+        elif score > best:
+            second[session], first[session] = best, score
+        elif score > second.get(session, -math.inf):
+            second[session] = score
     raised: dict[str, float] = {}
-    for memory_id, score in lexical.items():
-        record = records.get(memory_id)
-        top = best.get(record.session_id, []) if record is not None and record.session_id else []
+    for (memory_id, score), session in zip(lexical.items(), sessions):
         # the best other candidate: the session's best, or its second when this memory is the best
-        other = (top[1] if len(top) > 1 else 0.0) if top and top[0] == score else (top[0] if top else 0.0)
+        if session is None:
+            other = 0.0
+        else:
+            best = first[session]
+            other = second.get(session, 0.0) if best == score else best
         raised[memory_id] = score + weight * other
     return raised
 

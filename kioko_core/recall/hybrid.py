@@ -156,18 +156,19 @@ def lexical_scores(
             weights.setdefault("e:" + other, ENTITY_BOOST * config.related_entity_weight)
     # every posting of every term that nominates, however many the user holds: the linker's postings_limit
     # is a cost bound for writes, and recall bounded by it never saw a common term's older memories
-    n, df, postings = layer.index.lookup_all(
-        scope,
-        list(weights) + list(extra_terms),
-        lambda t, count, size: t in weights and nominates(count, size),
-        max(layer.linker.config.postings_limit, config.goals),
-    )
+    terms = list(weights) + list(extra_terms)
+    nominating = lambda t, count, size: t in weights and nominates(count, size)  # noqa: E731
+    first = max(layer.linker.config.postings_limit, config.goals)
+    # the nominating lists are made whole in the cache, where exact_top scores them, without copies handed back
+    n, df, postings = layer.index.lookup_all(scope, terms, nominating, first, whole_ids=False)
     voting = {t: idf(df[t], n) * weights[t] for t in weights if df[t] and nominates(df[t], n)}
+    top = layer.index.exact_top(scope, voting, limit)
+    if top is None:  # a list left the cache in between (a delete): the same scores, counted over whole lists here
+        n, df, postings = layer.index.lookup_all(scope, terms, nominating, first)
+        voting = {t: idf(df[t], n) * weights[t] for t in weights if df[t] and nominates(df[t], n)}
+        top = vote(voting, postings, voting.__getitem__, limit)
     if voted is not None:
         voted.update(voting)
-    top = layer.index.exact_top(scope, voting, limit)
-    if top is None:  # a list left the cache in between (a delete): the same scores, counted here
-        top = vote(voting, postings, voting.__getitem__, limit)
     return dict(top), postings, analysis
 
 

@@ -153,3 +153,24 @@ def test_a_list_dropped_between_lookup_and_scoring_falls_back_to_counting(store:
     assert len(postings["t:lantern"]) == df["t:lantern"] == 7
     top = cache.exact_top(Scope(user), {"t:lantern": 1.0}, 5)
     assert top == vote({"t:lantern": 1.0}, postings, lambda t: 1.0, 5)
+
+
+def test_lists_made_whole_without_their_ids_handed_back(store: Store, make_layer, user: str) -> None:
+    """``whole_ids=False`` (recall's lexical scoring): each wanted list is cached whole, so exact_top scores it, but
+    only its ``first`` newest ids come back; the scores are those of counting over the whole lists."""
+    layer = make_layer(auto_link=False, linker=BOUND)
+    _fill(layer, user, 40)
+    scope = Scope(user)
+    cache = IndexCache(layer.store)
+    terms = ["t:lantern", "t:meadow"]
+    n, df, firsts = cache.lookup_all(scope, terms, lambda t, count, size: True, 3, whole_ids=False)
+    assert [len(firsts[t]) for t in terms] == [3, 3]
+    assert all(df[t] > 3 for t in terms)
+    weights = {"t:lantern": 1.0, "t:meadow": 0.5}
+    top = cache.exact_top(scope, weights, 5)
+    assert top is not None, "the lists were cached whole"
+    _, again, whole = IndexCache(layer.store).lookup_all(scope, terms, lambda t, count, size: True, 3)
+    assert again == df
+    assert [len(whole[t]) for t in terms] == [df[t] for t in terms]
+    assert [firsts[t] for t in terms] == [whole[t][:3] for t in terms], "the newest first, as a whole list begins"
+    assert top == vote(weights, whole, weights.__getitem__, 5)
