@@ -14,6 +14,9 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
+from functools import reduce
+from itertools import repeat
+from operator import add
 
 from kioko_core.reading.query_and_draft import SESSION_TERM
 from kioko_core.store import Record
@@ -89,10 +92,12 @@ def session_mates(
     # ``records`` holds every memory ranked already (those past ``near`` too): only the others are read
     unseen = [i for session in chosen for i in members.get(SESSION_TERM + session, []) if i not in records]
     mates: dict[str, float] = {}
+    held, weight_of = weights.keys(), weights.get
     for memory_id, record in (read(unseen) if unseen else {}).items():
-        score = 0.0
-        for term in record.terms:
-            score += weights.get(term, 0.0)
+        if held.isdisjoint(record.terms):  # most of a long session's memories hold none of the question's words
+            continue
+        # the weights added in the record's order of terms from 0.0, as a loop would add them (the same float)
+        score = reduce(add, map(weight_of, record.terms, repeat(0.0)), 0.0)
         if score > 0:
             mates[memory_id] = score
             records[memory_id] = record
