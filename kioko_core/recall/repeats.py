@@ -55,34 +55,27 @@ def repeats_last(ids: Sequence[str], text_of: Callable[[str], str], share: float
     if share <= 0:
         return list(ids[:wanted])
     kept: list[str] = []
-    kept_sizes: list[int] = []
-    every: set[str] = set()  # the runs of every kept memory
-    # run -> the kept memories holding it: a candidate's shared runs with every kept memory are counted in one
-    # pass over the runs it shares with any of them (found by a set intersection, in C; often none), instead of
-    # one set intersection per kept memory (a recall ranks up to its pool)
-    holders: dict[str, list[int]] = {}
+    kept_runs: list[frozenset[str]] = []
+    every: set[str] = set()  # the runs of every kept memory: most candidates sharing none are let through at once
     later: list[str] = []
     for memory_id in ids:
         if len(kept) >= wanted:
             break
         runs = word_runs(text_of(memory_id))
         if not runs.isdisjoint(every):
-            shared = [0] * len(kept)
-            for run in runs & every:
-                for index in holders[run]:
-                    shared[index] += 1
+            # one set intersection (in C) per kept memory, stopping at the first it repeats: at most ``wanted``
+            # of them, and a repeat (most candidates past 10,000 memories) is most often found among the first
             size = len(runs)
-            if any(count and _shares_enough(min(size, kept_sizes[i]), count, share) for i, count in enumerate(shared)):
+            repeat = False
+            for other in kept_runs:
+                shared = len(runs & other)
+                if shared and _shares_enough(min(size, len(other)), shared, share):
+                    repeat = True
+                    break
+            if repeat:
                 later.append(memory_id)
                 continue
-        index = len(kept)
-        for run in runs:
-            found = holders.get(run)
-            if found is None:
-                holders[run] = [index]
-            else:
-                found.append(index)
         every |= runs
         kept.append(memory_id)
-        kept_sizes.append(len(runs))
+        kept_runs.append(runs)
     return (kept + later)[:wanted]
