@@ -37,6 +37,7 @@ from __future__ import annotations
 import re
 
 from kioko_intelligence.slot_reading import read_slot
+from kioko_intelligence.slot_subjects import subject_words
 
 STRONG_CUE = re.compile(
     r"\b(?:these days|nowadays|now|anymore|any more|no longer|no more|instead|from now on|from here on|lately|"
@@ -78,9 +79,14 @@ def one_topic(content: str, stated: bool, shared: set[str], said: str, said_fram
     title = title_words(content)
     if title and title <= said_frame and len(content.split()) <= 24:
         return True  # the newer statement names the older one's title: its slot, whoever says the new value
-    return (
-        bool(USERS_OWN.search(content) or stated) and bool(USERS_OWN.search(said) or own) and len(content.split()) <= 16
-    )
+    if len(content.split()) > 16:
+        return False
+    if bool(USERS_OWN.search(content) or stated) and bool(USERS_OWN.search(said) or own):
+        return True
+    # the older's subject and another word of its own both said again ("The twins only eat pasta plain with butter"
+    # / "both twins now demand pesto on their pasta"): the same subject's same topic, whoever it is
+    about = subject_words(content)
+    return bool(about & shared) and len(shared - about - GENERIC - LIKING_WORDS) >= 1
 
 
 def replaces_loosely(turn_text: str, candidates: int) -> bool:

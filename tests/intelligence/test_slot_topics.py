@@ -62,6 +62,20 @@ def test_a_plain_value_changed_on_one_topic_is_a_marked_conflict(old: str, new: 
         assert "(was: " in context
 
 
+def test_the_older_subject_said_again_on_its_topic_is_one_topic_whoever_it_is() -> None:
+    old, said = "The twins only eat pasta plain with butter.", "both twins now demand pesto on their pasta"
+    frame = {"twin", "demand", "pesto", "pasta"}
+    assert one_topic(old, False, {"twin", "pasta"}, said, frame, False)
+    assert not one_topic(old, False, {"pasta"}, said, frame, False)  # the subject is not said again
+    assert not one_topic(old, False, {"twin"}, said, frame, False)  # nothing but the subject
+    with _two_turns(
+        "The kids only eat rice plain with soy sauce.", "Both kids now want curry on their rice."
+    ) as memory:
+        in_force = _in_force(memory)
+        assert len(in_force) == 1
+        assert "curry" in in_force[0]
+
+
 def test_a_turn_that_adds_on_the_topic_keeps_both() -> None:
     assert not replaces_loosely("These days I also have porridge for breakfast.", 1)
     with _two_turns(
