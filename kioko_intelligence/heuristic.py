@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 import kioko_intelligence.rules as rules
 from kioko_core.reading.analysis import STOP_WORDS, stem
 from kioko_core.store import Record
+from kioko_intelligence.choices import choice_of, decision_body, held_choice, named_choice, names_in, replace_choice
 from kioko_intelligence.forget_reading import ForgetReading
 from kioko_intelligence.goal_reading import GoalReading
 from kioko_intelligence.language import (
@@ -324,18 +325,18 @@ class _Reading(GoalReading, ForgetReading):
         if found:
             row, match = found
             groups = match.groupdict()
-            new = _choice(groups["new"])
+            new = choice_of(groups["new"])
             why = groups.get("why")
-            old = _choice(groups["old"]) if groups.get("old") else None
+            old = choice_of(groups["old"]) if groups.get("old") else None
             if "may_be_a_move" in row.options and old and text.lower().startswith("i") and not groups.get("topic0"):
                 a_move = rules.first(rules.MOVED, text) is not None or re.search(r"\b(?:moved|relocated)\b", text, re.I)
                 if a_move and self.move(text, old, new):
                     return True
             if old is None:
-                decision = self.decision_about(groups.get("topic") or "")
+                decision = self.decision_about(groups.get("topic") or "", new)
                 if decision is None or not new:
                     return False
-                old = str(decision.metadata.get("chosen") or "") or None
+                old = str(decision.metadata.get("chosen") or "") or held_choice(decision, new, groups["topic"])
                 if old is None:
                     return False
             if not new:
@@ -355,11 +356,11 @@ class _Reading(GoalReading, ForgetReading):
         """ "Airflow is out, we're on Dagster now": a current decision's choice named with a change cue and another name."""
         if not (changed or rules.CHANGE_CUE.search(text)):
             return False
-        names = _names(text)
+        names = names_in(text)
         if len(names) < 2:
             return False
         for decision in self.current_decisions(" ".join(names)):
-            old = _named_choice(decision, names)
+            old = named_choice(decision, names, text)
             if old is None:
                 continue
             content = decision.content.lower()
@@ -370,13 +371,16 @@ class _Reading(GoalReading, ForgetReading):
             return self.replace_decision(text, old, new, bare(why[1]) if len(why) > 1 else None)
         return False
 
-    def decision_about(self, topic: str) -> Record | None:
-        """The decision in force about ``topic`` ("the user database" -> "use MySQL for the user database")."""
+    def decision_about(self, topic: str, new: str = "") -> Record | None:
+        """The decision in force about ``topic`` ("the user database" -> "use MySQL for the user database"): one
+        that keeps its choice, or one said as a statement that holds a value in the place of ``new``."""
         words = content_words(topic, keep_generic=False)
         if not words:
             return None
         for decision in self.current_decisions(topic):
-            if coverage(words, decision.content) >= 0.5 and decision.metadata.get("chosen"):
+            if coverage(words, decision.content) >= 0.5 and (
+                decision.metadata.get("chosen") or (new and held_choice(decision, new, topic))
+            ):
                 return decision
         return None
 
@@ -419,10 +423,10 @@ class _Reading(GoalReading, ForgetReading):
         for decision in self.current_decisions(old):
             chosen = str(decision.metadata.get("chosen", ""))
             if (chosen and chosen.lower() == old.lower()) or (old_words and coverage(old_words, decision.content) == 1):
-                body = _decision_body(decision.content)
+                body = decision_body(decision.content)
                 base = rules.RATIONALE.split(body, maxsplit=1)[0]
                 replaced = (
-                    _replace_choice(base, old, new) if old.lower() in base.lower() else f"use {new} instead of {old}"
+                    replace_choice(base, old, new) if old.lower() in base.lower() else f"use {new} instead of {old}"
                 )
                 if why:
                     replaced += f" because {bare(why)}"
@@ -464,8 +468,7 @@ class _Reading(GoalReading, ForgetReading):
             body = f"use {body}"
         elif (
             verb
-            and verb
-            not in ("decided", "agreed", "decision", "final answer", "final decision", "verdict", "approved", "voted")
+            and verb not in rules.STATED_DECISION_VERBS
             and not re.match(r"^(?:to\s|use\s|go\s|stick\s|not\s|against\s)", body, re.IGNORECASE)
         ):
             body = f"{'stick with' if 'stick' in verb else 'go with'} {body}"
@@ -718,15 +721,6 @@ def _masked(text: str) -> tuple[str, ...]:
     return content_words(rules.NUMBERS.sub(" 0 ", text.lower()))
 
 
-def _decision_body(content: str) -> str:
-    return re.sub(
-        r"^\s*decision\s*:\s*|^(?:we|i)\s+(?:have\s+)?decided\s+(?:to\s+|that\s+)?",
-        "",
-        bare(content),
-        flags=re.IGNORECASE,
-    )
-
-
 _SLOT_OF_GROUP = {
     "name": "name",
     "location": "location",
@@ -738,54 +732,6 @@ _SLOT_OF_GROUP = {
     "language": "language",
 }
 _RELATION_OF_SLOT = {"name": "named", "location": "lives_in", "employer": "works_at"}
-
-
-def _choice(raw: str | None) -> str:
-    """The choice a phrase names: "We're going with Dagster" -> "Dagster", "the Polestar 2 in the end" -> "Polestar 2"."""
-    if not raw:
-        return ""
-    text = rules.TAIL.sub("", bare(raw))
-    # "TimescaleDB for the telemetry": the purpose goes first, or the lead's "for" would take the choice with it
-    cut = re.sub(r"\s+(?:for|as)\s+.*$", "", text, flags=re.IGNORECASE)
-    led = rules.CHOICE_LEAD.sub("", cut, count=1) if cut != text else ""
-    text = led if led.strip() else (rules.CHOICE_LEAD.sub("", text, count=1) or text)
-    text = re.sub(r"^(?:we|i)\s+(?:now\s+|just\s+|will\s+|'ll\s+)?", "", text, flags=re.IGNORECASE)
-    text = re.sub(r"^(?:an?|the|our|my)\s+", "", text, flags=re.IGNORECASE)
-    text = re.sub(r"\s+(?:for|as|in|on|at|from|with|because|since)\s+.*$", "", text, flags=re.IGNORECASE)
-    return bare(text)
-
-
-def _names(text: str) -> list[str]:
-    """Names in a sentence (runs of capitalised words, the sentence's first word only when it is no common word)."""
-    found = []
-    for match in re.finditer(r"[A-Z][\w.+#-]*(?:\s+[A-Z0-9][\w.+#-]*)*", text):
-        words = match.group(0).split()
-        while words and words[0].lower().strip(".,") in rules.SENTENCE_WORDS | STOP_WORDS:
-            words = words[1:]
-        name = bare(" ".join(words))
-        if name and name not in found:
-            found.append(name)
-    return found
-
-
-def _named_choice(decision: Record, names: list[str]) -> str | None:
-    """The name of ``names`` that is the decision's choice (its ``chosen``, or a name its text holds)."""
-    chosen = str(decision.metadata.get("chosen") or "").lower()
-    content = decision.content.lower()
-    for name in names:
-        if name.lower() == chosen:
-            return name
-    for name in names:
-        if re.search(rf"\b{re.escape(name.lower())}\b", content):
-            return name
-    return None
-
-
-def _replace_choice(base: str, old: str, new: str) -> str:
-    """``base`` with ``old`` (and the capitalised words that follow it: "Tesla Model 3") replaced by ``new``."""
-    pattern = re.compile(rf"\b(?i:{re.escape(old)})\b(?:\s+[A-Z0-9][\w.-]*)*")
-    replaced = pattern.sub(lambda _: new, base, count=1)
-    return re.sub(r"\b(\w+)\s+\1\b", r"\1", replaced, flags=re.IGNORECASE)  # "release release weekly"
 
 
 def _quantities(text: str) -> dict[str, str]:

@@ -14,7 +14,7 @@ intent          memories  decisions  procedures  skills  lessons  graph  links  
 howto           3         1          3           2       3        4      3
 decision        4         5          2           0       2        6      4             decisions
 goals           3         2          2           0       0               4
-temporal        10        0          2           0       0               2      10
+temporal        10        2          2           0       0               2      10
 personal        8         2          0           0       0               1             (profile 30)
 relational      (only the relations)                              15     6
 knowledge       6         2          2           0       1        8      2
@@ -110,7 +110,12 @@ TABLE: dict[str, _Row] = {
         4,
         "a question about goals or what is next: every open goal, the plans and decisions that serve them",
     ),
-    "temporal": _Row(_caps(10, 0, 2, 0, 0), 2, "a question about when: more events, and plans", limit=10),
+    "temporal": _Row(
+        _caps(10, 2, 2, 0, 0),
+        2,
+        "a question about when: more events, the plans and the decisions that fix a day",
+        limit=10,
+    ),
     "personal": _Row(
         _caps(8, 2, 0, 0, 0, profile=30),
         1,
@@ -160,7 +165,8 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
 
 PROBLEM = re.compile(
     r"\b(?:died|dies|dying|dead|killed|crash(?:es|ed|ing)?|fail(?:s|ed|ing|ure|ures)?|errors?|exceptions?|"
-    r"broke|broken|stuck|hangs?|hung|timed? ?out|timeouts?|panic(?:s|ked)?|segfault(?:s|ed)?|oom|out of memory|"
+    r"broke|broken|stuck|jam(?:s|med|ming)?|clogged|blocked|leak(?:s|ed|ing)|tripped|hangs?|hung|timed? ?out|"
+    r"timeouts?|panic(?:s|ked)?|segfault(?:s|ed)?|oom|out of memory|"
     r"exit(?:ed)? (?:code|with)|not working|stopped working|won't (?:start|run|build|boot|load)|doesn't work|"
     r"(?:is|are|went|goes) down|outage|incident|keeps? (?:crashing|failing|dying|timing out))\b",
     re.IGNORECASE,

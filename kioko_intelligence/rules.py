@@ -326,6 +326,14 @@ INSTRUCTION: tuple[Row, ...] = (
     ),
     row(
         "instruction.add",
+        r"^(?:(?:from now(?: on)?|for now|now|these days|going forward),?\s+)?(?P<rule>you\s+(?:can|may|should|could|"
+        r"must|are to)\s+(?:now\s+|also\s+|just\s+|only\s+)?(?:answer|respond|reply|write|talk|speak|use|switch|"
+        r"call|address|give|keep)\b.+)$",
+        "From now you can answer me in English",
+        needs=about_answering,
+    ),
+    row(
+        "instruction.add",
         r"^(?:please\s+)?(?P<rule>(?:address me|refer to me|sign (?:off|emails) as)\s+.+)$",
         "Address me as Dr. Chen",
     ),
@@ -536,7 +544,18 @@ DECISION: tuple[Row, ...] = (
         r"^(?:our|my|the)\s+(?:pick|choice)\s+for\s+(?P<topic>.+?)\s+is\s+(?P<choice>.+)$",
         "Our pick for the analytics stack is dbt plus BigQuery",
     ),
+    row(
+        "decision.add",
+        r"^(?P<body>[^,;]{8,}?)\s*(?:,|;|\s-|:)\s*(?:(?:it's|that's|it is|that is|all|now)\s+)?"
+        r"(?P<verb>decided|agreed|settled|confirmed|final)(?:\s*,\s*[a-z]+)?\s*[.!]*$",
+        "Quiz night stays on a Wednesday, decided",
+    ),
 )
+STATED_DECISION_VERBS = frozenset(
+    "decided agreed settled confirmed final decision verdict approved voted".split()
+    + ["final answer", "final decision"]
+)
+"""Verbs of :data:`DECISION` after which the body is the decision as said (no "go with" put before it)."""
 
 CHANGE_CUE = re.compile(
     r"\b(?:switch(?:ed|ing)?|mov(?:ed|ing) (?:off|away|over|on)|migrat\w+|replac\w+|instead|rather than|"
@@ -721,6 +740,14 @@ PROCEDURE: tuple[Row, ...] = (
         r"^(?P<head>(?:when|whenever|every time|each time)\s+(?!you\b)[^,]{3,}?)\s*,\s*(?:i|we)\s+"
         r"(?:usually\s+|always\s+|first\s+)?(?P<steps>.+)$",
         "Whenever a new hire joins, I create their accounts, add them to Slack, and book an intro",
+        options=("loose",),
+    ),
+    row(
+        "procedure.add",
+        r"^(?P<head>(?:when|whenever|if|every time|each time)\s+(?!(?:you|i|we)\b)[^,]{3,}?)\s*,\s*"
+        r"(?P<steps>(?!(?:the|an?|it|its|this|that|these|those|there|they|he|she|i|we|you|my|our|your|their|his|her|"
+        r"then|and|but|so|not|no)\b)[a-z]+\s.+)$",
+        "When the label printer jams, open the lid, pull the roll out, and feed it back in under the guide",
         options=("loose",),
     ),
     row(

@@ -77,6 +77,39 @@ def test_a_target_is_a_goal_and_a_later_figure_its_progress(memory) -> None:  # 
     assert "(was:" not in text
 
 
+def test_a_changed_decision_keeps_its_words_when_the_turn_opens_with_one_of_them(memory) -> None:  # type: ignore[no-untyped-def]
+    # "Release" opens the turn with a capital, the decision holds it in lower case: no choice, no name swapped in
+    # (it was rewritten "Thursday day is Tuesday", the new day lost and the old one kept)
+    ops_of(memory, "We decided release day is Tuesday.")
+    memory.end_session("s1", user_id="u")
+    ops_of(memory, "Release day moved to Thursday now.", "s2")
+    text = memory.recall("When is release day?", user_id="u", session_id="probe").text
+    assert "Thursday" in text
+    assert "Thursday day" not in text
+    assert "is Tuesday" not in text
+
+
+def test_a_decision_tagged_after_its_statement_is_replaced_by_a_later_day(memory) -> None:  # type: ignore[no-untyped-def]
+    assert ops_of(memory, "Quiz night stays on a Wednesday, decided, love.") == [
+        ("decision.add", '"Decision: Quiz night stays on a Wednesday."')
+    ]
+    memory.end_session("s1", user_id="u")
+    assert [
+        op for op, _ in ops_of(memory, "Moving quiz night to Thursdays, the darts team wanted Wednesday.", "s2")
+    ] == ["decision.supersede"]
+    text = memory.recall("Which night is quiz night?", user_id="u", session_id="probe").text
+    assert "stays on a Thursdays" in text
+    assert "stays on a Wednesday" not in text
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["The meeting went well, I think.", "We talked for an hour, agreed, it was long."],
+)
+def test_a_tag_that_is_not_at_the_end_or_is_not_alone_makes_no_decision(memory, said: str) -> None:  # type: ignore[no-untyped-def]
+    assert "decision.add" not in [op for op, _ in ops_of(memory, said)]
+
+
 def test_advice_of_a_number_a_day_is_a_goal(memory) -> None:  # type: ignore[no-untyped-def]
     assert ops_of(memory, "doctor says i should do 6000 steps a day") == [("goal.add", '"Goal: Do 6000 steps a day."')]
 
@@ -98,6 +131,35 @@ def test_should_without_a_number_a_period_is_no_goal(memory) -> None:  # type: i
 def test_a_statement_opened_by_remember_or_told_you_is_kept(memory, said: str, expected: str) -> None:  # type: ignore[no-untyped-def]
     ops = ops_of(memory, said)
     assert any(expected in d for _, d in ops)
+
+
+def test_leave_to_answer_another_way_replaces_the_answer_rule(memory) -> None:  # type: ignore[no-untyped-def]
+    assert [op for op, _ in ops_of(memory, "Please answer me always in French, it is more easy for me.")] == [
+        "instruction.add"
+    ]
+    memory.end_session("s1", user_id="u")
+    said = "From now you can answer me in English, I must practise it for my new work."
+    assert "instruction.add" in [op for op, _ in ops_of(memory, said, "s2")]
+    text = memory.recall("Which language should you answer in?", user_id="u", session_id="probe").text
+    assert "answer me in English" in text
+    assert "always in French" not in text
+
+
+def test_you_can_about_anything_but_answering_is_no_instruction(memory) -> None:  # type: ignore[no-untyped-def]
+    assert "instruction.add" not in [op for op, _ in ops_of(memory, "From now you can park in the second bay.")]
+
+
+def test_commands_after_a_when_are_a_procedure(memory) -> None:  # type: ignore[no-untyped-def]
+    said = "When the label printer jams, open the lid, pull the roll out, and feed it back in under the guide."
+    assert [op for op, _ in ops_of(memory, said)] == ["procedure.add"]
+    text = memory.recall("The label printer jammed, what do I do?", user_id="u", session_id="probe").text
+    for step in ("Open the lid", "Pull the roll out", "Feed it back in under the guide"):
+        assert step in text
+
+
+def test_a_when_clause_followed_by_a_statement_is_no_procedure(memory) -> None:  # type: ignore[no-untyped-def]
+    said = "When the printer jams, the whole office waits, nobody knows the fix, and I lose an hour."
+    assert "procedure.add" not in [op for op, _ in ops_of(memory, said)]
 
 
 def test_asking_the_assistant_to_call_the_user_by_a_name_sets_the_name(memory) -> None:  # type: ignore[no-untyped-def]
