@@ -99,6 +99,13 @@ _HOLDER = re.compile(
 )
 """A name that opens its sentence as the holder of a role: "Joanne's my transport manager", "Sophie is the twins'
 childminder" (the value of the slot "my transport manager"; a capital opening a sentence marks no name otherwise)."""
+_TAKER = re.compile(
+    r"(?:^|(?<=[.!?]\s))\s*((?:(?:Mr|Mrs|Ms|Mx|Dr)\s+)?[A-Z][a-z][\w-]*(?:\s+[A-Z][a-z][\w-]*)?)\s+"
+    r"(?:has\s+)?(?:started with|started as|took over|taken over|has taken over|is taking over|stepped in|"
+    r"is covering|is with (?:my|our|the))\b"
+)
+"""A name that opens its sentence as who took a role on: "Brenda started with the twins", "Ruth Abara took over the
+infra team", "Mr Adebayo is with my class" (the new holder: a name, though a capital opening a sentence is none)."""
 _NOT_HOLDERS = frozenset(
     "This That It There Here He She They We What Which Who Everything Nothing Today Tomorrow Yesterday Now Mine "
     "Yours Ours Everyone Someone Nobody Something Anything Life Work Home Dinner Lunch Breakfast".split()
@@ -176,8 +183,8 @@ def _read_slot(text: str) -> Slot:
         for found in pattern.findall(rest):
             values.setdefault(kind, set()).add(found.lower().rstrip("."))
         rest = pattern.sub(" ", rest)
-    for found in _HOLDER.findall(rest):
-        if found not in _NOT_HOLDERS:
+    for found in _HOLDER.findall(rest) + _TAKER.findall(rest):
+        if found.split()[-1] not in _NOT_HOLDERS:
             values.setdefault("name", set()).add(found.lower())
             rest = re.sub(rf"\b{re.escape(found)}\b", " ", rest)
     for found in _NAME.findall(rest):
@@ -194,6 +201,13 @@ def _read_slot(text: str) -> Slot:
             continue
         frame.add(_SAME_WORD.get(word, word))
     return Slot(frame, values)
+
+
+def holds_role(text: str) -> bool:
+    """Does ``text`` open on a name holding a role ("Sophie is the twins' childminder ...", "Joanne's my transport
+    manager")? The name is then the value of the role's slot."""
+    found = _HOLDER.match(text)
+    return found is not None and found.group(1) not in _NOT_HOLDERS
 
 
 def old_values(text: str) -> list[str]:

@@ -20,7 +20,9 @@ The subject is the noun phrase before the statement's first verb ("The Berlin te
   "Project Boreal").
 
 and each predicate holds a value of its own (a number, date, identifier or name): "Anna is my manager" and
-"Tomasz is my manager" are one slot's old and new value (the name is the value; the predicate holds none).
+"Tomasz is my manager" are one slot's old and new value (the name is the value; the predicate holds none), and so
+are "Sophie is the twins' childminder on Tuesdays and Thursdays" and "Brenda started with the twins, Tuesdays and
+Thursdays" (the older names a role's holder; the newer's days are the older's: nothing of its own but the name).
 Nothing here reads the store; :mod:`.slots` asks only when the turn says no word of change.
 """
 
@@ -29,7 +31,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kioko_intelligence.slot_reading import read_slot
+from kioko_intelligence.slot_reading import holds_role, read_slot
 
 _TOKEN = re.compile(r"[A-Za-z0-9][\w'’.:/-]*[\w%]|[A-Za-z0-9%]|,")
 _USER = frozenset("i i'm i've i'd i'll we we're we've we'd we'll user me".split())
@@ -184,8 +186,14 @@ def different_subjects(new_text: str, old_text: str) -> bool:
             return True  # "our cat Miso" / "our other cat, Tofu"
         return bool(new.modifiers and old.modifiers and not new.modifiers & old.modifiers)  # older / younger sister
     if new.head is None and old.head is None:
+        if holds_role(old_text) and _values(new.predicate) <= _values(old.predicate):
+            return False  # "Brenda started with the twins, Tuesdays and Thursdays": Sophie's role, a new holder
         return bool(new.names and old.names and not _overlap(new.names, old.names))  # db-01 / db-02
     return False
+
+
+def _values(text: str) -> set[str]:
+    return {v for values in read_slot(text).values.values() for v in values}
 
 
 def _overlap(one: frozenset[str], other: frozenset[str]) -> bool:

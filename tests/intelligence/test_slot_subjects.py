@@ -37,6 +37,9 @@ def test_the_subject_is_the_noun_phrase_before_the_verb() -> None:
         ("User's colleague Asha booked room 15.", "User booked room 12 at the Hilton."),  # the user / a person
         ("db-02 is at 40% disk.", "db-01 is at 91% disk."),  # identifiers alone
         ("Project Boreal ships on the 10th.", "Project Atlas ships on the 3rd."),
+        # the older names a role's holder, the newer a day of its own: another person's days
+        ("Brenda started with the twins on Mondays.", "Sophie is the twins' nanny on Tuesdays and Thursdays."),
+        ("My brother works at Bosch in Stuttgart.", "My sister works at Siemens in Munich."),  # two persons
     ],
 )
 def test_two_things_of_one_kind_are_different_subjects(new: str, old: str) -> None:
@@ -53,6 +56,11 @@ def test_two_things_of_one_kind_are_different_subjects(new: str, old: str) -> No
         ("Ama relocated to London.", "Ama lives in Kumasi."),
         ("We have 4 kids.", "We have 3 kids."),
         ("The quarterly report is due March 21.", "The quarterly report is due on March 14."),
+        # a role's new holder on the old holder's days: the name is the value, the days are the slot
+        (
+            "Brenda started with the twins, Tuesdays and Thursdays.",
+            "Sophie is the twins' nanny on Tuesdays and Thursdays.",
+        ),
     ],
 )
 def test_one_slots_old_and_new_value_have_the_same_subject(new: str, old: str) -> None:
@@ -93,3 +101,27 @@ def test_a_subject_of_the_user_and_someone_of_theirs_is_rewritten_whole() -> Non
     assert about_user("My wife and I moved to Porto.") == "User and their wife moved to Porto."
     assert about_user("My brother and I share a flat.") == "User and their brother share a flat."
     assert about_user("My dog is called Rex.") == "User's dog is called Rex."
+
+
+def test_a_new_holder_on_the_old_holders_days_is_a_marked_conflict() -> None:
+    with kioko.intelligent("memory://?embedder=offline") as memory:
+        memory.record_turn(
+            "Sophie is the twins' nanny on Tuesdays and Thursdays.", "Noted.", user_id="u", session_id="s1"
+        )
+        memory.record_turn(
+            "Brenda started with the twins, Tuesdays and Thursdays.", "Noted.", user_id="u", session_id="s2"
+        )
+        newer = next(r for r in memory.memories(user_id="u") if "Brenda" in r.content)
+        assert newer.metadata.get("conflicts_with")
+        context = memory.recall("Who looks after the twins on Tuesdays?", user_id="u").text
+        assert "(was: Sophie" in context
+
+
+def test_a_name_taking_a_role_on_is_a_value() -> None:
+    from kioko_intelligence.slot_reading import holds_role, read_slot
+
+    assert read_slot("Brenda started with the twins.").values["name"] == {"brenda"}
+    assert read_slot("Ruth Abara took over the infra team.").values["name"] == {"ruth abara"}
+    assert "name" not in read_slot("Work started late today.").values
+    assert holds_role("Sophie is the twins' nanny on Tuesdays.")
+    assert not holds_role("The twins are with Sophie on Tuesdays.")
