@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
+import kioko_intelligence.forget_requests as shapes
 import kioko_intelligence.rules as rules
 from kioko_core.errors import KiokoError
 from kioko_core.reading.analysis import NAME_FRAMING, stem
@@ -15,6 +16,7 @@ from kioko_intelligence.language import (
     about_user,
     bare,
     content_words,
+    sentences,
 )
 from kioko_intelligence.ops import SKIPPED
 from kioko_intelligence.turn_reading import TurnReading
@@ -60,6 +62,8 @@ class ForgetReading(TurnReading):
             op.status, op.error = SKIPPED, none_held
 
     def forget(self, text: str) -> bool:
+        if self.forget_by_shape(text):
+            return True
         request = _forget_request(text)
         found = rules.first(rules.FORGET, request)
         if found is None:
@@ -133,6 +137,133 @@ class ForgetReading(TurnReading):
             op = self.add("memory.delete", reason=f"the user asked to forget {phrase!r}")
             op.status, op.error = SKIPPED, "nothing in the user's memories matched"
         return True
+
+    def forget_by_shape(self, text: str) -> bool:
+        """A sentence of a request to forget read by its shape (:mod:`.forget_requests`): the request's own sentence
+        does what it asks; a sentence that only named its thing before a pronoun ("Right, that overdraft figure.
+        ... Bin it."), or that names a person the turn asks to forget everything about ("Brayden's chucked it in.
+        Don't want anything about him hanging round"), is used up and stores nothing."""
+        plan: tuple[dict[str, list[tuple[str, str]]], set[str]] | None = self.__dict__.get("_shape_plan")
+        if plan is None:
+            self.__dict__["_shape_plan"] = ({}, set())  # the canonical requests planning tries read no shapes
+            plan = self.__dict__["_shape_plan"] = self._plan_shapes()
+        actions, used = plan
+        if text in actions:
+            for what, value in actions.pop(text):
+                self._forget_as(what, value)
+            return True
+        return text in used
+
+    def _plan_shapes(self) -> tuple[dict[str, list[tuple[str, str]]], set[str]]:
+        texts = sentences(self.turn.text("user"))
+        actions: dict[str, list[tuple[str, str]]] = {}
+        used: set[str] = set()
+        earlier: set[int] = set()
+        requests = shapes.read_requests(texts)
+        for request in requests:
+            said = texts[request.at]
+            # the rows read "remove it from your notes" as "forget everything": a sentence whose every request is a
+            # pronoun with a thing said before it is ours
+            referring = all(
+                _pronoun(r.thing) and any(at >= r.at - 1 for at, _ in r.antecedents)
+                for r in requests
+                if r.at == request.at
+            )
+            by_rows = _rows_read(said) and shapes.kind_named(request.thing) is None and not referring
+            if by_rows and not (request.subject or shapes.PERSON_PRONOUN.match(request.thing)):
+                continue
+            resolved = [] if request.at in earlier and _pronoun(request.thing) else self._resolve(request, texts)
+            earlier.add(request.at)
+            if not request.firm and not by_rows and resolved != [("hold", "", None)]:
+                if not self._would_forget(resolved):
+                    continue  # "Ditch that old sofa": nothing held is pointed at, the sentence is read as usual
+                request.firm = True
+            for what, value, source in resolved:
+                if what == "subject":
+                    used.update(t for t in texts if _names(t, value))
+                if source is not None and len(texts[source].split()) <= 6 and request.firm:
+                    used.add(texts[source])
+            if by_rows or not resolved:
+                continue
+            actions.setdefault(said, []).extend((what, value) for what, value, _ in resolved)
+        # a request's own sentence is read by what reads it (the rows or the actions above), never only used up
+        used -= {texts[request.at] for request in requests}
+        return actions, used
+
+    def _would_forget(self, resolved: list[tuple[str, str, int | None]]) -> bool:
+        """Whether forgetting ``resolved`` would take a memory: the ops are made and taken back (ops are applied
+        only after the turn is read)."""
+        before = len(self.ops)
+        for what, value, _ in resolved:
+            self._forget_as(what, value)
+        taken = any(op.status != SKIPPED for op in self.ops[before:])
+        del self.ops[before:]
+        return taken
+
+    def _resolve(self, request: shapes.Request, texts: list[str]) -> list[tuple[str, str, int | None]]:
+        """What a request asks to forget, as (``"kind"`` / ``"subject"`` / ``"item"``, what, the sentence its
+        pronoun stood for)."""
+        thing = request.thing.strip()
+        person = bool(shapes.PERSON_PRONOUN.match(thing))
+        if not (person or _pronoun(thing)):
+            kind = shapes.kind_named(thing)
+            if kind is not None:
+                return [("kind", kind, None)]
+            if request.subject:
+                names = self._known(_full_names_of(thing))
+                return [("subject", n, None) for n in names] or [("item", f"everything about {thing}", None)]
+            return [("item", thing, None)]
+        if thing.lower() in ("this", "that") and ":" in texts[request.at]:
+            return [("hold", "", None)]  # "don't you dare save this: my real name is ...": nothing of it is read
+        collective = request.subject or person or not re.fullmatch(r"it|this|that", thing, re.IGNORECASE)
+        nearest = [(at, c) for at, c in request.antecedents if at >= request.at - 1]
+        for at, clause in nearest if collective else []:
+            framed = shapes.SUBJECT_FRAME.match(clause.strip().rstrip(".!?"))
+            them = thing.lower() == "them"  # people or things: a kind named before decides
+            kind = None if (person and not them) or framed else shapes.kind_mentioned(clause)
+            if kind is not None:
+                return [("kind", kind, at)]
+            names = self._known(_full_names_of(clause))
+            if names:
+                return [("subject", n, at) for n in names]
+            role = re.search(r"\bmy\s+(ex|[a-z]+(?:-in-law)?)\b", clause, re.IGNORECASE)
+            if person and role:
+                return [("item", f"everything about my {role.group(1)}", at)]
+        for at, clause in [] if person else request.antecedents:
+            if shapes.SUBJECT_FRAME.match(clause.strip().rstrip(".!?")):
+                continue
+            kind = shapes.kind_mentioned(clause)
+            if kind is not None:
+                return [("kind", kind, at)]
+            topic = shapes.topic_of(clause)
+            if topic and content_words(topic):
+                # "Date of birth - this you must not keep": a thing said bare is the user's own
+                mine = topic if re.match(r"(?:my|the|that|this|our|your|a|an)\b", topic, re.I) else f"my {topic}"
+                return [("item", mine, at)]
+        return []
+
+    def _known(self, names: list[str]) -> list[str]:
+        known = []
+        for name in names:
+            try:
+                if self.memory.forget_about(name, dry_run=True, **self.who)["memories"]:
+                    known.append(name)
+            except InvalidRecordError:
+                continue
+        return known
+
+    def _forget_as(self, what: str, value: str) -> None:
+        if what == "hold":
+            return
+        if what == "subject":
+            self.forget_subject(value)
+        elif what == "kind" and value == "plans":
+            records = [r for r in self.memory.memories(kinds={"procedural"}, **self.who) if _PLAN.search(r.content)]
+            self.delete_all(records, "the user asked to forget all their plans", "the user has no plans")
+        elif what == "kind":
+            self.forget_kind(f"forget all my {value}")
+        else:
+            self.forget(f"forget {value}")
 
     def known_names(self, names: list[str]) -> list[str]:
         """The ``names`` some memory of the user holds: "Engagement with Halvorsen ended, purge everything about
@@ -239,6 +370,42 @@ _ROLE_FRAMING = frozenset("my the our your about all everything anything of on a
 _GIVEN = r"[A-Z][a-z][\w'-]*(?:\s+[A-Z][a-z][\w'-]*)?"
 
 
+_PLAN = re.compile(r"\bplan\b", re.IGNORECASE)
+
+
+def _rows_read(sentence_text: str) -> bool:
+    """Whether the rows of :data:`~kioko_intelligence.rules.FORGET` (or a kind's) read ``sentence_text`` already."""
+    request = _forget_request(sentence_text)
+    tail = TRAILING_REQUEST.search(request)
+    return bool(
+        rules.FORGET_KIND.match(request)
+        or FORGET_CATEGORY.match(request)
+        or rules.first(rules.FORGET, request)
+        or (tail is not None and rules.first(rules.FORGET, _forget_request(tail.group("request"))))
+    )
+
+
+def _pronoun(thing: str) -> bool:
+    return bool(shapes.THING_PRONOUN.match(thing.strip()))
+
+
+def _names(text: str, name: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.IGNORECASE) is not None
+
+
+def _full_names_of(text: str) -> list[str]:
+    """The names a clause says (a run of capitalised words, framing words cut; "Mr", "Lady" ... kept off)."""
+    found = []
+    for name in _full_names(text):
+        words = [w for w in name.split() if w.lower() not in _TITLES]
+        if words:
+            found.append(" ".join(words))
+    return found
+
+
+_TITLES = frozenset("mr mrs ms miss dr prof lady lord sir dame deacon sister brother father pastor rev".split())
+
+
 def _says(text: str, value: str) -> bool:
     return (
         bool(value.strip()) and re.search(rf"(?<!\w){re.escape(value.strip())}(?!\w)", text, re.IGNORECASE) is not None
@@ -258,7 +425,7 @@ def given_names(contents: list[str], role: str) -> list[str]:
 
 
 FORGET_COVERAGE = 0.75
-VALUE_WORDS = frozenset({"number", "code", "pin", "id", "digit"})
+VALUE_WORDS = frozenset({"number", "code", "pin", "id", "digit", "figur", "amount", "sum", "total", "combin", "combi"})
 """Words (stems) for a value written in digits: held by any memory with a digit."""
 SCANNED = 20_000
 """At most this many of the user's memories are read when the search found nothing to forget."""
@@ -299,6 +466,12 @@ _PERSON = {
     )
     for group, words in {**PEOPLE_WORDS, "people": "|".join(PEOPLE_WORDS.values())}.items()
 }
+FULL_NAME_GIVEN = re.compile(
+    r"\b(?:is|was|are|called|named)\s+(?:(?:Mr|Mrs|Ms|Dr|Prof)\.?\s+)?[A-Z][a-z]+\s+[A-Z][a-z]+\b"
+    r"(?!\s+(?:Street|Road|Avenue|Lane|Park|Square|Hall|House|Centre|Center|Court|Station|Airport|Bridge|City))"
+)
+"""A memory giving someone's full name ("User's deputy is Harriet Okoro", "The conservator we use is Tomasz Wrona"):
+it names a person whatever the role is called."""
 _NAMED_AFTER = re.compile(r"^[A-Z][a-z]+\b")
 CATEGORY_GROUPS = {
     "people": "people",
@@ -311,6 +484,15 @@ CATEGORY_GROUPS = {
     "coworkers": "colleagues",
     "co-workers": "colleagues",
 }
+BY_DATE = re.compile(
+    r"\bby\s+(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th)\b|(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|end\s+of\b|"
+    r"(?:next|this)\s+(?:week|month|year|mon|tue|wed|thu|fri)|tomorrow\b|tonight\b|noon\b|midnight\b|"
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+\d|\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|"
+    r"sep|oct|nov|dec))",
+    re.IGNORECASE,
+)
+"""Something to be done by a date ("has to go in by the 20th"): a deadline, unless it is a goal (a goal's own date
+is its ``due``)."""
 DEADLINE = re.compile(
     r"\bdue\b|\bdeadlines?\b|\b(?:submit|hand(?:ed)? in|deliver|file|finish|send)\w*\b[^.]{0,40}\bby\b|"
     r"\b(?:must|have to|has to|need to|needs to)\s+(?:submit|hand in|deliver|file|finish|send|complete|return)\b",
@@ -341,15 +523,34 @@ def in_category(record: Record, category: str, qualifier: str = "") -> bool:
         words = tuple(w for w in content_words(qualifier) if w not in FORGET_FILLERS)
         return bool(words) and _loose_coverage(words, text) >= FORGET_COVERAGE
     if category in ("deadlines", "due dates"):
-        return bool(DEADLINE.search(text)) or (record.kind == "goal" and bool(record.metadata.get("due")))
+        if record.kind == "goal":
+            return bool(DEADLINE.search(text)) or bool(record.metadata.get("due"))
+        return bool(DEADLINE.search(text) or BY_DATE.search(text))
     group = CATEGORY_GROUPS.get(category)
     if group is None or record.kind in ("working", "summary"):
         return False
-    return bool(_PERSON[group].search(text))
+    return bool(_PERSON[group].search(text)) or (group == "people" and FULL_NAME_GIVEN.search(text) is not None)
 
 
 FORGET_FILLERS = frozenset(
-    {"thing", "things", "stuff", "bit", "info", "information", "details", "detail", "part", "news", "updat", "store"}
+    {
+        "thing",
+        "things",
+        "stuff",
+        "bit",
+        "info",
+        "information",
+        "details",
+        "detail",
+        "part",
+        "news",
+        "updat",
+        "store",
+        "matter",
+        "remark",
+        "issu",
+        "topic",
+    }
 )
 """Words (stems) that only frame what to forget ("the metformin thing", "the pregnancy news stored"): they need
 not be in the memory."""

@@ -14,6 +14,7 @@ from functools import lru_cache
 from kioko_core.kinds.registry import KINDS
 from kioko_core.privacy.held_texts import keeps_text
 from kioko_core.reading.analysis import STOP_WORDS, analyze, stem
+from kioko_intelligence.forget_requests import asks_to_forget
 from kioko_intelligence.rules import CHATTER, CHATTER_WHOLE, FORGET_NOT_GATED, PROCEDURE, first, instruction_rule, plain
 
 # --------------------------------------------------------------------------- sentences and clauses
@@ -170,7 +171,7 @@ def gate_reason(sentence_text: str) -> str | None:
     """
     if not sentence_text.strip():
         return "empty"
-    if _NEVER_GATED.search(sentence_text):
+    if _NEVER_GATED.search(sentence_text) or asks_to_forget(sentence_text):
         return None
     if is_small_talk(sentence_text):
         return "small talk"

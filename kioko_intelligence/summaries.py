@@ -25,6 +25,7 @@ from kioko_core.layer.scoped import SESSIONS_AGENT
 from kioko_core.privacy.secrets import redact
 from kioko_core.reading.analysis import analyze
 from kioko_core.store import Delete, Record, Scope, Upsert
+from kioko_intelligence.forget_requests import read_requests
 from kioko_intelligence.language import about_user, gate_reason, importance, sentences
 from kioko_intelligence.rules import plain
 
@@ -332,7 +333,13 @@ def _points(text: str, stored: list[set[str]], start: int, seen: list[str]) -> l
     for said in sentences(text):
         if gate_reason(said) is not None or len(said.split()) < 4:
             continue
-        if FORGET_REQUEST.search(said) or ABOUT_THE_REPLY.search(said) or to_the_assistant(said) or _kept(said, stored):
+        if (
+            FORGET_REQUEST.search(said)
+            or read_requests([said])
+            or ABOUT_THE_REPLY.search(said)
+            or to_the_assistant(said)
+            or _kept(said, stored)
+        ):
             continue
         point = about_user(plain(said.strip()))  # "Hi, I'm Maya, I work at X" -> "User is Maya, they work at X."
         point = point if len(point) <= MAX_POINT_CHARS else point[: MAX_POINT_CHARS - 1].rstrip() + "…"

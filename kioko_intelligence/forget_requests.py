@@ -1,0 +1,337 @@
+"""Requests to forget read by their shape, for the turns the rows of :data:`~kioko_intelligence.rules.FORGET` miss.
+
+A request to forget has two parts, whatever words say them: an **act** addressed to the assistant that takes
+something out of what it keeps, and the **thing** it takes. The rows spell whole sentences ("forget my X",
+"delete X from your memory"); people also say:
+
+- the act with another verb of getting rid of something ("ditch that number", "bin it", "take Ashfall out of
+  your memory", "let go of anything you know touching them", "withdraw the remark about ..."), or as a
+  refusal to keep ("don't file the weigh-in", "this you must not keep", "kindly retain no note of it",
+  "... shouldn't live anywhere but my head", "if every trace of it were removed");
+- the thing before the act, in its own clause or sentence, and then only a pronoun after it ("The passport
+  number, please remove it", "Right, that overdraft figure. ... Bin it.", "About Petrenko you can forget all",
+  "Targets, ambitions, all that: bin the lot").
+
+The reader here finds the act in any clause of the turn (after a vocative or an interjection: "Oi, ditch ..."),
+takes the thing from the act's object or, for a pronoun, from what the turn said before it (the names it says
+for "him"/"her", the thing a kind of memory is called for "them"/"the lot", else the topic of the clause before),
+and says the request again in the words the rows read (``forget everything about P``, ``forget all my goals``,
+``forget the passport number``), so matching it to the memories stays the one matcher's (:mod:`.forget_reading`).
+A verb that is also an everyday verb ("drop", "lose", "take") is an act only with a pointer at what the
+assistant keeps ("from your memory", "you've got") or a thing pointed at ("that number", "it", "the lot").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
+
+STRONG = r"forget|erase|purge|expunge|unlearn|unsave|un-?remember|withdraw"
+"""Verbs that take something out of what is kept whatever their object."""
+WEAK = (
+    r"delete|remove|wipe(?:\s+out)?|scrub|clear(?:\s+out)?|drop|ditch|bin|scrap|toss|chuck|turf|lose|dump|trash|junk|nuke|cancel|strike|"
+    r"throw\s+(?:away|out)|get\s+rid\s+of|get\s+shot\s+of|let\s+go\s+of|take|get"
+)
+"""Everyday verbs of getting rid of something ("wipe out the ash", "remove the lid"): an act only with a pointer at
+what is kept or at a thing said, and then only a tentative one when no pointer is said (see :class:`Request`)."""
+KEEP = (
+    r"keep|store|save|file|retain|hold\s+on\s*to|hang\s+on\s*to|hold\s+onto|hang\s+onto|record|log|note\s+down|"
+    r"write\s+down|remember|hold"
+)
+"""Verbs of keeping: refused ("don't keep it"), they ask to forget."""
+_COURTESY = re.compile(
+    r"^(?:(?:please|pls|kindly|just|so|and|then|now|also|simply|maybe)\s+|(?:can|could|would|will)\s+(?:you|ya|u)\s+|"
+    r"you\s+(?:can|could|may|might|should|must|just|need\s+to)\s+|(?:i'd|i\s+would)\s+like\s+you\s+to\s+|"
+    r"i\s+(?:want|need)\s+you\s+to\s+|(?:you\s+)?(?:go\s+ahead\s+and|be\s+a\s+dear\s+and)\s+)+",
+    re.IGNORECASE,
+)
+_ACT = re.compile(rf"^(?P<verb>{STRONG}|{WEAK})\b\s*(?P<rest>.*)$", re.IGNORECASE)
+_REFUSED = re.compile(
+    rf"(?:^|\b(?:you|ye|u)\s+)(?:don't|do\s+not|dont|didn't|did\s+not|never|mustn't|must\s+not|shouldn't|should\s+not|"
+    rf"needn't|need\s+not|no\s+need\s+to|won't|will\s+not|not)\s+(?:you\s+)?(?:dare\s+)?(?:to\s+)?(?:{KEEP})\b\s*"
+    rf"(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+_NO_NOTE = re.compile(
+    r"^(?:retain|keep|hold|have|store)\s+no\s+(?:note|record|trace|copy|mention)s?\s+(?:of\s+)?(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+_NOT_HELD = re.compile(
+    r"^(?P<rest>.+?)\s+(?:shouldn't|should\s+not|mustn't|must\s+not|can't|cannot|isn't\s+to|is\s+not\s+to)\s+"
+    r"(?:be|live|stay|sit|remain|be\s+kept|be\s+stored)\s+(?:in|on|anywhere|with)\b",
+    re.IGNORECASE,
+)
+_PASSIVE = re.compile(
+    r"(?:\bif\s+|\bthat\s+|^)(?P<rest>(?:(?!\bif\b).)+?)\s+(?:be|were|was|is|are|to\s+be|got|gets?|should\s+be)\s+"
+    r"(?:removed|deleted|erased|wiped|forgotten|purged|scrubbed|expunged|struck|binned|dropped)\b",
+    re.IGNORECASE,
+)
+_POINTER = re.compile(
+    r"\b(?:your|ur|yer|the\s+assistant's)\s+(?:memory|memories|notes|records|books|files|head|brain|system|list)\b|"
+    r"\b(?:memory|memories|records|notes)\b|\bon\s+(?:file|record)\b|"
+    r"\byou(?:'ve|\s+have)?\s+(?:got|have|know|hold|keep|stored|remember|heard)\b|\b(?:i|we)\s+(?:gave|told|sent)\s+you\b",
+    re.IGNORECASE,
+)
+_POINTED = re.compile(
+    r"^(?:that|this|those|these|it|them|him|her|the\s+lot|all\s+of\s+(?:it|that|them)|it\s+all|all\s+that|"
+    r"every(?:thing|\s+one)|any(?:thing)?|all|whatever)\b",
+    re.IGNORECASE,
+)
+_TAKE_OUT = re.compile(
+    r"^(?P<thing>.+?)\s+(?:out\s+of|off|from|outta)\s+(?:your|ur|yer|the)?\s*(?:memory|memories|notes|records|books|"
+    r"files|head|brain|system|list)\b",
+    re.IGNORECASE,
+)
+_OBJECT_END = re.compile(
+    r"\s*[,;:\u2014\u2013]\s*|\s+from\s+(?:whatever|what|everything|anything|all)\s+(?:you|ye|u)\b.*$|"
+    r"\s+(?:that\s+)?(?:you|ye|u)(?:'ve|\s+have)?\s+(?:got|have|know|hold|keep|stored)\b.*$|"
+    r"\s+(?:that\s+|what\s+)?(?:i|we)(?:'ve|\s+have)?\s+(?:given|gave|told|named|mentioned|said|shared)\b.*$|\s+-\s+|\s+(?:because|since|as|cause|cos|'cause|so|but|and\s+(?:i|we))\s+|"
+    r"\s+(?:from|out\s+of|off|in)\s+(?:your|ur|yer|the|my)\s+(?:memory|memories|notes|records|books|files|head|brain|"
+    r"system|list)\b.*$|\s+(?:for\s+me|for\s+good|entirely|completely|altogether|too|as\s+well|please|now|ah|lah|eh|"
+    r"hor|again|anymore|any\s+more|at\s+all|can)\s*$",
+    re.IGNORECASE,
+)
+SUBJECT_FRAME = re.compile(
+    r"^(?:every\s+trace|all\s+traces?|any\s+trace|everything|anything|all|whatever|every\s+mention|any\s+mention)\s+"
+    r"(?:(?:that\s+)?(?:you|ye|u)(?:'ve|\s+have)?\s+(?:got|have|know|hold|keep|remember|stored)\s+)?"
+    r"(?:about|on|of|mentioning|naming|touching|concerning|regarding|involving|to\s+do\s+with|related\s+to|"
+    r"connected\s+(?:to|with))\s+(?P<subject>.+)$",
+    re.IGNORECASE,
+)
+"""The thing as a subject ("anything you know touching them", "every trace of it", "whatever you hold on Gary")."""
+_FRONTED = re.compile(r"^about\s+(?P<subject>.+?)\s+(?:you|ye|u)\s+(?:can|could|may|should)\s+", re.IGNORECASE)
+PERSON_PRONOUN = re.compile(r"^(?:him|her|them|the\s+(?:man|woman|guy|lad|lass|bloke|girl|boy)|that\s+family)$", re.I)
+THING_PRONOUN = re.compile(
+    r"^(?:it|this|that|these|those|them|the\s+lot|all\s+of\s+(?:it|that|them|this)|it\s+all|all\s+that|all|everything|"
+    r"every\s+one\s+of\s+them|them\s+all|all\s+of\s+them|the\s+whole\s+lot|this\s+one|that\s+one)$",
+    re.IGNORECASE,
+)
+_LEAD = re.compile(
+    r"^(?:(?:right|ok(?:ay)?|so|well|oh|ah|ach|och|oi|eh|hey|look|listen|actually|nah|yeah|no|hmm+|on\s+reflection|"
+    r"on\s+second\s+thought|hold\s+on|wait|one\s+more\s+thing|by\s+the\s+way|also|and|but)\b[,!.]?\s+)+",
+    re.IGNORECASE,
+)
+_VERB_START = re.compile(
+    r"\s+(?:is|are|was|were|has|have|had|'s\s+(?:been|gone|got|stepped|left|moved|chucked|quit|done)|'ve|'re|will|"
+    r"would|should|shouldn't|must|mustn't|can|can't|could|did|does|do|don't|doesn't|didn't|got|gets|went|left|"
+    r"stepped|moved|quit|resigned|settled|withdrew)\b",
+    re.IGNORECASE,
+)
+
+
+_PARTICLES = re.compile(
+    r"^(?:(?:can|please|pls|lah|ah|eh|hor|leh|lor|ok(?:ay)?|yeah|mate|then|now|already|too|also)\b\s*)+$", re.I
+)
+"""What may be left where an object would be: "Delete, please.", "you just throw away can?"."""
+_DETERMINED = re.compile(
+    r"(?:the|that|this|these|those|my|our|his|her|their|it|them|him|any|anything|everything|all|every|whatever)\b",
+    re.IGNORECASE,
+)
+_TAIL_PARTICLES = re.compile(r"(?:\s+(?:lah|ah|eh|hor|leh|lor|mate|innit|yeah|like|then|ok))+$", re.IGNORECASE)
+_OF = re.compile(r"\bo'\s+", re.IGNORECASE)
+_RETRACT = re.compile(
+    r"^(?:i\s+)?(?:withdraw|retract|take\s+back|unsay)\s+(?:the|my|what\s+i\s+said|that)\s*"
+    r"(?:remark|comment|bit|line|note|statement|mention)?\s*(?:about|on|regarding)?\s+(?P<rest>.+)$",
+    re.IGNORECASE,
+)
+_UNWANTED = re.compile(
+    r"(?:^|\bi\s+)(?:don't|do\s+not|dont)\s+want\s+(?P<rest>(?:anything|everything|any\s+\w+|that|this|it|my\s+[\w\s'-]+?)"
+    r"(?:\s+(?:about|on|of|mentioning|concerning)\s+[\w\s'-]+?)?)\s+(?:hanging\s+(?:round|around|about)|kept|stored|saved|"
+    r"on\s+(?:file|record)|lying\s+(?:around|about)|around|in\s+your\s+(?:memory|notes|records))\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass
+class Request:
+    """A request to forget found in sentence ``at``: ``thing`` as the user named it, or a pronoun standing for what
+    the turn said before (``antecedents``, nearest first, the clauses before the act); ``subject`` when the thing
+    is asked for as a subject ("everything about ...")."""
+
+    at: int
+    thing: str
+    subject: bool
+    antecedents: list[tuple[int, str]] = field(default_factory=list)
+    firm: bool = True
+    """False for an everyday verb with no pointer at what is kept ("Ditch that number"): read as a request only
+    when a memory holds the thing; else the sentence is read as any other."""
+
+
+def clauses_of(sentence: str) -> list[str]:
+    """A sentence's clauses for this reader: cut at commas, semicolons, colons and dashes."""
+    return [c.strip() for c in re.split(r"\s*[,;:\u2014\u2013]\s*|\s+-+\s+", sentence.translate(_QUOTES)) if c.strip()]
+
+
+def act_of(clause: str, whole: str) -> tuple[str, bool, bool] | None:
+    """The thing a clause asks the assistant to forget, whether it is asked as a subject, and whether the request is
+    firm (see :class:`Request`); None for no act. An empty thing is an act said bare ("Delete, please.").
+
+    ``whole`` is the turn (a pointer at what is kept may be said in another of its clauses)."""
+    found = _act_of(clause, whole)
+    if found is None:
+        return None
+    thing, subject, firm = found
+    return thing, subject, firm or subject or _POINTER.search(whole) is not None
+
+
+def _act_of(clause: str, whole: str) -> tuple[str, bool, bool] | None:
+    said = _COURTESY.sub("", _LEAD.sub("", clause.strip().rstrip(".!?").translate(_QUOTES)), count=1).strip()
+    said = _OF.sub("of ", re.sub(rf"^(?:you|ye|u)\s+(?=(?:{STRONG}|{WEAK})\b)", "", said, flags=re.IGNORECASE))
+    retracted = _RETRACT.match(said)
+    if retracted:  # "I withdraw the remark about my blood pressure"
+        return retracted.group("rest").strip(" .!?"), False, True
+    unwanted = _UNWANTED.search(said)
+    if unwanted:  # "Don't want anything about him hanging round"
+        subject = SUBJECT_FRAME.match(unwanted.group("rest").strip())
+        return (subject.group("subject"), True, True) if subject else (unwanted.group("rest").strip(), False, True)
+    fronted = _FRONTED.match(said)
+    if fronted:  # "About Petrenko you can forget all"
+        return fronted.group("subject"), True, True
+    thing: str | None = None
+    firm = False
+    found = _ACT.match(said)
+    if found is not None:
+        verb, rest = found.group("verb").lower(), found.group("rest").strip()
+        if verb in ("take", "get"):
+            out = _TAKE_OUT.match(rest)
+            if out is None:
+                return None
+            rest = out.group("thing")
+        elif verb == "withdraw":
+            rest = re.sub(r"^(?:the|my)\s+(?:remark|comment|bit|line|note)\s+(?:about|on)\s+", "", rest, flags=re.I)
+        weak = not re.fullmatch(STRONG, verb, re.IGNORECASE)
+        firm = not weak
+        bare_act = not _PARTICLES.sub(
+            "", _OBJECT_END.split(rest, maxsplit=1)[0].strip(" .!?")
+        )  # "Delete, please.", "you just throw away can?"
+        pointed = (
+            _POINTER.search(whole)
+            or _POINTED.match(rest)
+            or _TAKE_OUT.match(found.group("rest"))
+            or _UNWANTED.search(whole)  # "Get rid of my email address, I don't want it stored"
+        )
+        if weak and not (pointed or bare_act):
+            return None
+        thing = rest
+    else:
+        for pattern in (_REFUSED, _NO_NOTE, _NOT_HELD, _PASSIVE):
+            hit = pattern.search(said)
+            if hit is not None:
+                # "this you must not keep": the thing said before the refusal
+                thing = hit.group("rest").strip() or said[: hit.start()].strip()
+                break
+        if thing is None or not _DETERMINED.match(thing):
+            return None  # "Don't store passwords in plain text" is a rule, not a request to forget
+    thing = re.sub(r"^(?:about|of|on)\s+", "", thing.strip(), flags=re.IGNORECASE)
+    subject = SUBJECT_FRAME.match(thing)
+    if subject:
+        return _OBJECT_END.split(subject.group("subject").strip(), maxsplit=1)[0].strip(" .!?"), True, firm
+    thing = _PARTICLES.sub("", _OBJECT_END.split(thing, maxsplit=1)[0].strip(" .!?"))
+    if not thing and found is None:
+        return None
+    return thing, False, firm
+
+
+def topic_of(clause: str) -> str:
+    """What a clause is about, for a pronoun after it: the words before its first verb ("The Hargreaves matter has
+    settled" -> "The Hargreaves matter"; "that safe combination shouldn't live ..." -> "that safe combination"), or
+    the whole clause when it has none ("The passport number")."""
+    said = _LEAD.sub("", clause.strip().rstrip(".!?"))
+    cut = _VERB_START.search(" " + said)
+    head = (" " + said)[: cut.start()].strip() if cut else said
+    head = _TAIL_PARTICLES.sub("", re.sub(r"'s$", "", head))
+    return head if 0 < len(head.split()) <= 6 else ""
+
+
+def read_requests(sentences: list[str]) -> list[Request]:
+    """Every request to forget in a turn's ``sentences``, with the clauses before each act (its antecedents)."""
+    whole = " ".join(sentences)
+    found: list[Request] = []
+    before: list[tuple[int, str]] = []
+    for index, text in enumerate(sentences):
+        clauses = clauses_of(text)
+        for position, clause in enumerate(clauses):
+            act = act_of(clause, whole)
+            if act is None:
+                before.append((index, clause))
+                continue
+            thing, subject, firm = act
+            if not thing:  # "Please disregard, and delete, all the standing directions ...": the next clause
+                after = clauses[position + 1 :]
+                nxt = _OBJECT_END.split(after[0], maxsplit=1)[0].strip(" .!?") if after else ""
+                thing = nxt if nxt and not _PARTICLES.match(nxt) and act_of(after[0], whole) is None else ""
+            framed = [m for _, c in reversed(before) if (m := SUBJECT_FRAME.match(c.strip(" .!?")))]
+            if not thing and framed:  # "Anything about him, you just throw away can?"
+                thing, subject, firm = framed[0].group("subject").strip(), True, True
+            if not thing and not found:
+                before.append((index, clause))  # "then wipe": a step, unless a request came before
+                continue
+            found.append(Request(index, thing or "it", subject, list(reversed(before)), firm))
+            before.append((index, clause))
+    return found
+
+
+KIND_WORDS = (
+    (re.compile(r"\blikes\s+and\s+dislikes\b|\bpreferences?\b|\blikes\b|\bdislikes\b|\btastes\b", re.I), "preferences"),
+    (re.compile(r"\b(?:instructions|directions|rules|orders)\b", re.I), "instructions"),
+    (re.compile(r"\b(?:goals|targets|ambitions|aims|objectives|resolutions)\b", re.I), "goals"),
+    (re.compile(r"\bdecisions\b", re.I), "decisions"),
+    (re.compile(r"\b(?:deadlines|due\s+dates)\b", re.I), "deadlines"),
+    (re.compile(r"\b(?:people|persons|everyone|everybody|contacts)\b", re.I), "people"),
+    (re.compile(r"\bplans\b", re.I), "plans"),
+)
+"""The words a kind (or a category) of memory is called by, in the plural a whole kind is asked with."""
+_EVERY = re.compile(r"^(?:every|each|all(?:\s+of)?(?:\s+(?:my|the|your))?|any)\s+(?P<one>[\w\s-]+)$", re.I)
+
+
+def kind_named(thing: str) -> str | None:
+    """The kind or category a thing names as a whole ("every due date", "all the standing directions",
+    "Targets, ambitions"), as the word the kind rows read ("deadlines", "instructions", "goals"), or None."""
+    said = thing.strip()
+    every = _EVERY.match(said)
+    if every:  # "every person", "every due date": the plural is the kind's name
+        said = re.sub(r"\bperson$", "people", every.group("one").strip(), flags=re.I)
+        said = said if said.lower().endswith("s") or said.lower() == "people" else said + "s"
+    for pattern, word in KIND_WORDS:
+        found = pattern.search(said)
+        if found and len(said.split()) <= 6 and not re.match(r"\s+(?:of|about|for|on|at|in)\b", said[found.end() :]):
+            return word
+    return None
+
+
+def kind_mentioned(clause: str) -> str | None:
+    """The kind a clause before a pronoun names anywhere in it ("Let's start over on my likes and dislikes")."""
+    for pattern, word in KIND_WORDS:
+        found = pattern.search(clause)
+        if found and not re.match(r"\s+(?:of|about|for|on|at|in)\b", clause[found.end() :]):
+            return word
+    return None
+
+
+def asks_to_forget(sentence: str) -> bool:
+    """Whether a sentence holds a request to forget that points at what the assistant keeps or at a thing said
+    (a pronoun, "that X", a kind): the gate must not drop it as a request to the assistant ("Clear every one of
+    them.", "Bin the lot for me"). "Delete the staging database" points at neither and stays a request."""
+    for clause in clauses_of(sentence):
+        act = act_of(clause, sentence)
+        if act is None:
+            continue
+        thing, subject, firm = act
+        if firm or _POINTED.match(thing) or kind_named(thing):
+            return True
+    return False
+
+
+__all__ = [
+    "KIND_WORDS",
+    "Request",
+    "act_of",
+    "asks_to_forget",
+    "clauses_of",
+    "kind_mentioned",
+    "kind_named",
+    "read_requests",
+    "topic_of",
+]
