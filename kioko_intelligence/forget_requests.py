@@ -70,7 +70,7 @@ _PASSIVE = re.compile(
 )
 _POINTER = re.compile(
     r"\b(?:your|ur|yer|the\s+assistant's)\s+(?:memory|memories|notes|records|books|files|head|brain|system|list)\b|"
-    r"\b(?:memory|memories|records|notes)\b|\bon\s+(?:file|record)\b|"
+    r"\bfrom\s+(?:memory|memories|the\s+records)\b|\bon\s+(?:file|record)\b|"
     r"\byou(?:'ve|\s+have)?\s+(?:got|have|know|hold|keep|stored|remember|heard)\b|\b(?:i|we)\s+(?:gave|told|sent)\s+you\b",
     re.IGNORECASE,
 )
