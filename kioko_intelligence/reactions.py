@@ -1,0 +1,74 @@
+"""Reactions to the assistant: a short sentence made only of thanks, praise, interjections and words of address.
+
+The gate's small-talk words are English greetings and thanks; people react in their own words and languages too
+("Sweet as, ta.", "Aye, right enough.", "Spasibo, very good.", "Y'all are quick.", "Wah, so fast one.").
+Such a sentence says nothing of the user or their world: every word in it is one of the words below, it has no
+digit, no word of the user (I, my, we ...) and no more than :data:`MAX_WORDS` words. The words are kinds of
+reaction (gratitude in the languages users write from, praise and judgement, interjections, address), not
+sentences: a sentence with one word outside them ("Sweet, no milk", "Very good coffee here") is read as usual.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_WORDS = 6
+
+GRATITUDE = frozenset(
+    """
+ta thanks thank thankyou thanx thx tnx tx ty tysm tyvm cheers merci danke dankeschön dankie bedankt dank gracias
+grazie obrigado obrigada spasibo spasiba arigato arigatou arigatō domo tak takk tack kiitos dzięki dziekuje
+dziękuję shukran asante xiexie xièxie gamsahamnida kamsahamnida dhanyavaad dhanyavad shukriya toda efharisto
+teşekkürler tesekkurler sağol mahalo salamat beaucoup mille vielen muchas muito tante bolshoe obliged
+""".split()
+)
+"""Thanks, in English and in the languages users write from."""
+PRAISE = frozenset(
+    """
+good great fine perfect nice neat cool lovely brilliant brill grand sweet beaut beauty bonza bonzer ripper choice
+mint sound tidy cracking smashing champion magic class legend wicked sick dope lit fire solid clutch goated iconic
+amazing awesome excellent superb splendid marvellous marvelous wonderful terrific fab fabulous fantastic super
+quick fast speedy clever smart helpful kind funny hilarious brutal harsh wild crazy mad bonkers classic
+cute adorable genius gold gem star treasure right true fair enough indeed quite exactly correct precisely
+bueno bene benissimo perfetto bien wunderbar toll prima genial top bravo chapeau clear
+""".split()
+)
+"""Words of praise or judgement of what was said."""
+INTERJECTIONS = frozenset(
+    """
+aye och ach wah wa wow whoa woah eh ah oh ooh oof oops whoops yikes blimey crikey gosh golly jeez geez shiok
+alamak aiyo aiyoh aiyah haiya lah leh lor mah hor sia walao yay woo woohoo hooray huh meh pfft ugh bah duh mm mmm
+mhm mm-hm uh-huh uh hmm hm ha hah haha heh hehe lol lmao lmfao rofl omg omfg ole olé voila voilà ja jawohl si sí
+oui nein da nyet hai vale claro allora va boom bingo bet word ngl tbh fr yessir aight ight nvm k kk okie okey
+dokey okey-dokey righto righty roger copy wilco affirmative noted understood gotcha yep yup yeah yes yea nah no
+nope ok okay alright sure amen phew whew welp well onya mamma mia
+""".split()
+)
+"""Sounds and one-word answers that react without saying anything."""
+FRAME = frozenset(
+    """
+you y'all yall ya u ye you're youre ur you've you'll thee are were is was be 's 're it it's its that that's this
+these those so very really too such pretty just as always ever again a an the and but or of for to at all much
+lot lots one ones bit little what how mate dear love luv friend bro bruv fam chief boss sir ma'am madam guys
+folks man girl buddy pal god bless lord heavens goodness oh gosh thank there here now then most
+""".split()
+)
+"""Words that frame a reaction ("you are so quick", "God bless you, my friend", "that's very good of you")."""
+
+_WORD = re.compile(r"[^\W\d_]+(?:[-'][^\W\d_]+)*", re.UNICODE)
+_USER = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|mine|we|we're|we've|our|ours|us)\b", re.IGNORECASE)
+_WORDS = GRATITUDE | PRAISE | INTERJECTIONS | FRAME
+
+
+def is_reaction(sentence: str) -> bool:
+    """Whether ``sentence`` only reacts to the assistant ("Sweet as, ta.", "Beauty, thanks eh.", "Y'all are quick.")."""
+    if any(c.isdigit() for c in sentence) or _USER.search(sentence.replace("\u2019", "'")):
+        return False
+    words = [w.lower() for w in _WORD.findall(sentence.replace("\u2019", "'"))]
+    if not words or len(words) > MAX_WORDS:
+        return False
+    reacting = [w for w in words if w in GRATITUDE or w in PRAISE or w in INTERJECTIONS]
+    return bool(reacting) and all(w in _WORDS for w in words)
+
+
+__all__ = ["FRAME", "GRATITUDE", "INTERJECTIONS", "MAX_WORDS", "PRAISE", "is_reaction"]

@@ -1,0 +1,54 @@
+"""Reactions to the assistant store nothing (#33, :mod:`kioko_intelligence.reactions`): a short sentence made only of
+thanks (in the user's language too), praise, interjections and words of address was stored as knowledge ("Sweet as,
+ta.", "Spasibo, very good.", "Y'all are quick."). A sentence with one word of the user's world in it is read as
+usual ("Sweet, no milk.", "Very good coffee here.", "Spot is sick.").
+
+Real layers on memory:// and SQLite files, driven through the agent loop (record_turn).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kioko_intelligence.reactions import is_reaction
+
+U = {"user_id": "bea", "session_id": "s1"}
+REACTIONS = [
+    "Sweet as, ta.",
+    "Aye, right enough.",
+    "Spasibo, very good.",
+    "Y'all are quick.",
+    "Beauty, thanks eh.",
+    "Grazie mille!",
+    "Wah, so fast one.",
+    "Quite so.",
+]
+
+
+@pytest.mark.parametrize("text", REACTIONS)
+def test_a_reaction_stores_nothing(memory, text: str) -> None:
+    memory.record_turn("I keep bees on an allotment in Leeds.", "Okay.", **U)
+    before = sorted(r.id for r in memory.memories(user_id=U["user_id"]))
+    report = memory.record_turn(text, "Glad it helped.", **U)
+    assert [op for op in report.ops if op.status == "applied"] == []
+    assert sorted(r.id for r in memory.memories(user_id=U["user_id"])) == before
+
+
+@pytest.mark.parametrize("text", REACTIONS)
+def test_reactions_are_recognised(text: str) -> None:
+    assert is_reaction(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Sweet, no milk.",
+        "Very good coffee here.",
+        "Spot is sick.",
+        "Thanks, I moved to Leeds.",
+        "Tea. Two sugars.",
+        "Great, my sister is visiting.",
+    ],
+)
+def test_a_sentence_saying_something_of_the_user_or_the_world_is_no_reaction(text: str) -> None:
+    assert not is_reaction(text)
