@@ -334,6 +334,18 @@ INSTRUCTION: tuple[Row, ...] = (
     ),
     row(
         "instruction.add",
+        r"^(?:please|pls)\s+(?P<rule>[a-z]+\s.*?\b(?:always|every time|each time|whenever)\b.*)$",
+        "Please correct my English grammar always when I write something wrong",
+    ),
+    row(
+        "instruction.add",
+        r"^(?:please\s+|just\s+)?(?P<rule>(?:give me|use|write|show me|send me|put|keep|stop|start|don't|do not|"
+        r"answer|reply|talk|speak|call me|address me)\b.+?\s+(?:from now on|from here on(?: in| out)?|going forward|"
+        r"in future|from today on|for the rest of the \w+)(?:,?\s+please)?)$",
+        "Give me do re mi from here on",
+    ),
+    row(
+        "instruction.add",
         r"^(?:please\s+)?(?P<rule>(?:address me|refer to me|sign (?:off|emails) as)\s+.+)$",
         "Address me as Dr. Chen",
     ),
@@ -370,9 +382,16 @@ sentence is about answering (:data:`ANSWERING`)."""
 
 
 def instruction_rule(text: str) -> str | None:
-    """The standing instruction ``text`` states (the row's ``rule``), or None."""
+    """The standing instruction ``text`` states (the row's ``rule``), or None; an instruction after its reason
+    and a "so" ("The choir has learned solfège, so give me do re mi from here on") is the whole sentence."""
     found = first(INSTRUCTION, text)
-    return found[1].group("rule") if found else None
+    if found:
+        return found[1].group("rule")
+    led = _SO_INSTRUCTION.match(text)
+    return text if led and first(INSTRUCTION, led.group("rule")) else None
+
+
+_SO_INSTRUCTION = re.compile(r"^.{8,}?,\s*so\s+(?P<rule>.+)$", re.IGNORECASE)
 
 
 # --------------------------------------------------------------------------- goals

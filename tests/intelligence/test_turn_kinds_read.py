@@ -162,6 +162,37 @@ def test_a_when_clause_followed_by_a_statement_is_no_procedure(memory) -> None: 
     assert "procedure.add" not in [op for op, _ in ops_of(memory, said)]
 
 
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("Use the staging server from now on.", "Use the staging server from now on."),
+        (
+            "The choir has learned solfège this term, so give me do re mi from here on.",
+            "The choir has learned solfège this term, so give me do re mi from here on.",
+        ),
+        (
+            "Please correct my English grammar always when I write something wrong.",
+            "Correct my English grammar always when I write something wrong.",
+        ),
+    ],
+)
+def test_a_standing_command_is_an_instruction(memory, said: str, kept: str) -> None:  # type: ignore[no-untyped-def]
+    assert [op for op, _ in ops_of(memory, said)] == ["instruction.add"]
+    assert kept in memory.recall("How should you answer me?", user_id="u", session_id="probe").text
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I was tired after the flight, so I went home early.",
+        "Please hold on a second.",
+        "We always use the back door, so the dog can get out.",
+    ],
+)
+def test_a_so_or_an_always_without_a_command_to_the_assistant_is_no_instruction(memory, said: str) -> None:  # type: ignore[no-untyped-def]
+    assert "instruction.add" not in [op for op, _ in ops_of(memory, said)]
+
+
 def test_asking_the_assistant_to_call_the_user_by_a_name_sets_the_name(memory) -> None:  # type: ignore[no-untyped-def]
     ops = ops_of(memory, "I'd like you to call me Sam")
     assert ("profile.set", "name = Sam") in ops
