@@ -36,6 +36,7 @@ from kioko_core.recall.coherence import (
     named_period,
     session_coherent,
     session_mates,
+    spoken_by_named,
 )
 from kioko_core.recall.context_text import SAFETY_TITLE as SAFETY_TITLE  # read here by tests and surfaces
 from kioko_core.recall.context_text import RecalledMemory as RecalledMemory  # a Context's memories
@@ -292,11 +293,16 @@ def retrieve(
     lexical, postings, analysis = lexical_scores(layer, scope, read, config, wide, [goal_term], voting)
     matched = lexical
     dated: set[str] = set()  # in the period the question names
+    said: set[str] = set()  # said by a person the question names
     if cohere and lexical:
         # the best SESSION_POOL matches grouped by session, then cut to the pool (records through the index cache)
         by_lexical = sorted(lexical, key=lambda i: (-lexical[i], i))
-        near = {i: lexical[i] for i in by_lexical[:SESSION_POOL]}
         pooled = layer.index.records(scope, by_lexical)
+        said = spoken_by_named(by_lexical, pooled, read.text) if config.speaker_weight else set()
+        if said:  # "What did Caroline research?": what Caroline said goes before the same words said to her
+            lexical = {i: v + config.speaker_weight if i in said else v for i, v in lexical.items()}
+            by_lexical = sorted(lexical, key=lambda i: (-lexical[i], i))
+        near = {i: lexical[i] for i in by_lexical[:SESSION_POOL]}
         if config.session_mates:  # the best matches' sessions lend their other matches (records read into pooled)
             members = lambda terms: layer.index.lookup(scope, terms, MATES_READ)[2]  # noqa: E731
             mates = session_mates(
@@ -304,6 +310,8 @@ def retrieve(
             )
             near.update(mates)
             lexical.update(mates)
+            if matched is not lexical:  # the speaker's share made a copy: the signals read the words' own scores
+                matched.update(mates)
         raised = session_coherent(near, pooled, config.session_weight)
         period = named_period(read.text) if config.period_weight else (None, None)
         if period != (None, None):  # "in July", "in December 2023": a memory written then gains
@@ -405,8 +413,11 @@ def retrieve(
             found["lexical"] = round(matched[memory_id], 4)
             if memory_id in dated:
                 found["period"] = 1.0
-            elif lexical[memory_id] > matched[memory_id]:  # what the session's other matches added
-                found["session"] = round(lexical[memory_id] - matched[memory_id], 4)
+            if memory_id in said:
+                found["speaker"] = 1.0
+            added = lexical[memory_id] - matched[memory_id] - (config.speaker_weight if memory_id in said else 0.0)
+            if memory_id not in dated and added > 1e-9:  # what the session's other matches added
+                found["session"] = round(added, 4)
         if memory_id in dense:
             found["dense"] = round(dense[memory_id], 4)
         if gained.get(memory_id):

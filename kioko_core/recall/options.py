@@ -80,6 +80,13 @@ class RecallConfig:
     while past a few thousand memories hundreds of memories elsewhere hold that word too and the evidence is no
     longer among the :data:`~kioko_core.recall.coherence.SESSION_POOL` best (see
     :func:`~kioko_core.recall.coherence.session_mates`). 0 turns it off."""
+    speaker_weight: float = 1.0
+    """Without links followed (``links=0``): among the best lexical matches, a memory said by a person the question
+    names (it opens with their name and a colon, "Caroline: ...") gains this much, in the lexical ranking's units
+    (a word held by one memory in a thousand weighs about 6.6): of memories holding the same words, what the person
+    asked about said goes first (:func:`~kioko_core.recall.coherence.spoken_by_named`). On the LoCoMo development
+    split it raised R@10 0.668 -> 0.684 (A 0.644 -> 0.654, B 0.688 -> 0.709) and R@5 0.597 -> 0.626, no category
+    lower. 0 turns it off."""
     repeat_share: float = 0.4
     """A memory at least this share of whose word runs (three words in a row; at least six of them) are in a memory
     chosen before it is a repeat: it takes a place only when no other match is left for it
@@ -131,6 +138,7 @@ class RecallConfig:
             "when_weight",
             "session_weight",
             "period_weight",
+            "speaker_weight",
             "repeat_share",
         ):
             value = getattr(self, name)

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 import kioko
-from kioko_core.recall.coherence import named_period, session_coherent, session_mates
+from kioko_core.recall.coherence import named_period, session_coherent, session_mates, spoken_by_named
 from kioko_core.store import Record
 
 QUESTION = "Where did Mel go kayaking with the dog?"
@@ -192,3 +192,43 @@ def test_session_mates_scores_the_mates_by_their_words() -> None:
     assert session_mates({"a": 5.0, "b": 3.0}, records, {"t:trip": 1.5, "t:kayak": 4.0}, 2, members, read) == {
         "e": 5.5
     }  # "c" is among the records ranked already now
+
+
+@pytest.mark.parametrize("store", ["memory", "sqlite"])
+def test_what_the_named_person_said_goes_before_the_same_words_said_to_them(store: str, tmp_path: Path) -> None:
+    """Two memories hold the question's word alike; Sam's is the newer (recency alone puts it first), but the
+    question names Mel, and Mel said the other one."""
+    url = "memory://" if store == "memory" else f"sqlite:///{tmp_path / 'speaker.db'}"
+    layer = kioko.connect(url, auto_link=False, embedder="offline")
+    layer.add_many(
+        [
+            {"content": "Mel: Researching adoption agencies all week.", "created_at": 1_700_000_000.0, "id": "mel"},
+            {"content": "Sam: Mel, your researching sounds tiring!", "created_at": 1_700_000_060.0, "id": "sam"},
+        ],
+        user_id="u",
+    )
+    found = layer.recall("What did Mel research?", user_id="u", links=0, limit=2).memories
+    assert [m.record.id for m in found] == ["mel", "sam"]
+    assert found[0].signals["speaker"] == 1.0
+    assert "speaker" not in found[1].signals
+    plain = layer.recall("What did Mel research?", user_id="u", links=0, limit=2, config={"speaker_weight": 0})
+    assert [m.record.id for m in plain.memories] == ["sam", "mel"]  # recency alone
+    layer.close()
+
+
+@pytest.mark.parametrize(
+    ("content", "question", "said"),
+    [
+        ("Caroline: I went to a support group.", "What did Caroline do?", True),
+        ("Caroline: I went to a support group.", "what did caroline do?", True),
+        ("Caroline: I went to a support group.", "What did Melanie do?", False),
+        ("Mary Ann: I paint.", "What does Mary Ann paint?", True),
+        ("Mary Ann: I paint.", "What does Ann paint, Mary?", False),
+        ("Note: buy milk", "What did Caroline buy?", False),
+        ("Caroline said: hello", "What did Caroline say?", False),  # no name and colon at the start
+        ("I told Caroline: hello", "What did Caroline hear?", False),
+    ],
+)
+def test_a_memory_is_said_by_the_name_it_opens_with(content: str, question: str, said: bool) -> None:
+    records = {"m": Record(id="m", user_id="u", kind="episodic", content=content)}
+    assert spoken_by_named(["m"], records, question) == ({"m"} if said else set())
