@@ -16,6 +16,8 @@ The perturbations (``VARIANTS``):
   case kept: one run-on line;
 - ``dictation``: phone dictation without punctuation: ``no_punct``, lower case and no apostrophes
   ("ok so i switched to vim last week its faster");
+- ``spoken``: dictation that kept the spoken punctuation: ``dictation`` with each sentence mark said as a
+  word ("we moved to leeds full stop the dog is rex comma he is 3"); not drawn by ``mixed``;
 - ``no_apostrophes``: "im", "dont", "ive", "thats", "sams";
 - ``expanded``: contractions written out ("I am", "do not", "we have");
 - ``typos``: in one plain word of five letters or more (two in a turn of more than 20 words) two
@@ -133,6 +135,27 @@ _SENTENCE_PUNCT = re.compile(r"(?<=\w)[.,!?;:]+(?=\s|$)|(?<=\S)[.!?]+(?=\s|$)|\s
 def _no_punct(text: str) -> str:
     text = _SENTENCE_PUNCT.sub(
         lambda m: " " if m.group().strip(" ") in "-–—" and m.group().startswith(" ") else "", text
+    )
+    text = re.sub(r"[\"“”()]", "", text)
+    return re.sub(r"[ \t]{2,}", " ", text)
+
+
+_SAID_MARKS = {
+    ".": "full stop",
+    ",": "comma",
+    "?": "question mark",
+    "!": "exclamation mark",
+    ";": "semicolon",
+    ":": "colon",
+}
+
+
+def _spoken(text: str) -> str:
+    """Each sentence mark said as a word, as a dictation that kept the user's spoken punctuation writes it
+    ("we moved to leeds full stop the dog is rex comma he is 3")."""
+    text = _SENTENCE_PUNCT.sub(
+        lambda m: f" {_SAID_MARKS[m.group()[0]]}" if m.group()[0] in _SAID_MARKS and m.group() != "..." else " ",
+        text,
     )
     text = re.sub(r"[\"“”()]", "", text)
     return re.sub(r"[ \t]{2,}", " ", text)
@@ -274,6 +297,7 @@ VARIANTS: dict[str, tuple[Perturb, ...]] = {
     "upper": (_case(str.upper),),
     "no_punct": (_free(_no_punct),),
     "dictation": (_free(_no_punct), _free(_no_apostrophes), _case(str.lower)),
+    "spoken": (_free(_spoken), _free(_no_apostrophes), _case(str.lower)),
     "no_apostrophes": (_free(_no_apostrophes),),
     "expanded": (_free(_expanded),),
     "typos": (_typos,),
@@ -283,7 +307,8 @@ VARIANTS: dict[str, tuple[Perturb, ...]] = {
     "terse": (_terse,),
 }
 """Each variant's steps, in order; the protected spans are found again before every step."""
-MIXABLE = tuple(VARIANTS)
+MIXABLE = tuple(v for v in VARIANTS if v != "spoken")
+"""What ``mixed`` draws from: the variants it drew from before ``spoken`` was added, so its row stays comparable."""
 
 
 def perturb_turn(text: str, entries: list[str], variant: str, rng: random.Random) -> str:

@@ -25,6 +25,7 @@ from kioko_intelligence.ops import APPLIED, FAILED, PLANNED, ROUTER_FALLBACK, SK
 from kioko_intelligence.planner import LLMPlanner, QueryPlanner
 from kioko_intelligence.providers import chat_model, is_provider_string
 from kioko_intelligence.turn import Turn, messages_of, redacted_messages
+from kioko_intelligence.turn_reading import known_names
 
 if TYPE_CHECKING:
     from kioko_core.layer.memory_layer import MemoryLayer
@@ -172,7 +173,10 @@ class Intelligence:
         turn = Turn(
             # the user's words in their tidy form ("im", "dont", capitals, dictation without commas), and
             # "lands at 6:40, no sorry, 7:40" routed (and logged) as the one value the user meant
-            messages=normalise_messages(redacted_messages(messages_of(messages))),
+            # a turn without case gets back the capitals of the names the user wrote before ("max" -> "Max")
+            messages=normalise_messages(
+                redacted_messages(messages_of(messages)), names=lambda text: known_names(memory, scope, text)
+            ),
             user_id=scope.user_id,
             agent_id=scope.agent_id,
             session_id=session_id if isinstance(session_id, str) and session_id else None,

@@ -81,6 +81,12 @@ def _acronym(word: str) -> bool:
     return len(word) <= 3 and word_count(word) == 0
 
 
+def _common(word: str) -> bool:
+    """Is ``word`` a common English word (the word list counts it :data:`RARE_COUNT` times or more)?"""
+    count = word_count(word)
+    return count is not None and count >= RARE_COUNT
+
+
 def _rare(word: str) -> bool:
     if len(word) < 3 or not word.isalpha():
         return False
@@ -138,8 +144,8 @@ def recase(text: str, names: Iterable[str] = ()) -> str:
         new = word
         if _PRONOUN_I.match(lower):
             new = "I" + word[1:]
-        elif lower in known:
-            new = known[lower]
+        elif lower in known and lower not in _NOT_NAMES and not (prior in _DETERMINERS and _common(lower)):
+            new = known[lower]  # "max" after "Max" was written; not "the max" (a word again)
         elif lower in ALWAYS_CAPITAL:
             new = word.capitalize()
         elif lower in _MONTH_WITH_NUMBER and re.search(r"\d\s*(?:st|nd|rd|th)?\s*$", before):

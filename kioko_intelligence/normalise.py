@@ -28,6 +28,10 @@ lower case, with "um" and "you know" between the words, or dictate whole turns w
   ("a Pixel 8 i use i gave ..."): "ok so i switched to vim last week its faster" -> "ok so I switched to Vim
   last week, it's faster";
 
+- **spoken punctuation** in a dictated turn without written marks: "full stop", "comma", "question mark" ...
+  said as words become the marks ("we moved to leeds full stop the dog is rex" -> "we moved to leeds. the dog
+  is rex"), never after a determiner ("a comma"), "period" and "colon" only beside another mark said;
+
 - **pictographs**: emoji (and their joiners and variation selectors) are taken out, a word's space kept: the
   rules read a sentence to its end ("so that's 6 now 😭❤️" is "so that's 6 now", the count the last turn
   named), and an emoji says nothing a later question asks for.
@@ -41,6 +45,7 @@ extra and change nothing without it.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 
 from kioko_intelligence.casing import recase
 from kioko_intelligence.list_turns import fold_lists
@@ -373,6 +378,100 @@ def _clause_breaks(text: str) -> str:
     return " ".join(out)
 
 
+# --------------------------------------------------------------------------- spoken punctuation
+
+_SAID_MARKS = {
+    "full stop": ".",
+    "period": ".",
+    "comma": ",",
+    "question mark": "?",
+    "exclamation mark": "!",
+    "exclamation point": "!",
+    "semicolon": ";",
+    "semi colon": ";",
+    "colon": ":",
+}
+_SAID_MARK = re.compile(
+    r"(?<![\w'’-])(full\s+stop|period|comma|question\s+mark|exclamation\s+(?:mark|point)|semi\s?colon|colon)"
+    r"(?![\w'’-])",
+    re.IGNORECASE,
+)
+_PLAIN_NOUNS = frozenset({"period", "colon"})
+"""Marks that are nouns of their own ("a trial period", "the colon"): read as marks only beside another mark said."""
+_NOT_BEFORE_MARK = frozenset(
+    "a an the this that these those my your our his her their its every each no one which what another".split()
+)
+_WRITTEN_MARK = re.compile(r"[.,;:!?](?:\s|$)")
+
+
+def _spoken_marks(text: str) -> str:
+    """A dictated turn that kept its spoken punctuation ("we moved to leeds full stop the dog is rex comma he
+    is 3") with its marks written: the rules read sentences and clauses by their marks. Only in a turn that
+    has no written mark of its own, and a word that names a mark is a word where a determiner comes before it
+    ("a comma") or it opens the turn; "period" and "colon" only beside another mark said."""
+    if _WRITTEN_MARK.search(text) or not _SAID_MARK.search(text):
+        return text
+    found = list(_SAID_MARK.finditer(text))
+
+    def is_mark(match: re.Match[str]) -> bool:
+        before = re.findall(r"[\w'’]+", text[: match.start()])
+        return bool(before) and before[-1].lower() not in _NOT_BEFORE_MARK
+
+    marks = [m for m in found if is_mark(m)]
+    if not any(" ".join(m.group(1).lower().split()) not in _PLAIN_NOUNS for m in marks):
+        return text  # "my trial period" alone is a period of time
+    out, at = [], 0
+    for match in marks:
+        said = " ".join(match.group(1).lower().split())
+        out.append(text[at : match.start()].rstrip() + _SAID_MARKS[said])
+        at = match.end()
+    out.append(text[at:])
+    return re.sub(r"([.,;:!?])(?=[^\s\d.,;:!?])", r"\1 ", "".join(out)).strip()
+
+
+# --------------------------------------------------------------------------- labels said without their colon
+
+_LABELS = (
+    r"goals?|targets?|aim|objective|decision|correction|update|notes?(?:\s+to\s+self)?|reminder|deadline|"
+    r"lessons?(?:\s+learn(?:ed|t))?|plan|steps|recipe|checklist|to\s?do|fyi|tip"
+)
+_LABEL = re.compile(
+    rf"(?:(?<=^)|(?<=[.!?]\s))(?P<head>(?:(?P<before>[a-z]+)\s+)?(?P<label>{_LABELS}))\s+(?P<next>[\w'’]+)",
+    re.IGNORECASE,
+)
+_LABEL_GOES_ON = frozenset(
+    """is are was were be been will would shall should can could may might must has have had do does did of for
+    and or but nor to that which who whom whose than as in on at by with from about into over after before
+    it it's i'm i've this these those so then too again please says said went got ahead out around""".split()
+)
+"""Words after which a label is the subject of its sentence, not a heading ("my goal is to ...", "the plan for
+June", "the deadline moved"): no colon."""
+_NOT_BEFORE_LABEL = frozenset(
+    "i we you they he she it to let lets let's i'll we'll will would can could should must a an the this that".split()
+)
+"""Words before "plan", "aim", "target", "note" that make it a verb ("we plan", "to aim") or a noun phrase
+("a note", "the deadline") rather than a heading."""
+
+
+_NOT_VERBS = frozenset("always sometimes perhaps nowadays afterwards besides towards".split())
+
+
+def _dictated_labels(text: str) -> str:
+    """A label that heads a note, said without its colon in a turn without case or marks ("goal run a half
+    marathon by october", "party plan order the cake then book the hall", "note to self always take a
+    snapshot"), given its colon back: the rules read "Goal: ...", "Party plan: ...", "Note to self: ..."."""
+
+    def colon(match: re.Match[str]) -> str:
+        before, after = (match.group("before") or "").lower(), match.group("next").lower().replace("’", "'")
+        if before in _NOT_BEFORE_LABEL or before in _LABEL_GOES_ON or after in _LABEL_GOES_ON:
+            return match.group()
+        if re.search(r"(?:ed|[^s]s)$", after) and after not in _NOT_VERBS and not after[:1].isdigit():
+            return match.group()  # "the plan changed", "the goal stands": a verb, the label is a subject
+        return f"{match.group('head')}: {match.group('next')}"
+
+    return _LABEL.sub(colon, text)
+
+
 # --------------------------------------------------------------------------- the whole
 
 
@@ -397,22 +496,29 @@ def _without_pictographs(text: str) -> str:
     return _PICTOGRAPH.sub(gap, text).strip()
 
 
-def normalise(text: str, *, question: bool = False) -> str:
+KnownNames = Callable[[str], Iterable[str]]
+"""Given a turn written without case, the names the user wrote with capitals before that it may hold."""
+
+
+def normalise(text: str, *, question: bool = False, names: KnownNames | None = None) -> str:
     """The tidy form of one user's text (see the module's doc); a tidy text comes back as it was. A
     ``question`` without case keeps it: the planner's names are matched without case, and a question it
-    would not change stays the :class:`~kioko_core.reading.query_and_draft.Query` it came as."""
+    would not change stays the :class:`~kioko_core.reading.query_and_draft.Query` it came as. ``names`` is
+    asked only for a turn without case: "max" is a name there when the user wrote "Max" before."""
     if not isinstance(text, str) or not text.strip():
         return text
-    text = _without_pictographs(text)
+    text = _spoken_marks(_without_pictographs(text))
     if not text.strip():
         return text
     capitals = mostly_capitals(text)
     tidy = _lower_capitals(text) if capitals else text
     lower_case = capitals or not any(c.isupper() for c in tidy)
     tidy = _markers(_fillers(correct_typos(_contractions(tidy))))
+    if (lower_case or _unpunctuated(tidy)) and ":" not in tidy:
+        tidy = _dictated_labels(tidy)
     tidy = _clause_breaks(tidy)
     if lower_case and RECASE and not question:
-        return recase(tidy)
+        return recase(tidy, names(tidy) if names is not None else ())
     return _capitals(tidy, lower_case)
 
 
@@ -421,13 +527,16 @@ def normalise_query(query: str) -> str:
     return normalise(query, question=True)
 
 
-def normalise_messages(messages: list[dict[str, str]]) -> list[dict[str, str]]:
+def normalise_messages(messages: list[dict[str, str]], names: KnownNames | None = None) -> list[dict[str, str]]:
     """The user's messages of a turn in their tidy form (the assistant's as they are; a list one item a line
     under a heading folded into one sentence, :mod:`~kioko_intelligence.list_turns`), then settled: a
-    correction inside the turn ("lands at 6:40, no sorry, 7:40") keeps the one value meant."""
+    correction inside the turn ("lands at 6:40, no sorry, 7:40") keeps the one value meant. ``names``: the
+    user's known names a text without case holds (:func:`normalise`)."""
     settled = settle_messages(messages)  # first: "German, um, actually Swiss German" is a correction
     tidy = [
-        {**message, "content": normalise(fold_lists(message["content"]))} if message.get("role") == "user" else message
+        {**message, "content": normalise(fold_lists(message["content"]), names=names)}
+        if message.get("role") == "user"
+        else message
         for message in settled
     ]
     return settle_messages(tidy)

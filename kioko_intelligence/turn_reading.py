@@ -3,9 +3,11 @@ decisions a mention names, found through the term index (a turn must not cost mo
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from kioko_core.linking.linker import KIND_TERM
+from kioko_core.reading.analysis import STOP_WORDS, entity_key
 from kioko_core.store import Record, Scope, check_scope
 from kioko_intelligence.language import (
     content_words,
@@ -22,6 +24,35 @@ POSTINGS_LIMIT = 500
 """Goals and decisions are looked up by the index while their words are rarer than this in the scope."""
 QUERY_CHARS = 1000
 """How much of a statement looks for related memories: the start says what it is about."""
+
+
+NAME_WORDS = 3
+"""Longest name, in words, looked up among the user's known names."""
+NAME_LOOKUPS = 200
+"""Spans of a turn asked about at most (one postings call): a longer turn is looked up by its beginning."""
+_CASELESS_WORD = re.compile(r"[a-z0-9][a-z0-9&'’.-]*")
+
+
+def known_names(memory: MemoryLayer, scope: Scope, text: str) -> list[str]:
+    """The names ``text`` (a turn written without case) holds that the user's stored memories hold as names
+    (entity terms of the index: a word written with a capital where no sentence starts, "Max", "GitHub
+    Actions"), each in capitals ("max" -> "Max"): :func:`~kioko_intelligence.casing.recase` puts them back.
+    One postings call (counts only), whatever the size of the store."""
+    words = [m.group().rstrip(".'’") for m in _CASELESS_WORD.finditer(text)]
+    spans: list[str] = []
+    for start in range(len(words)):
+        for width in range(1, NAME_WORDS + 1):
+            piece = words[start : start + width]
+            if len(piece) < width or piece[0] in STOP_WORDS or piece[-1] in STOP_WORDS:
+                continue
+            key = entity_key(" ".join(piece).removesuffix("'s").removesuffix("’s"))
+            if len(key) >= 2 and key not in spans:
+                spans.append(key)
+    spans = spans[:NAME_LOOKUPS]
+    if not spans:
+        return []
+    held = memory.store.postings(scope, ["e:" + key for key in spans], 0).df
+    return [" ".join(w[:1].upper() + w[1:] for w in key.split()) for key in spans if held.get("e:" + key, 0) > 0]
 
 
 class TurnReading:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+import kioko
+from kioko_core.store import check_scope
 from kioko_intelligence.casing import recase
 from kioko_intelligence.normalise import normalise
 from kioko_intelligence.spelling import available
+from kioko_intelligence.turn_reading import known_names
 
 needs_words = pytest.mark.skipif(not available(), reason="the spelling extra (pyspellchecker) is not installed")
 
@@ -57,3 +60,16 @@ def test_letters_said_one_by_one_are_capitals() -> None:
 def test_a_turn_in_capitals_is_read_as_one_written_with_case() -> None:
     assert normalise("MY DOG IS CALLED MAX, HES A BEAGLE") == "My dog is called Max, he's a beagle"
     assert normalise(normalise("we moved to leeds. i work at dell")) == normalise("we moved to leeds. i work at dell")
+
+
+def test_a_turn_without_case_gets_the_names_the_user_wrote_before(memory: kioko.MemoryLayer) -> None:
+    memory.record_turn("Our beagle is called Max and my coach Ben Carter says hi.", "Noted.", user_id="u")
+    scope = check_scope(("u", None))
+    said = "we heard ben carter moved to leeds and max is four now, the max is 5 km"
+    assert known_names(memory, scope, said) == ["Ben Carter", "Max"]
+    assert known_names(memory, check_scope(("someone else", None)), said) == []  # another user's names are not asked
+    report = memory.record_turn(said, "Noted.", user_id="u")
+    written = " ".join(str(op.fields.get("text", "")) for op in report.ops)
+    assert "and Max is four now" in written
+    assert "heard Ben Carter moved" in written
+    assert "the max is 5 km" in written  # after a determiner a common word is a word again

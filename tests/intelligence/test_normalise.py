@@ -197,3 +197,79 @@ def test_a_dictated_change_supersedes_as_the_tidy_one_does() -> None:
     assert "Pixel 8" in text
     assert "User is on an iPhone 12" not in text
     assert "I'm on an iPhone 12" not in text
+
+
+@pytest.mark.parametrize(
+    ("said", "tidy"),
+    [
+        ("i usually get up at 6 full stop", "I usually get up at 6."),
+        ("the dog is rex period he is 3 comma nearly 4 full stop", "The dog is Rex. He is 3, nearly 4."),
+        ("where do i live question mark", "Where do I live?"),
+        ("we got the keys exclamation mark", "We got the keys!"),
+        ("I had a colon exam comma all fine", "I had a colon exam, all fine"),
+    ],
+)
+def test_punctuation_said_as_words_is_written(said: str, tidy: str) -> None:
+    assert normalise(said) == tidy
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "My trial period ends in June",  # a period of time, no other mark said
+        "Put a comma there",  # after a determiner: the word
+        "Comma is my cat's name",  # opening the turn: a word
+        "The colon, then the full stop.",  # a turn with marks of its own says its marks in writing
+    ],
+)
+def test_words_that_name_a_mark_stay_words(said: str) -> None:
+    assert normalise(said) == said
+
+
+def test_the_words_of_a_mark_said_are_not_stored() -> None:
+    with kioko.intelligent("memory://?embedder=offline") as memory:
+        report = memory.record_turn(
+            "we moved to leeds full stop our dog is called rex comma he is 3", "Noted.", user_id="u", session_id="s1"
+        )
+        written = [str(op.fields.get("text", "")) for op in report.ops]
+        text = memory.recall("Where do we live?", user_id="u", session_id="s2").text
+    assert any("moved to Leeds" in w for w in written)
+    assert not any("full stop" in w.lower() or "comma" in w.lower() for w in written)
+    assert "Leeds" in text
+
+
+@pytest.mark.parametrize(
+    ("said", "tidy"),
+    [
+        ("goal run a half marathon by october", "Goal: run a half marathon by October"),
+        ("target 1500 hours", "Target: 1500 hours"),
+        (
+            "note to self always take a snapshot before upgrading",
+            "Note to self: always take a snapshot before upgrading",
+        ),
+        ("party plan order the cake then book the hall", "Party plan: order the cake then book the hall"),
+        ("decision we go with hetzner for hosting", "Decision: we go with Hetzner for hosting"),
+    ],
+)
+def test_a_label_dictated_without_its_colon_gets_it_back(said: str, tidy: str) -> None:
+    assert normalise(said) == tidy
+
+
+@pytest.mark.parametrize(
+    ("said", "tidy"),
+    [
+        ("my goal is to run", "My goal is to run"),  # the label is the sentence's subject
+        ("the plan changed to friday", "The plan changed to Friday"),
+        ("we plan to move", "We plan to move"),  # a verb
+        ("a note on the fridge", "A note on the fridge"),
+        ("Target practice is fun", "Target practice is fun"),  # a turn with case and marks of its own
+    ],
+)
+def test_a_label_that_is_no_heading_gets_no_colon(said: str, tidy: str) -> None:
+    assert normalise(said) == tidy
+
+
+def test_a_dictated_goal_is_stored_as_the_goal_it_heads() -> None:
+    with kioko.intelligent("memory://?embedder=offline") as memory:
+        report = memory.record_turn("goal run a half marathon by october", "Noted.", user_id="u")
+    assert [op.op for op in report.ops] == ["goal.add"]
