@@ -339,17 +339,19 @@ def test_kioko_serve_intelligence_llm_takes_a_provider_string(server: ModelServe
     command += ["--intelligence-llm", f"openai-compatible:{server.url}/v1#served-model", "--log-level", "debug"]
     process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        deadline = time.monotonic() + 60
+        # ready first (a cheap call), then the turn with room for the first request's lazy set-up on a busy machine
+        deadline = time.monotonic() + 120
         while True:
             try:
-                answer = httpx.post(
-                    f"http://127.0.0.1:{port}/v1/manage", json={"text": "I have two cats.", "user_id": U}, timeout=10
-                )
+                httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=30).raise_for_status()
                 break
-            except httpx.ConnectError:
+            except (httpx.ConnectError, httpx.ReadTimeout):
                 assert process.poll() is None, "kioko serve did not start"
                 assert time.monotonic() < deadline, "kioko serve did not start"
                 time.sleep(0.2)
+        answer = httpx.post(
+            f"http://127.0.0.1:{port}/v1/manage", json={"text": "I have two cats.", "user_id": U}, timeout=120
+        )
         assert answer.status_code == 200, answer.text
         report = answer.json()
         assert (report["router"], [op["op"] for op in report["ops"]]) == ("llm", ["fact.add"])
