@@ -268,16 +268,7 @@ class ForgetReading(TurnReading):
     def known_names(self, names: list[str]) -> list[str]:
         """The ``names`` some memory of the user holds: "Engagement with Halvorsen ended, purge everything about
         them" says two capitalised words, and only Halvorsen is one the memories know."""
-        if len(names) < 2:
-            return names
-        known = []
-        for name in names:
-            try:
-                if self.memory.forget_about(name, dry_run=True, **self.who)["memories"]:
-                    known.append(name)
-            except InvalidRecordError:
-                continue
-        return known
+        return names if len(names) < 2 else self._known(names)
 
     def stated_relations(self, words: tuple[str, ...], hits: list[Record]) -> tuple[list[Record], list[str]]:
         """The user's entity-graph relations a forget of one item takes, and the profile slots it finds through
