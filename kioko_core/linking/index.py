@@ -18,7 +18,7 @@ from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -119,6 +119,16 @@ def _keep_recent(terms: dict[str, _Term], asked: Sequence[str], bound: int) -> N
         del terms[term]
 
 
+def _head(table: RowTable, entry: _Term, limit: int) -> np.ndarray:
+    """The rows of ``entry.ids[:limit]``, in order: the entry's head, made (and kept on it) when it is shorter."""
+    want = min(limit, len(entry.ids))
+    head = entry.head
+    if head is None or (len(head) < want and entry.head_limit < limit):
+        head = entry.head = table.rows(entry.ids[:limit])
+        entry.head_limit = limit
+    return head[:want]
+
+
 def own_copy(record: Record) -> Record:
     """A copy of a record the index cache keeps, for a caller: its metadata, bookkeeping, terms and vector its own, so
     a caller changing what a write returned never changes what the linker reads."""
@@ -148,6 +158,22 @@ class _Term:
     rows: np.ndarray | None = None
     """``ids`` as the scope's rows (:class:`~kioko_core.linking.term_rows.RowTable`), in any order; made by the
     first exact scoring that needs them, kept in step by writes (None: not made, or a delete dropped them)."""
+    head: np.ndarray | None = None
+    """The rows of ``ids[:len(head)]``, in that order (newest first): what the linker's vote sums
+    (:meth:`IndexCache.lookup_rows`), kept in step by writes, at most ``head_limit`` long (None: not made, or an id
+    left the list)."""
+    head_limit: int = 0
+
+
+class Voting(NamedTuple):
+    """:meth:`IndexCache.lookup_rows`: n, df and the ids per term (as :meth:`IndexCache.lookup`), the same ids as rows
+    of ``table``."""
+
+    n: int
+    df: dict[str, int]
+    ids: dict[str, list[str]]
+    rows: dict[str, np.ndarray]
+    table: RowTable
 
 
 @dataclass
@@ -220,6 +246,19 @@ class IndexCache:
         assert ids is not None
         return n, df, ids
 
+    def lookup_rows(self, scope: Scope, terms: Iterable[str], limit: int) -> Voting:
+        """:meth:`lookup` (``limit`` > 0), with each term's ids also as rows of the scope's :class:`RowTable`, in the
+        same order, read under the same lock: the linker's vote is summed over them in C
+        (:func:`~kioko_core.linking.term_rows.top_k`) instead of a Python loop over up to ``limit`` ids a term. A
+        term's rows are made once, then kept in step by the writes this cache records."""
+        rows: dict[str, np.ndarray] = {}
+        with self._lock:  # re-entrant: the lookup's own block runs inside it, its store calls too
+            n, df, ids = self._lookup(scope, terms, limit, True, rows)
+            stats = self._scopes.get(scope)
+            table = stats.table if stats is not None else RowTable()
+        assert ids is not None
+        return Voting(n, df, ids, rows, table)
+
     def counts(self, scope: Scope, terms: Iterable[str]) -> tuple[int, dict[str, int]]:
         """(n, df per term): :meth:`lookup` without ids, for the hundreds of terms a write's candidates bring (an
         empty id list per term was most of such a lookup's own time)."""
@@ -227,7 +266,12 @@ class IndexCache:
         return n, df
 
     def _lookup(
-        self, scope: Scope, terms: Iterable[str], limit: int, with_ids: bool
+        self,
+        scope: Scope,
+        terms: Iterable[str],
+        limit: int,
+        with_ids: bool,
+        rows: dict[str, np.ndarray] | None = None,
     ) -> tuple[int, dict[str, int], dict[str, list[str]] | None]:
         wanted = list(dict.fromkeys(terms))
         self._sweep(scope)
@@ -285,6 +329,10 @@ class IndexCache:
             ids = (
                 ({t: terms[t].ids[:limit] for t in wanted} if limit else {t: [] for t in wanted}) if with_ids else None
             )
+            if rows is not None and limit:
+                table = stats.table
+                for t in wanted:
+                    rows[t] = _head(table, terms[t], limit)
             if self.max_terms is not None:
                 _keep_recent(terms, wanted, self.max_terms)
             return stats.n, df, ids
@@ -576,18 +624,23 @@ class IndexCache:
                     entry.df = max(0, entry.df - 1)
                     if record_id in entry.ids:
                         entry.ids.remove(record_id)
-                        entry.rows = None
+                        entry.rows = entry.head = None
             for term in new - old:
                 entry = stats.terms.get(term)
                 if entry is not None:
                     cut = len(entry.ids) < entry.df
                     entry.df += 1
                     entry.ids.insert(0, record_id)
+                    if entry.head is not None:  # the new id first, the head as long as before (or the list)
+                        kept = min(entry.head_limit, len(entry.ids)) - 1
+                        entry.head = np.concatenate(((stats.table.row(record_id),), entry.head[:kept]), dtype=np.int32)
                     if cut and len(entry.ids) > entry.limit:
                         # a list cut at its limit stays cut there (lookups hand out no more), rather than growing
                         # with every write for as long as its entry lives
                         del entry.ids[entry.limit :]
                         entry.rows = None
+                        if entry.head is not None:
+                            entry.head = entry.head[: len(entry.ids)]
                     elif entry.rows is not None:
                         entry.rows = np.append(entry.rows, np.int32(stats.table.row(record_id)))
             if old and not new:
@@ -601,7 +654,7 @@ class IndexCache:
                 if record_id in stats.table.row_of:
                     stats.table = RowTable()
                     for entry in stats.terms.values():
-                        entry.rows = None
+                        entry.rows = entry.head = None
 
     @contextmanager
     def staged(self, store: Any) -> Iterator[None]:

@@ -25,6 +25,7 @@ from kioko_core.linking.scoring import (  # noqa: F401
     score_candidates,
     score_pair,
     vote,
+    vote_rows,
 )
 from kioko_core.linking.scoring import (
     LinkScore as LinkScore,  # read through this module too (kioko.remote.client, the service)
@@ -219,7 +220,8 @@ class MemoryLinker:
         bridges = self.graph.related_entities(m.entities, user_id=record.user_id) if m.entities else {}
         bridged_terms = ["e:" + other for rels in bridges.values() for other, _ in rels if other not in m.entities]
         session_term = [SESSION_TERM + record.session_id] if record.session_id else []
-        n, df, postings = self.index.lookup(scope, m.terms + bridged_terms + session_term, config.postings_limit)
+        looked = self.index.lookup_rows(scope, m.terms + bridged_terms + session_term, config.postings_limit)
+        n, df, postings = looked.n, looked.df, looked.ids
         old_terms = set(previous.terms) if previous is not None else set()
         # statistics as they will be once this write lands
         if previous is None or not previous.terms:
@@ -229,17 +231,7 @@ class MemoryLinker:
         stats = Stats(n=n, df=df, bridges=bridges)
 
         ranked_terms = sorted(m.terms, key=lambda t: (-stats.w(t), t))[: config.top_terms]
-        nominated = [
-            i
-            for i, _ in vote(
-                ranked_terms + bridged_terms,
-                postings,
-                stats.w,
-                config.candidates,
-                nominates=lambda t: nominates(df.get(t, 0), n),
-                exclude=record.id,
-            )
-        ]
+        nominated = vote_rows(ranked_terms + bridged_terms, looked, stats, config.candidates, record.id)
         if session_term:
             nominated += [i for i in postings.get(session_term[0], [])[: config.session_candidates] if i != record.id]
         if record.embedding is not None and (self.store.capabilities.native_knn or not self.embedder.lexical):
@@ -265,7 +257,13 @@ class MemoryLinker:
                 loaded[head.id] = head
         sides = [Side.of_stored(c) for c in candidates]
         if candidates:
-            extra = {t for side in sides for t in side.terms if t not in df}
+            # a candidate's own terms are weighed only for its total weight, which the share signal reads only when
+            # it shares a term with the memory: the others (most of a session's turns) need none of theirs counted.
+            # A bridge's hub test reads the memory's and the bridged terms, counted above; with bridges every
+            # candidate's terms are counted all the same, as before.
+            mine = m.term_set
+            weighed = sides if bridges else [side for side in sides if not mine.isdisjoint(side.term_set)]
+            extra = {t for side in weighed for t in side.terms if t not in df}
             if extra:
                 df.update(self.index.counts(scope, extra)[1])
         stats.weigh()
