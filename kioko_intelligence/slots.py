@@ -34,7 +34,17 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from kioko_core.kinds import Decisions, Episodes, Goals, Instructions, Knowledge, Procedures, Profile
+from kioko_core.kinds import (
+    Decisions,
+    Episodes,
+    Facts,
+    Goals,
+    Instructions,
+    Knowledge,
+    Preferences,
+    Procedures,
+    Profile,
+)
 from kioko_core.kinds.registry import KINDS
 from kioko_core.store import Record, Scope
 from kioko_intelligence.categories import about as categories_about
@@ -49,6 +59,7 @@ from kioko_intelligence.plan_changes import dropped as dropped_items
 from kioko_intelligence.plan_changes import keyed as keyed_items
 from kioko_intelligence.profile_changes import profile_changes, relation_rewrites
 from kioko_intelligence.slot_continuations import continuation
+from kioko_intelligence.slot_counts import counted_change
 from kioko_intelligence.slot_marks import CANDIDATES, current
 
 # marking what a turn replaced lives in slot_marks; brain.py and the tests reach it through slots as before
@@ -80,6 +91,8 @@ UNINDEXED = frozenset(info.name for info in KINDS if info.holds_value and not in
 """Kinds the term index does not keep (it keeps the linked ones): read by kind (the context reads them the same way)."""
 _OP_OF = {info.name: info.op for info in KINDS if info.restated and info.op}
 """Stored kind -> the operation a correction of it is written as (a new memory of its own kind)."""
+_COUNT_OPS = {kind: op for kind, op in _OP_OF.items() if kind in {Facts.kind, Knowledge.kind, Preferences.kind}}
+"""The kinds a count is stated as (a goal's count is its progress, see goal_reading; steps and rules are no counts)."""
 _HELD_KINDS = frozenset(info.name for info in KINDS if info.restated and info.section == "memories")
 """What an event that replaces a memory is stored as instead: the kind of the memory it replaces, when that is a
 plain memory (shown among the memories: not a goal, a procedure or a lesson, which have shapes of their own)."""
@@ -641,6 +654,11 @@ def resolve(
             op.fields["conflicts_with"] = unsure
         op.reason = (op.reason + "; " if op.reason else "") + "a newer value of the same slot"
     going_on = continuation(memory, ops, scope, turn_text, _OP_OF)
+    changing = any(op.target or op.fields.get("supersedes") or op.fields.get("conflicts_with") for op in ops)
+    if going_on is None and not changing:
+        # "Seven new altos joined, which takes us to 39" after "We have 32 singers": 32 + 7 = 39 (a turn whose
+        # ops already change a memory, "so now I have three cats" as fact.update, has said what it changes)
+        going_on = counted_change(lambda terms: _holding(memory, scope, terms, False), turn_text, _COUNT_OPS)
     if going_on is not None:
         ops.append(going_on)  # "so two now" after "We own three bikes": "We own two bikes"
     unrouted(memory, ops, scope, turn_text)

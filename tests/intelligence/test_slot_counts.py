@@ -1,0 +1,80 @@
+"""A count changed by what happened to it: the old count and the turn's change make its new total, so the old
+statement gets the new total although the turn shares no word with it."""
+
+from __future__ import annotations
+
+import pytest
+
+import kioko
+from kioko_intelligence.slot_counts import counts
+
+
+def _after(first: str, second: str) -> list[kioko.Record]:
+    with kioko.intelligent("memory://?embedder=offline") as memory:
+        memory.record_turn(first, "Noted.", user_id="u", session_id="s1")
+        memory.end_session("s1", user_id="u")
+        memory.record_turn(second, "Noted.", user_id="u", session_id="s2")
+        return list(memory.memories(user_id="u"))
+
+
+def _current(stored: list[kioko.Record]) -> list[str]:
+    return [r.content for r in stored if not r.metadata.get("superseded_by")]
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("Seven new altos joined, which takes us to 39.", [7, 39]),
+        ("Sold the two in Dunstable, so it's four now.", [2, 4]),
+        ("The app passed 1,200 users", [1200]),
+        # a time, a date, a percentage, an ordinal, a code and a year are no counts
+        ("Up at 7:30 on 14 October, 5% done, the 3rd try on HEK293 since 2019", []),
+    ],
+)
+def test_counts_are_numbers_standing_alone(text: str, said: list[int]) -> None:
+    assert [n for n, _ in counts(text)] == said
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "now"),
+    [
+        (
+            "We have 32 singers on the books.",
+            "Seven new altos joined after the open evening, which takes us to 39.",
+            "We have 39 singers on the books.",
+        ),
+        (
+            "I let out 6 flats in total, all in Bedfordshire.",
+            "Completed on the sale of the two in Dunstable, so it's four to look after now.",
+            "User let out four flats in total, all in Bedfordshire.",
+        ),
+    ],
+)
+def test_the_old_count_takes_the_new_total(first: str, second: str, now: str) -> None:
+    stored = _after(first, second)
+    old = [r for r in stored if r.metadata.get("superseded_by")]
+    assert len(old) == 1
+    assert now in _current(stored)
+
+
+@pytest.mark.parametrize(
+    "second",
+    [
+        "Seven new altos joined after the open evening, which takes us to 40.",  # 32 + 7 is not 40
+        "Seven of us went to the pub, so 39 pints later I'm home.",  # the total counts pints, not singers
+        "Seven new altos joined after the open evening and 39 people came.",  # no outcome: two counts side by side
+    ],
+)
+def test_a_total_the_arithmetic_does_not_tie_to_the_old_count_changes_nothing(second: str) -> None:
+    stored = _after("We have 32 singers on the books.", second)
+    assert [r for r in stored if r.metadata.get("superseded_by")] == []
+    assert "We have 32 singers on the books." in _current(stored)
+
+
+def test_two_counts_the_arithmetic_fits_change_neither() -> None:
+    with kioko.intelligent("memory://?embedder=offline") as memory:
+        memory.record_turn("We have 32 singers on the books.", "Noted.", user_id="u", session_id="s1")
+        memory.record_turn("The hall seats 46 people.", "Noted.", user_id="u", session_id="s1")
+        memory.end_session("s1", user_id="u")
+        memory.record_turn("Seven joined, which takes us to 39.", "Noted.", user_id="u", session_id="s2")
+        assert [r for r in memory.memories(user_id="u") if r.metadata.get("superseded_by")] == []
