@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 import kioko_intelligence.rules as rules
 from kioko_core.reading.analysis import STOP_WORDS, stem
 from kioko_core.store import Record
+from kioko_intelligence.activities import activity
 from kioko_intelligence.choices import choice_of, decision_body, held_choice, named_choice, names_in, replace_choice
 from kioko_intelligence.forget_reading import ForgetReading
 from kioko_intelligence.goal_reading import GoalReading
@@ -218,7 +219,7 @@ class _Reading(GoalReading, ForgetReading):
             return
         if self.task(text) or self.goal(text, whole) or self.preference(text, whole):
             return
-        if self.relation(text):
+        if self.relation(text) or self.activity(text, whole):
             return
         self.classify(text, whole, explicit)
 
@@ -517,6 +518,16 @@ class _Reading(GoalReading, ForgetReading):
             value=capitalise(found[1].group("task")),
             reason="the current task of this session",
         )
+        return True
+
+    def activity(self, text: str, whole: str) -> bool:
+        """A clause saying what the user is doing now with no verb of work (:mod:`.activities`): the task."""
+        if not (self.router.working and self.turn.session_id):
+            return False
+        task = activity(text, whole, self.turn.text("user"))
+        if task is None:
+            return False
+        self.add("working.set", key="task", value=capitalise(task), reason="what the user is doing now")
         return True
 
     # -- profile, preferences, relations

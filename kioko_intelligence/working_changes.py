@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 
 MOVE_ON = re.compile(
     r"\b(?:on to|onto|moving on to|moved on to|switch(?:ed|ing)?(?:\s+over)?\s+to|jump(?:ed|ing)?(?:\s+over)?\s+to|"
-    r"over to|now on|now (?:i'm|i am|we're|we are) on|(?:resolved|fixed|done|closed|sorted),?\s+(?:now|next)|next up is|"
+    r"over to|now on|now (?:i'm|i am|we're|we are) on|(?:resolved|fixed|done|closed|sorted|finished|completed?)[,.]?\s+"
+    r"(?:now|next)|next up is|"
     r"(?:i'm|i am|we're|we are)\s+on\b.*\bnow|(?:the\s+)?(?:real\s+)?(?:problem|issue|bug|culprit|fault)\s+"
     r"(?:is|was)\s+(?:on|in|at)|now it's|it's actually)\b|\b(?:now|next)\s*:",
     re.IGNORECASE,
@@ -34,6 +35,8 @@ _TOKEN = re.compile(
 )
 """An identifier: a path, a file name, a code with letters and digits (web-03, OPS-3310, C2065), a #number,
 a bare number of three to five digits that is no year ("cow 318", "room 412")."""
+_COUNTED = re.compile(r"\b[A-Za-z]{3,}\s+\d{1,3}\b(?![%]|[.,:]\d)")
+"""A thing and its small number ("chapter 7", "bay 3", "table 12"): the next one of a series is another such."""
 _FINISHED = (
     r"(?:'s|\s+is|\s+was|\s+has been|\s+got)?\s+(?:now\s+|all\s+|finally\s+)?(?:fixed|done|closed|merged|resolved|"
     r"finished|sorted|shipped|deployed|completed?|handled|solved|out of the way|went fine|looks? (?:fine|healthy|ok))\b"
@@ -41,7 +44,22 @@ _FINISHED = (
 """After an identifier: the user is done with it ("BUG-2211 fixed and merged", "db-02 went fine")."""
 
 
+def _tokens(text: str) -> list[str]:
+    """The identifiers of ``text`` and its numbered things ("chapter 7"), once each whatever their case."""
+    found: dict[str, str] = {}
+    for token in _TOKEN.findall(text) + _COUNTED.findall(text):
+        found.setdefault(token.lower(), token)
+    return list(found.values())
+
+
+def _newer(old: str, value: str, said: list[str]) -> list[str]:
+    """The identifiers ``said`` of ``old``'s shape that ``value`` does not hold already."""
+    return [t for t in said if t.lower() != old.lower() and t.lower() not in value.lower() and _shape(t) == _shape(old)]
+
+
 def _shape(token: str) -> tuple[str, str]:
+    if " " in token:
+        return ("counted", token.split()[0].lower())
     if "/" in token or re.search(r"\.[A-Za-z]{1,5}$", token):
         return ("path", "")
     if token.startswith("#"):
@@ -70,7 +88,7 @@ def working_changes(
             if isinstance(task, str) and held in task and op.fields.get("value") != held:
                 op.status, op.error = SKIPPED, f"only mentioned: the session's task is still about {held}"
         return
-    said = _TOKEN.findall(turn_text)
+    said = _tokens(turn_text)
     for op in ops:
         # the router's own "task = Moving on to db-05" says less than the held task with its identifier swapped
         held, value = pad.get(str(op.fields.get("key"))), op.fields.get("value")
@@ -84,8 +102,8 @@ def working_changes(
     for key, value in pad.items():
         if key in planned or not isinstance(value, str):
             continue
-        for old in _TOKEN.findall(value):
-            newer = [t for t in dict.fromkeys(said) if t != old and t not in value and _shape(t) == _shape(old)]
+        for old in _tokens(value):
+            newer = _newer(old, value, said)
             if len(newer) != 1:
                 continue  # none, or not sure which one the user moved to
             ops.append(
@@ -101,8 +119,8 @@ def working_changes(
 
 def _swapped(value: str, said: list[str]) -> str | None:
     """``value`` with its identifier replaced by the one new identifier of the same shape ``said`` names."""
-    for old in _TOKEN.findall(value):
-        newer = [t for t in dict.fromkeys(said) if t != old and t not in value and _shape(t) == _shape(old)]
+    for old in _tokens(value):
+        newer = _newer(old, value, said)
         if len(newer) == 1:
             return value.replace(old, newer[0])
     return None

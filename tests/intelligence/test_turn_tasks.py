@@ -113,3 +113,49 @@ def test_a_bare_number_is_an_identifier_the_task_moves_on_from() -> None:
     )
     assert "Seeing to cow 402" in context
     assert "cow 318" not in context
+
+
+# -- an activity said as a bare participle, any verb (kioko_intelligence/activities.py)
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "now", "before"),
+    [
+        (
+            "Now grouting the upstairs shower.",
+            "Shower's done. Now tiling the kitchen splashback.",
+            "splashback",
+            "grout",
+        ),
+        (
+            "Currently proofing the Harlow brochure.",
+            "Brochure's away. Captioning the gallery photos for the Lisle show.",
+            "gallery photos",
+            "Harlow",
+        ),
+        ("Right now I'm glazing the blue mugs.", "kiln unloaded, next up: stacking the bisque shelf", "bisque", "mugs"),
+        ("Now I am marking essay 12 of the batch.", "Essay 12 finished. Now essay 13, the long one.", "essay 13", "12"),
+    ],
+)
+def test_a_participle_said_now_or_after_the_last_thing_closed_is_the_task(
+    first: str, then: str, now: str, before: str
+) -> None:
+    found, context = tasks(first, then)
+    assert found[0] is not None, first
+    assert now in context
+    assert before not in context
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Onboarding new hires: HR sends the laptop, then IT makes the accounts.",  # a heading names a topic
+        "Releases work differently now: pushing the tag triggers CI.",  # "now:" closing a heading
+        "Now learning Portuguese for the move.",  # a lasting aim, not this session's task
+        "I'm now running the Leeds office.",  # a job: "now" inside the sentence is not enough
+        "Checking the gas meters is a pain.",  # the participle is the subject of a statement
+        "Checking the gas meter readings for the flats.",  # nothing says it is happening now
+    ],
+)
+def test_a_participle_that_names_a_topic_an_aim_or_a_job_is_no_task(said: str) -> None:
+    assert tasks(said)[0] == [None]
