@@ -139,6 +139,16 @@ _READ_META = 'SELECT "key", value FROM kioko_meta'
 _WRITE_META = 'INSERT INTO kioko_meta ("key", value) VALUES (?, ?)'
 _SCOPE_SIZE = f"SELECT with_terms FROM kioko_scopes WHERE {_IN_SCOPE}"
 _SCOPE_GENERATION = f"SELECT coalesce((SELECT generation FROM kioko_scopes WHERE {_IN_SCOPE}), {_FORGOTTEN_GENERATION})"
+
+
+@functools.cache
+def _scope_generations(count: int) -> str:
+    """The generations of ``count`` scopes in one statement (one snapshot): a column per scope, each what
+    ``_SCOPE_GENERATION`` reads, a lookup by the table's key."""
+    one = f"coalesce((SELECT generation FROM kioko_scopes WHERE {_IN_SCOPE}), {_FORGOTTEN_GENERATION})"
+    return "SELECT " + ", ".join([one] * count)
+
+
 _SCOPE_VECTORS = f"SELECT id, embedding FROM kioko_records WHERE {_IN_SCOPE} AND embedding IS NOT NULL"
 _TERM_IDS = f"SELECT id FROM kioko_postings WHERE {_IN_SCOPE} AND term = ? ORDER BY created_at DESC, id LIMIT ?"
 

@@ -67,6 +67,7 @@ from kioko_backends.sqlite.statements import (
     CHANGES_KEPT,
     SCHEMA_VERSION,
     _marks,
+    _scope_generations,
     _select_by_ids,
     _select_links,
     _select_states,
@@ -378,6 +379,14 @@ class SQLiteStore(ThreadConnections, StoreBase):
         found = self._one_read(_SCOPE_GENERATION, _scope_values(check_scope(scope)))
         return int(found[0][0]) if found else 0
 
+    def generations(self, scopes: Sequence[Scope]) -> list[int]:
+        """Each scope's :meth:`generation`, in one statement (ManyGenerations; a linked write's plan reads three)."""
+        values = [value for scope in scopes for value in _scope_values(check_scope(scope))]
+        if not values:
+            return []
+        found = self._one_read(_scope_generations(len(values) // 2), values)
+        return [int(value) for value in found[0]]
+
     def _generation_or_none(self, scope: Scope) -> int:
         """The scope's generation, or -1 when it cannot be read (closing: no graph is then saved)."""
         try:
@@ -586,7 +595,9 @@ class SQLiteStore(ThreadConnections, StoreBase):
             # change applies them (clear, drop, put); an owner changed twice is applied change by change
             steps = [applied] if len({c.owner for c, _ in applied}) == len(applied) else [[one] for one in applied]
             for step in steps:
-                cleared = [(c.owner,) for c, _ in step if c.replace]
+                # an owner the file did not hold before the call owns no entries yet (a record's go with it): a new
+                # memory's links are put without a delete first, unless an earlier step of this call put some
+                cleared = [(c.owner,) for c, _ in step if c.replace and (c.owner in current or len(steps) > 1)]
                 dropped = [(c.owner, other) for c, _ in step for other in c.drop]
                 put = [(c.owner, other, entry) for c, entries in step for other, entry in entries]
                 if cleared:

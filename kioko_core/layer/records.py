@@ -58,6 +58,23 @@ class _Read:
     """Its links are kept inside the record (written before the store kept them apart): a change rewrites it."""
 
 
+def _read_of(record: Record) -> _Read | None:
+    """What ``record`` was read as, if this module handed it out (its private ``_read``, read from pydantic's dict of
+    private attributes directly: the attribute lookup was a visible part of writing a linked memory's neighbours)."""
+    private = record.__pydantic_private__
+    read = private.get("_read") if private is not None else None
+    return read if isinstance(read, _Read) else None
+
+
+def _keep_read(record: Record, read: _Read) -> None:
+    """Set ``record``'s private ``_read`` (directly in pydantic's dict where it is there)."""
+    private = record.__pydantic_private__
+    if private is None:
+        record._read = read
+    else:
+        private["_read"] = read
+
+
 def _fields(record: Record) -> tuple[Any, ...]:
     return (
         record.metadata,
@@ -182,12 +199,15 @@ class LayerStore:
         record.metadata, record.system = own, system
         if self._links is None:
             return record  # links written inside the record: nothing to tell apart
-        record._read = _Read(
-            record.version,
-            [dict(e) for e in held],  # copies: an entry changed in place is still a change
-            {k: v for k, v in system.items() if k != "links"},
-            _fields(record),
-            in_record,
+        _keep_read(
+            record,
+            _Read(
+                record.version,
+                [dict(e) for e in held],  # copies: an entry changed in place is still a change
+                {k: v for k, v in system.items() if k != "links"},
+                _fields(record),
+                in_record,
+            ),
         )
         return record
 
@@ -242,7 +262,7 @@ class LayerStore:
             assert isinstance(op, Upsert) and record.system is not None
             stored_links = record.system.get("links")
             entries: list[Entry] = list(stored_links) if isinstance(stored_links, list) else []
-            read: _Read | None = record._read if isinstance(record._read, _Read) else None
+            read = _read_of(record)
             rest = {k: v for k, v in record.system.items() if k != "links"}
             if (
                 read is not None
@@ -287,11 +307,11 @@ class LayerStore:
     @staticmethod
     def _relinked(record: Record, entries: list[Entry], version: int) -> Record:
         """``record`` as stored after a change of its links alone: those links, the new version."""
-        read = record._read
-        assert isinstance(read, _Read)
+        read = _read_of(record)
+        assert read is not None
         system = {**read.rest, "links": entries} if entries else dict(read.rest)
         written = record_copy(record, {"system": system, "version": version})
-        written._read = _Read(version, [dict(e) for e in entries], read.rest, read.fields, False)
+        _keep_read(written, _Read(version, [dict(e) for e in entries], read.rest, read.fields, False))
         return written
 
 

@@ -238,6 +238,12 @@ class IndexCache:
         self.refreshes = {"changes": 0, "rebuilds": 0}
         """How often a scope whose generation moved was brought up to date by its changes, or started afresh."""
 
+    def read_ahead(self, scopes: Sequence[Scope]) -> None:
+        """:func:`read_ahead` of ``scopes`` through the store this cache reads, where it reads generations at all
+        (a store that does not count its writes, even behind a batch's held writes, has none to read)."""
+        if self._generation is not None:
+            read_ahead(self.store, scopes)
+
     def lookup(
         self, scope: Scope, terms: Iterable[str], limit: int = 0
     ) -> tuple[int, dict[str, int], dict[str, list[str]]]:

@@ -9,7 +9,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from kioko_core.embedding.embedders import Embedder, OfflineEmbedder
-from kioko_core.graph.entities import EntityGraph
+from kioko_core.graph.entities import GRAPH_AGENT, EntityGraph
 from kioko_core.kinds.registry import prior  # noqa: F401  (the priors were read from here)
 from kioko_core.linking import links
 from kioko_core.linking.index import IndexCache, nominates, one_read, own_copy
@@ -153,6 +153,9 @@ class _OwnLinks:
             system["links"] = self.entries
         system.update(fields)
         return system
+
+
+_SHARED_SCOPE = Scope(links.SHARED_USER, None)
 
 
 def _scope_of(record: Record) -> Scope:
@@ -652,6 +655,9 @@ class MemoryLinker:
         for attempt in range(attempts):
             try:
                 with one_read():  # the plan's lookups of a scope (its terms, its candidates' terms) read one generation
+                    # the scopes a plan looks up (the user's, their entity graph's, the shared knowledge base's) in
+                    # one read where the store can: three reads a write otherwise
+                    self.index.read_ahead([_scope_of(record), Scope(record.user_id, GRAPH_AGENT), _SHARED_SCOPE])
                     plan = self.plan(record, analysis, previous)
                 stored = self.store.update_many(plan.ops)
             except IdTaken:

