@@ -12,6 +12,7 @@ from kioko_core.errors import KiokoError
 from kioko_core.reading.analysis import NAME_FRAMING, stem
 from kioko_core.recall.safety import TOPICS, topics_of
 from kioko_core.store import Filter, InvalidRecordError, Record
+from kioko_intelligence.forget_items import REWRITTEN_KINDS, holds, without_item
 from kioko_intelligence.language import (
     about_user,
     bare,
@@ -19,6 +20,7 @@ from kioko_intelligence.language import (
     sentences,
 )
 from kioko_intelligence.ops import SKIPPED
+from kioko_intelligence.summaries import session_log
 from kioko_intelligence.turn_reading import TurnReading
 
 
@@ -130,6 +132,8 @@ class ForgetReading(TurnReading):
             op = self.add("memory.delete", target=record.id, reason=f"the user asked to forget {phrase!r}")
             if index == 0 and triples:
                 op.fields["triples"] = triples  # the first delete takes the relations with it
+            if index < len(hits):
+                self.keep_the_rest(record, words)
         self.forget_given_names([r.content for r in hits], phrase)
         if not hits and not (words and self.forget_subject(" ".join(words), expand=False)):
             # nothing held it: what a summary point or a turn waiting in a session log says of it still goes (the
@@ -137,6 +141,23 @@ class ForgetReading(TurnReading):
             op = self.add("memory.delete", reason=f"the user asked to forget {phrase!r}")
             op.status, op.error = SKIPPED, "nothing in the user's memories matched"
         return True
+
+    def keep_the_rest(self, record: Record, words: tuple[str, ...]) -> None:
+        """What a memory said besides the item the user asked to forget, written again as a new memory of its kind
+        (:func:`.forget_items.without_item`): "drop Ana's number" keeps "User's sister Ana lives in Lisbon"."""
+        op_kind = REWRITTEN_KINDS.get(record.kind)
+        rest = without_item(record.content, words) if op_kind and not record.metadata.get("superseded_by") else None
+        if rest is None:
+            return
+        importance = record.metadata.get("importance")
+        op = self.add(
+            f"{op_kind}.add",
+            text=rest,
+            reason="what the memory said besides the item the user asked to forget",
+            text_for_importance=rest,
+        )
+        if isinstance(importance, float):
+            op.importance = importance
 
     def forget_by_shape(self, text: str) -> bool:
         """A sentence of a request to forget read by its shape (:mod:`.forget_requests`): the request's own sentence
@@ -183,22 +204,29 @@ class ForgetReading(TurnReading):
                     used.update(t for t in texts if _names(t, value))
                 if source is not None and len(texts[source].split()) <= 6 and request.firm:
                     used.add(texts[source])
-            if by_rows or not resolved:
+            # the rows read a pronoun only through a name in its own turn: one resolved here is ours
+            pronoun = _pronoun(request.thing) or shapes.PERSON_PRONOUN.match(request.thing) is not None
+            if (by_rows and not (pronoun and resolved)) or not resolved:
                 continue
             actions.setdefault(said, []).extend((what, value) for what, value, _ in resolved)
         # a request's own sentence is read by what reads it (the rows or the actions above), never only used up
         used -= {texts[request.at] for request in requests}
         return actions, used
 
-    def _would_forget(self, resolved: list[tuple[str, str, int | None]]) -> bool:
-        """Whether forgetting ``resolved`` would take a memory: the ops are made and taken back (ops are applied
-        only after the turn is read)."""
+    def _would_forget(self, resolved: list[tuple[str, str, int | None]], besides: list[str] | None = None) -> bool:
+        """Whether forgetting ``resolved`` would take a memory (not only ones that merely repeat one of the turns
+        ``besides``): the ops are made and taken back (ops are applied only after the turn is read)."""
         before = len(self.ops)
         for what, value, _ in resolved:
             self._forget_as(what, value)
-        taken = any(op.status != SKIPPED for op in self.ops[before:])
+        made = self.ops[before:]
         del self.ops[before:]
-        return taken
+        taken = [op for op in made if op.status != SKIPPED and op.op == "memory.delete"]
+        if not besides:
+            return bool(taken) or any(op.status != SKIPPED for op in made)
+        targets = [op.target for op in taken if isinstance(op.target, str)]
+        records = [r for r in self.memory.store.get(self.scope, targets) if r is not None] if targets else []
+        return any(not _echoes(r.content, besides) for r in records)
 
     def _resolve(self, request: shapes.Request, texts: list[str]) -> list[tuple[str, str, int | None]]:
         """What a request asks to forget, as (``"kind"`` / ``"subject"`` / ``"item"``, what, the sentence its
@@ -224,6 +252,8 @@ class ForgetReading(TurnReading):
             if kind is not None:
                 return [("kind", kind, at)]
             names = self._known(_full_names_of(clause))
+            if len(names) > 1 and _ONE_PERSON.match(thing):
+                return []  # "Jordan and Sam fell out, forget him": not sure who, nobody is forgotten
             if names:
                 return [("subject", n, at) for n in names]
             role = re.search(r"\bmy\s+(ex|[a-z]+(?:-in-law)?)\b", clause, re.IGNORECASE)
@@ -235,12 +265,52 @@ class ForgetReading(TurnReading):
             kind = shapes.kind_mentioned(clause)
             if kind is not None:
                 return [("kind", kind, at)]
-            topic = shapes.topic_of(clause)
-            if topic and content_words(topic):
-                # "Date of birth - this you must not keep": a thing said bare is the user's own
-                mine = topic if re.match(r"(?:my|the|that|this|our|your|a|an)\b", topic, re.I) else f"my {topic}"
-                return [("item", mine, at)]
+            topics: Resolved = [("item", _mine(t), at) for t in _topics(clause)]
+            if topics:
+                # the clause's topic, else the first thing it names that a memory holds ("I shared the Aadhaar
+                # number by mistake, kindly delete it")
+                return next(([t] for t in topics if self._would_forget([t])), topics[:1])
+        return self._said_earlier(thing, person, collective)
+
+    def _said_earlier(self, thing: str, person: bool, collective: bool) -> list[tuple[str, str, int | None]]:
+        """What a pronoun with nothing before it in its turn stands for, from the session's earlier turns (newest
+        first: "You know the alarm code for the shop?" / "We've had the system replaced." / "So get rid of it"):
+        a name a memory holds for a person, else a kind or a thing a memory holds. Nothing is guessed: a thing
+        no memory holds is not taken."""
+        earlier = self.earlier_turns()
+        for said in earlier:
+            for clause in reversed([c for text in sentences(said) for c in shapes.clauses_of(shapes.standard(text))]):
+                names = _full_names_of(clause) if person or collective else []
+                held: Resolved = [
+                    ("subject", n, None) for n in names if self._would_forget([("subject", n, None)], earlier)
+                ]
+                if len(held) > 1 and _ONE_PERSON.match(thing):
+                    return []
+                if held:
+                    return held
+                if person:
+                    continue
+                kind = shapes.kind_mentioned(clause) if collective else None
+                if kind is not None:
+                    return [("kind", kind, None)]
+                for topic in _topics(clause):
+                    if self._would_forget([("item", _mine(topic), None)], earlier):
+                        return [("item", _mine(topic), None)]
         return []
+
+    def earlier_turns(self) -> list[str]:
+        """The user's words in the session's turns before this one (at most :data:`EARLIER_TURNS`, newest first),
+        from the session's log of turns waiting to be summarised."""
+        if not self.turn.session_id:
+            return []
+        waiting = session_log(self.memory, self.scope, self.turn.session_id)["waiting"]
+        said = [
+            line[len("user: ") :]
+            for turn in reversed(waiting)
+            for line in turn.splitlines()
+            if line.startswith("user: ")
+        ]
+        return said[:EARLIER_TURNS]
 
     def _known(self, names: list[str]) -> list[str]:
         known = []
@@ -364,6 +434,34 @@ _GIVEN = r"[A-Z][a-z][\w'-]*(?:\s+[A-Z][a-z][\w'-]*)?"
 _PLAN = re.compile(r"\bplan\b", re.IGNORECASE)
 
 
+def _echoes(content: str, turns: list[str]) -> bool:
+    """Whether a memory only repeats one of ``turns`` (every word of it said there): the memory of the earlier
+    turn itself ("The landlord changed it on Friday"), not a memory of what the turn pointed at."""
+    words = set(content_words(content)) - {"user"}
+    return any(words <= set(content_words(turn)) | {"user"} for turn in turns)
+
+
+Resolved = list[tuple[str, str, int | None]]
+"""What a request asks to forget: (``"kind"`` / ``"subject"`` / ``"item"`` / ``"hold"``, what, the sentence its
+pronoun stood for, None for one of the session's earlier turns)."""
+_ONE_PERSON = re.compile(r"^(?:him|her|the\s+(?:man|woman|guy|lad|lass|bloke|girl|boy))$", re.IGNORECASE)
+"""A pronoun for one person: with two names before it, whom it means is not known."""
+EARLIER_TURNS = 3
+"""How many of the session's earlier turns a pronoun may reach back to."""
+
+
+def _topics(clause: str) -> list[str]:
+    """What a clause is about, for a pronoun after it: its topic (:func:`.forget_requests.topic_of`), then the
+    things it names with a determiner."""
+    found = [t for t in [shapes.topic_of(clause), *shapes.noun_phrases(clause)] if t and content_words(t)]
+    return list(dict.fromkeys(found))
+
+
+def _mine(topic: str) -> str:
+    """ "Date of birth - this you must not keep": a thing said bare is the user's own."""
+    return topic if re.match(r"(?:my|the|that|this|our|your|a|an)\b", topic, re.I) else f"my {topic}"
+
+
 def _rows_read(sentence_text: str) -> bool:
     """Whether the rows of :data:`~kioko_intelligence.rules.FORGET` (or a kind's) read ``sentence_text`` already."""
     request = _forget_request(sentence_text)
@@ -416,8 +514,6 @@ def given_names(contents: list[str], role: str) -> list[str]:
 
 
 FORGET_COVERAGE = 0.75
-VALUE_WORDS = frozenset({"number", "code", "pin", "id", "digit", "figur", "amount", "sum", "total", "combin", "combi"})
-"""Words (stems) for a value written in digits: held by any memory with a digit."""
 SCANNED = 20_000
 """At most this many of the user's memories are read when the search found nothing to forget."""
 UNSCANNED = frozenset({"summary", "working"})
@@ -548,20 +644,15 @@ not be in the memory."""
 
 
 def _loose_coverage(words: tuple[str, ...], text: str, aliases: dict[str, tuple[str, ...]] | None = None) -> float:
-    """Like :func:`coverage`, a word also counting when it shares its first five letters ("allergy", "allergic")
-    or when one of its ``aliases`` is in the text ("salary" for "User earns 85k")."""
+    """Like :func:`coverage`, a word also counting when it shares its first five letters ("allergy", "allergic"),
+    when it names a value the text gives in digits or as a street address (:func:`.forget_items.holds`), or when
+    one of its ``aliases`` is in the text ("salary" for "User earns 85k")."""
     if not words:
         return 0.0
     have = set(content_words(text))
-
-    digits = any(c.isdigit() for c in text)
-
-    def held(word: str) -> bool:
-        if word in VALUE_WORDS and digits:  # "my locker number" is "User's gym locker is 318"
-            return True
-        return word in have or (len(word) >= 5 and any(h[:5] == word[:5] for h in have))
-
-    hits = sum(1 for w in words if held(w) or any(held(a) for a in (aliases or {}).get(w, ())))
+    hits = sum(
+        1 for w in words if holds(w, text, have) or any(holds(a, text, have) for a in (aliases or {}).get(w, ()))
+    )
     return hits / len(words)
 
 

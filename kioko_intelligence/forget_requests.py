@@ -28,6 +28,66 @@ from dataclasses import dataclass, field
 
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
 
+SPELLINGS = {
+    "aff": "off",
+    "oot": "out",
+    "aboot": "about",
+    "'bout": "about",
+    "bout": "about",
+    "dinnae": "don't",
+    "dinna": "don't",
+    "divvent": "don't",
+    "divn't": "don't",
+    "dunnae": "don't",
+    "nuh": "don't",
+    "cannae": "can't",
+    "canna": "can't",
+    "wouldnae": "wouldn't",
+    "shouldnae": "shouldn't",
+    "owt": "anything",
+    "nowt": "nothing",
+    "summat": "something",
+    "aught": "anything",
+    "yer": "your",
+    "yuh": "your",
+    "yur": "your",
+    "ur": "your",
+    "mi": "my",
+    "wor": "our",
+    "tek": "take",
+    "comot": "remove",
+    "commot": "remove",
+    "abeg": "please",
+    "pls": "please",
+    "plz": "please",
+    "fae": "from",
+    "frae": "from",
+    "whit": "what",
+    "whitever": "whatever",
+    "'em": "them",
+    "di": "the",
+    "t'": "the",
+    "dont": "don't",
+    "wanna": "want to",
+    "gonna": "going to",
+    "y'all": "you",
+    "yall": "you",
+    "youse": "you",
+    "yous": "you",
+}
+"""Spellings of a dialect or a chat for the words a request is read by ("take the registration aff yer books", "divvent
+keep owt aboot Gaz", "tek out mi passport number", "forget everything 'bout her"): read as the standard word."""
+_SPELLED = re.compile(
+    r"(?<![\w'])(?:" + "|".join(re.escape(w) for w in sorted(SPELLINGS, key=len, reverse=True)) + r")(?![\w'])",
+    re.IGNORECASE,
+)
+
+
+def standard(text: str) -> str:
+    """``text`` with the dialect and chat spellings of :data:`SPELLINGS` read as the standard words."""
+    return _SPELLED.sub(lambda m: SPELLINGS[m.group(0).lower()], text.translate(_QUOTES))
+
+
 STRONG = r"forget|erase|purge|expunge|unlearn|unsave|un-?remember|withdraw"
 """Verbs that take something out of what is kept whatever their object."""
 WEAK = (
@@ -41,6 +101,8 @@ KEEP = (
     r"write\s+down|remember|hold"
 )
 """Verbs of keeping: refused ("don't keep it"), they ask to forget."""
+KEEPING = r"keeping|storing|saving|filing|retaining|holding\s+on\s*to|hanging\s+on\s*to|recording|logging|holding"
+"""The same verbs in the progressive ("don't be keeping that gate code")."""
 _COURTESY = re.compile(
     r"^(?:(?:please|pls|kindly|just|so|and|then|now|also|simply|maybe)\s+|(?:can|could|would|will)\s+(?:you|ya|u)\s+|"
     r"you\s+(?:can|could|may|might|should|must|just|need\s+to)\s+|(?:i'd|i\s+would)\s+like\s+you\s+to\s+|"
@@ -48,9 +110,32 @@ _COURTESY = re.compile(
     re.IGNORECASE,
 )
 _ACT = re.compile(rf"^(?P<verb>{STRONG}|{WEAK})\b\s*(?P<rest>.*)$", re.IGNORECASE)
+_ADDRESSED = re.compile(
+    rf"^(?:(?!\b(?:did|do|does|have|had|why|when|how|where)\b).)*?(?:\b(?:you|ya|ye|u)\s+(?:(?:can|could|would|should|"
+    rf"shall|may|might|must|will|need\s+to|please|kindly|just|simply|go\s+ahead\s+and)\s+)*|\b(?:please|kindly)\s+)"
+    rf"(?=(?:{STRONG}|{WEAK})\b)",
+    re.IGNORECASE,
+)
+"""A request said inside a frame, its verb after "you" and a modal or after "please": "I should be grateful if you
+would expunge ...", "Is better you forget the NIE", "I shared it by mistake, kindly delete it". A question about
+what was done ("did you delete ...", "why do you keep ...") is no request."""
+_FRONTED_OBJECT = re.compile(
+    rf"^(?P<thing>(?:this|that|these|those|the|my|our)\b.+?)\s+(?:you|ya|ye|u)\s+(?:(?:can|could|would|should|shall|"
+    rf"may|might|must|will|please|kindly|just)\s+)*(?P<verb>{STRONG}|{WEAK})$",
+    re.IGNORECASE,
+)
+"""The thing said first, then the act with nothing after it: "This customer number you shall please delete"."""
+DATA_NOUNS = re.compile(
+    r"\b(?:number|no|code|pin|password|passcode|passphrase|address|e-?mail|phone|mobile|id|username|user\s+name|"
+    r"handle|login|log-in|details|combination|combo|registration|reg|postcode|zip|birthday|date\s+of\s+birth|dob|"
+    r"account|snap|snapchat|insta|instagram|socials?)s?$",
+    re.IGNORECASE,
+)
+"""What a thing of the user's kept data is called (its last word): with an everyday verb ("bin the dentist's phone
+number", "scrap the NHS number"), a request to forget when a memory holds it."""
 _REFUSED = re.compile(
     rf"(?:^|\b(?:you|ye|u)\s+)(?:don't|do\s+not|dont|didn't|did\s+not|never|mustn't|must\s+not|shouldn't|should\s+not|"
-    rf"needn't|need\s+not|no\s+need\s+to|won't|will\s+not|not)\s+(?:you\s+)?(?:dare\s+)?(?:to\s+)?(?:{KEEP})\b\s*"
+    rf"needn't|need\s+not|no\s+need\s+to|won't|will\s+not|not)\s+(?:you\s+)?(?:dare\s+)?(?:to\s+)?(?:be\s+)?(?:{KEEP}|{KEEPING})\b\s*"
     rf"(?P<rest>.*)$",
     re.IGNORECASE,
 )
@@ -90,7 +175,7 @@ _OBJECT_END = re.compile(
     r"\s+(?:that\s+|what\s+)?(?:i|we)(?:'ve|\s+have)?\s+(?:given|gave|told|named|mentioned|said|shared)\b.*$|\s+-\s+|\s+(?:because|since|as|cause|cos|'cause|so|but|and\s+(?:i|we))\s+|"
     r"\s+(?:from|out\s+of|off|in)\s+(?:your|ur|yer|the|my)\s+(?:memory|memories|notes|records|books|files|head|brain|"
     r"system|list)\b.*$|\s+(?:for\s+me|for\s+good|entirely|completely|altogether|too|as\s+well|please|now|ah|lah|eh|"
-    r"hor|again|anymore|any\s+more|at\s+all|can)\s*$",
+    r"hor|again|anymore|any\s+more|at\s+all|can|only|yeah|lol|thanks|ta)\s*$",
     re.IGNORECASE,
 )
 SUBJECT_FRAME = re.compile(
@@ -177,7 +262,13 @@ def act_of(clause: str, whole: str) -> tuple[str, bool, bool] | None:
 
 
 def _act_of(clause: str, whole: str) -> tuple[str, bool, bool] | None:
-    said = _COURTESY.sub("", _LEAD.sub("", clause.strip().rstrip(".!?").translate(_QUOTES)), count=1).strip()
+    said = _COURTESY.sub("", _LEAD.sub("", standard(clause.strip().rstrip(".!?"))), count=1).strip()
+    fronted_object = _FRONTED_OBJECT.match(said)
+    if fronted_object:  # "This customer number you shall please delete"
+        verb = fronted_object.group("verb")
+        return fronted_object.group("thing"), False, bool(re.fullmatch(STRONG, verb, re.IGNORECASE))
+    if not _FRONTED.match(said):  # "About Petrenko you can forget all" is read whole below
+        said = _ADDRESSED.sub("", said, count=1)
     said = _OF.sub("of ", re.sub(rf"^(?:you|ye|u)\s+(?=(?:{STRONG}|{WEAK})\b)", "", said, flags=re.IGNORECASE))
     retracted = _RETRACT.match(said)
     if retracted:  # "I withdraw the remark about my blood pressure"
@@ -198,7 +289,7 @@ def _act_of(clause: str, whole: str) -> tuple[str, bool, bool] | None:
             out = _TAKE_OUT.match(rest)
             if out is None:
                 return None
-            rest = out.group("thing")
+            rest = re.sub(r"^out\s+(?=\S)", "", out.group("thing"), flags=re.IGNORECASE)  # "take out my X from ..."
         elif verb == "withdraw":
             rest = re.sub(r"^(?:the|my)\s+(?:remark|comment|bit|line|note)\s+(?:about|on)\s+", "", rest, flags=re.I)
         weak = not re.fullmatch(STRONG, verb, re.IGNORECASE)
@@ -212,7 +303,9 @@ def _act_of(clause: str, whole: str) -> tuple[str, bool, bool] | None:
             or _TAKE_OUT.match(found.group("rest"))
             or _UNWANTED.search(whole)  # "Get rid of my email address, I don't want it stored"
         )
-        if weak and not (pointed or bare_act):
+        head = _OBJECT_END.split(rest, maxsplit=1)[0].strip(" .!?")
+        data = _DETERMINED.match(rest) is not None and DATA_NOUNS.search(head) is not None
+        if weak and not (pointed or bare_act or data):
             return None
         thing = rest
     else:
@@ -245,8 +338,31 @@ def topic_of(clause: str) -> str:
     return head if 0 < len(head.split()) <= 6 else ""
 
 
+_NOUN_PHRASE = re.compile(
+    r"\b(?:the|my|our|that|this|those|these|his|her|their|your)\s+(?P<words>[\w'-]+(?:\s+[\w'-]+){0,3})", re.IGNORECASE
+)
+_PHRASE_END = re.compile(
+    r"\s+(?:by|to|for|from|in|on|at|with|of|is|was|are|were|and|or|but|because|since|when|that|which|who|has|have|"
+    r"had|will|would|can|could|did|does|do|got|gets|went|'s)\b.*$",
+    re.IGNORECASE,
+)
+
+
+def noun_phrases(clause: str) -> list[str]:
+    """The things a clause names with a determiner ("I shared the Aadhaar number by mistake" -> "the Aadhaar
+    number"; "You know the alarm code for the shop?" -> "the alarm code"), in order: what a pronoun after it may
+    stand for."""
+    found = []
+    for match in _NOUN_PHRASE.finditer(standard(clause).rstrip(".!?")):
+        words = _PHRASE_END.sub("", " " + match.group("words")).strip()
+        if words:
+            found.append(match.group(0)[: match.start("words") - match.start()] + words)
+    return found
+
+
 def read_requests(sentences: list[str]) -> list[Request]:
     """Every request to forget in a turn's ``sentences``, with the clauses before each act (its antecedents)."""
+    sentences = [standard(text) for text in sentences]
     whole = " ".join(sentences)
     found: list[Request] = []
     before: list[tuple[int, str]] = []
@@ -264,6 +380,9 @@ def read_requests(sentences: list[str]) -> list[Request]:
                 thing = nxt if nxt and not _PARTICLES.match(nxt) and act_of(after[0], whole) is None else ""
             framed = [m for _, c in reversed(before) if (m := SUBJECT_FRAME.match(c.strip(" .!?")))]
             if not thing and framed:  # "Anything about him, you just throw away can?"
+                thing, subject, firm = framed[0].group("subject").strip(), True, True
+            elif THING_PRONOUN.match(thing) and position and SUBJECT_FRAME.match(clauses[position - 1].strip(" .!?")):
+                # "Whatever you've got on the man, get shot of it": the pronoun is the subject just framed
                 thing, subject, firm = framed[0].group("subject").strip(), True, True
             if not thing and not found:
                 before.append((index, clause))  # "then wipe": a step, unless a request came before
@@ -314,6 +433,7 @@ def asks_to_forget(sentence: str) -> bool:
     """Whether a sentence holds a request to forget that points at what the assistant keeps or at a thing said
     (a pronoun, "that X", a kind): the gate must not drop it as a request to the assistant ("Clear every one of
     them.", "Bin the lot for me"). "Delete the staging database" points at neither and stays a request."""
+    sentence = standard(sentence)
     for clause in clauses_of(sentence):
         act = act_of(clause, sentence)
         if act is None:
@@ -332,6 +452,8 @@ __all__ = [
     "clauses_of",
     "kind_mentioned",
     "kind_named",
+    "noun_phrases",
     "read_requests",
+    "standard",
     "topic_of",
 ]

@@ -454,6 +454,8 @@ def corrections(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_tex
     frame and value type name exactly one current memory, that memory's text with the new value is added
     (and supersedes it)."""
     said = [_op_text(op) for op in ops if op.status == "planned"]
+    if any(op.op == "memory.delete" and op.status == "planned" for op in ops):
+        return  # a turn that forgets is no correction ("ok actually can u forget my snap"): nothing is restated
     for sentence_text in re.split(r"(?<=[.!?])\s+", TITLE_DOT.sub(r"\1", turn_text)):
         if not CORRECTION.search(sentence_text):
             continue
