@@ -71,16 +71,27 @@ def vote(
     return heapq.nsmallest(limit, votes.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
-def vote_rows(terms: list[str], found: Voting, stats: Stats, limit: int, exclude: str) -> list[str]:
+FEW_POSTINGS = 300
+"""Below this many postings in all, :func:`vote_rows` sums them in Python (:func:`vote`, the same answer): numpy's
+fixed cost per call is more than the loop's there (a single linked write into a few thousand memories votes over
+about 200: 0.19 ms a write through ``top_k`` against 0.07 ms through ``vote``, benchmarks/linked_write_split.py)."""
+
+
+def vote_rows(
+    terms: list[str], found: Voting, stats: Stats, limit: int, exclude: str, few: int = FEW_POSTINGS
+) -> list[str]:
     """:func:`vote`'s ``limit`` best ids (``exclude`` never among them) over the looked-up postings of ``terms``,
     summed over their rows in C (:func:`top_k`, the same floats and order as ``vote``'s): a write's vote walked
     up to 200 ids a term in Python, a tenth of a linked import's CPU past 40,000 memories. Asked for one more than
     ``limit``: ``exclude`` (a memory linked again is in its own postings) leaves the list afterwards. Which terms
-    nominate is judged on ``stats`` (n and df as they will be once this write lands), as the weights are."""
+    nominate is judged on ``stats`` (n and df as they will be once this write lands), as the weights are. Fewer
+    than ``few`` postings in all are summed by :func:`vote` itself."""
     n, df, rows = stats.n, stats.df, found.rows
     # a term has no rows only where the scope holds nothing (no ids either)
-    weighted = [(rows[t], stats.w(t)) for t in terms if t in rows and nominates(df.get(t, 0), n)]
-    ranked = [i for i, _ in top_k(found.table, weighted, limit + 1) if i != exclude]
+    voting = [t for t in terms if t in rows and nominates(df.get(t, 0), n)]
+    if sum(len(rows[t]) for t in voting) < few:
+        return [i for i, _ in vote(voting, found.ids, stats.w, limit, exclude=exclude)]
+    ranked = [i for i, _ in top_k(found.table, [(rows[t], stats.w(t)) for t in voting], limit + 1) if i != exclude]
     return ranked[:limit]
 
 

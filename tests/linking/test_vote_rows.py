@@ -43,6 +43,8 @@ def _same_vote(cache: IndexCache, scope: Scope, terms: list[str], exclude: str, 
         nominates=lambda t: nominates(stats.df.get(t, 0), stats.n),
         exclude=exclude,
     )
+    # every list through the rows (few=0: these lists are short enough that vote_rows would sum them as vote does)
+    assert vote_rows(voting, found, stats, limit, exclude, few=0) == [i for i, _ in expected]
     assert vote_rows(voting, found, stats, limit, exclude) == [i for i, _ in expected]
 
 
