@@ -91,3 +91,35 @@ def test_a_long_import_still_collects_every_generation_now_and_then(collector_on
     finally:
         gc.callbacks.remove(note)
     assert len(full) >= 1
+
+
+def _frozen_as_planned(seen: list[int], count: int) -> Iterator[tuple[dict, Any]]:
+    """Items for BatchAdd.run that note how many objects the collector holds frozen as each is planned."""
+    for number in range(count):
+        seen.append(gc.get_freeze_count())
+        yield {"content": f"Belt {number} slipped on the drive roller.", "memory_type": "episodic"}, None
+
+
+def test_a_full_pass_freezes_what_it_left_until_the_import_ends(collector_on: None) -> None:
+    """The objects alive after a full pass are frozen (the next pass walks only newer ones) and thawed at the end."""
+    assert gc.get_freeze_count() == 0
+    seen: list[int] = []
+    with kioko.connect("memory://", auto_link=True, embedder="offline") as layer:
+        BatchAdd(layer, "u", None, size=1).run(_frozen_as_planned(seen, FULL_PASS_BATCHES + 2))
+    assert seen[:FULL_PASS_BATCHES] == [0] * FULL_PASS_BATCHES
+    assert seen[FULL_PASS_BATCHES + 1] > 0  # taken after the first full pass (the one before it opened no batch yet)
+    assert gc.get_freeze_count() == 0
+
+
+def test_objects_the_process_froze_itself_stay_frozen(collector_on: None) -> None:
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        seen: list[int] = []
+        with kioko.connect("memory://", auto_link=True, embedder="offline") as layer:
+            BatchAdd(layer, "u", None, size=1).run(_frozen_as_planned(seen, FULL_PASS_BATCHES + 2))
+        # none frozen by the import (the count only falls, as frozen objects are freed), none thawed
+        assert max(seen) <= frozen
+        assert 0 < gc.get_freeze_count() <= frozen
+    finally:
+        gc.unfreeze()
