@@ -67,7 +67,7 @@ _NEW_VALUE = re.compile(
 )
 CUE = re.compile(
     r"\b(?:now|nowadays|these days|anymore|any more|no longer|actually|correction|corrected|instead|"
-    r"changed?|switch(?:ed)?|moved|pushed|postponed|delayed|brought forward|extended|rescheduled|updated?|"
+    r"changed?|switch(?:ed)?|moved|shifted|pushed|postponed|delayed|brought forward|extended|rescheduled|updated?|"
     r"from now on|not .+ but|new|turns out|i meant|scratch that|got promoted|went up|went down|"
     r"consolidated|grew|dropped|down to|up to|turned|slipped|raised|lowered|reorg|relocated|retrained|rebooked|"
     r"went back|lately|extended|upgraded|downgraded|migrated)\b",

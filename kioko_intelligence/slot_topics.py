@@ -94,11 +94,16 @@ def replaces_loosely(turn_text: str, candidates: int) -> bool:
     return candidates == 1 and bool(STRONG_CUE.search(turn_text)) and not ADDING.search(turn_text)
 
 
+_KIND_LABEL = re.compile(r"^\s*(?:Decision|Goal):\s*")
+"""The label a kind's memory opens with (``Decisions`` store "Decision: <text>."): no title of the statement's own."""
+
+
 def named_topic(topic: set[str], old: str, new: str, about: set[str]) -> bool:
     """Is a shared topic word what the older statement (``old``; ``about``: the words of what it is about, its
     subject) is about or titled, or the noun a name qualifies in both ("the Caterpillars room" / "the Butterflies
     room")? A word shared elsewhere ("line 2" of a sensor replaced by Maria and of dashboards on Grafana) says
     only that the two touch one thing."""
+    old = _KIND_LABEL.sub("", old)  # "Decision: Florist for the Harper wedding: ...": the title follows the label
     head, colon, _ = old.partition(":")
     title = read_slot(head) if colon and len(head) <= 60 else None
     titled = title.frame | {w for name in title.values.get("name", ()) for w in name.split()} if title else set()

@@ -58,6 +58,7 @@ from kioko_intelligence.plan_changes import attach as attach_rewrites
 from kioko_intelligence.plan_changes import dropped as dropped_items
 from kioko_intelligence.plan_changes import keyed as keyed_items
 from kioko_intelligence.profile_changes import profile_changes, relation_rewrites
+from kioko_intelligence.slot_aims import replaced_aim
 from kioko_intelligence.slot_continuations import continuation
 from kioko_intelligence.slot_counts import counted_change
 from kioko_intelligence.slot_marks import CANDIDATES, current
@@ -91,8 +92,13 @@ UNINDEXED = frozenset(info.name for info in KINDS if info.holds_value and not in
 """Kinds the term index does not keep (it keeps the linked ones): read by kind (the context reads them the same way)."""
 _OP_OF = {info.name: info.op for info in KINDS if info.restated and info.op}
 """Stored kind -> the operation a correction of it is written as (a new memory of its own kind)."""
-_COUNT_OPS = {kind: op for kind, op in _OP_OF.items() if kind in {Facts.kind, Knowledge.kind, Preferences.kind}}
-"""The kinds a count is stated as (a goal's count is its progress, see goal_reading; steps and rules are no counts)."""
+_COUNT_OPS = {
+    **{kind: op for kind, op in _OP_OF.items() if kind in {Facts.kind, Knowledge.kind, Preferences.kind}},
+    Episodes.kind: "episode",
+}
+"""The kinds a count is stated as ("Booked up with 12 clients this month" is an event; a goal's count is its
+progress, see goal_reading; steps and rules are no counts); each takes its new total as its own kind."""
+_GOALS = frozenset({Goals.kind})
 _HELD_KINDS = frozenset(info.name for info in KINDS if info.restated and info.section == "memories")
 """What an event that replaces a memory is stored as instead: the kind of the memory it replaces, when that is a
 plain memory (shown among the memories: not a goal, a procedure or a lesson, which have shapes of their own)."""
@@ -598,6 +604,9 @@ def resolve(
             continue
         stored = _stored(op)
         found = same_slot(memory, scope, text, turn_text, stored == Goals.kind, stored == Procedures.kind, session_id)
+        if not found and stored == Goals.kind:  # "my objective is now to walk the 10 km": the one open goal
+            aim = replaced_aim([r for r in held_kinds(memory, scope, _GOALS) if current(r)], turn_text)
+            found = [Replaced(aim[0], aim[1])] if aim else []
         replaced = [r for r in found if r.record.id not in claimed]
         if not replaced:
             continue

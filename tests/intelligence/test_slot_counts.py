@@ -43,6 +43,12 @@ def test_counts_are_numbers_standing_alone(text: str, said: list[int]) -> None:
             "Seven new altos joined after the open evening, which takes us to 39.",
             "We have 39 singers on the books.",
         ),
+        # an event holding a count ("booked up with ...") takes the new total as an event
+        (
+            "Booked up with 12 clients this month.",
+            "Four cancellations, so eight.",
+            "Booked up with eight clients this month.",
+        ),
         (
             "I let out 6 flats in total, all in Bedfordshire.",
             "Completed on the sale of the two in Dunstable, so it's four to look after now.",

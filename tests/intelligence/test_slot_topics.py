@@ -276,3 +276,22 @@ def test_named_subjects_are_two_things_each_statement_is_about() -> None:
     assert named_subjects("My son Rafael studies law.", "My daughter Ana studies medicine.")
     assert named_subjects("My brother lives in Hobart.", "My sister lives in Perth.")
     assert not named_subjects("DNS is on a Raspberry Pi.", "Office DNS runs on the old Dell tower.")
+
+
+def test_a_decision_is_titled_by_what_follows_its_label() -> None:
+    # stored as "Decision: Florist for the Harper wedding: Petal and Stem.": its title is "Florist for the Harper
+    # wedding", not the kind's label "Decision", so a newer state naming another florist for it is a marked conflict
+    old = "Florist for the Harper wedding: Petal and Stem, confirmed."
+    new = "Wild Bunch Flowers are doing the Harper flowers, contract signed this morning."
+    with _two_turns(old, new) as memory:
+        in_force = _in_force(memory)
+        assert [c for c in in_force if "Petal" in c] == []
+        newer = next(r for r in _records(memory) if "Wild Bunch" in r.content)
+        assert newer.metadata.get("conflicts_with")
+
+
+def test_a_slot_shifted_to_another_value_is_replaced() -> None:
+    old = "Director's call: the interval comes after scene 6."
+    new = "Interval's shifted to after scene 4, the first half was dragging."
+    with _two_turns(old, new) as memory:
+        assert [c for c in _in_force(memory) if "scene 6" in c] == []
