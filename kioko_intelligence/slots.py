@@ -68,6 +68,7 @@ from kioko_intelligence.slot_marks import VALUE_KINDS as VALUE_KINDS
 from kioko_intelligence.slot_marks import apply as apply
 from kioko_intelligence.slot_marks import stale_summaries as stale_summaries
 from kioko_intelligence.slot_reading import CUE, TITLE_DOT, Slot, new_value, old_values, read_slot, text_terms
+from kioko_intelligence.slot_sequences import further_along
 from kioko_intelligence.slot_subjects import different_subjects, named_subjects, subject_words
 from kioko_intelligence.slot_topics import GENERIC as _GENERIC
 from kioko_intelligence.slot_topics import LIKING_WORDS as _LIKING_WORDS
@@ -607,6 +608,9 @@ def resolve(
         if not found and stored == Goals.kind:  # "my objective is now to walk the 10 km": the one open goal
             aim = replaced_aim([r for r in held_kinds(memory, scope, _GOALS) if current(r)], turn_text)
             found = [Replaced(aim[0], aim[1])] if aim else []
+        if not found:  # "Reached lesson 20 of the Spanish course!" after "User is at lesson 12"
+            along = further_along(memory, scope, lambda t: _holding(memory, scope, t, False), text, turn_text)
+            found = [Replaced(r, True) for r in along]
         replaced = [r for r in found if r.record.id not in claimed]
         if not replaced:
             continue
