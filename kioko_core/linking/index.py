@@ -433,6 +433,34 @@ class IndexCache:
             table = stats.table
             return top_k(table, weighted, limit)
 
+    def holding(self, scope: Scope, ids: Sequence[str], terms: Sequence[str]) -> set[str] | None:
+        """Those of ``ids`` that hold one of ``terms``, from the terms' whole posting lists cached (as
+        :meth:`exact_top` scored them); None when a list is not cached whole (then read the records to know).
+        Recall's session mates read only the members of a session that hold one of the question's words."""
+        with self._lock:
+            stats = self._scopes.get(scope)
+            if stats is None:
+                return None
+            arrays = []
+            for term in terms:
+                entry = stats.terms.get(term)
+                if entry is None or len(entry.ids) < entry.df:
+                    return None
+                if entry.rows is None:
+                    entry.rows = stats.table.rows(entry.ids)
+                arrays.append(entry.rows)
+            # an id without a row is in no list that has rows: it holds none of the terms
+            row_of = stats.table.row_of
+            known = [i for i in ids if i in row_of]
+            if not known or not arrays:
+                return set()
+            rows = np.fromiter((row_of[i] for i in known), dtype=np.int32, count=len(known))
+            marked = np.zeros(len(stats.table.ids), dtype=bool)
+            for array in arrays:
+                marked[array] = True
+            held = marked[rows]
+        return {memory_id for memory_id, holds in zip(known, held.tolist()) if holds}
+
     def _sweep(self, reading: Scope) -> None:
         """Drop the cached scopes (other than ``reading``) from which another writer removed a record (a delete,
         a forgotten user), when a sweep is due; a scope another writer only added to or changed is left for its

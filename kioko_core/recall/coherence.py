@@ -67,6 +67,7 @@ def session_mates(
     sessions: int,
     members_of: Callable[[Sequence[str]], dict[str, list[str]]],
     read: Callable[[Sequence[str]], dict[str, Record]],
+    holding: Callable[[Sequence[str]], set[str] | None] | None = None,
 ) -> dict[str, float]:
     """The other memories of the sessions of the ``sessions`` best of ``near`` (scores by id; ``records``: those of
     every memory ranked already) that hold a term of ``weights`` (the question's terms and their weights): id -> the sum of the weights
@@ -77,7 +78,8 @@ def session_mates(
     signal (:func:`session_coherent`) could have lifted it. Its session's stronger matches are still there, and
     their sessions are few: reading those sessions (``members_of``: the ids under a session's term, at most
     :data:`MATES_READ` each; ``read``: records by id) brings it back, at a cost that does not grow with the user's
-    memory.
+    memory. ``holding``, when given, tells from the index which ids hold a term of ``weights`` (None: it cannot
+    say): only those are read.
     """
     chosen: list[str] = []
     for memory_id in sorted(near, key=lambda i: (-near[i], i)):
@@ -91,6 +93,9 @@ def session_mates(
     members = members_of([SESSION_TERM + session for session in chosen])
     # ``records`` holds every memory ranked already (those past ``near`` too): only the others are read
     unseen = [i for session in chosen for i in members.get(SESSION_TERM + session, []) if i not in records]
+    held_ids = holding(unseen) if holding is not None and unseen else None
+    if held_ids is not None:
+        unseen = [i for i in unseen if i in held_ids]
     mates: dict[str, float] = {}
     held, weight_of = weights.keys(), weights.get
     for memory_id, record in (read(unseen) if unseen else {}).items():

@@ -305,8 +305,9 @@ def retrieve(
         near = {i: lexical[i] for i in by_lexical[:SESSION_POOL]}
         if config.session_mates:  # the best matches' sessions lend their other matches (records read into pooled)
             members = lambda terms: layer.index.lookup(scope, terms, MATES_READ)[2]  # noqa: E731
+            holding = lambda ids: layer.index.holding(scope, ids, list(voting))  # noqa: E731
             mates = session_mates(
-                near, pooled, voting, config.session_mates, members, partial(layer.index.records, scope)
+                near, pooled, voting, config.session_mates, members, partial(layer.index.records, scope), holding
             )
             near.update(mates)
             lexical.update(mates)

@@ -54,28 +54,40 @@ def repeats_last(ids: Sequence[str], text_of: Callable[[str], str], share: float
     :func:`repeats`) moved behind the others, in its own order; ``share`` 0 keeps ``ids`` as they are."""
     if share <= 0:
         return list(ids[:wanted])
+    kept = distinct_ids(ids, text_of, share, wanted)
+    if len(kept) < wanted:  # every id was read: the repeats follow, in their order
+        chosen = set(kept)
+        kept += [i for i in ids if i not in chosen][: wanted - len(kept)]
+    return kept
+
+
+def distinct_ids(ids: Sequence[str], text_of: Callable[[str], str], share: float, wanted: int) -> list[str]:
+    """The first ``wanted`` of ``ids`` (best first) that repeat no memory kept before them (see :func:`repeats`)."""
     kept: list[str] = []
-    kept_runs: list[frozenset[str]] = []
-    every: set[str] = set()  # the runs of every kept memory: most candidates sharing none are let through at once
-    later: list[str] = []
+    kept_sizes: list[int] = []  # per kept memory, how many runs it has
+    holders: dict[str, list[int]] = {}  # run -> the kept memories holding it (their places in ``kept``)
+    every: set[str] = set()  # the runs of every kept memory
+    fewest = sys.maxsize  # the fewest runs a kept memory has
     for memory_id in ids:
         if len(kept) >= wanted:
             break
         runs = word_runs(text_of(memory_id))
-        if not runs.isdisjoint(every):
-            # one set intersection (in C) per kept memory, stopping at the first it repeats: at most ``wanted``
-            # of them, and a repeat (most candidates past 10,000 memories) is most often found among the first
-            size = len(runs)
-            repeat = False
-            for other in kept_runs:
-                shared = len(runs & other)
-                if shared and _shares_enough(min(size, len(other)), shared, share):
-                    repeat = True
-                    break
-            if repeat:
-                later.append(memory_id)
+        size = len(runs)
+        shared = runs & every
+        # a repeat shares at least min(SHARED_RUNS, the smaller text's runs) with one kept memory, so at least that
+        # many with all of them together: a candidate sharing fewer (a set phrase or two) is let through at once;
+        # otherwise the runs it shares with each kept memory are counted through the runs' holders
+        if len(shared) >= min(SHARED_RUNS, size, fewest):
+            counts: dict[int, int] = {}
+            for run in shared:
+                for place in holders[run]:
+                    counts[place] = counts.get(place, 0) + 1
+            if any(_shares_enough(min(size, kept_sizes[p]), n, share) for p, n in counts.items()):
                 continue
+        for run in runs:
+            holders.setdefault(run, []).append(len(kept))
         every |= runs
+        fewest = min(fewest, size)
         kept.append(memory_id)
-        kept_runs.append(runs)
-    return (kept + later)[:wanted]
+        kept_sizes.append(size)
+    return kept

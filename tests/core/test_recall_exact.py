@@ -174,3 +174,23 @@ def test_lists_made_whole_without_their_ids_handed_back(store: Store, make_layer
     assert [len(whole[t]) for t in terms] == [df[t] for t in terms]
     assert [firsts[t] for t in terms] == [whole[t][:3] for t in terms], "the newest first, as a whole list begins"
     assert top == vote(weights, whole, weights.__getitem__, 5)
+
+
+def test_holding_tells_from_whole_lists_which_ids_hold_a_term(store: Store, make_layer, user: str) -> None:
+    """``holding`` (recall's session mates read only the members holding a question's word): the ids that hold one
+    of the terms, from the lists cached whole; None while a list is not cached whole."""
+    layer = make_layer(auto_link=False, linker=BOUND)
+    ids = _fill(layer, user, 40)
+    scope = Scope(user)
+    cache = IndexCache(layer.store)
+    terms = ["t:lantern", "t:meadow"]
+    assert cache.holding(scope, ids, terms) is None  # nothing cached yet
+    cache.lookup(scope, terms, 3)
+    assert cache.holding(scope, ids, terms) is None  # only the 3 newest ids of each list
+    _, df, whole = cache.lookup_all(scope, terms, lambda t, count, size: True)
+    held = cache.holding(scope, ids, terms)
+    assert held == {i for i in ids if i in set(whole["t:lantern"]) | set(whole["t:meadow"])}
+    assert len(held) == len(set(whole["t:lantern"]) | set(whole["t:meadow"])) > 0
+    assert cache.holding(scope, ids, ["t:lantern"]) == set(whole["t:lantern"])
+    assert cache.holding(scope, ids[:5] + ["no-such-id"], terms) == held & set(ids[:5])
+    assert cache.holding(scope, ids, []) == set()
