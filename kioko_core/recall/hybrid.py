@@ -45,7 +45,7 @@ from kioko_core.recall.context_text import dated as dated
 from kioko_core.recall.context_text import goal_line as goal_line
 from kioko_core.recall.options import RecallConfig as RecallConfig  # its home was here: callers import it from here
 from kioko_core.recall.owned import owned
-from kioko_core.recall.repeats import repeats, repeats_last, word_runs
+from kioko_core.recall.repeats import distinct_ids, repeats, repeats_last, word_runs
 from kioko_core.recall.safety import READ_TERMS, SAFETY_TERM, bears_on, is_safety_relevant
 from kioko_core.recall.safety import SHOWN as SAFETY_SHOWN
 from kioko_core.store import Filter, InvalidRecordError, Record, Scope, check_scope
@@ -288,7 +288,7 @@ def retrieve(
     cohere = (config.session_weight > 0 or config.period_weight > 0) and not use_links
     # the session and period signals read the SESSION_POOL best; the repeats' collapse reads further down, so
     # that what the repeats leave is filled by other memories
-    wide = max(pool_size, SESSION_POOL, config.repeat_pool) if cohere else pool_size
+    wide = max(pool_size, SESSION_POOL, config.repeat_pool, config.distinct_read) if cohere else pool_size
     voting: dict[str, float] = {}
     lexical, postings, analysis = lexical_scores(layer, scope, read, config, wide, [goal_term], voting)
     matched = lexical
@@ -297,11 +297,22 @@ def retrieve(
     if cohere and lexical:
         # the best SESSION_POOL matches grouped by session, then cut to the pool (records through the index cache)
         by_lexical = sorted(lexical, key=lambda i: (-lexical[i], i))
-        pooled = layer.index.records(scope, by_lexical)
+        first = max(SESSION_POOL, config.repeat_pool)
+        pooled = layer.index.records(scope, by_lexical[:first])
+        text_of = lambda i: pooled[i].content if i in pooled else ""  # noqa: E731
+        distinct = False  # repeats took places among the SESSION_POOL best: the matches past them are read
+        if config.distinct_read > SESSION_POOL and config.repeat_share > 0 and len(by_lexical) > SESSION_POOL:
+            distinct = len(distinct_ids(by_lexical[:first], text_of, config.repeat_share, SESSION_POOL)) < SESSION_POOL
+            if distinct and len(by_lexical) > first:
+                pooled.update(layer.index.records(scope, by_lexical[first : config.distinct_read]))
         said = spoken_by_named(by_lexical, pooled, read.text) if config.speaker_weight else set()
         if said:  # "What did Caroline research?": what Caroline said goes before the same words said to her
             lexical = {i: v + config.speaker_weight if i in said else v for i, v in lexical.items()}
             by_lexical = sorted(lexical, key=lambda i: (-lexical[i], i))
+        if distinct:  # a repeat of a better match gives its place among the SESSION_POOL to the next match
+            ahead = repeats_last(by_lexical, text_of, config.repeat_share, SESSION_POOL)
+            in_pool = set(ahead)
+            by_lexical = ahead + [i for i in by_lexical if i not in in_pool]
         near = {i: lexical[i] for i in by_lexical[:SESSION_POOL]}
         if config.session_mates:  # the best matches' sessions lend their other matches (records read into pooled)
             members = lambda terms: layer.index.lookup(scope, terms, MATES_READ)[2]  # noqa: E731
@@ -321,14 +332,16 @@ def retrieve(
                 if memory_id in pooled and in_period(pooled[memory_id].created_at, period):
                     raised[memory_id] += config.period_weight * best
                     dated.add(memory_id)
-        best_first = sorted(raised, key=lambda i: (-raised[i], i)) + by_lexical[SESSION_POOL:]
+        # past the pool: the matches a session did not lend to it already (a lent one keeps what it was raised by)
+        past_pool = [i for i in by_lexical[SESSION_POOL:] if i not in raised]
+        best_first = sorted(raised, key=lambda i: (-raised[i], i)) + past_pool
         best_first = repeats_last(
             best_first,
             lambda i: pooled[i].content if i in pooled else "",
             config.repeat_share if config.repeat_pool else 0.0,
             pool_size,
         )
-        raised.update((i, lexical[i]) for i in by_lexical[SESSION_POOL:])
+        raised.update((i, lexical[i]) for i in past_pool)
         lexical = {i: raised[i] for i in best_first[:pool_size]}
     dense_weight = config.dense_weight
     if dense_weight is None:

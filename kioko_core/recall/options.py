@@ -98,6 +98,17 @@ class RecallConfig:
     repeats leave in the pool of ``candidates`` are filled by other memories (the session and period signals
     still read the :data:`~kioko_core.recall.coherence.SESSION_POOL` best). 0: the pool is cut as before. 100 at
     100,000 memories: R@10 0.448 at 2.1x the CPU of a recall at 1,000; 300: 0.455 at 8x (docs/recall.md)."""
+    distinct_read: int = 0
+    """Without links followed (``links=0``): how many of the best lexical matches may be read so that the
+    :data:`~kioko_core.recall.coherence.SESSION_POOL` best, which the session, period and mates signals read, are
+    distinct memories: when repeats (:mod:`~kioko_core.recall.repeats`) hold places there, the matches past them are
+    read and a repeat of a better match gives its place to the next one. Past tens of thousands of memories one
+    common word of a question ties hundreds of memories, many repeating each other, and the pool is cut among the
+    tied by their ids, so a question's evidence seldom makes it. On ``benchmarks/user_scale.py``'s fill
+    (conversation 26, SQLite) 200 raised R@10 0.617 / 0.525 / 0.479 -> 0.617 / 0.545 / 0.504 at 1,000 / 10,000 /
+    100,000 memories (0.777x -> 0.817x), the held-out conversation 30 0.669 / 0.626 -> 0.669 / 0.638, LoCoMo the same
+    in every figure; but a recall's CPU at 100,000 went about 3.5 -> 12 ms (the extra records read, and compared),
+    against 1.8 -> 2.4 ms at 1,000, so it is off by default (docs/recall.md). 0 (or at most the pool): off."""
     when_weight: float = 0.3
     """A question that asks for a time ("when did ...", "how long ...": :data:`~kioko_core.reading.query_and_draft.ASKS_WHEN`):
     a memory found for it whose text tells a time ("yesterday", "last week", "two weeks ago", a month or a year:
@@ -120,12 +131,12 @@ class RecallConfig:
         context_budget.check_budget(self.budget, "recall budget")
         if self.fusion not in ("sum", "rrf"):
             raise InvalidRecordError(f"recall fusion must be 'sum' or 'rrf', got {self.fusion!r}")
-        for name in ("candidates", "limit", "goals", "graph_seeds", "repeat_pool", "session_mates"):
+        for name in ("candidates", "limit", "goals", "graph_seeds", "repeat_pool", "session_mates", "distinct_read"):
             value = getattr(self, name)
             if (
                 isinstance(value, bool)
                 or not isinstance(value, int)
-                or value < (0 if name in ("goals", "repeat_pool", "session_mates") else 1)
+                or value < (0 if name in ("goals", "repeat_pool", "session_mates", "distinct_read") else 1)
             ):
                 raise InvalidRecordError(f"recall {name} must be a positive integer, got {value!r}")
         for name in (

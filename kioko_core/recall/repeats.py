@@ -64,7 +64,7 @@ def repeats_last(ids: Sequence[str], text_of: Callable[[str], str], share: float
 def distinct_ids(ids: Sequence[str], text_of: Callable[[str], str], share: float, wanted: int) -> list[str]:
     """The first ``wanted`` of ``ids`` (best first) that repeat no memory kept before them (see :func:`repeats`)."""
     kept: list[str] = []
-    kept_sizes: list[int] = []  # per kept memory, how many runs it has
+    kept_runs: list[frozenset[str]] = []
     holders: dict[str, list[int]] = {}  # run -> the kept memories holding it (their places in ``kept``)
     every: set[str] = set()  # the runs of every kept memory
     fewest = sys.maxsize  # the fewest runs a kept memory has
@@ -74,20 +74,24 @@ def distinct_ids(ids: Sequence[str], text_of: Callable[[str], str], share: float
         runs = word_runs(text_of(memory_id))
         size = len(runs)
         shared = runs & every
-        # a repeat shares at least min(SHARED_RUNS, the smaller text's runs) with one kept memory, so at least that
-        # many with all of them together: a candidate sharing fewer (a set phrase or two) is let through at once;
-        # otherwise the runs it shares with each kept memory are counted through the runs' holders
-        if len(shared) >= min(SHARED_RUNS, size, fewest):
-            counts: dict[int, int] = {}
-            for run in shared:
-                for place in holders[run]:
-                    counts[place] = counts.get(place, 0) + 1
-            if any(_shares_enough(min(size, kept_sizes[p]), n, share) for p, n in counts.items()):
+        # a repeat shares at least ``least`` runs with one kept memory (min(SHARED_RUNS, the smaller text's runs)),
+        # so at least that many with all of them together: a candidate sharing fewer is let through at once. A kept
+        # memory holding ``least`` of the shared runs holds one of any len(shared) - least + 1 of them: only the
+        # holders of that many of the rarest are compared (one set intersection, in C, each), not those of the set
+        # phrases ("shares a photo") most kept memories hold
+        least = min(SHARED_RUNS, size, fewest)
+        if len(shared) >= least:
+            rarest = sorted(shared, key=lambda run: len(holders[run]))[: len(shared) - least + 1]
+            places = sorted({place for run in rarest for place in holders[run]})
+            if any(
+                _shares_enough(min(size, len(kept_runs[place])), len(runs & kept_runs[place]), share)
+                for place in places
+            ):
                 continue
         for run in runs:
             holders.setdefault(run, []).append(len(kept))
         every |= runs
         fewest = min(fewest, size)
         kept.append(memory_id)
-        kept_sizes.append(size)
+        kept_runs.append(runs)
     return kept

@@ -104,3 +104,31 @@ def test_the_counted_collapse_is_the_pairwise_rule() -> None:
 
     for wanted in (5, 40, 300):
         assert repeats_last(ids, texts.__getitem__, 0.5, wanted) == pairwise(wanted)
+
+
+@pytest.mark.parametrize("store", ["memory", "sqlite"])
+def test_repeats_give_their_places_in_the_session_pool(store: str, tmp_path: Path) -> None:
+    """150 memories repeat one remark about the kayak, each with its own ending, and one other memory holds the
+    question's word as they do: all 151 tie, and the repeats' ids sort first, so they filled the 100 places the session
+    signals read and the other memory was never a candidate. With ``distinct_read`` the repeats give their places
+    there to the next matches, and the other memory comes second (after the first of the repeats)."""
+    url = "memory://" if store == "memory" else f"sqlite:///{tmp_path / 'distinct.db'}"
+    layer = kioko.connect(url, auto_link=False, embedder="offline")
+    rows = [
+        {"content": f"{REMARK} and that was note {i}.", "session_id": f"talk-{i // 40}", "id": f"r{i:03d}"}
+        for i in range(150)
+    ]
+    rows.append({"content": "Ann: my sister borrowed the kayak for the weekend.", "session_id": "lake", "id": "zz"})
+    # other talk, so that "kayak" (in 151 of 851 memories) is no word most memories hold
+    rows += [
+        {"content": f"Sam: memo {i} says the office opens at {i % 12 + 1}.", "id": f"n{i:03d}"} for i in range(700)
+    ]
+    layer.add_many([{**row, "created_at": 1_700_000_000.0 + 60.0 * i} for i, row in enumerate(rows)], user_id="u")
+    question = "Who has the kayak?"
+    distinct = {"distinct_read": 200}
+    found = [m.record.id for m in layer.recall(question, user_id="u", links=0, limit=10, config=distinct).memories]
+    assert found[1] == "zz"
+    assert found[0].startswith("r")
+    plain = layer.recall(question, user_id="u", links=0, limit=10).memories  # off by default
+    assert "zz" not in [m.record.id for m in plain]
+    layer.close()
