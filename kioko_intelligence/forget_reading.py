@@ -191,7 +191,9 @@ class ForgetReading(TurnReading):
                 if r.at == request.at
             )
             by_rows = _rows_read(said) and shapes.kind_named(request.thing) is None and not referring
-            if by_rows and not (request.subject or shapes.PERSON_PRONOUN.match(request.thing)):
+            if by_rows and not (
+                request.subject or shapes.PERSON_PRONOUN.match(request.thing) or _pronoun(request.thing)
+            ):
                 continue
             resolved = [] if request.at in earlier and _pronoun(request.thing) else self._resolve(request, texts)
             earlier.add(request.at)
@@ -259,6 +261,7 @@ class ForgetReading(TurnReading):
             role = re.search(r"\bmy\s+(ex|[a-z]+(?:-in-law)?)\b", clause, re.IGNORECASE)
             if person and role:
                 return [("item", f"everything about my {role.group(1)}", at)]
+        guess: Resolved = []
         for at, clause in [] if person else request.antecedents:
             if shapes.SUBJECT_FRAME.match(clause.strip().rstrip(".!?")):
                 continue
@@ -266,17 +269,22 @@ class ForgetReading(TurnReading):
             if kind is not None:
                 return [("kind", kind, at)]
             topics: Resolved = [("item", _mine(t), at) for t in _topics(clause)]
-            if topics:
-                # the clause's topic, else the first thing it names that a memory holds ("I shared the Aadhaar
-                # number by mistake, kindly delete it")
-                return next(([t] for t in topics if self._would_forget([t])), topics[:1])
-        return self._said_earlier(thing, person, collective)
+            # the clause's topic, else the first thing it names that a memory holds ("I shared the Aadhaar number
+            # by mistake, kindly delete it"); a clause naming nothing held ("On second thoughts") is passed over
+            held = next(([t] for t in topics if self._would_forget([t])), [])
+            if held:
+                return held
+            guess = guess or topics[:1]
+        # "it" after nothing is often "never mind" ("oh forget it"): the turn before only with a pointer at memory
+        just = thing.lower() in ("this", "that") or shapes.points_at_memory(texts[request.at])
+        return self._said_earlier(thing, person, collective, just) or guess
 
-    def _said_earlier(self, thing: str, person: bool, collective: bool) -> list[tuple[str, str, int | None]]:
+    def _said_earlier(self, thing: str, person: bool, collective: bool, just: bool) -> Resolved:
         """What a pronoun with nothing before it in its turn stands for, from the session's earlier turns (newest
         first: "You know the alarm code for the shop?" / "We've had the system replaced." / "So get rid of it"):
-        a name a memory holds for a person, else a kind or a thing a memory holds. Nothing is guessed: a thing
-        no memory holds is not taken."""
+        a name a memory holds for a person, else a kind or a thing a memory holds; with ``just`` ("forget that",
+        "strike it from the record"), else what the turn before stored. Nothing is guessed: a thing no memory
+        holds is not taken."""
         earlier = self.earlier_turns()
         for said in earlier:
             for clause in reversed([c for text in sentences(said) for c in shapes.clauses_of(shapes.standard(text))]):
@@ -296,7 +304,32 @@ class ForgetReading(TurnReading):
                 for topic in _topics(clause):
                     if self._would_forget([("item", _mine(topic), None)], earlier):
                         return [("item", _mine(topic), None)]
+        if just and not person and re.fullmatch(r"it|this|that", thing, re.IGNORECASE):
+            # "My salary is 52k." / "Hmm, on second thoughts, don't remember that.": what the turn before stored
+            return [("memory", i, None) for i in self.just_stored()]
         return []
+
+    def just_stored(self) -> list[str]:
+        """The ids of the memories the session's previous turn wrote (its log's ``stored`` lines) that are still
+        held: what "forget that" means when nothing else is named."""
+        if not self.turn.session_id:
+            return []
+        waiting = session_log(self.memory, self.scope, self.turn.session_id)["waiting"]
+        lines = waiting[-1].splitlines() if waiting else []
+        stored = [line[len("stored: ") :] for line in lines if line.startswith("stored: ")]
+        found: list[str] = []
+        for text in stored:
+            key, _, value = text.partition(" ")
+            slot = self.memory.profile.record(key, **self.who) if key in _SLOT_KEYS else None
+            if slot is not None and str(slot.metadata.get("value", "")) == value:  # a slot's line: "location Hove"
+                found.append(slot.id)
+                continue
+            words = set(content_words(text)) - {"user"}
+            for record in self.related(text, limit=5):
+                theirs = set(content_words(record.content)) - {"user"}
+                if words and words <= theirs and theirs <= words | _SLOT_WORDS and record.id not in found:
+                    found.append(record.id)
+        return found
 
     def earlier_turns(self) -> list[str]:
         """The user's words in the session's turns before this one (at most :data:`EARLIER_TURNS`, newest first),
@@ -324,6 +357,9 @@ class ForgetReading(TurnReading):
 
     def _forget_as(self, what: str, value: str) -> None:
         if what == "hold":
+            return
+        if what == "memory":
+            self.add("memory.delete", target=value, reason="the user asked to forget what they had just said")
             return
         if what == "subject":
             self.forget_subject(value)
@@ -446,6 +482,9 @@ Resolved = list[tuple[str, str, int | None]]
 pronoun stood for, None for one of the session's earlier turns)."""
 _ONE_PERSON = re.compile(r"^(?:him|her|the\s+(?:man|woman|guy|lad|lass|bloke|girl|boy))$", re.IGNORECASE)
 """A pronoun for one person: with two names before it, whom it means is not known."""
+_SLOT_KEYS = frozenset(rules.SLOTS.values())
+_SLOT_WORDS = frozenset({"is", "are"})
+"""Words a stored memory may add to what its op said (a profile slot's line is "location Hove")."""
 EARLIER_TURNS = 3
 """How many of the session's earlier turns a pronoun may reach back to."""
 

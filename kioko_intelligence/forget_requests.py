@@ -91,7 +91,8 @@ def standard(text: str) -> str:
 STRONG = r"forget|erase|purge|expunge|unlearn|unsave|un-?remember|withdraw"
 """Verbs that take something out of what is kept whatever their object."""
 WEAK = (
-    r"delete|remove|wipe(?:\s+out)?|scrub|clear(?:\s+out)?|drop|ditch|bin|scrap|toss|chuck|turf|lose|dump|trash|junk|nuke|cancel|strike|"
+    r"delete|remove|wipe(?:\s+out)?|scrub|clear(?:\s+out)?|drop|ditch|bin|scrap|scratch|toss|chuck|turf|lose|dump|trash|junk|"
+    r"nuke|cancel|strike|cross\s+(?:out|off)|"
     r"throw\s+(?:away|out)|get\s+rid\s+of|get\s+shot\s+of|let\s+go\s+of|take|get"
 )
 """Everyday verbs of getting rid of something ("wipe out the ash", "remove the lid"): an act only with a pointer at
@@ -154,8 +155,8 @@ _PASSIVE = re.compile(
     re.IGNORECASE,
 )
 _POINTER = re.compile(
-    r"\b(?:your|ur|yer|the\s+assistant's)\s+(?:memory|memories|notes|records|books|files|head|brain|system|list)\b|"
-    r"\bfrom\s+(?:memory|memories|the\s+records)\b|\bon\s+(?:file|record)\b|"
+    r"\b(?:your|ur|yer|the\s+assistant's)\s+(?:memory|memories|notes|records?|books|files|head|brain|system|list)\b|"
+    r"\bfrom\s+(?:memory|memories|the\s+records?)\b|\bon\s+(?:file|record)\b|"
     r"\byou(?:'ve|\s+have)?\s+(?:got|have|know|hold|keep|stored|remember|heard)\b|\b(?:i|we)\s+(?:gave|told|sent)\s+you\b",
     re.IGNORECASE,
 )
@@ -173,7 +174,7 @@ _OBJECT_END = re.compile(
     r"\s*[,;:\u2014\u2013]\s*|\s+from\s+(?:whatever|what|everything|anything|all)\s+(?:you|ye|u)\b.*$|"
     r"\s+(?:that\s+)?(?:you|ye|u)(?:'ve|\s+have)?\s+(?:got|have|know|hold|keep|stored)\b.*$|"
     r"\s+(?:that\s+|what\s+)?(?:i|we)(?:'ve|\s+have)?\s+(?:given|gave|told|named|mentioned|said|shared)\b.*$|\s+-\s+|\s+(?:because|since|as|cause|cos|'cause|so|but|and\s+(?:i|we))\s+|"
-    r"\s+(?:from|out\s+of|off|in)\s+(?:your|ur|yer|the|my)\s+(?:memory|memories|notes|records|books|files|head|brain|"
+    r"\s+(?:from|out\s+of|off|in)\s+(?:your|ur|yer|the|my)\s+(?:memory|memories|notes|records?|books|files|head|brain|"
     r"system|list)\b.*$|\s+(?:for\s+me|for\s+good|entirely|completely|altogether|too|as\s+well|please|now|ah|lah|eh|"
     r"hor|again|anymore|any\s+more|at\s+all|can|only|yeah|lol|thanks|ta)\s*$",
     re.IGNORECASE,
@@ -195,7 +196,7 @@ THING_PRONOUN = re.compile(
 )
 _LEAD = re.compile(
     r"^(?:(?:right|ok(?:ay)?|so|well|oh|ah|ach|och|oi|eh|hey|look|listen|actually|nah|yeah|no|hmm+|on\s+reflection|"
-    r"on\s+second\s+thought|hold\s+on|wait|one\s+more\s+thing|by\s+the\s+way|also|and|but)\b[,!.]?\s+)+",
+    r"on\s+second\s+thoughts?|hold\s+on|wait|one\s+more\s+thing|by\s+the\s+way|also|and|but)\b[,!.]?\s+)+",
     re.IGNORECASE,
 )
 _VERB_START = re.compile(
@@ -242,6 +243,11 @@ class Request:
     firm: bool = True
     """False for an everyday verb with no pointer at what is kept ("Ditch that number"): read as a request only
     when a memory holds the thing; else the sentence is read as any other."""
+
+
+def points_at_memory(text: str) -> bool:
+    """Whether ``text`` points at what the assistant keeps ("from the record", "out of your notes", "you've got")."""
+    return _POINTER.search(standard(text)) is not None
 
 
 def clauses_of(sentence: str) -> list[str]:
@@ -318,6 +324,8 @@ def _act_of(clause: str, whole: str) -> tuple[str, bool, bool] | None:
         if thing is None or not _DETERMINED.match(thing):
             return None  # "Don't store passwords in plain text" is a rule, not a request to forget
     thing = re.sub(r"^(?:about|of|on)\s+", "", thing.strip(), flags=re.IGNORECASE)
+    if _JUST_SAID.fullmatch(_OBJECT_END.split(thing, maxsplit=1)[0].strip(" .!?")):
+        thing = "that"  # "forget I said that", "delete what I just told you": what the user has just said
     subject = SUBJECT_FRAME.match(thing)
     if subject:
         return _OBJECT_END.split(subject.group("subject").strip(), maxsplit=1)[0].strip(" .!?"), True, firm
@@ -338,6 +346,13 @@ def topic_of(clause: str) -> str:
     return head if 0 < len(head.split()) <= 6 else ""
 
 
+_JUST_SAID = re.compile(
+    r"(?:(?:what|everything|all)\s+)?(?:i|we)\s+(?:just\s+|ever\s+)?(?:said|told\s+you|wrote|typed|mentioned|shared)"
+    r"(?:\s+(?:that|it|this|earlier|before|just\s+now|there|about\s+(?:that|it|this)))?|"
+    r"(?:that|the|my)\s+last\s+(?:bit|thing|part|one|message|line|sentence|comment)|that\s+bit|that\s+one",
+    re.IGNORECASE,
+)
+"""What the user has just said, named as said ("forget I said that", "delete that last bit"): read as "that"."""
 _NOUN_PHRASE = re.compile(
     r"\b(?:the|my|our|that|this|those|these|his|her|their|your)\s+(?P<words>[\w'-]+(?:\s+[\w'-]+){0,3})", re.IGNORECASE
 )
@@ -453,6 +468,7 @@ __all__ = [
     "kind_mentioned",
     "kind_named",
     "noun_phrases",
+    "points_at_memory",
     "read_requests",
     "standard",
     "topic_of",

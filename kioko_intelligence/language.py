@@ -15,7 +15,7 @@ from kioko_core.kinds.registry import KINDS
 from kioko_core.privacy.held_texts import keeps_text
 from kioko_core.reading.analysis import STOP_WORDS, analyze, stem
 from kioko_intelligence.forget_requests import asks_to_forget
-from kioko_intelligence.reactions import is_reaction
+from kioko_intelligence.reactions import is_pause, is_reaction
 from kioko_intelligence.rules import CHATTER, CHATTER_WHOLE, FORGET_NOT_GATED, PROCEDURE, first, instruction_rule, plain
 
 # --------------------------------------------------------------------------- sentences and clauses
@@ -174,7 +174,7 @@ def gate_reason(sentence_text: str) -> str | None:
         return "empty"
     if _NEVER_GATED.search(sentence_text) or asks_to_forget(sentence_text):
         return None
-    if is_small_talk(sentence_text) or is_reaction(sentence_text):
+    if is_small_talk(sentence_text) or is_reaction(sentence_text) or is_pause(sentence_text):
         return "small talk"
     said = plain(bare(sentence_text))
     if first(PROCEDURE, said) or instruction_rule(said):
@@ -219,7 +219,8 @@ def gate(text: str) -> str | None:
     said = sentences(text)
     reasons = [gate_reason(s) for s in said] or ["empty"]
     if any(r is None for r in reasons):
-        pointing = [r is None and points_back(s) for s, r in zip(said, reasons)]
+        # "Forget that." points back too, but at what the user said: it is read
+        pointing = [r is None and points_back(s) and not asks_to_forget(s) for s, r in zip(said, reasons)]
         if all(p or r is not None for p, r in zip(pointing, reasons)) and any(pointing):
             return "a reply to what was just said"
         return None

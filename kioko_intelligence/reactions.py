@@ -20,6 +20,8 @@ ta thanks thank thankyou thanx thx tnx tx ty tysm tyvm cheers merci danke dankes
 grazie obrigado obrigada spasibo spasiba arigato arigatou arigatō domo tak takk tack kiitos dzięki dziekuje
 dziękuję shukran asante xiexie xièxie gamsahamnida kamsahamnida dhanyavaad dhanyavad shukriya toda efharisto
 teşekkürler tesekkurler sağol mahalo salamat beaucoup mille vielen muchas muito tante bolshoe obliged
+diolch dziękuję dziekuje děkuji dekuji köszönöm koszonom multumesc mulțumesc hvala efcharisto evcharisto
+nandri dhonnobad terima kasih matur nuwun xie appreciated appreciate shot chur ngiyabonga enkosi baie dankie
 """.split()
 )
 """Thanks, in English and in the languages users write from."""
@@ -31,6 +33,9 @@ amazing awesome excellent superb splendid marvellous marvelous wonderful terrifi
 quick fast speedy clever smart helpful kind funny hilarious brutal harsh wild crazy mad bonkers classic
 cute adorable genius gold gem star treasure right true fair enough indeed quite exactly correct precisely
 bueno bene benissimo perfetto bien wunderbar toll prima genial top bravo chapeau clear
+bon bonne super très tres schön schon sehr gut muy bella bello buono ottimo świetnie swietnie dobrze dobre
+lush ace boss lekker sharp sorted spot-on lowkey highkey slaps bussin valid based elite peak banger goat vibes
+noice nais shweet sweeet coolio dandy nifty ripper stellar spiffy snazzy gorgeous fair play
 """.split()
 )
 """Words of praise or judgement of what was said."""
@@ -41,7 +46,9 @@ alamak aiyo aiyoh aiyah haiya lah leh lor mah hor sia walao yay woo woohoo hoora
 mhm mm-hm uh-huh uh hmm hm ha hah haha heh hehe lol lmao lmfao rofl omg omfg ole olé voila voilà ja jawohl si sí
 oui nein da nyet hai vale claro allora va boom bingo bet word ngl tbh fr yessir aight ight nvm k kk okie okey
 dokey okey-dokey righto righty roger copy wilco affirmative noted understood gotcha yep yup yeah yes yea nah no
-nope ok okay alright sure amen phew whew welp well onya mamma mia
+nope ok okay alright sure amen phew whew welp well onya mamma mia ayy ayyy ayo aye-aye yass yasss cap facts
+deffo defo totes innit ey oi ahh aah ooh-la-la oh-la-la ouais bof tja naja och-aye jeepers cor blimey begorrah
+haw hoo whoo yup-yup nice-one ta-da tada respect
 """.split()
 )
 """Sounds and one-word answers that react without saying anything."""
@@ -51,6 +58,8 @@ you y'all yall ya u ye you're youre ur you've you'll thee are were is was be 's 
 these those so very really too such pretty just as always ever again a an the and but or of for to at all much
 lot lots one ones bit little what how mate dear love luv friend bro bruv fam chief boss sir ma'am madam guys
 folks man girl buddy pal god bless lord heavens goodness oh gosh thank there here now then most
+million bunch ton heaps loads muchly kindly bredren bredrin bru bra bruh cuz mon ami amigo hombre dude fella
+lads lass hun babe darling pet hen duck chuck sweetie kid our
 """.split()
 )
 """Words that frame a reaction ("you are so quick", "God bless you, my friend", "that's very good of you")."""
@@ -71,4 +80,36 @@ def is_reaction(sentence: str) -> bool:
     return bool(reacting) and all(w in _WORDS for w in words)
 
 
-__all__ = ["FRAME", "GRATITUDE", "INTERJECTIONS", "MAX_WORDS", "PRAISE", "is_reaction"]
+PAUSE = re.compile(
+    r"^(?:one\s+(?:moment|sec(?:ond)?|mo|minute|tick)|just\s+a\s+(?:sec(?:ond)?|moment|minute|tick|mo)|hold\s+on|"
+    r"hang\s+on|bear\s+with\s+me|give\s+me\s+(?:a|one)\s+(?:sec(?:ond)?|moment|minute|mo)|wait\s+a\s+(?:sec(?:ond)?|"
+    r"moment|minute)|brb|be\s+right\s+back|back\s+in\s+a\s+(?:sec(?:ond)?|bit|minute|moment|mo|tick|jiffy)|gtg|g2g|"
+    r"got\s+to\s+go|gotta\s+go|ttyl|afk|excuse\s+me)\b[\s,.!:;\u2014-]*(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+MAX_PAUSE_WORDS = 7
+"""A pause is at most this many words after its opener ("the telephone is ringing", "someone's at the door")."""
+
+
+def is_pause(sentence: str) -> bool:
+    """Whether ``sentence`` only steps away from the conversation ("One moment, the telephone is ringing.", "Hang on,
+    kettle's boiling", "brb, door"): a pause opener and at most :data:`MAX_PAUSE_WORDS` words of what interrupts,
+    none of the user (I, my, we ...), no digit, no name or date (a capital after the first word) and no verb in the
+    past: "Hold on, the meeting moved to Friday", "Hang on, the password changed" say something and are read as
+    usual."""
+    found = PAUSE.match(sentence.strip().replace("\u2019", "'"))
+    if found is None:
+        return False
+    rest = found.group("rest").strip(" .!?")
+    words = _WORD.findall(rest)
+    return (
+        len(words) <= MAX_PAUSE_WORDS
+        and not any(c.isdigit() for c in rest)
+        and not _USER.search(rest)
+        and not re.search(r"\b(?:my|mine)\b", rest, re.IGNORECASE)
+        and not any(w[:1].isupper() for w in words[1:])
+        and not any(len(w) > 4 and w.lower().endswith("ed") for w in words)  # "the password changed" is news
+    )
+
+
+__all__ = ["FRAME", "GRATITUDE", "INTERJECTIONS", "MAX_WORDS", "PAUSE", "PRAISE", "is_pause", "is_reaction"]

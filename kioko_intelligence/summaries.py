@@ -26,7 +26,7 @@ from kioko_core.privacy.secrets import redact
 from kioko_core.reading.analysis import analyze
 from kioko_core.store import Delete, Record, Scope, Upsert
 from kioko_intelligence.forget_requests import read_requests
-from kioko_intelligence.language import about_user, gate_reason, importance, sentences
+from kioko_intelligence.language import about_user, gate_reason, importance, points_back, sentences
 from kioko_intelligence.rules import plain
 
 if TYPE_CHECKING:
@@ -331,8 +331,8 @@ def offline_points(turns: list[str]) -> list[str]:
 def _points(text: str, stored: list[set[str]], start: int, seen: list[str]) -> list[tuple[float, int, str]]:
     found: list[tuple[float, int, str]] = []
     for said in sentences(text):
-        if gate_reason(said) is not None or len(said.split()) < 4:
-            continue
+        if gate_reason(said) is not None or len(said.split()) < 4 or points_back(said):
+            continue  # "Thanks, I'll try that" says nothing a summary could keep
         if (
             FORGET_REQUEST.search(said)
             or read_requests([said])

@@ -176,3 +176,28 @@ def test_a_forget_said_with_actually_restates_nothing(memory) -> None:
     )
     assert [op.op for op in report.ops if op.status == "applied"] == ["memory.delete"]
     assert _held(memory, "kaya.b22") == []
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "Hmm, on second thoughts, don't remember that.",
+        "Actually, forget I said that.",
+        "Scratch that, delete it.",
+        "That's private, strike it from the record.",
+    ],
+)
+def test_forget_that_takes_what_the_turn_before_stored(memory, request_text) -> None:
+    _said(memory, ["I keep bees in the back garden."], "s1")
+    memory.record_turn("I'm seeing a therapist on Tuesdays.", "Okay.", session_id="s2", **U)
+    report = memory.record_turn(request_text, "Done.", session_id="s2", **U)
+    memory.end_session("s2", **U)
+    assert _held(memory, "therapist") == []
+    assert [op.op for op in report.ops if op.status == "applied"] == ["memory.delete"]
+    assert _held(memory, "bees")
+
+
+def test_oh_forget_it_is_never_mind_and_forgets_nothing(memory) -> None:
+    memory.record_turn("My sister's name is Ruth.", "Okay.", session_id="s1", **U)
+    memory.record_turn("Oh forget it, I'll sort the booking myself.", "Okay.", session_id="s1", **U)
+    assert _held(memory, "Ruth")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from kioko_intelligence.reactions import is_reaction
+from kioko_intelligence.reactions import is_pause, is_reaction
 
 U = {"user_id": "bea", "session_id": "s1"}
 REACTIONS = [
@@ -52,3 +52,32 @@ def test_reactions_are_recognised(text: str) -> None:
 )
 def test_a_sentence_saying_something_of_the_user_or_the_world_is_no_reaction(text: str) -> None:
     assert not is_reaction(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Sound, thanks a million.", "Fair play to ya.", "no cap that slaps", "Danke schön, very kind.", "Ah bon, super."],
+)
+def test_reactions_in_more_voices_are_recognised(text: str) -> None:
+    assert is_reaction(text)
+
+
+@pytest.mark.parametrize("text", ["One moment, the telephone is ringing.", "Hang on, kettle's boiling.", "brb, door"])
+def test_a_pause_stores_nothing(memory, text: str) -> None:
+    memory.record_turn("I keep bees on an allotment in Leeds.", "Okay.", **U)
+    report = memory.record_turn(text, "Sure.", **U)
+    assert [op for op in report.ops if op.status == "applied"] == []
+    assert is_pause(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hold on, the meeting moved to Friday.",
+        "Hang on, the password changed.",
+        "One sec, I need to check my diary for the 14th.",
+        "Hang on, my daughter is calling.",
+    ],
+)
+def test_a_pause_that_says_something_is_read_as_usual(text: str) -> None:
+    assert not is_pause(text)
