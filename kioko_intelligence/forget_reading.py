@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
+import kioko_intelligence.forget_context as context
 import kioko_intelligence.forget_requests as shapes
 import kioko_intelligence.rules as rules
 from kioko_core.errors import KiokoError
@@ -20,7 +21,6 @@ from kioko_intelligence.language import (
     sentences,
 )
 from kioko_intelligence.ops import SKIPPED
-from kioko_intelligence.summaries import session_log
 from kioko_intelligence.turn_reading import TurnReading
 
 
@@ -83,6 +83,11 @@ class ForgetReading(TurnReading):
         phrase = found[1].group("phrase")
         phrase = rules.FORGET_FRAME.sub("", rules.CUT.split(bare(phrase), maxsplit=1)[0], count=1)
         phrase = rules.FORGET_TAIL.sub("", phrase).strip()
+        named = [word for pattern, words in context.WH_SLOTS if pattern.search(phrase) for word in words]
+        if named:  # "forget where I live", "the info about how much I earn": the slots that say it
+            for word in named:
+                self.forget(f"forget my {word}")
+            return True
         related = RELATED_FRAME.match(phrase)
         if related is not None:  # "everything related to Bluefin": a subject
             phrase = phrase[related.end() :].strip()
@@ -191,9 +196,11 @@ class ForgetReading(TurnReading):
                 if r.at == request.at
             )
             by_rows = _rows_read(said) and shapes.kind_named(request.thing) is None and not referring
-            if by_rows and not (
-                request.subject or shapes.PERSON_PRONOUN.match(request.thing) or _pronoun(request.thing)
-            ):
+            # the rows read one thing, and a pronoun only through a name in its own turn: several things, and a
+            # pronoun resolved here, are ours
+            pronoun = _pronoun(request.thing) or shapes.PERSON_PRONOUN.match(request.thing) is not None
+            several = len(shapes.items_of(request.thing)) > 1
+            if by_rows and not (request.subject or pronoun or several):
                 continue
             resolved = [] if request.at in earlier and _pronoun(request.thing) else self._resolve(request, texts)
             earlier.add(request.at)
@@ -206,9 +213,7 @@ class ForgetReading(TurnReading):
                     used.update(t for t in texts if _names(t, value))
                 if source is not None and len(texts[source].split()) <= 6 and request.firm:
                     used.add(texts[source])
-            # the rows read a pronoun only through a name in its own turn: one resolved here is ours
-            pronoun = _pronoun(request.thing) or shapes.PERSON_PRONOUN.match(request.thing) is not None
-            if (by_rows and not (pronoun and resolved)) or not resolved:
+            if (by_rows and not ((pronoun or several) and resolved)) or not resolved:
                 continue
             actions.setdefault(said, []).extend((what, value) for what, value, _ in resolved)
         # a request's own sentence is read by what reads it (the rows or the actions above), never only used up
@@ -228,7 +233,7 @@ class ForgetReading(TurnReading):
             return bool(taken) or any(op.status != SKIPPED for op in made)
         targets = [op.target for op in taken if isinstance(op.target, str)]
         records = [r for r in self.memory.store.get(self.scope, targets) if r is not None] if targets else []
-        return any(not _echoes(r.content, besides) for r in records)
+        return any(not context.echoes(r.content, besides) for r in records)
 
     def _resolve(self, request: shapes.Request, texts: list[str]) -> list[tuple[str, str, int | None]]:
         """What a request asks to forget, as (``"kind"`` / ``"subject"`` / ``"item"``, what, the sentence its
@@ -242,7 +247,7 @@ class ForgetReading(TurnReading):
             if request.subject:
                 names = self._known(_full_names_of(thing))
                 return [("subject", n, None) for n in names] or [("item", f"everything about {thing}", None)]
-            return [("item", thing, None)]
+            return [("item", part, None) for part in shapes.items_of(thing)]  # "my address and my salary"
         if thing.lower() in ("this", "that") and ":" in texts[request.at]:
             return [("hold", "", None)]  # "don't you dare save this: my real name is ...": nothing of it is read
         collective = request.subject or person or not re.fullmatch(r"it|this|that", thing, re.IGNORECASE)
@@ -268,7 +273,7 @@ class ForgetReading(TurnReading):
             kind = shapes.kind_mentioned(clause)
             if kind is not None:
                 return [("kind", kind, at)]
-            topics: Resolved = [("item", _mine(t), at) for t in _topics(clause)]
+            topics: Resolved = [("item", context.mine(t), at) for t in context.topics(clause)]
             # the clause's topic, else the first thing it names that a memory holds ("I shared the Aadhaar number
             # by mistake, kindly delete it"); a clause naming nothing held ("On second thoughts") is passed over
             held = next(([t] for t in topics if self._would_forget([t])), [])
@@ -301,49 +306,21 @@ class ForgetReading(TurnReading):
                 kind = shapes.kind_mentioned(clause) if collective else None
                 if kind is not None:
                     return [("kind", kind, None)]
-                for topic in _topics(clause):
-                    if self._would_forget([("item", _mine(topic), None)], earlier):
-                        return [("item", _mine(topic), None)]
+                for topic in context.topics(clause):
+                    if self._would_forget([("item", context.mine(topic), None)], earlier):
+                        return [("item", context.mine(topic), None)]
         if just and not person and re.fullmatch(r"it|this|that", thing, re.IGNORECASE):
             # "My salary is 52k." / "Hmm, on second thoughts, don't remember that.": what the turn before stored
             return [("memory", i, None) for i in self.just_stored()]
         return []
 
     def just_stored(self) -> list[str]:
-        """The ids of the memories the session's previous turn wrote (its log's ``stored`` lines) that are still
-        held: what "forget that" means when nothing else is named."""
-        if not self.turn.session_id:
-            return []
-        waiting = session_log(self.memory, self.scope, self.turn.session_id)["waiting"]
-        lines = waiting[-1].splitlines() if waiting else []
-        stored = [line[len("stored: ") :] for line in lines if line.startswith("stored: ")]
-        found: list[str] = []
-        for text in stored:
-            key, _, value = text.partition(" ")
-            slot = self.memory.profile.record(key, **self.who) if key in _SLOT_KEYS else None
-            if slot is not None and str(slot.metadata.get("value", "")) == value:  # a slot's line: "location Hove"
-                found.append(slot.id)
-                continue
-            words = set(content_words(text)) - {"user"}
-            for record in self.related(text, limit=5):
-                theirs = set(content_words(record.content)) - {"user"}
-                if words and words <= theirs and theirs <= words | _SLOT_WORDS and record.id not in found:
-                    found.append(record.id)
-        return found
+        """The memories the session's previous turn wrote (:func:`.forget_context.just_stored`)."""
+        return context.just_stored(self.memory, self.scope, self.turn.session_id)
 
     def earlier_turns(self) -> list[str]:
-        """The user's words in the session's turns before this one (at most :data:`EARLIER_TURNS`, newest first),
-        from the session's log of turns waiting to be summarised."""
-        if not self.turn.session_id:
-            return []
-        waiting = session_log(self.memory, self.scope, self.turn.session_id)["waiting"]
-        said = [
-            line[len("user: ") :]
-            for turn in reversed(waiting)
-            for line in turn.splitlines()
-            if line.startswith("user: ")
-        ]
-        return said[:EARLIER_TURNS]
+        """The session's earlier turns, newest first (:func:`.forget_context.earlier_turns`)."""
+        return context.earlier_turns(self.memory, self.scope, self.turn.session_id)
 
     def _known(self, names: list[str]) -> list[str]:
         known = []
@@ -470,35 +447,11 @@ _GIVEN = r"[A-Z][a-z][\w'-]*(?:\s+[A-Z][a-z][\w'-]*)?"
 _PLAN = re.compile(r"\bplan\b", re.IGNORECASE)
 
 
-def _echoes(content: str, turns: list[str]) -> bool:
-    """Whether a memory only repeats one of ``turns`` (every word of it said there): the memory of the earlier
-    turn itself ("The landlord changed it on Friday"), not a memory of what the turn pointed at."""
-    words = set(content_words(content)) - {"user"}
-    return any(words <= set(content_words(turn)) | {"user"} for turn in turns)
-
-
 Resolved = list[tuple[str, str, int | None]]
 """What a request asks to forget: (``"kind"`` / ``"subject"`` / ``"item"`` / ``"hold"``, what, the sentence its
 pronoun stood for, None for one of the session's earlier turns)."""
 _ONE_PERSON = re.compile(r"^(?:him|her|the\s+(?:man|woman|guy|lad|lass|bloke|girl|boy))$", re.IGNORECASE)
 """A pronoun for one person: with two names before it, whom it means is not known."""
-_SLOT_KEYS = frozenset(rules.SLOTS.values())
-_SLOT_WORDS = frozenset({"is", "are"})
-"""Words a stored memory may add to what its op said (a profile slot's line is "location Hove")."""
-EARLIER_TURNS = 3
-"""How many of the session's earlier turns a pronoun may reach back to."""
-
-
-def _topics(clause: str) -> list[str]:
-    """What a clause is about, for a pronoun after it: its topic (:func:`.forget_requests.topic_of`), then the
-    things it names with a determiner."""
-    found = [t for t in [shapes.topic_of(clause), *shapes.noun_phrases(clause)] if t and content_words(t)]
-    return list(dict.fromkeys(found))
-
-
-def _mine(topic: str) -> str:
-    """ "Date of birth - this you must not keep": a thing said bare is the user's own."""
-    return topic if re.match(r"(?:my|the|that|this|our|your|a|an)\b", topic, re.I) else f"my {topic}"
 
 
 def _rows_read(sentence_text: str) -> bool:

@@ -91,8 +91,8 @@ def standard(text: str) -> str:
 STRONG = r"forget|erase|purge|expunge|unlearn|unsave|un-?remember|withdraw"
 """Verbs that take something out of what is kept whatever their object."""
 WEAK = (
-    r"delete|remove|wipe(?:\s+out)?|scrub|clear(?:\s+out)?|drop|ditch|bin|scrap|scratch|toss|chuck|turf|lose|dump|trash|junk|"
-    r"nuke|cancel|strike|cross\s+(?:out|off)|"
+    r"delete|remove|wipe(?:\s+out)?|scrub|clear(?:\s+out)?|drop|ditch|bin|scrap|toss|chuck|turf|lose|dump|trash|junk|"
+    r"nuke|cancel|strike|"
     r"throw\s+(?:away|out)|get\s+rid\s+of|get\s+shot\s+of|let\s+go\s+of|take|get"
 )
 """Everyday verbs of getting rid of something ("wipe out the ash", "remove the lid"): an act only with a pointer at
@@ -140,6 +140,12 @@ _REFUSED = re.compile(
     rf"(?P<rest>.*)$",
     re.IGNORECASE,
 )
+_NOT_TO_KNOW = re.compile(
+    rf"^(?:i\s+)?(?:don't|do\s+not|dont|would\s+rather\s+not|'d\s+rather\s+not)\s+(?:want|need|have|like)\s+"
+    rf"(?:you|ya|u)\s+(?:to\s+)?(?:know|knowing|have|having|{KEEP}|{KEEPING}|remembering)\s+(?P<rest>.+)$",
+    re.IGNORECASE,
+)
+"""A refusal said as what the user does not want the assistant to do: "I don't want you knowing my salary"."""
 _NO_NOTE = re.compile(
     r"^(?:retain|keep|hold|have|store)\s+no\s+(?:note|record|trace|copy|mention)s?\s+(?:of\s+)?(?P<rest>.*)$",
     re.IGNORECASE,
@@ -175,7 +181,8 @@ _OBJECT_END = re.compile(
     r"\s+(?:that\s+)?(?:you|ye|u)(?:'ve|\s+have)?\s+(?:got|have|know|hold|keep|stored)\b.*$|"
     r"\s+(?:that\s+|what\s+)?(?:i|we)(?:'ve|\s+have)?\s+(?:given|gave|told|named|mentioned|said|shared)\b.*$|\s+-\s+|\s+(?:because|since|as|cause|cos|'cause|so|but|and\s+(?:i|we))\s+|"
     r"\s+(?:from|out\s+of|off|in)\s+(?:your|ur|yer|the|my)\s+(?:memory|memories|notes|records?|books|files|head|brain|"
-    r"system|list)\b.*$|\s+(?:for\s+me|for\s+good|entirely|completely|altogether|too|as\s+well|please|now|ah|lah|eh|"
+    r"system|list)\b.*$|\s+(?:on|in)\s+(?:file|record|the\s+record|memory)\b.*$|"
+    r"\s+(?:for\s+me|for\s+good|entirely|completely|altogether|too|as\s+well|please|now|ah|lah|eh|"
     r"hor|again|anymore|any\s+more|at\s+all|can|only|yeah|lol|thanks|ta)\s*$",
     re.IGNORECASE,
 )
@@ -195,7 +202,7 @@ THING_PRONOUN = re.compile(
     re.IGNORECASE,
 )
 _LEAD = re.compile(
-    r"^(?:(?:right|ok(?:ay)?|so|well|oh|ah|ach|och|oi|eh|hey|look|listen|actually|nah|yeah|no|hmm+|on\s+reflection|"
+    r"^(?:(?:right|ok(?:ay)?|so|well|oh|ah|ach|och|oi|eh|hey|look|listen|actually|nah|yeah|no(?!\s+need)|hmm+|on\s+reflection|"
     r"on\s+second\s+thoughts?|hold\s+on|wait|one\s+more\s+thing|by\s+the\s+way|also|and|but)\b[,!.]?\s+)+",
     re.IGNORECASE,
 )
@@ -269,6 +276,8 @@ def act_of(clause: str, whole: str) -> tuple[str, bool, bool] | None:
 
 def _act_of(clause: str, whole: str) -> tuple[str, bool, bool] | None:
     said = _COURTESY.sub("", _LEAD.sub("", standard(clause.strip().rstrip(".!?"))), count=1).strip()
+    if _GONE.fullmatch(said):  # "That salary figure I gave you - gone, please": what the clause before named
+        return ("it", False, True) if _POINTER.search(standard(whole)) else None  # "Misty? Gone." is news
     fronted_object = _FRONTED_OBJECT.match(said)
     if fronted_object:  # "This customer number you shall please delete"
         verb = fronted_object.group("verb")
@@ -311,11 +320,14 @@ def _act_of(clause: str, whole: str) -> tuple[str, bool, bool] | None:
         )
         head = _OBJECT_END.split(rest, maxsplit=1)[0].strip(" .!?")
         data = _DETERMINED.match(rest) is not None and DATA_NOUNS.search(head) is not None
-        if weak and not (pointed or bare_act or data):
+        said_bit = None if _JUST_SAID.fullmatch(head) else _SAID_BIT.match(head) or _SAID_STUFF.match(head)
+        if weak and not (pointed or bare_act or data or said_bit):
             return None
         thing = rest
+        if said_bit:  # "Lose the bit about my salary", "Drop the five-a-side stuff": the thing it points at
+            thing, firm = said_bit.group("thing"), True
     else:
-        for pattern in (_REFUSED, _NO_NOTE, _NOT_HELD, _PASSIVE):
+        for pattern in (_NOT_TO_KNOW, _REFUSED, _NO_NOTE, _NOT_HELD, _PASSIVE):
             hit = pattern.search(said)
             if hit is not None:
                 # "this you must not keep": the thing said before the refusal
@@ -324,6 +336,9 @@ def _act_of(clause: str, whole: str) -> tuple[str, bool, bool] | None:
         if thing is None or not _DETERMINED.match(thing):
             return None  # "Don't store passwords in plain text" is a rule, not a request to forget
     thing = re.sub(r"^(?:about|of|on)\s+", "", thing.strip(), flags=re.IGNORECASE)
+    exists = _EXISTS.fullmatch(_OBJECT_END.split(thing, maxsplit=1)[0].strip(" .!?"))
+    if exists:  # "Don't bring up Jordan again, forget he exists": everything about him
+        return {"he": "him", "she": "her"}.get(exists.group(1).lower(), "them"), True, firm
     if _JUST_SAID.fullmatch(_OBJECT_END.split(thing, maxsplit=1)[0].strip(" .!?")):
         thing = "that"  # "forget I said that", "delete what I just told you": what the user has just said
     subject = SUBJECT_FRAME.match(thing)
@@ -353,26 +368,78 @@ _JUST_SAID = re.compile(
     re.IGNORECASE,
 )
 """What the user has just said, named as said ("forget I said that", "delete that last bit"): read as "that"."""
-_NOUN_PHRASE = re.compile(
-    r"\b(?:the|my|our|that|this|those|these|his|her|their|your)\s+(?P<words>[\w'-]+(?:\s+[\w'-]+){0,3})", re.IGNORECASE
-)
-_PHRASE_END = re.compile(
-    r"\s+(?:by|to|for|from|in|on|at|with|of|is|was|are|were|and|or|but|because|since|when|that|which|who|has|have|"
-    r"had|will|would|can|could|did|does|do|got|gets|went|'s)\b.*$",
+_SAID_BIT = re.compile(
+    r"^(?:the|that|this|those|these)\s+(?:bit|bits|part|parts|stuff|thing|things|info|information|details?|note)\s+"
+    r"(?:about|on|regarding|re|concerning)\s+(?P<thing>.+)$",
     re.IGNORECASE,
 )
+_SAID_STUFF = re.compile(
+    r"^(?P<thing>(?:the|that|this|my|our)\s+(?:[\w'-]+\s+){1,3}?)(?:stuff|thing|things|business|bit|info)$",
+    re.IGNORECASE,
+)
+"""What points at something the user said ("the bit about my salary", "the five-a-side stuff"): with an everyday verb
+("lose", "drop"), a request to forget it."""
+_GONE = re.compile(r"(?:gone|away\s+with\s+it|out|binned|scrapped|deleted|erased|forgotten|off\s+the\s+record)", re.I)
+"""A clause that is only the act, said as its result ("- gone, please")."""
+_EXISTS = re.compile(
+    r"(?:that\s+)?(he|she|they)\s+(?:exists?|ever\s+existed|was\s+ever\s+(?:a\s+thing|born|here))", re.I
+)
+_ABOUT = re.compile(r"^(?:about|re|regarding|as\s+for|as\s+to|concerning)\s+(?P<thing>.+)$", re.IGNORECASE)
+_PARTS = re.compile(r"\s*,\s*(?:and\s+|&\s+)?|\s+(?:and|&|plus|as\s+well\s+as)\s+", re.IGNORECASE)
+_LISTED = re.compile(r"(?:(?:and|&)\s+)?(?:my|the|his|her|their|our)\s+[\w'-]+(?:\s+[\w'-]+){0,3}", re.IGNORECASE)
+"""A clause after a request that only names one more thing ("..., my address and my GP")."""
+_DETERMINED_PART = re.compile(r"(?:my|the|that|this|his|her|their|our)\s+\w", re.IGNORECASE)
+
+
+def items_of(thing: str) -> list[str]:
+    """The things a request names together ("my address and my salary", "my salary, my address and my GP",
+    "Rosa and Tiago"): every part said with a determiner or as a name; the thing itself when it is one, or when a
+    part is neither ("salt and pepper", "my GP and stop asking")."""
+    parts = [p.strip(" .!?") for p in _PARTS.split(thing) if p and p.strip(" .!?")]
+    named = [
+        p
+        for p in parts
+        if _DETERMINED_PART.match(p)
+        or (all(w[:1].isupper() for w in p.split()) and p.split()[0].lower() not in _NOT_NAMES)
+    ]
+    return named if len(named) >= 2 and len(named) == len([p for p in parts if p.lower() not in _TAILS]) else [thing]
+
+
+_NOT_NAMES = frozenset("i please thanks cheers ta ok okay".split())
+_TAILS = frozenset("please thanks thank you cheers ta ok okay too as well for me".split())
+
+
+_DETERMINERS = frozenset("the my our that this those these his her their your".split())
+_PHRASE_ENDS = (
+    frozenset(
+        """by to for from in on at with of about is was are were and or but because since when that which who has have had
+    will would can could did does do got gets went i you we he she they it me us them""".split()
+    )
+    | _DETERMINERS
+)
+NOUN_PHRASE_WORDS = 4
+"""Longest thing named after a determiner, in words."""
 
 
 def noun_phrases(clause: str) -> list[str]:
     """The things a clause names with a determiner ("I shared the Aadhaar number by mistake" -> "the Aadhaar
-    number"; "You know the alarm code for the shop?" -> "the alarm code"), in order: what a pronoun after it may
-    stand for."""
+    number"; "I've changed my mind about sharing my address" -> "my mind", "my address"; "My salary's none of your
+    business" -> "My salary's none", "My salary"), in order: what a pronoun after it may stand for."""
+    words = re.findall(r"[\w'-]+", standard(clause))
     found = []
-    for match in _NOUN_PHRASE.finditer(standard(clause).rstrip(".!?")):
-        words = _PHRASE_END.sub("", " " + match.group("words")).strip()
-        if words:
-            found.append(match.group(0)[: match.start("words") - match.start()] + words)
-    return found
+    for at, word in enumerate(words):
+        if word.lower() not in _DETERMINERS:
+            continue
+        taken: list[str] = []
+        for following in words[at + 1 : at + 1 + NOUN_PHRASE_WORDS]:
+            if following.lower() in _PHRASE_ENDS:
+                break
+            taken.append(following)
+            if following.lower().endswith("'s"):  # "My salary's none": the owner alone too
+                found.append(" ".join([word, *taken])[: -len("'s")])
+        if taken:
+            found.append(" ".join([word, *taken]))
+    return list(dict.fromkeys(found))
 
 
 def read_requests(sentences: list[str]) -> list[Request]:
@@ -399,9 +466,19 @@ def read_requests(sentences: list[str]) -> list[Request]:
             elif THING_PRONOUN.match(thing) and position and SUBJECT_FRAME.match(clauses[position - 1].strip(" .!?")):
                 # "Whatever you've got on the man, get shot of it": the pronoun is the subject just framed
                 thing, subject, firm = framed[0].group("subject").strip(), True, True
+            about = _ABOUT.match(clauses[position - 1].strip()) if position and not thing else None
+            if about:  # "About my address: delete."
+                thing, firm = about.group("thing").strip(" .!?"), True
             if not thing and not found:
                 before.append((index, clause))  # "then wipe": a step, unless a request came before
                 continue
+            listed = []
+            for following in clauses[position + 1 :]:  # "Forget my salary, my address and my GP."
+                if not _LISTED.match(following.strip(" .!?")):
+                    break
+                listed.append(re.sub(r"^(?:and|&)\s+", "", following.strip(" .!?"), flags=re.IGNORECASE))
+            if listed and _DETERMINED_PART.match(thing):
+                thing = ", ".join([thing, *listed])
             found.append(Request(index, thing or "it", subject, list(reversed(before)), firm))
             before.append((index, clause))
     return found
@@ -466,6 +543,7 @@ __all__ = [
     "asks_to_forget",
     "clauses_of",
     "kind_mentioned",
+    "items_of",
     "kind_named",
     "noun_phrases",
     "points_at_memory",

@@ -558,6 +558,19 @@ def _original(text: str, value: str) -> str:
     return found.group(0) if found else value
 
 
+def _keep_forgotten_slots(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope) -> None:
+    """A profile slot the turn forgets gets no new value from the same words ("About my address: delete." set the
+    address to "delete")."""
+    deleting = {op.target for op in ops if op.op == "memory.delete" and op.status == "planned" and op.target}
+    for op in ops if deleting else []:
+        key = op.fields.get("key")
+        if op.op != "profile.set" or op.status != "planned" or not isinstance(key, str):
+            continue
+        held = memory.profile.record(key, user_id=scope.user_id, agent_id=scope.agent_id)
+        if held is not None and held.id in deleting:
+            op.status, op.error = SKIPPED, "the turn forgets this slot"
+
+
 def _covers(stored: str, said: str) -> bool:
     words = set(text_terms(said))
     return bool(words) and 2 * len(words & set(text_terms(stored))) >= len(words)
@@ -574,6 +587,7 @@ def resolve(
     """
     corrections(memory, ops, scope, turn_text)
     profile_changes(memory, ops, scope, turn_text)
+    _keep_forgotten_slots(memory, ops, scope)
     working_changes(memory, ops, scope, session_id, turn_text)
     for op in ops:
         if op.status == "planned" and op.action == "add" and op.kind in ADDING:

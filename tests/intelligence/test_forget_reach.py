@@ -17,7 +17,7 @@ import pytest
 from kioko_core.layer.scoped import SESSIONS_AGENT
 from kioko_core.store import Scope
 from kioko_intelligence.forget_items import without_item
-from kioko_intelligence.forget_requests import read_requests, standard
+from kioko_intelligence.forget_requests import items_of, read_requests, standard
 
 U = {"user_id": "oona"}
 SAID = [
@@ -183,7 +183,7 @@ def test_a_forget_said_with_actually_restates_nothing(memory) -> None:
     [
         "Hmm, on second thoughts, don't remember that.",
         "Actually, forget I said that.",
-        "Scratch that, delete it.",
+        "Bin that, I shouldn't have said it.",
         "That's private, strike it from the record.",
     ],
 )
@@ -201,3 +201,75 @@ def test_oh_forget_it_is_never_mind_and_forgets_nothing(memory) -> None:
     memory.record_turn("My sister's name is Ruth.", "Okay.", session_id="s1", **U)
     memory.record_turn("Oh forget it, I'll sort the booking myself.", "Okay.", session_id="s1", **U)
     assert _held(memory, "Ruth")
+
+
+BASE = [
+    "My salary is 52k a year.",
+    "My home address is 22 Pell Street.",
+    "I play five-a-side on Thursdays.",
+    "My GP is Dr Mensah.",
+]
+
+
+@pytest.mark.parametrize(
+    "request_text,gone",
+    [
+        ("No need to keep my salary on file.", ["52k"]),
+        ("I don't want you knowing my salary.", ["52k"]),
+        ("Lose the bit about my salary.", ["52k"]),
+        ("That salary figure I gave you - gone, please.", ["52k"]),
+        ("Forget my address and my salary.", ["52k", "Pell Street"]),
+        ("Forget my salary, my address and my GP.", ["52k", "Pell Street", "Mensah"]),
+        ("About my address: delete.", ["Pell Street"]),
+        ("Delete the info about where I live.", ["Pell Street"]),
+        ("Forget how much I earn.", ["52k"]),
+        ("Drop the five-a-side stuff, I've packed it in.", ["five-a-side"]),
+    ],
+)
+def test_more_shapes_of_a_forget_take_every_thing_they_name(memory, request_text, gone) -> None:
+    _said(memory, BASE, "s1")
+    report = memory.record_turn(request_text, "Done.", session_id="s2", **U)
+    memory.end_session("s2", **U)
+    for value in gone:
+        assert _held(memory, value) == [], value
+    assert [op.op for op in report.ops if op.status == "applied" and not op.op.startswith("memory.")] == []
+    assert len([r for r in memory.memories(**U) if r.kind != "summary"]) == len(BASE) - len(gone)
+
+
+def test_two_persons_named_together_both_go(memory) -> None:
+    said = [
+        "My flatmate Rosa pays the internet bill.",
+        "Rosa's boyfriend Tiago is a chef.",
+        "My cousin Ben lives in Derby.",
+    ]
+    _said(memory, said, "s1")
+    memory.record_turn("Forget Rosa and Tiago, they've moved out.", "Done.", session_id="s2", **U)
+    assert _held(memory, "Rosa") == []
+    assert _held(memory, "Tiago") == []
+    assert _held(memory, "Derby")
+
+
+def test_forget_he_exists_is_everything_about_him(memory) -> None:
+    _said(memory, ["My ex Jordan still has my bike.", "I play five-a-side on Thursdays."], "s1")
+    memory.record_turn("Don't bring up Jordan ever again, forget he exists.", "Okay.", session_id="s2", **U)
+    assert _held(memory, "Jordan") == []
+    assert _held(memory, "five-a-side")
+
+
+@pytest.mark.parametrize("thing", ["salt and pepper", "Tom and Jerry cartoons", "my GP and stop asking", "my salary"])
+def test_one_thing_is_not_split_into_several(thing) -> None:
+    assert items_of(thing) == [thing]
+
+
+def test_everyday_verbs_on_things_of_the_world_forget_nothing(memory) -> None:
+    _said(memory, BASE, "s1")
+    for text in ["Drop the kids at school first.", "Lose the attitude, mate.", "About the match: it's off."]:
+        report = memory.record_turn(text, "Okay.", session_id="s2", **U)
+        assert not [op for op in report.ops if op.op == "memory.delete" and op.status == "applied"], text
+    assert len([r for r in memory.memories(**U) if r.kind != "summary"]) >= len(BASE)
+
+
+def test_gone_said_of_a_thing_of_the_world_forgets_nothing(memory) -> None:
+    _said(memory, ["My old cat Misty sleeps on the boiler."], "s1")
+    memory.record_turn("Misty? Gone, sadly.", "I'm sorry.", session_id="s2", **U)
+    assert _held(memory, "Misty")
