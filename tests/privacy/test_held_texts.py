@@ -32,6 +32,7 @@ NOT_TEXT = {
     "kioko_backends.sqlite.statements._select_links": "a count of ids: the SQL statement's shape",
     "kioko_backends.sqlite.statements._terms_df": "a count of terms: the SQL statement's shape",
     "kioko_backends.sqlite.statements._select_states": "a count of ids: the SQL statement's shape",
+    "kioko_backends.sqlite.statements._scope_generations": "a count of scopes: the SQL statement's shape",
 }
 
 
