@@ -27,6 +27,7 @@ from kioko_core.reading.analysis import STOP_WORDS, stem
 from kioko_core.store import Record
 from kioko_intelligence.activities import activity
 from kioko_intelligence.choices import choice_of, decision_body, held_choice, named_choice, names_in, replace_choice
+from kioko_intelligence.commitments import committed_name, newest_decision, old_choice, says_over
 from kioko_intelligence.forget_reading import ForgetReading
 from kioko_intelligence.goal_reading import GoalReading
 from kioko_intelligence.language import (
@@ -351,7 +352,24 @@ class _Reading(GoalReading, ForgetReading):
         moved = rules.first(rules.MOVED, text)
         if moved and self.move(text, None, rules.TIME_TAIL.sub("", bare(moved[1].group("place")))):
             return True
-        return self.switch_by_cue(text, changed)
+        return self.switch_by_cue(text, changed) or self.switch_by_commitment(text)
+
+    def switch_by_commitment(self, text: str) -> bool:
+        """ "Signed with Moorcroft Lettings" after "going with Brightwater as the letting agent": a choice made for another
+        name replaces the decision it shares a word with, or, said as over ("after all"), the newest (:mod:`.commitments`)."""
+        new = committed_name(text)
+        if new is None:
+            return False
+        candidates = list(reversed(self.current_decisions(text)))
+        newest = newest_decision(self.memory, self.scope) if says_over(text) else None
+        if newest is not None and all(d.id != newest.id for d in candidates):
+            candidates.append(newest)
+        for decision in candidates:
+            old = old_choice(decision, new, text)
+            if old is not None:
+                why = rules.RATIONALE.split(text, maxsplit=1)
+                return self.replace_decision(text, old, new, bare(why[1]) if len(why) > 1 else None)
+        return False
 
     def switch_by_cue(self, text: str, changed: bool) -> bool:
         """ "Airflow is out, we're on Dagster now": a current decision's choice named with a change cue and another name."""
