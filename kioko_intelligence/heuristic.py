@@ -30,6 +30,7 @@ from kioko_intelligence.choices import choice_of, decision_body, held_choice, na
 from kioko_intelligence.commitments import committed_name, newest_decision, old_choice, says_over
 from kioko_intelligence.forget_reading import ForgetReading
 from kioko_intelligence.goal_reading import GoalReading
+from kioko_intelligence.instruction_cases import older_for_case
 from kioko_intelligence.language import (
     _IRREGULAR_PAST,
     about_user,
@@ -311,11 +312,16 @@ class _Reading(GoalReading, ForgetReading):
             return False
         rule = re.sub(r"^(?:please|pls|just)\s+", "", bare(rule), flags=re.IGNORECASE)
         rule = re.sub(r"\s*,?\s+(?:please|pls|thanks|thank you)$", "", rule, flags=re.IGNORECASE)
+        said = about_user(rule) if rules.FIRST_PERSON.match(rule) else sentence(capitalise(rule))
+        fields: dict[str, Any] = {"text": said}
+        older = older_for_case(self.memory, self.scope, said)
+        if older:  # "For pairings just give me ..." after "When I ask for a pairing, give me ..."
+            fields["supersedes"] = older
         self.add(
             "instruction.add",
-            text=about_user(rule) if rules.FIRST_PERSON.match(rule) else sentence(capitalise(rule)),
-            reason="a standing instruction for every answer",
+            reason="a standing instruction for every answer" + (", for the case an older one was for" if older else ""),
             text_for_importance=text,
+            **fields,
         )
         return True
 

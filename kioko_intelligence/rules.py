@@ -299,6 +299,19 @@ def about_answering(text: str) -> bool:
     return ANSWERING.search(text) is not None
 
 
+_ASKED = (
+    r"give me|use|assume|answer|reply|respond|write|send me|show me|put|keep|stop|start|include|add|leave out|skip|"
+    r"avoid|be|make|call me|tell me|mention|list|suggest|recommend|draft|format|quote|cite|refer to|pick|stick to|"
+    r"default to|go with|lead with|open with|start with|end with"
+)
+"""What the user asks the assistant to do in an instruction said with a recurring case ("When I ask for a pairing,
+give me one red and one white"): a verb of answering, of any topic."""
+_ONE_OFF = (
+    r"(?:get a (?:chance|minute|moment|sec)|have (?:a (?:chance|minute|moment|sec)|time)|can|are done|'re done|"
+    r"finish|'re free|are free|see this|read this)"
+)
+"""A case that happens once ("When you get a chance, check the logs"): a request, not a standing instruction."""
+
 INSTRUCTION: tuple[Row, ...] = (
     row(
         "instruction.add",
@@ -362,6 +375,23 @@ INSTRUCTION: tuple[Row, ...] = (
         r"^(?P<rule>(?:when|whenever|if)\s+you\s+.+)$",
         "When you write SQL for me, use Postgres syntax",
         needs=about_answering,
+    ),
+    row(
+        "instruction.add",
+        rf"^(?P<rule>(?:when(?:ever)?|each time|every time|any ?time)\s+(?:you|i)\s+(?!{_ONE_OFF})[^,]{{3,60}},\s*"
+        rf"(?:please\s+|just\s+|always\s+)?(?:{_ASKED})\b.+)$",
+        "When you give me commands, assume Ubuntu and apt",
+    ),
+    row(
+        "instruction.add",
+        rf"^(?:please\s+|just\s+)?(?P<rule>(?:{_ASKED})\b.+?,?\s+(?:always|every time|each time|every single time))$",
+        "Give me times in Zulu, always",
+    ),
+    row(
+        "instruction.add",
+        rf"^(?P<rule>for\s+(?:any\s+|all\s+)?[\w'-]{{2,30}}[a-z]s,?\s+(?:please\s+|just\s+|always\s+)?"
+        rf"(?:{_ASKED})\b.+)$",
+        "For pairings just give me your single best bottle",
     ),
     row(
         "instruction.add",

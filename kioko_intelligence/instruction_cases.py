@@ -1,0 +1,61 @@
+"""The case an instruction is for: a newer instruction for the same case replaces the older.
+
+"When I ask for a pairing, give me one red and one white", then "For pairings just give me your single best
+bottle": both are said for one case (a pairing), so the second is the instruction for it now. The case is what
+the instruction opens with, "when(ever) you / I ...", "each time I ...", "for <things>,", up to the comma; two
+cases are the same when they share a content word (in its simple inflections: "pairing", "pairings"), words of
+asking and answering ("ask", "give", "help", "write" ...) aside. An instruction with no case, or for another case,
+replaces nothing here (:mod:`.instruction_topics` reads instructions by what they set instead).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from kioko_core.store import Filter, Scope
+from kioko_intelligence.language import content_words
+
+if TYPE_CHECKING:
+    from kioko_core.layer.memory_layer import MemoryLayer
+
+_CASE = re.compile(
+    r"^\W*(?:please\s+)?(?:(?:when(?:ever)?|each time|every time|any ?time|if)\s+(?:you|i)\s+(?P<act>[^,]{3,60}),|"
+    r"for\s+(?:any\s+|all\s+)?(?P<things>[\w'-]{2,30}[a-z]s)\b)",
+    re.IGNORECASE,
+)
+_ASKING = frozenset(
+    "ask asks asked asking give gives giving help helps helping write writes writing send sends sending want need "
+    "tell show make get request answer reply draft me my you your something anything thing things".split()
+)
+
+
+def case_words(instruction: str) -> set[str]:
+    """The content words of the case ``instruction`` is for ("When I ask for a pairing, ..." -> {"pairing"})."""
+    found = _CASE.match(instruction)
+    if found is None:
+        return set()
+    case = found.group("act") or found.group("things") or ""
+    return {_stem(w) for w in content_words(case) if w not in _ASKING and len(w) > 2}
+
+
+def same_case(new: str, old: str) -> bool:
+    """Are the two instructions for the same case?"""
+    mine = case_words(new)
+    return bool(mine and mine & case_words(old))
+
+
+def _stem(word: str) -> str:
+    return re.sub(r"(?:ies|es|s)$", "", word.lower()) if len(word) > 4 else word.lower()
+
+
+def older_for_case(memory: MemoryLayer, scope: Scope, instruction: str) -> list[str]:
+    """The ids of the user's instructions in force for the case ``instruction`` is for (instructions are few and
+    not in the term index: read by kind)."""
+    if not case_words(instruction):
+        return []
+    return [
+        r.id
+        for r in memory.store.scan(scope, Filter(kinds=frozenset({"instruction"})))
+        if not r.metadata.get("superseded_by") and r.content != instruction and same_case(instruction, r.content)
+    ]
