@@ -71,7 +71,13 @@ probes), written later again before any change made for it, holds only the class
 drummer, a librarian writing letters, a sommelier, an air traffic controller, a locksmith, a hospital pharmacist, a
 tattoo artist, a stage manager, a game developer on chat, a bike courier's voice notes, a ski instructor, Irish and
 Welsh English, Swedish, Korean, Turkish and Arabic grammar in English); first run:
-``benchmarks/results/memory-truth/dev12-first-run.md``. A probe may
+``benchmarks/results/memory-truth/dev12-first-run.md``. ``dev_erase`` (31 scenes, 53 probes, 34 noop turns),
+written before any change made for it, holds forgets and small talk in voices no earlier file uses (Dublin,
+Jamaican patois, Nigerian Pidgin, Hinglish, teen texting, German and Spanish grammar, Yorkshire, Geordie, Cockney,
+the US South, Welsh, Kiwi, South African, Gen Z), forgets whose thing is named two turns back and items inside a
+memory that says more; ``dev_unsay`` (20 scenes, 24 probes) more shapes of a forget ("no need to keep", several
+things at once, "where I live", "forget I said that"); first runs: ``dev_erase-first-run.md``,
+``dev_unsay-first-run.md`` in ``benchmarks/results/memory-truth/``. A probe may
 set ``max_chars``: its context must be no longer (the budget scenes, at the default budget).
 
 ``--check`` runs nothing: it lists, for the dev halves, the expectations a memory storing the turns as said

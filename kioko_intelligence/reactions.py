@@ -59,7 +59,7 @@ these those so very really too such pretty just as always ever again a an the an
 lot lots one ones bit little what how mate dear love luv friend bro bruv fam chief boss sir ma'am madam guys
 folks man girl buddy pal god bless lord heavens goodness oh gosh thank there here now then most
 million bunch ton heaps loads muchly kindly bredren bredrin bru bra bruh cuz mon ami amigo hombre dude fella
-lads lass hun babe darling pet hen duck chuck sweetie kid our
+lads lass hun babe darling pet hen duck chuck sweetie kid our sounds seems looks feels about will do shall action
 """.split()
 )
 """Words that frame a reaction ("you are so quick", "God bless you, my friend", "that's very good of you")."""
@@ -67,11 +67,26 @@ lads lass hun babe darling pet hen duck chuck sweetie kid our
 _WORD = re.compile(r"[^\W\d_]+(?:[-'][^\W\d_]+)*", re.UNICODE)
 _USER = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|mine|we|we're|we've|our|ours|us)\b", re.IGNORECASE)
 _WORDS = GRATITUDE | PRAISE | INTERJECTIONS | FRAME
+_FOR_ME = re.compile(r"\b(?:for|to)\s+me\b", re.IGNORECASE)
+
+
+SIGN_OFF = re.compile(
+    r"(?:(?:with\s+)?(?:(?:kind(?:est)?|best|warm(?:est)?|many)\s+)?(?:regards|wishes|thanks)|yours\s+(?:sincerely|"
+    r"faithfully|truly|ever)|sincerely|cordially|respectfully|all\s+the\s+best|take\s+care|love|much\s+love|xx+|x)"
+    r"(?:[,.!]+\s*[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)?[.!]*",
+)
+"""A letter's closing, with the writer's name after it ("Kind regards, Margaret.", "Yours sincerely, Margaret
+Hughes", "With best wishes.")."""
 
 
 def is_reaction(sentence: str) -> bool:
-    """Whether ``sentence`` only reacts to the assistant ("Sweet as, ta.", "Beauty, thanks eh.", "Y'all are quick.")."""
-    if any(c.isdigit() for c in sentence) or _USER.search(sentence.replace("\u2019", "'")):
+    """Whether ``sentence`` only reacts to the assistant ("Sweet as, ta.", "Beauty, thanks eh.", "Y'all are quick.")
+    or closes a letter ("Kind regards, Margaret.")."""
+    sentence = sentence.strip()
+    if SIGN_OFF.fullmatch(re.sub(r"^(?i:with)\s+", "with ", sentence[:1].lower() + sentence[1:])):
+        return True
+    sentence = _FOR_ME.sub("", sentence.replace("\u2019", "'"))  # "that is very helpful for me"
+    if any(c.isdigit() for c in sentence) or _USER.search(sentence):
         return False
     words = [w.lower() for w in _WORD.findall(sentence.replace("\u2019", "'"))]
     if not words or len(words) > MAX_WORDS:

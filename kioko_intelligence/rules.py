@@ -1275,7 +1275,7 @@ TIME_TAIL = re.compile(
 
 REMEMBER_PREFIX = re.compile(
     r"^(?:(?:(?:can|could|would|will)\s+you\s+|(?:i|we)\s*(?:would like|'d like|want|need)\s+you\s+to\s+)?"
-    r"(?:please\s+)?(?:remember|note to self|note|keep in mind|don't forget|do not forget)\s*(?:that\s+|:\s*)?|"
+    r"(?:please\s+)?(?:remember|note to self|note|keep in mind|don't forget|do not forget)\b\s*(?:that\s+|:\s*)?|"
     r"(?:i|we)\s*(?:would like|'d like|want|need)\s+you\s+to\s+(?:please\s+)?(?=call me\b|address me\b)|"
     r"(?:as\s+)?(?:i|we)\s+(?:already\s+)?(?:told|said to)\s+you,?\s+(?:that\s+)?(?=(?:i|i'm|i've|my|we|we're|our)\b))",
     re.IGNORECASE,

@@ -81,3 +81,30 @@ def test_a_pause_stores_nothing(memory, text: str) -> None:
 )
 def test_a_pause_that_says_something_is_read_as_usual(text: str) -> None:
     assert not is_pause(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Kind regards, Margaret.",
+        "Yours sincerely, Margaret Hughes",
+        "With best wishes.",
+        "Love, Mum",
+        "Sounds about right.",
+    ],
+)
+def test_a_letters_closing_and_a_nod_store_nothing(memory, text: str) -> None:
+    memory.record_turn("I keep bees on an allotment in Leeds.", "Okay.", **U)
+    report = memory.record_turn(text, "Take care.", **U)
+    assert [op for op in report.ops if op.status == "applied"] == []
+
+
+@pytest.mark.parametrize("text", ["Love Paris.", "Sincerely, I hate mornings.", "Best wishes to Tom on his wedding."])
+def test_words_of_a_closing_in_a_statement_are_read(text: str) -> None:
+    assert not is_reaction(text)
+
+
+def test_noted_is_not_read_as_note_and_a_remainder(memory) -> None:
+    memory.record_turn("I keep bees on an allotment in Leeds.", "Okay.", **U)
+    report = memory.record_turn("Noted, will action.", "Great.", **U)
+    assert [op for op in report.ops if op.status == "applied"] == []
