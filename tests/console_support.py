@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -22,6 +21,7 @@ from typing import Any
 
 import httpx
 import pytest
+from ports import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 FLAGS = (
@@ -96,46 +96,56 @@ def console_errors(browser: Any) -> list[dict[str, Any]]:
     return [entry for entry in browser.get_log("browser") if entry.get("level") == "SEVERE"]
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @contextmanager
 def kioko_serve(store: str, *args: str, log: Path | None = None) -> Iterator[str]:
     """``python -m kioko serve --store STORE ARGS`` on a free loopback port until the block ends; yields its base URL.
 
-    Its output (the request log included) goes to ``log``.
+    Its output (the request log included) goes to ``log``. A port taken between the choice and the server's bind
+    (by anything else on the machine) gets the server started again on another one.
     """
-    port = free_port()
     log = log or Path(tempfile.mkstemp(prefix="kioko-serve-", suffix=".log")[1])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    command = [sys.executable, "-m", "kioko", "serve", "--store", store, "--port", str(port), *args]
-    with open(log, "wb") as sink:
-        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"kioko serve exited with {process.returncode}: {log.read_text()[-2000:]}")
-            try:
-                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"kioko serve did not answer within 60 s: {log.read_text()[-2000:]}")
-            time.sleep(0.1)
-        yield base
-    finally:
-        process.terminate()
+    for attempt in range(3):
+        port = free_port()
+        command = [sys.executable, "-m", "kioko", "serve", "--store", store, "--port", str(port), *args]
+        with open(log, "wb") as sink:
+            process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT)
+        base = f"http://127.0.0.1:{port}"
         try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+            if _answers(process, base, log, last=attempt == 2):
+                yield base
+                return
+        finally:
+            _stop(process)
+
+
+def _answers(process: subprocess.Popen[bytes], base: str, log: Path, *, last: bool) -> bool:
+    """Wait until the server at ``base`` answers /healthz: True; False when it exited because its port was taken
+    (and this is not the ``last`` try); any other exit or 60 s of silence is an error."""
+    deadline = time.monotonic() + 60
+    while True:
+        if process.poll() is not None:
+            output = log.read_text()
+            if "address already in use" in output and not last:
+                return False
+            raise RuntimeError(f"kioko serve exited with {process.returncode}: {output[-2000:]}")
+        try:
+            if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                return True
+        except httpx.TransportError:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"kioko serve did not answer within 60 s: {log.read_text()[-2000:]}")
+        time.sleep(0.1)
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def shots_dir() -> Path:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
+from ports import free_port
 
 WAIT = 120.0
 """Seconds any condition may take before the harness gives up (a busy 2-core CI machine is slow, not stuck)."""
@@ -40,12 +40,6 @@ SETTINGS = {
     # a killed process, not a lost machine, is what the tests do: the OS keeps what was written
     "fsync": "off",
 }
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def wait_for(what: str, condition: Callable[[], Any], timeout: float = WAIT) -> Any:

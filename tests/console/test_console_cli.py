@@ -10,7 +10,8 @@ import time
 from pathlib import Path
 
 import httpx
-from console_support import ROOT, free_port
+from console_support import ROOT
+from ports import free_port
 
 import kioko
 from kioko.cli import DEMO_USER

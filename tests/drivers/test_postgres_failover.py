@@ -27,6 +27,7 @@ pytest.importorskip("psycopg")
 pytestmark = pytest.mark.in_order
 
 import replication  # noqa: E402 (tests/ is on the path: conftest puts it there)
+from ports import free_port  # noqa: E402
 
 DIM = 8
 WRITERS = 3
@@ -266,7 +267,7 @@ def test_which_lost_writes_are_repeated(postgresql_store_url: str) -> None:
 def test_a_replica_that_does_not_answer_leaves_reads_to_the_primary(postgresql_store_url: str) -> None:
     """A replica address where nothing listens: the first read waits at most WAIT_FOR_REPLICA for it, then the
     primary serves it; the next reads go straight to the primary while the replica rests. No read fails."""
-    closed = replication.free_port()  # bound, then closed: nothing listens there
+    closed = free_port()  # bound, then closed: nothing listens there
     url = postgresql_store_url + ("&" if "?" in postgresql_store_url else "?") + f"table=noreplica&dim={DIM}"
     with kioko.open_store(url, replicas=f"127.0.0.1:{closed}", replica_reads="all") as store:
         store.update_many([Upsert(record=_record("nr", "nr-1", 1), expected_version=0)])

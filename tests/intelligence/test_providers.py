@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -20,6 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 from model_server import ModelServer, Reply, ops
+from ports import free_port
 
 import kioko
 from kioko import (
@@ -230,9 +230,7 @@ def test_5xx_is_retried_a_bounded_number_of_times(server: ModelServer) -> None:
 
 
 def test_a_refused_connection_is_retried_then_falls_back(caplog: pytest.LogCaptureFixture) -> None:
-    with socket.socket() as probe:  # a port nothing listens on
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     model = chat_model(f"openai-compatible:http://127.0.0.1:{port}/v1#m", max_wait=0.05, max_retries=2)
     caplog.set_level(logging.WARNING, logger="kioko.intelligence.providers")
     memory, report = progress_turn(model)
@@ -330,9 +328,7 @@ def test_cli_manage_with_llm(server: ModelServer, tmp_path: Path, capsys: pytest
 
 def test_kioko_serve_intelligence_llm_takes_a_provider_string(server: ModelServer, tmp_path: Path) -> None:
     """A real `kioko serve` process: /v1/manage reaches the scripted model; the key stays in the environment."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     server.script.append(ops({"op": "fact.add", "text": "User has two cats"}))
     env = {**os.environ, "KIOKO_LLM_API_KEY": KEY, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     command = [sys.executable, "-m", "kioko", "serve", "--store", f"sqlite:///{tmp_path / 's.db'}", "--port", str(port)]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -23,6 +22,7 @@ import httpx2  # noqa: E402  (the SDK's HTTP client, installed with it)
 from mcp import Client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from mcp_support import TOOLS, result  # noqa: E402
+from ports import free_port  # noqa: E402
 
 import kioko  # noqa: E402
 from kioko.api.auth import add_key  # noqa: E402
@@ -31,16 +31,10 @@ ROOT = Path(__file__).resolve().parents[2]
 STARTUP = 60.0
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @contextmanager
 def kioko_mcp(*args: str) -> Iterator[str]:
     """``python -m kioko mcp --transport http ...`` until the block ends; yields the /mcp URL."""
-    port = _free_port()
+    port = free_port()
     command = [sys.executable, "-m", "kioko", "mcp", "--transport", "http", "--port", str(port), *args]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)

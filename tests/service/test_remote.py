@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import socket
 from typing import Any
 
 import pytest
+from ports import free_port
 from service_support import live_service
 
 import kioko
@@ -68,9 +68,7 @@ def test_idempotent_calls_are_retried_on_503_and_writes_are_not(tmp_path) -> Non
 
 
 def test_an_unreachable_server_is_a_connection_lost_error() -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]  # closed again below: nothing listens there
+    port = free_port()  # closed again below: nothing listens there
     remote = kioko.connect(f"http://127.0.0.1:{port}", retries=1, backoff=0.01, timeout=2)
     with pytest.raises(ConnectionLostError, match="did not answer"):
         remote.recall("anything", user_id=U)

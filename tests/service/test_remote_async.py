@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import socket
 
 import pytest
+from ports import free_port
 from service_support import live_service
 
 from kioko.remote.async_client import AsyncRemoteMemory
@@ -41,9 +41,7 @@ def test_async_calls_iterators_and_views() -> None:
 
 
 def test_an_unreachable_server_is_a_connection_lost_error() -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]  # closed again below: nothing listens there
+    port = free_port()  # closed again below: nothing listens there
 
     async def call() -> None:
         async with AsyncRemoteMemory(f"http://127.0.0.1:{port}", retries=1, backoff=0.01, timeout=2) as memory:

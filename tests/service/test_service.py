@@ -6,6 +6,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from ports import free_port
 from service_support import live_service
 
 U = "kumar"
@@ -242,14 +243,11 @@ def test_serve_refuses_other_interfaces_without_keys(capsys: pytest.CaptureFixtu
 
 def test_kioko_serve_runs_the_service_with_intelligence_and_stops_on_sigterm(tmp_path: Path) -> None:
     """The command a user runs: a subprocess on a free loopback port, /docs served, SIGTERM ends it cleanly."""
-    import socket
     import subprocess
     import sys
     import time
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     process = subprocess.Popen(
         [
             sys.executable,
@@ -291,7 +289,6 @@ def test_kioko_serve_runs_the_service_with_intelligence_and_stops_on_sigterm(tmp
 
 def test_kioko_serve_with_two_workers_serves_one_store_from_two_processes(tmp_path: Path) -> None:
     """--workers 2: two server processes on one port, each with its own layer on the same SQLite file."""
-    import socket
     import subprocess
     import sys
     import time
@@ -299,9 +296,7 @@ def test_kioko_serve_with_two_workers_serves_one_store_from_two_processes(tmp_pa
     from kioko.cli import main
 
     assert main(["serve", "--workers", "2", "--store", "memory://"]) == 2  # one process's memory only
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     store = f"sqlite:///{tmp_path / 'w.db'}"
     command = [sys.executable, "-m", "kioko", "serve", "--store", store, "--port", str(port), "--workers", "2"]
     process = subprocess.Popen(

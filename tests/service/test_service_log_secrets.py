@@ -12,7 +12,8 @@ from pathlib import Path
 import httpx
 import pytest
 import services
-from console_support import free_port, kioko_serve
+from console_support import kioko_serve
+from ports import free_port
 
 from kioko_core.privacy.secrets import get_logger
 from kioko_core.store.url import mask_credentials, masked_url

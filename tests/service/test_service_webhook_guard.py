@@ -10,7 +10,6 @@ appear only as answers of a resolver the test controls, swapped for loopback bef
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 import threading
@@ -22,6 +21,7 @@ from typing import Any
 
 import httpx
 import pytest
+from ports import free_port
 from service_support import live_service
 
 from kioko.api.webhook_guard import WebhookGuard, WebhookRefused
@@ -252,9 +252,7 @@ def test_redirects_are_not_followed() -> None:
 
 
 def test_kioko_serve_webhook_allow(tmp_path: Path, listener: Listener) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "kioko", "serve", "--store", "memory://", "--port", str(port)]
         + ["--webhook-allow", "127.0.0.1", "--webhook-allow", "10.1.0.0/16", "--log-level", "warning"],
