@@ -13,6 +13,7 @@ from typing import Any, Iterable, Mapping
 
 from kioko_core.kinds.registry import KINDS, OP_KINDS
 from kioko_core.privacy.secrets import redact
+from kioko_core.store import Record
 
 OPERATIONS: dict[str, tuple[str, ...]] = {
     **{info.op: info.actions for info in KINDS if info.op},
@@ -213,3 +214,20 @@ class ManageReport:
 
 def operation_names(ops: Iterable[MemoryOp]) -> list[str]:
     return [op.op for op in ops]
+
+
+def value_replaced(record: Record, start: int, end: int, value: str, old: str, op: str, reason: str) -> MemoryOp:
+    """``record`` again with ``value`` in place of its characters ``start:end`` (which said ``old``), as an
+    ``op`` add that supersedes it: the memory keeps its wording and importance, only the value changes."""
+    importance = record.metadata.get("importance")
+    return MemoryOp(
+        f"{op}.add",
+        fields={
+            "text": record.content[:start] + value + record.content[end:],
+            "supersedes": [record.id],
+            "old_values": [old],
+        },
+        reason=reason,
+        importance=importance if isinstance(importance, float) else 0.6,
+        confidence=0.7,
+    )

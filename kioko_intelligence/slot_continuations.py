@@ -23,7 +23,7 @@ import time
 from typing import TYPE_CHECKING
 
 from kioko_core.store import Filter, Record, Scope
-from kioko_intelligence.ops import MemoryOp
+from kioko_intelligence.ops import MemoryOp, value_replaced
 from kioko_intelligence.slot_marks import current
 from kioko_intelligence.slot_reading import CUE, read_slot
 
@@ -95,12 +95,7 @@ def continuation(
     if found is None or old == value:
         return None
     shown = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", turn_text, re.IGNORECASE)
-    text = record.content[: found.start()] + (shown.group(0) if shown else value) + record.content[found.end() :]
-    importance = record.metadata.get("importance")
-    return MemoryOp(
-        f"{op_of[record.kind]}.add",
-        fields={"text": text, "supersedes": [record.id], "old_values": [old]},
-        reason="goes on from the last statement: its slot with a new value",
-        importance=importance if isinstance(importance, float) else 0.6,
-        confidence=0.7,
+    reason = "goes on from the last statement: its slot with a new value"
+    return value_replaced(
+        record, found.start(), found.end(), shown.group(0) if shown else value, old, op_of[record.kind], reason
     )

@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable
 
 from kioko_core.store import Record
-from kioko_intelligence.ops import MemoryOp
+from kioko_intelligence.ops import MemoryOp, value_replaced
 from kioko_intelligence.slot_reading import read_slot, text_terms
 
 _WORDS = (
@@ -130,12 +130,5 @@ def counted_change(
     at = re.search(rf"(?<![\w,]){re.escape(old)}(?![\w,])", record.content)
     if at is None:
         return None
-    text = record.content[: at.start()] + found.group(1) + record.content[at.end() :]
-    importance = record.metadata.get("importance")
-    return MemoryOp(
-        f"{op_of[record.kind]}.add",
-        fields={"text": text, "supersedes": [record.id], "old_values": [old]},
-        reason="a count changed by what the turn says happened: the old count and the change make the new total",
-        importance=importance if isinstance(importance, float) else 0.6,
-        confidence=0.7,
-    )
+    reason = "a count changed by what the turn says happened: the old count and the change make the new total"
+    return value_replaced(record, at.start(), at.end(), found.group(1), old, op_of[record.kind], reason)

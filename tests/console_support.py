@@ -21,7 +21,7 @@ from typing import Any
 
 import httpx
 import pytest
-from ports import free_port
+from ports import free_port, stop_process
 
 ROOT = Path(__file__).resolve().parent.parent
 FLAGS = (
@@ -116,7 +116,7 @@ def kioko_serve(store: str, *args: str, log: Path | None = None) -> Iterator[str
                 yield base
                 return
         finally:
-            _stop(process)
+            stop_process(process)
 
 
 def _answers(process: subprocess.Popen[bytes], base: str, log: Path, *, last: bool) -> bool:
@@ -137,15 +137,6 @@ def _answers(process: subprocess.Popen[bytes], base: str, log: Path, *, last: bo
         if time.monotonic() > deadline:
             raise RuntimeError(f"kioko serve did not answer within 60 s: {log.read_text()[-2000:]}")
         time.sleep(0.1)
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
 
 
 def shots_dir() -> Path:

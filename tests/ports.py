@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import secrets
 import socket
+import subprocess
 from pathlib import Path
 
 LOWEST = 20_000
@@ -42,3 +43,13 @@ def free_port() -> int:
                 continue
             return port
     raise RuntimeError(f"no free loopback port between {LOWEST} and {top} after 200 tries")
+
+
+def stop_process(process: subprocess.Popen[bytes]) -> None:
+    """End a server the test started: SIGTERM, then SIGKILL if it has not gone in 15 s."""
+    process.terminate()
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

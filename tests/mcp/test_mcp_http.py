@@ -22,7 +22,7 @@ import httpx2  # noqa: E402  (the SDK's HTTP client, installed with it)
 from mcp import Client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from mcp_support import TOOLS, result  # noqa: E402
-from ports import free_port  # noqa: E402
+from ports import free_port, stop_process  # noqa: E402
 
 import kioko  # noqa: E402
 from kioko.api.auth import add_key  # noqa: E402
@@ -53,12 +53,7 @@ def kioko_mcp(*args: str) -> Iterator[str]:
                 time.sleep(0.1)
         yield url
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process)
 
 
 def session(url: str, script: Any, key: str | None = None) -> Any:
