@@ -77,7 +77,13 @@ Jamaican patois, Nigerian Pidgin, Hinglish, teen texting, German and Spanish gra
 the US South, Welsh, Kiwi, South African, Gen Z), forgets whose thing is named two turns back and items inside a
 memory that says more; ``dev_unsay`` (20 scenes, 24 probes) more shapes of a forget ("no need to keep", several
 things at once, "where I live", "forget I said that"); first runs: ``dev_erase-first-run.md``,
-``dev_unsay-first-run.md`` in ``benchmarks/results/memory-truth/``. A probe may
+``dev_unsay-first-run.md`` in ``benchmarks/results/memory-truth/``. ``dev13`` (38 scenes, 38 probes), written in
+session 8 before any change made for it, holds only the three classes with the most stale values on the never-read
+halves (profile slots, preferences, facts), changes said with and without a change word, a return to an earlier
+value and pairs that must both stay, in voices no earlier file uses (a marine biologist at sea, a retired judge, a
+ham radio operator, a paramedic, a football commentator, a chef, a falconer, a podcast host, an astronomer, phone
+dictation, Ghanaian, Kenyan, Pakistani, Appalachian and Boston English, Finnish, Vietnamese, Greek, Hebrew, Thai,
+Indonesian and Persian grammar); first run: ``dev13-first-run.md``. A probe may
 set ``max_chars``: its context must be no longer (the budget scenes, at the default budget).
 
 ``--check`` runs nothing: it lists, for the dev halves, the expectations a memory storing the turns as said
