@@ -83,7 +83,9 @@ halves (profile slots, preferences, facts), changes said with and without a chan
 value and pairs that must both stay, in voices no earlier file uses (a marine biologist at sea, a retired judge, a
 ham radio operator, a paramedic, a football commentator, a chef, a falconer, a podcast host, an astronomer, phone
 dictation, Ghanaian, Kenyan, Pakistani, Appalachian and Boston English, Finnish, Vietnamese, Greek, Hebrew, Thai,
-Indonesian and Persian grammar); first run: ``dev13-first-run.md``. A probe may
+Indonesian and Persian grammar); first run: ``dev13-first-run.md``; ``dev_erase2`` (31 scenes, 54 probes, 37 noop
+turns, session 8) forgets and small talk in further voices, reactions such as "Makes total sense now."
+(``dev_erase2-first-run.md``). A probe may
 set ``max_chars``: its context must be no longer (the budget scenes, at the default budget).
 
 ``--check`` runs nothing: it lists, for the dev halves, the expectations a memory storing the turns as said
@@ -120,7 +122,7 @@ from kioko_core.layer.scoped import SESSIONS_AGENT  # noqa: E402
 from kioko_core.store import Scope  # noqa: E402
 
 DATA = ROOT / "benchmarks" / "data"
-_SPLIT_FILE = re.compile(r"memory_truth_((?:dev|heldout)(?:\d*|_[a-z]+))\.jsonl")
+_SPLIT_FILE = re.compile(r"memory_truth_((?:dev|heldout)(?:\d*|_[a-z]+\d*))\.jsonl")
 
 
 def splits_present() -> list[str]:
