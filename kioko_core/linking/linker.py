@@ -167,8 +167,8 @@ class MemoryLinker:
     """Links each new memory to the memories it belongs with, using nothing but the Store protocol."""
 
     hands_out_written = True
-    """Whether the record a write stores goes to the caller (``add`` returns it): the index cache then keeps a copy of
-    it. A batch's linker (:mod:`kioko_core.layer.bulk`), whose caller is handed copies, lets the cache keep the record."""
+    """Whether the record a write stores goes to the caller (``add`` returns it): the caller then gets a copy of it. A
+    batch's linker (:mod:`kioko_core.layer.bulk`), whose caller is handed copies, hands out the record itself."""
 
     def __init__(
         self,
@@ -682,8 +682,8 @@ class MemoryLinker:
                 log.exception("linking %s failed; storing it without links", record.id)
                 break
             else:
-                self._note_writes(plan.ops, stored, previous)
-                return (stored[0], plan.links, plan.dropped) if report else (stored[0], plan.links)
+                handed = self._note_writes(plan.ops, stored, previous)
+                return (handed, plan.links, plan.dropped) if report else (handed, plan.links)
         # unlinked, but never over a memory that is not the one read: a new memory's id must still be free,
         # an update's memory still at the version read (a stale copy never replaces another writer's change)
         stored = self.store.update_many(
@@ -692,18 +692,21 @@ class MemoryLinker:
         self.index.record_write(record.scope, record.id, previous.terms if previous else [], record.terms)
         return (stored[0], [], 0) if report else (stored[0], [])
 
-    def _note_writes(self, ops: list[Op], stored: list[Record | None], previous: Record | None) -> None:
+    def _note_writes(self, ops: list[Op], stored: list[Record | None], previous: Record | None) -> Record | None:
+        """Tell the index cache what the batch wrote; the record to hand the caller (the memory as written)."""
         first = ops[0].record  # type: ignore[union-attr]
         scope, terms, old_terms = _scope_of(first), first.terms, previous.terms if previous is not None else []
         neighbours = [r for r in stored[1:] if r is not None]
         written = stored[0] if stored else None
         if written is not None and len(neighbours) == len(ops) - 1:
-            # the index is told the memory's id and terms, and given the neighbours and the memory as written (the
-            # memory as a copy when the caller gets that very record: the next write in its session nominates it)
-            kept = own_copy(written) if self.hands_out_written else written
-            self.index.record_written_with(scope, first.id, old_terms, terms, [*neighbours, kept])
-        else:  # not what a linker's batch returns: keep nothing of it
-            self.index.record_write(scope, first.id, old_terms, terms)
+            # the neighbours and the memory as written go to the cache (the next write in its session nominates it),
+            # the caller gets a copy: a record the layer handed out knows its fields' objects, so a link to it later
+            # writes only its entries (a cached copy was rewritten whole: a quarter of a linked write's neighbours)
+            self.index.record_written_with(scope, first.id, old_terms, terms, [*neighbours, written])
+            return own_copy(written) if self.hands_out_written else written
+        # not what a linker's batch returns: keep nothing of it
+        self.index.record_write(scope, first.id, old_terms, terms)
+        return written
 
     # -- explain
 

@@ -208,3 +208,34 @@ def test_a_linked_add_on_sqlite_reads_its_plans_scopes_in_one_statement(tmp_path
             assert reads["generation"] <= 2, (text, reads)
     finally:
         driver.close()
+
+
+def test_a_linked_add_writes_its_neighbours_links_alone_even_the_memory_written_just_before(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Each linked add on SQLite (a LinkStore) writes one record, its own: the neighbours it links get their new
+    entries and a version, never a rewrite of their whole record. The memory the add before wrote is the neighbour
+    met most (the next turn of its session): the cache must hold it as the layer read it, not a copy of it."""
+    import kioko
+
+    driver = kioko.open_store(f"sqlite:///{tmp_path / 'neighbours.db'}")
+    batches: list[tuple[int, set[str]]] = []  # per add: records written, owners whose links alone changed
+    inner = driver.update_with_links  # type: ignore[attr-defined]
+
+    def update_with_links(ops, changes):  # type: ignore[no-untyped-def]
+        written = {op.record.id for op in ops}
+        batches.append((len(ops), {change.owner for change in changes} - written))
+        return inner(ops, changes)
+
+    driver.update_with_links = update_with_links  # type: ignore[attr-defined]
+    try:
+        layer = MemoryLayer(driver, auto_link=True)
+        added = []
+        linked_to_previous = False
+        for i, (kind, text) in enumerate(WORKLOAD * 2):
+            batches.clear()
+            added.append(layer.add(f"{text} (note {i})", user_id="kumar", memory_type=kind, session_id="shift-1"))
+            assert [count for count, _ in batches] == [1], (text, batches)
+            if len(added) > 1 and added[-2].id in batches[0][1]:
+                linked_to_previous = True
+        assert linked_to_previous  # the case this test is about was met
+    finally:
+        driver.close()
