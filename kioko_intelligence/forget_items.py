@@ -27,6 +27,10 @@ STREET_ADDRESS = re.compile(
     r"Crescent|Terrace|Place|Court|Gardens|Grove|Hill|Row|Square|Walk|Mews|Boulevard|Blvd|Parade|Park)\b"
 )
 """A street address in a text ("14 Larch Road", "7b Mill Lane")."""
+NAME_WORDS = frozenset({"name", "surnam"})
+"""Words (stems) for what someone or something is called: held by any text naming one (a capitalised word after its
+first that is not "User"): "forget my teacher's name" takes "User's teacher is Mrs Patel"."""
+_CAPITALISED = re.compile(r"(?<=\s)(?!User\b|I\b)[A-Z][\w'-]+")
 REWRITTEN_KINDS = {info.name: info.op for info in KINDS if info.restated and info.op}
 """Stored kind -> the operation its text is written again with (the plain memories)."""
 MIN_LEFT = 2
@@ -54,6 +58,8 @@ def holds(word: str, text: str, have: set[str] | None = None) -> bool:
     if word in VALUE_WORDS and any(c.isdigit() for c in text):
         return True
     if word in ADDRESS_WORDS and STREET_ADDRESS.search(text):
+        return True
+    if word in NAME_WORDS and _CAPITALISED.search(text):
         return True
     return word in have or (len(word) >= 5 and any(h[:5] == word[:5] for h in have))
 
@@ -90,4 +96,4 @@ def without_item(content: str, words: tuple[str, ...]) -> str | None:
     return text[:1].upper() + text[1:].rstrip(".") + "."
 
 
-__all__ = ["REWRITTEN_KINDS", "STREET_ADDRESS", "holds", "head_word", "without_item"]
+__all__ = ["NAME_WORDS", "REWRITTEN_KINDS", "STREET_ADDRESS", "holds", "head_word", "without_item"]

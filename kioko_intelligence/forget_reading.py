@@ -193,14 +193,14 @@ class ForgetReading(TurnReading):
             referring = all(
                 _pronoun(r.thing) and any(at >= r.at - 1 for at, _ in r.antecedents)
                 for r in requests
-                if r.at == request.at
+                if r.at == request.at and not r.added
             )
             by_rows = _rows_read(said) and shapes.kind_named(request.thing) is None and not referring
             # the rows read one thing, and a pronoun only through a name in its own turn: several things, and a
             # pronoun resolved here, are ours
             pronoun = _pronoun(request.thing) or shapes.PERSON_PRONOUN.match(request.thing) is not None
             several = len(shapes.items_of(request.thing)) > 1
-            if by_rows and not (request.subject or pronoun or several):
+            if by_rows and not (request.subject or pronoun or several or request.added):
                 continue
             resolved = [] if request.at in earlier and _pronoun(request.thing) else self._resolve(request, texts)
             earlier.add(request.at)

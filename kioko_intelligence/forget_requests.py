@@ -24,6 +24,7 @@ assistant keeps ("from your memory", "you've got") or a thing pointed at ("that 
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
@@ -74,6 +75,14 @@ SPELLINGS = {
     "yall": "you",
     "youse": "you",
     "yous": "you",
+    "yow": "you",
+    "dat": "that",
+    "dis": "this",
+    "dem": "them",
+    "nothin'": "nothing",
+    "nothin": "nothing",
+    "nuttin": "nothing",
+    "yung": "the",
 }
 """Spellings of a dialect or a chat for the words a request is read by ("take the registration aff yer books", "divvent
 keep owt aboot Gaz", "tek out mi passport number", "forget everything 'bout her"): read as the standard word."""
@@ -83,9 +92,24 @@ _SPELLED = re.compile(
 )
 
 
+_PLEASE_PREFIX = re.compile(r"\bpaki-?(?=[a-z])", re.IGNORECASE)
+"""Tagalog's polite request prefix on an English verb ("pakidelete", "paki-remove"): "please" and the verb."""
+_SOFTENERS = re.compile(r"\s+(?:na\s+lang|lang|na|po|ko)\b(?=\s|[,.!?]|$)", re.IGNORECASE)
+"""Tagalog's softening and owning particles inside a request ("delete na lang the GCash number ko")."""
+_SPLIT_VERB = re.compile(
+    r"\b(throw|chuck|toss|clear)\s+(it|them|that|this|those|these|the\s+lot)\s+(away|out)\b",
+    re.IGNORECASE,
+)
+"""A verb of getting rid whose particle follows a pronoun object ("you can throw them out"): the particle is put back
+next to the verb, where the rows and the reader look for it ("throw out them")."""
+
+
 def standard(text: str) -> str:
     """``text`` with the dialect and chat spellings of :data:`SPELLINGS` read as the standard words."""
-    return _SPELLED.sub(lambda m: SPELLINGS[m.group(0).lower()], text.translate(_QUOTES))
+    text = _SPELLED.sub(lambda m: SPELLINGS[m.group(0).lower()], text.translate(_QUOTES))
+    if _PLEASE_PREFIX.search(text):
+        text = _SOFTENERS.sub("", _PLEASE_PREFIX.sub("please ", text))
+    return _SPLIT_VERB.sub(lambda m: f"{m.group(1)} {m.group(3)} {m.group(2)}", text)
 
 
 STRONG = r"forget|erase|purge|expunge|unlearn|unsave|un-?remember|withdraw"
@@ -106,6 +130,7 @@ KEEPING = r"keeping|storing|saving|filing|retaining|holding\s+on\s*to|hanging\s+
 """The same verbs in the progressive ("don't be keeping that gate code")."""
 _COURTESY = re.compile(
     r"^(?:(?:please|pls|kindly|just|so|and|then|now|also|simply|maybe)\s+|(?:can|could|would|will)\s+(?:you|ya|u)\s+|"
+    r"(?:you\s+)?help\s+me\s+(?:to\s+)?|"
     r"you\s+(?:can|could|may|might|should|must|just|need\s+to)\s+|(?:i'd|i\s+would)\s+like\s+you\s+to\s+|"
     r"i\s+(?:want|need)\s+you\s+to\s+|(?:you\s+)?(?:go\s+ahead\s+and|be\s+a\s+dear\s+and)\s+)+",
     re.IGNORECASE,
@@ -121,8 +146,9 @@ _ADDRESSED = re.compile(
 would expunge ...", "Is better you forget the NIE", "I shared it by mistake, kindly delete it". A question about
 what was done ("did you delete ...", "why do you keep ...") is no request."""
 _FRONTED_OBJECT = re.compile(
-    rf"^(?P<thing>(?:this|that|these|those|the|my|our)\b.+?)\s+(?:you|ya|ye|u)\s+(?:(?:can|could|would|should|shall|"
-    rf"may|might|must|will|please|kindly|just)\s+)*(?P<verb>{STRONG}|{WEAK})$",
+    rf"^(?P<thing>(?:this|that|these|those|the|my|our|everything|anything|all|whatever)\b.+?)\s+(?:you|ya|ye|u)\s+"
+    rf"(?:(?:can|could|would|should|shall|may|might|must|will|please|kindly|just)\s+)*(?P<verb>{STRONG}|{WEAK})"
+    rf"(?:\s+(?:lah|la|ah|leh|lor|please|pls|now|already|ok|okay))*$",
     re.IGNORECASE,
 )
 """The thing said first, then the act with nothing after it: "This customer number you shall please delete"."""
@@ -141,8 +167,10 @@ _REFUSED = re.compile(
     re.IGNORECASE,
 )
 _NOT_TO_KNOW = re.compile(
-    rf"^(?:i\s+)?(?:don't|do\s+not|dont|would\s+rather\s+not|'d\s+rather\s+not)\s+(?:want|need|have|like)\s+"
-    rf"(?:you|ya|u)\s+(?:to\s+)?(?:know|knowing|have|having|{KEEP}|{KEEPING}|remembering)\s+(?P<rest>.+)$",
+    rf"^(?:i\s+)?(?:(?:don't|do\s+not|dont|would\s+rather\s+not|'d\s+rather\s+not)\s+(?:want|need|have|like)\s+"
+    rf"(?:you|ya|u)\s+(?:to\s+)?|(?:i'd\s+|i\s+would\s+)?(?:rather|prefer)\s+(?:you|ya|u)\s+(?:didn't|did\s+not|"
+    rf"weren't|were\s+not|not|never)\s+)(?:know|knowing|have|having|{KEEP}|{KEEPING}|remembering|kept|had|knew)\s+"
+    rf"(?P<rest>.+)$",
     re.IGNORECASE,
 )
 """A refusal said as what the user does not want the assistant to do: "I don't want you knowing my salary"."""
@@ -179,15 +207,17 @@ _TAKE_OUT = re.compile(
 _OBJECT_END = re.compile(
     r"\s*[,;:\u2014\u2013]\s*|\s+from\s+(?:whatever|what|everything|anything|all)\s+(?:you|ye|u)\b.*$|"
     r"\s+(?:that\s+)?(?:you|ye|u)(?:'ve|\s+have)?\s+(?:got|have|know|hold|keep|stored)\b.*$|"
-    r"\s+(?:that\s+|what\s+)?(?:i|we)(?:'ve|\s+have)?\s+(?:given|gave|told|named|mentioned|said|shared)\b.*$|\s+-\s+|\s+(?:because|since|as|cause|cos|'cause|so|but|and\s+(?:i|we))\s+|"
+    r"\s+(?:that\s+|what\s+)?(?:i|we)(?:'ve|\s+have)?\s+(?:given|gave|give|told|tell|named|mentioned|said|shared)\b.*$|"
+    r"\s+(?:will|would|can|could)\s+(?:you|ya|ye|u|your)\s*$|\s+-\s+|\s+(?:because|since|as|cause|cos|'cause|so|but|and\s+(?:i|we))\s+|"
     r"\s+(?:from|out\s+of|off|in)\s+(?:your|ur|yer|the|my)\s+(?:memory|memories|notes|records?|books|files|head|brain|"
     r"system|list)\b.*$|\s+(?:on|in)\s+(?:file|record|the\s+record|memory)\b.*$|"
     r"\s+(?:for\s+me|for\s+good|entirely|completely|altogether|too|as\s+well|please|now|ah|lah|eh|"
-    r"hor|again|anymore|any\s+more|at\s+all|can|only|yeah|lol|thanks|ta)\s*$",
+    r"hor|again|anymore|any\s+more|no\s+more|at\s+all|can|only|yeah|lol|thanks|ta|nah|na)\s*$",
     re.IGNORECASE,
 )
 SUBJECT_FRAME = re.compile(
-    r"^(?:every\s+trace|all\s+traces?|any\s+trace|everything|anything|all|whatever|every\s+mention|any\s+mention)\s+"
+    r"^(?:every\s+trace|all\s+traces?|any\s+trace|everything|anything|nothing|all|whatever|what|every\s+mention|"
+    r"any\s+mention)\s+"
     r"(?:(?:that\s+)?(?:you|ye|u)(?:'ve|\s+have)?\s+(?:got|have|know|hold|keep|remember|stored)\s+)?"
     r"(?:about|on|of|mentioning|naming|touching|concerning|regarding|involving|to\s+do\s+with|related\s+to|"
     r"connected\s+(?:to|with))\s+(?P<subject>.+)$",
@@ -202,7 +232,8 @@ THING_PRONOUN = re.compile(
     re.IGNORECASE,
 )
 _LEAD = re.compile(
-    r"^(?:(?:right|ok(?:ay)?|so|well|oh|ah|ach|och|oi|eh|hey|look|listen|actually|nah|yeah|no(?!\s+need)|hmm+|on\s+reflection|"
+    r"^(?:(?:right|ok(?:ay)?|so|well|oh|ah|ach|och|oi|eh|ey|ay|hey|omg|ugh|oops|sorry|boy|look|listen|actually|nah|yeah|"
+    r"no(?!\s+need)|hmm+|on\s+reflection|"
     r"on\s+second\s+thoughts?|hold\s+on|wait|one\s+more\s+thing|by\s+the\s+way|also|and|but)\b[,!.]?\s+)+",
     re.IGNORECASE,
 )
@@ -219,9 +250,11 @@ _PARTICLES = re.compile(
 )
 """What may be left where an object would be: "Delete, please.", "you just throw away can?"."""
 _DETERMINED = re.compile(
-    r"(?:the|that|this|these|those|my|our|his|her|their|it|them|him|any|anything|everything|all|every|whatever)\b",
+    r"(?:the|that|this|these|those|my|our|his|her|their|it|them|him|any|anything|everything|nothing|all|every|"
+    r"whatever)\b",
     re.IGNORECASE,
 )
+_MY_SAID_ME = re.compile(r"me\s+[\w'-]+", re.IGNORECASE)
 _TAIL_PARTICLES = re.compile(r"(?:\s+(?:lah|ah|eh|hor|leh|lor|mate|innit|yeah|like|then|ok))+$", re.IGNORECASE)
 _OF = re.compile(r"\bo'\s+", re.IGNORECASE)
 _RETRACT = re.compile(
@@ -250,6 +283,8 @@ class Request:
     firm: bool = True
     """False for an everyday verb with no pointer at what is kept ("Ditch that number"): read as a request only
     when a memory holds the thing; else the sentence is read as any other."""
+    added: bool = False
+    """A thing named after the request as taken along with it ("Forget all of it, coach and all")."""
 
 
 def points_at_memory(text: str) -> bool:
@@ -259,7 +294,8 @@ def points_at_memory(text: str) -> bool:
 
 def clauses_of(sentence: str) -> list[str]:
     """A sentence's clauses for this reader: cut at commas, semicolons, colons and dashes."""
-    return [c.strip() for c in re.split(r"\s*[,;:\u2014\u2013]\s*|\s+-+\s+", sentence.translate(_QUOTES)) if c.strip()]
+    said = "".join(", " if unicodedata.category(c) == "So" else c for c in sentence.translate(_QUOTES))  # emoji
+    return [c.strip() for c in re.split(r"\s*[,;:\u2014\u2013]\s*|\s+-+\s+", said) if c.strip(" ,")]
 
 
 def act_of(clause: str, whole: str) -> tuple[str, bool, bool] | None:
@@ -281,6 +317,9 @@ def _act_of(clause: str, whole: str) -> tuple[str, bool, bool] | None:
     fronted_object = _FRONTED_OBJECT.match(said)
     if fronted_object:  # "This customer number you shall please delete"
         verb = fronted_object.group("verb")
+        framed = SUBJECT_FRAME.match(fronted_object.group("thing"))
+        if framed:  # "Everything about him you delete lah"
+            return framed.group("subject").strip(), True, True
         return fronted_object.group("thing"), False, bool(re.fullmatch(STRONG, verb, re.IGNORECASE))
     if not _FRONTED.match(said):  # "About Petrenko you can forget all" is read whole below
         said = _ADDRESSED.sub("", said, count=1)
@@ -309,6 +348,8 @@ def _act_of(clause: str, whole: str) -> tuple[str, bool, bool] | None:
             rest = re.sub(r"^(?:the|my)\s+(?:remark|comment|bit|line|note)\s+(?:about|on)\s+", "", rest, flags=re.I)
         weak = not re.fullmatch(STRONG, verb, re.IGNORECASE)
         firm = not weak
+        if _MY_SAID_ME.match(rest) and DATA_NOUNS.search(_OBJECT_END.split(rest, maxsplit=1)[0].strip(" .!?")):
+            rest = "my" + rest[2:]  # "bin me works number": "me" said for "my" before the user's data
         bare_act = not _PARTICLES.sub(
             "", _OBJECT_END.split(rest, maxsplit=1)[0].strip(" .!?")
         )  # "Delete, please.", "you just throw away can?"
@@ -388,6 +429,18 @@ _ABOUT = re.compile(r"^(?:about|re|regarding|as\s+for|as\s+to|concerning)\s+(?P<
 _PARTS = re.compile(r"\s*,\s*(?:and\s+|&\s+)?|\s+(?:and|&|plus|as\s+well\s+as)\s+", re.IGNORECASE)
 _LISTED = re.compile(r"(?:(?:and|&)\s+)?(?:my|the|his|her|their|our)\s+[\w'-]+(?:\s+[\w'-]+){0,3}", re.IGNORECASE)
 """A clause after a request that only names one more thing ("..., my address and my GP")."""
+_NAMED_THING = re.compile(r"(?:the|that|this|those|these|my|our|all\s+my|all\s+the)\s+[\w'-]+(?:\s+[\w'-]+){0,3}", re.I)
+"""A clause that only names a thing ("The WeChat ID", "that overdraft figure"): the object of a bare act after it."""
+_ALONG = re.compile(
+    r"^(?:(?:including|plus|and\s+also)\s+(?P<first>(?:the\s+|my\s+)?[\w'-]+(?:\s+[\w'-]+){0,2})|(?P<thing>(?:the\s+|my\s+)?"
+    r"[\w'-]+(?:\s+[\w'-]+){0,2}?)\s+(?:and|an'?|n)\s+(?:all|aw)|(?P<also>(?:the\s+|my\s+)?[\w'-]+(?:\s+[\w'-]+){0,2}?)\s+"
+    r"(?:included|too|as\s+well))$",
+    re.IGNORECASE,
+)
+"""A clause after a request naming one more thing it takes along: "coach and all", "Fraser n aw", "including Priya",
+"the photos too"."""
+_OWN_STATEMENT = re.compile(r"(?:i|we|he|she|they|it's|i'm|i've|i'll|we're|we've)\b", re.IGNORECASE)
+"""A clause that starts with its own subject: no object of an act said bare before it."""
 _DETERMINED_PART = re.compile(r"(?:my|the|that|this|his|her|their|our)\s+\w", re.IGNORECASE)
 
 
@@ -456,9 +509,14 @@ def read_requests(sentences: list[str]) -> list[Request]:
                 before.append((index, clause))
                 continue
             thing, subject, firm = act
+            named_before = _OBJECT_END.split(clauses[position - 1], maxsplit=1)[0].strip(" .!?") if position else ""
+            if not thing and named_before and (kind_named(named_before) or _NAMED_THING.fullmatch(named_before)):
+                thing, firm = named_before, True  # "All my goals, please delete", "The WeChat ID I give you, delete"
             if not thing:  # "Please disregard, and delete, all the standing directions ...": the next clause
                 after = clauses[position + 1 :]
                 nxt = _OBJECT_END.split(after[0], maxsplit=1)[0].strip(" .!?") if after else ""
+                if _OWN_STATEMENT.match(nxt):
+                    nxt = ""  # "All my goals, please delete, I want to think again": a statement of its own
                 thing = nxt if nxt and not _PARTICLES.match(nxt) and act_of(after[0], whole) is None else ""
             framed = [m for _, c in reversed(before) if (m := SUBJECT_FRAME.match(c.strip(" .!?")))]
             if not thing and framed:  # "Anything about him, you just throw away can?"
@@ -480,6 +538,11 @@ def read_requests(sentences: list[str]) -> list[Request]:
             if listed and _DETERMINED_PART.match(thing):
                 thing = ", ".join([thing, *listed])
             found.append(Request(index, thing or "it", subject, list(reversed(before)), firm))
+            for following in clauses[position + 1 :]:  # "..., coach and all", "..., Fraser n aw", "including Priya"
+                along = _ALONG.match(following.strip(" .!?"))
+                named = next((g for g in along.groups() if g), "") if along else ""
+                if named and not THING_PRONOUN.match(named):
+                    found.append(Request(index, named, named[:1].isupper(), list(reversed(before)), True, True))
             before.append((index, clause))
     return found
 

@@ -120,7 +120,8 @@ _REQUEST_START = re.compile(
 )
 _NEVER_GATED = re.compile(
     r"\b(?:remember|don't forget|do not forget|note that|keep in mind|from now on|going forward|in future|"
-    r"always|never(?!\s+mind)|forget|lesson|learned|learnt|note to self|next time)\b|\b(?:your|the assistant's) memor(?:y|ies)\b|"
+    r"always|never(?!\s+mind|\s+thought\s+of\s+(?:it|that))|forget|lesson|learned|learnt|note to self|"
+    r"next time)\b|\b(?:your|the assistant's) memor(?:y|ies)\b|"
     r"\bmemories (?:about|of|on|regarding)\b|\beverything (?:that )?you (?:know|remember|have)\b|"
     r"^(?:revert|reverse|revisit|overturn)\w*\s+(?:the\s+|our\s+|my\s+)?decision\b\s*[:,-]|" + FORGET_NOT_GATED,
     re.IGNORECASE,

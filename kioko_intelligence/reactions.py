@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-MAX_WORDS = 6
+MAX_WORDS = 7
 
 GRATITUDE = frozenset(
     """
@@ -35,10 +35,17 @@ cute adorable genius gold gem star treasure right true fair enough indeed quite 
 bueno bene benissimo perfetto bien wunderbar toll prima genial top bravo chapeau clear
 bon bonne super très tres schön schon sehr gut muy bella bello buono ottimo świetnie swietnie dobrze dobre
 lush ace boss lekker sharp sorted spot-on lowkey highkey slaps bussin valid based elite peak banger goat vibes
-noice nais shweet sweeet coolio dandy nifty ripper stellar spiffy snazzy gorgeous fair play
+noice nais shweet sweeet coolio dandy nifty ripper stellar spiffy snazzy gorgeous fair play steady nicely interesting
+happy merry
 """.split()
 )
 """Words of praise or judgement of what was said."""
+UNDERSTANDING = frozenset(
+    """
+sense clears cleared clearer clarifies clarified explains explained helps helped needful works
+""".split()
+)
+"""Words saying the answer landed ("Makes total sense now.", "That clears it up.", "Kindly do the needful.")."""
 INTERJECTIONS = frozenset(
     """
 aye och ach wah wa wow whoa woah eh ah oh ooh oof oops whoops yikes blimey crikey gosh golly jeez geez shiok
@@ -48,7 +55,7 @@ oui nein da nyet hai vale claro allora va boom bingo bet word ngl tbh fr yessir 
 dokey okey-dokey righto righty roger copy wilco affirmative noted understood gotcha yep yup yeah yes yea nah no
 nope ok okay alright sure amen phew whew welp well onya mamma mia ayy ayyy ayo aye-aye yass yasss cap facts
 deffo defo totes innit ey oi ahh aah ooh-la-la oh-la-la ouais bof tja naja och-aye jeepers cor blimey begorrah
-haw hoo whoo yup-yup nice-one ta-da tada respect
+haw hoo whoo yup-yup nice-one ta-da tada respect la sorry brb gtg g2g ttyl afk
 """.split()
 )
 """Sounds and one-word answers that react without saying anything."""
@@ -60,14 +67,23 @@ lot lots one ones bit little what how mate dear love luv friend bro bruv fam chi
 folks man girl buddy pal god bless lord heavens goodness oh gosh thank there here now then most
 million bunch ton heaps loads muchly kindly bredren bredrin bru bra bruh cuz mon ami amigo hombre dude fella
 lads lass hun babe darling pet hen duck chuck sweetie kid our sounds seems looks feels about will do shall action
+makes made make total totally complete completely perfectly real proper up things everything way never thought get
+got see now back turnaround reply replies answer answers response help explanation work effort yesterday earlier today
+have carry on bother evening morning afternoon night day weekend new year christmas holidays easter
 """.split()
 )
 """Words that frame a reaction ("you are so quick", "God bless you, my friend", "that's very good of you")."""
 
 _WORD = re.compile(r"[^\W\d_]+(?:[-'][^\W\d_]+)*", re.UNICODE)
 _USER = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|mine|we|we're|we've|our|ours|us)\b", re.IGNORECASE)
-_WORDS = GRATITUDE | PRAISE | INTERJECTIONS | FRAME
-_FOR_ME = re.compile(r"\b(?:for|to)\s+me\b", re.IGNORECASE)
+_WORDS = GRATITUDE | PRAISE | INTERJECTIONS | FRAME | UNDERSTANDING
+_FOR_ME = re.compile(r"\b(?:for|to|by|with)\s+me\b", re.IGNORECASE)
+_I_REACT = re.compile(
+    r"\b(?:i\s+(?:see|get\s+(?:it|that)|got\s+(?:it|that)|understand)|(?:i\s+am|i'm|we\s+are|we're)\s+(?:[a-z]+\s+){0,2}?"
+    r"(?:grateful|thankful|obliged|indebted))\b",
+    re.IGNORECASE,
+)
+"""The user's own words that only react ("Ah I see now.", "I am most grateful."): read as "understood"."""
 
 
 SIGN_OFF = re.compile(
@@ -86,12 +102,13 @@ def is_reaction(sentence: str) -> bool:
     if SIGN_OFF.fullmatch(re.sub(r"^(?i:with)\s+", "with ", sentence[:1].lower() + sentence[1:])):
         return True
     sentence = _FOR_ME.sub("", sentence.replace("\u2019", "'"))  # "that is very helpful for me"
+    sentence = _I_REACT.sub("understood", sentence)
     if any(c.isdigit() for c in sentence) or _USER.search(sentence):
         return False
     words = [w.lower() for w in _WORD.findall(sentence.replace("\u2019", "'"))]
     if not words or len(words) > MAX_WORDS:
         return False
-    reacting = [w for w in words if w in GRATITUDE or w in PRAISE or w in INTERJECTIONS]
+    reacting = [w for w in words if w in GRATITUDE or w in PRAISE or w in INTERJECTIONS or w in UNDERSTANDING]
     return bool(reacting) and all(w in _WORDS for w in words)
 
 

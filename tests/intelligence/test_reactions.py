@@ -108,3 +108,54 @@ def test_noted_is_not_read_as_note_and_a_remainder(memory) -> None:
     memory.record_turn("I keep bees on an allotment in Leeds.", "Okay.", **U)
     report = memory.record_turn("Noted, will action.", "Great.", **U)
     assert [op for op in report.ops if op.status == "applied"] == []
+
+
+UNDERSTOOD = [
+    "Makes total sense now.",
+    "Ahh right, that clears it up.",
+    "Interesting, never thought of it that way.",
+    "Brilliant, that's cleared things up nicely.",
+    "Cheers for yesterday, that made total sense.",
+    "Yes boss, real nice.",
+    "Wah, steady lah.",
+    "Sorry ha, brb.",
+    "Kindly do the needful.",
+    "Appreciate the quick turnaround.",
+    "Right, back to work for me.",
+    "Fine by me.",
+    "Much appreciated, have a good evening.",
+    "Happy new year!",
+    "I am most grateful.",
+    "Ah I see now.",
+    "Works for me.",
+    "No bother at all.",
+]
+
+
+@pytest.mark.parametrize("text", UNDERSTOOD)
+def test_saying_the_answer_landed_stores_nothing(memory, text: str) -> None:
+    memory.record_turn("I keep bees on an allotment in Leeds.", "Okay.", **U)
+    before = sorted(r.id for r in memory.memories(user_id=U["user_id"]))
+    report = memory.record_turn(text, "Glad it helped.", **U)
+    assert [op for op in report.ops if op.status == "applied"] == []
+    assert sorted(r.id for r in memory.memories(user_id=U["user_id"])) == before
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Makes sense, my sister is a nurse.",
+        "Back to Paris tomorrow.",
+        "Real ale only.",
+        "Never eat sushi.",
+        "Totally made up.",
+        "Help with my tax return.",
+        "I see my GP on Fridays.",
+        "I'm very grateful to Tom.",
+        "I understand French.",
+        "Have a good weekend in Paris.",
+        "Works nights.",
+    ],
+)
+def test_words_of_understanding_around_a_statement_are_no_reaction(text: str) -> None:
+    assert not is_reaction(text)
