@@ -115,7 +115,8 @@ _REQUEST_START = re.compile(
     r"analy[sz]e|plan(?![^:?]{0,60}:)|outline|delete|remove|clear|drop|run|open|send|book|schedule|set up|install|update|wipe|"
     r"reinstall|restart|reboot|revert|roll back|rollback|restore|upload|download|rename|copy|cancel|archive|"
     r"brainstorm|remind me|"
-    r"refactor|implement|build|add|format|read|go|continue|proceed|repeat|try|show|print|sort)\b",
+    r"refactor|implement|build|add|format|read|go|continue|proceed|repeat|try|show|print|sort)\b"
+    r"(?!\s*[,:\u2014\u2013]|\s+-\s)",  # "Update: we moved to Haifa", "Update, ...": a label, no order
     re.IGNORECASE,
 )
 _NEVER_GATED = re.compile(

@@ -46,6 +46,9 @@ RELATIONS = {
     "location": re.compile(
         rf"(?:^|\b(?i:i|we)\s+|(?<=,\s)|(?<=\band\s))(?i:(?:have\s+|'ve\s+|just\s+|finally\s+|recently\s+)*)"
         rf"(?i:moved|relocated|moving|relocating)\s+(?i:back\s+)?(?i:home\s+)?(?i:over\s+)?(?i:to)\s+(?P<v>{NAME_WORDS})"
+        # "Since October my home is in Oulu", "I have my own flat in Wrocław": where the user's home is now
+        rf"|\b(?i:my|our)\s+(?i:(?:own|new)\s+(?:flat|place|house|apartment|home)|(?:new\s+)?home\s+is(?:\s+now)?)"
+        rf"\s+(?i:in)\s+(?P<w>{NAME_WORDS})"
     ),
     "employer": re.compile(
         rf"(?i:\b(?:starting at|started at|start at|i'm now at|now working (?:at|for)|(?:i|we) now work (?:at|for)))\s+"
@@ -54,7 +57,8 @@ RELATIONS = {
     ),
 }
 """A slot set by a relation rather than named: "I report to Dev Patel" (a manager), "Moved back home to
-Galway" (where the user lives), "starting at Nestle on Monday", "I joined a startup called Loomly"."""
+Galway", "my home is in Oulu now", "got my own flat in Wrocław" (where the user lives), "starting at Nestle on
+Monday", "I joined a startup called Loomly"."""
 HELD = {
     "manager": re.compile(
         rf"\b(?i:manager|boss)\s+(?i:is)\s+(?P<v>{NAME_WORDS})|\b(?i:reports?)\s+(?i:to)\s+(?P<w>{NAME_WORDS})"
@@ -106,8 +110,12 @@ def _said_slot(clause: str, slot: str) -> str | None:
     return value if 0 < len(value) <= 60 and len(value.split()) <= 6 else None
 
 
-_NAMED_NOW = re.compile(rf"\b(?i:it's|it is|i'm|i am|my name's|my name is)\s+(?P<v>{NAME_WORDS})")
-"""A full name said again ("so it's Maria Fernandez now"): the user's name when it shares a word with it."""
+_NAMED_NOW = re.compile(
+    rf"\b(?i:it's|it is|i'm|i am|my name's|my name is|(?:i\s+)?(?:go|goes|going)\s+by|known as|call me)"
+    rf"\s+(?P<v>{NAME_WORDS})"
+)
+"""A full name said again ("so it's Maria Fernandez now", "since the wedding I go by Chidinma Okafor"): the user's
+name when it shares a word with it."""
 
 
 def _renamed(clause: str, name: str) -> str | None:

@@ -14,7 +14,7 @@ from kioko_core.reading.analysis import analyze
 _NP = r"(?:the |my |our |a |an |his |her |their )?([\w][\w.+#/'-]*(?:\s+[\w][\w.+#/'-]*){0,3}?)"
 _STOP = (
     r"(?=\s*(?:[,.;:!?)]|$|\s(?:to|for|with|and|but|because|since|as|now|anymore|any more|in favou?r|over|last|this|at|on|in|after|"
-    r"yesterday|today|these days|nowadays|lately)\b))"
+    r"yesterday|today|these days|nowadays|lately|completely|entirely|totally|altogether|for good)\b))"
 )
 _CHANGE_VERB = r"(?:moved|moving|switched|switching|changed|changing|migrated|migrating|went|gone|upgraded|transitioned|swapped|converted|moved on)"
 _EXPLICIT = [
@@ -44,6 +44,8 @@ _EXPLICIT = [
         rf"\b(?:i'm|i am|we're|we are)\s+(?:done with|off|over|sick of|tired of|through with)\s+{_NP}{_STOP}",
         re.IGNORECASE,
     ),
+    # "I've gone off Earl Grey", "went right off lager": stopped liking it
+    re.compile(rf"\b(?:gone|went|going)\s+(?:right\s+|completely\s+)?off\s+{_NP}{_STOP}", re.IGNORECASE),
     re.compile(
         r"(?:^|[,;]\s*|\b(?:and|but|so)\s+)(?:the\s+)?([a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+(?:is|are|was|were)\s+too\b"
     ),
@@ -77,7 +79,7 @@ CHANGE_WORDS = frozenset(
     "now nowaday day these anymor actual correct correct instead chang switch move push postpon delay "
     "extend reschedul updat new turn meant scratch got went consolid grew drop down up back forward "
     "realli still current use alway decid also week month year ago last old slip rais lower honest reloc "
-    "retrain rebook late".split()
+    "retrain rebook late sorri".split()
 )
 _SAME_WORD = {"deadlin": "due", "due": "due"}
 _MONTHS = (

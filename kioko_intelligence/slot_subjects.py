@@ -192,6 +192,19 @@ def different_subjects(new_text: str, old_text: str) -> bool:
     return False
 
 
+_ANOTHER = frozenset({"other", "another"})
+
+
+def another_one(new_text: str, old_text: str) -> bool:
+    """Does the newer statement open on *another* thing of the older one's kind ("My other brother Kwame is at KPMG"
+    after "My brother Kofi works at Deloitte", "Our other cat ..." after "Our cat ...")? It adds one beside the older,
+    whatever change word the turn holds elsewhere ("he just got promoted")."""
+    new, old = subject(new_text), subject(old_text)
+    if new is None or old is None or new.head is None or new.head != old.head:
+        return False
+    return bool(new.modifiers & _ANOTHER) and not old.modifiers & _ANOTHER
+
+
 def _values(text: str) -> set[str]:
     return {v for values in read_slot(text).values.values() for v in values}
 

@@ -61,6 +61,8 @@ from kioko_intelligence.profile_changes import profile_changes, relation_rewrite
 from kioko_intelligence.slot_aims import replaced_aim
 from kioko_intelligence.slot_continuations import continuation
 from kioko_intelligence.slot_counts import counted_change
+from kioko_intelligence.slot_howtos import ADDED_STEP, HOWTO_CHANGE, howto_changed, howto_title
+from kioko_intelligence.slot_howtos import stepwise as stepwise
 from kioko_intelligence.slot_marks import CANDIDATES, current
 
 # marking what a turn replaced lives in slot_marks; brain.py and the tests reach it through slots as before
@@ -69,7 +71,7 @@ from kioko_intelligence.slot_marks import apply as apply
 from kioko_intelligence.slot_marks import stale_summaries as stale_summaries
 from kioko_intelligence.slot_reading import CUE, TITLE_DOT, Slot, new_value, old_values, read_slot, text_terms
 from kioko_intelligence.slot_sequences import further_along
-from kioko_intelligence.slot_subjects import different_subjects, named_subjects, subject_words
+from kioko_intelligence.slot_subjects import another_one, different_subjects, named_subjects, subject_words
 from kioko_intelligence.slot_topics import GENERIC as _GENERIC
 from kioko_intelligence.slot_topics import LIKING_WORDS as _LIKING_WORDS
 from kioko_intelligence.slot_topics import USERS_OWN as _USERS_OWN
@@ -183,7 +185,7 @@ def same_slot(
     mine = Slot(mine.frame | read_slot(whole).frame, mine.values)
     cue = bool(CUE.search(turn_text))
     liking = bool(_LIKING.search(text))
-    if not mine.frame or not (mine.values or cue or _HOWTO_CHANGE.search(turn_text)):
+    if not mine.frame or not (mine.values or cue or HOWTO_CHANGE.search(turn_text)):
         return list(found.values())
     lowered = (text + " " + whole).lower()
     names = [n for n in mine.values.get("name", ()) if n.split()]
@@ -196,10 +198,12 @@ def same_slot(
             goal or (_DEADLINE.search(turn_text) and "date" in mine.values) or _AIM.search(text) or _progress(record)
         ):
             continue  # an event about a goal is progress on it, not a new value of it (a moved deadline is)
-        if howto and _howto_title(record) is None:
+        if howto and howto_title(record) is None:
             continue  # steps for a task are no newer value of an event or a fact ("How to clear a jam on line 4")
         if not cue and not _ABOUT_USER.search(record.content) and different_things(lowered, record.content):
             continue  # "the line 2 conveyor jammed" is another conveyor than line 1's, not its newer state
+        if another_one(text, record.content):
+            continue  # "My other brother Kwame is at KPMG" beside "My brother Kofi works at Deloitte"
         if not cue and different_subjects(text, record.content):
             continue  # "The Madrid team has 5 engineers" is another team than Berlin's, not its newer size
         theirs = read_slot(record.content)
@@ -209,7 +213,7 @@ def same_slot(
         mine_values = {t: v - both for t, v in mine.values.items() if v - both}
         their_values = {t: v - both for t, v in theirs.values.items() if v - both}
         types = [t for t in mine_values if t in their_values]
-        if _howto_changed(record, mine.frame, turn_text):
+        if howto_changed(record, mine.frame, turn_text):
             # "The descaling is different with the new machine: ..." after "To descale the coffee machine, ..."
             found.setdefault(record.id, Replaced(record, True, None, None, None if shared & own else whole))
             continue
@@ -217,7 +221,7 @@ def same_slot(
             # "switched to no-knead: mix, rest overnight, bake at 250" after "bread method: knead 10 min, prove ..."
             found.setdefault(record.id, Replaced(record, True, None, None, whole))
             continue
-        if _howto_title(record) is not None and not types:
+        if howto_title(record) is not None and not types:
             continue  # a how-to is replaced by a turn saying it is done differently, not by one that uses it
         if shared and not types and cue:
             # plain words as the value: "I'd rather do the evening shift now" after "I prefer the morning shift"
@@ -425,6 +429,15 @@ def _give_way(ops: list[MemoryOp], kept: MemoryOp, sentence: str) -> None:
             other.status, other.error = SKIPPED, "part of a change the turn keeps whole"
 
 
+def _names_old(op: MemoryOp, turn_text: str) -> bool:
+    """Does ``op``'s own sentence name an old value? Such an op claims the memory it replaces first: "Oh gosh, sorry,
+    me again. I've gone off Earl Grey, it's lapsang souchong for me these days" replaces the Earl Grey memory by the
+    op of its second sentence, not by the apology the router kept of the first (every op of a turn may reach the
+    turn's old values when its own words name none)."""
+    text = _op_text(op)
+    return bool(text.strip()) and bool(old_values(text) or old_values(_sentence_of(text, turn_text)))
+
+
 def _sentence_of(text: str, turn_text: str) -> str:
     """The sentence of the turn that ``text`` (an op's rewrite of part of it) shares most words with."""
     words = set(text_terms(text))
@@ -611,7 +624,7 @@ def resolve(
     found_rewrites = relation_rewrites(any_of, users_own, turn_text)
     found_rewrites += keyed_items(holding, words, turn_text) + dropped_items(holding, words, turn_text)
     claimed = attach_rewrites(ops, found_rewrites)
-    for op in ops:
+    for op in sorted(ops, key=lambda op: not _names_old(op, turn_text)):
         if op.status != "planned" or op.action != "add" or op.kind not in ADDING:
             continue
         text = _op_text(op)
@@ -693,53 +706,6 @@ def resolve(
     unrouted(memory, ops, scope, turn_text)
 
 
-_HOWTO = re.compile(
-    r"^\s*(?:(?:to|how to)\s+([^,:;]+)[,:;]|(?:when|whenever|if)\s+([^,:;]+),\s*"
-    r"(?!(?:i|we|he|she|they|it|there|my|our|his|her|their|the|a|an|this|that)\b)[a-z])",
-    re.IGNORECASE,
-)
-"""A how-to: "To descale the coffee machine, ...", or a task said as a condition and an order ("When the label
-printer jams, open the lid ..."; not "When I was a kid, I lived in Rome")."""
-_PLAN_TITLE = re.compile(r"^\s*([^:]{3,60}):")
-_HOWTO_CHANGE = re.compile(
-    r"\b(?:different|differently|changed|new (?:way|process|procedure|steps|routine)|better way|no longer|anymore|any more|now|"
-    r"instead|replaced|correction|actually|from now on)\b",
-    re.IGNORECASE,
-)
-"""Words that say how something is done changed (a plain "new" is not enough: "my new machine works")."""
-
-
-def _howto_changed(record: Record, frame: set[str], turn_text: str) -> bool:
-    """Does the turn say, with a change word, how the task a how-to memory is about ("To descale the coffee
-    machine, ...", a procedure's title) is done now? Half the task's words must be in the new text."""
-    if not _HOWTO_CHANGE.search(turn_text):
-        return False
-    title = _howto_title(record)
-    if title is None:
-        return False
-    words = read_slot(next((g for g in title.groups() if g), "")).frame
-    return bool(words) and 2 * len(words & frame) >= len(words) and len(words & frame) >= 1
-
-
-def stepwise(text: str) -> bool:
-    """Does ``text`` give steps: a title, a colon and three or more items ("bread method: knead 10 min, prove 2
-    hours, bake at 220"), or "first ..., then ..., then ..."?"""
-    head, colon, rest = text.partition(":")
-    if colon and len(head) <= 60 and len([p for p in re.split(r",|;|\bthen\b", rest) if p.strip()]) >= 3:
-        return True
-    return len(re.findall(r"\bthen\b", text, re.IGNORECASE)) >= 2
-
-
-_ADDED_STEP = re.compile(r"\b(?:also|as well|additionally|too|don't forget|do not forget)\b", re.IGNORECASE)
-"""A turn adding a step to a how-to rather than saying it anew ("you also need to press the feed button")."""
-
-
-def _howto_title(record: Record) -> re.Match[str] | None:
-    return _HOWTO.match(record.content) or (
-        _PLAN_TITLE.match(record.content) if record.kind == Procedures.kind else None
-    )
-
-
 _QUESTION = re.compile(r"\?\s*$")
 
 
@@ -750,7 +716,7 @@ def unrouted(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_text: 
     both values (a how-to keeps its other steps), else superseded."""
     if any(op.status == "planned" for op in ops) or _QUESTION.search(turn_text):
         return
-    if not (CUE.search(turn_text) or _HOWTO_CHANGE.search(turn_text) or old_values(turn_text)):
+    if not (CUE.search(turn_text) or HOWTO_CHANGE.search(turn_text) or old_values(turn_text)):
         return
     found = [r for r in same_slot(memory, scope, turn_text, turn_text) if r.sure and r.record.kind in _OP_OF]
     if len(found) != 1:
@@ -758,7 +724,7 @@ def unrouted(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_text: 
     replaced = found[0]
     kind = _OP_OF[Knowledge.kind] if replaced.record.kind == Procedures.kind else _OP_OF[replaced.record.kind]
     fields: dict[str, Any] = {"text": about_user(turn_text.strip())}
-    if _howto_title(replaced.record) is not None and _ADDED_STEP.search(turn_text):
+    if howto_title(replaced.record) is not None and ADDED_STEP.search(turn_text):
         # a step added ("Correction on the printer jam fix: you also need to press the feed button twice"): the
         # how-to keeps its steps and takes the new one
         added = turn_text.split(":", 1)[-1].strip()

@@ -1,0 +1,149 @@
+"""Which op of a turn replaces the older memory, and when a newer statement adds rather than replaces: the op whose
+own sentence names the old value claims it, "gone off X" names X, "my other brother" is a second brother, a
+"Update: ..." label opens a statement, and "my home is in X" says where the user lives now. Real memory:// and
+SQLite stores, no mocks."""
+
+from __future__ import annotations
+
+import pytest
+
+import kioko
+from kioko_intelligence.language import gate_reason
+from kioko_intelligence.slot_reading import old_values
+from kioko_intelligence.slot_subjects import another_one
+
+
+def _current(memory: kioko.MemoryLayer, user: str = "u") -> list[str]:
+    return [r.content for r in memory.memories(user_id=user) if not r.metadata.get("superseded_by")]
+
+
+def test_gone_off_names_the_old_value() -> None:
+    assert old_values("I've gone off Earl Grey completely, it's lapsang souchong for me these days.") == ["Earl Grey"]
+    assert old_values("Went right off lager this summer.") == ["lager"]
+    assert old_values("The milk has gone off.") == []  # nothing named after "off"
+
+
+def test_the_op_naming_the_old_value_replaces_it_not_a_filler_clause(memory: kioko.MemoryLayer) -> None:
+    memory.record_turn(
+        "Sorry to be a pain, but I really only drink Earl Grey, sorry!", "Ok.", user_id="u", session_id="a"
+    )
+    memory.record_turn(
+        "Oh gosh, sorry, me again. I've gone off Earl Grey completely, it's lapsang souchong for me these days.",
+        "Ok.",
+        user_id="u",
+        session_id="b",
+    )
+    replacing = [r for r in memory.memories(user_id="u") if r.metadata.get("supersedes")]
+    assert len(replacing) == 1
+    assert "lapsang souchong" in replacing[0].content
+    context = memory.recall("What tea do I like?", user_id="u").text
+    assert "lapsang souchong" in context
+    assert "drinks Earl Grey" not in context
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "another"),
+    [
+        ("User's other brother Kwame is at KPMG.", "User's brother Kofi works at Deloitte in Accra.", True),
+        ("Our other cat, Tofu, is 7.", "Our cat Miso is 3 years old.", True),
+        ("Another friend of mine, Sam, lives in Oslo.", "A friend of mine, Jo, lives in Bergen.", True),
+        ("User's brother Kofi works at PwC now.", "User's brother Kofi works at Deloitte in Accra.", False),
+        ("Our other cat is 8 now.", "Our other cat, Tofu, is 7.", False),  # the same other cat
+        ("My sister works at Bosch.", "My brother works at Siemens.", False),  # two heads: another rule's
+    ],
+)
+def test_another_one_of_a_kind(new: str, old: str, another: bool) -> None:
+    assert another_one(new, old) is another
+
+
+def test_another_brother_with_a_change_word_elsewhere_keeps_both(memory: kioko.MemoryLayer) -> None:
+    memory.record_turn("My brother Kofi works at Deloitte in Accra.", "Ok.", user_id="u", session_id="a")
+    memory.record_turn("My other brother Kwame is at KPMG, he just got promoted.", "Ok.", user_id="u", session_id="b")
+    current = " ".join(_current(memory))
+    assert "Deloitte" in current
+    assert "KPMG" in current
+    context = memory.recall("Where do my brothers work?", user_id="u").text
+    assert "Deloitte" in context
+    assert "KPMG" in context
+
+
+def test_one_brother_changing_jobs_still_supersedes(memory: kioko.MemoryLayer) -> None:
+    memory.record_turn("My brother Kofi works at Deloitte.", "Ok.", user_id="u", session_id="a")
+    memory.record_turn("My brother Kofi works at PwC now.", "Ok.", user_id="u", session_id="b")
+    assert not any("Deloitte" in c for c in _current(memory))
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "Update, we moved to Ramat Gan.",
+        "Update: we moved to Ramat Gan.",
+        "Check \u2014 the boiler is fixed, we have heating.",
+    ],
+)
+def test_a_label_before_a_statement_is_no_request(turn: str) -> None:
+    assert gate_reason(turn) is None
+
+
+@pytest.mark.parametrize("turn", ["Update the README with the new port.", "Check the logs for errors."])
+def test_an_order_is_still_a_request(turn: str) -> None:
+    assert gate_reason(turn) == "a request to the assistant"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "place"),
+    [
+        (
+            "We are living in Florentin, in south Tel Aviv.",
+            "Update, we moved to Ramat Gan, more quiet for the baby.",
+            "Ramat Gan",
+        ),
+        (
+            "I live in Tampere, small flat near the lake.",
+            "Since October my home is in Oulu, the company moved there.",
+            "Oulu",
+        ),
+        (
+            "I am living in Gdansk with my parents.",
+            "Finally I have my own flat in Wroclaw, since two weeks.",
+            "Wroclaw",
+        ),
+    ],
+)
+def test_where_the_user_lives_now_replaces_where_they_lived(
+    memory: kioko.MemoryLayer, old: str, new: str, place: str
+) -> None:
+    memory.record_turn(old, "Ok.", user_id="u", session_id="a")
+    memory.record_turn(new, "Ok.", user_id="u", session_id="b")
+    stale = old.split(" in ")[1].split(",")[0].split(" with")[0].strip(" .")
+    assert not any(stale in c for c in _current(memory))
+    context = memory.recall("Where do I live?", user_id="u").text
+    assert place in context
+    assert stale not in context
+
+
+def test_a_home_somewhere_else_of_someone_else_changes_nothing(memory: kioko.MemoryLayer) -> None:
+    memory.record_turn("I live in Leeds.", "Ok.", user_id="u", session_id="a")
+    memory.record_turn("My sister finally has her own flat in York.", "Ok.", user_id="u", session_id="b")
+    assert any("Leeds" in c for c in _current(memory))
+
+
+def test_a_name_gone_by_since_a_wedding_replaces_the_name(memory: kioko.MemoryLayer) -> None:
+    memory.record_turn(
+        "Good evening, I'm Chidinma Eze, I run a small bakery in Ikeja.", "Ok.", user_id="u", session_id="a"
+    )
+    memory.record_turn("Quick one: since the wedding I go by Chidinma Okafor.", "Ok.", user_id="u", session_id="b")
+    name = memory.profile.record("name", user_id="u")
+    assert name is not None
+    assert name.metadata.get("value") == "Chidinma Okafor"
+    context = memory.recall("What's my full name?", user_id="u").text
+    assert "Chidinma Okafor" in context
+    assert "Chidinma Eze" not in context
+
+
+def test_a_name_sharing_no_word_with_the_users_is_no_rename(memory: kioko.MemoryLayer) -> None:
+    memory.record_turn("I'm Chidinma Eze, I run a small bakery in Ikeja.", "Ok.", user_id="u", session_id="a")
+    memory.record_turn("My best friend goes by Tolu Bakare.", "Ok.", user_id="u", session_id="b")
+    name = memory.profile.record("name", user_id="u")
+    assert name is not None
+    assert name.metadata.get("value") == "Chidinma Eze"
