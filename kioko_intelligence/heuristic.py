@@ -50,6 +50,7 @@ from kioko_intelligence.language import (
     when,
 )
 from kioko_intelligence.ops import ROUTER_HEURISTIC, SKIPPED, MemoryOp, RouteResult
+from kioko_intelligence.topic_first import topic_first
 from kioko_intelligence.turn import Turn
 from kioko_intelligence.turn_reading import POSTINGS_LIMIT as POSTINGS_LIMIT  # read here by llm and tests
 from kioko_intelligence.turn_reading import QUERY_CHARS as QUERY_CHARS
@@ -206,6 +207,7 @@ class _Reading(GoalReading, ForgetReading):
         changed = rules.CHANGE_LEAD.match(body)
         if changed:
             body = rules.plain(body[changed.end() :])
+        body = topic_first(body)  # "Controlled drugs register, I check it every Friday"
         if self.switch(body, changed is not None):
             return
         if self.working_memory(body):

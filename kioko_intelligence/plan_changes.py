@@ -13,7 +13,8 @@ items are still true) nor leave it as it was. Two shapes are read, both without 
 - **dropped**: "Skip the demo video, no time" names, by its words, exactly one step of a numbered plan of
   three or more and nothing in its place -> that step leaves the plan and the others are renumbered.
 
-The rewrite rides on an ``add`` of the same turn (``fields["rewrites"]``), applied after it; the memory's
+A person a memory names who leaves, with another taking the place, is rewritten the same way
+(:mod:`.successors`). The rewrite rides on an ``add`` of the same turn (``fields["rewrites"]``), applied after it; the memory's
 version history keeps the old text.
 """
 
@@ -24,6 +25,7 @@ from typing import Any, Callable
 
 from kioko_core.store import Record
 from kioko_intelligence.ops import MemoryOp
+from kioko_intelligence.successors import succeeded
 
 _KEYED = re.compile(
     r"^(?:(?:actually|so|and|but|ok|okay|update|change of plan)\W+)*(?:the\s+|my\s+|our\s+)?"
@@ -151,6 +153,14 @@ def skipped(
             span = record.content[steps[0].start() : steps[-1].end()]
             found.append((record, span, "; ".join(f"{i}) {step}" for i, step in enumerate(kept, 1))))
     return found
+
+
+def rewrites(
+    holding: Callable[[list[str]], list[Record]], terms: Callable[[str], list[str]], turn_text: str
+) -> list[tuple[Record, str, str]]:
+    """Every in-place rewrite the turn makes: a keyed item, a dropped or replaced item, a holder who left and the
+    one who took the place (:mod:`.successors`: "Annika's gone home, Luis has taken her bed")."""
+    return keyed(holding, terms, turn_text) + dropped(holding, terms, turn_text) + succeeded(holding, terms, turn_text)
 
 
 def attach(ops: list[MemoryOp], rewrites: list[tuple[Record, str, str]]) -> set[str]:

@@ -55,8 +55,7 @@ from kioko_intelligence.labels import different_things
 from kioko_intelligence.language import about_user, due_date
 from kioko_intelligence.ops import KIND_OF_MEMORY, SKIPPED, MemoryOp
 from kioko_intelligence.plan_changes import attach as attach_rewrites
-from kioko_intelligence.plan_changes import dropped as dropped_items
-from kioko_intelligence.plan_changes import keyed as keyed_items
+from kioko_intelligence.plan_changes import rewrites as item_rewrites
 from kioko_intelligence.profile_changes import profile_changes, relation_rewrites
 from kioko_intelligence.slot_aims import replaced_aim
 from kioko_intelligence.slot_continuations import continuation
@@ -621,8 +620,7 @@ def resolve(
     def any_of(terms: list[str]) -> list[Record]:
         return _holding(memory, scope, terms, every=False)
 
-    found_rewrites = relation_rewrites(any_of, users_own, turn_text)
-    found_rewrites += keyed_items(holding, words, turn_text) + dropped_items(holding, words, turn_text)
+    found_rewrites = relation_rewrites(any_of, users_own, turn_text) + item_rewrites(holding, words, turn_text)
     claimed = attach_rewrites(ops, found_rewrites)
     for op in sorted(ops, key=lambda op: not _names_old(op, turn_text)):
         if op.status != "planned" or op.action != "add" or op.kind not in ADDING:
