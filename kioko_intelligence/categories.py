@@ -144,7 +144,18 @@ CATEGORIES: tuple[Category, ...] = (
     Category(
         "diet",
         True,
-        ("vegan", "vegetarian", "pescatarian", "keto", "paleo", "carnivore", "omnivore", "flexitarian"),
+        (
+            "vegan",
+            "vegetarian",
+            "pescatarian",
+            "plant-based",
+            "plant based",
+            "keto",
+            "paleo",
+            "carnivore",
+            "omnivore",
+            "flexitarian",
+        ),
         ("diet",),
     ),
     Category(

@@ -164,6 +164,32 @@ def relation_rewrites(
             old = (held.group("v") or held.groupdict().get("w")) if held else None
             if old and new:
                 found.append((record, bare(old), new))
+    return found + _renamed_memories(holding, mine, turn_text)
+
+
+_NAMED_USER = re.compile(rf"^User(?:'s (?:full )?name)?\s+is\s+(?P<v>{NAME_WORDS})")
+"""A memory that is not the name slot but says who the user is: "User is Hannah Clarke, mum of the twins"."""
+
+
+def _renamed_memories(
+    holding: Callable[[list[str]], list[Record]], mine: Callable[[str], bool], turn_text: str
+) -> list[tuple[Record, str, str]]:
+    """(memory, old name, new name) for a memory saying who the user is that a full name said again renames: "Got
+    married in June, so it's Hannah Osei on all the school forms now" after "User is Hannah Clarke, mum of the twins"
+    (the same rule as the name slot's: the new full name shares a word with the old and differs from it)."""
+    found = []
+    for said in _NAMED_NOW.finditer(turn_text):
+        new = bare(said.group("v"))
+        words = [w for w in new.split() if w[:1].isupper()]
+        if len(words) < 2:
+            continue
+        for record in holding([f"t:{w.lower()}" for w in words]):
+            held = _NAMED_USER.match(record.content)
+            if record.kind == "profile" or held is None or not mine(record.content):
+                continue
+            old = bare(held.group("v"))
+            if _renamed(f"it's {new}", old) == new:
+                found.append((record, old, new))
     return found
 
 

@@ -147,3 +147,34 @@ def test_a_name_sharing_no_word_with_the_users_is_no_rename(memory: kioko.Memory
     name = memory.profile.record("name", user_id="u")
     assert name is not None
     assert name.metadata.get("value") == "Chidinma Eze"
+
+
+def test_a_full_name_said_again_renames_a_memory_saying_who_the_user_is(memory: kioko.MemoryLayer) -> None:
+    memory.record_turn("I'm Hannah Clarke, mum of the twins.", "Ok.", user_id="u", session_id="a")
+    memory.record_turn(
+        "Got married in June, so it's Hannah Osei on all the school forms now, what a faff.",
+        "Ok.",
+        user_id="u",
+        session_id="b",
+    )
+    current = " ".join(_current(memory))
+    assert "Hannah Osei" in current
+    assert "Hannah Clarke" not in current
+
+
+def test_another_persons_full_name_renames_nobody(memory: kioko.MemoryLayer) -> None:
+    memory.record_turn("I'm Hannah Clarke, mum of the twins.", "Ok.", user_id="u", session_id="a")
+    memory.record_turn("The new teacher is lovely, it's Mrs Osei in Year 2.", "Ok.", user_id="u", session_id="b")
+    assert "Hannah Clarke" in " ".join(_current(memory))
+
+
+def test_a_plant_based_diet_replaces_a_pescatarian_one(memory: kioko.MemoryLayer) -> None:
+    memory.record_turn(
+        "For staff meal, me personally I'm pescatarian: fish yes, meat no.", "Ok.", user_id="u", session_id="a"
+    )
+    memory.record_turn(
+        "Staff meal note: I've been fully plant-based since January.", "Ok.", user_id="u", session_id="b"
+    )
+    context = memory.recall("What do I eat at staff meal?", user_id="u").text
+    assert "plant-based" in context
+    assert "pescatarian" not in context.split("(was:")[0]
