@@ -41,7 +41,7 @@ from kioko_intelligence.slot_subjects import subject_words
 
 STRONG_CUE = re.compile(
     r"\b(?:these days|nowadays|now|anymore|any more|no longer|no more|instead|from now on|from here on|lately|"
-    r"recently|switch(?:es|ed|ing)?|chang(?:e|es|ed|ing)|mov(?:e|es|ed|ing)\s+(?:\w+\s+){0,3}?(?:to|over to|onto))\b",
+    r"recently|back to|switch(?:es|ed|ing)?|chang(?:e|es|ed|ing)|mov(?:e|es|ed|ing)\s+(?:\w+\s+){0,3}?(?:to|over to|onto))\b",
     re.IGNORECASE,
 )
 """A plain word that says the value changed (weaker words such as "new" or "grew" are not enough here)."""
@@ -58,6 +58,12 @@ ADDING = re.compile(
     r"\b(?:also|as well|another|in addition|additionally|besides)\b|\btoo(?=\s*(?:[,.;!?)]|$))", re.IGNORECASE
 )
 """A turn that adds a value beside the old one rather than replacing it."""
+SUBJECTLESS = re.compile(
+    r"^\W*(?:(?:just|finally|recently|so|and)\s+)*(?:switched|moved|changed|started|stopped|gave up|took up|picked up|"
+    r"went back)\b",
+    re.IGNORECASE,
+)
+"""A change the user said leaving the subject out ("Switched to evening runs, ..."): a statement of the user's own."""
 _TITLE = re.compile(r"^\s*(?:(?:User's|my|our)\s+)?([^:,.;!?]{2,40}?)\s*:", re.IGNORECASE)
 """A titled memory: "deploy: merge to main, ...", "User's walkaround: start at the nose, ..."."""
 
@@ -81,7 +87,7 @@ def one_topic(content: str, stated: bool, shared: set[str], said: str, said_fram
         return True  # the newer statement names the older one's title: its slot, whoever says the new value
     if len(content.split()) > 16:
         return False
-    if bool(USERS_OWN.search(content) or stated) and bool(USERS_OWN.search(said) or own):
+    if bool(USERS_OWN.search(content) or stated or SUBJECTLESS.match(content)) and bool(USERS_OWN.search(said) or own):
         return True
     # the older's subject and another word of its own both said again ("The twins only eat pasta plain with butter"
     # / "both twins now demand pesto on their pasta"): the same subject's same topic, whoever it is

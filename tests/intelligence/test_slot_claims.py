@@ -178,3 +178,25 @@ def test_a_plant_based_diet_replaces_a_pescatarian_one(memory: kioko.MemoryLayer
     context = memory.recall("What do I eat at staff meal?", user_id="u").text
     assert "plant-based" in context
     assert "pescatarian" not in context.split("(was:")[0]
+
+
+def test_back_to_an_earlier_habit_marks_the_one_it_replaces(memory: kioko.MemoryLayer) -> None:
+    memory.record_turn(
+        "Switched to evening runs, the mornings are pitch black in December.", "Ok.", user_id="u", session_id="a"
+    )
+    memory.record_turn(
+        "Clocks have gone forward, so it's back to dawn runs for me.", "Ok.", user_id="u", session_id="b"
+    )
+    newer = next(r for r in memory.memories(user_id="u") if "dawn" in r.content)
+    assert newer.metadata.get("conflicts_with")
+    context = memory.recall("When do I like to run?", user_id="u").text
+    assert "dawn runs" in context
+    assert "evening runs" not in context.split("(was:")[0]
+
+
+def test_back_to_said_of_another_topic_changes_nothing(memory: kioko.MemoryLayer) -> None:
+    memory.record_turn("Switched to evening runs, the mornings are pitch black.", "Ok.", user_id="u", session_id="a")
+    memory.record_turn("Back to the office on Monday after the holiday.", "Ok.", user_id="u", session_id="b")
+    assert not any(
+        r.metadata.get("conflicts_with") or r.metadata.get("supersedes") for r in memory.memories(user_id="u")
+    )
