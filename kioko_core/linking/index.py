@@ -349,14 +349,10 @@ class IndexCache:
         """:meth:`counts` where entries never expire (the lock held): each term's df read from its entry as the
         entries are sought, the missing ones in one postings call."""
         cached = stats.terms
-        df: dict[str, int] = {}
-        missing: list[str] = []
-        for term in wanted:
-            entry = cached.get(term)
-            if entry is None:
-                missing.append(term)
-            else:
-                df[term] = entry.df
+        seek = cached.get
+        # the cached ones in one comprehension (a write asks a few hundred terms, nearly all cached), the rest after
+        df = {term: entry.df for term in wanted if (entry := seek(term)) is not None}
+        missing = [term for term in wanted if term not in df] if len(df) < len(wanted) else []
         fetching = bool(missing) or not stats.fetched_at
         count("index_cache_total", outcome="fetch" if fetching else "hit")
         if fetching:

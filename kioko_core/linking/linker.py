@@ -266,7 +266,7 @@ class MemoryLinker:
             # candidate's terms are counted all the same, as before.
             mine = m.term_set
             weighed = sides if bridges else [side for side in sides if not mine.isdisjoint(side.term_set)]
-            extra = {t for side in weighed for t in side.terms if t not in df}
+            extra = set().union(*[side.term_set for side in weighed]).difference(df)
             if extra:
                 df.update(self.index.counts(scope, extra)[1])
         stats.weigh()

@@ -149,8 +149,7 @@ class Side:
         held = private.get("_side") if private is not None else None
         if held is not None and held[0] is record.terms and held[1] is record.content and held[2] == record.kind:
             side = cls.__new__(cls)
-            vars(side).update(held[3])
-            side.record = record
+            side.__dict__ = {**held[3], "record": record}
             return side
         side = cls.of(record)
         if private is not None:
