@@ -1,7 +1,7 @@
 """A linked import: ``add_many`` of one user's conversation history on SQLite, batched (now) beside one by one (before).
 
     python benchmarks/bulk_import.py [--sizes 10000,100000] [--before-max 10000] [--modes single,batched]
-        [--markdown PATH] [--json PATH]
+        [--chunk N] [--markdown PATH] [--json PATH]
 
 The memories are conversational turns: the LoCoMo development half (``/work/shared/data/locomo``, 2,760 turns,
 each stored as ``"Speaker: text"``, its session and time), then filler made from them until the user holds N: each
@@ -11,11 +11,14 @@ after the one before. Ids are fixed (``t000001`` ...), so ties break alike and t
 For each size, on a fresh SQLite file, with linking on and the offline embedder:
 
 - **batched**: one ``add_many`` call (kioko_core/layer/bulk.py: a batch of memories planned as ``add`` plans them, stored
-  in one transaction);
+  in one transaction), or with ``--chunk N`` one call per N memories in one process, as an import read in parts
+  would make them (the same links: each call's memories link to every earlier one); each call's CPU time is printed
+  as it ends;
 - **one by one**: ``add`` per memory, which is what ``add_many`` did before (up to ``--before-max`` memories: at
   6-15 ms a memory, 100,000 take 10 to 25 minutes).
 
 Reported: wall and CPU time (this process) per memory, the load average around each run (the machine is shared),
+the process's peak resident memory so far (``ru_maxrss``: a later row of one run includes the earlier rows' peak),
 the link entries made, and a SHA-256 of every memory's links (entries in order, without the wall-clock ``at`` /
 ``seen``), terms and bookkeeping: the same digest in both columns means the batched import made exactly the links
 adding one by one makes.
@@ -30,6 +33,7 @@ import os
 import platform
 import random
 import re
+import resource
 import shutil
 import sys
 import tempfile
@@ -113,13 +117,20 @@ def digest(layer: Any) -> tuple[int, str]:
     return entries, hashed.hexdigest()
 
 
-def run(items: list[dict[str, Any]], batched: bool, folder: Path) -> dict[str, Any]:
+def run(items: list[dict[str, Any]], batched: bool, folder: Path, chunk: int = 0) -> dict[str, Any]:
     path = folder / f"import-{len(items)}-{'batched' if batched else 'single'}.db"
     load_before = os.getloadavg()[0]
     with kioko.connect(f"sqlite:///{path}", auto_link=True, embedder="offline") as layer:
         wall, cpu = time.perf_counter(), time.process_time()
         if batched:
-            layer.add_many(items, user_id=USER)
+            step = chunk if chunk > 0 else len(items)
+            for start in range(0, len(items), step):
+                part, began = items[start : start + step], time.process_time()
+                layer.add_many(part, user_id=USER)
+                if step < len(items):
+                    spent = time.process_time() - began
+                    line = {"from": start, "cpu_ms_per_memory": round(1000 * spent / len(part), 3)}
+                    print(json.dumps({**line, "load": round(os.getloadavg()[0], 1)}), flush=True)
         else:
             for item in items:
                 layer.add(user_id=USER, **item)
@@ -129,12 +140,15 @@ def run(items: list[dict[str, Any]], batched: bool, folder: Path) -> dict[str, A
     path.unlink()
     return {
         "memories": len(items),
-        "mode": "batched" if batched else "one by one",
+        "mode": ("batched" + (f", add_many per {chunk:,}" if 0 < chunk < len(items) else ""))
+        if batched
+        else "one by one",
         "wall_s": round(wall, 1),
         "cpu_s": round(cpu, 1),
         "wall_ms_per_memory": round(1000 * wall / len(items), 2),
         "cpu_ms_per_memory": round(1000 * cpu / len(items), 2),
         "load": [round(load_before, 1), round(load_after, 1)],
+        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024,
         "link_entries": entries,
         "digest": sha,
     }
@@ -147,14 +161,15 @@ def markdown(rows: list[dict[str, Any]], command: str) -> str:
         f"`{command}` ({platform.python_version()}, {os.cpu_count()} CPUs shared by other sessions; offline embedder;"
         " LoCoMo development-half turns, then filler made from them; one user).",
         "",
-        "| memories | mode | wall s | wall ms / memory | CPU s | CPU ms / memory | load before / after | link entries"
-        " | links digest |",
-        "|---:|---|---:|---:|---:|---:|---|---:|---|",
+        "| memories | mode | wall s | wall ms / memory | CPU s | CPU ms / memory | load before / after | peak MB"
+        " | link entries | links digest |",
+        "|---:|---|---:|---:|---:|---:|---|---:|---:|---|",
     ]
     for row in rows:
         lines.append(
             f"| {row['memories']:,} | {row['mode']} | {row['wall_s']} | {row['wall_ms_per_memory']} | {row['cpu_s']} |"
-            f" {row['cpu_ms_per_memory']} | {row['load'][0]} / {row['load'][1]} | {row['link_entries']:,} |"
+            f" {row['cpu_ms_per_memory']} | {row['load'][0]} / {row['load'][1]} | {row.get('peak_mb', '')} |"
+            f" {row['link_entries']:,} |"
             f" `{row['digest'][:16]}` |"
         )
     same = {}
@@ -175,6 +190,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--modes", default="single,batched", help="single (add one by one), batched (one add_many), or both"
     )
+    parser.add_argument(
+        "--chunk", type=int, default=0, help="batched: one add_many per this many memories (0: one call)"
+    )
     parser.add_argument("--markdown", type=Path)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
@@ -189,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 if not batched and size > args.before_max:
                     continue
-                rows.append(run(items, batched, folder))
+                rows.append(run(items, batched, folder, args.chunk))
                 print(json.dumps(rows[-1]), flush=True)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
