@@ -191,7 +191,8 @@ _PASSIVE = re.compile(
 _POINTER = re.compile(
     r"\b(?:your|ur|yer|the\s+assistant's)\s+(?:memory|memories|notes|records?|books|files|head|brain|system|list)\b|"
     r"\bfrom\s+(?:memory|memories|the\s+records?)\b|\bon\s+(?:file|record)\b|"
-    r"\byou(?:'ve|\s+have)?\s+(?:got|have|know|hold|keep|stored|remember|heard)\b|\b(?:i|we)\s+(?:gave|told|sent)\s+you\b",
+    r"\byou(?:'ve|\s+have)?\s+(?:got|have|know|hold|keep|stored|remember|heard)\b|"
+    r"\b(?:i|we)(?:'ve|\s+have)?\s+(?:gave|given|told|sent|taught|shown|showed)\s+you\b",
     re.IGNORECASE,
 )
 _POINTED = re.compile(
@@ -207,7 +208,7 @@ _TAKE_OUT = re.compile(
 _OBJECT_END = re.compile(
     r"\s*[,;:\u2014\u2013]\s*|\s+from\s+(?:whatever|what|everything|anything|all)\s+(?:you|ye|u)\b.*$|"
     r"\s+(?:that\s+)?(?:you|ye|u)(?:'ve|\s+have)?\s+(?:got|have|know|hold|keep|stored)\b.*$|"
-    r"\s+(?:that\s+|what\s+)?(?:i|we)(?:'ve|\s+have)?\s+(?:given|gave|give|told|tell|named|mentioned|said|shared)\b.*$|"
+    r"\s+(?:that\s+|what\s+)?(?:i|we)(?:'ve|\s+have)?\s+(?:given|gave|give|told|tell|named|mentioned|said|shared|taught|showed|shown)\b.*$|"
     r"\s+(?:will|would|can|could)\s+(?:you|ya|ye|u|your)\s*$|\s+-\s+|\s+(?:because|since|as|cause|cos|'cause|so|but|and\s+(?:i|we))\s+|"
     r"\s+(?:from|out\s+of|off|in)\s+(?:your|ur|yer|the|my)\s+(?:memory|memories|notes|records?|books|files|head|brain|"
     r"system|list)\b.*$|\s+(?:on|in)\s+(?:file|record|the\s+record|memory)\b.*$|"
@@ -254,6 +255,7 @@ _DETERMINED = re.compile(
     r"whatever)\b",
     re.IGNORECASE,
 )
+_OWNED = re.compile(r"(?:all|every|each|any|my)\b", re.IGNORECASE)
 _MY_SAID_ME = re.compile(r"me\s+[\w'-]+", re.IGNORECASE)
 _TAIL_PARTICLES = re.compile(r"(?:\s+(?:lah|ah|eh|hor|leh|lor|mate|innit|yeah|like|then|ok))+$", re.IGNORECASE)
 _OF = re.compile(r"\bo'\s+", re.IGNORECASE)
@@ -362,7 +364,10 @@ def _act_of(clause: str, whole: str) -> tuple[str, bool, bool] | None:
         head = _OBJECT_END.split(rest, maxsplit=1)[0].strip(" .!?")
         data = _DETERMINED.match(rest) is not None and DATA_NOUNS.search(head) is not None
         said_bit = None if _JUST_SAID.fullmatch(head) else _SAID_BIT.match(head) or _SAID_STUFF.match(head)
-        if weak and not (pointed or bare_act or data or said_bit):
+        # "Drop every preference", "Wipe all my routines": a whole kind of the user's ("Clear out the workflows
+        # folder" is not)
+        owned_kind = _OWNED.match(head) is not None and kind_named(head) is not None
+        if weak and not (pointed or bare_act or data or said_bit or owned_kind):
             return None
         thing = rest
         if said_bit:  # "Lose the bit about my salary", "Drop the five-a-side stuff": the thing it points at
@@ -548,13 +553,22 @@ def read_requests(sentences: list[str]) -> list[Request]:
 
 
 KIND_WORDS = (
-    (re.compile(r"\blikes\s+and\s+dislikes\b|\bpreferences?\b|\blikes\b|\bdislikes\b|\btastes\b", re.I), "preferences"),
+    (
+        re.compile(
+            r"\blikes\s+and\s+dislikes\b|\bpreferences?\b|\blikes\b|\bdislikes\b|\btastes\b|"
+            r"\bwhat\s+i\s+(?:like|love|prefer)\b(?:\s+and\s+(?:what\s+i\s+)?(?:don't\s+like|hate|dislike))?|"
+            r"\bhow\s+i\s+like\s+(?:things|it|stuff)(?:\s+done)?",
+            re.I,
+        ),
+        "preferences",
+    ),
     (re.compile(r"\b(?:instructions|directions|rules|orders)\b", re.I), "instructions"),
     (re.compile(r"\b(?:goals|targets|ambitions|aims|objectives|resolutions)\b", re.I), "goals"),
     (re.compile(r"\bdecisions\b", re.I), "decisions"),
     (re.compile(r"\b(?:deadlines|due\s+dates)\b", re.I), "deadlines"),
     (re.compile(r"\b(?:people|persons|everyone|everybody|contacts)\b", re.I), "people"),
     (re.compile(r"\bplans\b", re.I), "plans"),
+    (re.compile(r"\b(?:procedures|routines|processes|workflows|how-?tos|checklists)\b", re.I), "procedures"),
 )
 """The words a kind (or a category) of memory is called by, in the plural a whole kind is asked with."""
 _EVERY = re.compile(r"^(?:every|each|all(?:\s+of)?(?:\s+(?:my|the|your))?|any)\s+(?P<one>[\w\s-]+)$", re.I)

@@ -138,3 +138,45 @@ def test_a_thing_named_after_the_request_goes_along_with_it(memory) -> None:
     assert not [t for t in left if "Dawson" in t]
     assert [t for t in left if "Lin" in t]
     assert _held(memory, "Dawson") == []
+
+
+KINDS_SAID = [
+    "To deploy, first run the tests, then tag the release, then push to prod.",
+    "I prefer window seats on trains.",
+    "My dog is called Biscuit.",
+]
+
+
+@pytest.mark.parametrize(
+    "request_text,gone_kind",
+    [
+        ("Wipe all my routines.", "procedural"),
+        ("Forget every procedure I taught you.", "procedural"),
+        ("Bin all the workflows you have for me.", "procedural"),
+        ("Drop every preference I've given you.", "preference"),
+        ("Forget what I like and don't like.", "preference"),
+        ("Forget how I like things done.", "preference"),
+    ],
+)
+def test_a_kind_called_by_another_name_goes_and_the_rest_stays(memory, request_text: str, gone_kind: str) -> None:
+    for text in KINDS_SAID:
+        memory.record_turn(text, "Okay.", session_id="s1", **U)
+    memory.record_turn(request_text, "Done.", session_id="s2", **U)
+    left = list(memory.memories(**U))
+    assert not [r for r in left if r.kind == gone_kind]
+    assert [r for r in left if "Biscuit" in r.content]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Clear out the workflows folder on the shared drive.",
+        "Delete the processes that are hanging.",
+        "Drop the routines from the dance show, they're too long.",
+    ],
+)
+def test_a_kinds_name_in_a_task_forgets_nothing(memory, text: str) -> None:
+    for said in KINDS_SAID:
+        memory.record_turn(said, "Okay.", session_id="s1", **U)
+    report = memory.record_turn(text, "Okay.", session_id="s1", **U)
+    assert not [op for op in report.ops if op.op == "memory.delete" and op.status == "applied"]
