@@ -30,7 +30,7 @@ from kioko_intelligence.choices import choice_of, decision_body, held_choice, na
 from kioko_intelligence.commitments import committed_name, newest_decision, old_choice, says_over
 from kioko_intelligence.forget_reading import ForgetReading
 from kioko_intelligence.goal_reading import GoalReading
-from kioko_intelligence.instruction_cases import older_for_case
+from kioko_intelligence.instruction_cases import older_for_case, taken_back
 from kioko_intelligence.language import (
     _IRREGULAR_PAST,
     about_user,
@@ -647,6 +647,10 @@ class _Reading(GoalReading, ForgetReading):
         if self.router.capture == "rules" or gate_reason(text) is not None:
             return
         if len(text.split()) < 3 and self.router.capture != "all" and not rules.ATTRIBUTE.match(text):
+            return
+        if rules.YOU.search(text) and not explicit and (older := taken_back(self.memory, self.scope, text)):
+            said = sentence(capitalise(bare(whole)))  # "You do not need to fix my sentences more": a rule taken back
+            self.add("instruction.add", text=said, supersedes=[older], reason="an instruction changed", confidence=0.7)
             return
         if is_chatter(text) or (rules.YOU.search(text) and not explicit) or rules.DEICTIC.match(text):
             return  # about the conversation or the assistant, or a "that" only the conversation explains

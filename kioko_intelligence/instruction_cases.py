@@ -14,6 +14,7 @@ import re
 from typing import TYPE_CHECKING
 
 from kioko_core.store import Filter, Scope
+from kioko_intelligence.instruction_topics import instruction_changes
 from kioko_intelligence.language import content_words
 
 if TYPE_CHECKING:
@@ -59,3 +60,18 @@ def older_for_case(memory: MemoryLayer, scope: Scope, instruction: str) -> list[
         for r in memory.store.scan(scope, Filter(kinds=frozenset({"instruction"})))
         if not r.metadata.get("superseded_by") and r.content != instruction and same_case(instruction, r.content)
     ]
+
+
+def taken_back(memory: MemoryLayer, scope: Scope, said: str) -> str | None:
+    """The id of the one instruction in force that ``said``, words to the assistant the router keeps nothing of,
+    changes: it sets the instruction's aspect anew ("You do not need to fix my sentences more" after "Correct my
+    grammar always") or lifts it (:func:`~kioko_intelligence.instruction_topics.lifted`); None for none or several."""
+    held = [
+        r
+        for r in memory.store.scan(scope, Filter(kinds=frozenset({"instruction"})))
+        if not r.metadata.get("superseded_by")
+    ]
+    if not held:
+        return None
+    found = instruction_changes(lambda terms: held, said, "instruction")
+    return found[0].id if len(found) == 1 else None

@@ -121,12 +121,35 @@ _OF_THE_USER = frozenset({"pronouns"})
 """Aspects of the user themself: a memory rewritten about the user ("User's pronouns are she/her") sets them."""
 
 
+_LIFTED = re.compile(
+    r"\b(?:(?:is|are|'s|'re)\s+(?:now\s+)?(?:fine|ok|okay|welcome|allowed)|no need|(?:don't|do not|doesn't|does not)\s+"
+    r"(?:need|have)\s+to|(?:you\s+)?can\s+stop)\b",
+    re.IGNORECASE,
+)
+"""Words that lift a standing rule: "local time is fine", "colour designs are welcome now", "no need to ..."."""
+_CHANGE = re.compile(
+    r"\b(?:now|these days|from now on|from here on|anymore|any more|no longer|instead)\b", re.IGNORECASE
+)
+
+
+def lifted(holding: Callable[[list[str]], list[Record]], text: str, instruction: str) -> list[Record]:
+    """The one current instruction ``text`` lifts: it says, with a change word, that something the instruction is
+    about is fine now ("Give me times in Zulu, always", then "Off the clock now, local time for everything is fine")
+    and shares a word of its own with it; none when no instruction or several share one."""
+    if not (_LIFTED.search(text) and _CHANGE.search(text)):
+        return []
+    terms = [t for t in text_terms(text) if t.startswith("t:")]
+    found = [r for r in holding(terms) if r.kind == instruction and set(terms) & set(text_terms(r.content))]
+    return found if len(found) == 1 else []
+
+
 def instruction_changes(holding: Callable[[list[str]], list[Record]], text: str, instruction: str) -> list[Record]:
-    """The current memories (found by ``holding(terms)``, any of them) whose aspect ``text`` sets anew.
-    ``instruction`` is the kind instructions are stored as (an old one of that kind is addressed by its kind)."""
+    """The current memories (found by ``holding(terms)``, any of them) whose aspect ``text`` sets anew, or the one
+    instruction it lifts (:func:`lifted`). ``instruction`` is the kind instructions are stored as (an old one of
+    that kind is addressed by its kind)."""
     mine = aspects(text)
     if not mine or not addressed(text):
-        return []
+        return lifted(holding, text, instruction)
     terms = sorted({t for a in mine for word in ASPECTS[a] for t in text_terms(word) if t.startswith("t:")})
     found = []
     for record in holding(terms):
