@@ -36,7 +36,7 @@ bueno bene benissimo perfetto bien wunderbar toll prima genial top bravo chapeau
 bon bonne super très tres schön schon sehr gut muy bella bello buono ottimo świetnie swietnie dobrze dobre
 lush ace boss lekker sharp sorted spot-on lowkey highkey slaps bussin valid based elite peak banger goat vibes
 noice nais shweet sweeet coolio dandy nifty ripper stellar spiffy snazzy gorgeous fair play steady nicely interesting
-happy merry
+happy merry best
 """.split()
 )
 """Words of praise or judgement of what was said."""
@@ -69,7 +69,7 @@ million bunch ton heaps loads muchly kindly bredren bredrin bru bra bruh cuz mon
 lads lass hun babe darling pet hen duck chuck sweetie kid our sounds seems looks feels about will do shall action
 makes made make total totally complete completely perfectly real proper up things everything way never thought get
 got see now back turnaround reply replies answer answers response help explanation work effort yesterday earlier today
-have carry on bother evening morning afternoon night day weekend new year christmas holidays easter
+have carry on bother ur sm many yaar ji bhai für die hilfe por todo evening morning afternoon night day weekend new year christmas holidays easter
 """.split()
 )
 """Words that frame a reaction ("you are so quick", "God bless you, my friend", "that's very good of you")."""
@@ -116,7 +116,8 @@ PAUSE = re.compile(
     r"^(?:one\s+(?:moment|sec(?:ond)?|mo|minute|tick)|just\s+a\s+(?:sec(?:ond)?|moment|minute|tick|mo)|hold\s+on|"
     r"hang\s+on|bear\s+with\s+me|give\s+me\s+(?:a|one)\s+(?:sec(?:ond)?|moment|minute|mo)|wait\s+a\s+(?:sec(?:ond)?|"
     r"moment|minute)|brb|be\s+right\s+back|back\s+in\s+a\s+(?:sec(?:ond)?|bit|minute|moment|mo|tick|jiffy)|gtg|g2g|"
-    r"got\s+to\s+go|gotta\s+go|ttyl|afk|excuse\s+me)\b[\s,.!:;\u2014-]*(?P<rest>.*)$",
+    r"got\s+to\s+go|gotta\s+go|ttyl|afk|excuse\s+me|(?:(?:right|ok(?:ay)?|well|anyway)[,\s]+)?(?:i'm\s+)?off\s+to\s+"
+    r"(?:bed|sleep)|(?:i'm\s+|i\s+am\s+)?off\s+now|night\s+night)\b[\s,.!:;\u2014-]*(?P<rest>.*)$",
     re.IGNORECASE,
 )
 MAX_PAUSE_WORDS = 7

@@ -129,6 +129,12 @@ UNDERSTOOD = [
     "Ah I see now.",
     "Works for me.",
     "No bother at all.",
+    "thanks!! ur the best",
+    "Wonderful, many thanks.",
+    "Vielen Dank für die Hilfe.",
+    "Super, thanks a lot yaar.",
+    "Right, off to bed now.",
+    "I'm off now, bye.",
 ]
 
 
@@ -155,7 +161,12 @@ def test_saying_the_answer_landed_stores_nothing(memory, text: str) -> None:
         "I understand French.",
         "Have a good weekend in Paris.",
         "Works nights.",
+        "I'm off now to Paris for a week.",
+        "Off to bed, my flight is at 6.",
+        "The best bakery is on Mill Lane.",
+        "Many of my friends live in Leeds.",
     ],
 )
 def test_words_of_understanding_around_a_statement_are_no_reaction(text: str) -> None:
     assert not is_reaction(text)
+    assert not is_pause(text)
