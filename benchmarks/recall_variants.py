@@ -21,7 +21,6 @@ import platform
 import shutil
 import sys
 import tempfile
-import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -47,38 +46,15 @@ def fill(folder: Path, args: argparse.Namespace) -> tuple[scale.Held, list[Any],
     sizes = sorted(int(s) for s in args.sizes.split(","))
     work = folder / "fill.db"
     layer = kioko.connect(f"sqlite:///{work}", auto_link=False, embedder="offline")
-    records = layer.add_many(
-        [
-            {
-                "content": t.document,
-                "session_id": t.session,
-                "created_at": t.created_at,
-                "memory_type": "episodic",
-                "id": uuid.uuid5(uuid.NAMESPACE_URL, f"locomo/{asked.name}/{t.dia_id}").hex,
-            }
-            for t in asked.turns
-        ],
-        user_id=USER,
-    )
+    records = layer.add_many(scale.conversation_items(asked), user_id=USER)
     held = scale.Held({r.id: t.dia_id for r, t in zip(records, asked.turns)}, [], [])
     source = scale.filler(asked, others, renamed=True, sessions=True)
     last = max(t.created_at for t in asked.turns)
     written, count = 0, len(asked.turns)
     writing = argparse.Namespace(fill="store")
     for size in sizes:
-        batch = []
-        for _ in range(max(0, size - count)):
-            speaker, text = next(source)
-            batch.append(
-                {
-                    "content": f"{speaker}: {text}",
-                    "session_id": f"filler_{written // scale.FILLER_SESSION}",
-                    "created_at": last + scale.FILLER_GAP * (written + 1),
-                    "memory_type": "episodic",
-                    "id": uuid.uuid5(uuid.NAMESPACE_URL, f"user-scale/{asked.name}/{written}").hex,
-                }
-            )
-            written += 1
+        batch = scale.filler_items(source, asked.name, last, written, max(0, size - count))
+        written += len(batch)
         for start in range(0, len(batch), 5_000):
             scale.write(layer, batch[start : start + 5_000], USER, writing)
         count = max(count, size)

@@ -130,6 +130,40 @@ def filler(
 # --------------------------------------------------------------------------- the stores
 
 
+def conversation_items(asked: Any) -> list[dict[str, Any]]:
+    """The asked conversation's turns as add_many items, each with an id made from its dialogue id."""
+    return [
+        {
+            "content": t.document,
+            "session_id": t.session,
+            "created_at": t.created_at,
+            "memory_type": "episodic",
+            "id": uuid.uuid5(uuid.NAMESPACE_URL, f"locomo/{asked.name}/{t.dia_id}").hex,
+        }
+        for t in asked.turns
+    ]
+
+
+def filler_items(
+    source: Iterator[tuple[str, str]], name: str, last: Any, first: int, count: int
+) -> list[dict[str, Any]]:
+    """The next ``count`` filler turns of ``source`` as add_many items, numbered from ``first`` (their ids, sessions
+    and times follow from the number: after the asked conversation's ``last`` turn, FILLER_GAP apart)."""
+    items = []
+    for number in range(first, first + count):
+        speaker, text = next(source)
+        items.append(
+            {
+                "content": f"{speaker}: {text}",
+                "session_id": f"filler_{number // FILLER_SESSION}",
+                "created_at": last + FILLER_GAP * (number + 1),
+                "memory_type": "episodic",
+                "id": uuid.uuid5(uuid.NAMESPACE_URL, f"user-scale/{name}/{number}").hex,
+            }
+        )
+    return items
+
+
 @contextmanager
 def store_url(store: str, folder: str) -> Iterator[str]:
     if store == "memory":
@@ -377,19 +411,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         layer = kioko.connect(url, auto_link=args.auto_link, embedder=args.embedder)
         server = ServerCpu(url if args.store == "postgresql" else None)
         started = time.perf_counter()
-        records = layer.add_many(
-            [
-                {
-                    "content": t.document,
-                    "session_id": t.session,
-                    "created_at": t.created_at,
-                    "memory_type": "episodic",
-                    "id": uuid.uuid5(uuid.NAMESPACE_URL, f"locomo/{asked.name}/{t.dia_id}").hex,
-                }
-                for t in asked.turns
-            ],
-            user_id=user,
-        )
+        records = layer.add_many(conversation_items(asked), user_id=user)
         conversation_s = time.perf_counter() - started
         held = Held({r.id: t.dia_id for r, t in zip(records, asked.turns)}, [], [])
         held.texts = [t.document for t in asked.turns]
@@ -399,19 +421,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         written = 0
         for size in sizes:
             wanted = size - len(held.texts)
-            batch = []
-            for _ in range(max(0, wanted)):
-                speaker, text = next(source)
-                batch.append(
-                    {
-                        "content": f"{speaker}: {text}",
-                        "session_id": f"filler_{written // FILLER_SESSION}",
-                        "created_at": last + FILLER_GAP * (written + 1),
-                        "memory_type": "episodic",
-                        "id": uuid.uuid5(uuid.NAMESPACE_URL, f"user-scale/{asked.name}/{written}").hex,
-                    }
-                )
-                written += 1
+            batch = filler_items(source, asked.name, last, written, max(0, wanted))
+            written += len(batch)
             started = time.perf_counter()
             for start in range(0, len(batch), 5_000):
                 stored = write(layer, batch[start : start + 5_000], user, args)
