@@ -42,6 +42,14 @@ def _after(memory, *request: str) -> list[str]:
     return [r.content for r in memory.memories(**U)]
 
 
+def _deleted_after(memory, said: list[str], text: str) -> list[str]:
+    """The deletes applied by the turn ``text``, recorded after each of ``said``."""
+    for line in said:
+        memory.record_turn(line, "Okay.", session_id="s1", **U)
+    report = memory.record_turn(text, "Okay.", session_id="s1", **U)
+    return [op.op for op in report.ops if op.op == "memory.delete" and op.status == "applied"]
+
+
 def _held(memory, word: str) -> list[str]:
     """Every stored record of the user holding ``word``: memories (superseded too), graph, session logs."""
     found = []
@@ -117,10 +125,7 @@ def test_a_kind_said_first_goes_whole(memory, request_text: str, gone: str, kept
     ],
 )
 def test_the_same_words_in_a_statement_forget_nothing(memory, text: str) -> None:
-    for said in SAID:
-        memory.record_turn(said, "Okay.", session_id="s1", **U)
-    report = memory.record_turn(text, "Okay.", session_id="s1", **U)
-    assert not [op for op in report.ops if op.op == "memory.delete" and op.status == "applied"]
+    assert not _deleted_after(memory, SAID, text)
 
 
 def test_a_thing_named_after_the_request_goes_along_with_it(memory) -> None:
@@ -176,7 +181,4 @@ def test_a_kind_called_by_another_name_goes_and_the_rest_stays(memory, request_t
     ],
 )
 def test_a_kinds_name_in_a_task_forgets_nothing(memory, text: str) -> None:
-    for said in KINDS_SAID:
-        memory.record_turn(said, "Okay.", session_id="s1", **U)
-    report = memory.record_turn(text, "Okay.", session_id="s1", **U)
-    assert not [op for op in report.ops if op.op == "memory.delete" and op.status == "applied"]
+    assert not _deleted_after(memory, KINDS_SAID, text)
