@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from kioko_core.reading.analysis import analyze
+from kioko_core.recall.safety_bridges import bridged
 
 SAFETY_TERM = "x:safety"
 SAFETY_KINDS = frozenset({"factual", "preference", "episodic"})
@@ -43,12 +44,14 @@ CLASSES: dict[str, re.Pattern[str]] = {
         r"asthma\w*|epilep\w*|diabet\w*|pregnan\w*|heart (?:condition|problem)s?|blood pressure|hypertension|"
         r"migraines?|panic attacks?|insulin|seizures?|arthritis|chronic \w+|medication|pacemaker|bad (?:knee|back|hip)s?|"
         r"(?:kidney|liver) (?:disease|problem)s?|celiac|coeliac|warfarin|blood thinners?|anticoagulants?|statins?|"
-        r"antidepressants?|chemo\w*"
+        r"antidepressants?|chemo\w*|claustrophob\w*|(?:motion|travel|sea|car)[- ]?sick\w*|vertigo|fear of heights|copd|"
+        r"inhalers?|angina|arrhythmi\w*|dialysis|defibrillators?|blood thinners?|sciatica|slipped disc"
     ),
     "access": _any(
         r"wheelchair|mobility|crutch(?:es)?|walker|walking (?:stick|cane)|blind|visually impaired|low vision|"
         r"deaf|hard of hearing|hearing aid|sign language|(?:can't|cannot|can not) (?:walk|climb|use stairs|see|hear)|"
-        r"step-free|disabilit\w*|disabled|screen reader"
+        r"step-free|disabilit\w*|disabled|screen reader|partially sighted|hearing loss|cochlear implants?|"
+        r"guide dogs?|zimmer frame"
     ),
     "constraint": _any(
         r"never|always|under no circumstances|must not|mustn't|not allowed to|can't stand|"
@@ -58,8 +61,14 @@ CLASSES: dict[str, re.Pattern[str]] = {
 """What makes a statement safety-relevant, by class (an allergy, a diet, a medical condition, an access need, a
 hard rule the user keeps: "never", "always")."""
 
-ABOUT_USER = re.compile(r"^\s*(?:user\b|i\b|i'm\b|i've\b|my\b|me\b)", re.IGNORECASE)
+ABOUT_USER = re.compile(r"^\s*(?:user\b|i\b|i'm\b|i've\b|my\b|me\b|our\b)", re.IGNORECASE)
 """A statement about the user: the router writes "User ...", a hand-written fact may keep "I ..."."""
+ABOUT_SOMEONE = re.compile(
+    r"^\s*[A-Z][a-z]+(?: [A-Z][a-z]+)? (?:has|is|carries|needs|uses|gets|reacts|can't|cannot|can not|must)\b"
+)
+"""A statement about someone the user named ("Max has a severe egg allergy, he carries an EpiPen."): the user's
+child, partner or client, whose condition matters as much to what the user plans. Case-sensitive: a name, not a
+sentence's first word ("Peanut allergies are common" names nobody)."""
 
 TOPICS: dict[str, re.Pattern[str]] = {
     "food": _any(
@@ -125,16 +134,27 @@ FRAMING = frozenset(
 """Words a rule or a statement is framed with: sharing one says nothing about the question's subject."""
 
 
+HEALTH = frozenset({"allergy", "diet", "medical", "access"})
+"""The classes that matter for someone the user named: their health, not their habits ("Kumar never signs on a
+Friday" is no safety fact of the user's)."""
+
+
 def classes_of(text: str) -> set[str]:
-    """The safety classes ``text`` states about the user (empty for a statement about something else)."""
-    if not ABOUT_USER.match(text):
-        return set()
-    return {name for name, pattern in CLASSES.items() if pattern.search(text)}
+    """The safety classes ``text`` states about the user or, health only, about someone the user named (empty for a
+    statement about something else)."""
+    if ABOUT_USER.match(text):
+        return {name for name, pattern in CLASSES.items() if pattern.search(text)}
+    if ABOUT_SOMEONE.match(text):
+        return {name for name in HEALTH if CLASSES[name].search(text)}
+    return set()
 
 
 def is_safety_relevant(kind: str, text: str) -> bool:
-    """Whether a memory of ``kind`` with ``text`` is indexed under :data:`SAFETY_TERM` when written."""
-    return kind in SAFETY_KINDS and bool(classes_of(text))
+    """Whether a memory of ``kind`` with ``text`` is indexed under :data:`SAFETY_TERM` when written: a statement about
+    the user of :data:`SAFETY_KINDS`, or about someone the user named, which the router may keep as knowledge."""
+    if kind in SAFETY_KINDS:
+        return bool(classes_of(text))
+    return kind == "semantic" and not ABOUT_USER.match(text) and bool(classes_of(text))
 
 
 def topics_of(text: str) -> set[str]:
@@ -154,7 +174,7 @@ def bears_on(fact: str, question: str) -> bool:
     asked = topics_of(question)
     topics = set().union(*(CLASS_TOPICS[c] for c in classes)) | topics_of(fact)
     topics |= {t for pattern, named in WORD_TOPICS if pattern.search(fact) for t in named}
-    if asked & topics:
+    if asked & topics or bridged(fact, question):
         return True
     return bool((_words(fact) - FRAMING) & _words(question))
 
