@@ -15,7 +15,7 @@ from kioko_core.kinds.registry import KINDS
 from kioko_core.privacy.held_texts import keeps_text
 from kioko_core.reading.analysis import STOP_WORDS, analyze, stem
 from kioko_intelligence.forget_requests import asks_to_forget
-from kioko_intelligence.reactions import is_pause, is_reaction
+from kioko_intelligence.reactions import is_interruption, is_pause, is_reaction
 from kioko_intelligence.rules import CHATTER, CHATTER_WHOLE, FORGET_NOT_GATED, PROCEDURE, first, instruction_rule, plain
 
 # --------------------------------------------------------------------------- sentences and clauses
@@ -176,7 +176,12 @@ def gate_reason(sentence_text: str) -> str | None:
         return "empty"
     if _NEVER_GATED.search(sentence_text) or asks_to_forget(sentence_text):
         return None
-    if is_small_talk(sentence_text) or is_reaction(sentence_text) or is_pause(sentence_text):
+    if (
+        is_small_talk(sentence_text)
+        or is_reaction(sentence_text)
+        or is_pause(sentence_text)
+        or is_interruption(sentence_text)
+    ):
         return "small talk"
     said = plain(bare(sentence_text))
     if first(PROCEDURE, said) or instruction_rule(said):

@@ -145,4 +145,44 @@ def is_pause(sentence: str) -> bool:
     )
 
 
-__all__ = ["FRAME", "GRATITUDE", "INTERJECTIONS", "MAX_WORDS", "PAUSE", "PRAISE", "is_pause", "is_reaction"]
+INTERRUPTION = re.compile(
+    r"^(?:(?:sorry|soz|sry|oops|argh|ugh|omg|oh|ah|ack|wait|hold\s+on|hang\s+on|one\s+sec)\b[\s,.!:;\u2014-]*)?"
+    r"(?P<rest>.*?(?:(?:\bis|\bare|'s|'re)\s+(?:\w+\s+)?(?:yelling|screaming|crying|shouting|howling|wailing|"
+    r"bawling|barking|ringing|boiling|knocking|kicking\s+off|calling(?:\s+me)?|at\s+the\s+door)|"
+    r"\bjust\s+(?:walked|came|got|turned|popped)\s+(?:in|up|here|round|back)|\bjust\s+woke\s+up)"
+    r"(?:\s+(?:again|now|lol|haha|sigh|ugh))?)[\s.!]*$",
+    re.IGNORECASE,
+)
+"""What interrupts the talk for a moment, said and done with ("sorry, one of them is screaming", "Hold on, my kid's
+yelling.", "Sorry, customer just walked in."): the commotion ends the sentence, nothing is said after it."""
+
+
+def is_interruption(sentence: str) -> bool:
+    """Whether ``sentence`` only says something is interrupting the user right now: a commotion that ends it
+    (:data:`INTERRUPTION`), at most :data:`MAX_PAUSE_WORDS` words, no digit and no name past the first word.
+    "My son is crying every night since the move" and "Sorry, my sister is here for the week" say more and are read
+    as usual."""
+    found = INTERRUPTION.match(sentence.strip().replace("\u2019", "'"))
+    if found is None:
+        return False
+    rest = found.group("rest").strip(" .!?")
+    words = _WORD.findall(rest)
+    return (
+        0 < len(words) <= MAX_PAUSE_WORDS
+        and not any(c.isdigit() for c in rest)
+        and not any(w[:1].isupper() for w in words[1:])
+    )
+
+
+__all__ = [
+    "FRAME",
+    "GRATITUDE",
+    "INTERJECTIONS",
+    "INTERRUPTION",
+    "MAX_WORDS",
+    "PAUSE",
+    "PRAISE",
+    "is_interruption",
+    "is_pause",
+    "is_reaction",
+]
