@@ -68,6 +68,7 @@ from kioko_intelligence.slot_marks import CANDIDATES, current
 from kioko_intelligence.slot_marks import VALUE_KINDS as VALUE_KINDS
 from kioko_intelligence.slot_marks import apply as apply
 from kioko_intelligence.slot_marks import stale_summaries as stale_summaries
+from kioko_intelligence.slot_nearest import nearest_changes
 from kioko_intelligence.slot_reading import CUE, TITLE_DOT, Slot, new_value, old_values, read_slot, text_terms
 from kioko_intelligence.slot_sequences import further_along
 from kioko_intelligence.slot_subjects import another_one, different_subjects, named_subjects, subject_words
@@ -702,6 +703,8 @@ def resolve(
     if going_on is not None:
         ops.append(going_on)  # "so two now" after "We own three bikes": "We own two bikes"
     unrouted(memory, ops, scope, turn_text)
+    # a change said only through the new state ("it's a swim after my shift these days"): its nearest memory
+    nearest_changes(memory, ops, scope, turn_text, _op_text)
 
 
 _QUESTION = re.compile(r"\?\s*$")

@@ -1,0 +1,143 @@
+"""A change said only through the new state: a marked conflict with the nearest older memory of the user.
+
+"Since I went onto the night rota it's a swim straight after my shift" changes "I run 5k every morning before
+work", yet shares no word with it nor with the question ("What exercise do I do?"): no slot rule of
+:mod:`.slots` pairs them, the new memory is never found and the old one is shown as current. When a statement
+of the user's carries a change cue (:data:`CHANGE`: "now", "these days", "since ...", "from this spring", "in
+the end", "instead", "went with", "took over", "switched" ...) and no additive one (:data:`ADDITIVE`: "also",
+"too", "another", "as well", "second", "both"), and no rule paired anything of the turn, its nearest older
+memory is chosen by rank:
+
+- the *pool* is the user's current memories of the kinds that hold a value (:data:`.slot_marks.VALUE_KINDS`),
+  stated by the user (a kind the user owns, or a text in the first person or about "User"), not a goal (an
+  event is progress on a goal, not its new value) and not a how-to;
+- each is scored by the cosine of its vector with the new statement's, from the layer's embedder when it is
+  a semantic one (all-MiniLM-L6-v2, the default where the ``semantic`` extra is installed); the lexical
+  embedder has no vector that relates words the two statements do not share, and with it nothing is chosen;
+- the best is chosen when its cosine reaches :data:`FLOOR` and leads the second best by :data:`MARGIN`.
+
+The choice is never sure: the two are put in a marked conflict (``conflicts_with`` / ``conflicted_by``, as
+:mod:`.slot_marks` does for an unsure slot), so the context shows the new one with "(was: ...)" where the old
+one was found, and the old one stays in the store.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from kioko_core.embedding.embedders import embed_many
+from kioko_core.kinds import Goals, Profile
+from kioko_core.kinds.registry import KINDS
+from kioko_core.store import Record, Scope
+from kioko_intelligence.holders import held_kinds
+from kioko_intelligence.ops import MemoryOp
+from kioko_intelligence.slot_howtos import howto_title
+from kioko_intelligence.slot_marks import VALUE_KINDS, current
+
+if TYPE_CHECKING:
+    from kioko_core.layer.memory_layer import MemoryLayer
+
+CHANGE = re.compile(
+    r"\b(?:now|nowadays|these days|any ?more|no longer|instead|in the end|from here on|from now on|lately|"
+    r"since (?:I|I'?ve|we|we'?ve|my|our|the|last|this|[a-z]+ (?:started|went|moved|joined|got))|"
+    r"from (?:this|next|the start of|the new) \w+|as of \w+|"
+    r"switch(?:ed|ing)?|swapp?(?:ed|ing)?|moved|moving|changed|changing|replaced|ditched|gave up|given up|"
+    r"took over|taken over|went with|gone with|going with|settled on|went for|gone for|"
+    r"(?:not|no) (?:more|longer)|used to)\b",
+    re.IGNORECASE,
+)
+"""Words that say a statement is a change of something the user had (a lexicon of cues, not of phrasings)."""
+ADDITIVE = re.compile(
+    r"\b(?:also|another|as well|second|both|in addition|besides|extra|other)\b|\btoo\b(?=\s*(?:[.,;!?]|$))",
+    re.IGNORECASE,
+)
+"""Words that say the statement adds a thing beside the one the user had: both stay current."""
+_ABOUT_USER = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|[Mm]y|[Mm]e|[Ww]e|[Ww]e're|[Ww]e've|[Oo]ur|[Uu]s|User|User's)\b")
+_SOMEONE_ELSES = re.compile(
+    r"\b(?:my|our|User's)\s+(?:\w+\s+)?(?:wife|husband|partner|son|daughter|kids?|children|mum|mom|dad|father|mother|"
+    r"brother|sister|friend|colleague|boss|neighbou?r|cat|dog|parents?)(?:'s)?\b|^\W*(?:he|she|they|his|her|their)\b",
+    re.IGNORECASE,
+)
+"""A statement about someone else's things ("my sister's cat sleeps on the radiator these days"): not a new value of
+the user's own."""
+_STATED = frozenset(info.name for info in KINDS if info.users_own)
+_QUESTION = re.compile(r"\?\s*$")
+
+FLOOR = 0.15
+"""The least cosine the chosen memory has with the new statement (all-MiniLM-L6-v2: a change said in other
+words scores 0.17-0.36 with what it changes)."""
+MARGIN = 0.1
+"""How far the chosen memory leads the second best: two close candidates name no one slot."""
+POOL = 200
+"""At most this many memories of the pool are scored (the newest)."""
+
+
+def _semantic(memory: MemoryLayer) -> Any | None:
+    """The layer's embedder when it relates two statements that share no word (not the lexical one), else None."""
+    embedder = getattr(memory, "embedder", None)
+    return None if embedder is None or getattr(embedder, "lexical", True) else embedder
+
+
+def cued(text: str) -> bool:
+    """A statement of a change with no word of addition, not a question."""
+    return bool(CHANGE.search(text)) and not ADDITIVE.search(text) and not _QUESTION.search(text)
+
+
+def _pool(memory: MemoryLayer, scope: Scope) -> list[Record]:
+    found = []
+    for record in held_kinds(memory, scope, VALUE_KINDS):
+        if not current(record) or record.kind == Goals.kind or howto_title(record) is not None:
+            continue
+        if record.kind in _STATED or _ABOUT_USER.search(record.content):
+            found.append(record)
+    found.sort(key=lambda r: r.created_at)
+    return found[-POOL:]
+
+
+def nearest(memory: MemoryLayer, scope: Scope, text: str) -> Record | None:
+    """The one older memory of the user ``text`` most likely gives a new value of, or None (see the module)."""
+    pool = _pool(memory, scope)
+    if not pool:
+        return None
+    embedder = _semantic(memory)
+    if embedder is None:
+        return None
+    # the vectors the store keeps (made by this embedder), else made again (the embedder keeps recent texts')
+    missing = [r.content for r in pool if r.embedding is None or len(r.embedding) != embedder.dim]
+    made = iter(embed_many(embedder, [text, *missing]))
+    new = np.asarray(next(made), dtype=np.float32)
+    rows = [r.embedding if r.embedding is not None and len(r.embedding) == embedder.dim else next(made) for r in pool]
+    cosines = np.vstack([np.asarray(v, dtype=np.float32) for v in rows]) @ new
+    order = np.argsort(-cosines)
+    best = float(cosines[order[0]])
+    second = max([float(cosines[order[1]])] if len(order) > 1 else [], default=0.0)
+    if best < FLOOR or best - second < MARGIN:
+        return None
+    return pool[int(order[0])]
+
+
+def nearest_changes(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_text: str, text_of: Any) -> None:
+    """After the slot rules: when none paired anything of the turn, a change-cued statement of the user's is put
+    in a marked conflict with its nearest older memory (``fields["conflicts_with"]``)."""
+    if any(op.target or op.fields.get("supersedes") or op.fields.get("conflicts_with") for op in ops):
+        return
+    if any(op.status == "planned" and (op.action == "delete" or op.kind == Profile.kind) for op in ops):
+        return  # a forget, or a slot the turn sets by its key ("we moved to Bristol": the location), said it all
+    adds = [op for op in ops if op.status == "planned" and op.action == "add" and op.kind in VALUE_KIND_OPS]
+    if len(adds) != 1 or not cued(turn_text):
+        return
+    op = adds[0]
+    text = text_of(op)
+    if not text.strip() or _SOMEONE_ELSES.search(text) or _SOMEONE_ELSES.search(turn_text):
+        return
+    found = nearest(memory, scope, text)
+    if found is None:
+        return
+    op.fields["conflicts_with"] = [found.id]
+    op.reason = (op.reason + "; " if op.reason else "") + "a change of the nearest older memory"
+
+
+VALUE_KIND_OPS = frozenset(info.op for info in KINDS if info.holds_value and info.op and info.name != Goals.kind)

@@ -1,0 +1,117 @@
+"""A change said only through the new state (no word shared with the old value): a marked conflict with the nearest
+older memory of the user, chosen by the semantic embedder's rank with a floor and a margin; nothing with an
+additive cue, with no change cue, with two candidates close together, or with the lexical embedder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import kioko
+from kioko_intelligence.slot_nearest import cued
+
+pytest.importorskip("kioko_core.embedding.semantic")
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "memory":
+        return "memory://?embedder=semantic"
+    return f"sqlite:///{tmp_path / 'nearest.db'}?embedder=semantic"
+
+
+def _said(url: str, *turns: str) -> kioko.Memory:
+    memory = kioko.intelligent(url)
+    for index, turn in enumerate(turns):
+        memory.record_turn(turn, "Noted.", user_id="u", session_id=f"s{index + 1}")
+    return memory
+
+
+def _in_force(memory: kioko.Memory) -> list[str]:
+    return [
+        r.content
+        for r in memory.memories(user_id="u")
+        if not r.metadata.get("superseded_by") and not r.metadata.get("conflicted_by")
+    ]
+
+
+CHANGES = [
+    (
+        "I run 5k every morning before work, rain or shine.",
+        "Since I went onto the night rota it's a swim straight after my shift, the pool opens at 7.",
+        "Do I still run every morning?",
+        "swim",
+    ),
+    (
+        "We're getting the bathroom done by Hendersons.",
+        "We went with a local plumber in the end, the big firm's quote was far too high.",
+        "Who is doing the bathroom?",
+        "plumber",
+    ),
+    (
+        "I always take the train to the office.",
+        "These days I cycle in, the new bike lane makes it easy.",
+        "How do I get to the office?",
+        "cycle",
+    ),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "question", "kept"), CHANGES)
+def test_a_change_in_other_words_is_a_marked_conflict_with_the_nearest_memory(
+    url: str, old: str, new: str, question: str, kept: str
+) -> None:
+    with _said(url, old, new) as memory:
+        in_force = _in_force(memory)
+        assert len(in_force) == 1 and kept in in_force[0]
+        newer = next(r for r in memory.memories(user_id="u") if kept in r.content)
+        older = next(r for r in memory.memories(user_id="u") if r.id != newer.id)
+        assert newer.metadata.get("conflicts_with") == [older.id]
+        assert older.metadata.get("conflicted_by") == newer.id  # kept in the store, out of the context
+        context = memory.recall(question, user_id="u").text
+        assert kept in context and "(was: " in context
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # an additive cue: both stay current
+        ("I run 5k every morning before work.", "I also swim after my shift now, the pool opens at 7."),
+        ("I always take the train to the office.", "These days I cycle in as well, when it's dry."),
+        # no change cue: a new statement, not a new value
+        ("I run 5k every morning before work.", "The pool near the hospital opens at 7 and it's always empty."),
+        # a cue, but nothing of the user's is near it (the floor)
+        ("I run 5k every morning before work.", "These days my sister's cat sleeps on the radiator."),
+    ],
+)
+def test_what_the_rule_leaves_alone(url: str, old: str, new: str) -> None:
+    with _said(url, old, new) as memory:
+        assert len(_in_force(memory)) == 2
+        assert not any(r.metadata.get("conflicted_by") for r in memory.memories(user_id="u"))
+
+
+def test_two_memories_close_together_name_no_one_slot(url: str) -> None:
+    """The best leads the second by less than the margin: nothing is chosen."""
+    with _said(
+        url,
+        "I run 5k every morning before work.",
+        "I jog around the park every evening after dinner.",
+        "Since the night rota it's a swim straight after my shift.",
+    ) as memory:
+        assert not any(r.metadata.get("conflicted_by") for r in memory.memories(user_id="u"))
+
+
+def test_the_lexical_embedder_chooses_nothing() -> None:
+    """Its vectors relate only shared words: a change in other words is stored beside the old value."""
+    with _said("memory://?embedder=offline", CHANGES[0][0], CHANGES[0][1]) as memory:
+        assert len(_in_force(memory)) == 2
+
+
+def test_the_cue_lexicon() -> None:
+    assert cued("Audiobooks on the long hauls these days.")
+    assert cued("Everything's in Nationals from this spring.")
+    assert cued("We went with a lad from Athlone in the end.")
+    assert not cued("I also listen to audiobooks these days.")  # additive
+    assert not cued("I listen to audiobooks on the long hauls.")  # no change cue
+    assert not cued("Do you listen to audiobooks these days?")  # a question
