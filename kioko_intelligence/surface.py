@@ -83,6 +83,11 @@ class IntelligenceHooks(LayerHooks):
     ) -> RecallPlan | None:
         return _recall_plan(layer, query, scope, session_id, options)
 
+    def shown_changes(self, layer: Any, query: str, memories: Any) -> dict[str, str]:
+        from kioko_intelligence.change_pairs import changed_pairs
+
+        return changed_pairs(query, memories)
+
     def after_recall(self, layer: Any, context: Any, scope: Scope, session_id: str | None) -> None:
         _note_recall(layer, context, scope.user_id, scope.agent_id, session_id)
 

@@ -1,7 +1,7 @@
 """The layer's turning points, where a package above the core may act: the core never imports that package.
 
 :class:`~kioko_core.layer.memory_layer.MemoryLayer` calls its ``hooks`` (a :class:`LayerHooks`) when it plans a recall,
-after a recall, after a delete, when a user is forgotten, when a view of it is made and when it closes.
+when it shows a context's changes, after a recall, after a delete, when a user is forgotten, when a view of it is made and when it closes.
 Here every hook does nothing, so the core works alone. The intelligence package subclasses the layer
 (:class:`kioko_intelligence.surface.IntelligentMemory`, what ``kioko.connect()``, ``kioko.MemoryLayer`` and
 ``kioko.intelligent()`` build): its class carries its own hooks and declares the calls of
@@ -10,13 +10,13 @@ Here every hook does nothing, so the core works alone. The intelligence package 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from kioko_core.errors import InvalidRecordError
 
 if TYPE_CHECKING:
-    from kioko_core.recall.hybrid import Context
+    from kioko_core.recall.hybrid import Context, RecalledMemory
     from kioko_core.recall.options import RecallOptions
     from kioko_core.store import Record, Scope
 
@@ -47,6 +47,12 @@ class LayerHooks:
         ``query`` is the recall's :class:`~kioko_core.reading.query_and_draft.Query`: a ``str`` that also holds what recall
         read from it (the names the user's graph knows), so a planner need not read it again."""
         return None
+
+    def shown_changes(self, layer: Any, query: str, memories: Sequence[RecalledMemory]) -> dict[str, str]:
+        """Which of a context's ``memories`` to show in place of which older one the question found too, with
+        "(was: ...)" ({newer id: older id}; see :mod:`~kioko_core.recall.shown_changes`): a display policy for
+        this question, never a write. Here none: every memory is shown as recall found it."""
+        return {}
 
     def after_recall(self, layer: Any, context: Context, scope: Scope, session_id: str | None) -> None:
         """What recall gave the agent (``context``), once it is built."""

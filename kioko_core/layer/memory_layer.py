@@ -7,7 +7,7 @@ import threading
 import time
 from contextlib import contextmanager
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Self
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Self, Sequence
 
 from kioko_core.embedding.embedders import Embedder, OfflineEmbedder, embed_ahead, load_embedder
 from kioko_core.errors import IntelligenceNeeded, InvalidRecordError, MemoryNotFound
@@ -37,7 +37,7 @@ from kioko_core.privacy.held_texts import forget_texts
 from kioko_core.privacy.limits import Limits
 from kioko_core.privacy.secrets import DropSecrets
 from kioko_core.reading.query_and_draft import Query, reads_analysis
-from kioko_core.recall.hybrid import Context, RecallConfig, recall
+from kioko_core.recall.hybrid import Context, RecallConfig, RecalledMemory, recall
 from kioko_core.recall.options import RecallOptions
 from kioko_core.store import Delete, Filter, Record, Scope, Store
 from kioko_core.store.format_mark import FORMAT_VERSION, check_store
@@ -495,10 +495,15 @@ class MemoryLayer(KindManagers, WritePath):
                 fill_recent=fill_recent or (),
                 sections=self.intelligence is not None,
                 budget=knobs.budget,
+                changes=self._changes if self.intelligence is not None else None,
             )
         context.plan = followed
         self.hooks.after_recall(self, context, scope, session_id)  # what "that worked" will credit
         return context
+
+    def _changes(self, query: str, memories: Sequence[RecalledMemory]) -> dict[str, str]:
+        """The hooks' pairs of a context's memories to show as a change (see :meth:`LayerHooks.shown_changes`)."""
+        return self.hooks.shown_changes(self, query, memories)
 
     @timed("context")
     def context(

@@ -37,6 +37,8 @@ class RecalledMemory:
     score: float
     signals: dict[str, float] = field(default_factory=dict)
     section: str = "memories"
+    was: str | None = None
+    """The older memory's text this one is shown in place of, for this question (its "(was: ...)" note)."""
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.record, name)  # id, content, kind, metadata ... read through
@@ -119,7 +121,7 @@ def context_blocks(
     blocks: list[context_budget.Block] = context_sections.blocks(extra, "top")
     safety = [m for m in recalled.values() if m.section == "safety"]
     if safety:
-        lines = [context_budget.Line(dated(m.record, today), m.record.id) for m in safety]
+        lines = [context_budget.Line(dated(m.record, today, m.was), m.record.id) for m in safety]
         blocks.append(context_budget.Block("safety", SAFETY_TITLE, lines))
     for section, title in SECTIONS:
         if section == "goals":
@@ -128,7 +130,9 @@ def context_blocks(
         members.sort(key=lambda m: (-m.score, -m.signals.get("linked", 0.0), m.record.created_at))
         if members:
             lines = [
-                context_budget.Line(goal_line(m.record) if section == "goals" else dated(m.record, today), m.record.id)
+                context_budget.Line(
+                    goal_line(m.record) if section == "goals" else dated(m.record, today, m.was), m.record.id
+                )
                 for m in members
             ]
             blocks.append(context_budget.Block(section, title, lines))
@@ -155,20 +159,21 @@ def _as_now(link: MemoryLink, recalled: dict[str, RecalledMemory]) -> MemoryLink
     )
 
 
-def dated(record: Record, today: date | None) -> str:
+def dated(record: Record, today: date | None, was: str | None = None) -> str:
     """A memory as the context shows it; with ``today`` (a question about when), an event of an earlier day
     ends with its date, "(8 May 2023)".
 
     "I went to a support group yesterday" answers "when did she go?" only with the day it was said. An
     event of today, any other kind of memory, and every memory for a question that is not about when,
-    are shown as they are (the context of other questions stays as the spec shows it).
+    are shown as they are (the context of other questions stays as the spec shows it). ``was``: the older
+    memory recall shows it in place of (its "(was: ...)" note).
     """
     if today is None or record.kind != Episodes.kind or not record.created_at:
-        return context_sections.with_was(record)
+        return context_sections.with_was(record, was)
     day = datetime.fromtimestamp(record.created_at, UTC).date()
     if day >= today:
-        return context_sections.with_was(record)
-    return f"{context_sections.with_was(record)} ({day.day} {day.strftime('%B')} {day.year})"
+        return context_sections.with_was(record, was)
+    return f"{context_sections.with_was(record, was)} ({day.day} {day.strftime('%B')} {day.year})"
 
 
 def goal_line(record: Record) -> str:

@@ -48,6 +48,7 @@ from kioko_core.recall.owned import owned
 from kioko_core.recall.repeats import distinct_ids, repeats, repeats_last, word_runs
 from kioko_core.recall.safety import READ_TERMS, SAFETY_TERM, bears_on, is_safety_relevant
 from kioko_core.recall.safety import SHOWN as SAFETY_SHOWN
+from kioko_core.recall.shown_changes import ChangeReader, show_changes
 from kioko_core.store import Filter, InvalidRecordError, Record, Scope, check_scope
 from kioko_core.telemetry import staged
 
@@ -525,6 +526,7 @@ def recall(
     fill_recent: Sequence[str] = (),
     sections: bool = False,
     budget: int | None = None,
+    changes: ChangeReader | None = None,
 ) -> Context:
     """The context for ``query``: the ``limit`` best memories, up to ``links`` of them brought by links only.
 
@@ -538,6 +540,9 @@ def recall(
     ``budget`` (tokens; None: the config's, 2,000 by default) bounds the text: see
     :mod:`~kioko_core.recall.budget`. Memories it leaves out of the text leave ``memories`` too
     (``ctx.dropped`` names them).
+
+    ``changes`` (the intelligence's reader of changes) names memories to show in place of older ones the
+    question found too, with "(was: ...)" (:mod:`~kioko_core.recall.shown_changes`); None shows every one.
 
     ``query`` is read once here (a :class:`~kioko_core.reading.query_and_draft.Query`, unless it is one read for ``user_id``
     already) and that reading is what retrieval and the sections take.
@@ -645,6 +650,7 @@ def recall(
         if record.id not in recalled:  # retrieved on its own merit, it stays in its section
             recalled[record.id] = RecalledMemory(record, 0.0, {"pinned": 1.0}, "pinned")
             always.add(record.id)
+    show_changes(read, recalled, changes)  # a newer memory shown in place of an older one it changes
     shown_links = links_section(layer, recalled, brought, always, None, now)
     extra = context_sections.gather(layer, scope, read, session_id, caps) if sections else context_sections.Sections()
     fitted = context_budget.fit(

@@ -128,9 +128,10 @@ CLAUSES = re.compile(r"\band\b|;|\balso\b|\bwhile\b|\bbut\b", re.IGNORECASE)
 """What joins two statements in one memory ("drives a Golf and lives in Bristol"): a replacement may take one."""
 
 
-def with_was(record: Record) -> str:
-    """A memory's text, with "(was: ...)" when it may replace an older one (the router was not sure)."""
-    was = record.metadata.get("was")
+def with_was(record: Record, shown_was: str | None = None) -> str:
+    """A memory's text, with "(was: ...)" when it may replace an older one (the router was not sure, or recall
+    shows it in place of an older memory it found too: ``shown_was``, see :mod:`~kioko_core.recall.shown_changes`)."""
+    was = shown_was if shown_was else record.metadata.get("was")
     if not isinstance(was, str) or not was.strip():
         return record.content
     text = record.content.rstrip()
