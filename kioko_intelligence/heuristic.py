@@ -29,6 +29,8 @@ from kioko_intelligence.activities import activity
 from kioko_intelligence.choices import choice_of, decision_body, held_choice, named_choice, names_in, replace_choice
 from kioko_intelligence.commitments import committed_name, newest_decision, old_choice, says_over
 from kioko_intelligence.forget_reading import ForgetReading
+from kioko_intelligence.forget_requests import asks_to_forget
+from kioko_intelligence.fragments import joined_fragments
 from kioko_intelligence.goal_reading import GoalReading
 from kioko_intelligence.instruction_cases import older_for_case, taken_back
 from kioko_intelligence.language import (
@@ -44,6 +46,7 @@ from kioko_intelligence.language import (
     has_time_cue,
     is_chatter,
     is_question,
+    is_request,
     sentence,
     sentences,
     statements_before_question,
@@ -159,7 +162,7 @@ class HeuristicRouter:
         if reason is not None:
             return RouteResult(skipped=reason, router=self.name)
         reading = _Reading(self, memory, turn)
-        texts = sentences(turn.text("user"))
+        texts = joined_fragments(sentences(turn.text("user")), _plain)  # "Tea. Two sugars."
         marks = [t for t in texts if rules.GOOD_TO_KNOW.match(rules.plain(bare(t)))]
         if marks and len(marks) < len(texts):  # "Turns out X. Good to know for next time."
             reading.lesson_of([t for t in texts if t not in marks], turn.text("user"))
@@ -168,6 +171,11 @@ class HeuristicRouter:
                 reading.sentence(text)
         reading.finish()
         return RouteResult(ops=reading.ops, router=self.name)
+
+
+def _plain(sentence: str) -> bool:
+    """A plain statement: no small talk, question, request or forget (a fragment of it may join the next one)."""
+    return gate_reason(sentence) is None and not asks_to_forget(sentence) and not is_request(sentence)
 
 
 class _Reading(GoalReading, ForgetReading):
