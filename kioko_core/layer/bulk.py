@@ -163,6 +163,11 @@ def _held_view(layer: BulkHost, held: PendingStore) -> BulkHost:
     # reading of a new memory asks ``entities`` for the user's names, the linker its ``graph``: both the batch's
     vars(view).update(store=held, linker=linker, entities=graph, _screened=True)  # _screened: add_many screened
     # every item first
+    # an item's own id is looked for among the batch's held writes alone, not in the store (a read a memory): a stored
+    # memory of that id fails the batch's write (a new memory's write expects no record there), and the batch's
+    # memories are then added again one by one, from the store, where that item's add refuses the id (IdTaken)
+    # after the ones before it are stored, as one by one
+    vars(view)["_id_stored"] = held.holds
     return view
 
 

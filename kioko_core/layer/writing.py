@@ -66,6 +66,11 @@ class WritePath:
     _scope: Callable[[str | None, str | None], Scope]
     get: Callable[..., Record]
 
+    def _id_stored(self, scope: Scope, memory_id: str) -> bool:
+        """Whether ``scope`` holds a memory ``memory_id`` (an add under a given id refuses a taken one at once).
+        A batch of ``add_many`` asks its held writes alone (:mod:`kioko_core.layer.bulk`)."""
+        return self.store.get(scope, [memory_id])[0] is not None
+
     def _add(
         self,
         content: str,
@@ -122,7 +127,7 @@ class WritePath:
                 raise
             # a wrong type for id or session_id is the caller's mistake: the layer's typed error
             raise InvalidRecordError(f"cannot store this memory: {_described(error)}") from None
-        if id is not None and not replace and self.store.get(scope, [id])[0] is not None:
+        if id is not None and not replace and self._id_stored(scope, id):
             raise IdTaken(f"a memory {id!r} already exists; change it with update(), or add without an id")
         try:
             return self._write(draft, previous=None, replace=replace)

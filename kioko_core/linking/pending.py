@@ -61,6 +61,8 @@ class PendingStore:
         self._with_terms = 0
         self._log: list[frozenset[str]] = []
         """The ids each held write touched, in order (for ``changes_since``)."""
+        self._generations: dict[Scope, int] = {}
+        """The base's generation of each scope asked, read once for the batch (see :meth:`generation`)."""
 
     def __getattr__(self, name: str) -> Any:
         if name == "base":  # not set yet (a copy being built): never recurse
@@ -73,6 +75,10 @@ class PendingStore:
         return len(self._log)
 
     # -- reads
+
+    def holds(self, scope: Scope, record_id: str) -> bool:
+        """Whether the batch holds a record ``record_id`` of ``scope`` (written by an earlier memory of the batch)."""
+        return scope == self.scope and record_id in self.records
 
     def get(self, scope: Scope, ids: Sequence[str]) -> list[Record | None]:
         held = self.records if scope == self.scope else {}
@@ -137,8 +143,20 @@ class PendingStore:
         return iter(self.base.scan(scope, filter, batch))
 
     def generation(self, scope: Scope) -> int:
-        """The base's generation, plus one per held write for the batch's scope (one write, one batch)."""
-        return int(self._counted.generation(scope)) + (self.writes if scope == self.scope else 0)
+        """The base's generation, plus one per held write for the batch's scope (one write, one batch).
+
+        The base's is read once per scope for the batch (every memory's plan asked it: one read a memory). Only the
+        batch's write changes it in this process, after this store's use; another process's write in between is
+        seen after the batch (the index cache's catch-up reads the changes since the generation the batch began at:
+        :meth:`~kioko_core.linking.index.IndexCache.committed_batch`), and a record it changed that the batch read
+        fails the batch's write (its version), whose memories are then added one by one."""
+        return self._base_generation(scope) + (self.writes if scope == self.scope else 0)
+
+    def _base_generation(self, scope: Scope) -> int:
+        known = self._generations.get(scope)
+        if known is None:
+            known = self._generations[scope] = int(self._counted.generation(scope))
+        return known
 
     def generations(self, scopes: Sequence[Scope]) -> list[int]:
         """Each scope's :meth:`generation`, held writes included: one read where the base reads several together.
@@ -146,15 +164,18 @@ class PendingStore:
         Defined here, not passed through to the base: the base's answer would leave out the writes held for the
         batch's scope, and a cache that read it would take the scope for changed behind it."""
         asked = list(scopes)
-        many = getattr(self.base, "generations", None)
-        stored = many(asked) if many is not None else [self._counted.generation(scope) for scope in asked]
-        return [int(n) + (self.writes if scope == self.scope else 0) for scope, n in zip(asked, stored)]
+        unread = [scope for scope in dict.fromkeys(asked) if scope not in self._generations]
+        if unread:
+            many = getattr(self.base, "generations", None)
+            stored = many(unread) if many is not None else [self._counted.generation(scope) for scope in unread]
+            self._generations.update((scope, int(n)) for scope, n in zip(unread, stored))
+        return [self._generations[scope] + (self.writes if scope == self.scope else 0) for scope in asked]
 
     def changes_since(self, scope: Scope, generation: int) -> ScopeChangeSet | None:
         changes = self._counted.changes_since
         if scope != self.scope:
             return changes(scope, generation)  # type: ignore[no-any-return]
-        now = int(self._counted.generation(scope))
+        now = self._base_generation(scope)
         held = self._log[max(0, generation - now) :]
         ids: set[str] = set().union(*held) if held else set()
         if generation < now:
