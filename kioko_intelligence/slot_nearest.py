@@ -10,7 +10,8 @@ memory is chosen by rank:
 
 - the *pool* is the user's current memories of the kinds that hold a value (:data:`.slot_marks.VALUE_KINDS`),
   stated by the user (a kind the user owns, or a text in the first person or about "User"), not a goal (an
-  event is progress on a goal, not its new value) and not a how-to;
+  event is progress on a goal, not its new value) and not one joining two statements (a conflict would take
+  both out of the context);
 - each is scored by the cosine of its vector with the new statement's, from the layer's embedder when it is
   a semantic one (all-MiniLM-L6-v2, the default where the ``semantic`` extra is installed); the lexical
   embedder has no vector that relates words the two statements do not share, and with it nothing is chosen;
@@ -18,7 +19,9 @@ memory is chosen by rank:
 
 The choice is never sure: the two are put in a marked conflict (``conflicts_with`` / ``conflicted_by``, as
 :mod:`.slot_marks` does for an unsure slot), so the context shows the new one with "(was: ...)" where the old
-one was found, and the old one stays in the store.
+one was found, and the old one stays in the store. Of several memories the turn keeps, the one whose own words
+carry the cue is marked (widened to its sentence by :func:`.slots.resolve`); when the router kept nothing, the turn
+is stored as the kind of the memory it changes, unless its cued sentence is a reaction ("now I get it").
 """
 
 from __future__ import annotations
@@ -29,12 +32,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kioko_core.embedding.embedders import embed_many
-from kioko_core.kinds import Goals, Profile
+from kioko_core.kinds import Goals, Procedures, Profile, Strategies
 from kioko_core.kinds.registry import KINDS
+from kioko_core.recall.sections import CLAUSES
 from kioko_core.store import Record, Scope
 from kioko_intelligence.holders import held_kinds
+from kioko_intelligence.language import about_user
 from kioko_intelligence.ops import MemoryOp
-from kioko_intelligence.slot_howtos import howto_title
+from kioko_intelligence.reactions import is_interruption, is_pause, is_reaction
 from kioko_intelligence.slot_marks import VALUE_KINDS, current
 
 if TYPE_CHECKING:
@@ -42,16 +47,17 @@ if TYPE_CHECKING:
 
 CHANGE = re.compile(
     r"\b(?:now|nowadays|these days|any ?more|no longer|instead|in the end|from here on|from now on|lately|"
-    r"since (?:I|I'?ve|we|we'?ve|my|our|the|last|this|[a-z]+ (?:started|went|moved|joined|got))|"
+    r"since (?:I|I'?ve|we|we'?ve|my|our|the|last|this|[a-z]+ (?:started|went|moved|joined|got)|"
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|spring|summer|autumn|winter|christmas|easter)|"
     r"from (?:this|next|the start of|the new) \w+|as of \w+|"
-    r"switch(?:ed|ing)?|swapp?(?:ed|ing)?|moved|moving|changed|changing|replaced|ditched|gave up|given up|"
+    r"switch(?:ed|ing)?|swapp?(?:ed|ing)?|shifted|converted|reassigned|moved|moving|changed|changing|replaced|ditched|gave up|given up|"
     r"took over|taken over|went with|gone with|going with|settled on|went for|gone for|"
     r"(?:not|no) (?:more|longer)|used to)\b",
     re.IGNORECASE,
 )
 """Words that say a statement is a change of something the user had (a lexicon of cues, not of phrasings)."""
 ADDITIVE = re.compile(
-    r"\b(?:also|another|as well|second|both|in addition|besides|extra|other)\b|\btoo\b(?=\s*(?:[.,;!?]|$))",
+    r"\b(?:also|another|as well|second|both|in addition|besides|extra)\b|\btoo\b(?=\s*(?:[.,;!?]|$))",
     re.IGNORECASE,
 )
 """Words that say the statement adds a thing beside the one the user had: both stay current."""
@@ -81,6 +87,13 @@ def _semantic(memory: MemoryLayer) -> Any | None:
     return None if embedder is None or getattr(embedder, "lexical", True) else embedder
 
 
+def _statement(turn_text: str) -> bool:
+    """Does a sentence of the turn that carries the change cue say something (not a reaction, a pause or an
+    interruption)?"""
+    sentences = [t for t in re.split(r"(?<=[.!?])\s+", turn_text.strip()) if CHANGE.search(t)]
+    return any(not (is_reaction(t) or is_pause(t) or is_interruption(t)) for t in sentences)
+
+
 def cued(text: str) -> bool:
     """A statement of a change with no word of addition, not a question."""
     return bool(CHANGE.search(text)) and not ADDITIVE.search(text) and not _QUESTION.search(text)
@@ -89,8 +102,9 @@ def cued(text: str) -> bool:
 def _pool(memory: MemoryLayer, scope: Scope) -> list[Record]:
     found = []
     for record in held_kinds(memory, scope, VALUE_KINDS):
-        if not current(record) or record.kind == Goals.kind or howto_title(record) is not None:
-            continue
+        if not current(record) or record.kind == Goals.kind or CLAUSES.search(record.content):
+            continue  # a memory joining two statements ("I live in Austin and work at Dell") is one the slot rules
+            # split; a conflict would take both out of the context
         if record.kind in _STATED or _ABOUT_USER.search(record.content):
             found.append(record)
     found.sort(key=lambda r: r.created_at)
@@ -119,25 +133,54 @@ def nearest(memory: MemoryLayer, scope: Scope, text: str) -> Record | None:
     return pool[int(order[0])]
 
 
-def nearest_changes(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_text: str, text_of: Any) -> None:
+def nearest_changes(
+    memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_text: str, text_of: Any
+) -> MemoryOp | None:
     """After the slot rules: when none paired anything of the turn, a change-cued statement of the user's is put
-    in a marked conflict with its nearest older memory (``fields["conflicts_with"]``)."""
-    if any(op.target or op.fields.get("supersedes") or op.fields.get("conflicts_with") for op in ops):
-        return
+    in a marked conflict with its nearest older memory (``fields["conflicts_with"]``). Of several memories the
+    turn keeps, the one whose own words carry the cue; when the router kept nothing, the turn is stored as the
+    kind of the memory it changes. Returns the op marked when the turn kept other statements beside it (the caller
+    widens it to its whole sentence: "I have shifted to those now" says nothing without "Brooks Ghost")."""
+    if any(op.target or any(op.fields.get(k) for k in ("supersedes", "conflicts_with", "rewrites")) for op in ops):
+        return None
     if any(op.status == "planned" and (op.action == "delete" or op.kind == Profile.kind) for op in ops):
-        return  # a forget, or a slot the turn sets by its key ("we moved to Bristol": the location), said it all
-    adds = [op for op in ops if op.status == "planned" and op.action == "add" and op.kind in VALUE_KIND_OPS]
-    if len(adds) != 1 or not cued(turn_text):
-        return
-    op = adds[0]
-    text = text_of(op)
-    if not text.strip() or _SOMEONE_ELSES.search(text) or _SOMEONE_ELSES.search(turn_text):
-        return
-    found = nearest(memory, scope, text)
+        return None  # a forget, or a slot the turn sets by its key ("we moved to Bristol": the location), said it all
+    if not cued(turn_text) or _SOMEONE_ELSES.search(turn_text):
+        return None
+    planned = [op for op in ops if op.status == "planned"]
+    adds = [op for op in planned if op.action == "add" and op.kind in VALUE_KIND_OPS]
+    if planned and not adds:
+        return None
+    chosen = [op for op in adds if CHANGE.search(text_of(op))]
+    if len(chosen) != 1 and len(adds) != 1 and planned:
+        return None  # several statements and not one of them the change: not sure which
+    op = chosen[0] if len(chosen) == 1 else adds[0] if adds else None
+    if op is None and not _statement(turn_text):
+        return None  # "Right, gotcha, now I get it.": a reaction, which the router rightly kept nothing of
+    found = nearest(memory, scope, turn_text)
     if found is None:
-        return
+        return None
+    if op is None:  # the router kept nothing of the turn ("Now we've changed, it's Oland instead")
+        ops.append(
+            MemoryOp(
+                f"{_OP_OF.get(found.kind, 'fact')}.add",
+                fields={"text": about_user(turn_text.strip())},
+                reason="a change of the nearest older memory the router kept nothing of",
+                importance=0.6,
+                confidence=0.6,
+            )
+        )
+        op = ops[-1]
     op.fields["conflicts_with"] = [found.id]
     op.reason = (op.reason + "; " if op.reason else "") + "a change of the nearest older memory"
+    return op if len(adds) > 1 else None
 
 
+_OP_OF = {
+    info.name: info.op
+    for info in KINDS
+    if info.op and "add" in info.actions and info.name not in (Goals.kind, Procedures.kind, Strategies.kind)
+}
+"""Stored kind -> the op a turn the router kept nothing of is stored as (steps and lessons have shapes of their own: a
+fact instead)."""
 VALUE_KIND_OPS = frozenset(info.op for info in KINDS if info.holds_value and info.op and info.name != Goals.kind)

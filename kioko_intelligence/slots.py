@@ -704,7 +704,12 @@ def resolve(
         ops.append(going_on)  # "so two now" after "We own three bikes": "We own two bikes"
     unrouted(memory, ops, scope, turn_text)
     # a change said only through the new state ("it's a swim after my shift these days"): its nearest memory
-    nearest_changes(memory, ops, scope, turn_text, _op_text)
+    marked = nearest_changes(memory, ops, scope, turn_text, _op_text)
+    if marked is not None and "text" in marked.fields:  # the whole sentence, the turn's other ops of it give way
+        whole = _sentence_of(_op_text(marked), turn_text)
+        if len(whole) > len(_op_text(marked)):
+            marked.fields["text"] = about_user(whole.strip())
+            _give_way(ops, marked, whole)
 
 
 _QUESTION = re.compile(r"\?\s*$")

@@ -81,8 +81,10 @@ def test_a_change_in_other_words_is_a_marked_conflict_with_the_nearest_memory(
         ("I always take the train to the office.", "These days I cycle in as well, when it's dry."),
         # no change cue: a new statement, not a new value
         ("I run 5k every morning before work.", "The pool near the hospital opens at 7 and it's always empty."),
-        # a cue, but nothing of the user's is near it (the floor)
+        # a cue, but about someone else's things
         ("I run 5k every morning before work.", "These days my sister's cat sleeps on the radiator."),
+        # the old memory joins two statements: a conflict would take both out of the context
+        ("I run 5k in the mornings and swim on Sundays.", "Since the night rota it's a bike ride after my shift."),
     ],
 )
 def test_what_the_rule_leaves_alone(url: str, old: str, new: str) -> None:
@@ -100,6 +102,44 @@ def test_two_memories_close_together_name_no_one_slot(url: str) -> None:
         "Since the night rota it's a swim straight after my shift.",
     ) as memory:
         assert not any(r.metadata.get("conflicted_by") for r in memory.memories(user_id="u"))
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "kept"),
+    [
+        ("I eat everything, no restrictions.", "I've gone vegan since March.", "vegan"),
+        (
+            "We have decided: the summer cottage we rent on Skye this year.",
+            "Now have we changed, it becomes Mull instead, the ferry was too expensive.",
+            "Mull",
+        ),
+    ],
+)
+def test_a_change_the_router_kept_nothing_of_is_stored_in_conflict(url: str, old: str, new: str, kept: str) -> None:
+    with _said(url, old, new) as memory:
+        in_force = _in_force(memory)
+        assert [c for c in in_force if "Summary of session" not in c] == [next(c for c in in_force if kept in c)]
+        newer = next(r for r in memory.memories(user_id="u") if kept in r.content)
+        assert newer.metadata.get("conflicts_with")
+
+
+def test_a_reaction_with_a_cue_stores_nothing(url: str) -> None:
+    with _said(url, "I'm a sound engineer at a studio in Nashville.", "Right, gotcha, now I get it.") as memory:
+        assert not any("gotcha" in r.content for r in memory.memories(user_id="u"))
+        assert not any(r.metadata.get("conflicted_by") for r in memory.memories(user_id="u"))
+
+
+def test_of_several_statements_the_one_with_the_cue_is_widened_to_its_sentence(url: str) -> None:
+    """ "I have shifted to those now" says nothing without "Brooks Ghost": the whole sentence is the new value."""
+    with _said(
+        url,
+        "For running I wear Asics Nimbus, nothing else fits.",
+        "My physio suggested Brooks Ghost, I have shifted to those now, much better for my knees.",
+    ) as memory:
+        in_force = [c for c in _in_force(memory) if "Summary of session" not in c]
+        assert len(in_force) == 1 and "Brooks Ghost" in in_force[0] and "shifted" in in_force[0]
+        context = memory.recall("Which running shoes do I wear?", user_id="u").text
+        assert "Brooks Ghost" in context
 
 
 def test_the_lexical_embedder_chooses_nothing() -> None:
