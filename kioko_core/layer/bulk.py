@@ -26,6 +26,7 @@ from kioko_core.linking.collector import after_batch, held_off
 from kioko_core.linking.index import own_copy
 from kioko_core.linking.linker import structural_targets_of
 from kioko_core.linking.pending import PendingStore
+from kioko_core.reading.analysis import entity_key
 from kioko_core.store import ConflictError, Record, Scope, ScopeGenerations
 
 
@@ -143,12 +144,24 @@ class _BatchGraph:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._graph, name)
 
-    def match_entities(self, text: str, *, user_id: str) -> list[str]:
-        """The graph's names in ``text`` (none while the user's graph is empty)."""
+    def _is_empty(self, user_id: str) -> bool:
         empty = self._empty.get(user_id)
         if empty is None:
             empty = self._empty[user_id] = self._graph.known(user_id=user_id) == 0
-        return [] if empty else self._graph.match_entities(text, user_id=user_id)
+        return empty
+
+    def match_entities(self, text: str, *, user_id: str) -> list[str]:
+        """The graph's names in ``text`` (none while the user's graph is empty)."""
+        return [] if self._is_empty(user_id) else self._graph.match_entities(text, user_id=user_id)
+
+    def related_entities(
+        self, keys: Iterable[str], *, user_id: str, as_of: float | None = None
+    ) -> dict[str, list[tuple[str, Any]]]:
+        """The graph's answer: every asked key (normalised) relates to nothing while the user's graph is empty (the
+        graph's own lookup read the graph scope's generation from the store: one read a memory that names one)."""
+        if as_of is not None or not self._is_empty(user_id):
+            return self._graph.related_entities(keys, user_id=user_id, as_of=as_of)  # type: ignore[no-any-return]
+        return {key: [] for key in dict.fromkeys(k for k in (entity_key(key) for key in keys) if k)}
 
 
 def _held_view(layer: BulkHost, held: PendingStore) -> BulkHost:

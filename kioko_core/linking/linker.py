@@ -52,6 +52,7 @@ from kioko_core.store import (
     Upsert,
     check_record,
     cosines,
+    record_copy,
 )
 
 log = get_logger("kioko.linker")
@@ -582,7 +583,7 @@ class MemoryLinker:
                 updated[loser] = links.drop_link(far, record.id)
             dropped += 1
         entities = [t[2:] for t in record.terms if t.startswith("e:")]
-        written = record.model_copy(update={"system": me.system(entities=entities, linked_at=now)})
+        written = record_copy(record, {"system": me.system(entities=entities, linked_at=now)})
         ops: list[Op] = [Upsert(record=written, expected_version=previous.version if previous is not None else 0)]
         for other in updated.values():
             ops.append(Upsert(record=other, expected_version=other.version))

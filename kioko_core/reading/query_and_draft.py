@@ -194,7 +194,7 @@ class Draft:
         ``embedding`` a vector given (else one is made, from the reading when the embedder reads one).
 
         A :class:`pydantic.ValidationError` (or TypeError) of a malformed field is the caller's to word."""
-        from kioko_core.store import Record
+        from kioko_core.store import Record, record_copy
 
         content, user_id = fields["content"], fields["user_id"]
         analysis: Analysis | None = None
@@ -208,7 +208,7 @@ class Draft:
             return cls(record, analysis)
         terms = index_terms(analysis.terms, record)
         system = {"entities": list(analysis.entities)}
-        return cls(record.model_copy(update={"terms": terms, "system": system}), analysis, indexed=True)
+        return cls(record_copy(record, {"terms": terms, "system": system}), analysis, indexed=True)
 
 
 def _names(names: NameMatcher | None, content: str, user_id: str) -> list[str]:

@@ -656,8 +656,8 @@ def plan_batch(ops: Sequence[Op], current: Mapping[str, tuple[Scope, int]]) -> l
 
 
 def stamped(record: Record, previous_version: int) -> Record:
-    """The record as the store keeps it: version bumped."""
-    return record.model_copy(update={"version": previous_version + 1})
+    """The record as the store keeps it: version bumped (:func:`record_copy`: every held write of a batch is one)."""
+    return record_copy(record, {"version": previous_version + 1})
 
 
 def cosine(a: np.ndarray, b: np.ndarray) -> float:

@@ -67,3 +67,31 @@ def test_a_failed_operation_is_an_error_span(spans: InMemorySpanExporter) -> Non
     assert failed[0].attributes["kioko.error"] == "SecretDropped"
     assert "hunter2" not in str(failed[0].attributes), "no text of the memory on a span"
     assert not failed[0].events, "the exception's message (which may quote the text) is not recorded"
+
+
+def test_without_a_tracer_provider_no_span_is_made_and_one_set_later_is_used() -> None:
+    """The API alone (no SDK provider set): a stage is no span at all (each one set and reset the current context
+    for nothing); a provider set afterwards gets the spans from then on. In a process of its own: OpenTelemetry
+    sets a provider once per process."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = (
+        "from contextlib import nullcontext\n"
+        "from opentelemetry import trace\n"
+        "from opentelemetry.sdk.trace import TracerProvider\n"
+        "from opentelemetry.sdk.trace.export import SimpleSpanProcessor\n"
+        "from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter\n"
+        "from kioko_core.telemetry import stage\n"
+        "assert isinstance(stage('add.link'), nullcontext)\n"
+        "provider, exporter = TracerProvider(), InMemorySpanExporter()\n"
+        "provider.add_span_processor(SimpleSpanProcessor(exporter))\n"
+        "trace.set_tracer_provider(provider)\n"
+        "with stage('add.link'):\n"
+        "    pass\n"
+        "assert [s.name for s in exporter.get_finished_spans()] == ['kioko.add.link']\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr

@@ -12,7 +12,7 @@ import pytest
 
 import kioko
 from kioko_core.errors import IdTaken, StoreError
-from kioko_core.layer.bulk import BatchAdd
+from kioko_core.layer.bulk import BatchAdd, _BatchGraph
 from kioko_core.linking import links
 from kioko_core.store import Scope
 
@@ -116,3 +116,18 @@ def test_another_writers_memory_during_a_batch_is_seen_after_it(tmp_path: Path) 
     shared = [term for term in first.terms if term.startswith("t:") and term in theirs]
     assert len(shared) >= 2 and all("zephyr" in ids[term] and df[term] == 2 for term in shared)
     assert "zephyr" in {e["id"] for e in links.link_entries(later)}
+
+
+def test_a_batch_reads_the_entity_graph_as_the_graph_answers(tmp_path: Path) -> None:
+    """A batch answers a memory's entity relations without the graph while the user's graph is empty (every asked
+    key, normalised, relating to nothing: the graph's own answer), and asks the graph once it holds a triple."""
+    with kioko.connect(f"sqlite:///{tmp_path / 'graph.db'}", auto_link=True, embedder="offline") as layer:
+        graph = layer.linker.graph
+        keys = ["Line 3", " *Kioko* ", "line 3", "", "Ann", "?"]
+        empty = _BatchGraph(graph).related_entities(keys, user_id=USER)
+        assert empty == graph.related_entities(keys, user_id=USER) == {"line 3": [], "kioko": [], "ann": []}
+        assert _BatchGraph(graph).related_entities([], user_id=USER) == graph.related_entities([], user_id=USER)
+        graph.add("Ann", "works_on", "Line 3", user_id=USER)
+        held = _BatchGraph(graph).related_entities(keys, user_id=USER)
+        assert held == graph.related_entities(keys, user_id=USER)
+        assert [other for other, _ in held["ann"]] == ["line 3"]
