@@ -9,7 +9,8 @@ the end", "instead", "went with", "took over", "switched" ...) and no additive o
 memory is chosen by rank:
 
 - the *pool* is the user's current memories of the kinds that hold a value (:data:`.slot_marks.VALUE_KINDS`),
-  stated by the user (a kind the user owns, or a text in the first person or about "User"), not a goal (an
+  stated by the user (a kind the user owns, a text in the first person or about "User", or one the router kept of
+  the user's turn with no subject of its own), not a goal (an
   event is progress on a goal, not its new value) and not one joining two statements (a conflict would take
   both out of the context);
 - each is scored by the cosine of its vector with the new statement's, from the layer's embedder when it is
@@ -99,13 +100,22 @@ def cued(text: str) -> bool:
     return bool(CHANGE.search(text)) and not ADDITIVE.search(text) and not _QUESTION.search(text)
 
 
+_THIRD = re.compile(r"^\W*(?:the|a|an|this|that|these|those|he|she|they|it|his|her|their|its|there)\b", re.IGNORECASE)
+
+
+def _said_bare(record: Record) -> bool:
+    """A statement the router kept of the user's own turn with no subject of its own ("Talk radio all the way up the
+    M6", "Aboard RV Celtic Explorer till end of month"): the user's, as a first-person one is."""
+    return bool(record.metadata.get("managed_by")) and not _THIRD.search(record.content)
+
+
 def _pool(memory: MemoryLayer, scope: Scope) -> list[Record]:
     found = []
     for record in held_kinds(memory, scope, VALUE_KINDS):
         if not current(record) or record.kind == Goals.kind or CLAUSES.search(record.content):
             continue  # a memory joining two statements ("I live in Austin and work at Dell") is one the slot rules
             # split; a conflict would take both out of the context
-        if record.kind in _STATED or _ABOUT_USER.search(record.content):
+        if record.kind in _STATED or _ABOUT_USER.search(record.content) or _said_bare(record):
             found.append(record)
     found.sort(key=lambda r: r.created_at)
     return found[-POOL:]

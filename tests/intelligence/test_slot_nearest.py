@@ -38,6 +38,12 @@ def _in_force(memory: kioko.Memory) -> list[str]:
 
 CHANGES = [
     (
+        "Aboard RV Celtic Explorer till end of month, sampling plankton off the Porcupine Bank.",
+        "Reassigned. Joining RV Tangaroa in Wellington on Tuesday for the Chatham Rise survey.",
+        "Am I aboard the Celtic Explorer?",
+        "Tangaroa",
+    ),
+    (
         "I run 5k every morning before work, rain or shine.",
         "Since I went onto the night rota it's a swim straight after my shift, the pool opens at 7.",
         "Do I still run every morning?",
@@ -83,6 +89,8 @@ def test_a_change_in_other_words_is_a_marked_conflict_with_the_nearest_memory(
         ("I run 5k every morning before work.", "The pool near the hospital opens at 7 and it's always empty."),
         # a cue, but about someone else's things
         ("I run 5k every morning before work.", "These days my sister's cat sleeps on the radiator."),
+        # a statement of the world with a subject of its own is no value of the user's
+        ("The office printer is a Brother laser.", "These days I print everything at the library instead."),
         # the old memory joins two statements: a conflict would take both out of the context
         ("I run 5k in the mornings and swim on Sundays.", "Since the night rota it's a bike ride after my shift."),
     ],
