@@ -32,12 +32,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kioko_core.embedding.embedders import embed_many
 from kioko_core.kinds import Goals, Procedures, Profile, Strategies
 from kioko_core.kinds.registry import KINDS
 from kioko_core.recall.sections import CLAUSES
-from kioko_core.store import Record, Scope
-from kioko_intelligence.holders import held_kinds
+from kioko_core.store import Filter, Record, Scope
+from kioko_intelligence.holders import held_records
 from kioko_intelligence.language import about_user
 from kioko_intelligence.ops import MemoryOp
 from kioko_intelligence.reactions import is_interruption, is_pause, is_reaction
@@ -78,8 +77,8 @@ FLOOR = 0.15
 words scores 0.17-0.36 with what it changes)."""
 MARGIN = 0.1
 """How far the chosen memory leads the second best: two close candidates name no one slot."""
-POOL = 200
-"""At most this many memories of the pool are scored (the newest)."""
+NEIGHBOURS = 50
+"""How many of the store's nearest memories (of the kinds that hold a value) the pool is read from."""
 
 
 def _semantic(memory: MemoryLayer) -> Any | None:
@@ -109,38 +108,32 @@ def _said_bare(record: Record) -> bool:
     return bool(record.metadata.get("managed_by")) and not _THIRD.search(record.content)
 
 
-def _pool(memory: MemoryLayer, scope: Scope) -> list[Record]:
-    found = []
-    for record in held_kinds(memory, scope, VALUE_KINDS):
-        if not current(record) or record.kind == Goals.kind or CLAUSES.search(record.content):
-            continue  # a memory joining two statements ("I live in Austin and work at Dell") is one the slot rules
-            # split; a conflict would take both out of the context
-        if record.kind in _STATED or _ABOUT_USER.search(record.content) or _said_bare(record):
-            found.append(record)
-    found.sort(key=lambda r: r.created_at)
-    return found[-POOL:]
+def _in_pool(record: Record | None) -> bool:
+    if record is None or not current(record) or record.kind == Goals.kind or CLAUSES.search(record.content):
+        return False  # a memory joining two statements ("I live in Austin and work at Dell") is one the slot rules
+        # split; a conflict would take both out of the context
+    return record.kind in _STATED or bool(_ABOUT_USER.search(record.content)) or _said_bare(record)
 
 
 def nearest(memory: MemoryLayer, scope: Scope, text: str) -> Record | None:
-    """The one older memory of the user ``text`` most likely gives a new value of, or None (see the module)."""
-    pool = _pool(memory, scope)
-    if not pool:
-        return None
+    """The one older memory of the user ``text`` most likely gives a new value of, or None (see the module): the
+    store's nearest :data:`NEIGHBOURS` of the kinds that hold a value (one vector search, whatever the user's
+    number of memories), those of the pool ranked by cosine."""
     embedder = _semantic(memory)
     if embedder is None:
         return None
-    # the vectors the store keeps (made by this embedder), else made again (the embedder keeps recent texts')
-    missing = [r.content for r in pool if r.embedding is None or len(r.embedding) != embedder.dim]
-    made = iter(embed_many(embedder, [text, *missing]))
-    new = np.asarray(next(made), dtype=np.float32)
-    rows = [r.embedding if r.embedding is not None and len(r.embedding) == embedder.dim else next(made) for r in pool]
-    cosines = np.vstack([np.asarray(v, dtype=np.float32) for v in rows]) @ new
-    order = np.argsort(-cosines)
-    best = float(cosines[order[0]])
-    second = max([float(cosines[order[1]])] if len(order) > 1 else [], default=0.0)
+    vector = np.asarray(embedder.embed(text), dtype=np.float32)
+    found = memory.store.knn(scope, vector, NEIGHBOURS, Filter(kinds=VALUE_KINDS))
+    records = held_records(memory, scope, [n.id for n in found])
+    ranked = [(n.score, r) for n, r in zip(found, records) if r is not None and _in_pool(r)]
+    if not ranked:
+        return None
+    ranked.sort(key=lambda pair: -pair[0])
+    best = ranked[0][0]
+    second = ranked[1][0] if len(ranked) > 1 else 0.0
     if best < FLOOR or best - second < MARGIN:
         return None
-    return pool[int(order[0])]
+    return ranked[0][1]
 
 
 def nearest_changes(
