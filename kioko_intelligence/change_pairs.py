@@ -25,14 +25,26 @@ is the evidence that they hold one slot: for it, a pair is read as a change when
 Then the newer memory is shown first with "(was: <older>)" and the older leaves that context
 (:mod:`kioko_core.recall.shown_changes`). Nothing is written or marked: another question, which only the older
 answers, still shows it.
+
+The older side may be a profile slot or an instruction, which every context shows unsearched ("User's location
+is Lyon." beside "I habit in Grenoble, near the mountains, since September"), when the question is about it
+(:func:`asks_about`: "Where do I live?" and the location slot, "What's my rank?" and the job title, "How should you
+refer to children in reports?" and an instruction sharing its words) and it is the only one so asked about, and a
+newer memory that passes every rule above has no older searched memory to pair with. A slot's newer memory must be
+about the user ("I", "my", "User") and not restate the slot's value; an instruction's must be said to the assistant
+("you", "please", "from now on": :data:`TO_YOU`). Then the slot's or instruction's line leaves that context's
+section and is the newer one's "(was: ...)".
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
+from kioko_core.embedding.embedders import embed_many
 from kioko_core.reading.analysis import analyze
 from kioko_intelligence.slot_subjects import different_subjects
 
@@ -133,15 +145,150 @@ def says_change(text: str) -> bool:
     return CHANGE.search(text) is not None and ADDING.search(text) is None
 
 
-def changed_pairs(question: str, memories: Sequence[Any]) -> dict[str, str]:
+STABLE = frozenset({"profile", "instructions"})
+"""The sections every context shows unsearched whose lines may be the older side of a pair."""
+_MY = r"\bmy\s+(?:current\s+|present\s+)?(?:{words})\b(?!'s|\s+(?:is|was)\s+(?:called|named))"
+SLOT_QUESTIONS = {
+    "location": r"\bwhere\b.*\b(?:i|we)\s+(?:live|living|based|reside|staying)\b|\bwhere(?:'s| is)\s+home\b",
+    "job_title": r"\bwhat\s+(?:do|am)\s+i\s+(?:do\s+for\s+(?:a\s+living|work)|work(?:ing)?\s+as)\b",
+    "manager": r"\bwho\s+(?:do|am)\s+i\s+report(?:ing)?\s+to\b",
+    "employer": r"\b(?:who|where)\s+(?:do|am)\s+i\s+work(?:ing)?(?:\s+(?:for|at))?\b",
+}
+"""A question about a profile slot in other words than its name ("Where do I live?": the location)."""
+_SLOT_WORDS = {
+    "location": ("location", "city", "home town"),
+    "job_title": ("job", "job title", "title", "role", "rank", "position", "occupation", "profession", "career"),
+    "manager": ("manager", "line manager", "boss", "supervisor"),
+    "employer": ("employer", "company"),
+    "team": ("team",),
+    "name": ("name", "full name", "surname"),
+    "email": ("email", "email address", "e-mail"),
+    "phone_number": ("phone", "phone number", "mobile", "mobile number"),
+    "timezone": ("timezone", "time zone"),
+    "address": ("address", "home address"),
+    "language": ("language", "native language", "first language"),
+    "hometown": ("hometown",),
+    "country": ("country",),
+}
+"""A question naming a slot as the user's own ("What's my rank?", "Who's my boss?"), not another's ("my dog's name")."""
+SLOT_ASKED = {
+    slot: re.compile(
+        "|".join(
+            part
+            for part in (
+                SLOT_QUESTIONS.get(slot),
+                _MY.format(words="|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))),
+            )
+            if part
+        ),
+        re.IGNORECASE,
+    )
+    for slot, words in _SLOT_WORDS.items()
+}
+ABOUT_USER = re.compile(r"\b(?:i|i'm|i've|i'd|me|my|we|we're|our|user|user's)\b", re.IGNORECASE)
+"""A newer memory that may change one of the user's profile slots says it of the user."""
+TO_YOU = re.compile(r"\b(?:you|your|please|from now on)\b", re.IGNORECASE)
+"""A newer memory that may change an instruction is said to the assistant."""
+
+
+_NOT_A_PLACE = (
+    r"(?!(?:January|February|March|April|May|June|July|August|September|October|November|December|Monday|Tuesday|"
+    r"Wednesday|Thursday|Friday|Saturday|Sunday|English|French|Spanish|German|Italian)\b)"
+)
+HOLDS = {
+    "location": re.compile(rf"\b(?i:in|to|near)\s+{_NOT_A_PLACE}[A-Z][\w-]+"),
+    "employer": re.compile(rf"\b(?i:at|for|joined|joining)\s+{_NOT_A_PLACE}[A-Z][\w&-]+"),
+    "manager": re.compile(r"\b(?i:report(?:ing)?\s+to|manager|boss)\s+(?i:is\s+)?[A-Z][a-z]+"),
+    "job_title": re.compile(
+        r"\b(?i:i'm|i am|user is|became|become|promoted to)\s+(?i:now\s+)?(?i:a|an)\s+[\w-]+", re.IGNORECASE
+    ),
+}
+"""A value of the slot's own shape, for a memory only the newest memories brought: a place after "in" or "to" (not
+a month, a day or a language), an employer after "at" or "joined", a manager by name, a job as "I'm a/an ..."."""
+NEAR = 0.2
+"""The least cosine (the layer's semantic embedder) of such a memory with the question or the slot's line."""
+
+
+def asks_about(question: str, asked: set[str], memory: Any) -> bool:
+    """Whether ``question`` (its index terms ``asked``) is about the profile slot or instruction ``memory``: the
+    slot named as the user's or asked in its own words (:data:`SLOT_ASKED`), an instruction sharing a word with it."""
+    record = memory.record
+    if memory.section == "profile":
+        pattern = SLOT_ASKED.get(str(record.metadata.get("slot", "")))
+        return pattern is not None and pattern.search(question) is not None
+    return bool(asked & {t for t in analyze(record.content).terms if t.startswith("t:")})
+
+
+def _may_change(new: Any, stable: Any) -> bool:
+    """Whether the searched memory ``new`` may say a change of the slot or instruction ``stable`` (see the module)."""
+    text = new.record.content
+    if not later_turn(new.record, stable.record):
+        return False
+    if stable.section == "instructions":
+        return TO_YOU.search(text) is not None
+    value = str(stable.record.metadata.get("value") or "").strip().lower()
+    if value and value in text.lower():
+        return False  # the slot's value said again
+    return ABOUT_USER.search(text) is not None and not different_subjects(text, stable.record.content)
+
+
+def _recent_change(question: str, memories: Sequence[Any], slot: Any, near: Near | None) -> Any | None:
+    """The one memory among those a context shows as the user's newest (the search found none for the question)
+    that says a change of the profile ``slot``: every rule a found memory passes, a value of the slot's shape
+    (:data:`HOLDS`) and a cosine of :data:`NEAR` with the question or the slot's line; None when none or two."""
+    shape = HOLDS.get(str(slot.record.metadata.get("slot", "")))
+    if near is None or shape is None or slot.section != "profile":
+        return None
+    chosen = [
+        m
+        for m in memories
+        if m.section == "memories"
+        and m.signals.get("recent")
+        and says_change(m.record.content)
+        and shape.search(m.record.content)
+        and _may_change(m, slot)
+    ]
+    chosen = [
+        m
+        for m in chosen
+        if max(near(str(question), m.record.content), near(slot.record.content, m.record.content)) >= NEAR
+    ]
+    return chosen[0] if len(chosen) == 1 else None
+
+
+Near = Callable[[str, str], float]
+"""(one text, another) -> the cosine of their vectors by a semantic embedder."""
+
+
+def cosine_of(layer: Any) -> Near | None:
+    """The cosine of two texts by ``layer``'s embedder when it is a semantic one, else None (a lexical embedder
+    relates no two texts that share no word)."""
+    embedder = getattr(layer, "embedder", None)
+    if embedder is None or getattr(embedder, "lexical", True):
+        return None
+
+    def near(one: str, other: str) -> float:
+        a, b = embed_many(embedder, [one, other])
+        return float(np.dot(np.asarray(a, dtype=np.float32), np.asarray(b, dtype=np.float32)))
+
+    return near
+
+
+def changed_pairs(question: str, memories: Sequence[Any], near: Near | None = None) -> dict[str, str]:
     """{newer id: older id} for the pairs of ``memories`` (a context's, each with ``record``, ``score``,
-    ``signals``, ``section``) to show as one change for ``question`` (see the module's rules)."""
+    ``signals``, ``section``) to show as one change for ``question`` (see the module's rules). ``near`` (the
+    layer's semantic embedder's cosine, None with a lexical one) lets a profile slot pair with a memory the
+    context shows as the newest rather than found (:func:`_recent_change`)."""
     if ABOUT_BEFORE.search(question):
         return {}
     reading = getattr(question, "analysis", None)
     asked = set((reading if reading is not None else analyze(question)).terms)
     found = sorted((m for m in memories if _found(m)), key=lambda m: (-m.score, m.record.id))[:TOP]
-    if len(found) < 2:
+    stable = [m for m in memories if m.section in STABLE and asks_about(question, asked, m)]
+    if not found and len(stable) == 1:
+        recent = _recent_change(question, memories, stable[0], near)
+        return {} if recent is None else {recent.record.id: stable[0].record.id}
+    if len(found) + min(len(stable), 1) < 2:
         return {}
     pairs: dict[str, str] = {}
     taken: set[str] = set()
@@ -159,6 +306,8 @@ def changed_pairs(question: str, memories: Sequence[Any]) -> dict[str, str]:
             and comparable(new, m)
             and not different_subjects(new.record.content, m.record.content)
         ]
+        if not older and len(stable) == 1 and stable[0].record.id not in taken and _may_change(new, stable[0]):
+            older = stable  # a profile slot or an instruction the question is about, and no searched memory
         if len(older) != 1:
             continue
         pairs[new.record.id] = older[0].record.id
@@ -168,8 +317,13 @@ def changed_pairs(question: str, memories: Sequence[Any]) -> dict[str, str]:
 
 __all__ = [
     "ABOUT_BEFORE",
+    "ABOUT_USER",
     "ADDING",
     "CHANGE",
+    "SLOT_ASKED",
+    "TO_YOU",
+    "asks_about",
+    "cosine_of",
     "change_answers",
     "changed_pairs",
     "comparable",

@@ -84,9 +84,9 @@ class IntelligenceHooks(LayerHooks):
         return _recall_plan(layer, query, scope, session_id, options)
 
     def shown_changes(self, layer: Any, query: str, memories: Any) -> dict[str, str]:
-        from kioko_intelligence.change_pairs import changed_pairs
+        from kioko_intelligence.change_pairs import changed_pairs, cosine_of
 
-        return changed_pairs(query, memories)
+        return changed_pairs(query, memories, cosine_of(layer))
 
     def after_recall(self, layer: Any, context: Any, scope: Scope, session_id: str | None) -> None:
         _note_recall(layer, context, scope.user_id, scope.agent_id, session_id)

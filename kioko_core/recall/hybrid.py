@@ -650,9 +650,18 @@ def recall(
         if record.id not in recalled:  # retrieved on its own merit, it stays in its section
             recalled[record.id] = RecalledMemory(record, 0.0, {"pinned": 1.0}, "pinned")
             always.add(record.id)
-    show_changes(read, recalled, changes)  # a newer memory shown in place of an older one it changes
-    shown_links = links_section(layer, recalled, brought, always, None, now)
     extra = context_sections.gather(layer, scope, read, session_id, caps) if sections else context_sections.Sections()
+    stable = {
+        r.id: RecalledMemory(r, 0.0, {section: 1.0}, section)
+        for section, records in (("profile", extra.profile), ("instructions", extra.instructions))
+        for r in records
+    }
+    # a newer memory shown in place of an older one it changes (a searched memory, a profile slot, an instruction)
+    gone = set(show_changes(read, recalled, changes, stable))
+    if gone & {r.id for r in extra.profile + extra.instructions}:
+        extra.profile = [r for r in extra.profile if r.id not in gone]
+        extra.instructions = [r for r in extra.instructions if r.id not in gone]
+    shown_links = links_section(layer, recalled, brought, always, None, now)
     fitted = context_budget.fit(
         context_blocks(recalled, shown_links, extra, now if read.about_when else None), config.budget
     )
