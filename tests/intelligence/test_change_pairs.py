@@ -7,7 +7,10 @@ Real layers on memory:// and SQLite files, driven through the agent loop (recall
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
+from sessions_support import play_sessions
 
 import kioko
 from kioko_core.recall.context_text import RecalledMemory
@@ -26,12 +29,7 @@ def memory(request, tmp_path):
         yield layer
 
 
-def _turns(memory, sessions: list[list[str]]) -> None:
-    for n, turns in enumerate(sessions, 1):
-        for text in turns:
-            memory.recall(text, session_id=f"s{n}", **U)
-            memory.record_turn(text, "Okay.", session_id=f"s{n}", **U)
-        memory.end_session(f"s{n}", **U)
+_turns = partial(play_sessions, user_id=U["user_id"])
 
 
 def _lines(text: str, word: str) -> list[str]:
