@@ -130,19 +130,28 @@ def is_pause(sentence: str) -> bool:
     none of the user (I, my, we ...), no digit, no name or date (a capital after the first word) and no verb in the
     past: "Hold on, the meeting moved to Friday", "Hang on, the password changed" say something and are read as
     usual."""
-    found = PAUSE.match(sentence.strip().replace("\u2019", "'"))
-    if found is None:
+    rest = _aside(PAUSE, sentence)
+    if rest is None:
         return False
-    rest = found.group("rest").strip(" .!?")
     words = _WORD.findall(rest)
     return (
-        len(words) <= MAX_PAUSE_WORDS
-        and not any(c.isdigit() for c in rest)
-        and not _USER.search(rest)
+        not _USER.search(rest)
         and not re.search(r"\b(?:my|mine)\b", rest, re.IGNORECASE)
-        and not any(w[:1].isupper() for w in words[1:])
         and not any(len(w) > 4 and w.lower().endswith("ed") for w in words)  # "the password changed" is news
     )
+
+
+def _aside(pattern: re.Pattern[str], sentence: str) -> str | None:
+    """What ``pattern`` (a pause or an interruption) leaves of ``sentence`` when it is a short aside: at most
+    :data:`MAX_PAUSE_WORDS` words, no digit and no name or date (a capital after the first word); else None."""
+    found = pattern.match(sentence.strip().replace("\u2019", "'"))
+    if found is None:
+        return None
+    rest = found.group("rest").strip(" .!?")
+    words = _WORD.findall(rest)
+    if len(words) > MAX_PAUSE_WORDS or any(c.isdigit() for c in rest) or any(w[:1].isupper() for w in words[1:]):
+        return None
+    return rest
 
 
 INTERRUPTION = re.compile(
@@ -162,16 +171,8 @@ def is_interruption(sentence: str) -> bool:
     (:data:`INTERRUPTION`), at most :data:`MAX_PAUSE_WORDS` words, no digit and no name past the first word.
     "My son is crying every night since the move" and "Sorry, my sister is here for the week" say more and are read
     as usual."""
-    found = INTERRUPTION.match(sentence.strip().replace("\u2019", "'"))
-    if found is None:
-        return False
-    rest = found.group("rest").strip(" .!?")
-    words = _WORD.findall(rest)
-    return (
-        0 < len(words) <= MAX_PAUSE_WORDS
-        and not any(c.isdigit() for c in rest)
-        and not any(w[:1].isupper() for w in words[1:])
-    )
+    rest = _aside(INTERRUPTION, sentence)
+    return bool(rest and _WORD.search(rest))
 
 
 __all__ = [
