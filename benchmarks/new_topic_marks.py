@@ -1,0 +1,198 @@
+"""False marks from a change said about something new: does a change-cued statement on a topic the user never
+mentioned mark one of their unrelated memories as replaced?
+
+    python benchmarks/new_topic_marks.py [--markdown PATH]
+
+``benchmarks/false_supersedes.py`` fills its user with ``add_many``, which the write-time rules never read, so a
+rule that pairs a change-cued turn with the user's nearest older memory (``kioko_intelligence/slot_nearest.py``)
+is not exercised there. Here each of three people tells the agent loop (``record_turn``, the offline router, the
+layer's default embedder) fifteen plain things about themselves in one session, then, one session each, a dozen
+statements that say a change ("these days", "now", "since January", "started", "this year" ...) about something
+none of the fifteen touches: a new hobby, a new habit, a new service. **Every memory marked** ``superseded_by`` or
+``conflicted_by`` after the first session is a false mark: nothing the person said later replaces it. Printed: the
+marks per person and every one with the statement that made it.
+
+Written for this benchmark by the project; no rule was tuned on it (it was written after the rules it measures).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import kioko  # noqa: E402
+from kioko_core.store import Scope  # noqa: E402
+
+PEOPLE: dict[str, tuple[list[str], list[str]]] = {
+    "nurse in Leeds": (
+        [
+            "I live in Leeds with my partner.",
+            "I work as a nurse at St James's.",
+            "My dog is called Biscuit.",
+            "I drive a blue Ford Focus.",
+            "I prefer tea to coffee.",
+            "I play five-a-side football on Tuesdays.",
+            "My sister Amy lives in Bristol.",
+            "I'm learning Spanish on Duolingo.",
+            "I use a Pixel 7 phone.",
+            "I bank with Monzo.",
+            "I take the 19 bus to work.",
+            "I read mostly crime novels.",
+            "I'm saving for a house deposit.",
+            "I volunteer at the food bank on Saturdays.",
+            "I support Leeds United.",
+        ],
+        [
+            "I'm into pottery these days.",
+            "These days I meditate before bed.",
+            "I've taken up the ukulele since January.",
+            "I go to a book club on Thursdays now.",
+            "I'm growing tomatoes on the balcony this year.",
+            "From this month I'm doing yoga twice a week.",
+            "My new hobby is birdwatching.",
+            "These days I listen to a lot of history podcasts.",
+            "I started watching Formula 1 this season.",
+            "I'm learning to knit now.",
+            "Nowadays I do a crossword every morning.",
+            "We switched our broadband to Zen.",
+        ],
+    ),
+    "developer in Lisbon": (
+        [
+            "I'm a backend developer at a fintech in Lisbon.",
+            "I write mostly Go and some Python.",
+            "My editor is Neovim.",
+            "I run Arch Linux on my laptop.",
+            "Our team deploys with Argo CD.",
+            "I surf at Carcavelos at weekends.",
+            "My flatmate is called Joana.",
+            "I drink my coffee black.",
+            "I commute by e-scooter.",
+            "I'm reading Designing Data-Intensive Applications.",
+            "My manager is Rui.",
+            "I keep my notes in Obsidian.",
+            "I play chess online in the evenings.",
+            "I'm vegetarian.",
+            "I have a standing desk at home.",
+        ],
+        [
+            "These days I'm into bouldering.",
+            "I've started learning the Portuguese guitar now.",
+            "Since the summer I bake sourdough every week.",
+            "I foster kittens for a shelter now.",
+            "This year I'm doing a Japanese course on Tuesdays.",
+            "Nowadays I journal every night.",
+            "I've started a podcast about databases this month.",
+            "We switched our electricity to a solar cooperative.",
+            "I've taken up running along the river now.",
+            "These days I play padel with colleagues.",
+            "My new thing is film photography.",
+            "From now on I'm doing a digital detox on Sundays.",
+        ],
+    ),
+    "retired teacher in Cork": (
+        [
+            "I'm a retired primary teacher in Cork.",
+            "My husband Declan passed away two years ago.",
+            "I have three grandchildren.",
+            "I walk the dog along the Marina every morning.",
+            "My dog is a spaniel called Rua.",
+            "I sing in the parish choir.",
+            "I take tablets for my blood pressure.",
+            "My daughter Siobhán lives in Galway.",
+            "I do the Irish Times crossword.",
+            "I drive a little Toyota Yaris.",
+            "I watch the Rose of Tralee every year.",
+            "I knit jumpers for the grandchildren.",
+            "I go to Mass on Sunday mornings.",
+            "I grow roses in the front garden.",
+            "My doctor is Dr Murphy.",
+        ],
+        [
+            "These days I'm doing an art class on Wednesdays.",
+            "I've started swimming at the Lee Fields this summer.",
+            "Now I help out at the Tidy Towns group.",
+            "Since January I'm learning to use an iPad.",
+            "I go to a bridge club on Fridays now.",
+            "This year I've taken up bowls.",
+            "Nowadays I listen to audiobooks in bed.",
+            "I'm doing a family history course now.",
+            "We switched our phone company to Eir.",
+            "My new pastime is jigsaws.",
+            "These days I do chair yoga at the community centre.",
+            "I've started writing a memoir this winter.",
+        ],
+    ),
+}
+
+MARKS = ("superseded_by", "conflicted_by")
+
+
+def run_person(name: str, plain: list[str], changes: list[str]) -> dict[str, Any]:
+    user = "topic-" + name.replace(" ", "-")
+    with kioko.intelligent("memory://") as memory:
+        for text in plain:
+            memory.recall(text, user_id=user, session_id="s1")
+            memory.record_turn(text, "Noted.", user_id=user, session_id="s1")
+        memory.end_session("s1", user_id=user)
+        first = {r.id: r.content for r in memory.store.scan(Scope(user, None))}
+        by_id: dict[str, str] = {}
+        for n, text in enumerate(changes, 2):
+            session = f"s{n}"
+            memory.recall(text, user_id=user, session_id=session)
+            report = memory.record_turn(text, "Nice.", user_id=user, session_id=session)
+            for op in report.ops:
+                if op.memory_id:
+                    by_id[op.memory_id] = text
+            memory.end_session(session, user_id=user)
+        marks = []
+        for record in memory.store.scan(Scope(user, None)):
+            if record.id not in first:
+                continue
+            for key in MARKS:
+                newer = record.metadata.get(key)
+                if newer:
+                    marks.append({"old": record.content, "mark": key, "by": by_id.get(str(newer), str(newer))})
+    return {"person": name, "statements": len(changes), "older": len(first), "marks": marks}
+
+
+def report(rows: list[dict[str, Any]]) -> str:
+    total = sum(len(r["marks"]) for r in rows)
+    said = sum(r["statements"] for r in rows)
+    lines = [
+        "# False marks from changes about something new",
+        "",
+        "`python benchmarks/new_topic_marks.py` (offline router, the layer's default embedder, memory://)",
+        "",
+        "| person | older memories | change-cued statements on new topics | older memories marked (false) |",
+        "|---|---:|---:|---:|",
+    ]
+    lines += [f"| {r['person']} | {r['older']} | {r['statements']} | {len(r['marks'])} |" for r in rows]
+    lines += [f"| **all** | {sum(r['older'] for r in rows)} | {said} | **{total}** |", ""]
+    for r in rows:
+        for m in r["marks"]:
+            lines.append(f"- {r['person']}: {m['old']!r} marked {m['mark']} by {m['by']!r}")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--markdown", type=Path)
+    args = parser.parse_args(argv)
+    rows = [run_person(name, plain, changes) for name, (plain, changes) in PEOPLE.items()]
+    text = report(rows)
+    print(text)
+    if args.markdown:
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown.write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
