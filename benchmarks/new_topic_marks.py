@@ -4,13 +4,14 @@ mentioned mark one of their unrelated memories as replaced?
     python benchmarks/new_topic_marks.py [--markdown PATH]
 
 ``benchmarks/false_supersedes.py`` fills its user with ``add_many``, which the write-time rules never read, so a
-rule that pairs a change-cued turn with the user's nearest older memory (``kioko_intelligence/slot_nearest.py``)
-is not exercised there. Here each of four people (one told twice, in other words) tells the agent loop (``record_turn``, the offline router, the
-layer's default embedder) fifteen or twenty plain things about themselves in one session, then, one session each, a dozen or more
-statements that say a change ("these days", "now", "since January", "started", "this year" ...) about something
-none of the fifteen touches: a new hobby, a new habit, a new service. **Every memory marked** ``superseded_by`` or
-``conflicted_by`` is a false mark: nothing the person said later replaces it (a later statement marking an earlier *later* one, as
-"book club now" after "Now I volunteer at the food bank", is counted too: neither replaces the other). Printed: the
+rule that pairs a change-cued turn with the user's nearest older memory (``kioko_intelligence/slot_nearest.py``) is
+not exercised there. Here each of four people (the fourth is the first again, with five more plain statements and
+other changes) tells the agent loop (``record_turn``, the offline router, the layer's default embedder) fifteen or
+twenty plain things about themselves in one session, then, one session each, a dozen or more statements that say a
+change ("these days", "now", "since January", "started", "this year" ...) about something none of the fifteen
+touches: a new hobby, a new habit, a new service. **Every memory marked** ``superseded_by`` or ``conflicted_by`` is
+a false mark: nothing the person said later replaces it (a later statement marking an earlier *later* one, as "book
+club now" after "Now I volunteer at the food bank", is counted too: neither replaces the other). Printed: the
 marks per person and every one with the statement that made it.
 
 Written for this benchmark by the project; no rule was tuned on it (it was written after the rules it measures).
