@@ -11,7 +11,7 @@ import kioko_intelligence.forget_requests as shapes
 import kioko_intelligence.rules as rules
 from kioko_core.errors import KiokoError
 from kioko_core.reading.analysis import NAME_FRAMING, stem
-from kioko_core.recall.safety import TOPICS, topics_of
+from kioko_core.recall.safety import TOPICS, classes_of, topics_of
 from kioko_core.store import Filter, InvalidRecordError, Record
 from kioko_intelligence.forget_items import REWRITTEN_KINDS, holds, without_item
 from kioko_intelligence.language import (
@@ -584,7 +584,7 @@ FORGET_CATEGORY = re.compile(
     r"^(?:please\s+)?(?:forget|delete|remove|erase|clear|wipe|drop|scratch|purge)\s+(?:out\s+)?"
     r"(?:(?:all|every|any)\s+(?:of\s+)?)?(?:my|the|your)?\s*(?:(?P<qualifier>[a-z]+)\s+)?"
     r"(?P<category>preferences|likes|dislikes|tastes|deadlines|due dates|people|persons|contacts|family|relatives|"
-    r"friends|colleagues|co-?workers)\b(?:\s+(?:about|on|for|regarding)\s+(?P<after>[a-z]+))?",
+    r"friends|colleagues|co-?workers|health|medical)\b(?:\s+(?:about|on|for|regarding)\s+(?P<after>[a-z]+))?",
     re.IGNORECASE,
 )
 """A request to forget a category of the user's memories, not one kind: a kind narrowed to a topic ("all my food
@@ -605,10 +605,28 @@ def in_category(record: Record, category: str, qualifier: str = "") -> bool:
         if record.kind == "goal":
             return bool(DEADLINE.search(text)) or bool(record.metadata.get("due"))
         return bool(DEADLINE.search(text) or BY_DATE.search(text))
+    if category in ("health", "medical"):
+        return record.kind not in ("working", "summary") and is_health_fact(text)
     group = CATEGORY_GROUPS.get(category)
     if group is None or record.kind in ("working", "summary"):
         return False
     return bool(_PERSON[group].search(text)) or (group == "people" and FULL_NAME_GIVEN.search(text) is not None)
+
+
+_TAKES_MEDICINE = re.compile(
+    r"\b(?:takes?|taking|on)\s+(?:[\w-]+\s+){1,3}?(?:once|twice|three times|daily|every|a day|at night|in the morning|"
+    r"\d+\s*(?:mg|mcg|ml|units?)\b)|\b(?:prescri\w+|tablets?|pills?|dose|dosage|diagnos\w+|GP|consultant|surgery|"
+    r"operation|therapy|therapist|physio\w*)\b",
+    re.IGNORECASE,
+)
+"""A memory of treatment (a medicine taken on a schedule, a prescription, a diagnosis, a therapy) that the safety
+classes do not name: "User takes metformin twice a day"."""
+
+
+def is_health_fact(text: str) -> bool:
+    """Whether a memory is about the user's health, for "clear out all my health info": a medical condition or an
+    allergy (:data:`~kioko_core.recall.safety.CLASSES`), or a treatment (:data:`_TAKES_MEDICINE`)."""
+    return bool(classes_of(text) & {"medical", "allergy"}) or _TAKES_MEDICINE.search(text) is not None
 
 
 FORGET_FILLERS = frozenset(
@@ -658,9 +676,10 @@ def _forget_request(text: str) -> str:
     return ERASE_WHAT.sub("forget ", said, count=1)
 
 
-_SAME_VERBS = {"scrub": "delete", "ditch": "delete", "hang": "hold on to", "hold": "hold on to"}
+_BINNING = ("scrub", "ditch", "scrap", "bin", "dump", "toss", "chuck", "trash", "junk", "nuke", "turf")
+_SAME_VERBS = {**{verb: "delete" for verb in _BINNING}, "hang": "hold on to", "hold": "hold on to"}
 _SAME_VERB = re.compile(
-    r"(?<=^)(?:scrub|ditch)\b|(?<=\bnot )(?:hang|hold)\s+on(?:to|\s+to)\b|(?<=n't )(?:hang|hold)\s+on(?:to|\s+to)\b",
+    r"(?<=^)(?:scrub|ditch|scrap|bin|dump|toss|chuck|trash|junk|nuke|turf)\b|(?<=\bnot )(?:hang|hold)\s+on(?:to|\s+to)\b|(?<=n't )(?:hang|hold)\s+on(?:to|\s+to)\b",
     re.IGNORECASE,
 )
 """Verbs said for the ones the rows read: "scrub that number" is "delete that number", "don't hang on to my badge

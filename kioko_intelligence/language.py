@@ -16,7 +16,16 @@ from kioko_core.privacy.held_texts import keeps_text
 from kioko_core.reading.analysis import STOP_WORDS, analyze, stem
 from kioko_intelligence.forget_requests import asks_to_forget
 from kioko_intelligence.reactions import is_interruption, is_pause, is_reaction
-from kioko_intelligence.rules import CHATTER, CHATTER_WHOLE, FORGET_NOT_GATED, PROCEDURE, first, instruction_rule, plain
+from kioko_intelligence.rules import (
+    CHATTER,
+    CHATTER_WHOLE,
+    COUNTERFACTUAL,
+    FORGET_NOT_GATED,
+    PROCEDURE,
+    first,
+    instruction_rule,
+    plain,
+)
 
 # --------------------------------------------------------------------------- sentences and clauses
 
@@ -190,7 +199,7 @@ def gate_reason(sentence_text: str) -> str | None:
         return None if statements_before_question(sentence_text) else "a question"
     if is_request(sentence_text):
         return "a request to the assistant"
-    if is_chatter(said) or CHATTER_WHOLE.fullmatch(said):
+    if is_chatter(said) or CHATTER_WHOLE.fullmatch(said) or COUNTERFACTUAL.match(said):
         return "chatter"
     return None
 

@@ -70,6 +70,7 @@ lads lass hun babe darling pet hen duck chuck sweetie kid our sounds seems looks
 makes made make total totally complete completely perfectly real proper up things everything way never thought get
 got see now back turnaround reply replies answer answers response help explanation work effort yesterday earlier today
 have carry on bother ur sm many yaar ji bhai für die hilfe por todo evening morning afternoon night day weekend new year christmas holidays easter
+talk later speak soon catch worries worry problem problems probs prob dramas drama biggie sweat fuss
 """.split()
 )
 """Words that frame a reaction ("you are so quick", "God bless you, my friend", "that's very good of you")."""
@@ -95,6 +96,40 @@ SIGN_OFF = re.compile(
 Hughes", "With best wishes.")."""
 
 
+_VERDICT = re.compile(
+    r"(?:that's|that\s+is|that\s+was|it's|it\s+is|it\s+was|what\s+an?)\s+[a-z'-]+(?:\s+[a-z'-]+)?|"
+    r"(?:too|how|very)\s+[a-z'-]+|"
+    r"[a-z'-]+\s+(?:answer|reply|response|one|point|idea|question|take|call|shout|effort|work|stuff)",
+    re.IGNORECASE,
+)
+"""A judgement of what was just said, in at most three words: "that's pure magic", "what a week", "too easy",
+"diplomatic answer". It is a reaction only beside a reaction word (see :func:`is_reaction`)."""
+_CLAUSE_CUT = re.compile(r"\s*[,;:\u2014\u2013]\s*|\s+-+\s+")
+
+
+def _judged(sentence: str) -> bool:
+    """Whether ``sentence`` is a reaction and a short judgement of the reply, each its own clause ("Cheers pal,
+    that's pure magic.", "Ha, diplomatic answer.", "Too easy, cheers.", "ugh, what a week"): no digit, no word
+    of the user, no name, at most :data:`MAX_WORDS` words, the judgement at most three."""
+    said = sentence.strip().rstrip(".!?").replace("\u2019", "'")
+    parts = [p for p in _CLAUSE_CUT.split(said) if p.strip()]
+    words = _WORD.findall(said)
+    if len(parts) < 2 or len(words) > MAX_WORDS or any(c.isdigit() for c in said) or _USER.search(said):
+        return False
+    if re.search(r"\bmy\b", said, re.IGNORECASE):
+        return False  # "Cool, that's my brother" says who someone is
+    if any(w[:1].isupper() for part in parts for w in _WORD.findall(part)[1:]):
+        return False  # "Cheers, that's Tom's" names someone
+    reacting = [_reacts(p) for p in parts]
+    return any(reacting) and all(r or _VERDICT.fullmatch(p.strip()) for p, r in zip(parts, reacting))
+
+
+def _reacts(clause: str) -> bool:
+    words = [w.lower() for w in _WORD.findall(clause)]
+    reacting = [w for w in words if w in GRATITUDE or w in PRAISE or w in INTERJECTIONS or w in UNDERSTANDING]
+    return bool(reacting) and all(w in _WORDS for w in words)
+
+
 def is_reaction(sentence: str) -> bool:
     """Whether ``sentence`` only reacts to the assistant ("Sweet as, ta.", "Beauty, thanks eh.", "Y'all are quick.")
     or closes a letter ("Kind regards, Margaret.")."""
@@ -105,11 +140,10 @@ def is_reaction(sentence: str) -> bool:
     sentence = _I_REACT.sub("understood", sentence)
     if any(c.isdigit() for c in sentence) or _USER.search(sentence):
         return False
-    words = [w.lower() for w in _WORD.findall(sentence.replace("\u2019", "'"))]
+    words = _WORD.findall(sentence.replace("\u2019", "'"))
     if not words or len(words) > MAX_WORDS:
         return False
-    reacting = [w for w in words if w in GRATITUDE or w in PRAISE or w in INTERJECTIONS or w in UNDERSTANDING]
-    return bool(reacting) and all(w in _WORDS for w in words)
+    return _reacts(sentence.replace("\u2019", "'")) or _judged(sentence)
 
 
 PAUSE = re.compile(
@@ -166,13 +200,24 @@ INTERRUPTION = re.compile(
 yelling.", "Sorry, customer just walked in."): the commotion ends the sentence, nothing is said after it."""
 
 
+MISDIRECTED = re.compile(
+    r"^(?:(?:haha+|lol|oops|whoops|sorry|soz|sry|ignore\s+(?:that|this|me))\b[\s,.!:;\u2014-]*)+"
+    r"(?P<rest>(?:i\s+was|i'm|i\s+am)\s+(?:just\s+)?(?:talking|speaking|chatting|texting)\s+to\s+(?:my\s+[a-z]+|"
+    r"someone|somebody)(?:\s+else)?|(?:that\s+)?(?:wasn't|was\s+not)\s+(?:meant\s+)?for\s+you|wrong\s+(?:chat|window|"
+    r"tab|person))[\s.!]*$",
+    re.IGNORECASE,
+)
+"""Words meant for someone else, owned up to ("Haha sorry, I was talking to my husband.", "Oops, that wasn't for
+you"): an apology or a laugh first, nothing said after."""
+
+
 def is_interruption(sentence: str) -> bool:
     """Whether ``sentence`` only says something is interrupting the user right now: a commotion that ends it
     (:data:`INTERRUPTION`), at most :data:`MAX_PAUSE_WORDS` words, no digit and no name past the first word.
     "My son is crying every night since the move" and "Sorry, my sister is here for the week" say more and are read
     as usual."""
     rest = _aside(INTERRUPTION, sentence)
-    return bool(rest and _WORD.search(rest))
+    return bool(rest and _WORD.search(rest)) or _aside(MISDIRECTED, sentence) is not None
 
 
 __all__ = [
@@ -181,6 +226,7 @@ __all__ = [
     "INTERJECTIONS",
     "INTERRUPTION",
     "MAX_WORDS",
+    "MISDIRECTED",
     "PAUSE",
     "PRAISE",
     "is_interruption",

@@ -940,6 +940,15 @@ CHATTER = re.compile(
     re.IGNORECASE,
 )
 """Conversation about the conversation: nothing to remember, even when it is not small talk."""
+COUNTERFACTUAL = re.compile(
+    r"^(?:(?:ha+|lol|honestly|tbh|well|so|man|god|imagine)[,!.]?\s+)*if\s+(?:only\s+)?(?:i|we)\s+(?:ever\s+|just\s+|"
+    r"actually\s+|still\s+)?(?:[a-z]+ed|were|was|had|won|could|did|went|got|made|took|lost|found|knew|bought|sold|"
+    r"quit|left|became|ran|met|came|lived|owned|spoke|grew)\b[^.;]*?[,\s]\s*(?:i|we)(?:'d|\s+would|\s+might|"
+    r"\s+could)\b",
+    re.IGNORECASE,
+)
+"""A wish said as a counterfactual ("If I won the lottery I'd just buy a boat", "if we had more room we'd get a
+dog"): what would be, not what is; nothing to remember. A plan's condition ("If I get the job, I'll move") is read."""
 CHATTER_WHOLE = re.compile(
     r"(?:(?:ok(?:ay)?|great|perfect|nice|cool|good|sure|right|alright|ha+|yes|yeah|hmm+|oh|ah)[,!.]?\s+)*"
     r"(?:sounds like a plan|good to know(?:,? thanks)?|love it|interesting(?:,? tell me more)?|tell me more|"
@@ -950,7 +959,8 @@ CHATTER_WHOLE = re.compile(
     r"sorry,? i was (?:away|busy|afk|distracted)(?: for a (?:bit|while|moment|minute|second))?|"
     r"you're (?:right|a star|the best|amazing|a lifesaver)|my (?:mistake|bad)|fair (?:point|enough)|"
     r"(?:that )?makes (?:a lot of |total )?sense(?:,? thanks(?: for explaining)?)?|"
-    r"(?:that|this|which) explains (?:it|that|a lot|everything|why))",
+    r"(?:that|this|which) explains (?:it|that|a lot|everything|why)|"
+    r"(?:(?:anyway|anyhow|anyways)[,!.]?\s+)?(?:enough about me|enough of that|where was i|back to you))",
     re.IGNORECASE,
 )
 """A whole sentence of reaction to the conversation ("Sounds like a plan", "Great suggestion, I'll try it",
@@ -1075,7 +1085,7 @@ FORGET_TAIL = re.compile(
 )
 """Words after what to forget that only point at the memory ("the plate I gave you", "Tom entirely")."""
 FORGET_ALIASES = {
-    "salary": ("earn", "income", "paid", "pay", "wage"),
+    "salary": ("earn", "income", "paid", "pay", "wage", "grand"),
     "income": ("earn", "salary", "paid"),
     "weight": ("weigh", "kilo", "kilos", "kg", "pounds", "stone"),
     "birthday": ("born", "birth"),
@@ -1116,7 +1126,7 @@ FORGET_KINDS = {
 }
 """The kinds a request can forget as a whole ("forget all my preferences"), by the word it names them with."""
 FORGET_KIND = re.compile(
-    r"^(?:please\s+)?(?:forget|delete|remove|erase|clear|wipe|drop|reset|scratch|purge)\s+(?:out\s+)?"
+    r"^(?:please\s+)?(?:forget|delete|remove|erase|clear|wipe|drop|reset|scratch|purge|scrap|bin|ditch|dump)\s+(?:out\s+)?"
     r"(?:(?:all|every(?:thing)?|any)\s+(?:of\s+)?(?:my|the|your)?|my|your)\s*(?P<kind>"
     + "|".join(FORGET_KINDS)
     + r")\b"
@@ -1127,13 +1137,14 @@ FORGET_KIND = re.compile(
 preferences"); "forget all my goals about X" is about X, not the kind. Without "all" the kind must be the
 user's ("my"/"your"): "delete the decisions table" is about the user's work."""
 FORGET_CATEGORIES = (
-    "deadlines|due dates|people|persons|contacts|family|relatives|friends|colleagues|co-?workers|"
+    "deadlines|due dates|people|persons|contacts|family|relatives|friends|colleagues|co-?workers|health|medical|"
     r"[a-z]+ (?:preferences|likes|dislikes|tastes)"
 )
 """What a forget may name beside a kind (:mod:`~kioko_intelligence.forget_reading`'s ``FORGET_CATEGORY``: "clear all
 the deadlines", "forget all my food preferences")."""
 FORGET_NOT_GATED = (
-    r"\b(?:delete|remove|erase|clear|wipe|drop|reset|scratch|purge)\s+(?:out\s+)?(?:all\s+|every\s+|any\s+)?"
+    r"\b(?:delete|remove|erase|clear|wipe|drop|reset|scratch|purge|scrap|bin|ditch|dump)\s+(?:out\s+)?"
+    r"(?:all\s+|every\s+|any\s+)?"
     r"(?:of\s+)?(?:my|the|your)\s+(?:" + "|".join(FORGET_KINDS) + "|" + FORGET_CATEGORIES + r")\b|"
     # "remove all deadlines": "all" and a kind or category of memory, with no "my" / "the"
     r"\b(?:delete|remove|erase|clear|wipe|scratch|purge)\s+(?:out\s+)?(?:all|every)\s+(?:"

@@ -162,3 +162,40 @@ def test_a_forget_of_an_item_takes_the_values_it_replaced(memory) -> None:
     assert _holding(memory, "412") == []
     assert _holding(memory, "318") == []  # the superseded value, kept in the history, goes too
     assert _holding(memory, "Tuesdays")
+
+
+HEALTH_TURNS = ["I have type 2 diabetes.", "I take metformin twice a day.", "I'm allergic to penicillin.",
+                "I'm a keen birdwatcher.", "My GP is in Headingley."]
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "Clear out all my health info, I'd rather keep that between me and my GP.",
+        "Please delete my medical details.",
+        "Scrap all the health stuff I told you.",
+    ],
+)
+def test_a_forget_of_the_users_health_takes_conditions_allergies_and_treatments(memory, request_text: str) -> None:
+    _turns(memory, HEALTH_TURNS)
+    _turns(memory, [request_text], session="s2")
+    for word in ("diabetes", "metformin", "penicillin"):
+        assert _holding(memory, word) == [], word
+    assert _holding(memory, "birdwatcher")
+
+
+def test_a_forget_of_a_kind_said_with_an_everyday_verb_of_binning(memory) -> None:
+    _turns(memory, ["Always answer me in Spanish.", "Keep your answers under three sentences.", "I teach year 3."])
+    _turns(memory, ["Scrap all the rules I set for how you answer, go back to normal."], session="s2")
+    assert _holding(memory, "Spanish") == [] and _holding(memory, "three sentences") == []
+    assert _holding(memory, "year 3")
+
+
+def test_what_counts_as_a_health_fact() -> None:
+    from kioko_intelligence.forget_reading import is_health_fact
+
+    assert is_health_fact("User takes metformin twice a day.")
+    assert is_health_fact("User has asthma.")
+    assert is_health_fact("User is allergic to penicillin.")
+    assert not is_health_fact("User is a keen birdwatcher.")
+    assert not is_health_fact("User takes the bus to work.")

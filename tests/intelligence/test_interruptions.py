@@ -24,6 +24,10 @@ U = {"user_id": "ife", "session_id": "s1"}
         "Argh, the dog's barking again",
         "oops, phone's ringing",
         "Hang on, the baby is crying",
+        # words meant for someone else, owned up to
+        "Haha sorry, I was talking to my husband.",
+        "Oops, that wasn't for you",
+        "Sorry, wrong chat!",
     ],
 )
 def test_an_interruption_stores_nothing(memory, text: str) -> None:
@@ -42,6 +46,8 @@ def test_an_interruption_stores_nothing(memory, text: str) -> None:
         "The printer on floor 3 is knocking",  # a digit: a fault report, not a commotion
         "Our revenue is up this quarter.",
         "The new hire Tunde just walked in for his first day",
+        "Sorry, I was talking to my boss about the raise.",
+        "I was talking to my sister, she's moving to Perth.",
     ],
 )
 def test_a_sentence_that_says_more_than_a_commotion_is_no_interruption(text: str) -> None:
@@ -51,3 +57,27 @@ def test_a_sentence_that_says_more_than_a_commotion_is_no_interruption(text: str
 def test_a_statement_after_an_interruption_is_still_stored(memory) -> None:
     report = memory.record_turn("My son is crying every night since the move.", "That sounds hard.", **U)
     assert [op for op in report.ops if op.status == "applied"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "If I won the lottery I'd probably just buy a boat, ha.",
+        "If we had more room we'd get a dog.",
+        "Honestly, if I ever quit my job I'd open a bakery.",
+        "Anyway, enough about me.",
+    ],
+)
+def test_a_wish_said_as_a_counterfactual_or_a_turn_back_to_the_assistant_stores_nothing(memory, text: str) -> None:
+    memory.record_turn("I run a bakery in Ibadan.", "Okay.", **U)
+    report = memory.record_turn(text, "Ha, fair.", **U)
+    assert [op for op in report.ops if op.status == "applied"] == []
+    memory.end_session(U["session_id"], user_id=U["user_id"])
+    assert not any("boat" in r.content or "dog" in r.content for r in memory.memories(user_id=U["user_id"]))
+
+
+@pytest.mark.parametrize("text", ["If I get the job, I'll move to Leeds.", "I'd move to Spain if I could."])
+def test_a_plan_on_a_condition_is_no_counterfactual(text: str) -> None:
+    from kioko_intelligence.language import gate_reason
+
+    assert gate_reason(text) is None

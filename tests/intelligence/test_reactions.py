@@ -22,6 +22,13 @@ REACTIONS = [
     "Grazie mille!",
     "Wah, so fast one.",
     "Quite so.",
+    # a reaction word beside a short judgement of the reply, each its own clause
+    "Cheers pal, that's pure magic.",
+    "ugh, what a week",
+    "Ha, diplomatic answer.",
+    "Too easy, cheers.",
+    "Yeah nah, no dramas.",
+    "Sound, talk later.",
 ]
 
 
@@ -48,6 +55,12 @@ def test_reactions_are_recognised(text: str) -> None:
         "Thanks, I moved to Leeds.",
         "Tea. Two sugars.",
         "Great, my sister is visiting.",
+        "Cool, that's my brother.",
+        "Thanks, Sarah's coming.",
+        "Ok, tea instead.",
+        "Right, no onions.",
+        "Yeah, no dairy.",
+        "Nice, the blue one.",
     ],
 )
 def test_a_sentence_saying_something_of_the_user_or_the_world_is_no_reaction(text: str) -> None:
