@@ -679,7 +679,8 @@ def _forget_request(text: str) -> str:
 _BINNING = ("scrub", "ditch", "scrap", "bin", "dump", "toss", "chuck", "trash", "junk", "nuke", "turf")
 _SAME_VERBS = {**{verb: "delete" for verb in _BINNING}, "hang": "hold on to", "hold": "hold on to"}
 _SAME_VERB = re.compile(
-    r"(?<=^)(?:scrub|ditch|scrap|bin|dump|toss|chuck|trash|junk|nuke|turf)\b|(?<=\bnot )(?:hang|hold)\s+on(?:to|\s+to)\b|(?<=n't )(?:hang|hold)\s+on(?:to|\s+to)\b",
+    r"(?<=^)(?:" + "|".join(_BINNING) + r")\b|"
+    r"(?<=\bnot )(?:hang|hold)\s+on(?:to|\s+to)\b|(?<=n't )(?:hang|hold)\s+on(?:to|\s+to)\b",
     re.IGNORECASE,
 )
 """Verbs said for the ones the rows read: "scrub that number" is "delete that number", "don't hang on to my badge

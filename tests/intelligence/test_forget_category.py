@@ -164,8 +164,13 @@ def test_a_forget_of_an_item_takes_the_values_it_replaced(memory) -> None:
     assert _holding(memory, "Tuesdays")
 
 
-HEALTH_TURNS = ["I have type 2 diabetes.", "I take metformin twice a day.", "I'm allergic to penicillin.",
-                "I'm a keen birdwatcher.", "My GP is in Headingley."]
+HEALTH_TURNS = [
+    "I have type 2 diabetes.",
+    "I take metformin twice a day.",
+    "I'm allergic to penicillin.",
+    "I'm a keen birdwatcher.",
+    "My GP is in Headingley.",
+]
 
 
 @pytest.mark.parametrize(
