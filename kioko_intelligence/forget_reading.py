@@ -676,10 +676,9 @@ def _forget_request(text: str) -> str:
     return ERASE_WHAT.sub("forget ", said, count=1)
 
 
-_BINNING = ("scrub", "ditch", "scrap", "bin", "dump", "toss", "chuck", "trash", "junk", "nuke", "turf")
-_SAME_VERBS = {**{verb: "delete" for verb in _BINNING}, "hang": "hold on to", "hold": "hold on to"}
+_SAME_VERBS = {**{verb: "delete" for verb in shapes.BINNING}, "hang": "hold on to", "hold": "hold on to"}
 _SAME_VERB = re.compile(
-    r"(?<=^)(?:" + "|".join(_BINNING) + r")\b|"
+    r"(?<=^)(?:" + "|".join(sorted(shapes.BINNING)) + r")\b|"
     r"(?<=\bnot )(?:hang|hold)\s+on(?:to|\s+to)\b|(?<=n't )(?:hang|hold)\s+on(?:to|\s+to)\b",
     re.IGNORECASE,
 )

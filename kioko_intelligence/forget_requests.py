@@ -121,6 +121,10 @@ WEAK = (
 )
 """Everyday verbs of getting rid of something ("wipe out the ash", "remove the lid"): an act only with a pointer at
 what is kept or at a thing said, and then only a tentative one when no pointer is said (see :class:`Request`)."""
+BINNING = frozenset({"scrap", "bin", "ditch", "scrub", "trash", "junk", "nuke", "turf", "dump", "toss", "chuck"})
+"""The everyday verbs whose only sense is getting rid of something: they open a forget of a kind or a category as
+"delete" does. A tentative request of one on any "the/my X" a memory holds ("Scrap the parking spot") was tried and
+dropped: it lost a probe of the never-read halves that holds no forget (session 10)."""
 KEEP = (
     r"keep|store|save|file|retain|hold\s+on\s*to|hang\s+on\s*to|hold\s+onto|hang\s+onto|record|log|note\s+down|"
     r"write\s+down|remember|hold"
