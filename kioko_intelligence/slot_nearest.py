@@ -56,6 +56,20 @@ CHANGE = re.compile(
     re.IGNORECASE,
 )
 """Words that say a statement is a change of something the user had (a lexicon of cues, not of phrasings)."""
+START = re.compile(
+    r"\b(?:start(?:ed|ing)|join(?:ed|ing)|migrat(?:ed|ing)|port(?:ed|ing)|henceforth|going forward|"
+    r"first (?:day|week|month|shift|term) (?:at|with|in|on|of)|"
+    r"(?:got|bought|picked up) (?:a|an) (?:new|used|second-hand|secondhand))\b",
+    re.IGNORECASE,
+)
+"""Words of a start: the user took up a new value ("Starting with Lincs & Notts Air Ambulance on Monday", "First week
+at the hospital trust done", "went and got a used Prius", "porting my dotfiles to fish"), so the one it replaces
+ended. A cue only in a clause of the user's own (:func:`_starts`): "The film started late" starts nothing of theirs."""
+_OWN_START = re.compile(r"\W*(?:(?:I|we)(?:'\w+)?(?:\s+\w+){0,3}\s+)?", re.IGNORECASE)
+"""What may come before a start in its clause: nothing, or "I" / "we" and up to three words ("I went and got",
+"we've just started"); a subject of its own ("The film started", "Work started", "our new manager started") is
+someone else's start."""
+_CLAUSE_BREAK = re.compile(r"[,;:.!?]\s+|\s+(?:and|but|so|while|because)\s+", re.IGNORECASE)
 ADDITIVE = re.compile(
     r"\b(?:also|another|as well|second|both|in addition|besides|extra)\b|\btoo\b(?=\s*(?:[.,;!?]|$))",
     re.IGNORECASE,
@@ -87,16 +101,32 @@ def _semantic(memory: MemoryLayer) -> Any | None:
     return None if embedder is None or getattr(embedder, "lexical", True) else embedder
 
 
+def _starts(text: str) -> bool:
+    """Does a clause of ``text`` say the user started something (:data:`START`), with nothing before it but the
+    user (:data:`_OWN_START`: "Started sixth form at Hillcrest", "I went and got a used Prius"), not someone else or a
+    thing ("The new manager started on Monday", "my son started at Riverside")?"""
+    for clause in _CLAUSE_BREAK.split(text):
+        found = START.search(clause)
+        if found and _OWN_START.fullmatch(clause[: found.start()]):
+            return True
+    return False
+
+
+def has_cue(text: str) -> bool:
+    """A change word (:data:`CHANGE`) or a start of the user's own (:func:`_starts`)."""
+    return bool(CHANGE.search(text)) or _starts(text)
+
+
 def _statement(turn_text: str) -> bool:
     """Does a sentence of the turn that carries the change cue say something (not a reaction, a pause or an
     interruption)?"""
-    sentences = [t for t in re.split(r"(?<=[.!?])\s+", turn_text.strip()) if CHANGE.search(t)]
+    sentences = [t for t in re.split(r"(?<=[.!?])\s+", turn_text.strip()) if has_cue(t)]
     return any(not (is_reaction(t) or is_pause(t) or is_interruption(t)) for t in sentences)
 
 
 def cued(text: str) -> bool:
     """A statement of a change with no word of addition, not a question."""
-    return bool(CHANGE.search(text)) and not ADDITIVE.search(text) and not _QUESTION.search(text)
+    return has_cue(text) and not ADDITIVE.search(text) and not _QUESTION.search(text)
 
 
 _THIRD = re.compile(r"^\W*(?:the|a|an|this|that|these|those|he|she|they|it|his|her|their|its|there)\b", re.IGNORECASE)
@@ -154,7 +184,7 @@ def nearest_changes(
     adds = [op for op in planned if op.action == "add" and op.kind in VALUE_KIND_OPS]
     if planned and not adds:
         return None
-    chosen = [op for op in adds if CHANGE.search(text_of(op))]
+    chosen = [op for op in adds if has_cue(text_of(op))]
     if len(chosen) != 1 and len(adds) != 1 and planned:
         return None  # several statements and not one of them the change: not sure which
     op = chosen[0] if len(chosen) == 1 else adds[0] if adds else None
