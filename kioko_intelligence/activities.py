@@ -24,14 +24,14 @@ import re
 
 import kioko_intelligence.rules as rules
 
-_NOT_ACTIVITIES = (
+NOT_ACTIVITIES = (
     "nothing|something|anything|everything|morning|evening|thing|during|bring|string|spring|wedding|ceiling|building|"
     "meeting|king|ring|sing|feeling|being|having|loving|liking|hating|enjoying|hoping|thinking|wondering|missing|"
     "wishing|getting|going|coming|moving|trying|planning|learning|studying|training|working|living|staying|using|"
     "saving|aiming|considering|starting|running|looking|seeing|dating|expecting|waiting|leaving|teaching|"
     "wearing|sleeping|eating|drinking|reading|writing|playing|watching|listening|keeping|sharing|renting|owning"
 )
-_ACTIVITY = rf"(?!(?:{_NOT_ACTIVITIES})\b)[a-z]{{2,}}ing\b"
+_ACTIVITY = rf"(?!(?:{NOT_ACTIVITIES})\b)[a-z]{{2,}}ing\b"
 _FRAGMENT = re.compile(rf"^(?:currently\s+|still\s+|now\s+|just\s+)*(?P<task>{_ACTIVITY}\s+\S.*)$", re.IGNORECASE)
 _SUBJECT = re.compile(
     rf"^(?:i'm|i am|we're|we are)\s+(?:now\s+|currently\s+|just\s+)*(?P<task>{_ACTIVITY}\s+\S.*)$", re.I

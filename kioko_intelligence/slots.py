@@ -78,6 +78,7 @@ from kioko_intelligence.slot_topics import USERS_OWN as _USERS_OWN
 from kioko_intelligence.slot_topics import named_topic, names_another, one_topic, replaces_loosely
 from kioko_intelligence.slot_transitions import transitions
 from kioko_intelligence.stances import reversals
+from kioko_intelligence.task_moves import task_moves
 from kioko_intelligence.working_changes import working_changes
 
 if TYPE_CHECKING:
@@ -602,6 +603,7 @@ def resolve(
     profile_changes(memory, ops, scope, turn_text)
     _keep_forgotten_slots(memory, ops, scope)
     working_changes(memory, ops, scope, session_id, turn_text)
+    task_moves(memory, ops, scope, session_id, turn_text)
     for op in ops:
         if op.status == "planned" and op.action == "add" and op.kind in ADDING:
             about = categories_about(_op_text(op))
