@@ -25,6 +25,7 @@ from typing import Any, Callable
 
 from kioko_core.store import Record
 from kioko_intelligence.ops import MemoryOp
+from kioko_intelligence.slot_reading import CHANGE_WORDS, read_slot, text_terms
 from kioko_intelligence.successors import succeeded
 
 _KEYED = re.compile(
@@ -160,7 +161,12 @@ def rewrites(
 ) -> list[tuple[Record, str, str]]:
     """Every in-place rewrite the turn makes: a keyed item, a dropped or replaced item, a holder who left and the
     one who took the place (:mod:`.successors`: "Annika's gone home, Luis has taken her bed")."""
-    return keyed(holding, terms, turn_text) + dropped(holding, terms, turn_text) + succeeded(holding, terms, turn_text)
+    return (
+        keyed(holding, terms, turn_text)
+        + dropped(holding, terms, turn_text)
+        + succeeded(holding, terms, turn_text)
+        + stepped_after(holding, terms, turn_text)
+    )
 
 
 def attach(ops: list[MemoryOp], rewrites: list[tuple[Record, str, str]]) -> set[str]:
@@ -176,3 +182,133 @@ def attach(ops: list[MemoryOp], rewrites: list[tuple[Record, str, str]]) -> set[
             done.add(record.id)
     carrier.fields.setdefault("old_values", sorted({old for _, old, _ in rewrites}))
     return done
+
+
+_AFTER = re.compile(
+    r"^\W*(?:(?:and|so|but|then)\s+)?after\s+(?P<item>[^,;]+?)\s+(?:it's|it is|we're|we are|I'm|I am|we)\b", re.I
+)
+"""A change said of the step after another ("After Birmingham it's down to Cardiff"): the next step is the one."""
+_SWAP = re.compile(
+    r"\b(?:swap|swapping|swapped|replace|replacing|replaced|switch|switching|switched|change|changing|changed)\s+"
+    r"(?:the\s+|our\s+|my\s+)?(?P<old>[\w'-]+(?:\s+[\w'-]+){0,2}?)\s+(?:for|with|to)\s+(?:the\s+|a\s+|an\s+|some\s+)?"
+    r"(?P<new>[\w'-]+(?:\s+[\w'-]+){0,2}?)(?=\s+(?:on|at|in|this|next|for|because|as|since)\b|\s*[,.;!]|\s*$)",
+    re.IGNORECASE,
+)
+"""The item and what takes its place: "Swap the duck for venison on Saturday"."""
+_HOW_TO = re.compile(r"^\W*(?:how to|to)\b", re.IGNORECASE)
+"""A how-to ("How to cut a release: ..."): its steps change together, said anew (:mod:`.slot_howtos`)."""
+_FIRST_CLAUSE = re.compile(r"^[^,;]+?(?=\s*[,;]|\s+(?:so|because|since|as)\s|$)")
+
+
+def plan_steps(record: Record) -> list[str]:
+    """The items of a plan or list memory of three or more (a numbered plan's steps, a heading's items), or []."""
+    steps = steps_in(record.content)
+    if len(steps) >= 3:
+        return steps
+    heading, colon, rest = record.content.partition(":")
+    if not colon or len(heading.split()) > 8:
+        return []
+    items = [i.strip(" .") for i in _items(rest)]
+    return items if len(items) >= 3 else []
+
+
+def one_step(record: Record, change: str) -> tuple[str, str] | None:
+    """(the step, its new text) when ``change``, a statement the slot rules found replacing the plan ``record``
+    whole, changes exactly one of its steps and says the new value: a date, number or name of the step swapped
+    ("Potatoes are going in in March this year" -> "Plant potatoes in March"), or a thing swapped for another
+    ("Swap the duck for venison" -> "then venison breast"). None when it names no one step, or no new value."""
+    steps = plan_steps(record)
+    if not steps or len(_items(change)) >= 3 or ":" in change or _HOW_TO.match(record.content):
+        return None  # a plan or a how-to said anew ("Releases work differently now: ...") replaces the old one whole
+    first = _FIRST_CLAUSE.match(change.strip())
+    clause = first.group(0) if first else change
+    after = _AFTER.match(clause)
+    if after is not None:  # "After Birmingham it's down to Cardiff": the new value is said after the step named
+        step, clause = _step_after(steps, after.group("item")), clause[after.end() :]
+    else:
+        step = _step_named(steps, clause) or _step_named(steps, change)
+    if step is None:
+        return None
+    new = _typed_swap(step, clause, change, record.content) or _named_swap(step, change)
+    return (step, new) if new and new.lower() != step.lower() else None
+
+
+def _words(text: str) -> set[str]:
+    """The stemmed words of ``text`` that say what it is about (not its dates and numbers, not its change words:
+    "cancelled", "now")."""
+    values = read_slot(text).values
+    timed = {t for kind in ("date", "number") for value in values.get(kind, ()) for t in text_terms(value)}
+    return {
+        t
+        for t in text_terms(text.lower())
+        if t.startswith("t:") and t[2:] not in CHANGE_WORDS and len(t) > 4 and t not in timed
+    }
+
+
+def _step_named(steps: list[str], clause: str) -> str | None:
+    said = _words(clause)
+    scores = [len(said & _words(step)) for step in steps]
+    best = max(scores)
+    return steps[scores.index(best)] if best and scores.count(best) == 1 else None
+
+
+def _step_after(steps: list[str], item: str) -> str | None:
+    named = _step_named(steps, item)
+    at = steps.index(named) if named is not None else -1
+    return steps[at + 1] if 0 <= at < len(steps) - 1 else None
+
+
+def _typed_swap(step: str, clause: str, change: str, plan: str) -> str | None:
+    """``step`` with its one value of a type replaced by the change's one new value of that type. A name is one the
+    plan or the change writes as a name where a capital marks one (not a sentence's first word)."""
+    names = read_slot(plan).values.get("name", set())
+    held = {kind: found for kind, found in read_slot(step).values.items() if kind != "name"}
+    stepped = {n for n in names if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", step, re.IGNORECASE)}
+    if stepped:
+        held["name"] = stepped
+    for said in (read_slot(clause).values, read_slot(change).values):
+        for kind, values in held.items():
+            if len(values) != 1:
+                continue
+            fresh = said.get(kind, set()) - values
+            if len(fresh) > 1:
+                fresh -= read_slot(plan).values.get(kind, set())
+            if kind == "name":
+                fresh = {v for v in fresh if not _words(v) & _words(plan)}
+            if len(fresh) == 1:
+                old, new = next(iter(values)), next(iter(fresh))
+                return _swap_in(step, old, _spelled(change, new))
+    return None
+
+
+def _named_swap(step: str, change: str) -> str | None:
+    found = _SWAP.search(change)
+    if found is None or not re.search(rf"\b{re.escape(found.group('old'))}\b", step, re.IGNORECASE):
+        return None
+    return _swap_in(step, found.group("old"), found.group("new"))
+
+
+def _swap_in(text: str, old: str, new: str) -> str:
+    return re.sub(rf"(?<!\w){re.escape(old)}(?!\w)", new, text, count=1, flags=re.IGNORECASE)
+
+
+def _spelled(text: str, value: str) -> str:
+    found = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text, re.IGNORECASE)
+    return found.group(0) if found else value
+
+
+def stepped_after(
+    holding: Callable[[list[str]], list[Record]], terms: Callable[[str], list[str]], turn_text: str
+) -> list[tuple[Record, str, str]]:
+    """(plan, its step, the new step) for a sentence that changes the step after one it names ("After Birmingham
+    it's down to Cardiff" after "Route this week: Felixstowe, Birmingham, then up to Glasgow"), which the slot rules
+    cannot see: it shares no word with the step it changes."""
+    found = []
+    for sentence in re.split(r"(?<=[.!?])\s+", turn_text):
+        after = _AFTER.match(sentence)
+        words = terms(after.group("item")) if after else []
+        for record in holding(words) if words else []:
+            step = one_step(record, sentence)
+            if step is not None:
+                found.append((record, *step))
+    return found

@@ -55,6 +55,7 @@ from kioko_intelligence.labels import different_things
 from kioko_intelligence.language import about_user, due_date
 from kioko_intelligence.ops import KIND_OF_MEMORY, SKIPPED, MemoryOp
 from kioko_intelligence.plan_changes import attach as attach_rewrites
+from kioko_intelligence.plan_changes import one_step
 from kioko_intelligence.plan_changes import rewrites as item_rewrites
 from kioko_intelligence.profile_changes import profile_changes, relation_rewrites
 from kioko_intelligence.slot_aims import replaced_aim
@@ -439,6 +440,31 @@ def _names_old(op: MemoryOp, turn_text: str) -> bool:
     return bool(text.strip()) and bool(old_values(text) or old_values(_sentence_of(text, turn_text)))
 
 
+def _one_step_of_a_plan(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_text: str) -> None:
+    """A plan the slot rules found replaced (or in conflict) whole by a change of one of its steps keeps its other
+    steps: the step is rewritten in place (:func:`.plan_changes.one_step`) and the plan is neither superseded nor
+    marked ("Swap the duck for venison on Saturday" after a tasting menu of three courses)."""
+    for op in ops:
+        if op.status != "planned" or op.action != "add" or _stored(op) == Procedures.kind:
+            continue
+        ids = [i for key in ("supersedes", "conflicts_with") for i in op.fields.get(key) or []]
+        if not ids:
+            continue
+        change = _sentence_of(_op_text(op), turn_text) or _op_text(op)
+        for record in memory.store.get(scope, ids):
+            found = one_step(record, change) if record is not None else None
+            if record is None or found is None:
+                continue
+            for key in ("supersedes", "conflicts_with"):
+                kept = [i for i in op.fields.get(key) or [] if i != record.id]
+                if kept:
+                    op.fields[key] = kept
+                else:
+                    op.fields.pop(key, None)
+            op.fields.setdefault("rewrites", []).append([record.id, found[0], found[1]])
+            op.reason = (op.reason + "; " if op.reason else "") + "one step of a plan changed"
+
+
 def _sentence_of(text: str, turn_text: str) -> str:
     """The sentence of the turn that ``text`` (an op's rewrite of part of it) shares most words with."""
     words = set(text_terms(text))
@@ -712,6 +738,7 @@ def resolve(
         if len(whole) > len(_op_text(marked)):
             marked.fields["text"] = about_user(whole.strip())
             _give_way(ops, marked, whole)
+    _one_step_of_a_plan(memory, ops, scope, turn_text)
 
 
 _QUESTION = re.compile(r"\?\s*$")
