@@ -107,7 +107,8 @@ _WHY = r"(?:\s*[,;]?\s+(?:because|since|as|so that|cause|'cause)\s+(?P<why>.+))?
 # --------------------------------------------------------------------------- clause lead-ins
 
 LEAD_IN = re.compile(
-    r"^(?:(?:actually|oh|oh and|and|also|so|now|next(?!\s+time)|then|so yeah|ok so|okay so|ok|okay|well|honestly|btw|by the way|fyi|anyway|"
+    r"^(?:(?:actually|oh|oh and|and|also|so|now|next(?!\s+(?:time|goal|target|aim|objective)\b)|then|so yeah|ok so|"
+    r"okay so|ok|okay|well|honestly|btw|by the way|fyi|anyway|"
     r"hey|hi|hello|yeah|yes|guess what|just so you know|for the record|quick update|update|good news|"
     r"funny enough|but|plus|turns out(?: that)?|it turns out(?: that)?|in the end|after all)"
     r"(?:\s*[,:!.\-\u2013]+\s*|\s+)(?=\S)|(?:after|following)\s+[\w\s'-]{2,40}?(?:\s*,\s*|\s+(?=(?:we|i)\b)))+",
@@ -433,14 +434,14 @@ _NOT_AN_AIM = (
 GOAL: tuple[Row, ...] = (
     row(
         "goal.add",
-        r"^(?:my|our|the|our team's|the team's)\s+(?:[\w'-]+\s+){0,3}?(?:goal|aim|objective|target|mission|ambition|"
-        r"resolution|focus|dream|plan)\s+(?:for\s+[\w\s]+?\s+|this\s+\w+\s+)?(?:is|will be|:)\s+(?:to\s+)?"
+        r"^(?:my|our|the|our team's|the team's|next|new)\s+(?:[\w'-]+\s+){0,3}?(?:goal|aim|objective|target|mission|"
+        r"ambition|resolution|focus|dream|plan)\s+(?:for\s+[\w\s]+?\s+|this\s+\w+\s+)?(?:is|will be|:)\s+(?:to\s+)?"
         r"(?P<title>.+)$",
         "My main aim this semester is to get an A in statistics",
     ),
     row(
         "goal.add",
-        r"^(?:another\s+|new\s+|my\s+)?(?:goal|target|aim|objective)(?:\s+for\s+(?:this|the|next)\s+\w+)?\s*:\s*"
+        r"^(?:another\s+|new\s+|next\s+|my\s+)?(?:goal|target|aim|objective)(?:\s+for\s+(?:this|the|next)\s+\w+)?\s*:\s*"
         r"(?P<title>.+)$",
         "Goal: ship v2 of the API before Christmas",
     ),

@@ -25,13 +25,18 @@ _AIM_NOW = re.compile(
     re.IGNORECASE,
 )
 """The aim said as the one in force now: the turn says plainly it replaces the old one."""
-_NEW_AIM = re.compile(rf"\bnew\s+{_AIM}\s*(?::|\bis\b|-)", re.IGNORECASE)
-"""The aim said as new ("New aim: ...", "my new goal is ..."): new, and so most often in place of the old one."""
+_NEW_AIM = re.compile(rf"\b(?:new|next)\s+{_AIM}\s*(?::|\bis\b|-)", re.IGNORECASE)
+"""The aim said as new or next ("New aim: ...", "my new goal is ...", "Next target is ..."): most often in place of
+the old one."""
 _GIVEN_UP = re.compile(
     r"\b(?:given up|gave up|won't have it|not going to happen|unrealistic|too much|can't|cannot|no longer|injur\w*)\b",
     re.IGNORECASE,
 )
 """Words that say the old aim is out of reach beside a new one ("Knees won't have it. New aim: ...")."""
+_REACHED = re.compile(
+    r"\b(?:passed|done|finished|achieved|completed|reached|nailed|smashed|made it|ticked off)\b", re.IGNORECASE
+)
+"""Words that say the old aim is reached beside the next one ("CBT passed this morning! Next target is ...")."""
 
 
 def aim_changed(turn_text: str) -> bool | None:
@@ -40,7 +45,8 @@ def aim_changed(turn_text: str) -> bool | None:
     if _AIM_NOW.search(turn_text):
         return True
     if _NEW_AIM.search(turn_text):
-        return bool(CUE.search(_NEW_AIM.sub(" ", turn_text)) or _GIVEN_UP.search(turn_text))
+        rest = _NEW_AIM.sub(" ", turn_text)
+        return bool(CUE.search(rest) or _GIVEN_UP.search(turn_text) or _REACHED.search(rest))
     return None
 
 

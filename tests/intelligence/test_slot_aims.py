@@ -15,6 +15,8 @@ from kioko_intelligence.slot_aims import aim_changed
         ("Now my goal is a sub-4 marathon.", True),
         ("Knees won't have it. New aim: teach my grandson to helm.", True),  # the old aim given up
         ("New goal: read 20 books this year.", False),  # new, but maybe beside the old one
+        ("CBT passed this morning! Next target is the full A2 licence.", True),  # the old aim reached, the next one
+        ("Next goal: the full A2 licence.", False),  # next, but maybe beside the old one
         ("My goal is to read 20 books this year.", None),
         ("The team's new target market is Spain.", None),
     ],
@@ -57,3 +59,29 @@ def test_with_two_open_goals_nothing_is_guessed() -> None:
     )
     assert len(goals) == 3
     assert [g for g in goals if g.metadata.get("superseded_by") or g.metadata.get("conflicts_with")] == []
+
+
+def test_the_next_aim_after_the_old_one_is_reached_supersedes_it() -> None:
+    """Failed before: "Next target is ..." was kept as knowledge ("Target is the full A2 licence.") and the CBT goal
+    stayed open as the user's goal."""
+    goals = _goals(
+        "My goal is to get my motorbike CBT done.", "CBT passed this morning! Next target is the full A2 licence."
+    )
+    old = next(g for g in goals if "CBT" in g.content)
+    new = next(g for g in goals if "A2" in g.content)
+    assert old.metadata.get("superseded_by") == new.id
+
+
+@pytest.mark.parametrize(
+    ("turn", "goal"),
+    [
+        ("Next target is the full A2 licence.", "The full A2 licence"),
+        ("Next goal: the full A2 licence.", "The full A2 licence"),
+        ("Next time remind me to bring the charger.", None),
+    ],
+)
+def test_an_aim_said_as_next_is_a_goal(turn: str, goal: str | None) -> None:
+    with kioko.intelligent("memory://?embedder=offline") as memory:
+        report = memory.manage(turn, user_id="u", dry_run=True)
+    titles = [op.fields.get("title") for op in report.ops if op.op == "goal.add"]
+    assert titles == ([goal] if goal else []), [op.line() for op in report.ops]
