@@ -41,6 +41,7 @@ from kioko_intelligence.language import about_user
 from kioko_intelligence.ops import MemoryOp
 from kioko_intelligence.reactions import is_interruption, is_pause, is_reaction
 from kioko_intelligence.slot_marks import VALUE_KINDS, current
+from kioko_intelligence.slot_reading import TITLE_DOT, text_terms
 
 if TYPE_CHECKING:
     from kioko_core.layer.memory_layer import MemoryLayer
@@ -185,6 +186,19 @@ def nearest_changes(
     if planned and not adds:
         return None
     chosen = [op for op in adds if has_cue(text_of(op))]
+    dropped = None if chosen or not planned else dropped_change(turn_text, [text_of(op) for op in planned])
+    found = None if dropped is None else nearest(memory, scope, dropped)
+    if dropped is not None and found is not None:  # the router kept the turn's other clauses, not the changed one
+        ops.append(
+            MemoryOp(
+                f"{_OP_OF.get(found.kind, 'fact')}.add",
+                fields={"text": about_user(dropped), "conflicts_with": [found.id]},
+                reason="a change of the nearest older memory, said in a clause the router kept nothing of",
+                importance=0.6,
+                confidence=0.6,
+            )
+        )
+        return None
     if len(chosen) != 1 and len(adds) != 1 and planned:
         return None  # several statements and not one of them the change: not sure which
     op = chosen[0] if len(chosen) == 1 else adds[0] if adds else None
@@ -207,6 +221,54 @@ def nearest_changes(
     op.fields["conflicts_with"] = [found.id]
     op.reason = (op.reason + "; " if op.reason else "") + "a change of the nearest older memory"
     return op if len(adds) > 1 else None
+
+
+_CUE_WORD = re.compile(rf"{CHANGE.pattern}|{START.pattern}", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+_JOINED = re.compile(r";\s+|,\s+(?:and|but|so|while|though|although|whereas)\s+|\s+(?:but|while|whereas)\s+", re.I)
+"""Where a sentence joins two statements (a comma alone does not: "These days, I drink cocoa")."""
+
+
+def _words(text: str) -> set[str]:
+    return {t for t in text_terms(_CUE_WORD.sub(" ", text)) if t.startswith("t:")}
+
+
+def dropped_change(turn_text: str, kept: list[str]) -> str | None:
+    """The one clause of the turn that says a change (a cue, no additive word, not a question, a reaction, a pause
+    or an interruption) with a value of its own (two words of the index besides the cue's) when none of the texts
+    the router ``kept`` of the turn holds half its words: "Doctor had a word about the old ticker. It's a mug of
+    cocoa at eight bells for me these days, and I don't mind as much as I thought" kept the first sentence and
+    "User doesn't mind as much as they thought", not the cocoa. None when no such clause or two."""
+    held = [_words(text) for text in kept]
+    found = []
+    for sentence in _SENTENCE_END.split(TITLE_DOT.sub(r"\1", turn_text.strip())):
+        for clause in _JOINED.split(sentence):
+            clause = clause.strip()
+            words = _words(clause)
+            if len(words) < 2 or not cued(clause) or is_reaction(clause) or is_pause(clause):
+                continue
+            if is_interruption(clause) or _SOMEONE_ELSES.search(clause):
+                continue
+            if not any(len(words & mine) * 2 >= len(words) for mine in held):
+                found.append(clause)
+    return found[0] if len(found) == 1 else None
+
+
+def with_its_value(sentence: str, turn_text: str) -> str:
+    """The change ``sentence`` of the turn, with the next sentence when it says no value of its own: "The wife's
+    converted me. Oat flat white, every morning" is one change, whose value ("oat flat white") is the second sentence;
+    the first alone, marked, would hide the old value behind a note that names no new one. No value: at most one
+    word of the index's left when the cue words are taken out ("wife"; "I've switched."). The next sentence must be
+    a statement (not a question) of the same turn; else ``sentence`` as it is."""
+    if len([t for t in text_terms(_CUE_WORD.sub(" ", sentence)) if t.startswith("t:")]) > 1:
+        return sentence
+    said = [part for part in _SENTENCE_END.split(TITLE_DOT.sub(r"\1", turn_text)) if part.strip()]
+    at = next((i for i, part in enumerate(said) if part.strip() == sentence.strip()), None)
+    if at is None or at + 1 >= len(said) or _QUESTION.search(said[at + 1]):
+        return sentence
+    return f"{sentence.strip()} {said[at + 1].strip()}"
 
 
 _OP_OF = {

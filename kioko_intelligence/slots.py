@@ -69,7 +69,7 @@ from kioko_intelligence.slot_marks import CANDIDATES, current
 from kioko_intelligence.slot_marks import VALUE_KINDS as VALUE_KINDS
 from kioko_intelligence.slot_marks import apply as apply
 from kioko_intelligence.slot_marks import stale_summaries as stale_summaries
-from kioko_intelligence.slot_nearest import nearest_changes
+from kioko_intelligence.slot_nearest import nearest_changes, with_its_value
 from kioko_intelligence.slot_reading import CUE, TITLE_DOT, Slot, new_value, old_values, read_slot, text_terms
 from kioko_intelligence.slot_sequences import further_along
 from kioko_intelligence.slot_subjects import another_one, different_subjects, named_subjects, subject_words
@@ -734,7 +734,7 @@ def resolve(
     # a change said only through the new state ("it's a swim after my shift these days"): its nearest memory
     marked = nearest_changes(memory, ops, scope, turn_text, _op_text)
     if marked is not None and "text" in marked.fields:  # the whole sentence, the turn's other ops of it give way
-        whole = _sentence_of(_op_text(marked), turn_text)
+        whole = with_its_value(_sentence_of(_op_text(marked), turn_text), turn_text)
         if len(whole) > len(_op_text(marked)):
             marked.fields["text"] = about_user(whole.strip())
             _give_way(ops, marked, whole)

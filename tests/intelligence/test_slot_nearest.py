@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import kioko
-from kioko_intelligence.slot_nearest import cued
+from kioko_intelligence.slot_nearest import cued, dropped_change, with_its_value
 
 pytest.importorskip("kioko_core.embedding.semantic")
 
@@ -228,3 +228,49 @@ def test_the_cue_lexicon() -> None:
     assert cued("So the mechanic says it's shot, fine, I went and got a used Prius.")
     assert not cued("The new manager started on Monday.")
     assert not cued("My daughter joined the choir.")
+
+
+COFFEE = "The wife's converted me. Oat flat white, every morning, don't tell the lads."
+
+
+def test_a_change_said_without_its_value_takes_the_next_sentence() -> None:
+    """ "The wife's converted me" says a change and no value: marked alone, it would hide the old value behind a note
+    naming no new one; the next sentence of the turn holds the value."""
+    assert with_its_value("The wife's converted me.", COFFEE) == COFFEE
+    assert with_its_value("I've switched.", "I've switched. Firefox on every machine.") == (
+        "I've switched. Firefox on every machine."
+    )
+    # a value of its own: the sentence as it is
+    assert with_its_value("These days I cycle to work.", "These days I cycle to work. Lovely weather.") == (
+        "These days I cycle to work."
+    )
+    # the next sentence is a question, or there is none
+    assert with_its_value("I've switched.", "I've switched. Do you know a good browser?") == "I've switched."
+    assert with_its_value("I've switched.", "I've switched.") == "I've switched."
+
+
+COCOA = (
+    "The doctor had a word. It's a mug of cocoa at ten bells for me these days, and I don't mind as much as I thought."
+)
+
+
+def test_a_change_in_a_clause_the_router_dropped_is_found() -> None:
+    kept = ["The doctor had a word.", "User doesn't mind as much as they thought."]
+    assert dropped_change(COCOA, kept) == "It's a mug of cocoa at ten bells for me these days"
+
+
+@pytest.mark.parametrize(
+    ("turn", "kept"),
+    [
+        # the router kept the change's clause
+        (COCOA, ["The doctor had a word.", "It's a mug of cocoa at ten bells for me these days."]),
+        # someone else's change, an added thing, no cue
+        ("The doctor had a word. My brother drinks cocoa these days, and he loves it.", ["The doctor had a word."]),
+        ("The doctor had a word. It's also a mug of cocoa for me these days.", ["The doctor had a word."]),
+        ("The doctor had a word. It's a mug of cocoa at ten bells for me.", ["The doctor had a word."]),
+        # two dropped changes: which one is the change is a guess
+        ("Now it's cocoa at ten bells for me. These days it's porridge at seven.", ["The doctor had a word."]),
+    ],
+)
+def test_what_the_dropped_clause_rule_leaves_alone(turn: str, kept: list[str]) -> None:
+    assert dropped_change(turn, kept) is None
