@@ -412,6 +412,10 @@ class MemoryLinker:
         """Each candidate's cosine with ``embedding`` (None where either has none), in one product."""
         if embedding is None:
             return [None] * len(candidates)
+        vectors_of = [c.embedding for c in candidates]
+        shape = embedding.shape
+        if all(v is not None and v.shape == shape for v in vectors_of):  # every candidate has one (the common case)
+            return cosines(embedding, vectors_of)  # type: ignore[arg-type,return-value]
         ids: list[str] = []
         vectors: list[np.ndarray] = []
         for candidate in candidates:

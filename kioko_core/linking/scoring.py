@@ -13,10 +13,11 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from math import log
 from typing import Any, Protocol
 
 from kioko_core.kinds.registry import MEANS, PAIR_TYPES, noun, prior
-from kioko_core.linking.index import ENTITY_BOOST, Voting, idf, is_hub, nominates, term_weight
+from kioko_core.linking.index import ENTITY_BOOST, VIRTUAL_MEMORIES, Voting, is_hub, nominates, term_weight
 from kioko_core.linking.term_rows import top_k
 from kioko_core.reading.analysis import Analysis, cues_of
 from kioko_core.store import Record, cosine
@@ -196,13 +197,18 @@ class Stats:
         write's candidates bring a few hundred terms, most of them with a df shared by many), the same floats as
         :func:`~kioko_core.linking.index.term_weight` gives term by term."""
         weights, n = self._weights, self.n
+        # idf() inline (its very arithmetic, so the same floats): a write weighs a hundred distinct counts or more
+        common = n >= VIRTUAL_MEMORIES and n > 0
+        more = n + VIRTUAL_MEMORIES
         of_df: dict[int, float] = {}
         for term, count in self.df.items():
             if term in weights:
                 continue
             value = of_df.get(count)
             if value is None:
-                value = of_df[count] = idf(count, n)
+                value = of_df[count] = (
+                    0.0 if common and count / n > 0.5 else log(1.0 + (more - count + 0.5) / (count + 0.5))
+                )
             weights[term] = value * ENTITY_BOOST if term.startswith("e:") else value
 
     def sum_w(self, terms: Iterable[str]) -> float:
@@ -258,9 +264,9 @@ def share_signal(
     """The weight of the terms both share over the smaller memory's total weight, and the shared terms
     (``weak``: :func:`weak_terms` of ``m``, when the caller has it)."""
     theirs = c.term_set
-    shared = [t for t in m.terms if t in theirs]
-    if not shared:
+    if theirs.isdisjoint(m.term_set):  # in C: a session's turns often share no term with the memory
         return 0.0, []
+    shared = [t for t in m.terms if t in theirs]
     smaller = min(stats.total(m), stats.total(c))
     value = stats.sum_w(shared) / smaller if smaller > 0 else 0.0
     # where something happened (a hub, a line number) is weak common ground: halve once
@@ -400,7 +406,11 @@ class Evaluated(dict[str, Evidence]):
     Which candidates wait is decided by a bound of the score computed as :func:`score_pair` computes it, with the
     one signal not yet known, the problem-fix cue (it needs the type), at its largest where it may hold: each factor
     of the bound is at least the score's own, and rounding keeps that order, so a candidate left waiting could
-    never have been linked. A candidate without a given cosine is scored at once."""
+    never have been linked. A candidate whose gate cannot pass waits too (a link also needs evidence): every signal of
+    the gate is known before the type but the two that need it (means to an end, the problem-fix cue), taken as
+    holding wherever they may. In a linked import about a third of the candidates scored at once were then refused
+    at the gate (4.5 of 14.7 a memory over bulk_import.py's first 5,000). A candidate without a given cosine is
+    scored at once."""
 
     def __init__(
         self,
@@ -438,7 +448,8 @@ def _score_bound(
     m: Side, c: Side, stats: Stats, config: ScoringConstants, lexical: bool, cos: float, share: tuple[float, list[str]]
 ) -> float:
     """At least :func:`score_pair`'s score of the pair (see :class:`Evaluated`): its very arithmetic, the cue taken
-    as 1.0 wherever it may be (a shared term, one session, at most two hours apart) whatever the type."""
+    as 1.0 wherever it may be (a shared term, one session, at most two hours apart) whatever the type; 0.0 where
+    its gate cannot pass whatever the type (the pair is never linked)."""
     half = config.h / 2.0
     sem = min(1.0, max(0.0, (cos - half) / half))
     bridge = bridge_signal(m, c, stats)[0]
@@ -447,6 +458,14 @@ def _score_bound(
     apart = abs(a.created_at - b.created_at)
     time = (1.0 if apart <= TWO_HOURS else 0.5) if same_session else 0.0
     cue = 1.0 if same_session and apart <= TWO_HOURS and share[1] else 0.0
+    if not (
+        share[0] >= 0.30
+        or cos >= config.h + (1 - config.h) / 2
+        or bridge == 1.0
+        or cue == 1.0
+        or (share[0] >= 0.15 and (sem >= 0.5 or time == 1.0 or bridge > 0))
+    ):
+        return 0.0  # score_pair's gate cannot pass (its means-to-end and cue taken as holding): no link
     omega = 0.25 if lexical else 0.5
     raw = 1.0 - ((1 - 0.8 * share[0]) * (1 - omega * sem) * (1 - 0.6 * bridge) * (1 - 0.35 * time) * (1 - 0.5 * cue))
     return prior(m.noun, c.noun) * raw

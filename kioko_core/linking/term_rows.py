@@ -84,7 +84,7 @@ def _held_scores(rows: np.ndarray, values: np.ndarray, size: int, terms: int) ->
         held, inverse = np.unique(rows, return_inverse=True)
         return held, np.bincount(inverse.ravel(), weights=values, minlength=len(held))
     scores = np.bincount(rows, weights=values, minlength=size)
-    held = np.flatnonzero(np.bincount(rows, minlength=size)) if terms > 1 else np.unique(rows)
+    held = np.bincount(rows, minlength=size).nonzero()[0] if terms > 1 else np.unique(rows)  # numpy.flatnonzero's
     return held, scores[held]
 
 

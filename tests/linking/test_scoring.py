@@ -152,3 +152,74 @@ def test_candidates_left_unscored_are_those_that_could_not_link_and_score_as_bef
             assert ev.score < config.threshold
     with pytest.raises(KeyError):
         evaluated["not a candidate"]
+
+
+def test_a_candidate_whose_gate_cannot_pass_waits_though_its_score_reaches_the_threshold() -> None:
+    """A turn of the same session, minutes before, that shares no word with the memory but is somewhat alike in the
+    vector scores at or above the threshold on its time and similarity, and is refused at the gate (no evidence):
+    Evaluated leaves it waiting, and scores it as score_pair does when the turn-before rule asks. The turn that
+    shares the memory's words is scored at once."""
+    m = _side("event", "Booked the flights to Lisbon for the conference.", "m", session_id="s", created_at=10_000.0)
+    others = [
+        _side("event", "Sounds great, thanks!", "quiet", session_id="s", created_at=9_900.0),
+        _side("event", "The Lisbon conference flights are expensive.", "near", session_id="s", created_at=9_800.0),
+        # the same words in another session, days before: its score cannot reach the threshold
+        _side("event", "Sounds great, see you then!", "far", session_id="t", created_at=1_000.0),
+    ]
+    terms = set(m.terms).union(*(set(o.terms) for o in others))
+    df = {term: 2 for term in terms}
+    config = LinkerConfig()
+    cosines: list[float | None] = [0.4, 0.5, 0.1]
+    every = score_candidates(m, others, cosines, Stats(n=100, df=dict(df)), config, True, set())
+    quiet = every[0]
+    assert quiet.share == 0.0 and quiet.time == 1.0
+    assert quiet.score >= config.threshold  # high enough on its time and similarity ...
+    assert not quiet.evidence  # ... and refused at the gate
+    assert every[1].evidence and every[1].score >= config.threshold
+    evaluated = Evaluated(m, others, cosines, Stats(n=100, df=dict(df)), config, True, set(), config.threshold)
+    assert "quiet" not in evaluated and "far" not in evaluated
+    assert "near" in evaluated
+    for side, ev in zip(others, every):
+        got = evaluated[side.record.id]  # a waiting one is scored now, as score_pair scores it
+        assert (got.share, got.cos, got.score, got.evidence, got.type, got.source_is_first) == (
+            ev.share,
+            ev.cos,
+            ev.score,
+            ev.evidence,
+            ev.type,
+            ev.source_is_first,
+        )
+
+
+def test_every_candidate_left_waiting_could_not_have_been_linked() -> None:
+    """Over many pairs of kinds, sessions, times, shared words and cosines: a waiting candidate's evidence (scored
+    when asked) either scores under the floor or has no evidence; one scored at once is the same evidence too."""
+    texts = [
+        "Fixed the Kioko build: the pgvector cable was loose.",
+        "The Kioko build failed on the pgvector cable.",
+        "Sounds great, thanks!",
+        "Goal: Ship Kioko with pgvector.",
+        "We chose pgvector for Kioko's vectors.",
+        "Booked flights to Lisbon.",
+    ]
+    kinds = ["event", "goal", "decision", "factual"]
+    config = LinkerConfig()
+    waited = 0
+    for number, (kind, text) in enumerate((k, t) for k in kinds for t in texts):
+        m = _side(kind, text, "m", session_id="s", created_at=10_000.0)
+        others = [
+            _side(other_kind, other_text, f"c{i}", session_id="s" if i % 2 else "t", created_at=10_000.0 - 900 * i)
+            for i, (other_kind, other_text) in enumerate((k, t) for k in kinds for t in texts)
+        ]
+        terms = set(m.terms).union(*(set(o.terms) for o in others))
+        df = {term: 2 + (len(term) + number) % 30 for term in terms}
+        cosines: list[float | None] = [((i * 37 + number) % 100) / 100 for i in range(len(others))]
+        every = score_candidates(m, others, cosines, Stats(n=100, df=dict(df)), config, True, set())
+        evaluated = Evaluated(m, others, cosines, Stats(n=100, df=dict(df)), config, True, set(), config.threshold)
+        for side, ev in zip(others, every):
+            if side.record.id not in evaluated:
+                waited += 1
+                assert ev.score < config.threshold or not ev.evidence
+            got = evaluated[side.record.id]
+            assert (got.share, got.score, got.evidence, got.type) == (ev.share, ev.score, ev.evidence, ev.type)
+    assert waited > 0
