@@ -612,9 +612,16 @@ def asks_to_forget(sentence: str) -> bool:
         if act is None:
             continue
         thing, subject, firm = act
-        if firm or _POINTED.match(thing) or kind_named(thing):
+        if firm or _POINTED.match(thing) or kind_named(thing) or _users_data(thing):
             return True
     return False
+
+
+def _users_data(thing: str) -> bool:
+    """Whether ``thing`` names a piece of the user's kept data ("my insurance number", "our gate code"): the gate
+    lets "Please remove my insurance number" through; the reader forgets it only when a memory holds it."""
+    head = _OBJECT_END.split(thing, maxsplit=1)[0].strip(" .!?")
+    return re.match(r"(?:my|our)\s", head, re.IGNORECASE) is not None and DATA_NOUNS.search(head) is not None
 
 
 __all__ = [

@@ -118,7 +118,9 @@ _QUESTION_START = re.compile(
     re.IGNORECASE,
 )
 _REQUEST_START = re.compile(
-    r"^(?:please\s+|pls\s+|kindly\s+)?(?:can you|could you|would you|will you|help me|tell me|show me|give me|"
+    # "Now make it rhyme", "OK, now translate it": a follow-up order opens with a word of sequence
+    r"^(?:(?:ok(?:ay)?|right|alright|so|now)[,\s]+)*"
+    r"(?:please\s+|pls\s+|kindly\s+)?(?:can you|could you|would you|will you|help me|tell me|show me|give me|"
     r"let me know|explain|summari[sz]e|write|draft|translate|list|find|search|look up|check|create|generate|"
     r"make|compose|rewrite|fix|debug|review|compare|calculate|compute|convert|suggest|recommend|describe|"
     r"analy[sz]e|plan(?![^:?]{0,60}:)|outline|delete|remove|clear|drop|run|open|send|book|schedule|set up|install|update|wipe|"

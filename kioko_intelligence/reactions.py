@@ -70,7 +70,7 @@ lads lass hun babe darling pet hen duck chuck sweetie kid our sounds seems looks
 makes made make total totally complete completely perfectly real proper up things everything way never thought get
 got see now back turnaround reply replies answer answers response help explanation work effort yesterday earlier today
 have carry on bother ur sm many yaar ji bhai für die hilfe por todo evening morning afternoon night day weekend new year christmas holidays easter
-talk later speak soon catch worries worry problem problems probs prob dramas drama biggie sweat fuss
+talk later speak soon catch worries worry problem problems probs prob dramas drama biggie sweat fuss look
 """.split()
 )
 """Words that frame a reaction ("you are so quick", "God bless you, my friend", "that's very good of you")."""
@@ -98,7 +98,7 @@ Hughes", "With best wishes.")."""
 
 _VERDICT = re.compile(
     r"(?:that's|that\s+is|that\s+was|it's|it\s+is|it\s+was|what\s+an?)\s+[a-z'-]+(?:\s+[a-z'-]+)?|"
-    r"(?:too|how|very)\s+[a-z'-]+|"
+    r"(?:too|how|very)\s+[a-z'-]+|[a-z'-]+\s+but\s+[a-z'-]+|"
     r"[a-z'-]+\s+(?:answer|reply|response|one|point|idea|question|take|call|shout|effort|work|stuff)",
     re.IGNORECASE,
 )
@@ -114,12 +114,18 @@ def _judged(sentence: str) -> bool:
     said = sentence.strip().rstrip(".!?").replace("\u2019", "'")
     parts = [p for p in _CLAUSE_CUT.split(said) if p.strip()]
     words = _WORD.findall(said)
-    if len(parts) < 2 or len(words) > MAX_WORDS or any(c.isdigit() for c in said) or _USER.search(said):
+    if len(words) > MAX_WORDS or any(c.isdigit() for c in said) or _USER.search(said):
         return False
     if re.search(r"\bmy\b", said, re.IGNORECASE):
         return False  # "Cool, that's my brother" says who someone is
     if any(w[:1].isupper() for part in parts for w in _WORD.findall(part)[1:]):
         return False  # "Cheers, that's Tom's" names someone
+    if len(parts) == 1:  # "ngl that's kinda helpful": the reaction words open the judgement
+        opening = 0
+        while opening < len(words) - 1 and _reacts(words[opening]):
+            opening += 1
+        rest = said.split(None, opening)[-1] if opening else ""
+        return bool(rest) and _VERDICT.fullmatch(rest.strip()) is not None
     reacting = [_reacts(p) for p in parts]
     return any(reacting) and all(r or _VERDICT.fullmatch(p.strip()) for p, r in zip(parts, reacting))
 
@@ -130,11 +136,37 @@ def _reacts(clause: str) -> bool:
     return bool(reacting) and all(w in _WORDS for w in words)
 
 
+_THANKS_FOR = re.compile(
+    r"^(?:(?:thanks|thank\s+you|thank\s+u|ta|cheers|sorry|soz|apologies|my\s+apologies)\s+(?:so\s+much\s+|again\s+|"
+    r"a\s+lot\s+)?for\s+(?P<rest>[^,;:]+?))[.!]*$",
+    re.IGNORECASE,
+)
+"""Thanks or an apology for something of the talk ("Sorry for all the questions.", "Thanks for being patient."): at
+most five words after "for", none of the user's, no digit and no name."""
+
+
+def _thanks_for(sentence: str) -> bool:
+    found = _THANKS_FOR.match(sentence.strip())
+    if found is None:
+        return False
+    rest = found.group("rest")
+    words = _WORD.findall(rest)
+    return (
+        0 < len(words) <= 5
+        and not any(c.isdigit() for c in rest)
+        and not _USER.search(rest)
+        and not re.search(r"\bmy\b", rest, re.IGNORECASE)
+        and not any(w[:1].isupper() for w in words)
+    )
+
+
 def is_reaction(sentence: str) -> bool:
     """Whether ``sentence`` only reacts to the assistant ("Sweet as, ta.", "Beauty, thanks eh.", "Y'all are quick.")
     or closes a letter ("Kind regards, Margaret.")."""
     sentence = sentence.strip()
     if SIGN_OFF.fullmatch(re.sub(r"^(?i:with)\s+", "with ", sentence[:1].lower() + sentence[1:])):
+        return True
+    if _thanks_for(sentence.replace("\u2019", "'")):
         return True
     sentence = _FOR_ME.sub("", sentence.replace("\u2019", "'"))  # "that is very helpful for me"
     sentence = _I_REACT.sub("understood", sentence)

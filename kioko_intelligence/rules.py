@@ -961,7 +961,8 @@ CHATTER_WHOLE = re.compile(
     r"you're (?:right|a star|the best|amazing|a lifesaver)|my (?:mistake|bad)|fair (?:point|enough)|"
     r"(?:that )?makes (?:a lot of |total )?sense(?:,? thanks(?: for explaining)?)?|"
     r"(?:that|this|which) explains (?:it|that|a lot|everything|why)|"
-    r"(?:(?:anyway|anyhow|anyways)[,!.]?\s+)?(?:enough about me|enough of that|where was i|back to you))",
+    r"(?:(?:anyway|anyhow|anyways)[,!.]?\s+)?(?:enough about me|enough of that|where was i|back to you)|"
+    r"(?:ha(?:ha)+h?|lol|lmao)[,!.]?\s+stop(?:\s+it)?)",
     re.IGNORECASE,
 )
 """A whole sentence of reaction to the conversation ("Sounds like a plan", "Great suggestion, I'll try it",

@@ -204,3 +204,25 @@ def test_what_counts_as_a_health_fact() -> None:
     assert is_health_fact("User is allergic to penicillin.")
     assert not is_health_fact("User is a keen birdwatcher.")
     assert not is_health_fact("User takes the bus to work.")
+
+
+@pytest.mark.parametrize(
+    "fact,request_text,value",
+    [
+        ("My National Insurance number is QQ 12 34 56 C.", "Please remove my National Insurance number.", "QQ 12"),
+        ("My insurance number is AB-7731.", "Remove my insurance number, I shouldn't have shared it.", "AB-7731"),
+    ],
+)
+def test_a_request_verb_on_the_users_data_is_a_forget_when_a_memory_holds_it(
+    memory, fact: str, request_text: str, value: str
+) -> None:
+    _turns(memory, [fact, "I work for the council in Dundee."])
+    _turns(memory, [request_text], session="s2")
+    assert _holding(memory, value) == []
+    assert _holding(memory, "Dundee")
+
+
+def test_a_request_verb_on_data_no_memory_holds_deletes_nothing(memory) -> None:
+    _turns(memory, ["I work for the council in Dundee.", "My gym locker is 118."])
+    _turns(memory, ["Remove my email address from the mailing list."], session="s2")
+    assert _holding(memory, "Dundee") and _holding(memory, "118")

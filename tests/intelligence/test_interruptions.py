@@ -66,6 +66,8 @@ def test_a_statement_after_an_interruption_is_still_stored(memory) -> None:
         "If we had more room we'd get a dog.",
         "Honestly, if I ever quit my job I'd open a bakery.",
         "Anyway, enough about me.",
+        "Hahaha stop it.",
+        "Now make it rhyme.",
     ],
 )
 def test_a_wish_said_as_a_counterfactual_or_a_turn_back_to_the_assistant_stores_nothing(memory, text: str) -> None:
@@ -78,6 +80,13 @@ def test_a_wish_said_as_a_counterfactual_or_a_turn_back_to_the_assistant_stores_
 
 @pytest.mark.parametrize("text", ["If I get the job, I'll move to Leeds.", "I'd move to Spain if I could."])
 def test_a_plan_on_a_condition_is_no_counterfactual(text: str) -> None:
+    from kioko_intelligence.language import gate_reason
+
+    assert gate_reason(text) is None
+
+
+@pytest.mark.parametrize("text", ["Now we have three cats.", "Now I live in Leeds.", "Then add the eggs."])
+def test_a_change_or_a_step_opened_by_a_word_of_sequence_is_no_request(text: str) -> None:
     from kioko_intelligence.language import gate_reason
 
     assert gate_reason(text) is None

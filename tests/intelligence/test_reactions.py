@@ -29,6 +29,11 @@ REACTIONS = [
     "Too easy, cheers.",
     "Yeah nah, no dramas.",
     "Sound, talk later.",
+    "ngl that's kinda helpful",
+    "Creepy but useful, ha.",
+    "Ah sure look.",
+    "Sorry for all the questions.",
+    "Thanks for being patient.",
 ]
 
 
@@ -61,6 +66,8 @@ def test_reactions_are_recognised(text: str) -> None:
         "Right, no onions.",
         "Yeah, no dairy.",
         "Nice, the blue one.",
+        "Thanks for booking my flight to Rome.",
+        "Sorry for the delay, I was in Paris.",
     ],
 )
 def test_a_sentence_saying_something_of_the_user_or_the_world_is_no_reaction(text: str) -> None:
