@@ -170,7 +170,8 @@ def diagnose(layer: Any, held: scale.Held, questions: list[Any], capture: Captur
 
 def bounds(rows: list[dict[str, Any]]) -> dict[str, float]:
     """R@10 as returned, and what it would be if each evidence were placed by a rule that knew it: first among
-    the memories it ties with in the exact lexical ranking (``ties first``: the most any tie-break can give),
+    the memories it ties with in the exact lexical ranking, those found now kept (``ties first``: the most a
+    tie-break of the words' scores can give),
     anywhere it reaches the 100 the later signals read (``pool``), whenever it scores at all (``scores``); and
     bm25s's and the exact vector search's own R@10 over the same texts."""
     per: dict[int, list[dict[str, Any]]] = defaultdict(list)
