@@ -52,7 +52,7 @@ from kioko_intelligence.categories import mentions
 from kioko_intelligence.holders import held_ids, held_kinds, held_records, held_terms
 from kioko_intelligence.instruction_topics import aspects, instruction_changes
 from kioko_intelligence.labels import different_things
-from kioko_intelligence.language import about_user, due_date
+from kioko_intelligence.language import about_user, due_date, sentences
 from kioko_intelligence.ops import KIND_OF_MEMORY, SKIPPED, MemoryOp
 from kioko_intelligence.plan_changes import attach as attach_rewrites
 from kioko_intelligence.plan_changes import one_step
@@ -440,6 +440,30 @@ def _names_old(op: MemoryOp, turn_text: str) -> bool:
     return bool(text.strip()) and bool(old_values(text) or old_values(_sentence_of(text, turn_text)))
 
 
+_THEN_SAID = re.compile(
+    r"^\s*(?:,\s*(?:so\s+|and\s+|but\s+)?|\s+so\s+)(?:we|I|he|she|they|we're|I'm|it's|it is|we've|we'll|I'll)\b",
+    re.IGNORECASE,
+)
+"""What a clause of the user's goes on with after the first ("..., so we went for a Nabertherm instead")."""
+
+
+def _what_follows_the_reason(ops: list[MemoryOp], turn_text: str) -> None:
+    """A change that opens its sentence with the reason ("The Skutt was backordered for months, so we went for a
+    Nabertherm instead"; "Not renewing the Shoreditch lease, we're going fully remote"): the op that found the old
+    memory by the reason's words carries the whole sentence, the new value with it, and the ops of the clause after
+    it give way (it was kept on its own, named no old value and replaced nothing, or was dropped as unimportant)."""
+    for op in ops:
+        changing = op.fields.get("supersedes") or op.fields.get("conflicts_with") or op.op == "decision.supersede"
+        text = _op_text(op).strip().rstrip(".!")
+        if op.status != "planned" or not changing or "text" not in op.fields or len(text) < 8:
+            continue
+        sentence = next((s for s in sentences(turn_text) if s.lower().startswith(text.lower())), None)
+        if sentence is None or not _THEN_SAID.match(sentence[len(text) :]):
+            continue
+        op.fields["text"] = about_user(sentence.strip())
+        _give_way(ops, op, sentence)
+
+
 def _one_step_of_a_plan(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_text: str) -> None:
     """A plan the slot rules found replaced (or in conflict) whole by a change of one of its steps keeps its other
     steps: the step is rewritten in place (:func:`.plan_changes.one_step`) and the plan is neither superseded nor
@@ -738,6 +762,7 @@ def resolve(
         if len(whole) > len(_op_text(marked)):
             marked.fields["text"] = about_user(whole.strip())
             _give_way(ops, marked, whole)
+    _what_follows_the_reason(ops, turn_text)
     _one_step_of_a_plan(memory, ops, scope, turn_text)
 
 
