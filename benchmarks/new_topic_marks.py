@@ -15,6 +15,10 @@ club now" after "Now I volunteer at the food bank", is counted too: neither repl
 marks per person and every one with the statement that made it.
 
 Written for this benchmark by the project; no rule was tuned on it (it was written after the rules it measures).
+The rules of ``kioko_intelligence/slot_additions.py`` were written (session 10) to bring these marks down by class;
+:data:`LATER`, a second list of five more people in other voices, reported as its own table, is the check that was
+not tuned on: its first three were written before those rules (their marks before were seen once: 13 of 30), its
+last two after them, run once as written.
 """
 
 from __future__ import annotations
@@ -174,6 +178,152 @@ PEOPLE: dict[str, tuple[list[str], list[str]]] = {
     ),
 }
 
+LATER: dict[str, tuple[list[str], list[str]]] = {
+    # written before the rules of slot_additions; their marks were seen once, before those rules were designed
+    "bus driver in Glasgow": (
+        [
+            "I drive the number 4 bus in Glasgow.",
+            "My wife Morag works at the hospital.",
+            "We've got a collie called Bran.",
+            "I play the bagpipes in a pipe band.",
+            "I fish on Loch Lomond at weekends.",
+            "I support Celtic.",
+            "My son Callum is at uni in Dundee.",
+            "I take sugar in my tea.",
+            "I use an old iPhone 11.",
+            "I do the lottery every Saturday.",
+            "I walk to the depot in the mornings.",
+            "I'm on the early shift.",
+        ],
+        [
+            "These days I go to a woodwork class on Mondays.",
+            "I've started keeping bees this spring.",
+            "Now I do a parkrun every Saturday morning.",
+            "We switched our gas to British Gas.",
+            "I'm into sea swimming these days.",
+            "Since March I've been learning Gaelic.",
+            "My new hobby is restoring old bikes.",
+            "We have a budgie called Kiwi now.",
+            "I play darts at the local on Thursdays now.",
+            "Nowadays I watch a lot of snooker.",
+        ],
+    ),
+    "student in Toronto": (
+        [
+            "I'm studying biology at U of T.",
+            "I live in a shared house on Bathurst.",
+            "My roommate Priya is from Ottawa.",
+            "I work part-time at a bookshop.",
+            "I swim at the Hart House pool.",
+            "I play guitar in a small band.",
+            "I take the streetcar to campus.",
+            "I'm vegan.",
+            "I use a MacBook Air for school.",
+            "My cat is called Pickle.",
+            "I run a small Etsy shop selling stickers.",
+            "I call my mum every Sunday.",
+        ],
+        [
+            "These days I volunteer at an animal shelter.",
+            "I've taken up rock climbing this term.",
+            "Now I play in a chess club on Wednesdays.",
+            "Since September I'm tutoring high schoolers in maths.",
+            "I'm learning Korean now.",
+            "From this month I go to a spin class.",
+            "We got a hamster called Noodle now.",
+            "I've started a YouTube channel about plants.",
+            "Lately I'm into bullet journaling.",
+            "We switched our internet to Rogers.",
+        ],
+    ),
+    "farmer in Iowa": (
+        [
+            "I farm corn and soybeans outside Ames.",
+            "My husband Dale runs the hog barn.",
+            "We have two grandkids in Des Moines.",
+            "I drive a green John Deere tractor.",
+            "I sing alto in the Lutheran church choir.",
+            "I quilt in the evenings.",
+            "Our dog is a border collie named Scout.",
+            "I drink my coffee with cream.",
+            "I keep the books for the farm on QuickBooks.",
+            "I bowl in a league on Tuesday nights.",
+            "I read westerns.",
+            "I go to the farmers market every Saturday.",
+        ],
+        [
+            "These days I'm doing water aerobics at the Y.",
+            "I've started raising chickens this year.",
+            "Now I teach a Sunday school class.",
+            "Since the fall I'm on the county fair board.",
+            "I play pickleball with my neighbours now.",
+            "My new project is a vegetable garden.",
+            "Nowadays I listen to gospel radio in the truck.",
+            "We switched our phone plan to Verizon.",
+            "We adopted a barn cat named Patches this summer.",
+            "I go to a book club at the library now.",
+        ],
+    ),
+    # written after those rules, run once as written
+    "chef in Marseille": (
+        [
+            "I'm a sous-chef at a seafood place by the Vieux-Port.",
+            "My partner Léa teaches maths at a lycée.",
+            "I ride a Vespa to work.",
+            "Our rabbit is called Pompon.",
+            "I sharpen my knives every Sunday night.",
+            "I play rugby for a amateur club on Saturdays.",
+            "I'm lactose intolerant.",
+            "I read comics, mostly Astérix.",
+            "My brother Hugo lives in Lyon.",
+            "I bank with Boursorama.",
+            "I get up at 5 for the fish market.",
+            "I listen to jazz while prepping.",
+        ],
+        [
+            "These days I'm teaching a cooking class on Mondays.",
+            "I've taken up free diving this summer.",
+            "Now we've got a tortoise named Caillou too, well, as of last week.",
+            "I write a food blog now.",
+            "Since April I'm growing herbs on the roof.",
+            "We moved our mobile contract over to Free.",
+            "Lately I'm obsessed with fermenting things.",
+            "I go to a salsa night on Thursdays now.",
+            "From next month I'm doing a wine course.",
+            "Nowadays I watch cooking competitions on Sunday evenings.",
+        ],
+    ),
+    "accountant in Melbourne": (
+        [
+            "I'm an accountant at a mid-size firm in Melbourne.",
+            "I live in Brunswick.",
+            "I catch the 19 tram to the city.",
+            "I have a greyhound called Dash.",
+            "I barrack for Collingwood.",
+            "I do Pilates on Tuesday mornings.",
+            "My wife Mei is a nurse.",
+            "I use Xero at work.",
+            "I drink flat whites.",
+            "I'm doing my CPA exams.",
+            "I run the office footy tipping.",
+            "My mum lives in Geelong.",
+        ],
+        [
+            "I've started playing the cello again, well, for the first time really.",
+            "These days I'm coaching my niece's netball team.",
+            "Now I do a pottery session on Friday evenings.",
+            "We have a rescue cat called Bao now.",
+            "Since Christmas I've been doing Duolingo Italian.",
+            "I'm into trail running these days.",
+            "We switched our health insurance to Bupa.",
+            "My new obsession is sourdough.",
+            "I go to a trivia night at the pub on Wednesdays now.",
+            "This year I'm on the school council.",
+        ],
+    ),
+}
+"""A second list, never tuned on: the same test in other voices (session 10). Reported as its own table."""
+
 MARKS = ("superseded_by", "conflicted_by")
 
 
@@ -205,14 +355,24 @@ def run_person(name: str, plain: list[str], changes: list[str]) -> dict[str, Any
     return {"person": name, "statements": len(changes), "older": len(first), "marks": marks}
 
 
-def report(rows: list[dict[str, Any]]) -> str:
-    total = sum(len(r["marks"]) for r in rows)
-    said = sum(r["statements"] for r in rows)
+def report(rows: list[dict[str, Any]], later: list[dict[str, Any]]) -> str:
     lines = [
         "# False marks from changes about something new",
         "",
         "`python benchmarks/new_topic_marks.py` (offline router, the layer's default embedder, memory://)",
         "",
+        *_table(rows),
+        "## The later list (never tuned on)",
+        "",
+        *_table(later),
+    ]
+    return "\n".join(lines)
+
+
+def _table(rows: list[dict[str, Any]]) -> list[str]:
+    total = sum(len(r["marks"]) for r in rows)
+    said = sum(r["statements"] for r in rows)
+    lines = [
         "| person | memories before the changes | change-cued statements on new topics | memories marked (false) |",
         "|---|---:|---:|---:|",
     ]
@@ -221,7 +381,7 @@ def report(rows: list[dict[str, Any]]) -> str:
     for r in rows:
         for m in r["marks"]:
             lines.append(f"- {r['person']}: {m['old']!r} marked {m['mark']} by {m['by']!r}")
-    return "\n".join(lines) + "\n"
+    return [*lines, ""]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -229,7 +389,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--markdown", type=Path)
     args = parser.parse_args(argv)
     rows = [run_person(name, plain, changes) for name, (plain, changes) in PEOPLE.items()]
-    text = report(rows)
+    later = [run_person(name, plain, changes) for name, (plain, changes) in LATER.items()]
+    text = report(rows, later)
     print(text)
     if args.markdown:
         args.markdown.parent.mkdir(parents=True, exist_ok=True)

@@ -40,6 +40,7 @@ from kioko_intelligence.holders import held_records
 from kioko_intelligence.language import about_user
 from kioko_intelligence.ops import MemoryOp
 from kioko_intelligence.reactions import is_interruption, is_pause, is_reaction
+from kioko_intelligence.slot_additions import added, two_named_kinds
 from kioko_intelligence.slot_marks import VALUE_KINDS, current
 from kioko_intelligence.slot_reading import TITLE_DOT, text_terms
 
@@ -125,6 +126,12 @@ def _statement(turn_text: str) -> bool:
     return any(not (is_reaction(t) or is_pause(t) or is_interruption(t)) for t in sentences)
 
 
+def _cued_sentences(turn_text: str) -> str:
+    """The sentences of the turn that carry the change cue: what the cue dates ("A young couple have her now. I
+    potter about in a dinghy named Puffin": the dinghy is not what is dated)."""
+    return " ".join(t for t in re.split(r"(?<=[.!?])\s+", turn_text.strip()) if CHANGE.search(t))
+
+
 def cued(text: str) -> bool:
     """A statement of a change with no word of addition, not a question."""
     return has_cue(text) and not ADDITIVE.search(text) and not _QUESTION.search(text)
@@ -205,8 +212,8 @@ def nearest_changes(
     if op is None and not _statement(turn_text):
         return None  # "Right, gotcha, now I get it.": a reaction, which the router rightly kept nothing of
     found = nearest(memory, scope, turn_text)
-    if found is None:
-        return None
+    if found is None or added(turn_text, found.content) or two_named_kinds(_cued_sentences(turn_text), found.content):
+        return None  # "I go to a bridge club on Fridays now" beside "I go to Mass on Sundays"; a cat beside a dog
     if op is None:  # the router kept nothing of the turn ("Now we've changed, it's Oland instead")
         ops.append(
             MemoryOp(

@@ -58,6 +58,9 @@ _PERSONS = frozenset(
     "fiancee fiancé fiancée cousin aunt uncle grandma grandpa grandmother grandfather niece nephew flatmate "
     "roommate housemate landlord landlady he she they".split()
 )
+PERSONS = _PERSONS
+"""Nouns of a person (kin, friends, colleagues, roles around the user): a name bound to one names someone, who may
+hold any role ("my gran Nerys" / "my neighbour Huw" both look after the cat)."""
 _PRONOUN_HEADS = frozenset({None, "he", "she", "they"})
 """A subject that names no person of its own: a pronoun stands for one said before."""
 _MAX_TOKENS = 8

@@ -58,6 +58,7 @@ from kioko_intelligence.plan_changes import attach as attach_rewrites
 from kioko_intelligence.plan_changes import one_step
 from kioko_intelligence.plan_changes import rewrites as item_rewrites
 from kioko_intelligence.profile_changes import profile_changes, relation_rewrites
+from kioko_intelligence.slot_additions import added, only_times, two_named_kinds
 from kioko_intelligence.slot_aims import replaced_aim
 from kioko_intelligence.slot_continuations import continuation
 from kioko_intelligence.slot_counts import counted_change
@@ -206,6 +207,8 @@ def same_slot(
             continue  # "the line 2 conveyor jammed" is another conveyor than line 1's, not its newer state
         if another_one(text, record.content):
             continue  # "My other brother Kwame is at KPMG" beside "My brother Kofi works at Deloitte"
+        if two_named_kinds(f"{text} {whole}", record.content):
+            continue  # "We have a cat called Miso" beside "User's dog is called Biscuit": two pets, not a new name
         if not cue and different_subjects(text, record.content):
             continue  # "The Madrid team has 5 engineers" is another team than Berlin's, not its newer size
         theirs = read_slot(record.content)
@@ -234,14 +237,24 @@ def same_slot(
             close = len(shared) >= 2 and 2 * len(shared) >= min(len(mine.frame), len(theirs.frame))
             if mine_own and their_own and (liked or close):
                 found.setdefault(record.id, Replaced(record, True, None, None, None if shared & own else whole))
-            elif mine_own and their_own and _one_topic(record, shared, lowered, mine.frame):
+            elif (
+                mine_own
+                and their_own
+                and _one_topic(record, shared, lowered, mine.frame)
+                and not added(turn_text, record.content)
+            ):
                 loose.append(Replaced(record, False, None, None, None if shared & own else whole))
             continue
-        if not shared or not types:
-            continue
+        if not shared or not types or only_times(shared):
+            continue  # "Mass on Sunday mornings" / "walks the dog every morning": only the time of day is shared
         # a date moved with a change cue ("taxes are due October 31 now") needs one shared word, else half
         if 2 * len(shared) < min(len(mine.frame), len(theirs.frame)) and not (cue and "date" in types):
-            if cue and all(_own_words(mine, theirs, mine_values)) and _one_topic(record, shared, lowered, mine.frame):
+            if (
+                cue
+                and all(_own_words(mine, theirs, mine_values))
+                and _one_topic(record, shared, lowered, mine.frame)
+                and not added(turn_text, record.content)
+            ):
                 # too few shared words for the typed rule, one topic all the same ("I'm only the club treasurer
                 # now" after "I'm commodore of the Looe sailing club"): the value is the words, not the name
                 loose.append(Replaced(record, False, None, None, None if shared & own else whole))
