@@ -17,8 +17,9 @@ is the evidence that they hold one slot: for it, a pair is read as a change when
   (:func:`change_answers`);
 - nothing says the two are held together: no adding word in the newer ("also", "too", "another", "both",
   "other", "second", "plus" ...: :data:`ADDING`), no two subjects (:func:`.slot_subjects.different_subjects`:
-  "my brother lives in Leeds" and "I live in York now"), and only one older memory so found (with two, which
-  one changed is a guess);
+  "my brother lives in Leeds" and "I live in York now"), the newer not another thing beside the older
+  (:mod:`.slot_additions`: "User goes to a bridge club on Fridays now" and "User goes to Mass on Sunday mornings"),
+  and only one older memory so found (with two, which one changed is a guess);
 - the question does not ask about the past or the change itself (:data:`ABOUT_BEFORE`: "Where did I live
   before?", "What did I use to drink?", "How has my routine changed?").
 
@@ -46,6 +47,7 @@ import numpy as np
 
 from kioko_core.embedding.embedders import embed_many
 from kioko_core.reading.analysis import analyze
+from kioko_intelligence.slot_additions import added, two_named_kinds
 from kioko_intelligence.slot_subjects import different_subjects
 
 SEARCHED = frozenset({"memories", "decisions", "procedures", "skills", "lessons"})
@@ -274,6 +276,14 @@ def cosine_of(layer: Any) -> Near | None:
     return near
 
 
+def _another_thing(new: str, old: str) -> bool:
+    """Is the newer memory another thing beside the older, not its newer value (:mod:`.slot_additions`: a pastime
+    added or a recurring thing at another time with nothing said to end, a slot named and not held, two named
+    things of two kinds)? "User goes to a bridge club on Fridays now" changes nothing of "User goes to Mass on
+    Sunday mornings", whatever question finds both."""
+    return added(new, old) or two_named_kinds(new, old)
+
+
 def changed_pairs(question: str, memories: Sequence[Any], near: Near | None = None) -> dict[str, str]:
     """{newer id: older id} for the pairs of ``memories`` (a context's, each with ``record``, ``score``,
     ``signals``, ``section``) to show as one change for ``question`` (see the module's rules). ``near`` (the
@@ -305,6 +315,7 @@ def changed_pairs(question: str, memories: Sequence[Any], near: Near | None = No
             and later_turn(new.record, m.record)
             and comparable(new, m)
             and not different_subjects(new.record.content, m.record.content)
+            and not _another_thing(new.record.content, m.record.content)
         ]
         if not older and len(stable) == 1 and stable[0].record.id not in taken and _may_change(new, stable[0]):
             older = stable  # a profile slot or an instruction the question is about, and no searched memory

@@ -136,3 +136,12 @@ def test_a_turn_that_says_the_old_thing_ended_is_never_an_addition() -> None:
     assert added("I go to a bridge club on Fridays now.", "I go to Mass on Sunday mornings.")
     assert not added("I quit the choir, I go to a bridge club on Fridays instead.", "I sing in the choir on Sundays.")
     assert not added("I'm only the club treasurer now.", "I'm commodore of the sailing club.")  # the same club
+
+
+def test_recall_shows_no_added_thing_in_place_of_an_older_one(url: str) -> None:
+    """Recall's own pairing of a change (change_pairs, a display policy) reads the same classes: a question both
+    memories answer shows both as current, not the newer with the older as its "(was: ...)"."""
+    first = ("I go to Mass on Sunday mornings.", "My dog is called Biscuit.")
+    with _said(url, first, ("I go to a bridge club on Fridays now.",)) as memory:
+        context = memory.recall("What do I do on Sundays?", user_id="u", session_id="q").text
+        assert "Mass" in context and "(was: " not in context
