@@ -757,6 +757,8 @@ _WHY = {
 
 def _kind_of(text: str) -> str | None:
     """fact (first-person present), episode (past, a time cue, ongoing) or knowledge (impersonal)."""
+    if rules.STANDING.match(text) and not has_time_cue(text):
+        return "fact"  # "I'm a retired magistrate", "I'm training for a triathlon"
     if rules.ONGOING.search(text) or has_time_cue(text) or _is_past(text):
         return "episode"
     if rules.FIRST_PERSON.match(text):

@@ -1414,6 +1414,15 @@ ONGOING = re.compile(
     r"|\b(?:is|are|was|were)\s+(?:still\s+)?\w+ing\b",
     re.IGNORECASE,
 )
+STANDING = re.compile(
+    r"^(?:i'm|i am|we're|we are)\s+(?:(?:a|an)\s+(?:retired|former|qualified|trained|registered|certified|licensed|"
+    r"chartered|married|divorced|widowed|self-employed|semi-retired)\b|(?:\w+ly\s+|still\s+)?(?:training|saving|"
+    r"studying|preparing|revising|practi[cs]ing)\s+(?:up\s+)?for\s+(?:a|an|my|our|the)\s)",
+    re.IGNORECASE,
+)
+"""Who the user is or what they are working towards, said in the words of a past or an ongoing act ("I'm a retired
+magistrate", "I'm training for a triathlon", "we're saving for a house"): a standing fact of theirs, not an episode
+(with a time cue it is one: "I'm training for the race this week")."""
 PAST_AUX = re.compile(r"\b(?:was|were|had|did)\b|'ve\b|\b(?:have|has)\s+(?:\w+ly\s+)?(?:been|\w+ed)\b", re.IGNORECASE)
 NOT_PAST = frozenset("need needed? speed feed bed red seed embed hundred shed based used indeed".split()) - {"needed?"}
 PASSIVE = re.compile(r"\b(?:is|are|be|been|being|am|'s|'re|get|gets)\s+\w+ed\b", re.IGNORECASE)
