@@ -32,13 +32,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kioko_core.kinds import Goals, Procedures, Profile, Strategies
+from kioko_core.embedding.embedders import embed_many
+from kioko_core.kinds import Goals, Instructions, Procedures, Profile, Strategies
 from kioko_core.kinds.registry import KINDS
 from kioko_core.recall.sections import CLAUSES
 from kioko_core.store import Filter, Record, Scope
 from kioko_intelligence.holders import held_records
 from kioko_intelligence.language import about_user
-from kioko_intelligence.ops import MemoryOp
+from kioko_intelligence.ops import SKIPPED, MemoryOp
 from kioko_intelligence.reactions import is_interruption, is_pause, is_reaction
 from kioko_intelligence.slot_additions import added, two_named_kinds
 from kioko_intelligence.slot_marks import VALUE_KINDS, current
@@ -276,6 +277,76 @@ def with_its_value(sentence: str, turn_text: str) -> str:
     if at is None or at + 1 >= len(said) or _QUESTION.search(said[at + 1]):
         return sentence
     return f"{sentence.strip()} {said[at + 1].strip()}"
+
+
+STANDING = re.compile(
+    r"\b(?:always|never|everywhere|every time|any(?:thing|where|time| time)|whenever|henceforth|"
+    r"from (?:now|here) on|going forward|in future|in the future)\b",
+    re.IGNORECASE,
+)
+"""Words that make a request to the assistant a standing rule ("so dnf everywhere please", "initials only in
+anything you draft"), not a task for now ("Please give me the command to restart nginx")."""
+_TO_YOU = re.compile(r"\b(?:you(?!\s+(?:know|see|guess|never know)\b)|your|please)\b", re.IGNORECASE)
+_ASKING = re.compile(r"^\W*(?:could|can|would|will|do|did|are|have)\s+you\b", re.IGNORECASE)
+"""A request asked as a question, its mark left off ("Could you please check anything odd in this"): a task."""
+
+
+def nearest_instruction(memory: MemoryLayer, scope: Scope, text: str) -> Record | None:
+    """The one instruction in force that ``text`` most likely changes, by the cosine of their vectors (the floor and
+    margin of :func:`nearest`, among the user's instructions only), or None."""
+    embedder = _semantic(memory)
+    if embedder is None:
+        return None
+    held = [r for r in memory.store.scan(scope, Filter(kinds=frozenset({Instructions.kind}))) if current(r)]
+    if not held:
+        return None
+    vectors = embed_many(embedder, [text, *(r.content for r in held)])
+    new = np.asarray(vectors[0], dtype=np.float32)
+    ranked = sorted(
+        ((float(np.dot(new, np.asarray(v, dtype=np.float32))), r) for v, r in zip(vectors[1:], held)),
+        key=lambda pair: -pair[0],
+    )
+    best = ranked[0][0]
+    second = ranked[1][0] if len(ranked) > 1 else 0.0
+    return ranked[0][1] if best >= FLOOR and best - second >= MARGIN else None
+
+
+def standing_requests(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_text: str) -> bool:
+    """A standing request to the assistant the router did not keep as an instruction ("Whole fleet got rebuilt on
+    Rocky Linux over the summer, so dnf everywhere please" after "When you give me commands, assume Ubuntu and apt"):
+    said to it ("you", "your", "please"), with a word of a standing rule (:data:`STANDING`), not a question, not
+    additive, no instruction or profile slot among the turn's ops and nothing else paired: stored as an instruction in
+    a marked conflict with the nearest instruction in force (:func:`nearest_instruction`); the turn's other adds of
+    the same words give way. True when it did."""
+    if any(op.target or any(op.fields.get(k) for k in ("supersedes", "conflicts_with", "rewrites")) for op in ops):
+        return False
+    if any(op.status == "planned" and op.kind in (Instructions.kind, Profile.kind) for op in ops):
+        return False
+    if any(op.status == "planned" and op.action == "delete" for op in ops):
+        return False
+    text = turn_text.strip()
+    if not (_TO_YOU.search(text) and STANDING.search(text)) or _QUESTION.search(text) or _ASKING.search(text):
+        return False
+    if ADDITIVE.search(text):
+        return False
+    if is_reaction(text) or is_pause(text) or is_interruption(text):
+        return False
+    found = nearest_instruction(memory, scope, text)
+    if found is None:
+        return False
+    for op in ops:
+        if op.status == "planned" and op.action == "add":
+            op.status, op.error = SKIPPED, "part of an instruction the turn changes"
+    ops.append(
+        MemoryOp(
+            "instruction.add",
+            fields={"text": text, "conflicts_with": [found.id]},
+            reason="a standing request to the assistant, a change of the nearest instruction",
+            importance=0.7,
+            confidence=0.6,
+        )
+    )
+    return True
 
 
 _OP_OF = {

@@ -70,7 +70,7 @@ from kioko_intelligence.slot_marks import CANDIDATES, current
 from kioko_intelligence.slot_marks import VALUE_KINDS as VALUE_KINDS
 from kioko_intelligence.slot_marks import apply as apply
 from kioko_intelligence.slot_marks import stale_summaries as stale_summaries
-from kioko_intelligence.slot_nearest import nearest_changes, with_its_value
+from kioko_intelligence.slot_nearest import nearest_changes, standing_requests, with_its_value
 from kioko_intelligence.slot_reading import CUE, TITLE_DOT, Slot, new_value, old_values, read_slot, text_terms
 from kioko_intelligence.slot_sequences import further_along
 from kioko_intelligence.slot_subjects import another_one, different_subjects, named_subjects, subject_words
@@ -768,6 +768,8 @@ def resolve(
     if going_on is not None:
         ops.append(going_on)  # "so two now" after "We own three bikes": "We own two bikes"
     unrouted(memory, ops, scope, turn_text)
+    if standing_requests(memory, ops, scope, turn_text):  # "so dnf everywhere please": a standing rule changed
+        return
     # a change said only through the new state ("it's a swim after my shift these days"): its nearest memory
     marked = nearest_changes(memory, ops, scope, turn_text, _op_text)
     if marked is not None and "text" in marked.fields:  # the whole sentence, the turn's other ops of it give way

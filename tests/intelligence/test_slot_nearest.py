@@ -274,3 +274,42 @@ def test_a_change_in_a_clause_the_router_dropped_is_found() -> None:
 )
 def test_what_the_dropped_clause_rule_leaves_alone(turn: str, kept: list[str]) -> None:
     assert dropped_change(turn, kept) is None
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "question", "kept"),
+    [
+        (
+            "When you translate for me, use formal Spanish.",
+            "My in-laws are Argentinian, so voseo whenever you translate please.",
+            "Which Spanish should you translate into?",
+            "voseo",
+        ),
+    ],
+)
+def test_a_standing_request_to_the_assistant_changes_the_nearest_instruction(
+    url: str, old: str, new: str, question: str, kept: str
+) -> None:
+    """Said to the assistant with a word of a standing rule, kept by the router as an event or nothing: an
+    instruction in a marked conflict with the nearest instruction in force."""
+    with _said(url, old, new) as memory:
+        newer = next(r for r in memory.memories(user_id="u") if kept in r.content)
+        older = next(r for r in memory.memories(user_id="u") if r.content.startswith(old[:20]))
+        assert newer.kind == "instruction" and newer.metadata.get("conflicts_with") == [older.id]
+        context = memory.recall(question, user_id="u").text
+        assert kept in context and "(was: " in context
+
+
+@pytest.mark.parametrize(
+    "new",
+    [
+        "Please give me the command to restart nginx, I only have a minute.",  # a task for now: no standing word
+        "Could you please check anything odd in this config for me.",  # a request asked as a question
+        "Can you always double-check my commands?",  # a question
+        "I never liked Debian at school, you know.",  # not said to the assistant
+        "Please also use sudo everywhere.",  # additive
+    ],
+)
+def test_what_the_standing_request_rule_leaves_alone(url: str, new: str) -> None:
+    with _said(url, "When you give me shell commands, assume Debian and apt.", new) as memory:
+        assert not any(r.metadata.get("conflicted_by") for r in memory.memories(user_id="u"))
