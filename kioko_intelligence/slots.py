@@ -460,6 +460,61 @@ _THEN_SAID = re.compile(
 """What a clause of the user's goes on with after the first ("..., so we went for a Nabertherm instead")."""
 
 
+_GOAL_WORD = re.compile(r"\b(?:goal|target|aim|objective)s?\b", re.IGNORECASE)
+_DATE_MOVED = re.compile(
+    r"\b(?:push(?:ed|ing)?\b(?:\s+[\w'-]+){0,6}?\s+back|bring(?:ing)?\b(?:\s+[\w'-]+){0,6}?\s+forward|brought\b"
+    r"(?:\s+[\w'-]+){0,6}?\s+forward|mov(?:e|ed|es|ing)|shift(?:ed|s|ing)?|extend(?:ed|s|ing)?|slip(?:ped|s|ping)?|"
+    r"postpon(?:e|ed|es|ing)|delay(?:ed|s|ing)?|reschedul(?:e|ed|es|ing))\b",
+    re.IGNORECASE,
+)
+"""A date said moved: "Pushing the sub-25 5k goal back to August", "Moving my 5k target to August"."""
+
+
+def _goal_date_moved(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_text: str) -> None:
+    """A sentence that says an open goal's date moved ("Pushing the sub-25 5k goal back to August, my calf is still
+    sore" after "I want to run a sub-25 5k by the end of May") updates that goal's date (``goal.update``), whatever
+    the router made of it (a task of the session, a new goal titled "Pushed back to August", a piece of knowledge).
+    The sentence must say a goal word ("goal", "target", "aim", "objective"), a verb of moving a date and one date;
+    exactly one open goal holding one date must share a word of its own with it."""
+    said = [s for s in sentences(turn_text) if _GOAL_WORD.search(s) and _DATE_MOVED.search(s)]
+    goals = [r for r in held_kinds(memory, scope, _GOALS) if current(r)] if said else []  # read only when said
+    for sentence in said if goals else []:
+        dates = read_slot(sentence).values.get("date", set())
+        words = set(text_terms(_GOAL_WORD.sub(" ", sentence)))
+        ids = read_slot(sentence).values.get("id", set())
+        named = [
+            g
+            for g in goals
+            if words & set(text_terms(g.content)) - set(text_terms(" ".join(dates)))
+            or ids & read_slot(g.content).values.get("id", set())
+        ]
+        if len(dates) != 1 or len(named) != 1:
+            continue
+        held = read_slot(named[0].content).values.get("date", set())
+        old = next(iter(held)) if len(held) == 1 else None
+        found = re.search(rf"(?<!\w){re.escape(old)}(?!\w)", named[0].content, re.IGNORECASE) if old else None
+        new = _original(sentence, next(iter(dates)))
+        if found is None or new.lower() == (old or "").lower():
+            continue
+        title = named[0].content[: found.start()] + new + named[0].content[found.end() :]
+        title = re.sub(r"^goal:\s*", "", title, flags=re.IGNORECASE).rstrip(".")
+        due = due_date(title, datetime.now(UTC))
+        for op in ops:
+            kept = str(op.fields.get("text") or op.fields.get("value") or op.fields.get("title") or "").rstrip(".")
+            if op.status == "planned" and kept and kept.lower() in sentence.lower():
+                op.status, op.error = SKIPPED, "the sentence moves a goal's date"
+        ops.append(
+            MemoryOp(
+                "goal.update",
+                target=named[0].id,
+                fields={"title": title, **({"due": due[1]} if due else {})},
+                reason="the goal's date moved",
+                confidence=0.8,
+            )
+        )
+        return
+
+
 def _what_follows_the_reason(ops: list[MemoryOp], turn_text: str) -> None:
     """A change that opens its sentence with the reason ("The Skutt was backordered for months, so we went for a
     Nabertherm instead"; "Not renewing the Shoreditch lease, we're going fully remote"): the op that found the old
@@ -667,6 +722,7 @@ def resolve(
     _keep_forgotten_slots(memory, ops, scope)
     working_changes(memory, ops, scope, session_id, turn_text)
     task_moves(memory, ops, scope, session_id, turn_text)
+    _goal_date_moved(memory, ops, scope, turn_text)
     for op in ops:
         if op.status == "planned" and op.action == "add" and op.kind in ADDING:
             about = categories_about(_op_text(op))
