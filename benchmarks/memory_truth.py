@@ -85,7 +85,13 @@ ham radio operator, a paramedic, a football commentator, a chef, a falconer, a p
 dictation, Ghanaian, Kenyan, Pakistani, Appalachian and Boston English, Finnish, Vietnamese, Greek, Hebrew, Thai,
 Indonesian and Persian grammar); first run: ``dev13-first-run.md``; ``dev_erase2`` (31 scenes, 54 probes, 37 noop
 turns, session 8) forgets and small talk in further voices, reactions such as "Makes total sense now."
-(``dev_erase2-first-run.md``). A probe may
+(``dev_erase2-first-run.md``); ``dev14`` (42 scenes, 60 probes, 73 noop turns) and ``dev15`` (30 scenes, 40 probes,
+60 noop turns), written in session 10 before any change made for them, small talk (reactions with a judgement of
+the reply, words meant for someone else, counterfactual wishes, thanks "for" something, tasks and questions for the
+assistant, emoji) and forgets (a PIN, a salary "bit", the user's health, rules for how to answer, a client, an ex)
+in voices no earlier file uses (Glasgow, a night nurse, a trucker, a QA lead in Pune, a farmer, a pilot, Spanglish,
+Yoruba English, a teen, a retired headmistress, a Singapore hawker, an Irish bus driver, a Polish welder)
+(``dev14-first-run.md``, ``dev15-first-run.md``). A probe may
 set ``max_chars``: its context must be no longer (the budget scenes, at the default budget).
 
 ``--check`` runs nothing: it lists, for the dev halves, the expectations a memory storing the turns as said
