@@ -448,8 +448,8 @@ def _score_bound(
     m: Side, c: Side, stats: Stats, config: ScoringConstants, lexical: bool, cos: float, share: tuple[float, list[str]]
 ) -> float:
     """At least :func:`score_pair`'s score of the pair (see :class:`Evaluated`): its very arithmetic, the cue taken
-    as 1.0 wherever it may be (a shared term, one session, at most two hours apart) whatever the type; 0.0 where
-    its gate cannot pass whatever the type (the pair is never linked)."""
+    as 1.0 wherever it may be (a shared term, one session, at most two hours apart, a fix in one and a problem in the
+    other) whatever the type; 0.0 where its gate cannot pass whatever the type (the pair is never linked)."""
     half = config.h / 2.0
     sem = min(1.0, max(0.0, (cos - half) / half))
     bridge = bridge_signal(m, c, stats)[0]
@@ -457,7 +457,11 @@ def _score_bound(
     same_session = bool(a.session_id) and a.session_id == b.session_id
     apart = abs(a.created_at - b.created_at)
     time = (1.0 if apart <= TWO_HOURS else 0.5) if same_session else 0.0
-    cue = 1.0 if same_session and apart <= TWO_HOURS and share[1] else 0.0
+    # the cue needs the type "resolves": a fix in one of the two and a problem in the other (each side reads its
+    # text's cues once); the type's other conditions taken as holding
+    (m_fix, m_problem, _), (c_fix, c_problem, _) = m.cues(), c.cues()
+    may_resolve = (m_fix and c_problem) or (c_fix and m_problem)
+    cue = 1.0 if same_session and apart <= TWO_HOURS and share[1] and may_resolve else 0.0
     if not (
         share[0] >= 0.30
         or cos >= config.h + (1 - config.h) / 2

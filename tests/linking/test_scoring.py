@@ -223,3 +223,36 @@ def test_every_candidate_left_waiting_could_not_have_been_linked() -> None:
             got = evaluated[side.record.id]
             assert (got.share, got.score, got.evidence, got.type) == (ev.share, ev.score, ev.evidence, ev.type)
     assert waited > 0
+
+
+def test_a_turn_sharing_a_weak_word_without_a_fix_or_a_problem_waits() -> None:
+    """The problem-fix cue needs a fix in one memory and a problem in the other: a turn of the same session, minutes
+    before, sharing one common word with a memory that names neither scores under the threshold and waits (it was
+    scored at once while the cue was taken as possible wherever a word was shared); asked for, it is scored as
+    score_pair scores it. A problem before a fix, sharing the same word, is still scored at once."""
+    m = _side("event", "Walked the dog along the river this morning.", "m", session_id="s", created_at=10_000.0)
+    plain = _side(
+        "event", "The river was high after the rain, lovely morning.", "plain", session_id="s", created_at=9_900.0
+    )
+    fix = _side("event", "Fixed the leaking river pump this morning.", "fix", session_id="s", created_at=10_100.0)
+    terms = set(m.terms) | set(plain.terms) | set(fix.terms)
+    common = set(m.terms) & set(plain.terms)  # the river, the morning
+    df = {term: (60 if term in common else 2) for term in terms}  # in most memories: weight 0
+    config = LinkerConfig()
+    others, cosines = [plain, fix], [0.1, 0.1]
+    every = score_candidates(m, others, cosines, Stats(n=100, df=dict(df)), config, True, set())
+    assert every[0]._context[0] and every[0].cue == 0.0 and every[0].score < config.threshold  # words shared
+    evaluated = Evaluated(m, others, cosines, Stats(n=100, df=dict(df)), config, True, set(), config.threshold)
+    assert "plain" not in evaluated
+    got = evaluated["plain"]
+    assert (got.share, got.score, got.evidence, got.type) == (
+        every[0].share,
+        every[0].score,
+        every[0].evidence,
+        every[0].type,
+    )
+    problem = _side("event", "The river pump is broken and leaking again.", "m2", session_id="s", created_at=10_000.0)
+    terms |= set(problem.terms)
+    df = {term: (60 if term in common else 2) for term in terms}
+    evaluated = Evaluated(problem, [fix], [0.1], Stats(n=100, df=dict(df)), config, True, set(), config.threshold)
+    assert "fix" in evaluated
