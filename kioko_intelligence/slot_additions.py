@@ -127,8 +127,9 @@ def other_times(new: str, old: str) -> bool:
 
 
 def unheld_slot(turn_text: str, old: str) -> bool:
-    """Does the turn name the slot it changes ("switched our phone company to Eir") and ``old`` not speak of it?"""
-    slots = [read_slot(m.group(1)).frame for m in _OWN_SLOT.finditer(turn_text)]
+    """Does the turn name the slot it changes ("switched our phone company to Eir") and ``old`` not speak of it (of
+    its head noun: "User's phone is an iPhone 12" holds no phone *company*)?"""
+    slots = [read_slot(m.group(1).split()[-1]).frame for m in _OWN_SLOT.finditer(turn_text)]
     slots = [s for s in slots if s]
     return bool(slots) and not any(s & read_slot(old).frame for s in slots)
 

@@ -60,6 +60,8 @@ ADDED = [
     (("I surf at Carcavelos at weekends.",), "These days I'm into bouldering.", "Carcavelos"),
     # at another time of the week
     (("I volunteer at the food bank on Saturdays.",), "These days I meditate before bed.", "food bank"),
+    # a slot the turn names ("our car insurance") that no memory holds: the nearest was the car
+    (("I drive a blue Ford Focus.",), "We switched our car insurance to Admiral.", "Ford Focus"),
     # only the time of day shared (the frame rule took "morning" for the slot and "Mass" for a new value of it)
     (("I walk the dog along the Marina every morning.", "I go to Mass on Sunday mornings."), None, "Marina"),
 ]
@@ -129,6 +131,7 @@ def test_a_time_of_day_alone_is_no_topic() -> None:
 def test_a_slot_the_turn_names_is_held_only_by_a_memory_that_speaks_of_it() -> None:
     assert unheld_slot("We switched our phone company to Eir.", "Since January I'm learning to use an iPad.")
     assert not unheld_slot("We switched our phone company to Eir.", "Our phone company is Vodafone.")
+    assert unheld_slot("We switched our phone company to Eir.", "User's phone is an iPhone 12.")  # not the company
     assert not unheld_slot("I'm after moving the books over to Sinead.", "Me accountant's a fella called Fergal.")
 
 
