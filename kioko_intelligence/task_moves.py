@@ -29,8 +29,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+import kioko_intelligence.rules as rules
 from kioko_core.store import Scope
-from kioko_intelligence import rules
 from kioko_intelligence.activities import NOT_ACTIVITIES
 from kioko_intelligence.language import capitalise, sentences
 from kioko_intelligence.ops import SKIPPED, MemoryOp
