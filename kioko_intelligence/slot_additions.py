@@ -46,10 +46,10 @@ _PASTIME = re.compile(
     r"\bplay(?:s|ing)?\b",
     re.IGNORECASE,
 )
+"""A pastime taken up or held: a person has many at once, and one more ends none of them."""
 _GROUP = re.compile(r"\b(?:club|class|classes|course|lessons|league|choir|society)\b", re.IGNORECASE)
 """A pastime's group: two statements naming one ("commodore of the sailing club" / "the club treasurer now") may
 be of the same one."""
-"""A pastime taken up or held: a person has many at once, and one more ends none of them."""
 
 _WHEN = re.compile(
     r"\b(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?|mornings?|evenings?|afternoons?|lunchtimes?|"
