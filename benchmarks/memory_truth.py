@@ -91,7 +91,9 @@ the reply, words meant for someone else, counterfactual wishes, thanks "for" som
 assistant, emoji) and forgets (a PIN, a salary "bit", the user's health, rules for how to answer, a client, an ex)
 in voices no earlier file uses (Glasgow, a night nurse, a trucker, a QA lead in Pune, a farmer, a pilot, Spanglish,
 Yoruba English, a teen, a retired headmistress, a Singapore hawker, an Irish bus driver, a Polish welder)
-(``dev14-first-run.md``, ``dev15-first-run.md``). A probe may
+(``dev14-first-run.md``, ``dev15-first-run.md``); ``dev20`` (28 scenes, 36 probes, session 11, written before any
+change made for it) procedures replaced, corrected or extended, progress across sessions, and keep-both pairs that
+look like one slot (two cars, two teams, two children's schools) (``dev20-first-run.md``). A probe may
 set ``max_chars``: its context must be no longer (the budget scenes, at the default budget).
 
 ``--check`` runs nothing: it lists, for the dev halves, the expectations a memory storing the turns as said
