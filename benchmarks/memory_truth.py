@@ -93,7 +93,13 @@ in voices no earlier file uses (Glasgow, a night nurse, a trucker, a QA lead in 
 Yoruba English, a teen, a retired headmistress, a Singapore hawker, an Irish bus driver, a Polish welder)
 (``dev14-first-run.md``, ``dev15-first-run.md``); ``dev20`` (28 scenes, 36 probes, session 11, written before any
 change made for it) procedures replaced, corrected or extended, progress across sessions, and keep-both pairs that
-look like one slot (two cars, two teams, two children's schools) (``dev20-first-run.md``). A probe may
+look like one slot (two cars, two teams, two children's schools) (``dev20-first-run.md``). ``dev17`` (35 scenes,
+38 probes, session 11, written before any change made for it) profile slots (home, base, employer, surname, job
+title, partner), preferences (diet, editor, browser, seat), standing instructions (reply language, format, units,
+sign-off, time zone, a name, one dropped) and the task at hand (ticket, branch, bed, table, build, job) changing over
+sessions, with corrections said many ways ("scratch that", "not X", a return to an earlier value, a new value with
+no change word) in voices no earlier file uses (cabin crew, a Czech engineer, a GP, a commis chef, Malaysian
+English, a Hungarian teacher, a Munster fan, a builder) (``dev17-first-run.md``). A probe may
 set ``max_chars``: its context must be no longer (the budget scenes, at the default budget).
 
 ``--check`` runs nothing: it lists, for the dev halves, the expectations a memory storing the turns as said
