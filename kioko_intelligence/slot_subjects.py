@@ -192,7 +192,10 @@ def different_subjects(new_text: str, old_text: str) -> bool:
         if holds_role(old_text) and _values(new.predicate) <= _values(old.predicate):
             return False  # "Brenda started with the twins, Tuesdays and Thursdays": Sophie's role, a new holder
         return bool(new.names and old.names and not _overlap(new.names, old.names))  # db-01 / db-02
-    return False
+    if new.head is None or old.head is None:
+        return False
+    # two heads, each with a name of its own: "The little one, Zofia, started at Rainbow" / "Our eldest, Tomasz, ..."
+    return bool(new.names and old.names and not _overlap(new.names, old.names))
 
 
 _ANOTHER = frozenset({"other", "another"})

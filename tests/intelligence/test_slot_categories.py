@@ -102,6 +102,21 @@ def test_a_category_of_several_values_needs_a_word_of_its_own_in_common(memory) 
     assert not _current(memory, "favourite programming language")
 
 
+def test_a_value_tied_to_another_value_of_a_second_category_is_another_pairing(memory) -> None:
+    # an editor for another language, no word of change: both hold
+    _say(memory, [["I write Rust in Helix."], ["For the Kotlin side of the app I stick with Android Studio."]])
+    assert _current(memory, "Helix")
+    assert not [r for r in memory.memories(**U) if r.metadata.get("conflicts_with")]
+    assert "Helix" in memory.recall("What do I write Rust in?", session_id="probe", **U).text
+
+
+def test_a_change_word_still_changes_both_values(memory) -> None:
+    _say(memory, [["I write Rust in Helix."], ["I've switched to Kotlin in Android Studio these days."]])
+    text = memory.recall("Which editor do I use?", session_id="probe", **U).text
+    assert "Android Studio" in text
+    assert "Helix" not in text.replace("(was: User writes Rust in Helix", "")
+
+
 @pytest.mark.parametrize(
     ("before", "after", "slot", "value"),
     [

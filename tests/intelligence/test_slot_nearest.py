@@ -91,6 +91,11 @@ def test_a_change_in_other_words_is_a_marked_conflict_with_the_nearest_memory(
         ("I run 5k every morning before work.", "These days my sister's cat sleeps on the radiator."),
         # a statement of the world with a subject of its own is no value of the user's
         ("The office printer is a Brother laser.", "These days I print everything at the library instead."),
+        # a start, but of another named person than the older memory's
+        (
+            "Our eldest, Tomasz, goes to St Mary's primary.",
+            "The little one, Zofia, started at Rainbow nursery this month.",
+        ),
         # the old memory joins two statements: a conflict would take both out of the context
         ("I run 5k in the mornings and swim on Sundays.", "Since the night rota it's a bike ride after my shift."),
     ],
