@@ -26,6 +26,7 @@ import kioko_intelligence.rules as rules
 from kioko_core.reading.analysis import STOP_WORDS, stem
 from kioko_core.store import Record
 from kioko_intelligence.activities import activity
+from kioko_intelligence.asides import is_aside
 from kioko_intelligence.choices import choice_of, decision_body, held_choice, named_choice, names_in, replace_choice
 from kioko_intelligence.commitments import committed_name, newest_decision, old_choice, says_over
 from kioko_intelligence.forget_reading import ForgetReading
@@ -225,7 +226,7 @@ class _Reading(GoalReading, ForgetReading):
 
     def clause(self, text: str, whole: str, explicit: bool = False) -> None:
         text = rules.plain(bare(text))
-        if not text:
+        if not text or is_aside(text):  # "God I'm such a muppet, I left my keys ...": the aside is not kept
             return
         if self.profile(text) or self.goal_state(text) or self.decision(text, whole):
             return

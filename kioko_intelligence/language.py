@@ -14,6 +14,7 @@ from functools import lru_cache
 from kioko_core.kinds.registry import KINDS
 from kioko_core.privacy.held_texts import keeps_text
 from kioko_core.reading.analysis import STOP_WORDS, analyze, stem
+from kioko_intelligence.asides import is_aside
 from kioko_intelligence.forget_requests import asks_to_forget
 from kioko_intelligence.reactions import is_interruption, is_pause, is_reaction
 from kioko_intelligence.rules import (
@@ -192,6 +193,7 @@ def gate_reason(sentence_text: str) -> str | None:
         or is_reaction(sentence_text)
         or is_pause(sentence_text)
         or is_interruption(sentence_text)
+        or is_aside(sentence_text)
     ):
         return "small talk"
     said = plain(bare(sentence_text))

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from kioko_intelligence.asides import squeeze
+
 MAX_WORDS = 7
 
 GRATITUDE = frozenset(
@@ -163,7 +165,7 @@ def _thanks_for(sentence: str) -> bool:
 def is_reaction(sentence: str) -> bool:
     """Whether ``sentence`` only reacts to the assistant ("Sweet as, ta.", "Beauty, thanks eh.", "Y'all are quick.")
     or closes a letter ("Kind regards, Margaret.")."""
-    sentence = sentence.strip()
+    sentence = squeeze(sentence.strip())  # "Ohhh, that makes sense now": a drawn-out word is the word
     if SIGN_OFF.fullmatch(re.sub(r"^(?i:with)\s+", "with ", sentence[:1].lower() + sentence[1:])):
         return True
     if _thanks_for(sentence.replace("\u2019", "'")):

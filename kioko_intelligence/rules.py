@@ -944,12 +944,13 @@ CHATTER = re.compile(
 COUNTERFACTUAL = re.compile(
     r"^(?:(?:ha+|lol|honestly|tbh|well|so|man|god|imagine)[,!.]?\s+)*if\s+(?:only\s+)?(?:i|we)\s+(?:ever\s+|just\s+|"
     r"actually\s+|still\s+)?(?:[a-z]+ed|were|was|had|won|could|did|went|got|made|took|lost|found|knew|bought|sold|"
-    r"quit|left|became|ran|met|came|lived|owned|spoke|grew)\b[^.;]*?[,\s]\s*(?:i|we)(?:'d|\s+would|\s+might|"
+    r"quit|left|became|ran|met|came|lived|owned|spoke|grew)\b[^.;]*?[,\s]\s*(?:i|we|it|that|life|things)(?:'d|\s+would|\s+might|"
     r"\s+could)\b",
     re.IGNORECASE,
 )
 """A wish said as a counterfactual ("If I won the lottery I'd just buy a boat", "if we had more room we'd get a
-dog"): what would be, not what is; nothing to remember. A plan's condition ("If I get the job, I'll move") is read."""
+dog", "If I ever moved abroad it'd be somewhere like Portugal"): what would be, not what is; nothing to remember.
+A plan's condition ("If I get the job, I'll move") is read."""
 CHATTER_WHOLE = re.compile(
     r"(?:(?:ok(?:ay)?|great|perfect|nice|cool|good|sure|right|alright|ha+|yes|yeah|hmm+|oh|ah)[,!.]?\s+)*"
     r"(?:sounds like a plan|good to know(?:,? thanks)?|love it|interesting(?:,? tell me more)?|tell me more|"
