@@ -24,6 +24,7 @@ import re
 from typing import Any, Callable
 
 from kioko_core.store import Record
+from kioko_intelligence.called_off import called_off
 from kioko_intelligence.ops import MemoryOp
 from kioko_intelligence.slot_reading import CHANGE_WORDS, read_slot, text_terms
 from kioko_intelligence.successors import succeeded
@@ -102,7 +103,8 @@ def dropped(
 
 
 _SKIPS = re.compile(
-    r"\b(?i:skip|skipping|drop|dropping|cut|cutting|scrap|scrapping|remove|removing|leave out|leaving out)\s+"
+    r"\b(?i:skip|skipping|drop|dropping|cut|cutting|scrap|scrapping|remove|removing|leave out|leaving out|bin|binning|"
+    r"ditch|ditching|axe|axing|cancel|cancelling|canceling|shelve|shelving|scrub|scrubbing)\s+"
     r"(?i:the\s+)?(?P<old>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,4}?)(?=\s*(?:[,;.!]|$)|\s+(?:from|for|this|since|as)\b)"
 )
 """A step dropped by its words ("Skip the demo video, no time"), with nothing named in its place."""
@@ -139,13 +141,15 @@ def skipped(
     if _INSTEAD.search(turn_text):
         return []
     found = []
-    for old in dict.fromkeys(m.group("old") for m in _SKIPS.finditer(turn_text)):
+    said = [m.group("old") for m in _SKIPS.finditer(turn_text)]
+    off = called_off(turn_text)  # "Billing page slips to next sprint", "Hainan cancel": the step is over
+    for old in dict.fromkeys(said + off):
         words = terms(old)
         if not words:
             continue
         for record in holding(words):
             steps = list(_NUMBERED.finditer(record.content))
-            if len(steps) < 3:
+            if len(steps) < (2 if old in off else 3):
                 continue
             named = [s for s in steps if set(words) <= set(terms(s.group("step")))]
             if len(named) != 1:

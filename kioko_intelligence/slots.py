@@ -47,6 +47,7 @@ from kioko_core.kinds import (
 )
 from kioko_core.kinds.registry import KINDS
 from kioko_core.store import Record, Scope
+from kioko_intelligence.called_off import called_off, committed, one_step_of
 from kioko_intelligence.categories import Category, Mention, mentions
 from kioko_intelligence.categories import about as categories_about
 from kioko_intelligence.holders import held_ids, held_kinds, held_records, held_terms
@@ -169,6 +170,12 @@ def same_slot(
             if record.kind not in _STATED_KINDS and not about and not _ABOUT_USER.search(record.content):
                 continue  # knowledge or an event that merely names X ("Siemens released a PLC") is no value of the user's
             found.setdefault(record.id, Replaced(record, True, old, newer))
+    for old in called_off(text) or called_off(turn_text):
+        # "Crete's off", "Second van idea is dead", "Crumbs cancelled on us": a commitment held by a memory is over
+        old_terms = [t for t in text_terms(old) if not t.startswith("e:")]
+        for record in _holding(memory, scope, old_terms, every=True) if old_terms else []:
+            if committed(record) and not one_step_of(record, set(old_terms), text_terms):
+                found.setdefault(record.id, Replaced(record, True, old, None))
     if found:
         return list(found.values())
     # the op's own words, with those of the sentence it came from ("I switched dentists, I see Dr. Okafor now")
@@ -464,7 +471,10 @@ def _names_old(op: MemoryOp, turn_text: str) -> bool:
     op of its second sentence, not by the apology the router kept of the first (every op of a turn may reach the
     turn's old values when its own words name none)."""
     text = _op_text(op)
-    return bool(text.strip()) and bool(old_values(text) or old_values(_sentence_of(text, turn_text)))
+    sentence = _sentence_of(text, turn_text)
+    return bool(text.strip()) and bool(
+        old_values(text) or old_values(sentence) or called_off(text) or called_off(sentence)
+    )
 
 
 _THEN_SAID = re.compile(
@@ -861,7 +871,7 @@ def unrouted(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_text: 
     both values (a how-to keeps its other steps), else superseded."""
     if any(op.status == "planned" for op in ops) or _QUESTION.search(turn_text):
         return
-    if not (CUE.search(turn_text) or HOWTO_CHANGE.search(turn_text) or old_values(turn_text)):
+    if not (CUE.search(turn_text) or HOWTO_CHANGE.search(turn_text) or old_values(turn_text) or called_off(turn_text)):
         return
     found = [r for r in same_slot(memory, scope, turn_text, turn_text) if r.sure and r.record.kind in _OP_OF]
     if len(found) != 1:
