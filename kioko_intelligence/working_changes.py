@@ -79,7 +79,7 @@ def working_changes(
         return
     pad = memory.working.all(user_id=scope.user_id, agent_id=scope.agent_id, session_id=session_id)
     _past_the_finished(ops, turn_text)
-    if not MOVE_ON.search(turn_text):
+    if not MOVE_ON.search(turn_text) and not _held_finished(pad, turn_text):
         task = pad.get("task")
         for op in ops:
             key, held = op.fields.get("key"), pad.get(str(op.fields.get("key")))
@@ -115,6 +115,20 @@ def working_changes(
                 )
             )
             break
+
+
+def _held_finished(pad: dict[str, object], turn_text: str) -> bool:
+    """Does the turn say an identifier the scratchpad holds is done, by the whole code or by its number alone
+    ("1182 is merged. Grabbing PAY-1190 next" while the ticket is PAY-1182)? The user has then moved on, as with
+    :data:`MOVE_ON`'s words."""
+    for value in pad.values():
+        if not isinstance(value, str):
+            continue
+        for token in _tokens(value):
+            number = re.search(r"\d{3,}$", token) if _shape(token)[0] == "code" else None
+            if finished(turn_text, token) or (number is not None and finished(turn_text, number.group(0))):
+                return True
+    return False
 
 
 def _swapped(value: str, said: list[str]) -> str | None:

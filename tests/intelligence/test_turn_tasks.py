@@ -106,6 +106,41 @@ def test_an_identifier_said_to_be_done_gives_way_to_the_other_one_the_turn_names
         memory.close()
 
 
+def pad_after(*turns: str) -> dict[str, object]:
+    memory = kioko.intelligent("memory://")
+    try:
+        for turn in turns:
+            memory.record_turn(turn, user_id="u", session_id="s")
+        return dict(memory.working.all(user_id="u", session_id="s"))
+    finally:
+        memory.close()
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "now"),
+    [
+        ("Picking up PAY-1182, the refund rounding bug.", "1182 is merged. Grabbing PAY-1190 next.", "PAY-1190"),
+        ("Looking at ticket OPS-3310 this morning.", "3310 got closed. Taking OPS-3321 after lunch.", "OPS-3321"),
+        ("Picking up PAY-1182, the refund rounding bug.", "PAY-1182 is shipped. Grabbing PAY-1190.", "PAY-1190"),
+    ],
+)
+def test_a_held_identifier_said_to_be_done_by_its_number_moves_the_ticket_on(first: str, then: str, now: str) -> None:
+    # no move-on words ("Grabbing X next"): the held ticket said done, by its whole code or its number, is the move
+    assert pad_after(first, then).get("ticket") == now
+
+
+@pytest.mark.parametrize(
+    "then",
+    [
+        "PAY-1179 is merged already, that was the original report. Still on PAY-1182.",
+        "PAY-1179 was the original report of the same bug.",
+        "1182 is merged.",
+    ],
+)
+def test_a_ticket_stays_when_another_one_is_done_or_only_named(then: str) -> None:
+    assert pad_after("Picking up PAY-1182, the refund rounding bug.", then).get("ticket") == "PAY-1182"
+
+
 def test_a_bare_number_is_an_identifier_the_task_moves_on_from() -> None:
     found, context = tasks(
         "Seeing to cow 318, she's calving, might be a long night.",
