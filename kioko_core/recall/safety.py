@@ -51,7 +51,7 @@ CLASSES: dict[str, re.Pattern[str]] = {
         r"wheelchair|mobility|crutch(?:es)?|walker|walking (?:stick|cane)|blind|visually impaired|low vision|"
         r"deaf|hard of hearing|hearing aid|sign language|(?:can't|cannot|can not) (?:walk|climb|use stairs|see|hear)|"
         r"step-free|disabilit\w*|disabled|screen reader|partially sighted|hearing loss|cochlear implants?|"
-        r"guide dogs?|zimmer frame"
+        r"guide dogs?|zimmer frame|(?:power|electric|motori[sz]ed) ?chairs?|mobility scooters?|(?:wheel ?)?chair users?"
     ),
     "constraint": _any(
         r"never|always|under no circumstances|must not|mustn't|not allowed to|can't stand|"
@@ -64,11 +64,21 @@ hard rule the user keeps: "never", "always")."""
 ABOUT_USER = re.compile(r"^\s*(?:user\b|i\b|i'm\b|i've\b|my\b|me\b|our\b)", re.IGNORECASE)
 """A statement about the user: the router writes "User ...", a hand-written fact may keep "I ..."."""
 ABOUT_SOMEONE = re.compile(
-    r"^\s*[A-Z][a-z]+(?: [A-Z][a-z]+)? (?:has|is|carries|needs|uses|gets|reacts|can't|cannot|can not|must)\b"
+    r"^\s*(?:(?:[Oo]ne|[Tt]wo|[Ss]ome|[Bb]oth|[Aa] few) of (?:my|our) [a-z]+(?: [a-z]+)?,? )?"
+    r"[A-Z][a-z]+(?: [A-Z][a-z]+)?,? (?:has|is|carries|needs|uses|gets|reacts|can't|cannot|can not|must)\b"
 )
-"""A statement about someone the user named ("Max has a severe egg allergy, he carries an EpiPen."): the user's
-child, partner or client, whose condition matters as much to what the user plans. Case-sensitive: a name, not a
+"""A statement about someone the user named ("Max has a severe egg allergy, he carries an EpiPen."), also after the
+group of the user's people they belong to ("One of my pupils, Leo, has a severe sesame allergy"): the user's child,
+partner, pupil or client, whose condition matters as much to what the user plans. Case-sensitive: a name, not a
 sentence's first word ("Peanut allergies are common" names nobody)."""
+SELF_LABEL = re.compile(r"^\s*((?:[\w'-]+\s+){0,4}[\w'-]+)\s+here\s*(?:[.!,;]|$)", re.IGNORECASE)
+"""The user named by a label and "here", their subject left out ("Type 1 diabetic here.", "Coeliac here, btw"):
+read, like a statement about someone named, for their health only. A label has no verb (:data:`_STATES`):
+"Peanut allergies are common here" is about a place."""
+_STATES = re.compile(
+    r"\b(?:is|are|was|were|be|been|'s|'re|has|have|had|do|does|did|get|gets|got|seem|seems|common|rare)\b",
+    re.IGNORECASE,
+)
 
 TOPICS: dict[str, re.Pattern[str]] = {
     "food": _any(
@@ -85,8 +95,9 @@ TOPICS: dict[str, re.Pattern[str]] = {
         r"trips?|travel\w*|flights?|fly|flies|flew|flying|planes?|airports?|hotels?|hostel|vacation|holiday|visit\w*|tour\w*|"
         r"venues?|museums?|concerts?|theat(?:re|er)|stadium|events?|conference|festival|city|cities|trains?|"
         r"train station|cruise|book(?:ing)? (?:a|the) (?:room|table|seat)|sightseeing|itinerar\w*|weekend away|abroad|"
-        r"hike|hiking|walk\w*|stairs|outing|day out"
+        r"hike|hiking|walk\w*|stairs|outing|day out|weekends?|city breaks?|getaways?|road trips?"
     ),
+    "packing": _any(r"pack(?:ing)? for|what to pack|packing lists?|suitcases?|luggage|hand luggage|carry-?on"),
     "screens": _any(
         r"games?|gaming|video ?games?|consoles?|nintendo|playstation|xbox|vr|virtual reality|films?|movies?|cinema|"
         r"tv|telly|series|shows?|screens?|concerts?|gigs?|clubs?|nightclub|festival|light shows?|fireworks|arcade"
@@ -107,14 +118,14 @@ WORD_TOPICS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
 photosensitive epilepsy or migraines ("Which game would you recommend?")."""
 
 CLASS_TOPICS = {
-    "allergy": {"food", "health"},
+    "allergy": {"food", "health", "packing"},
     "diet": {"food"},
-    "medical": {"health"},
-    "access": {"travel", "health"},
+    "medical": {"health", "packing"},
+    "access": {"travel", "health", "packing"},
     "constraint": set(),
 }
-"""The topics a class bears on whatever its words (a peanut allergy on any question about food); a hard rule
-bears on the topics its own words name ("User never flies": travel)."""
+"""The topics a class bears on whatever its words (a peanut allergy on any question about food, a medicine or an
+auto-injector on what to pack); a hard rule bears on the topics its own words name ("User never flies": travel)."""
 
 
 READ_WORDS = (
@@ -144,7 +155,8 @@ def classes_of(text: str) -> set[str]:
     statement about something else)."""
     if ABOUT_USER.match(text):
         return {name for name, pattern in CLASSES.items() if pattern.search(text)}
-    if ABOUT_SOMEONE.match(text):
+    label = SELF_LABEL.match(text)
+    if ABOUT_SOMEONE.match(text) or (label and not _STATES.search(label.group(1))):
         return {name for name in HEALTH if CLASSES[name].search(text)}
     return set()
 

@@ -104,7 +104,7 @@ BRIDGES: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
     # mobility: stairs, distance, standing, lifting, uneven ground
     (
         _any(
-            r"wheelchairs?|mobility|crutch(?:es)?|walking (?:stick|cane|frame)|zimmer|(?:bad|dodgy) (?:knee|back|hip)s?|"
+            r"wheelchairs?|(?:power|electric) ?chairs?|mobility|crutch(?:es)?|walking (?:stick|cane|frame)|zimmer|(?:bad|dodgy) (?:knee|back|hip)s?|"
             r"knee (?:replacement|surgery)|hip replacement|slipped disc|sciatica|can(?:'t|not) (?:walk|climb|manage stairs)"
         ),
         _any(
@@ -120,7 +120,9 @@ BRIDGES: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
         _any(
             r"phone calls?|calls?|ring|meetings?|interviews?|video calls?|webinars?|conferences?|lectures?|"
             r"concerts?|gigs?|cinemas?|films?|movies?|theat(?:re|er)s?|plays?|tours?|alarms?|smoke alarms?|"
-            r"doorbells?|announcements?|swim\w*|pools?|noisy|noise|clubs?|restaurants?"
+            r"doorbells?|announcements?|swim\w*|pools?|noisy|noise|clubs?|restaurants?|get hold of|contact\w*|"
+            r"phon\w*|appointments?|receptions?|helplines?|customer (?:service|support)|engineers?|plumbers?|"
+            r"electricians?|tradesm[ae]n|tradespeople"
         ),
     ),
     # sight: reading, driving, screens, forms, unfamiliar places

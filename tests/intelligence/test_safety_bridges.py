@@ -38,6 +38,11 @@ from kioko_core.recall.hybrid import SAFETY_TITLE
         ("User is pregnant with twins.", "Can I go in the hot tub at the spa?", True),
         ("User is pregnant with twins.", "Which font is best for a CV?", False),
         ("User has a bad knee.", "We're viewing a fourth-floor flat with no lift, thoughts?", True),
+        # deafness bears on reaching someone (an engineer, a helpline, an appointment), not only on "calls"
+        ("User is profoundly deaf.", "How should I get hold of a boiler engineer?", True),
+        ("User is profoundly deaf.", "Can you book me an appointment with the GP?", True),
+        ("User is profoundly deaf.", "What should I cook tonight?", False),
+        ("User uses a power chair.", "We're viewing a fourth-floor flat with no lift, thoughts?", True),
         # no condition named: the table adds nothing
         ("User never drives at night.", "What should I check before buying an induction hob?", False),
     ],
@@ -55,6 +60,10 @@ def test_a_condition_bears_on_what_it_matters_for(fact: str, question: str, bear
         ("Kumar never signs anything on a Friday.", set()),  # someone else's habit is no safety fact of the user's
         ("Peanut allergy is common in children.", set()),  # general knowledge names nobody
         ("Penicillin allergies are often outgrown.", set()),
+        # named after the group of the user's people they belong to
+        ("One of my pupils, Leo, has a severe sesame allergy.", {"allergy"}),
+        ("Two of our residents, Vera and Hal, use wheelchairs.", set()),  # two names: not one person's
+        ("One of my pupils, Leo, never does his homework.", set()),  # a habit, not his health
     ],
 )
 def test_the_health_of_someone_the_user_named_is_a_safety_fact(text: str, classes: set[str]) -> None:

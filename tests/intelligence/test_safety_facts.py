@@ -34,6 +34,15 @@ TURNS = [
         ("User never drives at night.", {"constraint"}),
         ("User's favourite colour is green.", set()),
         ("Peanut allergies are common in children.", set()),  # general knowledge, not about the user
+        # a power chair or a mobility scooter is an access need as a wheelchair is
+        ("User is a power chair user, the chair weighs about 120 kilos.", {"access"}),
+        ("User gets about on a mobility scooter.", {"access"}),
+        ("User's chair is a comfy armchair by the window.", set()),
+        # the user named by a label and "here" (their subject left out), their health only
+        ("Type 1 diabetic here.", {"medical"}),
+        ("Coeliac here, btw.", {"diet", "medical"}),
+        ("Peanut allergies are common here.", set()),  # a statement about a place, not a label of the user's
+        ("Night owl here, always up past two.", set()),  # a habit, not the user's health
     ],
 )
 def test_safety_classes_are_recognised_without_a_model(text: str, classes: set[str]) -> None:
@@ -64,6 +73,14 @@ def test_safety_classes_are_recognised_without_a_model(text: str, classes: set[s
         ("User has an allergy to sesame, very serious.", "Which noodle soup is good here?", True),
         ("User is allergic to sesame.", "What ramen should we order tonight?", True),
         ("User is allergic to sesame.", "In what order should I read the Dune books?", False),
+        # a weekend away is travel; what to pack bears on a condition, an allergy or an access need (what to bring)
+        ("User is a power chair user.", "Can you help me plan the Lisbon weekend?", True),
+        ("User is a power chair user.", "What should I cook tonight?", False),
+        ("User is on an insulin pump.", "What should I pack for Kalymnos?", True),
+        ("User is allergic to wasps, carries an EpiPen.", "Help me with a packing list for Crete", True),
+        ("User is on an insulin pump.", "Any tips for a long weekend in Rome?", False),  # travel is not health
+        ("User is on an insulin pump.", "Which novel should I read next?", False),
+        ("User is vegetarian.", "What should I pack for Kalymnos?", False),  # a diet bears on food, not on packing
     ],
 )
 def test_a_question_bears_on_the_facts_of_its_topic(fact: str, question: str, bears: bool) -> None:
