@@ -99,3 +99,33 @@ def continuation(
     return value_replaced(
         record, found.start(), found.end(), shown.group(0) if shown else value, old, op_of[record.kind], reason
     )
+
+
+def carry_rewrites(ops: list[MemoryOp], made: MemoryOp) -> None:
+    """Two values of one memory changed in one turn: "Flu took out three couples so we're at fifteen, and the
+    showcase got pushed to 16 March" after "User's improvers' class has 18 couples and the showcase is on 2 March".
+    The date's op rewrites the memory in place (2 -> 16 March) while the count's newer version (``made``, the
+    memory's text with fifteen) supersedes it, and that text was read before the rewrite: it said 2 March again. The
+    turn's rewrites of a memory ``made`` supersedes are made in ``made``'s text instead (and dropped from their op:
+    the memory they would rewrite leaves the context)."""
+    replaced = set(made.fields.get("supersedes") or [])
+    text = made.fields.get("text")
+    if not replaced or not isinstance(text, str):
+        return
+    for op in ops:
+        if op is made or not op.fields.get("rewrites"):
+            continue
+        kept = []
+        for rewrite in op.fields["rewrites"]:
+            rid, old, new = rewrite
+            found = re.search(rf"(?<!\w){re.escape(old)}(?!\w)", text, re.IGNORECASE) if rid in replaced else None
+            if found is None:
+                kept.append(rewrite)
+                continue
+            text = text[: found.start()] + new + text[found.end() :]
+            made.fields.setdefault("old_values", []).append(old)
+        if kept:
+            op.fields["rewrites"] = kept
+        else:
+            del op.fields["rewrites"]
+    made.fields["text"] = text

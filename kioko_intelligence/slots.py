@@ -61,8 +61,9 @@ from kioko_intelligence.plan_changes import rewrites as item_rewrites
 from kioko_intelligence.profile_changes import profile_changes, relation_rewrites
 from kioko_intelligence.slot_additions import added, only_times, two_named_kinds
 from kioko_intelligence.slot_aims import replaced_aim
-from kioko_intelligence.slot_continuations import continuation
+from kioko_intelligence.slot_continuations import carry_rewrites, continuation
 from kioko_intelligence.slot_counts import counted_change
+from kioko_intelligence.slot_dates import dated_again
 from kioko_intelligence.slot_howtos import ADDED_STEP, HOWTO_CHANGE, howto_changed, howto_title
 from kioko_intelligence.slot_howtos import stepwise as stepwise
 from kioko_intelligence.slot_marks import CANDIDATES, current
@@ -255,7 +256,11 @@ def same_slot(
         if not shared or not types or only_times(shared):
             continue  # "Mass on Sunday mornings" / "walks the dog every morning": only the time of day is shared
         # a date moved with a change cue ("taxes are due October 31 now") needs one shared word, else half
-        if 2 * len(shared) < min(len(mine.frame), len(theirs.frame)) and not (cue and "date" in types):
+        if (
+            2 * len(shared) < min(len(mine.frame), len(theirs.frame))
+            and not (cue and "date" in types)
+            and not dated_again(text, record.content, shared, types)  # "they put my defence to 23 June"
+        ):
             if (
                 cue
                 and all(_own_words(mine, theirs, mine_values))
@@ -846,6 +851,7 @@ def resolve(
         # ops already change a memory, "so now I have three cats" as fact.update, has said what it changes)
         going_on = counted_change(lambda terms: _holding(memory, scope, terms, False), turn_text, _COUNT_OPS)
     if going_on is not None:
+        carry_rewrites(ops, going_on)  # "... so we're at fifteen, and the showcase got pushed to 16 March"
         ops.append(going_on)  # "so two now" after "We own three bikes": "We own two bikes"
     unrouted(memory, ops, scope, turn_text)
     if standing_requests(memory, ops, scope, turn_text):  # "so dnf everywhere please": a standing rule changed
