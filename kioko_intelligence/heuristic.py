@@ -228,6 +228,9 @@ class _Reading(GoalReading, ForgetReading):
         text = rules.plain(bare(text))
         if not text or is_aside(text):  # "God I'm such a muppet, I left my keys ...": the aside is not kept
             return
+        consequence = rules.DEICTIC_REASON.match(text)
+        if consequence:  # "It was peaking too early so the starter's on a bedtime feed": the "it" is the talk's
+            text = rules.plain(consequence.group("rest"))
         if self.profile(text) or self.goal_state(text) or self.decision(text, whole):
             return
         if self.task(text) or self.goal(text, whole) or self.preference(text, whole):

@@ -1440,6 +1440,14 @@ PRONOUN_SUBJECTS = frozenset("he she they it we i you this that there".split())
 """Subjects that are no name: "She reports to Maria" adds no relation. Who "she" is, the sentence does not say; an
 entity "She" would join every woman the user mentions and outlive a forget of the person."""
 DEICTIC = re.compile(r"^(?:that|this|it|these|those)(?:'s\b|\s)", re.IGNORECASE)
+DEICTIC_REASON = re.compile(
+    r"^(?:that|this|it|these|those)\b[^,;]*?(?:,\s*|\s+)(?:and so|so|which is why|that's why)\s+"
+    r"(?P<rest>(?:the|my|our|i|i'm|i've|we|we're|we've|a|an|user|user's)\b.+)$",
+    re.IGNORECASE,
+)
+"""A reason only the conversation explains, then what follows from it ("It was peaking way too early so the
+starter's on a bedtime feed these days"): the consequence, which opens on a subject of its own, is the statement
+("It was so good I cried" opens no subject after "so" and is left alone)."""
 NOT_TAIL = re.compile(r"\s*,\s*not\s+[^,]+$", re.IGNORECASE)
 """A correction's tail ("I live in Madrid, not Barcelona"): not part of the slot's value."""
 NUMBER_WORDS = (

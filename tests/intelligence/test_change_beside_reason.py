@@ -62,3 +62,29 @@ def test_a_reason_that_replaces_nothing_is_not_joined_to_the_next_clause() -> No
         "We're buying the Skutt kiln for the studio.", "The glaze order came late, so we fired on Sunday."
     )
     assert not any("glaze order came late, so we fired" in c for c in current), current
+
+
+@pytest.mark.parametrize(
+    ("turn", "kept"),
+    [
+        # a reason only the talk explains ("it"), then what follows from it: the consequence is stored
+        (
+            "It was peaking way too early so the starter's on a bedtime feed these days.",
+            "bedtime feed",
+        ),
+        ("It kept crashing, so we moved the database to Postgres.", "Postgres"),
+    ],
+)
+def test_what_follows_a_reason_only_the_talk_explains_is_kept(turn: str, kept: str) -> None:
+    assert any(kept in content for content in _current(turn))
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "It was so good I cried.",  # "so" of degree: no subject after it
+        "That was great, so thanks.",  # no subject after "so" either
+    ],
+)
+def test_a_reason_with_no_consequence_of_its_own_stores_nothing(turn: str) -> None:
+    assert _current(turn) == []
