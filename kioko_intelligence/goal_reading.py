@@ -34,16 +34,22 @@ _AIM_LEAD = re.compile(
 _SAME_TURN_SECONDS = 2.0
 _PROGRESS_KINDS = frozenset({"factual", "episodic", "semantic"})
 """The kinds a progress said beside a goal is stored as (a fact, an event, knowledge)."""
-_COUNTED = re.compile(r"\b(?P<n>\d[\d,]*)\s+(?P<unit>[A-Za-z][a-z]+(?:-[a-z]+)*)\b")
-"""A count and the word it counts ("27 deals", "12 books")."""
+_COUNTED = re.compile(r"\b(?P<n>\d[\d,]*)(?P<joint>\s+|-)(?P<unit>[A-Za-z][a-z]+(?:-[a-z]+)*)\b")
+"""A count and the word it counts ("27 deals", "12 books"), also joined as one word ("an 80,000-word draft")."""
 
 
 def count_note(goal: Record, done: float, total: float) -> str:
     """A count of progress as the goal's line shows it, in the goal's unit when its title has one number and a
     word after it: "7 kg of 10" for "Lose 10 kg before the wedding", "27 deals of 40", else "12 of 24"."""
-    counted = _COUNTED.findall(goal.metadata.get("title") or goal.content)
-    unit = f" {counted[0][1]}" if len(counted) == 1 and len(_NUMBER.findall(goal.content)) == 1 else ""
+    counted = list(_COUNTED.finditer(goal.metadata.get("title") or goal.content))
+    unit = f" {_counts_in(counted[0])}" if len(counted) == 1 and len(_NUMBER.findall(goal.content)) == 1 else ""
     return f"{done:,g}{unit} of {total:,g}"
+
+
+def _counts_in(found: re.Match[str]) -> str:
+    """The word a goal's count is in, as a count of it reads: "80,000-word" counts in "words"."""
+    unit = found.group("unit")
+    return unit + "s" if found.group("joint") == "-" and not unit.endswith("s") else unit
 
 
 class GoalReading(TurnReading):
@@ -242,11 +248,12 @@ class GoalReading(TurnReading):
             return False
         done, unit = float(numbers[0].group("n").replace(",", "")), stem(numbers[0].group("unit"))
         for goal in self.open_goals(f"{numbers[0].group('unit')} {text}"):  # "push-ups" is two terms
-            counted = _COUNTED.findall(goal.metadata.get("title") or goal.content)
-            if len(counted) == 1 and stem(counted[0][1]) == unit:
-                total = float(counted[0][0].replace(",", ""))
+            counted = list(_COUNTED.finditer(goal.metadata.get("title") or goal.content))
+            if len(counted) == 1 and stem(counted[0].group("unit")) == unit:
+                total = float(counted[0].group("n").replace(",", ""))
                 if 0 < done < total:
-                    return self.progress_of(goal, done, total, f"{done:g} {counted[0][1]} of {total:g}", text)
+                    reason = f"{done:g} {_counts_in(counted[0])} of {total:g}"
+                    return self.progress_of(goal, done, total, reason, text)
         return False
 
     def find_goal(self, mention: str) -> Record | None:

@@ -441,7 +441,14 @@ GOAL: tuple[Row, ...] = (
     ),
     row(
         "goal.add",
-        r"^(?:another\s+|new\s+|next\s+|my\s+)?(?:goal|target|aim|objective)(?:\s+for\s+(?:this|the|next)\s+\w+)?\s*:\s*"
+        r"^(?:goal|aim|objective|target|ambition|resolution)\s+(?:for\s+(?:the|this|next)\s+\w+|this\s+\w+)\s+"
+        r"(?:is|will be)\s+(?:to\s+)?(?P<title>.+)$",
+        "Target for the year is Grade 5 piano",
+    ),
+    row(
+        "goal.add",
+        r"^(?:another\s+|new\s+|next\s+|my\s+|our\s+)?(?:(?:q[1-4]|h[12])\s+)?(?:goal|target|aim|objective|okr|kr)"
+        r"(?:\s+for\s+(?:this|the|next)\s+\w+)?\s*:\s*"
         r"(?P<title>.+)$",
         "Goal: ship v2 of the API before Christmas",
     ),
@@ -510,8 +517,8 @@ DROP: tuple[Row, ...] = (
         "goal.drop",
         rf"^(?:{_I}\s*|{_IM}\s+)?(?:have\s+|'ve\s+|just\s+|finally\s+)*(?:gave up on|given up on|giving up on|"
         r"am giving up on|'m giving up on|abandoned|dropped|quit|stopped|ditched|shelved|scrapped|cancelled|"
-        r"canceled)\s+(?:(?:on|studying for|working on|training for|preparing for|trying to)\s+)?"
-        r"(?P<mention>.+)$",
+        r"canceled|packed in|jacked in|binned|parked|parking|put on hold|put on ice)\s+"
+        r"(?:(?:on|studying for|working on|training for|preparing for|trying to)\s+)?(?P<mention>.+)$",
         "I'm giving up on Rust",
     ),
     row(
@@ -840,7 +847,7 @@ _DOING = (
 _ING = (
     r"(?!(?:nothing|something|anything|everything|morning|evening|thing|during|bring|string|spring|wedding|ceiling|"
     r"building|meeting|king|ring|sing|feeling|being|having|loving|liking|hating|enjoying|hoping|thinking|wondering|"
-    r"missing|wishing|getting|going|coming|looking forward|moving)\b)[a-z]{2,}ing"
+    r"missing|wishing|getting|going|coming|looking forward|moving|trying|aiming|striving)\b)[a-z]{2,}ing"
 )
 """An activity under way ("redlining", "plating"): a word in -ing that is not a thing ("morning") nor a state
 ("feeling", "going": those say how the user is or where they will be, not what they are doing). Nor "moving"

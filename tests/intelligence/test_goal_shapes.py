@@ -1,0 +1,81 @@
+"""Goals said in more shapes, and their progress in the goal's own unit (kioko_intelligence/goal_reading.py, rules.py;
+#33, dev16).
+
+- a count joined to its unit as one word ("an 80,000-word first draft") is the goal's unit: "Hit 22,000 words this
+  week" and "41,500 words!" are its progress, not an event and a remark beside it;
+- "Target for the year is Grade 5 piano" (a goal word opening the sentence, "for the year" / "this month" after it)
+  and "Q3 OKR: ..." are goals;
+- "Trying to deadlift 140 kg by June" is an aim, not the session's task (a number after an -ing verb made it one);
+- "packed in", "jacked in", "binned", "parked", "put on hold" give a goal up as "gave up on" does.
+
+Real layers (memory:// and a SQLite file), real routing; no mocks.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+U = {"user_id": "u"}
+
+
+def _ops(memory, said: str, session: str = "s1") -> list[str]:  # type: ignore[no-untyped-def]
+    report = memory.record_turn(said, "Okay.", session_id=session, **U)
+    memory.end_session(session, **U)
+    return [op.op for op in report.ops if op.status == "applied"]
+
+
+def _goals(memory) -> list:  # type: ignore[no-untyped-def]
+    return [r for r in memory.memories(**U) if r.kind == "goal"]
+
+
+def test_a_count_in_the_goals_joined_unit_is_its_progress(memory) -> None:  # type: ignore[no-untyped-def]
+    assert _ops(memory, "Goal: an 80,000-word first draft of the novel by the end of August.", "s1") == ["goal.add"]
+    assert _ops(memory, "Hit 22,000 words this week.", "s2") == ["goal.progress"]
+    assert "goal.progress" in _ops(memory, "41,500 words! Over halfway there.", "s3")
+    context = memory.recall("How's my novel draft going?", session_id="probe", **U).text
+    assert "41,500 words of 80,000" in context
+    assert "22,000" not in context
+
+
+def test_a_count_in_another_unit_is_no_progress(memory) -> None:  # type: ignore[no-untyped-def]
+    _ops(memory, "Goal: an 80,000-word first draft of the novel by the end of August.", "s1")
+    assert "goal.progress" not in _ops(memory, "Read 300 pages of research this week.", "s2")
+    assert _goals(memory)[0].metadata.get("progress") in (None, 0, 0.0)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Target for the year is Grade 5 piano.",
+        "Aim this month is to read four novels.",
+        "Q3 OKR: get search p95 latency down to 200ms by end of September.",
+        "Trying to deadlift 140 kg by June.",
+    ],
+)
+def test_these_are_goals(memory, said: str) -> None:  # type: ignore[no-untyped-def]
+    assert _ops(memory, said) == ["goal.add"]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Target practice is on Tuesdays at the range.",  # a goal word, but no "for the year" / "this month"
+        "Patching server db-02 tonight.",  # an -ing verb and a number: still the task at hand
+    ],
+)
+def test_these_are_no_goals(memory, said: str) -> None:  # type: ignore[no-untyped-def]
+    assert "goal.add" not in _ops(memory, said)
+
+
+@pytest.mark.parametrize(
+    ("then", "status"),
+    [
+        ("I've packed in learning Spanish, no time.", "dropped"),
+        ("I've binned learning Spanish.", "dropped"),
+        ("I've packed in the car boot sale stuff.", "open"),  # names another thing: the goal stays open
+    ],
+)
+def test_a_goal_packed_in_is_dropped(memory, then: str, status: str) -> None:  # type: ignore[no-untyped-def]
+    _ops(memory, "My goal is to learn Spanish by June.", "s1")
+    _ops(memory, then, "s2")
+    assert [g.metadata.get("status") for g in _goals(memory)] == [status]
