@@ -448,7 +448,7 @@ GOAL: tuple[Row, ...] = (
     row(
         "goal.add",
         r"^(?:another\s+|new\s+|next\s+|my\s+|our\s+)?(?:(?:q[1-4]|h[12])\s+)?(?:goal|target|aim|objective|okr|kr)"
-        r"(?:\s+for\s+(?:this|the|next)\s+\w+)?\s*:\s*"
+        r"(?:\s+(?:for\s+)?(?:this|the|next)\s+\w+)?\s*:\s*"
         r"(?P<title>.+)$",
         "Goal: ship v2 of the API before Christmas",
     ),
@@ -483,6 +483,11 @@ GOAL: tuple[Row, ...] = (
         rf"^{_I}(?:'ve| have)\s+set\s+(?:myself|ourselves|us|me)\s+(?:a|the)\s+(?:goal|target)\s+(?:of|to)\s+"
         r"(?P<title>.+)$",
         "I've set myself a target of 10,000 steps a day",
+    ),
+    row(
+        "goal.add",
+        rf"^{_I}\s*(?:really\s+|fully\s+|still\s+)?(?:mean|intend)\s+to\s+{_NOT_AN_AIM}(?P<title>.+)$",
+        "I mean to sail round the Scillies once more before I'm eighty",
     ),
     row("goal.add", r"^the plan is to\s+(?P<title>.+)$", "The plan is to launch the beta in June"),
     row(

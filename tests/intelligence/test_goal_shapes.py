@@ -5,6 +5,8 @@
   week" and "41,500 words!" are its progress, not an event and a remark beside it;
 - "Target for the year is Grade 5 piano" (a goal word opening the sentence, "for the year" / "this month" after it)
   and "Q3 OKR: ..." are goals;
+- "I mean to sail round the Scillies ..." and "I intend to finish the shed by May" are goals (a later "New aim: ..."
+  replaces the one open goal), and so is "Target this quarter: ...";
 - "Trying to deadlift 140 kg by June" is an aim, not the session's task (a number after an -ing verb made it one);
 - "packed in", "jacked in", "binned", "parked", "put on hold" give a goal up as "gave up on" does.
 
@@ -50,6 +52,9 @@ def test_a_count_in_another_unit_is_no_progress(memory) -> None:  # type: ignore
         "Aim this month is to read four novels.",
         "Q3 OKR: get search p95 latency down to 200ms by end of September.",
         "Trying to deadlift 140 kg by June.",
+        "I mean to sail round the Scillies once more before I'm eighty.",
+        "I intend to finish the shed by May.",
+        "Target this quarter: all 120 VMs off VMware.",
     ],
 )
 def test_these_are_goals(memory, said: str) -> None:  # type: ignore[no-untyped-def]
@@ -61,6 +66,8 @@ def test_these_are_goals(memory, said: str) -> None:  # type: ignore[no-untyped-
     [
         "Target practice is on Tuesdays at the range.",  # a goal word, but no "for the year" / "this month"
         "Patching server db-02 tonight.",  # an -ing verb and a number: still the task at hand
+        "I mean to ask you about the rota.",  # words to the assistant
+        "I didn't mean to upset her.",  # no aim
     ],
 )
 def test_these_are_no_goals(memory, said: str) -> None:  # type: ignore[no-untyped-def]
@@ -79,3 +86,11 @@ def test_a_goal_packed_in_is_dropped(memory, then: str, status: str) -> None:  #
     _ops(memory, "My goal is to learn Spanish by June.", "s1")
     _ops(memory, then, "s2")
     assert [g.metadata.get("status") for g in _goals(memory)] == [status]
+
+
+def test_a_new_aim_replaces_one_said_as_meant(memory) -> None:  # type: ignore[no-untyped-def]
+    _ops(memory, "I mean to sail round the Scillies once more before I'm eighty.", "s1")
+    _ops(memory, "Knees won't have it. New aim: teach my grandson to helm before the summer's out.", "s2")
+    context = memory.recall("What's my sailing goal?", session_id="probe", **U).text
+    assert "grandson" in context
+    assert "Scillies" not in context
