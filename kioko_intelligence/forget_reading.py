@@ -83,6 +83,11 @@ class ForgetReading(TurnReading):
         phrase = found[1].group("phrase")
         phrase = rules.FORGET_FRAME.sub("", rules.CUT.split(bare(phrase), maxsplit=1)[0], count=1)
         phrase = rules.FORGET_TAIL.sub("", phrase).strip()
+        along = shapes.WITH_ITS.match(phrase)
+        if along is not None:  # "Forget Halden and everything that goes with it": everything naming Halden
+            phrase = along.group("thing").strip()
+            if self.forget_subject(phrase):
+                return True
         named = [word for pattern, words in context.WH_SLOTS if pattern.search(phrase) for word in words]
         if named:  # "forget where I live", "the info about how much I earn": the slots that say it
             for word in named:
@@ -584,7 +589,8 @@ FORGET_CATEGORY = re.compile(
     r"^(?:please\s+)?(?:forget|delete|remove|erase|clear|wipe|drop|scratch|purge)\s+(?:out\s+)?"
     r"(?:(?:all|every|any)\s+(?:of\s+)?)?(?:my|the|your)?\s*(?:(?P<qualifier>[a-z]+)\s+)?"
     r"(?P<category>preferences|likes|dislikes|tastes|deadlines|due dates|people|persons|contacts|family|relatives|"
-    r"friends|colleagues|co-?workers|health|medical)\b(?:\s+(?:about|on|for|regarding)\s+(?P<after>[a-z]+))?",
+    r"friends|colleagues|co-?workers|health|medical|money|finances|financial|phone numbers)\b"
+    r"(?:\s+(?:about|on|for|regarding)\s+(?P<after>[a-z]+))?",
     re.IGNORECASE,
 )
 """A request to forget a category of the user's memories, not one kind: a kind narrowed to a topic ("all my food
@@ -607,20 +613,42 @@ def in_category(record: Record, category: str, qualifier: str = "") -> bool:
         return bool(DEADLINE.search(text) or BY_DATE.search(text))
     if category in ("health", "medical"):
         return record.kind not in ("working", "summary") and is_health_fact(text)
+    if category in ("money", "finances", "financial"):
+        return record.kind not in ("working", "summary") and MONEY.search(text) is not None
+    if category == "phone numbers":
+        return record.kind not in ("working", "summary") and any(
+            sum(c.isdigit() for c in m.group(0)) >= PHONE_DIGITS for m in _DIGIT_RUN.finditer(text)
+        )
     group = CATEGORY_GROUPS.get(category)
     if group is None or record.kind in ("working", "summary"):
         return False
     return bool(_PERSON[group].search(text)) or (group == "people" and FULL_NAME_GIVEN.search(text) is not None)
 
 
+MONEY = re.compile(
+    r"\b(?:salary|salaries|savings?|saved\s+up|put\s+away|mortgage|rent|debts?|loans?|overdraft|pension|bank(?:s|ed|ing)?\s+"
+    r"(?:with|account|balance|details)|banking|credit\s+cards?|income|earns?|earning|wages?|pay\s+rise|bonus|"
+    r"invest(?:s|ed|ing|ments?)?|ISA|budget|tax|owes?|owed|quid|bucks|net\s+worth|inheritance|pocket\s+money)\b|"
+    r"[£$€]\s?\d",
+    re.IGNORECASE,
+)
+"""A memory about the user's money, for "forget everything money-related": pay, savings, a mortgage or rent, debts,
+a bank or a card, an amount in a currency ("User has got about 14k put away", "Our mortgage is with Halifax, 1,100 a
+month"); "User runs 10k on Sundays", "Bill shares a flat with us" are not."""
+_DIGIT_RUN = re.compile(r"(?<![\w£$€.,])\+?\d[\d ()-]{5,}\d(?![\w%])")
+PHONE_DIGITS = 8
+"""A phone number, for "get rid of all the phone numbers": a run of at least this many digits (spaces, dashes and
+brackets between them), not an amount ("07700 900461", "+44 (0)20 7946 0018"; "£1,100" and "2021" are not)."""
+
+
 _TAKES_MEDICINE = re.compile(
     r"\b(?:takes?|taking|on)\s+(?:[\w-]+\s+){1,3}?(?:once|twice|three times|daily|every|a day|at night|in the morning|"
     r"\d+\s*(?:mg|mcg|ml|units?)\b)|\b(?:prescri\w+|tablets?|pills?|dose|dosage|diagnos\w+|GP|consultant|surgery|"
-    r"operation|therapy|therapist|physio\w*)\b",
+    r"operation|therapy|therapist|physio\w*|medication|meds|inhaler|antidepressants?|insulin)\b|\b\d+\s*(?:mg|mcg)\b",
     re.IGNORECASE,
 )
-"""A memory of treatment (a medicine taken on a schedule, a prescription, a diagnosis, a therapy) that the safety
-classes do not name: "User takes metformin twice a day"."""
+"""A memory of treatment (a medicine taken on a schedule or in a dose, a prescription, a diagnosis, a therapy) that
+the safety classes do not name: "User takes metformin twice a day", "User is on sertraline, 50mg in the mornings"."""
 
 
 def is_health_fact(text: str) -> bool:

@@ -165,7 +165,7 @@ DATA_NOUNS = re.compile(
 """What a thing of the user's kept data is called (its last word): with an everyday verb ("bin the dentist's phone
 number", "scrap the NHS number"), a request to forget when a memory holds it."""
 _REFUSED = re.compile(
-    rf"(?:^|\b(?:you|ye|u)\s+)(?:don't|do\s+not|dont|didn't|did\s+not|never|mustn't|must\s+not|shouldn't|should\s+not|"
+    rf"(?:^|\b(?:you|ye|u)\s+)(?:mind\s+)?(?:don't|do\s+not|dont|didn't|did\s+not|never|mustn't|must\s+not|shouldn't|should\s+not|"
     rf"needn't|need\s+not|no\s+need\s+to|won't|will\s+not|not)\s+(?:you\s+)?(?:dare\s+)?(?:to\s+)?(?:be\s+)?(?:{KEEP}|{KEEPING})\b\s*"
     rf"(?P<rest>.*)$",
     re.IGNORECASE,
@@ -276,6 +276,29 @@ _UNWANTED = re.compile(
 )
 
 
+_PRETEND = re.compile(
+    r"^(?:just\s+)?pretend\s+(?:that\s+)?(?:i|we)\s+never\s+(?:said|mentioned|told\s+you(?:\s+about)?|brought\s+up|"
+    r"shared|typed|wrote)\b\s*(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+"""An unsaying said as make-believe ("Pretend I never told you my salary", "pretend I never said that"): the thing
+after it, or what was just said."""
+_WH_THING = re.compile(
+    r"^(?:who|what|where|when|which|how\s+much|how\s+many|how\s+old)\s+(?P<thing>(?:my|our)\s+[\w'-]+"
+    r"(?:\s+[\w'-]+){0,3}?)(?:'s|\s+(?:is|are|was|were))$",
+    re.IGNORECASE,
+)
+"""A thing named as an indirect question ("I don't want you knowing who my therapist is"): the thing it asks of."""
+WITH_ITS = re.compile(
+    r"^(?P<thing>.+?)\s+(?:and|&|plus)\s+(?:(?:(?:the|all\s+the)\s+(?:people|folks?|crowd|lot|gang)|everyone|everybody|"
+    r"anyone|anybody)\s+(?:from|in|at|of|around)\s+(?:there|that\s+place|that\s+time|it)|(?:everything|anything|all)\s+"
+    r"(?:that\s+)?(?:goes|comes|went|came|go|come)\s+with\s+(?:it|that|them|him|her)|all\s+(?:of\s+)?(?:it|that))\b.*$",
+    re.IGNORECASE,
+)
+"""A thing taken with all that goes with it ("Forget Halden and everything that goes with it", "forget Ballymena and
+the people from there"): a subject, everything naming it; not "the people" as a kind of memory."""
+
+
 @dataclass
 class Request:
     """A request to forget found in sentence ``at``: ``thing`` as the user named it, or a pronoun standing for what
@@ -301,7 +324,39 @@ def points_at_memory(text: str) -> bool:
 def clauses_of(sentence: str) -> list[str]:
     """A sentence's clauses for this reader: cut at commas, semicolons, colons and dashes."""
     said = "".join(", " if unicodedata.category(c) == "So" else c for c in sentence.translate(_QUOTES))  # emoji
-    return [c.strip() for c in re.split(r"\s*[,;:\u2014\u2013]\s*|\s+-+\s+", said) if c.strip(" ,")]
+    return [c.strip() for c in _CLAUSE_CUT.split(said) if c.strip(" ,")]
+
+
+_CLAUSE_CUT = re.compile(
+    r"\s*[,;:\u2014\u2013]\s*|\s+-+\s+|\s+(?:so|and)\s+(?=(?:you\s+(?:can|could|may|might|should)|please|can\s+you|"
+    r"could\s+you)\s+(?:just\s+)?(?:forget|erase|delete|remove|wipe|drop|bin|scrap|ditch|clear)\b)",
+    re.IGNORECASE,
+)
+"""Where a clause ends: a comma, a colon, a dash, and "so"/"and" before a request to forget ("Anouk's left the company
+so you can forget about her": the name is said in the clause before the request)."""
+_NEWS_SHIFT = re.compile(
+    r"^(?:(?:and|oh|but|also)\s+)*(?:by\s+the\s+way|btw|in\s+other\s+news|on\s+another\s+note|other\s+than\s+that|"
+    r"anyway|also|plus)\b[,!:]?\s+(?P<news>.+)$",
+    re.IGNORECASE,
+)
+
+
+def news_after(sentence: str) -> str | None:
+    """The news a sentence holding a request to forget goes on to tell after a change of topic ("... so you can forget
+    about her, and by the way I've been promoted to team lead!" -> "I've been promoted to team lead!"), or None.
+    Without a word that changes the topic ("by the way", "btw", "also", "anyway", "in other news"), what follows a
+    request is read as part of it ("Forget my salary, I shouldn't have shared it")."""
+    said = standard(sentence)
+    parts = clauses_of(said)
+    acted = False
+    for at, clause in enumerate(parts):
+        if act_of(clause, said) is not None:
+            acted = True
+            continue
+        shifted = _NEWS_SHIFT.match(clause) if acted else None
+        if shifted and len(shifted.group("news").split()) >= 3:
+            return ", ".join([shifted.group("news"), *parts[at + 1 :]])
+    return None
 
 
 def act_of(clause: str, whole: str) -> tuple[str, bool, bool] | None:
@@ -330,6 +385,12 @@ def _act_of(clause: str, whole: str) -> tuple[str, bool, bool] | None:
     if not _FRONTED.match(said):  # "About Petrenko you can forget all" is read whole below
         said = _ADDRESSED.sub("", said, count=1)
     said = _OF.sub("of ", re.sub(rf"^(?:you|ye|u)\s+(?=(?:{STRONG}|{WEAK})\b)", "", said, flags=re.IGNORECASE))
+    pretended = _PRETEND.match(said)
+    if pretended:  # "Pretend I never told you my salary"
+        rest = pretended.group("rest").strip(" .!?")
+        if not rest or THING_PRONOUN.match(rest) or _JUST_SAID.fullmatch(rest):
+            return "that", False, True
+        return _OBJECT_END.split(rest, maxsplit=1)[0].strip(" .!?"), False, True
     retracted = _RETRACT.match(said)
     if retracted:  # "I withdraw the remark about my blood pressure"
         return retracted.group("rest").strip(" .!?"), False, True
@@ -382,10 +443,15 @@ def _act_of(clause: str, whole: str) -> tuple[str, bool, bool] | None:
             if hit is not None:
                 # "this you must not keep": the thing said before the refusal
                 thing = hit.group("rest").strip() or said[: hit.start()].strip()
+                asked = _WH_THING.match(_OBJECT_END.split(thing, maxsplit=1)[0].strip(" .!?"))
+                thing = asked.group("thing") if asked else thing  # "... knowing who my therapist is"
                 break
         if thing is None or not _DETERMINED.match(thing):
             return None  # "Don't store passwords in plain text" is a rule, not a request to forget
     thing = re.sub(r"^(?:about|of|on)\s+", "", thing.strip(), flags=re.IGNORECASE)
+    along = WITH_ITS.match(_OBJECT_END.split(thing, maxsplit=1)[0].strip(" .!?"))
+    if along:  # "Forget Halden and everything that goes with it": everything naming Halden
+        return along.group("thing").strip(), True, firm or not weak_verb(found)
     exists = _EXISTS.fullmatch(_OBJECT_END.split(thing, maxsplit=1)[0].strip(" .!?"))
     if exists:  # "Don't bring up Jordan again, forget he exists": everything about him
         return {"he": "him", "she": "her"}.get(exists.group(1).lower(), "them"), True, firm
@@ -398,6 +464,11 @@ def _act_of(clause: str, whole: str) -> tuple[str, bool, bool] | None:
     if not thing and found is None:
         return None
     return thing, False, firm
+
+
+def weak_verb(found: re.Match[str] | None) -> bool:
+    """Whether the act ``found`` (a match of the act pattern) was said with an everyday verb."""
+    return found is not None and re.fullmatch(STRONG, found.group("verb"), re.IGNORECASE) is None
 
 
 def topic_of(clause: str) -> str:
@@ -556,6 +627,14 @@ def read_requests(sentences: list[str]) -> list[Request]:
     return found
 
 
+_AS_A_WHOLE = (
+    r"(?:\s+(?:info|information|stuff|details|history|records|things|bits|data|matters|side))?s?"
+    r"(?:\s+(?:about|of|on|to\s+do\s+with)\s+me)?(?:\s+(?:that\s+)?(?:i|we)(?:'ve|\s+have)?\s+(?:given|gave|told|shared)"
+    r"(?:\s+you)?)?\s*$"
+)
+"""A category named as a whole, its word the head of the thing ("all my health info", "my family", "everything
+money-related about me", "all the phone numbers I've given you"): "my family photos" and "the health centre's
+address" are things of their own."""
 KIND_WORDS = (
     (
         re.compile(
@@ -573,6 +652,10 @@ KIND_WORDS = (
     (re.compile(r"\b(?:people|persons|everyone|everybody|contacts)\b", re.I), "people"),
     (re.compile(r"\bplans\b", re.I), "plans"),
     (re.compile(r"\b(?:procedures|routines|processes|workflows|how-?tos|checklists)\b", re.I), "procedures"),
+    (re.compile(rf"\b(?:health|medical){_AS_A_WHOLE}", re.I), "health"),
+    (re.compile(rf"\b(?:family|relatives){_AS_A_WHOLE}", re.I), "family"),
+    (re.compile(rf"\b(?:money|financ(?:es|ial))(?:[- ]related)?{_AS_A_WHOLE}", re.I), "money"),
+    (re.compile(rf"\b(?:phone|mobile|contact|telephone)\s+numbers{_AS_A_WHOLE}", re.I), "phone numbers"),
 )
 """The words a kind (or a category) of memory is called by, in the plural a whole kind is asked with."""
 _EVERY = re.compile(r"^(?:every|each|all(?:\s+of)?(?:\s+(?:my|the|your))?|any)\s+(?P<one>[\w\s-]+)$", re.I)
@@ -612,9 +695,14 @@ def asks_to_forget(sentence: str) -> bool:
         if act is None:
             continue
         thing, subject, firm = act
-        if firm or _POINTED.match(thing) or kind_named(thing) or _users_data(thing):
+        if firm or _POINTED.match(thing) or kind_named(thing) or _users_data(thing) or _MIND_NOT.search(clause):
             return True
     return False
+
+
+_MIND_NOT = re.compile(rf"\bmind\s+not\s+(?:{KEEPING})\b", re.IGNORECASE)
+"""A refusal to keep asked as a favour ("Would you mind not holding on to the ADHD thing?"): a request to forget,
+not a question, though a memory must still hold the thing."""
 
 
 def _users_data(thing: str) -> bool:
@@ -626,6 +714,7 @@ def _users_data(thing: str) -> bool:
 
 __all__ = [
     "KIND_WORDS",
+    "WITH_ITS",
     "Request",
     "act_of",
     "asks_to_forget",
@@ -633,6 +722,7 @@ __all__ = [
     "kind_mentioned",
     "items_of",
     "kind_named",
+    "news_after",
     "noun_phrases",
     "points_at_memory",
     "read_requests",

@@ -30,7 +30,7 @@ from kioko_intelligence.asides import is_aside
 from kioko_intelligence.choices import choice_of, decision_body, held_choice, named_choice, names_in, replace_choice
 from kioko_intelligence.commitments import committed_name, newest_decision, old_choice, says_over
 from kioko_intelligence.forget_reading import ForgetReading
-from kioko_intelligence.forget_requests import asks_to_forget
+from kioko_intelligence.forget_requests import asks_to_forget, news_after
 from kioko_intelligence.fragments import joined_fragments
 from kioko_intelligence.goal_reading import GoalReading
 from kioko_intelligence.instruction_cases import older_for_case, taken_back
@@ -193,6 +193,9 @@ class _Reading(GoalReading, ForgetReading):
         if self.router.feedback and self.feedback(text):
             return
         if self.forget_kind(text) or self.forget(text):
+            news = news_after(text)
+            if news is not None:  # "... forget about her, and by the way I've been promoted to team lead!"
+                self.sentence(news)
             return
         if gate_reason(text) is not None:
             return

@@ -1085,8 +1085,8 @@ FORGET: tuple[Row, ...] = (
 FORGET_THAT = re.compile(r"^(?:please\s+)?(?:delete|erase|wipe|remove)\s+(?:it|that|this)$", re.IGNORECASE)
 """A request to erase what the sentence before named ("Please erase it"): nothing of its own to forget or keep."""
 FORGET_LEAD = re.compile(
-    r"^(?:(?:actually|on second thought|come to think of it|in fact|oh|and|also|ok(?:ay)?|hmm+|so|well|wait|"
-    r"one more thing|by the way|btw)\b[,!:]?\s+)+",
+    r"^(?:(?:actually|on second thoughts?|come to think of it|in fact|oh|and|also|ok(?:ay)?|hmm+|so|well|wait|"
+    r"one more thing|by the way|btw|hang on|hold on|sorry)\b[,!:]?\s+)+",
     re.IGNORECASE,
 )
 """Words that open a request to forget without changing it ("Actually, forget everything about Priyanka")."""
@@ -1153,6 +1153,7 @@ preferences"); "forget all my goals about X" is about X, not the kind. Without "
 user's ("my"/"your"): "delete the decisions table" is about the user's work."""
 FORGET_CATEGORIES = (
     "deadlines|due dates|people|persons|contacts|family|relatives|friends|colleagues|co-?workers|health|medical|"
+    "money|finances|phone numbers|"
     r"[a-z]+ (?:preferences|likes|dislikes|tastes)"
 )
 """What a forget may name beside a kind (:mod:`~kioko_intelligence.forget_reading`'s ``FORGET_CATEGORY``: "clear all
@@ -1181,10 +1182,10 @@ SAID_POINTER = (
 """What points at something the user said ("the bit about my knee", "the Lisbon thing"): after "scrap", "ignore",
 "never mind" ... it makes the sentence a request to forget (:data:`DISMISS_SAID`)."""
 DISMISS_SAID = (
-    r"^(?:(?:actually|oh|ok(?:ay)?|so|and|also|wait|sorry|yeah|no)\b[,!]?\s+)*"
+    r"^(?:(?:actually|oh|ok(?:ay)?|so|and|also|wait|sorry|yeah|no|hang\s+on|hold\s+on)\b[,!]?\s+)*"
     r"(?:(?:can|could|would|will)\s+you\s+|you can\s+|please\s+|just\s+)*"
     r"(?:(?:scrap|bin|ignore|disregard|never\s*mind|strike|cross out|scratch|erase|delete|remove|wipe|drop|"
-    r"get rid of|clear)\s+(?=what (?:i|we) (?:said|told you|mentioned|shared)\b|what you (?:know|have|remember|"
+    r"get rid of|clear)\s+(?=what (?:i|we) (?:just\s+|earlier\s+)?(?:said|told you|mentioned|shared)\b|what you (?:know|have|remember|"
     r"have stored|'ve stored|'ve got) (?:about|on)\b|(?:any|every|all) mentions? of\b|"
     r"(?:the|that|this)\s+(?:bit|bits|part|stuff|thing|things)\s+(?:about|on|regarding)\b)|"
     rf"(?:scrap|bin|ignore|disregard|never\s*mind|strike|cross out|scratch)\s+(?={SAID_POINTER}))"

@@ -1,0 +1,189 @@
+"""Forgets said in shapes the readers missed (#33, dev19): an unsaying ("Hang on, ignore what I just said about my
+blood", "Pretend I never told you my salary"), a thing named as an indirect question ("I don't want you knowing who
+my therapist is"), a refusal asked as a favour ("Would you mind not holding on to the ADHD thing?"), a subject taken
+with all that goes with it ("Forget Halden and everything that goes with it", "forget Ballymena and the people from
+there", which was read as a forget of every person), and whole categories named as a whole ("All my health info,
+please wipe it", "anything about my family", "everything money-related about me", "all the phone numbers I've given
+you"). Each was stored, kept, or both; what the request does not name stays.
+
+Real layers on memory:// and SQLite files, driven through the agent loop (record_turn, end_session).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kioko_core.store import Record
+from kioko_intelligence.forget_reading import in_category
+from kioko_intelligence.forget_requests import kind_named
+
+U = {"user_id": "oona"}
+
+
+def _after(memory, said: list[str], request: str) -> list[str]:  # type: ignore[no-untyped-def]
+    """The memories' texts after ``request``, said in a session after ``said``."""
+    for text in said:
+        memory.record_turn(text, "Okay.", session_id="s1", **U)
+    memory.end_session("s1", **U)
+    memory.record_turn(request, "Done.", session_id="s2", **U)
+    memory.end_session("s2", **U)
+    return [r.content for r in memory.memories(**U)]
+
+
+def _holds(contents: list[str], word: str) -> bool:
+    return any(word.lower() in c.lower() for c in contents)
+
+
+@pytest.mark.parametrize(
+    ("said", "asked", "gone", "kept"),
+    [
+        (
+            ["My knee has been sore since the marathon.", "I play the cello in an orchestra."],
+            "Hold on, ignore what I just said about my knee.",
+            "knee",
+            "cello",
+        ),
+        (
+            ["My salary is 48k a year.", "I play the cello in an orchestra."],
+            "Pretend I never told you my salary.",
+            "48k",
+            "cello",
+        ),
+        (
+            ["My therapist is Dr Okafor.", "I play the cello in an orchestra."],
+            "On second thoughts, I don't want you knowing who my therapist is.",
+            "Okafor",
+            "cello",
+        ),
+        (
+            ["I was diagnosed with ADHD last spring.", "I play the cello in an orchestra."],
+            "Would you mind not holding on to the ADHD thing?",
+            "ADHD",
+            "cello",
+        ),
+    ],
+)
+def test_an_item_unsaid_or_refused_goes(memory, said, asked, gone, kept) -> None:  # type: ignore[no-untyped-def]
+    contents = _after(memory, said, asked)
+    assert not _holds(contents, gone)
+    assert _holds(contents, kept)
+
+
+def test_a_subject_with_everything_that_goes_with_it_goes(memory) -> None:  # type: ignore[no-untyped-def]
+    said = [
+        "I've got an interview with Halden Robotics on Thursday.",
+        "Halden's office is out in Milton Keynes.",
+        "I've also got the dentist on Friday afternoon.",
+    ]
+    contents = _after(memory, said, "Didn't get it. Forget Halden and everything that goes with it.")
+    assert not _holds(contents, "Halden")
+    assert _holds(contents, "dentist")
+
+
+def test_a_place_and_the_people_from_there_is_no_forget_of_every_person(memory) -> None:  # type: ignore[no-untyped-def]
+    said = [
+        "I grew up in Ballymena.",
+        "My two oldest friends from Ballymena are Niall and Orla.",
+        "My wife is called Helen.",
+    ]
+    contents = _after(memory, said, "Please forget Ballymena and the people from there.")
+    assert not _holds(contents, "Ballymena")
+    assert not _holds(contents, "Orla")
+    assert _holds(contents, "Helen")  # a person, but not from there
+
+
+@pytest.mark.parametrize(
+    ("said", "asked", "gone", "kept"),
+    [
+        (
+            ["I've got asthma.", "I'm on sertraline, 50mg in the mornings.", "I work the early shift at a bakery."],
+            "All my medical stuff, please wipe it.",
+            ["asthma", "sertraline"],
+            "bakery",
+        ),
+        (
+            ["My mum's called Rosalind.", "My dad Trevor is recovering from a hip replacement.", "I keep bees."],
+            "Could you clear out anything about my family?",
+            ["Rosalind", "Trevor"],
+            "bees",
+        ),
+        (
+            ["I've got about 14k put away in savings.", "Our mortgage is with Halifax.", "I keep bees."],
+            "Forget everything money-related about me.",
+            ["14k", "Halifax"],
+            "bees",
+        ),
+        (
+            ["My plumber's number is 07700 900461.", "My mechanic Gaz is on 07700 900812.", "I keep bees."],
+            "Get rid of all the phone numbers I've given you.",
+            ["900461", "900812"],
+            "bees",
+        ),
+    ],
+)
+def test_a_category_named_as_a_whole_goes(memory, said, asked, gone, kept) -> None:  # type: ignore[no-untyped-def]
+    contents = _after(memory, said, asked)
+    assert [g for g in gone if _holds(contents, g)] == []
+    assert _holds(contents, kept)
+    assert not _holds(contents, asked.split()[0])  # the request itself is not stored
+
+
+@pytest.mark.parametrize(
+    ("thing", "kind"),
+    [
+        ("All my health info", "health"),
+        ("my medical history", "health"),
+        ("my family", "family"),
+        ("everything money-related about me", "money"),
+        ("all my finances", "money"),
+        ("all the phone numbers", "phone numbers"),
+        # the category's word is not the head: a thing of its own
+        ("my family photos", None),
+        ("the health centre address", None),
+        ("the numbers", None),
+        ("the money I lent Sam", None),
+    ],
+)
+def test_a_category_is_named_only_as_a_whole(thing: str, kind: str | None) -> None:
+    assert kind_named(thing) == kind
+
+
+@pytest.mark.parametrize(
+    ("content", "category", "member"),
+    [
+        ("User's plumber's number is 07700 900461.", "phone numbers", True),
+        ("Call the office on +44 (0)20 7946 0018.", "phone numbers", True),
+        ("Our mortgage is with Halifax, 1,100 a month.", "phone numbers", False),
+        ("We sold the house in 2021.", "phone numbers", False),
+        ("User has got about 14k put away in savings.", "money", True),
+        ("User pays 950 quid rent.", "money", True),
+        ("User keeps bees on the roof.", "money", False),
+        ("User runs 10k on Sundays.", "money", False),
+        ("User's neighbour Bill shares a flat with Sam.", "money", False),
+        ("User is on sertraline, 50mg in the mornings.", "health", True),
+        ("User runs a bakery.", "health", False),
+    ],
+)
+def test_what_a_category_holds(content: str, category: str, member: bool) -> None:
+    record = Record(id="r1", user_id="u", content=content, kind="factual", metadata={})
+    assert in_category(record, category) is member
+
+
+def test_a_forget_with_news_after_a_change_of_topic_keeps_the_news(memory) -> None:  # type: ignore[no-untyped-def]
+    said = ["My colleague Anouk keeps taking credit for my work.", "Anouk sits next to me in the Rotterdam office."]
+    request = "Anouk's left the company so you can forget about her, and by the way I've been promoted to team lead!"
+    contents = _after(memory, said, request)
+    assert not _holds(contents, "Anouk")
+    assert _holds(contents, "team lead")
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    ["Forget my salary, I shouldn't have shared it.", "Forget my salary, it's nobody's business."],
+)
+def test_what_follows_a_forget_without_a_change_of_topic_is_part_of_it(memory, request_text) -> None:  # type: ignore[no-untyped-def]
+    contents = _after(memory, ["My salary is 48k a year.", "I keep bees."], request_text)
+    assert not _holds(contents, "48k")
+    assert not _holds(contents, "shared")
+    assert not _holds(contents, "business")
+    assert _holds(contents, "bees")
