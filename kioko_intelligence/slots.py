@@ -76,6 +76,7 @@ from kioko_intelligence.slot_nearest import nearest_changes, standing_requests, 
 from kioko_intelligence.slot_reading import CUE, TITLE_DOT, Slot, new_value, old_values, read_slot, text_terms
 from kioko_intelligence.slot_sequences import further_along
 from kioko_intelligence.slot_subjects import another_one, different_subjects, named_subjects, subject_words
+from kioko_intelligence.slot_tallies import running_tally
 from kioko_intelligence.slot_topics import GENERIC as _GENERIC
 from kioko_intelligence.slot_topics import LIKING_WORDS as _LIKING_WORDS
 from kioko_intelligence.slot_topics import USERS_OWN as _USERS_OWN
@@ -787,6 +788,9 @@ def resolve(
         if not found:  # "Reached lesson 20 of the Spanish course!" after "User is at lesson 12"
             along = further_along(memory, scope, lambda t: _holding(memory, scope, t, False), text, turn_text)
             found = [Replaced(r, True) for r in along]
+        if not found:  # "Fundraiser total is £3,450" after "The school fundraiser has raised £1,200 so far"
+            tally = running_tally(lambda t: _holding(memory, scope, t, False), text, turn_text)
+            found = [Replaced(r, False) for r in tally]
         replaced = [r for r in found if r.record.id not in claimed]
         if not replaced:
             continue
