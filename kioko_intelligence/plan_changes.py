@@ -36,6 +36,9 @@ _KEYED = re.compile(
     re.IGNORECASE,
 )
 _CHANGED = re.compile(r"\b(?:now|instead|these days|from now on|from here on|changed?|moved|switched)\b", re.IGNORECASE)
+_CONSEQUENCE = re.compile(r"^(?:so|which means|that means|meaning)\s+(?!that\b|it\b|we\b|i\b)", re.IGNORECASE)
+"""A clause said as the consequence of the reason before it ("River's far too high, so Saturday is the climbing
+wall"): a key given another value for a reason is a change, though no change word is said."""
 _NOT_KEYS = frozenset(
     "it that this there he she they we i which what who everything nothing something user one mine".split()
 )
@@ -63,7 +66,7 @@ def keyed(
     found = []
     for clause in _clauses(turn_text):
         match = _KEYED.match(clause.strip())
-        if match is None or not _CHANGED.search(clause):
+        if match is None or not (_CHANGED.search(clause) or _CONSEQUENCE.match(clause.strip())):
             continue
         key, value = match.group("key").strip(), match.group("value").strip(" .")
         if key.lower().split()[0] in _NOT_KEYS or not terms(key) or not value:
@@ -160,6 +163,48 @@ def skipped(
     return found
 
 
+_ADD_STEP = re.compile(
+    r"\b(?:add(?:ing|ed)?|put(?:ting)?|insert(?:ing|ed)?|slot(?:ting|ted)?|squeez(?:e|ing|ed)|stick(?:ing)?)\s+(?:in\s+)?(?:one\s+more|another|an?\s+extra|a\s+new|a|an)\s+step\s+"
+    r"(?:in\s+)?(?P<where>before|after)\s+(?P<anchor>[^:;,.]+?)\s*[:,\u2013\u2014-]\s*(?P<new>[^.;!?]+)"
+    r"|\b(?:forgot|missed|left out)\s+(?:a|one)\s+step\s*[:,\u2013\u2014-]\s*(?P<where2>before|after)\s+"
+    r"(?P<anchor2>[^,;:]+?)\s*,\s*(?P<new2>[^.;!?]+)",
+    re.IGNORECASE,
+)
+"""A step added before or after one the turn names ("Put one more step in before tagging: a migration dry-run on
+staging", "Forgot a step: after the tiles come out, we need to re-plaster")."""
+_NEED = re.compile(r"^(?:(?:we|you|i)\s+)?(?:also\s+)?(?:need|have|must|should)\s+(?:to\s+)?", re.IGNORECASE)
+
+
+def added_step(
+    holding: Callable[[list[str]], list[Record]], terms: Callable[[str], list[str]], turn_text: str
+) -> list[tuple[Record, str, str]]:
+    """(plan, the text its steps are in, that text with the new step before or after the one named) for a step
+    added to a plan or list of three or more by naming its neighbour; the neighbour's words must name one step."""
+    found = []
+    for match in _ADD_STEP.finditer(turn_text):
+        where = (match.group("where") or match.group("where2")).lower()
+        anchor = match.group("anchor") or match.group("anchor2")
+        new = _NEED.sub("", (match.group("new") or match.group("new2")).strip()).strip()
+        words = terms(anchor)
+        for record in holding(words) if words and new else []:
+            numbered = [m.group("step") for m in _NUMBERED.finditer(record.content)]
+            steps = numbered if len(numbered) >= 3 else plan_steps(record)
+            named = [s for s in steps if set(words) <= set(terms(s))] or [s for s in [_step_named(steps, anchor)] if s]
+            if len(named) != 1 or new.lower() in record.content.lower():
+                continue  # the words name no step, or more than one; or the step is there already
+            step = named[0]
+            added = new[:1].upper() + new[1:] if step[:1].isupper() else new
+            if len(numbered) >= 3:
+                at = numbered.index(step) + (where == "after")
+                items = numbered[:at] + [added] + numbered[at:]
+                spans = list(_NUMBERED.finditer(record.content))
+                span = record.content[spans[0].start() : spans[-1].end()]
+                found.append((record, span, "; ".join(f"{i}) {s}" for i, s in enumerate(items, 1))))
+            else:
+                found.append((record, step, f"{added}, {step}" if where == "before" else f"{step}, {added}"))
+    return found
+
+
 def rewrites(
     holding: Callable[[list[str]], list[Record]], terms: Callable[[str], list[str]], turn_text: str
 ) -> list[tuple[Record, str, str]]:
@@ -170,6 +215,7 @@ def rewrites(
         + dropped(holding, terms, turn_text)
         + succeeded(holding, terms, turn_text)
         + stepped_after(holding, terms, turn_text)
+        + added_step(holding, terms, turn_text)
     )
 
 
