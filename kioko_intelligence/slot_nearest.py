@@ -284,11 +284,16 @@ def with_its_value(sentence: str, turn_text: str) -> str:
 
 STANDING = re.compile(
     r"\b(?:always|never|everywhere|every time|any(?:thing|where|time| time)|whenever|henceforth|"
-    r"from (?:now|here) on|going forward|in future|in the future)\b",
+    r"from (?:now|here) on|going forward|in future|in the future)\b|"
+    r"\b(?:go|goes|going|went|gone|switch|switching|switched|change|changing|changed|revert|reverting|reverted|swap|swapping|swapped)\s+(?:it\s+|things\s+)?back\s+"
+    r"to\b(?!\s+(?:the\s+|my\s+|your\s+)?(?:first|second|third|previous|last|earlier|top|start|beginning|original|"
+    r"other|that|this|it|what|where|before|question|example|point|draft|version|step|list|page|paragraph|section)\b)",
     re.IGNORECASE,
 )
 """Words that make a request to the assistant a standing rule ("so dnf everywhere please", "initials only in
-anything you draft"), not a task for now ("Please give me the command to restart nginx")."""
+anything you draft"), not a task for now ("Please give me the command to restart nginx"); a return to an earlier
+way ("Switch back to English for your replies", "I'd rather you went back to Margaret") is one too, not a step
+back in the talk ("go back to the previous example", "switch back to that draft")."""
 _TO_YOU = re.compile(r"\b(?:you(?!\s+(?:know|see|guess|never know)\b)|your|please)\b", re.IGNORECASE)
 _ASKING = re.compile(r"^\W*(?:could|can|would|will|do|did|are|have)\s+you\b", re.IGNORECASE)
 """A request asked as a question, its mark left off ("Could you please check anything odd in this"): a task."""
@@ -320,8 +325,16 @@ def standing_requests(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, tu
     said to it ("you", "your", "please"), with a word of a standing rule (:data:`STANDING`), not a question, not
     additive, no instruction or profile slot among the turn's ops and nothing else paired: stored as an instruction in
     a marked conflict with the nearest instruction in force (:func:`nearest_instruction`); the turn's other adds of
-    the same words give way. True when it did."""
-    if any(op.target or any(op.fields.get(k) for k in ("supersedes", "conflicts_with", "rewrites")) for op in ops):
+    the same words give way. True when it did.
+
+    When the turn's one add of another kind already marks an instruction ("Switch back to English for your replies,
+    I've paused the language practice" kept as the event "User has paused the language practice", in conflict with
+    "From now on please reply in Portuguese"), that add is the request: stored as an instruction of the whole turn,
+    with its marks."""
+    marking = [
+        op for op in ops if op.target or any(op.fields.get(k) for k in ("supersedes", "conflicts_with", "rewrites"))
+    ]
+    if marking and _marks_an_instruction(memory, scope, marking) is None:
         return False
     if any(op.status == "planned" and op.kind in (Instructions.kind, Profile.kind) for op in ops):
         return False
@@ -334,6 +347,14 @@ def standing_requests(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, tu
         return False
     if is_reaction(text) or is_pause(text) or is_interruption(text):
         return False
+    marked = _marks_an_instruction(memory, scope, marking) if marking else None
+    if marked is not None:
+        marked.op, marked.fields["text"] = "instruction.add", text
+        marked.reason = (marked.reason + "; " if marked.reason else "") + "a standing request to the assistant"
+        for op in ops:
+            if op is not marked and op.status == "planned" and op.action == "add":
+                op.status, op.error = SKIPPED, "part of an instruction the turn changes"
+        return True
     found = nearest_instruction(memory, scope, text)
     if found is None:
         return False
@@ -350,6 +371,23 @@ def standing_requests(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, tu
         )
     )
     return True
+
+
+def _marks_an_instruction(memory: MemoryLayer, scope: Scope, marking: list[MemoryOp]) -> MemoryOp | None:
+    """The one planned add of another kind than an instruction among ``marking`` that supersedes or conflicts with
+    instructions only (no target, no rewrite), or None."""
+    if len(marking) != 1:
+        return None
+    op = marking[0]
+    if op.status != "planned" or op.action != "add" or op.target or op.fields.get("rewrites"):
+        return None
+    if op.kind in (Instructions.kind, Profile.kind, Goals.kind, Procedures.kind):
+        return None
+    ids = [i for key in ("supersedes", "conflicts_with") for i in op.fields.get(key) or []]
+    records = held_records(memory, scope, ids)
+    if not records or any(r is None or r.kind != Instructions.kind for r in records):
+        return None
+    return op
 
 
 _OP_OF = {

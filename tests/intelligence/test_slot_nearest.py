@@ -318,3 +318,47 @@ def test_a_standing_request_to_the_assistant_changes_the_nearest_instruction(
 def test_what_the_standing_request_rule_leaves_alone(url: str, new: str) -> None:
     with _said(url, "When you give me shell commands, assume Debian and apt.", new) as memory:
         assert not any(r.metadata.get("conflicted_by") for r in memory.memories(user_id="u"))
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "question", "kept"),
+    [
+        (
+            "From now on please reply in Portuguese, I'm practising for my trip to Lisbon.",
+            "Switch back to English for your replies, I've paused the language practice for a while.",
+            "Which language should you reply in?",
+            "English",
+        ),
+        (
+            "Give me every temperature in Fahrenheit from now on.",
+            "Please go back to Celsius for temperatures, the Fahrenheit ones confuse my kids.",
+            "Which unit should you give temperatures in?",
+            "Celsius",
+        ),
+    ],
+)
+def test_a_request_to_go_back_to_an_earlier_way_is_a_standing_request(
+    url: str, old: str, new: str, question: str, kept: str
+) -> None:
+    """ "Switch back to", "go back to" said to the assistant are words of a standing rule; the router's event of the
+    turn that already marks the instruction in force becomes the instruction, the whole turn its text."""
+    with _said(url, old, new) as memory:
+        newer = next(r for r in memory.memories(user_id="u") if kept in r.content)
+        older = next(r for r in memory.memories(user_id="u") if r.content.startswith(old[:20]))
+        assert newer.kind == "instruction"
+        assert older.id in (newer.metadata.get("conflicts_with") or []) + (newer.metadata.get("supersedes") or [])
+        assert kept in memory.recall(question, user_id="u").text
+
+
+@pytest.mark.parametrize(
+    "new",
+    [
+        "Please go back to the previous example, I missed a step.",  # a step back in the talk
+        "Could you switch back to that draft you wrote earlier, please.",  # a step back in the talk
+        "I went back to the shop for more apt cables, you know.",  # no return to a way of answering
+    ],
+)
+def test_what_the_go_back_words_leave_alone(url: str, new: str) -> None:
+    with _said(url, "When you give me shell commands, assume Debian and apt.", new) as memory:
+        assert not any(r.metadata.get("conflicted_by") for r in memory.memories(user_id="u"))
+        assert not any(r.metadata.get("superseded_by") for r in memory.memories(user_id="u"))
