@@ -44,7 +44,7 @@ RELATIONS = {
         rf"\b(?i:i|we)\s+(?i:now\s+)?(?i:report(?:ing)?)\s+(?i:directly\s+)?(?i:to)\s+(?P<v>{NAME_WORDS})"
     ),
     "location": re.compile(
-        rf"(?:^|\b(?i:i|we)\s+|(?<=,\s)|(?<=\band\s))(?i:(?:have\s+|'ve\s+|just\s+|finally\s+|recently\s+)*)"
+        rf"(?:^|\b(?i:i|we)(?:\s+|(?='))|(?<=,\s)|(?<=\band\s))(?i:(?:have\s+|'ve\s+|just\s+|finally\s+|recently\s+)*)"
         rf"(?i:moved|relocated|moving|relocating)\s+(?i:back\s+)?(?i:home\s+)?(?i:over\s+)?(?i:to)\s+(?P<v>{NAME_WORDS})"
         # "Since October my home is in Oulu", "I have my own flat in Wrocław": where the user's home is now
         rf"|\b(?i:my|our)\s+(?i:(?:own|new)\s+(?:flat|place|house|apartment|home)|(?:new\s+)?home\s+is(?:\s+now)?)"

@@ -74,6 +74,7 @@ from kioko_intelligence.slot_marks import apply as apply
 from kioko_intelligence.slot_marks import stale_summaries as stale_summaries
 from kioko_intelligence.slot_nearest import nearest_changes, standing_requests, with_its_value
 from kioko_intelligence.slot_reading import CUE, TITLE_DOT, Slot, new_value, old_values, read_slot, text_terms
+from kioko_intelligence.slot_returns import returns
 from kioko_intelligence.slot_sequences import further_along
 from kioko_intelligence.slot_subjects import another_one, different_subjects, named_subjects, subject_words
 from kioko_intelligence.slot_tallies import running_tally
@@ -858,6 +859,8 @@ def resolve(
         carry_rewrites(ops, going_on)  # "... so we're at fifteen, and the showcase got pushed to 16 March"
         ops.append(going_on)  # "so two now" after "We own three bikes": "We own two bikes"
     unrouted(memory, ops, scope, turn_text)
+    if returns(memory, ops, scope, turn_text):  # "I'd rather you went back to Margaret": the replacing value goes
+        return
     if standing_requests(memory, ops, scope, turn_text):  # "so dnf everywhere please": a standing rule changed
         return
     # a change said only through the new state ("it's a swim after my shift these days"): its nearest memory
