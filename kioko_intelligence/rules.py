@@ -118,12 +118,18 @@ LEAD_IN = re.compile(
 
 CHANGE_LEAD = re.compile(
     r"^(?:change of plans?|changed my mind|i changed my mind|we changed our minds?|on second thought|"
+    r"(?:(?:a|one|quick|small|little|slight|minor|tiny)\s+){0,2}(?:correction|fix|update|amendment|clarification)\s+"
+    r"(?:to|on|about|of|for)\s+(?:something|what|a thing|one thing|the thing|that)\s+(?:i|we)\s*(?:'ve\s+|have\s+)?"
+    r"(?:told|said to|gave|mentioned to)\s+you(?:\s+(?:earlier|before|last time|yesterday|the other day|once))?"
+    r"(?=\s*[,:\-\u2013])|"
     r"scratch that|update|correction|(?:revert|revers|revisit|overturn|rethink|revis|chang|updat)(?:e|ed|ing)?\s+"
     r"(?:of\s+|to\s+)?(?:the\s+|a\s+|our\s+|my\s+)?decision)\s*[,:!.\-\u2013]*\s*",
     re.IGNORECASE,
 )
 """Lead-ins that announce a change of mind ("revert decision: FastAPI -> Litestar"): what follows replaces a current
-decision when it names one."""
+decision when it names one. A correction of something said to the assistant ("Quick correction to something I told
+you: the school is Oakwood Academy, not Oakfield") is one too: what follows is read without it (said to "you", the
+sentence was dropped whole)."""
 
 TIME_LEAD = re.compile(
     r"^(?P<time>(?:this|next|last) (?:week|month|quarter|year|semester|term|summer|winter|spring|autumn|fall|sprint)|"
