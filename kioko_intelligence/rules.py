@@ -179,6 +179,20 @@ _ARTICLE = r"(?:an?|the)\s+"
 _EMPLOYER = rf"(?P<employer>{_NAME})"
 _EMPLOYER_LOWER = r"(?P<employer>the [a-z][\w-]*(?: [a-z][\w-]*){0,2})"
 
+_WORKING_FOR = re.compile(
+    r"\bworking\s+for\s+(\w[\w&.'-]*(?:\s+\w[\w&.'-]*){0,3}?)(?:\s+(?:in|at|as|on|since)\b|\s*[,.;]|\s*$)",
+    re.IGNORECASE,
+)
+
+
+def _names_an_employer(text: str) -> bool:
+    """ "I am working for Škoda in Mladá Boleslav, process engineer": "working for" and a name (words written with a
+    capital, then the sentence's end, a comma or "in / at / as / on / since") is an employer, no aim ("working for a
+    promotion", "working for Grade 8 by summer")."""
+    found = _WORKING_FOR.search(text)
+    return found is not None and all(word[:1].isupper() for word in found.group(1).split())
+
+
 PROFILE: tuple[Row, ...] = (
     row(
         "profile.set",
@@ -468,6 +482,7 @@ GOAL: tuple[Row, ...] = (
         "goal.add",
         rf"^(?:{_IM}\s+(?:also\s+)?|)(?:aiming|working|working hard|pushing)\s+(?:for|towards?)\s+(?P<title>.+)$",
         "We're aiming for SOC 2 compliance by Q4",
+        needs=lambda text: not _names_an_employer(text),
     ),
     row(
         "goal.add",
