@@ -187,6 +187,15 @@ _NOT_HELD = re.compile(
     r"(?:be|live|stay|sit|remain|be\s+kept|be\s+stored)\s+(?:in|on|anywhere|with)\b",
     re.IGNORECASE,
 )
+_KEPT_PRIVATE = re.compile(
+    r"^(?:i'd|i\s+would)\s+(?:much\s+)?(?:rather|prefer)\s+(?:if\s+)?(?P<rest>that|it|this|(?:my|our|the)\s+[\w'-]+"
+    r"(?:\s+[\w'-]+){0,3}?)\s+(?:stayed|stays|stay|remained|remains|was\s+kept|were\s+kept|is\s+kept|be\s+kept|kept)\s+"
+    r"(?:between|private|off\s+the\s+record|with\s+me|just\s+with|among|confidential|secret)\b",
+    re.IGNORECASE,
+)
+"""A wish that something stay private ("I'd rather that stayed between me and my doctor", "I'd prefer my salary
+stayed private"): a refusal to keep it, read only when a memory holds it ("I'd rather it stayed warm" is no
+request)."""
 _PASSIVE = re.compile(
     r"(?:\bif\s+|\bthat\s+|^)(?P<rest>(?:(?!\bif\b).)+?)\s+(?:be|were|was|is|are|to\s+be|got|gets?|should\s+be)\s+"
     r"(?:removed|deleted|erased|wiped|forgotten|purged|scrubbed|expunged|struck|binned|dropped)\b",
@@ -438,7 +447,7 @@ def _act_of(clause: str, whole: str) -> tuple[str, bool, bool] | None:
         if said_bit:  # "Lose the bit about my salary", "Drop the five-a-side stuff": the thing it points at
             thing, firm = said_bit.group("thing"), True
     else:
-        for pattern in (_NOT_TO_KNOW, _REFUSED, _NO_NOTE, _NOT_HELD, _PASSIVE):
+        for pattern in (_NOT_TO_KNOW, _REFUSED, _NO_NOTE, _NOT_HELD, _PASSIVE, _KEPT_PRIVATE):
             hit = pattern.search(said)
             if hit is not None:
                 # "this you must not keep": the thing said before the refusal

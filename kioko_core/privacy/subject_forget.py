@@ -15,7 +15,9 @@ A memory that speaks of the subject only by a pronoun goes too when the pronoun 
 (:func:`pronoun_followers`): it was written in the same session after a memory naming the subject, with no
 other name in between ("My sister Dana is a nurse." ... "She works night shifts." ... "She runs."). A
 memory that names someone else ("Sam said she ...") ends the chain, and "they"/"their" next to "User" is
-the user (the router writes "I" as "User ... their"), so it never counts. The summary points and waiting
+the user (the router writes "I" as "User ... their"), so it never counts. A place or an organisation said again
+as "there" is such a pronoun too ("I've got an interview with Halden." ... "The recruiter there is Bea
+Lindqvist."), the "there" of existence ("There is a new café") is not. The summary points and waiting
 turns that say what such a memory says go with it.
 """
 
@@ -163,9 +165,32 @@ CHAIN = 8
 """How many memories after the last one naming the subject a pronoun may still point back to it."""
 
 
+_THERE = re.compile(
+    r"(?<![.!?,;:]\s)(?<!^)(?<!\band\s)(?<!\bbut\s)(?<!\bso\s)(?<!\bthat\s)(?<!\bwhere\s)(?<!\bif\s)"
+    r"\bthere\b(?!\s+(?:is|are|was|were|'s|'re|has|have|had|will|would|must|might|may|seems?|"
+    r"used\s+to)\s+(?:a|an|no|some|any|many|much|lots|loads|plenty|nothing|something|one|two|three|several|more|"
+    r"too|been|never|always|still|often|usually)\b)",
+    re.IGNORECASE,
+)
+_THERE_AFTER_NOUN = re.compile(r"\b(?:the|our|my|his|her|their|user's)\s+(?:[\w-]+\s+){0,2}?[\w-]+\s+there\b", re.I)
+"""A place said again as "there" (:data:`_THERE` after a verb, "User has been there twice"; this after a noun, "The
+recruiter there is a woman called Bea", "User's old supervisor there was Keith"), not the "there" of existence
+("There is a new café", "there were no seats", "User thinks there is a problem")."""
+
+
 def _pronoun(text: str) -> bool:
     """A third person that is not the user ("she", "his"; "they" only in a memory not about "User")."""
     return bool(_HE_SHE.search(text) or (_THEY.search(text) and not _USER.search(text)))
+
+
+_OPENERS = frozenset("the a an our my their his her its this that these those user user's".split())
+"""A memory's first word that names no one: before a place said again as "there" ("The recruiter there ...",
+"User's old supervisor there ...") it does not end the chain."""
+
+
+def _place_again(text: str) -> bool:
+    """A place or an organisation said again as "there" (:data:`_THERE`, :data:`_THERE_AFTER_NOUN`)."""
+    return bool(_THERE.search(text) or _THERE_AFTER_NOUN.search(text))
 
 
 def _other_name(text: str, words: list[str]) -> bool:
@@ -227,8 +252,10 @@ def pronoun_followers(
                 continue
             since += 1
             pronoun = _pronoun(record.content)
-            starts_with_other = _other_name(record.content.split(" ", 1)[0], words)
-            if pronoun and not starts_with_other and since <= CHAIN:
+            first = record.content.split(" ", 1)[0]
+            place = not pronoun and _place_again(record.content)  # "User's old supervisor there was Keith"
+            starts_with_other = not (place and first.lower() in _OPENERS) and _other_name(first, words)
+            if (pronoun or place) and not starts_with_other and since <= CHAIN:
                 followers[record.id] = record
             elif _other_name(record.content, words) or since > CHAIN:
                 since = None

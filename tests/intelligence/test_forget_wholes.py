@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import pytest
 
+from kioko_core.privacy.subject_forget import _place_again
 from kioko_core.store import Record
 from kioko_intelligence.forget_reading import in_category
 from kioko_intelligence.forget_requests import kind_named
@@ -187,3 +188,63 @@ def test_what_follows_a_forget_without_a_change_of_topic_is_part_of_it(memory, r
     assert not _holds(contents, "shared")
     assert not _holds(contents, "business")
     assert _holds(contents, "bees")
+
+
+def test_a_place_said_again_as_there_goes_with_its_subject(memory) -> None:  # type: ignore[no-untyped-def]
+    said = [
+        "At my old job at Argos I did the night stocktake.",
+        "My old supervisor there was called Keith.",
+        "I now work in a bike shop.",
+    ]
+    for text in said:
+        memory.record_turn(text, "Okay.", session_id="s1", **U)
+    listed = [m["content"] for m in memory.forget_about("Argos", dry_run=True, **U)["memories"]]
+    assert any("Keith" in c for c in listed)
+    assert not any("bike shop" in c for c in listed)
+
+
+def test_the_there_of_existence_and_another_name_end_nothing_of_the_subject(memory) -> None:  # type: ignore[no-untyped-def]
+    said = [
+        "I've got an interview with Halden Robotics on Thursday.",
+        "There is a new café opening on my street.",
+        "My sister Priya lives in Leeds.",
+        "The food there is amazing.",
+    ]
+    for text in said:
+        memory.record_turn(text, "Okay.", session_id="s1", **U)
+    listed = [m["content"] for m in memory.forget_about("Halden", dry_run=True, **U)["memories"]]
+    assert not any("café" in c for c in listed)  # the "there" of existence
+    assert not any("food" in c for c in listed)  # "there" after another name is that name's place
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("The recruiter there is a woman called Bea Lindqvist.", True),
+        ("User's old supervisor there was called Keith.", True),
+        ("User has been there twice.", True),
+        ("There is a new café.", False),
+        ("there were no seats left", False),
+        ("User thinks there is a problem.", False),
+        ("User lives in Leeds and there are lots of parks.", False),
+    ],
+)
+def test_a_place_said_again(text: str, place: bool) -> None:
+    assert _place_again(text) is place
+
+
+def test_a_wish_that_something_stay_private_forgets_it(memory) -> None:  # type: ignore[no-untyped-def]
+    said = ["I was diagnosed with ADHD last spring.", "I play the cello in an orchestra."]
+    contents = _after(
+        memory,
+        said,
+        "Would you mind not holding on to the ADHD thing? I'd rather that stayed between me and my doctor.",
+    )
+    assert not _holds(contents, "ADHD")
+    assert not _holds(contents, "rather")  # the wish is no preference
+    assert _holds(contents, "cello")
+
+
+def test_a_wish_about_something_else_is_read_as_usual(memory) -> None:  # type: ignore[no-untyped-def]
+    contents = _after(memory, ["My salary is 48k a year."], "I'd rather the office stayed warm in winter.")
+    assert _holds(contents, "48k")
