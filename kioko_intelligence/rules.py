@@ -954,10 +954,12 @@ TASK: tuple[Row, ...] = (
 )
 POINTER = re.compile(
     r"^(?:the|my|our|here's the|here is the|this is the)\s+(?:log(?: file)?|file|link|url|path|ticket|branch|repo|"
-    r"error|dashboard|stack trace|trace|pr|runbook)\b.*?(?:\bis\b|\bare\b|:|\bat\b|\bfrom\b|\bon\b)",
+    r"error|dashboard|stack trace|trace|pr|runbook)\b.*?(?:\bis\b|\bare\b|:|\bat\b|\bfrom\b|\bon\b)|"
+    r"^(?:i'm|i am|im|we're|we are)\s+(?:now\s+|currently\s+|still\s+)?on\s+(?:the\s+)?(?:git\s+)?branch\b",
     re.IGNORECASE,
 )
-"""A sentence that only points at something of the session ("The log file is at ..."): the scratchpad only."""
+"""A sentence that only points at something of the session ("The log file is at ...", "I'm on branch
+feature/sso-login, wiring up the SAML callback"): the scratchpad only."""
 
 # --------------------------------------------------------------------------- chatter
 
@@ -1351,6 +1353,16 @@ IDENTIFIERS: tuple[Row, ...] = (
         "OPS-77 is the one",
         0,
         slot="ticket",
+    ),
+    row(
+        "working.set",
+        r"\b(?:on|checked out|check out|checking out|checkout|switched to|switching to|switch to|created|cut|"
+        r"pushed to|rebased|merged)\s+(?:the\s+|a\s+|my\s+|our\s+|new\s+)*(?:git\s+)?branch\s+`?"
+        r"([\w.-]*[/_-][\w./-]*\w|main|master|develop|trunk)\b`?"
+        r"|\b(?:checked out|checking out|git checkout(?:\s+-b)?|git switch(?:\s+-c)?)\s+`?([\w.-]+/[\w./-]*\w)`?"
+        r"|\b(?:the\s+)?`?([\w.-]+/[\w./-]*\w)`?\s+branch\b",
+        "Checked out hotfix/cookie-expiry",
+        slot="branch",
     ),
     row(
         "working.set",

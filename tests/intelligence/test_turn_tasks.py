@@ -141,6 +141,45 @@ def test_a_ticket_stays_when_another_one_is_done_or_only_named(then: str) -> Non
     assert pad_after("Picking up PAY-1182, the refund rounding bug.", then).get("ticket") == "PAY-1182"
 
 
+def test_the_git_branch_is_a_scratchpad_identifier_and_a_checkout_moves_it() -> None:
+    memory = kioko.intelligent("memory://")
+    try:
+        memory.record_turn("I'm on branch feature/sso-login, wiring up the SAML callback.", user_id="u", session_id="s")
+        memory.record_turn(
+            "Prod is on fire, parked the SSO work and checked out hotfix/cookie-expiry.", user_id="u", session_id="s"
+        )
+        assert memory.working.all(user_id="u", session_id="s").get("branch") == "hotfix/cookie-expiry"
+        context = memory.recall("Which branch am I on?", user_id="u", session_id="s").text
+        assert "hotfix/cookie-expiry" in context and "feature/sso-login" not in context
+    finally:
+        memory.close()
+
+
+@pytest.mark.parametrize(
+    ("said", "branch"),
+    [
+        ("Ran git checkout -b bugfix/login_timeout before lunch.", "bugfix/login_timeout"),
+        ("Rebased the release/2.4 branch on main.", "release/2.4"),
+        ("Switched to branch spike_new_parser for the afternoon.", "spike_new_parser"),
+    ],
+)
+def test_a_branch_said_in_other_ways(said: str, branch: str) -> None:
+    assert pad_after(said).get("branch") == branch
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I go to the library branch on Elm Street on Saturdays.",
+        "The bank's Nagoya branch is closing in May.",
+        "I'm on the branch committee at church this year.",
+        "We now push to the main branch and the pipeline deploys.",
+    ],
+)
+def test_a_branch_of_something_else_is_no_scratchpad_branch(said: str) -> None:
+    assert "branch" not in pad_after(said)
+
+
 def test_a_bare_number_is_an_identifier_the_task_moves_on_from() -> None:
     found, context = tasks(
         "Seeing to cow 318, she's calving, might be a long night.",
