@@ -186,8 +186,13 @@ def nearest_changes(
     widens it to its whole sentence: "I have shifted to those now" says nothing without "Brooks Ghost")."""
     if any(op.target or any(op.fields.get(k) for k in ("supersedes", "conflicts_with", "rewrites")) for op in ops):
         return None
-    if any(op.status == "planned" and (op.action == "delete" or op.kind == Profile.kind) for op in ops):
-        return None  # a forget, or a slot the turn sets by its key ("we moved to Bristol": the location), said it all
+    if any(op.status == "planned" and op.action == "delete" for op in ops):
+        return None  # a forget said it all
+    if any(op.status == "planned" and op.kind == Profile.kind for op in ops):
+        # a slot the turn sets by its key ("we moved to Bristol": the location) said its clause; another clause of
+        # the turn may change something else ("... and now I teach chemistry at a cégep")
+        _beside_a_profile_slot(memory, ops, scope, turn_text, text_of)
+        return None
     if not cued(turn_text) or _SOMEONE_ELSES.search(turn_text):
         return None
     planned = [op for op in ops if op.status == "planned"]
@@ -398,3 +403,52 @@ _OP_OF = {
 """Stored kind -> the op a turn the router kept nothing of is stored as (steps and lessons have shapes of their own: a
 fact instead)."""
 VALUE_KIND_OPS = frozenset(info.op for info in KINDS if info.holds_value and info.op and info.name != Goals.kind)
+
+
+_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
+
+
+def _clauses(turn_text: str) -> list[str]:
+    """The turn's clauses: its sentences cut where they join two statements, and at a plain "and"."""
+    return [
+        part.strip()
+        for sentence in _SENTENCE_END.split(TITLE_DOT.sub(r"\1", turn_text.strip()))
+        for clause in _JOINED.split(sentence)
+        for part in _AND.split(clause)
+        if part.strip()
+    ]
+
+
+def _beside_a_profile_slot(
+    memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_text: str, text_of: Any
+) -> None:
+    """A compound turn that sets a profile slot in one clause and changes something else in another: "Me, I moved
+    to Montréal this summer and now I teach chemistry at a cégep" after "I live in Sherbrooke and I work at the
+    hospital as a lab tech". The location is the profile's; "User teaches chemistry at a cégep" named nothing of
+    "User works at the hospital as a lab tech" and both were shown. The one add of the turn that names no value the
+    profile ops set, whose own clause carries a change cue (:func:`cued`), is marked against the nearest older
+    memory of that clause (:func:`nearest`), as a turn of that clause alone would be."""
+    set_values = [str(op.fields.get("value") or "") for op in ops if op.status == "planned" and op.kind == Profile.kind]
+    set_values = [v.lower() for v in set_values if v.strip()]
+    clauses = _clauses(turn_text)
+    picked: list[tuple[MemoryOp, str]] = []
+    for op in ops:
+        if op.status != "planned" or op.action != "add" or op.kind not in VALUE_KIND_OPS:
+            continue
+        text = text_of(op)
+        if any(value in text.lower() for value in set_values):
+            continue  # the profile's own clause ("User moved to Montréal this summer")
+        words = _words(text)
+        clause = max(clauses, key=lambda c: len(words & _words(c)), default="")
+        if not (words & _words(clause)) or any(value in clause.lower() for value in set_values):
+            continue
+        if cued(clause) and not _SOMEONE_ELSES.search(clause):
+            picked.append((op, clause))
+    if len(picked) != 1:
+        return
+    op, clause = picked[0]
+    found = nearest(memory, scope, clause)
+    if found is None or added(clause, found.content) or two_named_kinds(clause, found.content):
+        return
+    op.fields["conflicts_with"] = [found.id]
+    op.reason = (op.reason + "; " if op.reason else "") + "a change of the nearest older memory, beside a profile slot"

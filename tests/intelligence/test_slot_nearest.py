@@ -350,6 +350,31 @@ def test_a_request_to_go_back_to_an_earlier_way_is_a_standing_request(
         assert kept in memory.recall(question, user_id="u").text
 
 
+def _marked_after(url: str, *turns: str) -> list[tuple[str, str]]:
+    """(new, old) of every marked conflict after ``turns``, one session each."""
+    memory = _said(url, *turns)
+    try:
+        held = {r.id: r for r in memory.memories(user_id="u")}
+        return [
+            (r.content, held[old].content)
+            for r in held.values()
+            for old in r.metadata.get("conflicts_with", [])
+            if old in held
+        ]
+    finally:
+        memory.close()
+
+
+def test_a_compound_turn_setting_a_profile_slot_changes_its_other_clause_too(url: str) -> None:
+    # the location is the profile's; the job in the other clause named nothing of the old job and both were shown
+    marked = _marked_after(
+        url,
+        "I live in Sherbrooke and I work at the hospital as a lab tech.",
+        "Me, I moved to Montréal this summer and now I teach chemistry at a cégep.",
+    )
+    assert marked == [("User teaches chemistry at a cégep.", "User works at the hospital as a lab tech.")]
+
+
 @pytest.mark.parametrize(
     "new",
     [
@@ -362,3 +387,15 @@ def test_what_the_go_back_words_leave_alone(url: str, new: str) -> None:
     with _said(url, "When you give me shell commands, assume Debian and apt.", new) as memory:
         assert not any(r.metadata.get("conflicted_by") for r in memory.memories(user_id="u"))
         assert not any(r.metadata.get("superseded_by") for r in memory.memories(user_id="u"))
+
+
+@pytest.mark.parametrize(
+    "new",
+    [
+        "I moved to Montréal this summer and I teach chemistry at a cégep.",  # no change word in the other clause
+        "I moved to Montréal this summer and I've also started teaching chemistry at a cégep.",  # additive
+        "I moved to Montréal this summer and my sister now works at the hospital there.",  # someone else's
+    ],
+)
+def test_a_compound_turn_with_a_profile_slot_leaves_its_other_clause_alone(url: str, new: str) -> None:
+    assert _marked_after(url, "I live in Sherbrooke and I work at the hospital as a lab tech.", new) == []
