@@ -75,6 +75,7 @@ from kioko_intelligence.slot_marks import stale_summaries as stale_summaries
 from kioko_intelligence.slot_nearest import nearest_changes, standing_requests, with_its_value
 from kioko_intelligence.slot_reading import CUE, TITLE_DOT, Slot, new_value, old_values, read_slot, text_terms
 from kioko_intelligence.slot_returns import returns
+from kioko_intelligence.slot_roles import new_holders
 from kioko_intelligence.slot_sequences import further_along
 from kioko_intelligence.slot_subjects import another_one, different_subjects, named_subjects, subject_words
 from kioko_intelligence.slot_tallies import running_tally
@@ -775,6 +776,8 @@ def resolve(
 
     found_rewrites = relation_rewrites(any_of, users_own, turn_text) + item_rewrites(holding, words, turn_text)
     claimed = attach_rewrites(ops, found_rewrites)
+    # "Oksana is QA manager now and Dmytro is become my team lead": the role's holder, whoever else the turn names
+    claimed |= new_holders(any_of, ops, turn_text, _op_text)
     for op in sorted(ops, key=lambda op: not _names_old(op, turn_text)):
         if op.status != "planned" or op.action != "add" or op.kind not in ADDING:
             continue
