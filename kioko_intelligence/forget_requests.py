@@ -116,7 +116,7 @@ STRONG = r"forget|erase|purge|expunge|unlearn|unsave|un-?remember|withdraw"
 """Verbs that take something out of what is kept whatever their object."""
 WEAK = (
     r"delete|remove|wipe(?:\s+out)?|scrub|clear(?:\s+out)?|drop|ditch|bin|scrap|toss|chuck|turf|lose|dump|trash|junk|"
-    r"nuke|cancel|strike|"
+    r"nuke|cancel|strike|disregard|nix|yeet|axe|"
     r"throw\s+(?:away|out)|get\s+rid\s+of|get\s+shot\s+of|let\s+go\s+of|take|get"
 )
 """Everyday verbs of getting rid of something ("wipe out the ash", "remove the lid"): an act only with a pointer at
@@ -133,7 +133,7 @@ KEEP = (
 KEEPING = r"keeping|storing|saving|filing|retaining|holding\s+on\s*to|hanging\s+on\s*to|recording|logging|holding"
 """The same verbs in the progressive ("don't be keeping that gate code")."""
 _COURTESY = re.compile(
-    r"^(?:(?:please|pls|kindly|just|so|and|then|now|also|simply|maybe)\s+|(?:can|could|would|will)\s+(?:you|ya|u)\s+|"
+    r"^(?:(?:please|pls|kindly)\s+to\s+|(?:please|pls|kindly|just|so|and|then|now|also|simply|maybe|possibly|perhaps|actually)\s+|(?:can|could|would|will)\s+(?:you|ya|u)\s+|"
     r"(?:you\s+)?help\s+me\s+(?:to\s+)?|"
     r"you\s+(?:can|could|may|might|should|must|just|need\s+to)\s+|(?:i'd|i\s+would)\s+like\s+you\s+to\s+|"
     r"i\s+(?:want|need)\s+you\s+to\s+|(?:you\s+)?(?:go\s+ahead\s+and|be\s+a\s+dear\s+and)\s+)+",
@@ -171,7 +171,7 @@ _REFUSED = re.compile(
     re.IGNORECASE,
 )
 _NOT_TO_KNOW = re.compile(
-    rf"^(?:i\s+)?(?:(?:don't|do\s+not|dont|would\s+rather\s+not|'d\s+rather\s+not)\s+(?:want|need|have|like)\s+"
+    rf"^(?:i\s+)?(?:(?:don't|do\s+not|dont|no\s+longer|would\s+rather\s+not|'d\s+rather\s+not)\s+(?:want|need|have|like)\s+"
     rf"(?:you|ya|u)\s+(?:to\s+)?|(?:i'd\s+|i\s+would\s+)?(?:rather|prefer)\s+(?:you|ya|u)\s+(?:didn't|did\s+not|"
     rf"weren't|were\s+not|not|never)\s+)(?:know|knowing|have|having|{KEEP}|{KEEPING}|remembering|kept|had|knew)\s+"
     rf"(?P<rest>.+)$",
@@ -196,6 +196,13 @@ _KEPT_PRIVATE = re.compile(
 """A wish that something stay private ("I'd rather that stayed between me and my doctor", "I'd prefer my salary
 stayed private"): a refusal to keep it, read only when a memory holds it ("I'd rather it stayed warm" is no
 request)."""
+_CAN_GO = re.compile(
+    r"^(?:so\s+)?(?P<rest>(?:that|this)\s+(?:[\w'-]+\s+){0,3}?[\w'-]+)\s+(?:can|could|may|should|must)\s+go"
+    r"(?:\s+(?:now|too|as\s+well))?$",
+    re.IGNORECASE,
+)
+"""A thing said before, let go ("I moved out, so that address can go"): a request to forget it, read only when a
+memory holds it ("that meeting can go ahead", "my daughter can go to the party" say more)."""
 _PASSIVE = re.compile(
     r"(?:\bif\s+|\bthat\s+|^)(?P<rest>(?:(?!\bif\b).)+?)\s+(?:be|were|was|is|are|to\s+be|got|gets?|should\s+be)\s+"
     r"(?:removed|deleted|erased|wiped|forgotten|purged|scrubbed|expunged|struck|binned|dropped)\b",
@@ -222,7 +229,7 @@ _OBJECT_END = re.compile(
     r"\s*[,;:\u2014\u2013]\s*|\s+from\s+(?:whatever|what|everything|anything|all)\s+(?:you|ye|u)\b.*$|"
     r"\s+(?:that\s+)?(?:you|ye|u)(?:'ve|\s+have)?\s+(?:got|have|know|hold|keep|stored)\b.*$|"
     r"\s+(?:that\s+|what\s+)?(?:i|we)(?:'ve|\s+have)?\s+(?:given|gave|give|told|tell|named|mentioned|said|shared|taught|showed|shown)\b.*$|"
-    r"\s+(?:will|would|can|could)\s+(?:you|ya|ye|u|your)\s*$|\s+-\s+|\s+(?:because|since|as|cause|cos|'cause|so|but|and\s+(?:i|we))\s+|"
+    r"\s+(?:will|would|can|could)\s+(?:you|ya|ye|u|your)\s*$|\s+(?:and|but)\s+(?:keep|leave)\b.*$|\s+-\s+|\s+(?:because|since|as|cause|cos|'cause|so|but|and\s+(?:i|we))\s+|"
     r"\s+(?:from|out\s+of|off|in)\s+(?:your|ur|yer|the|my)\s+(?:memory|memories|notes|records?|books|files|head|brain|"
     r"system|list)\b.*$|\s+(?:on|in)\s+(?:file|record|the\s+record|memory)\b.*$|"
     r"\s+(?:for\s+me|for\s+good|entirely|completely|altogether|too|as\s+well|please|now|ah|lah|eh|"
@@ -292,6 +299,9 @@ _PRETEND = re.compile(
 )
 """An unsaying said as make-believe ("Pretend I never told you my salary", "pretend I never said that"): the thing
 after it, or what was just said."""
+_WH_CLAUSE = re.compile(r"^(?:where|when|what|who|how\s+much|how\s+many)\s+(?:i|we)\s+\w", re.IGNORECASE)
+"""A thing said as what the user does ("Don't hold on to where I live", "forget how much I earn"): the forget
+rows read which slot says it."""
 _WH_THING = re.compile(
     r"^(?:who|what|where|when|which|how\s+much|how\s+many|how\s+old)\s+(?P<thing>(?:my|our)\s+[\w'-]+"
     r"(?:\s+[\w'-]+){0,3}?)(?:'s|\s+(?:is|are|was|were))$",
@@ -447,7 +457,7 @@ def _act_of(clause: str, whole: str) -> tuple[str, bool, bool] | None:
         if said_bit:  # "Lose the bit about my salary", "Drop the five-a-side stuff": the thing it points at
             thing, firm = said_bit.group("thing"), True
     else:
-        for pattern in (_NOT_TO_KNOW, _REFUSED, _NO_NOTE, _NOT_HELD, _PASSIVE, _KEPT_PRIVATE):
+        for pattern in (_NOT_TO_KNOW, _REFUSED, _NO_NOTE, _NOT_HELD, _PASSIVE, _KEPT_PRIVATE, _CAN_GO):
             hit = pattern.search(said)
             if hit is not None:
                 # "this you must not keep": the thing said before the refusal
@@ -455,7 +465,7 @@ def _act_of(clause: str, whole: str) -> tuple[str, bool, bool] | None:
                 asked = _WH_THING.match(_OBJECT_END.split(thing, maxsplit=1)[0].strip(" .!?"))
                 thing = asked.group("thing") if asked else thing  # "... knowing who my therapist is"
                 break
-        if thing is None or not _DETERMINED.match(thing):
+        if thing is None or not (_DETERMINED.match(thing) or _WH_CLAUSE.match(thing)):
             return None  # "Don't store passwords in plain text" is a rule, not a request to forget
     thing = re.sub(r"^(?:about|of|on)\s+", "", thing.strip(), flags=re.IGNORECASE)
     along = WITH_ITS.match(_OBJECT_END.split(thing, maxsplit=1)[0].strip(" .!?"))

@@ -1114,6 +1114,7 @@ FORGET_LEAD = re.compile(
 )
 """Words that open a request to forget without changing it ("Actually, forget everything about Priyanka")."""
 FORGET_TAIL = re.compile(
+    r"\s+(?:and|but)\s+(?:keep|leave)\b.*$|"
     r"\s+(?:from|out of|in)\s+(?:your\s+|the\s+)?(?:memory|memories|notes|records)\b.*$|"
     r"\s+(?:that\s+)?(?:i|we)\s+(?:gave|told|said to|mentioned to|shared with)\s+you\b.*$|"
     r"\s+(?:that\s+)?you\s+(?:have|know|keep|stored|have stored|remember)\b.*$|"

@@ -248,3 +248,42 @@ def test_a_wish_that_something_stay_private_forgets_it(memory) -> None:  # type:
 def test_a_wish_about_something_else_is_read_as_usual(memory) -> None:  # type: ignore[no-untyped-def]
     contents = _after(memory, ["My salary is 48k a year."], "I'd rather the office stayed warm in winter.")
     assert _holds(contents, "48k")
+
+
+SAID_ADDRESS = ["My home address is 14 Elm Road.", "I play the trumpet in a brass band.", "My salary is 52k a year."]
+
+
+@pytest.mark.parametrize(
+    "asked",
+    [
+        "Maybe you could possibly forget my address, if that's alright?",  # hedged, and asked as a question
+        "I should be grateful if you would kindly disregard my address.",  # "disregard": the summary kept it
+        "Could you not remember where I live anymore?",  # a thing said as what the user does
+        "Don't hold on to where I live.",
+        "I no longer want you to have my address.",
+        "Forget my address and keep the rest.",
+        "Please to delete my address.",
+        "I moved out, so that address can go.",
+        "Nix my address.",
+        "yeet my address lol",
+    ],
+)
+def test_a_forget_in_more_voices_takes_the_item_and_is_not_stored(memory, asked: str) -> None:  # type: ignore[no-untyped-def]
+    contents = _after(memory, SAID_ADDRESS, asked)
+    assert not _holds(contents, "Elm Road")
+    assert _holds(contents, "trumpet") and _holds(contents, "52k")
+    assert [c for c in contents if not any(w in c for w in ("Elm", "trumpet", "52k"))] == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "That meeting can go ahead on Friday.",
+        "My daughter can go to the party.",
+        "Perhaps you could delete the staging database.",
+        "Axe the Friday stand-up.",
+    ],
+)
+def test_what_only_looks_like_those_forgets_takes_nothing(memory, said: str) -> None:  # type: ignore[no-untyped-def]
+    contents = _after(memory, SAID_ADDRESS, said)
+    assert _holds(contents, "Elm Road") and _holds(contents, "trumpet") and _holds(contents, "52k")
