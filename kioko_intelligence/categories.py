@@ -159,6 +159,12 @@ CATEGORIES: tuple[Category, ...] = (
         ("diet",),
     ),
     Category(
+        "seat",
+        True,
+        ("window seat", "aisle seat", "middle seat", "window person", "aisle person", "exit row", "bulkhead seat"),
+        ("seat",),
+    ),
+    Category(
         "time zone",
         True,
         (

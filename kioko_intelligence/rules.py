@@ -290,7 +290,8 @@ PREFERENCE: tuple[Row, ...] = (
     ),
     row(
         "preference.add",
-        rf"^(?:{_IM}|i'm really|i am really)\s+(?:not\s+)?(?:really\s+)?(?:a\s+)?(?:big\s+|huge\s+|massive\s+)?"
+        rf"^(?:{_IM}|i'm really|i am really|(?:i've|i have|i|we've|we have|we)\s+(?:now\s+|finally\s+|slowly\s+)?"
+        r"(?:become|turned into|grown into))\s+(?:not\s+)?(?:really\s+)?(?:a\s+)?(?:big\s+|huge\s+|massive\s+)?"
         r"(?P<verb>fan of|into|obsessed with|crazy about|keen on|not keen on|more of an? [\w-]+ person|"
         r"a [\w-]+ person)\s*(?P<what>.*)$",
         "I'm a big fan of Brandon Sanderson's books",
@@ -333,7 +334,29 @@ _ONE_OFF = (
 )
 """A case that happens once ("When you get a chance, check the logs"): a request, not a standing instruction."""
 
+_BOOKING_STANDING = re.compile(
+    r"\b(?:always|every time|each time|every single time|from now on|from here on|going forward|in future|"
+    r"in the future|these days|nowadays|by default|as a rule)\b",
+    re.IGNORECASE,
+)
+_WHENEVER_BOOKING = re.compile(r"^(?=.*\bwhenever\b)(?=.*\b(?:book|reserve|seat)\b)", re.IGNORECASE)
+"""What makes a request to book or get something for the user a standing one ("These days book me the aisle",
+"Book me an aisle seat whenever you can"): "whenever" only for a booking ("Send me the report whenever you can" is a
+task for now)."""
+
+
+def _standing_booking(text: str) -> bool:
+    return _BOOKING_STANDING.search(text) is not None or _WHENEVER_BOOKING.match(text) is not None
+
+
 INSTRUCTION: tuple[Row, ...] = (
+    row(
+        "instruction.add",
+        r"^(?:please\s+|just\s+)?(?:(?:these days|nowadays|from now on|going forward|in future|by default),?\s+)?"
+        r"(?:please\s+)?(?P<rule>(?:book|reserve|get|order|put|seat|find)\s+(?:me|us)\b.+)$",
+        "Book me an aisle seat whenever you can",
+        needs=_standing_booking,
+    ),
     row(
         "instruction.add",
         r"^(?:please\s+)?(?P<rule>(?:always|never(?!\s+mind)|from now on,?|going forward,?|in (?:the )?future,?|"
