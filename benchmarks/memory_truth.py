@@ -99,7 +99,9 @@ title, partner), preferences (diet, editor, browser, seat), standing instruction
 sign-off, time zone, a name, one dropped) and the task at hand (ticket, branch, bed, table, build, job) changing over
 sessions, with corrections said many ways ("scratch that", "not X", a return to an earlier value, a new value with
 no change word) in voices no earlier file uses (cabin crew, a Czech engineer, a GP, a commis chef, Malaysian
-English, a Hungarian teacher, a Munster fan, a builder) (``dev17-first-run.md``). A probe may
+English, a Hungarian teacher, a Munster fan, a builder) (``dev17-first-run.md``). ``dev21`` (18 scenes, 19 probes,
+session 11, written before any change made for it) a change buried in a long turn of several topics, of every kind
+(``dev21-first-run.md``). A probe may
 set ``max_chars``: its context must be no longer (the budget scenes, at the default budget).
 
 ``--check`` runs nothing: it lists, for the dev halves, the expectations a memory storing the turns as said
