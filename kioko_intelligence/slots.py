@@ -59,6 +59,7 @@ from kioko_intelligence.plan_changes import attach as attach_rewrites
 from kioko_intelligence.plan_changes import one_step
 from kioko_intelligence.plan_changes import rewrites as item_rewrites
 from kioko_intelligence.profile_changes import profile_changes, relation_rewrites
+from kioko_intelligence.safety_changes import narrowed
 from kioko_intelligence.slot_additions import added, only_times, two_named_kinds
 from kioko_intelligence.slot_aims import replaced_aim
 from kioko_intelligence.slot_continuations import carry_rewrites, continuation
@@ -778,6 +779,7 @@ def resolve(
     claimed = attach_rewrites(ops, found_rewrites)
     # "Oksana is QA manager now and Dmytro is become my team lead": the role's holder, whoever else the turn names
     claimed |= new_holders(any_of, ops, turn_text, _op_text)
+    claimed |= narrowed(any_of, ops, turn_text, words)  # "crab is fine for me" after "allergy to shrimp and crab"
     for op in sorted(ops, key=lambda op: not _names_old(op, turn_text)):
         if op.status != "planned" or op.action != "add" or op.kind not in ADDING:
             continue
