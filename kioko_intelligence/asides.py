@@ -13,7 +13,10 @@ mind to someone interrupting. None of them says anything lasting about the user 
 - **a sarcastic rejoinder**: "Oh great, another Monday.", "Just what I needed.", "Yeah because everyone loves the
   taxman.": praise before "another"/"more", "just what I needed", "yeah because everyone ...";
 - **someone else's noise**: "Sorry, that was my son shouting, ignore him.": who made the noise and, at most, to
-  pay them no mind.
+  pay them no mind;
+- **how the day goes**: "Such a long day.", "Not bad at all.", "Same old, same old.", "Living the dream, ha.", a
+  wish for the moment ("I wish I could sleep in tomorrow"; "I wish I could speak Spanish" is read), and "No that's
+  wrong, try again" said of the reply.
 
 Words are read drawn out or not ("sooo tired", "Ohhh"): see :func:`squeeze`.
 """
@@ -92,6 +95,19 @@ _SARCASM = re.compile(
 )
 """A sarcastic rejoinder: praise before a misfortune ("Oh great, another Monday."), "just what I needed", "yeah
 because everyone loves the taxman". The words after it are few and say nothing of the user."""
+_HOW_IT_GOES = re.compile(
+    r"^(?:(?:oh|ah|ugh|man|god|honestly|well|yeah|meh|phew|ha)\b[,!.\s]*)*(?:(?:such|what)\s+an?\s+(?:\w+\s+)?"
+    r"(?:day|week|morning|night|shift|evening|afternoon)(?:\s+(?:it's|it\s+has|it's\s+been|it\s+was|i've\s+had))?(?:\s+been)?|"
+    r"not\s+(?:bad|too\s+bad)(?:\s+at\s+all)?|same\s+old(?:,?\s+same\s+old)?|living\s+the\s+dream|can't\s+complain|"
+    r"mustn't\s+grumble|getting\s+there|hanging\s+in\s+there|could\s+be\s+worse|could\s+be\s+better|surviving|"
+    r"(?:no,?\s+)?(?:that's|that\s+is|it's)\s+(?:wrong|not\s+right|incorrect|not\s+it)(?:,?\s+try\s+again)?|"
+    r"i\s+wish\s+i\s+could\s+[a-z\s]+?\s+(?:today|tonight|tomorrow|right\s+now|this\s+(?:morning|afternoon|evening)))"
+    rf"(?:[,!.\s]+(?:{_NOW}))*[.!\s]*$",
+    re.IGNORECASE,
+)
+"""How the day goes and answers to "how are you" ("Such a long day.", "Not bad at all.", "Same old, same old.",
+"Living the dream, ha."), a wish for the moment ("I wish I could sleep in tomorrow"), and "that's wrong, try again"
+said of the reply."""
 _NOISE = re.compile(
     r"^(?:(?:sorry|soz|sry|oops|lol|haha+|ha|argh|ugh)\b[,!.\s]*)*(?:that\s+was|that's|it\s+was|it's)\s+"
     r"(?:(?:my|the|our)\s+[a-z]+|[a-z]+)\s+(?:shouting|yelling|screaming|talking|typing|singing|crying|barking|"
@@ -120,7 +136,7 @@ def is_aside(text: str) -> bool:
     said = squeeze(text.strip().replace("\u2019", "'"))
     if not said or any(c.isdigit() for c in said) or len(_WORD.findall(said)) > MAX_WORDS:
         return False
-    return any(p.match(said) for p in (_MOOD, _SELF_NAME, _PASSED_ON, _SARCASM, _NOISE))
+    return any(p.match(said) for p in (_MOOD, _SELF_NAME, _PASSED_ON, _SARCASM, _NOISE, _HOW_IT_GOES))
 
 
 __all__ = ["MAX_WORDS", "MOODS", "SELF_NAMES", "is_aside", "squeeze"]

@@ -37,6 +37,7 @@ from kioko_core.kinds import Goals, Instructions, Procedures, Profile, Strategie
 from kioko_core.kinds.registry import KINDS
 from kioko_core.recall.sections import CLAUSES
 from kioko_core.store import Filter, Record, Scope
+from kioko_intelligence.asides import is_aside
 from kioko_intelligence.holders import held_records
 from kioko_intelligence.language import about_user
 from kioko_intelligence.ops import SKIPPED, MemoryOp
@@ -125,7 +126,7 @@ def _statement(turn_text: str) -> bool:
     """Does a sentence of the turn that carries the change cue say something (not a reaction, a pause or an
     interruption)?"""
     sentences = [t for t in re.split(r"(?<=[.!?])\s+", turn_text.strip()) if has_cue(t)]
-    return any(not (is_reaction(t) or is_pause(t) or is_interruption(t)) for t in sentences)
+    return any(not (is_reaction(t) or is_pause(t) or is_interruption(t) or is_aside(t)) for t in sentences)
 
 
 def _cued_sentences(turn_text: str) -> str:
@@ -265,7 +266,7 @@ def dropped_change(turn_text: str, kept: list[str]) -> str | None:
             words = _words(clause)
             if len(words) < 2 or not cued(clause) or is_reaction(clause) or is_pause(clause):
                 continue
-            if is_interruption(clause) or _SOMEONE_ELSES.search(clause):
+            if is_interruption(clause) or is_aside(clause) or _SOMEONE_ELSES.search(clause):
                 continue
             if not any(len(words & mine) * 2 >= len(words) for mine in held):
                 found.append(clause)
@@ -350,7 +351,7 @@ def standing_requests(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, tu
         return False
     if ADDITIVE.search(text):
         return False
-    if is_reaction(text) or is_pause(text) or is_interruption(text):
+    if is_reaction(text) or is_pause(text) or is_interruption(text) or is_aside(text):
         return False
     marked = _marks_an_instruction(memory, scope, marking) if marking else None
     if marked is not None:

@@ -40,6 +40,16 @@ ASIDES = [
     # someone else's noise
     "Sorry, that was my son shouting, ignore him.",
     "Lol that was the cat on the keyboard",
+    # how the day goes, a wish for the moment, a verdict on the reply
+    "Such a long day.",
+    "What a week it's been.",
+    "Not bad at all.",
+    "Same old, same old.",
+    "Living the dream, ha.",
+    "I wish I could sleep in tomorrow.",
+    "No that's wrong, try again.",
+    # a mood the nearest-memory rule took for a change ("now")
+    "I'm so bored right now.",
 ]
 SAYS_MORE = [
     "I'm tired of my job at the call centre.",
@@ -55,6 +65,9 @@ SAYS_MORE = [
     "Oh great, my sister got the job.",
     "I'm such a fan of Bowie.",
     "That was my son's first goal.",
+    "I wish I could speak Spanish.",
+    "The day was long because the train broke down.",
+    "Not bad for a first marathon, 4 hours 10.",
 ]
 
 
