@@ -213,7 +213,8 @@ def holds_role(text: str) -> bool:
 
 
 def old_values(text: str) -> list[str]:
-    """The old values a change-phrased text names ("moved from X to Y" -> X)."""
+    """The old values a change-phrased text names ("moved from X to Y" -> X); a list's things each as well ("no
+    eggs or dairy anymore" -> "eggs or dairy", "eggs", "dairy")."""
     found: list[str] = []
     for pattern in _EXPLICIT:
         found += [m.group(1) for m in pattern.finditer(text)]
@@ -228,6 +229,10 @@ def old_values(text: str) -> list[str]:
             continue
         if value not in kept:
             kept.append(value)
+        # "no eggs or dairy anymore", "quit beer and wine": each thing of a list is an old value of its own
+        items = [i.strip() for i in re.split(r"\s*,\s*|\s+(?:or|and|nor)\s+", value) if i.strip()]
+        if len(items) > 1:
+            kept += [i for i in items if i not in kept and i.lower() not in _PRONOUNS and len(i) > 2]
     return kept
 
 

@@ -182,6 +182,11 @@ def same_slot(
             if committed(record) and not one_step_of(record, set(old_terms), text_terms):
                 found.setdefault(record.id, Replaced(record, True, old, None))
     if found:
+        # a value of a category of one at a time is replaced beside the named old values ("I went fully vegan in
+        # January, so no eggs or dairy anymore": the vegetarian memory as well as "Eggs and cheese are fine")
+        for replaced in same_category(memory, scope, text, _sentence_of(text, turn_text), turn_text):
+            if replaced.sure:
+                found.setdefault(replaced.record.id, replaced)
         return list(found.values())
     # the op's own words, with those of the sentence it came from ("I switched dentists, I see Dr. Okafor now")
     own, whole = set(mine.frame), _sentence_of(text, turn_text)
