@@ -16,7 +16,9 @@ The same class, said many ways:
   "X backed out", "X dropped out", "X fell through", "X took a job in Manchester", "X turned us down", or a bare
   "X cancel(led)" ("Hainan cancel, ticket too expensive").
 
-The thing must not be a pronoun ("all that's off" names nothing), a day or a time. What it calls off is a memory in
+The thing must not be a pronoun, a day or a time. A pronoun calls off the whole of one commitment only through the
+other words of its sentence (:func:`all_off`: "Mum got wind of the surprise, so all that's off" names the plan for
+Mum's 70th by "mum" and "surprise"; the caller takes it when those words name exactly one commitment). What it calls off is a memory in
 force holding all its words (:func:`committed`): a decision or a plan, or a memory that says a commitment in its own
 words ("we'll", "going to", "booked", "decided", "offering", "hiring", "buying", "agreed" ...). "The heating is off"
 after "The heating comes on at 6" calls nothing off: that memory commits to nothing. Goals are left to their own
@@ -68,6 +70,26 @@ _COMMITTED = re.compile(
 )
 _COMMITTED_KINDS = frozenset({"decision", "procedural"})
 _STEPS = re.compile(r"(?:^|[\s:;])\d{1,2}[.)]\s")
+
+
+_ALL_OFF = re.compile(
+    r"(?:^|[.;:!?]\s+|,\s*(?:(?:so|and|but)\s+)?|\b(?:so|and|but)\s+)(?:(?:all|so)\s+)?(?:that|it|this|the whole thing|"
+    r"everything)(?:'s|\s+is|\s+was|\s+has\s+been)\s+(?:all\s+|now\s+|off\s+)?(?:off|cancell?ed|called\s+off|scrapped|"
+    r"not\s+happening)(?=\s*(?:[,.;:!?]|$|\s+(?:now|then|sadly|for now|after all)\b))",
+    re.IGNORECASE,
+)
+"""A commitment called off by a pronoun ("Mum got wind of the surprise, so all that's off"): the whole of it, named
+only by the other words of its sentence."""
+
+
+def all_off(text: str) -> str | None:
+    """The sentence of ``text`` that calls something off by a pronoun, less the words that do, or None."""
+    for sentence in re.split(r"(?<=[.!?])\s+", text):
+        found = _ALL_OFF.search(sentence)
+        if found is not None:
+            rest = (sentence[: found.start()] + " " + sentence[found.end() :]).strip(" ,.;")
+            return rest or None
+    return None
 
 
 def called_off(text: str) -> list[str]:

@@ -47,7 +47,7 @@ from kioko_core.kinds import (
 )
 from kioko_core.kinds.registry import KINDS
 from kioko_core.store import Record, Scope
-from kioko_intelligence.called_off import called_off, committed, one_step_of
+from kioko_intelligence.called_off import all_off, called_off, committed, one_step_of
 from kioko_intelligence.categories import Category, Mention, mentions
 from kioko_intelligence.categories import about as categories_about
 from kioko_intelligence.holders import held_ids, held_kinds, held_records, held_terms
@@ -181,6 +181,13 @@ def same_slot(
         for record in _holding(memory, scope, old_terms, every=True) if old_terms else []:
             if committed(record) and not one_step_of(record, set(old_terms), text_terms):
                 found.setdefault(record.id, Replaced(record, True, old, None))
+    said = all_off(turn_text)
+    if said is not None and not found:
+        # "Mum got wind of the surprise, so all that's off": the one commitment the sentence's other words name
+        words = [t for t in text_terms(said) if t.startswith("t:") and t[2:] not in _GENERIC]
+        pointed = [r for r in _holding(memory, scope, words, every=False) if committed(r)] if words else []
+        if len(pointed) == 1:
+            found[pointed[0].id] = Replaced(pointed[0], True)
     if found:
         # a value of a category of one at a time is replaced beside the named old values ("I went fully vegan in
         # January, so no eggs or dairy anymore": the vegetarian memory as well as "Eggs and cheese are fine")

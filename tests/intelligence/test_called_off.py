@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from kioko_intelligence.called_off import called_off
+from kioko_intelligence.called_off import all_off, called_off
 
 U = {"user_id": "u"}
 
@@ -129,3 +129,38 @@ def test_a_step_called_off_leaves_its_plan_and_the_plan_stays(memory, plan: str,
 )
 def test_the_things_a_turn_calls_off(said: str, things: list[str]) -> None:
     assert called_off(said) == things
+
+
+MUM = "Plan for Mum's 70th: surprise dinner at Luigi's, then a slideshow back at ours."
+
+
+def test_a_commitment_called_off_by_a_pronoun_is_the_one_its_sentence_names(memory) -> None:  # type: ignore[no-untyped-def]
+    _say(memory, MUM, "Mum got wind of the surprise, so all that's off. She'd rather have lunch at the garden centre.")
+    assert not [c for c in _current(memory) if "Surprise dinner" in c]
+    assert [c for c in _current(memory) if "garden centre" in c]
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "kept"),
+    [
+        ("The heating comes on at 6 every morning.", "The heating's broken again, so that's off.", "comes on at 6"),
+        (MUM, "My back is killing me, so that's off.", "Surprise dinner"),  # names no commitment
+    ],
+)
+def test_a_pronoun_called_off_naming_no_one_commitment_changes_nothing(
+    memory, first: str, then: str, kept: str
+) -> None:  # type: ignore[no-untyped-def]
+    _say(memory, first, then)
+    assert [c for c in _current(memory) if kept in c]
+
+
+@pytest.mark.parametrize(
+    ("said", "rest"),
+    [
+        ("Mum got wind of the surprise, so all that's off.", "Mum got wind of the surprise"),
+        ("Rain all weekend. The whole thing's cancelled.", None),  # the sentence says nothing else
+        ("That's off the table for now, I think.", None),  # "off" does not end the clause
+    ],
+)
+def test_the_words_naming_what_a_pronoun_calls_off(said: str, rest: str | None) -> None:
+    assert all_off(said) == rest
