@@ -52,8 +52,39 @@ def _counts_in(found: re.Match[str]) -> str:
     return unit + "s" if found.group("joint") == "-" and not unit.endswith("s") else unit
 
 
+_GOALS_LISTED = re.compile(
+    r"^(?:(?:my|our|the)\s+)?(?:(?:two|three|four|five|\d|main|big|new|few)\s+)*(?:goals|targets|aims|objectives|"
+    r"resolutions)(?:\s+for\s+(?:the\s+|this\s+|next\s+)?[\w']+|\s+this\s+\w+)?\s*(?::|\bare\b|\bwill be\b)\s+"
+    r"(?P<items>.+)$",
+    re.IGNORECASE,
+)
+"""Several goals under one heading ("Two goals this year: read 24 books and swim 100 km")."""
+_ITEM_SPLIT = re.compile(r"\s*,\s*(?:and\s+)?|\s*;\s*|\s+and\s+")
+
+
 class GoalReading(TurnReading):
     """The builders of a turn's goals: each returns True when it used the clause up."""
+
+    def goals_listed(self, said: str) -> bool:
+        """ "Two goals this year: read 24 books and swim 100 km": a goal for each item of two or more, each item two
+        words or more (else the sentence is left to the other rules: "My goals are simple: health and family")."""
+        found = _GOALS_LISTED.match(said)
+        if found is None:
+            return False
+        items = [bare(i) for i in _ITEM_SPLIT.split(found.group("items")) if bare(i)]
+        if len(items) < 2 or any(len(i.split()) < 2 for i in items):
+            return False
+        for item in items:
+            title = capitalise(rules.TAIL.sub("", bare(re.sub(r"^to\s+", "", item, flags=re.IGNORECASE))))
+            due = due_date(title, self.turn.now)
+            self.add(
+                "goal.add",
+                title=title,
+                due=due[1] if due else None,
+                reason="one of the goals listed under one heading",
+                text_for_importance=said,
+            )
+        return True
 
     def goal(self, text: str, whole: str) -> bool:
         if self.goal_changed(text, whole):

@@ -207,7 +207,7 @@ class _Reading(GoalReading, ForgetReading):
             if found:
                 self.ops.extend(found)
                 return
-        if self.procedure(said) or self.lesson(said) or self.instruction(said):
+        if self.goals_listed(said) or self.procedure(said) or self.lesson(said) or self.instruction(said):
             return
         if is_question(text):
             for part in statements_before_question(text):

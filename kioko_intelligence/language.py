@@ -128,7 +128,10 @@ _REQUEST_START = re.compile(
     r"reinstall|restart|reboot|revert|roll back|rollback|restore|upload|download|rename|copy|cancel|archive|"
     r"brainstorm|remind me|"
     r"refactor|implement|build|add|format|read|go|continue|proceed|repeat|try|show|print|sort)\b"
-    r"(?!\s*[,:\u2014\u2013]|\s+-\s)",  # "Update: we moved to Haifa", "Update, ...": a label, no order
+    r"(?!\s*[,:\u2014\u2013]|\s+-\s)"  # "Update: we moved to Haifa", "Update, ...": a label, no order
+    # "Book count is at 9", "Run time is 40 minutes": the verb's word opens a noun that is the subject, no order
+    r"(?!\s+(?!(?:what|who|whom|whose|where|when|why|how|which|whether|if|it|this|that|there|these|those|he|she|they|"
+    r"we|you|i|me|us|him|her|them)\b)[a-z]+\s+(?:is|are|was|were)\b)",
     re.IGNORECASE,
 )
 _NEVER_GATED = re.compile(

@@ -8,6 +8,9 @@
 - "I mean to sail round the Scillies ..." and "I intend to finish the shed by May" are goals (a later "New aim: ..."
   replaces the one open goal), and so is "Target this quarter: ...";
 - "Trying to deadlift 140 kg by June" is an aim, not the session's task (a number after an -ing verb made it one);
+- "Two goals this year: read 24 books and swim 100 km" is two goals (items of two words or more);
+- "Book count is at 9" is a statement, not an order to book something (a request verb's word opening a noun
+  that is the subject of "is / are / was / were");
 - "packed in", "jacked in", "binned", "parked", "put on hold" give a goal up as "gave up on" does.
 
 Real layers (memory:// and a SQLite file), real routing; no mocks.
@@ -94,3 +97,36 @@ def test_a_new_aim_replaces_one_said_as_meant(memory) -> None:  # type: ignore[n
     context = memory.recall("What's my sailing goal?", session_id="probe", **U).text
     assert "grandson" in context
     assert "Scillies" not in context
+
+
+def test_goals_listed_under_one_heading_are_each_a_goal(memory) -> None:  # type: ignore[no-untyped-def]
+    assert _ops(memory, "Two goals this year: read 24 books and swim 100 km.", "s1") == ["goal.add", "goal.add"]
+    assert _ops(memory, "Swim tally is at 40 km.", "s2") == ["goal.progress"]
+    context = memory.recall("How's the swimming goal going?", session_id="probe", **U).text
+    assert "Swim 100 km (40 km of 100, 40 %)" in context
+    assert "Read 24 books" in context
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "My goals are simple: health and family.",  # items of one word: no goals of their own
+        "Goals of the meeting: agree the budget.",  # one item
+    ],
+)
+def test_a_heading_of_goals_without_two_goals_of_their_own_adds_none_per_item(memory, said: str) -> None:  # type: ignore[no-untyped-def]
+    assert _ops(memory, said).count("goal.add") <= 1
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("Book count is at 9.", True),  # "book" opens a noun, the subject of "is": a statement
+        ("Run time is 40 minutes for the batch job.", True),
+        ("Book a table for two at Luigi's.", False),  # an order to the assistant
+        ("Check the logs are rotated.", False),
+        ("Please tell me what is the difference between smoke testing and sanity testing.", False),  # a question word
+    ],
+)
+def test_a_request_verbs_word_opening_a_subject_is_no_request(memory, said: str, kept: bool) -> None:  # type: ignore[no-untyped-def]
+    assert bool(_ops(memory, said)) is kept
