@@ -35,9 +35,17 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
 _CLAUSE_SPLIT = re.compile(
     r"[;,]\s+(?=(?:and\s+|but\s+|so\s+)?(?:now\s+|next\s+|also\s+)?(?:i|i'm|i've|i'd|we|we're|we've|my|our|also|"
     r"then\s+(?:i|i'm|i've|i'd|we|we're|we've|my|our|he|she|they)|he|she|they)\b)"
-    r"|\s+(?:and|but|so)\s+(?=(?:now\s+|next\s+|also\s+)?(?:i|i'm|i've|we|we're|my|our|he|she)\b)",
+    r"|\s+(?:and|but|so)\s+(?=(?:now\s+|next\s+|also\s+)?(?:i|i'm|i've|we|we're|my|our|he|she)\b)"
+    # an order to the assistant run on after a comma ("..., and honestly just use kilometres for me from now on")
+    r"|[;,]\s+(?=(?:and\s+|but\s+|so\s+)?(?:honestly\s+|just\s+|please\s+|actually\s+)*"
+    r"(?:use|call|give|answer|reply|write|address|stop|don't|do not)\b[^,.;!?]*"
+    r"\b(?:for me|from now on|going forward|please)\b)",
     re.IGNORECASE,
 )
+_NAMED_PERSON = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Miss|Prof|Doctor)\.?\s+[A-Z][a-z]+")
+"""A person named with a title: a "he" or "she" said right after stands for them ("Dr Sandhu sorted me out, he's my
+dentist now"), so the clause is not cut from the name."""
+_HE_SHE = re.compile(r"(?:and\s+|but\s+|so\s+)?(?:he|she)\b", re.IGNORECASE)
 
 
 _ABBREVIATION = re.compile(r"(?:^|\s)(?:dr|mr|mrs|ms|st|prof|jr|sr|vs|no|approx|dept|inc|ltd|co)\.$", re.IGNORECASE)
@@ -74,6 +82,8 @@ def clauses(sentence: str) -> list[str]:
     parts, start = [], 0
     for cut in _CLAUSE_SPLIT.finditer(sentence):
         if together and (cut.start() < together.end() or _THEY.match(sentence[cut.end() :])):
+            continue
+        if _HE_SHE.match(sentence[cut.end() :]) and _NAMED_PERSON.search(sentence[start : cut.start()]):
             continue
         parts.append(sentence[start : cut.start()])
         start = cut.end()

@@ -45,3 +45,41 @@ def test_the_person_the_user_fell_out_with_is_found_by_name() -> None:
         assert "fell out" in context
     finally:
         memory.close()
+
+
+@pytest.mark.parametrize(
+    ("said", "parts"),
+    [
+        # an order to the assistant run on after a comma in a long turn is a clause of its own
+        (
+            "my French is getting ok, the bakeries are dangerous, and honestly just use kilometres for me from now on",
+            [
+                "my French is getting ok, the bakeries are dangerous",
+                "and honestly just use kilometres for me from now on",
+            ],
+        ),
+        # a "he" or "she" right after a person named with a title stands for them: not cut from the name
+        (
+            "I registered on Elm Road and Dr Sandhu sorted me out, he's my dentist now",
+            ["I registered on Elm Road and Dr Sandhu sorted me out, he's my dentist now"],
+        ),
+        # must-not: a verb of the list with no word of a standing order, and "he" with no titled name before it
+        ("the bakeries are great, use of the trams is free", ["the bakeries are great, use of the trams is free"]),
+        ("My brother called, he's moving to Leeds", ["My brother called", "he's moving to Leeds"]),
+    ],
+)
+def test_a_long_turn_is_cut_where_a_new_statement_starts(said: str, parts: list[str]) -> None:
+    assert clauses(said) == parts
+
+
+def test_a_standing_order_buried_in_a_long_turn_is_kept() -> None:
+    with kioko.intelligent("memory://?embedder=offline") as memory:
+        memory.record_turn(
+            "I've been living in Lyon six months now, my French is getting ok, the bakeries are dangerous, and "
+            "honestly just use kilometres for me from now on, everyone here does.",
+            "Noted.",
+            user_id="u",
+            session_id="s1",
+        )
+        stored = [r.content for r in memory.memories(user_id="u")]
+        assert any(c.startswith("Just use kilometres for me from now on") for c in stored)
