@@ -132,6 +132,8 @@ def _holding(memory: MemoryLayer, scope: Scope, terms: list[str], every: bool) -
         held = set(held_terms(memory, scope, record, text_terms))
         if (wanted <= held) if every else (wanted & held):
             found.append(record)
+    # in the order they were said: ids are random, and a rule that takes the first of several must not depend on them
+    found.sort(key=lambda r: (float(r.created_at or 0.0), r.content))
     return found
 
 
