@@ -194,7 +194,7 @@ def nearest_changes(
         # the turn may change something else ("... and now I teach chemistry at a cégep")
         _beside_a_profile_slot(memory, ops, scope, turn_text, text_of)
         return None
-    if not cued(turn_text) or _SOMEONE_ELSES.search(turn_text):
+    if not cued(turn_text):
         return None
     planned = [op for op in ops if op.status == "planned"]
     adds = [op for op in planned if op.action == "add" and op.kind in VALUE_KIND_OPS]
@@ -202,6 +202,8 @@ def nearest_changes(
         return None
     chosen = [op for op in adds if has_cue(text_of(op))]
     dropped = None if chosen or not planned else dropped_change(turn_text, [text_of(op) for op in planned])
+    if dropped is not None and _SOMEONE_ELSES.search(dropped):
+        dropped = None  # someone else's change
     found = None if dropped is None else nearest(memory, scope, dropped)
     if dropped is not None and found is not None:  # the router kept the turn's other clauses, not the changed one
         ops.append(
@@ -219,6 +221,11 @@ def nearest_changes(
     op = chosen[0] if len(chosen) == 1 else adds[0] if adds else None
     if op is None and not _statement(turn_text):
         return None  # "Right, gotcha, now I get it.": a reaction, which the router rightly kept nothing of
+    # whose change it is is read in the statement that says it: "my partner was livid" elsewhere in a long turn
+    # does not make "we're on Community Fibre now" someone else's
+    said = text_of(op) if op is not None and len(adds) > 1 else turn_text
+    if _SOMEONE_ELSES.search(said):
+        return None  # someone else's change ("my sister switched to oat milk")
     found = nearest(memory, scope, turn_text)
     if found is None or added(turn_text, found.content) or two_named_kinds(_cued_sentences(turn_text), found.content):
         return None  # "I go to a bridge club on Fridays now" beside "I go to Mass on Sundays"; a cat beside a dog

@@ -399,3 +399,26 @@ def test_what_the_go_back_words_leave_alone(url: str, new: str) -> None:
 )
 def test_a_compound_turn_with_a_profile_slot_leaves_its_other_clause_alone(url: str, new: str) -> None:
     assert _marked_after(url, "I live in Sherbrooke and I work at the hospital as a lab tech.", new) == []
+
+
+def test_someone_else_named_elsewhere_in_a_long_turn_does_not_stop_the_change(url: str) -> None:
+    # "my partner was livid" is about the engineer's visit; the change is the user's own
+    with _said(
+        url,
+        "Our broadband is with Virgin Media.",
+        "The engineer came, drilled a hole in the wrong wall, my partner was livid, but we're on Community Fibre now "
+        "and it's twice as fast for less money. The dog barked at him the whole time.",
+    ) as memory:
+        assert not any("Virgin Media" in c for c in _in_force(memory))
+        assert (
+            "(was: Our broadband is with Virgin Media" in memory.recall("Who is our broadband with?", user_id="u").text
+        )
+
+
+def test_someone_elses_change_in_the_statement_that_says_it_marks_nothing(url: str) -> None:
+    with _said(
+        url,
+        "I run 5k every morning before work, rain or shine.",
+        "Long day, the car broke down at the lights, and my brother swims after his shift these days.",
+    ) as memory:
+        assert any("5k every morning" in c for c in _in_force(memory))
