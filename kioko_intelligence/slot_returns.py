@@ -21,6 +21,7 @@ import re
 from typing import TYPE_CHECKING
 
 from kioko_core.kinds.registry import KINDS
+from kioko_core.recall.sections import replacer
 from kioko_core.store import Record, Scope
 from kioko_intelligence.holders import held_kinds, held_records
 from kioko_intelligence.language import about_user, sentences
@@ -45,20 +46,11 @@ HOPS = 6
 """How far along ``superseded_by`` the memory in force may be."""
 
 
-def _replaced(record: Record) -> str | None:
-    """The id of the memory that replaced ``record`` (surely or in a marked conflict), or None."""
-    for key in ("superseded_by", "conflicted_by"):
-        found = record.metadata.get(key)
-        if isinstance(found, str) and found:
-            return found
-    return None
-
-
 def _in_force(memory: MemoryLayer, scope: Scope, record: Record) -> Record | None:
     """The memory in force that replaced ``record``, along its ``superseded_by`` / ``conflicted_by`` marks, or
     None."""
     for _ in range(HOPS):
-        nxt = _replaced(record)
+        nxt = replacer(record)
         if nxt is None:
             return record if current(record) else None
         found = held_records(memory, scope, [nxt])[0]
@@ -96,7 +88,7 @@ def _return(memory: MemoryLayer, scope: Scope, said: str, value: str) -> MemoryO
     if not terms:
         return None
     earlier = [
-        r for r in held_kinds(memory, scope, frozenset(_OP_OF)) if _replaced(r) and terms <= set(text_terms(r.content))
+        r for r in held_kinds(memory, scope, frozenset(_OP_OF)) if replacer(r) and terms <= set(text_terms(r.content))
     ]
     in_force: dict[str, tuple[Record, Record]] = {}
     for record in earlier:
