@@ -101,7 +101,12 @@ sessions, with corrections said many ways ("scratch that", "not X", a return to 
 no change word) in voices no earlier file uses (cabin crew, a Czech engineer, a GP, a commis chef, Malaysian
 English, a Hungarian teacher, a Munster fan, a builder) (``dev17-first-run.md``). ``dev21`` (18 scenes, 19 probes,
 session 11, written before any change made for it) a change buried in a long turn of several topics, of every kind
-(``dev21-first-run.md``). A probe may
+(``dev21-first-run.md``). ``dev24`` (34 scenes, 36 probes, session 12, written before any change made for it)
+decisions made, reversed, deferred, returned to or overridden by someone else, plans whose steps are inserted,
+dropped, reordered or finished, and dates moved, brought forward or cancelled, most said without a change word and
+asked in other words, with two keep-both pairs (the flight out and the flight home, ceremony and reception), in
+voices no earlier file uses (Hong Kong English, Dutch grammar, Scouse, a solicitor, a hedger, a Sherpa guide, Cajun,
+Taglish, Trinidadian, Québécois, Maltese and Sri Lankan English, a midwife's patient) (``dev24-first-run.md``). A probe may
 set ``max_chars``: its context must be no longer (the budget scenes, at the default budget).
 
 ``--check`` runs nothing: it lists, for the dev halves, the expectations a memory storing the turns as said
