@@ -106,7 +106,15 @@ decisions made, reversed, deferred, returned to or overridden by someone else, p
 dropped, reordered or finished, and dates moved, brought forward or cancelled, most said without a change word and
 asked in other words, with two keep-both pairs (the flight out and the flight home, ceremony and reception), in
 voices no earlier file uses (Hong Kong English, Dutch grammar, Scouse, a solicitor, a hedger, a Sherpa guide, Cajun,
-Taglish, Trinidadian, Québécois, Maltese and Sri Lankan English, a midwife's patient) (``dev24-first-run.md``). A probe may
+Taglish, Trinidadian, Québécois, Maltese and Sri Lankan English, a midwife's patient) (``dev24-first-run.md``).
+``dev22`` (33 scenes, 37 probes, session 12, written before any change made for it)
+profile slots (job, title, employer, home, name, partner, pronouns, phone, a daughter's school, a mother's home, a
+brother's trade) and the working memory at hand (caller, room, order, patient, build, branch, vehicle, matter, client)
+changing over sessions, within one session and back to an earlier value, with and without a change word, plus three
+keep-both pairs (two jobs, two sisters, a review beside a migration), in voices no earlier file uses (a funeral
+director turned chaplain, a Scouser, a nail tech, a stenographer, a call-centre agent, a hotel night manager, a
+warehouse picker, a midwife, a mechanic, Dutch, Portuguese, Ukrainian and Mandarin grammar in English, fragments)
+(``dev22-first-run.md``). A probe may
 set ``max_chars``: its context must be no longer (the budget scenes, at the default budget).
 
 ``--check`` runs nothing: it lists, for the dev halves, the expectations a memory storing the turns as said
