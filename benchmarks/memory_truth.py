@@ -114,7 +114,14 @@ changing over sessions, within one session and back to an earlier value, with an
 keep-both pairs (two jobs, two sisters, a review beside a migration), in voices no earlier file uses (a funeral
 director turned chaplain, a Scouser, a nail tech, a stenographer, a call-centre agent, a hotel night manager, a
 warehouse picker, a midwife, a mechanic, Dutch, Portuguese, Ukrainian and Mandarin grammar in English, fragments)
-(``dev22-first-run.md``). A probe may
+(``dev22-first-run.md``).
+``dev26`` (35 scenes, 63 probes, 17 noop turns, session 12, written before any change
+made for it) forgets that leave something behind (a subject named by a relation, a nickname, a pronoun two turns
+back, a nickname for a job; a kind said as "my health stuff", "the work things", "my love life", "last time";
+an item inside a memory that says more, an item whose older values were replaced, one of two look-alikes) and small
+talk shaped like a statement ("My tea's gone stone cold again.") in further voices (Scouse, Brummie,
+Taglish, Hong Kong, Trinidadian and Nepali English, a cathedral organist, a scaffolder, a crossword setter)
+(``dev26-first-run.md``). A probe may
 set ``max_chars``: its context must be no longer (the budget scenes, at the default budget).
 
 ``--check`` runs nothing: it lists, for the dev halves, the expectations a memory storing the turns as said
