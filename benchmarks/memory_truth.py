@@ -121,7 +121,14 @@ back, a nickname for a job; a kind said as "my health stuff", "the work things",
 an item inside a memory that says more, an item whose older values were replaced, one of two look-alikes) and small
 talk shaped like a statement ("My tea's gone stone cold again.") in further voices (Scouse, Brummie,
 Taglish, Hong Kong, Trinidadian and Nepali English, a cathedral organist, a scaffolder, a crossword setter)
-(``dev26-first-run.md``). A probe may
+(``dev26-first-run.md``).
+``dev23`` (34 scenes, 37 probes, session 12, written before any change made for it) standing instructions (reply
+language, units, length, tone, format, spelling, dates, a clock, a name, a "never" lifted, one dropped, one softened,
+one taken back) and goals (set, revised, progress, met, abandoned, replaced, postponed) changing, with keep-both pairs
+(two rules or two goals that look like one slot), in voices no earlier file uses, some shared with dev22 and dev24 written at
+the same time (Taglish, Dutch, Mandarin, Nepali and Québécois grammar in English, Scouse, Trinidadian, a stroke
+survivor, a court stenographer, a crossword setter, a conductor, a submariner, all capitals, dyslexic spelling, a
+hedger, fragments, an organist, a shepherd, a cheesemaker) (``dev23-first-run.md``). A probe may
 set ``max_chars``: its context must be no longer (the budget scenes, at the default budget).
 
 ``--check`` runs nothing: it lists, for the dev halves, the expectations a memory storing the turns as said
