@@ -114,22 +114,29 @@ changing over sessions, within one session and back to an earlier value, with an
 keep-both pairs (two jobs, two sisters, a review beside a migration), in voices no earlier file uses (a funeral
 director turned chaplain, a Scouser, a nail tech, a stenographer, a call-centre agent, a hotel night manager, a
 warehouse picker, a midwife, a mechanic, Dutch, Portuguese, Ukrainian and Mandarin grammar in English, fragments)
-(``dev22-first-run.md``).
-``dev26`` (35 scenes, 63 probes, 17 noop turns, session 12, written before any change
-made for it) forgets that leave something behind (a subject named by a relation, a nickname, a pronoun two turns
-back, a nickname for a job; a kind said as "my health stuff", "the work things", "my love life", "last time";
-an item inside a memory that says more, an item whose older values were replaced, one of two look-alikes) and small
-talk shaped like a statement ("My tea's gone stone cold again.") in further voices (Scouse, Brummie,
-Taglish, Hong Kong, Trinidadian and Nepali English, a cathedral organist, a scaffolder, a crossword setter)
-(``dev26-first-run.md``).
+(``dev22-first-run.md``). ``dev26`` (35 scenes, 63 probes, 17 noop turns, session 12, written before any change made
+for it) forgets that leave something behind (a subject named by a relation, a nickname, a pronoun two turns back, a
+nickname for a job; a kind said as "my health stuff", "the work things", "my love life", "last time"; an item inside
+a memory that says more, an item whose older values were replaced, one of two look-alikes) and small talk shaped
+like a statement ("My tea's gone stone cold again.") in further voices (Scouse, Brummie, Taglish, Hong Kong,
+Trinidadian and Nepali English, a cathedral organist, a scaffolder, a crossword setter) (``dev26-first-run.md``).
 ``dev23`` (34 scenes, 37 probes, session 12, written before any change made for it) standing instructions (reply
-language, units, length, tone, format, spelling, dates, a clock, a name, a "never" lifted, one dropped, one softened,
-one taken back) and goals (set, revised, progress, met, abandoned, replaced, postponed) changing, with keep-both pairs
-(two rules or two goals that look like one slot), in voices no earlier file uses, some shared with dev22 and dev24 written at
-the same time (Taglish, Dutch, Mandarin, Nepali and Québécois grammar in English, Scouse, Trinidadian, a stroke
-survivor, a court stenographer, a crossword setter, a conductor, a submariner, all capitals, dyslexic spelling, a
-hedger, fragments, an organist, a shepherd, a cheesemaker) (``dev23-first-run.md``). A probe may
-set ``max_chars``: its context must be no longer (the budget scenes, at the default budget).
+language, units, length, tone, format, spelling, dates, a clock, a name, a "never" lifted, one dropped, one
+softened, one taken back) and goals (set, revised, progress, met, abandoned, replaced, postponed) changing, with
+keep-both pairs (two rules or two goals that look like one slot), in voices no earlier file uses, some shared with
+dev22 and dev24 written at the same time (Taglish, Dutch, Mandarin, Nepali and Québécois grammar in English, Scouse,
+Trinidadian, a stroke survivor, a court stenographer, a crossword setter, a conductor, a submariner, all capitals,
+dyslexic spelling, a hedger, fragments, an organist, a shepherd, a cheesemaker) (``dev23-first-run.md``). ``dev25``
+(33 scenes, 42 probes, session 12, written before any change made for it) counts (more, fewer, none left, a running
+tally, a count said only by what is left), facts of the world that change (a price, a version, an address, a course
+code, a bus route, opening hours), procedures (replaced, a step inserted, a step dropped), compound turns (two
+changes in one turn, a change and a keep) and safety facts reaching questions that do not name them (a guide dog,
+epilepsy, sobriety, a narrowed allergy, a pacemaker, a pregnancy), plus two keep-both pairs, in voices no file
+before session 12 uses (a sheepdog trialler, a Dutch brewer, a zookeeper, a Filipino nurse, a crossword setter,
+Trinidad, Zimbabwean, Zambian, Norwegian, Quebec, Cornish, Scouse, Hong Kong, Ukrainian, Romanian and Mandarin
+grammar in English, an army officer's clipped notes, an undertaker's letters, an auctioneer, all lower case)
+(``dev25-first-run.md``). A probe may set ``max_chars``: its context must be no longer (the budget scenes, at the
+default budget).
 
 ``--check`` runs nothing: it lists, for the dev halves, the expectations a memory storing the turns as said
 could not satisfy (an entry no turn says, a stale value a later turn says again as current), and only counts
