@@ -48,7 +48,7 @@ import numpy as np
 from kioko_core.embedding.embedders import embed_many
 from kioko_core.reading.analysis import analyze
 from kioko_intelligence.slot_additions import added, two_named_kinds
-from kioko_intelligence.slot_subjects import different_subjects
+from kioko_intelligence.slot_subjects import different_subjects, someone_elses
 
 SEARCHED = frozenset({"memories", "decisions", "procedures", "skills", "lessons"})
 """The context's sections whose memories the question's search found (not goals, safety facts, pins)."""
@@ -231,6 +231,8 @@ def _may_change(new: Any, stable: Any) -> bool:
     value = str(stable.record.metadata.get("value") or "").strip().lower()
     if value and value in text.lower():
         return False  # the slot's value said again
+    if someone_elses(text, stable.record.content):
+        return False  # "User's parents moved to Whitby now" is no newer location of the user's
     return ABOUT_USER.search(text) is not None and not different_subjects(text, stable.record.content)
 
 
@@ -315,6 +317,7 @@ def changed_pairs(question: str, memories: Sequence[Any], near: Near | None = No
             and later_turn(new.record, m.record)
             and comparable(new, m)
             and not different_subjects(new.record.content, m.record.content)
+            and not someone_elses(new.record.content, m.record.content)
             and not _another_thing(new.record.content, m.record.content)
         ]
         if not older and len(stable) == 1 and stable[0].record.id not in taken and _may_change(new, stable[0]):

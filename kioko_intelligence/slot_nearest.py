@@ -45,7 +45,7 @@ from kioko_intelligence.reactions import is_interruption, is_pause, is_reaction
 from kioko_intelligence.slot_additions import added, two_named_kinds
 from kioko_intelligence.slot_marks import VALUE_KINDS, current
 from kioko_intelligence.slot_reading import TITLE_DOT, text_terms
-from kioko_intelligence.slot_subjects import different_subjects
+from kioko_intelligence.slot_subjects import different_subjects, someone_elses
 
 if TYPE_CHECKING:
     from kioko_core.layer.memory_layer import MemoryLayer
@@ -229,7 +229,7 @@ def nearest_changes(
     found = nearest(memory, scope, turn_text)
     if found is None or added(turn_text, found.content) or two_named_kinds(_cued_sentences(turn_text), found.content):
         return None  # "I go to a bridge club on Fridays now" beside "I go to Mass on Sundays"; a cat beside a dog
-    if different_subjects(turn_text, found.content):
+    if different_subjects(turn_text, found.content) or someone_elses(said, found.content):
         return None  # "The little one, Zofia, started at Rainbow nursery" beside "Our eldest, Tomasz, goes to ..."
     if op is None:  # the router kept nothing of the turn ("Now we've changed, it's Oland instead")
         ops.append(

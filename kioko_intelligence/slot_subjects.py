@@ -53,9 +53,11 @@ _SOFT = frozenset(
 )
 """Words before a head noun that say how the user likes or when, not which thing: no mark of another thing."""
 _PERSONS = frozenset(
-    "wife husband partner son daughter kid kids child children mum mom dad father mother brother sister sibling "
+    "wife husband partner son daughter kid kids child children mum mom dad father mother parent parents grandparent "
+    "brother sister sibling twin "
     "friend colleague coworker co-worker boss manager neighbour neighbor teammate boyfriend girlfriend fiance "
-    "fiancee fiancé fiancée cousin aunt uncle grandma grandpa grandmother grandfather niece nephew flatmate "
+    "fiancee fiancé fiancée cousin aunt auntie uncle gran granny nan nana grandma grandpa grandad granddad grandmother "
+    "grandfather niece nephew flatmate "
     "roommate housemate landlord landlady he she they".split()
 )
 PERSONS = _PERSONS
@@ -196,6 +198,46 @@ def different_subjects(new_text: str, old_text: str) -> bool:
         return False
     # two heads, each with a name of its own: "The little one, Zofia, started at Rainbow" / "Our eldest, Tomasz, ..."
     return bool(new.names and old.names and not _overlap(new.names, old.names))
+
+
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|we|we're|we've|we'd|we'll|us|User)\b(?!'s)", re.IGNORECASE)
+_THIRD_PERSON = re.compile(r"\b(?:he|she|him|his|her|hers|he's|she's)\b", re.IGNORECASE)
+_ANOTHERS_THING = re.compile(
+    rf"\b(?:my|our|User's)\s+(?:\w+\s+)?(?:{'|'.join(sorted(_PERSONS - {'he', 'she', 'they'}))})(?:'s|s')\s",
+    re.IGNORECASE,
+)
+"""A thing of another person's named in the predicate: "Petra is my wife's team lead now"."""
+_USERS_THING = re.compile(r"\b(?:my|our|me|us|User's)\b", re.IGNORECASE)
+"""The user named in the predicate ("They moved my desk", "Joe took over my round")."""
+
+
+def someone_elses(new_text: str, old_text: str) -> bool:
+    """Is the newer statement a change of another person's ("my sister switched to soy milk these days", "Max can eat
+    crab now, his allergy is gone", "Petra is my wife's team lead now") and the older one the user's own ("User
+    drinks oat milk", "User is allergic to shellfish", "My team lead is Oksana")? Then it is no newer value of the
+    older, whatever change word it holds: the change is theirs. The newer must say nothing of the user ("I", "we":
+    "my husband got a job in Leeds, so we're moving" is the user's move too)."""
+    if _FIRST_PERSON.search(new_text):
+        return False
+    new, old = subject(new_text), subject(old_text)
+    if new is None or old is None or new.user or not _users_own(old) or new.head == "they":
+        return False  # "They moved my desk up to the 5th floor": "they" is as often no one in particular
+    predicate = " " + new.predicate + " "
+    if _ANOTHERS_THING.search(predicate):
+        return True
+    if _USERS_THING.search(predicate):
+        return False  # "Petra is my team lead now", "Joe took over my round": the user's own thing, a new holder
+    if new.person:
+        return True  # "my sister ...", "my wife's train ...", "she ..."
+    if new.head is None and new.names and _THIRD_PERSON.search(new.predicate):
+        return True  # a name the statement calls "he" or "she": a person ("Max can eat crab now, his allergy ...")
+    return False
+
+
+def _users_own(old: Subject) -> bool:
+    """The user's own statement: "I ...", "User ...", "my <thing>" (not "my sister", nor a named one: "my gran
+    Nerys", "our dog Rex", who may hold a role another person takes over)."""
+    return old.user or (old.owner == "user" and not old.person and not old.names)
 
 
 _ANOTHER = frozenset({"other", "another"})

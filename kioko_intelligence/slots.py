@@ -78,7 +78,13 @@ from kioko_intelligence.slot_reading import CUE, TITLE_DOT, Slot, new_value, old
 from kioko_intelligence.slot_returns import returns
 from kioko_intelligence.slot_roles import new_holders
 from kioko_intelligence.slot_sequences import further_along
-from kioko_intelligence.slot_subjects import another_one, different_subjects, named_subjects, subject_words
+from kioko_intelligence.slot_subjects import (
+    another_one,
+    different_subjects,
+    named_subjects,
+    someone_elses,
+    subject_words,
+)
 from kioko_intelligence.slot_tallies import running_tally
 from kioko_intelligence.slot_topics import GENERIC as _GENERIC
 from kioko_intelligence.slot_topics import LIKING_WORDS as _LIKING_WORDS
@@ -176,6 +182,8 @@ def same_slot(
                 continue  # a bare number names a value only inside the same frame ("lose 8 kilos")
             if record.kind not in _STATED_KINDS and not about and not _ABOUT_USER.search(record.content):
                 continue  # knowledge or an event that merely names X ("Siemens released a PLC") is no value of the user's
+            if someone_elses(text, record.content):
+                continue  # "Petra is my wife's team lead now" names no newer holder of the user's own team lead
             found.setdefault(record.id, Replaced(record, True, old, newer))
     for old in called_off(text) or called_off(turn_text):
         # "Crete's off", "Second van idea is dead", "Crumbs cancelled on us": a commitment held by a memory is over
@@ -237,6 +245,8 @@ def same_slot(
             continue  # "We have a cat called Miso" beside "User's dog is called Biscuit": two pets, not a new name
         if not cue and different_subjects(text, record.content):
             continue  # "The Madrid team has 5 engineers" is another team than Berlin's, not its newer size
+        if someone_elses(text, record.content):
+            continue  # "my sister switched to soy milk these days": her change, whatever the change word
         theirs = read_slot(record.content)
         # a name both say is part of the slot, not its value ("Python 3.9" -> "Python 3.12", "Kofi ... Accra")
         both = {n for n in theirs.values.get("name", set()) if _says(lowered, n, plural=True)}
