@@ -445,7 +445,8 @@ class ForgetReading(TurnReading):
         return self.memory.profile.record(key, **self.who) if key else None
 
 
-_ROLE_FRAMING = frozenset("my the our your about all everything anything of on at".split())
+_ROLE_FRAMING = frozenset("my the our your about all everything anything of on at please thanks cheers ta".split())
+"""Words around a role in a request that are not the role ("everything about my tutor, thanks")."""
 _GIVEN = r"[A-Z][a-z][\w'-]*(?:\s+[A-Z][a-z][\w'-]*)?"
 
 
@@ -498,15 +499,30 @@ def _says(text: str, value: str) -> bool:
     )
 
 
+_WHERE_ROLE = r"(?:\s+(?i:at|on|in|from|for|of|with)\s+(?:(?i:the|my|our|his|her|their)\s+)?[\w'-]+(?:\s+[\w'-]+){0,2})"
+"""Where a role is held, between the role and the name it is given ("User's supervisor at the depot is Sandeep",
+"User's tutor for the Open University course is ...": three words at most after the determiner)."""
+_A_PERSON_CALLED = r"\s+is\s+(?i:a|an)\s+(?:[\w'-]+\s+){0,2}?(?i:called|named)\s+"
+"""The name given by way of a person described ("... is a fella called Des Murray", "is a woman named Bea")."""
+
+
 def given_names(contents: list[str], role: str) -> list[str]:
     """The names ``contents`` give a role, right after it ("User's ex, Jordan", "Our dog is called Biscuit", "User's
-    manager is Henrik", "my sister Dana") or right before it ("Jordan, my ex", "Henrik is my boss")."""
+    manager is Henrik", "my sister Dana"), after where it is held ("User's supervisor at the depot is Sandeep",
+    "Site manager on the Vauxhall job is a fella called Des Murray") or right before it ("Jordan, my ex", "Henrik is
+    my boss")."""
     word = re.escape(role)
     after = re.compile(
         rf"\b(?i:{word})s?\b(?:\s*,\s*|\s+(?i:is\s+)?(?i:called|named)\s+|\s+is\s+|\s+)(?P<name>{_GIVEN})"
     )
+    held = re.compile(
+        rf"\b(?i:{word})s?\b{_WHERE_ROLE}(?:\s*,\s*|\s+(?i:is\s+)?(?i:called|named)\s+|{_A_PERSON_CALLED}|\s+is\s+)"
+        rf"(?P<name>{_GIVEN})"
+    )
+    described = re.compile(rf"\b(?i:{word})s?\b{_A_PERSON_CALLED}(?P<name>{_GIVEN})")
     before = re.compile(rf"(?P<name>{_GIVEN}),?\s+(?i:is\s+)?(?i:user's|my|our|his|her|their|the)\s+(?i:{word})\b")
-    found = [m.group("name") for text in contents for pattern in (after, before) for m in pattern.finditer(text)]
+    patterns = (after, held, described, before)
+    found = [m.group("name") for text in contents for pattern in patterns for m in pattern.finditer(text)]
     return list(dict.fromkeys(n for n in found if n.split()[0].lower() not in NAME_FRAMING))
 
 
