@@ -34,12 +34,14 @@ _WORDS = (
 _TENS = {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
 WORD_VALUES = {**{w: i for i, w in enumerate(_WORDS)}, **_TENS}
 """Number words and their values (a count said in words: "four to look after")."""
+_COMPOUND_WORD = rf"(?:twenty|{'|'.join(_TENS)})[- ](?:{'|'.join(_WORDS[1:10])})"
+"""A number word of tens and units ("twenty-six", "thirty one"), read before its tens alone."""
 _MONTH = (
     r"(?:january|february|march|april|may|june|july|august|september|october|november|december|"
     r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b"
 )
 _COUNT = re.compile(
-    rf"(?<![\w:.,/-])(\d{{1,3}}(?:,\d{{3}})+|\d+|{'|'.join(WORD_VALUES)})(?![\w:/%-]|[.,]\d)"
+    rf"(?<![\w:.,/-])(\d{{1,3}}(?:,\d{{3}})+|\d+|{_COMPOUND_WORD}|{'|'.join(WORD_VALUES)})(?![\w:/%-]|[.,]\d)"
     rf"(?!\s*(?:am|pm|st|nd|rd|th)\b)(?!\s+(?:of\s+)?{_MONTH})",
     re.IGNORECASE,
 )
@@ -58,10 +60,13 @@ _NOT_NOUNS = frozenset(
 
 
 def value_of(said: str) -> int | None:
-    """The number ``said`` is ("1,200" -> 1200, "seven" -> 7), or None."""
+    """The number ``said`` is ("1,200" -> 1200, "seven" -> 7, "twenty-six" -> 26), or None."""
     plain = said.lower().replace(",", "")
     if plain.isdigit():
         return int(plain)
+    tens, _, units = plain.replace("-", " ").partition(" ")
+    if units:
+        return WORD_VALUES[tens] + WORD_VALUES[units] if tens in WORD_VALUES and units in WORD_VALUES else None
     return WORD_VALUES.get(plain)
 
 
@@ -79,11 +84,13 @@ def counts(text: str) -> list[tuple[int, re.Match[str]]]:
 
 def _terms(*numbers: int) -> list[str]:
     """The index terms a memory saying one of ``numbers`` holds (digits as written, with or without thousands
-    commas; a number word as a word)."""
+    commas; a number word as the index keeps it, "twenty" as "twenti"; "twenty-six" by its tens)."""
     terms = []
     for n in numbers:
         terms += [f"n:{n}", f"n:{n:,}"]
-        terms += [f"t:{word}" for word, value in WORD_VALUES.items() if value == n]
+        for word, value in WORD_VALUES.items():
+            if value == n or (n > 20 and value == n - n % 10):
+                terms += [t for t in text_terms(word) if t.startswith("t:")]
     return list(dict.fromkeys(terms))
 
 

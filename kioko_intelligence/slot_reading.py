@@ -94,7 +94,11 @@ _DATE = re.compile(
     re.IGNORECASE,
 )
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
-_NUMBER = re.compile(rf"\b(?:\d+(?:[.,]\d+)*%?|{'|'.join(_NUMBER_WORDS)})\b", re.IGNORECASE)
+_TENS_AND_UNITS = (
+    r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[- ](?:one|two|three|four|five|six|seven|eight|nine)"
+)
+"""One number said in two words ("twenty-one", "thirty five"): one value, not two."""
+_NUMBER = re.compile(rf"\b(?:\d+(?:[.,]\d+)*%?|{_TENS_AND_UNITS}|{'|'.join(_NUMBER_WORDS)})\b", re.IGNORECASE)
 _IDENT = re.compile(r"\b(?=[\w/.-]*\d)(?=[\w/.-]*[A-Za-z])[\w][\w/.-]*\w\b")
 _HOLDER = re.compile(
     r"(?:^|(?<=[.!?]\s))\s*([A-Z][a-z][\w-]*)(?:'s|\s+is|\s+was)\s+(?:now\s+)?(?:my|our|the|his|her|their)\b"

@@ -66,6 +66,13 @@ def _leaver(text: str) -> tuple[str, list[str]] | None:
     return leaving[0], [n for n in names if n != leaving[0]]
 
 
+def _acronym(name: str) -> bool:
+    """Is ``name`` an acronym of three capitals or more ("SAP", "HMRC", "STM")? It names a system or a body, not a
+    person who takes a place: "Refund all go through SAP now, Ms Chan retired" changes how refunds are done, it
+    puts no one in Ms Chan's place. Two capitals may be a person's initials ("it's JP running the floor now")."""
+    return any(len(word) > 2 and word.isupper() for word in name.split())
+
+
 def _held_name(record: Record, leaver: str) -> str | None:
     """The name in ``record`` that holds every word of ``leaver`` ("Big Steve" for "Steve")."""
     words = set(leaver.lower().split())
@@ -102,7 +109,7 @@ def succeeded(
         held = _held_name(record, leaver)
         if held is None or _restated(record, held, terms, said):
             continue
-        fresh = [n for n in dict.fromkeys(others) if n.lower() not in record.content.lower()]
+        fresh = [n for n in dict.fromkeys(others) if n.lower() not in record.content.lower() and not _acronym(n)]
         if len(fresh) == 1:
             found.append((record, held, fresh[0]))
     return found if len(found) == 1 else []

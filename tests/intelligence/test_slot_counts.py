@@ -27,6 +27,10 @@ def _current(stored: list[kioko.Record]) -> list[str]:
         ("Seven new altos joined, which takes us to 39.", [7, 39]),
         ("Sold the two in Dunstable, so it's four now.", [2, 4]),
         ("The app passed 1,200 users", [1200]),
+        # a number word of tens and units is one count, hyphened or not
+        ("Three chicks hatched, so that's twenty-six on the books", [3, 26]),
+        ("thirty one kids on the trip", [31]),
+        ("twenty-first birthday, ninety-nine problems", [99]),
         # a time, a date, a percentage, an ordinal, a code and a year are no counts
         ("Up at 7:30 on 14 October, 5% done, the 3rd try on HEK293 since 2019", []),
     ],
@@ -54,6 +58,28 @@ def test_counts_are_numbers_standing_alone(text: str, said: list[int]) -> None:
             "Completed on the sale of the two in Dunstable, so it's four to look after now.",
             "User let out four flats in total, all in Bedfordshire.",
         ),
+        # a total said as a number word of tens and units, in other voices
+        (
+            "Humboldt colony's at 23 birds after the winter count.",
+            "Good week on the penguin beat! Three chicks hatched overnight Tuesday, so that's twenty-six on the books.",
+            "Humboldt colony's at twenty-six birds after the winter count.",
+        ),
+        (
+            "The choir has 40 voices this term.",
+            "Two sopranos moved away over the summer, leaving thirty-eight.",
+            "The choir has thirty-eight voices this term.",
+        ),
+        # the old count said in words too (the index keeps "twelve" as its stem)
+        (
+            "We've got twelve hens in the run.",
+            "A fox got two of them, so ten left.",
+            "We've got ten hens in the run.",
+        ),
+        (
+            "Our allotment society has twenty-one plots let.",
+            "Four more let this spring, so twenty five now.",
+            "Our allotment society has twenty five plots let.",
+        ),
     ],
 )
 def test_the_old_count_takes_the_new_total(first: str, second: str, now: str) -> None:
@@ -67,6 +93,7 @@ def test_the_old_count_takes_the_new_total(first: str, second: str, now: str) ->
     "second",
     [
         "Seven new altos joined after the open evening, which takes us to 40.",  # 32 + 7 is not 40
+        "Seven new altos joined after the open evening, which takes us to thirty-eight.",  # nor 38
         "Seven of us went to the pub, so 39 pints later I'm home.",  # the total counts pints, not singers
         "Seven new altos joined after the open evening and 39 people came.",  # no outcome: two counts side by side
     ],

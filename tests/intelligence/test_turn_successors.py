@@ -80,3 +80,42 @@ def test_no_single_successor_changes_nothing(memory, then: str) -> None:  # type
     report = memory.record_turn(then, "Noted.", user_id="u", session_id="s2")
     # the leaver may still be marked as gone (the slot rules read "retired"), but no one is put in the place
     assert [op.fields["rewrites"] for op in report.ops if op.fields.get("rewrites")] == []
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "question", "old_way"),
+    [
+        (
+            "For refunds I fill the yellow form and pass it to Ms Chan in accounts.",
+            "Refund all go through SAP now, Ms Chan retired already last month.",
+            "How do I process a customer refund?",
+            "pass it to SAP",
+        ),
+        (
+            "My tax return goes through Linda, my accountant, every January.",
+            "Linda retired, so I file straight with HMRC online now.",
+            "How do I do my tax return?",
+            "goes through HMRC",
+        ),
+        (
+            "Leave requests go to Gary in the office, on paper.",
+            "Gary left in May and it's all done in the HRIS portal now.",
+            "How do I book time off?",
+            "go to HRIS",
+        ),
+    ],
+)
+def test_an_acronym_takes_no_persons_place(memory, first, then, question, old_way) -> None:  # type: ignore[no-untyped-def]
+    # a system or a body named in capitals ("SAP", "HMRC") is how the thing is done now, not the leaver's successor:
+    # the old memory is not rewritten with it
+    said(memory, first, "s1")
+    report = memory.record_turn(then, "Noted.", user_id="u", session_id="s2")
+    assert [op.fields["rewrites"] for op in report.ops if op.fields.get("rewrites")] == []
+    assert old_way not in context(memory, question)
+
+
+def test_initials_still_take_the_place(memory) -> None:  # type: ignore[no-untyped-def]
+    # two capitals may be a person's initials: they take the leaver's place as a name does
+    said(memory, "Our shift supervisor is Big Dave.", "s1")
+    said(memory, "Dave got the sack, it's JP running the floor now.", "s2")
+    assert "JP" in context(memory, "Who is our shift supervisor?")
