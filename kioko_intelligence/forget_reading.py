@@ -45,11 +45,19 @@ class ForgetReading(TurnReading):
         if found is None:
             return False
         category = found.group("category").lower()
+        if WORK_CATEGORY.match(category):
+            category = "work"  # "the work things", "anything job-related": one category
         qualifier = (found.group("qualifier") or found.group("after") or "").lower()
         if category in PREFERENCE_WORDS and not qualifier:
             return False  # the whole kind: rules.FORGET_KIND's (it names it with "my" / "all")
         wanted = CATEGORY_KINDS.get(category)
-        records = [r for r in self.memory.memories(kinds=wanted, **self.who) if in_category(r, category, qualifier)]
+        held = list(self.memory.memories(kinds=wanted, **self.who))
+        records = [r for r in held if in_category(r, category, qualifier)]
+        if category == "work":  # "Our warehouse ships for three chains" after "... at a distribution warehouse"
+            places = workplaces([r.content for r in records])
+            records += [
+                r for r in held if r not in records and r.kind not in UNSCANNED and names_place(r.content, places)
+            ]
         label = f"{qualifier} {category}".strip()
         self.delete_all(records, f"the user asked to forget all their {label}", f"the user has no memories of {label}")
         return True
@@ -605,7 +613,8 @@ FORGET_CATEGORY = re.compile(
     r"^(?:please\s+)?(?:forget|delete|remove|erase|clear|wipe|drop|scratch|purge)\s+(?:out\s+)?"
     r"(?:(?:all|every|any)\s+(?:of\s+)?)?(?:my|the|your)?\s*(?:(?P<qualifier>[a-z]+)\s+)?"
     r"(?P<category>preferences|likes|dislikes|tastes|deadlines|due dates|people|persons|contacts|family|relatives|"
-    r"friends|colleagues|co-?workers|health|medical|money|finances|financial|phone numbers)\b"
+    r"friends|colleagues|co-?workers|health|medical|money|finances|financial|phone numbers|"
+    r"(?:work|job|career)(?:[- ]related|\s+(?:info|stuff|details|things|bits|matters|side)))\b"
     r"(?:\s+(?:about|on|for|regarding)\s+(?P<after>[a-z]+))?",
     re.IGNORECASE,
 )
@@ -631,6 +640,8 @@ def in_category(record: Record, category: str, qualifier: str = "") -> bool:
         return record.kind not in ("working", "summary") and is_health_fact(text)
     if category in ("money", "finances", "financial"):
         return record.kind not in ("working", "summary") and MONEY.search(text) is not None
+    if category == "work":
+        return is_work_fact(record)
     if category == "phone numbers":
         return record.kind not in ("working", "summary") and any(
             sum(c.isdigit() for c in m.group(0)) >= PHONE_DIGITS for m in _DIGIT_RUN.finditer(text)
@@ -639,6 +650,54 @@ def in_category(record: Record, category: str, qualifier: str = "") -> bool:
     if group is None or record.kind in ("working", "summary"):
         return False
     return bool(_PERSON[group].search(text)) or (group == "people" and FULL_NAME_GIVEN.search(text) is not None)
+
+
+WORK_CATEGORY = re.compile(r"(?:work|job|career)\b", re.IGNORECASE)
+WORK_SLOTS = frozenset({"job_title", "employer", "team", "manager"})
+"""The profile slots that say where and as what the user works."""
+WORK = re.compile(
+    r"\b(?:work(?:s|ed|ing)?\s+(?:as|at|for|in|on|nights|days|lates|earlies|shifts?|from\s+home)|jobs?|employer|"
+    r"employed|boss|manager|supervisor|line\s+manager|team\s+lead|colleagues?|co-?workers?|shifts?|rota|overtime|"
+    r"payroll|payslip|promot(?:ed|ion)|appraisal|career|notice\s+period|handed\s+(?:in\s+)?(?:my|their)\s+notice|"
+    r"clients?|contract(?:or)?|office|workplace|depot|on\s+call|work\s+(?:e-?mail|phone|mobile|laptop|badge|van))\b|"
+    r"^User is an?\s+(?:[\w-]+\s+){1,3}(?:at|for)\s+(?-i:[A-Z])",
+    re.IGNORECASE,
+)
+"""A memory about the user's work, for "forget all the work things": the job, the employer, the people and the
+hours of it ("User is a flight dispatcher at Stansted", "User's manager there is Gráinne", "Shift pattern is four on,
+four off"); "User is running the Brighton Marathon" and "User works out at the gym" are not."""
+
+
+_WORKPLACE = re.compile(
+    r"\b(?:at|for|in)\s+(?:a|an|the|my|our|their)\s+(?:[\w-]+\s+){0,2}?(?P<place>[a-z][\w-]+)"
+    r"(?=\s+(?:in|on|at|near|outside|by|off|up|down)\b|\s*[.,;]|\s*$)"
+)
+"""Where a work memory says the user works, by its common noun ("... at a distribution warehouse in Swindon" ->
+warehouse, "... at the depot" -> depot)."""
+
+
+def workplaces(contents: list[str]) -> set[str]:
+    """The common nouns the work memories ``contents`` name the workplace by (:data:`_WORKPLACE`)."""
+    return {m.group("place").lower() for text in contents for m in _WORKPLACE.finditer(text)} - _NOT_PLACES
+
+
+_NOT_PLACES = frozenset("time moment while week month year day night weekend".split())
+
+
+def names_place(text: str, places: set[str]) -> bool:
+    """Whether ``text`` speaks of one of the workplaces ``places`` as a known one ("Our warehouse ships ...", "The
+    depot closes at ten"), not as some place ("a warehouse fire on the news")."""
+    return any(
+        re.search(rf"\b(?:our|the|my|that)\s+(?:[\w-]+\s+)?{re.escape(place)}s?\b", text, re.IGNORECASE)
+        for place in places
+    )
+
+
+def is_work_fact(record: Record) -> bool:
+    """Whether ``record`` is about the user's work (:data:`WORK`, or a profile slot of :data:`WORK_SLOTS`)."""
+    if record.kind == "profile":
+        return record.metadata.get("slot") in WORK_SLOTS
+    return record.kind not in ("working", "summary") and WORK.search(record.content) is not None
 
 
 MONEY = re.compile(
@@ -667,10 +726,35 @@ _TAKES_MEDICINE = re.compile(
 the safety classes do not name: "User takes metformin twice a day", "User is on sertraline, 50mg in the mornings"."""
 
 
+_CONDITION = re.compile(
+    r"\b(?:[a-z]+(?:itis|osis|iasis|aemia|emia|pathy|algia)|(?:carcin|melan|lymph|myel|glauc|fibr|aden|sarc)omas?|"
+    r"pre-?diabet\w*|sickle[- ]cell|eczema|IBS|ADHD|OCD|PTSD|autis\w*|dyslexi\w*|depress(?:ion|ed)|anxiety|cancer|"
+    r"tumou?rs?|cysts?|fractur\w*|sprain\w*|injur(?:y|ies|ed)|concussion|gout|lupus|hernia|stroke|"
+    r"HbA1c|cholesterol|blood\s+(?:sugar|tests?|results?|count|type|work)|BMI|MRI|CT\s+scan|x-?rays?|biops(?:y|ies)|"
+    r"smear\s+test|mammogram|ECG|symptoms?|(?:in|into|to|out\s+of)\s+hospital|hospital\s+(?:appointment|stay|visit)|A&E|waiting\s+list|sick\s+note|"
+    r"(?:steroid|hydrocortisone)\s+(?:cream|ointment)|(?:back|knee|hip|chest|joint)\s+pain)\b|"
+    r"\b(?:had|have|having|get|getting)\s+(?:my|their|his|her)\s+(?:left\s+|right\s+|wisdom\s+)?(?:appendix|"
+    r"gallbladder|tonsils|teeth|tooth|kidney|spleen|ovar(?:y|ies)|womb|uterus|thyroid|cataracts?|hip|knee|mole|"
+    r"stitches)\s+(?:out|removed|replaced|taken\s+out)\b|"
+    r"\b(?:the|my|user's|their)\s+(?:nurse|doctor|consultant|specialist|surgeon|midwife)\s+"
+    r"(?:said|says|told|thinks|reckons|wants|put|found|diagnosed|referred|prescribed)\b",
+    re.IGNORECASE,
+)
+"""A memory of a health condition the safety classes do not name, by its shape: a condition's ending ("psoriasis",
+"arthritis", "anaemia", "neuropathy"), a test or a measurement ("HbA1c came back at 44", "blood sugar"), an operation
+("Had my gallbladder out"), a treatment ("steroid cream"), what a clinician said of the user ("The nurse said I'm
+prediabetic"); not a clinician by trade ("User is a nurse at St James's", "User works as a health visitor")."""
+
+
 def is_health_fact(text: str) -> bool:
     """Whether a memory is about the user's health, for "clear out all my health info": a medical condition or an
-    allergy (:data:`~kioko_core.recall.safety.CLASSES`), or a treatment (:data:`_TAKES_MEDICINE`)."""
-    return bool(classes_of(text) & {"medical", "allergy"}) or _TAKES_MEDICINE.search(text) is not None
+    allergy (:data:`~kioko_core.recall.safety.CLASSES`), a treatment (:data:`_TAKES_MEDICINE`), or a condition, a
+    test or an operation said in other words (:data:`_CONDITION`)."""
+    return (
+        bool(classes_of(text) & {"medical", "allergy"})
+        or _TAKES_MEDICINE.search(text) is not None
+        or _CONDITION.search(text) is not None
+    )
 
 
 FORGET_FILLERS = frozenset(

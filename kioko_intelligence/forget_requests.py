@@ -675,6 +675,13 @@ KIND_WORDS = (
     (re.compile(rf"\b(?:family|relatives){_AS_A_WHOLE}", re.I), "family"),
     (re.compile(rf"\b(?:money|financ(?:es|ial))(?:[- ]related)?{_AS_A_WHOLE}", re.I), "money"),
     (re.compile(rf"\b(?:phone|mobile|contact|telephone)\s+numbers{_AS_A_WHOLE}", re.I), "phone numbers"),
+    (
+        re.compile(
+            rf"\b(?:work|job|career)(?:[- ]related|(?=\s+(?:info|stuff|details|things|bits|matters|side)s?\b)){_AS_A_WHOLE}",
+            re.I,
+        ),
+        "work stuff",
+    ),
 )
 """The words a kind (or a category) of memory is called by, in the plural a whole kind is asked with."""
 _EVERY = re.compile(r"^(?:every|each|all(?:\s+of)?(?:\s+(?:my|the|your))?|any)\s+(?P<one>[\w\s-]+)$", re.I)

@@ -1,0 +1,177 @@
+"""The user's work is a category a forget names as a whole ("Forget all the work things", "all my work stuff",
+"anything job-related", "my work info") (#33, dev19, dev26): the job, the employer, the people and hours of it and
+the workplace said again ("Our warehouse ships for three chains" after "... at a distribution warehouse") go; what
+is not work stays ("User works out at the gym", a race the user trains for). Before, the request was read as a
+forget of one item named "work things" and nothing went.
+
+Real layers on memory:// and SQLite files, driven through the agent loop (record_turn, end_session).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kioko_core.store import Record
+from kioko_intelligence.forget_reading import is_health_fact, is_work_fact, workplaces
+from kioko_intelligence.forget_requests import kind_named
+
+U = {"user_id": "ines"}
+
+SAID = [
+    "I'm a paralegal at Burges Salmon in Bristol.",
+    "My boss there is Imogen Tate.",
+    "My work email is r.shah@bslaw.co.uk.",
+    "I work out at the gym on Tuesdays.",
+    "I'm training for the Bath Half in March.",
+]
+
+
+def _after(memory, said: list[str], request: str) -> list[str]:  # type: ignore[no-untyped-def]
+    for text in said:
+        memory.record_turn(text, "Okay.", session_id="s1", **U)
+    memory.end_session("s1", **U)
+    memory.record_turn(request, "Done.", session_id="s2", **U)
+    memory.end_session("s2", **U)
+    return [r.content for r in memory.memories(**U)]
+
+
+def _holds(contents: list[str], word: str) -> bool:
+    return any(word.lower() in c.lower() for c in contents)
+
+
+@pytest.mark.parametrize(
+    "asked",
+    [
+        "Forget the work things please, new chapter.",
+        "You can forget all my work stuff, I've handed in my notice.",
+        "Clear out my work info, I've retired now.",
+        "Anything job-related, wipe it please.",
+    ],
+)
+def test_the_work_things_go_and_the_rest_stays(memory, asked: str) -> None:  # type: ignore[no-untyped-def]
+    contents = _after(memory, SAID, asked)
+    for gone in ("paralegal", "Imogen", "bslaw"):
+        assert not _holds(contents, gone), (gone, contents)
+    for kept in ("gym", "Bath Half"):
+        assert _holds(contents, kept), (kept, contents)
+
+
+def test_the_workplace_said_again_goes_with_the_work(memory) -> None:  # type: ignore[no-untyped-def]
+    said = [
+        "I manage the night shift at a distribution warehouse in Swindon.",
+        "Our warehouse ships for three supermarket chains.",
+        "I'm learning Portuguese on Duolingo, 200-day streak.",
+        "There was a warehouse fire on the news last night.",
+    ]
+    contents = _after(memory, said, "You can forget all my work stuff, I've handed in my notice.")
+    assert not _holds(contents, "supermarket chains"), contents
+    assert not _holds(contents, "night shift"), contents
+    assert _holds(contents, "Portuguese"), contents
+
+
+def test_one_work_item_is_not_the_whole_category(memory) -> None:  # type: ignore[no-untyped-def]
+    contents = _after(memory, SAID, "Please forget my work email.")
+    assert not _holds(contents, "bslaw"), contents
+    assert _holds(contents, "paralegal"), contents
+    assert _holds(contents, "Imogen"), contents
+
+
+@pytest.mark.parametrize(
+    ("thing", "kind"),
+    [
+        ("all the work things", "work stuff"),
+        ("all my work stuff", "work stuff"),
+        ("my work info", "work stuff"),
+        ("everything job-related", "work stuff"),
+        ("my work email", None),
+        ("the work laptop", None),
+        ("all my work", None),
+    ],
+)
+def test_work_is_named_only_as_a_whole(thing: str, kind: str | None) -> None:
+    assert kind_named(thing) == kind
+
+
+def _record(content: str, kind: str = "factual", **metadata: object) -> Record:
+    return Record(id="r", user_id="ines", kind=kind, content=content, metadata=dict(metadata))
+
+
+@pytest.mark.parametrize(
+    ("content", "work"),
+    [
+        ("User is a flight dispatcher at Stansted for a cargo outfit.", True),
+        ("User's manager there is Gráinne.", True),
+        ("Shift pattern is four on, four off.", True),
+        ("User works as a welder in Motherwell.", True),
+        ("User works out at the gym on Tuesdays.", False),
+        ("User is running the Brighton Marathon in April.", False),
+        ("User is a regular at the Crown on Fridays.", False),
+        ("User's daughter is learning the violin.", False),
+    ],
+)
+def test_what_is_about_the_users_work(content: str, work: bool) -> None:
+    assert is_work_fact(_record(content)) is work
+
+
+def test_a_profile_slot_of_work() -> None:
+    assert is_work_fact(_record("User's job title is health visitor.", "profile", slot="job_title"))
+    assert not is_work_fact(_record("User's home is Leeds.", "profile", slot="location"))
+
+
+def test_the_workplace_a_work_memory_names() -> None:
+    assert workplaces(["User manages the night shift at a distribution warehouse in Swindon."]) == {"warehouse"}
+    assert workplaces(["User drives for the depot."]) == {"depot"}
+
+
+# Health said in other words (the same dev halves): a condition's ending, a test or a measurement, an operation, a
+# treatment, what a clinician said of the user; not a clinician by trade.
+
+
+@pytest.mark.parametrize(
+    ("content", "health"),
+    [
+        ("User has got psoriasis on their elbows, using a steroid cream.", True),
+        ("Had my gallbladder out in 2019.", True),
+        ("User has sickle cell trait, doctor say to drink plenty water.", True),
+        ("The nurse said I'm prediabetic.", True),
+        ("User's HbA1c came back at 44.", True),
+        ("User was in hospital for a week in May.", True),
+        ("User is a nurse at St James's.", False),
+        ("User works as a health visitor in Rotherham.", False),
+        ("User works at the hospital as a porter.", False),
+        ("User had their hair done on Friday.", False),
+        ("User had their boiler replaced.", False),
+        ("User is learning Morse code.", False),
+    ],
+)
+def test_what_is_about_the_users_health(content: str, health: bool) -> None:
+    assert is_health_fact(content) is health
+
+
+@pytest.mark.parametrize(
+    ("said", "asked", "gone", "kept"),
+    [
+        (
+            ["I work as a health visitor in Rotherham.", "I've got psoriasis on my elbows, using a steroid cream."],
+            "Could you lose my medical bits? Not the job, obviously.",
+            "psoriasis",
+            "health visitor",
+        ),
+        (
+            ["The nurse said I'm prediabetic, my HbA1c came back at 44.", "I teach Year 6 at a primary in Wigan."],
+            "All my health info, please wipe it.",
+            "HbA1c",
+            "Year 6",
+        ),
+        (
+            ["I have sickle cell trait, so I drink plenty of water.", "I coach netball for the under-14s."],
+            "Clear out all my health stuff, it's private.",
+            "sickle cell",
+            "netball",
+        ),
+    ],
+)
+def test_health_said_in_other_words_goes_with_the_health_things(memory, said, asked, gone, kept) -> None:  # type: ignore[no-untyped-def]
+    contents = _after(memory, said, asked)
+    assert not _holds(contents, gone), contents
+    assert _holds(contents, kept), contents
