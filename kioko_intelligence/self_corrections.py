@@ -29,9 +29,12 @@ _WEAK = r"no|sorry|wait|actually"
 """Markers that take it back only between commas (or after "..."): "Editing prod.yaml, no, staging.yaml"."""
 _MARKER = re.compile(
     rf"(?:(?:[,;]|\.\.\.|…|[.!?](?=\s))\s*|\s+)(?P<strong>{_STRONG})\b[,:.]?\s*"
-    rf"|(?:[,;]|\.\.\.|…)\s*(?P<weak>{_WEAK})\s*[,:]\s*",
+    rf"|(?:[,;]|\.\.\.|…)\s*(?P<weak>{_WEAK})\s*[,:]\s*"
+    rf"|[.!?]\s+(?P<opening>{_WEAK}|oops|sorry,?\s+no|no,?\s+sorry)\s*[,:]\s*",
     re.IGNORECASE,
 )
+_ALONE_WORDS = frozenset({"now", "then", "sorry", "actually", "instead", "not", "that"})
+"""Words that may stand beside the new value in a sentence that only corrects ("Sorry, 41 actually.")."""
 _TIME = re.compile(r"\b\d{1,2}[:.]\d{2}(?:\s*[ap]\.?m\.?)?\b", re.IGNORECASE)
 _PATH = re.compile(r"(?<![\w/])[\w.-]+/[\w./-]*\w")
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
@@ -100,6 +103,17 @@ def _swap(before: str, after: str, strong: bool) -> str | None:
     return before[: copulas[-1].end()] + _LEAD.sub("", after.strip())
 
 
+def _value_alone(after: str) -> bool:
+    """Is ``after`` one value and nothing else that says something (a weak marker opening a sentence, "... 14 Elm
+    Road. Sorry, 41.", takes a value back only then: "Sorry, I have to run now" and "No, 10 is better" correct
+    nothing)?"""
+    values = [m for found in _values(after).values() for m in found]
+    if len(values) != 1:
+        return False
+    rest = after[: values[0].start()] + " " + after[values[0].end() :]
+    return all(w.lower() in _OPENERS | _ALONE_WORDS for w in re.findall(r"[\w']+", rest))
+
+
 def settle(text: str) -> str:
     """``text`` with each correction made inside it applied (see the module's docstring); else ``text``."""
     if not _MARKER.search(text):
@@ -115,6 +129,8 @@ def settle(text: str) -> str:
         stop = ends.start() if ends else len(guarded)
         after = guarded[found.end() : stop]
         if found.group(0).lstrip()[:1] in ".!?" and not before.strip():
+            break
+        if found.group("opening") is not None and not _value_alone(after):
             break
         settled = _swap(before, after, found.group("strong") is not None)
         if settled is None:

@@ -62,3 +62,36 @@ def test_record_turn_stores_only_the_value_the_user_meant() -> None:
         stored = " ".join(r.content for r in memory.memories(user_id="u"))
         assert "7:40" in stored
         assert "6:40" not in stored
+
+
+@pytest.mark.parametrize(
+    ("said", "meant"),
+    [
+        (
+            "For deliveries: I'm at 14 Elm Road, Didsbury. Sorry, 41. I always swap them round.",
+            "For deliveries: I'm at 41 Elm Road, Didsbury. I always swap them round.",
+        ),
+        ("My flight lands at 6:40. No, 7:40.", "My flight lands at 7:40."),
+        ("Interview is on Tuesday. Wait, Wednesday.", "Interview is on Wednesday."),
+        ("Gate is B12. Oops, B21.", "Gate is B21."),
+        ("We have 3 dogs. Sorry: 4 now.", "We have 4 dogs now."),
+        ("The party is on the 14th. No, on the 15th.", "The party is on the 15th."),
+    ],
+)
+def test_a_sentence_of_a_weak_marker_and_a_value_alone_corrects_the_one_before(said: str, meant: str) -> None:
+    """Before, "sorry" or "no" took a value back only between commas: "... 14 Elm Road, Didsbury. Sorry, 41." kept 14."""
+    assert settle(said) == meant
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Room 214 is free. Sorry, I have to run now.",
+        "We have 3 kids. No, really, we do!",
+        "I ran 5k today. Sorry, 2 more questions for you.",
+        "Call me at 9. No, 10 is better.",  # the sentence says more than the value
+        "My locker is 118. No way.",
+    ],
+)
+def test_a_sentence_opening_on_a_weak_marker_that_says_more_corrects_nothing(said: str) -> None:
+    assert settle(said) == said
