@@ -200,7 +200,7 @@ def nearest_changes(
     adds = [op for op in planned if op.action == "add" and op.kind in VALUE_KIND_OPS]
     if planned and not adds:
         return None
-    chosen = [op for op in adds if has_cue(text_of(op))]
+    chosen = [op for op in adds if has_cue(text_of(op)) or _cue_cut(text_of(op), turn_text)]
     dropped = None if chosen or not planned else dropped_change(turn_text, [text_of(op) for op in planned])
     if dropped is not None and _SOMEONE_ELSES.search(dropped):
         dropped = None  # someone else's change
@@ -248,6 +248,26 @@ def nearest_changes(
 
 
 _CUE_WORD = re.compile(rf"{CHANGE.pattern}|{START.pattern}", re.IGNORECASE)
+_CUT_WORDS = 3
+
+
+def _cue_cut(kept: str, turn_text: str) -> bool:
+    """Did the router keep ``kept`` out of a sentence of the turn whose only other words are a change cue it cut
+    ("Golf's back with the customer. Now the Transit, rear brakes seized solid." keeps "The Transit, rear brakes
+    seized solid.")? That memory is the one the cue dates, as when the cue stays in its words."""
+    said = kept.strip().rstrip(".!").strip().lower()
+    if not said:
+        return False
+    for sentence in _SENTENCE_END.split(turn_text.strip()):
+        at = sentence.lower().find(said)
+        if at < 0:
+            continue
+        rest = (sentence[:at] + " " + sentence[at + len(said) :]).strip(" ,.!;:")
+        if rest and len(rest.split()) <= _CUT_WORDS and has_cue(rest) and not ADDITIVE.search(rest):
+            return True
+    return False
+
+
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 

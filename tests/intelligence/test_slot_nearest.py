@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import kioko
-from kioko_intelligence.slot_nearest import cued, dropped_change, with_its_value
+from kioko_intelligence.slot_nearest import _cue_cut, cued, dropped_change, with_its_value
 
 pytest.importorskip("kioko_core.embedding.semantic")
 
@@ -422,3 +422,56 @@ def test_someone_elses_change_in_the_statement_that_says_it_marks_nothing(url: s
         "Long day, the car broke down at the lights, and my brother swims after his shift these days.",
     ) as memory:
         assert any("5k every morning" in c for c in _in_force(memory))
+
+
+CUT_CUES = [
+    (
+        "Got the Golf up on the ramp, clutch job.",
+        "Golf's back with the customer. Now the Transit, rear brakes seized solid.",
+        "What vehicle am I working on?",
+        "Transit",
+    ),
+    (
+        "I jog round Victoria Park before work.",
+        "My knee is playing up again. Now the rowing machine in the garage, twenty minutes a day.",
+        "How do I exercise?",
+        "rowing machine",
+    ),
+    (
+        "Lunch is usually a sausage roll from Greggs.",
+        "The doctor is worried about my cholesterol. Now the salad bar at work, every single day.",
+        "What do I have for lunch?",
+        "salad bar",
+    ),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "question", "kept"), CUT_CUES)
+def test_a_cue_the_router_cut_from_the_kept_sentence_still_dates_it(
+    url: str, old: str, new: str, question: str, kept: str
+) -> None:
+    """Before, "Now the Transit, ..." was kept without its "Now" beside another statement of the turn: no kept memory
+    carried the cue, so nothing was marked and the Golf's clutch job was shown as current."""
+    with _said(url, old, new) as memory:
+        context = memory.recall(question, user_id="u").text
+        assert kept in context
+        assert "(was:" in context
+
+
+@pytest.mark.parametrize(
+    ("turn", "kept"),
+    [
+        ("Golf's back with the customer. Now the Transit, rear brakes seized solid.", "Golf's back with the customer."),
+        ("Golf's back. Also the Transit, rear brakes seized solid.", "The Transit, rear brakes seized solid."),
+        ("Golf's back. The Transit, rear brakes seized solid.", "The Transit, rear brakes seized solid."),
+        ("Golf's back. Now, finally, for a change, the Transit.", "The Transit."),
+    ],
+)
+def test_what_the_cut_cue_reading_leaves_alone(turn: str, kept: str) -> None:
+    """The cue must be in the kept text's own sentence, all that the router left out of it, and not additive."""
+    assert not _cue_cut(kept, turn)
+
+
+def test_the_cut_cue_reading() -> None:
+    assert _cue_cut("The Transit, rear brakes seized solid.", "Golf's back. Now the Transit, rear brakes seized solid.")
+    assert _cue_cut("The bees sit at Ashby.", "Council took it. These days the bees sit at Ashby.")
