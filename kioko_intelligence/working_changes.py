@@ -24,17 +24,19 @@ MOVE_ON = re.compile(
     r"\b(?:on to|onto|moving on to|moved on to|switch(?:ed|ing)?(?:\s+over)?\s+to|jump(?:ed|ing)?(?:\s+over)?\s+to|"
     r"over to|now on|now (?:i'm|i am|we're|we are) on|(?:resolved|fixed|done|closed|sorted|finished|completed?)[,.]?\s+"
     r"(?:now|next)|next up is|"
-    r"(?:i'm|i am|we're|we are)\s+on\b.*\bnow|(?:the\s+)?(?:real\s+)?(?:problem|issue|bug|culprit|fault)\s+"
+    r"(?:i'm|i am|we're|we are)\s+on\b.*\bnow|(?:^|(?<=[.!?]\s))on\s+[^.!?]*?\bnow|"
+    r"(?:the\s+)?(?:real\s+)?(?:problem|issue|bug|culprit|fault)\s+"
     r"(?:is|was)\s+(?:on|in|at)|now it's|it's actually)\b|\b(?:now|next)\s*:",
     re.IGNORECASE,
 )
 """Words that say the user's attention moved to another thing."""
 _TOKEN = re.compile(
     r"(?<![\w/.-])(?:[\w.-]*/[\w./-]*\w|[\w-]+\.[A-Za-z]{1,5}\b|[A-Za-z]+[-_]?\d[\w-]*|#\d+|"
-    r"(?!(?:19|20)\d\d\b)\d{3,5}(?![\d.,:%]))(?![\w/-])",
+    r"(?!(?:19|20)\d\d\b)\d{3,5}(?![\d%]|[.,:]\d)|\d{2,}-\d{3,})(?![\w/-])",
 )
 """An identifier: a path, a file name, a code with letters and digits (web-03, OPS-3310, C2065), a #number,
-a bare number of three to five digits that is no year ("cow 318", "room 412")."""
+a bare number of three to five digits that is no year ("cow 318", "room 412"), a number and a number of three digits
+or more joined by a dash (an order or a job: "55-1930")."""
 _COUNTED = re.compile(r"\b[A-Za-z]{3,}\s+\d{1,3}\b(?![%]|[.,:]\d)")
 """A thing and its small number ("chapter 7", "bay 3", "table 12"): the next one of a series is another such."""
 _FINISHED = (

@@ -189,6 +189,43 @@ def test_a_bare_number_is_an_identifier_the_task_moves_on_from() -> None:
     assert "cow 318" not in context
 
 
+@pytest.mark.parametrize(
+    ("first", "then", "now", "before"),
+    [
+        (
+            "Picking order 55-1930, fourteen lines, all aisle K.",
+            "That one's dispatched. On 55-1987 now, big one, two pallets.",
+            "55-1987",
+            "55-1930",
+        ),
+        ("Loading trailer T-118 for the Leeds run.", "On T-121 now, the Glasgow one.", "T-121", "T-118"),
+        ("Working ticket 4471, the printer on level 2.", "Printer sorted. On 4480 now, a dead laptop.", "4480", "4471"),
+        ("Restocking cage 12-004 for the Hull store.", "Hull's done. On 12-009 now.", "12-009", "12-004"),
+    ],
+)
+def test_on_another_identifier_now_with_no_subject_moves_the_task_on(
+    first: str, then: str, now: str, before: str
+) -> None:
+    """Before, "On 55-1987 now" (the user left out) was no move on, "55-1930" and "4471," were no identifiers (a
+    number with a dash, a number before a comma): the session kept the first task."""
+    found, context = tasks(first, then)
+    assert now in context
+    assert before not in context
+
+
+@pytest.mark.parametrize(
+    "then",
+    [
+        "On hold with the supplier now, ugh.",  # no other identifier
+        "On Friday I'm off, so 55-1987 can wait.",  # no "now": another order only named
+        "Order 55-1987 came in as well.",
+    ],
+)
+def test_another_identifier_without_a_move_on_leaves_the_task(then: str) -> None:
+    found, context = tasks("Picking order 55-1930, fourteen lines, all aisle K.", then)
+    assert "55-1930" in context
+
+
 # -- an activity said as a bare participle, any verb (kioko_intelligence/activities.py)
 
 
