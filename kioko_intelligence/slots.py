@@ -67,6 +67,7 @@ from kioko_intelligence.slot_counts import counted_change
 from kioko_intelligence.slot_dates import dated_again
 from kioko_intelligence.slot_howtos import ADDED_STEP, HOWTO_CHANGE, howto_changed, howto_title
 from kioko_intelligence.slot_howtos import stepwise as stepwise
+from kioko_intelligence.slot_keeps import only_kept
 from kioko_intelligence.slot_marks import CANDIDATES, current
 
 # marking what a turn replaced lives in slot_marks; brain.py and the tests reach it through slots as before
@@ -821,7 +822,8 @@ def resolve(
         if not found:  # "Fundraiser total is £3,450" after "The school fundraiser has raised £1,200 so far"
             tally = running_tally(lambda t: _holding(memory, scope, t, False), text, turn_text)
             found = [Replaced(r, False) for r in tally]
-        replaced = [r for r in found if r.record.id not in claimed]
+        # "switched to the Anytime Fitness, still Tues and Thurs": the days are said again as kept, not changed
+        replaced = [r for r in found if r.record.id not in claimed and not only_kept(r.record.content, turn_text)]
         if not replaced:
             continue
         claimed.update(r.record.id for r in replaced)
