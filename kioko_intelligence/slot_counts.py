@@ -139,3 +139,50 @@ def counted_change(
         return None
     reason = "a count changed by what the turn says happened: the old count and the change make the new total"
     return value_replaced(record, at.start(), at.end(), found.group(1), old, op_of[record.kind], reason)
+
+
+NONE_LEFT = re.compile(
+    r"\b(?:none|nothing|zero)\s+(?:\w+\s+){0,2}?(?:left|remaining)\b|\bno\s+(?:more\s+)?(?:\w+\s+){0,2}?(?:left|"
+    r"remaining)\b|\b(?:ran|run|running)\s+out\b|\ball\s+gone\b|\bused\s+up\b|\bsold\s+out\b|\bout\s+of\s+stock\b|"
+    r"\bthe\s+last\s+(?:\w+\s+){0,3}?(?:went|has\s+gone|is\s+gone|'s\s+gone|got\s+used|was\s+used|sold|got\s+sold)\b",
+    re.IGNORECASE,
+)
+"""Words that say a count came to nothing: "none left", "no more vials left", "ran out", "all gone", "used up", "sold
+out", "the last vial went"."""
+_SENTENCES = re.compile(r"(?<=[.!?])\s+")
+_COUNTED = re.compile(
+    r"\s+([A-Za-z][\w'-]*(?:\s+(?!of\b)[A-Za-z][\w'-]*)?)(?:\s+of\s+(?:the\s+|my\s+|our\s+)?([A-Za-z][\w'-]*(?:\s+[A-Za-z][\w'-]*)?))?"
+)
+"""What a count counts: the two words after it and what it is "of" ("4 vials of the flu vaccine": vials, flu
+vaccine; "2 spare rooms": spare rooms)."""
+
+
+def _content_terms(text: str) -> set[str]:
+    return {t for t in text_terms(text) if t.startswith("t:")} - {"t:user"}
+
+
+def emptied(holding: Callable[[list[str]], list[Record]], turn_text: str) -> tuple[Record, str] | None:
+    """The one older count of the user's that a sentence of the turn says is now none, and that sentence: "The last
+    vial went this morning, none left until the Friday delivery" after "We still have 4 vials of the flu vaccine".
+
+    The sentence says the count came to nothing (:data:`NONE_LEFT`) and names what the older memory counts (the word
+    after its one count, or what that is "of"); the older memory holds exactly one count, not zero. None when no
+    sentence says so, or its thing is counted by no memory or by two."""
+    for sentence in _SENTENCES.split(turn_text.strip()):
+        if not NONE_LEFT.search(sentence):
+            continue
+        words = _content_terms(sentence)
+        found = []
+        for record in holding(sorted(words)):
+            said = counts(record.content)
+            if len(said) != 1 or said[0][0] == 0:
+                continue
+            counted = _COUNTED.match(record.content, said[0][1].end())
+            if counted is None:
+                continue
+            thing = " ".join(part for part in counted.groups() if part)
+            if _content_terms(thing) & words:
+                found.append(record)
+        if len(found) == 1:
+            return found[0], sentence
+    return None

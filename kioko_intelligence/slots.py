@@ -63,7 +63,7 @@ from kioko_intelligence.safety_changes import narrowed
 from kioko_intelligence.slot_additions import added, only_times, two_named_kinds
 from kioko_intelligence.slot_aims import replaced_aim
 from kioko_intelligence.slot_continuations import carry_rewrites, continuation
-from kioko_intelligence.slot_counts import counted_change
+from kioko_intelligence.slot_counts import counted_change, emptied
 from kioko_intelligence.slot_dates import dated_again
 from kioko_intelligence.slot_howtos import ADDED_STEP, HOWTO_CHANGE, howto_changed, howto_title
 from kioko_intelligence.slot_howtos import stepwise as stepwise
@@ -886,6 +886,8 @@ def resolve(
         # "Seven new altos joined, which takes us to 39" after "We have 32 singers": 32 + 7 = 39 (a turn whose
         # ops already change a memory, "so now I have three cats" as fact.update, has said what it changes)
         going_on = counted_change(lambda terms: _holding(memory, scope, terms, False), turn_text, _COUNT_OPS)
+        if going_on is None:  # "The last vial went this morning, none left" after "We still have 4 vials ..."
+            _count_emptied(memory, ops, scope, turn_text)
     if going_on is not None:
         carry_rewrites(ops, going_on)  # "... so we're at fifteen, and the showcase got pushed to 16 March"
         ops.append(going_on)  # "so two now" after "We own three bikes": "We own two bikes"
@@ -906,6 +908,29 @@ def resolve(
 
 
 _QUESTION = re.compile(r"\?\s*$")
+
+
+def _count_emptied(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_text: str) -> None:
+    """A count come to nothing (:func:`.slot_counts.emptied`): the op of the sentence that says so supersedes the old
+    count (the op holding most of that sentence's words; one of the count's kind when the router kept none)."""
+    if _QUESTION.search(turn_text):
+        return
+    found = emptied(lambda terms: _holding(memory, scope, terms, False), turn_text)
+    if found is None:
+        return
+    record, sentence = found
+    said = set(text_terms(sentence))
+    adds = [op for op in ops if op.status == "planned" and op.action == "add" and op.kind in ADDING]
+    scored = sorted(((len(said & set(text_terms(_op_text(op)))), i) for i, op in enumerate(adds)), reverse=True)
+    if scored and scored[0][0] * 2 >= len(said):
+        op = adds[scored[0][1]]
+    elif record.kind in _COUNT_OPS:
+        op = MemoryOp(f"{_COUNT_OPS[record.kind]}.add", fields={"text": about_user(sentence.strip())}, importance=0.6)
+        ops.append(op)
+    else:
+        return
+    op.fields["supersedes"] = [*op.fields.get("supersedes", []), record.id]
+    op.reason = (op.reason + "; " if op.reason else "") + "a count come to nothing"
 
 
 def unrouted(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_text: str) -> None:

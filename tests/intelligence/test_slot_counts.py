@@ -111,3 +111,39 @@ def test_two_counts_the_arithmetic_fits_change_neither() -> None:
         memory.end_session("s1", user_id="u")
         memory.record_turn("Seven joined, which takes us to 39.", "Noted.", user_id="u", session_id="s2")
         assert [r for r in memory.memories(user_id="u") if r.metadata.get("superseded_by")] == []
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        (
+            "We still have 4 vials of the flu vaccine in the ward ref, good for this week na.",
+            "Ubos na! The last vial went this morning, none left until the Friday delivery.",
+        ),
+        # the same in other words and voices
+        ("I've got 3 jars of passata in the cupboard.", "Ran out of passata making the lasagne last night."),
+        ("We have 2 spare rooms for guests.", "No spare rooms left now, my sister's moved in with her kids."),
+        ("There are 12 tickets left for Saturday's gig.", "Saturday's tickets sold out this afternoon!"),
+    ],
+)
+def test_a_count_come_to_nothing_replaces_the_old_count(first: str, second: str) -> None:
+    stored = _after(first, second)
+    old = [r for r in stored if r.metadata.get("superseded_by")]
+    assert len(old) == 1 and counts(old[0].content)  # the old count, as the router kept it
+    assert not any(counts(text) for text in _current(stored))
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        # another thing come to nothing
+        ("We still have 4 vials of the flu vaccine in the ward ref.", "Ran out of milk this morning, typical."),
+        # two counts in the old memory: not sure which came to nothing
+        ("I have 2 cats and 3 dogs at home.", "No dogs left at the rescue centre, they all got homed."),
+        # a question
+        ("We still have 4 vials of the flu vaccine in the ward ref.", "Have we run out of vials yet?"),
+    ],
+)
+def test_nothing_left_of_another_thing_changes_nothing(first: str, second: str) -> None:
+    stored = _after(first, second)
+    assert [r for r in stored if r.metadata.get("superseded_by")] == []
