@@ -61,8 +61,16 @@ CLASSES: dict[str, re.Pattern[str]] = {
 """What makes a statement safety-relevant, by class (an allergy, a diet, a medical condition, an access need, a
 hard rule the user keeps: "never", "always")."""
 
-ABOUT_USER = re.compile(r"^\s*(?:user\b|i\b|i'm\b|i've\b|my\b|me\b|our\b)", re.IGNORECASE)
-"""A statement about the user: the router writes "User ...", a hand-written fact may keep "I ..."."""
+_LEAD = (
+    r"(?:(?:ever\s+)?since|for|after|as of|from|last|this|two|three|a few|several|recently|lately|these days|"
+    r"nowadays|now|today|currently|also|btw|fyi|by the way|for the record|just so you know|heads up|oh|and|so|well|"
+    r"actually|honestly|sadly|unfortunately)\b[^.;!?]{0,30}?(?:,\s*|\s+)"
+)
+"""A time or a discourse marker said before the user's subject ("Since March I am having a pacemaker fitted", "Two
+years ago I was diagnosed with epilepsy", "btw I'm allergic to kiwi")."""
+ABOUT_USER = re.compile(rf"^\s*(?:{_LEAD})?(?:user\b|i\b|i'm\b|i've\b|my\b|me\b|our\b)", re.IGNORECASE)
+"""A statement about the user: the router writes "User ...", a hand-written fact may keep "I ...", after a time or a
+discourse marker (:data:`_LEAD`) too."""
 ABOUT_SOMEONE = re.compile(
     r"^\s*(?:(?:[Oo]ne|[Tt]wo|[Ss]ome|[Bb]oth|[Aa] few) of (?:my|our) [a-z]+(?: [a-z]+)?,? )?"
     r"[A-Z][a-z]+(?: [A-Z][a-z]+)?,? (?:has|is|carries|needs|uses|gets|reacts|can't|cannot|can not|must)\b"

@@ -43,6 +43,16 @@ TURNS = [
         ("Coeliac here, btw.", {"diet", "medical"}),
         ("Peanut allergies are common here.", set()),  # a statement about a place, not a label of the user's
         ("Night owl here, always up past two.", set()),  # a habit, not the user's health
+        # the user's subject after a time or a discourse marker
+        ("Since March I am having a pacemaker fitted, the doctor at UTH put it.", {"medical"}),
+        ("Two years ago I was diagnosed with epilepsy.", {"medical"}),
+        ("Ever since childhood, I've had migraines.", {"medical"}),
+        ("Since the accident I use a wheelchair.", {"access"}),
+        ("btw I'm allergic to kiwi", {"allergy"}),
+        # must not: someone else, or the world, after the same kind of lead
+        ("After the op Max can't walk far.", set()),
+        ("Since 2019 peanut allergies have risen sharply.", set()),
+        ("In March I went to Rome for the weekend.", set()),
     ],
 )
 def test_safety_classes_are_recognised_without_a_model(text: str, classes: set[str]) -> None:
@@ -134,3 +144,25 @@ def test_a_tight_budget_keeps_the_safety_fact_before_retrieved_memories(memory) 
 def test_a_plan_may_cap_the_safety_section(memory) -> None:
     ctx = memory.recall("What should I cook tonight?", section_limits={"safety": 0}, **U)
     assert _block(ctx.text) == []
+
+
+@pytest.mark.parametrize(
+    ("fact", "question", "word"),
+    [
+        (
+            "Since March I am having a pacemaker fitted, the doctor at UTH put it.",
+            "Is an induction cooktop a good idea for me?",
+            "pacemaker",
+        ),
+        ("Two years ago I was diagnosed with epilepsy.", "Should I go to the rave on Saturday?", "epilepsy"),
+        ("Last winter my asthma got a lot worse.", "Is the bonfire night party a good idea?", "asthma"),
+    ],
+)
+def test_a_fact_said_after_a_time_reaches_its_question(fact: str, question: str, word: str) -> None:
+    with kioko.intelligent("memory://") as layer:
+        layer.record_turn(fact, "Noted.", user_id="u", session_id="s1")
+        layer.record_turn("I've been reading a lot of crime novels lately.", "Noted.", user_id="u", session_id="s1")
+        layer.end_session("s1", user_id="u")
+        text = layer.recall(question, user_id="u").text
+    assert SAFETY_TITLE in text
+    assert word in text.split(SAFETY_TITLE, 1)[1]
