@@ -136,13 +136,37 @@ class OpExecutor:
                 self.memory.forget_about(subject, user_id=scope.user_id, agent_id=scope.agent_id)
             except KiokoError:  # the deletes themselves are done; a sweep that fails is logged, not raised
                 log.exception("forgetting everything about a subject failed")
+        categories = [op.fields.get("category") for op in ops if op.op == "memory.delete" and op.status == APPLIED]
+        for category in dict.fromkeys(c for c in categories if isinstance(c, str)):
+            try:
+                self._forget_category(category, scope)
+            except KiokoError:
+                log.exception("forgetting a category's summary points failed")
+
+    def _forget_category(self, category: str, scope: Scope) -> None:
+        """After a forget of a whole category ("clear all my health info", ``fields.category``): the points of the
+        scope's session summaries and the turns waiting in its session logs that say something of it go too
+        (:func:`.forget_reading.says_category`): a turn that stored no memory ("Had my gallbladder out in 2019.")
+        may still be a summary's point."""
+        from kioko_core.store import Filter
+        from kioko_intelligence.forget_reading import says_category
+
+        summaries = [
+            r
+            for r in self.memory.store.scan(scope, Filter(kinds=frozenset({"summary"})))
+            if r.metadata.get("session_summary")
+            and any(isinstance(p, str) and says_category(p, category) for p in r.metadata.get("points", []))
+        ]
+        self.memory.hooks.forget_subject(
+            self.memory, scope, lambda text: says_category(text, category), summaries, dry_run=False
+        )
 
     def _target(self, op: MemoryOp, scope: Scope) -> Record | None:
         """The op's target, read again in the turn's scope: a router can never reach another user's memory."""
         if op.action not in TARGETED or op.kind in ("relation",):
             return None
-        if op.op == "memory.delete" and not op.target and op.fields.get("subject"):
-            return None  # a subject with no memory of its own left: the sweep after the ops takes the rest
+        if op.op == "memory.delete" and not op.target and (op.fields.get("subject") or op.fields.get("category")):
+            return None  # a subject or category with no memory of its own left: the sweep after the ops takes the rest
         if not isinstance(op.target, str) or not op.target:
             raise Skip(f"{op.op} needs a target memory")
         found = self.memory.store.get(scope, [op.target])[0]

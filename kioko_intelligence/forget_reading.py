@@ -59,6 +59,15 @@ class ForgetReading(TurnReading):
                 r for r in held if r not in records and r.kind not in UNSCANNED and names_place(r.content, places)
             ]
         label = f"{qualifier} {category}".strip()
+        if category in SWEPT_CATEGORIES:  # no qualifier narrows these ("anything health-wise")
+            # what the session summaries and logs say of it goes too (the executor's sweep, fields.category), also
+            # when no memory holds it: "Had my gallbladder out" may be only a summary's point
+            reason = f"the user asked to forget all their {category}"
+            for record in records:
+                self.add("memory.delete", target=record.id, category=category, reason=reason)
+            if not records:
+                self.add("memory.delete", category=category, reason=reason)
+            return True
         self.delete_all(records, f"the user asked to forget all their {label}", f"the user has no memories of {label}")
         return True
 
@@ -620,6 +629,19 @@ FORGET_CATEGORY = re.compile(
 )
 """A request to forget a category of the user's memories, not one kind: a kind narrowed to a topic ("all my food
 preferences", "my preferences about travel"), the deadlines, the people (or family, friends, colleagues)."""
+
+
+SWEPT_CATEGORIES = frozenset({"health", "medical", "money", "finances", "financial", "phone numbers", "work"})
+"""The categories a said text (a point of a session's summary, a turn waiting in a session log) is read for when
+they are forgotten (:func:`says_category`): their words say them, whatever kind of memory the text would be."""
+
+
+def says_category(text: str, category: str) -> bool:
+    """Whether a said text (not a memory: a summary point, a waiting turn) belongs to a category of
+    :data:`SWEPT_CATEGORIES`: "Had my gallbladder out in 2019." is health though no memory of it was written."""
+    if category not in SWEPT_CATEGORIES:
+        return False
+    return in_category(Record(id="said", user_id="said", kind="episodic", content=text), category)
 
 
 def in_category(record: Record, category: str, qualifier: str = "") -> bool:

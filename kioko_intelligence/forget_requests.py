@@ -225,6 +225,11 @@ _TAKE_OUT = re.compile(
     r"files|head|brain|system|list)\b",
     re.IGNORECASE,
 )
+_TAKE_IT_OUT = re.compile(
+    r"^(?P<thing>it|them|that|this|those|these|the\s+lot|all\s+of\s+(?:it|them|that))\s+out\b", re.IGNORECASE
+)
+"""A thing said before, taken out ("All the health stuff, take it out"): a tentative request, read only when a
+memory holds what the pronoun stands for ("The bins, take them out" is a chore)."""
 _OBJECT_END = re.compile(
     r"\s*[,;:\u2014\u2013]\s*|\s+from\s+(?:whatever|what|everything|anything|all)\s+(?:you|ye|u)\b.*$|"
     r"\s+(?:that\s+)?(?:you|ye|u)(?:'ve|\s+have)?\s+(?:got|have|know|hold|keep|stored)\b.*$|"
@@ -245,6 +250,12 @@ SUBJECT_FRAME = re.compile(
     re.IGNORECASE,
 )
 """The thing as a subject ("anything you know touching them", "every trace of it", "whatever you hold on Gary")."""
+_STAYS = re.compile(
+    r"\s+(?:(?:should|shall|must|can|may)(?:n't|\s+not)?|is\s+to|are\s+to)\s+(?:stay|remain|be\s+kept|be\s+stored|"
+    r"be\s+there|be\s+left)\b.*$",
+    re.IGNORECASE,
+)
+"""What is said of a framed subject after it, no part of it ("Nothing to do with him should stay": him)."""
 _FRONTED = re.compile(r"^about\s+(?P<subject>.+?)\s+(?:you|ye|u)\s+(?:can|could|may|should)\s+", re.IGNORECASE)
 PERSON_PRONOUN = re.compile(r"^(?:him|her|them|the\s+(?:man|woman|guy|lad|lass|bloke|girl|boy)|that\s+family)$", re.I)
 THING_PRONOUN = re.compile(
@@ -426,7 +437,7 @@ def _act_of(clause: str, whole: str) -> tuple[str, bool, bool] | None:
     if found is not None:
         verb, rest = found.group("verb").lower(), found.group("rest").strip()
         if verb in ("take", "get"):
-            out = _TAKE_OUT.match(rest)
+            out = _TAKE_OUT.match(rest) or (_TAKE_IT_OUT.match(rest) if verb == "take" else None)
             if out is None:
                 return None
             rest = re.sub(r"^out\s+(?=\S)", "", out.group("thing"), flags=re.IGNORECASE)  # "take out my X from ..."
@@ -619,10 +630,11 @@ def read_requests(sentences: list[str]) -> list[Request]:
                 thing = nxt if nxt and not _PARTICLES.match(nxt) and act_of(after[0], whole) is None else ""
             framed = [m for _, c in reversed(before) if (m := SUBJECT_FRAME.match(c.strip(" .!?")))]
             if not thing and framed:  # "Anything about him, you just throw away can?"
-                thing, subject, firm = framed[0].group("subject").strip(), True, True
+                thing, subject, firm = _STAYS.sub("", framed[0].group("subject")).strip(), True, True
             elif THING_PRONOUN.match(thing) and position and SUBJECT_FRAME.match(clauses[position - 1].strip(" .!?")):
-                # "Whatever you've got on the man, get shot of it": the pronoun is the subject just framed
-                thing, subject, firm = framed[0].group("subject").strip(), True, True
+                # "Whatever you've got on the man, get shot of it": the pronoun is the subject just framed; "Nothing to
+                # do with him should stay, please delete all": him
+                thing, subject, firm = _STAYS.sub("", framed[0].group("subject")).strip(), True, True
             about = _ABOUT.match(clauses[position - 1].strip()) if position and not thing else None
             if about:  # "About my address: delete."
                 thing, firm = about.group("thing").strip(" .!?"), True
@@ -671,13 +683,13 @@ KIND_WORDS = (
     (re.compile(r"\b(?:people|persons|everyone|everybody|contacts)\b", re.I), "people"),
     (re.compile(r"\bplans\b", re.I), "plans"),
     (re.compile(r"\b(?:procedures|routines|processes|workflows|how-?tos|checklists)\b", re.I), "procedures"),
-    (re.compile(rf"\b(?:health|medical){_AS_A_WHOLE}", re.I), "health"),
+    (re.compile(rf"\b(?:health|medical)(?:[- ](?:related|wise))?{_AS_A_WHOLE}", re.I), "health"),
     (re.compile(rf"\b(?:family|relatives){_AS_A_WHOLE}", re.I), "family"),
-    (re.compile(rf"\b(?:money|financ(?:es|ial))(?:[- ]related)?{_AS_A_WHOLE}", re.I), "money"),
+    (re.compile(rf"\b(?:money|financ(?:es|ial))(?:[- ](?:related|wise))?{_AS_A_WHOLE}", re.I), "money"),
     (re.compile(rf"\b(?:phone|mobile|contact|telephone)\s+numbers{_AS_A_WHOLE}", re.I), "phone numbers"),
     (
         re.compile(
-            rf"\b(?:work|job|career)(?:[- ]related|(?=\s+(?:info|stuff|details|things|bits|matters|side)s?\b)){_AS_A_WHOLE}",
+            rf"\b(?:work|job|career)(?:[- ](?:related|wise)|(?=\s+(?:info|stuff|details|things|bits|matters|side)s?\b)){_AS_A_WHOLE}",
             re.I,
         ),
         "work stuff",
