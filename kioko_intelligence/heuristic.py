@@ -33,7 +33,7 @@ from kioko_intelligence.forget_reading import ForgetReading
 from kioko_intelligence.forget_requests import asks_to_forget, news_after
 from kioko_intelligence.fragments import joined_fragments
 from kioko_intelligence.goal_reading import GoalReading
-from kioko_intelligence.instruction_cases import older_for_case, taken_back
+from kioko_intelligence.instruction_cases import older_for_case, stopped, taken_back
 from kioko_intelligence.language import (
     _IRREGULAR_PAST,
     about_user,
@@ -331,7 +331,7 @@ class _Reading(GoalReading, ForgetReading):
         rule = re.sub(r"\s*,?\s+(?:please|pls|thanks|thank you)$", "", rule, flags=re.IGNORECASE)
         said = about_user(rule) if rules.FIRST_PERSON.match(rule) else sentence(capitalise(rule))
         fields: dict[str, Any] = {"text": said}
-        older = older_for_case(self.memory, self.scope, said)
+        older = older_for_case(self.memory, self.scope, said) or stopped(self.memory, self.scope, said)
         if older:  # "For pairings just give me ..." after "When I ask for a pairing, give me ..."
             fields["supersedes"] = older
         self.add(

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from kioko_core.store import Filter, Scope
 from kioko_intelligence.instruction_topics import instruction_changes
 from kioko_intelligence.language import content_words
+from kioko_intelligence.slot_reading import text_terms
 
 if TYPE_CHECKING:
     from kioko_core.layer.memory_layer import MemoryLayer
@@ -75,3 +76,33 @@ def taken_back(memory: MemoryLayer, scope: Scope, said: str) -> str | None:
         return None
     found = instruction_changes(lambda terms: held, said, "instruction")
     return found[0].id if len(found) == 1 else None
+
+
+_STOP = re.compile(
+    r"^\W*(?:please\s+)?(?:enough of|no more|stop|quit|ditch|lose|drop|skip|no need for|leave out|cut out|cut)\s+"
+    r"(?P<what>.+)$",
+    re.IGNORECASE,
+)
+_OF_ANSWERING = frozenset(
+    "t:answer t:repli t:repl t:respons t:messag t:end t:start t:top t:bottom t:each t:everi t:pleas t:now t:honest "
+    "t:anymor t:thing t:stuff".split()
+)
+"""Terms any rule about answering shares ("your answers", "at the end"): no sign of the same rule."""
+
+
+def stopped(memory: MemoryLayer, scope: Scope, instruction: str) -> list[str]:
+    """The id of the one instruction in force that ``instruction``, an order to stop something ("Enough of the clues
+    at the end of your answers", "No more fun facts"), stops: it shares a word of what is stopped ("clue"), words of
+    answering aside (:data:`_OF_ANSWERING`); none when no instruction or several share one."""
+    found = _STOP.match(instruction)
+    if found is None:
+        return []
+    what = {t for t in text_terms(found.group("what")) if t.startswith("t:")} - _OF_ANSWERING
+    if not what:
+        return []
+    held = [
+        r.id
+        for r in memory.store.scan(scope, Filter(kinds=frozenset({"instruction"})))
+        if not r.metadata.get("superseded_by") and r.content != instruction and what & set(text_terms(r.content))
+    ]
+    return held if len(held) == 1 else []

@@ -74,6 +74,8 @@ ASPECTS: dict[str, tuple[str, ...]] = {
         "tablespoons",
     ),
     "citations": ("cite", "citations", "sources", "references", "gist"),
+    "clock": ("24-hour", "12-hour", "24 hour", "12 hour", "am and pm", "am/pm", "military time"),
+    "spelling": ("british spelling", "american spelling", "canadian spelling", "us spelling", "uk spelling"),
     "pronouns": ("pronouns", "she/her", "he/him", "they/them", "she/they", "he/they"),
 }
 """Aspect -> the words that set it (lower case; a phrase matches as a whole)."""
@@ -101,8 +103,9 @@ def aspects(text: str) -> dict[str, set[str]]:
 
 
 def addressed(text: str) -> bool:
-    """Is ``text`` said to the assistant (an imperative, "me", "please" ...) or about the user?"""
-    return bool(_IMPERATIVE.search(text) or _ADDRESSED.search(text))
+    """Is ``text`` said to the assistant (an imperative, "me", "please" ...), about the user, or a permission
+    ("Longer is fine": only the assistant is let do something by it)?"""
+    return bool(_IMPERATIVE.search(text) or _ADDRESSED.search(text) or _LIFTED.search(text))
 
 
 def changed_aspects(new: str, old: str) -> set[str]:
@@ -128,7 +131,7 @@ _LIFTED = re.compile(
 )
 """Words that lift a standing rule: "local time is fine", "colour designs are welcome now", "no need to ..."."""
 _CHANGE = re.compile(
-    r"\b(?:now|these days|from now on|from here on|anymore|any more|no longer|instead)\b", re.IGNORECASE
+    r"\b(?:now|these days|from now on|from here on|anymore|any more|no longer|instead|again|after all)\b", re.IGNORECASE
 )
 
 

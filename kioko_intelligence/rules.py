@@ -51,6 +51,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from kioko_core.reading.analysis import stem
+from kioko_intelligence.instruction_topics import aspects
 
 OPTIONS = frozenset(
     {"may_be_a_move", "needs_decision", "needs_decision_unless_chosen", "loose"},
@@ -318,7 +319,13 @@ ANSWERING = re.compile(
 
 
 def about_answering(text: str) -> bool:
-    return ANSWERING.search(text) is not None
+    """A word of :data:`ANSWERING`, or of an aspect of answering an instruction sets
+    (:data:`~kioko_intelligence.instruction_topics.ASPECTS`: "keep it professional", "12-hour with am and pm")."""
+    return ANSWERING.search(text) is not None or bool(aspects(text).keys() - _THE_USERS)
+
+
+_THE_USERS = frozenset({"address", "pronouns"})
+"""Aspects that are the user's own (a name, pronouns: "call me Bea" is their name, a profile slot)."""
 
 
 _ASKED = (
@@ -377,7 +384,8 @@ INSTRUCTION: tuple[Row, ...] = (
         "instruction.add",
         r"^(?:please\s+|pls\s+|just\s+)?(?P<rule>(?:keep|don't|do not|stop|use|be|avoid|skip|include|format|"
         r"address me|call me|give me|no need to|no more|no\s+[\w-]+(?:\s+[\w-]+)?\s+(?:anymore|any more|please)|less|"
-        r"more|write|reply|answer|respond|explain things)\b.+)$",
+        r"more|write|reply|answer|respond|explain|talk|chat|speak|go back to(?!\s+(?:the|that|this|my|your)\b)|"
+        r"go ahead and|switch to|stick to|enough of|(?:finish|end|begin|open|start)\s+(?:each|every|all|your))\b.+)$",
         "Keep your answers short please",
         needs=about_answering,
     ),
@@ -465,7 +473,7 @@ def instruction_rule(text: str) -> str | None:
     return text if led and first(INSTRUCTION, led.group("rule")) else None
 
 
-_SO_INSTRUCTION = re.compile(r"^.{8,}?,\s*so\s+(?P<rule>.+)$", re.IGNORECASE)
+_SO_INSTRUCTION = re.compile(r"^.{8,}?(?:,\s*|\s+)so\s+(?P<rule>.+)$", re.IGNORECASE)
 
 
 # --------------------------------------------------------------------------- goals

@@ -315,12 +315,16 @@ def with_its_value(sentence: str, turn_text: str) -> str:
     return f"{sentence.strip()} {said[at + 1].strip()}"
 
 
-STANDING = re.compile(
-    r"\b(?:always|never|everywhere|every time|any(?:thing|where|time| time)|whenever|henceforth|"
-    r"from (?:now|here) on|going forward|in future|in the future)\b|"
+_BACK_TO = (
     r"\b(?:go|goes|going|went|gone|switch|switching|switched|change|changing|changed|revert|reverting|reverted|swap|swapping|swapped)\s+(?:it\s+|things\s+)?back\s+"
     r"to\b(?!\s+(?:the\s+|my\s+|your\s+)?(?:first|second|third|previous|last|earlier|top|start|beginning|original|"
-    r"other|that|this|it|what|where|before|question|example|point|draft|version|step|list|page|paragraph|section)\b)",
+    r"other|that|this|it|what|where|before|question|example|point|draft|version|step|list|page|paragraph|section)\b)"
+)
+RETURN = re.compile(_BACK_TO, re.IGNORECASE)
+"""A return to an earlier way said to the assistant ("Please go back to Celsius for temperatures")."""
+STANDING = re.compile(
+    r"\b(?:always|never|everywhere|every time|any(?:thing|where|time| time)|whenever|henceforth|"
+    r"from (?:now|here) on|going forward|in future|in the future)\b|" + _BACK_TO,
     re.IGNORECASE,
 )
 """Words that make a request to the assistant a standing rule ("so dnf everywhere please", "initials only in
@@ -370,7 +374,7 @@ def standing_requests(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, tu
     if marking and _marks_an_instruction(memory, scope, marking) is None:
         return False
     if any(op.status == "planned" and op.kind in (Instructions.kind, Profile.kind) for op in ops):
-        return False
+        return _a_return(memory, ops, scope, turn_text)
     if any(op.status == "planned" and op.action == "delete" for op in ops):
         return False
     text = turn_text.strip()
@@ -394,15 +398,50 @@ def standing_requests(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, tu
     for op in ops:
         if op.status == "planned" and op.action == "add":
             op.status, op.error = SKIPPED, "part of an instruction the turn changes"
-    ops.append(
-        MemoryOp(
-            "instruction.add",
-            fields={"text": text, "conflicts_with": [found.id]},
-            reason="a standing request to the assistant, a change of the nearest instruction",
-            importance=0.7,
-            confidence=0.6,
-        )
-    )
+    if own_case(text, found.content):  # "Anything you draft for my clients has to be in English though"
+        fields: dict[str, Any] = {"text": text}
+        reason = "a standing request to the assistant, for a case of its own beside the nearest instruction"
+    else:
+        fields = {"text": text, "conflicts_with": [found.id]}
+        reason = "a standing request to the assistant, a change of the nearest instruction"
+    ops.append(MemoryOp("instruction.add", fields=fields, reason=reason, importance=0.7, confidence=0.6))
+    return True
+
+
+_FOR_CASE = re.compile(
+    r"\b(?:for|to|with)\s+(?:my|our|the|all|any|your)\s+(?:\w+\s+)?(?P<case>[a-z][\w'-]*s)\b", re.IGNORECASE
+)
+"""What a request is for, said as a plural of the user's ("for my clients", "to the kids", "with all the juniors")."""
+
+
+def own_case(text: str, older: str) -> bool:
+    """Does the standing request ``text`` name a case of its own that the instruction in force ``older`` does not ("Chat
+    with me in Spanish", then "Anything you draft for my clients has to be in English though"): then it is a rule for
+    that case beside the older one, not its change, unless it says a change (:data:`CHANGE`: "now", "instead")."""
+    if CHANGE.search(text):
+        return False
+    cases = {m.group("case").lower() for m in _FOR_CASE.finditer(text)}
+    theirs = {w.lower() for w in re.findall(r"[\w'-]+", older)}
+    return bool(cases) and not any(c in theirs or c[:-1] in theirs for c in cases)
+
+
+def _a_return(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_text: str) -> bool:
+    """The router's one instruction of the turn, unmarked, says a return to an earlier way ("Please go back to Celsius
+    for temperatures, the Fahrenheit ones confuse my kids"): it is marked against the nearest instruction in force, as a
+    standing request the router kept nothing of would be. True when it was."""
+    planned = [op for op in ops if op.status == "planned" and op.kind in (Instructions.kind, Profile.kind)]
+    if len(planned) != 1 or planned[0].kind != Instructions.kind or not RETURN.search(turn_text):
+        return False
+    op = planned[0]
+    if op.target or any(op.fields.get(k) for k in ("supersedes", "conflicts_with", "rewrites")):
+        return False
+    found = nearest_instruction(memory, scope, turn_text)
+    if found is None or own_case(turn_text, found.content):
+        return False
+    op.fields["conflicts_with"] = [found.id]
+    op.reason = (
+        op.reason + "; " if op.reason else ""
+    ) + "a return to an earlier way, a change of the nearest instruction"
     return True
 
 

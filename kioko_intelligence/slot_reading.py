@@ -72,7 +72,7 @@ CUE = re.compile(
     r"changed?|switch(?:ed)?|moved|shifted|pushed|postponed|delayed|brought forward|extended|rescheduled|updated?|"
     r"from now on|not .+ but|new|turns out|i meant|scratch that|got promoted|went up|went down|"
     r"consolidated|grew|dropped|down to|up to|turned|slipped|raised|lowered|reorg|relocated|retrained|rebooked|"
-    r"went back|back to|lately|extended|upgraded|downgraded|migrated)\b",
+    r"went back|back to|lately|extended|upgraded|downgraded|migrated|enough of)\b",
     re.IGNORECASE,
 )
 CHANGE_WORDS = frozenset(
