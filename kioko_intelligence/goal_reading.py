@@ -16,6 +16,7 @@ from kioko_intelligence.language import (
     due_date,
     mention_matches,
     names_itself,
+    sentence,
     when,
 )
 from kioko_intelligence.ops import SKIPPED
@@ -31,6 +32,13 @@ _GOAL_CHANGE = re.compile(
 _AIM_LEAD = re.compile(
     r"^(?:(?:i|we)\s+(?:now\s+|really\s+)?(?:want|need|aim|plan|hope|would like|'d like)\s+(?:to\s+)?)", re.IGNORECASE
 )
+_NAMED_AIM = re.compile(
+    r"[,;]\s*(?:so\s+|and\s+|but\s+)?(?P<aim>(?:the|my|our)\s+(?:[\w'-]+\s+){0,2}?(?:goal|aim|objective|target|"
+    r"priority|plan|focus)\s+(?:now\s+|this\s+\w+\s+)?(?:is|will be)\b)",
+    re.IGNORECASE,
+)
+"""A goal named after a comma, in a sentence that opens with something else ("The depot's closing, so the priority
+now is landing a job in rail control"): the goal rows read from its goal word on."""
 _SAME_TURN_SECONDS = 2.0
 _PROGRESS_KINDS = frozenset({"factual", "episodic", "semantic"})
 """The kinds a progress said beside a goal is stored as (a fact, an event, knowledge)."""
@@ -90,6 +98,11 @@ class GoalReading(TurnReading):
         if self.goal_changed(text, whole):
             return True
         found = rules.first(rules.GOAL, text)
+        if not found:
+            named = _NAMED_AIM.search(
+                text
+            )  # "The depot's closing, so the priority now is landing a job in rail control"
+            found = rules.first(rules.GOAL, text[named.start("aim") :]) if named else None
         if not found:
             return False
         title = capitalise(rules.TAIL.sub("", bare(found[1].group("title"))))
@@ -167,12 +180,14 @@ class GoalReading(TurnReading):
             return False
         name = goal.metadata.get("title") or goal.content
         if names_itself(_without_goal_words(mention), name):
-            self.add(
+            op = self.add(
                 f"goal.{action}",
                 target=goal.id,
                 text_for_importance=text,
                 reason="the goal itself was " + ("reached" if action == "complete" else "given up"),
             )
+            if action == "drop":  # the user's own words of it stay with the goal ("Not doing the Level 4 after all")
+                op.fields["reason"] = sentence(capitalise(text))
         else:
             moment = when(text, self.turn.now)
             self.add(

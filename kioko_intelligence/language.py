@@ -166,7 +166,17 @@ def is_small_talk(text: str) -> bool:
 
 def is_question(text: str) -> bool:
     text = text.strip()
+    if _WHAT_I_WANT_WHEN.match(text):
+        return False
     return text.endswith("?") or bool(_QUESTION_START.match(text) and not text.endswith("."))
+
+
+_WHAT_I_WANT_WHEN = re.compile(
+    r"^what\s+(?:i|we)\s+(?:really\s+|most\s+)?(?:want|need)\s+(?:(?:this|next)\s+\w+|by\s+[\w\s]+?)\s+(?:is|are)\s+"
+    r"[^?]+$",
+    re.IGNORECASE,
+)
+"""A goal said as what the user wants by when ("What I want this year is my CPC certificate"): no question."""
 
 
 def is_request(text: str) -> bool:

@@ -486,7 +486,8 @@ GOAL: tuple[Row, ...] = (
     row(
         "goal.add",
         r"^(?:my|our|the|our team's|the team's|next|new)\s+(?:[\w'-]+\s+){0,3}?(?:goal|aim|objective|target|mission|"
-        r"ambition|resolution|focus|dream|plan)\s+(?:for\s+[\w\s]+?\s+|this\s+\w+\s+)?(?:is|will be|:)\s+(?:to\s+)?"
+        r"ambition|resolution|focus|dream|plan|priority)\s+(?:for\s+[\w\s]+?\s+|this\s+\w+\s+|now\s+)?(?:is|will be|:)\s+"
+        r"(?:to\s+)?"
         r"(?P<title>.+)$",
         "My main aim this semester is to get an A in statistics",
     ),
@@ -498,7 +499,7 @@ GOAL: tuple[Row, ...] = (
     ),
     row(
         "goal.add",
-        r"^(?:another\s+|new\s+|next\s+|my\s+|our\s+)?(?:(?:q[1-4]|h[12])\s+)?(?:goal|target|aim|objective|okr|kr)"
+        r"^(?:(?![\w-]+'s\b)[\w'-]+\s+){0,2}?(?:(?:q[1-4]|h[12])\s+)?(?:goal|target|aim|objective|okr|kr)"
         r"(?:\s+(?:for\s+)?(?:this|the|next)\s+\w+)?\s*:\s*"
         r"(?P<title>.+)$",
         "Goal: ship v2 of the API before Christmas",
@@ -544,6 +545,13 @@ GOAL: tuple[Row, ...] = (
     row("goal.add", r"^the plan is to\s+(?P<title>.+)$", "The plan is to launch the beta in June"),
     row(
         "goal.add",
+        r"^what\s+(?:i|we)\s+(?:really\s+|most\s+)?(?:want|need|am after|'m after|am aiming for|'m aiming for|"
+        r"hope for|am going for|'m going for)\s+(?:to do\s+)?(?:(?:this|next)\s+\w+\s+|by\s+[\w\s]+?\s+)(?:is|are)\s+"
+        r"(?:to\s+)?(?P<title>.+)$",
+        "What I want this year is my CPC transport manager certificate",
+    ),
+    row(
+        "goal.add",
         r"^(?:(?:my\s+|the\s+)?[\w'-]+(?:\s+[\w'-]+)?\s+(?:says|said|wants me|told me|recommends|reckons)\s+"
         r"(?:that\s+)?)?(?:i|we)\s+(?:should|must|need to|have to|ought to|am supposed to|'m supposed to)\s+"
         r"(?P<title>[a-z][\w'-]*\s+(?:[\w'-]+\s+){0,3}?\d[\d,.]*\s*[\w'%-]+(?:\s+[\w'-]+){0,3}?\s+"
@@ -580,8 +588,9 @@ DROP: tuple[Row, ...] = (
     ),
     row(
         "goal.drop",
-        rf"^{_IM}\s+(?:not going to|not gonna|no longer going to|no longer)\s+(?:chasing|pursuing|doing|going for|"
-        r"working on|trying to|aiming for|planning to)?\s*(?P<mention>.+)$",
+        rf"^(?:{_IM}\s+(?:not going to|not gonna|no longer going to|no longer)\s+(?:chasing|pursuing|doing|going for|"
+        r"working on|trying to|aiming for|planning to)?|(?:not|no longer)\s+(?:chasing|pursuing|doing|going for|"
+        r"working on|trying for|aiming for))\s*(?P<mention>.+)$",
         "I'm not going to learn Rust after all",
     ),
     row(
@@ -591,7 +600,8 @@ DROP: tuple[Row, ...] = (
     ),
     row(
         "goal.drop",
-        r"^(?P<mention>.+?)\s+(?:is|'s)\s+(?:off|cancelled|canceled|dead|not happening)|"
+        r"^(?P<mention>.+?)\s+(?:(?:is|'s)\s+(?:off|cancelled|canceled|dead|not happening|on hold|on ice)|"
+        r"(?:can|will have to|'ll have to)\s+wait)\b|"
         r"^(?P<mention2>.+?)\s+(?:isn't|is not)\s+(?:happening|going to happen)",
         "The marathon is off",
     ),

@@ -128,6 +128,12 @@ def context_blocks(
             blocks += context_sections.blocks(extra, "graph")
         members = [m for m in recalled.values() if m.section == section]
         members.sort(key=lambda m: (-m.score, -m.signals.get("linked", 0.0), m.record.created_at))
+        if section == "goals":  # a goal reached or given up that the search found is no open goal
+            closed = [m for m in members if m.record.metadata.get("status", "open") != "open"]
+            members = [m for m in members if m not in closed]
+            if closed:
+                lines = [context_budget.Line(closed_goal_line(m.record), m.record.id) for m in closed]
+                blocks.append(context_budget.Block(section, CLOSED_GOALS_TITLE, lines))
         if members:
             lines = [
                 context_budget.Line(
@@ -174,6 +180,23 @@ def dated(record: Record, today: date | None, was: str | None = None) -> str:
     if day >= today:
         return context_sections.with_was(record, was)
     return f"{context_sections.with_was(record, was)} ({day.day} {day.strftime('%B')} {day.year})"
+
+
+CLOSED_GOALS_TITLE = "Goals no longer open:"
+_CLOSED_AS = {"done": "reached", "dropped": "given up"}
+
+
+def closed_goal_line(record: Record) -> str:
+    """A goal reached or given up, as the context shows it when the search finds it: said to be over, the goal in a
+    "(was: ...)" note, so no reader takes it for an aim still held ("Goal given up: Not doing the Level 4 after all
+    (was: Get my Makaton Level 4 by the end of term).", "Goal reached (was: Submit the thesis by June).")."""
+    status = str(record.metadata.get("status", ""))
+    goal = re.sub(r"^Goal:\s*", "", record.content.strip()).rstrip(".")
+    said = record.metadata.get("reason") if status == "dropped" else None
+    head = f"Goal {_CLOSED_AS.get(status, status)}"
+    if isinstance(said, str) and said.strip():
+        head += f": {said.strip().rstrip('.')}"
+    return f"{head} (was: {goal})."
 
 
 def goal_line(record: Record) -> str:
