@@ -59,6 +59,14 @@ class ForgetReading(TurnReading):
                 r for r in held if r not in records and r.kind not in UNSCANNED and names_place(r.content, places)
             ]
         label = f"{qualifier} {category}".strip()
+        group = CATEGORY_GROUPS.get(category)
+        if group is not None and records:
+            # every memory of the people the category's memories name by their relation goes with them ("Her little
+            # brother Ollie has just started Beavers" after "User's eldest, Freya, is in Year 9"): each a subject
+            self.delete_all(records, f"the user asked to forget all their {label}", "")
+            for name in group_names([r.content for r in records], group):
+                self.forget_subject(name, expand=False)
+            return True
         if category in SWEPT_CATEGORIES:  # no qualifier narrows these ("anything health-wise")
             # what the session summaries and logs say of it goes too (the executor's sweep, fields.category), also
             # when no memory holds it: "Had my gallbladder out" may be only a summary's point
@@ -571,6 +579,8 @@ PEOPLE_WORDS = {
     "family": r"wife|husband|partner|spouse|fianc[eé]e?|son|daughter|kids?|children|child|mum|mom|mother|dad|father|"
     r"parents?|brother|sister|siblings?|aunt|uncle|cousin|nephew|niece|grand(?:ma|pa|mother|father|son|daughter)|"
     r"in-laws?|(?:mother|father|brother|sister|son|daughter)-in-law|stepmum|stepdad|twin",
+    "children": r"son|daughter|kids?|children|child|eldest|youngest|oldest|middle\s+one|little\s+one|twins?|"
+    r"step-?son|step-?daughter",
     "friends": r"friend|best friend|bestie|mate|buddy|pal|girlfriend|boyfriend|flatmate|roommate|housemate|neighbou?r",
     "colleagues": r"colleague|co-?worker|boss|manager|team ?lead|mentor|mentee|client|assistant|intern|report|"
     r"supervisor|landlord|lawyer|doctor|dentist|therapist|accountant|trainer|tutor|teacher|coach|babysitter|nanny",
@@ -596,11 +606,23 @@ CATEGORY_GROUPS = {
     "contacts": "people",
     "family": "family",
     "relatives": "family",
+    "children": "children",
+    "kids": "children",
     "friends": "friends",
     "colleagues": "colleagues",
     "coworkers": "colleagues",
     "co-workers": "colleagues",
 }
+
+
+def group_names(contents: list[str], group: str) -> list[str]:
+    """The names ``contents`` give the people of a group by their relation ("User's eldest, Freya" -> Freya, "my
+    aunt Rosa" -> Rosa; :func:`given_names`), for a forget of the whole group."""
+    words = PEOPLE_WORDS.get(group) or "|".join(PEOPLE_WORDS.values())
+    roles = {m.group(0).lower() for text in contents for m in re.finditer(rf"\b(?:{words})\b", text, re.IGNORECASE)}
+    return list(dict.fromkeys(name for role in sorted(roles) for name in given_names(contents, role)))
+
+
 BY_DATE = re.compile(
     r"\bby\s+(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th)\b|(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|end\s+of\b|"
     r"(?:next|this)\s+(?:week|month|year|mon|tue|wed|thu|fri)|tomorrow\b|tonight\b|noon\b|midnight\b|"
@@ -622,7 +644,7 @@ FORGET_CATEGORY = re.compile(
     r"^(?:please\s+)?(?:forget|delete|remove|erase|clear|wipe|drop|scratch|purge)\s+(?:out\s+)?"
     r"(?:(?:all|every|any)\s+(?:of\s+)?)?(?:my|the|your)?\s*(?:(?P<qualifier>[a-z]+)\s+)?"
     r"(?P<category>preferences|likes|dislikes|tastes|deadlines|due dates|people|persons|contacts|family|relatives|"
-    r"friends|colleagues|co-?workers|health|medical|money|finances|financial|phone numbers|"
+    r"friends|colleagues|co-?workers|children|kids|health|medical|money|finances|financial|phone numbers|"
     r"(?:work|job|career)(?:[- ]related|\s+(?:info|stuff|details|things|bits|matters|side)))\b"
     r"(?:\s+(?:about|on|for|regarding)\s+(?P<after>[a-z]+))?",
     re.IGNORECASE,
@@ -787,6 +809,7 @@ FORGET_FILLERS = frozenset(
         "bit",
         "info",
         "information",
+        "inform",
         "details",
         "detail",
         "part",

@@ -473,6 +473,8 @@ def _act_of(clause: str, whole: str) -> tuple[str, bool, bool] | None:
             if hit is not None:
                 # "this you must not keep": the thing said before the refusal
                 thing = hit.group("rest").strip() or said[: hit.start()].strip()
+                if not thing and pattern is _REFUSED:
+                    return "", False, True  # "My salary information, please you do not keep": the clause before
                 asked = _WH_THING.match(_OBJECT_END.split(thing, maxsplit=1)[0].strip(" .!?"))
                 thing = asked.group("thing") if asked else thing  # "... knowing who my therapist is"
                 break
@@ -685,6 +687,7 @@ KIND_WORDS = (
     (re.compile(r"\b(?:procedures|routines|processes|workflows|how-?tos|checklists)\b", re.I), "procedures"),
     (re.compile(rf"\b(?:health|medical)(?:[- ](?:related|wise))?{_AS_A_WHOLE}", re.I), "health"),
     (re.compile(rf"\b(?:family|relatives){_AS_A_WHOLE}", re.I), "family"),
+    (re.compile(rf"\b(?:children|kids){_AS_A_WHOLE}", re.I), "children"),
     (re.compile(rf"\b(?:money|financ(?:es|ial))(?:[- ](?:related|wise))?{_AS_A_WHOLE}", re.I), "money"),
     (re.compile(rf"\b(?:phone|mobile|contact|telephone)\s+numbers{_AS_A_WHOLE}", re.I), "phone numbers"),
     (

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from kioko_core.store import Scope
 from kioko_intelligence.forget_requests import read_requests
 
 U = {"user_id": "kit"}
@@ -115,4 +116,39 @@ def test_a_chore_taken_out_takes_nothing(memory) -> None:  # type: ignore[no-unt
         ["The recycling, take it out tonight."],
     )
     assert _holds(contents, "bins"), contents
+    assert _holds(contents, "netball"), contents
+
+
+@pytest.mark.parametrize(
+    ("said", "asked", "gone"),
+    [
+        (
+            ["This season my salary is 95,000 rupees per month from the agency.", "I am trekking guide in Annapurna."],
+            "My salary information, please you do not keep.",
+            "95,000",
+        ),
+        (
+            ["The gate code for the allotment is 4471.", "I grow broad beans."],
+            "The gate code, please don't keep.",
+            "4471",
+        ),
+        (["My blood type is O negative.", "I grow broad beans."], "My blood type, you mustn't store.", "O negative"),
+        (["I earn 52k at the council.", "I grow broad beans."], "Please forget my salary information.", "52k"),
+    ],
+)
+def test_a_thing_named_before_a_refusal_to_keep_goes(memory, said, asked, gone) -> None:  # type: ignore[no-untyped-def]
+    """The thing in the clause before a bare refusal ("..., please don't keep"), and "information" only framing the
+    thing ("my salary information"): gone from every stored record, summaries included."""
+    for text in said:
+        memory.record_turn(text, "Okay.", session_id="s1", **U)
+    memory.end_session("s1", **U)
+    memory.record_turn(asked, "Done.", session_id="s2", **U)
+    memory.end_session("s2", **U)
+    stored = [r.content for r in memory.store.scan(Scope(U["user_id"], None))]
+    assert not _holds(stored, gone), stored
+    assert _holds(stored, said[1].split()[-1].rstrip(".")), stored
+
+
+def test_a_bare_refusal_takes_nothing(memory) -> None:  # type: ignore[no-untyped-def]
+    contents = _after(memory, ["I coach netball on Saturdays."], ["Don't keep."])
     assert _holds(contents, "netball"), contents
