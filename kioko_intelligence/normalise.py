@@ -49,6 +49,7 @@ from collections.abc import Callable, Iterable
 
 from kioko_intelligence.casing import recase
 from kioko_intelligence.list_turns import fold_lists
+from kioko_intelligence.named_pronouns import named_pronouns
 from kioko_intelligence.self_corrections import settle_messages
 from kioko_intelligence.spelling import correct_typos
 
@@ -518,8 +519,9 @@ def normalise(text: str, *, question: bool = False, names: KnownNames | None = N
         tidy = _dictated_labels(tidy)
     tidy = _clause_breaks(tidy)
     if lower_case and RECASE and not question:
-        return recase(tidy, names(tidy) if names is not None else ())
-    return _capitals(tidy, lower_case)
+        return named_pronouns(recase(tidy, names(tidy) if names is not None else ()))
+    tidy = _capitals(tidy, lower_case)
+    return tidy if question else named_pronouns(tidy)
 
 
 def normalise_query(query: str) -> str:
