@@ -39,6 +39,9 @@ for _word, _slot in SLOTS.items():
     _WORDS[_slot] = (*_WORDS.get(_slot, ()), _word)
 for _slot, _extra in _MORE_WORDS.items():
     _WORDS[_slot] = (*_WORDS.get(_slot, ()), *_extra)
+_HOME = r"(?i:flat|place|house|apartment|bungalow|cottage|condo|home)\b"
+"""A home ("a flat", "a place"; not "a room", most often a hotel's); a holiday or second home is one beside it, never
+said after "a" alone."""
 RELATIONS = {
     "manager": re.compile(
         rf"\b(?i:i|we)\s+(?i:now\s+)?(?i:report(?:ing)?)\s+(?i:directly\s+)?(?i:to)\s+(?P<v>{NAME_WORDS})"
@@ -49,6 +52,12 @@ RELATIONS = {
         # "Since October my home is in Oulu", "I have my own flat in Wrocław": where the user's home is now
         rf"|\b(?i:my|our)\s+(?i:(?:own|new)\s+(?:flat|place|house|apartment|home)|(?:new\s+)?home\s+is(?:\s+now)?)"
         rf"\s+(?i:in)\s+(?P<w>{NAME_WORDS})"
+        # "Got meself a flat over the water in Birkenhead", "we bought a house in Frome": a home of the user's own taken
+        rf"|(?:^|\b(?i:i|we)(?:\s+|(?='))|(?<=,\s)|(?<=\band\s))(?i:(?:have\s+|'ve\s+|just\s+|finally\s+|recently\s+)*)"
+        rf"(?i:got|bought|found|rented|renting|bagged)\s+(?i:(?:me|my|our)sel(?:f|ves)\s+|meself\s+|us\s+)?"
+        rf"(?i:a|an|our|my)\s+(?i:(?:own|new|little|small|tiny|lovely)\s+)?{_HOME}"
+        rf"(?:\s+(?i:over|in|near|by|on|off|up|down|out|across|just|right|round|outside)"
+        rf"(?:\s+[\w'-]+){{1,3}}?)?\s+(?i:in)\s+(?P<x>{NAME_WORDS})"
     ),
     "employer": re.compile(
         rf"(?i:\b(?:starting at|started at|start at|i'm now at|now working (?:at|for)|(?:i|we) now work (?:at|for)))\s+"
@@ -84,6 +93,12 @@ _WHEN_LEAD = re.compile(
     re.IGNORECASE,
 )
 """A time the change starts said first ("From April I am working at Denso"): the statement is what follows."""
+
+
+def _value(found: re.Match[str]) -> str:
+    """The value a relation's pattern found, whichever of its groups holds it."""
+    groups = found.groupdict()
+    return str(groups.get("v") or groups.get("w") or groups.get("x") or "")
 
 
 def _said_slot(clause: str, slot: str) -> str | None:
@@ -141,7 +156,7 @@ def stated(clause: str) -> list[tuple[str, str]]:
     for slot, pattern in RELATIONS.items():
         relation = pattern.search(clause)
         if relation:
-            slots.append((slot, bare(relation.group("v") or relation.groupdict().get("w") or "")))
+            slots.append((slot, bare(_value(relation))))
     return slots
 
 
@@ -156,7 +171,7 @@ def relation_rewrites(
         said = pattern.search(turn_text)
         if said is None:
             continue
-        new = bare(said.group("v") or said.groupdict().get("w") or "")
+        new = bare(_value(said))
         for record in holding(_HELD_TERMS[slot]):
             if record.kind == "profile" or not mine(record.content) or new.lower() in record.content.lower():
                 continue

@@ -128,6 +128,59 @@ def test_a_home_somewhere_else_of_someone_else_changes_nothing(memory: kioko.Mem
     assert any("Leeds" in c for c in _current(memory))
 
 
+@pytest.mark.parametrize(
+    ("old", "new", "place"),
+    [
+        (
+            "I live in Anfield with me mam, two doors from the ground like.",
+            "Got meself a flat over the water in Birkenhead, our kid helped me shift the last of me stuff.",
+            "Birkenhead",
+        ),
+        (
+            "We live in Bath, just off the Royal Crescent.",
+            "We bought a house in Frome in the end, town was silly.",
+            "Frome",
+        ),
+        (
+            "I'm living in Glasgow with my aunt while I study.",
+            "Found a place in a shared house in Leith, moved in Saturday.",
+            "Leith",
+        ),
+        (
+            "I live in Croydon, been here all my life.",
+            "Renting a little place in Hove now, five minutes from the sea.",
+            "Hove",
+        ),
+    ],
+)
+def test_a_home_of_the_users_own_taken_somewhere_says_where_they_live(
+    memory: kioko.MemoryLayer, old: str, new: str, place: str
+) -> None:
+    """Before, "got meself a flat ... in Birkenhead" named no relation the slot rules read: Anfield stayed current."""
+    memory.record_turn(old, "Ok.", user_id="u", session_id="a")
+    memory.record_turn(new, "Ok.", user_id="u", session_id="b")
+    stale = old.split(" in ")[1].split(",")[0].split(" with")[0].strip(" .")
+    context = memory.recall("Where do I live?", user_id="u").text
+    assert place in context
+    assert not any(stale in line and "(was:" not in line for line in context.splitlines())
+
+
+@pytest.mark.parametrize(
+    "new",
+    [
+        "Got a flat tyre in Harrogate on the way back, nightmare.",  # a flat that is no home
+        "We found a place for the wedding in Whitby, a lovely barn.",
+        "We bought a holiday home in Spain, a tiny place.",  # a second home beside the first
+        "My sister bought a house in York last year.",  # someone else's
+        "We looked at a house in Harrogate, not for us.",  # no home taken
+    ],
+)
+def test_a_home_not_taken_by_the_user_changes_nothing(memory: kioko.MemoryLayer, new: str) -> None:
+    memory.record_turn("I live in Leeds near the station.", "Ok.", user_id="u", session_id="a")
+    memory.record_turn(new, "Ok.", user_id="u", session_id="b")
+    assert any("lives in Leeds" in c for c in _current(memory))
+
+
 def test_a_name_gone_by_since_a_wedding_replaces_the_name(memory: kioko.MemoryLayer) -> None:
     memory.record_turn(
         "Good evening, I'm Chidinma Eze, I run a small bakery in Ikeja.", "Ok.", user_id="u", session_id="a"
