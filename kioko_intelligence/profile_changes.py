@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable
 
 from kioko_core.store import Filter, Record, Scope
 from kioko_intelligence.language import bare
-from kioko_intelligence.ops import MemoryOp
+from kioko_intelligence.ops import SKIPPED, MemoryOp
 from kioko_intelligence.rules import NAME_WORDS, PROFILE, SLOTS, TAIL, first, plain
 
 if TYPE_CHECKING:
@@ -213,13 +213,55 @@ def _clauses(turn_text: str) -> list[str]:
     return [p for p in parts if p and p.strip()]
 
 
+PRONOUN_SET = re.compile(
+    r"(?<![\w/])(?!(?i:he/she|she/he)\b)(?P<set>(?i:she|he|they|xe|ze|fae|ey)/(?i:her|hers|him|his|them|theirs|they|she|he|xem|xyr|hir|zir|"
+    r"faer|em|eir|it|its)(?:/(?i:[a-z]+))?)(?![\w/])"
+)
+"""A set of pronouns ("she/her", "they/them", "he/they", "xe/xem"): a closed class of the language ("he/she" is the
+generic pair of a writer, no one's set)."""
+_SOMEONE_ELSES_SET = re.compile(
+    r"\b(?:my|our|his|her|their)\s+(?:\w+\s+){0,2}?(?:son|daughter|kid|child|partner|wife|husband|friend|sibling|"
+    r"brother|sister|colleague|boss|mum|mom|dad|parent|teen|student|client)s?\b|\b(?:he|she|they)\s+(?:uses?|goes|go)\b",
+    re.IGNORECASE,
+)
+"""Whose pronouns a sentence gives when not the user's ("my kid uses they/them now")."""
+
+
+def _pronouns(turn_text: str) -> str | None:
+    """The one set of pronouns the turn gives the user ("Quick intro: I'm Robin, she/her"; "they/them from now on
+    please"), or None: none, several, or another person's."""
+    found: list[str] = []
+    for sentence in re.split(r"(?<=[.!?])\s+", turn_text):
+        for said in PRONOUN_SET.finditer(sentence):
+            if _SOMEONE_ELSES_SET.search(sentence[: said.start()]):
+                return None
+            found.append(said.group("set").lower())
+    return found[0] if len(set(found)) == 1 else None
+
+
 def profile_changes(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_text: str) -> None:
-    """Add a ``profile.set`` for each slot the user has that a clause of the turn gives another value."""
+    """Add a ``profile.set`` for each slot the user has that a clause of the turn gives another value, and for the
+    user's pronouns when the turn gives them (a closed class, read whatever else the turn says)."""
     have = {
         r.metadata["slot"]: r
         for r in memory.store.scan(scope, Filter(kinds=frozenset({"profile"})))
         if isinstance(r.metadata.get("slot"), str) and not r.metadata.get("superseded_by")
     }
+    pronouns = _pronouns(turn_text)
+    held = str(have["pronouns"].metadata.get("value", "")) if "pronouns" in have else ""
+    if pronouns and pronouns != held.lower() and not any(op.fields.get("key") == "pronouns" for op in ops):
+        for op in ops:  # "they/them from now on please" kept as knowledge beside the slot would stand for it
+            text = str(op.fields.get("text") or "")
+            if op.status == "planned" and op.action == "add" and PRONOUN_SET.search(text) and len(text.split()) <= 12:
+                op.status, op.error = SKIPPED, "the user's pronouns: kept as the profile slot"
+        ops.append(
+            MemoryOp(
+                "profile.set",
+                fields={"key": "pronouns", "value": pronouns},
+                reason="the pronouns the user goes by",
+                confidence=0.8,
+            )
+        )
     if not have:
         return
     setting = {op.fields.get("key") for op in ops if op.op == "profile.set" and op.status == "planned"}

@@ -84,7 +84,8 @@ class Profile(RegisteredManager):
         scope = self._layer._scope(user_id, agent_id)
         merged = _metadata(metadata)
         merged.update(slot=slot, value=value)
-        content = _sentence(f"User's {slot.replace('_', ' ')} is {value}")
+        plural = slot.endswith("s") and not slot.endswith(("ss", "us"))  # "User's pronouns are they/them"
+        content = _sentence(f"User's {slot.replace('_', ' ')} {'are' if plural else 'is'} {value}")
         return self._layer._add(
             content,
             user_id=user_id,
