@@ -58,6 +58,7 @@ from kioko_intelligence.ops import KIND_OF_MEMORY, SKIPPED, MemoryOp
 from kioko_intelligence.plan_changes import attach as attach_rewrites
 from kioko_intelligence.plan_changes import one_step
 from kioko_intelligence.plan_changes import rewrites as item_rewrites
+from kioko_intelligence.plan_order import reordered
 from kioko_intelligence.profile_changes import profile_changes, relation_rewrites
 from kioko_intelligence.safety_changes import narrowed
 from kioko_intelligence.slot_additions import added, only_times, two_named_kinds
@@ -800,7 +801,10 @@ def resolve(
     def any_of(terms: list[str]) -> list[Record]:
         return _holding(memory, scope, terms, every=False)
 
+    # "billing jumps the queue": the plan's steps reordered (its steps' words said with a place, not a new value)
+    moved = reordered(holding, words, turn_text)
     found_rewrites = relation_rewrites(any_of, users_own, turn_text) + item_rewrites(holding, words, turn_text)
+    found_rewrites = moved + [r for r in found_rewrites if r[0].id not in {m[0].id for m in moved}]
     claimed = attach_rewrites(ops, found_rewrites)
     # "Oksana is QA manager now and Dmytro is become my team lead": the role's holder, whoever else the turn names
     claimed |= new_holders(any_of, ops, turn_text, _op_text)
