@@ -17,7 +17,9 @@ other name in between ("My sister Dana is a nurse." ... "She works night shifts.
 memory that names someone else ("Sam said she ...") ends the chain, and "they"/"their" next to "User" is
 the user (the router writes "I" as "User ... their"), so it never counts. A place or an organisation said again
 as "there" is such a pronoun too ("I've got an interview with Halden." ... "The recruiter there is Bea
-Lindqvist."), the "there" of existence ("There is a new café") is not. The summary points and waiting
+Lindqvist."), the "there" of existence ("There is a new café") is not. "We" is the user and the subject only in the
+memory right after one saying the user with them ("User is in a double act with Kez." / "we're called Two Pints
+Short.") The summary points and waiting
 turns that say what such a memory says go with it.
 """
 
@@ -178,6 +180,14 @@ recruiter there is a woman called Bea", "User's old supervisor there was Keith")
 ("There is a new café", "there were no seats", "User thinks there is a problem")."""
 
 
+_WE = re.compile(r"^(?:we|we're|we've|we'd|we'll|our|us)\b", re.IGNORECASE)
+_WITH_USER = re.compile(
+    r"^User\b.*\b(?:with|alongside)\b|^User\s+and\b|\band\s+(?:User|I|me)\b|^(?:me|I)\s+and\b", re.IGNORECASE
+)
+"""A memory saying the user together with someone ("User is in a double act with Kez", "Me and Tom run a stall"):
+the memory written right after it that opens with "we" ("we're called Two Pints Short") speaks of the two of them."""
+
+
 def _pronoun(text: str) -> bool:
     """A third person that is not the user ("she", "his"; "they" only in a memory not about "User")."""
     return bool(_HE_SHE.search(text) or (_THEY.search(text) and not _USER.search(text)))
@@ -230,6 +240,7 @@ def pronoun_followers(
     named_ids = {r.id for r in named}
     sessions = list(dict.fromkeys(r.session_id for r in named if r.session_id and r.kind != "summary"))
     since: int | None = None  # memories since the last one naming the subject; None: no chain
+    joint = False  # the last memory naming the subject says the user with it ("in a double act with Kez")
     ahead = set(sessions)
     for session in sessions_after(layer, scope, sessions):
         own = session in ahead  # the name alone stands for the subject only in a session that named it whole
@@ -243,6 +254,7 @@ def pronoun_followers(
         for record in records:
             if record.id in named_ids or names(record.content, words):
                 since = 0
+                joint = _WITH_USER.search(record.content) is not None
                 continue
             if short and own and names(record.content, short):
                 followers[record.id] = record
@@ -251,10 +263,12 @@ def pronoun_followers(
             if since is None:
                 continue
             since += 1
-            pronoun = _pronoun(record.content)
+            # "we're called Two Pints Short" right after "User is in a double act with Kez": the user and the subject
+            we = since == 1 and joint and _WE.match(record.content) is not None
+            pronoun = _pronoun(record.content) or we
             first = record.content.split(" ", 1)[0]
             place = not pronoun and _place_again(record.content)  # "User's old supervisor there was Keith"
-            starts_with_other = not (place and first.lower() in _OPENERS) and _other_name(first, words)
+            starts_with_other = not we and not (place and first.lower() in _OPENERS) and _other_name(first, words)
             if (pronoun or place) and not starts_with_other and since <= CHAIN:
                 followers[record.id] = record
             elif _other_name(record.content, words) or since > CHAIN:
