@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import kioko_intelligence.rules as rules
+from kioko_core.linking.linker import KIND_TERM
 from kioko_core.reading.analysis import stem
 from kioko_core.store import Filter, Record
 from kioko_intelligence.language import (
@@ -19,7 +20,7 @@ from kioko_intelligence.language import (
     sentence,
     when,
 )
-from kioko_intelligence.ops import SKIPPED
+from kioko_intelligence.ops import KIND_OF_MEMORY, SKIPPED
 from kioko_intelligence.turn_reading import TurnReading
 
 _NUMBER = re.compile(r"\b\d[\d,]*(?:\.\d+)?\b")
@@ -39,6 +40,13 @@ _NAMED_AIM = re.compile(
 )
 """A goal named after a comma, in a sentence that opens with something else ("The depot's closing, so the priority
 now is landing a job in rail control"): the goal rows read from its goal word on."""
+_NEXT = re.compile(r"^\W*(?:next|now)\b", re.IGNORECASE)
+"""A goal said as the next one, after the goal it replaces."""
+_NEW_AIM = re.compile(r"\bnew\s+(?:goal|target|aim)\b", re.IGNORECASE)
+"""A goal said as the new one ("so that's the new target"): it replaces an open goal it shares a word or unit with (a
+new aim that shares none is the slot rules' to pair, with the session's other memories of the old one)."""
+_FEW_GOALS = 50
+"""Up to this many goals of the user, the one open goal is the one a next goal comes after (read by kind)."""
 _SAME_TURN_SECONDS = 2.0
 _PROGRESS_KINDS = frozenset({"factual", "episodic", "semantic"})
 """The kinds a progress said beside a goal is stored as (a fact, an event, knowledge)."""
@@ -98,10 +106,10 @@ class GoalReading(TurnReading):
         if self.goal_changed(text, whole):
             return True
         found = rules.first(rules.GOAL, text)
-        if not found:
-            named = _NAMED_AIM.search(
-                text
-            )  # "The depot's closing, so the priority now is landing a job in rail control"
+        if not found and _NEXT.match(whole):  # "Next thing: ...", "Now I go for ...": the lead word read off the clause
+            found = rules.first(rules.GOAL, whole.strip().rstrip(".!"))
+        if not found:  # "The depot's closing, so the priority now is landing a job in rail control"
+            named = _NAMED_AIM.search(text)
             found = rules.first(rules.GOAL, text[named.start("aim") :]) if named else None
         if not found:
             return False
@@ -125,14 +133,34 @@ class GoalReading(TurnReading):
                     op = self.add("goal.add", title=title, reason="a goal was stated", text_for_importance=whole)
                     op.status, op.error = SKIPPED, f"already an open goal: {name!r}"
                 return True
+        if _NEXT.search(text) or _NEXT.match(whole):
+            before = self.goal_before(title)
+        else:
+            before = self.goal_before(title, shared_only=True) if _NEW_AIM.search(text) else []
         self.add(
             "goal.add",
             title=title,
             due=due[1] if due else None,
-            reason="a goal was stated",
+            supersedes=[g.id for g in before] or None,
+            reason="a goal was stated" + (", the next one after the goal it replaces" if before else ""),
             text_for_importance=whole,
         )
         return True
+
+    def goal_before(self, title: str, shared_only: bool = False) -> list[Record]:
+        """The open goal a goal said as the next one ("Next thing: a sub-50 10k", "Now I go for C1", "... so that's the
+        new target") comes after: the open goals sharing a word or the counted unit with it, else (not ``shared_only``)
+        the one open goal."""
+        shared = self.open_goals(" ".join([title, *(m.group("unit") for m in _COUNTED.finditer(title))]))
+        if shared or shared_only:
+            return shared
+        kind_term = KIND_TERM + KIND_OF_MEMORY["goal"]
+        ids = self.memory.store.postings(self.scope, [kind_term], _FEW_GOALS).ids.get(kind_term, [])
+        goals = [r for r in self.memory.store.get(self.scope, list(ids)) if r is not None] if ids else []
+        open_goals = [
+            g for g in goals if g.kind == KIND_OF_MEMORY["goal"] and g.metadata.get("status", "open") == "open"
+        ]
+        return open_goals if len(ids) < _FEW_GOALS and len(open_goals) == 1 else []
 
     def goal_changed(self, text: str, whole: str) -> bool:
         """ "I change goal: I want the IELTS 6.5 for study in Melbourne, TOEIC is not necessary": a goal said with

@@ -34,6 +34,7 @@ from kioko_intelligence.forget_requests import asks_to_forget, news_after
 from kioko_intelligence.fragments import joined_fragments
 from kioko_intelligence.goal_reading import GoalReading
 from kioko_intelligence.instruction_cases import older_for_case, stopped, taken_back
+from kioko_intelligence.instruction_topics import permits
 from kioko_intelligence.language import (
     _IRREGULAR_PAST,
     about_user,
@@ -663,7 +664,8 @@ class _Reading(GoalReading, ForgetReading):
             return
         if len(text.split()) < 3 and self.router.capture != "all" and not rules.ATTRIBUTE.match(text):
             return
-        if rules.YOU.search(text) and not explicit and (older := taken_back(self.memory, self.scope, text)):
+        said_to_you = rules.YOU.search(text) or permits(text)  # "Longer is fine" after "Short, one line answers"
+        if said_to_you and not explicit and (older := taken_back(self.memory, self.scope, text)):
             said = sentence(capitalise(bare(whole)))  # "You do not need to fix my sentences more": a rule taken back
             self.add("instruction.add", text=said, supersedes=[older], reason="an instruction changed", confidence=0.7)
             return

@@ -102,6 +102,11 @@ def aspects(text: str) -> dict[str, set[str]]:
     return found
 
 
+def permits(text: str) -> bool:
+    """Does ``text`` let the assistant do something ("Longer is fine", "no need to ...")? Only the assistant is let."""
+    return _LIFTED.search(text) is not None
+
+
 def addressed(text: str) -> bool:
     """Is ``text`` said to the assistant (an imperative, "me", "please" ...), about the user, or a permission
     ("Longer is fine": only the assistant is let do something by it)?"""

@@ -478,6 +478,11 @@ _SO_INSTRUCTION = re.compile(r"^.{8,}?(?:,\s*|\s+)so\s+(?P<rule>.+)$", re.IGNORE
 
 # --------------------------------------------------------------------------- goals
 
+_WHEN_WORD = (
+    r"(?:january|february|march|april|may|june|july|august|september|october|november|december|spring|summer|"
+    r"autumn|fall|winter|christmas|easter|year|term|semester|season)"
+)
+"""A time an aim is set for ("Now I go for C1 in December"; "Now we're going for a pint" sets none)."""
 _NOT_AN_AIM = (
     r"(?!(?:know|ask|see|say|check|thank|talk|tell|mention|share|understand|clarify|confirm|add|note|make sure|"
     r"be clear|point out|let you|remind)\b)"
@@ -543,6 +548,23 @@ GOAL: tuple[Row, ...] = (
         "I mean to sail round the Scillies once more before I'm eighty",
     ),
     row("goal.add", r"^the plan is to\s+(?P<title>.+)$", "The plan is to launch the beta in June"),
+    row(
+        "goal.add",
+        r"^next\s+(?:thing|up|one|on the list|challenge|mission)\s*[:,-]\s*(?P<title>(?:a|an|to|my|\d)[\w-]*\s.+)$",
+        "Next thing: a sub-50 10k before the autumn",
+    ),
+    row(
+        "goal.add",
+        r"^now\s+(?:i|we)\s+(?:go|am going|'m going|are going|'re going|aim|am aiming|'m aiming)\s+for\s+"
+        rf"(?P<title>(?=.*(?:\d|\b{_WHEN_WORD}\b)).+)$",
+        "Now I go for C1 in December",
+    ),
+    row(
+        "goal.add",
+        r"^(?:(?:my\s+|the\s+)?[\w'-]+\s+(?:says|said|reckons|wants me to)\s+)?(?:go|aim|push|try)\s+for\s+"
+        r"(?P<title>.+?),?\s+so\s+that's\s+(?:my|the|our)\s+new\s+(?:goal|target|aim)$",
+        "Coach says go for 120 kg by Christmas, so that's the new target",
+    ),
     row(
         "goal.add",
         r"^what\s+(?:i|we)\s+(?:really\s+|most\s+)?(?:want|need|am after|'m after|am aiming for|'m aiming for|"

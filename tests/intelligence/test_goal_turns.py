@@ -27,7 +27,8 @@ def _ops(memory, said: str, session: str = "s1") -> list[str]:  # type: ignore[n
 
 
 def _open_goals(memory) -> list[str]:  # type: ignore[no-untyped-def]
-    return [g.content for g in memory.goals.open(**U)]
+    """The goals held: open and not replaced by a newer one."""
+    return [g.content for g in memory.goals.open(**U) if not g.metadata.get("superseded_by")]
 
 
 @pytest.mark.parametrize(
@@ -104,3 +105,63 @@ def test_an_open_goal_is_still_shown_as_open(memory) -> None:  # type: ignore[no
     context = memory.recall("How is the Azure exam going?", session_id="probe", **U).text
     assert "Open goals:" in context
     assert "(was:" not in context
+
+
+@pytest.mark.parametrize(
+    ("goal", "done", "then", "new"),
+    [
+        (
+            "I want to get my 5k under 25 minutes.",
+            "24:41 at parkrun this morning!!! Done it.",
+            "Next thing: a sub-50 10k before the autumn.",
+            "sub-50 10k",
+        ),
+        (
+            "My plan is to pass the German B2 exam in June.",
+            "Good news, B2 I have passed!",
+            "Now I go for C1 in December.",
+            "C1 in December",
+        ),
+        (
+            "My goal is to deadlift 100 kg by the summer.",
+            "Hit 100 kg on the deadlift last night!",
+            "Coach says go for 120 kg by Christmas, so that's the new target.",
+            "120 kg by Christmas",
+        ),
+        (
+            "Goal: 30 commissions this year.",
+            "Thirty done, can't believe it.",
+            "Next challenge: a solo show at the Dean Gallery.",
+            "solo show",
+        ),
+    ],
+)
+def test_a_goal_said_as_the_next_one_replaces_the_goal_before(memory, goal, done, then, new) -> None:  # type: ignore[no-untyped-def]
+    _ops(memory, goal, "s1")
+    _ops(memory, done, "s2")
+    assert "goal.add" in _ops(memory, then, "s3")
+    held = _open_goals(memory)
+    assert len(held) == 1
+    assert new in held[0]
+
+
+def test_another_goal_keeps_the_one_before(memory) -> None:  # type: ignore[no-untyped-def]
+    _ops(memory, "My goal is to run a marathon in October.", "s1")
+    _ops(memory, "Another goal: learn to play the cello this year.", "s2")
+    assert len(_open_goals(memory)) == 2
+
+
+def test_a_next_goal_beside_several_others_replaces_none(memory) -> None:  # type: ignore[no-untyped-def]
+    _ops(memory, "Goal: read 24 books this year.", "s1")
+    _ops(memory, "Goal: swim 100 km this year.", "s2")
+    _ops(memory, "Next challenge: a sprint triathlon in June.", "s3")
+    assert len(_open_goals(memory)) == 3
+
+
+@pytest.mark.parametrize(
+    "said", ["Next thing I know, the kettle broke.", "Now we are going for a pint.", "Next up: the kettle broke."]
+)
+def test_talk_of_what_came_next_is_no_goal(memory, said: str) -> None:  # type: ignore[no-untyped-def]
+    _ops(memory, "My goal is to run a marathon in October.", "s1")
+    assert "goal.add" not in _ops(memory, said, "s2")
+    assert len(_open_goals(memory)) == 1

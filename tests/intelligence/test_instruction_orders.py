@@ -180,3 +180,40 @@ def test_own_case_reads_a_case_the_older_rule_lacks() -> None:
     assert not own_case("Anything you draft for my clients in English please.", "Write to my clients in French.")
     assert not own_case("Everything in English from now on, for all the emails.", "Chat with me in Spanish.")
     assert not own_case("Everything in English please.", "Chat with me in Spanish.")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "question", "gone", "kept"),
+    [
+        (
+            "Short. Please. One line answers. Reading is hard since the stroke.",
+            "Better now. Eyes much better. Longer is fine.",
+            "How much detail should you give me?",
+            "one line answers",
+            "Longer is fine",
+        ),
+        (
+            "Keep it formal with me, please.",
+            "Honestly casual is fine.",
+            "What tone should you take with me?",
+            "formal with me",
+            "casual is fine",
+        ),
+        (
+            "Use bullet points for everything.",
+            "Paragraphs are okay as well.",
+            "How should you format answers?",
+            "Use bullet points for everything",
+            "Paragraphs are okay",
+        ),
+    ],
+)
+def test_a_permission_on_the_aspect_of_a_rule_is_the_rule_now(memory, old, new, question, gone, kept) -> None:  # type: ignore[no-untyped-def]
+    shown = _after(memory, [old, new], question)
+    assert kept in shown
+    assert gone not in shown.split("(was:")[0]
+
+
+def test_a_permission_on_another_aspect_changes_nothing(memory) -> None:  # type: ignore[no-untyped-def]
+    shown = _after(memory, ["Keep it formal with me, please.", "Longer is fine."], "What tone should you take with me?")
+    assert "formal with me" in shown
