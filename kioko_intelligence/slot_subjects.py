@@ -190,6 +190,8 @@ def different_subjects(new_text: str, old_text: str) -> bool:
         if new.names and old.names and not _overlap(new.names, old.names):
             return True  # "our cat Miso" / "our other cat, Tofu"
         return bool(new.modifiers and old.modifiers and not new.modifiers & old.modifiers)  # older / younger sister
+    if _named_again(new, old):
+        return False  # "Head of school wants the third-year crits done on the 19th": the crits' date, said by someone
     if new.head is None and old.head is None:
         if holds_role(old_text) and _values(new.predicate) <= _values(old.predicate):
             return False  # "Brenda started with the twins, Tuesdays and Thursdays": Sophie's role, a new holder
@@ -238,6 +240,18 @@ def _users_own(old: Subject) -> bool:
     """The user's own statement: "I ...", "User ...", "my <thing>" (not "my sister", nor a named one: "my gran
     Nerys", "our dog Rex", who may hold a role another person takes over)."""
     return old.user or (old.owner == "user" and not old.person and not old.names)
+
+
+def _named_again(new: Subject, old: Subject) -> bool:
+    """Does the newer statement name the older one's subject again after its own subject ("Head of school wants the
+    third-year crits done on the 19th" after "Crits for the third-year architecture students are on 12 March")? Its
+    own subject is then who says or does it, and the value it gives is the older subject's: not another thing. The
+    older subject's names, else its head, must all be said as words of the newer predicate."""
+    if old.person or new.person:
+        return False
+    said = read_slot(new.predicate.lower()).frame  # lower case: a name is matched as a word like any other
+    wanted = read_slot(" ".join(old.names).lower() if old.names else (old.head or "")).frame
+    return bool(wanted) and wanted <= said
 
 
 _ANOTHER = frozenset({"other", "another"})
