@@ -49,6 +49,20 @@ _LATER = re.compile(
     r"(?:next\s+(?:sprint|week|month|release|quarter|year|term|season|cycle|iteration|round)|backlog)\b",
     re.IGNORECASE,
 )
+_HELD_BACK = r"(?=\s*(?:[,.;:!?)]|$|\s+(?:for|till|until|because|since|as|now|then|this|next|again|after|indefinitely|at|with|from|by|on|in)\b))"
+_PUT_OFF = re.compile(
+    r"(?:^|[.;:!?]\s+|,\s*|\b(?:so|and|but|because|since)\s+)(?!(?:don't|do not|never|not|won't|can't)\b)"
+    r"(?:(?:[\w']+\s+){0,3}?(?:holding|hold|held|putting|put|puts)\s+off\s+(?:on\s+)?" + _THING + _HELD_BACK + r"|"
+    r"(?:[\w']+\s+){0,3}?(?:put|putting|puts)\s+" + _THING.replace("thing", "thing2") + r"\s+(?:on\s+hold|on\s+ice|"
+    r"on\s+the\s+back\s*burner|on\s+the\s+shelf)\b|"
+    r"(?:[\w']+\s+){0,3}?(?:shelved|shelving|parked|parking|postponed|postponing|deferred|deferring|"
+    r"pulled\s+the\s+plug\s+on|pulling\s+the\s+plug\s+on|decided\s+against|called\s+off|calling\s+off)\s+"
+    r"(?!(?:at|in|on|by|for|till|until|to|from|with|because|since|as|after|until)\b)"  # "was deferred at ...": passive
+     + _THING.replace("thing", "thing3") + _HELD_BACK + r")",
+    re.IGNORECASE,
+)
+"""A commitment put off by someone, said in the active voice: "We're holding off on the Gaelscoil for a year", "we've
+put the loft conversion on ice", "The board shelved the rebrand", "we've decided against Lisbon"."""
 _LET_DOWN = re.compile(
     r"(?:^|[.;:!?]\s+|,\s*(?:(?:so|and|but)\s+)?|\b(?:so|and|but|because|since)\s+)"
     r"(?P<thing>[A-Z][\w&'-]*(?:\s+(?:&\s+)?[A-Z][\w&'-]*){0,3})\s+(?:has\s+|have\s+|had\s+)?"
@@ -60,7 +74,7 @@ _NOT_THINGS = frozenset(
     "it that this all everything anything something nothing which what he she they we i you there here one "
     "mine ours yours theirs his hers them both either neither today tomorrow tonight yesterday monday tuesday "
     "wednesday thursday friday saturday sunday weekend morning afternoon evening night week month year "
-    "i'm we're it's that's everything's he's she's they're i've we've i'll we'll".split()
+    "i'm we're it's that's everything's he's she's they're i've we've i'll we'll me us him her".split()
 )
 _COMMITTED = re.compile(
     r"\b(?:we'll|we will|I'll|I will|we're going|I'm going|going to|gonna|decided|decision|booked|booking|agreed|"
@@ -95,9 +109,10 @@ def all_off(text: str) -> str | None:
 def called_off(text: str) -> list[str]:
     """The things ``text`` says are called off ("Crete's off" -> ["Crete"]), in the order said, each once."""
     found: list[str] = []
-    for pattern in (_OVER, _LATER, _LET_DOWN):
+    for pattern in (_OVER, _LATER, _LET_DOWN, _PUT_OFF):
         for match in pattern.finditer(text):
-            thing = match.group("thing").strip(" ,.'\"")
+            said = next(g for g in ("thing", "thing2", "thing3") if g in match.groupdict() and match.group(g))
+            thing = match.group(said).strip(" ,.'\"")
             words = [w.lower().strip("'") for w in thing.split()]
             if not words or words[0] in _NOT_THINGS or all(w in _NOT_THINGS for w in words):
                 continue
