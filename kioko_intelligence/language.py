@@ -164,9 +164,35 @@ def is_small_talk(text: str) -> bool:
     return bool(words or symbols) and all(w in _SMALL_TALK_WORDS for w in words) and len(words) <= 12
 
 
+_OPENING_HEDGE = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|well|um+|uh+|erm+|hmm+|and|but|anyway)[,\s]+)*(?:i think|i guess|i suppose|i reckon|"
+    r"i believe|i feel like|i could be wrong|i might be wrong|maybe|probably|perhaps|possibly)\b",
+    re.IGNORECASE,
+)
+_STILL_ASKING = re.compile(
+    r"\b(?:what|what's|how|why|which|where|when|who|whether|if|you|your|any idea|any tips|thoughts)\b|"
+    r"\b(?:i|we)\s+(?:should|could|might|would|can|ought)\b|"
+    r",\s*(?:right|yeah|yes|no|correct|ok(?:ay)?|isn't it|aren't we|don't we|didn't i|didn't we|wasn't it)\s*\?\s*$",
+    re.IGNORECASE,
+)
+_OWN = re.compile(r"\b(?:i'm|i've|i'll|we|we're|we've|we'll|my|our|us)\b", re.IGNORECASE)
+
+
+def hedged_statement(text: str) -> bool:
+    """A statement of the user's said with a hedge and a rising "?" ("I think, maybe, we'll probably go for the Volvo
+    estate?", "Okay so, I could be wrong, but we've put a deposit down on the Skoda?"): it opens with a hedge ("I
+    think", "I guess", "maybe", "probably", "I could be wrong" ...), says something of the user's own ("we'll",
+    "we've", "my" ...) and asks nothing (no question word, no "you", no "should we / could I")."""
+    text = text.strip()
+    if not text.endswith("?") or not _OPENING_HEDGE.match(text):
+        return False
+    rest = re.sub(r"\bi (?:could|might) be wrong\b", " ", text, flags=re.IGNORECASE)
+    return bool(_OWN.search(rest)) and not _STILL_ASKING.search(rest)
+
+
 def is_question(text: str) -> bool:
     text = text.strip()
-    if _WHAT_I_WANT_WHEN.match(text):
+    if _WHAT_I_WANT_WHEN.match(text) or hedged_statement(text):
         return False
     return text.endswith("?") or bool(_QUESTION_START.match(text) and not text.endswith("."))
 
