@@ -30,6 +30,60 @@ def test_a_transition_replaces_the_users_state(state: str, event: str) -> None:
         assert current[0].rstrip(".!") == event.rstrip(".!")
 
 
+@pytest.mark.parametrize(
+    ("state", "event", "question", "now", "before"),
+    [
+        (
+            "I'm a staff nurse on the cardiac ward at the Royal Free.",
+            "Passed my panel! Ward sister from the first of the month, and I get the navy uniform.",
+            "What's my grade on the ward?",
+            "Ward sister",
+            "staff nurse",
+        ),
+        (
+            "I'm a second officer on the Dover ferries.",
+            "First officer from next month, the captain put me forward.",
+            "What rank am I on the ferries?",
+            "First officer",
+            "second officer",
+        ),
+        (
+            "I'm assistant manager at the Fenwick food hall.",
+            "Store manager as of this week, same food hall.",
+            "What is my job at the food hall?",
+            "Store manager",
+            "assistant manager",
+        ),
+    ],
+)
+def test_a_title_said_with_the_time_it_starts_replaces_the_users_state(
+    state: str, event: str, question: str, now: str, before: str
+) -> None:
+    """Before, "Ward sister from the first of the month" (no verb) was no transition: the staff nurse stayed current."""
+    with kioko.intelligent("memory://?embedder=offline") as memory:
+        memory.record_turn(state, "Noted.", user_id="u", session_id="s1")
+        memory.record_turn(event, "Noted.", user_id="u", session_id="s2")
+        context = memory.recall(question, user_id="u").text
+        assert now in context
+        assert not any(before in line and "(was:" not in line for line in context.splitlines())
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        "The shop is closed from Monday.",  # a verb: a statement of the world
+        "Pizza from Dominos tonight.",  # no time it starts
+        "Night shifts from next week, ugh, the rota's out.",  # no topic word of the state
+        "I'm off from Monday.",
+    ],
+)
+def test_what_a_title_with_a_time_leaves_alone(event: str) -> None:
+    with kioko.intelligent("memory://?embedder=offline") as memory:
+        memory.record_turn("I'm a staff nurse on the cardiac ward.", "Noted.", user_id="u", session_id="s1")
+        memory.record_turn(event, "Noted.", user_id="u", session_id="s2")
+        assert any("staff nurse" in c for c in _current(memory))
+
+
 def test_a_transition_on_another_topic_leaves_the_state() -> None:
     with kioko.intelligent("memory://?embedder=offline") as memory:
         memory.record_turn("I'm a senior associate at Hart & Doyle.", "Noted.", user_id="u", session_id="s1")
