@@ -32,7 +32,17 @@ from kioko_intelligence.slot_reading import text_terms
 if TYPE_CHECKING:
     from kioko_core.layer.memory_layer import MemoryLayer
 
-BACK_TO = re.compile(r"\bback\s+(?:to|on|with)\s+(?P<value>[^.,;:!?()]+)", re.IGNORECASE)
+BACK_TO = re.compile(
+    r"\bback\s+(?:to|on|with)\s+(?P<value>[^.,;:!?()]+)"
+    # "Bex again, please", "I'm on Firefox again": a named value said again opens or ends its clause
+    r"|\b(?:on|using|use|it's|its|it is)\s+(?P<again>(?-i:[A-Z0-9])[^\s.,;:!?()]*"
+    r"(?:\s+(?-i:[A-Z0-9])[^\s.,;:!?()]*)?)\s+again\b"
+    r"|^(?P<alone>(?-i:[A-Z0-9])[^\s.,;:!?()]*(?:\s+(?-i:[A-Z0-9])[^\s.,;:!?()]*)?)\s+again\s*(?:[,.!]|please\b|$)",
+    re.IGNORECASE,
+)
+"""A return: "back to / on / with X", or a named value said "again" (every word of it written with a capital or a
+digit): after "on", "using", "it's" ("I'm on Firefox again"; not "talked to Sam again"), or alone before the clause ends ("Bex
+again, please"; not "Leeds again next week")."""
 _TAIL = re.compile(
     r"\s+(?:again|now|for good|then|please|after all|in the end|instead|as before|like before|for (?:now|a while)|"
     r"from (?:now|here) on|going forward|if (?:you|that)\b)\b.*$",
@@ -68,7 +78,7 @@ def returns(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_text: s
         if said.rstrip().endswith("?"):
             continue
         for found in BACK_TO.finditer(said):
-            value = _TAIL.sub("", found.group("value")).strip()
+            value = _TAIL.sub("", found.group("value") or found.group("again") or found.group("alone") or "").strip()
             if not value or len(value.split()) > 4 or not _NAMED.search(value):
                 continue
             op = _return(memory, scope, said, value)

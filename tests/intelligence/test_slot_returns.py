@@ -89,3 +89,63 @@ def test_what_the_return_rule_leaves_alone(url: str, then: str) -> None:
     with _said(url, *turns) as memory:
         maggie = next(r for r in memory.memories(user_id="u") if "Maggie" in r.content)
         assert not maggie.metadata.get("superseded_by")
+
+
+AGAIN = [
+    (
+        (
+            "Everyone calls me Bex, has done since school.",
+            "New job, fresh start: I'm introducing myself as Rebecca now, please use that with me.",
+            "Bex again, please. Nobody at work could manage the long version.",
+        ),
+        "What should you call me?",
+        "Bex",
+        "Rebecca",
+    ),
+    (
+        (
+            "I use Firefox for everything.",
+            "Switched to Arc, Firefox felt slow.",
+            "Arc ate all my RAM, I'm on Firefox again.",
+        ),
+        "Which browser do I use?",
+        "Firefox",
+        "Switched to Arc",
+    ),
+    (
+        (
+            "Please address me as Margaret.",
+            "You may call me Maggie, dear, we're friends now.",
+            "It's Margaret again, if you please. Only my sister uses the short form.",
+        ),
+        "What should you call me?",
+        "Margaret",
+        "Maggie",
+    ),
+]
+
+
+@pytest.mark.parametrize(("turns", "question", "now", "before"), AGAIN)
+def test_a_named_value_said_again_is_a_return(
+    url: str, turns: tuple[str, ...], question: str, now: str, before: str
+) -> None:
+    """Before, only "back to X" was a return: "Bex again, please" left "introducing myself as Rebecca" current."""
+    with _said(url, *turns) as memory:
+        context = memory.recall(question, user_id="u").text
+        assert now in context
+        assert before not in context
+
+
+@pytest.mark.parametrize(
+    "then",
+    [
+        "Talked to Margaret again today, my sister, lovely as ever.",  # someone talked to
+        "Margaret again next week for the book club.",  # the clause goes on: no return
+        "We did it again, won the quiz!",  # no named value
+    ],
+)
+def test_what_the_again_reading_leaves_alone(url: str, then: str) -> None:
+    turns = ("Please address me as Margaret.", "You may call me Maggie, dear, we're friends now.", then)
+    with _said(url, *turns) as memory:
+        maggie = next(r for r in memory.memories(user_id="u") if "Maggie" in r.content)
+        assert not maggie.metadata.get("superseded_by")
