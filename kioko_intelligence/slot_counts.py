@@ -138,7 +138,10 @@ def counted_change(
     if at is None:
         return None
     reason = "a count changed by what the turn says happened: the old count and the change make the new total"
-    return value_replaced(record, at.start(), at.end(), found.group(1), old, op_of[record.kind], reason)
+    spelled = found.group(1)
+    if at.start() > 0 and spelled[:1].isupper() and spelled[1:2].islower():  # "Ten now" opened its turn only
+        spelled = spelled[:1].lower() + spelled[1:]
+    return value_replaced(record, at.start(), at.end(), spelled, old, op_of[record.kind], reason)
 
 
 NONE_LEFT = re.compile(

@@ -50,6 +50,7 @@ from kioko_core.store import Record, Scope
 from kioko_intelligence.called_off import all_off, called_off, committed, one_step_of
 from kioko_intelligence.categories import Category, Mention, mentions
 from kioko_intelligence.categories import about as categories_about
+from kioko_intelligence.forget_context import earlier_turns
 from kioko_intelligence.holders import held_ids, held_kinds, held_records, held_terms
 from kioko_intelligence.instruction_topics import aspects, instruction_changes
 from kioko_intelligence.labels import different_things
@@ -64,7 +65,7 @@ from kioko_intelligence.safety_changes import narrowed
 from kioko_intelligence.slot_additions import added, only_times, two_named_kinds
 from kioko_intelligence.slot_aims import replaced_aim
 from kioko_intelligence.slot_continuations import carry_rewrites, continuation
-from kioko_intelligence.slot_counts import counted_change, emptied
+from kioko_intelligence.slot_counts import counted_change, counts, emptied
 from kioko_intelligence.slot_dates import dated_again
 from kioko_intelligence.slot_howtos import ADDED_STEP, HOWTO_CHANGE, howto_changed, howto_title
 from kioko_intelligence.slot_howtos import stepwise as stepwise
@@ -890,6 +891,8 @@ def resolve(
         # "Seven new altos joined, which takes us to 39" after "We have 32 singers": 32 + 7 = 39 (a turn whose
         # ops already change a memory, "so now I have three cats" as fact.update, has said what it changes)
         going_on = counted_change(lambda terms: _holding(memory, scope, terms, False), turn_text, _COUNT_OPS)
+        if going_on is None:  # "Three went over the weekend." then "so five left": the change said a turn before
+            going_on = _counted_across(memory, scope, turn_text, session_id)
         if going_on is None:  # "The last vial went this morning, none left" after "We still have 4 vials ..."
             _count_emptied(memory, ops, scope, turn_text)
     if going_on is not None:
@@ -912,6 +915,19 @@ def resolve(
 
 
 _QUESTION = re.compile(r"\?\s*$")
+
+
+def _counted_across(memory: MemoryLayer, scope: Scope, turn_text: str, session_id: str | None) -> MemoryOp | None:
+    """A count's change said in the user's turn before this one and its total in this one, as the arithmetic of
+    :func:`.slot_counts.counted_change` reads it in one turn: "Three went over the weekend." then "so five left" after
+    "Got 8 barrels of the Doom Bar in the cellar" (8 - 3 = 5). Only a turn saying one count, not a question."""
+    if _QUESTION.search(turn_text) or len(counts(turn_text)) != 1:
+        return None
+    before = earlier_turns(memory, scope, session_id)[:1]
+    if not before or not counts(before[0]) or _QUESTION.search(before[0]):
+        return None
+    joined = f"{before[0].strip().rstrip('.!')}. {turn_text.strip()}"
+    return counted_change(lambda terms: _holding(memory, scope, terms, False), joined, _COUNT_OPS)
 
 
 def _count_emptied(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn_text: str) -> None:

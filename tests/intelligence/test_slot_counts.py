@@ -147,3 +147,57 @@ def test_a_count_come_to_nothing_replaces_the_old_count(first: str, second: str)
 def test_nothing_left_of_another_thing_changes_nothing(first: str, second: str) -> None:
     stored = _after(first, second)
     assert [r for r in stored if r.metadata.get("superseded_by")] == []
+
+
+def _said_in_two_turns(first: str, change: str, total: str, same_session: bool = True) -> list[kioko.Record]:
+    with kioko.intelligent("memory://?embedder=offline") as memory:
+        memory.record_turn(first, "Noted.", user_id="u", session_id="s1")
+        memory.end_session("s1", user_id="u")
+        memory.record_turn(change, "Oh no.", user_id="u", session_id="s2")
+        if not same_session:
+            memory.end_session("s2", user_id="u")
+        memory.record_turn(total, "Noted.", user_id="u", session_id="s2" if same_session else "s3")
+        return list(memory.memories(user_id="u"))
+
+
+@pytest.mark.parametrize(
+    ("first", "change", "total", "now"),
+    [
+        (
+            "Got 8 barrels of the Doom Bar in the cellar.",
+            "Three went over the weekend.",
+            "so five left",
+            "Got five barrels of the Doom Bar in the cellar.",
+        ),
+        # the same in other words and voices: the change in one message, the total in the next
+        (
+            "We have 32 singers on the books.",
+            "Seven new altos joined after the open evening!",
+            "which takes us to 39",
+            "We have 39 singers on the books.",
+        ),
+        (
+            "We've got twelve hens in the run.",
+            "fox took two of them last night",
+            "ten now",
+            "We've got ten hens in the run.",
+        ),
+    ],
+)
+def test_a_change_said_a_turn_before_its_total(first: str, change: str, total: str, now: str) -> None:
+    stored = _said_in_two_turns(first, change, total)
+    assert now in _current(stored)
+    assert first not in _current(stored)
+
+
+@pytest.mark.parametrize(
+    ("change", "total", "same_session"),
+    [
+        ("Three went over the weekend.", "so six left", True),  # 8 - 3 is not 6
+        ("Three went over the weekend.", "so five left", False),  # the change was said in another session
+        ("Three went over the weekend.", "Is it five left?", True),  # a question
+    ],
+)
+def test_a_total_the_turn_before_does_not_explain_changes_nothing(change: str, total: str, same_session: bool) -> None:
+    stored = _said_in_two_turns("Got 8 barrels of the Doom Bar in the cellar.", change, total, same_session)
+    assert "Got 8 barrels of the Doom Bar in the cellar." in _current(stored)
