@@ -68,6 +68,16 @@ RELATIONS = {
 """A slot set by a relation rather than named: "I report to Dev Patel" (a manager), "Moved back home to
 Galway", "my home is in Oulu now", "got my own flat in Wrocław" (where the user lives), "starting at Nestle on
 Monday", "I joined a startup called Loomly"."""
+BEING_IN = re.compile(
+    rf"^(?i:(?:ever\s+)?since|from|as\s+of)\s+[^,.;!?]{{1,25}}?,?\s+(?i:i'm|i\s+am|we're|we\s+are)\s+"
+    rf"(?i:now\s+)?(?i:in|based\s+in)\s+(?P<v>{NAME_WORDS})"
+    rf"|\b(?i:i'm|i\s+am|we're|we\s+are)\s+(?i:in|based\s+in)\s+(?P<w>{NAME_WORDS})\s+(?i:now|these\s+days|nowadays)\b"
+    rf"(?!\s+(?i:for|on|till|until)\b)"
+)
+"""Being in a place, dated as a change: "Since autumn I am in Kraków", "we're in Leith now" (not "I'm in London now
+for the conference"). A new value of the location slot the user has; no memory holding where the user lives is
+rewritten by it (the turn's other clauses may change that memory whole: "Sold the Golf, got a Tesla, and we're in
+Cardiff now")."""
 HELD = {
     "manager": re.compile(
         rf"\b(?i:manager|boss)\s+(?i:is)\s+(?P<v>{NAME_WORDS})|\b(?i:reports?)\s+(?i:to)\s+(?P<w>{NAME_WORDS})"
@@ -157,6 +167,9 @@ def stated(clause: str) -> list[tuple[str, str]]:
         relation = pattern.search(clause)
         if relation:
             slots.append((slot, bare(_value(relation))))
+    being = BEING_IN.search(clause)
+    if being and not any(slot == "location" for slot, _ in slots):
+        slots.append(("location", bare(being.group("v") or being.group("w") or "")))
     return slots
 
 

@@ -9,6 +9,7 @@ import pytest
 
 import kioko
 from kioko_intelligence.language import gate_reason
+from kioko_intelligence.profile_changes import stated
 from kioko_intelligence.slot_reading import old_values
 from kioko_intelligence.slot_subjects import another_one
 
@@ -108,6 +109,12 @@ def test_an_order_is_still_a_request(turn: str) -> None:
             "Finally I have my own flat in Wroclaw, since two weeks.",
             "Wroclaw",
         ),
+        # being in a place, dated as a change ("since autumn", "now"), in other voices
+        (
+            "I live in Lviv and I work as translator at an agency, mostly legal texts.",
+            "Since autumn I am in Kraków, and I am freelance now, no more agency.",
+            "Kraków",
+        ),
     ],
 )
 def test_where_the_user_lives_now_replaces_where_they_lived(
@@ -120,6 +127,20 @@ def test_where_the_user_lives_now_replaces_where_they_lived(
     context = memory.recall("Where do I live?", user_id="u").text
     assert place in context
     assert stale not in context
+
+
+@pytest.mark.parametrize(
+    "new",
+    [
+        "I'm in London now for the conference, back Friday.",  # a trip, not a home
+        "I am in a meeting now, can't talk.",  # no place
+        "Since autumn my brother is in Kraków.",  # someone else
+    ],
+)
+def test_being_somewhere_for_a_while_changes_no_home(memory: kioko.MemoryLayer, new: str) -> None:
+    memory.record_turn("I live in Leeds.", "Ok.", user_id="u", session_id="a")
+    memory.record_turn(new, "Ok.", user_id="u", session_id="b")
+    assert any("Leeds" in c for c in _current(memory))
 
 
 def test_a_home_somewhere_else_of_someone_else_changes_nothing(memory: kioko.MemoryLayer) -> None:
@@ -253,3 +274,15 @@ def test_back_to_said_of_another_topic_changes_nothing(memory: kioko.MemoryLayer
     assert not any(
         r.metadata.get("conflicts_with") or r.metadata.get("supersedes") for r in memory.memories(user_id="u")
     )
+
+
+@pytest.mark.parametrize(
+    ("new", "place"),
+    [
+        ("Since autumn I am in Kraków, and I am freelance now, no more agency.", "Kraków"),
+        ("Since March we are based in Porto, the cat too.", "Porto"),
+        ("we're in Leith now, closer to the job", "Leith"),
+    ],
+)
+def test_being_in_a_place_since_a_time_is_the_new_location_slot(new: str, place: str) -> None:
+    assert ("location", place) in stated(new)
