@@ -61,6 +61,19 @@ CHANGES = [
         "How do I get to the office?",
         "cycle",
     ),
+    # a figure moved to a new value ("shrunk to", "crept up to", "dropped to") is a change cue too
+    (
+        "I've fourteen puzzles banked ahead for the paper, a comfortable cushion.",
+        "Editor ran a double week over Christmas, so the buffer's shrunk to nine.",
+        "How many crosswords do I have in reserve?",
+        "nine",
+    ),
+    (
+        "My golf handicap is 18.",
+        "Great season, it's crept up to 21 with my bad back actually.",
+        "What's my handicap?",
+        "21",
+    ),
 ]
 
 
@@ -89,6 +102,8 @@ def test_a_change_in_other_words_is_a_marked_conflict_with_the_nearest_memory(
         ("I run 5k every morning before work.", "The pool near the hospital opens at 7 and it's always empty."),
         # a cue, but about someone else's things
         ("I run 5k every morning before work.", "These days my sister's cat sleeps on the radiator."),
+        # a figure of the world moved: no value of the user's
+        ("I run 5k every morning before work.", "The temperature dropped to minus two last night, the car was frozen."),
         # a statement of the world with a subject of its own is no value of the user's
         ("The office printer is a Brother laser.", "These days I print everything at the library instead."),
         # a start, but of another named person than the older memory's
