@@ -59,11 +59,13 @@ class ForgetReading(TurnReading):
                 r for r in held if r not in records and r.kind not in UNSCANNED and names_place(r.content, places)
             ]
         label = f"{qualifier} {category}".strip()
+        since = len(self.ops)
         group = CATEGORY_GROUPS.get(category)
         if group is not None and records:
             # every memory of the people the category's memories name by their relation goes with them ("Her little
             # brother Ollie has just started Beavers" after "User's eldest, Freya, is in Year 9"): each a subject
             self.delete_all(records, f"the user asked to forget all their {label}", "")
+            self._take_relations(records, since)
             for name in group_names([r.content for r in records], group):
                 self.forget_subject(name, expand=False)
             return True
@@ -75,9 +77,34 @@ class ForgetReading(TurnReading):
                 self.add("memory.delete", target=record.id, category=category, reason=reason)
             if not records:
                 self.add("memory.delete", category=category, reason=reason)
+            self._take_relations(records, since)
             return True
         self.delete_all(records, f"the user asked to forget all their {label}", f"the user has no memories of {label}")
+        self._take_relations(records, since)
         return True
+
+    def _take_relations(self, records: list[Record], since: int) -> None:
+        """The user's entity-graph relations whose object one of ``records`` states, and no memory the forget leaves,
+        go with the first delete made since op ``since`` ("User's employer is Rotherham" takes (user) -works_at->
+        (Rotherham): a delete keeps the router's relations, and the triple stayed after "forget all my work stuff";
+        with "User lives in Rotherham" kept, a relation to Rotherham stays)."""
+        first = next((op for op in self.ops[since:] if op.op == "memory.delete" and op.target), None)
+        if first is None or not records or self.scope.agent_id is not None:
+            return
+        try:
+            triples = [
+                t for t in self.memory.graph.relations("user", user_id=self.scope.user_id) if t.subject_key == "user"
+            ]
+        except KiokoError:
+            return
+        stated = [t for t in triples if any(_says(r.content, t.object) for r in records)]
+        if not stated:
+            return
+        gone = {r.id for r in records}
+        kept = [r.content for r in self.memory.memories(kinds=None, **self.who) if r.id not in gone]
+        taken = [t.id for t in stated if not any(_says(text, t.object) for text in kept)]
+        if taken:
+            first.fields["triples"] = taken
 
     def delete_all(self, records: list[Record], reason: str, none_held: str) -> None:
         """A ``memory.delete`` for each of ``records``; for none, one skipped op saying why (``none_held``), so the

@@ -175,3 +175,27 @@ def test_health_said_in_other_words_goes_with_the_health_things(memory, said, as
     contents = _after(memory, said, asked)
     assert not _holds(contents, gone), contents
     assert _holds(contents, kept), contents
+
+
+def _graph(memory) -> str:  # type: ignore[no-untyped-def]
+    from kioko_core.store import Scope
+
+    return " ".join(r.content for r in memory.store.scan(Scope(U["user_id"], "@graph"))).lower()
+
+
+def test_the_relations_the_work_memories_state_go_with_them(memory) -> None:  # type: ignore[no-untyped-def]
+    """ "I work as a health visitor in Rotherham" also wrote (user) -works_at-> (Rotherham); a delete keeps the
+    router's relations, so the triple outlived "forget all my work stuff"."""
+    contents = _after(
+        memory, ["I work as a health visitor in Rotherham.", "I grow dahlias."], "Forget all my work stuff."
+    )
+    assert not _holds(contents, "health visitor"), contents
+    assert "rotherham" not in _graph(memory)
+    assert _holds(contents, "dahlias"), contents
+
+
+def test_a_relation_whose_object_a_kept_memory_states_stays(memory) -> None:  # type: ignore[no-untyped-def]
+    said = ["I work as a health visitor in Rotherham.", "I live in Rotherham, near the minster.", "I grow dahlias."]
+    contents = _after(memory, said, "Forget all my work stuff.")
+    assert _holds(contents, "minster"), contents
+    assert "rotherham" in _graph(memory)
