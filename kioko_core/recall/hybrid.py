@@ -349,8 +349,11 @@ def retrieve(
         dense_weight = 0.0 if getattr(layer.embedder, "lexical", False) else (0.5 if config.fusion == "sum" else 1.0)
     dense: dict[str, float] = {}
     if not _dense_cannot_place(lexical, config, dense_weight, read) and layer.index.lookup(scope, [], 0)[0]:
+        # a question whose words find no memory takes the nearest in meaning down to a lower floor ("Where will my
+        # new restaurant be?" finds "We look at Richmond Hill now" by no word of it)
+        floor = config.min_vector_only if lexical else config.min_vector_fill
         for hit in layer.store.knn(scope, read.vector(layer.embedder), config.candidates):
-            if hit.score >= config.min_vector_only or hit.id in lexical:
+            if hit.score >= floor or hit.id in lexical:
                 dense[hit.id] = hit.score
     by_score = sorted(lexical, key=lambda i: (-lexical[i], i))
     pool = by_score[:pool_size]
