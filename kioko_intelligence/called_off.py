@@ -121,6 +121,17 @@ def called_off(text: str) -> list[str]:
     return found
 
 
+def commits(text: str) -> bool:
+    """Does ``text`` say a commitment in its words ("we've rebooked for Lisbon", "The money will go to new fencing")?"""
+    return _COMMITTED.search(text) is not None or _NEW_COMMITMENT.search(text) is not None
+
+
+_NEW_COMMITMENT = re.compile(
+    r"\b(?:rebook(?:ed|ing)?|re-?booked|will\s+(?:now\s+)?(?:go|be)|(?:is|are)\s+going\s+to)\b", re.I
+)
+"""Commitments said as the new one only (a memory saying them is no commitment :func:`committed` calls off)."""
+
+
 def committed(record: Record) -> bool:
     """Does ``record`` hold a commitment of the user's (a decision, a plan, or one said as such) that can be called off?"""
     return record.kind in _COMMITTED_KINDS or _COMMITTED.search(record.content) is not None

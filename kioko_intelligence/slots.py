@@ -47,7 +47,7 @@ from kioko_core.kinds import (
 )
 from kioko_core.kinds.registry import KINDS
 from kioko_core.store import Record, Scope
-from kioko_intelligence.called_off import all_off, called_off, committed, one_step_of
+from kioko_intelligence.called_off import all_off, called_off, commits, committed, one_step_of
 from kioko_intelligence.categories import Category, Mention, mentions
 from kioko_intelligence.categories import about as categories_about
 from kioko_intelligence.forget_context import earlier_turns
@@ -513,6 +513,11 @@ def _names_old(op: MemoryOp, turn_text: str) -> bool:
     )
 
 
+def _new_commitment(op: MemoryOp, turn_text: str) -> bool:
+    """Does ``op`` say a commitment in its words while the turn calls one off (:func:`.called_off.called_off`)?"""
+    return bool(called_off(turn_text)) and commits(_op_text(op))
+
+
 _THEN_SAID = re.compile(
     r"^\s*(?:,\s*(?:so\s+|and\s+|but\s+)?|\s+so\s+)(?:we|I|he|she|they|we're|I'm|it's|it is|we've|we'll|I'll)\b",
     re.IGNORECASE,
@@ -810,7 +815,9 @@ def resolve(
     # "Oksana is QA manager now and Dmytro is become my team lead": the role's holder, whoever else the turn names
     claimed |= new_holders(any_of, ops, turn_text, _op_text)
     claimed |= narrowed(any_of, ops, turn_text, words)  # "crab is fine for me" after "allergy to shrimp and crab"
-    for op in sorted(ops, key=lambda op: not _names_old(op, turn_text)):
+    # the op naming the old value claims it first; else one saying the new commitment ("Crete's off. My brother moved
+    # his wedding into August, so we've rebooked for Lisbon": the Lisbon op, not the brother's wedding)
+    for op in sorted(ops, key=lambda op: (not _names_old(op, turn_text), not _new_commitment(op, turn_text))):
         if op.status != "planned" or op.action != "add" or op.kind not in ADDING:
             continue
         text = _op_text(op)
