@@ -234,7 +234,7 @@ _OBJECT_END = re.compile(
     r"\s*[,;:\u2014\u2013]\s*|\s+from\s+(?:whatever|what|everything|anything|all)\s+(?:you|ye|u)\b.*$|"
     r"\s+(?:that\s+)?(?:you|ye|u)(?:'ve|\s+have)?\s+(?:got|have|know|hold|keep|stored)\b.*$|"
     r"\s+(?:that\s+|what\s+)?(?:i|we)(?:'ve|\s+have)?\s+(?:given|gave|give|told|tell|named|mentioned|said|shared|taught|showed|shown)\b.*$|"
-    r"\s+(?:will|would|can|could)\s+(?:you|ya|ye|u|your)\s*$|\s+(?:and|but)\s+(?:keep|leave)\b.*$|\s+-\s+|\s+(?:because|since|as|cause|cos|'cause|so|but|and\s+(?:i|we))\s+|"
+    r"\s+(?:will|would|can|could)\s+(?:you|ya|ye|u|your)\s*$|\s+(?:please|pls|plz|thanks|cheers)\s+(?=\S).*$|\s+(?:and|but)\s+(?:keep|leave)\b.*$|\s+-\s+|\s+(?:because|since|as|cause|cos|'cause|so|but|and\s+(?:i|we))\s+|"
     r"\s+(?:from|out\s+of|off|in)\s+(?:your|ur|yer|the|my)\s+(?:memory|memories|notes|records?|books|files|head|brain|"
     r"system|list)\b.*$|\s+(?:on|in)\s+(?:file|record|the\s+record|memory)\b.*$|"
     r"\s+(?:for\s+me|for\s+good|entirely|completely|altogether|too|as\s+well|please|now|ah|lah|eh|"

@@ -152,3 +152,18 @@ def test_a_thing_named_before_a_refusal_to_keep_goes(memory, said, asked, gone) 
 def test_a_bare_refusal_takes_nothing(memory) -> None:  # type: ignore[no-untyped-def]
     contents = _after(memory, ["I coach netball on Saturdays."], ["Don't keep."])
     assert _holds(contents, "netball"), contents
+
+
+@pytest.mark.parametrize(
+    ("sentence", "thing"),
+    [
+        ("Forget everything about my children please Their dad and I agreed nothing goes online", "my children"),
+        ("forget my salary please i overshared", "my salary"),
+        ("Delete the gate code please.", "the gate code"),
+        ("Please forget my salary.", "my salary"),
+    ],
+)
+def test_a_thing_ends_at_a_please_run_on_into_the_next_sentence(sentence: str, thing: str) -> None:
+    """Said without punctuation (dictation, fragments), "please" between the request and what follows ends the
+    thing: before, "my children please Their dad and I agreed ..." was the subject."""
+    assert [r.thing for r in read_requests([sentence])] == [thing]
