@@ -229,8 +229,8 @@ def someone_elses(new_text: str, old_text: str) -> bool:
         return True
     if _USERS_THING.search(predicate):
         return False  # "Petra is my team lead now", "Joe took over my round": the user's own thing, a new holder
-    if new.person:
-        return True  # "my sister ...", "my wife's train ...", "she ..."
+    if new.person and (new.owner is not None or new.head in ("he", "she")):
+        return True  # "my sister ...", "my wife's train ...", "she ..." (not "Four children now": a count)
     if new.head is None and new.names and _THIRD_PERSON.search(new.predicate):
         return True  # a name the statement calls "he" or "she": a person ("Max can eat crab now, his allergy ...")
     return False

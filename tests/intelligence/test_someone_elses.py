@@ -103,6 +103,8 @@ def test_a_change_of_another_persons_is_someone_elses(new: str, old: str) -> Non
         ),  # a person's role, a new holder
         ("My husband works as a nurse these days.", "My husband works as a teacher."),  # the same person
         ("Switched to Chrome now.", "User uses Firefox."),  # no subject: the user's
+        # a count of persons said as a fragment, not a person: the user's own count
+        ("Four children now, two boys, two girls.", "Me and the wife have three children, two boys and a girl."),
     ],
 )
 def test_the_users_own_or_another_persons_role_is_not_someone_elses(new: str, old: str) -> None:
