@@ -596,6 +596,9 @@ _CHANGE = re.compile(
     re.IGNORECASE,
 )
 """A change of something the user said before: a newer value of a slot matters as much as the old one did."""
+_HEDGED_CHANGE = re.compile(rf"{_CHANGE.pattern}|\b(?:now|ended up|in the end|these days)\b", re.IGNORECASE)
+"""A change word that keeps a hedged statement's weight: "I suppose we're sort of with EDF now, maybe" replaces what the
+user had, however unsure they sound, and fell below the floor of what is kept."""
 _NUMBER = re.compile(r"(?<![\w-])\d+(?:[.,:/]\d+)*%?(?![\w-])")
 SHORT_WORDS = 5
 
@@ -612,8 +615,8 @@ def importance(kind: str, text: str) -> float:
     entities = analyze(text).entities
     numbers = [n for n in _NUMBER.findall(text) if not any(n in e for e in entities)]
     score += 0.04 * min(3, len(entities) + len(numbers))
-    if _HEDGE.search(text):
-        score -= 0.15
+    if _HEDGE.search(text) and not _HEDGED_CHANGE.search(text):
+        score -= 0.15  # a hedged change ("I think we've sort of ended up in Todmorden now") is still the newest value
     if len(text.split()) <= SHORT_WORDS:
         score -= 0.08
     return round(min(1.0, max(0.0, score)), 2)

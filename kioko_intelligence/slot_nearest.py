@@ -56,7 +56,7 @@ CHANGE = re.compile(
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|spring|summer|autumn|winter|christmas|easter)|"
     r"from (?:this|next|the start of|the new) \w+|as of \w+|"
     r"switch(?:ed|ing)?|swapp?(?:ed|ing)?|shifted|converted|reassigned|moved|moving|changed|changing|replaced|ditched|gave up|given up|"
-    r"took over|taken over|went with|gone with|going with|settled on|went for|gone for|"
+    r"took over|taken over|went with|gone with|going with|settled on|went for|gone for|ended up|"
     r"(?:not|no) (?:more|longer)|used to|"
     r"(?:shrunk|shrank|shrinks|grown|grew|grows|dropped|drops|fallen|fell|falls|risen|rose|rises|climbed|jumped|"
     r"slipped|crept up|gone up|went up|goes up|gone down|went down|goes down|cut|raised|bumped up|pushed up) to)\b",
