@@ -662,7 +662,7 @@ DECISION: tuple[Row, ...] = (
         "decision.add",
         rf"^{_I}\s*(?:have\s+|had\s+|'ve\s+|finally\s+|just\s+|all\s+)*(?P<verb>decided|agreed|settled|chose|"
         r"picked|opted|selected|committed|went with|ended up (?:choosing|picking|going with|with)|locked in)\s+"
-        r"(?:to\s+|that\s+|on\s+|for\s+)?(?P<body>.+)$",
+        r"(?:to\s+|that\s+|on\s+|for\s+)?(?:(?:it|this|that)\s*[:\u2014-]\s*)?(?P<body>.+)$",
         "We went with Postgres for the new service since we already run it",
     ),
     row(

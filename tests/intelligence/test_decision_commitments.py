@@ -73,3 +73,18 @@ def test_a_commitment_to_another_matter_or_the_same_choice_replaces_nothing(memo
 )
 def test_the_name_committed_to_is_the_one_right_after_the_verb(said: str, name: str | None) -> None:
     assert committed_name(said) == name
+
+
+@pytest.mark.parametrize(
+    ("said", "decided"),
+    [
+        # "it" / "this" / "that" before a colon points at what follows: no part of the decision (session 12)
+        ("I've settled it: the design handoff happens in Figma.", "the design handoff happens in Figma"),
+        ("We've decided this - the kiln goes in the garage.", "the kiln goes in the garage"),
+        ("We agreed on Tuesdays for the standup.", "Tuesdays for the standup"),  # a body kept whole
+    ],
+)
+def test_a_decision_pointed_at_by_it_is_stored_without_the_pointer(memory, said: str, decided: str) -> None:  # type: ignore[no-untyped-def]
+    report = memory.record_turn(said, "Noted.", user_id="u", session_id="s1")
+    texts = [str(op.fields.get("text") or "") for op in report.ops if op.op.startswith("decision")]
+    assert any(t.rstrip(".").lower() == decided.lower() for t in texts), texts
