@@ -145,6 +145,10 @@ def test_every_row_matches_its_own_example(table: str) -> None:
             assert row.pattern.search(row.example) is not None, (table, index, row.example)
             continue
         said = rules.TAIL.sub("", rules.plain(row.example))
+        if rules.first((row,), said) is None and re.match(r"(?:next|now)\b", row.example, re.IGNORECASE):
+            # a goal said as the next one ("Next thing: ...", "Now I go for ...") is read off the whole clause, its
+            # lead word kept (goal_reading), where plain() would cut "next" / "now" as a lead-in
+            said = row.example.strip().rstrip(".!")
         match = rules.first((row,), said)
         assert match is not None, (table, index, row.example)
         assert rules.first(rules.TABLES[table], said) is not None
