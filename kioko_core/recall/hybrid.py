@@ -350,8 +350,10 @@ def retrieve(
     dense: dict[str, float] = {}
     if not _dense_cannot_place(lexical, config, dense_weight, read) and layer.index.lookup(scope, [], 0)[0]:
         # a question whose words find no memory takes the nearest in meaning down to a lower floor ("Where will my
-        # new restaurant be?" finds "We look at Richmond Hill now" by no word of it)
-        floor = config.min_vector_only if lexical else config.min_vector_fill
+        # new restaurant be?" finds "We look at Richmond Hill now" by no word of it); a lexical embedder's vectors
+        # hash the very words that found nothing, so below the usual floor they hold only collisions
+        relates = not getattr(layer.embedder, "lexical", False)
+        floor = config.min_vector_fill if not lexical and relates else config.min_vector_only
         for hit in layer.store.knn(scope, read.vector(layer.embedder), config.candidates):
             if hit.score >= floor or hit.id in lexical:
                 dense[hit.id] = hit.score
