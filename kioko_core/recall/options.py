@@ -36,8 +36,9 @@ class RecallConfig:
     """h: a memory only the vector search found must be at least this similar."""
     min_vector_fill: float = 0.15
     """The same floor when the question's words found no memory and the embedder relates texts that share no word
-    (a semantic one; not the offline lexical one): the nearest in meaning fill the list down to this similarity (a change said in other words than the question's: "We look at Richmond Hill now" for "Where will my
-    new restaurant be?", cosine 0.26 with all-MiniLM-L6-v2). On ``memory_truth.py`` (offline router, session 12) it
+    (a semantic one; not the offline lexical one): the nearest in meaning fill the list down to this similarity (a
+    change said in other words than the question's: "We look at Richmond Hill now" for "Where will my new
+    restaurant be?", cosine 0.26 with all-MiniLM-L6-v2). On ``memory_truth.py`` (offline router, session 12) it
     raised the never-read halves 285 -> 293/350 with as many stale values shown (38), the dev halves 1305 ->
     1309/1449 (stale 85 -> 96). Taking it whenever the words found fewer than ``limit`` (or 4) memories gave 294
     (stale 39) but added a fourth memory to the spec's quick-start context; 0.10 and 0.20 as the floor measured no
