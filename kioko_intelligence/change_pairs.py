@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from kioko_core.embedding.embedders import embed_many
+from kioko_core.embedding.embedders import embed_many, relates_unshared_words
 from kioko_core.reading.analysis import analyze
 from kioko_intelligence.slot_additions import added, two_named_kinds
 from kioko_intelligence.slot_subjects import different_subjects, someone_elses
@@ -267,8 +267,8 @@ Near = Callable[[str, str], float]
 def cosine_of(layer: Any) -> Near | None:
     """The cosine of two texts by ``layer``'s embedder when it is a semantic one, else None (a lexical embedder
     relates no two texts that share no word)."""
-    embedder = getattr(layer, "embedder", None)
-    if embedder is None or getattr(embedder, "lexical", True):
+    embedder: Any = getattr(layer, "embedder", None)
+    if not relates_unshared_words(embedder):
         return None
 
     def near(one: str, other: str) -> float:

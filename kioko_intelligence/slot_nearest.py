@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kioko_core.embedding.embedders import embed_many
+from kioko_core.embedding.embedders import embed_many, relates_unshared_words
 from kioko_core.kinds import Goals, Instructions, Procedures, Profile, Strategies
 from kioko_core.kinds.registry import KINDS
 from kioko_core.recall.sections import CLAUSES
@@ -105,7 +105,7 @@ NEIGHBOURS = 50
 def _semantic(memory: MemoryLayer) -> Any | None:
     """The layer's embedder when it relates two statements that share no word (not the lexical one), else None."""
     embedder = getattr(memory, "embedder", None)
-    return None if embedder is None or getattr(embedder, "lexical", True) else embedder
+    return embedder if relates_unshared_words(embedder) else None
 
 
 def _starts(text: str) -> bool:

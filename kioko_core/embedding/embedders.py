@@ -81,6 +81,20 @@ class OfflineEmbedder:
         return f"OfflineEmbedder(dim={self.dim})"
 
 
+_UNDECLARED = object()
+
+
+def relates_unshared_words(embedder: object, *, undeclared: bool = False) -> bool:
+    """Does ``embedder`` relate two texts that share no word ("car" / "automobile"): a semantic one (``lexical =
+    False``), not the lexical :class:`OfflineEmbedder` (whose vectors hash the very words) nor None?
+
+    ``undeclared``: what an object with no ``lexical`` attribute counts as (None included). Recall counts it as
+    relating (``undeclared=True``: the dense weight and the fill floor); the intelligence's rules, which ask it
+    to relate two statements in other words, as not."""
+    lexical = getattr(embedder, "lexical", _UNDECLARED)
+    return undeclared if lexical is _UNDECLARED else not lexical
+
+
 def embed_many(embedder: Embedder, texts: list[str]) -> list[np.ndarray]:
     """Every text's vector, in one batch when the embedder can (``embed_many``), else one by one."""
     batch = getattr(embedder, "embed_many", None)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from kioko_core.embedding.embedders import relates_unshared_words
 from kioko_core.kinds import Episodes, Facts, Goals, Preferences, Summaries
 from kioko_core.kinds.registry import KINDS, section_of
 from kioko_core.layer.scoped import SESSIONS_AGENT
@@ -344,15 +345,15 @@ def retrieve(
         )
         raised.update((i, lexical[i]) for i in past_pool)
         lexical = {i: raised[i] for i in best_first[:pool_size]}
+    relates = relates_unshared_words(layer.embedder, undeclared=True)
     dense_weight = config.dense_weight
     if dense_weight is None:
-        dense_weight = 0.0 if getattr(layer.embedder, "lexical", False) else (0.5 if config.fusion == "sum" else 1.0)
+        dense_weight = (0.5 if config.fusion == "sum" else 1.0) if relates else 0.0
     dense: dict[str, float] = {}
     if not _dense_cannot_place(lexical, config, dense_weight, read) and layer.index.lookup(scope, [], 0)[0]:
         # a question whose words find no memory takes the nearest in meaning down to a lower floor ("Where will my
         # new restaurant be?" finds "We look at Richmond Hill now" by no word of it); a lexical embedder's vectors
         # hash the very words that found nothing, so below the usual floor they hold only collisions
-        relates = not getattr(layer.embedder, "lexical", False)
         floor = config.min_vector_fill if not lexical and relates else config.min_vector_only
         for hit in layer.store.knn(scope, read.vector(layer.embedder), config.candidates):
             if hit.score >= floor or hit.id in lexical:

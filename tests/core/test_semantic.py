@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import kioko
-from kioko_core.embedding.embedders import OfflineEmbedder, load_embedder
+from kioko_core.embedding.embedders import OfflineEmbedder, load_embedder, relates_unshared_words
 from kioko_core.errors import InvalidRecordError, MissingExtraError
 from kioko_core.layer.memory_layer import MemoryLayer
 from kioko_core.store.registry import open_store
@@ -299,6 +299,28 @@ def test_paraphrases_are_close_and_unrelated_texts_far(embedder):
     # what the lexical embedder cannot do: no shared word, still close
     car, automobile = embedder.embed_many(["I bought a new car.", "purchased an automobile"])
     assert cosine(car, automobile) > cosine(car, market) + 0.3
+
+
+def test_only_the_semantic_embedder_is_said_to_relate_texts_sharing_no_word(embedder):
+    """relates_unshared_words is True for the embedder that places "car" near "automobile" (the semantic one) and
+    False for the offline one, whose vectors hash the words (none shared: nothing to relate), and for None."""
+    offline = OfflineEmbedder(embedder.dim)
+    texts = ["I bought a new car.", "purchased an automobile"]
+    assert cosine(*embedder.embed_many(texts)) > cosine(*[offline.embed(t) for t in texts]) + 0.3
+    assert relates_unshared_words(embedder) is True
+    assert relates_unshared_words(load_embedder("semantic")) is True
+    assert relates_unshared_words(offline) is False
+    assert relates_unshared_words(load_embedder("offline")) is False
+    assert relates_unshared_words(None) is False
+
+
+def test_an_embedder_that_does_not_say_counts_as_the_caller_asks():
+    """No ``lexical`` attribute (or None): not relating by default (the intelligence's rules), relating with
+    ``undeclared=True`` (recall's dense weight and fill floor); one that says, says it whatever the default."""
+    assert relates_unshared_words(object()) is False
+    assert relates_unshared_words(object(), undeclared=True) is True
+    assert relates_unshared_words(None, undeclared=True) is True
+    assert relates_unshared_words(OfflineEmbedder(), undeclared=True) is False
 
 
 @pytest.mark.parametrize("runtime", ["numpy", "onnx-int8"])
