@@ -30,8 +30,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
-from kioko_intelligence.slot_reading import holds_role, read_slot
+from kioko_core.privacy.held_texts import keeps_text
+from kioko_intelligence.slot_reading import KEPT_CHARS, holds_role, read_slot
 
 _TOKEN = re.compile(r"[A-Za-z0-9][\w'’.:/-]*[\w%]|[A-Za-z0-9%]|,")
 _USER = frozenset("i i'm i've i'd i'll we we're we've we'd we'll user me".split())
@@ -92,6 +94,19 @@ class Subject:
 
 def subject(text: str) -> Subject | None:
     """The subject of ``text``'s first sentence, or None when its words do not show one plainly."""
+    return _kept_subject(text) if len(text) <= KEPT_CHARS else _read_subject(text)
+
+
+@keeps_text
+@lru_cache(maxsize=8192)
+def _kept_subject(text: str) -> Subject | None:
+    """:func:`_read_subject` kept per text (a Subject is frozen: shared, never changed): a turn's statement is
+    compared with record after record (:func:`someone_elses`, :func:`different_subjects`), and the same stored
+    memories turn after turn."""
+    return _read_subject(text)
+
+
+def _read_subject(text: str) -> Subject | None:
     first = re.split(r"(?<=[.!?;])\s+", text.strip(), maxsplit=1)[0]
     first = _LEAD.sub("", first)
     if re.match(r"^[^:]{0,30}:\s", first):
