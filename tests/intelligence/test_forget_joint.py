@@ -9,21 +9,9 @@ Real layers on memory:// and SQLite files, driven through the agent loop (record
 from __future__ import annotations
 
 import pytest
+from forget_support import contents_after, holds
 
 U = {"user_id": "kez"}
-
-
-def _after(memory, said: list[str], request: str) -> list[str]:  # type: ignore[no-untyped-def]
-    for text in said:
-        memory.record_turn(text, "Okay.", session_id="s1", **U)
-    memory.end_session("s1", **U)
-    memory.record_turn(request, "Done.", session_id="s2", **U)
-    memory.end_session("s2", **U)
-    return [r.content for r in memory.memories(**U)]
-
-
-def _holds(contents: list[str], word: str) -> bool:
-    return any(word.lower() in c.lower() for c in contents)
 
 
 @pytest.mark.parametrize(
@@ -50,9 +38,9 @@ def _holds(contents: list[str], word: str) -> bool:
     ],
 )
 def test_the_two_of_them_go_with_the_subject(memory, said, asked, gone, kept) -> None:  # type: ignore[no-untyped-def]
-    contents = _after(memory, said, asked)
-    assert not _holds(contents, gone), contents
-    assert _holds(contents, kept), contents
+    contents = contents_after(memory, U, said, asked)
+    assert not holds(contents, gone), contents
+    assert holds(contents, kept), contents
 
 
 @pytest.mark.parametrize(
@@ -63,6 +51,6 @@ def test_the_two_of_them_go_with_the_subject(memory, said, asked, gone, kept) ->
     ],
 )
 def test_a_we_of_the_users_own_stays(memory, said: list[str]) -> None:  # type: ignore[no-untyped-def]
-    contents = _after(memory, said, "Forget everything about Dana.")
-    assert not _holds(contents, "Dana"), contents
-    assert _holds(contents, "Crete"), contents
+    contents = contents_after(memory, U, said, "Forget everything about Dana.")
+    assert not holds(contents, "Dana"), contents
+    assert holds(contents, "Crete"), contents

@@ -10,23 +10,11 @@ Real layers on memory:// and SQLite files, driven through the agent loop (record
 from __future__ import annotations
 
 import pytest
+from forget_support import contents_after, holds
 
 from kioko_intelligence.forget_reading import group_names
 
 U = {"user_id": "bryn"}
-
-
-def _after(memory, said: list[str], request: str) -> list[str]:  # type: ignore[no-untyped-def]
-    for text in said:
-        memory.record_turn(text, "Okay.", session_id="s1", **U)
-    memory.end_session("s1", **U)
-    memory.record_turn(request, "Done.", session_id="s2", **U)
-    memory.end_session("s2", **U)
-    return [r.content for r in memory.memories(**U)]
-
-
-def _holds(contents: list[str], word: str) -> bool:
-    return any(word.lower() in c.lower() for c in contents)
 
 
 @pytest.mark.parametrize(
@@ -65,11 +53,11 @@ def _holds(contents: list[str], word: str) -> bool:
     ],
 )
 def test_a_group_forget_takes_the_people_it_names(memory, said, asked, gone, kept) -> None:  # type: ignore[no-untyped-def]
-    contents = _after(memory, said, asked)
+    contents = contents_after(memory, U, said, asked)
     for word in gone:
-        assert not _holds(contents, word), (word, contents)
+        assert not holds(contents, word), (word, contents)
     for word in kept:
-        assert _holds(contents, word), (word, contents)
+        assert holds(contents, word), (word, contents)
 
 
 @pytest.mark.parametrize(

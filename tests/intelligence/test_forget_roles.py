@@ -9,24 +9,11 @@ Real layers on memory:// and SQLite files, driven through the agent loop (record
 from __future__ import annotations
 
 import pytest
+from forget_support import contents_after, holds
 
 from kioko_intelligence.forget_reading import given_names
 
 U = {"user_id": "wren"}
-
-
-def _after(memory, said: list[str], request: str) -> list[str]:  # type: ignore[no-untyped-def]
-    """The memories' texts after ``request``, said in a session after ``said``."""
-    for text in said:
-        memory.record_turn(text, "Okay.", session_id="s1", **U)
-    memory.end_session("s1", **U)
-    memory.record_turn(request, "Done.", session_id="s2", **U)
-    memory.end_session("s2", **U)
-    return [r.content for r in memory.memories(**U)]
-
-
-def _holds(contents: list[str], word: str) -> bool:
-    return any(word.lower() in c.lower() for c in contents)
 
 
 @pytest.mark.parametrize(
@@ -75,9 +62,9 @@ def _holds(contents: list[str], word: str) -> bool:
     ],
 )
 def test_a_person_named_by_a_role_held_somewhere_goes(memory, said, asked, gone, kept) -> None:  # type: ignore[no-untyped-def]
-    contents = _after(memory, said, asked)
-    assert not _holds(contents, gone), contents
-    assert _holds(contents, kept), contents
+    contents = contents_after(memory, U, said, asked)
+    assert not holds(contents, gone), contents
+    assert holds(contents, kept), contents
 
 
 @pytest.mark.parametrize(
@@ -105,7 +92,7 @@ def test_a_role_held_somewhere_keeps_the_place_and_other_people(memory) -> None:
         "The depot is in Walthamstow, near the market.",
         "My mate Kofi drives the night bus from the same depot.",
     ]
-    contents = _after(memory, said, "Forget about my supervisor please.")
-    assert not _holds(contents, "Sandeep")
-    assert _holds(contents, "Walthamstow")
-    assert _holds(contents, "Kofi")
+    contents = contents_after(memory, U, said, "Forget about my supervisor please.")
+    assert not holds(contents, "Sandeep")
+    assert holds(contents, "Walthamstow")
+    assert holds(contents, "Kofi")

@@ -12,6 +12,7 @@ Real layers on memory:// and SQLite files, driven through the agent loop (record
 from __future__ import annotations
 
 import pytest
+from forget_support import contents_after, holds
 
 from kioko_core.privacy.subject_forget import _place_again
 from kioko_core.store import Record
@@ -19,20 +20,6 @@ from kioko_intelligence.forget_reading import in_category
 from kioko_intelligence.forget_requests import kind_named
 
 U = {"user_id": "oona"}
-
-
-def _after(memory, said: list[str], request: str) -> list[str]:  # type: ignore[no-untyped-def]
-    """The memories' texts after ``request``, said in a session after ``said``."""
-    for text in said:
-        memory.record_turn(text, "Okay.", session_id="s1", **U)
-    memory.end_session("s1", **U)
-    memory.record_turn(request, "Done.", session_id="s2", **U)
-    memory.end_session("s2", **U)
-    return [r.content for r in memory.memories(**U)]
-
-
-def _holds(contents: list[str], word: str) -> bool:
-    return any(word.lower() in c.lower() for c in contents)
 
 
 @pytest.mark.parametrize(
@@ -65,9 +52,9 @@ def _holds(contents: list[str], word: str) -> bool:
     ],
 )
 def test_an_item_unsaid_or_refused_goes(memory, said, asked, gone, kept) -> None:  # type: ignore[no-untyped-def]
-    contents = _after(memory, said, asked)
-    assert not _holds(contents, gone)
-    assert _holds(contents, kept)
+    contents = contents_after(memory, U, said, asked)
+    assert not holds(contents, gone)
+    assert holds(contents, kept)
 
 
 def test_a_subject_with_everything_that_goes_with_it_goes(memory) -> None:  # type: ignore[no-untyped-def]
@@ -76,9 +63,9 @@ def test_a_subject_with_everything_that_goes_with_it_goes(memory) -> None:  # ty
         "Halden's office is out in Milton Keynes.",
         "I've also got the dentist on Friday afternoon.",
     ]
-    contents = _after(memory, said, "Didn't get it. Forget Halden and everything that goes with it.")
-    assert not _holds(contents, "Halden")
-    assert _holds(contents, "dentist")
+    contents = contents_after(memory, U, said, "Didn't get it. Forget Halden and everything that goes with it.")
+    assert not holds(contents, "Halden")
+    assert holds(contents, "dentist")
 
 
 def test_a_place_and_the_people_from_there_is_no_forget_of_every_person(memory) -> None:  # type: ignore[no-untyped-def]
@@ -87,10 +74,10 @@ def test_a_place_and_the_people_from_there_is_no_forget_of_every_person(memory) 
         "My two oldest friends from Ballymena are Niall and Orla.",
         "My wife is called Helen.",
     ]
-    contents = _after(memory, said, "Please forget Ballymena and the people from there.")
-    assert not _holds(contents, "Ballymena")
-    assert not _holds(contents, "Orla")
-    assert _holds(contents, "Helen")  # a person, but not from there
+    contents = contents_after(memory, U, said, "Please forget Ballymena and the people from there.")
+    assert not holds(contents, "Ballymena")
+    assert not holds(contents, "Orla")
+    assert holds(contents, "Helen")  # a person, but not from there
 
 
 @pytest.mark.parametrize(
@@ -123,10 +110,10 @@ def test_a_place_and_the_people_from_there_is_no_forget_of_every_person(memory) 
     ],
 )
 def test_a_category_named_as_a_whole_goes(memory, said, asked, gone, kept) -> None:  # type: ignore[no-untyped-def]
-    contents = _after(memory, said, asked)
-    assert [g for g in gone if _holds(contents, g)] == []
-    assert _holds(contents, kept)
-    assert not _holds(contents, asked.split()[0])  # the request itself is not stored
+    contents = contents_after(memory, U, said, asked)
+    assert [g for g in gone if holds(contents, g)] == []
+    assert holds(contents, kept)
+    assert not holds(contents, asked.split()[0])  # the request itself is not stored
 
 
 @pytest.mark.parametrize(
@@ -173,9 +160,9 @@ def test_what_a_category_holds(content: str, category: str, member: bool) -> Non
 def test_a_forget_with_news_after_a_change_of_topic_keeps_the_news(memory) -> None:  # type: ignore[no-untyped-def]
     said = ["My colleague Anouk keeps taking credit for my work.", "Anouk sits next to me in the Rotterdam office."]
     request = "Anouk's left the company so you can forget about her, and by the way I've been promoted to team lead!"
-    contents = _after(memory, said, request)
-    assert not _holds(contents, "Anouk")
-    assert _holds(contents, "team lead")
+    contents = contents_after(memory, U, said, request)
+    assert not holds(contents, "Anouk")
+    assert holds(contents, "team lead")
 
 
 @pytest.mark.parametrize(
@@ -183,11 +170,11 @@ def test_a_forget_with_news_after_a_change_of_topic_keeps_the_news(memory) -> No
     ["Forget my salary, I shouldn't have shared it.", "Forget my salary, it's nobody's business."],
 )
 def test_what_follows_a_forget_without_a_change_of_topic_is_part_of_it(memory, request_text) -> None:  # type: ignore[no-untyped-def]
-    contents = _after(memory, ["My salary is 48k a year.", "I keep bees."], request_text)
-    assert not _holds(contents, "48k")
-    assert not _holds(contents, "shared")
-    assert not _holds(contents, "business")
-    assert _holds(contents, "bees")
+    contents = contents_after(memory, U, ["My salary is 48k a year.", "I keep bees."], request_text)
+    assert not holds(contents, "48k")
+    assert not holds(contents, "shared")
+    assert not holds(contents, "business")
+    assert holds(contents, "bees")
 
 
 def test_a_place_said_again_as_there_goes_with_its_subject(memory) -> None:  # type: ignore[no-untyped-def]
@@ -235,19 +222,20 @@ def test_a_place_said_again(text: str, place: bool) -> None:
 
 def test_a_wish_that_something_stay_private_forgets_it(memory) -> None:  # type: ignore[no-untyped-def]
     said = ["I was diagnosed with ADHD last spring.", "I play the cello in an orchestra."]
-    contents = _after(
+    contents = contents_after(
         memory,
+        U,
         said,
         "Would you mind not holding on to the ADHD thing? I'd rather that stayed between me and my doctor.",
     )
-    assert not _holds(contents, "ADHD")
-    assert not _holds(contents, "rather")  # the wish is no preference
-    assert _holds(contents, "cello")
+    assert not holds(contents, "ADHD")
+    assert not holds(contents, "rather")  # the wish is no preference
+    assert holds(contents, "cello")
 
 
 def test_a_wish_about_something_else_is_read_as_usual(memory) -> None:  # type: ignore[no-untyped-def]
-    contents = _after(memory, ["My salary is 48k a year."], "I'd rather the office stayed warm in winter.")
-    assert _holds(contents, "48k")
+    contents = contents_after(memory, U, ["My salary is 48k a year."], "I'd rather the office stayed warm in winter.")
+    assert holds(contents, "48k")
 
 
 SAID_ADDRESS = ["My home address is 14 Elm Road.", "I play the trumpet in a brass band.", "My salary is 52k a year."]
@@ -269,9 +257,9 @@ SAID_ADDRESS = ["My home address is 14 Elm Road.", "I play the trumpet in a bras
     ],
 )
 def test_a_forget_in_more_voices_takes_the_item_and_is_not_stored(memory, asked: str) -> None:  # type: ignore[no-untyped-def]
-    contents = _after(memory, SAID_ADDRESS, asked)
-    assert not _holds(contents, "Elm Road")
-    assert _holds(contents, "trumpet") and _holds(contents, "52k")
+    contents = contents_after(memory, U, SAID_ADDRESS, asked)
+    assert not holds(contents, "Elm Road")
+    assert holds(contents, "trumpet") and holds(contents, "52k")
     assert [c for c in contents if not any(w in c for w in ("Elm", "trumpet", "52k"))] == []
 
 
@@ -285,5 +273,5 @@ def test_a_forget_in_more_voices_takes_the_item_and_is_not_stored(memory, asked:
     ],
 )
 def test_what_only_looks_like_those_forgets_takes_nothing(memory, said: str) -> None:  # type: ignore[no-untyped-def]
-    contents = _after(memory, SAID_ADDRESS, said)
-    assert _holds(contents, "Elm Road") and _holds(contents, "trumpet") and _holds(contents, "52k")
+    contents = contents_after(memory, U, SAID_ADDRESS, said)
+    assert holds(contents, "Elm Road") and holds(contents, "trumpet") and holds(contents, "52k")

@@ -10,6 +10,7 @@ Real layers on memory:// and SQLite files, driven through the agent loop (record
 from __future__ import annotations
 
 import pytest
+from forget_support import contents_after, holds
 
 from kioko_core.store import Record
 from kioko_intelligence.forget_reading import is_health_fact, is_work_fact, workplaces
@@ -26,19 +27,6 @@ SAID = [
 ]
 
 
-def _after(memory, said: list[str], request: str) -> list[str]:  # type: ignore[no-untyped-def]
-    for text in said:
-        memory.record_turn(text, "Okay.", session_id="s1", **U)
-    memory.end_session("s1", **U)
-    memory.record_turn(request, "Done.", session_id="s2", **U)
-    memory.end_session("s2", **U)
-    return [r.content for r in memory.memories(**U)]
-
-
-def _holds(contents: list[str], word: str) -> bool:
-    return any(word.lower() in c.lower() for c in contents)
-
-
 @pytest.mark.parametrize(
     "asked",
     [
@@ -49,11 +37,11 @@ def _holds(contents: list[str], word: str) -> bool:
     ],
 )
 def test_the_work_things_go_and_the_rest_stays(memory, asked: str) -> None:  # type: ignore[no-untyped-def]
-    contents = _after(memory, SAID, asked)
+    contents = contents_after(memory, U, SAID, asked)
     for gone in ("paralegal", "Imogen", "bslaw"):
-        assert not _holds(contents, gone), (gone, contents)
+        assert not holds(contents, gone), (gone, contents)
     for kept in ("gym", "Bath Half"):
-        assert _holds(contents, kept), (kept, contents)
+        assert holds(contents, kept), (kept, contents)
 
 
 def test_the_workplace_said_again_goes_with_the_work(memory) -> None:  # type: ignore[no-untyped-def]
@@ -63,17 +51,17 @@ def test_the_workplace_said_again_goes_with_the_work(memory) -> None:  # type: i
         "I'm learning Portuguese on Duolingo, 200-day streak.",
         "There was a warehouse fire on the news last night.",
     ]
-    contents = _after(memory, said, "You can forget all my work stuff, I've handed in my notice.")
-    assert not _holds(contents, "supermarket chains"), contents
-    assert not _holds(contents, "night shift"), contents
-    assert _holds(contents, "Portuguese"), contents
+    contents = contents_after(memory, U, said, "You can forget all my work stuff, I've handed in my notice.")
+    assert not holds(contents, "supermarket chains"), contents
+    assert not holds(contents, "night shift"), contents
+    assert holds(contents, "Portuguese"), contents
 
 
 def test_one_work_item_is_not_the_whole_category(memory) -> None:  # type: ignore[no-untyped-def]
-    contents = _after(memory, SAID, "Please forget my work email.")
-    assert not _holds(contents, "bslaw"), contents
-    assert _holds(contents, "paralegal"), contents
-    assert _holds(contents, "Imogen"), contents
+    contents = contents_after(memory, U, SAID, "Please forget my work email.")
+    assert not holds(contents, "bslaw"), contents
+    assert holds(contents, "paralegal"), contents
+    assert holds(contents, "Imogen"), contents
 
 
 @pytest.mark.parametrize(
@@ -172,9 +160,9 @@ def test_what_is_about_the_users_health(content: str, health: bool) -> None:
     ],
 )
 def test_health_said_in_other_words_goes_with_the_health_things(memory, said, asked, gone, kept) -> None:  # type: ignore[no-untyped-def]
-    contents = _after(memory, said, asked)
-    assert not _holds(contents, gone), contents
-    assert _holds(contents, kept), contents
+    contents = contents_after(memory, U, said, asked)
+    assert not holds(contents, gone), contents
+    assert holds(contents, kept), contents
 
 
 def _graph(memory) -> str:  # type: ignore[no-untyped-def]
@@ -186,16 +174,16 @@ def _graph(memory) -> str:  # type: ignore[no-untyped-def]
 def test_the_relations_the_work_memories_state_go_with_them(memory) -> None:  # type: ignore[no-untyped-def]
     """ "I work as a health visitor in Rotherham" also wrote (user) -works_at-> (Rotherham); a delete keeps the
     router's relations, so the triple outlived "forget all my work stuff"."""
-    contents = _after(
-        memory, ["I work as a health visitor in Rotherham.", "I grow dahlias."], "Forget all my work stuff."
+    contents = contents_after(
+        memory, U, ["I work as a health visitor in Rotherham.", "I grow dahlias."], "Forget all my work stuff."
     )
-    assert not _holds(contents, "health visitor"), contents
+    assert not holds(contents, "health visitor"), contents
     assert "rotherham" not in _graph(memory)
-    assert _holds(contents, "dahlias"), contents
+    assert holds(contents, "dahlias"), contents
 
 
 def test_a_relation_whose_object_a_kept_memory_states_stays(memory) -> None:  # type: ignore[no-untyped-def]
     said = ["I work as a health visitor in Rotherham.", "I live in Rotherham, near the minster.", "I grow dahlias."]
-    contents = _after(memory, said, "Forget all my work stuff.")
-    assert _holds(contents, "minster"), contents
+    contents = contents_after(memory, U, said, "Forget all my work stuff.")
+    assert holds(contents, "minster"), contents
     assert "rotherham" in _graph(memory)
