@@ -7,14 +7,14 @@ mind to someone interrupting. None of them says anything lasting about the user 
   words of the moment after it ("today", "now", "tbh"). "I'm tired of my job at Tesco", "I'm exhausted all the
   time since the chemo" and "I'm down to 70 kilos" say more and are read as usual;
 - **a name the user calls themselves in passing**: "God I'm such a muppet", "I'm hopeless, me.", "Classic me,
-  eh.": "such a"/"a total"/... before a word of mild self-abuse (:data:`SELF_NAMES`), or a set phrase ("classic
+  eh.", "Me and my big mouth.": "such a"/"a total"/... before a word of mild self-abuse (:data:`SELF_NAMES`), or a set phrase ("classic
   me", "silly me", "story of my life"). "I'm hopeless at maths" says more;
 - **a greeting passed on**: "He says hi lol", "Mum says thanks": a person and "says hi" and nothing else;
 - **a sarcastic rejoinder**: "Oh great, another Monday.", "Just what I needed.", "Yeah because everyone loves the
   taxman.": praise before "another"/"more", "just what I needed", "yeah because everyone ...";
 - **someone else's noise**: "Sorry, that was my son shouting, ignore him.": who made the noise and, at most, to
   pay them no mind;
-- **how the day goes**: "Such a long day.", "Not bad at all.", "Same old, same old.", "Living the dream, ha.", a
+- **how the day goes**: "Such a long day.", "Long day.", "Bit of a rough week.", "Not bad at all.", "Same old, same old.", "Living the dream, ha.", a
   wish for the moment ("I wish I could sleep in tomorrow"; "I wish I could speak Spanish" is read), and "No that's
   wrong, try again" said of the reply.
 
@@ -72,7 +72,7 @@ _SELF_NAME = re.compile(
     rf"a\s+complete|an\s+absolute|a\s+right|an\s+utter|a\s+proper|a\s+real|the\s+biggest)\s+)*(?:an?\s+)?"
     rf"(?:{SELF_NAMES})(?:[,!.\s]+(?:{_NOW}|sometimes|honestly|i\s+swear))*[.!\s]*$|"
     rf"^{_LEAD}(?:what\s+an?\s+(?:{SELF_NAMES})\s+i\s+am|(?:classic|typical|silly|stupid|daft|clumsy|dozy|go|poor|lucky|"
-    rf"muggins)\s+me|story\s+of\s+my\s+life|trust\s+me\s+to|that's\s+so\s+me|so\s+me|how\s+very\s+me)"
+    rf"muggins)\s+me|me\s+and\s+my\s+(?:big\s+)?mouth|story\s+of\s+my\s+life|trust\s+me\s+to|that's\s+so\s+me|so\s+me|how\s+very\s+me)"
     rf"(?:[,!.\s]+(?:{_NOW}|eh|huh|again|as\s+usual|as\s+always))*[.!\s]*$",
     re.IGNORECASE,
 )
@@ -98,6 +98,9 @@ because everyone loves the taxman". The words after it are few and say nothing o
 _HOW_IT_GOES = re.compile(
     r"^(?:(?:oh|ah|ugh|man|god|honestly|well|yeah|meh|phew|ha)\b[,!.\s]*)*(?:(?:such|what)\s+an?\s+(?:\w+\s+)?"
     r"(?:day|week|morning|night|shift|evening|afternoon)(?:\s+(?:it's|it\s+has|it's\s+been|it\s+was|i've\s+had))?(?:\s+been)?|"
+    r"(?:(?:a\s+)?bit\s+of\s+an?\s+|hell\s+of\s+an?\s+|an?\s+)?(?:long|rough|busy|hard|tough|crazy|mad|hectic|manic|"
+    r"stressful|exhausting|brutal|grim|heavy|slow|full-on|mental|weird|shocking|awful|terrible|horrible)\s+"
+    r"(?:day|week|morning|night|shift|evening|afternoon)|"
     r"not\s+(?:bad|too\s+bad)(?:\s+at\s+all)?|same\s+old(?:,?\s+same\s+old)?|living\s+the\s+dream|can't\s+complain|"
     r"mustn't\s+grumble|getting\s+there|hanging\s+in\s+there|could\s+be\s+worse|could\s+be\s+better|surviving|"
     r"(?:no,?\s+)?(?:that's|that\s+is|it's)\s+(?:wrong|not\s+right|incorrect|not\s+it)(?:,?\s+try\s+again)?|"

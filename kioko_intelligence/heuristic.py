@@ -54,6 +54,7 @@ from kioko_intelligence.language import (
     statements_before_question,
     when,
 )
+from kioko_intelligence.moments import is_passing_state
 from kioko_intelligence.ops import ROUTER_HEURISTIC, SKIPPED, MemoryOp, RouteResult
 from kioko_intelligence.topic_first import topic_first
 from kioko_intelligence.turn import Turn
@@ -230,7 +231,8 @@ class _Reading(GoalReading, ForgetReading):
 
     def clause(self, text: str, whole: str, explicit: bool = False) -> None:
         text = rules.plain(bare(text))
-        if not text or is_aside(text):  # "God I'm such a muppet, I left my keys ...": the aside is not kept
+        if not text or is_aside(text) or is_passing_state(text):  # "God I'm such a muppet, I left my keys ...": the
+            # aside is not kept, nor a state of the moment ("I work nights, so I'm knackered today")
             return
         consequence = rules.DEICTIC_REASON.match(text)
         if consequence:  # "It was peaking too early so the starter's on a bedtime feed": the "it" is the talk's

@@ -16,12 +16,14 @@ from kioko_core.privacy.held_texts import keeps_text
 from kioko_core.reading.analysis import STOP_WORDS, analyze, stem
 from kioko_intelligence.asides import is_aside
 from kioko_intelligence.forget_requests import asks_to_forget
+from kioko_intelligence.moments import is_passing_state
 from kioko_intelligence.reactions import is_interruption, is_pause, is_reaction
 from kioko_intelligence.rules import (
     CHATTER,
     CHATTER_WHOLE,
     COUNTERFACTUAL,
     FORGET_NOT_GATED,
+    IRREGULAR_PAST,
     PROCEDURE,
     first,
     instruction_rule,
@@ -243,6 +245,7 @@ def gate_reason(sentence_text: str) -> str | None:
         or is_pause(sentence_text)
         or is_interruption(sentence_text)
         or is_aside(sentence_text)
+        or is_passing_state(sentence_text)
     ):
         return "small talk"
     said = plain(bare(sentence_text))
@@ -404,13 +407,7 @@ def coverage(words: tuple[str, ...], text: str) -> float:
 
 # --------------------------------------------------------------------------- first person -> "User"
 
-_IRREGULAR_PAST = frozenset(
-    """
-went was were had did got made took came saw gave found told felt left kept began bought brought built caught
-chose drove ate fell forgot flew grew heard held knew lost met paid put ran read said sent set sold spent stood
-thought understood won wrote broke cut let hit quit shut became slept spoke taught wore woke rode sang swam
-""".split()
-)
+_IRREGULAR_PAST = IRREGULAR_PAST
 _THIRD_PERSON = {
     "have": "has",
     "am": "is",

@@ -1534,6 +1534,14 @@ STANDING = re.compile(
 """Who the user is or what they are working towards, said in the words of a past or an ongoing act ("I'm a retired
 magistrate", "I'm training for a triathlon", "we're saving for a house"): a standing fact of theirs, not an episode
 (with a time cue it is one: "I'm training for the race this week")."""
+IRREGULAR_PAST = frozenset(
+    """
+went was were had did got made took came saw gave found told felt left kept began bought brought built caught
+chose drove ate fell forgot flew grew heard held knew lost met paid put ran read said sent set sold spent stood
+thought understood won wrote broke cut let hit quit shut became slept spoke taught wore woke rode sang swam
+""".split()
+)
+"""Irregular past forms of verbs (the language's and the moments' reading of what is past)."""
 PAST_AUX = re.compile(r"\b(?:was|were|had|did)\b|'ve\b|\b(?:have|has)\s+(?:\w+ly\s+)?(?:been|\w+ed)\b", re.IGNORECASE)
 NOT_PAST = frozenset("need needed? speed feed bed red seed embed hundred shed based used indeed".split()) - {"needed?"}
 PASSIVE = re.compile(r"\b(?:is|are|be|been|being|am|'s|'re|get|gets)\s+\w+ed\b", re.IGNORECASE)

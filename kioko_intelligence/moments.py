@@ -1,0 +1,198 @@
+"""Passing states of the moment: what is so right now and will not be by the next conversation.
+
+"My tea's gone stone cold again.", "The A66 is a car park this morning.", "My phone's on 3 percent, so quick one.",
+"My brain is fried after that hearing.", "I'm starving, haven't eaten since six.", "Sitting in the car park waiting
+for my daughter.": each says how something is at this moment, and nothing a later question could use; a memory of
+it is stale before it is read. The gate reads such a sentence as small talk.
+
+A sentence is a passing state when every part of it (cut at commas, colons, dashes) is
+
+- **a state of now**: the present state of one of the user's things or of the world around them ("my tea's gone
+  stone cold", "the A66 is a car park", "my feet are killing me", the weather's "it's chucking it down"), a mood of
+  the user (:data:`~kioko_intelligence.asides.MOODS`, "done", "back", "crying") with nothing after it but what
+  dates it to now or its effect now ("with today", "I can barely see straight"), the user's posture said without a
+  subject ("Sitting in the car park ..."), or what has not happened since a moment of today ("haven't eaten since
+  six"); or
+- **a mark of the moment**: a hurry or a pause ("so quick one", "hang on"), an aside or a reaction ("Long day",
+  "Right");
+
+and the sentence is dated to the moment: a mood, a posture and the weather are of the moment by themselves; a
+thing's state needs a time of now ("again", "this morning", "right now", "after that hearing") or a mark beside it.
+
+Nothing in it may last: no span ("since the op", "till Friday", "for weeks", "every", "always", "these days"), no
+date or plan ("tomorrow", "Monday", "next", "will", "going to", "is to"), no change said done ("finally", "at
+last"), no number but a percentage or a clock time, no one but the user (a relative, a friend, "he", a name:
+"Mum's in hospital again" is read as usual), and no more than :data:`MAX_WORDS` words.
+
+Not a passing state, read as usual: "My knee's been bad since the op" (a span), "I'm vegetarian" (no state of
+now), "My car's in the garage till Friday" (a span: working memory), "I'm single again" (the user's state other than
+a mood), "I'm rubbish at maths" (a mood word with more after it), "It's my birthday today" (an occasion).
+Not handled: a state without a time of now or a mark ("The dog's snoring next to me"), a past mishap of the moment
+("I left my keys in the door again").
+"""
+
+from __future__ import annotations
+
+import re
+
+from kioko_intelligence.asides import MOODS, is_aside, squeeze
+from kioko_intelligence.reactions import is_reaction
+from kioko_intelligence.rules import IRREGULAR_PAST, NOT_PAST
+
+MAX_WORDS = 16
+"""A state of the moment is said in a breath: a longer sentence says more."""
+
+_NOW = re.compile(
+    r"\b(?:right\s+now|just\s+now|this\s+(?:morning|afternoon|evening)|again|"
+    r"after\s+(?:that|this|the|today's|this\s+morning's|all\s+that)\s+[a-z]+(?:\s+[a-z]+)?|"
+    r"since\s+(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|noon|midday|breakfast|lunch|"
+    r"lunchtime|dinner|\d{1,2}(?::\d\d)?\s*(?:am|pm|o'clock)?|this\s+morning|i\s+(?:got|woke)\s+up))\b",
+    re.IGNORECASE,
+)
+"""A time of now: a time of this day, "again", a cause just past ("after that hearing", "since six")."""
+_TODAY = re.compile(r"^(?:today|tonight|this\s+(?:morning|afternoon|evening)|right\s+now|now|again)$", re.IGNORECASE)
+_HURRY = re.compile(
+    r"^(?:(?:so|and|but)\s+)?(?:(?:a\s+)?quick\s+one|hang\s+on|hold\s+on|one\s+sec(?:ond)?|bear\s+with\s+me|"
+    r"brb|gotta\s+(?:run|go|dash)|got\s+to\s+(?:run|go|dash)|must\s+dash)$",
+    re.IGNORECASE,
+)
+"""A hurry or a pause said beside the state ("..., so quick one", "..., hang on")."""
+
+_LASTING = re.compile(
+    r"\b(?:since|for\s+(?:a|an|the|two|three|four|five|six|several|few|many|some|ages|years|months|weeks|days|good|"
+    r"ever|\d+)\b|until|till|til|every|each|always|usually|normally|often|never|anymore|any\s+more|these\s+days|"
+    r"lately|recently|from\s+now\s+on|for\s+good|permanently|finally|at\s+last|tomorrow|next|week|weekend|month|"
+    r"year|season|term|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|june|"
+    r"july|august|september|october|november|december|will|won't|'ll|going\s+to|gonna|plan|planning|want|wants|"
+    r"hope|hoping|need\s+to|have\s+to|has\s+to|should|would|might)\b|"
+    r"\b(?:is|are|am|'s|'re|'m)\s+to\s+[a-z]+",  # "My task right now is to clean up the buckets": a plan
+    re.IGNORECASE,
+)
+"""What outlasts the moment: a span, a date, a plan, a change said done."""
+_PERSON = re.compile(
+    r"\b(?:mum|mom|mam|mother|dad|father|parents?|son|daughter|kids?|children|child|baby|wife|husband|partner|"
+    r"boyfriend|girlfriend|brother|sister|sibling|gran|granny|grandma|grandad|grandpa|grandfather|grandmother|"
+    r"aunt|auntie|uncle|cousin|niece|nephew|friend|boss|manager|colleague|neighbour|neighbor|he|she|they|his|her|"
+    r"their|him|them|doctor|nurse|teacher)\b",
+    re.IGNORECASE,
+)
+"""Someone else than the user: what happens to them is theirs to keep."""
+_WAITED_FOR = re.compile(r"\b(?:waiting|queuing|queueing)\s+(?:for|on)\s+(?:my|the|our)\s+[a-z]+", re.IGNORECASE)
+"""Whom a posture waits for ("waiting for my daughter"): the wait is the state, the daughter is not its news."""
+_NAME = re.compile(r"(?<!^)(?<!\bthe\s)(?<!\bThe\s)\b(?!I\b|I')[A-Z][a-z]+")
+"""A name other than the first word or a "the ..." ("the A66", "the Central line" are places of the moment)."""
+_NUMBER_OF_NOW = re.compile(
+    r"\b\d+(?:\.\d+)?\s*(?:%|percent|per\s+cent)|\b\d{1,2}(?::\d\d)?\s*(?:am|pm|o'clock)\b", re.IGNORECASE
+)
+"""A number of the moment: a battery, a clock time; any other number may last."""
+
+_ADVERBS = (
+    r"(?:(?:gone|got|been|sat|stood|just|still|all|absolutely|completely|totally|so|really|well|proper|properly|"
+    r"literally|right|a\s+bit|a\s+little|bit|dead|stone|bone|on)\s+)*"
+)
+_THING = re.compile(
+    rf"^(?:my|the|our)\s+(?:[\w'-]+\s+){{0,2}}?[\w'-]+?(?:'s|'re|\s+is|\s+are|\s+has|\s+have)\s+{_ADVERBS}[a-z'-]+",
+    re.IGNORECASE,
+)
+"""A present state of a thing ("my tea's gone stone cold", "the A66 is a car park", "my feet are killing me")."""
+_WEATHER = re.compile(
+    rf"^(?:it's|it\s+is)\s+{_ADVERBS}(?:[a-z]+ing|{MOODS})\b(?:\s+(?:it\s+down|down|out|outside|here|in\s+here|"
+    rf"out\s+there|up|today|tonight|this\s+(?:morning|afternoon|evening)))*$",
+    re.IGNORECASE,
+)
+"""The weather's "it" ("It's absolutely chucking it down here", "It's freezing out"); "It's my birthday" is not."""
+_MOOD = re.compile(
+    rf"^(?:i'm|im|i\s+am)\s+(?:(?:so|really|very|totally|completely|absolutely|utterly|just|that|well|proper|"
+    rf"properly|literally|a\s+bit|a\s+little|bit)\s+)*(?:{MOODS}|done|back|crying|dying|melting|shivering|"
+    rf"yawning|flagging|wilting|fading)\b|"
+    rf"^(?:so|that|too|bit|a\s+bit|really|proper|properly|absolutely|completely|totally)\s+(?:{MOODS})\b",
+    re.IGNORECASE,
+)
+"""A mood of the user, with its subject or without ("I'm so done", "I'm starving", "So tired")."""
+_MOOD_AFTER = re.compile(
+    r"^(?:with\s+(?:today|this|it\s+all|everything)|(?:that\s+)?i\s+(?:can|could)(?:n't|\s+not|\s+barely|\s+hardly)"
+    r"\s+[a-z\s]+)$",
+    re.IGNORECASE,
+)
+"""What may follow a mood: what it is with ("done with today") or its effect now ("... I can barely see straight")."""
+_NOT_SINCE = re.compile(
+    r"^(?:i\s+)?(?:haven't|have\s+not|hasn't|not)\s+[a-z]+|^(?:i've|i\s+have)?\s*been\s+(?:up|awake|on\s+my\s+feet)\b",
+    re.IGNORECASE,
+)
+"""What has not happened, or has gone on, since a moment of today ("haven't eaten since six", "been up since five")."""
+_POSTURE = re.compile(
+    r"^(?:just\s+|still\s+)?(?:sitting|sat|standing|stood|lying|waiting|queuing|queueing|stuck\s+in|"
+    r"hanging\s+around|parked\s+up)\b",
+    re.IGNORECASE,
+)
+"""The user's posture said without a subject, a diary's present ("Sitting in the car park waiting for ...")."""
+_STATE_BEFORE = re.compile(
+    r"(?:\b(?:is|are|am|be|been|being|get|gets|'s|'re|'m)|n't)\s+(?:[a-z]+ly\s+|just\s+|still\s+|so\s+|all\s+)*[a-z]+$",
+    re.IGNORECASE,
+)
+"""A participle after "is", "'s", "n't" ... : a state ("my brain is fried", "haven't eaten"), not an event."""
+_NOT_EVENTS = frozenset("got set put let cut hit shut sat stood".split())
+"""Past forms that are a state's participle here ("the cat's sat on my keyboard", "my tea's got cold")."""
+
+_PART_CUT = re.compile(r"\s*[,;:\u2014\u2013]\s*|\s+-+\s+")
+_WORD = re.compile(r"[^\W\d_]+(?:[-'][^\W\d_]+)*", re.UNICODE)
+
+
+def _past(part: str) -> bool:
+    """Does ``part`` tell of an event past ("I left my keys", "the boiler packed up")?"""
+    lowered = part.lower()
+    for found in re.finditer(r"[a-z']+", lowered):
+        word = found.group()
+        event = word in ("was", "were", "had", "did") or (word in IRREGULAR_PAST and word not in _NOT_EVENTS)
+        if (event or (len(word) > 4 and word.endswith("ed") and word not in NOT_PAST)) and not _STATE_BEFORE.search(
+            lowered[: found.end()]
+        ):
+            return True
+    return False
+
+
+def _of_itself(part: str) -> bool:
+    """A state that is of the moment by itself: a mood with nothing after it but its time or effect, a posture,
+    the weather."""
+    mood = _MOOD.match(part)
+    if mood:  # "I'm rubbish at maths" says more than a mood
+        rest = re.sub(r"[^\w\s']", "", part[mood.end() :]).strip()
+        return not rest or bool(_TODAY.match(rest) or _MOOD_AFTER.match(rest))
+    return bool(_POSTURE.match(part) or _WEATHER.match(part))
+
+
+def _state(part: str) -> bool:
+    """Is ``part`` a state of now (a mood, a posture, the weather, a thing's state, what has not happened since)?"""
+    if _of_itself(part):
+        return True
+    if _past(part):
+        return False
+    return bool(_THING.match(part) or (_NOW.search(part) and _NOT_SINCE.match(part)))
+
+
+def _mark(part: str) -> bool:
+    """Is ``part`` only a mark of the moment: a hurry or a pause, an aside, a reaction, a time of now?"""
+    return bool(_HURRY.match(part) or is_aside(part) or is_reaction(part) or _TODAY.match(part))
+
+
+def is_passing_state(sentence: str) -> bool:
+    """Whether ``sentence`` only says how something is right now (see the module)."""
+    said = squeeze(sentence.strip().replace("\u2019", "'")).rstrip(".!? ")
+    words = _WORD.findall(said)
+    if not words or len(words) > MAX_WORDS:
+        return False
+    if re.search(r"\b\d", _NUMBER_OF_NOW.sub(" ", said)):  # "the A66" is a name, "3 percent" a number of now
+        return False
+    if _LASTING.search(_NOW.sub(" ", said)) or _PERSON.search(_WAITED_FOR.sub(" ", said)) or _NAME.search(said):
+        return False
+    parts = [p for p in _PART_CUT.split(said) if p.strip()]
+    states = [_state(p) for p in parts]
+    for at in range(1, len(parts)):  # "Too tired, I can hardly keep my eyes open": a mood's effect, after a comma
+        states[at] = states[at] or bool(_MOOD.match(parts[at - 1]) and _MOOD_AFTER.match(parts[at]))
+    if not any(states) or not all(s or _mark(p) for p, s in zip(parts, states)):
+        return False
+    marked = any(_mark(p) and not s for p, s in zip(parts, states))
+    return marked or bool(_NOW.search(said)) or any(_of_itself(p) for p in parts)
+
+
+__all__ = ["MAX_WORDS", "is_passing_state"]
