@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
+import kioko_intelligence.change_pairs as change_pairs
 import kioko_intelligence.forget_context as context
 import kioko_intelligence.forget_requests as shapes
 import kioko_intelligence.rules as rules
@@ -167,6 +168,7 @@ class ForgetReading(TurnReading):
             return True
         slot = rules.SLOT_MENTION.match(phrase)
         words = tuple(w for w in content_words(about_user(phrase)) if w != "user" and w not in FORGET_FILLERS)
+        former = [w for w in words if w in FORMER] if len(words) > 1 else []
         if slot and slot.group(1).lower() in rules.SLOTS:
             key = rules.SLOTS[slot.group(1).lower()]
             record = self.memory.profile.record(key, **self.who)
@@ -178,16 +180,24 @@ class ForgetReading(TurnReading):
                 return True
             # a slot kept as a plain memory ("User's work email is ..."): the slot's own words name it
             words = content_words(key.replace("_", " "))
+        words = tuple(w for w in words if w not in former)  # "my old address": the address, not the newest one
         aliases = {w: _aliases(w) for w in words}
         query = " ".join([phrase, *(a for found in aliases.values() for a in found)])
         hits = [
             r for r in self.related(query, limit=50) if _loose_coverage(words, r.content, aliases) >= FORGET_COVERAGE
         ]
+        scanned: list[Record] = []
         if not hits and words:
             # the search matches whole stems ("pregnancy" does not find "pregnant"); a forget is rare, so the
             # user's memories are read once (at most SCANNED) with the looser coverage before giving up
-            hits = [r for r in _first(self.memory.store.scan(self.scope), SCANNED) if r.kind not in UNSCANNED]
-            hits = [r for r in hits if _loose_coverage(words, r.content, aliases) >= FORGET_COVERAGE]
+            scanned = [r for r in _first(self.memory.store.scan(self.scope), SCANNED) if r.kind not in UNSCANNED]
+            hits = [r for r in scanned if _loose_coverage(words, r.content, aliases) >= FORGET_COVERAGE]
+        if not hits and len(words) > 1:
+            hits = self.meant(phrase, words, aliases, scanned)
+        every = hits + self.replaced_by(hits) if former else []
+        if len(every) > 1:  # "my old address": the newest value in force stays, the ones it replaced go
+            newest = max(every, key=lambda r: (not _replaced(r), r.created_at))
+            hits = [r for r in every if r.id != newest.id]
         by_relation, triples = self.stated_relations(words, hits)
         hits += by_relation
         for index, record in enumerate(hits + self.replaced_by(hits)):
@@ -203,6 +213,22 @@ class ForgetReading(TurnReading):
             op = self.add("memory.delete", reason=f"the user asked to forget {phrase!r}")
             op.status, op.error = SKIPPED, "nothing in the user's memories matched"
         return True
+
+    def meant(
+        self, phrase: str, words: tuple[str, ...], aliases: dict[str, tuple[str, ...]], scanned: list[Record]
+    ) -> list[Record]:
+        """The memories a thing named in other words means ("my number plates" for "User's van's reg is KX19 BRV",
+        "my son's school name" for "User's son studies at St Paul's Co-ed"): among those holding part of its words
+        (:data:`MEANT_COVERAGE`), the ones the layer's semantic embedder finds nearest the request (within
+        :data:`MEANT_MARGIN` of the nearest, at least :data:`MEANT_FLOOR`). None with a lexical embedder: it relates
+        no texts that share no word."""
+        near = change_pairs.cosine_of(self.memory)
+        if near is None:
+            return []
+        held = [r for r in scanned if _loose_coverage(words, r.content, aliases) >= MEANT_COVERAGE]
+        scored = [(near(phrase, r.content), r) for r in held]
+        best = max((score for score, _ in scored), default=0.0)
+        return [r for score, r in scored if score >= max(MEANT_FLOOR, best - MEANT_MARGIN)]
 
     def keep_the_rest(self, record: Record, words: tuple[str, ...]) -> None:
         """What a memory said besides the item the user asked to forget, written again as a new memory of its kind
@@ -257,7 +283,8 @@ class ForgetReading(TurnReading):
             # pronoun resolved here, are ours
             pronoun = _pronoun(request.thing) or shapes.PERSON_PRONOUN.match(request.thing) is not None
             several = len(shapes.items_of(request.thing)) > 1
-            if by_rows and not (request.subject or pronoun or several or request.added):
+            last_talk = shapes.LAST_TALK.match(request.thing.strip(" .!?")) is not None  # the rows read one item
+            if by_rows and not (request.subject or pronoun or several or request.added or last_talk):
                 continue
             resolved = [] if request.at in earlier and _pronoun(request.thing) else self._resolve(request, texts)
             earlier.add(request.at)
@@ -270,7 +297,7 @@ class ForgetReading(TurnReading):
                     used.update(t for t in texts if _names(t, value))
                 if source is not None and len(texts[source].split()) <= 6 and request.firm:
                     used.add(texts[source])
-            if (by_rows and not ((pronoun or several) and resolved)) or not resolved:
+            if (by_rows and not ((pronoun or several or last_talk) and resolved)) or not resolved:
                 continue
             actions.setdefault(said, []).extend((what, value) for what, value, _ in resolved)
         # a request's own sentence is read by what reads it (the rows or the actions above), never only used up
@@ -296,6 +323,9 @@ class ForgetReading(TurnReading):
         """What a request asks to forget, as (``"kind"`` / ``"subject"`` / ``"item"``, what, the sentence its
         pronoun stood for)."""
         thing = request.thing.strip()
+        said_last = [thing] if not _pronoun(thing) else [c for at, c in request.antecedents if at >= request.at - 1][:1]
+        if any(shapes.LAST_TALK.match(c.strip(" .!?")) for c in said_last):
+            return [("session", "last", None)]  # "Everything I told you last time we talked, can you forget it?"
         person = bool(shapes.PERSON_PRONOUN.match(thing))
         if not (person or _pronoun(thing)):
             kind = shapes.kind_named(thing)
@@ -337,9 +367,14 @@ class ForgetReading(TurnReading):
             if held:
                 return held
             guess = guess or topics[:1]
-        # "it" after nothing is often "never mind" ("oh forget it"): the turn before only with a pointer at memory
-        just = thing.lower() in ("this", "that") or shapes.points_at_memory(texts[request.at])
-        return self._said_earlier(thing, person, collective, just) or guess
+        # "it" after nothing is often "never mind" ("oh forget it"): the turn before only with a pointer at memory;
+        # "any of that", "all of this" point as "that" does
+        core = _PART_OF.sub("", thing)
+        just = core.lower() in ("this", "that") or shapes.points_at_memory(texts[request.at])
+        found = self._said_earlier(core, person, collective, just) or guess
+        if core != thing and just and not person:  # "any of that": the turn before's memories as well
+            found = found + [("memory", i, None) for i in self.just_stored() if ("memory", i, None) not in found]
+        return found
 
     def _said_earlier(self, thing: str, person: bool, collective: bool, just: bool) -> Resolved:
         """What a pronoun with nothing before it in its turn stands for, from the session's earlier turns (newest
@@ -358,6 +393,10 @@ class ForgetReading(TurnReading):
                     return []
                 if held:
                     return held
+                role = _PERSON_ROLE.search(clause) if person else None
+                if role and self._would_forget([("item", f"everything about my {role.group(1)}", None)], earlier):
+                    # "You know the neighbour I mentioned?" / ... / "anything else about her": the neighbour
+                    return [("item", f"everything about my {role.group(1)}", None)]
                 if person:
                     continue
                 kind = shapes.kind_mentioned(clause) if collective else None
@@ -395,7 +434,9 @@ class ForgetReading(TurnReading):
         if what == "memory":
             self.add("memory.delete", target=value, reason="the user asked to forget what they had just said")
             return
-        if what == "subject":
+        if what == "session":
+            self.forget_last_session()
+        elif what == "subject":
             self.forget_subject(value)
         elif what == "kind" and value == "plans":
             records = [r for r in self.memory.memories(kinds={"procedural"}, **self.who) if _PLAN.search(r.content)]
@@ -404,6 +445,21 @@ class ForgetReading(TurnReading):
             self.forget_kind(f"forget all my {value}")
         else:
             self.forget(f"forget {value}")
+
+    def forget_last_session(self) -> None:
+        """ "Everything I told you last time we talked": every memory written in the user's last conversation before
+        this one (the session whose newest memory is the newest outside this session); a profile slot set then goes
+        too. Memories of other sessions stay, whatever they say."""
+        current = self.turn.session_id
+        newest: dict[str, float] = {}
+        held = [r for r in self.memory.memories(kinds=None, **self.who) if r.kind not in UNSCANNED]
+        for record in held:
+            if record.session_id and record.session_id != current:
+                newest[record.session_id] = max(newest.get(record.session_id, 0.0), record.created_at)
+        last = max(newest, key=lambda s: newest[s]) if newest else None
+        records = [r for r in held if last is not None and r.session_id == last]
+        reason = "the user asked to forget what they said in their last conversation"
+        self.delete_all(records, reason, "no memory of an earlier conversation is held")
 
     def known_names(self, names: list[str]) -> list[str]:
         """The ``names`` some memory of the user holds: "Engagement with Halvorsen ended, purge everything about
@@ -503,10 +559,12 @@ _GIVEN = r"[A-Z][a-z][\w'-]*(?:\s+[A-Z][a-z][\w'-]*)?"
 
 
 _PLAN = re.compile(r"\bplan\b", re.IGNORECASE)
+_PART_OF = re.compile(r"^(?:all|any|every\s+bit)\s+of\s+(?=(?:it|this|that)$)", re.IGNORECASE)
+"""A share of what a pronoun stands for ("any of that", "all of this"): read as the pronoun."""
 
 
 Resolved = list[tuple[str, str, int | None]]
-"""What a request asks to forget: (``"kind"`` / ``"subject"`` / ``"item"`` / ``"hold"``, what, the sentence its
+"""What a request asks to forget: (``"kind"`` / ``"subject"`` / ``"item"`` / ``"hold"`` / ``"session"``, what, the sentence its
 pronoun stood for, None for one of the session's earlier turns)."""
 _ONE_PERSON = re.compile(r"^(?:him|her|the\s+(?:man|woman|guy|lad|lass|bloke|girl|boy))$", re.IGNORECASE)
 """A pronoun for one person: with two names before it, whom it means is not known."""
@@ -579,6 +637,13 @@ def given_names(contents: list[str], role: str) -> list[str]:
 
 
 FORGET_COVERAGE = 0.75
+MEANT_COVERAGE = 0.5
+"""Share of a request's words a memory must hold to be matched by meaning (:meth:`ForgetReading.meant`)."""
+MEANT_FLOOR = 0.15
+MEANT_MARGIN = 0.05
+"""A memory matched by meaning is at least this near the request (cosine) and this near the nearest one."""
+FORMER = frozenset({"old", "previous", "previou", "former", "earlier"})
+"""Words (stems) that ask for the older of the values held ("my old address"): the newest one stays."""
 SCANNED = 20_000
 """At most this many of the user's memories are read when the search found nothing to forget."""
 UNSCANNED = frozenset({"summary", "working"})
@@ -586,6 +651,11 @@ UNSCANNED = frozenset({"summary", "working"})
 
 
 REPLACED_BACK = 8
+
+
+def _replaced(record: Record) -> bool:
+    """Whether a newer memory replaced ``record`` (superseded, or the older side of a marked conflict)."""
+    return bool(record.metadata.get("superseded_by") or record.metadata.get("conflicted_by"))
 
 
 def _ids(value: object) -> list[str]:
@@ -613,6 +683,10 @@ PEOPLE_WORDS = {
     r"supervisor|landlord|lawyer|doctor|dentist|therapist|accountant|trainer|tutor|teacher|coach|babysitter|nanny",
 }
 """The words a memory names a person by, per group ("User's neighbour Bill", "my aunt Rosa")."""
+_PERSON_ROLE = re.compile(
+    rf"\b(?:the|my|our)\s+({PEOPLE_WORDS['friends']}|{PEOPLE_WORDS['colleagues']}|{PEOPLE_WORDS['family']})\b", re.I
+)
+"""A person named by their role in an earlier turn ("You know the neighbour I mentioned?"): whom "her" may mean."""
 _PERSON = {
     group: re.compile(
         rf"\b(?:user's|my|our|his|her|their)\s+(?:\w+\s+)?(?:{words})s?\b|\b(?:{words})s?,?\s+[A-Z][a-z]+",

@@ -230,6 +230,11 @@ _TAKE_IT_OUT = re.compile(
 )
 """A thing said before, taken out ("All the health stuff, take it out"): a tentative request, read only when a
 memory holds what the pronoun stands for ("The bins, take them out" is a chore)."""
+_TAKE_MINE_OUT = re.compile(r"^(?P<thing>(?:my|our)\s+[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+out$", re.IGNORECASE)
+"""A thing of the user's taken out, asked of the assistant ("Could you take my work extension out?"): a tentative
+request, read only when a memory holds it ("Can you take my dog out?" with no memory of a dog is no forget; "I'll take
+my mum out" is not asked of the assistant)."""
+_ASKED = re.compile(r"(?:please|pls|kindly|(?:can|could|would|will)\s+(?:you|ya|u))\b", re.IGNORECASE)
 _OBJECT_END = re.compile(
     r"\s*[,;:\u2014\u2013]\s*|\s+from\s+(?:whatever|what|everything|anything|all)\s+(?:you|ye|u)\b.*$|"
     r"\s+(?:that\s+)?(?:you|ye|u)(?:'ve|\s+have)?\s+(?:got|have|know|hold|keep|stored)\b.*$|"
@@ -243,13 +248,16 @@ _OBJECT_END = re.compile(
 )
 SUBJECT_FRAME = re.compile(
     r"^(?:every\s+trace|all\s+traces?|any\s+trace|everything|anything|nothing|all|whatever|what|every\s+mention|"
-    r"any\s+mention)\s+"
-    r"(?:(?:that\s+)?(?:you|ye|u)(?:'ve|\s+have)?\s+(?:got|have|know|hold|keep|remember|stored)\s+)?"
+    r"any\s+mention)\s+(?:else\s+)?"
+    r"(?:(?:that\s+)?(?:you|ye|u)(?:'ve|\s+have)?\s+(?:got|have|know|hold|keep|remember|stored)\s+|"
+    r"(?:that\s+)?(?:i|we)(?:'ve|\s+have)?\s+(?:ever\s+|just\s+)?(?:said|told\s+you|mentioned|shared|wrote|"
+    r"typed)\s+)?"
     r"(?:about|on|of|mentioning|naming|touching|concerning|regarding|involving|to\s+do\s+with|related\s+to|"
     r"connected\s+(?:to|with))\s+(?P<subject>.+)$",
     re.IGNORECASE,
 )
-"""The thing as a subject ("anything you know touching them", "every trace of it", "whatever you hold on Gary")."""
+"""The thing as a subject ("anything you know touching them", "every trace of it", "whatever you hold on Gary"),
+also as what the user said of it ("what I said about my godson", "anything else about her")."""
 _STAYS = re.compile(
     r"\s+(?:(?:should|shall|must|can|may)(?:n't|\s+not)?|is\s+to|are\s+to)\s+(?:stay|remain|be\s+kept|be\s+stored|"
     r"be\s+there|be\s+left)\b.*$",
@@ -259,7 +267,8 @@ _STAYS = re.compile(
 _FRONTED = re.compile(r"^about\s+(?P<subject>.+?)\s+(?:you|ye|u)\s+(?:can|could|may|should)\s+", re.IGNORECASE)
 PERSON_PRONOUN = re.compile(r"^(?:him|her|them|the\s+(?:man|woman|guy|lad|lass|bloke|girl|boy)|that\s+family)$", re.I)
 THING_PRONOUN = re.compile(
-    r"^(?:it|this|that|these|those|them|the\s+lot|all\s+of\s+(?:it|that|them|this)|it\s+all|all\s+that|all|everything|"
+    r"^(?:it|this|that|these|those|them|the\s+lot|(?:all|any|every\s+bit)\s+of\s+(?:it|that|them|this)|it\s+all|"
+    r"all\s+that|all|everything|"
     r"every\s+one\s+of\s+them|them\s+all|all\s+of\s+them|the\s+whole\s+lot|this\s+one|that\s+one)$",
     re.IGNORECASE,
 )
@@ -310,7 +319,7 @@ _PRETEND = re.compile(
 )
 """An unsaying said as make-believe ("Pretend I never told you my salary", "pretend I never said that"): the thing
 after it, or what was just said."""
-_WH_CLAUSE = re.compile(r"^(?:where|when|what|who|how\s+much|how\s+many)\s+(?:i|we)\s+\w", re.IGNORECASE)
+_WH_CLAUSE = re.compile(r"^(?:where|when|what|who|how\s+much|how\s+many)\s+(?:i|we)(?:'m|'re|'ve)?\s+\w", re.I)
 """A thing said as what the user does ("Don't hold on to where I live", "forget how much I earn"): the forget
 rows read which slot says it."""
 _WH_THING = re.compile(
@@ -322,11 +331,13 @@ _WH_THING = re.compile(
 WITH_ITS = re.compile(
     r"^(?P<thing>.+?)\s+(?:and|&|plus)\s+(?:(?:(?:the|all\s+the)\s+(?:people|folks?|crowd|lot|gang)|everyone|everybody|"
     r"anyone|anybody)\s+(?:from|in|at|of|around)\s+(?:there|that\s+place|that\s+time|it)|(?:everything|anything|all)\s+"
-    r"(?:that\s+)?(?:goes|comes|went|came|go|come)\s+with\s+(?:it|that|them|him|her)|all\s+(?:of\s+)?(?:it|that))\b.*$",
+    r"(?:that\s+)?(?:goes|comes|went|came|go|come)\s+with\s+(?:it|that|them|him|her)|all\s+(?:of\s+)?(?:it|that)|"
+    r"(?:everything|anything|all)\s+(?:else\s+)?(?:about|on|of|to\s+do\s+with)\s+(?:it|that|them|him|her))\b.*$",
     re.IGNORECASE,
 )
 """A thing taken with all that goes with it ("Forget Halden and everything that goes with it", "forget Ballymena and
-the people from there"): a subject, everything naming it; not "the people" as a kind of memory."""
+the people from there", "forget them and everything about them"): a subject, everything naming it; not "the people"
+as a kind of memory."""
 
 
 @dataclass
@@ -402,7 +413,8 @@ def act_of(clause: str, whole: str) -> tuple[str, bool, bool] | None:
 
 
 def _act_of(clause: str, whole: str) -> tuple[str, bool, bool] | None:
-    said = _COURTESY.sub("", _LEAD.sub("", standard(clause.strip().rstrip(".!?"))), count=1).strip()
+    spoken = _LEAD.sub("", standard(clause.strip().rstrip(".!?")))
+    said = _COURTESY.sub("", spoken, count=1).strip()
     if _GONE.fullmatch(said):  # "That salary figure I gave you - gone, please": what the clause before named
         return ("it", False, True) if _POINTER.search(standard(whole)) else None  # "Misty? Gone." is news
     fronted_object = _FRONTED_OBJECT.match(said)
@@ -438,6 +450,8 @@ def _act_of(clause: str, whole: str) -> tuple[str, bool, bool] | None:
         verb, rest = found.group("verb").lower(), found.group("rest").strip()
         if verb in ("take", "get"):
             out = _TAKE_OUT.match(rest) or (_TAKE_IT_OUT.match(rest) if verb == "take" else None)
+            if out is None and verb == "take" and _ASKED.match(spoken):  # "Could you take my work extension out?"
+                out = _TAKE_MINE_OUT.match(rest)
             if out is None:
                 return None
             rest = re.sub(r"^out\s+(?=\S)", "", out.group("thing"), flags=re.IGNORECASE)  # "take out my X from ..."
@@ -445,6 +459,7 @@ def _act_of(clause: str, whole: str) -> tuple[str, bool, bool] | None:
             rest = re.sub(r"^(?:the|my)\s+(?:remark|comment|bit|line|note)\s+(?:about|on)\s+", "", rest, flags=re.I)
         weak = not re.fullmatch(STRONG, verb, re.IGNORECASE)
         firm = not weak
+        mine_out = verb == "take" and _TAKE_MINE_OUT.match(found.group("rest")) is not None
         if _MY_SAID_ME.match(rest) and DATA_NOUNS.search(_OBJECT_END.split(rest, maxsplit=1)[0].strip(" .!?")):
             rest = "my" + rest[2:]  # "bin me works number": "me" said for "my" before the user's data
         bare_act = not _PARTICLES.sub(
@@ -455,6 +470,8 @@ def _act_of(clause: str, whole: str) -> tuple[str, bool, bool] | None:
             or _POINTED.match(rest)
             or _TAKE_OUT.match(found.group("rest"))
             or _UNWANTED.search(whole)  # "Get rid of my email address, I don't want it stored"
+            or SUBJECT_FRAME.match(rest)  # "remove what I said about my godson": a thing the user said
+            or LAST_TALK.match(rest.strip(" .!?"))  # "delete what I said in our last chat"
         )
         head = _OBJECT_END.split(rest, maxsplit=1)[0].strip(" .!?")
         data = _DETERMINED.match(rest) is not None and DATA_NOUNS.search(head) is not None
@@ -462,7 +479,7 @@ def _act_of(clause: str, whole: str) -> tuple[str, bool, bool] | None:
         # "Drop every preference", "Wipe all my routines": a whole kind of the user's ("Clear out the workflows
         # folder" is not)
         owned_kind = _OWNED.match(head) is not None and kind_named(head) is not None
-        if weak and not (pointed or bare_act or data or said_bit or owned_kind):
+        if weak and not (pointed or bare_act or data or said_bit or owned_kind or mine_out):
             return None
         thing = rest
         if said_bit:  # "Lose the bit about my salary", "Drop the five-a-side stuff": the thing it points at
@@ -481,6 +498,8 @@ def _act_of(clause: str, whole: str) -> tuple[str, bool, bool] | None:
         if thing is None or not (_DETERMINED.match(thing) or _WH_CLAUSE.match(thing)):
             return None  # "Don't store passwords in plain text" is a rule, not a request to forget
     thing = re.sub(r"^(?:about|of|on)\s+", "", thing.strip(), flags=re.IGNORECASE)
+    if LAST_TALK.match(thing.strip(" .!?")):  # "what I said in our last chat": that conversation, said whole
+        return thing.strip(" .!?"), False, True
     along = WITH_ITS.match(_OBJECT_END.split(thing, maxsplit=1)[0].strip(" .!?"))
     if along:  # "Forget Halden and everything that goes with it": everything naming Halden
         return along.group("thing").strip(), True, firm or not weak_verb(found)
@@ -496,6 +515,18 @@ def _act_of(clause: str, whole: str) -> tuple[str, bool, bool] | None:
     if not thing and found is None:
         return None
     return thing, False, firm
+
+
+LAST_TALK = re.compile(
+    r"^(?:(?:every|any)thing|all|what|whatever|(?:all\s+)?the\s+(?:stuff|things))\s+(?:that\s+)?(?:(?:i|we)(?:'ve|\s+have)?\s+"
+    r"(?:told\s+you|said|talked\s+about|mentioned|shared|went\s+on\s+about)\s+(?:about\s+)?|from\s+)"
+    r"(?:last\s+time(?:\s+we\s+(?:talked|spoke|chatted|met))?|(?:in|during)\s+(?:our|the|my)\s+last\s+(?:chat|"
+    r"conversation|session|talk)|(?:our|the)\s+last\s+(?:chat|conversation|session|talk)|last\s+session)$|"
+    r"^(?:(?:all\s+of\s+)?(?:our|the|my)\s+last\s+(?:chat|conversation|session|talk))$",
+    re.IGNORECASE,
+)
+"""A thing named as what the user said in the conversation before this one ("Everything I told you last time we
+talked", "what I said in our last chat", "our last conversation"): every memory of that session."""
 
 
 def weak_verb(found: re.Match[str] | None) -> bool:
@@ -551,6 +582,12 @@ _ALONG = re.compile(
 )
 """A clause after a request naming one more thing it takes along: "coach and all", "Fraser n aw", "including Priya",
 "the photos too"."""
+_ALSO_ABOUT = re.compile(
+    r"^(?:or|and|nor|plus)\s+(?:(?:every\s+trace|any\s+trace|everything|anything|all)\s+(?:else\s+)?(?:about|on|of|to\s+"
+    r"do\s+with|concerning)\s+)(?P<subject>.+)$",
+    re.IGNORECASE,
+)
+"""A clause after a request that asks for a subject as well ("..., or anything else about her")."""
 _OWN_STATEMENT = re.compile(r"(?:i|we|he|she|they|it's|i'm|i've|i'll|we're|we've)\b", re.IGNORECASE)
 """A clause that starts with its own subject: no object of an act said bare before it."""
 _DETERMINED_PART = re.compile(r"(?:my|the|that|this|his|her|their|our)\s+\w", re.IGNORECASE)
@@ -652,6 +689,11 @@ def read_requests(sentences: list[str]) -> list[Request]:
                 thing = ", ".join([thing, *listed])
             found.append(Request(index, thing or "it", subject, list(reversed(before)), firm))
             for following in clauses[position + 1 :]:  # "..., coach and all", "..., Fraser n aw", "including Priya"
+                also = _ALSO_ABOUT.match(following.strip(" .!?"))
+                if also:  # "don't keep any of that, or anything else about her": her as a subject, too
+                    framed_also = _OBJECT_END.split(also.group("subject").strip(), maxsplit=1)[0].strip(" .!?")
+                    found.append(Request(index, framed_also, True, list(reversed(before)), True, True))
+                    continue
                 along = _ALONG.match(following.strip(" .!?"))
                 named = next((g for g in along.groups() if g), "") if along else ""
                 if named and not THING_PRONOUN.match(named):
@@ -663,7 +705,7 @@ def read_requests(sentences: list[str]) -> list[Request]:
 _AS_A_WHOLE = (
     r"(?:\s+(?:info|information|stuff|details|history|records|things|bits|data|matters|side))?s?"
     r"(?:\s+(?:about|of|on|to\s+do\s+with)\s+me)?(?:\s+(?:that\s+)?(?:i|we)(?:'ve|\s+have)?\s+(?:given|gave|told|shared)"
-    r"(?:\s+you)?)?\s*$"
+    r"(?:\s+you)?(?:\s+about)?)?\s*$"
 )
 """A category named as a whole, its word the head of the thing ("all my health info", "my family", "everything
 money-related about me", "all the phone numbers I've given you"): "my family photos" and "the health centre's
@@ -685,7 +727,12 @@ KIND_WORDS = (
     (re.compile(r"\b(?:people|persons|everyone|everybody|contacts)\b", re.I), "people"),
     (re.compile(r"\bplans\b", re.I), "plans"),
     (re.compile(r"\b(?:procedures|routines|processes|workflows|how-?tos|checklists)\b", re.I), "procedures"),
-    (re.compile(rf"\b(?:health|medical)(?:[- ](?:related|wise))?{_AS_A_WHOLE}", re.I), "health"),
+    (
+        re.compile(
+            rf"\b(?:health|medical)(?:[- ](?:related|wise))?(?:\s+(?:thing|stuff|business|matter))?{_AS_A_WHOLE}", re.I
+        ),
+        "health",
+    ),
     (re.compile(rf"\b(?:family|relatives){_AS_A_WHOLE}", re.I), "family"),
     (re.compile(rf"\b(?:children|kids){_AS_A_WHOLE}", re.I), "children"),
     (re.compile(rf"\b(?:money|financ(?:es|ial))(?:[- ](?:related|wise))?{_AS_A_WHOLE}", re.I), "money"),
@@ -755,6 +802,7 @@ def _users_data(thing: str) -> bool:
 
 __all__ = [
     "KIND_WORDS",
+    "LAST_TALK",
     "WITH_ITS",
     "Request",
     "act_of",
