@@ -289,7 +289,7 @@ class ForgetReading(TurnReading):
             resolved = [] if request.at in earlier and _pronoun(request.thing) else self._resolve(request, texts)
             earlier.add(request.at)
             if not request.firm and not by_rows and resolved != [("hold", "", None)]:
-                if not self._would_forget(resolved):
+                if not self._would_forget(resolved, numbered=request.numbered):
                     continue  # "Ditch that old sofa": nothing held is pointed at, the sentence is read as usual
                 request.firm = True
             for what, value, source in resolved:
@@ -304,7 +304,9 @@ class ForgetReading(TurnReading):
         used -= {texts[request.at] for request in requests}
         return actions, used
 
-    def _would_forget(self, resolved: list[tuple[str, str, int | None]], besides: list[str] | None = None) -> bool:
+    def _would_forget(
+        self, resolved: list[tuple[str, str, int | None]], besides: list[str] | None = None, numbered: bool = False
+    ) -> bool:
         """Whether forgetting ``resolved`` would take a memory (not only ones that merely repeat one of the turns
         ``besides``): the ops are made and taken back (ops are applied only after the turn is read)."""
         before = len(self.ops)
@@ -313,6 +315,10 @@ class ForgetReading(TurnReading):
         made = self.ops[before:]
         del self.ops[before:]
         taken = [op for op in made if op.status != SKIPPED and op.op == "memory.delete"]
+        if numbered:  # "Just scrap the parking spot": only a memory giving it a number ("... is number 38")
+            targets = [op.target for op in taken if isinstance(op.target, str)]
+            records = [r for r in self.memory.store.get(self.scope, targets) if r is not None] if targets else []
+            return any(shapes.NUMBERED.search(r.content) for r in records)
         if not besides:
             return bool(taken) or any(op.status != SKIPPED for op in made)
         targets = [op.target for op in taken if isinstance(op.target, str)]

@@ -123,8 +123,9 @@ WEAK = (
 what is kept or at a thing said, and then only a tentative one when no pointer is said (see :class:`Request`)."""
 BINNING = frozenset({"scrap", "bin", "ditch", "scrub", "trash", "junk", "nuke", "turf", "dump", "toss", "chuck"})
 """The everyday verbs whose only sense is getting rid of something: they open a forget of a kind or a category as
-"delete" does. A tentative request of one on any "the/my X" a memory holds ("Scrap the parking spot") was tried and
-dropped: it lost a probe of the never-read halves that holds no forget (session 10)."""
+"delete" does. A tentative request of one on any "the/my X" a memory holds was tried and dropped: it lost a probe of
+the never-read halves that holds no forget (session 10); one on a thing a memory gives a number ("Scrap the parking
+spot" after "... is number 38") is read (:func:`binned_only`)."""
 KEEP = (
     r"keep|store|save|file|retain|hold\s+on\s*to|hang\s+on\s*to|hold\s+onto|hang\s+onto|record|log|note\s+down|"
     r"write\s+down|remember|hold"
@@ -157,7 +158,7 @@ _FRONTED_OBJECT = re.compile(
 )
 """The thing said first, then the act with nothing after it: "This customer number you shall please delete"."""
 DATA_NOUNS = re.compile(
-    r"\b(?:number|no|code|pin|password|passcode|passphrase|address|e-?mail|phone|mobile|id|username|user\s+name|"
+    r"\b(?:number|no|code(?:\s*word)?|safe\s*word|pin|password|passcode|passphrase|address|e-?mail|phone|mobile|id|username|user\s+name|"
     r"handle|login|log-in|details|combination|combo|registration|reg|postcode|zip|birthday|date\s+of\s+birth|dob|"
     r"account|snap|snapchat|insta|instagram|socials?)s?$",
     re.IGNORECASE,
@@ -234,6 +235,9 @@ _TAKE_MINE_OUT = re.compile(r"^(?P<thing>(?:my|our)\s+[\w'-]+(?:\s+[\w'-]+){0,3}
 """A thing of the user's taken out, asked of the assistant ("Could you take my work extension out?"): a tentative
 request, read only when a memory holds it ("Can you take my dog out?" with no memory of a dog is no forget; "I'll take
 my mum out" is not asked of the assistant)."""
+_LETS = re.compile(r"^(?:let's|lets|let\s+us)\s+", re.IGNORECASE)
+_NAME_ONLY = re.compile(r"(?:[A-Z][\w'-]+)(?:\s+[A-Z][\w'-]+){0,2}")
+"""A thing named by its name alone ("Tavira", "Port Isaac")."""
 _ASKED = re.compile(r"(?:please|pls|kindly|(?:can|could|would|will)\s+(?:you|ya|u))\b", re.IGNORECASE)
 _OBJECT_END = re.compile(
     r"\s*[,;:\u2014\u2013]\s*|\s+from\s+(?:whatever|what|everything|anything|all)\s+(?:you|ye|u)\b.*$|"
@@ -355,6 +359,8 @@ class Request:
     when a memory holds the thing; else the sentence is read as any other."""
     added: bool = False
     """A thing named after the request as taken along with it ("Forget all of it, coach and all")."""
+    numbered: bool = False
+    """Read only when a memory gives the thing a number: a binning verb on a thing named (:func:`binned_only`)."""
 
 
 def points_at_memory(text: str) -> bool:
@@ -405,16 +411,27 @@ def act_of(clause: str, whole: str) -> tuple[str, bool, bool] | None:
     firm (see :class:`Request`); None for no act. An empty thing is an act said bare ("Delete, please.").
 
     ``whole`` is the turn (a pointer at what is kept may be said in another of its clauses)."""
-    found = _act_of(clause, whole)
+    found = _act_of(clause, whole, binned=True)
     if found is None:
         return None
     thing, subject, firm = found
     return thing, subject, firm or subject or _POINTER.search(whole) is not None
 
 
-def _act_of(clause: str, whole: str) -> tuple[str, bool, bool] | None:
+def binned_only(clause: str, whole: str) -> bool:
+    """Whether ``clause`` is a request only as a binning verb on a thing ("Just scrap the parking spot"): read only
+    when a memory gives that thing a number (:data:`NUMBERED`)."""
+    return _act_of(clause, whole, binned=True) is not None and _act_of(clause, whole, binned=False) is None
+
+
+NUMBERED = re.compile(r"\b(?:is|are|was|'s)\s+(?:number\s+|no\.?\s+|#)?\d", re.IGNORECASE)
+"""A memory giving a thing a number ("User's parking spot in the garage on Boylston is number 38")."""
+
+
+def _act_of(clause: str, whole: str, binned: bool = False) -> tuple[str, bool, bool] | None:
     spoken = _LEAD.sub("", standard(clause.strip().rstrip(".!?")))
-    said = _COURTESY.sub("", spoken, count=1).strip()
+    ours = _LETS.match(spoken)  # "Let's drop Tavira altogether": the user and the assistant
+    said = _COURTESY.sub("", spoken[ours.end() :] if ours else spoken, count=1).strip()
     if _GONE.fullmatch(said):  # "That salary figure I gave you - gone, please": what the clause before named
         return ("it", False, True) if _POINTER.search(standard(whole)) else None  # "Misty? Gone." is news
     fronted_object = _FRONTED_OBJECT.match(said)
@@ -479,7 +496,14 @@ def _act_of(clause: str, whole: str) -> tuple[str, bool, bool] | None:
         # "Drop every preference", "Wipe all my routines": a whole kind of the user's ("Clear out the workflows
         # folder" is not)
         owned_kind = _OWNED.match(head) is not None and kind_named(head) is not None
-        if weak and not (pointed or bare_act or data or said_bit or owned_kind or mine_out):
+        # "Just scrap the parking spot": a binning verb on a thing named, tentative (see binned_only)
+        thrown = binned and verb in BINNING and _NAMED_THING.fullmatch(head) is not None
+        # "Let's drop Tavira altogether": a name, read only when a memory names it (pronouns after "let's" are
+        # "let's drop it", leaving a topic)
+        named = ours is not None and _NAME_ONLY.fullmatch(head) is not None
+        if ours and not named:
+            return None  # "let's forget it" is "never mind"; the rows read "let's forget X"
+        if weak and not (pointed or bare_act or data or said_bit or owned_kind or mine_out or thrown or named):
             return None
         thing = rest
         if said_bit:  # "Lose the bit about my salary", "Drop the five-a-side stuff": the thing it points at
@@ -687,7 +711,8 @@ def read_requests(sentences: list[str]) -> list[Request]:
                 listed.append(re.sub(r"^(?:and|&)\s+", "", following.strip(" .!?"), flags=re.IGNORECASE))
             if listed and _DETERMINED_PART.match(thing):
                 thing = ", ".join([thing, *listed])
-            found.append(Request(index, thing or "it", subject, list(reversed(before)), firm))
+            numbered = not firm and binned_only(clause, whole)
+            found.append(Request(index, thing or "it", subject, list(reversed(before)), firm, numbered=numbered))
             for following in clauses[position + 1 :]:  # "..., coach and all", "..., Fraser n aw", "including Priya"
                 also = _ALSO_ABOUT.match(following.strip(" .!?"))
                 if also:  # "don't keep any of that, or anything else about her": her as a subject, too
@@ -803,10 +828,12 @@ def _users_data(thing: str) -> bool:
 __all__ = [
     "KIND_WORDS",
     "LAST_TALK",
+    "NUMBERED",
     "WITH_ITS",
     "Request",
     "act_of",
     "asks_to_forget",
+    "binned_only",
     "clauses_of",
     "kind_mentioned",
     "items_of",

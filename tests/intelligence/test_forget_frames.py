@@ -286,3 +286,72 @@ def test_a_medical_thing_told_about_takes_the_health_memories(memory, asked: str
     assert not _holds(contents, "prediabetic"), contents
     assert not _holds(contents, "HbA1c"), contents
     assert _holds(contents, "Year 6"), contents
+
+
+@pytest.mark.parametrize(
+    ("said", "asked", "gone", "kept"),
+    [
+        (
+            ["My parking spot in the garage on Boylston is number 38.", "I've got Sox season tickets, bleachers."],
+            "Wicked annoying, they shuffled everybody. Just scrap the parking spot, I'll tell ya the new one later.",
+            "38",
+            "bleachers",
+        ),
+        (
+            ["My locker at the leisure centre is 214.", "I swim on Mondays."],
+            "Bin the locker, they've given everyone new ones.",
+            "214",
+            "Mondays",
+        ),
+        (
+            ["My desk on the third floor is 4B.", "I'm an actuary at Aviva."],
+            "Ditch the desk, we're all hot-desking now.",
+            "4B",
+            "actuary",
+        ),
+        (
+            ["Our family code word for school pickups is pineapple.", "The twins go to Holy Cross primary."],
+            "Scrub the code word. If it's written down anywhere it's no good to us.",
+            "pineapple",
+            "Holy Cross",
+        ),
+        (
+            ["Our safe word with the kids is marmalade.", "I work at the Co-op."],
+            "Bin the safe word, we've changed it.",
+            "marmalade",
+            "Co-op",
+        ),
+        (
+            ["We used to have a little holiday house in Tavira.", "Our neighbours in Tavira were the Costa family."],
+            "Let's drop Tavira altogether: the house, the neighbours, all of it.",
+            "Tavira",
+            "",
+        ),
+    ],
+)
+def test_a_binning_verb_on_a_numbered_thing_a_code_word_or_a_name(memory, said, asked, gone, kept) -> None:  # type: ignore[no-untyped-def]
+    contents = _after(memory, [said], asked)
+    assert not _holds(contents, gone), contents
+    assert not kept or _holds(contents, kept), contents
+
+
+@pytest.mark.parametrize(
+    ("said", "asked", "kept"),
+    [
+        (["The old sofa is knackered.", "I'm an actuary at Aviva."], "Ditch the old sofa.", "sofa"),
+        (
+            ["The Friday meeting is with the suppliers.", "I'm an actuary at Aviva."],
+            "Scrap the Friday meeting.",
+            "suppliers",
+        ),
+        (["My mate Tom lives in Leeds.", "I'm an actuary at Aviva."], "Let's drop Tom at the station first.", "Tom"),
+        (
+            ["We had a holiday house in Tavira.", "I'm an actuary at Aviva."],
+            "Let's drop it, I don't want to argue.",
+            "Tavira",
+        ),
+    ],
+)
+def test_a_binning_verb_on_a_thing_no_memory_numbers_forgets_nothing(memory, said, asked, kept) -> None:  # type: ignore[no-untyped-def]
+    contents = _after(memory, [said], asked)
+    assert _holds(contents, kept), contents
