@@ -39,7 +39,7 @@ from kioko_core.recall.sections import CLAUSES
 from kioko_core.store import Filter, Record, Scope
 from kioko_intelligence.asides import is_aside
 from kioko_intelligence.holders import held_records
-from kioko_intelligence.language import about_user
+from kioko_intelligence.language import about_user, is_request
 from kioko_intelligence.ops import SKIPPED, MemoryOp
 from kioko_intelligence.reactions import is_interruption, is_pause, is_reaction
 from kioko_intelligence.slot_additions import added, two_named_kinds
@@ -125,10 +125,23 @@ def has_cue(text: str) -> bool:
 
 
 def _statement(turn_text: str) -> bool:
-    """Does a sentence of the turn that carries the change cue say something (not a reaction, a pause or an
-    interruption)?"""
+    """Does a sentence of the turn that carries the change cue say something (not a reaction, a pause, an
+    interruption, an aside, nor a follow-up order whose only cue is the "now" it opens with)?"""
     sentences = [t for t in re.split(r"(?<=[.!?])\s+", turn_text.strip()) if has_cue(t)]
-    return any(not (is_reaction(t) or is_pause(t) or is_interruption(t) or is_aside(t)) for t in sentences)
+    return any(
+        not (is_reaction(t) or is_pause(t) or is_interruption(t) or is_aside(t) or _follow_up_order(t))
+        for t in sentences
+    )
+
+
+_NOW_OPENING = re.compile(r"^(?:(?:ok(?:ay)?|right|alright|so)[,\s]+)*now[,\s]+", re.IGNORECASE)
+
+
+def _follow_up_order(sentence: str) -> bool:
+    """An order to the assistant opened by "now", the next step of the talk ("Now make it rhyme.", "OK now translate
+    it"): its "now" is a word of sequence, not a change; a cue after it ("Now make it oat milk instead") still is."""
+    opened = _NOW_OPENING.match(sentence.strip())
+    return bool(opened and is_request(sentence) and not has_cue(sentence.strip()[opened.end() :]))
 
 
 def _cued_sentences(turn_text: str) -> str:

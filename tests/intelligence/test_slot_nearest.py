@@ -490,3 +490,22 @@ def test_what_the_cut_cue_reading_leaves_alone(turn: str, kept: str) -> None:
 def test_the_cut_cue_reading() -> None:
     assert _cue_cut("The Transit, rear brakes seized solid.", "Golf's back. Now the Transit, rear brakes seized solid.")
     assert _cue_cut("The bees sit at Ashby.", "Council took it. These days the bees sit at Ashby.")
+
+
+@pytest.mark.parametrize("order", ["Now make it funnier.", "OK now make it rhyme."])
+def test_a_follow_up_order_opened_by_now_is_no_change_of_the_nearest_memory(url: str, order: str) -> None:
+    """The rule took the "now" of a follow-up order for a change of the dog's name and stored the order as an
+    episode marked against it; that "now" is a word of sequence."""
+    memory = _said(url, "Our dog is a rescue greyhound called Pip.")
+    memory.record_turn(
+        "Write me a limerick about a greyhound.", "There once was a hound ...", user_id="u", session_id="s1"
+    )
+    report = memory.record_turn(order, "Here you go.", user_id="u", session_id="s1")
+    assert [f"{op.op} {op.description}" for op in report.ops if op.status == "applied"] == []
+    assert _in_force(memory) == ["Our dog is a rescue greyhound called Pip."]
+
+
+def test_a_change_said_as_an_order_after_now_is_still_marked(url: str) -> None:
+    memory = _said(url, "My usual order is a flat white with semi-skimmed milk.")
+    report = memory.record_turn("Now make it oat milk instead.", "Sure.", user_id="u", session_id="s1")
+    assert [op for op in report.ops if op.status == "applied" and "oat" in op.description]
