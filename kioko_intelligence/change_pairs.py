@@ -49,6 +49,7 @@ from kioko_core.embedding.embedders import embed_many, relates_unshared_words
 from kioko_core.reading.analysis import analyze
 from kioko_intelligence.slot_additions import added, two_named_kinds
 from kioko_intelligence.slot_subjects import different_subjects, someone_elses
+from kioko_intelligence.unworded_changes import restated
 
 SEARCHED = frozenset({"memories", "decisions", "procedures", "skills", "lessons"})
 """The context's sections whose memories the question's search found (not goals, safety facts, pins)."""
@@ -305,9 +306,10 @@ def changed_pairs(question: str, memories: Sequence[Any], near: Near | None = No
     pairs: dict[str, str] = {}
     taken: set[str] = set()
     for new in sorted(found, key=lambda m: -said_at(m.record)):
-        if new.record.id in taken or not says_change(new.record.content):
+        worded = says_change(new.record.content)
+        if new.record.id in taken or not (worded or near is not None):
             continue
-        if not change_answers(new.record.content, asked):
+        if worded and not change_answers(new.record.content, asked):
             continue
         older = [
             m
@@ -319,8 +321,15 @@ def changed_pairs(question: str, memories: Sequence[Any], near: Near | None = No
             and not different_subjects(new.record.content, m.record.content)
             and not someone_elses(new.record.content, m.record.content)
             and not _another_thing(new.record.content, m.record.content)
+            and (worded or (near is not None and not ADDING.search(new.record.content) and restated(new, m, near)))
         ]
-        if not older and len(stable) == 1 and stable[0].record.id not in taken and _may_change(new, stable[0]):
+        if (
+            not older
+            and worded
+            and len(stable) == 1
+            and stable[0].record.id not in taken
+            and _may_change(new, stable[0])
+        ):
             older = stable  # a profile slot or an instruction the question is about, and no searched memory
         if len(older) != 1:
             continue
