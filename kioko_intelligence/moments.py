@@ -59,8 +59,9 @@ _HURRY = re.compile(
 """A hurry or a pause said beside the state ("..., so quick one", "..., hang on")."""
 
 _LASTING = re.compile(
-    r"\b(?:since|for\s+(?:a|an|the|two|three|four|five|six|several|few|many|some|ages|years|months|weeks|days|good|"
-    r"ever|\d+)\b|until|till|til|every|each|always|usually|normally|often|never|anymore|any\s+more|these\s+days|"
+    r"\b(?:since|for\s+(?:ages|years|months|weeks|days|hours|good|ever|\d+)\b|for\s+(?:a|an|the|two|three|four|five|"
+    r"six|several|few|many|some)\s+(?:\w+\s+)?(?:minutes?|hours?|days?|weeks?|months?|years?|while|summer|winter|"
+    r"foreseeable|rest|time\s+being)\b|until|till|til|every|each|always|usually|normally|often|never|anymore|any\s+more|these\s+days|"
     r"lately|recently|from\s+now\s+on|for\s+good|permanently|finally|at\s+last|tomorrow|next|week|weekend|month|"
     r"year|season|term|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|june|"
     r"july|august|september|october|november|december|will|won't|'ll|going\s+to|gonna|plan|planning|want|wants|"

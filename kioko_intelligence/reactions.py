@@ -147,12 +147,26 @@ _THANKS_FOR = re.compile(
 most five words after "for", none of the user's, no digit and no name."""
 
 
+_TALK_HELP = re.compile(
+    r"^(?:the|your|that|this|those|these|all\s+the|all\s+your)?\s*(?:[a-z'-]+\s+){0,2}?(?:help|tips?|advice|suggestions?|"
+    r"ideas?|pointers?|recipes?|answers?|replies|reply|explanation|info|information|heads-up|heads\s+up|reminders?|"
+    r"chat|recs?|recommendations?|walkthrough|rundown|steps|feedback|input|support)"
+    r"(?:\s+(?:with|on|about|for|re)\s+(?:[a-z'-]+\s*){1,6}?)?"
+    r"(?:\s+(?:yesterday|earlier|last\s+time|the\s+other\s+day|last\s+night|this\s+morning))?$",
+    re.IGNORECASE,
+)
+"""What the assistant gave, thanked for ("the help with the cover letter yesterday", "the liniment tip"): the
+talk's help, with what it was about and when, at most six words of its matter."""
+
+
 def _thanks_for(sentence: str) -> bool:
     found = _THANKS_FOR.match(sentence.strip())
     if found is None:
         return False
     rest = found.group("rest")
     words = _WORD.findall(rest)
+    if not any(c.isdigit() for c in rest) and not any(w[:1].isupper() for w in words) and _TALK_HELP.match(rest):
+        return True
     return (
         0 < len(words) <= 5
         and not any(c.isdigit() for c in rest)
@@ -162,13 +176,26 @@ def _thanks_for(sentence: str) -> bool:
     )
 
 
+_OF_THE_REPLY = re.compile(
+    r"^(?:(?:honestly|oh|ah|wow|ha+|ooh|god|gosh|see|now)[,!.\s]+)*i\s+(?:(?:really|just|absolutely|do|totally)\s+)?"
+    r"(?:love|like|loved|liked|appreciate|appreciated|enjoyed|adore|dig|admire)\s+(?:how|the\s+way|what)\s+you(?:'ve)?\s+"
+    r"(?:(?:just|have|really)\s+)?(?:put|said|phrased|worded|explained|framed|described|wrote|written|handled|"
+    r"laid|broke|broken|summed|spelled|spelt|explained|answered|did|done)\s+(?:that|this|it|them)"
+    r"(?:\s+(?:up|out|down|there|for\s+me))?[\s.!]*$",
+    re.IGNORECASE,
+)
+"""The user's liking of how the assistant just said something ("I love how you put that.", "Honestly, I like the
+way you explained it"): the reply is pointed at ("that", "it"), so it is a reaction to it, not a standing wish ("I
+like how you use bullet points" names no reply and is read as usual)."""
+
+
 def is_reaction(sentence: str) -> bool:
     """Whether ``sentence`` only reacts to the assistant ("Sweet as, ta.", "Beauty, thanks eh.", "Y'all are quick.")
     or closes a letter ("Kind regards, Margaret.")."""
     sentence = squeeze(sentence.strip())  # "Ohhh, that makes sense now": a drawn-out word is the word
     if SIGN_OFF.fullmatch(re.sub(r"^(?i:with)\s+", "with ", sentence[:1].lower() + sentence[1:])):
         return True
-    if _thanks_for(sentence.replace("\u2019", "'")):
+    if _thanks_for(sentence.replace("\u2019", "'")) or _OF_THE_REPLY.match(sentence.replace("\u2019", "'")):
         return True
     sentence = _FOR_ME.sub("", sentence.replace("\u2019", "'"))  # "that is very helpful for me"
     sentence = _I_REACT.sub("understood", sentence)

@@ -190,3 +190,43 @@ def test_saying_the_answer_landed_stores_nothing(memory, text: str) -> None:
 def test_words_of_understanding_around_a_statement_are_no_reaction(text: str) -> None:
     assert not is_reaction(text)
     assert not is_pause(text)
+
+
+OF_THE_TALK = [
+    # thanks for what the assistant gave, with what it was about and when
+    "Thanks for the help with the cover letter yesterday.",
+    "Cheers for the advice on my visa application.",
+    "Ta for the heads-up about the parking earlier.",
+    "Thank you so much for the tips on sourdough.",
+    # a liking of how the reply just said it
+    "I love how you put that.",
+    "Honestly, I like the way you explained it.",
+    "Ooh I really like how you've laid that out.",
+]
+
+
+@pytest.mark.parametrize("text", OF_THE_TALK)
+def test_thanks_for_the_talks_help_and_a_liking_of_the_reply_store_nothing(memory, text: str) -> None:
+    memory.record_turn("I keep bees on an allotment in Stockport.", "Lovely.", **U)
+    report = memory.record_turn(text, "You're welcome.", **U)
+    assert is_reaction(text)
+    assert [f"{op.op} {op.description}" for op in report.ops if op.status == "applied"] == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I like how you use bullet points.",  # a standing wish: no reply pointed at
+        "I loved what you did with the wedding speech.",
+        "Thanks for the tip, I switched to oat milk.",  # news after the thanks
+        "Thanks for the help with my move to Leeds.",  # a name
+        "Thanks for the 3 tips.",
+    ],
+)
+def test_what_says_more_than_thanks_or_liking_is_no_reaction(text: str) -> None:
+    assert not is_reaction(text)
+
+
+def test_a_state_after_thanks_for_a_tip_stores_nothing(memory) -> None:  # type: ignore[no-untyped-def]
+    report = memory.record_turn("Cheers for the stretching tip, my calves are better for it.", "Great.", **U)
+    assert [f"{op.op} {op.description}" for op in report.ops if op.status == "applied"] == []
