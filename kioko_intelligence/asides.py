@@ -76,6 +76,14 @@ _SELF_NAME = re.compile(
     rf"(?:[,!.\s]+(?:{_NOW}|eh|huh|again|as\s+usual|as\s+always))*[.!\s]*$",
     re.IGNORECASE,
 )
+_SORRY_SELF = re.compile(
+    rf"^(?:sorry|soz|sry|apologies|forgive\s+me)[,!.\s]+(?:i'm|im|i\s+am)\s+(?:(?:such|so|just|really|a\s+bit|"
+    rf"completely|totally|absolutely|a\s+total|a\s+complete)\s+)*(?:an?\s+)?(?:{SELF_NAMES}|no\s+good|not\s+very\s+good)"
+    rf"\s+(?:at|with)\s+(?:[a-z'-]+\s*){{1,3}}[.!\s]*$",
+    re.IGNORECASE,
+)
+"""Self-deprecation offered as an apology for the talk ("Sorry, I'm rubbish with technology.", "Sorry, I'm useless
+with computers."): the apology makes it a remark of the moment; "I'm hopeless at maths" alone is read as usual."""
 _PASSED_ON = re.compile(
     r"^(?:(?:oh|and|also|lol|haha+|ha)\b[,!.\s]*)*(?:he|she|they|(?:my|the|our)\s+[a-z]+|[A-Z][a-z]+)\s+"
     r"(?:says?|said|sends?)\s+(?:hi|hello|hey|hiya|howdy|thanks|thank\s+you|cheers|ta|hi\s+back|hello\s+back|"
@@ -139,7 +147,7 @@ def is_aside(text: str) -> bool:
     said = squeeze(text.strip().replace("\u2019", "'"))
     if not said or any(c.isdigit() for c in said) or len(_WORD.findall(said)) > MAX_WORDS:
         return False
-    return any(p.match(said) for p in (_MOOD, _SELF_NAME, _PASSED_ON, _SARCASM, _NOISE, _HOW_IT_GOES))
+    return any(p.match(said) for p in (_MOOD, _SELF_NAME, _SORRY_SELF, _PASSED_ON, _SARCASM, _NOISE, _HOW_IT_GOES))
 
 
 __all__ = ["MAX_WORDS", "MOODS", "SELF_NAMES", "is_aside", "squeeze"]

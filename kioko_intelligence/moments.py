@@ -46,10 +46,14 @@ _NOW = re.compile(
     r"\b(?:right\s+now|just\s+now|this\s+(?:morning|afternoon|evening)|again|"
     r"after\s+(?:that|this|the|today's|this\s+morning's|all\s+that)\s+[a-z]+(?:\s+[a-z]+)?|"
     r"since\s+(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|noon|midday|breakfast|lunch|"
-    r"lunchtime|dinner|\d{1,2}(?::\d\d)?\s*(?:am|pm|o'clock)?|this\s+morning|i\s+(?:got|woke)\s+up))\b",
+    r"lunchtime|dinner|\d{1,2}(?::\d\d)?\s*(?:am|pm|o'clock)?|this\s+morning|i\s+(?:got|woke)\s+up)|"
+    r"while\s+i\s+was\s+[a-z]+(?:\s+[a-z]+){0,2}$|"
+    r"for\s+(?:\d+|a\s+few|a\s+couple\s+of|an|a\s+good|ten|twenty|thirty|forty|fifty|two|three|five)\s+"
+    r"(?:minutes|mins|hours?|hrs?))\b",
     re.IGNORECASE,
 )
-"""A time of now: a time of this day, "again", a cause just past ("after that hearing", "since six")."""
+"""A time of now: a time of this day, "again", a cause just past ("after that hearing", "since six", "while I was
+typing"), minutes or hours ("for 40 minutes")."""
 _TODAY = re.compile(r"^(?:today|tonight|this\s+(?:morning|afternoon|evening)|right\s+now|now|again)$", re.IGNORECASE)
 _HURRY = re.compile(
     r"^(?:(?:so|and|but)\s+)?(?:(?:a\s+)?quick\s+one|hang\s+on|hold\s+on|one\s+sec(?:ond)?|bear\s+with\s+me|"
@@ -80,44 +84,64 @@ _PERSON = re.compile(
 """Someone else than the user: what happens to them is theirs to keep."""
 _WAITED_FOR = re.compile(r"\b(?:waiting|queuing|queueing)\s+(?:for|on)\s+(?:my|the|our)\s+[a-z]+", re.IGNORECASE)
 """Whom a posture waits for ("waiting for my daughter"): the wait is the state, the daughter is not its news."""
-_NAME = re.compile(r"(?<!^)(?<!\bthe\s)(?<!\bThe\s)\b(?!I\b|I')[A-Z][a-z]+")
-"""A name other than the first word or a "the ..." ("the A66", "the Central line" are places of the moment)."""
+_NAME = re.compile(r"(?<!^)(?<!\bthe\s)(?<!\bThe\s)(?<!\boutside\s)(?<!\bnear\s)(?<!\bpast\s)\b(?!I\b|I')[A-Z][a-z]+")
+"""A name other than the first word, a "the ..." or a place passed ("the A66", "the Central line", "stuck outside
+Wigan" are places of the moment)."""
 _NUMBER_OF_NOW = re.compile(
-    r"\b\d+(?:\.\d+)?\s*(?:%|percent|per\s+cent)|\b\d{1,2}(?::\d\d)?\s*(?:am|pm|o'clock)\b", re.IGNORECASE
+    r"\b\d+(?:\.\d+)?\s*(?:%|percent|per\s+cent)|\b\d{1,2}(?::\d\d)?\s*(?:am|pm|o'clock)\b|\b\d{1,3}\s*(?:minutes|mins)\b",
+    re.IGNORECASE,
 )
-"""A number of the moment: a battery, a clock time; any other number may last."""
+"""A number of the moment: a battery, a clock time, minutes; any other number may last."""
 
 _ADVERBS = (
     r"(?:(?:gone|got|been|sat|stood|just|still|all|absolutely|completely|totally|so|really|well|proper|properly|"
     r"literally|right|a\s+bit|a\s+little|bit|dead|stone|bone|on)\s+)*"
 )
+_LEAD = r"(?:(?:honestly|ugh|oh|god|man|argh|sigh|well|so|and|but|lol|ha|blimey|jeez|right|urgh)\s+)*"
 _THING = re.compile(
-    rf"^(?:my|the|our)\s+(?:[\w'-]+\s+){{0,2}}?[\w'-]+?(?:'s|'re|\s+is|\s+are|\s+has|\s+have)\s+{_ADVERBS}[a-z'-]+",
+    rf"^{_LEAD}(?:my|the|our)\s+(?:[\w'-]+\s+){{0,2}}?[\w'-]+?(?:'s|'re|\s+is|\s+are|\s+has|\s+have)\s+{_ADVERBS}[a-z'-]+",
     re.IGNORECASE,
 )
 """A present state of a thing ("my tea's gone stone cold", "the A66 is a car park", "my feet are killing me")."""
+_BODY = re.compile(
+    rf"^{_LEAD}my\s+(?:brain|head|eyes|feet|back|legs|hands|fingers|neck|shoulders|stomach|tummy|throat|nose|body)"
+    r"(?:'s|'re|\s+is|\s+are)\s+(?!(?:being|getting|having)\b).*\b(?:today|tonight)\b",
+    re.IGNORECASE,
+)
+"""The user's body today ("Honestly my brain is mush today"): of the day by itself; "My back is being scanned
+today" is an appointment."""
+_TIME_LEFT = re.compile(
+    r"^(?:i've|i\s+have|i)\s+(?:only\s+)?got\s+(?:\d{1,3}|a|one|two|three|five|ten|fifteen|twenty|a\s+few|"
+    r"a\s+couple\s+of)\s+(?:minutes?|mins?|seconds?|secs?)(?:\s+(?:before|till|until)\s+(?:my|the)\s+next\s+[a-z]+)?$",
+    re.IGNORECASE,
+)
+"""The user's time right now ("I've got five minutes before my next call"): a state of now by itself."""
 _WEATHER = re.compile(
     rf"^(?:it's|it\s+is)\s+{_ADVERBS}(?:[a-z]+ing|{MOODS})\b(?:\s+(?:it\s+down|down|out|outside|here|in\s+here|"
     rf"out\s+there|up|today|tonight|this\s+(?:morning|afternoon|evening)))*$",
     re.IGNORECASE,
 )
-"""The weather's "it" ("It's absolutely chucking it down here", "It's freezing out"); "It's my birthday" is not."""
+_WEATHER_HERE = re.compile(
+    rf"^(?:it's|it\s+is)\s+{_ADVERBS}[a-z]+\s+(?:in\s+here|out\s+there|here|outside|out)$", re.IGNORECASE
+)
+"""The weather's "it" ("It's absolutely chucking it down here", "It's baltic in here"); "It's my birthday" is not."""
 _MOOD = re.compile(
-    rf"^(?:i'm|im|i\s+am)\s+(?:(?:so|really|very|totally|completely|absolutely|utterly|just|that|well|proper|"
+    rf"^(?:i'm|im|i\s+am|(?:i'm\s+|i\s+am\s+)?feeling)\s+(?:(?:so|really|very|totally|completely|absolutely|utterly|just|that|well|proper|"
     rf"properly|literally|a\s+bit|a\s+little|bit)\s+)*(?:{MOODS}|done|back|crying|dying|melting|shivering|"
-    rf"yawning|flagging|wilting|fading)\b|"
+    rf"yawning|flagging|wilting|fading|soaked|drenched|frozen|boiling|sweating)\b|"
     rf"^(?:so|that|too|bit|a\s+bit|really|proper|properly|absolutely|completely|totally)\s+(?:{MOODS})\b",
     re.IGNORECASE,
 )
 """A mood of the user, with its subject or without ("I'm so done", "I'm starving", "So tired")."""
 _MOOD_AFTER = re.compile(
-    r"^(?:with\s+(?:today|this|it\s+all|everything)|(?:that\s+)?i\s+(?:can|could)(?:n't|\s+not|\s+barely|\s+hardly)"
+    r"^(?:with\s+(?:today|this|it\s+all|everything)|than\s+(?:this\s+morning|earlier|yesterday|before)|(?:that\s+)?i\s+(?:can|could)(?:n't|\s+not|\s+barely|\s+hardly)"
     r"\s+[a-z\s]+)$",
     re.IGNORECASE,
 )
 """What may follow a mood: what it is with ("done with today") or its effect now ("... I can barely see straight")."""
 _NOT_SINCE = re.compile(
-    r"^(?:i\s+)?(?:haven't|have\s+not|hasn't|not)\s+[a-z]+|^(?:i've|i\s+have)?\s*been\s+(?:up|awake|on\s+my\s+feet)\b",
+    r"^(?:i\s+)?(?:haven't|have\s+not|hasn't|not)\s+[a-z]+|^(?:i've|i\s+have)?\s*been\s+(?:up|awake|on\s+my\s+feet|on\s+hold|waiting|"
+    r"sat\s+here|stuck\s+(?:here|in\s+traffic))\b",
     re.IGNORECASE,
 )
 """What has not happened, or has gone on, since a moment of today ("haven't eaten since six", "been up since five")."""
@@ -135,7 +159,7 @@ _STATE_BEFORE = re.compile(
 _NOT_EVENTS = frozenset("got set put let cut hit shut sat stood".split())
 """Past forms that are a state's participle here ("the cat's sat on my keyboard", "my tea's got cold")."""
 
-_PART_CUT = re.compile(r"\s*[,;:\u2014\u2013]\s*|\s+-+\s+")
+_PART_CUT = re.compile(r"\s*[,;:\u2014\u2013]\s*|\s+-+\s+|\s+and\s+(?=it's|it\s+is|my\s|the\s|i'm\s)")
 _WORD = re.compile(r"[^\W\d_]+(?:[-'][^\W\d_]+)*", re.UNICODE)
 
 
@@ -159,14 +183,20 @@ def _of_itself(part: str) -> bool:
     if mood:  # "I'm rubbish at maths" says more than a mood
         rest = re.sub(r"[^\w\s']", "", part[mood.end() :]).strip()
         return not rest or bool(_TODAY.match(rest) or _MOOD_AFTER.match(rest))
-    return bool(_POSTURE.match(part) or _WEATHER.match(part))
+    return bool(
+        _POSTURE.match(part)
+        or _WEATHER.match(part)
+        or _WEATHER_HERE.match(part)
+        or _BODY.match(part)
+        or _TIME_LEFT.match(part)
+    )
 
 
 def _state(part: str) -> bool:
     """Is ``part`` a state of now (a mood, a posture, the weather, a thing's state, what has not happened since)?"""
     if _of_itself(part):
         return True
-    if _past(part):
+    if _past(_NOW.sub(" ", part)):  # "while I was typing" dates the state, it tells no event
         return False
     return bool(_THING.match(part) or (_NOW.search(part) and _NOT_SINCE.match(part)))
 
@@ -174,6 +204,18 @@ def _state(part: str) -> bool:
 def _mark(part: str) -> bool:
     """Is ``part`` only a mark of the moment: a hurry or a pause, an aside, a reaction, a time of now?"""
     return bool(_HURRY.match(part) or is_aside(part) or is_reaction(part) or _TODAY.match(part))
+
+
+_THANKS = re.compile(r"^(?:thanks|thank\s+you|cheers|ta)\b.*\bfor\b", re.IGNORECASE)
+
+
+def _dates(part: str) -> bool:
+    """Does the mark ``part`` date what is beside it to the moment: a hurry or a pause, an aside, a time of now, thanks
+    for a tip ("Cheers for the liniment tip, the old boy's hips are better for it")? A bare interjection does not
+    ("Oh and the trams are great" is read)."""
+    return bool(
+        _HURRY.match(part) or is_aside(part) or _TODAY.match(part) or (_THANKS.match(part) and is_reaction(part))
+    )
 
 
 def is_passing_state(sentence: str) -> bool:
@@ -184,7 +226,11 @@ def is_passing_state(sentence: str) -> bool:
         return False
     if re.search(r"\b\d", _NUMBER_OF_NOW.sub(" ", said)):  # "the A66" is a name, "3 percent" a number of now
         return False
-    if _LASTING.search(_NOW.sub(" ", said)) or _PERSON.search(_WAITED_FOR.sub(" ", said)) or _NAME.search(said):
+    if (
+        _LASTING.search(_NOW.sub(" ", _TIME_LEFT.sub(" ", said)))
+        or _PERSON.search(_WAITED_FOR.sub(" ", said))
+        or _NAME.search(said)
+    ):
         return False
     parts = [p for p in _PART_CUT.split(said) if p.strip()]
     states = [_state(p) for p in parts]
@@ -192,7 +238,7 @@ def is_passing_state(sentence: str) -> bool:
         states[at] = states[at] or bool(_MOOD.match(parts[at - 1]) and _MOOD_AFTER.match(parts[at]))
     if not any(states) or not all(s or _mark(p) for p, s in zip(parts, states)):
         return False
-    marked = any(_mark(p) and not s for p, s in zip(parts, states))
+    marked = any(_dates(p) and not s for p, s in zip(parts, states))
     return marked or bool(_NOW.search(said)) or any(_of_itself(p) for p in parts)
 
 

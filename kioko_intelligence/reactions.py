@@ -38,7 +38,7 @@ bueno bene benissimo perfetto bien wunderbar toll prima genial top bravo chapeau
 bon bonne super très tres schön schon sehr gut muy bella bello buono ottimo świetnie swietnie dobrze dobre
 lush ace boss lekker sharp sorted spot-on lowkey highkey slaps bussin valid based elite peak banger goat vibes
 noice nais shweet sweeet coolio dandy nifty ripper stellar spiffy snazzy gorgeous fair play steady nicely interesting
-happy merry best
+happy merry best typical
 """.split()
 )
 """Words of praise or judgement of what was said."""

@@ -50,6 +50,12 @@ ASIDES = [
     "No that's wrong, try again.",
     # a mood the nearest-memory rule took for a change ("now")
     "I'm so bored right now.",
+    # a verbless day, a set phrase of self-reproach, self-deprecation offered as an apology
+    "Long day.",
+    "Bit of a rough week.",
+    "Me and my big mouth.",
+    "Sorry, I'm useless with computers.",
+    "Soz, I'm terrible at explaining things.",
 ]
 SAYS_MORE = [
     "I'm tired of my job at the call centre.",
@@ -68,6 +74,9 @@ SAYS_MORE = [
     "I wish I could speak Spanish.",
     "The day was long because the train broke down.",
     "Not bad for a first marathon, 4 hours 10.",
+    "Sorry, I'm allergic to nuts.",  # an apology before a fact, not before self-deprecation
+    "Big week, I start my new job Monday.",
+    "It's been a long week at the hospital with Mum.",
 ]
 
 

@@ -36,6 +36,15 @@ PASSING = [
     "Queuing at the post office, bear with me.",
     # how the day goes beside a state of the body
     "Rough shift, my back is killing me.",
+    # the body today, the user's time right now, waiting minutes, a state dated by what the user was doing
+    "Honestly my eyes are sore tonight.",
+    "I've got ten minutes before my next patient.",
+    "Been on hold with the council for 25 minutes.",
+    "Ugh, my soup's gone cold while I was on the phone.",
+    # a place passed, the weather of "in here", two states joined by "and", a feeling compared with earlier
+    "The bus is stuck outside Rochdale again.",
+    "The radiator's off and it's freezing in here.",
+    "Feeling a bit better than this morning.",
 ]
 LASTING = [
     "My knee's been bad since the op.",  # a span
@@ -58,6 +67,13 @@ LASTING = [
     "My task right now is to clean up the old S3 buckets.",  # a plan
     "The boiler's broken again and the plumber comes Tuesday.",
     "I left my keys at the gym again.",  # an event, not a state (not handled: a mishap of the moment)
+    "My back is being scanned today.",  # an appointment
+    "I've got two weeks before my next exam.",  # weeks, not minutes
+    "Been waiting for my visa for 3 months.",
+    "Feeling much better since the surgery.",
+    "My husband's stuck outside Leeds again.",  # someone else
+    "My car's in the garage and it's costing a fortune.",
+    "Oh and the trams are great.",  # a bare interjection dates nothing
 ]
 
 
