@@ -275,13 +275,17 @@ class OpExecutor:
         user_id, agent_id = scope.user_id, scope.agent_id
         key = _text_field(op, "key", "slot")
         if op.action == "set":
+            metadata = self._common(op, scope, session_id, router)["metadata"]
+            detail = op.fields.get("detail")
+            if isinstance(detail, str) and detail.strip():
+                metadata["detail"] = detail.strip()  # "at a vet practice in Truro": said with the value
             return self.memory.profile.set(
                 key,
                 _scalar_field(op, "value"),
                 user_id=user_id,
                 agent_id=agent_id,
                 session_id=session_id,
-                metadata=self._common(op, scope, session_id, router)["metadata"],
+                metadata=metadata,
             )
         if not self.memory.profile.remove(key, user_id=user_id, agent_id=agent_id):
             raise Skip(f"the profile has no {key!r}")

@@ -188,6 +188,7 @@ class _Reading(GoalReading, ForgetReading):
         graph = router.graph if router.graph is not None else getattr(memory, "auto_graph", False)
         super().__init__(memory, turn, bool(graph))
         self.router = router
+        self._detail = ""  # the tail of the last profile row read (rules.PROFILE's "detail" group)
 
     # -- a sentence
 
@@ -577,7 +578,11 @@ class _Reading(GoalReading, ForgetReading):
     # -- profile, preferences, relations
 
     def profile(self, text: str) -> bool:
+        self._detail = ""
         slots = self.slots(rules.TAIL.sub("", rules.NOT_TAIL.sub("", text)))
+        # where or for whom the user holds a job the row does not read as a slot ("at a vet practice in Truro",
+        # "in Dubai"): said with the job, it goes with the job's slot, and leaves with it when the job changes
+        detail = self._detail if slots and len(slots) == 1 and slots[0][0] == "job_title" else ""
         if slots is None and "," in text:
             parts = [rules.TAIL.sub("", p.strip()) for p in text.split(",") if p.strip()]
             read = [self.slots(p) if not re.fullmatch(r"\d{1,3}", p) else [("age", p, None)] for p in parts]
@@ -587,14 +592,21 @@ class _Reading(GoalReading, ForgetReading):
             return False
         relations = []
         for key, value, relation in slots:
-            if str(self.memory.profile.get(key, **self.who)) != value:
-                self.add(
+            held = self.memory.profile.record(key, **self.who)
+            if (
+                held is None
+                or str(held.metadata.get("value")) != value
+                or (detail and held.metadata.get("detail") != detail)
+            ):
+                op = self.add(
                     "profile.set",
                     key=key,
                     value=value,
                     reason=f"the user's {key.replace('_', ' ')}",
                     text_for_importance=text,
                 )
+                if detail:
+                    op.fields["detail"] = detail
             if relation and self.graph:
                 relations.append((relation, value))
         self._relations.extend(relations)
@@ -607,6 +619,7 @@ class _Reading(GoalReading, ForgetReading):
         if found:
             groups = {k: v for k, v in found[1].groupdict().items() if v}
             groups.pop("when", None)
+            self._detail = bare(groups.pop("detail", "") or "")
             if "team2" in groups:
                 groups["team"] = groups.pop("team2")
             return [

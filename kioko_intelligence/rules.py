@@ -251,7 +251,7 @@ PROFILE: tuple[Row, ...] = (
     ),
     row(
         "profile.set",
-        rf"^(?:i'm|i am)\s+(?:an?|the)\s+{_JOB}(?:\s+(?:at|for|in|with|of)\s+.+)?$",
+        rf"^(?:i'm|i am)\s+(?:an?|the)\s+{_JOB}(?:\s+(?P<detail>(?:at|for|in|with|of)\s+.+))?$",
         "I'm a teacher at a primary school in Leeds",
     ),
     row(

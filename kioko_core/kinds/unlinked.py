@@ -79,13 +79,19 @@ class Profile(RegisteredManager):
         metadata: dict[str, Any] | None = None,
         created_at: Any = None,
     ) -> Record:
-        """Set a slot (replacing its value); content ``"User's <slot> is <value>."``."""
+        """Set a slot (replacing its value); content ``"User's <slot> is <value>."``, followed by
+        ``metadata["detail"]`` when given (where or how the value holds, said with it: ``"User's job title is
+        receptionist, at a vet practice in Truro."``), which the next ``set`` replaces with the value."""
         slot, value = _slot(key), _value(value)
         scope = self._layer._scope(user_id, agent_id)
         merged = _metadata(metadata)
         merged.update(slot=slot, value=value)
         plural = slot.endswith("s") and not slot.endswith(("ss", "us"))  # "User's pronouns are they/them"
-        content = _sentence(f"User's {slot.replace('_', ' ')} {'are' if plural else 'is'} {value}")
+        statement = f"User's {slot.replace('_', ' ')} {'are' if plural else 'is'} {value}"
+        detail = merged.get("detail")
+        if isinstance(detail, str) and detail.strip():
+            statement += f", {detail.strip().rstrip('.')}"  # "User's job title is receptionist, at a vet practice"
+        content = _sentence(statement)
         return self._layer._add(
             content,
             user_id=user_id,
