@@ -79,11 +79,14 @@ _SELF_NAME = re.compile(
 _SORRY_SELF = re.compile(
     rf"^(?:sorry|soz|sry|apologies|forgive\s+me)[,!.\s]+(?:i'm|im|i\s+am)\s+(?:(?:such|so|just|really|a\s+bit|"
     rf"completely|totally|absolutely|a\s+total|a\s+complete)\s+)*(?:an?\s+)?(?:{SELF_NAMES}|no\s+good|not\s+very\s+good)"
-    rf"\s+(?:at|with)\s+(?:[a-z'-]+\s*){{1,3}}[.!\s]*$",
+    rf"\s+(?:at|with)\s+(?:[a-z'-]+\s*){{1,3}}[.!\s]*$|"
+    rf"^{_LEAD}(?:i'm|im|i\s+am)\s+(?:(?:such|so|just|really|a\s+bit|completely|totally|absolutely)\s+)*(?:an?\s+)?"
+    rf"(?:{SELF_NAMES})\s+(?:at|with)\s+(?:this|that|it|these|those)(?:\s+stuff)?[.!\s]*$",
     re.IGNORECASE,
 )
 """Self-deprecation offered as an apology for the talk ("Sorry, I'm rubbish with technology.", "Sorry, I'm useless
-with computers."): the apology makes it a remark of the moment; "I'm hopeless at maths" alone is read as usual."""
+with computers.") or said of the thing at hand ("Ha, I'm rubbish at this."): a remark of the moment; "I'm hopeless at
+maths" alone is read as usual."""
 _PASSED_ON = re.compile(
     r"^(?:(?:oh|and|also|lol|haha+|ha)\b[,!.\s]*)*(?:he|she|they|(?:my|the|our)\s+[a-z]+|[A-Z][a-z]+)\s+"
     r"(?:says?|said|sends?)\s+(?:hi|hello|hey|hiya|howdy|thanks|thank\s+you|cheers|ta|hi\s+back|hello\s+back|"
@@ -150,4 +153,10 @@ def is_aside(text: str) -> bool:
     return any(p.match(said) for p in (_MOOD, _SELF_NAME, _SORRY_SELF, _PASSED_ON, _SARCASM, _NOISE, _HOW_IT_GOES))
 
 
-__all__ = ["MAX_WORDS", "MOODS", "SELF_NAMES", "is_aside", "squeeze"]
+def reproaches_self(text: str) -> bool:
+    """Whether ``text`` is only a name the user calls themselves in passing ("God, I'm such a klutz", "Typical me")."""
+    said = squeeze(text.strip().replace("\u2019", "'"))
+    return bool(said) and len(_WORD.findall(said)) <= MAX_WORDS and _SELF_NAME.match(said) is not None
+
+
+__all__ = ["MAX_WORDS", "MOODS", "SELF_NAMES", "is_aside", "reproaches_self", "squeeze"]

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 
-from kioko_intelligence.asides import MOODS, is_aside, squeeze
+from kioko_intelligence.asides import MOODS, is_aside, reproaches_self, squeeze
 from kioko_intelligence.reactions import is_reaction
 from kioko_intelligence.rules import IRREGULAR_PAST, NOT_PAST
 
@@ -43,7 +43,7 @@ MAX_WORDS = 16
 """A state of the moment is said in a breath: a longer sentence says more."""
 
 _NOW = re.compile(
-    r"\b(?:right\s+now|just\s+now|this\s+(?:morning|afternoon|evening)|again|"
+    r"\b(?:right\s+now|rn|atm|just\s+now|this\s+(?:morning|afternoon|evening)|again|"
     r"after\s+(?:that|this|the|today's|this\s+morning's|all\s+that)\s+[a-z]+(?:\s+[a-z]+)?|"
     r"since\s+(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|noon|midday|breakfast|lunch|"
     r"lunchtime|dinner|\d{1,2}(?::\d\d)?\s*(?:am|pm|o'clock)?|this\s+morning|i\s+(?:got|woke)\s+up)|"
@@ -54,10 +54,12 @@ _NOW = re.compile(
 )
 """A time of now: a time of this day, "again", a cause just past ("after that hearing", "since six", "while I was
 typing"), minutes or hours ("for 40 minutes")."""
-_TODAY = re.compile(r"^(?:today|tonight|this\s+(?:morning|afternoon|evening)|right\s+now|now|again)$", re.IGNORECASE)
+_TODAY = re.compile(
+    r"^(?:today|tonight|this\s+(?:morning|afternoon|evening)|right\s+now|rn|atm|now|again)$", re.IGNORECASE
+)
 _HURRY = re.compile(
     r"^(?:(?:so|and|but)\s+)?(?:(?:a\s+)?quick\s+one|hang\s+on|hold\s+on|one\s+sec(?:ond)?|bear\s+with\s+me|"
-    r"brb|gotta\s+(?:run|go|dash)|got\s+to\s+(?:run|go|dash)|must\s+dash)$",
+    r"brb|(?:gotta|got\s+to|must)\s+(?:run|go|dash|be\s+quick))$",
     re.IGNORECASE,
 )
 """A hurry or a pause said beside the state ("..., so quick one", "..., hang on")."""
@@ -97,9 +99,9 @@ _ADVERBS = (
     r"(?:(?:gone|got|been|sat|stood|just|still|all|absolutely|completely|totally|so|really|well|proper|properly|"
     r"literally|right|a\s+bit|a\s+little|bit|dead|stone|bone|on)\s+)*"
 )
-_LEAD = r"(?:(?:honestly|ugh|oh|god|man|argh|sigh|well|so|and|but|lol|ha|blimey|jeez|right|urgh)\s+)*"
+_LEAD = r"(?:(?:honestly|ugh|oh|god|man|argh|sigh|well|so|and|but|lol|ha|blimey|jeez|right|urgh|yo|omg|aiyo|lah)\s+)*"
 _THING = re.compile(
-    rf"^{_LEAD}(?:my|the|our)\s+(?:[\w'-]+\s+){{0,2}}?[\w'-]+?(?:'s|'re|\s+is|\s+are|\s+has|\s+have)\s+{_ADVERBS}[a-z'-]+",
+    rf"^{_LEAD}(?:my|the|our|this|that)\s+(?:[\w'-]+\s+){{0,2}}?[\w'-]+?(?:'s|'re|\s+is|\s+are|\s+has|\s+have)\s+{_ADVERBS}[a-z'-]+",
     re.IGNORECASE,
 )
 """A present state of a thing ("my tea's gone stone cold", "the A66 is a car park", "my feet are killing me")."""
@@ -128,8 +130,8 @@ _WEATHER_HERE = re.compile(
 _MOOD = re.compile(
     rf"^(?:i'm|im|i\s+am|(?:i'm\s+|i\s+am\s+)?feeling)\s+(?:(?:so|really|very|totally|completely|absolutely|utterly|just|that|well|proper|"
     rf"properly|literally|a\s+bit|a\s+little|bit)\s+)*(?:{MOODS}|done|back|crying|dying|melting|shivering|"
-    rf"yawning|flagging|wilting|fading|soaked|drenched|frozen|boiling|sweating)\b|"
-    rf"^(?:so|that|too|bit|a\s+bit|really|proper|properly|absolutely|completely|totally)\s+(?:{MOODS})\b",
+    rf"yawning|flagging|wilting|fading|soaked|drenched|frozen|boiling|sweating|hot)\b|"
+    rf"^(?:so|that|too|bit|a\s+bit|really|proper|properly|absolutely|completely|totally)\s+(?:{MOODS}|hot)\b",
     re.IGNORECASE,
 )
 """A mood of the user, with its subject or without ("I'm so done", "I'm starving", "So tired")."""
@@ -145,6 +147,14 @@ _NOT_SINCE = re.compile(
     re.IGNORECASE,
 )
 """What has not happened, or has gone on, since a moment of today ("haven't eaten since six", "been up since five")."""
+_SPENT = re.compile(
+    r"^(?:i\s+)?(?:barely|hardly|didn't|did\s+not|only|never)\s+slept(?:\s+a\s+wink)?\s+last\s+night$|"
+    rf"^{_LEAD}i\s+(?:can't|cannot|can\s+barely|can\s+hardly)\s+(?:think|see|focus|concentrate|function)"
+    r"(?:\s+straight)?\s+(?:today|tonight|rn|right\s+now|this\s+(?:morning|afternoon|evening))$",
+    re.IGNORECASE,
+)
+"""How spent the user is: last night's sleep ("barely slept last night"), a mood's effect today ("I can't think
+straight today")."""
 _POSTURE = re.compile(
     r"^(?:just\s+|still\s+)?(?:sitting|sat|standing|stood|lying|waiting|queuing|queueing|stuck\s+in|"
     r"hanging\s+around|parked\s+up)\b",
@@ -189,6 +199,7 @@ def _of_itself(part: str) -> bool:
         or _WEATHER_HERE.match(part)
         or _BODY.match(part)
         or _TIME_LEFT.match(part)
+        or _SPENT.match(part)
     )
 
 
@@ -201,12 +212,38 @@ def _state(part: str) -> bool:
     return bool(_THING.match(part) or (_NOW.search(part) and _NOT_SINCE.match(part)))
 
 
+_JUDGED_TODAY = re.compile(
+    rf"^{_LEAD}(?:my|the|our|this|that)\s+(?:[\w'-]+\s+){{0,2}}?[\w'-]+?(?:'s|'re|\s+is|\s+are)\s+"
+    rf"(?:(?:so|really|very|absolutely|proper|properly|super|well|dead|a\s+bit|bit|too|extra|unbelievably)\s+[a-z'-]+|"
+    rf"(?:{MOODS}|slow|insane|mental|packed|rammed|dead|heaving|chaos|manic))\s+(?:today|tonight)$",
+    re.IGNORECASE,
+)
+"""A thing judged for today ("My internet is so slow today", "this coffee is terrible today"): the judgement of the
+day dates it; "The clinic is shut today" states a fact of the day and is read."""
+
+
 def _mark(part: str) -> bool:
     """Is ``part`` only a mark of the moment: a hurry or a pause, an aside, a reaction, a time of now?"""
-    return bool(_HURRY.match(part) or is_aside(part) or is_reaction(part) or _TODAY.match(part))
+    return bool(
+        _HURRY.match(part) or is_aside(part) or is_reaction(part) or _TODAY.match(part) or _EXASPERATED.match(part)
+    )
+
+
+_MISHAP = re.compile(
+    r"^(?:i\s+)?(?:just\s+|only\s+went\s+and\s+)?(?:forgot|left|spilled|spilt|dropped|burnt|burned|knocked|locked|"
+    r"missed|tripped|stubbed|banged|put)\s+(?:my|the|a|an|coffee|tea|myself)\b"
+    r"(?!\s+(?:job|career|licence|license|course|degree|place|flat|house|home|country|band|team|church|school|uni)\b)",
+    re.IGNORECASE,
+)
+"""A mishap of the user's just past ("forgot my password again", "spilled coffee on my shirt"): a passing thing only
+beside the name the user calls themselves for it ("I'm an idiot, forgot my password again")."""
 
 
 _THANKS = re.compile(r"^(?:thanks|thank\s+you|cheers|ta)\b.*\bfor\b", re.IGNORECASE)
+_EXASPERATED = re.compile(
+    r"^(?:ugh+|argh+|urgh+|sigh|typical|gah|grr+|ffs|oof|honestly|man|god|jeez|blimey)$", re.IGNORECASE
+)
+"""A sound of exasperation at what is happening ("My tea's gone lukewarm, ugh."), which dates it to the moment."""
 
 
 def _dates(part: str) -> bool:
@@ -214,7 +251,11 @@ def _dates(part: str) -> bool:
     for a tip ("Cheers for the liniment tip, the old boy's hips are better for it")? A bare interjection does not
     ("Oh and the trams are great" is read)."""
     return bool(
-        _HURRY.match(part) or is_aside(part) or _TODAY.match(part) or (_THANKS.match(part) and is_reaction(part))
+        _HURRY.match(part)
+        or is_aside(part)
+        or _TODAY.match(part)
+        or _EXASPERATED.match(part)
+        or (_THANKS.match(part) and is_reaction(part))
     )
 
 
@@ -234,12 +275,14 @@ def is_passing_state(sentence: str) -> bool:
         return False
     parts = [p for p in _PART_CUT.split(said) if p.strip()]
     states = [_state(p) for p in parts]
+    if any(reproaches_self(p) for p in parts):  # "God, I'm such a klutz, spilled coffee on my shirt"
+        states = [s or bool(_MISHAP.match(p)) for p, s in zip(parts, states)]
     for at in range(1, len(parts)):  # "Too tired, I can hardly keep my eyes open": a mood's effect, after a comma
         states[at] = states[at] or bool(_MOOD.match(parts[at - 1]) and _MOOD_AFTER.match(parts[at]))
     if not any(states) or not all(s or _mark(p) for p, s in zip(parts, states)):
         return False
     marked = any(_dates(p) and not s for p, s in zip(parts, states))
-    return marked or bool(_NOW.search(said)) or any(_of_itself(p) for p in parts)
+    return marked or bool(_NOW.search(said)) or any(_of_itself(p) or _JUDGED_TODAY.match(p) for p in parts)
 
 
 __all__ = ["MAX_WORDS", "is_passing_state"]

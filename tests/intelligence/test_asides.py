@@ -56,6 +56,7 @@ ASIDES = [
     "Me and my big mouth.",
     "Sorry, I'm useless with computers.",
     "Soz, I'm terrible at explaining things.",
+    "Ha, I'm useless at this.",
 ]
 SAYS_MORE = [
     "I'm tired of my job at the call centre.",

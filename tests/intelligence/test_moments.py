@@ -45,6 +45,15 @@ PASSING = [
     "The bus is stuck outside Rochdale again.",
     "The radiator's off and it's freezing in here.",
     "Feeling a bit better than this morning.",
+    # a thing judged for today, a hurry, a sound of exasperation, last night's sleep, a mood's effect today
+    "Yo my laptop is at 4%, gotta be quick.",
+    "My signal is so patchy today.",
+    "My coffee's gone lukewarm, ugh.",
+    "I'm so sleepy, barely slept last night.",
+    "Honestly I can't focus today.",
+    # a mishap beside the name the user calls themselves for it
+    "I'm such a wally, forgot my lanyard again.",
+    "Typical me, missed the bus again.",
 ]
 LASTING = [
     "My knee's been bad since the op.",  # a span
@@ -74,6 +83,10 @@ LASTING = [
     "My husband's stuck outside Leeds again.",  # someone else
     "My car's in the garage and it's costing a fortune.",
     "Oh and the trams are great.",  # a bare interjection dates nothing
+    "The clinic is shut today.",  # a fact of the day, not a judgement of it
+    "I'm an idiot, I left my job.",  # a mishap that lasts
+    "Silly me, forgot my mum's birthday.",  # someone else
+    "I'm hopeless, I forgot my passport and missed the flight to Rome.",
 ]
 
 
