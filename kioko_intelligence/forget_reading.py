@@ -366,6 +366,9 @@ class ForgetReading(TurnReading):
             kind = shapes.kind_mentioned(clause)
             if kind is not None:
                 return [("kind", kind, at)]
+            named_kind = next((k for t in context.topics(clause) if (k := shapes.kind_named(t))), None)
+            if named_kind is not None:  # "My finances are private, please remove all of that": the money
+                return [("kind", named_kind, at)]
             topics: Resolved = [("item", context.mine(t), at) for t in context.topics(clause)]
             # the clause's topic, else the first thing it names that a memory holds ("I shared the Aadhaar number
             # by mistake, kindly delete it"); a clause naming nothing held ("On second thoughts") is passed over

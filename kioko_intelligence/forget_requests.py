@@ -109,25 +109,41 @@ def standard(text: str) -> str:
     text = _SPELLED.sub(lambda m: SPELLINGS[m.group(0).lower()], text.translate(_QUOTES))
     if _PLEASE_PREFIX.search(text):
         text = _SOFTENERS.sub("", _PLEASE_PREFIX.sub("please ", text))
+    text = _BE_DOING.sub(lambda m: _BE_DONE[m.group(1).lower()], text)
     return _SPLIT_VERB.sub(lambda m: f"{m.group(1)} {m.group(3)} {m.group(2)}", text)
 
 
-STRONG = r"forget|erase|purge|expunge|unlearn|unsave|un-?remember|withdraw"
+_BE_DONE = {
+    "forgetting": "forget",
+    "erasing": "erase",
+    "deleting": "delete",
+    "removing": "remove",
+    "wiping": "wipe",
+    "clearing": "clear",
+    "scrubbing": "scrub",
+}
+_BE_DOING = re.compile(r"\bbe\s+(" + "|".join(_BE_DONE) + r")\b", re.IGNORECASE)
+"""A request said in the progressive ("Kindly be erasing my preferences"): the verb itself."""
+
+
+STRONG = r"forget|erase|purge|expunge|unlearn|unsave|un-?remember|un-?know|withdraw"
 """Verbs that take something out of what is kept whatever their object."""
 WEAK = (
     r"delete|remove|wipe(?:\s+out)?|scrub|clear(?:\s+out)?|drop|ditch|bin|scrap|toss|chuck|turf|lose|dump|trash|junk|"
-    r"nuke|cancel|strike|disregard|nix|yeet|axe|"
+    r"nuke|cancel|strike|disregard|discard|reset|nix|yeet|axe|"
     r"throw\s+(?:away|out)|get\s+rid\s+of|get\s+shot\s+of|let\s+go\s+of|take|get"
 )
 """Everyday verbs of getting rid of something ("wipe out the ash", "remove the lid"): an act only with a pointer at
 what is kept or at a thing said, and then only a tentative one when no pointer is said (see :class:`Request`)."""
-BINNING = frozenset({"scrap", "bin", "ditch", "scrub", "trash", "junk", "nuke", "turf", "dump", "toss", "chuck"})
+BINNING = frozenset(
+    {"scrap", "bin", "ditch", "scrub", "trash", "junk", "nuke", "turf", "dump", "toss", "chuck", "discard"}
+)
 """The everyday verbs whose only sense is getting rid of something: they open a forget of a kind or a category as
 "delete" does. A tentative request of one on any "the/my X" a memory holds was tried and dropped: it lost a probe of
 the never-read halves that holds no forget (session 10); one on a thing a memory gives a number ("Scrap the parking
 spot" after "... is number 38") is read (:func:`binned_only`)."""
 KEEP = (
-    r"keep|store|save|file|retain|hold\s+on\s*to|hang\s+on\s*to|hold\s+onto|hang\s+onto|record|log|note\s+down|"
+    r"keep\s+hold\s+of|keep|store|save|file|retain|hold\s+on\s*to|hang\s+on\s*to|hold\s+onto|hang\s+onto|record|log|note\s+down|"
     r"write\s+down|remember|hold"
 )
 """Verbs of keeping: refused ("don't keep it"), they ask to forget."""
@@ -137,7 +153,8 @@ _COURTESY = re.compile(
     r"^(?:(?:please|pls|kindly)\s+to\s+|(?:please|pls|kindly|just|so|and|then|now|also|simply|maybe|possibly|perhaps|actually)\s+|(?:can|could|would|will)\s+(?:you|ya|u)\s+|"
     r"(?:you\s+)?help\s+me\s+(?:to\s+)?|"
     r"you\s+(?:can|could|may|might|should|must|just|need\s+to)\s+|(?:i'd|i\s+would)\s+like\s+you\s+to\s+|"
-    r"i\s+(?:want|need)\s+you\s+to\s+|(?:you\s+)?(?:go\s+ahead\s+and|be\s+a\s+dear\s+and)\s+)+",
+    r"i\s+(?:want|need)\s+you\s+to\s+|(?:you\s+)?(?:go\s+ahead\s+and|be\s+a\s+dear\s+and)\s+|"
+    r"(?:would|is)\s+it\s+(?:be\s+)?possible\s+(?:for\s+(?:you|ya|u)\s+)?to\s+)+",
     re.IGNORECASE,
 )
 _ACT = re.compile(rf"^(?P<verb>{STRONG}|{WEAK})\b\s*(?P<rest>.*)$", re.IGNORECASE)
@@ -167,7 +184,8 @@ DATA_NOUNS = re.compile(
 number", "scrap the NHS number"), a request to forget when a memory holds it."""
 _REFUSED = re.compile(
     rf"(?:^|\b(?:you|ye|u)\s+)(?:mind\s+)?(?:don't|do\s+not|dont|didn't|did\s+not|never|mustn't|must\s+not|shouldn't|should\s+not|"
-    rf"needn't|need\s+not|no\s+need\s+to|won't|will\s+not|not)\s+(?:you\s+)?(?:dare\s+)?(?:to\s+)?(?:be\s+)?(?:{KEEP}|{KEEPING})\b\s*"
+    rf"needn't|need\s+not|no\s+need\s+to|no\s+point(?:\s+in)?(?=\s+(?:you|ya|u)\s)|won't|will\s+not|not)\s+(?:you\s+)?(?:dare\s+)?(?:to\s+)?"
+    rf"(?:be\s+)?(?:{KEEP}|{KEEPING})\b\s*"
     rf"(?P<rest>.*)$",
     re.IGNORECASE,
 )
@@ -179,12 +197,52 @@ _NOT_TO_KNOW = re.compile(
     re.IGNORECASE,
 )
 """A refusal said as what the user does not want the assistant to do: "I don't want you knowing my salary"."""
+_NOTHING_STAYS = re.compile(
+    r"^(?:nothing|none\s+of\s+(?:it|that|the\s+stuff))\s+(?:about|on|of|to\s+do\s+with|concerning)\s+(?P<rest>.+?)\s+"
+    r"(?:should|must|may|can|is\s+to|needs\s+to)\s+(?:stay|remain|be\s+kept|be\s+stored|be\s+saved|stick\s+around)\b",
+    re.IGNORECASE,
+)
+"""A refusal said as what must not stay ("Nothing about her should stay"): a forget of the subject."""
+_NOT_HAVE_KEPT = re.compile(
+    r"^(?:i'd|i\s+would|i)\s+(?:rather|prefer\s+to|prefer)\s+not\s+(?:to\s+)?have\s+(?P<rest>.+?)\s+(?:stored|kept|saved|"
+    r"recorded|written\s+down|on\s+(?:file|record))\b",
+    re.IGNORECASE,
+)
+"""A refusal said as what the user would rather not have kept ("I'd rather not have Callum's business stored anywhere")."""
+_UNEASY = re.compile(
+    r"^(?:i'm|i\s+am|i\s+(?:don't|do\s+not)\s+feel|i'm\s+not\s+feeling)\s+(?:not\s+)?(?:comfortable|ok|okay|happy)\s+"
+    r"(?:with\s+)?(?:you|ya|u)\s+(?:knowing|having|keeping|storing|remembering|holding)\s+(?:about\s+)?(?P<rest>.+)$",
+    re.IGNORECASE,
+)
+"""Unease at the assistant knowing something ("I don't feel comfortable with you knowing about Leo's exclusion")."""
+_NOT_KEPT = re.compile(
+    r"(?:\bif\s+|^(?:(?:can|could|would)\s+)?)(?P<rest>(?:(?!\bif\b).)+?)\s+(?:wasn't|weren't|isn't|aren't|was\s+not|"
+    r"were\s+not|is\s+not|are\s+not|not)\s+(?:be\s+)?(?:kept|stored|saved|remembered|recorded|held|written\s+down)\b",
+    re.IGNORECASE,
+)
+"""A wish or a question that something not be kept ("I'd appreciate it if my passport number wasn't kept", "That thing
+about Leo - can it not be saved?")."""
+_POSSESSED = re.compile(r"[A-Z][\w'-]*'s\s+\w")
+_AFFAIRS = re.compile(
+    r"(?P<name>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)'s\s+(?:business|affairs|stuff|things|life|situation|news|private\s+life|"
+    r"personal\s+stuff)",
+)
+"""Someone's affairs as a whole ("Callum's business", "Leo's stuff"): everything about them."""
+"""A thing named as someone's ("Leo's exclusion")."""
+_REGRET = re.compile(
+    r"\b(?:regret|shouldn't\s+have|should\s+not\s+have|wish\s+i\s+(?:hadn't|had\s+not|never))\s+(?:telling|told|"
+    r"mentioning|mentioned|sharing|shared)\s+(?:you|ya|u)\s+(?:about\s+)?(?P<thing>.+)$",
+    re.IGNORECASE,
+)
+"""A regret at having told the assistant something ("I regret telling you about my manager"): what a bare act after it
+("Please erase.") takes."""
 _NO_NOTE = re.compile(
     r"^(?:retain|keep|hold|have|store)\s+no\s+(?:note|record|trace|copy|mention)s?\s+(?:of\s+)?(?P<rest>.*)$",
     re.IGNORECASE,
 )
 _NOT_HELD = re.compile(
-    r"^(?P<rest>.+?)\s+(?:shouldn't|should\s+not|mustn't|must\s+not|can't|cannot|isn't\s+to|is\s+not\s+to)\s+"
+    r"^(?:make\s+sure\s+)?(?P<rest>.+?)\s+(?:shouldn't|should\s+not|mustn't|must\s+not|can't|cannot|isn't\s+to|"
+    r"is\s+not\s+to|doesn't|does\s+not|don't|do\s+not|won't|will\s+not)\s+"
     r"(?:be|live|stay|sit|remain|be\s+kept|be\s+stored)\s+(?:in|on|anywhere|with)\b",
     re.IGNORECASE,
 )
@@ -198,14 +256,25 @@ _KEPT_PRIVATE = re.compile(
 stayed private"): a refusal to keep it, read only when a memory holds it ("I'd rather it stayed warm" is no
 request)."""
 _CAN_GO = re.compile(
-    r"^(?:so\s+)?(?P<rest>(?:that|this)\s+(?:[\w'-]+\s+){0,3}?[\w'-]+)\s+(?:can|could|may|should|must)\s+go"
-    r"(?:\s+(?:now|too|as\s+well))?$",
+    r"^(?:so\s+)?(?P<rest>(?:that|this)\s+(?:[\w'-]+\s+){0,3}?[\w'-]+|(?:anything|everything|all)\s+(?:about|on|"
+    r"to\s+do\s+with)\s+(?:[\w'-]+\s+){0,3}?[\w'-]+)\s+(?:can|could|may|should|must)\s+go"
+    r"(?:\s+(?:now|too|as\s+well|in\s+the\s+bin|out\s+the\s+window))?$",
     re.IGNORECASE,
 )
-"""A thing said before, let go ("I moved out, so that address can go"): a request to forget it, read only when a
-memory holds it ("that meeting can go ahead", "my daughter can go to the party" say more)."""
+"""A thing said before, let go ("I moved out, so that address can go", "Anything about my ex can go in the bin"): a
+request to forget it, read only when a memory holds it ("that meeting can go ahead", "my daughter can go to the
+party" say more)."""
+_WANTED_GONE = re.compile(
+    r"^(?:i'd|i\s+would|i\s+want|i\s+need)\s+(?:like\s+|love\s+)?(?P<rest>(?:that|this|the|my|our|it|all|any|every)\b"
+    r".*?)\s+(?:(?:deleted|erased|wiped|forgotten)\b|(?:gone|removed|binned)\s+(?:from|out\s+of|off)\s+(?:your|ur|the)\s+"
+    r"(?:memory|memories|notes|records?|files|system)\b)",
+    re.IGNORECASE,
+)
+"""A wish that something be gone ("I'd like the therapy stuff gone from your memory", "I want that number deleted");
+"gone" and "removed" only from what the assistant keeps ("I want the old shed gone by spring" is no request)."""
 _PASSIVE = re.compile(
-    r"(?:\bif\s+|\bthat\s+|^)(?P<rest>(?:(?!\bif\b).)+?)\s+(?:be|were|was|is|are|to\s+be|got|gets?|should\s+be)\s+"
+    r"(?:\bif\s+|\bthat\s+|^(?:(?:could|can|would|will|may)\s+)?)(?P<rest>(?:(?!\bif\b).)+?)\s+(?:(?:could|would|can|may|might|must|should)\s+be|be|were|was|is|are|to\s+be|"
+    r"got|gets?)\s+"
     r"(?:removed|deleted|erased|wiped|forgotten|purged|scrubbed|expunged|struck|binned|dropped)\b",
     re.IGNORECASE,
 )
@@ -235,28 +304,34 @@ _TAKE_MINE_OUT = re.compile(r"^(?P<thing>(?:my|our)\s+[\w'-]+(?:\s+[\w'-]+){0,3}
 """A thing of the user's taken out, asked of the assistant ("Could you take my work extension out?"): a tentative
 request, read only when a memory holds it ("Can you take my dog out?" with no memory of a dog is no forget; "I'll take
 my mum out" is not asked of the assistant)."""
+_FROM_MEMORY = re.compile(
+    r"^(?:from|out\s+of|off)\s+(?:your\s+|ur\s+|the\s+|my\s+)?(?:memory|memories|notes|records?|files|system)\b\s*",
+    re.IGNORECASE,
+)
 _LETS = re.compile(r"^(?:let's|lets|let\s+us)\s+", re.IGNORECASE)
 _NAME_ONLY = re.compile(r"(?:[A-Z][\w'-]+)(?:\s+[A-Z][\w'-]+){0,2}")
 """A thing named by its name alone ("Tavira", "Port Isaac")."""
 _ASKED = re.compile(r"(?:please|pls|kindly|(?:can|could|would|will)\s+(?:you|ya|u))\b", re.IGNORECASE)
 _OBJECT_END = re.compile(
     r"\s*[,;:\u2014\u2013]\s*|\s+from\s+(?:whatever|what|everything|anything|all)\s+(?:you|ye|u)\b.*$|"
+    r"\s+(?:they|he|she|we)(?:'ve|\s+have|\s+had)?\s+(?:changed|moved|reset|sold|swapped|replaced|cancelled|closed|"
+    r"left|gave|sent|got)\b.*$|"
     r"\s+(?:that\s+)?(?:you|ye|u)(?:'ve|\s+have)?\s+(?:got|have|know|hold|keep|stored)\b.*$|"
     r"\s+(?:that\s+|what\s+)?(?:i|we)(?:'ve|\s+have)?\s+(?:given|gave|give|told|tell|named|mentioned|said|shared|taught|showed|shown)\b.*$|"
     r"\s+(?:will|would|can|could)\s+(?:you|ya|ye|u|your)\s*$|\s+(?:please|pls|plz|thanks|cheers)\s+(?=\S).*$|\s+(?:and|but)\s+(?:keep|leave)\b.*$|\s+-\s+|\s+(?:because|since|as|cause|cos|'cause|so|but|and\s+(?:i|we))\s+|"
     r"\s+(?:from|out\s+of|off|in)\s+(?:your|ur|yer|the|my)\s+(?:memory|memories|notes|records?|books|files|head|brain|"
     r"system|list)\b.*$|\s+(?:on|in)\s+(?:file|record|the\s+record|memory)\b.*$|"
     r"\s+(?:for\s+me|for\s+good|entirely|completely|altogether|too|as\s+well|please|now|ah|lah|eh|"
-    r"hor|again|anymore|any\s+more|no\s+more|at\s+all|can|only|yeah|lol|thanks|ta|nah|na)\s*$",
+    r"hor|again|anymore|any\s+more|no\s+more|at\s+all|can|only|yeah|lol|thanks|ta|nah|na|ok|okay)\s*$",
     re.IGNORECASE,
 )
 SUBJECT_FRAME = re.compile(
     r"^(?:every\s+trace|all\s+traces?|any\s+trace|everything|anything|nothing|all|whatever|what|every\s+mention|"
-    r"any\s+mention)\s+(?:else\s+)?"
+    r"any\s+mention|(?:all|any|every)\s+references?)\s+(?:else\s+)?"
     r"(?:(?:that\s+)?(?:you|ye|u)(?:'ve|\s+have)?\s+(?:got|have|know|hold|keep|remember|stored)\s+|"
     r"(?:that\s+)?(?:i|we)(?:'ve|\s+have)?\s+(?:ever\s+|just\s+)?(?:said|told\s+you|mentioned|shared|wrote|"
     r"typed)\s+)?"
-    r"(?:about|on|of|mentioning|naming|touching|concerning|regarding|involving|to\s+do\s+with|related\s+to|"
+    r"(?:about|on|of|(?<=reference\s)to|(?<=references\s)to|mentioning|naming|touching|concerning|regarding|involving|to\s+do\s+with|related\s+to|"
     r"connected\s+(?:to|with))\s+(?P<subject>.+)$",
     re.IGNORECASE,
 )
@@ -278,13 +353,15 @@ THING_PRONOUN = re.compile(
 )
 _LEAD = re.compile(
     r"^(?:(?:right|ok(?:ay)?|so|well|oh|ah|ach|och|oi|eh|ey|ay|hey|omg|ugh|oops|sorry|boy|look|listen|actually|nah|yeah|"
-    r"no(?!\s+need)|hmm+|on\s+reflection|"
+    r"lol|lmao|haha|ha|"
+    r"no(?!\s+(?:need|point))|hmm+|on\s+reflection|"
     r"on\s+second\s+thoughts?|hold\s+on|wait|one\s+more\s+thing|by\s+the\s+way|also|and|but)\b[,!.]?\s+)+",
     re.IGNORECASE,
 )
 _VERB_START = re.compile(
     r"\s+(?:is|are|was|were|has|have|had|'s\s+(?:been|gone|got|stepped|left|moved|chucked|quit|done)|'ve|'re|will|"
-    r"would|should|shouldn't|must|mustn't|can|can't|could|did|does|do|don't|doesn't|didn't|got|gets|went|left|"
+    r"would|wouldn't|won't|isn't|aren't|wasn't|weren't|hasn't|haven't|couldn't|should|shouldn't|must|mustn't|can|"
+    r"can't|could|did|does|do|don't|doesn't|didn't|got|gets|went|left|"
     r"stepped|moved|quit|resigned|settled|withdrew)\b",
     re.IGNORECASE,
 )
@@ -309,7 +386,7 @@ _RETRACT = re.compile(
     re.IGNORECASE,
 )
 _UNWANTED = re.compile(
-    r"(?:^|\bi\s+)(?:don't|do\s+not|dont)\s+want\s+(?P<rest>(?:anything|everything|any\s+\w+|that|this|it|my\s+[\w\s'-]+?)"
+    r"(?:^|\bi\s+)(?:don't|do\s+not|dont)\s+want\s+(?P<rest>(?:anything|everything|any\s+\w+|that|this|it|him|her|them|my\s+[\w\s'-]+?)"
     r"(?:\s+(?:about|on|of|mentioning|concerning)\s+[\w\s'-]+?)?)\s+(?:hanging\s+(?:round|around|about)|kept|stored|saved|"
     r"on\s+(?:file|record)|lying\s+(?:around|about)|around|in\s+your\s+(?:memory|notes|records))\b",
     re.IGNORECASE,
@@ -317,12 +394,13 @@ _UNWANTED = re.compile(
 
 
 _PRETEND = re.compile(
-    r"^(?:just\s+)?pretend\s+(?:that\s+)?(?:i|we)\s+never\s+(?:said|mentioned|told\s+you(?:\s+about)?|brought\s+up|"
-    r"shared|typed|wrote)\b\s*(?P<rest>.*)$",
+    r"^(?:(?:just\s+)?pretend\s+(?:that\s+)?(?:i|we)\s+never\s+(?:said|mentioned|told\s+you(?:\s+about)?|brought\s+up|"
+    r"shared|typed|wrote)|make\s+it\s+(?:so|like|as\s+if)\s+(?:that\s+)?(?:you|ya|u)\s+never\s+(?:heard|knew|saw|learned|"
+    r"learnt)(?:\s+(?:about|of))?)\b\s*(?P<rest>.*)$",
     re.IGNORECASE,
 )
-"""An unsaying said as make-believe ("Pretend I never told you my salary", "pretend I never said that"): the thing
-after it, or what was just said."""
+"""An unsaying said as make-believe ("Pretend I never told you my salary", "pretend I never said that", "make it so
+you never heard about Gráinne"): the thing after it, or what was just said."""
 _WH_CLAUSE = re.compile(r"^(?:where|when|what|who|how\s+much|how\s+many)\s+(?:i|we)(?:'m|'re|'ve)?\s+\w", re.I)
 """A thing said as what the user does ("Don't hold on to where I live", "forget how much I earn"): the forget
 rows read which slot says it."""
@@ -376,7 +454,8 @@ def clauses_of(sentence: str) -> list[str]:
 
 _CLAUSE_CUT = re.compile(
     r"\s*[,;:\u2014\u2013]\s*|\s+-+\s+|\s+(?:so|and)\s+(?=(?:you\s+(?:can|could|may|might|should)|please|can\s+you|"
-    r"could\s+you)\s+(?:just\s+)?(?:forget|erase|delete|remove|wipe|drop|bin|scrap|ditch|clear)\b)",
+    r"could\s+you)\s+(?:just\s+)?(?:forget|erase|delete|remove|wipe|drop|bin|scrap|ditch|clear)\b|no\s+point\s+"
+    r"(?:in\s+)?(?:you\s+)?keeping\b)",
     re.IGNORECASE,
 )
 """Where a clause ends: a comma, a colon, a dash, and "so"/"and" before a request to forget ("Anouk's left the company
@@ -465,6 +544,7 @@ def _act_of(clause: str, whole: str, binned: bool = False) -> tuple[str, bool, b
     found = _ACT.match(said)
     if found is not None:
         verb, rest = found.group("verb").lower(), found.group("rest").strip()
+        rest = _FROM_MEMORY.sub("", rest)  # "Remove from memory: locker code": the thing after the colon
         if verb in ("take", "get"):
             out = _TAKE_OUT.match(rest) or (_TAKE_IT_OUT.match(rest) if verb == "take" else None)
             if out is None and verb == "take" and _ASKED.match(spoken):  # "Could you take my work extension out?"
@@ -509,8 +589,23 @@ def _act_of(clause: str, whole: str, binned: bool = False) -> tuple[str, bool, b
         if said_bit:  # "Lose the bit about my salary", "Drop the five-a-side stuff": the thing it points at
             thing, firm = said_bit.group("thing"), True
     else:
-        for pattern in (_NOT_TO_KNOW, _REFUSED, _NO_NOTE, _NOT_HELD, _PASSIVE, _KEPT_PRIVATE, _CAN_GO):
+        for pattern in (
+            _NOT_TO_KNOW,
+            _REFUSED,
+            _NO_NOTE,
+            _NOT_HELD,
+            _PASSIVE,
+            _KEPT_PRIVATE,
+            _CAN_GO,
+            _WANTED_GONE,
+            _UNEASY,
+            _NOT_KEPT,
+            _NOT_HAVE_KEPT,
+            _NOTHING_STAYS,
+        ):
             hit = pattern.search(said)
+            if hit is not None and pattern is _NOTHING_STAYS:  # "Nothing about her should stay"
+                return hit.group("rest").strip(), True, True
             if hit is not None:
                 # "this you must not keep": the thing said before the refusal
                 thing = hit.group("rest").strip() or said[: hit.start()].strip()
@@ -519,7 +614,7 @@ def _act_of(clause: str, whole: str, binned: bool = False) -> tuple[str, bool, b
                 asked = _WH_THING.match(_OBJECT_END.split(thing, maxsplit=1)[0].strip(" .!?"))
                 thing = asked.group("thing") if asked else thing  # "... knowing who my therapist is"
                 break
-        if thing is None or not (_DETERMINED.match(thing) or _WH_CLAUSE.match(thing)):
+        if thing is None or not (_DETERMINED.match(thing) or _WH_CLAUSE.match(thing) or _POSSESSED.match(thing)):
             return None  # "Don't store passwords in plain text" is a rule, not a request to forget
     thing = re.sub(r"^(?:about|of|on)\s+", "", thing.strip(), flags=re.IGNORECASE)
     if LAST_TALK.match(thing.strip(" .!?")):  # "what I said in our last chat": that conversation, said whole
@@ -532,6 +627,9 @@ def _act_of(clause: str, whole: str, binned: bool = False) -> tuple[str, bool, b
         return {"he": "him", "she": "her"}.get(exists.group(1).lower(), "them"), True, firm
     if _JUST_SAID.fullmatch(_OBJECT_END.split(thing, maxsplit=1)[0].strip(" .!?")):
         thing = "that"  # "forget I said that", "delete what I just told you": what the user has just said
+    affairs = _AFFAIRS.fullmatch(_OBJECT_END.split(thing, maxsplit=1)[0].strip(" .!?"))
+    if affairs:  # "Callum's business", "Leo's stuff": everything about Callum
+        return affairs.group("name"), True, firm
     subject = SUBJECT_FRAME.match(thing)
     if subject:
         return _OBJECT_END.split(subject.group("subject").strip(), maxsplit=1)[0].strip(" .!?"), True, firm
@@ -701,6 +799,9 @@ def read_requests(sentences: list[str]) -> list[Request]:
             about = _ABOUT.match(clauses[position - 1].strip()) if position and not thing else None
             if about:  # "About my address: delete."
                 thing, firm = about.group("thing").strip(" .!?"), True
+            regret = next((m for _, c in reversed(before) if (m := _REGRET.search(c.strip(" .!?")))), None)
+            if not thing and regret:  # "I regret telling you about my manager. Please erase."
+                thing, subject, firm = _OBJECT_END.split(regret.group("thing"), maxsplit=1)[0].strip(" .!?"), True, True
             if not thing and not found:
                 before.append((index, clause))  # "then wipe": a step, unless a request came before
                 continue

@@ -208,7 +208,7 @@ def _other_name(text: str, words: list[str]) -> bool:
     for found in _NAME.finditer(text):
         if found.group(0) not in _NOT_NAMES and not names(found.group(0), words):
             return True
-    first = text.split(" ", 1)[0].strip(",.:;")
+    first = text.split(" ", 1)[0].strip(",.:;").removesuffix("'s")  # "User's job title is baker": the user
     return bool(first[:1].isupper() and first not in _NOT_NAMES and not _pronoun(first) and not names(first, words))
 
 

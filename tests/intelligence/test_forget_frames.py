@@ -355,3 +355,226 @@ def test_a_binning_verb_on_a_numbered_thing_a_code_word_or_a_name(memory, said, 
 def test_a_binning_verb_on_a_thing_no_memory_numbers_forgets_nothing(memory, said, asked, kept) -> None:  # type: ignore[no-untyped-def]
     contents = _after(memory, [said], asked)
     assert _holds(contents, kept), contents
+
+
+@pytest.mark.parametrize(
+    ("said", "asked", "gone", "kept"),
+    [
+        (
+            ["My sister Priya is going through IVF.", "I work as a surveyor in Derby."],
+            "Priya wouldn't want that written down, so get rid of it.",
+            "IVF",
+            "surveyor",
+        ),
+        (
+            ["I'm seeing a therapist called Dr Hahn for my anxiety.", "I work as a surveyor in Derby."],
+            "I'd like the therapy stuff gone from your memory.",
+            "Hahn",
+            "surveyor",
+        ),
+        (
+            ["My salary is 48k.", "I work as a surveyor in Derby."],
+            "I'd love my salary info wiped from your notes.",
+            "48k",
+            "surveyor",
+        ),
+        (
+            ["My ex, Callum, still has my bike.", "I work as a surveyor in Derby."],
+            "Anything about my ex can go in the bin.",
+            "Callum",
+            "surveyor",
+        ),
+        (
+            ["I prefer aisle seats on planes.", "I like my coffee black.", "I work as a surveyor in Derby."],
+            "Kindly be erasing my preferences, all of them.",
+            "aisle",
+            "surveyor",
+        ),
+        (
+            ["Kemi from accounts is getting married in May.", "Kemi asked me to be a bridesmaid."],
+            "Kemi and me fell out. Don't want her in your memory no more.",
+            "Kemi",
+            "",
+        ),
+        (
+            ["Kemi from accounts is getting married in May.", "Kemi asked me to be a bridesmaid."],
+            "I would be most grateful if all reference to Kemi could be removed.",
+            "Kemi",
+            "",
+        ),
+        (
+            ["I'm seeing Dr Hahn for my anxiety.", "I work as a surveyor in Derby."],
+            "Could any references to Dr Hahn be deleted?",
+            "Hahn",
+            "surveyor",
+        ),
+        (
+            ["My locker code at the gym is 5521.", "I work as a surveyor in Derby."],
+            "lol forget the locker code they changed it",
+            "5521",
+            "surveyor",
+        ),
+        (
+            ["My NHS number is 485 777 3456.", "I work as a surveyor in Derby."],
+            "Delete from your notes: my NHS number.",
+            "3456",
+            "surveyor",
+        ),
+        (
+            ["I'm on sertraline, 50mg.", "I work as a surveyor in Derby."],
+            "The sertraline, don't keep hold of that.",
+            "sertraline",
+            "surveyor",
+        ),
+        (
+            ["My manager Gráinne is going on maternity leave.", "I work as a surveyor in Derby."],
+            "Can you make it so you never heard about Gráinne?",
+            "Gráinne",
+            "surveyor",
+        ),
+        (
+            ["My manager Gráinne is going on maternity leave.", "I work as a surveyor in Derby."],
+            "I regret telling you about my manager. Please erase.",
+            "Gráinne",
+            "surveyor",
+        ),
+        (
+            ["My son Leo has been excluded from school.", "I work as a surveyor in Derby."],
+            "I don't feel comfortable with you knowing about Leo's exclusion.",
+            "excluded",
+            "surveyor",
+        ),
+        (
+            ["My son Leo has been excluded from school.", "I work as a surveyor in Derby."],
+            "That thing about Leo - can it not be saved?",
+            "excluded",
+            "surveyor",
+        ),
+        (
+            ["My son Leo has been excluded from school.", "I work as a surveyor in Derby."],
+            "Bit of a weird ask but can you un-know the Leo stuff",
+            "excluded",
+            "surveyor",
+        ),
+        (
+            ["My son Leo has been excluded from school.", "I work as a surveyor in Derby."],
+            "Would it be possible to delete the school exclusion thing?",
+            "excluded",
+            "surveyor",
+        ),
+        (
+            ["My passport number is 533912877.", "I work as a surveyor in Derby."],
+            "Discard my passport number.",
+            "533912877",
+            "surveyor",
+        ),
+        (
+            ["My passport number is 533912877.", "I work as a surveyor in Derby."],
+            "I'd appreciate it if my passport number wasn't kept.",
+            "533912877",
+            "surveyor",
+        ),
+        (
+            ["My brother Callum got arrested last weekend.", "I'm a baker in Hull."],
+            "I'd rather not have Callum's business stored anywhere.",
+            "arrested",
+            "baker",
+        ),
+        (
+            ["I love sushi.", "I hate coriander.", "I'm a baker in Hull."],
+            "Reset my food preferences.",
+            "sushi",
+            "baker",
+        ),
+        (
+            ["I'm saving for a deposit, got 12k so far.", "I'm a baker in Hull."],
+            "My finances are private, please remove all of that.",
+            "12k",
+            "baker",
+        ),
+        (
+            ["My alarm code is 1987.", "I'm a baker in Hull."],
+            "Make sure that alarm code doesn't stay in your memory.",
+            "1987",
+            "baker",
+        ),
+        (
+            ["My locker code at the gym is 5521.", "I'm a baker in Hull."],
+            "The gym changed the lockers so no point you keeping the locker code.",
+            "5521",
+            "baker",
+        ),
+        (
+            ["My girlfriend Zara is moving in next month.", "I'm a baker in Hull."],
+            "Zara's out of the picture. Nothing about her should stay.",
+            "Zara",
+            "baker",
+        ),
+    ],
+)
+def test_requests_in_other_voices(memory, said, asked, gone, kept) -> None:  # type: ignore[no-untyped-def]
+    """A wish that it be gone, "X can go in the bin", a progressive ("be erasing"), "her" not wanted, "all
+    reference to X could be removed", "lol" and a new clause after the thing, "from memory:" before it, "keep hold
+    of"; "make it so you never heard about X", a bare act after a regret at telling, unease at the assistant knowing,
+    "can it not be saved?", "un-know", "would it be possible to", "discard", "if X wasn't kept"."""
+    contents = _after(memory, [said], asked)
+    assert not _holds(contents, gone), contents
+    assert not kept or _holds(contents, kept), contents
+
+
+@pytest.mark.parametrize(
+    ("said", "asked", "kept"),
+    [
+        (["The old shed is falling apart.", "I'm a surveyor."], "I want the old shed gone by spring.", "shed"),
+        (
+            ["The wedding is in June in Bath.", "I'm a surveyor."],
+            "Everything about the wedding can go ahead as planned.",
+            "Bath",
+        ),
+        (["The Friday meeting is at the depot.", "I'm a surveyor."], "Could the meeting be moved to Friday?", "depot"),
+        (["My son Leo is doing his GCSEs.", "I'm a surveyor."], "I regret telling Leo he could skip revision.", "GCSE"),
+        (["The batteries are in the drawer.", "I'm a surveyor."], "Discard the batteries when they're flat.", "drawer"),
+        (
+            ["My son Leo is doing his GCSEs.", "I'm a surveyor."],
+            "I'm not comfortable with Leo knowing my salary.",
+            "GCSE",
+        ),
+        (["My router is a BT Hub 6.", "I'm a surveyor."], "Reset my router, how do I do that?", "router"),
+        (
+            ["The old sofa is knackered.", "I'm a surveyor."],
+            "No point in keeping the old sofa, it's knackered.",
+            "sofa",
+        ),
+        (
+            ["The back door doesn't lock properly.", "I'm a surveyor."],
+            "Make sure the cat doesn't stay in the garage.",
+            "door",
+        ),
+    ],
+)
+def test_wishes_and_plans_that_are_no_forget(memory, said, asked, kept) -> None:  # type: ignore[no-untyped-def]
+    contents = _after(memory, [said], asked)
+    assert _holds(contents, kept), contents
+
+
+def test_a_pronoun_in_the_next_session_goes_with_a_person_the_profile_came_between(memory) -> None:  # type: ignore[no-untyped-def]
+    """A profile slot ("User's job title is baker") between the person's memory and "He's out on bail now" is the
+    user's, not another name: the chain of "he" stays open (it ended at "User's")."""
+    contents = _after(
+        memory,
+        [["My brother Callum got arrested last weekend.", "I'm a baker."], ["He's out on bail now."]],
+        "Actually can you forget about my brother altogether.",
+    )
+    assert not _holds(contents, "Callum"), contents
+    assert not _holds(contents, "bail"), contents
+    assert _holds(contents, "baker"), contents
+
+
+def test_a_pronoun_after_another_name_stays(memory) -> None:  # type: ignore[no-untyped-def]
+    contents = _after(
+        memory,
+        [["My brother Callum got arrested last weekend.", "My mate Jonno is a plumber."], ["He's out on bail now."]],
+        "Actually can you forget about my brother altogether.",
+    )
+    assert not _holds(contents, "Callum"), contents
+    assert _holds(contents, "bail"), contents
