@@ -273,3 +273,41 @@ def test_a_dictated_goal_is_stored_as_the_goal_it_heads() -> None:
     with kioko.intelligent("memory://?embedder=offline") as memory:
         report = memory.record_turn("goal run a half marathon by october", "Noted.", user_id="u")
     assert [op.op for op in report.ops] == ["goal.add"]
+
+
+# --- a hedge between the subject and a verb of doing or deciding (the hedger's voice, #33)
+
+
+@pytest.mark.parametrize(
+    ("said", "tidy"),
+    [
+        ("We've, um, kind of decided the garage can stay a garage.", "We've decided the garage can stay a garage."),
+        ("I sort of switched to oat milk.", "I switched to oat milk."),
+        ("We kinda moved to Leeds last spring.", "We moved to Leeds last spring."),
+        ("They sorta agreed to push the launch.", "They agreed to push the launch."),
+    ],
+)
+def test_a_hedge_before_the_verb_goes(said: str, tidy: str) -> None:
+    assert normalise(said) == tidy
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["What kind of dog is it?", "It's sort of blue.", "I want that kind of thing.", "We had a sort of picnic."],
+)
+def test_kind_of_that_is_no_hedge_before_a_verb_stays(said: str) -> None:
+    assert normalise(said) == said
+
+
+@pytest.mark.parametrize(
+    ("said", "op"),
+    [
+        ("We've, um, kind of decided the garage can stay a garage.", "decision.add"),
+        ("We sort of agreed to sell the boat.", "decision.add"),
+        ("I kind of like jazz.", "preference.add"),
+    ],
+)
+def test_a_hedged_decision_or_liking_is_read_as_one(said: str, op: str) -> None:
+    with kioko.intelligent("memory://") as memory:
+        report = memory.record_turn(said, "Noted.", user_id="hedger", session_id="s1")
+    assert [o.op for o in report.ops if o.status == "applied"] == [op]
