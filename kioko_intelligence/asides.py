@@ -34,7 +34,8 @@ MOODS = (
     r"good|great|fine|ok(?:ay)?|alright|happy|chuffed|buzzing|grand|overwhelmed|anxious|nervous|restless|"
     r"achy|sore|hungry|starving|cold|freezing|roasting|chilled|relaxed|calm|content|excited|hyped|pumped|"
     r"emotional|weepy|moody|off\s+colour|under\s+the\s+weather|out\s+of\s+sorts|not\s+great|not\s+bad|"
-    r"not\s+too\s+bad|so-so|up\s+and\s+down|all\s+over\s+the\s+place|dead\s+on\s+my\s+feet|running\s+on\s+empty"
+    r"not\s+too\s+bad|so-so|up\s+and\s+down|all\s+over\s+the\s+place|dead\s+on\s+my\s+feet|running\s+on\s+empty|"
+    r"swamped|snowed\s+under|flat\s+out|rushed\s+off\s+my\s+feet"
 )
 """Words for how someone feels at a moment, not a lasting state of health ("sick", "ill" and "in pain" are
 read as usual: they may be news the user wants kept)."""
@@ -87,6 +88,12 @@ _SORRY_SELF = re.compile(
 """Self-deprecation offered as an apology for the talk ("Sorry, I'm rubbish with technology.", "Sorry, I'm useless
 with computers.") or said of the thing at hand ("Ha, I'm rubbish at this."): a remark of the moment; "I'm hopeless at
 maths" alone is read as usual."""
+_AWAY = re.compile(
+    r"^(?:sorry|soz|sry|apologies)[,!.\s]+(?:i've|i\s+have|i'd|i\s+had)\s+been\s+(?:so\s+|a\s+bit\s+|really\s+)?"
+    r"(?:quiet|away|awol|mia|absent|off\s+the\s+radar|slow\s+to\s+reply|rubbish\s+at\s+replying|busy|swamped)[.!\s]*$",
+    re.IGNORECASE,
+)
+"""An apology for the user's silence ("Sorry I've been quiet", "Sorry, I've been AWOL"): of the talk, not of them."""
 _PASSED_ON = re.compile(
     r"^(?:(?:oh|and|also|lol|haha+|ha)\b[,!.\s]*)*(?:he|she|they|(?:my|the|our)\s+[a-z]+|[A-Z][a-z]+)\s+"
     r"(?:says?|said|sends?)\s+(?:hi|hello|hey|hiya|howdy|thanks|thank\s+you|cheers|ta|hi\s+back|hello\s+back|"
@@ -109,9 +116,10 @@ because everyone loves the taxman". The words after it are few and say nothing o
 _HOW_IT_GOES = re.compile(
     r"^(?:(?:oh|ah|ugh|man|god|honestly|well|yeah|meh|phew|ha)\b[,!.\s]*)*(?:(?:such|what)\s+an?\s+(?:\w+\s+)?"
     r"(?:day|week|morning|night|shift|evening|afternoon)(?:\s+(?:it's|it\s+has|it's\s+been|it\s+was|i've\s+had))?(?:\s+been)?|"
-    r"(?:(?:a\s+)?bit\s+of\s+an?\s+|hell\s+of\s+an?\s+|an?\s+)?(?:long|rough|busy|hard|tough|crazy|mad|hectic|manic|"
-    r"stressful|exhausting|brutal|grim|heavy|slow|full-on|mental|weird|shocking|awful|terrible|horrible)\s+"
-    r"(?:day|week|morning|night|shift|evening|afternoon)|"
+    r"(?:(?:it's\s+|it\s+has\s+|it\s+was\s+)?been\s+)?(?:(?:a\s+)?bit\s+of\s+an?\s+|hell\s+of\s+an?\s+|an?\s+)?"
+    r"(?:long|rough|busy|hard|tough|crazy|mad|hectic|manic|stressful|exhausting|knackering|brutal|grim|heavy|slow|"
+    r"full-on|mental|weird|shocking|awful|terrible|horrible)\s+(?:day|week|morning|night|shift|evening|afternoon|"
+    r"start|couple\s+of\s+(?:days|weeks)|few\s+(?:days|weeks))(?:\s+(?:at\s+work|today|so\s+far))?|"
     r"not\s+(?:bad|too\s+bad)(?:\s+at\s+all)?|same\s+old(?:,?\s+same\s+old)?|living\s+the\s+dream|can't\s+complain|"
     r"mustn't\s+grumble|getting\s+there|hanging\s+in\s+there|could\s+be\s+worse|could\s+be\s+better|surviving|"
     r"(?:no,?\s+)?(?:that's|that\s+is|it's)\s+(?:wrong|not\s+right|incorrect|not\s+it)(?:,?\s+try\s+again)?|"
@@ -150,7 +158,9 @@ def is_aside(text: str) -> bool:
     said = squeeze(text.strip().replace("\u2019", "'"))
     if not said or any(c.isdigit() for c in said) or len(_WORD.findall(said)) > MAX_WORDS:
         return False
-    return any(p.match(said) for p in (_MOOD, _SELF_NAME, _SORRY_SELF, _PASSED_ON, _SARCASM, _NOISE, _HOW_IT_GOES))
+    return any(
+        p.match(said) for p in (_MOOD, _SELF_NAME, _SORRY_SELF, _AWAY, _PASSED_ON, _SARCASM, _NOISE, _HOW_IT_GOES)
+    )
 
 
 def reproaches_self(text: str) -> bool:

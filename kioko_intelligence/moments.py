@@ -225,8 +225,18 @@ day dates it; "The clinic is shut today" states a fact of the day and is read.""
 def _mark(part: str) -> bool:
     """Is ``part`` only a mark of the moment: a hurry or a pause, an aside, a reaction, a time of now?"""
     return bool(
-        _HURRY.match(part) or is_aside(part) or is_reaction(part) or _TODAY.match(part) or _EXASPERATED.match(part)
+        _HURRY.match(part)
+        or is_aside(part)
+        or is_reaction(part)
+        or _TODAY.match(part)
+        or _EXASPERATED.match(part)
+        or _GREETING.match(part)
     )
+
+
+_GREETING = re.compile(
+    r"^(?:good\s+)?(?:morning|afternoon|evening|hi|hello|hey|hiya|howdy)(?:\s+again)?$", re.IGNORECASE
+)
 
 
 _MISHAP = re.compile(
@@ -267,20 +277,23 @@ def is_passing_state(sentence: str) -> bool:
         return False
     if re.search(r"\b\d", _NUMBER_OF_NOW.sub(" ", said)):  # "the A66" is a name, "3 percent" a number of now
         return False
+    parts = [p for p in _PART_CUT.split(said) if p.strip()]
+    said_over = " ".join(p for p in parts if not is_aside(p))  # "Sorry, been a hectic week": the aside's week passed
     if (
-        _LASTING.search(_NOW.sub(" ", _TIME_LEFT.sub(" ", said)))
+        _LASTING.search(_NOW.sub(" ", _TIME_LEFT.sub(" ", said_over)))
         or _PERSON.search(_WAITED_FOR.sub(" ", said))
         or _NAME.search(said)
     ):
         return False
-    parts = [p for p in _PART_CUT.split(said) if p.strip()]
     states = [_state(p) for p in parts]
     if any(reproaches_self(p) for p in parts):  # "God, I'm such a klutz, spilled coffee on my shirt"
         states = [s or bool(_MISHAP.match(p)) for p, s in zip(parts, states)]
     for at in range(1, len(parts)):  # "Too tired, I can hardly keep my eyes open": a mood's effect, after a comma
         states[at] = states[at] or bool(_MOOD.match(parts[at - 1]) and _MOOD_AFTER.match(parts[at]))
-    if not any(states) or not all(s or _mark(p) for p, s in zip(parts, states)):
+    if not all(s or _mark(p) for p, s in zip(parts, states)):
         return False
+    if not any(states):  # marks only: "Sorry I've been quiet, mad couple of weeks.", "Cheers for last time, legend."
+        return len(parts) > 1 and any(is_aside(p) or is_reaction(p) for p in parts)
     marked = any(_dates(p) and not s for p, s in zip(parts, states))
     return marked or bool(_NOW.search(said)) or any(_of_itself(p) or _JUDGED_TODAY.match(p) for p in parts)
 

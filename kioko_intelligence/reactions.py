@@ -159,6 +159,15 @@ _TALK_HELP = re.compile(
 talk's help, with what it was about and when, at most six words of its matter."""
 
 
+_BORNE = re.compile(
+    r"^(?:putting\s+up\s+with|listening\s+to|bearing\s+with|helping|humouring|humoring|indulging)\s+"
+    r"(?:me|my\s+(?:rambling|ramblings|questions|moaning|ranting))(?:\s+(?:out|today|again|earlier))?$",
+    re.IGNORECASE,
+)
+"""The assistant's patience with the user, thanked for ("Thanks for putting up with me.", "Cheers for listening to
+my rambling")."""
+
+
 def _thanks_for(sentence: str) -> bool:
     found = _THANKS_FOR.match(sentence.strip())
     if found is None:
@@ -166,6 +175,8 @@ def _thanks_for(sentence: str) -> bool:
     rest = found.group("rest")
     words = _WORD.findall(rest)
     if not any(c.isdigit() for c in rest) and not any(w[:1].isupper() for w in words) and _TALK_HELP.match(rest):
+        return True
+    if _BORNE.match(rest):
         return True
     return (
         0 < len(words) <= 5

@@ -57,6 +57,10 @@ ASIDES = [
     "Sorry, I'm useless with computers.",
     "Soz, I'm terrible at explaining things.",
     "Ha, I'm useless at this.",
+    # how the weeks have gone, an apology for the user's silence
+    "Been a knackering couple of weeks.",
+    "Bit of a slow start today.",
+    "Sorry, I've been AWOL.",
 ]
 SAYS_MORE = [
     "I'm tired of my job at the call centre.",
@@ -78,6 +82,7 @@ SAYS_MORE = [
     "Sorry, I'm allergic to nuts.",  # an apology before a fact, not before self-deprecation
     "Big week, I start my new job Monday.",
     "It's been a long week at the hospital with Mum.",
+    "Sorry, I've been in hospital.",
 ]
 
 

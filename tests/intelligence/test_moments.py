@@ -54,6 +54,10 @@ PASSING = [
     # a mishap beside the name the user calls themselves for it
     "I'm such a wally, forgot my lanyard again.",
     "Typical me, missed the bus again.",
+    # marks of the moment only: a greeting, an apology for silence, how the week went, thanks to the assistant
+    "Evening, been a hectic week.",
+    "Sorry I've been quiet, mad couple of weeks.",
+    "Cheers for last time, legend.",
 ]
 LASTING = [
     "My knee's been bad since the op.",  # a span
@@ -87,6 +91,8 @@ LASTING = [
     "I'm an idiot, I left my job.",  # a mishap that lasts
     "Silly me, forgot my mum's birthday.",  # someone else
     "I'm hopeless, I forgot my passport and missed the flight to Rome.",
+    "Sorry, been a hectic week, we moved house.",  # news beside the marks
+    "Morning, I'm in Leeds this week.",
 ]
 
 

@@ -202,6 +202,9 @@ OF_THE_TALK = [
     "I love how you put that.",
     "Honestly, I like the way you explained it.",
     "Ooh I really like how you've laid that out.",
+    # the assistant's patience
+    "Thanks for putting up with me.",
+    "Cheers for listening to my rambling.",
 ]
 
 
