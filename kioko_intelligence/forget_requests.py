@@ -256,7 +256,9 @@ _KEPT_PRIVATE = re.compile(
 stayed private"): a refusal to keep it, read only when a memory holds it ("I'd rather it stayed warm" is no
 request)."""
 _CAN_GO = re.compile(
-    r"^(?:so\s+)?(?P<rest>(?:that|this)\s+(?:[\w'-]+\s+){0,3}?[\w'-]+|(?:anything|everything|all)\s+(?:about|on|"
+    r"^(?:so\s+)?(?P<rest>(?:that|this)\s+(?:[\w'-]+\s+){0,3}?[\w'-]+|(?:the|my|our)\s+(?:[\w'-]+\s+){0,2}?"
+    r"(?:number|no|code|pin|password|reg|registration|plate|address|e-?mail|id|login|details)|"
+    r"(?:anything|everything|all)\s+(?:about|on|"
     r"to\s+do\s+with)\s+(?:[\w'-]+\s+){0,3}?[\w'-]+)\s+(?:can|could|may|should|must)\s+go"
     r"(?:\s+(?:now|too|as\s+well|in\s+the\s+bin|out\s+the\s+window))?$",
     re.IGNORECASE,
@@ -264,6 +266,11 @@ _CAN_GO = re.compile(
 """A thing said before, let go ("I moved out, so that address can go", "Anything about my ex can go in the bin"): a
 request to forget it, read only when a memory holds it ("that meeting can go ahead", "my daughter can go to the
 party" say more)."""
+_KEEP_OUT = re.compile(
+    r"^keep\s+(?P<rest>.+?)\s+out\s+of\s+(?:your|ur|yer|the)\s+(?:memory|memories|notes|records?|head|system|files)\b",
+    re.IGNORECASE,
+)
+"""A thing kept out of what the assistant keeps ("Can you keep my nan out of your memory?")."""
 _WANTED_GONE = re.compile(
     r"^(?:i'd|i\s+would|i\s+want|i\s+need)\s+(?:like\s+|love\s+)?(?P<rest>(?:that|this|the|my|our|it|all|any|every)\b"
     r".*?)\s+(?:(?:deleted|erased|wiped|forgotten)\b|(?:gone|removed|binned)\s+(?:from|out\s+of|off)\s+(?:your|ur|the)\s+"
@@ -602,6 +609,7 @@ def _act_of(clause: str, whole: str, binned: bool = False) -> tuple[str, bool, b
             _NOT_KEPT,
             _NOT_HAVE_KEPT,
             _NOTHING_STAYS,
+            _KEEP_OUT,
         ):
             hit = pattern.search(said)
             if hit is not None and pattern is _NOTHING_STAYS:  # "Nothing about her should stay"

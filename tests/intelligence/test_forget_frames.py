@@ -510,6 +510,18 @@ def test_a_binning_verb_on_a_thing_no_memory_numbers_forgets_nothing(memory, sai
             "Zara",
             "baker",
         ),
+        (
+            ["My nan Doreen has dementia, she's in a home in Rotherham.", "I'm a baker."],
+            "Can you keep my nan out of your memory?",
+            "Doreen",
+            "baker",
+        ),
+        (
+            ["My car reg is AB12 CDE.", "I'm a baker."],
+            "I've sold the car, the reg can go.",
+            "AB12",
+            "baker",
+        ),
     ],
 )
 def test_requests_in_other_voices(memory, said, asked, gone, kept) -> None:  # type: ignore[no-untyped-def]
@@ -540,6 +552,8 @@ def test_requests_in_other_voices(memory, said, asked, gone, kept) -> None:  # t
             "GCSE",
         ),
         (["My router is a BT Hub 6.", "I'm a surveyor."], "Reset my router, how do I do that?", "router"),
+        (["The kids love the beach at Filey.", "I'm a surveyor."], "The kids can go.", "Filey"),
+        (["Our dog Bramble steals bread.", "I'm a surveyor."], "Keep the dog out of the kitchen.", "Bramble"),
         (
             ["The old sofa is knackered.", "I'm a surveyor."],
             "No point in keeping the old sofa, it's knackered.",
