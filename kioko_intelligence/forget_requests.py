@@ -833,7 +833,12 @@ def read_requests(sentences: list[str]) -> list[Request]:
                 if named and not THING_PRONOUN.match(named):
                     found.append(Request(index, named, named[:1].isupper(), list(reversed(before)), True, True))
             before.append((index, clause))
-    return found
+    # one sentence may say its request twice ("Nothing to do with him should stay, please delete all": the wish
+    # and the act both name him): it is one request
+    once: dict[tuple[int, str, bool, bool], Request] = {}
+    for request in found:
+        once.setdefault((request.at, request.thing.lower(), request.subject, request.added), request)
+    return list(once.values())
 
 
 _AS_A_WHOLE = (
