@@ -60,3 +60,13 @@ def test_every_test_module_lives_in_an_area_folder() -> None:
     assert flat == [], f"put these test modules in the folder of their area: {flat}"
     areas = {path.parent.name for path in TESTS.rglob("test_*.py") if path.parent != TESTS}
     assert {"core", "drivers", "intelligence", "service", "cli"} <= areas, areas
+
+
+def test_every_support_module_has_a_name_of_its_own() -> None:
+    """Support modules are imported by their bare name (each area folder is on sys.path), so two of one name in two
+    folders shadow each other: whichever a worker imported first answers both, and the other folder's tests fail
+    to import (tests/intelligence/forget_support.py beside tests/privacy/forget_support.py did, under xdist)."""
+    names: dict[str, list[str]] = {}
+    for path in sorted(TESTS.rglob("*_support.py")):
+        names.setdefault(path.name, []).append(str(path.relative_to(TESTS)))
+    assert {name: paths for name, paths in names.items() if len(paths) > 1} == {}

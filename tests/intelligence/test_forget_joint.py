@@ -9,7 +9,7 @@ Real layers on memory:// and SQLite files, driven through the agent loop (record
 from __future__ import annotations
 
 import pytest
-from forget_support import contents_after, holds
+from forget_scene_support import contents_after, holds
 
 U = {"user_id": "kez"}
 

@@ -12,7 +12,7 @@ Real layers on memory:// and SQLite files, driven through the agent loop (record
 from __future__ import annotations
 
 import pytest
-from forget_support import contents_after, holds
+from forget_scene_support import contents_after, holds
 
 from kioko_core.privacy.subject_forget import _place_again
 from kioko_core.store import Record

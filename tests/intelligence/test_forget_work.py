@@ -10,7 +10,7 @@ Real layers on memory:// and SQLite files, driven through the agent loop (record
 from __future__ import annotations
 
 import pytest
-from forget_support import contents_after, holds
+from forget_scene_support import contents_after, holds
 
 from kioko_core.store import Record
 from kioko_intelligence.forget_reading import is_health_fact, is_work_fact, workplaces
