@@ -13,3 +13,17 @@ def play_sessions(memory: Any, sessions: list[list[str]], user_id: str) -> None:
             memory.recall(text, session_id=f"s{n}", user_id=user_id)
             memory.record_turn(text, "Okay.", session_id=f"s{n}", user_id=user_id)
         memory.end_session(f"s{n}", user_id=user_id)
+
+
+def semantic_layer(store: str, path: Any) -> Any:
+    """An intelligent layer with the semantic embedder (the default where it is installed; the suite's default is
+    the offline one) on ``store`` ("memory", or a SQLite file under ``path``)."""
+    import kioko
+
+    url = "memory://" if store == "memory" else f"sqlite:///{path / 'semantic.db'}"
+    return kioko.intelligent(url + "?embedder=semantic")
+
+
+def lines_with(text: str, word: str) -> list[str]:
+    """The lines of a context ``text`` that hold ``word``."""
+    return [line for line in text.splitlines() if word in line]

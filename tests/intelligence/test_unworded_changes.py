@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import partial
 
 import pytest
-from sessions_support import play_sessions
+from sessions_support import lines_with, play_sessions, semantic_layer
 
 import kioko
 from kioko_core.recall.context_text import RecalledMemory
@@ -24,18 +24,12 @@ U = {"user_id": "odile"}
 
 @pytest.fixture(params=["memory", "sqlite"])
 def memory(request, tmp_path):
-    # the semantic embedder (the default where it is installed; the suite's default is the offline one)
-    url = "memory://" if request.param == "memory" else f"sqlite:///{tmp_path / 'unworded.db'}"
-    url += "?embedder=semantic"
-    with kioko.intelligent(url) as layer:
+    with semantic_layer(request.param, tmp_path) as layer:
         yield layer
 
 
 _turns = partial(play_sessions, user_id=U["user_id"])
-
-
-def _lines(text: str, word: str) -> list[str]:
-    return [line for line in text.splitlines() if word in line]
+_lines = lines_with
 
 
 # --- what failed before: the old value was listed as current beside the new one, no change word said
