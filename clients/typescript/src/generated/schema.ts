@@ -1619,7 +1619,9 @@ export interface paths {
         get: operations["profile_get"];
         /**
          * Profile.Set
-         * @description ``memory.profile.set``: Set a slot (replacing its value); content ``"User's <slot> is <value>."``.
+         * @description ``memory.profile.set``: Set a slot (replacing its value); content ``"User's <slot> is <value>."``, followed by
+         *     ``metadata["detail"]`` when given (where or how the value holds, said with it: ``"User's job title is
+         *     receptionist, at a vet practice in Truro."``), which the next ``set`` replaces with the value.
          */
         put: operations["profile_set"];
         post?: never;
