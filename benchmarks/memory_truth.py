@@ -135,8 +135,14 @@ epilepsy, sobriety, a narrowed allergy, a pacemaker, a pregnancy), plus two keep
 before session 12 uses (a sheepdog trialler, a Dutch brewer, a zookeeper, a Filipino nurse, a crossword setter,
 Trinidad, Zimbabwean, Zambian, Norwegian, Quebec, Cornish, Scouse, Hong Kong, Ukrainian, Romanian and Mandarin
 grammar in English, an army officer's clipped notes, an undertaker's letters, an auctioneer, all lower case)
-(``dev25-first-run.md``). A probe may set ``max_chars``: its context must be no longer (the budget scenes, at the
-default budget).
+(``dev25-first-run.md``). ``dev27`` (29 scenes, 60 probes, 30 noop turns, session 14, written before any change
+made for it) forgets of one item (said as "scrub", "lose the bit about", "pretend I never mentioned", "could you not
+store", "delete that last one", two items at once, an item inside a memory that says more, an item with an old and a
+new value), of a subject (a cousin, an account, an ex named as "she", a group named as "them", a client by his
+role) and of a kind (medical, money, phone numbers, food likes and dislikes, appointments, the user's children),
+each with something said to keep, and small talk that must store nothing (passing states, questions and tasks for
+the assistant, thanks, moods, hypotheticals) (``dev27-first-run.md``). A probe may set ``max_chars``: its context
+must be no longer (the budget scenes, at the default budget).
 
 ``--check`` runs nothing: it lists, for the dev halves, the expectations a memory storing the turns as said
 could not satisfy (an entry no turn says, a stale value a later turn says again as current), and only counts
