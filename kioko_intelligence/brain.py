@@ -12,7 +12,7 @@ import threading
 from typing import TYPE_CHECKING, Any, Mapping
 
 from kioko_core.privacy.secrets import DropSecrets, get_logger
-from kioko_core.store import KiokoError, check_scope
+from kioko_core.store import KiokoError, Scope, check_scope
 from kioko_intelligence import slots
 from kioko_intelligence.events import LINKED, MANAGED
 from kioko_intelligence.executor import OpExecutor
@@ -181,6 +181,7 @@ class Intelligence:
             agent_id=scope.agent_id,
             session_id=session_id if isinstance(session_id, str) and session_id else None,
             served=_served(memory, scope.user_id, scope.agent_id, session_id)[0],
+            index=None if dry_run else self._turn_index(memory, scope),
         )
         replies = getattr(memory, "_replies", None)
         key = (turn.user_id, turn.agent_id, turn.session_id)
@@ -235,9 +236,10 @@ class Intelligence:
             dry_run=bool(dry_run),
             router=report.router,
             context=_served(memory, turn.user_id, turn.agent_id, session_id)[1],
+            turn=turn.index,
         )
         if not dry_run:
-            slots.apply(memory, report.ops, scope)
+            slots.apply(memory, report.ops, scope, turn.index)
         if not dry_run and any(op.action == "outcome" and op.status == APPLIED for op in report.ops):
             _forget_served(memory, turn)  # one "thanks, that worked" counts once
         if not dry_run and replies is not None and turn.session_id and turn.text("assistant"):
@@ -248,6 +250,22 @@ class Intelligence:
         if events is not None and events.wants(MANAGED):
             events.emit(MANAGED, report.to_dict())
         return report
+
+    def _turn_index(self, memory: MemoryLayer, scope: Scope) -> int | None:
+        """This turn's number in the scope's sequence: one more than the turns the maintenance counters hold
+        (:data:`.turn.TURN_KEY`); None when no scheduler counts them. Two turns of one scope managed at the same
+        moment may get one number (each counts after it applied): they read as one turn, as two turns a second
+        apart did before turns were numbered."""
+        counters = getattr(self.scheduler, "counters", None)
+        if counters is None:
+            return None
+        try:
+            return int(counters(memory, user_id=scope.user_id, agent_id=scope.agent_id)["turns"]) + 1
+        except KiokoError:
+            raise
+        except Exception:  # a custom scheduler's counters: the turn goes unnumbered
+            log.exception("reading the turn's number failed")
+            return None
 
     def _maintain(self, memory: MemoryLayer, report: ManageReport) -> None:
         """The scheduler's due tasks; a failure is logged and counted, never raised into the turn."""

@@ -49,6 +49,7 @@ from kioko_core.embedding.embedders import embed_many, relates_unshared_words
 from kioko_core.reading.analysis import analyze
 from kioko_intelligence.slot_additions import added, two_named_kinds
 from kioko_intelligence.slot_subjects import different_subjects, someone_elses
+from kioko_intelligence.turn import turns_of
 from kioko_intelligence.unworded_changes import restated
 
 SEARCHED = frozenset({"memories", "decisions", "procedures", "skills", "lessons"})
@@ -105,9 +106,12 @@ def said_at(record: Any) -> float:
 
 
 def later_turn(new: Any, old: Any) -> bool:
-    """Whether the record ``new`` was said in a later turn than ``old``: written later, in another session or
-    :data:`TURN_GAP` later (the clauses of one turn, "new work email, and they gave me a Pixel", change nothing of
-    each other)."""
+    """Whether the record ``new`` was said in a later turn than ``old``: by the numbers of the managed turns that
+    said them (:func:`.turn.turns_of`), else written later, in another session or :data:`TURN_GAP` later (the
+    clauses of one turn, "new work email, and they gave me a Pixel", change nothing of each other)."""
+    numbered = turns_of(new, old)
+    if numbered is not None:
+        return numbered[0] > numbered[1]
     if said_at(new) <= said_at(old):
         return False
     if new.session_id and old.session_id and new.session_id != old.session_id:

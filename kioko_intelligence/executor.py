@@ -17,6 +17,7 @@ from kioko_core.privacy.secrets import SecretDropped, get_logger, redact, redact
 from kioko_core.reading.analysis import label
 from kioko_core.store import InvalidRecordError, KiokoError, Record, Scope, check_scope
 from kioko_intelligence.ops import APPLIED, FAILED, KIND_OF_MEMORY, PLANNED, SKIPPED, MemoryOp
+from kioko_intelligence.turn import TURN_KEY
 
 if TYPE_CHECKING:
     from kioko_core.layer.memory_layer import MemoryLayer
@@ -83,13 +84,17 @@ class OpExecutor:
         dry_run: bool = False,
         router: str = "",
         context: Any = None,
+        turn: int | None = None,
     ) -> list[MemoryOp]:
         """Apply (or, with ``dry_run``, only check and describe) each op; returns the same ops, status filled in.
 
-        ``context`` is the recall the agent was given: a worked outcome strengthens the links among it.
+        ``context`` is the recall the agent was given: a worked outcome strengthens the links among it. ``turn``
+        is the turn's number in its scope's sequence: each memory the ops add, update or set carries it
+        (:data:`.turn.TURN_KEY`).
         """
         scope = check_scope((user_id, agent_id))
         self._context = context
+        self._turn = turn
         for op in ops:
             if op.status in (SKIPPED, FAILED):
                 op.description = op.description or describe(op, None)
@@ -192,13 +197,18 @@ class OpExecutor:
             op.memory_id = target.id
 
     def _common(self, op: MemoryOp, scope: Scope, session_id: str | None, router: str) -> dict[str, Any]:
-        metadata: dict[str, Any] = {"managed_by": router or "manage"}
+        metadata: dict[str, Any] = {"managed_by": router or "manage", **self._said()}
         if op.importance is not None:
             metadata["importance"] = round(float(op.importance), 3)
         about = op.fields.get("about")
         if isinstance(about, list) and all(isinstance(a, str) for a in about):
             metadata["about"] = about  # the categories the memory names a thing of (indexed under their words)
         return {"user_id": scope.user_id, "agent_id": scope.agent_id, "metadata": metadata}
+
+    def _said(self) -> dict[str, Any]:
+        """The metadata that says which turn wrote a memory (none when the turn has no number)."""
+        turn = getattr(self, "_turn", None)
+        return {TURN_KEY: turn} if turn is not None else {}
 
     def _typed(self, op: MemoryOp, scope: Scope, session_id: str | None, target: Record | None, router: str) -> Any:
         """fact / preference / instruction / knowledge / episode / goal / decision / procedure / skill / strategy / insight."""
@@ -231,8 +241,14 @@ class OpExecutor:
         assert target is not None
         if op.action == "update":
             if manages(op.kind, Goals):
-                return manager.update(target.id, title=f.get("title") or f.get("text"), due=f.get("due"), **who)
-            return manager.update(target.id, text=f.get("text"), **who)
+                return manager.update(
+                    target.id,
+                    title=f.get("title") or f.get("text"),
+                    due=f.get("due"),
+                    metadata=self._said() or None,
+                    **who,
+                )
+            return manager.update(target.id, text=f.get("text"), metadata=self._said() or None, **who)
         if op.action == "delete":
             manager.delete(target.id, **who)
             return None
@@ -298,7 +314,8 @@ class OpExecutor:
         key = _text_field(op, "key")
         if op.action == "set":
             value = _scalar_field(op, "value")
-            return working.set(key, value, user_id=user_id, agent_id=agent_id, session_id=session_id)
+            said = self._said() or None
+            return working.set(key, value, user_id=user_id, agent_id=agent_id, session_id=session_id, metadata=said)
         if op.action == "promote":
             if working.get(key, user_id=user_id, agent_id=agent_id, session_id=session_id) is None:
                 raise Skip(f"the scratchpad has no {key!r}")
@@ -341,8 +358,8 @@ class OpExecutor:
                 raise Skip(f"a {target.kind} memory is changed through its own calls (profile.set, working.set)")
             manager = getattr(self.memory, manager_name)
             if issubclass(type(manager), Goals):  # a goal's text is its title
-                return manager.update(target.id, title=text, **who)
-            return manager.update(target.id, text=text, **who)
+                return manager.update(target.id, title=text, metadata=self._said() or None, **who)
+            return manager.update(target.id, text=text, metadata=self._said() or None, **who)
         pinned = op.action == "pin"
         return self.memory.update(
             target.id, metadata={"pinned": pinned, "pinned_by": "manual" if pinned else None}, **who

@@ -21,6 +21,7 @@ from kioko_intelligence.language import (
     when,
 )
 from kioko_intelligence.ops import KIND_OF_MEMORY, SKIPPED
+from kioko_intelligence.turn import same_turn
 from kioko_intelligence.turn_reading import TurnReading
 
 _NUMBER = re.compile(r"\b\d[\d,]*(?:\.\d+)?\b")
@@ -294,7 +295,7 @@ class GoalReading(TurnReading):
     def progress_said_with(self, goal: Record, total: float) -> list[str]:
         """The progress the user gave with the goal itself, stored on its own ("Goal: 50 push-ups in a row. Right
         now I can do 20." -> "User can do 20 right now"): a newer count replaces it. A memory of the goal's own
-        turn (same session, within seconds) that is short and holds one number, below the target."""
+        turn (same session, within seconds, and the goal's turn number when both have one) that is short and holds one number, below the target."""
         window = Filter(
             session_id=goal.session_id,
             created_after=goal.created_at - _SAME_TURN_SECONDS,
@@ -304,6 +305,8 @@ class GoalReading(TurnReading):
         for record in self.memory.store.scan(self.scope, window):
             if record.id == goal.id or record.kind not in _PROGRESS_KINDS or record.metadata.get("superseded_by"):
                 continue
+            if same_turn(record, goal) is False:
+                continue  # the next turn, a second later
             numbers = _NUMBER.findall(record.content)
             if (
                 len(record.content.split()) <= 12

@@ -19,6 +19,7 @@ from kioko_intelligence.ops import APPLIED, MemoryOp
 from kioko_intelligence.plan_changes import rewritten
 from kioko_intelligence.slot_reading import text_terms
 from kioko_intelligence.summaries import summary_content
+from kioko_intelligence.turn import TURN_KEY
 
 if TYPE_CHECKING:
     from kioko_core.layer.memory_layer import MemoryLayer
@@ -47,8 +48,9 @@ shows error E-200 on line 1" looked like a new value of sixteen fault reports of
 stored plainly, with no "(was: ...)" and no memory marked."""
 
 
-def apply(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope) -> None:
-    """After the ops applied: mark what each replaced (``superseded_by`` / ``conflicts_with`` and ``was``)."""
+def apply(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, turn: int | None = None) -> None:
+    """After the ops applied: mark what each replaced (``superseded_by`` / ``conflicts_with`` and ``was``). A
+    memory rewritten in place ("plant potatoes in March" in the plan) is said by this turn, numbered ``turn``."""
     who: dict[str, Any] = {"user_id": scope.user_id, "agent_id": scope.agent_id}
     gone = _forgotten(memory, ops, scope)
     for op in ops:
@@ -60,7 +62,8 @@ def apply(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope) -> None:
             record = memory.store.get(scope, [rid])[0]
             if record is not None and current(record):
                 content, changed = rewritten(record, old, new)
-                memory.update(rid, content=content, metadata=changed or None, **who)
+                said = {TURN_KEY: turn} if turn is not None else {}
+                memory.update(rid, content=content, metadata={**changed, **said} or None, **who)
         unsure = [i for i in f.get("conflicts_with", []) if isinstance(i, str) and i not in gone]
         new_id = op.memory_id
         for rid in old_ids:

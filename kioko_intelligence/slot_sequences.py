@@ -23,6 +23,7 @@ from kioko_core.store import Filter, Record, Scope
 from kioko_intelligence.slot_reading import read_slot, text_terms
 from kioko_intelligence.slot_subjects import different_subjects
 from kioko_intelligence.slot_topics import ADDING, USERS_OWN
+from kioko_intelligence.turn import same_turn
 
 if TYPE_CHECKING:
     from kioko_core.layer.memory_layer import MemoryLayer
@@ -80,10 +81,11 @@ def _qualifier(text: str, noun: str) -> set[str]:
 
 
 def _said_with(memory: MemoryLayer, scope: Scope, record: Record) -> list[str]:
-    """The texts of the memories stored from the same turn as ``record`` (same session, within two seconds): they
-    may hold what its place is of ("User is doing an online Spanish course" beside "User is at lesson 12")."""
+    """The texts of the memories stored from the same turn as ``record`` (same session, within two seconds, of its
+    turn number when both have one): they may hold what its place is of ("User is doing an online Spanish course"
+    beside "User is at lesson 12")."""
     at = Filter(session_id=record.session_id, created_after=record.created_at - 2, created_before=record.created_at + 2)
-    return [r.content for r in memory.store.scan(scope, at)]
+    return [r.content for r in memory.store.scan(scope, at) if same_turn(r, record) is not False]
 
 
 def further_along(

@@ -11,6 +11,10 @@ from kioko_core.store import InvalidRecordError, Record
 
 MAX_TURN_CHARS = 100_000
 """A longer turn is refused before anything is decided: it is a document, not a conversation turn."""
+TURN_KEY = "turn"
+"""The metadata key of a managed turn's number in its scope's sequence (1, 2, 3 ...: the maintenance counters'
+``turns``): every memory a turn adds, updates or sets carries it, so "said in a later turn" holds however fast the
+turns came (an agent loop or an import writes a session's turns a fraction of a second apart)."""
 
 
 @dataclass
@@ -29,6 +33,8 @@ class Turn:
     previous_reply: str = ""
     """The agent's reply of the session's previous managed turn: the answer that used what was served."""
     now: datetime = field(default_factory=datetime.now)
+    index: int | None = None
+    """The turn's number in its scope's sequence (:data:`TURN_KEY`), None when nothing counts the scope's turns."""
 
     def texts(self, role: str = "user") -> list[str]:
         """The contents of the messages of ``role``, in order."""
@@ -81,3 +87,24 @@ def _message(value: Any) -> dict[str, str]:
     if not isinstance(content, str):
         raise InvalidRecordError(f"a message's content must be a string, got {type(content).__name__}")
     return {"role": role, "content": content}
+
+
+def turn_of(record: Record) -> int | None:
+    """The number of the managed turn that last said ``record`` (added, updated or set it), None when no turn did
+    (a memory added through the API, written before turns were numbered, or by maintenance)."""
+    value = record.metadata.get(TURN_KEY) if isinstance(record.metadata, Mapping) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def turns_of(one: Record, other: Record) -> tuple[int, int] | None:
+    """The turn numbers of two memories of one scope (one sequence counts them), or None when either has none."""
+    if (one.user_id, one.agent_id) != (other.user_id, other.agent_id):
+        return None
+    a, b = turn_of(one), turn_of(other)
+    return None if a is None or b is None else (a, b)
+
+
+def same_turn(one: Record, other: Record) -> bool | None:
+    """Whether two memories of one scope were said by one managed turn; None when either has no number."""
+    numbered = turns_of(one, other)
+    return None if numbered is None else numbered[0] == numbered[1]
