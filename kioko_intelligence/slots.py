@@ -95,7 +95,7 @@ from kioko_intelligence.slot_topics import USERS_OWN as _USERS_OWN
 from kioko_intelligence.slot_topics import named_topic, names_another, one_topic, replaces_loosely
 from kioko_intelligence.slot_transitions import transitions
 from kioko_intelligence.stances import reversals
-from kioko_intelligence.task_moves import task_moves
+from kioko_intelligence.task_moves import ended_activities, task_moves
 from kioko_intelligence.working_changes import working_changes
 
 if TYPE_CHECKING:
@@ -787,6 +787,7 @@ def resolve(
     _keep_forgotten_slots(memory, ops, scope)
     working_changes(memory, ops, scope, session_id, turn_text)
     task_moves(memory, ops, scope, session_id, turn_text)
+    ended_activities(memory, ops, scope, session_id, turn_text)  # "Methadone's done. Doing the trays now"
     _goal_date_moved(memory, ops, scope, turn_text)
     for op in ops:
         if op.status == "planned" and op.action == "add" and op.kind in ADDING:

@@ -30,11 +30,13 @@ import re
 from typing import TYPE_CHECKING
 
 import kioko_intelligence.rules as rules
-from kioko_core.store import Scope
+from kioko_core.store import Filter, Record, Scope
 from kioko_intelligence.activities import NOT_ACTIVITIES
 from kioko_intelligence.language import capitalise, sentences
-from kioko_intelligence.ops import SKIPPED, MemoryOp
+from kioko_intelligence.ops import KIND_OF_MEMORY, SKIPPED, MemoryOp
+from kioko_intelligence.slot_marks import current
 from kioko_intelligence.slot_reading import text_terms
+from kioko_intelligence.turn import same_turn
 
 if TYPE_CHECKING:
     from kioko_core.layer.memory_layer import MemoryLayer
@@ -154,3 +156,86 @@ def _closes(text: str, held: str, new: str) -> bool:
         return False
     said = set(text_terms(text))
     return bool(said & (set(text_terms(held)) - set(text_terms(new))))
+
+
+_ENDED_KINDS = frozenset(KIND_OF_MEMORY[k] for k in ("knowledge", "episode", "fact"))
+"""The kinds the router keeps an activity of the moment as (a piece of knowledge, an event, a fact)."""
+_ACTIVE_NOW = re.compile(
+    rf"\b(?!(?:{NOT_ACTIVITIES})\b)[a-z]{{3,}}ing\b[^.;,!?]*?\b(?:right\s+now|now|currently|at\s+the\s+moment)\b",
+    re.IGNORECASE,
+)
+"""An activity said with its time of now, anywhere in a memory ("Table 12 is waiting on the Barolo, decanting it
+now")."""
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+def ended_activities(
+    memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, session_id: str | None, turn_text: str
+) -> None:
+    """The task at hand replaces the activity an earlier turn of the session stated, when this turn closes it.
+
+    A turn that sets the session's task (``working.set task``) after a short sentence about what the user was
+    doing ("Methadone's done. Doing the care home trays for Rosemount now": a word of the old activity the new task
+    lacks, no "I" or "we") ends an earlier turn's memory of this session that holds that word and was
+
+    - an activity of the moment: a bare activity ("Checking the methadone doses for the morning collections") or
+      one said with "now" ("Table 12 is waiting on the Barolo, decanting it now"), or
+    - said in the turn that set the scratchpad value this turn replaces ("wip: BUG-2211 null deref in the
+      exporter" beside the ticket BUG-2211; "she's calving, might be a long night" beside the task "Seeing to cow
+      318", closed by "318's calved fine"): by the turns' numbers (:data:`.turn.TURN_KEY`), never by time, as a
+      session's turns may come a fraction of a second apart.
+
+    The task's op supersedes it, and the router's ``add`` of the closing sentence is left out ("Fridge is sorted."
+    says how the activity ended; the session's log keeps the turn). A memory of another session, one with nothing
+    of the moment ("The walk-in fridge is from 2009" stays when "Fridge is sorted. Doing the stock count now."), or
+    a turn that sets no task, is left alone."""
+    if not session_id:
+        return
+    setting = [op for op in ops if _sets_task(op) and isinstance(op.fields.get("value"), str)]
+    if not setting:
+        return
+    new = set(text_terms(" ".join(str(op.fields.get("value")) for op in ops if _sets_value(op))))
+    closing = {
+        sentence.strip(): set(text_terms(sentence)) - new
+        for sentence in _SENTENCE.split(turn_text)
+        if len(sentence.split()) <= _CLOSING_WORDS and not re.search(r"\b(?:I|I'm|we|we're)\b", sentence)
+    }
+    closing = {sentence: words for sentence, words in closing.items() if words}
+    if not closing:
+        return
+    replaced = _replaced_values(memory, scope, session_id, ops)
+    ended, closed = [], set()
+    for record in memory.store.scan(scope, Filter(kinds=_ENDED_KINDS, session_id=session_id)):
+        if not current(record):
+            continue
+        of_the_moment = doing(record.content) is not None or _ACTIVE_NOW.search(record.content) is not None
+        if not (of_the_moment or any(same_turn(record, held) for held in replaced)):
+            continue
+        words = set(text_terms(record.content))
+        closers = [sentence for sentence, said in closing.items() if words & said]
+        if closers:
+            ended.append(record.id)
+            closed.update(closers)
+    if not ended:
+        return
+    op = setting[0]
+    op.fields["supersedes"] = [*op.fields.get("supersedes", []), *ended]
+    op.reason = (op.reason + "; " if op.reason else "") + "the task at hand replaces the activity it closed"
+    for other in ops:
+        if _loose(other) and any(_within(str(other.fields.get("text") or ""), sentence) for sentence in closed):
+            other.status, other.error = SKIPPED, "says how an activity of the session ended: the task moved on"
+
+
+def _sets_value(op: MemoryOp) -> bool:
+    return op.status == "planned" and op.op == "working.set"
+
+
+def _replaced_values(memory: MemoryLayer, scope: Scope, session_id: str, ops: list[MemoryOp]) -> list[Record]:
+    """The session's scratchpad values the turn's ``working.set`` ops give a new value."""
+    changing = {str(op.fields.get("key")): str(op.fields.get("value")) for op in ops if _sets_value(op)}
+    return [
+        r
+        for r in memory.store.scan(scope, Filter(kinds=frozenset({"working"}), session_id=session_id))
+        if str(r.metadata.get("key")) in changing
+        and str(r.metadata.get("value")) != changing[str(r.metadata.get("key"))]
+    ]
