@@ -86,9 +86,20 @@ def echoes(content: str, turns: list[str]) -> bool:
 
 def topics(clause: str) -> list[str]:
     """What a clause is about, for a pronoun after it: its topic (:func:`.forget_requests.topic_of`), then the
-    things it names with a determiner."""
+    things it names with a determiner. A clause that reports what someone said is about what was said ("Rafi says I
+    should not give the keysafe number to a computer. Please remove it.": the keysafe number, not Rafi)."""
+    reported = _REPORTED.match(clause.strip())
+    if reported is not None and reported.group("said").strip():
+        clause = reported.group("said")
     found = [t for t in [shapes.topic_of(clause), *shapes.noun_phrases(clause)] if t and content_words(t)]
     return list(dict.fromkeys(found))
+
+
+_REPORTED = re.compile(
+    r"^(?:(?i:my|our|the)\s+[\w'-]+|[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?|(?i:he|she|they))\s+(?i:says|said|reckons|reckoned|"
+    r"thinks|thought|tells\s+me|told\s+me|warned\s+me|warns\s+me)\s+(?:(?i:that)\s+)?(?P<said>.+)$"
+)
+"""A clause reporting what someone said: its topic is what was said."""
 
 
 def mine(topic: str) -> str:

@@ -553,7 +553,47 @@ class ForgetReading(TurnReading):
             self.forget_given_names([item["content"] for item in found["memories"]], subject)
             if slot is not None and _proper_name(str(slot.metadata.get("value", ""))):
                 self.forget_subject(str(slot.metadata["value"]), expand=False)
+        given = self.given_name_alone(subject)
+        if given is not None and not any(op.fields.get("subject") == given for op in self.ops):
+            self.forget_subject(given, expand=False)
         return True
+
+    def given_name_alone(self, subject: str) -> str | None:
+        """The given name of a person forgotten by their full name, when the memories say it alone of them too
+        ("a cellist called Benedikt Aurel" ... "Benedikt is paying 28,000 euros for it"): None for a name of one
+        word, a title ("Mrs Adeyemi", "Dr Hale"), or a given name a memory says with another surname (two people)."""
+        words = subject.split()
+        if len(words) != 2 or not all(_GIVEN_WORD.fullmatch(w) for w in words) or words[0].lower() in _TITLES:
+            return None
+        given, surname = words
+        try:
+            said = self.memory.forget_about(given, dry_run=True, **self.who)["memories"]
+        except InvalidRecordError:
+            return None
+        others = [
+            m.group(1)
+            for item in said
+            for m in re.finditer(rf"\b{re.escape(given)}\s+([A-Z][a-z][\w'-]*)", item["content"])
+            if m.group(1) != surname
+        ]
+        return given if said and not others else None
+
+    def drop_said_of_forgotten(self) -> None:
+        """What a turn writes of a person it also asks to forget everything about goes unwritten: "Benedikt has
+        changed his mind about having any of this written down. Remove the cellist from your records" stored the
+        first sentence before the second forgot Benedikt, so it outlived the forget."""
+        gone = {str(op.fields["subject"]) for op in self.ops if op.op == "memory.delete" and op.fields.get("subject")}
+        names = [g for g in gone if _proper_name(g)]
+        if not names:
+            return
+        self.ops[:] = [
+            op
+            for op in self.ops
+            if not (
+                op.op.endswith(".add")
+                and any(_names(str(op.fields.get(key, "")), name) for key in ("text", "object") for name in names)
+            )
+        ]
 
     def slot_holder(self, subject: str) -> Record | None:
         """The profile slot a subject names by its role ("my boss" -> manager), when it is set."""
@@ -565,6 +605,11 @@ class ForgetReading(TurnReading):
 _ROLE_FRAMING = frozenset("my the our your about all everything anything of on at please thanks cheers ta".split())
 """Words around a role in a request that are not the role ("everything about my tutor, thanks")."""
 _GIVEN = r"[A-Z][a-z][\w'-]*(?:\s+[A-Z][a-z][\w'-]*)?"
+_GIVEN_WORD = re.compile(r"[A-Z][a-z][\w'-]*")
+_TITLES = frozenset(
+    "mr mrs ms miss mx dr doctor prof professor sir lady lord dame rev father sister brother uncle aunt".split()
+)
+"""Words before a surname that are no given name ("Mrs Adeyemi", "Dr Hale")."""
 
 
 _PLAN = re.compile(r"\bplan\b", re.IGNORECASE)
@@ -754,7 +799,7 @@ FORGET_CATEGORY = re.compile(
     r"^(?:please\s+)?(?:forget|delete|remove|erase|clear|wipe|drop|scratch|purge)\s+(?:out\s+)?"
     r"(?:(?:all|every|any)\s+(?:of\s+)?)?(?:my|the|your)?\s*(?:(?P<qualifier>[a-z]+)\s+)?"
     r"(?P<category>preferences|likes|dislikes|tastes|deadlines|due dates|people|persons|contacts|family|relatives|"
-    r"friends|colleagues|co-?workers|children|kids|health|medical|money|finances|financial|phone numbers|"
+    r"friends|colleagues|co-?workers|children|kids|health|medical|money|finances|financial|phone numbers|appointments|"
     r"(?:work|job|career)(?:[- ]related|\s+(?:info|stuff|details|things|bits|matters|side)))\b"
     r"(?:\s+(?:about|on|for|regarding)\s+(?P<after>[a-z]+))?",
     re.IGNORECASE,
@@ -792,6 +837,8 @@ def in_category(record: Record, category: str, qualifier: str = "") -> bool:
         return bool(DEADLINE.search(text) or BY_DATE.search(text))
     if category in ("health", "medical"):
         return record.kind not in ("working", "summary") and is_health_fact(text)
+    if category == "appointments":
+        return record.kind not in ("working", "summary") and is_appointment(text)
     if category in ("money", "finances", "financial"):
         return record.kind not in ("working", "summary") and MONEY.search(text) is not None
     if category == "work":
@@ -858,7 +905,11 @@ MONEY = re.compile(
     r"\b(?:salary|salaries|savings?|saved\s+up|put\s+away|mortgage|rent|debts?|loans?|overdraft|pension|bank(?:s|ed|ing)?\s+"
     r"(?:with|account|balance|details)|banking|credit\s+cards?|income|earns?|earning|wages?|pay\s+rise|bonus|"
     r"invest(?:s|ed|ing|ments?)?|ISA|budget|tax|owes?|owed|quid|bucks|net\s+worth|inheritance|pocket\s+money)\b|"
-    r"[£$€]\s?\d",
+    r"[£$€]\s?\d|"
+    r"\b(?:make|makes|made|making|take\s+home|takes\s+home|clear|clears|pull\s+in|pulls\s+in)\s+(?:about\s+|around\s+|"
+    r"roughly\s+|maybe\s+|up\s+to\s+|over\s+)?\d[\d,.]*\s*(?:k|grand|thousand|million|m)\b|"
+    r"\b\d[\d,.]*\s*(?:k\s+)?(?:naira|rupees?|euros?|dollars?|francs|yen|pesos|rand|shillings|cedis|dirhams?|"
+    r"ringgit|baht|zloty|kron(?:er|or|a))\b",
     re.IGNORECASE,
 )
 """A memory about the user's money, for "forget everything money-related": pay, savings, a mortgage or rent, debts,
@@ -898,6 +949,32 @@ _CONDITION = re.compile(
 "arthritis", "anaemia", "neuropathy"), a test or a measurement ("HbA1c came back at 44", "blood sugar"), an operation
 ("Had my gallbladder out"), a treatment ("steroid cream"), what a clinician said of the user ("The nurse said I'm
 prediabetic"); not a clinician by trade ("User is a nurse at St James's", "User works as a health visitor")."""
+
+
+_BOOKED = re.compile(
+    r"\b(?:appointments?|appts?|booked|booking|bookings|dentist|hygienist|doctor'?s|GP|opticians?|optician's|physio|"
+    r"check-?ups?|(?:hearing|eye|blood|smear|driving|MOT)\s+tests?|scans?|vaccinations?|jabs?|boosters?|consultations?|"
+    r"hairdresser'?s?|barber'?s?|haircut|vet'?s|MOT|interview|viewing|clinic)\b",
+    re.IGNORECASE,
+)
+_WHEN_BOOKED = re.compile(
+    r"\b(?:on\s+(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?|(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\b|at\s+\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm)?|"
+    r"\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm)|tomorrow|next\s+(?:week|month|monday|tuesday|wednesday|thursday|friday|saturday|"
+    r"sunday)|(?:on\s+|this\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)(?:\s+week)?|"
+    r"(?:on|in)\s+(?:january|february|march|april|may|june|july|august|september|october|november|december))\b",
+    re.IGNORECASE,
+)
+_EVERY_WEEK = re.compile(
+    r"\b(?:every|each)\s+\w+|\b(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)\b", re.I
+)
+
+
+def is_appointment(text: str) -> bool:
+    """Whether a memory is one of the user's appointments, for "forget every appointment I have mentioned": a visit or
+    a test booked (:data:`_BOOKED`: the dentist, a hearing test, the GP, an interview ...) on a day or at a time
+    ("User has the dentist on the 14th at 10am", "There is a hearing test at the opticians on Thursday week"); not a
+    habit ("User volunteers at the bookshop every Monday"), nor a trade ("User is a dentist in Leeds")."""
+    return _BOOKED.search(text) is not None and _WHEN_BOOKED.search(text) is not None and not _EVERY_WEEK.search(text)
 
 
 def is_health_fact(text: str) -> bool:

@@ -462,11 +462,15 @@ def clauses_of(sentence: str) -> list[str]:
 _CLAUSE_CUT = re.compile(
     r"\s*[,;:\u2014\u2013]\s*|\s+-+\s+|\s+(?:so|and)\s+(?=(?:you\s+(?:can|could|may|might|should)|please|can\s+you|"
     r"could\s+you)\s+(?:just\s+)?(?:forget|erase|delete|remove|wipe|drop|bin|scrap|ditch|clear)\b|no\s+point\s+"
-    r"(?:in\s+)?(?:you\s+)?keeping\b)",
+    r"(?:in\s+)?(?:you\s+)?keeping\b)|"
+    r"\s+(?:so|and|but)\s+(?=(?:i\s+(?:don't|do\s+not|no\s+longer|would\s+rather|would\s+prefer)|i'd\s+(?:rather|prefer))\s+"
+    r"(?:(?:want|need|like)\s+)?(?:you|ya|u)\b)",
     re.IGNORECASE,
 )
 """Where a clause ends: a comma, a colon, a dash, and "so"/"and" before a request to forget ("Anouk's left the company
-so you can forget about her": the name is said in the clause before the request)."""
+so you can forget about her": the name is said in the clause before the request), or before a refusal said as what
+the user does not want the assistant to do ("I've thought about it and I don't want you keeping anything about my
+kids")."""
 _NEWS_SHIFT = re.compile(
     r"^(?:(?:and|oh|but|also)\s+)*(?:by\s+the\s+way|btw|in\s+other\s+news|on\s+another\s+note|other\s+than\s+that|"
     r"anyway|also|plus)\b[,!:]?\s+(?P<news>.+)$",
@@ -853,7 +857,8 @@ KIND_WORDS = (
     (
         re.compile(
             r"\blikes\s+and\s+dislikes\b|\bpreferences?\b|\blikes\b|\bdislikes\b|\btastes\b|"
-            r"\bwhat\s+i\s+(?:like|love|prefer)\b(?:\s+and\s+(?:what\s+i\s+)?(?:don't\s+like|hate|dislike))?|"
+            r"\bwhat\s+i\s+(?:like|love|prefer|enjoy)\b(?:\s+and\s+(?:what\s+i\s+)?(?:(?:don't|do\s+not)\s+like|hate|dislike|"
+            r"(?:can't|cannot|can\s+not)\s+(?:stand|bear|stomach)|loathe|detest))?|"
             r"\bhow\s+i\s+like\s+(?:things|it|stuff)(?:\s+done)?",
             re.I,
         ),
@@ -863,6 +868,7 @@ KIND_WORDS = (
     (re.compile(r"\b(?:goals|targets|ambitions|aims|objectives|resolutions)\b", re.I), "goals"),
     (re.compile(r"\bdecisions\b", re.I), "decisions"),
     (re.compile(r"\b(?:deadlines|due\s+dates)\b", re.I), "deadlines"),
+    (re.compile(r"\b(?:appointments|appts|bookings|check-?ups)\b", re.I), "appointments"),
     (re.compile(r"\b(?:people|persons|everyone|everybody|contacts)\b", re.I), "people"),
     (re.compile(r"\bplans\b", re.I), "plans"),
     (re.compile(r"\b(?:procedures|routines|processes|workflows|how-?tos|checklists)\b", re.I), "procedures"),
@@ -886,6 +892,11 @@ KIND_WORDS = (
 )
 """The words a kind (or a category) of memory is called by, in the plural a whole kind is asked with."""
 _EVERY = re.compile(r"^(?:every|each|all(?:\s+of)?(?:\s+(?:my|the|your))?|any)\s+(?P<one>[\w\s-]+)$", re.I)
+_QUALIFIED = re.compile(
+    r"\s+(?:about|of|on|for|to\s+do\s+with|concerning|regarding|related\s+to|that|which|(?:i|we|you)(?:'ve|\s+have)?\s+\w+)\b",
+    re.IGNORECASE,
+)
+"""Where what qualifies a kind's head begins ("things| about me", "appointment| I have mentioned to you")."""
 
 
 def kind_named(thing: str) -> str | None:
@@ -894,11 +905,23 @@ def kind_named(thing: str) -> str | None:
     said = thing.strip()
     every = _EVERY.match(said)
     if every:  # "every person", "every due date": the plural is the kind's name
-        said = re.sub(r"\bperson$", "people", every.group("one").strip(), flags=re.I)
-        said = said if said.lower().endswith("s") or said.lower() == "people" else said + "s"
+        one = every.group("one").strip()
+        # the head is the word before what qualifies it ("all medical things about me", "every appointment I
+        # mentioned"): the plural is the head's, not the qualifier's ("... about mes")
+        cut = _QUALIFIED.search(one)
+        head, qualifier = (one[: cut.start()], one[cut.start() :]) if cut else (one, "")
+        head = re.sub(r"\bperson$", "people", head, flags=re.I)
+        head = head if head.lower().endswith("s") or head.lower().endswith("people") else head + "s"
+        said = head + qualifier
     for pattern, word in KIND_WORDS:
         found = pattern.search(said)
-        if found and len(said.split()) <= 6 and not re.match(r"\s+(?:of|about|for|on|at|in)\b", said[found.end() :]):
+        # a kind said with what qualifies it to the end ("all the phone numbers I have given you") is one thing
+        whole = found is not None and found.end() == len(said) and len(said[: found.start()].split()) <= 3
+        if (
+            found
+            and (len(said.split()) <= 6 or whole)
+            and not re.match(r"\s+(?:of|about|for|on|at|in)\b", said[found.end() :])
+        ):
             return word
     return None
 

@@ -49,6 +49,7 @@ from kioko_intelligence.language import (
     is_chatter,
     is_question,
     is_request,
+    says_nothing,
     sentence,
     sentences,
     statements_before_question,
@@ -203,7 +204,7 @@ class _Reading(GoalReading, ForgetReading):
         if gate_reason(text) is not None:
             return
         said = rules.plain(bare(text))
-        if is_chatter(said):
+        if is_chatter(said) or says_nothing(said):
             return
         for rule in self.router.extractor.extra_rules:
             found = rule(text, self.turn)
@@ -762,6 +763,7 @@ class _Reading(GoalReading, ForgetReading):
         return False
 
     def finish(self) -> None:
+        self.drop_said_of_forgotten()
         for relation, value in self._relations:
             self.add(
                 "relation.add",

@@ -334,6 +334,19 @@ def points_back(sentence: str) -> bool:
     return len(lexical) <= 1 and all(i < at for i in lexical) and words[0] not in _POINTING
 
 
+_QUANTIFIERS = frozenset("neither either both none each nor every everything nothing anything something".split())
+
+
+def says_nothing(sentence: str) -> bool:
+    """A sentence made only of words that carry no content of their own ("Neither of them.", "Both of them, yes.",
+    "All of it."): it only points at what was said before it, and a memory of it says nothing. A number or a name
+    says something ("Both of them, Ana and Luis." is read)."""
+    if _NAMED.search(sentence.strip()):
+        return False
+    words = re.findall(r"[a-z]+", sentence.lower().replace("n't", " not"))
+    return bool(words) and all(w in _NOT_LEXICAL or w in _QUANTIFIERS for w in words)
+
+
 # --------------------------------------------------------------------------- words and mentions
 
 GENERIC_WORDS = frozenset(

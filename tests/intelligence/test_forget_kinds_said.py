@@ -1,0 +1,97 @@
+"""Kinds said in other words (#33, dev27): the appointments ("Kindly forget every appointment I have mentioned to
+you"), the likes and dislikes said as what the user likes and cannot stand, and money said as what the user makes or
+as an amount in a currency's word ("In a good month I fit make 600k", "340,000 naira"). Before, no appointments kind
+was read and nothing went; "what I like and what I can't stand" named no kind; "600k" stayed after "remove everything
+about money".
+
+Real layers on memory://, driven through the agent loop (record_turn, end_session).
+"""
+
+from __future__ import annotations
+
+import pytest
+from forget_scene_support import contents_after, holds
+
+from kioko_intelligence.forget_reading import MONEY, is_appointment
+from kioko_intelligence.forget_requests import kind_named
+
+U = {"user_id": "ida"}
+
+
+@pytest.mark.parametrize(
+    ("said", "asked", "gone", "kept"),
+    [
+        (
+            [
+                "I have the dentist on the 14th at 10am with Mr Abara.",
+                "There is also a hearing test at the opticians on Thursday week.",
+                "I volunteer at the Oxfam bookshop every Monday morning.",
+            ],
+            "Kindly forget every appointment I have mentioned to you; my daughter now keeps my diary.",
+            ["Abara", "hearing test"],
+            "Oxfam",
+        ),
+        (
+            ["I hate coriander, it tastes of soap to me.", "I love a proper laksa.", "I drive a van for a bakery."],
+            "Start fresh on food. Forget what I like and what I can't stand.",
+            ["coriander", "laksa"],
+            "bakery",
+        ),
+        (
+            ["I owe my supplier 340,000 naira for fabric.", "In a good month I make 600k.", "My shop makes kaftans."],
+            "Please remove everything about money.",
+            ["340,000", "600k"],
+            "kaftans",
+        ),
+    ],
+)
+def test_the_kind_goes(memory, said, asked, gone, kept) -> None:  # type: ignore[no-untyped-def]
+    contents = contents_after(memory, U, said, asked)
+    for word in gone:
+        assert not holds(contents, word), contents
+    assert holds(contents, kept), contents
+
+
+@pytest.mark.parametrize(
+    ("text", "booked"),
+    [
+        ("User has the dentist on the 14th at 10am with Mr Abara.", True),
+        ("There is also a hearing test at the opticians on Thursday week.", True),
+        ("User has a job interview next Tuesday.", True),
+        # must not: a habit, a trade, a visit with no day
+        ("User volunteers at the Oxfam bookshop every Monday morning.", False),
+        ("User is a dentist in Leeds.", False),
+        ("User's vet is on 01392 555017.", False),
+    ],
+)
+def test_is_appointment(text: str, booked: bool) -> None:
+    assert is_appointment(text) is booked
+
+
+@pytest.mark.parametrize(
+    ("text", "money"),
+    [
+        ("In a good month I fit make 600k.", True),
+        ("User makes about 45k a year.", True),
+        ("Benedikt is paying 28,000 euros for it.", True),
+        # must not: a distance, a count, a weight
+        ("User runs 10k on Sundays.", False),
+        ("User made 3 cakes for the fair.", False),
+        ("User weighs 80 pounds.", False),
+    ],
+)
+def test_money_said_as_an_amount(text: str, money: bool) -> None:
+    assert (MONEY.search(text) is not None) is money
+
+
+@pytest.mark.parametrize(
+    ("thing", "kind"),
+    [
+        ("what I like and what I can't stand", "preferences"),
+        ("every appointment I have mentioned to you", "appointments"),
+        ("all my appointments", "appointments"),
+        ("what I like about Paris", None),
+    ],
+)
+def test_the_kind_named(thing: str, kind: str | None) -> None:
+    assert kind_named(thing) == kind
