@@ -189,7 +189,6 @@ class _Reading(GoalReading, ForgetReading):
         graph = router.graph if router.graph is not None else getattr(memory, "auto_graph", False)
         super().__init__(memory, turn, bool(graph))
         self.router = router
-        self._detail = ""  # the tail of the last profile row read (rules.PROFILE's "detail" group)
 
     # -- a sentence
 
@@ -579,14 +578,13 @@ class _Reading(GoalReading, ForgetReading):
     # -- profile, preferences, relations
 
     def profile(self, text: str) -> bool:
-        self._detail = ""
-        slots = self.slots(rules.TAIL.sub("", rules.NOT_TAIL.sub("", text)))
+        slots, detail = self.slots(rules.TAIL.sub("", rules.NOT_TAIL.sub("", text)))
         # where or for whom the user holds a job the row does not read as a slot ("at a vet practice in Truro",
         # "in Dubai"): said with the job, it goes with the job's slot, and leaves with it when the job changes
-        detail = self._detail if slots and len(slots) == 1 and slots[0][0] == "job_title" else ""
+        detail = detail if slots and len(slots) == 1 and slots[0][0] == "job_title" else ""
         if slots is None and "," in text:
             parts = [rules.TAIL.sub("", p.strip()) for p in text.split(",") if p.strip()]
-            read = [self.slots(p) if not re.fullmatch(r"\d{1,3}", p) else [("age", p, None)] for p in parts]
+            read = [self.slots(p)[0] if not re.fullmatch(r"\d{1,3}", p) else [("age", p, None)] for p in parts]
             if len(parts) > 1 and all(r for r in read):
                 slots = [slot for r in read for slot in (r or [])]
         if not slots:
@@ -613,31 +611,33 @@ class _Reading(GoalReading, ForgetReading):
         self._relations.extend(relations)
         return True
 
-    def slots(self, text: str) -> list[tuple[str, str, str | None]] | None:
-        """The profile slots a clause states: (slot, value, relation for the graph), or None."""
+    def slots(self, text: str) -> tuple[list[tuple[str, str, str | None]] | None, str]:
+        """The profile slots a clause states: (slot, value, relation for the graph), or None; and the detail said
+        with them (the tail of a profile row, rules.PROFILE's "detail" group: "at a vet practice in Truro"), or ""."""
         text = bare(text)
         found = rules.first(rules.PROFILE, text)
         if found:
             groups = {k: v for k, v in found[1].groupdict().items() if v}
             groups.pop("when", None)
-            self._detail = bare(groups.pop("detail", "") or "")
+            detail = bare(groups.pop("detail", "") or "")
             if "team2" in groups:
                 groups["team"] = groups.pop("team2")
-            return [
+            read = [
                 (_SLOT_OF_GROUP[key], bare(value), _RELATION_OF_SLOT.get(_SLOT_OF_GROUP[key]))
                 for key, value in groups.items()
             ]
+            return read, detail
         lower = rules.LOWER_LOCATION.match(text) if text == text.lower() else None
         if lower:
-            return [("location", lower.group("location"), "lives_in")]
+            return [("location", lower.group("location"), "lives_in")], ""
         slot = rules.SLOT.match(text)
         if slot:
             key = rules.SLOTS[slot.group(1).lower()]
             value = re.sub(r"^(?:called|named)\s+", "", bare(slot.group(2)), flags=re.IGNORECASE)
             if key == "phone_number" and len(re.findall(r"\d", value)) < 5:
-                return None  # "my phone is a Galaxy S21" names the handset, not a number to call
-            return [(key, value, _RELATION_OF_SLOT.get(key))]
-        return None
+                return None, ""  # "my phone is a Galaxy S21" names the handset, not a number to call
+            return [(key, value, _RELATION_OF_SLOT.get(key))], ""
+        return None, ""
 
     def preference(self, text: str, whole: str) -> bool:
         found = rules.first(rules.PREFERENCE, text)
