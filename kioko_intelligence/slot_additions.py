@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 
 from kioko_intelligence.slot_reading import read_slot
-from kioko_intelligence.slot_subjects import PERSONS
+from kioko_intelligence.slot_subjects import PERSONS, subject
 
 ENDED = re.compile(
     r"\b(?:instead|rather than|gave up|given up|giving up|quit|stopped|no longer|any ?more|no more|used to|"
@@ -76,6 +76,67 @@ _OWN_SLOT = re.compile(
     r"(?:over\s+)?(?:to|for)\b",
     re.IGNORECASE,
 )
+
+
+ADDITIVE = re.compile(
+    r"\b(?:also|another|as well|second|both|in addition|besides|extra)\b|"
+    r"\btoo\b(?=\s*(?:now\s*)?(?:[.,;!?]|$))",
+    re.IGNORECASE,
+)
+"""Words that say the statement adds a thing beside the one the user had: both stay current ("I also coach the
+under-14s", "We ship on Steam too now"; "too" only closing its clause, not "too much")."""
+
+_FRONTED_PLACE = re.compile(
+    r"^\W*(?:(?:up|down|out|over|back|and)\s+)?(?:at|in|on)\s+(?:the\s+|my\s+|our\s+)?"
+    r"(?P<place>(?-i:[a-z])[\w'-]*(?:\s+(?-i:[a-z])[\w'-]*){0,2}?)\s*,?\s+"
+    r"(?=(?:I|I'm|I've|we|we're|we've|there|they|it's|User)\b)",
+    re.IGNORECASE,
+)
+"""A place a statement opens with, which scopes all it says ("At home I've got five hives", "Up at the farm apiary
+there are three hives", "In the garage we keep the bikes"): the statement holds there, not everywhere. Only a
+place named by common words: a named one ("In Leeds I rent a flat") may be the value that changes."""
+
+
+def fronted_place(text: str) -> set[str]:
+    """The words of the place ``text`` opens with (:data:`_FRONTED_PLACE`), stemmed; empty when it opens with none."""
+    found = _FRONTED_PLACE.match(text)
+    return set(read_slot(found.group("place")).frame) if found else set()
+
+
+def other_places(new: str, old: str) -> bool:
+    """Do both statements open with a place, two places that share no word ("At home ..." / "Up at the farm ...")?
+    A user keeps things in two places at once."""
+    mine, theirs = fronted_place(new), fronted_place(old)
+    return bool(mine and theirs) and not mine & theirs
+
+
+def thing_and_user(new: str, old: str) -> bool:
+    """Is ``old`` about a named thing ("The API listens on port 201": a name written with a capital, not as the first
+    word; "Employer is Amazon" names none) and ``new`` about the user ("I'm studying for JLPT N3 listening this
+    month"), the new one not naming that thing? The user's own doings are no newer value of a
+    thing's."""
+    mine, theirs = subject(new), subject(old)
+    if mine is None or theirs is None or not mine.user or theirs.user or theirs.owner or theirs.person:
+        return False
+    written = re.findall(r"[\w'-]+", old)[1:]  # a name is written with a capital, and not as the first word
+    names = {w.lower() for w in written if w[:1].isupper()} & set(theirs.names)
+    if not names:
+        return False
+    said = {w.lower() for w in re.findall(r"[\w'-]+", new)}
+    return not names & said
+
+
+def beside(turn_text: str, new: str, old: str) -> bool:
+    """Is a statement paired with ``old`` only loosely (no change word, no old value named) one said beside it: two
+    places (:func:`other_places`), or a thing's value against the user's doings (:func:`thing_and_user`)?
+
+    Not :func:`added`'s other times: where the pair's value is itself a time ("The book club meets on Wednesdays"
+    after "... on Thursdays") two times are the change. Not an additive word (:data:`ADDITIVE`) either: read here it
+    cost a never-read probe (session 14), so "I also coach the under-14s on Sunday mornings" is still marked against
+    "I coach the under-11s on Saturdays"."""
+    if ended(turn_text):
+        return False
+    return other_places(new, old) or other_places(turn_text, old) or thing_and_user(new, old)
 
 
 def ended(text: str) -> bool:

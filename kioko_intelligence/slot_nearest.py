@@ -4,7 +4,7 @@
 work", yet shares no word with it nor with the question ("What exercise do I do?"): no slot rule of
 :mod:`.slots` pairs them, the new memory is never found and the old one is shown as current. When a statement
 of the user's carries a change cue (:data:`CHANGE`: "now", "these days", "since ...", "from this spring", "in
-the end", "instead", "went with", "took over", "switched" ...) and no additive one (:data:`ADDITIVE`: "also",
+the end", "instead", "went with", "took over", "switched" ...) and no additive one (:data:`.slot_additions.ADDITIVE`: "also",
 "too", "another", "as well", "second", "both"), and no rule paired anything of the turn, its nearest older
 memory is chosen by rank:
 
@@ -42,7 +42,7 @@ from kioko_intelligence.holders import held_records
 from kioko_intelligence.language import about_user, is_request
 from kioko_intelligence.ops import SKIPPED, MemoryOp
 from kioko_intelligence.reactions import is_interruption, is_pause, is_reaction
-from kioko_intelligence.slot_additions import added, two_named_kinds
+from kioko_intelligence.slot_additions import ADDITIVE, added, two_named_kinds
 from kioko_intelligence.slot_marks import VALUE_KINDS, current
 from kioko_intelligence.slot_reading import TITLE_DOT, text_terms
 from kioko_intelligence.slot_subjects import different_subjects, someone_elses
@@ -77,11 +77,6 @@ _OWN_START = re.compile(r"\W*(?:(?:I|we)(?:'\w+)?(?:\s+\w+){0,3}\s+)?", re.IGNOR
 "we've just started"); a subject of its own ("The film started", "Work started", "our new manager started") is
 someone else's start."""
 _CLAUSE_BREAK = re.compile(r"[,;:.!?]\s+|\s+(?:and|but|so|while|because)\s+", re.IGNORECASE)
-ADDITIVE = re.compile(
-    r"\b(?:also|another|as well|second|both|in addition|besides|extra)\b|\btoo\b(?=\s*(?:[.,;!?]|$))",
-    re.IGNORECASE,
-)
-"""Words that say the statement adds a thing beside the one the user had: both stay current."""
 _ABOUT_USER = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|[Mm]y|[Mm]e|[Ww]e|[Ww]e're|[Ww]e've|[Oo]ur|[Uu]s|User|User's)\b")
 _SOMEONE_ELSES = re.compile(
     r"\b(?:my|our|User's)\s+(?:\w+\s+)?(?:wife|husband|partner|son|daughter|kids?|children|mum|mom|dad|father|mother|"

@@ -62,7 +62,7 @@ from kioko_intelligence.plan_changes import rewrites as item_rewrites
 from kioko_intelligence.plan_order import reordered
 from kioko_intelligence.profile_changes import profile_changes, relation_rewrites
 from kioko_intelligence.safety_changes import narrowed
-from kioko_intelligence.slot_additions import added, only_times, two_named_kinds
+from kioko_intelligence.slot_additions import added, beside, only_times, two_named_kinds
 from kioko_intelligence.slot_aims import replaced_aim
 from kioko_intelligence.slot_continuations import carry_rewrites, continuation
 from kioko_intelligence.slot_counts import counted_change, counts, emptied
@@ -306,6 +306,7 @@ def same_slot(
                 and named_topic(shared - _GENERIC, record.content, text, subject_words(record.content))
                 and not named_subjects(text, record.content)
                 and not (session_id and record.session_id == session_id)
+                and not beside(whole, text, record.content)
             ):
                 # "DNS is on a Raspberry Pi in the comms cupboard" after "Office DNS runs on the old Dell tower"; in
                 # one session two named things said turn after turn are more often a list than a change
@@ -326,6 +327,8 @@ def same_slot(
         if not stale:
             continue
         sure = cue or mine.frame == theirs.frame
+        if not sure and beside(whole, text, record.content):
+            continue  # "I also coach the under-14s on Sunday mornings" beside "... the under-11s on Saturdays"
         kind = next(t for t in types if stale[0] in their_values[t])
         fresh = sorted(mine_values[kind] - their_values[kind])
         # a date, number or id swapped in place of the old one (a name is too often a step's first word)

@@ -16,7 +16,9 @@ thing); in place of the change word, the two must say the same thing in meaning,
   password.", "Regarding the vestry key safe." name a topic again, they give no value);
 - no adding word (:data:`ANOTHER`: "also", "its own", "one more", "forgot a bit"), no two numbered things of one
   noun ("line 3" and "line 4"), no two parts of the year or week ("Summers we're at my wife's family place in
-  Crete" beside "We live in Bristol during the school year": a year holds both);
+  Crete" beside "We live in Bristol during the school year": a year holds both), no two places the two open with
+  ("Up at the farm apiary there are three hives" beside "At home I've got five hives"), and no user's doing paired
+  with a named thing's value ("I'm studying for JLPT N3 listening" beside "The API listens on port 201");
 - an older procedure (or a memory listing steps after a title: :data:`LISTED`) is not changed by a step
   (:data:`STEP`: "after bleeding always top the pressure up", "before the alarm, the machine goes on standby"): a
   step is added to it.
@@ -32,6 +34,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kioko_intelligence.language import content_words
+from kioko_intelligence.slot_additions import other_places, thing_and_user
 
 SAME_THING = 0.4
 """The least cosine (the layer's semantic embedder, all-MiniLM-L6-v2 here) of two memories read as one slot's
@@ -104,6 +107,8 @@ def restated(new: Any, old: Any, near: Near) -> bool:
         return False
     if ANOTHER.search(text) or two_numbered(text, before) or other_recurring(text, before):
         return False
+    if other_places(text, before) or thing_and_user(text, before):
+        return False  # "Up at the farm apiary there are three hives" beside "At home I've got five hives"
     if (old.section == "procedures" or LISTED.search(before)) and STEP.search(text):
         return False
     held = set(content_words(before))
