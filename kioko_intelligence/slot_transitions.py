@@ -25,10 +25,11 @@ from kioko_intelligence.slot_reading import read_slot, text_terms
 _TRANSITION = re.compile(
     r"^\W*(?:(?:so|and|finally|just|officially|today|i|i've|i have|user|user has|we)\s+)*"
     r"(?:made|became|become|got promoted to|been promoted to|was promoted to|promoted to|passed|moved (?:up )?to|"
-    r"transferred to|qualified as|graduated|got my|earned my|moved up|stepped up to|am now|'m now|is now)\b",
+    r"transferred to|qualified as|graduated|got my(?![^,.;!?]*\bback\b)|earned my|moved up|stepped up to|am now|'m now|is now)\b",
     re.IGNORECASE,
 )
-"""A verb of becoming or attaining at the start of the user's statement (its subject may be left out)."""
+"""A verb of becoming or attaining at the start of the user's statement (its subject may be left out); "got my ...
+back" ("Got my own phone back from the repair shop") is a thing returned, no attainment."""
 _WHEN = (
     r"(?:(?:this|next)\s+(?:week|month|year|term|season|spring|summer|autumn|winter)|today|tomorrow|monday|tuesday|"
     r"wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|"
