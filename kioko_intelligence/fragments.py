@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from kioko_intelligence.spelling import word_count
 
-__all__ = ["FRAGMENT_WORDS", "TOPIC_WORDS", "joined_fragments"]
+__all__ = ["FRAGMENT_WORDS", "TOPIC_WORDS", "joined_fragments", "joined_values"]
 
 FRAGMENT_WORDS = 3
 """A sentence of at most this many words is a fragment."""
@@ -63,4 +63,33 @@ def joined_fragments(sentences: list[str], plain: Callable[[str], bool]) -> list
         flush()
         out.append(sentence)
     flush()
+    return out
+
+
+_THATS_VALUE = re.compile(
+    r"^\W*(?:(?:so|and|which)\s+)?(?:that's|that is|that makes|which makes|which is|makes)\s+"
+    r"(?=[^.!?]*(?:\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|"
+    r"sixty|seventy|eighty|ninety|hundred|half|all)\b))",
+    re.IGNORECASE,
+)
+"""A sentence that gives a figure of the one before it ("Down to the last 20. That's 100 across.", "Sold four more.
+Makes eleven."): its "that" is the sentence before, and alone it names nothing."""
+
+
+def joined_values(sentences: list[str], plain: Callable[[str], bool]) -> list[str]:
+    """``sentences`` with each sentence that gives a figure of the one before it (:data:`_THATS_VALUE`) joined to
+    that one with a comma: read alone, "That's 100 across." opened on a "that" only the talk explains and was
+    dropped. Only plain statements (``plain``) are joined, and never onto a question."""
+    out: list[str] = []
+    for sentence in sentences:
+        if (
+            out
+            and _THATS_VALUE.match(sentence)
+            and plain(sentence)
+            and plain(out[-1])
+            and not out[-1].rstrip().endswith("?")
+        ):
+            out[-1] = f"{out[-1].rstrip().rstrip('.!')}, {sentence[:1].lower()}{sentence[1:]}"
+            continue
+        out.append(sentence)
     return out

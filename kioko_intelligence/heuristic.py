@@ -31,7 +31,7 @@ from kioko_intelligence.choices import choice_of, decision_body, held_choice, na
 from kioko_intelligence.commitments import committed_name, newest_decision, old_choice, says_over
 from kioko_intelligence.forget_reading import ForgetReading
 from kioko_intelligence.forget_requests import asks_to_forget, news_after
-from kioko_intelligence.fragments import joined_fragments
+from kioko_intelligence.fragments import joined_fragments, joined_values
 from kioko_intelligence.goal_reading import GoalReading
 from kioko_intelligence.instruction_cases import older_for_case, stopped, taken_back
 from kioko_intelligence.instruction_topics import permits
@@ -167,6 +167,7 @@ class HeuristicRouter:
             return RouteResult(skipped=reason, router=self.name)
         reading = _Reading(self, memory, turn)
         texts = joined_fragments(sentences(turn.text("user")), _plain)  # "Tea. Two sugars."
+        texts = joined_values(texts, _plain)  # "Down to the last 20. That's 100 across."
         marks = [t for t in texts if rules.GOOD_TO_KNOW.match(rules.plain(bare(t)))]
         if marks and len(marks) < len(texts):  # "Turns out X. Good to know for next time."
             reading.lesson_of([t for t in texts if t not in marks], turn.text("user"))
@@ -680,12 +681,12 @@ class _Reading(GoalReading, ForgetReading):
             return
         if len(text.split()) < 3 and self.router.capture != "all" and not rules.ATTRIBUTE.match(text):
             return
-        said_to_you = rules.YOU.search(text) or permits(text)  # "Longer is fine" after "Short, one line answers"
+        said_to_you = rules.addressed(text) or permits(text)  # "Longer is fine" after "Short, one line answers"
         if said_to_you and not explicit and (older := taken_back(self.memory, self.scope, text)):
             said = sentence(capitalise(bare(whole)))  # "You do not need to fix my sentences more": a rule taken back
             self.add("instruction.add", text=said, supersedes=[older], reason="an instruction changed", confidence=0.7)
             return
-        if is_chatter(text) or (rules.YOU.search(text) and not explicit) or rules.DEICTIC.match(text):
+        if is_chatter(text) or (rules.addressed(text) and not explicit) or rules.DEICTIC.match(text):
             return  # about the conversation or the assistant, or a "that" only the conversation explains
         label = self.router.kind_of_clause(text)
         if label is not None:
@@ -789,7 +790,7 @@ def _kind_of(text: str) -> str | None:
         return "episode"
     if rules.FIRST_PERSON.match(text):
         return "fact"
-    if rules.YOU.search(text):
+    if rules.addressed(text):
         return None  # about the assistant or the conversation, not the user's world
     return "knowledge"
 

@@ -1546,6 +1546,23 @@ PAST_AUX = re.compile(r"\b(?:was|were|had|did)\b|'ve\b|\b(?:have|has)\s+(?:\w+ly
 NOT_PAST = frozenset("need needed? speed feed bed red seed embed hundred shed based used indeed".split()) - {"needed?"}
 PASSIVE = re.compile(r"\b(?:is|are|be|been|being|am|'s|'re|get|gets)\s+\w+ed\b", re.IGNORECASE)
 YOU = re.compile(r"\b(?:you|your|yours)\b", re.IGNORECASE)
+GENERIC_YOU = re.compile(
+    r"\b(?:when|whenever|if|once|as soon as|before|after|unless|until|till)\s+you(?:'ve|'re)?\s+"
+    r"(?!(?:can|could|would|will|might|may|please|mind|don't mind|do not mind|get a (?:chance|minute|moment))\b)"
+    r"[^,;:.!?]*",
+    re.IGNORECASE,
+)
+"""A clause of anyone's "you", opened by a word of time or condition: "far easier on the back when you lift the
+supers", "cheaper if you book early". It says how a thing is for anyone, not something to the assistant; a
+request's "if you could", "when you get a chance" is one."""
+
+
+def addressed(text: str) -> bool:
+    """Does ``text`` speak of or to the assistant ("you", "your") outside a clause of anyone's "you"
+    (:data:`GENERIC_YOU`)?"""
+    return bool(YOU.search(GENERIC_YOU.sub(" ", text)))
+
+
 ATTRIBUTE = re.compile(
     r"^(?:i'm|i am)\s+(?!(?:ready|back|here|there|sorry|done|fine|ok|okay|good|great|tired|busy|confused|lost|"
     r"curious|in|out|off|home|away|awake|asleep|late|early|bored|hungry|excited|happy|sad|stuck|free|available|"
