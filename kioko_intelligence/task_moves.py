@@ -12,7 +12,9 @@ session's scratchpad holds a task and the turn sets none, the turn's first sente
   one) and states nothing else, or
 - names what comes next ("Next: ...", "Now: ..."), or opens with "now" ("Now it's ...")
 
-is the new task (``working.set task``), and the router's ``add`` of it is skipped. A short sentence of the same
+is the new task (``working.set task``), and the router's ``add`` of it is skipped; not when the sentence says the
+held task goes on (:func:`.working_changes.goes_on`: "Still going through the PR comments" after "Reviewing PR 881
+while the schema migration runs on staging"). A short sentence of the same
 turn about the task it leaves ("Car chase locked.", "212 is quiet now.", "Clause 9 is finished.": a word of the
 old task the new one lacks) is how that one ended and is not kept as a lasting fact beside the new task (the
 session's log keeps the turn).
@@ -37,6 +39,7 @@ from kioko_intelligence.ops import KIND_OF_MEMORY, SKIPPED, MemoryOp
 from kioko_intelligence.slot_marks import current
 from kioko_intelligence.slot_reading import text_terms
 from kioko_intelligence.turn import same_turn
+from kioko_intelligence.working_changes import goes_on
 
 if TYPE_CHECKING:
     from kioko_core.layer.memory_layer import MemoryLayer
@@ -116,6 +119,8 @@ def task_moves(memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, session_i
             task = doing(sentence) or next((t for op in kept if (t := doing(str(op.fields.get("text") or "")))), None)
             if task is None:
                 continue
+            if goes_on(held, task, sentence):
+                break  # "Still going through the PR comments": the held task goes on, it did not move
             for op in kept:
                 op.status, op.error = SKIPPED, "kept as the session's task instead"
             setting.append(

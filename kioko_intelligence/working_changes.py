@@ -89,6 +89,10 @@ def working_changes(
                 continue
             if isinstance(task, str) and held in task and op.fields.get("value") != held:
                 op.status, op.error = SKIPPED, f"only mentioned: the session's task is still about {held}"
+        for op in ops:
+            if op.op == "working.set" and op.status == "planned" and op.fields.get("key") == "task":
+                if goes_on(task, str(op.fields.get("value") or ""), turn_text):
+                    op.status, op.error = SKIPPED, "the session's task goes on: the held task says more"
         return
     said = _tokens(turn_text)
     for op in ops:
@@ -117,6 +121,24 @@ def working_changes(
                 )
             )
             break
+
+
+_STILL = re.compile(r"\b(?:still|yet again|carrying on|keep(?:ing)? going)\b", re.IGNORECASE)
+"""Words that say the task at hand goes on ("Still going through the PR comments")."""
+_WORD = re.compile(r"[A-Za-z][\w'-]{1,}|\d+")
+_SMALL = frozenset("the a an and or of on in at to for with while through still going doing my our its".split())
+
+
+def goes_on(held: object, value: str, turn_text: str) -> bool:
+    """Does the turn say the session's task ``held`` goes on ("Still going through the PR comments" after "Reviewing
+    PR 881 while the schema migration runs on staging"): a word of going on (:data:`_STILL`) and a word of the held
+    task in the new one? The held task, which says more, stays (the migration it names is still running); the new
+    value is a part of it, not a move to another thing (a move is read by :data:`MOVE_ON`)."""
+    if not isinstance(held, str) or not value or not _STILL.search(turn_text):
+        return False
+    mine = {w.lower() for w in _WORD.findall(value)} - _SMALL
+    theirs = {w.lower() for w in _WORD.findall(held)} - _SMALL
+    return bool(mine & theirs) and not theirs <= mine
 
 
 def _held_finished(pad: dict[str, object], turn_text: str) -> bool:
