@@ -141,7 +141,13 @@ store", "delete that last one", two items at once, an item inside a memory that 
 new value), of a subject (a cousin, an account, an ex named as "she", a group named as "them", a client by his
 role) and of a kind (medical, money, phone numbers, food likes and dislikes, appointments, the user's children),
 each with something said to keep, and small talk that must store nothing (passing states, questions and tasks for
-the assistant, thanks, moods, hypotheticals) (``dev27-first-run.md``). A probe may set ``max_chars``: its context
+the assistant, thanks, moods, hypotheticals) (``dev27-first-run.md``). ``dev_turns`` (26 scenes, 29 probes, session
+14, written before it was first run) changes said a turn later in the same session, as an agent loop writes them a
+fraction of a second apart (a count, a venue, a time, a habit, a thing replaced, a room, a network, a date, a shift,
+the task at hand, a hotel, a quote, a name to be called, a race, a carer's days, a locker, opening hours, a weight;
+one with a question between, two probed in a later session), and turns of one session that add rather than change
+(a second dog, a brother's city beside the user's, one turn's two things, a goal's progress beside a cat's age). A
+probe may set ``max_chars``: its context
 must be no longer (the budget scenes, at the default budget).
 
 ``--check`` runs nothing: it lists, for the dev halves, the expectations a memory storing the turns as said
