@@ -49,7 +49,7 @@ from kioko_core.embedding.embedders import embed_many, relates_unshared_words
 from kioko_core.reading.analysis import analyze
 from kioko_intelligence.slot_additions import added, two_named_kinds
 from kioko_intelligence.slot_subjects import different_subjects, someone_elses
-from kioko_intelligence.turn import turns_of
+from kioko_intelligence.turn import same_turn, turn_of, turns_of
 from kioko_intelligence.unworded_changes import restated
 
 SEARCHED = frozenset({"memories", "decisions", "procedures", "skills", "lessons"})
@@ -291,6 +291,31 @@ def _another_thing(new: str, old: str) -> bool:
     return added(new, old) or two_named_kinds(new, old)
 
 
+ENDED = re.compile(
+    r"\b(?:cut|cancel+ed|scrap(?:ped)?|dead|fell\s+through|overruled|pulled\s+(?:me\s+|us\s+)?off|called\s+off|"
+    r"dropped|axed|ditched|(?:is|are|'s|'re)\s+off|no\s+longer|not\s+\w+(?:\s+\w+)?\s+any\s?more)\b",
+    re.IGNORECASE,
+)
+"""A turn that ends what was said before ("The STM has cut my line", "Second van idea is dead", "the head of design
+overruled me", "June's off", "not Markham anymore"): its other memory may hold the value that replaces it."""
+
+
+def brought_by_turn(memory: Any) -> bool:
+    """Whether recall brought ``memory`` as a turn-mate of a found memory (:mod:`kioko_core.recall.turn_mates`)."""
+    return "turn" in memory.signals
+
+
+def turn_says_change(new: Any, memories: Sequence[Any]) -> bool:
+    """Whether the turn that said ``new`` says a change in any of its memories of this context: a change word
+    (:func:`says_change`) or an ending (:data:`ENDED`). "Our head of design overruled me in the all-hands." says the
+    change that "Everyone moves to Penpot from Monday." holds the value of. Never for a memory with an adding word
+    ("We also booked the barn for the ceilidh": another thing beside the older, not its value)."""
+    if turn_of(new.record) is None or ADDING.search(new.record.content):
+        return False
+    said = [m.record.content for m in memories if m.record.id != new.record.id and same_turn(m.record, new.record)]
+    return ENDED.search(new.record.content) is not None or any(says_change(text) or ENDED.search(text) for text in said)
+
+
 def changed_pairs(question: str, memories: Sequence[Any], near: Near | None = None) -> dict[str, str]:
     """{newer id: older id} for the pairs of ``memories`` (a context's, each with ``record``, ``score``,
     ``signals``, ``section``) to show as one change for ``question`` (see the module's rules). ``near`` (the
@@ -310,7 +335,7 @@ def changed_pairs(question: str, memories: Sequence[Any], near: Near | None = No
     pairs: dict[str, str] = {}
     taken: set[str] = set()
     for new in sorted(found, key=lambda m: -said_at(m.record)):
-        worded = says_change(new.record.content)
+        worded = says_change(new.record.content) or (brought_by_turn(new) and turn_says_change(new, memories))
         if new.record.id in taken or not (worded or near is not None):
             continue
         if worded and not change_answers(new.record.content, asked):
@@ -320,8 +345,9 @@ def changed_pairs(question: str, memories: Sequence[Any], near: Near | None = No
             for m in found
             if m.record.id != new.record.id
             and m.record.id not in taken
+            and not brought_by_turn(m)  # its signals are its partner's: nothing says the question found it
             and later_turn(new.record, m.record)
-            and comparable(new, m)
+            and (comparable(new, m) or brought_by_turn(new))
             and not different_subjects(new.record.content, m.record.content)
             and not someone_elses(new.record.content, m.record.content)
             and not _another_thing(new.record.content, m.record.content)
@@ -347,6 +373,7 @@ __all__ = [
     "ABOUT_USER",
     "ADDING",
     "CHANGE",
+    "ENDED",
     "SLOT_ASKED",
     "TO_YOU",
     "asks_about",

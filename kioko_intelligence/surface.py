@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from kioko_core.layer.hooks import LayerHooks
@@ -87,6 +87,11 @@ class IntelligenceHooks(LayerHooks):
         from kioko_intelligence.change_pairs import changed_pairs, cosine_of
 
         return changed_pairs(query, memories, cosine_of(layer))
+
+    def turn_mates(self, layer: Any, scope: Scope, records: Sequence[Record]) -> dict[str, list[Record]]:
+        from kioko_intelligence.turn_mates import turn_mates
+
+        return turn_mates(layer, scope, records)
 
     def after_recall(self, layer: Any, context: Any, scope: Scope, session_id: str | None) -> None:
         _note_recall(layer, context, scope.user_id, scope.agent_id, session_id)

@@ -54,6 +54,11 @@ class LayerHooks:
         this question, never a write. Here none: every memory is shown as recall found it."""
         return {}
 
+    def turn_mates(self, layer: Any, scope: Scope, records: Sequence[Record]) -> dict[str, list[Record]]:
+        """{record id: the other memories said in the same turn} for ``records`` of a context (see
+        :mod:`~kioko_core.recall.turn_mates`). Here none: the core numbers no turns."""
+        return {}
+
     def after_recall(self, layer: Any, context: Context, scope: Scope, session_id: str | None) -> None:
         """What recall gave the agent (``context``), once it is built."""
 

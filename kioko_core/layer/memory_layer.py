@@ -496,6 +496,7 @@ class MemoryLayer(KindManagers, WritePath):
                 sections=self.intelligence is not None,
                 budget=knobs.budget,
                 changes=self._changes if self.intelligence is not None else None,
+                turn_mates=self._turn_mates if self.intelligence is not None else None,
             )
         context.plan = followed
         self.hooks.after_recall(self, context, scope, session_id)  # what "that worked" will credit
@@ -504,6 +505,10 @@ class MemoryLayer(KindManagers, WritePath):
     def _changes(self, query: str, memories: Sequence[RecalledMemory]) -> dict[str, str]:
         """The hooks' pairs of a context's memories to show as a change (see :meth:`LayerHooks.shown_changes`)."""
         return self.hooks.shown_changes(self, query, memories)
+
+    def _turn_mates(self, scope: Scope, records: Sequence[Record]) -> dict[str, list[Record]]:
+        """The hooks' turn-mates of ``records`` (see :meth:`LayerHooks.turn_mates`)."""
+        return self.hooks.turn_mates(self, scope, records)
 
     @timed("context")
     def context(

@@ -50,6 +50,7 @@ from kioko_core.recall.repeats import distinct_ids, repeats, repeats_last, word_
 from kioko_core.recall.safety import READ_TERMS, SAFETY_TERM, bears_on, is_safety_relevant
 from kioko_core.recall.safety import SHOWN as SAFETY_SHOWN
 from kioko_core.recall.shown_changes import ChangeReader, show_changes
+from kioko_core.recall.turn_mates import TurnMates, bring_turn_mates
 from kioko_core.store import Filter, InvalidRecordError, Record, Scope, check_scope
 from kioko_core.telemetry import staged
 
@@ -533,6 +534,7 @@ def recall(
     sections: bool = False,
     budget: int | None = None,
     changes: ChangeReader | None = None,
+    turn_mates: TurnMates | None = None,
 ) -> Context:
     """The context for ``query``: the ``limit`` best memories, up to ``links`` of them brought by links only.
 
@@ -549,6 +551,9 @@ def recall(
 
     ``changes`` (the intelligence's reader of changes) names memories to show in place of older ones the
     question found too, with "(was: ...)" (:mod:`~kioko_core.recall.shown_changes`); None shows every one.
+
+    ``turn_mates`` (the intelligence's reader of the memories said in one turn) brings the other memories of the
+    turns of the best found ones (:mod:`~kioko_core.recall.turn_mates`); None brings none.
 
     ``query`` is read once here (a :class:`~kioko_core.reading.query_and_draft.Query`, unless it is one read for ``user_id``
     already) and that reading is what retrieval and the sections take.
@@ -624,6 +629,7 @@ def recall(
         if memory_id in brought:  # what only a link brought says how strongly, relative to the best match
             signals = {"linked": round(min(1.0, signals.get("graph", 0.0) / strongest_seed), 4)}
         recalled[memory_id] = RecalledMemory(owned(record), got.scores[memory_id], signals, section_of(record.kind))
+    bring_turn_mates(recalled, brought, turn_mates, scope, _may_show)
     for section in fill_recent:
         wanted = min(FILL_RECENT, caps.get(section, FILL_RECENT))
         if wanted > 0 and not any(m.section == section for m in recalled.values()):
