@@ -197,9 +197,13 @@ def ended_activities(
     if not session_id:
         return
     setting = [op for op in ops if _sets_task(op) and isinstance(op.fields.get("value"), str)]
+    # no task set: the turn's bare activity is the task when it follows the close of an earlier one
+    pending = None if setting else _next_activity(memory, ops, scope, session_id, turn_text)
+    if pending is not None:
+        setting = [pending[0]]
     if not setting:
         return
-    new = set(text_terms(" ".join(str(op.fields.get("value")) for op in ops if _sets_value(op))))
+    new = set(text_terms(" ".join(str(op.fields.get("value")) for op in [*ops, *setting] if _sets_value(op))))
     closing = {
         sentence.strip(): set(text_terms(sentence)) - new
         for sentence in _SENTENCE.split(turn_text)
@@ -223,12 +227,38 @@ def ended_activities(
             closed.update(closers)
     if not ended:
         return
+    if pending is not None:
+        ops.append(pending[0])
+        for kept in pending[1]:
+            kept.status, kept.error = SKIPPED, "kept as the session's task instead"
     op = setting[0]
     op.fields["supersedes"] = [*op.fields.get("supersedes", []), *ended]
     op.reason = (op.reason + "; " if op.reason else "") + "the task at hand replaces the activity it closed"
     for other in ops:
         if _loose(other) and any(_within(str(other.fields.get("text") or ""), sentence) for sentence in closed):
             other.status, other.error = SKIPPED, "says how an activity of the session ended: the task moved on"
+
+
+def _next_activity(
+    memory: MemoryLayer, ops: list[MemoryOp], scope: Scope, session_id: str, turn_text: str
+) -> tuple[MemoryOp, list[MemoryOp]] | None:
+    """The task a turn that sets none says as a bare activity (:func:`doing`: "Now on the Kemp probate file"), in a
+    session with no task, and the router's adds of it; None when there is none (see :func:`task_moves`)."""
+    pad = memory.working.all(user_id=scope.user_id, agent_id=scope.agent_id, session_id=session_id)
+    if "task" in pad:
+        return None
+    for sentence in _SENTENCE.split(turn_text):
+        kept = [op for op in ops if _loose(op) and _within(str(op.fields.get("text") or ""), sentence)]
+        task = doing(sentence) or next((t for op in kept if (t := doing(str(op.fields.get("text") or "")))), None)
+        if task is not None:
+            op = MemoryOp(
+                "working.set",
+                fields={"key": "task", "value": task},
+                reason="what the user is doing now, after closing what they were doing",
+                confidence=0.7,
+            )
+            return op, kept
+    return None
 
 
 def _sets_value(op: MemoryOp) -> bool:

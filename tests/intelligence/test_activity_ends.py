@@ -109,3 +109,34 @@ def test_the_closing_sentence_is_not_kept_beside_the_new_task() -> None:
 def test_what_it_leaves_alone(sessions: list[list[str]], kept: str) -> None:
     _, held = session(*sessions)
     assert any(kept in content for content in held), held
+
+
+def _task_after(*turns: str) -> tuple[object, str, list[str]]:
+    """The session's task after the turns, the context "What am I doing now?" gets, and the current memories."""
+    with kioko.intelligent("memory://") as memory:
+        for turn in turns:
+            memory.record_turn(turn, "Ok.", user_id="u", session_id="s")
+        task = memory.working.all(user_id="u", session_id="s").get("task")
+        text = memory.recall("What am I doing now?", user_id="u", session_id="s").text
+        held = [
+            r.content
+            for r in memory.store.scan(Scope("u", None))
+            if r.kind not in ("working", "summary") and not r.metadata.get("superseded_by")
+        ]
+        return task, text, held
+
+
+def test_with_no_task_yet_the_activity_after_a_close_is_the_task() -> None:
+    """It failed before: both were kept as knowledge and the question found neither."""
+    task, text, held = _task_after(
+        "Reconciling the petty cash for March.", "Petty cash balances. Now on the Pryce invoices."
+    )
+    assert task == "On the Pryce invoices"
+    assert "Pryce" in text
+    assert not any("petty cash for March" in content or "balances" in content for content in held)
+
+
+def test_with_no_task_yet_an_activity_with_no_close_is_left_to_the_router() -> None:
+    task, _, held = _task_after("Restocking the walk-in fridge.", "Now on the bar's stock count.")
+    assert task is None
+    assert any("walk-in fridge" in content for content in held)
