@@ -197,7 +197,9 @@ def _names_an_employer(text: str) -> bool:
 PROFILE: tuple[Row, ...] = (
     row(
         "profile.set",
-        rf"^(?i:my name is|my name's|name's|name is|i'm|i am|(?:just |please |you can )?call me|they call me|people call me|"
+        rf"^(?i:my name is|my name's|name's|name is|i'm|i am|"
+        rf"(?:just |please |feel free to |(?:you|u) (?:can|may|could|might) (?:now |also |just )?)?call me|"
+        rf"they call me|people call me|"
         rf"everyone calls me)\s+(?P<name>{_NAME})$",
         "They call me Mo",
         0,
@@ -416,6 +418,12 @@ INSTRUCTION: tuple[Row, ...] = (
     ),
     row(
         "instruction.add",
+        r"^(?:please\s+|just\s+)?(?P<rule>be\s+(?:(?:a bit|a little|more|less|very|extra|[a-z]+ly)\s+){0,2}[a-z-]+\s+"
+        r"(?:with|to|towards)\s+me\b.*)$",
+        "Please be relentlessly cheerful with me",
+    ),
+    row(
+        "instruction.add",
         r"^(?P<rule>(?:(?:my|the|your|new|updated?|to)\s+){0,2}(?:(?:output|answer|answering|reply|response|"
         r"writing|formatting|format)\s+(?:prefs|preferences|rules|style|guidelines)|(?:prefs|preferences|rules|style|"
         r"guidelines)\s+(?:for|on)\s+(?:the\s+|your\s+|my\s+)?(?:output|answers?|replies|responses?|formatting|"
@@ -470,10 +478,30 @@ def instruction_rule(text: str) -> str | None:
     if found:
         return found[1].group("rule")
     led = _SO_INSTRUCTION.match(text)
-    return text if led and first(INSTRUCTION, led.group("rule")) else None
+    if led and first(INSTRUCTION, led.group("rule")):
+        return text
+    return text if _led_by_an_order(text) else None
 
 
 _SO_INSTRUCTION = re.compile(r"^.{8,}?(?:,\s*|\s+)so\s+(?P<rule>.+)$", re.IGNORECASE)
+_NOT_AN_ORDER = frozenset(
+    "i i'm i've i'd we we're we've my our the a an it it's its this that these those you your he she they there "
+    "thanks thank ok okay sorry yes no yeah yep hi hey hello well oh so and but if when".split()
+)
+"""First words of a clause that is no order to the assistant (a subject, a greeting, a reply)."""
+
+
+def _led_by_an_order(text: str) -> bool:
+    """Is ``text`` a run of orders to the assistant, one of them a standing instruction in a later clause ("Drop the
+    cheerleading, just give me straight answers, no pep")? The first clause opens with a verb (no subject, greeting
+    or reply word: :data:`_NOT_AN_ORDER`), and a clause after a comma is an instruction by the rows."""
+    parts = [p.strip() for p in re.split(r",\s*|;\s*", text) if p.strip()]
+    if len(parts) < 2:
+        return False
+    opening = parts[0].split()[0].lower()
+    if opening in _NOT_AN_ORDER or not opening.isalpha():
+        return False
+    return any(first(INSTRUCTION, part) for part in parts[1:])
 
 
 # --------------------------------------------------------------------------- goals
