@@ -161,9 +161,11 @@ def forget_memory(memory: MemoryLayer, scope: Scope, deleted: Record) -> tuple[R
     held = set(summary.terms) if summary is not None else set()
     only = {w for w in words if df.get(w, 0) - (w in held) <= 0}
 
+    numbers = _long_numbers(deleted.content)
+
     def carries(text: str) -> bool:
         shared = words & _salient(text)
-        return bool(shared & only) or 2 * len(shared) >= len(words)
+        return bool(shared & only) or 2 * len(shared) >= len(words) or bool(numbers & _long_numbers(text))
 
     if any(carries(turn) for turn in waiting):
 
@@ -187,6 +189,20 @@ def forget_memory(memory: MemoryLayer, scope: Scope, deleted: Record) -> tuple[R
 
     memory._update(memory_id, scope, rewrite)
     return None, log is not None
+
+
+_LONG_NUMBER = re.compile(r"(?<!\w)(?<!\d\.)\d(?:[\d\s-]*\d)?(?!\w|\.\d)")
+LONG_NUMBER_DIGITS = 5
+"""A number of at least this many digits (a phone number, an account, a sort code said "20-44-91") is the item a
+memory holds: the words the index keeps leave digits out, so a summary point saying it in other words ("User's
+mobile is 07700 900318" for "User's phone number is 07700 900318") carries the memory by its number; a year or a
+count is shorter."""
+
+
+def _long_numbers(text: str) -> set[str]:
+    """The numbers of :data:`LONG_NUMBER_DIGITS` digits or more ``text`` says, as their digits."""
+    found = {re.sub(r"\D", "", m.group(0)) for m in _LONG_NUMBER.finditer(text)}
+    return {n for n in found if len(n) >= LONG_NUMBER_DIGITS}
 
 
 def _salient(text: str) -> set[str]:
