@@ -237,7 +237,11 @@ def gate_reason(sentence_text: str) -> str | None:
     """
     if not sentence_text.strip():
         return "empty"
-    if _NEVER_GATED.search(sentence_text) or asks_to_forget(sentence_text):
+    if asks_to_forget(sentence_text):
+        return None
+    if COUNTERFACTUAL.match(plain(bare(sentence_text))):  # "If I won the lottery I'd ... never come back": a wish,
+        return "chatter"  # though it says "never" (a standing instruction's word)
+    if _NEVER_GATED.search(sentence_text):
         return None
     if (
         is_small_talk(sentence_text)

@@ -37,7 +37,7 @@ import re
 
 from kioko_intelligence.asides import MOODS, is_aside, reproaches_self, squeeze
 from kioko_intelligence.reactions import is_reaction
-from kioko_intelligence.rules import IRREGULAR_PAST, NOT_PAST
+from kioko_intelligence.rules import FEEDBACK_BAD, FEEDBACK_OK, IRREGULAR_PAST, NOT_PAST
 
 MAX_WORDS = 16
 """A state of the moment is said in a breath: a longer sentence says more."""
@@ -59,7 +59,7 @@ _TODAY = re.compile(
 )
 _HURRY = re.compile(
     r"^(?:(?:so|and|but)\s+)?(?:(?:a\s+)?quick\s+one|hang\s+on|hold\s+on|one\s+sec(?:ond)?|bear\s+with\s+me|"
-    r"brb|(?:gotta|got\s+to|must)\s+(?:run|go|dash|be\s+quick))$",
+    r"brb|(?:gotta|got\s+to|must)\s+(?:run|go|dash|be\s+quick)|(?:don't|do\s+not)\s+mind\s+me|ignore\s+me)$",
     re.IGNORECASE,
 )
 """A hurry or a pause said beside the state ("..., so quick one", "..., hang on")."""
@@ -130,14 +130,14 @@ _WEATHER_HERE = re.compile(
 _MOOD = re.compile(
     rf"^(?:i'm|im|i\s+am|(?:i'm\s+|i\s+am\s+)?feeling)\s+(?:(?:so|really|very|totally|completely|absolutely|utterly|just|that|well|proper|"
     rf"properly|literally|a\s+bit|a\s+little|bit)\s+)*(?:{MOODS}|done|back|crying|dying|melting|shivering|"
-    rf"yawning|flagging|wilting|fading|soaked|drenched|frozen|boiling|sweating|hot)\b|"
+    rf"yawning|flagging|wilting|fading|soaked|drenched|frozen|boiling|sweating|hot|in\s+(?:such\s+)?a\s+(?:[a-z]+\s+)?mood)\b|"
     rf"^(?:so|that|too|bit|a\s+bit|really|proper|properly|absolutely|completely|totally)\s+(?:{MOODS}|hot)\b",
     re.IGNORECASE,
 )
 """A mood of the user, with its subject or without ("I'm so done", "I'm starving", "So tired")."""
 _MOOD_AFTER = re.compile(
     r"^(?:with\s+(?:today|this|it\s+all|everything)|than\s+(?:this\s+morning|earlier|yesterday|before)|(?:that\s+)?i\s+(?:can|could)(?:n't|\s+not|\s+barely|\s+hardly)"
-    r"\s+[a-z\s]+)$",
+    r"\s+[a-z\s]+|(?:that\s+)?i\s+could\s+(?:(?:just|happily|literally)\s+)?[a-z]+(?:\s+[a-z]+){0,5})$",
     re.IGNORECASE,
 )
 """What may follow a mood: what it is with ("done with today") or its effect now ("... I can barely see straight")."""
@@ -156,7 +156,7 @@ _SPENT = re.compile(
 """How spent the user is: last night's sleep ("barely slept last night"), a mood's effect today ("I can't think
 straight today")."""
 _POSTURE = re.compile(
-    r"^(?:just\s+|still\s+)?(?:sitting|sat|standing|stood|lying|waiting|queuing|queueing|stuck\s+in|"
+    r"^(?:just\s+|still\s+)?(?:sitting|sat|standing|stood|lying|waiting|queuing|queueing|stuck\s+(?:in|behind|at)|"
     r"hanging\s+around|parked\s+up)\b",
     re.IGNORECASE,
 )
@@ -203,9 +203,19 @@ def _of_itself(part: str) -> bool:
     )
 
 
+_ON_THE_WAY = re.compile(
+    r"^(?:i'm|im|i\s+am)\s+(?:just\s+|still\s+)?(?:on|in|at)\s+(?:the|a|my)\s+(?:train|bus|tube|tram|plane|ferry|car|"
+    r"motorway|road|phone|loo|queue|platform|station|airport|lobby|waiting\s+room)\b(?:\s+(?:right\s+now|rn|atm|now|again|"
+    r"this\s+(?:morning|afternoon|evening)))?$",
+    re.IGNORECASE,
+)
+"""Where the user is at the moment, on the way or waiting ("I'm on the train right now"): a state of now only beside a
+time of now or a mark; "I'm on the train every morning" lasts."""
+
+
 def _state(part: str) -> bool:
     """Is ``part`` a state of now (a mood, a posture, the weather, a thing's state, what has not happened since)?"""
-    if _of_itself(part):
+    if _of_itself(part) or _ON_THE_WAY.match(part):
         return True
     if _past(_NOW.sub(" ", part)):  # "while I was typing" dates the state, it tells no event
         return False
@@ -222,10 +232,28 @@ _JUDGED_TODAY = re.compile(
 day dates it; "The clinic is shut today" states a fact of the day and is read."""
 
 
+_REPLY_JUDGED = re.compile(
+    r"^(?:but\s+)?(?:that|this|your)\s+(?:(?:[a-z]+\s+){0,2}(?:tip|trick|advice|answer|suggestion|idea|list|recipe|"
+    r"explanation|fix|reply|link|summary|template|one)\s+)?(?:(?:really|totally|just|honestly)\s+)?(?:saved|helped|"
+    r"made\s+my|cleared|nailed)\b(?:\s+[a-z']+){0,4}$|"
+    r"^(?:but\s+)?(?:that's|that\s+is|that\s+isn't|that's\s+not|not)\s+(?:quite\s+|exactly\s+|really\s+|just\s+)*what\s+i\s+"
+    r"(?:meant|wanted|asked(?:\s+for)?|needed|was\s+after|had\s+in\s+mind)$|"
+    r"^(?:but\s+)?close\s+enough$",
+    re.IGNORECASE,
+)
+"""What the user makes of the assistant's reply beside a reaction ("Thanks a million, that spreadsheet tip saved my
+afternoon", "Ha, that's not quite what I meant, but close enough"): the reply's, not the user's. Not "that worked",
+"that fixed it", "that did the trick": an outcome of a procedure or a strategy served (the router's feedback step)."""
+_TIME_FOR = re.compile(r"^(?:[a-z]+\s+)?(?:time|o'clock)$", re.IGNORECASE)
+"""A call of the moment ("Right, brew time."): beside a reaction, a mark."""
+
+
 def _mark(part: str) -> bool:
     """Is ``part`` only a mark of the moment: a hurry or a pause, an aside, a reaction, a time of now?"""
     return bool(
         _HURRY.match(part)
+        or _REPLY_JUDGED.match(part)
+        or _TIME_FOR.match(part)
         or is_aside(part)
         or is_reaction(part)
         or _TODAY.match(part)
@@ -271,6 +299,8 @@ def _dates(part: str) -> bool:
 
 def is_passing_state(sentence: str) -> bool:
     """Whether ``sentence`` only says how something is right now (see the module)."""
+    if FEEDBACK_OK.search(sentence) or FEEDBACK_BAD.search(sentence):
+        return False  # "That worked, thanks!": the outcome of what was served, read by the router's feedback step
     said = squeeze(sentence.strip().replace("\u2019", "'")).rstrip(".!? ")
     words = _WORD.findall(said)
     if not words or len(words) > MAX_WORDS:
@@ -286,7 +316,9 @@ def is_passing_state(sentence: str) -> bool:
     ):
         return False
     states = [_state(p) for p in parts]
-    if any(reproaches_self(p) for p in parts):  # "God, I'm such a klutz, spilled coffee on my shirt"
+    # "God, I'm such a klutz, spilled coffee on my shirt", "Just spilled coffee all down my shirt, brilliant.": a
+    # mishap beside the name the user calls themselves for it, or beside a reaction to it
+    if any(reproaches_self(p) or is_reaction(p) or _EXASPERATED.match(p) for p in parts):
         states = [s or bool(_MISHAP.match(p)) for p, s in zip(parts, states)]
     for at in range(1, len(parts)):  # "Too tired, I can hardly keep my eyes open": a mood's effect, after a comma
         states[at] = states[at] or bool(_MOOD.match(parts[at - 1]) and _MOOD_AFTER.match(parts[at]))
@@ -295,7 +327,8 @@ def is_passing_state(sentence: str) -> bool:
     if not any(states):  # marks only: "Sorry I've been quiet, mad couple of weeks.", "Cheers for last time, legend."
         return len(parts) > 1 and any(is_aside(p) or is_reaction(p) for p in parts)
     marked = any(_dates(p) and not s for p, s in zip(parts, states))
-    return marked or bool(_NOW.search(said)) or any(_of_itself(p) or _JUDGED_TODAY.match(p) for p in parts)
+    mishap = any(s and not _state(p) for p, s in zip(parts, states))  # a mishap beside its reaction is of now
+    return marked or mishap or bool(_NOW.search(said)) or any(_of_itself(p) or _JUDGED_TODAY.match(p) for p in parts)
 
 
 __all__ = ["MAX_WORDS", "is_passing_state"]

@@ -24,11 +24,12 @@ _STRONG = (
     r"actually,?\s+no|ah,?\s+no|oh,?\s+no|hold on|i mean|i meant|correction|(?:um|er|uh),?\s+actually|"
     r"wait,?\s+sorry,?\s+i mean|sorry,?\s+i mean"
 )
-"""Markers that take back what was just said wherever they stand."""
+"""Markers that take back what was just said wherever they stand; "what I meant" is a clause of its own ("that's not
+quite what I meant, but close enough" takes nothing back)."""
 _WEAK = r"no|sorry|wait|actually"
 """Markers that take it back only between commas (or after "..."): "Editing prod.yaml, no, staging.yaml"."""
 _MARKER = re.compile(
-    rf"(?:(?:[,;]|\.\.\.|…|[.!?](?=\s))\s*|\s+)(?P<strong>{_STRONG})\b[,:.]?\s*"
+    rf"(?:(?:[,;]|\.\.\.|…|[.!?](?=\s))\s*|(?<!\bwhat)\s+)(?P<strong>{_STRONG})\b[,:.]?\s*"
     rf"|(?:[,;]|\.\.\.|…)\s*(?P<weak>{_WEAK})\s*[,:]\s*"
     rf"|[.!?]\s+(?P<opening>{_WEAK}|oops|sorry,?\s+no|no,?\s+sorry)\s*[,:]\s*",
     re.IGNORECASE,
