@@ -1224,6 +1224,9 @@ FORGET_ALIASES = {
     "license": ("licence", "registration", "reg"),
     "password": ("passcode", "code", "pin"),
     "pin": ("code", "passcode"),
+    "number": ("code", "pin", "combination", "combo"),
+    "code": ("number", "pin", "combination", "combo", "passcode"),
+    "combination": ("code", "number", "combo"),
     "medication": ("take", "tablet", "pill", "prescription"),
     "bank": ("account", "sort", "iban", "card"),
 }
