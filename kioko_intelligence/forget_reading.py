@@ -735,8 +735,11 @@ PEOPLE_WORDS = {
     "friends": r"friend|best friend|bestie|mate|buddy|pal|girlfriend|boyfriend|flatmate|roommate|housemate|neighbou?r",
     "colleagues": r"colleague|co-?worker|boss|manager|team ?lead|mentor|mentee|client|assistant|intern|report|"
     r"supervisor|landlord|lawyer|doctor|dentist|therapist|accountant|trainer|tutor|teacher|coach|babysitter|nanny",
+    "love": r"boyfriend|girlfriend|date|crush|fling|lover|guy|girl|man|woman|bloke|lad|lass",
 }
 """The words a memory names a person by, per group ("User's neighbour Bill", "my aunt Rosa")."""
+_EVERYONE = "|".join(words for group, words in PEOPLE_WORDS.items() if group != "love")
+"""The words of every group of people but the love life's ("a guy", "my date" name a person only there)."""
 _PERSON_ROLE = re.compile(
     rf"\b(?:the|my|our)\s+({PEOPLE_WORDS['friends']}|{PEOPLE_WORDS['colleagues']}|{PEOPLE_WORDS['family']})\b", re.I
 )
@@ -746,7 +749,7 @@ _PERSON = {
         rf"\b(?:user's|my|our|his|her|their)\s+(?:\w+\s+)?(?:{words})s?\b|\b(?:{words})s?,?\s+[A-Z][a-z]+",
         re.IGNORECASE,
     )
-    for group, words in {**PEOPLE_WORDS, "people": "|".join(PEOPLE_WORDS.values())}.items()
+    for group, words in {**PEOPLE_WORDS, "people": _EVERYONE}.items()
 }
 FULL_NAME_GIVEN = re.compile(
     r"\b(?:is|was|are|called|named)\s+(?:(?:Mr|Mrs|Ms|Dr|Prof)\.?\s+)?[A-Z][a-z]+\s+[A-Z][a-z]+\b"
@@ -763,6 +766,7 @@ CATEGORY_GROUPS = {
     "relatives": "family",
     "children": "children",
     "kids": "children",
+    "love life": "love",
     "friends": "friends",
     "colleagues": "colleagues",
     "coworkers": "colleagues",
@@ -773,7 +777,7 @@ CATEGORY_GROUPS = {
 def group_names(contents: list[str], group: str) -> list[str]:
     """The names ``contents`` give the people of a group by their relation ("User's eldest, Freya" -> Freya, "my
     aunt Rosa" -> Rosa; :func:`given_names`), for a forget of the whole group."""
-    words = PEOPLE_WORDS.get(group) or "|".join(PEOPLE_WORDS.values())
+    words = PEOPLE_WORDS.get(group) or _EVERYONE
     roles = {m.group(0).lower() for text in contents for m in re.finditer(rf"\b(?:{words})\b", text, re.IGNORECASE)}
     return list(dict.fromkeys(name for role in sorted(roles) for name in given_names(contents, role)))
 
@@ -800,6 +804,7 @@ FORGET_CATEGORY = re.compile(
     r"(?:(?:all|every|any)\s+(?:of\s+)?)?(?:my|the|your)?\s*(?:(?P<qualifier>[a-z]+)\s+)?"
     r"(?P<category>preferences|likes|dislikes|tastes|deadlines|due dates|people|persons|contacts|family|relatives|"
     r"friends|colleagues|co-?workers|children|kids|health|medical|money|finances|financial|phone numbers|appointments|"
+    r"love life|"
     r"(?:work|job|career)(?:[- ]related|\s+(?:info|stuff|details|things|bits|matters|side)))\b"
     r"(?:\s+(?:about|on|for|regarding)\s+(?P<after>[a-z]+))?",
     re.IGNORECASE,
@@ -839,6 +844,8 @@ def in_category(record: Record, category: str, qualifier: str = "") -> bool:
         return record.kind not in ("working", "summary") and is_health_fact(text)
     if category == "appointments":
         return record.kind not in ("working", "summary") and is_appointment(text)
+    if category == "love life":
+        return record.kind not in ("working", "summary") and ROMANCE.search(text) is not None
     if category in ("money", "finances", "financial"):
         return record.kind not in ("working", "summary") and MONEY.search(text) is not None
     if category == "work":
@@ -967,6 +974,17 @@ _WHEN_BOOKED = re.compile(
 _EVERY_WEEK = re.compile(
     r"\b(?:every|each)\s+\w+|\b(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)\b", re.I
 )
+
+
+ROMANCE = re.compile(
+    r"\b(?:(?:a|first|second|third|blind|another)\s+dates?|dating|went\s+out\s+with|going\s+out\s+with|seeing\s+(?:someone|"
+    r"a\s+guy|a\s+girl|a\s+man|a\s+woman)|boyfriend|girlfriend|crush|fling|hinge|tinder|bumble|grindr|kissed|snogged|"
+    r"fancy|fancies|romance|romantic|love\s+life)\b",
+    re.IGNORECASE,
+)
+"""A memory of the user's love life, for "forget all the stuff about my love life": a date, a dating app, someone
+the user is seeing or fancies ("Went on a date with a guy called Jules I met on Hinge"); the people it names by how
+it names them ("a guy called Jules") go with it as subjects ("Jules is a sous chef in Falmouth")."""
 
 
 def is_appointment(text: str) -> bool:

@@ -880,6 +880,7 @@ KIND_WORDS = (
     ),
     (re.compile(rf"\b(?:family|relatives){_AS_A_WHOLE}", re.I), "family"),
     (re.compile(rf"\b(?:children|kids){_AS_A_WHOLE}", re.I), "children"),
+    (re.compile(rf"\b(?:love|dating|romantic)\s+life{_AS_A_WHOLE}", re.I), "love life"),
     (re.compile(rf"\b(?:money|financ(?:es|ial))(?:[- ](?:related|wise))?{_AS_A_WHOLE}", re.I), "money"),
     (re.compile(rf"\b(?:phone|mobile|contact|telephone)\s+numbers{_AS_A_WHOLE}", re.I), "phone numbers"),
     (

@@ -95,3 +95,26 @@ def test_money_said_as_an_amount(text: str, money: bool) -> None:
 )
 def test_the_kind_named(thing: str, kind: str | None) -> None:
     assert kind_named(thing) == kind
+
+
+def test_the_love_life_goes_with_the_people_it_names(memory) -> None:  # type: ignore[no-untyped-def]
+    """"my love life" (dev26): before, read as a subject no memory names, and nothing went."""
+    said = [
+        "Went on a date with a guy called Jules I met on Hinge.",
+        "Jules is a sous chef at a place in Falmouth.",
+        "I'm a receptionist at a vet practice in Truro.",
+    ]
+    contents = contents_after(memory, U, said, "Honestly can you forget all the stuff about my love life?")
+    assert not holds(contents, "Jules"), contents
+    assert not holds(contents, "Hinge"), contents
+    assert holds(contents, "Truro") or holds(contents, "receptionist"), contents
+
+
+def test_a_date_of_birth_is_no_love_life(memory) -> None:  # type: ignore[no-untyped-def]
+    """Must not: "date" is a date only as one the user goes on; the people group does not take "my date" either."""
+    said = ["My date of birth is 2 May 1990.", "My friend Tom is a plumber."]
+    contents = contents_after(memory, U, said, "Forget all the stuff about my love life.")
+    assert holds(contents, "1990") or holds(contents, "2 May"), contents
+    assert holds(contents, "Tom"), contents
+    contents = contents_after(memory, U, [], "Forget all the people I've told you about.")
+    assert holds(contents, "1990") or holds(contents, "2 May"), contents
