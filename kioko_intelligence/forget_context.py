@@ -32,6 +32,14 @@ WH_SLOTS = (
         re.compile(r"\b(?:how\s+much|what)\s+(?:i|we)\s+(?:earn|make|get\s+paid|am\s+paid|'m\s+paid)$", re.I),
         ("salary",),
     ),
+    (
+        re.compile(
+            r"\b(?:how\s+much|what)\s+(?:i|we)(?:'m|\s+am|'re|\s+are)?\s+(?:charg(?:e|ing)|bill(?:ing)?|asking)"
+            r"(?:\s+(?:for|on)\s+[\w\s'-]{1,40})?$",
+            re.I,
+        ),
+        ("fee", "charge"),
+    ),
     (re.compile(r"\b(?:where|who)\s+(?:i|we)\s+work(?:\s+for|\s+at)?$", re.I), ("employer",)),
     (re.compile(r"\b(?:how\s+much|what)\s+(?:i|we)\s+weigh$", re.I), ("weight",)),
     (re.compile(r"\b(?:when|where)\s+(?:i|we)\s+was\s+born$", re.I), ("birthday",)),

@@ -98,7 +98,7 @@ def test_the_kind_named(thing: str, kind: str | None) -> None:
 
 
 def test_the_love_life_goes_with_the_people_it_names(memory) -> None:  # type: ignore[no-untyped-def]
-    """"my love life" (dev26): before, read as a subject no memory names, and nothing went."""
+    """ "my love life" (dev26): before, read as a subject no memory names, and nothing went."""
     said = [
         "Went on a date with a guy called Jules I met on Hinge.",
         "Jules is a sous chef at a place in Falmouth.",
@@ -118,3 +118,18 @@ def test_a_date_of_birth_is_no_love_life(memory) -> None:  # type: ignore[no-unt
     assert holds(contents, "Tom"), contents
     contents = contents_after(memory, U, [], "Forget all the people I've told you about.")
     assert holds(contents, "1990") or holds(contents, "2 May"), contents
+
+
+def test_what_the_user_charges_is_the_fee(memory) -> None:  # type: ignore[no-untyped-def]
+    """ "what I'm charging for the Harrison gig" (dev26): the fee, read as the slot a wh-clause names
+    (`forget_context.WH_SLOTS`); before, no memory held the clause's words and the fee stayed. A rate of something
+    else stays."""
+    said = [
+        "I'm booked for the Harrison wedding on the 14th at Hengrave Hall.",
+        "My fee for that one is 1,400 quid, half up front.",
+        "My resting heart rate is 52.",
+    ]
+    contents = contents_after(memory, U, said, "Don't keep what I'm charging for the Harrison gig, that's private.")
+    assert not holds(contents, "1,400"), contents
+    assert holds(contents, "Hengrave"), contents
+    assert holds(contents, "52"), contents
