@@ -40,6 +40,7 @@ from kioko_core.store import Filter, Record, Scope
 from kioko_intelligence.asides import is_aside
 from kioko_intelligence.holders import held_records
 from kioko_intelligence.language import about_user, is_request
+from kioko_intelligence.moments import is_passing_state
 from kioko_intelligence.ops import SKIPPED, MemoryOp
 from kioko_intelligence.reactions import is_interruption, is_pause, is_reaction
 from kioko_intelligence.slot_additions import ADDITIVE, added, two_named_kinds
@@ -51,7 +52,8 @@ if TYPE_CHECKING:
     from kioko_core.layer.memory_layer import MemoryLayer
 
 CHANGE = re.compile(
-    r"\b(?:now|nowadays|these days|any ?more|no longer|instead|in the end|from here on|from now on|lately|"
+    r"\b(?:(?<!right\s)(?<!just\s)now|nowadays|these days|any ?more|no longer|instead|in the end|from here on|from now on|"
+    r"lately|"
     r"since (?:I|I'?ve|we|we'?ve|my|our|the|last|this|[a-z]+ (?:started|went|moved|joined|got)|"
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|spring|summer|autumn|winter|christmas|easter)|"
     r"from (?:this|next|the start of|the new) \w+|as of \w+|"
@@ -121,10 +123,18 @@ def has_cue(text: str) -> bool:
 
 def _statement(turn_text: str) -> bool:
     """Does a sentence of the turn that carries the change cue say something (not a reaction, a pause, an
-    interruption, an aside, nor a follow-up order whose only cue is the "now" it opens with)?"""
+    interruption, an aside, a passing state of the moment, nor a follow-up order whose only cue is the "now" it opens
+    with)?"""
     sentences = [t for t in re.split(r"(?<=[.!?])\s+", turn_text.strip()) if has_cue(t)]
     return any(
-        not (is_reaction(t) or is_pause(t) or is_interruption(t) or is_aside(t) or _follow_up_order(t))
+        not (
+            is_reaction(t)
+            or is_pause(t)
+            or is_interruption(t)
+            or is_aside(t)
+            or is_passing_state(t)
+            or _follow_up_order(t)
+        )
         for t in sentences
     )
 
