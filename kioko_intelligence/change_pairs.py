@@ -292,12 +292,13 @@ def _another_thing(new: str, old: str) -> bool:
 
 
 ENDED = re.compile(
-    r"\b(?:cut|cancel+ed|scrap(?:ped)?|dead|fell\s+through|overruled|pulled\s+(?:me\s+|us\s+)?off|called\s+off|"
+    r"\b(?:cut|cancel+ed|scrap(?:ped)?|(?:is|are|'s|'re|was|were)\s+dead|fell\s+through|overruled|pulled\s+(?:me\s+|us\s+)?off|called\s+off|"
     r"dropped|axed|ditched|(?:is|are|'s|'re)\s+off|no\s+longer|not\s+\w+(?:\s+\w+)?\s+any\s?more)\b",
     re.IGNORECASE,
 )
 """A turn that ends what was said before ("The STM has cut my line", "Second van idea is dead", "the head of design
-overruled me", "June's off", "not Markham anymore"): its other memory may hold the value that replaces it."""
+overruled me", "June's off", "not Markham anymore"): its other memory may hold the value that replaces it. "Dead"
+only as what something is ("the idea is dead"), not a thing's state ("Line 4 has a dead handset")."""
 
 
 def brought_by_turn(memory: Any) -> bool:

@@ -17,6 +17,7 @@ from kioko_core.layer.hooks import LayerHooks
 from kioko_core.recall.context_text import RecalledMemory
 from kioko_core.recall.turn_mates import PARTNERS, PER_PARTNER, bring_turn_mates
 from kioko_core.store import Record, Scope
+from kioko_intelligence.change_pairs import ENDED
 
 U = {"user_id": "wanjiru"}
 
@@ -158,3 +159,18 @@ def test_no_reader_brings_nothing() -> None:
     recalled = {"a": _recalled("a", 1.0, {"lexical": 1.0})}
     assert bring_turn_mates(recalled, set(), None, Scope("u"), lambda r: True) == []
     assert list(recalled) == ["a"]
+
+
+@pytest.mark.parametrize(
+    ("text", "ends"),
+    [
+        ("The STM has cut my line.", True),
+        ("Second van idea is dead, the numbers don't work.", True),
+        ("June's off, the boiler died.", True),
+        ("Second restaurant, not Markham anymore.", True),
+        ("Line 4 has a dead handset.", False),  # a thing's state, not an ending
+        ("The boiler engineer rang.", False),
+    ],
+)
+def test_an_ending_is_what_a_turn_says_of_the_earlier_plan_not_a_things_state(text: str, ends: bool) -> None:
+    assert (ENDED.search(text) is not None) is ends
