@@ -8,7 +8,8 @@ corrected only when all of these hold:
   lower case, or capitalised only as a sentence's first word or in a turn with no case of its own (all lower
   case or all capitals): a capitalised word inside a sentence is a name and is never touched;
 - neither it nor its American spelling ("colour" -> "color", "organise" -> "organize", "travelled" ->
-  "traveled", "centre" -> "center") is an English word of the word list;
+  "traveled", "centre" -> "center") is an English word of the word list, nor is it a common word of the list and
+  an "s" ("lates", the late shifts, is no slip of "lattes");
 - one slip away from it - two neighbouring letters swapped (not the first), or a doubled letter written
   once - lies an English word common enough (:data:`MIN_COUNT`); the most common such word wins.
 
@@ -108,6 +109,8 @@ def correction(word: str) -> str | None:
     counts = _frequencies()
     if counts is None or len(word) < MIN_LETTERS or not word.isalpha() or _known(word, counts):
         return None
+    if word.endswith("s") and word[:-1] in counts and counts[word[:-1]] >= MIN_COUNT:
+        return None  # a common word and its -s is a word of its own the list lacks ("lates": late shifts)
     candidates = [(counts[w], w) for w in _slips(word) if len(w) >= 4 and w in counts and counts[w] >= MIN_COUNT]
     return max(candidates)[1] if candidates else None
 

@@ -175,6 +175,7 @@ def test_a_slip_in_a_plain_word_is_put_right(said: str, meant: str) -> None:
         "Whenever a new hire joins, I book an intro with their buddy.",  # the first letter is trusted
         "My favourite colour is grey and I travelled to the theatre.",  # British spellings are words
         "I use Neovim with pgvector on Qdrant.",
+        "Swapped with Dave, I'm on lates now, 2 till 10.",  # a common word and its -s: it read "lattes"
     ],
 )
 def test_words_and_names_are_not_corrected(said: str) -> None:
