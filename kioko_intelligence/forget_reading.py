@@ -913,7 +913,8 @@ MONEY = re.compile(
     r"(?:with|account|balance|details)|banking|credit\s+cards?|income|earns?|earning|wages?|pay\s+rise|bonus|"
     r"invest(?:s|ed|ing|ments?)?|ISA|budget|tax|owes?|owed|quid|bucks|net\s+worth|inheritance|pocket\s+money)\b|"
     r"[£$€]\s?\d|"
-    r"\b(?:make|makes|made|making|take\s+home|takes\s+home|clear|clears|pull\s+in|pulls\s+in)\s+(?:about\s+|around\s+|"
+    r"\b(?:make|makes|made|making|take\s+home|takes\s+home|clear|clears|pull\s+in|pulls\s+in|(?:get|gets|got|getting)\s+"
+    r"paid)\s+(?:about\s+|around\s+|"
     r"roughly\s+|maybe\s+|up\s+to\s+|over\s+)?\d[\d,.]*\s*(?:k|grand|thousand|million|m)\b|"
     r"\b\d[\d,.]*\s*(?:k\s+)?(?:naira|rupees?|euros?|dollars?|francs|yen|pesos|rand|shillings|cedis|dirhams?|"
     r"ringgit|baht|zloty|kron(?:er|or|a))\b",

@@ -848,7 +848,8 @@ def read_requests(sentences: list[str]) -> list[Request]:
 _AS_A_WHOLE = (
     r"(?:\s+(?:info|information|stuff|details|history|records|things|bits|data|matters|side))?s?"
     r"(?:\s+(?:about|of|on|to\s+do\s+with)\s+me)?(?:\s+(?:that\s+)?(?:i|we)(?:'ve|\s+have)?\s+(?:given|gave|told|shared)"
-    r"(?:\s+you)?(?:\s+about)?)?\s*$"
+    r"(?:\s+you)?(?:\s+about)?|\s+(?:that\s+)?(?:you|ya|u)(?:'ve|\s+have)?\s+(?:got|have|hold|keep|stored)"
+    r"(?:\s+(?:for|on|about|of)\s+me)?)?\s*$"
 )
 """A category named as a whole, its word the head of the thing ("all my health info", "my family", "everything
 money-related about me", "all the phone numbers I've given you"): "my family photos" and "the health centre's

@@ -59,7 +59,8 @@ _TODAY = re.compile(
 )
 _HURRY = re.compile(
     r"^(?:(?:so|and|but)\s+)?(?:(?:a\s+)?quick\s+one|hang\s+on|hold\s+on|one\s+sec(?:ond)?|bear\s+with\s+me|"
-    r"brb|(?:gotta|got\s+to|must)\s+(?:run|go|dash|be\s+quick)|(?:don't|do\s+not)\s+mind\s+me|ignore\s+me)$",
+    r"brb|(?:gotta|got\s+to|must)\s+(?:run|go|dash|be\s+quick)|(?:don't|do\s+not)\s+mind\s+me|ignore\s+me|"
+    r"(?:i'll\s+be\s+)?back\s+in\s+(?:a|one)\s+(?:sec|second|minute|min|mo|moment|tick|jiffy))$",
     re.IGNORECASE,
 )
 """A hurry or a pause said beside the state ("..., so quick one", "..., hang on")."""
@@ -169,7 +170,10 @@ _STATE_BEFORE = re.compile(
 _NOT_EVENTS = frozenset("got set put let cut hit shut sat stood".split())
 """Past forms that are a state's participle here ("the cat's sat on my keyboard", "my tea's got cold")."""
 
-_PART_CUT = re.compile(r"\s*[,;:\u2014\u2013]\s*|\s+-+\s+|\s+and\s+(?=it's|it\s+is|my\s|the\s|i'm\s)")
+_PART_CUT = re.compile(
+    r"\s*[,;:\u2014\u2013]\s*|\s+-+\s+|\s+and\s+(?=it's|it\s+is|my\s|the\s|i'm\s)|\s+so\s+(?=(?:please\s+)?(?:excuse|forgive|"
+    r"ignore|pardon)\b)"
+)
 _WORD = re.compile(r"[^\W\d_]+(?:[-'][^\W\d_]+)*", re.UNICODE)
 
 
@@ -238,14 +242,18 @@ _REPLY_JUDGED = re.compile(
     r"made\s+my|cleared|nailed)\b(?:\s+[a-z']+){0,4}$|"
     r"^(?:but\s+)?(?:that's|that\s+is|that\s+isn't|that's\s+not|not)\s+(?:quite\s+|exactly\s+|really\s+|just\s+)*what\s+i\s+"
     r"(?:meant|wanted|asked(?:\s+for)?|needed|was\s+after|had\s+in\s+mind)$|"
-    r"^(?:but\s+)?close\s+enough$",
+    r"^(?:but\s+)?close\s+enough$|^(?:but\s+)?(?:it|that)(?:'ll|\s+will)\s+do$|"
+    r"^(?:not|that's\s+not|that\s+isn't)\s+(?:quite\s+|exactly\s+|really\s+)*what\s+i\s+(?:asked\s+for|wanted|meant|needed)$|"
+    r"^(?:please\s+)?(?:excuse|forgive|ignore|pardon)\s+(?:the|my|all\s+the)\s+(?:typos?|spelling|mess|noise|brevity|"
+    r"grammar|rambling)$",
     re.IGNORECASE,
 )
 """What the user makes of the assistant's reply beside a reaction ("Thanks a million, that spreadsheet tip saved my
 afternoon", "Ha, that's not quite what I meant, but close enough"): the reply's, not the user's. Not "that worked",
 "that fixed it", "that did the trick": an outcome of a procedure or a strategy served (the router's feedback step)."""
-_TIME_FOR = re.compile(r"^(?:[a-z]+\s+)?(?:time|o'clock)$", re.IGNORECASE)
-"""A call of the moment ("Right, brew time."): beside a reaction, a mark."""
+_TIME_FOR = re.compile(r"^(?:[a-z]+\s+)?(?:time|o'clock)$|^(?:this|these)\s+[a-z]+$", re.IGNORECASE)
+"""A call of the moment ("Right, brew time."), a thing of the moment exclaimed at ("Ugh, this queue."): beside a
+reaction, a mark."""
 
 
 def _mark(part: str) -> bool:
@@ -308,7 +316,8 @@ def is_passing_state(sentence: str) -> bool:
     if re.search(r"\b\d", _NUMBER_OF_NOW.sub(" ", said)):  # "the A66" is a name, "3 percent" a number of now
         return False
     parts = [p for p in _PART_CUT.split(said) if p.strip()]
-    said_over = " ".join(p for p in parts if not is_aside(p))  # "Sorry, been a hectic week": the aside's week passed
+    # "Sorry, been a hectic week": the aside's week passed; "..., but it'll do": the reply's "will", not a plan
+    said_over = " ".join(p for p in parts if not is_aside(p) and not _REPLY_JUDGED.match(p))
     if (
         _LASTING.search(_NOW.sub(" ", _TIME_LEFT.sub(" ", said_over)))
         or _PERSON.search(_WAITED_FOR.sub(" ", said))
@@ -325,7 +334,7 @@ def is_passing_state(sentence: str) -> bool:
     if not all(s or _mark(p) for p, s in zip(parts, states)):
         return False
     if not any(states):  # marks only: "Sorry I've been quiet, mad couple of weeks.", "Cheers for last time, legend."
-        return len(parts) > 1 and any(is_aside(p) or is_reaction(p) for p in parts)
+        return len(parts) > 1 and any(is_aside(p) or is_reaction(p) or _REPLY_JUDGED.match(p) for p in parts)
     marked = any(_dates(p) and not s for p, s in zip(parts, states))
     mishap = any(s and not _state(p) for p, s in zip(parts, states))  # a mishap beside its reaction is of now
     return marked or mishap or bool(_NOW.search(said)) or any(_of_itself(p) or _JUDGED_TODAY.match(p) for p in parts)

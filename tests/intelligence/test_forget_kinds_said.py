@@ -133,3 +133,15 @@ def test_what_the_user_charges_is_the_fee(memory) -> None:  # type: ignore[no-un
     assert not holds(contents, "1,400"), contents
     assert holds(contents, "Hengrave"), contents
     assert holds(contents, "52"), contents
+
+
+def test_a_kind_said_as_what_the_assistant_has(memory) -> None:  # type: ignore[no-untyped-def]
+    """ "All the phone numbers you have for me, clear them please." (dev28): the kind with what the assistant holds
+    after it; and pay said as what the user gets paid ("I get paid 31k a year basic") is money."""
+    said = ["My dentist's number is 0161 496 0732.", "Our Sinead's mobile is 07700 900614.", "I drive a taxi."]
+    contents = contents_after(memory, U, said, "All the phone numbers you have for me, clear them please.")
+    assert not holds(contents, "496 0732"), contents
+    assert not holds(contents, "900614"), contents
+    assert holds(contents, "taxi"), contents
+    assert MONEY.search("User gets paid 31k a year basic.")
+    assert not MONEY.search("User got paid a visit by the vicar.")

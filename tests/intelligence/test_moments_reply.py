@@ -30,6 +30,10 @@ MOMENTS = [
     "I'm in a foul mood today, don't mind me.",
     "I'm so tired I could sleep on the floor.",
     "If I won the lottery I'd buy a wee boat and never come back.",
+    # dev28
+    "Not quite what I asked for, but it'll do.",
+    "I'm on the bus right now so excuse the typos.",
+    "Ugh, this queue.",
 ]
 LASTING = [
     "I'm on the train every morning at seven.",
@@ -38,6 +42,8 @@ LASTING = [
     "That tip about the visa worked, I'm moving to Berlin in May.",
     "Never book me on a red-eye flight.",
     "If I get the job in Leeds, I'll move in June.",
+    "That will do, I'm moving to Leeds next week.",
+    "Excuse the typos, I moved to Leeds.",
 ]
 
 
