@@ -180,6 +180,9 @@ def _kept_slot(text: str) -> Slot:
     return _read_slot(text)
 
 
+_POSSESSIVE = re.compile(r"['\u2019]s$")
+
+
 def _read_slot(text: str) -> Slot:
     values: dict[str, set[str]] = {}
     if _shouted(text):
@@ -194,7 +197,8 @@ def _read_slot(text: str) -> Slot:
             values.setdefault("name", set()).add(found.lower())
             rest = re.sub(rf"\b{re.escape(found)}\b", " ", rest)
     for found in _NAME.findall(rest):
-        words = [w for w in found.split() if w not in _NOT_NAMES]
+        # a name's possessive is the name ("The ThinkPad's keyboard" names the ThinkPad, not another thing)
+        words = [_POSSESSIVE.sub("", w) for w in found.split() if w not in _NOT_NAMES]
         if words:
             values.setdefault("name", set()).add(" ".join(words).lower())
     named = {w for name in values.get("name", ()) for w in name.split()}
