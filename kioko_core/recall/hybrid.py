@@ -50,7 +50,7 @@ from kioko_core.recall.repeats import distinct_ids, repeats, repeats_last, word_
 from kioko_core.recall.safety import READ_TERMS, SAFETY_TERM, bears_on, is_safety_relevant
 from kioko_core.recall.safety import SHOWN as SAFETY_SHOWN
 from kioko_core.recall.shown_changes import ChangeReader, show_changes
-from kioko_core.recall.turn_mates import TurnMates, bring_turn_mates
+from kioko_core.recall.turn_mates import TurnMates, bring_turn_mates, drop_mates_of
 from kioko_core.store import Filter, InvalidRecordError, Record, Scope, check_scope
 from kioko_core.telemetry import staged
 
@@ -629,7 +629,7 @@ def recall(
         if memory_id in brought:  # what only a link brought says how strongly, relative to the best match
             signals = {"linked": round(min(1.0, signals.get("graph", 0.0) / strongest_seed), 4)}
         recalled[memory_id] = RecalledMemory(owned(record), got.scores[memory_id], signals, section_of(record.kind))
-    bring_turn_mates(recalled, brought, turn_mates, scope, _may_show)
+    mates = bring_turn_mates(recalled, brought, turn_mates, scope, _may_show)
     for section in fill_recent:
         wanted = min(FILL_RECENT, caps.get(section, FILL_RECENT))
         if wanted > 0 and not any(m.section == section for m in recalled.values()):
@@ -670,6 +670,7 @@ def recall(
     }
     # a newer memory shown in place of an older one it changes (a searched memory, a profile slot, an instruction)
     gone = set(show_changes(read, recalled, changes, stable))
+    drop_mates_of(recalled, mates, gone)  # what came with an older value shown as "(was: ...)" is as old
     if gone & {r.id for r in extra.profile + extra.instructions}:
         extra.profile = [r for r in extra.profile if r.id not in gone]
         extra.instructions = [r for r in extra.instructions if r.id not in gone]

@@ -36,20 +36,20 @@ def bring_turn_mates(
     reader: TurnMates | None,
     scope: Scope,
     may_show: Callable[[Record], bool],
-) -> list[str]:
+) -> dict[str, str]:
     """Add to ``recalled`` (id -> memory, in place) the turn-mates ``reader`` names of its :data:`PARTNERS` best
-    searched memories (not those only a link ``brought``), each one ``may_show``; return the ids added."""
+    searched memories (not those only a link ``brought``), each one ``may_show``; return {added id: its partner's}."""
     if reader is None:
-        return []
+        return {}
     partners = [
         m
         for m in sorted(recalled.values(), key=lambda m: (-m.score, m.record.id))
         if m.section in SEARCHED and m.record.id not in brought and ("lexical" in m.signals or "dense" in m.signals)
     ][:PARTNERS]
     if not partners:
-        return []
+        return {}
     mates = reader(scope, [m.record for m in partners])
-    added: list[str] = []
+    added: dict[str, str] = {}
     for partner in partners:
         for record in mates.get(partner.record.id, [])[:PER_PARTNER]:
             if record.id in recalled or not may_show(record):
@@ -58,8 +58,21 @@ def bring_turn_mates(
             recalled[record.id] = RecalledMemory(
                 owned(record), partner.score * 0.999, {**partner.signals, "turn": 1.0}, section_of(record.kind)
             )
-            added.append(record.id)
+            added[record.id] = partner.record.id
     return added
 
 
-__all__ = ["PARTNERS", "PER_PARTNER", "TurnMates", "bring_turn_mates"]
+def drop_mates_of(recalled: dict[str, RecalledMemory], added: dict[str, str], gone: set[str]) -> list[str]:
+    """Take out of ``recalled`` the turn-mates ``added`` brought (id -> partner id) whose partner left the context
+    (``gone``: shown as an older value, see :mod:`~kioko_core.recall.shown_changes`), unless one is itself shown in
+    place of another: "I fold it onto the train." came with "User's bike is a Brompton." and says the same old bike.
+    Returns the ids taken out."""
+    dropped = [
+        mate for mate, partner in added.items() if partner in gone and mate in recalled and recalled[mate].was is None
+    ]
+    for mate in dropped:
+        del recalled[mate]
+    return dropped
+
+
+__all__ = ["PARTNERS", "PER_PARTNER", "TurnMates", "bring_turn_mates", "drop_mates_of"]

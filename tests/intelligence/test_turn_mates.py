@@ -15,7 +15,7 @@ from sessions_support import lines_with, play_sessions, semantic_layer
 
 from kioko_core.layer.hooks import LayerHooks
 from kioko_core.recall.context_text import RecalledMemory
-from kioko_core.recall.turn_mates import PARTNERS, PER_PARTNER, bring_turn_mates
+from kioko_core.recall.turn_mates import PARTNERS, PER_PARTNER, bring_turn_mates, drop_mates_of
 from kioko_core.store import Record, Scope
 from kioko_intelligence.change_pairs import ENDED
 
@@ -150,14 +150,26 @@ def test_only_the_best_found_memories_bring_their_turn_mates_each_a_few() -> Non
     # the PARTNERS best searched memories found by words or meaning: not the linked one, not the goal
     assert asked == [[f"f{n}" for n in range(PARTNERS)]]
     assert "hidden" not in recalled
-    assert added == [f"f{n}-m{k}" for n in range(1, PARTNERS) for k in range(PER_PARTNER)]
+    assert added == {f"f{n}-m{k}": f"f{n}" for n in range(1, PARTNERS) for k in range(PER_PARTNER)}
     mate = recalled["f1-m0"]
     assert mate.signals["turn"] == 1.0 and mate.score < found["f1"].score  # just below its partner
 
 
+def test_the_turn_mates_of_a_memory_shown_as_an_older_value_leave_with_it() -> None:
+    recalled = {
+        "old-mate": _recalled("old-mate", 0.5, {"turn": 1.0}),
+        "new-mate": _recalled("new-mate", 0.5, {"turn": 1.0}),
+        "noted-mate": _recalled("noted-mate", 0.5, {"turn": 1.0}),
+    }
+    recalled["noted-mate"].was = "an older one"  # itself shown in place of another: it stays
+    added = {"old-mate": "old", "new-mate": "new", "noted-mate": "old"}
+    assert drop_mates_of(recalled, added, {"old"}) == ["old-mate"]
+    assert set(recalled) == {"new-mate", "noted-mate"}
+
+
 def test_no_reader_brings_nothing() -> None:
     recalled = {"a": _recalled("a", 1.0, {"lexical": 1.0})}
-    assert bring_turn_mates(recalled, set(), None, Scope("u"), lambda r: True) == []
+    assert bring_turn_mates(recalled, set(), None, Scope("u"), lambda r: True) == {}
     assert list(recalled) == ["a"]
 
 
