@@ -9,6 +9,7 @@ Real layers on memory:// and SQLite files, driven through the agent loop (record
 from __future__ import annotations
 
 import pytest
+from forget_scene_support import contents_after, holds
 
 from kioko_core.store import Scope
 from kioko_intelligence.forget_requests import read_requests
@@ -17,17 +18,7 @@ U = {"user_id": "kit"}
 
 
 def _after(memory, said: list[str], asked: list[str]) -> list[str]:  # type: ignore[no-untyped-def]
-    for text in said:
-        memory.record_turn(text, "Okay.", session_id="s1", **U)
-    memory.end_session("s1", **U)
-    for text in asked:
-        memory.record_turn(text, "Done.", session_id="s2", **U)
-    memory.end_session("s2", **U)
-    return [r.content for r in memory.memories(**U)]
-
-
-def _holds(contents: list[str], word: str) -> bool:
-    return any(word.lower() in c.lower() for c in contents)
+    return contents_after(memory, U, said, asked)
 
 
 @pytest.mark.parametrize(
@@ -55,9 +46,9 @@ def _holds(contents: list[str], word: str) -> bool:
 )
 def test_a_framed_subject_with_what_is_said_of_it_goes(memory, said, asked, gone, kept) -> None:  # type: ignore[no-untyped-def]
     contents = _after(memory, said, asked)
-    assert not _holds(contents, gone), contents
+    assert not holds(contents, gone), contents
     if kept:
-        assert _holds(contents, kept), contents
+        assert holds(contents, kept), contents
 
 
 @pytest.mark.parametrize(
@@ -76,7 +67,7 @@ def test_the_framed_subject(sentence: str, thing: str) -> None:
 def test_a_wish_that_something_stay_is_no_request(memory) -> None:  # type: ignore[no-untyped-def]
     """Said of something else, "should stay" asks nothing to be forgotten."""
     contents = _after(memory, ["My cousin Dana is moving to Perth in June."], ["I think Dana should stay in Leeds."])
-    assert _holds(contents, "Perth"), contents
+    assert holds(contents, "Perth"), contents
 
 
 @pytest.mark.parametrize(
@@ -104,8 +95,8 @@ def test_a_wish_that_something_stay_is_no_request(memory) -> None:  # type: igno
 )
 def test_a_thing_said_before_and_taken_out_goes(memory, said, asked, gone, kept) -> None:  # type: ignore[no-untyped-def]
     contents = _after(memory, said, [asked])
-    assert not _holds(contents, gone), contents
-    assert _holds(contents, kept), contents
+    assert not holds(contents, gone), contents
+    assert holds(contents, kept), contents
 
 
 def test_a_chore_taken_out_takes_nothing(memory) -> None:  # type: ignore[no-untyped-def]
@@ -115,8 +106,8 @@ def test_a_chore_taken_out_takes_nothing(memory) -> None:  # type: ignore[no-unt
         ["We put the bins out on Thursdays.", "I coach netball on Saturdays."],
         ["The recycling, take it out tonight."],
     )
-    assert _holds(contents, "bins"), contents
-    assert _holds(contents, "netball"), contents
+    assert holds(contents, "bins"), contents
+    assert holds(contents, "netball"), contents
 
 
 @pytest.mark.parametrize(
@@ -145,13 +136,13 @@ def test_a_thing_named_before_a_refusal_to_keep_goes(memory, said, asked, gone) 
     memory.record_turn(asked, "Done.", session_id="s2", **U)
     memory.end_session("s2", **U)
     stored = [r.content for r in memory.store.scan(Scope(U["user_id"], None))]
-    assert not _holds(stored, gone), stored
-    assert _holds(stored, said[1].split()[-1].rstrip(".")), stored
+    assert not holds(stored, gone), stored
+    assert holds(stored, said[1].split()[-1].rstrip(".")), stored
 
 
 def test_a_bare_refusal_takes_nothing(memory) -> None:  # type: ignore[no-untyped-def]
     contents = _after(memory, ["I coach netball on Saturdays."], ["Don't keep."])
-    assert _holds(contents, "netball"), contents
+    assert holds(contents, "netball"), contents
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,7 @@ Real layers on memory://, driven through the agent loop (record_turn, end_sessio
 from __future__ import annotations
 
 import pytest
+from forget_scene_support import contents_after, holds
 
 from kioko_intelligence.forget_requests import kind_named, read_requests
 from kioko_intelligence.language import says_nothing
@@ -21,17 +22,7 @@ U = {"user_id": "mo"}
 
 
 def _after(memory, said: list[str], asked: list[str]) -> list[str]:  # type: ignore[no-untyped-def]
-    for text in said:
-        memory.record_turn(text, "Okay.", session_id="s1", **U)
-    memory.end_session("s1", **U)
-    for text in asked:
-        memory.record_turn(text, "Done.", session_id="s2", **U)
-    memory.end_session("s2", **U)
-    return [r.content for r in memory.memories(**U)]
-
-
-def _holds(contents: list[str], word: str) -> bool:
-    return any(word.lower() in c.lower() for c in contents)
+    return contents_after(memory, U, said, asked)
 
 
 @pytest.mark.parametrize(
@@ -89,8 +80,8 @@ def test_a_kind_named_with_its_qualifier(thing: str, kind: str | None) -> None:
 def test_the_request_takes_the_kind(memory, said, asked, gone, kept) -> None:  # type: ignore[no-untyped-def]
     contents = _after(memory, said, asked)
     for word in gone:
-        assert not _holds(contents, word), contents
-    assert _holds(contents, kept), contents
+        assert not holds(contents, word), contents
+    assert holds(contents, kept), contents
 
 
 def test_a_refusal_after_and() -> None:
