@@ -12,6 +12,7 @@ dropped as said to the assistant; a figure said in a sentence of its own ("That'
 from __future__ import annotations
 
 import pytest
+from slot_scene_support import marked, said
 
 import kioko
 from kioko_intelligence.fragments import joined_values
@@ -24,20 +25,10 @@ URL = "memory://?embedder=semantic"
 
 
 def _said(*sessions: tuple[str, ...]) -> kioko.Memory:
-    memory = kioko.intelligent(URL)
-    for index, turns in enumerate(sessions):
-        for turn in turns:
-            memory.record_turn(turn, "Noted.", user_id="u", session_id=f"s{index + 1}")
-        memory.end_session(f"s{index + 1}", user_id="u")
-    return memory
+    return said(URL, *sessions)
 
 
-def _marked(memory: kioko.Memory) -> list[str]:
-    return [
-        r.content
-        for r in memory.memories(user_id="u")
-        if r.metadata.get("superseded_by") or r.metadata.get("conflicted_by")
-    ]
+_marked = marked
 
 
 def _contents(memory: kioko.Memory) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from slot_scene_support import marked, said
 
 import kioko
 from kioko_intelligence.slot_additions import (
@@ -30,20 +31,10 @@ def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 
 def _said(url: str, *sessions: tuple[str, ...]) -> kioko.Memory:
-    memory = kioko.intelligent(url)
-    for index, turns in enumerate(sessions):
-        for turn in turns:
-            memory.record_turn(turn, "Noted.", user_id="u", session_id=f"s{index + 1}")
-        memory.end_session(f"s{index + 1}", user_id="u")
-    return memory
+    return said(url, *sessions)
 
 
-def _marked(memory: kioko.Memory) -> list[str]:
-    return [
-        r.content
-        for r in memory.memories(user_id="u")
-        if r.metadata.get("superseded_by") or r.metadata.get("conflicted_by")
-    ]
+_marked = marked
 
 
 FILL = ("I live in Leeds with my partner.", "I work as a nurse at St James's.", "I prefer tea to coffee.")
